@@ -1,0 +1,232 @@
+import Foundation
+
+extension ManagedObjectContext {
+  /// Fetches the objects a request describes.
+  ///
+  /// The predicate and sort run in SQLite. With ``FetchRequest/includesPendingChanges`` (the default),
+  /// the context's unsaved changes count too: matching inserted objects are added, deleted ones removed,
+  /// and changed ones re-checked against their current values (in memory, with the same semantics).
+  /// Each object is unique in the context: fetching one you already hold returns the same instance, with
+  /// its unsaved changes intact.
+  ///
+  /// - Throws: ``ObjectGraphError/Code/unknownKey`` for an unknown entity or key (naming both),
+  ///   ``ObjectGraphError/Code/noPersistentStore`` without a coordinator or store,
+  ///   ``ObjectGraphError/Code/invalidValue`` when the entity's objects are not `Result`s.
+  public func fetch<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [Result] {
+    try isolated("fetch(_:)") { confined in
+      let objects = try fetchObjects(request, confined)
+      var results: [Result] = []
+      results.reserveCapacity(objects.count)
+      for object in objects {
+        guard let typed = object as? Result else {
+          throw ObjectGraphError(
+            .invalidValue,
+            "FetchRequest<\(Result.self)> fetched a \(object.entity.name) made as \(type(of: object)), which is not a \(Result.self). Give entity \(object.entity.name) the class \(Result.self) (managedObjectClass, or ManagedObjectModel.register), or fetch FetchRequest<ManagedObject>."
+          )
+        }
+        results.append(typed)
+      }
+      return results
+    }
+  }
+
+  /// Counts the objects a request would fetch, without making them.
+  public func count<Result: ManagedObject>(for request: FetchRequest<Result>) throws -> Int {
+    try isolated("count(for:)") { confined in
+      let entity = try entity(named: request.entityName)
+      if request.includesPendingChanges && hasPendingChanges(for: entity, confined) {
+        return try fetchObjects(request, confined).count
+      }
+      return try parentStore().count(plan(for: request, entity: entity, unbounded: false))
+    }
+  }
+
+  func entity(named name: String) throws -> EntityDescription {
+    guard let model = model else {
+      throw ObjectGraphError(
+        .noPersistentStore,
+        "Context \(displayName) has no persistent store coordinator, so it has no model to find entity '\(name)' in. Set context.persistentStoreCoordinator first."
+      )
+    }
+    guard let entity = model.entitiesByName[name] else {
+      throw ObjectGraphError(
+        .unknownKey,
+        "The model has no entity named '\(name)'. Its entities: \(model.entities.map(\.name).sorted().joined(separator: ", ")).")
+    }
+    return entity
+  }
+
+  private func plan<Result>(for request: FetchRequest<Result>, entity: EntityDescription, unbounded: Bool) -> StoreFetchPlan {
+    var plan = StoreFetchPlan(
+      entity: entity, predicate: request.predicate?.node, sortDescriptors: request.sortDescriptors,
+      fetchLimit: unbounded ? 0 : request.fetchLimit, fetchOffset: unbounded ? 0 : request.fetchOffset,
+      idsOnly: request.fetchBatchSize > 0)
+    plan.includesSubentities = request.includesSubentities
+    return plan
+  }
+
+  private func matchesEntity<Result>(_ object: ManagedObject, _ entity: EntityDescription, _ request: FetchRequest<Result>) -> Bool {
+    request.includesSubentities ? object.entity.isKind(of: entity) : object.entity === entity
+  }
+
+  private func hasPendingChanges(for entity: EntityDescription, _ confined: Confined) -> Bool {
+    confined.inserted.values.contains { $0.object.entity.isKind(of: entity) }
+      || confined.updated.contains { $0.entity.isKind(of: entity) }
+      || confined.deleted.contains { $0.entity.isKind(of: entity) }
+  }
+
+  func fetchObjects<Result>(_ request: FetchRequest<Result>, _ confined: Confined) throws -> [ManagedObject] {
+    let entity = try entity(named: request.entityName)
+    let coordinator = try parentStore()
+    if coordinator.persistentStores.isEmpty {
+      throw ObjectGraphError(
+        .noPersistentStore,
+        "The coordinator of context \(displayName) has no store. Add one with addPersistentStore(type:at:) before fetching.")
+    }
+    propagateDeletes(confined)
+    let pending = request.includesPendingChanges && hasPendingChanges(for: entity, confined)
+    let multiStore = coordinator.persistentStores.count > 1
+    let plan = plan(for: request, entity: entity, unbounded: pending || multiStore)
+    let rows = try coordinator.fetch(plan)
+
+    var objects: [ManagedObject] = []
+    objects.reserveCapacity(rows.count)
+    for row in rows { objects.append(materialize(row, asFault: request.returnsObjectsAsFaults, confined)) }
+    if plan.idsOnly {
+      let batch = FaultBatch(ids: rows.map(\.id), size: request.fetchBatchSize)
+      for object in objects where object.state.needsLoad { object.batch = batch }
+    }
+
+    guard pending || multiStore else {
+      try prefetch(request.relationshipKeyPathsForPrefetching, of: objects, confined)
+      return objects
+    }
+    if pending {
+      let predicate = request.predicate?.node
+      func matches(_ object: ManagedObject) throws -> Bool {
+        guard let predicate else { return true }
+        return try PredicateEvaluator.evaluate(predicate, on: object)
+      }
+      var seen = Set<ObjectIdentifier>()
+      var merged: [ManagedObject] = []
+      for object in objects where !object.state.isDeleted {
+        if object.state.isUpdated, !(try matches(object)) { continue }
+        if seen.insert(ObjectIdentifier(object)).inserted { merged.append(object) }
+      }
+      for object in confined.updated where matchesEntity(object, entity, request) && !object.state.isDeleted {
+        if !seen.contains(ObjectIdentifier(object)), try matches(object) {
+          seen.insert(ObjectIdentifier(object))
+          merged.append(object)
+        }
+      }
+      for object in confined.insertedInOrder where matchesEntity(object, entity, request) && !object.state.isDeleted {
+        if try matches(object) { merged.append(object) }
+      }
+      objects = merged
+    }
+    if !request.sortDescriptors.isEmpty {
+      objects = try InMemorySort.sort(objects, by: request.sortDescriptors)
+    }
+    if request.fetchOffset > 0 { objects = Array(objects.dropFirst(request.fetchOffset)) }
+    if request.fetchLimit > 0 { objects = Array(objects.prefix(request.fetchLimit)) }
+    try prefetch(request.relationshipKeyPathsForPrefetching, of: objects, confined)
+    return objects
+  }
+
+  /// Reads the destinations of the given relationship key paths for all `objects` at once.
+  private func prefetch(_ keyPaths: [String], of objects: [ManagedObject], _ confined: Confined) throws {
+    guard !keyPaths.isEmpty, !objects.isEmpty else { return }
+    let coordinator = try parentStore()
+    for keyPath in keyPaths {
+      var level = objects
+      for key in keyPath.split(separator: ".").map(String.init) {
+        var next: [ManagedObject] = []
+        let byEntity = Dictionary(grouping: level.filter { !$0.state.needsLoad }, by: { ObjectIdentifier($0.entity) })
+        for group in byEntity.values {
+          guard let first = group.first, let index = first.layout.indexByName[key] else {
+            throw ObjectGraphError(
+              .unknownKey, "Cannot prefetch '\(keyPath)': entity \(level.first?.entity.name ?? "?") has no relationship '\(key)'.")
+          }
+          let slot = first.layout.slots[index]
+          guard slot.isRelationship else {
+            throw ObjectGraphError(.unknownKey, "Cannot prefetch '\(keyPath)': \(first.entity.name).\(key) is an attribute.")
+          }
+          if slot.isToMany {
+            let unloaded = group.filter { $0.values[index] is UnloadedToMany }
+            let members = try coordinator.relatedIDs(of: unloaded.map(\.objectID), slot: slot, entity: first.entity)
+            for object in unloaded {
+              let ids = members[object.objectID] ?? []
+              object.values[index] = ids
+              if object.snapshot?.values[index] is UnloadedToMany { object.snapshot?.values[index] = ids }
+            }
+            for object in group {
+              next += (object.values[index] as? Set<ManagedObjectID> ?? []).map { materializeFault($0, confined) }
+            }
+          } else {
+            next += group.compactMap { ($0.values[index] as? ManagedObjectID).map { materializeFault($0, confined) } }
+          }
+        }
+        let faults = next.filter { $0.state.needsLoad && confined.rowCache[$0.objectID] == nil }
+        if !faults.isEmpty {
+          // Rows go to the row cache: the fault objects may be released before they are touched.
+          let rows = try coordinator.snapshots(for: faults.map(\.objectID))
+          for (id, snapshot) in rows { confined.rowCache[id] = snapshot }
+        }
+        level = next
+      }
+    }
+  }
+}
+
+/// Sorting objects in memory with the same order SQLite uses: `nil` first, numbers numerically,
+/// strings by code points, dates chronologically.
+enum InMemorySort {
+  static func sort(_ objects: [ManagedObject], by descriptors: [FetchSortDescriptor]) throws -> [ManagedObject] {
+    let keyed = try objects.enumerated().map { offset, object in
+      (offset, object, try descriptors.map { try sortValue(object, $0.keyPath) })
+    }
+    return keyed.sorted { lhs, rhs in
+      for (index, descriptor) in descriptors.enumerated() {
+        let order = compare(lhs.2[index], rhs.2[index])
+        if order != 0 { return descriptor.ascending ? order < 0 : order > 0 }
+      }
+      return lhs.0 < rhs.0
+    }.map(\.1)
+  }
+
+  private static func sortValue(_ object: ManagedObject, _ path: [String]) throws -> PredicateValue {
+    switch try object.predicateValue(atKeyPath: path) {
+    case .single(let value): return value
+    case .many:
+      throw ObjectGraphError(.unknownKey, "Cannot sort by '\(path.joined(separator: "."))': it goes through a to-many relationship.")
+    }
+  }
+
+  static func compare(_ lhs: PredicateValue, _ rhs: PredicateValue) -> Int {
+    switch (lhs, rhs) {
+    case (.null, .null): return 0
+    case (.null, _): return -1
+    case (_, .null): return 1
+    case let (.string(a), .string(b)):
+      return a.unicodeScalars.lexicographicallyPrecedes(b.unicodeScalars) ? -1 : (a == b ? 0 : 1)
+    case let (.date(a), .date(b)): return a < b ? -1 : (a == b ? 0 : 1)
+    case let (.objectID(a), .objectID(b)):
+      let x = a.primaryKey ?? Int64.max
+      let y = b.primaryKey ?? Int64.max
+      return x < y ? -1 : (x == y ? 0 : 1)
+    default:
+      if let a = number(lhs), let b = number(rhs) { return a < b ? -1 : (a == b ? 0 : 1) }
+      return 0
+    }
+  }
+
+  private static func number(_ value: PredicateValue) -> Double? {
+    switch value {
+    case .integer(let v): Double(v)
+    case .double(let v): v
+    case .bool(let v): v ? 1 : 0
+    case .decimal(let v): NSDecimalNumber(decimal: v).doubleValue
+    default: nil
+    }
+  }
+}

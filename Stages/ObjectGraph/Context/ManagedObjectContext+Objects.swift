@@ -1,0 +1,218 @@
+import Foundation
+
+extension ManagedObjectContext {
+  // MARK: - Change sets
+
+  /// Whether the context has inserted, updated or deleted objects not yet saved.
+  public var hasChanges: Bool { isolated("hasChanges") { $0.hasChanges } }
+
+  /// Objects inserted and not yet saved.
+  public var insertedObjects: Set<ManagedObject> { isolated("insertedObjects") { Set($0.inserted.values.map(\.object)) } }
+
+  /// Objects with unsaved changes to their properties.
+  public var updatedObjects: Set<ManagedObject> { isolated("updatedObjects") { $0.updated } }
+
+  /// Objects deleted and not yet saved.
+  public var deletedObjects: Set<ManagedObject> { isolated("deletedObjects") { $0.deleted } }
+
+  /// Every object the context currently holds (fetched, inserted, or looked up by ID and still referenced).
+  public var registeredObjects: Set<ManagedObject> {
+    isolated("registeredObjects") { confined in Set(confined.registry.values.compactMap(\.object)) }
+  }
+
+  // MARK: - Inserting and deleting
+
+  /// Inserts an object made without a context. `ManagedObject(entity:insertInto:)` and
+  /// `init(context:)` call this for you.
+  public func insert(_ object: ManagedObject) {
+    isolated("insert(_:)") { confined in
+      if let owner = object.managedObjectContext, owner !== self {
+        ConcurrencyDebug.objectsFromTwoContexts(object, object, key: "(insert)")
+      }
+      if object.state.isDeleted && object.managedObjectContext === self {
+        // Re-inserting a deleted object undoes the delete.
+        object.state.isDeleted = false
+        confined.deleted.remove(object)
+        confined.propagated.remove(ObjectIdentifier(object))
+        return
+      }
+      guard !object.state.isInserted else { return }
+      object.managedObjectContext = self
+      object.state.isInserted = true
+      confined.insertionCounter += 1
+      confined.inserted[ObjectIdentifier(object)] = (confined.insertionCounter, object)
+      confined.register(object)
+      if !object.state.awokeFromInsert {
+        object.state.awokeFromInsert = true
+        object.awakeFromInsert()
+      }
+    }
+  }
+
+  /// Marks an object for deletion. Its delete rules (cascade, nullify, deny) apply when the context
+  /// processes pending changes (at save, or ``processPendingChanges()``); the row leaves the store at save.
+  public func delete(_ object: ManagedObject) {
+    isolated("delete(_:)") { confined in
+      guard object.managedObjectContext === self else {
+        ConcurrencyDebug.objectsFromTwoContexts(object, object, key: "(delete)")
+        return
+      }
+      guard !object.state.isDeleted else { return }
+      object.state.isDeleted = true
+      if object.state.isInserted {
+        // Never saved: it simply stops being inserted, and its relationships are nullified at processing.
+        confined.inserted[ObjectIdentifier(object)] = nil
+        object.state.isInserted = false
+        confined.deleted.insert(object)
+      } else {
+        confined.updated.remove(object)
+        confined.deleted.insert(object)
+      }
+    }
+  }
+
+  // MARK: - Looking objects up by ID
+
+  /// The object for `objectID`: the registered one, or a fault that loads its values on first access.
+  ///
+  /// It never touches the store, so it is fast, but the fault fails when first touched if the object no
+  /// longer exists. Use ``existingObject(with:)`` when the object may be gone.
+  public func object(with objectID: ManagedObjectID) -> ManagedObject {
+    isolated("object(with:)") { confined in materializeFault(objectID, confined) }
+  }
+
+  /// The object for `objectID`, loaded from the store if needed.
+  /// - Throws: ``ObjectGraphError/Code/objectNotFound`` when no such object exists (it was deleted, or the
+  ///   ID is temporary and belongs to another context).
+  public func existingObject(with objectID: ManagedObjectID) throws -> ManagedObject {
+    try isolated("existingObject(with:)") { confined in
+      if let object = confined.registered(objectID), !object.state.needsLoad { return object }
+      if objectID.isTemporaryID {
+        throw ObjectGraphError(
+          .objectNotFound,
+          "No object with temporary ID \(objectID) exists in context \(displayName). Temporary IDs only name objects in the context that inserted them; save first or call obtainPermanentIDs(for:) before passing the ID on."
+        )
+      }
+      let object = materializeFault(objectID, confined)
+      try fulfill(object)
+      return object
+    }
+  }
+
+  /// How many prefetched rows wait for their objects (for tests).
+  var rowCacheCount: Int { isolated("rowCache") { $0.rowCache.count } }
+
+  func materializeFault(_ id: ManagedObjectID, _ confined: Confined) -> ManagedObject {
+    if let object = confined.registered(id) { return object }
+    let object = id.entity.managedObjectClass.init(entity: id.entity, insertInto: nil)
+    object.setObjectID(id)
+    object.managedObjectContext = self
+    object.state.isFault = true
+    object.state.needsLoad = true
+    confined.register(object)
+    return object
+  }
+
+  /// Makes a registered object (or a new one) from a fetched row.
+  func materialize(_ row: FetchedRow, asFault: Bool, _ confined: Confined) -> ManagedObject {
+    if let object = confined.registered(row.id) {
+      if object.state.needsLoad && !row.snapshot.values.isEmpty {
+        object.snapshot = row.snapshot
+        object.values = row.snapshot.values
+        object.state.needsLoad = false
+        object.state.isFault = asFault
+        if !asFault { object.awakeFromFetch() }
+      }
+      return object
+    }
+    let object = row.id.entity.managedObjectClass.init(entity: row.id.entity, insertInto: nil)
+    object.setObjectID(row.id)
+    object.managedObjectContext = self
+    if row.snapshot.values.isEmpty {
+      object.state.isFault = true
+      object.state.needsLoad = true
+    } else {
+      object.snapshot = row.snapshot
+      object.values = row.snapshot.values
+      object.state.isFault = asFault
+      if !asFault { object.awakeFromFetch() }
+    }
+    confined.register(object)
+    return object
+  }
+
+  // MARK: - Faults
+
+  /// Loads a fault's values from the store.
+  /// - Throws: ``ObjectGraphError/Code/objectNotFound`` when its row is gone.
+  func fulfill(_ object: ManagedObject) throws {
+    guard object.state.needsLoad else {
+      if object.state.isFault {
+        object.state.isFault = false
+        object.awakeFromFetch()
+      }
+      return
+    }
+    if let cached = confined.rowCache.removeValue(forKey: object.objectID) {
+      object.snapshot = cached
+      object.values = cached.values
+      object.batch = nil
+      object.state.needsLoad = false
+      object.state.isFault = false
+      object.awakeFromFetch()
+      return
+    }
+    let store = try parentStore()
+    var ids = [object.objectID]
+    if let batch = object.batch {
+      ids = batch.ids(around: object.objectID)
+    }
+    let rows = try store.snapshots(for: ids)
+    isolated("fault") { confined in
+      for id in ids where id != object.objectID {
+        guard let other = confined.registered(id), other.state.needsLoad, let snapshot = rows[id] else { continue }
+        other.snapshot = snapshot
+        other.values = snapshot.values
+        other.state.needsLoad = false
+        other.batch = nil
+      }
+    }
+    guard let snapshot = rows[object.objectID] else {
+      object.state.isInaccessible = true
+      throw ObjectGraphError(
+        .objectNotFound,
+        "\(object.entity.name) \(object.objectID) no longer exists in the store (it was deleted, or never saved). Use existingObject(with:) to check before touching an object that may be gone."
+      )
+    }
+    object.snapshot = snapshot
+    object.values = snapshot.values
+    object.batch = nil
+    object.state.needsLoad = false
+    object.state.isFault = false
+    object.awakeFromFetch()
+  }
+
+  /// Reads the members of a to-many relationship from the store.
+  func loadToMany(_ object: ManagedObject, slot: EntityLayout.Slot) throws {
+    let members: Set<ManagedObjectID>
+    if object.objectID.isTemporaryID {
+      members = []
+    } else {
+      members = try parentStore().relatedIDs(of: [object.objectID], slot: slot, entity: object.entity)[object.objectID] ?? []
+    }
+    object.values[slot.index] = members
+    if object.snapshot != nil, object.snapshot?.values[slot.index] is UnloadedToMany {
+      object.snapshot?.values[slot.index] = members
+    }
+  }
+
+  /// Marks an object changed after one of its properties was set.
+  func didChange(_ object: ManagedObject, slot index: Int) {
+    isolated("setValue(_:forKey:)") { confined in
+      object.changedSlots.insert(index)
+      guard !object.state.isInserted, !object.state.isDeleted else { return }
+      object.state.isUpdated = true
+      confined.updated.insert(object)
+    }
+  }
+}

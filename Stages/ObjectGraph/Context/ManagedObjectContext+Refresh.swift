@@ -1,0 +1,100 @@
+import Foundation
+
+extension ManagedObjectContext {
+  /// Throws away every unsaved change: inserted objects leave the context, deleted ones come back, and
+  /// changed ones return to their last fetched or saved values.
+  public func rollback() {
+    isolated("rollback()") { confined in
+      for object in confined.inserted.values.map(\.object) {
+        confined.registry[object.objectID] = nil
+        object.state.isInserted = false
+        object.managedObjectContext = nil
+      }
+      for object in confined.updated.union(confined.deleted) where !object.objectID.isTemporaryID {
+        revert(object)
+      }
+      for object in confined.deleted where object.objectID.isTemporaryID {
+        confined.registry[object.objectID] = nil
+        object.managedObjectContext = nil
+      }
+      confined.inserted = [:]
+      confined.updated = []
+      confined.deleted = []
+      confined.propagated = []
+    }
+  }
+
+  /// Forgets every object: the context is as new. Objects you still hold become unusable (their
+  /// context is `nil`); fetch again.
+  public func reset() {
+    isolated("reset()") { confined in
+      for object in confined.registry.values.compactMap(\.object) {
+        object.managedObjectContext = nil
+        object.didTurnIntoFault()
+      }
+      for object in confined.inserted.values.map(\.object) + Array(confined.updated) + Array(confined.deleted) {
+        object.managedObjectContext = nil
+      }
+      confined.registry = [:]
+      confined.rowCache = [:]
+      confined.inserted = [:]
+      confined.updated = []
+      confined.deleted = []
+      confined.propagated = []
+    }
+  }
+
+  /// Refreshes an object from the store.
+  ///
+  /// With `mergeChanges: false` the object becomes a fault again and its unsaved changes are dropped;
+  /// with `true` it takes the store's latest values and re-applies its own unsaved changes on top.
+  public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
+    isolated("refresh(_:mergeChanges:)") { confined in
+      guard object.managedObjectContext === self, !object.state.isInserted, !object.objectID.isTemporaryID else { return }
+      if mergeChanges && object.state.isUpdated {
+        let changes = object.changedSlots.map { ($0, object.values[$0]) }
+        guard let fresh = try? parentStore().snapshots(for: [object.objectID])[object.objectID] else { return }
+        object.snapshot = fresh
+        object.values = fresh.values
+        for (index, value) in changes { object.values[index] = value }
+        return
+      }
+      confined.updated.remove(object)
+      object.changedSlots = []
+      object.state.isUpdated = false
+      object.snapshot = nil
+      object.state.isFault = true
+      object.state.needsLoad = true
+      object.didTurnIntoFault()
+    }
+  }
+
+  /// Gives permanent IDs to inserted objects now, before they are saved, so their IDs can be handed to
+  /// other contexts. The objects stay inserted; the save writes them under these IDs.
+  public func obtainPermanentIDs(for objects: [ManagedObject]) throws {
+    try isolated("obtainPermanentIDs(for:)") { confined in
+      let pending = objects.filter { $0.objectID.isTemporaryID }
+      guard !pending.isEmpty else { return }
+      let ids = try parentStore().obtainPermanentIDs(for: pending.map(\.entity))
+      var map: [ManagedObjectID: ManagedObjectID] = [:]
+      for (object, id) in zip(pending, ids) {
+        map[object.objectID] = id
+        confined.registry[object.objectID] = nil
+        object.setObjectID(id)
+        confined.register(object)
+      }
+      for object in confined.registry.values.compactMap(\.object) where object.hasChanges {
+        Self.replaceIDs(in: object, map)
+      }
+    }
+  }
+
+  private func revert(_ object: ManagedObject) {
+    if let snapshot = object.snapshot {
+      object.values = snapshot.values
+    }
+    object.changedSlots = []
+    object.state.isUpdated = false
+    object.state.isDeleted = false
+  }
+}

@@ -1,0 +1,245 @@
+import Foundation
+
+extension ManagedObjectContext {
+  /// Notification posted after a save, on the saving context's queue. Its user info holds the saved
+  /// objects under `inserted`, `updated`, `deleted` (for observers on that same queue) and their IDs under
+  /// `insertedObjectIDs`, `updatedObjectIDs`, `deletedObjectIDs` (safe to pass anywhere).
+  public static let didSaveNotification = Notification.Name("ObjectGraphContextDidSave")
+  /// Notification posted after a save with only the object IDs (Core Data's did-save-object-IDs).
+  public static let didSaveObjectIDsNotification = Notification.Name("ObjectGraphContextDidSaveObjectIDs")
+  /// Notification posted when pending changes are processed and objects changed.
+  public static let objectsDidChangeNotification = Notification.Name("ObjectGraphObjectsDidChange")
+
+  /// Saves every pending change to the store in one transaction: all of it or nothing.
+  ///
+  /// In order: delete rules are applied, `willSave()` runs on each changed object, every changed object is
+  /// validated (nothing is written if one fails), inserted objects get permanent IDs, rows are written with
+  /// their versions checked, and ``didSaveNotification`` is posted. Does nothing when there are no changes.
+  ///
+  /// - Throws: validation errors (1570 missing required value, 1580/1590 relationship counts, 1600
+  ///   denied delete, 1560 for several), 133020 merge conflicts, store errors. A failed save leaves
+  ///   the context's changes in place and the store as it was.
+  public func save() throws {
+    try isolated("save()") { confined in try saveOnQueue(confined) }
+  }
+
+  /// Applies delete rules (cascade, nullify) to objects deleted since the last processing.
+  public func processPendingChanges() {
+    isolated("processPendingChanges()") { confined in propagateDeletes(confined) }
+  }
+
+  func processPendingChangesQuietly() {
+    propagateDeletes(confined)
+  }
+
+  private func saveOnQueue(_ confined: Confined) throws {
+    guard confined.hasChanges else { return }
+    propagateDeletes(confined)
+    for object in confined.insertedInOrder { object.willSave() }
+    for object in confined.updated { object.willSave() }
+    for object in confined.deleted { object.willSave() }
+    propagateDeletes(confined)
+    try validate(confined)
+
+    let coordinator = try parentStore()
+    let inserted = confined.insertedInOrder
+    let updated = Array(confined.updated).filter { !$0.state.isDeleted }
+    let deleted = Array(confined.deleted).filter { !$0.state.isInserted && !$0.objectID.isTemporaryID }
+
+    var request = StoreSaveRequest(mergePolicy: mergePolicy)
+    for object in inserted {
+      var values = object.values
+      for slot in object.layout.slots where slot.isToMany { values[slot.index] = object.relatedIDs(slot) }
+      request.inserts.append(.init(temporaryID: object.objectID, entity: object.entity, values: values))
+    }
+    for object in updated {
+      var changed: [Int: StoredValue] = [:]
+      var original: [Int: StoredValue] = [:]
+      for index in object.changedSlots where object.layout.slots[index].isPersistent {
+        changed[index] = object.values[index]
+        original[index] = object.snapshot?.values[index]
+      }
+      request.updates.append(
+        .init(
+          id: object.objectID, entity: object.entity, expectedVersion: object.snapshot?.version ?? 0, changed: changed,
+          original: original, allValues: object.values))
+    }
+    for object in deleted {
+      request.deletes.append(.init(id: object.objectID, entity: object.entity, expectedVersion: object.snapshot?.version ?? 0))
+    }
+
+    let result = try coordinator.save(request)
+
+    // The store has it all: bring the context in line.
+    var versions: [ObjectIdentifier: Int64] = [:]
+    for object in inserted + updated {
+      versions[ObjectIdentifier(object)] = result.versions[object.objectID]
+    }
+    for object in inserted {
+      let temporary = object.objectID
+      if let permanent = result.permanentIDs[temporary] {
+        confined.registry[temporary] = nil
+        object.setObjectID(permanent)
+        confined.register(object)
+      }
+    }
+    let saved = inserted + updated
+    if !result.permanentIDs.isEmpty {
+      for object in saved { Self.replaceIDs(in: object, result.permanentIDs) }
+    }
+    for object in saved {
+      if let refreshed = result.refreshed[object.objectID] {
+        object.values = refreshed.values
+        object.snapshot = refreshed
+      } else {
+        let version = versions[ObjectIdentifier(object)] ?? (object.snapshot?.version ?? 0) + 1
+        object.snapshot = RowSnapshot(version: version, values: object.values)
+      }
+      object.changedSlots = []
+      object.state.isInserted = false
+      object.state.isUpdated = false
+    }
+    for object in confined.deleted {
+      confined.registry[object.objectID] = nil
+      object.state.isDeleted = false
+      object.managedObjectContext = nil
+    }
+    let deletedObjects = confined.deleted
+    confined.inserted = [:]
+    confined.updated = []
+    confined.deleted = []
+    confined.propagated = []
+    postDidSave(inserted: Set(inserted), updated: Set(updated), deleted: deletedObjects)
+  }
+
+  private func postDidSave(inserted: Set<ManagedObject>, updated: Set<ManagedObject>, deleted: Set<ManagedObject>) {
+    let ids: [AnyHashable: Any] = [
+      "insertedObjectIDs": Set(inserted.map(\.objectID)),
+      "updatedObjectIDs": Set(updated.map(\.objectID)),
+      "deletedObjectIDs": Set(deleted.map(\.objectID)),
+    ]
+    var full = ids
+    full["inserted"] = inserted
+    full["updated"] = updated
+    full["deleted"] = deleted
+    NotificationCenter.default.post(name: Self.didSaveObjectIDsNotification, object: self, userInfo: ids)
+    NotificationCenter.default.post(name: Self.didSaveNotification, object: self, userInfo: full)
+  }
+
+  /// Rewrites relationship values that still name temporary IDs.
+  static func replaceIDs(in object: ManagedObject, _ map: [ManagedObjectID: ManagedObjectID]) {
+    for slot in object.layout.slots where slot.isRelationship {
+      if let id = object.values[slot.index] as? ManagedObjectID, let permanent = map[id] {
+        object.values[slot.index] = permanent
+      } else if let ids = object.values[slot.index] as? Set<ManagedObjectID>, ids.contains(where: { map[$0] != nil }) {
+        object.values[slot.index] = Set(ids.map { map[$0] ?? $0 })
+      }
+    }
+  }
+
+  // MARK: - Delete rules
+
+  func propagateDeletes(_ confined: Confined) {
+    var queue = confined.deleted.filter { !confined.propagated.contains(ObjectIdentifier($0)) }
+    while let object = queue.popFirst() {
+      confined.propagated.insert(ObjectIdentifier(object))
+      if object.state.needsLoad { try? fulfill(object) }
+      for slot in object.layout.slots where slot.isRelationship {
+        guard let relationship = slot.relationship else { continue }
+        let related: [ManagedObject]
+        if slot.isToMany {
+          related = object.relatedIDs(slot).map { materializeFault($0, confined) }
+        } else {
+          related = (object.values[slot.index] as? ManagedObjectID).map { [materializeFault($0, confined)] } ?? []
+        }
+        switch relationship.deleteRule {
+        case .cascade:
+          for target in related where !target.state.isDeleted {
+            target.state.isDeleted = true
+            if target.state.isInserted {
+              confined.inserted[ObjectIdentifier(target)] = nil
+              target.state.isInserted = false
+            }
+            confined.updated.remove(target)
+            confined.deleted.insert(target)
+            queue.insert(target)
+          }
+          fallthrough
+        case .nullify:
+          guard let inverse = relationship.inverseRelationship else { continue }
+          for target in related where !target.state.isDeleted {
+            target.primitiveRemove(object, inverse: inverse)
+          }
+        case .deny, .noAction:
+          continue
+        }
+      }
+    }
+  }
+
+  // MARK: - Validation
+
+  func validate(_ confined: Confined) throws {
+    var errors: [ObjectGraphError] = []
+    let live = confined.insertedInOrder + confined.updated.filter { !$0.state.isDeleted }
+    for object in live {
+      let name = object.entity.name
+      for slot in object.layout.slots where !slot.isTransient {
+        if let attribute = slot.attribute {
+          if let reason = attribute.unsupportedReason, object.values[slot.index] != nil {
+            errors.append(ObjectGraphError(.unsupportedFeature, "\(name).\(slot.name) \(reason); its value cannot be saved."))
+          } else if !slot.isOptional && object.values[slot.index] == nil {
+            errors.append(
+              ObjectGraphError(
+                .validationMissingMandatoryProperty,
+                "\(name).\(slot.name) is required but has no value (object \(object.objectID)). Give it a value before saving, or make the attribute optional in the model."
+              ))
+          }
+          continue
+        }
+        guard let relationship = slot.relationship else { continue }
+        if slot.isToMany {
+          let count = object.relatedIDs(slot).count
+          let minimum = max(relationship.minCount, slot.isOptional ? 0 : 1)
+          if count < minimum {
+            errors.append(
+              ObjectGraphError(
+                .validationRelationshipLacksMinimumCount,
+                "\(name).\(slot.name) holds \(count) object(s) but needs at least \(minimum) (object \(object.objectID))."))
+          }
+          if relationship.maxCount > 0 && count > relationship.maxCount {
+            errors.append(
+              ObjectGraphError(
+                .validationRelationshipExceedsMaximumCount,
+                "\(name).\(slot.name) holds \(count) object(s) but allows at most \(relationship.maxCount) (object \(object.objectID))."))
+          }
+        } else if !slot.isOptional && object.values[slot.index] == nil {
+          errors.append(
+            ObjectGraphError(
+              .validationMissingMandatoryProperty,
+              "\(name).\(slot.name) is a required relationship but is empty (object \(object.objectID)). Set it before saving, or make it optional in the model."
+            ))
+        }
+      }
+    }
+    for object in confined.deleted {
+      for slot in object.layout.slots where slot.relationship?.deleteRule == .deny {
+        let related = slot.isToMany ? Array(object.relatedIDs(slot)) : [object.values[slot.index] as? ManagedObjectID].compactMap { $0 }
+        let remaining = related.filter { !(confined.registered($0)?.state.isDeleted ?? false) }
+        if !remaining.isEmpty {
+          errors.append(
+            ObjectGraphError(
+              .validationRelationshipDeniedDelete,
+              "Cannot delete \(object.entity.name) \(object.objectID): its relationship '\(slot.name)' (delete rule: deny) still holds \(remaining.count) object(s). Delete or reassign them first."
+            ))
+        }
+      }
+    }
+    if errors.count == 1, let only = errors.first { throw only }
+    if errors.count > 1 {
+      throw ObjectGraphError(
+        .validationMultipleErrors, "The save was refused: \(errors.count) validation errors. Nothing was written.",
+        underlyingErrors: errors)
+    }
+  }
+}

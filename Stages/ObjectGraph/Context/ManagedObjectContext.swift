@@ -1,0 +1,195 @@
+import Dispatch
+import Foundation
+
+/// A scratch pad of managed objects: you fetch, insert, change and delete objects in a context, and
+/// nothing reaches the store until the context saves.
+///
+/// ```swift
+/// let context = ManagedObjectContext(concurrencyType: .privateQueue)
+/// context.persistentStoreCoordinator = coordinator
+/// try context.performAndWait {
+///   let note = Note(context: context)
+///   note.title = "Hello"
+///   try context.save()
+/// }
+/// ```
+///
+/// Every context runs its work on one queue: `.mainQueue` on `DispatchQueue.main`, `.privateQueue` on a
+/// serial queue of its own. Touch a context and its objects only on that queue: inside ``perform(_:)`` or
+/// ``performAndWait(_:)``, or (for a main-queue context) on the main queue. The engine guards the
+/// context's own bookkeeping when it is called from elsewhere by hopping onto the queue, but it cannot
+/// guard objects you hold; turn on concurrency debugging (`OBJECTGRAPH_CONCURRENCY_DEBUG=1`) to be told
+/// at once of every access from the wrong queue.
+///
+/// The context itself is `Sendable` (its methods may be called from any queue); its objects are not.
+// `@unchecked Sendable`: the only stored state that is not itself Sendable is `confined`, and every read or
+// write of it happens on the context's queue: `isolated(_:_:)` runs inline only when `isOnQueue` holds and
+// otherwise goes through `performAndWait`, which serialises on that queue. The rest is `let` or behind a Mutex.
+public final class ManagedObjectContext: @unchecked Sendable, CustomStringConvertible {
+  /// How a context runs its work.
+  public enum ConcurrencyType: Sendable {
+    /// On the main queue: the context for everything the user sees.
+    case mainQueue
+    /// On a serial queue the context owns: for background work and for writing to the store.
+    case privateQueue
+  }
+
+  /// How the context runs its work.
+  public let concurrencyType: ConcurrencyType
+  let queue: ContextQueue
+  /// The state only ever touched on the context's queue (see ``isolated(_:)``).
+  let confined: Confined
+  private let settings: Mutex<Settings>
+
+  struct Settings {
+    var name: String?
+    var coordinator: PersistentStoreCoordinator?
+    var parent: ManagedObjectContext?
+    var mergePolicy: MergePolicy = .error
+    var automaticallyMergesChangesFromParent = false
+    var userInfo: [String: any Sendable] = [:]
+  }
+
+  /// Makes a context. Give it a ``persistentStoreCoordinator`` (or, later, a parent) before using it.
+  public init(concurrencyType: ConcurrencyType) {
+    self.concurrencyType = concurrencyType
+    let label = "org.objectgraph.context.\(UUID().uuidString.prefix(8))"
+    queue = ContextQueue(main: concurrencyType == .mainQueue, label: label)
+    settings = Mutex(Settings())
+    confined = Confined()
+  }
+
+  // MARK: - Configuration
+
+  /// A name for logs and concurrency-debug messages.
+  public var name: String? {
+    get { settings.withLock { $0.name } }
+    set { settings.withLock { $0.name = newValue } }
+  }
+
+  /// The coordinator this context reads from and saves to.
+  public var persistentStoreCoordinator: PersistentStoreCoordinator? {
+    get { settings.withLock { $0.coordinator ?? $0.parent?.persistentStoreCoordinator } }
+    set {
+      settings.withLock {
+        $0.coordinator = newValue
+        if newValue != nil { $0.parent = nil }
+      }
+      newValue?.model.freeze()
+    }
+  }
+
+  /// The context this one saves into instead of a coordinator (nested contexts).
+  public var parent: ManagedObjectContext? {
+    get { settings.withLock { $0.parent } }
+    set {
+      settings.withLock {
+        $0.parent = newValue
+        if newValue != nil { $0.coordinator = nil }
+      }
+    }
+  }
+
+  /// How a save resolves rows changed elsewhere since this context read them. Default: ``MergePolicy/error``.
+  public var mergePolicy: MergePolicy {
+    get { settings.withLock { $0.mergePolicy } }
+    set { settings.withLock { $0.mergePolicy = newValue } }
+  }
+
+  /// Whether saves of the parent context are merged into this one automatically.
+  public var automaticallyMergesChangesFromParent: Bool {
+    get { settings.withLock { $0.automaticallyMergesChangesFromParent } }
+    set { settings.withLock { $0.automaticallyMergesChangesFromParent = newValue } }
+  }
+
+  /// Free-form values an app attaches to the context.
+  public var userInfo: [String: any Sendable] {
+    get { settings.withLock { $0.userInfo } }
+    set { settings.withLock { $0.userInfo = newValue } }
+  }
+
+  /// The store the context reads from and saves to: its coordinator (nested contexts come later).
+  func parentStore() throws -> PersistentStoreCoordinator {
+    guard let coordinator = settings.withLock({ $0.coordinator }) else {
+      throw ObjectGraphError(
+        .noPersistentStore,
+        "Context \(displayName) has no persistent store coordinator. Set context.persistentStoreCoordinator before fetching or saving."
+      )
+    }
+    return coordinator
+  }
+
+  var model: ManagedObjectModel? { persistentStoreCoordinator?.model }
+
+  /// The entity whose class is `type` (or named like it), in the coordinator's model.
+  func entity(for type: ManagedObject.Type) -> EntityDescription? {
+    guard let model else { return nil }
+    let entities = model.entities
+    if let exact = entities.first(where: { $0.managedObjectClass == type }) { return exact }
+    let typeName = String(describing: type)
+    return entities.first(where: { $0.name == typeName })
+  }
+
+  var displayName: String {
+    let kind = concurrencyType == .mainQueue ? "main-queue" : "private-queue"
+    if let name { return "'\(name)' (\(kind))" }
+    return "\(kind) context \(queue.mark.label)"
+  }
+
+  public var description: String { "<ManagedObjectContext \(displayName)>" }
+
+  // MARK: - Running work on the context's queue
+
+  /// Whether the calling code is on this context's queue (or inside its `performAndWait`).
+  var isOnQueue: Bool { queue.isCurrent(context: ObjectIdentifier(self)) }
+
+  /// Runs `block` asynchronously on the context's queue and returns at once.
+  ///
+  /// Use it from any queue to touch the context and its objects. Pending changes are processed when the
+  /// block ends.
+  public func perform(_ block: @escaping @Sendable () -> Void) {
+    let id = ObjectIdentifier(self)
+    queue.dispatchQueue.async {
+      ThreadRecord.with([id]) {
+        block()
+        self.processPendingChangesQuietly()
+      }
+    }
+  }
+
+  /// Runs `block` on the context's queue and waits for it; returns what the block returns.
+  ///
+  /// It is re-entrant: called while already on the context's queue, it runs the block inline. Nested
+  /// across a parent and its child, it runs inline too instead of deadlocking.
+  public func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
+    let id = ObjectIdentifier(self)
+    let stack = ThreadRecord.current
+    if isOnQueue {
+      return try ThreadRecord.with(stack.contains(id) ? stack : stack + [id], block)
+    }
+    return try queue.dispatchQueue.sync {
+      try ThreadRecord.with(stack + [id], block)
+    }
+  }
+
+  /// Runs `block` on the context's queue and returns its result to the awaiting task.
+  public func perform<T: Sendable>(_ block: @escaping @Sendable () throws -> T) async throws -> T {
+    let id = ObjectIdentifier(self)
+    return try await withCheckedThrowingContinuation { continuation in
+      queue.dispatchQueue.async {
+        ThreadRecord.with([id]) {
+          continuation.resume(with: Result { try block() })
+          self.processPendingChangesQuietly()
+        }
+      }
+    }
+  }
+
+  /// Runs an engine entry point on the context's queue: inline when already there, else through
+  /// `performAndWait`, after the concurrency-debug check.
+  func isolated<T>(_ operation: StaticString, _ body: (Confined) throws -> T) rethrows -> T {
+    if isOnQueue { return try body(confined) }
+    ConcurrencyDebug.contextTouchedOffQueue(self, operation: "\(operation)")
+    return try performAndWait { try body(confined) }
+  }
+}

@@ -1,0 +1,267 @@
+import Dispatch
+import Foundation
+import GRDB
+
+/// Binds a model to its stores and serialises every access to them.
+///
+/// ```swift
+/// let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+/// try coordinator.addPersistentStore(type: .sqlite, at: storeURL)
+/// let context = ManagedObjectContext(concurrencyType: .mainQueue)
+/// context.persistentStoreCoordinator = coordinator
+/// ```
+///
+/// Contexts never touch SQLite themselves; they ask the coordinator, which runs one request at a time
+/// (each store additionally runs its statements on one serial connection). The first coordinator to use
+/// a model freezes it.
+public final class PersistentStoreCoordinator: Sendable, CustomStringConvertible {
+  /// The model the coordinator's stores hold.
+  public let managedObjectModel: ManagedObjectModel
+  var model: ManagedObjectModel { managedObjectModel }
+  private let stores = Mutex<[PersistentStore]>([])
+  /// Serialises requests: one save or read at a time, as Core Data's coordinator does.
+  private let gate = NSRecursiveLock()
+  private let loadQueue = DispatchQueue(label: "org.objectgraph.coordinator.load", attributes: .concurrent)
+
+  /// Makes a coordinator for `model`, freezing the model.
+  public init(managedObjectModel: ManagedObjectModel) {
+    self.managedObjectModel = managedObjectModel
+    managedObjectModel.freeze()
+  }
+
+  /// The stores added so far, in the order they were added.
+  public var persistentStores: [PersistentStore] { stores.withLock { $0 } }
+
+  /// Adds a store and returns it.
+  ///
+  /// - Parameters:
+  ///   - type: `.sqlite` for a file, `.inMemory` for a store that lives in memory.
+  ///   - configuration: the model configuration the store holds; `nil` for every entity.
+  ///   - url: the store file (required for `.sqlite`); created with the schema if it does not exist.
+  ///   - options: migration options, SQLite pragmas, read-only.
+  /// - Throws: ``ObjectGraphError`` with ``ObjectGraphError/Code/persistentStoreOpen`` (missing or
+  ///   unwritable folder, unreadable file), ``ObjectGraphError/Code/persistentStoreInvalidType`` (not a
+  ///   SQLite database, or not a store), ``ObjectGraphError/Code/persistentStoreIncompatibleVersionHash``
+  ///   (made with another model). A file that is refused is left exactly as it was.
+  @discardableResult
+  public func addPersistentStore(
+    type: StoreType, configuration: String? = nil, at url: URL? = nil, options: StoreOptions = .init()
+  ) throws -> PersistentStore {
+    if let url, stores.withLock({ $0.contains { $0.url?.standardizedFileURL == url.standardizedFileURL } }) {
+      throw ObjectGraphError(
+        .persistentStoreOpen, "The store at \(url.path) is already added to this coordinator. Add each file once.", url: url)
+    }
+    let store = try PersistentStore.open(
+      type: type, url: url, configuration: configuration, options: options, model: managedObjectModel)
+    stores.withLock { $0.append(store) }
+    return store
+  }
+
+  /// Adds a store on a background queue and calls `completionHandler` there with the store or the error.
+  ///
+  /// The call returns at once; use it to keep a slow store load (a migration, a large file) off the main
+  /// queue.
+  public func addPersistentStore(
+    type: StoreType, configuration: String? = nil, at url: URL? = nil, options: StoreOptions = .init(),
+    completionHandler: @escaping @Sendable (Result<PersistentStore, any Error>) -> Void
+  ) {
+    loadQueue.async {
+      completionHandler(Result { try self.addPersistentStore(type: type, configuration: configuration, at: url, options: options) })
+    }
+  }
+
+  /// Removes a store. Objects from it that contexts still hold can no longer be fulfilled or saved.
+  /// - Throws: ``ObjectGraphError/Code/persistentStoreOperation`` when the store is not one of this
+  ///   coordinator's.
+  public func remove(_ store: PersistentStore) throws {
+    let removed = stores.withLock { list -> Bool in
+      guard let index = list.firstIndex(where: { $0 === store }) else { return false }
+      list.remove(at: index)
+      return true
+    }
+    guard removed else {
+      throw ObjectGraphError(.persistentStoreOperation, "\(store) is not one of this coordinator's stores.")
+    }
+    gate.withLock { try? store.database.close() }
+  }
+
+  /// Turns a URI from ``ManagedObjectID/uriRepresentation()`` back into an ID, or `nil` when the URI does
+  /// not name an object of one of this coordinator's stores.
+  public func managedObjectID(forURIRepresentation uri: URL) -> ManagedObjectID? {
+    guard uri.scheme == "x-coredata", let host = uri.host else { return nil }
+    let parts = uri.path.split(separator: "/").map(String.init)
+    guard parts.count == 2, parts[1].hasPrefix("p"), let pk = Int64(parts[1].dropFirst()),
+      let entity = managedObjectModel.entitiesByName[parts[0]],
+      persistentStores.contains(where: { $0.identifier.caseInsensitiveCompare(host) == .orderedSame })
+    else { return nil }
+    let identifier = persistentStores.first(where: { $0.identifier.caseInsensitiveCompare(host) == .orderedSame })?.identifier ?? host
+    return ManagedObjectID(
+      entity: entity, key: .permanent(storeIdentifier: identifier, rootEntityName: entity.rootEntity.name, primaryKey: pk))
+  }
+
+  /// Reads a store file's metadata without adding it (and without changing the file), e.g. to check
+  /// whether it needs a migration.
+  public static func metadataForPersistentStore(type: StoreType, at url: URL) throws -> [String: any Sendable] {
+    guard type == .sqlite else {
+      throw ObjectGraphError(.persistentStoreInvalidType, "Only SQLite stores have metadata on disk.", url: url)
+    }
+    guard FileManager.default.fileExists(atPath: url.path) else {
+      throw ObjectGraphError(.persistentStoreOpen, "There is no store at \(url.path).", url: url)
+    }
+    return try PersistentStore.readMetadata(url: url)
+  }
+
+  public var description: String { "<PersistentStoreCoordinator \(persistentStores.count) store(s)>" }
+
+  // MARK: - Store access for contexts
+
+  /// Runs `body` with exclusive access to the stores.
+  func serialized<T>(_ body: () throws -> T) rethrows -> T {
+    gate.lock()
+    defer { gate.unlock() }
+    return try body()
+  }
+
+  func store(for id: ManagedObjectID) -> PersistentStore? {
+    guard let identifier = id.storeIdentifier else { return nil }
+    return persistentStores.first { $0.identifier == identifier }
+  }
+
+  /// The store new objects of `entity` go to: the first that holds the entity.
+  func store(forInserting entity: EntityDescription) throws -> PersistentStore {
+    guard let store = persistentStores.first(where: { $0.holds(entity) }) else {
+      if persistentStores.isEmpty {
+        throw ObjectGraphError(
+          .noPersistentStore, "The coordinator has no store. Call addPersistentStore(type:at:) before saving.")
+      }
+      throw ObjectGraphError(
+        .noPersistentStore, "No store of the coordinator holds entity \(entity.name) (check the stores' configurations).")
+    }
+    return store
+  }
+
+  func fetch(_ plan: StoreFetchPlan) throws -> [FetchedRow] {
+    try serialized {
+      let holding = persistentStores.filter { $0.holds(plan.entity) }
+      guard holding.count > 1 else { return try holding.first?.fetch(plan) ?? [] }
+      // Several stores: read everything, then order and cut in memory.
+      var unbounded = plan
+      unbounded = StoreFetchPlan(
+        entity: plan.entity, predicate: plan.predicate, sortDescriptors: plan.sortDescriptors, fetchLimit: 0, fetchOffset: 0,
+        idsOnly: plan.idsOnly)
+      let rows = try holding.flatMap { try $0.fetch(unbounded) }
+      return Array(rows.dropFirst(plan.fetchOffset).prefix(plan.fetchLimit > 0 ? plan.fetchLimit : Int.max))
+    }
+  }
+
+  func count(_ plan: StoreFetchPlan) throws -> Int {
+    try serialized { try persistentStores.filter { $0.holds(plan.entity) }.reduce(0) { $0 + (try $1.count(plan)) } }
+  }
+
+  func snapshots(for ids: [ManagedObjectID]) throws -> [ManagedObjectID: RowSnapshot] {
+    try serialized {
+      var groups: [String: [ManagedObjectID]] = [:]
+      for id in ids where !id.isTemporaryID {
+        groups["\(id.storeIdentifier ?? "")/\(id.entity.rootEntity.name)", default: []].append(id)
+      }
+      var result: [ManagedObjectID: RowSnapshot] = [:]
+      for group in groups.values {
+        guard let first = group.first, let store = store(for: first) else { continue }
+        result.merge(try store.snapshots(for: group)) { a, _ in a }
+      }
+      return result
+    }
+  }
+
+  func relatedIDs(of ids: [ManagedObjectID], slot: EntityLayout.Slot, entity: EntityDescription) throws
+    -> [ManagedObjectID: Set<ManagedObjectID>]
+  {
+    try serialized {
+      var result: [ManagedObjectID: Set<ManagedObjectID>] = [:]
+      var byStore: [String: [ManagedObjectID]] = [:]
+      for id in ids {
+        if id.isTemporaryID { result[id] = [] } else { byStore[id.storeIdentifier ?? "", default: []].append(id) }
+      }
+      for (identifier, group) in byStore {
+        guard let store = persistentStores.first(where: { $0.identifier == identifier }) else { continue }
+        result.merge(try store.relatedIDs(of: group, slot: slot, entity: entity)) { a, _ in a }
+      }
+      return result
+    }
+  }
+
+  /// Gives permanent IDs to objects not yet saved, reserving their primary keys in the store.
+  func obtainPermanentIDs(for entities: [EntityDescription]) throws -> [ManagedObjectID] {
+    try serialized {
+      var result: [ManagedObjectID] = []
+      for entity in entities {
+        let store = try store(forInserting: entity)
+        result.append(try store.reservePrimaryKey(for: entity))
+      }
+      return result
+    }
+  }
+
+  func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
+    try serialized {
+      guard let store = persistentStores.first else {
+        throw ObjectGraphError(
+          .noPersistentStore, "The coordinator has no store. Call addPersistentStore(type:at:) before saving.")
+      }
+      if persistentStores.count == 1 { return try store.save(request) }
+      return try saveAcrossStores(request)
+    }
+  }
+
+  /// With several stores, each store's part of the save is written in its own transaction, in order.
+  private func saveAcrossStores(_ request: StoreSaveRequest) throws -> StoreSaveResult {
+    var parts: [ObjectIdentifier: StoreSaveRequest] = [:]
+    var order: [PersistentStore] = []
+    func part(_ store: PersistentStore) -> ObjectIdentifier {
+      let key = ObjectIdentifier(store)
+      if parts[key] == nil {
+        parts[key] = StoreSaveRequest(mergePolicy: request.mergePolicy)
+        order.append(store)
+      }
+      return key
+    }
+    for insert in request.inserts { parts[part(try store(forInserting: insert.entity)), default: .init()].inserts.append(insert) }
+    for update in request.updates {
+      guard let store = store(for: update.id) else { continue }
+      parts[part(store), default: .init()].updates.append(update)
+    }
+    for delete in request.deletes {
+      guard let store = store(for: delete.id) else { continue }
+      parts[part(store), default: .init()].deletes.append(delete)
+    }
+    var result = StoreSaveResult()
+    for store in order {
+      guard let request = parts[ObjectIdentifier(store)] else { continue }
+      let partial = try store.save(request)
+      result.permanentIDs.merge(partial.permanentIDs) { a, _ in a }
+      result.versions.merge(partial.versions) { a, _ in a }
+      result.refreshed.merge(partial.refreshed) { a, _ in a }
+    }
+    return result
+  }
+}
+
+extension PersistentStore {
+  /// Reserves the next primary key of `entity`'s table (for `obtainPermanentIDs`).
+  func reservePrimaryKey(for entity: EntityDescription) throws -> ManagedObjectID {
+    let root = entity.rootEntity
+    guard let rootNumber = schema.entities[root.name]?.number else {
+      throw ObjectGraphError(.noPersistentStore, "Store \(identifier) does not hold entity \(entity.name).")
+    }
+    do {
+      let pk = try database.write { db -> Int64 in
+        let max = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [rootNumber]) ?? 0
+        try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [max + 1, rootNumber])
+        return max + 1
+      }
+      return ManagedObjectID(entity: entity, key: .permanent(storeIdentifier: identifier, rootEntityName: root.name, primaryKey: pk))
+    } catch {
+      throw ObjectGraphError(.persistentStoreSave, "Could not reserve a permanent ID for \(entity.name): \(error).", url: url)
+    }
+  }
+}

@@ -1,0 +1,49 @@
+import Foundation
+
+/// A description of objects to fetch: an entity, a predicate, an order, and limits.
+///
+/// ```swift
+/// let request = FetchRequest<Note>(entityName: "Note")
+/// request.predicate = try FetchPredicate(format: "title BEGINSWITH[c] %@", "shop")
+/// request.sortDescriptors = [FetchSortDescriptor(key: "createdAt", ascending: false)]
+/// request.fetchLimit = 20
+/// let notes = try context.fetch(request)
+/// ```
+///
+/// Like Core Data's `NSFetchRequest` it is a mutable reference type; build it on the queue that uses it.
+public final class FetchRequest<Result: ManagedObject> {
+  /// The entity to fetch (its subentities too, when ``includesSubentities``).
+  public var entityName: String
+  /// Which objects to return; `nil` returns all.
+  public var predicate: FetchPredicate?
+  /// The order of the results; empty means the store's order (by primary key).
+  public var sortDescriptors: [FetchSortDescriptor] = []
+  /// At most this many results; 0 means no limit.
+  public var fetchLimit = 0
+  /// Skip this many results first.
+  public var fetchOffset = 0
+  /// When above 0, only IDs are read at first; each object's values are read with the rest of its batch
+  /// the first time one of them is touched. Use it for large results you may not read whole.
+  public var fetchBatchSize = 0
+  /// Whether unsaved changes in the context count: inserted objects that match are returned, deleted ones
+  /// are not, and changed ones are matched on their current values. Default `true`.
+  public var includesPendingChanges = true
+  /// Whether the objects come back as faults (values cached, `isFault` true until first touched) or fully
+  /// realised (`awakeFromFetch()` already run). Default `true`, as in Core Data.
+  public var returnsObjectsAsFaults = true
+  /// Relationship key paths whose destinations are read in the same fetch (one query per key path,
+  /// instead of one per object when each relationship is first touched).
+  public var relationshipKeyPathsForPrefetching: [String] = []
+  /// Whether instances of subentities are returned too. Default `true`.
+  public var includesSubentities = true
+
+  /// Makes a request for an entity, by name.
+  public init(entityName: String) {
+    self.entityName = entityName
+  }
+
+  /// Makes a request for the entity named like `Result`'s class.
+  public convenience init() {
+    self.init(entityName: String(describing: Result.self))
+  }
+}

@@ -1,0 +1,381 @@
+import Foundation
+import GRDB
+
+/// Compiles a parsed predicate and sort descriptors into SQL over a store's schema.
+///
+/// Key paths through to-one relationships become `LEFT JOIN`s; paths through to-many relationships
+/// (under `ANY`, `ALL`, `NONE`, or `@count`) become correlated subqueries. `==`/`!=` treat `nil` as Core
+/// Data does in memory (`title != "x"` is true for a `nil` title), which the in-memory evaluator matches.
+struct SQLPredicateCompiler {
+  let schema: SQLiteSchema
+  let mapping: SQLiteSchema.EntityMapping
+  let alias: String
+  private(set) var joins: [String] = []
+  private var joinAliases: [String: String] = [:]
+  private(set) var arguments: [DatabaseValue] = []
+  private var aliasCounter: AliasCounter
+
+  /// Shared between a compiler and the nested compilers of its subqueries so aliases stay unique.
+  final class AliasCounter {
+    var next = 1
+    func make() -> String {
+      defer { next += 1 }
+      return "t\(next)"
+    }
+  }
+
+  init(schema: SQLiteSchema, mapping: SQLiteSchema.EntityMapping, alias: String = "t0", counter: AliasCounter = AliasCounter()) {
+    self.schema = schema
+    self.mapping = mapping
+    self.alias = alias
+    aliasCounter = counter
+  }
+
+  // MARK: - Key paths
+
+  /// What a key path names, seen from the SQL side.
+  enum Resolved {
+    /// An attribute column.
+    case column(String, AttributeType)
+    /// A to-one relationship: the foreign key column and the destination entity.
+    case toOne(String, EntityDescription)
+    /// The object itself (`SELF`, or a to-one's destination row).
+    case object(alias: String, EntityDescription)
+    /// A to-many relationship at `index` of the path, seen from `alias`.
+    case toMany(alias: String, SQLiteSchema.EntityMapping, slot: EntityLayout.Slot, rest: [String])
+  }
+
+  mutating func resolve(_ path: [String]) throws -> Resolved {
+    var currentAlias = alias
+    var currentMapping = mapping
+    var traversed: [String] = []
+    guard !path.isEmpty else { return .object(alias: alias, mapping.entity) }
+    for (position, key) in path.enumerated() {
+      let entity = currentMapping.entity
+      let isLast = position == path.count - 1
+      if key == "SELF" && position == 0 { continue }
+      guard let index = entity.layout.indexByName[key] else {
+        throw ObjectGraphError(
+          .unknownKey,
+          "Entity \(entity.name) has no property '\(key)' (in key path '\(path.joined(separator: "."))'). Its properties: \(entity.layout.slots.map(\.name).joined(separator: ", "))."
+        )
+      }
+      let slot = entity.layout.slots[index]
+      if let attribute = slot.attribute {
+        if let reason = attribute.unsupportedReason {
+          throw ObjectGraphError(.unsupportedFeature, "\(entity.name).\(key) \(reason), so it cannot be used in a fetch.")
+        }
+        guard !slot.isTransient else {
+          throw ObjectGraphError(
+            .unknownKey, "\(entity.name).\(key) is transient: it is not in the store, so a fetch cannot filter or sort on it.")
+        }
+        guard isLast else {
+          throw ObjectGraphError(
+            .unknownKey,
+            "Key path '\(path.joined(separator: "."))' goes through attribute \(entity.name).\(key), which has no properties of its own.")
+        }
+        guard case .column(let column) = currentMapping.storage[index] else {
+          throw ObjectGraphError(.unknownKey, "\(entity.name).\(key) is not stored.")
+        }
+        return .column("\(currentAlias).\(column)", attribute.attributeType)
+      }
+      guard let relationship = slot.relationship, let destination = relationship.destinationEntity,
+        let destinationMapping = schema.entities[destination.name]
+      else {
+        throw ObjectGraphError(.unknownKey, "\(entity.name).\(key) cannot be used in a fetch.")
+      }
+      if slot.isToMany {
+        return .toMany(alias: currentAlias, currentMapping, slot: slot, rest: Array(path[(position + 1)...]))
+      }
+      guard case .toOne(let column, _) = currentMapping.storage[index] else {
+        throw ObjectGraphError(.unknownKey, "\(entity.name).\(key) is transient and cannot be used in a fetch.")
+      }
+      if isLast { return .toOne("\(currentAlias).\(column)", destination) }
+      traversed.append(key)
+      let joinKey = traversed.joined(separator: ".")
+      if let existing = joinAliases[joinKey] {
+        currentAlias = existing
+      } else {
+        let next = aliasCounter.make()
+        joins.append("LEFT JOIN \(destinationMapping.table) \(next) ON \(next).Z_PK = \(currentAlias).\(column)")
+        joinAliases[joinKey] = next
+        currentAlias = next
+      }
+      currentMapping = destinationMapping
+    }
+    return .object(alias: currentAlias, currentMapping.entity)
+  }
+
+  // MARK: - Predicates
+
+  mutating func compile(_ node: PredicateNode) throws -> String {
+    switch node {
+    case .constant(let value): return value ? "1" : "0"
+    case .not(let inner): return "NOT COALESCE((\(try compile(inner))), 0)"
+    case .and(let nodes): return "(" + (try nodes.map { try compile($0) }.joined(separator: " AND ")) + ")"
+    case .or(let nodes): return "(" + (try nodes.map { try compile($0) }.joined(separator: " OR ")) + ")"
+    case .comparison(let comparison): return try compile(comparison)
+    }
+  }
+
+  private mutating func compile(_ comparison: PredicateComparison) throws -> String {
+    // A to-many on either side turns the comparison into a subquery.
+    if case .keyPath(let path) = comparison.lhs, case .toMany(let owner, let ownerMapping, let slot, let rest) = try resolve(path) {
+      if rest == ["@count"] {
+        let count = try countSubquery(ownerAlias: owner, ownerMapping: ownerMapping, slot: slot)
+        return try compileScalar(comparison, lhsSQL: count, lhsType: .integer64)
+      }
+      return try quantified(comparison, ownerAlias: owner, ownerMapping: ownerMapping, slot: slot, rest: rest)
+    }
+    if comparison.op == .in, case .keyPath(let path) = comparison.rhs,
+      case .toMany(let owner, let ownerMapping, let slot, let rest) = try resolve(path)
+    {
+      // `value IN tags.name` reads as `ANY tags.name == value`.
+      let flipped = PredicateComparison(
+        modifier: .any, lhs: .keyPath(rest), op: .equal, rhs: comparison.lhs, options: comparison.options)
+      return try quantified(flipped, ownerAlias: owner, ownerMapping: ownerMapping, slot: slot, rest: rest, restIsLHS: true)
+    }
+    return try compileScalar(comparison, lhsSQL: nil, lhsType: nil)
+  }
+
+  private mutating func linkSubquery(
+    ownerAlias: String, ownerMapping: SQLiteSchema.EntityMapping, slot: EntityLayout.Slot, subAlias: String
+  ) throws -> (from: String, condition: String, destination: SQLiteSchema.EntityMapping) {
+    guard let destination = slot.relationship?.destinationEntity, let destinationMapping = schema.entities[destination.name]
+    else {
+      throw ObjectGraphError(.unknownKey, "\(ownerMapping.entity.name).\(slot.name) cannot be used in a fetch.")
+    }
+    var entityFilter = ""
+    if destinationMapping.numbersIncludingSubentities.count != schema.entities.values.filter({ $0.table == destinationMapping.table }).count
+    {
+      entityFilter =
+        " AND \(subAlias).Z_ENT IN (\(destinationMapping.numbersIncludingSubentities.map(String.init).joined(separator: ", ")))"
+    }
+    switch ownerMapping.storage[slot.index] {
+    case .foreignKeyOnDestination(let column):
+      return ("\(destinationMapping.table) \(subAlias)", "\(subAlias).\(column) = \(ownerAlias).Z_PK" + entityFilter, destinationMapping)
+    case .joinTable(let join, _):
+      let joinAlias = aliasCounter.make()
+      return (
+        "\(join.name) \(joinAlias) JOIN \(destinationMapping.table) \(subAlias) ON \(subAlias).Z_PK = \(joinAlias).\(join.destinationColumn)",
+        "\(joinAlias).\(join.sourceColumn) = \(ownerAlias).Z_PK" + entityFilter, destinationMapping
+      )
+    default:
+      throw ObjectGraphError(.unknownKey, "\(ownerMapping.entity.name).\(slot.name) is transient and cannot be used in a fetch.")
+    }
+  }
+
+  private mutating func countSubquery(ownerAlias: String, ownerMapping: SQLiteSchema.EntityMapping, slot: EntityLayout.Slot)
+    throws -> String
+  {
+    let sub = aliasCounter.make()
+    let link = try linkSubquery(ownerAlias: ownerAlias, ownerMapping: ownerMapping, slot: slot, subAlias: sub)
+    return "(SELECT COUNT(*) FROM \(link.from) WHERE \(link.condition))"
+  }
+
+  private mutating func quantified(
+    _ comparison: PredicateComparison, ownerAlias: String, ownerMapping: SQLiteSchema.EntityMapping,
+    slot: EntityLayout.Slot, rest: [String], restIsLHS: Bool = true
+  ) throws -> String {
+    let sub = aliasCounter.make()
+    let link = try linkSubquery(ownerAlias: ownerAlias, ownerMapping: ownerMapping, slot: slot, subAlias: sub)
+    var inner = SQLPredicateCompiler(schema: schema, mapping: link.destination, alias: sub, counter: aliasCounter)
+    var memberComparison = comparison
+    memberComparison.modifier = .direct
+    memberComparison.lhs = .keyPath(rest)
+    // `tags.name CONTAINS x` without a modifier asks whether x is a member, not a substring of one.
+    if comparison.modifier == .direct && comparison.op == .contains { memberComparison.op = .equal }
+    let condition = try inner.compile(.comparison(memberComparison))
+    arguments.append(contentsOf: inner.arguments)
+    let joins = inner.joins.isEmpty ? "" : " " + inner.joins.joined(separator: " ")
+    let from = "FROM \(link.from)\(joins) WHERE \(link.condition)"
+    switch comparison.modifier {
+    case .direct, .any: return "EXISTS (SELECT 1 \(from) AND (\(condition)))"
+    case .all: return "NOT EXISTS (SELECT 1 \(from) AND NOT COALESCE((\(condition)), 0))"
+    case .none: return "NOT EXISTS (SELECT 1 \(from) AND (\(condition)))"
+    }
+  }
+
+  /// An SQL expression for one side, with the attribute type it has when it is a column.
+  private mutating func expression(_ expression: PredicateExpression, against otherType: AttributeType?) throws
+    -> (sql: String, type: AttributeType?, isNull: Bool)
+  {
+    switch expression {
+    case .keyPath(let path):
+      switch try resolve(path) {
+      case .column(let column, let type):
+        return (type == .decimal ? "CAST(\(column) AS REAL)" : column, type, false)
+      case .toOne(let column, _):
+        return (column, .integer64, false)
+      case .object(let objectAlias, _):
+        return ("\(objectAlias).Z_PK", .integer64, false)
+      case .toMany:
+        throw ObjectGraphError(
+          .predicateSyntax,
+          "Key path '\(path.joined(separator: "."))' goes through a to-many relationship; use ANY, ALL, NONE or @count with it.")
+      }
+    case .constant(.null):
+      return ("NULL", nil, true)
+    case .constant(let value):
+      arguments.append(encode(value, as: otherType))
+      return ("?", nil, false)
+    case .aggregate(let items):
+      var parts: [String] = []
+      for item in items { parts.append(try self.expression(item, against: otherType).sql) }
+      return ("(" + parts.joined(separator: ", ") + ")", nil, false)
+    }
+  }
+
+  private func encode(_ value: PredicateValue, as type: AttributeType?) -> DatabaseValue {
+    if type == .decimal, case .decimal(let decimal) = value {
+      return NSDecimalNumber(decimal: decimal).doubleValue.databaseValue
+    }
+    if type == .decimal, case .integer(let int) = value { return Double(int).databaseValue }
+    return SQLiteValueCoding.encode(predicateValue: value)
+  }
+
+  private func keyPathType(_ expression: PredicateExpression) -> AttributeType? {
+    guard case .keyPath(let path) = expression else { return nil }
+    var copy = self
+    if case .column(_, let type) = try? copy.resolve(path) { return type }
+    return nil
+  }
+
+  private mutating func compileScalar(_ comparison: PredicateComparison, lhsSQL: String?, lhsType: AttributeType?) throws
+    -> String
+  {
+    let lhsColumnType = lhsType ?? keyPathType(comparison.lhs)
+    let rhsColumnType = keyPathType(comparison.rhs)
+    let lhs: (sql: String, type: AttributeType?, isNull: Bool) =
+      if let lhsSQL { (lhsSQL, lhsType, false) } else { try expression(comparison.lhs, against: rhsColumnType) }
+    let flags =
+      (comparison.options.contains(.caseInsensitive) ? 1 : 0)
+      | (comparison.options.contains(.diacriticInsensitive) ? 2 : 0)
+    func folded(_ sql: String) -> String { flags == 0 ? sql : "og_fold(\(sql), \(flags))" }
+
+    switch comparison.op {
+    case .in:
+      guard case .constant(.collection(let items)) = comparison.rhs else {
+        if case .aggregate(let items) = comparison.rhs {
+          guard !items.isEmpty else { return "0" }
+          let rhs = try expression(comparison.rhs, against: lhsColumnType)
+          return "\(folded(lhs.sql)) IN \(flags == 0 ? rhs.sql : "(" + foldList(rhs.sql, flags) + ")")"
+        }
+        throw ObjectGraphError(.predicateSyntax, "IN needs a collection or an aggregate {a, b} on its right side.")
+      }
+      guard !items.isEmpty else { return "0" }
+      var placeholders: [String] = []
+      for item in items {
+        arguments.append(encode(item, as: lhsColumnType))
+        placeholders.append(folded("?"))
+      }
+      return "\(folded(lhs.sql)) IN (\(placeholders.joined(separator: ", ")))"
+    case .between:
+      let bounds: [PredicateExpression]
+      switch comparison.rhs {
+      case .aggregate(let items): bounds = items
+      case .constant(.collection(let items)): bounds = items.map { .constant($0) }
+      default: bounds = []
+      }
+      guard bounds.count == 2 else {
+        throw ObjectGraphError(.predicateSyntax, "BETWEEN needs exactly two bounds, as in `x BETWEEN {1, 10}`.")
+      }
+      let low = try expression(bounds[0], against: lhsColumnType).sql
+      let high = try expression(bounds[1], against: lhsColumnType).sql
+      return "(\(lhs.sql) BETWEEN \(low) AND \(high))"
+    default:
+      break
+    }
+
+    let rhs = try expression(comparison.rhs, against: lhsColumnType)
+    let l = folded(lhs.sql)
+    let r = folded(rhs.sql)
+    switch comparison.op {
+    case .equal: return lhs.isNull || rhs.isNull ? "(\(lhs.sql) IS \(rhs.sql))" : "(\(l) = \(r))"
+    case .notEqual: return "(\(l) IS NOT \(r))"
+    case .less: return "(\(l) < \(r))"
+    case .lessOrEqual: return "(\(l) <= \(r))"
+    case .greater: return "(\(l) > \(r))"
+    case .greaterOrEqual: return "(\(l) >= \(r))"
+    case .contains: return "(instr(\(l), \(r)) > 0)"
+    case .beginsWith:
+      repeatLastArguments(of: rhs.sql, times: 1)
+      return "(substr(\(l), 1, length(\(r))) = \(r))"
+    case .endsWith:
+      repeatLastArguments(of: rhs.sql, times: 2)
+      return "(\(l) IS NOT NULL AND (length(\(r)) = 0 OR substr(\(l), -length(\(r))) = \(r)))"
+    case .like:
+      guard case .constant(.string(let pattern)) = comparison.rhs else {
+        throw ObjectGraphError(.predicateSyntax, "LIKE needs a string pattern on its right side.")
+      }
+      // Replace the argument just added with the pattern in SQLite's syntax.
+      arguments.removeLast()
+      arguments.append(Self.sqlLikePattern(pattern).databaseValue)
+      return "(\(l) LIKE \(r) ESCAPE '\\')"
+    case .matches:
+      if case .constant(.string(let pattern)) = comparison.rhs {
+        // Refuse a pattern that does not compile now, with the evaluator's message, rather than per row.
+        _ = try PredicateEvaluator.matches("", pattern: pattern, options: comparison.options)
+      }
+      return "og_matches(\(lhs.sql), \(rhs.sql), \(flags))"
+    case .in, .between:
+      return "0"
+    }
+  }
+
+  /// When an expression with placeholders is written more than once, its arguments must be bound again.
+  private mutating func repeatLastArguments(of sql: String, times: Int) {
+    let count = sql.filter { $0 == "?" }.count
+    guard count > 0, arguments.count >= count else { return }
+    let last = Array(arguments.suffix(count))
+    for _ in 0..<times { arguments.append(contentsOf: last) }
+  }
+
+  private func foldList(_ list: String, _ flags: Int) -> String {
+    list.dropFirst().dropLast().split(separator: ",").map { "og_fold(\($0.trimmingCharacters(in: .whitespaces)), \(flags))" }
+      .joined(separator: ", ")
+  }
+
+  /// Turns a format-string LIKE pattern (`*` any run, `?` one character) into SQLite's (`%`, `_`, with `\` escaping).
+  static func sqlLikePattern(_ pattern: String) -> String {
+    var result = ""
+    var escaped = false
+    for character in pattern {
+      if escaped {
+        if character == "%" || character == "_" || character == "\\" { result.append("\\") }
+        result.append(character)
+        escaped = false
+        continue
+      }
+      switch character {
+      case "\\": escaped = true
+      case "*": result.append("%")
+      case "?": result.append("_")
+      case "%", "_": result.append("\\\(character)")
+      default: result.append(character)
+      }
+    }
+    return result
+  }
+
+  // MARK: - Sorting
+
+  mutating func orderBy(_ descriptors: [FetchSortDescriptor]) throws -> String {
+    var parts: [String] = []
+    for descriptor in descriptors {
+      let path = descriptor.keyPath
+      let sql: String
+      switch try resolve(path) {
+      case .column(let column, let type): sql = type == .decimal ? "CAST(\(column) AS REAL)" : column
+      case .toOne(let column, _): sql = column
+      case .object(let objectAlias, _): sql = "\(objectAlias).Z_PK"
+      case .toMany:
+        throw ObjectGraphError(
+          .unknownKey,
+          "Cannot sort by '\(descriptor.key)': it goes through a to-many relationship. Sort by an attribute or a to-one key path.")
+      }
+      parts.append("\(sql) \(descriptor.ascending ? "ASC" : "DESC")")
+    }
+    return parts.joined(separator: ", ")
+  }
+}

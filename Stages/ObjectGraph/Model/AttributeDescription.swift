@@ -1,0 +1,108 @@
+import Foundation
+
+/// An attribute of an entity: a name, a type, whether it may be `nil`, and a default value.
+///
+/// ```swift
+/// let title = AttributeDescription(name: "title", type: .string, isOptional: false, defaultValue: "Untitled")
+/// ```
+///
+/// Like every description, an attribute can be changed until a coordinator first uses its model; after
+/// that it is frozen, as in Core Data, and changing it stops the program with a message.
+public final class AttributeDescription: Sendable, CustomStringConvertible {
+  struct State {
+    var name: String
+    var attributeType: AttributeType
+    var isOptional: Bool
+    var defaultValue: (any Sendable)?
+    var renamingIdentifier: String?
+    var isTransient = false
+    var derivationExpression: String?
+    var valueTransformerName: String?
+    var versionHashModifier: String?
+    var userInfo: [String: String] = [:]
+  }
+
+  let state: Frozen<State>
+
+  /// Makes an attribute.
+  /// - Parameters:
+  ///   - name: the key used with `value(forKey:)` and in predicates.
+  ///   - type: the attribute's type.
+  ///   - isOptional: whether `nil` is allowed at save time (a required one missing is error 1570).
+  ///   - defaultValue: the value a newly inserted object starts with; must be of the type's Swift type.
+  public init(name: String, type: AttributeType, isOptional: Bool = true, defaultValue: (any Sendable)? = nil) {
+    state = Frozen(State(name: name, attributeType: type, isOptional: isOptional, defaultValue: defaultValue))
+  }
+
+  /// The attribute's name.
+  public var name: String {
+    get { state.read(\.name) }
+    set { state.write(\.name, newValue, what: "attribute \(name)") }
+  }
+  /// The attribute's type.
+  public var attributeType: AttributeType {
+    get { state.read(\.attributeType) }
+    set { state.write(\.attributeType, newValue, what: "attribute \(name)") }
+  }
+  /// Whether the attribute may be `nil` when saved.
+  public var isOptional: Bool {
+    get { state.read(\.isOptional) }
+    set { state.write(\.isOptional, newValue, what: "attribute \(name)") }
+  }
+  /// The value a newly inserted object starts with.
+  public var defaultValue: (any Sendable)? {
+    get { state.read(\.defaultValue) }
+    set { state.write(\.defaultValue, newValue, what: "attribute \(name)") }
+  }
+  /// The attribute's name in the previous model version, for lightweight migration (Xcode's "Renaming ID").
+  public var renamingIdentifier: String? {
+    get { state.read(\.renamingIdentifier) }
+    set { state.write(\.renamingIdentifier, newValue, what: "attribute \(name)") }
+  }
+  /// A transient attribute lives in memory only and is never written to the store.
+  public var isTransient: Bool {
+    get { state.read(\.isTransient) }
+    set { state.write(\.isTransient, newValue, what: "attribute \(name)") }
+  }
+  /// A derived attribute's expression (Xcode's "Derived"): described, not computed by this engine.
+  public var derivationExpression: String? {
+    get { state.read(\.derivationExpression) }
+    set { state.write(\.derivationExpression, newValue, what: "attribute \(name)") }
+  }
+  /// A transformable attribute's value transformer name: described, not used by this engine.
+  public var valueTransformerName: String? {
+    get { state.read(\.valueTransformerName) }
+    set { state.write(\.valueTransformerName, newValue, what: "attribute \(name)") }
+  }
+  /// A string mixed into the version hash to force a new version without another change.
+  public var versionHashModifier: String? {
+    get { state.read(\.versionHashModifier) }
+    set { state.write(\.versionHashModifier, newValue, what: "attribute \(name)") }
+  }
+  /// The model file's user info for this attribute.
+  public var userInfo: [String: String] {
+    get { state.read(\.userInfo) }
+    set { state.write(\.userInfo, newValue, what: "attribute \(name)") }
+  }
+
+  /// Whether the engine can store and fetch this attribute: a supported type and not derived.
+  public var isSupportedAtRunTime: Bool {
+    attributeType.isSupported && derivationExpression == nil
+  }
+
+  /// Why this attribute cannot be used at run time, or `nil` when it can.
+  var unsupportedReason: String? {
+    if derivationExpression != nil {
+      return "is a derived attribute (\(derivationExpression ?? "")); ObjectGraph loads derived attributes but does not compute them"
+    }
+    if !attributeType.isSupported {
+      return
+        "has type \(attributeType.xcodeName), which ObjectGraph describes but does not store; use a supported type (for example Binary Data holding encoded bytes)"
+    }
+    return nil
+  }
+
+  public var description: String {
+    "\(name): \(attributeType)\(isOptional ? "?" : "")"
+  }
+}

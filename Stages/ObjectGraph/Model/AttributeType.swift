@@ -1,0 +1,95 @@
+import Foundation
+
+/// The type of an attribute, as Xcode's model editor names them.
+///
+/// ``ManagedObject/value(forKey:)`` returns exactly one Swift type per case: `String`, `Int16`, `Int32`,
+/// `Int64`, `Double`, `Float`, `Bool`, `Date`, `Data`, `UUID`, `URL`, `Decimal`.
+///
+/// The last four cases (``transformable``, ``composite``, ``objectID`` and ``undefined``) exist so that
+/// every Xcode model loads and can be inspected; the engine does not store values of those types, and
+/// using such an attribute at run time (setting a value, saving one, naming it in a predicate) is an
+/// ``ObjectGraphError/Code/unsupportedFeature`` error.
+public enum AttributeType: Sendable, Hashable, CustomStringConvertible {
+  case string, integer16, integer32, integer64, double, float, boolean, date, binaryData, uuid, uri, decimal
+  /// A value kept through a value transformer (`NSValueTransformer`): described, not stored.
+  case transformable
+  /// A composite attribute (Xcode 15): described, not stored.
+  case composite
+  /// An attribute holding an object ID (Xcode's "Object ID" type): described, not stored.
+  case objectID
+  /// An attribute with no type (Xcode's "Undefined", for transient attributes): described, not stored.
+  case undefined
+
+  /// Whether the engine stores values of this type.
+  public var isSupported: Bool {
+    switch self {
+    case .transformable, .composite, .objectID, .undefined: false
+    default: true
+    }
+  }
+
+  /// The Swift type `value(forKey:)` returns for this attribute type.
+  public var swiftTypeName: String {
+    switch self {
+    case .string: "String"
+    case .integer16: "Int16"
+    case .integer32: "Int32"
+    case .integer64: "Int64"
+    case .double: "Double"
+    case .float: "Float"
+    case .boolean: "Bool"
+    case .date: "Date"
+    case .binaryData: "Data"
+    case .uuid: "UUID"
+    case .uri: "URL"
+    case .decimal: "Decimal"
+    case .transformable, .composite, .objectID, .undefined: "(unsupported)"
+    }
+  }
+
+  /// The name Xcode writes in a model file (`attributeType="Integer 64"`).
+  public var xcodeName: String {
+    switch self {
+    case .string: "String"
+    case .integer16: "Integer 16"
+    case .integer32: "Integer 32"
+    case .integer64: "Integer 64"
+    case .double: "Double"
+    case .float: "Float"
+    case .boolean: "Boolean"
+    case .date: "Date"
+    case .binaryData: "Binary"
+    case .uuid: "UUID"
+    case .uri: "URI"
+    case .decimal: "Decimal"
+    case .transformable: "Transformable"
+    case .composite: "Composite"
+    case .objectID: "ObjectID"
+    case .undefined: "Undefined"
+    }
+  }
+
+  /// Reads Xcode's name for a type; `nil` for a name this engine does not know.
+  public init?(xcodeName: String) {
+    let all: [AttributeType] = [
+      .string, .integer16, .integer32, .integer64, .double, .float, .boolean, .date, .binaryData, .uuid, .uri,
+      .decimal, .transformable, .composite, .objectID, .undefined,
+    ]
+    guard let match = all.first(where: { $0.xcodeName == xcodeName }) else { return nil }
+    self = match
+  }
+
+  public var description: String { xcodeName }
+}
+
+/// What happens to related objects when an object is deleted.
+public enum DeleteRule: Sendable, Hashable {
+  /// Remove the deleted object from the related objects' inverse relationship.
+  case nullify
+  /// Delete the related objects too.
+  case cascade
+  /// Refuse the delete (error 1600 at save) while the relationship still points at an object.
+  case deny
+  /// Do nothing: the related objects keep pointing at the deleted object. Rarely what you want.
+  case noAction
+}

@@ -1,0 +1,236 @@
+import Foundation
+
+/// An entity: a named kind of object with attributes and relationships, maybe inheriting from a
+/// superentity.
+///
+/// ```swift
+/// let note = EntityDescription(name: "Note", managedObjectClass: Note.self, properties: [
+///   .attribute(AttributeDescription(name: "title", type: .string, isOptional: false)),
+///   .relationship(RelationshipDescription(name: "notebook", destination: "Notebook", inverse: "notes")),
+/// ])
+/// ```
+///
+/// Subentities inherit every property of their superentity and share its table in a SQLite store, told
+/// apart by the `Z_ENT` column, exactly as Core Data lays them out.
+public final class EntityDescription: Sendable, CustomStringConvertible {
+  struct State {
+    var name: String
+    var managedObjectClass: ManagedObject.Type?
+    var representedClassName: String?
+    var ownProperties: [PropertyDescription]
+    var isAbstract = false
+    weak var superentity: EntityDescription?
+    var subentities: [EntityDescription] = []
+    var renamingIdentifier: String?
+    var versionHashModifier: String?
+    var userInfo: [String: String] = [:]
+    var fetchedProperties: [FetchedPropertyDescription] = []
+    var uniquenessConstraints: [[String]] = []
+    var layout: EntityLayout?
+    var versionHash: Data?
+    weak var model: ManagedObjectModel?
+  }
+
+  let state: Frozen<State>
+
+  /// Makes an entity.
+  /// - Parameters:
+  ///   - name: the entity's name, used in fetch requests and as the base of its table name.
+  ///   - managedObjectClass: the Swift subclass of ``ManagedObject`` instances of this entity are made as.
+  ///   - properties: its own attributes and relationships (inherited ones come from the superentity).
+  public init(
+    name: String, managedObjectClass: ManagedObject.Type = ManagedObject.self, properties: [PropertyDescription]
+  ) {
+    state = Frozen(
+      State(
+        name: name,
+        managedObjectClass: managedObjectClass == ManagedObject.self ? nil : managedObjectClass,
+        ownProperties: properties))
+  }
+
+  /// The entity's name.
+  public var name: String {
+    get { state.read(\.name) }
+    set { state.write(\.name, newValue, what: "entity \(name)") }
+  }
+
+  /// The Swift class instances of this entity are made as: the class given at init, else the class
+  /// registered for the entity (``ManagedObjectModel/register(_:forEntityName:)``) or for its
+  /// `representedClassName`, else ``ManagedObject``.
+  public var managedObjectClass: ManagedObject.Type {
+    get {
+      let current = state.value
+      if let explicit = current.managedObjectClass { return explicit }
+      return ManagedObjectModel.registeredClass(entityName: current.name, className: current.representedClassName)
+        ?? ManagedObject.self
+    }
+    set { state.write(\.managedObjectClass, newValue, what: "entity \(name)") }
+  }
+
+  /// The class name an Xcode model gives for the entity (`representedClassName`).
+  public var representedClassName: String? {
+    get { state.read(\.representedClassName) }
+    set { state.write(\.representedClassName, newValue, what: "entity \(name)") }
+  }
+
+  /// An abstract entity has no instances of its own; only its subentities are inserted.
+  public var isAbstract: Bool {
+    get { state.read(\.isAbstract) }
+    set { state.write(\.isAbstract, newValue, what: "entity \(name)") }
+  }
+
+  /// The entity this one inherits from.
+  public var superentity: EntityDescription? {
+    get { state.read(\.superentity) }
+    set {
+      state.write(\.superentity, newValue, what: "entity \(name)")
+      if let newValue, !newValue.subentities.contains(where: { $0 === self }) {
+        newValue.state.mutate(what: "entity \(newValue.name)") { $0.subentities.append(self) }
+      }
+    }
+  }
+
+  /// The entities that inherit from this one. Setting it also sets each one's superentity.
+  public var subentities: [EntityDescription] {
+    get { state.read(\.subentities) }
+    set {
+      state.write(\.subentities, newValue, what: "entity \(name)")
+      for child in newValue { child.state.write(\.superentity, self, what: "entity \(child.name)") }
+    }
+  }
+
+  /// The entity's own properties, not counting inherited ones.
+  public var ownProperties: [PropertyDescription] {
+    get { state.read(\.ownProperties) }
+    set { state.write(\.ownProperties, newValue, what: "entity \(name)") }
+  }
+
+  /// All properties: inherited ones first, then the entity's own.
+  public var properties: [PropertyDescription] {
+    (superentity?.properties ?? []) + ownProperties
+  }
+
+  /// Every property by name, inherited ones included.
+  public var propertiesByName: [String: PropertyDescription] {
+    Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
+  }
+
+  /// Every attribute by name, inherited ones included.
+  public var attributesByName: [String: AttributeDescription] {
+    var result: [String: AttributeDescription] = [:]
+    for case .attribute(let attribute) in properties { result[attribute.name] = attribute }
+    return result
+  }
+
+  /// Every relationship by name, inherited ones included.
+  public var relationshipsByName: [String: RelationshipDescription] {
+    var result: [String: RelationshipDescription] = [:]
+    for case .relationship(let relationship) in properties { result[relationship.name] = relationship }
+    return result
+  }
+
+  /// The entity's fetched properties, as read from an Xcode model (described, not evaluated).
+  public var fetchedProperties: [FetchedPropertyDescription] {
+    get { state.read(\.fetchedProperties) }
+    set { state.write(\.fetchedProperties, newValue, what: "entity \(name)") }
+  }
+
+  /// Uniqueness constraints from an Xcode model, each a list of property names (described, not enforced).
+  public var uniquenessConstraints: [[String]] {
+    get { state.read(\.uniquenessConstraints) }
+    set { state.write(\.uniquenessConstraints, newValue, what: "entity \(name)") }
+  }
+
+  /// The entity's name in the previous model version, for lightweight migration.
+  public var renamingIdentifier: String? {
+    get { state.read(\.renamingIdentifier) }
+    set { state.write(\.renamingIdentifier, newValue, what: "entity \(name)") }
+  }
+
+  /// A string mixed into the version hash to force a new version without another change.
+  public var versionHashModifier: String? {
+    get { state.read(\.versionHashModifier) }
+    set { state.write(\.versionHashModifier, newValue, what: "entity \(name)") }
+  }
+
+  /// The model file's user info for this entity.
+  public var userInfo: [String: String] {
+    get { state.read(\.userInfo) }
+    set { state.write(\.userInfo, newValue, what: "entity \(name)") }
+  }
+
+  /// The model this entity belongs to, once the model is made.
+  public var managedObjectModel: ManagedObjectModel? { state.read(\.model) }
+
+  /// The root of this entity's inheritance tree (itself when it has no superentity).
+  public var rootEntity: EntityDescription {
+    var entity = self
+    while let parent = entity.superentity { entity = parent }
+    return entity
+  }
+
+  /// This entity and every entity below it, depth first.
+  public var selfAndDescendants: [EntityDescription] {
+    [self] + subentities.flatMap(\.selfAndDescendants)
+  }
+
+  /// Whether this entity is `other` or inherits from it.
+  public func isKind(of other: EntityDescription) -> Bool {
+    var entity: EntityDescription? = self
+    while let current = entity {
+      if current === other { return true }
+      entity = current.superentity
+    }
+    return false
+  }
+
+  /// A 32-byte digest of what makes the entity's stored shape: its name, inheritance and persistent
+  /// properties (names, types, optionality, relationship shapes) and version hash modifiers. Two models
+  /// whose entities all hash alike can open each other's stores. Renaming identifiers, default values,
+  /// delete rules and class names do not count, as in Core Data.
+  public var versionHash: Data {
+    if let cached = state.read(\.versionHash) { return cached }
+    return SHA256.hash(Data(versionHashSource.utf8))
+  }
+
+  var versionHashSource: String {
+    var parts = ["entity:\(name)", "abstract:\(isAbstract)", "super:\(superentity?.name ?? "")"]
+    if let modifier = versionHashModifier { parts.append("modifier:\(modifier)") }
+    for property in properties.sorted(by: { $0.name < $1.name }) {
+      switch property {
+      case .attribute(let attribute) where !attribute.isTransient:
+        parts.append(
+          "attribute:\(attribute.name):\(attribute.attributeType.xcodeName):\(attribute.isOptional):\(attribute.versionHashModifier ?? "")"
+        )
+      case .relationship(let relationship) where !relationship.isTransient:
+        parts.append(
+          "relationship:\(relationship.name):\(relationship.destinationEntityName):\(relationship.inverseRelationshipName ?? ""):\(relationship.isToMany):\(relationship.isOrdered):\(relationship.isOptional):\(relationship.versionHashModifier ?? "")"
+        )
+      default:
+        continue
+      }
+    }
+    return parts.joined(separator: "\n")
+  }
+
+  /// The immutable layout the engine's hot paths use; built when the model is frozen.
+  var layout: EntityLayout {
+    if let layout = state.read(\.layout) { return layout }
+    return EntityLayout(entity: self)
+  }
+
+  func freeze(model: ManagedObjectModel) {
+    let hash = SHA256.hash(Data(versionHashSource.utf8))
+    state.mutate(what: "entity \(name)") {
+      $0.versionHash = hash
+      $0.model = model
+    }
+    let layout = EntityLayout(entity: self)
+    state.mutate(what: "entity \(name)") { $0.layout = layout }
+    for case .attribute(let attribute) in ownProperties { attribute.state.freeze() }
+    for case .relationship(let relationship) in ownProperties { relationship.state.freeze() }
+    state.freeze()
+  }
+
+  public var description: String { name }
+}

@@ -1,0 +1,223 @@
+import Foundation
+
+/// A data model: the entities an app stores, with their attributes and relationships.
+///
+/// Make one in code:
+///
+/// ```swift
+/// let model = try ManagedObjectModel(entities: [notebook, note])
+/// ```
+///
+/// or load Xcode's format, a `.xcdatamodeld` (its current version) or a single `.xcdatamodel`:
+///
+/// ```swift
+/// let url = Bundle.module.url(forResource: "DataModel", withExtension: "xcdatamodeld")!
+/// let model = try ManagedObjectModel(contentsOf: url)
+/// ```
+///
+/// The model resolves relationship destinations and inverses by name and checks that the whole is
+/// consistent; a model that is not is an ``ObjectGraphError/Code/modelInvalid`` error naming what is
+/// wrong. Once a ``PersistentStoreCoordinator`` uses the model it is frozen: its descriptions can no
+/// longer change.
+public final class ManagedObjectModel: Sendable, CustomStringConvertible {
+  struct State {
+    var entities: [EntityDescription]
+    var versionIdentifiers: Set<String> = []
+    var configurations: [String: [String]] = [:]
+    var fetchRequestTemplates: [FetchRequestTemplate] = []
+    var sourceURL: URL?
+  }
+
+  let state: Frozen<State>
+  private let frozenFlag = Mutex(false)
+
+  /// Makes a model from entities, resolving every relationship's destination and inverse.
+  /// - Throws: ``ObjectGraphError/Code/modelInvalid`` when two entities share a name, a relationship
+  ///   names an entity or inverse that does not exist, an entity inherits from itself, or two properties
+  ///   of one entity share a name.
+  public init(entities: [EntityDescription]) throws {
+    state = Frozen(State(entities: entities))
+    try resolve()
+  }
+
+  init(
+    entities: [EntityDescription], versionIdentifiers: Set<String>, configurations: [String: [String]],
+    fetchRequestTemplates: [FetchRequestTemplate], sourceURL: URL?
+  ) throws {
+    state = Frozen(
+      State(
+        entities: entities, versionIdentifiers: versionIdentifiers, configurations: configurations,
+        fetchRequestTemplates: fetchRequestTemplates, sourceURL: sourceURL))
+    try resolve()
+  }
+
+  /// The model's entities, in the order they were given.
+  public var entities: [EntityDescription] { state.read(\.entities) }
+
+  /// The model's entities by name.
+  public var entitiesByName: [String: EntityDescription] {
+    Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+  }
+
+  /// Free-form identifiers of this model version (Xcode's "Model Version Identifier").
+  public var versionIdentifiers: Set<String> {
+    get { state.read(\.versionIdentifiers) }
+    set { state.write(\.versionIdentifiers, newValue, what: "the model's version identifiers") }
+  }
+
+  /// Every entity's ``EntityDescription/versionHash`` by entity name.
+  public var entityVersionHashesByName: [String: Data] {
+    Dictionary(entities.map { ($0.name, $0.versionHash) }, uniquingKeysWith: { first, _ in first })
+  }
+
+  /// The names of the model's configurations (Xcode's named groups of entities for separate stores).
+  public var configurations: [String] { state.read(\.configurations).keys.sorted() }
+
+  /// The entities of a configuration: all entities for `nil` or `"Default"`.
+  /// - Returns: `nil` when the configuration does not exist.
+  public func entities(forConfigurationName name: String?) -> [EntityDescription]? {
+    guard let name, name != "Default", name != "PF_DEFAULT_CONFIGURATION_NAME" else { return entities }
+    guard let names = state.read(\.configurations)[name] else { return nil }
+    let byName = entitiesByName
+    return names.compactMap { byName[$0] }
+  }
+
+  /// The fetch request templates stored in the model file (described, not instantiated).
+  public var fetchRequestTemplates: [FetchRequestTemplate] { state.read(\.fetchRequestTemplates) }
+
+  /// Instantiating a stored fetch request template is not supported by this engine.
+  /// - Throws: always ``ObjectGraphError/Code/unsupportedFeature``, naming the template.
+  public func fetchRequestFromTemplate(withName name: String) throws -> Never {
+    guard fetchRequestTemplates.contains(where: { $0.name == name }) else {
+      throw ObjectGraphError(
+        .unknownKey, "The model has no fetch request template named '\(name)'. Templates: \(fetchRequestTemplates.map(\.name)).")
+    }
+    throw ObjectGraphError(
+      .unsupportedFeature,
+      "Fetch request template '\(name)' is described in the model, but ObjectGraph does not instantiate templates. Build a FetchRequest with a FetchPredicate instead."
+    )
+  }
+
+  /// The file or folder the model was loaded from, if any.
+  public var sourceURL: URL? { state.read(\.sourceURL) }
+
+  /// Whether a store described by `metadata` was made with this model (the version hashes of every entity
+  /// of the configuration match), so the store can be opened without migration.
+  public func isConfiguration(withName configuration: String?, compatibleWithStoreMetadata metadata: [String: any Sendable])
+    -> Bool
+  {
+    guard let stored = metadata[StoreMetadataKey.versionHashes] as? [String: Data],
+      let entities = entities(forConfigurationName: configuration)
+    else { return false }
+    let mine = Dictionary(entities.map { ($0.name, $0.versionHash) }, uniquingKeysWith: { first, _ in first })
+    return stored == mine
+  }
+
+  /// Whether a coordinator has started using the model (its descriptions are then immutable).
+  public var isFrozen: Bool { frozenFlag.withLock { $0 } }
+
+  /// Freezes the model: called by the first coordinator that uses it.
+  func freeze() {
+    let alreadyFrozen = frozenFlag.withLock { flag in
+      defer { flag = true }
+      return flag
+    }
+    guard !alreadyFrozen else { return }
+    for entity in entities { entity.freeze(model: self) }
+    state.freeze()
+  }
+
+  // MARK: - Resolution
+
+  private func resolve() throws {
+    let entities = self.entities
+    var byName: [String: EntityDescription] = [:]
+    for entity in entities {
+      guard !entity.name.isEmpty else {
+        throw ObjectGraphError(.modelInvalid, "An entity has an empty name. Give every entity a name.")
+      }
+      guard byName[entity.name] == nil else {
+        throw ObjectGraphError(.modelInvalid, "Two entities are named '\(entity.name)'. Entity names must be unique.")
+      }
+      byName[entity.name] = entity
+    }
+    for entity in entities {
+      var seen: Set<ObjectIdentifier> = [ObjectIdentifier(entity)]
+      var parent = entity.superentity
+      while let current = parent {
+        guard seen.insert(ObjectIdentifier(current)).inserted else {
+          throw ObjectGraphError(.modelInvalid, "Entity '\(entity.name)' inherits from itself. Break the inheritance cycle.")
+        }
+        guard byName[current.name] === current else {
+          throw ObjectGraphError(
+            .modelInvalid,
+            "Entity '\(entity.name)' inherits from '\(current.name)', which is not one of the model's entities. Add it to the model.")
+        }
+        parent = current.superentity
+      }
+      var names: Set<String> = []
+      for property in entity.properties {
+        guard !property.name.isEmpty else {
+          throw ObjectGraphError(.modelInvalid, "Entity '\(entity.name)' has a property with an empty name.")
+        }
+        guard names.insert(property.name).inserted else {
+          throw ObjectGraphError(
+            .modelInvalid,
+            "Entity '\(entity.name)' has two properties named '\(property.name)' (perhaps one inherited). Rename one.")
+        }
+      }
+    }
+    for entity in entities {
+      for case .relationship(let relationship) in entity.ownProperties {
+        guard let destination = byName[relationship.destinationEntityName] else {
+          throw ObjectGraphError(
+            .modelInvalid,
+            "Relationship '\(entity.name).\(relationship.name)' points to entity '\(relationship.destinationEntityName)', which the model does not have. Known entities: \(byName.keys.sorted().joined(separator: ", "))."
+          )
+        }
+        var inverse: RelationshipDescription?
+        if let inverseName = relationship.inverseRelationshipName {
+          guard let found = destination.relationshipsByName[inverseName] else {
+            throw ObjectGraphError(
+              .modelInvalid,
+              "Relationship '\(entity.name).\(relationship.name)' names inverse '\(inverseName)', but entity '\(destination.name)' has no relationship of that name."
+            )
+          }
+          guard
+            entity.isKind(of: byName[found.destinationEntityName] ?? destination)
+              || (byName[found.destinationEntityName]?.isKind(of: entity) ?? false)
+          else {
+            throw ObjectGraphError(
+              .modelInvalid,
+              "Relationship '\(entity.name).\(relationship.name)' names inverse '\(destination.name).\(inverseName)', but that one points to '\(found.destinationEntityName)', not back to '\(entity.name)'."
+            )
+          }
+          inverse = found
+        }
+        relationship.state.mutate(what: "relationship \(relationship.name)") {
+          $0.destinationEntity = destination
+          $0.inverseRelationship = inverse
+          $0.entity = entity
+        }
+      }
+    }
+  }
+
+  public var description: String {
+    "ManagedObjectModel(" + entities.map { "\($0.name)" }.joined(separator: ", ") + ")"
+  }
+}
+
+/// Keys of a store's metadata dictionary (Core Data's names).
+public enum StoreMetadataKey {
+  /// The store's type: `"SQLite"` or `"InMemory"`.
+  public static let storeType = "NSStoreType"
+  /// The store's unique identifier, a UUID string.
+  public static let storeUUID = "NSStoreUUID"
+  /// The model's entity version hashes, `[String: Data]`.
+  public static let versionHashes = "NSStoreModelVersionHashes"
+  /// The model's version identifiers, `[String]`.
+  public static let versionIdentifiers = "NSStoreModelVersionIdentifiers"
+  /// The version of the engine's store format.
+  public static let formatVersion = "ObjectGraphStoreFormatVersion"
+}

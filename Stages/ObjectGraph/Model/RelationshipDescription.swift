@@ -1,0 +1,174 @@
+import Foundation
+
+/// A relationship from one entity to another: to-one or to-many, with an inverse and a delete rule.
+///
+/// ```swift
+/// let notes = RelationshipDescription(name: "notes", destination: "Note", inverse: "notebook",
+///                                     toMany: true, deleteRule: .cascade)
+/// ```
+///
+/// The destination and inverse are given by name and resolved when the ``ManagedObjectModel`` is made.
+/// Every relationship should have an inverse, as Core Data recommends: it is what keeps both sides of the
+/// graph in step when one side changes.
+public final class RelationshipDescription: Sendable, CustomStringConvertible {
+  struct State {
+    var name: String
+    var destinationName: String
+    var inverseName: String?
+    var isToMany: Bool
+    var deleteRule: DeleteRule
+    var isOptional: Bool
+    var isOrdered = false
+    var isTransient = false
+    var minCount = 0
+    var maxCount = 0
+    var renamingIdentifier: String?
+    var versionHashModifier: String?
+    var userInfo: [String: String] = [:]
+    weak var destinationEntity: EntityDescription?
+    weak var inverseRelationship: RelationshipDescription?
+    weak var entity: EntityDescription?
+  }
+
+  let state: Frozen<State>
+
+  /// Makes a relationship.
+  /// - Parameters:
+  ///   - name: the key used with `value(forKey:)` and in predicates.
+  ///   - destination: the name of the entity at the other end.
+  ///   - inverse: the name of the relationship back, on the destination entity.
+  ///   - toMany: whether this side holds a set of objects.
+  ///   - deleteRule: what deleting the source object does to the destination objects.
+  ///   - isOptional: whether a to-one may be empty (or a to-many below its minimum count) at save time.
+  public init(
+    name: String, destination: String, inverse: String?, toMany: Bool = false, deleteRule: DeleteRule = .nullify,
+    isOptional: Bool = true
+  ) {
+    state = Frozen(
+      State(
+        name: name, destinationName: destination, inverseName: inverse, isToMany: toMany, deleteRule: deleteRule,
+        isOptional: isOptional))
+  }
+
+  /// The relationship's name.
+  public var name: String {
+    get { state.read(\.name) }
+    set { state.write(\.name, newValue, what: "relationship \(name)") }
+  }
+  /// The name of the destination entity.
+  public var destinationEntityName: String {
+    get { state.read(\.destinationName) }
+    set { state.write(\.destinationName, newValue, what: "relationship \(name)") }
+  }
+  /// The name of the inverse relationship, on the destination entity.
+  public var inverseRelationshipName: String? {
+    get { state.read(\.inverseName) }
+    set { state.write(\.inverseName, newValue, what: "relationship \(name)") }
+  }
+  /// The destination entity, resolved when the model was made.
+  public var destinationEntity: EntityDescription? { state.read(\.destinationEntity) }
+  /// The inverse relationship, resolved when the model was made.
+  public var inverseRelationship: RelationshipDescription? { state.read(\.inverseRelationship) }
+  /// The entity this relationship belongs to.
+  public var entity: EntityDescription? { state.read(\.entity) }
+  /// Whether this side holds a set of objects.
+  public var isToMany: Bool {
+    get { state.read(\.isToMany) }
+    set { state.write(\.isToMany, newValue, what: "relationship \(name)") }
+  }
+  /// What deleting the source does to the destination objects.
+  public var deleteRule: DeleteRule {
+    get { state.read(\.deleteRule) }
+    set { state.write(\.deleteRule, newValue, what: "relationship \(name)") }
+  }
+  /// Whether the relationship may be empty when saved.
+  public var isOptional: Bool {
+    get { state.read(\.isOptional) }
+    set { state.write(\.isOptional, newValue, what: "relationship \(name)") }
+  }
+  /// Whether Xcode marked the to-many as ordered. The engine keeps the members as a set (ordering is
+  /// described, not stored): sort them with a sort descriptor when order matters.
+  public var isOrdered: Bool {
+    get { state.read(\.isOrdered) }
+    set { state.write(\.isOrdered, newValue, what: "relationship \(name)") }
+  }
+  /// A transient relationship is never written to the store.
+  public var isTransient: Bool {
+    get { state.read(\.isTransient) }
+    set { state.write(\.isTransient, newValue, what: "relationship \(name)") }
+  }
+  /// The fewest objects a to-many may hold at save time (0: no minimum).
+  public var minCount: Int {
+    get { state.read(\.minCount) }
+    set { state.write(\.minCount, newValue, what: "relationship \(name)") }
+  }
+  /// The most objects a to-many may hold at save time (0: no maximum).
+  public var maxCount: Int {
+    get { state.read(\.maxCount) }
+    set { state.write(\.maxCount, newValue, what: "relationship \(name)") }
+  }
+  /// The relationship's name in the previous model version, for lightweight migration.
+  public var renamingIdentifier: String? {
+    get { state.read(\.renamingIdentifier) }
+    set { state.write(\.renamingIdentifier, newValue, what: "relationship \(name)") }
+  }
+  /// A string mixed into the version hash to force a new version without another change.
+  public var versionHashModifier: String? {
+    get { state.read(\.versionHashModifier) }
+    set { state.write(\.versionHashModifier, newValue, what: "relationship \(name)") }
+  }
+  /// The model file's user info for this relationship.
+  public var userInfo: [String: String] {
+    get { state.read(\.userInfo) }
+    set { state.write(\.userInfo, newValue, what: "relationship \(name)") }
+  }
+
+  /// True when both this side and its inverse are to-many: such pairs are stored in a join table.
+  var isManyToMany: Bool { isToMany && (inverseRelationship?.isToMany ?? true) }
+
+  public var description: String {
+    "\(name) -> \(isToMany ? "[\(destinationEntityName)]" : destinationEntityName)"
+  }
+}
+
+/// One property of an entity: an attribute or a relationship.
+public enum PropertyDescription: Sendable {
+  case attribute(AttributeDescription)
+  case relationship(RelationshipDescription)
+
+  /// The property's name.
+  public var name: String {
+    switch self {
+    case .attribute(let attribute): attribute.name
+    case .relationship(let relationship): relationship.name
+    }
+  }
+
+  var renamingIdentifier: String? {
+    switch self {
+    case .attribute(let attribute): attribute.renamingIdentifier
+    case .relationship(let relationship): relationship.renamingIdentifier
+    }
+  }
+}
+
+/// A fetched property of an entity, as found in an Xcode model: described, not evaluated by this engine.
+public struct FetchedPropertyDescription: Sendable {
+  /// The fetched property's name.
+  public let name: String
+  /// The entity its fetch request targets.
+  public let destinationEntityName: String
+  /// Its predicate, in format-string form, as written in the model file.
+  public let predicateFormat: String?
+}
+
+/// A fetch request template stored in an Xcode model: described; ObjectGraph does not instantiate
+/// templates (use a ``FetchRequest`` with a ``FetchPredicate`` instead).
+public struct FetchRequestTemplate: Sendable {
+  /// The template's name.
+  public let name: String
+  /// The entity it fetches.
+  public let entityName: String
+  /// Its predicate, in format-string form, as written in the model file.
+  public let predicateFormat: String?
+}

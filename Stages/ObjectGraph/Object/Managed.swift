@@ -1,0 +1,77 @@
+import Foundation
+
+/// A typed property of a ``ManagedObject`` subclass, read and written through the object's storage, as
+/// `@NSManaged` properties are in Core Data.
+///
+/// ```swift
+/// final class Note: ManagedObject {
+///   @Managed var title: String?        // attribute "title"
+///   @Managed var pinned: Bool          // non-optional: the attribute must have a default or be set
+///   @Managed var notebook: Notebook?   // to-one relationship "notebook"
+///   @Managed var tags: Set<Tag>        // to-many relationship "tags"
+/// }
+/// ```
+///
+/// The property's name is the model key (without the wrapper's leading underscore). Reading a
+/// non-optional property whose value is `nil`, or declaring a type the model does not store, stops the
+/// program with a message naming the entity, the key and the types.
+@propertyWrapper
+public struct Managed<Value> {
+  /// The model key, found from the storage key path on first use. Besides caching, this stored property
+  /// gives each wrapper its own offset in the object: were the wrapper empty, every `@Managed` property of
+  /// a class would sit at one offset and their key paths would all describe the first of them.
+  var key: String?
+
+  public init() {}
+
+  @available(*, unavailable, message: "@Managed only works on properties of ManagedObject subclasses")
+  public var wrappedValue: Value {
+    get { preconditionFailure("@Managed only works on properties of ManagedObject subclasses") }
+    // swiftlint:disable:next unused_setter_value
+    set { preconditionFailure("@Managed only works on properties of ManagedObject subclasses") }
+  }
+
+  public static subscript<Object: ManagedObject>(
+    _enclosingInstance object: Object,
+    wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
+    storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
+  ) -> Value {
+    get {
+      let key = Self.key(object, storageKeyPath)
+      let raw = object.value(forKey: key)
+      if let value = raw as? Value { return value }
+      if raw == nil, let empty = (nil as Any?) as? Value { return empty }
+      if let set = raw as? Set<ManagedObject>, let empty = ManagedKeyNames.emptyCollection(Value.self), set.isEmpty {
+        return empty
+      }
+      preconditionFailure(
+        "ObjectGraph: \(object.entity.name).\(key) holds \(raw.map { "\(type(of: $0))" } ?? "nil"), which the property's type \(Value.self) cannot hold. Make the property optional, give the attribute a default value, or declare the model's type."
+      )
+    }
+    set {
+      object.setValue(newValue, forKey: Self.key(object, storageKeyPath))
+    }
+  }
+
+  private static func key<Object: ManagedObject>(_ object: Object, _ storage: ReferenceWritableKeyPath<Object, Self>) -> String {
+    if let key = object[keyPath: storage].key { return key }
+    let key = ManagedKeyNames.name(of: storage)
+    object[keyPath: storage].key = key
+    return key
+  }
+}
+
+/// Turns a wrapper's storage key path (`\Note._title`) into the model key (`title`).
+///
+enum ManagedKeyNames {
+  static func name(of keyPath: AnyKeyPath) -> String {
+    let text = "\(keyPath)"
+    var name = text.split(separator: ".").last.map(String.init) ?? text
+    if name.hasPrefix("_") { name.removeFirst() }
+    return name
+  }
+
+  static func emptyCollection<Value>(_ type: Value.Type) -> Value? {
+    (Set<ManagedObject>() as Any) as? Value
+  }
+}

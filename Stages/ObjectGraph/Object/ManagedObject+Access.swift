@@ -1,0 +1,293 @@
+import Foundation
+
+extension ManagedObject {
+  // MARK: - Key-value access
+
+  /// The value of a property: an attribute's value (`String`, `Int64`, `Date`, …), a to-one's object
+  /// (`ManagedObject?`), or a to-many's objects (`Set<ManagedObject>`).
+  ///
+  /// Touching a fault loads it. Asking for a key the entity does not have stops the program with a
+  /// message listing the entity's keys (a programmer error, as in Core Data).
+  public func value(forKey key: String) -> Any? {
+    let slot = slot(forKey: key)
+    ConcurrencyDebug.objectTouchedOffQueue(self, key: key)
+    fireFault(key: key)
+    switch slot.kind {
+    case .attribute:
+      return values[slot.index].map { $0 as Any }
+    case .toOne:
+      guard let id = values[slot.index] as? ManagedObjectID, let context = managedObjectContext else { return nil }
+      return context.object(with: id)
+    case .toMany:
+      return Set(relatedIDs(slot).compactMap { id in managedObjectContext?.object(with: id) })
+    }
+  }
+
+  /// Sets a property, keeping the inverse relationship of any related object in step.
+  ///
+  /// - Attributes take a value of the attribute type's Swift type (any integer type for integer
+  ///   attributes, `Double` or `Float` for floating-point ones) or `nil`.
+  /// - A to-one takes a `ManagedObject?` of the destination entity, in the same context.
+  /// - A to-many takes a `Set` (or array) of such objects.
+  ///
+  /// A value of the wrong type, or an object from another context, stops the program with a message.
+  public func setValue(_ value: Any?, forKey key: String) {
+    let slot = slot(forKey: key)
+    ConcurrencyDebug.objectTouchedOffQueue(self, key: key)
+    fireFault(key: key)
+    switch slot.kind {
+    case .attribute(let type):
+      let converted = Self.convert(value, to: type, key: key, entity: entity.name)
+      values[slot.index] = converted
+      managedObjectContext?.didChange(self, slot: slot.index)
+    case .toOne:
+      setToOne(value.flatMap { Self.object($0, key: key, entity: entity.name) }, slot: slot)
+    case .toMany:
+      let objects = Self.objects(value, key: key, entity: entity.name)
+      let current = relatedIDs(slot)
+      let target = Set(objects.map(\.objectID))
+      guard let context = managedObjectContext else {
+        values[slot.index] = target
+        return
+      }
+      for id in current.subtracting(target) { removeFromToMany(context.object(with: id), slot: slot) }
+      for object in objects where !current.contains(object.objectID) { addToToMany(object, slot: slot) }
+    }
+  }
+
+  /// The keys and new values of the properties changed since the object was last fetched or saved.
+  public func changedValues() -> [String: Any] {
+    var result: [String: Any] = [:]
+    if state.isInserted {
+      for slot in layout.slots where values[slot.index] != nil {
+        if slot.isToMany, (values[slot.index] as? Set<ManagedObjectID>)?.isEmpty ?? true { continue }
+        result[slot.name] = value(forKey: slot.name) as Any
+      }
+      return result
+    }
+    for index in changedSlots.sorted() {
+      let slot = layout.slots[index]
+      guard !StoredValueComparison.isEqual(values[index], snapshot?.values[index] ?? nil) else { continue }
+      result[slot.name] = value(forKey: slot.name) as Any
+    }
+    return result
+  }
+
+  /// The values the given properties had when the object was last fetched or saved (`nil` keys: every
+  /// property). A new object has no committed values.
+  public func committedValues(forKeys keys: [String]?) -> [String: Any] {
+    guard let snapshot, !state.isInserted else { return [:] }
+    var result: [String: Any] = [:]
+    for slot in layout.slots where keys?.contains(slot.name) ?? true {
+      let stored = snapshot.values[slot.index]
+      switch slot.kind {
+      case .attribute:
+        result[slot.name] = stored.map { $0 as Any } as Any
+      case .toOne:
+        result[slot.name] = (stored as? ManagedObjectID).flatMap { managedObjectContext?.object(with: $0) } as Any
+      case .toMany:
+        let ids = stored as? Set<ManagedObjectID> ?? []
+        result[slot.name] = Set(ids.compactMap { managedObjectContext?.object(with: $0) })
+      }
+    }
+    return result
+  }
+
+  // MARK: - Internals
+
+  func slot(forKey key: String) -> EntityLayout.Slot {
+    guard let index = layout.indexByName[key] else {
+      preconditionFailure(
+        "ObjectGraph: entity \(entity.name) has no property '\(key)'. Its properties: \(layout.slots.map(\.name).joined(separator: ", ")).")
+    }
+    return layout.slots[index]
+  }
+
+  /// Loads the object's values if it is a fault. A fault whose row is gone stops the program, as Core Data
+  /// does ("could not fulfill a fault"): look objects that may be gone up with `existingObject(with:)`.
+  func fireFault(key: String) {
+    guard state.isFault else { return }
+    guard let context = managedObjectContext else {
+      state.isFault = false
+      return
+    }
+    do {
+      try context.fulfill(self)
+    } catch {
+      preconditionFailure(
+        "ObjectGraph: could not fulfill a fault for '\(key)' of \(entity.name) \(objectID): \(error). Use existingObject(with:) instead of object(with:) when the object may have been deleted."
+      )
+    }
+  }
+
+  /// The member IDs of a to-many slot, read from the store on first access.
+  func relatedIDs(_ slot: EntityLayout.Slot) -> Set<ManagedObjectID> {
+    if values[slot.index] is UnloadedToMany, let context = managedObjectContext {
+      do {
+        try context.loadToMany(self, slot: slot)
+      } catch {
+        preconditionFailure("ObjectGraph: could not read relationship '\(slot.name)' of \(entity.name) \(objectID): \(error)")
+      }
+    }
+    return values[slot.index] as? Set<ManagedObjectID> ?? []
+  }
+
+  private func setToOne(_ newValue: ManagedObject?, slot: EntityLayout.Slot) {
+    if let newValue { checkSameContext(newValue, key: slot.name) }
+    let oldID = values[slot.index] as? ManagedObjectID
+    guard oldID != newValue?.objectID else { return }
+    values[slot.index] = newValue?.objectID
+    managedObjectContext?.didChange(self, slot: slot.index)
+    guard let inverse = slot.relationship?.inverseRelationship, let context = managedObjectContext else { return }
+    if let oldID {
+      let old = context.object(with: oldID)
+      old.primitiveRemove(self, inverse: inverse)
+    }
+    newValue?.primitiveAdd(self, inverse: inverse)
+  }
+
+  private func addToToMany(_ object: ManagedObject, slot: EntityLayout.Slot) {
+    checkSameContext(object, key: slot.name)
+    var ids = relatedIDs(slot)
+    guard ids.insert(object.objectID).inserted else { return }
+    values[slot.index] = ids
+    managedObjectContext?.didChange(self, slot: slot.index)
+    if let inverse = slot.relationship?.inverseRelationship { object.primitiveAdd(self, inverse: inverse) }
+  }
+
+  private func removeFromToMany(_ object: ManagedObject, slot: EntityLayout.Slot) {
+    var ids = relatedIDs(slot)
+    guard ids.remove(object.objectID) != nil else { return }
+    values[slot.index] = ids
+    managedObjectContext?.didChange(self, slot: slot.index)
+    if let inverse = slot.relationship?.inverseRelationship { object.primitiveRemove(self, inverse: inverse) }
+  }
+
+  /// Makes `object` a member of this object's `inverse` side (which points back at `object`'s side).
+  func primitiveAdd(_ object: ManagedObject, inverse: RelationshipDescription) {
+    guard let index = layout.indexByName[inverse.name] else { return }
+    fireFault(key: inverse.name)
+    let slot = layout.slots[index]
+    if slot.isToMany {
+      var ids = relatedIDs(slot)
+      guard ids.insert(object.objectID).inserted else { return }
+      values[index] = ids
+    } else {
+      // A to-one inverse: this object leaves its previous partner.
+      if let previous = values[index] as? ManagedObjectID, previous != object.objectID,
+        let context = managedObjectContext, let back = inverse.inverseRelationship
+      {
+        context.object(with: previous).primitiveRemove(self, inverse: back)
+      }
+      guard values[index] as? ManagedObjectID != object.objectID else { return }
+      values[index] = object.objectID
+    }
+    managedObjectContext?.didChange(self, slot: index)
+  }
+
+  /// Removes `object` from this object's `inverse` side.
+  func primitiveRemove(_ object: ManagedObject, inverse: RelationshipDescription) {
+    guard let index = layout.indexByName[inverse.name] else { return }
+    fireFault(key: inverse.name)
+    let slot = layout.slots[index]
+    if slot.isToMany {
+      var ids = relatedIDs(slot)
+      guard ids.remove(object.objectID) != nil else { return }
+      values[index] = ids
+    } else {
+      guard values[index] as? ManagedObjectID == object.objectID else { return }
+      values[index] = nil
+    }
+    managedObjectContext?.didChange(self, slot: index)
+  }
+
+  private func checkSameContext(_ other: ManagedObject, key: String) {
+    if let mine = managedObjectContext, let theirs = other.managedObjectContext, mine !== theirs {
+      ConcurrencyDebug.objectsFromTwoContexts(self, other, key: key)
+    }
+  }
+
+  // MARK: - Value conversion
+
+  static func convert(_ value: Any?, to type: AttributeType, key: String, entity: String) -> StoredValue {
+    guard let value else { return nil }
+    if case Optional<Any>.none = value { return nil }
+    let converted: StoredValue
+    switch type {
+    case .string: converted = value as? String
+    case .integer16: converted = integer(value).flatMap { Int16(exactly: $0) }
+    case .integer32: converted = integer(value).flatMap { Int32(exactly: $0) }
+    case .integer64: converted = integer(value)
+    case .double: converted = (value as? Double) ?? (value as? Float).map(Double.init) ?? integer(value).map(Double.init)
+    case .float: converted = (value as? Float) ?? (value as? Double).map(Float.init) ?? integer(value).map(Float.init)
+    case .boolean: converted = value as? Bool
+    case .date: converted = value as? Date
+    case .binaryData: converted = value as? Data
+    case .uuid: converted = value as? UUID
+    case .uri: converted = value as? URL
+    case .decimal: converted = (value as? Decimal) ?? integer(value).map { Decimal($0) } ?? (value as? Double).map { Decimal($0) }
+    case .transformable, .composite, .objectID, .undefined:
+      // Kept in memory; saving it is refused with a clear error (see validation).
+      converted = UnsupportedValue(value: value)
+    }
+    guard let converted else {
+      preconditionFailure(
+        "ObjectGraph: \(entity).\(key) is a \(type.xcodeName) attribute and takes a \(type.swiftTypeName); it was given \(Swift.type(of: value)) (\(value))."
+      )
+    }
+    return converted
+  }
+
+  private static func integer(_ value: Any) -> Int64? {
+    switch value {
+    case let v as Int64: v
+    case let v as Int: Int64(v)
+    case let v as Int32: Int64(v)
+    case let v as Int16: Int64(v)
+    case let v as Int8: Int64(v)
+    case let v as UInt8: Int64(v)
+    case let v as UInt16: Int64(v)
+    case let v as UInt32: Int64(v)
+    case let v as UInt: Int64(exactly: v)
+    case let v as UInt64: Int64(exactly: v)
+    default: nil
+    }
+  }
+
+  private static func object(_ value: Any, key: String, entity: String) -> ManagedObject? {
+    if case Optional<Any>.none = value { return nil }
+    guard let object = value as? ManagedObject else {
+      preconditionFailure(
+        "ObjectGraph: \(entity).\(key) is a to-one relationship and takes a ManagedObject; it was given \(type(of: value)).")
+    }
+    return object
+  }
+
+  private static func objects(_ value: Any?, key: String, entity: String) -> [ManagedObject] {
+    guard let value else { return [] }
+    if let set = value as? Set<ManagedObject> { return Array(set) }
+    if let array = value as? [ManagedObject] { return array }
+    if let sequence = value as? any Sequence {
+      var result: [ManagedObject] = []
+      for element in sequence {
+        guard let object = element as? ManagedObject else {
+          preconditionFailure(
+            "ObjectGraph: \(entity).\(key) is a to-many relationship and takes managed objects; it was given a \(type(of: element)).")
+        }
+        result.append(object)
+      }
+      return result
+    }
+    preconditionFailure(
+      "ObjectGraph: \(entity).\(key) is a to-many relationship and takes a Set of objects; it was given \(type(of: value)).")
+  }
+}
+
+/// The value of an attribute whose type the engine does not store (Transformable, Composite, …): kept in
+/// memory so the object can be inspected, refused at save.
+///
+/// `@unchecked Sendable`: it lives in its object's value array, which is only touched on the object's
+/// context queue; it is never read from another thread.
+struct UnsupportedValue: @unchecked Sendable {
+  let value: Any
+}

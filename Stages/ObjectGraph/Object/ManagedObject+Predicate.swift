@@ -1,0 +1,66 @@
+import Foundation
+
+extension ManagedObject: PredicateEvaluable {
+  /// The value(s) at a key path, for in-memory predicate evaluation and sorting.
+  func predicateValue(atKeyPath path: [String]) throws -> PredicateKeyPathValue {
+    var path = path
+    if path.first == "SELF" { path.removeFirst() }
+    guard let key = path.first else { return .single(.objectID(objectID)) }
+    let rest = Array(path.dropFirst())
+    guard let index = layout.indexByName[key] else {
+      throw ObjectGraphError(
+        .unknownKey,
+        "Entity \(entity.name) has no property '\(key)'. Its properties: \(layout.slots.map(\.name).joined(separator: ", ")).")
+    }
+    fireFault(key: key)
+    let slot = layout.slots[index]
+    switch slot.kind {
+    case .attribute:
+      guard rest.isEmpty else {
+        throw ObjectGraphError(
+          .unknownKey, "\(entity.name).\(key) is an attribute; key path '\(path.joined(separator: "."))' cannot go through it.")
+      }
+      return .single(Self.predicateValue(values[index]))
+    case .toOne:
+      guard let id = values[index] as? ManagedObjectID else {
+        return rest.isEmpty ? .single(.null) : (rest == ["@count"] ? .single(.integer(0)) : .single(.null))
+      }
+      guard !rest.isEmpty else { return .single(.objectID(id)) }
+      guard let context = managedObjectContext else { return .single(.null) }
+      return try context.object(with: id).predicateValue(atKeyPath: rest)
+    case .toMany:
+      let ids = relatedIDs(slot)
+      if rest == ["@count"] { return .single(.integer(Int64(ids.count))) }
+      guard !rest.isEmpty else { return .many(ids.map { .objectID($0) }) }
+      guard let context = managedObjectContext else { return .many([]) }
+      var result: [PredicateValue] = []
+      for id in ids {
+        switch try context.object(with: id).predicateValue(atKeyPath: rest) {
+        case .single(let value): result.append(value)
+        case .many(let values): result.append(contentsOf: values)
+        }
+      }
+      return .many(result)
+    }
+  }
+
+  static func predicateValue(_ value: StoredValue) -> PredicateValue {
+    guard let value else { return .null }
+    switch value {
+    case let v as String: return .string(v)
+    case let v as Int64: return .integer(v)
+    case let v as Int32: return .integer(Int64(v))
+    case let v as Int16: return .integer(Int64(v))
+    case let v as Bool: return .bool(v)
+    case let v as Double: return .double(v)
+    case let v as Float: return .double(Double(v))
+    case let v as Date: return .date(v)
+    case let v as Data: return .data(v)
+    case let v as UUID: return .uuid(v)
+    case let v as URL: return .url(v)
+    case let v as Decimal: return .decimal(v)
+    case let v as ManagedObjectID: return .objectID(v)
+    default: return .null
+    }
+  }
+}

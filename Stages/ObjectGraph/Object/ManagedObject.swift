@@ -1,0 +1,157 @@
+import Foundation
+
+/// An object of the graph: one instance of an entity, living in exactly one context.
+///
+/// Subclass it for typed properties that read as plainly as Core Data's `@NSManaged` ones:
+///
+/// ```swift
+/// final class Note: ManagedObject {
+///   @Managed var title: String?
+///   @Managed var createdAt: Date?
+///   @Managed var notebook: Notebook?
+///   @Managed var tags: Set<Tag>
+/// }
+/// let note = Note(context: context)
+/// note.title = "Groceries"
+/// ```
+///
+/// or use key-value access on any object: `note.value(forKey: "title")`.
+///
+/// A managed object is deliberately **not** `Sendable`: it belongs to its context's queue, and Swift 6
+/// refuses to send one to another queue. Hand over its ``objectID`` instead and look the object up in the
+/// other context. Only ``objectID``, ``managedObjectContext`` and ``entity`` may be read from any queue.
+open class ManagedObject: Hashable, CustomStringConvertible {
+  /// The entity this object is an instance of.
+  public let entity: EntityDescription
+  let layout: EntityLayout
+
+  private var storedObjectID: ManagedObjectID?
+  /// The object's context, or `nil` before insertion and after its deletion is saved.
+  public internal(set) weak var managedObjectContext: ManagedObjectContext?
+
+  /// Current values, one per slot of the entity layout (valid once the fault is fulfilled).
+  var values: [StoredValue]
+  /// The values as last read from (or saved to) the parent store, with the row version.
+  var snapshot: RowSnapshot?
+  /// Slots set since the last save or refresh.
+  var changedSlots: Set<Int> = []
+  /// For objects fetched with a batch size: the batch whose values are read together when one fires.
+  var batch: FaultBatch?
+  var state = State()
+
+  struct State {
+    /// The object's values are not loaded, or loaded but not yet touched (a fault in Core Data's sense).
+    var isFault = false
+    /// Values still have to be read from the parent store when the fault fires.
+    var needsLoad = false
+    var isInserted = false
+    var isDeleted = false
+    var isUpdated = false
+    var awokeFromInsert = false
+    /// The object's row was found missing when its fault fired.
+    var isInaccessible = false
+  }
+
+  /// Makes an object of `entity`, inserting it into `context` when one is given.
+  ///
+  /// The object starts with the entity's default values and a temporary ID; `awakeFromInsert()` runs when
+  /// it is inserted.
+  public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
+    self.entity = entity
+    layout = entity.layout
+    values = layout.defaults.map { $0 }
+    for slot in layout.slots where slot.isToMany { values[slot.index] = Set<ManagedObjectID>() }
+    if let context { context.insert(self) }
+  }
+
+  /// Makes an object of the entity whose class is this subclass, in `context`'s model, and inserts it.
+  ///
+  /// The entity is the one whose `managedObjectClass` is `Self`, or else the entity named like the class.
+  /// When none is found, this stops with a message: register the class or name the entity.
+  public convenience init(context: ManagedObjectContext) {
+    guard let entity = context.entity(for: Self.self) else {
+      preconditionFailure(
+        "ObjectGraph: no entity of the context's model uses class \(Self.self). Give the entity managedObjectClass \(Self.self), register it with ManagedObjectModel.register(\(Self.self).self, forEntityName:), or use init(entity:insertInto:)."
+      )
+    }
+    self.init(entity: entity, insertInto: context)
+  }
+
+  /// The object's ID: temporary until the object is first saved to a store.
+  public var objectID: ManagedObjectID {
+    if let id = storedObjectID { return id }
+    let id = ManagedObjectID.temporary(for: entity)
+    storedObjectID = id
+    return id
+  }
+
+  func setObjectID(_ id: ManagedObjectID) {
+    storedObjectID = id
+  }
+
+  // MARK: - State
+
+  /// Whether the object was inserted in its context and not yet saved.
+  public var isInserted: Bool { state.isInserted }
+  /// Whether the object has unsaved changes to its properties (and is not inserted or deleted).
+  public var isUpdated: Bool { state.isUpdated }
+  /// Whether the object was deleted in its context and the deletion not yet saved.
+  public var isDeleted: Bool { state.isDeleted }
+  /// Whether the object's values have not been loaded (or not yet touched) since it was fetched or refreshed.
+  public var isFault: Bool { state.isFault }
+  /// Whether the object was inserted, updated or deleted and not yet saved.
+  public var hasChanges: Bool { state.isInserted || state.isUpdated || state.isDeleted }
+
+  // MARK: - Lifecycle hooks
+
+  /// Called once, when the object is first inserted into a context. Override to set up initial values.
+  open func awakeFromInsert() {}
+  /// Called when the object's values are loaded from the store. Override to derive transient state.
+  open func awakeFromFetch() {}
+  /// Called on each changed object before its context saves. Changes made here are saved too.
+  open func willSave() {}
+  /// Called when the object is turned back into a fault (refresh, reset).
+  open func didTurnIntoFault() {}
+
+  // MARK: - Hashable (identity, as NSObject's)
+
+  public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }
+  public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+  open var description: String {
+    "<\(type(of: self)): \(entity.name) \(storedObjectID?.description ?? "(no ID yet)")\(state.isFault ? " fault" : "")>"
+  }
+}
+
+/// A value of one slot: an attribute's Swift value, a to-one's destination ID, a to-many's member IDs,
+/// or `nil`.
+typealias StoredValue = (any Sendable)?
+
+/// A to-many slot whose members have not been read from the store yet.
+struct UnloadedToMany: Sendable {}
+
+/// The values of one object as its parent store has them, with the row version they were read at.
+struct RowSnapshot: Sendable {
+  var version: Int64
+  var values: [StoredValue]
+}
+
+/// The IDs of one batched fetch: when one of its faults fires, the values of its whole batch are read in
+/// one query (``FetchRequest/fetchBatchSize``).
+final class FaultBatch {
+  let ids: [ManagedObjectID]
+  let size: Int
+  private let positions: [ManagedObjectID: Int]
+
+  init(ids: [ManagedObjectID], size: Int) {
+    self.ids = ids
+    self.size = max(1, size)
+    positions = Dictionary(ids.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+  }
+
+  func ids(around id: ManagedObjectID) -> [ManagedObjectID] {
+    guard let position = positions[id] else { return [id] }
+    let start = position / size * size
+    return Array(ids[start..<min(start + size, ids.count)])
+  }
+}

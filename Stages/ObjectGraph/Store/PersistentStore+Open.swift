@@ -1,0 +1,242 @@
+import Foundation
+import GRDB
+
+extension PersistentStore {
+  /// Opens (or creates) a store for `model`.
+  ///
+  /// An existing file is inspected read-only first: a file that is not a SQLite database, or a SQLite
+  /// database that is not a store, or a store made with another model, is refused with an error and left
+  /// exactly as it was (no journal files, no pragmas, no schema are written to it).
+  static func open(
+    type: StoreType, url: URL?, configuration: String?, options: StoreOptions, model: ManagedObjectModel
+  ) throws -> PersistentStore {
+    guard let entities = model.entities(forConfigurationName: configuration) else {
+      throw ObjectGraphError(
+        .persistentStoreOpen,
+        "The model has no configuration named '\(configuration ?? "")'. Its configurations: \(model.configurations.joined(separator: ", ")). Pass nil to use every entity.",
+        url: url)
+    }
+    for entity in entities {
+      for slot in entity.layout.slots where slot.isRelationship && slot.isPersistent {
+        guard let destination = slot.relationship?.destinationEntity, entities.contains(where: { $0 === destination })
+        else {
+          throw ObjectGraphError(
+            .persistentStoreOpen,
+            "Configuration '\(configuration ?? "Default")' holds \(entity.name) but not the destination of its relationship '\(slot.name)'. Relationships across stores are not supported: put both entities in one configuration.",
+            url: url)
+        }
+      }
+    }
+    let schema = SQLiteSchema(entities: entities)
+    switch type {
+    case .inMemory:
+      let database = try makeDatabase(path: nil, options: options, readOnly: false, url: url)
+      let identifier = UUID().uuidString
+      let metadata = StoreMetadata.make(type: type, identifier: identifier, model: model, entities: entities)
+      try create(schema: schema, metadata: metadata, identifier: identifier, in: database, url: url)
+      return PersistentStore(
+        type: type, url: url, identifier: identifier, configurationName: configuration, options: options,
+        database: database, schema: schema, model: model, metadata: metadata)
+    case .sqlite:
+      guard let url, url.isFileURL else {
+        throw ObjectGraphError(
+          .persistentStoreOpen,
+          "A SQLite store needs a file URL; got \(url?.absoluteString ?? "nil"). Pass a file URL, e.g. URL(fileURLWithPath:).",
+          url: url)
+      }
+      if FileManager.default.fileExists(atPath: url.path) {
+        return try openExisting(
+          url: url, configuration: configuration, options: options, model: model, entities: entities, schema: schema)
+      }
+      return try createNew(url: url, configuration: configuration, options: options, model: model, entities: entities, schema: schema)
+    }
+  }
+
+  private static func openExisting(
+    url: URL, configuration: String?, options: StoreOptions, model: ManagedObjectModel, entities: [EntityDescription],
+    schema: SQLiteSchema
+  ) throws -> PersistentStore {
+    var isDirectory: ObjCBool = false
+    _ = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
+    guard !isDirectory.boolValue else {
+      throw ObjectGraphError(
+        .persistentStoreInvalidType,
+        "\(url.path) is a folder, not a store file. Point the store URL at a file inside it, e.g. \(url.appendingPathComponent("Model.sqlite").path).",
+        url: url)
+    }
+    let metadata = try readMetadata(url: url)
+    guard model.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata) else {
+      throw incompatibility(url: url, metadata: metadata, entities: entities)
+    }
+    let database = try makeDatabase(path: url.path, options: options, readOnly: options.readOnly, url: url)
+    let identifier = metadata[StoreMetadataKey.storeUUID] as? String ?? UUID().uuidString
+    return PersistentStore(
+      type: .sqlite, url: url, identifier: identifier, configurationName: configuration, options: options,
+      database: database, schema: schema, model: model, metadata: metadata)
+  }
+
+  private static func createNew(
+    url: URL, configuration: String?, options: StoreOptions, model: ManagedObjectModel, entities: [EntityDescription],
+    schema: SQLiteSchema
+  ) throws -> PersistentStore {
+    let folder = url.deletingLastPathComponent()
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+      throw ObjectGraphError(
+        .persistentStoreOpen,
+        "Cannot create the store at \(url.path): the folder \(folder.path) does not exist. Create it first (FileManager.default.createDirectory(at:withIntermediateDirectories:)).",
+        url: url)
+    }
+    guard FileManager.default.isWritableFile(atPath: folder.path) else {
+      throw ObjectGraphError(
+        .persistentStoreOpen,
+        "Cannot create the store at \(url.path): the folder \(folder.path) is not writable. Choose a folder this user may write to.",
+        url: url)
+    }
+    guard !options.readOnly else {
+      throw ObjectGraphError(
+        .persistentStoreOpen,
+        "Cannot open \(url.path) read-only: the file does not exist. Create the store first, or drop the readOnly option.",
+        url: url)
+    }
+    let identifier = UUID().uuidString
+    let metadata = StoreMetadata.make(type: .sqlite, identifier: identifier, model: model, entities: entities)
+    do {
+      let database = try makeDatabase(path: url.path, options: options, readOnly: false, url: url)
+      try create(schema: schema, metadata: metadata, identifier: identifier, in: database, url: url)
+      return PersistentStore(
+        type: .sqlite, url: url, identifier: identifier, configurationName: configuration, options: options,
+        database: database, schema: schema, model: model, metadata: metadata)
+    } catch {
+      // The file did not exist before this call: remove what this call created, and nothing else.
+      for suffix in ["", "-wal", "-shm", "-journal"] {
+        try? FileManager.default.removeItem(atPath: url.path + suffix)
+      }
+      throw error
+    }
+  }
+
+  /// Reads a store file's metadata without changing the file.
+  static func readMetadata(url: URL) throws -> [String: any Sendable] {
+    guard FileManager.default.isReadableFile(atPath: url.path) else {
+      throw ObjectGraphError(
+        .persistentStoreOpen, "Cannot read \(url.path): permission denied or the file does not exist.", url: url)
+    }
+    var configuration = Configuration()
+    configuration.readonly = true
+    configuration.label = "ObjectGraph.inspect"
+    let raw: (tables: Set<String>, plist: Data?)
+    do {
+      let inspector = try DatabaseQueue(path: url.path, configuration: configuration)
+      raw = try inspector.read { db in
+        let tables = Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'"))
+        guard tables.contains("Z_METADATA") else { return (tables, nil) }
+        let plist = try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1")
+        return (tables, plist)
+      }
+      try inspector.close()
+    } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT {
+      throw ObjectGraphError(
+        .persistentStoreInvalidType,
+        "\(url.path) is not a SQLite database (or it is damaged): \(error.message ?? "\(error.resultCode)"). The file was left untouched. Point the store at another file, or move this one away if it is not needed.",
+        url: url)
+    } catch let error as DatabaseError {
+      throw ObjectGraphError(
+        .persistentStoreOpen, "Cannot open \(url.path): \(error.message ?? "\(error.resultCode)"). The file was left untouched.", url: url)
+    }
+    guard raw.tables.contains("Z_METADATA"), raw.tables.contains("Z_PRIMARYKEY") else {
+      throw ObjectGraphError(
+        .persistentStoreInvalidType,
+        "\(url.path) is a SQLite database but not an ObjectGraph (Core Data) store: it has no Z_METADATA / Z_PRIMARYKEY tables (tables: \(raw.tables.sorted().prefix(8).joined(separator: ", "))). The file was left untouched. Use another file for the store.",
+        url: url)
+    }
+    guard let plist = raw.plist, let metadata = StoreMetadata.decode(plist),
+      metadata[StoreMetadataKey.versionHashes] is [String: Data]
+    else {
+      throw ObjectGraphError(
+        .persistentStoreInvalidType,
+        "\(url.path) has a Z_METADATA table but its metadata cannot be read (no model version hashes). The file was left untouched.",
+        url: url)
+    }
+    return metadata
+  }
+
+  private static func incompatibility(url: URL, metadata: [String: any Sendable], entities: [EntityDescription])
+    -> ObjectGraphError
+  {
+    let stored = metadata[StoreMetadataKey.versionHashes] as? [String: Data] ?? [:]
+    let mine = Dictionary(entities.map { ($0.name, $0.versionHash) }, uniquingKeysWith: { a, _ in a })
+    var differences: [String] = []
+    for name in Set(stored.keys).union(mine.keys).sorted() {
+      switch (stored[name], mine[name]) {
+      case (nil, _): differences.append("\(name) is new in the model")
+      case (_, nil): differences.append("\(name) is in the store but not in the model")
+      case (let a?, let b?) where a != b: differences.append("\(name) changed")
+      default: continue
+      }
+    }
+    return ObjectGraphError(
+      .persistentStoreIncompatibleVersionHash,
+      "The store at \(url.path) was made with a different version of the model (\(differences.joined(separator: "; "))). Open it with the model version that made it, or migrate it to this one. The file was left untouched.",
+      url: url)
+  }
+
+  private static func makeDatabase(path: String?, options: StoreOptions, readOnly: Bool, url: URL?) throws -> DatabaseQueue {
+    var configuration = Configuration()
+    configuration.readonly = readOnly
+    configuration.label = "ObjectGraph.store"
+    configuration.busyMode = .timeout(10)
+    let pragmas = options.sqlitePragmas
+    let logs = SQLDebug.isEnabled
+    configuration.prepareDatabase { db in
+      SQLFunctions.install(in: db)
+      try db.execute(sql: "PRAGMA case_sensitive_like = ON")
+      if path != nil && !readOnly {
+        let mode = pragmas.first(where: { $0.key.lowercased() == "journal_mode" })?.value ?? "WAL"
+        try db.execute(sql: "PRAGMA journal_mode = \(sanitize(mode))")
+      }
+      for (name, value) in pragmas.sorted(by: { $0.key < $1.key }) where name.lowercased() != "journal_mode" {
+        try db.execute(sql: "PRAGMA \(sanitize(name)) = \(sanitize(value))")
+      }
+      if logs {
+        db.trace(options: .profile) { event in
+          if case .profile(let statement, let duration) = event { SQLDebug.log(sql: statement.sql, duration: duration) }
+        }
+      }
+    }
+    do {
+      if let path { return try DatabaseQueue(path: path, configuration: configuration) }
+      return try DatabaseQueue(configuration: configuration)
+    } catch let error as DatabaseError {
+      throw ObjectGraphError(
+        .persistentStoreOpen,
+        "Cannot open the store at \(path ?? "memory"): \(error.message ?? "\(error.resultCode)"). Check the SQLite pragmas in the store options and the file's permissions.",
+        url: url)
+    }
+  }
+
+  /// Keeps a pragma name or value to the characters pragmas use, so an option cannot inject SQL.
+  private static func sanitize(_ text: String) -> String {
+    String(text.unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) || $0 == "_" || $0 == "-" }.map(Character.init))
+  }
+
+  private static func create(
+    schema: SQLiteSchema, metadata: [String: any Sendable], identifier: String, in database: DatabaseQueue, url: URL?
+  ) throws {
+    do {
+      let plist = try StoreMetadata.encode(metadata)
+      try database.write { db in
+        for statement in schema.createStatements() { try db.execute(sql: statement) }
+        for row in schema.primaryKeyRows() {
+          try db.execute(
+            sql: "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)",
+            arguments: [row.number, row.name, row.superNumber])
+        }
+        try db.execute(sql: "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)", arguments: [identifier, plist])
+      }
+    } catch let error as DatabaseError {
+      throw ObjectGraphError(
+        .persistentStoreSave, "Could not create the store's tables: \(error.message ?? "\(error.resultCode)").", url: url)
+    }
+  }
+}

@@ -1,0 +1,199 @@
+import Foundation
+import GRDB
+
+extension PersistentStore {
+  /// The columns read for an entity's table, in `SELECT` order, and where each slot's value sits.
+  struct RowReader {
+    let selectList: String
+    let columnIndexByName: [String: Int]
+  }
+
+  func rowReader(table: String, alias: String = "t0") -> RowReader {
+    let columns = schema.tables[table]?.columns ?? []
+    var index: [String: Int] = [:]
+    var select = ["\(alias).Z_PK", "\(alias).Z_ENT", "\(alias).Z_OPT"]
+    for (offset, column) in columns.enumerated() {
+      index[column.name] = offset + 3
+      select.append("\(alias).\(column.name)")
+    }
+    return RowReader(selectList: select.joined(separator: ", "), columnIndexByName: index)
+  }
+
+  /// Makes the ID of the row `pk` of an entity numbered `entityNumber`.
+  func objectID(pk: Int64, entityNumber: Int64) -> ManagedObjectID? {
+    guard let entity = schema.entityByNumber[entityNumber] else { return nil }
+    return ManagedObjectID(
+      entity: entity, key: .permanent(storeIdentifier: identifier, rootEntityName: entity.rootEntity.name, primaryKey: pk))
+  }
+
+  /// Decodes one row of `SELECT <selectList>` into an ID and a snapshot.
+  func decode(row: Row, reader: RowReader) -> FetchedRow? {
+    let pk: Int64 = row[0]
+    let entityNumber: Int64 = row[1]
+    let version: Int64 = row[2]
+    guard let id = objectID(pk: pk, entityNumber: entityNumber), let mapping = schema.entities[id.entity.name] else {
+      return nil
+    }
+    let layout = id.entity.layout
+    var values = [StoredValue](repeating: nil, count: layout.slots.count)
+    for slot in layout.slots {
+      switch mapping.storage[slot.index] {
+      case .column(let column):
+        guard let index = reader.columnIndexByName[column], case .attribute(let type) = slot.kind else { continue }
+        values[slot.index] = SQLiteValueCoding.decode(row[index] as DatabaseValue, as: type)
+      case .toOne(let column, let entityColumn):
+        guard let index = reader.columnIndexByName[column], let destinationPK = row[index] as Int64? else { continue }
+        if let entityColumn, let entityIndex = reader.columnIndexByName[entityColumn], let number = row[entityIndex] as Int64? {
+          values[slot.index] = objectID(pk: destinationPK, entityNumber: number)
+        } else if let destination = slot.relationship?.destinationEntity, let number = schema.entities[destination.name]?.number {
+          values[slot.index] = objectID(pk: destinationPK, entityNumber: number)
+        }
+      case .foreignKeyOnDestination, .joinTable:
+        values[slot.index] = UnloadedToMany()
+      case .none:
+        values[slot.index] = slot.isToMany ? Set<ManagedObjectID>() : nil
+      }
+    }
+    return FetchedRow(id: id, snapshot: RowSnapshot(version: version, values: values))
+  }
+
+  /// Reads objects matching a fetch plan.
+  func fetch(_ plan: StoreFetchPlan) throws -> [FetchedRow] {
+    let mapping = try schema.mapping(for: plan.entity)
+    var compiler = SQLPredicateCompiler(schema: schema, mapping: mapping)
+    var conditions: [String] = []
+    if !plan.includesSubentities {
+      conditions.append("t0.Z_ENT = \(mapping.number)")
+    } else if let filter = entityFilter(mapping) {
+      conditions.append(filter)
+    }
+    if let predicate = plan.predicate { conditions.append(try compiler.compile(predicate)) }
+    let order = try compiler.orderBy(plan.sortDescriptors)
+    let reader = rowReader(table: mapping.table)
+    var sql = "SELECT \(plan.idsOnly ? "t0.Z_PK, t0.Z_ENT, t0.Z_OPT" : reader.selectList) FROM \(mapping.table) t0"
+    if !compiler.joins.isEmpty { sql += " " + compiler.joins.joined(separator: " ") }
+    if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+    sql += " ORDER BY " + (order.isEmpty ? "t0.Z_PK" : order + ", t0.Z_PK")
+    if plan.fetchLimit > 0 || plan.fetchOffset > 0 {
+      sql += " LIMIT \(plan.fetchLimit > 0 ? plan.fetchLimit : -1) OFFSET \(plan.fetchOffset)"
+    }
+    let arguments = StatementArguments(compiler.arguments)
+    return try read { db in
+      var rows: [FetchedRow] = []
+      let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+      if plan.idsOnly {
+        while let row = try cursor.next() {
+          let pk: Int64 = row[0]
+          let number: Int64 = row[1]
+          let version: Int64 = row[2]
+          guard let id = objectID(pk: pk, entityNumber: number) else { continue }
+          rows.append(FetchedRow(id: id, snapshot: RowSnapshot(version: version, values: [])))
+        }
+      } else {
+        while let row = try cursor.next() {
+          if let fetched = decode(row: row, reader: reader) { rows.append(fetched) }
+        }
+      }
+      return rows
+    }
+  }
+
+  /// Counts objects matching a fetch plan.
+  func count(_ plan: StoreFetchPlan) throws -> Int {
+    let mapping = try schema.mapping(for: plan.entity)
+    var compiler = SQLPredicateCompiler(schema: schema, mapping: mapping)
+    var conditions: [String] = []
+    if !plan.includesSubentities {
+      conditions.append("t0.Z_ENT = \(mapping.number)")
+    } else if let filter = entityFilter(mapping) {
+      conditions.append(filter)
+    }
+    if let predicate = plan.predicate { conditions.append(try compiler.compile(predicate)) }
+    var sql = "SELECT t0.Z_PK FROM \(mapping.table) t0"
+    if !compiler.joins.isEmpty { sql += " " + compiler.joins.joined(separator: " ") }
+    if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+    if plan.fetchLimit > 0 || plan.fetchOffset > 0 {
+      sql += " LIMIT \(plan.fetchLimit > 0 ? plan.fetchLimit : -1) OFFSET \(plan.fetchOffset)"
+    }
+    let arguments = StatementArguments(compiler.arguments)
+    return try read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (\(sql))", arguments: arguments) ?? 0 }
+  }
+
+  /// The rows for the given IDs (all of one root table), by ID; missing rows are absent.
+  func snapshots(for ids: [ManagedObjectID]) throws -> [ManagedObjectID: RowSnapshot] {
+    guard let first = ids.first, let mapping = schema.entities[first.entity.name] else { return [:] }
+    let reader = rowReader(table: mapping.table)
+    var result: [ManagedObjectID: RowSnapshot] = [:]
+    let keys = ids.compactMap(\.primaryKey)
+    try read { db in
+      for chunk in stride(from: 0, to: keys.count, by: 500) {
+        let slice = keys[chunk..<min(chunk + 500, keys.count)]
+        let placeholders = Array(repeating: "?", count: slice.count).joined(separator: ", ")
+        let sql = "SELECT \(reader.selectList) FROM \(mapping.table) t0 WHERE t0.Z_PK IN (\(placeholders))"
+        let cursor = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(Array(slice)))
+        while let row = try cursor.next() {
+          if let fetched = decode(row: row, reader: reader) { result[fetched.id] = fetched.snapshot }
+        }
+      }
+    }
+    return result
+  }
+
+  /// The members of a to-many relationship of each object, read in one query.
+  func relatedIDs(of ids: [ManagedObjectID], slot: EntityLayout.Slot, entity: EntityDescription) throws
+    -> [ManagedObjectID: Set<ManagedObjectID>]
+  {
+    guard let mapping = schema.entities[entity.name], let destination = slot.relationship?.destinationEntity,
+      let destinationMapping = schema.entities[destination.name]
+    else { return [:] }
+    let sql: String
+    switch mapping.storage[slot.index] {
+    case .foreignKeyOnDestination(let column):
+      sql = "SELECT d.\(column), d.Z_PK, d.Z_ENT FROM \(destinationMapping.table) d WHERE d.\(column) IN "
+    case .joinTable(let join, _):
+      sql =
+        "SELECT j.\(join.sourceColumn), d.Z_PK, d.Z_ENT FROM \(join.name) j JOIN \(destinationMapping.table) d ON d.Z_PK = j.\(join.destinationColumn) WHERE j.\(join.sourceColumn) IN "
+    default:
+      return [:]
+    }
+    var byKey: [Int64: ManagedObjectID] = [:]
+    for id in ids { if let pk = id.primaryKey { byKey[pk] = id } }
+    var result: [ManagedObjectID: Set<ManagedObjectID>] = [:]
+    for id in ids { result[id] = [] }
+    let keys = Array(byKey.keys)
+    try read { db in
+      for chunk in stride(from: 0, to: keys.count, by: 500) {
+        let slice = Array(keys[chunk..<min(chunk + 500, keys.count)])
+        let placeholders = Array(repeating: "?", count: slice.count).joined(separator: ", ")
+        let cursor = try Row.fetchCursor(db, sql: sql + "(\(placeholders))", arguments: StatementArguments(slice))
+        while let row = try cursor.next() {
+          let owner: Int64 = row[0]
+          let pk: Int64 = row[1]
+          let number: Int64 = row[2]
+          guard let ownerID = byKey[owner], let member = objectID(pk: pk, entityNumber: number) else { continue }
+          result[ownerID, default: []].insert(member)
+        }
+      }
+    }
+    return result
+  }
+
+  /// `Z_ENT IN (...)` when the fetched entity shares its table with entities outside its subtree.
+  func entityFilter(_ mapping: SQLiteSchema.EntityMapping, alias: String = "t0") -> String? {
+    let tableEntities = schema.entities.values.filter { $0.table == mapping.table }.count
+    guard mapping.numbersIncludingSubentities.count != tableEntities else { return nil }
+    return "\(alias).Z_ENT IN (\(mapping.numbersIncludingSubentities.map(String.init).joined(separator: ", ")))"
+  }
+
+  /// Runs a read, turning SQLite failures into ObjectGraph errors.
+  func read<T>(_ body: (Database) throws -> T) throws -> T {
+    do {
+      return try database.read(body)
+    } catch let error as DatabaseError {
+      throw ObjectGraphError(
+        .coreData,
+        "Reading the store at \(url?.path ?? "memory") failed: \(error.message ?? "\(error.resultCode)") (SQL: \(error.sql ?? "?")).",
+        url: url)
+    }
+  }
+}

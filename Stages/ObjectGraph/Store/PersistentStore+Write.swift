@@ -1,0 +1,259 @@
+import Foundation
+import GRDB
+
+extension PersistentStore {
+  /// Writes one save in one transaction: all of it or (on any error or unresolved conflict) none of it.
+  ///
+  /// Inserted objects get primary keys from `Z_PRIMARYKEY` and `Z_OPT = 1`; updates and deletes check
+  /// the row version they read (`Z_OPT`): a mismatch is a conflict, which the merge policy resolves or
+  /// reports (error 133020, listing every conflicting object and key).
+  func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
+    guard !options.readOnly else {
+      throw ObjectGraphError(
+        .persistentStoreSave,
+        "The store at \(url?.path ?? "memory") was opened read-only; it cannot be saved to. Add it without the readOnly option to write.",
+        url: url)
+    }
+    do {
+      return try database.write { db in try self.write(request, in: db) }
+    } catch let error as ObjectGraphError {
+      throw error
+    } catch let error as DatabaseError {
+      throw ObjectGraphError(
+        .persistentStoreSave,
+        "Saving to the store at \(url?.path ?? "memory") failed and nothing was written: \(error.message ?? "\(error.resultCode)") (SQL: \(error.sql ?? "?")).",
+        url: url)
+    }
+  }
+
+  private func write(_ request: StoreSaveRequest, in db: Database) throws -> StoreSaveResult {
+    var result = StoreSaveResult()
+    // 1. Permanent IDs for every inserted object, per root table.
+    var byRoot: [String: [StoreSaveRequest.Insert]] = [:]
+    for insert in request.inserts {
+      if insert.temporaryID.isTemporaryID {
+        byRoot[insert.entity.rootEntity.name, default: []].append(insert)
+      } else {
+        // Already given a permanent ID by obtainPermanentIDs(for:): its key is reserved.
+        result.permanentIDs[insert.temporaryID] = insert.temporaryID
+      }
+    }
+    for (rootName, inserts) in byRoot.sorted(by: { $0.key < $1.key }) {
+      guard let rootNumber = schema.entities[rootName]?.number else { continue }
+      let max = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [rootNumber]) ?? 0
+      for (offset, insert) in inserts.enumerated() {
+        result.permanentIDs[insert.temporaryID] = ManagedObjectID(
+          entity: insert.entity, key: .permanent(storeIdentifier: identifier, rootEntityName: rootName, primaryKey: max + Int64(offset) + 1)
+        )
+      }
+      try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [max + Int64(inserts.count), rootNumber])
+    }
+    func permanent(_ id: ManagedObjectID) -> ManagedObjectID { result.permanentIDs[id] ?? id }
+
+    // 2. Inserts.
+    for insert in request.inserts {
+      guard let id = result.permanentIDs[insert.temporaryID], let pk = id.primaryKey else { continue }
+      let mapping = try schema.mapping(for: insert.entity)
+      var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
+      var values: [DatabaseValue] = [pk.databaseValue, mapping.number.databaseValue, (1 as Int64).databaseValue]
+      appendColumns(of: insert.entity, mapping: mapping, slots: nil, values: insert.values, permanent: permanent, into: &columns, &values)
+      let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+      let statement = try db.cachedStatement(
+        sql: "INSERT INTO \(mapping.table) (\(columns.joined(separator: ", "))) VALUES (\(placeholders))")
+      try statement.execute(arguments: StatementArguments(values))
+      result.versions[insert.temporaryID] = 1
+      try writeJoins(for: id, entity: insert.entity, mapping: mapping, added: insert.values, removed: nil, permanent: permanent, db: db)
+    }
+
+    // 3. Updates, with optimistic locking.
+    var conflicts: [MergeConflict] = []
+    for update in request.updates {
+      guard let pk = update.id.primaryKey else { continue }
+      let mapping = try schema.mapping(for: update.entity)
+      var changed = update.changed
+      var checkVersion = true
+      switch request.mergePolicy {
+      case .error:
+        break
+      case .mergeByPropertyObjectTrump:
+        checkVersion = false
+      case .overwrite:
+        checkVersion = false
+        changed = [:]
+        for slot in update.entity.layout.slots where slot.isPersistent { changed[slot.index] = update.allValues[slot.index] }
+      case .mergeByPropertyStoreTrump, .rollback:
+        let current = try currentVersion(pk: pk, table: mapping.table, db: db)
+        if let current, current != update.expectedVersion {
+          guard let stored = try snapshots(for: [update.id], db: db)[update.id] else { break }
+          if request.mergePolicy == .rollback {
+            changed = [:]
+          } else {
+            // Keep only the changes to properties the store did not change since this context read them.
+            changed = changed.filter { index, _ in
+              StoredValueComparison.isEqual(stored.values[index], update.original[index] ?? nil)
+            }
+          }
+          result.refreshed[update.id] = stored
+          checkVersion = false
+        }
+      }
+      var columns: [String] = []
+      var values: [DatabaseValue] = []
+      appendColumns(
+        of: update.entity, mapping: mapping, slots: Set(changed.keys), values: fullValues(update, changed), permanent: permanent,
+        into: &columns, &values)
+      let assignments = (["Z_OPT = Z_OPT + 1"] + columns.map { "\($0) = ?" }).joined(separator: ", ")
+      var sql = "UPDATE \(mapping.table) SET \(assignments) WHERE Z_PK = ?"
+      values.append(pk.databaseValue)
+      if checkVersion {
+        sql += " AND Z_OPT = ?"
+        values.append(update.expectedVersion.databaseValue)
+      }
+      try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values))
+      if db.changesCount == 0 {
+        let current = try currentVersion(pk: pk, table: mapping.table, db: db)
+        let keys = update.changed.keys.sorted().map { update.entity.layout.slots[$0].name }
+        conflicts.append(
+          MergeConflict(objectID: update.id, conflictingKeys: keys, oldVersion: update.expectedVersion, newVersion: current ?? 0))
+        continue
+      }
+      result.versions[update.id] = try currentVersion(pk: pk, table: mapping.table, db: db) ?? update.expectedVersion + 1
+      if result.refreshed[update.id] != nil, let fresh = try snapshots(for: [update.id], db: db)[update.id] {
+        result.refreshed[update.id] = fresh
+      }
+      var added: [StoredValue] = update.allValues
+      var removed: [StoredValue] = Array(repeating: nil, count: added.count)
+      for slot in update.entity.layout.slots where slot.isToMany {
+        guard changed[slot.index] != nil else {
+          added[slot.index] = nil
+          continue
+        }
+        let now = update.allValues[slot.index] as? Set<ManagedObjectID> ?? []
+        let before = update.original[slot.index] as? Set<ManagedObjectID> ?? []
+        added[slot.index] = now.subtracting(before)
+        removed[slot.index] = before.subtracting(now)
+      }
+      try writeJoins(for: update.id, entity: update.entity, mapping: mapping, added: added, removed: removed, permanent: permanent, db: db)
+    }
+
+    // 4. Deletes, with optimistic locking.
+    for delete in request.deletes {
+      guard let pk = delete.id.primaryKey else { continue }
+      let mapping = try schema.mapping(for: delete.entity)
+      let checksVersion = request.mergePolicy == .error || request.mergePolicy == .mergeByPropertyStoreTrump
+      var sql = "DELETE FROM \(mapping.table) WHERE Z_PK = ?"
+      var arguments: [DatabaseValue] = [pk.databaseValue]
+      if checksVersion {
+        sql += " AND Z_OPT = ?"
+        arguments.append(delete.expectedVersion.databaseValue)
+      }
+      try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(arguments))
+      if db.changesCount == 0, checksVersion {
+        let current = try currentVersion(pk: pk, table: mapping.table, db: db)
+        if current != nil {
+          conflicts.append(
+            MergeConflict(objectID: delete.id, conflictingKeys: [], oldVersion: delete.expectedVersion, newVersion: current ?? 0))
+          continue
+        }
+      }
+      for storage in mapping.storage {
+        if case .joinTable(let join, _) = storage, !join.name.isEmpty {
+          try db.cachedStatement(sql: "DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?").execute(arguments: [pk])
+        }
+      }
+    }
+
+    if !conflicts.isEmpty {
+      // Throwing rolls the whole transaction back: nothing of this save reaches the file.
+      throw ObjectGraphError(
+        .managedObjectMerge,
+        "Could not save: \(conflicts.count) object(s) changed in the store since this context read them (merge policy: error). Nothing was written. Refresh the objects and try again, or choose another merge policy.\n"
+          + conflicts.map { "  - \($0)" }.joined(separator: "\n"),
+        conflicts: conflicts)
+    }
+    return result
+  }
+
+  private func fullValues(_ update: StoreSaveRequest.Update, _ changed: [Int: StoredValue]) -> [StoredValue] {
+    var values = update.allValues
+    for (index, value) in changed { values[index] = value }
+    return values
+  }
+
+  private func currentVersion(pk: Int64, table: String, db: Database) throws -> Int64? {
+    try Int64.fetchOne(db.cachedStatement(sql: "SELECT Z_OPT FROM \(table) WHERE Z_PK = ?"), arguments: [pk])
+  }
+
+  private func snapshots(for ids: [ManagedObjectID], db: Database) throws -> [ManagedObjectID: RowSnapshot] {
+    guard let first = ids.first, let mapping = schema.entities[first.entity.name] else { return [:] }
+    let reader = rowReader(table: mapping.table)
+    var result: [ManagedObjectID: RowSnapshot] = [:]
+    for id in ids {
+      guard let pk = id.primaryKey else { continue }
+      let rows = try Row.fetchAll(db, sql: "SELECT \(reader.selectList) FROM \(mapping.table) t0 WHERE t0.Z_PK = ?", arguments: [pk])
+      for row in rows { if let fetched = decode(row: row, reader: reader) { result[fetched.id] = fetched.snapshot } }
+    }
+    return result
+  }
+
+  /// Appends the column names and values of the given slots (all persistent slots when `slots` is nil).
+  private func appendColumns(
+    of entity: EntityDescription, mapping: SQLiteSchema.EntityMapping, slots: Set<Int>?, values: [StoredValue],
+    permanent: (ManagedObjectID) -> ManagedObjectID, into columns: inout [String], _ sqlValues: inout [DatabaseValue]
+  ) {
+    for slot in entity.layout.slots where slots?.contains(slot.index) ?? true {
+      switch mapping.storage[slot.index] {
+      case .column(let column):
+        guard case .attribute(let type) = slot.kind else { continue }
+        columns.append(column)
+        sqlValues.append(SQLiteValueCoding.encode(values[slot.index], as: type))
+      case .toOne(let column, let entityColumn):
+        let destination = (values[slot.index] as? ManagedObjectID).map(permanent)
+        columns.append(column)
+        sqlValues.append(destination?.primaryKey?.databaseValue ?? .null)
+        if let entityColumn {
+          columns.append(entityColumn)
+          sqlValues.append(destination.flatMap { schema.entities[$0.entity.name]?.number }?.databaseValue ?? .null)
+        }
+      case .foreignKeyOnDestination, .joinTable, .none:
+        continue
+      }
+    }
+  }
+
+  /// Adds and removes join-table rows for many-to-many slots. Both sides of a pair may report the same
+  /// row; `INSERT OR IGNORE` and `DELETE` make that harmless.
+  private func writeJoins(
+    for id: ManagedObjectID, entity: EntityDescription, mapping: SQLiteSchema.EntityMapping, added: [StoredValue],
+    removed: [StoredValue]?, permanent: (ManagedObjectID) -> ManagedObjectID, db: Database
+  ) throws {
+    guard let pk = permanent(id).primaryKey else { return }
+    for slot in entity.layout.slots where slot.isToMany {
+      guard case .joinTable(let join, _) = mapping.storage[slot.index], !join.name.isEmpty else { continue }
+      for member in added[slot.index] as? Set<ManagedObjectID> ?? [] {
+        guard let memberPK = permanent(member).primaryKey else { continue }
+        try db.cachedStatement(sql: "INSERT OR IGNORE INTO \(join.name) (\(join.sourceColumn), \(join.destinationColumn)) VALUES (?, ?)")
+          .execute(arguments: [pk, memberPK])
+      }
+      for member in removed?[slot.index] as? Set<ManagedObjectID> ?? [] {
+        guard let memberPK = permanent(member).primaryKey else { continue }
+        try db.cachedStatement(sql: "DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ? AND \(join.destinationColumn) = ?")
+          .execute(arguments: [pk, memberPK])
+      }
+    }
+  }
+}
+
+/// Equality of stored values, for change detection and merge policies.
+enum StoredValueComparison {
+  static func isEqual(_ lhs: StoredValue, _ rhs: StoredValue) -> Bool {
+    switch (lhs, rhs) {
+    case (nil, nil): return true
+    case (nil, _), (_, nil): return false
+    case let (l?, r?):
+      if l is UnloadedToMany || r is UnloadedToMany { return false }
+      guard let lh = l as? AnyHashable, let rh = r as? AnyHashable else { return false }
+      return lh == rh
+    }
+  }
+}

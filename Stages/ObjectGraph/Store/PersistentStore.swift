@@ -1,0 +1,84 @@
+import Foundation
+import GRDB
+
+/// The kinds of store ObjectGraph offers.
+public enum StoreType: String, Sendable {
+  /// A SQLite file laid out as Core Data lays out its SQLite stores.
+  case sqlite = "SQLite"
+  /// A store that lives in memory and is gone when it is removed: for tests and previews. (It is an
+  /// in-memory SQLite database, so it behaves exactly like the file store, minus the file.)
+  case inMemory = "InMemory"
+}
+
+/// Options for adding a store: Core Data's options dictionary, typed.
+public struct StoreOptions: Sendable {
+  /// Migrate a store made with an older model version when it is opened
+  /// (`NSMigratePersistentStoresAutomaticallyOption`).
+  public var migratePersistentStoresAutomatically: Bool
+  /// Infer the mapping between model versions (`NSInferMappingModelAutomaticallyOption`).
+  public var inferMappingModelAutomatically: Bool
+  /// SQLite pragmas run on every connection (`NSSQLitePragmasOption`), e.g. `["journal_mode": "DELETE"]`.
+  /// `journal_mode` defaults to `WAL`, as in Core Data.
+  public var sqlitePragmas: [String: String]
+  /// Open the store read-only (`NSReadOnlyPersistentStoreOption`): saves fail with a clear error.
+  public var readOnly: Bool
+
+  /// Makes store options; the defaults are the ones a Core Data stack normally sets.
+  public init(
+    migratePersistentStoresAutomatically: Bool = true, inferMappingModelAutomatically: Bool = true,
+    sqlitePragmas: [String: String] = [:], readOnly: Bool = false
+  ) {
+    self.migratePersistentStoresAutomatically = migratePersistentStoresAutomatically
+    self.inferMappingModelAutomatically = inferMappingModelAutomatically
+    self.sqlitePragmas = sqlitePragmas
+    self.readOnly = readOnly
+  }
+}
+
+/// A store added to a coordinator: a SQLite file or an in-memory database.
+///
+/// You get one from ``PersistentStoreCoordinator/addPersistentStore(type:configuration:at:options:)``;
+/// it tells where the data lives and carries the store's metadata (its UUID, the model version hashes it
+/// was made with).
+public final class PersistentStore: Sendable, CustomStringConvertible {
+  /// The kind of store.
+  public let type: StoreType
+  /// The file, for a SQLite store; `nil` for an in-memory one.
+  public let url: URL?
+  /// The store's unique identifier (a UUID string), written in its metadata and in its objects' URIs.
+  public let identifier: String
+  /// The model configuration the store holds (`nil`: every entity).
+  public let configurationName: String?
+  /// The options the store was added with.
+  public let options: StoreOptions
+  let database: DatabaseQueue
+  let schema: SQLiteSchema
+  let model: ManagedObjectModel
+  private let storedMetadata: Mutex<[String: any Sendable]>
+
+  init(
+    type: StoreType, url: URL?, identifier: String, configurationName: String?, options: StoreOptions,
+    database: DatabaseQueue, schema: SQLiteSchema, model: ManagedObjectModel, metadata: [String: any Sendable]
+  ) {
+    self.type = type
+    self.url = url
+    self.identifier = identifier
+    self.configurationName = configurationName
+    self.options = options
+    self.database = database
+    self.schema = schema
+    self.model = model
+    storedMetadata = Mutex(metadata)
+  }
+
+  /// The store's metadata: `NSStoreType`, `NSStoreUUID`, `NSStoreModelVersionHashes` (`[String: Data]`),
+  /// `NSStoreModelVersionIdentifiers`, as Core Data keeps them.
+  public var metadata: [String: any Sendable] { storedMetadata.withLock { $0 } }
+
+  /// Whether the store holds the entity (per its configuration).
+  func holds(_ entity: EntityDescription) -> Bool { schema.entities[entity.name] != nil }
+
+  public var description: String {
+    "<PersistentStore \(type.rawValue) \(url?.path ?? "in memory") \(identifier)>"
+  }
+}

@@ -1,0 +1,252 @@
+import Foundation
+
+/// How a model maps onto SQLite tables, following Core Data's layout so that a learner who opens the
+/// file with `sqlite3` sees what an iOS store looks like:
+///
+/// - one table `Z<ROOTENTITY>` per root entity; subentities share it, told apart by `Z_ENT`;
+/// - `Z_PK` (integer primary key), `Z_ENT` (entity number), `Z_OPT` (row version, for optimistic locking);
+/// - one column `Z<ATTRIBUTE>` per stored attribute; `Z<RELATIONSHIP>` per to-one (the destination's
+///   `Z_PK`), plus `Z<RELATIONSHIP>_ENT` when the destination has subentities;
+/// - one join table `Z_<n><RELATIONSHIP>` per many-to-many pair, with columns `Z_<n><INVERSE>` and
+///   `Z_<m><RELATIONSHIP>`;
+/// - `Z_PRIMARYKEY` (entity numbers, names and the highest `Z_PK` handed out) and `Z_METADATA` (the
+///   store's UUID and its metadata, including the model's version hashes, as a binary property list).
+///
+/// Entity numbers are given in order: roots sorted by name, each followed by its subentities, depth first,
+/// so a hierarchy has consecutive numbers.
+struct SQLiteSchema: Sendable {
+  struct Table: Sendable {
+    let name: String
+    let rootEntityName: String
+    /// Column definitions after Z_PK, Z_ENT, Z_OPT.
+    var columns: [(name: String, type: String)]
+  }
+
+  struct JoinTable: Sendable {
+    let name: String
+    /// Column holding the `Z_PK` of the owning side's object.
+    let sourceColumn: String
+    /// Column holding the `Z_PK` of the destination object.
+    let destinationColumn: String
+  }
+
+  /// Where one slot of an entity is stored.
+  enum SlotStorage: Sendable {
+    case column(String)
+    case toOne(column: String, entityColumn: String?)
+    /// A to-many whose inverse is a to-one: the destination table's foreign key column.
+    case foreignKeyOnDestination(column: String)
+    /// A many-to-many (or inverse-less to-many): a join table; `isOwner` tells which column is ours.
+    case joinTable(JoinTable, isOwner: Bool)
+    /// Transient or unsupported: not stored.
+    case none
+  }
+
+  struct EntityMapping: Sendable {
+    let entity: EntityDescription
+    let number: Int64
+    let table: String
+    /// Entity numbers of this entity and its descendants (for `Z_ENT IN (...)`).
+    let numbersIncludingSubentities: [Int64]
+    /// One entry per layout slot.
+    let storage: [SlotStorage]
+  }
+
+  let tables: [String: Table]
+  let joinTables: [String: JoinTable]
+  let entities: [String: EntityMapping]
+  let entityByNumber: [Int64: EntityDescription]
+
+  init(entities all: [EntityDescription]) {
+    // Number entities: roots by name, each followed by its subentities depth first.
+    var ordered: [EntityDescription] = []
+    func visit(_ entity: EntityDescription) {
+      ordered.append(entity)
+      for child in entity.subentities.sorted(by: { $0.name < $1.name }) { visit(child) }
+    }
+    let included = Set(all.map { ObjectIdentifier($0) })
+    for root in all.filter({ $0.superentity == nil || !included.contains(ObjectIdentifier($0.rootEntity)) })
+      .sorted(by: { $0.name < $1.name })
+    {
+      visit(root)
+    }
+    var numbers: [String: Int64] = [:]
+    for (index, entity) in ordered.enumerated() { numbers[entity.name] = Int64(index + 1) }
+    var entityByNumber: [Int64: EntityDescription] = [:]
+    for entity in ordered { entityByNumber[numbers[entity.name] ?? 0] = entity }
+
+    var tables: [String: Table] = [:]
+    var joinTables: [String: JoinTable] = [:]
+    var mappings: [String: EntityMapping] = [:]
+    var usedColumns: [String: Set<String>] = [:]
+    // Columns already assigned to a property of a hierarchy, keyed by "<table>.<entity that declares it>.<name>".
+    var assigned: [String: String] = [:]
+
+    func tableName(_ entity: EntityDescription) -> String { "Z" + Self.sqlName(entity.rootEntity.name) }
+
+    func column(for property: String, declaredBy owner: EntityDescription, in table: String) -> String {
+      let key = "\(table).\(owner.name).\(property)"
+      if let existing = assigned[key] { return existing }
+      var name = "Z" + Self.sqlName(property)
+      var suffix = 1
+      while usedColumns[table, default: ["Z_PK", "Z_ENT", "Z_OPT"]].contains(name) {
+        name = "Z" + Self.sqlName(property) + "\(suffix)"
+        suffix += 1
+      }
+      usedColumns[table, default: ["Z_PK", "Z_ENT", "Z_OPT"]].insert(name)
+      assigned[key] = name
+      return name
+    }
+
+    func declaringEntity(of name: String, in entity: EntityDescription) -> EntityDescription {
+      var current = entity
+      while let parent = current.superentity, parent.propertiesByName[name] != nil { current = parent }
+      return current
+    }
+
+    for entity in ordered {
+      let table = tableName(entity)
+      if tables[table] == nil { tables[table] = Table(name: table, rootEntityName: entity.rootEntity.name, columns: []) }
+      var storage: [SlotStorage] = []
+      for slot in entity.layout.slots {
+        let owner = declaringEntity(of: slot.name, in: entity)
+        guard slot.isPersistent else {
+          storage.append(.none)
+          continue
+        }
+        if let attribute = slot.attribute {
+          let name = column(for: slot.name, declaredBy: owner, in: table)
+          if !(tables[table]?.columns.contains(where: { $0.name == name }) ?? true) {
+            tables[table]?.columns.append((name, Self.sqlType(attribute.attributeType)))
+          }
+          storage.append(.column(name))
+          continue
+        }
+        guard let relationship = slot.relationship, let destination = relationship.destinationEntity else {
+          storage.append(.none)
+          continue
+        }
+        let destinationIsPolymorphic = destination.rootEntity.selfAndDescendants.count > 1
+        if !relationship.isToMany {
+          let name = column(for: slot.name, declaredBy: owner, in: table)
+          var entityColumn: String?
+          if destinationIsPolymorphic { entityColumn = column(for: slot.name + "_ENT", declaredBy: owner, in: table) }
+          if !(tables[table]?.columns.contains(where: { $0.name == name }) ?? true) {
+            tables[table]?.columns.append((name, "INTEGER"))
+            if let entityColumn { tables[table]?.columns.append((entityColumn, "INTEGER")) }
+          }
+          storage.append(.toOne(column: name, entityColumn: entityColumn))
+        } else if let inverse = relationship.inverseRelationship, !inverse.isToMany {
+          let destinationTable = tableName(destination)
+          let inverseOwner = declaringEntity(of: inverse.name, in: destination)
+          let name = column(for: inverse.name, declaredBy: inverseOwner, in: destinationTable)
+          storage.append(.foreignKeyOnDestination(column: name))
+        } else {
+          let ownerNumber = numbers[owner.name] ?? 0
+          let destinationNumber = numbers[destination.name] ?? 0
+          let inverse = relationship.inverseRelationship
+          let ours = (owner.name, relationship.name)
+          let theirs = (destination.name, inverse?.name ?? "")
+          let isOwner = inverse == nil || ours <= theirs
+          let join: JoinTable
+          if isOwner {
+            join = JoinTable(
+              name: "Z_\(ownerNumber)" + Self.sqlName(relationship.name),
+              sourceColumn: "Z_\(ownerNumber)" + Self.sqlName(inverse?.name ?? owner.name),
+              destinationColumn: "Z_\(destinationNumber)" + Self.sqlName(relationship.name))
+          } else if let inverse {
+            let inverseOwner = declaringEntity(of: inverse.name, in: destination)
+            let inverseNumber = numbers[inverseOwner.name] ?? 0
+            let theirJoin = JoinTable(
+              name: "Z_\(inverseNumber)" + Self.sqlName(inverse.name),
+              sourceColumn: "Z_\(inverseNumber)" + Self.sqlName(relationship.name),
+              destinationColumn: "Z_\(ownerNumber)" + Self.sqlName(inverse.name))
+            // Seen from this side, source and destination swap.
+            join = JoinTable(
+              name: theirJoin.name, sourceColumn: theirJoin.destinationColumn, destinationColumn: theirJoin.sourceColumn)
+          } else {
+            join = JoinTable(name: "", sourceColumn: "", destinationColumn: "")
+          }
+          if isOwner { joinTables[join.name] = join }
+          storage.append(.joinTable(join, isOwner: isOwner))
+        }
+      }
+      let number = numbers[entity.name] ?? 0
+      mappings[entity.name] = EntityMapping(
+        entity: entity, number: number, table: table,
+        numbersIncludingSubentities: entity.selfAndDescendants.compactMap { numbers[$0.name] }, storage: storage)
+    }
+    // Foreign keys on destinations were named while visiting the to-one side too; make sure they exist.
+    self.tables = tables
+    self.joinTables = joinTables
+    self.entities = mappings
+    self.entityByNumber = entityByNumber
+  }
+
+  /// Upper-cased, with anything but letters, digits and `_` dropped, as Core Data names columns.
+  static func sqlName(_ name: String) -> String {
+    String(name.uppercased().unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) || $0 == "_" }.map(Character.init))
+  }
+
+  static func sqlType(_ type: AttributeType) -> String {
+    switch type {
+    case .string, .uri, .decimal: "VARCHAR"
+    case .integer16, .integer32, .integer64, .boolean: "INTEGER"
+    case .double, .float: "FLOAT"
+    case .date: "TIMESTAMP"
+    case .binaryData, .uuid: "BLOB"
+    case .transformable, .composite, .objectID, .undefined: "BLOB"
+    }
+  }
+
+  func mapping(for entity: EntityDescription) throws -> EntityMapping {
+    guard let mapping = entities[entity.name] else {
+      throw ObjectGraphError(.unknownKey, "Entity '\(entity.name)' is not in this store's model.")
+    }
+    return mapping
+  }
+
+  /// The statements that create the schema in an empty database.
+  func createStatements() -> [String] {
+    var statements: [String] = []
+    for table in tables.values.sorted(by: { $0.name < $1.name }) {
+      let columns =
+        ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"]
+        + table.columns.map { "\($0.name) \($0.type)" }
+      statements.append("CREATE TABLE \(table.name) (\(columns.joined(separator: ", ")))")
+      statements.append("CREATE INDEX \(table.name)_Z_ENT_INDEX ON \(table.name) (Z_ENT)")
+      for column in table.columns where column.type == "INTEGER" && isForeignKey(table: table.name, column: column.name) {
+        statements.append("CREATE INDEX \(table.name)_\(column.name)_INDEX ON \(table.name) (\(column.name))")
+      }
+    }
+    for join in joinTables.values.sorted(by: { $0.name < $1.name }) {
+      statements.append(
+        "CREATE TABLE \(join.name) (\(join.sourceColumn) INTEGER, \(join.destinationColumn) INTEGER, PRIMARY KEY (\(join.sourceColumn), \(join.destinationColumn)))"
+      )
+      statements.append(
+        "CREATE INDEX \(join.name)_\(join.destinationColumn)_INDEX ON \(join.name) (\(join.destinationColumn), \(join.sourceColumn))")
+    }
+    statements.append("CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)")
+    statements.append("CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)")
+    return statements
+  }
+
+  private func isForeignKey(table: String, column: String) -> Bool {
+    entities.values.contains { mapping in
+      mapping.table == table
+        && mapping.storage.contains { storage in
+          if case .toOne(let name, _) = storage { return name == column }
+          return false
+        }
+    }
+  }
+
+  /// Rows for Z_PRIMARYKEY: number, name, superentity number.
+  func primaryKeyRows() -> [(number: Int64, name: String, superNumber: Int64)] {
+    entityByNumber.keys.sorted().compactMap { number in
+      guard let entity = entityByNumber[number] else { return nil }
+      let superNumber = entity.superentity.flatMap { entities[$0.name]?.number } ?? 0
+      return (number, entity.name, superNumber)
+    }
+  }
+}

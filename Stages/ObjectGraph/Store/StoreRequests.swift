@@ -1,0 +1,63 @@
+import Foundation
+
+/// What a context asks its store for when it fetches.
+struct StoreFetchPlan {
+  let entity: EntityDescription
+  let predicate: PredicateNode?
+  let sortDescriptors: [FetchSortDescriptor]
+  let fetchLimit: Int
+  let fetchOffset: Int
+  /// Only IDs and versions are needed (values are read later, in batches).
+  let idsOnly: Bool
+  var includesSubentities = true
+}
+
+/// One row read from a store: the object it belongs to and its values.
+struct FetchedRow {
+  let id: ManagedObjectID
+  let snapshot: RowSnapshot
+}
+
+/// Everything one save writes, prepared by the context before the store's transaction starts, so the
+/// transaction never calls back into the context.
+struct StoreSaveRequest {
+  struct Insert {
+    let temporaryID: ManagedObjectID
+    let entity: EntityDescription
+    /// One value per layout slot; to-one slots hold a `ManagedObjectID?`, to-many slots a `Set<ManagedObjectID>`.
+    let values: [StoredValue]
+  }
+
+  struct Update {
+    let id: ManagedObjectID
+    let entity: EntityDescription
+    let expectedVersion: Int64
+    /// The slots changed, with their new values.
+    let changed: [Int: StoredValue]
+    /// The same slots' values as last read (for merge policies that compare with the store).
+    let original: [Int: StoredValue]
+    /// All current values (for the overwrite policy).
+    let allValues: [StoredValue]
+  }
+
+  struct Delete {
+    let id: ManagedObjectID
+    let entity: EntityDescription
+    let expectedVersion: Int64
+  }
+
+  var inserts: [Insert] = []
+  var updates: [Update] = []
+  var deletes: [Delete] = []
+  var mergePolicy: MergePolicy = .error
+}
+
+/// What a store reports back after a save.
+struct StoreSaveResult {
+  /// Temporary ID -> permanent ID, for every inserted object.
+  var permanentIDs: [ManagedObjectID: ManagedObjectID] = [:]
+  /// New row version per saved (inserted or updated) object.
+  var versions: [ManagedObjectID: Int64] = [:]
+  /// Rows whose stored values won a conflict: the object must take these values (and version).
+  var refreshed: [ManagedObjectID: RowSnapshot] = [:]
+}

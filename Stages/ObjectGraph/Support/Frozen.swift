@@ -1,0 +1,45 @@
+import Foundation
+
+/// The state of a model description: freely changed until the model is frozen (when a coordinator first
+/// uses it), read-only after, as Core Data's descriptions are.
+///
+/// It is `Sendable` because all access goes through its `Mutex`; after freezing, writes are refused, so
+/// the state that coordinators and contexts read from many threads never changes again.
+final class Frozen<State>: @unchecked Sendable {
+  private let storage: Mutex<(state: State, isFrozen: Bool)>
+
+  init(_ state: State) {
+    storage = Mutex((state, false))
+  }
+
+  func read<T>(_ keyPath: KeyPath<State, T>) -> T {
+    storage.withLock { $0.state[keyPath: keyPath] }
+  }
+
+  var value: State { storage.withLock { $0.state } }
+
+  func write<T>(_ keyPath: WritableKeyPath<State, T>, _ newValue: T, what: @autoclosure () -> String) {
+    storage.withLock { box in
+      // Changing a description of a model in use is a programmer error Core Data also refuses
+      // ("Can't modify an immutable model"): the store's tables were built from it.
+      precondition(
+        !box.isFrozen,
+        "ObjectGraph: cannot change \(what()): its model is in use by a persistent store coordinator and is now immutable. Change descriptions before creating the coordinator."
+      )
+      box.state[keyPath: keyPath] = newValue
+    }
+  }
+
+  func mutate(what: @autoclosure () -> String, _ body: (inout State) -> Void) {
+    storage.withLock { box in
+      precondition(
+        !box.isFrozen,
+        "ObjectGraph: cannot change \(what()): its model is in use by a persistent store coordinator and is now immutable. Change descriptions before creating the coordinator."
+      )
+      body(&box.state)
+    }
+  }
+
+  func freeze() { storage.withLock { $0.isFrozen = true } }
+  var isFrozen: Bool { storage.withLock { $0.isFrozen } }
+}

@@ -1,0 +1,122 @@
+import Dispatch
+import Foundation
+import Testing
+
+@testable import ObjectGraph
+
+/// Counts from many threads; only ever touched under the lock.
+final class Counter: @unchecked Sendable {
+  private let lock = NSLock()
+  private var value = 0
+  func increment() { lock.withLock { value += 1 } }
+  var count: Int { lock.withLock { value } }
+}
+
+@Suite("Concurrency")
+struct ConcurrencyTests {
+  @Test("Many threads calling perform and performAndWait on one private context at once")
+  func manyThreads() async throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    let context = stack.context
+    let threads = 16
+    let perThread = 50
+    let asyncDone = Counter()
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let group = DispatchGroup()
+      for thread in 0..<threads {
+        group.enter()
+        DispatchQueue.global().async {
+          for index in 0..<perThread {
+            context.performAndWait {
+              let note = Note(context: context)
+              note.title = "t\(thread)-\(index)"
+              // Re-entrant: a nested performAndWait on the same context runs inline.
+              context.performAndWait { note.rating = Int64(index) }
+            }
+            context.perform {
+              let note = Note(context: context)
+              note.title = "async \(thread)-\(index)"
+              asyncDone.increment()
+            }
+          }
+          group.leave()
+        }
+      }
+      group.notify(queue: .global()) { continuation.resume() }
+    }
+    // Blocks queued with perform run in order on the context's queue: this one runs after all of them.
+    let inserted = try await context.perform { () -> Int in
+      try context.save()
+      return try context.count(for: FetchRequest<Note>(entityName: "Note"))
+    }
+    #expect(asyncDone.count == threads * perThread)
+    #expect(inserted == threads * perThread * 2)
+    let onDisk = try rawRows(stack.storeURL, "SELECT COUNT(*) AS c FROM ZNOTE")[0]["c"] as Int
+    #expect(onDisk == threads * perThread * 2)
+  }
+
+  @Test("Two coordinators saving to one file from many queues lose nothing")
+  func twoCoordinators() async throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    let (_, other) = try stack.reopened()
+    let contexts = [stack.context, other]
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for (index, context) in contexts.enumerated() {
+        group.addTask {
+          for batch in 0..<20 {
+            try await context.perform {
+              for item in 0..<10 {
+                let note = Note(context: context)
+                note.title = "c\(index) b\(batch) i\(item)"
+              }
+              try context.save()
+            }
+          }
+        }
+      }
+      try await group.waitForAll()
+    }
+    let rows = try rawRows(stack.storeURL, "SELECT COUNT(*) AS c, COUNT(DISTINCT Z_PK) AS k FROM ZNOTE")[0]
+    #expect(rows["c"] as Int == 400)
+    #expect(rows["k"] as Int == 400)
+  }
+
+  @Test("Calling a context off its queue hops onto the queue, and debug mode reports it")
+  func offQueueCalls() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    let violations = Mutex<[ConcurrencyDebug.Violation]>([])
+    let wasEnabled = ConcurrencyDebug.isEnabled
+    ConcurrencyDebug.isEnabled = true
+    ConcurrencyDebug.violationHandler = { violation in violations.withLock { $0.append(violation) } }
+    defer {
+      ConcurrencyDebug.isEnabled = wasEnabled
+      ConcurrencyDebug.violationHandler = nil
+    }
+    // Off the queue: counted, and still correct because the call hops onto the queue.
+    _ = stack.context.hasChanges
+    let recorded = violations.withLock { $0 }
+    #expect(recorded.count == 1)
+    #expect(recorded.first?.rule == 3)
+    #expect(recorded.first?.message.contains("hasChanges") == true)
+    // On the queue: no report.
+    stack.context.performAndWait { _ = stack.context.hasChanges }
+    #expect(violations.withLock { $0.count } == 1)
+  }
+
+  @Test("async perform returns the block's value and rethrows its error")
+  func asyncPerform() async throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    let value = try await stack.context.perform { 42 }
+    #expect(value == 42)
+    await #expect(throws: ObjectGraphError.self) {
+      try await stack.context.perform {
+        _ = Note(context: stack.context)
+        try stack.context.save()  // title is required
+      }
+    }
+  }
+}

@@ -1,0 +1,452 @@
+import Foundation
+import Testing
+
+@testable import ObjectGraph
+
+@Suite("Saving")
+struct SavingTests {
+  @Test("Every attribute type survives a save and a reopened file")
+  func roundTripEveryType() throws {
+    let stack = try Stack(model: Models.allTypes())
+    defer { stack.folder.remove() }
+    let date = Date(timeIntervalSinceReferenceDate: 123_456.789)
+    let uuid = UUID()
+    let url = URL(string: "https://example.com/a?b=c")
+    let decimal = Decimal(string: "1234567.890123456789")
+    try stack.context.performAndWait {
+      let object = ManagedObject(entity: stack.entity("Everything"), insertInto: stack.context)
+      object.setValue("héllo ✓", forKey: "string")
+      object.setValue(Int16(-12), forKey: "int16")
+      object.setValue(Int32(70_000), forKey: "int32")
+      object.setValue(Int64.max, forKey: "int64")
+      object.setValue(3.25, forKey: "double")
+      object.setValue(Float(1.5), forKey: "float")
+      object.setValue(true, forKey: "bool")
+      object.setValue(date, forKey: "date")
+      object.setValue(Data([0, 1, 2, 255]), forKey: "data")
+      object.setValue(uuid, forKey: "uuid")
+      object.setValue(url, forKey: "uri")
+      object.setValue(decimal, forKey: "decimal")
+      try stack.context.save()
+    }
+    let (_, context) = try stack.reopened()
+    try context.performAndWait {
+      let objects = try context.fetch(FetchRequest<ManagedObject>(entityName: "Everything"))
+      #expect(objects.count == 1)
+      let object = try #require(objects.first)
+      #expect(object.value(forKey: "string") as? String == "héllo ✓")
+      #expect(object.value(forKey: "int16") as? Int16 == -12)
+      #expect(object.value(forKey: "int32") as? Int32 == 70_000)
+      #expect(object.value(forKey: "int64") as? Int64 == Int64.max)
+      #expect(object.value(forKey: "double") as? Double == 3.25)
+      #expect(object.value(forKey: "float") as? Float == 1.5)
+      #expect(object.value(forKey: "bool") as? Bool == true)
+      #expect(object.value(forKey: "date") as? Date == date)
+      #expect(object.value(forKey: "data") as? Data == Data([0, 1, 2, 255]))
+      #expect(object.value(forKey: "uuid") as? UUID == uuid)
+      #expect(object.value(forKey: "uri") as? URL == url)
+      #expect(object.value(forKey: "decimal") as? Decimal == decimal)
+    }
+  }
+
+  @Test("Nil values round-trip as nil")
+  func nilRoundTrip() throws {
+    let stack = try Stack(model: Models.allTypes())
+    defer { stack.folder.remove() }
+    try stack.context.performAndWait {
+      _ = ManagedObject(entity: stack.entity("Everything"), insertInto: stack.context)
+      try stack.context.save()
+    }
+    let (_, context) = try stack.reopened()
+    try context.performAndWait {
+      let object = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Everything")).first)
+      for key in ["string", "int16", "date", "uuid", "decimal", "data"] { #expect(object.value(forKey: key) == nil) }
+    }
+  }
+
+  @Test("A save gives inserted objects permanent IDs, whose URIs turn back into the same IDs")
+  func temporaryIDsBecomePermanent() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    try stack.context.performAndWait {
+      let note = Note(context: stack.context)
+      note.title = "A"
+      let temporary = note.objectID
+      #expect(temporary.isTemporaryID)
+      #expect(temporary.uriRepresentation().absoluteString.hasPrefix("x-coredata:///Note/t"))
+      try stack.context.save()
+      #expect(!note.objectID.isTemporaryID)
+      #expect(note.objectID != temporary)
+      let uri = note.objectID.uriRepresentation()
+      #expect(uri.absoluteString == "x-coredata://\(stack.coordinator.persistentStores[0].identifier)/Note/p1")
+      #expect(stack.coordinator.managedObjectID(forURIRepresentation: uri) == note.objectID)
+      #expect(try stack.context.existingObject(with: note.objectID) === note)
+    }
+  }
+
+  @Test("Each save bumps the row version Z_OPT")
+  func versionsBump() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    try stack.context.performAndWait {
+      let note = Note(context: stack.context)
+      note.title = "v1"
+      try stack.context.save()
+      #expect(try rawRows(stack.storeURL, "SELECT Z_OPT FROM ZNOTE")[0]["Z_OPT"] as Int64 == 1)
+      note.title = "v2"
+      try stack.context.save()
+      #expect(try rawRows(stack.storeURL, "SELECT Z_OPT FROM ZNOTE")[0]["Z_OPT"] as Int64 == 2)
+    }
+  }
+
+  @Test("Nothing reaches the file until save; a save writes everything in one transaction")
+  func nothingUntilSave() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    try stack.context.performAndWait {
+      for index in 0..<3 {
+        let note = Note(context: stack.context)
+        note.title = "n\(index)"
+      }
+      #expect(try rawRows(stack.storeURL, "SELECT COUNT(*) AS c FROM ZNOTE")[0]["c"] as Int == 0)
+      #expect(stack.context.hasChanges)
+      try stack.context.save()
+      #expect(!stack.context.hasChanges)
+      #expect(try rawRows(stack.storeURL, "SELECT COUNT(*) AS c FROM ZNOTE")[0]["c"] as Int == 3)
+    }
+  }
+
+  @Test("A missing required value is error 1570 naming entity and key; nothing is written, changes stay")
+  func missingMandatory() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    try stack.context.performAndWait {
+      let ok = Note(context: stack.context)
+      ok.title = "fine"
+      let bad = Note(context: stack.context)
+      let error = expectCode(.validationMissingMandatoryProperty) { try stack.context.save() }
+      #expect(error?.message.contains("Note.title") == true)
+      #expect(try rawRows(stack.storeURL, "SELECT COUNT(*) AS c FROM ZNOTE")[0]["c"] as Int == 0)
+      #expect(stack.context.insertedObjects.count == 2)
+      #expect(bad.isInserted && ok.objectID.isTemporaryID)
+      bad.title = "now fine"
+      try stack.context.save()
+      #expect(try rawRows(stack.storeURL, "SELECT COUNT(*) AS c FROM ZNOTE")[0]["c"] as Int == 2)
+    }
+  }
+
+  @Test("Several validation failures come together as error 1560")
+  func multipleErrors() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    stack.context.performAndWait {
+      _ = Note(context: stack.context)
+      _ = Note(context: stack.context)
+      let error = expectCode(.validationMultipleErrors) { try stack.context.save() }
+      #expect(error?.underlyingErrors.count == 2)
+      #expect(error?.underlyingErrors.allSatisfy { $0.code == .validationMissingMandatoryProperty } == true)
+    }
+  }
+
+  @Test("Cascade deletes related objects; nullify clears the inverse")
+  func cascadeAndNullify() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    try stack.context.performAndWait {
+      let book = Notebook(context: stack.context)
+      book.name = "Work"
+      let first = Note(context: stack.context)
+      first.title = "1"
+      first.notebook = book
+      let second = Note(context: stack.context)
+      second.title = "2"
+      second.notebook = book
+      let tag = Tag(context: stack.context)
+      tag.name = "t"
+      first.tags = [tag]
+      try stack.context.save()
+
+      // Nullify: deleting a note removes it from its notebook and its tag.
+      stack.context.delete(first)
+      try stack.context.save()
+      #expect(book.notes.map(\.title) == ["2"])
+      #expect(tag.notes.isEmpty)
+      #expect(try rawRows(stack.storeURL, "SELECT COUNT(*) AS c FROM Z_5TAGS")[0]["c"] as Int == 0)
+
+      // Cascade: deleting the notebook deletes its notes.
+      stack.context.delete(book)
+      try stack.context.save()
+      #expect(try rawRows(stack.storeURL, "SELECT COUNT(*) AS c FROM ZNOTE")[0]["c"] as Int == 0)
+      #expect(try rawRows(stack.storeURL, "SELECT COUNT(*) AS c FROM ZNOTEBOOK")[0]["c"] as Int == 0)
+      #expect(try rawRows(stack.storeURL, "SELECT COUNT(*) AS c FROM ZTAG")[0]["c"] as Int == 1)
+    }
+  }
+
+  @Test("Deny refuses the delete with error 1600 while the relationship holds an object")
+  func denyRule() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    try stack.context.performAndWait {
+      let note = Note(context: stack.context)
+      note.title = "locked"
+      let lock = ManagedObject(entity: stack.entity("Lock"), insertInto: stack.context)
+      note.setValue(lock, forKey: "lock")
+      try stack.context.save()
+      stack.context.delete(note)
+      let error = expectCode(.validationRelationshipDeniedDelete) { try stack.context.save() }
+      #expect(error?.message.contains("lock") == true)
+      #expect(try rawRows(stack.storeURL, "SELECT COUNT(*) AS c FROM ZNOTE")[0]["c"] as Int == 1)
+      // Removing the lock first makes the delete legal.
+      stack.context.rollback()
+      stack.context.delete(lock)
+      stack.context.delete(note)
+      try stack.context.save()
+      #expect(try rawRows(stack.storeURL, "SELECT COUNT(*) AS c FROM ZNOTE")[0]["c"] as Int == 0)
+    }
+  }
+
+  @Test("A save conflicting with another coordinator's save is error 133020 listing the object and keys")
+  func optimisticLocking() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    // Keep the object alive: the context holds unchanged objects weakly, as Core Data does.
+    let kept = try stack.context.performAndWait {
+      let note = Note(context: stack.context)
+      note.title = "original"
+      try stack.context.save()
+      return note
+    }
+    let id = kept.objectID
+    let (_, other) = try stack.reopened()
+    try other.performAndWait {
+      let note = try #require(try other.existingObject(with: id) as? Note)
+      note.title = "theirs"
+      try other.save()
+    }
+    try stack.context.performAndWait {
+      let note = try #require(try stack.context.existingObject(with: id) as? Note)
+      #expect(note === kept)
+      note.body = "mine"
+      let error = expectCode(.managedObjectMerge) { try stack.context.save() }
+      #expect(error?.conflicts.first?.objectID == id)
+      #expect(error?.conflicts.first?.conflictingKeys == ["body"])
+      #expect(error?.conflicts.first?.newVersion == 2)
+      #expect(note.hasChanges)
+      #expect(try rawRows(stack.storeURL, "SELECT ZBODY FROM ZNOTE")[0]["ZBODY"] as String? == nil)
+
+      // Per-property object trump: our body and their title both survive.
+      stack.context.mergePolicy = .mergeByPropertyObjectTrump
+      try stack.context.save()
+      let row = try rawRows(stack.storeURL, "SELECT ZTITLE, ZBODY, Z_OPT FROM ZNOTE")[0]
+      #expect(row["ZTITLE"] as String? == "theirs")
+      #expect(row["ZBODY"] as String? == "mine")
+      #expect(row["Z_OPT"] as Int64 == 3)
+    }
+  }
+
+  @Test("Store trump keeps the store's value for a property both sides changed")
+  func storeTrump() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    // Keep the object alive: the context holds unchanged objects weakly, as Core Data does.
+    let kept = try stack.context.performAndWait {
+      let note = Note(context: stack.context)
+      note.title = "original"
+      try stack.context.save()
+      return note
+    }
+    let id = kept.objectID
+    let (_, other) = try stack.reopened()
+    try other.performAndWait {
+      let note = try #require(try other.existingObject(with: id) as? Note)
+      note.title = "theirs"
+      try other.save()
+    }
+    try stack.context.performAndWait {
+      stack.context.mergePolicy = .mergeByPropertyStoreTrump
+      let note = try #require(try stack.context.existingObject(with: id) as? Note)
+      note.title = "mine"
+      note.body = "body"
+      try stack.context.save()
+      #expect(note.title == "theirs")
+      let row = try rawRows(stack.storeURL, "SELECT ZTITLE, ZBODY FROM ZNOTE")[0]
+      #expect(row["ZTITLE"] as String? == "theirs")
+      #expect(row["ZBODY"] as String? == "body")
+    }
+  }
+
+  @Test("Many-to-many and to-one relationships persist, and faults fill on first access")
+  func relationshipsPersist() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    try stack.context.performAndWait {
+      let book = Notebook(context: stack.context)
+      book.name = "Home"
+      let tags = (0..<3).map { index -> Tag in
+        let tag = Tag(context: stack.context)
+        tag.name = "tag\(index)"
+        return tag
+      }
+      for index in 0..<2 {
+        let note = Note(context: stack.context)
+        note.title = "note\(index)"
+        note.notebook = book
+        note.tags = Set(tags.prefix(index + 2))
+      }
+      try stack.context.save()
+    }
+    let (_, context) = try stack.reopened()
+    try context.performAndWait {
+      let request = FetchRequest<Notebook>(entityName: "Notebook")
+      let book = try #require(try context.fetch(request).first)
+      #expect(book.isFault)
+      #expect(book.name == "Home")
+      #expect(!book.isFault)
+      let notes = book.notes.sorted { ($0.title ?? "") < ($1.title ?? "") }
+      #expect(notes.map(\.title) == ["note0", "note1"])
+      #expect(notes[0].tags.count == 2)
+      #expect(notes[1].tags.count == 3)
+      #expect(notes[0].notebook === book)
+      let tag2 = try #require(notes[1].tags.first { $0.name == "tag2" })
+      #expect(tag2.notes.map(\.title) == ["note1"])
+    }
+  }
+
+  @Test("Inverses stay in step when either side changes")
+  func inverses() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    stack.context.performAndWait {
+      let a = Notebook(context: stack.context)
+      let b = Notebook(context: stack.context)
+      let note = Note(context: stack.context)
+      note.notebook = a
+      #expect(a.notes.contains(note))
+      b.notes = [note]
+      #expect(note.notebook === b)
+      #expect(a.notes.isEmpty)
+      let tag = Tag(context: stack.context)
+      tag.notes.insert(note)
+      #expect(note.tags.contains(tag))
+      note.tags = []
+      #expect(tag.notes.isEmpty)
+    }
+  }
+
+  @Test("changedValues and committedValues")
+  func changedAndCommitted() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    try stack.context.performAndWait {
+      let note = Note(context: stack.context)
+      note.title = "first"
+      try stack.context.save()
+      #expect(note.changedValues().isEmpty)
+      note.title = "second"
+      #expect(note.changedValues()["title"] as? String == "second")
+      #expect(note.committedValues(forKeys: ["title"])["title"] as? String == "first")
+      #expect(note.isUpdated)
+      #expect(stack.context.updatedObjects == [note])
+    }
+  }
+
+  @Test("rollback undoes inserts, updates and deletes")
+  func rollback() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    try stack.context.performAndWait {
+      let kept = Note(context: stack.context)
+      kept.title = "kept"
+      try stack.context.save()
+      kept.title = "changed"
+      let added = Note(context: stack.context)
+      added.title = "added"
+      stack.context.rollback()
+      #expect(kept.title == "kept")
+      #expect(!stack.context.hasChanges)
+      #expect(added.managedObjectContext == nil)
+      stack.context.delete(kept)
+      stack.context.rollback()
+      #expect(!kept.isDeleted)
+      #expect(try stack.context.count(for: FetchRequest<Note>(entityName: "Note")) == 1)
+    }
+  }
+
+  @Test("refresh turns an object back into a fault and drops its changes; reset forgets every object")
+  func refreshAndReset() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    try stack.context.performAndWait {
+      let note = Note(context: stack.context)
+      note.title = "stored"
+      try stack.context.save()
+      note.title = "unsaved"
+      stack.context.refresh(note, mergeChanges: false)
+      #expect(note.isFault)
+      #expect(note.title == "stored")
+      #expect(!stack.context.hasChanges)
+      stack.context.reset()
+      #expect(stack.context.registeredObjects.isEmpty)
+      #expect(note.managedObjectContext == nil)
+    }
+  }
+
+  @Test("Subentities share their root's table and are fetched through the abstract parent")
+  func inheritance() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    try stack.context.performAndWait {
+      let note = Note(context: stack.context)
+      note.title = "with files"
+      let image = ManagedObject(entity: stack.entity("ImageAttachment"), insertInto: stack.context)
+      image.setValue(Int16(640), forKey: "width")
+      image.setValue(Int32(10), forKey: "size")
+      image.setValue(note, forKey: "note")
+      let file = ManagedObject(entity: stack.entity("FileAttachment"), insertInto: stack.context)
+      file.setValue("/a", forKey: "path")
+      file.setValue(note, forKey: "note")
+      try stack.context.save()
+      #expect(try rawRows(stack.storeURL, "SELECT COUNT(*) AS c FROM ZATTACHMENT")[0]["c"] as Int == 2)
+    }
+    let (_, context) = try stack.reopened()
+    try context.performAndWait {
+      let all = try context.fetch(FetchRequest<ManagedObject>(entityName: "Attachment"))
+      #expect(Set(all.map(\.entity.name)) == ["ImageAttachment", "FileAttachment"])
+      let images = try context.fetch(FetchRequest<ManagedObject>(entityName: "ImageAttachment"))
+      #expect(images.count == 1)
+      #expect(images.first?.value(forKey: "width") as? Int16 == 640)
+      let note = try #require(try context.fetch(FetchRequest<Note>(entityName: "Note")).first)
+      #expect((note.value(forKey: "attachments") as? Set<ManagedObject>)?.count == 2)
+    }
+  }
+
+  @Test("The file has Core Data's layout")
+  func coreDataLayout() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    let tables = Set(try rawRows(stack.storeURL, "SELECT name FROM sqlite_master WHERE type='table'").map { $0["name"] as String })
+    #expect(tables.isSuperset(of: ["ZNOTE", "ZNOTEBOOK", "ZTAG", "ZATTACHMENT", "ZLOCK", "Z_PRIMARYKEY", "Z_METADATA", "Z_5TAGS"]))
+    let columns = Set(try rawRows(stack.storeURL, "PRAGMA table_info(ZNOTE)").map { $0["name"] as String })
+    #expect(columns.isSuperset(of: ["Z_PK", "Z_ENT", "Z_OPT", "ZTITLE", "ZBODY", "ZRATING", "ZCREATEDAT", "ZNOTEBOOK", "ZLOCK"]))
+    let entities = try rawRows(stack.storeURL, "SELECT Z_NAME FROM Z_PRIMARYKEY ORDER BY Z_ENT").map { $0["Z_NAME"] as String }
+    #expect(entities == ["Attachment", "FileAttachment", "ImageAttachment", "Lock", "Note", "Notebook", "Tag"])
+    let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: stack.storeURL)
+    #expect(metadata[StoreMetadataKey.storeUUID] as? String == stack.coordinator.persistentStores[0].identifier)
+    #expect((metadata[StoreMetadataKey.versionHashes] as? [String: Data])?.count == 7)
+  }
+
+  @Test("An in-memory store behaves like the file store")
+  func inMemory() throws {
+    let stack = try Stack(type: .inMemory)
+    defer { stack.folder.remove() }
+    try stack.context.performAndWait {
+      let note = Note(context: stack.context)
+      note.title = "memory"
+      try stack.context.save()
+      #expect(!note.objectID.isTemporaryID)
+      stack.context.reset()
+      let notes = try stack.context.fetch(FetchRequest<Note>(entityName: "Note"))
+      #expect(notes.map(\.title) == ["memory"])
+    }
+  }
+}

@@ -1,0 +1,170 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import ObjectGraph
+
+@Suite("Bad input: errors that explain and files left untouched")
+struct StoreFailureTests {
+  private func bytes(_ url: URL) throws -> Data { try Data(contentsOf: url) }
+
+  private func siblings(_ url: URL) -> Set<String> {
+    Set((try? FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path)) ?? [])
+  }
+
+  @Test("A file that is not a SQLite database is refused and left untouched")
+  func notSQLite() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let url = folder.file("notes.sqlite")
+    let content = Data(String(repeating: "This is a text file, not a database.\n", count: 200).utf8)
+    try content.write(to: url)
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
+    let error = expectCode(.persistentStoreInvalidType) { try coordinator.addPersistentStore(type: .sqlite, at: url) }
+    #expect(error?.message.contains("not a SQLite database") == true)
+    #expect(error?.message.contains(url.path) == true)
+    #expect(try bytes(url) == content)
+    #expect(siblings(url) == ["notes.sqlite"])
+    #expect(coordinator.persistentStores.isEmpty)
+  }
+
+  @Test("A SQLite database that is not a store is refused and left untouched")
+  func foreignSQLite() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let url = folder.file("other.sqlite")
+    try rawCreate(url, "CREATE TABLE people (name TEXT); INSERT INTO people VALUES ('Ada');")
+    let before = try bytes(url)
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
+    let error = expectCode(.persistentStoreInvalidType) { try coordinator.addPersistentStore(type: .sqlite, at: url) }
+    #expect(error?.message.contains("not an ObjectGraph (Core Data) store") == true)
+    #expect(try bytes(url) == before)
+    #expect(siblings(url) == ["other.sqlite"])
+  }
+
+  @Test("A store made with another model is error 134100, naming what differs, and left untouched")
+  func incompatibleModel() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    try stack.context.performAndWait {
+      let note = Note(context: stack.context)
+      note.title = "keep me"
+      try stack.context.save()
+    }
+    try stack.coordinator.remove(stack.coordinator.persistentStores[0])
+    let before = try bytes(stack.storeURL)
+    let other = try ManagedObjectModel(entities: [
+      EntityDescription(name: "Note", properties: [.attribute(AttributeDescription(name: "text", type: .string))])
+    ])
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: other)
+    let error = expectCode(.persistentStoreIncompatibleVersionHash) {
+      try coordinator.addPersistentStore(type: .sqlite, at: stack.storeURL)
+    }
+    #expect(error?.message.contains("Note changed") == true)
+    #expect(error?.message.contains("Notebook is in the store but not in the model") == true)
+    #expect(try bytes(stack.storeURL) == before)
+    // The original model still opens it, data intact.
+    let (_, context) = try stack.reopened()
+    let titles = try context.performAndWait { try context.fetch(FetchRequest<Note>(entityName: "Note")).map(\.title) }
+    #expect(titles == ["keep me"])
+  }
+
+  @Test("A store in a folder that does not exist is error 134080 saying so")
+  func missingFolder() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let url = folder.file("nope/deeper/Store.sqlite")
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
+    let error = expectCode(.persistentStoreOpen) { try coordinator.addPersistentStore(type: .sqlite, at: url) }
+    #expect(error?.message.contains("does not exist") == true)
+    #expect(!FileManager.default.fileExists(atPath: folder.file("nope").path))
+  }
+
+  @Test("A store in a folder that cannot be written is error 134080 saying so")
+  func unwritableFolder() throws {
+    guard getuid() != 0 else {
+      // root may write anywhere; check the message path with a read-only file system instead.
+      let coordinator = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
+      let error = expectCode(.persistentStoreOpen) {
+        try coordinator.addPersistentStore(type: .sqlite, at: URL(fileURLWithPath: "/proc/objectgraph-test/Store.sqlite"))
+      }
+      #expect(error != nil)
+      return
+    }
+    let folder = try TemporaryFolder()
+    defer {
+      try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.url.path)
+      folder.remove()
+    }
+    try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: folder.url.path)
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
+    let error = expectCode(.persistentStoreOpen) { try coordinator.addPersistentStore(type: .sqlite, at: folder.file("Store.sqlite")) }
+    #expect(error?.message.contains("not writable") == true)
+  }
+
+  @Test("A read-only store refuses saves with a clear error")
+  func readOnly() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    try stack.coordinator.remove(stack.coordinator.persistentStores[0])
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: stack.model)
+    try coordinator.addPersistentStore(type: .sqlite, at: stack.storeURL, options: StoreOptions(readOnly: true))
+    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    context.persistentStoreCoordinator = coordinator
+    context.performAndWait {
+      let note = Note(context: context)
+      note.title = "x"
+      let error = expectCode(.persistentStoreSave) { try context.save() }
+      #expect(error?.message.contains("read-only") == true)
+    }
+  }
+
+  @Test("SQLite pragmas from the options are applied")
+  func pragmas() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let url = folder.file("Store.sqlite")
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
+    try coordinator.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(sqlitePragmas: ["journal_mode": "DELETE"]))
+    #expect(try rawRows(url, "PRAGMA journal_mode")[0][0] as String == "delete")
+    let wal = folder.file("Wal.sqlite")
+    try coordinator.addPersistentStore(type: .sqlite, at: wal)
+    #expect(try rawRows(wal, "PRAGMA journal_mode")[0][0] as String == "wal")
+  }
+
+  @Test("Fetching or saving without a store is a clear error")
+  func noStore() throws {
+    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    context.performAndWait {
+      let error = expectCode(.noPersistentStore) { _ = try context.fetch(FetchRequest<Note>(entityName: "Note")) }
+      #expect(error?.message.contains("persistentStoreCoordinator") == true)
+    }
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
+    context.persistentStoreCoordinator = coordinator
+    context.performAndWait {
+      _ = expectCode(.noPersistentStore) { _ = try context.fetch(FetchRequest<Note>(entityName: "Note")) }
+      let note = Note(context: context)
+      note.title = "t"
+      _ = expectCode(.noPersistentStore) { try context.save() }
+    }
+  }
+
+  @Test("A model whose relationship points nowhere is error modelInvalid naming it")
+  func invalidModel() throws {
+    let error = expectCode(.modelInvalid) {
+      _ = try ManagedObjectModel(entities: [
+        EntityDescription(name: "A", properties: [.relationship(RelationshipDescription(name: "b", destination: "B", inverse: nil))])
+      ])
+    }
+    #expect(error?.message.contains("A.b") == true)
+    _ = expectCode(.modelInvalid) {
+      _ = try ManagedObjectModel(entities: [EntityDescription(name: "A", properties: []), EntityDescription(name: "A", properties: [])])
+    }
+  }
+
+  private func rawCreate(_ url: URL, _ sql: String) throws {
+    let queue = try DatabaseQueue(path: url.path)
+    try queue.write { try $0.execute(sql: sql) }
+    try queue.close()
+  }
+}

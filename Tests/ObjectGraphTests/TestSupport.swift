@@ -1,0 +1,157 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import ObjectGraph
+
+/// Typed classes for the notes model used across the tests.
+final class Notebook: ManagedObject {
+  @Managed var name: String?
+  @Managed var notes: Set<Note>
+}
+
+final class Note: ManagedObject {
+  @Managed var title: String?
+  @Managed var body: String?
+  @Managed var rating: Int64
+  @Managed var createdAt: Date?
+  @Managed var notebook: Notebook?
+  @Managed var tags: Set<Tag>
+}
+
+final class Tag: ManagedObject {
+  @Managed var name: String?
+  @Managed var notes: Set<Note>
+}
+
+/// A fresh temporary folder per test; tests call `remove()` when done.
+struct TemporaryFolder {
+  let url: URL
+
+  init() throws {
+    url = FileManager.default.temporaryDirectory.appendingPathComponent("ObjectGraphTests-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+  }
+
+  func file(_ name: String) -> URL { url.appendingPathComponent(name) }
+
+  func remove() { try? FileManager.default.removeItem(at: url) }
+}
+
+enum Models {
+  /// Notebook 1-* Note (cascade from notebook, nullify back), Note *-* Tag, Note.title required,
+  /// Attachment (abstract) with Image and File subentities, Lock (deny) -> Note.
+  static func notes() throws -> ManagedObjectModel {
+    let notebook = EntityDescription(
+      name: "Notebook", managedObjectClass: Notebook.self,
+      properties: [
+        .attribute(AttributeDescription(name: "name", type: .string)),
+        .relationship(RelationshipDescription(name: "notes", destination: "Note", inverse: "notebook", toMany: true, deleteRule: .cascade)),
+      ])
+    let note = EntityDescription(
+      name: "Note", managedObjectClass: Note.self,
+      properties: [
+        .attribute(AttributeDescription(name: "title", type: .string, isOptional: false)),
+        .attribute(AttributeDescription(name: "body", type: .string)),
+        .attribute(AttributeDescription(name: "rating", type: .integer64, isOptional: false, defaultValue: Int64(0))),
+        .attribute(AttributeDescription(name: "createdAt", type: .date)),
+        .relationship(RelationshipDescription(name: "notebook", destination: "Notebook", inverse: "notes")),
+        .relationship(RelationshipDescription(name: "tags", destination: "Tag", inverse: "notes", toMany: true)),
+        .relationship(
+          RelationshipDescription(name: "attachments", destination: "Attachment", inverse: "note", toMany: true, deleteRule: .cascade)),
+        .relationship(RelationshipDescription(name: "lock", destination: "Lock", inverse: "note", deleteRule: .deny)),
+      ])
+    let tag = EntityDescription(
+      name: "Tag", managedObjectClass: Tag.self,
+      properties: [
+        .attribute(AttributeDescription(name: "name", type: .string)),
+        .relationship(RelationshipDescription(name: "notes", destination: "Note", inverse: "tags", toMany: true)),
+      ])
+    let attachment = EntityDescription(
+      name: "Attachment",
+      properties: [
+        .attribute(AttributeDescription(name: "size", type: .integer32)),
+        .relationship(RelationshipDescription(name: "note", destination: "Note", inverse: "attachments")),
+      ])
+    attachment.isAbstract = true
+    let image = EntityDescription(name: "ImageAttachment", properties: [.attribute(AttributeDescription(name: "width", type: .integer16))])
+    let file = EntityDescription(name: "FileAttachment", properties: [.attribute(AttributeDescription(name: "path", type: .string))])
+    attachment.subentities = [image, file]
+    let lock = EntityDescription(
+      name: "Lock",
+      properties: [
+        .attribute(AttributeDescription(name: "reason", type: .string)),
+        .relationship(RelationshipDescription(name: "note", destination: "Note", inverse: "lock")),
+      ])
+    return try ManagedObjectModel(entities: [notebook, note, tag, attachment, image, file, lock])
+  }
+
+  /// One entity with an attribute of every stored type.
+  static func allTypes() throws -> ManagedObjectModel {
+    let types: [(String, AttributeType)] = [
+      ("string", .string), ("int16", .integer16), ("int32", .integer32), ("int64", .integer64), ("double", .double),
+      ("float", .float), ("bool", .boolean), ("date", .date), ("data", .binaryData), ("uuid", .uuid), ("uri", .uri),
+      ("decimal", .decimal),
+    ]
+    return try ManagedObjectModel(entities: [
+      EntityDescription(name: "Everything", properties: types.map { .attribute(AttributeDescription(name: $0.0, type: $0.1)) })
+    ])
+  }
+}
+
+/// A coordinator with one store and a private context, for tests.
+struct Stack {
+  let folder: TemporaryFolder
+  let model: ManagedObjectModel
+  let coordinator: PersistentStoreCoordinator
+  let context: ManagedObjectContext
+  let storeURL: URL
+
+  init(model: ManagedObjectModel? = nil, type: StoreType = .sqlite, folder: TemporaryFolder? = nil) throws {
+    self.folder = try folder ?? TemporaryFolder()
+    self.model = try model ?? Models.notes()
+    storeURL = self.folder.file("Store.sqlite")
+    coordinator = PersistentStoreCoordinator(managedObjectModel: self.model)
+    try coordinator.addPersistentStore(type: type, at: type == .sqlite ? storeURL : nil)
+    context = ManagedObjectContext(concurrencyType: .privateQueue)
+    context.persistentStoreCoordinator = coordinator
+  }
+
+  /// A second, independent coordinator and context on the same file (as a relaunch would make).
+  func reopened() throws -> (PersistentStoreCoordinator, ManagedObjectContext) {
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    try coordinator.addPersistentStore(type: .sqlite, at: storeURL)
+    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    context.persistentStoreCoordinator = coordinator
+    return (coordinator, context)
+  }
+
+  func entity(_ name: String) -> EntityDescription {
+    model.entitiesByName[name] ?? EntityDescription(name: "missing", properties: [])
+  }
+}
+
+/// Reads a store file with plain SQL, outside the engine.
+
+func rawRows(_ url: URL, _ sql: String) throws -> [Row] {
+  var configuration = Configuration()
+  configuration.readonly = true
+  let queue = try DatabaseQueue(path: url.path, configuration: configuration)
+  return try queue.read { try Row.fetchAll($0, sql: sql) }
+}
+
+func expectCode(_ code: ObjectGraphError.Code, _ body: () throws -> Void, sourceLocation: SourceLocation = #_sourceLocation)
+  -> ObjectGraphError?
+{
+  do {
+    try body()
+    Issue.record("expected error \(code.rawValue), nothing was thrown", sourceLocation: sourceLocation)
+    return nil
+  } catch let error as ObjectGraphError {
+    #expect(error.code == code, "got \(error)", sourceLocation: sourceLocation)
+    return error
+  } catch {
+    Issue.record("expected ObjectGraphError \(code.rawValue), got \(error)", sourceLocation: sourceLocation)
+    return nil
+  }
+}
