@@ -155,3 +155,36 @@ func expectCode(_ code: ObjectGraphError.Code, _ body: () throws -> Void, source
     return nil
   }
 }
+
+/// The shared Xcode model fixtures.
+enum Fixtures {
+  /// `<repo root>/../shared/fixtures/xcdatamodels`, where the repo root is the nearest folder above this file
+  /// that holds `Package.swift`. Fails the test (does not skip it) when the folder is missing.
+  static func folder(filePath: String = #filePath) throws -> URL {
+    let fileManager = FileManager.default
+    var folder = URL(fileURLWithPath: filePath).deletingLastPathComponent()
+    while !fileManager.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
+      let parent = folder.deletingLastPathComponent()
+      try #require(
+        parent.path != folder.path, "No Package.swift above \(filePath): cannot find the repository root")
+      folder = parent
+    }
+    let fixtures = folder.deletingLastPathComponent().appendingPathComponent("shared/fixtures/xcdatamodels")
+    var isDirectory: ObjCBool = false
+    try #require(
+      fileManager.fileExists(atPath: fixtures.path, isDirectory: &isDirectory) && isDirectory.boolValue,
+      """
+      The Xcode model fixtures are missing: expected the folder \(fixtures.path) (the repository root's parent \
+      folder + shared/fixtures/xcdatamodels). Restore the shared fixtures; these tests need them.
+      """)
+    return fixtures
+  }
+
+  /// Every model folder: each `.xcdatamodeld` and bare `.xcdatamodel`.
+  static func models() throws -> [URL] {
+    let folder = try folder()
+    return try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
+      .filter { $0.pathExtension == "xcdatamodeld" || $0.pathExtension == "xcdatamodel" }
+      .sorted { $0.lastPathComponent < $1.lastPathComponent }
+  }
+}

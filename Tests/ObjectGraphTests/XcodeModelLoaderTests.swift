@@ -9,27 +9,7 @@ import Testing
 struct XcodeModelLoaderTests {
   // MARK: - Fixtures
 
-  /// `<repo root>/../shared/fixtures/xcdatamodels`, where the repo root is the nearest folder above this file
-  /// that holds `Package.swift`. Fails the test (does not skip it) when the folder is missing.
-  private static func fixturesFolder(filePath: String = #filePath) throws -> URL {
-    let fileManager = FileManager.default
-    var folder = URL(fileURLWithPath: filePath).deletingLastPathComponent()
-    while !fileManager.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
-      let parent = folder.deletingLastPathComponent()
-      try #require(
-        parent.path != folder.path, "No Package.swift above \(filePath): cannot find the repository root")
-      folder = parent
-    }
-    let fixtures = folder.deletingLastPathComponent().appendingPathComponent("shared/fixtures/xcdatamodels")
-    var isDirectory: ObjCBool = false
-    try #require(
-      fileManager.fileExists(atPath: fixtures.path, isDirectory: &isDirectory) && isDirectory.boolValue,
-      """
-      The Xcode model fixtures are missing: expected the folder \(fixtures.path) (the repository root's parent \
-      folder + shared/fixtures/xcdatamodels). Restore the shared fixtures; these tests need them.
-      """)
-    return fixtures
-  }
+  private static func fixturesFolder() throws -> URL { try Fixtures.folder() }
 
   private static func fixture(_ name: String) throws -> URL {
     let url = try fixturesFolder().appendingPathComponent(name)

@@ -1,6 +1,9 @@
 import Dispatch
 import Foundation
 
+// `@unchecked Sendable`: the only stored state that is not itself Sendable is `confined`, and every read or
+// write of it happens on the context's queue: `isolated(_:_:)` runs inline only when `isOnQueue` holds and
+// otherwise goes through `performAndWait`, which serialises on that queue. The rest is `let` or behind a Mutex.
 /// A scratch pad of managed objects: you fetch, insert, change and delete objects in a context, and
 /// nothing reaches the store until the context saves.
 ///
@@ -22,9 +25,6 @@ import Foundation
 /// at once of every access from the wrong queue.
 ///
 /// The context itself is `Sendable` (its methods may be called from any queue); its objects are not.
-// `@unchecked Sendable`: the only stored state that is not itself Sendable is `confined`, and every read or
-// write of it happens on the context's queue: `isolated(_:_:)` runs inline only when `isOnQueue` holds and
-// otherwise goes through `performAndWait`, which serialises on that queue. The rest is `let` or behind a Mutex.
 public final class ManagedObjectContext: @unchecked Sendable, CustomStringConvertible {
   /// How a context runs its work.
   public enum ConcurrencyType: Sendable {

@@ -22,8 +22,10 @@ public struct Managed<Value> {
   /// a class would sit at one offset and their key paths would all describe the first of them.
   var key: String?
 
+  /// Declares a managed property; the model key is the property's name.
   public init() {}
 
+  /// Not used: `@Managed` reads and writes through the enclosing object (see the type's documentation).
   @available(*, unavailable, message: "@Managed only works on properties of ManagedObject subclasses")
   public var wrappedValue: Value {
     get { preconditionFailure("@Managed only works on properties of ManagedObject subclasses") }
@@ -31,6 +33,7 @@ public struct Managed<Value> {
     set { preconditionFailure("@Managed only works on properties of ManagedObject subclasses") }
   }
 
+  /// Reads and writes the property through the enclosing object's `value(forKey:)` and `setValue(_:forKey:)`.
   public static subscript<Object: ManagedObject>(
     _enclosingInstance object: Object,
     wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
