@@ -4,28 +4,64 @@ import PackageDescription
 
 let package = Package(
   name: "CoreDataStackWorkshop",
-  platforms: [.macOS(.v13)],
+  platforms: [.macOS(.v15)],
   products: [
     .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
+    .library(name: "NotesModel", targets: ["NotesModel"]),
+    .library(name: "Stage1", targets: ["Stage1"]),
+    .executable(name: "stage1-demo", targets: ["Stage1Demo"]),
     .executable(name: "workshop", targets: ["Workshop"]),
   ],
   dependencies: [
-    .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0")
+    .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+    .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
   ],
   targets: [
+    // Stage 0: the engine.
     .target(
       name: "ObjectGraph",
       dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
       path: "Stages/ObjectGraph"
     ),
+    // The tutorial's data model (an Xcode .xcdatamodeld) and its typed classes, shared by all stages.
+    .target(
+      name: "NotesModel",
+      dependencies: ["ObjectGraph"],
+      path: "Stages/Resources",
+      resources: [.copy("DataModel.xcdatamodeld")]
+    ),
+    // Stage 1: a single main-queue context.
+    .target(
+      name: "Stage1",
+      dependencies: ["ObjectGraph", "NotesModel"],
+      path: "Stages/Stage1-SingleContext",
+      exclude: ["Demo"]
+    ),
+    .executableTarget(
+      name: "Stage1Demo",
+      dependencies: ["Stage1", "NotesModel", "ObjectGraph"],
+      path: "Stages/Stage1-SingleContext/Demo"
+    ),
+    // The workshop's front door.
     .executableTarget(
       name: "Workshop",
+      dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
       path: "Stages/Workshop"
     ),
     .testTarget(
       name: "ObjectGraphTests",
       dependencies: ["ObjectGraph", .product(name: "GRDB", package: "GRDB.swift")],
       path: "Tests/ObjectGraphTests"
+    ),
+    .testTarget(
+      name: "Stage1Tests",
+      dependencies: ["Stage1", "NotesModel", "ObjectGraph"],
+      path: "Tests/Stage1Tests"
+    ),
+    .testTarget(
+      name: "WorkshopTests",
+      dependencies: ["Workshop"],
+      path: "Tests/WorkshopTests"
     ),
   ],
   swiftLanguageModes: [.v6]

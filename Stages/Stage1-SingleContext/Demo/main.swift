@@ -1,0 +1,1 @@
+print("stage 1 demo: not written yet")
