@@ -3,9 +3,13 @@ import Foundation
 /// A context's bookkeeping: which objects it knows and which of them changed. Touched only on the
 /// context's queue (see `ManagedObjectContext.isolated`), so it needs no lock.
 final class Confined {
-  /// One object per ID (uniquing). Unchanged objects are held weakly, as in Core Data: an object nobody
-  /// references any more leaves the context; changed objects are also held strongly by the sets below.
-  var registry: [ManagedObjectID: WeakObject] = [:]
+  /// One object per ID (uniquing).
+  ///
+  /// Core Data holds unchanged objects weakly: an object nobody references leaves its context. Swift weak
+  /// references would put every object on the slow reference-counting path, so the registry holds them
+  /// strongly and purges, from time to time, every unchanged object it alone references. Changed objects
+  /// are kept by the change sets below until they are saved or rolled back.
+  var registry: [ManagedObjectID: ManagedObject] = [:]
   var inserted: [ObjectIdentifier: (order: Int, object: ManagedObject)] = [:]
   var insertionCounter = 0
   var updated: Set<ManagedObject> = []
@@ -14,22 +18,27 @@ final class Confined {
   var propagated: Set<ObjectIdentifier> = []
   /// Rows read ahead (prefetching) for objects not yet realised; a fault takes its row from here first.
   var rowCache: [ManagedObjectID: RowSnapshot] = [:]
-  private var registrationsSinceSweep = 0
-
-  struct WeakObject {
-    weak var object: ManagedObject?
-  }
+  /// The registry size at which the next purge runs (doubling keeps purging linear overall).
+  private var purgeThreshold = 4096
 
   func register(_ object: ManagedObject) {
-    registry[object.objectID] = WeakObject(object: object)
-    registrationsSinceSweep += 1
-    if registrationsSinceSweep > 4096 && registrationsSinceSweep > registry.count {
-      registry = registry.filter { $0.value.object != nil }
-      registrationsSinceSweep = 0
-    }
+    registry[object.objectID] = object
+    if registry.count >= purgeThreshold { purge() }
   }
 
-  func registered(_ id: ManagedObjectID) -> ManagedObject? { registry[id]?.object }
+  func registered(_ id: ManagedObjectID) -> ManagedObject? { registry[id] }
+
+  /// Drops unchanged objects that only the registry still references.
+  func purge() {
+    var unreferenced: [ManagedObjectID] = []
+    for index in registry.indices {
+      guard isKnownUniquelyReferenced(&registry.values[index]) else { continue }
+      let object = registry.values[index]
+      if !object.hasChanges { unreferenced.append(registry.keys[index]) }
+    }
+    for id in unreferenced { registry[id] = nil }
+    purgeThreshold = max(4096, registry.count * 2)
+  }
 
   var insertedInOrder: [ManagedObject] { inserted.values.sorted { $0.order < $1.order }.map(\.object) }
 

@@ -91,7 +91,9 @@ extension ManagedObjectContext {
 
     var objects: [ManagedObject] = []
     objects.reserveCapacity(rows.count)
-    for row in rows { objects.append(materialize(row, asFault: request.returnsObjectsAsFaults, confined)) }
+    var classes: [ObjectIdentifier: ManagedObject.Type] = [:]
+    confined.registry.reserveCapacity(confined.registry.count + rows.count)
+    for row in rows { objects.append(materialize(row, asFault: request.returnsObjectsAsFaults, confined, classes: &classes)) }
     if plan.idsOnly {
       let batch = FaultBatch(ids: rows.map(\.id), size: request.fetchBatchSize)
       for object in objects where object.state.needsLoad { object.batch = batch }

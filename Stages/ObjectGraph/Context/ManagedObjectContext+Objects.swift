@@ -17,7 +17,10 @@ extension ManagedObjectContext {
 
   /// Every object the context currently holds (fetched, inserted, or looked up by ID and still referenced).
   public var registeredObjects: Set<ManagedObject> {
-    isolated("registeredObjects") { confined in Set(confined.registry.values.compactMap(\.object)) }
+    isolated("registeredObjects") { confined in
+      confined.purge()
+      return Set(confined.registry.values)
+    }
   }
 
   // MARK: - Inserting and deleting
@@ -114,7 +117,9 @@ extension ManagedObjectContext {
   }
 
   /// Makes a registered object (or a new one) from a fetched row.
-  func materialize(_ row: FetchedRow, asFault: Bool, _ confined: Confined) -> ManagedObject {
+  func materialize(
+    _ row: FetchedRow, asFault: Bool, _ confined: Confined, classes: inout [ObjectIdentifier: ManagedObject.Type]
+  ) -> ManagedObject {
     if let object = confined.registered(row.id) {
       if object.state.needsLoad && !row.snapshot.values.isEmpty {
         object.snapshot = row.snapshot
@@ -125,7 +130,15 @@ extension ManagedObjectContext {
       }
       return object
     }
-    let object = row.id.entity.managedObjectClass.init(entity: row.id.entity, insertInto: nil)
+    let entity = row.id.entity
+    let type: ManagedObject.Type
+    if let known = classes[ObjectIdentifier(entity)] {
+      type = known
+    } else {
+      type = entity.managedObjectClass
+      classes[ObjectIdentifier(entity)] = type
+    }
+    let object = type.init(entity: entity, insertInto: nil)
     object.setObjectID(row.id)
     object.managedObjectContext = self
     if row.snapshot.values.isEmpty {
@@ -208,6 +221,8 @@ extension ManagedObjectContext {
 
   /// Marks an object changed after one of its properties was set.
   func didChange(_ object: ManagedObject, slot index: Int) {
+    // A new object is saved whole: nothing to track (and no queue hop on this hot path).
+    if object.state.isInserted { return }
     isolated("setValue(_:forKey:)") { confined in
       object.changedSlots.insert(index)
       guard !object.state.isInserted, !object.state.isDeleted else { return }

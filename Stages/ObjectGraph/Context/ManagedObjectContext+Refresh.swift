@@ -28,7 +28,7 @@ extension ManagedObjectContext {
   /// context is `nil`); fetch again.
   public func reset() {
     isolated("reset()") { confined in
-      for object in confined.registry.values.compactMap(\.object) {
+      for object in confined.registry.values {
         object.managedObjectContext = nil
         object.didTurnIntoFault()
       }
@@ -83,7 +83,7 @@ extension ManagedObjectContext {
         object.setObjectID(id)
         confined.register(object)
       }
-      for object in confined.registry.values.compactMap(\.object) where object.hasChanges {
+      for object in confined.registry.values where object.hasChanges {
         Self.replaceIDs(in: object, map)
       }
     }

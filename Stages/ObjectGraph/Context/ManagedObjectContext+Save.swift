@@ -35,21 +35,21 @@ extension ManagedObjectContext {
   private func saveOnQueue(_ confined: Confined) throws {
     guard confined.hasChanges else { return }
     propagateDeletes(confined)
-    for object in confined.insertedInOrder { object.willSave() }
+    for object in confined.inserted.values { object.object.willSave() }
     for object in confined.updated { object.willSave() }
     for object in confined.deleted { object.willSave() }
     propagateDeletes(confined)
-    try validate(confined)
+    let inserted = confined.insertedInOrder
+    try validate(confined, inserted: inserted)
 
     let coordinator = try parentStore()
-    let inserted = confined.insertedInOrder
     let updated = Array(confined.updated).filter { !$0.state.isDeleted }
     let deleted = Array(confined.deleted).filter { !$0.state.isInserted && !$0.objectID.isTemporaryID }
 
     var request = StoreSaveRequest(mergePolicy: mergePolicy)
     for object in inserted {
       var values = object.values
-      for slot in object.layout.slots where slot.isToMany { values[slot.index] = object.relatedIDs(slot) }
+      for index in object.layout.toManyIndexes { values[index] = object.relatedIDs(object.layout.slots[index]) }
       request.inserts.append(.init(temporaryID: object.objectID, entity: object.entity, values: values))
     }
     for object in updated {
@@ -72,9 +72,10 @@ extension ManagedObjectContext {
 
     // The store has it all: bring the context in line.
     var versions: [ObjectIdentifier: Int64] = [:]
-    for object in inserted + updated {
+    for object in updated {
       versions[ObjectIdentifier(object)] = result.versions[object.objectID]
     }
+    confined.registry.reserveCapacity(confined.registry.count + inserted.count)
     for object in inserted {
       let temporary = object.objectID
       if let permanent = result.permanentIDs[temporary] {
@@ -128,11 +129,11 @@ extension ManagedObjectContext {
 
   /// Rewrites relationship values that still name temporary IDs.
   static func replaceIDs(in object: ManagedObject, _ map: [ManagedObjectID: ManagedObjectID]) {
-    for slot in object.layout.slots where slot.isRelationship {
-      if let id = object.values[slot.index] as? ManagedObjectID, let permanent = map[id] {
-        object.values[slot.index] = permanent
-      } else if let ids = object.values[slot.index] as? Set<ManagedObjectID>, ids.contains(where: { map[$0] != nil }) {
-        object.values[slot.index] = Set(ids.map { map[$0] ?? $0 })
+    for index in object.layout.relationshipIndexes {
+      if let id = object.values[index] as? ManagedObjectID, let permanent = map[id] {
+        object.values[index] = permanent
+      } else if let ids = object.values[index] as? Set<ManagedObjectID>, ids.contains(where: { map[$0] != nil }) {
+        object.values[index] = Set(ids.map { map[$0] ?? $0 })
       }
     }
   }
@@ -179,14 +180,14 @@ extension ManagedObjectContext {
 
   // MARK: - Validation
 
-  func validate(_ confined: Confined) throws {
+  func validate(_ confined: Confined, inserted: [ManagedObject]) throws {
     var errors: [ObjectGraphError] = []
-    let live = confined.insertedInOrder + confined.updated.filter { !$0.state.isDeleted }
+    let live = inserted + confined.updated.filter { !$0.state.isDeleted }
     for object in live {
       let name = object.entity.name
       for slot in object.layout.slots where !slot.isTransient {
-        if let attribute = slot.attribute {
-          if let reason = attribute.unsupportedReason, object.values[slot.index] != nil {
+        if slot.attribute != nil {
+          if let reason = slot.unsupportedReason, object.values[slot.index] != nil {
             errors.append(ObjectGraphError(.unsupportedFeature, "\(name).\(slot.name) \(reason); its value cannot be saved."))
           } else if !slot.isOptional && object.values[slot.index] == nil {
             errors.append(

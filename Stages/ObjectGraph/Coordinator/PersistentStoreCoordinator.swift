@@ -94,9 +94,10 @@ public final class PersistentStoreCoordinator: Sendable, CustomStringConvertible
       let entity = managedObjectModel.entitiesByName[parts[0]],
       persistentStores.contains(where: { $0.identifier.caseInsensitiveCompare(host) == .orderedSame })
     else { return nil }
-    let identifier = persistentStores.first(where: { $0.identifier.caseInsensitiveCompare(host) == .orderedSame })?.identifier ?? host
-    return ManagedObjectID(
-      entity: entity, key: .permanent(storeIdentifier: identifier, rootEntityName: entity.rootEntity.name, primaryKey: pk))
+    guard let store = persistentStores.first(where: { $0.identifier.caseInsensitiveCompare(host) == .orderedSame }) else {
+      return nil
+    }
+    return store.makeID(entity: entity, primaryKey: pk)
   }
 
   /// Reads a store file's metadata without adding it (and without changing the file), e.g. to check
@@ -123,8 +124,8 @@ public final class PersistentStoreCoordinator: Sendable, CustomStringConvertible
   }
 
   func store(for id: ManagedObjectID) -> PersistentStore? {
-    guard let identifier = id.storeIdentifier else { return nil }
-    return persistentStores.first { $0.identifier == identifier }
+    guard let group = id.storeAndTable else { return nil }
+    return persistentStores.first { $0.number == group.store }
   }
 
   /// The store new objects of `entity` go to: the first that holds the entity.
@@ -160,9 +161,9 @@ public final class PersistentStoreCoordinator: Sendable, CustomStringConvertible
 
   func snapshots(for ids: [ManagedObjectID]) throws -> [ManagedObjectID: RowSnapshot] {
     try serialized {
-      var groups: [String: [ManagedObjectID]] = [:]
-      for id in ids where !id.isTemporaryID {
-        groups["\(id.storeIdentifier ?? "")/\(id.entity.rootEntity.name)", default: []].append(id)
+      var groups: [ManagedObjectID.StoreTable: [ManagedObjectID]] = [:]
+      for id in ids {
+        if let group = id.storeAndTable { groups[group, default: []].append(id) }
       }
       var result: [ManagedObjectID: RowSnapshot] = [:]
       for group in groups.values {
@@ -259,7 +260,7 @@ extension PersistentStore {
         try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [max + 1, rootNumber])
         return max + 1
       }
-      return ManagedObjectID(entity: entity, key: .permanent(storeIdentifier: identifier, rootEntityName: root.name, primaryKey: pk))
+      return makeID(entity: entity, primaryKey: pk)
     } catch {
       throw ObjectGraphError(.persistentStoreSave, "Could not reserve a permanent ID for \(entity.name): \(error).", url: url)
     }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// Concurrency debugging: Core Data's `-com.apple.CoreData.ConcurrencyDebug 1`, for ObjectGraph.
 ///
@@ -23,25 +24,21 @@ public enum ConcurrencyDebug {
     public var description: String { message }
   }
 
-  private struct Configuration {
-    var isEnabled: Bool
-    var handler: (@Sendable (Violation) -> Void)?
-  }
-
-  private static let configuration = Mutex(
-    Configuration(
-      isEnabled: readSwitch(environment: "OBJECTGRAPH_CONCURRENCY_DEBUG", argument: "-com.apple.CoreData.ConcurrencyDebug"), handler: nil))
+  /// Read on every property access, so it is an atomic flag rather than a lock.
+  private static let enabled = Atomic<Bool>(
+    readSwitch(environment: "OBJECTGRAPH_CONCURRENCY_DEBUG", argument: "-com.apple.CoreData.ConcurrencyDebug"))
+  private static let handler = Mutex<(@Sendable (Violation) -> Void)?>(nil)
 
   /// Whether checks are on. Read from the environment at start; may be set in code.
   public static var isEnabled: Bool {
-    get { configuration.withLock { $0.isEnabled } }
-    set { configuration.withLock { $0.isEnabled = newValue } }
+    get { enabled.load(ordering: .relaxed) }
+    set { enabled.store(newValue, ordering: .relaxed) }
   }
 
   /// A test hook: when set, violations are passed to it instead of stopping the program.
   public static var violationHandler: (@Sendable (Violation) -> Void)? {
-    get { configuration.withLock { $0.handler } }
-    set { configuration.withLock { $0.handler = newValue } }
+    get { handler.withLock { $0 } }
+    set { handler.withLock { $0 = newValue } }
   }
 
   // MARK: - Checks

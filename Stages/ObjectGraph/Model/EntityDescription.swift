@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// An entity: a named kind of object with attributes and relationships, maybe inheriting from a
 /// superentity.
@@ -26,12 +27,13 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     var userInfo: [String: String] = [:]
     var fetchedProperties: [FetchedPropertyDescription] = []
     var uniquenessConstraints: [[String]] = []
-    var layout: EntityLayout?
     var versionHash: Data?
     weak var model: ManagedObjectModel?
   }
 
   let state: Frozen<State>
+  /// Set once, when the model freezes; read lock-free on every object creation and property access.
+  private let frozenLayout = AtomicLazyReference<EntityLayout>()
 
   /// Makes an entity.
   /// - Parameters:
@@ -215,8 +217,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
 
   /// The immutable layout the engine's hot paths use; built when the model is frozen.
   var layout: EntityLayout {
-    if let layout = state.read(\.layout) { return layout }
-    return EntityLayout(entity: self)
+    frozenLayout.load() ?? EntityLayout(entity: self)
   }
 
   func freeze(model: ManagedObjectModel) {
@@ -225,8 +226,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
       $0.versionHash = hash
       $0.model = model
     }
-    let layout = EntityLayout(entity: self)
-    state.mutate(what: "entity \(name)") { $0.layout = layout }
+    _ = frozenLayout.storeIfNil(EntityLayout(entity: self))
     for case .attribute(let attribute) in ownProperties { attribute.state.freeze() }
     for case .relationship(let relationship) in ownProperties { relationship.state.freeze() }
     state.freeze()

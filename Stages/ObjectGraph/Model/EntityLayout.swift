@@ -12,7 +12,9 @@ final class EntityLayout: Sendable {
     case toMany
   }
 
-  struct Slot: Sendable {
+  /// One property, with everything the hot paths need precomputed. A class, so that looking one up
+  /// costs one reference, not a copy of its fields.
+  final class Slot: Sendable {
     let index: Int
     let name: String
     let kind: Kind
@@ -20,23 +22,44 @@ final class EntityLayout: Sendable {
     let isTransient: Bool
     let attribute: AttributeDescription?
     let relationship: RelationshipDescription?
-
-    var isToMany: Bool { if case .toMany = kind { true } else { false } }
-    var isRelationship: Bool { relationship != nil }
+    let isToMany: Bool
+    let isRelationship: Bool
     /// Whether the slot's value is written to the store.
-    var isPersistent: Bool {
-      guard !isTransient else { return false }
-      if let attribute { return attribute.isSupportedAtRunTime }
-      return true
+    let isPersistent: Bool
+    /// Why an attribute cannot be used at run time (unsupported type, derived), or `nil`.
+    let unsupportedReason: String?
+
+    init(
+      index: Int, name: String, kind: Kind, isOptional: Bool, isTransient: Bool, attribute: AttributeDescription?,
+      relationship: RelationshipDescription?
+    ) {
+      self.index = index
+      self.name = name
+      self.kind = kind
+      self.isOptional = isOptional
+      self.isTransient = isTransient
+      self.attribute = attribute
+      self.relationship = relationship
+      if case .toMany = kind { isToMany = true } else { isToMany = false }
+      isRelationship = relationship != nil
+      unsupportedReason = attribute?.unsupportedReason
+      isPersistent = !isTransient && (attribute.map { $0.isSupportedAtRunTime } ?? true)
     }
   }
 
   let name: String
   let slots: [Slot]
+  /// Whether some to-many slot may be stored in a join table (many-to-many or without inverse).
+  let hasJoinTables: Bool
   let indexByName: [String: Int]
   let isAbstract: Bool
   /// Default values in slot order (`nil` for relationships and attributes without a default).
   let defaults: [(any Sendable)?]
+  /// What a new object starts with: the defaults, and empty sets for to-many relationships.
+  let initialValues: [(any Sendable)?]
+  /// The indexes of the relationship slots and of the to-many ones (most entities have few or none).
+  let relationshipIndexes: [Int]
+  let toManyIndexes: [Int]
 
   init(entity: EntityDescription) {
     name = entity.name
@@ -63,6 +86,15 @@ final class EntityLayout: Sendable {
     }
     self.slots = slots
     self.defaults = defaults
+    var initial = defaults
+    for slot in slots where slot.isToMany { initial[slot.index] = Set<ManagedObjectID>() }
+    initialValues = initial
+    relationshipIndexes = slots.filter(\.isRelationship).map(\.index)
+    toManyIndexes = slots.filter(\.isToMany).map(\.index)
+    hasJoinTables = slots.contains { slot in
+      guard let relationship = slot.relationship, slot.isToMany else { return false }
+      return relationship.inverseRelationship?.isToMany ?? true
+    }
     indexByName = Dictionary(slots.map { ($0.name, $0.index) }, uniquingKeysWith: { _, last in last })
   }
 }

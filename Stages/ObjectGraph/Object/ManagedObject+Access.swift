@@ -37,9 +37,9 @@ extension ManagedObject {
     fireFault(key: key)
     switch slot.kind {
     case .attribute(let type):
-      let converted = Self.convert(value, to: type, key: key, entity: entity.name)
-      values[slot.index] = converted
-      managedObjectContext?.didChange(self, slot: slot.index)
+      values[slot.index] = Self.convert(value, to: type, key: key, entity: entity.name)
+      // A new object is saved whole: no change tracking (and no context lookup) on this hot path.
+      if !state.isInserted { managedObjectContext?.didChange(self, slot: slot.index) }
     case .toOne:
       setToOne(value.flatMap { Self.object($0, key: key, entity: entity.name) }, slot: slot)
     case .toMany:
@@ -107,6 +107,12 @@ extension ManagedObject {
   /// does ("could not fulfill a fault"): look objects that may be gone up with `existingObject(with:)`.
   func fireFault(key: String) {
     guard state.isFault else { return }
+    if !state.needsLoad {
+      // Fetched with its values: firing only marks it realised.
+      state.isFault = false
+      awakeFromFetch()
+      return
+    }
     guard let context = managedObjectContext else {
       state.isFault = false
       return
@@ -211,6 +217,15 @@ extension ManagedObject {
 
   static func convert(_ value: Any?, to type: AttributeType, key: String, entity: String) -> StoredValue {
     guard let value else { return nil }
+    // The common cases first: the exact Swift type of the attribute, one cast each.
+    switch type {
+    case .string: if let string = value as? String { return string }
+    case .integer64: if let int = value as? Int64 { return int }
+    case .double: if let double = value as? Double { return double }
+    case .date: if let date = value as? Date { return date }
+    case .boolean: if let bool = value as? Bool { return bool }
+    default: break
+    }
     if case Optional<Any>.none = value { return nil }
     let converted: StoredValue
     switch type {

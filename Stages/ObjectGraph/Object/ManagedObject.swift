@@ -59,8 +59,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
   public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
     self.entity = entity
     layout = entity.layout
-    values = layout.defaults.map { $0 }
-    for slot in layout.slots where slot.isToMany { values[slot.index] = Set<ManagedObjectID>() }
+    values = layout.initialValues
     if let context { context.insert(self) }
   }
 

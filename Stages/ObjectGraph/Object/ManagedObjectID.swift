@@ -14,40 +14,59 @@ import Foundation
 /// }
 /// ```
 public final class ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
+  /// What makes two IDs equal. Small integers, so IDs hash fast: a permanent ID is a store (numbered in
+  /// this process), a table (its root entity's number) and a primary key; a temporary ID is a number
+  /// unique in this process.
   enum Key: Hashable, Sendable {
-    case permanent(storeIdentifier: String, rootEntityName: String, primaryKey: Int64)
-    case temporary(UUID)
+    case permanent(store: Int, table: Int64, primaryKey: Int64)
+    case temporary(UInt64)
   }
 
   /// The entity of the object this ID names.
   public let entity: EntityDescription
+  /// The identifier of the store holding the object (`nil` while the ID is temporary).
+  public let storeIdentifier: String?
   let key: Key
 
-  init(entity: EntityDescription, key: Key) {
+  init(entity: EntityDescription, key: Key, storeIdentifier: String?) {
     self.entity = entity
     self.key = key
+    self.storeIdentifier = storeIdentifier
   }
 
+  private static let temporaryCounter = Mutex<UInt64>(0)
+  /// Distinguishes this process's temporary IDs from another's in URIs.
+  private static let processToken = UUID().uuidString
+
   static func temporary(for entity: EntityDescription) -> ManagedObjectID {
-    ManagedObjectID(entity: entity, key: .temporary(UUID()))
+    let number = temporaryCounter.withLock { counter -> UInt64 in
+      counter += 1
+      return counter
+    }
+    return ManagedObjectID(entity: entity, key: .temporary(number), storeIdentifier: nil)
   }
 
   /// The name of the object's entity.
   public var entityName: String { entity.name }
+
+  /// The store and table a permanent ID's row lives in, for grouping IDs into one query per table.
+  var storeAndTable: StoreTable? {
+    if case .permanent(let store, let table, _) = key { StoreTable(store: store, table: table) } else { nil }
+  }
+
+  struct StoreTable: Hashable {
+    let store: Int
+    let table: Int64
+  }
 
   /// Whether this ID is temporary: the object was inserted and has not yet been saved to a store.
   public var isTemporaryID: Bool {
     if case .temporary = key { true } else { false }
   }
 
-  /// The identifier of the store holding the object (`nil` while the ID is temporary).
-  public var storeIdentifier: String? {
-    if case .permanent(let store, _, _) = key { store } else { nil }
-  }
-
   /// The row's primary key (`Z_PK`) in its table (`nil` while the ID is temporary).
   public var primaryKey: Int64? {
-    if case .permanent(_, _, let pk) = key { pk } else { nil }
+    if case .permanent(_, _, let primaryKey) = key { primaryKey } else { nil }
   }
 
   /// A URL naming the object, in Core Data's form: `x-coredata://<store UUID>/<Entity>/p<Z_PK>` for a
@@ -55,10 +74,10 @@ public final class ManagedObjectID: Hashable, Sendable, CustomStringConvertible 
   public func uriRepresentation() -> URL {
     let text: String
     switch key {
-    case .permanent(let store, _, let pk):
-      text = "x-coredata://\(store)/\(entity.name)/p\(pk)"
-    case .temporary(let uuid):
-      text = "x-coredata:///\(entity.name)/t\(uuid.uuidString)"
+    case .permanent(_, _, let primaryKey):
+      text = "x-coredata://\(storeIdentifier ?? "")/\(entity.name)/p\(primaryKey)"
+    case .temporary(let number):
+      text = "x-coredata:///\(entity.name)/t\(Self.processToken)-\(number)"
     }
     // The pieces are a UUID string, an entity name checked by the model and a number: always a valid
     // URL unless the entity name has characters URLs refuse, which percent-encoding fixes.

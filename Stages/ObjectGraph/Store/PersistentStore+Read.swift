@@ -8,53 +8,15 @@ extension PersistentStore {
     let columnIndexByName: [String: Int]
   }
 
-  func rowReader(table: String, alias: String = "t0") -> RowReader {
-    let columns = schema.tables[table]?.columns ?? []
-    var index: [String: Int] = [:]
-    var select = ["\(alias).Z_PK", "\(alias).Z_ENT", "\(alias).Z_OPT"]
-    for (offset, column) in columns.enumerated() {
-      index[column.name] = offset + 3
-      select.append("\(alias).\(column.name)")
-    }
-    return RowReader(selectList: select.joined(separator: ", "), columnIndexByName: index)
+  func rowReader(table: String) -> RowReader {
+    plans.readers[table] ?? RowReader(selectList: "t0.Z_PK, t0.Z_ENT, t0.Z_OPT", columnIndexByName: [:])
   }
 
   /// Makes the ID of the row `pk` of an entity numbered `entityNumber`.
   func objectID(pk: Int64, entityNumber: Int64) -> ManagedObjectID? {
-    guard let entity = schema.entityByNumber[entityNumber] else { return nil }
+    guard let plan = plans.decodePlan(entityNumber: entityNumber) else { return nil }
     return ManagedObjectID(
-      entity: entity, key: .permanent(storeIdentifier: identifier, rootEntityName: entity.rootEntity.name, primaryKey: pk))
-  }
-
-  /// Decodes one row of `SELECT <selectList>` into an ID and a snapshot.
-  func decode(row: Row, reader: RowReader) -> FetchedRow? {
-    let pk: Int64 = row[0]
-    let entityNumber: Int64 = row[1]
-    let version: Int64 = row[2]
-    guard let id = objectID(pk: pk, entityNumber: entityNumber), let mapping = schema.entities[id.entity.name] else {
-      return nil
-    }
-    let layout = id.entity.layout
-    var values = [StoredValue](repeating: nil, count: layout.slots.count)
-    for slot in layout.slots {
-      switch mapping.storage[slot.index] {
-      case .column(let column):
-        guard let index = reader.columnIndexByName[column], case .attribute(let type) = slot.kind else { continue }
-        values[slot.index] = SQLiteValueCoding.decode(row[index] as DatabaseValue, as: type)
-      case .toOne(let column, let entityColumn):
-        guard let index = reader.columnIndexByName[column], let destinationPK = row[index] as Int64? else { continue }
-        if let entityColumn, let entityIndex = reader.columnIndexByName[entityColumn], let number = row[entityIndex] as Int64? {
-          values[slot.index] = objectID(pk: destinationPK, entityNumber: number)
-        } else if let destination = slot.relationship?.destinationEntity, let number = schema.entities[destination.name]?.number {
-          values[slot.index] = objectID(pk: destinationPK, entityNumber: number)
-        }
-      case .foreignKeyOnDestination, .joinTable:
-        values[slot.index] = UnloadedToMany()
-      case .none:
-        values[slot.index] = slot.isToMany ? Set<ManagedObjectID>() : nil
-      }
-    }
-    return FetchedRow(id: id, snapshot: RowSnapshot(version: version, values: values))
+      entity: plan.entity, key: .permanent(store: number, table: plan.rootNumber, primaryKey: pk), storeIdentifier: identifier)
   }
 
   /// Reads objects matching a fetch plan.
@@ -91,7 +53,7 @@ extension PersistentStore {
         }
       } else {
         while let row = try cursor.next() {
-          if let fetched = decode(row: row, reader: reader) { rows.append(fetched) }
+          if let fetched = decode(row: row) { rows.append(fetched) }
         }
       }
       return rows
@@ -132,7 +94,7 @@ extension PersistentStore {
         let sql = "SELECT \(reader.selectList) FROM \(mapping.table) t0 WHERE t0.Z_PK IN (\(placeholders))"
         let cursor = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(Array(slice)))
         while let row = try cursor.next() {
-          if let fetched = decode(row: row, reader: reader) { result[fetched.id] = fetched.snapshot }
+          if let fetched = decode(row: row) { result[fetched.id] = fetched.snapshot }
         }
       }
     }

@@ -28,41 +28,58 @@ extension PersistentStore {
 
   private func write(_ request: StoreSaveRequest, in db: Database) throws -> StoreSaveResult {
     var result = StoreSaveResult()
+    result.permanentIDs.reserveCapacity(request.inserts.count)
     // 1. Permanent IDs for every inserted object, per root table.
-    var byRoot: [String: [StoreSaveRequest.Insert]] = [:]
+    var byRoot: [Int64: [StoreSaveRequest.Insert]] = [:]
     for insert in request.inserts {
       if insert.temporaryID.isTemporaryID {
-        byRoot[insert.entity.rootEntity.name, default: []].append(insert)
+        byRoot[try schema.mapping(for: insert.entity).rootNumber, default: []].append(insert)
       } else {
         // Already given a permanent ID by obtainPermanentIDs(for:): its key is reserved.
         result.permanentIDs[insert.temporaryID] = insert.temporaryID
       }
     }
-    for (rootName, inserts) in byRoot.sorted(by: { $0.key < $1.key }) {
-      guard let rootNumber = schema.entities[rootName]?.number else { continue }
+    for (rootNumber, inserts) in byRoot.sorted(by: { $0.key < $1.key }) {
       let max = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [rootNumber]) ?? 0
       for (offset, insert) in inserts.enumerated() {
         result.permanentIDs[insert.temporaryID] = ManagedObjectID(
-          entity: insert.entity, key: .permanent(storeIdentifier: identifier, rootEntityName: rootName, primaryKey: max + Int64(offset) + 1)
-        )
+          entity: insert.entity, key: .permanent(store: number, table: rootNumber, primaryKey: max + Int64(offset) + 1),
+          storeIdentifier: identifier)
       }
       try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [max + Int64(inserts.count), rootNumber])
     }
     func permanent(_ id: ManagedObjectID) -> ManagedObjectID { result.permanentIDs[id] ?? id }
 
-    // 2. Inserts.
+    // 2. Inserts: runs of one entity go in multi-row INSERT statements of up to `rowsPerStatement` rows,
+    //    which spreads the per-statement cost (binding, stepping) over many rows.
+    var batchPlan: StorePlans.Insert?
+    var batchArguments: [(any DatabaseValueConvertible)?] = []
+    var batchRows = 0
+    func flush() throws {
+      guard let plan = batchPlan, batchRows > 0 else { return }
+      let statement = try db.cachedStatement(sql: plan.sql(rows: batchRows))
+      try statement.execute(arguments: StatementArguments(batchArguments))
+      batchArguments.removeAll(keepingCapacity: true)
+      batchRows = 0
+    }
     for insert in request.inserts {
-      guard let id = result.permanentIDs[insert.temporaryID], let pk = id.primaryKey else { continue }
-      let mapping = try schema.mapping(for: insert.entity)
-      var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
-      var values: [DatabaseValue] = [pk.databaseValue, mapping.number.databaseValue, (1 as Int64).databaseValue]
-      appendColumns(of: insert.entity, mapping: mapping, slots: nil, values: insert.values, permanent: permanent, into: &columns, &values)
-      let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
-      let statement = try db.cachedStatement(
-        sql: "INSERT INTO \(mapping.table) (\(columns.joined(separator: ", "))) VALUES (\(placeholders))")
-      try statement.execute(arguments: StatementArguments(values))
-      result.versions[insert.temporaryID] = 1
-      try writeJoins(for: id, entity: insert.entity, mapping: mapping, added: insert.values, removed: nil, permanent: permanent, db: db)
+      guard let id = result.permanentIDs[insert.temporaryID], let pk = id.primaryKey,
+        let plan = plans.inserts[ObjectIdentifier(insert.entity)]
+      else { continue }
+      if batchPlan?.number != plan.number || batchRows >= plan.rowsPerStatement {
+        try flush()
+        batchPlan = plan
+      }
+      appendInsertArguments(plan, primaryKey: pk, values: insert.values, permanent: permanent, to: &batchArguments)
+      batchRows += 1
+    }
+    try flush()
+    for insert in request.inserts {
+      guard let id = result.permanentIDs[insert.temporaryID] else { continue }
+      if insert.entity.layout.hasJoinTables {
+        let mapping = try schema.mapping(for: insert.entity)
+        try writeJoins(for: id, entity: insert.entity, mapping: mapping, added: insert.values, removed: nil, permanent: permanent, db: db)
+      }
     }
 
     // 3. Updates, with optimistic locking.
@@ -191,7 +208,7 @@ extension PersistentStore {
     for id in ids {
       guard let pk = id.primaryKey else { continue }
       let rows = try Row.fetchAll(db, sql: "SELECT \(reader.selectList) FROM \(mapping.table) t0 WHERE t0.Z_PK = ?", arguments: [pk])
-      for row in rows { if let fetched = decode(row: row, reader: reader) { result[fetched.id] = fetched.snapshot } }
+      for row in rows { if let fetched = decode(row: row) { result[fetched.id] = fetched.snapshot } }
     }
     return result
   }

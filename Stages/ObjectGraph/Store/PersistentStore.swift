@@ -53,6 +53,10 @@ public final class PersistentStore: Sendable, CustomStringConvertible {
   public let options: StoreOptions
   let database: DatabaseQueue
   let schema: SQLiteSchema
+  /// A small number standing for ``identifier`` in this process, used in object IDs' hashes.
+  let number: Int
+  /// How rows of each entity are decoded and written, indexed by entity number.
+  let plans: StorePlans
   let model: ManagedObjectModel
   private let storedMetadata: Mutex<[String: any Sendable]>
 
@@ -69,6 +73,24 @@ public final class PersistentStore: Sendable, CustomStringConvertible {
     self.schema = schema
     self.model = model
     storedMetadata = Mutex(metadata)
+    number = Self.numbers.withLock { table -> Int in
+      if let known = table[identifier] { return known }
+      let next = table.count + 1
+      table[identifier] = next
+      return next
+    }
+    plans = StorePlans(schema: schema)
+  }
+
+  /// Store identifiers (UUIDs from the files' metadata) to small numbers, for the whole process: two
+  /// coordinators on one file give its objects equal IDs, as the file's URIs are equal.
+  private static let numbers = Mutex<[String: Int]>([:])
+
+  /// The permanent ID of row `primaryKey` of `entity` in this store.
+  func makeID(entity: EntityDescription, primaryKey: Int64) -> ManagedObjectID {
+    let table = schema.byIdentity[ObjectIdentifier(entity)]?.rootNumber ?? 0
+    return ManagedObjectID(
+      entity: entity, key: .permanent(store: number, table: table, primaryKey: primaryKey), storeIdentifier: identifier)
   }
 
   /// The store's metadata: `NSStoreType`, `NSStoreUUID`, `NSStoreModelVersionHashes` (`[String: Data]`),
@@ -76,7 +98,7 @@ public final class PersistentStore: Sendable, CustomStringConvertible {
   public var metadata: [String: any Sendable] { storedMetadata.withLock { $0 } }
 
   /// Whether the store holds the entity (per its configuration).
-  func holds(_ entity: EntityDescription) -> Bool { schema.entities[entity.name] != nil }
+  func holds(_ entity: EntityDescription) -> Bool { schema.byIdentity[ObjectIdentifier(entity)] != nil }
 
   public var description: String {
     "<PersistentStore \(type.rawValue) \(url?.path ?? "in memory") \(identifier)>"

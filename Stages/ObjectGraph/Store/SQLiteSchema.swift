@@ -45,6 +45,8 @@ struct SQLiteSchema: Sendable {
   struct EntityMapping: Sendable {
     let entity: EntityDescription
     let number: Int64
+    /// The number of the root entity: identifies the table in object IDs.
+    let rootNumber: Int64
     let table: String
     /// Entity numbers of this entity and its descendants (for `Z_ENT IN (...)`).
     let numbersIncludingSubentities: [Int64]
@@ -56,6 +58,8 @@ struct SQLiteSchema: Sendable {
   let joinTables: [String: JoinTable]
   let entities: [String: EntityMapping]
   let entityByNumber: [Int64: EntityDescription]
+  /// The same mappings by entity identity, for hot paths (no string hashing, no lock to read a name).
+  let byIdentity: [ObjectIdentifier: EntityMapping]
 
   init(entities all: [EntityDescription]) {
     // Number entities: roots by name, each followed by its subentities depth first.
@@ -173,7 +177,7 @@ struct SQLiteSchema: Sendable {
       }
       let number = numbers[entity.name] ?? 0
       mappings[entity.name] = EntityMapping(
-        entity: entity, number: number, table: table,
+        entity: entity, number: number, rootNumber: numbers[entity.rootEntity.name] ?? number, table: table,
         numbersIncludingSubentities: entity.selfAndDescendants.compactMap { numbers[$0.name] }, storage: storage)
     }
     // Foreign keys on destinations were named while visiting the to-one side too; make sure they exist.
@@ -181,6 +185,7 @@ struct SQLiteSchema: Sendable {
     self.joinTables = joinTables
     self.entities = mappings
     self.entityByNumber = entityByNumber
+    byIdentity = Dictionary(mappings.values.map { (ObjectIdentifier($0.entity), $0) }, uniquingKeysWith: { a, _ in a })
   }
 
   /// Upper-cased, with anything but letters, digits and `_` dropped, as Core Data names columns.
@@ -200,7 +205,7 @@ struct SQLiteSchema: Sendable {
   }
 
   func mapping(for entity: EntityDescription) throws -> EntityMapping {
-    guard let mapping = entities[entity.name] else {
+    guard let mapping = byIdentity[ObjectIdentifier(entity)] else {
       throw ObjectGraphError(.unknownKey, "Entity '\(entity.name)' is not in this store's model.")
     }
     return mapping
@@ -214,7 +219,10 @@ struct SQLiteSchema: Sendable {
         ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"]
         + table.columns.map { "\($0.name) \($0.type)" }
       statements.append("CREATE TABLE \(table.name) (\(columns.joined(separator: ", ")))")
-      statements.append("CREATE INDEX \(table.name)_Z_ENT_INDEX ON \(table.name) (Z_ENT)")
+      if entities.values.filter({ $0.table == table.name }).count > 1 {
+        // Only a table shared by several entities is ever filtered by Z_ENT.
+        statements.append("CREATE INDEX \(table.name)_Z_ENT_INDEX ON \(table.name) (Z_ENT)")
+      }
       for column in table.columns where column.type == "INTEGER" && isForeignKey(table: table.name, column: column.name) {
         statements.append("CREATE INDEX \(table.name)_\(column.name)_INDEX ON \(table.name) (\(column.name))")
       }

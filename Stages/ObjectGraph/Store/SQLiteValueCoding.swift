@@ -7,22 +7,23 @@ import GRDB
 enum SQLiteValueCoding {
   static func encode(_ value: StoredValue, as type: AttributeType) -> DatabaseValue {
     guard let value else { return .null }
-    switch value {
-    case let string as String: return string.databaseValue
-    case let int as Int64: return int.databaseValue
-    case let int as Int32: return Int64(int).databaseValue
-    case let int as Int16: return Int64(int).databaseValue
-    case let bool as Bool: return (bool ? 1 : 0 as Int64).databaseValue
-    case let double as Double: return double.databaseValue
-    case let float as Float: return Double(float).databaseValue
-    case let date as Date: return date.timeIntervalSinceReferenceDate.databaseValue
-    case let data as Data: return data.databaseValue
-    case let uuid as UUID: return withUnsafeBytes(of: uuid.uuid) { Data($0) }.databaseValue
-    case let url as URL: return url.absoluteString.databaseValue
-    case let decimal as Decimal: return decimal.description.databaseValue
-    case let int as Int: return Int64(int).databaseValue
-    default: return .null
+    // One cast, chosen by the attribute's type (values were type-checked when they were set).
+    switch type {
+    case .string: if let string = value as? String { return string.databaseValue }
+    case .integer64: if let int = value as? Int64 { return int.databaseValue }
+    case .double: if let double = value as? Double { return double.databaseValue }
+    case .date: if let date = value as? Date { return date.timeIntervalSinceReferenceDate.databaseValue }
+    case .boolean: if let bool = value as? Bool { return (bool ? 1 : 0 as Int64).databaseValue }
+    case .integer32: if let int = value as? Int32 { return Int64(int).databaseValue }
+    case .integer16: if let int = value as? Int16 { return Int64(int).databaseValue }
+    case .float: if let float = value as? Float { return Double(float).databaseValue }
+    case .binaryData: if let data = value as? Data { return data.databaseValue }
+    case .uuid: if let uuid = value as? UUID { return withUnsafeBytes(of: uuid.uuid) { Data($0) }.databaseValue }
+    case .uri: if let url = value as? URL { return url.absoluteString.databaseValue }
+    case .decimal: if let decimal = value as? Decimal { return decimal.description.databaseValue }
+    case .transformable, .composite, .objectID, .undefined: return .null
     }
+    return .null
   }
 
   static func decode(_ value: DatabaseValue, as type: AttributeType) -> StoredValue {

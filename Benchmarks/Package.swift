@@ -1,0 +1,25 @@
+// swift-tools-version: 6.0
+// ObjectGraph vs raw GRDB: insert, fetch-all and predicate-fetch timings. Run from this folder with
+// `swift run -c release objectgraph-bench` (see README.md).
+import PackageDescription
+
+let package = Package(
+  name: "ObjectGraphBenchmarks",
+  platforms: [.macOS(.v13)],
+  dependencies: [
+    .package(name: "CoreDataStackWorkshop", path: ".."),
+    // The baseline talks to GRDB directly, at the exact version the engine is built on.
+    .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+  ],
+  targets: [
+    .executableTarget(
+      name: "objectgraph-bench",
+      dependencies: [
+        .product(name: "ObjectGraph", package: "CoreDataStackWorkshop"),
+        .product(name: "GRDB", package: "GRDB.swift"),
+      ],
+      path: "Sources/objectgraph-bench"
+    )
+  ],
+  swiftLanguageModes: [.v6]
+)

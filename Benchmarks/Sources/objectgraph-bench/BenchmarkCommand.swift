@@ -1,0 +1,159 @@
+import Foundation
+
+/// Parses the command line, runs the three benchmarks on both engines and prints the report.
+enum BenchmarkCommand {
+  /// How many times each measurement runs; the best (minimum) time is reported.
+  static let repetitions = 3
+  /// Ratios at or under this are on target.
+  static let target = 3.0
+  /// Ratios at or under this meet the goal.
+  static let goal = 1.5
+
+  static func run(arguments: [String]) -> Int32 {
+    let options: Options
+    do {
+      options = try Options.parse(arguments)
+    } catch {
+      printError("objectgraph-bench: \(error)\n\(Options.usage)")
+      return 2
+    }
+    if options.showHelp {
+      print(Options.usage)
+      return 0
+    }
+    do {
+      try runBenchmarks(count: options.count)
+      return 0
+    } catch {
+      printError("objectgraph-bench: FAILED: \(error)")
+      return 1
+    }
+  }
+
+  private static func runBenchmarks(count: Int) throws {
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("objectgraph-bench-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+
+    print("objectgraph-bench: \(count) Item rows, best of \(repetitions) runs each, files in \(directory.path)")
+    let dataset = Dataset(count: count)
+    let expectedAll = dataset.checksum(where: { _, _ in true })
+    let expectedFiltered = dataset.checksum(where: Dataset.matchesPredicate)
+    print("  predicate matches \(expectedFiltered.rows) of \(count) rows")
+
+    let objectGraph = try ObjectGraphBench()
+    let grdb = GRDBBench()
+    var results: [BenchmarkResult] = []
+
+    // 1. Insert + save. Each run writes a new, empty file; the last run's file is the one fetched below.
+    var objectGraphFile = directory.appendingPathComponent("objectgraph-0.sqlite")
+    var grdbFile = directory.appendingPathComponent("grdb-0.sqlite")
+    var insert = BenchmarkResult(name: "insert+save \(count)")
+    for run in 0..<repetitions {
+      objectGraphFile = directory.appendingPathComponent("objectgraph-\(run).sqlite")
+      grdbFile = directory.appendingPathComponent("grdb-\(run).sqlite")
+      insert.record(objectGraph: try objectGraph.insert(dataset, at: objectGraphFile))
+      insert.record(grdb: try grdb.insert(dataset, at: grdbFile))
+    }
+    results.append(insert)
+    try expectSameRowCount(count, objectGraph: objectGraph.rowCount(at: objectGraphFile), grdb: grdb.rowCount(at: grdbFile))
+
+    // 2. Fetch everything back, reading all four attributes of every object.
+    results.append(
+      try measureFetch(
+        name: "fetch all \(count)", label: "fetch all", expected: expectedAll, repetitions: repetitions,
+        objectGraph: { try objectGraph.fetchAll(at: objectGraphFile) }, grdb: { try grdb.fetchAll(at: grdbFile) }))
+
+    // 3. Predicate + sort, reading all four attributes of every result.
+    results.append(
+      try measureFetch(
+        name: "predicate+sort (\(expectedFiltered.rows) rows)", label: "predicate+sort", expected: expectedFiltered,
+        repetitions: repetitions, objectGraph: { try objectGraph.fetchFiltered(at: objectGraphFile) },
+        grdb: { try grdb.fetchFiltered(at: grdbFile) }))
+
+    print("")
+    print(Report.table(results))
+    print("")
+    print(Report.verdict(results, target: target, goal: goal))
+  }
+
+  /// Runs one fetch benchmark `repetitions` times on both sides, checking both read the expected rows.
+  private static func measureFetch(
+    name: String, label: String, expected: Checksum, repetitions: Int,
+    objectGraph: () throws -> (seconds: Double, checksum: Checksum), grdb: () throws -> (seconds: Double, checksum: Checksum)
+  ) throws -> BenchmarkResult {
+    var result = BenchmarkResult(name: name)
+    for _ in 0..<repetitions {
+      let (objectGraphSeconds, objectGraphSum) = try objectGraph()
+      let (grdbSeconds, grdbSum) = try grdb()
+      try verify(label, objectGraph: objectGraphSum, grdb: grdbSum, expected: expected)
+      result.record(objectGraph: objectGraphSeconds)
+      result.record(grdb: grdbSeconds)
+    }
+    return result
+  }
+
+  private static func expectSameRowCount(_ expected: Int, objectGraph: Int, grdb: Int) throws {
+    guard objectGraph == expected, grdb == expected else {
+      throw BenchmarkError(
+        "after insert+save the files hold \(objectGraph) (ObjectGraph) and \(grdb) (GRDB) rows, expected \(expected)")
+    }
+  }
+
+  private static func verify(_ what: String, objectGraph: Checksum, grdb: Checksum, expected: Checksum) throws {
+    guard objectGraph == expected else {
+      throw BenchmarkError("\(what): ObjectGraph read back \(objectGraph), expected \(expected)")
+    }
+    guard grdb == expected else {
+      throw BenchmarkError("\(what): GRDB read back \(grdb), expected \(expected)")
+    }
+  }
+}
+
+/// A failure of the benchmark itself (not a slow result).
+struct BenchmarkError: Error, CustomStringConvertible {
+  let description: String
+  init(_ description: String) { self.description = description }
+}
+
+/// The command line: `--count N`, `--help`.
+struct Options {
+  var count = 100_000
+  var showHelp = false
+
+  static let usage = """
+    usage: objectgraph-bench [--count N]
+      --count N   rows to insert and fetch (default 100000; use 2000 for a quick smoke run)
+    """
+
+  static func parse(_ arguments: [String]) throws -> Options {
+    var options = Options()
+    var remaining = arguments[...]
+    while let argument = remaining.popFirst() {
+      switch argument {
+      case "--count", "-n":
+        guard let text = remaining.popFirst() else { throw BenchmarkError("\(argument) needs a number") }
+        options.count = try positiveCount(text)
+      case let text where text.hasPrefix("--count="):
+        options.count = try positiveCount(String(text.dropFirst("--count=".count)))
+      case "--help", "-h":
+        options.showHelp = true
+      default:
+        throw BenchmarkError("unknown argument '\(argument)'")
+      }
+    }
+    return options
+  }
+
+  private static func positiveCount(_ text: String) throws -> Int {
+    guard let value = Int(text.replacingOccurrences(of: "_", with: "")), value > 0 else {
+      throw BenchmarkError("--count takes a positive whole number, not '\(text)'")
+    }
+    return value
+  }
+}
+
+func printError(_ message: String) {
+  FileHandle.standardError.write(Data((message + "\n").utf8))
+}

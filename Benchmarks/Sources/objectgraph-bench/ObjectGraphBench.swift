@@ -1,0 +1,112 @@
+import Foundation
+import ObjectGraph
+
+/// The ObjectGraph side: the public API only, as an app would use it.
+///
+/// Store opening (coordinator + `addPersistentStore`) happens before the clock starts, as the GRDB side
+/// opens its `DatabaseQueue` before its clock starts. The store uses ObjectGraph's defaults: WAL journal
+/// mode and SQLite's default `synchronous` (no pragmas are passed).
+///
+/// Objects and contexts are kept alive until after the clock stops, so neither side is charged for
+/// freeing memory (GRDB's side has nothing comparable to free).
+struct ObjectGraphBench {
+  let model: ManagedObjectModel
+  let item: EntityDescription
+
+  init() throws {
+    item = EntityDescription(
+      name: "Item",
+      properties: [
+        .attribute(AttributeDescription(name: "name", type: .string, isOptional: false)),
+        .attribute(AttributeDescription(name: "count", type: .integer64, isOptional: false)),
+        .attribute(AttributeDescription(name: "score", type: .double, isOptional: false)),
+        .attribute(AttributeDescription(name: "createdAt", type: .date, isOptional: false)),
+      ])
+    model = try ManagedObjectModel(entities: [item])
+  }
+
+  /// A new coordinator with the store at `url` (created when missing): nothing is cached from earlier runs.
+  private func openStore(at url: URL) throws -> PersistentStoreCoordinator {
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    try coordinator.addPersistentStore(type: .sqlite, at: url)
+    return coordinator
+  }
+
+  private func makeContext(_ coordinator: PersistentStoreCoordinator) -> ManagedObjectContext {
+    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    context.persistentStoreCoordinator = coordinator
+    return context
+  }
+
+  /// Times: make a context, insert `dataset.count` objects through `setValue(_:forKey:)`, save.
+  func insert(_ dataset: Dataset, at url: URL) throws -> Double {
+    let coordinator = try openStore(at: url)
+    let item = self.item
+    var context: ManagedObjectContext?
+    let seconds = try Stopwatch.seconds {
+      let newContext = makeContext(coordinator)
+      context = newContext
+      try newContext.performAndWait {
+        for index in 0..<dataset.count {
+          let object = ManagedObject(entity: item, insertInto: newContext)
+          object.setValue(dataset.names[index], forKey: "name")
+          object.setValue(dataset.counts[index], forKey: "count")
+          object.setValue(dataset.scores[index], forKey: "score")
+          object.setValue(dataset.dates[index], forKey: "createdAt")
+        }
+        try newContext.save()
+      }
+    }
+    withExtendedLifetime(context) {}
+    return seconds
+  }
+
+  /// Times: fetch every `Item` in a fresh context and read its four attributes.
+  func fetchAll(at url: URL) throws -> (seconds: Double, checksum: Checksum) {
+    try timedFetch(at: url) { FetchRequest<ManagedObject>(entityName: "Item") }
+  }
+
+  /// Times: fetch `count >= 50000 AND score < 0.5` sorted by name in a fresh context, reading the values.
+  func fetchFiltered(at url: URL) throws -> (seconds: Double, checksum: Checksum) {
+    try timedFetch(at: url) {
+      let request = FetchRequest<ManagedObject>(entityName: "Item")
+      request.predicate = try FetchPredicate(
+        format: "count >= %d AND score < %f", Dataset.minimumCount, Dataset.maximumScore)
+      request.sortDescriptors = [FetchSortDescriptor(key: "name")]
+      return request
+    }
+  }
+
+  private func timedFetch(
+    at url: URL, request makeRequest: () throws -> FetchRequest<ManagedObject>
+  ) throws -> (seconds: Double, checksum: Checksum) {
+    let coordinator = try openStore(at: url)
+    let context = makeContext(coordinator)
+    var objects: [ManagedObject] = []
+    var checksum = Checksum()
+    let seconds = try Stopwatch.seconds {
+      try context.performAndWait {
+        objects = try context.fetch(makeRequest())
+        for object in objects {
+          guard let name = object.value(forKey: "name") as? String,
+            let count = object.value(forKey: "count") as? Int64,
+            let score = object.value(forKey: "score") as? Double,
+            let createdAt = object.value(forKey: "createdAt") as? Date
+          else {
+            throw BenchmarkError("ObjectGraph returned an Item with a missing or mistyped value: \(object)")
+          }
+          checksum.add(name: name, count: count, score: score, createdAt: createdAt)
+        }
+      }
+    }
+    withExtendedLifetime((context, objects)) {}
+    return (seconds, checksum)
+  }
+
+  /// Rows in the store's `Item` table, counted through the engine (not timed).
+  func rowCount(at url: URL) throws -> Int {
+    let coordinator = try openStore(at: url)
+    let context = makeContext(coordinator)
+    return try context.performAndWait { try context.count(for: FetchRequest<ManagedObject>(entityName: "Item")) }
+  }
+}

@@ -1,0 +1,183 @@
+import Foundation
+import GRDB
+
+/// How a store reads and writes the rows of each entity, worked out once when the store opens so that
+/// fetching and saving do no name lookups per row.
+struct StorePlans: Sendable {
+  /// How to turn a row of `SELECT <table's select list>` into an object's values.
+  struct Decode: Sendable {
+    enum Column: Sendable {
+      case attribute(slot: Int, column: Int, type: AttributeType)
+      /// A to-one: the destination's `Z_PK` column, and either the column holding its entity number or
+      /// the destination entity's number when it has no subentities.
+      case toOne(slot: Int, column: Int, entityColumn: Int?, destinationNumber: Int64)
+    }
+
+    let entity: EntityDescription
+    let rootNumber: Int64
+    /// The values a row starts from: `nil`, or a not-yet-loaded marker for stored to-many slots.
+    let template: [StoredValue]
+    let columns: [Column]
+  }
+
+  /// How to insert an entity's rows.
+  struct Insert: Sendable {
+    enum Column: Sendable {
+      case attribute(slot: Int, type: AttributeType)
+      case toOne(slot: Int)
+      case toOneEntity(slot: Int)
+    }
+
+    let sql: String
+    let number: Int64
+    let columns: [Column]
+    /// Rows per multi-row INSERT: as many as fit in 900 parameters (SQLite's limit is 32766 here).
+    let rowsPerStatement: Int
+    private let prefix: String
+    private let tuple: String
+
+    init(table: String, columnNames: [String], number: Int64, columns: [Column]) {
+      tuple = "(" + Array(repeating: "?", count: columnNames.count).joined(separator: ", ") + ")"
+      prefix = "INSERT INTO \(table) (\(columnNames.joined(separator: ", "))) VALUES "
+      sql = prefix + tuple
+      self.number = number
+      self.columns = columns
+      rowsPerStatement = max(1, 900 / columnNames.count)
+    }
+
+    /// The statement inserting `rows` rows at once.
+    func sql(rows: Int) -> String {
+      rows == 1 ? sql : prefix + Array(repeating: tuple, count: rows).joined(separator: ", ")
+    }
+  }
+
+  /// The select list of each table, and where each column sits.
+  let readers: [String: PersistentStore.RowReader]
+  /// Indexed by entity number (index 0 unused).
+  let decode: [Decode?]
+  /// By entity identity.
+  let inserts: [ObjectIdentifier: Insert]
+
+  init(schema: SQLiteSchema) {
+    var readers: [String: PersistentStore.RowReader] = [:]
+    for table in schema.tables.values { readers[table.name] = Self.reader(table: table) }
+    let maxNumber = schema.entityByNumber.keys.max() ?? 0
+    var decode = [Decode?](repeating: nil, count: Int(maxNumber) + 1)
+    var inserts: [ObjectIdentifier: Insert] = [:]
+    for mapping in schema.entities.values {
+      let layout = mapping.entity.layout
+      let reader = readers[mapping.table] ?? Self.reader(table: SQLiteSchema.Table(name: mapping.table, rootEntityName: "", columns: []))
+      var template = [StoredValue](repeating: nil, count: layout.slots.count)
+      var columns: [Decode.Column] = []
+      var insertColumns: [Insert.Column] = []
+      var insertNames = ["Z_PK", "Z_ENT", "Z_OPT"]
+      for slot in layout.slots {
+        switch mapping.storage[slot.index] {
+        case .column(let column):
+          guard case .attribute(let type) = slot.kind, let index = reader.columnIndexByName[column] else { continue }
+          columns.append(.attribute(slot: slot.index, column: index, type: type))
+          insertColumns.append(.attribute(slot: slot.index, type: type))
+          insertNames.append(column)
+        case .toOne(let column, let entityColumn):
+          guard let index = reader.columnIndexByName[column] else { continue }
+          let destination = slot.relationship?.destinationEntity.flatMap { schema.entities[$0.name]?.number } ?? 0
+          columns.append(
+            .toOne(
+              slot: slot.index, column: index, entityColumn: entityColumn.flatMap { reader.columnIndexByName[$0] },
+              destinationNumber: destination))
+          insertColumns.append(.toOne(slot: slot.index))
+          insertNames.append(column)
+          if let entityColumn {
+            insertColumns.append(.toOneEntity(slot: slot.index))
+            insertNames.append(entityColumn)
+          }
+        case .foreignKeyOnDestination, .joinTable:
+          template[slot.index] = UnloadedToMany()
+        case .none:
+          template[slot.index] = slot.isToMany ? Set<ManagedObjectID>() : nil
+        }
+      }
+      decode[Int(mapping.number)] = Decode(entity: mapping.entity, rootNumber: mapping.rootNumber, template: template, columns: columns)
+      inserts[ObjectIdentifier(mapping.entity)] = Insert(
+        table: mapping.table, columnNames: insertNames, number: mapping.number, columns: insertColumns)
+    }
+    self.readers = readers
+    self.decode = decode
+    self.inserts = inserts
+  }
+
+  private static func reader(table: SQLiteSchema.Table) -> PersistentStore.RowReader {
+    var index: [String: Int] = [:]
+    var select = ["t0.Z_PK", "t0.Z_ENT", "t0.Z_OPT"]
+    for (offset, column) in table.columns.enumerated() {
+      index[column.name] = offset + 3
+      select.append("t0.\(column.name)")
+    }
+    return PersistentStore.RowReader(selectList: select.joined(separator: ", "), columnIndexByName: index)
+  }
+
+  func decodePlan(entityNumber: Int64) -> Decode? {
+    guard entityNumber > 0, Int(entityNumber) < decode.count else { return nil }
+    return decode[Int(entityNumber)]
+  }
+}
+
+extension PersistentStore {
+  /// Decodes one row of `SELECT <selectList>` into an ID and a snapshot.
+  func decode(row: Row) -> FetchedRow? {
+    let pk: Int64 = row[0]
+    guard let plan = plans.decodePlan(entityNumber: row[1]) else { return nil }
+    let version: Int64 = row[2]
+    var values = plan.template
+    for column in plan.columns {
+      switch column {
+      case .attribute(let slot, let index, let type):
+        guard !row.hasNull(atIndex: index) else { continue }
+        switch type {
+        case .string: values[slot] = row[index] as String
+        case .integer64: values[slot] = row[index] as Int64
+        case .integer32: values[slot] = Int32(truncatingIfNeeded: row[index] as Int64)
+        case .integer16: values[slot] = Int16(truncatingIfNeeded: row[index] as Int64)
+        case .boolean: values[slot] = (row[index] as Int64) != 0
+        case .double: values[slot] = row[index] as Double
+        case .float: values[slot] = Float(row[index] as Double)
+        case .date: values[slot] = Date(timeIntervalSinceReferenceDate: row[index] as Double)
+        case .binaryData: values[slot] = row[index] as Data
+        default: values[slot] = SQLiteValueCoding.decode(row[index] as DatabaseValue, as: type)
+        }
+      case .toOne(let slot, let index, let entityColumn, let destinationNumber):
+        guard !row.hasNull(atIndex: index) else { continue }
+        let destinationPK: Int64 = row[index]
+        var number = destinationNumber
+        if let entityColumn, !row.hasNull(atIndex: entityColumn) { number = row[entityColumn] }
+        guard let destination = plans.decodePlan(entityNumber: number) else { continue }
+        values[slot] = ManagedObjectID(
+          entity: destination.entity, key: .permanent(store: self.number, table: destination.rootNumber, primaryKey: destinationPK),
+          storeIdentifier: identifier)
+      }
+    }
+    let id = ManagedObjectID(
+      entity: plan.entity, key: .permanent(store: number, table: plan.rootNumber, primaryKey: pk), storeIdentifier: identifier)
+    return FetchedRow(id: id, snapshot: RowSnapshot(version: version, values: values))
+  }
+
+  /// Appends the arguments of one row of an entity's INSERT statement.
+  func appendInsertArguments(
+    _ plan: StorePlans.Insert, primaryKey: Int64, values: [StoredValue], permanent: (ManagedObjectID) -> ManagedObjectID,
+    to arguments: inout [(any DatabaseValueConvertible)?]
+  ) {
+    arguments.append(primaryKey)
+    arguments.append(plan.number)
+    arguments.append(1 as Int64)
+    for column in plan.columns {
+      switch column {
+      case .attribute(let slot, let type):
+        arguments.append(SQLiteValueCoding.encode(values[slot], as: type))
+      case .toOne(let slot):
+        arguments.append((values[slot] as? ManagedObjectID).flatMap { permanent($0).primaryKey })
+      case .toOneEntity(let slot):
+        arguments.append((values[slot] as? ManagedObjectID).flatMap { schema.byIdentity[ObjectIdentifier($0.entity)]?.number })
+      }
+    }
+  }
+}
