@@ -138,6 +138,18 @@ extension ManagedObject {
     return values[slot.index] as? Set<ManagedObjectID> ?? []
   }
 
+  /// Changes a to-many slot's member set in place and says whether it changed.
+  ///
+  /// The set is taken out of the value array while it is edited, so its storage is uniquely referenced
+  /// and the edit does not copy it: adding N members one by one stays linear, not quadratic.
+  private func editToMany(_ slot: EntityLayout.Slot, _ edit: (inout Set<ManagedObjectID>) -> Bool) -> Bool {
+    var ids = relatedIDs(slot)
+    values[slot.index] = nil
+    let changed = edit(&ids)
+    values[slot.index] = ids
+    return changed
+  }
+
   private func setToOne(_ newValue: ManagedObject?, slot: EntityLayout.Slot) {
     if let newValue { checkSameContext(newValue, key: slot.name) }
     let oldID = values[slot.index] as? ManagedObjectID
@@ -154,17 +166,13 @@ extension ManagedObject {
 
   private func addToToMany(_ object: ManagedObject, slot: EntityLayout.Slot) {
     checkSameContext(object, key: slot.name)
-    var ids = relatedIDs(slot)
-    guard ids.insert(object.objectID).inserted else { return }
-    values[slot.index] = ids
+    guard editToMany(slot, { $0.insert(object.objectID).inserted }) else { return }
     managedObjectContext?.didChange(self, slot: slot.index)
     if let inverse = slot.relationship?.inverseRelationship { object.primitiveAdd(self, inverse: inverse) }
   }
 
   private func removeFromToMany(_ object: ManagedObject, slot: EntityLayout.Slot) {
-    var ids = relatedIDs(slot)
-    guard ids.remove(object.objectID) != nil else { return }
-    values[slot.index] = ids
+    guard editToMany(slot, { $0.remove(object.objectID) != nil }) else { return }
     managedObjectContext?.didChange(self, slot: slot.index)
     if let inverse = slot.relationship?.inverseRelationship { object.primitiveRemove(self, inverse: inverse) }
   }
@@ -175,9 +183,7 @@ extension ManagedObject {
     fireFault(key: inverse.name)
     let slot = layout.slots[index]
     if slot.isToMany {
-      var ids = relatedIDs(slot)
-      guard ids.insert(object.objectID).inserted else { return }
-      values[index] = ids
+      guard editToMany(slot, { $0.insert(object.objectID).inserted }) else { return }
     } else {
       // A to-one inverse: this object leaves its previous partner.
       if let previous = values[index] as? ManagedObjectID, previous != object.objectID,
@@ -197,9 +203,7 @@ extension ManagedObject {
     fireFault(key: inverse.name)
     let slot = layout.slots[index]
     if slot.isToMany {
-      var ids = relatedIDs(slot)
-      guard ids.remove(object.objectID) != nil else { return }
-      values[index] = ids
+      guard editToMany(slot, { $0.remove(object.objectID) != nil }) else { return }
     } else {
       guard values[index] as? ManagedObjectID == object.objectID else { return }
       values[index] = nil

@@ -1,0 +1,66 @@
+import Foundation
+import NotesModel
+import ObjectGraph
+import Stage1
+import Testing
+
+// Runs the real `stage1-demo` executable, as a learner would, and checks what it prints. Timing figures
+// are only checked for shape, never for value.
+
+@Suite("stage1-demo", .timeLimit(.minutes(2)))
+struct DemoTests {
+  func demo() throws -> URL {
+    try #require(
+      BuildProducts.executable("stage1-demo"),
+      "No stage1-demo executable in \(BuildProducts.folder.path). Run `swift build` (or `swift test`, which builds it) first.")
+  }
+
+  @Test("the demo saves notes, finds them after a relaunch, and reports the main-queue stall")
+  func demoRuns() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+
+    let run = try ProcessOutput.run(try demo(), ["--count", "500", "--store-folder", folder.url.path])
+
+    #expect(run.status == 0, "stderr: \(run.stderr)")
+    #expect(run.stderr.isEmpty)
+    let lines = run.stdout.split(separator: "\n").map(String.init)
+    let relaunch = try #require(lines.firstIndex { $0.hasPrefix("Relaunch:") }, "no relaunch in:\n\(run.stdout)")
+    #expect(lines[relaunch].contains("found 3 notes"))
+    let afterRelaunch = lines[(relaunch + 1)...].prefix(3).map { $0.trimmingCharacters(in: .whitespaces) }
+    #expect(afterRelaunch == ["- Buy milk [errands]", "- Call the plumber [errands, home]", "- Plan the hike [outdoors]"])
+
+    let last = try #require(lines.last)
+    let stallLine = /Main queue stalled for (\d+) ms \((\d+) frames? missed\) while saving 500 notes\./
+    let match = try #require(last.wholeMatch(of: stallLine), "last line: \(last)")
+    #expect(Int(match.output.1) != nil && Int(match.output.2) != nil)
+
+    // The store the demo left behind holds the three notes and the 500 imported ones.
+    let context = try CoreDataManager(modelName: NotesModel.name, storeFolder: folder.url).mainContext
+    let count = try await context.perform { try context.count(for: FetchRequest<Note>(entityName: "Note")) }
+    #expect(count == 503)
+  }
+
+  @Test("a bad argument is reported on stderr with exit code 1")
+  func badArgument() throws {
+    let run = try ProcessOutput.run(try demo(), ["--count", "many"])
+
+    #expect(run.status == 1)
+    #expect(run.stdout.isEmpty)
+    #expect(run.stderr.contains("--count needs a whole number"))
+    #expect(run.stderr.contains("usage: stage1-demo"))
+  }
+
+  @Test("a store that cannot be opened is reported on stderr with exit code 1, not a crash")
+  func unusableStoreFolder() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let blocker = folder.appending("file")
+    try Data("in the way".utf8).write(to: blocker)
+
+    let run = try ProcessOutput.run(try demo(), ["--count", "10", "--store-folder", blocker.appendingPathComponent("Stores").path])
+
+    #expect(run.status == 1)
+    #expect(run.stderr.contains("Cannot create the store folder"))
+  }
+}
