@@ -1,0 +1,45 @@
+// swift-tools-version: 6.0
+// The workshop's exercises: starter code you edit, reference solutions, and the checks both must pass.
+// Run `swift test --filter Exercise01Tests` here to check exercise 01 (see README.md).
+import PackageDescription
+
+/// The exercises, in order: folder name and number (also listed in exercises.json for the `workshop` command).
+let exercises: [(folder: String, number: String)] = [
+  ("01-model-not-found", "01"),
+  ("02-store-errors-reach-the-caller", "02"),
+  ("03-save-only-when-needed", "03"),
+]
+
+let engine: [Target.Dependency] = [
+  .product(name: "ObjectGraph", package: "CoreDataStackWorkshop"),
+  .product(name: "NotesModel", package: "CoreDataStackWorkshop"),
+]
+
+var targets: [Target] = [
+  // `ExerciseNotDone`, thrown by every untouched starter.
+  .target(name: "ExerciseKit", path: "Support/ExerciseKit"),
+  // What the checks share: which code is under test, temporary folders, the tutorial's model.
+  .target(name: "ExerciseChecks", dependencies: ["ExerciseKit"] + engine, path: "Support/ExerciseChecks"),
+]
+for exercise in exercises {
+  let starter = "Exercise\(exercise.number)"
+  targets += [
+    // The starter: the code you edit.
+    .target(name: starter, dependencies: ["ExerciseKit"] + engine, path: "\(exercise.folder)/Sources"),
+    // The reference solution, with the same public API.
+    .target(name: "\(starter)Solution", dependencies: engine, path: "Solutions/\(exercise.folder)"),
+    // One set of checks, run against the starter, or against the solution when WORKSHOP_SOLUTIONS=1.
+    .testTarget(
+      name: "\(starter)Tests",
+      dependencies: [.target(name: starter), .target(name: "\(starter)Solution"), "ExerciseChecks", "ExerciseKit"] + engine,
+      path: "Tests/\(exercise.folder)"),
+  ]
+}
+
+let package = Package(
+  name: "CoreDataStackExercises",
+  platforms: [.macOS(.v15)],
+  dependencies: [.package(name: "CoreDataStackWorkshop", path: "..")],
+  targets: targets,
+  swiftLanguageModes: [.v6]
+)

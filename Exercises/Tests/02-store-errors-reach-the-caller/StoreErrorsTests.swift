@@ -1,0 +1,193 @@
+// The checks of exercise 02. They run against your code in Exercises/02-store-errors-reach-the-caller/Sources,
+// or against the reference solution when WORKSHOP_SOLUTIONS=1. Each check runs in a child process, so that
+// code which stops the process (abort(), fatalError(), try!) fails one check with an explanation instead of
+// ending the whole run.
+import Exercise02
+import Exercise02Solution
+import ExerciseChecks
+import Foundation
+import NotesModel
+import ObjectGraph
+import Testing
+
+/// The function under test: your `makeCoordinator(for:storeFolder:storeName:)`, or the solution's.
+enum Subject {
+  static let makeCoordinator: @Sendable (ManagedObjectModel, URL, String) throws -> PersistentStoreCoordinator =
+    CodeUnderTest.pick(
+      starter: Exercise02.makeCoordinator(for:storeFolder:storeName:),
+      solution: Exercise02Solution.makeCoordinator(for:storeFolder:storeName:))
+}
+
+/// Said when a check's child process stopped (a crash) instead of getting a thrown error back.
+let stoppedAdvice: Comment = """
+  makeCoordinator(for:storeFolder:storeName:) stopped the whole process instead of throwing. Xcode's \
+  template calls abort() when the store cannot be added; an app that does that on a user's phone just \
+  vanishes at launch, every launch. Let the error reach the caller: no abort(), fatalError(), try! or \
+  force unwrap (!).
+  """
+
+@Suite("Exercise 02: store errors reach the caller")
+struct StoreErrorsTests {
+  @Test("The folder is created (parents too), the store goes in it, and a second launch finds what was saved")
+  func createsFolderAndStore() async { await runInChildProcess(.createsFolderAndStore) }
+
+  @Test("A file that is not a store: ObjectGraph's error reaches the caller, and the file is left untouched")
+  func foreignFile() async { await runInChildProcess(.foreignFile) }
+
+  @Test("A folder that cannot be created: that error reaches the caller, naming the folder")
+  func folderCannotBeCreated() async { await runInChildProcess(.folderCannotBeCreated) }
+}
+
+/// Runs `check` in a child process, so that code which stops the process fails this one check, with
+/// ``stoppedAdvice`` and what the process printed, instead of ending the whole test run.
+func runInChildProcess(_ check: ChildCheck) async {
+  let finished = await #expect(processExitsWith: .success, stoppedAdvice) { [check = check as ChildCheck] in
+    do { try check.run() } catch { Issue.record(error) }
+  }
+  guard finished == nil else { return }
+  // The process stopped. Run the check once more, only to collect what it printed before stopping.
+  let stopped = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [check = check as ChildCheck] in
+    try? check.run()
+  }
+  if let stopped { Issue.record(Comment(rawValue: stopReport(standardError: stopped.standardErrorContent))) }
+}
+
+/// The checks; each runs in a child process.
+enum ChildCheck: String, Codable, Sendable {
+  case createsFolderAndStore, foreignFile, folderCannotBeCreated
+
+  func run() throws {
+    switch self {
+    case .createsFolderAndStore: try Self.checkCreatesFolderAndStore()
+    case .foreignFile: try Self.checkForeignFile()
+    case .folderCannotBeCreated: try Self.checkFolderCannotBeCreated()
+    }
+  }
+
+  private static func checkCreatesFolderAndStore() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    // Neither "Application Support" nor "Notes" exists yet.
+    let storeFolder = folder.appending("Application Support/Notes")
+    let expectedURL = storeFolder.appendingPathComponent("Notes.sqlite")
+
+    let coordinator: PersistentStoreCoordinator
+    do {
+      coordinator = try Subject.makeCoordinator(try TutorialStack.model(), storeFolder, "Notes.sqlite")
+    } catch {
+      try rethrowIfNotDone(error)
+      Issue.record(
+        """
+        makeCoordinator threw, but nothing is wrong here: \(storeFolder.path) does not exist yet, and neither does \
+        its parent 'Application Support'. Create both before adding the store \
+        (FileManager.default.createDirectory(at:withIntermediateDirectories: true)). It threw: \(error)
+        """)
+      return
+    }
+    let stores = coordinator.persistentStores
+    #expect(
+      stores.count == 1,
+      "makeCoordinator should return the coordinator with its store already added; it has \(stores.count) store(s).")
+    if let store = stores.first {
+      #expect(store.type == .sqlite, "The store should be a SQLite store (type: .sqlite); it is \(store.type).")
+      #expect(
+        store.url?.standardizedFileURL.path == expectedURL.standardizedFileURL.path,
+        "The store should be the file storeName inside storeFolder, \(expectedURL.path); it is at \(store.url?.path ?? "no URL").")
+    }
+
+    // The app saves a note, quits, and launches again: the folder exists now, and the note is on disk.
+    let context = TutorialStack.context(.privateQueue, on: coordinator)
+    try context.performAndWait {
+      let note = Note(context: context)
+      note.title = "Buy milk"
+      note.createdAt = Date()
+      try context.save()
+    }
+    let relaunched: PersistentStoreCoordinator
+    do {
+      relaunched = try Subject.makeCoordinator(try TutorialStack.model(), storeFolder, "Notes.sqlite")
+    } catch {
+      Issue.record(
+        """
+        The second launch failed: makeCoordinator threw when \(storeFolder.path) already exists and holds the store. \
+        Creating a folder that is already there must not be an error (withIntermediateDirectories: true \
+        handles that). It threw: \(error)
+        """)
+      return
+    }
+    let notes = try TutorialStack.notesInStore(relaunched)
+    #expect(notes == 1, "The second launch should find the note the first one saved in \(expectedURL.path); it finds \(notes).")
+  }
+
+  private static func checkForeignFile() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let storeURL = folder.appending("Notes.sqlite")
+    let original = Data("Shopping list\n- milk\n- eggs\n".utf8)
+    try original.write(to: storeURL)
+
+    let error = try errorThrown(by: { _ = try Subject.makeCoordinator(try TutorialStack.model(), folder.url, "Notes.sqlite") })
+    if let error {
+      #expect(
+        (error as? ObjectGraphError)?.code == .persistentStoreInvalidType,
+        """
+        The file at the store's URL is a text file, so addPersistentStore throws ObjectGraphError 134000 \
+        (persistentStoreInvalidType), which says what the file is and what to do. That error should reach the \
+        caller unchanged, so the app can decide (tell the user, offer a fresh start). Your function threw \
+        instead: \(error)
+        """)
+    } else {
+      Issue.record(
+        """
+        makeCoordinator returned normally, but the file at \(storeURL.path) is a text file, not a store. If it \
+        caught the error and returned the coordinator anyway, the app would fail later, at its first save, far \
+        from the cause. If it deleted the file and made a new store, it destroyed a file it could not read, \
+        which may hold the user's data. Let the error reach the caller instead.
+        """)
+    }
+    let now = FileManager.default.contents(atPath: storeURL.path)
+    #expect(
+      now == original,
+      """
+      The file at \(storeURL.path) must be left exactly as it was: a file the store cannot open may be the \
+      user's only copy of their data. It was \(now == nil ? "removed" : "changed").
+      """)
+  }
+
+  private static func checkFolderCannotBeCreated() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    // "Application Support" is a file here, so no folder can be made inside it.
+    let blocker = folder.appending("Application Support")
+    let blockerContents = Data("I am a file, not a folder.\n".utf8)
+    try blockerContents.write(to: blocker)
+    let storeFolder = blocker.appendingPathComponent("Notes")
+
+    guard
+      let error = try errorThrown(by: { _ = try Subject.makeCoordinator(try TutorialStack.model(), storeFolder, "Notes.sqlite") })
+    else {
+      Issue.record(
+        """
+        makeCoordinator returned normally, but \(storeFolder.path) cannot be created: \(blocker.path) is a file. \
+        A coordinator without its store only fails later, at the first save. Let the error reach the caller.
+        """)
+      return
+    }
+    if let engineError = error as? ObjectGraphError, engineError.code == .persistentStoreOpen {
+      Issue.record(
+        """
+        The error came from addPersistentStore: "\(engineError.message)" So the folder could not be created, but \
+        that first error was dropped (a try? or an empty catch around createDirectory) and the failure showed up \
+        one step later, with less to say about why. Let createDirectory's own error reach the caller: it names \
+        the folder and the reason.
+        """)
+    }
+    let text = String(describing: error)
+    #expect(
+      text.contains("Application Support"),
+      "The error should name the folder that could not be created (\(storeFolder.path)) so the reader can look at it. It said: \(text)")
+    #expect(
+      FileManager.default.contents(atPath: blocker.path) == blockerContents,
+      "The file \(blocker.path), which stood in the way, must be left as it was; it was changed or removed.")
+  }
+}

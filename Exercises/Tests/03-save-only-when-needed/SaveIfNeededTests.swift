@@ -1,0 +1,221 @@
+// The checks of exercise 03. They run against your code in Exercises/03-save-only-when-needed/Sources, or
+// against the reference solution when WORKSHOP_SOLUTIONS=1. Each check runs in a child process, so that code
+// which stops the process (fatalError(), try!) fails one check with an explanation instead of ending the run.
+// Every check runs twice: with a main-queue context and with a private-queue context.
+import Exercise03
+import Exercise03Solution
+import ExerciseChecks
+import Foundation
+import NotesModel
+import ObjectGraph
+import Testing
+
+/// The function under test: your `saveIfNeeded(_:)`, or the solution's.
+enum Subject {
+  static let saveIfNeeded: @Sendable (ManagedObjectContext) throws -> Bool = CodeUnderTest.pick(
+    starter: Exercise03.saveIfNeeded(_:), solution: Exercise03Solution.saveIfNeeded(_:))
+}
+
+/// Said when a check's child process stopped (a crash) instead of getting a thrown error back.
+let stoppedAdvice: Comment = """
+  saveIfNeeded(_:) stopped the whole process. Xcode's template answers a failed save with \
+  fatalError("Unresolved error ..."); in an app that throws away everything the user just typed. \
+  Throw the save's error to the caller instead (no fatalError(), abort() or try!).
+  """
+
+/// The kinds of context `saveIfNeeded(_:)` must handle.
+enum ContextKind: String, CaseIterable, Codable, Sendable {
+  case mainQueue = "main-queue"
+  case privateQueue = "private-queue"
+
+  var concurrencyType: ManagedObjectContext.ConcurrencyType { self == .mainQueue ? .mainQueue : .privateQueue }
+}
+
+@Suite("Exercise 03: save only when needed")
+struct SaveIfNeededTests {
+  @Test("A context with no changes is not saved, and the answer is false", arguments: ContextKind.allCases)
+  func skipsCleanContexts(kind: ContextKind) async { await runInChildProcess(.skipsCleanContexts(kind)) }
+
+  @Test("Inserts and updates are saved to the store, and the answer is true", arguments: ContextKind.allCases)
+  func savesChanges(kind: ContextKind) async { await runInChildProcess(.savesChanges(kind)) }
+
+  @Test("Called from another thread, it touches the context only on the context's queue", arguments: ContextKind.allCases)
+  func staysOnTheContextsQueue(kind: ContextKind) async { await runInChildProcess(.staysOnTheContextsQueue(kind)) }
+
+  @Test("A failed save: the validation error reaches the caller, and the context keeps its changes", arguments: ContextKind.allCases)
+  func surfacesSaveErrors(kind: ContextKind) async { await runInChildProcess(.surfacesSaveErrors(kind)) }
+}
+
+/// Runs `check` in a child process, so that code which stops the process fails this one check, with
+/// ``stoppedAdvice`` and what the process printed, instead of ending the whole test run.
+func runInChildProcess(_ check: ChildCheck) async {
+  let finished = await #expect(processExitsWith: .success, stoppedAdvice) { [check = check as ChildCheck] in
+    do { try check.run() } catch { Issue.record(error) }
+  }
+  guard finished == nil else { return }
+  // The process stopped. Run the check once more, only to collect what it printed before stopping.
+  let stopped = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [check = check as ChildCheck] in
+    try? check.run()
+  }
+  if let stopped { Issue.record(Comment(rawValue: stopReport(standardError: stopped.standardErrorContent))) }
+}
+
+/// A SQLite store in a temporary folder, and a context of the kind under test on it.
+struct Fixture {
+  let folder: TemporaryFolder
+  let coordinator: PersistentStoreCoordinator
+  let context: ManagedObjectContext
+
+  init(_ kind: ContextKind) throws {
+    folder = try TemporaryFolder()
+    coordinator = try TutorialStack.coordinator(storeURL: folder.appending("Notes.sqlite"))
+    context = TutorialStack.context(kind.concurrencyType, on: coordinator)
+    context.name = "Notes (\(kind.rawValue))"
+  }
+
+  /// Inserts a note, on the context's queue.
+  func insertNote(title: String, createdAt: Date?) -> Note {
+    context.performAndWait {
+      let note = Note(context: context)
+      note.title = title
+      note.createdAt = createdAt
+      return note
+    }
+  }
+
+  /// The titles of the notes in the store, read through another context.
+  func titlesInStore() throws -> [String] {
+    let reader = TutorialStack.context(.privateQueue, on: coordinator)
+    return try reader.performAndWait { try reader.fetch(FetchRequest<Note>(entityName: "Note")).map(\.title).sorted() }
+  }
+}
+
+/// The checks; each runs in a child process, once per kind of context.
+enum ChildCheck: Codable, Sendable {
+  case skipsCleanContexts(ContextKind)
+  case savesChanges(ContextKind)
+  case staysOnTheContextsQueue(ContextKind)
+  case surfacesSaveErrors(ContextKind)
+
+  func run() throws {
+    switch self {
+    case .skipsCleanContexts(let kind): try Self.checkSkipsCleanContexts(kind)
+    case .savesChanges(let kind): try Self.checkSavesChanges(kind)
+    case .staysOnTheContextsQueue(let kind): try Self.checkStaysOnTheContextsQueue(kind)
+    case .surfacesSaveErrors(let kind): try Self.checkSurfacesSaveErrors(kind)
+    }
+  }
+
+  private static func checkSkipsCleanContexts(_ kind: ContextKind) throws {
+    let fixture = try Fixture(kind)
+    defer { fixture.folder.remove() }
+    let saved = try Subject.saveIfNeeded(fixture.context)
+    #expect(
+      saved == false,
+      """
+      A new \(kind.rawValue) context has no changes, so there is nothing to save: saveIfNeeded should skip the \
+      save and return false. It returned true. Look at context.hasChanges first.
+      """)
+
+    // Reading is not changing: after a fetch there is still nothing to save.
+    try fixture.context.performAndWait { _ = try fixture.context.fetch(FetchRequest<Note>(entityName: "Note")) }
+    #expect(
+      try Subject.saveIfNeeded(fixture.context) == false, "After only a fetch the context has no changes; saveIfNeeded returned true.")
+  }
+
+  private static func checkSavesChanges(_ kind: ContextKind) throws {
+    let fixture = try Fixture(kind)
+    defer { fixture.folder.remove() }
+    let note = fixture.insertNote(title: "Buy milk", createdAt: Date())
+
+    let savedInsert = try Subject.saveIfNeeded(fixture.context)
+    #expect(savedInsert, "The \(kind.rawValue) context holds a new note, so saveIfNeeded should save and return true; it returned false.")
+    var titles = try fixture.titlesInStore()
+    #expect(
+      titles == ["Buy milk"],
+      "After saveIfNeeded returns, the new note should be in the store (read through another context); the store holds \(titles).")
+    let leftOver = fixture.context.performAndWait { fixture.context.hasChanges }
+    #expect(!leftOver, "After a save the context should have no changes left; context.hasChanges is still true. Call context.save().")
+
+    fixture.context.performAndWait { note.title = "Buy oat milk" }
+    let savedUpdate = try Subject.saveIfNeeded(fixture.context)
+    #expect(savedUpdate, "Changing a saved note's title is a change too: saveIfNeeded should save it and return true; it returned false.")
+    titles = try fixture.titlesInStore()
+    #expect(titles == ["Buy oat milk"], "After saving the new title the store should hold [\"Buy oat milk\"]; it holds \(titles).")
+
+    #expect(
+      try Subject.saveIfNeeded(fixture.context) == false,
+      "Right after a save there is nothing left to save: saveIfNeeded should return false; it returned true.")
+  }
+
+  private static func checkStaysOnTheContextsQueue(_ kind: ContextKind) throws {
+    let fixture = try Fixture(kind)
+    defer { fixture.folder.remove() }
+    _ = fixture.insertNote(title: "Buy milk", createdAt: Date())
+
+    // From here on, the engine reports every touch of the context from outside its queue. This code runs on
+    // a thread of the test runner, which is not the context's queue.
+    let recorder = ConcurrencyViolationRecorder()
+    defer { recorder.stop() }
+    let savedChanges = try Subject.saveIfNeeded(fixture.context)
+    let savedNothing = try Subject.saveIfNeeded(fixture.context)
+    let violations = recorder.violations
+    recorder.stop()
+
+    #expect(
+      violations.isEmpty,
+      """
+      saveIfNeeded was called from a thread that is not the \(kind.rawValue) context's queue, and it touched the \
+      context from there. A context, hasChanges included, may only be used on its own queue: put all of the \
+      work inside context.performAndWait { }, which runs it there and waits for it. The engine's concurrency \
+      debugging reported:
+      \(violations.joined(separator: "\n"))
+      """)
+    #expect(
+      savedChanges && !savedNothing,
+      "Expected true (a new note was saved), then false (nothing left); got \(savedChanges), then \(savedNothing).")
+  }
+
+  private static func checkSurfacesSaveErrors(_ kind: ContextKind) throws {
+    let fixture = try Fixture(kind)
+    defer { fixture.folder.remove() }
+    // The model requires Note.createdAt; this note has none, so the save fails validation.
+    let note = fixture.insertNote(title: "Call the bank", createdAt: nil)
+
+    guard let error = try errorThrown(by: { _ = try Subject.saveIfNeeded(fixture.context) }) else {
+      Issue.record(
+        """
+        The new note has no createdAt, which the model requires, so context.save() throws a validation error. \
+        saveIfNeeded returned normally instead, so its caller believes the note is safe on disk, and it is not \
+        (the store holds \(try fixture.titlesInStore())). Let the save's error reach the caller: try, not try? \
+        or a catch that only prints.
+        """)
+      return
+    }
+    #expect(
+      (error as? ObjectGraphError)?.code == .validationMissingMandatoryProperty,
+      """
+      The save fails because Note.createdAt is required and empty: ObjectGraphError 1570 (Core Data's \
+      NSValidationMissingMandatoryPropertyError), whose message names the entity and the property. That error \
+      should reach the caller unchanged, so the app can say what is missing. saveIfNeeded threw instead: \(error)
+      """)
+
+    let kept = fixture.context.performAndWait { fixture.context.hasChanges && note.isInserted }
+    #expect(
+      kept,
+      """
+      After a failed save the context must keep the user's unsaved changes, so the app can fix them (here: set \
+      createdAt) and save again. The new note is no longer pending in the context: was rollback() or reset() \
+      called after the error?
+      """)
+    let titles = try fixture.titlesInStore()
+    #expect(titles.isEmpty, "A failed save writes nothing, yet the store holds \(titles).")
+    guard kept else { return }
+
+    // The app fixes the note and tries again.
+    fixture.context.performAndWait { note.createdAt = Date() }
+    let saved = try Subject.saveIfNeeded(fixture.context)
+    #expect(saved, "Once the note has its createdAt the save should succeed and saveIfNeeded return true; it returned false.")
+    #expect(try fixture.titlesInStore() == ["Call the bank"], "After the second save the note should be in the store.")
+  }
+}
