@@ -18,6 +18,13 @@ final class Confined {
   var propagated: Set<ObjectIdentifier> = []
   /// Rows read ahead (prefetching) for objects not yet realised; a fault takes its row from here first.
   var rowCache: [ManagedObjectID: RowSnapshot] = [:]
+  /// Temporary IDs this context has replaced with permanent ones at a save, for children that still use them.
+  var aliases: [ManagedObjectID: ManagedObjectID] = [:]
+  /// What changed since the last objects-did-change notification: inserts after this insertion number,
+  /// and these updated and deleted objects.
+  var noticedInsertions = 0
+  var unnoticedUpdates: Set<ManagedObject> = []
+  var unnoticedDeletes: Set<ManagedObject> = []
   /// The registry size at which the next purge runs (doubling keeps purging linear overall).
   private var purgeThreshold = 4096
 

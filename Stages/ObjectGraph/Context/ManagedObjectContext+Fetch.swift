@@ -78,22 +78,27 @@ extension ManagedObjectContext {
   func fetchObjects<Result>(_ request: FetchRequest<Result>, _ confined: Confined) throws -> [ManagedObject] {
     let entity = try entity(named: request.entityName)
     let coordinator = try parentStore()
-    if coordinator.persistentStores.isEmpty {
+    if !coordinator.canServeRequests {
       throw ObjectGraphError(
         .noPersistentStore,
         "The coordinator of context \(displayName) has no store. Add one with addPersistentStore(type:at:) before fetching.")
     }
     propagateDeletes(confined)
     let pending = request.includesPendingChanges && hasPendingChanges(for: entity, confined)
-    let multiStore = coordinator.persistentStores.count > 1
+    let multiStore = coordinator.spansSeveralStores
     let plan = plan(for: request, entity: entity, unbounded: pending || multiStore)
     let rows = try coordinator.fetch(plan)
 
     var objects: [ManagedObject] = []
     objects.reserveCapacity(rows.count)
     var classes: [ObjectIdentifier: ManagedObject.Type] = [:]
+    let registryWasEmpty = confined.registry.isEmpty
     confined.registry.reserveCapacity(confined.registry.count + rows.count)
-    for row in rows { objects.append(materialize(row, asFault: request.returnsObjectsAsFaults, confined, classes: &classes)) }
+    for row in rows {
+      objects.append(
+        materialize(
+          row, asFault: request.returnsObjectsAsFaults, confined, classes: &classes, registryWasEmpty: registryWasEmpty))
+    }
     if plan.idsOnly {
       let batch = FaultBatch(ids: rows.map(\.id), size: request.fetchBatchSize)
       for object in objects where object.state.needsLoad { object.batch = batch }

@@ -62,6 +62,7 @@ extension ManagedObjectContext {
       }
       guard !object.state.isDeleted else { return }
       object.state.isDeleted = true
+      confined.unnoticedDeletes.insert(object)
       if object.state.isInserted {
         // Never saved: it simply stops being inserted, and its relationships are nullified at processing.
         confined.inserted[ObjectIdentifier(object)] = nil
@@ -118,9 +119,11 @@ extension ManagedObjectContext {
 
   /// Makes a registered object (or a new one) from a fetched row.
   func materialize(
-    _ row: FetchedRow, asFault: Bool, _ confined: Confined, classes: inout [ObjectIdentifier: ManagedObject.Type]
+    _ row: FetchedRow, asFault: Bool, _ confined: Confined, classes: inout [ObjectIdentifier: ManagedObject.Type],
+    registryWasEmpty: Bool = false
   ) -> ManagedObject {
-    if let object = confined.registered(row.id) {
+    // Rows of one fetch are distinct, so a context that held nothing before the fetch has nothing to unique.
+    if !registryWasEmpty, let object = confined.registered(row.id) {
       if object.state.needsLoad && !row.snapshot.values.isEmpty {
         object.snapshot = row.snapshot
         object.values = row.snapshot.values
@@ -228,6 +231,7 @@ extension ManagedObjectContext {
       guard !object.state.isInserted, !object.state.isDeleted else { return }
       object.state.isUpdated = true
       confined.updated.insert(object)
+      confined.unnoticedUpdates.insert(object)
     }
   }
 }

@@ -21,6 +21,8 @@ extension ManagedObjectContext {
       confined.updated = []
       confined.deleted = []
       confined.propagated = []
+      confined.unnoticedUpdates = []
+      confined.unnoticedDeletes = []
     }
   }
 
@@ -41,6 +43,8 @@ extension ManagedObjectContext {
       confined.updated = []
       confined.deleted = []
       confined.propagated = []
+      confined.unnoticedUpdates = []
+      confined.unnoticedDeletes = []
     }
   }
 

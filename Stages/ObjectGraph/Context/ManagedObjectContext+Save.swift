@@ -23,18 +23,38 @@ extension ManagedObjectContext {
     try isolated("save()") { confined in try saveOnQueue(confined) }
   }
 
-  /// Applies delete rules (cascade, nullify) to objects deleted since the last processing.
+  /// Applies delete rules (cascade, nullify) to objects deleted since the last processing, and posts
+  /// ``objectsDidChangeNotification`` for what changed since then. Runs at the end of every `perform`
+  /// block and at the start of `save()`, as Core Data's does at the end of each event.
   public func processPendingChanges() {
-    isolated("processPendingChanges()") { confined in propagateDeletes(confined) }
+    isolated("processPendingChanges()") { confined in
+      propagateDeletes(confined)
+      postObjectsDidChange(confined)
+    }
   }
 
   func processPendingChangesQuietly() {
     propagateDeletes(confined)
+    postObjectsDidChange(confined)
+  }
+
+  /// Posts what was inserted, updated and deleted since the last notification, if anything.
+  func postObjectsDidChange(_ confined: Confined) {
+    let inserted = confined.inserted.values.filter { $0.order > confined.noticedInsertions }.map(\.object)
+    guard !inserted.isEmpty || !confined.unnoticedUpdates.isEmpty || !confined.unnoticedDeletes.isEmpty else { return }
+    let info: [AnyHashable: Any] = [
+      "inserted": Set(inserted), "updated": confined.unnoticedUpdates, "deleted": confined.unnoticedDeletes,
+    ]
+    confined.noticedInsertions = confined.insertionCounter
+    confined.unnoticedUpdates = []
+    confined.unnoticedDeletes = []
+    NotificationCenter.default.post(name: Self.objectsDidChangeNotification, object: self, userInfo: info)
   }
 
   private func saveOnQueue(_ confined: Confined) throws {
     guard confined.hasChanges else { return }
     propagateDeletes(confined)
+    postObjectsDidChange(confined)
     for object in confined.inserted.values { object.object.willSave() }
     for object in confined.updated { object.willSave() }
     for object in confined.deleted { object.willSave() }
@@ -78,7 +98,8 @@ extension ManagedObjectContext {
     confined.registry.reserveCapacity(confined.registry.count + inserted.count)
     for object in inserted {
       let temporary = object.objectID
-      if let permanent = result.permanentIDs[temporary] {
+      if let permanent = result.permanentIDs[temporary], permanent != temporary {
+        confined.aliases[temporary] = permanent
         confined.registry[temporary] = nil
         object.setObjectID(permanent)
         confined.register(object)
@@ -93,7 +114,9 @@ extension ManagedObjectContext {
         object.values = refreshed.values
         object.snapshot = refreshed
       } else {
-        let version = versions[ObjectIdentifier(object)] ?? (object.snapshot?.version ?? 0) + 1
+        // A store reports each saved row's new version; a parent context keeps versions as they were.
+        let version =
+          object.state.isInserted ? result.insertedVersion : versions[ObjectIdentifier(object)] ?? object.snapshot?.version ?? 0
         object.snapshot = RowSnapshot(version: version, values: object.values)
       }
       object.changedSlots = []

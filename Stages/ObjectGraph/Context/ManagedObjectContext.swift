@@ -39,7 +39,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
   let queue: ContextQueue
   /// The state only ever touched on the context's queue (see ``isolated(_:)``).
   let confined: Confined
-  private let settings: Mutex<Settings>
+  let settings: Mutex<Settings>
 
   struct Settings {
     var name: String?
@@ -48,6 +48,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     var mergePolicy: MergePolicy = .error
     var automaticallyMergesChangesFromParent = false
     var userInfo: [String: any Sendable] = [:]
+    var mergeObserver: ObserverToken?
   }
 
   /// Makes a context. Give it a ``persistentStoreCoordinator`` (or, later, a parent) before using it.
@@ -57,6 +58,10 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     queue = ContextQueue(main: concurrencyType == .mainQueue, label: label)
     settings = Mutex(Settings())
     confined = Confined()
+  }
+
+  deinit {
+    if let observer = settings.withLock({ $0.mergeObserver }) { NotificationCenter.default.removeObserver(observer.token) }
   }
 
   // MARK: - Configuration
@@ -99,7 +104,13 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
   /// Whether saves of the parent context are merged into this one automatically.
   public var automaticallyMergesChangesFromParent: Bool {
     get { settings.withLock { $0.automaticallyMergesChangesFromParent } }
-    set { settings.withLock { $0.automaticallyMergesChangesFromParent = newValue } }
+    set {
+      let changed = settings.withLock { state -> Bool in
+        defer { state.automaticallyMergesChangesFromParent = newValue }
+        return state.automaticallyMergesChangesFromParent != newValue
+      }
+      if changed { updateAutomaticMerging(newValue) }
+    }
   }
 
   /// Free-form values an app attaches to the context.
@@ -108,12 +119,14 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     set { settings.withLock { $0.userInfo = newValue } }
   }
 
-  /// The store the context reads from and saves to: its coordinator (nested contexts come later).
-  func parentStore() throws -> PersistentStoreCoordinator {
-    guard let coordinator = settings.withLock({ $0.coordinator }) else {
+  /// What the context reads from and saves to: its parent context when it has one, else its coordinator.
+  func parentStore() throws -> any ObjectStore {
+    let (coordinator, parent) = settings.withLock { ($0.coordinator, $0.parent) }
+    if let parent { return parent }
+    guard let coordinator else {
       throw ObjectGraphError(
         .noPersistentStore,
-        "Context \(displayName) has no persistent store coordinator. Set context.persistentStoreCoordinator before fetching or saving."
+        "Context \(displayName) has no persistent store coordinator. Set context.persistentStoreCoordinator (or a parent context) before fetching or saving."
       )
     }
     return coordinator

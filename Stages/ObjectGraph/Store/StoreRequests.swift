@@ -56,8 +56,10 @@ struct StoreSaveRequest {
 struct StoreSaveResult {
   /// Temporary ID -> permanent ID, for every inserted object.
   var permanentIDs: [ManagedObjectID: ManagedObjectID] = [:]
-  /// New row version per saved (inserted or updated) object.
+  /// New row version per updated object.
   var versions: [ManagedObjectID: Int64] = [:]
+  /// The version inserted objects now have: 1 for rows written to a store, 0 when pushed to a parent.
+  var insertedVersion: Int64 = 1
   /// Rows whose stored values won a conflict: the object must take these values (and version).
   var refreshed: [ManagedObjectID: RowSnapshot] = [:]
 }

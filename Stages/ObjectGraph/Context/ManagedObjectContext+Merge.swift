@@ -1,0 +1,118 @@
+import Foundation
+
+extension ManagedObjectContext {
+  /// Brings another context's saved changes into this one, as Core Data's
+  /// `mergeChanges(fromContextDidSave:)` does: objects this context holds that were updated are refreshed
+  /// (their unsaved changes here are kept on top), deleted ones leave this context, and inserted ones are
+  /// faulted in. Posts ``objectsDidChangeNotification``.
+  ///
+  /// Call it on this context's queue, with a did-save (or did-save-object-IDs) notification from a context
+  /// of the same coordinator, or from this context's parent:
+  ///
+  /// ```swift
+  /// NotificationCenter.default.addObserver(forName: ManagedObjectContext.didSaveObjectIDsNotification,
+  ///                                        object: worker, queue: nil) { note in
+  ///   let ids = SavedObjectIDs(note)          // Sendable: safe to carry to the main queue
+  ///   main.perform { main.mergeChanges(fromContextDidSave: ids) }
+  /// }
+  /// ```
+  public func mergeChanges(fromContextDidSave notification: Notification) {
+    mergeChanges(fromContextDidSave: SavedObjectIDs(notification))
+  }
+
+  /// Merges saved changes given as IDs (see ``SavedObjectIDs``), which may cross queues.
+  public func mergeChanges(fromContextDidSave changes: SavedObjectIDs) {
+    isolated("mergeChanges(fromContextDidSave:)") { confined in
+      var refreshed: Set<ManagedObject> = []
+      var deleted: Set<ManagedObject> = []
+      var inserted: Set<ManagedObject> = []
+      let updatedHere = changes.updated.compactMap { confined.registered(resolve($0)) }
+      if !updatedHere.isEmpty, let fresh = try? parentStore().snapshots(for: updatedHere.map(\.objectID)) {
+        for object in updatedHere where !object.state.isInserted && !object.state.isDeleted {
+          guard let snapshot = fresh[object.objectID] else { continue }
+          let local = object.changedSlots.map { ($0, object.values[$0]) }
+          object.snapshot = snapshot
+          object.values = snapshot.values
+          for (index, value) in local { object.values[index] = value }
+          refreshed.insert(object)
+        }
+      }
+      for id in changes.deleted {
+        guard let object = confined.registered(resolve(id)) else { continue }
+        confined.registry[object.objectID] = nil
+        confined.updated.remove(object)
+        confined.deleted.remove(object)
+        object.state.isUpdated = false
+        object.state.isDeleted = true
+        object.state.isInaccessible = true
+        deleted.insert(object)
+      }
+      for id in changes.inserted where confined.registered(id) == nil {
+        inserted.insert(materializeFault(id, confined))
+      }
+      if !(refreshed.isEmpty && deleted.isEmpty && inserted.isEmpty) {
+        NotificationCenter.default.post(
+          name: Self.objectsDidChangeNotification, object: self,
+          userInfo: ["refreshed": refreshed, "deleted": deleted, "inserted": inserted, "updated": Set<ManagedObject>()])
+      }
+    }
+  }
+
+  /// Starts or stops merging the parent's saves (or, for a root context, other root contexts' saves to
+  /// the same coordinator) into this context, on this context's queue.
+  func updateAutomaticMerging(_ enabled: Bool) {
+    let token: (any NSObjectProtocol)? =
+      enabled
+      ? NotificationCenter.default.addObserver(
+        forName: Self.didSaveObjectIDsNotification, object: nil, queue: nil
+      ) { [weak self] notification in
+        guard let self, let saver = notification.object as? ManagedObjectContext, saver !== self else { return }
+        let fromParent = self.parent.map { $0 === saver } ?? false
+        let fromSibling =
+          self.parent == nil && saver.parent == nil && saver.persistentStoreCoordinator === self.persistentStoreCoordinator
+        guard fromParent || fromSibling else { return }
+        let changes = SavedObjectIDs(notification)
+        self.perform { self.mergeChanges(fromContextDidSave: changes) }
+      } : nil
+    let previous = settings.withLock { state -> (any NSObjectProtocol)? in
+      let old = state.mergeObserver
+      state.mergeObserver = token.map(ObserverToken.init)
+      return old?.token
+    }
+    if let previous { NotificationCenter.default.removeObserver(previous) }
+  }
+}
+
+/// The object IDs a save reported, taken out of a did-save notification so they can cross queues
+/// (`Notification` and its objects cannot; these sets of IDs can).
+public struct SavedObjectIDs: Sendable {
+  /// IDs of the objects the save inserted.
+  public let inserted: Set<ManagedObjectID>
+  /// IDs of the objects the save updated.
+  public let updated: Set<ManagedObjectID>
+  /// IDs of the objects the save deleted.
+  public let deleted: Set<ManagedObjectID>
+
+  /// Reads the IDs from a did-save or did-save-object-IDs notification.
+  public init(_ notification: Notification) {
+    let info = notification.userInfo ?? [:]
+    inserted = info["insertedObjectIDs"] as? Set<ManagedObjectID> ?? []
+    updated = info["updatedObjectIDs"] as? Set<ManagedObjectID> ?? []
+    deleted = info["deletedObjectIDs"] as? Set<ManagedObjectID> ?? []
+  }
+
+  /// Makes a set of saved IDs directly.
+  public init(inserted: Set<ManagedObjectID> = [], updated: Set<ManagedObjectID> = [], deleted: Set<ManagedObjectID> = []) {
+    self.inserted = inserted
+    self.updated = updated
+    self.deleted = deleted
+  }
+}
+
+/// A notification observer token kept in the context's settings.
+///
+/// `@unchecked Sendable`: the token is only stored, then handed to `NotificationCenter.removeObserver`,
+/// which is thread-safe; nothing reads its state.
+struct ObserverToken: @unchecked Sendable {
+  let token: any NSObjectProtocol
+}

@@ -1,0 +1,147 @@
+import Foundation
+
+/// A context as the parent of nested contexts.
+///
+/// Core Data's rules, which the stages teach:
+/// - a child's save pushes its inserts, updates and deletes into its parent, and no further: nothing reaches
+///   the store until the context holding the coordinator saves;
+/// - a child's fetch sees its parent's unsaved state (the parent answers from its own objects);
+/// - a parent's save does not flow down, and siblings do not see each other's saves;
+/// - objects inserted in a child keep their temporary IDs in the child, even after the parent has saved
+///   them to the store and given them permanent IDs (the parent remembers the pairing, so the child can
+///   still save changes to them; hand IDs to other contexts only after `obtainPermanentIDs(for:)`).
+///
+/// Every request runs on the parent's queue through `performAndWait`, which runs inline when a parent and
+/// child call each other on one thread, so nesting does not deadlock.
+extension ManagedObjectContext: ObjectStore {
+  var canServeRequests: Bool { (try? parentStore().canServeRequests) ?? false }
+  var spansSeveralStores: Bool { (try? parentStore().spansSeveralStores) ?? false }
+
+  func fetch(_ plan: StoreFetchPlan) throws -> [FetchedRow] {
+    try performAndWait {
+      let request = FetchRequest<ManagedObject>(entityName: plan.entity.name)
+      request.predicate = plan.predicate.map { FetchPredicate(node: $0) }
+      request.sortDescriptors = plan.sortDescriptors
+      request.fetchLimit = plan.fetchLimit
+      request.fetchOffset = plan.fetchOffset
+      request.includesSubentities = plan.includesSubentities
+      return try fetchObjects(request, confined).compactMap { try currentRow(of: $0) }
+    }
+  }
+
+  func count(_ plan: StoreFetchPlan) throws -> Int {
+    try fetch(plan).count
+  }
+
+  func snapshots(for ids: [ManagedObjectID]) throws -> [ManagedObjectID: RowSnapshot] {
+    try performAndWait {
+      var result: [ManagedObjectID: RowSnapshot] = [:]
+      var unknown: [ManagedObjectID] = []
+      for id in ids {
+        if let object = confined.registered(resolve(id)) {
+          if let row = try currentRow(of: object) { result[id] = row.snapshot }
+        } else if !id.isTemporaryID {
+          unknown.append(id)
+        }
+      }
+      if !unknown.isEmpty {
+        // Objects this context never touched: its own parent has them as they are.
+        result.merge(try parentStore().snapshots(for: unknown)) { mine, _ in mine }
+      }
+      return result
+    }
+  }
+
+  func relatedIDs(of ids: [ManagedObjectID], slot: EntityLayout.Slot, entity: EntityDescription) throws
+    -> [ManagedObjectID: Set<ManagedObjectID>]
+  {
+    try performAndWait {
+      var result: [ManagedObjectID: Set<ManagedObjectID>] = [:]
+      var unknown: [ManagedObjectID] = []
+      for id in ids {
+        if let object = confined.registered(resolve(id)), !object.state.isDeleted {
+          if object.state.needsLoad { try fulfill(object) }
+          result[id] = object.relatedIDs(slot)
+        } else if id.isTemporaryID {
+          result[id] = []
+        } else {
+          unknown.append(id)
+        }
+      }
+      if !unknown.isEmpty { result.merge(try parentStore().relatedIDs(of: unknown, slot: slot, entity: entity)) { a, _ in a } }
+      return result
+    }
+  }
+
+  func obtainPermanentIDs(for entities: [EntityDescription]) throws -> [ManagedObjectID] {
+    try parentStore().obtainPermanentIDs(for: entities)
+  }
+
+  /// A child's save: its changes become this context's unsaved changes.
+  func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
+    try performAndWait {
+      var result = StoreSaveResult()
+      result.insertedVersion = 0
+      for insert in request.inserts {
+        let object = confined.registered(insert.temporaryID) ?? newObject(insert.entity, id: insert.temporaryID)
+        object.values = insert.values
+        object.state.isDeleted = false
+        if !object.state.isInserted {
+          object.state.isInserted = true
+          confined.insertionCounter += 1
+          confined.inserted[ObjectIdentifier(object)] = (confined.insertionCounter, object)
+        }
+      }
+      for update in request.updates {
+        let object = materializeFault(resolve(update.id), confined)
+        if object.state.needsLoad { try fulfill(object) }
+        for (index, value) in update.changed {
+          object.values[index] = value
+          object.changedSlots.insert(index)
+        }
+        if !object.state.isInserted && !object.state.isDeleted {
+          object.state.isUpdated = true
+          confined.updated.insert(object)
+        }
+        result.versions[update.id] = update.expectedVersion
+      }
+      for delete in request.deletes {
+        guard let object = confined.registered(resolve(delete.id)) ?? (try? existingObject(with: resolve(delete.id))) else {
+          continue
+        }
+        self.delete(object)
+      }
+      return result
+    }
+  }
+
+  // MARK: - Helpers
+
+  /// The ID this context now uses for `id` (a child may still use the temporary ID of an object this
+  /// context has since saved under a permanent one).
+  func resolve(_ id: ManagedObjectID) -> ManagedObjectID {
+    confined.aliases[id] ?? id
+  }
+
+  /// An object's current values as a row for a child, or `nil` when it is deleted here or gone.
+  private func currentRow(of object: ManagedObject) throws -> FetchedRow? {
+    guard !object.state.isDeleted else { return nil }
+    if object.state.needsLoad {
+      do {
+        try fulfill(object)
+      } catch let error as ObjectGraphError where error.code == .objectNotFound {
+        return nil
+      }
+    }
+    return FetchedRow(id: object.objectID, snapshot: RowSnapshot(version: object.snapshot?.version ?? 0, values: object.values))
+  }
+
+  private func newObject(_ entity: EntityDescription, id: ManagedObjectID) -> ManagedObject {
+    let object = entity.managedObjectClass.init(entity: entity, insertInto: nil)
+    object.setObjectID(id)
+    object.managedObjectContext = self
+    object.state.awokeFromInsert = true
+    confined.register(object)
+    return object
+  }
+}

@@ -1,0 +1,23 @@
+import Foundation
+
+/// What a context reads from and saves into: the coordinator (for a root context) or its parent context
+/// (for a nested one). A child context sees its parent exactly as a root context sees the store: rows
+/// with IDs and values, and a save that takes a batch of inserts, updates and deletes.
+protocol ObjectStore: AnyObject, Sendable {
+  /// Whether anything can be read or saved (a coordinator with no store cannot).
+  var canServeRequests: Bool { get }
+  /// Whether results come from several stores (then the context orders and cuts them itself).
+  var spansSeveralStores: Bool { get }
+  func fetch(_ plan: StoreFetchPlan) throws -> [FetchedRow]
+  func count(_ plan: StoreFetchPlan) throws -> Int
+  func snapshots(for ids: [ManagedObjectID]) throws -> [ManagedObjectID: RowSnapshot]
+  func relatedIDs(of ids: [ManagedObjectID], slot: EntityLayout.Slot, entity: EntityDescription) throws
+    -> [ManagedObjectID: Set<ManagedObjectID>]
+  func obtainPermanentIDs(for entities: [EntityDescription]) throws -> [ManagedObjectID]
+  func save(_ request: StoreSaveRequest) throws -> StoreSaveResult
+}
+
+extension PersistentStoreCoordinator: ObjectStore {
+  var canServeRequests: Bool { !persistentStores.isEmpty }
+  var spansSeveralStores: Bool { persistentStores.count > 1 }
+}

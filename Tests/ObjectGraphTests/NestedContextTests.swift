@@ -1,0 +1,320 @@
+import Foundation
+import Testing
+
+@testable import ObjectGraph
+
+/// Core Data's parent/child rules, one by one.
+@Suite("Nested contexts")
+struct NestedContextTests {
+  private func child(of parent: ManagedObjectContext, _ type: ManagedObjectContext.ConcurrencyType = .privateQueue)
+    -> ManagedObjectContext
+  {
+    let context = ManagedObjectContext(concurrencyType: type)
+    context.parent = parent
+    return context
+  }
+
+  private func rowCount(_ stack: Stack) throws -> Int {
+    try rawRows(stack.storeURL, "SELECT COUNT(*) AS c FROM ZNOTE")[0]["c"] as Int
+  }
+
+  @Test("A child's save goes one level up and no further; the parent's save reaches the file")
+  func childSaveStopsAtParent() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    let child = child(of: stack.context)
+    try child.performAndWait {
+      let note = Note(context: child)
+      note.title = "from the child"
+      try child.save()
+      #expect(!child.hasChanges)
+    }
+    #expect(try rowCount(stack) == 0)
+    try stack.context.performAndWait {
+      #expect(stack.context.hasChanges)
+      #expect(stack.context.insertedObjects.count == 1)
+      try stack.context.save()
+    }
+    #expect(try rowCount(stack) == 1)
+    #expect(try rawRows(stack.storeURL, "SELECT ZTITLE FROM ZNOTE")[0]["ZTITLE"] as String == "from the child")
+  }
+
+  @Test("A child's fetch sees its parent's unsaved state")
+  func childSeesParentState() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    let saved = try stack.context.performAndWait {
+      let note = Note(context: stack.context)
+      note.title = "saved"
+      try stack.context.save()
+      note.title = "changed, unsaved"
+      let fresh = Note(context: stack.context)
+      fresh.title = "inserted, unsaved"
+      return note
+    }
+    let child = child(of: stack.context)
+    let titles = try child.performAndWait {
+      try child.fetch(FetchRequest<Note>(entityName: "Note")).compactMap(\.title).sorted()
+    }
+    #expect(titles == ["changed, unsaved", "inserted, unsaved"])
+    withExtendedLifetime(saved) {}
+  }
+
+  @Test("A parent's save does not flow down, and siblings do not see each other's saves")
+  func noFlowDownNoSiblings() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    let id = try stack.context.performAndWait {
+      let note = Note(context: stack.context)
+      note.title = "v1"
+      try stack.context.save()
+      return note.objectID
+    }
+    let first = child(of: stack.context)
+    let second = child(of: stack.context)
+    let inFirst = try first.performAndWait { try #require(try first.existingObject(with: id) as? Note) }
+    let inSecond = try second.performAndWait { try #require(try second.existingObject(with: id) as? Note) }
+    try first.performAndWait {
+      inFirst.title = "v2 from first"
+      try first.save()
+    }
+    // The sibling keeps the object as it had it.
+    #expect(second.performAndWait { inSecond.title } == "v1")
+    // The parent has it; a save of the parent does not change the children's objects either.
+    try stack.context.performAndWait {
+      let note = try #require(try stack.context.existingObject(with: id) as? Note)
+      #expect(note.title == "v2 from first")
+      note.title = "v3 from parent"
+      try stack.context.save()
+    }
+    #expect(first.performAndWait { inFirst.title } == "v2 from first")
+    #expect(second.performAndWait { inSecond.title } == "v1")
+  }
+
+  @Test("Objects inserted in a child keep their temporary IDs after the parent saves them")
+  func temporaryIDsStayInChild() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    let child = child(of: stack.context)
+    let note = try child.performAndWait {
+      let note = Note(context: child)
+      note.title = "made in the child"
+      try child.save()
+      return note
+    }
+    try stack.context.performAndWait { try stack.context.save() }
+    let (idInChild, stillTemporary) = child.performAndWait { (note.objectID, note.objectID.isTemporaryID) }
+    #expect(stillTemporary)
+    // The parent gave its object a permanent ID; the temporary one names nothing there any more...
+    let parentIDs = try stack.context.performAndWait {
+      try stack.context.fetch(FetchRequest<Note>(entityName: "Note")).map(\.objectID)
+    }
+    #expect(parentIDs.count == 1 && !parentIDs[0].isTemporaryID && parentIDs[0] != idInChild)
+    // ...yet the child can still save changes to its object, which reach the same row.
+    try child.performAndWait {
+      note.body = "edited later"
+      try child.save()
+    }
+    try stack.context.performAndWait { try stack.context.save() }
+    #expect(try rawRows(stack.storeURL, "SELECT ZBODY FROM ZNOTE")[0]["ZBODY"] as String? == "edited later")
+    #expect(try rowCount(stack) == 1)
+  }
+
+  @Test("obtainPermanentIDs in a child gives the ID the row will have")
+  func obtainPermanentIDs() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    let child = child(of: stack.context)
+    let id = try child.performAndWait {
+      let note = Note(context: child)
+      note.title = "numbered early"
+      try child.obtainPermanentIDs(for: [note])
+      #expect(!note.objectID.isTemporaryID)
+      try child.save()
+      return note.objectID
+    }
+    try stack.context.performAndWait { try stack.context.save() }
+    let (_, reader) = try stack.reopened()
+    let title = try reader.performAndWait { (try reader.existingObject(with: id) as? Note)?.title }
+    #expect(title == "numbered early")
+  }
+
+  @Test("Three levels: a grandchild's change reaches the file after each level saves")
+  func threeLevels() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    let middle = child(of: stack.context)
+    let leaf = child(of: middle)
+    try leaf.performAndWait {
+      let book = Notebook(context: leaf)
+      book.name = "deep"
+      let note = Note(context: leaf)
+      note.title = "leaf"
+      note.notebook = book
+      try leaf.save()
+    }
+    #expect(try middle.performAndWait { try middle.count(for: FetchRequest<Note>(entityName: "Note")) } == 1)
+    #expect(try rowCount(stack) == 0)
+    try middle.performAndWait { try middle.save() }
+    #expect(try rowCount(stack) == 0)
+    try stack.context.performAndWait { try stack.context.save() }
+    #expect(try rowCount(stack) == 1)
+    let row = try rawRows(stack.storeURL, "SELECT n.ZTITLE AS t, b.ZNAME AS b FROM ZNOTE n JOIN ZNOTEBOOK b ON b.Z_PK = n.ZNOTEBOOK")
+    #expect(row.first?["t"] as String? == "leaf")
+    #expect(row.first?["b"] as String? == "deep")
+  }
+
+  @Test("Deletes in a child reach the file through the parent, with delete rules applied")
+  func deletesFlowUp() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    let id = try stack.context.performAndWait {
+      let book = Notebook(context: stack.context)
+      book.name = "old"
+      for index in 0..<3 {
+        let note = Note(context: stack.context)
+        note.title = "n\(index)"
+        note.notebook = book
+      }
+      try stack.context.save()
+      return book.objectID
+    }
+    let child = child(of: stack.context)
+    try child.performAndWait {
+      child.delete(try child.existingObject(with: id))
+      try child.save()
+    }
+    try stack.context.performAndWait { try stack.context.save() }
+    #expect(try rowCount(stack) == 0)
+  }
+
+  @Test("performAndWait nests across parent and child, both ways, without deadlock")
+  func nestingDoesNotDeadlock() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    let parent = stack.context
+    let child = child(of: parent)
+    let depth = try child.performAndWait {
+      try parent.performAndWait {
+        try child.performAndWait {
+          let note = Note(context: child)
+          note.title = "nested"
+          try child.save()  // the child's save calls into the parent, already on this thread's stack
+          return parent.performAndWait { parent.insertedObjects.count }
+        }
+      }
+    }
+    #expect(depth == 1)
+  }
+
+  @Test("Many threads saving children of one parent at once lose nothing")
+  func concurrentChildren() async throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    let parent = stack.context
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for worker in 0..<8 {
+        group.addTask {
+          let context = ManagedObjectContext(concurrencyType: .privateQueue)
+          context.parent = parent
+          for batch in 0..<5 {
+            try await context.perform {
+              for item in 0..<10 {
+                let note = Note(context: context)
+                note.title = "w\(worker) b\(batch) i\(item)"
+              }
+              try context.save()
+            }
+          }
+        }
+      }
+      try await group.waitForAll()
+    }
+    try await parent.perform { try parent.save() }
+    #expect(try rowCount(stack) == 400)
+  }
+
+  @Test("mergeChanges refreshes updated objects, drops deleted ones and keeps local changes")
+  func mergeChanges() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    let (keptID, goneID) = try stack.context.performAndWait {
+      let kept = Note(context: stack.context)
+      kept.title = "kept"
+      let gone = Note(context: stack.context)
+      gone.title = "gone"
+      try stack.context.save()
+      return (kept.objectID, gone.objectID)
+    }
+    let (_, other) = try stack.reopened()
+    let kept = try other.performAndWait { try #require(try other.existingObject(with: keptID) as? Note) }
+    let gone = try other.performAndWait { try #require(try other.existingObject(with: goneID) as? Note) }
+    other.performAndWait { kept.body = "local edit" }
+    let saved = Mutex<SavedObjectIDs?>(nil)
+    let observer = NotificationCenter.default.addObserver(
+      forName: ManagedObjectContext.didSaveObjectIDsNotification, object: stack.context, queue: nil
+    ) { note in saved.withLock { $0 = SavedObjectIDs(note) } }
+    defer { NotificationCenter.default.removeObserver(observer) }
+    try stack.context.performAndWait {
+      let note = try #require(try stack.context.existingObject(with: keptID) as? Note)
+      note.title = "renamed elsewhere"
+      stack.context.delete(try stack.context.existingObject(with: goneID))
+      try stack.context.save()
+    }
+    let changes = try #require(saved.withLock { $0 })
+    #expect(changes.updated == [keptID] && changes.deleted == [goneID])
+    other.performAndWait {
+      other.mergeChanges(fromContextDidSave: changes)
+      #expect(kept.title == "renamed elsewhere")
+      #expect(kept.body == "local edit")
+      #expect(kept.hasChanges)
+      #expect(gone.isDeleted)
+      #expect(!other.registeredObjects.contains(gone))
+    }
+  }
+
+  @Test("automaticallyMergesChangesFromParent brings the parent's saves into the child")
+  func automaticMerging() async throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    let id = try stack.context.performAndWait {
+      let note = Note(context: stack.context)
+      note.title = "before"
+      try stack.context.save()
+      return note.objectID
+    }
+    let child = child(of: stack.context)
+    child.automaticallyMergesChangesFromParent = true
+    let registered = try child.performAndWait { try #require(try child.existingObject(with: id) as? Note) }
+    try stack.context.performAndWait {
+      (try stack.context.existingObject(with: id) as? Note)?.title = "after"
+      try stack.context.save()
+    }
+    // The merge was queued on the child's queue by the parent's save; this block runs after it. (The
+    // object itself may not cross into the block, a Sendable closure: Swift refuses. Its ID may.)
+    let title = try await child.perform { (try child.existingObject(with: id) as? Note)?.title }
+    #expect(title == "after")
+    #expect(child.performAndWait { registered.title } == "after")
+  }
+
+  @Test("Changes post objects-did-change when pending changes are processed")
+  func objectsDidChange() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    let counts = Mutex<[Int]>([])
+    let observer = NotificationCenter.default.addObserver(
+      forName: ManagedObjectContext.objectsDidChangeNotification, object: stack.context, queue: nil
+    ) { note in
+      let inserted = (note.userInfo?["inserted"] as? Set<ManagedObject>)?.count ?? -1
+      counts.withLock { $0.append(inserted) }
+    }
+    defer { NotificationCenter.default.removeObserver(observer) }
+    stack.context.performAndWait {
+      let note = Note(context: stack.context)
+      note.title = "seen"
+      stack.context.processPendingChanges()
+      stack.context.processPendingChanges()  // nothing new: no second notification
+    }
+    #expect(counts.withLock { $0 } == [1])
+  }
+}
