@@ -10,6 +10,8 @@ let package = Package(
     .library(name: "NotesModel", targets: ["NotesModel"]),
     .library(name: "Stage1", targets: ["Stage1"]),
     .executable(name: "stage1-demo", targets: ["Stage1Demo"]),
+    .library(name: "Stage2", targets: ["Stage2"]),
+    .executable(name: "stage2-demo", targets: ["Stage2Demo"]),
     .executable(name: "workshop", targets: ["Workshop"]),
   ],
   dependencies: [
@@ -42,6 +44,18 @@ let package = Package(
       dependencies: ["Stage1", "NotesModel", "ObjectGraph"],
       path: "Stages/Stage1-SingleContext/Demo"
     ),
+    // Stage 2: a private parent context with the coordinator, and a main-queue child.
+    .target(
+      name: "Stage2",
+      dependencies: ["ObjectGraph", "NotesModel"],
+      path: "Stages/Stage2-PrivateParent",
+      exclude: ["Demo"]
+    ),
+    .executableTarget(
+      name: "Stage2Demo",
+      dependencies: ["Stage2", "Stage1", "NotesModel", "ObjectGraph"],
+      path: "Stages/Stage2-PrivateParent/Demo"
+    ),
     // The workshop's front door.
     .executableTarget(
       name: "Workshop",
@@ -57,6 +71,15 @@ let package = Package(
       name: "Stage1Tests",
       dependencies: ["Stage1", "NotesModel", "ObjectGraph"],
       path: "Tests/Stage1Tests"
+    ),
+    .testTarget(
+      name: "Stage2Tests",
+      dependencies: ["Stage2", "NotesModel", "ObjectGraph"],
+      path: "Tests/Stage2Tests"
+    ),
+    .testTarget(
+      name: "DocsTests",
+      path: "Tests/DocsTests"
     ),
     .testTarget(
       name: "WorkshopTests",

@@ -1,0 +1,1 @@
+print("stage 2 demo: not written yet")
