@@ -49,6 +49,8 @@ final class EntityLayout: Sendable {
 
   let name: String
   let slots: [Slot]
+  /// The slot names in order, for a linear search that beats hashing the key on small entities.
+  private let names: [String]
   /// Whether some to-many slot may be stored in a join table (many-to-many or without inverse).
   let hasJoinTables: Bool
   let indexByName: [String: Int]
@@ -85,6 +87,7 @@ final class EntityLayout: Sendable {
       }
     }
     self.slots = slots
+    names = slots.map(\.name)
     self.defaults = defaults
     var initial = defaults
     for slot in slots where slot.isToMany { initial[slot.index] = Set<ManagedObjectID>() }
@@ -96,5 +99,14 @@ final class EntityLayout: Sendable {
       return relationship.inverseRelationship?.isToMany ?? true
     }
     indexByName = Dictionary(slots.map { ($0.name, $0.index) }, uniquingKeysWith: { _, last in last })
+  }
+
+  /// The slot index of a property, or `nil`. Most entities have a handful of properties, and comparing a
+  /// few short strings costs less than hashing one; larger entities use the dictionary.
+  @inline(__always)
+  func index(of key: String) -> Int? {
+    guard names.count <= 12 else { return indexByName[key] }
+    for position in names.indices where names[position] == key { return position }
+    return nil
   }
 }

@@ -96,7 +96,7 @@ extension ManagedObject {
   // MARK: - Internals
 
   func slot(forKey key: String) -> EntityLayout.Slot {
-    guard let index = layout.indexByName[key] else {
+    guard let index = layout.index(of: key) else {
       preconditionFailure(
         "ObjectGraph: entity \(entity.name) has no property '\(key)'. Its properties: \(layout.slots.map(\.name).joined(separator: ", ")).")
     }
@@ -179,7 +179,7 @@ extension ManagedObject {
 
   /// Makes `object` a member of this object's `inverse` side (which points back at `object`'s side).
   func primitiveAdd(_ object: ManagedObject, inverse: RelationshipDescription) {
-    guard let index = layout.indexByName[inverse.name] else { return }
+    guard let index = layout.index(of: inverse.name) else { return }
     fireFault(key: inverse.name)
     let slot = layout.slots[index]
     if slot.isToMany {
@@ -199,7 +199,7 @@ extension ManagedObject {
 
   /// Removes `object` from this object's `inverse` side.
   func primitiveRemove(_ object: ManagedObject, inverse: RelationshipDescription) {
-    guard let index = layout.indexByName[inverse.name] else { return }
+    guard let index = layout.index(of: inverse.name) else { return }
     fireFault(key: inverse.name)
     let slot = layout.slots[index]
     if slot.isToMany {

@@ -7,7 +7,7 @@ extension ManagedObject: PredicateEvaluable {
     if path.first == "SELF" { path.removeFirst() }
     guard let key = path.first else { return .single(.objectID(objectID)) }
     let rest = Array(path.dropFirst())
-    guard let index = layout.indexByName[key] else {
+    guard let index = layout.index(of: key) else {
       throw ObjectGraphError(
         .unknownKey,
         "Entity \(entity.name) has no property '\(key)'. Its properties: \(layout.slots.map(\.name).joined(separator: ", ")).")

@@ -1,0 +1,171 @@
+import ArgumentParser
+import Foundation
+
+struct CheckCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "check",
+    abstract: "Check your exercises with `swift test` (all of them, or the one named) and explain what fails.",
+    discussion: """
+      Runs `swift test --package-path Exercises --filter '^<test target>\\.'` for each exercise, \
+      records the result in .workshop/progress.json, and prints the failing expectations' messages. \
+      The exit status is non-zero when an exercise fails.
+      """
+  )
+
+  @OptionGroup var common: CommonOptions
+
+  @Argument(help: "The exercise: its id, or its number (e.g. 01). All exercises when omitted.")
+  var exercise: String?
+
+  @Flag(name: .shortAndLong, help: "Show swift test's full output as it runs.")
+  var verbose = false
+
+  func run() throws {
+    try withWorkshopEnvironment { environment in
+      let root = try common.workspaceRoot(environment)
+      let manifest = try requireExercises(root: root)
+      let selected = try exercise.map { [try ExerciseManifest.select($0, from: manifest)] } ?? manifest
+      guard !selected.isEmpty else {
+        environment.output.line("\(ExerciseManifest.path) lists no exercises yet: there is nothing to check.")
+        return
+      }
+      guard FileManager.default.fileExists(atPath: root.appendingPathComponent(ExerciseManifest.packagePath).path) else {
+        throw WorkshopError.exercisesPackageMissing(ExerciseManifest.packagePath)
+      }
+      try Prerequisites.require(environment)
+      let swift = try ExecutableLocator.swift(in: environment)
+      var session = CheckSession(environment: environment, root: root, swift: swift, manifest: manifest, verbose: verbose)
+      if !(try session.check(selected)) { throw ExitCode.failure }
+    }
+  }
+}
+
+/// One `workshop check`: runs the exercises' tests one exercise at a time (the first run builds, the
+/// others reuse the build), records each result as soon as it is known, and explains it.
+struct CheckSession {
+  let environment: WorkshopEnvironment
+  let root: URL
+  let swift: String
+  let manifest: [Exercise]
+  let verbose: Bool
+  private let store: ProgressStore
+  private var progress: WorkshopProgress
+
+  init(environment: WorkshopEnvironment, root: URL, swift: String, manifest: [Exercise], verbose: Bool) {
+    self.environment = environment
+    self.root = root
+    self.swift = swift
+    self.manifest = manifest
+    self.verbose = verbose
+    store = ProgressStore(root: root)
+    progress = store.load().progress
+  }
+
+  private var output: Output { environment.output }
+  private var style: Style { environment.style }
+
+  /// Checks `selected`; true when every one passes.
+  mutating func check(_ selected: [Exercise]) throws -> Bool {
+    let hashes = Dictionary(uniqueKeysWithValues: manifest.map { ($0.id, SourceHasher.hash(of: $0.sources, root: root)) })
+    if progress.recordBaselines(for: manifest, hashes: hashes) { try store.save(progress) }
+
+    var passed = 0
+    var built = false
+    for (index, exercise) in selected.enumerated() {
+      let hash = SourceHasher.hash(of: exercise.sources, root: root)
+      let (status, report) = try runTests(of: exercise, skipBuild: built)
+      if !report.compileErrors.isEmpty {
+        try reportBuildFailure(report.compileErrors, checking: Array(selected[index...]))
+        break
+      }
+      built = built || report.buildSucceeded || report.testsRun > 0
+      let outcome = CheckOutcome.of(status: status, report: report)
+      try record(outcome, for: exercise, hash: hash)
+      for line in CheckExplanation.lines(for: exercise, outcome: outcome, style: style) { output.line(line) }
+      if outcome.isPassed { passed += 1 }
+    }
+
+    if selected.count > 1 {
+      output.line()
+      output.line("\(passed) of \(selected.count) exercises pass.")
+    }
+    if passed == selected.count {
+      output.line(style.bold(StatusReport.compute(root: root).next))
+    }
+    return passed == selected.count
+  }
+
+  private mutating func record(_ outcome: CheckOutcome, for exercise: Exercise, hash: String) throws {
+    guard let result = outcome.record else { return }
+    progress[exercise.id].lastCheck = CheckRecord(
+      passed: result.passed, sourceHash: hash, date: environment.now(), failures: result.failures)
+    try store.save(progress)
+  }
+
+  private mutating func reportBuildFailure(_ errors: [CompileError], checking: [Exercise]) throws {
+    let outcomes = CheckOutcome.buildFailure(errors, checking: checking, manifest: manifest)
+    // An exercise whose files do not compile fails, whether it was asked for or not: a check would find so.
+    for exercise in manifest {
+      let own = errors.filter { exercise.owns($0.path) }
+      guard let outcome = own.isEmpty ? outcomes[exercise.id] : .doesNotCompile(own) else { continue }
+      if !own.isEmpty { try record(outcome, for: exercise, hash: SourceHasher.hash(of: exercise.sources, root: root)) }
+      for line in CheckExplanation.lines(for: exercise, outcome: outcome, style: style) { output.line(line) }
+    }
+    let elsewhere = errors.filter { error in !manifest.contains { $0.owns(error.path) } }
+    if !elsewhere.isEmpty {
+      output.line(style.red("✗ ") + style.bold("The exercises package does not build:"))
+      for line in CheckExplanation.compileErrorLines(elsewhere, style: style, exerciseID: nil) { output.line(line) }
+    }
+  }
+
+  /// Runs `swift test` for one exercise, showing a progress line (or, with --verbose, everything).
+  private func runTests(of exercise: Exercise, skipBuild: Bool) throws -> (Int32, TestRunReport) {
+    var arguments = ["test", "--package-path", root.appendingPathComponent("Exercises").path, "--filter", exercise.testFilter]
+    if skipBuild { arguments.append("--skip-build") }
+    var parser = TestOutputParser(root: root.path)
+    var progressLine = ProgressLine(output: output, enabled: output.isTerminal && !verbose)
+    let start = "Checking \(exercise.id)"
+    if progressLine.enabled {
+      progressLine.show(start + "…")
+    } else {
+      output.line(style.dim("\(start) (swift test --filter \(exercise.testTarget))…"))
+    }
+    let status = try environment.runner.run(swift, arguments: arguments, in: root) { line in
+      parser.consume(line)
+      if verbose { output.line(line) }
+      switch parser.phase {
+      case .building(let step, let total): progressLine.show("\(start): building [\(step)/\(total)]")
+      case .testing(let finished, let failed):
+        progressLine.show("\(start): running tests, \(finished) finished" + (failed > 0 ? ", \(failed) failed" : ""))
+      case nil: break
+      }
+    }
+    progressLine.clear()
+    return (status, parser.report)
+  }
+}
+
+/// A status line redrawn in place on a terminal (and nothing elsewhere).
+struct ProgressLine {
+  let output: Output
+  let enabled: Bool
+  private var current = ""
+
+  init(output: Output, enabled: Bool) {
+    self.output = output
+    self.enabled = enabled
+  }
+
+  mutating func show(_ text: String) {
+    guard enabled, text != current else { return }
+    current = text
+    let short = text.count > 76 ? String(text.prefix(75)) + "…" : text
+    output.write("\r\u{1B}[2K" + short, .standardOutput)
+  }
+
+  mutating func clear() {
+    guard enabled, !current.isEmpty else { return }
+    current = ""
+    output.write("\r\u{1B}[2K", .standardOutput)
+  }
+}

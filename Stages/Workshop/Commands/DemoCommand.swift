@@ -1,0 +1,39 @@
+import ArgumentParser
+import Foundation
+
+struct DemoCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "demo",
+    abstract: "Run a stage's demo (`swift run stageN-demo`), passing any further arguments to it."
+  )
+
+  @OptionGroup var common: CommonOptions
+
+  @Argument(help: "The stage, 1 to 4.")
+  var stage: Int
+
+  @Argument(parsing: .captureForPassthrough, help: "Arguments for the demo itself.")
+  var arguments: [String] = []
+
+  func run() throws {
+    try withWorkshopEnvironment { environment in
+      let root = try common.workspaceRoot(environment)
+      guard StageCatalog.stage(stage) != nil else { throw WorkshopError.unknownStage(stage) }
+      let stages = StageAvailability.survey(root: root)
+      let withDemos = stages.filter(\.hasDemo).map(\.stage)
+      guard let availability = stages.first(where: { $0.stage.number == stage }), availability.hasDemo else {
+        let wanted = StageCatalog.stage(stage) ?? StageCatalog.all[0]
+        if stages.contains(where: { $0.stage.number == stage && !$0.isPresent }) {
+          throw WorkshopError.stageNotInCheckout(wanted, available: withDemos)
+        }
+        throw WorkshopError.noDemo(wanted, available: withDemos)
+      }
+      try Prerequisites.require(environment)
+      let swift = try ExecutableLocator.swift(in: environment)
+      let swiftArguments = ["run", availability.stage.demoProduct] + arguments
+      environment.output.line(environment.style.dim("▶ swift \(swiftArguments.joined(separator: " "))  (the first run builds it)"))
+      let status = try environment.runner.runAttached(swift, arguments: swiftArguments, in: root)
+      if status != 0 { throw ExitCode(status) }
+    }
+  }
+}

@@ -1,0 +1,187 @@
+import Foundation
+
+/// How checking one exercise turned out.
+enum CheckOutcome: Sendable, Equatable {
+  /// Every test of the exercise's target passed.
+  case passed(tests: Int)
+  /// Tests failed, or the test process crashed.
+  case failed(TestRunReport)
+  /// The exercise's own files do not compile.
+  case doesNotCompile([CompileError])
+  /// The package does not build because of other files (other exercises' ids, or none when the errors
+  /// are outside every exercise): this exercise could not be checked.
+  case blocked(byExercises: [String])
+  /// `swift test` ran no test at all: the manifest's testTarget is probably wrong.
+  case noTests
+  /// `swift test` failed and its output says nothing the workshop can read.
+  case unexplained(status: Int32, TestRunReport)
+
+  /// The outcome of a run whose build succeeded (compile errors are sorted out by `buildFailure`).
+  static func of(status: Int32, report: TestRunReport) -> CheckOutcome {
+    let failedSomething = !report.issues.isEmpty || report.crash != nil || !report.failedTests.isEmpty
+    if status == 0 && !failedSomething { return report.testsRun > 0 ? .passed(tests: report.testsRun) : .noTests }
+    return failedSomething ? .failed(report) : .unexplained(status: status, report)
+  }
+
+  /// When the build fails, the outcome for each exercise in `checking`: the ones whose files have errors
+  /// do not compile; the others are blocked by those (or by errors outside every exercise).
+  static func buildFailure(_ errors: [CompileError], checking: [Exercise], manifest: [Exercise]) -> [String: CheckOutcome] {
+    var outcomes: [String: CheckOutcome] = [:]
+    let owners = manifest.filter { exercise in errors.contains { exercise.owns($0.path) } }
+    for exercise in checking {
+      let own = errors.filter { exercise.owns($0.path) }
+      outcomes[exercise.id] = own.isEmpty ? .blocked(byExercises: owners.map(\.id)) : .doesNotCompile(own)
+    }
+    return outcomes
+  }
+
+  /// What the progress file records: passed or failed with the failure count, or nothing when the
+  /// exercise could not really be checked.
+  var record: (passed: Bool, failures: Int)? {
+    switch self {
+    case .passed: return (true, 0)
+    case .failed(let report): return (false, max(report.failedTests.count, 1))
+    case .doesNotCompile: return (false, 0)
+    case .blocked, .noTests, .unexplained: return nil
+    }
+  }
+
+  var isPassed: Bool {
+    if case .passed = self { return true }
+    return false
+  }
+}
+
+/// The text `workshop check` prints about one exercise.
+enum CheckExplanation {
+  static let maximumIssues = 8
+  static let maximumCompileErrors = 5
+  static let maximumMessageLines = 20
+
+  static func lines(for exercise: Exercise, outcome: CheckOutcome, style: Style) -> [String] {
+    let id = exercise.id
+    let footer = [
+      "  The task: \(exercise.readmePath)",
+      "  Stuck? Run `swift run workshop hint \(id)`.",
+    ]
+    switch outcome {
+    case .passed(let tests):
+      return [style.green("✓ ") + "\(id) passes (\(tests) \(tests == 1 ? "test" : "tests"))."]
+
+    case .failed(let report):
+      var lines: [String] = []
+      if let crash = report.crash {
+        lines.append(style.red("✗ ") + style.bold("\(id): the tests crashed"))
+        lines.append("    \(crash.reason)")
+        var whereLine: [String] = []
+        if !crash.runningTests.isEmpty { whereLine.append("while running \(crash.runningTests.joined(separator: ", "))") }
+        if let location = crash.location { whereLine.append("at \(location)") }
+        if !whereLine.isEmpty { lines.append("    " + whereLine.joined(separator: ", ")) }
+      } else {
+        let failed = report.failedTests.count
+        let total = max(report.testsRun, failed)
+        lines.append(style.red("✗ ") + style.bold("\(id): \(failed) of \(total) \(total == 1 ? "test" : "tests") failed"))
+      }
+      lines += issueLines(report.issues, style: style, exerciseID: id)
+      return lines + footer
+
+    case .doesNotCompile(let errors):
+      var lines = [style.red("✗ ") + style.bold("\(id) does not compile:")]
+      lines += compileErrorLines(errors, style: style, exerciseID: id)
+      return lines + footer
+
+    case .blocked(let owners):
+      let culprits =
+        owners.isEmpty
+        ? "errors outside the exercises (shown below)"
+        : "errors in \(owners.joined(separator: ", ")) (fix those first, or undo your changes there)"
+      return [style.yellow("! ") + "\(id) was not checked: the exercises package does not build because of \(culprits)."]
+
+    case .noTests:
+      return [
+        style.yellow("! ") + "\(id): no test ran. Is \"testTarget\": \"\(exercise.testTarget)\" in \(ExerciseManifest.path) "
+          + "a test target of \(ExerciseManifest.packagePath)?"
+      ]
+
+    case .unexplained(let status, let report):
+      var lines = [style.red("✗ ") + "\(id): `swift test` failed (exit status \(status)) and said nothing the workshop understands."]
+      lines += report.otherErrors.map { "    error: \($0)" }
+      lines.append("  Its last lines:")
+      lines += report.tail.suffix(15).map { "    \($0)" }
+      return lines
+    }
+  }
+
+  /// Failed expectations with their messages (the tests' messages are the lesson): each test's issues
+  /// together, and tests whose issues say the same thing (an untouched starter, say) under one message.
+  static func issueLines(_ issues: [TestIssue], style: Style, exerciseID: String) -> [String] {
+    var byTest: [(test: String, issues: [TestIssue])] = []
+    for issue in issues {
+      if let index = byTest.firstIndex(where: { $0.test == issue.test }) {
+        if !byTest[index].issues.contains(issue) { byTest[index].issues.append(issue) }
+      } else {
+        byTest.append((issue.test, [issue]))
+      }
+    }
+    func sameText(_ a: [TestIssue], _ b: [TestIssue]) -> Bool {
+      a.map { [$0.message] + $0.details } == b.map { [$0.message] + $0.details }
+    }
+    var blocks: [(tests: [String], issues: [TestIssue])] = []
+    for entry in byTest {
+      if let last = blocks.indices.last, sameText(blocks[last].issues, entry.issues) {
+        blocks[last].tests.append(entry.test)
+      } else {
+        blocks.append(([entry.test], entry.issues))
+      }
+    }
+
+    var lines: [String] = []
+    var shown = 0
+    for block in blocks where shown < maximumIssues {
+      lines += block.tests.map { "  " + style.bold($0) }
+      for issue in block.issues.prefix(maximumIssues - shown) {
+        shown += 1
+        lines += messageLines(issue, style: style)
+      }
+    }
+    let hidden = blocks.map(\.issues.count).reduce(0, +) - shown
+    if hidden > 0 {
+      lines.append("  … and \(hidden) more (`swift run workshop check \(exerciseID) --verbose` shows swift test's output).")
+    }
+    return lines
+  }
+
+  private static func messageLines(_ issue: TestIssue, style: Style) -> [String] {
+    var lines: [String] = []
+    let location = issue.location.map { style.dim(" (\($0))") } ?? ""
+    // `Issue.record(comment)` says only "Issue recorded": its comment is the message.
+    if !(issue.message == "Issue recorded" && !issue.details.isEmpty) {
+      var message = issue.message.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+      if message.count > maximumMessageLines {
+        message = message.prefix(maximumMessageLines) + ["… (\(message.count - maximumMessageLines) more lines)"]
+      }
+      lines.append("    " + style.red(message[0]) + (message.count == 1 ? location : ""))
+      lines += message.dropFirst().map { "    " + style.red($0) }
+      if message.count > 1 { lines.append("   " + location) }
+    }
+    for detail in issue.details {
+      let detailLines = detail.split(separator: "\n", omittingEmptySubsequences: false)
+      lines.append("    " + detailLines[0])
+      lines += detailLines.dropFirst().map { "      " + $0 }
+    }
+    return lines
+  }
+
+  static func compileErrorLines(_ errors: [CompileError], style: Style, exerciseID: String?) -> [String] {
+    var lines: [String] = []
+    for error in errors.prefix(maximumCompileErrors) {
+      lines.append("  " + style.bold(error.location) + ": " + style.red(error.message))
+      lines += error.excerpt.map { "    " + $0 }
+    }
+    if errors.count > maximumCompileErrors {
+      let more = exerciseID.map { " (`swift run workshop check \($0) --verbose` shows them all)" } ?? ""
+      lines.append("  … and \(errors.count - maximumCompileErrors) more errors\(more).")
+    }
+    return lines
+  }
+}

@@ -1,0 +1,127 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Runs programs. The live one uses Foundation's `Process` (arguments as an array: no shell, so nothing
+/// in them is ever interpreted); tests substitute a fake that replays recorded output.
+protocol ProcessRunning: Sendable {
+  /// Runs `executable` in `directory`, calling `onLine` with each line of its standard output and
+  /// standard error (merged, in order) as it comes, and returns its exit status.
+  func run(_ executable: String, arguments: [String], in directory: URL, onLine: (String) -> Void) throws -> Int32
+
+  /// Runs `executable` attached to this terminal (its input and output are ours: a demo that redraws
+  /// its screen in place needs the terminal itself, not a pipe), and returns its exit status.
+  func runAttached(_ executable: String, arguments: [String], in directory: URL) throws -> Int32
+}
+
+/// The real thing.
+struct FoundationProcessRunner: ProcessRunning {
+  func run(_ executable: String, arguments: [String], in directory: URL, onLine: (String) -> Void) throws -> Int32 {
+    let process = makeProcess(executable, arguments: arguments, in: directory)
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    process.standardInput = FileHandle.nullDevice
+    try launch(process, executable: executable, arguments: arguments)
+
+    // read(2) itself: it returns as soon as there is output (FileHandle's `read(upToCount:)` waits for
+    // the whole count or the end, so nothing would stream), and a failure is an error, not a trap
+    // (as it is in `availableData`).
+    let descriptor = pipe.fileHandleForReading.fileDescriptor
+    var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+    var pending = Data()
+    while true {
+      let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+      if count == 0 { break }
+      if count < 0 {
+        if errno == EINTR { continue }
+        let command = ([URL(fileURLWithPath: executable).lastPathComponent] + arguments).joined(separator: " ")
+        throw WorkshopError.couldNotRun(command: command, reason: "reading its output failed (\(String(cString: strerror(errno))))")
+      }
+      pending.append(contentsOf: buffer[0..<count])
+      while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+        var lineData = pending[pending.startIndex..<newline]
+        if lineData.last == UInt8(ascii: "\r") { lineData = lineData.dropLast() }
+        onLine(String(decoding: lineData, as: UTF8.self))
+        pending.removeSubrange(pending.startIndex...newline)
+      }
+    }
+    if !pending.isEmpty { onLine(String(decoding: pending, as: UTF8.self)) }
+    process.waitUntilExit()
+    return status(of: process)
+  }
+
+  func runAttached(_ executable: String, arguments: [String], in directory: URL) throws -> Int32 {
+    let process = makeProcess(executable, arguments: arguments, in: directory)
+    try launch(process, executable: executable, arguments: arguments)
+    process.waitUntilExit()
+    return status(of: process)
+  }
+
+  private func makeProcess(_ executable: String, arguments: [String], in directory: URL) -> Process {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.currentDirectoryURL = directory
+    return process
+  }
+
+  private func launch(_ process: Process, executable: String, arguments: [String]) throws {
+    do {
+      try process.run()
+    } catch {
+      let command = ([URL(fileURLWithPath: executable).lastPathComponent] + arguments).joined(separator: " ")
+      throw WorkshopError.couldNotRun(command: command, reason: error.localizedDescription)
+    }
+  }
+
+  /// The exit status; a process killed by a signal gets 128 + the signal, as a shell reports it.
+  private func status(of process: Process) -> Int32 {
+    process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+  }
+}
+
+/// Finding programs on PATH.
+enum ExecutableLocator {
+  /// The first `name` on `pathVariable` that `isExecutable` accepts.
+  static func find(_ name: String, pathVariable: String?, isExecutable: (String) -> Bool) -> String? {
+    for folder in (pathVariable ?? "").split(separator: ":") where !folder.isEmpty {
+      let candidate = URL(fileURLWithPath: String(folder)).appendingPathComponent(name).path
+      if isExecutable(candidate) { return candidate }
+    }
+    return nil
+  }
+
+  /// `swift` from the environment's PATH, or the error that says how to fix PATH.
+  static func swift(in environment: WorkshopEnvironment) throws -> String {
+    guard let swift = find("swift", pathVariable: environment.pathVariable, isExecutable: environment.isExecutableFile) else {
+      throw WorkshopError.swiftNotOnPath
+    }
+    return swift
+  }
+}
+
+/// What must be on the machine before anything is built.
+enum Prerequisites {
+  static let sqliteHeader = "/usr/include/sqlite3.h"
+  static let sqliteMissing = "SQLite's development files are missing: sudo apt-get install libsqlite3-dev"
+
+  /// The problems, each a line that says what to do; empty when all is well. (macOS ships SQLite's headers.)
+  static func problems(isLinux: Bool, fileExists: (String) -> Bool) -> [String] {
+    var problems: [String] = []
+    if isLinux && !fileExists(sqliteHeader) { problems.append(sqliteMissing) }
+    return problems
+  }
+
+  /// Throws when something is missing.
+  static func require(_ environment: WorkshopEnvironment) throws {
+    let problems = problems(isLinux: environment.isLinux, fileExists: environment.fileExists)
+    if !problems.isEmpty { throw WorkshopError.missingPrerequisites(problems) }
+  }
+}

@@ -1,0 +1,171 @@
+import Foundation
+
+/// Where a learner is with one exercise.
+enum ExerciseState: Sendable, Equatable {
+  /// The sources are the starter's, untouched.
+  case notStarted
+  /// Edited, and never checked.
+  case editedNotChecked
+  /// Edited since the last check (which passed or not).
+  case changedSinceCheck(lastPassed: Bool)
+  /// The last check, of exactly these sources, failed.
+  case failing
+  /// The last check, of exactly these sources, passed.
+  case done
+
+  /// The state from the sources' current hash, the starter's hash and the last check.
+  static func of(currentHash: String, starterHash: String?, lastCheck: CheckRecord?) -> ExerciseState {
+    let checkedAsIs = lastCheck?.sourceHash == currentHash
+    // The untouched starter is "not started" even after a (failing) check: there is nothing to fix yet.
+    if currentHash == starterHash && !(checkedAsIs && lastCheck?.passed == true) { return .notStarted }
+    if let lastCheck, checkedAsIs { return lastCheck.passed ? .done : .failing }
+    if let lastCheck { return .changedSinceCheck(lastPassed: lastCheck.passed) }
+    return starterHash == nil ? .notStarted : .editedNotChecked
+  }
+
+  var label: String {
+    switch self {
+    case .notStarted: return "not started"
+    case .editedNotChecked: return "edited, not checked yet"
+    case .changedSinceCheck: return "changed since last check"
+    case .failing: return "failing"
+    case .done: return "done"
+    }
+  }
+
+  var isInProgress: Bool {
+    switch self {
+    case .editedNotChecked, .changedSinceCheck, .failing: return true
+    case .notStarted, .done: return false
+    }
+  }
+}
+
+/// One exercise's line in the status.
+struct ExerciseStatus: Sendable, Equatable {
+  let exercise: Exercise
+  let state: ExerciseState
+}
+
+/// Everything `workshop status` shows, computed from the checkout and the progress file (nothing is built).
+struct StatusReport: Sendable, Equatable {
+  enum Exercises: Sendable, Equatable {
+    case notInCheckout
+    case malformed(String)
+    case listed([ExerciseStatus])
+  }
+
+  let stages: [StageAvailability]
+  let exercises: Exercises
+  let progressWarning: String?
+  /// The progress with baselines added for exercises seen for the first time (nil when nothing changed).
+  let updatedProgress: WorkshopProgress?
+
+  static func compute(root: URL) -> StatusReport {
+    let stages = StageAvailability.survey(root: root)
+    let manifest: [Exercise]
+    do {
+      guard let loaded = try ExerciseManifest.load(root: root) else {
+        return StatusReport(stages: stages, exercises: .notInCheckout, progressWarning: nil, updatedProgress: nil)
+      }
+      manifest = loaded
+    } catch {
+      return StatusReport(stages: stages, exercises: .malformed(String(describing: error)), progressWarning: nil, updatedProgress: nil)
+    }
+    let store = ProgressStore(root: root)
+    var (progress, warning) = store.load()
+    let hashes = Dictionary(uniqueKeysWithValues: manifest.map { ($0.id, SourceHasher.hash(of: $0.sources, root: root)) })
+    let changed = progress.recordBaselines(for: manifest, hashes: hashes)
+    let statuses = manifest.map { exercise in
+      ExerciseStatus(
+        exercise: exercise,
+        state: .of(
+          currentHash: hashes[exercise.id] ?? "",
+          starterHash: exercise.starterHash ?? progress[exercise.id].starterHash,
+          lastCheck: progress[exercise.id].lastCheck))
+    }
+    return StatusReport(stages: stages, exercises: .listed(statuses), progressWarning: warning, updatedProgress: changed ? progress : nil)
+  }
+
+  /// The one thing to do next.
+  var next: String {
+    switch exercises {
+    case .malformed:
+      return "Next: fix \(ExerciseManifest.path) (or ask whoever wrote it), then run `swift run workshop` again."
+    case .notInCheckout:
+      if let demo = stages.first(where: \.hasDemo) {
+        return "Next: read README.md, then run stage \(demo.stage.number)'s demo: `swift run workshop demo \(demo.stage.number)`."
+      }
+      return "Next: read README.md and Docs/, then run the tests with `swift test`."
+    case .listed(let statuses) where statuses.isEmpty:
+      return "Next: the exercise list is empty so far; read README.md and Docs/, and try a demo."
+    case .listed(let statuses):
+      let current = statuses.first { $0.state.isInProgress } ?? statuses.first { $0.state == .notStarted }
+      guard let current else {
+        return "All \(statuses.count) exercises are done. Next: compare your code with Exercises/Solutions/, or run a demo."
+      }
+      let exercise = current.exercise
+      let check = "`swift run workshop check \(exercise.id)`"
+      switch current.state {
+      case .notStarted:
+        let sources = exercise.sources.joined(separator: " and ")
+        return "Next: read \(exercise.readmePath), edit \(sources), then run \(check)."
+      case .editedNotChecked, .changedSinceCheck:
+        return "Next: you changed \(exercise.id); run \(check) to see where it stands."
+      case .failing, .done:
+        return "Next: make \(exercise.id) pass (the task: \(exercise.readmePath)), run \(check) again; "
+          + "stuck? `swift run workshop hint \(exercise.id)`."
+      }
+    }
+  }
+
+  /// The text, line by line.
+  func render(style: Style) -> [String] {
+    var lines = [style.bold("Core Data stack workshop") + ": build a Core Data stack you can defend, one stage at a time.", ""]
+    let statuses: [ExerciseStatus]
+    if case .listed(let listed) = exercises { statuses = listed } else { statuses = [] }
+    let titleWidth = stages.map { $0.stage.title.count }.max() ?? 0
+    let idWidth = statuses.map { $0.exercise.id.count }.max() ?? 0
+    let exerciseTitleWidth = statuses.map { $0.exercise.title.count }.max() ?? 0
+
+    func exerciseLine(_ status: ExerciseStatus) -> String {
+      let (mark, label): (String, String)
+      switch status.state {
+      case .notStarted: (mark, label) = (style.dim("○"), style.dim(status.state.label))
+      case .editedNotChecked, .changedSinceCheck: (mark, label) = (style.yellow("●"), style.yellow(status.state.label))
+      case .failing: (mark, label) = (style.red("✗"), style.red(status.state.label))
+      case .done: (mark, label) = (style.green("✓"), style.green(status.state.label))
+      }
+      let id = status.exercise.id.padding(toLength: idWidth, withPad: " ", startingAt: 0)
+      let title = status.exercise.title.padding(toLength: exerciseTitleWidth, withPad: " ", startingAt: 0)
+      return "    \(mark) \(id)  \(title)  \(label)"
+    }
+
+    for availability in stages {
+      let stage = availability.stage
+      let title = stage.title.padding(toLength: titleWidth, withPad: " ", startingAt: 0)
+      var line = "  Stage \(stage.number)  \(title)  "
+      if availability.isPresent {
+        line += style.green("in this checkout")
+        if availability.hasDemo { line += style.dim(" · demo: swift run workshop demo \(stage.number)") }
+      } else {
+        line += style.dim("not in this checkout yet")
+      }
+      lines.append(line)
+      lines += statuses.filter { $0.exercise.stage == stage.number }.map(exerciseLine)
+    }
+    lines.append("")
+    switch exercises {
+    case .notInCheckout:
+      lines.append("The exercises are not in this checkout yet.")
+    case .malformed(let message):
+      lines += message.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    case .listed(let statuses):
+      let done = statuses.filter { $0.state == .done }.count
+      lines.append("Exercises: \(done) of \(statuses.count) done.")
+    }
+    if let progressWarning { lines.append(style.yellow("Note: ") + progressWarning) }
+    lines.append(style.bold(next))
+    return lines
+  }
+}

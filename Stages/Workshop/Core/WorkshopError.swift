@@ -1,0 +1,69 @@
+import Foundation
+
+/// Every failure a learner can run into, each with a message that says what to do.
+enum WorkshopError: Error, Equatable, CustomStringConvertible {
+  case notInWorkspace(searchedFrom: String)
+  case notAWorkspace(String)
+  case malformedManifest(path: String, problems: [String])
+  case exercisesNotInCheckout
+  case exercisesPackageMissing(String)
+  case unknownExercise(String, known: [String])
+  case ambiguousExercise(String, matches: [String])
+  case unknownStage(Int)
+  case stageNotInCheckout(Stage, available: [Stage])
+  case noDemo(Stage, available: [Stage])
+  case missingPrerequisites([String])
+  case swiftNotOnPath
+  case noHintsFile(exercise: String, path: String)
+  case progressNotSaved(path: String, reason: String)
+  case couldNotRun(command: String, reason: String)
+
+  var description: String {
+    switch self {
+    case .notInWorkspace(let folder):
+      return """
+        This is not inside the Core Data stack workshop: no folder above \(folder) has both Package.swift and Stages/.
+        Run the command from inside the workspace (the folder you cloned, or any folder below it).
+        """
+    case .notAWorkspace(let folder):
+      return "\(folder) is not the workshop's folder: it needs both Package.swift and a Stages/ folder."
+    case .malformedManifest(let path, let problems):
+      return (["\(path) is malformed:"] + problems.map { "  - \($0)" }).joined(separator: "\n")
+    case .exercisesNotInCheckout:
+      return "The exercises are not in this checkout yet (there is no \(ExerciseManifest.path))."
+    case .exercisesPackageMissing(let path):
+      return "\(path) is missing: the exercises are a package of their own, and it is not in this checkout."
+    case .unknownExercise(let name, let known):
+      let list = known.isEmpty ? "there are none yet" : known.joined(separator: ", ")
+      return "There is no exercise \"\(name)\". Exercises: \(list). (`swift run workshop list` shows them.)"
+    case .ambiguousExercise(let name, let matches):
+      return "\"\(name)\" could be any of \(matches.joined(separator: ", ")): give more of the id."
+    case .unknownStage(let number):
+      let range = "\(StageCatalog.all.first?.number ?? 0)–\(StageCatalog.all.last?.number ?? 4)"
+      return "There is no stage \(number): the stages are numbered \(range)."
+    case .stageNotInCheckout(let stage, let available):
+      return "Stage \(stage.number) (\(stage.title)) is not in this checkout yet, so it has no demo to run. \(Self.demoList(available))"
+    case .noDemo(let stage, let available):
+      return "Stage \(stage.number) (\(stage.title)) has no demo yet. \(Self.demoList(available))"
+    case .missingPrerequisites(let problems):
+      return problems.joined(separator: "\n")
+    case .swiftNotOnPath:
+      return """
+        `swift` is not on your PATH, so the workshop cannot build or test anything.
+        Add your Swift toolchain's usr/bin folder to PATH (for a toolchain in /opt/swift: export PATH=/opt/swift/usr/bin:$PATH).
+        """
+    case .noHintsFile(let exercise, let path):
+      return "\(exercise) has no hints: \(path) is not in this checkout."
+    case .progressNotSaved(let path, let reason):
+      return "Could not save your progress in \(path): \(reason)"
+    case .couldNotRun(let command, let reason):
+      return "Could not run `\(command)`: \(reason)"
+    }
+  }
+
+  private static func demoList(_ stages: [Stage]) -> String {
+    if stages.isEmpty { return "There are no demos in this checkout yet." }
+    return "Demos in this checkout: "
+      + stages.map { "stage \($0.number) (`swift run workshop demo \($0.number)`)" }.joined(separator: ", ") + "."
+  }
+}

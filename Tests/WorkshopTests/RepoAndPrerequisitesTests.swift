@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+
+@testable import Workshop
+
+@Suite("Finding the workspace and what it needs")
+struct RepoAndPrerequisitesTests {
+  @Test func theRootIsFoundFromAnyFolderBelowIt() throws {
+    try TempRepo.with { repo in
+      try repo.write("Exercises/Package.swift", "// the exercises' own package, without Stages/\n")
+      try repo.makeFolder("Exercises/01-a/Sources")
+      let root = repo.root.standardizedFileURL.path
+      #expect(try RepoRoot.find(from: repo.root).path == root)
+      #expect(try RepoRoot.find(from: repo.root.appendingPathComponent("Exercises/01-a/Sources")).path == root)
+      #expect(try RepoRoot.find(from: repo.root.appendingPathComponent("Stages/ObjectGraph")).path == root)
+      #expect(try RepoRoot.validate(repo.root).path == root)
+      #expect(throws: WorkshopError.notAWorkspace(repo.root.appendingPathComponent("Exercises").standardizedFileURL.path)) {
+        try RepoRoot.validate(repo.root.appendingPathComponent("Exercises"))
+      }
+    }
+  }
+
+  @Test func outsideAWorkspaceTheErrorSaysWhereToRunIt() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("not-a-workspace-\(UUID().uuidString)/deeper")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+    // A Package.swift without Stages/ is some other package, not the workspace.
+    try Data().write(to: folder.appendingPathComponent("Package.swift"))
+    #expect(throws: WorkshopError.notInWorkspace(searchedFrom: folder.standardizedFileURL.path)) { try RepoRoot.find(from: folder) }
+    let message = WorkshopError.notInWorkspace(searchedFrom: "/tmp").description
+    #expect(message.contains("Run the command from inside the workspace"))
+  }
+
+  @Test func sqliteHeadersAreRequiredOnLinuxOnly() {
+    let missing = Prerequisites.problems(isLinux: true) { _ in false }
+    #expect(missing == ["SQLite's development files are missing: sudo apt-get install libsqlite3-dev"])
+    #expect(Prerequisites.problems(isLinux: true) { $0 == "/usr/include/sqlite3.h" }.isEmpty)
+    #expect(Prerequisites.problems(isLinux: false) { _ in false }.isEmpty)
+  }
+
+  @Test func swiftIsLookedUpOnPath() {
+    let path = "/opt/swift/usr/bin::/usr/bin"
+    #expect(ExecutableLocator.find("swift", pathVariable: path) { $0 == "/usr/bin/swift" } == "/usr/bin/swift")
+    #expect(ExecutableLocator.find("swift", pathVariable: path) { $0.hasSuffix("/swift") } == "/opt/swift/usr/bin/swift")
+    #expect(ExecutableLocator.find("swift", pathVariable: nil) { _ in true } == nil)
+    #expect(ExecutableLocator.find("swift", pathVariable: path) { _ in false } == nil)
+  }
+
+  @Test func stagesArePresentWhenTheirFolderIsAndHaveDemosWhenPackageSwiftSaysSo() throws {
+    try TempRepo.with(
+      stages: ["ObjectGraph", "Stage1-SingleContext", "Stage2-PrivateParent"],
+      packageSwift: #".executable(name: "stage1-demo", targets: ["Stage1Demo"]), .executable(name: "stage3-demo", targets: [])"#
+    ) { repo in
+      let survey = StageAvailability.survey(root: repo.root)
+      #expect(survey.map(\.isPresent) == [true, true, true, false, false])
+      #expect(survey.map(\.hasDemo) == [false, true, false, false, false])
+    }
+  }
+}
+
+@Suite("Running programs")
+struct ProcessRunnerTests {
+  @Test func outputStreamsLineByLineAndTheStatusComesBack() throws {
+    var lines: [String] = []
+    let status = try FoundationProcessRunner().run(
+      "/bin/sh", arguments: ["-c", "echo one; echo two >&2; printf 'no newline'; exit 3"], in: URL(fileURLWithPath: "/")
+    ) { lines.append($0) }
+    #expect(lines == ["one", "two", "no newline"])
+    #expect(status == 3)
+  }
+
+  @Test func argumentsAreNeverInterpretedByAShell() throws {
+    var lines: [String] = []
+    let status = try FoundationProcessRunner().run(
+      "/bin/echo", arguments: ["$(touch /tmp/workshop-injected)", "; rm -rf /"], in: URL(fileURLWithPath: "/")
+    ) { lines.append($0) }
+    #expect(status == 0)
+    #expect(lines == ["$(touch /tmp/workshop-injected) ; rm -rf /"])
+  }
+
+  @Test func aKilledProcessReportsTheSignalAsAShellWould() throws {
+    let status = try FoundationProcessRunner().run("/bin/sh", arguments: ["-c", "kill -9 $$"], in: URL(fileURLWithPath: "/")) { _ in }
+    #expect(status == 137)
+  }
+
+  @Test func aMissingProgramIsAClearError() {
+    #expect(throws: WorkshopError.self) {
+      try FoundationProcessRunner().run("/no/such/swift", arguments: ["test"], in: URL(fileURLWithPath: "/")) { _ in }
+    }
+  }
+}
