@@ -20,6 +20,8 @@ final class Confined {
   var rowCache: [ManagedObjectID: RowSnapshot] = [:]
   /// Temporary IDs this context has replaced with permanent ones at a save, for children that still use them.
   var aliases: [ManagedObjectID: ManagedObjectID] = [:]
+  /// The same pairs, permanent to temporary.
+  var reverseAliases: [ManagedObjectID: ManagedObjectID] = [:]
   /// What changed since the last objects-did-change notification: inserts after this insertion number,
   /// and these updated and deleted objects.
   var noticedInsertions = 0

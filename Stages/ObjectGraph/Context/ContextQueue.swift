@@ -41,7 +41,18 @@ final class ContextQueue: Sendable {
   /// a `performAndWait` of this context further up the stack.
   func isCurrent(context: ObjectIdentifier) -> Bool {
     if DispatchQueue.getSpecific(key: Self.specificKey) === mark { return true }
-    return ThreadRecord.current.contains(context)
+    let record = ThreadRecord.current
+    return record.contains(context) || record.contains(ObjectIdentifier(mark))
+  }
+
+  /// What a `performAndWait` that hops to another queue carries along: the contexts on this thread's
+  /// stack and the queue this code runs on (a main-queue parent called from the child's block must run
+  /// inline there, not `sync` onto a main queue this very call is holding).
+  static func recordForHop(adding context: ObjectIdentifier) -> [ObjectIdentifier] {
+    var record = ThreadRecord.current
+    record.append(context)
+    if let mark = DispatchQueue.getSpecific(key: specificKey) { record.append(ObjectIdentifier(mark)) }
+    return record
   }
 }
 

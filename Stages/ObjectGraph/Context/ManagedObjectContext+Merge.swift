@@ -26,7 +26,8 @@ extension ManagedObjectContext {
       var refreshed: Set<ManagedObject> = []
       var deleted: Set<ManagedObject> = []
       var inserted: Set<ManagedObject> = []
-      let updatedHere = changes.updated.compactMap { confined.registered(resolve($0)) }
+      for id in changes.updated.union(changes.deleted) { confined.rowCache[id] = nil }
+      let updatedHere = changes.updated.compactMap { confined.registered(resolve($0)) ?? twinInChild(of: $0, confined) }
       if !updatedHere.isEmpty, let fresh = try? parentStore().snapshots(for: updatedHere.map(\.objectID)) {
         for object in updatedHere where !object.state.isInserted && !object.state.isDeleted {
           guard let snapshot = fresh[object.objectID] else { continue }
@@ -38,15 +39,19 @@ extension ManagedObjectContext {
         }
       }
       for id in changes.deleted {
-        guard let object = confined.registered(resolve(id)) else { continue }
-        confined.registry[object.objectID] = nil
+        guard let object = confined.registered(resolve(id)) ?? twinInChild(of: id, confined), !object.state.isDeleted else {
+          continue
+        }
+        // As Core Data does, through delete(_:): the object's relationships here are undone by its delete
+        // rules. Its row is already gone, so saving this delete later writes nothing.
         confined.updated.remove(object)
-        confined.deleted.remove(object)
         object.state.isUpdated = false
         object.state.isDeleted = true
         object.state.isInaccessible = true
+        confined.deleted.insert(object)
         deleted.insert(object)
       }
+      propagateDeletes(confined)
       for id in changes.inserted where confined.registered(id) == nil {
         inserted.insert(materializeFault(id, confined))
       }
@@ -67,10 +72,14 @@ extension ManagedObjectContext {
         forName: Self.didSaveObjectIDsNotification, object: nil, queue: nil
       ) { [weak self] notification in
         guard let self, let saver = notification.object as? ManagedObjectContext, saver !== self else { return }
-        let fromParent = self.parent.map { $0 === saver } ?? false
-        let fromSibling =
-          self.parent == nil && saver.parent == nil && saver.persistentStoreCoordinator === self.persistentStoreCoordinator
-        guard fromParent || fromSibling else { return }
+        // "Changes saved to its persistent store coordinator or parent context": the parent's own saves, a
+        // sibling's saves into the shared parent, or (for a root context) other root contexts' saves.
+        let parent = self.parent
+        let fromParent = parent.map { $0 === saver } ?? false
+        let fromSiblingChild = parent.map { $0 === saver.parent } ?? false
+        let fromSiblingRoot =
+          parent == nil && saver.parent == nil && saver.persistentStoreCoordinator === self.persistentStoreCoordinator
+        guard fromParent || fromSiblingChild || fromSiblingRoot else { return }
         let changes = SavedObjectIDs(notification)
         self.perform { self.mergeChanges(fromContextDidSave: changes) }
       } : nil

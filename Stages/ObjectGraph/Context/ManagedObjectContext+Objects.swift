@@ -33,14 +33,15 @@ extension ManagedObjectContext {
         ConcurrencyDebug.objectsFromTwoContexts(object, object, key: "(insert)")
       }
       if object.state.isDeleted && object.managedObjectContext === self {
-        // Re-inserting a deleted object undoes the delete.
+        // Re-inserting a deleted object undoes the delete; a never-saved one is inserted again.
         object.state.isDeleted = false
         confined.deleted.remove(object)
         confined.propagated.remove(ObjectIdentifier(object))
-        return
+        guard object.snapshot == nil else { return }
       }
       guard !object.state.isInserted else { return }
       object.managedObjectContext = self
+      object.state.isDeleted = false
       object.state.isInserted = true
       confined.insertionCounter += 1
       confined.inserted[ObjectIdentifier(object)] = (confined.insertionCounter, object)
@@ -63,6 +64,7 @@ extension ManagedObjectContext {
       guard !object.state.isDeleted else { return }
       object.state.isDeleted = true
       confined.unnoticedDeletes.insert(object)
+      confined.rowCache[object.objectID] = nil
       if object.state.isInserted {
         // Never saved: it simply stops being inserted, and its relationships are nullified at processing.
         confined.inserted[ObjectIdentifier(object)] = nil
@@ -103,11 +105,20 @@ extension ManagedObjectContext {
     }
   }
 
+  /// In a child context: the object this context inserted under a temporary ID that its parent has since
+  /// saved as `id`. The child's object keeps its temporary ID (Core Data's behaviour) but stays unique.
+  func twinInChild(of id: ManagedObjectID, _ confined: Confined) -> ManagedObject? {
+    guard !id.isTemporaryID, let parent = settings.withLock({ $0.parent }),
+      let temporary = parent.temporaryID(replacedBy: id)
+    else { return nil }
+    return confined.registered(temporary)
+  }
+
   /// How many prefetched rows wait for their objects (for tests).
   var rowCacheCount: Int { isolated("rowCache") { $0.rowCache.count } }
 
   func materializeFault(_ id: ManagedObjectID, _ confined: Confined) -> ManagedObject {
-    if let object = confined.registered(id) { return object }
+    if let object = confined.registered(id) ?? twinInChild(of: id, confined) { return object }
     let object = id.entity.managedObjectClass.init(entity: id.entity, insertInto: nil)
     object.setObjectID(id)
     object.managedObjectContext = self
@@ -123,7 +134,7 @@ extension ManagedObjectContext {
     registryWasEmpty: Bool = false
   ) -> ManagedObject {
     // Rows of one fetch are distinct, so a context that held nothing before the fetch has nothing to unique.
-    if !registryWasEmpty, let object = confined.registered(row.id) {
+    if !registryWasEmpty, let object = confined.registered(row.id) ?? twinInChild(of: row.id, confined) {
       if object.state.needsLoad && !row.snapshot.values.isEmpty {
         object.snapshot = row.snapshot
         object.values = row.snapshot.values
@@ -169,7 +180,7 @@ extension ManagedObjectContext {
       }
       return
     }
-    if let cached = confined.rowCache.removeValue(forKey: object.objectID) {
+    if let cached = isolated("fault", { $0.rowCache.removeValue(forKey: object.objectID) }) {
       object.snapshot = cached
       object.values = cached.values
       object.batch = nil

@@ -84,7 +84,7 @@ extension ManagedObjectContext: ObjectStore {
       result.insertedVersion = 0
       for insert in request.inserts {
         let object = confined.registered(insert.temporaryID) ?? newObject(insert.entity, id: insert.temporaryID)
-        object.values = insert.values
+        object.values = insert.values.map(resolveIDs)
         object.state.isDeleted = false
         if !object.state.isInserted {
           object.state.isInserted = true
@@ -96,7 +96,7 @@ extension ManagedObjectContext: ObjectStore {
         let object = materializeFault(resolve(update.id), confined)
         if object.state.needsLoad { try fulfill(object) }
         for (index, value) in update.changed {
-          object.values[index] = value
+          object.values[index] = resolveIDs(value)
           object.changedSlots.insert(index)
         }
         if !object.state.isInserted && !object.state.isDeleted {
@@ -121,6 +121,19 @@ extension ManagedObjectContext: ObjectStore {
   /// context has since saved under a permanent one).
   func resolve(_ id: ManagedObjectID) -> ManagedObjectID {
     confined.aliases[id] ?? id
+  }
+
+  /// A relationship value with every ID this context has since renumbered replaced by its permanent one.
+  private func resolveIDs(_ value: StoredValue) -> StoredValue {
+    guard !confined.aliases.isEmpty else { return value }
+    if let id = value as? ManagedObjectID { return resolve(id) }
+    if let ids = value as? Set<ManagedObjectID> { return Set(ids.map(resolve)) }
+    return value
+  }
+
+  /// The temporary ID a child may still use for the object this context now knows as `id`.
+  func temporaryID(replacedBy id: ManagedObjectID) -> ManagedObjectID? {
+    performAndWait { confined.reverseAliases[id] }
   }
 
   /// An object's current values as a row for a child, or `nil` when it is deleted here or gone.

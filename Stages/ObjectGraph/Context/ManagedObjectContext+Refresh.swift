@@ -55,6 +55,7 @@ extension ManagedObjectContext {
   public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
     isolated("refresh(_:mergeChanges:)") { confined in
       guard object.managedObjectContext === self, !object.state.isInserted, !object.objectID.isTemporaryID else { return }
+      confined.rowCache[object.objectID] = nil
       if mergeChanges && object.state.isUpdated {
         let changes = object.changedSlots.map { ($0, object.values[$0]) }
         guard let fresh = try? parentStore().snapshots(for: [object.objectID])[object.objectID] else { return }

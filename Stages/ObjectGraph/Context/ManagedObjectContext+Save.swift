@@ -100,6 +100,7 @@ extension ManagedObjectContext {
       let temporary = object.objectID
       if let permanent = result.permanentIDs[temporary], permanent != temporary {
         confined.aliases[temporary] = permanent
+        confined.reverseAliases[permanent] = temporary
         confined.registry[temporary] = nil
         object.setObjectID(permanent)
         confined.register(object)
@@ -123,12 +124,21 @@ extension ManagedObjectContext {
       object.state.isInserted = false
       object.state.isUpdated = false
     }
+    var deletedObjects = confined.deleted
     for object in confined.deleted {
+      if let kept = result.refreshed[object.objectID] {
+        // A merge policy kept the row (it changed elsewhere): the delete is undone.
+        object.snapshot = kept
+        object.values = kept.values
+        object.changedSlots = []
+        object.state.isDeleted = false
+        deletedObjects.remove(object)
+        continue
+      }
       confined.registry[object.objectID] = nil
       object.state.isDeleted = false
       object.managedObjectContext = nil
     }
-    let deletedObjects = confined.deleted
     confined.inserted = [:]
     confined.updated = []
     confined.deleted = []
@@ -197,6 +207,13 @@ extension ManagedObjectContext {
         case .deny, .noAction:
           continue
         }
+      }
+      if object.snapshot == nil && !object.state.isInserted {
+        // Never saved: with its relationships undone, it simply leaves the context (Core Data's rule);
+        // there is no row to delete.
+        confined.deleted.remove(object)
+        confined.registry[object.objectID] = nil
+        object.managedObjectContext = nil
       }
     }
   }

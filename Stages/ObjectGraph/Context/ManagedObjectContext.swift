@@ -49,6 +49,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     var automaticallyMergesChangesFromParent = false
     var userInfo: [String: any Sendable] = [:]
     var mergeObserver: ObserverToken?
+    var shouldDeleteInaccessibleFaults = true
   }
 
   /// Makes a context. Give it a ``persistentStoreCoordinator`` (or, later, a parent) before using it.
@@ -111,6 +112,16 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
       }
       if changed { updateAutomaticMerging(newValue) }
     }
+  }
+
+  /// What happens when a fault's row turns out to be gone (deleted by another context, say). `true` (the
+  /// default, as in Core Data since iOS 9): the object is marked deleted and reads as empty (`nil`
+  /// attributes, no related objects). `false`: the access stops the program, as older Core Data raised
+  /// "could not fulfill a fault". Either way, `existingObject(with:)` is the way to ask whether an object
+  /// still exists.
+  public var shouldDeleteInaccessibleFaults: Bool {
+    get { settings.withLock { $0.shouldDeleteInaccessibleFaults } }
+    set { settings.withLock { $0.shouldDeleteInaccessibleFaults = newValue } }
   }
 
   /// Free-form values an app attaches to the context.
@@ -180,8 +191,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     if isOnQueue {
       return try ThreadRecord.with(stack.contains(id) ? stack : stack + [id], block)
     }
+    let carried = ContextQueue.recordForHop(adding: id)
     return try queue.dispatchQueue.sync {
-      try ThreadRecord.with(stack + [id], block)
+      try ThreadRecord.with(carried, block)
     }
   }
 

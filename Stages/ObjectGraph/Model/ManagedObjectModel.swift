@@ -155,6 +155,17 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
         }
         parent = current.superentity
       }
+      for case .attribute(let attribute) in entity.ownProperties {
+        guard let value = attribute.defaultValue, attribute.attributeType.isSupported else { continue }
+        // A default is stored as the attribute type's Swift type (5 for an Integer 64 becomes Int64(5)).
+        guard let typed = ManagedObject.coerce(value, to: attribute.attributeType) else {
+          throw ObjectGraphError(
+            .modelInvalid,
+            "The default value of \(entity.name).\(attribute.name) is \(value) (\(type(of: value))), which is not a \(attribute.attributeType.swiftTypeName). Give a default of the attribute's type."
+          )
+        }
+        if Swift.type(of: typed) != Swift.type(of: value) { attribute.defaultValue = typed }
+      }
       var names: Set<String> = []
       for property in entity.properties {
         guard !property.name.isEmpty else {

@@ -65,12 +65,18 @@ public struct Managed<Value> {
 }
 
 /// Turns a wrapper's storage key path (`\Note._title`) into the model key (`title`).
-///
 enum ManagedKeyNames {
+  /// Names already worked out, per key path: describing a key path demangles type names, which is far too
+  /// slow to repeat for every new object. (Each wrapper has a stored property, so every `@Managed`
+  /// property has its own offset and its own, distinct key path.)
+  private static let cache = Mutex<[AnyKeyPath: String]>([:])
+
   static func name(of keyPath: AnyKeyPath) -> String {
+    if let known = cache.withLock({ $0[keyPath] }) { return known }
     let text = "\(keyPath)"
     var name = text.split(separator: ".").last.map(String.init) ?? text
     if name.hasPrefix("_") { name.removeFirst() }
+    cache.withLock { $0[keyPath] = name }
     return name
   }
 

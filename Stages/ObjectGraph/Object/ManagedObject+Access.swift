@@ -103,8 +103,11 @@ extension ManagedObject {
     return layout.slots[index]
   }
 
-  /// Loads the object's values if it is a fault. A fault whose row is gone stops the program, as Core Data
-  /// does ("could not fulfill a fault"): look objects that may be gone up with `existingObject(with:)`.
+  /// Loads the object's values if it is a fault.
+  ///
+  /// A fault whose row is gone becomes a deleted, empty object when its context's
+  /// `shouldDeleteInaccessibleFaults` is on (the default, as in Core Data); with it off, the access stops
+  /// the program with a message, as Core Data's "could not fulfill a fault" exception did.
   func fireFault(key: String) {
     guard state.isFault else { return }
     if !state.needsLoad {
@@ -120,19 +123,34 @@ extension ManagedObject {
     do {
       try context.fulfill(self)
     } catch {
-      preconditionFailure(
-        "ObjectGraph: could not fulfill a fault for '\(key)' of \(entity.name) \(objectID): \(error). Use existingObject(with:) instead of object(with:) when the object may have been deleted."
-      )
+      guard context.shouldDeleteInaccessibleFaults else {
+        preconditionFailure(
+          "ObjectGraph: could not fulfill a fault for '\(key)' of \(entity.name) \(objectID): \(error). Use existingObject(with:) instead of object(with:) when the object may have been deleted."
+        )
+      }
+      becomeInaccessible()
     }
   }
 
-  /// The member IDs of a to-many slot, read from the store on first access.
+  /// Marks an object whose row is gone as deleted and empty.
+  func becomeInaccessible() {
+    values = layout.slots.map { $0.isToMany ? Set<ManagedObjectID>() : nil }
+    snapshot = RowSnapshot(version: 0, values: values)
+    batch = nil
+    state.needsLoad = false
+    state.isFault = false
+    state.isInaccessible = true
+    state.isDeleted = true
+  }
+
+  /// The member IDs of a to-many slot, read from the store on first access. If they cannot be read (the
+  /// row is gone, the store was removed), the relationship reads as empty.
   func relatedIDs(_ slot: EntityLayout.Slot) -> Set<ManagedObjectID> {
     if values[slot.index] is UnloadedToMany, let context = managedObjectContext {
       do {
         try context.loadToMany(self, slot: slot)
       } catch {
-        preconditionFailure("ObjectGraph: could not read relationship '\(slot.name)' of \(entity.name) \(objectID): \(error)")
+        values[slot.index] = Set<ManagedObjectID>()
       }
     }
     return values[slot.index] as? Set<ManagedObjectID> ?? []
@@ -231,6 +249,17 @@ extension ManagedObject {
     default: break
     }
     if case Optional<Any>.none = value { return nil }
+    guard let converted = coerce(value, to: type) else {
+      preconditionFailure(
+        "ObjectGraph: \(entity).\(key) is a \(type.xcodeName) attribute and takes a \(type.swiftTypeName); it was given \(Swift.type(of: value)) (\(value))."
+      )
+    }
+    return converted
+  }
+
+  /// `value` as the Swift type `type` stores (widening or narrowing numbers when exact), or `nil` when it
+  /// cannot be one.
+  static func coerce(_ value: Any, to type: AttributeType) -> StoredValue {
     let converted: StoredValue
     switch type {
     case .string: converted = value as? String
@@ -248,11 +277,6 @@ extension ManagedObject {
     case .transformable, .composite, .objectID, .undefined:
       // Kept in memory; saving it is refused with a clear error (see validation).
       converted = UnsupportedValue(value: value)
-    }
-    guard let converted else {
-      preconditionFailure(
-        "ObjectGraph: \(entity).\(key) is a \(type.xcodeName) attribute and takes a \(type.swiftTypeName); it was given \(Swift.type(of: value)) (\(value))."
-      )
     }
     return converted
   }

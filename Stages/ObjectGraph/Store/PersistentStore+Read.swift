@@ -105,8 +105,15 @@ extension PersistentStore {
   func relatedIDs(of ids: [ManagedObjectID], slot: EntityLayout.Slot, entity: EntityDescription) throws
     -> [ManagedObjectID: Set<ManagedObjectID>]
   {
-    guard let mapping = schema.entities[entity.name], let destination = slot.relationship?.destinationEntity,
-      let destinationMapping = schema.entities[destination.name]
+    try read { db in try relatedIDs(of: ids, slot: slot, entity: entity, db: db) }
+  }
+
+  /// The same, on a connection already in use (a save resolving a conflict reads inside its transaction).
+  func relatedIDs(of ids: [ManagedObjectID], slot: EntityLayout.Slot, entity: EntityDescription, db: Database) throws
+    -> [ManagedObjectID: Set<ManagedObjectID>]
+  {
+    guard let mapping = schema.byIdentity[ObjectIdentifier(entity)], let destination = slot.relationship?.destinationEntity,
+      let destinationMapping = schema.byIdentity[ObjectIdentifier(destination)]
     else { return [:] }
     let sql: String
     switch mapping.storage[slot.index] {
@@ -123,18 +130,16 @@ extension PersistentStore {
     var result: [ManagedObjectID: Set<ManagedObjectID>] = [:]
     for id in ids { result[id] = [] }
     let keys = Array(byKey.keys)
-    try read { db in
-      for chunk in stride(from: 0, to: keys.count, by: 500) {
-        let slice = Array(keys[chunk..<min(chunk + 500, keys.count)])
-        let placeholders = Array(repeating: "?", count: slice.count).joined(separator: ", ")
-        let cursor = try Row.fetchCursor(db, sql: sql + "(\(placeholders))", arguments: StatementArguments(slice))
-        while let row = try cursor.next() {
-          let owner: Int64 = row[0]
-          let pk: Int64 = row[1]
-          let number: Int64 = row[2]
-          guard let ownerID = byKey[owner], let member = objectID(pk: pk, entityNumber: number) else { continue }
-          result[ownerID, default: []].insert(member)
-        }
+    for chunk in stride(from: 0, to: keys.count, by: 500) {
+      let slice = Array(keys[chunk..<min(chunk + 500, keys.count)])
+      let placeholders = Array(repeating: "?", count: slice.count).joined(separator: ", ")
+      let cursor = try Row.fetchCursor(db, sql: sql + "(\(placeholders))", arguments: StatementArguments(slice))
+      while let row = try cursor.next() {
+        let owner: Int64 = row[0]
+        let pk: Int64 = row[1]
+        let number: Int64 = row[2]
+        guard let ownerID = byKey[owner], let member = objectID(pk: pk, entityNumber: number) else { continue }
+        result[ownerID, default: []].insert(member)
       }
     }
     return result

@@ -48,7 +48,15 @@ extension PersistentStore {
       }
       try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [max + Int64(inserts.count), rootNumber])
     }
-    func permanent(_ id: ManagedObjectID) -> ManagedObjectID { result.permanentIDs[id] ?? id }
+    /// The primary key a relationship value is written as; a temporary ID this save does not insert names an
+    /// object that is not in the store, and writing NULL for it would lose the relationship silently.
+    func key(_ id: ManagedObjectID) throws -> Int64 {
+      if let pk = (result.permanentIDs[id] ?? id).primaryKey { return pk }
+      throw ObjectGraphError(
+        .managedObjectReferentialIntegrity,
+        "A relationship points to \(id.entity.name) \(id), an object that is neither in the store nor inserted by this save. Insert it in the same context, or save the context that inserted it first. Nothing was written."
+      )
+    }
 
     // 2. Inserts: runs of one entity go in multi-row INSERT statements of up to `rowsPerStatement` rows,
     //    which spreads the per-statement cost (binding, stepping) over many rows.
@@ -70,7 +78,7 @@ extension PersistentStore {
         try flush()
         batchPlan = plan
       }
-      appendInsertArguments(plan, primaryKey: pk, values: insert.values, permanent: permanent, to: &batchArguments)
+      try appendInsertArguments(plan, primaryKey: pk, values: insert.values, key: key, to: &batchArguments)
       batchRows += 1
     }
     try flush()
@@ -78,7 +86,7 @@ extension PersistentStore {
       guard let id = result.permanentIDs[insert.temporaryID] else { continue }
       if insert.entity.layout.hasJoinTables {
         let mapping = try schema.mapping(for: insert.entity)
-        try writeJoins(for: id, entity: insert.entity, mapping: mapping, added: insert.values, removed: nil, permanent: permanent, db: db)
+        try writeJoins(for: id, entity: insert.entity, mapping: mapping, added: insert.values, removed: nil, key: key, db: db)
       }
     }
 
@@ -89,35 +97,41 @@ extension PersistentStore {
       let mapping = try schema.mapping(for: update.entity)
       var changed = update.changed
       var checkVersion = true
+      let current = try currentVersion(pk: pk, table: mapping.table, db: db)
+      let conflicting = current != nil && current != update.expectedVersion
       switch request.mergePolicy {
       case .error:
         break
-      case .mergeByPropertyObjectTrump:
+      case .mergeByPropertyObjectTrump, .overwrite:
         checkVersion = false
-      case .overwrite:
-        checkVersion = false
-        changed = [:]
-        for slot in update.entity.layout.slots where slot.isPersistent { changed[slot.index] = update.allValues[slot.index] }
-      case .mergeByPropertyStoreTrump, .rollback:
-        let current = try currentVersion(pk: pk, table: mapping.table, db: db)
-        if let current, current != update.expectedVersion {
-          guard let stored = try snapshots(for: [update.id], db: db)[update.id] else { break }
-          if request.mergePolicy == .rollback {
-            changed = [:]
-          } else {
-            // Keep only the changes to properties the store did not change since this context read them.
-            changed = changed.filter { index, _ in
-              StoredValueComparison.isEqual(stored.values[index], update.original[index] ?? nil)
-            }
-          }
-          result.refreshed[update.id] = stored
-          checkVersion = false
+        if request.mergePolicy == .overwrite {
+          changed = [:]
+          for slot in update.entity.layout.slots where slot.isPersistent { changed[slot.index] = update.allValues[slot.index] }
         }
+        // The object takes in the store's other changes: the row is read again after the write (below).
+        if conflicting { result.refreshed[update.id] = RowSnapshot(version: 0, values: []) }
+      case .mergeByPropertyStoreTrump, .rollback:
+        guard conflicting, var stored = try snapshots(for: [update.id], db: db)[update.id] else { break }
+        // To-many members are not in the row: read the ones this object changed, to compare.
+        for index in changed.keys where stored.values[index] is UnloadedToMany {
+          let slot = update.entity.layout.slots[index]
+          stored.values[index] = try relatedIDs(of: [update.id], slot: slot, entity: update.entity, db: db)[update.id] ?? []
+        }
+        if request.mergePolicy == .rollback {
+          changed = [:]
+        } else {
+          // Keep only the changes to properties the store did not change since this context read them.
+          changed = changed.filter { index, _ in
+            StoredValueComparison.isEqual(stored.values[index], update.original[index] ?? nil)
+          }
+        }
+        result.refreshed[update.id] = stored
+        checkVersion = false
       }
       var columns: [String] = []
       var values: [DatabaseValue] = []
-      appendColumns(
-        of: update.entity, mapping: mapping, slots: Set(changed.keys), values: fullValues(update, changed), permanent: permanent,
+      try appendColumns(
+        of: update.entity, mapping: mapping, slots: Set(changed.keys), values: fullValues(update, changed), key: key,
         into: &columns, &values)
       let assignments = (["Z_OPT = Z_OPT + 1"] + columns.map { "\($0) = ?" }).joined(separator: ", ")
       var sql = "UPDATE \(mapping.table) SET \(assignments) WHERE Z_PK = ?"
@@ -150,14 +164,15 @@ extension PersistentStore {
         added[slot.index] = now.subtracting(before)
         removed[slot.index] = before.subtracting(now)
       }
-      try writeJoins(for: update.id, entity: update.entity, mapping: mapping, added: added, removed: removed, permanent: permanent, db: db)
+      try writeJoins(for: update.id, entity: update.entity, mapping: mapping, added: added, removed: removed, key: key, db: db)
     }
 
     // 4. Deletes, with optimistic locking.
     for delete in request.deletes {
       guard let pk = delete.id.primaryKey else { continue }
       let mapping = try schema.mapping(for: delete.entity)
-      let checksVersion = request.mergePolicy == .error || request.mergePolicy == .mergeByPropertyStoreTrump
+      // Only the two trump-by-object policies delete a row that changed elsewhere; the others keep it.
+      let checksVersion = request.mergePolicy != .mergeByPropertyObjectTrump && request.mergePolicy != .overwrite
       var sql = "DELETE FROM \(mapping.table) WHERE Z_PK = ?"
       var arguments: [DatabaseValue] = [pk.databaseValue]
       if checksVersion {
@@ -168,8 +183,13 @@ extension PersistentStore {
       if db.changesCount == 0, checksVersion {
         let current = try currentVersion(pk: pk, table: mapping.table, db: db)
         if current != nil {
-          conflicts.append(
-            MergeConflict(objectID: delete.id, conflictingKeys: [], oldVersion: delete.expectedVersion, newVersion: current ?? 0))
+          if request.mergePolicy == .error {
+            conflicts.append(
+              MergeConflict(objectID: delete.id, conflictingKeys: [], oldVersion: delete.expectedVersion, newVersion: current ?? 0))
+          } else if let stored = try snapshots(for: [delete.id], db: db)[delete.id] {
+            // Store trump and rollback: the row changed elsewhere wins; the object is kept, with its values.
+            result.refreshed[delete.id] = stored
+          }
           continue
         }
       }
@@ -216,8 +236,8 @@ extension PersistentStore {
   /// Appends the column names and values of the given slots (all persistent slots when `slots` is nil).
   private func appendColumns(
     of entity: EntityDescription, mapping: SQLiteSchema.EntityMapping, slots: Set<Int>?, values: [StoredValue],
-    permanent: (ManagedObjectID) -> ManagedObjectID, into columns: inout [String], _ sqlValues: inout [DatabaseValue]
-  ) {
+    key: (ManagedObjectID) throws -> Int64, into columns: inout [String], _ sqlValues: inout [DatabaseValue]
+  ) throws {
     for slot in entity.layout.slots where slots?.contains(slot.index) ?? true {
       switch mapping.storage[slot.index] {
       case .column(let column):
@@ -225,12 +245,12 @@ extension PersistentStore {
         columns.append(column)
         sqlValues.append(SQLiteValueCoding.encode(values[slot.index], as: type))
       case .toOne(let column, let entityColumn):
-        let destination = (values[slot.index] as? ManagedObjectID).map(permanent)
+        let destination = values[slot.index] as? ManagedObjectID
         columns.append(column)
-        sqlValues.append(destination?.primaryKey?.databaseValue ?? .null)
+        sqlValues.append(try destination.map(key)?.databaseValue ?? .null)
         if let entityColumn {
           columns.append(entityColumn)
-          sqlValues.append(destination.flatMap { schema.entities[$0.entity.name]?.number }?.databaseValue ?? .null)
+          sqlValues.append(destination.flatMap { schema.byIdentity[ObjectIdentifier($0.entity)]?.number }?.databaseValue ?? .null)
         }
       case .foreignKeyOnDestination, .joinTable, .none:
         continue
@@ -242,18 +262,18 @@ extension PersistentStore {
   /// row; `INSERT OR IGNORE` and `DELETE` make that harmless.
   private func writeJoins(
     for id: ManagedObjectID, entity: EntityDescription, mapping: SQLiteSchema.EntityMapping, added: [StoredValue],
-    removed: [StoredValue]?, permanent: (ManagedObjectID) -> ManagedObjectID, db: Database
+    removed: [StoredValue]?, key: (ManagedObjectID) throws -> Int64, db: Database
   ) throws {
-    guard let pk = permanent(id).primaryKey else { return }
+    let pk = try key(id)
     for slot in entity.layout.slots where slot.isToMany {
       guard case .joinTable(let join, _) = mapping.storage[slot.index], !join.name.isEmpty else { continue }
       for member in added[slot.index] as? Set<ManagedObjectID> ?? [] {
-        guard let memberPK = permanent(member).primaryKey else { continue }
+        let memberPK = try key(member)
         try db.cachedStatement(sql: "INSERT OR IGNORE INTO \(join.name) (\(join.sourceColumn), \(join.destinationColumn)) VALUES (?, ?)")
           .execute(arguments: [pk, memberPK])
       }
       for member in removed?[slot.index] as? Set<ManagedObjectID> ?? [] {
-        guard let memberPK = permanent(member).primaryKey else { continue }
+        guard let memberPK = try? key(member) else { continue }
         try db.cachedStatement(sql: "DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ? AND \(join.destinationColumn) = ?")
           .execute(arguments: [pk, memberPK])
       }

@@ -154,10 +154,12 @@ struct SQLiteSchema: Sendable {
           let isOwner = inverse == nil || ours <= theirs
           let join: JoinTable
           if isOwner {
+            let source = "Z_\(ownerNumber)" + Self.sqlName(inverse?.name ?? owner.name)
+            var destination = "Z_\(destinationNumber)" + Self.sqlName(relationship.name)
+            // A relationship that is its own inverse (friends <-> friends) needs two distinct columns.
+            if destination == source { destination += "1" }
             join = JoinTable(
-              name: "Z_\(ownerNumber)" + Self.sqlName(relationship.name),
-              sourceColumn: "Z_\(ownerNumber)" + Self.sqlName(inverse?.name ?? owner.name),
-              destinationColumn: "Z_\(destinationNumber)" + Self.sqlName(relationship.name))
+              name: "Z_\(ownerNumber)" + Self.sqlName(relationship.name), sourceColumn: source, destinationColumn: destination)
           } else if let inverse {
             let inverseOwner = declaringEntity(of: inverse.name, in: destination)
             let inverseNumber = numbers[inverseOwner.name] ?? 0

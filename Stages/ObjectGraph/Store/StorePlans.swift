@@ -163,9 +163,9 @@ extension PersistentStore {
 
   /// Appends the arguments of one row of an entity's INSERT statement.
   func appendInsertArguments(
-    _ plan: StorePlans.Insert, primaryKey: Int64, values: [StoredValue], permanent: (ManagedObjectID) -> ManagedObjectID,
+    _ plan: StorePlans.Insert, primaryKey: Int64, values: [StoredValue], key: (ManagedObjectID) throws -> Int64,
     to arguments: inout [(any DatabaseValueConvertible)?]
-  ) {
+  ) throws {
     arguments.append(primaryKey)
     arguments.append(plan.number)
     arguments.append(1 as Int64)
@@ -174,7 +174,7 @@ extension PersistentStore {
       case .attribute(let slot, let type):
         arguments.append(SQLiteValueCoding.encode(values[slot], as: type))
       case .toOne(let slot):
-        arguments.append((values[slot] as? ManagedObjectID).flatMap { permanent($0).primaryKey })
+        arguments.append(try (values[slot] as? ManagedObjectID).map(key))
       case .toOneEntity(let slot):
         arguments.append((values[slot] as? ManagedObjectID).flatMap { schema.byIdentity[ObjectIdentifier($0.entity)]?.number })
       }

@@ -19,25 +19,22 @@ final class Frozen<State>: @unchecked Sendable {
   var value: State { storage.withLock { $0.state } }
 
   func write<T>(_ keyPath: WritableKeyPath<State, T>, _ newValue: T, what: @autoclosure () -> String) {
-    storage.withLock { box in
-      // Changing a description of a model in use is a programmer error Core Data also refuses
-      // ("Can't modify an immutable model"): the store's tables were built from it.
-      precondition(
-        !box.isFrozen,
-        "ObjectGraph: cannot change \(what()): its model is in use by a persistent store coordinator and is now immutable. Change descriptions before creating the coordinator."
-      )
-      box.state[keyPath: keyPath] = newValue
-    }
+    mutate(what: what()) { $0[keyPath: keyPath] = newValue }
   }
 
   func mutate(what: @autoclosure () -> String, _ body: (inout State) -> Void) {
-    storage.withLock { box in
-      precondition(
-        !box.isFrozen,
-        "ObjectGraph: cannot change \(what()): its model is in use by a persistent store coordinator and is now immutable. Change descriptions before creating the coordinator."
-      )
+    let refused = storage.withLock { box -> Bool in
+      guard !box.isFrozen else { return true }
       body(&box.state)
+      return false
     }
+    // The message is built outside the lock: it reads other descriptions' state. Changing a description
+    // of a model in use is a programmer error Core Data also refuses ("Can't modify an immutable model"):
+    // the store's tables were built from it.
+    precondition(
+      !refused,
+      "ObjectGraph: cannot change \(what()): its model is in use by a persistent store coordinator and is now immutable. Change descriptions before creating the coordinator."
+    )
   }
 
   func freeze() { storage.withLock { $0.isFrozen = true } }

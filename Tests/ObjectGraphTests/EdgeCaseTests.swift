@@ -1,0 +1,208 @@
+import Foundation
+import Testing
+
+@testable import ObjectGraph
+
+/// Behaviours found by review against Core Data's documentation, each with the case that used to go wrong.
+@Suite("Edge cases")
+struct EdgeCaseTests {
+  @Test("A child's new object pointing at an object its parent already saved keeps the relationship")
+  func childRelationshipToParentSavedObject() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    let child = ManagedObjectContext(concurrencyType: .privateQueue)
+    child.parent = stack.context
+    let book = try child.performAndWait {
+      let book = Notebook(context: child)
+      book.name = "saved first"
+      try child.save()
+      return book
+    }
+    try stack.context.performAndWait { try stack.context.save() }
+    try child.performAndWait {
+      let note = Note(context: child)
+      note.title = "points at it"
+      note.notebook = book
+      try child.save()
+      // The child still has one object for the notebook's row.
+      let books = try child.fetch(FetchRequest<Notebook>(entityName: "Notebook"))
+      #expect(books.count == 1 && books.first === book)
+    }
+    try stack.context.performAndWait { try stack.context.save() }
+    let row = try rawRows(stack.storeURL, "SELECT b.ZNAME AS name FROM ZNOTE n JOIN ZNOTEBOOK b ON b.Z_PK = n.ZNOTEBOOK")
+    #expect(row.first?["name"] as String? == "saved first")
+  }
+
+  @Test("A relationship to an object that was never saved is an error, not a silent NULL")
+  func relationshipToUnsavedObjectElsewhere() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    let other = ManagedObjectContext(concurrencyType: .privateQueue)
+    other.persistentStoreCoordinator = stack.coordinator
+    let foreignID = other.performAndWait { Notebook(context: other).objectID }
+    try stack.context.performAndWait {
+      let note = Note(context: stack.context)
+      note.title = "dangling"
+      note.values[note.layout.index(of: "notebook") ?? 0] = foreignID
+      _ = expectCode(.managedObjectReferentialIntegrity) { try stack.context.save() }
+    }
+    #expect(try rawRows(stack.storeURL, "SELECT COUNT(*) AS c FROM ZNOTE")[0]["c"] as Int == 0)
+  }
+
+  @Test("A default value given as Int is stored as the attribute's Int64")
+  func defaultValuesAreTyped() throws {
+    let entity = EntityDescription(
+      name: "Counter",
+      properties: [.attribute(AttributeDescription(name: "count", type: .integer64, isOptional: false, defaultValue: 5))])
+    let stack = try Stack(model: try ManagedObjectModel(entities: [entity]))
+    defer { stack.folder.remove() }
+    try stack.context.performAndWait {
+      let counter = ManagedObject(entity: entity, insertInto: stack.context)
+      #expect(counter.value(forKey: "count") as? Int64 == 5)
+      try stack.context.save()
+    }
+    #expect(try rawRows(stack.storeURL, "SELECT ZCOUNT FROM ZCOUNTER")[0]["ZCOUNT"] as Int64 == 5)
+    _ = expectCode(.modelInvalid) {
+      _ = try ManagedObjectModel(entities: [
+        EntityDescription(
+          name: "Bad", properties: [.attribute(AttributeDescription(name: "n", type: .integer16, defaultValue: "five"))])
+      ])
+    }
+  }
+
+  @Test("A private child of a main-queue parent works from code running on the main queue")
+  @MainActor
+  func privateChildOfMainParentFromTheMainQueue() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    let main = ManagedObjectContext(concurrencyType: .mainQueue)
+    main.persistentStoreCoordinator = stack.coordinator
+    let child = ManagedObjectContext(concurrencyType: .privateQueue)
+    child.parent = main
+    let count = try child.performAndWait {
+      let note = Note(context: child)
+      note.title = "via the main parent"
+      try child.save()  // calls into the main-queue parent while this main-queue code waits
+      return try child.count(for: FetchRequest<Note>(entityName: "Note"))
+    }
+    #expect(count == 1)
+    #expect(main.insertedObjects.count == 1)
+  }
+
+  @Test("A relationship that is its own inverse is stored")
+  func reflexiveManyToMany() throws {
+    let person = EntityDescription(
+      name: "Person",
+      properties: [
+        .attribute(AttributeDescription(name: "name", type: .string)),
+        .relationship(RelationshipDescription(name: "friends", destination: "Person", inverse: "friends", toMany: true)),
+      ])
+    let stack = try Stack(model: try ManagedObjectModel(entities: [person]))
+    defer { stack.folder.remove() }
+    try stack.context.performAndWait {
+      let ada = ManagedObject(entity: person, insertInto: stack.context)
+      ada.setValue("Ada", forKey: "name")
+      let bob = ManagedObject(entity: person, insertInto: stack.context)
+      bob.setValue("Bob", forKey: "name")
+      ada.setValue([bob], forKey: "friends")
+      #expect((bob.value(forKey: "friends") as? Set<ManagedObject>) == [ada])
+      try stack.context.save()
+    }
+    let (_, reader) = try stack.reopened()
+    try reader.performAndWait {
+      let people = try reader.fetch(FetchRequest<ManagedObject>(entityName: "Person"))
+      for someone in people {
+        let friends = someone.value(forKey: "friends") as? Set<ManagedObject> ?? []
+        #expect(friends.count == 1 && friends.first !== someone)
+      }
+    }
+  }
+
+  @Test("A fault whose row is gone becomes a deleted, empty object (shouldDeleteInaccessibleFaults)")
+  func inaccessibleFault() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    let id = try stack.context.performAndWait {
+      let note = Note(context: stack.context)
+      note.title = "short-lived"
+      try stack.context.save()
+      return note.objectID
+    }
+    let (_, other) = try stack.reopened()
+    let fault = other.performAndWait { other.object(with: id) as? Note }
+    try stack.context.performAndWait {
+      stack.context.delete(try stack.context.existingObject(with: id))
+      try stack.context.save()
+    }
+    other.performAndWait {
+      #expect(fault?.title == nil)
+      #expect(fault?.isDeleted == true)
+    }
+  }
+
+  @Test("Deleting a never-saved object removes it; inserting it again brings it back")
+  func deleteAndReinsertUnsaved() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    try stack.context.performAndWait {
+      let note = Note(context: stack.context)
+      note.title = "undecided"
+      stack.context.delete(note)
+      stack.context.processPendingChanges()
+      #expect(stack.context.deletedObjects.isEmpty)
+      #expect(!stack.context.hasChanges)
+      stack.context.insert(note)
+      #expect(note.isInserted && !note.isDeleted)
+      try stack.context.save()
+    }
+    #expect(try rawRows(stack.storeURL, "SELECT ZTITLE FROM ZNOTE")[0]["ZTITLE"] as String == "undecided")
+  }
+
+  @Test("Object trump takes in the store's other changes; rollback keeps a row changed elsewhere")
+  func mergePoliciesRefresh() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    let note = try stack.context.performAndWait {
+      let note = Note(context: stack.context)
+      note.title = "t"
+      note.rating = 1
+      try stack.context.save()
+      return note
+    }
+    let id = stack.context.performAndWait { note.objectID }
+    let (_, other) = try stack.reopened()
+    try other.performAndWait {
+      (try other.existingObject(with: id) as? Note)?.rating = 99
+      try other.save()
+    }
+    try stack.context.performAndWait {
+      stack.context.mergePolicy = .mergeByPropertyObjectTrump
+      note.body = "mine"
+      try stack.context.save()
+      #expect(note.rating == 99)
+      #expect(note.body == "mine")
+    }
+    // Rollback: a delete of a row changed elsewhere is dropped.
+    try other.performAndWait {
+      let object = try other.existingObject(with: id)
+      other.refresh(object, mergeChanges: false)  // it read version 2; the store is at 3 now
+      (object as? Note)?.rating = 100
+      try other.save()
+    }
+    try stack.context.performAndWait {
+      stack.context.mergePolicy = .rollback
+      stack.context.delete(note)
+      try stack.context.save()
+    }
+    #expect(try rawRows(stack.storeURL, "SELECT ZRATING FROM ZNOTE")[0]["ZRATING"] as Int64 == 100)
+  }
+
+  @Test("Changing a model in use stops with a message (it does not hang)")
+  func frozenModelStops() async throws {
+    await #expect(processExitsWith: .failure) {
+      let model = try Models.notes()
+      _ = PersistentStoreCoordinator(managedObjectModel: model)
+      model.entities[0].isAbstract = true
+    }
+  }
+}
