@@ -1,1 +1,257 @@
-print("stage 2 demo: not written yet")
+// stage2-demo: the same app as stage 1's, with the disk write moved off the main queue.
+//
+// 1. Proof: save a note in the main context, then count the notes in the file with a separate reader
+//    (a stage 1 manager on the same folder: its own coordinator, its own connection to the file). There
+//    are none: the main context's save stopped at its parent. saveChanges() saves the parent; count again.
+// 2. Import: the same large save as stage 1's demo, done once with stage 1's manager and once with stage
+//    2's, in the same run, while a 60 Hz "UI" ticks on the main queue. Each stack does what an app would:
+//    stage 1 inserts and saves on the main queue; stage 2 inserts in the main context and calls
+//    saveChanges(), which saves the main context on the main queue and writes to disk on the private one.
+//    Whatever the main queue waits for shows up as a gap between ticks.
+//
+// The main queue is driven by dispatchMain(), as an app's run loop would drive it.
+//
+//   swift run stage2-demo [--count N] [--store-folder PATH]
+
+import Dispatch
+import Foundation
+import NotesModel
+import ObjectGraph
+import Stage1
+import Stage2
+
+// MARK: - Command line
+
+let usageText = """
+  usage: stage2-demo [--count N] [--store-folder PATH]
+
+    --count N            how many notes each import saves (default 10000)
+    --store-folder PATH  where the stores go, in Stage1/ and Stage2/ (default: a new temporary folder)
+  """
+
+struct Options {
+  var count = 10_000
+  var storeFolder: URL?
+
+  init(arguments: [String]) throws {
+    var rest = arguments[...]
+    while let argument = rest.popFirst() {
+      switch argument {
+      case "--count":
+        guard let value = rest.popFirst(), let count = Int(value), count > 0 else {
+          throw DemoError.usage("--count needs a whole number above zero")
+        }
+        self.count = count
+      case "--store-folder":
+        guard let path = rest.popFirst(), !path.isEmpty else { throw DemoError.usage("--store-folder needs a path") }
+        storeFolder = URL(fileURLWithPath: path, isDirectory: true)
+      case "-h", "--help":
+        print(usageText)
+        exit(0)
+      default:
+        throw DemoError.usage("unknown argument '\(argument)'")
+      }
+    }
+  }
+}
+
+enum DemoError: Error, CustomStringConvertible {
+  case usage(String)
+
+  var description: String {
+    switch self {
+    case .usage(let problem): return "\(problem)\n\(usageText)"
+    }
+  }
+}
+
+/// Prints `error` to stderr and ends the program with exit code 1.
+func fail(_ error: any Error) -> Never {
+  FileHandle.standardError.write(Data("stage2-demo: error: \(error)\n".utf8))
+  exit(1)
+}
+
+func milliseconds(_ duration: Duration) -> Int {
+  Int((duration / .milliseconds(1)).rounded())
+}
+
+func rows(_ count: Int) -> String {
+  count == 1 ? "1 row" : "\(count) rows"
+}
+
+// MARK: - Proof: a child's save does not reach the file
+
+/// Counts the notes in the store file through a reader of its own. A stage 1 manager fits: its one
+/// context sits right on a coordinator, so a count is a query on the file with nothing in between.
+@MainActor
+func notesInFile(_ reader: Stage1.CoreDataManager) throws -> Int {
+  try reader.mainContext.count(for: FetchRequest<Note>(entityName: "Note"))
+}
+
+/// Saves a note in the main context alone and counts the rows in the file; then lets saveChanges() save
+/// the private context and counts again.
+@MainActor
+func proveChildSaveStopsAtParent(_ manager: Stage2.CoreDataManager, storeFolder: URL) async throws {
+  let reader = Stage1.CoreDataManager(modelName: NotesModel.name, storeFolder: storeFolder)
+  let context = try manager.mainContext
+  print("Proof: a note is saved in the main context; a separate reader counts the rows in the file")
+
+  let note = Note(context: context)
+  note.title = "Saved in the child"
+  note.createdAt = Date()
+  try context.save()  // the main context alone: the note moves into the private context, in memory
+  let afterChild = try notesInFile(reader)
+
+  // The main context has nothing left to save, so saveChanges() skips it and saves the private context.
+  try await withCheckedThrowingContinuation { (written: CheckedContinuation<Void, any Error>) in
+    do {
+      try manager.saveChanges { written.resume(with: $0) }
+    } catch {
+      written.resume(throwing: error)
+    }
+  }
+  let afterParent = try notesInFile(reader)
+  print("  after the main context saved: \(rows(afterChild)) in the file; after the private context saved: \(rows(afterParent))")
+}
+
+// MARK: - A 60 Hz "UI" on the main queue
+
+/// Stands in for the app's screen: a timer on the main queue that should fire every 1/60 s, and notes
+/// when each tick really ran. While the main queue is busy, ticks wait: those are dropped frames.
+@MainActor
+final class FrameTicker {
+  static let frame = Duration.seconds(1) / 60
+
+  private let timer = DispatchSource.makeTimerSource(queue: .main)
+  private var ticks: [ContinuousClock.Instant] = []
+
+  func start() {
+    timer.schedule(deadline: .now(), repeating: .nanoseconds(16_666_667), leeway: .milliseconds(1))
+    timer.setEventHandler { [weak self] in
+      MainActor.assumeIsolated { self?.ticks.append(.now) }
+    }
+    timer.resume()
+  }
+
+  /// Stops the timer and sums up the gaps between the ticks.
+  func stop() -> Stall {
+    timer.cancel()
+    var stall = Stall()
+    for (previous, next) in zip(ticks, ticks.dropFirst()) {
+      let gap = next - previous
+      stall.longestGap = max(stall.longestGap, gap)
+      // A gap of about n frames means n - 1 ticks that never happened.
+      stall.missedFrames += max(0, Int((gap / Self.frame).rounded()) - 1)
+    }
+    return stall
+  }
+}
+
+/// What the ticker saw: the longest time the main queue could not tick, and the frames it missed.
+struct Stall {
+  var longestGap = Duration.zero
+  var missedFrames = 0
+
+  var summary: String {
+    let frames = missedFrames == 1 ? "1 frame" : "\(missedFrames) frames"
+    return "main queue stalled \(milliseconds(longestGap)) ms (\(frames) missed)"
+  }
+}
+
+/// Runs `work` while the ticker runs, with a quiet moment before and after so that the ticker is steady
+/// when the work starts and has caught up when it ends.
+@MainActor
+func measureStall<T>(_ work: @MainActor () async throws -> T) async throws -> (result: T, stall: Stall) {
+  let ticker = FrameTicker()
+  ticker.start()
+  try await Task.sleep(for: .milliseconds(250))
+  let result = try await work()
+  try await Task.sleep(for: .milliseconds(100))
+  return (result, ticker.stop())
+}
+
+// MARK: - The same large save, in both stacks
+
+/// Inserts `count` notes in one notebook: what an app does when the user imports a batch of notes.
+@MainActor
+func insertNotes(count: Int, into context: ManagedObjectContext) {
+  let now = Date()
+  let notebook = Notebook(context: context)
+  notebook.name = "Imported"
+  notebook.createdAt = now
+  for number in 1...count {
+    let note = Note(context: context)
+    note.title = "Imported note \(number)"
+    note.body = "Text of imported note \(number)."
+    note.createdAt = now
+    note.notebook = notebook
+  }
+}
+
+/// Stage 1: insert and save, in one block on the main queue; the save writes to the file.
+@MainActor
+func importWithStage1(count: Int, _ manager: Stage1.CoreDataManager) throws -> String {
+  let context = try manager.mainContext
+  let clock = ContinuousClock()
+  let insert = clock.measure { insertNotes(count: count, into: context) }
+  let save = try clock.measure { try context.save() }
+  return "inserting \(milliseconds(insert)) ms, saving to the file \(milliseconds(save)) ms, all on the main queue"
+}
+
+/// Stage 2: insert and call saveChanges(), in one block on the main queue; the main context's save
+/// happens inside that call, and the disk write goes on on the private queue until the completion.
+@MainActor
+func importWithStage2(count: Int, _ manager: Stage2.CoreDataManager) async throws -> String {
+  let context = try manager.mainContext
+  let clock = ContinuousClock()
+  let insert = clock.measure { insertNotes(count: count, into: context) }
+  let start = clock.now
+  var push = Duration.zero
+  try await withCheckedThrowingContinuation { (written: CheckedContinuation<Void, any Error>) in
+    do {
+      try manager.saveChanges { written.resume(with: $0) }
+      push = clock.now - start
+    } catch {
+      written.resume(throwing: error)
+    }
+  }
+  let write = clock.now - start - push
+  return """
+    inserting \(milliseconds(insert)) ms, saving into the parent \(milliseconds(push)) ms on the main queue; \
+    the write to the file ended \(milliseconds(write)) ms later, off the main queue
+    """
+}
+
+// MARK: - The app's life
+
+Task { @MainActor in
+  do {
+    let options = try Options(arguments: Array(CommandLine.arguments.dropFirst()))
+    let folder =
+      options.storeFolder
+      ?? FileManager.default.temporaryDirectory.appendingPathComponent("stage2-demo-\(UUID().uuidString)", isDirectory: true)
+    let stage1Folder = folder.appendingPathComponent("Stage1", isDirectory: true)
+    let stage2Folder = folder.appendingPathComponent("Stage2", isDirectory: true)
+
+    let stage2 = Stage2.CoreDataManager(modelName: NotesModel.name, storeFolder: stage2Folder)
+    _ = try stage2.mainContext
+    print("Launch: stage 2's store is \(stage2.storeURL.path)")
+    try await proveChildSaveStopsAtParent(stage2, storeFolder: stage2Folder)
+
+    let stage1 = Stage1.CoreDataManager(modelName: NotesModel.name, storeFolder: stage1Folder)
+    _ = try stage1.mainContext  // opened before the measurement, as stage 2's store already is
+    print("Import: \(options.count) notes saved by each stack in turn, while the UI ticks at 60 Hz")
+    let first = try await measureStall { try importWithStage1(count: options.count, stage1) }
+    print("  stage 1: \(first.result)")
+    let second = try await measureStall { try await importWithStage2(count: options.count, stage2) }
+    print("  stage 2: \(second.result)")
+    print("  the longest gap between two UI ticks is the stall (at 60 Hz a frame lasts 16.7 ms)")
+    print("Stage 1: \(first.stall.summary)")
+    print("Stage 2: \(second.stall.summary)")
+    exit(0)
+  } catch {
+    fail(error)
+  }
+}
+
+dispatchMain()

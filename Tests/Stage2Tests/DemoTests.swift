@@ -1,0 +1,49 @@
+import Foundation
+import NotesModel
+import ObjectGraph
+import Stage2
+import Testing
+
+// Runs the real `stage2-demo` executable, as a learner would, and checks what it prints. Timing figures
+// are only checked for shape, never for value.
+
+@Suite("stage2-demo", .timeLimit(.minutes(2)))
+struct DemoTests {
+  func demo() throws -> URL {
+    try #require(
+      BuildProducts.executable("stage2-demo"),
+      "No stage2-demo executable in \(BuildProducts.folder.path). Run `swift build` (or `swift test`, which builds it) first.")
+  }
+
+  @Test("the demo proves a child save stays in memory, then prints both stacks' main-queue stalls")
+  func demoRuns() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+
+    let output = try run(try demo(), ["--count", "500", "--store-folder", folder.url.path])
+
+    #expect(output.status == 0, "stderr: \(output.stderr)")
+    #expect(output.stderr.isEmpty)
+    let lines = output.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+    #expect(lines.contains("after the main context saved: 0 rows in the file; after the private context saved: 1 row"))
+    let stalls = lines.suffix(2)
+    let stall = /Stage (\d): main queue stalled (\d+) ms \((\d+) frames? missed\)/
+    #expect(stalls.compactMap { $0.wholeMatch(of: stall)?.output.1 } == ["1", "2"], "last lines:\n\(stalls.joined(separator: "\n"))")
+
+    // What the demo left behind: stage 2's store holds the proof's note and the import, stage 1's the import.
+    let stage2Count = try await notesInFile(folder.url.appendingPathComponent("Stage2")).count
+    let stage1Count = try await notesInFile(folder.url.appendingPathComponent("Stage1")).count
+    #expect(stage2Count == 501)
+    #expect(stage1Count == 500)
+  }
+
+  @Test("a bad argument is reported on stderr with exit code 1")
+  func badArgument() throws {
+    let output = try run(try demo(), ["--count", "0"])
+
+    #expect(output.status == 1)
+    #expect(output.stdout.isEmpty)
+    #expect(output.stderr.contains("--count needs a whole number above zero"))
+    #expect(output.stderr.contains("usage: stage2-demo"))
+  }
+}
