@@ -5,7 +5,7 @@ import PackageDescription
 
 let package = Package(
   name: "ObjectGraphBenchmarks",
-  platforms: [.macOS(.v13)],
+  platforms: [.macOS(.v15)],
   dependencies: [
     .package(name: "CoreDataStackWorkshop", path: ".."),
     // The baseline talks to GRDB directly, at the exact version the engine is built on.
@@ -16,6 +16,9 @@ let package = Package(
       name: "objectgraph-bench",
       dependencies: [
         .product(name: "ObjectGraph", package: "CoreDataStackWorkshop"),
+        .product(name: "NotesModel", package: "CoreDataStackWorkshop"),
+        .product(name: "Stage1", package: "CoreDataStackWorkshop"),
+        .product(name: "Stage2", package: "CoreDataStackWorkshop"),
         .product(name: "GRDB", package: "GRDB.swift"),
       ],
       path: "Sources/objectgraph-bench"

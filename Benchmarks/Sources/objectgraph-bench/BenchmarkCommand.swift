@@ -76,6 +76,15 @@ enum BenchmarkCommand {
     print(Report.table(results))
     print("")
     print(Report.verdict(results, target: target, goal: goal))
+
+    // 4. The main queue's longest stall while saving `count` notes through stage 1 and stage 2.
+    let stalls = try StallBench.run(count: count, in: directory)
+    let ratio = stalls.stage1 > .zero ? Double(stalls.stage2 / stalls.stage1) : 0
+    print("")
+    print(
+      "main-queue stall saving \(count) notes: stage 1 \(Report.milliseconds(stalls.stage1)) ms, stage 2 \(Report.milliseconds(stalls.stage2)) ms, stage 2 / stage 1 = \(String(format: "%.2f", ratio))"
+    )
+    print("stage 2's stall at most a fifth of stage 1's (target): \(ratio <= 0.2 ? "yes" : "NO")")
   }
 
   /// Runs one fetch benchmark `repetitions` times on both sides, checking both read the expected rows.
