@@ -82,8 +82,11 @@ extension ManagedObjectContext: ObjectStore {
     try performAndWait {
       var result = StoreSaveResult()
       result.insertedVersion = 0
+      var classes: [ObjectIdentifier: ManagedObject.Type] = [:]
+      confined.registry.reserveCapacity(confined.registry.count + request.inserts.count)
       for insert in request.inserts {
-        let object = confined.registered(insert.temporaryID) ?? newObject(insert.entity, id: insert.temporaryID)
+        let object =
+          confined.registered(insert.temporaryID) ?? newObject(insert.entity, id: insert.temporaryID, classes: &classes)
         object.values = insert.values.map(resolveIDs)
         object.state.isDeleted = false
         if !object.state.isInserted {
@@ -149,8 +152,17 @@ extension ManagedObjectContext: ObjectStore {
     return FetchedRow(id: object.objectID, snapshot: RowSnapshot(version: object.snapshot?.version ?? 0, values: object.values))
   }
 
-  private func newObject(_ entity: EntityDescription, id: ManagedObjectID) -> ManagedObject {
-    let object = entity.managedObjectClass.init(entity: entity, insertInto: nil)
+  private func newObject(
+    _ entity: EntityDescription, id: ManagedObjectID, classes: inout [ObjectIdentifier: ManagedObject.Type]
+  ) -> ManagedObject {
+    let type: ManagedObject.Type
+    if let known = classes[ObjectIdentifier(entity)] {
+      type = known
+    } else {
+      type = entity.managedObjectClass
+      classes[ObjectIdentifier(entity)] = type
+    }
+    let object = type.init(entity: entity, insertInto: nil)
     object.setObjectID(id)
     object.managedObjectContext = self
     object.state.awokeFromInsert = true
