@@ -87,23 +87,18 @@ struct ConcurrencyTests {
   func offQueueCalls() throws {
     let stack = try Stack()
     defer { stack.folder.remove() }
-    let violations = Mutex<[ConcurrencyDebug.Violation]>([])
-    let wasEnabled = ConcurrencyDebug.isEnabled
-    ConcurrencyDebug.isEnabled = true
-    ConcurrencyDebug.violationHandler = { violation in violations.withLock { $0.append(violation) } }
-    defer {
-      ConcurrencyDebug.isEnabled = wasEnabled
-      ConcurrencyDebug.violationHandler = nil
-    }
+    // A watch sees this context's violations only, without touching the process-wide switch that the
+    // tests running alongside depend on.
+    let watch = ConcurrencyDebug.Watch(stack.context)
+    defer { watch.stop() }
     // Off the queue: counted, and still correct because the call hops onto the queue.
     _ = stack.context.hasChanges
-    let recorded = violations.withLock { $0 }
-    #expect(recorded.count == 1)
-    #expect(recorded.first?.rule == 3)
-    #expect(recorded.first?.message.contains("hasChanges") == true)
+    #expect(watch.violations.count == 1)
+    #expect(watch.violations.first?.rule == 3)
+    #expect(watch.violations.first?.message.contains("hasChanges") == true)
     // On the queue: no report.
     stack.context.performAndWait { _ = stack.context.hasChanges }
-    #expect(violations.withLock { $0.count } == 1)
+    #expect(watch.violations.count == 1)
   }
 
   @Test("async perform returns the block's value and rethrows its error")

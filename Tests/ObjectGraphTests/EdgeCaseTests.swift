@@ -40,7 +40,7 @@ struct EdgeCaseTests {
     let other = ManagedObjectContext(concurrencyType: .privateQueue)
     other.persistentStoreCoordinator = stack.coordinator
     let foreignID = other.performAndWait { Notebook(context: other).objectID }
-    try stack.context.performAndWait {
+    stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "dangling"
       note.values[note.layout.index(of: "notebook") ?? 0] = foreignID

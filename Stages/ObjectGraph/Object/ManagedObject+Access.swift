@@ -57,6 +57,7 @@ extension ManagedObject {
 
   /// The keys and new values of the properties changed since the object was last fetched or saved.
   public func changedValues() -> [String: Any] {
+    ConcurrencyDebug.objectTouchedOffQueue(self, key: "changedValues()")
     var result: [String: Any] = [:]
     if state.isInserted {
       for slot in layout.slots where values[slot.index] != nil {
@@ -76,6 +77,7 @@ extension ManagedObject {
   /// The values the given properties had when the object was last fetched or saved (`nil` keys: every
   /// property). A new object has no committed values.
   public func committedValues(forKeys keys: [String]?) -> [String: Any] {
+    ConcurrencyDebug.objectTouchedOffQueue(self, key: "committedValues(forKeys:)")
     guard let snapshot, !state.isInserted else { return [:] }
     var result: [String: Any] = [:]
     for slot in layout.slots where keys?.contains(slot.name) ?? true {

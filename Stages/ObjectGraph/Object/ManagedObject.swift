@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// An object of the graph: one instance of an entity, living in exactly one context.
 ///
@@ -25,7 +26,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
   public let entity: EntityDescription
   let layout: EntityLayout
 
-  private var storedObjectID: ManagedObjectID?
+  /// Rule 1 lets any queue read `objectID` while a save on the context's queue replaces it, so it sits
+  /// behind a small inline lock.
+  private let storedObjectID = Synchronization.Mutex<ManagedObjectID?>(nil)
   /// The object's context, or `nil` before insertion and after its deletion is saved.
   public internal(set) weak var managedObjectContext: ManagedObjectContext?
 
@@ -78,28 +81,49 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
   /// The object's ID: temporary until the object is first saved to a store.
   public var objectID: ManagedObjectID {
-    if let id = storedObjectID { return id }
-    let id = ManagedObjectID.temporary(for: entity)
-    storedObjectID = id
-    return id
+    storedObjectID.withLock { stored in
+      if let id = stored { return id }
+      let id = ManagedObjectID.temporary(for: entity)
+      stored = id
+      return id
+    }
   }
 
   func setObjectID(_ id: ManagedObjectID) {
-    storedObjectID = id
+    storedObjectID.withLock { $0 = id }
   }
 
   // MARK: - State
 
+  // These are touched on the context's queue like any property (concurrency debugging checks them): Core
+  // Data happens to tolerate `isFault` and `hasChanges` elsewhere, but rule 1 names only `objectID`,
+  // `managedObjectContext` and `entity`, and here the state is plain memory the context's queue writes.
+
   /// Whether the object was inserted in its context and not yet saved.
-  public var isInserted: Bool { state.isInserted }
+  public var isInserted: Bool {
+    ConcurrencyDebug.objectTouchedOffQueue(self, key: "isInserted")
+    return state.isInserted
+  }
   /// Whether the object has unsaved changes to its properties (and is not inserted or deleted).
-  public var isUpdated: Bool { state.isUpdated }
+  public var isUpdated: Bool {
+    ConcurrencyDebug.objectTouchedOffQueue(self, key: "isUpdated")
+    return state.isUpdated
+  }
   /// Whether the object was deleted in its context and the deletion not yet saved.
-  public var isDeleted: Bool { state.isDeleted }
+  public var isDeleted: Bool {
+    ConcurrencyDebug.objectTouchedOffQueue(self, key: "isDeleted")
+    return state.isDeleted
+  }
   /// Whether the object's values have not been loaded (or not yet touched) since it was fetched or refreshed.
-  public var isFault: Bool { state.isFault }
+  public var isFault: Bool {
+    ConcurrencyDebug.objectTouchedOffQueue(self, key: "isFault")
+    return state.isFault
+  }
   /// Whether the object was inserted, updated or deleted and not yet saved.
-  public var hasChanges: Bool { state.isInserted || state.isUpdated || state.isDeleted }
+  public var hasChanges: Bool {
+    ConcurrencyDebug.objectTouchedOffQueue(self, key: "hasChanges")
+    return state.isInserted || state.isUpdated || state.isDeleted
+  }
 
   // MARK: - Lifecycle hooks
 
@@ -118,7 +142,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
   public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
   open var description: String {
-    "<\(type(of: self)): \(entity.name) \(storedObjectID?.description ?? "(no ID yet)")\(state.isFault ? " fault" : "")>"
+    "<\(type(of: self)): \(entity.name) \(storedObjectID.withLock { $0 }?.description ?? "(no ID yet)")\(state.isFault ? " fault" : "")>"
   }
 }
 
