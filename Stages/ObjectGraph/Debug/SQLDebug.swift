@@ -34,7 +34,9 @@ public enum SQLDebug {
   }
 
   static func log(sql: String, duration: TimeInterval) {
-    let line = String(format: "ObjectGraph SQL: %@ (%.3f ms)", sql, duration * 1000)
+    // SQLite's profile clock often counts whole milliseconds: say "<1 ms" rather than a false 0.000.
+    let time = duration < 0.001 ? "<1 ms" : String(format: "%.0f ms", duration * 1000)
+    let line = "ObjectGraph SQL: \(sql) (\(time))"
     if let handler = logHandler {
       handler(line)
     } else {

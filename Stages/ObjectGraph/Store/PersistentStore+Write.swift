@@ -70,7 +70,15 @@ extension PersistentStore {
       batchArguments.removeAll(keepingCapacity: true)
       batchRows = 0
     }
+    // Rows of one entity together (in insertion order), so they share statements.
+    var groups: [ObjectIdentifier: [StoreSaveRequest.Insert]] = [:]
+    var groupOrder: [ObjectIdentifier] = []
     for insert in request.inserts {
+      let entity = ObjectIdentifier(insert.entity)
+      if groups[entity] == nil { groupOrder.append(entity) }
+      groups[entity, default: []].append(insert)
+    }
+    for insert in groupOrder.flatMap({ groups[$0] ?? [] }) {
       guard let id = result.permanentIDs[insert.temporaryID], let pk = id.primaryKey,
         let plan = plans.inserts[ObjectIdentifier(insert.entity)]
       else { continue }
@@ -258,15 +266,17 @@ extension PersistentStore {
     }
   }
 
-  /// Adds and removes join-table rows for many-to-many slots. Both sides of a pair may report the same
-  /// row; `INSERT OR IGNORE` and `DELETE` make that harmless.
+  /// Adds and removes join-table rows for many-to-many slots. Inverses are kept in step, so both sides of
+  /// a pair are in the save; the row is written from the side that owns the join table only.
   private func writeJoins(
     for id: ManagedObjectID, entity: EntityDescription, mapping: SQLiteSchema.EntityMapping, added: [StoredValue],
     removed: [StoredValue]?, key: (ManagedObjectID) throws -> Int64, db: Database
   ) throws {
     let pk = try key(id)
     for slot in entity.layout.slots where slot.isToMany {
-      guard case .joinTable(let join, _) = mapping.storage[slot.index], !join.name.isEmpty else { continue }
+      guard case .joinTable(let join, let isOwner) = mapping.storage[slot.index], isOwner, !join.name.isEmpty else {
+        continue
+      }
       for member in added[slot.index] as? Set<ManagedObjectID> ?? [] {
         let memberPK = try key(member)
         try db.cachedStatement(sql: "INSERT OR IGNORE INTO \(join.name) (\(join.sourceColumn), \(join.destinationColumn)) VALUES (?, ?)")
