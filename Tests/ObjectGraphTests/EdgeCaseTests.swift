@@ -140,6 +140,26 @@ struct EdgeCaseTests {
     }
   }
 
+  @Test("With shouldDeleteInaccessibleFaults off, touching a fault whose row is gone stops the program")
+  func inaccessibleFaultStops() async throws {
+    await #expect(processExitsWith: .failure) {
+      let stack = try Stack()
+      let id = try stack.context.performAndWait {
+        let note = Note(context: stack.context)
+        note.title = "gone soon"
+        try stack.context.save()
+        return note.objectID
+      }
+      let (_, other) = try stack.reopened()
+      other.shouldDeleteInaccessibleFaults = false
+      try stack.context.performAndWait {
+        stack.context.delete(try stack.context.existingObject(with: id))
+        try stack.context.save()
+      }
+      other.performAndWait { _ = (other.object(with: id) as? Note)?.title }
+    }
+  }
+
   @Test("Deleting a never-saved object removes it; inserting it again brings it back")
   func deleteAndReinsertUnsaved() throws {
     let stack = try Stack()
