@@ -8,6 +8,9 @@ let exercises: [(folder: String, number: String)] = [
   ("01-model-not-found", "01"),
   ("02-store-errors-reach-the-caller", "02"),
   ("03-save-only-when-needed", "03"),
+  ("04-main-child-private-parent", "04"),
+  ("05-save-changes-in-order", "05"),
+  ("06-crossing-the-streams", "06"),
 ]
 
 let engine: [Target.Dependency] = [

@@ -1,0 +1,231 @@
+// The checks of exercise 04. They run against your code in Exercises/04-main-child-private-parent/Sources,
+// or against the reference solution when WORKSHOP_SOLUTIONS=1. Each check runs in a child process, so that
+// code which stops the process (a force unwrap, fatalError()) fails one check with an explanation instead of
+// ending the whole run.
+import Exercise04
+import Exercise04Solution
+import ExerciseChecks
+import Foundation
+import NotesModel
+import ObjectGraph
+import Testing
+
+/// The function under test: your `makeMainContext(for:)`, or the solution's.
+enum Subject {
+  static let makeMainContext: @Sendable (PersistentStoreCoordinator) throws -> ManagedObjectContext = CodeUnderTest.pick(
+    starter: Exercise04.makeMainContext(for:), solution: Exercise04Solution.makeMainContext(for:))
+}
+
+/// Said when a check's child process stopped (a crash) instead of returning.
+let stoppedAdvice: Comment = """
+  makeMainContext(for:) stopped the whole process. Building two contexts cannot fail, so look for a force \
+  unwrap (!) of something that is nil, a fatalError(), or a context used before it has a coordinator or a \
+  parent.
+  """
+
+@Suite("Exercise 04: a main-queue child under a private parent")
+struct MainChildPrivateParentTests {
+  @Test("The main context is a main-queue child of a private-queue writer, and only the writer holds the coordinator")
+  func shape() async { await runInChildProcess(.shape) }
+
+  @Test("Saving the main context hands the note to the writer and leaves the store as it was; the writer's save writes it")
+  func childSaveStopsAtTheWriter() async { await runInChildProcess(.childSaveStopsAtTheWriter) }
+
+  @Test("The main context reads what is in the store, through the writer")
+  func readsThroughTheWriter() async { await runInChildProcess(.readsThroughTheWriter) }
+}
+
+/// Runs `check` in a child process, so that code which stops the process fails this one check, with
+/// ``stoppedAdvice`` and what the process printed, instead of ending the whole test run.
+func runInChildProcess(_ check: ChildCheck) async {
+  let finished = await #expect(processExitsWith: .success, stoppedAdvice) { [check = check as ChildCheck] in
+    do { try check.run() } catch { Issue.record(error) }
+  }
+  guard finished == nil else { return }
+  // The process stopped. Run the check once more, only to collect what it printed before stopping.
+  let stopped = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [check = check as ChildCheck] in
+    try? check.run()
+  }
+  if let stopped { Issue.record(Comment(rawValue: stopReport(standardError: stopped.standardErrorContent))) }
+}
+
+/// A SQLite store in a temporary folder, and its coordinator.
+struct Fixture {
+  let folder: TemporaryFolder
+  let coordinator: PersistentStoreCoordinator
+
+  init() throws {
+    folder = try TemporaryFolder()
+    coordinator = try TutorialStack.coordinator(storeURL: folder.appending("Notes.sqlite"))
+  }
+
+  /// The titles of the notes in the store, read through a context of the checks' own (so changes that have
+  /// not reached the store do not count).
+  func titlesInStore() throws -> [String] {
+    let reader = TutorialStack.context(.privateQueue, on: coordinator)
+    return try reader.performAndWait { try reader.fetch(FetchRequest<Note>(entityName: "Note")).map(\.title).sorted() }
+  }
+}
+
+extension ManagedObjectContext.ConcurrencyType {
+  /// How the messages name the type.
+  var wording: String { self == .mainQueue ? ".mainQueue" : ".privateQueue" }
+}
+
+/// The checks; each runs in a child process.
+enum ChildCheck: String, Codable, Sendable {
+  case shape, childSaveStopsAtTheWriter, readsThroughTheWriter
+
+  func run() throws {
+    switch self {
+    case .shape: try Self.checkShape()
+    case .childSaveStopsAtTheWriter: try Self.checkChildSaveStopsAtTheWriter()
+    case .readsThroughTheWriter: try Self.checkReadsThroughTheWriter()
+    }
+  }
+
+  private static func checkShape() throws {
+    let fixture = try Fixture()
+    defer { fixture.folder.remove() }
+    let main = try Subject.makeMainContext(fixture.coordinator)
+
+    #expect(
+      main.concurrencyType == .mainQueue,
+      """
+      The context you return is the one the app's screens read and edit, and screens live on the main queue: \
+      make it ManagedObjectContext(concurrencyType: .mainQueue). It is \(main.concurrencyType.wording).
+      """)
+    guard let writer = main.parent else {
+      if main.persistentStoreCoordinator === fixture.coordinator {
+        Issue.record(
+          """
+          The main context holds the coordinator itself. That is stage 1's stack, where every save of the main \
+          context writes to the file on the main queue while the user waits. In stage 2 a second, private-queue \
+          context (the writer) holds the coordinator, and the main context gets the writer as its parent \
+          (mainContext.parent = writer) instead of a coordinator.
+          """)
+      } else {
+        Issue.record(
+          """
+          The main context has no parent, so its saves have nowhere to go. Make a private-queue context (the \
+          writer), give the writer the coordinator, and set mainContext.parent = writer.
+          """)
+      }
+      return
+    }
+    #expect(
+      writer.concurrencyType == .privateQueue,
+      """
+      The main context's parent (the writer) is \(writer.concurrencyType.wording). The writer's save is the one \
+      that writes to the file, the slow part; on the main queue it would stall the UI just as stage 1 did. \
+      Make the writer ManagedObjectContext(concurrencyType: .privateQueue): it gets a queue of its own.
+      """)
+    #expect(
+      writer.parent == nil,
+      """
+      The main context's parent has a parent of its own, so the stack has three levels and the writer's save \
+      does not reach the store either. In stage 2 the writer is the root: it holds the coordinator \
+      (writer.persistentStoreCoordinator = coordinator) and has no parent.
+      """)
+    #expect(
+      writer.persistentStoreCoordinator === fixture.coordinator,
+      """
+      The writer should hold the coordinator you were given, so that its save writes to that coordinator's \
+      store. \(writer.persistentStoreCoordinator == nil ? "It has none." : "It holds another one.") Set \
+      writer.persistentStoreCoordinator = coordinator (do not make a coordinator of your own).
+      """)
+  }
+
+  private static func checkChildSaveStopsAtTheWriter() throws {
+    let fixture = try Fixture()
+    defer { fixture.folder.remove() }
+    let main = try Subject.makeMainContext(fixture.coordinator)
+    guard main.persistentStoreCoordinator != nil else {
+      // Without a coordinator somewhere above it, a context knows no model, so it cannot even make a note.
+      Issue.record(
+        """
+        The main context reaches no coordinator: it has none, and neither has its parent. A context finds its \
+        model, and where to save, through the coordinator at the top of its chain. Give the writer the \
+        coordinator (writer.persistentStoreCoordinator = coordinator) and make it the main context's parent.
+        """)
+      return
+    }
+
+    try main.performAndWait {
+      let note = Note(context: main)
+      note.title = "Buy milk"
+      note.createdAt = Date()
+      try main.save()
+    }
+    let afterMainSave = try fixture.titlesInStore()
+    #expect(
+      afterMainSave.isEmpty,
+      """
+      The main context saved, and the note went straight into the store (it holds \(afterMainSave)). In stage 2 a \
+      save of the main context only hands its changes one level up, to its parent, the writer, in memory: that \
+      is fast, and it is why the main queue no longer waits for the disk. So the main context must have the \
+      writer as its parent, not the coordinator.
+      """)
+    guard let writer = main.parent else {
+      Issue.record("The main context has no parent, so there is no writer to save. Set mainContext.parent = writer.")
+      return
+    }
+    let pending = writer.performAndWait { writer.insertedObjects.count }
+    #expect(
+      pending == 1,
+      """
+      After the main context's save, the new note should wait in the writer as an unsaved insert (one object in \
+      writer.insertedObjects); the writer holds \(pending). Is the main context's parent the writer?
+      """)
+
+    do {
+      try writer.performAndWait { try writer.save() }
+    } catch {
+      Issue.record(
+        """
+        The writer's save failed: \(error) The writer is the context that writes to the store, so it needs the \
+        coordinator: writer.persistentStoreCoordinator = coordinator.
+        """)
+      return
+    }
+    let afterWriterSave = try fixture.titlesInStore()
+    #expect(
+      afterWriterSave == ["Buy milk"],
+      """
+      Once the writer saves, the note should be in the store: only the context that holds the coordinator \
+      writes to disk. The store holds \(afterWriterSave).
+      """)
+  }
+
+  private static func checkReadsThroughTheWriter() throws {
+    let fixture = try Fixture()
+    defer { fixture.folder.remove() }
+    // Two notes saved in an earlier launch.
+    let seeder = TutorialStack.context(.privateQueue, on: fixture.coordinator)
+    try seeder.performAndWait {
+      for title in ["Call the bank", "Plan the hike"] {
+        let note = Note(context: seeder)
+        note.title = title
+        note.createdAt = Date()
+      }
+      try seeder.save()
+    }
+
+    let main = try Subject.makeMainContext(fixture.coordinator)
+    let titles: [String]
+    do {
+      titles = try main.performAndWait { try main.fetch(FetchRequest<Note>(entityName: "Note")).map(\.title).sorted() }
+    } catch {
+      Issue.record(
+        """
+        A fetch in the main context failed: \(error) A child context reads through its parent: the main context \
+        asks the writer, and the writer asks the store through its coordinator. So the main context needs the \
+        writer as its parent, and the writer needs the coordinator.
+        """)
+      return
+    }
+    #expect(
+      titles == ["Call the bank", "Plan the hike"],
+      "The store holds two notes, and the main context should see them through the writer; it sees \(titles).")
+  }
+}

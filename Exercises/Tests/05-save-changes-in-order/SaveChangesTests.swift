@@ -1,0 +1,597 @@
+// The checks of exercise 05. They run against your code in Exercises/05-save-changes-in-order/Sources, or
+// against the reference solution when WORKSHOP_SOLUTIONS=1. Each check runs in a child process, so that code
+// which stops the process (fatalError(), try!), or never returns (a DispatchQueue.main.sync called on the
+// main queue), fails one check with an explanation instead of ending or hanging the whole run.
+//
+// Every check builds stage 2's stack itself: a private-queue writer holding the coordinator of a SQLite
+// store, and a main-queue context whose parent is the writer.
+import Dispatch
+import Exercise05
+import Exercise05Solution
+import ExerciseChecks
+import Foundation
+import NotesModel
+import ObjectGraph
+import Synchronization
+import Testing
+
+/// The function under test: your `saveChanges(main:writer:completion:)`, or the solution's.
+enum Subject {
+  static let saveChanges:
+    @Sendable (ManagedObjectContext, ManagedObjectContext, @escaping @Sendable (Result<Void, any Error>) -> Void) throws -> Void =
+      CodeUnderTest.pick(
+        starter: Exercise05.saveChanges(main:writer:completion:), solution: Exercise05Solution.saveChanges(main:writer:completion:))
+}
+
+/// Said when a check's child process stopped (a crash, or the watchdog) instead of finishing.
+let stoppedAdvice: Comment = """
+  saveChanges(main:writer:completion:) stopped the whole process, or never finished. A failed save is an \
+  error for the caller, not a reason to stop the app: no fatalError(), abort() or try!. A check that never \
+  finishes, or stops at once without a message, usually met DispatchQueue.main.sync called on the main \
+  queue, which would wait for itself. main.performAndWait { } does what you meant: called on the main \
+  queue, it runs the block right there.
+  """
+
+@Suite("Exercise 05: saveChanges(), main first, then the writer")
+struct SaveChangesTests {
+  @Test("From the main queue: the main context saves before saveChanges returns, then the writer writes, and the completion says so")
+  func fromTheMainQueue() async { await runInChildProcess(.fromTheMainQueue) }
+
+  @Test("The writer writes on its own queue: saveChanges returns without waiting for the disk")
+  func doesNotWaitForTheDisk() async { await runInChildProcess(.doesNotWaitForTheDisk) }
+
+  @Test("From another thread: each context is touched only on its own queue")
+  func fromAnotherThread() async { await runInChildProcess(.fromAnotherThread) }
+
+  @Test("Clean contexts are skipped, the writer's pending changes are still written, and the completion is always called")
+  func cleanContexts() async { await runInChildProcess(.cleanContexts) }
+
+  @Test("The main context's save fails: its error is thrown, nothing moves on, and the completion is not called")
+  func mainSaveFails() async { await runInChildProcess(.mainSaveFails) }
+
+  @Test("The writer's save fails: the completion gets the error, and the writer keeps the changes for the next try")
+  func writerSaveFails() async { await runInChildProcess(.writerSaveFails) }
+}
+
+/// Runs `check` in a child process, so that code which stops the process (or hangs it) fails this one check,
+/// with ``stoppedAdvice`` and what the process printed, instead of ending the whole test run.
+func runInChildProcess(_ check: ChildCheck) async {
+  let finished = await #expect(processExitsWith: .success, stoppedAdvice) { [check = check as ChildCheck] in
+    Watchdog.start(check)
+    do { try check.run() } catch { Issue.record(error) }
+  }
+  guard finished == nil else { return }
+  // The process stopped. Run the check once more, only to collect what it printed before stopping.
+  let stopped = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [check = check as ChildCheck] in
+    Watchdog.start(check)
+    try? check.run()
+  }
+  if let stopped { Issue.record(Comment(rawValue: readableStopReport(standardError: stopped.standardErrorContent))) }
+}
+
+/// ``stopReport(standardError:)`` of the readable lines only: libdispatch, stopping a process on the spot
+/// (for a `DispatchQueue.main.sync` called on the main queue), leaves bytes there that are not text.
+func readableStopReport(standardError: [UInt8]) -> String {
+  let lines = String(decoding: standardError, as: UTF8.self).split(separator: "\n").filter { line in
+    !line.unicodeScalars.contains { $0 == "\u{FFFD}" || ($0.value < 0x20 && $0 != "\t") }
+  }
+  guard !lines.isEmpty else {
+    return """
+      The process stopped without printing a readable message. Stopped on the spot like that, it is often \
+      libdispatch refusing a DispatchQueue.main.sync called on the main queue (it would wait for itself \
+      forever).
+      """
+  }
+  return stopReport(standardError: Array(lines.joined(separator: "\n").utf8))
+}
+
+// MARK: - What the checks observe
+
+/// Ends a check's process when it has not finished after a while: a deadlock would otherwise hang the run.
+enum Watchdog {
+  static let seconds = 25
+
+  static func start(_ check: ChildCheck) {
+    DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(seconds)) {
+      let message = """
+        The check '\(check)' did not finish within \(seconds) seconds: saveChanges, or a block it queued, never \
+        returned. Something waits for a queue that is waiting for it. The usual causes: on the main queue, \
+        waiting (a semaphore, a group, a sync) for a block queued on the main queue, such as the completion, \
+        which runs there; or DispatchQueue.main.sync called on the main queue.
+
+        """
+      FileHandle.standardError.write(Data(message.utf8))
+      exit(3)
+    }
+  }
+}
+
+/// Tells whether code runs on the main queue. (`Thread.isMainThread` cannot: under Swift Testing on Linux,
+/// main-queue blocks run on a thread that is not the main thread.)
+enum MainQueueProbe {
+  private static let key = DispatchSpecificKey<Bool>()
+  /// Marks the main queue; evaluated before anything is probed.
+  static let install: Void = DispatchQueue.main.setSpecific(key: key, value: true)
+
+  static var isOnMainQueue: Bool { DispatchQueue.getSpecific(key: key) ?? false }
+}
+
+/// Records the did-save notifications of the two contexts, in order, and where each was posted.
+final class SaveLog: Sendable {
+  /// One save: which context, and whether it ran on the main queue.
+  struct Event: Equatable, Sendable, CustomStringConvertible {
+    let context: String
+    let onMainQueue: Bool
+
+    var description: String { "\(context) saved on \(onMainQueue ? "the main queue" : "another queue")" }
+  }
+
+  private let events = Mutex<[Event]>([])
+  // `nonisolated(unsafe)`: set once in init, then only handed to `removeObserver`, which is thread-safe.
+  nonisolated(unsafe) private var observer: (any NSObjectProtocol)?
+
+  /// Starts recording. `afterMainSave` runs on the main context's queue right after each of its saves.
+  init(_ fixture: Fixture, afterMainSave: (@Sendable () -> Void)? = nil) {
+    MainQueueProbe.install
+    let (main, writer) = (fixture.main, fixture.writer)
+    observer = NotificationCenter.default.addObserver(
+      forName: ManagedObjectContext.didSaveNotification, object: nil, queue: nil
+    ) { [weak self] note in
+      let saver = note.object as? ManagedObjectContext
+      guard let self, let saver, saver === main || saver === writer else { return }
+      self.events.withLock { $0.append(Event(context: saver === main ? "main" : "writer", onMainQueue: MainQueueProbe.isOnMainQueue)) }
+      if saver === main { afterMainSave?() }
+    }
+  }
+
+  /// The saves so far.
+  var saves: [Event] { events.withLock { $0 } }
+  /// Which contexts saved so far, in order: "main", "writer".
+  var savers: [String] { saves.map(\.context) }
+
+  func stop() {
+    if let observer { NotificationCenter.default.removeObserver(observer) }
+  }
+}
+
+/// Records each call of the completion handler.
+final class CompletionLog: Sendable {
+  /// One call: the error it reported (`nil` for success), and whether it ran on the main queue.
+  struct Call: Sendable {
+    let error: (any Error)?
+    let onMainQueue: Bool
+  }
+
+  private let recorded = Mutex<[Call]>([])
+  private let firstCall = DispatchSemaphore(value: 0)
+
+  init() { MainQueueProbe.install }
+
+  /// The handler to pass to saveChanges.
+  var handler: @Sendable (Result<Void, any Error>) -> Void {
+    { [self] result in
+      let error: (any Error)?
+      switch result {
+      case .success: error = nil
+      case .failure(let failure): error = failure
+      }
+      recorded.withLock { $0.append(Call(error: error, onMainQueue: MainQueueProbe.isOnMainQueue)) }
+      firstCall.signal()
+    }
+  }
+
+  /// Waits up to `seconds` for the first call; false when none came.
+  func waitForFirstCall(seconds: Int = 10) -> Bool {
+    firstCall.wait(timeout: .now() + .seconds(seconds)) == .success
+  }
+
+  /// The calls so far.
+  var calls: [Call] { recorded.withLock { $0 } }
+}
+
+/// A SQLite store in a temporary folder, and stage 2's two contexts on it.
+struct Fixture {
+  let folder: TemporaryFolder
+  let coordinator: PersistentStoreCoordinator
+  let writer: ManagedObjectContext
+  let main: ManagedObjectContext
+
+  init() throws {
+    folder = try TemporaryFolder()
+    coordinator = try TutorialStack.coordinator(storeURL: folder.appending("Notes.sqlite"))
+    writer = TutorialStack.context(.privateQueue, on: coordinator)
+    writer.name = "Writer"
+    main = ManagedObjectContext(concurrencyType: .mainQueue)
+    main.name = "Main"
+    main.parent = writer
+  }
+
+  /// Inserts a note in the main context, on the main queue.
+  func insertNote(title: String, createdAt: Date?) {
+    main.performAndWait {
+      let note = Note(context: main)
+      note.title = title
+      note.createdAt = createdAt
+    }
+  }
+
+  /// The notes in the store (title and body), read through a context of the checks' own.
+  func notesInStore() throws -> [String] {
+    let reader = TutorialStack.context(.privateQueue, on: coordinator)
+    return try reader.performAndWait {
+      try reader.fetch(FetchRequest<Note>(entityName: "Note")).map { note in
+        note.body.map { "\(note.title): \($0)" } ?? note.title
+      }.sorted()
+    }
+  }
+
+  /// Waits until the writer's queue and the main queue have run everything queued on them so far (a
+  /// writer's block may queue a completion on the main queue, hence the order).
+  func drainQueues() {
+    writer.performAndWait {}
+    main.performAndWait {}
+  }
+
+  /// Calls saveChanges from the checks' thread (not the main queue) and waits for its completion.
+  func saveChangesAndWait(_ completion: CompletionLog) throws -> Bool {
+    try Subject.saveChanges(main, writer, completion.handler)
+    return completion.waitForFirstCall()
+  }
+}
+
+/// What a check says when the completion never came.
+func noCompletion(_ situation: String) -> Comment {
+  """
+  \(situation), but the completion was never called (the checks waited 10 seconds). The caller may be \
+  waiting for it to hide a spinner or to let the app quit: call it exactly once, on every path, with \
+  .success or the writer's error. Look for a path that returns without calling it, such as an early return \
+  when the main context has nothing to save.
+  """
+}
+
+/// Why the order of the saves matters, said after seeing `saves`.
+func orderAdvice(_ saves: [String]) -> String {
+  switch saves {
+  case ["writer", "main"]:
+    return """
+      The writer saved before the main context. The writer only writes what it holds, and until the main \
+      context saves, the user's changes are not in it: they stay behind in the main context. Save the main \
+      context first.
+      """
+  case ["main"]:
+    return """
+      The main context saved, but the writer never did: its save is what writes to the file. If it ran before \
+      the main context's save had finished (main.perform only queues the block), it found nothing to write. \
+      Save the main context with performAndWait, then the writer.
+      """
+  case []:
+    return "Neither context saved. Save the main context (main.save()), then the writer (writer.save())."
+  default:
+    return "Expected the main context to save, then the writer."
+  }
+}
+
+// MARK: - The checks
+
+/// The checks; each runs in a child process.
+enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
+  case fromTheMainQueue, doesNotWaitForTheDisk, fromAnotherThread, cleanContexts, mainSaveFails, writerSaveFails
+
+  var description: String { rawValue }
+
+  func run() throws {
+    switch self {
+    case .fromTheMainQueue: try Self.checkFromTheMainQueue()
+    case .doesNotWaitForTheDisk: try Self.checkDoesNotWaitForTheDisk()
+    case .fromAnotherThread: try Self.checkFromAnotherThread()
+    case .cleanContexts: try Self.checkCleanContexts()
+    case .mainSaveFails: try Self.checkMainSaveFails()
+    case .writerSaveFails: try Self.checkWriterSaveFails()
+    }
+  }
+
+  private static func checkFromTheMainQueue() throws {
+    let fixture = try Fixture()
+    defer { fixture.folder.remove() }
+    let log = SaveLog(fixture)
+    defer { log.stop() }
+    fixture.insertNote(title: "Buy milk", createdAt: Date())
+
+    // As an app calls it: on the main queue (a button's action, the app resigning active).
+    let completion = CompletionLog()
+    let atReturn = try fixture.main.performAndWait {
+      try Subject.saveChanges(fixture.main, fixture.writer, completion.handler)
+      return (mainSaved: log.savers.contains("main"), mainHasChanges: fixture.main.hasChanges)
+    }
+    #expect(
+      atReturn.mainSaved && !atReturn.mainHasChanges,
+      """
+      When saveChanges returned, the main context had not saved yet. Its save must be finished before \
+      saveChanges returns, so that the writer holds every change before it writes, whatever the app does \
+      next. main.perform { } only queues the block, and on the main queue it cannot even start until the \
+      caller's code is done. Use main.performAndWait { }, which runs the block and waits for it (called on \
+      the main queue, it runs it right there).
+      """)
+
+    guard completion.waitForFirstCall() else {
+      Issue.record(noCompletion("The main context held a new note"))
+      return
+    }
+    fixture.drainQueues()
+    let saves = log.saves
+    #expect(log.savers == ["main", "writer"], "The contexts saved in the order \(log.savers). \(orderAdvice(log.savers))")
+    if let mainSave = saves.first(where: { $0.context == "main" }) {
+      #expect(mainSave.onMainQueue, "The main context saved off the main queue. A main-queue context is used on the main queue only.")
+    }
+    if let writerSave = saves.first(where: { $0.context == "writer" }) {
+      #expect(
+        !writerSave.onMainQueue,
+        """
+        The writer saved on the main queue. Writing to the file is the slow part of a save, and stage 2 exists \
+        to take it off the main queue: save the writer inside writer.perform { }, on its own queue.
+        """)
+    }
+    let notes = try fixture.notesInStore()
+    #expect(notes == ["Buy milk"], "Once the completion has been called, the note should be in the store; it holds \(notes).")
+
+    let calls = completion.calls
+    #expect(calls.count == 1, "The completion should be called exactly once per saveChanges; it was called \(calls.count) times.")
+    if let call = calls.first {
+      #expect(call.error == nil, "Both saves can succeed here, yet the completion reported: \(call.error.map { "\($0)" } ?? "")")
+      #expect(
+        call.onMainQueue,
+        """
+        The completion ran off the main queue (on the writer's queue, most likely). The app shows the outcome \
+        of a save (an alert, a spinner) in its UI, which lives on the main queue: deliver it there, with \
+        DispatchQueue.main.async { completion(result) }.
+        """)
+    }
+  }
+
+  private static func checkDoesNotWaitForTheDisk() throws {
+    let fixture = try Fixture()
+    defer { fixture.folder.remove() }
+    // Right after the main context's save, the checks keep the writer's queue busy for up to three seconds, as
+    // a slow disk or a big earlier write would. The writer's save can only run after that.
+    let busy = DispatchSemaphore(value: 0)
+    let writer = fixture.writer
+    let log = SaveLog(fixture) { writer.perform { _ = busy.wait(timeout: .now() + .seconds(3)) } }
+    defer { log.stop() }
+    fixture.insertNote(title: "Plan the hike", createdAt: Date())
+
+    let completion = CompletionLog()
+    let started = Date()
+    let writerSavedAtReturn = try fixture.main.performAndWait {
+      try Subject.saveChanges(fixture.main, fixture.writer, completion.handler)
+      return log.savers.contains("writer")
+    }
+    let waited = Date().timeIntervalSince(started)
+    busy.signal()
+
+    #expect(
+      !writerSavedAtReturn,
+      """
+      saveChanges returned only after the writer had written to the store: called on the main queue, it held \
+      the main queue for \(String(format: "%.1f", waited)) s while the writer's queue was busy. That is the \
+      stall stage 2 removes. Save the writer with writer.perform { } (it queues the block and returns at \
+      once), not performAndWait, and report the outcome through the completion.
+      """)
+    guard completion.waitForFirstCall() else {
+      Issue.record(noCompletion("The main context held a new note"))
+      return
+    }
+    fixture.drainQueues()
+    let notes = try fixture.notesInStore()
+    #expect(
+      notes == ["Plan the hike"], "After the completion the note should be in the store; it holds \(notes). \(orderAdvice(log.savers))")
+  }
+
+  private static func checkFromAnotherThread() throws {
+    let fixture = try Fixture()
+    defer { fixture.folder.remove() }
+    fixture.insertNote(title: "Call the plumber", createdAt: Date())
+
+    // From here on, the engine reports every touch of a context from outside its queue. This code runs on a
+    // thread of the test runner: neither the main queue nor the writer's queue.
+    let recorder = ConcurrencyViolationRecorder()
+    defer { recorder.stop() }
+    let completion = CompletionLog()
+    let called = try fixture.saveChangesAndWait(completion)
+    fixture.drainQueues()
+    let violations = recorder.violations
+    recorder.stop()
+
+    #expect(
+      violations.isEmpty,
+      """
+      saveChanges was called from a thread that is neither the main queue nor the writer's, and it touched a \
+      context from there. Every use of a context, hasChanges included, belongs on its own queue: the main \
+      context's inside main.performAndWait { }, the writer's inside writer.perform { }. The engine's \
+      concurrency debugging reported:
+      \(violations.joined(separator: "\n"))
+      """)
+    guard called else {
+      Issue.record(noCompletion("The main context held a new note"))
+      return
+    }
+    let notes = try fixture.notesInStore()
+    #expect(notes == ["Call the plumber"], "After the completion the note should be in the store; it holds \(notes).")
+  }
+
+  private static func checkCleanContexts() throws {
+    let fixture = try Fixture()
+    defer { fixture.folder.remove() }
+    let log = SaveLog(fixture)
+    defer { log.stop() }
+
+    // Nothing has changed anywhere.
+    let nothing = CompletionLog()
+    guard try fixture.saveChangesAndWait(nothing) else {
+      Issue.record(noCompletion("Neither context had changes, so there was nothing to save"))
+      return
+    }
+    fixture.drainQueues()
+    #expect(log.savers.isEmpty, "Neither context had changes, so neither should save; these saved: \(log.savers).")
+    #expect(
+      nothing.calls.count == 1 && nothing.calls.first?.error == nil,
+      "With nothing to save the completion should be called once with .success; it got \(nothing.calls.map { $0.error.map { "\($0)" } ?? "success" })."
+    )
+
+    // A screen saved the main context by itself earlier: the main context is clean, the writer is not.
+    fixture.insertNote(title: "Water the plants", createdAt: Date())
+    try fixture.main.performAndWait { try fixture.main.save() }
+    let writerOnly = CompletionLog()
+    guard try fixture.saveChangesAndWait(writerOnly) else {
+      Issue.record(noCompletion("The writer held a note the main context had saved into it"))
+      return
+    }
+    fixture.drainQueues()
+    let notes = try fixture.notesInStore()
+    #expect(
+      notes == ["Water the plants"],
+      """
+      The main context had nothing to save, but the writer did: the main context had saved a note into it \
+      earlier (a screen can do that by itself, or a previous write failed). The writer's changes still have to \
+      reach the file, so skip each save on its own context's hasChanges, not all of saveChanges on the main \
+      context's. The store holds \(notes).
+      """)
+    #expect(
+      writerOnly.calls.count == 1 && writerOnly.calls.first?.error == nil,
+      "The writer's save can succeed here, so the completion should report .success once; it got \(writerOnly.calls.map { $0.error.map { "\($0)" } ?? "success" })."
+    )
+  }
+
+  private static func checkMainSaveFails() throws {
+    let fixture = try Fixture()
+    defer { fixture.folder.remove() }
+    let log = SaveLog(fixture)
+    defer { log.stop() }
+    // The model requires Note.createdAt; this note has none, so the main context's save fails validation.
+    fixture.insertNote(title: "No date yet", createdAt: nil)
+
+    let completion = CompletionLog()
+    let error = try errorThrown(by: { try Subject.saveChanges(fixture.main, fixture.writer, completion.handler) })
+    fixture.drainQueues()
+    let calls = completion.calls
+
+    if let error {
+      #expect(
+        (error as? ObjectGraphError)?.code == .validationMissingMandatoryProperty,
+        """
+        The main context's save fails because Note.createdAt is required and empty: ObjectGraphError 1570, \
+        which names the entity and the property. Throw that error unchanged, so the app can say what is \
+        missing. saveChanges threw instead: \(error)
+        """)
+    } else if let reported = calls.first?.error {
+      Issue.record(
+        """
+        The main context's save failed, and saveChanges passed the error to the completion instead of \
+        throwing it. Throw it, right there: the caller learns at once that the user's changes did not even reach \
+        the writer, while it can still keep the screen open. The completion is for the outcome of the disk \
+        write. It got: \(reported)
+        """)
+    } else {
+      Issue.record(
+        """
+        The new note has no createdAt, which the model requires, so the main context's save throws a \
+        validation error. saveChanges returned normally and nobody heard about it: the user believes the note \
+        is saved. Let the error reach the caller (try, not try? or a catch that only prints).
+        """)
+    }
+    #expect(
+      calls.isEmpty,
+      """
+      The main context's save failed, so nothing reached the writer and there is nothing to write; yet the \
+      completion was called (\(calls.map { $0.error.map { "\($0)" } ?? "success" })). After a failed main save, \
+      stop: do not go on to the writer, do not call the completion.
+      """)
+    #expect(
+      !log.savers.contains("writer"),
+      "The main context's save failed, so the writer should not save at all; it did (saves: \(log.savers)).")
+    let kept = fixture.main.performAndWait { fixture.main.insertedObjects.count }
+    #expect(
+      kept == 1,
+      """
+      After a failed save the main context must keep the user's changes, so the app can fix them (here: set \
+      createdAt) and save again. It holds \(kept) new notes: was rollback() or reset() called?
+      """)
+    let notes = try fixture.notesInStore()
+    #expect(notes.isEmpty, "A failed save writes nothing, yet the store holds \(notes).")
+  }
+
+  private static func checkWriterSaveFails() throws {
+    let fixture = try Fixture()
+    defer { fixture.folder.remove() }
+    // A note already in the store.
+    fixture.insertNote(title: "Groceries", createdAt: Date())
+    try fixture.main.performAndWait { try fixture.main.save() }
+    try fixture.writer.performAndWait { try fixture.writer.save() }
+    // The user adds a body; a screen saves the main context, so the edit waits in the writer.
+    try fixture.main.performAndWait {
+      try fixture.main.fetch(FetchRequest<Note>(entityName: "Note")).first?.body = "milk, eggs"
+      try fixture.main.save()
+    }
+    // Meanwhile something else (a share extension, another stack on the file) renames the same note. The
+    // writer's save will find the row changed since it read it, and its merge policy (.error) refuses.
+    let other = TutorialStack.context(.privateQueue, on: fixture.coordinator)
+    try other.performAndWait {
+      try other.fetch(FetchRequest<Note>(entityName: "Note")).first?.title = "Shopping"
+      try other.save()
+    }
+
+    let first = CompletionLog()
+    let firstCalled: Bool
+    do {
+      firstCalled = try fixture.saveChangesAndWait(first)
+    } catch {
+      try rethrowIfNotDone(error)
+      Issue.record(
+        """
+        saveChanges threw, but the main context had nothing to save here: the failure is the writer's, and \
+        it happens later, on the writer's queue. It belongs in the completion. It threw: \(error)
+        """)
+      return
+    }
+    guard firstCalled else {
+      Issue.record(noCompletion("The writer's save failed (another context had changed the note)"))
+      return
+    }
+    fixture.drainQueues()
+    let reported = first.calls.first?.error
+    #expect(
+      (reported as? ObjectGraphError)?.code == .managedObjectMerge,
+      """
+      The writer's save fails: another context changed the same note since the writer read it, and the \
+      writer's merge policy (.error) refuses to overwrite that. The completion should get that error, \
+      ObjectGraphError 133020, so the app can tell the user their edit is not on disk yet. \
+      \(reported.map { "It got: \($0)" } ?? "It got .success: was the error caught and dropped (try?, or a catch that prints)?")
+      """)
+    let stored = try fixture.notesInStore()
+    #expect(
+      stored == ["Shopping"], "A failed save writes nothing; the store should hold the other context's rename only. It holds \(stored).")
+    let waiting = fixture.writer.performAndWait { fixture.writer.updatedObjects.count }
+    #expect(
+      waiting == 1,
+      """
+      After the failed write the writer must keep the user's edit (one updated note), so nothing is lost and the \
+      next saveChanges can try again. It holds \(waiting) updated notes: was rollback() or reset() called?
+      """)
+    guard waiting == 1 else { return }
+
+    // The app decides how to resolve the conflict (per property, ours wins) and saves again.
+    fixture.writer.mergePolicy = .mergeByPropertyObjectTrump
+    let second = CompletionLog()
+    guard try fixture.saveChangesAndWait(second) else {
+      Issue.record(noCompletion("The writer held an edit it could now save"))
+      return
+    }
+    fixture.drainQueues()
+    let afterRetry = try fixture.notesInStore()
+    #expect(
+      afterRetry == ["Shopping: milk, eggs"],
+      "Once the conflict is resolved, the next saveChanges should write the kept edit; the store holds \(afterRetry).")
+    #expect(
+      second.calls.first?.error == nil,
+      "The retry can succeed, yet the completion reported: \(second.calls.first?.error.map { "\($0)" } ?? "")")
+  }
+}

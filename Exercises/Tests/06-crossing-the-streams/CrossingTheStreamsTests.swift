@@ -1,0 +1,313 @@
+// The checks of exercise 06. They run against your code in Exercises/06-crossing-the-streams/Sources, or
+// against the reference solution when WORKSHOP_SOLUTIONS=1. Each check runs in a child process, so that code
+// which stops the process (a concurrency-debug stop, a force unwrap), or never returns, fails one check with
+// an explanation instead of ending or hanging the whole run.
+//
+// Every check builds stage 2's stack (a private-queue writer holding the coordinator of a SQLite store, and
+// a main-queue context whose parent is the writer) plus the importer: a private-queue context whose parent
+// is the main context, for work that should not hold up the main queue.
+import Dispatch
+import Exercise06
+import Exercise06Solution
+import ExerciseChecks
+import Foundation
+import NotesModel
+import ObjectGraph
+import Synchronization
+import Testing
+
+/// The function under test: your `importNotes(_:into:using:)`, or the solution's.
+enum Subject {
+  static let importNotes: @Sendable ([String], Notebook, ManagedObjectContext) throws -> Void = CodeUnderTest.pick(
+    starter: Exercise06.importNotes(_:into:using:), solution: Exercise06Solution.importNotes(_:into:using:))
+}
+
+/// Said when a check's child process stopped (a crash, or the watchdog) instead of finishing.
+let stoppedAdvice: Comment = """
+  importNotes(_:into:using:) stopped the whole process, or never finished. With concurrency debugging on, \
+  ObjectGraph stops at the first object touched off its context's queue, with a message naming the object, \
+  the queue and the rule (shown below, if the process printed it). The checks catch those reports instead, so \
+  look for a force unwrap (!) or a try!, or a performAndWait waiting for a queue that is waiting for it.
+  """
+
+@Suite("Exercise 06: don't cross the streams")
+struct CrossingTheStreamsTests {
+  @Test("From a background thread: the notes are made in the importer and filed in the notebook, and nothing is touched off its queue")
+  func fromABackgroundThread() async { await runInChildProcess(.fromABackgroundThread) }
+
+  @Test("From the main queue: the same import, and still nothing is touched off its queue")
+  func fromTheMainQueue() async { await runInChildProcess(.fromTheMainQueue) }
+
+  @Test("The notebook was deleted meanwhile: importNotes throws, and no note is filed anywhere")
+  func notebookDeletedMeanwhile() async { await runInChildProcess(.notebookDeletedMeanwhile) }
+}
+
+/// Runs `check` in a child process, so that code which stops the process (or hangs it) fails this one check,
+/// with ``stoppedAdvice`` and what the process printed, instead of ending the whole test run.
+func runInChildProcess(_ check: ChildCheck) async {
+  let finished = await #expect(processExitsWith: .success, stoppedAdvice) { [check = check as ChildCheck] in
+    Watchdog.start(check)
+    do { try check.run() } catch { Issue.record(error) }
+  }
+  guard finished == nil else { return }
+  // The process stopped. Run the check once more, only to collect what it printed before stopping.
+  let stopped = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [check = check as ChildCheck] in
+    Watchdog.start(check)
+    try? check.run()
+  }
+  if let stopped { Issue.record(Comment(rawValue: readableStopReport(standardError: stopped.standardErrorContent))) }
+}
+
+/// ``stopReport(standardError:)`` of the readable lines only: libdispatch, stopping a process on the spot
+/// (for a `DispatchQueue.main.sync` called on the main queue), leaves bytes there that are not text.
+func readableStopReport(standardError: [UInt8]) -> String {
+  let lines = String(decoding: standardError, as: UTF8.self).split(separator: "\n").filter { line in
+    !line.unicodeScalars.contains { $0 == "\u{FFFD}" || ($0.value < 0x20 && $0 != "\t") }
+  }
+  guard !lines.isEmpty else {
+    return """
+      The process stopped without printing a readable message. Stopped on the spot like that, it is often \
+      libdispatch refusing a DispatchQueue.main.sync called on the main queue (it would wait for itself \
+      forever).
+      """
+  }
+  return stopReport(standardError: Array(lines.joined(separator: "\n").utf8))
+}
+
+// MARK: - What the checks observe
+
+/// Ends a check's process when it has not finished after a while: a deadlock would otherwise hang the run.
+enum Watchdog {
+  static let seconds = 25
+
+  static func start(_ check: ChildCheck) {
+    DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(seconds)) {
+      let message = """
+        The check '\(check)' did not finish within \(seconds) seconds: importNotes never returned. Something \
+        waits for a queue that is waiting for it: on the main queue, a semaphore or a sync waiting for a block \
+        queued on the main queue; or DispatchQueue.main.sync called on the main queue.
+
+        """
+      FileHandle.standardError.write(Data(message.utf8))
+      exit(3)
+    }
+  }
+}
+
+/// Counts the objects each save of one context inserted.
+final class SaveCounter: Sendable {
+  private let inserted = Mutex<[Int]>([])
+  // `nonisolated(unsafe)`: set once in init, then only handed to `removeObserver`, which is thread-safe.
+  nonisolated(unsafe) private var observer: (any NSObjectProtocol)?
+
+  init(_ context: ManagedObjectContext) {
+    observer = NotificationCenter.default.addObserver(
+      forName: ManagedObjectContext.didSaveNotification, object: context, queue: nil
+    ) { [weak self] note in
+      let ids = note.userInfo?["insertedObjectIDs"] as? Set<ManagedObjectID> ?? []
+      self?.inserted.withLock { $0.append(ids.count) }
+    }
+  }
+
+  /// For each save so far, how many objects it inserted.
+  var saves: [Int] { inserted.withLock { $0 } }
+
+  func stop() {
+    if let observer { NotificationCenter.default.removeObserver(observer) }
+  }
+}
+
+/// A SQLite store with two notebooks ("Inbox" holding "Old note", and "Recipes", empty), stage 2's two
+/// contexts on it, and the importer under the main context.
+struct Fixture {
+  let folder: TemporaryFolder
+  let coordinator: PersistentStoreCoordinator
+  let writer: ManagedObjectContext
+  let main: ManagedObjectContext
+  let importer: ManagedObjectContext
+
+  init() throws {
+    folder = try TemporaryFolder()
+    coordinator = try TutorialStack.coordinator(storeURL: folder.appending("Notes.sqlite"))
+    let seeder = TutorialStack.context(.privateQueue, on: coordinator)
+    try seeder.performAndWait {
+      let inbox = Notebook(context: seeder)
+      inbox.name = "Inbox"
+      inbox.createdAt = Date()
+      let recipes = Notebook(context: seeder)
+      recipes.name = "Recipes"
+      recipes.createdAt = Date()
+      let old = Note(context: seeder)
+      old.title = "Old note"
+      old.createdAt = Date()
+      old.notebook = inbox
+      try seeder.save()
+    }
+    writer = TutorialStack.context(.privateQueue, on: coordinator)
+    writer.name = "Writer"
+    main = ManagedObjectContext(concurrencyType: .mainQueue)
+    main.name = "Main"
+    main.parent = writer
+    importer = ManagedObjectContext(concurrencyType: .privateQueue)
+    importer.name = "Importer"
+    importer.parent = main
+  }
+
+  /// The notebook called `name`, fetched in the main context. The checks hand it out of the main context's
+  /// block, as the app's screen holds the notebook the user has open: holding an object anywhere is fine,
+  /// touching it off its context's queue is not.
+  func notebook(_ name: String) throws -> Notebook {
+    try main.performAndWait {
+      let request = FetchRequest<Notebook>(entityName: "Notebook")
+      request.predicate = try FetchPredicate(format: "name == %@", name)
+      guard let notebook = try main.fetch(request).first else {
+        throw ObjectGraphError(.objectNotFound, "The checks' store has no notebook named \(name).")
+      }
+      return notebook
+    }
+  }
+
+  /// What the main context holds now, read on the main queue: each notebook's name and its notes' titles.
+  func notebooksInMain() throws -> [String: [String]] {
+    try main.performAndWait {
+      let notebooks = try main.fetch(FetchRequest<Notebook>(entityName: "Notebook"))
+      var result: [String: [String]] = [:]
+      for notebook in notebooks { result[notebook.name, default: []] += notebook.notes.map(\.title) }
+      return result.mapValues { $0.sorted() }
+    }
+  }
+
+  /// The notes the main context holds that it has not saved (the importer's save hands its notes up as such),
+  /// each with where it is filed.
+  func newNotesInMain() -> [String] {
+    main.performAndWait {
+      main.insertedObjects.compactMap { $0 as? Note }.map { note in
+        let place = note.notebook.map { $0.isDeleted ? "the deleted notebook \($0.name)" : $0.name } ?? "no notebook"
+        return "\(note.title) (in \(place))"
+      }.sorted()
+    }
+  }
+
+  /// The titles of the notes the main context holds that are in no notebook.
+  func looseNotesInMain() throws -> [String] {
+    try main.performAndWait {
+      try main.fetch(FetchRequest<Note>(entityName: "Note")).filter { $0.notebook == nil }.map(\.title).sorted()
+    }
+  }
+}
+
+/// What the checks say about the violations the engine reported.
+func violationAdvice(_ violations: [String], calledFrom place: String) -> Comment {
+  """
+  importNotes was called \(place), and it touched managed objects outside their contexts' queues. Nothing in \
+  Swift's type system sees this; the engine's concurrency debugging does (the checks turned it on, as \
+  OBJECTGRAPH_CONCURRENCY_DEBUG=1 or Core Data's -com.apple.CoreData.ConcurrencyDebug 1 would). Objects made \
+  inside importer.performAndWait { } belong to the importer's queue and must not leave that block (rule 3); \
+  the notebook belongs to the main context, so it is touched on the main queue only (rule 2), and it cannot \
+  be put in a relationship with the importer's notes at all (rule 5). Take only notebook.objectID across \
+  (rule 1), and look the notebook up inside the importer's block with importer.existingObject(with:). The \
+  engine reported \(violations.count) violation\(violations.count == 1 ? "" : "s"):
+  \(violations.prefix(6).joined(separator: "\n"))\(violations.count > 6 ? "\n…" : "")
+  """
+}
+
+// MARK: - The checks
+
+/// The checks; each runs in a child process.
+enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
+  case fromABackgroundThread, fromTheMainQueue, notebookDeletedMeanwhile
+
+  var description: String { rawValue }
+
+  func run() throws {
+    switch self {
+    case .fromABackgroundThread: try Self.checkImport(onMainQueue: false)
+    case .fromTheMainQueue: try Self.checkImport(onMainQueue: true)
+    case .notebookDeletedMeanwhile: try Self.checkNotebookDeletedMeanwhile()
+    }
+  }
+
+  private static func checkImport(onMainQueue: Bool) throws {
+    let fixture = try Fixture()
+    defer { fixture.folder.remove() }
+    let recipes = try fixture.notebook("Recipes")
+    let importerSaves = SaveCounter(fixture.importer)
+    defer { importerSaves.stop() }
+    let titles = ["Pancakes", "Lemonade", "Banana bread"]
+
+    // From here on, the engine reports every touch of a context or an object from outside its queue.
+    let recorder = ConcurrencyViolationRecorder()
+    defer { recorder.stop() }
+    if onMainQueue {
+      try fixture.main.performAndWait { try Subject.importNotes(titles, recipes, fixture.importer) }
+    } else {
+      // This thread of the test runner stands in for a download's completion handler: it is neither the main
+      // queue nor the importer's.
+      try Subject.importNotes(titles, recipes, fixture.importer)
+    }
+    let violations = recorder.violations
+    recorder.stop()
+    let place = onMainQueue ? "on the main queue" : "from a background thread (a download's completion handler)"
+    #expect(violations.isEmpty, violationAdvice(violations, calledFrom: place))
+
+    let notebooks = try fixture.notebooksInMain()
+    #expect(
+      notebooks["Recipes"] == titles.sorted(),
+      """
+      After importNotes returns, the main context should show the three new notes in the notebook Recipes \
+      (the importer's save hands them up to its parent, the main context). Recipes holds \
+      \(notebooks["Recipes"] ?? []). Set each new note's notebook to the importer's copy of Recipes, and save \
+      the importer, inside importer.performAndWait { }: with importer.perform { }, importNotes returns before \
+      the block has even run.
+      """)
+    #expect(
+      notebooks["Inbox"] == ["Old note"] && notebooks.count == 2,
+      """
+      Only Recipes should change: the main context should still hold exactly the notebooks Inbox (with "Old \
+      note") and Recipes. It holds \(notebooks). Look the notebook up by its objectID; do not make a new one \
+      or pick one by name.
+      """)
+    let loose = try fixture.looseNotesInMain()
+    #expect(loose.isEmpty, "These notes are in no notebook: \(loose). Each new note's notebook should be Recipes.")
+    let saves = importerSaves.saves
+    #expect(
+      saves == [titles.count],
+      """
+      The notes should be made in the importer, the private context for this work, and reach the main context \
+      by the importer's one save (expected one save inserting \(titles.count) notes; the importer's saves \
+      inserted \(saves)). Making them in the main context puts the import on the main queue, where the user \
+      waits.
+      """)
+  }
+
+  private static func checkNotebookDeletedMeanwhile() throws {
+    let fixture = try Fixture()
+    defer { fixture.folder.remove() }
+    let recipes = try fixture.notebook("Recipes")
+    // While the download ran, the user deleted the notebook. The download's completion still holds it.
+    fixture.main.performAndWait { fixture.main.delete(recipes) }
+
+    let recorder = ConcurrencyViolationRecorder()
+    defer { recorder.stop() }
+    let error = try errorThrown(by: { try Subject.importNotes(["Pancakes"], recipes, fixture.importer) })
+    let violations = recorder.violations
+    recorder.stop()
+    #expect(violations.isEmpty, violationAdvice(violations, calledFrom: "from a background thread, for a notebook the user had deleted"))
+
+    let gained = fixture.newNotesInMain()
+    #expect(
+      error != nil,
+      """
+      The notebook had been deleted, yet importNotes returned normally: the caller thinks the notes were \
+      filed. Look the notebook up with importer.existingObject(with:), which throws when the object no longer \
+      exists, and let that error reach the caller. object(with:) never throws: it hands back a placeholder \
+      (a fault) even for an object that is gone. The main context gained these notes: \(gained).
+      """)
+    #expect(
+      gained.isEmpty,
+      """
+      No note should reach the main context when the notebook is gone. It gained \(gained). Look the notebook \
+      up before making any note, throw when it is gone, and the importer saves nothing.
+      """)
+  }
+}
