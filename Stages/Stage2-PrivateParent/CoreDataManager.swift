@@ -26,7 +26,8 @@ import Synchronization
 ///    private context and stops there: nothing reaches the file until the private context saves.
 /// 3. ``saveChanges(completion:)`` is new and does both saves in the only order that works: the main
 ///    context first, synchronously on the main queue, so that the private context holds every change;
-///    then the private context, asynchronously on its own queue, so the disk write never blocks the UI.
+///    then the private context, asynchronously on its own queue, so the main queue does not wait for the
+///    disk write.
 ///    A context with no changes is skipped. Failures are reported to the caller, never printed and
 ///    ignored.
 ///

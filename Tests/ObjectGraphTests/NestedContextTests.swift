@@ -139,6 +139,51 @@ struct NestedContextTests {
     #expect(title == "numbered early")
   }
 
+  @Test("obtainPermanentIDs after a child save renumbers the parent's copy too")
+  func obtainPermanentIDsAfterChildSave() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    let child = child(of: stack.context)
+    let (note, id) = try child.performAndWait {
+      let note = Note(context: child)
+      note.title = "pushed, then numbered"
+      try child.save()
+      try child.obtainPermanentIDs(for: [note])
+      return (note, note.objectID)
+    }
+    try stack.context.performAndWait { try stack.context.save() }
+    try child.performAndWait {
+      note.body = "edited after"
+      try child.save()
+    }
+    try stack.context.performAndWait { try stack.context.save() }
+    let (_, reader) = try stack.reopened()
+    let body = try reader.performAndWait { (try reader.existingObject(with: id) as? Note)?.body }
+    #expect(body == "edited after")
+    #expect(try rawRows(stack.storeURL, "SELECT COUNT(*) AS c FROM ZNOTE")[0]["c"] as Int == 1)
+  }
+
+  @Test("A child looks up an object its parent inserted, by the parent's temporary ID")
+  func existingObjectWithParentsTemporaryID() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    let (book, id) = stack.context.performAndWait {
+      let book = Notebook(context: stack.context)
+      book.name = "unsaved in the parent"
+      return (book, book.objectID)
+    }
+    let child = child(of: stack.context)
+    let name = try child.performAndWait { (try child.existingObject(with: id) as? Notebook)?.name }
+    #expect(name == "unsaved in the parent")
+    // A context without that ancestor says the ID names nothing it can reach.
+    let (_, stranger) = try stack.reopened()
+    stranger.performAndWait {
+      let error = expectCode(.objectNotFound) { _ = try stranger.existingObject(with: id) }
+      #expect(error?.message.contains("obtainPermanentIDs") == true)
+    }
+    withExtendedLifetime(book) {}
+  }
+
   @Test("Three levels: a grandchild's change reaches the file after each level saves")
   func threeLevels() throws {
     let stack = try Stack()

@@ -93,14 +93,19 @@ extension ManagedObjectContext {
   public func existingObject(with objectID: ManagedObjectID) throws -> ManagedObject {
     try isolated("existingObject(with:)") { confined in
       if let object = confined.registered(objectID), !object.state.needsLoad { return object }
-      if objectID.isTemporaryID {
-        throw ObjectGraphError(
-          .objectNotFound,
-          "No object with temporary ID \(objectID) exists in context \(displayName). Temporary IDs only name objects in the context that inserted them; save first or call obtainPermanentIDs(for:) before passing the ID on."
-        )
+      let temporaryMessage =
+        "No object with temporary ID \(objectID) exists in context \(displayName) or its ancestors. A temporary ID names an object only in the context that inserted it (and its descendants); call obtainPermanentIDs(for:) before handing the ID to another context."
+      // A temporary ID can still name an object an ancestor context holds; a coordinator has none.
+      guard !objectID.isTemporaryID || settings.withLock({ $0.parent }) != nil else {
+        throw ObjectGraphError(.objectNotFound, temporaryMessage)
       }
       let object = materializeFault(objectID, confined)
-      try fulfill(object)
+      do {
+        try fulfill(object)
+      } catch let error as ObjectGraphError where error.code == .objectNotFound {
+        if object.state.needsLoad { confined.registry[objectID] = nil }
+        throw objectID.isTemporaryID ? ObjectGraphError(.objectNotFound, temporaryMessage) : error
+      }
       return object
     }
   }

@@ -91,6 +91,29 @@ extension ManagedObjectContext {
       for object in confined.registry.values where object.hasChanges {
         Self.replaceIDs(in: object, map)
       }
+      // Ancestors holding these objects (pushed up by earlier saves) take the same IDs, so the row is
+      // written under the ID this context hands out.
+      if let parent = settings.withLock({ $0.parent }) { parent.adoptPermanentIDs(map) }
+    }
+  }
+
+  /// Renumbers objects this context holds under temporary IDs that a descendant has made permanent.
+  func adoptPermanentIDs(_ map: [ManagedObjectID: ManagedObjectID]) {
+    performAndWait {
+      var adopted: [ManagedObjectID: ManagedObjectID] = [:]
+      for (temporary, permanent) in map {
+        guard let object = confined.registered(temporary) else { continue }
+        confined.registry[temporary] = nil
+        object.setObjectID(permanent)
+        confined.register(object)
+        confined.aliases[temporary] = permanent
+        confined.reverseAliases[permanent] = temporary
+        adopted[temporary] = permanent
+      }
+      if !adopted.isEmpty {
+        for object in confined.registry.values where object.hasChanges { Self.replaceIDs(in: object, adopted) }
+      }
+      if let parent = settings.withLock({ $0.parent }) { parent.adoptPermanentIDs(map) }
     }
   }
 
