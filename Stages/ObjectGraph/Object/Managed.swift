@@ -17,9 +17,9 @@ import Foundation
 /// program with a message naming the entity, the key and the types.
 @propertyWrapper
 public struct Managed<Value> {
-  /// The model key, found from the storage key path on first use. Besides caching, this stored property
-  /// gives each wrapper its own offset in the object: were the wrapper empty, every `@Managed` property of
-  /// a class would sit at one offset and their key paths would all describe the first of them.
+  /// Never read: this stored property gives each wrapper its own offset in the object. Were the wrapper
+  /// empty, every `@Managed` property of a class would sit at one offset, and their key paths would all
+  /// describe (and hash as) the first of them.
   var key: String?
 
   /// Declares a managed property; the model key is the property's name.
@@ -57,26 +57,29 @@ public struct Managed<Value> {
   }
 
   private static func key<Object: ManagedObject>(_ object: Object, _ storage: ReferenceWritableKeyPath<Object, Self>) -> String {
-    if let key = object[keyPath: storage].key { return key }
-    let key = ManagedKeyNames.name(of: storage)
-    object[keyPath: storage].key = key
-    return key
+    ManagedKeyNames.name(of: storage)
   }
 }
 
 /// Turns a wrapper's storage key path (`\Note._title`) into the model key (`title`).
 enum ManagedKeyNames {
-  /// Names already worked out, per key path: describing a key path demangles type names, which is far too
-  /// slow to repeat for every new object. (Each wrapper has a stored property, so every `@Managed`
-  /// property has its own offset and its own, distinct key path.)
-  private static let cache = Mutex<[AnyKeyPath: String]>([:])
+  /// Names already worked out. Describing a key path demangles type names, far too slow to repeat on
+  /// every property access, and hashing a key path is not cheap either; the key path objects the compiler
+  /// makes for a property are created once and reused, so the cache is keyed by their identity. Each entry
+  /// keeps its key path alive, so an identity can never be reused by another key path.
+  private static let byIdentity = Mutex<[ObjectIdentifier: (keyPath: AnyKeyPath, name: String)]>([:])
 
   static func name(of keyPath: AnyKeyPath) -> String {
-    if let known = cache.withLock({ $0[keyPath] }) { return known }
+    let identity = ObjectIdentifier(keyPath)
+    if let known = byIdentity.withLock({ $0[identity] }), known.keyPath === keyPath { return known.name }
     let text = "\(keyPath)"
     var name = text.split(separator: ".").last.map(String.init) ?? text
     if name.hasPrefix("_") { name.removeFirst() }
-    cache.withLock { $0[keyPath] = name }
+    byIdentity.withLock { cache in
+      // Key paths are made once per property, so this stays small; the bound guards against a compiler
+      // that would make a new key path object on every access.
+      if cache.count < 4096 { cache[identity] = (keyPath, name) }
+    }
     return name
   }
 

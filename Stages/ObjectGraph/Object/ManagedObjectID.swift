@@ -27,11 +27,14 @@ public final class ManagedObjectID: Hashable, Sendable, CustomStringConvertible 
   /// The identifier of the store holding the object (`nil` while the ID is temporary).
   public let storeIdentifier: String?
   let key: Key
+  /// The key's hash, worked out once: IDs are hashed again and again (registries, sets of related IDs).
+  private let keyHash: Int
 
   init(entity: EntityDescription, key: Key, storeIdentifier: String?) {
     self.entity = entity
     self.key = key
     self.storeIdentifier = storeIdentifier
+    keyHash = key.hashValue
   }
 
   private static let temporaryCounter = Mutex<UInt64>(0)
@@ -87,11 +90,11 @@ public final class ManagedObjectID: Hashable, Sendable, CustomStringConvertible 
   }
 
   public static func == (lhs: ManagedObjectID, rhs: ManagedObjectID) -> Bool {
-    lhs === rhs || lhs.key == rhs.key
+    lhs === rhs || (lhs.keyHash == rhs.keyHash && lhs.key == rhs.key)
   }
 
   public func hash(into hasher: inout Hasher) {
-    hasher.combine(key)
+    hasher.combine(keyHash)
   }
 
   public var description: String { "<\(uriRepresentation().absoluteString)>" }
