@@ -225,4 +225,81 @@ struct EdgeCaseTests {
       model.entities[0].isAbstract = true
     }
   }
+
+  @Test("Counting across two stores applies the limit and the offset to the whole")
+  func countAcrossStores() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let model = try Models.allTypes()
+    let entity = try #require(model.entitiesByName["Everything"])
+    // Fill two files separately, 3 rows and 2 rows.
+    for (name, rows) in [("a.sqlite", 3), ("b.sqlite", 2)] {
+      let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+      try coordinator.addPersistentStore(type: .sqlite, at: folder.file(name))
+      let context = ManagedObjectContext(concurrencyType: .privateQueue)
+      context.persistentStoreCoordinator = coordinator
+      try context.performAndWait {
+        for _ in 0..<rows { _ = ManagedObject(entity: entity, insertInto: context) }
+        try context.save()
+      }
+    }
+    let both = PersistentStoreCoordinator(managedObjectModel: model)
+    try both.addPersistentStore(type: .sqlite, at: folder.file("a.sqlite"))
+    try both.addPersistentStore(type: .sqlite, at: folder.file("b.sqlite"))
+    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    context.persistentStoreCoordinator = both
+    let counts = try context.performAndWait { () -> [Int] in
+      let request = FetchRequest<ManagedObject>(entityName: "Everything")
+      var counts = [try context.count(for: request), try context.fetch(request).count]
+      request.fetchLimit = 4
+      counts.append(try context.count(for: request))
+      request.fetchOffset = 3
+      counts += [try context.count(for: request), try context.fetch(request).count]
+      return counts
+    }
+    #expect(counts == [5, 5, 4, 2, 2])
+  }
+
+  @Test("Version hashes change with a relationship's counts and a property's transience")
+  func versionHashInputs() throws {
+    func hash(minCount: Int, transient: Bool) throws -> Data {
+      let relationship = RelationshipDescription(name: "items", destination: "Item", inverse: nil, toMany: true)
+      relationship.minCount = minCount
+      let attribute = AttributeDescription(name: "cache", type: .string)
+      attribute.isTransient = transient
+      let box = EntityDescription(name: "Box", properties: [.relationship(relationship), .attribute(attribute)])
+      let item = EntityDescription(name: "Item", properties: [])
+      return try ManagedObjectModel(entities: [box, item]).entityVersionHashesByName["Box"] ?? Data()
+    }
+    let base = try hash(minCount: 0, transient: false)
+    let again = try hash(minCount: 0, transient: false)
+    let counted = try hash(minCount: 2, transient: false)
+    let transient = try hash(minCount: 0, transient: true)
+    #expect(base == again)
+    #expect(base != counted)
+    #expect(base != transient)
+  }
+
+  @Test("reset() tells observers every object is invalid; refresh(_:mergeChanges:) names the object")
+  func resetAndRefreshNotify() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    let seen = Mutex<[String]>([])
+    let observer = NotificationCenter.default.addObserver(
+      forName: ManagedObjectContext.objectsDidChangeNotification, object: stack.context, queue: nil
+    ) { note in
+      let keys = (note.userInfo ?? [:]).keys.compactMap { $0 as? String }.sorted()
+      seen.withLock { $0.append(keys.joined(separator: ",")) }
+    }
+    defer { NotificationCenter.default.removeObserver(observer) }
+    try stack.context.performAndWait {
+      let note = Note(context: stack.context)
+      note.title = "n"
+      try stack.context.save()
+      seen.withLock { $0.removeAll() }
+      stack.context.refresh(note, mergeChanges: false)
+      stack.context.reset()
+    }
+    #expect(seen.withLock { $0 } == ["refreshed", "invalidatedAll"])
+  }
 }

@@ -45,6 +45,9 @@ extension ManagedObjectContext {
       confined.propagated = []
       confined.unnoticedUpdates = []
       confined.unnoticedDeletes = []
+      // As Core Data: observers learn that every object they held from this context is invalid.
+      NotificationCenter.default.post(
+        name: Self.objectsDidChangeNotification, object: self, userInfo: ["invalidatedAll": true])
     }
   }
 
@@ -62,6 +65,8 @@ extension ManagedObjectContext {
         object.snapshot = fresh
         object.values = fresh.values
         for (index, value) in changes { object.values[index] = value }
+        NotificationCenter.default.post(
+          name: Self.objectsDidChangeNotification, object: self, userInfo: ["refreshed": Set([object])])
         return
       }
       confined.updated.remove(object)
@@ -71,6 +76,8 @@ extension ManagedObjectContext {
       object.state.isFault = true
       object.state.needsLoad = true
       object.didTurnIntoFault()
+      NotificationCenter.default.post(
+        name: Self.objectsDidChangeNotification, object: self, userInfo: ["refreshed": Set([object])])
     }
   }
 

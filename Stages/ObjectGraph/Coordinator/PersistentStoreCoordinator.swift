@@ -156,7 +156,18 @@ public final class PersistentStoreCoordinator: Sendable, CustomStringConvertible
   }
 
   func count(_ plan: StoreFetchPlan) throws -> Int {
-    try serialized { try persistentStores.filter { $0.holds(plan.entity) }.reduce(0) { $0 + (try $1.count(plan)) } }
+    try serialized {
+      let holding = persistentStores.filter { $0.holds(plan.entity) }
+      guard holding.count > 1 else { return try holding.first?.count(plan) ?? 0 }
+      // Across stores, a limit and an offset apply to the whole: count everything, then cut.
+      var unbounded = plan
+      unbounded = StoreFetchPlan(
+        entity: plan.entity, predicate: plan.predicate, sortDescriptors: [], fetchLimit: 0, fetchOffset: 0, idsOnly: true)
+      unbounded.includesSubentities = plan.includesSubentities
+      let total = try holding.reduce(0) { $0 + (try $1.count(unbounded)) }
+      let afterOffset = max(0, total - plan.fetchOffset)
+      return plan.fetchLimit > 0 ? min(afterOffset, plan.fetchLimit) : afterOffset
+    }
   }
 
   func snapshots(for ids: [ManagedObjectID]) throws -> [ManagedObjectID: RowSnapshot] {

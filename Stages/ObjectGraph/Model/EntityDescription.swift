@@ -186,8 +186,9 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     return false
   }
 
-  /// A 32-byte digest of what makes the entity's stored shape: its name, inheritance and persistent
-  /// properties (names, types, optionality, relationship shapes) and version hash modifiers. Two models
+  /// A 32-byte digest of what makes the entity's stored shape: its name, inheritance and properties
+  /// (names, types, optionality, transience, relationship shapes with their counts) and version hash
+  /// modifiers, the inputs Core Data documents for its version hashes. Two models
   /// whose entities all hash alike can open each other's stores. Renaming identifiers, default values,
   /// delete rules and class names do not count, as in Core Data.
   public var versionHash: Data {
@@ -200,16 +201,14 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     if let modifier = versionHashModifier { parts.append("modifier:\(modifier)") }
     for property in properties.sorted(by: { $0.name < $1.name }) {
       switch property {
-      case .attribute(let attribute) where !attribute.isTransient:
+      case .attribute(let attribute):
         parts.append(
-          "attribute:\(attribute.name):\(attribute.attributeType.xcodeName):\(attribute.isOptional):\(attribute.versionHashModifier ?? "")"
+          "attribute:\(attribute.name):\(attribute.attributeType.xcodeName):\(attribute.isOptional):\(attribute.isTransient):\(attribute.versionHashModifier ?? "")"
         )
-      case .relationship(let relationship) where !relationship.isTransient:
+      case .relationship(let relationship):
         parts.append(
-          "relationship:\(relationship.name):\(relationship.destinationEntityName):\(relationship.inverseRelationshipName ?? ""):\(relationship.isToMany):\(relationship.isOrdered):\(relationship.isOptional):\(relationship.versionHashModifier ?? "")"
+          "relationship:\(relationship.name):\(relationship.destinationEntityName):\(relationship.inverseRelationshipName ?? ""):\(relationship.isToMany):\(relationship.isOrdered):\(relationship.isOptional):\(relationship.isTransient):\(relationship.minCount):\(relationship.maxCount):\(relationship.versionHashModifier ?? "")"
         )
-      default:
-        continue
       }
     }
     return parts.joined(separator: "\n")
