@@ -146,10 +146,10 @@ public final class PersistentStoreCoordinator: Sendable, CustomStringConvertible
       let holding = persistentStores.filter { $0.holds(plan.entity) }
       guard holding.count > 1 else { return try holding.first?.fetch(plan) ?? [] }
       // Several stores: read everything, then order and cut in memory.
-      var unbounded = plan
-      unbounded = StoreFetchPlan(
+      var unbounded = StoreFetchPlan(
         entity: plan.entity, predicate: plan.predicate, sortDescriptors: plan.sortDescriptors, fetchLimit: 0, fetchOffset: 0,
         idsOnly: plan.idsOnly)
+      unbounded.includesSubentities = plan.includesSubentities
       let rows = try holding.flatMap { try $0.fetch(unbounded) }
       return Array(rows.dropFirst(plan.fetchOffset).prefix(plan.fetchLimit > 0 ? plan.fetchLimit : Int.max))
     }
@@ -160,8 +160,7 @@ public final class PersistentStoreCoordinator: Sendable, CustomStringConvertible
       let holding = persistentStores.filter { $0.holds(plan.entity) }
       guard holding.count > 1 else { return try holding.first?.count(plan) ?? 0 }
       // Across stores, a limit and an offset apply to the whole: count everything, then cut.
-      var unbounded = plan
-      unbounded = StoreFetchPlan(
+      var unbounded = StoreFetchPlan(
         entity: plan.entity, predicate: plan.predicate, sortDescriptors: [], fetchLimit: 0, fetchOffset: 0, idsOnly: true)
       unbounded.includesSubentities = plan.includesSubentities
       let total = try holding.reduce(0) { $0 + (try $1.count(unbounded)) }

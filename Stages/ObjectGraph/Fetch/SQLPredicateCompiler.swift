@@ -133,7 +133,7 @@ struct SQLPredicateCompiler {
       // `value IN tags.name` reads as `ANY tags.name == value`.
       let flipped = PredicateComparison(
         modifier: .any, lhs: .keyPath(rest), op: .equal, rhs: comparison.lhs, options: comparison.options)
-      return try quantified(flipped, ownerAlias: owner, ownerMapping: ownerMapping, slot: slot, rest: rest, restIsLHS: true)
+      return try quantified(flipped, ownerAlias: owner, ownerMapping: ownerMapping, slot: slot, rest: rest)
     }
     return try compileScalar(comparison, lhsSQL: nil, lhsType: nil)
   }
@@ -175,7 +175,7 @@ struct SQLPredicateCompiler {
 
   private mutating func quantified(
     _ comparison: PredicateComparison, ownerAlias: String, ownerMapping: SQLiteSchema.EntityMapping,
-    slot: EntityLayout.Slot, rest: [String], restIsLHS: Bool = true
+    slot: EntityLayout.Slot, rest: [String]
   ) throws -> String {
     let sub = aliasCounter.make()
     let link = try linkSubquery(ownerAlias: ownerAlias, ownerMapping: ownerMapping, slot: slot, subAlias: sub)
