@@ -3,6 +3,12 @@ import Testing
 
 @testable import ObjectGraph
 
+/// A class whose property types differ from the model's number types, as `@NSManaged` scalars may.
+final class Gauge: ManagedObject {
+  @Managed var count: Int
+  @Managed var level: Double?
+}
+
 /// Behaviours found by review against Core Data's documentation, each with the case that used to go wrong.
 @Suite("Edge cases")
 struct EdgeCaseTests {
@@ -301,5 +307,47 @@ struct EdgeCaseTests {
       stack.context.reset()
     }
     #expect(seen.withLock { $0 } == ["refreshed", "invalidatedAll"])
+  }
+
+  @Test("@Managed numbers convert exactly between the property's type and the attribute's")
+  func managedNumbersBridge() throws {
+    let gauge = EntityDescription(
+      name: "Gauge", managedObjectClass: Gauge.self,
+      properties: [
+        .attribute(AttributeDescription(name: "count", type: .integer64, isOptional: false, defaultValue: Int64(0))),
+        .attribute(AttributeDescription(name: "level", type: .float)),
+      ])
+    let stack = try Stack(model: try ManagedObjectModel(entities: [gauge]))
+    defer { stack.folder.remove() }
+    let (count, level, stored) = try stack.context.performAndWait {
+      let object = Gauge(context: stack.context)
+      object.count = 42
+      object.level = 0.5
+      try stack.context.save()
+      return (object.count, object.level, object.value(forKey: "count") as? Int64)
+    }
+    #expect(count == 42)
+    #expect(level == 0.5)
+    #expect(stored == 42)
+  }
+
+  @Test("A main-queue context applies delete rules when the main queue finishes the current block")
+  @MainActor
+  func mainQueueProcessesAtTheEndOfTheBlock() async throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    let main = ManagedObjectContext(concurrencyType: .mainQueue)
+    main.persistentStoreCoordinator = stack.coordinator
+    let book = Notebook(context: main)
+    let note = Note(context: main)
+    note.title = "to go"
+    note.notebook = book
+    try main.save()
+    main.delete(note)
+    #expect(book.notes.contains(note))  // not processed yet: still inside this block
+    await withCheckedContinuation { (resume: CheckedContinuation<Void, Never>) in
+      DispatchQueue.main.async { resume.resume() }
+    }
+    #expect(!book.notes.contains(note))  // nullified once the block ended
   }
 }

@@ -25,6 +25,8 @@ final class Confined {
   /// What changed since the last objects-did-change notification: inserts after this insertion number,
   /// and these updated and deleted objects.
   var noticedInsertions = 0
+  /// A main-queue context has asked the main queue to process pending changes after the current block.
+  var processingScheduled = false
   var unnoticedUpdates: Set<ManagedObject> = []
   var unnoticedDeletes: Set<ManagedObject> = []
   /// The registry size at which the next purge runs (doubling keeps purging linear overall).

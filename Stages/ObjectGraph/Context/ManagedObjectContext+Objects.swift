@@ -46,6 +46,7 @@ extension ManagedObjectContext {
       confined.insertionCounter += 1
       confined.inserted[ObjectIdentifier(object)] = (confined.insertionCounter, object)
       confined.register(object)
+      scheduleProcessing(confined)
       if !object.state.awokeFromInsert {
         object.state.awokeFromInsert = true
         object.awakeFromInsert()
@@ -64,6 +65,7 @@ extension ManagedObjectContext {
       guard !object.state.isDeleted else { return }
       object.state.isDeleted = true
       confined.unnoticedDeletes.insert(object)
+      scheduleProcessing(confined)
       confined.rowCache[object.objectID] = nil
       if object.state.isInserted {
         // Never saved: it simply stops being inserted, and its relationships are nullified at processing.
@@ -117,6 +119,19 @@ extension ManagedObjectContext {
       let temporary = parent.temporaryID(replacedBy: id)
     else { return nil }
     return confined.registered(temporary)
+  }
+
+  /// A main-queue context processes pending changes (delete rules, objects-did-change) when the main
+  /// queue finishes the block that made them, as Core Data does at the end of each run-loop event.
+  /// Private contexts do it at the end of each `perform` block.
+  func scheduleProcessing(_ confined: Confined) {
+    guard concurrencyType == .mainQueue, !confined.processingScheduled else { return }
+    confined.processingScheduled = true
+    DispatchQueue.main.async { [weak self] in
+      guard let self else { return }
+      self.confined.processingScheduled = false
+      self.processPendingChangesQuietly()
+    }
   }
 
   /// How many prefetched rows wait for their objects (for tests).
@@ -248,6 +263,7 @@ extension ManagedObjectContext {
       object.state.isUpdated = true
       confined.updated.insert(object)
       confined.unnoticedUpdates.insert(object)
+      scheduleProcessing(confined)
     }
   }
 }
