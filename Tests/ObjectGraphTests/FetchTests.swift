@@ -252,6 +252,20 @@ struct FetchTests {
     }
   }
 
+  @Test("A constant that cannot be compared with its column is refused, so SQL and memory cannot disagree")
+  func mixedTypes() throws {
+    let stack = try populated()
+    defer { stack.folder.remove() }
+    try stack.context.performAndWait {
+      for format in ["rating > '2'", "title == 3", "SELF IN {1}", "notebook == 'Work'", "createdAt > 5"] {
+        let request = FetchRequest<Note>(entityName: "Note")
+        request.predicate = try FetchPredicate(format: format)
+        let error = expectCode(.invalidValue) { _ = try stack.context.fetch(request) }
+        #expect(error?.message.contains("cannot be compared") == true, "\(format)")
+      }
+    }
+  }
+
   @Test("existingObject throws for a deleted object; object(with:) returns a fault")
   func existingObject() throws {
     let stack = try populated()

@@ -206,9 +206,9 @@ struct SQLPredicateCompiler {
       case .column(let column, let type):
         return (type == .decimal ? "CAST(\(column) AS REAL)" : column, type, false)
       case .toOne(let column, _):
-        return (column, .integer64, false)
+        return (column, .objectID, false)
       case .object(let objectAlias, _):
-        return ("\(objectAlias).Z_PK", .integer64, false)
+        return ("\(objectAlias).Z_PK", .objectID, false)
       case .toMany:
         throw ObjectGraphError(
           .predicateSyntax,
@@ -217,6 +217,7 @@ struct SQLPredicateCompiler {
     case .constant(.null):
       return ("NULL", nil, true)
     case .constant(let value):
+      try check(value, against: otherType)
       arguments.append(encode(value, as: otherType))
       return ("?", nil, false)
     case .aggregate(let items):
@@ -237,8 +238,41 @@ struct SQLPredicateCompiler {
   private func keyPathType(_ expression: PredicateExpression) -> AttributeType? {
     guard case .keyPath(let path) = expression else { return nil }
     var copy = self
-    if case .column(_, let type) = try? copy.resolve(path) { return type }
-    return nil
+    switch try? copy.resolve(path) {
+    case .column(_, let type): return type
+    case .toOne, .object: return .objectID
+    default: return nil
+    }
+  }
+
+  /// Refuses a constant that cannot be compared with the column it meets: SQLite would convert it (a
+  /// string `'4'` equals the integer 4 there), while the in-memory evaluator would not, so the same fetch
+  /// would answer differently with and without pending changes.
+  private func check(_ value: PredicateValue, against type: AttributeType?) throws {
+    guard let type else { return }
+    let fits: Bool
+    switch (type, value) {
+    case (_, .null): fits = true
+    case (_, .collection(let items)):
+      for item in items { try check(item, against: type) }
+      return
+    case (.string, .string), (.date, .date), (.binaryData, .data), (.uuid, .uuid), (.uri, .url), (.uri, .string),
+      (.objectID, .objectID):
+      fits = true
+    case (.integer16, _), (.integer32, _), (.integer64, _), (.double, _), (.float, _), (.boolean, _), (.decimal, _):
+      switch value {
+      case .integer, .double, .bool, .decimal: fits = true
+      default: fits = false
+      }
+    default: fits = false
+    }
+    guard fits else {
+      let expected = type == .objectID ? "an object ID (pass object.objectID)" : "a \(type.swiftTypeName)"
+      throw ObjectGraphError(
+        .invalidValue,
+        "A predicate compares a \(type == .objectID ? "relationship or SELF" : type.xcodeName + " attribute") with \(value.predicateFormat), which cannot be compared with it. Use \(expected)."
+      )
+    }
   }
 
   private mutating func compileScalar(_ comparison: PredicateComparison, lhsSQL: String?, lhsType: AttributeType?) throws
@@ -266,6 +300,7 @@ struct SQLPredicateCompiler {
       guard !items.isEmpty else { return "0" }
       var placeholders: [String] = []
       for item in items {
+        try check(item, against: lhsColumnType)
         arguments.append(encode(item, as: lhsColumnType))
         placeholders.append(folded("?"))
       }
