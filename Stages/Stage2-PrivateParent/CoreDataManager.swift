@@ -195,9 +195,11 @@ public final class CoreDataManager: Sendable {
     let coordinator = try makeCoordinator(model: model)
     // The writer: the only context that talks to the coordinator, on a queue of its own.
     let privateContext = ManagedObjectContext(concurrencyType: .privateQueue)
+    privateContext.name = "writer"
     privateContext.persistentStoreCoordinator = coordinator
     // The app's context: on the main queue, with no coordinator, only a parent.
     let mainContext = ManagedObjectContext(concurrencyType: .mainQueue)
+    mainContext.name = "main"
     mainContext.parent = privateContext
     return Stack(model: model, coordinator: coordinator, privateContext: privateContext, mainContext: mainContext)
   }
