@@ -350,4 +350,20 @@ struct EdgeCaseTests {
     }
     #expect(!book.notes.contains(note))  // nullified once the block ended
   }
+
+  @Test("Deleting an object whose deletion was already saved does nothing")
+  func deleteTwice() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    try stack.context.performAndWait {
+      let note = Note(context: stack.context)
+      note.title = "once"
+      try stack.context.save()
+      stack.context.delete(note)
+      try stack.context.save()
+      #expect(note.managedObjectContext == nil)
+      stack.context.delete(note)
+      #expect(!stack.context.hasChanges)
+    }
+  }
 }

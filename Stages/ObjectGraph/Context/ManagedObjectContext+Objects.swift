@@ -59,7 +59,9 @@ extension ManagedObjectContext {
   public func delete(_ object: ManagedObject) {
     isolated("delete(_:)") { confined in
       guard object.managedObjectContext === self else {
-        ConcurrencyDebug.objectsFromTwoContexts(object, object, key: "(delete)")
+        // An object of another context is a programmer error (rule 5); one in no context any more (its
+        // deletion already saved, or the context reset) has nothing left to delete here.
+        if object.managedObjectContext != nil { ConcurrencyDebug.objectsFromTwoContexts(object, object, key: "(delete)") }
         return
       }
       guard !object.state.isDeleted else { return }
