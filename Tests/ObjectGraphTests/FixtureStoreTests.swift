@@ -7,7 +7,7 @@ import Testing
 /// saves and fetches an object of every entity it can make.
 @Suite("Fixture models as stores")
 struct FixtureStoreTests {
-  @Test("Every fixture model version makes a store, saves one object per entity, and reopens compatibly")
+  @Test("Every fixture model version makes a store, saves one object per entity, and reopens compatibly", .needsFixtures)
   func everyVersionMakesAStore() throws {
     let folder = try TemporaryFolder()
     defer { folder.remove() }

@@ -159,7 +159,8 @@ func expectCode(_ code: ObjectGraphError.Code, _ body: () throws -> Void, source
 /// The shared Xcode model fixtures.
 enum Fixtures {
   /// `<repo root>/../shared/fixtures/xcdatamodels`, where the repo root is the nearest folder above this file
-  /// that holds `Package.swift`. Fails the test (does not skip it) when the folder is missing.
+  /// that holds `Package.swift`. Fails the test when the folder is missing (tests that need it carry
+  /// `.needsFixtures`, which skips them, saying why, in a clone without the fixtures, except under CI).
   static func folder(filePath: String = #filePath) throws -> URL {
     let fileManager = FileManager.default
     var folder = URL(fileURLWithPath: filePath).deletingLastPathComponent()
@@ -186,5 +187,30 @@ enum Fixtures {
     return try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
       .filter { $0.pathExtension == "xcdatamodeld" || $0.pathExtension == "xcdatamodel" }
       .sorted { $0.lastPathComponent < $1.lastPathComponent }
+  }
+}
+
+extension Trait where Self == ConditionTrait {
+  /// For tests that read the shared Xcode model fixtures (`../shared/fixtures` beside the repository).
+  /// A clone without them reports these tests as skipped, saying why; CI (where `CI` is set) always runs
+  /// them, so there a missing fixtures folder fails loudly instead.
+  static var needsFixtures: Self {
+    .enabled(
+      if: ProcessInfo.processInfo.environment["CI"] != nil || Fixtures.areAvailable,
+      "The Xcode model fixtures (../shared/fixtures beside the repository) are not in this checkout.")
+  }
+}
+
+extension Fixtures {
+  /// Whether the fixtures folder is there (checked without recording an issue).
+  static var areAvailable: Bool {
+    var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    while !FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
+      let parent = folder.deletingLastPathComponent()
+      guard parent.path != folder.path else { return false }
+      folder = parent
+    }
+    let fixtures = folder.deletingLastPathComponent().appendingPathComponent("shared/fixtures/xcdatamodels")
+    return FileManager.default.fileExists(atPath: fixtures.path)
   }
 }

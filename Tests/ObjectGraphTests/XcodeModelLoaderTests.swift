@@ -138,7 +138,7 @@ struct XcodeModelLoaderTests {
 
   // MARK: - 1. Every fixture loads, with the counts its XML has
 
-  @Test("every fixture model and version loads with the entity, attribute and relationship counts of its XML")
+  @Test("every fixture model and version loads with the entity, attribute and relationship counts of its XML", .needsFixtures)
   func everyFixtureLoads() throws {
     let root = try Self.fixturesFolder()
     let items = try FileManager.default.contentsOfDirectory(atPath: root.path).sorted()
@@ -190,7 +190,7 @@ struct XcodeModelLoaderTests {
 
   // MARK: - 2. The current version
 
-  @Test("the current version is the one .xccurrentversion names, even the oldest")
+  @Test("the current version is the one .xccurrentversion names, even the oldest", .needsFixtures)
   func currentVersionHonoursMarker() throws {
     let sample = try Self.fixture("alemar11__CoreDataPlus__SampleModel.xcdatamodeld")
     let names = try ManagedObjectModel.versions(in: sample).map(\.name)
@@ -230,7 +230,7 @@ struct XcodeModelLoaderTests {
 
   // MARK: - 3. Features
 
-  @Test("inheritance and abstract entities")
+  @Test("inheritance and abstract entities", .needsFixtures)
   func inheritance() throws {
     let model = try ManagedObjectModel(
       contentsOf: Self.fixture("ChristianKienle__Core-Data-Editor__iOS_Example.xcdatamodel"))
@@ -255,7 +255,7 @@ struct XcodeModelLoaderTests {
     #expect(!region.subentities.isEmpty)
   }
 
-  @Test("delete rules are read as written, in every fixture")
+  @Test("delete rules are read as written, in every fixture", .needsFixtures)
   func deleteRules() throws {
     let root = try Self.fixturesFolder()
     let enumerator = try #require(FileManager.default.enumerator(atPath: root.path))
@@ -318,7 +318,7 @@ struct XcodeModelLoaderTests {
     #expect(b.inverseRelationship === (try Self.relationship("a", of: Self.entity("B", in: model))))
   }
 
-  @Test("relationship shape: to-many, ordered, counts, optionality")
+  @Test("relationship shape: to-many, ordered, counts, optionality", .needsFixtures)
   func relationshipShape() throws {
     let model = try ManagedObjectModel(
       contentsOf: Self.fixture("ChristianKienle__Core-Data-Editor__iOS_Example.xcdatamodel"))
@@ -338,7 +338,7 @@ struct XcodeModelLoaderTests {
     #expect(!house.isOrdered)
   }
 
-  @Test("transformable and composite attributes load, described but not supported at run time")
+  @Test("transformable and composite attributes load, described but not supported at run time", .needsFixtures)
   func unsupportedTypes() throws {
     let demo = try ManagedObjectModel(
       contentsOf: Self.fixture("hstdt__AppleSamples__CoreDataCloudKitDemo.xcdatamodeld"))
@@ -369,7 +369,7 @@ struct XcodeModelLoaderTests {
     #expect(!scratch.isSupportedAtRunTime)
   }
 
-  @Test("derived attributes keep their expression")
+  @Test("derived attributes keep their expression", .needsFixtures)
   func derivedAttribute() throws {
     let demo = try ManagedObjectModel(
       contentsOf: Self.fixture("hstdt__AppleSamples__CoreDataCloudKitDemo.xcdatamodeld"))
@@ -380,7 +380,7 @@ struct XcodeModelLoaderTests {
     #expect(try Self.attribute("name", of: Self.entity("Tag", in: demo)).derivationExpression == nil)
   }
 
-  @Test("renaming identifiers come from elementID")
+  @Test("renaming identifiers come from elementID", .needsFixtures)
   func renamingIdentifiers() throws {
     let loop = try ManagedObjectModel(
       contentsOf: Self.fixture("LoopKit__LoopKit__Model.xcdatamodeld/Modelv4.xcdatamodel"))
@@ -399,7 +399,7 @@ struct XcodeModelLoaderTests {
     #expect(try Self.uniqueAttribute("remoteID", in: moody6).renamingIdentifier == "remoteIdentifier")
   }
 
-  @Test("fetched properties and fetch request templates")
+  @Test("fetched properties and fetch request templates", .needsFixtures)
   func fetchedPropertiesAndTemplates() throws {
     let colors = try ManagedObjectModel(
       contentsOf: Self.fixture("JohnEstropia__CoreStore__Classic.ColorsDemo.xcdatamodeld"))
@@ -425,7 +425,7 @@ struct XcodeModelLoaderTests {
     #expect(ducks.predicateFormat == #"lastName LIKE "Duck*""#)
   }
 
-  @Test("configurations")
+  @Test("configurations", .needsFixtures)
   func configurations() throws {
     let model = try ManagedObjectModel(contentsOf: Self.fixture("JohnEstropia__CoreStore__Model.xcdatamodeld"))
     #expect(model.configurations == ["Config1", "Config2"])
@@ -435,7 +435,7 @@ struct XcodeModelLoaderTests {
     #expect(try Self.entity("TestEntity1AAA", in: model).representedClassName == ".TestEntity1")
   }
 
-  @Test("default values have their attribute type's Swift type")
+  @Test("default values have their attribute type's Swift type", .needsFixtures)
   func defaultValues() throws {
     let example = try ManagedObjectModel(
       contentsOf: Self.fixture("ChristianKienle__Core-Data-Editor__iOS_Example.xcdatamodel"))
@@ -507,7 +507,7 @@ struct XcodeModelLoaderTests {
     #expect(try Self.attribute("flag", of: entity).isOptional == false)
   }
 
-  @Test("user info, uniqueness constraints and version identifiers")
+  @Test("user info, uniqueness constraints and version identifiers", .needsFixtures)
   func userInfoAndConstraints() throws {
     let test = try ManagedObjectModel(contentsOf: Self.fixture("rentzsch__mogenerator__test.xcdatamodel"))
     let human = try Self.entity("Human", in: test)
