@@ -27,10 +27,7 @@ extension ManagedObjectContext {
   /// ``objectsDidChangeNotification`` for what changed since then. Runs at the end of every `perform`
   /// block and at the start of `save()`, as Core Data's does at the end of each event.
   public func processPendingChanges() {
-    isolated("processPendingChanges()") { confined in
-      propagateDeletes(confined)
-      postObjectsDidChange(confined)
-    }
+    isolated("processPendingChanges()") { _ in processPendingChangesQuietly() }
   }
 
   func processPendingChangesQuietly() {

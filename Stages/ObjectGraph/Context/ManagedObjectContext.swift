@@ -187,8 +187,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
   /// across a parent and its child, it runs inline too instead of deadlocking.
   public func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
     let id = ObjectIdentifier(self)
-    let stack = ThreadRecord.current
     if isOnQueue {
+      let stack = ThreadRecord.current
       return try ThreadRecord.with(stack.contains(id) ? stack : stack + [id], block)
     }
     let carried = ContextQueue.recordForHop(adding: id)

@@ -282,9 +282,8 @@ struct SQLPredicateCompiler {
     let rhsColumnType = keyPathType(comparison.rhs)
     let lhs: (sql: String, type: AttributeType?, isNull: Bool) =
       if let lhsSQL { (lhsSQL, lhsType, false) } else { try expression(comparison.lhs, against: rhsColumnType) }
-    let flags =
-      (comparison.options.contains(.caseInsensitive) ? 1 : 0)
-      | (comparison.options.contains(.diacriticInsensitive) ? 2 : 0)
+    // The options travel to the SQL functions as their raw value (see SQLFunctions).
+    let flags = comparison.options.rawValue
     func folded(_ sql: String) -> String { flags == 0 ? sql : "og_fold(\(sql), \(flags))" }
 
     switch comparison.op {

@@ -15,8 +15,7 @@ extension PersistentStore {
   /// Makes the ID of the row `pk` of an entity numbered `entityNumber`.
   func objectID(pk: Int64, entityNumber: Int64) -> ManagedObjectID? {
     guard let plan = plans.decodePlan(entityNumber: entityNumber) else { return nil }
-    return ManagedObjectID(
-      entity: plan.entity, key: .permanent(store: number, table: plan.rootNumber, primaryKey: pk), storeIdentifier: identifier)
+    return makeID(entity: plan.entity, table: plan.rootNumber, primaryKey: pk)
   }
 
   /// Reads objects matching a fetch plan.

@@ -42,9 +42,8 @@ extension PersistentStore {
     for (rootNumber, inserts) in byRoot.sorted(by: { $0.key < $1.key }) {
       let max = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [rootNumber]) ?? 0
       for (offset, insert) in inserts.enumerated() {
-        result.permanentIDs[insert.temporaryID] = ManagedObjectID(
-          entity: insert.entity, key: .permanent(store: number, table: rootNumber, primaryKey: max + Int64(offset) + 1),
-          storeIdentifier: identifier)
+        result.permanentIDs[insert.temporaryID] = makeID(
+          entity: insert.entity, table: rootNumber, primaryKey: max + Int64(offset) + 1)
       }
       try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [max + Int64(inserts.count), rootNumber])
     }

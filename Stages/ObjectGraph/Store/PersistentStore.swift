@@ -88,8 +88,12 @@ public final class PersistentStore: Sendable, CustomStringConvertible {
 
   /// The permanent ID of row `primaryKey` of `entity` in this store.
   func makeID(entity: EntityDescription, primaryKey: Int64) -> ManagedObjectID {
-    let table = schema.byIdentity[ObjectIdentifier(entity)]?.rootNumber ?? 0
-    return ManagedObjectID(
+    makeID(entity: entity, table: schema.byIdentity[ObjectIdentifier(entity)]?.rootNumber ?? 0, primaryKey: primaryKey)
+  }
+
+  /// The same, when the table (the root entity's number) is already known.
+  func makeID(entity: EntityDescription, table: Int64, primaryKey: Int64) -> ManagedObjectID {
+    ManagedObjectID(
       entity: entity, key: .permanent(store: number, table: table, primaryKey: primaryKey), storeIdentifier: identifier)
   }
 

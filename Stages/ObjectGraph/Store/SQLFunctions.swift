@@ -2,38 +2,26 @@ import Foundation
 import GRDB
 
 /// The SQL functions the predicate compiler uses where SQLite has no built-in equivalent: string folding
-/// for `[c]`/`[d]`, and `MATCHES` (a regular expression that must match the whole string).
+/// for `[c]`/`[d]`, and `MATCHES` (a regular expression that must match the whole string). Both call the
+/// in-memory evaluator's own code, so SQL and memory agree. Their last argument is the comparison's
+/// options as a number (`PredicateComparison.Options.rawValue`: 1 = `[c]`, 2 = `[d]`).
 enum SQLFunctions {
   static let fold = DatabaseFunction("og_fold", argumentCount: 2, pure: true) { values in
     guard let text = String.fromDatabaseValue(values[0]) else { return nil as String? }
-    let flags = Int.fromDatabaseValue(values[1]) ?? 0
-    return StringFolding.fold(text, flags: flags)
+    return PredicateEvaluator.fold(text, options(values[1]))
   }
 
   static let matches = DatabaseFunction("og_matches", argumentCount: 3, pure: true) { values in
     guard let text = String.fromDatabaseValue(values[0]), let pattern = String.fromDatabaseValue(values[1]) else { return false }
-    let flags = Int.fromDatabaseValue(values[2]) ?? 0
-    var options: PredicateComparison.Options = []
-    if flags & 1 != 0 { options.insert(.caseInsensitive) }
-    if flags & 2 != 0 { options.insert(.diacriticInsensitive) }
-    // The same matcher the in-memory evaluator uses, so SQL and memory agree.
-    return (try? PredicateEvaluator.matches(text, pattern: pattern, options: options)) ?? false
+    return (try? PredicateEvaluator.matches(text, pattern: pattern, options: options(values[2]))) ?? false
+  }
+
+  private static func options(_ value: DatabaseValue) -> PredicateComparison.Options {
+    PredicateComparison.Options(rawValue: Int.fromDatabaseValue(value) ?? 0)
   }
 
   static func install(in db: Database) {
     db.add(function: fold)
     db.add(function: matches)
-  }
-}
-
-/// Case and diacritic folding shared by the SQL functions and in-memory comparisons.
-enum StringFolding {
-  /// `flags`: 1 = case-insensitive, 2 = diacritic-insensitive.
-  static func fold(_ text: String, flags: Int) -> String {
-    var options: String.CompareOptions = []
-    if flags & 1 != 0 { options.insert(.caseInsensitive) }
-    if flags & 2 != 0 { options.insert(.diacriticInsensitive) }
-    guard !options.isEmpty else { return text }
-    return text.folding(options: options, locale: nil)
   }
 }

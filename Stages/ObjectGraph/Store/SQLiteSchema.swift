@@ -182,7 +182,6 @@ struct SQLiteSchema: Sendable {
         entity: entity, number: number, rootNumber: numbers[entity.rootEntity.name] ?? number, table: table,
         numbersIncludingSubentities: entity.selfAndDescendants.compactMap { numbers[$0.name] }, storage: storage)
     }
-    // Foreign keys on destinations were named while visiting the to-one side too; make sure they exist.
     self.tables = tables
     self.joinTables = joinTables
     self.entities = mappings

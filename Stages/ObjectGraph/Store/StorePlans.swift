@@ -150,14 +150,10 @@ extension PersistentStore {
         let destinationPK: Int64 = row[index]
         var number = destinationNumber
         if let entityColumn, !row.hasNull(atIndex: entityColumn) { number = row[entityColumn] }
-        guard let destination = plans.decodePlan(entityNumber: number) else { continue }
-        values[slot] = ManagedObjectID(
-          entity: destination.entity, key: .permanent(store: self.number, table: destination.rootNumber, primaryKey: destinationPK),
-          storeIdentifier: identifier)
+        values[slot] = objectID(pk: destinationPK, entityNumber: number)
       }
     }
-    let id = ManagedObjectID(
-      entity: plan.entity, key: .permanent(store: number, table: plan.rootNumber, primaryKey: pk), storeIdentifier: identifier)
+    let id = makeID(entity: plan.entity, table: plan.rootNumber, primaryKey: pk)
     return FetchedRow(id: id, snapshot: RowSnapshot(version: version, values: values))
   }
 
