@@ -33,12 +33,23 @@ public func errorThrown(by body: () throws -> Void) throws -> (any Error)? {
 
 /// What a check says when the code under test stopped the whole process instead of throwing: the lines
 /// the process wrote to standard error (where `fatalError` and `preconditionFailure` print), without the
-/// stack trace that follows them.
+/// stack trace that follows them, and without lines that are not text (libdispatch, stopping a process on
+/// the spot for a `DispatchQueue.main.sync` called on the main queue, leaves such bytes there).
 public func stopReport(standardError: [UInt8]) -> String {
   let text = String(decoding: standardError, as: UTF8.self)
   let beforeTrace = text.components(separatedBy: "Current stack trace:").first ?? text
-  let lines = beforeTrace.split(separator: "\n", omittingEmptySubsequences: true)
-  guard !lines.isEmpty else { return "The process stopped without printing anything (abort()?)." }
+  let printed = beforeTrace.split(separator: "\n", omittingEmptySubsequences: true)
+  let lines = printed.filter { line in
+    !line.unicodeScalars.contains { $0 == "\u{FFFD}" || ($0.value < 0x20 && $0 != "\t") }
+  }
+  guard !printed.isEmpty else { return "The process stopped without printing anything (abort()?)." }
+  guard !lines.isEmpty else {
+    return """
+      The process stopped without printing a readable message. Stopped on the spot like that, it is often \
+      libdispatch refusing a DispatchQueue.main.sync called on the main queue (it would wait for itself \
+      forever).
+      """
+  }
   return "Before it stopped, the process printed:\n" + lines.suffix(8).joined(separator: "\n")
 }
 

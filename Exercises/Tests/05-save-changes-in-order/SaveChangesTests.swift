@@ -66,23 +66,7 @@ func runInChildProcess(_ check: ChildCheck) async {
     Watchdog.start(check)
     try? check.run()
   }
-  if let stopped { Issue.record(Comment(rawValue: readableStopReport(standardError: stopped.standardErrorContent))) }
-}
-
-/// ``stopReport(standardError:)`` of the readable lines only: libdispatch, stopping a process on the spot
-/// (for a `DispatchQueue.main.sync` called on the main queue), leaves bytes there that are not text.
-func readableStopReport(standardError: [UInt8]) -> String {
-  let lines = String(decoding: standardError, as: UTF8.self).split(separator: "\n").filter { line in
-    !line.unicodeScalars.contains { $0 == "\u{FFFD}" || ($0.value < 0x20 && $0 != "\t") }
-  }
-  guard !lines.isEmpty else {
-    return """
-      The process stopped without printing a readable message. Stopped on the spot like that, it is often \
-      libdispatch refusing a DispatchQueue.main.sync called on the main queue (it would wait for itself \
-      forever).
-      """
-  }
-  return stopReport(standardError: Array(lines.joined(separator: "\n").utf8))
+  if let stopped { Issue.record(Comment(rawValue: stopReport(standardError: stopped.standardErrorContent))) }
 }
 
 // MARK: - What the checks observe
