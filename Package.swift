@@ -22,7 +22,11 @@ let package = Package(
     // Stage 0: the engine.
     .target(
       name: "ObjectGraph",
-      dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
+      dependencies: [
+        .product(name: "GRDB", package: "GRDB.swift"),
+        // SQLite's C interface, for the per-row loops of big saves and fetches (Store/RawStatement.swift).
+        .product(name: "GRDBSQLite", package: "GRDB.swift"),
+      ],
       path: "Stages/ObjectGraph"
     ),
     // The tutorial's data model (an Xcode .xcdatamodeld) and its typed classes, shared by all stages.

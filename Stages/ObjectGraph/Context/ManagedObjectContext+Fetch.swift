@@ -70,7 +70,7 @@ extension ManagedObjectContext {
   }
 
   private func hasPendingChanges(for entity: EntityDescription, _ confined: Confined) -> Bool {
-    confined.inserted.values.contains { $0.object.entity.isKind(of: entity) }
+    confined.inserted.contains { $0.entity.isKind(of: entity) }
       || confined.updated.contains { $0.entity.isKind(of: entity) }
       || confined.deleted.contains { $0.entity.isKind(of: entity) }
   }
@@ -93,7 +93,7 @@ extension ManagedObjectContext {
     objects.reserveCapacity(rows.count)
     var classes: [ObjectIdentifier: ManagedObject.Type] = [:]
     let registryWasEmpty = confined.registry.isEmpty
-    confined.registry.reserveCapacity(confined.registry.count + rows.count)
+    confined.registry.reservePermanent(rows.count)
     for row in rows {
       objects.append(
         materialize(
@@ -126,7 +126,7 @@ extension ManagedObjectContext {
           merged.append(object)
         }
       }
-      for object in confined.insertedInOrder where matchesEntity(object, entity, request) && !object.state.isDeleted {
+      for object in confined.inserted.inOrder where matchesEntity(object, entity, request) && !object.state.isDeleted {
         if try matches(object) { merged.append(object) }
       }
       objects = merged

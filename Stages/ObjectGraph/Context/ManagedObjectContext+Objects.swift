@@ -7,7 +7,7 @@ extension ManagedObjectContext {
   public var hasChanges: Bool { isolated("hasChanges") { $0.hasChanges } }
 
   /// Objects inserted and not yet saved.
-  public var insertedObjects: Set<ManagedObject> { isolated("insertedObjects") { Set($0.inserted.values.map(\.object)) } }
+  public var insertedObjects: Set<ManagedObject> { isolated("insertedObjects") { Set($0.inserted.inOrder) } }
 
   /// Objects with unsaved changes to their properties.
   public var updatedObjects: Set<ManagedObject> { isolated("updatedObjects") { $0.updated } }
@@ -19,7 +19,7 @@ extension ManagedObjectContext {
   public var registeredObjects: Set<ManagedObject> {
     isolated("registeredObjects") { confined in
       confined.purge()
-      return Set(confined.registry.values)
+      return Set(confined.registry.objects)
     }
   }
 
@@ -43,8 +43,7 @@ extension ManagedObjectContext {
       object.managedObjectContext = self
       object.state.isDeleted = false
       object.state.isInserted = true
-      confined.insertionCounter += 1
-      confined.inserted[ObjectIdentifier(object)] = (confined.insertionCounter, object)
+      confined.inserted.append(object)
       confined.register(object)
       scheduleProcessing(confined)
       if !object.state.awokeFromInsert {
@@ -71,7 +70,7 @@ extension ManagedObjectContext {
       confined.rowCache[object.objectID] = nil
       if object.state.isInserted {
         // Never saved: it simply stops being inserted, and its relationships are nullified at processing.
-        confined.inserted[ObjectIdentifier(object)] = nil
+        confined.inserted.remove(object)
         object.state.isInserted = false
         confined.deleted.insert(object)
       } else {

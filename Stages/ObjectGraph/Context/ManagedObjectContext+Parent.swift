@@ -82,8 +82,9 @@ extension ManagedObjectContext: ObjectStore {
     try performAndWait {
       var result = StoreSaveResult()
       result.insertedVersion = 0
+      // The parent keeps the child's temporary IDs (as Core Data's does).
+      result.insertedIDs = request.inserts.map(\.temporaryID)
       var classes: [ObjectIdentifier: ManagedObject.Type] = [:]
-      confined.registry.reserveCapacity(confined.registry.count + request.inserts.count)
       for insert in request.inserts {
         let object =
           confined.registered(insert.temporaryID) ?? newObject(insert.entity, id: insert.temporaryID, classes: &classes)
@@ -91,8 +92,7 @@ extension ManagedObjectContext: ObjectStore {
         object.state.isDeleted = false
         if !object.state.isInserted {
           object.state.isInserted = true
-          confined.insertionCounter += 1
-          confined.inserted[ObjectIdentifier(object)] = (confined.insertionCounter, object)
+          confined.inserted.append(object)
         }
       }
       for update in request.updates {

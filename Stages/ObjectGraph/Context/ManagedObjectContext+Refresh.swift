@@ -5,7 +5,7 @@ extension ManagedObjectContext {
   /// changed ones return to their last fetched or saved values.
   public func rollback() {
     isolated("rollback()") { confined in
-      for object in confined.inserted.values.map(\.object) {
+      for object in confined.inserted.inOrder {
         confined.registry[object.objectID] = nil
         object.state.isInserted = false
         object.managedObjectContext = nil
@@ -17,7 +17,7 @@ extension ManagedObjectContext {
         confined.registry[object.objectID] = nil
         object.managedObjectContext = nil
       }
-      confined.inserted = [:]
+      confined.clearInserted()
       confined.updated = []
       confined.deleted = []
       confined.propagated = []
@@ -30,16 +30,16 @@ extension ManagedObjectContext {
   /// context is `nil`); fetch again.
   public func reset() {
     isolated("reset()") { confined in
-      for object in confined.registry.values {
+      for object in confined.registry.objects {
         object.managedObjectContext = nil
         object.didTurnIntoFault()
       }
-      for object in confined.inserted.values.map(\.object) + Array(confined.updated) + Array(confined.deleted) {
+      for object in confined.inserted.inOrder + Array(confined.updated) + Array(confined.deleted) {
         object.managedObjectContext = nil
       }
-      confined.registry = [:]
+      confined.registry.removeAll()
       confined.rowCache = [:]
-      confined.inserted = [:]
+      confined.clearInserted()
       confined.updated = []
       confined.deleted = []
       confined.propagated = []
@@ -95,7 +95,7 @@ extension ManagedObjectContext {
         object.setObjectID(id)
         confined.register(object)
       }
-      for object in confined.registry.values where object.hasChanges {
+      for object in confined.registry.objects where object.hasChanges {
         Self.replaceIDs(in: object, map)
       }
       // Ancestors holding these objects (pushed up by earlier saves) take the same IDs, so the row is
@@ -118,7 +118,7 @@ extension ManagedObjectContext {
         adopted[temporary] = permanent
       }
       if !adopted.isEmpty {
-        for object in confined.registry.values where object.hasChanges { Self.replaceIDs(in: object, adopted) }
+        for object in confined.registry.objects where object.hasChanges { Self.replaceIDs(in: object, adopted) }
       }
       if let parent = settings.withLock({ $0.parent }) { parent.adoptPermanentIDs(map) }
     }

@@ -35,28 +35,37 @@ extension ManagedObjectContext {
     postObjectsDidChange(confined)
   }
 
-  /// Posts what was inserted, updated and deleted since the last notification, if anything.
-  func postObjectsDidChange(_ confined: Confined) {
-    let inserted = confined.inserted.values.filter { $0.order > confined.noticedInsertions }.map(\.object)
-    guard !inserted.isEmpty || !confined.unnoticedUpdates.isEmpty || !confined.unnoticedDeletes.isEmpty else { return }
+  /// Posts what was inserted, updated and deleted since the last notification, if anything; returns the
+  /// inserted objects it announced.
+  @discardableResult
+  func postObjectsDidChange(_ confined: Confined) -> Set<ManagedObject> {
+    let inserted = Set(confined.inserted.inserted(from: confined.noticedInsertions))
+    guard !inserted.isEmpty || !confined.unnoticedUpdates.isEmpty || !confined.unnoticedDeletes.isEmpty else { return [] }
     let info: [AnyHashable: Any] = [
-      "inserted": Set(inserted), "updated": confined.unnoticedUpdates, "deleted": confined.unnoticedDeletes,
+      "inserted": inserted, "updated": confined.unnoticedUpdates, "deleted": confined.unnoticedDeletes,
     ]
-    confined.noticedInsertions = confined.insertionCounter
+    confined.noticedInsertions = confined.inserted.endPosition
     confined.unnoticedUpdates = []
     confined.unnoticedDeletes = []
     NotificationCenter.default.post(name: Self.objectsDidChangeNotification, object: self, userInfo: info)
+    return inserted
   }
 
   private func saveOnQueue(_ confined: Confined) throws {
     guard confined.hasChanges else { return }
     propagateDeletes(confined)
-    postObjectsDidChange(confined)
-    for object in confined.inserted.values { object.object.willSave() }
+    let announced = postObjectsDidChange(confined)
+    let insertsBefore = (end: confined.inserted.endPosition, count: confined.inserted.count)
+    for object in confined.inserted.inOrder { object.willSave() }
     for object in confined.updated { object.willSave() }
     for object in confined.deleted { object.willSave() }
     propagateDeletes(confined)
-    let inserted = confined.insertedInOrder
+    let inserted = confined.inserted.inOrder
+    // The set just announced is the set of inserted objects when it held them all and none came or went
+    // since (a big import saves building a second set of 100,000 objects).
+    let insertedSet =
+      announced.count == insertsBefore.count && insertsBefore == (confined.inserted.endPosition, confined.inserted.count)
+      ? announced : Set(inserted)
     try validate(confined, inserted: inserted)
 
     let coordinator = try parentStore()
@@ -92,20 +101,38 @@ extension ManagedObjectContext {
     for object in updated {
       versions[ObjectIdentifier(object)] = result.versions[object.objectID]
     }
-    confined.registry.reserveCapacity(confined.registry.count + inserted.count)
-    for object in inserted {
+    // Only a parent needs the old temporary IDs (its children may still use them); remembering 100,000
+    // of them after a big import in a context with no children would be pure cost.
+    let remembersTemporaryIDs = settings.withLock { $0.hasHadChildren }
+    confined.registry.reservePermanent(inserted.count)
+    var replacedCount = 0
+    for (object, permanent) in zip(inserted, result.insertedIDs) {
       let temporary = object.objectID
-      if let permanent = result.permanentIDs[temporary], permanent != temporary {
+      guard permanent != temporary else { continue }
+      if remembersTemporaryIDs {
         confined.aliases[temporary] = permanent
         confined.reverseAliases[permanent] = temporary
-        confined.registry[temporary] = nil
-        object.setObjectID(permanent)
-        confined.register(object)
+      }
+      confined.registry[permanent] = object
+      object.setObjectID(permanent)
+      if temporary.isTemporaryID { replacedCount += 1 }
+    }
+    // The replaced temporary IDs leave the registry: in one step when they are all it holds (the usual
+    // case), else one by one.
+    if replacedCount > 0 && replacedCount == confined.registry.temporaryCount {
+      confined.registry.removeAllTemporary()
+    } else if replacedCount > 0 {
+      for (insert, permanent) in zip(request.inserts, result.insertedIDs) where insert.temporaryID != permanent {
+        confined.registry[insert.temporaryID] = nil
       }
     }
     let saved = inserted + updated
-    if !result.permanentIDs.isEmpty {
-      for object in saved { Self.replaceIDs(in: object, result.permanentIDs) }
+    // Relationship values still naming the temporary IDs of objects this save inserted.
+    if saved.contains(where: { !$0.layout.relationshipIndexes.isEmpty }) {
+      let replaced = request.replacedIDs(by: result)
+      if !replaced.isEmpty {
+        for object in saved { Self.replaceIDs(in: object, replaced) }
+      }
     }
     for object in saved {
       if let refreshed = result.refreshed[object.objectID] {
@@ -136,16 +163,18 @@ extension ManagedObjectContext {
       object.state.isDeleted = false
       object.managedObjectContext = nil
     }
-    confined.inserted = [:]
+    confined.clearInserted()
     confined.updated = []
     confined.deleted = []
     confined.propagated = []
-    postDidSave(inserted: Set(inserted), updated: Set(updated), deleted: deletedObjects)
+    postDidSave(inserted: insertedSet, insertedIDs: Set(result.insertedIDs), updated: Set(updated), deleted: deletedObjects)
   }
 
-  private func postDidSave(inserted: Set<ManagedObject>, updated: Set<ManagedObject>, deleted: Set<ManagedObject>) {
+  private func postDidSave(
+    inserted: Set<ManagedObject>, insertedIDs: Set<ManagedObjectID>, updated: Set<ManagedObject>, deleted: Set<ManagedObject>
+  ) {
     let ids: [AnyHashable: Any] = [
-      "insertedObjectIDs": Set(inserted.map(\.objectID)),
+      "insertedObjectIDs": insertedIDs,
       "updatedObjectIDs": Set(updated.map(\.objectID)),
       "deletedObjectIDs": Set(deleted.map(\.objectID)),
     ]
@@ -188,7 +217,7 @@ extension ManagedObjectContext {
           for target in related where !target.state.isDeleted {
             target.state.isDeleted = true
             if target.state.isInserted {
-              confined.inserted[ObjectIdentifier(target)] = nil
+              confined.inserted.remove(target)
               target.state.isInserted = false
             }
             confined.updated.remove(target)
@@ -221,6 +250,14 @@ extension ManagedObjectContext {
     var errors: [ObjectGraphError] = []
     let live = inserted + confined.updated.filter { !$0.state.isDeleted }
     for object in live {
+      let layout = object.layout
+      if layout.validatesOnlyMandatoryAttributes
+        && !layout.mandatoryAttributeIndexes.contains(where: { index in
+          if case .none = object.values[index] { true } else { false }
+        })
+      {
+        continue
+      }
       let name = object.entity.name
       for slot in object.layout.slots where !slot.isTransient {
         if slot.attribute != nil {

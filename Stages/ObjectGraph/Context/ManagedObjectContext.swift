@@ -50,6 +50,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     var userInfo: [String: any Sendable] = [:]
     var mergeObserver: ObserverToken?
     var shouldDeleteInaccessibleFaults = true
+    /// Some context has had this one as its parent: saves must remember which temporary IDs they
+    /// replaced, since a child may still name objects by them.
+    var hasHadChildren = false
   }
 
   /// Makes a context. Give it a ``persistentStoreCoordinator`` (or, later, a parent) before using it.
@@ -93,6 +96,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         $0.parent = newValue
         if newValue != nil { $0.coordinator = nil }
       }
+      newValue?.settings.withLock { $0.hasHadChildren = true }
     }
   }
 

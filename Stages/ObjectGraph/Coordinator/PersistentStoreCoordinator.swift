@@ -227,6 +227,8 @@ public final class PersistentStoreCoordinator: Sendable, CustomStringConvertible
   /// With several stores, each store's part of the save is written in its own transaction, in order.
   private func saveAcrossStores(_ request: StoreSaveRequest) throws -> StoreSaveResult {
     var parts: [ObjectIdentifier: StoreSaveRequest] = [:]
+    /// For each part, the position of each of its inserts in `request.inserts`.
+    var insertPositions: [ObjectIdentifier: [Int]] = [:]
     var order: [PersistentStore] = []
     func part(_ store: PersistentStore) -> ObjectIdentifier {
       let key = ObjectIdentifier(store)
@@ -236,7 +238,11 @@ public final class PersistentStoreCoordinator: Sendable, CustomStringConvertible
       }
       return key
     }
-    for insert in request.inserts { parts[part(try store(forInserting: insert.entity)), default: .init()].inserts.append(insert) }
+    for (position, insert) in request.inserts.enumerated() {
+      let key = part(try store(forInserting: insert.entity))
+      parts[key, default: .init()].inserts.append(insert)
+      insertPositions[key, default: []].append(position)
+    }
     for update in request.updates {
       guard let store = store(for: update.id) else { continue }
       parts[part(store), default: .init()].updates.append(update)
@@ -246,10 +252,13 @@ public final class PersistentStoreCoordinator: Sendable, CustomStringConvertible
       parts[part(store), default: .init()].deletes.append(delete)
     }
     var result = StoreSaveResult()
+    result.insertedIDs = request.inserts.map(\.temporaryID)
     for store in order {
-      guard let request = parts[ObjectIdentifier(store)] else { continue }
-      let partial = try store.save(request)
-      result.permanentIDs.merge(partial.permanentIDs) { a, _ in a }
+      guard let part = parts[ObjectIdentifier(store)] else { continue }
+      let partial = try store.save(part)
+      for (position, id) in zip(insertPositions[ObjectIdentifier(store)] ?? [], partial.insertedIDs) {
+        result.insertedIDs[position] = id
+      }
       result.versions.merge(partial.versions) { a, _ in a }
       result.refreshed.merge(partial.refreshed) { a, _ in a }
     }

@@ -37,13 +37,13 @@ extension ManagedObject {
     fireFault(key: key)
     switch slot.kind {
     case .attribute(let type):
-      values[slot.index] = Self.convert(value, to: type, key: key, entity: entity.name)
+      values[slot.index] = Self.convert(value, to: type, key: key, entity: layout.name)
       // A new object is saved whole: no change tracking (and no context lookup) on this hot path.
       if !state.isInserted { managedObjectContext?.didChange(self, slot: slot.index) }
     case .toOne:
-      setToOne(value.flatMap { Self.object($0, key: key, entity: entity.name) }, slot: slot)
+      setToOne(value.flatMap { Self.object($0, key: key, entity: layout.name) }, slot: slot)
     case .toMany:
-      let objects = Self.objects(value, key: key, entity: entity.name)
+      let objects = Self.objects(value, key: key, entity: layout.name)
       let current = relatedIDs(slot)
       let target = Set(objects.map(\.objectID))
       guard let context = managedObjectContext else {

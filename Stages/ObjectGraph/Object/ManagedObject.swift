@@ -41,6 +41,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
   /// For objects fetched with a batch size: the batch whose values are read together when one fires.
   var batch: FaultBatch?
   var state = State()
+  /// Where the object sits in its context's list of inserted objects (`-1`: not in it).
+  var insertionPosition = -1
 
   struct State {
     /// The object's values are not loaded, or loaded but not yet touched (a fault in Core Data's sense).

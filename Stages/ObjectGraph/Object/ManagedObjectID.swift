@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The identity of a managed object, the one thing that may travel between contexts and queues.
 ///
@@ -28,7 +29,7 @@ public final class ManagedObjectID: Hashable, Sendable, CustomStringConvertible 
   public let storeIdentifier: String?
   let key: Key
   /// The key's hash, worked out once: IDs are hashed again and again (registries, sets of related IDs).
-  private let keyHash: Int
+  let keyHash: Int
 
   init(entity: EntityDescription, key: Key, storeIdentifier: String?) {
     self.entity = entity
@@ -37,15 +38,12 @@ public final class ManagedObjectID: Hashable, Sendable, CustomStringConvertible 
     keyHash = key.hashValue
   }
 
-  private static let temporaryCounter = Mutex<UInt64>(0)
+  private static let temporaryCounter = Atomic<UInt64>(0)
   /// Distinguishes this process's temporary IDs from another's in URIs.
   private static let processToken = UUID().uuidString
 
   static func temporary(for entity: EntityDescription) -> ManagedObjectID {
-    let number = temporaryCounter.withLock { counter -> UInt64 in
-      counter += 1
-      return counter
-    }
+    let number = temporaryCounter.wrappingAdd(1, ordering: .relaxed).newValue
     return ManagedObjectID(entity: entity, key: .temporary(number), storeIdentifier: nil)
   }
 

@@ -28,29 +28,39 @@ extension PersistentStore {
 
   private func write(_ request: StoreSaveRequest, in db: Database) throws -> StoreSaveResult {
     var result = StoreSaveResult()
-    result.permanentIDs.reserveCapacity(request.inserts.count)
+    let inserts = request.inserts
     // 1. Permanent IDs for every inserted object, per root table.
-    var byRoot: [Int64: [StoreSaveRequest.Insert]] = [:]
-    for insert in request.inserts {
-      if insert.temporaryID.isTemporaryID {
-        byRoot[try schema.mapping(for: insert.entity).rootNumber, default: []].append(insert)
-      } else {
+    var primaryKeys = [Int64](repeating: 0, count: inserts.count)
+    var byRoot: [Int64: [Int]] = [:]
+    result.insertedIDs = inserts.map(\.temporaryID)
+    var lastEntity: (entity: EntityDescription, root: Int64)?
+    for (index, insert) in inserts.enumerated() {
+      if let reserved = insert.temporaryID.primaryKey {
         // Already given a permanent ID by obtainPermanentIDs(for:): its key is reserved.
-        result.permanentIDs[insert.temporaryID] = insert.temporaryID
+        primaryKeys[index] = reserved
+        continue
       }
+      if lastEntity?.entity !== insert.entity {
+        lastEntity = (insert.entity, try schema.mapping(for: insert.entity).rootNumber)
+      }
+      byRoot[lastEntity?.root ?? 0, default: []].append(index)
     }
-    for (rootNumber, inserts) in byRoot.sorted(by: { $0.key < $1.key }) {
+    for (rootNumber, indexes) in byRoot.sorted(by: { $0.key < $1.key }) {
       let max = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [rootNumber]) ?? 0
-      for (offset, insert) in inserts.enumerated() {
-        result.permanentIDs[insert.temporaryID] = makeID(
-          entity: insert.entity, table: rootNumber, primaryKey: max + Int64(offset) + 1)
+      for (offset, index) in indexes.enumerated() {
+        let primaryKey = max + Int64(offset) + 1
+        primaryKeys[index] = primaryKey
+        result.insertedIDs[index] = makeID(entity: inserts[index].entity, table: rootNumber, primaryKey: primaryKey)
       }
-      try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [max + Int64(inserts.count), rootNumber])
+      try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [max + Int64(indexes.count), rootNumber])
     }
     /// The primary key a relationship value is written as; a temporary ID this save does not insert names an
     /// object that is not in the store, and writing NULL for it would lose the relationship silently.
+    var replaced: [ManagedObjectID: ManagedObjectID]?
     func key(_ id: ManagedObjectID) throws -> Int64 {
-      if let pk = (result.permanentIDs[id] ?? id).primaryKey { return pk }
+      if let pk = id.primaryKey { return pk }
+      if replaced == nil { replaced = request.replacedIDs(by: result) }
+      if let pk = replaced?[id]?.primaryKey { return pk }
       throw ObjectGraphError(
         .managedObjectReferentialIntegrity,
         "A relationship points to \(id.entity.name) \(id), an object that is neither in the store nor inserted by this save. Insert it in the same context, or save the context that inserted it first. Nothing was written."
@@ -58,43 +68,53 @@ extension PersistentStore {
     }
 
     // 2. Inserts: runs of one entity go in multi-row INSERT statements of up to `rowsPerStatement` rows,
-    //    which spreads the per-statement cost (binding, stepping) over many rows.
-    var batchPlan: StorePlans.Insert?
-    var batchArguments: [(any DatabaseValueConvertible)?] = []
-    var batchRows = 0
-    func flush() throws {
-      guard let plan = batchPlan, batchRows > 0 else { return }
-      let statement = try db.cachedStatement(sql: plan.sql(rows: batchRows))
-      try statement.execute(arguments: StatementArguments(batchArguments))
-      batchArguments.removeAll(keepingCapacity: true)
-      batchRows = 0
-    }
-    // Rows of one entity together (in insertion order), so they share statements.
-    var groups: [ObjectIdentifier: [StoreSaveRequest.Insert]] = [:]
-    var groupOrder: [ObjectIdentifier] = []
-    for insert in request.inserts {
-      let entity = ObjectIdentifier(insert.entity)
-      if groups[entity] == nil { groupOrder.append(entity) }
-      groups[entity, default: []].append(insert)
-    }
-    for insert in groupOrder.flatMap({ groups[$0] ?? [] }) {
-      guard let id = result.permanentIDs[insert.temporaryID], let pk = id.primaryKey,
-        let plan = plans.inserts[ObjectIdentifier(insert.entity)]
-      else { continue }
-      if batchPlan?.number != plan.number || batchRows >= plan.rowsPerStatement {
-        try flush()
-        batchPlan = plan
+    //    which spreads the per-statement cost (preparing, stepping) over many rows. Rows of one entity
+    //    are written together, each entity's in insertion order.
+    var order = Array(inserts.indices)
+    if let first = inserts.first, inserts.contains(where: { $0.entity !== first.entity }) {
+      var firstSeen: [ObjectIdentifier: Int] = [:]
+      for (index, insert) in inserts.enumerated() where firstSeen[ObjectIdentifier(insert.entity)] == nil {
+        firstSeen[ObjectIdentifier(insert.entity)] = index
       }
-      try appendInsertArguments(plan, primaryKey: pk, values: insert.values, key: key, to: &batchArguments)
-      batchRows += 1
-    }
-    try flush()
-    for insert in request.inserts {
-      guard let id = result.permanentIDs[insert.temporaryID] else { continue }
-      if insert.entity.layout.hasJoinTables {
-        let mapping = try schema.mapping(for: insert.entity)
-        try writeJoins(for: id, entity: insert.entity, mapping: mapping, added: insert.values, removed: nil, key: key, db: db)
+      order.sort { a, b in
+        let (groupA, groupB) = (firstSeen[ObjectIdentifier(inserts[a].entity)] ?? 0, firstSeen[ObjectIdentifier(inserts[b].entity)] ?? 0)
+        return groupA != groupB ? groupA < groupB : a < b
       }
+    }
+    var groupStart = 0
+    while groupStart < order.count {
+      let entity = inserts[order[groupStart]].entity
+      var groupEnd = groupStart + 1
+      while groupEnd < order.count && inserts[order[groupEnd]].entity === entity { groupEnd += 1 }
+      guard let plan = plans.inserts[ObjectIdentifier(entity)] else {
+        throw ObjectGraphError(
+          .persistentStoreSave,
+          "The store at \(url?.path ?? "memory") has no table for entity \(entity.name), so its new objects cannot be saved there. Nothing was written.",
+          url: url)
+      }
+      var chunkStart = groupStart
+      while chunkStart < groupEnd {
+        let rows = min(plan.rowsPerStatement, groupEnd - chunkStart)
+        let statement = RawStatement(try db.cachedStatement(sql: plan.sql(rows: rows)))
+        try statement.reset()
+        var parameter: Int32 = 1
+        for position in chunkStart..<(chunkStart + rows) {
+          let index = order[position]
+          try bindInsertRow(plan, primaryKey: primaryKeys[index], values: inserts[index].values, key: key, to: statement, at: &parameter)
+        }
+        try statement.run()
+        chunkStart += rows
+      }
+      if entity.layout.hasJoinTables {
+        let mapping = try schema.mapping(for: entity)
+        for position in groupStart..<groupEnd {
+          let index = order[position]
+          try writeJoins(
+            for: result.insertedIDs[index], entity: entity, mapping: mapping, added: inserts[index].values, removed: nil, key: key,
+            db: db)
+        }
+      }
+      groupStart = groupEnd
     }
 
     // 3. Updates, with optimistic locking.

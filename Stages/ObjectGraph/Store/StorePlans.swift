@@ -35,6 +35,8 @@ struct StorePlans: Sendable {
     let rowsPerStatement: Int
     private let prefix: String
     private let tuple: String
+    /// The statement for a full chunk of `rowsPerStatement` rows, built once.
+    private let fullSQL: String
 
     init(table: String, columnNames: [String], number: Int64, columns: [Column]) {
       tuple = "(" + Array(repeating: "?", count: columnNames.count).joined(separator: ", ") + ")"
@@ -43,11 +45,13 @@ struct StorePlans: Sendable {
       self.number = number
       self.columns = columns
       rowsPerStatement = max(1, 900 / columnNames.count)
+      fullSQL = prefix + Array(repeating: tuple, count: rowsPerStatement).joined(separator: ", ")
     }
 
     /// The statement inserting `rows` rows at once.
     func sql(rows: Int) -> String {
-      rows == 1 ? sql : prefix + Array(repeating: tuple, count: rows).joined(separator: ", ")
+      if rows == rowsPerStatement { return fullSQL }
+      return rows == 1 ? sql : prefix + Array(repeating: tuple, count: rows).joined(separator: ", ")
     }
   }
 
@@ -157,23 +161,33 @@ extension PersistentStore {
     return FetchedRow(id: id, snapshot: RowSnapshot(version: version, values: values))
   }
 
-  /// Appends the arguments of one row of an entity's INSERT statement.
-  func appendInsertArguments(
+  /// Binds one row of an entity's INSERT statement, from parameter `parameter` on (which it advances).
+  func bindInsertRow(
     _ plan: StorePlans.Insert, primaryKey: Int64, values: [StoredValue], key: (ManagedObjectID) throws -> Int64,
-    to arguments: inout [(any DatabaseValueConvertible)?]
+    to statement: RawStatement, at parameter: inout Int32
   ) throws {
-    arguments.append(primaryKey)
-    arguments.append(plan.number)
-    arguments.append(1 as Int64)
+    try statement.bind(primaryKey, at: parameter)
+    try statement.bind(plan.number, at: parameter + 1)
+    try statement.bind(1, at: parameter + 2)
+    parameter += 3
     for column in plan.columns {
       switch column {
       case .attribute(let slot, let type):
-        arguments.append(SQLiteValueCoding.encode(values[slot], as: type))
+        try statement.bind(SQLiteValueCoding.encode(values[slot], as: type), at: parameter)
       case .toOne(let slot):
-        arguments.append(try (values[slot] as? ManagedObjectID).map(key))
+        if let destination = values[slot] as? ManagedObjectID {
+          try statement.bind(try key(destination), at: parameter)
+        } else {
+          try statement.bindNull(at: parameter)
+        }
       case .toOneEntity(let slot):
-        arguments.append((values[slot] as? ManagedObjectID).flatMap { schema.byIdentity[ObjectIdentifier($0.entity)]?.number })
+        if let number = (values[slot] as? ManagedObjectID).flatMap({ schema.byIdentity[ObjectIdentifier($0.entity)]?.number }) {
+          try statement.bind(number, at: parameter)
+        } else {
+          try statement.bindNull(at: parameter)
+        }
       }
+      parameter += 1
     }
   }
 }

@@ -54,12 +54,23 @@ struct StoreSaveRequest {
 
 /// What a store reports back after a save.
 struct StoreSaveResult {
-  /// Temporary ID -> permanent ID, for every inserted object.
-  var permanentIDs: [ManagedObjectID: ManagedObjectID] = [:]
+  /// The ID each inserted object now has, in the order of the request's inserts: a permanent one from a
+  /// store, the same temporary one from a parent context. (An array, not a map from temporary IDs: a big
+  /// import would otherwise hash 100,000 IDs once more.)
+  var insertedIDs: [ManagedObjectID] = []
   /// New row version per updated object.
   var versions: [ManagedObjectID: Int64] = [:]
   /// The version inserted objects now have: 1 for rows written to a store, 0 when pushed to a parent.
   var insertedVersion: Int64 = 1
   /// Rows whose stored values won a conflict: the object must take these values (and version).
   var refreshed: [ManagedObjectID: RowSnapshot] = [:]
+}
+
+extension StoreSaveRequest {
+  /// Temporary ID -> the ID it became, for the inserted objects whose ID changed.
+  func replacedIDs(by result: StoreSaveResult) -> [ManagedObjectID: ManagedObjectID] {
+    var map: [ManagedObjectID: ManagedObjectID] = [:]
+    for (insert, id) in zip(inserts, result.insertedIDs) where insert.temporaryID != id { map[insert.temporaryID] = id }
+    return map
+  }
 }
