@@ -32,18 +32,35 @@ final class Confined {
   private var purgeThreshold = 4096
 
   func register(_ object: ManagedObject) {
-    registry[object.objectID] = object
+    register(object, as: object.objectID)
+  }
+
+  func register(_ object: ManagedObject, as id: ManagedObjectID) {
+    registry[id] = object
     // Changed objects are never purged, so only the unchanged ones count towards the next purge (a big
     // import registers 100,000 inserted objects and has nothing to purge).
-    if registry.count - inserted.count - updated.count - deleted.count >= purgeThreshold { purge() }
+    if unchangedCount >= purgeThreshold { purge() }
   }
+
+  /// Registers an object a fetch is about to return, without purging: the fetch's caller holds its objects,
+  /// so a purge in the middle of it would scan them all and free none. Call ``fetchDidRegister()`` after.
+  func registerFetched(_ object: ManagedObject, as id: ManagedObjectID) {
+    registry[id] = object
+  }
+
+  /// Moves the next purge past the objects a fetch just registered (see ``registerFetched(_:as:)``).
+  func fetchDidRegister() {
+    purgeThreshold = max(purgeThreshold, unchangedCount * 2)
+  }
+
+  private var unchangedCount: Int { registry.count - inserted.count - updated.count - deleted.count }
 
   func registered(_ id: ManagedObjectID) -> ManagedObject? { registry[id] }
 
   /// Drops unchanged objects that only the registry still references.
   func purge() {
     registry.removeAll(unreferencedWhere: { object in !object.hasChanges })
-    purgeThreshold = max(4096, (registry.count - inserted.count - updated.count - deleted.count) * 2)
+    purgeThreshold = max(4096, unchangedCount * 2)
   }
 
   var hasChanges: Bool { !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty }
@@ -153,9 +170,14 @@ struct ObjectRegistry {
 
   private static func remove(from table: inout [Key: ManagedObject], unreferencedWhere isRemovable: (ManagedObject) -> Bool) {
     var unreferenced: [Key] = []
-    for index in table.indices {
-      guard isKnownUniquelyReferenced(&table.values[index]) else { continue }
-      if isRemovable(table.values[index]) { unreferenced.append(table.keys[index]) }
+    // Walking indexes by hand, not `table.indices`: that collection would hold a second reference to the
+    // table's storage, and the first `isKnownUniquelyReferenced(&…)` would copy the whole table.
+    var index = table.startIndex
+    while index != table.endIndex {
+      if isKnownUniquelyReferenced(&table.values[index]), isRemovable(table.values[index]) {
+        unreferenced.append(table.keys[index])
+      }
+      index = table.index(after: index)
     }
     for key in unreferenced { table[key] = nil }
   }

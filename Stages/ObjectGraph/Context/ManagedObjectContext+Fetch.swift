@@ -15,6 +15,8 @@ extension ManagedObjectContext {
   public func fetch<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [Result] {
     try isolated("fetch(_:)") { confined in
       let objects = try fetchObjects(request, confined)
+      // A request for plain managed objects needs no per-object cast (the types are the same).
+      if Result.self == ManagedObject.self { return unsafeBitCast(objects, to: [Result].self) }
       var results: [Result] = []
       results.reserveCapacity(objects.count)
       for object in objects {
@@ -99,6 +101,7 @@ extension ManagedObjectContext {
         materialize(
           row, asFault: request.returnsObjectsAsFaults, confined, classes: &classes, registryWasEmpty: registryWasEmpty))
     }
+    confined.fetchDidRegister()
     if plan.idsOnly {
       let batch = FaultBatch(ids: rows.map(\.id), size: request.fetchBatchSize)
       for object in objects where object.state.needsLoad { object.batch = batch }

@@ -185,7 +185,7 @@ extension ManagedObjectContext {
       object.state.isFault = asFault
       if !asFault { object.awakeFromFetch() }
     }
-    confined.register(object)
+    confined.registerFetched(object, as: row.id)
     return object
   }
 

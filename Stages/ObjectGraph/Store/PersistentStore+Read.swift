@@ -41,18 +41,14 @@ extension PersistentStore {
     let arguments = StatementArguments(compiler.arguments)
     return try read { db in
       var rows: [FetchedRow] = []
-      let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
       if plan.idsOnly {
-        while let row = try cursor.next() {
-          let pk: Int64 = row[0]
-          let number: Int64 = row[1]
-          let version: Int64 = row[2]
-          guard let id = objectID(pk: pk, entityNumber: number) else { continue }
-          rows.append(FetchedRow(id: id, snapshot: RowSnapshot(version: version, values: [])))
+        try forEachRow(db, sql: sql, arguments: arguments) { row in
+          guard let id = objectID(pk: row.int64(0), entityNumber: row.int64(1)) else { return }
+          rows.append(FetchedRow(id: id, snapshot: RowSnapshot(version: row.int64(2), values: [])))
         }
       } else {
-        while let row = try cursor.next() {
-          if let fetched = decode(row: row) { rows.append(fetched) }
+        try forEachRow(db, sql: sql, arguments: arguments) { row in
+          if let fetched = decodeRow(row) { rows.append(fetched) }
         }
       }
       return rows
@@ -91,9 +87,8 @@ extension PersistentStore {
         let slice = keys[chunk..<min(chunk + 500, keys.count)]
         let placeholders = Array(repeating: "?", count: slice.count).joined(separator: ", ")
         let sql = "SELECT \(reader.selectList) FROM \(mapping.table) t0 WHERE t0.Z_PK IN (\(placeholders))"
-        let cursor = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(Array(slice)))
-        while let row = try cursor.next() {
-          if let fetched = decode(row: row) { result[fetched.id] = fetched.snapshot }
+        try forEachRow(db, sql: sql, arguments: StatementArguments(Array(slice))) { row in
+          if let fetched = decodeRow(row) { result[fetched.id] = fetched.snapshot }
         }
       }
     }

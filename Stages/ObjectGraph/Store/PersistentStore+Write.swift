@@ -254,8 +254,9 @@ extension PersistentStore {
     var result: [ManagedObjectID: RowSnapshot] = [:]
     for id in ids {
       guard let pk = id.primaryKey else { continue }
-      let rows = try Row.fetchAll(db, sql: "SELECT \(reader.selectList) FROM \(mapping.table) t0 WHERE t0.Z_PK = ?", arguments: [pk])
-      for row in rows { if let fetched = decode(row: row) { result[fetched.id] = fetched.snapshot } }
+      try forEachRow(db, sql: "SELECT \(reader.selectList) FROM \(mapping.table) t0 WHERE t0.Z_PK = ?", arguments: [pk]) { row in
+        if let fetched = decodeRow(row) { result[fetched.id] = fetched.snapshot }
+      }
     }
     return result
   }

@@ -78,6 +78,10 @@ struct RawStatement {
 
   // MARK: - Reading
 
+  /// Resets the statement after its last row, ignoring errors (the step that failed already reported
+  /// them), so a cached statement holds no lock while it waits for its next use.
+  func finish() { sqlite3_reset(handle) }
+
   /// Moves to the next result row: `true` when there is one, `false` at the end.
   func next() throws -> Bool {
     switch sqlite3_step(handle) {

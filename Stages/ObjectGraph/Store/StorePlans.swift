@@ -127,38 +127,49 @@ struct StorePlans: Sendable {
 }
 
 extension PersistentStore {
-  /// Decodes one row of `SELECT <selectList>` into an ID and a snapshot.
-  func decode(row: Row) -> FetchedRow? {
-    let pk: Int64 = row[0]
-    guard let plan = plans.decodePlan(entityNumber: row[1]) else { return nil }
-    let version: Int64 = row[2]
+  /// Decodes the current row of a `SELECT <selectList>` statement into an ID and a snapshot.
+  func decodeRow(_ row: RawStatement) -> FetchedRow? {
+    let pk = row.int64(0)
+    guard let plan = plans.decodePlan(entityNumber: row.int64(1)) else { return nil }
+    let version = row.int64(2)
     var values = plan.template
     for column in plan.columns {
       switch column {
       case .attribute(let slot, let index, let type):
-        guard !row.hasNull(atIndex: index) else { continue }
+        let index = Int32(index)
+        guard !row.isNull(index) else { continue }
         switch type {
-        case .string: values[slot] = row[index] as String
-        case .integer64: values[slot] = row[index] as Int64
-        case .integer32: values[slot] = Int32(truncatingIfNeeded: row[index] as Int64)
-        case .integer16: values[slot] = Int16(truncatingIfNeeded: row[index] as Int64)
-        case .boolean: values[slot] = (row[index] as Int64) != 0
-        case .double: values[slot] = row[index] as Double
-        case .float: values[slot] = Float(row[index] as Double)
-        case .date: values[slot] = Date(timeIntervalSinceReferenceDate: row[index] as Double)
-        case .binaryData: values[slot] = row[index] as Data
-        default: values[slot] = SQLiteValueCoding.decode(row[index] as DatabaseValue, as: type)
+        case .string: values[slot] = row.string(index)
+        case .integer64: values[slot] = row.int64(index)
+        case .integer32: values[slot] = Int32(truncatingIfNeeded: row.int64(index))
+        case .integer16: values[slot] = Int16(truncatingIfNeeded: row.int64(index))
+        case .boolean: values[slot] = row.int64(index) != 0
+        case .double: values[slot] = row.double(index)
+        case .float: values[slot] = Float(row.double(index))
+        case .date: values[slot] = Date(timeIntervalSinceReferenceDate: row.double(index))
+        case .binaryData: values[slot] = row.data(index)
+        default: values[slot] = SQLiteValueCoding.decode(row.databaseValue(index), as: type)
         }
       case .toOne(let slot, let index, let entityColumn, let destinationNumber):
-        guard !row.hasNull(atIndex: index) else { continue }
-        let destinationPK: Int64 = row[index]
+        let index = Int32(index)
+        guard !row.isNull(index) else { continue }
         var number = destinationNumber
-        if let entityColumn, !row.hasNull(atIndex: entityColumn) { number = row[entityColumn] }
-        values[slot] = objectID(pk: destinationPK, entityNumber: number)
+        if let entityColumn, !row.isNull(Int32(entityColumn)) { number = row.int64(Int32(entityColumn)) }
+        values[slot] = objectID(pk: row.int64(index), entityNumber: number)
       }
     }
     let id = makeID(entity: plan.entity, table: plan.rootNumber, primaryKey: pk)
     return FetchedRow(id: id, snapshot: RowSnapshot(version: version, values: values))
+  }
+
+  /// Runs a query and calls `body` with the statement on each result row, reading the columns directly.
+  func forEachRow(_ db: Database, sql: String, arguments: StatementArguments, _ body: (RawStatement) throws -> Void) throws {
+    let statement = try db.cachedStatement(sql: sql)
+    try statement.setArguments(arguments)
+    let row = RawStatement(statement)
+    // Reset at the end, even after an error, so the statement holds no read lock while it sits in the cache.
+    defer { row.finish() }
+    while try row.next() { try body(row) }
   }
 
   /// Binds one row of an entity's INSERT statement, from parameter `parameter` on (which it advances).
