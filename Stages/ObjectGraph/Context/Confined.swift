@@ -2,6 +2,9 @@ import Foundation
 
 /// A context's bookkeeping: which objects it knows and which of them changed. Touched only on the
 /// context's queue (see `ManagedObjectContext.isolated`), so it needs no lock.
+///
+/// The tables touched for every object are `@exclusivity(unchecked)`: only the context's queue touches
+/// them, one access at a time, and the run-time exclusivity check costs more than the access itself.
 final class Confined {
   /// One object per ID (uniquing).
   ///
@@ -9,8 +12,8 @@ final class Confined {
   /// references would put every object on the slow reference-counting path, so the registry holds them
   /// strongly and purges, from time to time, every unchanged object it alone references. Changed objects
   /// are kept by the change sets below until they are saved or rolled back.
-  var registry = ObjectRegistry()
-  var inserted = InsertedObjects()
+  @exclusivity(unchecked) var registry = ObjectRegistry()
+  @exclusivity(unchecked) var inserted = InsertedObjects()
   var updated: Set<ManagedObject> = []
   var deleted: Set<ManagedObject> = []
   /// Deleted objects whose delete rules have already been applied.
@@ -136,6 +139,16 @@ struct ObjectRegistry {
 
     static func == (lhs: Key, rhs: Key) -> Bool { lhs.hash == rhs.hash && lhs.id == rhs.id }
     func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+
+    /// What the dictionary actually calls: the ID's hash, already well spread, mixed with the table's
+    /// per-instance seed in two multiply-xorshift rounds, instead of a full `Hasher` run for every
+    /// lookup, insertion and re-hash.
+    func _rawHashValue(seed: Int) -> Int {
+      var z = UInt64(bitPattern: Int64(hash ^ seed))
+      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+      return Int(bitPattern: UInt(z ^ (z >> 31)))
+    }
   }
 
   private var permanent: [Key: ManagedObject] = [:]

@@ -94,12 +94,14 @@ extension ManagedObjectContext {
     var objects: [ManagedObject] = []
     objects.reserveCapacity(rows.count)
     var classes: [ObjectIdentifier: ManagedObject.Type] = [:]
+    var lastClass: (entity: EntityDescription, type: ManagedObject.Type)?
     let registryWasEmpty = confined.registry.isEmpty
     confined.registry.reservePermanent(rows.count)
     for row in rows {
       objects.append(
         materialize(
-          row, asFault: request.returnsObjectsAsFaults, confined, classes: &classes, registryWasEmpty: registryWasEmpty))
+          row, asFault: request.returnsObjectsAsFaults, confined, classes: &classes, lastClass: &lastClass,
+          registryWasEmpty: registryWasEmpty))
     }
     confined.fetchDidRegister()
     if plan.idsOnly {

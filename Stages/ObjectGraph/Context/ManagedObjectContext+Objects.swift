@@ -152,7 +152,7 @@ extension ManagedObjectContext {
   /// Makes a registered object (or a new one) from a fetched row.
   func materialize(
     _ row: FetchedRow, asFault: Bool, _ confined: Confined, classes: inout [ObjectIdentifier: ManagedObject.Type],
-    registryWasEmpty: Bool = false
+    lastClass: inout (entity: EntityDescription, type: ManagedObject.Type)?, registryWasEmpty: Bool = false
   ) -> ManagedObject {
     // Rows of one fetch are distinct, so a context that held nothing before the fetch has nothing to unique.
     if !registryWasEmpty, let object = confined.registered(row.id) ?? twinInChild(of: row.id, confined) {
@@ -167,11 +167,15 @@ extension ManagedObjectContext {
     }
     let entity = row.id.entity
     let type: ManagedObject.Type
-    if let known = classes[ObjectIdentifier(entity)] {
+    if let last = lastClass, last.entity === entity {
+      type = last.type
+    } else if let known = classes[ObjectIdentifier(entity)] {
       type = known
+      lastClass = (entity, known)
     } else {
       type = entity.managedObjectClass
       classes[ObjectIdentifier(entity)] = type
+      lastClass = (entity, type)
     }
     let object = type.init(entity: entity, insertInto: nil)
     object.setObjectID(row.id)

@@ -34,6 +34,12 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
   let state: Frozen<State>
   /// Set once, when the model freezes; read lock-free on every object creation and property access.
   private let frozenLayout = AtomicLazyReference<EntityLayout>()
+  /// The frozen layout again, as a pointer every thread can load with one atomic read: `layout` is read
+  /// for every object made, and `AtomicLazyReference.load()` is a generic call that costs far more. The
+  /// layout it points to is retained once when stored and released in `deinit`, and never replaced, so
+  /// a loaded pointer always names a live layout.
+  /// (Stored as the pointer's bits, 0 for none: `Atomic` of a pointer type is not `Sendable`.)
+  private let publishedLayout = Atomic<UInt>(0)
 
   /// Makes an entity.
   /// - Parameters:
@@ -48,6 +54,12 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         name: name,
         managedObjectClass: managedObjectClass == ManagedObject.self ? nil : managedObjectClass,
         ownProperties: properties))
+  }
+
+  deinit {
+    if let published = UnsafeRawPointer(bitPattern: publishedLayout.load(ordering: .acquiring)) {
+      Unmanaged<EntityLayout>.fromOpaque(published).release()
+    }
   }
 
   /// The entity's name.
@@ -216,7 +228,10 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
 
   /// The immutable layout the engine's hot paths use; built when the model is frozen.
   var layout: EntityLayout {
-    frozenLayout.load() ?? EntityLayout(entity: self)
+    if let published = UnsafeRawPointer(bitPattern: publishedLayout.load(ordering: .acquiring)) {
+      return Unmanaged<EntityLayout>.fromOpaque(published).takeUnretainedValue()
+    }
+    return frozenLayout.load() ?? EntityLayout(entity: self)
   }
 
   func freeze(model: ManagedObjectModel) {
@@ -225,7 +240,11 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
       $0.versionHash = hash
       $0.model = model
     }
-    _ = frozenLayout.storeIfNil(EntityLayout(entity: self))
+    let layout = frozenLayout.storeIfNil(EntityLayout(entity: self))
+    let retained = Unmanaged.passRetained(layout).toOpaque()
+    if !publishedLayout.compareExchange(expected: 0, desired: UInt(bitPattern: retained), ordering: .releasing).exchanged {
+      Unmanaged<EntityLayout>.fromOpaque(retained).release()
+    }
     for case .attribute(let attribute) in ownProperties { attribute.state.freeze() }
     for case .relationship(let relationship) in ownProperties { relationship.state.freeze() }
     state.freeze()

@@ -49,8 +49,10 @@ final class EntityLayout: Sendable {
 
   let name: String
   let slots: [Slot]
-  /// The slot names in order, for a linear search that beats hashing the key on small entities.
+  /// The slot names in order, for a linear search that beats hashing the key on small entities, and
+  /// their UTF-8 lengths: comparing two lengths is far cheaper than comparing two different strings.
   private let names: [String]
+  private let nameLengths: [Int]
   /// Whether some to-many slot may be stored in a join table (many-to-many or without inverse).
   let hasJoinTables: Bool
   let indexByName: [String: Int]
@@ -92,6 +94,7 @@ final class EntityLayout: Sendable {
     }
     self.slots = slots
     names = slots.map(\.name)
+    nameLengths = names.map(\.utf8.count)
     self.defaults = defaults
     var initial = defaults
     for slot in slots where slot.isToMany { initial[slot.index] = Set<ManagedObjectID>() }
@@ -116,7 +119,8 @@ final class EntityLayout: Sendable {
   @inline(__always)
   func index(of key: String) -> Int? {
     guard names.count <= 12 else { return indexByName[key] }
-    for position in names.indices where names[position] == key { return position }
+    let length = key.utf8.count
+    for position in names.indices where nameLengths[position] == length && names[position] == key { return position }
     return nil
   }
 }

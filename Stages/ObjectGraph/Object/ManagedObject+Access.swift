@@ -14,7 +14,9 @@ extension ManagedObject {
     fireFault(key: key)
     switch slot.kind {
     case .attribute:
-      return values[slot.index].map { $0 as Any }
+      // One copy of the value, not two (`map { $0 as Any }` copies it again).
+      guard case .some(let value) = values[slot.index] else { return nil }
+      return value
     case .toOne:
       guard let id = values[slot.index] as? ManagedObjectID, let context = managedObjectContext else { return nil }
       return context.object(with: id)

@@ -34,19 +34,20 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
   /// Current values, one per slot of the entity layout (valid once the fault is fulfilled).
   ///
-  /// `@exclusivity(unchecked)`: the object's state is only touched on its context's queue, one access at
+  /// `@exclusivity(unchecked)` (here and on `snapshot`, `changedSlots`, `state`, `insertionPosition`): the
+  /// object's state is only touched on its context's queue, one access at
   /// a time (concurrency debugging checks this), and none of the engine's code holds an `inout` access to
   /// it across a call that could touch it again; the run-time check costs more than a value read.
   @exclusivity(unchecked) var values: [StoredValue]
   /// The values as last read from (or saved to) the parent store, with the row version.
-  var snapshot: RowSnapshot?
+  @exclusivity(unchecked) var snapshot: RowSnapshot?
   /// Slots set since the last save or refresh.
-  var changedSlots: Set<Int> = []
+  @exclusivity(unchecked) var changedSlots: Set<Int> = []
   /// For objects fetched with a batch size: the batch whose values are read together when one fires.
   var batch: FaultBatch?
   @exclusivity(unchecked) var state = State()
   /// Where the object sits in its context's list of inserted objects (`-1`: not in it).
-  var insertionPosition = -1
+  @exclusivity(unchecked) var insertionPosition = -1
 
   struct State {
     /// The object's values are not loaded, or loaded but not yet touched (a fault in Core Data's sense).

@@ -17,7 +17,21 @@ struct StorePlans: Sendable {
     let rootNumber: Int64
     /// The values a row starts from: `nil`, or a not-yet-loaded marker for stored to-many slots.
     let template: [StoredValue]
-    let columns: [Column]
+    /// Per slot, in slot order: the column its value is read from, or `nil` to take the template's value.
+    let slotColumns: [Column?]
+
+    init(entity: EntityDescription, rootNumber: Int64, template: [StoredValue], columns: [Column]) {
+      self.entity = entity
+      self.rootNumber = rootNumber
+      self.template = template
+      var slotColumns = [Column?](repeating: nil, count: template.count)
+      for column in columns {
+        switch column {
+        case .attribute(let slot, _, _), .toOne(let slot, _, _, _): slotColumns[slot] = column
+        }
+      }
+      self.slotColumns = slotColumns
+    }
   }
 
   /// How to insert an entity's rows.
@@ -132,30 +146,41 @@ extension PersistentStore {
     let pk = row.int64(0)
     guard let plan = plans.decodePlan(entityNumber: row.int64(1)) else { return nil }
     let version = row.int64(2)
-    var values = plan.template
-    for column in plan.columns {
+    // Appended slot by slot into reserved storage: assigning into a prepared array of existentials goes
+    // through the generic value-witness path for each element and costs several times more.
+    var values: [StoredValue] = []
+    values.reserveCapacity(plan.slotColumns.count)
+    for (slot, column) in plan.slotColumns.enumerated() {
       switch column {
-      case .attribute(let slot, let index, let type):
+      case nil:
+        values.append(plan.template[slot])
+      case .attribute(_, let index, let type)?:
         let index = Int32(index)
-        guard !row.isNull(index) else { continue }
-        switch type {
-        case .string: values[slot] = row.string(index)
-        case .integer64: values[slot] = row.int64(index)
-        case .integer32: values[slot] = Int32(truncatingIfNeeded: row.int64(index))
-        case .integer16: values[slot] = Int16(truncatingIfNeeded: row.int64(index))
-        case .boolean: values[slot] = row.int64(index) != 0
-        case .double: values[slot] = row.double(index)
-        case .float: values[slot] = Float(row.double(index))
-        case .date: values[slot] = Date(timeIntervalSinceReferenceDate: row.double(index))
-        case .binaryData: values[slot] = row.data(index)
-        default: values[slot] = SQLiteValueCoding.decode(row.databaseValue(index), as: type)
+        guard !row.isNull(index) else {
+          values.append(nil)
+          continue
         }
-      case .toOne(let slot, let index, let entityColumn, let destinationNumber):
+        switch type {
+        case .string: values.append(row.string(index))
+        case .integer64: values.append(row.int64(index))
+        case .integer32: values.append(Int32(truncatingIfNeeded: row.int64(index)))
+        case .integer16: values.append(Int16(truncatingIfNeeded: row.int64(index)))
+        case .boolean: values.append(row.int64(index) != 0)
+        case .double: values.append(row.double(index))
+        case .float: values.append(Float(row.double(index)))
+        case .date: values.append(Date(timeIntervalSinceReferenceDate: row.double(index)))
+        case .binaryData: values.append(row.data(index))
+        default: values.append(SQLiteValueCoding.decode(row.databaseValue(index), as: type))
+        }
+      case .toOne(_, let index, let entityColumn, let destinationNumber)?:
         let index = Int32(index)
-        guard !row.isNull(index) else { continue }
+        guard !row.isNull(index) else {
+          values.append(nil)
+          continue
+        }
         var number = destinationNumber
         if let entityColumn, !row.isNull(Int32(entityColumn)) { number = row.int64(Int32(entityColumn)) }
-        values[slot] = objectID(pk: row.int64(index), entityNumber: number)
+        values.append(objectID(pk: row.int64(index), entityNumber: number))
       }
     }
     let id = makeID(entity: plan.entity, table: plan.rootNumber, primaryKey: pk)
