@@ -1,0 +1,273 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import ObjectGraph
+
+/// The paths a big save or fetch takes: rows bound and read straight through SQLite's C interface,
+/// inserted objects kept in order, permanent IDs handed back as an array, and the registry's two tables.
+@Suite("Bulk save and fetch paths")
+struct BulkPathTests {
+  @Test("Empty text and data stay empty (not NULL); NUL bytes and non-ASCII text survive")
+  func emptyAndUnusualValues() throws {
+    let stack = try Stack(model: Models.allTypes())
+    defer { stack.folder.remove() }
+    let texts = ["", "a\u{0}b", "日本語 ✓ 🚀", String(repeating: "x", count: 5_000)]
+    try stack.context.performAndWait {
+      for (index, text) in texts.enumerated() {
+        let object = ManagedObject(entity: stack.entity("Everything"), insertInto: stack.context)
+        object.setValue(text, forKey: "string")
+        object.setValue(index == 0 ? Data() : Data([0, UInt8(index), 0]), forKey: "data")
+        object.setValue(Int64(index), forKey: "int64")
+      }
+      try stack.context.save()
+    }
+    // What SQLite holds: TEXT and BLOB values, the empty ones included.
+    let types = try rawRows(stack.storeURL, "SELECT typeof(ZSTRING), typeof(ZDATA) FROM ZEVERYTHING ORDER BY ZINT64")
+    #expect(types.map { $0[0] as String } == ["text", "text", "text", "text"])
+    #expect(types.map { $0[1] as String } == ["blob", "blob", "blob", "blob"])
+
+    let (_, context) = try stack.reopened()
+    try context.performAndWait {
+      let request = FetchRequest<ManagedObject>(entityName: "Everything")
+      request.sortDescriptors = [FetchSortDescriptor(key: "int64")]
+      let objects = try context.fetch(request)
+      #expect(objects.map { $0.value(forKey: "string") as? String } == texts)
+      #expect(objects.first?.value(forKey: "data") as? Data == Data())
+      #expect(objects.last?.value(forKey: "data") as? Data == Data([0, 3, 0]))
+    }
+  }
+
+  @Test("Thousands of rows of several entities, inserted interleaved, land with their relationships")
+  func interleavedEntities() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    // 2,000 notes in 38 notebooks, created in turn: more rows than one multi-row INSERT takes, and a
+    // remainder for the last statement of each entity.
+    try stack.context.performAndWait {
+      var notebooks: [Notebook] = []
+      for index in 0..<2_000 {
+        if index % 54 == 0 {
+          let notebook = Notebook(context: stack.context)
+          notebook.name = "Notebook \(notebooks.count)"
+          notebooks.append(notebook)
+        }
+        let note = Note(context: stack.context)
+        note.title = "Note \(index)"
+        note.rating = Int64(index)
+        note.notebook = notebooks.last
+      }
+      try stack.context.save()
+    }
+    #expect(try rawRows(stack.storeURL, "SELECT COUNT(*) FROM ZNOTEBOOK").first?[0] as Int? == 38)
+    #expect(try rawRows(stack.storeURL, "SELECT COUNT(*) FROM ZNOTE WHERE ZNOTEBOOK IS NULL").first?[0] as Int? == 0)
+
+    let (_, context) = try stack.reopened()
+    try context.performAndWait {
+      let request = FetchRequest<Note>(entityName: "Note")
+      request.sortDescriptors = [FetchSortDescriptor(key: "rating")]
+      let notes = try context.fetch(request)
+      #expect(notes.count == 2_000)
+      for (index, note) in notes.enumerated() {
+        #expect(note.title == "Note \(index)")
+        #expect(note.notebook?.name == "Notebook \(index / 54)")
+      }
+    }
+  }
+
+  @Test("Rows are written in insertion order, skipping objects deleted before the save")
+  func insertionOrder() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    try stack.context.performAndWait {
+      var notes: [Note] = []
+      for index in 0..<10 {
+        let note = Note(context: stack.context)
+        note.title = "\(index)"
+        notes.append(note)
+      }
+      stack.context.delete(notes[3])
+      stack.context.delete(notes[7])
+      #expect(stack.context.insertedObjects.count == 8)
+      try stack.context.save()
+    }
+    let rows = try rawRows(stack.storeURL, "SELECT ZTITLE FROM ZNOTE ORDER BY Z_PK")
+    #expect(rows.map { $0[0] as String } == ["0", "1", "2", "4", "5", "6", "8", "9"])
+  }
+
+  @Test("An object inserted by willSave() is saved and announced in the did-save notification")
+  func insertedDuringWillSave() throws {
+    let stack = try Stack(model: Models.stamped())
+    defer { stack.folder.remove() }
+    let recorder = NotificationRecorder(ManagedObjectContext.didSaveNotification, from: stack.context)
+    try stack.context.performAndWait {
+      for _ in 0..<3 { _ = Stamped(entity: stack.entity("Stamped"), insertInto: stack.context) }
+      try stack.context.save()
+    }
+    let info = try #require(recorder.userInfos.first)
+    #expect((info["inserted"] as? Set<ManagedObject>)?.count == 4)
+    #expect((info["insertedObjectIDs"] as? Set<ManagedObjectID>)?.count == 4)
+    #expect(try rawRows(stack.storeURL, "SELECT COUNT(*) FROM ZSTAMPED").first?[0] as Int? == 4)
+  }
+
+  @Test("A child still finds the objects it saved to its parent by their temporary IDs after its next save")
+  func childKeepsTemporaryIDs() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    let child = ManagedObjectContext(concurrencyType: .privateQueue)
+    child.parent = stack.context
+    try child.performAndWait {
+      let first = Note(context: child)
+      first.title = "first"
+      try child.save()
+      #expect(first.objectID.isTemporaryID)
+
+      // The second save replaces one temporary ID (obtained permanent) while the first object keeps its own.
+      let second = Note(context: child)
+      second.title = "second"
+      try child.obtainPermanentIDs(for: [second])
+      try child.save()
+
+      #expect(child.object(with: first.objectID) === first)
+      #expect(child.object(with: second.objectID) === second)
+      #expect(child.registeredObjects.contains(first))
+    }
+    try stack.context.performAndWait { try stack.context.save() }
+    #expect(try rawRows(stack.storeURL, "SELECT ZTITLE FROM ZNOTE ORDER BY ZTITLE").map { $0[0] as String } == ["first", "second"])
+  }
+
+  @Test("Only a context that has had children remembers the temporary IDs its saves replaced")
+  func temporaryIDMemory() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    try stack.context.performAndWait {
+      let note = Note(context: stack.context)
+      note.title = "alone"
+      try stack.context.save()
+      #expect(stack.context.confined.aliases.isEmpty)
+      #expect(stack.context.confined.registry.temporaryCount == 0)
+    }
+
+    let parent = try Stack()
+    defer { parent.folder.remove() }
+    let child = ManagedObjectContext(concurrencyType: .privateQueue)
+    child.parent = parent.context
+    var id: ManagedObjectID?
+    try child.performAndWait {
+      let note = Note(context: child)
+      note.title = "from the child"
+      try child.save()
+      id = note.objectID
+    }
+    let temporary = try #require(id)
+    try parent.context.performAndWait {
+      try parent.context.save()
+      let permanent = try #require(parent.context.confined.aliases[temporary])
+      #expect(!permanent.isTemporaryID)
+    }
+    // The child's next change to the object it knows by its temporary ID still reaches the right row.
+    try child.performAndWait {
+      let note = try #require(child.object(with: temporary) as? Note)
+      note.title = "changed in the child"
+      try child.save()
+    }
+    try parent.context.performAndWait { try parent.context.save() }
+    #expect(try rawRows(parent.storeURL, "SELECT ZTITLE FROM ZNOTE").map { $0[0] as String } == ["changed in the child"])
+  }
+
+  @Test("A save SQLite refuses writes nothing and keeps the context's changes")
+  func sqliteRefusal() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    try stack.context.performAndWait {
+      let note = Note(context: stack.context)
+      note.title = "kept"
+      try stack.context.save()
+    }
+    // Another program winds the primary-key counter back, so the next insert collides with the first row.
+    var configuration = Configuration()
+    configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
+    try DatabaseQueue(path: stack.storeURL.path, configuration: configuration).write { db in
+      try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = 0")
+    }
+    let (_, context) = try stack.reopened()
+    context.performAndWait {
+      for index in 0..<3 {
+        let note = Note(context: context)
+        note.title = "new \(index)"
+      }
+      let error = expectCode(.persistentStoreSave) { try context.save() }
+      #expect(error?.message.contains("nothing was written") == true)
+      #expect(context.insertedObjects.count == 3)
+      #expect(context.insertedObjects.allSatisfy { $0.objectID.isTemporaryID })
+    }
+    #expect(try rawRows(stack.storeURL, "SELECT ZTITLE FROM ZNOTE").map { $0[0] as String } == ["kept"])
+  }
+
+  @Test("Objects a big fetch registered are purged once nothing else holds them")
+  func purgeAfterFetch() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    try stack.context.performAndWait {
+      for index in 0..<5_000 {
+        let note = Note(context: stack.context)
+        note.title = "\(index)"
+      }
+      try stack.context.save()
+    }
+    let (_, context) = try stack.reopened()
+    try context.performAndWait {
+      var notes: [Note]? = try context.fetch(FetchRequest<Note>(entityName: "Note"))
+      #expect(notes?.count == 5_000)
+      #expect(context.registeredObjects.count == 5_000)
+      notes = nil
+      #expect(context.registeredObjects.isEmpty)
+      // Fetched again, they are new objects, still one per row.
+      let again = try context.fetch(FetchRequest<Note>(entityName: "Note"))
+      #expect(Set(again.map(\.objectID)).count == 5_000)
+      #expect(context.registeredObjects.count == 5_000)
+    }
+  }
+}
+
+/// Collects the user info of one notification posted by one object.
+final class NotificationRecorder: @unchecked Sendable {
+  // `@unchecked Sendable`: `userInfos` is only touched under `lock`.
+  private let lock = NSLock()
+  private var recorded: [[AnyHashable: Any]] = []
+  private var token: (any NSObjectProtocol)?
+
+  init(_ name: Notification.Name, from object: AnyObject) {
+    token = NotificationCenter.default.addObserver(forName: name, object: object, queue: nil) { [weak self] notification in
+      guard let self else { return }
+      self.lock.withLock { self.recorded.append(notification.userInfo ?? [:]) }
+    }
+  }
+
+  deinit {
+    if let token { NotificationCenter.default.removeObserver(token) }
+  }
+
+  var userInfos: [[AnyHashable: Any]] { lock.withLock { recorded } }
+}
+
+/// An object that inserts one more object the first time it is about to be saved.
+final class Stamped: ManagedObject {
+  override func willSave() {
+    guard let context = managedObjectContext, isInserted, value(forKey: "isStamp") as? Bool != true else { return }
+    guard !context.insertedObjects.contains(where: { $0.value(forKey: "isStamp") as? Bool == true }) else { return }
+    let stamp = Stamped(entity: entity, insertInto: context)
+    stamp.setValue(true, forKey: "isStamp")
+  }
+}
+
+extension Models {
+  /// One entity, `Stamped`, whose objects add a stamp object when saved.
+  static func stamped() throws -> ManagedObjectModel {
+    try ManagedObjectModel(entities: [
+      EntityDescription(
+        name: "Stamped", managedObjectClass: Stamped.self,
+        properties: [.attribute(AttributeDescription(name: "isStamp", type: .boolean, isOptional: true))])
+    ])
+  }
+}
