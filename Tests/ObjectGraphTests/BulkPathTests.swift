@@ -230,6 +230,61 @@ struct BulkPathTests {
   }
 }
 
+/// Values are kept as a closed enum of Swift types (`SlotValue`); these check the conversions around it.
+@Suite("Typed slot values")
+struct SlotValueTests {
+  @Test("Numbers of another Swift type are stored as the attribute's type, in memory and in SQL alike")
+  func numbersAreStoredAsTheAttributeType() throws {
+    let stack = try Stack(model: Models.allTypes())
+    defer { stack.folder.remove() }
+    try stack.context.performAndWait {
+      let object = ManagedObject(entity: stack.entity("Everything"), insertInto: stack.context)
+      object.setValue(5, forKey: "int64")
+      object.setValue(Float(2.5), forKey: "double")
+      object.setValue(7, forKey: "decimal")
+      #expect(object.value(forKey: "int64") as? Int64 == 5)
+      #expect(object.value(forKey: "double") as? Double == 2.5)
+      #expect(object.value(forKey: "decimal") as? Decimal == Decimal(7))
+      // Pending: answered in memory.
+      let request = FetchRequest<ManagedObject>(entityName: "Everything")
+      request.predicate = try FetchPredicate(format: "int64 == %d AND double > %f AND decimal == 7", 5, 2.0)
+      #expect(try stack.context.fetch(request).count == 1)
+      try stack.context.save()
+    }
+    let (_, context) = try stack.reopened()
+    try context.performAndWait {
+      // Saved: answered by SQLite.
+      let request = FetchRequest<ManagedObject>(entityName: "Everything")
+      request.predicate = try FetchPredicate(format: "int64 == %d AND double > %f AND decimal == 7", 5, 2.0)
+      #expect(try context.fetch(request).count == 1)
+    }
+  }
+
+  @Test("Setting a boxed value (UUID, URL) to an equal one is no change; to another one is")
+  func boxedValuesCompareByValue() throws {
+    let stack = try Stack(model: Models.allTypes())
+    defer { stack.folder.remove() }
+    let uuid = UUID()
+    try stack.context.performAndWait {
+      let object = ManagedObject(entity: stack.entity("Everything"), insertInto: stack.context)
+      object.setValue(uuid, forKey: "uuid")
+      object.setValue(URL(string: "https://example.com/a"), forKey: "uri")
+      try stack.context.save()
+
+      object.setValue(UUID(uuidString: uuid.uuidString), forKey: "uuid")
+      object.setValue(URL(string: "https://example.com/a"), forKey: "uri")
+      #expect(object.changedValues().isEmpty)
+      object.setValue(UUID(), forKey: "uuid")
+      #expect(Array(object.changedValues().keys) == ["uuid"])
+      #expect(object.committedValues(forKeys: ["uuid"])["uuid"] as? UUID == uuid)
+
+      let request = FetchRequest<ManagedObject>(entityName: "Everything")
+      request.predicate = try FetchPredicate(format: "uuid == %@", uuid)
+      #expect(try stack.context.fetch(request).isEmpty)
+    }
+  }
+}
+
 /// Collects the user info of one notification posted by one object.
 final class NotificationRecorder: @unchecked Sendable {
   // `@unchecked Sendable`: `userInfos` is only touched under `lock`.

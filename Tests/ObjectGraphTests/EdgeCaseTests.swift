@@ -49,7 +49,7 @@ struct EdgeCaseTests {
     stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "dangling"
-      note.values[note.layout.index(of: "notebook") ?? 0] = foreignID
+      note.values[note.layout.index(of: "notebook") ?? 0] = .objectID(foreignID)
       _ = expectCode(.managedObjectReferentialIntegrity) { try stack.context.save() }
     }
     #expect(try rawRows(stack.storeURL, "SELECT COUNT(*) AS c FROM ZNOTE")[0]["c"] as Int == 0)

@@ -164,18 +164,18 @@ extension ManagedObjectContext {
             throw ObjectGraphError(.unknownKey, "Cannot prefetch '\(keyPath)': \(first.entity.name).\(key) is an attribute.")
           }
           if slot.isToMany {
-            let unloaded = group.filter { $0.values[index] is UnloadedToMany }
+            let unloaded = group.filter { $0.values[index].isUnloadedToMany }
             let members = try coordinator.relatedIDs(of: unloaded.map(\.objectID), slot: slot, entity: first.entity)
             for object in unloaded {
               let ids = members[object.objectID] ?? []
-              object.values[index] = ids
-              if object.snapshot?.values[index] is UnloadedToMany { object.snapshot?.values[index] = ids }
+              object.values[index] = .objectIDs(ids)
+              if object.snapshot?.values[index].isUnloadedToMany == true { object.snapshot?.values[index] = .objectIDs(ids) }
             }
             for object in group {
-              next += (object.values[index] as? Set<ManagedObjectID> ?? []).map { materializeFault($0, confined) }
+              next += (object.values[index].objectIDs ?? []).map { materializeFault($0, confined) }
             }
           } else {
-            next += group.compactMap { ($0.values[index] as? ManagedObjectID).map { materializeFault($0, confined) } }
+            next += group.compactMap { $0.values[index].objectID.map { materializeFault($0, confined) } }
           }
         }
         let faults = next.filter { $0.state.needsLoad && confined.rowCache[$0.objectID] == nil }

@@ -252,9 +252,9 @@ extension ManagedObjectContext {
     } else {
       members = try parentStore().relatedIDs(of: [object.objectID], slot: slot, entity: object.entity)[object.objectID] ?? []
     }
-    object.values[slot.index] = members
-    if object.snapshot != nil, object.snapshot?.values[slot.index] is UnloadedToMany {
-      object.snapshot?.values[slot.index] = members
+    object.values[slot.index] = .objectIDs(members)
+    if object.snapshot != nil, object.snapshot?.values[slot.index].isUnloadedToMany == true {
+      object.snapshot?.values[slot.index] = .objectIDs(members)
     }
   }
 

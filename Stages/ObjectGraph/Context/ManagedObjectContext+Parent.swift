@@ -129,8 +129,8 @@ extension ManagedObjectContext: ObjectStore {
   /// A relationship value with every ID this context has since renumbered replaced by its permanent one.
   private func resolveIDs(_ value: StoredValue) -> StoredValue {
     guard !confined.aliases.isEmpty else { return value }
-    if let id = value as? ManagedObjectID { return resolve(id) }
-    if let ids = value as? Set<ManagedObjectID> { return Set(ids.map(resolve)) }
+    if let id = value.objectID { return .objectID(resolve(id)) }
+    if let ids = value.objectIDs { return .objectIDs(Set(ids.map(resolve))) }
     return value
   }
 

@@ -75,7 +75,7 @@ extension ManagedObjectContext {
     var request = StoreSaveRequest(mergePolicy: mergePolicy)
     for object in inserted {
       var values = object.values
-      for index in object.layout.toManyIndexes { values[index] = object.relatedIDs(object.layout.slots[index]) }
+      for index in object.layout.toManyIndexes { values[index] = .objectIDs(object.relatedIDs(object.layout.slots[index])) }
       request.inserts.append(.init(temporaryID: object.objectID, entity: object.entity, values: values))
     }
     for object in updated {
@@ -189,10 +189,10 @@ extension ManagedObjectContext {
   /// Rewrites relationship values that still name temporary IDs.
   static func replaceIDs(in object: ManagedObject, _ map: [ManagedObjectID: ManagedObjectID]) {
     for index in object.layout.relationshipIndexes {
-      if let id = object.values[index] as? ManagedObjectID, let permanent = map[id] {
-        object.values[index] = permanent
-      } else if let ids = object.values[index] as? Set<ManagedObjectID>, ids.contains(where: { map[$0] != nil }) {
-        object.values[index] = Set(ids.map { map[$0] ?? $0 })
+      if let id = object.values[index].objectID, let permanent = map[id] {
+        object.values[index] = .objectID(permanent)
+      } else if let ids = object.values[index].objectIDs, ids.contains(where: { map[$0] != nil }) {
+        object.values[index] = .objectIDs(Set(ids.map { map[$0] ?? $0 }))
       }
     }
   }
@@ -210,7 +210,7 @@ extension ManagedObjectContext {
         if slot.isToMany {
           related = object.relatedIDs(slot).map { materializeFault($0, confined) }
         } else {
-          related = (object.values[slot.index] as? ManagedObjectID).map { [materializeFault($0, confined)] } ?? []
+          related = object.values[slot.index].objectID.map { [materializeFault($0, confined)] } ?? []
         }
         switch relationship.deleteRule {
         case .cascade:
@@ -299,7 +299,7 @@ extension ManagedObjectContext {
     }
     for object in confined.deleted {
       for slot in object.layout.slots where slot.relationship?.deleteRule == .deny {
-        let related = slot.isToMany ? Array(object.relatedIDs(slot)) : [object.values[slot.index] as? ManagedObjectID].compactMap { $0 }
+        let related = slot.isToMany ? Array(object.relatedIDs(slot)) : [object.values[slot.index].objectID].compactMap { $0 }
         let remaining = related.filter { !(confined.registered($0)?.state.isDeleted ?? false) }
         if !remaining.isEmpty {
           errors.append(

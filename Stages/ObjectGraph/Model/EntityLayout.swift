@@ -59,8 +59,9 @@ final class EntityLayout: Sendable {
   let isAbstract: Bool
   /// Default values in slot order (`nil` for relationships and attributes without a default).
   let defaults: [(any Sendable)?]
-  /// What a new object starts with: the defaults, and empty sets for to-many relationships.
-  let initialValues: [(any Sendable)?]
+  /// What a new object starts with: the defaults (as the attribute type's Swift type), and empty sets for
+  /// to-many relationships.
+  let initialValues: [StoredValue]
   /// The indexes of the relationship slots and of the to-many ones (most entities have few or none).
   let relationshipIndexes: [Int]
   let toManyIndexes: [Int]
@@ -96,9 +97,11 @@ final class EntityLayout: Sendable {
     names = slots.map(\.name)
     nameLengths = names.map(\.utf8.count)
     self.defaults = defaults
-    var initial = defaults
-    for slot in slots where slot.isToMany { initial[slot.index] = Set<ManagedObjectID>() }
-    initialValues = initial
+    initialValues = slots.map { slot -> StoredValue in
+      if slot.isToMany { return .objectIDs([]) }
+      guard case .attribute(let type) = slot.kind, let value = defaults[slot.index] else { return nil }
+      return ManagedObject.coerce(value, to: type) ?? SlotValue(value)
+    }
     relationshipIndexes = slots.filter(\.isRelationship).map(\.index)
     toManyIndexes = slots.filter(\.isToMany).map(\.index)
     let stored = slots.filter { !$0.isTransient }

@@ -164,7 +164,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
             "The default value of \(entity.name).\(attribute.name) is \(value) (\(type(of: value))), which is not a \(attribute.attributeType.swiftTypeName). Give a default of the attribute's type."
           )
         }
-        if Swift.type(of: typed) != Swift.type(of: value) { attribute.defaultValue = typed }
+        if let swiftValue = typed.swiftValue, Swift.type(of: swiftValue) != Swift.type(of: value) { attribute.defaultValue = swiftValue }
       }
       var names: Set<String> = []
       for property in entity.properties {

@@ -14,11 +14,9 @@ extension ManagedObject {
     fireFault(key: key)
     switch slot.kind {
     case .attribute:
-      // One copy of the value, not two (`map { $0 as Any }` copies it again).
-      guard case .some(let value) = values[slot.index] else { return nil }
-      return value
+      return values[slot.index]?.anyValue
     case .toOne:
-      guard let id = values[slot.index] as? ManagedObjectID, let context = managedObjectContext else { return nil }
+      guard let id = values[slot.index].objectID, let context = managedObjectContext else { return nil }
       return context.object(with: id)
     case .toMany:
       return Set(relatedIDs(slot).compactMap { id in managedObjectContext?.object(with: id) })
@@ -49,7 +47,7 @@ extension ManagedObject {
       let current = relatedIDs(slot)
       let target = Set(objects.map(\.objectID))
       guard let context = managedObjectContext else {
-        values[slot.index] = target
+        values[slot.index] = .objectIDs(target)
         return
       }
       for id in current.subtracting(target) { removeFromToMany(context.object(with: id), slot: slot) }
@@ -63,7 +61,7 @@ extension ManagedObject {
     var result: [String: Any] = [:]
     if state.isInserted {
       for slot in layout.slots where values[slot.index] != nil {
-        if slot.isToMany, (values[slot.index] as? Set<ManagedObjectID>)?.isEmpty ?? true { continue }
+        if slot.isToMany, values[slot.index].objectIDs?.isEmpty ?? true { continue }
         result[slot.name] = value(forKey: slot.name) as Any
       }
       return result
@@ -86,11 +84,11 @@ extension ManagedObject {
       let stored = snapshot.values[slot.index]
       switch slot.kind {
       case .attribute:
-        result[slot.name] = stored.map { $0 as Any } as Any
+        result[slot.name] = stored?.anyValue as Any
       case .toOne:
-        result[slot.name] = (stored as? ManagedObjectID).flatMap { managedObjectContext?.object(with: $0) } as Any
+        result[slot.name] = stored.objectID.flatMap { managedObjectContext?.object(with: $0) } as Any
       case .toMany:
-        let ids = stored as? Set<ManagedObjectID> ?? []
+        let ids = stored.objectIDs ?? []
         result[slot.name] = Set(ids.compactMap { managedObjectContext?.object(with: $0) })
       }
     }
@@ -138,7 +136,7 @@ extension ManagedObject {
 
   /// Marks an object whose row is gone as deleted and empty.
   func becomeInaccessible() {
-    values = layout.slots.map { $0.isToMany ? Set<ManagedObjectID>() : nil }
+    values = layout.slots.map { $0.isToMany ? .objectIDs([]) : nil }
     snapshot = RowSnapshot(version: 0, values: values)
     batch = nil
     state.needsLoad = false
@@ -150,14 +148,14 @@ extension ManagedObject {
   /// The member IDs of a to-many slot, read from the store on first access. If they cannot be read (the
   /// row is gone, the store was removed), the relationship reads as empty.
   func relatedIDs(_ slot: EntityLayout.Slot) -> Set<ManagedObjectID> {
-    if values[slot.index] is UnloadedToMany, let context = managedObjectContext {
+    if values[slot.index].isUnloadedToMany, let context = managedObjectContext {
       do {
         try context.loadToMany(self, slot: slot)
       } catch {
-        values[slot.index] = Set<ManagedObjectID>()
+        values[slot.index] = .objectIDs([])
       }
     }
-    return values[slot.index] as? Set<ManagedObjectID> ?? []
+    return values[slot.index].objectIDs ?? []
   }
 
   /// Changes a to-many slot's member set in place and says whether it changed.
@@ -168,15 +166,15 @@ extension ManagedObject {
     var ids = relatedIDs(slot)
     values[slot.index] = nil
     let changed = edit(&ids)
-    values[slot.index] = ids
+    values[slot.index] = .objectIDs(ids)
     return changed
   }
 
   private func setToOne(_ newValue: ManagedObject?, slot: EntityLayout.Slot) {
     if let newValue { checkSameContext(newValue, key: slot.name) }
-    let oldID = values[slot.index] as? ManagedObjectID
+    let oldID = values[slot.index].objectID
     guard oldID != newValue?.objectID else { return }
-    values[slot.index] = newValue?.objectID
+    values[slot.index] = newValue.map { .objectID($0.objectID) }
     managedObjectContext?.didChange(self, slot: slot.index)
     guard let inverse = slot.relationship?.inverseRelationship, let context = managedObjectContext else { return }
     if let oldID {
@@ -208,13 +206,13 @@ extension ManagedObject {
       guard editToMany(slot, { $0.insert(object.objectID).inserted }) else { return }
     } else {
       // A to-one inverse: this object leaves its previous partner.
-      if let previous = values[index] as? ManagedObjectID, previous != object.objectID,
+      if let previous = values[index].objectID, previous != object.objectID,
         let context = managedObjectContext, let back = inverse.inverseRelationship
       {
         context.object(with: previous).primitiveRemove(self, inverse: back)
       }
-      guard values[index] as? ManagedObjectID != object.objectID else { return }
-      values[index] = object.objectID
+      guard values[index].objectID != object.objectID else { return }
+      values[index] = .objectID(object.objectID)
     }
     managedObjectContext?.didChange(self, slot: index)
   }
@@ -227,7 +225,7 @@ extension ManagedObject {
     if slot.isToMany {
       guard editToMany(slot, { $0.remove(object.objectID) != nil }) else { return }
     } else {
-      guard values[index] as? ManagedObjectID == object.objectID else { return }
+      guard values[index].objectID == object.objectID else { return }
       values[index] = nil
     }
     managedObjectContext?.didChange(self, slot: index)
@@ -245,11 +243,11 @@ extension ManagedObject {
     guard let value else { return nil }
     // The common cases first: the exact Swift type of the attribute, one cast each.
     switch type {
-    case .string: if let string = value as? String { return string }
-    case .integer64: if let int = value as? Int64 { return int }
-    case .double: if let double = value as? Double { return double }
-    case .date: if let date = value as? Date { return date }
-    case .boolean: if let bool = value as? Bool { return bool }
+    case .string: if let string = value as? String { return .string(string) }
+    case .integer64: if let int = value as? Int64 { return .int64(int) }
+    case .double: if let double = value as? Double { return .double(double) }
+    case .date: if let date = value as? Date { return .date(date) }
+    case .boolean: if let bool = value as? Bool { return .bool(bool) }
     default: break
     }
     if case Optional<Any>.none = value { return nil }
@@ -264,25 +262,27 @@ extension ManagedObject {
   /// `value` as the Swift type `type` stores (widening or narrowing numbers when exact), or `nil` when it
   /// cannot be one.
   static func coerce(_ value: Any, to type: AttributeType) -> StoredValue {
-    let converted: StoredValue
     switch type {
-    case .string: converted = value as? String
-    case .integer16: converted = integer(value).flatMap { Int16(exactly: $0) }
-    case .integer32: converted = integer(value).flatMap { Int32(exactly: $0) }
-    case .integer64: converted = integer(value)
-    case .double: converted = (value as? Double) ?? (value as? Float).map(Double.init) ?? integer(value).map(Double.init)
-    case .float: converted = (value as? Float) ?? (value as? Double).map(Float.init) ?? integer(value).map(Float.init)
-    case .boolean: converted = value as? Bool
-    case .date: converted = value as? Date
-    case .binaryData: converted = value as? Data
-    case .uuid: converted = value as? UUID
-    case .uri: converted = value as? URL
-    case .decimal: converted = (value as? Decimal) ?? integer(value).map { Decimal($0) } ?? (value as? Double).map { Decimal($0) }
+    case .string: return (value as? String).map { .string($0) }
+    case .integer16: return integer(value).flatMap { Int16(exactly: $0) }.map { .int16($0) }
+    case .integer32: return integer(value).flatMap { Int32(exactly: $0) }.map { .int32($0) }
+    case .integer64: return integer(value).map { .int64($0) }
+    case .double:
+      return ((value as? Double) ?? (value as? Float).map(Double.init) ?? integer(value).map(Double.init)).map { .double($0) }
+    case .float:
+      return ((value as? Float) ?? (value as? Double).map(Float.init) ?? integer(value).map(Float.init)).map { .float($0) }
+    case .boolean: return (value as? Bool).map { .bool($0) }
+    case .date: return (value as? Date).map { .date($0) }
+    case .binaryData: return (value as? Data).map { .data($0) }
+    case .uuid: return (value as? UUID).map { .boxed(.init($0)) }
+    case .uri: return (value as? URL).map { .boxed(.init($0)) }
+    case .decimal:
+      let decimal = (value as? Decimal) ?? integer(value).map { Decimal($0) } ?? (value as? Double).map { Decimal($0) }
+      return decimal.map { .boxed(.init($0)) }
     case .transformable, .composite, .objectID, .undefined:
       // Kept in memory; saving it is refused with a clear error (see validation).
-      converted = UnsupportedValue(value: value)
+      return .boxed(.init(UnsupportedValue(value: value)))
     }
-    return converted
   }
 
   private static func integer(_ value: Any) -> Int64? {

@@ -22,7 +22,7 @@ extension ManagedObject: PredicateEvaluable {
       }
       return .single(Self.predicateValue(values[index]))
     case .toOne:
-      guard let id = values[index] as? ManagedObjectID else {
+      guard let id = values[index].objectID else {
         return rest.isEmpty ? .single(.null) : (rest == ["@count"] ? .single(.integer(0)) : .single(.null))
       }
       guard !rest.isEmpty else { return .single(.objectID(id)) }
@@ -47,20 +47,24 @@ extension ManagedObject: PredicateEvaluable {
   static func predicateValue(_ value: StoredValue) -> PredicateValue {
     guard let value else { return .null }
     switch value {
-    case let v as String: return .string(v)
-    case let v as Int64: return .integer(v)
-    case let v as Int32: return .integer(Int64(v))
-    case let v as Int16: return .integer(Int64(v))
-    case let v as Bool: return .bool(v)
-    case let v as Double: return .double(v)
-    case let v as Float: return .double(Double(v))
-    case let v as Date: return .date(v)
-    case let v as Data: return .data(v)
-    case let v as UUID: return .uuid(v)
-    case let v as URL: return .url(v)
-    case let v as Decimal: return .decimal(v)
-    case let v as ManagedObjectID: return .objectID(v)
-    default: return .null
+    case .string(let v): return .string(v)
+    case .int64(let v): return .integer(v)
+    case .int32(let v): return .integer(Int64(v))
+    case .int16(let v): return .integer(Int64(v))
+    case .bool(let v): return .bool(v)
+    case .double(let v): return .double(v)
+    case .float(let v): return .double(Double(v))
+    case .date(let v): return .date(v)
+    case .data(let v): return .data(v)
+    case .objectID(let v): return .objectID(v)
+    case .objectIDs, .unloadedToMany: return .null
+    case .boxed(let box):
+      switch box.value {
+      case let v as UUID: return .uuid(v)
+      case let v as URL: return .url(v)
+      case let v as Decimal: return .decimal(v)
+      default: return .null
+      }
     }
   }
 }

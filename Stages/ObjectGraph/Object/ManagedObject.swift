@@ -153,13 +153,6 @@ open class ManagedObject: Hashable, CustomStringConvertible {
   }
 }
 
-/// A value of one slot: an attribute's Swift value, a to-one's destination ID, a to-many's member IDs,
-/// or `nil`.
-typealias StoredValue = (any Sendable)?
-
-/// A to-many slot whose members have not been read from the store yet.
-struct UnloadedToMany: Sendable {}
-
 /// The values of one object as its parent store has them, with the row version they were read at.
 struct RowSnapshot: Sendable {
   var version: Int64

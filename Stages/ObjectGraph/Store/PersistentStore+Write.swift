@@ -140,9 +140,9 @@ extension PersistentStore {
       case .mergeByPropertyStoreTrump, .rollback:
         guard conflicting, var stored = try snapshots(for: [update.id], db: db)[update.id] else { break }
         // To-many members are not in the row: read the ones this object changed, to compare.
-        for index in changed.keys where stored.values[index] is UnloadedToMany {
+        for index in changed.keys where stored.values[index].isUnloadedToMany {
           let slot = update.entity.layout.slots[index]
-          stored.values[index] = try relatedIDs(of: [update.id], slot: slot, entity: update.entity, db: db)[update.id] ?? []
+          stored.values[index] = .objectIDs(try relatedIDs(of: [update.id], slot: slot, entity: update.entity, db: db)[update.id] ?? [])
         }
         if request.mergePolicy == .rollback {
           changed = [:]
@@ -186,10 +186,10 @@ extension PersistentStore {
           added[slot.index] = nil
           continue
         }
-        let now = update.allValues[slot.index] as? Set<ManagedObjectID> ?? []
-        let before = update.original[slot.index] as? Set<ManagedObjectID> ?? []
-        added[slot.index] = now.subtracting(before)
-        removed[slot.index] = before.subtracting(now)
+        let now = update.allValues[slot.index].objectIDs ?? []
+        let before = (update.original[slot.index] ?? nil).objectIDs ?? []
+        added[slot.index] = .objectIDs(now.subtracting(before))
+        removed[slot.index] = .objectIDs(before.subtracting(now))
       }
       try writeJoins(for: update.id, entity: update.entity, mapping: mapping, added: added, removed: removed, key: key, db: db)
     }
@@ -273,7 +273,7 @@ extension PersistentStore {
         columns.append(column)
         sqlValues.append(SQLiteValueCoding.encode(values[slot.index], as: type))
       case .toOne(let column, let entityColumn):
-        let destination = values[slot.index] as? ManagedObjectID
+        let destination = values[slot.index].objectID
         columns.append(column)
         sqlValues.append(try destination.map(key)?.databaseValue ?? .null)
         if let entityColumn {
@@ -297,7 +297,7 @@ extension PersistentStore {
       guard case .joinTable(let join, let isOwner) = mapping.storage[slot.index], isOwner, !join.name.isEmpty else {
         continue
       }
-      for member in added[slot.index] as? Set<ManagedObjectID> ?? [] {
+      for member in added[slot.index].objectIDs ?? [] {
         let memberPK = try key(member)
         try db.cachedStatement(sql: "INSERT OR IGNORE INTO \(join.name) (\(join.sourceColumn), \(join.destinationColumn)) VALUES (?, ?)")
           .execute(arguments: [pk, memberPK])
@@ -318,9 +318,24 @@ enum StoredValueComparison {
     case (nil, nil): return true
     case (nil, _), (_, nil): return false
     case let (l?, r?):
-      if l is UnloadedToMany || r is UnloadedToMany { return false }
-      guard let lh = l as? AnyHashable, let rh = r as? AnyHashable else { return false }
-      return lh == rh
+      switch (l, r) {
+      case (.unloadedToMany, _), (_, .unloadedToMany): return false
+      case (.string(let a), .string(let b)): return a == b
+      case (.int64(let a), .int64(let b)): return a == b
+      case (.int32(let a), .int32(let b)): return a == b
+      case (.int16(let a), .int16(let b)): return a == b
+      case (.double(let a), .double(let b)): return a == b
+      case (.float(let a), .float(let b)): return a == b
+      case (.bool(let a), .bool(let b)): return a == b
+      case (.date(let a), .date(let b)): return a == b
+      case (.data(let a), .data(let b)): return a == b
+      case (.objectID(let a), .objectID(let b)): return a == b
+      case (.objectIDs(let a), .objectIDs(let b)): return a == b
+      case (.boxed(let a), .boxed(let b)):
+        guard let lh = a.value as? AnyHashable, let rh = b.value as? AnyHashable else { return false }
+        return lh == rh
+      default: return false
+      }
     }
   }
 }

@@ -7,21 +7,25 @@ import GRDB
 enum SQLiteValueCoding {
   static func encode(_ value: StoredValue, as type: AttributeType) -> DatabaseValue {
     guard let value else { return .null }
-    // One cast, chosen by the attribute's type (values were type-checked when they were set).
-    switch type {
-    case .string: if let string = value as? String { return string.databaseValue }
-    case .integer64: if let int = value as? Int64 { return int.databaseValue }
-    case .double: if let double = value as? Double { return double.databaseValue }
-    case .date: if let date = value as? Date { return date.timeIntervalSinceReferenceDate.databaseValue }
-    case .boolean: if let bool = value as? Bool { return (bool ? 1 : 0 as Int64).databaseValue }
-    case .integer32: if let int = value as? Int32 { return Int64(int).databaseValue }
-    case .integer16: if let int = value as? Int16 { return Int64(int).databaseValue }
-    case .float: if let float = value as? Float { return Double(float).databaseValue }
-    case .binaryData: if let data = value as? Data { return data.databaseValue }
-    case .uuid: if let uuid = value as? UUID { return withUnsafeBytes(of: uuid.uuid) { Data($0) }.databaseValue }
-    case .uri: if let url = value as? URL { return url.absoluteString.databaseValue }
-    case .decimal: if let decimal = value as? Decimal { return decimal.description.databaseValue }
-    case .transformable, .composite, .objectID, .undefined: return .null
+    // Values were type-checked when they were set: each case holds the attribute type's Swift type.
+    switch (type, value) {
+    case (.string, .string(let string)): return string.databaseValue
+    case (.integer64, .int64(let int)): return int.databaseValue
+    case (.double, .double(let double)): return double.databaseValue
+    case (.date, .date(let date)): return date.timeIntervalSinceReferenceDate.databaseValue
+    case (.boolean, .bool(let bool)): return (bool ? 1 : 0 as Int64).databaseValue
+    case (.integer32, .int32(let int)): return Int64(int).databaseValue
+    case (.integer16, .int16(let int)): return Int64(int).databaseValue
+    case (.float, .float(let float)): return Double(float).databaseValue
+    case (.binaryData, .data(let data)): return data.databaseValue
+    case (.uuid, _):
+      if let uuid = value.boxed(as: UUID.self) { return withUnsafeBytes(of: uuid.uuid) { Data($0) }.databaseValue }
+    case (.uri, _):
+      if let url = value.boxed(as: URL.self) { return url.absoluteString.databaseValue }
+    case (.decimal, _):
+      if let decimal = value.boxed(as: Decimal.self) { return decimal.description.databaseValue }
+    default:
+      break
     }
     return .null
   }
@@ -32,50 +36,52 @@ enum SQLiteValueCoding {
       return nil
     case .int64(let int):
       switch type {
-      case .integer64: return int
-      case .integer32: return Int32(truncatingIfNeeded: int)
-      case .integer16: return Int16(truncatingIfNeeded: int)
-      case .boolean: return int != 0
-      case .double: return Double(int)
-      case .float: return Float(int)
-      case .date: return Date(timeIntervalSinceReferenceDate: Double(int))
-      case .decimal: return Decimal(int)
-      case .string: return String(int)
+      case .integer64: return .int64(int)
+      case .integer32: return .int32(Int32(truncatingIfNeeded: int))
+      case .integer16: return .int16(Int16(truncatingIfNeeded: int))
+      case .boolean: return .bool(int != 0)
+      case .double: return .double(Double(int))
+      case .float: return .float(Float(int))
+      case .date: return .date(Date(timeIntervalSinceReferenceDate: Double(int)))
+      case .decimal: return .boxed(.init(Decimal(int)))
+      case .string: return .string(String(int))
       default: return nil
       }
     case .double(let double):
       switch type {
-      case .double: return double
-      case .float: return Float(double)
-      case .date: return Date(timeIntervalSinceReferenceDate: double)
-      case .integer64: return Int64(double)
-      case .integer32: return Int32(double)
-      case .integer16: return Int16(double)
-      case .boolean: return double != 0
-      case .decimal: return Decimal(double)
+      case .double: return .double(double)
+      case .float: return .float(Float(double))
+      case .date: return .date(Date(timeIntervalSinceReferenceDate: double))
+      case .integer64: return .int64(Int64(double))
+      case .integer32: return .int32(Int32(double))
+      case .integer16: return .int16(Int16(double))
+      case .boolean: return .bool(double != 0)
+      case .decimal: return .boxed(.init(Decimal(double)))
       default: return nil
       }
     case .string(let string):
       switch type {
-      case .string: return string
-      case .uri: return URL(string: string)
-      case .decimal: return Decimal(string: string, locale: Locale(identifier: "en_US_POSIX"))
-      case .integer64: return Int64(string)
-      case .double: return Double(string)
-      default: return string
+      case .string: return .string(string)
+      case .uri: return URL(string: string).map { .boxed(.init($0)) }
+      case .decimal: return Decimal(string: string, locale: Locale(identifier: "en_US_POSIX")).map { .boxed(.init($0)) }
+      case .integer64: return Int64(string).map { .int64($0) }
+      case .double: return Double(string).map { .double($0) }
+      default: return .string(string)
       }
     case .blob(let data):
       switch type {
       case .uuid:
         guard data.count == 16 else { return nil }
         let bytes = [UInt8](data)
-        return UUID(
-          uuid: (
-            bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9],
-            bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
-          ))
-      case .string: return String(decoding: data, as: UTF8.self)
-      default: return data
+        return .boxed(
+          .init(
+            UUID(
+              uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9],
+                bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+              ))))
+      case .string: return .string(String(decoding: data, as: UTF8.self))
+      default: return .data(data)
       }
     }
   }

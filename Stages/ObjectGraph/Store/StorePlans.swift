@@ -110,9 +110,9 @@ struct StorePlans: Sendable {
             insertNames.append(entityColumn)
           }
         case .foreignKeyOnDestination, .joinTable:
-          template[slot.index] = UnloadedToMany()
+          template[slot.index] = .unloadedToMany
         case .none:
-          template[slot.index] = slot.isToMany ? Set<ManagedObjectID>() : nil
+          template[slot.index] = slot.isToMany ? .objectIDs([]) : nil
         }
       }
       decode[Int(mapping.number)] = Decode(entity: mapping.entity, rootNumber: mapping.rootNumber, template: template, columns: columns)
@@ -161,15 +161,15 @@ extension PersistentStore {
           continue
         }
         switch type {
-        case .string: values.append(row.string(index))
-        case .integer64: values.append(row.int64(index))
-        case .integer32: values.append(Int32(truncatingIfNeeded: row.int64(index)))
-        case .integer16: values.append(Int16(truncatingIfNeeded: row.int64(index)))
-        case .boolean: values.append(row.int64(index) != 0)
-        case .double: values.append(row.double(index))
-        case .float: values.append(Float(row.double(index)))
-        case .date: values.append(Date(timeIntervalSinceReferenceDate: row.double(index)))
-        case .binaryData: values.append(row.data(index))
+        case .string: values.append(.string(row.string(index)))
+        case .integer64: values.append(.int64(row.int64(index)))
+        case .integer32: values.append(.int32(Int32(truncatingIfNeeded: row.int64(index))))
+        case .integer16: values.append(.int16(Int16(truncatingIfNeeded: row.int64(index))))
+        case .boolean: values.append(.bool(row.int64(index) != 0))
+        case .double: values.append(.double(row.double(index)))
+        case .float: values.append(.float(Float(row.double(index))))
+        case .date: values.append(.date(Date(timeIntervalSinceReferenceDate: row.double(index))))
+        case .binaryData: values.append(.data(row.data(index)))
         default: values.append(SQLiteValueCoding.decode(row.databaseValue(index), as: type))
         }
       case .toOne(_, let index, let entityColumn, let destinationNumber)?:
@@ -180,7 +180,7 @@ extension PersistentStore {
         }
         var number = destinationNumber
         if let entityColumn, !row.isNull(Int32(entityColumn)) { number = row.int64(Int32(entityColumn)) }
-        values.append(objectID(pk: row.int64(index), entityNumber: number))
+        values.append(objectID(pk: row.int64(index), entityNumber: number).map { .objectID($0) })
       }
     }
     let id = makeID(entity: plan.entity, table: plan.rootNumber, primaryKey: pk)
@@ -211,13 +211,13 @@ extension PersistentStore {
       case .attribute(let slot, let type):
         try statement.bind(SQLiteValueCoding.encode(values[slot], as: type), at: parameter)
       case .toOne(let slot):
-        if let destination = values[slot] as? ManagedObjectID {
+        if let destination = values[slot].objectID {
           try statement.bind(try key(destination), at: parameter)
         } else {
           try statement.bindNull(at: parameter)
         }
       case .toOneEntity(let slot):
-        if let number = (values[slot] as? ManagedObjectID).flatMap({ schema.byIdentity[ObjectIdentifier($0.entity)]?.number }) {
+        if let number = values[slot].objectID.flatMap({ schema.byIdentity[ObjectIdentifier($0.entity)]?.number }) {
           try statement.bind(number, at: parameter)
         } else {
           try statement.bindNull(at: parameter)
