@@ -49,6 +49,8 @@ final class EntityLayout: Sendable {
 
   let name: String
   let slots: [Slot]
+  /// Each slot's kind, in slot order, for the hot paths that need only that.
+  let kinds: [Kind]
   /// The slot names in order, for a linear search that beats hashing the key on small entities, and
   /// their UTF-8 lengths: comparing two lengths is far cheaper than comparing two different strings.
   private let names: [String]
@@ -94,6 +96,7 @@ final class EntityLayout: Sendable {
       }
     }
     self.slots = slots
+    kinds = slots.map(\.kind)
     names = slots.map(\.name)
     nameLengths = names.map(\.utf8.count)
     self.defaults = defaults

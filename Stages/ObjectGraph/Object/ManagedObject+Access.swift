@@ -9,17 +9,18 @@ extension ManagedObject {
   /// Touching a fault loads it. Asking for a key the entity does not have stops the program with a
   /// message listing the entity's keys (a programmer error, as in Core Data).
   public func value(forKey key: String) -> Any? {
-    let slot = slot(forKey: key)
+    let index = slotIndex(forKey: key)
     ConcurrencyDebug.objectTouchedOffQueue(self, key: key)
-    fireFault(key: key)
-    switch slot.kind {
+    if state.isFault { fireFault(key: key) }
+    // The kind from a plain array of enums: no reference to the slot object is taken on this hot path.
+    switch layout.kinds[index] {
     case .attribute:
-      return values[slot.index]?.anyValue
+      return values[index]?.anyValue
     case .toOne:
-      guard let id = values[slot.index].objectID, let context = managedObjectContext else { return nil }
+      guard let id = values[index].objectID, let context = managedObjectContext else { return nil }
       return context.object(with: id)
     case .toMany:
-      return Set(relatedIDs(slot).compactMap { id in managedObjectContext?.object(with: id) })
+      return Set(relatedIDs(layout.slots[index]).compactMap { id in managedObjectContext?.object(with: id) })
     }
   }
 
@@ -98,11 +99,18 @@ extension ManagedObject {
   // MARK: - Internals
 
   func slot(forKey key: String) -> EntityLayout.Slot {
-    guard let index = layout.index(of: key) else {
-      preconditionFailure(
-        "ObjectGraph: entity \(entity.name) has no property '\(key)'. Its properties: \(layout.slots.map(\.name).joined(separator: ", ")).")
-    }
-    return layout.slots[index]
+    layout.slots[slotIndex(forKey: key)]
+  }
+
+  func slotIndex(forKey key: String) -> Int {
+    guard let index = layout.index(of: key) else { unknownKey(key) }
+    return index
+  }
+
+  @inline(never)
+  private func unknownKey(_ key: String) -> Never {
+    preconditionFailure(
+      "ObjectGraph: entity \(entity.name) has no property '\(key)'. Its properties: \(layout.slots.map(\.name).joined(separator: ", ")).")
   }
 
   /// Loads the object's values if it is a fault.

@@ -156,6 +156,23 @@ extension PersistentStore {
         values.append(plan.template[slot])
       case .attribute(_, let index, let type)?:
         let index = Int32(index)
+        // The most common types first, each asking SQLite for the column's type only when it must.
+        switch type {
+        case .string:
+          values.append(row.stringOrNil(index).map { .string($0) })
+          continue
+        case .integer64:
+          values.append(row.int64OrNil(index).map { .int64($0) })
+          continue
+        case .double:
+          values.append(row.doubleOrNil(index).map { .double($0) })
+          continue
+        case .date:
+          values.append(row.doubleOrNil(index).map { .date(Date(timeIntervalSinceReferenceDate: $0)) })
+          continue
+        default:
+          break
+        }
         guard !row.isNull(index) else {
           values.append(nil)
           continue
