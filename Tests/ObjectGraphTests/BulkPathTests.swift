@@ -230,6 +230,59 @@ struct BulkPathTests {
   }
 }
 
+/// The registry's own bookkeeping, tested directly.
+@Suite("Object registry")
+struct ObjectRegistryTests {
+  @Test("One object per ID across pages, sparse and negative keys, stores and tables; removals free pages")
+  func pagedPermanentObjects() throws {
+    let entity = EntityDescription(name: "Thing", properties: [])
+    _ = try ManagedObjectModel(entities: [entity])
+    func id(store: Int, table: Int64, _ pk: Int64) -> ManagedObjectID {
+      ManagedObjectID(entity: entity, key: .permanent(store: store, table: table, primaryKey: pk), storeIdentifier: "S\(store)")
+    }
+    var registry = ObjectRegistry()
+    var kept: [ManagedObject] = []
+    let keys: [(Int, Int64, Int64)] = [
+      (1, 1, 1), (1, 1, 63), (1, 1, 64), (1, 1, 65), (1, 1, 1_000_000_007), (1, 1, -5), (1, 2, 1), (2, 1, 1),
+    ]
+    for (store, table, pk) in keys {
+      let object = ManagedObject(entity: entity, insertInto: nil)
+      registry[id(store: store, table: table, pk)] = object
+      kept.append(object)
+    }
+    #expect(registry.count == keys.count)
+    for (index, (store, table, pk)) in keys.enumerated() {
+      #expect(registry[id(store: store, table: table, pk)] === kept[index])
+    }
+    #expect(registry[id(store: 1, table: 1, 2)] == nil)
+    #expect(registry[id(store: 3, table: 1, 1)] == nil)
+    #expect(Set(registry.objects.map(ObjectIdentifier.init)) == Set(kept.map(ObjectIdentifier.init)))
+
+    // Replacing keeps the count; removing lowers it; removing what is not there changes nothing.
+    let other = ManagedObject(entity: entity, insertInto: nil)
+    registry[id(store: 1, table: 1, 64)] = other
+    #expect(registry.count == keys.count)
+    #expect(registry[id(store: 1, table: 1, 64)] === other)
+    registry[id(store: 1, table: 1, 64)] = nil
+    registry[id(store: 1, table: 1, 64)] = nil
+    registry[id(store: 1, table: 1, 2)] = nil
+    #expect(registry.count == keys.count - 1)
+    #expect(registry[id(store: 1, table: 1, 65)] === kept[3])
+
+    // A purge removes exactly the unreferenced objects it is allowed to, wherever they sit.
+    let loose = (0..<200).map { pk -> Int64 in
+      registry[id(store: 1, table: 3, Int64(pk) * 7)] = ManagedObject(entity: entity, insertInto: nil)
+      return Int64(pk) * 7
+    }
+    #expect(registry.count == keys.count - 1 + loose.count)
+    registry.removeAll(unreferencedWhere: { _ in true })
+    #expect(registry.count == keys.count - 1)
+    #expect(loose.allSatisfy { registry[id(store: 1, table: 3, $0)] == nil })
+    #expect(registry[id(store: 1, table: 1, 1_000_000_007)] === kept[4])
+    withExtendedLifetime(kept) {}
+  }
+}
+
 /// Values are kept as a closed enum of Swift types (`SlotValue`); these check the conversions around it.
 @Suite("Typed slot values")
 struct SlotValueTests {

@@ -96,7 +96,6 @@ extension ManagedObjectContext {
     var classes: [ObjectIdentifier: ManagedObject.Type] = [:]
     var lastClass: (entity: EntityDescription, type: ManagedObject.Type)?
     let registryWasEmpty = confined.registry.isEmpty
-    confined.registry.reservePermanent(rows.count)
     for row in rows {
       objects.append(
         materialize(

@@ -104,7 +104,6 @@ extension ManagedObjectContext {
     // Only a parent needs the old temporary IDs (its children may still use them); remembering 100,000
     // of them after a big import in a context with no children would be pure cost.
     let remembersTemporaryIDs = settings.withLock { $0.hasHadChildren }
-    confined.registry.reservePermanent(inserted.count)
     var replacedCount = 0
     for (object, permanent) in zip(inserted, result.insertedIDs) {
       let temporary = object.objectID
