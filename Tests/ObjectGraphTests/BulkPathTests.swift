@@ -204,6 +204,55 @@ struct BulkPathTests {
     #expect(try rawRows(stack.storeURL, "SELECT ZTITLE FROM ZNOTE").map { $0[0] as String } == ["kept"])
   }
 
+  @Test("Members removed from a many-to-many relationship leave the join table")
+  func manyToManyRemovalIsSaved() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    try stack.context.performAndWait {
+      let note = Note(context: stack.context)
+      note.title = "note"
+      let kept = Tag(context: stack.context)
+      kept.name = "kept"
+      let dropped = Tag(context: stack.context)
+      dropped.name = "dropped"
+      note.tags = [kept, dropped]
+      try stack.context.save()
+      note.tags = [kept]
+      try stack.context.save()
+    }
+    // The join table's name carries the entity's number (`Z_<n>TAGS`).
+    let tables = try rawRows(stack.storeURL, "SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'Z_[0-9]*TAGS'")
+    let joinTable: String = try #require(tables.first)[0]
+    #expect(try rawRows(stack.storeURL, "SELECT COUNT(*) FROM \(joinTable)").first?[0] as Int? == 1)
+    let (_, context) = try stack.reopened()
+    try context.performAndWait {
+      let note = try #require(try context.fetch(FetchRequest<Note>(entityName: "Note")).first)
+      #expect(note.tags.map(\.name) == ["kept"])
+    }
+  }
+
+  @Test("After a save SQLite refused, the same save goes through once the cause is gone")
+  func retryAfterRefusedSave() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    // Another program takes primary key 1 of ZNOTE without telling Z_PRIMARYKEY.
+    let other = try DatabaseQueue(path: stack.storeURL.path)
+    try other.write { db in
+      let entity = try Int64.fetchOne(db, sql: "SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Note'") ?? 0
+      try db.execute(sql: "INSERT INTO ZNOTE (Z_PK, Z_ENT, Z_OPT, ZTITLE) VALUES (1, ?, 1, 'intruder')", arguments: [entity])
+    }
+    stack.context.performAndWait {
+      let note = Note(context: stack.context)
+      note.title = "mine"
+      _ = expectCode(.persistentStoreSave) { try stack.context.save() }
+    }
+    try other.write { db in try db.execute(sql: "DELETE FROM ZNOTE WHERE Z_PK = 1") }
+    try other.close()
+    // The failed statement was reset: its stale error does not refuse the retry.
+    try stack.context.performAndWait { try stack.context.save() }
+    #expect(try rawRows(stack.storeURL, "SELECT ZTITLE FROM ZNOTE").map { $0[0] as String } == ["mine"])
+  }
+
   @Test("Objects a big fetch registered are purged once nothing else holds them")
   func purgeAfterFetch() throws {
     let stack = try Stack()

@@ -6,6 +6,7 @@ extension PersistentStore {
   struct RowReader {
     let selectList: String
     let columnIndexByName: [String: Int]
+
   }
 
   func rowReader(table: String) -> RowReader {
@@ -31,7 +32,11 @@ extension PersistentStore {
     if let predicate = plan.predicate { conditions.append(try compiler.compile(predicate)) }
     let order = try compiler.orderBy(plan.sortDescriptors)
     let reader = rowReader(table: mapping.table)
-    var sql = "SELECT \(plan.idsOnly ? "t0.Z_PK, t0.Z_ENT, t0.Z_OPT" : reader.selectList) FROM \(mapping.table) t0"
+    var selectList = plan.idsOnly ? "t0.Z_PK, t0.Z_ENT, t0.Z_OPT" : reader.selectList
+    if plans.tablesOfOneEntity.contains(mapping.table) {
+      selectList = selectList.replacingOccurrences(of: "t0.Z_ENT", with: "\(mapping.number) AS Z_ENT")
+    }
+    var sql = "SELECT \(selectList) FROM \(mapping.table) t0"
     if !compiler.joins.isEmpty { sql += " " + compiler.joins.joined(separator: " ") }
     if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
     sql += " ORDER BY " + (order.isEmpty ? "t0.Z_PK" : order + ", t0.Z_PK")

@@ -302,7 +302,7 @@ extension PersistentStore {
         try db.cachedStatement(sql: "INSERT OR IGNORE INTO \(join.name) (\(join.sourceColumn), \(join.destinationColumn)) VALUES (?, ?)")
           .execute(arguments: [pk, memberPK])
       }
-      for member in removed?[slot.index] as? Set<ManagedObjectID> ?? [] {
+      for member in (removed?[slot.index] ?? nil).objectIDs ?? [] {
         guard let memberPK = try? key(member) else { continue }
         try db.cachedStatement(sql: "DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ? AND \(join.destinationColumn) = ?")
           .execute(arguments: [pk, memberPK])

@@ -71,9 +71,17 @@ struct RawStatement {
   }
 
   /// Runs a statement that returns no rows (INSERT, UPDATE, DELETE).
+  ///
+  /// After a failed step the statement is reset before the error is thrown: it stays in GRDB's cache,
+  /// and `sqlite3_reset` reports the last step's error, so the next save would otherwise fail again at
+  /// its first `reset()` with this stale error.
   func run() throws {
     let code = sqlite3_step(handle)
-    guard code == SQLITE_DONE else { throw error(code) }
+    guard code == SQLITE_DONE else {
+      let failure = error(code)
+      sqlite3_reset(handle)
+      throw failure
+    }
   }
 
   // MARK: - Reading

@@ -75,6 +75,9 @@ struct StorePlans: Sendable {
   let decode: [Decode?]
   /// By entity identity.
   let inserts: [ObjectIdentifier: Insert]
+  /// The tables that hold the rows of a single entity (no subentities share them): a fetch from one reads
+  /// the entity number as a constant, which SQLite computes once, not from every row.
+  let tablesOfOneEntity: Set<String>
 
   init(schema: SQLiteSchema) {
     var readers: [String: PersistentStore.RowReader] = [:]
@@ -122,6 +125,9 @@ struct StorePlans: Sendable {
     self.readers = readers
     self.decode = decode
     self.inserts = inserts
+    var entitiesPerTable: [String: Int] = [:]
+    for mapping in schema.entities.values { entitiesPerTable[mapping.table, default: 0] += 1 }
+    tablesOfOneEntity = Set(entitiesPerTable.filter { $0.value == 1 }.keys)
   }
 
   private static func reader(table: SQLiteSchema.Table) -> PersistentStore.RowReader {
