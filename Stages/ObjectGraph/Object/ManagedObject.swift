@@ -30,7 +30,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
   /// behind a small inline lock.
   private let storedObjectID = Synchronization.Mutex<ManagedObjectID?>(nil)
   /// The object's context, or `nil` before insertion and after its deletion is saved.
-  public internal(set) weak var managedObjectContext: ManagedObjectContext?
+  // `@exclusivity(unchecked)`: it is written only on the context's queue, and a weak reference's own
+  // loads and stores are safe against each other; the run-time check (which sees one thread only) would
+  // add nothing but its cost to every object a fetch makes.
+  @exclusivity(unchecked) public internal(set) weak var managedObjectContext: ManagedObjectContext?
 
   /// Current values, one per slot of the entity layout (valid once the fault is fulfilled).
   ///
