@@ -253,6 +253,34 @@ struct BulkPathTests {
     #expect(try rawRows(stack.storeURL, "SELECT ZTITLE FROM ZNOTE").map { $0[0] as String } == ["mine"])
   }
 
+  @Test("A fetched object makes its permanent ID on first read, once, equal to the same row's ID anywhere")
+  func fetchedObjectsMakeTheirIDLazily() throws {
+    let stack = try Stack()
+    defer { stack.folder.remove() }
+    var saved: ManagedObjectID?
+    try stack.context.performAndWait {
+      let note = Note(context: stack.context)
+      note.title = "lazy"
+      try stack.context.save()
+      saved = note.objectID
+    }
+    let savedID = try #require(saved)
+    let (coordinator, context) = try stack.reopened()
+    try context.performAndWait {
+      let note = try #require(try context.fetch(FetchRequest<Note>(entityName: "Note")).first)
+      // Looked up by an ID made elsewhere before the object ever made its own: the same object.
+      #expect(context.object(with: savedID) === note)
+      let first = note.objectID
+      #expect(note.objectID === first)
+      #expect(first == savedID && first.hashValue == savedID.hashValue)
+      #expect(!first.isTemporaryID && first.primaryKey == savedID.primaryKey)
+      #expect(coordinator.managedObjectID(forURIRepresentation: first.uriRepresentation()) == savedID)
+      #expect(note.description.contains(first.uriRepresentation().absoluteString))
+      // Fetched again: still the one object.
+      #expect(try context.fetch(FetchRequest<Note>(entityName: "Note")).first === note)
+    }
+  }
+
   @Test("Objects a big fetch registered are purged once nothing else holds them")
   func purgeAfterFetch() throws {
     let stack = try Stack()

@@ -47,11 +47,21 @@ final class Confined {
 
   /// Registers an object a fetch is about to return, without purging: the fetch's caller holds its objects,
   /// so a purge in the middle of it would scan them all and free none. Call ``fetchDidRegister()`` after.
-  func registerFetched(_ object: ManagedObject, as id: ManagedObjectID) {
-    registry[id] = object
+  func registerFetched(_ object: ManagedObject, as identity: FetchedRow.Identity) {
+    switch identity {
+    case .id(let id): registry[id] = object
+    case .row(let source, let primaryKey): registry[source, primaryKey] = object
+    }
   }
 
-  /// Moves the next purge past the objects a fetch just registered (see ``registerFetched(_:as:)``).
+  func registered(_ identity: FetchedRow.Identity) -> ManagedObject? {
+    switch identity {
+    case .id(let id): registry[id]
+    case .row(let source, let primaryKey): registry[source, primaryKey]
+    }
+  }
+
+  /// Moves the next purge past the objects a fetch just registered (see `registerFetched(_:as:)`).
   func fetchDidRegister() {
     purgeThreshold = max(purgeThreshold, unchangedCount * 2)
   }

@@ -122,6 +122,13 @@ extension ManagedObjectContext {
     return confined.registered(temporary)
   }
 
+  /// The same for a fetched row. A row still without an ID came straight from a store, so this context
+  /// has no parent and no twin.
+  func twinInChild(of row: FetchedRow, _ confined: Confined) -> ManagedObject? {
+    guard case .id(let id) = row.identity else { return nil }
+    return twinInChild(of: id, confined)
+  }
+
   /// A main-queue context processes pending changes (delete rules, objects-did-change) when the main
   /// queue finishes the block that made them, as Core Data does at the end of each run-loop event.
   /// Private contexts do it at the end of each `perform` block.
@@ -155,7 +162,7 @@ extension ManagedObjectContext {
     lastClass: inout (entity: EntityDescription, type: ManagedObject.Type)?, registryWasEmpty: Bool = false
   ) -> ManagedObject {
     // Rows of one fetch are distinct, so a context that held nothing before the fetch has nothing to unique.
-    if !registryWasEmpty, let object = confined.registered(row.id) ?? twinInChild(of: row.id, confined) {
+    if !registryWasEmpty, let object = confined.registered(row.identity) ?? twinInChild(of: row, confined) {
       if object.state.needsLoad && !row.snapshot.values.isEmpty {
         object.snapshot = row.snapshot
         object.values = row.snapshot.values
@@ -165,7 +172,7 @@ extension ManagedObjectContext {
       }
       return object
     }
-    let entity = row.id.entity
+    let entity = row.entity
     let type: ManagedObject.Type
     if let last = lastClass, last.entity === entity {
       type = last.type
@@ -178,7 +185,10 @@ extension ManagedObjectContext {
       lastClass = (entity, type)
     }
     let object = type.init(entity: entity, insertInto: nil)
-    object.setObjectID(row.id)
+    switch row.identity {
+    case .id(let id): object.setObjectID(id)
+    case .row(let source, let primaryKey): object.setRow(source, primaryKey: primaryKey)
+    }
     object.managedObjectContext = self
     if row.snapshot.values.isEmpty {
       object.state.isFault = true
@@ -189,7 +199,7 @@ extension ManagedObjectContext {
       object.state.isFault = asFault
       if !asFault { object.awakeFromFetch() }
     }
-    confined.registerFetched(object, as: row.id)
+    confined.registerFetched(object, as: row.identity)
     return object
   }
 

@@ -49,6 +49,12 @@ struct ObjectRegistry {
     }
   }
 
+  /// The object of a fetched row, by its table and primary key (no ID object needed).
+  subscript(source: RowSource, primaryKey: Int64) -> ManagedObject? {
+    get { permanent[source.storeNumber, source.table, primaryKey] }
+    set { permanent[source.storeNumber, source.table, primaryKey] = newValue }
+  }
+
   var count: Int { permanent.count + temporary.count }
   var isEmpty: Bool { count == 0 }
   /// How many objects are registered under a temporary ID.

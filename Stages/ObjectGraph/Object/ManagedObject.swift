@@ -28,7 +28,15 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
   /// Rule 1 lets any queue read `objectID` while a save on the context's queue replaces it, so it sits
   /// behind a small inline lock.
-  private let storedObjectID = Synchronization.Mutex<ManagedObjectID?>(nil)
+  private let storedObjectID = Synchronization.Mutex<StoredID>(.none)
+
+  /// What the object knows of its ID: nothing yet (a temporary ID is made on first read), the ID, or the
+  /// row it was fetched from (its permanent ID is made on first read; see ``RowSource``).
+  enum StoredID {
+    case none
+    case id(ManagedObjectID)
+    case row(RowSource, primaryKey: Int64)
+  }
   /// The object's context, or `nil` before insertion and after its deletion is saved.
   // `@exclusivity(unchecked)`: it is written only on the context's queue, and a weak reference's own
   // loads and stores are safe against each other; the run-time check (which sees one thread only) would
@@ -92,15 +100,24 @@ open class ManagedObject: Hashable, CustomStringConvertible {
   /// The object's ID: temporary until the object is first saved to a store.
   public var objectID: ManagedObjectID {
     storedObjectID.withLock { stored in
-      if let id = stored { return id }
-      let id = ManagedObjectID.temporary(for: entity)
-      stored = id
+      let id: ManagedObjectID
+      switch stored {
+      case .id(let known): return known
+      case .row(let source, let primaryKey): id = source.makeID(primaryKey: primaryKey)
+      case .none: id = ManagedObjectID.temporary(for: entity)
+      }
+      stored = .id(id)
       return id
     }
   }
 
   func setObjectID(_ id: ManagedObjectID) {
-    storedObjectID.withLock { $0 = id }
+    storedObjectID.withLock { $0 = .id(id) }
+  }
+
+  /// Gives a fetched object its row, from which it makes its permanent ID when first asked.
+  func setRow(_ source: RowSource, primaryKey: Int64) {
+    storedObjectID.withLock { $0 = .row(source, primaryKey: primaryKey) }
   }
 
   // MARK: - State
@@ -152,7 +169,13 @@ open class ManagedObject: Hashable, CustomStringConvertible {
   public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
   open var description: String {
-    "<\(type(of: self)): \(entity.name) \(storedObjectID.withLock { $0 }?.description ?? "(no ID yet)")\(state.isFault ? " fault" : "")>"
+    let id: String =
+      switch storedObjectID.withLock({ $0 }) {
+      case .id(let id): id.description
+      case .row(let source, let primaryKey): source.makeID(primaryKey: primaryKey).description
+      case .none: "(no ID yet)"
+      }
+    return "<\(type(of: self)): \(entity.name) \(id)\(state.isFault ? " fault" : "")>"
   }
 }
 

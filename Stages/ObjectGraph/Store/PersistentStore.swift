@@ -57,6 +57,8 @@ public final class PersistentStore: Sendable, CustomStringConvertible {
   let number: Int
   /// How rows of each entity are decoded and written, indexed by entity number.
   let plans: StorePlans
+  /// Per entity number (index 0 unused): the source the identities of its fetched rows share.
+  let rowSources: [RowSource?]
   let model: ManagedObjectModel
   private let storedMetadata: Mutex<[String: any Sendable]>
 
@@ -80,6 +82,13 @@ public final class PersistentStore: Sendable, CustomStringConvertible {
       return next
     }
     plans = StorePlans(schema: schema)
+    var sources = [RowSource?](repeating: nil, count: plans.decode.count)
+    for (entityNumber, plan) in plans.decode.enumerated() {
+      guard let plan else { continue }
+      sources[entityNumber] = RowSource(
+        entity: plan.entity, storeNumber: number, storeIdentifier: identifier, table: plan.rootNumber)
+    }
+    rowSources = sources
   }
 
   /// Store identifiers (UUIDs from the files' metadata) to small numbers, for the whole process: two

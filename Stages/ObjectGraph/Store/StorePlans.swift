@@ -150,7 +150,8 @@ extension PersistentStore {
   /// Decodes the current row of a `SELECT <selectList>` statement into an ID and a snapshot.
   func decodeRow(_ row: RawStatement) -> FetchedRow? {
     let pk = row.int64(0)
-    guard let plan = plans.decodePlan(entityNumber: row.int64(1)) else { return nil }
+    let entityNumber = row.int64(1)
+    guard let plan = plans.decodePlan(entityNumber: entityNumber), let source = rowSources[Int(entityNumber)] else { return nil }
     let version = row.int64(2)
     // Appended slot by slot into reserved storage: assigning into a prepared array of existentials goes
     // through the generic value-witness path for each element and costs several times more.
@@ -206,8 +207,7 @@ extension PersistentStore {
         values.append(objectID(pk: row.int64(index), entityNumber: number).map { .objectID($0) })
       }
     }
-    let id = makeID(entity: plan.entity, table: plan.rootNumber, primaryKey: pk)
-    return FetchedRow(id: id, snapshot: RowSnapshot(version: version, values: values))
+    return FetchedRow(source: source, primaryKey: pk, snapshot: RowSnapshot(version: version, values: values))
   }
 
   /// Runs a query and calls `body` with the statement on each result row, reading the columns directly.
