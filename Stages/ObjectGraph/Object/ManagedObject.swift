@@ -37,10 +37,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     case id(ManagedObjectID)
     case row(RowSource, primaryKey: Int64)
   }
-  /// The object's context, or `nil` before insertion and after its deletion is saved.
   // `@exclusivity(unchecked)`: it is written only on the context's queue, and a weak reference's own
   // loads and stores are safe against each other; the run-time check (which sees one thread only) would
   // add nothing but its cost to every object a fetch makes.
+  /// The object's context, or `nil` before insertion and after its deletion is saved.
   @exclusivity(unchecked) public internal(set) weak var managedObjectContext: ManagedObjectContext?
 
   /// Current values, one per slot of the entity layout (valid once the fault is fulfilled).
