@@ -89,22 +89,26 @@ extension ManagedObjectContext {
     let pending = request.includesPendingChanges && hasPendingChanges(for: entity, confined)
     let multiStore = coordinator.spansSeveralStores
     let plan = plan(for: request, entity: entity, unbounded: pending || multiStore)
-    let rows = try coordinator.fetch(plan)
-
     var objects: [ManagedObject] = []
-    objects.reserveCapacity(rows.count)
+    var batchIDs: [ManagedObjectID] = []
+    var awaken: [ManagedObject] = []
     var classes: [ObjectIdentifier: ManagedObject.Type] = [:]
     var lastClass: (entity: EntityDescription, type: ManagedObject.Type)?
     let registryWasEmpty = confined.registry.isEmpty
-    for row in rows {
+    // Each row becomes an object as the store reads it: no array of 100,000 rows in between, and each
+    // row's values are still in the cache when its object takes them. `awakeFromFetch()` (app code)
+    // runs after the read, when no lock is held.
+    try coordinator.fetch(plan) { row in
+      if plan.idsOnly { batchIDs.append(row.id) }
       objects.append(
         materialize(
           row, asFault: request.returnsObjectsAsFaults, confined, classes: &classes, lastClass: &lastClass,
-          registryWasEmpty: registryWasEmpty))
+          registryWasEmpty: registryWasEmpty, awaken: &awaken))
     }
     confined.fetchDidRegister()
+    for object in awaken { object.awakeFromFetch() }
     if plan.idsOnly {
-      let batch = FaultBatch(ids: rows.map(\.id), size: request.fetchBatchSize)
+      let batch = FaultBatch(ids: batchIDs, size: request.fetchBatchSize)
       for object in objects where object.state.needsLoad { object.batch = batch }
     }
 

@@ -156,10 +156,12 @@ extension ManagedObjectContext {
     return object
   }
 
-  /// Makes a registered object (or a new one) from a fetched row.
+  /// Makes a registered object (or a new one) from a fetched row. An object realised from the row (not
+  /// left a fault) goes in `awaken`: the caller calls its `awakeFromFetch()` once the read is over.
   func materialize(
     _ row: FetchedRow, asFault: Bool, _ confined: Confined, classes: inout [ObjectIdentifier: ManagedObject.Type],
-    lastClass: inout (entity: EntityDescription, type: ManagedObject.Type)?, registryWasEmpty: Bool = false
+    lastClass: inout (entity: EntityDescription, type: ManagedObject.Type)?, registryWasEmpty: Bool = false,
+    awaken: inout [ManagedObject]
   ) -> ManagedObject {
     // Rows of one fetch are distinct, so a context that held nothing before the fetch has nothing to unique.
     if !registryWasEmpty, let object = confined.registered(row.identity) ?? twinInChild(of: row, confined) {
@@ -168,7 +170,7 @@ extension ManagedObjectContext {
         object.values = row.snapshot.values
         object.state.needsLoad = false
         object.state.isFault = asFault
-        if !asFault { object.awakeFromFetch() }
+        if !asFault { awaken.append(object) }
       }
       return object
     }
@@ -197,7 +199,7 @@ extension ManagedObjectContext {
       object.snapshot = row.snapshot
       object.values = row.snapshot.values
       object.state.isFault = asFault
-      if !asFault { object.awakeFromFetch() }
+      if !asFault { awaken.append(object) }
     }
     confined.registerFetched(object, as: row.identity)
     return object

@@ -9,12 +9,24 @@ protocol ObjectStore: AnyObject, Sendable {
   /// Whether results come from several stores (then the context orders and cuts them itself).
   var spansSeveralStores: Bool { get }
   func fetch(_ plan: StoreFetchPlan) throws -> [FetchedRow]
+  /// The same rows, handed to `body` one by one as they are read, where the store can (a coordinator
+  /// with one store holding the entity); others hand over the whole array's rows.
+  ///
+  /// `body` runs while the store is being read, with the coordinator's lock held: it must not call back
+  /// into the context's public API, the coordinator or the store.
+  func fetch(_ plan: StoreFetchPlan, each body: (FetchedRow) -> Void) throws
   func count(_ plan: StoreFetchPlan) throws -> Int
   func snapshots(for ids: [ManagedObjectID]) throws -> [ManagedObjectID: RowSnapshot]
   func relatedIDs(of ids: [ManagedObjectID], slot: EntityLayout.Slot, entity: EntityDescription) throws
     -> [ManagedObjectID: Set<ManagedObjectID>]
   func obtainPermanentIDs(for entities: [EntityDescription]) throws -> [ManagedObjectID]
   func save(_ request: StoreSaveRequest) throws -> StoreSaveResult
+}
+
+extension ObjectStore {
+  func fetch(_ plan: StoreFetchPlan, each body: (FetchedRow) -> Void) throws {
+    for row in try fetch(plan) { body(row) }
+  }
 }
 
 extension PersistentStoreCoordinator: ObjectStore {

@@ -155,6 +155,18 @@ public final class PersistentStoreCoordinator: Sendable, CustomStringConvertible
     }
   }
 
+  func fetch(_ plan: StoreFetchPlan, each body: (FetchedRow) -> Void) throws {
+    let streamed = try serialized { () -> Bool in
+      let holding = persistentStores.filter { $0.holds(plan.entity) }
+      guard holding.count == 1, let store = holding.first else { return false }
+      try store.fetch(plan, each: body)
+      return true
+    }
+    if !streamed {
+      for row in try fetch(plan) { body(row) }
+    }
+  }
+
   func count(_ plan: StoreFetchPlan) throws -> Int {
     try serialized {
       let holding = persistentStores.filter { $0.holds(plan.entity) }

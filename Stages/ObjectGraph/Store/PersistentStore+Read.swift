@@ -21,6 +21,13 @@ extension PersistentStore {
 
   /// Reads objects matching a fetch plan.
   func fetch(_ plan: StoreFetchPlan) throws -> [FetchedRow] {
+    var rows: [FetchedRow] = []
+    try fetch(plan) { rows.append($0) }
+    return rows
+  }
+
+  /// Reads objects matching a fetch plan, handing each row to `body` as it is read.
+  func fetch(_ plan: StoreFetchPlan, each body: (FetchedRow) -> Void) throws {
     let mapping = try schema.mapping(for: plan.entity)
     var compiler = SQLPredicateCompiler(schema: schema, mapping: mapping)
     var conditions: [String] = []
@@ -44,19 +51,17 @@ extension PersistentStore {
       sql += " LIMIT \(plan.fetchLimit > 0 ? plan.fetchLimit : -1) OFFSET \(plan.fetchOffset)"
     }
     let arguments = StatementArguments(compiler.arguments)
-    return try read { db in
-      var rows: [FetchedRow] = []
+    try read { db in
       if plan.idsOnly {
         try forEachRow(db, sql: sql, arguments: arguments) { row in
           guard let id = objectID(pk: row.int64(0), entityNumber: row.int64(1)) else { return }
-          rows.append(FetchedRow(id: id, snapshot: RowSnapshot(version: row.int64(2), values: [])))
+          body(FetchedRow(id: id, snapshot: RowSnapshot(version: row.int64(2), values: [])))
         }
       } else {
         try forEachRow(db, sql: sql, arguments: arguments) { row in
-          if let fetched = decodeRow(row) { rows.append(fetched) }
+          if let fetched = decodeRow(row) { body(fetched) }
         }
       }
-      return rows
     }
   }
 
