@@ -281,6 +281,29 @@ struct BulkPathTests {
     }
   }
 
+  @Test("awakeFromFetch runs after the read, so it may fetch from its own context")
+  func awakeFromFetchMayFetch() throws {
+    let model = try ManagedObjectModel(entities: [
+      EntityDescription(
+        name: "AwakeProbe", managedObjectClass: AwakeProbe.self,
+        properties: [.attribute(AttributeDescription(name: "seen", type: .integer64, isOptional: true))])
+    ])
+    let stack = try Stack(model: model)
+    defer { stack.folder.remove() }
+    try stack.context.performAndWait {
+      for _ in 0..<3 { _ = AwakeProbe(entity: stack.entity("AwakeProbe"), insertInto: stack.context) }
+      try stack.context.save()
+    }
+    let (_, context) = try stack.reopened()
+    try context.performAndWait {
+      let request = FetchRequest<AwakeProbe>(entityName: "AwakeProbe")
+      request.returnsObjectsAsFaults = false
+      let objects = try context.fetch(request)
+      #expect(objects.count == 3)
+      #expect(objects.allSatisfy { $0.countSeenWhenAwoken == 3 })
+    }
+  }
+
   @Test("Objects a big fetch registered are purged once nothing else holds them")
   func purgeAfterFetch() throws {
     let stack = try Stack()
@@ -454,5 +477,15 @@ extension Models {
         name: "Stamped", managedObjectClass: Stamped.self,
         properties: [.attribute(AttributeDescription(name: "isStamp", type: .boolean, isOptional: true))])
     ])
+  }
+}
+
+/// Counts its entity's objects from inside `awakeFromFetch()`, which needs the store while the fetch that
+/// made it is still running.
+final class AwakeProbe: ManagedObject {
+  var countSeenWhenAwoken = -1
+
+  override func awakeFromFetch() {
+    countSeenWhenAwoken = (try? managedObjectContext?.count(for: FetchRequest<ManagedObject>(entityName: "AwakeProbe"))) ?? -2
   }
 }
