@@ -304,6 +304,83 @@ struct BulkPathTests {
     }
   }
 
+  @Test("An attribute whose column name starts with Z_ENT reads its own value")
+  func columnNamedLikeTheEntityColumn() throws {
+    let model = try ManagedObjectModel(entities: [
+      EntityDescription(
+        name: "Item",
+        properties: [.attribute(AttributeDescription(name: "_entry", type: .integer64, isOptional: true))])
+    ])
+    let stack = try Stack(model: model)
+    defer { stack.folder.remove() }
+    try stack.context.performAndWait {
+      ManagedObject(entity: stack.entity("Item"), insertInto: stack.context).setValue(42, forKey: "_entry")
+      try stack.context.save()
+    }
+    let (_, context) = try stack.reopened()
+    try context.performAndWait {
+      let item = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Item")).first)
+      #expect(item.value(forKey: "_entry") as? Int64 == 42)
+    }
+  }
+
+  @Test("An init(entity:insertInto:) override that uses the store during a fetch gets an error, not a crash")
+  func initUsingTheStoreDuringAFetch() throws {
+    let model = try ManagedObjectModel(entities: [
+      EntityDescription(
+        name: "Probe", managedObjectClass: StoreTouchingProbe.self,
+        properties: [.attribute(AttributeDescription(name: "n", type: .integer64, isOptional: true))])
+    ])
+    let stack = try Stack(model: model)
+    defer { stack.folder.remove() }
+    try stack.context.performAndWait {
+      for _ in 0..<3 { _ = ManagedObject(entity: stack.entity("Probe"), insertInto: stack.context) }
+      try stack.context.save()
+    }
+    let (coordinator, context) = try stack.reopened()
+    StoreTouchingProbe.coordinator.withLock { $0 = coordinator }
+    defer { StoreTouchingProbe.coordinator.withLock { $0 = nil } }
+    try context.performAndWait {
+      let probes = try context.fetch(FetchRequest<StoreTouchingProbe>(entityName: "Probe"))
+      #expect(probes.count == 3)
+      for probe in probes {
+        let error = try #require(probe.errorFromInit as? ObjectGraphError)
+        #expect(error.code == .persistentStoreOperation)
+        #expect(error.message.contains("awakeFromFetch()"))
+      }
+      // Outside a fetch, the same call works.
+      #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Probe")) == 3)
+    }
+  }
+
+  @Test("Objects made before a row that fails are registered and awoken; the next fetch returns them all")
+  func fetchFailingMidway() throws {
+    let model = try ManagedObjectModel(entities: [
+      EntityDescription(
+        name: "Probe", managedObjectClass: InterruptingProbe.self,
+        properties: [.attribute(AttributeDescription(name: "n", type: .integer64, isOptional: true))])
+    ])
+    let stack = try Stack(model: model)
+    defer { stack.folder.remove() }
+    try stack.context.performAndWait {
+      for index in 0..<10 { ManagedObject(entity: stack.entity("Probe"), insertInto: stack.context).setValue(index, forKey: "n") }
+      try stack.context.save()
+    }
+    let (coordinator, context) = try stack.reopened()
+    let database = try #require(coordinator.persistentStores.first).database
+    try context.performAndWait {
+      let request = FetchRequest<InterruptingProbe>(entityName: "Probe")
+      request.returnsObjectsAsFaults = false
+      // The third object interrupts the read, as an I/O error on a later row would.
+      InterruptingProbe.interrupt.withLock { $0 = { made in if made == 3 { database.interrupt() } } }
+      _ = expectCode(.coreData) { _ = try context.fetch(request) }
+      InterruptingProbe.interrupt.withLock { $0 = nil }
+      let objects = try context.fetch(request)
+      #expect(objects.count == 10)
+      #expect(objects.allSatisfy { $0.awoken })
+    }
+  }
+
   @Test("Objects a big fetch registered are purged once nothing else holds them")
   func purgeAfterFetch() throws {
     let stack = try Stack()
@@ -488,4 +565,42 @@ final class AwakeProbe: ManagedObject {
   override func awakeFromFetch() {
     countSeenWhenAwoken = (try? managedObjectContext?.count(for: FetchRequest<ManagedObject>(entityName: "AwakeProbe"))) ?? -2
   }
+}
+
+/// Uses the store from its initializer, which Core Data also advises against: during a fetch that is an
+/// error (the store is mid-read), which the probe keeps.
+final class StoreTouchingProbe: ManagedObject {
+  /// The coordinator the initializer reads through (set by the test).
+  static let coordinator = Mutex<PersistentStoreCoordinator?>(nil)
+  var errorFromInit: (any Error)?
+
+  required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
+    super.init(entity: entity, insertInto: context)
+    guard let coordinator = Self.coordinator.withLock({ $0 }) else { return }
+    let other = ManagedObjectContext(concurrencyType: .privateQueue)
+    other.persistentStoreCoordinator = coordinator
+    do {
+      _ = try other.performAndWait { try other.count(for: FetchRequest<ManagedObject>(entityName: "Probe")) }
+    } catch {
+      errorFromInit = error
+    }
+  }
+}
+
+/// Calls `interrupt` with the number of probes made so far, after making each.
+final class InterruptingProbe: ManagedObject {
+  static let interrupt = Mutex<(@Sendable (Int) -> Void)?>(nil)
+  private static let made = Mutex(0)
+  var awoken = false
+
+  required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
+    super.init(entity: entity, insertInto: context)
+    let count = Self.made.withLock { made -> Int in
+      made += 1
+      return made
+    }
+    Self.interrupt.withLock { $0 }?(count)
+  }
+
+  override func awakeFromFetch() { awoken = true }
 }

@@ -98,12 +98,19 @@ extension ManagedObjectContext {
     // Each row becomes an object as the store reads it: no array of 100,000 rows in between, and each
     // row's values are still in the cache when its object takes them. `awakeFromFetch()` (app code)
     // runs after the read, when no lock is held.
-    try coordinator.fetch(plan) { row in
-      if plan.idsOnly { batchIDs.append(row.id) }
-      objects.append(
-        materialize(
-          row, asFault: request.returnsObjectsAsFaults, confined, classes: &classes, lastClass: &lastClass,
-          registryWasEmpty: registryWasEmpty, awaken: &awaken))
+    do {
+      try coordinator.fetch(plan) { row in
+        if plan.idsOnly { batchIDs.append(row.id) }
+        objects.append(
+          materialize(
+            row, asFault: request.returnsObjectsAsFaults, confined, classes: &classes, lastClass: &lastClass,
+            registryWasEmpty: registryWasEmpty, awaken: &awaken))
+      }
+    } catch {
+      // The objects made before a failing row stay registered, complete: they are awoken all the same.
+      confined.fetchDidRegister()
+      for object in awaken { object.awakeFromFetch() }
+      throw error
     }
     confined.fetchDidRegister()
     for object in awaken { object.awakeFromFetch() }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import GRDB
+import Synchronization
 
 /// Binds a model to its stores and serialises every access to them.
 ///
@@ -21,6 +22,10 @@ public final class PersistentStoreCoordinator: Sendable, CustomStringConvertible
   private let stores = Mutex<[PersistentStore]>([])
   /// Serialises requests: one save or read at a time, as Core Data's coordinator does.
   private let gate = NSRecursiveLock()
+  /// Set while a fetch hands its rows to its context one by one, with `gate` held: the store is in the
+  /// middle of a read, which SQLite (through GRDB) cannot re-enter. Only the thread holding `gate` reads
+  /// or writes it.
+  private let streamingFetch = Atomic<Bool>(false)
   private let loadQueue = DispatchQueue(label: "org.objectgraph.coordinator.load", attributes: .concurrent)
 
   /// Makes a coordinator for `model`, freezing the model.
@@ -117,9 +122,19 @@ public final class PersistentStoreCoordinator: Sendable, CustomStringConvertible
   // MARK: - Store access for contexts
 
   /// Runs `body` with exclusive access to the stores.
-  func serialized<T>(_ body: () throws -> T) rethrows -> T {
+  ///
+  /// - Throws: ``ObjectGraphError/Code/persistentStoreOperation`` when called from code that runs while
+  ///   a fetch is making its objects (an override of `init(entity:insertInto:)`), instead of re-entering
+  ///   the store in the middle of its read.
+  func serialized<T>(_ body: () throws -> T) throws -> T {
     gate.lock()
     defer { gate.unlock() }
+    guard !streamingFetch.load(ordering: .relaxed) else {
+      throw ObjectGraphError(
+        .persistentStoreOperation,
+        "A store was used while a fetch was making its objects, from an override of ManagedObject's init(entity:insertInto:). Objects are made while the store is being read, and the store cannot serve another request until the read ends. As in Core Data, do not override that initializer to use a context: set up objects in awakeFromFetch() or awakeFromInsert() instead."
+      )
+    }
     return try body()
   }
 
@@ -159,6 +174,8 @@ public final class PersistentStoreCoordinator: Sendable, CustomStringConvertible
     let streamed = try serialized { () -> Bool in
       let holding = persistentStores.filter { $0.holds(plan.entity) }
       guard holding.count == 1, let store = holding.first else { return false }
+      streamingFetch.store(true, ordering: .relaxed)
+      defer { streamingFetch.store(false, ordering: .relaxed) }
       try store.fetch(plan, each: body)
       return true
     }

@@ -4,13 +4,20 @@ import GRDB
 extension PersistentStore {
   /// The columns read for an entity's table, in `SELECT` order, and where each slot's value sits.
   struct RowReader {
-    let selectList: String
+    /// The table's columns after the three every table has (`, t0.ZNAME, …`, or empty).
+    let columnList: String
     let columnIndexByName: [String: Int]
 
+    /// `Z_PK, Z_ENT, Z_OPT` and then the columns.
+    var selectList: String { "t0.Z_PK, t0.Z_ENT, t0.Z_OPT" + columnList }
+
+    /// The same with the entity number given as the constant `entityNumber`, for a table that holds one
+    /// entity only: SQLite then computes it once per statement instead of reading it from every row.
+    func selectList(entityNumber: Int64) -> String { "t0.Z_PK, \(entityNumber) AS Z_ENT, t0.Z_OPT" + columnList }
   }
 
   func rowReader(table: String) -> RowReader {
-    plans.readers[table] ?? RowReader(selectList: "t0.Z_PK, t0.Z_ENT, t0.Z_OPT", columnIndexByName: [:])
+    plans.readers[table] ?? RowReader(columnList: "", columnIndexByName: [:])
   }
 
   /// Makes the ID of the row `pk` of an entity numbered `entityNumber`.
@@ -39,10 +46,9 @@ extension PersistentStore {
     if let predicate = plan.predicate { conditions.append(try compiler.compile(predicate)) }
     let order = try compiler.orderBy(plan.sortDescriptors)
     let reader = rowReader(table: mapping.table)
-    var selectList = plan.idsOnly ? "t0.Z_PK, t0.Z_ENT, t0.Z_OPT" : reader.selectList
-    if plans.tablesOfOneEntity.contains(mapping.table) {
-      selectList = selectList.replacingOccurrences(of: "t0.Z_ENT", with: "\(mapping.number) AS Z_ENT")
-    }
+    let columns = plan.idsOnly ? RowReader(columnList: "", columnIndexByName: [:]) : reader
+    let selectList =
+      plans.tablesOfOneEntity.contains(mapping.table) ? columns.selectList(entityNumber: mapping.number) : columns.selectList
     var sql = "SELECT \(selectList) FROM \(mapping.table) t0"
     if !compiler.joins.isEmpty { sql += " " + compiler.joins.joined(separator: " ") }
     if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }

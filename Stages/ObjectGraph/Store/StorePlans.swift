@@ -133,12 +133,12 @@ struct StorePlans: Sendable {
 
   private static func reader(table: SQLiteSchema.Table) -> PersistentStore.RowReader {
     var index: [String: Int] = [:]
-    var select = ["t0.Z_PK", "t0.Z_ENT", "t0.Z_OPT"]
+    var columnList = ""
     for (offset, column) in table.columns.enumerated() {
       index[column.name] = offset + 3
-      select.append("t0.\(column.name)")
+      columnList += ", t0.\(column.name)"
     }
-    return PersistentStore.RowReader(selectList: select.joined(separator: ", "), columnIndexByName: index)
+    return PersistentStore.RowReader(columnList: columnList, columnIndexByName: index)
   }
 
   func decodePlan(entityNumber: Int64) -> Decode? {
