@@ -283,20 +283,11 @@ struct BulkPathTests {
 
   @Test("awakeFromFetch runs after the read, so it may fetch from its own context")
   func awakeFromFetchMayFetch() throws {
-    let model = try ManagedObjectModel(entities: [
-      EntityDescription(
-        name: "AwakeProbe", managedObjectClass: AwakeProbe.self,
-        properties: [.attribute(AttributeDescription(name: "seen", type: .integer64, isOptional: true))])
-    ])
-    let stack = try Stack(model: model)
+    let stack = try Stack.probes(AwakeProbe.self, rows: 3)
     defer { stack.folder.remove() }
-    try stack.context.performAndWait {
-      for _ in 0..<3 { _ = AwakeProbe(entity: stack.entity("AwakeProbe"), insertInto: stack.context) }
-      try stack.context.save()
-    }
     let (_, context) = try stack.reopened()
     try context.performAndWait {
-      let request = FetchRequest<AwakeProbe>(entityName: "AwakeProbe")
+      let request = FetchRequest<AwakeProbe>(entityName: "Probe")
       request.returnsObjectsAsFaults = false
       let objects = try context.fetch(request)
       #expect(objects.count == 3)
@@ -326,17 +317,8 @@ struct BulkPathTests {
 
   @Test("An init(entity:insertInto:) override that uses the store during a fetch gets an error, not a crash")
   func initUsingTheStoreDuringAFetch() throws {
-    let model = try ManagedObjectModel(entities: [
-      EntityDescription(
-        name: "Probe", managedObjectClass: StoreTouchingProbe.self,
-        properties: [.attribute(AttributeDescription(name: "n", type: .integer64, isOptional: true))])
-    ])
-    let stack = try Stack(model: model)
+    let stack = try Stack.probes(StoreTouchingProbe.self, rows: 3)
     defer { stack.folder.remove() }
-    try stack.context.performAndWait {
-      for _ in 0..<3 { _ = ManagedObject(entity: stack.entity("Probe"), insertInto: stack.context) }
-      try stack.context.save()
-    }
     let (coordinator, context) = try stack.reopened()
     StoreTouchingProbe.coordinator.withLock { $0 = coordinator }
     defer { StoreTouchingProbe.coordinator.withLock { $0 = nil } }
@@ -355,17 +337,8 @@ struct BulkPathTests {
 
   @Test("Objects made before a row that fails are registered and awoken; the next fetch returns them all")
   func fetchFailingMidway() throws {
-    let model = try ManagedObjectModel(entities: [
-      EntityDescription(
-        name: "Probe", managedObjectClass: InterruptingProbe.self,
-        properties: [.attribute(AttributeDescription(name: "n", type: .integer64, isOptional: true))])
-    ])
-    let stack = try Stack(model: model)
+    let stack = try Stack.probes(InterruptingProbe.self, rows: 10)
     defer { stack.folder.remove() }
-    try stack.context.performAndWait {
-      for index in 0..<10 { ManagedObject(entity: stack.entity("Probe"), insertInto: stack.context).setValue(index, forKey: "n") }
-      try stack.context.save()
-    }
     let (coordinator, context) = try stack.reopened()
     let database = try #require(coordinator.persistentStores.first).database
     try context.performAndWait {
@@ -563,7 +536,7 @@ final class AwakeProbe: ManagedObject {
   var countSeenWhenAwoken = -1
 
   override func awakeFromFetch() {
-    countSeenWhenAwoken = (try? managedObjectContext?.count(for: FetchRequest<ManagedObject>(entityName: "AwakeProbe"))) ?? -2
+    countSeenWhenAwoken = (try? managedObjectContext?.count(for: FetchRequest<ManagedObject>(entityName: "Probe"))) ?? -2
   }
 }
 
@@ -603,4 +576,23 @@ final class InterruptingProbe: ManagedObject {
   }
 
   override func awakeFromFetch() { awoken = true }
+}
+
+extension Stack {
+  /// A stack whose model has one entity, `Probe` (class `type`, one optional Integer 64 `n`), with `rows`
+  /// objects saved. They are saved as plain `ManagedObject`s, so the probe class's code runs only when
+  /// they are fetched.
+  static func probes(_ type: ManagedObject.Type, rows: Int) throws -> Stack {
+    let model = try ManagedObjectModel(entities: [
+      EntityDescription(
+        name: "Probe", managedObjectClass: type,
+        properties: [.attribute(AttributeDescription(name: "n", type: .integer64, isOptional: true))])
+    ])
+    let stack = try Stack(model: model)
+    try stack.context.performAndWait {
+      for index in 0..<rows { ManagedObject(entity: stack.entity("Probe"), insertInto: stack.context).setValue(index, forKey: "n") }
+      try stack.context.save()
+    }
+    return stack
+  }
 }
