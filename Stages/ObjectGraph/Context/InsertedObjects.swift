@@ -1,0 +1,47 @@
+import Foundation
+
+/// The objects a context inserted and has not saved, in insertion order.
+///
+/// Saves write rows in insertion order, and a big import inserts hundreds of thousands of objects, so
+/// this is an array rather than a set: appending is O(1), and so is removing, because each object keeps
+/// its position (``ManagedObject/insertionPosition``) and leaves a hole behind. Iterating in order needs
+/// no sort, and walks the objects in the order they were allocated.
+struct InsertedObjects {
+  private var slots: [ManagedObject?] = []
+  /// How many objects are in the list (holes excluded).
+  private(set) var count = 0
+
+  var isEmpty: Bool { count == 0 }
+  /// The position the next inserted object will take.
+  var endPosition: Int { slots.count }
+
+  mutating func append(_ object: ManagedObject) {
+    object.insertionPosition = slots.count
+    slots.append(object)
+    count += 1
+  }
+
+  func contains(_ object: ManagedObject) -> Bool {
+    let position = object.insertionPosition
+    return position >= 0 && position < slots.count && slots[position] === object
+  }
+
+  mutating func remove(_ object: ManagedObject) {
+    guard contains(object) else { return }
+    slots[object.insertionPosition] = nil
+    object.insertionPosition = -1
+    count -= 1
+  }
+
+  /// The objects, in insertion order.
+  var inOrder: [ManagedObject] { slots.compactMap { $0 } }
+
+  /// The objects inserted at `position` or later, in order.
+  func inserted(from position: Int) -> [ManagedObject] {
+    slots[min(position, slots.count)...].compactMap { $0 }
+  }
+
+  func contains(where predicate: (ManagedObject) -> Bool) -> Bool {
+    slots.contains { $0.map(predicate) ?? false }
+  }
+}
