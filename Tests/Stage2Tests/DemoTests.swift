@@ -37,6 +37,20 @@ struct DemoTests {
     #expect(stage1Count == 500)
   }
 
+  @Test("Core Data's concurrency debug launch argument is accepted, and the demo runs clean under it")
+  func concurrencyDebugArgument() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let output = try run(
+      try demo(), ["--count", "50", "--store-folder", folder.url.path, "-com.apple.CoreData.ConcurrencyDebug", "1"])
+
+    #expect(output.status == 0, "stderr: \(output.stderr)")
+    #expect(output.stderr.isEmpty)
+    let missingValue = try run(try demo(), ["-com.apple.CoreData.ConcurrencyDebug"])
+    #expect(missingValue.status == 1)
+    #expect(missingValue.stderr.contains("-com.apple.CoreData.ConcurrencyDebug needs a number"))
+  }
+
   @Test("a bad argument is reported on stderr with exit code 1")
   func badArgument() throws {
     let output = try run(try demo(), ["--count", "0"])

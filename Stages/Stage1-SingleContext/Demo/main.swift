@@ -23,6 +23,8 @@ let usageText = """
 
     --count N            how many notes the import saves (default 10000)
     --store-folder PATH  where the store goes (default: a new temporary folder)
+    -com.apple.CoreData.ConcurrencyDebug 1, -com.apple.CoreData.SQLDebug 1
+                         Core Data's debug switches, which ObjectGraph reads
   """
 
 struct Options {
@@ -41,6 +43,9 @@ struct Options {
       case "--store-folder":
         guard let path = rest.popFirst(), !path.isEmpty else { throw DemoError.usage("--store-folder needs a path") }
         storeFolder = URL(fileURLWithPath: path, isDirectory: true)
+      case "-com.apple.CoreData.ConcurrencyDebug", "-com.apple.CoreData.SQLDebug":
+        // Core Data's debug switches. ObjectGraph reads them from the command line itself.
+        guard let value = rest.popFirst(), Int(value) != nil else { throw DemoError.usage("\(argument) needs a number, such as 1") }
       case "-h", "--help":
         print(usageText)
         exit(0)
