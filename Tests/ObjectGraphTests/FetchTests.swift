@@ -229,6 +229,35 @@ struct FetchTests {
     }
   }
 
+  @Test("With a batch size, prefetching happens batch by batch, as each batch is read")
+  func prefetchingPerBatch() throws {
+    let stack = try populated()
+    defer { stack.folder.remove() }
+    let (_, context) = try stack.reopened()
+    try context.performAndWait {
+      let request = FetchRequest<Note>(entityName: "Note")
+      request.fetchBatchSize = 4
+      request.sortDescriptors = [FetchSortDescriptor(key: "rating")]
+      request.relationshipKeyPathsForPrefetching = ["notebook"]
+      let notes = try context.fetch(request)
+      // Nothing is read yet: every note is a fault of its batch.
+      #expect(context.rowCacheCount == 0)
+      _ = notes[0].title
+      // The first batch was read, and the notebooks of its four notes with it.
+      #expect(notes[3].state.needsLoad == false)
+      #expect(notes[4].state.needsLoad == true)
+      let notebooks = Set(notes[0..<4].compactMap { $0.values[$0.layout.index(of: "notebook") ?? 0].objectID })
+      #expect(!notebooks.isEmpty)
+      #expect(context.rowCacheCount == notebooks.count)
+      #expect(notes[0..<4].allSatisfy { $0.notebook?.name != nil })
+      #expect(context.rowCacheCount == 0, "every prefetched row was used")
+
+      // A key that is not a relationship is refused at the fetch, even though nothing is read then.
+      request.relationshipKeyPathsForPrefetching = ["colour"]
+      _ = expectCode(.unknownKey) { _ = try context.fetch(request) }
+    }
+  }
+
   @Test("Bad predicates and unknown keys say what and where")
   func badInput() throws {
     let stack = try populated()

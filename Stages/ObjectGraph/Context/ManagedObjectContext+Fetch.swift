@@ -115,7 +115,7 @@ extension ManagedObjectContext {
     confined.fetchDidRegister()
     for object in awaken { object.awakeFromFetch() }
     if plan.idsOnly {
-      let batch = FaultBatch(ids: batchIDs, size: request.fetchBatchSize)
+      let batch = FaultBatch(ids: batchIDs, size: request.fetchBatchSize, prefetchKeyPaths: request.relationshipKeyPathsForPrefetching)
       for object in objects where object.state.needsLoad { object.batch = batch }
     }
 
@@ -155,17 +155,19 @@ extension ManagedObjectContext {
     return objects
   }
 
-  /// Reads the destinations of the given relationship key paths for all `objects` at once.
-  private func prefetch(_ keyPaths: [String], of objects: [ManagedObject], _ confined: Confined) throws {
+  /// Reads the destinations of the given relationship key paths for all `objects` at once. Objects not
+  /// loaded yet (batch faults) are checked against the key paths but skipped: their batch prefetches
+  /// for them when it is read.
+  func prefetch(_ keyPaths: [String], of objects: [ManagedObject], _ confined: Confined) throws {
     guard !keyPaths.isEmpty, !objects.isEmpty else { return }
     let coordinator = try parentStore()
     for keyPath in keyPaths {
       var level = objects
       for key in keyPath.split(separator: ".").map(String.init) {
         var next: [ManagedObject] = []
-        let byEntity = Dictionary(grouping: level.filter { !$0.state.needsLoad }, by: { ObjectIdentifier($0.entity) })
-        for group in byEntity.values {
-          guard let first = group.first, let index = first.layout.indexByName[key] else {
+        let byEntity = Dictionary(grouping: level, by: { ObjectIdentifier($0.entity) })
+        for everyObject in byEntity.values {
+          guard let first = everyObject.first, let index = first.layout.indexByName[key] else {
             throw ObjectGraphError(
               .unknownKey, "Cannot prefetch '\(keyPath)': entity \(level.first?.entity.name ?? "?") has no relationship '\(key)'.")
           }
@@ -173,6 +175,7 @@ extension ManagedObjectContext {
           guard slot.isRelationship else {
             throw ObjectGraphError(.unknownKey, "Cannot prefetch '\(keyPath)': \(first.entity.name).\(key) is an attribute.")
           }
+          let group = everyObject.filter { !$0.state.needsLoad }
           if slot.isToMany {
             let unloaded = group.filter { $0.values[index].isUnloadedToMany }
             let members = try coordinator.relatedIDs(of: unloaded.map(\.objectID), slot: slot, entity: first.entity)

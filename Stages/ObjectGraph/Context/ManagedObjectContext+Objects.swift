@@ -232,14 +232,18 @@ extension ManagedObjectContext {
       ids = batch.ids(around: object.objectID)
     }
     let rows = try store.snapshots(for: ids)
-    isolated("fault") { confined in
+    let batch = object.batch
+    let batchObjects = isolated("fault") { confined -> [ManagedObject] in
+      var loaded: [ManagedObject] = []
       for id in ids where id != object.objectID {
         guard let other = confined.registered(id), other.state.needsLoad, let snapshot = rows[id] else { continue }
         other.snapshot = snapshot
         other.values = snapshot.values
         other.state.needsLoad = false
         other.batch = nil
+        loaded.append(other)
       }
+      return loaded
     }
     guard let snapshot = rows[object.objectID] else {
       object.state.isInaccessible = true
@@ -253,6 +257,11 @@ extension ManagedObjectContext {
     object.batch = nil
     object.state.needsLoad = false
     object.state.isFault = false
+    if let batch, !batch.prefetchKeyPaths.isEmpty {
+      // The key paths were checked at the fetch; a store error here only leaves the related objects to
+      // load one by one when touched.
+      try? isolated("fault") { confined in try prefetch(batch.prefetchKeyPaths, of: [object] + batchObjects, confined) }
+    }
     object.awakeFromFetch()
   }
 

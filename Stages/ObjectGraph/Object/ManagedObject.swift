@@ -190,11 +190,15 @@ struct RowSnapshot: Sendable {
 final class FaultBatch {
   let ids: [ManagedObjectID]
   let size: Int
+  /// The fetch's `relationshipKeyPathsForPrefetching`: when a batch is read, its objects' relationships
+  /// along these paths are read with it, as Core Data does for batched fetches.
+  let prefetchKeyPaths: [String]
   private let positions: [ManagedObjectID: Int]
 
-  init(ids: [ManagedObjectID], size: Int) {
+  init(ids: [ManagedObjectID], size: Int, prefetchKeyPaths: [String] = []) {
     self.ids = ids
     self.size = max(1, size)
+    self.prefetchKeyPaths = prefetchKeyPaths
     positions = Dictionary(ids.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
   }
 
