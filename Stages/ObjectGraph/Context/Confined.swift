@@ -35,11 +35,7 @@ final class Confined {
   private var purgeThreshold = 4096
 
   func register(_ object: ManagedObject) {
-    register(object, as: object.objectID)
-  }
-
-  func register(_ object: ManagedObject, as id: ManagedObjectID) {
-    registry[id] = object
+    registry[object.objectID] = object
     // Changed objects are never purged, so only the unchanged ones count towards the next purge (a big
     // import registers 100,000 inserted objects and has nothing to purge).
     if unchangedCount >= purgeThreshold { purge() }

@@ -24,10 +24,7 @@ struct ObjectRegistry {
     /// per-instance seed in two multiply-xorshift rounds, instead of a full `Hasher` run for every
     /// lookup, insertion and re-hash.
     func _rawHashValue(seed: Int) -> Int {
-      var z = UInt64(bitPattern: Int64(hash ^ seed))
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return Int(bitPattern: UInt(z ^ (z >> 31)))
+      SplitMix.mix(UInt64(bitPattern: Int64(hash ^ seed)))
     }
   }
 
@@ -95,13 +92,11 @@ struct PermanentObjects {
     let table: Int64
     let page: Int64
 
-    /// Three integers mixed with the table's seed (SplitMix64 rounds), cheaper than a `Hasher` run.
+    /// Three integers mixed with the table's seed (``SplitMix``), cheaper than a `Hasher` run.
     func _rawHashValue(seed: Int) -> Int {
-      var z = UInt64(bitPattern: page) &+ UInt64(truncatingIfNeeded: table) &* 0x9E37_79B9_7F4A_7C15
-      z ^= UInt64(truncatingIfNeeded: store) &* 0xC2B2_AE3D_27D4_EB4F ^ UInt64(bitPattern: Int64(seed))
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return Int(bitPattern: UInt(z ^ (z >> 31)))
+      SplitMix.mix(
+        (UInt64(bitPattern: page) &+ UInt64(truncatingIfNeeded: table) &* 0x9E37_79B9_7F4A_7C15)
+          ^ UInt64(truncatingIfNeeded: store) &* 0xC2B2_AE3D_27D4_EB4F ^ UInt64(bitPattern: Int64(seed)))
     }
   }
 

@@ -42,16 +42,13 @@ public final class ManagedObjectID: Hashable, Sendable, CustomStringConvertible 
   /// `Hasher` over the enum. It is not the last word: sets and dictionaries feed it to their own seeded
   /// `Hasher` (``hash(into:)``), except the context's registry, which seeds it itself.
   private static func mix(_ key: Key) -> Int {
-    var z: UInt64
     switch key {
     case .permanent(let store, let table, let primaryKey):
-      z = UInt64(bitPattern: primaryKey) ^ (UInt64(truncatingIfNeeded: table) << 40) ^ (UInt64(truncatingIfNeeded: store) << 56)
+      SplitMix.mix(
+        UInt64(bitPattern: primaryKey) ^ (UInt64(truncatingIfNeeded: table) << 40) ^ (UInt64(truncatingIfNeeded: store) << 56))
     case .temporary(let number):
-      z = number ^ 0x8000_0000_0000_0000
+      SplitMix.mix(number ^ 0x8000_0000_0000_0000)
     }
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return Int(bitPattern: UInt(z ^ (z >> 31)))
   }
 
   private static let temporaryCounter = Atomic<UInt64>(0)
