@@ -99,6 +99,12 @@ extension ManagedObjectContext {
     // row's values are still in the cache when its object takes them. `awakeFromFetch()` (app code)
     // runs after the read, when no lock is held.
     do {
+      // Also when a row fails midway: the objects made before it stay registered, complete, and are
+      // awoken all the same.
+      defer {
+        confined.fetchDidRegister()
+        for object in awaken { object.awakeFromFetch() }
+      }
       try coordinator.fetch(plan) { row in
         if plan.idsOnly { batchIDs.append(row.id) }
         objects.append(
@@ -106,14 +112,7 @@ extension ManagedObjectContext {
             row, asFault: request.returnsObjectsAsFaults, confined, classes: &classes, lastClass: &lastClass,
             registryWasEmpty: registryWasEmpty, awaken: &awaken))
       }
-    } catch {
-      // The objects made before a failing row stay registered, complete: they are awoken all the same.
-      confined.fetchDidRegister()
-      for object in awaken { object.awakeFromFetch() }
-      throw error
     }
-    confined.fetchDidRegister()
-    for object in awaken { object.awakeFromFetch() }
     if plan.idsOnly {
       let batch = FaultBatch(ids: batchIDs, size: request.fetchBatchSize, prefetchKeyPaths: request.relationshipKeyPathsForPrefetching)
       for object in objects where object.state.needsLoad { object.batch = batch }
