@@ -94,18 +94,21 @@ extension PersistentStore {
 
   /// The rows for the given IDs (all of one root table), by ID; missing rows are absent.
   func snapshots(for ids: [ManagedObjectID]) throws -> [ManagedObjectID: RowSnapshot] {
+    try read { db in try snapshots(for: ids, db: db) }
+  }
+
+  /// The same, on a connection already in use (a save resolving a conflict reads inside its transaction).
+  func snapshots(for ids: [ManagedObjectID], db: Database) throws -> [ManagedObjectID: RowSnapshot] {
     guard let first = ids.first, let mapping = schema.entities[first.entity.name] else { return [:] }
     let reader = rowReader(table: mapping.table)
     var result: [ManagedObjectID: RowSnapshot] = [:]
     let keys = ids.compactMap(\.primaryKey)
-    try read { db in
-      for chunk in stride(from: 0, to: keys.count, by: 500) {
-        let slice = keys[chunk..<min(chunk + 500, keys.count)]
-        let placeholders = Array(repeating: "?", count: slice.count).joined(separator: ", ")
-        let sql = "SELECT \(reader.selectList) FROM \(mapping.table) t0 WHERE t0.Z_PK IN (\(placeholders))"
-        try forEachRow(db, sql: sql, arguments: StatementArguments(Array(slice))) { row in
-          if let fetched = decodeRow(row) { result[fetched.id] = fetched.snapshot }
-        }
+    for chunk in stride(from: 0, to: keys.count, by: 500) {
+      let slice = keys[chunk..<min(chunk + 500, keys.count)]
+      let placeholders = Array(repeating: "?", count: slice.count).joined(separator: ", ")
+      let sql = "SELECT \(reader.selectList) FROM \(mapping.table) t0 WHERE t0.Z_PK IN (\(placeholders))"
+      try forEachRow(db, sql: sql, arguments: StatementArguments(Array(slice))) { row in
+        if let fetched = decodeRow(row) { result[fetched.id] = fetched.snapshot }
       }
     }
     return result

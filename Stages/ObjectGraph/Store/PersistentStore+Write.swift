@@ -248,19 +248,6 @@ extension PersistentStore {
     try Int64.fetchOne(db.cachedStatement(sql: "SELECT Z_OPT FROM \(table) WHERE Z_PK = ?"), arguments: [pk])
   }
 
-  private func snapshots(for ids: [ManagedObjectID], db: Database) throws -> [ManagedObjectID: RowSnapshot] {
-    guard let first = ids.first, let mapping = schema.entities[first.entity.name] else { return [:] }
-    let reader = rowReader(table: mapping.table)
-    var result: [ManagedObjectID: RowSnapshot] = [:]
-    for id in ids {
-      guard let pk = id.primaryKey else { continue }
-      try forEachRow(db, sql: "SELECT \(reader.selectList) FROM \(mapping.table) t0 WHERE t0.Z_PK = ?", arguments: [pk]) { row in
-        if let fetched = decodeRow(row) { result[fetched.id] = fetched.snapshot }
-      }
-    }
-    return result
-  }
-
   /// Appends the column names and values of the given slots (all persistent slots when `slots` is nil).
   private func appendColumns(
     of entity: EntityDescription, mapping: SQLiteSchema.EntityMapping, slots: Set<Int>?, values: [StoredValue],
