@@ -20,7 +20,11 @@ extension ManagedObjectContext: ObjectStore {
   func fetch(_ plan: StoreFetchPlan) throws -> [FetchedRow] {
     try performAndWait {
       let request = FetchRequest<ManagedObject>(entityName: plan.entity.name)
-      request.predicate = plan.predicate.map { FetchPredicate(node: $0) }
+      // The child names objects by its own IDs, which may be temporary IDs this context has since
+      // replaced with permanent ones: translate them, as a child's save is translated.
+      request.predicate = plan.predicate.map { node in
+        FetchPredicate(node: node.namesObjectIDs && !confined.aliases.isEmpty ? node.mappingObjectIDs(resolve) : node)
+      }
       request.sortDescriptors = plan.sortDescriptors
       request.fetchLimit = plan.fetchLimit
       request.fetchOffset = plan.fetchOffset
@@ -73,8 +77,16 @@ extension ManagedObjectContext: ObjectStore {
     }
   }
 
-  func obtainPermanentIDs(for entities: [EntityDescription]) throws -> [ManagedObjectID] {
-    try parentStore().obtainPermanentIDs(for: entities)
+  /// Permanent IDs for a child's objects. An object this context has already saved to the store (the
+  /// child still knows it by its temporary ID) gets the permanent ID it was saved under, so the child's
+  /// ID names the row that exists; the others get new ones from further up.
+  func obtainPermanentIDs(for objects: [(id: ManagedObjectID, entity: EntityDescription)]) throws -> [ManagedObjectID] {
+    var ids = performAndWait { objects.map { resolve($0.id) } }
+    let pending = ids.indices.filter { ids[$0].isTemporaryID }
+    guard !pending.isEmpty else { return ids }
+    let obtained = try parentStore().obtainPermanentIDs(for: pending.map { (ids[$0], objects[$0].entity) })
+    for (index, id) in zip(pending, obtained) { ids[index] = id }
+    return ids
   }
 
   /// A child's save: its changes become this context's unsaved changes.

@@ -87,7 +87,7 @@ extension ManagedObjectContext {
     try isolated("obtainPermanentIDs(for:)") { confined in
       let pending = objects.filter { $0.objectID.isTemporaryID }
       guard !pending.isEmpty else { return }
-      let ids = try parentStore().obtainPermanentIDs(for: pending.map(\.entity))
+      let ids = try parentStore().obtainPermanentIDs(for: pending.map { ($0.objectID, $0.entity) })
       var map: [ManagedObjectID: ManagedObjectID] = [:]
       for (object, id) in zip(pending, ids) {
         map[object.objectID] = id

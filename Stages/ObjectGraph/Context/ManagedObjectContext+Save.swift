@@ -70,7 +70,10 @@ extension ManagedObjectContext {
 
     let coordinator = try parentStore()
     let updated = Array(confined.updated).filter { !$0.state.isDeleted }
-    let deleted = Array(confined.deleted).filter { !$0.state.isInserted && !$0.objectID.isTemporaryID }
+    // An object deleted here that still has a temporary ID was saved to a parent context earlier (objects
+    // never saved anywhere left `deleted` in propagateDeletes): the parent holds it, under that ID or the
+    // permanent one it has since given it, and must delete it too.
+    let deleted = Array(confined.deleted).filter { !$0.state.isInserted }
 
     var request = StoreSaveRequest(mergePolicy: mergePolicy)
     for object in inserted {
@@ -274,7 +277,10 @@ extension ManagedObjectContext {
         guard let relationship = slot.relationship else { continue }
         if slot.isToMany {
           let count = object.relatedIDs(slot).count
-          let minimum = max(relationship.minCount, slot.isOptional ? 0 : 1)
+          // The minimum count is the rule, not the optional flag: a to-many is never nil, only empty, and
+          // Core Data enforces minCount/maxCount alone for it (a non-optional to-many with minimum 0 may
+          // be empty).
+          let minimum = relationship.minCount
           if count < minimum {
             errors.append(
               ObjectGraphError(

@@ -231,10 +231,10 @@ public final class PersistentStoreCoordinator: Sendable, CustomStringConvertible
   }
 
   /// Gives permanent IDs to objects not yet saved, reserving their primary keys in the store.
-  func obtainPermanentIDs(for entities: [EntityDescription]) throws -> [ManagedObjectID] {
+  func obtainPermanentIDs(for objects: [(id: ManagedObjectID, entity: EntityDescription)]) throws -> [ManagedObjectID] {
     try serialized {
       var result: [ManagedObjectID] = []
-      for entity in entities {
+      for (_, entity) in objects {
         let store = try store(forInserting: entity)
         result.append(try store.reservePrimaryKey(for: entity))
       }

@@ -111,7 +111,9 @@ final class EntityLayout: Sendable {
     mandatoryAttributeIndexes = stored.filter { $0.attribute != nil && !$0.isOptional }.map(\.index)
     validatesOnlyMandatoryAttributes = !stored.contains { slot in
       slot.unsupportedReason != nil
-        || slot.relationship.map { relationship in !slot.isOptional || relationship.minCount > 0 || relationship.maxCount > 0 } ?? false
+        || slot.relationship.map { relationship in
+          (!slot.isToMany && !slot.isOptional) || relationship.minCount > 0 || relationship.maxCount > 0
+        } ?? false
     }
     hasJoinTables = slots.contains { slot in
       guard let relationship = slot.relationship, slot.isToMany else { return false }

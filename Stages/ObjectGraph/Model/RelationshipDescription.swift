@@ -81,7 +81,9 @@ public final class RelationshipDescription: Sendable, CustomStringConvertible {
     get { state.read(\.deleteRule) }
     set { state.write(\.deleteRule, newValue, what: "relationship \(name)") }
   }
-  /// Whether the relationship may be empty when saved.
+  /// Whether a to-one relationship may be `nil` when saved. A to-many is never `nil`, only empty: what
+  /// it must hold is ``minCount`` alone, as in Core Data (a non-optional to-many with minimum 0 may be
+  /// empty).
   public var isOptional: Bool {
     get { state.read(\.isOptional) }
     set { state.write(\.isOptional, newValue, what: "relationship \(name)") }

@@ -1,0 +1,68 @@
+import Foundation
+
+extension PredicateNode {
+  /// The same predicate with every object ID it names replaced by `transform(id)`.
+  ///
+  /// A child context keeps the temporary IDs of the objects it inserted after its parent has saved them
+  /// under permanent ones (Core Data's rule). A fetch the child sends up to its parent names those objects
+  /// by the child's IDs, so the parent translates them to its own before it asks the store, as it does
+  /// for the IDs in a child's save.
+  func mappingObjectIDs(_ transform: (ManagedObjectID) -> ManagedObjectID) -> PredicateNode {
+    switch self {
+    case .constant: return self
+    case .not(let node): return .not(node.mappingObjectIDs(transform))
+    case .and(let nodes): return .and(nodes.map { $0.mappingObjectIDs(transform) })
+    case .or(let nodes): return .or(nodes.map { $0.mappingObjectIDs(transform) })
+    case .comparison(var comparison):
+      comparison.lhs = comparison.lhs.mappingObjectIDs(transform)
+      comparison.rhs = comparison.rhs.mappingObjectIDs(transform)
+      return .comparison(comparison)
+    }
+  }
+
+  /// Whether the predicate names any object ID (most do not, and need no translation).
+  var namesObjectIDs: Bool {
+    switch self {
+    case .constant: false
+    case .not(let node): node.namesObjectIDs
+    case .and(let nodes), .or(let nodes): nodes.contains { $0.namesObjectIDs }
+    case .comparison(let comparison): comparison.lhs.namesObjectIDs || comparison.rhs.namesObjectIDs
+    }
+  }
+}
+
+extension PredicateExpression {
+  fileprivate func mappingObjectIDs(_ transform: (ManagedObjectID) -> ManagedObjectID) -> PredicateExpression {
+    switch self {
+    case .keyPath: self
+    case .constant(let value): .constant(value.mappingObjectIDs(transform))
+    case .aggregate(let items): .aggregate(items.map { $0.mappingObjectIDs(transform) })
+    }
+  }
+
+  fileprivate var namesObjectIDs: Bool {
+    switch self {
+    case .keyPath: false
+    case .constant(let value): value.namesObjectIDs
+    case .aggregate(let items): items.contains { $0.namesObjectIDs }
+    }
+  }
+}
+
+extension PredicateValue {
+  fileprivate func mappingObjectIDs(_ transform: (ManagedObjectID) -> ManagedObjectID) -> PredicateValue {
+    switch self {
+    case .objectID(let id): .objectID(transform(id))
+    case .collection(let items): .collection(items.map { $0.mappingObjectIDs(transform) })
+    default: self
+    }
+  }
+
+  fileprivate var namesObjectIDs: Bool {
+    switch self {
+    case .objectID: true
+    case .collection(let items): items.contains { $0.namesObjectIDs }
+    default: false
+    }
+  }
+}
