@@ -544,7 +544,7 @@ final class AwakeProbe: ManagedObject {
 /// error (the store is mid-read), which the probe keeps.
 final class StoreTouchingProbe: ManagedObject {
   /// The coordinator the initializer reads through (set by the test).
-  static let coordinator = Mutex<PersistentStoreCoordinator?>(nil)
+  static let coordinator = Locked<PersistentStoreCoordinator?>(nil)
   var errorFromInit: (any Error)?
 
   required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
@@ -562,8 +562,8 @@ final class StoreTouchingProbe: ManagedObject {
 
 /// Calls `interrupt` with the number of probes made so far, after making each.
 final class InterruptingProbe: ManagedObject {
-  static let interrupt = Mutex<(@Sendable (Int) -> Void)?>(nil)
-  private static let made = Mutex(0)
+  static let interrupt = Locked<(@Sendable (Int) -> Void)?>(nil)
+  private static let made = Locked(0)
   var awoken = false
 
   required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {

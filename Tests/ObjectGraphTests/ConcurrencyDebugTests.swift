@@ -115,7 +115,7 @@ struct ConcurrencyDebugTests {
     let count = watch.violations.count
     let viaPerform = await onBackgroundThread {
       let done = DispatchSemaphore(value: 0)
-      let result = Mutex<String?>(nil)
+      let result = Locked<String?>(nil)
       main.perform {
         let title = note.value.title
         result.withLock { $0 = title }

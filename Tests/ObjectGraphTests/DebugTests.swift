@@ -7,7 +7,7 @@ import Testing
 struct DebugTests {
   @Test("SQL debug logs each statement with its time")
   func sqlDebug() throws {
-    let lines = Mutex<[String]>([])
+    let lines = Locked<[String]>([])
     SQLDebug.isEnabled = true
     SQLDebug.logHandler = { line in lines.withLock { $0.append(line) } }
     defer {

@@ -290,7 +290,7 @@ struct EdgeCaseTests {
   func resetAndRefreshNotify() throws {
     let stack = try Stack()
     defer { stack.folder.remove() }
-    let seen = Mutex<[String]>([])
+    let seen = Locked<[String]>([])
     let observer = NotificationCenter.default.addObserver(
       forName: ManagedObjectContext.objectsDidChangeNotification, object: stack.context, queue: nil
     ) { note in

@@ -295,7 +295,7 @@ struct NestedContextTests {
     let kept = try other.performAndWait { try #require(try other.existingObject(with: keptID) as? Note) }
     let gone = try other.performAndWait { try #require(try other.existingObject(with: goneID) as? Note) }
     other.performAndWait { kept.body = "local edit" }
-    let saved = Mutex<SavedObjectIDs?>(nil)
+    let saved = Locked<SavedObjectIDs?>(nil)
     let observer = NotificationCenter.default.addObserver(
       forName: ManagedObjectContext.didSaveObjectIDsNotification, object: stack.context, queue: nil
     ) { note in saved.withLock { $0 = SavedObjectIDs(note) } }
@@ -349,7 +349,7 @@ struct NestedContextTests {
   func objectsDidChange() throws {
     let stack = try Stack()
     defer { stack.folder.remove() }
-    let counts = Mutex<[Int]>([])
+    let counts = Locked<[Int]>([])
     let observer = NotificationCenter.default.addObserver(
       forName: ManagedObjectContext.objectsDidChangeNotification, object: stack.context, queue: nil
     ) { note in

@@ -3,7 +3,7 @@ import Foundation
 
 // `@unchecked Sendable`: the only stored state that is not itself Sendable is `confined`, and every read or
 // write of it happens on the context's queue: `isolated(_:_:)` runs inline only when `isOnQueue` holds and
-// otherwise goes through `performAndWait`, which serialises on that queue. The rest is `let` or behind a Mutex.
+// otherwise goes through `performAndWait`, which serialises on that queue. The rest is `let` or behind a lock (`Locked`).
 /// A scratch pad of managed objects: you fetch, insert, change and delete objects in a context, and
 /// nothing reaches the store until the context saves.
 ///
@@ -39,7 +39,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
   let queue: ContextQueue
   /// The state only ever touched on the context's queue (see ``isolated(_:)``).
   let confined: Confined
-  let settings: Mutex<Settings>
+  let settings: Locked<Settings>
 
   struct Settings {
     var name: String?
@@ -60,7 +60,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     self.concurrencyType = concurrencyType
     let label = "org.objectgraph.context.\(UUID().uuidString.prefix(8))"
     queue = ContextQueue(main: concurrencyType == .mainQueue, label: label)
-    settings = Mutex(Settings())
+    settings = Locked(Settings())
     confined = Confined()
   }
 

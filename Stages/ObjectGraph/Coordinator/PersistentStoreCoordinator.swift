@@ -19,7 +19,7 @@ public final class PersistentStoreCoordinator: Sendable, CustomStringConvertible
   /// The model the coordinator's stores hold.
   public let managedObjectModel: ManagedObjectModel
   var model: ManagedObjectModel { managedObjectModel }
-  private let stores = Mutex<[PersistentStore]>([])
+  private let stores = Locked<[PersistentStore]>([])
   /// Serialises requests: one save or read at a time, as Core Data's coordinator does.
   private let gate = NSRecursiveLock()
   /// Set while a fetch hands its rows to its context one by one, with `gate` held: the store is in the

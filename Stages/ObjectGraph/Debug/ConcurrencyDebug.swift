@@ -51,10 +51,10 @@ public enum ConcurrencyDebug {
   /// load of this word and ends there when it is zero: that load is all the checks cost when debugging is off.
   private static let flags = Atomic<Int>(
     readSwitch(environment: "OBJECTGRAPH_CONCURRENCY_DEBUG", argument: "-com.apple.CoreData.ConcurrencyDebug") ? 1 : 0)
-  private static let handler = Mutex<(@Sendable (Violation) -> Void)?>(nil)
+  private static let handler = Locked<(@Sendable (Violation) -> Void)?>(nil)
   /// Only read once a check has found a violation or a watch active: never on the path of a program that
   /// does not debug.
-  private static let watches = Mutex<[Watch]>([])
+  private static let watches = Locked<[Watch]>([])
 
   /// Whether checks are on. Read from the environment at start; may be set in code.
   public static var isEnabled: Bool {
@@ -86,8 +86,8 @@ public enum ConcurrencyDebug {
   /// what every other test sees. A watch changes nothing for other contexts and sees only its own.
   final class Watch: Sendable {
     private let contexts: [ManagedObjectContext]
-    private let recorded = Mutex<[Violation]>([])
-    private let isActive = Mutex(true)
+    private let recorded = Locked<[Violation]>([])
+    private let isActive = Locked(true)
 
     init(_ contexts: ManagedObjectContext...) {
       self.contexts = contexts

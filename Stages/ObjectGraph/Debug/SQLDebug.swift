@@ -15,7 +15,7 @@ public enum SQLDebug {
     var handler: (@Sendable (String) -> Void)?
   }
 
-  private static let configuration = Mutex(
+  private static let configuration = Locked(
     Configuration(
       isEnabled: ConcurrencyDebug.readSwitch(environment: "OBJECTGRAPH_SQL_DEBUG", argument: "-com.apple.CoreData.SQLDebug"),
       handler: nil))

@@ -396,7 +396,7 @@ enum PredicateEvaluator {
   }
 
   /// Compiled whole-string expressions by pattern and options, so evaluating many objects compiles once.
-  private static let regexCache = Mutex<[String: NSRegularExpression]>([:])
+  private static let regexCache = Locked<[String: NSRegularExpression]>([:])
 
   /// `pattern` compiled to match a whole string (`\A(?:pattern)\z`), case-insensitive for `[c]` and with
   /// diacritics stripped for `[d]`.

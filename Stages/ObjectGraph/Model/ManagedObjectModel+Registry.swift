@@ -9,7 +9,7 @@ import Foundation
 /// ManagedObjectModel.register(Note.self, forEntityName: "Note")
 /// ```
 extension ManagedObjectModel {
-  private static let registry = Mutex<[String: ManagedObject.Type]>([:])
+  private static let registry = Locked<[String: ManagedObject.Type]>([:])
 
   /// Makes instances of `entityName` be created as `type`.
   public static func register(_ type: ManagedObject.Type, forEntityName entityName: String) {

@@ -29,7 +29,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
   }
 
   let state: Frozen<State>
-  private let frozenFlag = Mutex(false)
+  private let frozenFlag = Locked(false)
 
   /// Makes a model from entities, resolving every relationship's destination and inverse.
   /// - Throws: ``ObjectGraphError/Code/modelInvalid`` when two entities share a name, a relationship

@@ -72,7 +72,7 @@ enum ManagedKeyNames {
   /// every property access, and hashing a key path is not cheap either; the key path objects the compiler
   /// makes for a property are created once and reused, so the cache is keyed by their identity. Each entry
   /// keeps its key path alive, so an identity can never be reused by another key path.
-  private static let byIdentity = Mutex<[ObjectIdentifier: (keyPath: AnyKeyPath, name: String)]>([:])
+  private static let byIdentity = Locked<[ObjectIdentifier: (keyPath: AnyKeyPath, name: String)]>([:])
 
   static func name(of keyPath: AnyKeyPath) -> String {
     let identity = ObjectIdentifier(keyPath)

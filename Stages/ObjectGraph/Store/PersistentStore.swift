@@ -60,7 +60,7 @@ public final class PersistentStore: Sendable, CustomStringConvertible {
   /// Per entity number (index 0 unused): the source the identities of its fetched rows share.
   let rowSources: [RowSource?]
   let model: ManagedObjectModel
-  private let storedMetadata: Mutex<[String: any Sendable]>
+  private let storedMetadata: Locked<[String: any Sendable]>
 
   init(
     type: StoreType, url: URL?, identifier: String, configurationName: String?, options: StoreOptions,
@@ -74,7 +74,7 @@ public final class PersistentStore: Sendable, CustomStringConvertible {
     self.database = database
     self.schema = schema
     self.model = model
-    storedMetadata = Mutex(metadata)
+    storedMetadata = Locked(metadata)
     number = Self.numbers.withLock { table -> Int in
       if let known = table[identifier] { return known }
       let next = table.count + 1
@@ -93,7 +93,7 @@ public final class PersistentStore: Sendable, CustomStringConvertible {
 
   /// Store identifiers (UUIDs from the files' metadata) to small numbers, for the whole process: two
   /// coordinators on one file give its objects equal IDs, as the file's URIs are equal.
-  private static let numbers = Mutex<[String: Int]>([:])
+  private static let numbers = Locked<[String: Int]>([:])
 
   /// The permanent ID of row `primaryKey` of `entity` in this store.
   func makeID(entity: EntityDescription, primaryKey: Int64) -> ManagedObjectID {

@@ -3,13 +3,13 @@ import Foundation
 /// The state of a model description: freely changed until the model is frozen (when a coordinator first
 /// uses it), read-only after, as Core Data's descriptions are.
 ///
-/// It is `Sendable` because all access goes through its `Mutex`; after freezing, writes are refused, so
+/// It is `Sendable` because all access goes through its `Locked` storage; after freezing, writes are refused, so
 /// the state that coordinators and contexts read from many threads never changes again.
 final class Frozen<State>: @unchecked Sendable {
-  private let storage: Mutex<(state: State, isFrozen: Bool)>
+  private let storage: Locked<(state: State, isFrozen: Bool)>
 
   init(_ state: State) {
-    storage = Mutex((state, false))
+    storage = Locked((state, false))
   }
 
   func read<T>(_ keyPath: KeyPath<State, T>) -> T {
