@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import GRDB
 import Synchronization
 
 /// Binds a model to its stores and serialises every access to them.
@@ -87,7 +86,7 @@ public final class PersistentStoreCoordinator: Sendable, CustomStringConvertible
     guard removed else {
       throw ObjectGraphError(.persistentStoreOperation, "\(store) is not one of this coordinator's stores.")
     }
-    gate.withLock { try? store.database.close() }
+    gate.withLock { store.close() }
   }
 
   /// Turns a URI from ``ManagedObjectID/uriRepresentation()`` back into an ID, or `nil` when the URI does
@@ -292,25 +291,5 @@ public final class PersistentStoreCoordinator: Sendable, CustomStringConvertible
       result.refreshed.merge(partial.refreshed) { a, _ in a }
     }
     return result
-  }
-}
-
-extension PersistentStore {
-  /// Reserves the next primary key of `entity`'s table (for `obtainPermanentIDs`).
-  func reservePrimaryKey(for entity: EntityDescription) throws -> ManagedObjectID {
-    let root = entity.rootEntity
-    guard let rootNumber = schema.entities[root.name]?.number else {
-      throw ObjectGraphError(.noPersistentStore, "Store \(identifier) does not hold entity \(entity.name).")
-    }
-    do {
-      let pk = try database.write { db -> Int64 in
-        let max = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [rootNumber]) ?? 0
-        try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [max + 1, rootNumber])
-        return max + 1
-      }
-      return makeID(entity: entity, primaryKey: pk)
-    } catch {
-      throw ObjectGraphError(.persistentStoreSave, "Could not reserve a permanent ID for \(entity.name): \(error).", url: url)
-    }
   }
 }

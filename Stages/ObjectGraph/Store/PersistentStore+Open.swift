@@ -136,13 +136,12 @@ extension PersistentStore {
       }
       try inspector.close()
     } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT {
-      throw ObjectGraphError(
-        .persistentStoreInvalidType,
-        "\(url.path) is not a SQLite database (or it is damaged): \(error.message ?? "\(error.resultCode)"). The file was left untouched. Point the store at another file, or move this one away if it is not needed.",
-        url: url)
+      throw ObjectGraphError.database(
+        .persistentStoreInvalidType, "\(url.path) is not a SQLite database (or it is damaged)", error,
+        advice: "The file was left untouched. Point the store at another file, or move this one away if it is not needed.", url: url)
     } catch let error as DatabaseError {
-      throw ObjectGraphError(
-        .persistentStoreOpen, "Cannot open \(url.path): \(error.message ?? "\(error.resultCode)"). The file was left untouched.", url: url)
+      throw ObjectGraphError.database(
+        .persistentStoreOpen, "Cannot open \(url.path)", error, advice: "The file was left untouched.", url: url)
     }
     guard raw.tables.contains("Z_METADATA"), raw.tables.contains("Z_PRIMARYKEY") else {
       throw ObjectGraphError(
@@ -208,10 +207,9 @@ extension PersistentStore {
       if let path { return try DatabaseQueue(path: path, configuration: configuration) }
       return try DatabaseQueue(configuration: configuration)
     } catch let error as DatabaseError {
-      throw ObjectGraphError(
-        .persistentStoreOpen,
-        "Cannot open the store at \(path ?? "memory"): \(error.message ?? "\(error.resultCode)"). Check the SQLite pragmas in the store options and the file's permissions.",
-        url: url)
+      throw ObjectGraphError.database(
+        .persistentStoreOpen, "Cannot open the store at \(path ?? "memory")", error,
+        advice: "Check the SQLite pragmas in the store options and the file's permissions.", url: url)
     }
   }
 
@@ -235,8 +233,7 @@ extension PersistentStore {
         try db.execute(sql: "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)", arguments: [identifier, plist])
       }
     } catch let error as DatabaseError {
-      throw ObjectGraphError(
-        .persistentStoreSave, "Could not create the store's tables: \(error.message ?? "\(error.resultCode)").", url: url)
+      throw ObjectGraphError.database(.persistentStoreSave, "Could not create the store's tables", error, url: url)
     }
   }
 }

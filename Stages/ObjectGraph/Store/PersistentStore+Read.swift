@@ -170,10 +170,7 @@ extension PersistentStore {
     do {
       return try database.read(body)
     } catch let error as DatabaseError {
-      throw ObjectGraphError(
-        .coreData,
-        "Reading the store at \(url?.path ?? "memory") failed: \(error.message ?? "\(error.resultCode)") (SQL: \(error.sql ?? "?")).",
-        url: url)
+      throw ObjectGraphError.database(.coreData, "Reading the store at \(url?.path ?? "memory") failed", error, url: url)
     }
   }
 }

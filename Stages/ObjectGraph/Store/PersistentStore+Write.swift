@@ -19,10 +19,8 @@ extension PersistentStore {
     } catch let error as ObjectGraphError {
       throw error
     } catch let error as DatabaseError {
-      throw ObjectGraphError(
-        .persistentStoreSave,
-        "Saving to the store at \(url?.path ?? "memory") failed and nothing was written: \(error.message ?? "\(error.resultCode)") (SQL: \(error.sql ?? "?")).",
-        url: url)
+      throw ObjectGraphError.database(
+        .persistentStoreSave, "Saving to the store at \(url?.path ?? "memory") failed and nothing was written", error, url: url)
     }
   }
 
@@ -46,13 +44,12 @@ extension PersistentStore {
       byRoot[lastEntity?.root ?? 0, default: []].append(index)
     }
     for (rootNumber, indexes) in byRoot.sorted(by: { $0.key < $1.key }) {
-      let max = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [rootNumber]) ?? 0
+      let first = try reservePrimaryKeys(indexes.count, rootNumber: rootNumber, db: db)
       for (offset, index) in indexes.enumerated() {
-        let primaryKey = max + Int64(offset) + 1
+        let primaryKey = first + Int64(offset)
         primaryKeys[index] = primaryKey
         result.insertedIDs[index] = makeID(entity: inserts[index].entity, table: rootNumber, primaryKey: primaryKey)
       }
-      try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [max + Int64(indexes.count), rootNumber])
     }
     /// The primary key a relationship value is written as; a temporary ID this save does not insert names an
     /// object that is not in the store, and writing NULL for it would lose the relationship silently.

@@ -92,17 +92,45 @@ public struct ObjectGraphError: Error, Sendable, CustomStringConvertible {
   public let underlyingErrors: [ObjectGraphError]
   /// For merge conflicts: one entry per conflicting object.
   public let conflicts: [MergeConflict]
+  /// The error this one was made from, when it has a cause outside the engine: for a store failure,
+  /// GRDB's `DatabaseError` (with SQLite's message, result code and SQL), as Core Data puts the SQLite
+  /// error under `NSUnderlyingErrorKey`.
+  public let underlyingError: (any Error)?
+  /// SQLite's extended result code, when SQLite refused the operation: tell a busy database
+  /// (``sqlitePrimaryResultCode`` 5, `SQLITE_BUSY`) from a full disk (13, `SQLITE_FULL`) or a damaged
+  /// file (11, `SQLITE_CORRUPT`) without importing GRDB. `nil` when SQLite was not involved.
+  ///
+  /// ```swift
+  /// catch let error as ObjectGraphError where error.sqlitePrimaryResultCode == 13 {
+  ///   showDiskFullAlert()
+  /// }
+  /// ```
+  public let sqliteResultCode: Int32?
+
+  /// SQLite's primary result code (the low 8 bits of ``sqliteResultCode``), e.g. 5 for `SQLITE_BUSY`.
+  public var sqlitePrimaryResultCode: Int32? { sqliteResultCode.map { $0 & 0xFF } }
 
   /// Makes an error. The engine makes these; tests and apps normally only read them.
+  ///
+  /// - Parameters:
+  ///   - code: what kind of failure this is.
+  ///   - message: what happened and what to do.
+  ///   - url: the file concerned, if any.
+  ///   - underlyingErrors: the individual errors, for several at once.
+  ///   - conflicts: the conflicting objects, for a merge conflict.
+  ///   - underlyingError: the cause, when it comes from outside the engine.
+  ///   - sqliteResultCode: SQLite's extended result code, when SQLite refused the operation.
   public init(
     _ code: Code, _ message: String, url: URL? = nil, underlyingErrors: [ObjectGraphError] = [],
-    conflicts: [MergeConflict] = []
+    conflicts: [MergeConflict] = [], underlyingError: (any Error)? = nil, sqliteResultCode: Int32? = nil
   ) {
     self.code = code
     self.message = message
     self.url = url
     self.underlyingErrors = underlyingErrors
     self.conflicts = conflicts
+    self.underlyingError = underlyingError
+    self.sqliteResultCode = sqliteResultCode
   }
 
   public var description: String {
