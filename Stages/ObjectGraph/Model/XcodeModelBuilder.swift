@@ -9,11 +9,15 @@ extension XcodeModelLoader {
     var versionIdentifiers: Set<String> = []
     var configurations: [String: [String]] = [:]
     var fetchRequestTemplates: [FetchRequestTemplate] = []
+    /// What was odd in the file and read leniently, in file order.
+    var warnings: [ModelLoadWarning] = []
   }
 
   /// Turns the XML tree of one `contents` file into descriptions, throwing errors that name the file and line.
   struct ModelReader {
     let file: URL
+    /// The lenient readings so far.
+    var warnings: [ModelLoadWarning] = []
 
     func failure(_ element: ModelNode?, _ what: String, _ fix: String) -> ObjectGraphError {
       let place = element.map { " (line \($0.line))" } ?? ""
@@ -29,7 +33,7 @@ extension XcodeModelLoader {
       return value
     }
 
-    func read(_ root: ModelNode) throws -> ParsedModel {
+    mutating func read(_ root: ModelNode) throws -> ParsedModel {
       guard root.name == "model" else {
         throw failure(
           root, "the root element is <\(root.name)>, not <model>, so this is not an Xcode model file",
@@ -85,10 +89,11 @@ extension XcodeModelLoader {
             "Remove it from the configuration in Xcode's model editor.")
         }
       }
+      parsed.warnings = warnings
       return parsed
     }
 
-    func readEntity(_ element: ModelNode) throws -> EntityDescription {
+    mutating func readEntity(_ element: ModelNode) throws -> EntityDescription {
       let name = try required(element, "name", of: "an entity")
       var properties: [PropertyDescription] = []
       var fetchedProperties: [FetchedPropertyDescription] = []
@@ -142,7 +147,7 @@ extension XcodeModelLoader {
       }
     }
 
-    func readAttribute(_ element: ModelNode, entity: String) throws -> AttributeDescription {
+    mutating func readAttribute(_ element: ModelNode, entity: String) throws -> AttributeDescription {
       let name = try required(element, "name", of: "an attribute of entity '\(entity)'")
       let type: AttributeType
       if let typeName = element["attributeType"], !typeName.isEmpty {
@@ -175,9 +180,10 @@ extension XcodeModelLoader {
       return attribute
     }
 
-    /// The attribute's default value as its type's Swift value; `nil` when there is none. Defaults of types
-    /// the engine does not store (transformable, composite, object ID, undefined) are not kept.
-    func defaultValue(of element: ModelNode, type: AttributeType, entity: String, attribute: String) throws
+    /// The attribute's default value as its type's Swift value; `nil` when there is none. Text that is not in
+    /// the type's canonical form is read as Core Data reads it (``XcodeModelLoader/readDefault(_:type:)``) and
+    /// noted in ``warnings``; only a number outside an integer type's range is refused.
+    mutating func defaultValue(of element: ModelNode, type: AttributeType, entity: String, attribute: String) throws
       -> (any Sendable)?
     {
       let written: String
@@ -188,75 +194,52 @@ extension XcodeModelLoader {
       } else {
         return nil
       }
-      let text = type == .string ? written : written.trimmingCharacters(in: .whitespacesAndNewlines)
-      if text.isEmpty && type != .string { return nil }
-      let value: (any Sendable)?
-      let expected: String
-      switch type {
-      case .string:
-        value = text
-        expected = "text"
-      case .integer16:
-        value = integer(text, as: Int16.self)
-        expected = "a whole number from \(Int16.min) to \(Int16.max)"
-      case .integer32:
-        value = integer(text, as: Int32.self)
-        expected = "a whole number from \(Int32.min) to \(Int32.max)"
-      case .integer64:
-        value = integer(text, as: Int64.self)
-        expected = "a whole number from \(Int64.min) to \(Int64.max)"
-      case .double:
-        value = isDecimalNumber(text) ? Double(text) : nil
-        expected = "a number such as 0.5"
-      case .float:
-        value = isDecimalNumber(text) ? Float(text) : nil
-        expected = "a number such as 0.5"
-      case .decimal:
-        value = isDecimalNumber(text) ? Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) : nil
-        expected = "a decimal number such as 12.50"
-      case .boolean:
-        switch text.lowercased() {
-        case "yes", "true", "1": value = true
-        case "no", "false", "0": value = false
-        default: value = nil
-        }
-        expected = "YES or NO"
-      case .date:
-        value = isDecimalNumber(text) ? Double(text).map { Date(timeIntervalSinceReferenceDate: $0) } : nil
-        expected = "a number of seconds since 2001-01-01 00:00:00 UTC"
-      case .uuid:
-        value = UUID(uuidString: text)
-        expected = "a UUID such as E621E1F8-C36C-495A-93FC-0C247A3E6E5F"
-      case .uri:
-        value = URL(string: text)
-        expected = "a URL"
-      case .binaryData:
-        value = nil
-        expected = "nothing: Binary attributes have no default value in Xcode"
-      case .transformable, .composite, .objectID, .undefined:
+      if type == .string { return written }
+      let text = written.trimmingCharacters(in: .whitespacesAndNewlines)
+      let spaces = text == written ? nil : "the spaces around it are ignored, as Foundation's conversions skip them"
+      guard !text.isEmpty else {
+        if let spaces { warn(element, type: type, entity: entity, attribute: attribute, written, nil, spaces) }
         return nil
       }
-      guard let value else {
+      switch XcodeModelLoader.readDefault(text, type: type) {
+      case .exact(let value):
+        if let spaces { warn(element, type: type, entity: entity, attribute: attribute, written, value, spaces) }
+        return value
+      case .lenient(let value, let rule):
+        let rules = [spaces, rule].compactMap { $0 }.joined(separator: "; ")
+        warn(element, type: type, entity: entity, attribute: attribute, written, value, rules)
+        return value
+      case .none(let rule):
+        let rules = [spaces, rule].compactMap { $0 }.joined(separator: "; ")
+        warn(element, type: type, entity: entity, attribute: attribute, written, nil, rules)
+        return nil
+      case .outOfRange(let expected):
         throw failure(
           element,
           "attribute '\(entity).\(attribute)' (\(type.xcodeName)) has default value '\(written)', which is not "
             + "\(expected)",
           "Fix the default value in Xcode's model editor, or remove it.")
       }
-      return value
     }
 
-    /// An integer written as Xcode writes it: `"3"`, or `"3.0"` (Xcode keeps what was typed).
-    func integer<T: FixedWidthInteger>(_ text: String, as: T.Type) -> T? {
-      if let value = T(text) { return value }
-      guard isDecimalNumber(text), let number = Double(text), number.rounded() == number else { return nil }
-      return T(exactly: number)
+    /// Notes a default value read leniently.
+    mutating func warn(
+      _ element: ModelNode, type: AttributeType, entity: String, attribute: String, _ written: String,
+      _ value: (any Sendable)?, _ rule: String
+    ) {
+      warnings.append(
+        ModelLoadWarning(
+          file: file, line: element.line, entity: entity, property: attribute, attributeType: type.xcodeName,
+          writtenValue: written, readValue: value.map(Self.describe) ?? "no default (nil)", message: rule))
     }
 
-    /// Whether `text` is a plain decimal number (`-12`, `0.5`, `1e3`), not `nan`, `inf` or hexadecimal.
-    func isDecimalNumber(_ text: String) -> Bool {
-      !text.isEmpty && text.allSatisfy { "0123456789+-.eE".contains($0) } && text.contains(where: \.isNumber)
-        && Double(text) != nil
+    /// A read value with its Swift type: `Int16 1`, `Bool true`, `Date 2001-01-01T00:01:00Z`.
+    static func describe(_ value: any Sendable) -> String {
+      switch value {
+      case let date as Date: "Date \(date.ISO8601Format())"
+      case let url as URL: "URL \(url.absoluteString)"
+      default: "\(type(of: value)) \(value)"
+      }
     }
 
     func readRelationship(_ element: ModelNode, entity: String) throws -> RelationshipDescription {

@@ -21,12 +21,17 @@ extension ManagedObjectModel {
   /// fetched properties, templates) loads as a description and is refused only when used. Diagram layout and
   /// fetch indexes are ignored. The model's ``sourceURL`` is `url`.
   ///
+  /// Default values are read as Core Data reads them, also when Xcode kept text that is not in the type's canonical
+  /// form (a Boolean default `1`, an Integer 16 default `0.0`, a UUID default that is not a UUID): each such value
+  /// is noted in ``loadWarnings`` with what it was read as, and the rules are in `Docs/ObjectGraph.md` ("Reading
+  /// Xcode models").
+  ///
   /// - Parameter url: a `.xcdatamodeld` folder, a `.xcdatamodel` folder, or the `contents` file inside one.
   /// - Throws: ``ObjectGraphError/Code/modelInvalid`` naming the file and what is wrong, when nothing is at
   ///   `url`, the folder holds no model version, `.xccurrentversion` names a version that is not there, a
-  ///   `contents` file is missing or is not well-formed XML (with its line), an attribute type, delete rule or
-  ///   default value is not one Xcode writes, or the model is inconsistent (for example a relationship to an
-  ///   entity the model does not have).
+  ///   `contents` file is missing or is not well-formed XML (with its line), an attribute type or delete rule is
+  ///   not one Xcode writes, an integer default is outside its type's range, or the model is inconsistent (for
+  ///   example a relationship to an entity the model does not have).
   public convenience init(contentsOf url: URL) throws {
     let location = try XcodeModelLoader.locate(url)
     let version = try XcodeModelLoader.currentVersion(of: location)
@@ -64,7 +69,7 @@ extension ManagedObjectModel {
       try self.init(
         entities: parsed.entities, versionIdentifiers: parsed.versionIdentifiers,
         configurations: parsed.configurations, fetchRequestTemplates: parsed.fetchRequestTemplates,
-        sourceURL: sourceURL)
+        sourceURL: sourceURL, loadWarnings: parsed.warnings)
     } catch let error as ObjectGraphError {
       throw ObjectGraphError(
         .modelInvalid,
@@ -102,7 +107,7 @@ enum XcodeModelLoader {
         url: file)
     }
     let root = try XMLTree.parse(data, file: file)
-    let reader = ModelReader(file: file)
+    var reader = ModelReader(file: file)
     return try reader.read(root)
   }
 }
