@@ -367,7 +367,9 @@ struct XcodeModelDefaultValueTests {
       #expect(warning.writtenValue == written, sourceLocation: sourceLocation)
       #expect(warning.readValue == read, sourceLocation: sourceLocation)
       #expect(warning.file.lastPathComponent == "contents", sourceLocation: sourceLocation)
-      #expect(warning.file.deletingLastPathComponent().lastPathComponent == "Defaults.xcdatamodel")
+      #expect(
+        warning.file.deletingLastPathComponent().lastPathComponent == "Defaults.xcdatamodel",
+        sourceLocation: sourceLocation)
       if let fragment {
         #expect(warning.message.contains(fragment), "\(warning.message)", sourceLocation: sourceLocation)
       }
