@@ -26,6 +26,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     var configurations: [String: [String]] = [:]
     var fetchRequestTemplates: [FetchRequestTemplate] = []
     var sourceURL: URL?
+    var loadWarnings: [ModelLoadWarning] = []
   }
 
   let state: Frozen<State>
@@ -42,12 +43,12 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
 
   init(
     entities: [EntityDescription], versionIdentifiers: Set<String>, configurations: [String: [String]],
-    fetchRequestTemplates: [FetchRequestTemplate], sourceURL: URL?
+    fetchRequestTemplates: [FetchRequestTemplate], sourceURL: URL?, loadWarnings: [ModelLoadWarning] = []
   ) throws {
     state = Frozen(
       State(
         entities: entities, versionIdentifiers: versionIdentifiers, configurations: configurations,
-        fetchRequestTemplates: fetchRequestTemplates, sourceURL: sourceURL))
+        fetchRequestTemplates: fetchRequestTemplates, sourceURL: sourceURL, loadWarnings: loadWarnings))
     try resolve()
   }
 
@@ -100,6 +101,10 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
 
   /// The file or folder the model was loaded from, if any.
   public var sourceURL: URL? { state.read(\.sourceURL) }
+
+  /// What the Xcode model loader found odd and read as Core Data reads it (for example a Boolean default written
+  /// as `1`), in file order; empty for a model made in code. See ``ModelLoadWarning``.
+  public var loadWarnings: [ModelLoadWarning] { state.read(\.loadWarnings) }
 
   /// Whether a store described by `metadata` was made with this model (the version hashes of every entity
   /// of the configuration match), so the store can be opened without migration.

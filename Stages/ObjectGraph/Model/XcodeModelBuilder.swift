@@ -1,0 +1,304 @@
+import Foundation
+
+/// Building the model descriptions (entities, attributes and their default values, relationships, fetched
+/// properties, configurations) from the XML tree of one `contents` file.
+extension XcodeModelLoader {
+  /// A model file's contents, ready for ``ManagedObjectModel``'s designated initializer.
+  struct ParsedModel {
+    var entities: [EntityDescription] = []
+    var versionIdentifiers: Set<String> = []
+    var configurations: [String: [String]] = [:]
+    var fetchRequestTemplates: [FetchRequestTemplate] = []
+    /// What was odd in the file and read leniently, in file order.
+    var warnings: [ModelLoadWarning] = []
+  }
+
+  /// Turns the XML tree of one `contents` file into descriptions, throwing errors that name the file and line.
+  struct ModelReader {
+    let file: URL
+    /// The lenient readings so far.
+    var warnings: [ModelLoadWarning] = []
+
+    func failure(_ element: ModelNode?, _ what: String, _ fix: String) -> ObjectGraphError {
+      let place = element.map { " (line \($0.line))" } ?? ""
+      return ObjectGraphError(
+        .modelInvalid, "In the Xcode model file '\(file.path)'\(place): \(what). \(fix)", url: file)
+    }
+
+    func required(_ element: ModelNode, _ attribute: String, of what: String) throws -> String {
+      guard let value = element[attribute], !value.isEmpty else {
+        throw failure(
+          element, "\(what) has no \(attribute)", "Give it one in Xcode's model editor (or add \(attribute)=\"…\").")
+      }
+      return value
+    }
+
+    mutating func read(_ root: ModelNode) throws -> ParsedModel {
+      guard root.name == "model" else {
+        throw failure(
+          root, "the root element is <\(root.name)>, not <model>, so this is not an Xcode model file",
+          "Pass the .xcdatamodeld or .xcdatamodel folder Xcode made.")
+      }
+      var parsed = ParsedModel()
+      if let identifier = root["userDefinedModelVersionIdentifier"], !identifier.isEmpty {
+        parsed.versionIdentifiers = [identifier]
+      }
+      var parents: [(entity: EntityDescription, parentName: String, element: ModelNode)] = []
+      for child in root.children {
+        switch child.name {
+        case "entity":
+          let entity = try readEntity(child)
+          parsed.entities.append(entity)
+          if let parentName = child["parentEntity"], !parentName.isEmpty {
+            parents.append((entity, parentName, child))
+          }
+        case "fetchRequest":
+          parsed.fetchRequestTemplates.append(
+            FetchRequestTemplate(
+              name: try required(child, "name", of: "a fetch request template"),
+              entityName: try required(child, "entity", of: "fetch request template '\(child["name"] ?? "")'"),
+              predicateFormat: nonEmpty(child["predicateString"])))
+        case "configuration":
+          let name = try required(child, "name", of: "a configuration")
+          guard parsed.configurations[name] == nil else {
+            throw failure(child, "two configurations are named '\(name)'", "Rename one in Xcode's model editor.")
+          }
+          parsed.configurations[name] = try child.children(named: "memberEntity").map {
+            try required($0, "name", of: "a member entity of configuration '\(name)'")
+          }
+        default:
+          // `elements` (diagram layout) and `composite` (composite attribute shapes) are not part of what the
+          // engine describes; unknown elements from newer Xcode versions are skipped the same way.
+          continue
+        }
+      }
+      let byName = Dictionary(parsed.entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+      for (entity, parentName, element) in parents {
+        guard let parent = byName[parentName] else {
+          throw failure(
+            element, "entity '\(entity.name)' has parentEntity '\(parentName)', which the model does not have",
+            "Add entity '\(parentName)' or fix the entity's parent in Xcode's model editor. Known entities: "
+              + "\(byName.keys.sorted().joined(separator: ", ")).")
+        }
+        entity.superentity = parent
+      }
+      for (name, members) in parsed.configurations {
+        if let missing = members.first(where: { byName[$0] == nil }) {
+          throw failure(
+            nil, "configuration '\(name)' lists entity '\(missing)', which the model does not have",
+            "Remove it from the configuration in Xcode's model editor.")
+        }
+      }
+      parsed.warnings = warnings
+      return parsed
+    }
+
+    mutating func readEntity(_ element: ModelNode) throws -> EntityDescription {
+      let name = try required(element, "name", of: "an entity")
+      var properties: [PropertyDescription] = []
+      var fetchedProperties: [FetchedPropertyDescription] = []
+      var uniquenessConstraints: [[String]] = []
+      var userInfo: [String: String] = [:]
+      for child in element.children {
+        switch child.name {
+        case "attribute":
+          properties.append(.attribute(try readAttribute(child, entity: name)))
+        case "relationship":
+          properties.append(.relationship(try readRelationship(child, entity: name)))
+        case "fetchedProperty":
+          fetchedProperties.append(try readFetchedProperty(child, entity: name))
+        case "uniquenessConstraints":
+          for constraint in child.children(named: "uniquenessConstraint") {
+            let keys = try constraint.children(named: "constraint").map {
+              try required($0, "value", of: "a uniqueness constraint of entity '\(name)'")
+            }
+            if !keys.isEmpty { uniquenessConstraints.append(keys) }
+          }
+        case "userInfo":
+          userInfo = readUserInfo(child)
+        default:
+          // fetchIndex, compoundIndexes and other storage hints are not described by the engine.
+          continue
+        }
+      }
+      let entity = EntityDescription(name: name, properties: properties)
+      entity.representedClassName = nonEmpty(element["representedClassName"])
+      entity.isAbstract = element.flag("isAbstract")
+      entity.renamingIdentifier = nonEmpty(element["elementID"])
+      entity.versionHashModifier = nonEmpty(element["versionHashModifier"])
+      entity.userInfo = userInfo
+      entity.fetchedProperties = fetchedProperties
+      entity.uniquenessConstraints = uniquenessConstraints
+      return entity
+    }
+
+    func readUserInfo(_ element: ModelNode) -> [String: String] {
+      var result: [String: String] = [:]
+      for entry in element.children(named: "entry") {
+        guard let key = entry["key"] else { continue }
+        result[key] = entry["value"] ?? ""
+      }
+      return result
+    }
+
+    func userInfo(of element: ModelNode) -> [String: String] {
+      element.children(named: "userInfo").reduce(into: [:]) { result, info in
+        result.merge(readUserInfo(info), uniquingKeysWith: { _, last in last })
+      }
+    }
+
+    mutating func readAttribute(_ element: ModelNode, entity: String) throws -> AttributeDescription {
+      let name = try required(element, "name", of: "an attribute of entity '\(entity)'")
+      let type: AttributeType
+      if let typeName = element["attributeType"], !typeName.isEmpty {
+        guard let known = AttributeType(xcodeName: typeName) else {
+          let all: [AttributeType] = [
+            .string, .integer16, .integer32, .integer64, .decimal, .double, .float, .boolean, .date, .binaryData,
+            .uuid, .uri, .transformable, .composite, .objectID, .undefined,
+          ]
+          throw failure(
+            element, "attribute '\(entity).\(name)' has attributeType '\(typeName)', which is not an Xcode type",
+            "Use one of \(all.map { "'\($0.xcodeName)'" }.joined(separator: ", ")) (pick it in Xcode's model "
+              + "editor).")
+        }
+        type = known
+      } else {
+        type = .undefined
+      }
+      let attribute = AttributeDescription(name: name, type: type, isOptional: element.flag("optional"))
+      attribute.defaultValue = try defaultValue(of: element, type: type, entity: entity, attribute: name)
+      attribute.isTransient = element.flag("transient")
+      if let expression = nonEmpty(element["derivationExpression"]) {
+        attribute.derivationExpression = expression
+      } else if element.flag("derived") {
+        attribute.derivationExpression = ""
+      }
+      attribute.valueTransformerName = nonEmpty(element["valueTransformerName"])
+      attribute.renamingIdentifier = nonEmpty(element["elementID"])
+      attribute.versionHashModifier = nonEmpty(element["versionHashModifier"])
+      attribute.userInfo = userInfo(of: element)
+      return attribute
+    }
+
+    /// The attribute's default value as its type's Swift value; `nil` when there is none. Text that is not in
+    /// the type's canonical form is read as Core Data reads it (``XcodeModelLoader/readDefault(_:type:)``) and
+    /// noted in ``warnings``; only a number outside an integer type's range is refused.
+    mutating func defaultValue(of element: ModelNode, type: AttributeType, entity: String, attribute: String) throws
+      -> (any Sendable)?
+    {
+      let written: String
+      if type == .date, let interval = element["defaultDateTimeInterval"] {
+        written = interval
+      } else if let text = element["defaultValueString"] {
+        written = text
+      } else {
+        return nil
+      }
+      if type == .string { return written }
+      let text = written.trimmingCharacters(in: .whitespacesAndNewlines)
+      let spaces = text == written ? nil : "the spaces around it are ignored, as Foundation's conversions skip them"
+      guard !text.isEmpty else {
+        if let spaces { warn(element, type: type, entity: entity, attribute: attribute, written, nil, spaces) }
+        return nil
+      }
+      switch XcodeModelLoader.readDefault(text, type: type) {
+      case .exact(let value):
+        if let spaces { warn(element, type: type, entity: entity, attribute: attribute, written, value, spaces) }
+        return value
+      case .lenient(let value, let rule):
+        let rules = [spaces, rule].compactMap { $0 }.joined(separator: "; ")
+        warn(element, type: type, entity: entity, attribute: attribute, written, value, rules)
+        return value
+      case .none(let rule):
+        let rules = [spaces, rule].compactMap { $0 }.joined(separator: "; ")
+        warn(element, type: type, entity: entity, attribute: attribute, written, nil, rules)
+        return nil
+      case .outOfRange(let expected):
+        throw failure(
+          element,
+          "attribute '\(entity).\(attribute)' (\(type.xcodeName)) has default value '\(written)', which is not "
+            + "\(expected)",
+          "Fix the default value in Xcode's model editor, or remove it.")
+      }
+    }
+
+    /// Notes a default value read leniently.
+    mutating func warn(
+      _ element: ModelNode, type: AttributeType, entity: String, attribute: String, _ written: String,
+      _ value: (any Sendable)?, _ rule: String
+    ) {
+      warnings.append(
+        ModelLoadWarning(
+          file: file, line: element.line, entity: entity, property: attribute, attributeType: type.xcodeName,
+          writtenValue: written, readValue: value.map(Self.describe) ?? "no default (nil)", message: rule))
+    }
+
+    /// A read value with its Swift type: `Int16 1`, `Bool true`, `Date 2001-01-01T00:01:00Z`.
+    static func describe(_ value: any Sendable) -> String {
+      switch value {
+      case let date as Date: "Date \(date.ISO8601Format())"
+      case let url as URL: "URL \(url.absoluteString)"
+      default: "\(type(of: value)) \(value)"
+      }
+    }
+
+    func readRelationship(_ element: ModelNode, entity: String) throws -> RelationshipDescription {
+      let name = try required(element, "name", of: "a relationship of entity '\(entity)'")
+      let destination = try required(element, "destinationEntity", of: "relationship '\(entity).\(name)'")
+      let deleteRule: DeleteRule
+      switch element["deletionRule"] {
+      case nil, "Nullify": deleteRule = .nullify
+      case "Cascade": deleteRule = .cascade
+      case "Deny": deleteRule = .deny
+      case "No Action": deleteRule = .noAction
+      case let other?:
+        throw failure(
+          element, "relationship '\(entity).\(name)' has deletionRule '\(other)', which is not an Xcode delete rule",
+          "Use 'Nullify', 'Cascade', 'Deny' or 'No Action' (pick it in Xcode's model editor).")
+      }
+      let isToMany = element.flag("toMany")
+      let relationship = RelationshipDescription(
+        name: name, destination: destination, inverse: nonEmpty(element["inverseName"]), toMany: isToMany,
+        deleteRule: deleteRule, isOptional: element.flag("optional"))
+      relationship.isOrdered = element.flag("ordered")
+      relationship.isTransient = element.flag("transient")
+      // Xcode also writes minCount/maxCount 1 on to-one relationships; counts only mean something for to-many.
+      if isToMany {
+        relationship.minCount = try count(element, "minCount", entity: entity, relationship: name)
+        relationship.maxCount = try count(element, "maxCount", entity: entity, relationship: name)
+      }
+      relationship.renamingIdentifier = nonEmpty(element["elementID"])
+      relationship.versionHashModifier = nonEmpty(element["versionHashModifier"])
+      relationship.userInfo = userInfo(of: element)
+      return relationship
+    }
+
+    func count(_ element: ModelNode, _ attribute: String, entity: String, relationship: String) throws -> Int {
+      guard let text = element[attribute] else { return 0 }
+      guard let value = Int(text.trimmingCharacters(in: .whitespaces)), value >= 0 else {
+        throw failure(
+          element, "relationship '\(entity).\(relationship)' has \(attribute) '\(text)', which is not a count",
+          "Use a whole number of 0 or more (0: no limit) in Xcode's model editor.")
+      }
+      return value
+    }
+
+    func readFetchedProperty(_ element: ModelNode, entity: String) throws -> FetchedPropertyDescription {
+      let name = try required(element, "name", of: "a fetched property of entity '\(entity)'")
+      guard let request = element.children(named: "fetchRequest").first else {
+        throw failure(
+          element, "fetched property '\(entity).\(name)' has no <fetchRequest>",
+          "Give it a destination entity in Xcode's model editor.")
+      }
+      return FetchedPropertyDescription(
+        name: name,
+        destinationEntityName: try required(request, "entity", of: "fetched property '\(entity).\(name)'"),
+        predicateFormat: nonEmpty(request["predicateString"]))
+    }
+
+    func nonEmpty(_ text: String?) -> String? {
+      guard let text, !text.isEmpty else { return nil }
+      return text
+    }
+  }
+}

@@ -1,0 +1,113 @@
+import Foundation
+
+#if canImport(FoundationXML)
+  import FoundationXML
+#endif
+
+/// Reading a `contents` file's XML into a tree of ``XcodeModelLoader/ModelNode`` with Foundation's `XMLParser`.
+extension XcodeModelLoader {
+  /// An XML element with its attributes, children and the line it starts on.
+  struct ModelNode {
+    let name: String
+    let attributes: [String: String]
+    var children: [ModelNode] = []
+    let line: Int
+
+    subscript(_ attribute: String) -> String? { attributes[attribute] }
+
+    /// Whether an Xcode flag attribute (`optional="YES"`) is set.
+    func flag(_ attribute: String) -> Bool {
+      guard let value = attributes[attribute]?.lowercased() else { return false }
+      return value == "yes" || value == "true" || value == "1"
+    }
+
+    func children(named name: String) -> [ModelNode] { children.filter { $0.name == name } }
+  }
+
+  /// Builds an ``ModelNode`` tree with Foundation's `XMLParser`.
+  final class XMLTree: NSObject, XMLParserDelegate {
+    private var stack: [ModelNode] = []
+    private var root: ModelNode?
+    private var failure: (line: Int, column: Int, code: Int)?
+
+    static func parse(_ data: Data, file: URL) throws -> ModelNode {
+      let parser = XMLParser(data: data)
+      parser.shouldProcessNamespaces = false
+      parser.shouldResolveExternalEntities = false
+      let tree = XMLTree()
+      parser.delegate = tree
+      let succeeded = parser.parse()
+      // On Linux `parse()` can report success for a truncated document: the delegate's error callback is
+      // what says so.
+      if let failure = tree.failure ?? (succeeded ? nil : (parser.lineNumber, parser.columnNumber, -1)) {
+        let code = failure.code >= 0 ? failure.code : (parser.parserError as NSError?)?.code ?? -1
+        throw ObjectGraphError(
+          .modelInvalid,
+          "The Xcode model file '\(file.path)' is not well-formed XML: line \(failure.line), column "
+            + "\(failure.column): \(describeXMLError(code)). Fix the file (a merge conflict left in it is a "
+            + "common cause) or restore it from version control.",
+          url: file)
+      }
+      guard let root = tree.root else {
+        throw ObjectGraphError(
+          .modelInvalid,
+          "The Xcode model file '\(file.path)' is empty or holds no XML element. Restore it from version control "
+            + "or re-create the model version in Xcode.",
+          url: file)
+      }
+      return root
+    }
+
+    func parser(
+      _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName qName: String?,
+      attributes attributeDict: [String: String]
+    ) {
+      stack.append(ModelNode(name: elementName, attributes: attributeDict, line: parser.lineNumber))
+    }
+
+    func parser(
+      _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?
+    ) {
+      guard let element = stack.popLast() else { return }
+      if stack.isEmpty {
+        root = element
+      } else {
+        stack[stack.count - 1].children.append(element)
+      }
+    }
+
+    func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
+      if failure == nil {
+        failure = (parser.lineNumber, parser.columnNumber, (parseError as NSError).code)
+      }
+    }
+
+    func parser(_ parser: XMLParser, validationErrorOccurred validationError: any Error) {
+      if failure == nil {
+        failure = (parser.lineNumber, parser.columnNumber, (validationError as NSError).code)
+      }
+    }
+
+    /// Words for the XMLParser (libxml2) error codes a damaged model file typically produces.
+    private static func describeXMLError(_ code: Int) -> String {
+      let known: [Int: String] = [
+        4: "no XML element where the document should start",
+        5: "the document ends too early or has extra content after the root element",
+        23: "a '>' is missing",
+        38: "an attribute value is not quoted",
+        39: "an attribute has no value",
+        40: "an attribute value contains a '<'",
+        41: "an attribute is written without '=' and a value",
+        42: "an attribute appears twice in one element",
+        65: "a space is required between attributes",
+        68: "a name was expected",
+        73: "a '>' was expected",
+        76: "an end tag does not match its start tag",
+        77: "an end tag is missing",
+      ]
+      let text = known[code] ?? "the XML parser stopped here"
+      return code >= 0 ? "\(text) (XMLParser error \(code))" : text
+    }
+  }
+
+}
