@@ -1,0 +1,57 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import ObjectGraph
+
+/// A store failure keeps SQLite's own error, so a caller can tell a busy database from a full disk or a
+/// damaged file.
+@Suite("Errors keep their cause")
+struct ErrorCauseTests {
+  @Test("A file that is not SQLite: 134000, with SQLite's SQLITE_NOTADB attached, and the file untouched")
+  func foreignFileKeepsSQLiteError() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let url = folder.file("NotAStore.sqlite")
+    let bytes = Data(repeating: 0x41, count: 4096)
+    try bytes.write(to: url)
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
+    let error = expectCode(.persistentStoreInvalidType) { try coordinator.addPersistentStore(type: .sqlite, at: url) }
+    #expect(error?.sqlitePrimaryResultCode == 26, "SQLITE_NOTADB")
+    let cause = try #require(error?.underlyingError as? DatabaseError)
+    #expect(cause.resultCode == .SQLITE_NOTADB)
+    #expect(error?.message.contains("SQLite said") == true)
+    #expect(try Data(contentsOf: url) == bytes)
+  }
+
+  @Test("A save while another connection holds the write lock: 134030, SQLITE_BUSY attached, nothing written")
+  func busyDatabaseKeepsSQLiteError() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let url = folder.file("Store.sqlite")
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
+    // A short busy timeout, so the test waits a tenth of a second instead of the default ten.
+    try coordinator.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(sqlitePragmas: ["busy_timeout": "100"]))
+    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    context.persistentStoreCoordinator = coordinator
+
+    let other = try DatabaseQueue(path: url.path)
+    try other.writeWithoutTransaction { db in
+      try db.execute(sql: "BEGIN IMMEDIATE")
+      defer { try? db.execute(sql: "ROLLBACK") }
+      let error = context.performAndWait {
+        let note = Note(context: context)
+        note.title = "blocked"
+        return expectCode(.persistentStoreSave) { try context.save() }
+      }
+      #expect(error?.sqlitePrimaryResultCode == 5, "SQLITE_BUSY, got \(String(describing: error))")
+      #expect((error?.underlyingError as? DatabaseError)?.resultCode == .SQLITE_BUSY)
+      #expect(context.performAndWait { context.hasChanges }, "the context keeps its changes for a retry")
+    }
+    try other.close()
+    #expect(try rawRows(url, "SELECT COUNT(*) AS c FROM ZNOTE")[0]["c"] as Int == 0)
+    // Once the lock is gone, the same save goes through.
+    try context.performAndWait { try context.save() }
+    #expect(try rawRows(url, "SELECT COUNT(*) AS c FROM ZNOTE")[0]["c"] as Int == 1)
+  }
+}
