@@ -58,7 +58,10 @@ extension ManagedObjectContext {
       if !(refreshed.isEmpty && deleted.isEmpty && inserted.isEmpty) {
         NotificationCenter.default.post(
           name: Self.objectsDidChangeNotification, object: self,
-          userInfo: ["refreshed": refreshed, "deleted": deleted, "inserted": inserted, "updated": Set<ManagedObject>()])
+          userInfo: [
+            NotificationKey.refreshedObjects.rawValue: refreshed, NotificationKey.deletedObjects.rawValue: deleted,
+            NotificationKey.insertedObjects.rawValue: inserted, NotificationKey.updatedObjects.rawValue: Set<ManagedObject>(),
+          ])
       }
     }
   }
@@ -105,9 +108,9 @@ public struct SavedObjectIDs: Sendable {
   /// Reads the IDs from a did-save or did-save-object-IDs notification.
   public init(_ notification: Notification) {
     let info = notification.userInfo ?? [:]
-    inserted = info["insertedObjectIDs"] as? Set<ManagedObjectID> ?? []
-    updated = info["updatedObjectIDs"] as? Set<ManagedObjectID> ?? []
-    deleted = info["deletedObjectIDs"] as? Set<ManagedObjectID> ?? []
+    inserted = info[ManagedObjectContext.NotificationKey.insertedObjectIDs.rawValue] as? Set<ManagedObjectID> ?? []
+    updated = info[ManagedObjectContext.NotificationKey.updatedObjectIDs.rawValue] as? Set<ManagedObjectID> ?? []
+    deleted = info[ManagedObjectContext.NotificationKey.deletedObjectIDs.rawValue] as? Set<ManagedObjectID> ?? []
   }
 
   /// Makes a set of saved IDs directly.

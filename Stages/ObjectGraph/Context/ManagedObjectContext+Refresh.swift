@@ -47,7 +47,7 @@ extension ManagedObjectContext {
       confined.unnoticedDeletes = []
       // As Core Data: observers learn that every object they held from this context is invalid.
       NotificationCenter.default.post(
-        name: Self.objectsDidChangeNotification, object: self, userInfo: ["invalidatedAll": true])
+        name: Self.objectsDidChangeNotification, object: self, userInfo: [NotificationKey.invalidatedAllObjects.rawValue: true])
     }
   }
 
@@ -66,7 +66,7 @@ extension ManagedObjectContext {
         object.values = fresh.values
         for (index, value) in changes { object.values[index] = value }
         NotificationCenter.default.post(
-          name: Self.objectsDidChangeNotification, object: self, userInfo: ["refreshed": Set([object])])
+          name: Self.objectsDidChangeNotification, object: self, userInfo: [NotificationKey.refreshedObjects.rawValue: Set([object])])
         return
       }
       confined.updated.remove(object)
@@ -77,7 +77,7 @@ extension ManagedObjectContext {
       object.state.needsLoad = true
       object.didTurnIntoFault()
       NotificationCenter.default.post(
-        name: Self.objectsDidChangeNotification, object: self, userInfo: ["refreshed": Set([object])])
+        name: Self.objectsDidChangeNotification, object: self, userInfo: [NotificationKey.refreshedObjects.rawValue: Set([object])])
     }
   }
 

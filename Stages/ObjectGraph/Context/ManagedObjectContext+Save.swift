@@ -42,7 +42,8 @@ extension ManagedObjectContext {
     let inserted = Set(confined.inserted.inserted(from: confined.noticedInsertions))
     guard !inserted.isEmpty || !confined.unnoticedUpdates.isEmpty || !confined.unnoticedDeletes.isEmpty else { return [] }
     let info: [AnyHashable: Any] = [
-      "inserted": inserted, "updated": confined.unnoticedUpdates, "deleted": confined.unnoticedDeletes,
+      NotificationKey.insertedObjects.rawValue: inserted, NotificationKey.updatedObjects.rawValue: confined.unnoticedUpdates,
+      NotificationKey.deletedObjects.rawValue: confined.unnoticedDeletes,
     ]
     confined.noticedInsertions = confined.inserted.endPosition
     confined.unnoticedUpdates = []
@@ -176,14 +177,14 @@ extension ManagedObjectContext {
     inserted: Set<ManagedObject>, insertedIDs: Set<ManagedObjectID>, updated: Set<ManagedObject>, deleted: Set<ManagedObject>
   ) {
     let ids: [AnyHashable: Any] = [
-      "insertedObjectIDs": insertedIDs,
-      "updatedObjectIDs": Set(updated.map(\.objectID)),
-      "deletedObjectIDs": Set(deleted.map(\.objectID)),
+      NotificationKey.insertedObjectIDs.rawValue: insertedIDs,
+      NotificationKey.updatedObjectIDs.rawValue: Set(updated.map(\.objectID)),
+      NotificationKey.deletedObjectIDs.rawValue: Set(deleted.map(\.objectID)),
     ]
     var full = ids
-    full["inserted"] = inserted
-    full["updated"] = updated
-    full["deleted"] = deleted
+    full[NotificationKey.insertedObjects.rawValue] = inserted
+    full[NotificationKey.updatedObjects.rawValue] = updated
+    full[NotificationKey.deletedObjects.rawValue] = deleted
     NotificationCenter.default.post(name: Self.didSaveObjectIDsNotification, object: self, userInfo: ids)
     NotificationCenter.default.post(name: Self.didSaveNotification, object: self, userInfo: full)
   }
