@@ -178,33 +178,3 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     return "<\(type(of: self)): \(entity.name) \(id)\(state.isFault ? " fault" : "")>"
   }
 }
-
-/// The values of one object as its parent store has them, with the row version they were read at.
-struct RowSnapshot: Sendable {
-  var version: Int64
-  var values: [StoredValue]
-}
-
-/// The IDs of one batched fetch: when one of its faults fires, the values of its whole batch are read in
-/// one query (``FetchRequest/fetchBatchSize``).
-final class FaultBatch {
-  let ids: [ManagedObjectID]
-  let size: Int
-  /// The fetch's `relationshipKeyPathsForPrefetching`: when a batch is read, its objects' relationships
-  /// along these paths are read with it, as Core Data does for batched fetches.
-  let prefetchKeyPaths: [String]
-  private let positions: [ManagedObjectID: Int]
-
-  init(ids: [ManagedObjectID], size: Int, prefetchKeyPaths: [String] = []) {
-    self.ids = ids
-    self.size = max(1, size)
-    self.prefetchKeyPaths = prefetchKeyPaths
-    positions = Dictionary(ids.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
-  }
-
-  func ids(around id: ManagedObjectID) -> [ManagedObjectID] {
-    guard let position = positions[id] else { return [id] }
-    let start = position / size * size
-    return Array(ids[start..<min(start + size, ids.count)])
-  }
-}

@@ -30,8 +30,3 @@ extension ObjectStore {
     for row in try fetch(plan) { body(row) }
   }
 }
-
-extension PersistentStoreCoordinator: ObjectStore {
-  var canServeRequests: Bool { !persistentStores.isEmpty }
-  var spansSeveralStores: Bool { persistentStores.count > 1 }
-}

@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Checks the engine's layering: each folder of Stages/ObjectGraph uses only the types of the folders
+its row in Docs/ObjectGraph.md's layer table allows, and imports only the modules that row names.
+
+The table sits between `<!-- layers:begin -->` and `<!-- layers:end -->`. Each row reads
+  | `Folder/` | what it owns | `Other/`, `Third/` (only `TypeA`, `TypeB`: why) | `GRDB` |
+A folder named alone may be used wholly; one followed by "(only ...)" may be used for the backquoted
+type names in the parentheses only. The last column lists the modules the folder may import besides
+Foundation, Dispatch, Synchronization and the C library ("—" for none).
+
+A type belongs to the folder whose file declares it at the top level (struct, class, enum, protocol,
+typealias, actor). Uses are the identifiers of a file once comments and string literals are removed.
+Run from the repository root: `python3 .ci/check-layers.py`. Exits 1 and names each forbidden use.
+"""
+import os
+import re
+import sys
+
+ENGINE = "Stages/ObjectGraph"
+DOC = "Docs/ObjectGraph.md"
+ALWAYS_IMPORTABLE = {"Foundation", "Dispatch", "Synchronization", "Glibc", "Musl", "Darwin"}
+
+DECLARATION = re.compile(
+    r"^(?:(?:public|open|internal|package|private|fileprivate|final|indirect|nonisolated|@\w+(?:\([^)]*\))?)\s+)*"
+    r"(?:struct|class|enum|protocol|typealias|actor)\s+([A-Za-z_]\w*)",
+    re.M,
+)
+IMPORT = re.compile(r"^\s*(?:@\w+\s+)*(?:(?:public|internal|package|private|fileprivate)\s+)?import\s+(\w+)", re.M)
+
+
+def strip_comments_and_strings(source):
+    source = re.sub(r'#*"""[\s\S]*?"""#*', '""', source)
+    source = re.sub(r'"(?:\\.|[^"\\\n])*"', '""', source)
+    source = re.sub(r"/\*[\s\S]*?\*/", "", source)
+    return re.sub(r"//[^\n]*", "", source)
+
+
+def read_rules():
+    text = open(DOC, encoding="utf-8").read()
+    match = re.search(r"<!-- layers:begin -->([\s\S]*?)<!-- layers:end -->", text)
+    if not match:
+        sys.exit(f"check-layers: {DOC} has no <!-- layers:begin --> ... <!-- layers:end --> table")
+    rules = {}
+    for line in match.group(1).splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) != 4 or not cells[0].startswith("`"):
+            continue
+        folder = cells[0].strip("`").rstrip("/")
+        allowed = {}
+        # `Folder/` or `Folder/` (only `A`, `B`: reason)
+        for used, restriction in re.findall(r"`(\w+)/`(?:\s*\(only ([^)]*)\))?", cells[2]):
+            allowed[used] = set(re.findall(r"`(\w+)`", restriction.split(":")[0])) if restriction else None
+        imports = set(re.findall(r"`(\w+)`", cells[3]))
+        rules[folder] = (allowed, imports)
+    return rules
+
+
+def main():
+    rules = read_rules()
+    folders = sorted(f for f in os.listdir(ENGINE) if os.path.isdir(os.path.join(ENGINE, f)))
+    problems = [f"{ENGINE}/{f}/ has no row in the layer table of {DOC}: add one" for f in folders if f not in rules]
+    problems += [f"{DOC}'s layer table names {f}/, which is not a folder of {ENGINE}" for f in rules if f not in folders]
+    owner, files = {}, {}
+    for folder in folders:
+        for directory, _, names in os.walk(os.path.join(ENGINE, folder)):
+            for name in sorted(names):
+                if name.endswith(".swift"):
+                    path = os.path.join(directory, name)
+                    files.setdefault(folder, []).append(path)
+                    for declared in DECLARATION.findall(open(path, encoding="utf-8").read()):
+                        owner[declared] = folder
+    edges = 0
+    for folder, paths in files.items():
+        allowed, imports = rules.get(folder, ({}, set()))
+        for path in paths:
+            source = open(path, encoding="utf-8").read()
+            for module in IMPORT.findall(source):
+                if module not in ALWAYS_IMPORTABLE and module not in imports:
+                    problems.append(f"{path}: imports {module}, which {folder}/ may not (its row allows: {sorted(imports) or 'none'})")
+            for name in sorted(set(re.findall(r"\b[A-Za-z_]\w*\b", strip_comments_and_strings(source)))):
+                used = owner.get(name)
+                if used is None or used == folder:
+                    continue
+                edges += 1
+                if used not in allowed:
+                    problems.append(f"{path}: uses {name} from {used}/, and {folder}/ may not use {used}/")
+                elif allowed[used] is not None and name not in allowed[used]:
+                    problems.append(f"{path}: uses {name} from {used}/, and {folder}/ may use only {sorted(allowed[used])} from it")
+    if problems:
+        print("The engine's layering is broken (rules: the layer table in Docs/ObjectGraph.md):")
+        for problem in problems:
+            print(f"  - {problem}")
+        return 1
+    print(f"layers: {len(folders)} folders, {len(owner)} types, {edges} cross-folder uses, all allowed by {DOC}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

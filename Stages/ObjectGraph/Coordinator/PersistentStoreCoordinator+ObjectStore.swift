@@ -1,0 +1,184 @@
+import Foundation
+import Synchronization
+
+/// The coordinator as the store of root contexts: every request a context makes (fetch, count, row
+/// snapshots, related IDs, permanent IDs, save) runs here, one at a time, against the store(s) that hold
+/// the entity. A context sees the same ``ObjectStore`` whether its store is this coordinator or a parent
+/// context.
+extension PersistentStoreCoordinator: ObjectStore {
+  var canServeRequests: Bool { !persistentStores.isEmpty }
+  var spansSeveralStores: Bool { persistentStores.count > 1 }
+
+  /// Runs `body` with exclusive access to the stores.
+  ///
+  /// - Throws: ``ObjectGraphError/Code/persistentStoreOperation`` when called from code that runs while
+  ///   a fetch is making its objects (an override of `init(entity:insertInto:)`), instead of re-entering
+  ///   the store in the middle of its read.
+  func serialized<T>(_ body: () throws -> T) throws -> T {
+    gate.lock()
+    defer { gate.unlock() }
+    guard !streamingFetch.load(ordering: .relaxed) else {
+      throw ObjectGraphError(
+        .persistentStoreOperation,
+        "A store was used while a fetch was making its objects, from an override of ManagedObject's init(entity:insertInto:). Objects are made while the store is being read, and the store cannot serve another request until the read ends. As in Core Data, do not override that initializer to use a context: set up objects in awakeFromFetch() or awakeFromInsert() instead."
+      )
+    }
+    return try body()
+  }
+
+  func store(for id: ManagedObjectID) -> PersistentStore? {
+    guard let group = id.storeAndTable else { return nil }
+    return persistentStores.first { $0.number == group.store }
+  }
+
+  /// The store new objects of `entity` go to: the first that holds the entity.
+  func store(forInserting entity: EntityDescription) throws -> PersistentStore {
+    guard let store = persistentStores.first(where: { $0.holds(entity) }) else {
+      if persistentStores.isEmpty {
+        throw ObjectGraphError(
+          .noPersistentStore, "The coordinator has no store. Call addPersistentStore(type:at:) before saving.")
+      }
+      throw ObjectGraphError(
+        .noPersistentStore, "No store of the coordinator holds entity \(entity.name) (check the stores' configurations).")
+    }
+    return store
+  }
+
+  func fetch(_ plan: StoreFetchPlan) throws -> [FetchedRow] {
+    try serialized {
+      let holding = persistentStores.filter { $0.holds(plan.entity) }
+      guard holding.count > 1 else { return try holding.first?.fetch(plan) ?? [] }
+      // Several stores: read everything, then order and cut in memory.
+      var unbounded = StoreFetchPlan(
+        entity: plan.entity, predicate: plan.predicate, sortDescriptors: plan.sortDescriptors, fetchLimit: 0, fetchOffset: 0,
+        idsOnly: plan.idsOnly)
+      unbounded.includesSubentities = plan.includesSubentities
+      let rows = try holding.flatMap { try $0.fetch(unbounded) }
+      return Array(rows.dropFirst(plan.fetchOffset).prefix(plan.fetchLimit > 0 ? plan.fetchLimit : Int.max))
+    }
+  }
+
+  func fetch(_ plan: StoreFetchPlan, each body: (FetchedRow) -> Void) throws {
+    let streamed = try serialized { () -> Bool in
+      let holding = persistentStores.filter { $0.holds(plan.entity) }
+      guard holding.count == 1, let store = holding.first else { return false }
+      streamingFetch.store(true, ordering: .relaxed)
+      defer { streamingFetch.store(false, ordering: .relaxed) }
+      try store.fetch(plan, each: body)
+      return true
+    }
+    if !streamed {
+      for row in try fetch(plan) { body(row) }
+    }
+  }
+
+  func count(_ plan: StoreFetchPlan) throws -> Int {
+    try serialized {
+      let holding = persistentStores.filter { $0.holds(plan.entity) }
+      guard holding.count > 1 else { return try holding.first?.count(plan) ?? 0 }
+      // Across stores, a limit and an offset apply to the whole: count everything, then cut.
+      var unbounded = StoreFetchPlan(
+        entity: plan.entity, predicate: plan.predicate, sortDescriptors: [], fetchLimit: 0, fetchOffset: 0, idsOnly: true)
+      unbounded.includesSubentities = plan.includesSubentities
+      let total = try holding.reduce(0) { $0 + (try $1.count(unbounded)) }
+      let afterOffset = max(0, total - plan.fetchOffset)
+      return plan.fetchLimit > 0 ? min(afterOffset, plan.fetchLimit) : afterOffset
+    }
+  }
+
+  func snapshots(for ids: [ManagedObjectID]) throws -> [ManagedObjectID: RowSnapshot] {
+    try serialized {
+      var groups: [ManagedObjectID.StoreTable: [ManagedObjectID]] = [:]
+      for id in ids {
+        if let group = id.storeAndTable { groups[group, default: []].append(id) }
+      }
+      var result: [ManagedObjectID: RowSnapshot] = [:]
+      for group in groups.values {
+        guard let first = group.first, let store = store(for: first) else { continue }
+        result.merge(try store.snapshots(for: group)) { a, _ in a }
+      }
+      return result
+    }
+  }
+
+  func relatedIDs(of ids: [ManagedObjectID], slot: EntityLayout.Slot, entity: EntityDescription) throws
+    -> [ManagedObjectID: Set<ManagedObjectID>]
+  {
+    try serialized {
+      var result: [ManagedObjectID: Set<ManagedObjectID>] = [:]
+      var byStore: [String: [ManagedObjectID]] = [:]
+      for id in ids {
+        if id.isTemporaryID { result[id] = [] } else { byStore[id.storeIdentifier ?? "", default: []].append(id) }
+      }
+      for (identifier, group) in byStore {
+        guard let store = persistentStores.first(where: { $0.identifier == identifier }) else { continue }
+        result.merge(try store.relatedIDs(of: group, slot: slot, entity: entity)) { a, _ in a }
+      }
+      return result
+    }
+  }
+
+  /// Gives permanent IDs to objects not yet saved, reserving their primary keys in the store.
+  func obtainPermanentIDs(for objects: [(id: ManagedObjectID, entity: EntityDescription)]) throws -> [ManagedObjectID] {
+    try serialized {
+      var result: [ManagedObjectID] = []
+      for (_, entity) in objects {
+        let store = try store(forInserting: entity)
+        result.append(try store.reservePrimaryKey(for: entity))
+      }
+      return result
+    }
+  }
+
+  func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
+    try serialized {
+      guard let store = persistentStores.first else {
+        throw ObjectGraphError(
+          .noPersistentStore, "The coordinator has no store. Call addPersistentStore(type:at:) before saving.")
+      }
+      if persistentStores.count == 1 { return try store.save(request) }
+      return try saveAcrossStores(request)
+    }
+  }
+
+  /// With several stores, each store's part of the save is written in its own transaction, in order.
+  private func saveAcrossStores(_ request: StoreSaveRequest) throws -> StoreSaveResult {
+    var parts: [ObjectIdentifier: StoreSaveRequest] = [:]
+    /// For each part, the position of each of its inserts in `request.inserts`.
+    var insertPositions: [ObjectIdentifier: [Int]] = [:]
+    var order: [PersistentStore] = []
+    func part(_ store: PersistentStore) -> ObjectIdentifier {
+      let key = ObjectIdentifier(store)
+      if parts[key] == nil {
+        parts[key] = StoreSaveRequest(mergePolicy: request.mergePolicy)
+        order.append(store)
+      }
+      return key
+    }
+    for (position, insert) in request.inserts.enumerated() {
+      let key = part(try store(forInserting: insert.entity))
+      parts[key, default: .init()].inserts.append(insert)
+      insertPositions[key, default: []].append(position)
+    }
+    for update in request.updates {
+      guard let store = store(for: update.id) else { continue }
+      parts[part(store), default: .init()].updates.append(update)
+    }
+    for delete in request.deletes {
+      guard let store = store(for: delete.id) else { continue }
+      parts[part(store), default: .init()].deletes.append(delete)
+    }
+    var result = StoreSaveResult()
+    result.insertedIDs = request.inserts.map(\.temporaryID)
+    for store in order {
+      guard let part = parts[ObjectIdentifier(store)] else { continue }
+      let partial = try store.save(part)
+      for (position, id) in zip(insertPositions[ObjectIdentifier(store)] ?? [], partial.insertedIDs) {
+        result.insertedIDs[position] = id
+      }
+      result.versions.merge(partial.versions) { a, _ in a }
+      result.refreshed.merge(partial.refreshed) { a, _ in a }
+    }
+    return result
+  }
+}
