@@ -15,7 +15,7 @@ extension PersistentStore {
         url: url)
     }
     do {
-      return try database.write { db in try self.write(request, in: db) }
+      return try database.write { db in try SaveTransaction(store: self, request: request, db: db).run() }
     } catch let error as ObjectGraphError {
       throw error
     } catch let error as DatabaseError {
@@ -24,13 +24,58 @@ extension PersistentStore {
     }
   }
 
-  private func write(_ request: StoreSaveRequest, in db: Database) throws -> StoreSaveResult {
-    var result = StoreSaveResult()
+}
+
+/// One save, written in one SQLite transaction, step by step: reserve primary keys for the inserts,
+/// insert, update (resolving conflicts by the merge policy), delete, then refuse the whole save if
+/// conflicts remain under the `error` policy. Throwing from any step rolls the transaction back.
+private final class SaveTransaction {
+  let store: PersistentStore
+  let request: StoreSaveRequest
+  let db: Database
+  var result = StoreSaveResult()
+  /// The primary key of each insert, in the request's order.
+  var primaryKeys: [Int64]
+  /// Conflicts left for the `error` policy to report.
+  var conflicts: [MergeConflict] = []
+  /// Temporary ID -> the permanent ID this save gave it, made the first time a relationship needs it.
+  private var replaced: [ManagedObjectID: ManagedObjectID]?
+
+  init(store: PersistentStore, request: StoreSaveRequest, db: Database) {
+    self.store = store
+    self.request = request
+    self.db = db
+    primaryKeys = [Int64](repeating: 0, count: request.inserts.count)
+    result.insertedIDs = request.inserts.map(\.temporaryID)
+  }
+
+  func run() throws -> StoreSaveResult {
+    try reservePrimaryKeys()
+    try writeInserts()
+    for update in request.updates { try write(update) }
+    for delete in request.deletes { try write(delete) }
+    try refuseUnresolvedConflicts()
+    return result
+  }
+
+  /// The primary key a relationship value is written as. A temporary ID this save does not insert names
+  /// an object that is not in the store, and writing NULL for it would lose the relationship silently.
+  func key(_ id: ManagedObjectID) throws -> Int64 {
+    if let pk = id.primaryKey { return pk }
+    if replaced == nil { replaced = request.replacedIDs(by: result) }
+    if let pk = replaced?[id]?.primaryKey { return pk }
+    throw ObjectGraphError(
+      .managedObjectReferentialIntegrity,
+      "A relationship points to \(id.entity.name) \(id), an object that is neither in the store nor inserted by this save. Insert it in the same context, or save the context that inserted it first. Nothing was written."
+    )
+  }
+
+  // MARK: - Inserts
+
+  /// Step 1: a permanent ID for every inserted object, reserved per root table in one statement pair.
+  private func reservePrimaryKeys() throws {
     let inserts = request.inserts
-    // 1. Permanent IDs for every inserted object, per root table.
-    var primaryKeys = [Int64](repeating: 0, count: inserts.count)
     var byRoot: [Int64: [Int]] = [:]
-    result.insertedIDs = inserts.map(\.temporaryID)
     var lastEntity: (entity: EntityDescription, root: Int64)?
     for (index, insert) in inserts.enumerated() {
       if let reserved = insert.temporaryID.primaryKey {
@@ -39,55 +84,36 @@ extension PersistentStore {
         continue
       }
       if lastEntity?.entity !== insert.entity {
-        lastEntity = (insert.entity, try schema.mapping(for: insert.entity).rootNumber)
+        lastEntity = (insert.entity, try store.schema.mapping(for: insert.entity).rootNumber)
       }
       byRoot[lastEntity?.root ?? 0, default: []].append(index)
     }
     for (rootNumber, indexes) in byRoot.sorted(by: { $0.key < $1.key }) {
-      let first = try reservePrimaryKeys(indexes.count, rootNumber: rootNumber, db: db)
+      let first = try store.reservePrimaryKeys(indexes.count, rootNumber: rootNumber, db: db)
       for (offset, index) in indexes.enumerated() {
         let primaryKey = first + Int64(offset)
         primaryKeys[index] = primaryKey
-        result.insertedIDs[index] = makeID(entity: inserts[index].entity, table: rootNumber, primaryKey: primaryKey)
+        result.insertedIDs[index] = store.makeID(entity: inserts[index].entity, table: rootNumber, primaryKey: primaryKey)
       }
     }
-    /// The primary key a relationship value is written as; a temporary ID this save does not insert names an
-    /// object that is not in the store, and writing NULL for it would lose the relationship silently.
-    var replaced: [ManagedObjectID: ManagedObjectID]?
-    func key(_ id: ManagedObjectID) throws -> Int64 {
-      if let pk = id.primaryKey { return pk }
-      if replaced == nil { replaced = request.replacedIDs(by: result) }
-      if let pk = replaced?[id]?.primaryKey { return pk }
-      throw ObjectGraphError(
-        .managedObjectReferentialIntegrity,
-        "A relationship points to \(id.entity.name) \(id), an object that is neither in the store nor inserted by this save. Insert it in the same context, or save the context that inserted it first. Nothing was written."
-      )
-    }
+  }
 
-    // 2. Inserts: runs of one entity go in multi-row INSERT statements of up to `rowsPerStatement` rows,
-    //    which spreads the per-statement cost (preparing, stepping) over many rows. Rows of one entity
-    //    are written together, each entity's in insertion order.
-    var order = Array(inserts.indices)
-    if let first = inserts.first, inserts.contains(where: { $0.entity !== first.entity }) {
-      var firstSeen: [ObjectIdentifier: Int] = [:]
-      for (index, insert) in inserts.enumerated() where firstSeen[ObjectIdentifier(insert.entity)] == nil {
-        firstSeen[ObjectIdentifier(insert.entity)] = index
-      }
-      order.sort { a, b in
-        let (groupA, groupB) = (firstSeen[ObjectIdentifier(inserts[a].entity)] ?? 0, firstSeen[ObjectIdentifier(inserts[b].entity)] ?? 0)
-        return groupA != groupB ? groupA < groupB : a < b
-      }
-    }
+  /// Step 2: the inserted rows. Runs of one entity go in multi-row INSERT statements of up to
+  /// `rowsPerStatement` rows, which spreads the per-statement cost (preparing, stepping) over many rows.
+  /// Rows of one entity are written together, each entity's in insertion order.
+  private func writeInserts() throws {
+    let inserts = request.inserts
+    let order = insertOrder()
     var groupStart = 0
     while groupStart < order.count {
       let entity = inserts[order[groupStart]].entity
       var groupEnd = groupStart + 1
       while groupEnd < order.count && inserts[order[groupEnd]].entity === entity { groupEnd += 1 }
-      guard let plan = plans.inserts[ObjectIdentifier(entity)] else {
+      guard let plan = store.plans.inserts[ObjectIdentifier(entity)] else {
         throw ObjectGraphError(
           .persistentStoreSave,
-          "The store at \(url?.path ?? "memory") has no table for entity \(entity.name), so its new objects cannot be saved there. Nothing was written.",
-          url: url)
+          "The store at \(store.url?.path ?? "memory") has no table for entity \(entity.name), so its new objects cannot be saved there. Nothing was written.",
+          url: store.url)
       }
       var chunkStart = groupStart
       while chunkStart < groupEnd {
@@ -97,143 +123,169 @@ extension PersistentStore {
         var parameter: Int32 = 1
         for position in chunkStart..<(chunkStart + rows) {
           let index = order[position]
-          try bindInsertRow(plan, primaryKey: primaryKeys[index], values: inserts[index].values, key: key, to: statement, at: &parameter)
+          try store.bindInsertRow(
+            plan, primaryKey: primaryKeys[index], values: inserts[index].values, key: key, to: statement, at: &parameter)
         }
         try statement.run()
         chunkStart += rows
       }
       if entity.layout.hasJoinTables {
-        let mapping = try schema.mapping(for: entity)
+        let mapping = try store.schema.mapping(for: entity)
         for position in groupStart..<groupEnd {
           let index = order[position]
-          try writeJoins(
-            for: result.insertedIDs[index], entity: entity, mapping: mapping, added: inserts[index].values, removed: nil, key: key,
-            db: db)
+          try writeJoins(for: result.insertedIDs[index], entity: entity, mapping: mapping, added: inserts[index].values, removed: nil)
         }
       }
       groupStart = groupEnd
     }
+  }
 
-    // 3. Updates, with optimistic locking.
-    var conflicts: [MergeConflict] = []
-    for update in request.updates {
-      guard let pk = update.id.primaryKey else { continue }
-      let mapping = try schema.mapping(for: update.entity)
-      var changed = update.changed
-      var checkVersion = true
-      let current = try currentVersion(pk: pk, table: mapping.table, db: db)
-      let conflicting = current != nil && current != update.expectedVersion
-      switch request.mergePolicy {
-      case .error:
-        break
-      case .mergeByPropertyObjectTrump, .overwrite:
-        checkVersion = false
-        if request.mergePolicy == .overwrite {
-          changed = [:]
-          for slot in update.entity.layout.slots where slot.isPersistent { changed[slot.index] = update.allValues[slot.index] }
-        }
-        // The object takes in the store's other changes: the row is read again after the write (below).
-        if conflicting { result.refreshed[update.id] = RowSnapshot(version: 0, values: []) }
-      case .mergeByPropertyStoreTrump, .rollback:
-        guard conflicting, var stored = try snapshots(for: [update.id], db: db)[update.id] else { break }
-        // To-many members are not in the row: read the ones this object changed, to compare.
-        for index in changed.keys where stored.values[index].isUnloadedToMany {
-          let slot = update.entity.layout.slots[index]
-          stored.values[index] = .objectIDs(try relatedIDs(of: [update.id], slot: slot, entity: update.entity, db: db)[update.id] ?? [])
-        }
-        if request.mergePolicy == .rollback {
-          changed = [:]
-        } else {
-          // Keep only the changes to properties the store did not change since this context read them.
-          changed = changed.filter { index, _ in
-            StoredValueComparison.isEqual(stored.values[index], update.original[index] ?? nil)
-          }
-        }
-        result.refreshed[update.id] = stored
-        checkVersion = false
-      }
-      var columns: [String] = []
-      var values: [DatabaseValue] = []
-      try appendColumns(
-        of: update.entity, mapping: mapping, slots: Set(changed.keys), values: fullValues(update, changed), key: key,
-        into: &columns, &values)
-      let assignments = (["Z_OPT = Z_OPT + 1"] + columns.map { "\($0) = ?" }).joined(separator: ", ")
-      var sql = "UPDATE \(mapping.table) SET \(assignments) WHERE Z_PK = ?"
-      values.append(pk.databaseValue)
-      if checkVersion {
-        sql += " AND Z_OPT = ?"
-        values.append(update.expectedVersion.databaseValue)
-      }
-      try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values))
-      if db.changesCount == 0 {
-        let current = try currentVersion(pk: pk, table: mapping.table, db: db)
-        let keys = update.changed.keys.sorted().map { update.entity.layout.slots[$0].name }
-        conflicts.append(
-          MergeConflict(objectID: update.id, conflictingKeys: keys, oldVersion: update.expectedVersion, newVersion: current ?? 0))
+  /// The inserts' indexes grouped by entity (in the order each entity first appears), each group in
+  /// insertion order. A save of one entity keeps the request's order as it is.
+  private func insertOrder() -> [Int] {
+    let inserts = request.inserts
+    var order = Array(inserts.indices)
+    guard let first = inserts.first, inserts.contains(where: { $0.entity !== first.entity }) else { return order }
+    var firstSeen: [ObjectIdentifier: Int] = [:]
+    for (index, insert) in inserts.enumerated() where firstSeen[ObjectIdentifier(insert.entity)] == nil {
+      firstSeen[ObjectIdentifier(insert.entity)] = index
+    }
+    order.sort { a, b in
+      let (groupA, groupB) = (firstSeen[ObjectIdentifier(inserts[a].entity)] ?? 0, firstSeen[ObjectIdentifier(inserts[b].entity)] ?? 0)
+      return groupA != groupB ? groupA < groupB : a < b
+    }
+    return order
+  }
+
+  // MARK: - Updates
+
+  /// Step 3: one updated row, with optimistic locking: the row is written only at the version the context
+  /// read, unless the merge policy decided otherwise.
+  private func write(_ update: StoreSaveRequest.Update) throws {
+    guard let pk = update.id.primaryKey else { return }
+    let mapping = try store.schema.mapping(for: update.entity)
+    let current = try currentVersion(pk: pk, table: mapping.table)
+    let (changed, checkVersion) = try resolve(update, conflicting: current != nil && current != update.expectedVersion)
+    var columns: [String] = []
+    var values: [DatabaseValue] = []
+    try appendColumns(
+      of: update.entity, mapping: mapping, slots: Set(changed.keys), values: fullValues(update, changed), into: &columns, &values)
+    let assignments = (["Z_OPT = Z_OPT + 1"] + columns.map { "\($0) = ?" }).joined(separator: ", ")
+    var sql = "UPDATE \(mapping.table) SET \(assignments) WHERE Z_PK = ?"
+    values.append(pk.databaseValue)
+    if checkVersion {
+      sql += " AND Z_OPT = ?"
+      values.append(update.expectedVersion.databaseValue)
+    }
+    try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values))
+    if db.changesCount == 0 {
+      let current = try currentVersion(pk: pk, table: mapping.table)
+      let keys = update.changed.keys.sorted().map { update.entity.layout.slots[$0].name }
+      conflicts.append(
+        MergeConflict(objectID: update.id, conflictingKeys: keys, oldVersion: update.expectedVersion, newVersion: current ?? 0))
+      return
+    }
+    result.versions[update.id] = try currentVersion(pk: pk, table: mapping.table) ?? update.expectedVersion + 1
+    if result.refreshed[update.id] != nil, let fresh = try store.snapshots(for: [update.id], db: db)[update.id] {
+      result.refreshed[update.id] = fresh
+    }
+    var added: [StoredValue] = update.allValues
+    var removed: [StoredValue] = Array(repeating: nil, count: added.count)
+    for slot in update.entity.layout.slots where slot.isToMany {
+      guard changed[slot.index] != nil else {
+        added[slot.index] = nil
         continue
       }
-      result.versions[update.id] = try currentVersion(pk: pk, table: mapping.table, db: db) ?? update.expectedVersion + 1
-      if result.refreshed[update.id] != nil, let fresh = try snapshots(for: [update.id], db: db)[update.id] {
-        result.refreshed[update.id] = fresh
-      }
-      var added: [StoredValue] = update.allValues
-      var removed: [StoredValue] = Array(repeating: nil, count: added.count)
-      for slot in update.entity.layout.slots where slot.isToMany {
-        guard changed[slot.index] != nil else {
-          added[slot.index] = nil
-          continue
-        }
-        let now = update.allValues[slot.index].objectIDs ?? []
-        let before = (update.original[slot.index] ?? nil).objectIDs ?? []
-        added[slot.index] = .objectIDs(now.subtracting(before))
-        removed[slot.index] = .objectIDs(before.subtracting(now))
-      }
-      try writeJoins(for: update.id, entity: update.entity, mapping: mapping, added: added, removed: removed, key: key, db: db)
+      let now = update.allValues[slot.index].objectIDs ?? []
+      let before = (update.original[slot.index] ?? nil).objectIDs ?? []
+      added[slot.index] = .objectIDs(now.subtracting(before))
+      removed[slot.index] = .objectIDs(before.subtracting(now))
     }
-
-    // 4. Deletes, with optimistic locking.
-    for delete in request.deletes {
-      guard let pk = delete.id.primaryKey else { continue }
-      let mapping = try schema.mapping(for: delete.entity)
-      // Only the two trump-by-object policies delete a row that changed elsewhere; the others keep it.
-      let checksVersion = request.mergePolicy != .mergeByPropertyObjectTrump && request.mergePolicy != .overwrite
-      var sql = "DELETE FROM \(mapping.table) WHERE Z_PK = ?"
-      var arguments: [DatabaseValue] = [pk.databaseValue]
-      if checksVersion {
-        sql += " AND Z_OPT = ?"
-        arguments.append(delete.expectedVersion.databaseValue)
-      }
-      try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(arguments))
-      if db.changesCount == 0, checksVersion {
-        let current = try currentVersion(pk: pk, table: mapping.table, db: db)
-        if current != nil {
-          if request.mergePolicy == .error {
-            conflicts.append(
-              MergeConflict(objectID: delete.id, conflictingKeys: [], oldVersion: delete.expectedVersion, newVersion: current ?? 0))
-          } else if let stored = try snapshots(for: [delete.id], db: db)[delete.id] {
-            // Store trump and rollback: the row changed elsewhere wins; the object is kept, with its values.
-            result.refreshed[delete.id] = stored
-          }
-          continue
-        }
-      }
-      for storage in mapping.storage {
-        if case .joinTable(let join, _) = storage, !join.name.isEmpty {
-          try db.cachedStatement(sql: "DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?").execute(arguments: [pk])
-        }
-      }
-    }
-
-    if !conflicts.isEmpty {
-      // Throwing rolls the whole transaction back: nothing of this save reaches the file.
-      throw ObjectGraphError(
-        .managedObjectMerge,
-        "Could not save: \(conflicts.count) object(s) changed in the store since this context read them (merge policy: error). Nothing was written. Refresh the objects and try again, or choose another merge policy.\n"
-          + conflicts.map { "  - \($0)" }.joined(separator: "\n"),
-        conflicts: conflicts)
-    }
-    return result
+    try writeJoins(for: update.id, entity: update.entity, mapping: mapping, added: added, removed: removed)
   }
+
+  /// What the merge policy makes of an update: the slots to write, and whether the write still checks
+  /// the row version. Under `error` nothing changes (a changed row is reported as a conflict); the other
+  /// policies write without the check, and record the rows whose stored values the object must take.
+  private func resolve(_ update: StoreSaveRequest.Update, conflicting: Bool) throws -> (changed: [Int: StoredValue], checkVersion: Bool) {
+    var changed = update.changed
+    switch request.mergePolicy {
+    case .error:
+      return (changed, true)
+    case .mergeByPropertyObjectTrump, .overwrite:
+      if request.mergePolicy == .overwrite {
+        changed = [:]
+        for slot in update.entity.layout.slots where slot.isPersistent { changed[slot.index] = update.allValues[slot.index] }
+      }
+      // The object takes in the store's other changes: the row is read again after the write.
+      if conflicting { result.refreshed[update.id] = RowSnapshot(version: 0, values: []) }
+      return (changed, false)
+    case .mergeByPropertyStoreTrump, .rollback:
+      guard conflicting, var stored = try store.snapshots(for: [update.id], db: db)[update.id] else { return (changed, false) }
+      // To-many members are not in the row: read the ones this object changed, to compare.
+      for index in changed.keys where stored.values[index].isUnloadedToMany {
+        let slot = update.entity.layout.slots[index]
+        stored.values[index] = .objectIDs(
+          try store.relatedIDs(of: [update.id], slot: slot, entity: update.entity, db: db)[update.id] ?? [])
+      }
+      if request.mergePolicy == .rollback {
+        changed = [:]
+      } else {
+        // Keep only the changes to properties the store did not change since this context read them.
+        changed = changed.filter { index, _ in
+          StoredValueComparison.isEqual(stored.values[index], update.original[index] ?? nil)
+        }
+      }
+      result.refreshed[update.id] = stored
+      return (changed, false)
+    }
+  }
+
+  // MARK: - Deletes
+
+  /// Step 4: one deleted row (and its join-table rows), with optimistic locking.
+  private func write(_ delete: StoreSaveRequest.Delete) throws {
+    guard let pk = delete.id.primaryKey else { return }
+    let mapping = try store.schema.mapping(for: delete.entity)
+    // Only the two trump-by-object policies delete a row that changed elsewhere; the others keep it.
+    let checksVersion = request.mergePolicy != .mergeByPropertyObjectTrump && request.mergePolicy != .overwrite
+    var sql = "DELETE FROM \(mapping.table) WHERE Z_PK = ?"
+    var arguments: [DatabaseValue] = [pk.databaseValue]
+    if checksVersion {
+      sql += " AND Z_OPT = ?"
+      arguments.append(delete.expectedVersion.databaseValue)
+    }
+    try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(arguments))
+    if db.changesCount == 0, checksVersion, let current = try currentVersion(pk: pk, table: mapping.table) {
+      if request.mergePolicy == .error {
+        conflicts.append(MergeConflict(objectID: delete.id, conflictingKeys: [], oldVersion: delete.expectedVersion, newVersion: current))
+      } else if let stored = try store.snapshots(for: [delete.id], db: db)[delete.id] {
+        // Store trump and rollback: the row changed elsewhere wins; the object is kept, with its values.
+        result.refreshed[delete.id] = stored
+      }
+      return
+    }
+    for storage in mapping.storage {
+      if case .joinTable(let join, _) = storage, !join.name.isEmpty {
+        try db.cachedStatement(sql: "DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?").execute(arguments: [pk])
+      }
+    }
+  }
+
+  // MARK: - Conflicts
+
+  /// Step 5: under the `error` policy, any conflict refuses the whole save. Throwing rolls the
+  /// transaction back: nothing of this save reaches the file.
+  private func refuseUnresolvedConflicts() throws {
+    guard !conflicts.isEmpty else { return }
+    throw ObjectGraphError(
+      .managedObjectMerge,
+      "Could not save: \(conflicts.count) object(s) changed in the store since this context read them (merge policy: error). Nothing was written. Refresh the objects and try again, or choose another merge policy.\n"
+        + conflicts.map { "  - \($0)" }.joined(separator: "\n"),
+      conflicts: conflicts)
+  }
+
+  // MARK: - Rows and columns
 
   private func fullValues(_ update: StoreSaveRequest.Update, _ changed: [Int: StoredValue]) -> [StoredValue] {
     var values = update.allValues
@@ -241,14 +293,14 @@ extension PersistentStore {
     return values
   }
 
-  private func currentVersion(pk: Int64, table: String, db: Database) throws -> Int64? {
+  private func currentVersion(pk: Int64, table: String) throws -> Int64? {
     try Int64.fetchOne(db.cachedStatement(sql: "SELECT Z_OPT FROM \(table) WHERE Z_PK = ?"), arguments: [pk])
   }
 
   /// Appends the column names and values of the given slots (all persistent slots when `slots` is nil).
   private func appendColumns(
     of entity: EntityDescription, mapping: SQLiteSchema.EntityMapping, slots: Set<Int>?, values: [StoredValue],
-    key: (ManagedObjectID) throws -> Int64, into columns: inout [String], _ sqlValues: inout [DatabaseValue]
+    into columns: inout [String], _ sqlValues: inout [DatabaseValue]
   ) throws {
     for slot in entity.layout.slots where slots?.contains(slot.index) ?? true {
       switch mapping.storage[slot.index] {
@@ -262,7 +314,7 @@ extension PersistentStore {
         sqlValues.append(try destination.map(key)?.databaseValue ?? .null)
         if let entityColumn {
           columns.append(entityColumn)
-          sqlValues.append(destination.flatMap { schema.byIdentity[ObjectIdentifier($0.entity)]?.number }?.databaseValue ?? .null)
+          sqlValues.append(destination.flatMap { store.schema.byIdentity[ObjectIdentifier($0.entity)]?.number }?.databaseValue ?? .null)
         }
       case .foreignKeyOnDestination, .joinTable, .none:
         continue
@@ -274,7 +326,7 @@ extension PersistentStore {
   /// a pair are in the save; the row is written from the side that owns the join table only.
   private func writeJoins(
     for id: ManagedObjectID, entity: EntityDescription, mapping: SQLiteSchema.EntityMapping, added: [StoredValue],
-    removed: [StoredValue]?, key: (ManagedObjectID) throws -> Int64, db: Database
+    removed: [StoredValue]?
   ) throws {
     let pk = try key(id)
     for slot in entity.layout.slots where slot.isToMany {
