@@ -26,7 +26,9 @@ import Synchronization
 /// ```
 ///
 /// ```swift
-/// let note = Note(context: try manager.mainContext)
+/// let manager = CoreDataManager(modelName: "DataModel")
+/// let context = try manager.mainContext
+/// let note = Note(context: context)
 /// note.title = "Buy milk"
 /// note.createdAt = Date()
 /// try manager.saveChanges { result in  // on the main queue, once the file is written
