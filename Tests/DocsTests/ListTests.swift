@@ -6,36 +6,29 @@ import Testing
 // written for people (the README's stage map, the exercise table of `Exercises/README.md`) and the root
 // `Package.swift` are checked against them here, so none of them can drift from the lists.
 
-/// The keys of a `Stages/stages.json` entry these checks use.
-struct ListedStage: Decodable {
-  var number: Int
-  var folder: String
-  var adds: String
-  var chapter: String?
-  var library: String?
-  var tests: String?
-  var demo: String?
-}
-
-/// The keys of an `Exercises/exercises.json` entry these checks use.
-struct ListedExercise: Decodable {
-  var id: String
-  var stage: Int
-}
-
-/// The lists as the checkout has them.
+/// The lists as the checkout has them, read as plain JSON: each entry a dictionary, as the lists' files
+/// describe them (`Stages/Workshop/Core/Stages.swift`, `ExerciseManifest.swift`).
 enum WorkspaceLists {
-  static func stages() throws -> [ListedStage] {
-    try JSONDecoder().decode([ListedStage].self, from: Data(#require(Repository.text(of: "Stages/stages.json")).utf8))
-  }
+  typealias Entry = [String: Any]
 
-  static func exercises() throws -> [ListedExercise] {
-    try JSONDecoder().decode([ListedExercise].self, from: Data(#require(Repository.text(of: "Exercises/exercises.json")).utf8))
+  static func stages() throws -> [Entry] { try list("Stages/stages.json") }
+
+  static func exercises() throws -> [Entry] { try list("Exercises/exercises.json") }
+
+  private static func list(_ path: String) throws -> [Entry] {
+    let data = Data(try #require(Repository.text(of: path), "cannot read \(path)").utf8)
+    return try #require(try JSONSerialization.jsonObject(with: data) as? [Entry], "\(path) is not a JSON array of objects")
   }
 
   static func exists(_ path: String) -> Bool {
     FileManager.default.fileExists(atPath: Repository.root.appendingPathComponent(path).path)
   }
+}
+
+extension Dictionary where Key == String, Value == Any {
+  var number: Int { self["number"] as? Int ?? -1 }
+  var stage: Int { self["stage"] as? Int ?? -1 }
+  func string(_ key: String) -> String? { self[key] as? String }
 }
 
 /// A Markdown table: its rows' cells, trimmed, without the header and the `|---|` line.
@@ -86,15 +79,15 @@ struct ListTests {
         continue
       }
       let count = exercises.filter { $0.stage == stage.number }.count
-      let chapter = stage.chapter.map { "](\($0))" }
+      let chapter = stage.string("chapter").map { "](\($0))" }
       #expect(row[0] == "\(stage.number)")
-      #expect(row[1] == "`\(stage.folder)/`", "stage \(stage.number)'s folder")
+      #expect(row[1] == "`\(stage.string("folder") ?? "")/`", "stage \(stage.number)'s folder")
       #expect(
         chapter.map { row[2].hasPrefix("[") && row[2].hasSuffix($0) } ?? row[2].isEmpty,
-        "stage \(stage.number)'s chapter is \(stage.chapter ?? "none") in the list, the README says \(row[2])")
-      #expect(row[3] == stage.adds, "stage \(stage.number): what it adds")
+        "stage \(stage.number)'s chapter is \(stage.string("chapter") ?? "none") in the list, the README says \(row[2])")
+      #expect(row[3] == stage.string("adds"), "stage \(stage.number): what it adds")
       #expect(row[4] == (count == 0 ? "none" : "\(count)"), "stage \(stage.number) has \(count) exercises in Exercises/exercises.json")
-      #expect(row[5] == (WorkspaceLists.exists(stage.folder) ? "in place" : "planned"), "stage \(stage.number)'s status")
+      #expect(row[5] == (WorkspaceLists.exists(stage.string("folder") ?? "") ? "in place" : "planned"), "stage \(stage.number)'s status")
     }
   }
 
@@ -106,7 +99,7 @@ struct ListTests {
     #expect(table.header == ["chapter", "what it covers", "status"])
     #expect(table.rows.count == stages.count, "the chapter table has \(table.rows.count) rows, Stages/stages.json \(stages.count) stages")
     for (stage, row) in zip(stages, table.rows) where row.count == 3 {
-      if let chapter = stage.chapter {
+      if let chapter = stage.string("chapter") {
         let file = chapter.hasPrefix("Docs/") ? String(chapter.dropFirst("Docs/".count)) : "../" + chapter
         #expect(row[0].hasPrefix("[\(stage.number).") && row[0].hasSuffix("](\(file))"), "stage \(stage.number)'s chapter row: \(row[0])")
         #expect(row[2] == "ready", "stage \(stage.number) has a chapter in the list")
@@ -124,23 +117,23 @@ struct ListTests {
     let table = try #require(MarkdownTable(firstIn: readme), "Exercises/README.md has no table")
     #expect(Array(table.header.prefix(2)) == ["id", "stage"])
     let listed = table.rows.map { Array($0.prefix(2)) }
-    let expected = exercises.map { ["[`\($0.id)`](\($0.id)/README.md)", "\($0.stage)"] }
+    let expected = exercises.map { ["[`\($0.string("id") ?? "")`](\($0.string("id") ?? "")/README.md)", "\($0.stage)"] }
     #expect(listed == expected)
   }
 
   @Test("every stage in this checkout has its chapter, its targets and its demo in Package.swift")
   func packageSwiftHasEachPresentStage() throws {
     let manifest = try #require(Repository.text(of: "Package.swift"))
-    let stages = try WorkspaceLists.stages().filter { WorkspaceLists.exists($0.folder) }
+    let stages = try WorkspaceLists.stages().filter { WorkspaceLists.exists($0.string("folder") ?? "") }
     #expect(!stages.isEmpty)
     for stage in stages {
-      if let chapter = stage.chapter { #expect(WorkspaceLists.exists(chapter), "stage \(stage.number)'s chapter \(chapter)") }
-      for target in [stage.library, stage.tests].compactMap({ $0 }) {
+      if let chapter = stage.string("chapter") { #expect(WorkspaceLists.exists(chapter), "stage \(stage.number)'s chapter \(chapter)") }
+      for target in [stage.string("library"), stage.string("tests")].compactMap({ $0 }) {
         #expect(manifest.contains("name: \"\(target)\""), "Package.swift has no target \(target) for stage \(stage.number)")
       }
-      if let demo = stage.demo {
+      if let demo = stage.string("demo"), let folder = stage.string("folder") {
         #expect(manifest.contains(".executable(name: \"\(demo)\""), "Package.swift has no product \(demo) for stage \(stage.number)")
-        #expect(WorkspaceLists.exists(stage.folder + "/Demo"), "stage \(stage.number)'s demo has no \(stage.folder)/Demo")
+        #expect(WorkspaceLists.exists(folder + "/Demo"), "stage \(stage.number)'s demo has no \(folder)/Demo")
       }
     }
   }

@@ -6,16 +6,7 @@ import Testing
 @Suite("The exercise manifest")
 struct ManifestTests {
   private func problems(_ json: String) -> [String] {
-    do {
-      _ = try ExerciseManifest.parse(Data(json.utf8), stages: TempRepo.stageNumbers)
-      return []
-    } catch let WorkshopError.malformedManifest(path, problems) {
-      #expect(path == "Exercises/exercises.json")
-      return problems
-    } catch {
-      Issue.record("unexpected error \(error)")
-      return []
-    }
+    listProblems(path: "Exercises/exercises.json") { _ = try ExerciseManifest.parse(Data(json.utf8), stages: TempRepo.stageNumbers) }
   }
 
   @Test func parsesAGoodManifestWithDefaults() throws {

@@ -6,16 +6,7 @@ import Testing
 @Suite("The stage list")
 struct StageListTests {
   private func problems(_ json: String) -> [String] {
-    do {
-      _ = try StageCatalog.parse(Data(json.utf8))
-      return []
-    } catch let WorkshopError.malformedManifest(path, problems) {
-      #expect(path == "Stages/stages.json")
-      return problems
-    } catch {
-      Issue.record("unexpected error \(error)")
-      return []
-    }
+    listProblems(path: "Stages/stages.json") { _ = try StageCatalog.parse(Data(json.utf8)) }
   }
 
   @Test func parsesAStageListWithItsOptionalKeys() throws {

@@ -160,3 +160,18 @@ func runWorkshop(_ arguments: [String], in environment: WorkshopEnvironment) thr
     return exit.rawValue
   }
 }
+
+/// The problems a list's parser reports (`WorkshopError.malformedManifest`), after checking that they
+/// name the file at `path`; none when `parse` succeeds.
+func listProblems(path: String, _ parse: () throws -> Void) -> [String] {
+  do {
+    try parse()
+    return []
+  } catch let WorkshopError.malformedManifest(reported, problems) {
+    #expect(reported == path)
+    return problems
+  } catch {
+    Issue.record("unexpected error \(error)")
+    return []
+  }
+}
