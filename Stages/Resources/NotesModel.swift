@@ -20,11 +20,13 @@ import ObjectGraph
 /// filled once per process, and resolves `representedClassName` through it as Core Data does through
 /// the runtime.
 ///
-/// The one who fills the table for this model is this target, the module that declares both the
-/// classes and the model file, at the one moment that always comes before the model can be loaded:
-/// the first time its ``bundle`` is asked for. Code that loads the model, the stages' managers, the
-/// exercises and the tests, therefore reads exactly as it would on a Mac (find the URL, call
-/// `ManagedObjectModel(contentsOf:)`, done), with no engine-specific step in it. An app with a model
+/// This target fills the table for its model: it declares both the classes and the model file, and it
+/// registers them at the one moment that always comes before the model can be loaded, the first time
+/// its ``bundle`` is asked for. Code that loads the model (the stages' managers, the exercises, the
+/// tests) therefore reads exactly as it would on a Mac: find the URL, call
+/// `ManagedObjectModel(contentsOf:)`, done. Not in the stage code, which a learner carries to a Mac
+/// where such a call means nothing; not in the engine, which cannot know an app's classes; and by class
+/// name, not entity name, because `representedClassName` is what Core Data binds. An app with a model
 /// of its own does the same in the module that declares its classes.
 public enum NotesModel {
   /// The bundle that carries `DataModel.xcdatamodeld` (SwiftPM's resource bundle for this target).
