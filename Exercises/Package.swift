@@ -1,17 +1,30 @@
 // swift-tools-version: 6.0
 // The workshop's exercises: starter code you edit, reference solutions, and the checks both must pass.
 // Run `swift test --filter Exercise01Tests` here to check exercise 01 (see README.md).
+import Foundation
 import PackageDescription
 
-/// The exercises, in order: folder name and number (also listed in exercises.json for the `workshop` command).
-let exercises: [(folder: String, number: String)] = [
-  ("01-model-not-found", "01"),
-  ("02-store-errors-reach-the-caller", "02"),
-  ("03-save-only-when-needed", "03"),
-  ("04-main-child-private-parent", "04"),
-  ("05-save-changes-in-order", "05"),
-  ("06-crossing-the-streams", "06"),
-]
+/// One exercise as `exercises.json` lists it: the one list of exercises, which `swift run workshop`
+/// reads too. Only the keys this package needs are read here.
+struct Exercise: Decodable {
+  /// The exercise's folder name: `Exercises/<id>/Sources` is the starter, `Solutions/<id>` the
+  /// reference solution, `Tests/<id>` the checks.
+  var id: String
+  /// The checks' test target, `ExerciseNNTests`; the starter's target is the same name without `Tests`.
+  var testTarget: String
+}
+
+/// The exercises, in order. A manifest cannot throw: a list that cannot be read stops here with a
+/// message, which SwiftPM shows, rather than leaving a package with no exercises in it.
+let exercises: [Exercise] = {
+  let list = URL(fileURLWithPath: Context.packageDirectory).appendingPathComponent("exercises.json")
+  do {
+    return try JSONDecoder().decode([Exercise].self, from: Data(contentsOf: list))
+  } catch {
+    FileHandle.standardError.write(Data("Cannot read the exercise list \(list.path): \(error)\n".utf8))
+    exit(1)
+  }
+}()
 
 let engine: [Target.Dependency] = [
   .product(name: "ObjectGraph", package: "CoreDataStackWorkshop"),
@@ -25,17 +38,17 @@ var targets: [Target] = [
   .target(name: "ExerciseChecks", dependencies: ["ExerciseKit"] + engine, path: "Support/ExerciseChecks"),
 ]
 for exercise in exercises {
-  let starter = "Exercise\(exercise.number)"
+  let starter = exercise.testTarget.hasSuffix("Tests") ? String(exercise.testTarget.dropLast("Tests".count)) : exercise.testTarget
   targets += [
     // The starter: the code you edit.
-    .target(name: starter, dependencies: ["ExerciseKit"] + engine, path: "\(exercise.folder)/Sources"),
+    .target(name: starter, dependencies: ["ExerciseKit"] + engine, path: "\(exercise.id)/Sources"),
     // The reference solution, with the same public API.
-    .target(name: "\(starter)Solution", dependencies: engine, path: "Solutions/\(exercise.folder)"),
+    .target(name: "\(starter)Solution", dependencies: engine, path: "Solutions/\(exercise.id)"),
     // One set of checks, run against the starter, or against the solution when WORKSHOP_SOLUTIONS=1.
     .testTarget(
-      name: "\(starter)Tests",
+      name: exercise.testTarget,
       dependencies: [.target(name: starter), .target(name: "\(starter)Solution"), "ExerciseChecks", "ExerciseKit"] + engine,
-      path: "Tests/\(exercise.folder)"),
+      path: "Tests/\(exercise.id)"),
   ]
 }
 

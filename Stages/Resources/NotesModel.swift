@@ -4,20 +4,44 @@ import ObjectGraph
 /// The tutorial's data model, `DataModel.xcdatamodeld`: notebooks holding notes (deleting a notebook
 /// deletes its notes), notes with tags (many-to-many), a required title, an optional body, dates.
 ///
-/// Every stage loads it by name from ``bundle``, as an iOS app loads its model from the main bundle.
+/// Every stage loads it by name from ``bundle``, as an iOS app loads its model from the main bundle:
+///
+/// ```swift
+/// guard let url = NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld") else { … }
+/// let model = try ManagedObjectModel(contentsOf: url)  // its entities are made as Note, Notebook, Tag
+/// ```
+///
+/// ## Where the classes come from
+///
+/// The model file names each entity's class (`representedClassName="Note"`). On a Mac, Core Data asks
+/// the Objective-C runtime for the class with that name, and the runtime knows every class of a module
+/// as soon as the module is loaded: the app's code never registers anything. Swift on Linux has no such
+/// lookup, so ObjectGraph keeps a table of classes by name (``ManagedObjectModel/register(_:)``),
+/// filled once per process, and resolves `representedClassName` through it as Core Data does through
+/// the runtime.
+///
+/// This target fills the table for its model: it declares both the classes and the model file, and it
+/// registers them at the one moment that always comes before the model can be loaded, the first time
+/// its ``bundle`` is asked for. Code that loads the model (the stages' managers, the exercises, the
+/// tests) therefore reads exactly as it would on a Mac: find the URL, call
+/// `ManagedObjectModel(contentsOf:)`, done. Not in the stage code, which a learner carries to a Mac
+/// where such a call means nothing; not in the engine, which cannot know an app's classes; and by class
+/// name, not entity name, because `representedClassName` is what Core Data binds. An app with a model
+/// of its own does the same in the module that declares its classes.
 public enum NotesModel {
   /// The bundle that carries `DataModel.xcdatamodeld` (SwiftPM's resource bundle for this target).
-  public static let bundle: Bundle = .module
+  ///
+  /// The first time it is asked for, it registers ``Note``, ``Notebook`` and ``Tag`` by class name,
+  /// so the model's entities are made as those classes (the type's documentation says why here).
+  public static let bundle: Bundle = {
+    ManagedObjectModel.register(Note.self)
+    ManagedObjectModel.register(Notebook.self)
+    ManagedObjectModel.register(Tag.self)
+    return .module
+  }()
 
   /// The model's name in the bundle.
   public static let name = "DataModel"
-
-  /// Makes ``Note``, ``Notebook`` and ``Tag`` the classes of their entities. Safe to call more than once.
-  public static func registerClasses() {
-    ManagedObjectModel.register(Note.self, forEntityName: "Note")
-    ManagedObjectModel.register(Notebook.self, forEntityName: "Notebook")
-    ManagedObjectModel.register(Tag.self, forEntityName: "Tag")
-  }
 }
 
 /// A note: a required title, an optional body, dates, maybe a notebook, any number of tags.

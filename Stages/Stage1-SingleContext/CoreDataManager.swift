@@ -5,22 +5,16 @@ import Synchronization
 
 /// # Stage 1: bring your own stack
 ///
-/// Xcode's "Use Core Data" checkbox puts the stack inside the app delegate and, when the store cannot
-/// be added, calls `abort()`. That is fine for a quick experiment and wrong for an app you ship: the
-/// stack is tangled with an object that has other jobs, it is hard to test, and a user whose store is
-/// damaged sees the app vanish instead of an error the app could handle.
+/// **Adds** a class of its own for the Core Data stack, `CoreDataManager`: the model, loaded by name
+/// from a bundle; a coordinator with one SQLite store; one main-queue context, built on first use and
+/// the only piece the app sees.
 ///
-/// This stage moves the stack into a class of its own, `CoreDataManager`, which owns the three
-/// classic pieces:
+/// **Why**: Xcode's template puts the stack in the app delegate and calls `abort()` when the store
+/// cannot be added. Here every failure (no such model, an unusable folder, a store that cannot be
+/// added) is thrown to whoever asked for the context, and the stack can be built in a test.
 ///
-/// 1. the **managed object model**, loaded by name from a bundle;
-/// 2. the **persistent store coordinator**, with one SQLite store that migrates automatically with an
-///    inferred mapping;
-/// 3. one **main-queue managed object context**, the only piece the rest of the app sees.
-///
-/// The model and the coordinator stay private. All three are built together the first time someone
-/// asks for ``mainContext``, and every failure (no such model, a folder that cannot be made, a store
-/// that cannot be added) is thrown to that caller: nothing here aborts.
+/// **Leaves** every save writing the file on the main queue while the user waits (the demo measures
+/// it; stage 2 removes it). The whole story: `Docs/01-single-context.md`.
 ///
 /// ```swift
 /// let manager = CoreDataManager(modelName: "DataModel")
@@ -30,9 +24,6 @@ import Synchronization
 /// note.createdAt = Date()
 /// try context.save()
 /// ```
-///
-/// The cost this stage leaves behind: the only context is on the main queue, so every save writes to
-/// disk on the main queue while the user waits. The stage 1 demo measures that stall; stage 2 removes it.
 public final class CoreDataManager: Sendable {
   /// The store file: `<store folder>/<model name>.sqlite`.
   public let storeURL: URL
@@ -122,13 +113,7 @@ public final class CoreDataManager: Sendable {
     guard let url = bundle.url(forResource: modelName, withExtension: "xcdatamodeld") else {
       throw CoreDataManagerError.modelNotFound(name: modelName, bundle: bundle.bundleURL.path)
     }
-    let model = try ManagedObjectModel(contentsOf: url)
-    if modelName == NotesModel.name && bundle.bundleURL == NotesModel.bundle.bundleURL {
-      // Core Data finds an entity's class (representedClassName) through the Objective-C runtime. Swift on
-      // Linux cannot look a class up by its name, so the tutorial's classes are registered by hand.
-      NotesModel.registerClasses()
-    }
-    return model
+    return try ManagedObjectModel(contentsOf: url)
   }
 
   private func makeCoordinator(model: ManagedObjectModel) throws -> PersistentStoreCoordinator {

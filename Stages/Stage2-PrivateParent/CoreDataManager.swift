@@ -5,31 +5,25 @@ import Synchronization
 
 /// # Stage 2: two is better than one
 ///
-/// Stage 1 had one context: on the main queue, holding the coordinator. Every save therefore wrote to
-/// the file on the main queue, and the user waited while SQLite worked. This stage keeps the same
-/// manager, the same lazy build and the same `mainContext`, and slides a second context underneath it:
+/// **Adds** a private-queue context under stage 1's main context: the private context alone holds the
+/// coordinator and writes the file; the main context becomes its child and stays the only piece the app
+/// sees. ``saveChanges(completion:)`` saves the main context first, synchronously, into its parent, then
+/// the private context, asynchronously, to disk.
+///
+/// **Why**: in stage 1 every save wrote the file on the main queue. Now the main queue only hands the
+/// changes one level up, in memory, and the disk write runs on the writer's own queue.
+///
+/// **Leaves** the store added on whichever thread first asks for the context (stage 3 moves it off the
+/// main queue) and big imports inserting on the main queue (stage 4). The whole story:
+/// `Docs/02-private-parent.md`.
 ///
 /// ```
-///  the app ──▶ mainContext (main queue)        save: changes go up one level, in memory
+///  the app ──▶ mainContext (main queue)       save(): up one level, in memory
 ///                   │ parent
-///                   ▼
-///              private context (own queue)     save: changes go to the file
+///              private context (own queue)    save(): to the file
 ///                   │
-///                   ▼
 ///              coordinator ──▶ DataModel.sqlite
 /// ```
-///
-/// 1. A **private-queue context** is now the only one that holds the coordinator. It has one job,
-///    writing to disk, and does it on its own queue. Nothing outside the manager sees it.
-/// 2. The **main-queue context** is its child. It is still the only piece the app sees, and the single
-///    source of truth for everything the user looks at or edits. Saving it hands its changes to the
-///    private context and stops there: nothing reaches the file until the private context saves.
-/// 3. ``saveChanges(completion:)`` is new and does both saves in the only order that works: the main
-///    context first, synchronously on the main queue, so that the private context holds every change;
-///    then the private context, asynchronously on its own queue, so the main queue does not wait for the
-///    disk write.
-///    A context with no changes is skipped. Failures are reported to the caller, never printed and
-///    ignored.
 ///
 /// ```swift
 /// let manager = CoreDataManager(modelName: "DataModel")
@@ -37,23 +31,10 @@ import Synchronization
 /// let note = Note(context: context)
 /// note.title = "Buy milk"
 /// note.createdAt = Date()
-/// try manager.saveChanges { result in  // runs on the main queue once the file is written
+/// try manager.saveChanges { result in  // on the main queue, once the file is written
 ///   if case .failure(let error) = result { showSaveFailedAlert(error) }
 /// }
 /// ```
-///
-/// Why a throwing call with a completion handler, not `async throws`: the two halves of the save
-/// promise different things, and this signature shows both. The main context's half is done by the
-/// time the call returns (its errors are thrown right there), so from then on the private context holds
-/// every change, whatever the app does next. The disk write finishes later, and its
-/// outcome arrives on the main queue, where the UI that would show an error lives. Apps save from
-/// synchronous places (resigning active, terminating) that cannot await; an `async` version called
-/// from there through a `Task` would save the main context at some later, unknown moment.
-///
-/// The cost this stage leaves behind: the store is still added on the thread that first asks for the
-/// context (stage 3 moves that off the main queue), and inserting thousands of objects in the main
-/// context is still main-queue work (stage 4 gives imports worker contexts). The stage 2 demo measures
-/// what is left of the main-queue stall next to stage 1's.
 public final class CoreDataManager: Sendable {
   /// The store file: `<store folder>/<model name>.sqlite`.
   public let storeURL: URL
@@ -212,13 +193,7 @@ public final class CoreDataManager: Sendable {
     guard let url = bundle.url(forResource: modelName, withExtension: "xcdatamodeld") else {
       throw CoreDataManagerError.modelNotFound(name: modelName, bundle: bundle.bundleURL.path)
     }
-    let model = try ManagedObjectModel(contentsOf: url)
-    if modelName == NotesModel.name && bundle.bundleURL == NotesModel.bundle.bundleURL {
-      // Core Data finds an entity's class (representedClassName) through the Objective-C runtime. Swift on
-      // Linux cannot look a class up by its name, so the tutorial's classes are registered by hand.
-      NotesModel.registerClasses()
-    }
-    return model
+    return try ManagedObjectModel(contentsOf: url)
   }
 
   private func makeCoordinator(model: ManagedObjectModel) throws -> PersistentStoreCoordinator {

@@ -7,7 +7,7 @@ import Testing
 @Suite("The command, parsed and run as a learner would")
 struct CommandTests {
   @Test func statusPrintsTheStagesTheExercisesAndWhatToDoNext() throws {
-    try TempRepo.with(stages: ["ObjectGraph", "Stage1-SingleContext"], packageSwift: #".executable(name: "stage1-demo")"#) { repo in
+    try TempRepo.with(stages: ["ObjectGraph", "Stage1-SingleContext"], demos: ["Stage1-SingleContext"]) { repo in
       try repo.addExercises()
       let recorder = OutputRecorder()
       let status = try runWorkshop(["status", "--root", repo.root.path], in: testEnvironment(recorder))
@@ -327,7 +327,7 @@ struct CommandTests {
   // MARK: Demo
 
   @Test func demoRunsTheStagesDemoWithItsArguments() throws {
-    try TempRepo.with(stages: ["ObjectGraph", "Stage1-SingleContext"], packageSwift: #".executable(name: "stage1-demo")"#) { repo in
+    try TempRepo.with(stages: ["ObjectGraph", "Stage1-SingleContext"], demos: ["Stage1-SingleContext"]) { repo in
       let runner = FakeRunner { _ in ("", 3) }
       let recorder = OutputRecorder()
       let status = try runWorkshop(

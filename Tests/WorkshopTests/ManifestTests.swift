@@ -6,16 +6,7 @@ import Testing
 @Suite("The exercise manifest")
 struct ManifestTests {
   private func problems(_ json: String) -> [String] {
-    do {
-      _ = try ExerciseManifest.parse(Data(json.utf8))
-      return []
-    } catch let WorkshopError.malformedManifest(path, problems) {
-      #expect(path == "Exercises/exercises.json")
-      return problems
-    } catch {
-      Issue.record("unexpected error \(error)")
-      return []
-    }
+    listProblems(path: "Exercises/exercises.json") { _ = try ExerciseManifest.parse(Data(json.utf8), stages: TempRepo.stageNumbers) }
   }
 
   @Test func parsesAGoodManifestWithDefaults() throws {
@@ -26,7 +17,7 @@ struct ManifestTests {
           "sources": ["Exercises/01-model-not-found/Sources"], "futureKey": true},
          {"id": "02-x", "stage": 2, "title": "Two", "testTarget": "Exercise02Tests", "sources": ["Exercises/02-x/Sources/A.swift"],
           "readme": "Exercises/02-x/TASK.md", "hints": "Docs/hints-02.md", "solution": "Exercises/Solutions/two"}]
-        """.utf8))
+        """.utf8), stages: TempRepo.stageNumbers)
     #expect(exercises.map(\.id) == ["01-model-not-found", "02-x"])
     let first = exercises[0]
     #expect(first.stage == 1 && first.title == "Find the model" && first.testTarget == "Exercise01Tests")
@@ -40,7 +31,7 @@ struct ManifestTests {
   }
 
   @Test func anEmptyManifestIsFine() throws {
-    #expect(try ExerciseManifest.parse(Data("[]".utf8)).isEmpty)
+    #expect(try ExerciseManifest.parse(Data("[]".utf8), stages: TempRepo.stageNumbers).isEmpty)
   }
 
   @Test func invalidJSONSaysSo() {
@@ -75,9 +66,10 @@ struct ManifestTests {
   @Test func meaningProblemsAreAllListed() {
     let found = problems(
       #"""
-      [{"id": "01-a", "stage": 7, "title": " ", "testTarget": "T1", "sources": []},
-       {"id": "01-a", "stage": 1, "title": "B", "testTarget": "T1", "sources": ["/etc/passwd", "Exercises/../../x"]},
-       {"id": "bad id", "stage": 1, "title": "C", "testTarget": "Bad-Target", "sources": ["Exercises/c"], "starterHash": "abc"}]
+      [{"id": "01-a", "stage": 7, "title": " ", "testTarget": "T1Tests", "sources": []},
+       {"id": "01-a", "stage": 1, "title": "B", "testTarget": "T1Tests", "sources": ["/etc/passwd", "Exercises/../../x"]},
+       {"id": "bad id", "stage": 1, "title": "C", "testTarget": "Bad-Target", "sources": ["Exercises/c"], "starterHash": "abc"},
+       {"id": "04-d", "stage": 2, "title": "D", "testTarget": "Exercise04", "sources": ["Exercises/04-d/Sources"]}]
       """#)
     #expect(
       found == [
@@ -85,12 +77,13 @@ struct ManifestTests {
         #"entry 1 ("01-a"): "title" is empty"#,
         #"entry 1 ("01-a"): "sources" is empty; list the files or folders the learner edits"#,
         #"entry 2 ("01-a"): the id "01-a" is used twice"#,
-        #"entry 2 ("01-a"): the test target "T1" belongs to another exercise too"#,
+        #"entry 2 ("01-a"): the test target "T1Tests" belongs to another exercise too"#,
         #"entry 2 ("01-a"): "/etc/passwd" should be a path relative to the workspace root, without "..""#,
         #"entry 2 ("01-a"): "Exercises/../../x" should be a path relative to the workspace root, without "..""#,
         #"entry 3 ("bad id"): "id" should be a non-empty name of letters, digits, '-', '_' or '.' (it names a folder)"#,
         #"entry 3 ("bad id"): "testTarget" should be the name of a test target, like "Exercise01Tests""#,
         #"entry 3 ("bad id"): "starterHash" should be 64 hex digits (`swift run workshop starter-hashes` prints it)"#,
+        #"entry 4 ("04-d"): "testTarget" should end in "Tests", like "Exercise01Tests" (Exercises/Package.swift names the starter's target "Exercise01" after it)"#,
       ])
   }
 

@@ -46,12 +46,15 @@ struct RepoAndPrerequisitesTests {
     #expect(ExecutableLocator.find("swift", pathVariable: path) { _ in false } == nil)
   }
 
-  @Test func stagesArePresentWhenTheirFolderIsAndHaveDemosWhenPackageSwiftSaysSo() throws {
+  @Test func stagesArePresentWhenTheirFolderIsAndHaveDemosWhenTheListNamesOneAndItsSourcesAreThere() throws {
+    // Stage 0 has a Demo folder but the list names no demo for it; stage 2 has a demo in the list and in
+    // Package.swift, but no Demo folder: the list and the folders decide, Package.swift is not read.
     try TempRepo.with(
-      stages: ["ObjectGraph", "Stage1-SingleContext", "Stage2-PrivateParent"],
-      packageSwift: #".executable(name: "stage1-demo", targets: ["Stage1Demo"]), .executable(name: "stage3-demo", targets: [])"#
+      stages: ["ObjectGraph", "Stage1-SingleContext", "Stage2-PrivateParent"], demos: ["ObjectGraph", "Stage1-SingleContext"]
     ) { repo in
-      let survey = StageAvailability.survey(root: repo.root)
+      try repo.write("Package.swift", #".executable(name: "stage2-demo", targets: ["Stage2Demo"])"#)
+      let survey = StageAvailability.survey(root: repo.root, stages: try StageCatalog.load(root: repo.root))
+      #expect(survey.map(\.stage.number) == [0, 1, 2, 3, 4])
       #expect(survey.map(\.isPresent) == [true, true, true, false, false])
       #expect(survey.map(\.hasDemo) == [false, true, false, false, false])
     }

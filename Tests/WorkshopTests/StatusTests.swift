@@ -24,7 +24,7 @@ struct StatusTests {
   }
 
   @Test func withoutExercisesTheStagesAndTheNextStepAreShown() throws {
-    try TempRepo.with(stages: ["ObjectGraph", "Stage1-SingleContext"], packageSwift: #".executable(name: "stage1-demo")"#) { repo in
+    try TempRepo.with(stages: ["ObjectGraph", "Stage1-SingleContext"], demos: ["Stage1-SingleContext"]) { repo in
       let report = StatusReport.compute(root: repo.root)
       #expect(report.exercises == .notInCheckout)
       #expect(report.updatedProgress == nil)

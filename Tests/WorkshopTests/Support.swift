@@ -5,13 +5,34 @@ import Testing
 
 @testable import Workshop
 
-/// A throwaway workspace in a temporary folder: Package.swift, Stages/ with the given stages, and
-/// whatever files a test adds. Removed when the test's closure returns.
+/// A throwaway workspace in a temporary folder: Package.swift, a stage list, Stages/ with the given
+/// stages (and `Demo/` folders for the given demos), and whatever files a test adds. Removed when the
+/// test's closure returns.
 struct TempRepo {
   let root: URL
 
+  /// A stage list shaped like the workspace's: stages 0 to 4, stages 1 to 4 with demos.
+  static let stageList = #"""
+    [
+      {"number": 0, "title": "The engine: ObjectGraph", "folder": "Stages/ObjectGraph", "adds": "the engine"},
+      {"number": 1, "title": "Single context", "folder": "Stages/Stage1-SingleContext", "adds": "one context", "demo": "stage1-demo"},
+      {"number": 2, "title": "Private parent, main child", "folder": "Stages/Stage2-PrivateParent", "adds": "two contexts",
+       "demo": "stage2-demo"},
+      {"number": 3, "title": "Asynchronous loading", "folder": "Stages/Stage3-AsyncLoading", "adds": "a callback", "demo": "stage3-demo"},
+      {"number": 4, "title": "Workers and injection", "folder": "Stages/Stage4-WorkersAndInjection", "adds": "workers",
+       "demo": "stage4-demo"}
+    ]
+    """#
+
+  /// The numbers of ``stageList``'s stages.
+  static let stageNumbers = [0, 1, 2, 3, 4]
+
+  /// - Parameters:
+  ///   - stages: the folders under `Stages/` to make.
+  ///   - demos: the stage folders that get a `Demo/` folder.
+  ///   - stageList: the text of `Stages/stages.json`, or `nil` for none.
   static func with<R>(
-    stages: [String] = ["ObjectGraph"], packageSwift: String = "// swift-tools-version: 6.0\n", _ body: (TempRepo) throws -> R
+    stages: [String] = ["ObjectGraph"], demos: [String] = [], stageList: String? = TempRepo.stageList, _ body: (TempRepo) throws -> R
   )
     throws -> R
   {
@@ -19,8 +40,11 @@ struct TempRepo {
     try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: root) }
     let repo = TempRepo(root: root)
-    try repo.write("Package.swift", packageSwift)
+    try repo.write("Package.swift", "// swift-tools-version: 6.0\n")
+    try repo.makeFolder("Stages")
+    if let stageList { try repo.write("Stages/stages.json", stageList) }
     for stage in stages { try repo.makeFolder("Stages/\(stage)") }
+    for demo in demos { try repo.makeFolder("Stages/\(demo)/Demo") }
     return try body(repo)
   }
 
@@ -134,5 +158,20 @@ func runWorkshop(_ arguments: [String], in environment: WorkshopEnvironment) thr
     return 0
   } catch let exit as ExitCode {
     return exit.rawValue
+  }
+}
+
+/// The problems a list's parser reports (`WorkshopError.malformedManifest`), after checking that they
+/// name the file at `path`; none when `parse` succeeds.
+func listProblems(path: String, _ parse: () throws -> Void) -> [String] {
+  do {
+    try parse()
+    return []
+  } catch let WorkshopError.malformedManifest(reported, problems) {
+    #expect(reported == path)
+    return problems
+  } catch {
+    Issue.record("unexpected error \(error)")
+    return []
   }
 }

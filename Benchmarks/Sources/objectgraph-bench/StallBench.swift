@@ -20,7 +20,6 @@ enum StallBench {
   }
 
   static func run(count: Int, in directory: URL) throws -> Result {
-    NotesModel.registerClasses()
     let outcome = Outcome()
     DispatchQueue.main.async {
       MainActor.assumeIsolated {

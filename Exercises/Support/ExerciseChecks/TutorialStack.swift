@@ -4,9 +4,8 @@ import ObjectGraph
 
 /// The tutorial's data model and a small stack on it, built the plain way, for checks that need a store.
 public enum TutorialStack {
-  /// Loads `DataModel` from ``NotesModel/bundle`` and registers the `Note`, `Notebook` and `Tag` classes.
+  /// Loads `DataModel` from ``NotesModel/bundle``; its entities are made as `Note`, `Notebook` and `Tag`.
   public static func model() throws -> ManagedObjectModel {
-    NotesModel.registerClasses()
     guard let url = NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld") else {
       throw ObjectGraphError(.modelInvalid, "The checks could not find DataModel.xcdatamodeld in \(NotesModel.bundle.bundleURL.path).")
     }

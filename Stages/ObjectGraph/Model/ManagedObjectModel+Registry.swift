@@ -2,12 +2,24 @@ import Foundation
 
 /// Which Swift class stands for which entity, for models loaded from Xcode files.
 ///
-/// An Xcode model names a class per entity (`representedClassName`); Swift on Linux has no runtime
-/// lookup by class name, so an app registers its subclasses once, before fetching:
+/// An Xcode model names a class per entity (`representedClassName`). Core Data on Apple platforms
+/// asks the Objective-C runtime for the class of that name, which knows every class of a loaded module.
+/// Swift on Linux has no lookup by class name, so this table stands in for the runtime: classes are
+/// registered once per process, by name, and an entity's ``EntityDescription/managedObjectClass``
+/// resolves its `representedClassName` through it when the model is used, as Core Data's does.
+///
+/// Register in the module that declares the classes, at a moment that always comes before its model
+/// can be loaded (the tutorial's `NotesModel` does it when its resource bundle is first asked for), so
+/// that the code that loads the model stays what it is on a Mac: `ManagedObjectModel(contentsOf: url)`.
 ///
 /// ```swift
-/// ManagedObjectModel.register(Note.self, forEntityName: "Note")
+/// public static let bundle: Bundle = {
+///   ManagedObjectModel.register(Note.self)  // for every entity whose representedClassName is "Note"
+///   return .module
+/// }()
 /// ```
+///
+/// ``register(_:forEntityName:)`` ties a class to one entity instead, whatever its class name says.
 extension ManagedObjectModel {
   private static let registry = Locked<[String: ManagedObject.Type]>([:])
 
@@ -17,6 +29,9 @@ extension ManagedObjectModel {
   }
 
   /// Makes instances of every entity whose `representedClassName` is the type's name be created as `type`.
+  ///
+  /// The name is the type's own (`Note`); a `representedClassName` with a module prefix (`MyApp.Note`,
+  /// Xcode's `$(PRODUCT_MODULE_NAME).Note`) matches it too. Registering again replaces the class.
   public static func register(_ type: ManagedObject.Type) {
     registry.withLock { $0["class:" + String(describing: type)] = type }
   }

@@ -18,19 +18,19 @@ struct DemoCommand: ParsableCommand {
   func run() throws {
     try withWorkshopEnvironment { environment in
       let root = try common.workspaceRoot(environment)
-      guard StageCatalog.stage(stage) != nil else { throw WorkshopError.unknownStage(stage) }
-      let stages = StageAvailability.survey(root: root)
+      let catalog = try StageCatalog.load(root: root)
+      let wanted = try StageCatalog.stage(stage, in: catalog)
+      let stages = StageAvailability.survey(root: root, stages: catalog)
       let withDemos = stages.filter(\.hasDemo).map(\.stage)
-      guard let availability = stages.first(where: { $0.stage.number == stage }), availability.hasDemo else {
-        let wanted = StageCatalog.stage(stage) ?? StageCatalog.all[0]
-        if stages.contains(where: { $0.stage.number == stage && !$0.isPresent }) {
+      guard let demo = wanted.demo, stages.contains(where: { $0.stage == wanted && $0.hasDemo }) else {
+        if stages.contains(where: { $0.stage == wanted && !$0.isPresent }) {
           throw WorkshopError.stageNotInCheckout(wanted, available: withDemos)
         }
         throw WorkshopError.noDemo(wanted, available: withDemos)
       }
       try Prerequisites.require(environment)
       let swift = try ExecutableLocator.swift(in: environment)
-      let swiftArguments = ["run", availability.stage.demoProduct] + arguments
+      let swiftArguments = ["run", demo] + arguments
       environment.output.line(environment.style.dim("▶ swift \(swiftArguments.joined(separator: " "))  (the first run builds it)"))
       let status = try environment.runner.runAttached(swift, arguments: swiftArguments, in: root)
       if status != 0 { throw ExitCode(status) }

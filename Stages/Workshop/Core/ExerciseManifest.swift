@@ -1,14 +1,18 @@
 import Foundation
 
 // The exercise manifest: `Exercises/exercises.json`, a JSON array with one object per exercise, in the
-// order a learner should do them. Paths are relative to the workspace root.
+// order a learner should do them. Paths are relative to the workspace root. It is the only list of the
+// exercises: `Exercises/Package.swift` reads it too, and makes three targets per entry: the starter
+// `<testTarget without "Tests">` from `Exercises/<id>/Sources`, the reference solution
+// `<starter>Solution` from `Exercises/Solutions/<id>`, and the checks `<testTarget>` from
+// `Exercises/Tests/<id>`.
 //
 //   [
 //     {
 //       "id": "01-model-not-found",                          required: the folder-style name learners type
-//       "stage": 1,                                          required: 0…4, the stage the exercise belongs to
+//       "stage": 1,                                          required: a stage number of Stages/stages.json
 //       "title": "Find the model",                           required: one line
-//       "testTarget": "Exercise01Tests",                     required: the test target in Exercises/Package.swift
+//       "testTarget": "Exercise01Tests",                     required: the checks' test target; ends in "Tests"
 //       "sources": ["Exercises/01-model-not-found/Sources"], required: the files or folders the learner edits
 //       "readme": "Exercises/01-model-not-found/README.md",  optional, this is the default
 //       "hints": "Exercises/01-model-not-found/HINTS.md",    optional, this is the default
@@ -68,87 +72,41 @@ struct Exercise: Sendable, Equatable, Decodable {
   }
 }
 
-/// Reads and checks `Exercises/exercises.json`.
+/// Reads and checks `Exercises/exercises.json`, the one list of exercises: the workshop reads it here,
+/// `Exercises/Package.swift` makes each entry's targets from it, and the docs tests check the exercise
+/// tables of the READMEs against it.
 enum ExerciseManifest {
   static let path = "Exercises/exercises.json"
   static let packagePath = "Exercises/Package.swift"
 
-  /// The exercises, or `nil` when this checkout has no manifest yet (which is not an error).
+  private static let list = JSONList(
+    path: path, entryShape: #"{"id": …, "stage": …, …}"#, nameKey: "id", contents: "exercises")
+
+  /// The exercises, or `nil` when this checkout has no manifest yet (which is not an error). Their stages
+  /// are checked against the stage list, `Stages/stages.json`.
   static func load(root: URL) throws -> [Exercise]? {
-    let url = root.appendingPathComponent(path)
-    guard FileManager.default.fileExists(atPath: url.path) else { return nil }
-    let data: Data
-    do {
-      data = try Data(contentsOf: url)
-    } catch {
-      throw WorkshopError.malformedManifest(path: path, problems: ["it cannot be read: \(error.localizedDescription)"])
-    }
-    return try parse(data)
+    guard let data = try list.read(root: root) else { return nil }
+    let stages = try StageCatalog.load(root: root)
+    return try parse(data, stages: stages.map(\.number))
   }
 
   /// Parses and validates a manifest; every problem found is in the thrown error.
-  static func parse(_ data: Data) throws -> [Exercise] {
-    let json: Any
-    do {
-      json = try JSONSerialization.jsonObject(with: data)
-    } catch {
-      var detail = describe(error)
-      if let match = detail.firstMatch(of: #/around character (\d+)/#), let offset = Int(match.1) {
-        let before = data.prefix(offset)
-        let line = before.filter { $0 == UInt8(ascii: "\n") }.count + 1
-        let column = offset - (before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0) + 1
-        detail += " That is line \(line), column \(column)."
-      }
-      throw WorkshopError.malformedManifest(path: path, problems: ["it is not valid JSON (\(detail))"])
-    }
-    guard let entries = json as? [Any] else {
-      throw WorkshopError.malformedManifest(
-        path: path, problems: ["it should be a JSON array of exercises: [{\"id\": …, \"stage\": …, …}, …]"])
-    }
-    let ids = entries.map { ($0 as? [String: Any])?["id"] as? String }
-    func entryName(_ codingPath: [any CodingKey]) -> String {
-      guard let index = codingPath.first?.intValue else { return "the manifest" }
-      if index < ids.count, let id = ids[index] { return "entry \(index + 1) (\"\(id)\")" }
-      return "entry \(index + 1)"
-    }
-    func keyName(_ codingPath: [any CodingKey]) -> String {
-      codingPath.dropFirst().map { $0.intValue.map { "[\($0)]" } ?? "\"\($0.stringValue)\"" }.joined(separator: " ")
-    }
-
-    let exercises: [Exercise]
-    do {
-      exercises = try JSONDecoder().decode([Exercise].self, from: data)
-    } catch let DecodingError.keyNotFound(key, context) {
-      let name = entryName(context.codingPath + [key])
-      throw WorkshopError.malformedManifest(path: path, problems: ["\(name) has no \"\(key.stringValue)\""])
-    } catch let DecodingError.typeMismatch(type, context) {
-      let wanted = describe(type)
-      let message =
-        context.codingPath.count <= 1
-        ? "\(entryName(context.codingPath)) should be an object ({\"id\": …})"
-        : "\(entryName(context.codingPath)): \(keyName(context.codingPath)) should be \(wanted)"
-      throw WorkshopError.malformedManifest(path: path, problems: [message])
-    } catch let DecodingError.valueNotFound(type, context) {
-      let message = "\(entryName(context.codingPath)): \(keyName(context.codingPath)) is null; it should be \(describe(type))"
-      throw WorkshopError.malformedManifest(path: path, problems: [message])
-    } catch {
-      throw WorkshopError.malformedManifest(path: path, problems: [describe(error)])
-    }
-
-    let problems = validate(exercises)
+  /// - Parameter stages: the stage numbers an exercise may belong to.
+  static func parse(_ data: Data, stages: [Int]) throws -> [Exercise] {
+    let exercises = try list.decode(data, as: Exercise.self)
+    let problems = validate(exercises, stages: stages)
     guard problems.isEmpty else { throw WorkshopError.malformedManifest(path: path, problems: problems) }
     return exercises
   }
 
   /// What is wrong with well-formed entries: empty or duplicate names, stages out of range, unsafe paths.
-  static func validate(_ exercises: [Exercise]) -> [String] {
+  static func validate(_ exercises: [Exercise], stages stageNumbers: [Int]) -> [String] {
     var problems: [String] = []
     var seenIDs: Set<String> = []
     var seenTargets: Set<String> = []
-    let stageNumbers = StageCatalog.all.map(\.number)
     for (index, exercise) in exercises.enumerated() {
       let name = exercise.id.isEmpty ? "entry \(index + 1)" : "entry \(index + 1) (\"\(exercise.id)\")"
-      if !isSimpleName(exercise.id, allowing: "-_.") {
+      if !JSONList.isSimpleName(exercise.id, allowing: "-_.") {
         problems.append("\(name): \"id\" should be a non-empty name of letters, digits, '-', '_' or '.' (it names a folder)")
       } else if !seenIDs.insert(exercise.id).inserted {
         problems.append("\(name): the id \"\(exercise.id)\" is used twice")
@@ -160,8 +118,12 @@ enum ExerciseManifest {
       if exercise.title.trimmingCharacters(in: .whitespaces).isEmpty {
         problems.append("\(name): \"title\" is empty")
       }
-      if !isSimpleName(exercise.testTarget, allowing: "_") {
+      if !JSONList.isSimpleName(exercise.testTarget, allowing: "_") {
         problems.append("\(name): \"testTarget\" should be the name of a test target, like \"Exercise01Tests\"")
+      } else if !exercise.testTarget.hasSuffix("Tests") || exercise.testTarget == "Tests" {
+        problems.append(
+          "\(name): \"testTarget\" should end in \"Tests\", like \"Exercise01Tests\" (Exercises/Package.swift names the starter's target \"Exercise01\" after it)"
+        )
       } else if !seenTargets.insert(exercise.testTarget).inserted {
         problems.append("\(name): the test target \"\(exercise.testTarget)\" belongs to another exercise too")
       }
@@ -169,7 +131,7 @@ enum ExerciseManifest {
         problems.append("\(name): \"sources\" is empty; list the files or folders the learner edits")
       }
       let paths = exercise.sources + [exercise.readme, exercise.hints, exercise.solution].compactMap { $0 }
-      for path in paths where !isSafeRelativePath(path) {
+      for path in paths where !JSONList.isSafeRelativePath(path) {
         problems.append("\(name): \"\(path)\" should be a path relative to the workspace root, without \"..\"")
       }
       if let hash = exercise.starterHash, hash.count != 64 || !hash.allSatisfy(\.isHexDigit) {
@@ -177,35 +139,6 @@ enum ExerciseManifest {
       }
     }
     return problems
-  }
-
-  private static func isSimpleName(_ name: String, allowing extra: String) -> Bool {
-    guard let first = name.unicodeScalars.first, first.properties.isAlphabetic || ("0"..."9").contains(first) else { return false }
-    return name.unicodeScalars.allSatisfy {
-      $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || extra.unicodeScalars.contains($0))
-    }
-  }
-
-  private static func isSafeRelativePath(_ path: String) -> Bool {
-    !path.isEmpty && !path.hasPrefix("/") && !path.hasPrefix("~") && !path.split(separator: "/").contains("..")
-  }
-
-  private static func describe(_ type: Any.Type) -> String {
-    switch type {
-    case is Int.Type: return "a whole number"
-    case is String.Type: return "a string"
-    case is [String].Type: return "a list of strings"
-    case is [Any].Type: return "a list"
-    case is [String: Any].Type: return "an object"
-    default: return "a \(type)"
-    }
-  }
-
-  private static func describe(_ error: any Error) -> String {
-    if case DecodingError.dataCorrupted(let context) = error { return context.debugDescription }
-    let nsError = error as NSError
-    if let detail = nsError.userInfo[NSDebugDescriptionErrorKey] as? String { return detail }
-    return error.localizedDescription
   }
 
   /// Finds an exercise by id, by number ("1" or "01" for "01-…"), or by an unambiguous prefix of its id.

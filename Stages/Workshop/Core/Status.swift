@@ -51,6 +51,7 @@ struct ExerciseStatus: Sendable, Equatable {
 struct StatusReport: Sendable, Equatable {
   enum Exercises: Sendable, Equatable {
     case notInCheckout
+    /// The exercise list, or the stage list it depends on, cannot be used: the error, which names the file.
     case malformed(String)
     case listed([ExerciseStatus])
   }
@@ -62,8 +63,14 @@ struct StatusReport: Sendable, Equatable {
   let updatedProgress: WorkshopProgress?
 
   static func compute(root: URL) -> StatusReport {
-    let stages = StageAvailability.survey(root: root)
+    let stages: [StageAvailability]
     let manifest: [Exercise]
+    do {
+      // Without the stage list, neither the stages nor the exercises (which belong to stages) can be shown.
+      stages = StageAvailability.survey(root: root, stages: try StageCatalog.load(root: root))
+    } catch {
+      return StatusReport(stages: [], exercises: .malformed(String(describing: error)), progressWarning: nil, updatedProgress: nil)
+    }
     do {
       guard let loaded = try ExerciseManifest.load(root: root) else {
         return StatusReport(stages: stages, exercises: .notInCheckout, progressWarning: nil, updatedProgress: nil)
@@ -90,8 +97,10 @@ struct StatusReport: Sendable, Equatable {
   /// The one thing to do next.
   var next: String {
     switch exercises {
-    case .malformed:
-      return "Next: fix \(ExerciseManifest.path) (or ask whoever wrote it), then run `swift run workshop` again."
+    case .malformed(let message):
+      // The message starts with the file's path (`<path> is malformed: …`).
+      let file = [StageCatalog.path, ExerciseManifest.path].first { message.hasPrefix($0 + " ") } ?? "the file named above"
+      return "Next: fix \(file) (or ask whoever wrote it), then run `swift run workshop` again."
     case .notInCheckout:
       if let demo = stages.first(where: \.hasDemo) {
         return "Next: read README.md, then run stage \(demo.stage.number)'s demo: `swift run workshop demo \(demo.stage.number)`."

@@ -9,7 +9,7 @@ enum WorkshopError: Error, Equatable, CustomStringConvertible {
   case exercisesPackageMissing(String)
   case unknownExercise(String, known: [String])
   case ambiguousExercise(String, matches: [String])
-  case unknownStage(Int)
+  case unknownStage(Int, known: [Int])
   case stageNotInCheckout(Stage, available: [Stage])
   case noDemo(Stage, available: [Stage])
   case missingPrerequisites([String])
@@ -38,9 +38,9 @@ enum WorkshopError: Error, Equatable, CustomStringConvertible {
       return "There is no exercise \"\(name)\". Exercises: \(list). (`swift run workshop list` shows them.)"
     case .ambiguousExercise(let name, let matches):
       return "\"\(name)\" could be any of \(matches.joined(separator: ", ")): give more of the id."
-    case .unknownStage(let number):
-      let range = "\(StageCatalog.all.first?.number ?? 0)–\(StageCatalog.all.last?.number ?? 4)"
-      return "There is no stage \(number): the stages are numbered \(range)."
+    case .unknownStage(let number, let known):
+      guard let first = known.first, let last = known.last else { return "There is no stage \(number): \(StageCatalog.path) lists none." }
+      return "There is no stage \(number): the stages are numbered \(first)–\(last)."
     case .stageNotInCheckout(let stage, let available):
       return "Stage \(stage.number) (\(stage.title)) is not in this checkout yet, so it has no demo to run. \(Self.demoList(available))"
     case .noDemo(let stage, let available):
