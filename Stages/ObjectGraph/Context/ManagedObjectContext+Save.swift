@@ -54,6 +54,27 @@ extension ManagedObjectContext {
 
   private func saveOnQueue(_ confined: Confined) throws {
     guard confined.hasChanges else { return }
+    let inserted = try prepareForSave(confined)
+    let store = try parentStore()
+    let updated = Array(confined.updated).filter { !$0.state.isDeleted }
+    // An object deleted here that still has a temporary ID was saved to a parent context earlier (objects
+    // never saved anywhere left `deleted` in propagateDeletes): the parent holds it, under that ID or the
+    // permanent one it has since given it, and must delete it too.
+    let deleted = Array(confined.deleted).filter { !$0.state.isInserted }
+    let request = saveRequest(inserted: inserted.objects, updated: updated, deleted: deleted)
+    let result = try store.save(request)
+    apply(result, of: request, inserted: inserted.objects, updated: updated, confined)
+    let deletedObjects = forgetDeleted(keeping: result, confined)
+    confined.clearInserted()
+    confined.updated = []
+    confined.deleted = []
+    confined.propagated = []
+    postDidSave(inserted: inserted.announced, insertedIDs: Set(result.insertedIDs), updated: Set(updated), deleted: deletedObjects)
+  }
+
+  /// Step 1 of a save: delete rules, `willSave()`, validation. Returns the inserted objects in order, and
+  /// the same as a set for the did-save notification.
+  private func prepareForSave(_ confined: Confined) throws -> (objects: [ManagedObject], announced: Set<ManagedObject>) {
     propagateDeletes(confined)
     let announced = postObjectsDidChange(confined)
     let insertsBefore = (end: confined.inserted.endPosition, count: confined.inserted.count)
@@ -68,14 +89,12 @@ extension ManagedObjectContext {
       announced.count == insertsBefore.count && insertsBefore == (confined.inserted.endPosition, confined.inserted.count)
       ? announced : Set(inserted)
     try validate(confined, inserted: inserted)
+    return (inserted, insertedSet)
+  }
 
-    let coordinator = try parentStore()
-    let updated = Array(confined.updated).filter { !$0.state.isDeleted }
-    // An object deleted here that still has a temporary ID was saved to a parent context earlier (objects
-    // never saved anywhere left `deleted` in propagateDeletes): the parent holds it, under that ID or the
-    // permanent one it has since given it, and must delete it too.
-    let deleted = Array(confined.deleted).filter { !$0.state.isInserted }
-
+  /// Step 2: everything the store writes, gathered before its transaction starts, so the store never calls
+  /// back into the context.
+  private func saveRequest(inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject]) -> StoreSaveRequest {
     var request = StoreSaveRequest(mergePolicy: mergePolicy)
     for object in inserted {
       var values = object.values
@@ -97,10 +116,15 @@ extension ManagedObjectContext {
     for object in deleted {
       request.deletes.append(.init(id: object.objectID, entity: object.entity, expectedVersion: object.snapshot?.version ?? 0))
     }
+    return request
+  }
 
-    let result = try coordinator.save(request)
-
-    // The store has it all: bring the context in line.
+  /// Step 3: the store has it all; bring the context in line: permanent IDs replace temporary ones (a
+  /// parent remembers the pairs for its children), saved objects take their new row versions, or the
+  /// stored values a merge policy chose.
+  private func apply(
+    _ result: StoreSaveResult, of request: StoreSaveRequest, inserted: [ManagedObject], updated: [ManagedObject], _ confined: Confined
+  ) {
     var versions: [ObjectIdentifier: Int64] = [:]
     for object in updated {
       versions[ObjectIdentifier(object)] = result.versions[object.objectID]
@@ -151,7 +175,12 @@ extension ManagedObjectContext {
       object.state.isInserted = false
       object.state.isUpdated = false
     }
-    var deletedObjects = confined.deleted
+  }
+
+  /// Step 4: deleted objects leave the context, unless a merge policy kept their row (it changed
+  /// elsewhere). Returns the objects really deleted, for the did-save notification.
+  private func forgetDeleted(keeping result: StoreSaveResult, _ confined: Confined) -> Set<ManagedObject> {
+    var deleted = confined.deleted
     for object in confined.deleted {
       if let kept = result.refreshed[object.objectID] {
         // A merge policy kept the row (it changed elsewhere): the delete is undone.
@@ -159,18 +188,14 @@ extension ManagedObjectContext {
         object.values = kept.values
         object.changedSlots = []
         object.state.isDeleted = false
-        deletedObjects.remove(object)
+        deleted.remove(object)
         continue
       }
       confined.registry[object.objectID] = nil
       object.state.isDeleted = false
       object.managedObjectContext = nil
     }
-    confined.clearInserted()
-    confined.updated = []
-    confined.deleted = []
-    confined.propagated = []
-    postDidSave(inserted: insertedSet, insertedIDs: Set(result.insertedIDs), updated: Set(updated), deleted: deletedObjects)
+    return deleted
   }
 
   private func postDidSave(
