@@ -62,119 +62,73 @@ struct SQLiteSchema: Sendable {
   let byIdentity: [ObjectIdentifier: EntityMapping]
 
   init(entities all: [EntityDescription]) {
-    // Number entities: roots by name, each followed by its subentities depth first.
-    var ordered: [EntityDescription] = []
-    func visit(_ entity: EntityDescription) {
-      ordered.append(entity)
-      for child in entity.subentities.sorted(by: { $0.name < $1.name }) { visit(child) }
-    }
-    let included = Set(all.map { ObjectIdentifier($0) })
-    for root in all.filter({ $0.superentity == nil || !included.contains(ObjectIdentifier($0.rootEntity)) })
-      .sorted(by: { $0.name < $1.name })
-    {
-      visit(root)
-    }
-    var numbers: [String: Int64] = [:]
-    for (index, entity) in ordered.enumerated() { numbers[entity.name] = Int64(index + 1) }
-    var entityByNumber: [Int64: EntityDescription] = [:]
-    for entity in ordered { entityByNumber[numbers[entity.name] ?? 0] = entity }
+    var builder = Builder(entities: all)
+    for entity in builder.ordered { builder.map(entity) }
+    tables = builder.tables
+    joinTables = builder.joinTables
+    entities = builder.mappings
+    entityByNumber = Dictionary(builder.ordered.map { (builder.numbers[$0.name] ?? 0, $0) }, uniquingKeysWith: { a, _ in a })
+    byIdentity = Dictionary(builder.mappings.values.map { (ObjectIdentifier($0.entity), $0) }, uniquingKeysWith: { a, _ in a })
+  }
 
+  /// Works out the schema entity by entity: numbers, tables, columns and join tables, in Core Data's
+  /// layout. Each kind of property has its own step.
+  private struct Builder {
+    /// Roots by name, each followed by its subentities depth first: the order entities are numbered in.
+    let ordered: [EntityDescription]
+    /// Entity numbers (`Z_ENT`), from 1 in `ordered`'s order.
+    let numbers: [String: Int64]
     var tables: [String: Table] = [:]
     var joinTables: [String: JoinTable] = [:]
     var mappings: [String: EntityMapping] = [:]
-    var usedColumns: [String: Set<String>] = [:]
-    // Columns already assigned to a property of a hierarchy, keyed by "<table>.<entity that declares it>.<name>".
-    var assigned: [String: String] = [:]
+    private var usedColumns: [String: Set<String>] = [:]
+    /// Columns already assigned to a property of a hierarchy, keyed by "<table>.<entity that declares it>.<name>".
+    private var assigned: [String: String] = [:]
 
-    func tableName(_ entity: EntityDescription) -> String { "Z" + Self.sqlName(entity.rootEntity.name) }
-
-    func column(for property: String, declaredBy owner: EntityDescription, in table: String) -> String {
-      let key = "\(table).\(owner.name).\(property)"
-      if let existing = assigned[key] { return existing }
-      var name = "Z" + Self.sqlName(property)
-      var suffix = 1
-      while usedColumns[table, default: ["Z_PK", "Z_ENT", "Z_OPT"]].contains(name) {
-        name = "Z" + Self.sqlName(property) + "\(suffix)"
-        suffix += 1
+    init(entities all: [EntityDescription]) {
+      var ordered: [EntityDescription] = []
+      func visit(_ entity: EntityDescription) {
+        ordered.append(entity)
+        for child in entity.subentities.sorted(by: { $0.name < $1.name }) { visit(child) }
       }
-      usedColumns[table, default: ["Z_PK", "Z_ENT", "Z_OPT"]].insert(name)
-      assigned[key] = name
-      return name
+      let included = Set(all.map { ObjectIdentifier($0) })
+      for root in all.filter({ $0.superentity == nil || !included.contains(ObjectIdentifier($0.rootEntity)) })
+        .sorted(by: { $0.name < $1.name })
+      {
+        visit(root)
+      }
+      self.ordered = ordered
+      var numbers: [String: Int64] = [:]
+      for (index, entity) in ordered.enumerated() { numbers[entity.name] = Int64(index + 1) }
+      self.numbers = numbers
     }
 
-    func declaringEntity(of name: String, in entity: EntityDescription) -> EntityDescription {
-      var current = entity
-      while let parent = current.superentity, parent.propertiesByName[name] != nil { current = parent }
-      return current
-    }
-
-    for entity in ordered {
-      let table = tableName(entity)
+    /// The mapping of one entity: where each of its slots is stored.
+    mutating func map(_ entity: EntityDescription) {
+      let table = Self.tableName(entity)
       if tables[table] == nil { tables[table] = Table(name: table, rootEntityName: entity.rootEntity.name, columns: []) }
       var storage: [SlotStorage] = []
       for slot in entity.layout.slots {
-        let owner = declaringEntity(of: slot.name, in: entity)
+        let owner = Self.declaringEntity(of: slot.name, in: entity)
         guard slot.isPersistent else {
           storage.append(.none)
           continue
         }
         if let attribute = slot.attribute {
-          let name = column(for: slot.name, declaredBy: owner, in: table)
-          if !(tables[table]?.columns.contains(where: { $0.name == name }) ?? true) {
-            tables[table]?.columns.append((name, Self.sqlType(attribute.attributeType)))
-          }
-          storage.append(.column(name))
-          continue
-        }
-        guard let relationship = slot.relationship, let destination = relationship.destinationEntity else {
-          storage.append(.none)
-          continue
-        }
-        let destinationIsPolymorphic = destination.rootEntity.selfAndDescendants.count > 1
-        if !relationship.isToMany {
-          let name = column(for: slot.name, declaredBy: owner, in: table)
-          var entityColumn: String?
-          if destinationIsPolymorphic { entityColumn = column(for: slot.name + "_ENT", declaredBy: owner, in: table) }
-          if !(tables[table]?.columns.contains(where: { $0.name == name }) ?? true) {
-            tables[table]?.columns.append((name, "INTEGER"))
-            if let entityColumn { tables[table]?.columns.append((entityColumn, "INTEGER")) }
-          }
-          storage.append(.toOne(column: name, entityColumn: entityColumn))
-        } else if let inverse = relationship.inverseRelationship, !inverse.isToMany {
-          let destinationTable = tableName(destination)
-          let inverseOwner = declaringEntity(of: inverse.name, in: destination)
-          let name = column(for: inverse.name, declaredBy: inverseOwner, in: destinationTable)
-          storage.append(.foreignKeyOnDestination(column: name))
-        } else {
-          let ownerNumber = numbers[owner.name] ?? 0
-          let destinationNumber = numbers[destination.name] ?? 0
-          let inverse = relationship.inverseRelationship
-          let ours = (owner.name, relationship.name)
-          let theirs = (destination.name, inverse?.name ?? "")
-          let isOwner = inverse == nil || ours <= theirs
-          let join: JoinTable
-          if isOwner {
-            let source = "Z_\(ownerNumber)" + Self.sqlName(inverse?.name ?? owner.name)
-            var destination = "Z_\(destinationNumber)" + Self.sqlName(relationship.name)
-            // A relationship that is its own inverse (friends <-> friends) needs two distinct columns.
-            if destination == source { destination += "1" }
-            join = JoinTable(
-              name: "Z_\(ownerNumber)" + Self.sqlName(relationship.name), sourceColumn: source, destinationColumn: destination)
-          } else if let inverse {
-            let inverseOwner = declaringEntity(of: inverse.name, in: destination)
-            let inverseNumber = numbers[inverseOwner.name] ?? 0
-            let theirJoin = JoinTable(
-              name: "Z_\(inverseNumber)" + Self.sqlName(inverse.name),
-              sourceColumn: "Z_\(inverseNumber)" + Self.sqlName(relationship.name),
-              destinationColumn: "Z_\(ownerNumber)" + Self.sqlName(inverse.name))
-            // Seen from this side, source and destination swap.
-            join = JoinTable(
-              name: theirJoin.name, sourceColumn: theirJoin.destinationColumn, destinationColumn: theirJoin.sourceColumn)
+          storage.append(attributeColumn(slot.name, type: attribute.attributeType, owner: owner, table: table))
+        } else if let relationship = slot.relationship, let destination = relationship.destinationEntity {
+          if !relationship.isToMany {
+            storage.append(toOneColumns(slot.name, destination: destination, owner: owner, table: table))
+          } else if let inverse = relationship.inverseRelationship, !inverse.isToMany {
+            // One-to-many: the foreign key is the inverse to-one's column, on the destination's table.
+            let destinationTable = Self.tableName(destination)
+            let name = column(for: inverse.name, declaredBy: Self.declaringEntity(of: inverse.name, in: destination), in: destinationTable)
+            storage.append(.foreignKeyOnDestination(column: name))
           } else {
-            join = JoinTable(name: "", sourceColumn: "", destinationColumn: "")
+            storage.append(joinTable(relationship, destination: destination, owner: owner))
           }
-          if isOwner { joinTables[join.name] = join }
-          storage.append(.joinTable(join, isOwner: isOwner))
+        } else {
+          storage.append(.none)
         }
       }
       let number = numbers[entity.name] ?? 0
@@ -182,11 +136,93 @@ struct SQLiteSchema: Sendable {
         entity: entity, number: number, rootNumber: numbers[entity.rootEntity.name] ?? number, table: table,
         numbersIncludingSubentities: entity.selfAndDescendants.compactMap { numbers[$0.name] }, storage: storage)
     }
-    self.tables = tables
-    self.joinTables = joinTables
-    self.entities = mappings
-    self.entityByNumber = entityByNumber
-    byIdentity = Dictionary(mappings.values.map { (ObjectIdentifier($0.entity), $0) }, uniquingKeysWith: { a, _ in a })
+
+    /// An attribute: one `Z<NAME>` column of the hierarchy's table.
+    private mutating func attributeColumn(_ name: String, type: AttributeType, owner: EntityDescription, table: String) -> SlotStorage {
+      let column = column(for: name, declaredBy: owner, in: table)
+      addColumn(column, type: SQLiteSchema.sqlType(type), to: table)
+      return .column(column)
+    }
+
+    /// A to-one: the destination's `Z_PK` in `Z<NAME>`, plus `Z<NAME>_ENT` when the destination has
+    /// subentities (the row's entity number then tells which).
+    private mutating func toOneColumns(_ name: String, destination: EntityDescription, owner: EntityDescription, table: String)
+      -> SlotStorage
+    {
+      let column = column(for: name, declaredBy: owner, in: table)
+      var entityColumn: String?
+      if destination.rootEntity.selfAndDescendants.count > 1 {
+        entityColumn = self.column(for: name + "_ENT", declaredBy: owner, in: table)
+      }
+      if !(tables[table]?.columns.contains(where: { $0.name == column }) ?? true) {
+        tables[table]?.columns.append((column, "INTEGER"))
+        if let entityColumn { tables[table]?.columns.append((entityColumn, "INTEGER")) }
+      }
+      return .toOne(column: column, entityColumn: entityColumn)
+    }
+
+    /// A many-to-many (or a to-many without inverse): a join table `Z_<n><RELATIONSHIP>`, named and owned
+    /// by the side that sorts first, and seen from the other side with its columns swapped.
+    private mutating func joinTable(_ relationship: RelationshipDescription, destination: EntityDescription, owner: EntityDescription)
+      -> SlotStorage
+    {
+      let ownerNumber = numbers[owner.name] ?? 0
+      let destinationNumber = numbers[destination.name] ?? 0
+      let inverse = relationship.inverseRelationship
+      let ours = (owner.name, relationship.name)
+      let theirs = (destination.name, inverse?.name ?? "")
+      let isOwner = inverse == nil || ours <= theirs
+      let join: JoinTable
+      if isOwner {
+        let source = "Z_\(ownerNumber)" + SQLiteSchema.sqlName(inverse?.name ?? owner.name)
+        var destination = "Z_\(destinationNumber)" + SQLiteSchema.sqlName(relationship.name)
+        // A relationship that is its own inverse (friends <-> friends) needs two distinct columns.
+        if destination == source { destination += "1" }
+        join = JoinTable(
+          name: "Z_\(ownerNumber)" + SQLiteSchema.sqlName(relationship.name), sourceColumn: source, destinationColumn: destination)
+        joinTables[join.name] = join
+      } else if let inverse {
+        let inverseOwner = Self.declaringEntity(of: inverse.name, in: destination)
+        let inverseNumber = numbers[inverseOwner.name] ?? 0
+        // The owner's table, seen from this side: source and destination swap.
+        join = JoinTable(
+          name: "Z_\(inverseNumber)" + SQLiteSchema.sqlName(inverse.name),
+          sourceColumn: "Z_\(ownerNumber)" + SQLiteSchema.sqlName(inverse.name),
+          destinationColumn: "Z_\(inverseNumber)" + SQLiteSchema.sqlName(relationship.name))
+      } else {
+        join = JoinTable(name: "", sourceColumn: "", destinationColumn: "")
+      }
+      return .joinTable(join, isOwner: isOwner)
+    }
+
+    /// The column of a property in a table: `Z<NAME>`, numbered when the name is taken, and the same
+    /// column for the same property wherever the hierarchy meets it.
+    private mutating func column(for property: String, declaredBy owner: EntityDescription, in table: String) -> String {
+      let key = "\(table).\(owner.name).\(property)"
+      if let existing = assigned[key] { return existing }
+      var name = "Z" + SQLiteSchema.sqlName(property)
+      var suffix = 1
+      while usedColumns[table, default: ["Z_PK", "Z_ENT", "Z_OPT"]].contains(name) {
+        name = "Z" + SQLiteSchema.sqlName(property) + "\(suffix)"
+        suffix += 1
+      }
+      usedColumns[table, default: ["Z_PK", "Z_ENT", "Z_OPT"]].insert(name)
+      assigned[key] = name
+      return name
+    }
+
+    private mutating func addColumn(_ name: String, type: String, to table: String) {
+      if !(tables[table]?.columns.contains(where: { $0.name == name }) ?? true) { tables[table]?.columns.append((name, type)) }
+    }
+
+    private static func tableName(_ entity: EntityDescription) -> String { "Z" + SQLiteSchema.sqlName(entity.rootEntity.name) }
+
+    /// The highest superentity that declares the property: subentities share its column.
+    private static func declaringEntity(of name: String, in entity: EntityDescription) -> EntityDescription {
+      var current = entity
+      while let parent = current.superentity, parent.propertiesByName[name] != nil { current = parent }
+      return current
+    }
   }
 
   /// Upper-cased, with anything but letters, digits and `_` dropped, as Core Data names columns.
