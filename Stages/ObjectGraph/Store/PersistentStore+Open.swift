@@ -187,6 +187,7 @@ extension PersistentStore {
     configuration.busyMode = .timeout(10)
     let pragmas = options.sqlitePragmas
     let logs = SQLDebug.isEnabled
+    let trace = options.sqlTrace
     configuration.prepareDatabase { db in
       SQLFunctions.install(in: db)
       try db.execute(sql: "PRAGMA case_sensitive_like = ON")
@@ -197,9 +198,12 @@ extension PersistentStore {
       for (name, value) in pragmas.sorted(by: { $0.key < $1.key }) where name.lowercased() != "journal_mode" {
         try db.execute(sql: "PRAGMA \(sanitize(name)) = \(sanitize(value))")
       }
-      if logs {
+      // SQLite keeps one trace callback per connection: the process-wide log and this store's trace share it.
+      if logs || trace != nil {
         db.trace(options: .profile) { event in
-          if case .profile(let statement, let duration) = event { SQLDebug.log(sql: statement.sql, duration: duration) }
+          guard case .profile(let statement, let duration) = event else { return }
+          if logs { SQLDebug.log(sql: statement.sql, duration: duration) }
+          trace?(statement.sql)
         }
       }
     }

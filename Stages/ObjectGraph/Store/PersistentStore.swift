@@ -22,12 +22,22 @@ public struct StoreOptions: Sendable {
   public var sqlitePragmas: [String: String]
   /// Open the store read-only (`NSReadOnlyPersistentStoreOption`): saves fail with a clear error.
   public var readOnly: Bool
+  /// Called with each SQL statement this store runs (as prepared, with `?` for its arguments), on the
+  /// thread that runs it, once the statement has run. An ObjectGraph addition with no Core Data option:
+  /// it lets a test or a tool watch one store's SQL, where ``SQLDebug`` logs every store of the process.
+  ///
+  /// ```swift
+  /// let options = StoreOptions(sqlTrace: { sql in print("Notes store:", sql) })
+  /// try coordinator.addPersistentStore(type: .sqlite, at: storeURL, options: options)
+  /// ```
+  public var sqlTrace: (@Sendable (String) -> Void)?
 
   /// Makes store options; the defaults are the ones a Core Data stack normally sets.
   public init(
     migratePersistentStoresAutomatically: Bool = true, inferMappingModelAutomatically: Bool = true,
-    sqlitePragmas: [String: String] = [:], readOnly: Bool = false
+    sqlitePragmas: [String: String] = [:], readOnly: Bool = false, sqlTrace: (@Sendable (String) -> Void)? = nil
   ) {
+    self.sqlTrace = sqlTrace
     self.migratePersistentStoresAutomatically = migratePersistentStoresAutomatically
     self.inferMappingModelAutomatically = inferMappingModelAutomatically
     self.sqlitePragmas = sqlitePragmas

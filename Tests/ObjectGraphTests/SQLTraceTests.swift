@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+
+@testable import ObjectGraph
+
+/// A store's own SQL trace (`StoreOptions.sqlTrace`): what a save and a fetch really run, per store, so
+/// tests can assert SQL without the process-wide `SQLDebug` switch (and run in parallel).
+@Suite("Per-store SQL trace")
+struct SQLTraceTests {
+  /// A stack whose store reports its SQL into `log`.
+  private func tracedStack(_ log: Locked<[String]>, type: StoreType = .sqlite) throws -> (Stack, ManagedObjectContext) {
+    let folder = try TemporaryFolder()
+    let stack = try Stack(folder: folder)
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: stack.model)
+    try coordinator.addPersistentStore(
+      type: type, at: type == .sqlite ? folder.file("Traced.sqlite") : nil,
+      options: StoreOptions(sqlTrace: { sql in log.withLock { $0.append(sql) } }))
+    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    context.persistentStoreCoordinator = coordinator
+    return (stack, context)
+  }
+
+  @Test(
+    "A save runs one multi-row INSERT for its notes, reserving keys in Z_PRIMARYKEY, inside one transaction",
+    arguments: [StoreType.sqlite, .inMemory])
+  func saveSQL(type: StoreType) throws {
+    let log = Locked<[String]>([])
+    let (stack, context) = try tracedStack(log, type: type)
+    defer { stack.folder.remove() }
+    log.withLock { $0 = [] }
+    try context.performAndWait {
+      for title in ["a", "b", "c"] { Note(context: context).title = title }
+      try context.save()
+    }
+    let statements = log.withLock { $0 }
+    let inserts = statements.filter { $0.hasPrefix("INSERT INTO ZNOTE") }
+    #expect(inserts.count == 1, "\(statements)")
+    #expect(inserts.first?.components(separatedBy: "(?, ").count == 4, "three rows in one statement: \(inserts)")
+    #expect(statements.contains { $0.hasPrefix("SELECT Z_MAX FROM Z_PRIMARYKEY") })
+    #expect(statements.contains { $0.hasPrefix("UPDATE Z_PRIMARYKEY SET Z_MAX") })
+    #expect(statements.first?.hasPrefix("BEGIN") == true && statements.last == "COMMIT TRANSACTION", "\(statements)")
+  }
+
+  @Test("A fetch with a predicate and a sort runs it in SQL, with the arguments bound, not in memory")
+  func fetchSQL() throws {
+    let log = Locked<[String]>([])
+    let (stack, context) = try tracedStack(log)
+    defer { stack.folder.remove() }
+    try context.performAndWait {
+      Note(context: context).title = "x"
+      try context.save()
+    }
+    log.withLock { $0 = [] }
+    try context.performAndWait {
+      let request = FetchRequest<Note>(entityName: "Note")
+      request.predicate = try FetchPredicate(format: "title BEGINSWITH %@ AND rating > %d", "x", 2)
+      request.sortDescriptors = [FetchSortDescriptor(key: "title")]
+      _ = try context.fetch(request)
+    }
+    let selects = log.withLock { $0 }.filter { $0.hasPrefix("SELECT") }
+    #expect(selects.count == 1, "\(selects)")
+    let sql = selects.first ?? ""
+    #expect(sql.contains("FROM ZNOTE t0"))
+    #expect(sql.contains("ZRATING > ?"), "\(sql)")
+    #expect(sql.contains("ORDER BY"), "\(sql)")
+    #expect(!sql.contains("'x'"), "arguments are bound, never spliced into the SQL: \(sql)")
+  }
+
+  @Test("Two stores keep their traces apart, and a store without one traces nothing")
+  func tracesArePerStore() throws {
+    let first = Locked<[String]>([])
+    let second = Locked<[String]>([])
+    let (stackA, contextA) = try tracedStack(first)
+    let (stackB, contextB) = try tracedStack(second)
+    let untraced = try Stack()
+    defer {
+      stackA.folder.remove()
+      stackB.folder.remove()
+      untraced.folder.remove()
+    }
+    first.withLock { $0 = [] }
+    second.withLock { $0 = [] }
+    try contextA.performAndWait {
+      Note(context: contextA).title = "only in A"
+      try contextA.save()
+    }
+    try untraced.context.performAndWait {
+      Note(context: untraced.context).title = "untraced"
+      try untraced.context.save()
+    }
+    #expect(first.withLock { $0 }.contains { $0.hasPrefix("INSERT INTO ZNOTE") })
+    #expect(second.withLock { $0 }.isEmpty)
+    try contextB.performAndWait { _ = try contextB.count(for: FetchRequest<Note>(entityName: "Note")) }
+    #expect(second.withLock { $0 }.contains { $0.contains("COUNT") })
+    #expect(!first.withLock { $0 }.contains { $0.contains("COUNT") })
+  }
+}
