@@ -13,6 +13,8 @@ let package = Package(
     .library(name: "Stage2", targets: ["Stage2"]),
     .executable(name: "stage2-demo", targets: ["Stage2Demo"]),
     .executable(name: "workshop", targets: ["Workshop"]),
+    // The tests' scaffolding, a product so that the Exercises package's checks share it.
+    .library(name: "TestSupport", targets: ["TestSupport"]),
   ],
   dependencies: [
     .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
@@ -66,20 +68,31 @@ let package = Package(
       dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
       path: "Stages/Workshop"
     ),
+    // What the tests share: temporary folders removed with their test, the child-process runner, the
+    // build's products, the main-queue probe and the watchdog.
+    .target(
+      name: "TestSupport",
+      path: "Tests/TestSupport"
+    ),
     .testTarget(
       name: "ObjectGraphTests",
-      dependencies: ["ObjectGraph", .product(name: "GRDB", package: "GRDB.swift")],
+      dependencies: ["ObjectGraph", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
       path: "Tests/ObjectGraphTests"
     ),
     .testTarget(
       name: "Stage1Tests",
-      dependencies: ["Stage1", "NotesModel", "ObjectGraph"],
+      dependencies: ["Stage1", "NotesModel", "ObjectGraph", "TestSupport"],
       path: "Tests/Stage1Tests"
     ),
     .testTarget(
       name: "Stage2Tests",
-      dependencies: ["Stage2", "NotesModel", "ObjectGraph"],
+      dependencies: ["Stage2", "NotesModel", "ObjectGraph", "TestSupport"],
       path: "Tests/Stage2Tests"
+    ),
+    .testTarget(
+      name: "TestSupportTests",
+      dependencies: ["TestSupport"],
+      path: "Tests/TestSupportTests"
     ),
     .testTarget(
       name: "DocsTests",

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import TestSupport
 import Testing
 
 @testable import ObjectGraph
@@ -22,20 +23,6 @@ final class Note: ManagedObject {
 final class Tag: ManagedObject {
   @Managed var name: String?
   @Managed var notes: Set<Note>
-}
-
-/// A fresh temporary folder per test; tests call `remove()` when done.
-struct TemporaryFolder {
-  let url: URL
-
-  init() throws {
-    url = FileManager.default.temporaryDirectory.appendingPathComponent("ObjectGraphTests-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-  }
-
-  func file(_ name: String) -> URL { url.appendingPathComponent(name) }
-
-  func remove() { try? FileManager.default.removeItem(at: url) }
 }
 
 enum Models {
@@ -99,7 +86,8 @@ enum Models {
   }
 }
 
-/// A coordinator with one store and a private context, for tests.
+/// A coordinator with one store and a private context, for tests. Its store sits in a new
+/// ``TemporaryFolder`` (unless one is given), so a test that makes one carries `.temporaryFolders`.
 struct Stack {
   let folder: TemporaryFolder
   let model: ManagedObjectModel
@@ -110,7 +98,7 @@ struct Stack {
   init(model: ManagedObjectModel? = nil, type: StoreType = .sqlite, folder: TemporaryFolder? = nil) throws {
     self.folder = try folder ?? TemporaryFolder()
     self.model = try model ?? Models.notes()
-    storeURL = self.folder.file("Store.sqlite")
+    storeURL = self.folder.appending("Store.sqlite")
     coordinator = PersistentStoreCoordinator(managedObjectModel: self.model)
     try coordinator.addPersistentStore(type: type, at: type == .sqlite ? storeURL : nil)
     context = ManagedObjectContext(concurrencyType: .privateQueue)

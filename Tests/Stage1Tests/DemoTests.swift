@@ -2,12 +2,13 @@ import Foundation
 import NotesModel
 import ObjectGraph
 import Stage1
+import TestSupport
 import Testing
 
 // Runs the real `stage1-demo` executable, as a learner would, and checks what it prints. Timing figures
 // are only checked for shape, never for value.
 
-@Suite("stage1-demo", .timeLimit(.minutes(2)))
+@Suite("stage1-demo", .timeLimit(.minutes(2)), .temporaryFolders)
 struct DemoTests {
   func demo() throws -> URL {
     try #require(
@@ -18,7 +19,6 @@ struct DemoTests {
   @Test("the demo saves notes, finds them after a relaunch, and reports the main-queue stall")
   func demoRuns() async throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
 
     let run = try ProcessOutput.run(try demo(), ["--count", "500", "--store-folder", folder.url.path])
 
@@ -44,7 +44,6 @@ struct DemoTests {
   @Test("Core Data's concurrency debug launch argument is accepted, and the demo runs clean under it")
   func concurrencyDebugArgument() throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     let output = try ProcessOutput.run(
       try demo(), ["--count", "50", "--store-folder", folder.url.path, "-com.apple.CoreData.ConcurrencyDebug", "1"])
 
@@ -68,7 +67,6 @@ struct DemoTests {
   @Test("a store that cannot be opened is reported on stderr with exit code 1, not a crash")
   func unusableStoreFolder() throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     let blocker = folder.appending("file")
     try Data("in the way".utf8).write(to: blocker)
 

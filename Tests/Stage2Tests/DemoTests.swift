@@ -2,12 +2,13 @@ import Foundation
 import NotesModel
 import ObjectGraph
 import Stage2
+import TestSupport
 import Testing
 
 // Runs the real `stage2-demo` executable, as a learner would, and checks what it prints. Timing figures
 // are only checked for shape, never for value.
 
-@Suite("stage2-demo", .timeLimit(.minutes(2)))
+@Suite("stage2-demo", .timeLimit(.minutes(2)), .temporaryFolders)
 struct DemoTests {
   func demo() throws -> URL {
     try #require(
@@ -18,9 +19,8 @@ struct DemoTests {
   @Test("the demo proves a child save stays in memory, then prints both stacks' main-queue stalls")
   func demoRuns() async throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
 
-    let output = try run(try demo(), ["--count", "500", "--store-folder", folder.url.path])
+    let output = try ProcessOutput.run(try demo(), ["--count", "500", "--store-folder", folder.url.path])
 
     #expect(output.status == 0, "stderr: \(output.stderr)")
     #expect(output.stderr.isEmpty)
@@ -40,20 +40,19 @@ struct DemoTests {
   @Test("Core Data's concurrency debug launch argument is accepted, and the demo runs clean under it")
   func concurrencyDebugArgument() throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
-    let output = try run(
+    let output = try ProcessOutput.run(
       try demo(), ["--count", "50", "--store-folder", folder.url.path, "-com.apple.CoreData.ConcurrencyDebug", "1"])
 
     #expect(output.status == 0, "stderr: \(output.stderr)")
     #expect(output.stderr.isEmpty)
-    let missingValue = try run(try demo(), ["-com.apple.CoreData.ConcurrencyDebug"])
+    let missingValue = try ProcessOutput.run(try demo(), ["-com.apple.CoreData.ConcurrencyDebug"])
     #expect(missingValue.status == 1)
     #expect(missingValue.stderr.contains("-com.apple.CoreData.ConcurrencyDebug needs a number"))
   }
 
   @Test("a bad argument is reported on stderr with exit code 1")
   func badArgument() throws {
-    let output = try run(try demo(), ["--count", "0"])
+    let output = try ProcessOutput.run(try demo(), ["--count", "0"])
 
     #expect(output.status == 1)
     #expect(output.stdout.isEmpty)
