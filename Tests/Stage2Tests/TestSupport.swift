@@ -15,11 +15,12 @@ extension CoreDataManager {
   /// comes (``WatchdogTimeout``).
   func saveChangesAndWait() async throws {
     let context = try mainContext
-    try await saveChangesAndWait { start in context.perform { start() } }
+    try await saveChangesAndWait { saveChanges in context.perform { saveChanges() } }
   }
 
-  /// Calls ``CoreDataManager/saveChanges(completion:)`` where `caller` runs the block it is given, and
-  /// waits for the completion. An error of either half is thrown, and so is a completion that never comes.
+  /// Calls ``CoreDataManager/saveChanges(completion:)`` in the block that `caller` runs (on the queue it
+  /// chooses), and waits for the completion, 30 seconds at most. An error of either half is thrown, and so
+  /// is a completion that never comes.
   func saveChangesAndWait(from caller: (@escaping @Sendable () -> Void) -> Void) async throws {
     let written: Result<Void, any Error> = try await Watchdog.callback("saveChanges' completion") { completion in
       caller {

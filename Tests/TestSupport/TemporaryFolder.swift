@@ -24,7 +24,8 @@ import Testing
 /// folder refuses to exist (it throws, saying to add the trait) rather than leak.
 ///
 /// An exit test's body runs in a child process, where no trait applies: make the folder in the test and
-/// hand it to the body, `{ [folder = folder as TemporaryFolder] in … }`; the test's scope removes it.
+/// hand it to the body, `{ [folder = folder as TemporaryFolder] in … }`, or make it the body's scope with
+/// ``withScope(_:)``; the test's own scope removes it all.
 public struct TemporaryFolder: Sendable, Codable {
   /// The folder.
   public let url: URL
@@ -41,6 +42,19 @@ public struct TemporaryFolder: Sendable, Codable {
 
   /// A path inside the folder (nothing is created).
   public func appending(_ path: String) -> URL { url.appendingPathComponent(path) }
+
+  /// Runs `body` with this folder as the scope of the ``TemporaryFolder``s it makes, for an exit test's
+  /// body, where no trait applies:
+  ///
+  /// ```swift
+  /// let scope = try TemporaryFolder()  // in the test, which carries .temporaryFolders
+  /// await #expect(processExitsWith: .success) { [scope = scope as TemporaryFolder] in
+  ///   try scope.withScope { try check.run() }  // its TemporaryFolder()s go inside scope
+  /// }
+  /// ```
+  public func withScope<Result>(_ body: () throws -> Result) rethrows -> Result {
+    try TemporaryFolders.$current.withValue(url) { try body() }
+  }
 }
 
 /// The trait that gives a test its ``TemporaryFolder``s and removes them when the test ends.

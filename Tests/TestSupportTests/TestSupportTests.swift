@@ -50,13 +50,21 @@ struct TestSupportTests {
     #expect(folder.appending("a/b").path == folder.url.path + "/a/b")
   }
 
-  @Test("An exit test's child process has no scope of its own, but a folder handed to it works there", .temporaryFolders)
+  @Test("An exit test's child process has no scope of its own; a folder handed to it works there, also as its scope", .temporaryFolders)
   func folderInAnExitTest() async throws {
     let folder = try TemporaryFolder()
     await #expect(processExitsWith: .success) { [folder = folder as TemporaryFolder] in
       try Data("written by the child".utf8).write(to: folder.appending("child"))
     }
     #expect(FileManager.default.fileExists(atPath: folder.appending("child").path))
+
+    await #expect(processExitsWith: .success) { [folder = folder as TemporaryFolder] in
+      let inner = try folder.withScope { try TemporaryFolder() }
+      #expect(inner.url.deletingLastPathComponent().standardizedFileURL == folder.url.standardizedFileURL)
+      try Data("made in the child's scope".utf8).write(to: inner.appending("file"))
+    }
+    let made = try FileManager.default.contentsOfDirectory(atPath: folder.url.path)
+    #expect(made.count == 2, "the child's file and its folder: \(made)")
   }
 
   // MARK: - Child processes
