@@ -10,11 +10,7 @@ import Testing
 
 @Suite("stage1-demo", .timeLimit(.minutes(2)), .temporaryFolders)
 struct DemoTests {
-  func demo() throws -> URL {
-    try #require(
-      BuildProducts.executable("stage1-demo"),
-      "No stage1-demo executable in \(BuildProducts.folder.path). Run `swift build` (or `swift test`, which builds it) first.")
-  }
+  func demo() throws -> URL { try BuildProducts.requireExecutable("stage1-demo") }
 
   @Test("the demo saves notes, finds them after a relaunch, and reports the main-queue stall")
   func demoRuns() async throws {
@@ -49,10 +45,13 @@ struct DemoTests {
 
     #expect(output.status == 0, "stderr: \(output.stderr)")
     #expect(output.stderr.isEmpty)
-    let missingValue = try ProcessOutput.run(try demo(), ["-com.apple.CoreData.ConcurrencyDebug"])
-    #expect(missingValue.status == 1)
-    #expect(missingValue.stderr.contains("-com.apple.CoreData.ConcurrencyDebug needs a number"))
   }
+
+  @Test("Core Data's debug launch arguments are refused without a number, naming the argument")
+  func debugArgumentsNeedANumber() throws { try DemoCommandLine.checkDebugArgumentsNeedANumber("stage1-demo") }
+
+  @Test("--help prints the usage and every option, and exits 0")
+  func help() throws { try DemoCommandLine.checkHelp(of: "stage1-demo") }
 
   @Test("a bad argument is reported on stderr with exit code 1")
   func badArgument() throws {

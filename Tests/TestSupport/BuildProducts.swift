@@ -17,4 +17,22 @@ public enum BuildProducts {
     let url = folder.appendingPathComponent(name)
     return FileManager.default.isExecutableFile(atPath: url.path) ? url : nil
   }
+
+  /// The executable product `name` of this build.
+  ///
+  /// - Throws: ``NotBuilt``, saying how to build it, when it has not been built.
+  public static func requireExecutable(_ name: String) throws -> URL {
+    guard let url = executable(name) else { throw NotBuilt(name: name) }
+    return url
+  }
+
+  /// What ``requireExecutable(_:)`` throws for a product that has not been built.
+  public struct NotBuilt: Error, CustomStringConvertible {
+    /// The product's name.
+    public let name: String
+
+    public var description: String {
+      "No \(name) executable in \(BuildProducts.folder.path). Run `swift build` (or `swift test`, which builds it) first."
+    }
+  }
 }
