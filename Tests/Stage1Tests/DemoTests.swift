@@ -39,12 +39,7 @@ struct DemoTests {
 
   @Test("Core Data's concurrency debug launch argument is accepted, and the demo runs clean under it")
   func concurrencyDebugArgument() throws {
-    let folder = try TemporaryFolder()
-    let output = try ProcessOutput.run(
-      try demo(), ["--count", "50", "--store-folder", folder.url.path, "-com.apple.CoreData.ConcurrencyDebug", "1"])
-
-    #expect(output.status == 0, "stderr: \(output.stderr)")
-    #expect(output.stderr.isEmpty)
+    try DemoCommandLine.checkRunsUnderConcurrencyDebugging("stage1-demo", storeFolder: try TemporaryFolder().url)
   }
 
   @Test("Core Data's debug launch arguments are refused without a number, naming the argument")
@@ -54,14 +49,7 @@ struct DemoTests {
   func help() throws { try DemoCommandLine.checkHelp(of: "stage1-demo") }
 
   @Test("a bad argument is reported on stderr with exit code 1")
-  func badArgument() throws {
-    let run = try ProcessOutput.run(try demo(), ["--count", "many"])
-
-    #expect(run.status == 1)
-    #expect(run.stdout.isEmpty)
-    #expect(run.stderr.contains("--count needs a whole number"))
-    #expect(run.stderr.contains("usage: stage1-demo"))
-  }
+  func badArgument() throws { try DemoCommandLine.checkRefusesCount("many", of: "stage1-demo") }
 
   @Test("a store that cannot be opened is reported on stderr with exit code 1, not a crash")
   func unusableStoreFolder() throws {

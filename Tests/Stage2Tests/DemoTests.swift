@@ -35,12 +35,7 @@ struct DemoTests {
 
   @Test("Core Data's concurrency debug launch argument is accepted, and the demo runs clean under it")
   func concurrencyDebugArgument() throws {
-    let folder = try TemporaryFolder()
-    let output = try ProcessOutput.run(
-      try demo(), ["--count", "50", "--store-folder", folder.url.path, "-com.apple.CoreData.ConcurrencyDebug", "1"])
-
-    #expect(output.status == 0, "stderr: \(output.stderr)")
-    #expect(output.stderr.isEmpty)
+    try DemoCommandLine.checkRunsUnderConcurrencyDebugging("stage2-demo", storeFolder: try TemporaryFolder().url)
   }
 
   @Test("Core Data's debug launch arguments are refused without a number, naming the argument")
@@ -50,12 +45,5 @@ struct DemoTests {
   func help() throws { try DemoCommandLine.checkHelp(of: "stage2-demo") }
 
   @Test("a bad argument is reported on stderr with exit code 1")
-  func badArgument() throws {
-    let output = try ProcessOutput.run(try demo(), ["--count", "0"])
-
-    #expect(output.status == 1)
-    #expect(output.stdout.isEmpty)
-    #expect(output.stderr.contains("--count needs a whole number above zero"))
-    #expect(output.stderr.contains("usage: stage2-demo"))
-  }
+  func badArgument() throws { try DemoCommandLine.checkRefusesCount("0", of: "stage2-demo") }
 }

@@ -4,6 +4,29 @@ import Testing
 /// Checks of the command line every stage's demo shares (DemoSupport's `DemoOptions`), run on a built
 /// demo: each stage's demo tests call them, so every demo keeps the same options and the same answers.
 public enum DemoCommandLine {
+  /// Core Data's concurrency-debug launch argument is accepted, and a short run under it is clean: no
+  /// object is touched off its context's queue, and nothing is printed on standard error.
+  public static func checkRunsUnderConcurrencyDebugging(
+    _ demo: String, storeFolder: URL, sourceLocation: SourceLocation = #_sourceLocation
+  ) throws {
+    let arguments = ["--count", "50", "--store-folder", storeFolder.path, "-com.apple.CoreData.ConcurrencyDebug", "1"]
+    let run = try ProcessOutput.run(try BuildProducts.requireExecutable(demo), arguments)
+    #expect(run.status == 0, "stderr: \(run.stderr)", sourceLocation: sourceLocation)
+    #expect(run.stderr.isEmpty, sourceLocation: sourceLocation)
+  }
+
+  /// A bad `--count` (`value`) is reported on standard error with the usage, nothing is printed on
+  /// standard output, and the exit status is 1.
+  public static func checkRefusesCount(_ value: String, of demo: String, sourceLocation: SourceLocation = #_sourceLocation)
+    throws
+  {
+    let run = try ProcessOutput.run(try BuildProducts.requireExecutable(demo), ["--count", value])
+    #expect(run.status == 1, sourceLocation: sourceLocation)
+    #expect(run.stdout.isEmpty, sourceLocation: sourceLocation)
+    #expect(run.stderr.contains("--count needs a whole number above zero"), "stderr: \(run.stderr)", sourceLocation: sourceLocation)
+    #expect(run.stderr.contains("usage: \(demo)"), "stderr: \(run.stderr)", sourceLocation: sourceLocation)
+  }
+
   /// `--help` prints the usage and every option on standard output, and exits with status 0.
   public static func checkHelp(of demo: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
     let help = try ProcessOutput.run(try BuildProducts.requireExecutable(demo), ["--help"])
