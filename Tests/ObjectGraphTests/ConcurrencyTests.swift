@@ -87,8 +87,7 @@ struct ConcurrencyTests {
     let stack = try Stack()
     // A watch sees this context's violations only, without touching the process-wide switch that the
     // tests running alongside depend on.
-    let watch = ConcurrencyDebug.Watch(stack.context)
-    defer { watch.stop() }
+    let watch = WatchedViolations(ConcurrencyDebug.Watch(stack.context))
     // Off the queue: counted, and still correct because the call hops onto the queue.
     _ = stack.context.hasChanges
     #expect(watch.violations.count == 1)

@@ -119,6 +119,22 @@ struct Stack {
   }
 }
 
+/// A concurrency-debug watch that stops when the test no longer uses it. (The engine's list of watches
+/// holds a `ConcurrencyDebug.Watch` itself, so the watch cannot stop on its own when a test lets go of it.)
+///
+/// The test's last look at ``violations`` keeps it watching until then; after that, nothing reads what it
+/// would record.
+final class WatchedViolations: Sendable {
+  private let watch: ConcurrencyDebug.Watch
+
+  init(_ watch: ConcurrencyDebug.Watch) { self.watch = watch }
+
+  /// The violations recorded so far, oldest first.
+  var violations: [ConcurrencyDebug.Violation] { watch.violations }
+
+  deinit { watch.stop() }
+}
+
 /// Reads a store file with plain SQL, outside the engine.
 
 func rawRows(_ url: URL, _ sql: String) throws -> [Row] {
