@@ -68,7 +68,11 @@ public struct TemporaryFolders: TestTrait, SuiteTrait, TestScoping {
   /// What ``TemporaryFolder/init()`` throws outside a `.temporaryFolders` scope.
   public struct MissingScope: Error, CustomStringConvertible {
     public var description: String {
-      "This test made a TemporaryFolder without a scope to remove it: add the trait .temporaryFolders to the test or its suite."
+      """
+      This test made a TemporaryFolder without a scope to remove it: add the trait .temporaryFolders to the \
+      test or its suite. (The scope is a task-local value: a block on a Dispatch queue does not see it, so \
+      make the folder before such a block and hand it in.)
+      """
     }
   }
 
