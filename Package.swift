@@ -13,6 +13,10 @@ let package = Package(
     .library(name: "Stage2", targets: ["Stage2"]),
     .executable(name: "stage2-demo", targets: ["Stage2Demo"]),
     .executable(name: "workshop", targets: ["Workshop"]),
+    // The demos' 60 Hz "UI", stall report and options, a product so that the benchmarks share it.
+    .library(name: "DemoSupport", targets: ["DemoSupport"]),
+    // The tests' scaffolding, a product so that the Exercises package's checks share it.
+    .library(name: "TestSupport", targets: ["TestSupport"]),
   ],
   dependencies: [
     .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
@@ -36,6 +40,12 @@ let package = Package(
       path: "Stages/Resources",
       resources: [.copy("DataModel.xcdatamodeld")]
     ),
+    // What the demos share: the 60 Hz "UI" that measures main-queue stalls, and their command line.
+    .target(
+      name: "DemoSupport",
+      dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
+      path: "Stages/DemoSupport"
+    ),
     // Stage 1: a single main-queue context.
     .target(
       name: "Stage1",
@@ -45,7 +55,10 @@ let package = Package(
     ),
     .executableTarget(
       name: "Stage1Demo",
-      dependencies: ["Stage1", "NotesModel", "ObjectGraph"],
+      dependencies: [
+        "Stage1", "NotesModel", "ObjectGraph", "DemoSupport",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
       path: "Stages/Stage1-SingleContext/Demo"
     ),
     // Stage 2: a private parent context with the coordinator, and a main-queue child.
@@ -57,7 +70,10 @@ let package = Package(
     ),
     .executableTarget(
       name: "Stage2Demo",
-      dependencies: ["Stage2", "Stage1", "NotesModel", "ObjectGraph"],
+      dependencies: [
+        "Stage2", "Stage1", "NotesModel", "ObjectGraph", "DemoSupport",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
       path: "Stages/Stage2-PrivateParent/Demo"
     ),
     // The workshop's front door.
@@ -66,20 +82,36 @@ let package = Package(
       dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
       path: "Stages/Workshop"
     ),
+    // What the tests share: temporary folders removed with their test, the child-process runner, the
+    // build's products, the main-queue probe and the watchdog.
+    .target(
+      name: "TestSupport",
+      path: "Tests/TestSupport"
+    ),
     .testTarget(
       name: "ObjectGraphTests",
-      dependencies: ["ObjectGraph", .product(name: "GRDB", package: "GRDB.swift")],
+      dependencies: ["ObjectGraph", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
       path: "Tests/ObjectGraphTests"
     ),
     .testTarget(
       name: "Stage1Tests",
-      dependencies: ["Stage1", "NotesModel", "ObjectGraph"],
+      dependencies: ["Stage1", "NotesModel", "ObjectGraph", "TestSupport"],
       path: "Tests/Stage1Tests"
     ),
     .testTarget(
       name: "Stage2Tests",
-      dependencies: ["Stage2", "NotesModel", "ObjectGraph"],
+      dependencies: ["Stage2", "NotesModel", "ObjectGraph", "TestSupport"],
       path: "Tests/Stage2Tests"
+    ),
+    .testTarget(
+      name: "TestSupportTests",
+      dependencies: ["TestSupport"],
+      path: "Tests/TestSupportTests"
+    ),
+    .testTarget(
+      name: "DemoSupportTests",
+      dependencies: ["DemoSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+      path: "Tests/DemoSupportTests"
     ),
     .testTarget(
       name: "DocsTests",

@@ -19,6 +19,8 @@ let package = Package(
         .product(name: "NotesModel", package: "CoreDataStackWorkshop"),
         .product(name: "Stage1", package: "CoreDataStackWorkshop"),
         .product(name: "Stage2", package: "CoreDataStackWorkshop"),
+        // The demos' 60 Hz "UI", which measures the main queue's stalls.
+        .product(name: "DemoSupport", package: "CoreDataStackWorkshop"),
         .product(name: "GRDB", package: "GRDB.swift"),
       ],
       path: "Sources/objectgraph-bench"

@@ -30,11 +30,13 @@ let engine: [Target.Dependency] = [
   .product(name: "ObjectGraph", package: "CoreDataStackWorkshop"),
   .product(name: "NotesModel", package: "CoreDataStackWorkshop"),
 ]
+// The root package's test scaffolding (temporary folders, the main-queue probe, the watchdog, notification logs).
+let testSupport: Target.Dependency = .product(name: "TestSupport", package: "CoreDataStackWorkshop")
 
 var targets: [Target] = [
   // `ExerciseNotDone`, thrown by every untouched starter.
   .target(name: "ExerciseKit", path: "Support/ExerciseKit"),
-  // What the checks share: which code is under test, temporary folders, the tutorial's model.
+  // What the checks share: which code is under test, the tutorial's model, the concurrency-debug recorder.
   .target(name: "ExerciseChecks", dependencies: ["ExerciseKit"] + engine, path: "Support/ExerciseChecks"),
 ]
 for exercise in exercises {
@@ -47,7 +49,7 @@ for exercise in exercises {
     // One set of checks, run against the starter, or against the solution when WORKSHOP_SOLUTIONS=1.
     .testTarget(
       name: exercise.testTarget,
-      dependencies: [.target(name: starter), .target(name: "\(starter)Solution"), "ExerciseChecks", "ExerciseKit"] + engine,
+      dependencies: [.target(name: starter), .target(name: "\(starter)Solution"), "ExerciseChecks", "ExerciseKit", testSupport] + engine,
       path: "Tests/\(exercise.id)"),
   ]
 }

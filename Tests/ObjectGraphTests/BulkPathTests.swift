@@ -1,17 +1,17 @@
 import Foundation
 import GRDB
+import TestSupport
 import Testing
 
 @testable import ObjectGraph
 
 /// The paths a big save or fetch takes: rows bound and read straight through SQLite's C interface,
 /// inserted objects kept in order, permanent IDs handed back as an array, and the registry's two tables.
-@Suite("Bulk save and fetch paths")
+@Suite("Bulk save and fetch paths", .temporaryFolders)
 struct BulkPathTests {
   @Test("Empty text and data stay empty (not NULL); NUL bytes and non-ASCII text survive")
   func emptyAndUnusualValues() throws {
     let stack = try Stack(model: Models.allTypes())
-    defer { stack.folder.remove() }
     let texts = ["", "a\u{0}b", "日本語 ✓ 🚀", String(repeating: "x", count: 5_000)]
     try stack.context.performAndWait {
       for (index, text) in texts.enumerated() {
@@ -41,7 +41,6 @@ struct BulkPathTests {
   @Test("Thousands of rows of several entities, inserted interleaved, land with their relationships")
   func interleavedEntities() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     // 2,000 notes in 38 notebooks, created in turn: more rows than one multi-row INSERT takes, and a
     // remainder for the last statement of each entity.
     try stack.context.performAndWait {
@@ -78,7 +77,6 @@ struct BulkPathTests {
   @Test("Rows are written in insertion order, skipping objects deleted before the save")
   func insertionOrder() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     try stack.context.performAndWait {
       var notes: [Note] = []
       for index in 0..<10 {
@@ -98,7 +96,6 @@ struct BulkPathTests {
   @Test("An object inserted by willSave() is saved and announced in the did-save notification")
   func insertedDuringWillSave() throws {
     let stack = try Stack(model: Models.stamped())
-    defer { stack.folder.remove() }
     let recorder = NotificationRecorder(ManagedObjectContext.didSaveNotification, from: stack.context)
     try stack.context.performAndWait {
       for _ in 0..<3 { _ = Stamped(entity: stack.entity("Stamped"), insertInto: stack.context) }
@@ -113,7 +110,6 @@ struct BulkPathTests {
   @Test("A child still finds the objects it saved to its parent by their temporary IDs after its next save")
   func childKeepsTemporaryIDs() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     let child = ManagedObjectContext(concurrencyType: .privateQueue)
     child.parent = stack.context
     try child.performAndWait {
@@ -139,7 +135,6 @@ struct BulkPathTests {
   @Test("Only a context that has had children remembers the temporary IDs its saves replaced")
   func temporaryIDMemory() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "alone"
@@ -149,7 +144,6 @@ struct BulkPathTests {
     }
 
     let parent = try Stack()
-    defer { parent.folder.remove() }
     let child = ManagedObjectContext(concurrencyType: .privateQueue)
     child.parent = parent.context
     var id: ManagedObjectID?
@@ -178,7 +172,6 @@ struct BulkPathTests {
   @Test("A save SQLite refuses writes nothing and keeps the context's changes")
   func sqliteRefusal() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "kept"
@@ -207,7 +200,6 @@ struct BulkPathTests {
   @Test("Members removed from a many-to-many relationship leave the join table")
   func manyToManyRemovalIsSaved() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "note"
@@ -234,7 +226,6 @@ struct BulkPathTests {
   @Test("After a save SQLite refused, the same save goes through once the cause is gone")
   func retryAfterRefusedSave() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     // Another program takes primary key 1 of ZNOTE without telling Z_PRIMARYKEY.
     let other = try DatabaseQueue(path: stack.storeURL.path)
     try other.write { db in
@@ -256,7 +247,6 @@ struct BulkPathTests {
   @Test("A fetched object makes its permanent ID on first read, once, equal to the same row's ID anywhere")
   func fetchedObjectsMakeTheirIDLazily() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     var saved: ManagedObjectID?
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
@@ -284,7 +274,6 @@ struct BulkPathTests {
   @Test("awakeFromFetch runs after the read, so it may fetch from its own context")
   func awakeFromFetchMayFetch() throws {
     let stack = try Stack.probes(AwakeProbe.self, rows: 3)
-    defer { stack.folder.remove() }
     let (_, context) = try stack.reopened()
     try context.performAndWait {
       let request = FetchRequest<AwakeProbe>(entityName: "Probe")
@@ -303,7 +292,6 @@ struct BulkPathTests {
         properties: [.attribute(AttributeDescription(name: "_entry", type: .integer64, isOptional: true))])
     ])
     let stack = try Stack(model: model)
-    defer { stack.folder.remove() }
     try stack.context.performAndWait {
       ManagedObject(entity: stack.entity("Item"), insertInto: stack.context).setValue(42, forKey: "_entry")
       try stack.context.save()
@@ -318,7 +306,6 @@ struct BulkPathTests {
   @Test("An init(entity:insertInto:) override that uses the store during a fetch gets an error, not a crash")
   func initUsingTheStoreDuringAFetch() throws {
     let stack = try Stack.probes(StoreTouchingProbe.self, rows: 3)
-    defer { stack.folder.remove() }
     let (coordinator, context) = try stack.reopened()
     StoreTouchingProbe.coordinator.withLock { $0 = coordinator }
     defer { StoreTouchingProbe.coordinator.withLock { $0 = nil } }
@@ -338,7 +325,6 @@ struct BulkPathTests {
   @Test("Objects made before a row that fails are registered and awoken; the next fetch returns them all")
   func fetchFailingMidway() throws {
     let stack = try Stack.probes(InterruptingProbe.self, rows: 10)
-    defer { stack.folder.remove() }
     let (coordinator, context) = try stack.reopened()
     let database = try #require(coordinator.persistentStores.first).database
     try context.performAndWait {
@@ -357,7 +343,6 @@ struct BulkPathTests {
   @Test("Objects a big fetch registered are purged once nothing else holds them")
   func purgeAfterFetch() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     try stack.context.performAndWait {
       for index in 0..<5_000 {
         let note = Note(context: stack.context)
@@ -434,12 +419,11 @@ struct ObjectRegistryTests {
 }
 
 /// Values are kept as a closed enum of Swift types (`SlotValue`); these check the conversions around it.
-@Suite("Typed slot values")
+@Suite("Typed slot values", .temporaryFolders)
 struct SlotValueTests {
   @Test("Numbers of another Swift type are stored as the attribute's type, in memory and in SQL alike")
   func numbersAreStoredAsTheAttributeType() throws {
     let stack = try Stack(model: Models.allTypes())
-    defer { stack.folder.remove() }
     try stack.context.performAndWait {
       let object = ManagedObject(entity: stack.entity("Everything"), insertInto: stack.context)
       object.setValue(5, forKey: "int64")
@@ -466,7 +450,6 @@ struct SlotValueTests {
   @Test("Setting a boxed value (UUID, URL) to an equal one is no change; to another one is")
   func boxedValuesCompareByValue() throws {
     let stack = try Stack(model: Models.allTypes())
-    defer { stack.folder.remove() }
     let uuid = UUID()
     try stack.context.performAndWait {
       let object = ManagedObject(entity: stack.entity("Everything"), insertInto: stack.context)

@@ -24,8 +24,7 @@ struct ConcurrencyDebugTests {
   func privateObjectOffQueue() throws {
     let stack = try MemoryStack(name: "cdebug.importer")
     let context = stack.context
-    let watch = ConcurrencyDebug.Watch(context)
-    defer { watch.stop() }
+    let watch = WatchedViolations(ConcurrencyDebug.Watch(context))
     let note = try context.performAndWait {
       let note = Note(context: context)
       note.title = "saved"
@@ -60,8 +59,7 @@ struct ConcurrencyDebugTests {
   func objectFromAnotherContextsQueue() throws {
     let stack = try MemoryStack(name: "cdebug.owner")
     let other = stack.makeContext(.privateQueue, name: "cdebug.other")
-    let watch = ConcurrencyDebug.Watch(stack.context)
-    defer { watch.stop() }
+    let watch = WatchedViolations(ConcurrencyDebug.Watch(stack.context))
     let note = stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "mine"
@@ -77,8 +75,7 @@ struct ConcurrencyDebugTests {
   @Test("An unnamed context is named by its queue, with a hint to name it")
   func unnamedContext() throws {
     let stack = try MemoryStack(name: nil)
-    let watch = ConcurrencyDebug.Watch(stack.context)
-    defer { watch.stop() }
+    let watch = WatchedViolations(ConcurrencyDebug.Watch(stack.context))
     _ = stack.context.hasChanges
     let violation = try #require(watch.violations.first)
     #expect(violation.message.contains("an unnamed private-queue context on queue 'org.objectgraph.context."))
@@ -91,8 +88,7 @@ struct ConcurrencyDebugTests {
   func mainQueueObjectFromBackground() async throws {
     let stack = try MemoryStack(name: "cdebug.private")
     let main = stack.makeContext(.mainQueue, name: "cdebug.ui")
-    let watch = ConcurrencyDebug.Watch(main)
-    defer { watch.stop() }
+    let watch = WatchedViolations(ConcurrencyDebug.Watch(main))
     let note = Smuggled(
       main.performAndWait {
         let note = Note(context: main)
@@ -139,8 +135,7 @@ struct ConcurrencyDebugTests {
   func mainQueueContextOffQueue() throws {
     let stack = try MemoryStack(name: "cdebug.private")
     let main = stack.makeContext(.mainQueue, name: "cdebug.ui")
-    let watch = ConcurrencyDebug.Watch(main)
-    defer { watch.stop() }
+    let watch = WatchedViolations(ConcurrencyDebug.Watch(main))
     _ = DispatchQueue.global().sync { main.hasChanges }
     let violation = try #require(watch.violations.first)
     #expect(violation.rule == 2)
@@ -163,8 +158,7 @@ struct ConcurrencyDebugTests {
       inserted.title = "inserted"
       return (saved, inserted)
     }
-    let watch = ConcurrencyDebug.Watch(context)
-    defer { watch.stop() }
+    let watch = WatchedViolations(ConcurrencyDebug.Watch(context))
     let request = FetchRequest<Note>(entityName: "Note")
     let calls: [(operation: String, call: () throws -> Void)] = [
       ("hasChanges", { #expect(context.hasChanges) }),
@@ -208,8 +202,7 @@ struct ConcurrencyDebugTests {
       note.title = "changed"
       return note
     }
-    let watch = ConcurrencyDebug.Watch(context)
-    defer { watch.stop() }
+    let watch = WatchedViolations(ConcurrencyDebug.Watch(context))
     // Rule 1: safe from any queue, so never reported.
     _ = note.objectID
     _ = note.managedObjectContext
@@ -245,8 +238,7 @@ struct ConcurrencyDebugTests {
     let parent = stack.context
     let child = stack.makeContext(.privateQueue, name: "cdebug.child", parent: parent)
     let main = stack.makeContext(.mainQueue, name: "cdebug.main")
-    let watch = ConcurrencyDebug.Watch(parent, child, main)
-    defer { watch.stop() }
+    let watch = WatchedViolations(ConcurrencyDebug.Watch(parent, child, main))
 
     let note = try parent.performAndWait {
       let note = Note(context: parent)
@@ -301,8 +293,7 @@ struct ConcurrencyDebugTests {
     let stack = try MemoryStack(name: "cdebug.left")
     let left = stack.context
     let right = stack.makeContext(.privateQueue, name: "cdebug.right")
-    let watch = ConcurrencyDebug.Watch(left, right)
-    defer { watch.stop() }
+    let watch = WatchedViolations(ConcurrencyDebug.Watch(left, right))
     let note = left.performAndWait {
       let note = Note(context: left)
       note.title = "left"

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ObjectGraph
@@ -12,17 +13,16 @@ final class Counter: @unchecked Sendable {
   var count: Int { lock.withLock { value } }
 }
 
-@Suite("Concurrency")
+@Suite("Concurrency", .temporaryFolders)
 struct ConcurrencyTests {
   @Test("Many threads calling perform and performAndWait on one private context at once")
   func manyThreads() async throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     let context = stack.context
     let threads = 16
     let perThread = 50
     let asyncDone = Counter()
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+    let _: Void = try await Watchdog.callback("\(threads) threads' perform and performAndWait calls to return") { allReturned in
       let group = DispatchGroup()
       for thread in 0..<threads {
         group.enter()
@@ -43,7 +43,7 @@ struct ConcurrencyTests {
           group.leave()
         }
       }
-      group.notify(queue: .global()) { continuation.resume() }
+      group.notify(queue: .global()) { allReturned(()) }
     }
     // Blocks queued with perform run in order on the context's queue: this one runs after all of them.
     let inserted = try await context.perform { () -> Int in
@@ -59,7 +59,6 @@ struct ConcurrencyTests {
   @Test("Two coordinators saving to one file from many queues lose nothing")
   func twoCoordinators() async throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     let (_, other) = try stack.reopened()
     let contexts = [stack.context, other]
     try await withThrowingTaskGroup(of: Void.self) { group in
@@ -86,11 +85,9 @@ struct ConcurrencyTests {
   @Test("Calling a context off its queue hops onto the queue, and debug mode reports it")
   func offQueueCalls() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     // A watch sees this context's violations only, without touching the process-wide switch that the
     // tests running alongside depend on.
-    let watch = ConcurrencyDebug.Watch(stack.context)
-    defer { watch.stop() }
+    let watch = WatchedViolations(ConcurrencyDebug.Watch(stack.context))
     // Off the queue: counted, and still correct because the call hops onto the queue.
     _ = stack.context.hasChanges
     #expect(watch.violations.count == 1)
@@ -104,7 +101,6 @@ struct ConcurrencyTests {
   @Test("async perform returns the block's value and rethrows its error")
   func asyncPerform() async throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     let value = try await stack.context.perform { 42 }
     #expect(value == 42)
     await #expect(throws: ObjectGraphError.self) {

@@ -1,11 +1,12 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ObjectGraph
 
 /// Three places where the engine differed from Core Data, found by running other libraries' Core Data
 /// test suites against it. Each test fails on the engine as it was before the fix.
-@Suite("Core Data parity: nested IDs and relationship counts")
+@Suite("Core Data parity: nested IDs and relationship counts", .temporaryFolders)
 struct CoreDataParityTests {
   private func child(of parent: ManagedObjectContext) -> ManagedObjectContext {
     let context = ManagedObjectContext(concurrencyType: .privateQueue)
@@ -36,7 +37,6 @@ struct CoreDataParityTests {
   @Test("A child finds the objects it inserted by their IDs (SELF IN, SELF ==, count) after its parent saved them")
   func childFetchesByTemporaryIDsAfterParentSave() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     let child = child(of: stack.context)
     let notes = try insertSavedThroughParent(["a", "b", "c", "d", "e"], child: child, parent: stack.context)
     try child.performAndWait {
@@ -63,7 +63,6 @@ struct CoreDataParityTests {
   @Test("'Delete everything except these' in a child deletes only the others once the parent has saved")
   func deleteAllExceptAfterParentSave() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     let child = child(of: stack.context)
     let notes = try insertSavedThroughParent(["keep 1", "keep 2", "keep 3", "drop 1", "drop 2"], child: child, parent: stack.context)
     try child.performAndWait {
@@ -82,7 +81,6 @@ struct CoreDataParityTests {
   @Test("A relationship compared with a temporary ID in a child finds the rows its parent saved")
   func relationshipComparedWithTemporaryID() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     let child = child(of: stack.context)
     let notebookID = try child.performAndWait {
       let notebook = Notebook(context: child)
@@ -108,7 +106,6 @@ struct CoreDataParityTests {
   @Test("Three levels: a worker under the main context under the writer finds its objects by ID after the writer saved")
   func grandchildFetchesByTemporaryIDs() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     let main = child(of: stack.context)
     let worker = child(of: main)
     let notes = try worker.performAndWait {
@@ -151,7 +148,6 @@ struct CoreDataParityTests {
   @Test("A non-optional to-many whose minimum count is 0 saves empty, as in Core Data")
   func nonOptionalToManyMinimumZeroMayBeEmpty() throws {
     let stack = try Stack(model: try countedModel(optional: false, minCount: 0))
-    defer { stack.folder.remove() }
     try stack.context.performAndWait {
       let owner = ManagedObject(entity: stack.entity("Owner"), insertInto: stack.context)
       owner.setValue("nobody's", forKey: "name")
@@ -163,7 +159,6 @@ struct CoreDataParityTests {
   @Test("The minimum count still rules: minimum 2 refuses one member (1580), optional or not", arguments: [false, true])
   func minimumCountIsEnforced(optional: Bool) throws {
     let stack = try Stack(model: try countedModel(optional: optional, minCount: 2))
-    defer { stack.folder.remove() }
     try stack.context.performAndWait {
       let owner = ManagedObject(entity: stack.entity("Owner"), insertInto: stack.context)
       let tag = ManagedObject(entity: stack.entity("Tag"), insertInto: stack.context)
@@ -188,7 +183,6 @@ struct CoreDataParityTests {
         properties: [.relationship(RelationshipDescription(name: "tags", destination: "Tag", inverse: "owner", toMany: true))]),
     ])
     let stack = try Stack(model: model)
-    defer { stack.folder.remove() }
     let error = stack.context.performAndWait {
       _ = ManagedObject(entity: stack.entity("Tag"), insertInto: stack.context)
       return expectCode(.validationMissingMandatoryProperty) { try stack.context.save() }
@@ -206,7 +200,6 @@ struct CoreDataParityTests {
   @Test("obtainPermanentIDs in a child gives the ID its parent already saved the object under, reserving no new key")
   func obtainPermanentIDsForObjectsTheParentSaved() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     let child = child(of: stack.context)
     let notes = try insertSavedThroughParent(["first", "second"], child: child, parent: stack.context)
     let keysBefore = try reservedKeys(stack)
@@ -244,7 +237,6 @@ struct CoreDataParityTests {
   @Test("obtainPermanentIDs in a child for one object the parent saved and one it did not: one old ID, one new")
   func obtainPermanentIDsMixed() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     let child = child(of: stack.context)
     let saved = try insertSavedThroughParent(["saved"], child: child, parent: stack.context)[0]
     let keysBefore = try reservedKeys(stack)
@@ -268,7 +260,6 @@ extension CoreDataParityTests {
   @Test("A child's delete of an object it saved up earlier reaches the parent, before and after the parent saved it")
   func childDeletesObjectItSavedUp() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     let child = child(of: stack.context)
     // Before the parent saves: the parent holds the child's insert under the temporary ID.
     try child.performAndWait {
@@ -302,7 +293,6 @@ extension CoreDataParityTests {
   @Test("Did-save and objects-did-change user info is read with the public NotificationKey constants")
   func notificationKeysArePublicConstants() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     typealias Key = ManagedObjectContext.NotificationKey
     let saved = Locked<[String: Int]>([:])
     let observer = NotificationCenter.default.addObserver(

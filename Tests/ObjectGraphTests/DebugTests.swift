@@ -1,9 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ObjectGraph
 
-@Suite("Debug switches", .serialized)
+@Suite("Debug switches", .serialized, .temporaryFolders)
 struct DebugTests {
   @Test("SQL debug logs each statement with its time")
   func sqlDebug() throws {
@@ -15,7 +16,6 @@ struct DebugTests {
       SQLDebug.logHandler = nil
     }
     let stack = try Stack()
-    defer { stack.folder.remove() }
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "logged"

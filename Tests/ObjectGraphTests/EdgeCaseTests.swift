@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ObjectGraph
@@ -10,12 +11,11 @@ final class Gauge: ManagedObject {
 }
 
 /// Behaviours found by review against Core Data's documentation, each with the case that used to go wrong.
-@Suite("Edge cases")
+@Suite("Edge cases", .temporaryFolders)
 struct EdgeCaseTests {
   @Test("A child's new object pointing at an object its parent already saved keeps the relationship")
   func childRelationshipToParentSavedObject() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     let child = ManagedObjectContext(concurrencyType: .privateQueue)
     child.parent = stack.context
     let book = try child.performAndWait {
@@ -42,7 +42,6 @@ struct EdgeCaseTests {
   @Test("A relationship to an object that was never saved is an error, not a silent NULL")
   func relationshipToUnsavedObjectElsewhere() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     let other = ManagedObjectContext(concurrencyType: .privateQueue)
     other.persistentStoreCoordinator = stack.coordinator
     let foreignID = other.performAndWait { Notebook(context: other).objectID }
@@ -61,7 +60,6 @@ struct EdgeCaseTests {
       name: "Counter",
       properties: [.attribute(AttributeDescription(name: "count", type: .integer64, isOptional: false, defaultValue: 5))])
     let stack = try Stack(model: try ManagedObjectModel(entities: [entity]))
-    defer { stack.folder.remove() }
     try stack.context.performAndWait {
       let counter = ManagedObject(entity: entity, insertInto: stack.context)
       #expect(counter.value(forKey: "count") as? Int64 == 5)
@@ -80,7 +78,6 @@ struct EdgeCaseTests {
   @MainActor
   func privateChildOfMainParentFromTheMainQueue() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     let main = ManagedObjectContext(concurrencyType: .mainQueue)
     main.persistentStoreCoordinator = stack.coordinator
     let child = ManagedObjectContext(concurrencyType: .privateQueue)
@@ -104,7 +101,6 @@ struct EdgeCaseTests {
         .relationship(RelationshipDescription(name: "friends", destination: "Person", inverse: "friends", toMany: true)),
       ])
     let stack = try Stack(model: try ManagedObjectModel(entities: [person]))
-    defer { stack.folder.remove() }
     try stack.context.performAndWait {
       let ada = ManagedObject(entity: person, insertInto: stack.context)
       ada.setValue("Ada", forKey: "name")
@@ -127,7 +123,6 @@ struct EdgeCaseTests {
   @Test("A fault whose row is gone becomes a deleted, empty object (shouldDeleteInaccessibleFaults)")
   func inaccessibleFault() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     let id = try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "short-lived"
@@ -148,8 +143,10 @@ struct EdgeCaseTests {
 
   @Test("With shouldDeleteInaccessibleFaults off, touching a fault whose row is gone stops the program")
   func inaccessibleFaultStops() async throws {
-    await #expect(processExitsWith: .failure) {
-      let stack = try Stack()
+    let folder = try TemporaryFolder()
+    let stopped = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      [folder = folder as TemporaryFolder] in
+      let stack = try Stack(folder: folder)
       let id = try stack.context.performAndWait {
         let note = Note(context: stack.context)
         note.title = "gone soon"
@@ -164,12 +161,13 @@ struct EdgeCaseTests {
       }
       other.performAndWait { _ = (other.object(with: id) as? Note)?.title }
     }
+    let said = String(decoding: stopped?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(said.contains("could not fulfill a fault for 'title' of Note"), "it printed: \(said)")
   }
 
   @Test("Deleting a never-saved object removes it; inserting it again brings it back")
   func deleteAndReinsertUnsaved() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "undecided"
@@ -187,7 +185,6 @@ struct EdgeCaseTests {
   @Test("Object trump takes in the store's other changes; rollback keeps a row changed elsewhere")
   func mergePoliciesRefresh() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     let note = try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "t"
@@ -235,13 +232,12 @@ struct EdgeCaseTests {
   @Test("Counting across two stores applies the limit and the offset to the whole")
   func countAcrossStores() throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     let model = try Models.allTypes()
     let entity = try #require(model.entitiesByName["Everything"])
     // Fill two files separately, 3 rows and 2 rows.
     for (name, rows) in [("a.sqlite", 3), ("b.sqlite", 2)] {
       let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-      try coordinator.addPersistentStore(type: .sqlite, at: folder.file(name))
+      try coordinator.addPersistentStore(type: .sqlite, at: folder.appending(name))
       let context = ManagedObjectContext(concurrencyType: .privateQueue)
       context.persistentStoreCoordinator = coordinator
       try context.performAndWait {
@@ -250,8 +246,8 @@ struct EdgeCaseTests {
       }
     }
     let both = PersistentStoreCoordinator(managedObjectModel: model)
-    try both.addPersistentStore(type: .sqlite, at: folder.file("a.sqlite"))
-    try both.addPersistentStore(type: .sqlite, at: folder.file("b.sqlite"))
+    try both.addPersistentStore(type: .sqlite, at: folder.appending("a.sqlite"))
+    try both.addPersistentStore(type: .sqlite, at: folder.appending("b.sqlite"))
     let context = ManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = both
     let counts = try context.performAndWait { () -> [Int] in
@@ -289,24 +285,18 @@ struct EdgeCaseTests {
   @Test("reset() tells observers every object is invalid; refresh(_:mergeChanges:) names the object")
   func resetAndRefreshNotify() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
-    let seen = Locked<[String]>([])
-    let observer = NotificationCenter.default.addObserver(
-      forName: ManagedObjectContext.objectsDidChangeNotification, object: stack.context, queue: nil
-    ) { note in
-      let keys = (note.userInfo ?? [:]).keys.compactMap { $0 as? String }.sorted()
-      seen.withLock { $0.append(keys.joined(separator: ",")) }
+    let seen = NotificationLog(ManagedObjectContext.objectsDidChangeNotification, object: stack.context) { note in
+      (note.userInfo ?? [:]).keys.compactMap { $0 as? String }.sorted().joined(separator: ",")
     }
-    defer { NotificationCenter.default.removeObserver(observer) }
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "n"
       try stack.context.save()
-      seen.withLock { $0.removeAll() }
+      seen.removeAll()
       stack.context.refresh(note, mergeChanges: false)
       stack.context.reset()
     }
-    #expect(seen.withLock { $0 } == ["refreshed", "invalidatedAll"])
+    #expect(seen.entries == ["refreshed", "invalidatedAll"])
   }
 
   @Test("@Managed numbers convert exactly between the property's type and the attribute's")
@@ -318,7 +308,6 @@ struct EdgeCaseTests {
         .attribute(AttributeDescription(name: "level", type: .float)),
       ])
     let stack = try Stack(model: try ManagedObjectModel(entities: [gauge]))
-    defer { stack.folder.remove() }
     let (count, level, stored) = try stack.context.performAndWait {
       let object = Gauge(context: stack.context)
       object.count = 42
@@ -335,7 +324,6 @@ struct EdgeCaseTests {
   @MainActor
   func mainQueueProcessesAtTheEndOfTheBlock() async throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     let main = ManagedObjectContext(concurrencyType: .mainQueue)
     main.persistentStoreCoordinator = stack.coordinator
     let book = Notebook(context: main)
@@ -354,7 +342,6 @@ struct EdgeCaseTests {
   @Test("Deleting an object whose deletion was already saved does nothing")
   func deleteTwice() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "once"

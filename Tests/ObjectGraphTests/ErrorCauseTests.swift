@@ -1,18 +1,18 @@
 import Foundation
 import GRDB
+import TestSupport
 import Testing
 
 @testable import ObjectGraph
 
 /// A store failure keeps SQLite's own error, so a caller can tell a busy database from a full disk or a
 /// damaged file.
-@Suite("Errors keep their cause")
+@Suite("Errors keep their cause", .temporaryFolders)
 struct ErrorCauseTests {
   @Test("A file that is not SQLite: 134000, with SQLite's SQLITE_NOTADB attached, and the file untouched")
   func foreignFileKeepsSQLiteError() throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
-    let url = folder.file("NotAStore.sqlite")
+    let url = folder.appending("NotAStore.sqlite")
     let bytes = Data(repeating: 0x41, count: 4096)
     try bytes.write(to: url)
     let coordinator = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
@@ -27,8 +27,7 @@ struct ErrorCauseTests {
   @Test("A save while another connection holds the write lock: 134030, SQLITE_BUSY attached, nothing written")
   func busyDatabaseKeepsSQLiteError() throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
-    let url = folder.file("Store.sqlite")
+    let url = folder.appending("Store.sqlite")
     let coordinator = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
     // A short busy timeout, so the test waits a tenth of a second instead of the default ten.
     try coordinator.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(sqlitePragmas: ["busy_timeout": "100"]))

@@ -1,9 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ObjectGraph
 
-@Suite("Fetching")
+@Suite("Fetching", .temporaryFolders)
 struct FetchTests {
   /// Ten notes in two notebooks with tags, saved; returns the stack.
   private func populated() throws -> Stack {
@@ -53,7 +54,6 @@ struct FetchTests {
   @Test("Comparison operators, one by one")
   func comparisons() throws {
     let stack = try populated()
-    defer { stack.folder.remove() }
     #expect(try titles(stack, "rating == 3") == ["delta"])
     #expect(try titles(stack, "rating = 3") == ["delta"])
     #expect(try titles(stack, "rating != 3").count == 9)
@@ -70,7 +70,6 @@ struct FetchTests {
   @Test("String operators and their [c] and [d] options")
   func strings() throws {
     let stack = try populated()
-    defer { stack.folder.remove() }
     #expect(try titles(stack, "title CONTAINS 'eta'") == ["beta", "zeta", "theta"])
     #expect(try titles(stack, "title CONTAINS[c] 'ETA'") == ["beta", "zeta", "Eta", "theta"])
     #expect(try titles(stack, "title BEGINSWITH 'E'") == ["Épée".hasPrefix("E") ? "Épée" : "", "Eta"].filter { !$0.isEmpty })
@@ -87,7 +86,6 @@ struct FetchTests {
   @Test("nil, NOT, AND, OR, parentheses and precedence")
   func logic() throws {
     let stack = try populated()
-    defer { stack.folder.remove() }
     #expect(try titles(stack, "body == nil") == ["Alpha", "delta", "Eta", "kappa"])
     #expect(try titles(stack, "body != NULL").count == 6)
     #expect(try titles(stack, "body != 'body 1'").count == 9)  // nil bodies count as "not equal"
@@ -105,7 +103,6 @@ struct FetchTests {
   @Test("Key paths, ANY/ALL/NONE, @count, SELF, object IDs and %K")
   func relationships() throws {
     let stack = try populated()
-    defer { stack.folder.remove() }
     #expect(try titles(stack, "notebook.name == 'Home'") == ["Eta", "theta", "Iota"])
     #expect(try titles(stack, "notebook == nil") == ["kappa"])
     #expect(try titles(stack, "ANY tags.name == 'data'") == ["Alpha", "zeta"])
@@ -129,7 +126,6 @@ struct FetchTests {
   @Test("Sorting by key paths, with nil first, descending, and limits and offsets")
   func sortingAndLimits() throws {
     let stack = try populated()
-    defer { stack.folder.remove() }
     try stack.context.performAndWait {
       let request = FetchRequest<Note>(entityName: "Note")
       request.sortDescriptors = [FetchSortDescriptor(key: "notebook.name", ascending: false), FetchSortDescriptor(key: "title")]
@@ -149,7 +145,6 @@ struct FetchTests {
   @Test("Pending changes: inserted objects match, deleted ones vanish, changed ones are re-checked")
   func pendingChanges() throws {
     let stack = try populated()
-    defer { stack.folder.remove() }
     try stack.context.performAndWait {
       let request = FetchRequest<Note>(entityName: "Note")
       request.predicate = try FetchPredicate(format: "rating >= 8")
@@ -174,7 +169,6 @@ struct FetchTests {
   @Test("One object per ID per context")
   func uniquing() throws {
     let stack = try populated()
-    defer { stack.folder.remove() }
     try stack.context.performAndWait {
       stack.context.reset()
       let first = try stack.context.fetch(FetchRequest<Note>(entityName: "Note"))
@@ -192,7 +186,6 @@ struct FetchTests {
   @Test("Batched fetches read values one batch at a time")
   func batches() throws {
     let stack = try populated()
-    defer { stack.folder.remove() }
     let (_, context) = try stack.reopened()
     try context.performAndWait {
       let request = FetchRequest<Note>(entityName: "Note")
@@ -213,7 +206,6 @@ struct FetchTests {
   @Test("Prefetching reads related objects with the fetch")
   func prefetching() throws {
     let stack = try populated()
-    defer { stack.folder.remove() }
     let (_, context) = try stack.reopened()
     try context.performAndWait {
       let request = FetchRequest<Note>(entityName: "Note")
@@ -232,7 +224,6 @@ struct FetchTests {
   @Test("With a batch size, prefetching happens batch by batch, as each batch is read")
   func prefetchingPerBatch() throws {
     let stack = try populated()
-    defer { stack.folder.remove() }
     let (_, context) = try stack.reopened()
     try context.performAndWait {
       let request = FetchRequest<Note>(entityName: "Note")
@@ -261,7 +252,6 @@ struct FetchTests {
   @Test("Bad predicates and unknown keys say what and where")
   func badInput() throws {
     let stack = try populated()
-    defer { stack.folder.remove() }
     let syntax = expectCode(.predicateSyntax) { _ = try FetchPredicate(format: "title == ") }
     #expect(syntax?.message.contains("position") == true)
     try stack.context.performAndWait {
@@ -284,7 +274,6 @@ struct FetchTests {
   @Test("A constant that cannot be compared with its column is refused, so SQL and memory cannot disagree")
   func mixedTypes() throws {
     let stack = try populated()
-    defer { stack.folder.remove() }
     try stack.context.performAndWait {
       for format in ["rating > '2'", "title == 3", "SELF IN {1}", "notebook == 'Work'", "createdAt > 5"] {
         let request = FetchRequest<Note>(entityName: "Note")
@@ -298,7 +287,6 @@ struct FetchTests {
   @Test("existingObject throws for a deleted object; object(with:) returns a fault")
   func existingObject() throws {
     let stack = try populated()
-    defer { stack.folder.remove() }
     let id = try stack.context.performAndWait {
       let note = try #require(try stack.context.fetch(FetchRequest<Note>(entityName: "Note")).first)
       let id = note.objectID

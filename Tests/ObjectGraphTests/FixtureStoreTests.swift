@@ -1,21 +1,21 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ObjectGraph
 
 /// Real models from public projects, used for real: each version makes a SQLite store, reopens it, and
 /// saves and fetches an object of every entity it can make.
-@Suite("Fixture models as stores")
+@Suite("Fixture models as stores", .temporaryFolders)
 struct FixtureStoreTests {
   @Test("Every fixture model version makes a store, saves one object per entity, and reopens compatibly", .needsFixtures)
   func everyVersionMakesAStore() throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     var stores = 0
     var savedObjects = 0
     for bundle in try Fixtures.models() {
       for (name, model) in try ManagedObjectModel.versions(in: bundle) {
-        let url = folder.file("\(bundle.deletingPathExtension().lastPathComponent)-\(name).sqlite")
+        let url = folder.appending("\(bundle.deletingPathExtension().lastPathComponent)-\(name).sqlite")
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         try coordinator.addPersistentStore(type: .sqlite, at: url)
         stores += 1

@@ -1,10 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ObjectGraph
 
 /// Core Data's parent/child rules, one by one.
-@Suite("Nested contexts")
+@Suite("Nested contexts", .temporaryFolders)
 struct NestedContextTests {
   private func child(of parent: ManagedObjectContext, _ type: ManagedObjectContext.ConcurrencyType = .privateQueue)
     -> ManagedObjectContext
@@ -21,7 +22,6 @@ struct NestedContextTests {
   @Test("A child's save goes one level up and no further; the parent's save reaches the file")
   func childSaveStopsAtParent() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     let child = child(of: stack.context)
     try child.performAndWait {
       let note = Note(context: child)
@@ -42,7 +42,6 @@ struct NestedContextTests {
   @Test("A child's fetch sees its parent's unsaved state")
   func childSeesParentState() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     let saved = try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "saved"
@@ -63,7 +62,6 @@ struct NestedContextTests {
   @Test("A parent's save does not flow down, and siblings do not see each other's saves")
   func noFlowDownNoSiblings() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     let id = try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "v1"
@@ -94,7 +92,6 @@ struct NestedContextTests {
   @Test("Objects inserted in a child keep their temporary IDs after the parent saves them")
   func temporaryIDsStayInChild() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     let child = child(of: stack.context)
     let note = try child.performAndWait {
       let note = Note(context: child)
@@ -123,7 +120,6 @@ struct NestedContextTests {
   @Test("obtainPermanentIDs in a child gives the ID the row will have")
   func obtainPermanentIDs() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     let child = child(of: stack.context)
     let id = try child.performAndWait {
       let note = Note(context: child)
@@ -142,7 +138,6 @@ struct NestedContextTests {
   @Test("obtainPermanentIDs after a child save renumbers the parent's copy too")
   func obtainPermanentIDsAfterChildSave() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     let child = child(of: stack.context)
     let (note, id) = try child.performAndWait {
       let note = Note(context: child)
@@ -166,7 +161,6 @@ struct NestedContextTests {
   @Test("A child looks up an object its parent inserted, by the parent's temporary ID")
   func existingObjectWithParentsTemporaryID() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     let (book, id) = stack.context.performAndWait {
       let book = Notebook(context: stack.context)
       book.name = "unsaved in the parent"
@@ -187,7 +181,6 @@ struct NestedContextTests {
   @Test("Three levels: a grandchild's change reaches the file after each level saves")
   func threeLevels() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     let middle = child(of: stack.context)
     let leaf = child(of: middle)
     try leaf.performAndWait {
@@ -212,7 +205,6 @@ struct NestedContextTests {
   @Test("Deletes in a child reach the file through the parent, with delete rules applied")
   func deletesFlowUp() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     let id = try stack.context.performAndWait {
       let book = Notebook(context: stack.context)
       book.name = "old"
@@ -236,7 +228,6 @@ struct NestedContextTests {
   @Test("performAndWait nests across parent and child, both ways, without deadlock")
   func nestingDoesNotDeadlock() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     let parent = stack.context
     let child = child(of: parent)
     let depth = try child.performAndWait {
@@ -255,7 +246,6 @@ struct NestedContextTests {
   @Test("Many threads saving children of one parent at once lose nothing")
   func concurrentChildren() async throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     let parent = stack.context
     try await withThrowingTaskGroup(of: Void.self) { group in
       for worker in 0..<8 {
@@ -282,7 +272,6 @@ struct NestedContextTests {
   @Test("mergeChanges refreshes updated objects, drops deleted ones and keeps local changes")
   func mergeChanges() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     let (keptID, goneID) = try stack.context.performAndWait {
       let kept = Note(context: stack.context)
       kept.title = "kept"
@@ -295,18 +284,16 @@ struct NestedContextTests {
     let kept = try other.performAndWait { try #require(try other.existingObject(with: keptID) as? Note) }
     let gone = try other.performAndWait { try #require(try other.existingObject(with: goneID) as? Note) }
     other.performAndWait { kept.body = "local edit" }
-    let saved = Locked<SavedObjectIDs?>(nil)
-    let observer = NotificationCenter.default.addObserver(
-      forName: ManagedObjectContext.didSaveObjectIDsNotification, object: stack.context, queue: nil
-    ) { note in saved.withLock { $0 = SavedObjectIDs(note) } }
-    defer { NotificationCenter.default.removeObserver(observer) }
+    let saved = NotificationLog(ManagedObjectContext.didSaveObjectIDsNotification, object: stack.context) { note in
+      SavedObjectIDs(note)
+    }
     try stack.context.performAndWait {
       let note = try #require(try stack.context.existingObject(with: keptID) as? Note)
       note.title = "renamed elsewhere"
       stack.context.delete(try stack.context.existingObject(with: goneID))
       try stack.context.save()
     }
-    let changes = try #require(saved.withLock { $0 })
+    let changes = try #require(saved.entries.last)
     #expect(changes.updated == [keptID] && changes.deleted == [goneID])
     try other.performAndWait {
       other.mergeChanges(fromContextDidSave: changes)
@@ -324,7 +311,6 @@ struct NestedContextTests {
   @Test("automaticallyMergesChangesFromParent brings the parent's saves into the child")
   func automaticMerging() async throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     let id = try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "before"
@@ -348,21 +334,15 @@ struct NestedContextTests {
   @Test("Changes post objects-did-change when pending changes are processed")
   func objectsDidChange() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
-    let counts = Locked<[Int]>([])
-    let observer = NotificationCenter.default.addObserver(
-      forName: ManagedObjectContext.objectsDidChangeNotification, object: stack.context, queue: nil
-    ) { note in
-      let inserted = (note.userInfo?["inserted"] as? Set<ManagedObject>)?.count ?? -1
-      counts.withLock { $0.append(inserted) }
+    let counts = NotificationLog(ManagedObjectContext.objectsDidChangeNotification, object: stack.context) { note in
+      (note.userInfo?["inserted"] as? Set<ManagedObject>)?.count ?? -1
     }
-    defer { NotificationCenter.default.removeObserver(observer) }
     stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "seen"
       stack.context.processPendingChanges()
       stack.context.processPendingChanges()  // nothing new: no second notification
     }
-    #expect(counts.withLock { $0 } == [1])
+    #expect(counts.entries == [1])
   }
 }

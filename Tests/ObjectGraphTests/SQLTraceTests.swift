@@ -1,23 +1,22 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ObjectGraph
 
 /// A store's own SQL trace (`StoreOptions.sqlTrace`): what a save and a fetch really run, per store, so
 /// tests can assert SQL without the process-wide `SQLDebug` switch (and run in parallel).
-@Suite("Per-store SQL trace")
+@Suite("Per-store SQL trace", .temporaryFolders)
 struct SQLTraceTests {
-  /// A stack whose store reports its SQL into `log`.
-  private func tracedStack(_ log: Locked<[String]>, type: StoreType = .sqlite) throws -> (Stack, ManagedObjectContext) {
-    let folder = try TemporaryFolder()
-    let stack = try Stack(folder: folder)
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: stack.model)
+  /// A context whose store reports its SQL into `log`.
+  private func tracedContext(_ log: Locked<[String]>, type: StoreType = .sqlite) throws -> ManagedObjectContext {
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
     try coordinator.addPersistentStore(
-      type: type, at: type == .sqlite ? folder.file("Traced.sqlite") : nil,
+      type: type, at: type == .sqlite ? try TemporaryFolder().appending("Traced.sqlite") : nil,
       options: StoreOptions(sqlTrace: { sql in log.withLock { $0.append(sql) } }))
     let context = ManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
-    return (stack, context)
+    return context
   }
 
   @Test(
@@ -25,8 +24,7 @@ struct SQLTraceTests {
     arguments: [StoreType.sqlite, .inMemory])
   func saveSQL(type: StoreType) throws {
     let log = Locked<[String]>([])
-    let (stack, context) = try tracedStack(log, type: type)
-    defer { stack.folder.remove() }
+    let context = try tracedContext(log, type: type)
     log.withLock { $0 = [] }
     try context.performAndWait {
       for title in ["a", "b", "c"] { Note(context: context).title = title }
@@ -44,8 +42,7 @@ struct SQLTraceTests {
   @Test("A fetch with a predicate and a sort runs it in SQL, with the arguments bound, not in memory")
   func fetchSQL() throws {
     let log = Locked<[String]>([])
-    let (stack, context) = try tracedStack(log)
-    defer { stack.folder.remove() }
+    let context = try tracedContext(log)
     try context.performAndWait {
       Note(context: context).title = "x"
       try context.save()
@@ -70,14 +67,9 @@ struct SQLTraceTests {
   func tracesArePerStore() throws {
     let first = Locked<[String]>([])
     let second = Locked<[String]>([])
-    let (stackA, contextA) = try tracedStack(first)
-    let (stackB, contextB) = try tracedStack(second)
+    let contextA = try tracedContext(first)
+    let contextB = try tracedContext(second)
     let untraced = try Stack()
-    defer {
-      stackA.folder.remove()
-      stackB.folder.remove()
-      untraced.folder.remove()
-    }
     first.withLock { $0 = [] }
     second.withLock { $0 = [] }
     try contextA.performAndWait {

@@ -1,14 +1,14 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ObjectGraph
 
-@Suite("Saving")
+@Suite("Saving", .temporaryFolders)
 struct SavingTests {
   @Test("Every attribute type survives a save and a reopened file")
   func roundTripEveryType() throws {
     let stack = try Stack(model: Models.allTypes())
-    defer { stack.folder.remove() }
     let date = Date(timeIntervalSinceReferenceDate: 123_456.789)
     let uuid = UUID()
     let url = URL(string: "https://example.com/a?b=c")
@@ -52,7 +52,6 @@ struct SavingTests {
   @Test("Nil values round-trip as nil")
   func nilRoundTrip() throws {
     let stack = try Stack(model: Models.allTypes())
-    defer { stack.folder.remove() }
     try stack.context.performAndWait {
       _ = ManagedObject(entity: stack.entity("Everything"), insertInto: stack.context)
       try stack.context.save()
@@ -67,7 +66,6 @@ struct SavingTests {
   @Test("A save gives inserted objects permanent IDs, whose URIs turn back into the same IDs")
   func temporaryIDsBecomePermanent() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "A"
@@ -87,7 +85,6 @@ struct SavingTests {
   @Test("Each save bumps the row version Z_OPT")
   func versionsBump() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "v1"
@@ -102,7 +99,6 @@ struct SavingTests {
   @Test("Nothing reaches the file until save; a save writes everything in one transaction")
   func nothingUntilSave() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     try stack.context.performAndWait {
       for index in 0..<3 {
         let note = Note(context: stack.context)
@@ -119,7 +115,6 @@ struct SavingTests {
   @Test("A missing required value is error 1570 naming entity and key; nothing is written, changes stay")
   func missingMandatory() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     try stack.context.performAndWait {
       let ok = Note(context: stack.context)
       ok.title = "fine"
@@ -138,7 +133,6 @@ struct SavingTests {
   @Test("Several validation failures come together as error 1560")
   func multipleErrors() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     stack.context.performAndWait {
       _ = Note(context: stack.context)
       _ = Note(context: stack.context)
@@ -151,7 +145,6 @@ struct SavingTests {
   @Test("Cascade deletes related objects; nullify clears the inverse")
   func cascadeAndNullify() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     try stack.context.performAndWait {
       let book = Notebook(context: stack.context)
       book.name = "Work"
@@ -185,7 +178,6 @@ struct SavingTests {
   @Test("Deny refuses the delete with error 1600 while the relationship holds an object")
   func denyRule() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "locked"
@@ -208,7 +200,6 @@ struct SavingTests {
   @Test("A save conflicting with another coordinator's save is error 133020 listing the object and keys")
   func optimisticLocking() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     // Keep the object alive: the context holds unchanged objects weakly, as Core Data does.
     let kept = try stack.context.performAndWait {
       let note = Note(context: stack.context)
@@ -247,7 +238,6 @@ struct SavingTests {
   @Test("Store trump keeps the store's value for a property both sides changed")
   func storeTrump() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     // Keep the object alive: the context holds unchanged objects weakly, as Core Data does.
     let kept = try stack.context.performAndWait {
       let note = Note(context: stack.context)
@@ -278,7 +268,6 @@ struct SavingTests {
   @Test("Many-to-many and to-one relationships persist, and faults fill on first access")
   func relationshipsPersist() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     try stack.context.performAndWait {
       let book = Notebook(context: stack.context)
       book.name = "Home"
@@ -315,7 +304,6 @@ struct SavingTests {
   @Test("Inverses stay in step when either side changes")
   func inverses() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     stack.context.performAndWait {
       let a = Notebook(context: stack.context)
       let b = Notebook(context: stack.context)
@@ -336,7 +324,6 @@ struct SavingTests {
   @Test("changedValues and committedValues")
   func changedAndCommitted() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "first"
@@ -353,7 +340,6 @@ struct SavingTests {
   @Test("rollback undoes inserts, updates and deletes")
   func rollback() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     try stack.context.performAndWait {
       let kept = Note(context: stack.context)
       kept.title = "kept"
@@ -375,7 +361,6 @@ struct SavingTests {
   @Test("refresh turns an object back into a fault and drops its changes; reset forgets every object")
   func refreshAndReset() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "stored"
@@ -394,7 +379,6 @@ struct SavingTests {
   @Test("Subentities share their root's table and are fetched through the abstract parent")
   func inheritance() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "with files"
@@ -423,7 +407,6 @@ struct SavingTests {
   @Test("The file has Core Data's layout")
   func coreDataLayout() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     let tables = Set(try rawRows(stack.storeURL, "SELECT name FROM sqlite_master WHERE type='table'").map { $0["name"] as String })
     #expect(tables.isSuperset(of: ["ZNOTE", "ZNOTEBOOK", "ZTAG", "ZATTACHMENT", "ZLOCK", "Z_PRIMARYKEY", "Z_METADATA", "Z_5TAGS"]))
     let columns = Set(try rawRows(stack.storeURL, "PRAGMA table_info(ZNOTE)").map { $0["name"] as String })
@@ -438,7 +421,6 @@ struct SavingTests {
   @Test("An in-memory store behaves like the file store")
   func inMemory() throws {
     let stack = try Stack(type: .inMemory)
-    defer { stack.folder.remove() }
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "memory"

@@ -1,10 +1,11 @@
 import Foundation
 import GRDB
+import TestSupport
 import Testing
 
 @testable import ObjectGraph
 
-@Suite("Bad input: errors that explain and files left untouched")
+@Suite("Bad input: errors that explain and files left untouched", .temporaryFolders)
 struct StoreFailureTests {
   private func bytes(_ url: URL) throws -> Data { try Data(contentsOf: url) }
 
@@ -15,8 +16,7 @@ struct StoreFailureTests {
   @Test("A file that is not a SQLite database is refused and left untouched")
   func notSQLite() throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
-    let url = folder.file("notes.sqlite")
+    let url = folder.appending("notes.sqlite")
     let content = Data(String(repeating: "This is a text file, not a database.\n", count: 200).utf8)
     try content.write(to: url)
     let coordinator = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
@@ -31,8 +31,7 @@ struct StoreFailureTests {
   @Test("A SQLite database that is not a store is refused and left untouched")
   func foreignSQLite() throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
-    let url = folder.file("other.sqlite")
+    let url = folder.appending("other.sqlite")
     try rawCreate(url, "CREATE TABLE people (name TEXT); INSERT INTO people VALUES ('Ada');")
     let before = try bytes(url)
     let coordinator = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
@@ -45,7 +44,6 @@ struct StoreFailureTests {
   @Test("A store made with another model is error 134100, naming what differs, and left untouched")
   func incompatibleModel() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "keep me"
@@ -72,12 +70,11 @@ struct StoreFailureTests {
   @Test("A store in a folder that does not exist is error 134080 saying so")
   func missingFolder() throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
-    let url = folder.file("nope/deeper/Store.sqlite")
+    let url = folder.appending("nope/deeper/Store.sqlite")
     let coordinator = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
     let error = expectCode(.persistentStoreOpen) { try coordinator.addPersistentStore(type: .sqlite, at: url) }
     #expect(error?.message.contains("does not exist") == true)
-    #expect(!FileManager.default.fileExists(atPath: folder.file("nope").path))
+    #expect(!FileManager.default.fileExists(atPath: folder.appending("nope").path))
   }
 
   @Test("A store in a folder that cannot be written is error 134080 saying so")
@@ -91,21 +88,17 @@ struct StoreFailureTests {
       #expect(error != nil)
       return
     }
+    // A read-only folder: the test's scope makes it writable again to remove it.
     let folder = try TemporaryFolder()
-    defer {
-      try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.url.path)
-      folder.remove()
-    }
     try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: folder.url.path)
     let coordinator = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
-    let error = expectCode(.persistentStoreOpen) { try coordinator.addPersistentStore(type: .sqlite, at: folder.file("Store.sqlite")) }
+    let error = expectCode(.persistentStoreOpen) { try coordinator.addPersistentStore(type: .sqlite, at: folder.appending("Store.sqlite")) }
     #expect(error?.message.contains("not writable") == true)
   }
 
   @Test("A read-only store refuses saves with a clear error")
   func readOnly() throws {
     let stack = try Stack()
-    defer { stack.folder.remove() }
     try stack.coordinator.remove(stack.coordinator.persistentStores[0])
     let coordinator = PersistentStoreCoordinator(managedObjectModel: stack.model)
     try coordinator.addPersistentStore(type: .sqlite, at: stack.storeURL, options: StoreOptions(readOnly: true))
@@ -122,12 +115,11 @@ struct StoreFailureTests {
   @Test("SQLite pragmas from the options are applied")
   func pragmas() throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
-    let url = folder.file("Store.sqlite")
+    let url = folder.appending("Store.sqlite")
     let coordinator = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
     try coordinator.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(sqlitePragmas: ["journal_mode": "DELETE"]))
     #expect(try rawRows(url, "PRAGMA journal_mode")[0][0] as String == "delete")
-    let wal = folder.file("Wal.sqlite")
+    let wal = folder.appending("Wal.sqlite")
     try coordinator.addPersistentStore(type: .sqlite, at: wal)
     #expect(try rawRows(wal, "PRAGMA journal_mode")[0][0] as String == "wal")
   }

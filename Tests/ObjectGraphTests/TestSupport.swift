@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import TestSupport
 import Testing
 
 @testable import ObjectGraph
@@ -22,20 +23,6 @@ final class Note: ManagedObject {
 final class Tag: ManagedObject {
   @Managed var name: String?
   @Managed var notes: Set<Note>
-}
-
-/// A fresh temporary folder per test; tests call `remove()` when done.
-struct TemporaryFolder {
-  let url: URL
-
-  init() throws {
-    url = FileManager.default.temporaryDirectory.appendingPathComponent("ObjectGraphTests-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-  }
-
-  func file(_ name: String) -> URL { url.appendingPathComponent(name) }
-
-  func remove() { try? FileManager.default.removeItem(at: url) }
 }
 
 enum Models {
@@ -99,7 +86,8 @@ enum Models {
   }
 }
 
-/// A coordinator with one store and a private context, for tests.
+/// A coordinator with one store and a private context, for tests. Its store sits in a new
+/// ``TemporaryFolder`` (unless one is given), so a test that makes one carries `.temporaryFolders`.
 struct Stack {
   let folder: TemporaryFolder
   let model: ManagedObjectModel
@@ -110,7 +98,7 @@ struct Stack {
   init(model: ManagedObjectModel? = nil, type: StoreType = .sqlite, folder: TemporaryFolder? = nil) throws {
     self.folder = try folder ?? TemporaryFolder()
     self.model = try model ?? Models.notes()
-    storeURL = self.folder.file("Store.sqlite")
+    storeURL = self.folder.appending("Store.sqlite")
     coordinator = PersistentStoreCoordinator(managedObjectModel: self.model)
     try coordinator.addPersistentStore(type: type, at: type == .sqlite ? storeURL : nil)
     context = ManagedObjectContext(concurrencyType: .privateQueue)
@@ -129,6 +117,22 @@ struct Stack {
   func entity(_ name: String) -> EntityDescription {
     model.entitiesByName[name] ?? EntityDescription(name: "missing", properties: [])
   }
+}
+
+/// A concurrency-debug watch that stops when the test no longer uses it. (The engine's list of watches
+/// holds a `ConcurrencyDebug.Watch` itself, so the watch cannot stop on its own when a test lets go of it.)
+///
+/// The test's last look at ``violations`` keeps it watching until then; after that, nothing reads what it
+/// would record.
+final class WatchedViolations: Sendable {
+  private let watch: ConcurrencyDebug.Watch
+
+  init(_ watch: ConcurrencyDebug.Watch) { self.watch = watch }
+
+  /// The violations recorded so far, oldest first.
+  var violations: [ConcurrencyDebug.Violation] { watch.violations }
+
+  deinit { watch.stop() }
 }
 
 /// Reads a store file with plain SQL, outside the engine.

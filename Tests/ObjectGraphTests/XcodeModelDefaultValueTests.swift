@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ObjectGraph
@@ -7,7 +8,7 @@ import Testing
 /// each loads as Core Data reads it (Foundation's `NSString` conversions), with a warning on the model naming the
 /// file, entity, attribute, the written value and what it was read as. The rules are in `Docs/ObjectGraph.md`,
 /// "Reading Xcode models".
-@Suite("Xcode model default values")
+@Suite("Xcode model default values", .temporaryFolders)
 struct XcodeModelDefaultValueTests {
   // MARK: - Booleans written as numbers or words
 
@@ -246,7 +247,6 @@ struct XcodeModelDefaultValueTests {
   @Test("canonical defaults of every type load with no warning")
   func canonicalDefaultsAreQuiet() throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     let url = try Self.writeModel(
       in: folder,
       body: """
@@ -285,7 +285,6 @@ struct XcodeModelDefaultValueTests {
   @Test("warnings come in file order, name the file and line, and print as file:line: warning: …")
   func warningShapeAndOrder() throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     let url = try Self.writeModel(
       in: folder,
       body: """
@@ -382,7 +381,6 @@ struct XcodeModelDefaultValueTests {
   /// Loads a model whose entity `E` has one attribute `a` of Xcode type `type` with `default` under `key`.
   static func load(type: String, default written: String, key: String = "defaultValueString") throws -> Loaded {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     let url = try writeModel(
       in: folder,
       body: #"<entity name="E"><attribute name="a" optional="YES" attributeType="\#(type)" \#(key)="\#(written)"/></entity>"#
@@ -398,7 +396,6 @@ struct XcodeModelDefaultValueTests {
     sourceLocation: SourceLocation = #_sourceLocation
   ) throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     let url = try writeModel(
       in: folder,
       body: #"<entity name="E"><attribute name="a" attributeType="\#(type)" defaultValueString="\#(written)"/></entity>"#)
@@ -412,7 +409,7 @@ struct XcodeModelDefaultValueTests {
 
   /// Writes `Defaults.xcdatamodel/contents` with `body` inside `<model>` and returns the `.xcdatamodel` folder.
   static func writeModel(in folder: TemporaryFolder, body: String) throws -> URL {
-    let model = folder.file("Defaults.xcdatamodel")
+    let model = folder.appending("Defaults.xcdatamodel")
     try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
     let xml = """
       <?xml version="1.0" encoding="UTF-8" standalone="yes"?>

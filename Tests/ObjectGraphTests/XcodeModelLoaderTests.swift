@@ -1,11 +1,12 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ObjectGraph
 
 /// Loading Xcode's model format (`.xcdatamodeld` / `.xcdatamodel`): every real fixture model, specific
 /// features, and the failure paths.
-@Suite("Xcode model loader")
+@Suite("Xcode model loader", .temporaryFolders)
 struct XcodeModelLoaderTests {
   // MARK: - Fixtures
 
@@ -214,7 +215,6 @@ struct XcodeModelLoaderTests {
   @Test("without .xccurrentversion the last version in natural order is current")
   func currentVersionWithoutMarker() throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     let bundle = folder.url.appendingPathComponent("Natural.xcdatamodeld")
     for (index, name) in ["Natural 2", "Natural 10", "Natural"].enumerated() {
       try folder.writeVersion(
@@ -302,7 +302,6 @@ struct XcodeModelLoaderTests {
   @Test("the No Action delete rule, which no fixture uses")
   func noActionDeleteRule() throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     let url = try folder.writeModel(
       named: "NoAction",
       body: """
@@ -360,7 +359,6 @@ struct XcodeModelLoaderTests {
   @Test("attributes with no attributeType load as undefined")
   func undefinedAttributeType() throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     let url = try folder.writeModel(
       named: "Untyped", body: #"<entity name="E"><attribute name="scratch" optional="YES" transient="YES"/></entity>"#)
     let scratch = try Self.attribute("scratch", of: Self.entity("E", in: ManagedObjectModel(contentsOf: url)))
@@ -481,7 +479,6 @@ struct XcodeModelLoaderTests {
   @Test("default values of the types no fixture gives one: Date, UUID, URI")
   func moreDefaultValues() throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     let url = try folder.writeModel(
       named: "Defaults",
       body: """
@@ -531,7 +528,6 @@ struct XcodeModelLoaderTests {
   @Test("a missing path is modelInvalid naming the path")
   func missingPath() throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     let url = folder.url.appendingPathComponent("Nowhere.xcdatamodeld")
     try Self.expectModelInvalid(mentioning: ["Nowhere.xcdatamodeld"]) { _ = try ManagedObjectModel(contentsOf: url) }
     try Self.expectModelInvalid(mentioning: ["Nowhere.xcdatamodeld"]) { _ = try ManagedObjectModel.versions(in: url) }
@@ -540,7 +536,6 @@ struct XcodeModelLoaderTests {
   @Test("a .xcdatamodeld with no versions is modelInvalid")
   func noVersions() throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     let url = folder.url.appendingPathComponent("Empty.xcdatamodeld")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     try Self.expectModelInvalid(mentioning: ["Empty.xcdatamodeld", "no model version"]) {
@@ -552,7 +547,6 @@ struct XcodeModelLoaderTests {
   @Test("a .xccurrentversion naming a missing version is modelInvalid")
   func currentVersionMissing() throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     let bundle = folder.url.appendingPathComponent("Stale.xcdatamodeld")
     try folder.writeVersion(in: bundle, named: "Stale", contents: Self.modelXML(#"<entity name="A"/>"#))
     try Data(
@@ -580,7 +574,6 @@ struct XcodeModelLoaderTests {
   @Test("malformed XML is modelInvalid naming the file and line")
   func malformedXML() throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     let url = folder.url.appendingPathComponent("Broken.xcdatamodel")
     try folder.write(
       """
@@ -600,7 +593,6 @@ struct XcodeModelLoaderTests {
   @Test("a truncated file is modelInvalid")
   func truncatedXML() throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     let url = folder.url.appendingPathComponent("Cut.xcdatamodel")
     try folder.write(#"<model type="x"><entity name="A">"#, to: url.appendingPathComponent("contents"))
     try Self.expectModelInvalid(mentioning: ["Cut.xcdatamodel", "XML"]) { _ = try ManagedObjectModel(contentsOf: url) }
@@ -609,7 +601,6 @@ struct XcodeModelLoaderTests {
   @Test("an unknown attributeType is modelInvalid naming the entity and attribute")
   func unknownAttributeType() throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     let url = try folder.writeModel(
       named: "Typo", body: #"<entity name="Note"><attribute name="title" attributeType="Strng"/></entity>"#)
     try Self.expectModelInvalid(mentioning: ["Typo.xcdatamodel", "Note.title", "Strng", "line"]) {
@@ -620,7 +611,6 @@ struct XcodeModelLoaderTests {
   @Test("a relationship to a missing entity is modelInvalid naming the file")
   func relationshipToMissingEntity() throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     let url = try folder.writeModel(
       named: "Dangling",
       body: """
@@ -635,7 +625,6 @@ struct XcodeModelLoaderTests {
   @Test("an unknown deletionRule is modelInvalid")
   func unknownDeleteRule() throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     let url = try folder.writeModel(
       named: "Rules",
       body: #"<entity name="A"><relationship name="a" deletionRule="Explode" destinationEntity="A"/></entity>"#)
@@ -647,7 +636,6 @@ struct XcodeModelLoaderTests {
   @Test("an unparseable default value is modelInvalid naming entity, attribute and value")
   func badDefaultValue() throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     let url = try folder.writeModel(
       named: "Defaults",
       body: """
@@ -662,7 +650,6 @@ struct XcodeModelLoaderTests {
   @Test("a version folder without its contents file is modelInvalid")
   func missingContents() throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     let url = folder.url.appendingPathComponent("Hollow.xcdatamodeld/Hollow.xcdatamodel")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     try Self.expectModelInvalid(mentioning: ["Hollow.xcdatamodel", "contents"]) {
@@ -673,7 +660,6 @@ struct XcodeModelLoaderTests {
   @Test("a missing parent entity is modelInvalid")
   func missingParentEntity() throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     let url = try folder.writeModel(named: "Orphan", body: #"<entity name="Child" parentEntity="Parent"/>"#)
     try Self.expectModelInvalid(mentioning: ["Orphan.xcdatamodel", "Child", "Parent"]) {
       _ = try ManagedObjectModel(contentsOf: url)
@@ -699,7 +685,7 @@ struct XcodeModelLoaderTests {
     return error
   }
 
-  private static func modelXML(_ body: String, identifier: String = "") -> String {
+  fileprivate static func modelXML(_ body: String, identifier: String = "") -> String {
     """
     <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
     <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" \
@@ -708,34 +694,24 @@ struct XcodeModelLoaderTests {
     </model>
     """
   }
+}
 
-  /// A temporary folder, removed by ``remove()``.
-  private struct TemporaryFolder {
-    let url: URL
+/// Writing Xcode model files into a test's folder.
+extension TemporaryFolder {
+  func write(_ text: String, to file: URL) throws {
+    try FileManager.default.createDirectory(
+      at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try Data(text.utf8).write(to: file)
+  }
 
-    init() throws {
-      url = FileManager.default.temporaryDirectory.appendingPathComponent(
-        "XcodeModelLoaderTests-\(UUID().uuidString)", isDirectory: true)
-      try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
+  /// Writes `<name>.xcdatamodel/contents` holding a model with `body`, and returns the `.xcdatamodel` folder.
+  func writeModel(named name: String, body: String) throws -> URL {
+    let model = url.appendingPathComponent("\(name).xcdatamodel", isDirectory: true)
+    try write(XcodeModelLoaderTests.modelXML(body), to: model.appendingPathComponent("contents"))
+    return model
+  }
 
-    func remove() { try? FileManager.default.removeItem(at: url) }
-
-    func write(_ text: String, to file: URL) throws {
-      try FileManager.default.createDirectory(
-        at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-      try Data(text.utf8).write(to: file)
-    }
-
-    /// Writes `<name>.xcdatamodel/contents` holding a model with `body`, and returns the `.xcdatamodel` folder.
-    func writeModel(named name: String, body: String) throws -> URL {
-      let model = url.appendingPathComponent("\(name).xcdatamodel", isDirectory: true)
-      try write(XcodeModelLoaderTests.modelXML(body), to: model.appendingPathComponent("contents"))
-      return model
-    }
-
-    func writeVersion(in bundle: URL, named name: String, contents: String) throws {
-      try write(contents, to: bundle.appendingPathComponent("\(name).xcdatamodel/contents"))
-    }
+  func writeVersion(in bundle: URL, named name: String, contents: String) throws {
+    try write(contents, to: bundle.appendingPathComponent("\(name).xcdatamodel/contents"))
   }
 }

@@ -2,20 +2,20 @@ import Foundation
 import NotesModel
 import ObjectGraph
 import Stage1
+import TestSupport
 import Testing
 
 // A main-queue context's work runs on DispatchQueue.main. Under Swift Testing those blocks run (on a
 // thread that is not the main thread), so the tests reach the context through `await context.perform`
 // and never block waiting for the main queue.
 
-@Suite("CoreDataManager")
+@Suite("CoreDataManager", .temporaryFolders)
 struct CoreDataManagerTests {
   // MARK: - Building the stack
 
   @Test("init only remembers; nothing is loaded or written before the context is asked for")
   func initIsLazy() throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     let storeFolder = folder.appending("Stores")
 
     let manager = CoreDataManager(modelName: NotesModel.name, storeFolder: storeFolder)
@@ -27,7 +27,6 @@ struct CoreDataManagerTests {
   @Test("the tutorial's model loads from the bundle")
   func modelLoads() throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     let manager = CoreDataManager(modelName: NotesModel.name, storeFolder: folder.url)
 
     let model = try #require(try manager.mainContext.persistentStoreCoordinator?.managedObjectModel)
@@ -39,7 +38,6 @@ struct CoreDataManagerTests {
   @Test("the store file is created in the given folder, and missing folders are made")
   func storeFileInGivenFolder() throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     let storeFolder = folder.appending("Library/Application Support/Notes")
     let manager = CoreDataManager(modelName: NotesModel.name, storeFolder: storeFolder)
 
@@ -63,19 +61,16 @@ struct CoreDataManagerTests {
   @Test("the context is a main-queue context whose work runs on the main queue")
   func mainQueueContext() async throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     let context = try CoreDataManager(modelName: NotesModel.name, storeFolder: folder.url).mainContext
 
     #expect(context.concurrencyType == .mainQueue)
-    let mark = MainQueueProbe.markMainQueue()
-    let onMainQueue = try await context.perform { DispatchQueue.getSpecific(key: MainQueueProbe.key) == mark }
+    let onMainQueue = try await context.perform { MainQueueProbe.isOnMainQueue }
     #expect(onMainQueue)
   }
 
   @Test("every access returns the same context, even when many threads ask first at once")
   func sameContextEveryTime() async throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     let manager = CoreDataManager(modelName: NotesModel.name, storeFolder: folder.url)
 
     let contexts = try await withThrowingTaskGroup(of: ObjectIdentifier.self) { group in
@@ -94,7 +89,6 @@ struct CoreDataManagerTests {
   @Test("notes saved through one manager are found by a second manager on the same folder")
   func notesPersistAcrossManagers() async throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
 
     let first = try CoreDataManager(modelName: NotesModel.name, storeFolder: folder.url).mainContext
     try await first.perform {
@@ -132,7 +126,6 @@ struct CoreDataManagerTests {
   @Test("fetched objects are instances of the tutorial's classes")
   func fetchedObjectsAreTyped() async throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     let writer = try CoreDataManager(modelName: NotesModel.name, storeFolder: folder.url).mainContext
     try await writer.perform {
       let note = Note(context: writer)
@@ -160,7 +153,6 @@ struct CoreDataManagerTests {
   @Test("a model name the bundle does not have is an error naming the model and the bundle")
   func missingModel() throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     let storeFolder = folder.appending("Stores")
     let manager = CoreDataManager(modelName: "Missing", storeFolder: storeFolder)
 
@@ -175,7 +167,6 @@ struct CoreDataManagerTests {
   @Test("a store folder that cannot be made is an error, and what is in the way is left alone")
   func storeFolderUnderAFile() throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     let blocker = folder.appending("Notes")
     let contents = Data("not a folder".utf8)
     try contents.write(to: blocker)
@@ -194,7 +185,6 @@ struct CoreDataManagerTests {
   @Test("a file that is not a store is ObjectGraph's error, the file is untouched, and a later access tries again")
   func notAStore() throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     let manager = CoreDataManager(modelName: NotesModel.name, storeFolder: folder.url)
     let contents = Data("These are my notes, not a database.\n".utf8)
     try contents.write(to: manager.storeURL)
@@ -218,16 +208,4 @@ struct NoteSummary: Equatable, Sendable {
   let title: String
   let notebook: String?
   let tags: [String]
-}
-
-/// Marks the main queue so a block can tell it is running there (`Thread.isMainThread` cannot: under
-/// Swift Testing on Linux, main-queue blocks run on another thread).
-enum MainQueueProbe {
-  static let key = DispatchSpecificKey<String>()
-
-  /// Marks the main queue and returns the mark.
-  static func markMainQueue() -> String {
-    DispatchQueue.main.setSpecific(key: key, value: "main queue")
-    return "main queue"
-  }
 }

@@ -2,23 +2,19 @@ import Foundation
 import NotesModel
 import ObjectGraph
 import Stage1
+import TestSupport
 import Testing
 
 // Runs the real `stage1-demo` executable, as a learner would, and checks what it prints. Timing figures
 // are only checked for shape, never for value.
 
-@Suite("stage1-demo", .timeLimit(.minutes(2)))
+@Suite("stage1-demo", .timeLimit(.minutes(2)), .temporaryFolders)
 struct DemoTests {
-  func demo() throws -> URL {
-    try #require(
-      BuildProducts.executable("stage1-demo"),
-      "No stage1-demo executable in \(BuildProducts.folder.path). Run `swift build` (or `swift test`, which builds it) first.")
-  }
+  func demo() throws -> URL { try BuildProducts.requireExecutable("stage1-demo") }
 
   @Test("the demo saves notes, finds them after a relaunch, and reports the main-queue stall")
   func demoRuns() async throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
 
     let run = try ProcessOutput.run(try demo(), ["--count", "500", "--store-folder", folder.url.path])
 
@@ -43,32 +39,21 @@ struct DemoTests {
 
   @Test("Core Data's concurrency debug launch argument is accepted, and the demo runs clean under it")
   func concurrencyDebugArgument() throws {
-    let folder = try TemporaryFolder()
-    defer { folder.remove() }
-    let output = try ProcessOutput.run(
-      try demo(), ["--count", "50", "--store-folder", folder.url.path, "-com.apple.CoreData.ConcurrencyDebug", "1"])
-
-    #expect(output.status == 0, "stderr: \(output.stderr)")
-    #expect(output.stderr.isEmpty)
-    let missingValue = try ProcessOutput.run(try demo(), ["-com.apple.CoreData.ConcurrencyDebug"])
-    #expect(missingValue.status == 1)
-    #expect(missingValue.stderr.contains("-com.apple.CoreData.ConcurrencyDebug needs a number"))
+    try DemoCommandLine.checkRunsUnderConcurrencyDebugging("stage1-demo", storeFolder: try TemporaryFolder().url)
   }
+
+  @Test("Core Data's debug launch arguments are refused without a number, naming the argument")
+  func debugArgumentsNeedANumber() throws { try DemoCommandLine.checkDebugArgumentsNeedANumber("stage1-demo") }
+
+  @Test("--help prints the usage and every option, and exits 0")
+  func help() throws { try DemoCommandLine.checkHelp(of: "stage1-demo") }
 
   @Test("a bad argument is reported on stderr with exit code 1")
-  func badArgument() throws {
-    let run = try ProcessOutput.run(try demo(), ["--count", "many"])
-
-    #expect(run.status == 1)
-    #expect(run.stdout.isEmpty)
-    #expect(run.stderr.contains("--count needs a whole number"))
-    #expect(run.stderr.contains("usage: stage1-demo"))
-  }
+  func badArgument() throws { try DemoCommandLine.checkRefusesCount("many", of: "stage1-demo") }
 
   @Test("a store that cannot be opened is reported on stderr with exit code 1, not a crash")
   func unusableStoreFolder() throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     let blocker = folder.appending("file")
     try Data("in the way".utf8).write(to: blocker)
 

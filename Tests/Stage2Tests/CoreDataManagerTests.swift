@@ -4,6 +4,7 @@ import NotesModel
 import ObjectGraph
 import Stage2
 import Synchronization
+import TestSupport
 import Testing
 
 // A main-queue context's work runs on DispatchQueue.main. Under Swift Testing those blocks run (on a
@@ -11,14 +12,13 @@ import Testing
 // context.perform` and never block waiting for the main queue. The private context is private to the
 // manager; the tests reach it as ObjectGraph lets anyone: it is the main context's `parent`.
 
-@Suite("CoreDataManager, stage 2")
+@Suite("CoreDataManager, stage 2", .temporaryFolders)
 struct CoreDataManagerTests {
   // MARK: - The shape of the stack
 
   @Test("the private context holds the coordinator; the main context is its child, with no coordinator of its own")
   func shape() throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     let manager = CoreDataManager(storeFolder: folder.url)
 
     let main = try manager.mainContext
@@ -38,17 +38,10 @@ struct CoreDataManagerTests {
   @Test("before the stack is built, saveChanges does nothing, makes nothing, and reports success")
   func saveBeforeBuild() async throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     let storeFolder = folder.url.appendingPathComponent("Stores")
     let manager = CoreDataManager(storeFolder: storeFolder)
 
-    try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
-      do {
-        try manager.saveChanges { done.resume(with: $0) }
-      } catch {
-        done.resume(throwing: error)
-      }
-    }
+    try await manager.saveChangesAndWait { start in start() }
 
     #expect(!FileManager.default.fileExists(atPath: storeFolder.path))
   }
@@ -58,7 +51,6 @@ struct CoreDataManagerTests {
   @Test("saving the main context leaves the file as it was; the private context's save writes it")
   func childSaveStopsAtParent() async throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     let manager = CoreDataManager(storeFolder: folder.url)
     let main = try manager.mainContext
     let parent = try #require(main.parent)
@@ -82,26 +74,20 @@ struct CoreDataManagerTests {
   @Test("saveChanges saves the main context first, on the main queue, then the private one on its own queue")
   func saveOrder() async throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     let manager = CoreDataManager(storeFolder: folder.url)
     let main = try manager.mainContext
     let recorder = SaveRecorder(main: main)
-    defer { recorder.stop() }
 
     let whenCallReturned = Mutex<(mainHasChanges: Bool, saves: [SaveRecorder.Event])?>(nil)
 
-    try await withCheckedThrowingContinuation { (written: CheckedContinuation<Void, any Error>) in
+    try await manager.saveChangesAndWait { save in
       main.perform {
         let note = Note(context: main)
         note.title = "Call the plumber"
         note.createdAt = Date()
-        do {
-          try manager.saveChanges { written.resume(with: $0) }
-          // The main context's half is done before saveChanges returns; the disk write may not be.
-          whenCallReturned.withLock { $0 = (main.hasChanges, recorder.saves) }
-        } catch {
-          written.resume(throwing: error)
-        }
+        save()
+        // The main context's half is done before saveChanges returns; the disk write may not be.
+        whenCallReturned.withLock { $0 = (main.hasChanges, recorder.saves) }
       }
     }
 
@@ -115,26 +101,16 @@ struct CoreDataManagerTests {
   @Test("saveChanges may be called from any queue: the main context still saves on the main queue")
   func saveFromAnotherQueue() async throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     let manager = CoreDataManager(storeFolder: folder.url)
     let main = try manager.mainContext
     let recorder = SaveRecorder(main: main)
-    defer { recorder.stop() }
     try await main.perform {
       let note = Note(context: main)
       note.title = "Plan the hike"
       note.createdAt = Date()
     }
 
-    try await withCheckedThrowingContinuation { (written: CheckedContinuation<Void, any Error>) in
-      DispatchQueue.global().async {
-        do {
-          try manager.saveChanges { written.resume(with: $0) }
-        } catch {
-          written.resume(throwing: error)
-        }
-      }
-    }
+    try await manager.saveChangesAndWait { start in DispatchQueue.global().async { start() } }
 
     #expect(recorder.saves == [.init(context: "main", onMainQueue: true), .init(context: "private", onMainQueue: false)])
   }
@@ -144,11 +120,9 @@ struct CoreDataManagerTests {
   @Test("a context with nothing to save is skipped: no did-save, and the completion still reports success")
   func cleanContextsAreSkipped() async throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     let manager = CoreDataManager(storeFolder: folder.url)
     let main = try manager.mainContext
     let recorder = SaveRecorder(main: main)
-    defer { recorder.stop() }
 
     try await manager.saveChangesAndWait()  // nothing changed anywhere
     #expect(recorder.saves == [])
@@ -171,7 +145,6 @@ struct CoreDataManagerTests {
   @Test("a validation failure in the main context is thrown; nothing moves up and the completion is never called")
   func mainContextFailureIsThrown() async throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     let manager = CoreDataManager(storeFolder: folder.url)
     let main = try manager.mainContext
     let parent = try #require(main.parent)
@@ -199,7 +172,6 @@ struct CoreDataManagerTests {
   @Test("a failed disk write reaches the completion; the changes stay in the private context for the next try")
   func privateContextFailureIsReported() async throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     let manager = CoreDataManager(storeFolder: folder.url)
     let main = try manager.mainContext
     let parent = try #require(main.parent)

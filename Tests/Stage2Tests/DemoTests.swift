@@ -2,25 +2,21 @@ import Foundation
 import NotesModel
 import ObjectGraph
 import Stage2
+import TestSupport
 import Testing
 
 // Runs the real `stage2-demo` executable, as a learner would, and checks what it prints. Timing figures
 // are only checked for shape, never for value.
 
-@Suite("stage2-demo", .timeLimit(.minutes(2)))
+@Suite("stage2-demo", .timeLimit(.minutes(2)), .temporaryFolders)
 struct DemoTests {
-  func demo() throws -> URL {
-    try #require(
-      BuildProducts.executable("stage2-demo"),
-      "No stage2-demo executable in \(BuildProducts.folder.path). Run `swift build` (or `swift test`, which builds it) first.")
-  }
+  func demo() throws -> URL { try BuildProducts.requireExecutable("stage2-demo") }
 
   @Test("the demo proves a child save stays in memory, then prints both stacks' main-queue stalls")
   func demoRuns() async throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
 
-    let output = try run(try demo(), ["--count", "500", "--store-folder", folder.url.path])
+    let output = try ProcessOutput.run(try demo(), ["--count", "500", "--store-folder", folder.url.path])
 
     #expect(output.status == 0, "stderr: \(output.stderr)")
     #expect(output.stderr.isEmpty)
@@ -39,25 +35,15 @@ struct DemoTests {
 
   @Test("Core Data's concurrency debug launch argument is accepted, and the demo runs clean under it")
   func concurrencyDebugArgument() throws {
-    let folder = try TemporaryFolder()
-    defer { folder.remove() }
-    let output = try run(
-      try demo(), ["--count", "50", "--store-folder", folder.url.path, "-com.apple.CoreData.ConcurrencyDebug", "1"])
-
-    #expect(output.status == 0, "stderr: \(output.stderr)")
-    #expect(output.stderr.isEmpty)
-    let missingValue = try run(try demo(), ["-com.apple.CoreData.ConcurrencyDebug"])
-    #expect(missingValue.status == 1)
-    #expect(missingValue.stderr.contains("-com.apple.CoreData.ConcurrencyDebug needs a number"))
+    try DemoCommandLine.checkRunsUnderConcurrencyDebugging("stage2-demo", storeFolder: try TemporaryFolder().url)
   }
+
+  @Test("Core Data's debug launch arguments are refused without a number, naming the argument")
+  func debugArgumentsNeedANumber() throws { try DemoCommandLine.checkDebugArgumentsNeedANumber("stage2-demo") }
+
+  @Test("--help prints the usage and every option, and exits 0")
+  func help() throws { try DemoCommandLine.checkHelp(of: "stage2-demo") }
 
   @Test("a bad argument is reported on stderr with exit code 1")
-  func badArgument() throws {
-    let output = try run(try demo(), ["--count", "0"])
-
-    #expect(output.status == 1)
-    #expect(output.stdout.isEmpty)
-    #expect(output.stderr.contains("--count needs a whole number above zero"))
-    #expect(output.stderr.contains("usage: stage2-demo"))
-  }
+  func badArgument() throws { try DemoCommandLine.checkRefusesCount("0", of: "stage2-demo") }
 }

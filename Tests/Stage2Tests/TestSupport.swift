@@ -2,16 +2,7 @@ import Foundation
 import NotesModel
 import ObjectGraph
 import Stage2
-import Synchronization
-
-/// A fresh folder under the system's temporary folder, one per test. Call ``remove()`` when done.
-struct TemporaryFolder {
-  let url = FileManager.default.temporaryDirectory.appendingPathComponent("Stage2Tests-\(UUID().uuidString)", isDirectory: true)
-
-  init() throws { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }
-
-  func remove() { try? FileManager.default.removeItem(at: url) }
-}
+import TestSupport
 
 extension CoreDataManager {
   /// A manager for the tutorial's model with its store in `folder`.
@@ -20,18 +11,27 @@ extension CoreDataManager {
   }
 
   /// Calls ``CoreDataManager/saveChanges(completion:)`` from the main queue, as an app would, and waits
-  /// for the disk write to end. An error of either half is thrown.
+  /// for the disk write to end. An error of either half is thrown, and so is a completion that never
+  /// comes (``WatchdogTimeout``).
   func saveChangesAndWait() async throws {
     let context = try mainContext
-    try await withCheckedThrowingContinuation { (written: CheckedContinuation<Void, any Error>) in
-      context.perform {
+    try await saveChangesAndWait { saveChanges in context.perform { saveChanges() } }
+  }
+
+  /// Calls ``CoreDataManager/saveChanges(completion:)`` in the block that `caller` runs (on the queue it
+  /// chooses), and waits for the completion, 30 seconds at most. An error of either half is thrown, and so
+  /// is a completion that never comes.
+  func saveChangesAndWait(from caller: (@escaping @Sendable () -> Void) -> Void) async throws {
+    let written: Result<Void, any Error> = try await Watchdog.callback("saveChanges' completion") { completion in
+      caller {
         do {
-          try self.saveChanges { written.resume(with: $0) }
+          try self.saveChanges(completion: completion)
         } catch {
-          written.resume(throwing: error)
+          completion(.failure(error))
         }
       }
     }
+    try written.get()
   }
 }
 
@@ -53,8 +53,8 @@ struct NoteRow: Equatable, Sendable {
 }
 
 /// Records the did-save notifications of one manager's two contexts, in the order they were posted, and
-/// whether each was posted on the main queue.
-final class SaveRecorder: Sendable {
+/// whether each was posted on the main queue, for as long as the recorder is in use.
+struct SaveRecorder: Sendable {
   /// One did-save notification: `"main"` or `"private"`, and where it was posted.
   struct Event: Equatable, Sendable, CustomStringConvertible {
     let context: String
@@ -63,73 +63,17 @@ final class SaveRecorder: Sendable {
     var description: String { "\(context) on \(onMainQueue ? "the main queue" : "another queue")" }
   }
 
-  private let events = Mutex<[Event]>([])
-  // `nonisolated(unsafe)`: set once in init, then only handed to `removeObserver`, which is thread-safe.
-  nonisolated(unsafe) private var observer: (any NSObjectProtocol)?
+  private let log: NotificationLog<Event>
 
-  /// Starts recording the saves of `main` and of its parent. Call ``stop()`` when done.
+  /// Starts recording the saves of `main` and of its parent.
   init(main: ManagedObjectContext) {
-    MainQueueProbe.install
     let parent = main.parent
-    observer = NotificationCenter.default.addObserver(
-      forName: ManagedObjectContext.didSaveNotification, object: nil, queue: nil
-    ) { [weak self] note in
-      let saver = note.object as? ManagedObjectContext
-      guard let self, let saver, saver === main || saver === parent else { return }
-      let event = Event(context: saver === main ? "main" : "private", onMainQueue: MainQueueProbe.isOnMainQueue)
-      self.events.withLock { $0.append(event) }
+    log = NotificationLog(ManagedObjectContext.didSaveNotification) { note in
+      guard let saver = note.object as? ManagedObjectContext, saver === main || saver === parent else { return nil }
+      return Event(context: saver === main ? "main" : "private", onMainQueue: MainQueueProbe.isOnMainQueue)
     }
   }
 
   /// The saves seen so far.
-  var saves: [Event] { events.withLock { $0 } }
-
-  func stop() {
-    if let observer { NotificationCenter.default.removeObserver(observer) }
-  }
-}
-
-/// Tells whether code runs on the main queue (`Thread.isMainThread` cannot: under Swift Testing on Linux,
-/// main-queue blocks run on another thread).
-enum MainQueueProbe {
-  private static let key = DispatchSpecificKey<Bool>()
-  /// Marks the main queue; evaluate it before the code to probe runs.
-  static let install: Void = DispatchQueue.main.setSpecific(key: key, value: true)
-
-  static var isOnMainQueue: Bool { DispatchQueue.getSpecific(key: key) ?? false }
-}
-
-// MARK: - Running the demo
-
-/// Where SwiftPM put this build's products. On macOS the test bundle is a `.xctest` folder among them; on
-/// Linux the `.xctest` file is itself the test runner, and `Bundle(for:)` answers with the products folder.
-enum BuildProducts {
-  private final class Marker {}
-
-  static var folder: URL {
-    let bundle = Bundle(for: Marker.self).bundleURL
-    return bundle.pathExtension == "xctest" ? bundle.deletingLastPathComponent() : bundle
-  }
-
-  /// The executable product `name`, or `nil` when it has not been built.
-  static func executable(_ name: String) -> URL? {
-    let url = folder.appendingPathComponent(name)
-    return FileManager.default.isExecutableFile(atPath: url.path) ? url : nil
-  }
-}
-
-/// Runs `executable` with `arguments` to its end; returns its exit status and what it printed.
-func run(_ executable: URL, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-  let process = Process()
-  process.executableURL = executable
-  process.arguments = arguments
-  let (out, err) = (Pipe(), Pipe())
-  process.standardOutput = out
-  process.standardError = err
-  try process.run()
-  // The demo prints well under a pipe's buffer, so reading one pipe to its end first cannot block it.
-  let stdout = out.fileHandleForReading.readDataToEndOfFile()
-  let stderr = err.fileHandleForReading.readDataToEndOfFile()
-  process.waitUntilExit()
-  return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+  var saves: [Event] { log.entries }
 }

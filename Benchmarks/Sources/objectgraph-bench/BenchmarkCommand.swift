@@ -1,3 +1,4 @@
+import DemoSupport
 import Foundation
 
 /// Parses the command line, runs the three benchmarks on both engines and prints the report.
@@ -82,7 +83,7 @@ enum BenchmarkCommand {
     let ratio = stalls.stage1 > .zero ? Double(stalls.stage2 / stalls.stage1) : 0
     print("")
     print(
-      "main-queue stall saving \(count) notes: stage 1 \(Report.milliseconds(stalls.stage1)) ms, stage 2 \(Report.milliseconds(stalls.stage2)) ms, stage 2 / stage 1 = \(String(format: "%.2f", ratio))"
+      "main-queue stall saving \(count) notes: stage 1 \(milliseconds(stalls.stage1)) ms, stage 2 \(milliseconds(stalls.stage2)) ms, stage 2 / stage 1 = \(String(format: "%.2f", ratio))"
     )
     print("stage 2's stall at most a fifth of stage 1's (target): \(ratio <= 0.2 ? "yes" : "NO")")
   }

@@ -27,11 +27,6 @@ struct BenchmarkResult {
 }
 
 enum Report {
-  /// A duration in whole milliseconds.
-  static func milliseconds(_ duration: Duration) -> Int {
-    Int((Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15).rounded())
-  }
-
   static func table(_ results: [BenchmarkResult]) -> String {
     let header = ["benchmark", "ObjectGraph s", "GRDB s", "ratio"]
     let rows = results.map { result in

@@ -1,3 +1,4 @@
+import DemoSupport
 import Dispatch
 import Foundation
 import NotesModel
@@ -9,10 +10,11 @@ import Stage2
 /// (one main-queue context: the save writes the file on the main queue) and stage 2's (the main context
 /// saves into a private parent, which writes the file on its own queue), in the same run.
 ///
-/// A 60 Hz timer on the main queue records when each tick really runs; the longest gap between two ticks
-/// is how long the "UI" froze. Both stacks do what an app would: insert the notes in the main context,
-/// then save (stage 1: `save()`; stage 2: `saveChanges()`), all in one block on the main queue. Stage 2's
-/// measurement ends when its private context has finished writing the file.
+/// A 60 Hz timer on the main queue (DemoSupport's `FrameTicker`, the demos' "UI") records when each tick
+/// really runs; the longest gap between two ticks is how long the "UI" froze. Both stacks do what an app
+/// would: insert the notes in the main context, then save (stage 1: `save()`; stage 2: `saveChanges()`),
+/// all in one block on the main queue. Stage 2's measurement ends when its private context has finished
+/// writing the file.
 enum StallBench {
   struct Result {
     var stage1 = Duration.zero
@@ -89,9 +91,10 @@ enum StallBench {
   /// The longest gap between ticks while `work` runs synchronously on the main queue.
   @MainActor
   private static func measure(_ work: () throws -> Void) throws -> Duration {
-    let ticker = Ticker()
+    let ticker = FrameTicker()
+    ticker.start()
     try work()
-    return ticker.stop()
+    return ticker.stop().longestGap
   }
 
   /// The same for work that finishes later (stage 2's write to the file), reported on the main queue.
@@ -100,13 +103,14 @@ enum StallBench {
     work: (@escaping @Sendable (Swift.Result<Void, any Error>) -> Void) throws -> Void,
     then: @escaping @MainActor (Duration) -> Void, failed: @escaping @MainActor (any Error) -> Void
   ) {
-    let ticker = Ticker()
+    let ticker = FrameTicker()
+    ticker.start()
     do {
       try work { written in
         DispatchQueue.main.async {
           MainActor.assumeIsolated {
             switch written {
-            case .success: then(ticker.stop())
+            case .success: then(ticker.stop().longestGap)
             case .failure(let error): failed(error)
             }
           }
@@ -114,33 +118,6 @@ enum StallBench {
       }
     } catch {
       failed(error)
-    }
-  }
-
-  /// A 60 Hz timer on the main queue that remembers when each tick ran.
-  @MainActor
-  private final class Ticker {
-    private let timer = DispatchSource.makeTimerSource(queue: .main)
-    private var last = ContinuousClock.now
-    private var longest = Duration.zero
-
-    init() {
-      timer.schedule(deadline: .now(), repeating: .nanoseconds(16_666_667), leeway: .milliseconds(1))
-      timer.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.tick() } }
-      timer.resume()
-    }
-
-    private func tick() {
-      let now = ContinuousClock.now
-      longest = max(longest, now - last)
-      last = now
-    }
-
-    /// Stops the timer; the stall includes the time since the last tick (the work may have just ended).
-    func stop() -> Duration {
-      tick()
-      timer.cancel()
-      return longest
     }
   }
 }

@@ -36,7 +36,8 @@ public enum TutorialStack {
   }
 }
 
-/// Collects concurrency-debug violations instead of stopping the process (the engine's test hook).
+/// Collects concurrency-debug violations instead of stopping the process (the engine's test hook), from
+/// its creation until ``stop()``, or until it is no longer used.
 ///
 /// `@unchecked Sendable`: its one mutable field is only touched under `lock`.
 public final class ConcurrencyViolationRecorder: @unchecked Sendable {
@@ -51,12 +52,12 @@ public final class ConcurrencyViolationRecorder: @unchecked Sendable {
 
   private func record(_ message: String) { lock.withLock { recorded.append(message) } }
 
-  /// The violations so far, as the engine worded them.
-  public var violations: [String] { lock.withLock { recorded } }
-
-  /// Turns concurrency debugging off again.
-  public func stop() {
+  /// Turns concurrency debugging off again, and returns the violations it saw, as the engine worded them.
+  public func stop() -> [String] {
     ConcurrencyDebug.violationHandler = nil
     ConcurrencyDebug.isEnabled = false
+    return lock.withLock { recorded }
   }
+
+  deinit { _ = stop() }
 }

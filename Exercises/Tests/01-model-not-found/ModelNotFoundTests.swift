@@ -8,6 +8,7 @@ import ExerciseChecks
 import Foundation
 import NotesModel
 import ObjectGraph
+import TestSupport
 import Testing
 
 /// The function under test: your `loadModel(named:in:)`, or the solution's.
@@ -23,34 +24,38 @@ let stoppedAdvice: Comment = """
   fatalError() or abort(), and avoid try! and force unwraps (!) on things that can be missing.
   """
 
-@Suite("Exercise 01: a missing model is an error, not a crash")
+@Suite("Exercise 01: a missing model is an error, not a crash", .temporaryFolders)
 struct ModelNotFoundTests {
   @Test("DataModel loads from the tutorial's bundle, with its entities Note, Notebook and Tag")
-  func loadsTheTutorialModel() async { await runInChildProcess(.loadsTheTutorialModel) }
+  func loadsTheTutorialModel() async throws { try await runInChildProcess(.loadsTheTutorialModel) }
 
   @Test("The model is looked up in the bundle that is passed in, not in a fixed one")
-  func usesTheGivenBundle() async { await runInChildProcess(.usesTheGivenBundle) }
+  func usesTheGivenBundle() async throws { try await runInChildProcess(.usesTheGivenBundle) }
 
   @Test("A name the bundle does not have is a thrown error that names the file looked for and the bundle")
-  func missingName() async { await runInChildProcess(.missingName) }
+  func missingName() async throws { try await runInChildProcess(.missingName) }
 
   @Test("A bundle without the model (as Bundle.main would be) is a thrown error that names that bundle")
-  func wrongBundle() async { await runInChildProcess(.wrongBundle) }
+  func wrongBundle() async throws { try await runInChildProcess(.wrongBundle) }
 
   @Test("A model that is there but damaged: ObjectGraph's own error reaches the caller unchanged")
-  func damagedModel() async { await runInChildProcess(.damagedModel) }
+  func damagedModel() async throws { try await runInChildProcess(.damagedModel) }
 }
 
 /// Runs `check` in a child process, so that code which stops the process fails this one check, with
 /// ``stoppedAdvice`` and what the process printed, instead of ending the whole test run.
-func runInChildProcess(_ check: ChildCheck) async {
-  let finished = await #expect(processExitsWith: .success, stoppedAdvice) { [check = check as ChildCheck] in
-    do { try check.run() } catch { Issue.record(error) }
+func runInChildProcess(_ check: ChildCheck) async throws {
+  // Where the check's folders go (both runs'), removed by the suite's .temporaryFolders scope.
+  let scope = try TemporaryFolder()
+  let finished = await #expect(processExitsWith: .success, stoppedAdvice) {
+    [check = check as ChildCheck, scope = scope as TemporaryFolder] in
+    do { try scope.withScope { try check.run() } } catch { Issue.record(error) }
   }
   guard finished == nil else { return }
   // The process stopped. Run the check once more, only to collect what it printed before stopping.
-  let stopped = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [check = check as ChildCheck] in
-    try? check.run()
+  let stopped = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+    [check = check as ChildCheck, scope = scope as TemporaryFolder] in
+    try? scope.withScope { try check.run() }
   }
   if let stopped { Issue.record(Comment(rawValue: stopReport(standardError: stopped.standardErrorContent))) }
 }
@@ -78,7 +83,6 @@ enum ChildCheck: String, Codable, Sendable {
 
   private static func checkUsesTheGivenBundle() throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     let source = try #require(NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld"))
     try FileManager.default.copyItem(at: source, to: folder.appending("Journal.xcdatamodeld"))
     let bundle = try #require(Bundle(url: folder.url))
@@ -116,7 +120,6 @@ enum ChildCheck: String, Codable, Sendable {
 
   private static func checkWrongBundle() throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     let appFolder = folder.appending("AppWithoutModel")
     try FileManager.default.createDirectory(at: appFolder, withIntermediateDirectories: true)
     let bundle = try #require(Bundle(url: appFolder))
@@ -134,7 +137,6 @@ enum ChildCheck: String, Codable, Sendable {
 
   private static func checkDamagedModel() throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     // A .xcdatamodeld folder with no model version inside: the model is there, but cannot be read.
     try FileManager.default.createDirectory(at: folder.appending("Damaged.xcdatamodeld"), withIntermediateDirectories: true)
     let bundle = try #require(Bundle(url: folder.url))

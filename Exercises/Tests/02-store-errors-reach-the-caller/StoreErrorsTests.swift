@@ -8,6 +8,7 @@ import ExerciseChecks
 import Foundation
 import NotesModel
 import ObjectGraph
+import TestSupport
 import Testing
 
 /// The function under test: your `makeCoordinator(for:storeFolder:storeName:)`, or the solution's.
@@ -26,28 +27,32 @@ let stoppedAdvice: Comment = """
   force unwrap (!).
   """
 
-@Suite("Exercise 02: store errors reach the caller")
+@Suite("Exercise 02: store errors reach the caller", .temporaryFolders)
 struct StoreErrorsTests {
   @Test("The folder is created (parents too), the store goes in it, and a second launch finds what was saved")
-  func createsFolderAndStore() async { await runInChildProcess(.createsFolderAndStore) }
+  func createsFolderAndStore() async throws { try await runInChildProcess(.createsFolderAndStore) }
 
   @Test("A file that is not a store: ObjectGraph's error reaches the caller, and the file is left untouched")
-  func foreignFile() async { await runInChildProcess(.foreignFile) }
+  func foreignFile() async throws { try await runInChildProcess(.foreignFile) }
 
   @Test("A folder that cannot be created: that error reaches the caller, naming the folder")
-  func folderCannotBeCreated() async { await runInChildProcess(.folderCannotBeCreated) }
+  func folderCannotBeCreated() async throws { try await runInChildProcess(.folderCannotBeCreated) }
 }
 
 /// Runs `check` in a child process, so that code which stops the process fails this one check, with
 /// ``stoppedAdvice`` and what the process printed, instead of ending the whole test run.
-func runInChildProcess(_ check: ChildCheck) async {
-  let finished = await #expect(processExitsWith: .success, stoppedAdvice) { [check = check as ChildCheck] in
-    do { try check.run() } catch { Issue.record(error) }
+func runInChildProcess(_ check: ChildCheck) async throws {
+  // Where the check's folders go (both runs'), removed by the suite's .temporaryFolders scope.
+  let scope = try TemporaryFolder()
+  let finished = await #expect(processExitsWith: .success, stoppedAdvice) {
+    [check = check as ChildCheck, scope = scope as TemporaryFolder] in
+    do { try scope.withScope { try check.run() } } catch { Issue.record(error) }
   }
   guard finished == nil else { return }
   // The process stopped. Run the check once more, only to collect what it printed before stopping.
-  let stopped = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [check = check as ChildCheck] in
-    try? check.run()
+  let stopped = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+    [check = check as ChildCheck, scope = scope as TemporaryFolder] in
+    try? scope.withScope { try check.run() }
   }
   if let stopped { Issue.record(Comment(rawValue: stopReport(standardError: stopped.standardErrorContent))) }
 }
@@ -66,7 +71,6 @@ enum ChildCheck: String, Codable, Sendable {
 
   private static func checkCreatesFolderAndStore() throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     // Neither "Application Support" nor "Notes" exists yet.
     let storeFolder = folder.appending("Application Support/Notes")
     let expectedURL = storeFolder.appendingPathComponent("Notes.sqlite")
@@ -121,7 +125,6 @@ enum ChildCheck: String, Codable, Sendable {
 
   private static func checkForeignFile() throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     let storeURL = folder.appending("Notes.sqlite")
     let original = Data("Shopping list\n- milk\n- eggs\n".utf8)
     try original.write(to: storeURL)
@@ -156,7 +159,6 @@ enum ChildCheck: String, Codable, Sendable {
 
   private static func checkFolderCannotBeCreated() throws {
     let folder = try TemporaryFolder()
-    defer { folder.remove() }
     // "Application Support" is a file here, so no folder can be made inside it.
     let blocker = folder.appending("Application Support")
     let blockerContents = Data("I am a file, not a folder.\n".utf8)

@@ -8,6 +8,7 @@ import ExerciseChecks
 import Foundation
 import NotesModel
 import ObjectGraph
+import TestSupport
 import Testing
 
 /// The function under test: your `saveIfNeeded(_:)`, or the solution's.
@@ -31,44 +32,46 @@ enum ContextKind: String, CaseIterable, Codable, Sendable {
   var concurrencyType: ManagedObjectContext.ConcurrencyType { self == .mainQueue ? .mainQueue : .privateQueue }
 }
 
-@Suite("Exercise 03: save only when needed")
+@Suite("Exercise 03: save only when needed", .temporaryFolders)
 struct SaveIfNeededTests {
   @Test("A context with no changes is not saved, and the answer is false", arguments: ContextKind.allCases)
-  func skipsCleanContexts(kind: ContextKind) async { await runInChildProcess(.skipsCleanContexts(kind)) }
+  func skipsCleanContexts(kind: ContextKind) async throws { try await runInChildProcess(.skipsCleanContexts(kind)) }
 
   @Test("Inserts and updates are saved to the store, and the answer is true", arguments: ContextKind.allCases)
-  func savesChanges(kind: ContextKind) async { await runInChildProcess(.savesChanges(kind)) }
+  func savesChanges(kind: ContextKind) async throws { try await runInChildProcess(.savesChanges(kind)) }
 
   @Test("Called from another thread, it touches the context only on the context's queue", arguments: ContextKind.allCases)
-  func staysOnTheContextsQueue(kind: ContextKind) async { await runInChildProcess(.staysOnTheContextsQueue(kind)) }
+  func staysOnTheContextsQueue(kind: ContextKind) async throws { try await runInChildProcess(.staysOnTheContextsQueue(kind)) }
 
   @Test("A failed save: the validation error reaches the caller, and the context keeps its changes", arguments: ContextKind.allCases)
-  func surfacesSaveErrors(kind: ContextKind) async { await runInChildProcess(.surfacesSaveErrors(kind)) }
+  func surfacesSaveErrors(kind: ContextKind) async throws { try await runInChildProcess(.surfacesSaveErrors(kind)) }
 }
 
 /// Runs `check` in a child process, so that code which stops the process fails this one check, with
 /// ``stoppedAdvice`` and what the process printed, instead of ending the whole test run.
-func runInChildProcess(_ check: ChildCheck) async {
-  let finished = await #expect(processExitsWith: .success, stoppedAdvice) { [check = check as ChildCheck] in
-    do { try check.run() } catch { Issue.record(error) }
+func runInChildProcess(_ check: ChildCheck) async throws {
+  // Where the check's folders go (both runs'), removed by the suite's .temporaryFolders scope.
+  let scope = try TemporaryFolder()
+  let finished = await #expect(processExitsWith: .success, stoppedAdvice) {
+    [check = check as ChildCheck, scope = scope as TemporaryFolder] in
+    do { try scope.withScope { try check.run() } } catch { Issue.record(error) }
   }
   guard finished == nil else { return }
   // The process stopped. Run the check once more, only to collect what it printed before stopping.
-  let stopped = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [check = check as ChildCheck] in
-    try? check.run()
+  let stopped = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+    [check = check as ChildCheck, scope = scope as TemporaryFolder] in
+    try? scope.withScope { try check.run() }
   }
   if let stopped { Issue.record(Comment(rawValue: stopReport(standardError: stopped.standardErrorContent))) }
 }
 
 /// A SQLite store in a temporary folder, and a context of the kind under test on it.
 struct Fixture {
-  let folder: TemporaryFolder
   let coordinator: PersistentStoreCoordinator
   let context: ManagedObjectContext
 
   init(_ kind: ContextKind) throws {
-    folder = try TemporaryFolder()
-    coordinator = try TutorialStack.coordinator(storeURL: folder.appending("Notes.sqlite"))
+    coordinator = try TutorialStack.coordinator(storeURL: try TemporaryFolder().appending("Notes.sqlite"))
     context = TutorialStack.context(kind.concurrencyType, on: coordinator)
     context.name = "Notes (\(kind.rawValue))"
   }
@@ -108,7 +111,6 @@ enum ChildCheck: Codable, Sendable {
 
   private static func checkSkipsCleanContexts(_ kind: ContextKind) throws {
     let fixture = try Fixture(kind)
-    defer { fixture.folder.remove() }
     let saved = try Subject.saveIfNeeded(fixture.context)
     #expect(
       saved == false,
@@ -125,7 +127,6 @@ enum ChildCheck: Codable, Sendable {
 
   private static func checkSavesChanges(_ kind: ContextKind) throws {
     let fixture = try Fixture(kind)
-    defer { fixture.folder.remove() }
     let note = fixture.insertNote(title: "Buy milk", createdAt: Date())
 
     let savedInsert = try Subject.saveIfNeeded(fixture.context)
@@ -150,17 +151,14 @@ enum ChildCheck: Codable, Sendable {
 
   private static func checkStaysOnTheContextsQueue(_ kind: ContextKind) throws {
     let fixture = try Fixture(kind)
-    defer { fixture.folder.remove() }
     _ = fixture.insertNote(title: "Buy milk", createdAt: Date())
 
     // From here on, the engine reports every touch of the context from outside its queue. This code runs on
     // a thread of the test runner, which is not the context's queue.
     let recorder = ConcurrencyViolationRecorder()
-    defer { recorder.stop() }
     let savedChanges = try Subject.saveIfNeeded(fixture.context)
     let savedNothing = try Subject.saveIfNeeded(fixture.context)
-    let violations = recorder.violations
-    recorder.stop()
+    let violations = recorder.stop()
 
     #expect(
       violations.isEmpty,
@@ -178,7 +176,6 @@ enum ChildCheck: Codable, Sendable {
 
   private static func checkSurfacesSaveErrors(_ kind: ContextKind) throws {
     let fixture = try Fixture(kind)
-    defer { fixture.folder.remove() }
     // The model requires Note.createdAt; this note has none, so the save fails validation.
     let note = fixture.insertNote(title: "Call the bank", createdAt: nil)
 

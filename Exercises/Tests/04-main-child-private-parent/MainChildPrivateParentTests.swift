@@ -8,6 +8,7 @@ import ExerciseChecks
 import Foundation
 import NotesModel
 import ObjectGraph
+import TestSupport
 import Testing
 
 /// The function under test: your `makeMainContext(for:)`, or the solution's.
@@ -23,40 +24,42 @@ let stoppedAdvice: Comment = """
   parent.
   """
 
-@Suite("Exercise 04: a main-queue child under a private parent")
+@Suite("Exercise 04: a main-queue child under a private parent", .temporaryFolders)
 struct MainChildPrivateParentTests {
   @Test("The main context is a main-queue child of a private-queue writer, and only the writer holds the coordinator")
-  func shape() async { await runInChildProcess(.shape) }
+  func shape() async throws { try await runInChildProcess(.shape) }
 
   @Test("Saving the main context hands the note to the writer and leaves the store as it was; the writer's save writes it")
-  func childSaveStopsAtTheWriter() async { await runInChildProcess(.childSaveStopsAtTheWriter) }
+  func childSaveStopsAtTheWriter() async throws { try await runInChildProcess(.childSaveStopsAtTheWriter) }
 
   @Test("The main context reads what is in the store, through the writer")
-  func readsThroughTheWriter() async { await runInChildProcess(.readsThroughTheWriter) }
+  func readsThroughTheWriter() async throws { try await runInChildProcess(.readsThroughTheWriter) }
 }
 
 /// Runs `check` in a child process, so that code which stops the process fails this one check, with
 /// ``stoppedAdvice`` and what the process printed, instead of ending the whole test run.
-func runInChildProcess(_ check: ChildCheck) async {
-  let finished = await #expect(processExitsWith: .success, stoppedAdvice) { [check = check as ChildCheck] in
-    do { try check.run() } catch { Issue.record(error) }
+func runInChildProcess(_ check: ChildCheck) async throws {
+  // Where the check's folders go (both runs'), removed by the suite's .temporaryFolders scope.
+  let scope = try TemporaryFolder()
+  let finished = await #expect(processExitsWith: .success, stoppedAdvice) {
+    [check = check as ChildCheck, scope = scope as TemporaryFolder] in
+    do { try scope.withScope { try check.run() } } catch { Issue.record(error) }
   }
   guard finished == nil else { return }
   // The process stopped. Run the check once more, only to collect what it printed before stopping.
-  let stopped = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [check = check as ChildCheck] in
-    try? check.run()
+  let stopped = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+    [check = check as ChildCheck, scope = scope as TemporaryFolder] in
+    try? scope.withScope { try check.run() }
   }
   if let stopped { Issue.record(Comment(rawValue: stopReport(standardError: stopped.standardErrorContent))) }
 }
 
 /// A SQLite store in a temporary folder, and its coordinator.
 struct Fixture {
-  let folder: TemporaryFolder
   let coordinator: PersistentStoreCoordinator
 
   init() throws {
-    folder = try TemporaryFolder()
-    coordinator = try TutorialStack.coordinator(storeURL: folder.appending("Notes.sqlite"))
+    coordinator = try TutorialStack.coordinator(storeURL: try TemporaryFolder().appending("Notes.sqlite"))
   }
 
   /// The titles of the notes in the store, read through a context of the checks' own (so changes that have
@@ -86,7 +89,6 @@ enum ChildCheck: String, Codable, Sendable {
 
   private static func checkShape() throws {
     let fixture = try Fixture()
-    defer { fixture.folder.remove() }
     let main = try Subject.makeMainContext(fixture.coordinator)
 
     #expect(
@@ -138,7 +140,6 @@ enum ChildCheck: String, Codable, Sendable {
 
   private static func checkChildSaveStopsAtTheWriter() throws {
     let fixture = try Fixture()
-    defer { fixture.folder.remove() }
     let main = try Subject.makeMainContext(fixture.coordinator)
     guard main.persistentStoreCoordinator != nil else {
       // Without a coordinator somewhere above it, a context knows no model, so it cannot even make a note.
@@ -199,7 +200,6 @@ enum ChildCheck: String, Codable, Sendable {
 
   private static func checkReadsThroughTheWriter() throws {
     let fixture = try Fixture()
-    defer { fixture.folder.remove() }
     // Two notes saved in an earlier launch.
     let seeder = TutorialStack.context(.privateQueue, on: fixture.coordinator)
     try seeder.performAndWait {

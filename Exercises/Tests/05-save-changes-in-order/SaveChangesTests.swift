@@ -13,6 +13,7 @@ import Foundation
 import NotesModel
 import ObjectGraph
 import Synchronization
+import TestSupport
 import Testing
 
 /// The function under test: your `saveChanges(main:writer:completion:)`, or the solution's.
@@ -32,76 +33,64 @@ let stoppedAdvice: Comment = """
   queue, it runs the block right there.
   """
 
-@Suite("Exercise 05: saveChanges(), main first, then the writer")
+@Suite("Exercise 05: saveChanges(), main first, then the writer", .temporaryFolders)
 struct SaveChangesTests {
   @Test("From the main queue: the main context saves before saveChanges returns, then the writer writes, and the completion says so")
-  func fromTheMainQueue() async { await runInChildProcess(.fromTheMainQueue) }
+  func fromTheMainQueue() async throws { try await runInChildProcess(.fromTheMainQueue) }
 
   @Test("The writer writes on its own queue: saveChanges returns without waiting for the disk")
-  func doesNotWaitForTheDisk() async { await runInChildProcess(.doesNotWaitForTheDisk) }
+  func doesNotWaitForTheDisk() async throws { try await runInChildProcess(.doesNotWaitForTheDisk) }
 
   @Test("From another thread: each context is touched only on its own queue")
-  func fromAnotherThread() async { await runInChildProcess(.fromAnotherThread) }
+  func fromAnotherThread() async throws { try await runInChildProcess(.fromAnotherThread) }
 
   @Test("Clean contexts are skipped, the writer's pending changes are still written, and the completion is always called")
-  func cleanContexts() async { await runInChildProcess(.cleanContexts) }
+  func cleanContexts() async throws { try await runInChildProcess(.cleanContexts) }
 
   @Test("The main context's save fails: its error is thrown, nothing moves on, and the completion is not called")
-  func mainSaveFails() async { await runInChildProcess(.mainSaveFails) }
+  func mainSaveFails() async throws { try await runInChildProcess(.mainSaveFails) }
 
   @Test("The writer's save fails: the completion gets the error, and the writer keeps the changes for the next try")
-  func writerSaveFails() async { await runInChildProcess(.writerSaveFails) }
+  func writerSaveFails() async throws { try await runInChildProcess(.writerSaveFails) }
 }
 
 /// Runs `check` in a child process, so that code which stops the process (or hangs it) fails this one check,
 /// with ``stoppedAdvice`` and what the process printed, instead of ending the whole test run.
-func runInChildProcess(_ check: ChildCheck) async {
-  let finished = await #expect(processExitsWith: .success, stoppedAdvice) { [check = check as ChildCheck] in
-    Watchdog.start(check)
-    do { try check.run() } catch { Issue.record(error) }
+func runInChildProcess(_ check: ChildCheck) async throws {
+  // Where the check's folders go (both runs'), removed by the suite's .temporaryFolders scope.
+  let scope = try TemporaryFolder()
+  let finished = await #expect(processExitsWith: .success, stoppedAdvice) {
+    [check = check as ChildCheck, scope = scope as TemporaryFolder] in
+    startWatchdog(check)
+    do { try scope.withScope { try check.run() } } catch { Issue.record(error) }
   }
   guard finished == nil else { return }
   // The process stopped. Run the check once more, only to collect what it printed before stopping.
-  let stopped = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [check = check as ChildCheck] in
-    Watchdog.start(check)
-    try? check.run()
+  let stopped = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+    [check = check as ChildCheck, scope = scope as TemporaryFolder] in
+    startWatchdog(check)
+    try? scope.withScope { try check.run() }
   }
   if let stopped { Issue.record(Comment(rawValue: stopReport(standardError: stopped.standardErrorContent))) }
 }
 
 // MARK: - What the checks observe
 
-/// Ends a check's process when it has not finished after a while: a deadlock would otherwise hang the run.
-enum Watchdog {
-  static let seconds = 25
-
-  static func start(_ check: ChildCheck) {
-    DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(seconds)) {
-      let message = """
-        The check '\(check)' did not finish within \(seconds) seconds: saveChanges, or a block it queued, never \
-        returned. Something waits for a queue that is waiting for it. The usual causes: on the main queue, \
-        waiting (a semaphore, a group, a sync) for a block queued on the main queue, such as the completion, \
-        which runs there; or DispatchQueue.main.sync called on the main queue.
-
-        """
-      FileHandle.standardError.write(Data(message.utf8))
-      exit(3)
-    }
+/// Ends a check's process when it has not finished after 25 seconds: a deadlock would otherwise hang the run.
+func startWatchdog(_ check: ChildCheck) {
+  Watchdog.endProcess(after: .seconds(25)) {
+    """
+    The check '\(check)' did not finish within 25 seconds: saveChanges, or a block it queued, never \
+    returned. Something waits for a queue that is waiting for it. The usual causes: on the main queue, \
+    waiting (a semaphore, a group, a sync) for a block queued on the main queue, such as the completion, \
+    which runs there; or DispatchQueue.main.sync called on the main queue.
+    """
   }
 }
 
-/// Tells whether code runs on the main queue. (`Thread.isMainThread` cannot: under Swift Testing on Linux,
-/// main-queue blocks run on a thread that is not the main thread.)
-enum MainQueueProbe {
-  private static let key = DispatchSpecificKey<Bool>()
-  /// Marks the main queue; evaluated before anything is probed.
-  static let install: Void = DispatchQueue.main.setSpecific(key: key, value: true)
-
-  static var isOnMainQueue: Bool { DispatchQueue.getSpecific(key: key) ?? false }
-}
-
-/// Records the did-save notifications of the two contexts, in order, and where each was posted.
-final class SaveLog: Sendable {
+/// Records the did-save notifications of the two contexts, in order, and where each was posted, for as
+/// long as the log is in use.
+struct SaveLog: Sendable {
   /// One save: which context, and whether it ran on the main queue.
   struct Event: Equatable, Sendable, CustomStringConvertible {
     let context: String
@@ -110,32 +99,22 @@ final class SaveLog: Sendable {
     var description: String { "\(context) saved on \(onMainQueue ? "the main queue" : "another queue")" }
   }
 
-  private let events = Mutex<[Event]>([])
-  // `nonisolated(unsafe)`: set once in init, then only handed to `removeObserver`, which is thread-safe.
-  nonisolated(unsafe) private var observer: (any NSObjectProtocol)?
+  private let log: NotificationLog<Event>
 
   /// Starts recording. `afterMainSave` runs on the main context's queue right after each of its saves.
   init(_ fixture: Fixture, afterMainSave: (@Sendable () -> Void)? = nil) {
-    MainQueueProbe.install
     let (main, writer) = (fixture.main, fixture.writer)
-    observer = NotificationCenter.default.addObserver(
-      forName: ManagedObjectContext.didSaveNotification, object: nil, queue: nil
-    ) { [weak self] note in
-      let saver = note.object as? ManagedObjectContext
-      guard let self, let saver, saver === main || saver === writer else { return }
-      self.events.withLock { $0.append(Event(context: saver === main ? "main" : "writer", onMainQueue: MainQueueProbe.isOnMainQueue)) }
-      if saver === main { afterMainSave?() }
+    log = NotificationLog(ManagedObjectContext.didSaveNotification) { note in
+      guard let saver = note.object as? ManagedObjectContext, saver === main || saver === writer else { return nil }
+      defer { if saver === main { afterMainSave?() } }
+      return Event(context: saver === main ? "main" : "writer", onMainQueue: MainQueueProbe.isOnMainQueue)
     }
   }
 
   /// The saves so far.
-  var saves: [Event] { events.withLock { $0 } }
+  var saves: [Event] { log.entries }
   /// Which contexts saved so far, in order: "main", "writer".
   var savers: [String] { saves.map(\.context) }
-
-  func stop() {
-    if let observer { NotificationCenter.default.removeObserver(observer) }
-  }
 }
 
 /// Records each call of the completion handler.
@@ -148,8 +127,6 @@ final class CompletionLog: Sendable {
 
   private let recorded = Mutex<[Call]>([])
   private let firstCall = DispatchSemaphore(value: 0)
-
-  init() { MainQueueProbe.install }
 
   /// The handler to pass to saveChanges.
   var handler: @Sendable (Result<Void, any Error>) -> Void {
@@ -175,14 +152,12 @@ final class CompletionLog: Sendable {
 
 /// A SQLite store in a temporary folder, and stage 2's two contexts on it.
 struct Fixture {
-  let folder: TemporaryFolder
   let coordinator: PersistentStoreCoordinator
   let writer: ManagedObjectContext
   let main: ManagedObjectContext
 
   init() throws {
-    folder = try TemporaryFolder()
-    coordinator = try TutorialStack.coordinator(storeURL: folder.appending("Notes.sqlite"))
+    coordinator = try TutorialStack.coordinator(storeURL: try TemporaryFolder().appending("Notes.sqlite"))
     writer = TutorialStack.context(.privateQueue, on: coordinator)
     writer.name = "Writer"
     main = ManagedObjectContext(concurrencyType: .mainQueue)
@@ -276,9 +251,7 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
 
   private static func checkFromTheMainQueue() throws {
     let fixture = try Fixture()
-    defer { fixture.folder.remove() }
     let log = SaveLog(fixture)
-    defer { log.stop() }
     fixture.insertNote(title: "Buy milk", createdAt: Date())
 
     // As an app calls it: on the main queue (a button's action, the app resigning active).
@@ -334,13 +307,11 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
 
   private static func checkDoesNotWaitForTheDisk() throws {
     let fixture = try Fixture()
-    defer { fixture.folder.remove() }
     // Right after the main context's save, the checks keep the writer's queue busy for up to three seconds, as
     // a slow disk or a big earlier write would. The writer's save can only run after that.
     let busy = DispatchSemaphore(value: 0)
     let writer = fixture.writer
     let log = SaveLog(fixture) { writer.perform { _ = busy.wait(timeout: .now() + .seconds(3)) } }
-    defer { log.stop() }
     fixture.insertNote(title: "Plan the hike", createdAt: Date())
 
     let completion = CompletionLog()
@@ -372,18 +343,15 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
 
   private static func checkFromAnotherThread() throws {
     let fixture = try Fixture()
-    defer { fixture.folder.remove() }
     fixture.insertNote(title: "Call the plumber", createdAt: Date())
 
     // From here on, the engine reports every touch of a context from outside its queue. This code runs on a
     // thread of the test runner: neither the main queue nor the writer's queue.
     let recorder = ConcurrencyViolationRecorder()
-    defer { recorder.stop() }
     let completion = CompletionLog()
     let called = try fixture.saveChangesAndWait(completion)
     fixture.drainQueues()
-    let violations = recorder.violations
-    recorder.stop()
+    let violations = recorder.stop()
 
     #expect(
       violations.isEmpty,
@@ -404,9 +372,7 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
 
   private static func checkCleanContexts() throws {
     let fixture = try Fixture()
-    defer { fixture.folder.remove() }
     let log = SaveLog(fixture)
-    defer { log.stop() }
 
     // Nothing has changed anywhere.
     let nothing = CompletionLog()
@@ -447,9 +413,7 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
 
   private static func checkMainSaveFails() throws {
     let fixture = try Fixture()
-    defer { fixture.folder.remove() }
     let log = SaveLog(fixture)
-    defer { log.stop() }
     // The model requires Note.createdAt; this note has none, so the main context's save fails validation.
     fixture.insertNote(title: "No date yet", createdAt: nil)
 
@@ -505,7 +469,6 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
 
   private static func checkWriterSaveFails() throws {
     let fixture = try Fixture()
-    defer { fixture.folder.remove() }
     // A note already in the store.
     fixture.insertNote(title: "Groceries", createdAt: Date())
     try fixture.main.performAndWait { try fixture.main.save() }

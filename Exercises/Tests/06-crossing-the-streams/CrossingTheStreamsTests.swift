@@ -14,6 +14,7 @@ import Foundation
 import NotesModel
 import ObjectGraph
 import Synchronization
+import TestSupport
 import Testing
 
 /// The function under test: your `importNotes(_:into:using:)`, or the solution's.
@@ -30,89 +31,68 @@ let stoppedAdvice: Comment = """
   look for a force unwrap (!) or a try!, or a performAndWait waiting for a queue that is waiting for it.
   """
 
-@Suite("Exercise 06: don't cross the streams")
+@Suite("Exercise 06: don't cross the streams", .temporaryFolders)
 struct CrossingTheStreamsTests {
   @Test("From a background thread: the notes are made in the importer and filed in the notebook, and nothing is touched off its queue")
-  func fromABackgroundThread() async { await runInChildProcess(.fromABackgroundThread) }
+  func fromABackgroundThread() async throws { try await runInChildProcess(.fromABackgroundThread) }
 
   @Test("From the main queue: the same import, and still nothing is touched off its queue")
-  func fromTheMainQueue() async { await runInChildProcess(.fromTheMainQueue) }
+  func fromTheMainQueue() async throws { try await runInChildProcess(.fromTheMainQueue) }
 
   @Test("The notebook was deleted meanwhile: importNotes throws, and no note is filed anywhere")
-  func notebookDeletedMeanwhile() async { await runInChildProcess(.notebookDeletedMeanwhile) }
+  func notebookDeletedMeanwhile() async throws { try await runInChildProcess(.notebookDeletedMeanwhile) }
 }
 
 /// Runs `check` in a child process, so that code which stops the process (or hangs it) fails this one check,
 /// with ``stoppedAdvice`` and what the process printed, instead of ending the whole test run.
-func runInChildProcess(_ check: ChildCheck) async {
-  let finished = await #expect(processExitsWith: .success, stoppedAdvice) { [check = check as ChildCheck] in
-    Watchdog.start(check)
-    do { try check.run() } catch { Issue.record(error) }
+func runInChildProcess(_ check: ChildCheck) async throws {
+  // Where the check's folders go (both runs'), removed by the suite's .temporaryFolders scope.
+  let scope = try TemporaryFolder()
+  let finished = await #expect(processExitsWith: .success, stoppedAdvice) {
+    [check = check as ChildCheck, scope = scope as TemporaryFolder] in
+    startWatchdog(check)
+    do { try scope.withScope { try check.run() } } catch { Issue.record(error) }
   }
   guard finished == nil else { return }
   // The process stopped. Run the check once more, only to collect what it printed before stopping.
-  let stopped = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [check = check as ChildCheck] in
-    Watchdog.start(check)
-    try? check.run()
+  let stopped = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+    [check = check as ChildCheck, scope = scope as TemporaryFolder] in
+    startWatchdog(check)
+    try? scope.withScope { try check.run() }
   }
   if let stopped { Issue.record(Comment(rawValue: stopReport(standardError: stopped.standardErrorContent))) }
 }
 
 // MARK: - What the checks observe
 
-/// Ends a check's process when it has not finished after a while: a deadlock would otherwise hang the run.
-enum Watchdog {
-  static let seconds = 25
-
-  static func start(_ check: ChildCheck) {
-    DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(seconds)) {
-      let message = """
-        The check '\(check)' did not finish within \(seconds) seconds: importNotes never returned. Something \
-        waits for a queue that is waiting for it: on the main queue, a semaphore or a sync waiting for a block \
-        queued on the main queue; or DispatchQueue.main.sync called on the main queue.
-
-        """
-      FileHandle.standardError.write(Data(message.utf8))
-      exit(3)
-    }
+/// Ends a check's process when it has not finished after 25 seconds: a deadlock would otherwise hang the run.
+func startWatchdog(_ check: ChildCheck) {
+  Watchdog.endProcess(after: .seconds(25)) {
+    """
+    The check '\(check)' did not finish within 25 seconds: importNotes never returned. Something waits for \
+    a queue that is waiting for it: on the main queue, a semaphore or a sync waiting for a block queued on \
+    the main queue; or DispatchQueue.main.sync called on the main queue.
+    """
   }
 }
 
-/// Counts the objects each save of one context inserted.
-final class SaveCounter: Sendable {
-  private let inserted = Mutex<[Int]>([])
-  // `nonisolated(unsafe)`: set once in init, then only handed to `removeObserver`, which is thread-safe.
-  nonisolated(unsafe) private var observer: (any NSObjectProtocol)?
-
-  init(_ context: ManagedObjectContext) {
-    observer = NotificationCenter.default.addObserver(
-      forName: ManagedObjectContext.didSaveNotification, object: context, queue: nil
-    ) { [weak self] note in
-      let ids = note.userInfo?["insertedObjectIDs"] as? Set<ManagedObjectID> ?? []
-      self?.inserted.withLock { $0.append(ids.count) }
-    }
-  }
-
-  /// For each save so far, how many objects it inserted.
-  var saves: [Int] { inserted.withLock { $0 } }
-
-  func stop() {
-    if let observer { NotificationCenter.default.removeObserver(observer) }
+/// For each save of `context`, how many objects it inserted, for as long as the log is in use.
+func insertCounts(_ context: ManagedObjectContext) -> NotificationLog<Int> {
+  NotificationLog(ManagedObjectContext.didSaveNotification, object: context) { note in
+    (note.userInfo?["insertedObjectIDs"] as? Set<ManagedObjectID>)?.count ?? 0
   }
 }
 
 /// A SQLite store with two notebooks ("Inbox" holding "Old note", and "Recipes", empty), stage 2's two
 /// contexts on it, and the importer under the main context.
 struct Fixture {
-  let folder: TemporaryFolder
   let coordinator: PersistentStoreCoordinator
   let writer: ManagedObjectContext
   let main: ManagedObjectContext
   let importer: ManagedObjectContext
 
   init() throws {
-    folder = try TemporaryFolder()
-    coordinator = try TutorialStack.coordinator(storeURL: folder.appending("Notes.sqlite"))
+    coordinator = try TutorialStack.coordinator(storeURL: try TemporaryFolder().appending("Notes.sqlite"))
     let seeder = TutorialStack.context(.privateQueue, on: coordinator)
     try seeder.performAndWait {
       let inbox = Notebook(context: seeder)
@@ -213,15 +193,12 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
 
   private static func checkImport(onMainQueue: Bool) throws {
     let fixture = try Fixture()
-    defer { fixture.folder.remove() }
     let recipes = try fixture.notebook("Recipes")
-    let importerSaves = SaveCounter(fixture.importer)
-    defer { importerSaves.stop() }
+    let importerSaves = insertCounts(fixture.importer)
     let titles = ["Pancakes", "Lemonade", "Banana bread"]
 
     // From here on, the engine reports every touch of a context or an object from outside its queue.
     let recorder = ConcurrencyViolationRecorder()
-    defer { recorder.stop() }
     if onMainQueue {
       try fixture.main.performAndWait { try Subject.importNotes(titles, recipes, fixture.importer) }
     } else {
@@ -229,8 +206,7 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
       // queue nor the importer's.
       try Subject.importNotes(titles, recipes, fixture.importer)
     }
-    let violations = recorder.violations
-    recorder.stop()
+    let violations = recorder.stop()
     let place = onMainQueue ? "on the main queue" : "from a background thread (a download's completion handler)"
     #expect(violations.isEmpty, violationAdvice(violations, calledFrom: place))
 
@@ -253,7 +229,7 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
       """)
     let loose = try fixture.looseNotesInMain()
     #expect(loose.isEmpty, "These notes are in no notebook: \(loose). Each new note's notebook should be Recipes.")
-    let saves = importerSaves.saves
+    let saves = importerSaves.entries
     #expect(
       saves == [titles.count],
       """
@@ -266,16 +242,13 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
 
   private static func checkNotebookDeletedMeanwhile() throws {
     let fixture = try Fixture()
-    defer { fixture.folder.remove() }
     let recipes = try fixture.notebook("Recipes")
     // While the download ran, the user deleted the notebook. The download's completion still holds it.
     fixture.main.performAndWait { fixture.main.delete(recipes) }
 
     let recorder = ConcurrencyViolationRecorder()
-    defer { recorder.stop() }
     let error = try errorThrown(by: { try Subject.importNotes(["Pancakes"], recipes, fixture.importer) })
-    let violations = recorder.violations
-    recorder.stop()
+    let violations = recorder.stop()
     #expect(violations.isEmpty, violationAdvice(violations, calledFrom: "from a background thread, for a notebook the user had deleted"))
 
     let gained = fixture.newNotesInMain()

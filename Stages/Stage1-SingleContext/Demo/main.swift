@@ -6,75 +6,16 @@
 //    long the main queue could not tick. That stall is the cost stage 2 removes.
 //
 // The main queue is driven by dispatchMain(), as an app's run loop would drive it; everything below
-// runs in blocks on the main queue.
+// runs on the main queue. The command line is in Stage1Demo.swift; the 60 Hz "UI" is DemoSupport's.
 //
 //   swift run stage1-demo [--count N] [--store-folder PATH]
 
+import DemoSupport
 import Dispatch
 import Foundation
 import NotesModel
 import ObjectGraph
 import Stage1
-
-// MARK: - Command line
-
-let usageText = """
-  usage: stage1-demo [--count N] [--store-folder PATH]
-
-    --count N            how many notes the import saves (default 10000)
-    --store-folder PATH  where the store goes (default: a new temporary folder)
-    -com.apple.CoreData.ConcurrencyDebug 1, -com.apple.CoreData.SQLDebug 1
-                         Core Data's debug switches, which ObjectGraph reads
-  """
-
-struct Options {
-  var count = 10_000
-  var storeFolder: URL?
-
-  init(arguments: [String]) throws {
-    var rest = arguments[...]
-    while let argument = rest.popFirst() {
-      switch argument {
-      case "--count":
-        guard let value = rest.popFirst(), let count = Int(value), count > 0 else {
-          throw DemoError.usage("--count needs a whole number above zero")
-        }
-        self.count = count
-      case "--store-folder":
-        guard let path = rest.popFirst(), !path.isEmpty else { throw DemoError.usage("--store-folder needs a path") }
-        storeFolder = URL(fileURLWithPath: path, isDirectory: true)
-      case "-com.apple.CoreData.ConcurrencyDebug", "-com.apple.CoreData.SQLDebug":
-        // Core Data's debug switches. ObjectGraph reads them from the command line itself.
-        guard let value = rest.popFirst(), Int(value) != nil else { throw DemoError.usage("\(argument) needs a number, such as 1") }
-      case "-h", "--help":
-        print(usageText)
-        exit(0)
-      default:
-        throw DemoError.usage("unknown argument '\(argument)'")
-      }
-    }
-  }
-}
-
-enum DemoError: Error, CustomStringConvertible {
-  case usage(String)
-
-  var description: String {
-    switch self {
-    case .usage(let problem): return "\(problem)\n\(usageText)"
-    }
-  }
-}
-
-/// Prints `error` to stderr and ends the program with exit code 1.
-func fail(_ error: any Error) -> Never {
-  FileHandle.standardError.write(Data("stage1-demo: error: \(error)\n".utf8))
-  exit(1)
-}
-
-func milliseconds(_ duration: Duration) -> Int {
-  Int((duration / .milliseconds(1)).rounded())
-}
 
 // MARK: - Launch, save, relaunch
 
@@ -130,40 +71,6 @@ func relaunch(storeFolder: URL) throws -> CoreDataManager {
   return manager
 }
 
-// MARK: - A 60 Hz "UI" on the main queue
-
-/// Stands in for the app's screen: a timer on the main queue that should fire every 1/60 s, and notes
-/// when each tick really ran. Whenever the main queue is busy, ticks are late: those are dropped frames.
-@MainActor
-final class FrameTicker {
-  static let frame = Duration.seconds(1) / 60
-
-  private let timer = DispatchSource.makeTimerSource(queue: .main)
-  private var ticks: [ContinuousClock.Instant] = []
-
-  func start() {
-    timer.schedule(deadline: .now(), repeating: .nanoseconds(16_666_667), leeway: .milliseconds(1))
-    timer.setEventHandler { [weak self] in
-      MainActor.assumeIsolated { self?.ticks.append(.now) }
-    }
-    timer.resume()
-  }
-
-  /// Stops the timer and sums up the gaps between the ticks.
-  func stop() -> (longestGap: Duration, missedFrames: Int) {
-    timer.cancel()
-    var longestGap = Duration.zero
-    var missedFrames = 0
-    for (previous, next) in zip(ticks, ticks.dropFirst()) {
-      let gap = next - previous
-      longestGap = max(longestGap, gap)
-      // A gap of about n frames means n - 1 ticks that never happened.
-      missedFrames += max(0, Int((gap / Self.frame).rounded()) - 1)
-    }
-    return (longestGap, missedFrames)
-  }
-}
-
 // MARK: - A large save on the main queue
 
 /// Inserts `count` notes and saves them, all in one block on the main queue: what a stage 1 app does
@@ -188,46 +95,32 @@ func importNotes(count: Int, into context: ManagedObjectContext) throws -> (inse
   return (insertTime, saveTime)
 }
 
-/// Starts the ticker, lets it settle, runs the import in its own main-queue block, lets the ticker
-/// catch up, then reports and exits.
+/// Runs the import on the main queue while the "UI" ticks, and reports how long the main queue
+/// stalled.
 @MainActor
-func measureImport(count: Int, manager: CoreDataManager) throws {
+func measureImport(count: Int, manager: CoreDataManager) async throws {
   let context = try manager.mainContext
-  let ticker = FrameTicker()
-  ticker.start()
   print("Import: saving \(count) notes on the main queue while the UI ticks at 60 Hz...")
-
-  DispatchQueue.main.asyncAfter(deadline: .now() + .milliseconds(250)) {
-    do {
-      let times = try importNotes(count: count, into: context)
-      DispatchQueue.main.asyncAfter(deadline: .now() + .milliseconds(100)) {
-        let stall = ticker.stop()
-        print("  inserting took \(milliseconds(times.insert)) ms, saving took \(milliseconds(times.save)) ms, both on the main queue")
-        print("  the longest gap between two UI ticks was \(milliseconds(stall.longestGap)) ms (at 60 Hz a frame lasts 16.7 ms)")
-        print("  look inside: sqlite3 \(manager.storeURL.path) 'SELECT COUNT(*) FROM ZNOTE'")
-        let frames = stall.missedFrames == 1 ? "1 frame" : "\(stall.missedFrames) frames"
-        print("Main queue stalled for \(milliseconds(stall.longestGap)) ms (\(frames) missed) while saving \(count) notes.")
-        exit(0)
-      }
-    } catch {
-      fail(error)
-    }
-  }
+  let (times, stall) = try await measureStall { try importNotes(count: count, into: context) }
+  print("  inserting took \(milliseconds(times.insert)) ms, saving took \(milliseconds(times.save)) ms, both on the main queue")
+  print("  the longest gap between two UI ticks was \(milliseconds(stall.longestGap)) ms (at 60 Hz a frame lasts 16.7 ms)")
+  print("  look inside: sqlite3 \(manager.storeURL.path) 'SELECT COUNT(*) FROM ZNOTE'")
+  print("Main queue stalled for \(milliseconds(stall.longestGap)) ms (\(stall.frames) missed) while saving \(count) notes.")
 }
 
 // MARK: - The app's life
 
-DispatchQueue.main.async {
+let options = Stage1Demo.parseForDemo().options
+
+Task { @MainActor in
   do {
-    let options = try Options(arguments: Array(CommandLine.arguments.dropFirst()))
-    let storeFolder =
-      options.storeFolder
-      ?? FileManager.default.temporaryDirectory.appendingPathComponent("stage1-demo-\(UUID().uuidString)", isDirectory: true)
+    let storeFolder = options.storeFolder(for: "stage1-demo")
     try firstLaunch(storeFolder: storeFolder)
     let manager = try relaunch(storeFolder: storeFolder)
-    try measureImport(count: options.count, manager: manager)
+    try await measureImport(count: options.count, manager: manager)
+    exit(0)
   } catch {
-    fail(error)
+    Stage1Demo.failDemo(with: error)
   }
 }
 

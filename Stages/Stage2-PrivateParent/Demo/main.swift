@@ -9,10 +9,12 @@
 //    saveChanges(), which saves the main context on the main queue and writes to disk on the private one.
 //    Whatever the main queue waits for shows up as a gap between ticks.
 //
-// The main queue is driven by dispatchMain(), as an app's run loop would drive it.
+// The main queue is driven by dispatchMain(), as an app's run loop would drive it. The command line is in
+// Stage2Demo.swift; the 60 Hz "UI" is DemoSupport's.
 //
 //   swift run stage2-demo [--count N] [--store-folder PATH]
 
+import DemoSupport
 import Dispatch
 import Foundation
 import NotesModel
@@ -20,71 +22,12 @@ import ObjectGraph
 import Stage1
 import Stage2
 
-// MARK: - Command line
+// MARK: - Proof: a child's save does not reach the file
 
-let usageText = """
-  usage: stage2-demo [--count N] [--store-folder PATH]
-
-    --count N            how many notes each import saves (default 10000)
-    --store-folder PATH  where the stores go, in Stage1/ and Stage2/ (default: a new temporary folder)
-    -com.apple.CoreData.ConcurrencyDebug 1, -com.apple.CoreData.SQLDebug 1
-                         Core Data's debug switches, which ObjectGraph reads
-  """
-
-struct Options {
-  var count = 10_000
-  var storeFolder: URL?
-
-  init(arguments: [String]) throws {
-    var rest = arguments[...]
-    while let argument = rest.popFirst() {
-      switch argument {
-      case "--count":
-        guard let value = rest.popFirst(), let count = Int(value), count > 0 else {
-          throw DemoError.usage("--count needs a whole number above zero")
-        }
-        self.count = count
-      case "--store-folder":
-        guard let path = rest.popFirst(), !path.isEmpty else { throw DemoError.usage("--store-folder needs a path") }
-        storeFolder = URL(fileURLWithPath: path, isDirectory: true)
-      case "-com.apple.CoreData.ConcurrencyDebug", "-com.apple.CoreData.SQLDebug":
-        // Core Data's debug switches. ObjectGraph reads them from the command line itself.
-        guard let value = rest.popFirst(), Int(value) != nil else { throw DemoError.usage("\(argument) needs a number, such as 1") }
-      case "-h", "--help":
-        print(usageText)
-        exit(0)
-      default:
-        throw DemoError.usage("unknown argument '\(argument)'")
-      }
-    }
-  }
-}
-
-enum DemoError: Error, CustomStringConvertible {
-  case usage(String)
-
-  var description: String {
-    switch self {
-    case .usage(let problem): return "\(problem)\n\(usageText)"
-    }
-  }
-}
-
-/// Prints `error` to stderr and ends the program with exit code 1.
-func fail(_ error: any Error) -> Never {
-  FileHandle.standardError.write(Data("stage2-demo: error: \(error)\n".utf8))
-  exit(1)
-}
-
-func milliseconds(_ duration: Duration) -> Int {
-  Int((duration / .milliseconds(1)).rounded())
-}
-
+/// A count of rows in words: "1 row", "3 rows".
 func rows(_ count: Int) -> String {
   count == 1 ? "1 row" : "\(count) rows"
 }
-
-// MARK: - Proof: a child's save does not reach the file
 
 /// Counts the notes in the store file through a reader of its own. A stage 1 manager fits: its one
 /// context sits right on a coordinator, so a count is a query on the file with nothing in between.
@@ -117,62 +60,6 @@ func proveChildSaveStopsAtParent(_ manager: Stage2.CoreDataManager, storeFolder:
   }
   let afterParent = try notesInFile(reader)
   print("  after the main context saved: \(rows(afterChild)) in the file; after the private context saved: \(rows(afterParent))")
-}
-
-// MARK: - A 60 Hz "UI" on the main queue
-
-/// Stands in for the app's screen: a timer on the main queue that should fire every 1/60 s, and notes
-/// when each tick really ran. While the main queue is busy, ticks wait: those are dropped frames.
-@MainActor
-final class FrameTicker {
-  static let frame = Duration.seconds(1) / 60
-
-  private let timer = DispatchSource.makeTimerSource(queue: .main)
-  private var ticks: [ContinuousClock.Instant] = []
-
-  func start() {
-    timer.schedule(deadline: .now(), repeating: .nanoseconds(16_666_667), leeway: .milliseconds(1))
-    timer.setEventHandler { [weak self] in
-      MainActor.assumeIsolated { self?.ticks.append(.now) }
-    }
-    timer.resume()
-  }
-
-  /// Stops the timer and sums up the gaps between the ticks.
-  func stop() -> Stall {
-    timer.cancel()
-    var stall = Stall()
-    for (previous, next) in zip(ticks, ticks.dropFirst()) {
-      let gap = next - previous
-      stall.longestGap = max(stall.longestGap, gap)
-      // A gap of about n frames means n - 1 ticks that never happened.
-      stall.missedFrames += max(0, Int((gap / Self.frame).rounded()) - 1)
-    }
-    return stall
-  }
-}
-
-/// What the ticker saw: the longest time the main queue could not tick, and the frames it missed.
-struct Stall {
-  var longestGap = Duration.zero
-  var missedFrames = 0
-
-  var summary: String {
-    let frames = missedFrames == 1 ? "1 frame" : "\(missedFrames) frames"
-    return "main queue stalled \(milliseconds(longestGap)) ms (\(frames) missed)"
-  }
-}
-
-/// Runs `work` while the ticker runs, with a quiet moment before and after so that the ticker is steady
-/// when the work starts and has caught up when it ends.
-@MainActor
-func measureStall<T>(_ work: @MainActor () async throws -> T) async throws -> (result: T, stall: Stall) {
-  let ticker = FrameTicker()
-  ticker.start()
-  try await Task.sleep(for: .milliseconds(250))
-  let result = try await work()
-  try await Task.sleep(for: .milliseconds(100))
-  return (result, ticker.stop())
 }
 
 // MARK: - The same large save, in both stacks
@@ -229,12 +116,11 @@ func importWithStage2(count: Int, _ manager: Stage2.CoreDataManager) async throw
 
 // MARK: - The app's life
 
+let options = Stage2Demo.parseForDemo().options
+
 Task { @MainActor in
   do {
-    let options = try Options(arguments: Array(CommandLine.arguments.dropFirst()))
-    let folder =
-      options.storeFolder
-      ?? FileManager.default.temporaryDirectory.appendingPathComponent("stage2-demo-\(UUID().uuidString)", isDirectory: true)
+    let folder = options.storeFolder(for: "stage2-demo")
     let stage1Folder = folder.appendingPathComponent("Stage1", isDirectory: true)
     let stage2Folder = folder.appendingPathComponent("Stage2", isDirectory: true)
 
@@ -255,7 +141,7 @@ Task { @MainActor in
     print("Stage 2: \(second.stall.summary)")
     exit(0)
   } catch {
-    fail(error)
+    Stage2Demo.failDemo(with: error)
   }
 }
 

@@ -1,0 +1,91 @@
+import ArgumentParser
+import Foundation
+import Testing
+
+@testable import DemoSupport
+
+/// The demos' shared "UI" and command line. Timings are checked only from below: a gap can never be
+/// shorter than the time the main queue was held on purpose.
+@Suite("Demo support")
+struct DemoSupportTests {
+  // MARK: - The stall report
+
+  @Test("A gap of about n frames counts n - 1 missed frames; the longest gap is kept")
+  func stallArithmetic() {
+    var stall = Stall()
+    stall.add(gap: .milliseconds(17))
+    #expect(stall.missedFrames == 0)
+    stall.add(gap: .milliseconds(50))
+    stall.add(gap: .milliseconds(20))
+    #expect(stall.missedFrames == 2)
+    #expect(stall.longestGap == .milliseconds(50))
+    #expect(stall.summary == "main queue stalled 50 ms (2 frames missed)")
+    stall.add(gap: .milliseconds(34))
+    #expect(stall.frames == "3 frames")
+    var one = Stall()
+    one.add(gap: .milliseconds(33))
+    #expect(one.summary == "main queue stalled 33 ms (1 frame missed)")
+  }
+
+  @Test("Work that holds the main queue right after start() and right before stop() is counted")
+  @MainActor
+  func stopCountsTheLastGap() {
+    let ticker = FrameTicker()
+    ticker.start()
+    Thread.sleep(forTimeInterval: 0.1)  // on the main actor: no tick can run meanwhile
+    let stall = ticker.stop()
+    #expect(stall.longestGap >= .milliseconds(100))
+    #expect(stall.missedFrames >= 5)
+  }
+
+  @Test("measureStall returns the work's result and the stall it caused")
+  @MainActor
+  func measureStallOfBlockingWork() async throws {
+    let (result, stall) = try await measureStall(settle: .milliseconds(50), catchUp: .milliseconds(50)) {
+      usleep(100_000)  // holds the main actor, as a big save would
+      return "done"
+    }
+    #expect(result == "done")
+    #expect(stall.longestGap >= .milliseconds(100))
+  }
+
+  @Test("Durations are printed in whole milliseconds, rounded")
+  func wholeMilliseconds() {
+    #expect(milliseconds(.microseconds(1_499)) == 1)
+    #expect(milliseconds(.microseconds(1_500)) == 2)
+    #expect(milliseconds(.seconds(2)) == 2_000)
+  }
+
+  // MARK: - The options
+
+  @Test("The options' defaults, and Core Data's launch arguments taken with their number")
+  func options() throws {
+    let defaults = try DemoOptions.parse([])
+    #expect(defaults.count == 10_000)
+    #expect(defaults.storeFolder(for: "some-demo").lastPathComponent.hasPrefix("some-demo-"))
+
+    let given = try DemoOptions.parse([
+      "-com.apple.CoreData.ConcurrencyDebug", "1", "--count", "5", "--store-folder", "/tmp/notes",
+      "-com.apple.CoreData.SQLDebug", "0",
+    ])
+    #expect(given.count == 5)
+    #expect(given.storeFolder(for: "some-demo").path == "/tmp/notes")
+    #expect(given.concurrencyDebug == 1 && given.sqlDebug == 0)
+  }
+
+  @Test(
+    "Bad values are refused, saying what is wanted",
+    arguments: [
+      (["--count", "0"], "--count needs a whole number above zero"),
+      (["--count", "many"], "--count needs a whole number above zero"),
+      (["--store-folder", ""], "--store-folder needs a path"),
+      (["-com.apple.CoreData.SQLDebug", "on"], "-com.apple.CoreData.SQLDebug needs a number"),
+      (["-com.apple.CoreData.ConcurrencyDebug"], "Missing value for '-com.apple.CoreData.ConcurrencyDebug <n>'"),
+      (["--verbose"], "Unknown option '--verbose'"),
+    ])
+  func refused(arguments: [String], message: String) {
+    let error = #expect(throws: (any Error).self) { try DemoOptions.parse(arguments) }
+    let said = error.map { DemoOptions.message(for: $0) } ?? ""
+    #expect(said.contains(message), "said: \(said)")
+  }
+}
