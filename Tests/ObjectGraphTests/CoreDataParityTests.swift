@@ -294,24 +294,20 @@ extension CoreDataParityTests {
   func notificationKeysArePublicConstants() throws {
     let stack = try Stack()
     typealias Key = ManagedObjectContext.NotificationKey
-    let saved = Locked<[String: Int]>([:])
-    let observer = NotificationCenter.default.addObserver(
-      forName: ManagedObjectContext.didSaveNotification, object: stack.context, queue: nil
-    ) { note in
+    let saved = NotificationLog(ManagedObjectContext.didSaveNotification, object: stack.context) { note -> [String: Int] in
       let info = note.userInfo ?? [:]
-      saved.withLock {
-        $0["ids"] = (info[Key.insertedObjectIDs.rawValue] as? Set<ManagedObjectID>)?.count ?? -1
-        $0["objects"] = (info[Key.insertedObjects.rawValue] as? Set<ManagedObject>)?.count ?? -1
-        $0["updated ids"] = (info[Key.updatedObjectIDs.rawValue] as? Set<ManagedObjectID>)?.count ?? -1
-        $0["deleted ids"] = (info[Key.deletedObjectIDs.rawValue] as? Set<ManagedObjectID>)?.count ?? -1
-      }
+      return [
+        "ids": (info[Key.insertedObjectIDs.rawValue] as? Set<ManagedObjectID>)?.count ?? -1,
+        "objects": (info[Key.insertedObjects.rawValue] as? Set<ManagedObject>)?.count ?? -1,
+        "updated ids": (info[Key.updatedObjectIDs.rawValue] as? Set<ManagedObjectID>)?.count ?? -1,
+        "deleted ids": (info[Key.deletedObjectIDs.rawValue] as? Set<ManagedObjectID>)?.count ?? -1,
+      ]
     }
-    defer { NotificationCenter.default.removeObserver(observer) }
     try stack.context.performAndWait {
       for title in ["one", "two"] { Note(context: stack.context).title = title }
       try stack.context.save()
     }
-    #expect(saved.withLock { $0 } == ["ids": 2, "objects": 2, "updated ids": 0, "deleted ids": 0])
+    #expect(saved.entries == [["ids": 2, "objects": 2, "updated ids": 0, "deleted ids": 0]])
     // The raw strings API.md documents for the ID keys.
     #expect(Key.insertedObjectIDs.rawValue == "insertedObjectIDs")
     #expect(Key.updatedObjectIDs.rawValue == "updatedObjectIDs")
