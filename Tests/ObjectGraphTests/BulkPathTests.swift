@@ -9,9 +9,9 @@ import Testing
 /// inserted objects kept in order, permanent IDs handed back as an array, and the registry's two tables.
 @Suite("Bulk save and fetch paths", .temporaryFolders)
 struct BulkPathTests {
-  @Test("Empty text and data stay empty (not NULL); NUL bytes and non-ASCII text survive")
-  func emptyAndUnusualValues() throws {
-    let stack = try Stack(model: Models.allTypes())
+  @Test("Empty text and data stay empty (not NULL); NUL bytes and non-ASCII text survive", arguments: bothStoreTypes)
+  func emptyAndUnusualValues(type: StoreType) throws {
+    let stack = try Stack(model: Models.allTypes(), type: type)
     let texts = ["", "a\u{0}b", "日本語 ✓ 🚀", String(repeating: "x", count: 5_000)]
     try stack.context.performAndWait {
       for (index, text) in texts.enumerated() {
@@ -22,12 +22,13 @@ struct BulkPathTests {
       }
       try stack.context.save()
     }
-    // What SQLite holds: TEXT and BLOB values, the empty ones included.
-    let types = try rawRows(stack.storeURL, "SELECT typeof(ZSTRING), typeof(ZDATA) FROM ZEVERYTHING ORDER BY ZINT64")
-    #expect(types.map { $0[0] as String } == ["text", "text", "text", "text"])
-    #expect(types.map { $0[1] as String } == ["blob", "blob", "blob", "blob"])
+    // What the SQLite file holds: TEXT and BLOB values, the empty ones included.
+    if let types = try stack.fileRows("SELECT typeof(ZSTRING), typeof(ZDATA) FROM ZEVERYTHING ORDER BY ZINT64") {
+      #expect(types.map { $0[0] as String } == ["text", "text", "text", "text"])
+      #expect(types.map { $0[1] as String } == ["blob", "blob", "blob", "blob"])
+    }
 
-    let (_, context) = try stack.reopened()
+    let (_, context) = try stack.reader()
     try context.performAndWait {
       let request = FetchRequest<ManagedObject>(entityName: "Everything")
       request.sortDescriptors = [FetchSortDescriptor(key: "int64")]
@@ -38,9 +39,9 @@ struct BulkPathTests {
     }
   }
 
-  @Test("Thousands of rows of several entities, inserted interleaved, land with their relationships")
-  func interleavedEntities() throws {
-    let stack = try Stack()
+  @Test("Thousands of rows of several entities, inserted interleaved, land with their relationships", arguments: bothStoreTypes)
+  func interleavedEntities(type: StoreType) throws {
+    let stack = try Stack(type: type)
     // 2,000 notes in 38 notebooks, created in turn: more rows than one multi-row INSERT takes, and a
     // remainder for the last statement of each entity.
     try stack.context.performAndWait {
@@ -58,10 +59,10 @@ struct BulkPathTests {
       }
       try stack.context.save()
     }
-    #expect(try rawRows(stack.storeURL, "SELECT COUNT(*) FROM ZNOTEBOOK").first?[0] as Int? == 38)
-    #expect(try rawRows(stack.storeURL, "SELECT COUNT(*) FROM ZNOTE WHERE ZNOTEBOOK IS NULL").first?[0] as Int? == 0)
+    try stack.expectStored("Notebook", count: 38, table: "ZNOTEBOOK")
+    if let rows = try stack.fileRows("SELECT COUNT(*) FROM ZNOTE WHERE ZNOTEBOOK IS NULL") { #expect(rows.first?[0] as Int? == 0) }
 
-    let (_, context) = try stack.reopened()
+    let (_, context) = try stack.reader()
     try context.performAndWait {
       let request = FetchRequest<Note>(entityName: "Note")
       request.sortDescriptors = [FetchSortDescriptor(key: "rating")]
@@ -74,9 +75,9 @@ struct BulkPathTests {
     }
   }
 
-  @Test("Rows are written in insertion order, skipping objects deleted before the save")
-  func insertionOrder() throws {
-    let stack = try Stack()
+  @Test("Rows are written in insertion order, skipping objects deleted before the save", arguments: bothStoreTypes)
+  func insertionOrder(type: StoreType) throws {
+    let stack = try Stack(type: type)
     try stack.context.performAndWait {
       var notes: [Note] = []
       for index in 0..<10 {
@@ -89,13 +90,14 @@ struct BulkPathTests {
       #expect(stack.context.insertedObjects.count == 8)
       try stack.context.save()
     }
-    let rows = try rawRows(stack.storeURL, "SELECT ZTITLE FROM ZNOTE ORDER BY Z_PK")
-    #expect(rows.map { $0[0] as String } == ["0", "1", "2", "4", "5", "6", "8", "9"])
+    let written = ["0", "1", "2", "4", "5", "6", "8", "9"]
+    #expect(try stack.storedInKeyOrder("Note") { $0.value(forKey: "title") as? String } == written)
+    if let rows = try stack.fileRows("SELECT ZTITLE FROM ZNOTE ORDER BY Z_PK") { #expect(rows.map { $0[0] as String } == written) }
   }
 
-  @Test("An object inserted by willSave() is saved and announced in the did-save notification")
-  func insertedDuringWillSave() throws {
-    let stack = try Stack(model: Models.stamped())
+  @Test("An object inserted by willSave() is saved and announced in the did-save notification", arguments: bothStoreTypes)
+  func insertedDuringWillSave(type: StoreType) throws {
+    let stack = try Stack(model: Models.stamped(), type: type)
     let recorder = NotificationRecorder(ManagedObjectContext.didSaveNotification, from: stack.context)
     try stack.context.performAndWait {
       for _ in 0..<3 { _ = Stamped(entity: stack.entity("Stamped"), insertInto: stack.context) }
@@ -104,12 +106,12 @@ struct BulkPathTests {
     let info = try #require(recorder.userInfos.first)
     #expect((info["inserted"] as? Set<ManagedObject>)?.count == 4)
     #expect((info["insertedObjectIDs"] as? Set<ManagedObjectID>)?.count == 4)
-    #expect(try rawRows(stack.storeURL, "SELECT COUNT(*) FROM ZSTAMPED").first?[0] as Int? == 4)
+    try stack.expectStored("Stamped", count: 4, table: "ZSTAMPED")
   }
 
-  @Test("A child still finds the objects it saved to its parent by their temporary IDs after its next save")
-  func childKeepsTemporaryIDs() throws {
-    let stack = try Stack()
+  @Test("A child still finds the objects it saved to its parent by their temporary IDs after its next save", arguments: bothStoreTypes)
+  func childKeepsTemporaryIDs(type: StoreType) throws {
+    let stack = try Stack(type: type)
     let child = ManagedObjectContext(concurrencyType: .privateQueue)
     child.parent = stack.context
     try child.performAndWait {
@@ -129,12 +131,15 @@ struct BulkPathTests {
       #expect(child.registeredObjects.contains(first))
     }
     try stack.context.performAndWait { try stack.context.save() }
-    #expect(try rawRows(stack.storeURL, "SELECT ZTITLE FROM ZNOTE ORDER BY ZTITLE").map { $0[0] as String } == ["first", "second"])
+    #expect(try stack.stored("Note", sortedBy: "title") { $0.value(forKey: "title") as? String } == ["first", "second"])
+    if let rows = try stack.fileRows("SELECT ZTITLE FROM ZNOTE ORDER BY ZTITLE") {
+      #expect(rows.map { $0[0] as String } == ["first", "second"])
+    }
   }
 
-  @Test("Only a context that has had children remembers the temporary IDs its saves replaced")
-  func temporaryIDMemory() throws {
-    let stack = try Stack()
+  @Test("Only a context that has had children remembers the temporary IDs its saves replaced", arguments: bothStoreTypes)
+  func temporaryIDMemory(type: StoreType) throws {
+    let stack = try Stack(type: type)
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "alone"
@@ -143,7 +148,7 @@ struct BulkPathTests {
       #expect(stack.context.confined.registry.temporaryCount == 0)
     }
 
-    let parent = try Stack()
+    let parent = try Stack(type: type)
     let child = ManagedObjectContext(concurrencyType: .privateQueue)
     child.parent = parent.context
     var id: ManagedObjectID?
@@ -166,7 +171,8 @@ struct BulkPathTests {
       try child.save()
     }
     try parent.context.performAndWait { try parent.context.save() }
-    #expect(try rawRows(parent.storeURL, "SELECT ZTITLE FROM ZNOTE").map { $0[0] as String } == ["changed in the child"])
+    #expect(try parent.stored("Note") { $0.value(forKey: "title") as? String } == ["changed in the child"])
+    if let rows = try parent.fileRows("SELECT ZTITLE FROM ZNOTE") { #expect(rows.map { $0[0] as String } == ["changed in the child"]) }
   }
 
   @Test("A save SQLite refuses writes nothing and keeps the context's changes")
@@ -197,9 +203,9 @@ struct BulkPathTests {
     #expect(try rawRows(stack.storeURL, "SELECT ZTITLE FROM ZNOTE").map { $0[0] as String } == ["kept"])
   }
 
-  @Test("Members removed from a many-to-many relationship leave the join table")
-  func manyToManyRemovalIsSaved() throws {
-    let stack = try Stack()
+  @Test("Members removed from a many-to-many relationship leave the join table", arguments: bothStoreTypes)
+  func manyToManyRemovalIsSaved(type: StoreType) throws {
+    let stack = try Stack(type: type)
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "note"
@@ -213,10 +219,11 @@ struct BulkPathTests {
       try stack.context.save()
     }
     // The join table's name carries the entity's number (`Z_<n>TAGS`).
-    let tables = try rawRows(stack.storeURL, "SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'Z_[0-9]*TAGS'")
-    let joinTable: String = try #require(tables.first)[0]
-    #expect(try rawRows(stack.storeURL, "SELECT COUNT(*) FROM \(joinTable)").first?[0] as Int? == 1)
-    let (_, context) = try stack.reopened()
+    if let tables = try stack.fileRows("SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'Z_[0-9]*TAGS'") {
+      let joinTable: String = try #require(tables.first)[0]
+      #expect(try rawRows(stack.storeURL, "SELECT COUNT(*) FROM \(joinTable)").first?[0] as Int? == 1)
+    }
+    let (_, context) = try stack.reader()
     try context.performAndWait {
       let note = try #require(try context.fetch(FetchRequest<Note>(entityName: "Note")).first)
       #expect(note.tags.map(\.name) == ["kept"])
@@ -244,9 +251,9 @@ struct BulkPathTests {
     #expect(try rawRows(stack.storeURL, "SELECT ZTITLE FROM ZNOTE").map { $0[0] as String } == ["mine"])
   }
 
-  @Test("A fetched object makes its permanent ID on first read, once, equal to the same row's ID anywhere")
-  func fetchedObjectsMakeTheirIDLazily() throws {
-    let stack = try Stack()
+  @Test("A fetched object makes its permanent ID on first read, once, equal to the same row's ID anywhere", arguments: bothStoreTypes)
+  func fetchedObjectsMakeTheirIDLazily(type: StoreType) throws {
+    let stack = try Stack(type: type)
     var saved: ManagedObjectID?
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
@@ -255,7 +262,7 @@ struct BulkPathTests {
       saved = note.objectID
     }
     let savedID = try #require(saved)
-    let (coordinator, context) = try stack.reopened()
+    let (coordinator, context) = try stack.reader()
     try context.performAndWait {
       let note = try #require(try context.fetch(FetchRequest<Note>(entityName: "Note")).first)
       // Looked up by an ID made elsewhere before the object ever made its own: the same object.
@@ -271,10 +278,10 @@ struct BulkPathTests {
     }
   }
 
-  @Test("awakeFromFetch runs after the read, so it may fetch from its own context")
-  func awakeFromFetchMayFetch() throws {
-    let stack = try Stack.probes(AwakeProbe.self, rows: 3)
-    let (_, context) = try stack.reopened()
+  @Test("awakeFromFetch runs after the read, so it may fetch from its own context", arguments: bothStoreTypes)
+  func awakeFromFetchMayFetch(type: StoreType) throws {
+    let stack = try Stack.probes(AwakeProbe.self, rows: 3, storeType: type)
+    let (_, context) = try stack.reader()
     try context.performAndWait {
       let request = FetchRequest<AwakeProbe>(entityName: "Probe")
       request.returnsObjectsAsFaults = false
@@ -284,29 +291,32 @@ struct BulkPathTests {
     }
   }
 
-  @Test("An attribute whose column name starts with Z_ENT reads its own value")
-  func columnNamedLikeTheEntityColumn() throws {
+  @Test("An attribute whose column name starts with Z_ENT reads its own value", arguments: bothStoreTypes)
+  func columnNamedLikeTheEntityColumn(type: StoreType) throws {
     let model = try ManagedObjectModel(entities: [
       EntityDescription(
         name: "Item",
         properties: [.attribute(AttributeDescription(name: "_entry", type: .integer64, isOptional: true))])
     ])
-    let stack = try Stack(model: model)
+    let stack = try Stack(model: model, type: type)
     try stack.context.performAndWait {
       ManagedObject(entity: stack.entity("Item"), insertInto: stack.context).setValue(42, forKey: "_entry")
       try stack.context.save()
     }
-    let (_, context) = try stack.reopened()
+    let (_, context) = try stack.reader()
     try context.performAndWait {
       let item = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Item")).first)
       #expect(item.value(forKey: "_entry") as? Int64 == 42)
     }
   }
 
-  @Test("An init(entity:insertInto:) override that uses the store during a fetch gets an error, not a crash")
-  func initUsingTheStoreDuringAFetch() throws {
-    let stack = try Stack.probes(StoreTouchingProbe.self, rows: 3)
-    let (coordinator, context) = try stack.reopened()
+  // Serialized: the probe's coordinator is one static, which two cases running at once would share.
+  @Test(
+    "An init(entity:insertInto:) override that uses the store during a fetch gets an error, not a crash", .serialized,
+    arguments: bothStoreTypes)
+  func initUsingTheStoreDuringAFetch(type: StoreType) throws {
+    let stack = try Stack.probes(StoreTouchingProbe.self, rows: 3, storeType: type)
+    let (coordinator, context) = try stack.reader()
     StoreTouchingProbe.coordinator.withLock { $0 = coordinator }
     defer { StoreTouchingProbe.coordinator.withLock { $0 = nil } }
     try context.performAndWait {
@@ -322,16 +332,29 @@ struct BulkPathTests {
     }
   }
 
-  @Test("Objects made before a row that fails are registered and awoken; the next fetch returns them all")
-  func fetchFailingMidway() throws {
-    let stack = try Stack.probes(InterruptingProbe.self, rows: 10)
-    let (coordinator, context) = try stack.reopened()
+  // Serialized: the probe's hook is one static, which two cases running at once would share.
+  @Test(
+    "Objects made before a row that fails are registered and awoken; the next fetch returns them all", .serialized,
+    arguments: bothStoreTypes)
+  func fetchFailingMidway(type: StoreType) throws {
+    let stack = try Stack.probes(InterruptingProbe.self, rows: 10, storeType: type)
+    let (coordinator, context) = try stack.reader()
     let database = try #require(coordinator.persistentStores.first).database
     try context.performAndWait {
       let request = FetchRequest<InterruptingProbe>(entityName: "Probe")
       request.returnsObjectsAsFaults = false
-      // The third object interrupts the read, as an I/O error on a later row would.
-      InterruptingProbe.interrupt.withLock { $0 = { made in if made == 3 { database.interrupt() } } }
+      // The third object this fetch makes interrupts the read, as an I/O error on a later row would. (The
+      // probe counts the objects made in the whole process; this counts this fetch's own.)
+      let made = Locked(0)
+      InterruptingProbe.interrupt.withLock {
+        $0 = { _ in
+          let count = made.withLock { count -> Int in
+            count += 1
+            return count
+          }
+          if count == 3 { database.interrupt() }
+        }
+      }
       _ = expectCode(.coreData) { _ = try context.fetch(request) }
       InterruptingProbe.interrupt.withLock { $0 = nil }
       let objects = try context.fetch(request)
@@ -340,9 +363,9 @@ struct BulkPathTests {
     }
   }
 
-  @Test("Objects a big fetch registered are purged once nothing else holds them")
-  func purgeAfterFetch() throws {
-    let stack = try Stack()
+  @Test("Objects a big fetch registered are purged once nothing else holds them", arguments: bothStoreTypes)
+  func purgeAfterFetch(type: StoreType) throws {
+    let stack = try Stack(type: type)
     try stack.context.performAndWait {
       for index in 0..<5_000 {
         let note = Note(context: stack.context)
@@ -350,7 +373,7 @@ struct BulkPathTests {
       }
       try stack.context.save()
     }
-    let (_, context) = try stack.reopened()
+    let (_, context) = try stack.reader()
     try context.performAndWait {
       var notes: [Note]? = try context.fetch(FetchRequest<Note>(entityName: "Note"))
       #expect(notes?.count == 5_000)
@@ -421,9 +444,9 @@ struct ObjectRegistryTests {
 /// Values are kept as a closed enum of Swift types (`SlotValue`); these check the conversions around it.
 @Suite("Typed slot values", .temporaryFolders)
 struct SlotValueTests {
-  @Test("Numbers of another Swift type are stored as the attribute's type, in memory and in SQL alike")
-  func numbersAreStoredAsTheAttributeType() throws {
-    let stack = try Stack(model: Models.allTypes())
+  @Test("Numbers of another Swift type are stored as the attribute's type, in memory and in SQL alike", arguments: bothStoreTypes)
+  func numbersAreStoredAsTheAttributeType(type: StoreType) throws {
+    let stack = try Stack(model: Models.allTypes(), type: type)
     try stack.context.performAndWait {
       let object = ManagedObject(entity: stack.entity("Everything"), insertInto: stack.context)
       object.setValue(5, forKey: "int64")
@@ -438,7 +461,7 @@ struct SlotValueTests {
       #expect(try stack.context.fetch(request).count == 1)
       try stack.context.save()
     }
-    let (_, context) = try stack.reopened()
+    let (_, context) = try stack.reader()
     try context.performAndWait {
       // Saved: answered by SQLite.
       let request = FetchRequest<ManagedObject>(entityName: "Everything")
@@ -447,9 +470,9 @@ struct SlotValueTests {
     }
   }
 
-  @Test("Setting a boxed value (UUID, URL) to an equal one is no change; to another one is")
-  func boxedValuesCompareByValue() throws {
-    let stack = try Stack(model: Models.allTypes())
+  @Test("Setting a boxed value (UUID, URL) to an equal one is no change; to another one is", arguments: bothStoreTypes)
+  func boxedValuesCompareByValue(type: StoreType) throws {
+    let stack = try Stack(model: Models.allTypes(), type: type)
     let uuid = UUID()
     try stack.context.performAndWait {
       let object = ManagedObject(entity: stack.entity("Everything"), insertInto: stack.context)
@@ -565,13 +588,13 @@ extension Stack {
   /// A stack whose model has one entity, `Probe` (class `type`, one optional Integer 64 `n`), with `rows`
   /// objects saved. They are saved as plain `ManagedObject`s, so the probe class's code runs only when
   /// they are fetched.
-  static func probes(_ type: ManagedObject.Type, rows: Int) throws -> Stack {
+  static func probes(_ type: ManagedObject.Type, rows: Int, storeType: StoreType) throws -> Stack {
     let model = try ManagedObjectModel(entities: [
       EntityDescription(
         name: "Probe", managedObjectClass: type,
         properties: [.attribute(AttributeDescription(name: "n", type: .integer64, isOptional: true))])
     ])
-    let stack = try Stack(model: model)
+    let stack = try Stack(model: model, type: storeType)
     try stack.context.performAndWait {
       for index in 0..<rows { ManagedObject(entity: stack.entity("Probe"), insertInto: stack.context).setValue(index, forKey: "n") }
       try stack.context.save()

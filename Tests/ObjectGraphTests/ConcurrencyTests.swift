@@ -15,9 +15,9 @@ final class Counter: @unchecked Sendable {
 
 @Suite("Concurrency", .temporaryFolders)
 struct ConcurrencyTests {
-  @Test("Many threads calling perform and performAndWait on one private context at once")
-  func manyThreads() async throws {
-    let stack = try Stack()
+  @Test("Many threads calling perform and performAndWait on one private context at once", arguments: bothStoreTypes)
+  func manyThreads(type: StoreType) async throws {
+    let stack = try Stack(type: type)
     let context = stack.context
     let threads = 16
     let perThread = 50
@@ -52,8 +52,7 @@ struct ConcurrencyTests {
     }
     #expect(asyncDone.count == threads * perThread)
     #expect(inserted == threads * perThread * 2)
-    let onDisk = try rawRows(stack.storeURL, "SELECT COUNT(*) AS c FROM ZNOTE")[0]["c"] as Int
-    #expect(onDisk == threads * perThread * 2)
+    try stack.expectStored("Note", count: threads * perThread * 2, table: "ZNOTE")
   }
 
   @Test("Two coordinators saving to one file from many queues lose nothing")
@@ -82,9 +81,9 @@ struct ConcurrencyTests {
     #expect(rows["k"] as Int == 400)
   }
 
-  @Test("Calling a context off its queue hops onto the queue, and debug mode reports it")
-  func offQueueCalls() throws {
-    let stack = try Stack()
+  @Test("Calling a context off its queue hops onto the queue, and debug mode reports it", arguments: bothStoreTypes)
+  func offQueueCalls(type: StoreType) throws {
+    let stack = try Stack(type: type)
     // A watch sees this context's violations only, without touching the process-wide switch that the
     // tests running alongside depend on.
     let watch = WatchedViolations(ConcurrencyDebug.Watch(stack.context))
@@ -98,9 +97,9 @@ struct ConcurrencyTests {
     #expect(watch.violations.count == 1)
   }
 
-  @Test("async perform returns the block's value and rethrows its error")
-  func asyncPerform() async throws {
-    let stack = try Stack()
+  @Test("async perform returns the block's value and rethrows its error", arguments: bothStoreTypes)
+  func asyncPerform(type: StoreType) async throws {
+    let stack = try Stack(type: type)
     let value = try await stack.context.perform { 42 }
     #expect(value == 42)
     await #expect(throws: ObjectGraphError.self) {

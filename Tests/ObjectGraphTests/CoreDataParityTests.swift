@@ -34,9 +34,10 @@ struct CoreDataParityTests {
 
   // MARK: - 1. A child's fetch by the IDs of objects its parent has saved
 
-  @Test("A child finds the objects it inserted by their IDs (SELF IN, SELF ==, count) after its parent saved them")
-  func childFetchesByTemporaryIDsAfterParentSave() throws {
-    let stack = try Stack()
+  @Test(
+    "A child finds the objects it inserted by their IDs (SELF IN, SELF ==, count) after its parent saved them", arguments: bothStoreTypes)
+  func childFetchesByTemporaryIDsAfterParentSave(type: StoreType) throws {
+    let stack = try Stack(type: type)
     let child = child(of: stack.context)
     let notes = try insertSavedThroughParent(["a", "b", "c", "d", "e"], child: child, parent: stack.context)
     try child.performAndWait {
@@ -60,9 +61,9 @@ struct CoreDataParityTests {
     }
   }
 
-  @Test("'Delete everything except these' in a child deletes only the others once the parent has saved")
-  func deleteAllExceptAfterParentSave() throws {
-    let stack = try Stack()
+  @Test("'Delete everything except these' in a child deletes only the others once the parent has saved", arguments: bothStoreTypes)
+  func deleteAllExceptAfterParentSave(type: StoreType) throws {
+    let stack = try Stack(type: type)
     let child = child(of: stack.context)
     let notes = try insertSavedThroughParent(["keep 1", "keep 2", "keep 3", "drop 1", "drop 2"], child: child, parent: stack.context)
     try child.performAndWait {
@@ -74,13 +75,15 @@ struct CoreDataParityTests {
       try child.save()
     }
     try stack.context.performAndWait { try stack.context.save() }
-    let titles = try rawRows(stack.storeURL, "SELECT ZTITLE FROM ZNOTE ORDER BY ZTITLE").map { $0["ZTITLE"] as String }
-    #expect(titles == ["keep 1", "keep 2", "keep 3"])
+    #expect(try stack.stored("Note", sortedBy: "title") { $0.value(forKey: "title") as? String } == ["keep 1", "keep 2", "keep 3"])
+    if let rows = try stack.fileRows("SELECT ZTITLE FROM ZNOTE ORDER BY ZTITLE") {
+      #expect(rows.map { $0["ZTITLE"] as String } == ["keep 1", "keep 2", "keep 3"])
+    }
   }
 
-  @Test("A relationship compared with a temporary ID in a child finds the rows its parent saved")
-  func relationshipComparedWithTemporaryID() throws {
-    let stack = try Stack()
+  @Test("A relationship compared with a temporary ID in a child finds the rows its parent saved", arguments: bothStoreTypes)
+  func relationshipComparedWithTemporaryID(type: StoreType) throws {
+    let stack = try Stack(type: type)
     let child = child(of: stack.context)
     let notebookID = try child.performAndWait {
       let notebook = Notebook(context: child)
@@ -103,9 +106,11 @@ struct CoreDataParityTests {
     }
   }
 
-  @Test("Three levels: a worker under the main context under the writer finds its objects by ID after the writer saved")
-  func grandchildFetchesByTemporaryIDs() throws {
-    let stack = try Stack()
+  @Test(
+    "Three levels: a worker under the main context under the writer finds its objects by ID after the writer saved",
+    arguments: bothStoreTypes)
+  func grandchildFetchesByTemporaryIDs(type: StoreType) throws {
+    let stack = try Stack(type: type)
     let main = child(of: stack.context)
     let worker = child(of: main)
     let notes = try worker.performAndWait {
@@ -145,20 +150,22 @@ struct CoreDataParityTests {
     ])
   }
 
-  @Test("A non-optional to-many whose minimum count is 0 saves empty, as in Core Data")
-  func nonOptionalToManyMinimumZeroMayBeEmpty() throws {
-    let stack = try Stack(model: try countedModel(optional: false, minCount: 0))
+  @Test("A non-optional to-many whose minimum count is 0 saves empty, as in Core Data", arguments: bothStoreTypes)
+  func nonOptionalToManyMinimumZeroMayBeEmpty(type: StoreType) throws {
+    let stack = try Stack(model: try countedModel(optional: false, minCount: 0), type: type)
     try stack.context.performAndWait {
       let owner = ManagedObject(entity: stack.entity("Owner"), insertInto: stack.context)
       owner.setValue("nobody's", forKey: "name")
       try stack.context.save()
     }
-    #expect(try rawRows(stack.storeURL, "SELECT COUNT(*) AS c FROM ZOWNER")[0]["c"] as Int == 1)
+    try stack.expectStored("Owner", count: 1, table: "ZOWNER")
   }
 
-  @Test("The minimum count still rules: minimum 2 refuses one member (1580), optional or not", arguments: [false, true])
-  func minimumCountIsEnforced(optional: Bool) throws {
-    let stack = try Stack(model: try countedModel(optional: optional, minCount: 2))
+  @Test(
+    "The minimum count still rules: minimum 2 refuses one member (1580), optional or not", arguments: [false, true],
+    bothStoreTypes)
+  func minimumCountIsEnforced(optional: Bool, type: StoreType) throws {
+    let stack = try Stack(model: try countedModel(optional: optional, minCount: 2), type: type)
     try stack.context.performAndWait {
       let owner = ManagedObject(entity: stack.entity("Owner"), insertInto: stack.context)
       let tag = ManagedObject(entity: stack.entity("Tag"), insertInto: stack.context)
@@ -169,11 +176,11 @@ struct CoreDataParityTests {
       second.setValue(owner, forKey: "owner")
       try stack.context.save()
     }
-    #expect(try rawRows(stack.storeURL, "SELECT COUNT(*) AS c FROM ZTAG")[0]["c"] as Int == 2)
+    try stack.expectStored("Tag", count: 2, table: "ZTAG")
   }
 
-  @Test("A required to-one is still required (1570)")
-  func requiredToOneStillRequired() throws {
+  @Test("A required to-one is still required (1570)", arguments: bothStoreTypes)
+  func requiredToOneStillRequired(type: StoreType) throws {
     let model = try ManagedObjectModel(entities: [
       EntityDescription(
         name: "Tag",
@@ -182,7 +189,7 @@ struct CoreDataParityTests {
         name: "Owner",
         properties: [.relationship(RelationshipDescription(name: "tags", destination: "Tag", inverse: "owner", toMany: true))]),
     ])
-    let stack = try Stack(model: model)
+    let stack = try Stack(model: model, type: type)
     let error = stack.context.performAndWait {
       _ = ManagedObject(entity: stack.entity("Tag"), insertInto: stack.context)
       return expectCode(.validationMissingMandatoryProperty) { try stack.context.save() }
@@ -192,14 +199,23 @@ struct CoreDataParityTests {
 
   // MARK: - 3. obtainPermanentIDs in a child for objects its parent has saved
 
-  private func reservedKeys(_ stack: Stack) throws -> Int {
-    let number = try rawRows(stack.storeURL, "SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Note'")[0]["Z_ENT"] as Int
+  /// The highest primary key reserved for notes, as the file's Z_PRIMARYKEY says; nil for an in-memory
+  /// store, whose table only the engine can read.
+  private func reservedKeys(_ stack: Stack) throws -> Int? {
+    guard let rows = try stack.fileRows("SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Note'") else { return nil }
+    let number = rows[0]["Z_ENT"] as Int
     return try rawRows(stack.storeURL, "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = \(number)")[0]["Z_MAX"] as Int
   }
 
-  @Test("obtainPermanentIDs in a child gives the ID its parent already saved the object under, reserving no new key")
-  func obtainPermanentIDsForObjectsTheParentSaved() throws {
-    let stack = try Stack()
+  /// The stored notes' primary keys and titles, in key order, as a fresh context reads them.
+  private func storedNotesByKey(_ stack: Stack) throws -> [(key: Int64?, title: String?)] {
+    try stack.storedInKeyOrder("Note") { (key: $0.objectID.primaryKey, title: $0.value(forKey: "title") as? String) }
+  }
+
+  @Test(
+    "obtainPermanentIDs in a child gives the ID its parent already saved the object under, reserving no new key", arguments: bothStoreTypes)
+  func obtainPermanentIDsForObjectsTheParentSaved(type: StoreType) throws {
+    let stack = try Stack(type: type)
     let child = child(of: stack.context)
     let notes = try insertSavedThroughParent(["first", "second"], child: child, parent: stack.context)
     let keysBefore = try reservedKeys(stack)
@@ -216,8 +232,9 @@ struct CoreDataParityTests {
     #expect(childIDs.allSatisfy { !$0.isTemporaryID })
     #expect(try reservedKeys(stack) == keysBefore, "no primary key was reserved")
 
-    // The ID names the row: another coordinator on the same file finds it, and so does the child.
-    let (other, context) = try stack.reopened()
+    // The ID names the row: another coordinator on the same file (in memory: another context) finds it, and so
+    // does the child.
+    let (other, context) = try stack.reader()
     let reopenedID = try #require(other.managedObjectID(forURIRepresentation: childIDs[0].uriRepresentation()))
     let title = try context.performAndWait { try (context.existingObject(with: reopenedID) as? Note)?.title }
     #expect(title == "first")
@@ -230,13 +247,16 @@ struct CoreDataParityTests {
       try child.save()
     }
     try stack.context.performAndWait { try stack.context.save() }
-    let titles = try rawRows(stack.storeURL, "SELECT ZTITLE FROM ZNOTE ORDER BY Z_PK").map { $0["ZTITLE"] as String }
-    #expect(titles == ["first", "second, edited"])
+    #expect(try storedNotesByKey(stack).map(\.title) == ["first", "second, edited"])
+    #expect(try storedNotesByKey(stack).map(\.key) == childIDs.map(\.primaryKey))
+    if let rows = try stack.fileRows("SELECT ZTITLE FROM ZNOTE ORDER BY Z_PK") {
+      #expect(rows.map { $0["ZTITLE"] as String } == ["first", "second, edited"])
+    }
   }
 
-  @Test("obtainPermanentIDs in a child for one object the parent saved and one it did not: one old ID, one new")
-  func obtainPermanentIDsMixed() throws {
-    let stack = try Stack()
+  @Test("obtainPermanentIDs in a child for one object the parent saved and one it did not: one old ID, one new", arguments: bothStoreTypes)
+  func obtainPermanentIDsMixed(type: StoreType) throws {
+    let stack = try Stack(type: type)
     let child = child(of: stack.context)
     let saved = try insertSavedThroughParent(["saved"], child: child, parent: stack.context)[0]
     let keysBefore = try reservedKeys(stack)
@@ -248,18 +268,23 @@ struct CoreDataParityTests {
       try child.save()
       return fresh.objectID
     }
-    #expect(try reservedKeys(stack) == keysBefore + 1, "one key reserved, for the unsaved object only")
+    #expect(try reservedKeys(stack) == keysBefore.map { $0 + 1 }, "one key reserved, for the unsaved object only")
     try stack.context.performAndWait { try stack.context.save() }
-    let rows = try rawRows(stack.storeURL, "SELECT Z_PK, ZTITLE FROM ZNOTE ORDER BY Z_PK")
-    #expect(rows.map { $0["ZTITLE"] as String } == ["saved", "fresh"])
-    #expect(rows.last.map { $0["Z_PK"] as Int64 } == fresh.primaryKey)
+    let notes = try storedNotesByKey(stack)
+    #expect(notes.map(\.title) == ["saved", "fresh"])
+    #expect(notes.last?.key == fresh.primaryKey)
+    if let rows = try stack.fileRows("SELECT Z_PK, ZTITLE FROM ZNOTE ORDER BY Z_PK") {
+      #expect(rows.map { $0["ZTITLE"] as String } == ["saved", "fresh"])
+      #expect(rows.last.map { $0["Z_PK"] as Int64 } == fresh.primaryKey)
+    }
   }
 }
 
 extension CoreDataParityTests {
-  @Test("A child's delete of an object it saved up earlier reaches the parent, before and after the parent saved it")
-  func childDeletesObjectItSavedUp() throws {
-    let stack = try Stack()
+  @Test(
+    "A child's delete of an object it saved up earlier reaches the parent, before and after the parent saved it", arguments: bothStoreTypes)
+  func childDeletesObjectItSavedUp(type: StoreType) throws {
+    let stack = try Stack(type: type)
     let child = child(of: stack.context)
     // Before the parent saves: the parent holds the child's insert under the temporary ID.
     try child.performAndWait {
@@ -273,7 +298,7 @@ extension CoreDataParityTests {
       #expect(stack.context.insertedObjects.isEmpty, "the parent's insert is undone by the child's delete")
       try stack.context.save()
     }
-    #expect(try rawRows(stack.storeURL, "SELECT COUNT(*) AS c FROM ZNOTE")[0]["c"] as Int == 0)
+    try stack.expectStored("Note", count: 0, table: "ZNOTE")
 
     // After the parent saved: the parent knows the object by a permanent ID, the child by its temporary one.
     let note = try insertSavedThroughParent(["saved, then deleted"], child: child, parent: stack.context)[0]
@@ -285,14 +310,14 @@ extension CoreDataParityTests {
       #expect(stack.context.deletedObjects.count == 1)
       try stack.context.save()
     }
-    #expect(try rawRows(stack.storeURL, "SELECT COUNT(*) AS c FROM ZNOTE")[0]["c"] as Int == 0)
+    try stack.expectStored("Note", count: 0, table: "ZNOTE")
   }
 }
 
 extension CoreDataParityTests {
-  @Test("Did-save and objects-did-change user info is read with the public NotificationKey constants")
-  func notificationKeysArePublicConstants() throws {
-    let stack = try Stack()
+  @Test("Did-save and objects-did-change user info is read with the public NotificationKey constants", arguments: bothStoreTypes)
+  func notificationKeysArePublicConstants(type: StoreType) throws {
+    let stack = try Stack(type: type)
     typealias Key = ManagedObjectContext.NotificationKey
     let saved = NotificationLog(ManagedObjectContext.didSaveNotification, object: stack.context) { note -> [String: Int] in
       let info = note.userInfo ?? [:]

@@ -6,8 +6,8 @@ import Testing
 
 @Suite("Debug switches", .serialized, .temporaryFolders)
 struct DebugTests {
-  @Test("SQL debug logs each statement with its time")
-  func sqlDebug() throws {
+  @Test("SQL debug logs each statement with its time", arguments: bothStoreTypes)
+  func sqlDebug(type: StoreType) throws {
     let lines = Locked<[String]>([])
     SQLDebug.isEnabled = true
     SQLDebug.logHandler = { line in lines.withLock { $0.append(line) } }
@@ -15,7 +15,7 @@ struct DebugTests {
       SQLDebug.isEnabled = false
       SQLDebug.logHandler = nil
     }
-    let stack = try Stack()
+    let stack = try Stack(type: type)
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "logged"

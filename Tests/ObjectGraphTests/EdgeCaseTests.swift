@@ -13,9 +13,9 @@ final class Gauge: ManagedObject {
 /// Behaviours found by review against Core Data's documentation, each with the case that used to go wrong.
 @Suite("Edge cases", .temporaryFolders)
 struct EdgeCaseTests {
-  @Test("A child's new object pointing at an object its parent already saved keeps the relationship")
-  func childRelationshipToParentSavedObject() throws {
-    let stack = try Stack()
+  @Test("A child's new object pointing at an object its parent already saved keeps the relationship", arguments: bothStoreTypes)
+  func childRelationshipToParentSavedObject(type: StoreType) throws {
+    let stack = try Stack(type: type)
     let child = ManagedObjectContext(concurrencyType: .privateQueue)
     child.parent = stack.context
     let book = try child.performAndWait {
@@ -35,13 +35,15 @@ struct EdgeCaseTests {
       #expect(books.count == 1 && books.first === book)
     }
     try stack.context.performAndWait { try stack.context.save() }
-    let row = try rawRows(stack.storeURL, "SELECT b.ZNAME AS name FROM ZNOTE n JOIN ZNOTEBOOK b ON b.Z_PK = n.ZNOTEBOOK")
-    #expect(row.first?["name"] as String? == "saved first")
+    #expect(try stack.stored("Note") { ($0 as? Note)?.notebook?.name } == ["saved first"])
+    if let row = try stack.fileRows("SELECT b.ZNAME AS name FROM ZNOTE n JOIN ZNOTEBOOK b ON b.Z_PK = n.ZNOTEBOOK") {
+      #expect(row.first?["name"] as String? == "saved first")
+    }
   }
 
-  @Test("A relationship to an object that was never saved is an error, not a silent NULL")
-  func relationshipToUnsavedObjectElsewhere() throws {
-    let stack = try Stack()
+  @Test("A relationship to an object that was never saved is an error, not a silent NULL", arguments: bothStoreTypes)
+  func relationshipToUnsavedObjectElsewhere(type: StoreType) throws {
+    let stack = try Stack(type: type)
     let other = ManagedObjectContext(concurrencyType: .privateQueue)
     other.persistentStoreCoordinator = stack.coordinator
     let foreignID = other.performAndWait { Notebook(context: other).objectID }
@@ -51,21 +53,22 @@ struct EdgeCaseTests {
       note.values[note.layout.index(of: "notebook") ?? 0] = .objectID(foreignID)
       _ = expectCode(.managedObjectReferentialIntegrity) { try stack.context.save() }
     }
-    #expect(try rawRows(stack.storeURL, "SELECT COUNT(*) AS c FROM ZNOTE")[0]["c"] as Int == 0)
+    try stack.expectStored("Note", count: 0, table: "ZNOTE")
   }
 
-  @Test("A default value given as Int is stored as the attribute's Int64")
-  func defaultValuesAreTyped() throws {
+  @Test("A default value given as Int is stored as the attribute's Int64", arguments: bothStoreTypes)
+  func defaultValuesAreTyped(type: StoreType) throws {
     let entity = EntityDescription(
       name: "Counter",
       properties: [.attribute(AttributeDescription(name: "count", type: .integer64, isOptional: false, defaultValue: 5))])
-    let stack = try Stack(model: try ManagedObjectModel(entities: [entity]))
+    let stack = try Stack(model: try ManagedObjectModel(entities: [entity]), type: type)
     try stack.context.performAndWait {
       let counter = ManagedObject(entity: entity, insertInto: stack.context)
       #expect(counter.value(forKey: "count") as? Int64 == 5)
       try stack.context.save()
     }
-    #expect(try rawRows(stack.storeURL, "SELECT ZCOUNT FROM ZCOUNTER")[0]["ZCOUNT"] as Int64 == 5)
+    #expect(try stack.stored("Counter") { $0.value(forKey: "count") as? Int64 } == [5])
+    if let rows = try stack.fileRows("SELECT ZCOUNT FROM ZCOUNTER") { #expect(rows[0]["ZCOUNT"] as Int64 == 5) }
     _ = expectCode(.modelInvalid) {
       _ = try ManagedObjectModel(entities: [
         EntityDescription(
@@ -74,10 +77,10 @@ struct EdgeCaseTests {
     }
   }
 
-  @Test("A private child of a main-queue parent works from code running on the main queue")
+  @Test("A private child of a main-queue parent works from code running on the main queue", arguments: bothStoreTypes)
   @MainActor
-  func privateChildOfMainParentFromTheMainQueue() throws {
-    let stack = try Stack()
+  func privateChildOfMainParentFromTheMainQueue(type: StoreType) throws {
+    let stack = try Stack(type: type)
     let main = ManagedObjectContext(concurrencyType: .mainQueue)
     main.persistentStoreCoordinator = stack.coordinator
     let child = ManagedObjectContext(concurrencyType: .privateQueue)
@@ -92,15 +95,15 @@ struct EdgeCaseTests {
     #expect(main.insertedObjects.count == 1)
   }
 
-  @Test("A relationship that is its own inverse is stored")
-  func reflexiveManyToMany() throws {
+  @Test("A relationship that is its own inverse is stored", arguments: bothStoreTypes)
+  func reflexiveManyToMany(type: StoreType) throws {
     let person = EntityDescription(
       name: "Person",
       properties: [
         .attribute(AttributeDescription(name: "name", type: .string)),
         .relationship(RelationshipDescription(name: "friends", destination: "Person", inverse: "friends", toMany: true)),
       ])
-    let stack = try Stack(model: try ManagedObjectModel(entities: [person]))
+    let stack = try Stack(model: try ManagedObjectModel(entities: [person]), type: type)
     try stack.context.performAndWait {
       let ada = ManagedObject(entity: person, insertInto: stack.context)
       ada.setValue("Ada", forKey: "name")
@@ -110,7 +113,7 @@ struct EdgeCaseTests {
       #expect((bob.value(forKey: "friends") as? Set<ManagedObject>) == [ada])
       try stack.context.save()
     }
-    let (_, reader) = try stack.reopened()
+    let (_, reader) = try stack.reader()
     try reader.performAndWait {
       let people = try reader.fetch(FetchRequest<ManagedObject>(entityName: "Person"))
       for someone in people {
@@ -120,16 +123,16 @@ struct EdgeCaseTests {
     }
   }
 
-  @Test("A fault whose row is gone becomes a deleted, empty object (shouldDeleteInaccessibleFaults)")
-  func inaccessibleFault() throws {
-    let stack = try Stack()
+  @Test("A fault whose row is gone becomes a deleted, empty object (shouldDeleteInaccessibleFaults)", arguments: bothStoreTypes)
+  func inaccessibleFault(type: StoreType) throws {
+    let stack = try Stack(type: type)
     let id = try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "short-lived"
       try stack.context.save()
       return note.objectID
     }
-    let (_, other) = try stack.reopened()
+    let (_, other) = try stack.reader()
     let fault = other.performAndWait { other.object(with: id) as? Note }
     try stack.context.performAndWait {
       stack.context.delete(try stack.context.existingObject(with: id))
@@ -141,19 +144,19 @@ struct EdgeCaseTests {
     }
   }
 
-  @Test("With shouldDeleteInaccessibleFaults off, touching a fault whose row is gone stops the program")
-  func inaccessibleFaultStops() async throws {
+  @Test("With shouldDeleteInaccessibleFaults off, touching a fault whose row is gone stops the program", arguments: bothStoreTypes)
+  func inaccessibleFaultStops(type: StoreType) async throws {
     let folder = try TemporaryFolder()
     let stopped = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      [folder = folder as TemporaryFolder] in
-      let stack = try Stack(folder: folder)
+      [folder = folder as TemporaryFolder, type = type.rawValue as String] in
+      let stack = try Stack(type: StoreType(rawValue: type)!, folder: folder)
       let id = try stack.context.performAndWait {
         let note = Note(context: stack.context)
         note.title = "gone soon"
         try stack.context.save()
         return note.objectID
       }
-      let (_, other) = try stack.reopened()
+      let (_, other) = try stack.reader()
       other.shouldDeleteInaccessibleFaults = false
       try stack.context.performAndWait {
         stack.context.delete(try stack.context.existingObject(with: id))
@@ -165,9 +168,9 @@ struct EdgeCaseTests {
     #expect(said.contains("could not fulfill a fault for 'title' of Note"), "it printed: \(said)")
   }
 
-  @Test("Deleting a never-saved object removes it; inserting it again brings it back")
-  func deleteAndReinsertUnsaved() throws {
-    let stack = try Stack()
+  @Test("Deleting a never-saved object removes it; inserting it again brings it back", arguments: bothStoreTypes)
+  func deleteAndReinsertUnsaved(type: StoreType) throws {
+    let stack = try Stack(type: type)
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "undecided"
@@ -179,12 +182,13 @@ struct EdgeCaseTests {
       #expect(note.isInserted && !note.isDeleted)
       try stack.context.save()
     }
-    #expect(try rawRows(stack.storeURL, "SELECT ZTITLE FROM ZNOTE")[0]["ZTITLE"] as String == "undecided")
+    #expect(try stack.stored("Note") { $0.value(forKey: "title") as? String } == ["undecided"])
+    if let rows = try stack.fileRows("SELECT ZTITLE FROM ZNOTE") { #expect(rows[0]["ZTITLE"] as String == "undecided") }
   }
 
-  @Test("Object trump takes in the store's other changes; rollback keeps a row changed elsewhere")
-  func mergePoliciesRefresh() throws {
-    let stack = try Stack()
+  @Test("Object trump takes in the store's other changes; rollback keeps a row changed elsewhere", arguments: bothStoreTypes)
+  func mergePoliciesRefresh(type: StoreType) throws {
+    let stack = try Stack(type: type)
     let note = try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "t"
@@ -193,7 +197,7 @@ struct EdgeCaseTests {
       return note
     }
     let id = stack.context.performAndWait { note.objectID }
-    let (_, other) = try stack.reopened()
+    let (_, other) = try stack.reader()
     try other.performAndWait {
       (try other.existingObject(with: id) as? Note)?.rating = 99
       try other.save()
@@ -217,7 +221,8 @@ struct EdgeCaseTests {
       stack.context.delete(note)
       try stack.context.save()
     }
-    #expect(try rawRows(stack.storeURL, "SELECT ZRATING FROM ZNOTE")[0]["ZRATING"] as Int64 == 100)
+    #expect(try stack.stored("Note") { $0.value(forKey: "rating") as? Int64 } == [100])
+    if let rows = try stack.fileRows("SELECT ZRATING FROM ZNOTE") { #expect(rows[0]["ZRATING"] as Int64 == 100) }
   }
 
   @Test("Changing a model in use stops with a message (it does not hang)")
@@ -282,9 +287,9 @@ struct EdgeCaseTests {
     #expect(base != transient)
   }
 
-  @Test("reset() tells observers every object is invalid; refresh(_:mergeChanges:) names the object")
-  func resetAndRefreshNotify() throws {
-    let stack = try Stack()
+  @Test("reset() tells observers every object is invalid; refresh(_:mergeChanges:) names the object", arguments: bothStoreTypes)
+  func resetAndRefreshNotify(type: StoreType) throws {
+    let stack = try Stack(type: type)
     let seen = NotificationLog(ManagedObjectContext.objectsDidChangeNotification, object: stack.context) { note in
       (note.userInfo ?? [:]).keys.compactMap { $0 as? String }.sorted().joined(separator: ",")
     }
@@ -299,15 +304,15 @@ struct EdgeCaseTests {
     #expect(seen.entries == ["refreshed", "invalidatedAll"])
   }
 
-  @Test("@Managed numbers convert exactly between the property's type and the attribute's")
-  func managedNumbersBridge() throws {
+  @Test("@Managed numbers convert exactly between the property's type and the attribute's", arguments: bothStoreTypes)
+  func managedNumbersBridge(type: StoreType) throws {
     let gauge = EntityDescription(
       name: "Gauge", managedObjectClass: Gauge.self,
       properties: [
         .attribute(AttributeDescription(name: "count", type: .integer64, isOptional: false, defaultValue: Int64(0))),
         .attribute(AttributeDescription(name: "level", type: .float)),
       ])
-    let stack = try Stack(model: try ManagedObjectModel(entities: [gauge]))
+    let stack = try Stack(model: try ManagedObjectModel(entities: [gauge]), type: type)
     let (count, level, stored) = try stack.context.performAndWait {
       let object = Gauge(context: stack.context)
       object.count = 42
@@ -320,10 +325,10 @@ struct EdgeCaseTests {
     #expect(stored == 42)
   }
 
-  @Test("A main-queue context applies delete rules when the main queue finishes the current block")
+  @Test("A main-queue context applies delete rules when the main queue finishes the current block", arguments: bothStoreTypes)
   @MainActor
-  func mainQueueProcessesAtTheEndOfTheBlock() async throws {
-    let stack = try Stack()
+  func mainQueueProcessesAtTheEndOfTheBlock(type: StoreType) async throws {
+    let stack = try Stack(type: type)
     let main = ManagedObjectContext(concurrencyType: .mainQueue)
     main.persistentStoreCoordinator = stack.coordinator
     let book = Notebook(context: main)
@@ -339,9 +344,9 @@ struct EdgeCaseTests {
     #expect(!book.notes.contains(note))  // nullified once the block ended
   }
 
-  @Test("Deleting an object whose deletion was already saved does nothing")
-  func deleteTwice() throws {
-    let stack = try Stack()
+  @Test("Deleting an object whose deletion was already saved does nothing", arguments: bothStoreTypes)
+  func deleteTwice(type: StoreType) throws {
+    let stack = try Stack(type: type)
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "once"

@@ -7,8 +7,8 @@ import Testing
 @Suite("Fetching", .temporaryFolders)
 struct FetchTests {
   /// Ten notes in two notebooks with tags, saved; returns the stack.
-  private func populated() throws -> Stack {
-    let stack = try Stack()
+  private func populated(_ type: StoreType) throws -> Stack {
+    let stack = try Stack(type: type)
     try stack.context.performAndWait {
       let work = Notebook(context: stack.context)
       work.name = "Work"
@@ -36,7 +36,7 @@ struct FetchTests {
 
   /// Runs the predicate in SQL (fresh context, no pending changes) and in memory, and checks both agree.
   private func titles(_ stack: Stack, _ format: String, _ arguments: any Sendable...) throws -> [String] {
-    let (_, context) = try stack.reopened()
+    let (_, context) = try stack.reader()
     return try context.performAndWait {
       let predicate = try FetchPredicate(format: format, argumentArray: arguments)
       let request = FetchRequest<Note>(entityName: "Note")
@@ -51,9 +51,9 @@ struct FetchTests {
     }
   }
 
-  @Test("Comparison operators, one by one")
-  func comparisons() throws {
-    let stack = try populated()
+  @Test("Comparison operators, one by one", arguments: bothStoreTypes)
+  func comparisons(type: StoreType) throws {
+    let stack = try populated(type)
     #expect(try titles(stack, "rating == 3") == ["delta"])
     #expect(try titles(stack, "rating = 3") == ["delta"])
     #expect(try titles(stack, "rating != 3").count == 9)
@@ -67,9 +67,9 @@ struct FetchTests {
     #expect(try titles(stack, "createdAt > %@", Date(timeIntervalSinceReferenceDate: 7500)) == ["Iota", "kappa"])
   }
 
-  @Test("String operators and their [c] and [d] options")
-  func strings() throws {
-    let stack = try populated()
+  @Test("String operators and their [c] and [d] options", arguments: bothStoreTypes)
+  func strings(type: StoreType) throws {
+    let stack = try populated(type)
     #expect(try titles(stack, "title CONTAINS 'eta'") == ["beta", "zeta", "theta"])
     #expect(try titles(stack, "title CONTAINS[c] 'ETA'") == ["beta", "zeta", "Eta", "theta"])
     #expect(try titles(stack, "title BEGINSWITH 'E'") == ["Épée".hasPrefix("E") ? "Épée" : "", "Eta"].filter { !$0.isEmpty })
@@ -83,9 +83,9 @@ struct FetchTests {
     #expect(try titles(stack, "title ==[cd] 'epee'") == ["Épée"])
   }
 
-  @Test("nil, NOT, AND, OR, parentheses and precedence")
-  func logic() throws {
-    let stack = try populated()
+  @Test("nil, NOT, AND, OR, parentheses and precedence", arguments: bothStoreTypes)
+  func logic(type: StoreType) throws {
+    let stack = try populated(type)
     #expect(try titles(stack, "body == nil") == ["Alpha", "delta", "Eta", "kappa"])
     #expect(try titles(stack, "body != NULL").count == 6)
     #expect(try titles(stack, "body != 'body 1'").count == 9)  // nil bodies count as "not equal"
@@ -100,9 +100,9 @@ struct FetchTests {
     #expect(try titles(stack, "FALSEPREDICATE").isEmpty)
   }
 
-  @Test("Key paths, ANY/ALL/NONE, @count, SELF, object IDs and %K")
-  func relationships() throws {
-    let stack = try populated()
+  @Test("Key paths, ANY/ALL/NONE, @count, SELF, object IDs and %K", arguments: bothStoreTypes)
+  func relationships(type: StoreType) throws {
+    let stack = try populated(type)
     #expect(try titles(stack, "notebook.name == 'Home'") == ["Eta", "theta", "Iota"])
     #expect(try titles(stack, "notebook == nil") == ["kappa"])
     #expect(try titles(stack, "ANY tags.name == 'data'") == ["Alpha", "zeta"])
@@ -123,9 +123,9 @@ struct FetchTests {
     #expect(try titles(stack, "notebook.notes.@count == 3") == ["Eta", "theta", "Iota"])
   }
 
-  @Test("Sorting by key paths, with nil first, descending, and limits and offsets")
-  func sortingAndLimits() throws {
-    let stack = try populated()
+  @Test("Sorting by key paths, with nil first, descending, and limits and offsets", arguments: bothStoreTypes)
+  func sortingAndLimits(type: StoreType) throws {
+    let stack = try populated(type)
     try stack.context.performAndWait {
       let request = FetchRequest<Note>(entityName: "Note")
       request.sortDescriptors = [FetchSortDescriptor(key: "notebook.name", ascending: false), FetchSortDescriptor(key: "title")]
@@ -142,9 +142,9 @@ struct FetchTests {
     }
   }
 
-  @Test("Pending changes: inserted objects match, deleted ones vanish, changed ones are re-checked")
-  func pendingChanges() throws {
-    let stack = try populated()
+  @Test("Pending changes: inserted objects match, deleted ones vanish, changed ones are re-checked", arguments: bothStoreTypes)
+  func pendingChanges(type: StoreType) throws {
+    let stack = try populated(type)
     try stack.context.performAndWait {
       let request = FetchRequest<Note>(entityName: "Note")
       request.predicate = try FetchPredicate(format: "rating >= 8")
@@ -166,9 +166,9 @@ struct FetchTests {
     }
   }
 
-  @Test("One object per ID per context")
-  func uniquing() throws {
-    let stack = try populated()
+  @Test("One object per ID per context", arguments: bothStoreTypes)
+  func uniquing(type: StoreType) throws {
+    let stack = try populated(type)
     try stack.context.performAndWait {
       stack.context.reset()
       let first = try stack.context.fetch(FetchRequest<Note>(entityName: "Note"))
@@ -183,10 +183,10 @@ struct FetchTests {
     }
   }
 
-  @Test("Batched fetches read values one batch at a time")
-  func batches() throws {
-    let stack = try populated()
-    let (_, context) = try stack.reopened()
+  @Test("Batched fetches read values one batch at a time", arguments: bothStoreTypes)
+  func batches(type: StoreType) throws {
+    let stack = try populated(type)
+    let (_, context) = try stack.reader()
     try context.performAndWait {
       let request = FetchRequest<Note>(entityName: "Note")
       request.fetchBatchSize = 4
@@ -203,10 +203,10 @@ struct FetchTests {
     }
   }
 
-  @Test("Prefetching reads related objects with the fetch")
-  func prefetching() throws {
-    let stack = try populated()
-    let (_, context) = try stack.reopened()
+  @Test("Prefetching reads related objects with the fetch", arguments: bothStoreTypes)
+  func prefetching(type: StoreType) throws {
+    let stack = try populated(type)
+    let (_, context) = try stack.reader()
     try context.performAndWait {
       let request = FetchRequest<Note>(entityName: "Note")
       request.relationshipKeyPathsForPrefetching = ["notebook", "tags"]
@@ -221,10 +221,10 @@ struct FetchTests {
     }
   }
 
-  @Test("With a batch size, prefetching happens batch by batch, as each batch is read")
-  func prefetchingPerBatch() throws {
-    let stack = try populated()
-    let (_, context) = try stack.reopened()
+  @Test("With a batch size, prefetching happens batch by batch, as each batch is read", arguments: bothStoreTypes)
+  func prefetchingPerBatch(type: StoreType) throws {
+    let stack = try populated(type)
+    let (_, context) = try stack.reader()
     try context.performAndWait {
       let request = FetchRequest<Note>(entityName: "Note")
       request.fetchBatchSize = 4
@@ -249,9 +249,9 @@ struct FetchTests {
     }
   }
 
-  @Test("Bad predicates and unknown keys say what and where")
-  func badInput() throws {
-    let stack = try populated()
+  @Test("Bad predicates and unknown keys say what and where", arguments: bothStoreTypes)
+  func badInput(type: StoreType) throws {
+    let stack = try populated(type)
     let syntax = expectCode(.predicateSyntax) { _ = try FetchPredicate(format: "title == ") }
     #expect(syntax?.message.contains("position") == true)
     try stack.context.performAndWait {
@@ -271,9 +271,9 @@ struct FetchTests {
     }
   }
 
-  @Test("A constant that cannot be compared with its column is refused, so SQL and memory cannot disagree")
-  func mixedTypes() throws {
-    let stack = try populated()
+  @Test("A constant that cannot be compared with its column is refused, so SQL and memory cannot disagree", arguments: bothStoreTypes)
+  func mixedTypes(type: StoreType) throws {
+    let stack = try populated(type)
     try stack.context.performAndWait {
       for format in ["rating > '2'", "title == 3", "SELF IN {1}", "notebook == 'Work'", "createdAt > 5"] {
         let request = FetchRequest<Note>(entityName: "Note")
@@ -284,9 +284,9 @@ struct FetchTests {
     }
   }
 
-  @Test("existingObject throws for a deleted object; object(with:) returns a fault")
-  func existingObject() throws {
-    let stack = try populated()
+  @Test("existingObject throws for a deleted object; object(with:) returns a fault", arguments: bothStoreTypes)
+  func existingObject(type: StoreType) throws {
+    let stack = try populated(type)
     let id = try stack.context.performAndWait {
       let note = try #require(try stack.context.fetch(FetchRequest<Note>(entityName: "Note")).first)
       let id = note.objectID
@@ -294,7 +294,7 @@ struct FetchTests {
       try stack.context.save()
       return id
     }
-    let (_, context) = try stack.reopened()
+    let (_, context) = try stack.reader()
     context.performAndWait {
       let error = expectCode(.objectNotFound) { _ = try context.existingObject(with: id) }
       #expect(error?.message.contains("existingObject") == true)

@@ -15,13 +15,9 @@ struct NestedContextTests {
     return context
   }
 
-  private func rowCount(_ stack: Stack) throws -> Int {
-    try rawRows(stack.storeURL, "SELECT COUNT(*) AS c FROM ZNOTE")[0]["c"] as Int
-  }
-
-  @Test("A child's save goes one level up and no further; the parent's save reaches the file")
-  func childSaveStopsAtParent() throws {
-    let stack = try Stack()
+  @Test("A child's save goes one level up and no further; the parent's save reaches the store", arguments: bothStoreTypes)
+  func childSaveStopsAtParent(type: StoreType) throws {
+    let stack = try Stack(type: type)
     let child = child(of: stack.context)
     try child.performAndWait {
       let note = Note(context: child)
@@ -29,19 +25,20 @@ struct NestedContextTests {
       try child.save()
       #expect(!child.hasChanges)
     }
-    #expect(try rowCount(stack) == 0)
+    try stack.expectStored("Note", count: 0, table: "ZNOTE")
     try stack.context.performAndWait {
       #expect(stack.context.hasChanges)
       #expect(stack.context.insertedObjects.count == 1)
       try stack.context.save()
     }
-    #expect(try rowCount(stack) == 1)
-    #expect(try rawRows(stack.storeURL, "SELECT ZTITLE FROM ZNOTE")[0]["ZTITLE"] as String == "from the child")
+    try stack.expectStored("Note", count: 1, table: "ZNOTE")
+    #expect(try stack.stored("Note") { $0.value(forKey: "title") as? String } == ["from the child"])
+    if let rows = try stack.fileRows("SELECT ZTITLE FROM ZNOTE") { #expect(rows[0]["ZTITLE"] as String == "from the child") }
   }
 
-  @Test("A child's fetch sees its parent's unsaved state")
-  func childSeesParentState() throws {
-    let stack = try Stack()
+  @Test("A child's fetch sees its parent's unsaved state", arguments: bothStoreTypes)
+  func childSeesParentState(type: StoreType) throws {
+    let stack = try Stack(type: type)
     let saved = try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "saved"
@@ -59,9 +56,9 @@ struct NestedContextTests {
     withExtendedLifetime(saved) {}
   }
 
-  @Test("A parent's save does not flow down, and siblings do not see each other's saves")
-  func noFlowDownNoSiblings() throws {
-    let stack = try Stack()
+  @Test("A parent's save does not flow down, and siblings do not see each other's saves", arguments: bothStoreTypes)
+  func noFlowDownNoSiblings(type: StoreType) throws {
+    let stack = try Stack(type: type)
     let id = try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "v1"
@@ -89,9 +86,9 @@ struct NestedContextTests {
     #expect(second.performAndWait { inSecond.title } == "v1")
   }
 
-  @Test("Objects inserted in a child keep their temporary IDs after the parent saves them")
-  func temporaryIDsStayInChild() throws {
-    let stack = try Stack()
+  @Test("Objects inserted in a child keep their temporary IDs after the parent saves them", arguments: bothStoreTypes)
+  func temporaryIDsStayInChild(type: StoreType) throws {
+    let stack = try Stack(type: type)
     let child = child(of: stack.context)
     let note = try child.performAndWait {
       let note = Note(context: child)
@@ -113,13 +110,14 @@ struct NestedContextTests {
       try child.save()
     }
     try stack.context.performAndWait { try stack.context.save() }
-    #expect(try rawRows(stack.storeURL, "SELECT ZBODY FROM ZNOTE")[0]["ZBODY"] as String? == "edited later")
-    #expect(try rowCount(stack) == 1)
+    #expect(try stack.stored("Note") { $0.value(forKey: "body") as? String } == ["edited later"])
+    if let rows = try stack.fileRows("SELECT ZBODY FROM ZNOTE") { #expect(rows[0]["ZBODY"] as String? == "edited later") }
+    try stack.expectStored("Note", count: 1, table: "ZNOTE")
   }
 
-  @Test("obtainPermanentIDs in a child gives the ID the row will have")
-  func obtainPermanentIDs() throws {
-    let stack = try Stack()
+  @Test("obtainPermanentIDs in a child gives the ID the row will have", arguments: bothStoreTypes)
+  func obtainPermanentIDs(type: StoreType) throws {
+    let stack = try Stack(type: type)
     let child = child(of: stack.context)
     let id = try child.performAndWait {
       let note = Note(context: child)
@@ -130,14 +128,14 @@ struct NestedContextTests {
       return note.objectID
     }
     try stack.context.performAndWait { try stack.context.save() }
-    let (_, reader) = try stack.reopened()
+    let (_, reader) = try stack.reader()
     let title = try reader.performAndWait { (try reader.existingObject(with: id) as? Note)?.title }
     #expect(title == "numbered early")
   }
 
-  @Test("obtainPermanentIDs after a child save renumbers the parent's copy too")
-  func obtainPermanentIDsAfterChildSave() throws {
-    let stack = try Stack()
+  @Test("obtainPermanentIDs after a child save renumbers the parent's copy too", arguments: bothStoreTypes)
+  func obtainPermanentIDsAfterChildSave(type: StoreType) throws {
+    let stack = try Stack(type: type)
     let child = child(of: stack.context)
     let (note, id) = try child.performAndWait {
       let note = Note(context: child)
@@ -152,15 +150,15 @@ struct NestedContextTests {
       try child.save()
     }
     try stack.context.performAndWait { try stack.context.save() }
-    let (_, reader) = try stack.reopened()
+    let (_, reader) = try stack.reader()
     let body = try reader.performAndWait { (try reader.existingObject(with: id) as? Note)?.body }
     #expect(body == "edited after")
-    #expect(try rawRows(stack.storeURL, "SELECT COUNT(*) AS c FROM ZNOTE")[0]["c"] as Int == 1)
+    try stack.expectStored("Note", count: 1, table: "ZNOTE")
   }
 
-  @Test("A child looks up an object its parent inserted, by the parent's temporary ID")
-  func existingObjectWithParentsTemporaryID() throws {
-    let stack = try Stack()
+  @Test("A child looks up an object its parent inserted, by the parent's temporary ID", arguments: bothStoreTypes)
+  func existingObjectWithParentsTemporaryID(type: StoreType) throws {
+    let stack = try Stack(type: type)
     let (book, id) = stack.context.performAndWait {
       let book = Notebook(context: stack.context)
       book.name = "unsaved in the parent"
@@ -170,7 +168,7 @@ struct NestedContextTests {
     let name = try child.performAndWait { (try child.existingObject(with: id) as? Notebook)?.name }
     #expect(name == "unsaved in the parent")
     // A context without that ancestor says the ID names nothing it can reach.
-    let (_, stranger) = try stack.reopened()
+    let (_, stranger) = try stack.reader()
     stranger.performAndWait {
       let error = expectCode(.objectNotFound) { _ = try stranger.existingObject(with: id) }
       #expect(error?.message.contains("obtainPermanentIDs") == true)
@@ -178,9 +176,9 @@ struct NestedContextTests {
     withExtendedLifetime(book) {}
   }
 
-  @Test("Three levels: a grandchild's change reaches the file after each level saves")
-  func threeLevels() throws {
-    let stack = try Stack()
+  @Test("Three levels: a grandchild's change reaches the store after each level saves", arguments: bothStoreTypes)
+  func threeLevels(type: StoreType) throws {
+    let stack = try Stack(type: type)
     let middle = child(of: stack.context)
     let leaf = child(of: middle)
     try leaf.performAndWait {
@@ -192,19 +190,21 @@ struct NestedContextTests {
       try leaf.save()
     }
     #expect(try middle.performAndWait { try middle.count(for: FetchRequest<Note>(entityName: "Note")) } == 1)
-    #expect(try rowCount(stack) == 0)
+    try stack.expectStored("Note", count: 0, table: "ZNOTE")
     try middle.performAndWait { try middle.save() }
-    #expect(try rowCount(stack) == 0)
+    try stack.expectStored("Note", count: 0, table: "ZNOTE")
     try stack.context.performAndWait { try stack.context.save() }
-    #expect(try rowCount(stack) == 1)
-    let row = try rawRows(stack.storeURL, "SELECT n.ZTITLE AS t, b.ZNAME AS b FROM ZNOTE n JOIN ZNOTEBOOK b ON b.Z_PK = n.ZNOTEBOOK")
-    #expect(row.first?["t"] as String? == "leaf")
-    #expect(row.first?["b"] as String? == "deep")
+    try stack.expectStored("Note", count: 1, table: "ZNOTE")
+    #expect(try stack.stored("Note") { [$0.value(forKey: "title") as? String, ($0 as? Note)?.notebook?.name] } == [["leaf", "deep"]])
+    if let row = try stack.fileRows("SELECT n.ZTITLE AS t, b.ZNAME AS b FROM ZNOTE n JOIN ZNOTEBOOK b ON b.Z_PK = n.ZNOTEBOOK") {
+      #expect(row.first?["t"] as String? == "leaf")
+      #expect(row.first?["b"] as String? == "deep")
+    }
   }
 
-  @Test("Deletes in a child reach the file through the parent, with delete rules applied")
-  func deletesFlowUp() throws {
-    let stack = try Stack()
+  @Test("Deletes in a child reach the store through the parent, with delete rules applied", arguments: bothStoreTypes)
+  func deletesFlowUp(type: StoreType) throws {
+    let stack = try Stack(type: type)
     let id = try stack.context.performAndWait {
       let book = Notebook(context: stack.context)
       book.name = "old"
@@ -222,12 +222,12 @@ struct NestedContextTests {
       try child.save()
     }
     try stack.context.performAndWait { try stack.context.save() }
-    #expect(try rowCount(stack) == 0)
+    try stack.expectStored("Note", count: 0, table: "ZNOTE")
   }
 
-  @Test("performAndWait nests across parent and child, both ways, without deadlock")
-  func nestingDoesNotDeadlock() throws {
-    let stack = try Stack()
+  @Test("performAndWait nests across parent and child, both ways, without deadlock", arguments: bothStoreTypes)
+  func nestingDoesNotDeadlock(type: StoreType) throws {
+    let stack = try Stack(type: type)
     let parent = stack.context
     let child = child(of: parent)
     let depth = try child.performAndWait {
@@ -243,9 +243,9 @@ struct NestedContextTests {
     #expect(depth == 1)
   }
 
-  @Test("Many threads saving children of one parent at once lose nothing")
-  func concurrentChildren() async throws {
-    let stack = try Stack()
+  @Test("Many threads saving children of one parent at once lose nothing", arguments: bothStoreTypes)
+  func concurrentChildren(type: StoreType) async throws {
+    let stack = try Stack(type: type)
     let parent = stack.context
     try await withThrowingTaskGroup(of: Void.self) { group in
       for worker in 0..<8 {
@@ -266,12 +266,12 @@ struct NestedContextTests {
       try await group.waitForAll()
     }
     try await parent.perform { try parent.save() }
-    #expect(try rowCount(stack) == 400)
+    try stack.expectStored("Note", count: 400, table: "ZNOTE")
   }
 
-  @Test("mergeChanges refreshes updated objects, drops deleted ones and keeps local changes")
-  func mergeChanges() throws {
-    let stack = try Stack()
+  @Test("mergeChanges refreshes updated objects, drops deleted ones and keeps local changes", arguments: bothStoreTypes)
+  func mergeChanges(type: StoreType) throws {
+    let stack = try Stack(type: type)
     let (keptID, goneID) = try stack.context.performAndWait {
       let kept = Note(context: stack.context)
       kept.title = "kept"
@@ -280,7 +280,7 @@ struct NestedContextTests {
       try stack.context.save()
       return (kept.objectID, gone.objectID)
     }
-    let (_, other) = try stack.reopened()
+    let (_, other) = try stack.reader()
     let kept = try other.performAndWait { try #require(try other.existingObject(with: keptID) as? Note) }
     let gone = try other.performAndWait { try #require(try other.existingObject(with: goneID) as? Note) }
     other.performAndWait { kept.body = "local edit" }
@@ -305,12 +305,13 @@ struct NestedContextTests {
       #expect(other.deletedObjects.contains(gone))
       try other.save()
     }
-    #expect(try rawRows(stack.storeURL, "SELECT ZBODY FROM ZNOTE")[0]["ZBODY"] as String? == "local edit")
+    #expect(try stack.stored("Note", sortedBy: "title") { $0.value(forKey: "body") as? String } == ["local edit"])
+    if let rows = try stack.fileRows("SELECT ZBODY FROM ZNOTE") { #expect(rows[0]["ZBODY"] as String? == "local edit") }
   }
 
-  @Test("automaticallyMergesChangesFromParent brings the parent's saves into the child")
-  func automaticMerging() async throws {
-    let stack = try Stack()
+  @Test("automaticallyMergesChangesFromParent brings the parent's saves into the child", arguments: bothStoreTypes)
+  func automaticMerging(type: StoreType) async throws {
+    let stack = try Stack(type: type)
     let id = try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "before"
@@ -331,9 +332,9 @@ struct NestedContextTests {
     #expect(child.performAndWait { registered.title } == "after")
   }
 
-  @Test("Changes post objects-did-change when pending changes are processed")
-  func objectsDidChange() throws {
-    let stack = try Stack()
+  @Test("Changes post objects-did-change when pending changes are processed", arguments: bothStoreTypes)
+  func objectsDidChange(type: StoreType) throws {
+    let stack = try Stack(type: type)
     let counts = NotificationLog(ManagedObjectContext.objectsDidChangeNotification, object: stack.context) { note in
       (note.userInfo?["inserted"] as? Set<ManagedObject>)?.count ?? -1
     }

@@ -21,7 +21,7 @@ struct SQLTraceTests {
 
   @Test(
     "A save runs one multi-row INSERT for its notes, reserving keys in Z_PRIMARYKEY, inside one transaction",
-    arguments: [StoreType.sqlite, .inMemory])
+    arguments: bothStoreTypes)
   func saveSQL(type: StoreType) throws {
     let log = Locked<[String]>([])
     let context = try tracedContext(log, type: type)
@@ -39,10 +39,10 @@ struct SQLTraceTests {
     #expect(statements.first?.hasPrefix("BEGIN") == true && statements.last == "COMMIT TRANSACTION", "\(statements)")
   }
 
-  @Test("A fetch with a predicate and a sort runs it in SQL, with the arguments bound, not in memory")
-  func fetchSQL() throws {
+  @Test("A fetch with a predicate and a sort runs it in SQL, with the arguments bound, not in memory", arguments: bothStoreTypes)
+  func fetchSQL(type: StoreType) throws {
     let log = Locked<[String]>([])
-    let context = try tracedContext(log)
+    let context = try tracedContext(log, type: type)
     try context.performAndWait {
       Note(context: context).title = "x"
       try context.save()
@@ -63,13 +63,13 @@ struct SQLTraceTests {
     #expect(!sql.contains("'x'"), "arguments are bound, never spliced into the SQL: \(sql)")
   }
 
-  @Test("Two stores keep their traces apart, and a store without one traces nothing")
-  func tracesArePerStore() throws {
+  @Test("Two stores keep their traces apart, and a store without one traces nothing", arguments: bothStoreTypes)
+  func tracesArePerStore(type: StoreType) throws {
     let first = Locked<[String]>([])
     let second = Locked<[String]>([])
-    let contextA = try tracedContext(first)
-    let contextB = try tracedContext(second)
-    let untraced = try Stack()
+    let contextA = try tracedContext(first, type: type)
+    let contextB = try tracedContext(second, type: type)
+    let untraced = try Stack(type: type)
     first.withLock { $0 = [] }
     second.withLock { $0 = [] }
     try contextA.performAndWait {

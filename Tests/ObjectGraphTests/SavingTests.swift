@@ -6,9 +6,17 @@ import Testing
 
 @Suite("Saving", .temporaryFolders)
 struct SavingTests {
-  @Test("Every attribute type survives a save and a reopened file")
-  func roundTripEveryType() throws {
-    let stack = try Stack(model: Models.allTypes())
+  /// The row version of every stored note, as a fresh context reads it.
+  private func storedVersions(_ stack: Stack) throws -> [Int64?] {
+    try stack.stored("Note") { note in
+      _ = note.value(forKey: "title")  // fires the fault, which reads the row with its version
+      return note.snapshot?.version
+    }
+  }
+
+  @Test("Every attribute type survives a save and a read from the store", arguments: bothStoreTypes)
+  func roundTripEveryType(type: StoreType) throws {
+    let stack = try Stack(model: Models.allTypes(), type: type)
     let date = Date(timeIntervalSinceReferenceDate: 123_456.789)
     let uuid = UUID()
     let url = URL(string: "https://example.com/a?b=c")
@@ -29,7 +37,7 @@ struct SavingTests {
       object.setValue(decimal, forKey: "decimal")
       try stack.context.save()
     }
-    let (_, context) = try stack.reopened()
+    let (_, context) = try stack.reader()
     try context.performAndWait {
       let objects = try context.fetch(FetchRequest<ManagedObject>(entityName: "Everything"))
       #expect(objects.count == 1)
@@ -49,23 +57,23 @@ struct SavingTests {
     }
   }
 
-  @Test("Nil values round-trip as nil")
-  func nilRoundTrip() throws {
-    let stack = try Stack(model: Models.allTypes())
+  @Test("Nil values round-trip as nil", arguments: bothStoreTypes)
+  func nilRoundTrip(type: StoreType) throws {
+    let stack = try Stack(model: Models.allTypes(), type: type)
     try stack.context.performAndWait {
       _ = ManagedObject(entity: stack.entity("Everything"), insertInto: stack.context)
       try stack.context.save()
     }
-    let (_, context) = try stack.reopened()
+    let (_, context) = try stack.reader()
     try context.performAndWait {
       let object = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Everything")).first)
       for key in ["string", "int16", "date", "uuid", "decimal", "data"] { #expect(object.value(forKey: key) == nil) }
     }
   }
 
-  @Test("A save gives inserted objects permanent IDs, whose URIs turn back into the same IDs")
-  func temporaryIDsBecomePermanent() throws {
-    let stack = try Stack()
+  @Test("A save gives inserted objects permanent IDs, whose URIs turn back into the same IDs", arguments: bothStoreTypes)
+  func temporaryIDsBecomePermanent(type: StoreType) throws {
+    let stack = try Stack(type: type)
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "A"
@@ -82,57 +90,59 @@ struct SavingTests {
     }
   }
 
-  @Test("Each save bumps the row version Z_OPT")
-  func versionsBump() throws {
-    let stack = try Stack()
+  @Test("Each save bumps the row version Z_OPT", arguments: bothStoreTypes)
+  func versionsBump(type: StoreType) throws {
+    let stack = try Stack(type: type)
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "v1"
       try stack.context.save()
-      #expect(try rawRows(stack.storeURL, "SELECT Z_OPT FROM ZNOTE")[0]["Z_OPT"] as Int64 == 1)
+      #expect(try storedVersions(stack) == [1])
+      if let rows = try stack.fileRows("SELECT Z_OPT FROM ZNOTE") { #expect(rows[0]["Z_OPT"] as Int64 == 1) }
       note.title = "v2"
       try stack.context.save()
-      #expect(try rawRows(stack.storeURL, "SELECT Z_OPT FROM ZNOTE")[0]["Z_OPT"] as Int64 == 2)
+      #expect(try storedVersions(stack) == [2])
+      if let rows = try stack.fileRows("SELECT Z_OPT FROM ZNOTE") { #expect(rows[0]["Z_OPT"] as Int64 == 2) }
     }
   }
 
-  @Test("Nothing reaches the file until save; a save writes everything in one transaction")
-  func nothingUntilSave() throws {
-    let stack = try Stack()
+  @Test("Nothing reaches the store until save; a save writes everything in one transaction", arguments: bothStoreTypes)
+  func nothingUntilSave(type: StoreType) throws {
+    let stack = try Stack(type: type)
     try stack.context.performAndWait {
       for index in 0..<3 {
         let note = Note(context: stack.context)
         note.title = "n\(index)"
       }
-      #expect(try rawRows(stack.storeURL, "SELECT COUNT(*) AS c FROM ZNOTE")[0]["c"] as Int == 0)
+      try stack.expectStored("Note", count: 0, table: "ZNOTE")
       #expect(stack.context.hasChanges)
       try stack.context.save()
       #expect(!stack.context.hasChanges)
-      #expect(try rawRows(stack.storeURL, "SELECT COUNT(*) AS c FROM ZNOTE")[0]["c"] as Int == 3)
+      try stack.expectStored("Note", count: 3, table: "ZNOTE")
     }
   }
 
-  @Test("A missing required value is error 1570 naming entity and key; nothing is written, changes stay")
-  func missingMandatory() throws {
-    let stack = try Stack()
+  @Test("A missing required value is error 1570 naming entity and key; nothing is written, changes stay", arguments: bothStoreTypes)
+  func missingMandatory(type: StoreType) throws {
+    let stack = try Stack(type: type)
     try stack.context.performAndWait {
       let ok = Note(context: stack.context)
       ok.title = "fine"
       let bad = Note(context: stack.context)
       let error = expectCode(.validationMissingMandatoryProperty) { try stack.context.save() }
       #expect(error?.message.contains("Note.title") == true)
-      #expect(try rawRows(stack.storeURL, "SELECT COUNT(*) AS c FROM ZNOTE")[0]["c"] as Int == 0)
+      try stack.expectStored("Note", count: 0, table: "ZNOTE")
       #expect(stack.context.insertedObjects.count == 2)
       #expect(bad.isInserted && ok.objectID.isTemporaryID)
       bad.title = "now fine"
       try stack.context.save()
-      #expect(try rawRows(stack.storeURL, "SELECT COUNT(*) AS c FROM ZNOTE")[0]["c"] as Int == 2)
+      try stack.expectStored("Note", count: 2, table: "ZNOTE")
     }
   }
 
-  @Test("Several validation failures come together as error 1560")
-  func multipleErrors() throws {
-    let stack = try Stack()
+  @Test("Several validation failures come together as error 1560", arguments: bothStoreTypes)
+  func multipleErrors(type: StoreType) throws {
+    let stack = try Stack(type: type)
     stack.context.performAndWait {
       _ = Note(context: stack.context)
       _ = Note(context: stack.context)
@@ -142,9 +152,9 @@ struct SavingTests {
     }
   }
 
-  @Test("Cascade deletes related objects; nullify clears the inverse")
-  func cascadeAndNullify() throws {
-    let stack = try Stack()
+  @Test("Cascade deletes related objects; nullify clears the inverse", arguments: bothStoreTypes)
+  func cascadeAndNullify(type: StoreType) throws {
+    let stack = try Stack(type: type)
     try stack.context.performAndWait {
       let book = Notebook(context: stack.context)
       book.name = "Work"
@@ -164,20 +174,21 @@ struct SavingTests {
       try stack.context.save()
       #expect(book.notes.map(\.title) == ["2"])
       #expect(tag.notes.isEmpty)
-      #expect(try rawRows(stack.storeURL, "SELECT COUNT(*) AS c FROM Z_5TAGS")[0]["c"] as Int == 0)
+      #expect(try stack.stored("Tag") { ($0.value(forKey: "notes") as? Set<ManagedObject>)?.count } == [0])
+      if let rows = try stack.fileRows("SELECT COUNT(*) AS c FROM Z_5TAGS") { #expect(rows[0]["c"] as Int == 0) }
 
       // Cascade: deleting the notebook deletes its notes.
       stack.context.delete(book)
       try stack.context.save()
-      #expect(try rawRows(stack.storeURL, "SELECT COUNT(*) AS c FROM ZNOTE")[0]["c"] as Int == 0)
-      #expect(try rawRows(stack.storeURL, "SELECT COUNT(*) AS c FROM ZNOTEBOOK")[0]["c"] as Int == 0)
-      #expect(try rawRows(stack.storeURL, "SELECT COUNT(*) AS c FROM ZTAG")[0]["c"] as Int == 1)
+      try stack.expectStored("Note", count: 0, table: "ZNOTE")
+      try stack.expectStored("Notebook", count: 0, table: "ZNOTEBOOK")
+      try stack.expectStored("Tag", count: 1, table: "ZTAG")
     }
   }
 
-  @Test("Deny refuses the delete with error 1600 while the relationship holds an object")
-  func denyRule() throws {
-    let stack = try Stack()
+  @Test("Deny refuses the delete with error 1600 while the relationship holds an object", arguments: bothStoreTypes)
+  func denyRule(type: StoreType) throws {
+    let stack = try Stack(type: type)
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "locked"
@@ -187,19 +198,19 @@ struct SavingTests {
       stack.context.delete(note)
       let error = expectCode(.validationRelationshipDeniedDelete) { try stack.context.save() }
       #expect(error?.message.contains("lock") == true)
-      #expect(try rawRows(stack.storeURL, "SELECT COUNT(*) AS c FROM ZNOTE")[0]["c"] as Int == 1)
+      try stack.expectStored("Note", count: 1, table: "ZNOTE")
       // Removing the lock first makes the delete legal.
       stack.context.rollback()
       stack.context.delete(lock)
       stack.context.delete(note)
       try stack.context.save()
-      #expect(try rawRows(stack.storeURL, "SELECT COUNT(*) AS c FROM ZNOTE")[0]["c"] as Int == 0)
+      try stack.expectStored("Note", count: 0, table: "ZNOTE")
     }
   }
 
-  @Test("A save conflicting with another coordinator's save is error 133020 listing the object and keys")
-  func optimisticLocking() throws {
-    let stack = try Stack()
+  @Test("A save conflicting with another coordinator's save is error 133020 listing the object and keys", arguments: bothStoreTypes)
+  func optimisticLocking(type: StoreType) throws {
+    let stack = try Stack(type: type)
     // Keep the object alive: the context holds unchanged objects weakly, as Core Data does.
     let kept = try stack.context.performAndWait {
       let note = Note(context: stack.context)
@@ -208,7 +219,7 @@ struct SavingTests {
       return note
     }
     let id = kept.objectID
-    let (_, other) = try stack.reopened()
+    let (_, other) = try stack.reader()
     try other.performAndWait {
       let note = try #require(try other.existingObject(with: id) as? Note)
       note.title = "theirs"
@@ -223,21 +234,26 @@ struct SavingTests {
       #expect(error?.conflicts.first?.conflictingKeys == ["body"])
       #expect(error?.conflicts.first?.newVersion == 2)
       #expect(note.hasChanges)
-      #expect(try rawRows(stack.storeURL, "SELECT ZBODY FROM ZNOTE")[0]["ZBODY"] as String? == nil)
+      #expect(try stack.stored("Note") { $0.value(forKey: "body") as? String } == [nil])
+      if let rows = try stack.fileRows("SELECT ZBODY FROM ZNOTE") { #expect(rows[0]["ZBODY"] as String? == nil) }
 
       // Per-property object trump: our body and their title both survive.
       stack.context.mergePolicy = .mergeByPropertyObjectTrump
       try stack.context.save()
-      let row = try rawRows(stack.storeURL, "SELECT ZTITLE, ZBODY, Z_OPT FROM ZNOTE")[0]
-      #expect(row["ZTITLE"] as String? == "theirs")
-      #expect(row["ZBODY"] as String? == "mine")
-      #expect(row["Z_OPT"] as Int64 == 3)
+      #expect(
+        try stack.stored("Note") { [$0.value(forKey: "title") as? String, $0.value(forKey: "body") as? String] } == [["theirs", "mine"]])
+      #expect(try storedVersions(stack) == [3])
+      if let row = try stack.fileRows("SELECT ZTITLE, ZBODY, Z_OPT FROM ZNOTE")?[0] {
+        #expect(row["ZTITLE"] as String? == "theirs")
+        #expect(row["ZBODY"] as String? == "mine")
+        #expect(row["Z_OPT"] as Int64 == 3)
+      }
     }
   }
 
-  @Test("Store trump keeps the store's value for a property both sides changed")
-  func storeTrump() throws {
-    let stack = try Stack()
+  @Test("Store trump keeps the store's value for a property both sides changed", arguments: bothStoreTypes)
+  func storeTrump(type: StoreType) throws {
+    let stack = try Stack(type: type)
     // Keep the object alive: the context holds unchanged objects weakly, as Core Data does.
     let kept = try stack.context.performAndWait {
       let note = Note(context: stack.context)
@@ -246,7 +262,7 @@ struct SavingTests {
       return note
     }
     let id = kept.objectID
-    let (_, other) = try stack.reopened()
+    let (_, other) = try stack.reader()
     try other.performAndWait {
       let note = try #require(try other.existingObject(with: id) as? Note)
       note.title = "theirs"
@@ -259,15 +275,18 @@ struct SavingTests {
       note.body = "body"
       try stack.context.save()
       #expect(note.title == "theirs")
-      let row = try rawRows(stack.storeURL, "SELECT ZTITLE, ZBODY FROM ZNOTE")[0]
-      #expect(row["ZTITLE"] as String? == "theirs")
-      #expect(row["ZBODY"] as String? == "body")
+      #expect(
+        try stack.stored("Note") { [$0.value(forKey: "title") as? String, $0.value(forKey: "body") as? String] } == [["theirs", "body"]])
+      if let row = try stack.fileRows("SELECT ZTITLE, ZBODY FROM ZNOTE")?[0] {
+        #expect(row["ZTITLE"] as String? == "theirs")
+        #expect(row["ZBODY"] as String? == "body")
+      }
     }
   }
 
-  @Test("Many-to-many and to-one relationships persist, and faults fill on first access")
-  func relationshipsPersist() throws {
-    let stack = try Stack()
+  @Test("Many-to-many and to-one relationships persist, and faults fill on first access", arguments: bothStoreTypes)
+  func relationshipsPersist(type: StoreType) throws {
+    let stack = try Stack(type: type)
     try stack.context.performAndWait {
       let book = Notebook(context: stack.context)
       book.name = "Home"
@@ -284,7 +303,7 @@ struct SavingTests {
       }
       try stack.context.save()
     }
-    let (_, context) = try stack.reopened()
+    let (_, context) = try stack.reader()
     try context.performAndWait {
       let request = FetchRequest<Notebook>(entityName: "Notebook")
       let book = try #require(try context.fetch(request).first)
@@ -301,9 +320,9 @@ struct SavingTests {
     }
   }
 
-  @Test("Inverses stay in step when either side changes")
-  func inverses() throws {
-    let stack = try Stack()
+  @Test("Inverses stay in step when either side changes", arguments: bothStoreTypes)
+  func inverses(type: StoreType) throws {
+    let stack = try Stack(type: type)
     stack.context.performAndWait {
       let a = Notebook(context: stack.context)
       let b = Notebook(context: stack.context)
@@ -321,9 +340,9 @@ struct SavingTests {
     }
   }
 
-  @Test("changedValues and committedValues")
-  func changedAndCommitted() throws {
-    let stack = try Stack()
+  @Test("changedValues and committedValues", arguments: bothStoreTypes)
+  func changedAndCommitted(type: StoreType) throws {
+    let stack = try Stack(type: type)
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "first"
@@ -337,9 +356,9 @@ struct SavingTests {
     }
   }
 
-  @Test("rollback undoes inserts, updates and deletes")
-  func rollback() throws {
-    let stack = try Stack()
+  @Test("rollback undoes inserts, updates and deletes", arguments: bothStoreTypes)
+  func rollback(type: StoreType) throws {
+    let stack = try Stack(type: type)
     try stack.context.performAndWait {
       let kept = Note(context: stack.context)
       kept.title = "kept"
@@ -358,9 +377,9 @@ struct SavingTests {
     }
   }
 
-  @Test("refresh turns an object back into a fault and drops its changes; reset forgets every object")
-  func refreshAndReset() throws {
-    let stack = try Stack()
+  @Test("refresh turns an object back into a fault and drops its changes; reset forgets every object", arguments: bothStoreTypes)
+  func refreshAndReset(type: StoreType) throws {
+    let stack = try Stack(type: type)
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "stored"
@@ -376,9 +395,9 @@ struct SavingTests {
     }
   }
 
-  @Test("Subentities share their root's table and are fetched through the abstract parent")
-  func inheritance() throws {
-    let stack = try Stack()
+  @Test("Subentities share their root's table and are fetched through the abstract parent", arguments: bothStoreTypes)
+  func inheritance(type: StoreType) throws {
+    let stack = try Stack(type: type)
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "with files"
@@ -390,9 +409,9 @@ struct SavingTests {
       file.setValue("/a", forKey: "path")
       file.setValue(note, forKey: "note")
       try stack.context.save()
-      #expect(try rawRows(stack.storeURL, "SELECT COUNT(*) AS c FROM ZATTACHMENT")[0]["c"] as Int == 2)
+      try stack.expectStored("Attachment", count: 2, table: "ZATTACHMENT")
     }
-    let (_, context) = try stack.reopened()
+    let (_, context) = try stack.reader()
     try context.performAndWait {
       let all = try context.fetch(FetchRequest<ManagedObject>(entityName: "Attachment"))
       #expect(Set(all.map(\.entity.name)) == ["ImageAttachment", "FileAttachment"])

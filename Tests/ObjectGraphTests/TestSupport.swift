@@ -86,9 +86,13 @@ enum Models {
   }
 }
 
+/// Both store types, for the tests whose behaviour must not depend on whether the store is a file.
+let bothStoreTypes: [StoreType] = [.sqlite, .inMemory]
+
 /// A coordinator with one store and a private context, for tests. Its store sits in a new
 /// ``TemporaryFolder`` (unless one is given), so a test that makes one carries `.temporaryFolders`.
 struct Stack {
+  let type: StoreType
   let folder: TemporaryFolder
   let model: ManagedObjectModel
   let coordinator: PersistentStoreCoordinator
@@ -96,6 +100,7 @@ struct Stack {
   let storeURL: URL
 
   init(model: ManagedObjectModel? = nil, type: StoreType = .sqlite, folder: TemporaryFolder? = nil) throws {
+    self.type = type
     self.folder = try folder ?? TemporaryFolder()
     self.model = try model ?? Models.notes()
     storeURL = self.folder.appending("Store.sqlite")
@@ -112,6 +117,62 @@ struct Stack {
     let context = ManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
     return (coordinator, context)
+  }
+
+  /// A new context on this stack's coordinator. It has no objects of its own, so what it fetches or counts
+  /// comes from the store, not from another context's memory.
+  func freshContext() -> ManagedObjectContext {
+    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    context.persistentStoreCoordinator = coordinator
+    return context
+  }
+
+  /// A second context that knows only what reached the store: for a SQLite store, on a second coordinator
+  /// over the same file (``reopened()``); for an in-memory store, which has no file to open again, a
+  /// ``freshContext()`` on the same coordinator.
+  func reader() throws -> (PersistentStoreCoordinator, ManagedObjectContext) {
+    type == .sqlite ? try reopened() : (coordinator, freshContext())
+  }
+
+  /// How many objects of `entityName` (subentities included) the store holds, counted by a fresh context.
+  func storedCount(_ entityName: String) throws -> Int {
+    let context = freshContext()
+    return try context.performAndWait { try context.count(for: FetchRequest<ManagedObject>(entityName: entityName)) }
+  }
+
+  /// `read` applied to every object of `entityName` the store holds, as a fresh context fetches them,
+  /// sorted by `sortKey` (a fetch's own order without one).
+  func stored<Value: Sendable>(
+    _ entityName: String, sortedBy sortKey: String? = nil, _ read: (ManagedObject) throws -> Value
+  ) throws -> [Value] {
+    let context = freshContext()
+    return try context.performAndWait {
+      let request = FetchRequest<ManagedObject>(entityName: entityName)
+      request.sortDescriptors = sortKey.map { [FetchSortDescriptor(key: $0)] } ?? []
+      return try context.fetch(request).map(read)
+    }
+  }
+
+  /// `read` applied to every object of `entityName` the store holds, in primary-key order (the order the
+  /// rows were written in), as a fresh context fetches them.
+  func storedInKeyOrder<Value: Sendable>(_ entityName: String, _ read: (ManagedObject) throws -> Value) throws -> [Value] {
+    try stored(entityName) { (key: $0.objectID.primaryKey ?? 0, value: try read($0)) }.sorted { $0.key < $1.key }.map(\.value)
+  }
+
+  /// Checks that the store holds `count` objects of `entityName`, counted by a fresh context; for a SQLite
+  /// store, also that the file's `table` holds `count` rows.
+  func expectStored(
+    _ entityName: String, count: Int, table: String, sourceLocation: SourceLocation = #_sourceLocation
+  ) throws {
+    #expect(try storedCount(entityName) == count, "\(type)", sourceLocation: sourceLocation)
+    if type == .sqlite {
+      #expect(try rawRows(storeURL, "SELECT COUNT(*) AS c FROM \(table)")[0]["c"] as Int == count, sourceLocation: sourceLocation)
+    }
+  }
+
+  /// `rawRows(storeURL, sql)` for a SQLite store (what reached the file); nil for an in-memory store.
+  func fileRows(_ sql: String) throws -> [Row]? {
+    type == .sqlite ? try rawRows(storeURL, sql) : nil
   }
 
   func entity(_ name: String) -> EntityDescription {
