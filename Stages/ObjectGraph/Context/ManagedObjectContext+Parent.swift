@@ -23,7 +23,7 @@ extension ManagedObjectContext: ObjectStore {
       // The child names objects by its own IDs, which may be temporary IDs this context has since
       // replaced with permanent ones: translate them, as a child's save is translated.
       request.predicate = plan.predicate.map { node in
-        FetchPredicate(node: node.namesObjectIDs && !confined.aliases.isEmpty ? node.mappingObjectIDs(resolve) : node)
+        FetchPredicate(node: confined.aliases.isEmpty ? node : node.mappingObjectIDs(resolve))
       }
       request.sortDescriptors = plan.sortDescriptors
       request.fetchLimit = plan.fetchLimit

@@ -19,16 +19,6 @@ extension PredicateNode {
       return .comparison(comparison)
     }
   }
-
-  /// Whether the predicate names any object ID (most do not, and need no translation).
-  var namesObjectIDs: Bool {
-    switch self {
-    case .constant: false
-    case .not(let node): node.namesObjectIDs
-    case .and(let nodes), .or(let nodes): nodes.contains { $0.namesObjectIDs }
-    case .comparison(let comparison): comparison.lhs.namesObjectIDs || comparison.rhs.namesObjectIDs
-    }
-  }
 }
 
 extension PredicateExpression {
@@ -39,14 +29,6 @@ extension PredicateExpression {
     case .aggregate(let items): .aggregate(items.map { $0.mappingObjectIDs(transform) })
     }
   }
-
-  fileprivate var namesObjectIDs: Bool {
-    switch self {
-    case .keyPath: false
-    case .constant(let value): value.namesObjectIDs
-    case .aggregate(let items): items.contains { $0.namesObjectIDs }
-    }
-  }
 }
 
 extension PredicateValue {
@@ -55,14 +37,6 @@ extension PredicateValue {
     case .objectID(let id): .objectID(transform(id))
     case .collection(let items): .collection(items.map { $0.mappingObjectIDs(transform) })
     default: self
-    }
-  }
-
-  fileprivate var namesObjectIDs: Bool {
-    switch self {
-    case .objectID: true
-    case .collection(let items): items.contains { $0.namesObjectIDs }
-    default: false
     }
   }
 }
