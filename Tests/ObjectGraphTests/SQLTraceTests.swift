@@ -86,4 +86,23 @@ struct SQLTraceTests {
     #expect(second.withLock { $0 }.contains { $0.contains("COUNT") })
     #expect(!first.withLock { $0 }.contains { $0.contains("COUNT") })
   }
+
+  @Test("obtainPermanentIDs for several objects reserves their keys in one transaction, one block per table", arguments: bothStoreTypes)
+  func obtainPermanentIDsInOneTransaction(type: StoreType) throws {
+    let log = Locked<[String]>([])
+    let context = try tracedContext(log, type: type)
+    let ids = try context.performAndWait {
+      let objects: [ManagedObject] =
+        (0..<3).map { _ in Note(context: context) as ManagedObject } + (0..<2).map { _ in Tag(context: context) as ManagedObject }
+      log.withLock { $0 = [] }
+      try context.obtainPermanentIDs(for: objects)
+      return objects.map(\.objectID)
+    }
+    let statements = log.withLock { $0 }
+    #expect(statements.filter { $0.hasPrefix("BEGIN") }.count == 1, "\(statements)")
+    #expect(statements.filter { $0.hasPrefix("UPDATE Z_PRIMARYKEY") }.count == 2, "one block per table: \(statements)")
+    #expect(ids.allSatisfy { !$0.isTemporaryID })
+    #expect(ids.prefix(3).map(\.primaryKey) == [1, 2, 3])
+    #expect(ids.suffix(2).map(\.primaryKey) == [1, 2])
+  }
 }

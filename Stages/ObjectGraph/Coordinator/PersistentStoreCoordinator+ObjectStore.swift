@@ -118,13 +118,23 @@ extension PersistentStoreCoordinator: ObjectStore {
     }
   }
 
-  /// Gives permanent IDs to objects not yet saved, reserving their primary keys in the store.
+  /// Gives permanent IDs to objects not yet saved, reserving their primary keys in the store that will
+  /// hold each: one transaction per store.
   func obtainPermanentIDs(for objects: [(id: ManagedObjectID, entity: EntityDescription)]) throws -> [ManagedObjectID] {
     try serialized {
-      var result: [ManagedObjectID] = []
-      for (_, entity) in objects {
-        let store = try store(forInserting: entity)
-        result.append(try store.reservePrimaryKey(for: entity))
+      var result = objects.map(\.id)
+      var byStore: [(store: PersistentStore, positions: [Int])] = []
+      for (position, object) in objects.enumerated() {
+        let store = try store(forInserting: object.entity)
+        if let index = byStore.firstIndex(where: { $0.store === store }) {
+          byStore[index].positions.append(position)
+        } else {
+          byStore.append((store, [position]))
+        }
+      }
+      for (store, positions) in byStore {
+        let ids = try store.reservePermanentIDs(for: positions.map { objects[$0].entity })
+        for (position, id) in zip(positions, ids) { result[position] = id }
       }
       return result
     }

@@ -75,26 +75,19 @@ private final class SaveTransaction {
   /// Step 1: a permanent ID for every inserted object, reserved per root table in one statement pair.
   private func reservePrimaryKeys() throws {
     let inserts = request.inserts
-    var byRoot: [Int64: [Int]] = [:]
-    var lastEntity: (entity: EntityDescription, root: Int64)?
+    var pending: [Int] = []
     for (index, insert) in inserts.enumerated() {
       if let reserved = insert.temporaryID.primaryKey {
         // Already given a permanent ID by obtainPermanentIDs(for:): its key is reserved.
         primaryKeys[index] = reserved
-        continue
+      } else {
+        pending.append(index)
       }
-      if lastEntity?.entity !== insert.entity {
-        lastEntity = (insert.entity, try store.schema.mapping(for: insert.entity).rootNumber)
-      }
-      byRoot[lastEntity?.root ?? 0, default: []].append(index)
     }
-    for (rootNumber, indexes) in byRoot.sorted(by: { $0.key < $1.key }) {
-      let first = try store.reservePrimaryKeys(indexes.count, rootNumber: rootNumber, db: db)
-      for (offset, index) in indexes.enumerated() {
-        let primaryKey = first + Int64(offset)
-        primaryKeys[index] = primaryKey
-        result.insertedIDs[index] = store.makeID(entity: inserts[index].entity, table: rootNumber, primaryKey: primaryKey)
-      }
+    let ids = try store.reservePermanentIDs(for: pending.lazy.map { inserts[$0].entity }, db: db)
+    for (index, id) in zip(pending, ids) {
+      primaryKeys[index] = id.primaryKey ?? 0
+      result.insertedIDs[index] = id
     }
   }
 
