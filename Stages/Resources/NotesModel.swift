@@ -4,6 +4,11 @@ import ObjectGraph
 /// The tutorial's data model, `DataModel.xcdatamodeld`: notebooks holding notes (deleting a notebook
 /// deletes its notes), notes with tags (many-to-many), a required title, an optional body, dates.
 ///
+/// It has two versions. `DataModel` (version 1) is the model of stages 1 and 2 as first written;
+/// `DataModel 2` (current) adds attachments, a word count and a fetch index, and renames `updatedAt`
+/// to `modifiedAt` through a renaming identifier: changes Core Data can infer, so a version 1 store
+/// is migrated when a stage opens it (stage 3 teaches how).
+///
 /// Every stage loads it by name from ``bundle``, as an iOS app loads its model from the main bundle:
 ///
 /// ```swift
@@ -31,12 +36,14 @@ import ObjectGraph
 public enum NotesModel {
   /// The bundle that carries `DataModel.xcdatamodeld` (SwiftPM's resource bundle for this target).
   ///
-  /// The first time it is asked for, it registers ``Note``, ``Notebook`` and ``Tag`` by class name,
-  /// so the model's entities are made as those classes (the type's documentation says why here).
+  /// The first time it is asked for, it registers ``Note``, ``Notebook``, ``Tag`` and ``Attachment``
+  /// by class name, so the model's entities are made as those classes (the type's documentation
+  /// says why here).
   public static let bundle: Bundle = {
     ManagedObjectModel.register(Note.self)
     ManagedObjectModel.register(Notebook.self)
     ManagedObjectModel.register(Tag.self)
+    ManagedObjectModel.register(Attachment.self)
     return .module
   }()
 
@@ -52,14 +59,29 @@ public final class Note: ManagedObject {
   @Managed public var body: String?
   /// When the note was made (required).
   @Managed public var createdAt: Date?
-  /// When the note was last changed.
-  @Managed public var updatedAt: Date?
+  /// When the note was last changed (version 2 renamed it from `updatedAt`, with the renaming identifier
+  /// `updatedAt`, so a version 1 store keeps its values).
+  @Managed public var modifiedAt: Date?
+  /// How many words the note has (version 2; required, default 0).
+  @Managed public var wordCount: Int32
   /// Whether the note is pinned to the top.
   @Managed public var isPinned: Bool
   /// The notebook holding the note.
   @Managed public var notebook: Notebook?
   /// The note's tags.
   @Managed public var tags: Set<Tag>
+  /// Files attached to the note (version 2; deleting a note deletes its attachments).
+  @Managed public var attachments: Set<Attachment>
+}
+
+/// A file attached to a note (new in version 2 of the model).
+public final class Attachment: ManagedObject {
+  /// The file's name.
+  @Managed public var fileName: String
+  /// The file's size in bytes.
+  @Managed public var byteCount: Int64
+  /// The note the file is attached to.
+  @Managed public var note: Note?
 }
 
 /// A notebook: a name and its notes (deleting a notebook deletes its notes).

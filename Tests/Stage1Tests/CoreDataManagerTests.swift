@@ -31,7 +31,7 @@ struct CoreDataManagerTests {
 
     let model = try #require(try manager.mainContext.persistentStoreCoordinator?.managedObjectModel)
 
-    #expect(Set(model.entitiesByName.keys) == ["Note", "Notebook", "Tag"])
+    #expect(Set(model.entitiesByName.keys) == ["Attachment", "Note", "Notebook", "Tag"])
     #expect(model.entitiesByName["Note"]?.relationshipsByName["tags"]?.isToMany == true)
   }
 

@@ -31,13 +31,30 @@ public struct StoreOptions: Sendable {
   /// try coordinator.addPersistentStore(type: .sqlite, at: storeURL, options: options)
   /// ```
   public var sqlTrace: (@Sendable (String) -> Void)?
+  /// Models a store may have been made with, searched (before the versions next to the current model's
+  /// file and the model kept in the store itself) when the store needs a migration. An ObjectGraph
+  /// addition: Core Data searches the app's bundles for them.
+  public var migrationSourceModels: [ManagedObjectModel]
+  /// Called as a migration advances, on the thread that migrates, with ``MigrationProgress`` from 0 to
+  /// 1; never called when the store needs no migration. An ObjectGraph addition (Core Data reports the
+  /// progress of a migration only through its migration manager).
+  ///
+  /// ```swift
+  /// let options = StoreOptions(migrationProgress: { progress in
+  ///   DispatchQueue.main.async { bar.fraction = progress.fractionCompleted }
+  /// })
+  /// ```
+  public var migrationProgress: (@Sendable (MigrationProgress) -> Void)?
 
   /// Makes store options; the defaults are the ones a Core Data stack normally sets.
   public init(
     migratePersistentStoresAutomatically: Bool = true, inferMappingModelAutomatically: Bool = true,
-    sqlitePragmas: [String: String] = [:], readOnly: Bool = false, sqlTrace: (@Sendable (String) -> Void)? = nil
+    sqlitePragmas: [String: String] = [:], readOnly: Bool = false, sqlTrace: (@Sendable (String) -> Void)? = nil,
+    migrationSourceModels: [ManagedObjectModel] = [], migrationProgress: (@Sendable (MigrationProgress) -> Void)? = nil
   ) {
     self.sqlTrace = sqlTrace
+    self.migrationSourceModels = migrationSourceModels
+    self.migrationProgress = migrationProgress
     self.migratePersistentStoresAutomatically = migratePersistentStoresAutomatically
     self.inferMappingModelAutomatically = inferMappingModelAutomatically
     self.sqlitePragmas = sqlitePragmas

@@ -54,8 +54,13 @@ public struct ObjectGraphError: Error, Sendable, CustomStringConvertible {
     public static let persistentStoreOpen = Code(rawValue: 134080)
     /// 134100: the store was made with a different model; migrate it or use the matching model.
     public static let persistentStoreIncompatibleVersionHash = Code(rawValue: 134100)
+    /// 134110: a migration was started and failed (Core Data's `NSMigrationError`); the store was left as it was.
+    public static let migration = Code(rawValue: 134110)
     /// 134130: a migration was needed but no model matching the store was found.
     public static let migrationMissingSourceModel = Code(rawValue: 134130)
+    /// 134140: a migration is needed but no mapping model is available: inference is off, or the change is
+    /// one that cannot be inferred (Core Data's `NSMigrationMissingMappingModelError`).
+    public static let migrationMissingMappingModel = Code(rawValue: 134140)
     /// 134190: a migration is needed and no mapping can be inferred (Core Data's `NSInferredMappingModelError`).
     public static let inferredMappingModel = Code(rawValue: 134190)
 
