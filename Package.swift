@@ -12,6 +12,7 @@ let package = Package(
     .executable(name: "stage1-demo", targets: ["Stage1Demo"]),
     .library(name: "Stage2", targets: ["Stage2"]),
     .executable(name: "stage2-demo", targets: ["Stage2Demo"]),
+    .library(name: "Stage3", targets: ["Stage3"]),
     .executable(name: "workshop", targets: ["Workshop"]),
     // The demos' 60 Hz "UI", stall report and options, a product so that the benchmarks share it.
     .library(name: "DemoSupport", targets: ["DemoSupport"]),
@@ -75,6 +76,13 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       path: "Stages/Stage2-PrivateParent/Demo"
+    ),
+    // Stage 3: the same two contexts at once, the store added (and migrated) in the background, a callback.
+    .target(
+      name: "Stage3",
+      dependencies: ["ObjectGraph", "NotesModel"],
+      path: "Stages/Stage3-AsyncLoading",
+      exclude: ["Demo"]
     ),
     // The workshop's front door.
     .executableTarget(
