@@ -112,6 +112,11 @@ let package = Package(
       path: "Tests/Stage2Tests"
     ),
     .testTarget(
+      name: "Stage3Tests",
+      dependencies: ["Stage3", "NotesModel", "ObjectGraph", "TestSupport"],
+      path: "Tests/Stage3Tests"
+    ),
+    .testTarget(
       name: "TestSupportTests",
       dependencies: ["TestSupport"],
       path: "Tests/TestSupportTests"
