@@ -13,6 +13,7 @@ let package = Package(
     .library(name: "Stage2", targets: ["Stage2"]),
     .executable(name: "stage2-demo", targets: ["Stage2Demo"]),
     .library(name: "Stage3", targets: ["Stage3"]),
+    .executable(name: "stage3-demo", targets: ["Stage3Demo"]),
     .executable(name: "workshop", targets: ["Workshop"]),
     // The demos' 60 Hz "UI", stall report and options, a product so that the benchmarks share it.
     .library(name: "DemoSupport", targets: ["DemoSupport"]),
@@ -83,6 +84,14 @@ let package = Package(
       dependencies: ["ObjectGraph", "NotesModel"],
       path: "Stages/Stage3-AsyncLoading",
       exclude: ["Demo"]
+    ),
+    .executableTarget(
+      name: "Stage3Demo",
+      dependencies: [
+        "Stage3", "Stage2", "NotesModel", "ObjectGraph", "DemoSupport",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
+      path: "Stages/Stage3-AsyncLoading/Demo"
     ),
     // The workshop's front door.
     .executableTarget(
