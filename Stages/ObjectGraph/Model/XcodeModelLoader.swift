@@ -18,8 +18,9 @@ extension ManagedObjectModel {
   /// delete rules, ordering and counts, renaming identifiers (Xcode's `elementID`), version hash modifiers,
   /// user info, uniqueness constraints, fetched properties, fetch request templates, configurations and the
   /// model version identifier. What the engine does not run (transformable, composite and derived attributes,
-  /// fetched properties, templates) loads as a description and is refused only when used. Diagram layout and
-  /// fetch indexes are ignored. The model's ``sourceURL`` is `url`.
+  /// fetched properties, templates) loads as a description and is refused only when used. Fetch indexes
+  /// (`<fetchIndex>`, and the legacy `indexed="YES"` attribute flag) load into ``EntityDescription/indexes``.
+  /// Diagram layout and the older `<compoundIndexes>` are ignored. The model's ``sourceURL`` is `url`.
   ///
   /// Default values are read as Core Data reads them, also when Xcode kept text that is not in the type's canonical
   /// form (a Boolean default `1`, an Integer 16 default `0.0`, a UUID default that is not a UUID): each such value
