@@ -15,14 +15,18 @@ extension XcodeModelLoader {
 
   /// Turns the XML tree of one `contents` file into descriptions, throwing errors that name the file and line.
   struct ModelReader {
-    let file: URL
+    /// Where the XML came from, as error messages name it.
+    let source: ModelSource
     /// The lenient readings so far.
     var warnings: [ModelLoadWarning] = []
 
+    init(source: ModelSource) { self.source = source }
+
+    init(file: URL) { self.init(source: .file(file)) }
+
     func failure(_ element: ModelNode?, _ what: String, _ fix: String) -> ObjectGraphError {
       let place = element.map { " (line \($0.line))" } ?? ""
-      return ObjectGraphError(
-        .modelInvalid, "In the Xcode model file '\(file.path)'\(place): \(what). \(fix)", url: file)
+      return ObjectGraphError(.modelInvalid, "In \(source.name)\(place): \(what). \(fix)", url: source.url)
     }
 
     func required(_ element: ModelNode, _ attribute: String, of what: String) throws -> String {
@@ -52,6 +56,10 @@ extension XcodeModelLoader {
           if let parentName = child["parentEntity"], !parentName.isEmpty {
             parents.append((entity, parentName, child))
           }
+        case "versionIdentifier":
+          // ObjectGraph's own: the further identifiers of a model with several, which Xcode's single
+          // userDefinedModelVersionIdentifier cannot hold (written by XcodeModelWriter).
+          parsed.versionIdentifiers.insert(child["value"] ?? "")
         case "fetchRequest":
           parsed.fetchRequestTemplates.append(
             FetchRequestTemplate(
@@ -292,6 +300,9 @@ extension XcodeModelLoader {
       _ element: ModelNode, type: AttributeType, entity: String, attribute: String, _ written: String,
       _ value: (any Sendable)?, _ rule: String
     ) {
+      // XML that is not a file (a model kept in a store) is written by ObjectGraph in canonical form; a warning
+      // names a file, so there is none to give for it.
+      guard let file = source.url else { return }
       warnings.append(
         ModelLoadWarning(
           file: file, line: element.line, entity: entity, property: attribute, attributeType: type.xcodeName,

@@ -63,6 +63,32 @@ extension ManagedObjectModel {
     }
   }
 
+  /// Makes a model from the XML of a `contents` file held in memory, such as
+  /// ``XcodeModelWriter/contents(of:)`` writes (a store keeps the model it was made with this way).
+  ///
+  /// The XML is read as a `contents` file is; the model has no ``sourceURL`` and no ``loadWarnings`` (a warning
+  /// names a file; the writer writes every default in canonical form).
+  /// - Parameters:
+  ///   - data: the XML.
+  ///   - origin: where the data came from, as error messages name it, starting in lower case: "the model kept
+  ///     in store X".
+  /// - Throws: ``ObjectGraphError/Code/modelInvalid`` naming `origin`, when the data is not well-formed XML, not
+  ///   an Xcode model, or describes an inconsistent model.
+  static func fromXcodeContents(_ data: Data, origin: String) throws -> ManagedObjectModel {
+    let source = XcodeModelLoader.ModelSource(
+      name: origin, url: nil, remedy: "The model data is damaged; it cannot be read.")
+    let root = try XcodeModelLoader.XMLTree.parse(data, source: source)
+    var reader = XcodeModelLoader.ModelReader(source: source)
+    let parsed = try reader.read(root)
+    do {
+      return try ManagedObjectModel(
+        entities: parsed.entities, versionIdentifiers: parsed.versionIdentifiers,
+        configurations: parsed.configurations, fetchRequestTemplates: parsed.fetchRequestTemplates, sourceURL: nil)
+    } catch let error as ObjectGraphError {
+      throw ObjectGraphError(.modelInvalid, "\(source.sentenceName) is inconsistent: \(error.message)")
+    }
+  }
+
   /// Reads one version's `contents` file and makes the model, naming the file in any error.
   private convenience init(xcodeVersion version: XcodeModelLoader.Version, sourceURL: URL) throws {
     let parsed = try XcodeModelLoader.readModel(version)
