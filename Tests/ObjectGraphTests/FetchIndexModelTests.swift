@@ -106,13 +106,15 @@ struct FetchIndexModelTests {
           <attribute name="remoteID" optional="YES" attributeType="String" indexed="YES"/>
           <attribute name="date" optional="YES" attributeType="Date" indexed="YES"/>
           <attribute name="plain" optional="YES" attributeType="String" indexed="NO"/>
+          <attribute name="scratch" optional="YES" transient="YES" attributeType="String" indexed="YES"/>
           <fetchIndex name="byDateIndex">
               <fetchIndexElement property="date" type="Binary" order="descending"/>
           </fetchIndex>
       </entity>
       """)
     let e = try Self.entity("E", in: model)
-    // Written indexes come first; a legacy flag whose index name is already written is not added twice.
+    // Written indexes come first; a legacy flag whose index name is already written is not added twice, and the
+    // flag on a transient attribute (which has no column) is not read.
     #expect(
       e.indexes == [
         FetchIndexDescription(

@@ -269,6 +269,15 @@ struct XcodeModelWriterTests {
     #expect(XcodeModelWriter.escaped(odd) == "a&lt;b &amp; &quot;c&quot; &apos;d&apos; &gt; e")
   }
 
+  @Test("text XML cannot hold (a control character) does not read back as something else: modelInvalid")
+  func unwritableCharacter() throws {
+    let entity = EntityDescription(
+      name: "E", properties: [.attribute(AttributeDescription(name: "a", type: .string, defaultValue: "x\u{1}y"))])
+    let data = XcodeModelWriter.contents(of: try ManagedObjectModel(entities: [entity]))
+    let error = expectCode(.modelInvalid) { _ = try ManagedObjectModel.fromXcodeContents(data, origin: "the test model") }
+    #expect(error?.message.contains("is not well-formed XML") == true, "\(error?.message ?? "")")
+  }
+
   @Test("the written file has Xcode's shape")
   func shape() throws {
     let model = try ManagedObjectModel.versions(in: FetchIndexModelTests.tutorialModelURL())[1].model

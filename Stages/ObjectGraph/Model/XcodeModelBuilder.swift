@@ -117,7 +117,11 @@ extension XcodeModelLoader {
         case "attribute":
           let attribute = try readAttribute(child, entity: name)
           properties.append(.attribute(attribute))
-          if child.flag("indexed") { legacyIndexes.append(Self.legacyIndex(on: attribute.name)) }
+          // A transient attribute has no column, so its legacy flag asks for nothing; the flag on a relationship is
+          // not read either (a store indexes its to-one foreign keys of its own accord).
+          if child.flag("indexed") && !attribute.isTransient {
+            legacyIndexes.append(Self.legacyIndex(on: attribute.name))
+          }
         case "fetchIndex":
           indexes.append(try readFetchIndex(child, entity: name))
         case "relationship":

@@ -17,7 +17,9 @@ import Foundation
 /// Data default value (Xcode has no default for that type), a NaN default, and counts on a to-one relationship
 /// (Xcode writes `maxCount="1"` there, which the loader ignores). Several version identifiers, which Xcode's single
 /// `userDefinedModelVersionIdentifier` cannot hold, are also written as ObjectGraph's own `<versionIdentifier>`
-/// elements, which the loader reads and Xcode would ignore.
+/// elements, which the loader reads and Xcode would ignore. Text holding a character XML 1.0 cannot hold (a
+/// control character other than tab, line feed and carriage return, or U+FFFE/U+FFFF) is written as it is, and
+/// reading it back fails with ``ObjectGraphError/Code/modelInvalid``, not with a silently different model.
 enum XcodeModelWriter {
   /// The `contents` file of `model`, as UTF-8 XML.
   static func contents(of model: ManagedObjectModel) -> Data {
