@@ -16,7 +16,7 @@ import Synchronization
 /// main queue: the app froze. Now the app shows a placeholder and builds its real screen in the callback.
 ///
 /// **Leaves** big imports inserting on the main queue, and the stack reached by whoever holds the
-/// controller (stage 4: workers and injection).
+/// controller (stage 4: workers and injection). The whole story: `Docs/03-async-loading.md`.
 ///
 /// ```
 ///  the app ──▶ mainContext (main queue)       exists at once; save(): up one level, in memory
@@ -27,10 +27,11 @@ import Synchronization
 /// ```
 ///
 /// ```swift
+/// // At launch: a placeholder now, the real screen when the store is ready.
 /// showPlaceholder()
-/// let controller = PersistenceController { result in  // on the main queue, once
+/// persistence = PersistenceController { result in  // on the main queue, once
 ///   switch result {
-///   case .success: showNotes(in: controller.mainContext)
+///   case .success: showNotes()
 ///   case .failure(let error): offerToStartFresh(because: error)
 ///   }
 /// }
