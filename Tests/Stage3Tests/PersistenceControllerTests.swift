@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import GRDB
 import NotesModel
 import ObjectGraph
 import Stage3
@@ -239,17 +240,19 @@ struct PersistenceControllerTests {
     try expectUntouched(storeURL, since: before)
   }
 
-  @Test("a store made with a model the app does not have is left as it was: 134130")
+  @Test("a store made with a model the app does not have, and which the store does not keep, is left as it was: 134130")
   func missingSourceModel() async throws {
     let folder = try TemporaryFolder()
-    // Some other app's model, which the tutorial's bundle knows nothing of.
+    // A model version this app never shipped, older by name than its current one ("Archive" < "DataModel 2").
     let other = try makeModelBundle(
-      in: folder.appending("OtherApp"), name: "Other", versions: [("Other", itemModelContents(valueType: "String"))])
+      in: folder.appending("OtherApp"), name: "Other", versions: [("Archive", itemModelContents(valueType: "String"))])
     let otherModel = try ManagedObjectModel(contentsOf: try #require(other.url(forResource: "Other", withExtension: "xcdatamodeld")))
     let storeURL = try writeStore(in: folder.appending("Stores"), model: otherModel) { context in
       let entity = try #require(otherModel.entitiesByName["Item"])
       ManagedObject(entity: entity, insertInto: context).setValue("someone else's", forKey: "value")
     }
+    // Stores made before ObjectGraph kept a copy of their model (Core Data's Z_MODELCACHE) have none.
+    try await DatabaseQueue(path: storeURL.path).write { try $0.execute(sql: "DROP TABLE Z_MODELCACHE") }
     let before = try storeFiles(storeURL)
 
     let error = try await Launch(storeFolder: folder.appending("Stores")).failure()
