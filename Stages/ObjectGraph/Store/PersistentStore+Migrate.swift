@@ -69,6 +69,14 @@ extension PersistentStore {
     do {
       try database.writeWithoutTransaction { db in
         try db.inTransaction(.exclusive) {
+          // Another connection (a second coordinator, another process) may have migrated the file while
+          // this one waited for the lock: then there is nothing left to do.
+          if let plist = try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1"),
+            let current = StoreMetadata.decode(plist), let written = StoreMetadata.decode(metadata),
+            current[StoreMetadataKey.versionHashes] as? [String: Data] == written[StoreMetadataKey.versionHashes] as? [String: Data]
+          {
+            return .commit
+          }
           let maxima = try Dictionary(
             Row.fetchAll(db, sql: "SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY").map { ($0[0] as Int64, ($0[1] as Int64?) ?? 0) },
             uniquingKeysWith: { a, _ in a })

@@ -134,6 +134,9 @@ extension PersistentStore {
     var configuration = Configuration()
     configuration.readonly = true
     configuration.label = "ObjectGraph.inspect"
+    // Wait, as the store's own connections do, for a writer (a migration, another process's save) rather
+    // than report the file as locked.
+    configuration.busyMode = .timeout(10)
     let raw: (tables: Set<String>, plist: Data?)
     do {
       let inspector = try DatabaseQueue(path: url.path, configuration: configuration)

@@ -51,6 +51,9 @@ enum StoreModelCache {
     var configuration = Configuration()
     configuration.readonly = true
     configuration.label = "ObjectGraph.inspect"
+    // Wait, as the store's own connections do, for a writer (a migration, another process's save) rather
+    // than report the file as locked.
+    configuration.busyMode = .timeout(10)
     guard let queue = try? DatabaseQueue(path: url.path, configuration: configuration) else { return nil }
     defer { try? queue.close() }
     guard let data = try? queue.read({ try stored(in: $0) }) else { return nil }
