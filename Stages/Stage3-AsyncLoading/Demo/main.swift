@@ -78,12 +78,18 @@ func writeVersion1Store(notes count: Int, in folder: URL) async throws -> URL {
   return storeURL
 }
 
-/// Copies the store file (and its companions, if any) into `folder`.
+/// Copies the store file (and its companions, if any) into `folder`, then flushes the original and the
+/// copy to disk, so that neither launch starts while the system is still writing the other's file.
 func copyStore(_ storeURL: URL, to folder: URL) throws {
   try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
   for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: storeURL.path + suffix) {
-    try FileManager.default.copyItem(
-      atPath: storeURL.path + suffix, toPath: folder.appendingPathComponent(storeURL.lastPathComponent + suffix).path)
+    let copy = folder.appendingPathComponent(storeURL.lastPathComponent + suffix)
+    try FileManager.default.copyItem(atPath: storeURL.path + suffix, toPath: copy.path)
+    for file in [URL(fileURLWithPath: storeURL.path + suffix), copy] {
+      let handle = try FileHandle(forUpdating: file)
+      try handle.synchronize()
+      try handle.close()
+    }
   }
 }
 
