@@ -4,7 +4,8 @@ import ObjectGraph
 
 /// The tutorial's data model and a small stack on it, built the plain way, for checks that need a store.
 public enum TutorialStack {
-  /// Loads `DataModel` from ``NotesModel/bundle``; its entities are made as `Note`, `Notebook` and `Tag`.
+  /// Loads `DataModel` from ``NotesModel/bundle``; its entities are made as `Note`, `Notebook`, `Tag` and
+  /// `Attachment`.
   public static func model() throws -> ManagedObjectModel {
     try ManagedObjectModel(contentsOf: try modelURL())
   }
