@@ -4,9 +4,11 @@
 // queue), fails one check with an explanation instead of ending or hanging the whole run.
 //
 // How "returns before the store is added" is proven without measuring time: the checks hand loadStore a
-// progress handler that, when a migration reports progress from a queue other than the main queue, holds that
-// queue until loadStore has returned. A store added in the background therefore cannot be in the coordinator
-// when loadStore returns; a store added before loadStore returns is there.
+// progress handler that, when a migration first reports progress from another thread than loadStore's caller,
+// holds that thread until loadStore has returned. A store added in the background therefore cannot be in the
+// coordinator when loadStore returns; a store added before loadStore returns is there, and a migration on the
+// caller's thread reports progress there. Whether the main queue stays free while the store migrates is asked
+// of the main queue itself: the handler queues a block there and waits (3 seconds at most) for it to run.
 import Dispatch
 import Exercise07
 import Exercise07Solution
