@@ -47,6 +47,31 @@ struct DemoTests {
     }
   }
 
+  @Test("--what-can-be-inferred tries each change for real: what migrates keeps its values, what is refused says why and leaves the file")
+  func whatCanBeInferred() throws {
+    let folder = try TemporaryFolder()
+
+    let output = try ProcessOutput.run(try demo(), ["--what-can-be-inferred", "--store-folder", folder.url.path])
+
+    #expect(output.status == 0, "stderr: \(output.stderr)")
+    let text = output.stdout
+    let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+    #expect(lines.filter { $0.wholeMatch(of: /\d\. .+/) != nil }.count == 8, "\(text)")
+    #expect(lines.filter { $0.hasPrefix("migrated: ") }.count == 5, "\(text)")
+    // The renaming identifier keeps the dates; a plain rename starts the new attribute empty.
+    #expect(lines.contains { $0.hasPrefix("migrated: ") && $0.contains("modifiedAt: kept") }, "\(text)")
+    #expect(lines.contains { $0.hasPrefix("migrated: ") && $0.contains("modifiedAt: nil") }, "\(text)")
+    #expect(lines.contains { $0.hasPrefix("migrated: ") && $0.contains("wordCount: 0") }, "\(text)")
+    #expect(lines.contains { $0.hasPrefix("migrated: Buy milk (body: \"\",") }, "\(text)")
+    let refusals = lines.filter { $0.hasPrefix("refused: ") }
+    #expect(
+      refusals.map { $0.prefix(33) } == [
+        "refused: ObjectGraphError 134110:", "refused: ObjectGraphError 134140:", "refused: ObjectGraphError 134100:",
+      ], "\(text)")
+    #expect(refusals.contains { $0.contains("Note.priority changed type from String to Integer 64") }, "\(text)")
+    #expect(lines.filter { $0 == "the store file is byte for byte as it was" }.count == 3, "\(text)")
+  }
+
   @Test("Core Data's concurrency debug launch argument is accepted, and the demo runs clean under it")
   func concurrencyDebugArgument() throws {
     try DemoCommandLine.checkRunsUnderConcurrencyDebugging("stage3-demo", storeFolder: try TemporaryFolder().url)

@@ -13,6 +13,7 @@
 // Stage3Demo.swift; the 60 Hz "UI" is DemoSupport's.
 //
 //   swift run -c release stage3-demo --count 1000000 [--store-folder PATH]
+//   swift run stage3-demo --what-can-be-inferred   (InferenceTour.swift: each kind of model change, tried)
 
 import DemoSupport
 import Dispatch
@@ -183,7 +184,17 @@ func fractionalMilliseconds(_ duration: Duration) -> String {
   String(format: "%.2f", duration / .milliseconds(1))
 }
 
-let options = Stage3Demo.parseForDemo().options
+let command = Stage3Demo.parseForDemo()
+let options = command.options
+
+if command.whatCanBeInferred {
+  do {
+    try whatCanBeInferred(in: options.storeFolder(for: "stage3-demo"))
+    exit(0)
+  } catch {
+    Stage3Demo.failDemo(with: error)
+  }
+}
 
 Task { @MainActor in
   do {
