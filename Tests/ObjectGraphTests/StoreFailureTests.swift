@@ -41,7 +41,7 @@ struct StoreFailureTests {
     #expect(siblings(url) == ["other.sqlite"])
   }
 
-  @Test("A store made with another model is error 134100, naming what differs, and left untouched")
+  @Test("A store made with another model, migration off, is error 134100, naming what differs, and left untouched")
   func incompatibleModel() throws {
     let stack = try Stack()
     try stack.context.performAndWait {
@@ -56,7 +56,8 @@ struct StoreFailureTests {
     ])
     let coordinator = PersistentStoreCoordinator(managedObjectModel: other)
     let error = expectCode(.persistentStoreIncompatibleVersionHash) {
-      try coordinator.addPersistentStore(type: .sqlite, at: stack.storeURL)
+      try coordinator.addPersistentStore(
+        type: .sqlite, at: stack.storeURL, options: StoreOptions(migratePersistentStoresAutomatically: false))
     }
     #expect(error?.message.contains("Note changed") == true)
     #expect(error?.message.contains("Notebook is in the store but not in the model") == true)

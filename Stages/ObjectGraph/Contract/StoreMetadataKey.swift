@@ -10,6 +10,10 @@ public enum StoreMetadataKey {
   public static let versionHashes = "NSStoreModelVersionHashes"
   /// The model's version identifiers, `[String]`.
   public static let versionIdentifiers = "NSStoreModelVersionIdentifiers"
+  /// The name of the Xcode model version the store was made with or last migrated to (`"DataModel 2"`),
+  /// when the model was read from a `.xcdatamodeld`. An ObjectGraph addition: it lets a migration tell a
+  /// store made by a newer version of the app (refused, error 134100) from an older one.
+  public static let modelVersionName = "ObjectGraphModelVersionName"
   /// The version of the engine's store format.
   public static let formatVersion = "ObjectGraphStoreFormatVersion"
 }

@@ -27,6 +27,8 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     var fetchRequestTemplates: [FetchRequestTemplate] = []
     var sourceURL: URL?
     var loadWarnings: [ModelLoadWarning] = []
+    /// The `.xcdatamodel` version the model was read from (its folder name without the extension), if any.
+    var versionName: String?
   }
 
   let state: Frozen<State>
@@ -43,12 +45,14 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
 
   init(
     entities: [EntityDescription], versionIdentifiers: Set<String>, configurations: [String: [String]],
-    fetchRequestTemplates: [FetchRequestTemplate], sourceURL: URL?, loadWarnings: [ModelLoadWarning] = []
+    fetchRequestTemplates: [FetchRequestTemplate], sourceURL: URL?, loadWarnings: [ModelLoadWarning] = [],
+    versionName: String? = nil
   ) throws {
     state = Frozen(
       State(
         entities: entities, versionIdentifiers: versionIdentifiers, configurations: configurations,
-        fetchRequestTemplates: fetchRequestTemplates, sourceURL: sourceURL, loadWarnings: loadWarnings))
+        fetchRequestTemplates: fetchRequestTemplates, sourceURL: sourceURL, loadWarnings: loadWarnings,
+        versionName: versionName))
     try resolve()
   }
 
@@ -101,6 +105,11 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
 
   /// The file or folder the model was loaded from, if any.
   public var sourceURL: URL? { state.read(\.sourceURL) }
+
+  /// The name of the Xcode model version the model was read from (`DataModel 2` for
+  /// `DataModel 2.xcdatamodel`), or `nil` for a model made in code. Migration uses it to tell an older store
+  /// from a newer one.
+  var versionName: String? { state.read(\.versionName) }
 
   /// What the Xcode model loader found odd and read as Core Data reads it (for example a Boolean default written
   /// as `1`), in file order; empty for a model made in code. See ``ModelLoadWarning``.

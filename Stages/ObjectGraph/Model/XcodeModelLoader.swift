@@ -69,7 +69,7 @@ extension ManagedObjectModel {
       try self.init(
         entities: parsed.entities, versionIdentifiers: parsed.versionIdentifiers,
         configurations: parsed.configurations, fetchRequestTemplates: parsed.fetchRequestTemplates,
-        sourceURL: sourceURL, loadWarnings: parsed.warnings)
+        sourceURL: sourceURL, loadWarnings: parsed.warnings, versionName: version.name)
     } catch let error as ObjectGraphError {
       throw ObjectGraphError(
         .modelInvalid,

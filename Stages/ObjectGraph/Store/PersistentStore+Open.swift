@@ -64,9 +64,12 @@ extension PersistentStore {
         "\(url.path) is a folder, not a store file. Point the store URL at a file inside it, e.g. \(url.appendingPathComponent("Model.sqlite").path).",
         url: url)
     }
-    let metadata = try readMetadata(url: url)
-    guard model.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata) else {
-      throw incompatibility(url: url, metadata: metadata, entities: entities)
+    var metadata = try readMetadata(url: url)
+    if !model.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata) {
+      try migrate(
+        url: url, metadata: metadata, configuration: configuration, options: options, model: model, entities: entities,
+        incompatibility: incompatibility(url: url, metadata: metadata, entities: entities))
+      metadata = try readMetadata(url: url)
     }
     let database = try makeDatabase(path: url.path, options: options, readOnly: options.readOnly, url: url)
     let identifier = metadata[StoreMetadataKey.storeUUID] as? String ?? UUID().uuidString
@@ -180,7 +183,11 @@ extension PersistentStore {
       url: url)
   }
 
-  private static func makeDatabase(path: String?, options: StoreOptions, readOnly: Bool, url: URL?) throws -> DatabaseQueue {
+  /// Opens a connection with the store's pragmas. `setsJournalMode: false` keeps the file's journal mode
+  /// (a migration must not change the file before its transaction).
+  static func makeDatabase(path: String?, options: StoreOptions, readOnly: Bool, url: URL?, setsJournalMode: Bool = true) throws
+    -> DatabaseQueue
+  {
     var configuration = Configuration()
     configuration.readonly = readOnly
     configuration.label = "ObjectGraph.store"
@@ -191,7 +198,7 @@ extension PersistentStore {
     configuration.prepareDatabase { db in
       SQLFunctions.install(in: db)
       try db.execute(sql: "PRAGMA case_sensitive_like = ON")
-      if path != nil && !readOnly {
+      if path != nil && !readOnly && setsJournalMode {
         let mode = pragmas.first(where: { $0.key.lowercased() == "journal_mode" })?.value ?? "WAL"
         try db.execute(sql: "PRAGMA journal_mode = \(sanitize(mode))")
       }

@@ -6,13 +6,15 @@ enum StoreMetadata {
   static func make(type: StoreType, identifier: String, model: ManagedObjectModel, entities: [EntityDescription])
     -> [String: any Sendable]
   {
-    [
+    var metadata: [String: any Sendable] = [
       StoreMetadataKey.storeType: type.rawValue,
       StoreMetadataKey.storeUUID: identifier,
       StoreMetadataKey.versionHashes: Dictionary(entities.map { ($0.name, $0.versionHash) }, uniquingKeysWith: { a, _ in a }),
       StoreMetadataKey.versionIdentifiers: model.versionIdentifiers.sorted(),
       StoreMetadataKey.formatVersion: 1,
     ]
+    if let name = model.versionName { metadata[StoreMetadataKey.modelVersionName] = name }
+    return metadata
   }
 
   static func encode(_ metadata: [String: any Sendable]) throws -> Data {

@@ -1,0 +1,130 @@
+import Foundation
+import GRDB
+
+extension PersistentStore {
+  /// Brings a store file made with another version of the model up to `model`, as Core Data's lightweight
+  /// migration does, or throws and leaves the file exactly as it was.
+  ///
+  /// In order: migration off → 134100; the store's model not found → 134130 (a store from a newer model
+  /// version → 134100); inference off → 134140; a change that cannot be inferred → 134140. Then the whole
+  /// migration runs in one exclusive SQLite transaction on the file itself: SQLite's journal makes it all or
+  /// nothing, also when the process dies halfway (the next open rolls the journal back). A failure inside
+  /// the transaction (a full disk, a required value rows do not have) is 134110.
+  static func migrate(
+    url: URL, metadata: [String: any Sendable], configuration: String?, options: StoreOptions, model: ManagedObjectModel,
+    entities: [EntityDescription], incompatibility: ObjectGraphError
+  ) throws {
+    guard options.migratePersistentStoresAutomatically else { throw incompatibility }
+    guard !options.readOnly else {
+      throw ObjectGraphError(
+        .persistentStoreIncompatibleVersionHash,
+        "The store at \(url.path) was made with another version of the model and needs a migration, but it is opened read-only. Open it read-write once to migrate it. The file was left untouched.",
+        url: url)
+    }
+    let found = try MigrationSource.find(
+      metadata: metadata, configuration: configuration, destination: model, given: options.migrationSourceModels,
+      storedModel: { try storedModel(url: url) }, url: url)
+    guard options.inferMappingModelAutomatically else {
+      throw ObjectGraphError(
+        .migrationMissingMappingModel,
+        "The store at \(url.path) needs a migration from \(found.origin), and inferring the mapping is switched off (StoreOptions.inferMappingModelAutomatically) while ObjectGraph has no mapping models. Switch inference on. The file was left untouched.",
+        url: url)
+    }
+    let sourceModel = found.model
+    sourceModel.freeze()
+    guard let sourceEntities = sourceModel.entities(forConfigurationName: configuration) else {
+      throw ObjectGraphError(
+        .migrationMissingSourceModel,
+        "The model that made the store at \(url.path) (\(found.origin)) has no configuration '\(configuration ?? "")'. The file was left untouched.",
+        url: url)
+    }
+    let mapping: InferredMapping
+    do {
+      mapping = try InferredMapping.infer(from: sourceEntities, to: entities)
+    } catch let error as ObjectGraphError {
+      throw ObjectGraphError(
+        error.code, "The store at \(url.path) needs a migration from \(found.origin). \(error.message) The file was left untouched.",
+        url: url)
+    }
+    var newMetadata = metadata
+    for (key, value) in StoreMetadata.make(type: .sqlite, identifier: "", model: model, entities: entities)
+    where key != StoreMetadataKey.storeUUID {
+      newMetadata[key] = value
+    }
+    if model.versionName == nil { newMetadata[StoreMetadataKey.modelVersionName] = nil }
+    try run(
+      url: url, options: options, source: SQLiteSchema(entities: sourceEntities), destination: SQLiteSchema(entities: entities),
+      mapping: mapping, metadata: try StoreMetadata.encode(newMetadata), from: found.origin)
+  }
+
+  /// Runs the migration's SQL in one exclusive transaction, reporting progress.
+  private static func run(
+    url: URL, options: StoreOptions, source: SQLiteSchema, destination: SQLiteSchema, mapping: InferredMapping, metadata: Data,
+    from origin: String
+  ) throws {
+    let database = try makeDatabase(path: url.path, options: options, readOnly: false, url: url, setsJournalMode: false)
+    defer { try? database.close() }
+    let report = options.migrationProgress
+    do {
+      try database.writeWithoutTransaction { db in
+        try db.inTransaction(.exclusive) {
+          let maxima = try Dictionary(
+            Row.fetchAll(db, sql: "SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY").map { ($0[0] as Int64, ($0[1] as Int64?) ?? 0) },
+            uniquingKeysWith: { a, _ in a })
+          let plan = try SchemaMigration(
+            source: source, destination: destination, mapping: mapping, primaryKeyMaxima: maxima, metadata: metadata, url: url, db: db)
+          let total = plan.totalWeight
+          var done: Int64 = 0
+          report?(MigrationProgress(completedUnitCount: 0, totalUnitCount: total))
+          for step in plan.steps {
+            switch step.action {
+            case .sql(let sql, let arguments):
+              try db.execute(sql: sql, arguments: arguments)
+              done += step.weight
+              report?(MigrationProgress(completedUnitCount: done, totalUnitCount: total))
+            case .chunkedUpdate(let table, let assignments, let arguments):
+              let start = done
+              try updateInChunks(table: table, assignments: assignments, arguments: arguments, db: db) { fraction in
+                done = start + Int64(Double(step.weight) * fraction)
+                report?(MigrationProgress(completedUnitCount: done, totalUnitCount: total))
+              }
+              done = start + step.weight
+            }
+          }
+          report?(MigrationProgress(completedUnitCount: total, totalUnitCount: total))
+          return .commit
+        }
+      }
+    } catch let error as DatabaseError {
+      throw ObjectGraphError.database(
+        .migration, "Migrating the store at \(url.path) from \(origin) failed", error,
+        advice:
+          "The migration runs in one transaction, so the store was left as it was; free disk space (SQLITE_FULL) or fix the cause and open it again.",
+        url: url)
+    }
+  }
+
+  /// `UPDATE table SET assignments` over ranges of about 25,000 primary keys, calling `progress` with the
+  /// fraction of the key range done after each.
+  private static func updateInChunks(
+    table: String, assignments: String, arguments: StatementArguments, db: Database, progress: (Double) -> Void
+  ) throws {
+    guard let bounds = try Row.fetchOne(db, sql: "SELECT MIN(Z_PK), MAX(Z_PK) FROM \(table)"),
+      let low = bounds[0] as Int64?, let high = bounds[1] as Int64?
+    else { return }
+    let statement = try db.makeStatement(sql: "UPDATE \(table) SET \(assignments) WHERE Z_PK >= ? AND Z_PK < ?")
+    let chunk: Int64 = 25_000
+    var start = low
+    while start <= high {
+      let end = start + chunk
+      try statement.execute(arguments: arguments + [start, end])
+      progress(Double(min(end, high + 1) - low) / Double(high - low + 1))
+      start = end
+    }
+  }
+
+  /// The model the engine kept inside the store file when it last wrote the schema, if any.
+  static func storedModel(url: URL) throws -> ManagedObjectModel? {
+    nil
+  }
+}

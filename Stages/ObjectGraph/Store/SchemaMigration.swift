@@ -1,0 +1,530 @@
+import Foundation
+import GRDB
+
+/// The SQL that turns a store file laid out for one model version into the layout of the next, in place,
+/// following an ``InferredMapping``.
+///
+/// The plan is worked out inside the migration's transaction (it counts rows to weigh its steps) and runs
+/// in five phases, so that no step reads what an earlier one destroyed and no rename collides with a name
+/// still in use:
+///
+/// 1. **Copy what changes shape**: a relationship that moves between a column and a join table (to-one ↔
+///    to-many) is copied into a new structure under a temporary name, read from the old layout.
+/// 2. **Drop**: indexes that will not survive, rows of entities that are gone, tables and join tables
+///    nothing maps to, columns nothing maps to.
+/// 3. **Rename and create**: tables and columns to temporary names, then to their final names; new
+///    columns and new tables.
+/// 4. **Rewrite values**, one `UPDATE` pass per table, in chunks of rows (so progress moves): entity numbers
+///    (`Z_ENT`, which shift when an entity is added or removed before others in name order), defaults of
+///    new attributes, defaults for rows without a value in an attribute that became required, entity
+///    columns of to-one relationships.
+/// 5. **Indexes and bookkeeping**: missing indexes, `Z_PRIMARYKEY`, the metadata.
+///
+/// A table whose rows would have to move to another table (an entity leaving or joining a hierarchy that
+/// has rows elsewhere) is not planned: the migration is refused (error 134140) and the store left as it was.
+struct SchemaMigration {
+  /// One unit of work, weighed in rows for progress.
+  struct Step {
+    enum Action {
+      case sql(String, StatementArguments)
+      /// `UPDATE <table> SET <assignments>` in chunks of `Z_PK` ranges.
+      case chunkedUpdate(table: String, assignments: String, arguments: StatementArguments)
+    }
+    let action: Action
+    let weight: Int64
+  }
+
+  private(set) var steps: [Step] = []
+  private let source: SQLiteSchema
+  private let destination: SQLiteSchema
+  private let mapping: InferredMapping
+  private let url: URL?
+  private var rowCounts: [String: Int64] = [:]
+  private var temporaryNames = 0
+
+  /// The total weight of the plan (never 0).
+  var totalWeight: Int64 { max(steps.reduce(0) { $0 + $1.weight }, 1) }
+
+  /// Plans the migration of the store open in `db` from `source`'s layout to `destination`'s.
+  /// - Throws: 134140 for rows that would move between tables; 134110 for a required value that rows do
+  ///   not have and that has no default (checked before anything is written).
+  init(
+    source: SQLiteSchema, destination: SQLiteSchema, mapping: InferredMapping, primaryKeyMaxima: [Int64: Int64],
+    metadata: Data, url: URL?, db: Database
+  ) throws {
+    self.source = source
+    self.destination = destination
+    self.mapping = mapping
+    self.url = url
+    for table in source.tables.keys.sorted() {
+      rowCounts[table] = try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)") ?? 0
+    }
+    let pairs = try pairTables()
+    var tablePlans: [TablePlan] = []
+    for (destinationTable, sourceTable) in pairs.inPlace.sorted(by: { $0.key < $1.key }) {
+      tablePlans.append(try planColumns(of: destinationTable, from: sourceTable, db: db))
+    }
+    let joins = planJoinTables()
+    try planPhases(tablePlans: tablePlans, joins: joins, pairs: pairs, db: db)
+    planBookkeeping(tablePlans: tablePlans, primaryKeyMaxima: primaryKeyMaxima, metadata: metadata)
+  }
+
+  // MARK: - Tables
+
+  private struct TablePairs {
+    /// Destination table → the source table it is migrated from, in place.
+    var inPlace: [String: String] = [:]
+    /// Destination tables that start empty.
+    var new: [String] = []
+  }
+
+  private func pairTables() throws -> TablePairs {
+    var pairs = TablePairs()
+    for table in destination.tables.keys.sorted() {
+      let entities = destination.entities.values.filter { $0.table == table }
+      let sources = Set(
+        entities.compactMap { entity in
+          mapping.mapping(of: entity.entity)?.source.flatMap { source.byIdentity[ObjectIdentifier($0)]?.table }
+        })
+      guard let sourceTable = sources.first else {
+        pairs.new.append(table)
+        continue
+      }
+      guard sources.count == 1 else {
+        throw moving("\(table) would take rows from the tables \(sources.sorted().joined(separator: " and "))")
+      }
+      for entity in source.entities.values where entity.table == sourceTable {
+        guard let target = mapping.destination(of: entity.entity), let targetTable = destination.byIdentity[ObjectIdentifier(target)]?.table
+        else { continue }
+        if targetTable != table {
+          throw moving(
+            "the rows of \(entity.entity.name) would move from \(sourceTable) to \(targetTable), apart from the rest of \(sourceTable)")
+        }
+      }
+      pairs.inPlace[table] = sourceTable
+    }
+    return pairs
+  }
+
+  private func moving(_ what: String) -> ObjectGraphError {
+    ObjectGraphError(
+      .migrationMissingMappingModel,
+      "Cannot infer a mapping model: \(what). ObjectGraph migrates each table in place and does not yet move rows between tables (an entity joining or leaving an inheritance hierarchy whose rows live in another table). Keep the hierarchy's root, or migrate the data yourself.",
+      url: url)
+  }
+
+  // MARK: - Columns
+
+  /// What happens to one table that is migrated in place.
+  private struct TablePlan {
+    let table: String
+    let sourceTable: String
+    /// Old column → new column, for columns whose values are kept.
+    var kept: [String: String] = [:]
+    /// New columns filled in phase 1 from the old layout: temporary name, final name, type, value.
+    var copied: [(temporary: String, final: String, type: String, value: String)] = []
+    /// New columns, added in phase 3.
+    var added: [(name: String, type: String)] = []
+    /// `column = value` assignments of phase 4, evaluated on the old row (old entity numbers).
+    var assignments: [(String, [DatabaseValue])] = []
+    /// Entity columns of to-one relationships filled from the destination row's entity in phase 4.
+    var entityColumns: [(column: String, keyColumn: String, destinationTable: String)] = []
+    /// Entity numbers whose rows are deleted (their entity is gone).
+    var deletedNumbers: [Int64] = []
+  }
+
+  private mutating func planColumns(of table: String, from sourceTable: String, db: Database) throws -> TablePlan {
+    var plan = TablePlan(table: table, sourceTable: sourceTable)
+    let sourceEntities = source.entities.values.filter { $0.table == sourceTable }.sorted { $0.number < $1.number }
+    // Entity numbers: old → new; rows of entities that are gone are deleted.
+    var renumbered: [(Int64, Int64)] = []
+    for entity in sourceEntities {
+      guard let target = mapping.destination(of: entity.entity), let number = destination.byIdentity[ObjectIdentifier(target)]?.number
+      else {
+        plan.deletedNumbers.append(entity.number)
+        continue
+      }
+      if number != entity.number { renumbered.append((entity.number, number)) }
+    }
+    if !renumbered.isEmpty {
+      plan.assignments.append(
+        ("Z_ENT = CASE Z_ENT \(renumbered.map { "WHEN \($0.0) THEN \($0.1)" }.joined(separator: " ")) ELSE Z_ENT END", []))
+    }
+    let entities = destination.entities.values.filter { $0.table == table }.sorted { $0.number < $1.number }
+    var handled: Set<String> = []
+    for entity in entities {
+      guard let entityMapping = mapping.mapping(of: entity.entity) else { continue }
+      let sourceMapping = entityMapping.source.flatMap { source.byIdentity[ObjectIdentifier($0)] }
+      for slot in entity.entity.layout.slots {
+        let oldSlot = entityMapping.sourceSlots[slot.index]
+        let oldStorage = oldSlot.flatMap { old in sourceMapping.map { $0.storage[old.index] } } ?? .none
+        switch entity.storage[slot.index] {
+        case .column(let column):
+          guard handled.insert(column).inserted else { continue }
+          try planAttribute(
+            slot, column: column, oldSlot: oldSlot, oldStorage: oldStorage, entity: entity.entity, in: &plan, db: db)
+        case .toOne(let column, let entityColumn):
+          guard handled.insert(column).inserted else { continue }
+          try planToOne(
+            slot, column: column, entityColumn: entityColumn, oldStorage: oldStorage, entity: entity, in: &plan, db: db)
+        case .foreignKeyOnDestination, .joinTable, .none:
+          continue
+        }
+      }
+    }
+    return plan
+  }
+
+  /// Old numbers of the entities of `table` that hold `column` (they or a superentity declare it), for
+  /// conditions on the old rows; `nil` when every surviving row of the table holds it.
+  private func holders(of column: String, in plan: TablePlan) -> [Int64]? {
+    var numbers: [Int64] = []
+    var all = true
+    for entity in destination.entities.values where entity.table == plan.table {
+      let holds = entity.storage.contains { storage in
+        switch storage {
+        case .column(let name), .toOne(let name, _): return name == column
+        default: return false
+        }
+      }
+      guard let old = mapping.mapping(of: entity.entity)?.source.flatMap({ source.byIdentity[ObjectIdentifier($0)]?.number })
+      else { continue }
+      if holds { numbers.append(old) } else { all = false }
+    }
+    return all ? nil : numbers.sorted()
+  }
+
+  private func condition(_ holders: [Int64]?) -> String {
+    guard let holders else { return "1" }
+    return holders.isEmpty ? "0" : "Z_ENT IN (\(holders.map(String.init).joined(separator: ", ")))"
+  }
+
+  private mutating func planAttribute(
+    _ slot: EntityLayout.Slot, column: String, oldSlot: EntityLayout.Slot?, oldStorage: SQLiteSchema.SlotStorage,
+    entity: EntityDescription, in plan: inout TablePlan, db: Database
+  ) throws {
+    guard let attribute = slot.attribute else { return }
+    let holders = holders(of: column, in: plan)
+    let defaultValue = SQLiteValueCoding.encode(entity.layout.initialValues[slot.index], as: attribute.attributeType)
+    if case .column(let old) = oldStorage, plan.kept[old] == nil {
+      plan.kept[old] = column
+      guard !slot.isOptional, oldSlot?.isOptional ?? true else { return }
+      // Optional → required: rows without a value get the default, or the migration cannot go on.
+      if !defaultValue.isNull {
+        plan.assignments.append(
+          ("\(column) = CASE WHEN \(condition(holders)) THEN COALESCE(\(column), ?) ELSE \(column) END", [defaultValue]))
+      } else {
+        let missing =
+          try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM \(plan.sourceTable) WHERE \(old) IS NULL AND \(condition(holders))") ?? 0
+        if missing > 0 { throw required(slot, of: entity, rows: missing, why: "became required") }
+      }
+      return
+    }
+    plan.added.append((column, SQLiteSchema.sqlType(attribute.attributeType)))
+    if !defaultValue.isNull {
+      plan.assignments.append(("\(column) = CASE WHEN \(condition(holders)) THEN ? ELSE NULL END", [defaultValue]))
+    } else if !slot.isOptional {
+      let rows = try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM \(plan.sourceTable) WHERE \(condition(holders))") ?? 0
+      if rows > 0 { throw required(slot, of: entity, rows: rows, why: "is new and required") }
+    }
+  }
+
+  private mutating func planToOne(
+    _ slot: EntityLayout.Slot, column: String, entityColumn: String?, oldStorage: SQLiteSchema.SlotStorage,
+    entity: SQLiteSchema.EntityMapping, in plan: inout TablePlan, db: Database
+  ) throws {
+    guard let target = slot.relationship?.destinationEntity, let targetMapping = destination.byIdentity[ObjectIdentifier(target)]
+    else { return }
+    var value: String?
+    switch oldStorage {
+    case .toOne(let old, let oldEntityColumn) where plan.kept[old] == nil:
+      plan.kept[old] = column
+      if let entityColumn {
+        if let oldEntityColumn, plan.kept[oldEntityColumn] == nil {
+          plan.kept[oldEntityColumn] = entityColumn
+          let map = source.entities.values.compactMap { old -> (Int64, Int64)? in
+            guard let new = mapping.destination(of: old.entity), let number = destination.byIdentity[ObjectIdentifier(new)]?.number,
+              number != old.number
+            else { return nil }
+            return (old.number, number)
+          }
+          if !map.isEmpty {
+            plan.assignments.append(
+              (
+                "\(entityColumn) = CASE \(entityColumn) \(map.map { "WHEN \($0.0) THEN \($0.1)" }.joined(separator: " ")) ELSE \(entityColumn) END",
+                []
+              ))
+          }
+        } else {
+          plan.added.append((entityColumn, "INTEGER"))
+          plan.entityColumns.append((entityColumn, column, targetMapping.table))
+        }
+      }
+      return
+    case .joinTable(let join, _):
+      value = "(SELECT MIN(J.\(join.destinationColumn)) FROM \(join.name) AS J WHERE J.\(join.sourceColumn) = T.Z_PK)"
+    case .foreignKeyOnDestination(let foreignKey):
+      if let oldTarget = oldDestination(ofSlotMappedTo: slot, in: entity),
+        let oldTargetMapping = source.byIdentity[ObjectIdentifier(oldTarget)]
+      {
+        value =
+          "(SELECT MIN(X.Z_PK) FROM \(oldTargetMapping.table) AS X WHERE X.\(foreignKey) = T.Z_PK AND X.Z_ENT IN (\(oldTargetMapping.numbersIncludingSubentities.map(String.init).joined(separator: ", "))))"
+      }
+    default:
+      break
+    }
+    if let value {
+      let temporary = nextTemporaryName("C")
+      plan.copied.append((temporary, column, "INTEGER", value))
+    } else {
+      plan.added.append((column, "INTEGER"))
+      if !slot.isOptional {
+        let rows =
+          try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM \(plan.sourceTable) WHERE \(condition(holders(of: column, in: plan)))") ?? 0
+        if rows > 0 { throw required(slot, of: entity.entity, rows: rows, why: "is a new required relationship") }
+      }
+    }
+    if let entityColumn {
+      plan.added.append((entityColumn, "INTEGER"))
+      plan.entityColumns.append((entityColumn, column, targetMapping.table))
+    }
+  }
+
+  /// The old destination entity of the relationship the destination slot was mapped from.
+  private func oldDestination(ofSlotMappedTo slot: EntityLayout.Slot, in entity: SQLiteSchema.EntityMapping) -> EntityDescription? {
+    mapping.mapping(of: entity.entity)?.sourceSlots[slot.index]?.relationship?.destinationEntity
+  }
+
+  private func required(_ slot: EntityLayout.Slot, of entity: EntityDescription, rows: Int64, why: String) -> ObjectGraphError {
+    ObjectGraphError(
+      .migration,
+      "The migration cannot go on: \(entity.name).\(slot.name) \(why) and has no default value, but \(rows) row(s) of the store have no value for it. Give it a default value in the new model version, or keep it optional. The store was left as it was.",
+      url: url)
+  }
+
+  private mutating func nextTemporaryName(_ kind: String) -> String {
+    temporaryNames += 1
+    return "Z_MIGRATING_\(kind)\(temporaryNames)"
+  }
+
+  // MARK: - Join tables
+
+  private struct JoinPlan {
+    let table: SQLiteSchema.JoinTable
+    /// Reuse an old join table, renaming it and its columns.
+    var reused: SQLiteSchema.JoinTable?
+    /// Or fill a new one from the old layout with this `SELECT` of (source, destination) pairs.
+    var pairs: String?
+    var temporary: String?
+  }
+
+  private mutating func planJoinTables() -> [JoinPlan] {
+    var plans: [JoinPlan] = []
+    var reused: Set<String> = []
+    for entity in destination.entities.values.sorted(by: { $0.number < $1.number }) {
+      for slot in entity.entity.layout.slots {
+        guard case .joinTable(let join, true) = entity.storage[slot.index], !plans.contains(where: { $0.table.name == join.name }),
+          let entityMapping = mapping.mapping(of: entity.entity)
+        else { continue }
+        var plan = JoinPlan(table: join)
+        let sourceMapping = entityMapping.source.flatMap { source.byIdentity[ObjectIdentifier($0)] }
+        if let oldSlot = entityMapping.sourceSlots[slot.index], let sourceMapping {
+          switch sourceMapping.storage[oldSlot.index] {
+          case .joinTable(let old, _) where !reused.contains(old.name):
+            reused.insert(old.name)
+            plan.reused = old
+          case .joinTable(let old, _):
+            plan.pairs = "SELECT \(old.sourceColumn), \(old.destinationColumn) FROM \(old.name)"
+          case .toOne(let column, _):
+            plan.pairs =
+              "SELECT Z_PK, \(column) FROM \(sourceMapping.table) WHERE \(column) IS NOT NULL AND Z_ENT IN (\(sourceMapping.numbersIncludingSubentities.map(String.init).joined(separator: ", ")))"
+          case .foreignKeyOnDestination(let foreignKey):
+            if let oldTarget = oldSlot.relationship?.destinationEntity, let targetMapping = source.byIdentity[ObjectIdentifier(oldTarget)] {
+              plan.pairs =
+                "SELECT \(foreignKey), Z_PK FROM \(targetMapping.table) WHERE \(foreignKey) IS NOT NULL AND Z_ENT IN (\(targetMapping.numbersIncludingSubentities.map(String.init).joined(separator: ", ")))"
+            }
+          case .column, .none:
+            break
+          }
+        }
+        if plan.reused == nil { plan.temporary = nextTemporaryName("J") }
+        plans.append(plan)
+      }
+    }
+    return plans
+  }
+
+  // MARK: - Phases
+
+  private mutating func add(_ sql: String, _ arguments: StatementArguments = [], weight: Int64 = 1) {
+    steps.append(Step(action: .sql(sql, arguments), weight: max(weight, 1)))
+  }
+
+  private mutating func planPhases(tablePlans: [TablePlan], joins: [JoinPlan], pairs: TablePairs, db: Database) throws {
+    // 1. Copy what changes shape, from the old layout.
+    for plan in tablePlans {
+      for copy in plan.copied {
+        add("ALTER TABLE \(plan.sourceTable) ADD COLUMN \(copy.temporary) \(copy.type)")
+        add(
+          "UPDATE \(plan.sourceTable) AS T SET \(copy.temporary) = \(copy.value)",
+          weight: rowCounts[plan.sourceTable] ?? 1)
+      }
+    }
+    for join in joins {
+      guard let temporary = join.temporary else { continue }
+      let table = join.table
+      add(
+        "CREATE TABLE \(temporary) (\(table.sourceColumn) INTEGER, \(table.destinationColumn) INTEGER, PRIMARY KEY (\(table.sourceColumn), \(table.destinationColumn)))"
+      )
+      if let pairs = join.pairs {
+        add("INSERT OR IGNORE INTO \(temporary) \(pairs)", weight: rowCounts.values.max() ?? 1)
+      }
+    }
+    // 2. Drop indexes that will not survive, rows and structures nothing maps to.
+    let survivingIndexes = survivingIndexNames(tablePlans: tablePlans, joins: joins)
+    for index in try existingIndexes(db: db) where !survivingIndexes.contains(index) {
+      add("DROP INDEX \(index)")
+    }
+    for plan in tablePlans where !plan.deletedNumbers.isEmpty {
+      add(
+        "DELETE FROM \(plan.sourceTable) WHERE Z_ENT IN (\(plan.deletedNumbers.map(String.init).joined(separator: ", ")))",
+        weight: rowCounts[plan.sourceTable] ?? 1)
+    }
+    let keptTables = Set(pairs.inPlace.values)
+    for table in source.tables.keys.sorted() where !keptTables.contains(table) { add("DROP TABLE \(table)") }
+    let reusedJoins = Set(joins.compactMap { $0.reused?.name })
+    for join in source.joinTables.keys.sorted() where !reusedJoins.contains(join) { add("DROP TABLE \(join)") }
+    for plan in tablePlans {
+      let columns = source.tables[plan.sourceTable]?.columns.map(\.name) ?? []
+      for column in columns where plan.kept[column] == nil {
+        add("ALTER TABLE \(plan.sourceTable) DROP COLUMN \(column)", weight: rowCounts[plan.sourceTable] ?? 1)
+      }
+    }
+    // 3. Rename (through temporary names) and create.
+    var finalNames: [(temporary: String, final: String)] = []
+    for plan in tablePlans {
+      var current = plan.sourceTable
+      if plan.table != plan.sourceTable {
+        current = nextTemporaryName("T")
+        add("ALTER TABLE \(plan.sourceTable) RENAME TO \(current)")
+        finalNames.append((current, plan.table))
+      }
+      var columnFinals: [(String, String)] = []
+      for (old, new) in plan.kept.sorted(by: { $0.key < $1.key }) where old != new {
+        let temporary = nextTemporaryName("C")
+        add("ALTER TABLE \(current) RENAME COLUMN \(old) TO \(temporary)")
+        columnFinals.append((temporary, new))
+      }
+      columnFinals += plan.copied.map { ($0.temporary, $0.final) }
+      for (temporary, final) in columnFinals { add("ALTER TABLE \(current) RENAME COLUMN \(temporary) TO \(final)") }
+      for column in plan.added { add("ALTER TABLE \(current) ADD COLUMN \(column.name) \(column.type)") }
+    }
+    for join in joins {
+      if let old = join.reused {
+        let temporary = nextTemporaryName("J")
+        add("ALTER TABLE \(old.name) RENAME TO \(temporary)")
+        let columns = [(old.sourceColumn, join.table.sourceColumn), (old.destinationColumn, join.table.destinationColumn)]
+        var renamed: [(String, String)] = []
+        for (from, to) in columns where from != to {
+          let column = nextTemporaryName("C")
+          add("ALTER TABLE \(temporary) RENAME COLUMN \(from) TO \(column)")
+          renamed.append((column, to))
+        }
+        for (from, to) in renamed { add("ALTER TABLE \(temporary) RENAME COLUMN \(from) TO \(to)") }
+        finalNames.append((temporary, join.table.name))
+      } else if let temporary = join.temporary {
+        finalNames.append((temporary, join.table.name))
+      }
+    }
+    for (temporary, final) in finalNames { add("ALTER TABLE \(temporary) RENAME TO \(final)") }
+    let creates = destination.createStatements()
+    for table in pairs.new {
+      if let statement = creates.first(where: { $0.hasPrefix("CREATE TABLE \(table) (") }) { add(statement) }
+    }
+    // 4. Rewrite values, table by table, in chunks.
+    for plan in tablePlans where !plan.assignments.isEmpty {
+      steps.append(
+        Step(
+          action: .chunkedUpdate(
+            table: plan.table, assignments: plan.assignments.map(\.0).joined(separator: ", "),
+            arguments: StatementArguments(plan.assignments.flatMap(\.1))),
+          weight: max(rowCounts[plan.sourceTable] ?? 1, 1)))
+    }
+    for plan in tablePlans {
+      for fill in plan.entityColumns {
+        add(
+          "UPDATE \(plan.table) AS T SET \(fill.column) = (SELECT X.Z_ENT FROM \(fill.destinationTable) AS X WHERE X.Z_PK = T.\(fill.keyColumn)) WHERE T.\(fill.keyColumn) IS NOT NULL",
+          weight: rowCounts[plan.sourceTable] ?? 1)
+      }
+    }
+    // 5. Indexes the new layout has and the file does not.
+    let sizes = Dictionary(tablePlans.map { ($0.table, rowCounts[$0.sourceTable] ?? 0) }, uniquingKeysWith: { a, _ in a })
+    for statement in creates where statement.hasPrefix("CREATE INDEX ") {
+      guard let name = statement.split(separator: " ").dropFirst(2).first.map(String.init), !survivingIndexes.contains(name)
+      else { continue }
+      let table = statement.components(separatedBy: " ON ").dropFirst().first?.split(separator: " ").first.map(String.init) ?? ""
+      add(statement, weight: sizes[table] ?? 1)
+    }
+  }
+
+  /// Indexes of the old file that the new layout keeps exactly: same name, same definition, on a table and
+  /// columns that keep their names and values.
+  private func survivingIndexNames(tablePlans: [TablePlan], joins: [JoinPlan]) -> Set<String> {
+    let oldStatements = Set(source.createStatements().filter { $0.hasPrefix("CREATE INDEX ") })
+    var stable: Set<String> = []
+    for plan in tablePlans where plan.table == plan.sourceTable {
+      for (old, new) in plan.kept where old == new { stable.insert("\(plan.table).\(old)") }
+      stable.insert("\(plan.table).Z_ENT")
+    }
+    for join in joins {
+      guard let old = join.reused, old.name == join.table.name, old.sourceColumn == join.table.sourceColumn,
+        old.destinationColumn == join.table.destinationColumn
+      else { continue }
+      stable.insert("\(old.name).\(old.sourceColumn)")
+      stable.insert("\(old.name).\(old.destinationColumn)")
+    }
+    var names: Set<String> = []
+    for statement in destination.createStatements() where statement.hasPrefix("CREATE INDEX ") && oldStatements.contains(statement) {
+      let parts = statement.split(separator: " ").map(String.init)
+      guard parts.count > 4, let open = statement.firstIndex(of: "("), let close = statement.lastIndex(of: ")") else { continue }
+      let table = parts[4]
+      let columns = statement[statement.index(after: open)..<close].split(separator: ",").map {
+        $0.trimmingCharacters(in: .whitespaces).split(separator: " ").first.map(String.init) ?? ""
+      }
+      // Entity-number renumbering rewrites Z_ENT but keeps the index valid (it is updated with the rows).
+      if columns.allSatisfy({ stable.contains("\(table).\($0)") }) { names.insert(parts[2]) }
+    }
+    return names
+  }
+
+  private func existingIndexes(db: Database) throws -> [String] {
+    try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name")
+  }
+
+  // MARK: - Bookkeeping
+
+  private mutating func planBookkeeping(tablePlans: [TablePlan], primaryKeyMaxima: [Int64: Int64], metadata: Data) {
+    add("DELETE FROM Z_PRIMARYKEY")
+    for row in destination.primaryKeyRows() {
+      guard let entity = destination.entityByNumber[row.number], let mapping = destination.byIdentity[ObjectIdentifier(entity)] else {
+        continue
+      }
+      var maximum: Int64 = 0
+      if mapping.rootNumber == row.number {
+        // The root's row hands out the keys of its whole table: above every key any old entity of the
+        // table handed out, and above every row.
+        for plan in tablePlans where plan.table == mapping.table {
+          for old in source.entities.values where old.table == plan.sourceTable {
+            maximum = max(maximum, primaryKeyMaxima[old.number] ?? 0)
+          }
+        }
+        add(
+          "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, MAX(?, COALESCE((SELECT MAX(Z_PK) FROM \(mapping.table)), 0)))",
+          [row.number, row.name, row.superNumber, maximum])
+      } else {
+        add("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)", [row.number, row.name, row.superNumber])
+      }
+    }
+    add("UPDATE Z_METADATA SET Z_PLIST = ?", [metadata])
+  }
+}

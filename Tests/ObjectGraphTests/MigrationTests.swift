@@ -1,0 +1,568 @@
+import Foundation
+import GRDB
+import TestSupport
+import Testing
+
+@testable import ObjectGraph
+
+/// Lightweight migration on real SQLite files: each change Core Data can infer, with a store written by the
+/// old model and opened by the new one; and the changes it cannot infer, refused with the file untouched.
+@Suite("Migration: inferred (lightweight) migration", .temporaryFolders)
+struct MigrationTests {
+  // MARK: - A small vocabulary for two model versions
+
+  static func attribute(
+    _ name: String, _ type: AttributeType = .string, optional: Bool = true, default value: (any Sendable)? = nil,
+    renamedFrom old: String? = nil
+  ) -> PropertyDescription {
+    let attribute = AttributeDescription(name: name, type: type, isOptional: optional, defaultValue: value)
+    attribute.renamingIdentifier = old
+    return .attribute(attribute)
+  }
+
+  static func relationship(
+    _ name: String, to destination: String, inverse: String?, toMany: Bool = false, renamedFrom old: String? = nil
+  ) -> PropertyDescription {
+    let relationship = RelationshipDescription(name: name, destination: destination, inverse: inverse, toMany: toMany)
+    relationship.renamingIdentifier = old
+    return .relationship(relationship)
+  }
+
+  static func entity(_ name: String, _ properties: [PropertyDescription], renamedFrom old: String? = nil) -> EntityDescription {
+    let entity = EntityDescription(name: name, properties: properties)
+    entity.renamingIdentifier = old
+    return entity
+  }
+
+  /// Version 1: Notebook 1-* Note, Note *-* Tag.
+  static func version1(extraNoteProperties: [PropertyDescription] = []) throws -> ManagedObjectModel {
+    try ManagedObjectModel(entities: [
+      entity(
+        "Notebook",
+        [attribute("name"), relationship("notes", to: "Note", inverse: "notebook", toMany: true)]),
+      entity(
+        "Note",
+        [
+          attribute("title", optional: false, default: ""), attribute("body"), attribute("rating", .integer64),
+          relationship("notebook", to: "Notebook", inverse: "notes"),
+          relationship("tags", to: "Tag", inverse: "notes", toMany: true),
+        ] + extraNoteProperties),
+      entity("Tag", [attribute("name"), relationship("notes", to: "Note", inverse: "tags", toMany: true)]),
+    ])
+  }
+
+  /// Writes a version 1 store: 3 notebooks, `notes` notes (each in notebook `i % 3`, with tag `i % 2`,
+  /// every third without a body), 2 tags.
+  static func writeStore(_ model: ManagedObjectModel, at url: URL, notes: Int = 30) throws {
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
+    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    context.persistentStoreCoordinator = coordinator
+    try context.performAndWait {
+      guard let notebookEntity = model.entitiesByName["Notebook"], let noteEntity = model.entitiesByName["Note"],
+        let tagEntity = model.entitiesByName["Tag"]
+      else { throw ObjectGraphError(.unknownKey, "model lacks an entity") }
+      let notebooks = (0..<3).map { index -> ManagedObject in
+        let notebook = ManagedObject(entity: notebookEntity, insertInto: context)
+        notebook.setValue("Notebook \(index)", forKey: "name")
+        return notebook
+      }
+      let tags = (0..<2).map { index -> ManagedObject in
+        let tag = ManagedObject(entity: tagEntity, insertInto: context)
+        tag.setValue("Tag \(index)", forKey: "name")
+        return tag
+      }
+      for index in 0..<notes {
+        let note = ManagedObject(entity: noteEntity, insertInto: context)
+        note.setValue("Note \(index)", forKey: "title")
+        note.setValue(index % 3 == 0 ? nil : "Body \(index)", forKey: "body")
+        note.setValue(Int64(index), forKey: "rating")
+        note.setValue(notebooks[index % 3], forKey: "notebook")
+        note.setValue(Set([tags[index % 2]]), forKey: "tags")
+      }
+      try context.save()
+    }
+    try coordinator.remove(store)
+  }
+
+  /// Opens `url` with `model` (migrating it) and returns a context on it. Without options, version 1 is
+  /// passed as the source model.
+  static func open(_ model: ManagedObjectModel, at url: URL, options: StoreOptions? = nil) throws -> ManagedObjectContext {
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    try coordinator.addPersistentStore(type: .sqlite, at: url, options: options ?? StoreOptions(migrationSourceModels: [try version1()]))
+    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    context.persistentStoreCoordinator = coordinator
+    return context
+  }
+
+  static func fetch(_ entity: String, in context: ManagedObjectContext, sortedBy key: String? = nil) throws -> [ManagedObject] {
+    try context.performAndWait {
+      let request = FetchRequest<ManagedObject>(entityName: entity)
+      request.sortDescriptors = key.map { [FetchSortDescriptor(key: $0)] } ?? []
+      return try context.fetch(request)
+    }
+  }
+
+  static func columns(_ url: URL, _ table: String) throws -> Set<String> {
+    Set(try rawRows(url, "PRAGMA table_info(\(table))").map { $0["name"] as String })
+  }
+
+  static func tables(_ url: URL) throws -> Set<String> {
+    Set(try rawRows(url, "SELECT name FROM sqlite_master WHERE type = 'table'").map { $0["name"] as String })
+  }
+
+  static func fileBytes(_ url: URL) throws -> Data { try Data(contentsOf: url) }
+
+  /// The layout of a file, to compare a migrated store with a store made fresh by the same model: each
+  /// table's columns with their types, and each index's table and columns.
+  static func layout(_ url: URL) throws -> [String] {
+    var lines: [String] = []
+    for table in try tables(url).sorted() {
+      let columns = try rawRows(url, "PRAGMA table_info(\(table))").map { "\($0["name"] as String) \($0["type"] as String)" }
+      lines.append("\(table): \(columns.sorted().joined(separator: ", "))")
+    }
+    for row in try rawRows(url, "SELECT name, tbl_name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL") {
+      let name: String = row["name"]
+      let columns = try rawRows(url, "PRAGMA index_info(\(name))").map { $0["name"] as String }
+      lines.append("index \(name) on \(row["tbl_name"] as String)(\(columns.sorted().joined(separator: ", ")))")
+    }
+    return lines.sorted()
+  }
+
+  // MARK: - What can be inferred
+
+  @Test("adding attributes: a new optional one is empty, a new one with a default gets it in every row")
+  func addAttribute() throws {
+    let url = try TemporaryFolder().appending("Store.sqlite")
+    try Self.writeStore(try Self.version1(), at: url)
+    let version2 = try Self.version1(extraNoteProperties: [
+      Self.attribute("subtitle"), Self.attribute("wordCount", .integer32, optional: false, default: Int32(7)),
+    ])
+    let context = try Self.open(version2, at: url)
+    let notes = try Self.fetch("Note", in: context, sortedBy: "rating")
+    context.performAndWait {
+      #expect(notes.count == 30)
+      #expect(notes.allSatisfy { $0.value(forKey: "subtitle") == nil })
+      #expect(notes.allSatisfy { $0.value(forKey: "wordCount") as? Int32 == 7 })
+      #expect(notes.map { $0.value(forKey: "title") as? String } == (0..<30).map { "Note \($0)" })
+      #expect(notes[1].value(forKey: "body") as? String == "Body 1")
+    }
+    #expect(try Self.columns(url, "ZNOTE").isSuperset(of: ["ZSUBTITLE", "ZWORDCOUNT"]))
+  }
+
+  @Test("removing an attribute drops its column and keeps the others' values")
+  func removeAttribute() throws {
+    let url = try TemporaryFolder().appending("Store.sqlite")
+    try Self.writeStore(try Self.version1(), at: url)
+    let version2 = try ManagedObjectModel(entities: [
+      Self.entity("Notebook", [Self.attribute("name"), Self.relationship("notes", to: "Note", inverse: "notebook", toMany: true)]),
+      Self.entity(
+        "Note",
+        [
+          Self.attribute("title", optional: false, default: ""), Self.attribute("rating", .integer64),
+          Self.relationship("notebook", to: "Notebook", inverse: "notes"),
+          Self.relationship("tags", to: "Tag", inverse: "notes", toMany: true),
+        ]),
+      Self.entity("Tag", [Self.attribute("name"), Self.relationship("notes", to: "Note", inverse: "tags", toMany: true)]),
+    ])
+    let context = try Self.open(version2, at: url)
+    let notes = try Self.fetch("Note", in: context, sortedBy: "rating")
+    context.performAndWait {
+      #expect(notes.count == 30)
+      #expect((notes[4].value(forKey: "notebook") as? ManagedObject)?.value(forKey: "name") as? String == "Notebook 1")
+      #expect((notes[5].value(forKey: "tags") as? Set<ManagedObject>)?.count == 1)
+    }
+    #expect(!(try Self.columns(url, "ZNOTE").contains("ZBODY")))
+  }
+
+  @Test("adding an entity gives it an empty table whose keys start at 1; removing one drops its table and relationships")
+  func addAndRemoveEntity() throws {
+    let url = try TemporaryFolder().appending("Store.sqlite")
+    try Self.writeStore(try Self.version1(), at: url)
+    // Version 2: Tag is gone (and Note.tags with it), Folder is new.
+    let version2 = try ManagedObjectModel(entities: [
+      Self.entity("Notebook", [Self.attribute("name"), Self.relationship("notes", to: "Note", inverse: "notebook", toMany: true)]),
+      Self.entity(
+        "Note",
+        [
+          Self.attribute("title", optional: false, default: ""), Self.attribute("body"), Self.attribute("rating", .integer64),
+          Self.relationship("notebook", to: "Notebook", inverse: "notes"),
+        ]),
+      Self.entity("Folder", [Self.attribute("path")]),
+    ])
+    let context = try Self.open(version2, at: url)
+    #expect(try Self.tables(url) == ["ZFOLDER", "ZNOTE", "ZNOTEBOOK", "Z_PRIMARYKEY", "Z_METADATA"])
+    let folderKey = try context.performAndWait { () -> Int64? in
+      let folder = ManagedObject(
+        entity: version2.entitiesByName["Folder"] ?? EntityDescription(name: "?", properties: []), insertInto: context)
+      folder.setValue("/tmp", forKey: "path")
+      try context.save()
+      return folder.objectID.primaryKey
+    }
+    #expect(folderKey == 1)
+    #expect(try Self.fetch("Note", in: context).count == 30)
+    // Entity numbers follow name order: Folder 1, Note 2, Notebook 3.
+    let numbers = try rawRows(url, "SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY ORDER BY Z_ENT").map { "\($0[0] as Int64) \($0[1] as String)" }
+    #expect(numbers == ["1 Folder", "2 Note", "3 Notebook"])
+    #expect(try rawRows(url, "SELECT DISTINCT Z_ENT FROM ZNOTE").map { $0[0] as Int64 } == [2])
+  }
+
+  @Test("optional to required with a default: rows without a value get the default, the others keep theirs")
+  func optionalToRequiredWithDefault() throws {
+    let url = try TemporaryFolder().appending("Store.sqlite")
+    try Self.writeStore(try Self.version1(), at: url)
+    let version2 = try Self.changingBody(Self.attribute("body", optional: false, default: "(empty)"))
+    let context = try Self.open(version2, at: url)
+    let notes = try Self.fetch("Note", in: context, sortedBy: "rating")
+    context.performAndWait {
+      #expect(notes[0].value(forKey: "body") as? String == "(empty)")
+      #expect(notes[1].value(forKey: "body") as? String == "Body 1")
+      #expect(notes.filter { $0.value(forKey: "body") as? String == "(empty)" }.count == 10)
+    }
+  }
+
+  @Test("optional to required without a default: refused (134110) when rows lack a value, the file untouched")
+  func optionalToRequiredWithoutDefault() throws {
+    let url = try TemporaryFolder().appending("Store.sqlite")
+    try Self.writeStore(try Self.version1(), at: url)
+    let before = try Self.fileBytes(url)
+    let version2 = try Self.changingBody(Self.attribute("body", optional: false))
+    let error = expectCode(.migration) { _ = try Self.open(version2, at: url) }
+    #expect(error?.message.contains("Note.body became required") == true)
+    #expect(error?.message.contains("10 row(s)") == true)
+    #expect(try Self.fileBytes(url) == before)
+    #expect(try Self.fetch("Note", in: try Self.open(try Self.version1(), at: url)).count == 30)
+  }
+
+  @Test("required to optional keeps every value")
+  func requiredToOptional() throws {
+    let url = try TemporaryFolder().appending("Store.sqlite")
+    try Self.writeStore(try Self.version1(), at: url)
+    let version2 = try Self.changingTitle(Self.attribute("title"))
+    let notes = try Self.fetch("Note", in: try Self.open(version2, at: url), sortedBy: "rating")
+    #expect(notes.count == 30)
+  }
+
+  @Test("renaming an attribute, a relationship and an entity through renaming identifiers keeps the data")
+  func renames() throws {
+    let url = try TemporaryFolder().appending("Store.sqlite")
+    try Self.writeStore(try Self.version1(), at: url)
+    let version2 = try ManagedObjectModel(entities: [
+      Self.entity(
+        "Folder", [Self.attribute("label", renamedFrom: "name"), Self.relationship("notes", to: "Note", inverse: "folder", toMany: true)],
+        renamedFrom: "Notebook"),
+      Self.entity(
+        "Note",
+        [
+          Self.attribute("heading", optional: false, default: "", renamedFrom: "title"), Self.attribute("body"),
+          Self.attribute("rating", .integer64),
+          Self.relationship("folder", to: "Folder", inverse: "notes", renamedFrom: "notebook"),
+          Self.relationship("labels", to: "Tag", inverse: "notes", toMany: true, renamedFrom: "tags"),
+        ]),
+      Self.entity("Tag", [Self.attribute("name"), Self.relationship("notes", to: "Note", inverse: "labels", toMany: true)]),
+    ])
+    let context = try Self.open(version2, at: url)
+    let notes = try Self.fetch("Note", in: context, sortedBy: "rating")
+    context.performAndWait {
+      #expect(notes.map { $0.value(forKey: "heading") as? String } == (0..<30).map { "Note \($0)" })
+      #expect((notes[4].value(forKey: "folder") as? ManagedObject)?.value(forKey: "label") as? String == "Notebook 1")
+      #expect(
+        (notes[3].value(forKey: "labels") as? Set<ManagedObject>)?.compactMap { $0.value(forKey: "name") as? String } == ["Tag 1"])
+    }
+    #expect(try Self.tables(url).contains("ZFOLDER"))
+    #expect(!(try Self.tables(url).contains("ZNOTEBOOK")))
+    #expect(try Self.layout(url) == (try Self.freshLayout(version2)))
+  }
+
+  @Test("to-one becomes to-many (pairs carried into a join table) and to-many becomes to-one (the lowest key kept)")
+  func toOneAndToManySwap() throws {
+    let url = try TemporaryFolder().appending("Store.sqlite")
+    try Self.writeStore(try Self.version1(), at: url)
+    let version2 = try ManagedObjectModel(entities: [
+      Self.entity("Notebook", [Self.attribute("name"), Self.relationship("notes", to: "Note", inverse: "notebook", toMany: true)]),
+      Self.entity(
+        "Note",
+        [
+          Self.attribute("title", optional: false, default: ""), Self.attribute("body"), Self.attribute("rating", .integer64),
+          Self.relationship("notebook", to: "Notebook", inverse: "notes", toMany: true),
+          Self.relationship("tags", to: "Tag", inverse: "notes"),
+        ]),
+      Self.entity("Tag", [Self.attribute("name"), Self.relationship("notes", to: "Note", inverse: "tags", toMany: true)]),
+    ])
+    let context = try Self.open(version2, at: url)
+    let notes = try Self.fetch("Note", in: context, sortedBy: "rating")
+    context.performAndWait {
+      for (index, note) in notes.enumerated() {
+        let notebooks = (note.value(forKey: "notebook") as? Set<ManagedObject>)?.compactMap { $0.value(forKey: "name") as? String }
+        #expect(notebooks == ["Notebook \(index % 3)"])
+        #expect((note.value(forKey: "tags") as? ManagedObject)?.value(forKey: "name") as? String == "Tag \(index % 2)")
+      }
+    }
+    #expect(try Self.layout(url) == (try Self.freshLayout(version2)))
+  }
+
+  @Test("adding and removing relationships")
+  func addAndRemoveRelationship() throws {
+    let url = try TemporaryFolder().appending("Store.sqlite")
+    try Self.writeStore(try Self.version1(), at: url)
+    // Note.tags goes away, Note.related (many-to-many to itself) and Note.pinnedIn (to-one) appear.
+    let version2 = try ManagedObjectModel(entities: [
+      Self.entity(
+        "Notebook",
+        [
+          Self.attribute("name"), Self.relationship("notes", to: "Note", inverse: "notebook", toMany: true),
+          Self.relationship("pinned", to: "Note", inverse: "pinnedIn", toMany: true),
+        ]),
+      Self.entity(
+        "Note",
+        [
+          Self.attribute("title", optional: false, default: ""), Self.attribute("body"), Self.attribute("rating", .integer64),
+          Self.relationship("notebook", to: "Notebook", inverse: "notes"),
+          Self.relationship("pinnedIn", to: "Notebook", inverse: "pinned"),
+          Self.relationship("related", to: "Note", inverse: "related", toMany: true),
+        ]),
+      Self.entity("Tag", [Self.attribute("name")]),
+    ])
+    let context = try Self.open(version2, at: url)
+    let notes = try Self.fetch("Note", in: context, sortedBy: "rating")
+    try context.performAndWait {
+      #expect(notes.allSatisfy { $0.value(forKey: "pinnedIn") == nil })
+      notes[0].setValue(Set([notes[1]]), forKey: "related")
+      try context.save()
+    }
+    #expect(try Self.layout(url) == (try Self.freshLayout(version2)))
+    #expect(try Self.fetch("Tag", in: context).count == 2)
+  }
+
+  @Test("a new child entity joins a hierarchy; a new abstract parent takes a root's table, keys and rows")
+  func inheritance() throws {
+    let url = try TemporaryFolder().appending("Store.sqlite")
+    try Self.writeStore(try Self.version1(), at: url)
+    let item = Self.entity("Item", [Self.attribute("createdBy")])
+    item.isAbstract = true
+    let note = Self.entity(
+      "Note",
+      [
+        Self.attribute("title", optional: false, default: ""), Self.attribute("body"), Self.attribute("rating", .integer64),
+        Self.relationship("notebook", to: "Notebook", inverse: "notes"),
+        Self.relationship("tags", to: "Tag", inverse: "notes", toMany: true),
+      ])
+    let checklist = Self.entity("Checklist", [Self.attribute("done", .boolean, optional: false, default: false)])
+    note.subentities = [checklist]
+    item.subentities = [note]
+    let version2 = try ManagedObjectModel(entities: [
+      Self.entity("Notebook", [Self.attribute("name"), Self.relationship("notes", to: "Note", inverse: "notebook", toMany: true)]),
+      item, note, checklist,
+      Self.entity("Tag", [Self.attribute("name"), Self.relationship("notes", to: "Note", inverse: "tags", toMany: true)]),
+    ])
+    let context = try Self.open(version2, at: url)
+    #expect(try Self.fetch("Note", in: context).count == 30)
+    #expect(try Self.fetch("Item", in: context).count == 30)
+    let newKey = try context.performAndWait { () -> Int64? in
+      guard let entity = version2.entitiesByName["Checklist"] else { return nil }
+      let list = ManagedObject(entity: entity, insertInto: context)
+      list.setValue("Groceries", forKey: "title")
+      try context.save()
+      return list.objectID.primaryKey
+    }
+    #expect(newKey == 31)
+    #expect(try Self.fetch("Note", in: context).count == 31)
+    #expect(try Self.fetch("Checklist", in: context).count == 1)
+    #expect(try Self.tables(url).contains("ZITEM"))
+    #expect(try Self.layout(url) == (try Self.freshLayout(version2)))
+  }
+
+  // MARK: - What cannot be inferred, and the options
+
+  @Test("a type change is refused with 134140 naming the entity, the property and the change; the file is untouched")
+  func typeChange() throws {
+    let url = try TemporaryFolder().appending("Store.sqlite")
+    try Self.writeStore(try Self.version1(), at: url)
+    let before = try Self.fileBytes(url)
+    let version2 = try Self.changingBody(Self.attribute("body", .integer64))
+    let error = expectCode(.migrationMissingMappingModel) { _ = try Self.open(version2, at: url) }
+    #expect(error?.message.contains("Note.body changed type from String to Integer 64") == true)
+    #expect(error?.url == url)
+    #expect(try Self.fileBytes(url) == before)
+  }
+
+  @Test("migration off: 134100; inference off: 134140; no source model: 134130 listing the hashes; each leaves the file as it was")
+  func options() throws {
+    let url = try TemporaryFolder().appending("Store.sqlite")
+    try Self.writeStore(try Self.version1(), at: url)
+    let before = try Self.fileBytes(url)
+    let version2 = try Self.version1(extraNoteProperties: [Self.attribute("subtitle")])
+    _ = expectCode(.persistentStoreIncompatibleVersionHash) {
+      _ = try Self.open(version2, at: url, options: StoreOptions(migratePersistentStoresAutomatically: false))
+    }
+    let inference = expectCode(.migrationMissingMappingModel) {
+      _ = try Self.open(
+        version2, at: url, options: StoreOptions(inferMappingModelAutomatically: false, migrationSourceModels: [try Self.version1()]))
+    }
+    #expect(inference?.message.contains("inferMappingModelAutomatically") == true)
+    let missing = expectCode(.migrationMissingSourceModel) {
+      _ = try Self.open(
+        version2, at: url, options: StoreOptions(migrationSourceModels: [try Self.version1(extraNoteProperties: [Self.attribute("x")])]))
+    }
+    #expect(missing?.message.contains("Note ") == true)
+    #expect(try Self.fileBytes(url) == before)
+  }
+
+  @Test("after a migration the metadata carries the new hashes and the same store UUID, and the model opens it without migrating")
+  func metadataAfterMigration() throws {
+    let url = try TemporaryFolder().appending("Store.sqlite")
+    try Self.writeStore(try Self.version1(), at: url)
+    let uuid = try PersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)[StoreMetadataKey.storeUUID] as? String
+    let version2 = try Self.version1(extraNoteProperties: [Self.attribute("subtitle")])
+    #expect(
+      !version2.isConfiguration(
+        withName: nil, compatibleWithStoreMetadata: try PersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)))
+    _ = try Self.open(version2, at: url, options: StoreOptions(migrationSourceModels: [try Self.version1()]))
+    let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)
+    #expect(version2.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
+    #expect(metadata[StoreMetadataKey.storeUUID] as? String == uuid)
+  }
+
+  @Test("progress starts at 0, moves in between and ends at 1")
+  func progress() throws {
+    let url = try TemporaryFolder().appending("Store.sqlite")
+    try Self.writeStore(try Self.version1(), at: url, notes: 5_000)
+    let reports = Locked<[MigrationProgress]>([])
+    let version2 = try Self.version1(extraNoteProperties: [Self.attribute("wordCount", .integer32, optional: false, default: Int32(0))])
+    _ = try Self.open(
+      version2, at: url,
+      options: StoreOptions(
+        migrationSourceModels: [try Self.version1()], migrationProgress: { report in reports.withLock { $0.append(report) } }))
+    let fractions = reports.withLock { $0 }.map(\.fractionCompleted)
+    #expect(fractions.first == 0)
+    #expect(fractions.last == 1)
+    #expect(fractions.contains { $0 > 0 && $0 < 1 })
+    #expect(zip(fractions, fractions.dropFirst()).allSatisfy { $0 <= $1 })
+  }
+
+  @Test("the asynchronous add migrates off the caller's thread and calls back once with the store")
+  func asynchronousAdd() async throws {
+    let url = try TemporaryFolder().appending("Store.sqlite")
+    try Self.writeStore(try Self.version1(), at: url)
+    let version2 = try Self.version1(extraNoteProperties: [Self.attribute("subtitle")])
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: version2)
+    let calls = Locked(0)
+    let options = StoreOptions(migrationSourceModels: [try Self.version1()])
+    let store: PersistentStore = try await withCheckedThrowingContinuation { continuation in
+      coordinator.addPersistentStore(type: .sqlite, at: url, options: options) { result in
+        calls.withLock { $0 += 1 }
+        continuation.resume(with: result)
+      }
+    }
+    #expect(store.url == url)
+    #expect(calls.withLock { $0 } == 1)
+    #expect(coordinator.persistentStores.count == 1)
+  }
+
+  // MARK: - Helpers for the cases
+
+  /// Version 1 with Note.body replaced.
+  static func changingBody(_ body: PropertyDescription) throws -> ManagedObjectModel {
+    try ManagedObjectModel(entities: [
+      entity("Notebook", [attribute("name"), relationship("notes", to: "Note", inverse: "notebook", toMany: true)]),
+      entity(
+        "Note",
+        [
+          attribute("title", optional: false, default: ""), body, attribute("rating", .integer64),
+          relationship("notebook", to: "Notebook", inverse: "notes"), relationship("tags", to: "Tag", inverse: "notes", toMany: true),
+        ]),
+      entity("Tag", [attribute("name"), relationship("notes", to: "Note", inverse: "tags", toMany: true)]),
+    ])
+  }
+
+  /// Version 1 with Note.title replaced.
+  static func changingTitle(_ title: PropertyDescription) throws -> ManagedObjectModel {
+    try ManagedObjectModel(entities: [
+      entity("Notebook", [attribute("name"), relationship("notes", to: "Note", inverse: "notebook", toMany: true)]),
+      entity(
+        "Note",
+        [
+          title, attribute("body"), attribute("rating", .integer64), relationship("notebook", to: "Notebook", inverse: "notes"),
+          relationship("tags", to: "Tag", inverse: "notes", toMany: true),
+        ]),
+      entity("Tag", [attribute("name"), relationship("notes", to: "Note", inverse: "tags", toMany: true)]),
+    ])
+  }
+
+  /// The layout a store made fresh by `model` has.
+  static func freshLayout(_ model: ManagedObjectModel) throws -> [String] {
+    let url = try TemporaryFolder().appending("Fresh-\(UUID().uuidString).sqlite")
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
+    try coordinator.remove(store)
+    return try layout(url)
+  }
+}
+
+/// The tutorial's own model: a version 1 store opened by version 2 finds version 1 next to it in the
+/// `.xcdatamodeld` and migrates to the same layout a fresh version 2 store has.
+@Suite("Migration: the tutorial model's two versions", .temporaryFolders)
+struct TutorialMigrationTests {
+  static func tutorialModelURL(filePath: String = #filePath) -> URL {
+    URL(fileURLWithPath: filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("Stages/Resources/DataModel.xcdatamodeld")
+  }
+
+  @Test("a version 1 store migrates on open: renamed values kept, new attribute defaulted, links and keys carried on")
+  func versionOneToTwo() throws {
+    let versions = try ManagedObjectModel.versions(in: Self.tutorialModelURL())
+    #expect(versions.map(\.name) == ["DataModel", "DataModel 2"])
+    let current = try ManagedObjectModel(contentsOf: Self.tutorialModelURL())
+    let url = try TemporaryFolder().appending("DataModel.sqlite")
+    let version1 = versions[0].model
+    let date = Date(timeIntervalSinceReferenceDate: 700_000_000)
+    do {
+      let coordinator = PersistentStoreCoordinator(managedObjectModel: version1)
+      let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
+      let context = ManagedObjectContext(concurrencyType: .privateQueue)
+      context.persistentStoreCoordinator = coordinator
+      try context.performAndWait {
+        let entities = version1.entitiesByName
+        let tag = ManagedObject(entity: try #require(entities["Tag"]), insertInto: context)
+        tag.setValue("home", forKey: "name")
+        for index in 0..<10 {
+          let note = ManagedObject(entity: try #require(entities["Note"]), insertInto: context)
+          note.setValue("Note \(index)", forKey: "title")
+          note.setValue(date, forKey: "createdAt")
+          note.setValue(index.isMultiple(of: 2) ? date : nil, forKey: "updatedAt")
+          note.setValue(Set([tag]), forKey: "tags")
+        }
+        try context.save()
+      }
+      try coordinator.remove(store)
+    }
+    let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)
+    #expect(metadata[StoreMetadataKey.modelVersionName] as? String == "DataModel")
+    #expect(!current.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
+
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: current)
+    try coordinator.addPersistentStore(type: .sqlite, at: url)
+    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    context.persistentStoreCoordinator = coordinator
+    try context.performAndWait {
+      let request = FetchRequest<ManagedObject>(entityName: "Note")
+      request.sortDescriptors = [FetchSortDescriptor(key: "title")]
+      let notes = try context.fetch(request)
+      #expect(notes.count == 10)
+      #expect(notes.filter { $0.value(forKey: "modifiedAt") as? Date == date }.count == 5)
+      #expect(notes.allSatisfy { $0.value(forKey: "wordCount") as? Int32 == 0 })
+      #expect(notes.allSatisfy { ($0.value(forKey: "tags") as? Set<ManagedObject>)?.count == 1 })
+      let attachment = ManagedObject(entity: try #require(current.entitiesByName["Attachment"]), insertInto: context)
+      attachment.setValue("photo.jpg", forKey: "fileName")
+      attachment.setValue(notes[0], forKey: "note")
+      let note = ManagedObject(entity: try #require(current.entitiesByName["Note"]), insertInto: context)
+      note.setValue("Note 10", forKey: "title")
+      note.setValue(date, forKey: "createdAt")
+      try context.save()
+      #expect(note.objectID.primaryKey == 11)
+    }
+    let migrated = try PersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)
+    #expect(migrated[StoreMetadataKey.modelVersionName] as? String == "DataModel 2")
+    #expect(try MigrationTests.layout(url) == (try MigrationTests.freshLayout(current)))
+  }
+}
