@@ -161,26 +161,41 @@ enum ProofStores {
 
   /// The notes and their tags as the file holds them, in a form both versions share: version 1's
   /// `ZUPDATEDAT` and version 2's `ZMODIFIEDAT` are the same column of `NoteContents`.
-  struct NoteContents: Equatable {
-    /// One row per note, in key order: `Z_PK`, title, body, createdAt, isPinned, updatedAt/modifiedAt, notebook.
-    let notes: [[DatabaseValue]]
-    /// (note key, tag key) pairs, sorted.
-    let tagLinks: [[Int64]]
+  ///
+  /// Each is one text made by SQLite (`quote()` of every value, rows in key order), so comparing two
+  /// stores of tens of thousands of notes costs two queries, not a `Row` per note.
+  struct NoteContents: Equatable, CustomStringConvertible {
+    /// One line per note, in key order: `Z_PK`, title, body, createdAt, isPinned, updatedAt/modifiedAt,
+    /// notebook.
+    let notes: String
+    /// How many notes.
+    let count: Int
+    /// One line per (note key, tag key) pair, sorted.
+    let tagLinks: String
 
     /// Reads them from a store of `version` 1 or 2.
     init(_ url: URL, version: Int) throws {
       let dateColumn = version == 1 ? "ZUPDATEDAT" : "ZMODIFIEDAT"
-      let rows = try rawRows(
-        url, "SELECT Z_PK, ZTITLE, ZBODY, ZCREATEDAT, ZISPINNED, \(dateColumn), ZNOTEBOOK FROM ZNOTE ORDER BY Z_PK")
-      notes = rows.map { row in Array(row.databaseValues) }
+      let row = try rawRows(
+        url,
+        """
+        SELECT COUNT(*) AS count, group_concat(line, char(10)) AS lines FROM (
+          SELECT Z_PK || ' ' || quote(ZTITLE) || ' ' || quote(ZBODY) || ' ' || quote(ZCREATEDAT) || ' ' || quote(ZISPINNED)
+            || ' ' || quote(\(dateColumn)) || ' ' || quote(ZNOTEBOOK) AS line
+          FROM ZNOTE ORDER BY Z_PK)
+        """)[0]
+      count = row["count"]
+      notes = row["lines"] ?? ""
       tagLinks = try ProofStores.tagLinks(url)
     }
+
+    var description: String { "\(count) notes (\(notes.utf8.count) bytes of values), \(tagLinks.utf8.count) bytes of tag links" }
   }
 
-  /// The Note-Tag join table's rows as (note key, tag key) pairs. Its name and column names carry entity
-  /// numbers (`Z_<n>TAGS`), which a migration may change; the column named after the inverse (`…NOTES`)
-  /// holds the note.
-  static func tagLinks(_ url: URL) throws -> [[Int64]] {
+  /// The Note-Tag join table's rows as lines `<note key> <tag key>`, sorted. Its name and column names carry
+  /// entity numbers (`Z_<n>TAGS`), which a migration may change; the column named after the inverse
+  /// (`…NOTES`) holds the note.
+  static func tagLinks(_ url: URL) throws -> String {
     let tables = try rawRows(url, "SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'Z_[0-9]*TAGS'")
     guard tables.count == 1, let table = tables[0]["name"] as String? else {
       throw ProofFailure("expected one Note-Tag join table in \(url.lastPathComponent), found \(tables.count)")
@@ -189,8 +204,13 @@ enum ProofStores {
     guard let noteColumn = columns.first(where: { $0.hasSuffix("NOTES") }),
       let tagColumn = columns.first(where: { $0.hasSuffix("TAGS") })
     else { throw ProofFailure("\(table) has columns \(columns), expected one for notes and one for tags") }
-    return try rawRows(url, "SELECT \(noteColumn) AS note, \(tagColumn) AS tag FROM \(table) ORDER BY note, tag")
-      .map { [$0["note"] as Int64, $0["tag"] as Int64] }
+    let row = try rawRows(
+      url,
+      """
+      SELECT group_concat(line, char(10)) AS lines FROM (
+        SELECT \(noteColumn) || ' ' || \(tagColumn) AS line FROM \(table) ORDER BY \(noteColumn), \(tagColumn))
+      """)[0]
+    return row["lines"] ?? ""
   }
 
   /// How many notes a store holds, counted by the engine through `model` (migration off).
