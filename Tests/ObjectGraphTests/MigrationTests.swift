@@ -191,7 +191,7 @@ struct MigrationTests {
       Self.entity("Folder", [Self.attribute("path")]),
     ])
     let context = try Self.open(version2, at: url)
-    #expect(try Self.tables(url) == ["ZFOLDER", "ZNOTE", "ZNOTEBOOK", "Z_PRIMARYKEY", "Z_METADATA"])
+    #expect(try Self.tables(url) == ["ZFOLDER", "ZNOTE", "ZNOTEBOOK", "Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"])
     let folderKey = try context.performAndWait { () -> Int64? in
       let folder = ManagedObject(
         entity: version2.entitiesByName["Folder"] ?? EntityDescription(name: "?", properties: []), insertInto: context)
@@ -390,6 +390,10 @@ struct MigrationTests {
   func options() throws {
     let url = try TemporaryFolder().appending("Store.sqlite")
     try Self.writeStore(try Self.version1(), at: url)
+    // A store whose model is kept nowhere: as if an app that never shipped its model made it.
+    let queue = try DatabaseQueue(path: url.path)
+    try queue.write { try $0.execute(sql: "DROP TABLE Z_MODELCACHE") }
+    try queue.close()
     let before = try Self.fileBytes(url)
     let version2 = try Self.version1(extraNoteProperties: [Self.attribute("subtitle")])
     _ = expectCode(.persistentStoreIncompatibleVersionHash) {
@@ -404,7 +408,40 @@ struct MigrationTests {
       _ = try Self.open(
         version2, at: url, options: StoreOptions(migrationSourceModels: [try Self.version1(extraNoteProperties: [Self.attribute("x")])]))
     }
-    #expect(missing?.message.contains("Note ") == true)
+    #expect(missing?.message.contains("The store's entity version hashes: Note ") == true)
+    #expect(try Self.fileBytes(url) == before)
+  }
+
+  @Test("with no source model anywhere else, the model the store keeps (Z_MODELCACHE) is the source")
+  func modelKeptInTheStore() throws {
+    let url = try TemporaryFolder().appending("Store.sqlite")
+    try Self.writeStore(try Self.version1(), at: url)
+    #expect(try rawRows(url, "SELECT COUNT(*) AS c FROM Z_MODELCACHE")[0]["c"] as Int == 1)
+    let version2 = try Self.version1(extraNoteProperties: [Self.attribute("subtitle")])
+    let context = try Self.open(version2, at: url, options: StoreOptions())
+    #expect(try Self.fetch("Note", in: context).count == 30)
+    // The store now keeps version 2, so a version 3 finds its source there too.
+    let version3 = try Self.version1(extraNoteProperties: [Self.attribute("subtitle"), Self.attribute("summary")])
+    #expect(try Self.fetch("Note", in: try Self.open(version3, at: url, options: StoreOptions())).count == 30)
+  }
+
+  @Test("a store without a kept model gets one when opened read-write; a damaged copy counts as absent (134130)")
+  func modelCacheBackfilledAndDamaged() throws {
+    let url = try TemporaryFolder().appending("Store.sqlite")
+    try Self.writeStore(try Self.version1(), at: url)
+    let queue = try DatabaseQueue(path: url.path)
+    try queue.write { try $0.execute(sql: "DROP TABLE Z_MODELCACHE") }
+    try queue.close()
+    _ = try Self.open(try Self.version1(), at: url)
+    #expect(try rawRows(url, "SELECT COUNT(*) AS c FROM Z_MODELCACHE")[0]["c"] as Int == 1)
+
+    let damage = try DatabaseQueue(path: url.path)
+    try damage.write { try $0.execute(sql: "UPDATE Z_MODELCACHE SET Z_CONTENT = x'3c6d6f64656c'") }
+    try damage.close()
+    let before = try Self.fileBytes(url)
+    let version2 = try Self.version1(extraNoteProperties: [Self.attribute("subtitle")])
+    let error = expectCode(.migrationMissingSourceModel) { _ = try Self.open(version2, at: url, options: StoreOptions()) }
+    #expect(error?.message.contains("the model kept in the store (absent or different)") == true)
     #expect(try Self.fileBytes(url) == before)
   }
 
@@ -457,6 +494,30 @@ struct MigrationTests {
     #expect(store.url == url)
     #expect(calls.withLock { $0 } == 1)
     #expect(coordinator.persistentStores.count == 1)
+  }
+
+  @Test("four coordinators opening the same old store at once: one migrates, the others find it migrated")
+  func concurrentOpens() throws {
+    let url = try TemporaryFolder().appending("Store.sqlite")
+    try Self.writeStore(try Self.version1(), at: url, notes: 2_000)
+    let version2 = try Self.version1(extraNoteProperties: [Self.attribute("wordCount", .integer32, optional: false, default: Int32(3))])
+    let options = StoreOptions(migrationSourceModels: [try Self.version1()])
+    let failures = Locked<[String]>([])
+    DispatchQueue.concurrentPerform(iterations: 4) { _ in
+      do {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: version2)
+        try coordinator.remove(try coordinator.addPersistentStore(type: .sqlite, at: url, options: options))
+      } catch {
+        failures.withLock { $0.append("\(error)") }
+      }
+    }
+    #expect(failures.withLock { $0 } == [])
+    let context = try Self.open(version2, at: url)
+    let notes = try Self.fetch("Note", in: context)
+    context.performAndWait {
+      #expect(notes.count == 2_000)
+      #expect(notes.allSatisfy { $0.value(forKey: "wordCount") as? Int32 == 3 })
+    }
   }
 
   // MARK: - Helpers for the cases
@@ -564,5 +625,65 @@ struct TutorialMigrationTests {
     let migrated = try PersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)
     #expect(migrated[StoreMetadataKey.modelVersionName] as? String == "DataModel 2")
     #expect(try MigrationTests.layout(url) == (try MigrationTests.freshLayout(current)))
+  }
+}
+
+/// Fetch indexes are not part of the version hash: a model that only changes its indexes opens the store
+/// without a migration, and the store's indexes follow the model.
+@Suite("Migration: fetch indexes follow the model", .temporaryFolders)
+struct FetchIndexStoreTests {
+  static func model(indexes: [FetchIndexDescription]) throws -> ManagedObjectModel {
+    let note = EntityDescription(
+      name: "Note",
+      properties: [
+        .attribute(AttributeDescription(name: "title", type: .string)), .attribute(AttributeDescription(name: "createdAt", type: .date)),
+      ])
+    note.indexes = indexes
+    return try ManagedObjectModel(entities: [note])
+  }
+
+  static func indexes(_ url: URL) throws -> [String] {
+    try rawRows(url, "SELECT sql FROM sqlite_master WHERE type = 'index' AND name LIKE 'Z\\_Note\\_%' ESCAPE '\\' ORDER BY name")
+      .map { $0["sql"] as String }
+  }
+
+  static func open(_ model: ManagedObjectModel, _ url: URL) throws {
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    try coordinator.remove(try coordinator.addPersistentStore(type: .sqlite, at: url))
+  }
+
+  @Test("a new store has the model's fetch indexes; adding, changing and removing one needs no migration")
+  func indexesFollowTheModel() throws {
+    let url = try TemporaryFolder().appending("Store.sqlite")
+    let byDate = FetchIndexDescription(name: "byCreatedAt", elements: [.init(propertyName: "createdAt", isAscending: false)])
+    try Self.open(try Self.model(indexes: [byDate]), url)
+    #expect(try Self.indexes(url) == ["CREATE INDEX Z_Note_byCreatedAt ON ZNOTE (ZCREATEDAT COLLATE BINARY DESC)"])
+
+    let byTitle = FetchIndexDescription(name: "byTitle", elements: [.init(propertyName: "title")])
+    try Self.open(try Self.model(indexes: [byDate, byTitle]), url)
+    #expect(
+      try Self.indexes(url) == [
+        "CREATE INDEX Z_Note_byCreatedAt ON ZNOTE (ZCREATEDAT COLLATE BINARY DESC)",
+        "CREATE INDEX Z_Note_byTitle ON ZNOTE (ZTITLE COLLATE BINARY ASC)",
+      ])
+
+    let both = FetchIndexDescription(name: "byTitle", elements: [.init(propertyName: "title"), .init(propertyName: "createdAt")])
+    try Self.open(try Self.model(indexes: [both]), url)
+    #expect(try Self.indexes(url) == ["CREATE INDEX Z_Note_byTitle ON ZNOTE (ZTITLE COLLATE BINARY ASC, ZCREATEDAT COLLATE BINARY ASC)"])
+
+    try Self.open(try Self.model(indexes: []), url)
+    #expect(try Self.indexes(url).isEmpty)
+  }
+
+  @Test("a read-only open leaves the indexes alone")
+  func readOnlyLeavesIndexes() throws {
+    let url = try TemporaryFolder().appending("Store.sqlite")
+    try Self.open(try Self.model(indexes: []), url)
+    let before = try Data(contentsOf: url)
+    let coordinator = PersistentStoreCoordinator(
+      managedObjectModel: try Self.model(indexes: [FetchIndexDescription(name: "byTitle", elements: [.init(propertyName: "title")])]))
+    try coordinator.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(readOnly: true))
+    #expect(try Self.indexes(url).isEmpty)
+    #expect(try Data(contentsOf: url) == before)
   }
 }

@@ -27,6 +27,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     var userInfo: [String: String] = [:]
     var fetchedProperties: [FetchedPropertyDescription] = []
     var uniquenessConstraints: [[String]] = []
+    var indexes: [FetchIndexDescription] = []
     var versionHash: Data?
     weak var model: ManagedObjectModel?
   }
@@ -155,6 +156,23 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     set { state.write(\.uniquenessConstraints, newValue, what: "entity \(name)") }
   }
 
+  /// The entity's fetch indexes (Core Data's `indexes`): the properties a store may index to make fetches
+  /// that filter or sort by them fast, from an Xcode model's `<fetchIndex>` elements (and the legacy
+  /// `indexed="YES"` attribute flag) or set in code until the model is frozen.
+  ///
+  /// ```swift
+  /// note.indexes = [FetchIndexDescription(name: "byCreatedAt", elements: [
+  ///   FetchIndexElementDescription(propertyName: "createdAt", isAscending: false)
+  /// ])]
+  /// ```
+  ///
+  /// This value doesn't form part of the entity's ``versionHash``, as in Core Data: adding, changing or
+  /// removing an index needs no migration. The model checks each element's property when it is made.
+  public var indexes: [FetchIndexDescription] {
+    get { state.read(\.indexes) }
+    set { state.write(\.indexes, newValue, what: "entity \(name)") }
+  }
+
   /// The entity's name in the previous model version, for lightweight migration.
   public var renamingIdentifier: String? {
     get { state.read(\.renamingIdentifier) }
@@ -202,7 +220,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
   /// (names, types, optionality, transience, relationship shapes with their counts) and version hash
   /// modifiers, the inputs Core Data documents for its version hashes. Two models
   /// whose entities all hash alike can open each other's stores. Renaming identifiers, default values,
-  /// delete rules and class names do not count, as in Core Data.
+  /// delete rules, fetch indexes and class names do not count, as in Core Data.
   public var versionHash: Data {
     if let cached = state.read(\.versionHash) { return cached }
     return SHA256.hash(Data(versionHashSource.utf8))

@@ -191,6 +191,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
             "Entity '\(entity.name)' has two properties named '\(property.name)' (perhaps one inherited). Rename one.")
         }
       }
+      try Self.checkIndexes(of: entity)
     }
     for entity in entities {
       for case .relationship(let relationship) in entity.ownProperties {
@@ -223,6 +224,51 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
           $0.destinationEntity = destination
           $0.inverseRelationship = inverse
           $0.entity = entity
+        }
+      }
+    }
+  }
+
+  /// Checks an entity's fetch indexes: unique names, and every element naming a stored attribute or to-one
+  /// relationship of the entity (inherited ones included), which is what a store can index.
+  private static func checkIndexes(of entity: EntityDescription) throws {
+    let indexes = entity.indexes
+    guard !indexes.isEmpty else { return }
+    let properties = entity.propertiesByName
+    var names: Set<String> = []
+    for index in indexes {
+      guard !index.name.isEmpty else {
+        throw ObjectGraphError(.modelInvalid, "Entity '\(entity.name)' has a fetch index with an empty name. Name it.")
+      }
+      guard names.insert(index.name).inserted else {
+        throw ObjectGraphError(
+          .modelInvalid, "Entity '\(entity.name)' has two fetch indexes named '\(index.name)'. Rename or remove one.")
+      }
+      guard !index.elements.isEmpty else {
+        throw ObjectGraphError(
+          .modelInvalid,
+          "Fetch index '\(index.name)' of entity '\(entity.name)' has no elements. Add the properties it indexes, or remove it.")
+      }
+      for element in index.elements {
+        let place = "Fetch index '\(index.name)' of entity '\(entity.name)' names property '\(element.propertyName)'"
+        switch properties[element.propertyName] {
+        case nil:
+          throw ObjectGraphError(
+            .modelInvalid,
+            "\(place), which the entity does not have (inherited properties included). Known properties: "
+              + "\(properties.keys.sorted().joined(separator: ", ")).")
+        case .relationship(let relationship) where relationship.isToMany:
+          throw ObjectGraphError(
+            .modelInvalid,
+            "\(place), which is a to-many relationship: it has no column to index. Index an attribute or a to-one relationship.")
+        case .attribute(let attribute) where attribute.isTransient:
+          throw ObjectGraphError(
+            .modelInvalid, "\(place), which is transient: it is not stored, so there is nothing to index. Remove the element.")
+        case .relationship(let relationship) where relationship.isTransient:
+          throw ObjectGraphError(
+            .modelInvalid, "\(place), which is transient: it is not stored, so there is nothing to index. Remove the element.")
+        default:
+          continue
         }
       }
     }

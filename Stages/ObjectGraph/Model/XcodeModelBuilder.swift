@@ -15,14 +15,18 @@ extension XcodeModelLoader {
 
   /// Turns the XML tree of one `contents` file into descriptions, throwing errors that name the file and line.
   struct ModelReader {
-    let file: URL
+    /// Where the XML came from, as error messages name it.
+    let source: ModelSource
     /// The lenient readings so far.
     var warnings: [ModelLoadWarning] = []
 
+    init(source: ModelSource) { self.source = source }
+
+    init(file: URL) { self.init(source: .file(file)) }
+
     func failure(_ element: ModelNode?, _ what: String, _ fix: String) -> ObjectGraphError {
       let place = element.map { " (line \($0.line))" } ?? ""
-      return ObjectGraphError(
-        .modelInvalid, "In the Xcode model file '\(file.path)'\(place): \(what). \(fix)", url: file)
+      return ObjectGraphError(.modelInvalid, "In \(source.name)\(place): \(what). \(fix)", url: source.url)
     }
 
     func required(_ element: ModelNode, _ attribute: String, of what: String) throws -> String {
@@ -52,6 +56,10 @@ extension XcodeModelLoader {
           if let parentName = child["parentEntity"], !parentName.isEmpty {
             parents.append((entity, parentName, child))
           }
+        case "versionIdentifier":
+          // ObjectGraph's own: the further identifiers of a model with several, which Xcode's single
+          // userDefinedModelVersionIdentifier cannot hold (written by XcodeModelWriter).
+          parsed.versionIdentifiers.insert(child["value"] ?? "")
         case "fetchRequest":
           parsed.fetchRequestTemplates.append(
             FetchRequestTemplate(
@@ -82,6 +90,9 @@ extension XcodeModelLoader {
         }
         entity.superentity = parent
       }
+      for entity in parsed.entities where !entity.indexes.isEmpty {
+        entity.indexes = Self.storableIndexes(of: entity)
+      }
       for (name, members) in parsed.configurations {
         if let missing = members.first(where: { byName[$0] == nil }) {
           throw failure(
@@ -98,11 +109,21 @@ extension XcodeModelLoader {
       var properties: [PropertyDescription] = []
       var fetchedProperties: [FetchedPropertyDescription] = []
       var uniquenessConstraints: [[String]] = []
+      var indexes: [FetchIndexDescription] = []
+      var legacyIndexes: [FetchIndexDescription] = []
       var userInfo: [String: String] = [:]
       for child in element.children {
         switch child.name {
         case "attribute":
-          properties.append(.attribute(try readAttribute(child, entity: name)))
+          let attribute = try readAttribute(child, entity: name)
+          properties.append(.attribute(attribute))
+          // A transient attribute has no column, so its legacy flag asks for nothing; the flag on a relationship is
+          // not read either (a store indexes its to-one foreign keys of its own accord).
+          if child.flag("indexed") && !attribute.isTransient {
+            legacyIndexes.append(Self.legacyIndex(on: attribute.name))
+          }
+        case "fetchIndex":
+          indexes.append(try readFetchIndex(child, entity: name))
         case "relationship":
           properties.append(.relationship(try readRelationship(child, entity: name)))
         case "fetchedProperty":
@@ -117,7 +138,8 @@ extension XcodeModelLoader {
         case "userInfo":
           userInfo = readUserInfo(child)
         default:
-          // fetchIndex, compoundIndexes and other storage hints are not described by the engine.
+          // compoundIndexes (the older form of multi-property indexes) and other storage hints are not described
+          // by the engine.
           continue
         }
       }
@@ -129,7 +151,62 @@ extension XcodeModelLoader {
       entity.userInfo = userInfo
       entity.fetchedProperties = fetchedProperties
       entity.uniquenessConstraints = uniquenessConstraints
+      // A legacy flag whose index Xcode has already written as a <fetchIndex> of the same name is not added twice.
+      let written = Set(indexes.map(\.name))
+      entity.indexes = indexes + legacyIndexes.filter { !written.contains($0.name) }
       return entity
+    }
+
+    /// The entity's indexes without their elements that name a to-many relationship, and without an index left
+    /// with no element. Xcode's model compiler accepts such elements and apps ship them (Wikipedia's
+    /// `WMFArticle.compoundIndex3` starts with the to-many `readingLists`), but a to-many has no column in the
+    /// entity's table, so there is nothing to index; a model made in code that asks for one is refused instead.
+    static func storableIndexes(of entity: EntityDescription) -> [FetchIndexDescription] {
+      let relationships = entity.relationshipsByName
+      return entity.indexes.compactMap { index in
+        var kept = index
+        kept.elements.removeAll { relationships[$0.propertyName]?.isToMany == true }
+        return kept.elements.isEmpty && !index.elements.isEmpty ? nil : kept
+      }
+    }
+
+    /// The single-element ascending index Xcode makes of an attribute's legacy `indexed="YES"` flag:
+    /// `by<Attribute>Index`, with the attribute name's first letter upper-cased.
+    static func legacyIndex(on attribute: String) -> FetchIndexDescription {
+      FetchIndexDescription(
+        name: "by" + attribute.prefix(1).uppercased() + attribute.dropFirst() + "Index",
+        elements: [FetchIndexElementDescription(propertyName: attribute)])
+    }
+
+    /// `<fetchIndex name="…">` with its `<fetchIndexElement property="…" type="Binary" order="ascending"/>`
+    /// children; a missing `type` is Binary, a missing `order` ascending.
+    func readFetchIndex(_ element: ModelNode, entity: String) throws -> FetchIndexDescription {
+      let name = try required(element, "name", of: "a fetch index of entity '\(entity)'")
+      let elements = try element.children(named: "fetchIndexElement").map { child in
+        let property = try required(child, "property", of: "an element of fetch index '\(entity).\(name)'")
+        let collation: FetchIndexElementDescription.CollationType
+        if let type = nonEmpty(child["type"]) {
+          guard let known = FetchIndexElementDescription.CollationType(xcodeName: type) else {
+            throw failure(
+              child, "fetch index '\(entity).\(name)' has an element of type '\(type)', which is not an index type",
+              "Use 'Binary' or 'RTree' (pick it in Xcode's model editor).")
+          }
+          collation = known
+        } else {
+          collation = .binary
+        }
+        let isAscending: Bool
+        switch child["order"]?.lowercased() {
+        case nil, "", "ascending": isAscending = true
+        case "descending": isAscending = false
+        case let other?:
+          throw failure(
+            child, "fetch index '\(entity).\(name)' has an element with order '\(other)', which is not an order",
+            "Use 'ascending' or 'descending' (pick it in Xcode's model editor).")
+        }
+        return FetchIndexElementDescription(propertyName: property, isAscending: isAscending, collationType: collation)
+      }
+      return FetchIndexDescription(name: name, elements: elements)
     }
 
     func readUserInfo(_ element: ModelNode) -> [String: String] {
@@ -227,6 +304,9 @@ extension XcodeModelLoader {
       _ element: ModelNode, type: AttributeType, entity: String, attribute: String, _ written: String,
       _ value: (any Sendable)?, _ rule: String
     ) {
+      // XML that is not a file (a model kept in a store) is written by ObjectGraph in canonical form; a warning
+      // names a file, so there is none to give for it.
+      guard let file = source.url else { return }
       warnings.append(
         ModelLoadWarning(
           file: file, line: element.line, entity: entity, property: attribute, attributeType: type.xcodeName,

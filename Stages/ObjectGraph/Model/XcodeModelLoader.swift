@@ -18,8 +18,9 @@ extension ManagedObjectModel {
   /// delete rules, ordering and counts, renaming identifiers (Xcode's `elementID`), version hash modifiers,
   /// user info, uniqueness constraints, fetched properties, fetch request templates, configurations and the
   /// model version identifier. What the engine does not run (transformable, composite and derived attributes,
-  /// fetched properties, templates) loads as a description and is refused only when used. Diagram layout and
-  /// fetch indexes are ignored. The model's ``sourceURL`` is `url`.
+  /// fetched properties, templates) loads as a description and is refused only when used. Fetch indexes
+  /// (`<fetchIndex>`, and the legacy `indexed="YES"` attribute flag) load into ``EntityDescription/indexes``.
+  /// Diagram layout and the older `<compoundIndexes>` are ignored. The model's ``sourceURL`` is `url`.
   ///
   /// Default values are read as Core Data reads them, also when Xcode kept text that is not in the type's canonical
   /// form (a Boolean default `1`, an Integer 16 default `0.0`, a UUID default that is not a UUID): each such value
@@ -59,6 +60,32 @@ extension ManagedObjectModel {
     let location = try XcodeModelLoader.locate(url)
     return try location.versions.map { version in
       (name: version.name, model: try ManagedObjectModel(xcodeVersion: version, sourceURL: version.folderURL))
+    }
+  }
+
+  /// Makes a model from the XML of a `contents` file held in memory, such as
+  /// ``XcodeModelWriter/contents(of:)`` writes (a store keeps the model it was made with this way).
+  ///
+  /// The XML is read as a `contents` file is; the model has no ``sourceURL`` and no ``loadWarnings`` (a warning
+  /// names a file; the writer writes every default in canonical form).
+  /// - Parameters:
+  ///   - data: the XML.
+  ///   - origin: where the data came from, as error messages name it, starting in lower case: "the model kept
+  ///     in store X".
+  /// - Throws: ``ObjectGraphError/Code/modelInvalid`` naming `origin`, when the data is not well-formed XML, not
+  ///   an Xcode model, or describes an inconsistent model.
+  static func fromXcodeContents(_ data: Data, origin: String) throws -> ManagedObjectModel {
+    let source = XcodeModelLoader.ModelSource(
+      name: origin, url: nil, remedy: "The model data is damaged; it cannot be read.")
+    let root = try XcodeModelLoader.XMLTree.parse(data, source: source)
+    var reader = XcodeModelLoader.ModelReader(source: source)
+    let parsed = try reader.read(root)
+    do {
+      return try ManagedObjectModel(
+        entities: parsed.entities, versionIdentifiers: parsed.versionIdentifiers,
+        configurations: parsed.configurations, fetchRequestTemplates: parsed.fetchRequestTemplates, sourceURL: nil)
+    } catch let error as ObjectGraphError {
+      throw ObjectGraphError(.modelInvalid, "\(source.sentenceName) is inconsistent: \(error.message)")
     }
   }
 

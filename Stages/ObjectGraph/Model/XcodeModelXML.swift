@@ -24,6 +24,27 @@ extension XcodeModelLoader {
     func children(named name: String) -> [ModelNode] { children.filter { $0.name == name } }
   }
 
+  /// Where a model's XML comes from, as messages name it: a version's `contents` file, or data kept elsewhere
+  /// (a store's copy of its model).
+  struct ModelSource {
+    /// How messages name it, starting in lower case: `the Xcode model file '…/contents'`.
+    let name: String
+    /// The file, when there is one.
+    let url: URL?
+    /// What to do when the XML is damaged.
+    let remedy: String
+
+    /// A version's `contents` file.
+    static func file(_ url: URL) -> ModelSource {
+      ModelSource(
+        name: "the Xcode model file '\(url.path)'", url: url,
+        remedy: "Fix the file (a merge conflict left in it is a common cause) or restore it from version control.")
+    }
+
+    /// The name with its first letter upper-cased, to start a sentence.
+    var sentenceName: String { name.prefix(1).uppercased() + name.dropFirst() }
+  }
+
   /// Builds an ``ModelNode`` tree with Foundation's `XMLParser`.
   final class XMLTree: NSObject, XMLParserDelegate {
     private var stack: [ModelNode] = []
@@ -31,6 +52,10 @@ extension XcodeModelLoader {
     private var failure: (line: Int, column: Int, code: Int)?
 
     static func parse(_ data: Data, file: URL) throws -> ModelNode {
+      try parse(data, source: .file(file))
+    }
+
+    static func parse(_ data: Data, source: ModelSource) throws -> ModelNode {
       let parser = XMLParser(data: data)
       parser.shouldProcessNamespaces = false
       parser.shouldResolveExternalEntities = false
@@ -43,17 +68,16 @@ extension XcodeModelLoader {
         let code = failure.code >= 0 ? failure.code : (parser.parserError as NSError?)?.code ?? -1
         throw ObjectGraphError(
           .modelInvalid,
-          "The Xcode model file '\(file.path)' is not well-formed XML: line \(failure.line), column "
-            + "\(failure.column): \(describeXMLError(code)). Fix the file (a merge conflict left in it is a "
-            + "common cause) or restore it from version control.",
-          url: file)
+          "\(source.sentenceName) is not well-formed XML: line \(failure.line), column \(failure.column): "
+            + "\(describeXMLError(code)). \(source.remedy)",
+          url: source.url)
       }
       guard let root = tree.root else {
+        let remedy =
+          source.url == nil
+          ? source.remedy : "Restore it from version control or re-create the model version in Xcode."
         throw ObjectGraphError(
-          .modelInvalid,
-          "The Xcode model file '\(file.path)' is empty or holds no XML element. Restore it from version control "
-            + "or re-create the model version in Xcode.",
-          url: file)
+          .modelInvalid, "\(source.sentenceName) is empty or holds no XML element. \(remedy)", url: source.url)
       }
       return root
     }

@@ -23,7 +23,7 @@ extension PersistentStore {
     }
     let found = try MigrationSource.find(
       metadata: metadata, configuration: configuration, destination: model, given: options.migrationSourceModels,
-      storedModel: { try storedModel(url: url) }, url: url)
+      storedModel: { StoreModelCache.read(url: url) }, url: url)
     guard options.inferMappingModelAutomatically else {
       throw ObjectGraphError(
         .migrationMissingMappingModel,
@@ -54,13 +54,14 @@ extension PersistentStore {
     if model.versionName == nil { newMetadata[StoreMetadataKey.modelVersionName] = nil }
     try run(
       url: url, options: options, source: SQLiteSchema(entities: sourceEntities), destination: SQLiteSchema(entities: entities),
-      mapping: mapping, metadata: try StoreMetadata.encode(newMetadata), from: found.origin)
+      mapping: mapping, metadata: try StoreMetadata.encode(newMetadata), model: StoreModelCache.contents(of: model),
+      from: found.origin)
   }
 
   /// Runs the migration's SQL in one exclusive transaction, reporting progress.
   private static func run(
     url: URL, options: StoreOptions, source: SQLiteSchema, destination: SQLiteSchema, mapping: InferredMapping, metadata: Data,
-    from origin: String
+    model: Data, from origin: String
   ) throws {
     let database = try makeDatabase(path: url.path, options: options, readOnly: false, url: url, setsJournalMode: false)
     defer { try? database.close() }
@@ -68,11 +69,21 @@ extension PersistentStore {
     do {
       try database.writeWithoutTransaction { db in
         try db.inTransaction(.exclusive) {
+          // Another connection (a second coordinator, another process) may have migrated the file while
+          // this one waited for the lock: then there is nothing left to do.
+          if let plist = try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1"),
+            let current = StoreMetadata.decode(plist), let written = StoreMetadata.decode(metadata),
+            current[StoreMetadataKey.versionHashes] as? [String: Data] == written[StoreMetadataKey.versionHashes] as? [String: Data]
+          {
+            return .commit
+          }
           let maxima = try Dictionary(
             Row.fetchAll(db, sql: "SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY").map { ($0[0] as Int64, ($0[1] as Int64?) ?? 0) },
             uniquingKeysWith: { a, _ in a })
           let plan = try SchemaMigration(
-            source: source, destination: destination, mapping: mapping, primaryKeyMaxima: maxima, metadata: metadata, url: url, db: db)
+            source: source, destination: destination, mapping: mapping, primaryKeyMaxima: maxima, metadata: metadata, model: model,
+            url: url,
+            db: db)
           let total = plan.totalWeight
           var done: Int64 = 0
           report?(MigrationProgress(completedUnitCount: 0, totalUnitCount: total))
@@ -123,8 +134,4 @@ extension PersistentStore {
     }
   }
 
-  /// The model the engine kept inside the store file when it last wrote the schema, if any.
-  static func storedModel(url: URL) throws -> ManagedObjectModel? {
-    nil
-  }
 }

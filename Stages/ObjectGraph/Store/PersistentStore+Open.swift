@@ -33,7 +33,8 @@ extension PersistentStore {
       let database = try makeDatabase(path: nil, options: options, readOnly: false, url: url)
       let identifier = UUID().uuidString
       let metadata = StoreMetadata.make(type: type, identifier: identifier, model: model, entities: entities)
-      try create(schema: schema, metadata: metadata, identifier: identifier, in: database, url: url)
+      try create(
+        schema: schema, metadata: metadata, identifier: identifier, model: StoreModelCache.contents(of: model), in: database, url: url)
       return PersistentStore(
         type: type, url: url, identifier: identifier, configurationName: configuration, options: options,
         database: database, schema: schema, model: model, metadata: metadata)
@@ -72,6 +73,10 @@ extension PersistentStore {
       metadata = try readMetadata(url: url)
     }
     let database = try makeDatabase(path: url.path, options: options, readOnly: options.readOnly, url: url)
+    if !options.readOnly {
+      try reconcileFetchIndexes(in: database, schema: schema, url: url)
+      try StoreModelCache.update(database, to: model, url: url)
+    }
     let identifier = metadata[StoreMetadataKey.storeUUID] as? String ?? UUID().uuidString
     return PersistentStore(
       type: .sqlite, url: url, identifier: identifier, configurationName: configuration, options: options,
@@ -106,7 +111,8 @@ extension PersistentStore {
     let metadata = StoreMetadata.make(type: .sqlite, identifier: identifier, model: model, entities: entities)
     do {
       let database = try makeDatabase(path: url.path, options: options, readOnly: false, url: url)
-      try create(schema: schema, metadata: metadata, identifier: identifier, in: database, url: url)
+      try create(
+        schema: schema, metadata: metadata, identifier: identifier, model: StoreModelCache.contents(of: model), in: database, url: url)
       return PersistentStore(
         type: .sqlite, url: url, identifier: identifier, configurationName: configuration, options: options,
         database: database, schema: schema, model: model, metadata: metadata)
@@ -128,6 +134,9 @@ extension PersistentStore {
     var configuration = Configuration()
     configuration.readonly = true
     configuration.label = "ObjectGraph.inspect"
+    // Wait, as the store's own connections do, for a writer (a migration, another process's save) rather
+    // than report the file as locked.
+    configuration.busyMode = .timeout(10)
     let raw: (tables: Set<String>, plist: Data?)
     do {
       let inspector = try DatabaseQueue(path: url.path, configuration: configuration)
@@ -230,7 +239,8 @@ extension PersistentStore {
   }
 
   private static func create(
-    schema: SQLiteSchema, metadata: [String: any Sendable], identifier: String, in database: DatabaseQueue, url: URL?
+    schema: SQLiteSchema, metadata: [String: any Sendable], identifier: String, model: Data, in database: DatabaseQueue,
+    url: URL?
   ) throws {
     do {
       let plist = try StoreMetadata.encode(metadata)
@@ -242,6 +252,7 @@ extension PersistentStore {
             arguments: [row.number, row.name, row.superNumber])
         }
         try db.execute(sql: "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)", arguments: [identifier, plist])
+        try StoreModelCache.replace(with: model, in: db)
       }
     } catch let error as DatabaseError {
       throw ObjectGraphError.database(.persistentStoreSave, "Could not create the store's tables", error, url: url)

@@ -271,10 +271,48 @@ struct SQLiteSchema: Sendable {
       statements.append(
         "CREATE INDEX \(join.name)_\(join.destinationColumn)_INDEX ON \(join.name) (\(join.destinationColumn), \(join.sourceColumn))")
     }
+    statements += fetchIndexStatements()
     statements.append("CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)")
     statements.append("CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)")
     return statements
   }
+
+  /// The model's fetch indexes (`EntityDescription.indexes`), named and written as Core Data writes them:
+  /// `CREATE INDEX Z_Note_byCreatedAt ON ZNOTE (ZCREATEDAT COLLATE BINARY DESC)`. An element naming a
+  /// property without a column of its own (a to-many) is left out; an R-tree index is not created.
+  func fetchIndexStatements() -> [String] {
+    var statements: [String] = []
+    for mapping in entities.values.sorted(by: { $0.number < $1.number }) {
+      for index in mapping.entity.indexes where !index.elements.contains(where: { $0.collationType != .binary }) {
+        let columns = index.elements.compactMap { element -> String? in
+          guard let slot = mapping.entity.layout.indexByName[element.propertyName] else { return nil }
+          switch mapping.storage[slot] {
+          case .column(let column), .toOne(let column, _):
+            return "\(column) COLLATE BINARY \(element.isAscending ? "ASC" : "DESC")"
+          default:
+            return nil
+          }
+        }
+        guard !columns.isEmpty else { continue }
+        statements.append(
+          "CREATE INDEX \(Self.fetchIndexName(entity: mapping.entity.name, index: index.name)) ON \(mapping.table) (\(columns.joined(separator: ", ")))"
+        )
+      }
+    }
+    return statements
+  }
+
+  /// `Z_<Entity>_<index>`, with anything but letters, digits and `_` dropped.
+  static func fetchIndexName(entity: String, index: String) -> String {
+    let clean = { (text: String) in
+      String(text.unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) || $0 == "_" }.map(Character.init))
+    }
+    return "Z_\(clean(entity))_\(clean(index))"
+  }
+
+  /// Whether an index of the file is a fetch index (named by ``fetchIndexName(entity:index:)``) rather than
+  /// one the layout itself makes (`<TABLE>_<COLUMN>_INDEX`).
+  static func isFetchIndexName(_ name: String) -> Bool { name.hasPrefix("Z_") && !name.hasSuffix("_INDEX") }
 
   private func isForeignKey(table: String, column: String) -> Bool {
     entities.values.contains { mapping in

@@ -18,7 +18,8 @@ import GRDB
 ///    (`Z_ENT`, which shift when an entity is added or removed before others in name order), defaults of
 ///    new attributes, defaults for rows without a value in an attribute that became required, entity
 ///    columns of to-one relationships.
-/// 5. **Indexes and bookkeeping**: missing indexes, `Z_PRIMARYKEY`, the metadata.
+/// 5. **Indexes and bookkeeping**: missing indexes, `Z_PRIMARYKEY`, the metadata, the model kept in the
+///    store (`Z_MODELCACHE`).
 ///
 /// A table whose rows would have to move to another table (an entity leaving or joining a hierarchy that
 /// has rows elsewhere) is not planned: the migration is refused (error 134140) and the store left as it was.
@@ -50,7 +51,7 @@ struct SchemaMigration {
   ///   not have and that has no default (checked before anything is written).
   init(
     source: SQLiteSchema, destination: SQLiteSchema, mapping: InferredMapping, primaryKeyMaxima: [Int64: Int64],
-    metadata: Data, url: URL?, db: Database
+    metadata: Data, model: Data, url: URL?, db: Database
   ) throws {
     self.source = source
     self.destination = destination
@@ -67,6 +68,7 @@ struct SchemaMigration {
     let joins = planJoinTables()
     try planPhases(tablePlans: tablePlans, joins: joins, pairs: pairs, db: db)
     planBookkeeping(tablePlans: tablePlans, primaryKeyMaxima: primaryKeyMaxima, metadata: metadata)
+    for statement in StoreModelCache.replaceStatements { add(statement, statement.contains("?") ? [model] : []) }
   }
 
   // MARK: - Tables

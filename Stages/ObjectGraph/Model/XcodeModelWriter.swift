@@ -1,0 +1,248 @@
+import Foundation
+
+/// Writing a model as the XML `contents` file Xcode keeps in a `.xcdatamodel` folder: the inverse of the loader
+/// (`XcodeModelBuilder.swift`), so that a store can keep the model it was made with (as Core Data keeps one in
+/// `Z_MODELCACHE`) and read it back with ``ManagedObjectModel/fromXcodeContents(_:origin:)``.
+///
+/// What reads back exactly: every input of each entity's ``EntityDescription/versionHash`` (names, inheritance,
+/// abstract flags, attribute types, optionality, transience, relationship shapes and counts, version hash
+/// modifiers), renaming identifiers (`elementID`), class names, default values (typed, in the canonical text the
+/// loader reads as written: `YES`/`NO`, seconds since 2001 for dates, the shortest decimal that gives the same
+/// number), delete rules, derived and transformer details, user info, fetch indexes (always as `<fetchIndex>`,
+/// also those read from the legacy `indexed` flag), uniqueness constraints, fetched properties, fetch request
+/// templates, configurations and version identifiers. Every string is XML-escaped.
+///
+/// What the format cannot say, and so does not read back: a Swift class given to an entity in code
+/// (``EntityDescription/managedObjectClass``; its ``EntityDescription/representedClassName`` is kept), a Binary
+/// Data default value (Xcode has no default for that type), a NaN default, and counts on a to-one relationship
+/// (Xcode writes `maxCount="1"` there, which the loader ignores). Several version identifiers, which Xcode's single
+/// `userDefinedModelVersionIdentifier` cannot hold, are also written as ObjectGraph's own `<versionIdentifier>`
+/// elements, which the loader reads and Xcode would ignore. Text holding a character XML 1.0 cannot hold (a
+/// control character other than tab, line feed and carriage return, or U+FFFE/U+FFFF) is written as it is, and
+/// reading it back fails with ``ObjectGraphError/Code/modelInvalid``, not with a silently different model.
+enum XcodeModelWriter {
+  /// The `contents` file of `model`, as UTF-8 XML.
+  static func contents(of model: ManagedObjectModel) -> Data {
+    var xml = XML()
+    xml.line(0, #"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>"#)
+    let identifiers = model.versionIdentifiers.sorted()
+    let single = identifiers.count == 1 && identifiers[0] != "" ? identifiers[0] : nil
+    xml.open(
+      0, "model",
+      [
+        ("type", "com.apple.IDECoreDataModeler.DataModel"), ("documentVersion", "1.0"),
+        ("minimumToolsVersion", "Automatic"), ("sourceLanguage", "Swift"),
+        ("userDefinedModelVersionIdentifier", single ?? identifiers.first ?? ""),
+      ])
+    if single == nil {
+      for identifier in identifiers { xml.empty(1, "versionIdentifier", [("value", identifier)]) }
+    }
+    for entity in model.entities { write(entity, into: &xml) }
+    for template in model.fetchRequestTemplates {
+      xml.empty(
+        1, "fetchRequest",
+        [("name", template.name), ("entity", template.entityName), ("predicateString", template.predicateFormat)])
+    }
+    for (name, members) in model.state.read(\.configurations).sorted(by: { $0.key < $1.key }) {
+      xml.open(1, "configuration", [("name", name)])
+      for member in members { xml.empty(2, "memberEntity", [("name", member)]) }
+      xml.close(1, "configuration")
+    }
+    xml.close(0, "model")
+    return Data(xml.text.utf8)
+  }
+
+  // MARK: - Entities and properties
+
+  private static func write(_ entity: EntityDescription, into xml: inout XML) {
+    xml.open(
+      1, "entity",
+      [
+        ("name", entity.name), ("representedClassName", entity.representedClassName),
+        ("parentEntity", entity.superentity?.name), ("isAbstract", entity.isAbstract ? "YES" : nil),
+        ("elementID", entity.renamingIdentifier), ("versionHashModifier", entity.versionHashModifier),
+      ])
+    for property in entity.ownProperties {
+      switch property {
+      case .attribute(let attribute): write(attribute, into: &xml)
+      case .relationship(let relationship): write(relationship, into: &xml)
+      }
+    }
+    for fetched in entity.fetchedProperties {
+      xml.open(2, "fetchedProperty", [("name", fetched.name), ("optional", "YES")])
+      xml.empty(
+        3, "fetchRequest",
+        [
+          ("name", "fetchedPropertyFetchRequest"), ("entity", fetched.destinationEntityName),
+          ("predicateString", fetched.predicateFormat),
+        ])
+      xml.close(2, "fetchedProperty")
+    }
+    for index in entity.indexes {
+      xml.open(2, "fetchIndex", [("name", index.name)])
+      for element in index.elements {
+        xml.empty(
+          3, "fetchIndexElement",
+          [
+            ("property", element.propertyName), ("type", element.collationType.xcodeName),
+            ("order", element.isAscending ? "ascending" : "descending"),
+          ])
+      }
+      xml.close(2, "fetchIndex")
+    }
+    if !entity.uniquenessConstraints.isEmpty {
+      xml.open(2, "uniquenessConstraints", [])
+      for constraint in entity.uniquenessConstraints {
+        xml.open(3, "uniquenessConstraint", [])
+        for key in constraint { xml.empty(4, "constraint", [("value", key)]) }
+        xml.close(3, "uniquenessConstraint")
+      }
+      xml.close(2, "uniquenessConstraints")
+    }
+    writeUserInfo(entity.userInfo, level: 2, into: &xml)
+    xml.close(1, "entity")
+  }
+
+  private static func write(_ attribute: AttributeDescription, into xml: inout XML) {
+    let type = attribute.attributeType
+    let written = attribute.defaultValue.flatMap { Self.defaultText($0, type: type) }
+    var attributes: [(String, String?)] = [
+      ("name", attribute.name), ("optional", attribute.isOptional ? "YES" : nil),
+      ("transient", attribute.isTransient ? "YES" : nil), ("attributeType", type.xcodeName),
+    ]
+    attributes.append(type == .date ? ("defaultDateTimeInterval", written) : ("defaultValueString", written))
+    if let expression = attribute.derivationExpression {
+      attributes += [("derived", "YES"), ("derivationExpression", expression.isEmpty ? nil : expression)]
+    }
+    attributes += [
+      ("valueTransformerName", attribute.valueTransformerName), ("elementID", attribute.renamingIdentifier),
+      ("versionHashModifier", attribute.versionHashModifier),
+    ]
+    writeElement(2, "attribute", attributes, userInfo: attribute.userInfo, into: &xml)
+  }
+
+  private static func write(_ relationship: RelationshipDescription, into xml: inout XML) {
+    let rule =
+      switch relationship.deleteRule {
+      case .nullify: "Nullify"
+      case .cascade: "Cascade"
+      case .deny: "Deny"
+      case .noAction: "No Action"
+      }
+    let inverse = relationship.inverseRelationshipName
+    let attributes: [(String, String?)] = [
+      ("name", relationship.name), ("optional", relationship.isOptional ? "YES" : nil),
+      ("transient", relationship.isTransient ? "YES" : nil), ("toMany", relationship.isToMany ? "YES" : nil),
+      ("ordered", relationship.isOrdered ? "YES" : nil),
+      // Xcode writes maxCount="1" on a to-one; the loader reads counts on to-many relationships only.
+      ("minCount", relationship.isToMany && relationship.minCount != 0 ? String(relationship.minCount) : nil),
+      ("maxCount", relationship.isToMany ? (relationship.maxCount != 0 ? String(relationship.maxCount) : nil) : "1"),
+      ("deletionRule", rule), ("destinationEntity", relationship.destinationEntityName),
+      ("inverseName", inverse), ("inverseEntity", inverse == nil ? nil : relationship.destinationEntityName),
+      ("elementID", relationship.renamingIdentifier), ("versionHashModifier", relationship.versionHashModifier),
+    ]
+    writeElement(2, "relationship", attributes, userInfo: relationship.userInfo, into: &xml)
+  }
+
+  /// An element that is empty unless it has user info.
+  private static func writeElement(
+    _ level: Int, _ name: String, _ attributes: [(String, String?)], userInfo: [String: String], into xml: inout XML
+  ) {
+    if userInfo.isEmpty {
+      xml.empty(level, name, attributes)
+    } else {
+      xml.open(level, name, attributes)
+      writeUserInfo(userInfo, level: level + 1, into: &xml)
+      xml.close(level, name)
+    }
+  }
+
+  private static func writeUserInfo(_ userInfo: [String: String], level: Int, into xml: inout XML) {
+    guard !userInfo.isEmpty else { return }
+    xml.open(level, "userInfo", [])
+    for (key, value) in userInfo.sorted(by: { $0.key < $1.key }) {
+      xml.empty(level + 1, "entry", [("key", key), ("value", value)])
+    }
+    xml.close(level, "userInfo")
+  }
+
+  // MARK: - Default values
+
+  /// The text the loader reads back as exactly `value` (``XcodeModelLoader/readDefault(_:type:)``'s canonical
+  /// forms); `nil` when the type has no default text (Binary Data, the types the engine does not store) or the
+  /// value has none (NaN).
+  static func defaultText(_ value: any Sendable, type: AttributeType) -> String? {
+    switch (type, value) {
+    case (.string, let text as String): text
+    case (.integer16, let number as Int16): String(number)
+    case (.integer32, let number as Int32): String(number)
+    case (.integer64, let number as Int64): String(number)
+    case (.double, let number as Double): floatingText(number)
+    case (.float, let number as Float): floatingText(number)
+    case (.decimal, let number as Decimal): number.isNaN ? nil : number.description
+    case (.boolean, let flag as Bool): flag ? "YES" : "NO"
+    case (.date, let date as Date): floatingText(date.timeIntervalSinceReferenceDate)
+    case (.uuid, let uuid as UUID): uuid.uuidString
+    case (.uri, let url as URL): url.absoluteString
+    default: nil
+    }
+  }
+
+  /// Swift's shortest text that parses back to the same number; infinities as a decimal too large for the type
+  /// (which the loader's parser reads as infinity), NaN as nothing.
+  private static func floatingText<T: BinaryFloatingPoint & CustomStringConvertible>(_ number: T) -> String? {
+    if number.isNaN { return nil }
+    if number.isInfinite { return number < 0 ? "-1e999" : "1e999" }
+    return number.description
+  }
+
+  // MARK: - XML text
+
+  /// The text being written, four spaces a level as Xcode indents.
+  private struct XML {
+    var text = ""
+
+    mutating func line(_ level: Int, _ content: String) {
+      text += String(repeating: "    ", count: level) + content + "\n"
+    }
+
+    mutating func open(_ level: Int, _ name: String, _ attributes: [(String, String?)]) {
+      line(level, "<\(name)\(Self.attributeText(attributes))>")
+    }
+
+    mutating func empty(_ level: Int, _ name: String, _ attributes: [(String, String?)]) {
+      line(level, "<\(name)\(Self.attributeText(attributes))/>")
+    }
+
+    mutating func close(_ level: Int, _ name: String) { line(level, "</\(name)>") }
+
+    /// ` name="value"` for each attribute that has a value, escaped.
+    static func attributeText(_ attributes: [(String, String?)]) -> String {
+      attributes.reduce(into: "") { text, attribute in
+        guard let value = attribute.1 else { return }
+        text += " \(attribute.0)=\"\(XcodeModelWriter.escaped(value))\""
+      }
+    }
+  }
+
+  /// `text` as an XML attribute value: the five markup characters as entities, and tabs, line feeds and carriage
+  /// returns as character references, since an XML parser turns them into spaces in an attribute.
+  static func escaped(_ text: String) -> String {
+    var result = ""
+    result.reserveCapacity(text.utf8.count)
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "&": result += "&amp;"
+      case "<": result += "&lt;"
+      case ">": result += "&gt;"
+      case "\"": result += "&quot;"
+      case "'": result += "&apos;"
+      case "\t": result += "&#9;"
+      case "\n": result += "&#10;"
+      case "\r": result += "&#13;"
+      default: result.unicodeScalars.append(scalar)
+      }
+    }
+    return result
+  }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import GRDB
+
+/// The copy of its model that a store file keeps, as Core Data keeps one in its `Z_MODELCACHE` table: the
+/// model's Xcode `contents` XML (written by `XcodeModelWriter`) in the one row of `Z_MODELCACHE.Z_CONTENT`.
+///
+/// It is the last place a migration looks for the model that made a store (after the models passed in
+/// the options and the versions of the app's `.xcdatamodeld`), so that a store is never stranded because
+/// the app stopped shipping an old model version. It is written when the store is created, when it is
+/// migrated, and when it is opened read-write by a model whose copy differs (a store made before the
+/// cache existed gets one then).
+enum StoreModelCache {
+  /// The model's contents as the cache keeps them.
+  static func contents(of model: ManagedObjectModel) -> Data { XcodeModelWriter.contents(of: model) }
+
+  /// The statements that make the cache hold `contents`, inside the caller's transaction.
+  static let replaceStatements = [
+    "CREATE TABLE IF NOT EXISTS Z_MODELCACHE (Z_CONTENT BLOB)", "DELETE FROM Z_MODELCACHE",
+    "INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)",
+  ]
+
+  /// Makes the cache of the store open in `db` hold `contents`, inside the caller's transaction.
+  static func replace(with contents: Data, in db: Database) throws {
+    for statement in replaceStatements {
+      try db.execute(sql: statement, arguments: statement.contains("?") ? [contents] : [])
+    }
+  }
+
+  /// What the cache of the store open in `db` holds, or `nil` when the store has no cache.
+  static func stored(in db: Database) throws -> Data? {
+    guard try db.tableExists("Z_MODELCACHE") else { return nil }
+    return try Data.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE LIMIT 1")
+  }
+
+  /// Brings the cache of a store opened read-write up to `model`, writing only when it differs.
+  static func update(_ database: DatabaseQueue, to model: ManagedObjectModel, url: URL?) throws {
+    let contents = contents(of: model)
+    do {
+      guard try database.read({ try stored(in: $0) }) != contents else { return }
+      try database.write { try replace(with: contents, in: $0) }
+    } catch let error as DatabaseError {
+      throw ObjectGraphError.database(
+        .persistentStoreOpen, "Keeping the model in the store at \(url?.path ?? "memory") failed", error,
+        advice: "The store was left as it was; check that the file is writable.", url: url)
+    }
+  }
+
+  /// Reads the model kept in the store file at `url`, without changing the file; `nil` when the store keeps
+  /// none or its copy cannot be read (the search for a source model then reports it as absent).
+  static func read(url: URL) -> ManagedObjectModel? {
+    var configuration = Configuration()
+    configuration.readonly = true
+    configuration.label = "ObjectGraph.inspect"
+    // Wait, as the store's own connections do, for a writer (a migration, another process's save) rather
+    // than report the file as locked.
+    configuration.busyMode = .timeout(10)
+    guard let queue = try? DatabaseQueue(path: url.path, configuration: configuration) else { return nil }
+    defer { try? queue.close() }
+    guard let data = try? queue.read({ try stored(in: $0) }) else { return nil }
+    return try? ManagedObjectModel.fromXcodeContents(data, origin: "the model kept in the store at \(url.path)")
+  }
+}

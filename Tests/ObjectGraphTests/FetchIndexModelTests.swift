@@ -1,0 +1,291 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import ObjectGraph
+
+/// Fetch indexes in the model: read from Xcode's `<fetchIndex>` and the legacy `indexed` flag, set in code, checked
+/// when the model is made, and kept out of the version hash.
+@Suite("Fetch indexes in the model", .temporaryFolders)
+struct FetchIndexModelTests {
+  /// An entity `E` with attributes `a` (String), `b` (Date), a to-one `one` and a to-many `many` (to `F`), plus
+  /// `extra` inside `E`.
+  private static func entities(extra: String = "") -> String {
+    """
+    <entity name="E" representedClassName="E">
+        <attribute name="a" optional="YES" attributeType="String"/>
+        <attribute name="b" optional="YES" attributeType="Date"/>
+        <relationship name="one" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="F" \
+    inverseName="back" inverseEntity="F"/>
+        <relationship name="many" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="F" \
+    inverseName="owner" inverseEntity="F"/>
+        \(extra)
+    </entity>
+    <entity name="F">
+        <relationship name="back" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="E" \
+    inverseName="one" inverseEntity="E"/>
+        <relationship name="owner" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="E" \
+    inverseName="many" inverseEntity="E"/>
+    </entity>
+    """
+  }
+
+  private static func load(_ body: String) throws -> ManagedObjectModel {
+    let folder = try TemporaryFolder()
+    return try ManagedObjectModel(contentsOf: folder.writeModel(named: "Indexes", body: body))
+  }
+
+  private static func entity(_ name: String, in model: ManagedObjectModel) throws -> EntityDescription {
+    try #require(model.entitiesByName[name], "model has no entity \(name)")
+  }
+
+  /// The tutorial's model, `Stages/Resources/DataModel.xcdatamodeld`, found from this file's place.
+  static func tutorialModelURL(filePath: String = #filePath) throws -> URL {
+    var folder = URL(fileURLWithPath: filePath).deletingLastPathComponent()
+    while !FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
+      let parent = folder.deletingLastPathComponent()
+      try #require(parent.path != folder.path, "No Package.swift above \(filePath)")
+      folder = parent
+    }
+    return folder.appendingPathComponent("Stages/Resources/DataModel.xcdatamodeld", isDirectory: true)
+  }
+
+  // MARK: - Loading
+
+  @Test("the tutorial's DataModel 2 has byCreatedAt on Note.createdAt, descending; version 1 has no index")
+  func tutorialModel() throws {
+    let url = try Self.tutorialModelURL()
+    let current = try Self.entity("Note", in: ManagedObjectModel(contentsOf: url))
+    #expect(
+      current.indexes == [
+        FetchIndexDescription(
+          name: "byCreatedAt",
+          elements: [FetchIndexElementDescription(propertyName: "createdAt", isAscending: false, collationType: .binary)])
+      ])
+    let versions = try ManagedObjectModel.versions(in: url)
+    #expect(versions.map(\.name) == ["DataModel", "DataModel 2"])
+    for (_, model) in versions {
+      for entity in model.entities where !(model.versionIdentifiers == ["2"] && entity.name == "Note") {
+        #expect(entity.indexes.isEmpty, "\(entity.name) in version \(model.versionIdentifiers)")
+      }
+    }
+  }
+
+  @Test("<fetchIndex> elements load in order, with their order and type; missing ones default to ascending Binary")
+  func loadsFetchIndexes() throws {
+    let model = try Self.load(
+      Self.entities(
+        extra: """
+          <fetchIndex name="compound">
+              <fetchIndexElement property="b" type="Binary" order="descending"/>
+              <fetchIndexElement property="a" type="Binary" order="ascending"/>
+              <fetchIndexElement property="one"/>
+          </fetchIndex>
+          <fetchIndex name="spatial">
+              <fetchIndexElement property="a" type="RTree" order="ascending"/>
+          </fetchIndex>
+          """))
+    let e = try Self.entity("E", in: model)
+    #expect(e.indexes.map(\.name) == ["compound", "spatial"])
+    #expect(
+      e.indexes.first?.elements == [
+        FetchIndexElementDescription(propertyName: "b", isAscending: false),
+        FetchIndexElementDescription(propertyName: "a", isAscending: true),
+        FetchIndexElementDescription(propertyName: "one", isAscending: true, collationType: .binary),
+      ])
+    #expect(e.indexes.last?.elements.first?.collationType == .rTree)
+    #expect(e.indexes.first?.description == "compound(b desc, a asc, one asc)")
+    #expect(try Self.entity("F", in: model).indexes.isEmpty)
+  }
+
+  @Test("the legacy indexed=\"YES\" flag is a one-element ascending index named by<Attribute>Index")
+  func legacyIndexedFlag() throws {
+    let model = try Self.load(
+      """
+      <entity name="E">
+          <attribute name="remoteID" optional="YES" attributeType="String" indexed="YES"/>
+          <attribute name="date" optional="YES" attributeType="Date" indexed="YES"/>
+          <attribute name="plain" optional="YES" attributeType="String" indexed="NO"/>
+          <attribute name="scratch" optional="YES" transient="YES" attributeType="String" indexed="YES"/>
+          <fetchIndex name="byDateIndex">
+              <fetchIndexElement property="date" type="Binary" order="descending"/>
+          </fetchIndex>
+      </entity>
+      """)
+    let e = try Self.entity("E", in: model)
+    // Written indexes come first; a legacy flag whose index name is already written is not added twice, and the
+    // flag on a transient attribute (which has no column) is not read.
+    #expect(
+      e.indexes == [
+        FetchIndexDescription(
+          name: "byDateIndex", elements: [FetchIndexElementDescription(propertyName: "date", isAscending: false)]),
+        FetchIndexDescription(name: "byRemoteIDIndex", elements: [FetchIndexElementDescription(propertyName: "remoteID")]),
+      ])
+  }
+
+  @Test("legacy flags load from the fixtures: Moody's remoteID and markedForDeletionDate", .needsFixtures)
+  func legacyFlagsInFixtures() throws {
+    let moody = try ManagedObjectModel(
+      contentsOf: Fixtures.folder().appendingPathComponent("objcio__core-data__Moody.xcdatamodeld/Moody 6.xcdatamodel"))
+    let names = Set(moody.entities.flatMap { $0.indexes.map(\.name) })
+    #expect(names.isSuperset(of: ["byRemoteIDIndex", "byMarkedForDeletionDateIndex"]), "\(names.sorted())")
+  }
+
+  @Test("an element naming a to-many in an Xcode file is dropped, as Wikipedia 8 ships one", .needsFixtures)
+  func toManyElementInXcodeFile() throws {
+    let url = try Fixtures.folder().appendingPathComponent(
+      "wikimedia__wikipedia-ios__Wikipedia.xcdatamodeld/Wikipedia 8.xcdatamodel")
+    let article = try Self.entity("WMFArticle", in: ManagedObjectModel(contentsOf: url))
+    let compound = try #require(article.indexes.first { $0.name == "compoundIndex3" })
+    #expect(compound.elements.map(\.propertyName) == ["imageURLString", "savedDate"])
+
+    let model = try Self.load(
+      Self.entities(
+        extra: #"<fetchIndex name="onlyMany"><fetchIndexElement property="many"/></fetchIndex>"#))
+    #expect(try Self.entity("E", in: model).indexes.isEmpty)
+  }
+
+  @Test("an unknown index type or order in a file is refused, naming the line")
+  func unknownTypeOrOrder() throws {
+    for (element, fragment) in [
+      (#"<fetchIndexElement property="a" type="Hash"/>"#, "type 'Hash'"),
+      (#"<fetchIndexElement property="a" order="sideways"/>"#, "order 'sideways'"),
+      (#"<fetchIndexElement type="Binary"/>"#, "has no property"),
+    ] {
+      let error = expectCode(.modelInvalid) {
+        _ = try Self.load(Self.entities(extra: #"<fetchIndex name="x">\#(element)</fetchIndex>"#))
+      }
+      #expect(error?.message.contains(fragment) == true, "\(error?.message ?? "")")
+      #expect(error?.message.contains("(line ") == true, "\(error?.message ?? "")")
+    }
+  }
+
+  // MARK: - Validation
+
+  /// The notes model with `indexes` set on `Note` (before the model is made).
+  private static func notesModel(noteIndexes: [FetchIndexDescription], transient: Bool = false) throws
+    -> ManagedObjectModel
+  {
+    let title = AttributeDescription(name: "title", type: .string)
+    let scratch = AttributeDescription(name: "scratch", type: .string)
+    scratch.isTransient = true
+    let draft = RelationshipDescription(name: "draft", destination: "Notebook", inverse: nil)
+    draft.isTransient = true
+    let note = EntityDescription(
+      name: "Note",
+      properties: [
+        .attribute(title), .attribute(scratch), .relationship(draft),
+        .relationship(RelationshipDescription(name: "notebook", destination: "Notebook", inverse: "notes")),
+      ])
+    note.indexes = noteIndexes
+    let notebook = EntityDescription(
+      name: "Notebook",
+      properties: [
+        .relationship(RelationshipDescription(name: "notes", destination: "Note", inverse: "notebook", toMany: true))
+      ])
+    return try ManagedObjectModel(entities: [notebook, note])
+  }
+
+  private static func index(_ name: String, _ properties: String...) -> FetchIndexDescription {
+    FetchIndexDescription(name: name, elements: properties.map { FetchIndexElementDescription(propertyName: $0) })
+  }
+
+  @Test("indexes on attributes and to-one relationships are valid")
+  func validIndexes() throws {
+    let model = try Self.notesModel(noteIndexes: [Self.index("byTitle", "title", "notebook")])
+    #expect(try Self.entity("Note", in: model).indexes.map(\.name) == ["byTitle"])
+  }
+
+  @Test(
+    "each invalid index is modelInvalid naming entity, index and property",
+    arguments: [
+      ("missing", "Fetch index 'byMissing' of entity 'Note' names property 'missing', which the entity does not have"),
+      ("scratch", "Fetch index 'byScratch' of entity 'Note' names property 'scratch', which is transient"),
+      ("draft", "Fetch index 'byDraft' of entity 'Note' names property 'draft', which is transient"),
+    ])
+  func invalidElement(property: String, message: String) throws {
+    let name = "by" + property.prefix(1).uppercased() + property.dropFirst()
+    let error = expectCode(.modelInvalid) { _ = try Self.notesModel(noteIndexes: [Self.index(name, "title", property)]) }
+    #expect(error?.message.contains(message) == true, "\(error?.message ?? "")")
+  }
+
+  @Test("an index on a to-many relationship made in code is refused")
+  func toManyInCode() throws {
+    let notebook = EntityDescription(
+      name: "Notebook",
+      properties: [
+        .relationship(RelationshipDescription(name: "notes", destination: "Note", inverse: "notebook", toMany: true))
+      ])
+    notebook.indexes = [Self.index("byNotes", "notes")]
+    let note = EntityDescription(
+      name: "Note",
+      properties: [.relationship(RelationshipDescription(name: "notebook", destination: "Notebook", inverse: "notes"))])
+    let error = expectCode(.modelInvalid) { _ = try ManagedObjectModel(entities: [notebook, note]) }
+    #expect(
+      error?.message.contains(
+        "Fetch index 'byNotes' of entity 'Notebook' names property 'notes', which is a to-many relationship") == true,
+      "\(error?.message ?? "")")
+  }
+
+  @Test("two indexes of one entity with the same name are refused; an index with no elements too")
+  func duplicateNamesAndEmpty() throws {
+    let error = expectCode(.modelInvalid) {
+      _ = try Self.notesModel(noteIndexes: [Self.index("byTitle", "title"), Self.index("byTitle", "notebook")])
+    }
+    #expect(
+      error?.message.contains("Entity 'Note' has two fetch indexes named 'byTitle'") == true, "\(error?.message ?? "")")
+    let empty = expectCode(.modelInvalid) { _ = try Self.notesModel(noteIndexes: [Self.index("none")]) }
+    #expect(empty?.message.contains("'none' of entity 'Note' has no elements") == true, "\(empty?.message ?? "")")
+  }
+
+  @Test("an Xcode file with an invalid index is refused naming the file")
+  func invalidInFile() throws {
+    let error = expectCode(.modelInvalid) {
+      _ = try Self.load(Self.entities(extra: #"<fetchIndex name="byZ"><fetchIndexElement property="z"/></fetchIndex>"#))
+    }
+    #expect(error?.message.contains("Indexes.xcdatamodel/contents") == true, "\(error?.message ?? "")")
+    #expect(error?.message.contains("Fetch index 'byZ' of entity 'E' names property 'z'") == true)
+  }
+
+  @Test("an index on an inherited property is fine, on the subentity")
+  func inheritedProperty() throws {
+    let model = try Self.load(
+      """
+      <entity name="Base" isAbstract="YES">
+          <attribute name="createdAt" optional="YES" attributeType="Date"/>
+      </entity>
+      <entity name="Child" parentEntity="Base">
+          <attribute name="title" optional="YES" attributeType="String"/>
+          <fetchIndex name="byCreatedAtAndTitle">
+              <fetchIndexElement property="createdAt" type="Binary" order="descending"/>
+              <fetchIndexElement property="title" type="Binary" order="ascending"/>
+          </fetchIndex>
+      </entity>
+      """)
+    #expect(try Self.entity("Child", in: model).indexes.first?.elements.map(\.propertyName) == ["createdAt", "title"])
+  }
+
+  // MARK: - Version hash
+
+  @Test("adding, changing or removing an index leaves the version hash as it was")
+  func versionHashUnchanged() throws {
+    let plain = try Self.notesModel(noteIndexes: [])
+    let indexed = try Self.notesModel(noteIndexes: [Self.index("byTitle", "title"), Self.index("byNotebook", "notebook")])
+    #expect(plain.entityVersionHashesByName == indexed.entityVersionHashesByName)
+
+    let url = try Self.tutorialModelURL()
+    let current = try ManagedObjectModel(contentsOf: url)
+    let note = try Self.entity("Note", in: current)
+    let before = note.versionHash
+    note.indexes = []
+    #expect(note.versionHash == before)
+  }
+
+  @Test("indexes are frozen with the model")
+  func frozenWithModel() throws {
+    let model = try Self.notesModel(noteIndexes: [Self.index("byTitle", "title")])
+    model.freeze()
+    #expect(model.isFrozen)
+    #expect(try Self.entity("Note", in: model).state.isFrozen)
+  }
+}

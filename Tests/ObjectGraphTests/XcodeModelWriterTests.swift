@@ -1,0 +1,331 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import ObjectGraph
+
+/// Writing a model as Xcode's `contents` XML and reading it back (`XcodeModelWriter`,
+/// `ManagedObjectModel.fromXcodeContents`): every fixture version, the tutorial's versions and a model made in
+/// code come back with the same version hashes and everything else a store needs to keep its model.
+@Suite("Xcode model writer", .temporaryFolders)
+struct XcodeModelWriterTests {
+  // MARK: - Comparing models
+
+  /// A value with its Swift type, so that `Int16(0)` and `Int64(0)` differ.
+  private static func typed(_ value: (any Sendable)?) -> String {
+    guard let value else { return "nil" }
+    return "\(type(of: value)) \(value)"
+  }
+
+  /// Whether two default values are of one type and equal.
+  private static func sameValue(_ a: (any Sendable)?, _ b: (any Sendable)?) -> Bool {
+    switch (a, b) {
+    case (nil, nil): true
+    case (let a?, let b?):
+      type(of: a) == type(of: b) && (a as? AnyHashable).map { $0 == (b as? AnyHashable) } ?? false
+    default: false
+    }
+  }
+
+  /// Checks that `copy` says what `original` says: version hashes, order, renaming identifiers, typed default
+  /// values, delete rules, indexes, constraints, user info, fetched properties, templates, configurations,
+  /// version identifiers and class names.
+  private static func expectSame(
+    _ copy: ManagedObjectModel, as original: ManagedObjectModel, _ label: String,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) {
+    func check(_ condition: Bool, _ what: @autoclosure () -> String) {
+      #expect(condition, "\(label): \(what())", sourceLocation: sourceLocation)
+    }
+    check(copy.entityVersionHashesByName == original.entityVersionHashesByName, "version hashes")
+    check(copy.entities.map(\.name) == original.entities.map(\.name), "entity order")
+    check(copy.versionIdentifiers == original.versionIdentifiers, "version identifiers \(copy.versionIdentifiers)")
+    check(copy.configurations == original.configurations, "configurations \(copy.configurations)")
+    for name in original.configurations {
+      let members = original.entities(forConfigurationName: name)?.map(\.name)
+      check(copy.entities(forConfigurationName: name)?.map(\.name) == members, "configuration \(name)")
+    }
+    check(
+      copy.fetchRequestTemplates.map { "\($0.name) \($0.entityName) \($0.predicateFormat ?? "-")" }
+        == original.fetchRequestTemplates.map { "\($0.name) \($0.entityName) \($0.predicateFormat ?? "-")" },
+      "fetch request templates")
+    for entity in original.entities {
+      guard let other = copy.entitiesByName[entity.name] else {
+        check(false, "entity \(entity.name) is missing")
+        continue
+      }
+      let name = entity.name
+      check(other.representedClassName == entity.representedClassName, "\(name) representedClassName")
+      check(other.renamingIdentifier == entity.renamingIdentifier, "\(name) renamingIdentifier")
+      check(other.versionHashModifier == entity.versionHashModifier, "\(name) versionHashModifier")
+      check(other.isAbstract == entity.isAbstract, "\(name) isAbstract")
+      check(other.superentity?.name == entity.superentity?.name, "\(name) superentity")
+      check(other.userInfo == entity.userInfo, "\(name) userInfo")
+      check(other.indexes == entity.indexes, "\(name) indexes \(other.indexes) vs \(entity.indexes)")
+      check(other.uniquenessConstraints == entity.uniquenessConstraints, "\(name) uniqueness constraints")
+      check(
+        other.fetchedProperties.map { "\($0.name) \($0.destinationEntityName) \($0.predicateFormat ?? "-")" }
+          == entity.fetchedProperties.map { "\($0.name) \($0.destinationEntityName) \($0.predicateFormat ?? "-")" },
+        "\(name) fetched properties")
+      check(other.ownProperties.map(\.name) == entity.ownProperties.map(\.name), "\(name) property order")
+      for property in entity.ownProperties {
+        let key = "\(name).\(property.name)"
+        switch (property, other.propertiesByName[property.name]) {
+        case (.attribute(let a), .attribute(let b)?):
+          check(b.attributeType == a.attributeType, "\(key) type")
+          check(
+            sameValue(b.defaultValue, a.defaultValue), "\(key) default \(typed(b.defaultValue)) vs \(typed(a.defaultValue))")
+          check(b.renamingIdentifier == a.renamingIdentifier, "\(key) renamingIdentifier")
+          check(b.derivationExpression == a.derivationExpression, "\(key) derivationExpression")
+          check(b.valueTransformerName == a.valueTransformerName, "\(key) valueTransformerName")
+          check(b.userInfo == a.userInfo, "\(key) userInfo")
+        case (.relationship(let a), .relationship(let b)?):
+          check(b.deleteRule == a.deleteRule, "\(key) deleteRule")
+          check(b.renamingIdentifier == a.renamingIdentifier, "\(key) renamingIdentifier")
+          check(b.userInfo == a.userInfo, "\(key) userInfo")
+          check(b.inverseRelationship?.name == a.inverseRelationship?.name, "\(key) inverse")
+        default:
+          check(false, "\(key) is missing or of another kind")
+        }
+      }
+    }
+  }
+
+  /// Writes `model`, reads it back from the data and from a `X.xcdatamodel/contents` file, and compares both
+  /// with the original.
+  private static func roundTrip(
+    _ model: ManagedObjectModel, _ label: String, sourceLocation: SourceLocation = #_sourceLocation
+  ) throws {
+    let data = XcodeModelWriter.contents(of: model)
+    let copy = try ManagedObjectModel.fromXcodeContents(data, origin: "the model written for \(label)")
+    expectSame(copy, as: model, label + " (from data)", sourceLocation: sourceLocation)
+    #expect(copy.sourceURL == nil, sourceLocation: sourceLocation)
+
+    let folder = try TemporaryFolder()
+    let version = folder.appending("X.xcdatamodel")
+    try FileManager.default.createDirectory(at: version, withIntermediateDirectories: true)
+    try data.write(to: version.appendingPathComponent("contents"))
+    let loaded = try ManagedObjectModel(contentsOf: version)
+    expectSame(loaded, as: model, label + " (from a file)", sourceLocation: sourceLocation)
+    #expect(loaded.loadWarnings.isEmpty, "\(label): \(loaded.loadWarnings)", sourceLocation: sourceLocation)
+
+    // Written again, the copy gives the same text: nothing drifts from one round trip to the next.
+    #expect(XcodeModelWriter.contents(of: copy) == data, "\(label): second writing", sourceLocation: sourceLocation)
+  }
+
+  // MARK: - Round trips
+
+  @Test("every version of every fixture model round-trips", .needsFixtures)
+  func fixtures() throws {
+    var versions = 0
+    var indexes = 0
+    for url in try Fixtures.models() {
+      for (name, model) in try ManagedObjectModel.versions(in: url) {
+        versions += 1
+        indexes += model.entities.map(\.indexes.count).reduce(0, +)
+        try Self.roundTrip(model, "\(url.lastPathComponent) version \(name)")
+      }
+    }
+    #expect(versions >= 52, "fixture versions: \(versions)")
+    #expect(indexes > 50, "fixture indexes: \(indexes)")
+  }
+
+  @Test("both versions of the tutorial's model round-trip")
+  func tutorialModel() throws {
+    let versions = try ManagedObjectModel.versions(in: FetchIndexModelTests.tutorialModelURL())
+    #expect(versions.count == 2)
+    for (name, model) in versions { try Self.roundTrip(model, "tutorial \(name)") }
+    let current = try ManagedObjectModel.fromXcodeContents(
+      XcodeModelWriter.contents(of: try #require(versions.last?.model)), origin: "the tutorial model")
+    let note = try #require(current.entitiesByName["Note"])
+    #expect(note.indexes.map(\.description) == ["byCreatedAt(createdAt desc)"])
+    #expect(note.attributesByName["modifiedAt"]?.renamingIdentifier == "updatedAt")
+    #expect(current.versionIdentifiers == ["2"])
+  }
+
+  @Test("a model made in code round-trips")
+  func modelMadeInCode() throws {
+    try Self.roundTrip(try Models.notes(), "Models.notes")
+    try Self.roundTrip(try Models.allTypes(), "Models.allTypes")
+  }
+
+  @Test("default values of every type read back typed and equal, in canonical text")
+  func defaultValues() throws {
+    let values: [(AttributeType, any Sendable)] = [
+      (.string, " spaced\ttext\nwith lines "), (.integer16, Int16.min), (.integer32, Int32.max),
+      (.integer64, Int64.min), (.double, 0.1), (.double, -1e-300), (.double, Double.infinity),
+      (.float, Float(3.4028235e38)), (.float, -Float.infinity), (.decimal, Decimal(string: "-12345.678901234567890")!),
+      (.boolean, true), (.boolean, false), (.date, Date(timeIntervalSinceReferenceDate: 694_224_000.123_456)),
+      (.date, Date(timeIntervalSinceReferenceDate: -1e9)), (.uuid, UUID()), (.uri, URL(string: "https://example.com/a?b=c&d=e")!),
+      (.string, ""),
+    ]
+    let entity = EntityDescription(
+      name: "Defaults",
+      properties: values.enumerated().map { offset, pair in
+        .attribute(AttributeDescription(name: "a\(offset)", type: pair.0, defaultValue: pair.1))
+      })
+    let model = try ManagedObjectModel(entities: [entity])
+    try Self.roundTrip(model, "defaults")
+    let text = String(decoding: XcodeModelWriter.contents(of: model), as: UTF8.self)
+    #expect(text.contains(#"defaultValueString="YES""#))
+    #expect(text.contains(#"attributeType="Date" defaultDateTimeInterval="694224000.123456""#))
+    #expect(text.contains(#"defaultValueString=" spaced&#9;text&#10;with lines ""#))
+  }
+
+  @Test("what the format cannot hold: a NaN default and a Binary Data default are not written")
+  func defaultsNotWritten() throws {
+    let entity = EntityDescription(
+      name: "E",
+      properties: [
+        .attribute(AttributeDescription(name: "nan", type: .double, defaultValue: Double.nan)),
+        .attribute(AttributeDescription(name: "bytes", type: .binaryData, defaultValue: Data([1, 2]))),
+      ])
+    let copy = try ManagedObjectModel.fromXcodeContents(
+      XcodeModelWriter.contents(of: try ManagedObjectModel(entities: [entity])), origin: "a test model")
+    let attributes = try #require(copy.entitiesByName["E"]).attributesByName
+    #expect(attributes["nan"]?.defaultValue == nil)
+    #expect(attributes["bytes"]?.defaultValue == nil)
+  }
+
+  @Test("every feature a description carries round-trips: inheritance, counts, rules, hints, several identifiers")
+  func everyFeature() throws {
+    let base = EntityDescription(
+      name: "Base", properties: [.attribute(AttributeDescription(name: "createdAt", type: .date, isOptional: false))])
+    base.isAbstract = true
+    base.versionHashModifier = "v2"
+    base.representedClassName = "MyApp.Base"
+    let title = AttributeDescription(name: "title", type: .string)
+    title.renamingIdentifier = "name"
+    title.versionHashModifier = "t"
+    title.userInfo = ["key": "value"]
+    let scratch = AttributeDescription(name: "scratch", type: .undefined)
+    scratch.isTransient = true
+    let count = AttributeDescription(name: "count", type: .integer64)
+    count.derivationExpression = "items.@count"
+    let blob = AttributeDescription(name: "blob", type: .transformable)
+    blob.valueTransformerName = "NSSecureUnarchiveFromDataTransformerName"
+    let derivedNoExpression = AttributeDescription(name: "derivedOnly", type: .string)
+    derivedNoExpression.derivationExpression = ""
+    let items = RelationshipDescription(
+      name: "items", destination: "Item", inverse: "owner", toMany: true, deleteRule: .deny, isOptional: false)
+    items.isOrdered = true
+    items.minCount = 2
+    items.maxCount = 9
+    items.renamingIdentifier = "things"
+    items.versionHashModifier = "r"
+    items.userInfo = ["a": "b"]
+    let child = EntityDescription(
+      name: "Child",
+      properties: [
+        .attribute(title), .attribute(scratch), .attribute(count), .attribute(blob), .attribute(derivedNoExpression),
+        .relationship(items),
+      ])
+    child.superentity = base
+    child.renamingIdentifier = "OldChild"
+    child.uniquenessConstraints = [["title"], ["title", "createdAt"]]
+    child.indexes = [
+      FetchIndexDescription(
+        name: "byCreatedAtAndTitle",
+        elements: [
+          FetchIndexElementDescription(propertyName: "createdAt", isAscending: false),
+          FetchIndexElementDescription(propertyName: "title", collationType: .rTree),
+        ])
+    ]
+    child.fetchedProperties = [
+      FetchedPropertyDescription(name: "recent", destinationEntityName: "Item", predicateFormat: "date > $FETCH_SOURCE.createdAt")
+    ]
+    let owner = RelationshipDescription(name: "owner", destination: "Child", inverse: "items", deleteRule: .noAction)
+    let loose = RelationshipDescription(name: "loose", destination: "Child", inverse: nil, deleteRule: .cascade)
+    loose.isTransient = true
+    let item = EntityDescription(name: "Item", properties: [.relationship(owner), .relationship(loose)])
+    let model = try ManagedObjectModel(
+      entities: [base, child, item], versionIdentifiers: ["2", "2.1", "beta"],
+      configurations: ["Cloud": ["Child", "Base"], "Local": ["Item"]],
+      fetchRequestTemplates: [FetchRequestTemplate(name: "all", entityName: "Item", predicateFormat: nil)],
+      sourceURL: nil)
+    try Self.roundTrip(model, "every feature")
+  }
+
+  @Test("names, user info and text with <, &, quotes and line breaks are escaped and read back as written")
+  func escaping() throws {
+    let odd = #"a<b & "c" 'd' > e"#
+    let attribute = AttributeDescription(name: "title", type: .string, defaultValue: odd + "\r\n\tend")
+    attribute.userInfo = [odd: odd, "line\nbreak": "tab\there"]
+    attribute.renamingIdentifier = "&amp; is not an entity here"
+    let entity = EntityDescription(name: "E", properties: [.attribute(attribute)])
+    entity.representedClassName = "<Class & \"Name\">"
+    entity.userInfo = ["k": "</entity><entity name=\"Injected\">"]
+    entity.fetchedProperties = [
+      FetchedPropertyDescription(name: "f", destinationEntityName: "E", predicateFormat: #"title == "x" && n < 3"#)
+    ]
+    let model = try ManagedObjectModel(
+      entities: [entity], versionIdentifiers: [odd], configurations: [odd: ["E"]], fetchRequestTemplates: [],
+      sourceURL: nil)
+    try Self.roundTrip(model, "escaping")
+    let copy = try ManagedObjectModel.fromXcodeContents(XcodeModelWriter.contents(of: model), origin: "the test")
+    #expect(copy.entities.map(\.name) == ["E"])
+    #expect(copy.entitiesByName["E"]?.userInfo["k"] == "</entity><entity name=\"Injected\">")
+    #expect(copy.entitiesByName["E"]?.attributesByName["title"]?.defaultValue as? String == odd + "\r\n\tend")
+    #expect(XcodeModelWriter.escaped(odd) == "a&lt;b &amp; &quot;c&quot; &apos;d&apos; &gt; e")
+  }
+
+  @Test("text XML cannot hold (a control character) does not read back as something else: modelInvalid")
+  func unwritableCharacter() throws {
+    let entity = EntityDescription(
+      name: "E", properties: [.attribute(AttributeDescription(name: "a", type: .string, defaultValue: "x\u{1}y"))])
+    let data = XcodeModelWriter.contents(of: try ManagedObjectModel(entities: [entity]))
+    let error = expectCode(.modelInvalid) { _ = try ManagedObjectModel.fromXcodeContents(data, origin: "the test model") }
+    #expect(error?.message.contains("is not well-formed XML") == true, "\(error?.message ?? "")")
+  }
+
+  @Test("the written file has Xcode's shape")
+  func shape() throws {
+    let model = try ManagedObjectModel.versions(in: FetchIndexModelTests.tutorialModelURL())[1].model
+    let text = String(decoding: XcodeModelWriter.contents(of: model), as: UTF8.self)
+    #expect(text.hasPrefix(#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>"#))
+    #expect(
+      text.contains(
+        #"<model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" minimumToolsVersion="Automatic" sourceLanguage="Swift" userDefinedModelVersionIdentifier="2">"#
+      ))
+    #expect(
+      text.contains(
+        #"<attribute name="modifiedAt" optional="YES" attributeType="Date" elementID="updatedAt"/>"#))
+    #expect(text.contains(#"<attribute name="byteCount" attributeType="Integer 64" defaultValueString="0"/>"#))
+    #expect(
+      text.contains(
+        #"<relationship name="attachments" optional="YES" toMany="YES" deletionRule="Cascade" destinationEntity="Attachment" inverseName="note" inverseEntity="Attachment"/>"#
+      ))
+    #expect(
+      text.contains(
+        """
+                <fetchIndex name="byCreatedAt">
+                    <fetchIndexElement property="createdAt" type="Binary" order="descending"/>
+                </fetchIndex>
+        """))
+    #expect(text.hasSuffix("</model>\n"))
+  }
+
+  // MARK: - Errors
+
+  @Test(
+    "damaged data is modelInvalid naming its origin",
+    arguments: [
+      ("", "is empty or holds no XML element"),
+      ("<model type=\"x\"><entity name=\"A\">", "is not well-formed XML"),
+      ("<plist/>", "the root element is <plist>, not <model>"),
+      ("<model><entity name=\"A\"><attribute name=\"a\" attributeType=\"Integer 8\"/></entity></model>", "attributeType 'Integer 8'"),
+      (
+        "<model><entity name=\"A\"><relationship name=\"b\" destinationEntity=\"B\" deletionRule=\"Nullify\"/></entity></model>",
+        "is inconsistent: Relationship 'A.b' points to entity 'B'"
+      ),
+    ])
+  func malformedData(xml: String, fragment: String) throws {
+    let error = expectCode(.modelInvalid) {
+      _ = try ManagedObjectModel.fromXcodeContents(Data(xml.utf8), origin: "the model kept in store Notes.sqlite")
+    }
+    let message = error?.message ?? ""
+    #expect(message.localizedCaseInsensitiveContains("the model kept in store Notes.sqlite"), "\(message)")
+    #expect(message.contains(fragment), "\(message)")
+    #expect(error?.url == nil)
+  }
+}
