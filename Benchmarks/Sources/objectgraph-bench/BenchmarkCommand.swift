@@ -118,21 +118,21 @@ enum BenchmarkCommand {
     let template = directory.appendingPathComponent("migration-version1.sqlite")
     try bench.makeVersion1Store(count: count, at: template)
     var result = BenchmarkResult(name: "migration \(count) notes")
-    var engineMetadata: Data?
+    var engineOutput: MigrationBench.EngineOutput?
     for run in 0..<repetitions {
       let engineFile = directory.appendingPathComponent("migration-engine-\(run).sqlite")
       let handFile = directory.appendingPathComponent("migration-sql-\(run).sqlite")
       try FileManager.default.copyItem(at: template, to: engineFile)
       try FileManager.default.copyItem(at: template, to: handFile)
-      // The hand-written side needs the engine's metadata (the same for every copy), so the engine runs first
-      // the first time; after that the order alternates.
-      if run % 2 == 0 || engineMetadata == nil {
+      // The hand-written side writes the engine's metadata and kept model (the same for every copy), so the
+      // engine runs first the first time; after that the order alternates.
+      if run % 2 == 0 || engineOutput == nil {
         result.record(objectGraph: try bench.migrateWithEngine(engineFile))
-        let metadata = try engineMetadata ?? bench.metadata(of: engineFile)
-        engineMetadata = metadata
-        result.record(grdb: try bench.migrateByHand(handFile, metadata: metadata))
-      } else if let metadata = engineMetadata {
-        result.record(grdb: try bench.migrateByHand(handFile, metadata: metadata))
+        let output = try engineOutput ?? bench.engineOutput(of: engineFile)
+        engineOutput = output
+        result.record(grdb: try bench.migrateByHand(handFile, writing: output))
+      } else if let output = engineOutput {
+        result.record(grdb: try bench.migrateByHand(handFile, writing: output))
         result.record(objectGraph: try bench.migrateWithEngine(engineFile))
       }
       let (engineSummary, handSummary) = (try bench.summary(of: engineFile), try bench.summary(of: handFile))
@@ -147,7 +147,7 @@ enum BenchmarkCommand {
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file.path + suffix) }
       }
     }
-    print("  both sides gave the same file each run (schema, Z_PRIMARYKEY, Z_METADATA, every table's rows)")
+    print("  both sides gave the same file each run (schema, Z_PRIMARYKEY, Z_METADATA, Z_MODELCACHE, every table's rows)")
     print("")
     print(Report.table([result], sides: ("ObjectGraph s", "hand SQL s")))
     print("")

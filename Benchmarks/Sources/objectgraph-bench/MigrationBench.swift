@@ -11,7 +11,8 @@ import ObjectGraph
 /// The change (`DataModel` → `DataModel 2`): a new entity `Attachment`, which sorts before `Note`, so every
 /// entity number shifts by one (`Z_ENT` in every row, `Z_PRIMARYKEY`, and the Note-Tag join table's name
 /// and columns); `Note.wordCount`, required with default 0, given to every row; `Note.updatedAt` renamed
-/// to `modifiedAt`; the new table's and the renamed join table's indexes; the metadata's version hashes.
+/// to `modifiedAt`; the new table's and the renamed join table's indexes, and the fetch index `byCreatedAt`
+/// on `Note.createdAt`; the metadata's version hashes and the model the store keeps (`Z_MODELCACHE`).
 ///
 /// What the clock covers. ObjectGraph: `addPersistentStore` with the current model, which inspects the
 /// file, finds version 1 beside the current version in the `.xcdatamodeld`, infers the mapping, migrates
@@ -135,12 +136,21 @@ struct MigrationBench {
     UPDATE Z_PRIMARYKEY SET Z_ENT = -Z_ENT - 1;
     UPDATE Z_PRIMARYKEY SET Z_ENT = -Z_ENT;
     INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (1, 'Attachment', 0, 0);
+    CREATE INDEX Z_Note_byCreatedAt ON ZNOTE (ZCREATEDAT COLLATE BINARY DESC);
     UPDATE Z_METADATA SET Z_PLIST = ?;
+    UPDATE Z_MODELCACHE SET Z_CONTENT = ?;
     """
 
-  /// Times: `handWrittenSQL` in one exclusive transaction, `metadata` being the engine's version 2
-  /// metadata for this store (the same property list the engine writes: it keeps the store's UUID).
-  func migrateByHand(_ url: URL, metadata: Data) throws -> Double {
+  /// What the hand-written side copies from the engine's output rather than make itself: the metadata
+  /// property list (version 2's hashes, the same store UUID) and the model the store keeps (`Z_MODELCACHE`,
+  /// version 2's Xcode XML as the engine writes it).
+  struct EngineOutput {
+    let metadata: Data
+    let modelCache: Data
+  }
+
+  /// Times: `handWrittenSQL` in one exclusive transaction, writing `output`'s metadata and model copy.
+  func migrateByHand(_ url: URL, writing output: EngineOutput) throws -> Double {
     try Stopwatch.seconds {
       var configuration = Configuration()
       configuration.label = "objectgraph-bench.migration"
@@ -148,7 +158,7 @@ struct MigrationBench {
       let database = try DatabaseQueue(path: url.path, configuration: configuration)
       try database.writeWithoutTransaction { db in
         try db.inTransaction(.exclusive) {
-          try db.execute(sql: Self.handWrittenSQL, arguments: [metadata])
+          try db.execute(sql: Self.handWrittenSQL, arguments: [output.metadata, output.modelCache])
           return .commit
         }
       }
@@ -156,14 +166,16 @@ struct MigrationBench {
     }
   }
 
-  /// The metadata property list of a store file (`Z_METADATA.Z_PLIST`).
-  func metadata(of url: URL) throws -> Data {
+  /// The metadata property list and the kept model of a store file the engine migrated.
+  func engineOutput(of url: URL) throws -> EngineOutput {
     let database = try DatabaseQueue(path: url.path)
     defer { try? database.close() }
-    guard let plist = try database.read({ try Data.fetchOne($0, sql: "SELECT Z_PLIST FROM Z_METADATA") }) else {
-      throw BenchmarkError("\(url.lastPathComponent) has no metadata")
+    return try database.read { db in
+      guard let plist = try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA"),
+        let model = try Data.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE")
+      else { throw BenchmarkError("\(url.lastPathComponent) has no metadata or no kept model") }
+      return EngineOutput(metadata: plist, modelCache: model)
     }
-    return plist
   }
 
   // MARK: - Checking both sides did the same
