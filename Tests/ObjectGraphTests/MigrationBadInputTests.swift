@@ -227,9 +227,24 @@ struct MigrationBadInputTests {
     try ProofStores.expectUnchanged(url, before)
   }
 
-  @Test("A store whose model is nowhere to be found is 134130 listing its version hashes; the store is left untouched")
-  func noSourceModel() throws {
+  enum KeptModel: String, CaseIterable, CustomTestStringConvertible {
+    case absent = "keeps no model (as a store written before Z_MODELCACHE existed)"
+    case unreadable = "keeps a model that cannot be read"
+
+    var testDescription: String { rawValue }
+  }
+
+  @Test(
+    "A store whose model is nowhere to be found is 134130 listing its version hashes; the store is left untouched",
+    arguments: KeptModel.allCases)
+  func noSourceModel(_ kept: KeptModel) throws {
     let url = try versionOneStore()
+    // The store's own copy of its model is the last place searched: take it away, as an older engine or
+    // another tool would have left the file.
+    switch kept {
+    case .absent: try rawWrite(url, "DROP TABLE Z_MODELCACHE")
+    case .unreadable: try rawWrite(url, "UPDATE Z_MODELCACHE SET Z_CONTENT = X'3C6D6F64656C3E'")  // "<model>"
+    }
     let before = try ProofStores.FileState(url)
     let hashes = try ProofStores.versionHashes(url)
     let coordinator = PersistentStoreCoordinator(managedObjectModel: try ProofModels.version2())
@@ -238,10 +253,20 @@ struct MigrationBadInputTests {
         type: .sqlite, at: url, options: StoreOptions(migrationSourceModels: [try ProofModels.titleAsInteger()]))
     }
     #expect(error?.message.contains(url.path) == true, "\(String(describing: error))")
+    #expect(error?.message.contains("1 source model(s) passed in the store options") == true)
     for (entity, hash) in hashes {
       #expect(error?.message.contains("\(entity) \(hash.prefix(6).hexString)") == true, "\(entity)'s hash is not listed")
     }
     try ProofStores.expectUnchanged(url, before)
+  }
+
+  @Test("A store that keeps its own model migrates with no source model given")
+  func keptModelIsFound() throws {
+    let url = try versionOneStore()
+    let contents = try ProofStores.NoteContents(url, version: 1)
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: try ProofModels.version2())
+    try coordinator.remove(try coordinator.addPersistentStore(type: .sqlite, at: url))
+    #expect(try ProofStores.NoteContents(url, version: 2) == contents)
   }
 
   @Test("A change no inferred mapping can make (String to Integer 64) is 134140 naming the entity, the property and the change")

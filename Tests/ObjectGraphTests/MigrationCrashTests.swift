@@ -16,7 +16,8 @@ import Testing
 /// migration (its exclusive transaction, its commit included) and some after it has finished. Back in the test, the file must either open with the version
 /// 1 model and hold exactly what it held before (its metadata still version 1's hashes), or open with the
 /// version 2 model fully migrated: every note there with the same key and values, the renamed attribute
-/// keeping its values, the new required attribute at its default in every row. Anything else (a file
+/// keeping its values, the new required attribute at its default in every row, the model the store keeps
+/// (`Z_MODELCACHE`) the new one. Anything else (a file
 /// neither model opens, or one whose metadata and rows disagree) fails the test.
 ///
 /// The test also requires that both outcomes happen, and that at least one old store comes from a kill after
@@ -144,6 +145,9 @@ extension MigrationCrashTests {
         try check(try ProofStores.versionHashes(url) == oldHashes, "it opens with the version 1 model but its hashes changed")
         try check(
           try ProofStores.NoteContents(url, version: 1) == contents, "it opens with the version 1 model but its rows changed")
+        try check(
+          StoreModelCache.read(url: url)?.entityVersionHashesByName == oldHashes,
+          "it opens with the version 1 model but the model it keeps is not version 1")
         return .old
       } catch let error as ObjectGraphError where error.code == .persistentStoreIncompatibleVersionHash {
         oldError = error
@@ -160,6 +164,8 @@ extension MigrationCrashTests {
         let noteNumber = try rawRows(url, "SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Note'")[0]["Z_ENT"] as Int64
         let wrongEntity = try rawRows(url, "SELECT COUNT(*) AS c FROM ZNOTE WHERE Z_ENT IS NOT \(noteNumber)")[0]["c"] as Int
         try check(wrongEntity == 0, "\(wrongEntity) notes keep an entity number other than Note's (\(noteNumber))")
+        try check(
+          StoreModelCache.read(url: url)?.entityVersionHashesByName == newHashes, "it is migrated but the model it keeps is not version 2")
         return .migrated
       } catch let error as ObjectGraphError {
         throw ProofFailure("the version 1 model refuses it (\(oldError)) and so does the version 2 model (\(error))")

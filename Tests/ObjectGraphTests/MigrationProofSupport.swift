@@ -146,7 +146,10 @@ enum ProofStores {
   /// change the file when SQLite next opens it).
   static func expectUnchanged(_ url: URL, _ before: FileState, sourceLocation: SourceLocation = #_sourceLocation) throws {
     let after = try FileState(url)
-    #expect(after.bytes == before.bytes, "the store file changed: was \(before), is \(after)", sourceLocation: sourceLocation)
+    // A Bool, not `after.bytes == before.bytes` inside #expect: on a failure Swift Testing would diff the two
+    // byte collections element by element, which takes minutes for a store file.
+    let same = after.bytes == before.bytes
+    #expect(same, "the store file changed: was \(before), is \(after)", sourceLocation: sourceLocation)
     #expect(!after.journalExists, "a -journal file is left beside \(url.lastPathComponent)", sourceLocation: sourceLocation)
   }
 
