@@ -520,6 +520,46 @@ struct MigrationTests {
     }
   }
 
+  @Test("a store left with a live -wal by a killed app: a refused or failed migration leaves the main file and the -wal as they were")
+  func liveWriteAheadLog() throws {
+    let folder = try TemporaryFolder()
+    let original = folder.appending("Original.sqlite")
+    // Copy the files while the writing coordinator is still open: the rows are in the -wal only.
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Self.version1())
+    try coordinator.addPersistentStore(type: .sqlite, at: original)
+    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    context.persistentStoreCoordinator = coordinator
+    try context.performAndWait {
+      for index in 0..<500 {
+        let note = ManagedObject(entity: try #require(coordinator.managedObjectModel.entitiesByName["Note"]), insertInto: context)
+        note.setValue("Note \(index) " + String(repeating: "x", count: 200), forKey: "title")
+      }
+      try context.save()
+    }
+    let url = folder.appending("Store.sqlite")
+    for suffix in ["", "-wal"] { try FileManager.default.copyItem(atPath: original.path + suffix, toPath: url.path + suffix) }
+    let wal = URL(fileURLWithPath: url.path + "-wal")
+    let before = (try Self.fileBytes(url), try Self.fileBytes(wal))
+    #expect(before.1.count > 0)
+
+    // Refused while planning: a new required attribute without a default, and rows.
+    let required = try Self.version1(extraNoteProperties: [Self.attribute("wordCount", .integer32, optional: false)])
+    _ = expectCode(.migration) { _ = try Self.open(required, at: url) }
+    #expect(try Self.fileBytes(url) == before.0)
+    #expect(try Self.fileBytes(wal) == before.1)
+
+    // Failed while running: the disk fills up (SQLite's max_page_count).
+    let pages = try rawRows(url, "PRAGMA page_count")[0][0] as Int
+    let full = StoreOptions(sqlitePragmas: ["max_page_count": "\(pages)"], migrationSourceModels: [try Self.version1()])
+    let version2 = try Self.version1(extraNoteProperties: [
+      Self.attribute("summary", optional: false, default: String(repeating: "s", count: 100))
+    ])
+    let error = expectCode(.migration) { _ = try Self.open(version2, at: url, options: full) }
+    #expect(error?.sqlitePrimaryResultCode == 13)
+    #expect(try Self.fileBytes(url) == before.0)
+    #expect(try Self.fetch("Note", in: try Self.open(version2, at: url)).count == 500)
+  }
+
   // MARK: - Helpers for the cases
 
   /// Version 1 with Note.body replaced.

@@ -63,10 +63,23 @@ extension PersistentStore {
     url: URL, options: StoreOptions, source: SQLiteSchema, destination: SQLiteSchema, mapping: InferredMapping, metadata: Data,
     model: Data, from origin: String
   ) throws {
+    // A read-only connection, open for the whole migration, first plans it: a refusal found while planning
+    // (a required value rows lack) is reported before anything opens the file for writing. Then, in WAL
+    // mode, it keeps the writing connection from being the last one to close, which would fold a `-wal`
+    // left by an app that was killed into the main file even when the migration failed: the main file
+    // stays byte for byte as it was unless the migration commits. (A read-only connection never folds.)
+    let planner = try inspector(url: url)
+    defer { try? planner.close() }
     let database = try makeDatabase(path: url.path, options: options, readOnly: false, url: url, setsJournalMode: false)
     defer { try? database.close() }
     let report = options.migrationProgress
     do {
+      try planner.read { db in
+        let maxima = try primaryKeyMaxima(db)
+        _ = try SchemaMigration(
+          source: source, destination: destination, mapping: mapping, primaryKeyMaxima: maxima, metadata: metadata, model: model,
+          url: url, db: db)
+      }
       try database.writeWithoutTransaction { db in
         try db.inTransaction(.exclusive) {
           // Another connection (a second coordinator, another process) may have migrated the file while
@@ -77,9 +90,7 @@ extension PersistentStore {
           {
             return .commit
           }
-          let maxima = try Dictionary(
-            Row.fetchAll(db, sql: "SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY").map { ($0[0] as Int64, ($0[1] as Int64?) ?? 0) },
-            uniquingKeysWith: { a, _ in a })
+          let maxima = try primaryKeyMaxima(db)
           let plan = try SchemaMigration(
             source: source, destination: destination, mapping: mapping, primaryKeyMaxima: maxima, metadata: metadata, model: model,
             url: url,
@@ -113,6 +124,13 @@ extension PersistentStore {
           "The migration runs in one transaction, so the store was left as it was; free disk space (SQLITE_FULL) or fix the cause and open it again.",
         url: url)
     }
+  }
+
+  /// `Z_PRIMARYKEY`'s highest key handed out, by entity number.
+  private static func primaryKeyMaxima(_ db: Database) throws -> [Int64: Int64] {
+    try Dictionary(
+      Row.fetchAll(db, sql: "SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY").map { ($0[0] as Int64, ($0[1] as Int64?) ?? 0) },
+      uniquingKeysWith: { a, _ in a })
   }
 
   /// `UPDATE table SET assignments` over ranges of about 25,000 primary keys, calling `progress` with the

@@ -125,21 +125,26 @@ extension PersistentStore {
     }
   }
 
+  /// A read-only connection to a store file, for looking without changing anything. It waits, as the
+  /// store's own connections do, for a writer (a migration, another process's save) rather than report the
+  /// file as locked.
+  static func inspector(url: URL) throws -> DatabaseQueue {
+    var configuration = Configuration()
+    configuration.readonly = true
+    configuration.label = "ObjectGraph.inspect"
+    configuration.busyMode = .timeout(10)
+    return try DatabaseQueue(path: url.path, configuration: configuration)
+  }
+
   /// Reads a store file's metadata without changing the file.
   static func readMetadata(url: URL) throws -> [String: any Sendable] {
     guard FileManager.default.isReadableFile(atPath: url.path) else {
       throw ObjectGraphError(
         .persistentStoreOpen, "Cannot read \(url.path): permission denied or the file does not exist.", url: url)
     }
-    var configuration = Configuration()
-    configuration.readonly = true
-    configuration.label = "ObjectGraph.inspect"
-    // Wait, as the store's own connections do, for a writer (a migration, another process's save) rather
-    // than report the file as locked.
-    configuration.busyMode = .timeout(10)
     let raw: (tables: Set<String>, plist: Data?)
     do {
-      let inspector = try DatabaseQueue(path: url.path, configuration: configuration)
+      let inspector = try inspector(url: url)
       raw = try inspector.read { db in
         let tables = Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'"))
         guard tables.contains("Z_METADATA") else { return (tables, nil) }

@@ -48,13 +48,7 @@ enum StoreModelCache {
   /// Reads the model kept in the store file at `url`, without changing the file; `nil` when the store keeps
   /// none or its copy cannot be read (the search for a source model then reports it as absent).
   static func read(url: URL) -> ManagedObjectModel? {
-    var configuration = Configuration()
-    configuration.readonly = true
-    configuration.label = "ObjectGraph.inspect"
-    // Wait, as the store's own connections do, for a writer (a migration, another process's save) rather
-    // than report the file as locked.
-    configuration.busyMode = .timeout(10)
-    guard let queue = try? DatabaseQueue(path: url.path, configuration: configuration) else { return nil }
+    guard let queue = try? PersistentStore.inspector(url: url) else { return nil }
     defer { try? queue.close() }
     guard let data = try? queue.read({ try stored(in: $0) }) else { return nil }
     return try? ManagedObjectModel.fromXcodeContents(data, origin: "the model kept in the store at \(url.path)")
