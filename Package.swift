@@ -12,6 +12,8 @@ let package = Package(
     .executable(name: "stage1-demo", targets: ["Stage1Demo"]),
     .library(name: "Stage2", targets: ["Stage2"]),
     .executable(name: "stage2-demo", targets: ["Stage2Demo"]),
+    .library(name: "Stage3", targets: ["Stage3"]),
+    .executable(name: "stage3-demo", targets: ["Stage3Demo"]),
     .executable(name: "workshop", targets: ["Workshop"]),
     // The demos' 60 Hz "UI", stall report and options, a product so that the benchmarks share it.
     .library(name: "DemoSupport", targets: ["DemoSupport"]),
@@ -76,6 +78,21 @@ let package = Package(
       ],
       path: "Stages/Stage2-PrivateParent/Demo"
     ),
+    // Stage 3: the same two contexts at once, the store added (and migrated) in the background, a callback.
+    .target(
+      name: "Stage3",
+      dependencies: ["ObjectGraph", "NotesModel"],
+      path: "Stages/Stage3-AsyncLoading",
+      exclude: ["Demo"]
+    ),
+    .executableTarget(
+      name: "Stage3Demo",
+      dependencies: [
+        "Stage3", "Stage2", "NotesModel", "ObjectGraph", "DemoSupport",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
+      path: "Stages/Stage3-AsyncLoading/Demo"
+    ),
     // The workshop's front door.
     .executableTarget(
       name: "Workshop",
@@ -102,6 +119,12 @@ let package = Package(
       name: "Stage2Tests",
       dependencies: ["Stage2", "NotesModel", "ObjectGraph", "TestSupport"],
       path: "Tests/Stage2Tests"
+    ),
+    .testTarget(
+      name: "Stage3Tests",
+      // GRDB: one test takes the model copy out of a store, as stores made before the copy existed lack it.
+      dependencies: ["Stage3", "NotesModel", "ObjectGraph", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+      path: "Tests/Stage3Tests"
     ),
     .testTarget(
       name: "TestSupportTests",

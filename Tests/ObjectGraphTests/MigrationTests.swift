@@ -560,6 +560,29 @@ struct MigrationTests {
     #expect(try Self.fetch("Note", in: try Self.open(version2, at: url)).count == 500)
   }
 
+  @Test("a store from a later version of the same model is refused as newer (134100); one from another model is not")
+  func newerStore() throws {
+    let folder = try TemporaryFolder()
+    /// Writes `model` as the only version `version` of `<bundle>.xcdatamodeld` and loads it back from there.
+    func xcodeModel(_ model: ManagedObjectModel, bundle: String, version: String) throws -> ManagedObjectModel {
+      let versionFolder = folder.appending("\(bundle).xcdatamodeld/\(version).xcdatamodel")
+      try FileManager.default.createDirectory(at: versionFolder, withIntermediateDirectories: true)
+      try XcodeModelWriter.contents(of: model).write(to: versionFolder.appendingPathComponent("contents"))
+      return try ManagedObjectModel(contentsOf: folder.appending("\(bundle).xcdatamodeld"))
+    }
+    let app = try xcodeModel(try Self.version1(extraNoteProperties: [Self.attribute("subtitle")]), bundle: "App", version: "DataModel 2")
+    let later = folder.appending("Later.sqlite")
+    try Self.writeStore(try xcodeModel(try Self.version1(), bundle: "Later", version: "DataModel 3"), at: later)
+    let before = try Self.fileBytes(later)
+    let error = expectCode(.persistentStoreIncompatibleVersionHash) { _ = try Self.open(app, at: later, options: StoreOptions()) }
+    #expect(error?.message.contains("model version 'DataModel 3', newer than this app's current version 'DataModel 2'") == true)
+    #expect(try Self.fileBytes(later) == before)
+
+    let other = folder.appending("Other.sqlite")
+    try Self.writeStore(try xcodeModel(try Self.version1(), bundle: "Other", version: "Zebra"), at: other)
+    #expect(try Self.fetch("Note", in: try Self.open(app, at: other, options: StoreOptions())).count == 30)
+  }
+
   // MARK: - Helpers for the cases
 
   /// Version 1 with Note.body replaced.

@@ -4,12 +4,51 @@ import ObjectGraph
 
 /// The tutorial's data model and a small stack on it, built the plain way, for checks that need a store.
 public enum TutorialStack {
-  /// Loads `DataModel` from ``NotesModel/bundle``; its entities are made as `Note`, `Notebook` and `Tag`.
+  /// Loads `DataModel` from ``NotesModel/bundle``; its entities are made as `Note`, `Notebook`, `Tag` and
+  /// `Attachment`.
   public static func model() throws -> ManagedObjectModel {
+    try ManagedObjectModel(contentsOf: try modelURL())
+  }
+
+  /// Where `DataModel.xcdatamodeld` is in ``NotesModel/bundle``.
+  public static func modelURL() throws -> URL {
     guard let url = NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld") else {
       throw ObjectGraphError(.modelInvalid, "The checks could not find DataModel.xcdatamodeld in \(NotesModel.bundle.bundleURL.path).")
     }
-    return try ManagedObjectModel(contentsOf: url)
+    return url
+  }
+
+  /// Version `name` of the tutorial's model (`"DataModel"` is version 1, `"DataModel 2"` the current one), read
+  /// from the `.xcdatamodeld` as an app that shipped that version would read it.
+  public static func model(version name: String) throws -> ManagedObjectModel {
+    guard let version = try ManagedObjectModel.versions(in: try modelURL()).first(where: { $0.name == name }) else {
+      throw ObjectGraphError(.modelInvalid, "DataModel.xcdatamodeld has no version named \(name).")
+    }
+    return version.model
+  }
+
+  /// Writes a store at `storeURL` as version 1 of the app did, with `notes` notes: "Note 0", "Note 1", …, each
+  /// made at `date`, the even ones also changed at `date` (`updatedAt`, which version 2 calls `modifiedAt`).
+  public static func writeVersionOneStore(at storeURL: URL, notes: Int, date: Date = Date(timeIntervalSinceReferenceDate: 700_000_000))
+    throws
+  {
+    let version1 = try model(version: "DataModel")
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: version1)
+    let store = try coordinator.addPersistentStore(type: .sqlite, at: storeURL)
+    let writer = context(.privateQueue, on: coordinator)
+    try writer.performAndWait {
+      guard let entity = version1.entitiesByName["Note"] else {
+        throw ObjectGraphError(.modelInvalid, "Version 1 of DataModel has no Note entity.")
+      }
+      for index in 0..<notes {
+        let note = ManagedObject(entity: entity, insertInto: writer)
+        note.setValue("Note \(index)", forKey: "title")
+        note.setValue(date, forKey: "createdAt")
+        note.setValue(index.isMultiple(of: 2) ? date : nil, forKey: "updatedAt")
+      }
+      try writer.save()
+    }
+    try coordinator.remove(store)
   }
 
   /// A coordinator with a SQLite store at `storeURL` (its folder must exist).

@@ -26,7 +26,7 @@ let stoppedAdvice: Comment = """
 
 @Suite("Exercise 01: a missing model is an error, not a crash", .temporaryFolders)
 struct ModelNotFoundTests {
-  @Test("DataModel loads from the tutorial's bundle, with its entities Note, Notebook and Tag")
+  @Test("DataModel loads from the tutorial's bundle, with its entities Attachment, Note, Notebook and Tag")
   func loadsTheTutorialModel() async throws { try await runInChildProcess(.loadsTheTutorialModel) }
 
   @Test("The model is looked up in the bundle that is passed in, not in a fixed one")
@@ -77,8 +77,9 @@ enum ChildCheck: String, Codable, Sendable {
   private static func checkLoadsTheTutorialModel() throws {
     let model = try Subject.loadModel(NotesModel.name, NotesModel.bundle)
     #expect(
-      model.entitiesByName.keys.sorted() == ["Note", "Notebook", "Tag"],
-      "DataModel.xcdatamodeld has the entities Note, Notebook and Tag; the model you returned has \(model.entitiesByName.keys.sorted()).")
+      model.entitiesByName.keys.sorted() == ["Attachment", "Note", "Notebook", "Tag"],
+      "DataModel.xcdatamodeld's current version has the entities Attachment, Note, Notebook and Tag; the model you returned has \(model.entitiesByName.keys.sorted())."
+    )
   }
 
   private static func checkUsesTheGivenBundle() throws {
@@ -101,8 +102,9 @@ enum ChildCheck: String, Codable, Sendable {
       return
     }
     #expect(
-      model.entitiesByName.keys.sorted() == ["Note", "Notebook", "Tag"],
-      "Journal.xcdatamodeld is a copy of DataModel, so it has Note, Notebook and Tag; got \(model.entitiesByName.keys.sorted()).")
+      model.entitiesByName.keys.sorted() == ["Attachment", "Note", "Notebook", "Tag"],
+      "Journal.xcdatamodeld is a copy of DataModel, so it has Attachment, Note, Notebook and Tag; got \(model.entitiesByName.keys.sorted())."
+    )
   }
 
   private static func checkMissingName() throws {

@@ -52,7 +52,7 @@ enum MigrationSource {
       return Found(model: version.model, origin: "model version '\(version.name)'")
     }
     if let storeVersionName, let currentName, !versions.contains(where: { $0.name == storeVersionName }),
-      XcodeModelLoader.naturallyOrdered(currentName, storeVersionName)
+      stem(of: storeVersionName) == stem(of: currentName), XcodeModelLoader.naturallyOrdered(currentName, storeVersionName)
     {
       throw newer(url: url, storeVersion: storeVersionName, currentVersion: currentName)
     }
@@ -60,6 +60,15 @@ enum MigrationSource {
       return Found(model: stored, origin: "the model kept in the store")
     }
     throw missing(url: url, metadata: metadata, versions: versions.map(\.name), given: given.count)
+  }
+
+  /// A version name without its trailing number: `DataModel` for `DataModel 3`. Only a version of the same
+  /// stem as the app's current one can be a later version of the same model; a store from another model
+  /// altogether (`Archive`) is not called newer, whatever its name sorts after.
+  private static func stem(of name: String) -> Substring {
+    var stem = Substring(name)
+    while let last = stem.last, last.isNumber || last == " " || last == "_" || last == "-" { stem = stem.dropLast() }
+    return stem
   }
 
   /// The versions of the `.xcdatamodeld` a model was read from, or none for a model made in code or read

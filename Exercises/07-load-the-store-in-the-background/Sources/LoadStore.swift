@@ -1,0 +1,26 @@
+// Exercise 07: load the store in the background.
+// The task is in Exercises/07-load-the-store-in-the-background/README.md; hints in HINTS.md next to it.
+import Dispatch
+import ExerciseKit
+import Foundation
+import ObjectGraph
+
+/// Adds the SQLite store at `storeURL` to `coordinator`, migrating it when an older version of the model
+/// made it, without holding up the caller: it returns at once, and the store is added on another queue.
+///
+/// It may be called from any queue; an app calls it on the main queue, at launch.
+///
+/// - Parameters:
+///   - coordinator: the coordinator to add the store to.
+///   - storeURL: the store file (its folder exists).
+///   - progress: how far a migration has come; hand it to the store options as it is.
+///   - completion: called exactly once, on the main queue, after this function has returned: with the
+///     added store, or with the error that kept it from being added.
+public func loadStore(
+  into coordinator: PersistentStoreCoordinator, at storeURL: URL,
+  progress: @escaping @Sendable (MigrationProgress) -> Void,
+  completion: @escaping @Sendable (Result<PersistentStore, any Error>) -> Void
+) {
+  // Replace this line with your code. (Until then it tells the completion that the exercise is not done.)
+  completion(Result { throw ExerciseNotDone("07-load-the-store-in-the-background") })
+}

@@ -1,0 +1,31 @@
+// Reference solution of exercise 07: load the store in the background.
+import Dispatch
+import Foundation
+import ObjectGraph
+
+/// Adds the SQLite store at `storeURL` to `coordinator`, migrating it when an older version of the model
+/// made it, without holding up the caller: it returns at once, and the store is added on another queue.
+///
+/// It may be called from any queue; an app calls it on the main queue, at launch.
+///
+/// - Parameters:
+///   - coordinator: the coordinator to add the store to.
+///   - storeURL: the store file (its folder exists).
+///   - progress: how far a migration has come; hand it to the store options as it is.
+///   - completion: called exactly once, on the main queue, after this function has returned: with the
+///     added store, or with the error that kept it from being added.
+public func loadStore(
+  into coordinator: PersistentStoreCoordinator, at storeURL: URL,
+  progress: @escaping @Sendable (MigrationProgress) -> Void,
+  completion: @escaping @Sendable (Result<PersistentStore, any Error>) -> Void
+) {
+  // Migration on, the mapping inferred (the defaults, spelled out), and the progress reported as it goes.
+  let options = StoreOptions(
+    migratePersistentStoresAutomatically: true, inferMappingModelAutomatically: true, migrationProgress: progress)
+  // This variant of addPersistentStore returns at once and adds the store on a background queue of the
+  // coordinator's, which may take seconds when the store needs a migration. It calls back once, on that
+  // background queue, with the store or the error; the app's UI lives on the main queue, so hop there.
+  coordinator.addPersistentStore(type: .sqlite, at: storeURL, options: options) { result in
+    DispatchQueue.main.async { completion(result) }
+  }
+}

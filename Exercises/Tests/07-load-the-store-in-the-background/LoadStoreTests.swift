@@ -1,0 +1,445 @@
+// The checks of exercise 07. They run against your code in Exercises/07-load-the-store-in-the-background/Sources,
+// or against the reference solution when WORKSHOP_SOLUTIONS=1. Each check runs in a child process, so that code
+// which stops the process (fatalError(), try!), or never returns (a DispatchQueue.main.sync called on the main
+// queue), fails one check with an explanation instead of ending or hanging the whole run.
+//
+// How "returns before the store is added" is proven without measuring time: the checks hand loadStore a
+// progress handler that, when a migration first reports progress from another thread than loadStore's caller,
+// holds that thread until loadStore has returned. A store added in the background therefore cannot be in the
+// coordinator when loadStore returns; a store added before loadStore returns is there, and a migration on the
+// caller's thread reports progress there. Whether the main queue stays free while the store migrates is asked
+// of the main queue itself: the handler queues a block there and waits (3 seconds at most) for it to run.
+import Dispatch
+import Exercise07
+import Exercise07Solution
+import ExerciseChecks
+import Foundation
+import NotesModel
+import ObjectGraph
+import Synchronization
+import TestSupport
+import Testing
+
+/// The function under test: your `loadStore(into:at:progress:completion:)`, or the solution's.
+enum Subject {
+  static let loadStore:
+    @Sendable (
+      PersistentStoreCoordinator, URL, @escaping @Sendable (MigrationProgress) -> Void,
+      @escaping @Sendable (Result<PersistentStore, any Error>) -> Void
+    ) -> Void = CodeUnderTest.pick(
+      starter: Exercise07.loadStore(into:at:progress:completion:), solution: Exercise07Solution.loadStore(into:at:progress:completion:))
+}
+
+/// Said when a check's child process stopped (a crash, or the watchdog) instead of finishing.
+let stoppedAdvice: Comment = """
+  loadStore(into:at:progress:completion:) stopped the whole process, or never finished. A store that cannot be \
+  added is news for the completion, not a reason to stop the app: no fatalError(), abort() or try!. A check \
+  that never finishes, or stops at once without a message, usually met a wait on the main queue for something \
+  queued on the main queue (DispatchQueue.main.sync called there, or a semaphore waiting for the completion).
+  """
+
+@Suite("Exercise 07: load the store in the background", .temporaryFolders)
+struct LoadStoreTests {
+  @Test("Called on the main queue: loadStore returns before the store is added, and the migration runs off the main queue")
+  func returnsAtOnce() async throws { try await runInChildProcess(.returnsAtOnce) }
+
+  @Test("From another thread: the completion runs once, on the main queue, with the store, and the old store is migrated")
+  func completesOnTheMainQueue() async throws { try await runInChildProcess(.completesOnTheMainQueue) }
+
+  @Test("A file that is not a store: the error reaches the completion, on the main queue, and the file is left untouched")
+  func errorReachesTheCompletion() async throws { try await runInChildProcess(.errorReachesTheCompletion) }
+
+  @Test("A store made by a newer version of the app: the refusal (134100) reaches the completion, and the file is left untouched")
+  func newerStoreIsRefused() async throws { try await runInChildProcess(.newerStoreIsRefused) }
+}
+
+/// Runs `check` in a child process, so that code which stops the process (or hangs it) fails this one check,
+/// with ``stoppedAdvice`` and what the process printed, instead of ending the whole test run.
+func runInChildProcess(_ check: ChildCheck) async throws {
+  // Where the check's folders go (both runs'), removed by the suite's .temporaryFolders scope.
+  let scope = try TemporaryFolder()
+  let finished = await #expect(processExitsWith: .success, stoppedAdvice) {
+    [check = check as ChildCheck, scope = scope as TemporaryFolder] in
+    startWatchdog(check)
+    do { try scope.withScope { try check.run() } } catch { Issue.record(error) }
+  }
+  guard finished == nil else { return }
+  // The process stopped. Run the check once more, only to collect what it printed before stopping.
+  let stopped = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+    [check = check as ChildCheck, scope = scope as TemporaryFolder] in
+    startWatchdog(check)
+    try? scope.withScope { try check.run() }
+  }
+  if let stopped { Issue.record(Comment(rawValue: stopReport(standardError: stopped.standardErrorContent))) }
+}
+
+// MARK: - What the checks observe
+
+/// Ends a check's process when it has not finished after 25 seconds: a deadlock would otherwise hang the run.
+func startWatchdog(_ check: ChildCheck) {
+  Watchdog.endProcess(after: .seconds(25)) {
+    """
+    The check '\(check)' did not finish within 25 seconds: loadStore, or a block it queued, never returned. \
+    Something waits for a queue that is waiting for it. The usual causes: on the main queue, waiting (a \
+    semaphore, a group, a sync) for the store to be added or for the completion, which runs on the main queue; \
+    or DispatchQueue.main.sync called on the main queue.
+    """
+  }
+}
+
+/// Everything one call of loadStore did, as its progress handler and its completion saw it.
+final class LoadLog: Sendable {
+  /// One progress report: how far, whether it came on the thread that called loadStore, and whether loadStore
+  /// had returned.
+  struct Report: Sendable {
+    let fraction: Double
+    let onCallersThread: Bool
+    let beforeReturn: Bool
+  }
+
+  /// One call of the completion.
+  struct Call: Sendable {
+    let result: Result<PersistentStore, any Error>
+    let onMainQueue: Bool
+    let onCallersThread: Bool
+    let beforeReturn: Bool
+
+    var error: (any Error)? {
+      if case .failure(let error) = result { return error }
+      return nil
+    }
+  }
+
+  private let hasReturned = Atomic<Bool>(false)
+  /// The thread that called loadStore (set by ``markCalling()``).
+  private let callersThread = Mutex<pthread_t?>(nil)
+  /// Entered at creation, left when loadStore has returned: a migration off the caller's thread waits on it.
+  private let returning = DispatchGroup()
+  private let recordedReports = Mutex<[Report]>([])
+  /// Whether the main queue could run a block while the migration ran; `nil` before the first report.
+  private let mainQueueFree = Mutex<Bool?>(nil)
+  private let recordedCalls = Mutex<[Call]>([])
+  private let firstCall = DispatchSemaphore(value: 0)
+
+  init() { returning.enter() }
+
+  /// The progress handler to pass to loadStore.
+  ///
+  /// At the first report: a migration on another thread than loadStore's caller waits (10 seconds at most) until
+  /// loadStore has returned, so it cannot end sooner; then it asks the main queue to run a block, and waits 3
+  /// seconds at most to see whether the main queue is free while the migration runs. (A queue-specific probe
+  /// cannot tell here: the engine migrates inside a block it runs synchronously on its database's own queue.)
+  var progress: @Sendable (MigrationProgress) -> Void {
+    { [self] report in
+      let caller = callersThread.withLock { $0 }
+      let onCallersThread = caller.map { pthread_equal($0, pthread_self()) != 0 } ?? false
+      let beforeReturn = !hasReturned.load(ordering: .sequentiallyConsistent)
+      let isFirst = recordedReports.withLock { reports in
+        reports.append(Report(fraction: report.fractionCompleted, onCallersThread: onCallersThread, beforeReturn: beforeReturn))
+        return reports.count == 1
+      }
+      guard isFirst else { return }
+      if beforeReturn && !onCallersThread { _ = returning.wait(timeout: .now() + .seconds(10)) }
+      let answered = DispatchSemaphore(value: 0)
+      DispatchQueue.main.async { answered.signal() }
+      let free = answered.wait(timeout: .now() + .seconds(3)) == .success
+      mainQueueFree.withLock { $0 = free }
+    }
+  }
+
+  /// Says that loadStore is about to be called on this thread.
+  func markCalling() { callersThread.withLock { $0 = pthread_self() } }
+
+  /// Whether the main queue was blocked while the store migrated.
+  var mainQueueBlockedByMigration: Bool { mainQueueFree.withLock { $0 } == false }
+
+  /// The completion to pass to loadStore.
+  var completion: @Sendable (Result<PersistentStore, any Error>) -> Void {
+    { [self] result in
+      let caller = callersThread.withLock { $0 }
+      let call = Call(
+        result: result, onMainQueue: MainQueueProbe.isOnMainQueue,
+        onCallersThread: caller.map { pthread_equal($0, pthread_self()) != 0 } ?? false,
+        beforeReturn: !hasReturned.load(ordering: .sequentiallyConsistent))
+      recordedCalls.withLock { $0.append(call) }
+      firstCall.signal()
+    }
+  }
+
+  /// Says that loadStore has returned, and lets a migration that waits for it go on.
+  func markReturned() {
+    guard !hasReturned.exchange(true, ordering: .sequentiallyConsistent) else { return }
+    returning.leave()
+  }
+
+  /// Waits up to 15 seconds for the first call of the completion, then a little longer for a second one, which
+  /// would be a mistake; false when none came.
+  func waitForCompletion() -> Bool {
+    guard firstCall.wait(timeout: .now() + .seconds(15)) == .success else { return false }
+    Thread.sleep(forTimeInterval: 0.3)
+    DispatchQueue.main.sync {}
+    return true
+  }
+
+  var reports: [Report] { recordedReports.withLock { $0 } }
+  var calls: [Call] { recordedCalls.withLock { $0 } }
+
+  /// Throws an ``ExerciseNotDone`` that reached the completion, so the check says "not done yet".
+  func rethrowNotDone() throws {
+    for call in calls {
+      if let error = call.error { try rethrowIfNotDone(error) }
+    }
+  }
+}
+
+/// What a check says when the completion never came.
+func noCompletion(_ situation: String) -> Comment {
+  """
+  \(situation), but the completion was never called (the checks waited 15 seconds). The app's launch screen \
+  waits for it: without it, the app shows its placeholder forever. Call it exactly once, on every path: with \
+  the store, or with the error.
+  """
+}
+
+/// The notes in the store, read through a new context on `coordinator`: title, whether it has a modifiedAt, and
+/// its wordCount.
+func notes(in coordinator: PersistentStoreCoordinator) throws -> [(title: String, modified: Bool, wordCount: Int32)] {
+  let reader = TutorialStack.context(.privateQueue, on: coordinator)
+  return try reader.performAndWait {
+    let request = FetchRequest<Note>(entityName: "Note")
+    return try reader.fetch(request).map { ($0.title, $0.modifiedAt != nil, $0.wordCount) }
+  }
+}
+
+// MARK: - The checks
+
+/// The checks; each runs in a child process.
+enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
+  case returnsAtOnce, completesOnTheMainQueue, errorReachesTheCompletion, newerStoreIsRefused
+
+  var description: String { rawValue }
+
+  func run() throws {
+    switch self {
+    case .returnsAtOnce: try Self.checkReturnsAtOnce()
+    case .completesOnTheMainQueue: try Self.checkCompletesOnTheMainQueue()
+    case .errorReachesTheCompletion: try Self.checkErrorReachesTheCompletion()
+    case .newerStoreIsRefused: try Self.checkNewerStoreIsRefused()
+    }
+  }
+
+  private static func checkReturnsAtOnce() throws {
+    let storeURL = try TemporaryFolder().appending("Notes.sqlite")
+    // Version 1 of the app wrote this store; the app now runs with version 2, so adding it migrates it.
+    try TutorialStack.writeVersionOneStore(at: storeURL, notes: 200)
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: try TutorialStack.model())
+    let log = LoadLog()
+
+    // As an app calls it: on the main queue, at launch.
+    let storesAtReturn = DispatchQueue.main.sync {
+      log.markCalling()
+      Subject.loadStore(coordinator, storeURL, log.progress, log.completion)
+      let stores = coordinator.persistentStores.count
+      log.markReturned()
+      return stores
+    }
+    try log.rethrowNotDone()
+
+    let calledEarly = log.calls.filter { $0.beforeReturn && $0.onCallersThread }
+    #expect(
+      calledEarly.isEmpty,
+      """
+      The completion ran before loadStore returned, on the caller's thread. The caller may not be ready for it \
+      yet (it has not even shown its placeholder), and it expects the outcome on the main queue, later. Call the \
+      completion from the background work, through DispatchQueue.main.async { }.
+      """)
+    guard log.waitForCompletion() else {
+      Issue.record(noCompletion("The store was made by version 1 of the model and needs a migration"))
+      return
+    }
+    let onMain = log.reports.filter(\.onCallersThread).count
+    #expect(
+      onMain == 0 && !log.mainQueueBlockedByMigration,
+      """
+      The migration ran on the main queue\(onMain > 0 ? ", inside loadStore (it reported progress on the caller's thread)" : ""). While it runs, \
+      the app's UI cannot draw or answer a touch, and a migration of a big store takes seconds: the system may \
+      even end an app whose launch takes that long. Add the store on another queue: \
+      coordinator.addPersistentStore(type:at:options:completionHandler:) does, or DispatchQueue.global().async { }.
+      """)
+    guard !log.reports.isEmpty else {
+      Issue.record(
+        """
+        The store needed a migration, yet the progress handler was never called. Hand it to the store options as \
+        it is: StoreOptions(migrationProgress: progress). An app shows it on its launch screen while a big store \
+        migrates. (Without it, these checks also cannot see whether loadStore returned before the store was added.)
+        """)
+      return
+    }
+    #expect(
+      storesAtReturn == 0,
+      """
+      When loadStore returned, the store was already added: loadStore waited for the migration. (The checks hold a \
+      migration on another queue back until loadStore returns, so a loadStore that waits for one waits 10 seconds.) \
+      Called on the main queue at launch, that freezes the app. Start the work and return: the store is added \
+      later, on another queue, and the completion says when.
+      """)
+  }
+
+  private static func checkCompletesOnTheMainQueue() throws {
+    let storeURL = try TemporaryFolder().appending("Notes.sqlite")
+    try TutorialStack.writeVersionOneStore(at: storeURL, notes: 40)
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: try TutorialStack.model())
+    let log = LoadLog()
+
+    // From a thread of the test runner: neither the main queue nor the coordinator's.
+    log.markCalling()
+    Subject.loadStore(coordinator, storeURL, log.progress, log.completion)
+    log.markReturned()
+    try log.rethrowNotDone()
+    guard log.waitForCompletion() else {
+      Issue.record(noCompletion("The store was made by version 1 of the model and needs a migration"))
+      return
+    }
+
+    let inside = log.reports.filter { $0.onCallersThread && $0.beforeReturn }
+    #expect(
+      inside.isEmpty,
+      """
+      The store was migrated on the thread that called loadStore, before loadStore returned: the caller waited for \
+      the whole migration. Called on the main queue at launch, that freezes the app for as long as the migration \
+      takes. Add the store on another queue, and return at once.
+      """)
+    let calls = log.calls
+    #expect(
+      calls.count == 1,
+      "The completion should be called exactly once per loadStore; it was called \(calls.count) times. The app would show its notes twice.")
+    guard let call = calls.first else { return }
+    #expect(
+      call.onMainQueue,
+      """
+      The completion ran off the main queue (on the coordinator's background queue, most likely: \
+      addPersistentStore's completionHandler is called there). The app builds its real screen in the completion, \
+      and UI lives on the main queue: deliver it there, with DispatchQueue.main.async { completion(result) }.
+      """)
+    switch call.result {
+    case .failure(let error):
+      Issue.record(
+        """
+        The completion reported an error, but this store can be migrated: version 1 of the model made it, version 2 \
+        can infer the mapping. Are migratePersistentStoresAutomatically and inferMappingModelAutomatically on? \
+        It got: \(error)
+        """)
+    case .success(let store):
+      #expect(
+        store.url?.standardizedFileURL.path == storeURL.standardizedFileURL.path,
+        "The completion should get the store at \(storeURL.path); it got \(store).")
+      #expect(
+        coordinator.persistentStores.count == 1,
+        "The store should be added to the coordinator given to loadStore; it has \(coordinator.persistentStores.count) stores.")
+      let found = try notes(in: coordinator)
+      #expect(found.count == 40, "The migrated store should hold the 40 notes version 1 wrote; it holds \(found.count).")
+      #expect(
+        found.filter(\.modified).count == 20,
+        "Version 2 renamed updatedAt to modifiedAt through a renaming identifier: the 20 notes that had one should keep it; \(found.filter(\.modified).count) do."
+      )
+      #expect(log.reports.last?.fraction == 1, "The last progress report should say the migration is done (1.0).")
+    }
+  }
+
+  private static func checkErrorReachesTheCompletion() throws {
+    let storeURL = try TemporaryFolder().appending("Notes.sqlite")
+    let original = Data("Shopping list\n- milk\n- eggs\n".utf8)
+    try original.write(to: storeURL)
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: try TutorialStack.model())
+    let log = LoadLog()
+
+    DispatchQueue.main.sync {
+      log.markCalling()
+      Subject.loadStore(coordinator, storeURL, log.progress, log.completion)
+      log.markReturned()
+    }
+    try log.rethrowNotDone()
+    #expect(
+      !log.calls.contains { $0.beforeReturn && $0.onCallersThread },
+      """
+      The completion ran before loadStore returned, on the caller's thread. Even when adding the store fails at \
+      once, report it the same way as every other outcome: later, on the main queue.
+      """)
+    guard log.waitForCompletion() else {
+      Issue.record(
+        noCompletion(
+          "The file at the store's URL is a text file, so adding the store fails (an error dropped with try?, or a catch that only prints, ends here)"
+        ))
+      return
+    }
+    let calls = log.calls
+    #expect(calls.count == 1, "The completion should be called exactly once; it was called \(calls.count) times.")
+    if let call = calls.first {
+      #expect(call.onMainQueue, "The completion ran off the main queue; the app shows the error in its UI, on the main queue.")
+      #expect(
+        (call.error as? ObjectGraphError)?.code == .persistentStoreInvalidType,
+        """
+        The file at the store's URL is a text file, so adding the store fails with ObjectGraphError 134000 \
+        (persistentStoreInvalidType), which says what the file is. The completion should get that error \
+        unchanged, so the app can tell the user and decide what to do. It got: \
+        \(call.error.map { "\($0)" } ?? "success, with a store that cannot be there")
+        """)
+    }
+    #expect(
+      coordinator.persistentStores.isEmpty, "The store could not be added, yet the coordinator has \(coordinator.persistentStores.count).")
+    let now = FileManager.default.contents(atPath: storeURL.path)
+    #expect(
+      now == original,
+      """
+      The file at \(storeURL.path) must be left exactly as it was: a file the app cannot open may be the user's \
+      only copy of their notes. It was \(now == nil ? "removed" : "changed").
+      """)
+  }
+
+  private static func checkNewerStoreIsRefused() throws {
+    let storeURL = try TemporaryFolder().appending("Notes.sqlite")
+    // Version 2 of the app wrote this store; the user then went back to version 1 (a restored backup, a
+    // second device). Migration only goes forward, so version 1 must refuse it and leave it alone.
+    do {
+      let coordinator = PersistentStoreCoordinator(managedObjectModel: try TutorialStack.model())
+      let store = try coordinator.addPersistentStore(type: .sqlite, at: storeURL)
+      let writer = TutorialStack.context(.privateQueue, on: coordinator)
+      try writer.performAndWait {
+        let note = Note(context: writer)
+        note.title = "Written by version 2"
+        note.createdAt = Date()
+        note.wordCount = 4
+        try writer.save()
+      }
+      try coordinator.remove(store)
+    }
+    let original = try Data(contentsOf: storeURL)
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: try TutorialStack.model(version: "DataModel"))
+    let log = LoadLog()
+
+    log.markCalling()
+    Subject.loadStore(coordinator, storeURL, log.progress, log.completion)
+    log.markReturned()
+    try log.rethrowNotDone()
+    guard log.waitForCompletion() else {
+      Issue.record(noCompletion("The store was made by a newer version of the model, so adding it fails"))
+      return
+    }
+    let calls = log.calls
+    #expect(calls.count == 1, "The completion should be called exactly once; it was called \(calls.count) times.")
+    if let call = calls.first {
+      #expect(call.onMainQueue, "The completion ran off the main queue; the app shows the error in its UI, on the main queue.")
+      #expect(
+        (call.error as? ObjectGraphError)?.code == .persistentStoreIncompatibleVersionHash,
+        """
+        Version 2 of the model made this store, and the app runs version 1: migration only goes forward, so adding \
+        the store fails with ObjectGraphError 134100 (persistentStoreIncompatibleVersionHash). The completion \
+        should get that error unchanged: the app can then say "update the app", rather than offer to start over. \
+        It got: \(call.error.map { "\($0)" } ?? "success")
+        """)
+    }
+    #expect(
+      try Data(contentsOf: storeURL) == original,
+      "The store at \(storeURL.path) must be left exactly as it was when it cannot be opened; it was changed.")
+  }
+}

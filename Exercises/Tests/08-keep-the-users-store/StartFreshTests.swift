@@ -1,0 +1,379 @@
+// The checks of exercise 08. They run against your code in Exercises/08-keep-the-users-store/Sources, or against
+// the reference solution when WORKSHOP_SOLUTIONS=1. Each check runs in a child process, so that code which stops
+// the process (fatalError(), try!) fails one check with an explanation instead of ending the whole run.
+//
+// Every check first makes adding a real store fail, with ObjectGraph's own migration checks, and only then asks
+// your startFresh to move it aside. The stores are left as an app leaves them when it is killed (as apps are):
+// with a -wal file next to the store that holds its latest changes.
+import Exercise08
+import Exercise08Solution
+import ExerciseChecks
+import Foundation
+import NotesModel
+import ObjectGraph
+import TestSupport
+import Testing
+
+/// The function under test: your `startFresh(with:at:date:)`, or the solution's.
+enum Subject {
+  static let startFresh: @Sendable (PersistentStoreCoordinator, URL, Date) throws -> URL = CodeUnderTest.pick(
+    starter: Exercise08.startFresh(with:at:date:), solution: Exercise08Solution.startFresh(with:at:date:))
+}
+
+/// Said when a check's child process stopped (a crash) instead of finishing.
+let stoppedAdvice: Comment = """
+  startFresh(with:at:date:) stopped the whole process. A file that cannot be moved is an error for the caller \
+  (the app can tell the user, and try again later), not a reason to stop the app: no fatalError(), abort(), \
+  try! or force unwrap (!).
+  """
+
+@Suite("Exercise 08: keep the user's store", .temporaryFolders)
+struct StartFreshTests {
+  @Test("After a migration that cannot be inferred: the store moves to its dated name, and a new, empty store takes its place")
+  func movesTheStoreAside() async throws { try await runInChildProcess(.movesTheStoreAside) }
+
+  @Test("The -wal and -shm files move with the store: the moved store opens, with every note in it")
+  func keepsTheWriteAheadLog() async throws { try await runInChildProcess(.keepsTheWriteAheadLog) }
+
+  @Test("A store from a newer version of the app is moved aside whole, for when the user updates")
+  func newerStoreIsKept() async throws { try await runInChildProcess(.newerStoreIsKept) }
+
+  @Test("An earlier backup with the same name is never overwritten: the next free name is used")
+  func neverOverwritesABackup() async throws { try await runInChildProcess(.neverOverwritesABackup) }
+
+  @Test("A store the coordinator has open is in use: startFresh throws and moves nothing")
+  func refusesAStoreInUse() async throws { try await runInChildProcess(.refusesAStoreInUse) }
+}
+
+/// Runs `check` in a child process, so that code which stops the process fails this one check, with
+/// ``stoppedAdvice`` and what the process printed, instead of ending the whole test run.
+func runInChildProcess(_ check: ChildCheck) async throws {
+  // Where the check's folders go (both runs'), removed by the suite's .temporaryFolders scope.
+  let scope = try TemporaryFolder()
+  let finished = await #expect(processExitsWith: .success, stoppedAdvice) {
+    [check = check as ChildCheck, scope = scope as TemporaryFolder] in
+    do { try scope.withScope { try check.run() } } catch { Issue.record(error) }
+  }
+  guard finished == nil else { return }
+  // The process stopped. Run the check once more, only to collect what it printed before stopping.
+  let stopped = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+    [check = check as ChildCheck, scope = scope as TemporaryFolder] in
+    try? scope.withScope { try check.run() }
+  }
+  if let stopped { Issue.record(Comment(rawValue: stopReport(standardError: stopped.standardErrorContent))) }
+}
+
+// MARK: - Stores that cannot be added
+
+/// 2026-11-23 21:45:02 UTC: when the user chose to start fresh, in every check.
+let chosenAt = Date(timeIntervalSince1970: 1_795_470_302)
+/// The name the store should move to, for `Notes.sqlite` and ``chosenAt``.
+let expectedName = "Notes-moved-aside-2026-11-23-214502.sqlite"
+
+/// The files of a store: the store itself and its two SQLite companions.
+let companions = ["", "-wal", "-shm"]
+
+/// A small model of the app's first version, in code, and the version after it, which changes an attribute's type:
+/// a change no lightweight migration can infer.
+enum Inbox {
+  static func model(priority type: AttributeType) throws -> ManagedObjectModel {
+    try ManagedObjectModel(entities: [
+      EntityDescription(
+        name: "Note",
+        properties: [
+          .attribute(AttributeDescription(name: "title", type: .string, isOptional: false, defaultValue: "")),
+          .attribute(AttributeDescription(name: "priority", type: type)),
+        ])
+    ])
+  }
+}
+
+/// A folder with a store in it, as an app left it: the store file, and the `-wal` and `-shm` files SQLite keeps
+/// next to it while the app runs. (The app was killed before SQLite folded the -wal into the store file: that is
+/// how a store sits on disk most of the time.)
+struct StoreOnDisk {
+  let folder: URL
+  let storeURL: URL
+  /// The bytes of the store file and its -wal, as the app left them.
+  let store: Data
+  let wal: Data
+
+  /// Writes `notes` notes with `model` (entity `Note`, attribute `title`) and leaves the files as a killed app does.
+  init(model: ManagedObjectModel, notes: Int) throws {
+    let running = try TemporaryFolder().appending("Running.sqlite")
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    try coordinator.addPersistentStore(type: .sqlite, at: running)
+    let writer = TutorialStack.context(.privateQueue, on: coordinator)
+    try writer.performAndWait {
+      guard let entity = model.entitiesByName["Note"] else { throw ObjectGraphError(.modelInvalid, "No Note entity.") }
+      for index in 0..<notes {
+        let note = ManagedObject(entity: entity, insertInto: writer)
+        note.setValue("Note \(index)", forKey: "title")
+        if entity.attributesByName["createdAt"] != nil { note.setValue(Date(), forKey: "createdAt") }
+      }
+      try writer.save()
+    }
+    // The app's folder gets the files as they are on disk now, while the store is still open.
+    folder = try TemporaryFolder().url
+    storeURL = folder.appendingPathComponent("Notes.sqlite")
+    for suffix in companions where FileManager.default.fileExists(atPath: running.path + suffix) {
+      try FileManager.default.copyItem(atPath: running.path + suffix, toPath: storeURL.path + suffix)
+    }
+    store = try Data(contentsOf: storeURL)
+    wal = try Data(contentsOf: URL(fileURLWithPath: storeURL.path + "-wal"))
+    withExtendedLifetime(coordinator) {}
+  }
+
+  /// The files in the folder now.
+  var files: [String] {
+    ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).sorted()
+  }
+
+  /// Checks that adding the store with `coordinator` fails with `code`, and that the failure left the store and
+  /// its -wal as they were: the situation startFresh is for.
+  func expectAddFails(_ coordinator: PersistentStoreCoordinator, with code: ObjectGraphError.Code, options: StoreOptions = .init()) throws
+    -> Bool
+  {
+    do {
+      try coordinator.addPersistentStore(type: .sqlite, at: storeURL, options: options)
+      Issue.record("The checks expected adding the store to fail (ObjectGraphError \(code)) before calling startFresh; it was added.")
+      return false
+    } catch {
+      #expect(
+        (error as? ObjectGraphError)?.code == code, "The checks expected ObjectGraphError \(code) when adding the store; got \(error)")
+    }
+    #expect(
+      try Data(contentsOf: storeURL) == store && (try Data(contentsOf: URL(fileURLWithPath: storeURL.path + "-wal"))) == wal,
+      "A failed add should leave the store and its -wal as they were (before startFresh is even called).")
+    return true
+  }
+}
+
+/// Calls startFresh, returning where it says the store went, or `nil` (with the reason recorded) when it threw.
+func startFresh(_ coordinator: PersistentStoreCoordinator, _ storeURL: URL, situation: String) throws -> URL? {
+  do {
+    return try Subject.startFresh(coordinator, storeURL, chosenAt)
+  } catch {
+    try rethrowIfNotDone(error)
+    Issue.record(
+      """
+      startFresh threw, but \(situation): the store can be moved aside and a new one added in its place. It threw: \
+      \(error)
+      """)
+    return nil
+  }
+}
+
+/// The titles of the notes in the store at `url`, opened with `model`; or why it cannot be opened.
+func titles(at url: URL, model: ManagedObjectModel) -> Result<[String], any Error> {
+  Result {
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
+    defer { try? coordinator.remove(store) }
+    let reader = TutorialStack.context(.privateQueue, on: coordinator)
+    return try reader.performAndWait {
+      try reader.fetch(FetchRequest<ManagedObject>(entityName: "Note")).compactMap { $0.value(forKey: "title") as? String }.sorted()
+    }
+  }
+}
+
+/// Checks that `coordinator` now has one store, at `storeURL`, new and empty, and that a note saves into it.
+func expectFreshStore(_ coordinator: PersistentStoreCoordinator, at storeURL: URL) throws {
+  let stores = coordinator.persistentStores
+  guard stores.count == 1, let store = stores.first else {
+    Issue.record(
+      """
+      After startFresh the coordinator should have one store, the new one at \(storeURL.path), so the app can go on \
+      at once; it has \(stores.count). Add it with coordinator.addPersistentStore(type: .sqlite, at: storeURL).
+      """)
+    return
+  }
+  #expect(
+    store.url?.standardizedFileURL.path == storeURL.standardizedFileURL.path,
+    "The new store should be where the old one was, \(storeURL.path), so the next launch finds it; it is at \(store.url?.path ?? "no URL")."
+  )
+  let context = TutorialStack.context(.privateQueue, on: coordinator)
+  let count = try context.performAndWait {
+    let found = try context.count(for: FetchRequest<ManagedObject>(entityName: "Note"))
+    if let entity = coordinator.managedObjectModel.entitiesByName["Note"] {
+      let note = ManagedObject(entity: entity, insertInto: context)
+      note.setValue("First note of the fresh start", forKey: "title")
+      if entity.attributesByName["createdAt"] != nil { note.setValue(Date(), forKey: "createdAt") }
+      try context.save()
+    }
+    return found
+  }
+  #expect(count == 0, "The new store should start empty; it holds \(count) notes.")
+}
+
+// MARK: - The checks
+
+/// The checks; each runs in a child process.
+enum ChildCheck: String, Codable, Sendable {
+  case movesTheStoreAside, keepsTheWriteAheadLog, newerStoreIsKept, neverOverwritesABackup, refusesAStoreInUse
+
+  func run() throws {
+    switch self {
+    case .movesTheStoreAside: try Self.checkMovesTheStoreAside()
+    case .keepsTheWriteAheadLog: try Self.checkKeepsTheWriteAheadLog()
+    case .newerStoreIsKept: try Self.checkNewerStoreIsKept()
+    case .neverOverwritesABackup: try Self.checkNeverOverwritesABackup()
+    case .refusesAStoreInUse: try Self.checkRefusesAStoreInUse()
+    }
+  }
+
+  /// Version 1 wrote the store; version 2 changed `priority` from text to a number, which cannot be inferred.
+  private static func failedTypeChange() throws -> (disk: StoreOnDisk, coordinator: PersistentStoreCoordinator)? {
+    let version1 = try Inbox.model(priority: .string)
+    let disk = try StoreOnDisk(model: version1, notes: 5)
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Inbox.model(priority: .integer16))
+    guard
+      try disk.expectAddFails(coordinator, with: .migrationMissingMappingModel, options: StoreOptions(migrationSourceModels: [version1]))
+    else { return nil }
+    return (disk, coordinator)
+  }
+
+  private static func checkMovesTheStoreAside() throws {
+    // The name is in UTC whatever the device's time zone: here, one where it is already the next day.
+    NSTimeZone.default = TimeZone(identifier: "Pacific/Auckland") ?? TimeZone.current
+    guard let failed = try failedTypeChange() else { return }
+    let (disk, coordinator) = failed
+
+    guard let movedTo = try startFresh(coordinator, disk.storeURL, situation: "adding the store failed (134140)") else { return }
+    #expect(
+      movedTo.lastPathComponent == expectedName,
+      """
+      The store should move to \(expectedName): the store's name, "-moved-aside-", the date and time in UTC \
+      (yyyy-MM-dd-HHmmss), and its extension. startFresh returned \(movedTo.lastPathComponent). (The checks \
+      run in the time zone Pacific/Auckland, where it is already 2026-11-24: a DateFormatter needs \
+      timeZone = TimeZone(identifier: "UTC").)
+      """)
+    #expect(
+      movedTo.deletingLastPathComponent().standardizedFileURL.path == disk.folder.standardizedFileURL.path,
+      "The moved store should stay in the store's folder, \(disk.folder.path); it went to \(movedTo.path).")
+    let moved = FileManager.default.contents(atPath: movedTo.path)
+    #expect(
+      moved == disk.store,
+      """
+      The file at \(movedTo.path) should be the old store, byte for byte: move it (FileManager.moveItem), do not \
+      rewrite it. It is \(moved == nil ? "not there" : "different"). The folder holds: \(disk.files.joined(separator: ", ")).
+      """)
+    try expectFreshStore(coordinator, at: disk.storeURL)
+  }
+
+  private static func checkKeepsTheWriteAheadLog() throws {
+    guard let failed = try failedTypeChange() else { return }
+    let (disk, coordinator) = failed
+    guard let movedTo = try startFresh(coordinator, disk.storeURL, situation: "adding the store failed (134140)") else { return }
+
+    let movedWAL = FileManager.default.contents(atPath: movedTo.path + "-wal")
+    #expect(
+      movedWAL == disk.wal,
+      """
+      The store's -wal file should have moved with it, to \(movedTo.lastPathComponent)-wal, unchanged; it is \
+      \(movedWAL == nil ? "not there" : "different"). The folder holds: \(disk.files.joined(separator: ", ")).
+      """)
+    #expect(
+      FileManager.default.fileExists(atPath: movedTo.path + "-shm"),
+      "The store's -shm file should have moved with it too, to \(movedTo.lastPathComponent)-shm. The folder holds: \(disk.files.joined(separator: ", "))."
+    )
+
+    switch titles(at: movedTo, model: try Inbox.model(priority: .string)) {
+    case .success(let titles):
+      #expect(
+        titles == (0..<5).map { "Note \($0)" },
+        "The moved store, opened with the version that wrote it, should hold the 5 notes; it holds \(titles).")
+    case .failure(let error):
+      Issue.record(
+        """
+        The moved store cannot be opened, even with the model version that wrote it: \(error)
+        A SQLite store in WAL mode (Core Data's default, and ObjectGraph's) writes its latest changes to the -wal \
+        file next to it, and folds them into the store file only now and then. Here the -wal holds every note, and \
+        even the tables: the store file without it is an empty database. Move the -wal and -shm files with the store \
+        (to the same name plus "-wal" and "-shm"), or the backup is not a backup.
+        """)
+    }
+  }
+
+  private static func checkNewerStoreIsKept() throws {
+    // Version 2 of the app wrote this store; the user went back to version 1 (a restored phone, a second device).
+    let disk = try StoreOnDisk(model: try TutorialStack.model(), notes: 3)
+    let version1 = try TutorialStack.model(version: "DataModel")
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: version1)
+    guard try disk.expectAddFails(coordinator, with: .persistentStoreIncompatibleVersionHash) else { return }
+
+    guard
+      let movedTo = try startFresh(coordinator, disk.storeURL, situation: "adding the store failed (134100: a newer app made it)")
+    else { return }
+    switch titles(at: movedTo, model: try TutorialStack.model()) {
+    case .success(let titles):
+      #expect(titles.count == 3, "The moved store, opened by version 2 of the app, should hold its 3 notes; it holds \(titles).")
+    case .failure(let error):
+      Issue.record(
+        """
+        Once the user updates the app, the moved store should open again, with every note, so support (or the app) \
+        can bring the notes back. It cannot: \(error). Move the store with its -wal and -shm files, unchanged.
+        """)
+    }
+    try expectFreshStore(coordinator, at: disk.storeURL)
+  }
+
+  private static func checkNeverOverwritesABackup() throws {
+    let folder = try TemporaryFolder()
+    let storeURL = folder.appending("Notes.sqlite")
+    // Not a store at all (134000), and an earlier backup made in the same second already has the name.
+    let notAStore = Data("Shopping list\n- milk\n- eggs\n".utf8)
+    try notAStore.write(to: storeURL)
+    let earlier = folder.appending(expectedName)
+    let earlierBytes = Data("An earlier backup, made in the same second.\n".utf8)
+    try earlierBytes.write(to: earlier)
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: try TutorialStack.model())
+    #expect(throws: ObjectGraphError.self) { try coordinator.addPersistentStore(type: .sqlite, at: storeURL) }
+
+    guard let movedTo = try startFresh(coordinator, storeURL, situation: "the file is not a store (134000), and an earlier backup exists")
+    else {
+      Issue.record(
+        """
+        (When the name is taken, FileManager.moveItem refuses to overwrite it and throws "A file with the same name \
+        already exists": look for the next free name first, …-214502-2.sqlite, …-214502-3.sqlite, and so on.)
+        """)
+      return
+    }
+    #expect(
+      FileManager.default.contents(atPath: earlier.path) == earlierBytes,
+      "The earlier backup \(earlier.lastPathComponent) must be left as it was: it may be the only copy of older notes. It was changed or removed."
+    )
+    #expect(
+      movedTo.lastPathComponent == "Notes-moved-aside-2026-11-23-214502-2.sqlite",
+      "With \(expectedName) taken, the store should move to Notes-moved-aside-2026-11-23-214502-2.sqlite; startFresh returned \(movedTo.lastPathComponent)."
+    )
+    #expect(
+      FileManager.default.contents(atPath: movedTo.path) == notAStore,
+      "The file that could not be opened should be at \(movedTo.path), unchanged: the app cannot read it, but the user may.")
+    try expectFreshStore(coordinator, at: storeURL)
+  }
+
+  private static func checkRefusesAStoreInUse() throws {
+    let disk = try StoreOnDisk(model: try TutorialStack.model(), notes: 2)
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: try TutorialStack.model())
+    try coordinator.addPersistentStore(type: .sqlite, at: disk.storeURL)
+    let before = disk.files
+
+    let error = try errorThrown(by: { _ = try Subject.startFresh(coordinator, disk.storeURL, chosenAt) })
+    #expect(
+      error != nil,
+      """
+      startFresh returned normally, but the coordinator had the store open: it was added fine, and is in use. \
+      Moving an open store's files from under it splits it (its connection keeps writing to the moved file) and \
+      throws the user's notes away for nothing. Check coordinator.persistentStores first; if one is at storeURL, \
+      throw, and move nothing.
+      """)
+    #expect(
+      disk.files == before,
+      "startFresh should move nothing when the store is in use; the folder held \(before.joined(separator: ", ")) and holds \(disk.files.joined(separator: ", "))."
+    )
+    #expect(coordinator.persistentStores.count == 1, "The coordinator should still have its one store.")
+    #expect(
+      (try? TutorialStack.notesInStore(coordinator)) == 2, "The open store should still hold its 2 notes, untouched.")
+  }
+}

@@ -1,0 +1,389 @@
+// The checks of exercise 09. They run against your code in Exercises/09-what-can-be-inferred/Sources, or
+// against the reference solution when WORKSHOP_SOLUTIONS=1. Each check runs in a child process, so that code
+// which stops the process (fatalError(), try!, a force unwrap) fails one check with an explanation instead of
+// ending the whole run.
+//
+// Nothing here says what can be inferred: every check writes a real store with version 1, opens it with your
+// version 2, lets ObjectGraph migrate it as Core Data's lightweight migration would, and then reads what the
+// user's notes became.
+import Exercise09
+import Exercise09Solution
+import ExerciseChecks
+import Foundation
+import ObjectGraph
+import TestSupport
+import Testing
+
+/// The function under test: your `makeVersion2()`, or the solution's.
+enum Subject {
+  static let makeVersion2: @Sendable () throws -> ManagedObjectModel = CodeUnderTest.pick(
+    starter: Exercise09.makeVersion2, solution: Exercise09Solution.makeVersion2)
+}
+
+/// Said when a check's child process stopped (a crash) instead of finishing.
+let stoppedAdvice: Comment = """
+  The check stopped the whole process. makeVersion2() builds a model: nothing in it should stop the program. \
+  Look for a force unwrap (!), a try! or a fatalError() in it.
+  """
+
+@Suite("Exercise 09: what can be inferred", .temporaryFolders)
+struct WhatCanBeInferredTests {
+  @Test("A store written by version 1 opens with version 2: the migration is inferred, every note and notebook kept")
+  func oldStoresOpen() async throws { try await runInChildProcess(.oldStoresOpen) }
+
+  @Test("updatedAt is now modifiedAt, and every note keeps its date")
+  func renameKeepsValues() async throws { try await runInChildProcess(.renameKeepsValues) }
+
+  @Test("The new required wordCount is 0 in every old note")
+  func newRequiredAttribute() async throws { try await runInChildProcess(.newRequiredAttribute) }
+
+  @Test("body is now required: old notes without one have an empty body, the others keep theirs")
+  func bodyBecomesRequired() async throws { try await runInChildProcess(.bodyBecomesRequired) }
+
+  @Test("Notes have attachments: a new entity, and the migrated notes take attachments")
+  func attachments() async throws { try await runInChildProcess(.attachments) }
+
+  @Test("A numeric priorityLevel, and every note's old priority text still there to convert")
+  func priorityKept() async throws { try await runInChildProcess(.priorityKept) }
+}
+
+/// Runs `check` in a child process, so that code which stops the process fails this one check, with
+/// ``stoppedAdvice`` and what the process printed, instead of ending the whole test run.
+func runInChildProcess(_ check: ChildCheck) async throws {
+  // Where the check's folders go (both runs'), removed by the suite's .temporaryFolders scope.
+  let scope = try TemporaryFolder()
+  let finished = await #expect(processExitsWith: .success, stoppedAdvice) {
+    [check = check as ChildCheck, scope = scope as TemporaryFolder] in
+    do { try scope.withScope { try check.run() } } catch { Issue.record(error) }
+  }
+  guard finished == nil else { return }
+  // The process stopped. Run the check once more, only to collect what it printed before stopping.
+  let stopped = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+    [check = check as ChildCheck, scope = scope as TemporaryFolder] in
+    try? scope.withScope { try check.run() }
+  }
+  if let stopped { Issue.record(Comment(rawValue: stopReport(standardError: stopped.standardErrorContent))) }
+}
+
+// MARK: - Version 1 and its store
+
+/// Version 1 of the app, as it shipped, and a store it wrote.
+enum VersionOne {
+  /// The model, as the exercise's starter has it.
+  static func model() throws -> ManagedObjectModel {
+    try ManagedObjectModel(entities: [
+      EntityDescription(
+        name: "Notebook",
+        properties: [
+          .attribute(AttributeDescription(name: "name", type: .string, isOptional: false, defaultValue: "")),
+          .relationship(RelationshipDescription(name: "notes", destination: "Note", inverse: "notebook", toMany: true)),
+        ]),
+      EntityDescription(
+        name: "Note",
+        properties: [
+          .attribute(AttributeDescription(name: "title", type: .string, isOptional: false, defaultValue: "")),
+          .attribute(AttributeDescription(name: "body", type: .string)),
+          .attribute(AttributeDescription(name: "updatedAt", type: .date)),
+          .attribute(AttributeDescription(name: "priority", type: .string)),
+          .relationship(RelationshipDescription(name: "notebook", destination: "Notebook", inverse: "notes")),
+        ]),
+    ])
+  }
+
+  static let noteCount = 12
+
+  /// Note `index`'s body: every third note has none.
+  static func body(_ index: Int) -> String? { index.isMultiple(of: 3) ? nil : "Body \(index)" }
+  /// Note `index`'s updatedAt: the even notes have one.
+  static func updatedAt(_ index: Int) -> Date? {
+    index.isMultiple(of: 2) ? Date(timeIntervalSinceReferenceDate: 700_000_000 + Double(index) * 3600) : nil
+  }
+  /// Note `index`'s priority: every fourth note has none.
+  static func priority(_ index: Int) -> String? { index.isMultiple(of: 4) ? nil : ["low", "medium", "high"][index % 3] }
+  /// Note `index`'s notebook's name.
+  static func notebook(_ index: Int) -> String { index.isMultiple(of: 2) ? "Home" : "Work" }
+
+  /// Writes the store: two notebooks, and ``noteCount`` notes, "Note 0", "Note 1", …, with the values above.
+  static func writeStore(at url: URL) throws {
+    let model = try model()
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
+    let writer = TutorialStack.context(.privateQueue, on: coordinator)
+    try writer.performAndWait {
+      guard let notebookEntity = model.entitiesByName["Notebook"], let noteEntity = model.entitiesByName["Note"] else {
+        throw ObjectGraphError(.modelInvalid, "Version 1 lacks an entity.")
+      }
+      let notebooks = Dictionary(
+        uniqueKeysWithValues: ["Home", "Work"].map { name -> (String, ManagedObject) in
+          let notebook = ManagedObject(entity: notebookEntity, insertInto: writer)
+          notebook.setValue(name, forKey: "name")
+          return (name, notebook)
+        })
+      for index in 0..<noteCount {
+        let note = ManagedObject(entity: noteEntity, insertInto: writer)
+        note.setValue("Note \(index)", forKey: "title")
+        note.setValue(body(index), forKey: "body")
+        note.setValue(updatedAt(index), forKey: "updatedAt")
+        note.setValue(priority(index), forKey: "priority")
+        note.setValue(notebooks[notebook(index)], forKey: "notebook")
+      }
+      try writer.save()
+    }
+    try coordinator.remove(store)
+  }
+}
+
+// MARK: - Migrating with your version 2
+
+/// A version 1 store, opened (and migrated) with your version 2.
+struct Migrated {
+  let model: ManagedObjectModel
+  let coordinator: PersistentStoreCoordinator
+  let context: ManagedObjectContext
+
+  /// Builds your version 2, writes a version 1 store and opens it with version 2. Records why, and returns
+  /// `nil`, when version 2 cannot be built or the store cannot be opened with it.
+  static func make() throws -> Migrated? {
+    let model: ManagedObjectModel
+    do {
+      model = try Subject.makeVersion2()
+    } catch {
+      try rethrowIfNotDone(error)
+      Issue.record(
+        """
+        makeVersion2() threw, so there is no version 2 to open the store with. A model whose relationships do not \
+        match (an inverse that names a relationship that is not there, a destination entity missing from the \
+        list) is refused when it is built. It threw: \(error)
+        """)
+      return nil
+    }
+    let storeURL = try TemporaryFolder().appending("Notes.sqlite")
+    try VersionOne.writeStore(at: storeURL)
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    do {
+      // As an app's stack opens its store: migration on, mapping inferred. (An app finds version 1 next to
+      // version 2 in its .xcdatamodeld; here it is handed over.)
+      try coordinator.addPersistentStore(
+        type: .sqlite, at: storeURL,
+        options: StoreOptions(
+          migratePersistentStoresAutomatically: true, inferMappingModelAutomatically: true,
+          migrationSourceModels: [try VersionOne.model()]))
+    } catch {
+      Issue.record(Comment(rawValue: explainFailedMigration(error)))
+      return nil
+    }
+    return Migrated(model: model, coordinator: coordinator, context: TutorialStack.context(.privateQueue, on: coordinator))
+  }
+
+  /// Each migrated note's value of `key`, by the note's title (`nil` when it has none, or not of type `T`).
+  func values<T: Sendable>(_ key: String, as type: T.Type) throws -> [String: T?] {
+    try context.performAndWait {
+      let notes = try context.fetch(FetchRequest<ManagedObject>(entityName: "Note"))
+      return Dictionary(
+        notes.map { note in ((note.value(forKey: "title") as? String) ?? "?", note.value(forKey: key) as? T) },
+        uniquingKeysWith: { first, _ in first })
+    }
+  }
+
+  /// Version 2's attribute `name` of entity `entity`, or `nil` (with the reason recorded) when it has none.
+  func attribute(_ name: String, of entity: String = "Note", what: String) -> AttributeDescription? {
+    guard let attribute = model.entitiesByName[entity]?.attributesByName[name] else {
+      Issue.record("Version 2's \(entity) has no attribute '\(name)': \(what)")
+      return nil
+    }
+    return attribute
+  }
+}
+
+/// What a failed migration means, said with ObjectGraph's own message.
+func explainFailedMigration(_ error: any Error) -> String {
+  guard let engine = error as? ObjectGraphError else {
+    return "The version 1 store could not be opened with your version 2: \(error)"
+  }
+  switch engine.code {
+  case .migration:
+    return """
+      The migration started and stopped before writing anything (134110, the store is left as it was). \
+      ObjectGraph says: "\(engine.message)" A required attribute needs a value in every existing row, and old \
+      notes have none: give the attribute a default value (defaultValue:), and the migration writes it into \
+      every row that lacks one.
+      """
+  case .migrationMissingMappingModel:
+    return """
+      ObjectGraph cannot infer a mapping from version 1 to your version 2 (134140, the store is left as it was). \
+      It says: "\(engine.message)" Lightweight migration infers added and removed attributes and entities, \
+      optional to required with a default, and renames that carry a renaming identifier. It cannot turn a value \
+      of one type into another: a type change is refused, also when it comes with a renaming identifier. Keep \
+      the old attribute as it is and add a new one of the new type; the app can convert the values in code \
+      after the migration.
+      """
+  case .migrationMissingSourceModel:
+    return """
+      ObjectGraph found no model that made this store (134130): "\(engine.message)" The checks hand it the same \
+      version 1 your starter began with. \(error)
+      """
+  default:
+    return "The version 1 store could not be opened with your version 2: \(error)"
+  }
+}
+
+// MARK: - The checks
+
+/// The checks; each runs in a child process.
+enum ChildCheck: String, Codable, Sendable {
+  case oldStoresOpen, renameKeepsValues, newRequiredAttribute, bodyBecomesRequired, attachments, priorityKept
+
+  func run() throws {
+    guard let migrated = try Migrated.make() else { return }
+    switch self {
+    case .oldStoresOpen: try Self.checkOldStoresOpen(migrated)
+    case .renameKeepsValues: try Self.checkRenameKeepsValues(migrated)
+    case .newRequiredAttribute: try Self.checkNewRequiredAttribute(migrated)
+    case .bodyBecomesRequired: try Self.checkBodyBecomesRequired(migrated)
+    case .attachments: try Self.checkAttachments(migrated)
+    case .priorityKept: try Self.checkPriorityKept(migrated)
+    }
+  }
+
+  private static func checkOldStoresOpen(_ migrated: Migrated) throws {
+    let notes = try migrated.values("title", as: String.self)
+    #expect(
+      notes.count == VersionOne.noteCount,
+      "Version 1 wrote \(VersionOne.noteCount) notes; after the migration the store holds \(notes.count).")
+    let notebooks = try migrated.context.performAndWait {
+      try migrated.context.fetch(FetchRequest<ManagedObject>(entityName: "Note")).map { note -> String in
+        let title = note.value(forKey: "title") as? String ?? "?"
+        let notebook = (note.value(forKey: "notebook") as? ManagedObject)?.value(forKey: "name") as? String ?? "none"
+        return "\(title): \(notebook)"
+      }.sorted()
+    }
+    let expected = (0..<VersionOne.noteCount).map { "Note \($0): \(VersionOne.notebook($0))" }.sorted()
+    #expect(notebooks == expected, "Every note should still be in its notebook, as version 1 left it.")
+  }
+
+  private static func checkRenameKeepsValues(_ migrated: Migrated) throws {
+    guard let modifiedAt = migrated.attribute("modifiedAt", what: "version 2 calls updatedAt modifiedAt.") else { return }
+    #expect(modifiedAt.attributeType == .date, "modifiedAt should still be a Date; it is \(modifiedAt.attributeType).")
+    #expect(
+      migrated.model.entitiesByName["Note"]?.attributesByName["updatedAt"] == nil,
+      "Version 2's Note should not have updatedAt any more: it is called modifiedAt now.")
+    let notes = try migrated.values("modifiedAt", as: Date.self)
+    var kept = 0
+    var wrong: [String] = []
+    for index in 0..<VersionOne.noteCount {
+      let found = notes["Note \(index)"] ?? nil
+      if found == VersionOne.updatedAt(index) {
+        if found != nil { kept += 1 }
+      } else {
+        wrong.append("Note \(index)")
+      }
+    }
+    if kept == 0 {
+      Issue.record(
+        """
+        The migration succeeded, and every date is gone: no note has a modifiedAt. Without a renaming identifier \
+        the migration cannot know that modifiedAt is updatedAt under a new name. It sees one attribute removed \
+        and another added, both of which it can infer, so it drops the old column and adds an empty one, and \
+        nothing fails. Tell it the old name: set modifiedAt's renamingIdentifier to "updatedAt" (in Xcode, the \
+        Renaming ID in the attribute's inspector).
+        """)
+    } else {
+      #expect(wrong.isEmpty, "These notes' modifiedAt is not their old updatedAt: \(wrong.joined(separator: ", ")).")
+    }
+  }
+
+  private static func checkNewRequiredAttribute(_ migrated: Migrated) throws {
+    guard let wordCount = migrated.attribute("wordCount", what: "version 2 adds wordCount, an Integer 32.") else { return }
+    #expect(wordCount.attributeType == .integer32, "wordCount should be an Integer 32; it is \(wordCount.attributeType).")
+    #expect(!wordCount.isOptional, "wordCount should be required (isOptional: false): every note has a word count.")
+    let notes = try migrated.values("wordCount", as: Int32.self)
+    let counts = Set(notes.values.map { $0.map(String.init) ?? "none" })
+    #expect(
+      counts == ["0"],
+      """
+      Every note version 1 wrote should have a wordCount of 0 after the migration (the app counts the words \
+      later); they have \(counts.sorted()). The migration writes an attribute's default value into every \
+      existing row: give wordCount the default value 0 (Int32(0)).
+      """)
+  }
+
+  private static func checkBodyBecomesRequired(_ migrated: Migrated) throws {
+    guard let body = migrated.attribute("body", what: "body stays, as a required String.") else { return }
+    #expect(body.attributeType == .string, "body should still be a String; it is \(body.attributeType).")
+    #expect(!body.isOptional, "body should be required in version 2 (isOptional: false).")
+    let notes = try migrated.values("body", as: String.self)
+    var wrong: [String] = []
+    for index in 0..<VersionOne.noteCount {
+      let expected = VersionOne.body(index) ?? ""
+      let found = notes["Note \(index)"] ?? nil
+      if found != expected { wrong.append("Note \(index): \(found.map { "\"\($0)\"" } ?? "no body"), expected \"\(expected)\"") }
+    }
+    #expect(
+      wrong.isEmpty,
+      """
+      Old notes without a body should have the empty string now, and the others keep theirs. The migration gives \
+      rows that have no value the attribute's default: make it "". Not as expected:
+      \(wrong.joined(separator: "\n"))
+      """)
+  }
+
+  private static func checkAttachments(_ migrated: Migrated) throws {
+    let model = migrated.model
+    guard let attachment = model.entitiesByName["Attachment"] else {
+      Issue.record("Version 2 should have an entity Attachment; its entities are \(model.entities.map(\.name).sorted()).")
+      return
+    }
+    guard let fileName = migrated.attribute("fileName", of: "Attachment", what: "an attachment has a fileName, a String.") else { return }
+    #expect(fileName.attributeType == .string, "Attachment.fileName should be a String; it is \(fileName.attributeType).")
+    guard let toAttachments = model.entitiesByName["Note"]?.relationshipsByName["attachments"] else {
+      Issue.record("Version 2's Note should have a to-many relationship 'attachments' to Attachment.")
+      return
+    }
+    #expect(toAttachments.isToMany, "Note.attachments should be to-many: a note may have any number of attachments.")
+    #expect(toAttachments.destinationEntityName == "Attachment", "Note.attachments should lead to Attachment.")
+    #expect(
+      toAttachments.inverseRelationshipName == "note" && attachment.relationshipsByName["note"]?.isToMany == false,
+      "Note.attachments's inverse should be Attachment.note, a to-one back to the note.")
+
+    // The app attaches a file to a note version 1 wrote.
+    let context = migrated.context
+    try context.performAndWait {
+      let request = FetchRequest<ManagedObject>(entityName: "Note")
+      request.predicate = try FetchPredicate(format: "title == %@", "Note 1")
+      guard let note = try context.fetch(request).first else {
+        Issue.record("The migrated store should still hold 'Note 1'.")
+        return
+      }
+      let file = ManagedObject(entity: attachment, insertInto: context)
+      file.setValue("photo.jpg", forKey: "fileName")
+      file.setValue(note, forKey: "note")
+      try context.save()
+    }
+    let reader = TutorialStack.context(.privateQueue, on: migrated.coordinator)
+    let attached = try reader.performAndWait {
+      try reader.fetch(FetchRequest<ManagedObject>(entityName: "Attachment")).map { file in
+        "\(file.value(forKey: "fileName") as? String ?? "?") on \((file.value(forKey: "note") as? ManagedObject)?.value(forKey: "title") as? String ?? "no note")"
+      }
+    }
+    #expect(
+      attached == ["photo.jpg on Note 1"], "After saving an attachment on a migrated note, the store should hold it; it holds \(attached).")
+  }
+
+  private static func checkPriorityKept(_ migrated: Migrated) throws {
+    guard let level = migrated.attribute("priorityLevel", what: "version 2 adds the priority as a number, priorityLevel.") else { return }
+    #expect(level.attributeType == .integer16, "priorityLevel should be an Integer 16; it is \(level.attributeType).")
+    guard let priority = migrated.attribute("priority", what: "the old text priority must stay, so the app can convert it.") else { return }
+    #expect(
+      priority.attributeType == .string,
+      "priority should still be the String it was: the app reads the old text to convert it; it is \(priority.attributeType).")
+    let notes = try migrated.values("priority", as: String.self)
+    var wrong: [String] = []
+    for index in 0..<VersionOne.noteCount where (notes["Note \(index)"] ?? nil) != VersionOne.priority(index) {
+      wrong.append("Note \(index)")
+    }
+    #expect(
+      wrong.isEmpty,
+      "Every note should keep the priority text version 1 wrote, until the app converts it; these lost theirs: \(wrong.joined(separator: ", "))."
+    )
+  }
+}

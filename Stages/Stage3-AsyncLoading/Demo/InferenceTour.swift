@@ -1,0 +1,129 @@
+// stage3-demo --what-can-be-inferred: each change a new model version might make, tried for real. For
+// each one, a small store is written with version 1 of a notes model, then opened with a version 2 that
+// makes the change; the engine migrates it or refuses, and its words are printed as they come.
+
+import Foundation
+import ObjectGraph
+
+/// One change to try: a name, and version 2 of the model (version 1 with the change).
+struct ModelChange: Sendable {
+  let title: String
+  let options: StoreOptions
+  let version2: @Sendable () throws -> ManagedObjectModel
+
+  init(_ title: String, options: StoreOptions = StoreOptions(), version2: @escaping @Sendable () throws -> ManagedObjectModel) {
+    self.title = title
+    self.options = options
+    self.version2 = version2
+  }
+}
+
+/// Version 1: a note with a required title, an optional body, a date it was last changed and a priority
+/// kept as text; version 2 is the same with `change` applied to its list of properties.
+func notesModel(_ change: (inout [PropertyDescription]) -> Void = { _ in }) throws -> ManagedObjectModel {
+  var properties: [PropertyDescription] = [
+    .attribute(AttributeDescription(name: "title", type: .string, isOptional: false, defaultValue: "")),
+    .attribute(AttributeDescription(name: "body", type: .string)),
+    .attribute(AttributeDescription(name: "updatedAt", type: .date)),
+    .attribute(AttributeDescription(name: "priority", type: .string)),
+  ]
+  change(&properties)
+  return try ManagedObjectModel(entities: [EntityDescription(name: "Note", properties: properties)])
+}
+
+/// An attribute with a renaming identifier: the name it had in the model version before.
+func renamed(_ attribute: AttributeDescription, from old: String) -> PropertyDescription {
+  attribute.renamingIdentifier = old
+  return .attribute(attribute)
+}
+
+let modelChanges: [ModelChange] = [
+  ModelChange("add an optional attribute (subtitle)") {
+    try notesModel { $0.append(.attribute(AttributeDescription(name: "subtitle", type: .string))) }
+  },
+  ModelChange("add a required attribute with a default (wordCount, 0)") {
+    try notesModel {
+      $0.append(.attribute(AttributeDescription(name: "wordCount", type: .integer32, isOptional: false, defaultValue: Int32(0))))
+    }
+  },
+  ModelChange("make an optional attribute required, with a default (body, \"\")") {
+    try notesModel { $0[1] = .attribute(AttributeDescription(name: "body", type: .string, isOptional: false, defaultValue: "")) }
+  },
+  ModelChange("rename an attribute with its renaming identifier (updatedAt to modifiedAt)") {
+    try notesModel { $0[2] = renamed(AttributeDescription(name: "modifiedAt", type: .date), from: "updatedAt") }
+  },
+  ModelChange("rename an attribute without one (updatedAt to modifiedAt)") {
+    try notesModel { $0[2] = .attribute(AttributeDescription(name: "modifiedAt", type: .date)) }
+  },
+  ModelChange("add a required attribute without a default (wordCount)") {
+    try notesModel { $0.append(.attribute(AttributeDescription(name: "wordCount", type: .integer32, isOptional: false))) }
+  },
+  ModelChange("change an attribute's type (priority, String to Integer 64)") {
+    try notesModel { $0[3] = .attribute(AttributeDescription(name: "priority", type: .integer64)) }
+  },
+  ModelChange(
+    "any change, with migratePersistentStoresAutomatically off",
+    options: StoreOptions(migratePersistentStoresAutomatically: false)
+  ) {
+    try notesModel { $0.append(.attribute(AttributeDescription(name: "subtitle", type: .string))) }
+  },
+]
+
+/// Tries every change on a store of its own in `folder` and prints what happened.
+func whatCanBeInferred(in folder: URL) throws {
+  print("What a lightweight migration can infer: each change tried on a store of 3 notes")
+  for (number, change) in modelChanges.enumerated() {
+    let storeURL = folder.appendingPathComponent("Change\(number + 1).sqlite")
+    try writeVersion1(of: try notesModel(), to: storeURL)
+    let before = try Data(contentsOf: storeURL)
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: try change.version2())
+    print("\(number + 1). \(change.title)")
+    do {
+      try coordinator.addPersistentStore(type: .sqlite, at: storeURL, options: change.options)
+      let context = ManagedObjectContext(concurrencyType: .privateQueue)
+      context.persistentStoreCoordinator = coordinator
+      let notes = try context.performAndWait { try context.fetch(FetchRequest<ManagedObject>(entityName: "Note")) }
+      let values = context.performAndWait { notes.map(describe).sorted().joined(separator: "; ") }
+      print("   migrated: \(values)")
+    } catch let error as ObjectGraphError {
+      let untouched = (try? Data(contentsOf: storeURL)) == before
+      print("   refused: \(error)")
+      print("   the store file is \(untouched ? "byte for byte as it was" : "CHANGED")")
+    }
+  }
+}
+
+/// Writes three notes with `model` (version 1).
+func writeVersion1(of model: ManagedObjectModel, to url: URL) throws {
+  try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+  let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+  let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
+  let context = ManagedObjectContext(concurrencyType: .privateQueue)
+  context.persistentStoreCoordinator = coordinator
+  try context.performAndWait {
+    guard let entity = model.entitiesByName["Note"] else { return }
+    for (index, title) in ["Buy milk", "Call Ann", "Plan the hike"].enumerated() {
+      let note = ManagedObject(entity: entity, insertInto: context)
+      note.setValue(title, forKey: "title")
+      note.setValue(index == 0 ? nil : "Some text", forKey: "body")
+      note.setValue(Date(timeIntervalSinceReferenceDate: 800_000_000), forKey: "updatedAt")
+      note.setValue("high", forKey: "priority")
+    }
+    try context.save()
+  }
+  try coordinator.remove(store)
+}
+
+/// A note's title and the values version 2 added or renamed, as `title (key: value, …)`.
+func describe(_ note: ManagedObject) -> String {
+  let shown = ["body", "subtitle", "wordCount", "modifiedAt", "priority"].compactMap { key -> String? in
+    guard note.entity.propertiesByName[key] != nil else { return nil }
+    switch note.value(forKey: key) {
+    case nil: return "\(key): nil"
+    case let date as Date: return "\(key): \(date.timeIntervalSinceReferenceDate == 800_000_000 ? "kept" : "\(date)")"
+    case let text as String: return "\(key): \"\(text)\""
+    case let value?: return "\(key): \(value)"
+    }
+  }
+  return "\(note.value(forKey: "title") ?? "?") (\(shown.joined(separator: ", ")))"
+}
