@@ -1,7 +1,7 @@
 import DemoSupport
 import Foundation
 
-/// Parses the command line, runs the three benchmarks on both engines and prints the report.
+/// Parses the command line, runs the benchmarks on both sides and prints the report.
 enum BenchmarkCommand {
   /// How many times each measurement runs; the best (minimum) time is reported.
   static let repetitions = 3
@@ -9,6 +9,8 @@ enum BenchmarkCommand {
   static let target = 3.0
   /// Ratios at or under this meet the goal.
   static let goal = 1.5
+  /// The migration's ratio at or under this is on target (at 1,000,000 notes).
+  static let migrationTarget = 2.0
 
   static func run(arguments: [String]) -> Int32 {
     let options: Options
@@ -23,7 +25,7 @@ enum BenchmarkCommand {
       return 0
     }
     do {
-      try runBenchmarks(count: options.count)
+      try runBenchmarks(count: options.count, only: options.only)
       return 0
     } catch {
       printError("objectgraph-bench: FAILED: \(error)")
@@ -31,12 +33,26 @@ enum BenchmarkCommand {
     }
   }
 
-  private static func runBenchmarks(count: Int) throws {
+  private static func runBenchmarks(count: Int, only: Set<Options.Group>) throws {
     let directory = FileManager.default.temporaryDirectory
       .appendingPathComponent("objectgraph-bench-\(UUID().uuidString)", isDirectory: true)
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
 
+    if only.contains(.crud) || only.contains(.stall) {
+      try runCRUDAndStall(count: count, only: only, in: directory)
+    }
+    if only.contains(.migration) {
+      if only.count > 1 { print("") }
+      try runMigration(count: count, in: directory)
+    }
+  }
+
+  private static func runCRUDAndStall(count: Int, only: Set<Options.Group>, in directory: URL) throws {
+    guard only.contains(.crud) else {
+      try runStall(count: count, in: directory)
+      return
+    }
     print("objectgraph-bench: \(count) Item rows, best of \(repetitions) runs each, files in \(directory.path)")
     let dataset = Dataset(count: count)
     let expectedAll = dataset.checksum(where: { _, _ in true })
@@ -78,14 +94,66 @@ enum BenchmarkCommand {
     print("")
     print(Report.verdict(results, target: target, goal: goal))
 
-    // 4. The main queue's longest stall while saving `count` notes through stage 1 and stage 2.
+    if only.contains(.stall) {
+      print("")
+      try runStall(count: count, in: directory)
+    }
+  }
+
+  /// 4. The main queue's longest stall while saving `count` notes through stage 1 and stage 2.
+  private static func runStall(count: Int, in directory: URL) throws {
     let stalls = try StallBench.run(count: count, in: directory)
     let ratio = stalls.stage1 > .zero ? Double(stalls.stage2 / stalls.stage1) : 0
-    print("")
     print(
       "main-queue stall saving \(count) notes: stage 1 \(milliseconds(stalls.stage1)) ms, stage 2 \(milliseconds(stalls.stage2)) ms, stage 2 / stage 1 = \(String(format: "%.2f", ratio))"
     )
     print("stage 2's stall at most a fifth of stage 1's (target): \(ratio <= 0.2 ? "yes" : "NO")")
+  }
+
+  /// 5. Migrating a version 1 store of `count` notes to version 2: ObjectGraph against the same schema change
+  /// written by hand in SQL, each on its own copy of the same file, checked to give the same file.
+  private static func runMigration(count: Int, in directory: URL) throws {
+    print("objectgraph-bench: migration of \(count) notes (DataModel -> DataModel 2), best of \(repetitions) runs each")
+    let bench = try MigrationBench()
+    let template = directory.appendingPathComponent("migration-version1.sqlite")
+    try bench.makeVersion1Store(count: count, at: template)
+    var result = BenchmarkResult(name: "migration \(count) notes")
+    var engineOutput: MigrationBench.EngineOutput?
+    for run in 0..<repetitions {
+      let engineFile = directory.appendingPathComponent("migration-engine-\(run).sqlite")
+      let handFile = directory.appendingPathComponent("migration-sql-\(run).sqlite")
+      try FileManager.default.copyItem(at: template, to: engineFile)
+      try FileManager.default.copyItem(at: template, to: handFile)
+      // The hand-written side writes the engine's metadata and kept model (the same for every copy), so the
+      // engine runs first the first time; after that the order alternates.
+      if run % 2 == 0 || engineOutput == nil {
+        result.record(objectGraph: try bench.migrateWithEngine(engineFile))
+        let output = try engineOutput ?? bench.engineOutput(of: engineFile)
+        engineOutput = output
+        result.record(grdb: try bench.migrateByHand(handFile, writing: output))
+      } else if let output = engineOutput {
+        result.record(grdb: try bench.migrateByHand(handFile, writing: output))
+        result.record(objectGraph: try bench.migrateWithEngine(engineFile))
+      }
+      let (engineSummary, handSummary) = (try bench.summary(of: engineFile), try bench.summary(of: handFile))
+      guard engineSummary == handSummary else {
+        throw BenchmarkError(
+          "migration run \(run): the two files differ.\nObjectGraph:\n  \(engineSummary)\nby hand:\n  \(handSummary)")
+      }
+      guard engineSummary.tables["ZNOTE"]?.hasPrefix("\(count) rows") == true else {
+        throw BenchmarkError("migration run \(run): the migrated Note table holds \(engineSummary.tables["ZNOTE"] ?? "nothing")")
+      }
+      for file in [engineFile, handFile] {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file.path + suffix) }
+      }
+    }
+    print("  both sides gave the same file each run (schema, Z_PRIMARYKEY, Z_METADATA, Z_MODELCACHE, every table's rows)")
+    print("")
+    print(Report.table([result], sides: ("ObjectGraph s", "hand SQL s")))
+    print("")
+    print(
+      "migration ratio \(Report.format(result.ratio, digits: 2))x; <= \(Report.format(migrationTarget, digits: 1))x (target, judged at 1000000 notes): \(result.ratio <= migrationTarget ? "yes" : "NO")"
+    )
   }
 
   /// Runs one fetch benchmark `repetitions` times on both sides, checking both read the expected rows.
@@ -127,14 +195,28 @@ struct BenchmarkError: Error, CustomStringConvertible {
   init(_ description: String) { self.description = description }
 }
 
-/// The command line: `--count N`, `--help`.
+/// The command line: `--count N`, `--only GROUPS`, `--help`.
 struct Options {
+  /// The benchmarks `--only` can pick.
+  enum Group: String, CaseIterable {
+    /// insert+save, fetch all, predicate+sort against GRDB.
+    case crud
+    /// The main queue's stall while saving, stage 1 against stage 2.
+    case stall
+    /// The version 1 → 2 migration against the same change in hand-written SQL.
+    case migration
+  }
+
   var count = 100_000
+  var only = Set(Group.allCases)
   var showHelp = false
 
   static let usage = """
-    usage: objectgraph-bench [--count N]
-      --count N   rows to insert and fetch (default 100000; use 2000 for a quick smoke run)
+    usage: objectgraph-bench [--count N] [--only crud,stall,migration]
+      --count N       rows to insert and fetch, notes to save and to migrate (default 100000; use 2000 for a
+                      quick smoke run)
+      --only GROUPS   run only these benchmarks (comma-separated: crud, stall, migration; default all), e.g.
+                      --count 1000000 --only migration
     """
 
   static func parse(_ arguments: [String]) throws -> Options {
@@ -147,6 +229,11 @@ struct Options {
         options.count = try positiveCount(text)
       case let text where text.hasPrefix("--count="):
         options.count = try positiveCount(String(text.dropFirst("--count=".count)))
+      case "--only":
+        guard let text = remaining.popFirst() else { throw BenchmarkError("--only needs a list of benchmarks") }
+        options.only = try groups(text)
+      case let text where text.hasPrefix("--only="):
+        options.only = try groups(String(text.dropFirst("--only=".count)))
       case "--help", "-h":
         options.showHelp = true
       default:
@@ -154,6 +241,18 @@ struct Options {
       }
     }
     return options
+  }
+
+  private static func groups(_ text: String) throws -> Set<Group> {
+    var groups = Set<Group>()
+    for name in text.split(separator: ",") {
+      guard let group = Group(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
+        throw BenchmarkError("--only takes crud, stall or migration (comma-separated), not '\(name)'")
+      }
+      groups.insert(group)
+    }
+    guard !groups.isEmpty else { throw BenchmarkError("--only needs at least one of crud, stall, migration") }
+    return groups
   }
 
   private static func positiveCount(_ text: String) throws -> Int {

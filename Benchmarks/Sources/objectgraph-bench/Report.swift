@@ -27,8 +27,8 @@ struct BenchmarkResult {
 }
 
 enum Report {
-  static func table(_ results: [BenchmarkResult]) -> String {
-    let header = ["benchmark", "ObjectGraph s", "GRDB s", "ratio"]
+  static func table(_ results: [BenchmarkResult], sides: (String, String) = ("ObjectGraph s", "GRDB s")) -> String {
+    let header = ["benchmark", sides.0, sides.1, "ratio"]
     let rows = results.map { result in
       [result.name, format(result.objectGraphBest, digits: 4), format(result.grdbBest, digits: 4), format(result.ratio, digits: 2) + "x"]
     }

@@ -105,7 +105,8 @@ extension XcodeModelLoader {
   }
 
   /// The version `init(contentsOf:)` loads: the one `.xccurrentversion` names, else the only one, else the
-  /// last by natural order.
+  /// last by natural order. Refused when that version has a twin whose name differs only in case (see
+  /// ``refuseCaseTwins(of:in:)``).
   static func currentVersion(of location: Location) throws -> Version {
     guard let last = location.versions.last else {
       throw ObjectGraphError(
@@ -113,7 +114,10 @@ extension XcodeModelLoader {
     }
     guard let bundleURL = location.bundleURL else { return last }
     let markerURL = bundleURL.appendingPathComponent(currentVersionFileName, isDirectory: false)
-    guard FileManager.default.fileExists(atPath: markerURL.path) else { return last }
+    guard FileManager.default.fileExists(atPath: markerURL.path) else {
+      try refuseCaseTwins(of: last, in: location, markerURL: nil)
+      return last
+    }
     let named = try currentVersionName(in: markerURL)
     let wanted =
       (named as NSString).pathExtension.lowercased() == modelExtension
@@ -127,7 +131,27 @@ extension XcodeModelLoader {
           + "Version), fix \(currentVersionKey) in the file, or delete the file to use the last version.",
         url: markerURL)
     }
+    try refuseCaseTwins(of: match, in: location, markerURL: markerURL)
     return match
+  }
+
+  /// Refuses a current version whose folder has a twin in the same `.xcdatamodeld` whose name differs only in
+  /// case (`Notes 2.xcdatamodel` and `notes 2.xcdatamodel`). Linux keeps both; a case-insensitive file
+  /// system (macOS's default, where Xcode runs) holds only one, so which model is current would depend on
+  /// the machine. Both are then claiming to be current, and the loader names them rather than pick one.
+  private static func refuseCaseTwins(of current: Version, in location: Location, markerURL: URL?) throws {
+    let twins = location.versions.filter { $0.name.lowercased() == current.name.lowercased() }
+    guard twins.count > 1 else { return }
+    let names = twins.map { "'\($0.folderURL.lastPathComponent)'" }.joined(separator: " and ")
+    let chosenBy =
+      markerURL.map { "'\($0.path)' names '\(current.name)' as the current version" }
+      ?? "Without a \(currentVersionFileName) file the last version, '\(current.name)', is current"
+    throw ObjectGraphError(
+      .modelInvalid,
+      "\(chosenBy), but the Xcode model '\(location.url.path)' has \(twins.count) version folders of that name "
+        + "differing only in case: \(names). On a case-insensitive file system (macOS's default) they are one "
+        + "folder, so which model is current would depend on the machine. Rename or remove all but one of them.",
+      url: markerURL ?? location.url)
   }
 
   /// Reads `_XCCurrentVersionName` from a `.xccurrentversion` property list.
@@ -142,6 +166,15 @@ extension XcodeModelLoader {
         "'\(markerURL.path)' is not a readable property list (\(error.localizedDescription)). Xcode writes it "
           + "when you pick the current model version; pick it again in the File inspector, or delete the file to "
           + "use the last version.",
+        url: markerURL)
+    }
+    if let dictionary = plist as? [String: Any], let names = dictionary[currentVersionKey] as? [Any], names.count > 1 {
+      let listed = names.map { "'\($0)'" }.joined(separator: " and ")
+      throw ObjectGraphError(
+        .modelInvalid,
+        "'\(markerURL.path)' names \(names.count) model versions as current (\(currentVersionKey) is a list: "
+          + "\(listed)); exactly one version is current. Pick the current version in Xcode's File inspector (Model "
+          + "Version), which writes one name, or delete the file to use the last version.",
         url: markerURL)
     }
     guard let dictionary = plist as? [String: Any], let name = dictionary[currentVersionKey] as? String,
