@@ -73,6 +73,7 @@ extension PersistentStore {
     let database = try makeDatabase(path: url.path, options: options, readOnly: false, url: url, setsJournalMode: false)
     defer { try? database.close() }
     let report = options.migrationProgress
+    var finalTotal: Int64?
     do {
       try planner.read { db in
         let maxima = try primaryKeyMaxima(db)
@@ -95,7 +96,9 @@ extension PersistentStore {
             source: source, destination: destination, mapping: mapping, primaryKeyMaxima: maxima, metadata: metadata, model: model,
             url: url,
             db: db)
-          let total = plan.totalWeight
+          // The commit counts as the last unit: 1 is reported only once the migration is on disk.
+          let total = plan.totalWeight + 1
+          finalTotal = total
           var done: Int64 = 0
           report?(MigrationProgress(completedUnitCount: 0, totalUnitCount: total))
           for step in plan.steps {
@@ -113,10 +116,10 @@ extension PersistentStore {
               done = start + step.weight
             }
           }
-          report?(MigrationProgress(completedUnitCount: total, totalUnitCount: total))
           return .commit
         }
       }
+      if let finalTotal { report?(MigrationProgress(completedUnitCount: finalTotal, totalUnitCount: finalTotal)) }
     } catch let error as DatabaseError {
       throw ObjectGraphError.database(
         .migration, "Migrating the store at \(url.path) from \(origin) failed", error,
