@@ -496,27 +496,31 @@ struct MigrationTests {
     #expect(coordinator.persistentStores.count == 1)
   }
 
-  @Test("four coordinators opening the same old store at once: one migrates, the others find it migrated")
+  @Test(
+    "six coordinators opening the same old store at once, three times over: one migrates, the others find it migrated (while they plan, or once they have the lock)"
+  )
   func concurrentOpens() throws {
-    let url = try TemporaryFolder().appending("Store.sqlite")
-    try Self.writeStore(try Self.version1(), at: url, notes: 2_000)
     let version2 = try Self.version1(extraNoteProperties: [Self.attribute("wordCount", .integer32, optional: false, default: Int32(3))])
     let options = StoreOptions(migrationSourceModels: [try Self.version1()])
-    let failures = Locked<[String]>([])
-    DispatchQueue.concurrentPerform(iterations: 4) { _ in
-      do {
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: version2)
-        try coordinator.remove(try coordinator.addPersistentStore(type: .sqlite, at: url, options: options))
-      } catch {
-        failures.withLock { $0.append("\(error)") }
+    for round in 0..<3 {
+      let url = try TemporaryFolder().appending("Store\(round).sqlite")
+      try Self.writeStore(try Self.version1(), at: url, notes: 2_000)
+      let failures = Locked<[String]>([])
+      DispatchQueue.concurrentPerform(iterations: 6) { _ in
+        do {
+          let coordinator = PersistentStoreCoordinator(managedObjectModel: version2)
+          try coordinator.remove(try coordinator.addPersistentStore(type: .sqlite, at: url, options: options))
+        } catch {
+          failures.withLock { $0.append("\(error)") }
+        }
       }
-    }
-    #expect(failures.withLock { $0 } == [])
-    let context = try Self.open(version2, at: url)
-    let notes = try Self.fetch("Note", in: context)
-    context.performAndWait {
-      #expect(notes.count == 2_000)
-      #expect(notes.allSatisfy { $0.value(forKey: "wordCount") as? Int32 == 3 })
+      #expect(failures.withLock { $0 } == [])
+      let context = try Self.open(version2, at: url)
+      let notes = try Self.fetch("Note", in: context)
+      context.performAndWait {
+        #expect(notes.count == 2_000)
+        #expect(notes.allSatisfy { $0.value(forKey: "wordCount") as? Int32 == 3 })
+      }
     }
   }
 

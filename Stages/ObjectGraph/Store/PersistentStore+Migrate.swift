@@ -76,6 +76,7 @@ extension PersistentStore {
     var finalTotal: Int64?
     do {
       try planner.read { db in
+        guard try !isMigrated(db, to: metadata) else { return }
         let maxima = try primaryKeyMaxima(db)
         _ = try SchemaMigration(
           source: source, destination: destination, mapping: mapping, primaryKeyMaxima: maxima, metadata: metadata, model: model,
@@ -85,12 +86,7 @@ extension PersistentStore {
         try db.inTransaction(.exclusive) {
           // Another connection (a second coordinator, another process) may have migrated the file while
           // this one waited for the lock: then there is nothing left to do.
-          if let plist = try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1"),
-            let current = StoreMetadata.decode(plist), let written = StoreMetadata.decode(metadata),
-            current[StoreMetadataKey.versionHashes] as? [String: Data] == written[StoreMetadataKey.versionHashes] as? [String: Data]
-          {
-            return .commit
-          }
+          if try isMigrated(db, to: metadata) { return .commit }
           let maxima = try primaryKeyMaxima(db)
           let plan = try SchemaMigration(
             source: source, destination: destination, mapping: mapping, primaryKeyMaxima: maxima, metadata: metadata, model: model,
@@ -127,6 +123,15 @@ extension PersistentStore {
           "The migration runs in one transaction, so the store was left as it was; free disk space (SQLITE_FULL) or fix the cause and open it again.",
         url: url)
     }
+  }
+
+  /// Whether the file open in `db` already has the version hashes of `metadata` (the migration's result):
+  /// another connection migrated it meanwhile.
+  private static func isMigrated(_ db: Database, to metadata: Data) throws -> Bool {
+    guard let plist = try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1"),
+      let current = StoreMetadata.decode(plist), let written = StoreMetadata.decode(metadata)
+    else { return false }
+    return current[StoreMetadataKey.versionHashes] as? [String: Data] == written[StoreMetadataKey.versionHashes] as? [String: Data]
   }
 
   /// `Z_PRIMARYKEY`'s highest key handed out, by entity number.
