@@ -65,7 +65,9 @@ PY
 echo "${#folders[@]} exercises: ${folders[*]}"
 
 step "build (no warnings in the Exercises sources)"
-swift build --package-path Exercises --build-tests 2>&1 | tee "$logs/build.log"
+# --manifest-cache none: the manifest reads exercises.json, which SwiftPM's shared manifest cache does not
+# watch, so a clone at a path used before could be built from a stale list of exercises.
+swift build --package-path Exercises --manifest-cache none --build-tests 2>&1 | tee "$logs/build.log"
 if grep -E "^$root/Exercises/[^.].*(warning|error):" "$logs/build.log"; then
   fail "the Exercises package has warnings or errors in its own sources (above)"
 fi
@@ -75,7 +77,7 @@ step "swift format lint"
 swift format lint --strict --configuration .swift-format -r Exercises
 
 step "(a) the checks pass against the reference solutions (WORKSHOP_SOLUTIONS=1)"
-if ! WORKSHOP_SOLUTIONS=1 swift test --package-path Exercises 2>&1 | tee "$logs/solutions.log"; then
+if ! WORKSHOP_SOLUTIONS=1 swift test --package-path Exercises --manifest-cache none 2>&1 | tee "$logs/solutions.log"; then
   fail "with WORKSHOP_SOLUTIONS=1 some checks fail against the reference solutions (see above)"
 fi
 solution_tests=$(sed -nE 's/^✔ Test run with ([0-9]+) tests? .*passed.*/\1/p' "$logs/solutions.log" | tail -1)
@@ -86,7 +88,7 @@ starter_failures=0
 for id in "${folders[@]}"; do
   target="Exercise${id:0:2}Tests"
   log="$logs/starter-$id.log"
-  if env -u WORKSHOP_SOLUTIONS swift test --package-path Exercises --filter "$target" >"$log" 2>&1; then
+  if env -u WORKSHOP_SOLUTIONS swift test --package-path Exercises --manifest-cache none --filter "$target" >"$log" 2>&1; then
     cat "$log"
     fail "$target passed against the untouched starter of $id: its checks prove nothing"
   fi

@@ -215,11 +215,14 @@ struct CommandTests {
       #expect(
         runner.calls == [
           .init(
-            executable: "/usr/bin/swift", arguments: ["test", "--package-path", exercisesPath, "--filter", #"^Exercise01Tests\."#],
+            executable: "/usr/bin/swift",
+            arguments: ["test", "--package-path", exercisesPath, "--manifest-cache", "none", "--filter", #"^Exercise01Tests\."#],
             directory: repo.root.path, attached: false),
           .init(
             executable: "/usr/bin/swift",
-            arguments: ["test", "--package-path", exercisesPath, "--filter", #"^Exercise02Tests\."#, "--skip-build"],
+            arguments: [
+              "test", "--package-path", exercisesPath, "--manifest-cache", "none", "--filter", #"^Exercise02Tests\."#, "--skip-build",
+            ],
             directory: repo.root.path, attached: false),
         ])
       #expect(

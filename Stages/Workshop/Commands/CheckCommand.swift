@@ -120,7 +120,12 @@ struct CheckSession {
 
   /// Runs `swift test` for one exercise, showing a progress line (or, with --verbose, everything).
   private func runTests(of exercise: Exercise, skipBuild: Bool) throws -> (Int32, TestRunReport) {
-    var arguments = ["test", "--package-path", root.appendingPathComponent("Exercises").path, "--filter", exercise.testFilter]
+    // The exercises package's manifest reads Exercises/exercises.json, which SwiftPM's shared manifest cache
+    // does not watch: after a pull that adds an exercise, a cached manifest would leave its checks out.
+    var arguments = [
+      "test", "--package-path", root.appendingPathComponent("Exercises").path, "--manifest-cache", "none", "--filter",
+      exercise.testFilter,
+    ]
     if skipBuild { arguments.append("--skip-build") }
     var parser = TestOutputParser(root: root.path)
     var progressLine = ProgressLine(output: output, enabled: output.isTerminal && !verbose)
