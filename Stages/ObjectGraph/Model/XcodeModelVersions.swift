@@ -159,7 +159,7 @@ extension XcodeModelLoader {
     let plist: Any
     do {
       let data = try Data(contentsOf: markerURL)
-      plist = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+      plist = try CurrentVersionPlist.read(data) ?? PropertyListSerialization.propertyList(from: data, options: [], format: nil)
     } catch {
       throw ObjectGraphError(
         .modelInvalid,
