@@ -34,21 +34,25 @@ struct MigrationTests {
     return entity
   }
 
-  /// Version 1: Notebook 1-* Note, Note *-* Tag.
-  static func version1(extraNoteProperties: [PropertyDescription] = []) throws -> ManagedObjectModel {
-    try ManagedObjectModel(entities: [
-      entity(
-        "Notebook",
-        [attribute("name"), relationship("notes", to: "Note", inverse: "notebook", toMany: true)]),
-      entity(
-        "Note",
-        [
-          attribute("title", optional: false, default: ""), attribute("body"), attribute("rating", .integer64),
-          relationship("notebook", to: "Notebook", inverse: "notes"),
-          relationship("tags", to: "Tag", inverse: "notes", toMany: true),
-        ] + extraNoteProperties),
+  /// Version 1: Notebook 1-* Note, Note *-* Tag; a version 2 is version 1 with `editNote` applied to Note's
+  /// properties, in this order: title, body, rating, notebook, tags.
+  static func version1(editingNote editNote: (inout [PropertyDescription]) -> Void = { _ in }) throws -> ManagedObjectModel {
+    var note: [PropertyDescription] = [
+      attribute("title", optional: false, default: ""), attribute("body"), attribute("rating", .integer64),
+      relationship("notebook", to: "Notebook", inverse: "notes"),
+      relationship("tags", to: "Tag", inverse: "notes", toMany: true),
+    ]
+    editNote(&note)
+    return try ManagedObjectModel(entities: [
+      entity("Notebook", [attribute("name"), relationship("notes", to: "Note", inverse: "notebook", toMany: true)]),
+      entity("Note", note),
       entity("Tag", [attribute("name"), relationship("notes", to: "Note", inverse: "tags", toMany: true)]),
     ])
+  }
+
+  /// Version 1 with `extraNoteProperties` added to Note.
+  static func version1(extraNoteProperties: [PropertyDescription]) throws -> ManagedObjectModel {
+    try version1 { $0 += extraNoteProperties }
   }
 
   /// Writes a version 1 store: 3 notebooks, `notes` notes (each in notebook `i % 3`, with tag `i % 2`,
@@ -154,17 +158,7 @@ struct MigrationTests {
   func removeAttribute() throws {
     let url = try TemporaryFolder().appending("Store.sqlite")
     try Self.writeStore(try Self.version1(), at: url)
-    let version2 = try ManagedObjectModel(entities: [
-      Self.entity("Notebook", [Self.attribute("name"), Self.relationship("notes", to: "Note", inverse: "notebook", toMany: true)]),
-      Self.entity(
-        "Note",
-        [
-          Self.attribute("title", optional: false, default: ""), Self.attribute("rating", .integer64),
-          Self.relationship("notebook", to: "Notebook", inverse: "notes"),
-          Self.relationship("tags", to: "Tag", inverse: "notes", toMany: true),
-        ]),
-      Self.entity("Tag", [Self.attribute("name"), Self.relationship("notes", to: "Note", inverse: "tags", toMany: true)]),
-    ])
+    let version2 = try Self.version1 { $0.remove(at: 1) }  // body
     let context = try Self.open(version2, at: url)
     let notes = try Self.fetch("Note", in: context, sortedBy: "rating")
     context.performAndWait {
@@ -278,17 +272,10 @@ struct MigrationTests {
   func toOneAndToManySwap() throws {
     let url = try TemporaryFolder().appending("Store.sqlite")
     try Self.writeStore(try Self.version1(), at: url)
-    let version2 = try ManagedObjectModel(entities: [
-      Self.entity("Notebook", [Self.attribute("name"), Self.relationship("notes", to: "Note", inverse: "notebook", toMany: true)]),
-      Self.entity(
-        "Note",
-        [
-          Self.attribute("title", optional: false, default: ""), Self.attribute("body"), Self.attribute("rating", .integer64),
-          Self.relationship("notebook", to: "Notebook", inverse: "notes", toMany: true),
-          Self.relationship("tags", to: "Tag", inverse: "notes"),
-        ]),
-      Self.entity("Tag", [Self.attribute("name"), Self.relationship("notes", to: "Note", inverse: "tags", toMany: true)]),
-    ])
+    let version2 = try Self.version1 {
+      $0[3] = Self.relationship("notebook", to: "Notebook", inverse: "notes", toMany: true)
+      $0[4] = Self.relationship("tags", to: "Tag", inverse: "notes")
+    }
     let context = try Self.open(version2, at: url)
     let notes = try Self.fetch("Note", in: context, sortedBy: "rating")
     context.performAndWait {
@@ -590,32 +577,10 @@ struct MigrationTests {
   // MARK: - Helpers for the cases
 
   /// Version 1 with Note.body replaced.
-  static func changingBody(_ body: PropertyDescription) throws -> ManagedObjectModel {
-    try ManagedObjectModel(entities: [
-      entity("Notebook", [attribute("name"), relationship("notes", to: "Note", inverse: "notebook", toMany: true)]),
-      entity(
-        "Note",
-        [
-          attribute("title", optional: false, default: ""), body, attribute("rating", .integer64),
-          relationship("notebook", to: "Notebook", inverse: "notes"), relationship("tags", to: "Tag", inverse: "notes", toMany: true),
-        ]),
-      entity("Tag", [attribute("name"), relationship("notes", to: "Note", inverse: "tags", toMany: true)]),
-    ])
-  }
+  static func changingBody(_ body: PropertyDescription) throws -> ManagedObjectModel { try version1 { $0[1] = body } }
 
   /// Version 1 with Note.title replaced.
-  static func changingTitle(_ title: PropertyDescription) throws -> ManagedObjectModel {
-    try ManagedObjectModel(entities: [
-      entity("Notebook", [attribute("name"), relationship("notes", to: "Note", inverse: "notebook", toMany: true)]),
-      entity(
-        "Note",
-        [
-          title, attribute("body"), attribute("rating", .integer64), relationship("notebook", to: "Notebook", inverse: "notes"),
-          relationship("tags", to: "Tag", inverse: "notes", toMany: true),
-        ]),
-      entity("Tag", [attribute("name"), relationship("notes", to: "Note", inverse: "tags", toMany: true)]),
-    ])
-  }
+  static func changingTitle(_ title: PropertyDescription) throws -> ManagedObjectModel { try version1 { $0[0] = title } }
 
   /// The layout a store made fresh by `model` has.
   static func freshLayout(_ model: ManagedObjectModel) throws -> [String] {

@@ -12,9 +12,9 @@ extension PersistentStore {
   /// the transaction (a full disk, a required value rows do not have) is 134110.
   static func migrate(
     url: URL, metadata: [String: any Sendable], configuration: String?, options: StoreOptions, model: ManagedObjectModel,
-    entities: [EntityDescription], incompatibility: ObjectGraphError
+    entities: [EntityDescription], incompatibility: @autoclosure () -> ObjectGraphError
   ) throws {
-    guard options.migratePersistentStoresAutomatically else { throw incompatibility }
+    guard options.migratePersistentStoresAutomatically else { throw incompatibility() }
     guard !options.readOnly else {
       throw ObjectGraphError(
         .persistentStoreIncompatibleVersionHash,

@@ -383,7 +383,8 @@ struct SchemaMigration {
       }
     }
     // 2. Drop indexes that will not survive, rows and structures nothing maps to.
-    let survivingIndexes = survivingIndexNames(tablePlans: tablePlans, joins: joins)
+    let creates = destination.createStatements()
+    let survivingIndexes = survivingIndexNames(tablePlans: tablePlans, joins: joins, creates: creates)
     for index in try existingIndexes(db: db) where !survivingIndexes.contains(index) {
       add("DROP INDEX \(index)")
     }
@@ -439,7 +440,6 @@ struct SchemaMigration {
       }
     }
     for (temporary, final) in finalNames { add("ALTER TABLE \(temporary) RENAME TO \(final)") }
-    let creates = destination.createStatements()
     for table in pairs.new {
       if let statement = creates.first(where: { $0.hasPrefix("CREATE TABLE \(table) (") }) { add(statement) }
     }
@@ -471,7 +471,7 @@ struct SchemaMigration {
 
   /// Indexes of the old file that the new layout keeps exactly: same name, same definition, on a table and
   /// columns that keep their names and values.
-  private func survivingIndexNames(tablePlans: [TablePlan], joins: [JoinPlan]) -> Set<String> {
+  private func survivingIndexNames(tablePlans: [TablePlan], joins: [JoinPlan], creates: [String]) -> Set<String> {
     let oldStatements = Set(source.createStatements().filter { $0.hasPrefix("CREATE INDEX ") })
     var stable: Set<String> = []
     for plan in tablePlans where plan.table == plan.sourceTable {
@@ -486,7 +486,7 @@ struct SchemaMigration {
       stable.insert("\(old.name).\(old.destinationColumn)")
     }
     var names: Set<String> = []
-    for statement in destination.createStatements() where statement.hasPrefix("CREATE INDEX ") && oldStatements.contains(statement) {
+    for statement in creates where statement.hasPrefix("CREATE INDEX ") && oldStatements.contains(statement) {
       let parts = statement.split(separator: " ").map(String.init)
       guard parts.count > 4, let open = statement.firstIndex(of: "("), let close = statement.lastIndex(of: ")") else { continue }
       let table = parts[4]
