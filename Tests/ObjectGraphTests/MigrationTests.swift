@@ -447,16 +447,26 @@ struct MigrationTests {
     #expect(metadata[StoreMetadataKey.storeUUID] as? String == uuid)
   }
 
-  @Test("progress starts at 0, moves in between and ends at 1")
+  @Test("progress starts at 0, moves in between and ends at 1, reported once the migration is on disk")
   func progress() throws {
     let url = try TemporaryFolder().appending("Store.sqlite")
     try Self.writeStore(try Self.version1(), at: url, notes: 5_000)
     let reports = Locked<[MigrationProgress]>([])
+    // Whether the file, read from another connection, was already migrated when each report came.
+    let onDisk = Locked<[Bool]>([])
     let version2 = try Self.version1(extraNoteProperties: [Self.attribute("wordCount", .integer32, optional: false, default: Int32(0))])
     _ = try Self.open(
       version2, at: url,
       options: StoreOptions(
-        migrationSourceModels: [try Self.version1()], migrationProgress: { report in reports.withLock { $0.append(report) } }))
+        migrationSourceModels: [try Self.version1()],
+        migrationProgress: { report in
+          reports.withLock { $0.append(report) }
+          let metadata = try? PersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)
+          onDisk.withLock { $0.append(metadata.map { version2.isConfiguration(withName: nil, compatibleWithStoreMetadata: $0) } ?? false) }
+        }))
+    // 1 is reported once the migration is committed, and only then.
+    #expect(onDisk.withLock { $0 }.last == true)
+    #expect(onDisk.withLock { $0 }.dropLast().allSatisfy { !$0 })
     let fractions = reports.withLock { $0 }.map(\.fractionCompleted)
     #expect(fractions.first == 0)
     #expect(fractions.last == 1)
