@@ -14,6 +14,8 @@ let package = Package(
     .executable(name: "stage2-demo", targets: ["Stage2Demo"]),
     .library(name: "Stage3", targets: ["Stage3"]),
     .executable(name: "stage3-demo", targets: ["Stage3Demo"]),
+    .library(name: "Stage4", targets: ["Stage4"]),
+    .executable(name: "stage4-demo", targets: ["Stage4Demo"]),
     .executable(name: "workshop", targets: ["Workshop"]),
     // The demos' 60 Hz "UI", stall report and options, a product so that the benchmarks share it.
     .library(name: "DemoSupport", targets: ["DemoSupport"]),
@@ -93,6 +95,22 @@ let package = Package(
       ],
       path: "Stages/Stage3-AsyncLoading/Demo"
     ),
+    // Stage 4: worker contexts (two shapes), merging their saves, the master context saved at lifecycle
+    // moments, and consumers that are handed the stack.
+    .target(
+      name: "Stage4",
+      dependencies: ["ObjectGraph", "NotesModel"],
+      path: "Stages/Stage4-WorkersAndInjection",
+      exclude: ["Demo"]
+    ),
+    .executableTarget(
+      name: "Stage4Demo",
+      dependencies: [
+        "Stage4", "Stage1", "NotesModel", "ObjectGraph", "DemoSupport",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
+      path: "Stages/Stage4-WorkersAndInjection/Demo"
+    ),
     // The workshop's front door.
     .executableTarget(
       name: "Workshop",
@@ -125,6 +143,11 @@ let package = Package(
       // GRDB: one test takes the model copy out of a store, as stores made before the copy existed lack it.
       dependencies: ["Stage3", "NotesModel", "ObjectGraph", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
       path: "Tests/Stage3Tests"
+    ),
+    .testTarget(
+      name: "Stage4Tests",
+      dependencies: ["Stage4", "NotesModel", "ObjectGraph", "TestSupport"],
+      path: "Tests/Stage4Tests"
     ),
     .testTarget(
       name: "TestSupportTests",

@@ -73,52 +73,6 @@ final class Launch: Sendable {
   }
 }
 
-/// A value that threads share, behind a lock.
-final class Shared<Value: Sendable>: Sendable {
-  private let value: Mutex<Value>
-
-  init(_ value: Value) { self.value = Mutex(value) }
-
-  /// Runs `body` with the value, the lock held.
-  func withLock<Result: Sendable>(_ body: (inout Value) -> Result) -> Result { value.withLock { body(&$0) } }
-}
-
-/// A value that arrives once, from any thread, and that any number of tasks may wait for.
-final class Signal<Value: Sendable>: Sendable {
-  private let state = Mutex<(value: Value?, waiters: [@Sendable (Value) -> Void])>((nil, []))
-
-  /// Delivers `value` to the waiters, the first time only.
-  func fulfil(_ value: Value) {
-    let waiters = state.withLock { state -> [@Sendable (Value) -> Void] in
-      guard state.value == nil else { return [] }
-      state.value = value
-      defer { state.waiters = [] }
-      return state.waiters
-    }
-    for waiter in waiters { waiter(value) }
-  }
-
-  /// The value, once it has arrived.
-  var value: Value? { state.withLock { $0.value } }
-
-  /// Waits, suspended, for the value: 30 seconds at most, then throws ``WatchdogTimeout`` naming `what`.
-  func wait(_ what: String) async throws -> Value {
-    try await Watchdog.callback(what) { done in
-      let known = state.withLock { state -> Value? in
-        if let value = state.value { return value }
-        state.waiters.append(done)
-        return nil
-      }
-      if let known { done(known) }
-    }
-  }
-}
-
-/// Lets everything queued on the main queue by now run.
-func drainMainQueue() async throws {
-  let _: Void = try await Watchdog.callback("the main queue") { done in DispatchQueue.main.async { done(()) } }
-}
-
 extension PersistenceController {
   /// Calls ``PersistenceController/saveChanges(completion:)`` from the main queue, as an app would, and
   /// waits for the completion, 30 seconds at most. An error of either half is thrown.

@@ -20,3 +20,8 @@ public enum MainQueueProbe {
     return DispatchQueue.getSpecific(key: key) ?? false
   }
 }
+
+/// Lets everything queued on the main queue by now run (30 seconds at most).
+public func drainMainQueue() async throws {
+  let _: Void = try await Watchdog.callback("the main queue") { done in DispatchQueue.main.async { done(()) } }
+}

@@ -1,0 +1,1 @@
+print("stage4-demo: coming")

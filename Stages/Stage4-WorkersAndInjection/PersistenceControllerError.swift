@@ -1,0 +1,117 @@
+import Foundation
+import ObjectGraph
+
+/// Why ``PersistenceController`` cannot give the app a store, as its callback reports it.
+///
+/// Every case leaves the store file exactly as it was. The app tells the user, and may offer to start
+/// over with ``PersistenceController/startFresh(callback:)``, which keeps the old file under another name.
+///
+/// ```swift
+/// let controller = PersistenceController { result in
+///   switch result {
+///   case .success:
+///     showNotes()
+///   case .failure(.storeNotLoaded(let cause)) where cause.code == .persistentStoreIncompatibleVersionHash:
+///     show("These notes were saved by a newer version of the app. Please update it.")
+///   case .failure(let error):
+///     show("Your notes cannot be opened: \(error)")
+///   }
+/// }
+/// ```
+public enum PersistenceControllerError: Error, Sendable, CustomStringConvertible {
+  /// The bundle has no `<name>.xcdatamodeld`.
+  ///
+  /// - Parameters:
+  ///   - name: the model name that was asked for.
+  ///   - bundle: the path of the bundle that was searched.
+  case modelNotFound(name: String, bundle: String)
+
+  /// The model file is there but cannot be read; the engine's error says what is wrong with it.
+  case modelUnreadable(ObjectGraphError)
+
+  /// The folder for the store does not exist and could not be created.
+  ///
+  /// - Parameters:
+  ///   - path: the folder.
+  ///   - reason: why creating it failed.
+  case storeFolderUnavailable(path: String, reason: String)
+
+  /// The coordinator refused the store, or its migration failed; the file is left exactly as it was.
+  ///
+  /// The engine's error tells which, by its `code`: 134100 (`persistentStoreIncompatibleVersionHash`),
+  /// the store was made by a newer model than the app's; 134130 (`migrationMissingSourceModel`), no
+  /// model matches the store; 134140 (`migrationMissingMappingModel`), the change between the versions
+  /// cannot be inferred; 134110 (`migration`), a migration started and failed (a full disk, say); 134000
+  /// (`persistentStoreInvalidType`), the file is not a store; 134080 (`persistentStoreOpen`), the file or
+  /// its folder cannot be opened or written.
+  case storeNotLoaded(ObjectGraphError)
+
+  /// ``PersistenceController/startFresh(callback:)`` was called while the store was loading or after it
+  /// had loaded: only a store that failed to load may be moved aside.
+  ///
+  /// - Parameter path: the store file.
+  case storeInUse(path: String)
+
+  /// ``PersistenceController/startFresh(callback:)`` could not rename a store file.
+  ///
+  /// - Parameters:
+  ///   - path: the file that could not be renamed.
+  ///   - reason: why.
+  case storeNotMovedAside(path: String, reason: String)
+
+  /// A save the controller made on its own (after a worker's save, at a lifecycle moment, or a
+  /// ``PersistenceController/saveChanges(completion:)`` without a completion) failed. It reaches the
+  /// ``PersistenceController/delegate``. Nothing is lost: the changes stay in the context that failed to
+  /// save, and the next save tries them again.
+  ///
+  /// The engine's error says why, by its `code`: 133020 (`managedObjectMerge`), the rows were changed
+  /// elsewhere since this stack read them; 1570 to 1600, a validation rule; 133021
+  /// (`managedObjectConstraintMerge`), a uniqueness constraint; SQLite's full disk or busy file otherwise.
+  case saveFailed(ObjectGraphError)
+
+  /// The engine's error underneath, for ``modelUnreadable(_:)`` and ``storeNotLoaded(_:)``; `nil` for the
+  /// others.
+  public var objectGraphError: ObjectGraphError? {
+    switch self {
+    case .modelUnreadable(let error), .storeNotLoaded(let error), .saveFailed(let error): return error
+    case .modelNotFound, .storeFolderUnavailable, .storeInUse, .storeNotMovedAside: return nil
+    }
+  }
+
+  /// What happened and what to do about it.
+  public var description: String {
+    switch self {
+    case .modelNotFound(let name, let bundle):
+      return """
+        No data model named '\(name)' in the bundle at \(bundle). Check the name given to \
+        PersistenceController(modelName:): it is the .xcdatamodeld file's name without the extension, and the \
+        bundle must carry that file as a resource (in Package.swift: resources: [.copy("\(name).xcdatamodeld")]).
+        """
+    case .modelUnreadable(let error):
+      return "The data model cannot be read: \(error)"
+    case .storeFolderUnavailable(let path, let reason):
+      return """
+        Cannot create the store folder \(path): \(reason). Pass a storeFolder this user can write to, or \
+        move away whatever is in the way.
+        """
+    case .storeNotLoaded(let error):
+      let file = error.url.map { " at \($0.path)" } ?? ""
+      return """
+        The store\(file) cannot be used, and was left exactly as it was. To go on without it, let the user \
+        choose to start fresh (startFresh(callback:) keeps the old file under another name). The cause: \(error)
+        """
+    case .storeInUse(let path):
+      return """
+        The store \(path) is loading or loaded, so it cannot be moved aside. Call startFresh(callback:) only \
+        after the callback has reported a failure.
+        """
+    case .storeNotMovedAside(let path, let reason):
+      return "Cannot move the store file \(path) aside: \(reason). Nothing new was loaded."
+    case .saveFailed(let error):
+      return """
+        Changes could not be saved; they are kept, and the next save tries them again. Tell the user if it \
+        keeps failing. The cause: \(error)
+        """
+    }
+  }
+}

@@ -1,0 +1,127 @@
+import Dispatch
+import Foundation
+import NotesModel
+import ObjectGraph
+import Stage4
+import TestSupport
+import Testing
+
+/// Records what the controller tells its delegate.
+@MainActor
+final class DelegateLog: PersistenceControllerDelegate {
+  private(set) var failures: [PersistenceControllerError] = []
+  private(set) var allOnMainQueue = true
+
+  func persistenceController(_ controller: PersistenceController, didFailToSave error: PersistenceControllerError) {
+    failures.append(error)
+    if !MainQueueProbe.isOnMainQueue { allOnMainQueue = false }
+  }
+}
+
+@Suite("Stage 4: the master context, lifecycle saves and the delegate", .temporaryFolders)
+@MainActor
+struct LifecycleTests {
+  @Test("Entering the background writes the main context's changes to disk")
+  func backgroundSaves() async throws {
+    let folder = try TemporaryFolder()
+    let controller = try await makeStack(in: folder)
+    newNote("Typed before the app went away", in: controller.mainContext)
+    controller.appDidEnterBackground()
+    #expect(controller.mainContext.hasChanges == false, "the main context saved before the call returned")
+    try await eventually("the note on disk") { try titlesOnDisk(in: folder) == ["Typed before the app went away"] }
+  }
+
+  @Test("Resigning active saves too")
+  func resignActiveSaves() async throws {
+    let folder = try TemporaryFolder()
+    let controller = try await makeStack(in: folder)
+    newNote("Interrupted by a call", in: controller.mainContext)
+    controller.appWillResignActive()
+    try await eventually("the note on disk") { try titlesOnDisk(in: folder) == ["Interrupted by a call"] }
+  }
+
+  @Test("Terminating returns only once the changes are on disk")
+  func terminateWaits() async throws {
+    let folder = try TemporaryFolder()
+    let controller = try await makeStack(in: folder)
+    newNote("Last words", in: controller.mainContext)
+    controller.appWillTerminate()
+    #expect(try titlesOnDisk(in: folder) == ["Last words"])
+  }
+
+  @Test("A failed save of the master context goes to the delegate, on the main queue, and nothing is lost")
+  func failureGoesToDelegate() async throws {
+    let folder = try TemporaryFolder()
+    let controller = try await makeStack(in: folder)
+    let delegate = DelegateLog()
+    controller.delegate = delegate
+    try await makeConflict(controller, folder)
+
+    controller.appDidEnterBackground()
+    try await eventually("the delegate to hear of the failure") { !delegate.failures.isEmpty }
+    #expect(delegate.allOnMainQueue)
+    let failure = try #require(delegate.failures.first)
+    guard case .saveFailed(let cause) = failure else {
+      Issue.record("expected saveFailed, got \(failure)")
+      return
+    }
+    #expect(cause.code == .managedObjectMerge)
+    // Nothing lost: the change is still waiting in the writer, and the next save meets the same conflict.
+    await #expect(throws: PersistenceControllerError.self) { try await controller.writeToDisk() }
+  }
+
+  @Test("Without a delegate, a failed save is a no-op that keeps the changes for the next save")
+  func failureWithoutDelegate() async throws {
+    let folder = try TemporaryFolder()
+    let controller = try await makeStack(in: folder)
+    try await makeConflict(controller, folder)
+    controller.appDidEnterBackground()
+    try await drainMainQueue()
+    await #expect(throws: PersistenceControllerError.self) { try await controller.writeToDisk() }
+  }
+
+  @Test("A worker's batch that cannot be saved fails the import; earlier batches are kept and written")
+  func failedBatch() async throws {
+    let folder = try TemporaryFolder()
+    let controller = try await makeStack(in: folder)
+    var notes = drafts(6)
+    notes[4].title = ""  // still valid: an empty title is a title
+    let good = try await NoteImporter(controller: controller, batchSize: 3).importNotes(notes)
+    #expect(good.notes == 6)
+
+    // A note without its required title: the worker's save refuses it.
+    let worker = controller.newWorker()
+    await #expect(throws: ObjectGraphError.self) {
+      try await worker.perform {
+        let note = Note(context: worker)
+        note.setValue(nil, forKey: "title")
+        try worker.save()
+      }
+    }
+    try await controller.writeToDisk()
+    #expect(try titlesOnDisk(in: folder).count == 6)
+  }
+
+  /// Makes the writer's next save conflict: the writer holds a note, another app (a coordinator of its
+  /// own, on the same file) changes that note's row, and the main context changes the note too.
+  private func makeConflict(_ controller: PersistenceController, _ folder: TemporaryFolder) async throws {
+    let outcome = try await NoteImporter(controller: controller, batchSize: 1).importNotes(drafts(1))
+    let id = try #require(outcome.lastNoteID)
+    let note = try #require(try controller.mainContext.existingObject(with: id) as? Note)
+    _ = note.title  // read: the writer now holds the row as it was
+
+    guard let modelURL = NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld") else {
+      throw ObjectGraphError(.coreData, "the tutorial's model is missing")
+    }
+    let elsewhere = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(contentsOf: modelURL))
+    try elsewhere.addPersistentStore(type: .sqlite, at: folder.appending("\(NotesModel.name).sqlite"))
+    let other = ManagedObjectContext(concurrencyType: .privateQueue)
+    other.persistentStoreCoordinator = elsewhere
+    try other.performAndWait {
+      let theirs = try #require(try other.fetch(FetchRequest<Note>(entityName: "Note")).first)
+      theirs.title = "Changed by another app"
+      try other.save()
+    }
+    note.title = "Changed here"
+  }
+}

@@ -1,0 +1,84 @@
+import Dispatch
+import Foundation
+import NotesModel
+import ObjectGraph
+import Stage4
+import TestSupport
+import Testing
+
+/// A stack of the test's own, made on the main queue, returned once its store has loaded. In memory
+/// unless a folder is given: every test builds its stack, nothing is shared.
+@MainActor
+func makeStack(in folder: TemporaryFolder? = nil) async throws -> PersistenceController {
+  let loaded = Signal<Result<Void, PersistenceControllerError>>()
+  let controller = PersistenceController(storeFolder: folder?.url, storeType: folder == nil ? .inMemory : .sqlite) {
+    loaded.fulfil($0)
+  }
+  try await loaded.wait("the store to load").get()
+  return controller
+}
+
+/// A new note titled `title`, with the values the model requires, in `context`.
+@discardableResult
+func newNote(_ title: String, in context: ManagedObjectContext) -> Note {
+  let note = Note(context: context)
+  note.title = title
+  note.createdAt = Date(timeIntervalSinceReferenceDate: 800_000_000)
+  return note
+}
+
+/// Drafts named "Note 1" to "Note `count`", a second apart.
+func drafts(_ count: Int, from first: Int = 1) -> [NoteDraft] {
+  (first..<first + count).map { number in
+    NoteDraft(
+      title: "Note \(number)", body: "Imported note \(number).",
+      createdAt: Date(timeIntervalSinceReferenceDate: 800_000_000 + Double(number)))
+  }
+}
+
+/// The titles of the notes in the store file in `folder`, read through a coordinator of their own (what
+/// a relaunch of the app would find), sorted.
+func titlesOnDisk(in folder: TemporaryFolder) throws -> [String] {
+  guard let modelURL = NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld") else {
+    throw ObjectGraphError(.coreData, "the tutorial's model is missing")
+  }
+  let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(contentsOf: modelURL))
+  try coordinator.addPersistentStore(type: .sqlite, at: folder.appending("\(NotesModel.name).sqlite"))
+  let context = ManagedObjectContext(concurrencyType: .privateQueue)
+  context.persistentStoreCoordinator = coordinator
+  return try context.performAndWait {
+    try context.fetch(FetchRequest<Note>(entityName: "Note")).map(\.title).sorted()
+  }
+}
+
+/// Waits, polling every 10 ms for up to 10 s (the main queue runs meanwhile), until `condition` holds;
+/// throws naming `what` otherwise.
+@MainActor
+func eventually(_ what: String, _ condition: () throws -> Bool) async throws {
+  let deadline = ContinuousClock.now + .seconds(10)
+  while ContinuousClock.now < deadline {
+    if try condition() { return }
+    try await Task.sleep(for: .milliseconds(10))
+  }
+  throw StillWaiting(what: what)
+}
+
+/// What ``eventually(_:_:)`` throws when its condition never held.
+struct StillWaiting: Error, CustomStringConvertible {
+  let what: String
+  var description: String { "Waited 10 s for \(what), in vain." }
+}
+
+/// Records each change of a ``NoteList``'s count, and on which queue it came.
+@MainActor
+final class CountLog {
+  private(set) var counts: [Int] = []
+  private(set) var allOnMainQueue = true
+
+  init(_ list: NoteList) {
+    list.onChange = { [weak self] list in
+      self?.counts.append(list.count)
+      if !MainQueueProbe.isOnMainQueue { self?.allOnMainQueue = false }
+    }
+  }
+}
