@@ -39,11 +39,16 @@ func drafts(_ count: Int, from first: Int = 1) -> [NoteDraft] {
 /// The titles of the notes in the store file in `folder`, read through a coordinator of their own (what
 /// a relaunch of the app would find), sorted.
 func titlesOnDisk(in folder: TemporaryFolder) throws -> [String] {
+  try titlesOnDisk(at: folder.appending("\(NotesModel.name).sqlite"))
+}
+
+/// The titles of the notes in the store file at `storeURL`, sorted.
+func titlesOnDisk(at storeURL: URL) throws -> [String] {
   guard let modelURL = NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld") else {
     throw ObjectGraphError(.coreData, "the tutorial's model is missing")
   }
   let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(contentsOf: modelURL))
-  try coordinator.addPersistentStore(type: .sqlite, at: folder.appending("\(NotesModel.name).sqlite"))
+  try coordinator.addPersistentStore(type: .sqlite, at: storeURL)
   let context = ManagedObjectContext(concurrencyType: .privateQueue)
   context.persistentStoreCoordinator = coordinator
   return try context.performAndWait {

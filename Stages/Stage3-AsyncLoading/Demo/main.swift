@@ -173,12 +173,6 @@ func launchWithStage2(storeFolder: URL) async throws -> (firstAccess: Duration, 
 
 // MARK: - The app's life
 
-/// A demo step that did not go as it should.
-struct DemoFailure: Error, CustomStringConvertible {
-  let description: String
-  init(_ description: String) { self.description = description }
-}
-
 /// `duration` in milliseconds with two decimals: the initialiser's time is well under one.
 func fractionalMilliseconds(_ duration: Duration) -> String {
   String(format: "%.2f", duration / .milliseconds(1))

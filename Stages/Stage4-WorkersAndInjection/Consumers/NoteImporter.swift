@@ -60,22 +60,32 @@ public struct NoteImporter: Sendable {
 
   /// Saves `drafts` as notes, batch by batch, and returns once every batch is on disk.
   ///
+  /// `drafts` may be lazy (`(1...100_000).lazy.map(makeDraft)`): it is read one batch at a time.
+  ///
   /// Call it from any task but the main actor's own work: it waits for each worker in turn. Batches are
   /// saved in order. When a batch fails (a validation error, a full disk), the import stops and throws:
   /// the batches before it are saved and on their way to disk, the failed batch is not saved at all.
   ///
   /// - Throws: the failed batch's `ObjectGraphError`, or ``PersistenceControllerError/saveFailed(_:)``
   ///   when writing to disk failed at the end.
-  public func importNotes(_ drafts: [NoteDraft]) async throws -> Outcome {
+  public func importNotes(_ drafts: some Sequence<NoteDraft>) async throws -> Outcome {
     var lastNoteID: ManagedObjectID?
+    var notes = 0
     var batches = 0
-    for start in stride(from: 0, to: drafts.count, by: batchSize) {
-      let batch = Array(drafts[start..<min(start + batchSize, drafts.count)])
+    var batch: [NoteDraft] = []
+    batch.reserveCapacity(batchSize)
+    // Drafts are taken one batch at a time, so a lazy sequence is never all in memory at once.
+    var remaining = drafts.makeIterator()
+    while true {
+      batch.removeAll(keepingCapacity: true)
+      while batch.count < batchSize, let draft = remaining.next() { batch.append(draft) }
+      if batch.isEmpty { break }
       lastNoteID = try await save(batch)
+      notes += batch.count
       batches += 1
     }
     try await controller.writeToDisk()
-    return Outcome(notes: drafts.count, batches: batches, lastNoteID: lastNoteID)
+    return Outcome(notes: notes, batches: batches, lastNoteID: lastNoteID)
   }
 
   /// One batch on one worker; returns the permanent ID of its last note.

@@ -1,0 +1,72 @@
+import Foundation
+import TestSupport
+import Testing
+
+// Runs the real `stage4-demo` executable, as a learner would, and checks what it prints. Timing and memory
+// figures are only checked for shape, never for value.
+
+@Suite("stage4-demo", .timeLimit(.minutes(2)), .temporaryFolders)
+struct DemoTests {
+  func demo() throws -> URL { try BuildProducts.requireExecutable("stage4-demo") }
+
+  @Test("the demo imports on workers of both shapes while the UI ticks, then through stage 1, and sums up")
+  func demoRuns() throws {
+    let folder = try TemporaryFolder()
+
+    let output = try ProcessOutput.run(try demo(), ["--count", "1200", "--batch-size", "250", "--store-folder", folder.url.path])
+
+    #expect(output.status == 0, "stderr: \(output.stderr)")
+    #expect(output.stderr.isEmpty)
+    let lines = output.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+    let text = lines.joined(separator: "\n")
+    for shape in ["child of the main context", "beside the main context"] {
+      let start = try #require(
+        lines.firstIndex(of: "Stage 4, workers \(shape): importing 1200 notes in batches of 250 while the UI ticks at 60 Hz"),
+        "\(text)")
+      let block = lines[start...].prefix(6)
+      // Five batches: 250, 250, 250, 250, 200. The list changes at least once per batch it is told of.
+      let visible = /UI: the list changed \d+ times; the first notes showed after \d+ ms, all 1200 after \d+ ms/
+      #expect(block.contains { $0.wholeMatch(of: visible) != nil }, "\(text)")
+      #expect(block.contains("UI: the newest note, found by the ID the importer handed back: \"Imported note 1200\""), "\(text)")
+      #expect(block.contains { $0.wholeMatch(of: /everything on disk after \d+ ms, in 5 saves/) != nil }, "\(text)")
+      #expect(
+        block.contains { $0.wholeMatch(of: /resident memory: \d+ MB before; highest by each tenth of the import: (\d+ ){10}MB/) != nil },
+        "\(text)")
+      #expect(block.contains { $0.wholeMatch(of: /main queue stalled \d+ ms \(\d+ frames? missed\)/) != nil }, "\(text)")
+    }
+    #expect(lines.contains("Stage 1: inserting and saving the same 1200 notes on the main queue while the UI ticks"), "\(text)")
+
+    let summary = Array(lines.suffix(3))
+    let stage4 =
+      /stage 4, workers (child of|beside) the main context: stalled \d+ ms \(\d+ frames? missed\); import \d+ ms, \d+\.\d\dx stage 1's/
+    #expect(summary.count == 3 && summary[0].wholeMatch(of: stage4) != nil && summary[1].wholeMatch(of: stage4) != nil, "\(text)")
+    let stage1 = /stage 1, on the main queue: stalled \d+ ms \(\d+ frames? missed\); import \d+ ms/
+    #expect(summary.last?.wholeMatch(of: stage1) != nil, "\(text)")
+
+    // What the demo left behind: three stores, each with every note.
+    for store in ["Stage4-child-of-main", "Stage4-beside-main", "Stage1"] {
+      let file = folder.appending("\(store)/DataModel.sqlite").path
+      #expect(FileManager.default.fileExists(atPath: file), "\(store)")
+      #expect(try titlesOnDisk(at: URL(fileURLWithPath: file)).count == 1200, "\(store)")
+    }
+  }
+
+  @Test("Core Data's concurrency debug launch argument is accepted, and the demo runs clean under it")
+  func concurrencyDebugArgument() throws {
+    try DemoCommandLine.checkRunsUnderConcurrencyDebugging("stage4-demo", storeFolder: try TemporaryFolder().url)
+  }
+
+  @Test("Core Data's debug launch arguments are refused without a number, naming the argument")
+  func debugArgumentsNeedANumber() throws { try DemoCommandLine.checkDebugArgumentsNeedANumber("stage4-demo") }
+
+  @Test("--help prints the usage and every option, and exits 0")
+  func help() throws { try DemoCommandLine.checkHelp(of: "stage4-demo") }
+
+  @Test("a bad argument is reported on stderr with exit code 1")
+  func badArgument() throws {
+    try DemoCommandLine.checkRefusesCount("0", of: "stage4-demo")
+    let output = try ProcessOutput.run(try demo(), ["--batch-size", "0"])
+    #expect(output.status != 0)
+    #expect(output.stderr.contains("--batch-size needs a whole number above zero"), "\(output.stderr)")
+  }
+}
