@@ -11,6 +11,10 @@ enum BenchmarkCommand {
   static let goal = 1.5
   /// The migration's ratio at or under this is on target (at 1,000,000 notes).
   static let migrationTarget = 2.0
+  /// Stage 4's import time over stage 1's, with the better worker shape, at or under this is on target.
+  static let importTarget = 1.5
+  /// Stage 2's main-queue save over stage 1's at or under this is on target.
+  static let savePhaseTarget = 0.2
 
   static func run(arguments: [String]) -> Int32 {
     let options: Options
@@ -25,7 +29,7 @@ enum BenchmarkCommand {
       return 0
     }
     do {
-      try runBenchmarks(count: options.count, only: options.only)
+      try runBenchmarks(options)
       return 0
     } catch {
       printError("objectgraph-bench: FAILED: \(error)")
@@ -33,26 +37,30 @@ enum BenchmarkCommand {
     }
   }
 
-  private static func runBenchmarks(count: Int, only: Set<Options.Group>) throws {
+  private static func runBenchmarks(_ options: Options) throws {
     let directory = FileManager.default.temporaryDirectory
       .appendingPathComponent("objectgraph-bench-\(UUID().uuidString)", isDirectory: true)
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
 
-    if only.contains(.crud) || only.contains(.stall) {
-      try runCRUDAndStall(count: count, only: only, in: directory)
+    let count = options.count
+    // Each group's report, a blank line between two.
+    var printed = false
+    func group(_ name: Options.Group, _ body: () throws -> Void) throws {
+      guard options.only.contains(name) else { return }
+      if printed { print("") }
+      printed = true
+      try body()
     }
-    if only.contains(.migration) {
-      if only.count > 1 { print("") }
-      try runMigration(count: count, in: directory)
-    }
+    try group(.crud) { try runCRUD(count: count, in: directory) }
+    try group(.stall) { try runStall(count: count, batchSize: options.batchSize, in: directory) }
+    try group(.save) { try runSavePhase(count: count, in: directory) }
+    try group(.migration) { try runMigration(count: count, in: directory) }
+    try group(.paged) { try runPagedFetch(count: count, in: directory) }
   }
 
-  private static func runCRUDAndStall(count: Int, only: Set<Options.Group>, in directory: URL) throws {
-    guard only.contains(.crud) else {
-      try runStall(count: count, in: directory)
-      return
-    }
+  /// 1-3. insert+save, fetch all and predicate+sort, ObjectGraph against GRDB.
+  private static func runCRUD(count: Int, in directory: URL) throws {
     print("objectgraph-bench: \(count) Item rows, best of \(repetitions) runs each, files in \(directory.path)")
     let dataset = Dataset(count: count)
     let expectedAll = dataset.checksum(where: { _, _ in true })
@@ -93,21 +101,47 @@ enum BenchmarkCommand {
     print(Report.table(results))
     print("")
     print(Report.verdict(results, target: target, goal: goal))
+  }
 
-    if only.contains(.stall) {
-      print("")
-      try runStall(count: count, in: directory)
+  /// 4. The main queue's stall and the time until everything is on disk, saving `count` notes through
+  /// stages 1 to 4.
+  private static func runStall(count: Int, batchSize: Int, in directory: URL) throws {
+    print(
+      "objectgraph-bench: \(count) notes saved through stages 1 to 4 while a 60 Hz ticker runs on the main queue "
+        + "(stage 4: NoteImporter, batches of \(batchSize))")
+    let runs = try StallBench.run(count: count, batchSize: batchSize, in: directory)
+    guard let stage1 = runs.first else { return }
+    let rows = runs.map { run in
+      [
+        run.name, String(milliseconds(run.stall.longestGap)), String(run.stall.missedFrames),
+        Report.format(run.total, digits: 3), Report.format(run.total / stage1.total, digits: 2) + "x",
+      ]
+    }
+    print("")
+    print(Report.grid(header: ["stage", "stall ms", "frames missed", "on disk s", "/ stage 1"], rows: rows))
+    print("")
+    let imports = runs.filter { $0.shape != nil }
+    if let best = imports.min(by: { $0.total < $1.total }), let shape = best.shape {
+      let ratio = best.total / stage1.total
+      print(
+        "stage 4's import / stage 1's: \(Report.format(ratio, digits: 2))x with the better shape (workers \(shape)); "
+          + "<= \(Report.format(importTarget, digits: 1))x (target): \(ratio <= importTarget ? "yes" : "NO")")
     }
   }
 
-  /// 4. The main queue's longest stall while saving `count` notes through stage 1 and stage 2.
-  private static func runStall(count: Int, in directory: URL) throws {
-    let stalls = try StallBench.run(count: count, in: directory)
-    let ratio = stalls.stage1 > .zero ? Double(stalls.stage2 / stalls.stage1) : 0
+  /// 4b. The main queue's part of the save alone: stage 2's main context saving into its parent against
+  /// stage 1's context saving to the file.
+  private static func runSavePhase(count: Int, in directory: URL) throws {
     print(
-      "main-queue stall saving \(count) notes: stage 1 \(milliseconds(stalls.stage1)) ms, stage 2 \(milliseconds(stalls.stage2)) ms, stage 2 / stage 1 = \(String(format: "%.2f", ratio))"
-    )
-    print("stage 2's stall at most a fifth of stage 1's (target): \(ratio <= 0.2 ? "yes" : "NO")")
+      "objectgraph-bench: the main queue's save of \(count) notes alone (inserted first, not timed), "
+        + "best of \(repetitions) runs each")
+    let result = try SavePhaseBench.run(count: count, repetitions: repetitions, in: directory)
+    print("")
+    print(Report.table([result], sides: ("stage 2 s", "stage 1 s")))
+    print("")
+    print(
+      "stage 2's main-queue save (into its parent) / stage 1's (to the file): \(Report.format(result.ratio, digits: 2))x; "
+        + "<= \(Report.format(savePhaseTarget, digits: 2))x (target): \(result.ratio <= savePhaseTarget ? "yes" : "NO")")
   }
 
   /// 5. Migrating a version 1 store of `count` notes to version 2: ObjectGraph against the same schema change
@@ -156,6 +190,31 @@ enum BenchmarkCommand {
     )
   }
 
+  /// 6. Reading `count` notes in pages, in a root context and in stage 2's main context, with the resident
+  /// memory at each tenth.
+  private static func runPagedFetch(count: Int, in directory: URL) throws {
+    let bench = PagedFetchBench(count: count, folder: directory.appendingPathComponent("paged", isDirectory: true))
+    try bench.makeStore()
+    print(
+      "objectgraph-bench: \(count) notes fetched in pages of \(PagedFetchBench.pageSize) (fetchOffset/fetchLimit), "
+        + "each title read, nothing kept; resident memory in MB")
+    let runs = [try bench.readInRootContext(), try bench.readInMainContext()]
+    let rows = runs.map { run in
+      let growth = (run.byTenth.last ?? run.before) - run.before
+      return [
+        run.name, Report.format(run.seconds, digits: 3), Report.mebibytes(run.before), Report.mebibytes(run.peak),
+        (growth >= 0 ? "+" : "-") + Report.mebibytes(abs(growth)), String(growth / count),
+      ]
+    }
+    print("")
+    print(Report.grid(header: ["context", "time s", "before", "peak", "grown", "bytes/row"], rows: rows))
+    print("")
+    print("resident memory after each tenth of the rows, MB:")
+    for run in runs {
+      print("  \(run.name): \(run.byTenth.map(Report.mebibytes).joined(separator: " "))")
+    }
+  }
+
   /// Runs one fetch benchmark `repetitions` times on both sides, checking both read the expected rows.
   private static func measureFetch(
     name: String, label: String, expected: Checksum, repetitions: Int,
@@ -201,22 +260,28 @@ struct Options {
   enum Group: String, CaseIterable {
     /// insert+save, fetch all, predicate+sort against GRDB.
     case crud
-    /// The main queue's stall while saving, stage 1 against stage 2.
+    /// The main queue's stall and the time to disk while saving, stages 1 to 4.
     case stall
+    /// The main queue's part of the save alone, stage 2 against stage 1.
+    case save
     /// The version 1 → 2 migration against the same change in hand-written SQL.
     case migration
+    /// Reading a store page by page, with the resident memory.
+    case paged
   }
 
   var count = 100_000
   var only = Set(Group.allCases)
+  var batchSize = 1_000
   var showHelp = false
 
   static let usage = """
-    usage: objectgraph-bench [--count N] [--only crud,stall,migration]
-      --count N       rows to insert and fetch, notes to save and to migrate (default 100000; use 2000 for a
-                      quick smoke run)
-      --only GROUPS   run only these benchmarks (comma-separated: crud, stall, migration; default all), e.g.
-                      --count 1000000 --only migration
+    usage: objectgraph-bench [--count N] [--only crud,stall,save,migration,paged] [--batch-size N]
+      --count N       rows to insert and fetch, notes to save, to migrate and to read in pages (default
+                      100000; use 2000 for a quick smoke run)
+      --only GROUPS   run only these benchmarks (comma-separated: crud, stall, save, migration, paged;
+                      default all), e.g. --count 1000000 --only migration
+      --batch-size N  notes per worker and save in stage 4's import (stall; default 1000)
     """
 
   static func parse(_ arguments: [String]) throws -> Options {
@@ -234,6 +299,11 @@ struct Options {
         options.only = try groups(text)
       case let text where text.hasPrefix("--only="):
         options.only = try groups(String(text.dropFirst("--only=".count)))
+      case "--batch-size":
+        guard let text = remaining.popFirst() else { throw BenchmarkError("--batch-size needs a number") }
+        options.batchSize = try positiveCount(text, option: "--batch-size")
+      case let text where text.hasPrefix("--batch-size="):
+        options.batchSize = try positiveCount(String(text.dropFirst("--batch-size=".count)), option: "--batch-size")
       case "--help", "-h":
         options.showHelp = true
       default:
@@ -244,20 +314,21 @@ struct Options {
   }
 
   private static func groups(_ text: String) throws -> Set<Group> {
+    let names = Group.allCases.map(\.rawValue).joined(separator: ", ")
     var groups = Set<Group>()
     for name in text.split(separator: ",") {
       guard let group = Group(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
-        throw BenchmarkError("--only takes crud, stall or migration (comma-separated), not '\(name)'")
+        throw BenchmarkError("--only takes \(names) (comma-separated), not '\(name)'")
       }
       groups.insert(group)
     }
-    guard !groups.isEmpty else { throw BenchmarkError("--only needs at least one of crud, stall, migration") }
+    guard !groups.isEmpty else { throw BenchmarkError("--only needs at least one of \(names)") }
     return groups
   }
 
-  private static func positiveCount(_ text: String) throws -> Int {
+  private static func positiveCount(_ text: String, option: String = "--count") throws -> Int {
     guard let value = Int(text.replacingOccurrences(of: "_", with: "")), value > 0 else {
-      throw BenchmarkError("--count takes a positive whole number, not '\(text)'")
+      throw BenchmarkError("\(option) takes a positive whole number, not '\(text)'")
     }
     return value
   }

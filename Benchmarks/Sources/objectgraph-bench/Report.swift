@@ -32,6 +32,11 @@ enum Report {
     let rows = results.map { result in
       [result.name, format(result.objectGraphBest, digits: 4), format(result.grdbBest, digits: 4), format(result.ratio, digits: 2) + "x"]
     }
+    return grid(header: header, rows: rows)
+  }
+
+  /// A table with a header and a rule: the first column left-aligned, the others right-aligned.
+  static func grid(header: [String], rows: [[String]]) -> String {
     let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
     func line(_ cells: [String]) -> String {
       cells.enumerated().map { column, cell in
@@ -52,6 +57,16 @@ enum Report {
 
   static func format(_ value: Double, digits: Int) -> String {
     String(format: "%.\(digits)f", value)
+  }
+
+  /// `duration` in seconds, with `digits` decimals.
+  static func format(_ duration: Duration, digits: Int) -> String {
+    format(duration / .seconds(1), digits: digits)
+  }
+
+  /// `bytes` in whole mebibytes, without the unit.
+  static func mebibytes(_ bytes: Int) -> String {
+    String(Int((Double(bytes) / 1_048_576).rounded()))
   }
 
   private static func leftPad(_ text: String, _ width: Int) -> String {
