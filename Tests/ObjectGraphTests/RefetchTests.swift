@@ -22,6 +22,11 @@ struct RefetchTests {
     return (stack, other, coordinator)
   }
 
+  /// Each stored note's title and body, as a fresh context reads them.
+  static func titlesAndBodies(_ stack: Stack) throws -> [[String?]] {
+    try stack.stored("Note") { [$0.value(forKey: "title") as? String, $0.value(forKey: "body") as? String] }
+  }
+
   /// The other coordinator sets the note's title and saves.
   static func retitle(_ other: ManagedObjectContext, _ title: String) throws {
     try other.performAndWait {
@@ -45,7 +50,7 @@ struct RefetchTests {
       note.body = "edited"
       try context.save()
     }
-    #expect(try stack.stored("Note") { [$0.value(forKey: "title") as? String, $0.value(forKey: "body") as? String] } == [["new", "edited"]])
+    #expect(try Self.titlesAndBodies(stack) == [["new", "edited"]])
     withExtendedLifetime(keep) {}
   }
 
@@ -78,7 +83,7 @@ struct RefetchTests {
       try context.save()
     }
     // Only the changed property was written: the other coordinator's title stays.
-    #expect(try stack.stored("Note") { [$0.value(forKey: "title") as? String, $0.value(forKey: "body") as? String] } == [["new", "edited"]])
+    #expect(try Self.titlesAndBodies(stack) == [["new", "edited"]])
     withExtendedLifetime(keep) {}
   }
 
@@ -120,7 +125,7 @@ struct RefetchTests {
       try context.save()
     }
     #expect(refreshed.entries.contains(1))
-    #expect(try stack.stored("Note") { [$0.value(forKey: "title") as? String, $0.value(forKey: "body") as? String] } == [["new", "edited"]])
+    #expect(try Self.titlesAndBodies(stack) == [["new", "edited"]])
     withExtendedLifetime(keep) {}
   }
 

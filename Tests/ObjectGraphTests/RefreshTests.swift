@@ -56,7 +56,7 @@ struct RefreshTests {
       #expect(!Self.holdsValues(note))
       #expect(note.title == "new")
     }
-    #expect(try stack.stored("Note") { [$0.value(forKey: "title") as? String, $0.value(forKey: "body") as? String] } == [["new", "edited"]])
+    #expect(try RefetchTests.titlesAndBodies(stack) == [["new", "edited"]])
     withExtendedLifetime(keep) {}
   }
 

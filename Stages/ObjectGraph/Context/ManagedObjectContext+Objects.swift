@@ -276,10 +276,7 @@ extension ManagedObjectContext {
     }
     guard changed else { return }
     if refetch.refreshesObjects {
-      let local = object.changedSlots.map { ($0, object.values[$0]) }
-      object.snapshot = fresh
-      object.values = fresh.values
-      for (index, value) in local { object.values[index] = value }
+      object.takeRowKeepingChanges(fresh)
       refetch.refreshed.append(object)
     } else if !state.isUpdated {
       // The values stay; to-many members they have loaded stay in the snapshot beside them.

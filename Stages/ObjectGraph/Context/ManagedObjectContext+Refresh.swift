@@ -102,10 +102,7 @@ extension ManagedObjectContext {
     for object in changed {
       guard let fresh = rows[object.objectID] else { continue }
       confined.rowCache[object.objectID] = nil
-      let local = object.changedSlots.map { ($0, object.values[$0]) }
-      object.snapshot = fresh
-      object.values = fresh.values
-      for (index, value) in local { object.values[index] = value }
+      object.takeRowKeepingChanges(fresh)
       refreshed.append(object)
     }
     return refreshed

@@ -136,6 +136,15 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     state.needsLoad = true
   }
 
+  /// Takes a row read from the store as its snapshot and values, with its unsaved changes kept on top (the
+  /// merge of `refresh(_:mergeChanges: true)`).
+  func takeRowKeepingChanges(_ fresh: RowSnapshot) {
+    let local = changedSlots.map { ($0, values[$0]) }
+    snapshot = fresh
+    values = fresh.values
+    for (index, value) in local { values[index] = value }
+  }
+
   // MARK: - State
 
   // These are touched on the context's queue like any property (concurrency debugging checks them): Core
