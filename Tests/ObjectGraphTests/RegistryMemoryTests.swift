@@ -124,3 +124,41 @@ struct RegistryMemoryTests {
     #expect(PagedItem.live.load(ordering: .relaxed) - before == 0)
   }
 }
+
+/// Rows prefetched for faults leave with their faults.
+@Suite("Registry memory: prefetched rows", .temporaryFolders)
+struct PrefetchedRowMemoryTests {
+  @Test("Paging with relationshipKeyPathsForPrefetching keeps the row cache bounded when pages are dropped")
+  func prefetchedRowsLeaveWithTheirFaults() throws {
+    let stack = try Stack()
+    let total = 10_000
+    let pageSize = 500
+    let writer = stack.freshContext()
+    try writer.performAndWait {
+      for number in 0..<total {
+        let notebook = Notebook(context: writer)
+        notebook.name = "\(number)"
+        let note = Note(context: writer)
+        note.title = "\(number)"
+        note.rating = Int64(number)
+        note.notebook = notebook
+      }
+      try writer.save()
+      writer.reset()
+    }
+    let context = stack.freshContext()
+    try context.performAndWait {
+      for index in 0..<(total / pageSize) {
+        let request = FetchRequest<Note>()
+        request.sortDescriptors = [FetchSortDescriptor(key: "rating")]
+        request.fetchOffset = index * pageSize
+        request.fetchLimit = pageSize
+        request.relationshipKeyPathsForPrefetching = ["notebook"]
+        let page = try context.fetch(request)
+        #expect(page.count == pageSize)
+      }
+      // Every notebook fault was dropped unfired: its prefetched row must not outlive it.
+      #expect(context.rowCacheCount <= 4_096 + 2 * pageSize, "\(context.rowCacheCount) rows still cached")
+    }
+  }
+}

@@ -92,6 +92,8 @@ final class Confined {
   func purge() {
     if !retainsAll.load(ordering: .relaxed) {
       registry.removeAll(unreferencedWhere: { object in !object.hasChanges })
+      // Rows prefetched for faults that just left would otherwise wait for them forever.
+      if !rowCache.isEmpty { rowCache = rowCache.filter { registry[$0.key] != nil } }
     }
     purgeThreshold = max(4096, unchangedCount * 2)
     fetchPurgeThreshold = purgeThreshold
