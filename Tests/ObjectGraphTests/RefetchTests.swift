@@ -147,4 +147,26 @@ struct RefetchTests {
     }
     withExtendedLifetime(keep) {}
   }
+
+  @Test("In a child context, a never-fired fault takes the parent's current values on refetch")
+  func childRefetchSeesParentChanges() throws {
+    let stack = try Stack()
+    let parent = stack.context
+    try parent.performAndWait {
+      Note(context: parent).title = "old"
+      try parent.save()
+    }
+    let child = ManagedObjectContext(concurrencyType: .privateQueue)
+    child.parent = parent
+    try child.performAndWait {
+      let note = try #require(try child.fetch(FetchRequest<Note>()).first)
+      #expect(note.isFault)
+      try parent.performAndWait {
+        let mine = try #require(try parent.fetch(FetchRequest<Note>()).first)
+        mine.title = "unsaved in the parent"
+      }
+      _ = try child.fetch(FetchRequest<Note>())
+      #expect(note.title == "unsaved in the parent")
+    }
+  }
 }
