@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A context's bookkeeping: which objects it knows and which of them changed. Touched only on the
 /// context's queue (see `ManagedObjectContext.isolated`), so it needs no lock.
@@ -10,16 +11,19 @@ final class Confined {
   ///
   /// Core Data holds unchanged objects weakly: an object nobody references leaves its context. Swift weak
   /// references would put every object on the slow reference-counting path, so the registry holds them
-  /// strongly and purges, from time to time, every unchanged object it alone references. Changed objects
-  /// are kept by the change sets below until they are saved or rolled back.
+  /// strongly and purges, from time to time, every unchanged object it alone references: as inserts and
+  /// lookups by ID grow it (`register(_:)`), before each fetch registers its objects (`fetchWillRegister()`),
+  /// and when `registeredObjects` is read. Changed objects are kept by the change sets below until they are
+  /// saved or rolled back. `retainsRegisteredObjects` turns purging off.
   @exclusivity(unchecked) var registry = ObjectRegistry()
   @exclusivity(unchecked) var inserted = InsertedObjects()
   var updated: Set<ManagedObject> = []
   var deleted: Set<ManagedObject> = []
   /// Deleted objects whose delete rules have already been applied.
   var propagated: Set<ObjectIdentifier> = []
-  /// Rows read ahead (prefetching) for objects not yet realised; a fault takes its row from here first.
-  var rowCache: [ManagedObjectID: RowSnapshot] = [:]
+  /// Rows read ahead (prefetching) for objects not yet realised; a fault takes its row from here first,
+  /// unless it is older than the context's staleness interval.
+  var rowCache: [ManagedObjectID: CachedRow] = [:]
   /// Temporary IDs this context has replaced with permanent ones at a save, for children that still use them.
   var aliases: [ManagedObjectID: ManagedObjectID] = [:]
   /// The same pairs, permanent to temporary.
@@ -33,6 +37,13 @@ final class Confined {
   var unnoticedDeletes: Set<ManagedObject> = []
   /// The registry size at which the next purge runs (doubling keeps purging linear overall).
   private var purgeThreshold = 4096
+  /// The registry size at which a fetch purges before it registers its objects. Unlike `purgeThreshold`,
+  /// fetches do not move it: it follows only what the last purge left, so a context that only fetches
+  /// (and drops what it fetched) is purged as it grows.
+  private var fetchPurgeThreshold = 4096
+  /// `retainsRegisteredObjects`: when set, nothing is purged. Atomic, so the context's setter (callable from
+  /// any queue, as Core Data's) needs no hop onto the queue.
+  let retainsAll = Atomic<Bool>(false)
 
   func register(_ object: ManagedObject) {
     registry[object.objectID] = object
@@ -57,10 +68,21 @@ final class Confined {
     }
   }
 
-  /// Moves the next purge past the objects a fetch just registered (see `registerFetched(_:as:)`).
+  /// Called before a fetch registers its objects: purges when the registry has grown past what the last
+  /// purge left (twice that, at least 4096), so paging through a large result keeps memory bounded. The
+  /// objects this fetch is about to return are not registered yet, so the purge never scans them.
+  func fetchWillRegister() {
+    if unchangedCount >= fetchPurgeThreshold { purge() }
+  }
+
+  /// Moves the next purge of an insert or a lookup by ID past the objects a fetch just registered (see
+  /// `registerFetched(_:as:)`): its caller holds them. The next fetch still purges on its own threshold.
   func fetchDidRegister() {
     purgeThreshold = max(purgeThreshold, unchangedCount * 2)
   }
+
+  /// How many objects are registered, without purging (for tests).
+  var registeredCount: Int { registry.count }
 
   private var unchangedCount: Int { registry.count - inserted.count - updated.count - deleted.count }
 
@@ -68,8 +90,13 @@ final class Confined {
 
   /// Drops unchanged objects that only the registry still references.
   func purge() {
-    registry.removeAll(unreferencedWhere: { object in !object.hasChanges })
+    if !retainsAll.load(ordering: .relaxed) {
+      registry.removeAll(unreferencedWhere: { object in !object.hasChanges })
+      // Rows prefetched for faults that just left would otherwise wait for them forever.
+      if !rowCache.isEmpty { rowCache = rowCache.filter { registry[$0.key] != nil } }
+    }
     purgeThreshold = max(4096, unchangedCount * 2)
+    fetchPurgeThreshold = purgeThreshold
   }
 
   var hasChanges: Bool { !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty }
@@ -79,4 +106,11 @@ final class Confined {
     inserted = InsertedObjects()
     noticedInsertions = 0
   }
+}
+
+/// A prefetched row waiting for its object's fault, with when it was read (for the staleness interval).
+struct CachedRow {
+  let snapshot: RowSnapshot
+  /// `DispatchTime` uptime, in nanoseconds, when the store read the row.
+  let readAt: UInt64
 }

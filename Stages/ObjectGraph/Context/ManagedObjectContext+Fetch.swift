@@ -94,7 +94,11 @@ extension ManagedObjectContext {
     var awaken: [ManagedObject] = []
     var classes: [ObjectIdentifier: ManagedObject.Type] = [:]
     var lastClass: (entity: EntityDescription, type: ManagedObject.Type)?
+    confined.fetchWillRegister()
     let registryWasEmpty = confined.registry.isEmpty
+    var refetch = RefetchRules(
+      refreshesObjects: request.shouldRefreshRefetchedObjects, comparesValues: !registryWasEmpty && coordinator is ManagedObjectContext,
+      readAt: DispatchTime.now().uptimeNanoseconds)
     // Each row becomes an object as the store reads it: no array of 100,000 rows in between, and each
     // row's values are still in the cache when its object takes them. `awakeFromFetch()` (app code)
     // runs after the read, when no lock is held.
@@ -110,12 +114,17 @@ extension ManagedObjectContext {
         objects.append(
           materialize(
             row, asFault: request.returnsObjectsAsFaults, confined, classes: &classes, lastClass: &lastClass,
-            registryWasEmpty: registryWasEmpty, awaken: &awaken))
+            registryWasEmpty: registryWasEmpty, refetch: &refetch, awaken: &awaken))
       }
     }
     if plan.idsOnly {
       let batch = FaultBatch(ids: batchIDs, size: request.fetchBatchSize, prefetchKeyPaths: request.relationshipKeyPathsForPrefetching)
       for object in objects where object.state.needsLoad { object.batch = batch }
+    }
+    if !refetch.refreshed.isEmpty {
+      NotificationCenter.default.post(
+        name: Self.objectsDidChangeNotification, object: self,
+        userInfo: [NotificationKey.refreshedObjects.rawValue: Set(refetch.refreshed)])
     }
 
     guard pending || multiStore else {
@@ -194,7 +203,8 @@ extension ManagedObjectContext {
         if !faults.isEmpty {
           // Rows go to the row cache: the fault objects may be released before they are touched.
           let rows = try coordinator.snapshots(for: faults.map(\.objectID))
-          for (id, snapshot) in rows { confined.rowCache[id] = snapshot }
+          let readAt = DispatchTime.now().uptimeNanoseconds
+          for (id, snapshot) in rows { confined.rowCache[id] = CachedRow(snapshot: snapshot, readAt: readAt) }
         }
         level = next
       }

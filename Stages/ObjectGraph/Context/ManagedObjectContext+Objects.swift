@@ -149,6 +149,9 @@ extension ManagedObjectContext {
   /// How many prefetched rows wait for their objects (for tests).
   var rowCacheCount: Int { isolated("rowCache") { $0.rowCache.count } }
 
+  /// How many objects the context holds, counted without purging, unlike ``registeredObjects`` (for tests).
+  var registeredCount: Int { isolated("registeredCount") { $0.registeredCount } }
+
   func materializeFault(_ id: ManagedObjectID, _ confined: Confined) -> ManagedObject {
     if let object = confined.registered(id) ?? twinInChild(of: id, confined) { return object }
     let object = id.entity.managedObjectClass.init(entity: id.entity, insertInto: nil)
@@ -165,18 +168,16 @@ extension ManagedObjectContext {
   func materialize(
     _ row: FetchedRow, asFault: Bool, _ confined: Confined, classes: inout [ObjectIdentifier: ManagedObject.Type],
     lastClass: inout (entity: EntityDescription, type: ManagedObject.Type)?, registryWasEmpty: Bool = false,
-    awaken: inout [ManagedObject]
+    refetch: inout RefetchRules, awaken: inout [ManagedObject]
   ) -> ManagedObject {
     // Rows of one fetch are distinct, so a context that held nothing before the fetch has nothing to unique.
-    if !registryWasEmpty, let object = confined.registered(row.identity) ?? twinInChild(of: row, confined) {
-      if object.state.needsLoad && !row.snapshot.values.isEmpty {
-        object.snapshot = row.snapshot
-        object.values = row.snapshot.values
-        object.state.needsLoad = false
-        object.state.isFault = asFault
-        if !asFault { awaken.append(object) }
+    if !registryWasEmpty {
+      // A prefetched row waiting for this object is older than the one just read.
+      if !confined.rowCache.isEmpty { confined.rowCache[row.id] = nil }
+      if let object = confined.registered(row.identity) ?? twinInChild(of: row, confined) {
+        refetched(object, row, asFault: asFault, &refetch, awaken: &awaken)
+        return object
       }
-      return object
     }
     let entity = row.entity
     let type: ManagedObject.Type
@@ -202,6 +203,7 @@ extension ManagedObjectContext {
     } else {
       object.snapshot = row.snapshot
       object.values = row.snapshot.values
+      object.readAt = refetch.readAt
       object.state.isFault = asFault
       if !asFault { awaken.append(object) }
     }
@@ -209,11 +211,96 @@ extension ManagedObjectContext {
     return object
   }
 
+  /// What a fetch does with a row of an object the context already holds.
+  struct RefetchRules {
+    /// ``FetchRequest/shouldRefreshRefetchedObjects``.
+    var refreshesObjects = false
+    /// The rows come from a parent context, whose unsaved changes do not change a row's version: compare
+    /// values, not only versions.
+    var comparesValues = false
+    /// When the rows were read (`DispatchTime` uptime nanoseconds).
+    var readAt: UInt64 = 0
+    /// Objects whose values the fetch replaced (for the objects-did-change notification).
+    var refreshed: [ManagedObject] = []
+  }
+
+  /// Brings an object the context already holds in line with the row a fetch just read, as Core Data's row
+  /// cache does:
+  /// - a fault not loaded yet takes the row;
+  /// - a fault holding values it has not shown yet (never fired) takes the row, so firing it shows what
+  ///   the store holds now;
+  /// - an object in use (fired) keeps its values; without unsaved changes its snapshot (what a save checks
+  ///   the row against) becomes the row, so saving a later change does not conflict with a row this context
+  ///   has already read; with ``FetchRequest/shouldRefreshRefetchedObjects`` it takes the row's values too,
+  ///   with its unsaved changes kept on top;
+  /// - inserted and deleted objects are left alone.
+  ///
+  /// With a batch size the rows carry no values (only versions): a fault whose row changed is emptied, to
+  /// be read with its batch; with ``FetchRequest/shouldRefreshRefetchedObjects``, so is an unchanged object
+  /// in use whose row changed.
+  private func refetched(
+    _ object: ManagedObject, _ row: FetchedRow, asFault: Bool, _ refetch: inout RefetchRules, awaken: inout [ManagedObject]
+  ) {
+    let fresh = row.snapshot
+    let state = object.state
+    if state.needsLoad {
+      guard !fresh.values.isEmpty else { return }
+      object.snapshot = fresh
+      object.values = fresh.values
+      object.readAt = refetch.readAt
+      object.state.needsLoad = false
+      object.state.isFault = asFault
+      if !asFault { awaken.append(object) }
+      return
+    }
+    guard !state.isInserted, !state.isDeleted, let known = object.snapshot else { return }
+    let changed =
+      known.version != fresh.version
+      || (refetch.comparesValues && !fresh.values.isEmpty
+        && !zip(known.values, fresh.values).allSatisfy { StoredValueComparison.isEqual($0, $1) })
+    if fresh.values.isEmpty {
+      // Only the version was read: values that differ from the row are dropped, to be read with the batch.
+      if changed && !state.isUpdated && (state.isFault || refetch.refreshesObjects) {
+        object.releaseValues()
+        if !state.isFault { refetch.refreshed.append(object) }
+      }
+      return
+    }
+    if state.isFault {
+      if changed {
+        object.snapshot = fresh
+        object.values = fresh.values
+      }
+      object.readAt = refetch.readAt
+      if !asFault {
+        object.state.isFault = false
+        awaken.append(object)
+      }
+      return
+    }
+    guard changed else { return }
+    if refetch.refreshesObjects {
+      object.takeRowKeepingChanges(fresh)
+      refetch.refreshed.append(object)
+    } else if !state.isUpdated {
+      // The values stay; to-many members they have loaded stay in the snapshot beside them.
+      var snapshot = fresh
+      for index in object.layout.toManyIndexes where snapshot.values[index].isUnloadedToMany {
+        snapshot.values[index] = known.values[index]
+      }
+      object.snapshot = snapshot
+    }
+  }
+
   // MARK: - Faults
 
   /// Loads a fault's values from the store.
   /// - Throws: ``ObjectGraphError/Code/objectNotFound`` when its row is gone.
   func fulfill(_ object: ManagedObject) throws {
+    if !object.state.needsLoad && object.state.isFault && Self.someContextLimitsStaleness && isStale(object.readAt) {
+      object.values = object.layout.initialValues
+      object.state.needsLoad = true
+    }
     guard object.state.needsLoad else {
       if object.state.isFault {
         object.state.isFault = false
@@ -221,9 +308,11 @@ extension ManagedObjectContext {
       }
       return
     }
-    if let cached = isolated("fault", { $0.rowCache.removeValue(forKey: object.objectID) }) {
-      object.snapshot = cached
-      object.values = cached.values
+    if let cached = isolated("fault", { $0.rowCache.removeValue(forKey: object.objectID) }),
+      !(Self.someContextLimitsStaleness && isStale(cached.readAt))
+    {
+      object.snapshot = cached.snapshot
+      object.values = cached.snapshot.values
       object.batch = nil
       object.state.needsLoad = false
       object.state.isFault = false
@@ -236,6 +325,7 @@ extension ManagedObjectContext {
       ids = batch.ids(around: object.objectID)
     }
     let rows = try store.snapshots(for: ids)
+    let readAt = DispatchTime.now().uptimeNanoseconds
     let batch = object.batch
     let batchObjects = isolated("fault") { confined -> [ManagedObject] in
       var loaded: [ManagedObject] = []
@@ -243,6 +333,7 @@ extension ManagedObjectContext {
         guard let other = confined.registered(id), other.state.needsLoad, let snapshot = rows[id] else { continue }
         other.snapshot = snapshot
         other.values = snapshot.values
+        other.readAt = readAt
         other.state.needsLoad = false
         other.batch = nil
         loaded.append(other)

@@ -53,32 +53,75 @@ extension ManagedObjectContext {
 
   /// Refreshes an object from the store.
   ///
-  /// With `mergeChanges: false` the object becomes a fault again and its unsaved changes are dropped;
-  /// with `true` it takes the store's latest values and re-applies its own unsaved changes on top.
+  /// With `mergeChanges: false` the object becomes a fault again: its unsaved changes are dropped and its
+  /// values released, so refreshing objects you keep but no longer read trims memory. Touching it reads
+  /// its row again, as the store has it then.
+  ///
+  /// With `mergeChanges: true` its unsaved changes are kept: an object with changes takes the store's
+  /// current values under them at once; one without becomes a fault that reads the row when touched. A
+  /// deleted object stays deleted, untouched.
+  ///
+  /// An object inserted and not yet saved has no row to refresh from and is left as it is.
   public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
     isolated("refresh(_:mergeChanges:)") { confined in
       guard object.managedObjectContext === self, !object.state.isInserted, !object.objectID.isTemporaryID else { return }
-      confined.rowCache[object.objectID] = nil
-      if mergeChanges && object.state.isUpdated {
-        let changes = object.changedSlots.map { ($0, object.values[$0]) }
-        guard let fresh = try? parentStore().snapshots(for: [object.objectID])[object.objectID] else { return }
-        object.snapshot = fresh
-        object.values = fresh.values
-        for (index, value) in changes { object.values[index] = value }
-        NotificationCenter.default.post(
-          name: Self.objectsDidChangeNotification, object: self, userInfo: [NotificationKey.refreshedObjects.rawValue: Set([object])])
-        return
-      }
-      confined.updated.remove(object)
-      object.changedSlots = []
-      object.state.isUpdated = false
-      object.snapshot = nil
-      object.state.isFault = true
-      object.state.needsLoad = true
-      object.didTurnIntoFault()
-      NotificationCenter.default.post(
-        name: Self.objectsDidChangeNotification, object: self, userInfo: [NotificationKey.refreshedObjects.rawValue: Set([object])])
+      let refreshed = mergeChanges ? refreshKeepingChanges([object], confined) : [turnIntoFault(object, confined)]
+      postRefreshed(refreshed)
     }
+  }
+
+  /// Refreshes every object the context holds, keeping unsaved changes (as ``refresh(_:mergeChanges:)`` with
+  /// `mergeChanges: true` does for each, with one read of the store for all the changed ones).
+  ///
+  /// Objects without changes become faults: their values are released and read again when touched, which
+  /// makes this the call to trim a long-lived context's memory while every reference you hold stays valid.
+  /// Objects with changes take the store's current values under their changes. Inserted and deleted
+  /// objects are left as they are. Rows read ahead for faults are dropped too.
+  public func refreshAllObjects() {
+    isolated("refreshAllObjects()") { confined in
+      confined.rowCache = [:]
+      let candidates = confined.registry.objects.filter { !$0.state.isInserted && !$0.objectID.isTemporaryID }
+      postRefreshed(refreshKeepingChanges(candidates, confined))
+    }
+  }
+
+  /// `refresh(_:mergeChanges: true)` for `objects`, which are registered and have rows: the ones with
+  /// changes are read in one request and keep their changes on top; the others become faults. Returns the
+  /// objects refreshed.
+  private func refreshKeepingChanges(_ objects: [ManagedObject], _ confined: Confined) -> [ManagedObject] {
+    var refreshed: [ManagedObject] = []
+    var changed: [ManagedObject] = []
+    for object in objects where !object.state.isDeleted {
+      if object.state.isUpdated {
+        changed.append(object)
+      } else if !object.state.needsLoad {
+        refreshed.append(turnIntoFault(object, confined))
+      }
+    }
+    guard !changed.isEmpty, let rows = try? parentStore().snapshots(for: changed.map(\.objectID)) else { return refreshed }
+    for object in changed {
+      guard let fresh = rows[object.objectID] else { continue }
+      confined.rowCache[object.objectID] = nil
+      object.takeRowKeepingChanges(fresh)
+      refreshed.append(object)
+    }
+    return refreshed
+  }
+
+  /// Drops an object's unsaved changes and values: it becomes a fault that reads its row when touched.
+  private func turnIntoFault(_ object: ManagedObject, _ confined: Confined) -> ManagedObject {
+    confined.rowCache[object.objectID] = nil
+    confined.updated.remove(object)
+    confined.unnoticedUpdates.remove(object)
+    object.releaseValues()
+    object.didTurnIntoFault()
+    return object
+  }
+
+  private func postRefreshed(_ objects: [ManagedObject]) {
+    guard !objects.isEmpty else { return }
+    NotificationCenter.default.post(
+      name: Self.objectsDidChangeNotification, object: self, userInfo: [NotificationKey.refreshedObjects.rawValue: Set(objects)])
   }
 
   /// Gives permanent IDs to inserted objects now, before they are saved, so their IDs can be handed to

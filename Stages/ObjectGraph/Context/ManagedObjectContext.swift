@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 // `@unchecked Sendable`: the only stored state that is not itself Sendable is `confined`, and every read or
 // write of it happens on the context's queue: `isolated(_:_:)` runs inline only when `isOnQueue` holds and
@@ -50,6 +51,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     var userInfo: [String: any Sendable] = [:]
     var mergeObserver: ObserverToken?
     var shouldDeleteInaccessibleFaults = true
+    var stalenessInterval: TimeInterval = -1
     /// Some context has had this one as its parent: saves must remember which temporary IDs they
     /// replaced, since a child may still name objects by them.
     var hasHadChildren = false
@@ -65,6 +67,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
   }
 
   deinit {
+    if settings.withLock({ $0.stalenessInterval >= 0 }) { Self.contextsLimitingStaleness.subtract(1, ordering: .relaxed) }
     if let observer = settings.withLock({ $0.mergeObserver }) { NotificationCenter.default.removeObserver(observer.token) }
   }
 
@@ -126,6 +129,49 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
   public var shouldDeleteInaccessibleFaults: Bool {
     get { settings.withLock { $0.shouldDeleteInaccessibleFaults } }
     set { settings.withLock { $0.shouldDeleteInaccessibleFaults = newValue } }
+  }
+
+  /// Whether the context keeps every object it has registered, referenced or not. Default `false`.
+  ///
+  /// With `false` (Core Data's default), an unchanged object that nothing but the context references leaves
+  /// it (the next fetch or lookup makes a new instance from the row); objects with unsaved changes stay
+  /// until they are saved or rolled back. With `true` every registered object stays until ``reset()``, at
+  /// the cost of memory: use it when code identifies objects by instance across fetches it does not hold.
+  public var retainsRegisteredObjects: Bool {
+    get { confined.retainsAll.load(ordering: .relaxed) }
+    set { confined.retainsAll.store(newValue, ordering: .relaxed) }
+  }
+
+  /// How old, in seconds, the values a fault holds from an earlier read may be when the fault fires; older
+  /// ones are read again from the store. Default `-1`: any negative value means cached values are used
+  /// however old they are. `0` means a fault always reads its row afresh.
+  ///
+  /// It applies to faults only: values fetched with the objects (``FetchRequest/returnsObjectsAsFaults``)
+  /// and prefetched rows waiting for their objects. An object already fired keeps its values; use
+  /// ``refresh(_:mergeChanges:)`` or ``FetchRequest/shouldRefreshRefetchedObjects`` to bring it up to date.
+  public var stalenessInterval: TimeInterval {
+    get { settings.withLock { $0.stalenessInterval } }
+    set {
+      let wasLimited = settings.withLock { state -> Bool in
+        defer { state.stalenessInterval = newValue }
+        return state.stalenessInterval >= 0
+      }
+      if wasLimited != (newValue >= 0) { Self.contextsLimitingStaleness.add(newValue >= 0 ? 1 : -1, ordering: .relaxed) }
+    }
+  }
+
+  /// How many live contexts have a non-negative ``stalenessInterval``: while there are none, firing a
+  /// fault does not look at its context's interval.
+  private static let contextsLimitingStaleness = Atomic<Int>(0)
+
+  static var someContextLimitsStaleness: Bool { contextsLimitingStaleness.load(ordering: .relaxed) > 0 }
+
+  /// Whether values read at `readAt` (`DispatchTime` uptime nanoseconds) are too old for a fault to use.
+  func isStale(_ readAt: UInt64) -> Bool {
+    let interval = settings.withLock { $0.stalenessInterval }
+    guard interval >= 0 else { return false }
+    let age = Double(DispatchTime.now().uptimeNanoseconds &- readAt) / 1_000_000_000
+    return age >= interval
   }
 
   /// Free-form values an app attaches to the context.

@@ -36,6 +36,14 @@ public final class FetchRequest<Result: ManagedObject> {
   public var relationshipKeyPathsForPrefetching: [String] = []
   /// Whether instances of subentities are returned too. Default `true`.
   public var includesSubentities = true
+  /// Whether objects the context already holds take the values the fetch reads. Default `false`.
+  ///
+  /// With `false`, as in Core Data, an object you are already using keeps the values it shows, even when
+  /// the store's row has changed since; a fault that has not fired yet does take the row just read. With
+  /// `true`, every fetched object takes the row's current values, with its unsaved changes kept on top (as
+  /// `refresh(_:mergeChanges: true)` does, for all the results in one query), and the context posts its
+  /// objects-did-change notification with them under `refreshedObjects`.
+  public var shouldRefreshRefetchedObjects = false
 
   /// Makes a request for an entity, by name.
   public init(entityName: String) {

@@ -121,10 +121,16 @@ extension ManagedObject {
   func fireFault(key: String) {
     guard state.isFault else { return }
     if !state.needsLoad {
-      // Fetched with its values: firing only marks it realised.
-      state.isFault = false
-      awakeFromFetch()
-      return
+      // Fetched with its values: firing only marks it realised, unless a context limits how old the values a
+      // fault may use are (checked only then: the weak load of the context is not free on this hot path).
+      if ManagedObjectContext.someContextLimitsStaleness, let context = managedObjectContext, context.isStale(readAt) {
+        values = layout.initialValues
+        state.needsLoad = true
+      } else {
+        state.isFault = false
+        awakeFromFetch()
+        return
+      }
     }
     guard let context = managedObjectContext else {
       state.isFault = false

@@ -56,6 +56,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
   @exclusivity(unchecked) var changedSlots: Set<Int> = []
   /// For objects fetched with a batch size: the batch whose values are read together when one fires.
   var batch: FaultBatch?
+  /// When the values a fault holds were read from the store (`DispatchTime` uptime in nanoseconds): a
+  /// context's `stalenessInterval` decides whether firing the fault may still use them.
+  @exclusivity(unchecked) var readAt: UInt64 = 0
   @exclusivity(unchecked) var state = State()
   /// Where the object sits in its context's list of inserted objects (`-1`: not in it).
   @exclusivity(unchecked) var insertionPosition = -1
@@ -118,6 +121,28 @@ open class ManagedObject: Hashable, CustomStringConvertible {
   /// Gives a fetched object its row, from which it makes its permanent ID when first asked.
   func setRow(_ source: RowSource, primaryKey: Int64) {
     storedObjectID.withLock { $0 = .row(source, primaryKey: primaryKey) }
+  }
+
+  /// Makes the object a fault that holds no values of its own: they are read again, from the row cache or
+  /// the store, when it fires. Its values go back to the layout's shared initial array (no storage of the
+  /// object's own, and every slot still readable by code that indexes it before firing).
+  func releaseValues() {
+    values = layout.initialValues
+    snapshot = nil
+    changedSlots = []
+    batch = nil
+    state.isUpdated = false
+    state.isFault = true
+    state.needsLoad = true
+  }
+
+  /// Takes a row read from the store as its snapshot and values, with its unsaved changes kept on top (the
+  /// merge of `refresh(_:mergeChanges: true)`).
+  func takeRowKeepingChanges(_ fresh: RowSnapshot) {
+    let local = changedSlots.map { ($0, values[$0]) }
+    snapshot = fresh
+    values = fresh.values
+    for (index, value) in local { values[index] = value }
   }
 
   // MARK: - State
