@@ -1,0 +1,44 @@
+// Reference solution of exercise 12: inject the stack, don't reach for it.
+// NotesApp, the global stack, is gone: whoever makes a RecentNotes hands it the context to read. In the app
+// that is the stack's main context; in a test, any main-queue context over an in-memory store.
+import Foundation
+import NotesModel
+import ObjectGraph
+
+/// What the app's "Recent" screen shows: the titles of the newest notes, newest first, and a field to add one.
+@MainActor
+public final class RecentNotes {
+  /// How many titles it shows at most.
+  public let limit: Int
+  /// The titles of the newest `limit` notes, newest first, as of the last ``reload()``.
+  public private(set) var titles: [String] = []
+
+  /// The one context it reads and writes: handed in, never reached for.
+  private let context: ManagedObjectContext
+
+  /// A list of the newest notes of `context` (a main-queue context whose store is loaded), loaded at once.
+  ///
+  /// - Throws: the fetch's error, for example when the context has no store.
+  public init(context: ManagedObjectContext, limit: Int = 5) throws {
+    self.context = context
+    self.limit = limit
+    try reload()
+  }
+
+  /// Reads the newest notes again.
+  public func reload() throws {
+    let request = FetchRequest<Note>(entityName: "Note")
+    request.sortDescriptors = [FetchSortDescriptor(key: "createdAt", ascending: false)]
+    request.fetchLimit = limit
+    titles = try context.fetch(request).map(\.title)
+  }
+
+  /// Adds a note titled `title`, saves it, and shows it.
+  public func add(_ title: String) throws {
+    let note = Note(context: context)
+    note.title = title
+    note.createdAt = Date()
+    try context.save()
+    try reload()
+  }
+}

@@ -1,0 +1,236 @@
+// The checks of exercise 11. They run against your code in Exercises/11-hand-out-permanent-ids/Sources, or
+// against the reference solution when WORKSHOP_SOLUTIONS=1. Each check runs in a child process, so that code
+// which stops the process (a force unwrap, a try!) fails one check with an explanation instead of ending the
+// whole run.
+//
+// Every check builds stage 4's shape on a SQLite store: a private-queue writer holding the coordinator, the
+// main context as its child, and a worker beside the main context (another child of the writer). After
+// importNotes returns, the checks save the writer, as stage 4's controller does after each worker's save.
+import Exercise11
+import Exercise11Solution
+import ExerciseChecks
+import Foundation
+import NotesModel
+import ObjectGraph
+import TestSupport
+import Testing
+
+/// The function under test: your `importNotes(_:on:)`, or the solution's.
+enum Subject {
+  static let importNotes: @Sendable ([String], ManagedObjectContext) throws -> [ManagedObjectID] = CodeUnderTest.pick(
+    starter: Exercise11.importNotes(_:on:), solution: Exercise11Solution.importNotes(_:on:))
+}
+
+/// Said when a check's child process stopped (a crash, or the watchdog) instead of finishing.
+let stoppedAdvice: Comment = """
+  importNotes(_:on:) stopped the whole process, or never finished. A save that fails, or IDs that cannot be \
+  had, are errors to throw to the caller: no fatalError(), try! or force unwrap (!).
+  """
+
+@Suite("Exercise 11: hand out permanent IDs", .temporaryFolders)
+struct PermanentIDsTests {
+  @Test("The IDs importNotes hands out are permanent, one per title, in order")
+  func idsArePermanent() async throws { try await runInChildProcess(.idsArePermanent) }
+
+  @Test("The main context, a sibling of the worker, finds each note by its ID, and fetches the notes under the same IDs")
+  func mainContextFindsThem() async throws { try await runInChildProcess(.mainContextFindsThem) }
+
+  @Test("After a relaunch (a new coordinator on the same file), each stored URI names the right note")
+  func urisSurviveARelaunch() async throws { try await runInChildProcess(.urisSurviveARelaunch) }
+}
+
+/// Runs `check` in a child process, so that code which stops the process (or hangs it) fails this one check,
+/// with ``stoppedAdvice`` and what the process printed, instead of ending the whole test run.
+func runInChildProcess(_ check: ChildCheck) async throws {
+  // Where the check's folders go (both runs'), removed by the suite's .temporaryFolders scope.
+  let scope = try TemporaryFolder()
+  let finished = await #expect(processExitsWith: .success, stoppedAdvice) {
+    [check = check as ChildCheck, scope = scope as TemporaryFolder] in
+    startWatchdog(check)
+    do { try scope.withScope { try check.run() } } catch { Issue.record(error) }
+  }
+  guard finished == nil else { return }
+  // The process stopped. Run the check once more, only to collect what it printed before stopping.
+  let stopped = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+    [check = check as ChildCheck, scope = scope as TemporaryFolder] in
+    startWatchdog(check)
+    try? scope.withScope { try check.run() }
+  }
+  if let stopped { Issue.record(Comment(rawValue: stopReport(standardError: stopped.standardErrorContent))) }
+}
+
+// MARK: - What the checks observe
+
+/// Ends a check's process when it has not finished after 25 seconds: a deadlock would otherwise hang the run.
+func startWatchdog(_ check: ChildCheck) {
+  Watchdog.endProcess(after: .seconds(25)) {
+    """
+    The check '\(check)' did not finish within 25 seconds: importNotes never returned. Something waits for \
+    a queue that is waiting for it.
+    """
+  }
+}
+
+/// A SQLite store with one note ("Already here"), the writer holding its coordinator, the main context as the
+/// writer's child, and a worker beside the main context.
+struct Fixture {
+  let storeURL: URL
+  let coordinator: PersistentStoreCoordinator
+  let writer: ManagedObjectContext
+  let main: ManagedObjectContext
+  let worker: ManagedObjectContext
+
+  init() throws {
+    storeURL = try TemporaryFolder().appending("Notes.sqlite")
+    coordinator = try TutorialStack.coordinator(storeURL: storeURL)
+    let writer = TutorialStack.context(.privateQueue, on: coordinator)
+    writer.name = "Writer"
+    self.writer = writer
+    try writer.performAndWait {
+      let note = Note(context: writer)
+      note.title = "Already here"
+      note.createdAt = Date()
+      try writer.save()
+    }
+    main = ManagedObjectContext(concurrencyType: .mainQueue)
+    main.name = "Main"
+    main.parent = writer
+    worker = ManagedObjectContext(concurrencyType: .privateQueue)
+    worker.name = "Worker"
+    worker.parent = writer
+  }
+
+  /// Imports `titles` with the code under test, then saves the writer, as stage 4's stack does after a worker's
+  /// save: the notes are on disk when this returns.
+  func importAndWrite(_ titles: [String]) throws -> [ManagedObjectID] {
+    let ids = try Subject.importNotes(titles, worker)
+    try writer.performAndWait {
+      if writer.hasChanges { try writer.save() }
+    }
+    return ids
+  }
+
+  /// The title of the note `id` names in `context`, or why there is none.
+  static func title(of id: ManagedObjectID, in context: ManagedObjectContext) -> String {
+    context.performAndWait {
+      do {
+        guard let note = try context.existingObject(with: id) as? Note else { return "(not a note)" }
+        return note.title
+      } catch {
+        return "(nothing: \(error))"
+      }
+    }
+  }
+}
+
+let titles = ["Groceries", "Call the bank", "Book a table"]
+
+/// What the checks say about temporary IDs, whichever check meets one.
+func temporaryAdvice(_ ids: [ManagedObjectID]) -> String {
+  let temporary = ids.filter(\.isTemporaryID)
+  return """
+    \(temporary.count) of the \(ids.count) IDs are temporary (\(temporary.prefix(2).map { $0.uriRepresentation().absoluteString })). \
+    A new object gets a temporary ID, known only to its context and, once it saves, to its parent. Saving the \
+    worker does not change that: the worker's save goes into the writer, not to the store. When the writer \
+    saves, each row gets a permanent ID, and the temporary ID names nothing any more. Ask for the permanent IDs \
+    with worker.obtainPermanentIDs(for:) before the worker saves, and read objectID after that call.
+    """
+}
+
+// MARK: - The checks
+
+/// The checks; each runs in a child process.
+enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
+  case idsArePermanent, mainContextFindsThem, urisSurviveARelaunch
+
+  var description: String { rawValue }
+
+  func run() throws {
+    switch self {
+    case .idsArePermanent: try Self.checkIDsArePermanent()
+    case .mainContextFindsThem: try Self.checkMainContextFindsThem()
+    case .urisSurviveARelaunch: try Self.checkURIsSurviveARelaunch()
+    }
+  }
+
+  private static func checkIDsArePermanent() throws {
+    let fixture = try Fixture()
+    let ids = try Subject.importNotes(titles, fixture.worker)
+    #expect(
+      ids.count == titles.count,
+      "importNotes should hand back one ID per title (\(titles.count)), in the order of the titles; it handed back \(ids.count)."
+    )
+    let temporary = ids.filter(\.isTemporaryID)
+    #expect(temporary.isEmpty, Comment(rawValue: temporaryAdvice(ids)))
+    #expect(Set(ids).count == ids.count, "Each note should have its own ID; some of the IDs handed back are the same.")
+    let inWorker = ids.map { Fixture.title(of: $0, in: fixture.worker) }
+    #expect(
+      inWorker == titles,
+      """
+      Each ID should name the note made for the title at the same place, in the worker too: expected \(titles), \
+      the IDs name \(inWorker) there.
+      """)
+  }
+
+  private static func checkMainContextFindsThem() throws {
+    let fixture = try Fixture()
+    let ids = try fixture.importAndWrite(titles)
+    // The user taps a note the import made: the main context, not the worker's descendant, looks it up.
+    let inMain = ids.map { Fixture.title(of: $0, in: fixture.main) }
+    #expect(
+      inMain == titles,
+      """
+      The main context should find each imported note by the ID importNotes handed out, after the writer has \
+      saved: expected \(titles), it found \(inMain). \
+      \(ids.contains(where: \.isTemporaryID) ? temporaryAdvice(ids) : "")
+      """)
+    // The list screen fetches the notes in the main context; the app finds the imported ones among them by ID
+    // (to select the newest, say). The fetched notes carry their rows' IDs: the IDs handed out must be those.
+    let fetched = try fixture.main.performAndWait {
+      let request = FetchRequest<Note>(entityName: "Note")
+      request.predicate = try FetchPredicate(format: "title != %@", "Already here")
+      return Dictionary(try fixture.main.fetch(request).map { ($0.objectID, $0.title) }, uniquingKeysWith: { first, _ in first })
+    }
+    let matched = ids.map { fetched[$0] ?? "(no fetched note has this ID)" }
+    #expect(
+      matched == titles,
+      """
+      A fetch in the main context should return the imported notes under the very IDs importNotes handed out: \
+      expected \(titles), matching the IDs to the fetched notes gives \(matched). \
+      \(ids.contains(where: \.isTemporaryID) ? temporaryAdvice(ids) : "")
+      """)
+    let onDisk = try TutorialStack.notesInStore(fixture.coordinator)
+    #expect(
+      onDisk == titles.count + 1,
+      "The store should hold the note it had and the \(titles.count) imported ones once the writer saved; it holds \(onDisk). Save the worker once."
+    )
+  }
+
+  private static func checkURIsSurviveARelaunch() throws {
+    let uris: [URL]
+    let storeURL: URL
+    do {
+      let fixture = try Fixture()
+      storeURL = fixture.storeURL
+      // What the app stores to reopen the notes at the next launch.
+      uris = try fixture.importAndWrite(titles).map { $0.uriRepresentation() }
+      for store in fixture.coordinator.persistentStores { try fixture.coordinator.remove(store) }
+    }
+    // The next launch: a new coordinator on the same file.
+    let coordinator = try TutorialStack.coordinator(storeURL: storeURL)
+    let context = TutorialStack.context(.privateQueue, on: coordinator)
+    let found = uris.map { uri in
+      coordinator.managedObjectID(forURIRepresentation: uri).map { Fixture.title(of: $0, in: context) }
+        ?? "(the coordinator cannot read \(uri.absoluteString))"
+    }
+    let temporary = uris.filter { $0.host == nil || $0.host?.isEmpty == true }
+    #expect(
+      found == titles,
+      """
+      After a relaunch, each stored URI should name its note: expected \(titles), found \(found). \
+      \(temporary.isEmpty ? "" : "A URI with no store in it (x-coredata:///Note/t…) is a temporary ID's: it names nothing outside the context that made it, and nothing at all in the next process. ")\
+      Obtain the permanent IDs (worker.obtainPermanentIDs(for:)) before the worker saves, then hand out \
+      objectID, or its uriRepresentation().
+      """)
+  }
+}
