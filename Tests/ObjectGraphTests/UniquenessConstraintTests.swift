@@ -34,6 +34,7 @@ struct UniquenessConstraintTests {
       item.uniquenessConstraints = [["name"]]
       cell.uniquenessConstraints = [["row", "column"]]
       media.uniquenessConstraints = [["code"]]
+      film.uniquenessConstraints = [["minutes"]]
     }
     return try ManagedObjectModel(entities: [item, cell, media, book, film])
   }
@@ -176,6 +177,30 @@ struct UniquenessConstraintTests {
     #expect(try stack.storedCount("Media") == 0)
   }
 
+  @Test("A constraint declared on a subentity covers that subentity's rows only, found among the shared table's rows")
+  func subentityConstraint() throws {
+    let stack = try stack()
+    let context = stack.context
+    func media(_ entityName: String, _ key: String, _ value: Int32) {
+      ManagedObject(entity: entity(context, entityName), insertInto: context).setValue(value, forKey: key)
+    }
+    try context.performAndWait {
+      media("Film", "minutes", 90)
+      media("Book", "pages", 90)
+      try context.save()
+    }
+    let error = try #require(throws: ObjectGraphError.self) {
+      try context.performAndWait {
+        media("Film", "minutes", 90)
+        try context.save()
+      }
+    }
+    let conflict = try #require(error.constraintConflicts.first)
+    #expect(conflict.entityName == "Film")
+    #expect(conflict.databaseObjectID?.entity.name == "Film")
+    #expect(try stack.storedCount("Media") == 2)
+  }
+
   // MARK: - Merge policies
 
   @Test(
@@ -301,6 +326,25 @@ struct UniquenessConstraintTests {
     let statements = rows.map { $0["sql"] as String }
     #expect(statements.contains { $0.contains("ZITEM") && $0.contains("ZNAME") }, "\(statements)")
     #expect(statements.contains { $0.contains("ZCELL") && $0.contains("ZROW") && $0.contains("ZCOLUMN") }, "\(statements)")
+  }
+
+  @Test("Two saved objects swapping their values in one save: the unique index refuses it with 133021, nothing written")
+  func swapRefusedByIndex() throws {
+    let stack = try stack()
+    let context = stack.context
+    let error = try #require(throws: ObjectGraphError.self) {
+      try context.performAndWait {
+        let a = item(context, "x", 1)
+        let b = item(context, "y", 2)
+        try context.save()
+        a.setValue("y", forKey: "name")
+        b.setValue("x", forKey: "name")
+        try context.save()
+      }
+    }
+    #expect(error.code == .managedObjectConstraintMerge)
+    #expect(error.sqlitePrimaryResultCode == 19, "SQLITE_CONSTRAINT")
+    #expect(try storedValues(stack) == ["x": 1, "y": 2])
   }
 
   @Test("Uniqueness constraints are part of the entity's version hash; an entity without any keeps its hash")
