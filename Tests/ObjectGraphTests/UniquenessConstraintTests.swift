@@ -55,6 +55,18 @@ struct UniquenessConstraintTests {
     context.persistentStoreCoordinator?.managedObjectModel.entitiesByName[name] ?? Self.missing
   }
 
+  /// Runs `body` on `context`'s queue, then saves, and returns the error the save must throw.
+  private func failedSave(
+    _ context: ManagedObjectContext, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void
+  ) throws -> ObjectGraphError {
+    try #require(throws: ObjectGraphError.self, sourceLocation: sourceLocation) {
+      try context.performAndWait {
+        try body()
+        try context.save()
+      }
+    }
+  }
+
   private func storedValues(_ stack: Stack) throws -> [String: Int64] {
     Dictionary(
       try stack.stored("Item") { ($0.value(forKey: "name") as? String ?? "-", $0.value(forKey: "value") as? Int64 ?? -1) },
@@ -95,11 +107,8 @@ struct UniquenessConstraintTests {
       return first.objectID
     }
     let other = stack.freshContext()
-    let error = try #require(throws: ObjectGraphError.self) {
-      try other.performAndWait {
-        item(other, "a", 2)
-        try other.save()
-      }
+    let error = try failedSave(other) {
+      item(other, "a", 2)
     }
     #expect(error.code == .managedObjectConstraintMerge)
     let conflict = try #require(error.constraintConflicts.first)
@@ -149,11 +158,8 @@ struct UniquenessConstraintTests {
       cell(2, 1)
       try context.save()
     }
-    let error = try #require(throws: ObjectGraphError.self) {
-      try context.performAndWait {
-        cell(1, 2)
-        try context.save()
-      }
+    let error = try failedSave(context) {
+      cell(1, 2)
     }
     let conflict = try #require(error.constraintConflicts.first)
     #expect(conflict.constraint == ["row", "column"])
@@ -165,12 +171,9 @@ struct UniquenessConstraintTests {
   func inheritance() throws {
     let stack = try stack()
     let context = stack.context
-    let error = try #require(throws: ObjectGraphError.self) {
-      try context.performAndWait {
-        ManagedObject(entity: entity(context, "Book"), insertInto: context).setValue("X1", forKey: "code")
-        ManagedObject(entity: entity(context, "Film"), insertInto: context).setValue("X1", forKey: "code")
-        try context.save()
-      }
+    let error = try failedSave(context) {
+      ManagedObject(entity: entity(context, "Book"), insertInto: context).setValue("X1", forKey: "code")
+      ManagedObject(entity: entity(context, "Film"), insertInto: context).setValue("X1", forKey: "code")
     }
     #expect(error.code == .managedObjectConstraintMerge)
     #expect(error.constraintConflicts.first?.entityName == "Media")
@@ -189,11 +192,8 @@ struct UniquenessConstraintTests {
       media("Book", "pages", 90)
       try context.save()
     }
-    let error = try #require(throws: ObjectGraphError.self) {
-      try context.performAndWait {
-        media("Film", "minutes", 90)
-        try context.save()
-      }
+    let error = try failedSave(context) {
+      media("Film", "minutes", 90)
     }
     let conflict = try #require(error.constraintConflicts.first)
     #expect(conflict.entityName == "Film")
@@ -278,10 +278,15 @@ struct UniquenessConstraintTests {
       #expect(objects.allSatisfy { !$0.objectID.isTemporaryID }, "every object's ID names its row")
       #expect(context.registeredObjects.count == 100)
     }
+    try expectOneRowPerNameWithLastValues(stack)
+  }
+
+  /// The store holds one row per name `name 0` … `name 99`, each with the value of its last occurrence in
+  /// an import of 1,000 objects (`name \(i % 100)`, value `i`).
+  private func expectOneRowPerNameWithLastValues(_ stack: Stack, sourceLocation: SourceLocation = #_sourceLocation) throws {
     let stored = try storedValues(stack)
-    #expect(stored.count == 100)
-    #expect(try stack.storedCount("Item") == 100)
-    for index in 0..<100 { #expect(stored["name \(index)"] == Int64(900 + index)) }
+    #expect(try stack.storedCount("Item") == 100, sourceLocation: sourceLocation)
+    #expect(stored == Dictionary(uniqueKeysWithValues: (0..<100).map { ("name \($0)", Int64(900 + $0)) }), sourceLocation: sourceLocation)
   }
 
   @Test("De-duplicating import in a child context, saved up to a parent that saves to the store with object trump")
@@ -296,9 +301,7 @@ struct UniquenessConstraintTests {
       try child.save()
     }
     try parent.performAndWait { try parent.save() }
-    let stored = try storedValues(stack)
-    #expect(stored.count == 100)
-    for index in 0..<100 { #expect(stored["name \(index)"] == Int64(900 + index)) }
+    try expectOneRowPerNameWithLastValues(stack)
   }
 
   @Test("Object trump in a hierarchy: two books with one code become one row")
@@ -332,15 +335,12 @@ struct UniquenessConstraintTests {
   func swapRefusedByIndex() throws {
     let stack = try stack()
     let context = stack.context
-    let error = try #require(throws: ObjectGraphError.self) {
-      try context.performAndWait {
-        let a = item(context, "x", 1)
-        let b = item(context, "y", 2)
-        try context.save()
-        a.setValue("y", forKey: "name")
-        b.setValue("x", forKey: "name")
-        try context.save()
-      }
+    let error = try failedSave(context) {
+      let a = item(context, "x", 1)
+      let b = item(context, "y", 2)
+      try context.save()
+      a.setValue("y", forKey: "name")
+      b.setValue("x", forKey: "name")
     }
     #expect(error.code == .managedObjectConstraintMerge)
     #expect(error.sqlitePrimaryResultCode == 19, "SQLITE_CONSTRAINT")
