@@ -47,6 +47,25 @@ struct WillSaveNotificationTests {
     #expect(info.withLock { $0 } == [true])
   }
 
+  @Test("An object an observer inserts on will-save is saved with the rest, as Core Data documents the use")
+  func observerInsertsObject() throws {
+    let entity = EntityDescription(
+      name: "Hooked", managedObjectClass: SaveHookedObject.self,
+      properties: [.attribute(AttributeDescription(name: "name", type: .string))])
+    let stack = try Stack(model: try ManagedObjectModel(entities: [entity]), type: .sqlite)
+    let context = stack.context
+    let will = NotificationCenter.default.addObserver(forName: ManagedObjectContext.willSaveNotification, object: context, queue: nil) {
+      _ in ManagedObject(entity: stack.entity("Hooked"), insertInto: context).setValue("added on will-save", forKey: "name")
+    }
+    defer { NotificationCenter.default.removeObserver(will) }
+    try context.performAndWait {
+      ManagedObject(entity: stack.entity("Hooked"), insertInto: context).setValue("first", forKey: "name")
+      try context.save()
+      #expect(!context.hasChanges)
+    }
+    #expect(Set(try stack.stored("Hooked") { $0.value(forKey: "name") as? String }) == ["first", "added on will-save"])
+  }
+
   @Test("Not posted by a save with nothing to save")
   func notPostedWithoutChanges() throws {
     let (context, _) = try stack()
