@@ -17,13 +17,14 @@ extension ManagedObjectContext {
 
   /// Saves every pending change to the store in one transaction: all of it or nothing.
   ///
-  /// In order: ``willSaveNotification`` is posted, delete rules are applied, `willSave()` runs on each changed object, every changed object is
-  /// validated (nothing is written if one fails), inserted objects get permanent IDs, rows are written with
-  /// their versions checked, and ``didSaveNotification`` is posted. Does nothing when there are no changes.
+  /// In order: ``willSaveNotification`` is posted, delete rules are applied, `willSave()` runs on each
+  /// changed object, every changed object is validated (nothing is written if one fails), inserted objects
+  /// get permanent IDs, uniqueness constraints are checked (a save to a store), rows are written with their
+  /// versions checked, and ``didSaveNotification`` is posted. Does nothing when there are no changes.
   ///
   /// - Throws: validation errors (1570 missing required value, 1580/1590 relationship counts, 1600
-  ///   denied delete, 1560 for several), 133020 merge conflicts, store errors. A failed save leaves
-  ///   the context's changes in place and the store as it was.
+  ///   denied delete, 1560 for several), 133020 merge conflicts, 133021 uniqueness constraint conflicts,
+  ///   store errors. A failed save leaves the context's changes in place and the store as it was.
   public func save() throws {
     try isolated("save()") { confined in try saveOnQueue(confined) }
   }
@@ -144,7 +145,6 @@ extension ManagedObjectContext {
   /// Returns what uniqueness constraints did: the inserted objects that left the context (merged into an
   /// object that represents their row), and the objects that now represent a stored row they were merged
   /// into.
-  @discardableResult
   private func apply(
     _ result: StoreSaveResult, of request: StoreSaveRequest, inserted: [ManagedObject], updated: [ManagedObject], _ confined: Confined
   ) -> (leaving: [ManagedObject], rowObjects: [ManagedObject]) {
