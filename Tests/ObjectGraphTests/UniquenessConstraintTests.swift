@@ -331,6 +331,26 @@ struct UniquenessConstraintTests {
     #expect(statements.contains { $0.contains("ZCELL") && $0.contains("ZROW") && $0.contains("ZCOLUMN") }, "\(statements)")
   }
 
+  @Test("A saved object changed to the values of another stored row is refused under every policy (two rows are never merged)")
+  func savedObjectIntoOtherRow() throws {
+    let stack = try stack()
+    let context = stack.context
+    context.mergePolicy = .mergeByPropertyObjectTrump
+    let (a, b) = try context.performAndWait {
+      let a = item(context, "a", 1)
+      let b = item(context, "b", 2)
+      try context.save()
+      return (a, b)
+    }
+    let error = try failedSave(context) { b.setValue("a", forKey: "name") }
+    let conflict = try #require(error.constraintConflicts.first)
+    #expect(conflict.databaseObjectID == context.performAndWait { a.objectID })
+    #expect(conflict.conflictingObjectIDs == [context.performAndWait { b.objectID }])
+    #expect(conflict.conflictingSnapshots.first?["name"] as? String == "b", "the values it last read")
+    #expect(conflict.databaseSnapshot?["name"] as? String == "a")
+    #expect(try storedValues(stack) == ["a": 1, "b": 2])
+  }
+
   @Test("Two saved objects swapping their values in one save: the unique index refuses it with 133021, nothing written")
   func swapRefusedByIndex() throws {
     let stack = try stack()
