@@ -320,6 +320,41 @@ struct UniquenessConstraintTests {
     #expect(try stack.stored("Book") { $0.value(forKey: "pages") as? Int32 } == [20])
   }
 
+  @Test(
+    "Six coordinators on one file insert the same names at once with object trump: one row per name, none lost",
+    arguments: [MergePolicy.mergeByPropertyObjectTrump, .error])
+  func concurrentCoordinators(policy: MergePolicy) throws {
+    let stack = try stack()
+    let model = stack.model
+    let url = stack.storeURL
+    let failures = Locked<[Int]>([])
+    DispatchQueue.concurrentPerform(iterations: 6) { worker in
+      do {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(type: .sqlite, at: url)
+        let context = ManagedObjectContext(concurrencyType: .privateQueue)
+        context.persistentStoreCoordinator = coordinator
+        context.mergePolicy = policy
+        try context.performAndWait {
+          for index in 0..<20 {
+            let object = ManagedObject(entity: model.entitiesByName["Item"] ?? Self.missing, insertInto: context)
+            object.setValue("name \(index)", forKey: "name")
+            object.setValue(Int64(worker), forKey: "value")
+          }
+          try context.save()
+        }
+      } catch let error as ObjectGraphError where error.code == .managedObjectConstraintMerge {
+        failures.withLock { $0.append(worker) }
+      } catch {
+        Issue.record("worker \(worker): \(error)")
+      }
+    }
+    #expect(try stack.storedCount("Item") == 20)
+    // Each save checks inside its own write transaction, so the saves are serialised: under the error
+    // policy the first one writes and every later one is refused whole.
+    #expect(failures.withLock { $0.count } == (policy == .error ? 5 : 0))
+  }
+
   // MARK: - The store
 
   @Test("The store enforces a constraint with a unique index, as Core Data's SQLite store does")
