@@ -88,6 +88,12 @@ struct MergedDeletionTests {
     try expectSaveWritesNothing(traced, receiver, note)
   }
 
+  @Test("An object the receiver had deleted too, deleted elsewhere: the receiver's save writes nothing")
+  func deletedInBoth() throws {
+    let (traced, receiver, note) = try mergedDeletion { note in note.managedObjectContext?.delete(note) }
+    try expectSaveWritesNothing(traced, receiver, note)
+  }
+
   @Test("An object the receiver had changed, deleted elsewhere: its change is dropped and the save writes nothing")
   func changed() throws {
     let (traced, receiver, note) = try mergedDeletion { note in note.title = "edited here" }
