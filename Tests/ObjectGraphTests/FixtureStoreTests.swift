@@ -30,6 +30,13 @@ struct FixtureStoreTests {
                 object.setValue(Self.sample(attribute.attributeType), forKey: slot.name)
               }
             }
+            // Values of uniqueness constraints differ per object (a constraint of a parent entity covers
+            // its subentities' objects too), else the save fails with 133021 as it should.
+            for name in Self.constrainedNames(entity) {
+              if let attribute = entity.attributesByName[name], let value = Self.unique(attribute.attributeType, count) {
+                object.setValue(value, forKey: name)
+              }
+            }
             count += 1
           }
           try context.save()
@@ -59,6 +66,34 @@ struct FixtureStoreTests {
       guard !slot.isOptional, !slot.isTransient else { return true }
       if let attribute = slot.attribute { return attribute.isSupportedAtRunTime || attribute.defaultValue != nil }
       return false
+    }
+  }
+
+  /// The attributes named by the uniqueness constraints of an entity and its superentities.
+  private static func constrainedNames(_ entity: EntityDescription) -> Set<String> {
+    var names: Set<String> = []
+    var current: EntityDescription? = entity
+    while let declaring = current {
+      for constraint in declaring.uniquenessConstraints { names.formUnion(constraint) }
+      current = declaring.superentity
+    }
+    return names
+  }
+
+  /// A value of `type` different for each `index`, where the type has such values.
+  private static func unique(_ type: AttributeType, _ index: Int) -> Any? {
+    switch type {
+    case .string: "unique \(index)"
+    case .integer16: Int16(index)
+    case .integer32: Int32(index)
+    case .integer64: Int64(index)
+    case .double: Double(index)
+    case .float: Float(index)
+    case .date: Date(timeIntervalSinceReferenceDate: Double(index))
+    case .uuid: UUID()
+    case .uri: URL(fileURLWithPath: "/unique/\(index)")
+    case .decimal: Decimal(index)
+    default: nil
     }
   }
 

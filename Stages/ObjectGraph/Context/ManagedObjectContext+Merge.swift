@@ -39,7 +39,10 @@ extension ManagedObjectContext {
         }
       }
       for id in changes.deleted {
-        guard let object = confined.registered(resolve(id)) ?? twinInChild(of: id, confined), !object.state.isDeleted else {
+        guard let object = confined.registered(resolve(id)) ?? twinInChild(of: id, confined) else { continue }
+        if object.state.isDeleted {
+          // Deleted here too: the row is gone, so this context's save has nothing left to delete.
+          object.state.isInaccessible = true
           continue
         }
         // As Core Data does, through delete(_:): the object's relationships here are undone by its delete

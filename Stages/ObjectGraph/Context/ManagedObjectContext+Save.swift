@@ -1,6 +1,11 @@
 import Foundation
 
 extension ManagedObjectContext {
+  /// Notification posted at the start of a save that has changes to save (Core Data's
+  /// `NSManagedObjectContextWillSave`), on the saving context's queue, before `willSave()` is called on
+  /// the changed objects. Its object is the context; it has no user info. Not posted when ``save()`` has
+  /// nothing to do.
+  public static let willSaveNotification = Notification.Name("ObjectGraphContextWillSave")
   /// Notification posted after a save, on the saving context's queue. Its user info holds the saved
   /// objects under `inserted`, `updated`, `deleted` (for observers on that same queue) and their IDs under
   /// `insertedObjectIDs`, `updatedObjectIDs`, `deletedObjectIDs` (safe to pass anywhere).
@@ -12,13 +17,14 @@ extension ManagedObjectContext {
 
   /// Saves every pending change to the store in one transaction: all of it or nothing.
   ///
-  /// In order: delete rules are applied, `willSave()` runs on each changed object, every changed object is
-  /// validated (nothing is written if one fails), inserted objects get permanent IDs, rows are written with
-  /// their versions checked, and ``didSaveNotification`` is posted. Does nothing when there are no changes.
+  /// In order: ``willSaveNotification`` is posted, delete rules are applied, `willSave()` runs on each
+  /// changed object, every changed object is validated (nothing is written if one fails), inserted objects
+  /// get permanent IDs, uniqueness constraints are checked (a save to a store), rows are written with their
+  /// versions checked, and ``didSaveNotification`` is posted. Does nothing when there are no changes.
   ///
   /// - Throws: validation errors (1570 missing required value, 1580/1590 relationship counts, 1600
-  ///   denied delete, 1560 for several), 133020 merge conflicts, store errors. A failed save leaves
-  ///   the context's changes in place and the store as it was.
+  ///   denied delete, 1560 for several), 133020 merge conflicts, 133021 uniqueness constraint conflicts,
+  ///   store errors. A failed save leaves the context's changes in place and the store as it was.
   public func save() throws {
     try isolated("save()") { confined in try saveOnQueue(confined) }
   }
@@ -54,22 +60,35 @@ extension ManagedObjectContext {
 
   private func saveOnQueue(_ confined: Confined) throws {
     guard confined.hasChanges else { return }
+    NotificationCenter.default.post(name: Self.willSaveNotification, object: self, userInfo: nil)
     let inserted = try prepareForSave(confined)
     let store = try parentStore()
     let updated = Array(confined.updated).filter { !$0.state.isDeleted }
     // An object deleted here that still has a temporary ID was saved to a parent context earlier (objects
     // never saved anywhere left `deleted` in propagateDeletes): the parent holds it, under that ID or the
     // permanent one it has since given it, and must delete it too.
-    let deleted = Array(confined.deleted).filter { !$0.state.isInserted }
+    // An object whose row is already gone (a merged deletion, a fault that found no row) has nothing left
+    // to delete: it only leaves the context.
+    let deleted = Array(confined.deleted).filter { !$0.state.isInserted && !$0.state.isInaccessible }
     let request = saveRequest(inserted: inserted.objects, updated: updated, deleted: deleted)
-    let result = try store.save(request)
-    apply(result, of: request, inserted: inserted.objects, updated: updated, confined)
+    let result = request.isEmpty ? StoreSaveResult() : try store.save(request)
+    let merged = apply(result, of: request, inserted: inserted.objects, updated: updated, confined)
     let deletedObjects = forgetDeleted(keeping: result, confined)
     confined.clearInserted()
     confined.updated = []
     confined.deleted = []
     confined.propagated = []
-    postDidSave(inserted: inserted.announced, insertedIDs: Set(result.insertedIDs), updated: Set(updated), deleted: deletedObjects)
+    guard !result.constraintMerges.isEmpty else {
+      postDidSave(inserted: inserted.announced, insertedIDs: Set(result.insertedIDs), updated: Set(updated), deleted: deletedObjects)
+      return
+    }
+    // Objects a uniqueness constraint merged into a stored row are that row's object now: updated, not
+    // inserted; the duplicates that left the context are neither.
+    let notInserted = Set(merged.leaving).union(merged.rowObjects)
+    let insertedIDs = result.insertedIDs.indices.filter { result.constraintMerges[$0] == nil }.map { result.insertedIDs[$0] }
+    postDidSave(
+      inserted: inserted.announced.subtracting(notInserted), insertedIDs: Set(insertedIDs),
+      updated: Set(updated).union(merged.rowObjects), deleted: deletedObjects)
   }
 
   /// Step 1 of a save: delete rules, `willSave()`, validation. Returns the inserted objects in order, and
@@ -122,9 +141,13 @@ extension ManagedObjectContext {
   /// Step 3: the store has it all; bring the context in line: permanent IDs replace temporary ones (a
   /// parent remembers the pairs for its children), saved objects take their new row versions, or the
   /// stored values a merge policy chose.
+  ///
+  /// Returns what uniqueness constraints did: the inserted objects that left the context (merged into an
+  /// object that represents their row), and the objects that now represent a stored row they were merged
+  /// into.
   private func apply(
     _ result: StoreSaveResult, of request: StoreSaveRequest, inserted: [ManagedObject], updated: [ManagedObject], _ confined: Confined
-  ) {
+  ) -> (leaving: [ManagedObject], rowObjects: [ManagedObject]) {
     var versions: [ObjectIdentifier: Int64] = [:]
     for object in updated {
       versions[ObjectIdentifier(object)] = result.versions[object.objectID]
@@ -133,12 +156,31 @@ extension ManagedObjectContext {
     // of them after a big import in a context with no children would be pure cost.
     let remembersTemporaryIDs = settings.withLock { $0.hasHadChildren }
     var replacedCount = 0
-    for (object, permanent) in zip(inserted, result.insertedIDs) {
+    let merges = result.constraintMerges
+    var leaving: [ManagedObject] = []
+    var rowObjects: [ManagedObject] = []
+    for (index, (object, permanent)) in zip(inserted, result.insertedIDs).enumerated() {
       let temporary = object.objectID
       guard permanent != temporary else { continue }
       if remembersTemporaryIDs {
         confined.aliases[temporary] = permanent
-        confined.reverseAliases[permanent] = temporary
+        if merges.isEmpty || merges[index] == nil { confined.reverseAliases[permanent] = temporary }
+      }
+      if !merges.isEmpty, let merge = merges[index] {
+        // One object per row: a duplicate, or an object whose row this context already holds another
+        // object for, leaves the context; its ID still names the row.
+        let holder = confined.registry[permanent]
+        if merge == .duplicate || (holder != nil && holder !== object) {
+          if merge == .intoStoredRow, let holder {
+            Self.take(result.refreshed[permanent], into: holder)
+            rowObjects.append(holder)
+          }
+          leaving.append(object)
+          object.setObjectID(permanent)
+          if temporary.isTemporaryID { replacedCount += 1 }
+          continue
+        }
+        rowObjects.append(object)
       }
       confined.registry[permanent] = object
       object.setObjectID(permanent)
@@ -153,7 +195,18 @@ extension ManagedObjectContext {
         confined.registry[insert.temporaryID] = nil
       }
     }
-    let saved = inserted + updated
+    for object in leaving {
+      object.state.isInserted = false
+      object.changedSlots = []
+      object.managedObjectContext = nil
+    }
+    let saved: [ManagedObject]
+    if leaving.isEmpty {
+      saved = inserted + updated
+    } else {
+      let left = Set(leaving.map(ObjectIdentifier.init))
+      saved = inserted.filter { !left.contains(ObjectIdentifier($0)) } + updated
+    }
     // Relationship values still naming the temporary IDs of objects this save inserted.
     if saved.contains(where: { !$0.layout.relationshipIndexes.isEmpty }) {
       let replaced = request.replacedIDs(by: result)
@@ -175,6 +228,18 @@ extension ManagedObjectContext {
       object.state.isInserted = false
       object.state.isUpdated = false
     }
+    return (leaving, rowObjects)
+  }
+
+  /// An unchanged object of this context takes a row's values as the save left them (a uniqueness
+  /// constraint merged another object into its row). An object with changes of its own takes them with
+  /// the rest of the save.
+  private static func take(_ snapshot: RowSnapshot?, into object: ManagedObject) {
+    guard let snapshot, !object.hasChanges else { return }
+    object.snapshot = snapshot
+    object.values = snapshot.values
+    object.batch = nil
+    object.state.needsLoad = false
   }
 
   /// Step 4: deleted objects leave the context, unless a merge policy kept their row (it changed

@@ -32,6 +32,9 @@ struct StoreSaveRequest {
   var updates: [Update] = []
   var deletes: [Delete] = []
   var mergePolicy: MergePolicy = .error
+
+  /// Nothing to write: the store is not asked at all.
+  var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty }
 }
 
 /// What a store reports back after a save.
@@ -46,6 +49,18 @@ struct StoreSaveResult {
   var insertedVersion: Int64 = 1
   /// Rows whose stored values won a conflict: the object must take these values (and version).
   var refreshed: [ManagedObjectID: RowSnapshot] = [:]
+  /// Inserts that a uniqueness constraint merged into another object's row, by position in the request's
+  /// inserts; their `insertedIDs` entry is that row's ID. Empty unless the model has constraints.
+  var constraintMerges: [Int: ConstraintMerge] = [:]
+
+  /// How a uniqueness constraint merged an inserted object.
+  enum ConstraintMerge {
+    /// Another object of the same save holds the same values and represents the row; this one is dropped.
+    case duplicate
+    /// A stored row holds the values: the object represents that row now (written with its values, or
+    /// taking the row's, as the merge policy says), unless the context already holds the row's object.
+    case intoStoredRow
+  }
 }
 
 extension StoreSaveRequest {

@@ -183,8 +183,12 @@ extension PersistentStoreCoordinator: ObjectStore {
     for store in order {
       guard let part = parts[ObjectIdentifier(store)] else { continue }
       let partial = try store.save(part)
-      for (position, id) in zip(insertPositions[ObjectIdentifier(store)] ?? [], partial.insertedIDs) {
+      let positions = insertPositions[ObjectIdentifier(store)] ?? []
+      for (position, id) in zip(positions, partial.insertedIDs) {
         result.insertedIDs[position] = id
+      }
+      for (local, merge) in partial.constraintMerges where local < positions.count {
+        result.constraintMerges[positions[local]] = merge
       }
       result.versions.merge(partial.versions) { a, _ in a }
       result.refreshed.merge(partial.refreshed) { a, _ in a }

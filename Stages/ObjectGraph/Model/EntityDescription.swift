@@ -150,7 +150,18 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     set { state.write(\.fetchedProperties, newValue, what: "entity \(name)") }
   }
 
-  /// Uniqueness constraints from an Xcode model, each a list of property names (described, not enforced).
+  /// Uniqueness constraints (Core Data's `uniquenessConstraints`): each a list of attribute names whose
+  /// values together must be unique over the instances of this entity and its subentities, from an Xcode
+  /// model's `<uniquenessConstraints>` or set in code until the model is frozen.
+  ///
+  /// ```swift
+  /// item.uniquenessConstraints = [["remoteID"], ["shelf", "position"]]
+  /// ```
+  ///
+  /// A save to the store checks them: under the error merge policy a conflict fails the save with error
+  /// 133021, under the others it becomes an update of the row that has the values (an upsert). A SQLite
+  /// store backs each with a unique index. As in Core Data, the constraints are part of the entity's
+  /// ``versionHash``: adding one to a model migrates its stores.
   public var uniquenessConstraints: [[String]] {
     get { state.read(\.uniquenessConstraints) }
     set { state.write(\.uniquenessConstraints, newValue, what: "entity \(name)") }
@@ -218,7 +229,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
 
   /// A 32-byte digest of what makes the entity's stored shape: its name, inheritance and properties
   /// (names, types, optionality, transience, relationship shapes with their counts) and version hash
-  /// modifiers, the inputs Core Data documents for its version hashes. Two models
+  /// modifiers and uniqueness constraints, the inputs Core Data documents for its version hashes. Two models
   /// whose entities all hash alike can open each other's stores. Renaming identifiers, default values,
   /// delete rules, fetch indexes and class names do not count, as in Core Data.
   public var versionHash: Data {
@@ -229,6 +240,11 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
   var versionHashSource: String {
     var parts = ["entity:\(name)", "abstract:\(isAbstract)", "super:\(superentity?.name ?? "")"]
     if let modifier = versionHashModifier { parts.append("modifier:\(modifier)") }
+    // Only an entity with constraints has this line, so every other entity keeps the hash it had before
+    // constraints counted (its stores open without a migration).
+    if !uniquenessConstraints.isEmpty {
+      parts.append("uniqueness:" + uniquenessConstraints.map { $0.joined(separator: ",") }.joined(separator: ";"))
+    }
     for property in properties.sorted(by: { $0.name < $1.name }) {
       switch property {
       case .attribute(let attribute):

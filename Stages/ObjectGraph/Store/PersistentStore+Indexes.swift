@@ -11,9 +11,7 @@ extension PersistentStore {
   /// indexes already match is only read.
   static func reconcileFetchIndexes(in database: DatabaseQueue, schema: SQLiteSchema, url: URL?) throws {
     let wanted = Dictionary(
-      schema.fetchIndexStatements().compactMap { statement in
-        statement.split(separator: " ").dropFirst(2).first.map { (String($0), statement) }
-      },
+      schema.fetchIndexStatements().compactMap { statement in SQLiteSchema.indexName(in: statement).map { ($0, statement) } },
       uniquingKeysWith: { first, _ in first })
     do {
       let existing = try database.read { db in

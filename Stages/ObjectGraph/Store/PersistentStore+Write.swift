@@ -18,6 +18,14 @@ extension PersistentStore {
       return try database.write { db in try SaveTransaction(store: self, request: request, db: db).run() }
     } catch let error as ObjectGraphError {
       throw error
+    } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+      // The unique index of a uniqueness constraint refused a row the save's own check let through (two
+      // saved objects swapping their values, say).
+      throw ObjectGraphError.database(
+        .managedObjectConstraintMerge, "Saving to the store at \(url?.path ?? "memory") failed and nothing was written", error,
+        advice:
+          "A row would repeat the values of a uniqueness constraint: give the objects different values, or save the change in two steps.",
+        url: url)
     } catch let error as DatabaseError {
       throw ObjectGraphError.database(
         .persistentStoreSave, "Saving to the store at \(url?.path ?? "memory") failed and nothing was written", error, url: url)
@@ -26,10 +34,12 @@ extension PersistentStore {
 
 }
 
-/// One save, written in one SQLite transaction, step by step: reserve primary keys for the inserts,
-/// insert, update (resolving conflicts by the merge policy), delete, then refuse the whole save if
-/// conflicts remain under the `error` policy. Throwing from any step rolls the transaction back.
-private final class SaveTransaction {
+/// One save, written in one SQLite transaction, step by step: check uniqueness constraints, reserve
+/// primary keys for the inserts, delete, update (resolving conflicts by the merge policy), insert, then
+/// refuse the whole save if conflicts remain under the `error` policy. Deletes and updates go first so a
+/// row that gives up a constrained value in this save frees it for a new row. Throwing from any step rolls
+/// the transaction back.
+final class SaveTransaction {
   let store: PersistentStore
   let request: StoreSaveRequest
   let db: Database
@@ -38,6 +48,8 @@ private final class SaveTransaction {
   var primaryKeys: [Int64]
   /// Conflicts left for the `error` policy to report.
   var conflicts: [MergeConflict] = []
+  /// Inserts that get no row of their own (uniqueness constraints merged them into another object's row).
+  var skippedInserts: Set<Int> = []
   /// Temporary ID -> the permanent ID this save gave it, made the first time a relationship needs it.
   private var replaced: [ManagedObjectID: ManagedObjectID]?
 
@@ -50,10 +62,13 @@ private final class SaveTransaction {
   }
 
   func run() throws -> StoreSaveResult {
+    let merges = try resolveUniquenessConstraints()
     try reservePrimaryKeys()
-    try writeInserts()
-    for update in request.updates { try write(update) }
+    merges?.assignIDs(to: self)
     for delete in request.deletes { try write(delete) }
+    for update in request.updates { try write(update) }
+    try writeInserts()
+    if let merges { try writeUpserts(merges) }
     try refuseUnresolvedConflicts()
     return result
   }
@@ -76,7 +91,7 @@ private final class SaveTransaction {
   private func reservePrimaryKeys() throws {
     let inserts = request.inserts
     var pending: [Int] = []
-    for (index, insert) in inserts.enumerated() {
+    for (index, insert) in inserts.enumerated() where skippedInserts.isEmpty || !skippedInserts.contains(index) {
       if let reserved = insert.temporaryID.primaryKey {
         // Already given a permanent ID by obtainPermanentIDs(for:): its key is reserved.
         primaryKeys[index] = reserved
@@ -138,10 +153,13 @@ private final class SaveTransaction {
   private func insertOrder() -> [Int] {
     let inserts = request.inserts
     var order = Array(inserts.indices)
-    guard let first = inserts.first, inserts.contains(where: { $0.entity !== first.entity }) else { return order }
+    if !skippedInserts.isEmpty { order.removeAll { skippedInserts.contains($0) } }
+    guard let first = order.first.map({ inserts[$0] }), order.contains(where: { inserts[$0].entity !== first.entity }) else {
+      return order
+    }
     var firstSeen: [ObjectIdentifier: Int] = [:]
-    for (index, insert) in inserts.enumerated() where firstSeen[ObjectIdentifier(insert.entity)] == nil {
-      firstSeen[ObjectIdentifier(insert.entity)] = index
+    for index in order where firstSeen[ObjectIdentifier(inserts[index].entity)] == nil {
+      firstSeen[ObjectIdentifier(inserts[index].entity)] = index
     }
     order.sort { a, b in
       let (groupA, groupB) = (firstSeen[ObjectIdentifier(inserts[a].entity)] ?? 0, firstSeen[ObjectIdentifier(inserts[b].entity)] ?? 0)
@@ -280,18 +298,18 @@ private final class SaveTransaction {
 
   // MARK: - Rows and columns
 
-  private func fullValues(_ update: StoreSaveRequest.Update, _ changed: [Int: StoredValue]) -> [StoredValue] {
+  func fullValues(_ update: StoreSaveRequest.Update, _ changed: [Int: StoredValue]) -> [StoredValue] {
     var values = update.allValues
     for (index, value) in changed { values[index] = value }
     return values
   }
 
-  private func currentVersion(pk: Int64, table: String) throws -> Int64? {
+  func currentVersion(pk: Int64, table: String) throws -> Int64? {
     try Int64.fetchOne(db.cachedStatement(sql: "SELECT Z_OPT FROM \(table) WHERE Z_PK = ?"), arguments: [pk])
   }
 
   /// Appends the column names and values of the given slots (all persistent slots when `slots` is nil).
-  private func appendColumns(
+  func appendColumns(
     of entity: EntityDescription, mapping: SQLiteSchema.EntityMapping, slots: Set<Int>?, values: [StoredValue],
     into columns: inout [String], _ sqlValues: inout [DatabaseValue]
   ) throws {
@@ -317,7 +335,7 @@ private final class SaveTransaction {
 
   /// Adds and removes join-table rows for many-to-many slots. Inverses are kept in step, so both sides of
   /// a pair are in the save; the row is written from the side that owns the join table only.
-  private func writeJoins(
+  func writeJoins(
     for id: ManagedObjectID, entity: EntityDescription, mapping: SQLiteSchema.EntityMapping, added: [StoredValue],
     removed: [StoredValue]?
   ) throws {

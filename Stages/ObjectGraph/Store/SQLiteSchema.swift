@@ -277,7 +277,8 @@ struct SQLiteSchema: Sendable {
     return statements
   }
 
-  /// The model's fetch indexes (`EntityDescription.indexes`), named and written as Core Data writes them:
+  /// The model's fetch indexes (`EntityDescription.indexes`), then the unique indexes of its uniqueness
+  /// constraints (see ``uniqueIndexStatements()``); fetch indexes are named and written as Core Data writes them:
   /// `CREATE INDEX Z_Note_byCreatedAt ON ZNOTE (ZCREATEDAT COLLATE BINARY DESC)`. An element naming a
   /// property without a column of its own (a to-many) is left out; an R-tree index is not created.
   func fetchIndexStatements() -> [String] {
@@ -299,7 +300,7 @@ struct SQLiteSchema: Sendable {
         )
       }
     }
-    return statements
+    return statements + uniqueIndexStatements()
   }
 
   /// `Z_<Entity>_<index>`, with anything but letters, digits and `_` dropped.

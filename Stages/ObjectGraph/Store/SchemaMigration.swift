@@ -461,9 +461,8 @@ struct SchemaMigration {
     }
     // 5. Indexes the new layout has and the file does not.
     let sizes = Dictionary(tablePlans.map { ($0.table, rowCounts[$0.sourceTable] ?? 0) }, uniquingKeysWith: { a, _ in a })
-    for statement in creates where statement.hasPrefix("CREATE INDEX ") {
-      guard let name = statement.split(separator: " ").dropFirst(2).first.map(String.init), !survivingIndexes.contains(name)
-      else { continue }
+    for statement in creates {
+      guard let name = SQLiteSchema.indexName(in: statement), !survivingIndexes.contains(name) else { continue }
       let table = statement.components(separatedBy: " ON ").dropFirst().first?.split(separator: " ").first.map(String.init) ?? ""
       add(statement, weight: sizes[table] ?? 1)
     }
@@ -472,7 +471,7 @@ struct SchemaMigration {
   /// Indexes of the old file that the new layout keeps exactly: same name, same definition, on a table and
   /// columns that keep their names and values.
   private func survivingIndexNames(tablePlans: [TablePlan], joins: [JoinPlan], creates: [String]) -> Set<String> {
-    let oldStatements = Set(source.createStatements().filter { $0.hasPrefix("CREATE INDEX ") })
+    let oldStatements = Set(source.createStatements().filter { SQLiteSchema.indexName(in: $0) != nil })
     var stable: Set<String> = []
     for plan in tablePlans where plan.table == plan.sourceTable {
       for (old, new) in plan.kept where old == new { stable.insert("\(plan.table).\(old)") }
@@ -486,15 +485,16 @@ struct SchemaMigration {
       stable.insert("\(old.name).\(old.destinationColumn)")
     }
     var names: Set<String> = []
-    for statement in creates where statement.hasPrefix("CREATE INDEX ") && oldStatements.contains(statement) {
-      let parts = statement.split(separator: " ").map(String.init)
+    for statement in creates where oldStatements.contains(statement) {
+      guard let name = SQLiteSchema.indexName(in: statement) else { continue }
+      let parts = statement.replacingOccurrences(of: "CREATE UNIQUE INDEX ", with: "CREATE INDEX ").split(separator: " ").map(String.init)
       guard parts.count > 4, let open = statement.firstIndex(of: "("), let close = statement.lastIndex(of: ")") else { continue }
       let table = parts[4]
       let columns = statement[statement.index(after: open)..<close].split(separator: ",").map {
         $0.trimmingCharacters(in: .whitespaces).split(separator: " ").first.map(String.init) ?? ""
       }
       // Entity-number renumbering rewrites Z_ENT but keeps the index valid (it is updated with the rows).
-      if columns.allSatisfy({ stable.contains("\(table).\($0)") }) { names.insert(parts[2]) }
+      if columns.allSatisfy({ stable.contains("\(table).\($0)") }) { names.insert(name) }
     }
     return names
   }

@@ -42,6 +42,10 @@ public struct ObjectGraphError: Error, Sendable, CustomStringConvertible {
     public static let managedObjectReferentialIntegrity = Code(rawValue: 133000)
     /// 133020: a save found rows changed by someone else since this context read them.
     public static let managedObjectMerge = Code(rawValue: 133020)
+    /// 133021: a save would break a uniqueness constraint (Core Data's
+    /// `NSManagedObjectConstraintMergeError`): under the error merge policy, objects share the values of a
+    /// constraint with each other or with a stored row. ``ObjectGraphError/constraintConflicts`` lists them.
+    public static let managedObjectConstraintMerge = Code(rawValue: 133021)
     /// 134000: the store type or the file is not one this engine can open.
     public static let persistentStoreInvalidType = Code(rawValue: 134000)
     /// 134030: the store could not be written (Core Data's `NSPersistentStoreSaveError`).
@@ -97,6 +101,10 @@ public struct ObjectGraphError: Error, Sendable, CustomStringConvertible {
   public let underlyingErrors: [ObjectGraphError]
   /// For merge conflicts: one entry per conflicting object.
   public let conflicts: [MergeConflict]
+  /// For ``Code/managedObjectConstraintMerge``: one entry per set of values of a uniqueness constraint held
+  /// by more than one object or row (Core Data's `NSConstraintConflict`s, under the error's
+  /// `conflictList`).
+  public let constraintConflicts: [ConstraintConflict]
   /// The error this one was made from, when it has a cause outside the engine: for a store failure,
   /// GRDB's `DatabaseError` (with SQLite's message, result code and SQL), as Core Data puts the SQLite
   /// error under `NSUnderlyingErrorKey`.
@@ -123,17 +131,20 @@ public struct ObjectGraphError: Error, Sendable, CustomStringConvertible {
   ///   - url: the file concerned, if any.
   ///   - underlyingErrors: the individual errors, for several at once.
   ///   - conflicts: the conflicting objects, for a merge conflict.
+  ///   - constraintConflicts: the broken uniqueness constraints, for a constraint conflict.
   ///   - underlyingError: the cause, when it comes from outside the engine.
   ///   - sqliteResultCode: SQLite's extended result code, when SQLite refused the operation.
   public init(
     _ code: Code, _ message: String, url: URL? = nil, underlyingErrors: [ObjectGraphError] = [],
-    conflicts: [MergeConflict] = [], underlyingError: (any Error)? = nil, sqliteResultCode: Int32? = nil
+    conflicts: [MergeConflict] = [], constraintConflicts: [ConstraintConflict] = [], underlyingError: (any Error)? = nil,
+    sqliteResultCode: Int32? = nil
   ) {
     self.code = code
     self.message = message
     self.url = url
     self.underlyingErrors = underlyingErrors
     self.conflicts = conflicts
+    self.constraintConflicts = constraintConflicts
     self.underlyingError = underlyingError
     self.sqliteResultCode = sqliteResultCode
   }
