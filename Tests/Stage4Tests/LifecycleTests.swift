@@ -125,3 +125,46 @@ struct LifecycleTests {
     note.title = "Changed here"
   }
 }
+
+@Suite("Stage 4: a uniqueness conflict during an import", .temporaryFolders)
+@MainActor
+struct ImportConflictTests {
+  @Test("A repeated title under a uniqueness constraint fails the import with 133021; earlier batches stay on disk")
+  func constraintConflictDuringImport() async throws {
+    let folder = try TemporaryFolder()
+    let bundle = try makeModelBundle(
+      in: folder.appending("Model"), name: NotesModel.name,
+      versions: [("DataModel", try tutorialModelWithUniqueTitles())])
+    let loaded = Signal<Result<Void, PersistenceControllerError>>()
+    let controller = PersistenceController(bundle: bundle, storeFolder: folder.appending("Store")) { loaded.fulfil($0) }
+    try await loaded.wait("the store to load").get()
+    let delegate = DelegateLog()
+    controller.delegate = delegate
+
+    var notes = drafts(6)
+    notes[4].title = "Note 1"  // the second batch repeats a title the first one saved
+    let error = await #expect(throws: PersistenceControllerError.self) {
+      try await NoteImporter(controller: controller, batchSize: 3).importNotes(notes)
+    }
+    guard case .saveFailed(let cause)? = error else {
+      Issue.record("expected saveFailed, got \(String(describing: error))")
+      return
+    }
+    #expect(cause.code == .managedObjectConstraintMerge)
+    #expect(cause.message.contains("Note 1"), "\(cause.message)")
+    try await eventually("the delegate to hear of it") { !delegate.failures.isEmpty }
+    // The first batch is on disk; the second waits in the writer, not lost, until the conflict is resolved.
+    #expect(try titlesOnDisk(at: folder.appending("Store/\(NotesModel.name).sqlite")) == ["Note 1", "Note 2", "Note 3"])
+  }
+
+  /// The tutorial's current model with a uniqueness constraint on `Note.title`.
+  private func tutorialModelWithUniqueTitles() throws -> String {
+    let url = try #require(NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld"))
+    let contents = try String(contentsOf: url.appendingPathComponent("DataModel 2.xcdatamodel/contents"), encoding: .utf8)
+    let entity = #"<entity name="Note" representedClassName="Note" syncable="YES" codeGenerationType="class">"#
+    #expect(contents.contains(entity))
+    return contents.replacingOccurrences(
+      of: entity,
+      with: entity + #"<uniquenessConstraints><uniquenessConstraint><constraint value="title"/></uniquenessConstraint></uniquenessConstraints>"#)
+  }
+}
