@@ -6,7 +6,8 @@ import Testing
 
 /// Fetches and counts through a chain of contexts (root, child, grandchild), each with random unsaved
 /// inserts, updates and deletes, compared with a plain in-memory evaluation of the same request over a
-/// model the test keeps itself. Seeded: a failure names its seed and replays.
+/// model the test keeps itself: every note visible in the context, filtered, sorted, cut. Seeded: a
+/// failure names its seed and replays.
 @Suite("Child fetches against an in-memory model", .temporaryFolders)
 struct ChildFetchPropertyTests {
   /// What the test knows of one note.
@@ -73,8 +74,9 @@ struct ChildFetchPropertyTests {
       }
     }
 
-    /// The titles a fetch at `level` returns, before offset and limit: the store's rows, then each
-    /// context's changes laid over its parent's answer (on equal keys, the parent's rows come first).
+    /// The titles a fetch at `level` returns, before offset and limit: every note visible there that
+    /// matches, by the sort, then (on equal keys) saved notes by primary key and new ones in the order
+    /// they were made.
     func expected(_ query: Query, level: Int) -> [String] {
       func key(_ title: String, _ values: Values) -> [PredicateValue] {
         query.sorts.map { sort in
@@ -86,25 +88,14 @@ struct ChildFetchPropertyTests {
           }
         }
       }
-      func stableSort(_ titles: [String], _ values: [String: Values]) -> [String] {
-        let keyed = titles.enumerated().map { ($0.offset, $0.element, key($0.element, values[$0.element] ?? Values(rating: 0))) }
-        return keyed.sorted { lhs, rhs in
-          for (index, sort) in query.sorts.enumerated() {
-            let order = InMemorySort.compare(lhs.2[index], rhs.2[index])
-            if order != 0 { return sort.ascending ? order < 0 : order > 0 }
-          }
-          return lhs.0 < rhs.0
-        }.map(\.1)
-      }
-      var result = stableSort(stored.filter { query.matches($0.key, $0.value) }.keys.sorted { idOrder($0, $1) }, stored)
-      for index in 0...level {
-        let changes = levels[index]
-        let view = view(index)
-        result.removeAll { changes.values[$0] != nil || changes.deleted.contains($0) }
-        let candidates = changes.values.keys.filter { title in view[title].map { query.matches(title, $0) } ?? false }.sorted { idOrder($0, $1) }
-        result = stableSort(result + stableSort(candidates, view), view)
-      }
-      return result
+      let keyed = view(level).filter { query.matches($0.key, $0.value) }.map { ($0.key, key($0.key, $0.value)) }
+      return keyed.sorted { lhs, rhs in
+        for (index, sort) in query.sorts.enumerated() {
+          let order = InMemorySort.compare(lhs.1[index], rhs.1[index])
+          if order != 0 { return sort.ascending ? order < 0 : order > 0 }
+        }
+        return idOrder(lhs.0, rhs.0)
+      }.map(\.0)
     }
 
     static let notebookNamesValue = ChildFetchPropertyTests.notebookNames
@@ -193,7 +184,8 @@ struct ChildFetchPropertyTests {
         world.levels[level].inserted.insert(title)
       }
       for _ in 0..<Int.random(in: 0...4, using: &random) {
-        guard let title = world.view(level).keys.sorted().randomElement(using: &random), let id = world.ids[title] else { continue }
+        guard let title = world.view(level).keys.sorted().randomElement(using: &random), let id = world.ids[title]
+        else { continue }
         let note = try #require(try context.existingObject(with: id) as? Note)
         var values = world.view(level)[title] ?? randomValues(&random)
         switch Int.random(in: 0..<3, using: &random) {
@@ -205,7 +197,8 @@ struct ChildFetchPropertyTests {
         world.levels[level].values[title] = values
       }
       for _ in 0..<Int.random(in: 0...2, using: &random) {
-        guard let title = world.view(level).keys.sorted().randomElement(using: &random), let id = world.ids[title] else { continue }
+        guard let title = world.view(level).keys.sorted().randomElement(using: &random), let id = world.ids[title]
+        else { continue }
         context.delete(try context.existingObject(with: id))
         world.levels[level].values[title] = nil
         if world.levels[level].inserted.remove(title) == nil { world.levels[level].deleted.insert(title) }
@@ -228,7 +221,9 @@ struct ChildFetchPropertyTests {
     world.levels[level] = Level()
   }
 
-  @Test("Random pending changes in root, child and grandchild: fetch and count match the in-memory evaluation", arguments: 0..<64)
+  @Test(
+    "Random pending changes in root, child and grandchild: fetch and count match the in-memory evaluation",
+    arguments: 0..<64)
   func randomChains(seed: Int) throws {
     var random = SeededGenerator(seed: UInt64(seed) &* 0x9E37_79B9 &+ 17)
     let stack = try Stack(type: seed.isMultiple(of: 4) ? .inMemory : .sqlite)
@@ -281,7 +276,9 @@ struct ChildFetchPropertyTests {
       let context = contexts[level]
       let query = randomQuery(world, level: level, &random)
       let request = FetchRequest<Note>(entityName: "Note")
-      if let format = query.format { request.predicate = try FetchPredicate(format: format, argumentArray: query.arguments) }
+      if let format = query.format {
+        request.predicate = try FetchPredicate(format: format, argumentArray: query.arguments)
+      }
       request.sortDescriptors = query.sorts.map { FetchSortDescriptor(key: $0.key, ascending: $0.ascending) }
       request.fetchOffset = query.offset
       request.fetchLimit = query.limit

@@ -43,7 +43,8 @@ struct ChildFetchTests {
 
   /// The `LIMIT`s of the SELECTs on ZNOTE the log holds (nil for a SELECT without one).
   private func noteSelectLimits(_ log: Locked<[String]>) -> [Int?] {
-    log.withLock { $0 }.filter { $0.hasPrefix("SELECT") && $0.contains("FROM ZNOTE") && !$0.contains("COUNT(") }.map { sql in
+    log.withLock { $0 }.filter { $0.hasPrefix("SELECT") && $0.contains("FROM ZNOTE") && !$0.contains("COUNT(") }.map {
+      sql in
       guard let range = sql.range(of: #"LIMIT (\d+)"#, options: .regularExpression) else { return nil }
       return Int(sql[range].dropFirst("LIMIT ".count))
     }
@@ -179,5 +180,87 @@ struct ChildFetchTests {
       #expect(notes[99].title == "n097")
     }
     #expect(registeredCount(writer) == 1)
+  }
+
+  @Test(
+    "Objects the parent saved for the child keep the child's temporary IDs, in limited fetches, counts and predicates")
+  func twinsAfterParentSave() throws {
+    let stack = try Stack()
+    let writer = stack.context
+    try writer.performAndWait {
+      for index in 0..<20 {
+        let note = Note(context: writer)
+        note.title = String(format: "n%03d", index)
+        note.rating = Int64(index % 5)
+      }
+      try writer.save()
+    }
+    let child = child(of: writer)
+    let (first, second) = try child.performAndWait {
+      let first = Note(context: child)
+      first.title = "c1"
+      first.rating = 2
+      let second = Note(context: child)
+      second.title = "c2"
+      second.rating = 3
+      try child.save()
+      return (first, second)
+    }
+    try writer.performAndWait { try writer.save() }
+    try child.performAndWait {
+      #expect(first.objectID.isTemporaryID)
+      first.rating = 4
+      let request = FetchRequest<Note>(entityName: "Note")
+      request.predicate = try FetchPredicate(format: "rating >= %d", 3)
+      request.sortDescriptors = [
+        FetchSortDescriptor(key: "rating", ascending: false), FetchSortDescriptor(key: "title"),
+      ]
+      request.fetchLimit = 5
+      let top = try child.fetch(request)
+      #expect(top.map(\.title) == ["c1", "n004", "n009", "n014", "n019"])
+      #expect(top.first === first)
+      #expect(try child.count(for: request) == 5)
+      request.fetchLimit = 0
+      #expect(try child.count(for: request) == 10)
+      request.fetchOffset = 8
+      let last = try child.fetch(request)
+      #expect(last.map(\.title) == ["n013", "n018"])
+      #expect(try child.count(for: request) == 2)
+
+      let byID = FetchRequest<Note>(entityName: "Note")
+      byID.predicate = try FetchPredicate(format: "SELF IN %@", [first.objectID, second.objectID])
+      byID.sortDescriptors = [FetchSortDescriptor(key: "title")]
+      byID.fetchLimit = 1
+      let found = try child.fetch(byID)
+      #expect(found.count == 1 && found.first === first)
+      byID.fetchLimit = 0
+      byID.fetchBatchSize = 1
+      let both = try child.fetch(byID)
+      #expect(both.count == 2 && both.first === first && both.last === second)
+      #expect(try child.count(for: byID) == 2)
+    }
+  }
+
+  @Test("A grandchild finds an object its grandparent holds under a temporary ID that the child no longer holds")
+  func temporaryIDFromGrandparent() throws {
+    let stack = try Stack()
+    let child = child(of: stack.context)
+    let id = try child.performAndWait {
+      let note = Note(context: child)
+      note.title = "up two levels"
+      try child.save()
+      let id = note.objectID
+      child.reset()
+      return id
+    }
+    #expect(id.isTemporaryID)
+    let grandchild = self.child(of: child)
+    try grandchild.performAndWait {
+      let note = try #require(try grandchild.existingObject(with: id) as? Note)
+      #expect(note.title == "up two levels")
+      let request = FetchRequest<Note>(entityName: "Note")
+      request.fetchBatchSize = 5
+      #expect(try grandchild.fetch(request).map(\.title) == ["up two levels"])
+    }
   }
 }

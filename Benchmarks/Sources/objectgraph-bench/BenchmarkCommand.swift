@@ -46,6 +46,22 @@ enum BenchmarkCommand {
       if only.count > 1 { print("") }
       try runMigration(count: count, in: directory)
     }
+    if only.contains(.child) {
+      if only.count > 1 { print("") }
+      try runChild(count: count, in: directory)
+    }
+  }
+
+  /// 6. A child context's count, fetchLimit and batched fetch (pending inserts in it and its parent)
+  /// against the same requests in a root context.
+  private static func runChild(count: Int, in directory: URL) throws {
+    let objectGraph = try ObjectGraphBench()
+    let file = directory.appendingPathComponent("child.sqlite")
+    _ = try objectGraph.insert(Dataset(count: count), at: file)
+    print("child context (its parent a writer owning the store; one unsaved insert in each) against a root,")
+    print("  \(count) Item rows, best of \(repetitions) runs each")
+    let results = try ChildBench(objectGraph: objectGraph).run(at: file, repetitions: repetitions)
+    print(Report.table(results, sides: ("child s", "root s")))
   }
 
   private static func runCRUDAndStall(count: Int, only: Set<Options.Group>, in directory: URL) throws {
@@ -205,6 +221,8 @@ struct Options {
     case stall
     /// The version 1 → 2 migration against the same change in hand-written SQL.
     case migration
+    /// A child context's count, fetchLimit and batched fetch against a root context's.
+    case child
   }
 
   var count = 100_000
@@ -212,10 +230,10 @@ struct Options {
   var showHelp = false
 
   static let usage = """
-    usage: objectgraph-bench [--count N] [--only crud,stall,migration]
+    usage: objectgraph-bench [--count N] [--only crud,stall,migration,child]
       --count N       rows to insert and fetch, notes to save and to migrate (default 100000; use 2000 for a
                       quick smoke run)
-      --only GROUPS   run only these benchmarks (comma-separated: crud, stall, migration; default all), e.g.
+      --only GROUPS   run only these benchmarks (comma-separated: crud, stall, migration, child; default all), e.g.
                       --count 1000000 --only migration
     """
 
@@ -247,11 +265,11 @@ struct Options {
     var groups = Set<Group>()
     for name in text.split(separator: ",") {
       guard let group = Group(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
-        throw BenchmarkError("--only takes crud, stall or migration (comma-separated), not '\(name)'")
+        throw BenchmarkError("--only takes crud, stall, migration or child (comma-separated), not '\(name)'")
       }
       groups.insert(group)
     }
-    guard !groups.isEmpty else { throw BenchmarkError("--only needs at least one of crud, stall, migration") }
+    guard !groups.isEmpty else { throw BenchmarkError("--only needs at least one of crud, stall, migration, child") }
     return groups
   }
 

@@ -39,6 +39,7 @@ extension ManagedObjectContext {
       let store = try parentStore()
       let plan = plan(for: request, entity: entity, unbounded: false)
       if request.includesPendingChanges && hasPendingChanges(for: entity, confined) {
+        _ = try readableStore()
         if store.spansSeveralStores { return try fetchObjects(request, confined).count }
         // A COUNT in the store, adjusted for the changes here; no object is made.
         propagateDeletes(confined)
@@ -72,6 +73,18 @@ extension ManagedObjectContext {
     return plan
   }
 
+  /// What the context reads from, refusing at once when there is no store yet (instead of waiting for a
+  /// store being added, or answering nothing).
+  func readableStore() throws -> any ObjectStore {
+    let store = try parentStore()
+    if !store.canServeRequests {
+      throw ObjectGraphError(
+        .noPersistentStore,
+        "The coordinator of context \(displayName) has no store. Add one with addPersistentStore(type:at:) before fetching.")
+    }
+    return store
+  }
+
   private func hasPendingChanges(for entity: EntityDescription, _ confined: Confined) -> Bool {
     confined.inserted.contains { $0.entity.isKind(of: entity) }
       || confined.updated.contains { $0.entity.isKind(of: entity) }
@@ -80,12 +93,7 @@ extension ManagedObjectContext {
 
   func fetchObjects<Result>(_ request: FetchRequest<Result>, _ confined: Confined) throws -> [ManagedObject] {
     let entity = try entity(named: request.entityName)
-    let coordinator = try parentStore()
-    if !coordinator.canServeRequests {
-      throw ObjectGraphError(
-        .noPersistentStore,
-        "The coordinator of context \(displayName) has no store. Add one with addPersistentStore(type:at:) before fetching.")
-    }
+    let coordinator = try readableStore()
     propagateDeletes(confined)
     let multiStore = coordinator.spansSeveralStores
     var plan = plan(for: request, entity: entity, unbounded: multiStore)
@@ -133,7 +141,14 @@ extension ManagedObjectContext {
         // Rows of several stores come unordered: order everything here.
         objects = try InMemorySort.sort(stored + overlay.candidates, by: request.sortDescriptors)
       } else {
-        objects = try overlay.merge(stored, key: { try sortKey(of: $0, request.sortDescriptors, coordinator) }, row: { $0 })
+        let below = settings.withLock({ $0.parent }) == nil ? [:] : idsBelow(stored.lazy.map(\.objectID))
+        objects = try overlay.merge(
+          stored,
+          key: { object in
+            PendingOverlay.Key(
+              values: try sortKey(of: object, request.sortDescriptors, coordinator),
+              id: PendingOverlay.IDOrder(below[object.objectID] ?? object.objectID))
+          }, row: { $0 })
       }
     } else if !request.sortDescriptors.isEmpty {
       objects = try InMemorySort.sort(objects, by: request.sortDescriptors)
@@ -148,6 +163,7 @@ extension ManagedObjectContext {
   private func sortKey(of object: ManagedObject, _ descriptors: [FetchSortDescriptor], _ store: any ObjectStore) throws
     -> [PredicateValue]
   {
+    guard !descriptors.isEmpty else { return [] }
     if object.state.needsLoad, let row = try store.snapshots(for: [object.objectID])[object.objectID] {
       let values = StoredRowValues(id: object.objectID, values: row.values, context: self)
       return try descriptors.map { try InMemorySort.sortValue(values, $0.keyPath) }

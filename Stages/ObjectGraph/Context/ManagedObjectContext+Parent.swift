@@ -24,15 +24,14 @@ extension ManagedObjectContext: ObjectStore {
   func fetch(_ plan: StoreFetchPlan) throws -> [FetchedRow] {
     try performAndWait {
       let plan = translated(plan)
-      let store = try parentStore()
+      let store = try readableStore()
       if store.spansSeveralStores {
         // Rows of several stores come unordered: this context orders and cuts them itself.
         return try fetchObjects(request(for: plan), confined).compactMap { try currentRow(of: $0) }
       }
       propagateDeletes(confined)
       let overlay = try pendingOverlay(for: plan, confined)
-      let below = overlay.isEmpty ? plan : overlay.storePlan(for: plan, keepsIDsOnly: false)
-      let fetched = try store.fetch(below)
+      let fetched = try store.fetch(overlay.isEmpty ? plan : overlay.storePlan(for: plan, keepsIDsOnly: false))
       // Rows of objects this context's parent saved for it under new IDs: this context's IDs for them.
       let twins = try temporaryIDsInParent(of: fetched)
       var rows: [(row: FetchedRow, stored: RowSnapshot)] = []
@@ -55,11 +54,14 @@ extension ManagedObjectContext: ObjectStore {
         rows.append((FetchedRow(id: object.objectID, snapshot: stripped(snapshot, plan)), row.snapshot))
       }
       guard !overlay.isEmpty else { return rows.map(\.row) }
+      let below = idsBelow(rows.lazy.map(\.row.id))
       let merged = try overlay.merge(
         rows,
         key: { row in
           let values = StoredRowValues(id: row.row.id, values: row.stored.values, context: self)
-          return try plan.sortDescriptors.map { try InMemorySort.sortValue(values, $0.keyPath) }
+          return PendingOverlay.Key(
+            values: try plan.sortDescriptors.map { try InMemorySort.sortValue(values, $0.keyPath) },
+            id: PendingOverlay.IDOrder(below[row.row.id] ?? row.row.id))
         },
         row: { object in
           try currentRow(of: object).map { (FetchedRow(id: $0.id, snapshot: stripped($0.snapshot, plan)), $0.snapshot) }
@@ -72,7 +74,7 @@ extension ManagedObjectContext: ObjectStore {
   func count(_ plan: StoreFetchPlan) throws -> Int {
     try performAndWait {
       let plan = translated(plan)
-      let store = try parentStore()
+      let store = try readableStore()
       if store.spansSeveralStores { return try fetch(plan).count }
       propagateDeletes(confined)
       let overlay = try pendingOverlay(for: plan, confined)

@@ -11,37 +11,61 @@ import Foundation
 /// them in the result too. A count is the store's count, minus the displaced objects the store counts
 /// (one more `COUNT` with `SELF IN`), plus the candidates.
 ///
-/// Order on equal sort keys (and without sort descriptors): the store's rows first, in the store's order
-/// (primary key, then the parent's own candidates), then this context's candidates, saved objects by
-/// primary key and then new ones in the order they were made. The rule does not depend on how many rows
-/// were read, so a limited fetch returns a prefix of the unlimited one.
+/// Order on equal sort keys (and without sort descriptors): saved objects by primary key, then unsaved
+/// ones in the order their temporary IDs were made, whichever context holds the change. SQLite orders its
+/// rows the same way (`ORDER BY …, Z_PK`), so the order does not depend on where an object's change
+/// waits or on how many rows were read: a limited fetch returns a prefix of the unlimited one. An object
+/// a child still names by a temporary ID that an ancestor has since saved sorts by the row's primary key.
 struct PendingOverlay {
   /// Objects changed or deleted here whose stored rows may be among the store's answer.
   let displaced: Set<ObjectIdentifier>
   /// Their IDs, as this context names them (for the count's `SELF IN`).
   let displacedIDs: [ManagedObjectID]
-  /// Objects changed or inserted here that match the predicate, in the order they join the results.
+  /// Objects changed or inserted here that match the predicate, in result order.
   let candidates: [ManagedObject]
-  private let candidateKeys: [[PredicateValue]]
+  private let candidateKeys: [Key]
   let descriptors: [FetchSortDescriptor]
 
+  /// Where a row or an object goes: its sort values, then its ID's place.
+  struct Key {
+    let values: [PredicateValue]
+    let id: IDOrder
+  }
+
+  /// An ID's place on equal sort values: saved rows by primary key, then unsaved objects by the order
+  /// their temporary IDs were made.
+  struct IDOrder: Comparable {
+    let isTemporary: Bool
+    let number: UInt64
+
+    init(_ id: ManagedObjectID) {
+      switch id.key {
+      case .permanent(_, _, let primaryKey):
+        isTemporary = false
+        number = UInt64(bitPattern: primaryKey)
+      case .temporary(let number):
+        isTemporary = true
+        self.number = number
+      }
+    }
+
+    static func < (lhs: IDOrder, rhs: IDOrder) -> Bool {
+      lhs.isTemporary != rhs.isTemporary ? !lhs.isTemporary : lhs.number < rhs.number
+    }
+  }
+
   init(
-    displaced: [ManagedObject], candidates: [ManagedObject], descriptors: [FetchSortDescriptor]
-  ) throws {
+    displaced: [ManagedObject], candidates: [ManagedObject], descriptors: [FetchSortDescriptor],
+    key: (ManagedObject) throws -> Key
+  )
+    throws
+  {
     self.displaced = Set(displaced.map(ObjectIdentifier.init))
     displacedIDs = displaced.map(\.objectID)
     self.descriptors = descriptors
-    // Saved objects by primary key, then new ones in the order they were made; then, stably, by the sort.
-    let byID = candidates.sorted { Self.idOrder($0.objectID, $1.objectID) }
-    let keyed = try byID.map { object in
-      (object, try descriptors.map { try InMemorySort.sortValue(object, $0.keyPath) })
-    }
-    let sorted = keyed.enumerated().sorted { lhs, rhs in
-      let order = Self.compare(lhs.element.1, rhs.element.1, descriptors)
-      return order != 0 ? order < 0 : lhs.offset < rhs.offset
-    }
-    self.candidates = sorted.map(\.element.0)
-    candidateKeys = sorted.map(\.element.1)
+    let keyed = try candidates.map { ($0, try key($0)) }.sorted { Self.compare($0.1, $1.1, descriptors) < 0 }
+    self.candidates = keyed.map(\.0)
+    candidateKeys = keyed.map(\.1)
   }
 
   var isEmpty: Bool { displaced.isEmpty && candidates.isEmpty }
@@ -56,12 +80,11 @@ struct PendingOverlay {
   }
 
   /// The store's rows (displaced ones already removed, in the store's order) with the candidates merged
-  /// in. `key` gives a row's sort values; it is called for about log(rows) rows per candidate only.
-  func merge<Row>(_ rows: [Row], key: (Row) throws -> [PredicateValue], row: (ManagedObject) throws -> Row?) throws -> [Row] {
+  /// in. `key` gives a row's place; it is called for about log(rows) rows per candidate only.
+  func merge<Row>(_ rows: [Row], key: (Row) throws -> Key, row: (ManagedObject) throws -> Row?) throws -> [Row] {
     guard !candidates.isEmpty else { return rows }
-    guard !descriptors.isEmpty else { return rows + (try candidates.compactMap(row)) }
-    var keys: [Int: [PredicateValue]] = [:]
-    func keyOfRow(_ index: Int) throws -> [PredicateValue] {
+    var keys: [Int: Key] = [:]
+    func keyOfRow(_ index: Int) throws -> Key {
       if let known = keys[index] { return known }
       let made = try key(rows[index])
       keys[index] = made
@@ -71,7 +94,7 @@ struct PendingOverlay {
     result.reserveCapacity(rows.count + candidates.count)
     var start = 0
     for (candidate, candidateKey) in zip(candidates, candidateKeys) {
-      // The first row that sorts strictly after the candidate (on equal keys, rows come first).
+      // The first row that sorts after the candidate.
       var low = start
       var high = rows.count
       while low < high {
@@ -109,23 +132,13 @@ struct PendingOverlay {
     return Array(limit > 0 ? tail.prefix(limit) : tail)
   }
 
-  /// Lexicographic order of two lists of sort values under the descriptors: negative, zero or positive.
-  static func compare(_ lhs: [PredicateValue], _ rhs: [PredicateValue], _ descriptors: [FetchSortDescriptor]) -> Int {
+  /// The order of two places under the descriptors: negative, zero or positive.
+  static func compare(_ lhs: Key, _ rhs: Key, _ descriptors: [FetchSortDescriptor]) -> Int {
     for (index, descriptor) in descriptors.enumerated() {
-      let order = InMemorySort.compare(lhs[index], rhs[index])
+      let order = InMemorySort.compare(lhs.values[index], rhs.values[index])
       if order != 0 { return descriptor.ascending ? order : -order }
     }
-    return 0
-  }
-
-  /// Saved objects by primary key, then new ones in the order their IDs were made.
-  private static func idOrder(_ lhs: ManagedObjectID, _ rhs: ManagedObjectID) -> Bool {
-    switch (lhs.key, rhs.key) {
-    case (.permanent(_, _, let a), .permanent(_, _, let b)): a < b
-    case (.permanent, .temporary): true
-    case (.temporary, .permanent): false
-    case (.temporary(let a), .temporary(let b)): a < b
-    }
+    return lhs.id < rhs.id ? -1 : (lhs.id == rhs.id ? 0 : 1)
   }
 }
 
@@ -153,6 +166,31 @@ extension ManagedObjectContext {
     for object in confined.inserted.inOrder where isFetched(object) && !object.state.isDeleted {
       if try matches(object) { candidates.append(object) }
     }
-    return try PendingOverlay(displaced: displaced, candidates: candidates, descriptors: plan.sortDescriptors)
+    // Objects fetched from an ancestor and changed here may carry temporary IDs an ancestor has replaced.
+    let below = idsBelow(candidates.lazy.filter { !$0.state.isInserted }.map(\.objectID))
+    return try PendingOverlay(displaced: displaced, candidates: candidates, descriptors: plan.sortDescriptors) {
+      object in
+      PendingOverlay.Key(
+        values: try plan.sortDescriptors.map { try InMemorySort.sortValue(object, $0.keyPath) },
+        id: PendingOverlay.IDOrder(below[object.objectID] ?? object.objectID))
+    }
+  }
+
+  /// For temporary IDs this context uses: the permanent IDs ancestors have since saved those objects
+  /// under, which is how the store orders them. One request per ancestor, and none without temporary IDs.
+  func idsBelow(_ ids: some Sequence<ManagedObjectID>) -> [ManagedObjectID: ManagedObjectID] {
+    var current: [ManagedObjectID: ManagedObjectID] = [:]
+    for id in ids where id.isTemporaryID { current[id] = id }
+    var ancestor = settings.withLock { $0.parent }
+    while let context = ancestor, !current.isEmpty {
+      context.performAndWait {
+        guard !context.confined.aliases.isEmpty else { return }
+        for (original, id) in current {
+          if let replaced = context.confined.aliases[id] { current[original] = replaced }
+        }
+      }
+      ancestor = context.settings.withLock { $0.parent }
+    }
+    return current.filter { $0.key != $0.value }
   }
 }
