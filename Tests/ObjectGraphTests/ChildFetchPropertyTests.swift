@@ -50,6 +50,9 @@ struct ChildFetchPropertyTests {
     /// For notes not yet saved: the order they were made in (their temporary IDs' order).
     var madeAt: [String: Int] = [:]
     var ids: [String: ManagedObjectID] = [:]
+    /// The root's IDs for notes it saved after a child had inserted or changed them (the child keeps the
+    /// temporary ID in `ids`).
+    var rootIDs: [String: ManagedObjectID] = [:]
     var notebookIDs: [ManagedObjectID] = []
     var levels: [Level] = []
     var made = 0
@@ -132,7 +135,7 @@ struct ChildFetchPropertyTests {
     case 6:
       let chosen = Set(visible.filter { _ in Bool.random(using: &random) })
       query.format = "SELF IN %@"
-      query.arguments = [chosen.compactMap { world.ids[$0] }]
+      query.arguments = [chosen.compactMap { level == 0 ? world.rootIDs[$0] ?? world.ids[$0] : world.ids[$0] }]
       query.matches = { title, _ in chosen.contains(title) }
     case 7:
       query.format = "notebook.name == %@"
@@ -221,6 +224,22 @@ struct ChildFetchPropertyTests {
     world.levels[level] = Level()
   }
 
+  /// The root's changes saved to the store, in the test's model: inserted notes take their primary keys.
+  private func saveRoot(_ world: World, _ root: ManagedObjectContext) throws {
+    let changes = world.levels[0]
+    for title in changes.deleted { world.stored[title] = nil }
+    world.stored.merge(changes.values) { _, new in new }
+    try root.performAndWait {
+      try root.save()
+      for title in changes.inserted {
+        let saved = try #require(world.ids[title].flatMap { root.confined.aliases[$0] }, "\(title) has a permanent ID")
+        world.rootIDs[title] = saved
+        world.primaryKeys[title] = saved.primaryKey
+      }
+    }
+    world.levels[0] = Level()
+  }
+
   @Test(
     "Random pending changes in root, child and grandchild: fetch and count match the in-memory evaluation",
     arguments: 0..<64)
@@ -268,6 +287,10 @@ struct ChildFetchPropertyTests {
       if level > 0 && Bool.random(using: &random) {
         try context.performAndWait { try context.save() }
         saveUp(world, level: level)
+        if level == 1 && Bool.random(using: &random) {
+          // The root saves to the store: the child keeps temporary IDs for rows that now exist.
+          try saveRoot(world, stack.context)
+        }
         try randomChanges(world, level: level, context: context, &random)
       }
     }

@@ -37,6 +37,15 @@ struct ChildFetchTests {
     return context
   }
 
+  /// Inserts a note, unsaved.
+  private func insert(_ title: String, rating: Int64 = 0, in context: ManagedObjectContext) {
+    context.performAndWait {
+      let note = Note(context: context)
+      note.title = title
+      note.rating = rating
+    }
+  }
+
   private func registeredCount(_ context: ManagedObjectContext) -> Int {
     context.performAndWait { context.confined.registry.count }
   }
@@ -71,18 +80,10 @@ struct ChildFetchTests {
       let notes = try writer.fetch(low)
       notes[0].rating = 3  // now matches
       writer.delete(notes[1])  // matched
-      let fresh = Note(context: writer)
-      fresh.title = "fresh"
-      fresh.rating = 4
+      insert("fresh", rating: 4, in: writer)
     }
-    child.performAndWait {
-      let mine = Note(context: child)
-      mine.title = "mine"
-      mine.rating = 2
-      let other = Note(context: child)
-      other.title = "other"
-      other.rating = 0
-    }
+    insert("mine", rating: 2, in: child)
+    insert("other", rating: 0, in: child)
     let before = registeredCount(writer)
     log.withLock { $0.removeAll() }
     #expect(try child.performAndWait { try child.count(for: request) } == 182)
@@ -105,16 +106,8 @@ struct ChildFetchTests {
     let log = Locked<[String]>([])
     let writer = try writer(log, notes: 500)
     let child = child(of: writer)
-    writer.performAndWait {
-      let note = Note(context: writer)
-      note.title = "n000a"
-      note.rating = 0
-    }
-    child.performAndWait {
-      let note = Note(context: child)
-      note.title = "n001a"
-      note.rating = 1
-    }
+    insert("n000a", rating: 0, in: writer)
+    insert("n001a", rating: 1, in: child)
     let request = FetchRequest<Note>(entityName: "Note")
     request.sortDescriptors = [FetchSortDescriptor(key: "title")]
     request.fetchLimit = 10
@@ -164,10 +157,7 @@ struct ChildFetchTests {
     #expect(registeredCount(writer) == 0)
 
     // With pending changes in both, only the pending objects come with their values.
-    writer.performAndWait {
-      let note = Note(context: writer)
-      note.title = "n050a"
-    }
+    insert("n050a", in: writer)
     try child.performAndWait {
       child.reset()
       let note = Note(context: child)

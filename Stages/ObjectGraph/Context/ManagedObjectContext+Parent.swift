@@ -37,11 +37,15 @@ extension ManagedObjectContext: ObjectStore {
       var rows: [(row: FetchedRow, stored: RowSnapshot)] = []
       rows.reserveCapacity(fetched.count)
       for row in fetched {
-        var object = confined.registered(row.identity)
+        // A row this context's parent saved for it goes up under the temporary ID the children know, even
+        // when this context has also come to hold it under the permanent one.
+        var object: ManagedObject?
         var id: ManagedObjectID?
-        if object == nil, let twin = twins[row.id] {
+        if !twins.isEmpty, let twin = twins[row.id] {
           id = twin
-          object = confined.registered(twin)
+          object = confined.registered(twin) ?? confined.registered(row.identity)
+        } else {
+          object = confined.registered(row.identity)
         }
         guard let object else {
           rows.append((FetchedRow(id: id ?? row.id, snapshot: stripped(row.snapshot, plan)), row.snapshot))
@@ -51,7 +55,7 @@ extension ManagedObjectContext: ObjectStore {
         // An object held here answers with its values here, as a fetch of this context would.
         let snapshot =
           object.state.needsLoad ? row.snapshot : RowSnapshot(version: object.snapshot?.version ?? 0, values: object.values)
-        rows.append((FetchedRow(id: object.objectID, snapshot: stripped(snapshot, plan)), row.snapshot))
+        rows.append((FetchedRow(id: id ?? object.objectID, snapshot: stripped(snapshot, plan)), row.snapshot))
       }
       guard !overlay.isEmpty else { return rows.map(\.row) }
       let below = idsBelow(rows.lazy.map(\.row.id))
