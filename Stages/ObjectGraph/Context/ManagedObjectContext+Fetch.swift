@@ -36,16 +36,15 @@ extension ManagedObjectContext {
   public func count<Result: ManagedObject>(for request: FetchRequest<Result>) throws -> Int {
     try isolated("count(for:)") { confined in
       let entity = try entity(named: request.entityName)
-      let store = try parentStore()
       let plan = plan(for: request, entity: entity, unbounded: false)
       if request.includesPendingChanges && hasPendingChanges(for: entity, confined) {
-        _ = try readableStore()
+        let store = try readableStore()
         if store.spansSeveralStores { return try fetchObjects(request, confined).count }
         // A COUNT in the store, adjusted for the changes here; no object is made.
         propagateDeletes(confined)
         return try pendingOverlay(for: plan, confined).count(in: store, plan: plan)
       }
-      return try store.count(plan)
+      return try parentStore().count(plan)
     }
   }
 
@@ -101,7 +100,7 @@ extension ManagedObjectContext {
       request.includesPendingChanges && hasPendingChanges(for: entity, confined) ? try pendingOverlay(for: plan, confined) : nil
     let pending = overlay != nil
     // With changes here, the store is still asked with the limit, widened by what they can displace.
-    if let overlay, !multiStore { plan = overlay.storePlan(for: plan, keepsIDsOnly: true) }
+    if let overlay, !multiStore { plan = overlay.storePlan(for: plan) }
     var objects: [ManagedObject] = []
     var batchIDs: [ManagedObjectID] = []
     var awaken: [ManagedObject] = []

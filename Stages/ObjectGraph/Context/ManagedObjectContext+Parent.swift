@@ -31,10 +31,10 @@ extension ManagedObjectContext: ObjectStore {
       }
       propagateDeletes(confined)
       let overlay = try pendingOverlay(for: plan, confined)
-      let fetched = try store.fetch(overlay.isEmpty ? plan : overlay.storePlan(for: plan, keepsIDsOnly: false))
+      let fetched = try store.fetch(overlay.isEmpty ? plan : overlay.storePlan(for: plan))
       // Rows of objects this context's parent saved for it under new IDs: this context's IDs for them.
-      let twins = try temporaryIDsInParent(of: fetched)
-      var rows: [(row: FetchedRow, stored: RowSnapshot)] = []
+      let twins = temporaryIDsInParent(of: fetched)
+      var rows: [(row: FetchedRow, stored: RowSnapshot, source: ManagedObjectID)] = []
       rows.reserveCapacity(fetched.count)
       for row in fetched {
         // A row this context's parent saved for it goes up under the temporary ID the children know, even
@@ -48,27 +48,33 @@ extension ManagedObjectContext: ObjectStore {
           object = confined.registered(row.identity)
         }
         guard let object else {
-          rows.append((FetchedRow(id: id ?? row.id, snapshot: stripped(row.snapshot, plan)), row.snapshot))
+          let source = row.id
+          rows.append((FetchedRow(id: id ?? source, snapshot: stripped(row.snapshot, plan)), row.snapshot, source))
           continue
         }
         if object.state.isDeleted || overlay.displaced.contains(ObjectIdentifier(object)) { continue }
         // An object held here answers with its values here, as a fetch of this context would.
         let snapshot =
           object.state.needsLoad ? row.snapshot : RowSnapshot(version: object.snapshot?.version ?? 0, values: object.values)
-        rows.append((FetchedRow(id: id ?? object.objectID, snapshot: stripped(snapshot, plan)), row.snapshot))
+        rows.append((FetchedRow(id: id ?? object.objectID, snapshot: stripped(snapshot, plan)), row.snapshot, row.id))
       }
       guard !overlay.isEmpty else { return rows.map(\.row) }
       let below = idsBelow(rows.lazy.map(\.row.id))
       let merged = try overlay.merge(
         rows,
         key: { row in
-          let values = StoredRowValues(id: row.row.id, values: row.stored.values, context: self)
+          var stored = row.stored.values
+          if stored.isEmpty && !plan.sortDescriptors.isEmpty {
+            // An IDs-only read (a batched fetch): this row's values alone, from the store.
+            stored = try store.snapshots(for: [row.source])[row.source]?.values ?? []
+          }
+          let values = StoredRowValues(id: row.row.id, values: stored, context: self)
           return PendingOverlay.Key(
             values: try plan.sortDescriptors.map { try InMemorySort.sortValue(values, $0.keyPath) },
             id: PendingOverlay.IDOrder(below[row.row.id] ?? row.row.id))
         },
         row: { object in
-          try currentRow(of: object).map { (FetchedRow(id: $0.id, snapshot: stripped($0.snapshot, plan)), $0.snapshot) }
+          try currentRow(of: object).map { (FetchedRow(id: $0.id, snapshot: stripped($0.snapshot, plan)), $0.snapshot, $0.id) }
         })
       return PendingOverlay.window(merged, offset: plan.fetchOffset, limit: plan.fetchLimit).map(\.row)
     }
@@ -113,7 +119,7 @@ extension ManagedObjectContext: ObjectStore {
   /// For rows read from this context's parent: the temporary IDs this context still uses for those of
   /// them that the parent has since saved under permanent IDs. One request to the parent for all rows,
   /// and none when the parent has replaced no IDs.
-  private func temporaryIDsInParent(of rows: [FetchedRow]) throws -> [ManagedObjectID: ManagedObjectID] {
+  private func temporaryIDsInParent(of rows: [FetchedRow]) -> [ManagedObjectID: ManagedObjectID] {
     guard !rows.isEmpty, let parent = settings.withLock({ $0.parent }) else { return [:] }
     return parent.performAndWait {
       guard !parent.confined.reverseAliases.isEmpty else { return [:] }

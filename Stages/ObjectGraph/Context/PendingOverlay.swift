@@ -71,12 +71,10 @@ struct PendingOverlay {
   var isEmpty: Bool { displaced.isEmpty && candidates.isEmpty }
 
   /// What to ask the store for: from the first row, enough rows that the displaced objects cannot push
-  /// any result out of the window (all of them without a limit). `needsValues`: rows must carry their
-  /// values even for an IDs-only plan, because candidates are placed among them by their sort keys.
-  func storePlan(for plan: StoreFetchPlan, keepsIDsOnly: Bool) -> StoreFetchPlan {
+  /// any result out of the window (all of them without a limit).
+  func storePlan(for plan: StoreFetchPlan) -> StoreFetchPlan {
     let limit = plan.fetchLimit > 0 ? plan.fetchOffset + plan.fetchLimit + displaced.count : 0
-    let idsOnly = plan.idsOnly && (keepsIDsOnly || descriptors.isEmpty || candidates.isEmpty)
-    return plan.with(fetchLimit: limit, fetchOffset: 0, idsOnly: idsOnly)
+    return plan.with(fetchLimit: limit, fetchOffset: 0)
   }
 
   /// The store's rows (displaced ones already removed, in the store's order) with the candidates merged
