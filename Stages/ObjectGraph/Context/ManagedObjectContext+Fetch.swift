@@ -96,8 +96,10 @@ extension ManagedObjectContext {
     propagateDeletes(confined)
     let multiStore = coordinator.spansSeveralStores
     var plan = plan(for: request, entity: entity, unbounded: multiStore)
+    // Changes that touch nothing this fetch reads (an insert that does not match) leave it to the store.
     let overlay =
-      request.includesPendingChanges && hasPendingChanges(for: entity, confined) ? try pendingOverlay(for: plan, confined) : nil
+      request.includesPendingChanges && hasPendingChanges(for: entity, confined)
+      ? try pendingOverlay(for: plan, confined).nonEmpty : nil
     let pending = overlay != nil
     // With changes here, the store is still asked with the limit, widened by what they can displace.
     if let overlay, !multiStore { plan = overlay.storePlan(for: plan) }

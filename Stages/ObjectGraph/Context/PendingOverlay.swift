@@ -69,6 +69,8 @@ struct PendingOverlay {
   }
 
   var isEmpty: Bool { displaced.isEmpty && candidates.isEmpty }
+  /// The overlay, or `nil` when it changes nothing.
+  var nonEmpty: PendingOverlay? { isEmpty ? nil : self }
 
   /// What to ask the store for: from the first row, enough rows that the displaced objects cannot push
   /// any result out of the window (all of them without a limit).
