@@ -57,6 +57,19 @@ enum BenchmarkCommand {
     try group(.save) { try runSavePhase(count: count, in: directory) }
     try group(.migration) { try runMigration(count: count, in: directory) }
     try group(.paged) { try runPagedFetch(count: count, in: directory) }
+    try group(.child) { try runChild(count: count, in: directory) }
+  }
+
+  /// 6. A child context's count, fetchLimit and batched fetch (pending inserts in it and its parent)
+  /// against the same requests in a root context.
+  private static func runChild(count: Int, in directory: URL) throws {
+    let objectGraph = try ObjectGraphBench()
+    let file = directory.appendingPathComponent("child.sqlite")
+    _ = try objectGraph.insert(Dataset(count: count), at: file)
+    print("child context (its parent a writer owning the store; one unsaved insert in each) against a root,")
+    print("  \(count) Item rows, best of \(repetitions) runs each")
+    let results = try ChildBench(objectGraph: objectGraph).run(at: file, repetitions: repetitions)
+    print(Report.table(results, sides: ("child s", "root s")))
   }
 
   /// 1-3. insert+save, fetch all and predicate+sort, ObjectGraph against GRDB.
@@ -268,6 +281,8 @@ struct Options {
     case migration
     /// Reading a store page by page, with the resident memory.
     case paged
+    /// A child context's count, fetchLimit and batched fetch against a root context's.
+    case child
   }
 
   var count = 100_000
@@ -276,10 +291,11 @@ struct Options {
   var showHelp = false
 
   static let usage = """
-    usage: objectgraph-bench [--count N] [--only crud,stall,save,migration,paged] [--batch-size N]
+    usage: objectgraph-bench [--count N] [--only crud,stall,save,migration,paged,child] [--batch-size N]
       --count N       rows to insert and fetch, notes to save, to migrate and to read in pages (default
                       100000; use 2000 for a quick smoke run)
-      --only GROUPS   run only these benchmarks (comma-separated: crud, stall, save, migration, paged;
+      --only GROUPS   run only these benchmarks (comma-separated: crud, stall, save, migration, paged,
+                      child;
                       default all), e.g. --count 1000000 --only migration
       --batch-size N  notes per worker and save in stage 4's import (stall; default 1000)
     """

@@ -36,10 +36,15 @@ extension ManagedObjectContext {
   public func count<Result: ManagedObject>(for request: FetchRequest<Result>) throws -> Int {
     try isolated("count(for:)") { confined in
       let entity = try entity(named: request.entityName)
+      let plan = plan(for: request, entity: entity, unbounded: false)
       if request.includesPendingChanges && hasPendingChanges(for: entity, confined) {
-        return try fetchObjects(request, confined).count
+        let store = try readableStore()
+        if store.spansSeveralStores { return try fetchObjects(request, confined).count }
+        // A COUNT in the store, adjusted for the changes here; no object is made.
+        propagateDeletes(confined)
+        return try pendingOverlay(for: plan, confined).count(in: store, plan: plan)
       }
-      return try parentStore().count(plan(for: request, entity: entity, unbounded: false))
+      return try parentStore().count(plan)
     }
   }
 
@@ -67,8 +72,16 @@ extension ManagedObjectContext {
     return plan
   }
 
-  private func matchesEntity<Result>(_ object: ManagedObject, _ entity: EntityDescription, _ request: FetchRequest<Result>) -> Bool {
-    request.includesSubentities ? object.entity.isKind(of: entity) : object.entity === entity
+  /// What the context reads from, refusing at once when there is no store yet (instead of waiting for a
+  /// store being added, or answering nothing).
+  func readableStore() throws -> any ObjectStore {
+    let store = try parentStore()
+    if !store.canServeRequests {
+      throw ObjectGraphError(
+        .noPersistentStore,
+        "The coordinator of context \(displayName) has no store. Add one with addPersistentStore(type:at:) before fetching.")
+    }
+    return store
   }
 
   private func hasPendingChanges(for entity: EntityDescription, _ confined: Confined) -> Bool {
@@ -79,16 +92,17 @@ extension ManagedObjectContext {
 
   func fetchObjects<Result>(_ request: FetchRequest<Result>, _ confined: Confined) throws -> [ManagedObject] {
     let entity = try entity(named: request.entityName)
-    let coordinator = try parentStore()
-    if !coordinator.canServeRequests {
-      throw ObjectGraphError(
-        .noPersistentStore,
-        "The coordinator of context \(displayName) has no store. Add one with addPersistentStore(type:at:) before fetching.")
-    }
+    let coordinator = try readableStore()
     propagateDeletes(confined)
-    let pending = request.includesPendingChanges && hasPendingChanges(for: entity, confined)
     let multiStore = coordinator.spansSeveralStores
-    let plan = plan(for: request, entity: entity, unbounded: pending || multiStore)
+    var plan = plan(for: request, entity: entity, unbounded: multiStore)
+    // Changes that touch nothing this fetch reads (an insert that does not match) leave it to the store.
+    let overlay =
+      request.includesPendingChanges && hasPendingChanges(for: entity, confined)
+      ? try pendingOverlay(for: plan, confined).nonEmpty : nil
+    let pending = overlay != nil
+    // With changes here, the store is still asked with the limit, widened by what they can displace.
+    if let overlay, !multiStore { plan = overlay.storePlan(for: plan) }
     var objects: [ManagedObject] = []
     var batchIDs: [ManagedObjectID] = []
     var awaken: [ManagedObject] = []
@@ -131,36 +145,40 @@ extension ManagedObjectContext {
       try prefetch(request.relationshipKeyPathsForPrefetching, of: objects, confined)
       return objects
     }
-    if pending {
-      let predicate = request.predicate?.node
-      func matches(_ object: ManagedObject) throws -> Bool {
-        guard let predicate else { return true }
-        return try PredicateEvaluator.evaluate(predicate, on: object)
+    if let overlay {
+      let stored = objects.filter { !$0.state.isDeleted && !overlay.displaced.contains(ObjectIdentifier($0)) }
+      if multiStore {
+        // Rows of several stores come unordered: order everything here.
+        objects = try InMemorySort.sort(stored + overlay.candidates, by: request.sortDescriptors)
+      } else {
+        let below = settings.withLock({ $0.parent }) == nil ? [:] : idsBelow(stored.lazy.map(\.objectID))
+        objects = try overlay.merge(
+          stored,
+          key: { object in
+            PendingOverlay.Key(
+              values: try sortKey(of: object, request.sortDescriptors, coordinator),
+              id: PendingOverlay.IDOrder(below[object.objectID] ?? object.objectID))
+          }, row: { $0 })
       }
-      var seen = Set<ObjectIdentifier>()
-      var merged: [ManagedObject] = []
-      for object in objects where !object.state.isDeleted {
-        if object.state.isUpdated, !(try matches(object)) { continue }
-        if seen.insert(ObjectIdentifier(object)).inserted { merged.append(object) }
-      }
-      for object in confined.updated where matchesEntity(object, entity, request) && !object.state.isDeleted {
-        if !seen.contains(ObjectIdentifier(object)), try matches(object) {
-          seen.insert(ObjectIdentifier(object))
-          merged.append(object)
-        }
-      }
-      for object in confined.inserted.inOrder where matchesEntity(object, entity, request) && !object.state.isDeleted {
-        if try matches(object) { merged.append(object) }
-      }
-      objects = merged
-    }
-    if !request.sortDescriptors.isEmpty {
+    } else if !request.sortDescriptors.isEmpty {
       objects = try InMemorySort.sort(objects, by: request.sortDescriptors)
     }
-    if request.fetchOffset > 0 { objects = Array(objects.dropFirst(request.fetchOffset)) }
-    if request.fetchLimit > 0 { objects = Array(objects.prefix(request.fetchLimit)) }
+    objects = PendingOverlay.window(objects, offset: request.fetchOffset, limit: request.fetchLimit)
     try prefetch(request.relationshipKeyPathsForPrefetching, of: objects, confined)
     return objects
+  }
+
+  /// An object's sort values, for placing unsaved objects among fetched ones. A batch fault is not fired
+  /// for it (that would read its whole batch): its row alone is read.
+  private func sortKey(of object: ManagedObject, _ descriptors: [FetchSortDescriptor], _ store: any ObjectStore) throws
+    -> [PredicateValue]
+  {
+    guard !descriptors.isEmpty else { return [] }
+    if object.state.needsLoad, let row = try store.snapshots(for: [object.objectID])[object.objectID] {
+      let values = StoredRowValues(id: object.objectID, values: row.values, context: self)
+      return try descriptors.map { try InMemorySort.sortValue(values, $0.keyPath) }
+    }
+    return try descriptors.map { try InMemorySort.sortValue(object, $0.keyPath) }
   }
 
   /// Reads the destinations of the given relationship key paths for all `objects` at once. Objects not
@@ -228,7 +246,7 @@ enum InMemorySort {
     }.map(\.1)
   }
 
-  private static func sortValue(_ object: ManagedObject, _ path: [String]) throws -> PredicateValue {
+  static func sortValue(_ object: some PredicateEvaluable, _ path: [String]) throws -> PredicateValue {
     switch try object.predicateValue(atKeyPath: path) {
     case .single(let value): return value
     case .many:

@@ -17,24 +17,119 @@ extension ManagedObjectContext: ObjectStore {
   var canServeRequests: Bool { (try? parentStore().canServeRequests) ?? false }
   var spansSeveralStores: Bool { (try? parentStore().spansSeveralStores) ?? false }
 
+  /// A child's fetch: the plan goes on to this context's own store (predicate, sort and limit included),
+  /// and this context's unsaved changes are laid over the rows that come back (``PendingOverlay``). No
+  /// object is made here for a row this context does not hold; an IDs-only plan (a batched fetch) gets
+  /// IDs only, and the child reads values batch by batch through ``snapshots(for:)``.
   func fetch(_ plan: StoreFetchPlan) throws -> [FetchedRow] {
     try performAndWait {
-      let request = FetchRequest<ManagedObject>(entityName: plan.entity.name)
-      // The child names objects by its own IDs, which may be temporary IDs this context has since
-      // replaced with permanent ones: translate them, as a child's save is translated.
-      request.predicate = plan.predicate.map { node in
-        FetchPredicate(node: confined.aliases.isEmpty ? node : node.mappingObjectIDs(resolve))
+      let plan = translated(plan)
+      let store = try readableStore()
+      if store.spansSeveralStores {
+        // Rows of several stores come unordered: this context orders and cuts them itself.
+        return try fetchObjects(request(for: plan), confined).compactMap { try currentRow(of: $0) }
       }
-      request.sortDescriptors = plan.sortDescriptors
-      request.fetchLimit = plan.fetchLimit
-      request.fetchOffset = plan.fetchOffset
-      request.includesSubentities = plan.includesSubentities
-      return try fetchObjects(request, confined).compactMap { try currentRow(of: $0) }
+      propagateDeletes(confined)
+      let overlay = try pendingOverlay(for: plan, confined)
+      let fetched = try store.fetch(overlay.isEmpty ? plan : overlay.storePlan(for: plan))
+      // Rows of objects this context's parent saved for it under new IDs: this context's IDs for them.
+      let twins = temporaryIDsInParent(of: fetched)
+      var rows: [(row: FetchedRow, stored: RowSnapshot, source: ManagedObjectID)] = []
+      rows.reserveCapacity(fetched.count)
+      for row in fetched {
+        // A row this context's parent saved for it goes up under the temporary ID the children know, even
+        // when this context has also come to hold it under the permanent one.
+        var object: ManagedObject?
+        var id: ManagedObjectID?
+        if !twins.isEmpty, let twin = twins[row.id] {
+          id = twin
+          object = confined.registered(twin) ?? confined.registered(row.identity)
+        } else {
+          object = confined.registered(row.identity)
+        }
+        guard let object else {
+          let source = row.id
+          rows.append((FetchedRow(id: id ?? source, snapshot: stripped(row.snapshot, plan)), row.snapshot, source))
+          continue
+        }
+        if object.state.isDeleted || overlay.displaced.contains(ObjectIdentifier(object)) { continue }
+        // An object held here answers with its values here, as a fetch of this context would.
+        let snapshot =
+          object.state.needsLoad ? row.snapshot : RowSnapshot(version: object.snapshot?.version ?? 0, values: object.values)
+        rows.append((FetchedRow(id: id ?? object.objectID, snapshot: stripped(snapshot, plan)), row.snapshot, row.id))
+      }
+      guard !overlay.isEmpty else { return rows.map(\.row) }
+      let below = idsBelow(rows.lazy.map(\.row.id))
+      let merged = try overlay.merge(
+        rows,
+        key: { row in
+          var stored = row.stored.values
+          if stored.isEmpty && !plan.sortDescriptors.isEmpty {
+            // An IDs-only read (a batched fetch): this row's values alone, from the store.
+            stored = try store.snapshots(for: [row.source])[row.source]?.values ?? []
+          }
+          let values = StoredRowValues(id: row.row.id, values: stored, context: self)
+          return PendingOverlay.Key(
+            values: try plan.sortDescriptors.map { try InMemorySort.sortValue(values, $0.keyPath) },
+            id: PendingOverlay.IDOrder(below[row.row.id] ?? row.row.id))
+        },
+        row: { object in
+          try currentRow(of: object).map { (FetchedRow(id: $0.id, snapshot: stripped($0.snapshot, plan)), $0.snapshot, $0.id) }
+        })
+      return PendingOverlay.window(merged, offset: plan.fetchOffset, limit: plan.fetchLimit).map(\.row)
     }
   }
 
+  /// A child's count: a `COUNT` in this context's store, adjusted for this context's unsaved changes.
   func count(_ plan: StoreFetchPlan) throws -> Int {
-    try fetch(plan).count
+    try performAndWait {
+      let plan = translated(plan)
+      let store = try readableStore()
+      if store.spansSeveralStores { return try fetch(plan).count }
+      propagateDeletes(confined)
+      let overlay = try pendingOverlay(for: plan, confined)
+      return overlay.isEmpty ? try store.count(plan) : try overlay.count(in: store, plan: plan)
+    }
+  }
+
+  /// The plan with the object IDs of its predicate as this context names them. A child names objects by
+  /// its own IDs, which may be temporary IDs this context has since replaced with permanent ones:
+  /// translated, as a child's save is.
+  private func translated(_ plan: StoreFetchPlan) -> StoreFetchPlan {
+    guard let predicate = plan.predicate, !confined.aliases.isEmpty else { return plan }
+    return plan.with(predicate: predicate.mappingObjectIDs(resolve))
+  }
+
+  /// The request a plan stands for, for the slow path across several stores.
+  private func request(for plan: StoreFetchPlan) -> FetchRequest<ManagedObject> {
+    let request = FetchRequest<ManagedObject>(entityName: plan.entity.name)
+    request.predicate = plan.predicate.map { FetchPredicate(node: $0) }
+    request.sortDescriptors = plan.sortDescriptors
+    request.fetchLimit = plan.fetchLimit
+    request.fetchOffset = plan.fetchOffset
+    request.includesSubentities = plan.includesSubentities
+    return request
+  }
+
+  /// A row's values dropped for an IDs-only plan (the child reads them batch by batch).
+  private func stripped(_ snapshot: RowSnapshot, _ plan: StoreFetchPlan) -> RowSnapshot {
+    plan.idsOnly ? RowSnapshot(version: snapshot.version, values: []) : snapshot
+  }
+
+  /// For rows read from this context's parent: the temporary IDs this context still uses for those of
+  /// them that the parent has since saved under permanent IDs. One request to the parent for all rows,
+  /// and none when the parent has replaced no IDs.
+  private func temporaryIDsInParent(of rows: [FetchedRow]) -> [ManagedObjectID: ManagedObjectID] {
+    guard !rows.isEmpty, let parent = settings.withLock({ $0.parent }) else { return [:] }
+    return parent.performAndWait {
+      guard !parent.confined.reverseAliases.isEmpty else { return [:] }
+      var found: [ManagedObjectID: ManagedObjectID] = [:]
+      for row in rows {
+        let id = row.id
+        if let temporary = parent.confined.reverseAliases[id] { found[id] = temporary }
+      }
+      return found
+    }
   }
 
   func snapshots(for ids: [ManagedObjectID]) throws -> [ManagedObjectID: RowSnapshot] {
@@ -44,12 +139,13 @@ extension ManagedObjectContext: ObjectStore {
       for id in ids {
         if let object = confined.registered(resolve(id)) {
           if let row = try currentRow(of: object) { result[id] = row.snapshot }
-        } else if !id.isTemporaryID {
+        } else {
           unknown.append(id)
         }
       }
       if !unknown.isEmpty {
-        // Objects this context never touched: its own parent has them as they are.
+        // Objects this context never touched (or no longer holds): its own parent has them as they are. A
+        // temporary ID may name an object inserted further up; a coordinator answers nothing for one.
         result.merge(try parentStore().snapshots(for: unknown)) { mine, _ in mine }
       }
       return result
@@ -66,8 +162,6 @@ extension ManagedObjectContext: ObjectStore {
         if let object = confined.registered(resolve(id)), !object.state.isDeleted {
           if object.state.needsLoad { try fulfill(object) }
           result[id] = object.relatedIDs(slot)
-        } else if id.isTemporaryID {
-          result[id] = []
         } else {
           unknown.append(id)
         }

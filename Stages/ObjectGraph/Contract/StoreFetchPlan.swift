@@ -10,6 +10,17 @@ struct StoreFetchPlan {
   /// Only IDs and versions are needed (values are read later, in batches).
   let idsOnly: Bool
   var includesSubentities = true
+
+  /// The same plan with some of its parts replaced.
+  func with(
+    predicate: PredicateNode?? = nil, fetchLimit: Int? = nil, fetchOffset: Int? = nil, idsOnly: Bool? = nil
+  ) -> StoreFetchPlan {
+    var plan = StoreFetchPlan(
+      entity: entity, predicate: predicate ?? self.predicate, sortDescriptors: sortDescriptors,
+      fetchLimit: fetchLimit ?? self.fetchLimit, fetchOffset: fetchOffset ?? self.fetchOffset, idsOnly: idsOnly ?? self.idsOnly)
+    plan.includesSubentities = includesSubentities
+    return plan
+  }
 }
 
 /// One row read from a store: the object it belongs to and its values.
