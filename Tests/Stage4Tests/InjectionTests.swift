@@ -78,6 +78,7 @@ struct InjectionTests {
       try NoteEditor(context: controller.mainContext).rename(foreign, to: "Not mine")
     }
     #expect(error.code == .objectNotFound)
+    #expect(error.message.contains("comes from another stack"), "\(error.message)")
     #expect(controller.mainContext.hasChanges == false)
   }
 }

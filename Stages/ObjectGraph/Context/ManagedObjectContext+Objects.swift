@@ -91,8 +91,9 @@ extension ManagedObjectContext {
   }
 
   /// The object for `objectID`, loaded from the store if needed.
-  /// - Throws: ``ObjectGraphError/Code/objectNotFound`` when no such object exists (it was deleted, or the
-  ///   ID is temporary and belongs to another context).
+  /// - Throws: ``ObjectGraphError/Code/objectNotFound`` when no such object exists (it was deleted, the
+  ///   ID is temporary and belongs to another context, or it names a store this context's coordinator
+  ///   does not have; the message says which).
   public func existingObject(with objectID: ManagedObjectID) throws -> ManagedObject {
     try isolated("existingObject(with:)") { confined in
       if let object = confined.registered(objectID), !object.state.needsLoad { return object }
@@ -107,7 +108,16 @@ extension ManagedObjectContext {
         try fulfill(object)
       } catch let error as ObjectGraphError where error.code == .objectNotFound {
         if object.state.needsLoad { confined.registry[objectID] = nil }
-        throw objectID.isTemporaryID ? ObjectGraphError(.objectNotFound, temporaryMessage) : error
+        if objectID.isTemporaryID { throw ObjectGraphError(.objectNotFound, temporaryMessage) }
+        if let store = objectID.storeIdentifier, let stores = persistentStoreCoordinator?.persistentStores,
+          !stores.contains(where: { $0.identifier == store })
+        {
+          throw ObjectGraphError(
+            .objectNotFound,
+            "\(objectID) belongs to store \(store), which context \(displayName)'s coordinator does not have: the ID comes from another stack (another coordinator or file). Hand IDs only between contexts of one coordinator; to find the same row through another, use persistentStoreCoordinator.managedObjectID(forURIRepresentation:) on a coordinator that has that store."
+          )
+        }
+        throw error
       }
       return object
     }
