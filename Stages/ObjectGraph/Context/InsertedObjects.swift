@@ -21,6 +21,13 @@ struct InsertedObjects {
     count += 1
   }
 
+  /// Makes room for `additional` more objects (growing at least twofold, so many small calls stay linear).
+  mutating func reserveCapacity(_ additional: Int) {
+    let needed = slots.count + additional
+    guard needed > slots.capacity else { return }
+    slots.reserveCapacity(max(needed, slots.capacity * 2))
+  }
+
   func contains(_ object: ManagedObject) -> Bool {
     let position = object.insertionPosition
     return position >= 0 && position < slots.count && slots[position] === object

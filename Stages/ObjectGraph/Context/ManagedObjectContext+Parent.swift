@@ -97,10 +97,16 @@ extension ManagedObjectContext: ObjectStore {
       // The parent keeps the child's temporary IDs (as Core Data's does).
       result.insertedIDs = request.inserts.map(\.temporaryID)
       var classes: [ObjectIdentifier: ManagedObject.Type] = [:]
+      // The inserts' IDs are distinct (one per object of the child), so one of them can only be registered
+      // here already if it is a permanent ID or if this context holds objects under temporary IDs.
+      let mayHoldTemporaryIDs = confined.registry.temporaryCount > 0
+      confined.registry.reserveTemporaryCapacity(request.inserts.count)
+      confined.inserted.reserveCapacity(request.inserts.count)
       for insert in request.inserts {
-        let object =
-          confined.registered(insert.temporaryID) ?? newObject(insert.entity, id: insert.temporaryID, classes: &classes)
-        object.values = insert.values.map(resolveIDs)
+        let known = mayHoldTemporaryIDs || !insert.temporaryID.isTemporaryID ? confined.registered(insert.temporaryID) : nil
+        let object = known ?? newObject(insert.entity, id: insert.temporaryID, classes: &classes)
+        // The child's value array itself (copied only when a value changes) unless IDs need translating.
+        object.values = confined.aliases.isEmpty ? insert.values : insert.values.map(resolveIDs)
         object.state.isDeleted = false
         if !object.state.isInserted {
           object.state.isInserted = true

@@ -115,9 +115,16 @@ extension ManagedObjectContext {
   /// back into the context.
   private func saveRequest(inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject]) -> StoreSaveRequest {
     var request = StoreSaveRequest(mergePolicy: mergePolicy)
+    request.inserts.reserveCapacity(inserted.count)
+    request.updates.reserveCapacity(updated.count)
+    request.deletes.reserveCapacity(deleted.count)
     for object in inserted {
+      // The object's own array, shared (not copied) unless a to-many slot still needs its member set
+      // written out: a copy per object, and freeing it after, was a large part of a big child save.
       var values = object.values
-      for index in object.layout.toManyIndexes { values[index] = .objectIDs(object.relatedIDs(object.layout.slots[index])) }
+      for index in object.layout.toManyIndexes where values[index]?.objectIDs == nil {
+        values[index] = .objectIDs(object.relatedIDs(object.layout.slots[index]))
+      }
       request.inserts.append(.init(temporaryID: object.objectID, entity: object.entity, values: values))
     }
     for object in updated {
@@ -156,12 +163,18 @@ extension ManagedObjectContext {
     // of them after a big import in a context with no children would be pure cost.
     let remembersTemporaryIDs = settings.withLock { $0.hasHadChildren }
     var replacedCount = 0
+    // Whether an inserted object's ID changed at all (never in a save into a parent context), and whether
+    // one that changed was not temporary (an obtained permanent ID a uniqueness constraint merged away).
+    var anyReplaced = false
+    var replacedPermanent = false
     let merges = result.constraintMerges
     var leaving: [ManagedObject] = []
     var rowObjects: [ManagedObject] = []
     for (index, (object, permanent)) in zip(inserted, result.insertedIDs).enumerated() {
       let temporary = object.objectID
       guard permanent != temporary else { continue }
+      anyReplaced = true
+      if !temporary.isTemporaryID { replacedPermanent = true }
       if remembersTemporaryIDs {
         confined.aliases[temporary] = permanent
         if merges.isEmpty || merges[index] == nil { confined.reverseAliases[permanent] = temporary }
@@ -202,13 +215,14 @@ extension ManagedObjectContext {
     }
     let saved: [ManagedObject]
     if leaving.isEmpty {
-      saved = inserted + updated
+      saved = updated.isEmpty ? inserted : inserted + updated
     } else {
       let left = Set(leaving.map(ObjectIdentifier.init))
       saved = inserted.filter { !left.contains(ObjectIdentifier($0)) } + updated
     }
-    // Relationship values still naming the temporary IDs of objects this save inserted.
-    if saved.contains(where: { !$0.layout.relationshipIndexes.isEmpty }) {
+    // Relationship values still naming the temporary IDs of objects this save inserted. The map of
+    // replaced IDs is built only when some relationship value could name one of them.
+    if anyReplaced && (replacedPermanent || saved.contains(where: Self.namesTemporaryID)) {
       let replaced = request.replacedIDs(by: result)
       if !replaced.isEmpty {
         for object in saved { Self.replaceIDs(in: object, replaced) }
@@ -277,6 +291,14 @@ extension ManagedObjectContext {
     full[NotificationKey.deletedObjects.rawValue] = deleted
     NotificationCenter.default.post(name: Self.didSaveObjectIDsNotification, object: self, userInfo: ids)
     NotificationCenter.default.post(name: Self.didSaveNotification, object: self, userInfo: full)
+  }
+
+  /// Whether one of the object's relationship values names a temporary ID.
+  private static func namesTemporaryID(_ object: ManagedObject) -> Bool {
+    object.layout.relationshipIndexes.contains { index in
+      if let id = object.values[index].objectID { return id.isTemporaryID }
+      return object.values[index].objectIDs?.contains(where: \.isTemporaryID) ?? false
+    }
   }
 
   /// Rewrites relationship values that still name temporary IDs.

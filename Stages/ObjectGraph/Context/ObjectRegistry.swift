@@ -64,6 +64,15 @@ struct ObjectRegistry {
   }
   mutating func removeAllTemporary() { temporary = [:] }
 
+  /// Makes room for `additional` more objects under temporary IDs, so a parent taking a child's inserts
+  /// grows its table once rather than doubling it step by step. Grows at least twofold when it grows, so
+  /// many small saves stay linear overall.
+  mutating func reserveTemporaryCapacity(_ additional: Int) {
+    let needed = temporary.count + additional
+    guard needed > temporary.capacity else { return }
+    temporary.reserveCapacity(max(needed, temporary.capacity * 2))
+  }
+
   /// Removes the objects that only the registry references and that `isRemovable` accepts.
   mutating func removeAll(unreferencedWhere isRemovable: (ManagedObject) -> Bool) {
     permanent.removeAll(unreferencedWhere: isRemovable)

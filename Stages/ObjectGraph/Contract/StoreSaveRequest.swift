@@ -67,6 +67,7 @@ extension StoreSaveRequest {
   /// Temporary ID -> the ID it became, for the inserted objects whose ID changed.
   func replacedIDs(by result: StoreSaveResult) -> [ManagedObjectID: ManagedObjectID] {
     var map: [ManagedObjectID: ManagedObjectID] = [:]
+    map.reserveCapacity(inserts.count)
     for (insert, id) in zip(inserts, result.insertedIDs) where insert.temporaryID != id { map[insert.temporaryID] = id }
     return map
   }
