@@ -48,6 +48,15 @@ struct InsertedObjects {
     slots[min(position, slots.count)...].compactMap { $0 }
   }
 
+  /// The same as a set, built without an intermediate array (an objects-did-change notification of a big
+  /// import would otherwise retain and release 100,000 objects once more).
+  func insertedSet(from position: Int) -> Set<ManagedObject> {
+    let tail = slots[min(position, slots.count)...]
+    var set = Set<ManagedObject>(minimumCapacity: min(count, tail.count))
+    for case let object? in tail { set.insert(object) }
+    return set
+  }
+
   func contains(where predicate: (ManagedObject) -> Bool) -> Bool {
     slots.contains { $0.map(predicate) ?? false }
   }

@@ -96,11 +96,11 @@ extension ManagedObjectContext: ObjectStore {
       result.insertedVersion = 0
       // The parent keeps the child's temporary IDs (as Core Data's does).
       result.insertedIDs = request.inserts.map(\.temporaryID)
+      result.keepsInsertedIDs = true
       var classes: [ObjectIdentifier: ManagedObject.Type] = [:]
       // The inserts' IDs are distinct (one per object of the child), so one of them can only be registered
       // here already if it is a permanent ID or if this context holds objects under temporary IDs.
       let mayHoldTemporaryIDs = confined.registry.temporaryCount > 0
-      confined.registry.reserveTemporaryCapacity(request.inserts.count)
       confined.inserted.reserveCapacity(request.inserts.count)
       for insert in request.inserts {
         let known = mayHoldTemporaryIDs || !insert.temporaryID.isTemporaryID ? confined.registered(insert.temporaryID) : nil

@@ -45,7 +45,7 @@ extension ManagedObjectContext {
   /// inserted objects it announced.
   @discardableResult
   func postObjectsDidChange(_ confined: Confined) -> Set<ManagedObject> {
-    let inserted = Set(confined.inserted.inserted(from: confined.noticedInsertions))
+    let inserted = confined.inserted.insertedSet(from: confined.noticedInsertions)
     guard !inserted.isEmpty || !confined.unnoticedUpdates.isEmpty || !confined.unnoticedDeletes.isEmpty else { return [] }
     let info: [AnyHashable: Any] = [
       NotificationKey.insertedObjects.rawValue: inserted, NotificationKey.updatedObjects.rawValue: confined.unnoticedUpdates,
@@ -97,16 +97,18 @@ extension ManagedObjectContext {
     propagateDeletes(confined)
     let announced = postObjectsDidChange(confined)
     let insertsBefore = (end: confined.inserted.endPosition, count: confined.inserted.count)
-    for object in confined.inserted.inOrder { object.willSave() }
+    let insertedBefore = confined.inserted.inOrder
+    for object in insertedBefore { object.willSave() }
     for object in confined.updated { object.willSave() }
     for object in confined.deleted { object.willSave() }
     propagateDeletes(confined)
-    let inserted = confined.inserted.inOrder
+    // The list walked above, unless `willSave()` or a delete rule inserted or removed an object since.
+    let insertsUnchanged = insertsBefore == (confined.inserted.endPosition, confined.inserted.count)
+    let inserted = insertsUnchanged ? insertedBefore : confined.inserted.inOrder
     // The set just announced is the set of inserted objects when it held them all and none came or went
     // since (a big import saves building a second set of 100,000 objects).
     let insertedSet =
-      announced.count == insertsBefore.count && insertsBefore == (confined.inserted.endPosition, confined.inserted.count)
-      ? announced : Set(inserted)
+      announced.count == insertsBefore.count && insertsUnchanged ? announced : Set(inserted)
     try validate(confined, inserted: inserted)
     return (inserted, insertedSet)
   }
@@ -170,7 +172,9 @@ extension ManagedObjectContext {
     let merges = result.constraintMerges
     var leaving: [ManagedObject] = []
     var rowObjects: [ManagedObject] = []
-    for (index, (object, permanent)) in zip(inserted, result.insertedIDs).enumerated() {
+    // A parent context kept every ID: nothing to walk.
+    let renumbered = result.keepsInsertedIDs ? [] : inserted
+    for (index, (object, permanent)) in zip(renumbered, result.insertedIDs).enumerated() {
       let temporary = object.objectID
       guard permanent != temporary else { continue }
       anyReplaced = true
@@ -229,7 +233,7 @@ extension ManagedObjectContext {
       }
     }
     for object in saved {
-      if let refreshed = result.refreshed[object.objectID] {
+      if !result.refreshed.isEmpty, let refreshed = result.refreshed[object.objectID] {
         object.values = refreshed.values
         object.snapshot = refreshed
       } else {
@@ -363,7 +367,7 @@ extension ManagedObjectContext {
 
   func validate(_ confined: Confined, inserted: [ManagedObject]) throws {
     var errors: [ObjectGraphError] = []
-    let live = inserted + confined.updated.filter { !$0.state.isDeleted }
+    let live = confined.updated.isEmpty ? inserted : inserted + confined.updated.filter { !$0.state.isDeleted }
     for object in live {
       let layout = object.layout
       if layout.validatesOnlyMandatoryAttributes
