@@ -21,6 +21,13 @@ struct InsertedObjects {
     count += 1
   }
 
+  /// Makes room for `additional` more objects (growing at least twofold, so many small calls stay linear).
+  mutating func reserveCapacity(_ additional: Int) {
+    let needed = slots.count + additional
+    guard needed > slots.capacity else { return }
+    slots.reserveCapacity(max(needed, slots.capacity * 2))
+  }
+
   func contains(_ object: ManagedObject) -> Bool {
     let position = object.insertionPosition
     return position >= 0 && position < slots.count && slots[position] === object
@@ -39,6 +46,15 @@ struct InsertedObjects {
   /// The objects inserted at `position` or later, in order.
   func inserted(from position: Int) -> [ManagedObject] {
     slots[min(position, slots.count)...].compactMap { $0 }
+  }
+
+  /// The same as a set, built without an intermediate array (an objects-did-change notification of a big
+  /// import would otherwise retain and release 100,000 objects once more).
+  func insertedSet(from position: Int) -> Set<ManagedObject> {
+    let tail = slots[min(position, slots.count)...]
+    var set = Set<ManagedObject>(minimumCapacity: min(count, tail.count))
+    for case let object? in tail { set.insert(object) }
+    return set
   }
 
   func contains(where predicate: (ManagedObject) -> Bool) -> Bool {

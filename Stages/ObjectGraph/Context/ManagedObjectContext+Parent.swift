@@ -190,11 +190,17 @@ extension ManagedObjectContext: ObjectStore {
       result.insertedVersion = 0
       // The parent keeps the child's temporary IDs (as Core Data's does).
       result.insertedIDs = request.inserts.map(\.temporaryID)
-      var classes: [ObjectIdentifier: ManagedObject.Type] = [:]
+      result.keepsInsertedIDs = true
+      var classes = EntityClasses()
+      // The inserts' IDs are distinct (one per object of the child), so one of them can only be registered
+      // here already if it is a permanent ID or if this context holds objects under temporary IDs.
+      let mayHoldTemporaryIDs = confined.registry.temporaryCount > 0
+      confined.inserted.reserveCapacity(request.inserts.count)
       for insert in request.inserts {
-        let object =
-          confined.registered(insert.temporaryID) ?? newObject(insert.entity, id: insert.temporaryID, classes: &classes)
-        object.values = insert.values.map(resolveIDs)
+        let known = mayHoldTemporaryIDs || !insert.temporaryID.isTemporaryID ? confined.registered(insert.temporaryID) : nil
+        let object = known ?? newObject(insert.entity, id: insert.temporaryID, classes: &classes)
+        // The child's value array itself (copied only when a value changes) unless IDs need translating.
+        object.values = confined.aliases.isEmpty ? insert.values : insert.values.map(resolveIDs)
         object.state.isDeleted = false
         if !object.state.isInserted {
           object.state.isInserted = true
@@ -258,16 +264,26 @@ extension ManagedObjectContext: ObjectStore {
     return FetchedRow(id: object.objectID, snapshot: RowSnapshot(version: object.snapshot?.version ?? 0, values: object.values))
   }
 
+  /// The class of each entity a child's save inserts, with the last one asked at hand (a big save
+  /// inserts objects of one entity after another).
+  private struct EntityClasses {
+    var all: [ObjectIdentifier: ManagedObject.Type] = [:]
+    var last: (entity: EntityDescription, type: ManagedObject.Type)?
+  }
+
   private func newObject(
-    _ entity: EntityDescription, id: ManagedObjectID, classes: inout [ObjectIdentifier: ManagedObject.Type]
+    _ entity: EntityDescription, id: ManagedObjectID, classes: inout EntityClasses
   ) -> ManagedObject {
     let type: ManagedObject.Type
-    if let known = classes[ObjectIdentifier(entity)] {
+    if let last = classes.last, last.entity === entity {
+      type = last.type
+    } else if let known = classes.all[ObjectIdentifier(entity)] {
       type = known
     } else {
       type = entity.managedObjectClass
-      classes[ObjectIdentifier(entity)] = type
+      classes.all[ObjectIdentifier(entity)] = type
     }
+    classes.last = (entity, type)
     let object = type.init(entity: entity, insertInto: nil)
     object.setObjectID(id)
     object.managedObjectContext = self

@@ -45,7 +45,7 @@ extension ManagedObjectContext {
   /// inserted objects it announced.
   @discardableResult
   func postObjectsDidChange(_ confined: Confined) -> Set<ManagedObject> {
-    let inserted = Set(confined.inserted.inserted(from: confined.noticedInsertions))
+    let inserted = confined.inserted.insertedSet(from: confined.noticedInsertions)
     guard !inserted.isEmpty || !confined.unnoticedUpdates.isEmpty || !confined.unnoticedDeletes.isEmpty else { return [] }
     let info: [AnyHashable: Any] = [
       NotificationKey.insertedObjects.rawValue: inserted, NotificationKey.updatedObjects.rawValue: confined.unnoticedUpdates,
@@ -97,16 +97,18 @@ extension ManagedObjectContext {
     propagateDeletes(confined)
     let announced = postObjectsDidChange(confined)
     let insertsBefore = (end: confined.inserted.endPosition, count: confined.inserted.count)
-    for object in confined.inserted.inOrder { object.willSave() }
+    let insertedBefore = confined.inserted.inOrder
+    for object in insertedBefore { object.willSave() }
     for object in confined.updated { object.willSave() }
     for object in confined.deleted { object.willSave() }
     propagateDeletes(confined)
-    let inserted = confined.inserted.inOrder
+    // The list walked above, unless `willSave()` or a delete rule inserted or removed an object since.
+    let insertsUnchanged = insertsBefore == (confined.inserted.endPosition, confined.inserted.count)
+    let inserted = insertsUnchanged ? insertedBefore : confined.inserted.inOrder
     // The set just announced is the set of inserted objects when it held them all and none came or went
     // since (a big import saves building a second set of 100,000 objects).
     let insertedSet =
-      announced.count == insertsBefore.count && insertsBefore == (confined.inserted.endPosition, confined.inserted.count)
-      ? announced : Set(inserted)
+      announced.count == insertsBefore.count && insertsUnchanged ? announced : Set(inserted)
     try validate(confined, inserted: inserted)
     return (inserted, insertedSet)
   }
@@ -115,9 +117,16 @@ extension ManagedObjectContext {
   /// back into the context.
   private func saveRequest(inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject]) -> StoreSaveRequest {
     var request = StoreSaveRequest(mergePolicy: mergePolicy)
+    request.inserts.reserveCapacity(inserted.count)
+    request.updates.reserveCapacity(updated.count)
+    request.deletes.reserveCapacity(deleted.count)
     for object in inserted {
+      // The object's own array, shared (not copied) unless a to-many slot still needs its member set
+      // written out: a copy per object, and freeing it after, was a large part of a big child save.
       var values = object.values
-      for index in object.layout.toManyIndexes { values[index] = .objectIDs(object.relatedIDs(object.layout.slots[index])) }
+      for index in object.layout.toManyIndexes where values[index]?.objectIDs == nil {
+        values[index] = .objectIDs(object.relatedIDs(object.layout.slots[index]))
+      }
       request.inserts.append(.init(temporaryID: object.objectID, entity: object.entity, values: values))
     }
     for object in updated {
@@ -156,12 +165,20 @@ extension ManagedObjectContext {
     // of them after a big import in a context with no children would be pure cost.
     let remembersTemporaryIDs = settings.withLock { $0.hasHadChildren }
     var replacedCount = 0
+    // Whether an inserted object's ID changed at all (never in a save into a parent context), and whether
+    // one that changed was not temporary (an obtained permanent ID a uniqueness constraint merged away).
+    var anyReplaced = false
+    var replacedPermanent = false
     let merges = result.constraintMerges
     var leaving: [ManagedObject] = []
     var rowObjects: [ManagedObject] = []
-    for (index, (object, permanent)) in zip(inserted, result.insertedIDs).enumerated() {
+    // A parent context kept every ID: nothing to walk.
+    let renumbered = result.keepsInsertedIDs ? [] : inserted
+    for (index, (object, permanent)) in zip(renumbered, result.insertedIDs).enumerated() {
       let temporary = object.objectID
       guard permanent != temporary else { continue }
+      anyReplaced = true
+      if !temporary.isTemporaryID { replacedPermanent = true }
       if remembersTemporaryIDs {
         confined.aliases[temporary] = permanent
         if merges.isEmpty || merges[index] == nil { confined.reverseAliases[permanent] = temporary }
@@ -202,20 +219,21 @@ extension ManagedObjectContext {
     }
     let saved: [ManagedObject]
     if leaving.isEmpty {
-      saved = inserted + updated
+      saved = updated.isEmpty ? inserted : inserted + updated
     } else {
       let left = Set(leaving.map(ObjectIdentifier.init))
       saved = inserted.filter { !left.contains(ObjectIdentifier($0)) } + updated
     }
-    // Relationship values still naming the temporary IDs of objects this save inserted.
-    if saved.contains(where: { !$0.layout.relationshipIndexes.isEmpty }) {
+    // Relationship values still naming the temporary IDs of objects this save inserted. The map of
+    // replaced IDs is built only when some relationship value could name one of them.
+    if anyReplaced && (replacedPermanent || saved.contains(where: Self.namesTemporaryID)) {
       let replaced = request.replacedIDs(by: result)
       if !replaced.isEmpty {
         for object in saved { Self.replaceIDs(in: object, replaced) }
       }
     }
     for object in saved {
-      if let refreshed = result.refreshed[object.objectID] {
+      if !result.refreshed.isEmpty, let refreshed = result.refreshed[object.objectID] {
         object.values = refreshed.values
         object.snapshot = refreshed
       } else {
@@ -277,6 +295,14 @@ extension ManagedObjectContext {
     full[NotificationKey.deletedObjects.rawValue] = deleted
     NotificationCenter.default.post(name: Self.didSaveObjectIDsNotification, object: self, userInfo: ids)
     NotificationCenter.default.post(name: Self.didSaveNotification, object: self, userInfo: full)
+  }
+
+  /// Whether one of the object's relationship values names a temporary ID.
+  private static func namesTemporaryID(_ object: ManagedObject) -> Bool {
+    object.layout.relationshipIndexes.contains { index in
+      if let id = object.values[index].objectID { return id.isTemporaryID }
+      return object.values[index].objectIDs?.contains(where: \.isTemporaryID) ?? false
+    }
   }
 
   /// Rewrites relationship values that still name temporary IDs.
@@ -341,7 +367,7 @@ extension ManagedObjectContext {
 
   func validate(_ confined: Confined, inserted: [ManagedObject]) throws {
     var errors: [ObjectGraphError] = []
-    let live = inserted + confined.updated.filter { !$0.state.isDeleted }
+    let live = confined.updated.isEmpty ? inserted : inserted + confined.updated.filter { !$0.state.isDeleted }
     for object in live {
       let layout = object.layout
       if layout.validatesOnlyMandatoryAttributes

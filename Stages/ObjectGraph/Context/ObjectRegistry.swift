@@ -2,46 +2,27 @@ import Foundation
 
 /// A context's objects by ID: one object per ID (uniquing).
 ///
-/// Two tables. Objects with a temporary ID sit in a dictionary whose keys carry the ID's hash beside the
-/// ID, so growing it never reads the ID objects; when a save replaces every temporary ID the context
-/// holds, the table is dropped in one step. Objects with a permanent ID sit in pages of 64 primary keys
-/// of one table (``PermanentObjects``): a fetch, which reads rows in primary-key order, fills one page
-/// after another instead of writing to a random place of a large hash table for each object.
+/// Two tables of pages of 64 consecutive keys (``PermanentObjects``). Objects with a permanent ID sit in
+/// pages of primary keys of one table: a fetch, which reads rows in primary-key order, fills one page
+/// after another instead of writing to a random place of a large hash table for each object. Objects with
+/// a temporary ID sit in pages of the IDs' numbers, which the process hands out in order: a context's
+/// inserts, and a parent taking a child's inserts, fill pages one after another too. When a save replaces
+/// every temporary ID the context holds, that table is dropped in one step.
 struct ObjectRegistry {
-  struct Key: Hashable {
-    let id: ManagedObjectID
-    let hash: Int
-
-    init(_ id: ManagedObjectID) {
-      self.id = id
-      hash = id.keyHash
-    }
-
-    static func == (lhs: Key, rhs: Key) -> Bool { lhs.hash == rhs.hash && lhs.id == rhs.id }
-    func hash(into hasher: inout Hasher) { hasher.combine(hash) }
-
-    /// What the dictionary actually calls: the ID's hash, already well spread, mixed with the table's
-    /// per-instance seed in two multiply-xorshift rounds, instead of a full `Hasher` run for every
-    /// lookup, insertion and re-hash.
-    func _rawHashValue(seed: Int) -> Int {
-      SplitMix.mix(UInt64(bitPattern: Int64(hash ^ seed)))
-    }
-  }
-
   private var permanent = PermanentObjects()
-  private var temporary: [Key: ManagedObject] = [:]
+  private var temporary = PermanentObjects()
 
   subscript(id: ManagedObjectID) -> ManagedObject? {
     get {
       switch id.key {
       case .permanent(let store, let table, let primaryKey): permanent[store, table, primaryKey]
-      case .temporary: temporary[Key(id)]
+      case .temporary(let number): temporary[0, 0, Int64(bitPattern: number)]
       }
     }
     set {
       switch id.key {
       case .permanent(let store, let table, let primaryKey): permanent[store, table, primaryKey] = newValue
-      case .temporary: temporary[Key(id)] = newValue
+      case .temporary(let number): temporary[0, 0, Int64(bitPattern: number)] = newValue
       }
     }
   }
@@ -56,32 +37,23 @@ struct ObjectRegistry {
   var isEmpty: Bool { count == 0 }
   /// How many objects are registered under a temporary ID.
   var temporaryCount: Int { temporary.count }
-  var objects: [ManagedObject] { permanent.objects + Array(temporary.values) }
+  var objects: [ManagedObject] { permanent.objects + temporary.objects }
 
   mutating func removeAll() {
     permanent = PermanentObjects()
-    temporary = [:]
+    temporary = PermanentObjects()
   }
-  mutating func removeAllTemporary() { temporary = [:] }
+  mutating func removeAllTemporary() { temporary = PermanentObjects() }
 
   /// Removes the objects that only the registry references and that `isRemovable` accepts.
   mutating func removeAll(unreferencedWhere isRemovable: (ManagedObject) -> Bool) {
     permanent.removeAll(unreferencedWhere: isRemovable)
-    var unreferenced: [Key] = []
-    // Walking indexes by hand, not `temporary.indices`: that collection would hold a second reference to
-    // the table's storage, and the first `isKnownUniquelyReferenced(&…)` would copy the whole table.
-    var index = temporary.startIndex
-    while index != temporary.endIndex {
-      if isKnownUniquelyReferenced(&temporary.values[index]), isRemovable(temporary.values[index]) {
-        unreferenced.append(temporary.keys[index])
-      }
-      index = temporary.index(after: index)
-    }
-    for key in unreferenced { temporary[key] = nil }
+    temporary.removeAll(unreferencedWhere: isRemovable)
   }
 }
 
-/// Objects with permanent IDs, by store, table and primary key, in pages of 64 consecutive keys.
+/// Objects with permanent IDs, by store, table and primary key, in pages of 64 consecutive keys (the
+/// registry keeps objects with temporary IDs in one too, by the IDs' numbers, as store 0, table 0).
 ///
 /// Primary keys are handed out in order, so the objects of a table crowd into few pages; the page table
 /// is small enough to stay in the processor's cache, and a page is filled slot after slot when rows

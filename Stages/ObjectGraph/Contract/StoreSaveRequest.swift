@@ -43,6 +43,9 @@ struct StoreSaveResult {
   /// store, the same temporary one from a parent context. (An array, not a map from temporary IDs: a big
   /// import would otherwise hash 100,000 IDs once more.)
   var insertedIDs: [ManagedObjectID] = []
+  /// Every inserted object keeps the ID it was sent with (a parent context's answer): the saving context
+  /// has no ID to replace, and need not compare 100,000 of them to find that out.
+  var keepsInsertedIDs = false
   /// New row version per updated object.
   var versions: [ManagedObjectID: Int64] = [:]
   /// The version inserted objects now have: 1 for rows written to a store, 0 when pushed to a parent.
@@ -67,6 +70,7 @@ extension StoreSaveRequest {
   /// Temporary ID -> the ID it became, for the inserted objects whose ID changed.
   func replacedIDs(by result: StoreSaveResult) -> [ManagedObjectID: ManagedObjectID] {
     var map: [ManagedObjectID: ManagedObjectID] = [:]
+    map.reserveCapacity(inserts.count)
     for (insert, id) in zip(inserts, result.insertedIDs) where insert.temporaryID != id { map[insert.temporaryID] = id }
     return map
   }

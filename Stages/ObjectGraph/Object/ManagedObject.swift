@@ -192,6 +192,11 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
   public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }
   public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+  /// What sets and dictionaries call to place an object: its address mixed with the table's seed
+  /// (``SplitMix``) instead of a full `Hasher` run (the did-change and did-save sets of a big import).
+  public final func _rawHashValue(seed: Int) -> Int {
+    SplitMix.mix(UInt64(UInt(bitPattern: ObjectIdentifier(self))) ^ UInt64(bitPattern: Int64(seed)))
+  }
 
   open var description: String {
     let id: String =
