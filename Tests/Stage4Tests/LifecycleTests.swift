@@ -165,6 +165,7 @@ struct ImportConflictTests {
     #expect(contents.contains(entity))
     return contents.replacingOccurrences(
       of: entity,
-      with: entity + #"<uniquenessConstraints><uniquenessConstraint><constraint value="title"/></uniquenessConstraint></uniquenessConstraints>"#)
+      with: entity
+        + #"<uniquenessConstraints><uniquenessConstraint><constraint value="title"/></uniquenessConstraint></uniquenessConstraints>"#)
   }
 }
