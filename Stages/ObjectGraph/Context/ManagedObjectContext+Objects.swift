@@ -126,12 +126,13 @@ extension ManagedObjectContext {
   /// In a child context: the object this context inserted under a temporary ID that its parent has since
   /// saved as `id`. The child's object keeps its temporary ID (Core Data's behaviour) but stays unique.
   func twinInChild(of id: ManagedObjectID, _ confined: Confined) -> ManagedObject? {
-    // A twin is an object registered here under a temporary ID. With none registered so (the usual case
-    // once objects have permanent IDs) there is no twin, and no need to wait for the parent's queue, which
-    // may be busy writing to disk: a merge of 1,000 inserted IDs into a main context used to wait there
-    // 1,000 times.
+    // A twin is an object registered here under a temporary ID that the parent has replaced. With none
+    // registered so (the usual case once objects have permanent IDs), or a parent that never replaced one,
+    // there is no twin, and no need to wait for the parent's queue, which may be busy writing to disk: a
+    // merge of 1,000 inserted IDs into a main context, or a child's batched fetch, used to wait there once
+    // per object.
     guard !id.isTemporaryID, confined.registry.temporaryCount > 0, let parent = settings.withLock({ $0.parent }),
-      let temporary = parent.temporaryID(replacedBy: id)
+      parent.hasReplacedTemporaryIDs.withLock({ $0 }), let temporary = parent.temporaryID(replacedBy: id)
     else { return nil }
     return confined.registered(temporary)
   }

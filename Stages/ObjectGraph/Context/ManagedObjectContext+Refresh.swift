@@ -158,6 +158,7 @@ extension ManagedObjectContext {
         confined.register(object)
         confined.aliases[temporary] = permanent
         confined.reverseAliases[permanent] = temporary
+        hasReplacedTemporaryIDs.withLock { $0 = true }
         adopted[temporary] = permanent
       }
       if !adopted.isEmpty {

@@ -182,6 +182,7 @@ extension ManagedObjectContext {
       if remembersTemporaryIDs {
         confined.aliases[temporary] = permanent
         if merges.isEmpty || merges[index] == nil { confined.reverseAliases[permanent] = temporary }
+        hasReplacedTemporaryIDs.withLock { $0 = true }
       }
       if !merges.isEmpty, let merge = merges[index] {
         // One object per row: a duplicate, or an object whose row this context already holds another

@@ -41,6 +41,10 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
   /// The state only ever touched on the context's queue (see ``isolated(_:)``).
   let confined: Confined
   let settings: Locked<Settings>
+  /// Whether this context has ever replaced a temporary ID a child may still use (``Confined/reverseAliases``
+  /// is not empty). Readable from any queue, so a child asks its parent about a twin only when one can
+  /// exist, instead of waiting for the parent's queue once per row.
+  let hasReplacedTemporaryIDs = Locked(false)
 
   struct Settings {
     var name: String?
