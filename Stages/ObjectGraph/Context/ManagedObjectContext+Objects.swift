@@ -278,7 +278,8 @@ extension ManagedObjectContext {
       return
     }
     if state.isFault {
-      if changed {
+      // A fault can hold unsaved changes (a child's save applied to it before it fired): those stay.
+      if changed && !state.isUpdated {
         object.snapshot = fresh
         object.values = fresh.values
       }
