@@ -161,6 +161,7 @@ let package = Package(
     ),
     .testTarget(
       name: "DocsTests",
+      dependencies: ["TestSupport"],
       path: "Tests/DocsTests"
     ),
     .testTarget(

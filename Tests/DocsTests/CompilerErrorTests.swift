@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Chapter 4 quotes the error Swift 6 gives for handing a managed object to another queue. These tests
@@ -33,25 +34,20 @@ struct CompilerErrorTests {
     }
   }
 
-  /// Runs `swiftc -typecheck` on `path` (relative to the root) against the debug build's modules.
+  /// Runs `swiftc -typecheck` on `path` (relative to the root) against the debug build's modules. The
+  /// file is named by its absolute path, so each diagnostic line ends with the chapter's quote of it.
   private func typecheck(_ path: String) throws -> (status: Int32, text: String) {
     let modules = Repository.root.appendingPathComponent(".build/debug/Modules")
     let sqliteModuleMap = Repository.root.appendingPathComponent(".build/checkouts/GRDB.swift/Sources/GRDBSQLite/module.modulemap")
     try #require(
       FileManager.default.fileExists(atPath: modules.appendingPathComponent("ObjectGraph.swiftmodule").path),
       "no debug build of ObjectGraph at \(modules.path): run `swift build` first")
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = [
-      "swiftc", "-typecheck", "-swift-version", "6", "-I", modules.path, "-Xcc", "-fmodule-map-file=\(sqliteModuleMap.path)", path,
-    ]
-    process.currentDirectoryURL = Repository.root
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    let output = try ProcessOutput.run(
+      URL(fileURLWithPath: "/usr/bin/env"),
+      [
+        "swiftc", "-typecheck", "-swift-version", "6", "-I", modules.path, "-Xcc", "-fmodule-map-file=\(sqliteModuleMap.path)",
+        Repository.root.appendingPathComponent(path).path,
+      ])
+    return (output.status, output.stdout + output.stderr)
   }
 }

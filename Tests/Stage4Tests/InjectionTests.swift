@@ -26,11 +26,7 @@ struct InjectionTests {
 
   @Test("The list can be given any main-queue context: here one over an in-memory store, without a controller")
   func listWithoutController() async throws {
-    let modelURL = try #require(NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld"))
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(contentsOf: modelURL))
-    try coordinator.addPersistentStore(type: .inMemory)
-    let context = ManagedObjectContext(concurrencyType: .mainQueue)
-    context.persistentStoreCoordinator = coordinator
+    let context = try contextOfItsOwn(.mainQueue, storeAt: nil)
     newNote("Saved", in: context)
     try context.save()
     let list = try NoteList(context: context)

@@ -110,13 +110,7 @@ struct LifecycleTests {
     let note = try #require(try controller.mainContext.existingObject(with: id) as? Note)
     _ = note.title  // read: the writer now holds the row as it was
 
-    guard let modelURL = NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld") else {
-      throw ObjectGraphError(.coreData, "the tutorial's model is missing")
-    }
-    let elsewhere = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(contentsOf: modelURL))
-    try elsewhere.addPersistentStore(type: .sqlite, at: folder.appending("\(NotesModel.name).sqlite"))
-    let other = ManagedObjectContext(concurrencyType: .privateQueue)
-    other.persistentStoreCoordinator = elsewhere
+    let other = try contextOfItsOwn(.privateQueue, storeAt: folder.appending("\(NotesModel.name).sqlite"))
     try other.performAndWait {
       let theirs = try #require(try other.fetch(FetchRequest<Note>(entityName: "Note")).first)
       theirs.title = "Changed by another app"

@@ -44,16 +44,23 @@ func titlesOnDisk(in folder: TemporaryFolder) throws -> [String] {
 
 /// The titles of the notes in the store file at `storeURL`, sorted.
 func titlesOnDisk(at storeURL: URL) throws -> [String] {
+  let context = try contextOfItsOwn(.privateQueue, storeAt: storeURL)
+  return try context.performAndWait {
+    try context.fetch(FetchRequest<Note>(entityName: "Note")).map(\.title).sorted()
+  }
+}
+
+/// A root context on a coordinator of its own over the tutorial's model, with the store file at
+/// `storeURL` (another app on the same file, or a relaunch), or an in-memory store when it is `nil`.
+func contextOfItsOwn(_ type: ManagedObjectContext.ConcurrencyType, storeAt storeURL: URL?) throws -> ManagedObjectContext {
   guard let modelURL = NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld") else {
     throw ObjectGraphError(.coreData, "the tutorial's model is missing")
   }
   let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(contentsOf: modelURL))
-  try coordinator.addPersistentStore(type: .sqlite, at: storeURL)
-  let context = ManagedObjectContext(concurrencyType: .privateQueue)
+  try coordinator.addPersistentStore(type: storeURL == nil ? .inMemory : .sqlite, at: storeURL)
+  let context = ManagedObjectContext(concurrencyType: type)
   context.persistentStoreCoordinator = coordinator
-  return try context.performAndWait {
-    try context.fetch(FetchRequest<Note>(entityName: "Note")).map(\.title).sorted()
-  }
+  return context
 }
 
 /// Waits, polling every 10 ms for up to 10 s (the main queue runs meanwhile), until `condition` holds;

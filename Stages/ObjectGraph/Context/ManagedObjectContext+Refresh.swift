@@ -158,10 +158,10 @@ extension ManagedObjectContext {
         confined.register(object)
         confined.aliases[temporary] = permanent
         confined.reverseAliases[permanent] = temporary
-        hasReplacedTemporaryIDs.withLock { $0 = true }
         adopted[temporary] = permanent
       }
       if !adopted.isEmpty {
+        hasReplacedTemporaryIDs.withLock { $0 = true }
         for object in confined.registry.objects where object.hasChanges { Self.replaceIDs(in: object, adopted) }
       }
       if let parent = settings.withLock({ $0.parent }) { parent.adoptPermanentIDs(map) }

@@ -182,7 +182,6 @@ extension ManagedObjectContext {
       if remembersTemporaryIDs {
         confined.aliases[temporary] = permanent
         if merges.isEmpty || merges[index] == nil { confined.reverseAliases[permanent] = temporary }
-        hasReplacedTemporaryIDs.withLock { $0 = true }
       }
       if !merges.isEmpty, let merge = merges[index] {
         // One object per row: a duplicate, or an object whose row this context already holds another
@@ -204,6 +203,8 @@ extension ManagedObjectContext {
       object.setObjectID(permanent)
       if temporary.isTemporaryID { replacedCount += 1 }
     }
+    // Children may still name the replaced objects by their temporary IDs: say so once, where they can see it.
+    if anyReplaced && remembersTemporaryIDs { hasReplacedTemporaryIDs.withLock { $0 = true } }
     // The replaced temporary IDs leave the registry: in one step when they are all it holds (the usual
     // case), else one by one.
     if replacedCount > 0 && replacedCount == confined.registry.temporaryCount {
