@@ -201,11 +201,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
   /// The entity whose class is `type` (or named like it), in the coordinator's model.
   func entity(for type: ManagedObject.Type) -> EntityDescription? {
-    guard let model else { return nil }
-    let entities = model.entities
-    if let exact = entities.first(where: { $0.managedObjectClass == type }) { return exact }
-    let typeName = String(describing: type)
-    return entities.first(where: { $0.name == typeName })
+    model?.entity(forClass: type)
   }
 
   var displayName: String {

@@ -41,6 +41,10 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
   /// a loaded pointer always names a live layout.
   /// (Stored as the pointer's bits, 0 for none: `Atomic` of a pointer type is not `Sendable`.)
   private let publishedLayout = Atomic<UInt>(0)
+  /// The class ``managedObjectClass`` resolved once the entity was frozen, and the registry's generation
+  /// it was resolved at (``ManagedObjectModel/registryGeneration``): valid while no class was registered
+  /// since. The lock is the entity's own and held for a copy of two words, never the registry's.
+  private let resolvedClass = Mutex<(generation: Int, type: ManagedObject.Type)?>(nil)
 
   /// Makes an entity.
   /// - Parameters:
@@ -74,10 +78,18 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
   /// `representedClassName`, else ``ManagedObject``.
   public var managedObjectClass: ManagedObject.Type {
     get {
+      // A published layout means the entity is frozen (see freeze(model:)): its state cannot change, so
+      // only a registration can change the answer.
+      let isFrozen = publishedLayout.load(ordering: .acquiring) != 0
+      let generation = ManagedObjectModel.registryGeneration.load(ordering: .acquiring)
+      if isFrozen, let cached = resolvedClass.withLock({ $0 }), cached.generation == generation { return cached.type }
       let current = state.value
-      if let explicit = current.managedObjectClass { return explicit }
-      return ManagedObjectModel.registeredClass(entityName: current.name, className: current.representedClassName)
+      let type =
+        current.managedObjectClass
+        ?? ManagedObjectModel.registeredClass(entityName: current.name, className: current.representedClassName)
         ?? ManagedObject.self
+      if isFrozen { resolvedClass.withLock { $0 = (generation, type) } }
+      return type
     }
     set { state.write(\.managedObjectClass, newValue, what: "entity \(name)") }
   }
@@ -274,14 +286,15 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
       $0.versionHash = hash
       $0.model = model
     }
+    for case .attribute(let attribute) in ownProperties { attribute.state.freeze() }
+    for case .relationship(let relationship) in ownProperties { relationship.state.freeze() }
+    state.freeze()
+    // Published last: a published layout tells readers (managedObjectClass) that nothing here changes.
     let layout = frozenLayout.storeIfNil(EntityLayout(entity: self))
     let retained = Unmanaged.passRetained(layout).toOpaque()
     if !publishedLayout.compareExchange(expected: 0, desired: UInt(bitPattern: retained), ordering: .releasing).exchanged {
       Unmanaged<EntityLayout>.fromOpaque(retained).release()
     }
-    for case .attribute(let attribute) in ownProperties { attribute.state.freeze() }
-    for case .relationship(let relationship) in ownProperties { relationship.state.freeze() }
-    state.freeze()
   }
 
   public var description: String { name }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Which Swift class stands for which entity, for models loaded from Xcode files.
 ///
@@ -23,9 +24,15 @@ import Foundation
 extension ManagedObjectModel {
   private static let registry = Locked<[String: ManagedObject.Type]>([:])
 
+  /// Counts the registrations. A frozen entity caches the class it resolved together with this count,
+  /// so that the class of every object made (a fault in a merge, a row in a fetch, `Note(context:)`) is
+  /// read without taking the process-wide registry's lock, and a later registration is still seen.
+  static let registryGeneration = Atomic<Int>(0)
+
   /// Makes instances of `entityName` be created as `type`.
   public static func register(_ type: ManagedObject.Type, forEntityName entityName: String) {
     registry.withLock { $0["entity:" + entityName] = type }
+    registryGeneration.add(1, ordering: .releasing)
   }
 
   /// Makes instances of every entity whose `representedClassName` is the type's name be created as `type`.
@@ -34,6 +41,7 @@ extension ManagedObjectModel {
   /// Xcode's `$(PRODUCT_MODULE_NAME).Note`) matches it too. Registering again replaces the class.
   public static func register(_ type: ManagedObject.Type) {
     registry.withLock { $0["class:" + String(describing: type)] = type }
+    registryGeneration.add(1, ordering: .releasing)
   }
 
   static func registeredClass(entityName: String, className: String?) -> ManagedObject.Type? {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A data model: the entities an app stores, with their attributes and relationships.
 ///
@@ -33,6 +34,12 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
 
   let state: Frozen<State>
   private let frozenFlag = Locked(false)
+  /// Set when ``freeze()`` has frozen every entity: from then on only a class registration can change
+  /// which entity a class stands for.
+  private let freezeFinished = Atomic<Bool>(false)
+  /// The entity each class stands for (``entity(forClass:)``), kept once the model is frozen, with the
+  /// registry generation it was found at: `Note(context:)` asks on every insert.
+  private let entitiesByClass = Mutex<(generation: Int, entities: [ObjectIdentifier: EntityDescription])>((-1, [:]))
 
   /// Makes a model from entities, resolving every relationship's destination and inverse.
   /// - Throws: ``ObjectGraphError/Code/modelInvalid`` when two entities share a name, a relationship
@@ -139,6 +146,29 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     guard !alreadyFrozen else { return }
     for entity in entities { entity.freeze(model: self) }
     state.freeze()
+    freezeFinished.store(true, ordering: .releasing)
+  }
+
+  /// The entity whose class is `type` (see ``EntityDescription/managedObjectClass``), else the entity
+  /// named like the class: the entity `Note(context:)` inserts.
+  func entity(forClass type: ManagedObject.Type) -> EntityDescription? {
+    let generation = Self.registryGeneration.load(ordering: .acquiring)
+    let isFrozen = freezeFinished.load(ordering: .acquiring)
+    let key = ObjectIdentifier(type)
+    if isFrozen, let known = entitiesByClass.withLock({ $0.generation == generation ? $0.entities[key] : nil }) {
+      return known
+    }
+    let entities = self.entities
+    let typeName = String(describing: type)
+    guard let found = entities.first(where: { $0.managedObjectClass == type }) ?? entities.first(where: { $0.name == typeName })
+    else { return nil }
+    if isFrozen {
+      entitiesByClass.withLock { cache in
+        if cache.generation != generation { cache = (generation, [:]) }
+        cache.entities[key] = found
+      }
+    }
+    return found
   }
 
   // MARK: - Resolution
