@@ -70,4 +70,69 @@ struct MergeIntoChildTests {
       #expect(child.object(with: permanent) === note, "the child's object, not a second one for the same row")
     }
   }
+
+  @Test("obtainPermanentIDs for a child's new objects does not wait for its parent's queue; for pushed ones the parent adopts them")
+  func obtainingIDsDoesNotWaitForParent() throws {
+    let stack = try Stack()
+    let writer = stack.context
+    let worker = ManagedObjectContext(concurrencyType: .privateQueue)
+    worker.parent = writer
+    // One note the worker has already saved into the writer, under its temporary ID.
+    let pushed = try worker.performAndWait {
+      let note = Note(context: worker)
+      note.title = "Pushed"
+      try worker.save()
+      return note
+    }
+
+    // The writer's queue is held, as it is while it writes a batch to disk.
+    let holding = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    writer.perform {
+      holding.signal()
+      release.wait()
+    }
+    holding.wait()
+    let fresh = Shared<[ManagedObjectID]>([])
+    let obtained = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async {
+      worker.performAndWait {
+        let notes = (1...5).map { number in
+          let note = Note(context: worker)
+          note.title = "Fresh \(number)"
+          return note
+        }
+        try? worker.obtainPermanentIDs(for: notes)
+        fresh.withLock { $0 = notes.map(\.objectID) }
+      }
+      obtained.signal()
+    }
+    let waited = obtained.wait(timeout: .now() + 5)
+    release.signal()
+    #expect(waited == .success, "obtainPermanentIDs waited for the parent's queue")
+    let freshIDs = fresh.withLock { $0 }
+    #expect(freshIDs.count == 5 && freshIDs.allSatisfy { !$0.isTemporaryID })
+    #expect(Set(freshIDs).count == 5)
+
+    // An object the writer holds goes through it: the writer renumbers its copy to the same ID, and the
+    // save writes the row under the ID the worker handed out.
+    let pushedID = try worker.performAndWait {
+      try worker.obtainPermanentIDs(for: [pushed])
+      try worker.save()
+      return pushed.objectID
+    }
+    #expect(!pushedID.isTemporaryID)
+    try writer.performAndWait {
+      #expect(writer.registeredObjects.contains { $0.objectID == pushedID })
+      try writer.save()
+    }
+    let reader = ManagedObjectContext(concurrencyType: .privateQueue)
+    reader.persistentStoreCoordinator = writer.persistentStoreCoordinator
+    try reader.performAndWait {
+      let titles = try reader.fetch(FetchRequest<Note>(entityName: "Note")).map { $0.title ?? "" }
+      #expect(titles.sorted() == ["Fresh 1", "Fresh 2", "Fresh 3", "Fresh 4", "Fresh 5", "Pushed"])
+      #expect((reader.object(with: pushedID) as? Note)?.title == "Pushed")
+      for id in freshIDs { #expect((reader.object(with: id) as? Note)?.title?.hasPrefix("Fresh") == true) }
+    }
+  }
 }

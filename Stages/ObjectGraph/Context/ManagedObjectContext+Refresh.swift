@@ -130,7 +130,14 @@ extension ManagedObjectContext {
     try isolated("obtainPermanentIDs(for:)") { confined in
       let pending = objects.filter { $0.objectID.isTemporaryID }
       guard !pending.isEmpty else { return }
-      let ids = try parentStore().obtainPermanentIDs(for: pending.map { ($0.objectID, $0.entity) })
+      // Objects inserted here and not saved yet are known to no ancestor: their IDs come from the
+      // coordinator straight away, as Core Data's do, without waiting for each ancestor's queue (a
+      // worker's writer may be busy writing the last batch to disk). Objects an earlier save pushed up
+      // are asked for through the parents, which may have renumbered them already.
+      let onlyHere = pending.allSatisfy { confined.inserted.contains($0) }
+      let source: any ObjectStore =
+        if onlyHere, let coordinator = persistentStoreCoordinator { coordinator } else { try parentStore() }
+      let ids = try source.obtainPermanentIDs(for: pending.map { ($0.objectID, $0.entity) })
       var map: [ManagedObjectID: ManagedObjectID] = [:]
       for (object, id) in zip(pending, ids) {
         map[object.objectID] = id
@@ -143,7 +150,7 @@ extension ManagedObjectContext {
       }
       // Ancestors holding these objects (pushed up by earlier saves) take the same IDs, so the row is
       // written under the ID this context hands out.
-      if let parent = settings.withLock({ $0.parent }) { parent.adoptPermanentIDs(map) }
+      if !onlyHere, let parent = settings.withLock({ $0.parent }) { parent.adoptPermanentIDs(map) }
     }
   }
 

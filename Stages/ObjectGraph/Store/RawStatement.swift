@@ -14,12 +14,15 @@ import GRDBSQLite
 /// `Database` it came from.
 struct RawStatement {
   let handle: OpaquePointer
-  let sql: String
 
   init(_ statement: Statement) {
     handle = statement.sqliteStatement
-    sql = statement.sql
   }
+
+  /// The statement's SQL, for error messages only: read from SQLite when asked, since GRDB's
+  /// `Statement.sql` trims the whole text through `NSString` on every call, and a multi-row insert's
+  /// text is long (it cost a tenth of a 100,000-note import when read for every statement).
+  var sql: String { sqlite3_sql(handle).map { String(cString: $0) } ?? "" }
 
   /// SQLite's `SQLITE_TRANSIENT`: SQLite copies the bytes before the bind call returns.
   private static var transient: sqlite3_destructor_type { unsafeBitCast(-1, to: sqlite3_destructor_type.self) }
