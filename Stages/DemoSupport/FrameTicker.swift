@@ -16,6 +16,10 @@ public final class FrameTicker {
 
   private let timer = DispatchSource.makeTimerSource(queue: .main)
   private var lastTick: ContinuousClock.Instant?
+  /// When tick 0 was due; tick n is due a frame after tick n - 1.
+  private var origin = ContinuousClock.now
+  /// The number of the latest tick that has run (-1 before the first).
+  private var servedTick = -1
   private var stall = Stall()
 
   public init() {}
@@ -23,7 +27,9 @@ public final class FrameTicker {
   /// Starts ticking. The time until the first tick counts as a gap like any other, so work that holds
   /// the main queue right after `start()` is measured too.
   public func start() {
-    lastTick = .now
+    origin = .now
+    lastTick = origin
+    servedTick = -1
     timer.schedule(deadline: .now(), repeating: .nanoseconds(16_666_667), leeway: .milliseconds(1))
     timer.setEventHandler { [weak self] in
       MainActor.assumeIsolated { self?.tick() }
@@ -35,6 +41,13 @@ public final class FrameTicker {
     let now = ContinuousClock.now
     if let lastTick { stall.add(gap: now - lastTick) }
     lastTick = now
+    // The oldest tick still waiting was due a frame after the last one that ran. While the main queue
+    // is busy, the timer's ticks pile up into one late run: how late it is, is how long the UI waited.
+    let due = Int(((now - origin) / Self.frame).rounded(.down))
+    if due > servedTick {
+      stall.add(wait: max(.zero, now - (origin + Self.frame * (servedTick + 1))))
+      servedTick = due
+    }
   }
 
   /// Stops the timer and sums up the gaps between the ticks. The time since the last tick counts as a
@@ -48,10 +61,18 @@ public final class FrameTicker {
 
 /// What a ``FrameTicker`` saw: the longest time the main queue could not tick, and the frames it missed.
 public struct Stall: Sendable {
-  /// The longest gap between two ticks.
+  /// The longest gap between two ticks. A main queue with nothing else to do still shows a gap of one
+  /// frame (16.7 ms), so this can never read less than that.
   public private(set) var longestGap = Duration.zero
+  /// The longest a tick waited after it was due: the time the main queue was held by other work (or
+  /// the thread was not scheduled) while the UI should have drawn. An idle main queue shows about 0.
+  public private(set) var longestWait = Duration.zero
   /// The ticks that never happened: a gap of about n frames means n - 1 of them.
   public private(set) var missedFrames = 0
+
+  mutating func add(wait: Duration) {
+    longestWait = max(longestWait, wait)
+  }
 
   mutating func add(gap: Duration) {
     longestGap = max(longestGap, gap)

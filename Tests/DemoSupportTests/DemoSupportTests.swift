@@ -36,6 +36,20 @@ struct DemoSupportTests {
     let stall = ticker.stop()
     #expect(stall.longestGap >= .milliseconds(100))
     #expect(stall.missedFrames >= 5)
+    // The first tick was due at start(): it ran late by the whole sleep.
+    #expect(stall.longestWait >= .milliseconds(100))
+    #expect(stall.longestWait <= stall.longestGap)
+  }
+
+  @Test("How late a tick ran counts from the oldest tick due, not from the last tick that ran")
+  @MainActor
+  func lateTicksCountFromTheirDueTime() async throws {
+    let (_, stall) = try await measureStall(settle: .milliseconds(100), catchUp: .milliseconds(50)) {
+      usleep(60_000)
+    }
+    // The tick due at the start of the block, or at most a frame after it, waited out the rest.
+    #expect(stall.longestWait >= .milliseconds(60) - FrameTicker.frame)
+    #expect(stall.longestWait <= stall.longestGap)
   }
 
   @Test("measureStall returns the work's result and the stall it caused")
