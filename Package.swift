@@ -161,7 +161,7 @@ let package = Package(
     ),
     .testTarget(
       name: "DocsTests",
-      dependencies: ["TestSupport"],
+      dependencies: ["TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
       path: "Tests/DocsTests"
     ),
     .testTarget(

@@ -32,7 +32,7 @@ struct ExcerptChecker: Sendable {
       problems.append(DocsProblem(document: name, line: line, message: message))
     }
     for dangling in document.danglingAnnotations {
-      report(dangling.line, "this annotation is not directly above a ```swift block; move it there or remove it")
+      report(dangling.line, "this annotation is not directly above a code block; move it there or remove it")
     }
     for block in document.codeBlocks {
       switch (block.language, block.annotation) {
@@ -41,14 +41,17 @@ struct ExcerptChecker: Sendable {
           block.fenceLine,
           "this ```swift block has no annotation. Put `<!-- excerpt: PATH -->` on the line above it (PATH relative to "
             + "the repository root) and copy the lines from that file, or `<!-- illustration -->` if it is not stage code")
-      case ("swift", .illustration?):
+      case ("swift", .illustration?), ("text", .transcript?):
         continue
+      case ("swift", .transcript?):
+        report(block.fenceLine, "a transcript is a ```text block of what a command printed, not Swift")
       case ("swift", .excerpt(let path)?):
         if let problem = excerptProblem(block, path: path) { report(block.fenceLine, problem) }
       case (let language, _?):
         report(
           block.fenceLine,
-          "only ```swift blocks take an annotation; this one is ```\(language.isEmpty ? "(no language)" : language)")
+          "only ```swift blocks take an excerpt or illustration annotation, and ```text blocks a transcript one; this one is ```\(language.isEmpty ? "(no language)" : language)"
+        )
       default:
         continue
       }

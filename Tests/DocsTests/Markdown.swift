@@ -24,6 +24,9 @@ struct MarkdownDocument {
     case excerpt(path: String)
     /// `<!-- illustration -->`: the block is not stage code and is not checked.
     case illustration
+    /// `<!-- transcript: KIND -->`: a ```text block of what a command printed, compared with a real run
+    /// by `TranscriptTests` (KIND says which run, for example `sqlite` or `sql-log`).
+    case transcript(kind: String)
   }
 
   /// An annotation that no code block follows.
@@ -88,6 +91,10 @@ struct MarkdownDocument {
     guard trimmed.hasPrefix("<!--"), trimmed.hasSuffix("-->") else { return nil }
     let inner = trimmed.dropFirst(4).dropLast(3).trimmingCharacters(in: .whitespaces)
     if inner == "illustration" { return .illustration }
+    if inner.hasPrefix("transcript:") {
+      let kind = inner.dropFirst("transcript:".count).trimmingCharacters(in: .whitespaces)
+      return kind.isEmpty ? nil : .transcript(kind: kind)
+    }
     guard inner.hasPrefix("excerpt:") else { return nil }
     let path = inner.dropFirst("excerpt:".count).trimmingCharacters(in: .whitespaces)
     guard !path.isEmpty, !path.contains(" ") else { return nil }

@@ -1,0 +1,179 @@
+import Foundation
+import GRDB
+import TestSupport
+import Testing
+
+// A chapter that quotes what a command printed marks the block `<!-- transcript: KIND -->`, and these
+// tests run the command and compare. What cannot be the same from run to run (a store's UUID, the time a
+// note was made) is compared by shape only: the block is marked `KIND, varies`.
+//
+// - `sqlite`: `sqlite> QUERY;` lines, each followed by the rows the sqlite3 shell prints (`|` between
+//   columns; `.headers on` adds the column names from then on). The queries run, through SQLite, on the
+//   store of a real `stage1-demo` run (the chapter's own command, with its default number of notes).
+//   Dot commands other than `.headers` are not checked.
+// - `sql-log`: the lines of `OBJECTGRAPH_SQL_DEBUG=1 stage1-demo --count 3`'s log that the chapter shows,
+//   in the same order, with `…` standing for lines left out. Durations are not compared.
+
+@Suite("Docs: quoted transcripts match real runs", .timeLimit(.minutes(3)), .serialized, .temporaryFolders)
+struct TranscriptTests {
+  /// A marked block of a chapter.
+  struct Transcript {
+    let document: String
+    let block: MarkdownDocument.CodeBlock
+    let kind: String
+    let varies: Bool
+  }
+
+  static func transcripts(_ kind: String) -> [Transcript] {
+    Repository.documents.flatMap { path -> [Transcript] in
+      guard let document = Repository.document(path) else { return [] }
+      return document.codeBlocks.compactMap { block in
+        guard case .transcript(let annotation)? = block.annotation else { return nil }
+        let parts = annotation.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard parts.first == kind else { return nil }
+        return Transcript(document: path, block: block, kind: kind, varies: parts.dropFirst().contains("varies"))
+      }
+    }
+  }
+
+  @Test("Every transcript names a kind these tests know")
+  func kindsAreKnown() {
+    for path in Repository.documents {
+      guard let document = Repository.document(path) else { continue }
+      for block in document.codeBlocks {
+        guard case .transcript(let annotation)? = block.annotation else { continue }
+        let kind = annotation.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        #expect(["sqlite", "sql-log"].contains(kind), "\(path):\(block.fenceLine): unknown transcript kind '\(kind)'")
+      }
+    }
+  }
+
+  // MARK: - sqlite3 sessions
+
+  @Test("Queries chapter 0 runs in sqlite3 print what it shows, on a store the demo just made")
+  func sqliteSessions() throws {
+    let transcripts = Self.transcripts("sqlite")
+    #expect(!transcripts.isEmpty)
+    let folder = try TemporaryFolder()
+    let run = try ProcessOutput.run(try BuildProducts.requireExecutable("stage1-demo"), ["--store-folder", folder.url.path])
+    #expect(run.status == 0, "stage1-demo failed: \(run.stderr)")
+    let database = try DatabaseQueue(path: folder.appending("DataModel.sqlite").path)
+    var headers = false
+    for transcript in transcripts {
+      for query in Self.queries(in: transcript.block.lines, headers: &headers) {
+        let where_ = "\(transcript.document):\(transcript.block.fenceLine + 1 + query.line)"
+        let printed = try database.read { db in try Self.shellOutput(of: query.sql, headers: query.headers, in: db) }
+        if transcript.varies {
+          #expect(printed.count == query.expected.count, "\(where_): \(query.sql) printed \(printed)")
+          for (real, quoted) in zip(printed, query.expected) {
+            #expect(real.split(separator: "|").count == quoted.split(separator: "|").count, "\(where_): \(real) vs \(quoted)")
+          }
+        } else {
+          #expect(printed == query.expected, "\(where_): \(query.sql)")
+        }
+      }
+    }
+  }
+
+  /// A query of a transcript, the rows the chapter shows for it, and its line in the block (0-based).
+  struct Query {
+    let sql: String
+    let headers: Bool
+    let expected: [String]
+    let line: Int
+  }
+
+  /// The `sqlite>` queries of a block, in order; `.headers on` and `.headers off` carry over to later blocks.
+  static func queries(in lines: [String], headers: inout Bool) -> [Query] {
+    var queries: [Query] = []
+    var current: (sql: String, headers: Bool, line: Int)?
+    var expected: [String] = []
+    func finish() {
+      if let current { queries.append(Query(sql: current.sql, headers: current.headers, expected: expected, line: current.line)) }
+      current = nil
+      expected = []
+    }
+    for (index, line) in lines.enumerated() {
+      if line.hasPrefix("sqlite> ") {
+        finish()
+        let command = line.dropFirst("sqlite> ".count).trimmingCharacters(in: .whitespaces)
+        if command == ".headers on" { headers = true }
+        if command == ".headers off" { headers = false }
+        if !command.hasPrefix(".") { current = (command, headers, index) }
+      } else if current != nil {
+        expected.append(line)
+      }
+    }
+    finish()
+    return queries
+  }
+
+  /// What the sqlite3 shell prints for `sql` in its default (list) mode: one line per row, `|` between
+  /// columns, NULL as nothing; with headers, the column names first.
+  static func shellOutput(of sql: String, headers: Bool, in db: Database) throws -> [String] {
+    let statement = try db.makeStatement(sql: sql)
+    var lines: [String] = headers ? [statement.columnNames.joined(separator: "|")] : []
+    let rows = try Row.fetchCursor(statement)
+    while let row = try rows.next() {
+      lines.append(
+        row.databaseValues.map { value -> String in
+          switch value.storage {
+          case .null: return ""
+          case .int64(let int): return String(int)
+          case .double(let double): return String(double)
+          case .string(let string): return string
+          case .blob(let data): return String(decoding: data, as: UTF8.self)
+          }
+        }.joined(separator: "|"))
+    }
+    return lines
+  }
+
+  // MARK: - The SQL log
+
+  @Test("The SQL log chapter 0 quotes is what the demo logs, in that order")
+  func sqlLog() throws {
+    let transcripts = Self.transcripts("sql-log")
+    #expect(!transcripts.isEmpty)
+    let folder = try TemporaryFolder()
+    let run = try ProcessOutput.run(
+      try BuildProducts.requireExecutable("stage1-demo"), ["--count", "3", "--store-folder", folder.url.path],
+      environment: ["OBJECTGRAPH_SQL_DEBUG": "1"])
+    #expect(run.status == 0, "stage1-demo failed: \(run.stderr)")
+    let logged = run.stderr.split(separator: "\n").map(String.init).filter { $0.hasPrefix("ObjectGraph SQL:") }.map(Self.withoutDuration)
+    for transcript in transcripts {
+      let quoted = transcript.block.lines.filter { $0 != "…" }.map(Self.withoutDuration)
+      #expect(
+        Self.missing(quoted, from: logged) == nil,
+        "\(transcript.document):\(transcript.block.fenceLine): \(Self.missing(quoted, from: logged) ?? "")")
+    }
+  }
+
+  /// A log line without its duration: `… VALUES (?, ?) (<1 ms)` → `… VALUES (?, ?)`.
+  static func withoutDuration(_ line: String) -> String {
+    line.replacingOccurrences(of: #" \((<1|\d+) ms\)$"#, with: "", options: .regularExpression)
+  }
+
+  /// The first quoted line that does not come, in order, in `logged`; `nil` when all do.
+  static func missing(_ quoted: [String], from logged: [String]) -> String? {
+    var rest = logged[...]
+    for line in quoted {
+      guard let found = rest.firstIndex(of: line) else { return line }
+      rest = rest[(found + 1)...]
+    }
+    return nil
+  }
+
+  @Test("The comparisons themselves: a shell line per row, headers, and lines in order")
+  func comparisons() throws {
+    var headers = false
+    let queries = Self.queries(
+      in: ["sqlite> .headers on", "sqlite> SELECT 1 AS one, 'a' AS two;", "one|two", "1|a", "sqlite> .tables", "X  Y"], headers: &headers)
+    #expect(queries.count == 1 && queries[0].headers && queries[0].expected == ["one|two", "1|a"])
+    let printed = try DatabaseQueue().read { db in try Self.shellOutput(of: queries[0].sql, headers: true, in: db) }
+    #expect(printed == ["one|two", "1|a"])
+    #expect(Self.missing(["a", "c"], from: ["a", "b", "c"]) == nil)
+    #expect(Self.missing(["c", "a"], from: ["a", "b", "c"]) == "a")
+    #expect(Self.withoutDuration("ObjectGraph SQL: COMMIT TRANSACTION (12 ms)") == "ObjectGraph SQL: COMMIT TRANSACTION")
+  }
+}
