@@ -42,6 +42,11 @@ struct DemoTests {
     try DemoCommandLine.checkRunsUnderConcurrencyDebugging("stage1-demo", storeFolder: try TemporaryFolder().url)
   }
 
+  @Test("With SQL debugging on, a banner says so once, before the first statement")
+  func sqlDebugBanner() throws {
+    try DemoCommandLine.checkSQLDebugBanner("stage1-demo", storeFolder: try TemporaryFolder().url)
+  }
+
   @Test("Core Data's debug launch arguments are refused without a number, naming the argument")
   func debugArgumentsNeedANumber() throws { try DemoCommandLine.checkDebugArgumentsNeedANumber("stage1-demo") }
 

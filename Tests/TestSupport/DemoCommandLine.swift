@@ -4,15 +4,38 @@ import Testing
 /// Checks of the command line every stage's demo shares (DemoSupport's `DemoOptions`), run on a built
 /// demo: each stage's demo tests call them, so every demo keeps the same options and the same answers.
 public enum DemoCommandLine {
+  /// What ObjectGraph prints on standard error, once, when the first context is made with concurrency
+  /// debugging on.
+  public static let concurrencyBanner =
+    "ObjectGraph: concurrency debugging is on: touching a context or its objects off its queue stops the program, naming the rule broken."
+  /// The same for SQL debugging.
+  public static let sqlBanner =
+    "ObjectGraph: SQL debugging is on: every statement a store runs is logged to standard error, with its time."
+
   /// Core Data's concurrency-debug launch argument is accepted, and a short run under it is clean: no
-  /// object is touched off its context's queue, and nothing is printed on standard error.
+  /// object is touched off its context's queue, and standard error holds the switch's banner, once, and
+  /// nothing else.
   public static func checkRunsUnderConcurrencyDebugging(
     _ demo: String, storeFolder: URL, sourceLocation: SourceLocation = #_sourceLocation
   ) throws {
     let arguments = ["--count", "50", "--store-folder", storeFolder.path, "-com.apple.CoreData.ConcurrencyDebug", "1"]
     let run = try ProcessOutput.run(try BuildProducts.requireExecutable(demo), arguments)
     #expect(run.status == 0, "stderr: \(run.stderr)", sourceLocation: sourceLocation)
-    #expect(run.stderr.isEmpty, sourceLocation: sourceLocation)
+    #expect(run.stderr == concurrencyBanner + "\n", sourceLocation: sourceLocation)
+  }
+
+  /// With SQL debugging on, the log starts with the switch's banner, printed once, then only statements.
+  public static func checkSQLDebugBanner(_ demo: String, storeFolder: URL, sourceLocation: SourceLocation = #_sourceLocation)
+    throws
+  {
+    let run = try ProcessOutput.run(
+      try BuildProducts.requireExecutable(demo), ["--count", "3", "--store-folder", storeFolder.path],
+      environment: ["OBJECTGRAPH_SQL_DEBUG": "1"])
+    #expect(run.status == 0, "stderr: \(run.stderr)", sourceLocation: sourceLocation)
+    let lines = run.stderr.split(separator: "\n").map(String.init)
+    #expect(lines.first == sqlBanner, sourceLocation: sourceLocation)
+    #expect(lines.dropFirst().allSatisfy { $0.hasPrefix("ObjectGraph SQL: ") }, "\(lines.prefix(5))", sourceLocation: sourceLocation)
+    #expect(lines.count > 10, sourceLocation: sourceLocation)
   }
 
   /// A bad `--count` (`value`) is reported on standard error with the usage, nothing is printed on

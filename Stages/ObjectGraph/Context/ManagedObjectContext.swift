@@ -68,6 +68,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     queue = ContextQueue(main: concurrencyType == .mainQueue, label: label)
     settings = Locked(Settings())
     confined = Confined()
+    DebugBanner.announceSwitchesOn()
   }
 
   deinit {

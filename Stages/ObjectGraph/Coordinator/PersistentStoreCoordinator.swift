@@ -31,6 +31,7 @@ public final class PersistentStoreCoordinator: Sendable, CustomStringConvertible
   public init(managedObjectModel: ManagedObjectModel) {
     self.managedObjectModel = managedObjectModel
     managedObjectModel.freeze()
+    DebugBanner.announceSwitchesOn()
   }
 
   /// The stores added so far, in the order they were added.

@@ -36,7 +36,11 @@ public enum SQLDebug {
   static func log(sql: String, duration: TimeInterval) {
     // SQLite's profile clock often counts whole milliseconds: say "<1 ms" rather than a false 0.000.
     let time = duration < 0.001 ? "<1 ms" : String(format: "%.0f ms", duration * 1000)
-    let line = "ObjectGraph SQL: \(sql) (\(time))"
+    write(line: "ObjectGraph SQL: \(sql) (\(time))")
+  }
+
+  /// Sends one line to the ``logHandler``, or to standard error.
+  static func write(line: String) {
     if let handler = logHandler {
       handler(line)
     } else {
