@@ -5,6 +5,8 @@
 #   (a) with WORKSHOP_SOLUTIONS=1, every check passes against the reference solutions;
 #   (b) against the untouched starters, each exercise's test target fails, every one of its checks fails,
 #       and the output says the exercise "is not done yet".
+#   (c) against each wrong attempt kept in Exercises/WrongAttempts/, the exercise's checks fail and say
+#       what its expect.txt lists: the mistake, in the learner's terms.
 # The Exercises package builds with no warnings in its own sources, and passes `swift format lint --strict`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -115,6 +117,46 @@ for id in "${folders[@]}"; do
   starter_failures=$((starter_failures + failed))
 done
 
+step "(c) plausible wrong attempts fail with a message that names their mistake"
+# Exercises/WrongAttempts/<exercise>/<attempt>/ holds files that replace the starter's files of the same
+# name, and expect.txt: lines the check's output must contain. The starter is put back afterwards.
+attempts=0
+saved_id=""
+put_back() {
+  [ -n "$saved_id" ] || return 0
+  rm -rf "Exercises/$saved_id/Sources" && cp -R "$logs/saved-sources" "Exercises/$saved_id/Sources" && rm -rf "$logs/saved-sources"
+  saved_id=""
+}
+trap 'put_back; rm -rf "$logs"' EXIT
+for dir in Exercises/WrongAttempts/*/*/; do
+  [ -d "$dir" ] || continue
+  dir=${dir%/}
+  attempt=${dir#Exercises/WrongAttempts/}
+  id=${attempt%%/*}
+  [ -d "Exercises/$id/Sources" ] || fail "$dir: there is no exercise $id"
+  [ -s "$dir/expect.txt" ] || fail "$dir has no expect.txt (the lines its check must print)"
+  cp -R "Exercises/$id/Sources" "$logs/saved-sources"
+  saved_id=$id
+  for file in "$dir"/*.swift; do
+    [ -f "Exercises/$id/Sources/$(basename "$file")" ] || fail "$file replaces no file of Exercises/$id/Sources"
+    cp "$file" "Exercises/$id/Sources/"
+  done
+  log="$logs/attempt.log"
+  target="Exercise${id:0:2}Tests"
+  if env -u WORKSHOP_SOLUTIONS swift test --package-path Exercises --manifest-cache none --filter "$target" >"$log" 2>&1; then
+    cat "$log"
+    fail "$target passed against the wrong attempt $attempt"
+  fi
+  while IFS= read -r line; do
+    [ -z "$line" ] && continue
+    grep -qF -- "$line" "$log" || { cat "$log"; fail "against the wrong attempt $attempt, $target did not say: $line"; }
+  done <"$dir/expect.txt"
+  put_back
+  attempts=$((attempts + 1))
+  echo "  $attempt: $target failed, naming the mistake"
+done
+
 echo
 echo "check-exercises: OK: ${#folders[@]} exercises; $solution_tests checks pass against the reference solutions;" \
-  "$starter_failures checks fail against the untouched starters with 'not done yet'; READMEs, hints and exercises.json in order."
+  "$starter_failures checks fail against the untouched starters with 'not done yet'; $attempts wrong attempts are told" \
+  "their mistake; READMEs, hints and exercises.json in order."

@@ -91,11 +91,23 @@ public final class ConcurrencyViolationRecorder: @unchecked Sendable {
 
   private func record(_ message: String) { lock.withLock { recorded.append(message) } }
 
-  /// Turns concurrency debugging off again, and returns the violations it saw, as the engine worded them.
+  /// Turns concurrency debugging off again, and returns the violations it saw, as the engine worded them:
+  /// each different message once, in the order first seen, with how often it came when more than once
+  /// (a check that calls the learner's code twice would otherwise show every line twice).
   public func stop() -> [String] {
     ConcurrencyDebug.violationHandler = nil
     ConcurrencyDebug.isEnabled = false
-    return lock.withLock { recorded }
+    let messages = lock.withLock { recorded }
+    var counts: [String: Int] = [:]
+    var order: [String] = []
+    for message in messages {
+      if counts[message] == nil { order.append(message) }
+      counts[message, default: 0] += 1
+    }
+    return order.map { message in
+      let times = counts[message] ?? 1
+      return times == 1 ? message : "\(message) (reported \(times) times)"
+    }
   }
 
   deinit { _ = stop() }

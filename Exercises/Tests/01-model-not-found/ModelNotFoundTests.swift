@@ -93,12 +93,23 @@ enum ChildCheck: String, Codable, Sendable {
       model = try Subject.loadModel("Journal", bundle)
     } catch {
       try rethrowIfNotDone(error)
+      // An error that names the bundle it was given searched the right bundle: the name or the extension
+      // it asked for is wrong. One that does not probably searched another bundle.
+      let searchedTheGivenBundle = "\(error)".contains(folder.url.lastPathComponent)
       Issue.record(
-        """
-        loadModel(named: "Journal", in: bundle) threw, but that bundle (\(folder.url.lastPathComponent)) does hold \
-        Journal.xcdatamodeld. Look the model up in the bundle you are given, with \
-        bundle.url(forResource: name, withExtension: "xcdatamodeld"), not in a fixed bundle. It threw: \(error)
-        """)
+        searchedTheGivenBundle
+          ? """
+          loadModel(named: "Journal", in: bundle) searched the bundle it was given (its error names \
+          \(folder.url.lastPathComponent)), and that bundle does hold the model, as Journal.xcdatamodeld: a folder \
+          whose extension is "xcdatamodeld", with the d (not "xcdatamodel", the folder of one version inside it, \
+          nor "momd", what Xcode compiles it to). Ask for exactly that: bundle.url(forResource: name, \
+          withExtension: "xcdatamodeld"), with the name as given. It threw: \(error)
+          """
+          : """
+          loadModel(named: "Journal", in: bundle) threw, but that bundle (\(folder.url.lastPathComponent)) does hold \
+          Journal.xcdatamodeld. Look the model up in the bundle you are given, with \
+          bundle.url(forResource: name, withExtension: "xcdatamodeld"), not in a fixed bundle. It threw: \(error)
+          """)
       return
     }
     #expect(

@@ -98,13 +98,17 @@ enum ChildCheck: String, Codable, Sendable {
       make it ManagedObjectContext(concurrencyType: .mainQueue). It is \(main.concurrencyType.wording).
       """)
     guard let writer = main.parent else {
-      if main.persistentStoreCoordinator === fixture.coordinator {
+      if let held = main.persistentStoreCoordinator {
         Issue.record(
           """
-          The main context holds the coordinator itself. That is stage 1's stack, where every save of the main \
-          context writes to the file on the main queue while the user waits. In stage 2 a second, private-queue \
-          context (the writer) holds the coordinator, and the main context gets the writer as its parent \
-          (mainContext.parent = writer) instead of a coordinator.
+          The main context holds \(held === fixture.coordinator ? "the coordinator" : "a coordinator") itself, and \
+          so it has no parent. A context has a parent or a coordinator, never both: setting \
+          persistentStoreCoordinator clears the parent, as in Core Data. If you set mainContext.parent = writer \
+          and then gave the main context a coordinator, the coordinator replaced the writer. A main context with \
+          a coordinator is stage 1's stack, where every save of the main context writes to the file on the main \
+          queue while the user waits. In stage 2 only the writer holds the coordinator \
+          (writer.persistentStoreCoordinator = coordinator), and the main context gets just a parent \
+          (mainContext.parent = writer).
           """)
       } else {
         Issue.record(

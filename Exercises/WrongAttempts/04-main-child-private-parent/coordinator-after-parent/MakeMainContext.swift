@@ -1,0 +1,14 @@
+// A wrong attempt at exercise 04, kept so that .ci/check-exercises.sh proves its check names the mistake:
+// the main context gets the writer as its parent, then a coordinator, which replaces the parent.
+import ExerciseKit
+import Foundation
+import ObjectGraph
+
+public func makeMainContext(for coordinator: PersistentStoreCoordinator) throws -> ManagedObjectContext {
+  let writer = ManagedObjectContext(concurrencyType: .privateQueue)
+  writer.persistentStoreCoordinator = coordinator
+  let main = ManagedObjectContext(concurrencyType: .mainQueue)
+  main.parent = writer
+  main.persistentStoreCoordinator = coordinator
+  return main
+}
