@@ -325,6 +325,30 @@ struct ConcurrencyDebugTests {
     #expect(later.contains { $0.rule == 5 && $0.message.contains("was passed to insert(_:) of another context") })
   }
 
+  @Test("A relationship's inverse changed off its context's queue is reported by its name and the side that was set")
+  func inverseChangedOffQueue() throws {
+    let stack = try MemoryStack(name: "cdebug.notes")
+    let notes = stack.context
+    let books = stack.makeContext(.privateQueue, name: "cdebug.books")
+    let notebook = try books.performAndWait {
+      let notebook = Notebook(context: books)
+      notebook.name = "Saved"
+      try books.save()
+      return notebook
+    }
+    let note = notes.performAndWait { Note(context: notes) }
+    let watch = WatchedViolations(ConcurrencyDebug.Watch(notes, books))
+    // On the note's queue only: setting note.notebook changes notebook.notes, off the notebook's queue.
+    notes.performAndWait { note.notebook = notebook }
+    let messages = watch.violations.map(\.message)
+    #expect(
+      messages.contains {
+        $0.contains("'notes' of Notebook \(notebook.objectID) (in private-queue context 'cdebug.books') was changed from")
+          && $0.contains("setting 'notebook' of a Note changes this 'notes' too")
+      }, "\(messages)")
+    #expect(!messages.contains { $0.contains("setValue(_:forKey:)") }, "\(messages)")
+  }
+
   // MARK: - Where the code runs, in words
 
   @Test("Where a touch came from is worded from the queue, not the (truncated) thread name")

@@ -6,7 +6,7 @@
 /// throw ExerciseNotDone("01-model-not-found")
 /// ```
 ///
-/// Replace that line with your code. Until you do, the exercise's checks fail with:
+/// Delete that line and write your code. Until you do, the exercise's checks fail with:
 /// "Exercise 01-model-not-found is not done yet: read Exercises/01-model-not-found/README.md".
 public struct ExerciseNotDone: Error, Sendable, CustomStringConvertible {
   /// The exercise's folder name, for example `01-model-not-found`.
@@ -19,6 +19,7 @@ public struct ExerciseNotDone: Error, Sendable, CustomStringConvertible {
 
   public var description: String {
     "Exercise \(exercise) is not done yet: read Exercises/\(exercise)/README.md, "
-      + "then replace the `throw ExerciseNotDone(...)` in Exercises/\(exercise)/Sources with your code."
+      + "then delete the line `throw ExerciseNotDone(...)` in Exercises/\(exercise)/Sources and write your code"
+      + " (in exercises that start from working code, deleting it is the first step)."
   }
 }

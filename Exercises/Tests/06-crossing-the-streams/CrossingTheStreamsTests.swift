@@ -160,19 +160,28 @@ struct Fixture {
   }
 }
 
-/// What the checks say about the violations the engine reported.
-func violationAdvice(_ violations: [String], calledFrom place: String) -> Comment {
-  """
-  importNotes was called \(place), and it touched managed objects outside their contexts' queues. Nothing in \
-  Swift's type system sees this; the engine's concurrency debugging does (the checks turned it on, as \
-  OBJECTGRAPH_CONCURRENCY_DEBUG=1 or Core Data's -com.apple.CoreData.ConcurrencyDebug 1 would). Objects made \
-  inside importer.performAndWait { } belong to the importer's queue and must not leave that block (rule 3); \
-  the notebook belongs to the main context, so it is touched on the main queue only (rule 2), and it cannot \
-  be put in a relationship with the importer's notes at all (rule 5). Take only notebook.objectID across \
-  (rule 1), and look the notebook up inside the importer's block with importer.existingObject(with:). The \
-  engine reported \(violations.count) violation\(violations.count == 1 ? "" : "s"):
-  \(violations.prefix(6).joined(separator: "\n"))\(violations.count > 6 ? "\n…" : "")
-  """
+/// What the checks say about the violations the engine reported. The first check (`explains`) says what
+/// the engine's messages mean; the others list them only, so a run shows the explanation once. Neither
+/// gives the fix away: finding each line the engine names is the exercise (the hints lead the way).
+func violationAdvice(_ violations: [String], calledFrom place: String, explains: Bool = false) -> Comment {
+  let found = "The engine reported \(violations.count) violation\(violations.count == 1 ? "" : "s"):"
+  let list = "\(violations.prefix(6).joined(separator: "\n"))\(violations.count > 6 ? "\n…" : "")"
+  guard explains else {
+    return """
+      importNotes was called \(place), and it touched managed objects outside their contexts' queues (the \
+      first check explains what that means). \(found)
+      \(list)
+      """
+  }
+  return """
+    importNotes was called \(place), and it touched managed objects outside their contexts' queues. Nothing in \
+    Swift's type system sees this; the engine's concurrency debugging does (the checks turned it on, as \
+    OBJECTGRAPH_CONCURRENCY_DEBUG=1 or Core Data's -com.apple.CoreData.ConcurrencyDebug 1 would). Each message \
+    below names the object, the property, the context it belongs to, the queue it was touched from, and the \
+    rule (README, "Why it matters"). Find the line of importNotes that each one points to. When you are \
+    stuck: swift run workshop hint 06-crossing-the-streams. \(found)
+    \(list)
+    """
 }
 
 // MARK: - The checks
@@ -208,7 +217,7 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
     }
     let violations = recorder.stop()
     let place = onMainQueue ? "on the main queue" : "from a background thread (a download's completion handler)"
-    #expect(violations.isEmpty, violationAdvice(violations, calledFrom: place))
+    #expect(violations.isEmpty, violationAdvice(violations, calledFrom: place, explains: !onMainQueue))
 
     let notebooks = try fixture.notebooksInMain()
     #expect(

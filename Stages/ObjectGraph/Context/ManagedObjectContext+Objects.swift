@@ -390,7 +390,7 @@ extension ManagedObjectContext {
   func didChange(_ object: ManagedObject, slot index: Int) {
     // A new object is saved whole: nothing to track (and no queue hop on this hot path).
     if object.state.isInserted { return }
-    isolated("setValue(_:forKey:)") { confined in
+    let record = { [self] (confined: Confined) in
       object.changedSlots.insert(index)
       guard !object.state.isInserted, !object.state.isDeleted else { return }
       object.state.isUpdated = true
@@ -398,5 +398,10 @@ extension ManagedObjectContext {
       confined.unnoticedUpdates.insert(object)
       scheduleProcessing(confined)
     }
+    if isOnQueue { return record(confined) }
+    // Reported by the property that changed, not as a call the app never wrote: the change is often the
+    // inverse of a relationship set on another object.
+    ConcurrencyDebug.objectChangedOffQueue(object, slot: index)
+    performAndWait { record(confined) }
   }
 }

@@ -136,6 +136,24 @@ public enum ConcurrencyDebug {
     checkObject(object, key: key)
   }
 
+  /// Called when a change is recorded off the queue of the object's context: a property set there, or a
+  /// relationship's inverse, updated because the other side was set.
+  static func objectChangedOffQueue(_ object: ManagedObject, slot index: Int) {
+    guard flags.load(ordering: .relaxed) != 0, let context = object.managedObjectContext,
+      isEnabled || watch(for: [context]) != nil
+    else { return }
+    let rule = context.concurrencyType == .mainQueue ? 2 : 3
+    let outside = rule == 2 ? "off the main queue" : "outside that context's queue"
+    let slot = object.layout.slots[index]
+    var what = "'\(slot.name)' of \(describe(object)) (in \(describe(context))) was changed from \(whereAmI()), \(outside)."
+    if let relationship = slot.relationship, let inverse = relationship.inverseRelationshipName {
+      what +=
+        " A relationship changes on both sides: setting '\(inverse)' of a \(relationship.destinationEntityName) changes this"
+        + " '\(slot.name)' too, so look for that line."
+    }
+    report(rule: rule, what, contexts: [context])
+  }
+
   @inline(never)
   private static func reportContext(_ context: ManagedObjectContext, operation: String) {
     guard isEnabled || watch(for: [context]) != nil else { return }
