@@ -143,6 +143,28 @@ struct CommandTests {
     }
   }
 
+  @Test func withoutAnExerciseHintsAreForTheCurrentOne() throws {
+    try TempRepo.with { repo in
+      try repo.addExercises(starterHashes: true)
+      try repo.write("Exercises/01-model-not-found/HINTS.md", "# Hints\n\n## Hint 1\nFirst of 01.\n")
+      try repo.write("Exercises/02-errors-not-abort/HINTS.md", "# Hints\n\n## Hint 1\nFirst of 02.\n")
+      func hint() throws -> (Int32, OutputRecorder) {
+        let recorder = OutputRecorder()
+        return (try runWorkshop(["hint", "--root", repo.root.path], in: testEnvironment(recorder)), recorder)
+      }
+      // Nothing started: the first exercise.
+      let (_, first) = try hint()
+      #expect(first.all.hasPrefix("Hints for 01-model-not-found, the exercise you are on"), "\(first.all)")
+      #expect(first.all.contains("First of 01."))
+      // 02 edited: it is in progress, so it is the one.
+      try repo.write("Exercises/02-errors-not-abort/Sources/Save.swift", "func save() throws {}\n")
+      let (_, second) = try hint()
+      #expect(second.all.hasPrefix("Hints for 02-errors-not-abort, the exercise you are on"), "\(second.all)")
+      #expect(second.all.contains("First of 02."))
+      #expect(repo.progress()["02-errors-not-abort"].hintsShown == 1)
+    }
+  }
+
   @Test func hintsParseOnlyHintSectionsOutsideCodeFences() {
     let hints = HintBook.parse(
       """

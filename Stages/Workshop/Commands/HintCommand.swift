@@ -9,8 +9,8 @@ struct HintCommand: ParsableCommand {
 
   @OptionGroup var common: CommonOptions
 
-  @Argument(help: "The exercise: its id, or its number (e.g. 01).")
-  var exercise: String
+  @Argument(help: "The exercise: its id, or its number (e.g. 01). The one you are on when omitted.")
+  var exercise: String?
 
   @Flag(help: "Show all the hints at once.")
   var all = false
@@ -20,7 +20,19 @@ struct HintCommand: ParsableCommand {
       let output = environment.output
       let style = environment.style
       let root = try common.workspaceRoot(environment)
-      let exercise = try ExerciseManifest.select(self.exercise, from: try requireExercises(root: root))
+      let manifest = try requireExercises(root: root)
+      let exercise: Exercise
+      if let named = self.exercise {
+        exercise = try ExerciseManifest.select(named, from: manifest)
+      } else {
+        // The one `swift run workshop` calls next: the first in progress, else the first not started.
+        guard let current = StatusReport.currentExercise(of: manifest, root: root) else {
+          throw WorkshopError.noCurrentExercise(done: manifest.count)
+        }
+        exercise = current
+        output.line(style.dim("Hints for \(exercise.id), the exercise you are on (name another: `swift run workshop hint NN`)."))
+        output.line()
+      }
       let hintsURL = root.appendingPathComponent(exercise.hintsPath)
       guard let markdown = try? String(contentsOf: hintsURL, encoding: .utf8) else {
         throw WorkshopError.noHintsFile(exercise: exercise.id, path: exercise.hintsPath)

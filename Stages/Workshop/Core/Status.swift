@@ -81,6 +81,15 @@ struct StatusReport: Sendable, Equatable {
     }
     let store = ProgressStore(root: root)
     var (progress, warning) = store.load()
+    let (statuses, changed) = statuses(of: manifest, root: root, progress: &progress)
+    return StatusReport(stages: stages, exercises: .listed(statuses), progressWarning: warning, updatedProgress: changed ? progress : nil)
+  }
+
+  /// Where each exercise of `manifest` stands, from its sources and `progress` (to which baselines are
+  /// added for exercises seen for the first time; `changed` says whether any was).
+  static func statuses(of manifest: [Exercise], root: URL, progress: inout WorkshopProgress) -> (
+    statuses: [ExerciseStatus], changed: Bool
+  ) {
     let hashes = Dictionary(uniqueKeysWithValues: manifest.map { ($0.id, SourceHasher.hash(of: $0.sources, root: root)) })
     let changed = progress.recordBaselines(for: manifest, hashes: hashes)
     let statuses = manifest.map { exercise in
@@ -91,7 +100,22 @@ struct StatusReport: Sendable, Equatable {
           starterHash: exercise.starterHash ?? progress[exercise.id].starterHash,
           lastCheck: progress[exercise.id].lastCheck))
     }
-    return StatusReport(stages: stages, exercises: .listed(statuses), progressWarning: warning, updatedProgress: changed ? progress : nil)
+    return (statuses, changed)
+  }
+
+  /// The exercise the learner is on, for commands that take one (`hint`): the first in progress, else the
+  /// first not started; nil when every one is done.
+  static func currentExercise(of manifest: [Exercise], root: URL) -> Exercise? {
+    var progress = ProgressStore(root: root).load().progress
+    let statuses = statuses(of: manifest, root: root, progress: &progress).statuses
+    return (statuses.first { $0.state.isInProgress } ?? statuses.first { $0.state == .notStarted })?.exercise
+  }
+
+  /// The exercise the learner is on: the first one in progress, else the first not started; nil when
+  /// every one is done or there is no list.
+  var current: ExerciseStatus? {
+    guard case .listed(let statuses) = exercises else { return nil }
+    return statuses.first { $0.state.isInProgress } ?? statuses.first { $0.state == .notStarted }
   }
 
   /// The one thing to do next.
@@ -109,7 +133,6 @@ struct StatusReport: Sendable, Equatable {
     case .listed(let statuses) where statuses.isEmpty:
       return "Next: the exercise list is empty so far; read README.md and Docs/, and try a demo."
     case .listed(let statuses):
-      let current = statuses.first { $0.state.isInProgress } ?? statuses.first { $0.state == .notStarted }
       guard let current else {
         return "All \(statuses.count) exercises are done. Next: compare your code with Exercises/Solutions/, or run a demo."
       }

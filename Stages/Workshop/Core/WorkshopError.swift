@@ -15,6 +15,7 @@ enum WorkshopError: Error, Equatable, CustomStringConvertible {
   case missingPrerequisites([String])
   case swiftNotOnPath
   case noHintsFile(exercise: String, path: String)
+  case noCurrentExercise(done: Int)
   case progressNotSaved(path: String, reason: String)
   case couldNotRun(command: String, reason: String)
 
@@ -52,6 +53,9 @@ enum WorkshopError: Error, Equatable, CustomStringConvertible {
         `swift` is not on your PATH, so the workshop cannot build or test anything.
         Add your Swift toolchain's usr/bin folder to PATH (for a toolchain in /opt/swift: export PATH=/opt/swift/usr/bin:$PATH).
         """
+    case .noCurrentExercise(let done):
+      return
+        "All \(done) exercises are done, so there is no current one. Name the exercise you want: `swift run workshop hint 06` (its number or id)."
     case .noHintsFile(let exercise, let path):
       return "\(exercise) has no hints: \(path) is not in this checkout."
     case .progressNotSaved(let path, let reason):
