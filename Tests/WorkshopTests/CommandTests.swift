@@ -205,6 +205,7 @@ struct CommandTests {
   // MARK: Check
 
   static let failingOutput = """
+    Fetching https://github.com/groue/GRDB.swift from cache
     Building for debugging...
     [3/6] Compiling Exercise01 Model.swift
     Build complete! (1.00s)
@@ -250,6 +251,8 @@ struct CommandTests {
       #expect(
         recorder.standardOutput == """
           Checking 01-model-not-found (swift test --filter Exercise01Tests)…
+            Fetching https://github.com/groue/GRDB.swift from cache
+            building the exercises package first (6 steps; the first build takes a minute or two)…
           ✗ 01-model-not-found: 1 of 2 tests failed
             "The model is found by its name"
               Expectation failed: (modelName() → "Model") == "DataModel" (ModelTests.swift:4:3)

@@ -135,18 +135,40 @@ struct CheckSession {
     } else {
       output.line(style.dim("\(start) (swift test --filter \(exercise.testTarget))…"))
     }
+    var saidBuilding = false
     let status = try environment.runner.run(swift, arguments: arguments, in: root) { line in
       parser.consume(line)
       if verbose { output.line(line) }
       switch parser.phase {
-      case .building(let step, let total): progressLine.show("\(start): building [\(step)/\(total)]")
+      case .building(let step, let total):
+        progressLine.show("\(start): building [\(step)/\(total)]")
+        // Without a terminal there is no line to redraw: say once that a build is on, so a first check that
+        // builds for a minute or two does not look hung.
+        if !progressLine.enabled && !verbose && !saidBuilding {
+          saidBuilding = true
+          output.line(style.dim("  building the exercises package first (\(total) steps; the first build takes a minute or two)…"))
+        }
       case .testing(let finished, let failed):
         progressLine.show("\(start): running tests, \(finished) finished" + (failed > 0 ? ", \(failed) failed" : ""))
-      case nil: break
+      case nil:
+        // Before the build: SwiftPM fetching and resolving the packages the exercises use.
+        if !verbose, let note = Self.setupNote(line) {
+          if progressLine.enabled { progressLine.show("\(start): \(note)") } else { output.line(style.dim("  \(note)")) }
+        }
       }
     }
     progressLine.clear()
     return (status, parser.report)
+  }
+
+  /// A line of SwiftPM's package setup worth showing while nothing else moves (fetching, cloning,
+  /// resolving), or nil.
+  static func setupNote(_ line: String) -> String? {
+    let text = line.trimmingCharacters(in: .whitespaces)
+    let prefixes = [
+      "Fetching ", "Fetched ", "Cloning ", "Cloned ", "Computing version", "Computed ", "Resolving ", "Updating ", "Creating working copy",
+    ]
+    return prefixes.contains { text.hasPrefix($0) } ? text : nil
   }
 }
 
