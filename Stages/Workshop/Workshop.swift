@@ -15,7 +15,10 @@ struct Workshop: ParsableCommand {
       Each exercise lives in Exercises/ with its task (README.md) and hints (HINTS.md). \
       Your progress is kept in .workshop/progress.json, which git ignores.
       """,
-    subcommands: [StatusCommand.self, ListCommand.self, CheckCommand.self, HintCommand.self, DemoCommand.self, StarterHashesCommand.self],
+    subcommands: [
+      StatusCommand.self, ListCommand.self, CheckCommand.self, HintCommand.self, ResetCommand.self, DemoCommand.self,
+      StarterHashesCommand.self,
+    ],
     defaultSubcommand: StatusCommand.self
   )
 }

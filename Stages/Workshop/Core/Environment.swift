@@ -74,6 +74,12 @@ struct WorkshopEnvironment: Sendable {
   var currentDirectory: String
   var pathVariable: String?
   var now: @Sendable () -> Date
+  /// Reads one line the user typed, or nil when there is no one to ask (standard input is not a terminal,
+  /// or it ended).
+  var askUser: @Sendable () -> String? = {
+    guard isatty(0) == 1 else { return nil }
+    return readLine()
+  }
 
   var style: Style { Style(enabled: output.colours) }
 

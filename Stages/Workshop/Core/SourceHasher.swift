@@ -32,6 +32,18 @@ enum SourceHasher {
     return files.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
   }
 
+  /// The same hash over files given as (root-relative path, contents), for sources read from elsewhere
+  /// (a commit). `missing` lists the sources that are not there.
+  static func hash(files: [(path: String, contents: Data)], missing: [String]) -> String {
+    var hasher = SHA256()
+    for source in missing { hasher.update("missing:\(source)\u{0}") }
+    for (path, data) in files.sorted(by: { Array($0.path.utf8).lexicographicallyPrecedes(Array($1.path.utf8)) }) {
+      hasher.update("\(path)\u{0}\(data.count)\u{0}")
+      hasher.update(data)
+    }
+    return hasher.finalize()
+  }
+
   static func hash(of sources: [String], root: URL) -> String {
     var hasher = SHA256()
     for source in sources {

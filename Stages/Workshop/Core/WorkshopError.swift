@@ -16,6 +16,7 @@ enum WorkshopError: Error, Equatable, CustomStringConvertible {
   case swiftNotOnPath
   case noHintsFile(exercise: String, path: String)
   case noCurrentExercise(done: Int)
+  case cannotReset(exercise: String, reason: String)
   case progressNotSaved(path: String, reason: String)
   case couldNotRun(command: String, reason: String)
 
@@ -53,6 +54,8 @@ enum WorkshopError: Error, Equatable, CustomStringConvertible {
         `swift` is not on your PATH, so the workshop cannot build or test anything.
         Add your Swift toolchain's usr/bin folder to PATH (for a toolchain in /opt/swift: export PATH=/opt/swift/usr/bin:$PATH).
         """
+    case .cannotReset(let exercise, let reason):
+      return "Cannot reset \(exercise): \(reason). Nothing was changed."
     case .noCurrentExercise(let done):
       return
         "All \(done) exercises are done, so there is no current one. Name the exercise you want: `swift run workshop hint 06` (its number or id)."
