@@ -7,7 +7,7 @@ import Dispatch
 /// let ticker = FrameTicker()
 /// ticker.start()
 /// try context.save()  // on the main queue
-/// print(ticker.stop().summary)  // "main queue stalled 153 ms (8 frames missed)"
+/// print(ticker.stop().summary)  // "longest stall 137 ms, 8 frames missed in all"
 /// ```
 @MainActor
 public final class FrameTicker {
@@ -82,8 +82,13 @@ public struct Stall: Sendable {
   /// The missed frames in words: "1 frame", "8 frames".
   public var frames: String { missedFrames == 1 ? "1 frame" : "\(missedFrames) frames" }
 
-  /// For example "main queue stalled 153 ms (8 frames missed)".
-  public var summary: String { "main queue stalled \(milliseconds(longestGap)) ms (\(frames) missed)" }
+  /// The two figures, named so that they cannot be taken for each other: "longest stall 137 ms, 8 frames
+  /// missed in all". The longest stall is how late the latest tick ran (``longestWait``); the frames add
+  /// up over every stall.
+  public var summary: String { "longest stall \(milliseconds(longestWait)) ms, \(frames) missed in all" }
+
+  /// What the figures mean, for a demo to print once above them.
+  public static let legend = "the longest stall is how late a UI tick ran at worst; at 60 Hz a frame lasts 16.7 ms"
 }
 
 /// Runs `work` on the main queue while a ``FrameTicker`` ticks, with a quiet moment before it, so that the

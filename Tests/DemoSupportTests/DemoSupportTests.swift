@@ -19,12 +19,14 @@ struct DemoSupportTests {
     stall.add(gap: .milliseconds(20))
     #expect(stall.missedFrames == 2)
     #expect(stall.longestGap == .milliseconds(50))
-    #expect(stall.summary == "main queue stalled 50 ms (2 frames missed)")
+    stall.add(wait: .milliseconds(34))
+    #expect(stall.summary == "longest stall 34 ms, 2 frames missed in all")
     stall.add(gap: .milliseconds(34))
     #expect(stall.frames == "3 frames")
     var one = Stall()
     one.add(gap: .milliseconds(33))
-    #expect(one.summary == "main queue stalled 33 ms (1 frame missed)")
+    one.add(wait: .milliseconds(16))
+    #expect(one.summary == "longest stall 16 ms, 1 frame missed in all")
   }
 
   @Test("Work that holds the main queue right after start() and right before stop() is counted")

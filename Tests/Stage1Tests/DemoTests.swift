@@ -27,7 +27,7 @@ struct DemoTests {
     #expect(afterRelaunch == ["- Buy milk [errands]", "- Call the plumber [errands, home]", "- Plan the hike [outdoors]"])
 
     let last = try #require(lines.last)
-    let stallLine = /Main queue stalled for (\d+) ms \((\d+) frames? missed\) while saving 500 notes\./
+    let stallLine = /Main queue, while saving 500 notes: longest stall (\d+) ms, (\d+) frames? missed in all\./
     let match = try #require(last.wholeMatch(of: stallLine), "last line: \(last)")
     #expect(Int(match.output.1) != nil && Int(match.output.2) != nil)
 

@@ -23,7 +23,7 @@ struct DemoTests {
     let lines = output.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
     #expect(lines.contains("after the main context saved: 0 rows in the file; after the private context saved: 1 row"))
     let stalls = lines.suffix(2)
-    let stall = /Stage (\d): main queue stalled (\d+) ms \((\d+) frames? missed\)/
+    let stall = /Stage (\d): main queue: longest stall (\d+) ms, (\d+) frames? missed in all/
     #expect(stalls.compactMap { $0.wholeMatch(of: stall)?.output.1 } == ["1", "2"], "last lines:\n\(stalls.joined(separator: "\n"))")
 
     // What the demo left behind: stage 2's store holds the proof's note and the import, stage 1's the import.

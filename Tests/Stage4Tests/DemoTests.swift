@@ -34,7 +34,7 @@ struct DemoTests {
         "\(text)")
       #expect(
         block.contains {
-          $0.wholeMatch(of: /main queue stalled \d+ ms \(\d+ frames? missed\); the longest a tick ran late: \d+ ms/) != nil
+          $0.wholeMatch(of: /main queue: longest stall \d+ ms, \d+ frames? missed in all; longest gap between two ticks \d+ ms/) != nil
         },
         "\(text)")
     }
@@ -42,8 +42,8 @@ struct DemoTests {
 
     let summary = Array(lines.suffix(3))
     let stage4 =
-      /stage 4, workers (?:child of|beside) the main context: ticks late by at most (\d+) ms, longest gap (\d+) ms \(\d+ frames? missed\); import \d+ ms, \d+\.\d\dx stage 1's/
-    let stage1 = /stage 1, on the main queue: ticks late by at most (\d+) ms, longest gap (\d+) ms \(\d+ frames? missed\); import \d+ ms/
+      /stage 4, workers (?:child of|beside) the main context: longest stall (\d+) ms, \d+ frames? missed in all, longest gap (\d+) ms; import \d+ ms, \d+\.\d\dx stage 1's/
+    let stage1 = /stage 1, on the main queue: longest stall (\d+) ms, \d+ frames? missed in all, longest gap (\d+) ms; import \d+ ms/
     #expect(summary.count == 3, "\(text)")
     let late = summary.prefix(2).compactMap { $0.wholeMatch(of: stage4).map { (Int($0.1), Int($0.2)) } }
     let stage1Late = summary.last?.wholeMatch(of: stage1).map { (Int($0.1), Int($0.2)) }

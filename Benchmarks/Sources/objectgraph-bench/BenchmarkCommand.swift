@@ -137,7 +137,7 @@ enum BenchmarkCommand {
     print("")
     print(
       Report.grid(
-        header: ["stage", "tick late ms", "longest gap ms", "frames missed", "on disk s", "/ stage 1"], rows: rows))
+        header: ["stage", "longest stall ms", "longest gap ms", "frames missed", "on disk s", "/ stage 1"], rows: rows))
     print("")
     let imports = runs.filter { $0.shape != nil }
     if let best = imports.min(by: { $0.total < $1.total }), let shape = best.shape {
@@ -149,7 +149,7 @@ enum BenchmarkCommand {
     if let beside = imports.first(where: { $0.shape == .besideMain }) {
       let late = beside.stall.longestWait
       print(
-        "stage 4's ticks late by at most \(milliseconds(late)) ms with workers beside the main context; "
+        "stage 4's longest stall \(milliseconds(late)) ms with workers beside the main context; "
           + "<= \(milliseconds(stallTarget)) ms (one frame, target): \(late <= stallTarget ? "yes" : "NO")")
     }
   }

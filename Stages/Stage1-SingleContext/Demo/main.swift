@@ -103,9 +103,9 @@ func measureImport(count: Int, manager: CoreDataManager) async throws {
   print("Import: saving \(count) notes on the main queue while the UI ticks at 60 Hz...")
   let (times, stall) = try await measureStall { try importNotes(count: count, into: context) }
   print("  inserting took \(milliseconds(times.insert)) ms, saving took \(milliseconds(times.save)) ms, both on the main queue")
-  print("  the longest gap between two UI ticks was \(milliseconds(stall.longestGap)) ms (at 60 Hz a frame lasts 16.7 ms)")
+  print("  (\(Stall.legend))")
   print("  look inside: sqlite3 \(manager.storeURL.path) 'SELECT COUNT(*) FROM ZNOTE'")
-  print("Main queue stalled for \(milliseconds(stall.longestGap)) ms (\(stall.frames) missed) while saving \(count) notes.")
+  print("Main queue, while saving \(count) notes: \(stall.summary).")
 }
 
 // MARK: - The app's life

@@ -136,9 +136,9 @@ Task { @MainActor in
     print("  stage 1: \(first.result)")
     let second = try await measureStall { try await importWithStage2(count: options.count, stage2) }
     print("  stage 2: \(second.result)")
-    print("  the longest gap between two UI ticks is the stall (at 60 Hz a frame lasts 16.7 ms)")
-    print("Stage 1: \(first.stall.summary)")
-    print("Stage 2: \(second.stall.summary)")
+    print("  (\(Stall.legend))")
+    print("Stage 1: main queue: \(first.stall.summary)")
+    print("Stage 2: main queue: \(second.stall.summary)")
     exit(0)
   } catch {
     Stage2Demo.failDemo(with: error)

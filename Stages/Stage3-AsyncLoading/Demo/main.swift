@@ -204,14 +204,14 @@ Task { @MainActor in
     let stage3 = try await launchWithStage3(storeFolder: stage3Folder)
     let stage2 = try await launchWithStage2(storeFolder: stage2Folder)
 
-    print("  the longest gap between two UI ticks is the stall (at 60 Hz a frame lasts 16.7 ms)")
+    print("  (\(Stall.legend))")
     print(
       "Stage 3: initialiser \(fractionalMilliseconds(stage3.initialiser)) ms; "
         + "store \(stage3.migrated ? "migrated and " : "")ready in \(milliseconds(stage3.loading)) ms; "
-        + "meanwhile \(stage3.stall.summary)")
+        + "meanwhile the main queue's \(stage3.stall.summary)")
     print(
       "Stage 2: first mainContext access \(milliseconds(stage2.firstAccess)) ms; "
-        + "meanwhile \(stage2.stall.summary)")
+        + "meanwhile the main queue's \(stage2.stall.summary)")
     exit(0)
   } catch {
     Stage3Demo.failDemo(with: error)

@@ -113,7 +113,7 @@ func importWithWorkers(_ shape: WorkerShape, count: Int, batchSize: Int, in fold
     let tenths = watch.memoryByTenth.map { String(Int((Double($0) / 1_048_576).rounded())) }.joined(separator: " ")
     print("  resident memory: \(ResidentMemory.megabytes(memoryBefore)) before; highest by each tenth of the import: \(tenths) MB")
   }
-  print("  \(stall.summary); the longest a tick ran late: \(milliseconds(stall.longestWait)) ms")
+  print("  main queue: \(stall.summary); longest gap between two ticks \(milliseconds(stall.longestGap)) ms")
   return WorkerImport(shape: shape, stall: stall, total: total, firstVisible: firstVisible, allVisible: allVisible)
 }
 
@@ -140,7 +140,7 @@ func importWithStage1(count: Int, in folder: URL) async throws -> (total: Durati
     }
   }
   print("  everything on disk after \(milliseconds(total)) ms, in 1 save")
-  print("  \(stall.summary); the longest a tick ran late: \(milliseconds(stall.longestWait)) ms")
+  print("  main queue: \(stall.summary); longest gap between two ticks \(milliseconds(stall.longestGap)) ms")
   return (total, stall)
 }
 
@@ -164,17 +164,14 @@ Task { @MainActor in
     }
     let stage1 = try await importWithStage1(count: options.count, in: folder.appendingPathComponent("Stage1"))
 
-    print("Summary (at 60 Hz a frame lasts 16.7 ms: the longest gap between two UI ticks is at least that long,")
-    print("  and how late a tick ran is how long the main queue kept the UI waiting)")
+    print("Summary (\(Stall.legend); the longest gap between two ticks is never under a frame)")
     for run in runs {
       print(
-        "  stage 4, workers \(run.shape): ticks late by at most \(milliseconds(run.stall.longestWait)) ms, "
-          + "longest gap \(milliseconds(run.stall.longestGap)) ms (\(run.stall.frames) missed); "
+        "  stage 4, workers \(run.shape): \(run.stall.summary), longest gap \(milliseconds(run.stall.longestGap)) ms; "
           + "import \(milliseconds(run.total)) ms, \(ratio(run.total, stage1.total)) stage 1's")
     }
     print(
-      "  stage 1, on the main queue: ticks late by at most \(milliseconds(stage1.stall.longestWait)) ms, "
-        + "longest gap \(milliseconds(stage1.stall.longestGap)) ms (\(stage1.stall.frames) missed); "
+      "  stage 1, on the main queue: \(stage1.stall.summary), longest gap \(milliseconds(stage1.stall.longestGap)) ms; "
         + "import \(milliseconds(stage1.total)) ms")
     exit(0)
   } catch {
