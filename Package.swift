@@ -17,6 +17,8 @@ let package = Package(
     .library(name: "Stage4", targets: ["Stage4"]),
     .executable(name: "stage4-demo", targets: ["Stage4Demo"]),
     .executable(name: "workshop", targets: ["Workshop"]),
+    // The learner's own scratch program: Playground/README.md.
+    .executable(name: "playground", targets: ["Playground"]),
     // The demos' 60 Hz "UI", stall report and options, a product so that the benchmarks share it.
     .library(name: "DemoSupport", targets: ["DemoSupport"]),
     // The tests' scaffolding, a product so that the Exercises package's checks share it.
@@ -110,6 +112,13 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       path: "Stages/Stage4-WorkersAndInjection/Demo"
+    ),
+    // A place to try what a chapter shows, with the engine and the tutorial's model.
+    .executableTarget(
+      name: "Playground",
+      dependencies: ["ObjectGraph", "NotesModel"],
+      path: "Playground",
+      exclude: ["README.md"]
     ),
     // The workshop's front door.
     .executableTarget(

@@ -1,0 +1,50 @@
+// The workshop's playground: the place to try what a chapter shows. Run it with `swift run playground`.
+//
+// It starts with the tutorial's model, a store in a temporary folder and one private-queue context, then
+// saves a note and reads it back. Change anything below the line "Try things here": nothing checks this
+// file, and `git checkout Playground/main.swift` brings it back. Playground/README.md has ideas.
+import Foundation
+import NotesModel
+import ObjectGraph
+
+/// Stops the playground with a message instead of a crash.
+func stop(_ message: String) -> Never {
+  FileHandle.standardError.write(Data("playground: \(message)\n".utf8))
+  exit(1)
+}
+
+do {
+  // The stack: the model, a coordinator, a store file, one context.
+  guard let modelURL = NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld") else {
+    stop("the tutorial's model \(NotesModel.name).xcdatamodeld is not in NotesModel's bundle")
+  }
+  let model = try ManagedObjectModel(contentsOf: modelURL)
+  let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+  let folder = FileManager.default.temporaryDirectory.appendingPathComponent("playground-\(UUID().uuidString)")
+  try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+  let storeURL = folder.appendingPathComponent("Playground.sqlite")
+  _ = try coordinator.addPersistentStore(type: .sqlite, at: storeURL)
+  let context = ManagedObjectContext(concurrencyType: .privateQueue)
+  context.name = "Playground"
+  context.persistentStoreCoordinator = coordinator
+
+  // Try things here. A private-queue context is used inside its performAndWait { }.
+  try context.performAndWait {
+    let note = Note(context: context)
+    note.title = "Hello from the playground"
+    note.createdAt = Date()
+    print("A new note has a temporary ID: \(note.objectID) (isTemporaryID: \(note.objectID.isTemporaryID))")
+    try context.save()
+    print("After the save, a permanent one: \(note.objectID)")
+
+    let request = FetchRequest<Note>(entityName: "Note")
+    request.sortDescriptors = [FetchSortDescriptor(key: "title")]
+    let titles = try context.fetch(request).map(\.title)
+    print("The store holds \(titles.count) note\(titles.count == 1 ? "" : "s"): \(titles)")
+  }
+  print("The store is \(storeURL.path); open it with sqlite3 to look inside.")
+} catch let error as ObjectGraphError {
+  stop(error.message)
+} catch {
+  stop("\(error)")
+}
