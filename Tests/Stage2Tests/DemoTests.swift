@@ -22,14 +22,32 @@ struct DemoTests {
     #expect(output.stderr.isEmpty)
     let lines = output.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
     #expect(lines.contains("after the main context saved: 0 rows in the file; after the private context saved: 1 row"))
+    // The note's ID stays temporary in the main context through every save; the private context has the
+    // row's permanent one; a second stack cannot use the temporary one.
+    let ids = lines.filter { $0.hasPrefix("inserted:") || $0.hasPrefix("after the main save:") || $0.hasPrefix("after saveChanges():") }
+    #expect(ids.count == 3 && ids.allSatisfy { $0.hasSuffix("(isTemporaryID: true)") }, "\(ids)")
+    let temporary = ids.compactMap { $0.firstMatch(of: /<x-coredata:\/\/\/Note\/t[^>]+>/).map { String($0.output) } }
+    #expect(Set(temporary).count == 1, "the same ID at each step: \(temporary)")
+    #expect(
+      lines.contains { $0.wholeMatch(of: /the private context has: <x-coredata:\/\/[0-9A-F-]+\/Note\/p1> \(isTemporaryID: false\)/) != nil }
+    )
+    #expect(lines.contains { $0.hasPrefix("a second stack, asked for it: ObjectGraphError 900004: No object with temporary ID") })
+    #expect(
+      lines.contains {
+        $0.wholeMatch(
+          of:
+            /Busy writer: a count in the main context took \d+ ms right after saveChanges\(\) returned, while the private context wrote 500 notes; \d+ ms once the write was over/
+        ) != nil
+      })
     let stalls = lines.suffix(2)
     let stall = /Stage (\d): main queue: longest stall (\d+) ms, (\d+) frames? missed in all/
     #expect(stalls.compactMap { $0.wholeMatch(of: stall)?.output.1 } == ["1", "2"], "last lines:\n\(stalls.joined(separator: "\n"))")
 
-    // What the demo left behind: stage 2's store holds the proof's note and the import, stage 1's the import.
+    // What the demo left behind: stage 2's store holds the proof's note and two imports (the second while
+    // the main context counted), stage 1's the import.
     let stage2Count = try await notesInFile(folder.url.appendingPathComponent("Stage2")).count
     let stage1Count = try await notesInFile(folder.url.appendingPathComponent("Stage1")).count
-    #expect(stage2Count == 501)
+    #expect(stage2Count == 1001)
     #expect(stage1Count == 500)
   }
 

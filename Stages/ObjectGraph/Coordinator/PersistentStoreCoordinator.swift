@@ -31,7 +31,6 @@ public final class PersistentStoreCoordinator: Sendable, CustomStringConvertible
   public init(managedObjectModel: ManagedObjectModel) {
     self.managedObjectModel = managedObjectModel
     managedObjectModel.freeze()
-    DebugBanner.announceSwitchesOn()
   }
 
   /// The stores added so far, in the order they were added.

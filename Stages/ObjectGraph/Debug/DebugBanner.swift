@@ -1,10 +1,10 @@
 import Foundation
 import Synchronization
 
-/// Says once per process that a debug switch is on, when the first coordinator or context is made while
-/// it is, as Core Data prints "Core Data multi-threading assertions enabled." under its concurrency-debug
-/// argument: a learner who turned a switch on (or forgot it on) sees it at once, before any output it
-/// changes.
+/// Says once per process that a debug switch is on, as Core Data prints "Core Data multi-threading
+/// assertions enabled." under its concurrency-debug argument: a learner who turned a switch on (or forgot
+/// it on) sees it at once, before any output it changes. Concurrency debugging is announced when the
+/// first context is made while it is on; SQL debugging just before the first statement it logs.
 ///
 /// ```
 /// ObjectGraph: concurrency debugging is on: touching a context or its objects off its queue stops the program, naming the rule broken.
@@ -18,12 +18,16 @@ enum DebugBanner {
     "ObjectGraph: concurrency debugging is on: touching a context or its objects off its queue stops the program, naming the rule broken."
   static let sqlLine = "ObjectGraph: SQL debugging is on: every statement a store runs is logged to standard error, with its time."
 
-  /// Called for every new coordinator and context: when neither switch is on, it costs two reads.
+  /// Called for every new context: when concurrency debugging is off, it costs one atomic read.
   static func announceSwitchesOn() {
     if ConcurrencyDebug.isEnabled, claim(bit: 1) {
       FileHandle.standardError.write(Data((concurrencyLine + "\n").utf8))
     }
-    if SQLDebug.isEnabled, claim(bit: 2) {
+  }
+
+  /// Called before each SQL log line: the first time, the SQL banner goes first, where the log goes.
+  static func announceSQLLog() {
+    if claim(bit: 2) {
       SQLDebug.write(line: SQLDebug.logHandler == nil ? sqlLine : sqlLine.replacingOccurrences(of: " to standard error", with: ""))
     }
   }

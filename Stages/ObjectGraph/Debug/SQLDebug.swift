@@ -36,6 +36,7 @@ public enum SQLDebug {
   static func log(sql: String, duration: TimeInterval) {
     // SQLite's profile clock often counts whole milliseconds: say "<1 ms" rather than a false 0.000.
     let time = duration < 0.001 ? "<1 ms" : String(format: "%.0f ms", duration * 1000)
+    DebugBanner.announceSQLLog()
     write(line: "ObjectGraph SQL: \(sql) (\(time))")
   }
 

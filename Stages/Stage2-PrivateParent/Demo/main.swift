@@ -8,6 +8,9 @@
 //    stage 1 inserts and saves on the main queue; stage 2 inserts in the main context and calls
 //    saveChanges(), which saves the main context on the main queue and writes to disk on the private one.
 //    Whatever the main queue waits for shows up as a gap between ticks.
+// 3. A busy writer: stage 2 saves the same number of notes again, and the main context counts its notes
+//    right away, while the private context writes them, then once the write is over. The count goes
+//    through the private context, so the first one waits for the write.
 //
 // The main queue is driven by dispatchMain(), as an app's run loop would drive it. The command line is in
 // Stage2Demo.swift; the 60 Hz "UI" is DemoSupport's.
@@ -36,8 +39,14 @@ func notesInFile(_ reader: Stage1.CoreDataManager) throws -> Int {
   try reader.mainContext.count(for: FetchRequest<Note>(entityName: "Note"))
 }
 
+/// An object ID and whether it is temporary, as the proof prints them.
+func describe(_ id: ManagedObjectID) -> String {
+  "\(id) (isTemporaryID: \(id.isTemporaryID))"
+}
+
 /// Saves a note in the main context alone and counts the rows in the file; then lets saveChanges() save
-/// the private context and counts again.
+/// the private context and counts again. Along the way, the note's ID in the main context, which stays
+/// temporary, and what a second stack on the same file makes of it.
 @MainActor
 func proveChildSaveStopsAtParent(_ manager: Stage2.CoreDataManager, storeFolder: URL) async throws {
   let reader = Stage1.CoreDataManager(modelName: NotesModel.name, storeFolder: storeFolder)
@@ -47,8 +56,10 @@ func proveChildSaveStopsAtParent(_ manager: Stage2.CoreDataManager, storeFolder:
   let note = Note(context: context)
   note.title = "Saved in the child"
   note.createdAt = Date()
+  let inserted = note.objectID
   try context.save()  // the main context alone: the note moves into the private context, in memory
   let afterChild = try notesInFile(reader)
+  let afterMainSave = note.objectID
 
   // The main context has nothing left to save, so saveChanges() skips it and saves the private context.
   try await withCheckedThrowingContinuation { (written: CheckedContinuation<Void, any Error>) in
@@ -60,6 +71,25 @@ func proveChildSaveStopsAtParent(_ manager: Stage2.CoreDataManager, storeFolder:
   }
   let afterParent = try notesInFile(reader)
   print("  after the main context saved: \(rows(afterChild)) in the file; after the private context saved: \(rows(afterParent))")
+
+  // The private context's save gave the row a permanent ID; the main context's note keeps its temporary
+  // one, which the private context maps to the row.
+  let inParent =
+    try context.parent.map { parent in
+      try parent.performAndWait { try parent.fetch(FetchRequest<Note>(entityName: "Note")).map(\.objectID) }
+    } ?? []
+  print("IDs: the note's ID in the main context, and in the private context after saveChanges()")
+  print("  inserted:                \(describe(inserted))")
+  print("  after the main save:     \(describe(afterMainSave))")
+  print("  after saveChanges():     \(describe(note.objectID))")
+  print("  the private context has: \(inParent.map(describe).joined(separator: ", "))")
+  // Another stack on the same file, as another process would be, cannot find the note by that ID.
+  do {
+    _ = try reader.mainContext.existingObject(with: note.objectID)
+    print("  a second stack found the note by its temporary ID")
+  } catch let error as ObjectGraphError {
+    print("  a second stack, asked for it: \(error)")
+  }
 }
 
 // MARK: - The same large save, in both stacks
@@ -114,6 +144,29 @@ func importWithStage2(count: Int, _ manager: Stage2.CoreDataManager) async throw
     """
 }
 
+// MARK: - A busy writer
+
+/// Saves `count` more notes with saveChanges(), and counts the main context's notes twice: as soon as
+/// saveChanges() has returned, while the private context writes, and again once the write is over.
+@MainActor
+func countWhileWriting(count: Int, _ manager: Stage2.CoreDataManager) async throws -> (during: Duration, after: Duration) {
+  let context = try manager.mainContext
+  insertNotes(count: count, into: context)
+  let clock = ContinuousClock()
+  let request = FetchRequest<Note>(entityName: "Note")
+  var during = Duration.zero
+  try await withCheckedThrowingContinuation { (written: CheckedContinuation<Void, any Error>) in
+    do {
+      try manager.saveChanges { written.resume(with: $0) }
+      during = try clock.measure { _ = try context.count(for: request) }
+    } catch {
+      written.resume(throwing: error)
+    }
+  }
+  let after = try clock.measure { _ = try context.count(for: request) }
+  return (during, after)
+}
+
 // MARK: - The app's life
 
 let options = Stage2Demo.parseForDemo().options
@@ -136,6 +189,10 @@ Task { @MainActor in
     print("  stage 1: \(first.result)")
     let second = try await measureStall { try await importWithStage2(count: options.count, stage2) }
     print("  stage 2: \(second.result)")
+    let busy = try await countWhileWriting(count: options.count, stage2)
+    print(
+      "Busy writer: a count in the main context took \(milliseconds(busy.during)) ms right after saveChanges() returned, "
+        + "while the private context wrote \(options.count) notes; \(milliseconds(busy.after)) ms once the write was over")
     print("  (\(Stall.legend))")
     print("Stage 1: main queue: \(first.stall.summary)")
     print("Stage 2: main queue: \(second.stall.summary)")
