@@ -83,7 +83,7 @@ public struct Stall: Sendable {
   public var frames: String { missedFrames == 1 ? "1 frame" : "\(missedFrames) frames" }
 
   /// The two figures, named so that they cannot be taken for each other: "longest stall 137 ms, 8 frames
-  /// missed in all". The longest stall is how late the latest tick ran (``longestWait``); the frames add
+  /// missed in all". The longest stall is how late a tick ran at worst (``longestWait``); the frames add
   /// up over every stall.
   public var summary: String { "longest stall \(milliseconds(longestWait)) ms, \(frames) missed in all" }
 

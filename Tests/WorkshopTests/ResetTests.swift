@@ -72,6 +72,19 @@ struct ResetTests {
     }
   }
 
+  @Test func untouchedSourcesNeedNoHistoryOnlyTheHintsStartAgain() throws {
+    try TempRepo.with { repo in
+      try repo.addExercises(starterHashes: true)  // not a git repository at all
+      var progress = repo.progress()
+      progress["01-model-not-found"].hintsShown = 1
+      try ProgressStore(root: repo.root).save(progress)
+      let recorder = OutputRecorder()
+      #expect(try runWorkshop(["reset", "01", "--yes", "--root", repo.root.path], in: environment(recorder, answer: nil)) == 0)
+      #expect(recorder.standardOutput.hasSuffix("01-model-not-found's hints start again from the first.\n"), "\(recorder.standardOutput)")
+      #expect(repo.progress()["01-model-not-found"].hintsShown == 0)
+    }
+  }
+
   @Test func withoutTheStarterInHistoryNothingChanges() throws {
     try withCommittedRepo { repo in
       // The learner committed their work and the starter's commit is gone from reach: a fresh history.

@@ -33,7 +33,9 @@ struct ResetCommand: ParsableCommand {
         throw WorkshopError.cannotReset(exercise: exercise.id, reason: "the workshop does not know its starter's hash yet")
       }
       let current = SourceHasher.hash(of: exercise.sources, root: root)
-      let starter = try StarterHistory.find(exercise, hash: starterHash, root: root)
+      // Found before asking, so that a missing starter is said before the learner says yes; not needed
+      // when the sources are the starter already.
+      let starter = current == starterHash ? nil : try StarterHistory.find(exercise, hash: starterHash, root: root)
 
       let stamp = Self.stamp(environment.now())
       let backup = ".workshop/backups/\(exercise.id)-\(stamp)"
@@ -56,7 +58,7 @@ struct ResetCommand: ParsableCommand {
         }
       }
 
-      if current != starterHash {
+      if let starter {
         try Self.copy(exercise.sources, from: root, to: root.appendingPathComponent(backup))
         try Self.replace(exercise.sources, with: starter, root: root)
       }
@@ -64,9 +66,8 @@ struct ResetCommand: ParsableCommand {
       progress[exercise.id].lastCheck = nil
       try store.save(progress)
       output.line(
-        current != starterHash
-          ? "\(exercise.id) is back to its starter (from commit \(starter.commit.prefix(10))); your code is in \(backup)/."
-          : "\(exercise.id)'s hints start again from the first.")
+        starter.map { "\(exercise.id) is back to its starter (from commit \($0.commit.prefix(10))); your code is in \(backup)/." }
+          ?? "\(exercise.id)'s hints start again from the first.")
     }
   }
 
