@@ -15,6 +15,33 @@ final class Counter: @unchecked Sendable {
 
 @Suite("Concurrency", .temporaryFolders)
 struct ConcurrencyTests {
+  @Test("On the main queue: perform queues its block, performAndWait runs it at once, nested ones inline")
+  @MainActor
+  func performOrderOnTheMainQueue() async throws {
+    let stack = try Stack(type: .inMemory)
+    let context = ManagedObjectContext(concurrencyType: .mainQueue)
+    context.persistentStoreCoordinator = stack.coordinator
+    let order = Shared<[String]>([])
+    Self.performInOrder(context) { line in order.withLock { $0.append(line) } }
+    try await drainMainQueue()
+    #expect(
+      order.withLock { $0 } == [
+        "A: after perform returned", "C: nested performAndWait ran inline", "D: outer performAndWait", "B: the perform block",
+      ])
+  }
+
+  /// The calls whose order Docs/concurrency-rules.md shows, on the main queue with a main-queue context.
+  /// (Not async: in async code, `perform` would be the async one.)
+  @MainActor
+  static func performInOrder(_ context: ManagedObjectContext, log: @escaping @Sendable (String) -> Void) {
+    context.perform { log("B: the perform block") }
+    log("A: after perform returned")
+    context.performAndWait {
+      context.performAndWait { log("C: nested performAndWait ran inline") }
+      log("D: outer performAndWait")
+    }
+  }
+
   @Test("Many threads calling perform and performAndWait on one private context at once", arguments: bothStoreTypes)
   func manyThreads(type: StoreType) async throws {
     let stack = try Stack(type: type)
