@@ -136,24 +136,6 @@ enum StarterHistory {
   }
 
   static func gitData(_ arguments: [String], root: URL) throws -> Data {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["git", "-C", root.path] + arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = FileHandle.nullDevice
-    process.standardInput = FileHandle.nullDevice
-    do {
-      try process.run()
-    } catch {
-      throw WorkshopError.couldNotRun(command: "git " + arguments.joined(separator: " "), reason: "\(error)")
-    }
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-      throw WorkshopError.couldNotRun(
-        command: "git " + arguments.joined(separator: " "), reason: "it exited with status \(process.terminationStatus)")
-    }
-    return data
+    try FoundationProcessRunner().output("/usr/bin/env", arguments: ["git", "-C", root.path] + arguments, in: root)
   }
 }

@@ -64,6 +64,25 @@ struct FoundationProcessRunner: ProcessRunning {
     return status(of: process)
   }
 
+  /// Runs `executable` to its end and returns its standard output as bytes (a file's contents, say);
+  /// standard error is dropped. Throws when it cannot start or exits with a status other than 0.
+  func output(_ executable: String, arguments: [String], in directory: URL) throws -> Data {
+    let process = makeProcess(executable, arguments: arguments, in: directory)
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = FileHandle.nullDevice
+    process.standardInput = FileHandle.nullDevice
+    try launch(process, executable: executable, arguments: arguments)
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    let exit = status(of: process)
+    guard exit == 0 else {
+      let command = ([URL(fileURLWithPath: executable).lastPathComponent] + arguments).joined(separator: " ")
+      throw WorkshopError.couldNotRun(command: command, reason: "it exited with status \(exit)")
+    }
+    return data
+  }
+
   private func makeProcess(_ executable: String, arguments: [String], in directory: URL) -> Process {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)

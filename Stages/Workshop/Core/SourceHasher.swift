@@ -45,16 +45,11 @@ enum SourceHasher {
   }
 
   static func hash(of sources: [String], root: URL) -> String {
-    var hasher = SHA256()
-    for source in sources {
-      let path = root.appendingPathComponent(source).path
-      if !FileManager.default.fileExists(atPath: path) { hasher.update("missing:\(source)\u{0}") }
+    let missing = sources.filter { !FileManager.default.fileExists(atPath: root.appendingPathComponent($0).path) }
+    let files = files(of: sources, root: root).map { file in
+      (path: file, contents: (try? Data(contentsOf: root.appendingPathComponent(file))) ?? Data())
     }
-    for file in files(of: sources, root: root) {
-      let data = (try? Data(contentsOf: root.appendingPathComponent(file))) ?? Data()
-      hasher.update("\(file)\u{0}\(data.count)\u{0}")
-      hasher.update(data)
-    }
-    return hasher.finalize()
+    return hash(files: files, missing: missing)
   }
+
 }

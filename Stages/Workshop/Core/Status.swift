@@ -107,15 +107,19 @@ struct StatusReport: Sendable, Equatable {
   /// first not started; nil when every one is done.
   static func currentExercise(of manifest: [Exercise], root: URL) -> Exercise? {
     var progress = ProgressStore(root: root).load().progress
-    let statuses = statuses(of: manifest, root: root, progress: &progress).statuses
-    return (statuses.first { $0.state.isInProgress } ?? statuses.first { $0.state == .notStarted })?.exercise
+    return current(in: statuses(of: manifest, root: root, progress: &progress).statuses)?.exercise
   }
 
   /// The exercise the learner is on: the first one in progress, else the first not started; nil when
   /// every one is done or there is no list.
   var current: ExerciseStatus? {
     guard case .listed(let statuses) = exercises else { return nil }
-    return statuses.first { $0.state.isInProgress } ?? statuses.first { $0.state == .notStarted }
+    return Self.current(in: statuses)
+  }
+
+  /// The first of `statuses` in progress, else the first not started.
+  private static func current(in statuses: [ExerciseStatus]) -> ExerciseStatus? {
+    statuses.first { $0.state.isInProgress } ?? statuses.first { $0.state == .notStarted }
   }
 
   /// The one thing to do next.
