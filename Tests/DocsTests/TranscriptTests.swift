@@ -29,11 +29,17 @@ struct TranscriptTests {
       guard let document = Repository.document(path) else { return [] }
       return document.codeBlocks.compactMap { block in
         guard case .transcript(let annotation)? = block.annotation else { return nil }
-        let parts = annotation.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        guard parts.first == kind else { return nil }
-        return Transcript(document: path, block: block, kind: kind, varies: parts.dropFirst().contains("varies"))
+        let (found, varies) = parse(annotation)
+        guard found == kind else { return nil }
+        return Transcript(document: path, block: block, kind: kind, varies: varies)
       }
     }
+  }
+
+  /// `sqlite, varies` → ("sqlite", true).
+  static func parse(_ annotation: String) -> (kind: String, varies: Bool) {
+    let parts = annotation.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+    return (parts.first ?? "", parts.dropFirst().contains("varies"))
   }
 
   @Test("Every transcript names a kind these tests know")
@@ -42,7 +48,7 @@ struct TranscriptTests {
       guard let document = Repository.document(path) else { continue }
       for block in document.codeBlocks {
         guard case .transcript(let annotation)? = block.annotation else { continue }
-        let kind = annotation.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        let kind = Self.parse(annotation).kind
         #expect(["sqlite", "sql-log"].contains(kind), "\(path):\(block.fenceLine): unknown transcript kind '\(kind)'")
       }
     }
