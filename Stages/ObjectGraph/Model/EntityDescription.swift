@@ -44,7 +44,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
   /// The class ``managedObjectClass`` resolved once the entity was frozen, and the registry's generation
   /// it was resolved at (``ManagedObjectModel/registryGeneration``): valid while no class was registered
   /// since. The lock is the entity's own and held for a copy of two words, never the registry's.
-  private let resolvedClass = Mutex<(generation: Int, type: ManagedObject.Type)?>(nil)
+  private let resolvedClass = Locked<(generation: Int, type: ManagedObject.Type)?>(nil)
 
   /// Makes an entity.
   /// - Parameters:

@@ -39,7 +39,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
   private let freezeFinished = Atomic<Bool>(false)
   /// The entity each class stands for (``entity(forClass:)``), kept once the model is frozen, with the
   /// registry generation it was found at: `Note(context:)` asks on every insert.
-  private let entitiesByClass = Mutex<(generation: Int, entities: [ObjectIdentifier: EntityDescription])>((-1, [:]))
+  private let entitiesByClass = Locked<(generation: Int, entities: [ObjectIdentifier: EntityDescription])>((-1, [:]))
 
   /// Makes a model from entities, resolving every relationship's destination and inverse.
   /// - Throws: ``ObjectGraphError/Code/modelInvalid`` when two entities share a name, a relationship

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// An object of the graph: one instance of an entity, living in exactly one context.
 ///
@@ -27,8 +26,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
   let layout: EntityLayout
 
   /// Rule 1 lets any queue read `objectID` while a save on the context's queue replaces it, so it sits
-  /// behind a small inline lock.
-  private let storedObjectID = Synchronization.Mutex<StoredID>(.none)
+  /// behind a small lock.
+  private let storedObjectID = Locked<StoredID>(.none)
 
   /// What the object knows of its ID: nothing yet (a temporary ID is made on first read), the ID, or the
   /// row it was fetched from (its permanent ID is made on first read; see ``RowSource``).
