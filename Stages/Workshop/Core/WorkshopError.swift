@@ -19,6 +19,9 @@ enum WorkshopError: Error, Equatable, CustomStringConvertible {
   case cannotReset(exercise: String, reason: String)
   case progressNotSaved(path: String, reason: String)
   case couldNotRun(command: String, reason: String)
+  case doccNotFound(swift: String)
+  case siteNotBuilt(String)
+  case doccFailed(status: Int32)
 
   var description: String {
     switch self {
@@ -65,6 +68,16 @@ enum WorkshopError: Error, Equatable, CustomStringConvertible {
       return "Could not save your progress in \(path): \(reason)"
     case .couldNotRun(let command, let reason):
       return "Could not run `\(command)`: \(reason)"
+    case .doccNotFound(let swift):
+      return """
+        `docc` was not found on your PATH nor next to \(swift). It ships with the Swift toolchain (usr/bin/docc); \
+        a toolchain without it cannot render the site. The chapters are plain Markdown in Docs/, readable as they are.
+        """
+    case .siteNotBuilt(let problem):
+      return "The site was not built: \(problem)"
+    case .doccFailed(let status):
+      return
+        "`docc convert` failed (exit status \(status)); its messages above say which page and line. The chapters in Docs/ are unchanged."
     }
   }
 

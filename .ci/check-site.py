@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""CI: opens the rendered site in a real headless browser and checks every page of it.
+
+Starts `workshop docs --port 0` (the learner's command; the workshop binary must be built), then, in
+Chromium driven by Selenium, opens the front page, every chapter and reference page, and every tutorial,
+and checks on each:
+  - the page rendered (DocC's app drew a title, not its "page not found");
+  - every image loaded (a diagram that did not load has no width) and has alternative text;
+  - every link inside the site or the repository answers 200, and a link to a heading finds it;
+  - the browser's console logged no error.
+Links to other sites are counted, not followed (CI has no network).
+
+Needs chromium and chromium-driver (Debian) and selenium (PyPI); .ci/run installs them.
+Usage: python3 .ci/check-site.py [path/to/workshop]
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from urllib.parse import urldefrag, urlparse
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.support.ui import WebDriverWait
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def start_server(workshop: str) -> tuple[subprocess.Popen, str]:
+    server = subprocess.Popen(
+        [workshop, "docs", "--port", "0"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert server.stdout is not None
+    deadline = time.time() + 300
+    for line in server.stdout:
+        print(f"  | {line.rstrip()}")
+        match = re.search(r"Serving the site at (http://127\.0\.0\.1:\d+)/", line)
+        if match:
+            return server, match.group(1)
+        if time.time() > deadline:
+            break
+    server.kill()
+    sys.exit("CI: `workshop docs` did not start serving the site (its output is above)")
+
+
+def browser() -> webdriver.Chrome:
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1000"):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(options=options, service=Service(shutil.which("chromedriver")))
+
+
+def status_of(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:
+            return response.status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+def pages_of(site: Path) -> list[str]:
+    """Every page of the rendered site, as paths: the front page, the articles, the tutorials."""
+    pages = []
+    for kind in ("documentation", "tutorials"):
+        base = site / kind / "workshop"
+        pages.append(f"/{kind}/workshop")
+        pages += sorted(f"/{kind}/workshop/{folder.name}" for folder in base.iterdir() if (folder / "index.html").exists())
+    return pages
+
+
+def main() -> int:
+    workshop = sys.argv[1] if len(sys.argv) > 1 else str(ROOT / ".build" / "debug" / "workshop")
+    server, base = start_server(workshop)
+    site = ROOT / ".build" / "workshop-site" / "site"
+    problems: list[str] = []
+    checked_links: dict[str, int] = {}
+    anchors: dict[str, set[str]] = {}
+    external: set[str] = set()
+    images = 0
+    driver = browser()
+    try:
+        pages = pages_of(site)
+        chapters = sorted(p.stem.lower() for p in (ROOT / "Docs").glob("*.md") if p.name != "README.md")
+        for chapter in chapters:
+            if f"/documentation/workshop/{chapter}" not in pages:
+                problems.append(f"Docs/{chapter}.md has no page on the site")
+
+        def open_page(path: str) -> bool:
+            driver.get(base + path)
+            try:
+                WebDriverWait(driver, 30).until(lambda d: d.execute_script(
+                    "const h = document.querySelector('h1, h2.title, .hero .title');"
+                    "return h !== null && h.textContent.trim().length > 0;"))
+            except Exception:
+                problems.append(f"{path}: the page did not render a title within 30 s")
+                return False
+            if "can't be found" in driver.find_element("tag name", "body").text:
+                problems.append(f"{path}: the site says the page cannot be found")
+                return False
+            return True
+
+        for path in pages:
+            if not open_page(path):
+                continue
+            # Images: bring each into view (DocC loads them lazily), then wait for them all.
+            driver.execute_script("for (const i of document.images) { i.loading = 'eager'; i.scrollIntoView(); }")
+            try:
+                WebDriverWait(driver, 30).until(
+                    lambda d: d.execute_script("return Array.from(document.images).every(i => i.complete)"))
+            except Exception:
+                problems.append(f"{path}: images still loading after 30 s")
+            for source, width, alt in driver.execute_script(
+                    "return Array.from(document.images).map(i => [i.currentSrc || i.src, i.naturalWidth, i.alt])"):
+                images += 1
+                if width == 0:
+                    problems.append(f"{path}: the image {source} did not load")
+                if "/images/" in source and not alt.strip():
+                    problems.append(f"{path}: the image {source} has no alternative text")
+            # Links.
+            for href in driver.execute_script("return Array.from(document.querySelectorAll('a[href]')).map(a => a.href)"):
+                parsed = urlparse(href)
+                if parsed.scheme not in ("http", "https"):
+                    continue
+                if not href.startswith(base):
+                    external.add(href)
+                    continue
+                target, fragment = urldefrag(href)
+                if target not in checked_links:
+                    checked_links[target] = status_of(target)
+                if checked_links[target] != 200:
+                    problems.append(f"{path}: the link {href} answers {checked_links[target]}")
+                elif fragment:
+                    anchors.setdefault(target, set()).add(fragment)
+            # The console.
+            for entry in driver.get_log("browser"):
+                if entry.get("level") == "SEVERE":
+                    problems.append(f"{path}: console error: {entry.get('message')}")
+
+        # Links to headings: open each target once and look for every heading it is asked for.
+        for target, fragments in sorted(anchors.items()):
+            path = target[len(base):]
+            if not open_page(path):
+                continue
+            for fragment in sorted(fragments):
+                if not driver.execute_script("return document.getElementById(arguments[0]) !== null", fragment):
+                    problems.append(f"a link to {path}#{fragment} finds no such heading")
+    finally:
+        driver.quit()
+        server.terminate()
+        server.wait(timeout=30)
+
+    print(f"site: {len(pages)} pages, {images} images, {len(checked_links)} internal links "
+          f"({sum(len(f) for f in anchors.values())} to headings), {len(external)} links to other sites not followed")
+    for problem in problems:
+        print(f"CI: {problem}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,228 @@
+import Foundation
+import Testing
+
+@testable import Workshop
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+@Suite("The rendered site: chapters made into DocC articles, tutorial steps cut from the stages, the server")
+struct SiteTests {
+  static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+
+  // MARK: - Chapters
+
+  static let chapterTwo = """
+    # Chapter 2
+
+    ## What this stage builds
+
+    ### `saveChanges()`, in two halves
+
+    Text.
+    """
+
+  static func converter() -> ChapterConverter {
+    ChapterConverter(sources: ["02-private-parent": chapterTwo, "01-single-context": "# Chapter 1\n"])
+  }
+
+  @Test("a diagram becomes its image, with its accTitle as the text; the code blocks and their annotations do not")
+  func diagramsAndAnnotations() throws {
+    let chapter = """
+      # Chapter 1
+
+      <!-- excerpt: Stages/Stage1-SingleContext/CoreDataManager.swift -->
+      ```swift
+      let link = "[not a link](02-private-parent.md)"
+      ```
+
+      ```mermaid
+      flowchart LR
+        accTitle: One context, one store
+        a --> b
+      ```
+
+      ```mermaid
+      sequenceDiagram
+        accTitle: The second one
+        a->>b: hello
+      ```
+      """
+    let article = try Self.converter().convert(chapter, name: "01-single-context")
+    #expect(
+      article == """
+        # Chapter 1
+
+        ```swift
+        let link = "[not a link](02-private-parent.md)"
+        ```
+
+        ![One context, one store](01-single-context-1)
+
+        ![The second one](01-single-context-2)
+        """)
+  }
+
+  @Test("links: to a chapter (and its heading, found by GitHub's anchor), to a repository file, to the web")
+  func links() throws {
+    let converter = Self.converter()
+    let line =
+      "See [chapter 2](02-private-parent.md), [the two halves](02-private-parent.md#savechanges-in-two-halves), "
+      + "[the code](../Stages/Stage2-PrivateParent/), [`a test`](../Tests/A.swift), [Apple](https://developer.apple.com/x) "
+      + "and `[code](00.md)`; [above](#what-this-stage-builds)."
+    let article = try converter.convert(line, name: "02-private-parent")
+    #expect(
+      article
+        == "See [chapter 2](<doc:02-private-parent>), [the two halves](<doc:02-private-parent#saveChanges-in-two-halves>), "
+        + "[the code](/repository/Stages/Stage2-PrivateParent/), [`a test`](/repository/Tests/A.swift), "
+        + "[Apple](https://developer.apple.com/x) and `[code](00.md)`; [above](<doc:02-private-parent#What-this-stage-builds>).")
+  }
+
+  @Test("a link to a heading that is not there, or a diagram without accTitle, is an error naming the line")
+  func brokenSources() {
+    let converter = Self.converter()
+    #expect(throws: SiteError.self) { try converter.convert("[x](02-private-parent.md#no-such-heading)", name: "a") }
+    do {
+      _ = try converter.convert("text\n```mermaid\nflowchart LR\n  a --> b\n```", name: "a")
+      Issue.record("an untitled diagram was accepted")
+    } catch {
+      #expect(error.description.hasPrefix("Docs/a.md:5: the diagram has no 'accTitle:' line"))
+    }
+    #expect(throws: SiteError.self) { try converter.siteDestination(for: "../../../etc/passwd", in: "a", place: "a") }
+  }
+
+  @Test("DocC's anchor for a heading keeps the case and drops the punctuation")
+  func anchors() {
+    #expect(ChapterConverter.doccAnchor("Not implemented (yet): what’s left & why?") == "Not-implemented-yet-whats-left--why")
+    #expect(ChapterConverter.githubAnchor("saveChanges(), in two halves") == "savechanges-in-two-halves")
+  }
+
+  // MARK: - Tutorial steps
+
+  static let source = """
+    import Foundation
+
+    /// A manager.
+    public final class Manager {
+      public let url: URL
+      private let name = "a } in a string"
+
+      public init(url: URL) {
+        self.url = url
+      }
+
+      public func save(
+        completion: (() -> Void)? = nil
+      ) throws {
+        if true { completion?() }
+      }
+    }
+
+    """
+
+  @Test("a step shows the file up to the end of the anchored declaration, its open scopes closed")
+  func stepPrefixes() throws {
+    #expect(
+      StepCode.prefix(of: Self.source, through: "public let url")
+        == """
+        import Foundation
+
+        /// A manager.
+        public final class Manager {
+          public let url: URL
+        }
+
+        """)
+    let throughInit = try #require(StepCode.prefix(of: Self.source, through: "public init("))
+    #expect(throughInit.hasSuffix("    self.url = url\n  }\n}\n"))
+    #expect(throughInit.contains("a } in a string"))
+    let throughSave = try #require(StepCode.prefix(of: Self.source, through: "public func save("))
+    #expect(throughSave == Self.source.dropLast() + "\n", "the last declaration's step is the whole file")
+    #expect(StepCode.prefix(of: Self.source, through: "func load(") == nil)
+  }
+
+  @Test("the real site's catalog: every chapter, diagram and tutorial step of the repository resolves")
+  func repositoryCatalog() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("site-\(UUID().uuidString)/Workshop.docc")
+    defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+    let contents = try SiteCatalog.build(root: Self.repository, into: folder)
+    #expect(contents.articles.contains("00-the-pieces"))
+    #expect(contents.articles.contains("04-workers-and-injection"))
+    #expect(!contents.articles.contains("README"))
+    #expect(contents.tutorials == ["Stage1", "Stage2", "Stage3", "Stage4", "Workshop"])
+    #expect(contents.stepFiles.count >= 20)
+    let front = try String(contentsOf: folder.appendingPathComponent("Workshop.md"), encoding: .utf8)
+    #expect(front.contains("@TechnologyRoot"))
+    #expect(front.contains("- <doc:03-async-loading>"))
+    // Each diagram of each article has its image in the catalog.
+    for article in contents.articles {
+      let text = try String(contentsOf: folder.appendingPathComponent("\(article).md"), encoding: .utf8)
+      #expect(!text.contains("```mermaid"))
+      #expect(!text.contains("<!-- excerpt"))
+      for match in text.matches(of: #/!\[[^\]]+\]\(([^)]+)\)/#) {
+        #expect(contents.images.contains("\(match.1).svg"), "\(article) shows \(match.1), which has no image")
+      }
+    }
+    // A tutorial's last step of a file is the file itself.
+    let lastStep = try String(contentsOf: folder.appendingPathComponent("Resources/stage1-07-CoreDataManager.swift"), encoding: .utf8)
+    let real = try String(
+      contentsOf: Self.repository.appendingPathComponent("Stages/Stage1-SingleContext/CoreDataManager.swift"), encoding: .utf8)
+    #expect(lastStep == real)
+  }
+
+  @Test("a tutorial step pointing at a line the stage no longer has is an error that names the tutorial's line")
+  func driftedTutorial() throws {
+    let tutorial = """
+      @Tutorial(time: 5) {
+        @Code(name: "A.swift", file: "Stages/Stage1-SingleContext/CoreDataManager.swift#through: func gone(")
+      }
+      """
+    do {
+      _ = try SiteCatalog.resolveCode(in: tutorial, tutorial: "Stage9", root: Self.repository)
+      Issue.record("the missing line was accepted")
+    } catch {
+      #expect(error.description.hasPrefix("Docs/Tutorials/Stage9.tutorial:2: no line of Stages/Stage1-SingleContext/CoreDataManager.swift"))
+    }
+  }
+
+  // MARK: - The server
+
+  @Test("the server answers a page's path with its index.html, serves repository files, and nothing hidden or outside")
+  func server() async throws {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("site-server-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: root) }
+    let site = root.appendingPathComponent("site")
+    let repository = root.appendingPathComponent("repo")
+    for (path, text) in [
+      ("site/documentation/workshop/index.html", "<p>front</p>"), ("site/css/a.css", "p {}"),
+      ("repo/Stages/A.swift", "let a = 1"), ("repo/.git/config", "secret"), ("secret.txt", "outside"),
+    ] {
+      let url = root.appendingPathComponent(path)
+      try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+      try Data(text.utf8).write(to: url)
+    }
+    let server = try StaticServer(site: site, repository: repository, port: 0)
+    let thread = Thread { server.serve() }
+    thread.start()
+    defer { server.stop() }
+
+    func get(_ path: String) async throws -> (status: Int, type: String, body: String) {
+      let url = try #require(URL(string: "http://127.0.0.1:\(server.port)\(path)"))
+      let (data, response) = try await URLSession.shared.data(from: url)
+      let http = try #require(response as? HTTPURLResponse)
+      return (http.statusCode, http.value(forHTTPHeaderField: "Content-Type") ?? "", String(decoding: data, as: UTF8.self))
+    }
+    let page = try await get("/documentation/workshop")
+    #expect(page.status == 200 && page.body == "<p>front</p>" && page.type.hasPrefix("text/html"))
+    #expect(try await get("/css/a.css").type.hasPrefix("text/css"))
+    let file = try await get("/repository/Stages/A.swift")
+    #expect(file.status == 200 && file.body == "let a = 1")
+    let listing = try await get("/repository/Stages/")
+    #expect(listing.status == 200 && listing.body.contains("A.swift"))
+    #expect(try await get("/repository/.git/config").status == 404)
+    #expect(try await get("/repository/%2e%2e/secret.txt").status == 404)
+    #expect(try await get("/no/such/page").status == 404)
+  }
+}
