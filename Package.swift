@@ -19,6 +19,8 @@ let package = Package(
     .executable(name: "workshop", targets: ["Workshop"]),
     // The learner's own scratch program: Playground/README.md.
     .executable(name: "playground", targets: ["Playground"]),
+    // The programs Docs/concurrency-rules.md quotes, each breaking one rule on purpose.
+    .executable(name: "concurrency-rules", targets: ["ConcurrencyRules"]),
     // The demos' 60 Hz "UI", stall report and options, a product so that the benchmarks share it.
     .library(name: "DemoSupport", targets: ["DemoSupport"]),
     // The tests' scaffolding, a product so that the Exercises package's checks share it.
@@ -114,6 +116,12 @@ let package = Package(
       path: "Stages/Stage4-WorkersAndInjection/Demo"
     ),
     // A place to try what a chapter shows, with the engine and the tutorial's model.
+    // The programs Docs/concurrency-rules.md quotes (run by the docs tests).
+    .executableTarget(
+      name: "ConcurrencyRules",
+      dependencies: ["ObjectGraph", "NotesModel", "Stage2"],
+      path: "Stages/ConcurrencyRules"
+    ),
     .executableTarget(
       name: "Playground",
       dependencies: ["ObjectGraph", "NotesModel"],

@@ -13,6 +13,10 @@ import Testing
 //   Dot commands other than `.headers` are not checked.
 // - `sql-log`: the lines of `OBJECTGRAPH_SQL_DEBUG=1 stage1-demo --count 3`'s log that the chapter shows,
 //   in the same order, with `…` standing for lines left out. Durations are not compared.
+// - `concurrency-rules CASE [on]`: lines that `swift run concurrency-rules CASE` printed (standard output and
+//   error together), with the debug switch on when the annotation says `on`; in the same order, `…` for
+//   lines left out. What differs from run to run is masked on both sides: the UUID of a temporary ID, a
+//   context's queue label, and the engine's source line a stop names.
 
 @Suite("Docs: quoted transcripts match real runs", .timeLimit(.minutes(3)), .serialized, .temporaryFolders)
 struct TranscriptTests {
@@ -36,10 +40,17 @@ struct TranscriptTests {
     }
   }
 
-  /// `sqlite, varies` → ("sqlite", true).
+  /// `sqlite, varies` → ("sqlite", true); `concurrency-rules rule2 on` → ("concurrency-rules", false).
   static func parse(_ annotation: String) -> (kind: String, varies: Bool) {
     let parts = annotation.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-    return (parts.first ?? "", parts.dropFirst().contains("varies"))
+    let kind = parts.first?.split(separator: " ").first.map(String.init) ?? ""
+    return (kind, parts.dropFirst().contains("varies"))
+  }
+
+  /// The words after the kind: `concurrency-rules rule2 on` → ["rule2", "on"].
+  static func arguments(_ annotation: String) -> [String] {
+    let first = annotation.split(separator: ",").first ?? ""
+    return first.split(separator: " ").dropFirst().map(String.init)
   }
 
   @Test("Every transcript names a kind these tests know")
@@ -49,7 +60,8 @@ struct TranscriptTests {
       for block in document.codeBlocks {
         guard case .transcript(let annotation)? = block.annotation else { continue }
         let kind = Self.parse(annotation).kind
-        #expect(["sqlite", "sql-log"].contains(kind), "\(path):\(block.fenceLine): unknown transcript kind '\(kind)'")
+        #expect(
+          ["sqlite", "sql-log", "concurrency-rules"].contains(kind), "\(path):\(block.fenceLine): unknown transcript kind '\(kind)'")
       }
     }
   }
@@ -170,6 +182,42 @@ struct TranscriptTests {
     return nil
   }
 
+  // MARK: - The concurrency rules' programs
+
+  @Test("What the concurrency rules page quotes is what `concurrency-rules` prints, the switch off or on")
+  func concurrencyRules() throws {
+    let transcripts = Self.transcripts("concurrency-rules")
+    #expect(transcripts.count >= 4)
+    let program = try BuildProducts.requireExecutable("concurrency-rules")
+    for transcript in transcripts {
+      guard case .transcript(let annotation)? = transcript.block.annotation else { continue }
+      let words = Self.arguments(annotation)
+      let place = "\(transcript.document):\(transcript.block.fenceLine)"
+      guard let name = words.first else {
+        Issue.record("\(place): the annotation names no case of concurrency-rules")
+        continue
+      }
+      let switchOn = words.dropFirst().contains("on")
+      let run = try ProcessOutput.run(
+        program, switchOn ? [name, "-com.apple.CoreData.ConcurrencyDebug", "1"] : [name], environment: ["SWIFT_BACKTRACE": "enable=no"])
+      let printed = (run.stdout + run.stderr).split(separator: "\n").map { Self.masked(String($0)) }
+      let quoted = transcript.block.lines.filter { $0 != "…" }.map(Self.masked)
+      #expect(
+        Self.missing(quoted, from: printed) == nil,
+        "\(place): not printed by `concurrency-rules \(words.joined(separator: " "))`: \(Self.missing(quoted, from: printed) ?? "")")
+      if printed.contains(where: { $0.contains("Fatal error") }) {
+        #expect(run.status != 0, "\(place): the program went on after the stop")
+      }
+    }
+  }
+
+  /// A line with what differs between runs masked: `t3F2…-2` temporary IDs, queue labels, source lines.
+  static func masked(_ line: String) -> String {
+    line.replacingOccurrences(of: #"/t[0-9A-F]{8}-[0-9A-F-]{27}-(\d+)>"#, with: "/t…-$1>", options: .regularExpression)
+      .replacingOccurrences(of: #"org\.objectgraph\.context\.[0-9A-F]+"#, with: "org.objectgraph.context.…", options: .regularExpression)
+      .replacingOccurrences(of: #"ConcurrencyDebug\.swift:\d+"#, with: "ConcurrencyDebug.swift:…", options: .regularExpression)
+  }
+
   @Test("The comparisons themselves: a shell line per row, headers, and lines in order")
   func comparisons() throws {
     var headers = false
@@ -181,5 +229,12 @@ struct TranscriptTests {
     #expect(Self.missing(["a", "c"], from: ["a", "b", "c"]) == nil)
     #expect(Self.missing(["c", "a"], from: ["a", "b", "c"]) == "a")
     #expect(Self.withoutDuration("ObjectGraph SQL: COMMIT TRANSACTION (12 ms)") == "ObjectGraph SQL: COMMIT TRANSACTION")
+    #expect(
+      Self.masked(
+        "x.swift: ConcurrencyDebug.swift:214: <x-coredata:///Note/tED346921-4D3B-4DAD-A572-E429218EB5E4-2> 'org.objectgraph.context.5C40EDD9'"
+      )
+        == "x.swift: ConcurrencyDebug.swift:…: <x-coredata:///Note/t…-2> 'org.objectgraph.context.…'")
+    #expect(Self.arguments("concurrency-rules rule2 on") == ["rule2", "on"])
+    #expect(Self.parse("concurrency-rules rule2 on").kind == "concurrency-rules")
   }
 }
