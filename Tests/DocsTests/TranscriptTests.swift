@@ -17,6 +17,10 @@ import Testing
 //   error together), with the debug switch on when the annotation says `on`; in the same order, `…` for
 //   lines left out. What differs from run to run is masked on both sides: the UUID of a temporary ID, a
 //   context's queue label, and the engine's source line a stop names.
+// - `run PRODUCT ARGUMENTS`: lines that the built product printed (standard output and error together),
+//   in the same order, `…` for lines left out; UUIDs are masked on both sides (a chapter may shorten one
+//   to `…`). With `varies`, every number is masked too, so only the shape of each line is compared; the
+//   run then imports at most 20,000 notes (a lower `--count`), since its figures are not compared.
 
 @Suite("Docs: quoted transcripts match real runs", .timeLimit(.minutes(3)), .serialized, .temporaryFolders)
 struct TranscriptTests {
@@ -61,7 +65,7 @@ struct TranscriptTests {
         guard case .transcript(let annotation)? = block.annotation else { continue }
         let kind = Self.parse(annotation).kind
         #expect(
-          ["sqlite", "sql-log", "concurrency-rules"].contains(kind), "\(path):\(block.fenceLine): unknown transcript kind '\(kind)'")
+          ["sqlite", "sql-log", "concurrency-rules", "run"].contains(kind), "\(path):\(block.fenceLine): unknown transcript kind '\(kind)'")
       }
     }
   }
@@ -160,7 +164,7 @@ struct TranscriptTests {
     #expect(run.status == 0, "stage1-demo failed: \(run.stderr)")
     let logged = run.stderr.split(separator: "\n").map(String.init).filter { $0.hasPrefix("ObjectGraph SQL:") }.map(Self.withoutDuration)
     for transcript in transcripts {
-      let quoted = transcript.block.lines.filter { $0 != "…" }.map(Self.withoutDuration)
+      let quoted = transcript.block.lines.filter { $0.trimmingCharacters(in: .whitespaces) != "…" }.map(Self.withoutDuration)
       #expect(
         Self.missing(quoted, from: logged) == nil,
         "\(transcript.document):\(transcript.block.fenceLine): \(Self.missing(quoted, from: logged) ?? "")")
@@ -201,7 +205,7 @@ struct TranscriptTests {
       let run = try ProcessOutput.run(
         program, switchOn ? [name, "-com.apple.CoreData.ConcurrencyDebug", "1"] : [name], environment: ["SWIFT_BACKTRACE": "enable=no"])
       let printed = (run.stdout + run.stderr).split(separator: "\n").map { Self.masked(String($0)) }
-      let quoted = transcript.block.lines.filter { $0 != "…" }.map(Self.masked)
+      let quoted = transcript.block.lines.filter { $0.trimmingCharacters(in: .whitespaces) != "…" }.map(Self.masked)
       #expect(
         Self.missing(quoted, from: printed) == nil,
         "\(place): not printed by `concurrency-rules \(words.joined(separator: " "))`: \(Self.missing(quoted, from: printed) ?? "")")
@@ -216,6 +220,51 @@ struct TranscriptTests {
     line.replacingOccurrences(of: #"/t[0-9A-F]{8}-[0-9A-F-]{27}-(\d+)>"#, with: "/t…-$1>", options: .regularExpression)
       .replacingOccurrences(of: #"org\.objectgraph\.context\.[0-9A-F]+"#, with: "org.objectgraph.context.…", options: .regularExpression)
       .replacingOccurrences(of: #"ConcurrencyDebug\.swift:\d+"#, with: "ConcurrencyDebug.swift:…", options: .regularExpression)
+  }
+
+  // MARK: - The demos
+
+  @Test("What the chapters quote of a demo's run is what the demo prints (its shape, where figures vary)")
+  func demoRuns() throws {
+    let transcripts = Self.transcripts("run")
+    #expect(transcripts.count >= 5)
+    var runs: [[String]: String] = [:]
+    for transcript in transcripts {
+      guard case .transcript(let annotation)? = transcript.block.annotation else { continue }
+      let place = "\(transcript.document):\(transcript.block.fenceLine)"
+      guard let product = Self.arguments(annotation).first else {
+        Issue.record("\(place): the annotation names no product to run")
+        continue
+      }
+      let arguments = Self.runArguments(Array(Self.arguments(annotation).dropFirst()), varies: transcript.varies)
+      let key = [product] + arguments
+      if runs[key] == nil {
+        let run = try ProcessOutput.run(try BuildProducts.requireExecutable(product), arguments)
+        runs[key] = run.stdout + run.stderr
+      }
+      let printed = (runs[key] ?? "").split(separator: "\n").map { Self.maskedRun(String($0), varies: transcript.varies) }
+      let quoted = transcript.block.lines.filter { $0.trimmingCharacters(in: .whitespaces) != "…" }.map { Self.maskedRun($0, varies: transcript.varies) }
+      #expect(
+        Self.missing(quoted, from: printed) == nil,
+        "\(place): not printed by `\(key.joined(separator: " "))`: \(Self.missing(quoted, from: printed) ?? "")")
+    }
+  }
+
+  /// The arguments a `run` transcript runs with: its own, with `--count` at most 20,000 when it `varies`.
+  static func runArguments(_ arguments: [String], varies: Bool) -> [String] {
+    guard varies, let index = arguments.firstIndex(of: "--count"), index + 1 < arguments.count,
+      let count = Int(arguments[index + 1]), count > 20_000
+    else { return arguments }
+    var lowered = arguments
+    lowered[index + 1] = "20000"
+    return lowered
+  }
+
+  /// A line of a demo's output with its UUIDs as `…` and, when it `varies`, its numbers as `#`.
+  static func maskedRun(_ line: String, varies: Bool) -> String {
+    let uuids = line.replacingOccurrences(
+      of: #"[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}"#, with: "…", options: .regularExpression)
+    return varies ? uuids.replacingOccurrences(of: #"[0-9]+(\.[0-9]+)?"#, with: "#", options: .regularExpression) : uuids
   }
 
   @Test("The comparisons themselves: a shell line per row, headers, and lines in order")
@@ -235,6 +284,11 @@ struct TranscriptTests {
       )
         == "x.swift: ConcurrencyDebug.swift:…: <x-coredata:///Note/t…-2> 'org.objectgraph.context.…'")
     #expect(Self.arguments("concurrency-rules rule2 on") == ["rule2", "on"])
+    #expect(Self.runArguments(["--count", "1000000"], varies: true) == ["--count", "20000"])
+    #expect(Self.runArguments(["--count", "1000000"], varies: false) == ["--count", "1000000"])
+    #expect(
+      Self.maskedRun("took 3.91 ms at /tmp/d-90850957-A03F-4125-A72D-FD98C4A785F9/a (1000000 notes)", varies: true)
+        == "took # ms at /tmp/d-…/a (# notes)")
     #expect(Self.parse("concurrency-rules rule2 on").kind == "concurrency-rules")
   }
 }
