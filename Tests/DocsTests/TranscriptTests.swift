@@ -243,7 +243,9 @@ struct TranscriptTests {
         runs[key] = run.stdout + run.stderr
       }
       let printed = (runs[key] ?? "").split(separator: "\n").map { Self.maskedRun(String($0), varies: transcript.varies) }
-      let quoted = transcript.block.lines.filter { $0.trimmingCharacters(in: .whitespaces) != "…" }.map { Self.maskedRun($0, varies: transcript.varies) }
+      let quoted = transcript.block.lines.filter { $0.trimmingCharacters(in: .whitespaces) != "…" }.map {
+        Self.maskedRun($0, varies: transcript.varies)
+      }
       #expect(
         Self.missing(quoted, from: printed) == nil,
         "\(place): not printed by `\(key.joined(separator: " "))`: \(Self.missing(quoted, from: printed) ?? "")")
