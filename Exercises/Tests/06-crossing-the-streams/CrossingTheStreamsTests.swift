@@ -262,7 +262,15 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
 
     let gained = fixture.newNotesInMain()
     #expect(
-      error != nil,
+      error != nil || !gained.isEmpty,
+      """
+      The notebook had been deleted, and importNotes returned normally without filing anything: it skipped \
+      the work without a word (a try? that swallowed the error, or a guard that returns?), so the caller \
+      believes the notes were filed. Let the error reach the caller: call existingObject(with:) with try, \
+      not try?, and throw, rather than return, when the lookup finds no notebook.
+      """)
+    #expect(
+      error != nil || gained.isEmpty,
       """
       The notebook had been deleted, yet importNotes returned normally: the caller thinks the notes were \
       filed. Look the notebook up with importer.existingObject(with:), which throws when the object no longer \
