@@ -187,6 +187,53 @@ struct SiteTests {
     }
   }
 
+  // MARK: - The command
+
+  @Test("workshop docs --build-only makes the catalog from Docs/ and runs docc on it, warnings as errors")
+  func docsCommand() throws {
+    try TempRepo.with { repo in
+      try repo.write("Docs/README.md", "# The chapters\n\nRead [chapter 1](01-one.md).\n\n## Notes\n")
+      try repo.write("Docs/01-one.md", "# Chapter 1\n\nText.\n")
+      let recorder = OutputRecorder()
+      let runner = FakeRunner()
+      var environment = testEnvironment(recorder, runner: runner)
+      environment.isExecutableFile = { $0 == "/usr/bin/swift" || $0 == "/usr/bin/docc" }
+      let status = try runWorkshop(["docs", "--build-only", "--root", repo.root.path], in: environment)
+      #expect(status == 0, "\(recorder.all)")
+      let call = try #require(runner.calls.first)
+      #expect(call.executable == "/usr/bin/docc")
+      #expect(call.arguments.first == "convert" && call.arguments.contains("--warnings-as-errors"))
+      let catalog = repo.root.appendingPathComponent(".build/workshop-site/Workshop.docc")
+      #expect(call.arguments.contains(catalog.path))
+      #expect(try repo.read(".build/workshop-site/Workshop.docc/01-one.md") == "# Chapter 1\n\nText.\n")
+      #expect(try repo.read(".build/workshop-site/Workshop.docc/Workshop.md").contains("Read [chapter 1](<doc:01-one>)."))
+      #expect(recorder.standardOutput.contains("Made the catalog: 1 pages, 0 tutorial files"))
+    }
+  }
+
+  @Test("without docc, workshop docs says where it looked and that the chapters are readable as they are")
+  func docsWithoutDocc() throws {
+    try TempRepo.with { repo in
+      let recorder = OutputRecorder()
+      let status = try runWorkshop(["docs", "--root", repo.root.path], in: testEnvironment(recorder))
+      #expect(status == 1)
+      #expect(recorder.standardError.contains("`docc` was not found on your PATH nor next to /usr/bin/swift"))
+      #expect(recorder.standardError.contains("The chapters are plain Markdown in Docs/"))
+    }
+  }
+
+  @Test("a docc failure is an error that says the chapters are unchanged")
+  func doccFails() throws {
+    try TempRepo.with { repo in
+      try repo.write("Docs/README.md", "# The chapters\n")
+      let recorder = OutputRecorder()
+      var environment = testEnvironment(recorder, runner: FakeRunner { _ in ("error: something", 1) })
+      environment.isExecutableFile = { $0 == "/usr/bin/swift" || $0 == "/usr/bin/docc" }
+      #expect(try runWorkshop(["docs", "--build-only", "--root", repo.root.path], in: environment) == 1)
+      #expect(recorder.standardError.contains("`docc convert` failed (exit status 1)"))
+    }
+  }
+
   // MARK: - The server
 
   @Test("the server answers a page's path with its index.html, serves repository files, and nothing hidden or outside")
