@@ -1,12 +1,13 @@
-// concurrency-rules: the programs Docs/concurrency-rules.md quotes, each breaking one rule on purpose, so
-// that you can watch what happens with the debug switch off and on:
+// concurrency-rules: the programs the chapters quote. Each rule case breaks one concurrency rule on
+// purpose, so that you can watch what happens with the debug switch off and on; `conflict` shows
+// optimistic locking refuse a stale save (chapter 0).
 //
 //   swift run concurrency-rules rule2                                          # the switch off
 //   swift run concurrency-rules rule2 -com.apple.CoreData.ConcurrencyDebug 1   # the switch on: it stops
 //
 // Every case works on a fresh store in a temporary folder, through stage 2's CoreDataManager, with one
-// notebook and one note, "Buy milk", saved. The docs tests run each case and compare what it prints
-// with what the page quotes.
+// notebook and one note, "Buy milk", saved (`conflict` adds a store file of its own next to it). The docs
+// tests run each case and compare what it prints with what the chapters quote.
 import Dispatch
 import Foundation
 import NotesModel
@@ -19,6 +20,7 @@ let cases: [(name: String, what: String, run: @MainActor (CoreDataManager) throw
   ("rule3-insert", "a note inserted into a private context outside its queue", runRule3Insert),
   ("rule5", "a relationship between objects of two contexts", runRule5),
   ("semaphore", "the main queue blocked until a completion that runs on the main queue", runSemaphore),
+  ("conflict", "two coordinators of one file change the same note; the second save is refused", runConflict),
 ]
 
 // MARK: - Rule 2
@@ -95,6 +97,44 @@ func runSemaphore(_ manager: CoreDataManager) throws {
     print("timed out after \(String(format: "%.0f", waited)) s: the completion waits for the main queue, which waits for it")
   } else {
     print("the completion came")
+  }
+}
+
+// MARK: - Optimistic locking
+
+/// A main-queue context on a coordinator of its own, over the store file at `url`.
+@MainActor
+func contextOnItsOwnCoordinator(_ model: ManagedObjectModel, storeAt url: URL) throws -> ManagedObjectContext {
+  let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+  try coordinator.addPersistentStore(type: .sqlite, at: url)
+  let context = ManagedObjectContext(concurrencyType: .mainQueue)
+  context.persistentStoreCoordinator = coordinator
+  return context
+}
+
+@MainActor
+func runConflict(_ manager: CoreDataManager) throws {
+  guard let modelURL = NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld") else {
+    throw ObjectGraphError(.modelInvalid, "The tutorial's model is missing from its bundle.")
+  }
+  let model = try ManagedObjectModel(contentsOf: modelURL)
+  let url = manager.storeURL.deletingLastPathComponent().appendingPathComponent("Conflict.sqlite")
+  let first = try contextOnItsOwnCoordinator(model, storeAt: url)
+  let note = Note(context: first)
+  note.title = "Buy milk"
+  note.createdAt = Date()
+  try first.save()  // the row is at version 1
+  // Two contexts, on two coordinators of the same file, each read the note at version 1.
+  let second = try contextOnItsOwnCoordinator(model, storeAt: url)
+  guard let theirs = try second.existingObject(with: note.objectID) as? Note else { return }
+  note.title = "Buy oat milk"
+  theirs.title = "Buy milk and bread"
+  try first.save()  // goes through: the row is now at version 2
+  do {
+    try second.save()  // asks for version 1, finds version 2
+    print("the second save went through")
+  } catch {
+    print(error)
   }
 }
 

@@ -15,8 +15,8 @@ import Testing
 //   in the same order, with `…` standing for lines left out. Durations are not compared.
 // - `concurrency-rules CASE [on]`: lines that `swift run concurrency-rules CASE` printed (standard output and
 //   error together), with the debug switch on when the annotation says `on`; in the same order, `…` for
-//   lines left out. What differs from run to run is masked on both sides: the UUID of a temporary ID, a
-//   context's queue label, and the engine's source line a stop names.
+//   lines left out. What differs from run to run is masked on both sides: the UUID of a temporary ID or of
+//   a store, a context's queue label, and the engine's source line a stop names.
 // - `run PRODUCT ARGUMENTS`: lines that the built product printed (standard output and error together),
 //   in the same order, `…` for lines left out; UUIDs are masked on both sides (a chapter may shorten one
 //   to `…`). With `varies`, every number is masked too, so only the shape of each line is compared; the
@@ -215,11 +215,13 @@ struct TranscriptTests {
     }
   }
 
-  /// A line with what differs between runs masked: `t3F2…-2` temporary IDs, queue labels, source lines.
+  /// A line with what differs between runs masked: `t3F2…-2` temporary IDs, a store's UUID in a
+  /// permanent ID, queue labels, source lines.
   static func masked(_ line: String) -> String {
     line.replacingOccurrences(of: #"/t[0-9A-F]{8}-[0-9A-F-]{27}-(\d+)>"#, with: "/t…-$1>", options: .regularExpression)
       .replacingOccurrences(of: #"org\.objectgraph\.context\.[0-9A-F]+"#, with: "org.objectgraph.context.…", options: .regularExpression)
       .replacingOccurrences(of: #"ConcurrencyDebug\.swift:\d+"#, with: "ConcurrencyDebug.swift:…", options: .regularExpression)
+      .replacingOccurrences(of: #"x-coredata://[0-9A-F-]{36}/"#, with: "x-coredata://…/", options: .regularExpression)
   }
 
   // MARK: - The demos
@@ -262,11 +264,15 @@ struct TranscriptTests {
     return lowered
   }
 
-  /// A line of a demo's output with its UUIDs as `…` and, when it `varies`, its numbers as `#`.
+  /// A line of a demo's output with its UUIDs as `…` and, when it `varies`, its numbers as `#` (and the
+  /// plural of a counted word as its singular).
   static func maskedRun(_ line: String, varies: Bool) -> String {
     let uuids = line.replacingOccurrences(
       of: #"[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}"#, with: "…", options: .regularExpression)
-    return varies ? uuids.replacingOccurrences(of: #"[0-9]+(\.[0-9]+)?"#, with: "#", options: .regularExpression) : uuids
+    guard varies else { return uuids }
+    // A count of 1 reads "1 frame", of any other number "N frames": the same shape.
+    return uuids.replacingOccurrences(of: #"[0-9]+(\.[0-9]+)?"#, with: "#", options: .regularExpression)
+      .replacingOccurrences(of: #"\b(frame|save|note|time|batch)e?s\b"#, with: "$1", options: .regularExpression)
   }
 
   @Test("The comparisons themselves: a shell line per row, headers, and lines in order")
@@ -290,7 +296,8 @@ struct TranscriptTests {
     #expect(Self.runArguments(["--count", "1000000"], varies: false) == ["--count", "1000000"])
     #expect(
       Self.maskedRun("took 3.91 ms at /tmp/d-90850957-A03F-4125-A72D-FD98C4A785F9/a (1000000 notes)", varies: true)
-        == "took # ms at /tmp/d-…/a (# notes)")
+        == "took # ms at /tmp/d-…/a (# note)")
+    #expect(Self.maskedRun("1 frame missed, 13 frames missed, 2 batches", varies: true) == "# frame missed, # frame missed, # batch")
     #expect(Self.parse("concurrency-rules rule2 on").kind == "concurrency-rules")
   }
 }
