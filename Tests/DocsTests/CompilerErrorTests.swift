@@ -2,9 +2,11 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Chapter 4 quotes the error Swift 6 gives for handing a managed object to another queue. These tests
-/// build the chapter's two snippets against the engine this checkout has just built (`swift test` builds
-/// it first), so the quote is what a real build says today, and the right way compiles.
+/// The chapters quote the errors Swift 6 gives for handing a managed object to another queue. These tests
+/// build the snippets of `Docs/snippets/` against the engine this checkout has just built (`swift test`
+/// builds it first), so each quote is what a real build says today, and the right way compiles. A
+/// ```text block marked `<!-- transcript: swiftc SNIPPET… -->` lists `error:` lines that building those
+/// snippets must print; chapter 4's quote is checked by the first test.
 @Suite("The compiler errors the chapters quote")
 struct CompilerErrorTests {
   static let chapter = "Docs/04-workers-and-injection.md"
@@ -18,6 +20,33 @@ struct CompilerErrorTests {
     for line in quoted {
       #expect(output.text.contains(line), "the compiler no longer says:\n\(line)\nIt says:\n\(output.text)")
     }
+  }
+
+  @Test("Each `swiftc` transcript's errors are what the compiler says of its snippets today")
+  func quotedCompilerErrors() throws {
+    var found = 0
+    for path in Repository.documents {
+      guard let document = Repository.document(path) else { continue }
+      for block in document.codeBlocks {
+        guard case .transcript(let annotation)? = block.annotation else { continue }
+        let words = annotation.split(separator: " ").map(String.init)
+        guard words.first == "swiftc" else { continue }
+        found += 1
+        let place = "\(path):\(block.fenceLine)"
+        let snippets = Array(words.dropFirst())
+        #expect(!snippets.isEmpty, "\(place): the annotation names no snippet to build")
+        var said = ""
+        for snippet in snippets {
+          let output = try compile(snippet)
+          #expect(output.status != 0, "\(place): \(snippet) compiled, but the page says it does not:\n\(output.text)")
+          said += output.text
+        }
+        for line in block.lines where line.hasPrefix("error: ") {
+          #expect(said.contains(": \(line)"), "\(place): the compiler no longer says:\n\(line)\nIt says:\n\(said)")
+        }
+      }
+    }
+    #expect(found >= 2)
   }
 
   @Test("Handing over the object's ID instead compiles")
@@ -37,6 +66,16 @@ struct CompilerErrorTests {
   /// Runs `swiftc -typecheck` on `path` (relative to the root) against the debug build's modules. The
   /// file is named by its absolute path, so each diagnostic line ends with the chapter's quote of it.
   private func typecheck(_ path: String) throws -> (status: Int32, text: String) {
+    try swiftc(["-typecheck"], path)
+  }
+
+  /// Compiles `path` as far as SIL, where Swift 6 finds the data races `sending` guards against (a
+  /// type check alone stops short of them).
+  private func compile(_ path: String) throws -> (status: Int32, text: String) {
+    try swiftc(["-emit-sil", "-o", "/dev/null"], path)
+  }
+
+  private func swiftc(_ mode: [String], _ path: String) throws -> (status: Int32, text: String) {
     let modules = Repository.root.appendingPathComponent(".build/debug/Modules")
     let sqliteModuleMap = Repository.root.appendingPathComponent(".build/checkouts/GRDB.swift/Sources/GRDBSQLite/module.modulemap")
     try #require(
@@ -44,8 +83,8 @@ struct CompilerErrorTests {
       "no debug build of ObjectGraph at \(modules.path): run `swift build` first")
     let output = try ProcessOutput.run(
       URL(fileURLWithPath: "/usr/bin/env"),
-      [
-        "swiftc", "-typecheck", "-swift-version", "6", "-I", modules.path, "-Xcc", "-fmodule-map-file=\(sqliteModuleMap.path)",
+      ["swiftc"] + mode + [
+        "-swift-version", "6", "-I", modules.path, "-Xcc", "-fmodule-map-file=\(sqliteModuleMap.path)",
         Repository.root.appendingPathComponent(path).path,
       ])
     return (output.status, output.stdout + output.stderr)
