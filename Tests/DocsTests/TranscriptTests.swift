@@ -65,7 +65,8 @@ struct TranscriptTests {
         guard case .transcript(let annotation)? = block.annotation else { continue }
         let kind = Self.parse(annotation).kind
         #expect(
-          ["sqlite", "sql-log", "concurrency-rules", "run", "swiftc"].contains(kind), "\(path):\(block.fenceLine): unknown transcript kind '\(kind)'")
+          ["sqlite", "sql-log", "concurrency-rules", "run", "swiftc"].contains(kind),
+          "\(path):\(block.fenceLine): unknown transcript kind '\(kind)'")
       }
     }
   }
