@@ -287,22 +287,24 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
     let otherCoordinator = try TutorialStack.coordinator(storeURL: try TemporaryFolder().appending("Other.sqlite"))
     let other = try Subject.makeStack(otherCoordinator) { _ in }
     let otherWorker = other.newWorker()
-    try otherWorker.performAndWait {
+    let otherNote = try otherWorker.performAndWait {
       let note = Note(context: otherWorker)
       note.title = "Another stack's note"
       note.createdAt = Date()
       try otherWorker.obtainPermanentIDs(for: [note])
       try otherWorker.save()
+      return note.objectID
     }
     // A context the stack did not make, hung under its writer by someone else (a test, a sync engine).
     let stranger = ManagedObjectContext(concurrencyType: .privateQueue)
     stranger.parent = fixture.stack.writer
-    try stranger.performAndWait {
+    let strangersNote = try stranger.performAndWait {
       let note = Note(context: stranger)
       note.title = "A stranger's note"
       note.createdAt = Date()
       try stranger.obtainPermanentIDs(for: [note])
       try stranger.save()
+      return note.objectID
     }
     settle(fixture.stack)
     settle(other)
@@ -315,14 +317,47 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
       stack's workers, its main context and writer, other stacks' contexts, a test's. Only the saves of the \
       workers this stack made are its to merge. Yet the main context was told of \(inserted.count) inserted \
       object\(inserted.count == 1 ? "" : "s") (\(inserted.prefix(3).map { $0.uriRepresentation().absoluteString })) after \
-      another stack's worker and a stranger's context saved. Keep a directory of the workers newWorker() made \
-      (weakly: it must not keep them alive), and merge a save only when notification.object is one of them.
+      another stack's worker and a stranger's context saved. \
+      \(whoseSavesWereMerged(Set(inserted), anotherStacksWorker: otherNote, stranger: strangersNote).map { "\($0) " } ?? "")\
+      Keep a directory of the workers newWorker() made (weakly: it must not keep them alive), and merge a save \
+      only when notification.object is one of them.
       """)
     let registered = fixture.registeredInMain().subtracting([fixture.shopping])
     #expect(
       registered.isEmpty,
       "The main context holds objects it never fetched and no worker of its stack made: \(registered.prefix(3).map { $0.uriRepresentation().absoluteString })."
     )
+  }
+
+  /// Which of the two saves the stack should have ignored it merged (by the note each inserted), and what that
+  /// says about how it picks its workers; `nil` when it merged neither.
+  private static func whoseSavesWereMerged(
+    _ inserted: Set<ManagedObjectID>, anotherStacksWorker: ManagedObjectID, stranger: ManagedObjectID
+  ) -> String? {
+    switch (inserted.contains(anotherStacksWorker), inserted.contains(stranger)) {
+    case (true, true):
+      return """
+        It merged both: the other stack's worker's save, and the save of a context the checks hung under this \
+        stack's writer. It does not ask whether the context that saved is one of the workers this stack made.
+        """
+    case (false, true):
+      return """
+        It merged the save of the stranger: a context the checks made themselves and hung under this stack's \
+        writer (stranger.parent = writer); the other stack's worker's save was not merged. Being a child of the writer \
+        does not make a context one of this stack's workers: anyone can set a context's parent to the writer (a \
+        test, a sync engine, a library). Only the stack's own record of what newWorker() handed out knows its \
+        workers.
+        """
+    case (true, false):
+      return """
+        It merged the save of another stack's worker (one that another WorkerStack's newWorker() made, under \
+        that stack's writer). What every stack's workers have in common (their name, "worker"; their private \
+        queue) does not tell whose worker a context is: only the stack's own record of what newWorker() handed \
+        out does.
+        """
+    case (false, false):
+      return nil
+    }
   }
 
   private static func checkWriterReachesTheDisk() throws {
