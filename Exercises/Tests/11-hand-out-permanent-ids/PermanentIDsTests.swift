@@ -100,14 +100,27 @@ struct Fixture {
     worker.parent = writer
   }
 
+  /// Imports `titles` with the code under test, and notes what the writer and the store hold as it returns.
+  func runImport(_ titles: [String]) throws -> Imported {
+    let ids = try Subject.importNotes(titles, worker)
+    let writer = writer
+    let inWriter = try writer.performAndWait {
+      let request = FetchRequest<Note>(entityName: "Note")
+      request.predicate = try FetchPredicate(format: "title != %@", "Already here")
+      return try writer.fetch(request).map(\.objectID)
+    }
+    let storeHadThem = try TutorialStack.notesInStore(coordinator) == titles.count + 1
+    return Imported(ids: ids, inWriter: inWriter, storeHadThem: storeHadThem)
+  }
+
   /// Imports `titles` with the code under test, then saves the writer, as stage 4's stack does after a worker's
   /// save: the notes are on disk when this returns.
-  func importAndWrite(_ titles: [String]) throws -> [ManagedObjectID] {
-    let ids = try Subject.importNotes(titles, worker)
+  func importAndWrite(_ titles: [String]) throws -> Imported {
+    let imported = try runImport(titles)
     try writer.performAndWait {
       if writer.hasChanges { try writer.save() }
     }
-    return ids
+    return imported
   }
 
   /// The title of the note `id` names in `context`, or why there is none.
@@ -125,15 +138,53 @@ struct Fixture {
 
 let titles = ["Groceries", "Call the bank", "Book a table"]
 
+/// What the checks saw of one call of importNotes, as it returned (before the checks save the writer).
+struct Imported {
+  /// The IDs it handed out.
+  let ids: [ManagedObjectID]
+  /// The IDs the new notes have in the writer, where the worker's save put them.
+  let inWriter: [ManagedObjectID]
+  /// Whether the store already held the new notes: importNotes saved the writer itself.
+  let storeHadThem: Bool
+
+  /// Why the IDs handed out are temporary, when what the checks saw tells which of two likely ways it was:
+  /// IDs read before `obtainPermanentIDs(for:)`, or a save of the writer in place of it.
+  var whyTemporary: String? {
+    guard ids.contains(where: \.isTemporaryID) else { return nil }
+    if !storeHadThem && !inWriter.isEmpty && !inWriter.contains(where: \.isTemporaryID) {
+      return """
+        importNotes did call obtainPermanentIDs(for:): its notes have their permanent IDs (one is \
+        \(inWriter[0].uriRepresentation().absoluteString)). But the IDs it handed out were read before that call \
+        (in the loop that made the notes, say). An ID read from objectID is a value taken at that \
+        moment: it does not follow the object when the object gets its permanent ID, and the old one names \
+        nothing any more, not even in the worker. Read the IDs after obtainPermanentIDs(for:) (notes.map(\\.objectID)).
+        """
+    }
+    if storeHadThem {
+      return """
+        importNotes saved the writer itself (the store held the new notes before the checks saved the writer), \
+        and read the IDs after that. The writer's save gives the rows their permanent IDs in the writer, not in \
+        the worker: the worker's notes keep their temporary IDs, and those are what it handed out. Saving the \
+        writer is the stack's job, not the import's. Ask for the permanent IDs with \
+        worker.obtainPermanentIDs(for:) before the worker saves, and read objectID after that call.
+        """
+    }
+    return nil
+  }
+}
+
 /// What the checks say about temporary IDs, whichever check meets one.
-func temporaryAdvice(_ ids: [ManagedObjectID]) -> String {
+func temporaryAdvice(_ imported: Imported) -> String {
+  let ids = imported.ids
   let temporary = ids.filter(\.isTemporaryID)
+  let uris = temporary.prefix(2).map { $0.uriRepresentation().absoluteString }
+  let which = "\(temporary.count) of the \(ids.count) IDs are temporary (\(uris))."
+  if let why = imported.whyTemporary { return "\(which) \(why)" }
   return """
-    \(temporary.count) of the \(ids.count) IDs are temporary (\(temporary.prefix(2).map { $0.uriRepresentation().absoluteString })). \
-    A new object gets a temporary ID, known only to its context and, once it saves, to its parent. Saving the \
-    worker does not change that: the worker's save goes into the writer, not to the store. When the writer \
-    saves, each row gets a permanent ID, and the temporary ID names nothing any more. Ask for the permanent IDs \
-    with worker.obtainPermanentIDs(for:) before the worker saves, and read objectID after that call.
+    \(which) A new object gets a temporary ID, known only to its context and, once it saves, to its parent. \
+    Saving the worker does not change that: the worker's save goes into the writer, not to the store. When the \
+    writer saves, each row gets a permanent ID, and the temporary ID names nothing any more. Ask for the \
+    permanent IDs with worker.obtainPermanentIDs(for:) before the worker saves, and read objectID after that call.
     """
 }
 
@@ -155,13 +206,14 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
 
   private static func checkIDsArePermanent() throws {
     let fixture = try Fixture()
-    let ids = try Subject.importNotes(titles, fixture.worker)
+    let imported = try fixture.runImport(titles)
+    let ids = imported.ids
     #expect(
       ids.count == titles.count,
       "importNotes should hand back one ID per title (\(titles.count)), in the order of the titles; it handed back \(ids.count)."
     )
     let temporary = ids.filter(\.isTemporaryID)
-    #expect(temporary.isEmpty, Comment(rawValue: temporaryAdvice(ids)))
+    #expect(temporary.isEmpty, Comment(rawValue: temporaryAdvice(imported)))
     #expect(Set(ids).count == ids.count, "Each note should have its own ID; some of the IDs handed back are the same.")
     let inWorker = ids.map { Fixture.title(of: $0, in: fixture.worker) }
     #expect(
@@ -174,7 +226,8 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
 
   private static func checkMainContextFindsThem() throws {
     let fixture = try Fixture()
-    let ids = try fixture.importAndWrite(titles)
+    let imported = try fixture.importAndWrite(titles)
+    let ids = imported.ids
     // The user taps a note the import made: the main context, not the worker's descendant, looks it up.
     let inMain = ids.map { Fixture.title(of: $0, in: fixture.main) }
     #expect(
@@ -182,7 +235,7 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
       """
       The main context should find each imported note by the ID importNotes handed out, after the writer has \
       saved: expected \(titles), it found \(inMain). \
-      \(ids.contains(where: \.isTemporaryID) ? temporaryAdvice(ids) : "")
+      \(ids.contains(where: \.isTemporaryID) ? temporaryAdvice(imported) : "")
       """)
     // The list screen fetches the notes in the main context; the app finds the imported ones among them by ID
     // (to select the newest, say). The fetched notes carry their rows' IDs: the IDs handed out must be those.
@@ -197,7 +250,7 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
       """
       A fetch in the main context should return the imported notes under the very IDs importNotes handed out: \
       expected \(titles), matching the IDs to the fetched notes gives \(matched). \
-      \(ids.contains(where: \.isTemporaryID) ? temporaryAdvice(ids) : "")
+      \(ids.contains(where: \.isTemporaryID) ? temporaryAdvice(imported) : "")
       """)
     let onDisk = try TutorialStack.notesInStore(fixture.coordinator)
     #expect(
@@ -209,11 +262,13 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
   private static func checkURIsSurviveARelaunch() throws {
     let uris: [URL]
     let storeURL: URL
+    let imported: Imported
     do {
       let fixture = try Fixture()
       storeURL = fixture.storeURL
+      imported = try fixture.importAndWrite(titles)
       // What the app stores to reopen the notes at the next launch.
-      uris = try fixture.importAndWrite(titles).map { $0.uriRepresentation() }
+      uris = imported.ids.map { $0.uriRepresentation() }
       for store in fixture.coordinator.persistentStores { try fixture.coordinator.remove(store) }
     }
     // The next launch: a new coordinator on the same file.
@@ -224,13 +279,15 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
         ?? "(the coordinator cannot read \(uri.absoluteString))"
     }
     let temporary = uris.filter { $0.host == nil || $0.host?.isEmpty == true }
+    let fix =
+      imported.whyTemporary
+      ?? "Obtain the permanent IDs (worker.obtainPermanentIDs(for:)) before the worker saves, then hand out objectID, or its uriRepresentation()."
     #expect(
       found == titles,
       """
       After a relaunch, each stored URI should name its note: expected \(titles), found \(found). \
       \(temporary.isEmpty ? "" : "A URI with no store in it (x-coredata:///Note/t…) is a temporary ID's: it names nothing outside the context that made it, and nothing at all in the next process. ")\
-      Obtain the permanent IDs (worker.obtainPermanentIDs(for:)) before the worker saves, then hand out \
-      objectID, or its uriRepresentation().
+      \(fix)
       """)
   }
 }
