@@ -193,35 +193,61 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
     try stack.main.save()
 
     let list = try Subject.makeList(stack.main, 3)
-    #expect(
-      list.titles == ["Day 7", "Day 6", "Day 5"],
-      """
-      Made over a context whose store holds "Day 1" to "Day 7", with a limit of 3, the list should show the 3 \
-      newest at once, newest first: ["Day 7", "Day 6", "Day 5"]. It shows \(list.titles). Load them in \
-      init(context:limit:) (reload() does), from the context it was handed.
-      """)
+    let newest = ["Day 7", "Day 6", "Day 5"]
+    let atOnce = list.titles
+    if atOnce != newest {
+      // Does the list find them when asked again? Then init(context:limit:) did not load them.
+      try list.reload()
+      let loadedLater = list.titles == newest
+      Issue.record(
+        """
+        Made over a context whose store holds "Day 1" to "Day 7", with a limit of 3, the list should show the 3 \
+        newest at once, newest first: \(newest). It shows \(atOnce). \
+        \(loadedLater && atOnce.isEmpty ? "After a call of reload() it shows them: init(context:limit:) keeps the context and the limit, but does not load the titles. End it with try reload(), so the screen has its titles as soon as it exists." : "Load them in init(context:limit:) (reload() does), from the context it was handed.")
+        """)
+    }
     try list.add("Today")
     #expect(
       list.titles == ["Today", "Day 7", "Day 6"],
       "After add(\"Today\"), the list should show [\"Today\", \"Day 7\", \"Day 6\"]; it shows \(list.titles).")
-    let saved = try stack.allTitles().contains("Today")
-    #expect(
-      !stack.main.hasChanges && saved,
-      "add(_:) should insert the note into the context it was handed, and save that context.")
+    let holdsToday = try stack.allTitles().contains("Today")
+    if !holdsToday {
+      Issue.record(
+        """
+        add(_:) should insert the note into the context it was handed, and save that context. The context the \
+        list was handed does not hold "Today", saved or not: add(_:) makes the note in, and saves, another \
+        context (NotesApp.shared.mainContext?). Use the context handed to init(context:limit:) in add(_:) too.
+        """)
+    } else {
+      #expect(
+        !stack.main.hasChanges,
+        """
+        add(_:) should insert the note into the context it was handed, and save that context. It inserted "Today" \
+        there, but the context still has unsaved changes: save it (try context.save()) before reloading.
+        """)
+    }
   }
 
   @MainActor
   private static func checkGlobalIsGoneOrUnused(home: URL) throws {
     let stack = try InMemoryStack(plain: false)
+    // What the user's folder holds after each step: the step that wrote first is where the global is reached for.
+    var steps: [(step: String, files: [String])] = []
     let list = try Subject.makeList(stack.main, 5)
+    steps.append(("init(context:limit:)", files(under: home)))
     try list.add("Groceries")
+    steps.append(("add(_:)", files(under: home)))
     try list.reload()
     _ = list.titles
+    steps.append(("reload()", files(under: home)))
     let written = files(under: home)
+    let firstWriter = steps.first { !$0.files.isEmpty }?.step
     #expect(
       written.isEmpty,
       """
-      The list was handed an in-memory stack, yet files appeared in the user's folder: \(written). \(globalAdvice)
+      The list was handed an in-memory stack, yet files appeared in the user's folder: \(written). \
+      \(firstWriter.map { "They first appeared during \($0): look there for what still reaches for NotesApp.shared. " } ?? "")\
+      \(globalAdvice)
       """)
     #expect(list.titles == ["Groceries"], "The list should show the note it added; it shows \(list.titles).")
   }
