@@ -56,6 +56,9 @@ struct MergeOnTheMainQueueTests {
   @Test("The merge runs on the main queue: nothing touches the main context off its queue")
   func mergeRunsOnTheMainQueue() async throws { try await runInChildProcess(.mergeRunsOnTheMainQueue) }
 
+  @Test("A worker's save does not wait for the main queue: while the UI is busy, the save returns, and the merge comes later")
+  func workerDoesNotWaitForTheMainQueue() async throws { try await runInChildProcess(.workerDoesNotWaitForTheMainQueue) }
+
   @Test("Saves of contexts the stack did not make (another stack's worker, a stranger) are not merged")
   func strangersAreNotMerged() async throws { try await runInChildProcess(.strangersAreNotMerged) }
 
@@ -209,8 +212,8 @@ struct Fixture {
 
 /// The checks; each runs in a child process.
 enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
-  case mainContextHasTheWorkersNotes, mergeRunsOnTheMainQueue, strangersAreNotMerged, writerReachesTheDisk
-  case workersAreHeldWeakly
+  case mainContextHasTheWorkersNotes, mergeRunsOnTheMainQueue, workerDoesNotWaitForTheMainQueue, strangersAreNotMerged
+  case writerReachesTheDisk, workersAreHeldWeakly
 
   var description: String { rawValue }
 
@@ -218,6 +221,7 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
     switch self {
     case .mainContextHasTheWorkersNotes: try Self.checkMainContextHasTheWorkersNotes()
     case .mergeRunsOnTheMainQueue: try Self.checkMergeRunsOnTheMainQueue()
+    case .workerDoesNotWaitForTheMainQueue: try Self.checkWorkerDoesNotWaitForTheMainQueue()
     case .strangersAreNotMerged: try Self.checkStrangersAreNotMerged()
     case .writerReachesTheDisk: try Self.checkWriterReachesTheDisk()
     case .workersAreHeldWeakly: try Self.checkWorkersAreHeldWeakly()
@@ -276,6 +280,52 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
       The main context should learn of the worker's note through a merge on the main queue. \
       \(merged ? "\(offMain) of its \(log.entries.count) objects-did-change notifications came off the main queue, where the UI cannot take them." : "It was not told of the note at all in 5 seconds.")
       """)
+  }
+
+  private static func checkWorkerDoesNotWaitForTheMainQueue() throws {
+    let fixture = try Fixture()
+    let log = changes(of: fixture.stack.mainContext)
+    // The UI is busy (a long layout, a big table reload): the main queue runs nothing else until it is released.
+    let busy = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    DispatchQueue.main.async {
+      busy.signal()
+      _ = release.wait(timeout: .now() + 15)
+    }
+    busy.wait()
+    // Meanwhile a worker saves, on a thread of its own. The recorder tells a wait the stack asked for
+    // (performAndWait) from one the engine makes when the main context is touched off its queue.
+    let recorder = ConcurrencyViolationRecorder()
+    let saved = DispatchSemaphore(value: 0)
+    let failure = Shared<String?>(nil)
+    DispatchQueue.global().async {
+      do { try fixture.workerSaves(["Pancakes"]) } catch { failure.withLock { $0 = "\(error)" } }
+      saved.signal()
+    }
+    let returned = saved.wait(timeout: .now() + 5) == .success
+    release.signal()
+    if !returned { _ = saved.wait(timeout: .now() + 15) }
+    let offQueue = !recorder.stop().isEmpty
+    let how =
+      offQueue
+      ? """
+      it touches the main context from the worker's queue (the check "The merge runs on the main queue" shows where): \
+      ObjectGraph, rather than let two queues into one context, then waits for the main queue to do it there. \
+      (Core Data would not wait: it would crash, now and then, or corrupt the context.)
+      """
+      : "it waits for the main queue, with mainContext.performAndWait { } or DispatchQueue.main.sync."
+    #expect(
+      returned,
+      """
+      While the main queue was busy (the checks kept it busy, as a long layout or a big table reload would), a \
+      worker's save did not return for 5 seconds. contextDidSave(_:) runs inside the worker's save, and \(how) \
+      Every import then stalls whenever the UI is busy, and a main queue that is itself waiting for the worker \
+      never comes: a deadlock. Take the IDs out of the notification (SavedObjectIDs(notification)) and queue the \
+      merge with mainContext.perform { }, which returns at once and merges when the main queue is free.
+      """)
+    #expect(failure.withLock { $0 } == nil, "The worker's save failed: \(failure.withLock { $0 } ?? "")")
+    let merged = eventually { !log.entries.flatMap(\.inserted).isEmpty }
+    #expect(merged, "Once the main queue was free again, the main context should have been told of the worker's note; it was not.")
   }
 
   private static func checkStrangersAreNotMerged() throws {
