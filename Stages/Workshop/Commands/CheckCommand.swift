@@ -146,7 +146,9 @@ struct CheckSession {
         // builds for a minute or two does not look hung.
         if !progressLine.enabled && !verbose && !saidBuilding {
           saidBuilding = true
-          output.line(style.dim("  building the exercises package first (\(total) steps; the first build takes a minute or two)…"))
+          output.line(
+            style.dim(
+              "  building the exercises package first (\(total) step\(total == 1 ? "" : "s"); the first build takes a minute or two)…"))
         }
       case .testing(let finished, let failed):
         progressLine.show("\(start): running tests, \(finished) finished" + (failed > 0 ? ", \(failed) failed" : ""))
