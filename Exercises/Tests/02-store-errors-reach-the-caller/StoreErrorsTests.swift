@@ -129,7 +129,9 @@ enum ChildCheck: String, Codable, Sendable {
     let original = Data("Shopping list\n- milk\n- eggs\n".utf8)
     try original.write(to: storeURL)
 
-    let error = try errorThrown(by: { _ = try Subject.makeCoordinator(try TutorialStack.model(), folder.url, "Notes.sqlite") })
+    var returned: PersistentStoreCoordinator?
+    let error = try errorThrown(by: { returned = try Subject.makeCoordinator(try TutorialStack.model(), folder.url, "Notes.sqlite") })
+    let now = FileManager.default.contents(atPath: storeURL.path)
     if let error {
       #expect(
         (error as? ObjectGraphError)?.code == .persistentStoreInvalidType,
@@ -139,16 +141,28 @@ enum ChildCheck: String, Codable, Sendable {
         caller unchanged, so the app can decide (tell the user, offer a fresh start). Your function threw \
         instead: \(error)
         """)
-    } else {
+    } else if now != original {
+      // Told apart by what is on disk now: the text file is gone, or a new store was written over it.
       Issue.record(
         """
-        makeCoordinator returned normally, but the file at \(storeURL.path) is a text file, not a store. If it \
-        caught the error and returned the coordinator anyway, the app would fail later, at its first save, far \
-        from the cause. If it deleted the file and made a new store, it destroyed a file it could not read, \
-        which may hold the user's data. Let the error reach the caller instead.
+        makeCoordinator returned normally, and the text file at \(storeURL.path) \(now == nil ? "is gone" : "was replaced"): \
+        when addPersistentStore failed, your code deleted (or overwrote) the file it could not open and made a new, \
+        empty store in its place ("start fresh"). The launch works, and the user's data is gone without a word: a \
+        file the app cannot read today may open after an update, or with help from support. Do not catch that \
+        error at all: a plain try hands it to the caller, and the file stays as it was. Starting fresh is for the \
+        user to choose, and then the old store is moved aside, never deleted (exercise 08).
+        """)
+    } else {
+      let stores = returned?.persistentStores.count ?? 0
+      Issue.record(
+        """
+        makeCoordinator returned normally, with \(stores) store(s), but the file at \(storeURL.path) is a text file, \
+        not a store: addPersistentStore threw, and your code caught that error and went on (a try?, or a catch \
+        that only prints or logs it). The caller believes the launch went well, and the app fails later, at its \
+        first save, far from the cause. Do not catch it: a plain try hands ObjectGraph's error (134000) to the \
+        caller, unchanged.
         """)
     }
-    let now = FileManager.default.contents(atPath: storeURL.path)
     #expect(
       now == original,
       """
@@ -180,8 +194,9 @@ enum ChildCheck: String, Codable, Sendable {
         """
         The error came from addPersistentStore: "\(engineError.message)" So the folder could not be created, but \
         that first error was dropped (a try? or an empty catch around createDirectory) and the failure showed up \
-        one step later, with less to say about why. Let createDirectory's own error reach the caller: it names \
-        the folder and the reason.
+        one step later, with less to say about why. Let createDirectory's own error reach the caller (a plain \
+        try): it names the folder and the reason. A folder that already exists needs no try? either: with \
+        withIntermediateDirectories: true, createDirectory does not complain about it.
         """)
     }
     let text = String(describing: error)
