@@ -419,6 +419,11 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
 
     let completion = CompletionLog()
     let error = try errorThrown(by: { try Subject.saveChanges(fixture.main, fixture.writer, completion.handler) })
+    if error == nil {
+      // saveChanges returned normally. Its error may still be on the way to the completion (a main.perform block
+      // that saves later, then hops to the main queue): wait for it a little, to tell where the error went.
+      _ = completion.waitForFirstCall(seconds: 3)
+    }
     fixture.drainQueues()
     let calls = completion.calls
 
@@ -437,6 +442,8 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
         throwing it. Throw it, right there: the caller learns at once that the user's changes did not even reach \
         the writer, while it can still keep the screen open. The completion is for the outcome of the disk \
         write. It got: \(reported)
+        (A save inside main.perform { } cannot throw to your caller: that block runs after saveChanges has \
+        returned. try main.performAndWait { } runs it before, and rethrows its error out of saveChanges.)
         """)
     } else {
       Issue.record(
