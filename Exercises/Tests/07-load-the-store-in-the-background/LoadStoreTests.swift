@@ -257,15 +257,43 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
       Issue.record(noCompletion("The store was made by version 1 of the model and needs a migration"))
       return
     }
+    // Where the main queue went, told apart by where and when the migration first reported its progress: on the
+    // caller's thread (the main queue here) before loadStore returned; on another thread before it returned, while
+    // the main queue could not run a block (loadStore was waiting for the store); or only after it returned, while
+    // the main queue could not run a block (the migration itself ran in a block queued there).
+    let inside = log.reports.filter { $0.onCallersThread && $0.beforeReturn }.count
     let onMain = log.reports.filter(\.onCallersThread).count
-    #expect(
-      onMain == 0 && !log.mainQueueBlockedByMigration,
+    let startedBeforeReturn = log.reports.first?.beforeReturn ?? false
+    let freeze = """
+      While it runs, the app's UI cannot draw or answer a touch, and a migration of a big store takes seconds: the \
+      system may even end an app whose launch takes that long.
       """
-      The migration ran on the main queue\(onMain > 0 ? ", inside loadStore (it reported progress on the caller's thread)" : ""). While it runs, \
-      the app's UI cannot draw or answer a touch, and a migration of a big store takes seconds: the system may \
-      even end an app whose launch takes that long. Add the store on another queue: \
-      coordinator.addPersistentStore(type:at:options:completionHandler:) does, or DispatchQueue.global().async { }.
-      """)
+    let anotherQueue = """
+      Add the store on another queue: coordinator.addPersistentStore(type:at:options:completionHandler:) does, or \
+      DispatchQueue.global().async { }.
+      """
+    let blocked: String
+    if inside > 0 {
+      blocked = """
+        The migration ran on the main queue, inside loadStore (it reported progress on the caller's thread). \
+        \(freeze) \(anotherQueue)
+        """
+    } else if startedBeforeReturn {
+      blocked = """
+        The migration ran on another queue, but the main queue could not run anything meanwhile (the checks queued \
+        a block there, and it did not run within 3 seconds): loadStore, called on the main queue, waited there for \
+        the store (a semaphore, a group, a sync). \(freeze) Start the work and return without waiting: the \
+        completion says when the store is ready.
+        """
+    } else {
+      blocked = """
+        The migration ran on the main queue, after loadStore returned: the main queue could not run anything while \
+        it did (the checks queued a block there, and it did not run within 3 seconds). Adding the store in a block \
+        queued on the main queue (DispatchQueue.main.async) only moves the freeze a moment later. \(freeze) \
+        \(anotherQueue)
+        """
+    }
+    #expect(onMain == 0 && !log.mainQueueBlockedByMigration, Comment(rawValue: blocked))
     guard !log.reports.isEmpty else {
       Issue.record(
         """
@@ -275,13 +303,25 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
         """)
       return
     }
+    // Told apart by where the migration reported its progress: on the caller's thread (loadStore added the store
+    // itself), or elsewhere (loadStore started the work on another queue, then waited for it).
+    let how =
+      inside > 0
+      ? """
+      loadStore added it itself, with the throwing addPersistentStore, on the caller's thread (the migration \
+      reported its progress there), and returned only when it was done. Queuing only the completion with \
+      DispatchQueue.main.async does not help: the slow part is adding the store.
+      """
+      : """
+      loadStore waited for the migration. (The checks hold a migration on another queue back until loadStore \
+      returns, so a loadStore that waits for one, with a semaphore, a group or a sync, waits 10 seconds.)
+      """
     #expect(
       storesAtReturn == 0,
       """
-      When loadStore returned, the store was already added: loadStore waited for the migration. (The checks hold a \
-      migration on another queue back until loadStore returns, so a loadStore that waits for one waits 10 seconds.) \
-      Called on the main queue at launch, that freezes the app. Start the work and return: the store is added \
-      later, on another queue, and the completion says when.
+      When loadStore returned, the store was already added: \(how) Called on the main queue at launch, that \
+      freezes the app. Start the work and return: the store is added later, on another queue, and the completion \
+      says when.
       """)
   }
 
@@ -375,7 +415,13 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
     let calls = log.calls
     #expect(calls.count == 1, "The completion should be called exactly once; it was called \(calls.count) times.")
     if let call = calls.first {
-      #expect(call.onMainQueue, "The completion ran off the main queue; the app shows the error in its UI, on the main queue.")
+      #expect(
+        call.onMainQueue,
+        """
+        The completion ran off the main queue (on the coordinator's background queue, most likely: \
+        addPersistentStore's completionHandler is called there). The app shows the error in its UI, which lives \
+        on the main queue: deliver it there, with DispatchQueue.main.async { completion(result) }.
+        """)
       #expect(
         (call.error as? ObjectGraphError)?.code == .persistentStoreInvalidType,
         """
@@ -422,13 +468,22 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
     log.markReturned()
     try log.rethrowNotDone()
     guard log.waitForCompletion() else {
-      Issue.record(noCompletion("The store was made by a newer version of the model, so adding it fails"))
+      Issue.record(
+        noCompletion(
+          "The store was made by a newer version of the model, so adding it fails (an error dropped with try?, or a catch that only prints, ends here)"
+        ))
       return
     }
     let calls = log.calls
     #expect(calls.count == 1, "The completion should be called exactly once; it was called \(calls.count) times.")
     if let call = calls.first {
-      #expect(call.onMainQueue, "The completion ran off the main queue; the app shows the error in its UI, on the main queue.")
+      #expect(
+        call.onMainQueue,
+        """
+        The completion ran off the main queue (on the coordinator's background queue, most likely: \
+        addPersistentStore's completionHandler is called there). The app shows the error in its UI, which lives \
+        on the main queue: deliver it there, with DispatchQueue.main.async { completion(result) }.
+        """)
       #expect(
         (call.error as? ObjectGraphError)?.code == .persistentStoreIncompatibleVersionHash,
         """

@@ -1,0 +1,35 @@
+// A wrong attempt at exercise 07, kept so that CI proves the checks name the mistake: the store is added in
+// the background and a success reaches the main queue, but an error is only printed, so when the store
+// cannot be added the completion never comes and the app's placeholder stays up forever.
+import Dispatch
+import ExerciseKit
+import Foundation
+import ObjectGraph
+
+/// Adds the SQLite store at `storeURL` to `coordinator`, migrating it when an older version of the model
+/// made it, without holding up the caller: it returns at once, and the store is added on another queue.
+///
+/// It may be called from any queue; an app calls it on the main queue, at launch.
+///
+/// - Parameters:
+///   - coordinator: the coordinator to add the store to.
+///   - storeURL: the store file (its folder exists).
+///   - progress: how far a migration has come; hand it to the store options as it is.
+///   - completion: called exactly once, on the main queue, after this function has returned: with the
+///     added store, or with the error that kept it from being added.
+public func loadStore(
+  into coordinator: PersistentStoreCoordinator, at storeURL: URL,
+  progress: @escaping @Sendable (MigrationProgress) -> Void,
+  completion: @escaping @Sendable (Result<PersistentStore, any Error>) -> Void
+) {
+  let options = StoreOptions(
+    migratePersistentStoresAutomatically: true, inferMappingModelAutomatically: true, migrationProgress: progress)
+  DispatchQueue.global().async {
+    do {
+      let store = try coordinator.addPersistentStore(type: .sqlite, at: storeURL, options: options)
+      DispatchQueue.main.async { completion(.success(store)) }
+    } catch {
+      print("Could not load the store: \(error)")
+    }
+  }
+}
