@@ -271,7 +271,9 @@ enum ChildCheck: String, Codable, Sendable {
       movedWAL == disk.wal,
       """
       The store's -wal file should have moved with it, to \(movedTo.lastPathComponent)-wal, unchanged; it is \
-      \(movedWAL == nil ? "not there" : "different"). The folder holds: \(disk.files.joined(separator: ", ")).
+      \(movedWAL == nil ? "not there: startFresh moved the store file, but not its -wal" : "different"). Move \
+      storeURL.path + "-wal" to movedTo.path + "-wal", and the same for "-shm", when they exist. The folder holds: \
+      \(disk.files.joined(separator: ", ")).
       """)
     #expect(
       FileManager.default.fileExists(atPath: movedTo.path + "-shm"),
@@ -339,10 +341,23 @@ enum ChildCheck: String, Codable, Sendable {
         """)
       return
     }
+    let earlierNow = FileManager.default.contents(atPath: earlier.path)
+    // Told apart by what has the earlier backup's name now: the store that could not be opened (removed to make
+    // room, or overwritten), nothing, or something else.
+    let whatHappened =
+      earlierNow == notAStore
+      ? """
+      It was replaced by the store startFresh moved: the earlier backup was removed (or overwritten) to make room \
+      for the move. When moveItem refuses ("A file with the same name already exists"), do not clear the way: look \
+      for the next free name instead (…-214502-2.sqlite, …-214502-3.sqlite, and so on).
+      """
+      : "It was \(earlierNow == nil ? "removed" : "changed")."
     #expect(
-      FileManager.default.contents(atPath: earlier.path) == earlierBytes,
-      "The earlier backup \(earlier.lastPathComponent) must be left as it was: it may be the only copy of older notes. It was changed or removed."
-    )
+      earlierNow == earlierBytes,
+      """
+      The earlier backup \(earlier.lastPathComponent) must be left as it was: it may be the only copy of older \
+      notes. \(whatHappened)
+      """)
     #expect(
       movedTo.lastPathComponent == "Notes-moved-aside-2026-11-23-214502-2.sqlite",
       "With \(expectedName) taken, the store should move to Notes-moved-aside-2026-11-23-214502-2.sqlite; startFresh returned \(movedTo.lastPathComponent)."
