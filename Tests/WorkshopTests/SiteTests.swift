@@ -38,6 +38,10 @@ struct SiteTests {
       let link = "[not a link](02-private-parent.md)"
       ```
 
+      ~~~swift
+      let other = "[nor this](02-private-parent.md)"
+      ~~~
+
       ```mermaid
       flowchart LR
         accTitle: One context, one store
@@ -58,6 +62,10 @@ struct SiteTests {
         ```swift
         let link = "[not a link](02-private-parent.md)"
         ```
+
+        ~~~swift
+        let other = "[nor this](02-private-parent.md)"
+        ~~~
 
         ![One context, one store](01-single-context-1)
 

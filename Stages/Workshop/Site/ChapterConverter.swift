@@ -54,8 +54,8 @@ struct ChapterConverter {
         mermaid = []
         continue
       }
-      if trimmed.hasPrefix("```") {
-        fence = "```"
+      if let opener = ["```", "~~~"].first(where: trimmed.hasPrefix) {
+        fence = opener
         output.append(line)
         continue
       }
@@ -148,7 +148,8 @@ struct ChapterConverter {
     var anchors: [String: String] = [:]
     var inFence = false
     for line in markdown.components(separatedBy: "\n") {
-      if line.trimmingCharacters(in: .whitespaces).hasPrefix("```") { inFence.toggle() }
+      let trimmed = line.trimmingCharacters(in: .whitespaces)
+      if trimmed.hasPrefix("```") || trimmed.hasPrefix("~~~") { inFence.toggle() }
       guard !inFence, line.hasPrefix("#") else { continue }
       let text = line.drop(while: { $0 == "#" }).trimmingCharacters(in: .whitespaces)
       let plain = text.filter { $0 != "`" && $0 != "*" }
