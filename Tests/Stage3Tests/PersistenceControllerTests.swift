@@ -13,7 +13,7 @@ import Testing
 // progress report (`MigrationGate`) to look at the world while it is provably still running: no timing
 // is measured or assumed anywhere.
 
-@Suite("PersistenceController, stage 3", .temporaryFolders)
+@Suite("PersistenceController, stage 3", .timeLimit(.minutes(3)), .temporaryFolders)
 struct PersistenceControllerTests {
   // MARK: - The initialiser and its callback
 
@@ -57,6 +57,7 @@ struct PersistenceControllerTests {
     let folder = try TemporaryFolder()
     try writeVersion1Store(in: folder.url, notes: 300)
     let gate = MigrationGate()
+    defer { gate.release() }
 
     let launch = try await Launch(storeFolder: folder.url, migrationProgress: gate.progress)
     try await gate.waitUntilMigrating()
@@ -101,6 +102,7 @@ struct PersistenceControllerTests {
     let folder = try TemporaryFolder()
     try writeVersion1Store(in: folder.url, notes: 10)
     let gate = MigrationGate()
+    defer { gate.release() }
     let launch = try await Launch(storeFolder: folder.url, migrationProgress: gate.progress)
     try await gate.waitUntilMigrating()
     let main = launch.controller.mainContext

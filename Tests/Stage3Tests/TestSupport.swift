@@ -190,8 +190,11 @@ final class MigrationGate: Sendable {
       }
       if first {
         reached.fulfil(())
-        // Blocks the migrating thread (a background one) until the test lets it go; 30 s at most.
-        _ = released.wait(timeout: .now() + 30)
+        // Blocks the migrating thread (a background one) until the test lets it go, however long the
+        // test takes to get there: a 30 s cap let the migration go on under a loaded machine (other
+        // tests holding the cooperative pool), and the test then saw a store it meant to hold back.
+        // Tests release the gate in a defer; 10 minutes is only a guard against a gate left shut.
+        _ = released.wait(timeout: .now() + 600)
       }
     }
   }
@@ -199,7 +202,8 @@ final class MigrationGate: Sendable {
   /// Waits until the migration has started and is held.
   func waitUntilMigrating() async throws { try await reached.wait("the migration's first progress report") }
 
-  /// Lets the migration go on.
+  /// Lets the migration go on. Call it in a `defer` right after making the gate: a second call is
+  /// harmless.
   func release() { released.signal() }
 
   /// Every progress report so far.
