@@ -21,6 +21,8 @@ let package = Package(
     .executable(name: "playground", targets: ["Playground"]),
     // The programs Docs/concurrency-rules.md quotes, each breaking one rule on purpose.
     .executable(name: "concurrency-rules", targets: ["ConcurrencyRules"]),
+    // Harnesses that try to make the engine lose data (README.md, "Reliability").
+    .executable(name: "objectgraph-torture", targets: ["ObjectGraphTorture"]),
     // The demos' 60 Hz "UI", stall report and options, a product so that the benchmarks share it.
     .library(name: "DemoSupport", targets: ["DemoSupport"]),
     // The tests' scaffolding, a product so that the Exercises package's checks share it.
@@ -116,6 +118,15 @@ let package = Package(
       path: "Stages/Stage4-WorkersAndInjection/Demo"
     ),
     // A place to try what a chapter shows, with the engine and the tutorial's model.
+    // Crash trials and the like: a child saving batches is killed, and the store it leaves is checked.
+    .executableTarget(
+      name: "ObjectGraphTorture",
+      dependencies: [
+        "ObjectGraph", "NotesModel", "DemoSupport", .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
+      path: "Tools/Torture"
+    ),
     // The programs Docs/concurrency-rules.md quotes (run by the docs tests).
     .executableTarget(
       name: "ConcurrencyRules",
@@ -142,7 +153,7 @@ let package = Package(
     ),
     .testTarget(
       name: "ObjectGraphTests",
-      dependencies: ["ObjectGraph", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+      dependencies: ["ObjectGraph", "TestSupport", "DemoSupport", .product(name: "GRDB", package: "GRDB.swift")],
       path: "Tests/ObjectGraphTests"
     ),
     .testTarget(

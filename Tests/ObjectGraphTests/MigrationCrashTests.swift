@@ -1,3 +1,4 @@
+import DemoSupport
 import Dispatch
 import Foundation
 import Synchronization

@@ -233,21 +233,6 @@ struct ProofFailure: Error, CustomStringConvertible {
   init(_ description: String) { self.description = description }
 }
 
-/// SplitMix64 as a `RandomNumberGenerator`, so a seeded test replays the same random choices.
-struct SeededGenerator: RandomNumberGenerator {
-  private var state: UInt64
-
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
-
 extension Data {
   /// Lower-case hexadecimal.
   var hexString: String { map { String(format: "%02x", $0) }.joined() }

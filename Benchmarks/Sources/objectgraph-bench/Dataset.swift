@@ -1,3 +1,4 @@
+import DemoSupport
 import Foundation
 
 /// The rows both engines insert: deterministic (a fixed-seed generator), built before any timing starts.
@@ -21,7 +22,7 @@ struct Dataset: Sendable {
   static let maximumScore = 0.5
 
   init(count: Int) {
-    var generator = SplitMix64(seed: 0x0B1E_C76A)
+    var generator = SeededGenerator(seed: 0x0B1E_C76A)
     var names: [String] = []
     var counts: [Int64] = []
     var scores: [Double] = []
@@ -77,20 +78,5 @@ struct Checksum: Sendable, Equatable, CustomStringConvertible {
 
   var description: String {
     "\(rows) rows (name bytes \(nameBytes), count sum \(countSum), score bits \(String(scoreBits, radix: 16)), date bits \(String(dateBits, radix: 16)))"
-  }
-}
-
-/// A small, fast, seedable generator (Steele, Lea & Flood's SplitMix64), so every run uses the same rows.
-struct SplitMix64 {
-  private var state: UInt64
-
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }
