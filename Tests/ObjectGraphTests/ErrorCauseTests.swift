@@ -53,4 +53,50 @@ struct ErrorCauseTests {
     try context.performAndWait { try context.save() }
     #expect(try rawRows(url, "SELECT COUNT(*) AS c FROM ZNOTE")[0]["c"] as Int == 1)
   }
+
+  @Test(
+    "A full disk: 134030 with SQLITE_FULL and a message that says so; the context keeps its changes; a retry after space frees up saves them"
+  )
+  func fullDiskKeepsChangesForARetry() throws {
+    let folder = try TemporaryFolder()
+    let url = folder.appending("Store.sqlite")
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
+    // A "disk" of 200 pages (800 KB): SQLite refuses to grow the database past it, as with a full disk.
+    try coordinator.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(sqlitePragmas: ["max_page_count": "200"]))
+    let ballast = ManagedObjectContext(concurrencyType: .privateQueue)
+    ballast.persistentStoreCoordinator = coordinator
+    let page = String(repeating: "x", count: 4_000)
+    try ballast.performAndWait {
+      for index in 0..<140 {
+        let note = Note(context: ballast)
+        note.title = "ballast \(index)"
+        note.body = page
+      }
+      try ballast.save()
+    }
+
+    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    context.persistentStoreCoordinator = coordinator
+    let error = context.performAndWait {
+      for index in 0..<80 {
+        let note = Note(context: context)
+        note.title = "kept \(index)"
+        note.body = page
+      }
+      return expectCode(.persistentStoreSave) { try context.save() }
+    }
+    #expect(error?.sqlitePrimaryResultCode == 13, "SQLITE_FULL, got \(String(describing: error))")
+    #expect(error?.message.contains("full") == true, "the message says the disk is full: \(error?.message ?? "")")
+    #expect(context.performAndWait { context.insertedObjects.count } == 80, "the context keeps its changes for a retry")
+    #expect(try rawRows(url, "SELECT COUNT(*) AS c FROM ZNOTE")[0]["c"] as Int == 140, "nothing of the failed save was written")
+
+    // Space frees up (the ballast goes), and the same save goes through.
+    try ballast.performAndWait {
+      for note in try ballast.fetch(FetchRequest<Note>(entityName: "Note")) { ballast.delete(note) }
+      try ballast.save()
+    }
+    try context.performAndWait { try context.save() }
+    #expect(try rawRows(url, "SELECT COUNT(*) AS c FROM ZNOTE")[0]["c"] as Int == 80)
+    #expect(!context.performAndWait { context.hasChanges })
+  }
 }
