@@ -269,6 +269,23 @@ struct XcodeModelWriterTests {
     #expect(XcodeModelWriter.escaped(odd) == "a&lt;b &amp; &quot;c&quot; &apos;d&apos; &gt; e")
   }
 
+  /// Model files with a byte that is not UTF-8, and the offset of that byte.
+  static let notUTF8Files: [(bytes: [UInt8], offset: Int)] = [
+    ([UInt8]("<model><entity ".utf8) + [0xFF] + [UInt8]("=\"x\"/></model>".utf8), 15),
+    ([UInt8]("<model>\n<".utf8) + [0xC3, 0x28] + [UInt8]("entity name=\"E\"/></model>".utf8), 9),
+    ([UInt8]("<model><entity name=\"".utf8) + [0xE2, 0x82] + [UInt8]("\"/></model>".utf8), 21),
+  ]
+
+  @Test("a model file that is not UTF-8 (a byte flipped in an element or attribute name) is modelInvalid naming the byte, not a crash")
+  func notUTF8() throws {
+    // Foundation's XMLParser on Linux crashed on the first two (found by FuzzTests); the loader refuses
+    // them before they reach it.
+    for (bytes, offset) in Self.notUTF8Files {
+      let error = expectCode(.modelInvalid) { _ = try ManagedObjectModel.fromXcodeContents(Data(bytes), origin: "the test model") }
+      #expect(error?.message.contains("is not UTF-8 text: byte \(offset)") == true, "\(error?.message ?? "")")
+    }
+  }
+
   @Test("text XML cannot hold (a control character) does not read back as something else: modelInvalid")
   func unwritableCharacter() throws {
     let entity = EntityDescription(

@@ -56,6 +56,17 @@ extension XcodeModelLoader {
     }
 
     static func parse(_ data: Data, source: ModelSource) throws -> ModelNode {
+      // Xcode writes models as UTF-8. Foundation's XMLParser on Linux crashes (it force-unwraps a
+      // String) on an element or attribute name that is not UTF-8, so such a file is refused before it
+      // reaches the parser. (Found by FuzzTests with a flipped byte.)
+      if let offset = firstInvalidUTF8Byte(in: data) {
+        let line = data.prefix(offset).reduce(1) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+        throw ObjectGraphError(
+          .modelInvalid,
+          "\(source.sentenceName) is not UTF-8 text: byte \(offset) (line \(line)) is not part of a UTF-8 character, "
+            + "and Xcode writes models as UTF-8. \(source.remedy)",
+          url: source.url)
+      }
       let parser = XMLParser(data: data)
       parser.shouldProcessNamespaces = false
       parser.shouldResolveExternalEntities = false
@@ -80,6 +91,24 @@ extension XcodeModelLoader {
           .modelInvalid, "\(source.sentenceName) is empty or holds no XML element. \(remedy)", url: source.url)
       }
       return root
+    }
+
+    /// The offset of the first byte of `data` that does not belong to a well-formed UTF-8 character, or
+    /// `nil` when all of it is UTF-8.
+    static func firstInvalidUTF8Byte(in data: Data) -> Int? {
+      var iterator = data.makeIterator()
+      var decoder = UTF8()
+      var offset = 0
+      var consumed = 0
+      while true {
+        switch decoder.decode(&iterator) {
+        case .scalarValue(let scalar):
+          offset += UTF8.width(scalar)
+          consumed = offset
+        case .emptyInput: return nil
+        case .error: return consumed
+        }
+      }
     }
 
     func parser(
