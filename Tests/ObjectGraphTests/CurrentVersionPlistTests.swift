@@ -44,4 +44,10 @@ struct CurrentVersionPlistTests {
     #expect(XcodeModelLoader.CurrentVersionPlist.read(integer) == nil)
     #expect(XcodeModelLoader.CurrentVersionPlist.read(Data("<plist><dict><key>".utf8)) == nil)
   }
+
+  @Test("a file with a byte that is not UTF-8 is left to PropertyListSerialization, not to XMLParser, which crashes on it")
+  func notUTF8() throws {
+    let bytes = [UInt8]("<plist><dict><".utf8) + [0xFF] + [UInt8]("key>_XCCurrentVersionName</key><string>A</string></dict></plist>".utf8)
+    #expect(XcodeModelLoader.CurrentVersionPlist.read(Data(bytes)) == nil)
+  }
 }
