@@ -9,7 +9,8 @@ import Testing
 final class Counter: @unchecked Sendable {
   private let lock = NSLock()
   private var value = 0
-  func increment() { lock.withLock { value += 1 } }
+  func increment() { add(1) }
+  func add(_ amount: Int) { lock.withLock { value += amount } }
   var count: Int { lock.withLock { value } }
 }
 
@@ -80,6 +81,80 @@ struct ConcurrencyTests {
     #expect(asyncDone.count == threads * perThread)
     #expect(inserted == threads * perThread * 2)
     try stack.expectStored("Note", count: threads * perThread * 2, table: "ZNOTE")
+  }
+
+  /// How long the stress test runs: `OBJECTGRAPH_STRESS_SECONDS`, 2 s by default (README.md, "Reliability").
+  static var stressSeconds: Double { ProcessInfo.processInfo.environment["OBJECTGRAPH_STRESS_SECONDS"].flatMap(Double.init) ?? 2 }
+
+  @Test("32 threads on a tree of contexts (writer, main, workers of both shapes) insert, save and merge: no deadlock, exact counts")
+  func stressTree() async throws {
+    let stack = try Stack()
+    let writer = stack.context
+    let main = ManagedObjectContext(concurrencyType: .mainQueue)
+    main.parent = writer
+    // Saves of workers beside the main context are merged into it on the main queue, as stage 4 does.
+    let besideMain = Locked<Set<ObjectIdentifier>>([])
+    let merges = Counter()
+    let token = NotificationCenter.default.addObserver(forName: ManagedObjectContext.didSaveObjectIDsNotification, object: nil, queue: nil)
+    {
+      notification in
+      guard let saver = notification.object as? ManagedObjectContext, besideMain.withLock({ $0.contains(ObjectIdentifier(saver)) })
+      else { return }
+      let changes = SavedObjectIDs(notification)
+      main.perform {
+        main.mergeChanges(fromContextDidSave: changes)
+        merges.increment()
+      }
+    }
+    defer { NotificationCenter.default.removeObserver(token) }
+
+    let threads = 32
+    let deadline = Date().addingTimeInterval(Self.stressSeconds)
+    let inserted = Counter()
+    let failures = Locked<[String]>([])
+    let _: Void = try await Watchdog.callback(upTo: .seconds(120 + Self.stressSeconds), "32 threads saving through a tree of contexts") {
+      allReturned in
+      let group = DispatchGroup()
+      for thread in 0..<threads {
+        group.enter()
+        DispatchQueue.global().async {
+          defer { group.leave() }
+          var round = 0
+          while Date() < deadline {
+            round += 1
+            let childOfMain = (thread + round) % 2 == 0
+            let worker = ManagedObjectContext(concurrencyType: .privateQueue)
+            worker.parent = childOfMain ? main : writer
+            if !childOfMain { besideMain.withLock { _ = $0.insert(ObjectIdentifier(worker)) } }
+            do {
+              try worker.performAndWait {
+                for item in 0..<3 {
+                  let note = Note(context: worker)
+                  note.title = "t\(thread) r\(round) i\(item)"
+                }
+                if !childOfMain { try worker.obtainPermanentIDs(for: Array(worker.insertedObjects)) }
+                try worker.save()
+              }
+              inserted.add(3)
+              if childOfMain { try main.performAndWait { try main.save() } }
+              if round % 4 == 0 { try writer.performAndWait { try writer.save() } }
+            } catch {
+              failures.withLock { $0.append("thread \(thread), round \(round): \(error)") }
+            }
+            besideMain.withLock { _ = $0.remove(ObjectIdentifier(worker)) }
+          }
+        }
+      }
+      group.notify(queue: .global()) { allReturned(()) }
+    }
+    #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 }.prefix(5))")
+    // Everything up to the store: the main context's last changes, then the writer's.
+    try await main.perform { if main.hasChanges { try main.save() } }
+    try await writer.perform { if writer.hasChanges { try writer.save() } }
+    try stack.expectStored("Note", count: inserted.count, table: "ZNOTE")
+    let inMain = try await main.perform { try main.count(for: FetchRequest<Note>(entityName: "Note")) }
+    #expect(inMain == inserted.count, "the main context sees every note, merged or saved through it")
+    print("stressTree: \(threads) threads, \(Self.stressSeconds) s: \(inserted.count) notes saved, \(merges.count) merges")
   }
 
   @Test("Two coordinators saving to one file from many queues lose nothing")
