@@ -20,8 +20,8 @@ import ObjectGraph
 struct Torture: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "objectgraph-torture",
-    abstract: "Try to make ObjectGraph lose data: crash trials, two processes on one store.",
-    subcommands: [Crash.self, TwoProcesses.self, Child.self, Counter.self, Verify.self])
+    abstract: "Try to make ObjectGraph lose data or hold too much: crash trials, two processes on one store, memory.",
+    subcommands: [Crash.self, TwoProcesses.self, Memory.self, Child.self, Counter.self, Verify.self])
 }
 
 /// The journal modes a store may use (`StoreOptions.sqlitePragmas["journal_mode"]`).
