@@ -86,7 +86,9 @@ struct ErrorCauseTests {
       return expectCode(.persistentStoreSave) { try context.save() }
     }
     #expect(error?.sqlitePrimaryResultCode == 13, "SQLITE_FULL, got \(String(describing: error))")
-    #expect(error?.message.contains("full") == true, "the message says the disk is full: \(error?.message ?? "")")
+    #expect(
+      error?.message.contains("The disk (or the store's max_page_count) is full: free some space and save again") == true,
+      "the message says the disk is full: \(error?.message ?? "")")
     #expect(context.performAndWait { context.insertedObjects.count } == 80, "the context keeps its changes for a retry")
     #expect(try rawRows(url, "SELECT COUNT(*) AS c FROM ZNOTE")[0]["c"] as Int == 140, "nothing of the failed save was written")
 

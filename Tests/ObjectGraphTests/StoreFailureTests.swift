@@ -113,6 +113,91 @@ struct StoreFailureTests {
     }
   }
 
+  /// A read-only file system for the next test: a small tmpfs, remounted read-only, where even root
+  /// cannot write. `nil` where this process may not mount (not root, or no CAP_SYS_ADMIN).
+  static func readOnlyFileSystem(holding prepare: (URL) throws -> Void) throws -> (folder: URL, unmount: () -> Void)? {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("objectgraph-ro-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    func mount(_ arguments: [String]) -> Bool {
+      (try? ProcessOutput.run(URL(fileURLWithPath: "/usr/bin/env"), ["mount"] + arguments).status) == 0
+    }
+    let unmount = {
+      _ = try? ProcessOutput.run(URL(fileURLWithPath: "/usr/bin/env"), ["umount", folder.path])
+      try? FileManager.default.removeItem(at: folder)
+    }
+    guard mount(["-t", "tmpfs", "-o", "size=4m", "tmpfs", folder.path]) else {
+      try? FileManager.default.removeItem(at: folder)
+      return nil
+    }
+    try prepare(folder)
+    guard mount(["-o", "remount,ro", folder.path]) else {
+      unmount()
+      return nil
+    }
+    return (folder, unmount)
+  }
+
+  static let canMount: Bool = {
+    guard let (_, unmount) = try? readOnlyFileSystem(holding: { _ in }) else { return false }
+    unmount()
+    return true
+  }()
+
+  @Test(
+    "A store on a read-only file system: a clear error at open or at save, never a crash, and the file left as it was",
+    .enabled(if: canMount, "needs permission to mount a tmpfs (root with CAP_SYS_ADMIN), as CI has"))
+  func readOnlyFileSystem() throws {
+    let model = try Models.notes()
+    guard
+      let (folder, unmount) = try Self.readOnlyFileSystem(holding: { folder in
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        let url = folder.appendingPathComponent("Store.sqlite")
+        try coordinator.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(sqlitePragmas: ["journal_mode": "DELETE"]))
+        let context = ManagedObjectContext(concurrencyType: .privateQueue)
+        context.persistentStoreCoordinator = coordinator
+        try context.performAndWait {
+          let note = Note(context: context)
+          note.title = "kept"
+          try context.save()
+        }
+        try coordinator.remove(coordinator.persistentStores[0])
+      })
+    else {
+      Issue.record("could not mount the read-only file system")
+      return
+    }
+    defer { unmount() }
+    let url = folder.appendingPathComponent("Store.sqlite")
+    let before = try Data(contentsOf: url)
+    for pragmas in [["journal_mode": "DELETE"], [:]] {
+      let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+      do {
+        try coordinator.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(sqlitePragmas: pragmas))
+        let context = ManagedObjectContext(concurrencyType: .privateQueue)
+        context.persistentStoreCoordinator = coordinator
+        let error = context.performAndWait {
+          let note = Note(context: context)
+          note.title = "new"
+          return expectCode(.persistentStoreSave) { try context.save() }
+        }
+        #expect(error?.sqlitePrimaryResultCode == 8, "SQLITE_READONLY: \(String(describing: error))")
+        #expect(error?.message.contains("cannot be written (a read-only file system, or permissions)") == true)
+        print("read-only file system, \(pragmas): opened; the save said: \(error?.message ?? "nothing")")
+      } catch let error as ObjectGraphError {
+        // Refused at open: the message must say why.
+        #expect(error.message.contains("cannot be written (a read-only file system, or permissions)"), "\(error.message)")
+        print("read-only file system, \(pragmas): refused at open: \(error.message)")
+      }
+      #expect(try Data(contentsOf: url) == before)
+    }
+    // Reading needs no writing: a read-only open works and finds the note.
+    let reader = PersistentStoreCoordinator(managedObjectModel: model)
+    try reader.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(sqlitePragmas: ["journal_mode": "DELETE"], readOnly: true))
+    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    context.persistentStoreCoordinator = reader
+    #expect(try context.performAndWait { try context.fetch(FetchRequest<Note>(entityName: "Note")).map(\.title) } == ["kept"])
+  }
+
   @Test("SQLite pragmas from the options are applied")
   func pragmas() throws {
     let folder = try TemporaryFolder()

@@ -16,7 +16,20 @@ extension ObjectGraphError {
     var detail = "SQLite said \"\(error.message ?? "\(error.resultCode)")\" (\(error.extendedResultCode)"
     if let sql = error.sql { detail += "; SQL: \(sql)" }
     detail += ")"
-    let message = "\(doing): \(detail)." + (advice.map { " \($0)" } ?? "")
+    // The causes a user can act on get their own advice, ahead of the caller's more general one.
+    let cause: String? =
+      switch error.resultCode {
+      case .SQLITE_FULL:
+        "The disk (or the store's max_page_count) is full: free some space and save again; the context keeps its changes."
+      case .SQLITE_READONLY:
+        "The store's file or its folder cannot be written (a read-only file system, or permissions): "
+          + "open it with StoreOptions(readOnly: true) to read it, or copy it somewhere writable."
+      case .SQLITE_BUSY:
+        "Another connection (another process, say) held the store's write lock for longer than the busy timeout: "
+          + "try again, and keep other writers' transactions short."
+      default: nil
+      }
+    let message = "\(doing): \(detail)." + [cause, advice].compactMap { $0.map { " \($0)" } }.joined()
     return ObjectGraphError(code, message, url: url, underlyingError: error, sqliteResultCode: error.extendedResultCode.rawValue)
   }
 }
