@@ -1,0 +1,23 @@
+// swift-tools-version: 6.0
+// libFuzzer targets for ObjectGraph, built with the fuzzer sanitizer (README.md, "Reliability"):
+//
+//   cd Fuzz && swift build -c release -Xswiftc -sanitize=fuzzer -Xswiftc -parse-as-library
+//   .build/release/objectgraph-fuzz -max_total_time=600 corpus/
+//
+// A package of its own, as Benchmarks is: its executable has no `main` (libFuzzer brings one), so it
+// builds only with those flags, and `swift build` at the root never sees it.
+import PackageDescription
+
+let package = Package(
+  name: "ObjectGraphFuzz",
+  platforms: [.macOS(.v15)],
+  dependencies: [.package(name: "CoreDataStackWorkshop", path: "..")],
+  targets: [
+    .executableTarget(
+      name: "objectgraph-fuzz",
+      dependencies: [.product(name: "ObjectGraph", package: "CoreDataStackWorkshop")],
+      path: "Sources/objectgraph-fuzz"
+    )
+  ],
+  swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,79 @@
+import Foundation
+import ObjectGraph
+
+// One libFuzzer entry point for two inputs, chosen by the first byte: an even byte feeds the rest to the
+// predicate parser as a format (with one string argument per specifier), an odd byte to the Xcode model
+// loader as a `contents` file. Every input must end in a result or a thrown ObjectGraphError; anything
+// else (a crash, a hang) is what libFuzzer reports.
+
+/// The model a parsed predicate is checked against: a note with a title, a rating and tags.
+private let model: ManagedObjectModel? = {
+  let note = EntityDescription(
+    name: "Note",
+    properties: [
+      .attribute(AttributeDescription(name: "title", type: .string)),
+      .attribute(AttributeDescription(name: "rating", type: .integer64)),
+      .relationship(RelationshipDescription(name: "tags", destination: "Tag", inverse: "notes", toMany: true)),
+    ])
+  let tag = EntityDescription(
+    name: "Tag",
+    properties: [
+      .attribute(AttributeDescription(name: "name", type: .string)),
+      .relationship(RelationshipDescription(name: "notes", destination: "Note", inverse: "tags", toMany: true)),
+    ])
+  return try? ManagedObjectModel(entities: [note, tag])
+}()
+
+private let context: ManagedObjectContext? = {
+  guard let model else { return nil }
+  let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+  guard (try? coordinator.addPersistentStore(type: .inMemory)) != nil else { return nil }
+  let context = ManagedObjectContext(concurrencyType: .privateQueue)
+  context.persistentStoreCoordinator = coordinator
+  return context
+}()
+
+/// The model version folder each model input is written into, as `contents`.
+private let modelFolder: URL? = {
+  let folder = FileManager.default.temporaryDirectory.appendingPathComponent("objectgraph-fuzz-\(getpid())/Fuzz.xcdatamodel")
+  return (try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)) == nil ? nil : folder
+}()
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
+  let bytes = Data(UnsafeRawBufferPointer(start: start, count: count))
+  guard let selector = bytes.first else { return 0 }
+  let rest = bytes.dropFirst()
+  if selector % 2 == 0 {
+    let format = String(decoding: rest, as: UTF8.self)
+    let specifiers = format.components(separatedBy: "%").count - 1
+    let arguments: [any Sendable] = Array(repeating: "a", count: min(specifiers, 8))
+    guard let predicate = try? FetchPredicate(format: format, argumentArray: arguments), let context else { return 0 }
+    context.performAndWait {
+      let request = FetchRequest<ManagedObject>(entityName: "Note")
+      request.predicate = predicate
+      _ = try? context.fetch(request)
+    }
+  } else {
+    guard let modelFolder else { return 0 }
+    guard (try? Data(rest).write(to: modelFolder.appendingPathComponent("contents"))) != nil else { return 0 }
+    _ = try? ManagedObjectModel(contentsOf: modelFolder)
+  }
+  return 0
+}
+
+/// libFuzzer's driver, which its own `main` would run.
+@_silgen_name("LLVMFuzzerRunDriver")
+private func runDriver(
+  _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+  _ callback: @convention(c) (UnsafeRawPointer, Int) -> CInt
+) -> CInt
+
+/// The executable's entry point: SwiftPM links an executable's `main` to this symbol, so it hands the
+/// command line to libFuzzer.
+@_cdecl("objectgraph_fuzz_main")
+public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+  var count = argc
+  var arguments = argv
+  return runDriver(&count, &arguments) { start, length in fuzz(start, length) }
+}
