@@ -286,6 +286,19 @@ struct XcodeModelWriterTests {
     }
   }
 
+  @Test("a processing instruction with nothing after its name (<?xml?>, <?pi?>) is modelInvalid naming the line, not a crash")
+  func emptyProcessingInstruction() throws {
+    // Foundation's XMLParser on Linux crashed on both (found by the libFuzzer target in Fuzz/).
+    for (text, line) in [("<?xml?>\n<model/>", 1), ("<model>\n<!-- <?ok?> -->\n<?pi?></model>", 3)] {
+      let error = expectCode(.modelInvalid) { _ = try ManagedObjectModel.fromXcodeContents(Data(text.utf8), origin: "the test model") }
+      #expect(
+        error?.message.contains("line \(line) holds a processing instruction with nothing after its name") == true,
+        "\(error?.message ?? "")")
+    }
+    // With a space before `?>` the parser copes, and the loader reads on (an empty model, here).
+    #expect(try ManagedObjectModel.fromXcodeContents(Data("<?pi ?><model/>".utf8), origin: "the test model").entities.isEmpty)
+  }
+
   @Test("text XML cannot hold (a control character) does not read back as something else: modelInvalid")
   func unwritableCharacter() throws {
     let entity = EntityDescription(

@@ -67,6 +67,15 @@ extension XcodeModelLoader {
             + "and Xcode writes models as UTF-8. \(source.remedy)",
           url: source.url)
       }
+      // The same parser crashes (strlen of a null pointer) on a processing instruction with nothing
+      // after its name, `<?xml?>` or `<?name?>`: refused here too. (Found by the libFuzzer target, Fuzz/.)
+      if let line = emptyProcessingInstructionLine(in: data) {
+        throw ObjectGraphError(
+          .modelInvalid,
+          "\(source.sentenceName) is not well-formed XML: line \(line) holds a processing instruction with nothing after "
+            + "its name (such as <?xml?>; Xcode writes <?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>). \(source.remedy)",
+          url: source.url)
+      }
       let parser = XMLParser(data: data)
       parser.shouldProcessNamespaces = false
       parser.shouldResolveExternalEntities = false
@@ -91,6 +100,42 @@ extension XcodeModelLoader {
           .modelInvalid, "\(source.sentenceName) is empty or holds no XML element. \(remedy)", url: source.url)
       }
       return root
+    }
+
+    /// The line of the first processing instruction outside comments that has a name and no data
+    /// (`<?name?>`), or `nil` when there is none.
+    static func emptyProcessingInstructionLine(in data: Data) -> Int? {
+      let bytes = [UInt8](data)
+      var index = 0
+      var line = 1
+      func starts(_ text: String, at position: Int) -> Bool {
+        let pattern = Array(text.utf8)
+        return position + pattern.count <= bytes.count && Array(bytes[position..<(position + pattern.count)]) == pattern
+      }
+      while index < bytes.count {
+        if bytes[index] == UInt8(ascii: "\n") {
+          line += 1
+        } else if starts("<!--", at: index) {
+          // Skip the comment, counting its lines.
+          var end = index + 4
+          while end < bytes.count && !starts("-->", at: end) {
+            if bytes[end] == UInt8(ascii: "\n") { line += 1 }
+            end += 1
+          }
+          index = end + 3
+          continue
+        } else if starts("<?", at: index) {
+          var end = index + 2
+          while end < bytes.count,
+            ![UInt8(ascii: "?"), UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r")].contains(bytes[end])
+          {
+            end += 1
+          }
+          if starts("?>", at: end) { return line }
+        }
+        index += 1
+      }
+      return nil
     }
 
     /// The offset of the first byte of `data` that does not belong to a well-formed UTF-8 character, or
