@@ -49,5 +49,6 @@ struct CurrentVersionPlistTests {
   func notUTF8() throws {
     let bytes = [UInt8]("<plist><dict><".utf8) + [0xFF] + [UInt8]("key>_XCCurrentVersionName</key><string>A</string></dict></plist>".utf8)
     #expect(XcodeModelLoader.CurrentVersionPlist.read(Data(bytes)) == nil)
+    #expect(XcodeModelLoader.CurrentVersionPlist.read(Data("<?xml?><plist><dict></dict></plist>".utf8)) == nil)
   }
 }

@@ -25,8 +25,11 @@ extension XcodeModelLoader {
     /// The top-level dictionary of `data`, or `nil` when it is not in the shape this reader handles.
     static func read(_ data: Data) -> [String: Any]? {
       guard !data.starts(with: Array("bplist".utf8)) else { return nil }
-      // Foundation's XMLParser on Linux crashes on names that are not UTF-8 (see XMLTree.parse).
-      guard XMLTree.firstInvalidUTF8Byte(in: data) == nil else { return nil }
+      // Foundation's XMLParser on Linux crashes on names that are not UTF-8 and on an empty processing
+      // instruction (see XMLTree.parse).
+      guard XMLTree.firstInvalidUTF8Byte(in: data) == nil, XMLTree.emptyProcessingInstructionLine(in: data) == nil else {
+        return nil
+      }
       let reader = CurrentVersionPlist()
       let parser = XMLParser(data: data)
       parser.delegate = reader
