@@ -106,32 +106,32 @@ extension XcodeModelLoader {
     /// (`<?name?>`), or `nil` when there is none.
     static func emptyProcessingInstructionLine(in data: Data) -> Int? {
       let bytes = [UInt8](data)
+      // Compares in place: no array is made per byte.
+      func starts(_ text: String, at position: Int) -> Bool {
+        position <= bytes.count && bytes[position...].starts(with: text.utf8)
+      }
+      let endOfName: Set<UInt8> = [UInt8(ascii: "?"), UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r")]
       var index = 0
       var line = 1
-      func starts(_ text: String, at position: Int) -> Bool {
-        let pattern = Array(text.utf8)
-        return position + pattern.count <= bytes.count && Array(bytes[position..<(position + pattern.count)]) == pattern
-      }
       while index < bytes.count {
         if bytes[index] == UInt8(ascii: "\n") {
           line += 1
-        } else if starts("<!--", at: index) {
-          // Skip the comment, counting its lines.
-          var end = index + 4
-          while end < bytes.count && !starts("-->", at: end) {
-            if bytes[end] == UInt8(ascii: "\n") { line += 1 }
-            end += 1
+        } else if bytes[index] == UInt8(ascii: "<") {
+          if starts("<!--", at: index) {
+            // Skip the comment, counting its lines.
+            var end = index + 4
+            while end < bytes.count && !starts("-->", at: end) {
+              if bytes[end] == UInt8(ascii: "\n") { line += 1 }
+              end += 1
+            }
+            index = end + 3
+            continue
           }
-          index = end + 3
-          continue
-        } else if starts("<?", at: index) {
-          var end = index + 2
-          while end < bytes.count,
-            ![UInt8(ascii: "?"), UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r")].contains(bytes[end])
-          {
-            end += 1
+          if starts("<?", at: index) {
+            var end = index + 2
+            while end < bytes.count, !endOfName.contains(bytes[end]) { end += 1 }
+            if starts("?>", at: end) { return line }
           }
-          if starts("?>", at: end) { return line }
         }
         index += 1
       }
