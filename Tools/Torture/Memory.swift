@@ -37,7 +37,7 @@ struct Memory: ParsableCommand {
     let store = folder.appendingPathComponent("Memory.sqlite")
 
     // The store for the fetch, written in saves of 20,000 by a context reset between them.
-    let writer = try Counter.context(store: store, journalMode: "WAL")
+    let writer = try TutorialStore.context(store: store, journalMode: "WAL")
     let start = Date()
     try writer.performAndWait {
       var made = 0
@@ -57,7 +57,7 @@ struct Memory: ParsableCommand {
     var failed = false
 
     // 1. Every row, in pages of 1,000, the context reset between them.
-    let reader = try Counter.context(store: store, journalMode: "WAL")
+    let reader = try TutorialStore.context(store: store, journalMode: "WAL")
     var pagePeak = PeakMemory()
     let pageBase = pagePeak.bytes
     let walked = try reader.performAndWait {
@@ -85,7 +85,7 @@ struct Memory: ParsableCommand {
 
     // 2. An import in worker batches of 1,000.
     let importStore = folder.appendingPathComponent("Import.sqlite")
-    let importWriter = try Counter.context(store: importStore, journalMode: "WAL")
+    let importWriter = try TutorialStore.context(store: importStore, journalMode: "WAL")
     var importPeak = PeakMemory()
     let importBase = importPeak.bytes
     var imported = 0

@@ -15,8 +15,8 @@ struct StoreVerifier {
   let storeURL: URL
   /// The last batch the child said was saved (0 for none).
   let acknowledged: Int
-  /// The SQLite pragmas the child used (the journal mode).
-  let pragmas: [String: String]
+  /// The journal mode the child used.
+  let journalMode: String
 
   struct Outcome {
     /// The last batch in the store (0 when it holds none, or there is no store).
@@ -97,14 +97,7 @@ struct StoreVerifier {
   private func checkThroughObjectGraph(into outcome: inout Outcome) {
     guard outcome.lastBatch > 0 || acknowledged > 0 else { return }
     do {
-      guard let modelURL = NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld") else {
-        outcome.problems.append("the tutorial's model is missing from its bundle")
-        return
-      }
-      let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(contentsOf: modelURL))
-      try coordinator.addPersistentStore(type: .sqlite, at: storeURL, options: StoreOptions(sqlitePragmas: pragmas))
-      let context = ManagedObjectContext(concurrencyType: .privateQueue)
-      context.persistentStoreCoordinator = coordinator
+      let context = try TutorialStore.context(store: storeURL, journalMode: journalMode)
       let count = try context.performAndWait { try context.count(for: FetchRequest<Note>(entityName: "Note")) }
       let expected = Workload.expectedNotes(afterBatch: outcome.lastBatch).count
       if count != expected { outcome.problems.append("ObjectGraph counts \(count) notes, the rows say \(expected)") }

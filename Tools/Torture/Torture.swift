@@ -112,9 +112,7 @@ struct CrashTrial {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("objectgraph-torture-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     let store = folder.appendingPathComponent("Torture.sqlite")
-    let child = Process()
-    child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-    child.arguments = ["child", "--store", store.path, "--journal-mode", journalMode]
+    let child = TutorialStore.child(["child", "--store", store.path, "--journal-mode", journalMode])
     let pipe = Pipe()
     child.standardOutput = pipe
     try child.run()
@@ -146,7 +144,7 @@ struct CrashTrial {
       }
     }
     child.waitUntilExit()
-    let outcome = StoreVerifier(storeURL: store, acknowledged: acknowledged, pragmas: ["journal_mode": journalMode]).verify()
+    let outcome = StoreVerifier(storeURL: store, acknowledged: acknowledged, journalMode: journalMode).verify()
     return Result(folder: folder, acknowledged: acknowledged, outcome: outcome)
   }
 }
@@ -162,14 +160,7 @@ struct Child: ParsableCommand {
   @Option var limit = 100_000
 
   func run() throws {
-    guard let modelURL = NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld") else {
-      throw ObjectGraphError(.modelInvalid, "The tutorial's model is missing from its bundle.")
-    }
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(contentsOf: modelURL))
-    try coordinator.addPersistentStore(
-      type: .sqlite, at: URL(fileURLWithPath: store), options: StoreOptions(sqlitePragmas: ["journal_mode": journalMode]))
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
-    context.persistentStoreCoordinator = coordinator
+    let context = try TutorialStore.context(store: URL(fileURLWithPath: store), journalMode: journalMode)
     say("ready")
     for batch in 1...limit {
       try context.performAndWait {
@@ -199,7 +190,7 @@ struct Verify: ParsableCommand {
 
   func run() throws {
     let outcome = StoreVerifier(
-      storeURL: URL(fileURLWithPath: store), acknowledged: acknowledged, pragmas: ["journal_mode": journalMode]
+      storeURL: URL(fileURLWithPath: store), acknowledged: acknowledged, journalMode: journalMode
     ).verify()
     print("last batch in the store: \(outcome.lastBatch)")
     for problem in outcome.problems { print("  - \(problem)") }

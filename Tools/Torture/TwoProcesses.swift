@@ -27,7 +27,7 @@ struct TwoProcesses: ParsableCommand {
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     let store = folder.appendingPathComponent("Shared.sqlite")
     let mode = journal.uppercased()
-    let context = try Counter.context(store: store, journalMode: mode)
+    let context = try TutorialStore.context(store: store, journalMode: mode)
     try context.performAndWait {
       let note = Note(context: context)
       note.title = Counter.title
@@ -37,9 +37,7 @@ struct TwoProcesses: ParsableCommand {
 
     let start = Date()
     let children = try (0..<2).map { _ in
-      let child = Process()
-      child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-      child.arguments = ["counter", "--store", store.path, "--journal-mode", mode, "--increments", "\(increments)"]
+      let child = TutorialStore.child(["counter", "--store", store.path, "--journal-mode", mode, "--increments", "\(increments)"])
       let pipe = Pipe()
       child.standardOutput = pipe
       child.standardError = pipe
@@ -66,13 +64,10 @@ struct TwoProcesses: ParsableCommand {
       return try Counter.note(in: context).wordCount
     }
     let expected = Int32(2 * increments)
-    let conflicts = reports.compactMap { Counter.figure("conflicts", in: $0) }.reduce(0, +)
-    let sawOther = reports.compactMap { Counter.figure("saw the other process's saves", in: $0) }
+    let conflicts = reports.compactMap { Counter.figure(#"(\d+) conflicts"#, in: $0) }.reduce(0, +)
+    let sawOther = reports.compactMap { Counter.figure(#"saw the other process's saves (\d+) times"#, in: $0) }
     for (index, report) in reports.enumerated() { print("process \(index + 1): \(report)") }
-    let finalReads = reports.compactMap { report -> Int32? in
-      guard let range = report.range(of: #"a refetch at the end read (\d+)"#, options: .regularExpression) else { return nil }
-      return Int32(report[range].split(separator: " ").last ?? "")
-    }
+    let finalReads = reports.compactMap { Counter.figure(#"a refetch at the end read (\d+)"#, in: $0).map(Int32.init) }
     print(
       """
       two processes, \(increments) increments each, journal \(mode), in \(String(format: "%.1f", seconds)) s: the counter \
@@ -101,7 +96,7 @@ struct Counter: ParsableCommand {
 
   func run() throws {
     let storeURL = URL(fileURLWithPath: store)
-    let context = try Self.context(store: storeURL, journalMode: journalMode)
+    let context = try TutorialStore.context(store: storeURL, journalMode: journalMode)
     _ = FileManager.default.createFile(atPath: store + ".ready-\(ProcessInfo.processInfo.processIdentifier)", contents: nil)
     let deadline = Date().addingTimeInterval(60)
     while !FileManager.default.fileExists(atPath: store + ".go") && Date() < deadline { usleep(500) }
@@ -141,17 +136,6 @@ struct Counter: ParsableCommand {
         + "a refetch at the end read \(final)")
   }
 
-  static func context(store: URL, journalMode: String) throws -> ManagedObjectContext {
-    guard let modelURL = NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld") else {
-      throw ObjectGraphError(.modelInvalid, "The tutorial's model is missing from its bundle.")
-    }
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(contentsOf: modelURL))
-    try coordinator.addPersistentStore(type: .sqlite, at: store, options: StoreOptions(sqlitePragmas: ["journal_mode": journalMode]))
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
-    context.persistentStoreCoordinator = coordinator
-    return context
-  }
-
   static func note(in context: ManagedObjectContext) throws -> Note {
     let request = FetchRequest<Note>(entityName: "Note")
     request.predicate = try FetchPredicate(format: "title == %@", title)
@@ -168,13 +152,9 @@ struct Counter: ParsableCommand {
     return ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasPrefix(prefix) }
   }
 
-  /// The number before `label` in a child's report ("12 conflicts" → 12).
-  static func figure(_ label: String, in report: String) -> Int? {
-    if label == "conflicts" {
-      guard let range = report.range(of: #"(\d+) conflicts"#, options: .regularExpression) else { return nil }
-      return Int(report[range].split(separator: " ")[0])
-    }
-    guard let range = report.range(of: label + #" (\d+) times"#, options: .regularExpression) else { return nil }
-    return Int(report[range].split(separator: " ").dropLast().last ?? "")
+  /// The number `pattern`'s one group captures in a child's report (`(\d+) conflicts` → 12).
+  static func figure(_ pattern: String, in report: String) -> Int? {
+    guard let regex = try? Regex<(Substring, Substring)>(pattern), let match = report.firstMatch(of: regex) else { return nil }
+    return Int(match.output.1)
   }
 }

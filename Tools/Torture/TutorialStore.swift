@@ -1,0 +1,27 @@
+import Foundation
+import NotesModel
+import ObjectGraph
+
+/// What every harness starts from: the tutorial's model, and this program to start children with.
+enum TutorialStore {
+  /// A private-queue context on a coordinator of its own, with the tutorial's model, over the SQLite store
+  /// at `store` in `journalMode` (WAL or DELETE).
+  static func context(store: URL, journalMode: String) throws -> ManagedObjectContext {
+    guard let modelURL = NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld") else {
+      throw ObjectGraphError(.modelInvalid, "The tutorial's model is missing from its bundle.")
+    }
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(contentsOf: modelURL))
+    try coordinator.addPersistentStore(type: .sqlite, at: store, options: StoreOptions(sqlitePragmas: ["journal_mode": journalMode]))
+    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    context.persistentStoreCoordinator = coordinator
+    return context
+  }
+
+  /// A child process of this program, running `arguments` (a subcommand and its options).
+  static func child(_ arguments: [String]) -> Process {
+    let child = Process()
+    child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
+    child.arguments = arguments
+    return child
+  }
+}
