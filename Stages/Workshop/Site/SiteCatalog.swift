@@ -38,7 +38,7 @@ enum SiteCatalog {
 
     let pageFiles = try files(in: docs, withExtension: "md").filter { $0 != "README.md" }
     var sources: [String: String] = [:]
-    for file in pageFiles { sources[String(file.dropLast(3))] = try read(docs.appendingPathComponent(file), root: root) }
+    for file in pageFiles { sources[String(file.dropLast(3))] = try read(docs.appendingPathComponent(file)) }
     let converter = ChapterConverter(sources: sources)
     for name in sources.keys.sorted() {
       let article = try converter.convert(sources[name] ?? "", name: name)
@@ -54,7 +54,7 @@ enum SiteCatalog {
     let tutorialsFolder = docs.appendingPathComponent("Tutorials")
     for file in try files(in: tutorialsFolder, withExtension: "tutorial") {
       let name = String(file.dropLast(".tutorial".count))
-      let text = try read(tutorialsFolder.appendingPathComponent(file), root: root)
+      let text = try read(tutorialsFolder.appendingPathComponent(file))
       let (tutorial, steps) = try resolveCode(in: text, tutorial: name, root: root)
       try write(tutorial, to: catalog.appendingPathComponent(file))
       for (fileName, code) in steps {
@@ -67,7 +67,7 @@ enum SiteCatalog {
     // DocC's pages ask the server for their theme; without this file every page logs a 404.
     try write(#"{ "meta": {}, "theme": {}, "features": {} }"# + "\n", to: catalog.appendingPathComponent("theme-settings.json"))
 
-    let readme = try read(docs.appendingPathComponent("README.md"), root: root)
+    let readme = try read(docs.appendingPathComponent("README.md"))
     try write(
       try frontPage(readme: readme, converter: converter, articles: contents.articles, tutorials: contents.tutorials),
       to: catalog.appendingPathComponent("\(name).md"))
@@ -138,7 +138,7 @@ enum SiteCatalog {
     }
   }
 
-  private static func read(_ url: URL, root: URL) throws(SiteError) -> String {
+  private static func read(_ url: URL) throws(SiteError) -> String {
     do {
       return try String(contentsOf: url, encoding: .utf8)
     } catch {

@@ -109,7 +109,8 @@ final class StaticServer: Sendable {
   /// The file (or, under `/repository/`, the folder) a path names; `nil` when there is none to serve.
   func resolve(_ path: String) -> (url: URL, isDirectory: Bool)? {
     let components = path.split(separator: "/").map(String.init)
-    guard !components.contains(where: { $0 == ".." || $0.hasPrefix(".") }) else { return nil }
+    // A hidden name, and "..", begin with a dot.
+    guard !components.contains(where: { $0.hasPrefix(".") }) else { return nil }
     let inRepository = components.first == "repository"
     let base = inRepository ? repository : site
     var url = base
