@@ -217,6 +217,13 @@ func notes(in coordinator: PersistentStoreCoordinator) throws -> [(title: String
 enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
   case returnsAtOnce, completesOnTheMainQueue, errorReachesTheCompletion, newerStoreIsRefused
 
+  /// What a failure's completion hears when it runs off the main queue, from either failing store.
+  static let completionOffTheMainQueue = """
+    The completion ran off the main queue (on the coordinator's background queue, most likely: \
+    addPersistentStore's completionHandler is called there). The app shows the error in its UI, which lives \
+    on the main queue: deliver it there, with DispatchQueue.main.async { completion(result) }.
+    """
+
   var description: String { rawValue }
 
   func run() throws {
@@ -415,13 +422,7 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
     let calls = log.calls
     #expect(calls.count == 1, "The completion should be called exactly once; it was called \(calls.count) times.")
     if let call = calls.first {
-      #expect(
-        call.onMainQueue,
-        """
-        The completion ran off the main queue (on the coordinator's background queue, most likely: \
-        addPersistentStore's completionHandler is called there). The app shows the error in its UI, which lives \
-        on the main queue: deliver it there, with DispatchQueue.main.async { completion(result) }.
-        """)
+      #expect(call.onMainQueue, Comment(rawValue: Self.completionOffTheMainQueue))
       #expect(
         (call.error as? ObjectGraphError)?.code == .persistentStoreInvalidType,
         """
@@ -477,13 +478,7 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
     let calls = log.calls
     #expect(calls.count == 1, "The completion should be called exactly once; it was called \(calls.count) times.")
     if let call = calls.first {
-      #expect(
-        call.onMainQueue,
-        """
-        The completion ran off the main queue (on the coordinator's background queue, most likely: \
-        addPersistentStore's completionHandler is called there). The app shows the error in its UI, which lives \
-        on the main queue: deliver it there, with DispatchQueue.main.async { completion(result) }.
-        """)
+      #expect(call.onMainQueue, Comment(rawValue: Self.completionOffTheMainQueue))
       #expect(
         (call.error as? ObjectGraphError)?.code == .persistentStoreIncompatibleVersionHash,
         """
