@@ -11,34 +11,28 @@ import Testing
 struct CompilerErrorTests {
   @Test("Each `swiftc` transcript's errors are what the compiler says of its snippets today")
   func quotedCompilerErrors() throws {
-    var found = 0
-    for path in Repository.documents {
-      guard let document = Repository.document(path) else { continue }
-      for block in document.codeBlocks {
-        guard case .transcript(let annotation)? = block.annotation else { continue }
-        let words = annotation.split(separator: " ").map(String.init)
-        guard words.first == "swiftc" else { continue }
-        found += 1
-        let place = "\(path):\(block.fenceLine)"
-        let snippets = Array(words.dropFirst())
-        #expect(!snippets.isEmpty, "\(place): the annotation names no snippet to build")
-        var said = ""
-        for snippet in snippets {
-          let output = try compile(snippet)
-          #expect(output.status != 0, "\(place): \(snippet) compiled, but the page says it does not:\n\(output.text)")
-          said += output.text
-        }
-        // A quote is a whole diagnostic (`Docs/snippets/X.swift:8:5: error: …`, which ends the line the
-        // compiler prints for the file's absolute path) or its message alone (`error: …`).
-        let quoted = block.lines.filter { $0.hasPrefix("error: ") || $0.contains(": error: ") }
-        #expect(!quoted.isEmpty, "\(place): the block quotes no `error:` line")
-        for line in quoted {
-          let expected = line.hasPrefix("error: ") ? ": \(line)" : line
-          #expect(said.contains(expected), "\(place): the compiler no longer says:\n\(line)\nIt says:\n\(said)")
-        }
+    let transcripts = TranscriptTests.transcripts("swiftc")
+    #expect(transcripts.count >= 3)
+    for transcript in transcripts {
+      guard case .transcript(let annotation)? = transcript.block.annotation else { continue }
+      let place = "\(transcript.document):\(transcript.block.fenceLine)"
+      let snippets = TranscriptTests.arguments(annotation)
+      #expect(!snippets.isEmpty, "\(place): the annotation names no snippet to build")
+      var said = ""
+      for snippet in snippets {
+        let output = try compile(snippet)
+        #expect(output.status != 0, "\(place): \(snippet) compiled, but the page says it does not:\n\(output.text)")
+        said += output.text
+      }
+      // A quote is a whole diagnostic (`Docs/snippets/X.swift:8:5: error: …`, which ends the line the
+      // compiler prints for the file's absolute path) or its message alone (`error: …`).
+      let quoted = transcript.block.lines.filter { $0.hasPrefix("error: ") || $0.contains(": error: ") }
+      #expect(!quoted.isEmpty, "\(place): the block quotes no `error:` line")
+      for line in quoted {
+        let expected = line.hasPrefix("error: ") ? ": \(line)" : line
+        #expect(said.contains(expected), "\(place): the compiler no longer says:\n\(line)\nIt says:\n\(said)")
       }
     }
-    #expect(found >= 3)
   }
 
   @Test("Handing over the object's ID instead compiles")
