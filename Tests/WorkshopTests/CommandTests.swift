@@ -223,6 +223,18 @@ struct CommandTests {
     ✔ Test run with 3 tests in 1 suite passed after 0.001 seconds.
     """
 
+  @Test("a build of one step is announced as '1 step'")
+  func oneBuildStep() throws {
+    try TempRepo.with { repo in
+      try repo.addExercises(starterHashes: true)
+      let runner = FakeRunner { _ in ("[1/1] Compiling Exercise01 Model.swift\n" + Self.passingOutput, 0) }
+      let recorder = OutputRecorder()
+      _ = try runWorkshop(["check", "01", "--root", repo.root.path], in: testEnvironment(recorder, runner: runner))
+      #expect(
+        recorder.standardOutput.contains("building the exercises package first (1 step; the first build"), "\(recorder.standardOutput)")
+    }
+  }
+
   @Test func checkRunsSwiftTestRecordsTheResultAndExplainsFailures() throws {
     try TempRepo.with { repo in
       try repo.addExercises(starterHashes: true)
