@@ -23,6 +23,10 @@ private struct MockObject: PredicateEvaluable {
     }
     return value
   }
+
+  func predicateObjects(atKeyPath path: [String]) throws -> [any PredicateEvaluable] {
+    throw ObjectGraphError(.unknownKey, "a mock object has no related objects")
+  }
 }
 
 /// Tests of in-memory evaluation, with the semantics the SQL compiler gives the same predicates.

@@ -65,7 +65,7 @@ extension ManagedObjectContext {
 
   private func plan<Result>(for request: FetchRequest<Result>, entity: EntityDescription, unbounded: Bool) -> StoreFetchPlan {
     var plan = StoreFetchPlan(
-      entity: entity, predicate: request.predicate?.node, sortDescriptors: request.sortDescriptors,
+      entity: entity, predicate: request.predicate?.resolvedNode, sortDescriptors: request.sortDescriptors,
       fetchLimit: unbounded ? 0 : request.fetchLimit, fetchOffset: unbounded ? 0 : request.fetchOffset,
       idsOnly: request.fetchBatchSize > 0)
     plan.includesSubentities = request.includesSubentities

@@ -32,4 +32,8 @@ struct StoredRowValues: PredicateEvaluable {
     }
     return try context.object(with: id).predicateValue(atKeyPath: path)
   }
+
+  func predicateObjects(atKeyPath path: [String]) throws -> [any PredicateEvaluable] {
+    try context.object(with: id).predicateObjects(atKeyPath: path)
+  }
 }

@@ -3,62 +3,170 @@ import Foundation
 /// A filter for a fetch, written in `NSPredicate`'s format-string language and compiled to SQL.
 ///
 /// ```swift
-/// let recent = try FetchPredicate(format: "createdAt > %@ AND notebook.name == %@", cutoff, "Work")
+/// let recent = try FetchPredicate(format: "createdAt > %@ AND notebook == %@", cutoff, notebook)
 /// let tagged = try FetchPredicate(format: "ANY tags.name ==[c] %@", "swift")
+/// let busy = try FetchPredicate(format: "SUBQUERY(notes, $note, $note.wordCount > 100).@count >= 3")
 /// ```
 ///
 /// The language: `== != < <= > >=`, `BETWEEN`, `IN`, `CONTAINS BEGINSWITH ENDSWITH LIKE MATCHES` with
 /// `[c]`, `[d]`, `[cd]`, `AND OR NOT && || !`, parentheses, `nil`, `TRUEPREDICATE`, `FALSEPREDICATE`,
 /// `%@ %K %d %i %ld %f %s`, key paths through to-one relationships, `ANY`/`ALL`/`NONE` over to-many ones,
-/// `@count`, `SELF`, and comparison to an object ID (`notebook == %@` with `notebook.objectID`: pass IDs,
-/// not objects, since objects may not leave their queue and predicates may).
+/// the collection operators `@count`, `@sum`, `@avg`, `@min`, `@max` (`notes.@avg.wordCount > 10`),
+/// `SUBQUERY(collection, $x, predicate).@count`, arithmetic (`+ - * /`, with parentheses), `$VARIABLE`s
+/// filled in by ``withSubstitutionVariables(_:)``, `SELF`, and comparison to managed objects and IDs.
+/// Every one runs in SQLite and in memory (for unsaved changes) with the same answer.
+///
+/// **Managed objects as arguments.** `FetchPredicate(format: "notebook == %@", notebook)` works as in Core
+/// Data, and the predicate stays `Sendable`: it does not keep the object (which belongs to its queue) but
+/// reads its ``ManagedObject/objectID`` at the call. When that ID is temporary (the object is not saved
+/// yet), the predicate also keeps where the object's ID lives, so after the save it names the object by
+/// its permanent ID, as Core Data's predicate, which holds the object, would. Passing `notebook.objectID`
+/// is the same.
 ///
 /// A syntax error throws ``ObjectGraphError/Code/predicateSyntax`` saying where; an unknown key is
 /// reported (naming the entity and the key) when the predicate is first used in a fetch.
 public struct FetchPredicate: Sendable, CustomStringConvertible {
   let node: PredicateNode
+  /// Temporary IDs of managed objects given as arguments, with where to read each object's current ID.
+  let objectReferences: [ManagedObjectID: ObjectIDReference]
 
   /// Parses a format string, substituting `arguments` for its `%@`, `%K`, `%d`… in order.
-  public init(format: String, _ arguments: any Sendable...) throws {
-    node = try PredicateParser.parse(format: format, arguments: arguments)
+  ///
+  /// An argument may be a `String`, a number, a `Bool`, `Date`, `Data`, `UUID`, `URL`, `Decimal`, a
+  /// ``ManagedObject`` or ``ManagedObjectID``, `nil`, or an array or set of those (for `IN`). The values
+  /// are read during the call, on the caller's queue; nothing of a managed object is kept but its ID.
+  public init(format: String, _ arguments: Any?...) throws {
+    try self.init(format: format, argumentArray: arguments)
   }
 
   /// Parses a format string with its arguments given as an array.
-  public init(format: String, argumentArray: [any Sendable]) throws {
-    node = try PredicateParser.parse(format: format, arguments: argumentArray)
+  public init(format: String, argumentArray: [Any?]) throws {
+    let objects = PredicateObjectCapture()
+    node = try PredicateParser.parse(format: format, arguments: argumentArray, objects: objects)
+    objectReferences = objects.references
   }
 
-  init(node: PredicateNode) {
+  /// A predicate that every object matches (`true`) or none does (`false`): `TRUEPREDICATE` or
+  /// `FALSEPREDICATE`.
+  public init(value: Bool) {
+    self.init(node: .constant(value))
+  }
+
+  init(node: PredicateNode, objectReferences: [ManagedObjectID: ObjectIDReference] = [:]) {
     self.node = node
+    self.objectReferences = objectReferences
   }
 
   /// A predicate that every object matches.
-  public static let `true` = FetchPredicate(node: .constant(true))
+  public static let `true` = FetchPredicate(value: true)
   /// A predicate that no object matches.
-  public static let `false` = FetchPredicate(node: .constant(false))
+  public static let `false` = FetchPredicate(value: false)
+
+  // MARK: - Compound predicates
+
+  /// All of the predicates (`AND`); with none, every object matches. Core Data's
+  /// `NSCompoundPredicate(andPredicateWithSubpredicates:)`.
+  public init(andPredicateWithSubpredicates subpredicates: [FetchPredicate]) {
+    self.init(node: .and(subpredicates.map(\.node)), objectReferences: Self.references(of: subpredicates))
+  }
+
+  /// Any of the predicates (`OR`); with none, no object matches. Core Data's
+  /// `NSCompoundPredicate(orPredicateWithSubpredicates:)`.
+  public init(orPredicateWithSubpredicates subpredicates: [FetchPredicate]) {
+    self.init(node: .or(subpredicates.map(\.node)), objectReferences: Self.references(of: subpredicates))
+  }
+
+  /// The opposite of a predicate (`NOT`). Core Data's `NSCompoundPredicate(notPredicateWithSubpredicate:)`.
+  public init(notPredicateWithSubpredicate subpredicate: FetchPredicate) {
+    self.init(node: .not(subpredicate.node), objectReferences: subpredicate.objectReferences)
+  }
 
   /// Both predicates (`AND`).
   public static func && (lhs: FetchPredicate, rhs: FetchPredicate) -> FetchPredicate {
-    FetchPredicate(node: .and([lhs.node, rhs.node]))
+    FetchPredicate(andPredicateWithSubpredicates: [lhs, rhs])
   }
 
   /// Either predicate (`OR`).
   public static func || (lhs: FetchPredicate, rhs: FetchPredicate) -> FetchPredicate {
-    FetchPredicate(node: .or([lhs.node, rhs.node]))
+    FetchPredicate(orPredicateWithSubpredicates: [lhs, rhs])
   }
 
   /// The opposite predicate (`NOT`).
   public static prefix func ! (predicate: FetchPredicate) -> FetchPredicate {
-    FetchPredicate(node: .not(predicate.node))
+    FetchPredicate(notPredicateWithSubpredicate: predicate)
   }
 
+  private static func references(of predicates: [FetchPredicate]) -> [ManagedObjectID: ObjectIDReference] {
+    var all: [ManagedObjectID: ObjectIDReference] = [:]
+    for predicate in predicates { all.merge(predicate.objectReferences) { first, _ in first } }
+    return all
+  }
+
+  // MARK: - Variables
+
+  /// The names of the predicate's substitution variables (`$limit` is `"limit"`), without the iteration
+  /// variables of its subqueries.
+  public var substitutionVariableNames: Set<String> { node.freeVariables }
+
+  /// A copy with its `$VARIABLE`s replaced by values: Core Data's `withSubstitutionVariables(_:)`.
+  ///
+  /// ```swift
+  /// let template = try FetchPredicate(format: "wordCount > $minimum AND notebook == $notebook")
+  /// let predicate = try template.withSubstitutionVariables(["minimum": 100, "notebook": notebook])
+  /// ```
+  ///
+  /// The values are of the kinds ``init(format:_:)`` takes (a managed object, an array for `IN`, …).
+  /// The template itself is not changed, so it can be filled in again and again.
+  /// - Throws: ``ObjectGraphError/Code/predicateSyntax`` naming the variables `variables` does not give
+  ///   (Core Data requires them all), ``ObjectGraphError/Code/invalidValue`` for a value of a kind
+  ///   predicates cannot hold.
+  public func withSubstitutionVariables(_ variables: [String: Any]) throws -> FetchPredicate {
+    let missing = substitutionVariableNames.subtracting(variables.keys).sorted()
+    guard missing.isEmpty else {
+      let names = missing.map { "$" + $0 }.joined(separator: ", ")
+      throw ObjectGraphError(
+        .predicateSyntax,
+        "Predicate \"\(predicateFormat)\" needs a value for \(names); pass every variable to withSubstitutionVariables(_:)."
+      )
+    }
+    let objects = PredicateObjectCapture()
+    var values: [String: PredicateValue] = [:]
+    for (name, value) in variables {
+      do {
+        values[name] = try PredicateValue(argument: value, objects: objects)
+      } catch let error as ObjectGraphError {
+        throw ObjectGraphError(.invalidValue, "The value for $\(name) cannot be used: \(error.message)")
+      }
+    }
+    let substituted = try node.substituting(values)
+    return FetchPredicate(
+      node: substituted, objectReferences: objectReferences.merging(objects.references) { first, _ in first })
+  }
+
+  // MARK: - Evaluating
+
+  /// The predicate as the store and the evaluator use it: each managed object given as an argument named
+  /// by its current ID.
+  var resolvedNode: PredicateNode { node.resolvingObjectIDs(objectReferences) }
+
   /// Whether `object` matches, evaluated in memory on its current (maybe unsaved) values.
-  /// - Throws: ``ObjectGraphError/Code/unknownKey`` for a key the object's entity does not have.
+  /// - Throws: ``ObjectGraphError/Code/unknownKey`` for a key the object's entity does not have,
+  ///   ``ObjectGraphError/Code/predicateSyntax`` for a `$VARIABLE` with no value.
   public func evaluate(with object: ManagedObject) throws -> Bool {
-    try PredicateEvaluator.evaluate(node, on: object)
+    try PredicateEvaluator.evaluate(resolvedNode, on: object)
+  }
+
+  /// Whether `object` matches once `variables` are substituted: Core Data's
+  /// `evaluate(with:substitutionVariables:)`.
+  public func evaluate(with object: ManagedObject, substitutionVariables variables: [String: Any]) throws -> Bool {
+    try withSubstitutionVariables(variables).evaluate(with: object)
   }
 
   /// The predicate in format-string form (Core Data's `predicateFormat`).
-  public var predicateFormat: String { node.description }
+  public var predicateFormat: String { resolvedNode.description }
   public var description: String { predicateFormat }
 }
+
+/// Core Data's `NSCompoundPredicate` is a kind of `NSPredicate`; here both are ``FetchPredicate``, so code
+/// that builds `CompoundPredicate(andPredicateWithSubpredicates:)` ports unchanged.
+public typealias CompoundPredicate = FetchPredicate

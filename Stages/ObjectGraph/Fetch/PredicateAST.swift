@@ -64,6 +64,50 @@ indirect enum PredicateExpression: Sendable, Equatable {
   case constant(PredicateValue)
   /// An aggregate literal, `{1, 2, 3}`, or an array argument.
   case aggregate([PredicateExpression])
+  /// A variable: `$limit` (a substitution variable, given by ``FetchPredicate/withSubstitutionVariables(_:)``)
+  /// or, inside a `SUBQUERY`, its iteration variable with an optional key path from it (`$note.title` is
+  /// `variable("note", path: ["title"])`).
+  case variable(String, path: [String])
+  /// Arithmetic on two numbers: `wordCount * 2`, `price - discount`.
+  case arithmetic(PredicateArithmetic, PredicateExpression, PredicateExpression)
+  /// `SUBQUERY(collection, $variable, predicate).@count`: how many members of a to-many match.
+  case subqueryCount(PredicateSubquery)
+}
+
+/// An arithmetic operator inside a predicate.
+///
+/// Integers stay integers under `+ - *` (turning into doubles when the result would overflow, as SQLite
+/// does); `/` always divides as doubles (as `NSExpression` does in memory), and dividing by zero gives
+/// `nil`, as SQLite does.
+enum PredicateArithmetic: String, Sendable, Equatable {
+  case add = "+"
+  case subtract = "-"
+  case multiply = "*"
+  case divide = "/"
+}
+
+/// The parts of `SUBQUERY(collection, $variable, predicate)`.
+struct PredicateSubquery: Sendable, Equatable {
+  /// The to-many it ranges over: a key path, or a key path from an outer subquery's variable.
+  var collection: PredicateExpression
+  /// The name each member is bound to while `predicate` runs (without the `$`).
+  var variable: String
+  /// The condition each member must meet.
+  var predicate: PredicateNode
+}
+
+/// The collection operators that reduce a to-many's values to one (`notes.@sum.wordCount`).
+enum PredicateCollectionOperator: String, Sendable, CaseIterable {
+  case count = "@count"
+  case sum = "@sum"
+  case avg = "@avg"
+  case min = "@min"
+  case max = "@max"
+
+  /// The operator a key path element names (`"@sum"`), if it names one.
+  init?(element: String) {
+    self.init(rawValue: element.lowercased())
+  }
 }
 
 /// A value inside a predicate, normalised so that the SQL compiler and the evaluator agree on it.
@@ -83,19 +127,24 @@ enum PredicateValue: Sendable, Hashable {
   /// An array or set argument (for `IN`, `BETWEEN`).
   case collection([PredicateValue])
 
-  /// Converts an argument given to `FetchPredicate(format:_:)`.
+  /// Converts an argument given to `FetchPredicate(format:_:)`. A managed object becomes its object ID,
+  /// read now; when that ID is still temporary, `objects` remembers where to find the object's later one.
   /// - Throws: ``ObjectGraphError/Code/invalidValue`` for a type predicates cannot hold.
-  init(argument: (any Sendable)?) throws {
+  init(argument: Any?, objects: PredicateObjectCapture? = nil) throws {
     guard let argument else {
       self = .null
       return
     }
-    self = try Self.convert(argument as Any)
+    self = try Self.convert(argument, objects)
   }
 
-  private static func convert(_ argument: Any) throws -> PredicateValue {
+  private static func convert(_ argument: Any, _ objects: PredicateObjectCapture?) throws -> PredicateValue {
     switch argument {
     case let value as PredicateValue: return value
+    case let object as ManagedObject:
+      let id = object.objectID
+      if id.isTemporaryID { objects?.note(object, id: id) }
+      return .objectID(id)
     case let value as String: return .string(value)
     case let value as Substring: return .string(String(value))
     case let value as Bool: return .bool(value)
@@ -119,18 +168,18 @@ enum PredicateValue: Sendable, Hashable {
     case let value as ManagedObjectID: return .objectID(value)
     case let value as any Sequence:
       var items: [PredicateValue] = []
-      for element in value { items.append(try convert(element)) }
+      for element in value { items.append(try convert(element, objects)) }
       return .collection(items)
     default:
       if case Optional<Any>.none = argument { return .null }
       let mirror = Mirror(reflecting: argument)
       if mirror.displayStyle == .optional {
         guard let wrapped = mirror.children.first?.value else { return .null }
-        return try convert(wrapped)
+        return try convert(wrapped, objects)
       }
       throw ObjectGraphError(
         .invalidValue,
-        "A predicate argument of type \(type(of: argument)) cannot be used. Use a String, number, Bool, Date, Data, UUID, URL, Decimal, ManagedObjectID (pass `object.objectID`, not the object), or an array of those."
+        "A predicate argument of type \(type(of: argument)) cannot be used. Use a String, number, Bool, Date, Data, UUID, URL, Decimal, a managed object or its ManagedObjectID, or an array of those."
       )
     }
   }

@@ -7,7 +7,14 @@ protocol PredicateEvaluable {
   /// `.single(.integer(n))`.
   /// Throws ObjectGraphError(.unknownKey) for an unknown key.
   func predicateValue(atKeyPath path: [String]) throws -> PredicateKeyPathValue
+
+  /// The objects a to-many key path reaches (`notes`, `notebook.notes`), for `SUBQUERY`.
+  /// Throws ObjectGraphError(.unknownKey) for an unknown key or a path that is not a to-many.
+  func predicateObjects(atKeyPath path: [String]) throws -> [any PredicateEvaluable]
 }
+
+/// Variables bound while a subquery's predicate runs: each name to the member being tested.
+typealias PredicateBindings = [String: any PredicateEvaluable]
 
 /// The value of a key path on one object: one value, or the values reached through a to-many.
 enum PredicateKeyPathValue: Sendable {
@@ -35,37 +42,48 @@ enum PredicateKeyPathValue: Sendable {
 /// - `LIKE`: `*` any run, `?` one Unicode scalar, `\` escapes; `MATCHES`: an ICU regular expression over
 ///   the whole string.
 /// - Every comparison is true or false, never unknown, so `NOT` is plain negation.
+/// - Arithmetic is on numbers only: `nil` in gives `nil` out, integers stay integers under `+ - *` (a
+///   double when the result overflows, as in SQLite), `/` divides as doubles, and dividing by zero gives
+///   `nil`.
+/// - `@sum` is the total of a to-many's non-nil values as a double (`0` for none, SQLite's `TOTAL`);
+///   `@avg` their mean, `@min` and `@max` their least and greatest (each `nil` for none).
+/// - `SUBQUERY(collection, $x, predicate).@count` counts the members for which `predicate` holds, with
+///   `$x` (and bare key paths) naming the member.
 enum PredicateEvaluator {
   /// Whether `object` matches `node`.
   /// - Throws: ``ObjectGraphError/Code/unknownKey`` (from the object) for an unknown key,
   ///   ``ObjectGraphError/Code/predicateSyntax`` for a `MATCHES` pattern that is not a valid regular
   ///   expression, ``ObjectGraphError/Code/invalidValue`` for `BETWEEN` without exactly two bounds.
-  static func evaluate(_ node: PredicateNode, on object: some PredicateEvaluable) throws -> Bool {
+  static func evaluate(
+    _ node: PredicateNode, on object: some PredicateEvaluable, bindings: PredicateBindings = [:]
+  ) throws -> Bool {
     switch node {
     case .constant(let value):
       return value
     case .not(let operand):
-      return try !evaluate(operand, on: object)
+      return try !evaluate(operand, on: object, bindings: bindings)
     case .and(let operands):
       for operand in operands {
-        if try !evaluate(operand, on: object) { return false }
+        if try !evaluate(operand, on: object, bindings: bindings) { return false }
       }
       return true
     case .or(let operands):
       for operand in operands {
-        if try evaluate(operand, on: object) { return true }
+        if try evaluate(operand, on: object, bindings: bindings) { return true }
       }
       return false
     case .comparison(let comparison):
-      return try evaluate(comparison, on: object)
+      return try evaluate(comparison, on: object, bindings: bindings)
     }
   }
 
   // MARK: - Comparisons
 
-  private static func evaluate(_ comparison: PredicateComparison, on object: some PredicateEvaluable) throws -> Bool {
-    let lhs = try resolve(comparison.lhs, on: object)
-    let rhs = try resolve(comparison.rhs, on: object)
+  private static func evaluate(
+    _ comparison: PredicateComparison, on object: some PredicateEvaluable, bindings: PredicateBindings
+  ) throws -> Bool {
+    let lhs = try resolve(comparison.lhs, on: object, bindings: bindings)
+    let rhs = try resolve(comparison.rhs, on: object, bindings: bindings)
     let test = try ComparisonTest(comparison, rhs: rhs)
 
     switch comparison.modifier {
@@ -98,13 +116,13 @@ enum PredicateEvaluator {
 
   /// The value of an expression on `object`. Collections (aggregates, array constants) are `.many`.
   private static func resolve(
-    _ expression: PredicateExpression, on object: some PredicateEvaluable
+    _ expression: PredicateExpression, on object: some PredicateEvaluable, bindings: PredicateBindings
   ) throws -> PredicateKeyPathValue {
     switch expression {
     case .keyPath(let path):
-      let value = try object.predicateValue(atKeyPath: path)
-      if case .single(.collection(let items)) = value { return .many(items) }
-      return value
+      return try value(atKeyPath: path, on: object)
+    case .variable(let name, let path):
+      return try value(atKeyPath: path, on: try bound(name, bindings))
     case .constant(.collection(let items)):
       return .many(items)
     case .constant(let value):
@@ -112,13 +130,69 @@ enum PredicateEvaluator {
     case .aggregate(let items):
       var values: [PredicateValue] = []
       for item in items {
-        switch try resolve(item, on: object) {
+        switch try resolve(item, on: object, bindings: bindings) {
         case .single(let value): values.append(value)
         case .many(let more): values.append(contentsOf: more)
         }
       }
       return .many(values)
+    case .arithmetic(let op, let lhs, let rhs):
+      let left = try single(resolve(lhs, on: object, bindings: bindings), lhs)
+      let right = try single(resolve(rhs, on: object, bindings: bindings), rhs)
+      return .single(try PredicateArithmeticEvaluation.apply(op, left, right))
+    case .subqueryCount(let subquery):
+      let members: [any PredicateEvaluable]
+      switch subquery.collection {
+      case .keyPath(let path): members = try object.predicateObjects(atKeyPath: path)
+      case .variable(let name, let path): members = try bound(name, bindings).predicateObjects(atKeyPath: path)
+      default: members = []
+      }
+      var inner = bindings
+      var count: Int64 = 0
+      for member in members {
+        inner[subquery.variable] = member
+        if try evaluate(subquery.predicate, on: member, bindings: inner) { count += 1 }
+      }
+      return .single(.integer(count))
     }
+  }
+
+  /// The value at a key path, with a collection operator other than `@count` (`notes.@sum.wordCount`)
+  /// applied here to the values the path without it reaches.
+  private static func value(atKeyPath path: [String], on object: some PredicateEvaluable) throws -> PredicateKeyPathValue {
+    if let position = path.firstIndex(where: { $0.hasPrefix("@") && $0 != "@count" }),
+      let collectionOperator = PredicateCollectionOperator(element: path[position])
+    {
+      let reached = try object.predicateValue(atKeyPath: Array(path[..<position] + path[(position + 1)...]))
+      return .single(try PredicateArithmeticEvaluation.reduce(members(reached), by: collectionOperator))
+    }
+    let value = try object.predicateValue(atKeyPath: path)
+    if case .single(.collection(let items)) = value { return .many(items) }
+    return value
+  }
+
+  /// The member a subquery bound to `name`.
+  /// - Throws: ``ObjectGraphError/Code/predicateSyntax`` for a substitution variable left without a value.
+  private static func bound(_ name: String, _ bindings: PredicateBindings) throws -> any PredicateEvaluable {
+    guard let member = bindings[name] else {
+      throw ObjectGraphError(
+        .predicateSyntax,
+        "The predicate uses $\(name), which has no value. Fill it in with withSubstitutionVariables([\"\(name)\": ...]) before fetching or evaluating."
+      )
+    }
+    return member
+  }
+
+  /// The one value an arithmetic operand has.
+  /// - Throws: ``ObjectGraphError/Code/predicateSyntax`` for a collection (a to-many key path).
+  private static func single(_ value: PredicateKeyPathValue, _ expression: PredicateExpression) throws -> PredicateValue {
+    guard case .single(let single) = value, !single.isCollection else {
+      throw ObjectGraphError(
+        .predicateSyntax,
+        "Arithmetic needs one number on each side, and \(expression.predicateFormat) is a collection; reduce it with @count, @sum, @avg, @min or @max."
+      )
+    }
+    return single
   }
 
   /// One operator with its right side, checked (regular expressions compile, BETWEEN has two bounds),
@@ -298,7 +372,7 @@ enum PredicateEvaluator {
   }
 
   /// How two values order, or `nil` when they cannot be compared (a null, different kinds, object IDs).
-  private static func compare(
+  static func compare(
     _ lhs: PredicateValue, _ rhs: PredicateValue, _ options: PredicateComparison.Options
   ) -> ComparisonResult? {
     if let left = Number(lhs), let right = Number(rhs) {

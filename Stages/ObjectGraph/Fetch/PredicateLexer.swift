@@ -66,7 +66,7 @@ struct PredicateLexer {
   private static let twoCharacterSymbols: Set<String> = ["==", "!=", "<>", "<=", "=<", ">=", "=>", "&&", "||"]
   /// Single-character symbols.
   private static let oneCharacterSymbols: Set<Unicode.Scalar> = [
-    "=", "<", ">", "!", "(", ")", "{", "}", ",", ".", "[", "]", "-", "+",
+    "=", "<", ">", "!", "(", ")", "{", "}", ",", ".", "[", "]", "-", "+", "*", "/",
   ]
 
   let format: String

@@ -78,7 +78,20 @@ extension PredicateExpression {
       return value.predicateFormat
     case .aggregate(let items):
       return "{" + items.map(\.predicateFormat).joined(separator: ", ") + "}"
+    case .variable(let name, let path):
+      return (["$" + name] + path.map(Self.formatKey)).joined(separator: ".")
+    case .arithmetic(let op, let lhs, let rhs):
+      return lhs.operandFormat + " " + op.rawValue + " " + rhs.operandFormat
+    case .subqueryCount(let subquery):
+      return "SUBQUERY(\(subquery.collection.predicateFormat), $\(subquery.variable), \(subquery.predicate.predicateFormat)).@count"
     }
+  }
+
+  /// The expression as an operand of arithmetic: parenthesized when it is arithmetic itself, so that the
+  /// text parses back to the same tree.
+  private var operandFormat: String {
+    if case .arithmetic = self { return "(" + predicateFormat + ")" }
+    return predicateFormat
   }
 
   /// One key of a key path, `#`-escaped when it is a reserved word.

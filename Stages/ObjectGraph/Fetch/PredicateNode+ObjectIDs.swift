@@ -24,9 +24,18 @@ extension PredicateNode {
 extension PredicateExpression {
   fileprivate func mappingObjectIDs(_ transform: (ManagedObjectID) -> ManagedObjectID) -> PredicateExpression {
     switch self {
-    case .keyPath: self
-    case .constant(let value): .constant(value.mappingObjectIDs(transform))
-    case .aggregate(let items): .aggregate(items.map { $0.mappingObjectIDs(transform) })
+    case .keyPath, .variable:
+      return self
+    case .constant(let value):
+      return .constant(value.mappingObjectIDs(transform))
+    case .aggregate(let items):
+      return .aggregate(items.map { $0.mappingObjectIDs(transform) })
+    case .arithmetic(let op, let lhs, let rhs):
+      return .arithmetic(op, lhs.mappingObjectIDs(transform), rhs.mappingObjectIDs(transform))
+    case .subqueryCount(var subquery):
+      subquery.collection = subquery.collection.mappingObjectIDs(transform)
+      subquery.predicate = subquery.predicate.mappingObjectIDs(transform)
+      return .subqueryCount(subquery)
     }
   }
 }

@@ -11,7 +11,9 @@ import Foundation
 /// are accepted and ignored), `AND OR NOT && || !`, parentheses, `ANY SOME ALL NONE`, `nil NULL TRUE YES
 /// FALSE NO SELF TRUEPREDICATE FALSEPREDICATE` (keywords in any case), numbers (decimal, `0x`, `0o`, `0b`,
 /// negative, with a fraction or exponent for a double), single- or double-quoted strings with backslash
-/// escapes, aggregates `{a, b}`, key paths with `@count`, `#`-escaped reserved words (`#in`),
+/// escapes, aggregates `{a, b}`, key paths with `@count` or `@sum`/`@avg`/`@min`/`@max` before a key,
+/// `#`-escaped reserved words (`#in`), arithmetic `+ - * /` (with unary minus and parenthesized
+/// expressions), `$variables`, `SUBQUERY(collection, $x, predicate).@count`,
 /// `CAST(<seconds since 2001>, "NSDate")`, and the format specifiers `%@ %K %d %i %u %x %o %f %e %g %s`
 /// with the length modifiers `h hh l ll q z t j L`, positional forms such as `%1$@`, and `%%` (a literal
 /// percent sign inside a quoted string). Specifiers inside quoted strings are not substituted.
@@ -22,15 +24,20 @@ struct PredicateParser {
   private let format: String
   private let scalars: [Unicode.Scalar]
   private let tokens: [PredicateToken]
-  private let arguments: [any Sendable]
+  private let arguments: [Any?]
+  /// The managed objects given as arguments whose IDs were still temporary, by those IDs.
+  private let objects: PredicateObjectCapture
   private var index = 0
   private var nextSequentialArgument = 0
 
-  private init(format: String, scalars: [Unicode.Scalar], tokens: [PredicateToken], arguments: [any Sendable]) {
+  private init(
+    format: String, scalars: [Unicode.Scalar], tokens: [PredicateToken], arguments: [Any?], objects: PredicateObjectCapture
+  ) {
     self.format = format
     self.scalars = scalars
     self.tokens = tokens
     self.arguments = arguments
+    self.objects = objects
   }
 
   /// Parses `format`, substituting `arguments` for its format specifiers in order.
@@ -38,12 +45,17 @@ struct PredicateParser {
   ///   character offset and a caret line) or a wrong number of arguments;
   ///   ``ObjectGraphError/Code/invalidValue`` for an argument of the wrong kind (`%K` not given a string,
   ///   `%d` given a string, `IN %@` given a single value, ...).
-  static func parse(format: String, arguments: [any Sendable]) throws -> PredicateNode {
+  static func parse(format: String, arguments: [Any?]) throws -> PredicateNode {
+    try parse(format: format, arguments: arguments, objects: PredicateObjectCapture())
+  }
+
+  /// The same, noting in `objects` each managed object argument whose ID is still temporary.
+  static func parse(format: String, arguments: [Any?], objects: PredicateObjectCapture) throws -> PredicateNode {
     let scalars = Array(format.unicodeScalars)
     var lexer = PredicateLexer(format: format, scalars: scalars)
     let tokens = try lexer.tokenize()
     try checkArgumentCount(format: format, tokens: tokens, given: arguments.count)
-    var parser = PredicateParser(format: format, scalars: scalars, tokens: tokens, arguments: arguments)
+    var parser = PredicateParser(format: format, scalars: scalars, tokens: tokens, arguments: arguments, objects: objects)
     return try parser.parseWhole()
   }
 
@@ -178,16 +190,26 @@ struct PredicateParser {
   /// primary := '(' or ')' | TRUEPREDICATE | FALSEPREDICATE | comparison
   private mutating func parsePrimary() throws -> PredicateNode {
     if isSymbol("(") {
-      let open = advance()
-      let inner = try parseOr()
-      guard isSymbol(")") else {
-        throw syntaxError(
-          at: current.position,
-          "expected ')' to close the '(' at position \(open.position), found \(Self.describe(current))"
-        )
+      let start = self
+      do {
+        let open = advance()
+        let inner = try parseOr()
+        guard isSymbol(")") else {
+          throw syntaxError(
+            at: current.position,
+            "expected ')' to close the '(' at position \(open.position), found \(Self.describe(current))"
+          )
+        }
+        advance()
+        return inner
+      } catch let groupError {
+        // `(wordCount + 1) * 2 > 5`: the parenthesis opens an arithmetic expression, not a predicate.
+        let grouped = self
+        self = start
+        if let comparison = try? parseComparison() { return .comparison(comparison) }
+        self = grouped
+        throw groupError
       }
-      advance()
-      return inner
     }
     if isKeyword("TRUEPREDICATE") {
       advance()
@@ -248,7 +270,9 @@ struct PredicateParser {
         if modifier == .direct {
           comparison = PredicateComparison(modifier: .any, lhs: rhs, op: .equal, rhs: lhs, options: options)
         }
-      case .constant:
+      case .variable:
+        break
+      case .constant, .arithmetic, .subqueryCount:
         if fromArgument {
           throw ObjectGraphError(
             .invalidValue,
@@ -341,9 +365,9 @@ struct PredicateParser {
     case .aggregate(let items):
       if items.count == 2 { return }
       count = items.count
-    case .keyPath:
+    case .keyPath, .variable:
       return
-    case .constant:
+    case .constant, .arithmetic, .subqueryCount:
       count = 1
     }
     if fromArgument {
@@ -360,9 +384,35 @@ struct PredicateParser {
 
   // MARK: - Expressions
 
-  /// Parses one side of a comparison. Returns whether it came from a `%@`-style argument.
+  /// Parses one side of a comparison: operands joined by `+ - * /` (`*` and `/` bind tighter). Returns
+  /// whether it is a single `%@`-style argument.
   /// - Parameter context: where the expression was expected, for error messages ("after '=='").
   private mutating func parseExpression(context: String) throws -> (PredicateExpression, fromArgument: Bool) {
+    var (expression, fromArgument) = try parseTerm(context: context)
+    while isSymbol("+") || isSymbol("-") {
+      let op = advance()
+      let (rhs, _) = try parseTerm(context: "after '\(op.text)'")
+      expression = .arithmetic(op.text == "+" ? .add : .subtract, expression, rhs)
+      fromArgument = false
+    }
+    return (expression, fromArgument)
+  }
+
+  /// term := operand (('*' | '/') operand)*
+  private mutating func parseTerm(context: String) throws -> (PredicateExpression, fromArgument: Bool) {
+    var (expression, fromArgument) = try parseOperand(context: context)
+    while isSymbol("*") || isSymbol("/") {
+      let op = advance()
+      let (rhs, _) = try parseOperand(context: "after '\(op.text)'")
+      expression = .arithmetic(op.text == "*" ? .multiply : .divide, expression, rhs)
+      fromArgument = false
+    }
+    return (expression, fromArgument)
+  }
+
+  /// One operand: a key path, a value, an argument, an aggregate, a variable, `SUBQUERY(…).@count`,
+  /// `CAST(…)`, a negated operand or a parenthesized expression.
+  private mutating func parseOperand(context: String) throws -> (PredicateExpression, fromArgument: Bool) {
     let token = current
     switch token.kind {
     case .specifier(let specifier):
@@ -373,7 +423,7 @@ struct PredicateParser {
         return (.keyPath(try continueKeyPath(path)), false)
       }
       let value = try argumentValue(at: argumentIndex, specifier: specifier, token: token)
-      return (Self.expression(for: value), true)
+      return (PredicateExpression.expression(for: value), true)
     case .string(let text):
       advance()
       return (.constant(.string(text)), false)
@@ -382,11 +432,25 @@ struct PredicateParser {
       return (.constant(try numberValue(text, negative: false, token: token)), false)
     case .symbol("-"), .symbol("+"):
       guard case .number(let text) = next.kind else {
-        throw syntaxError(at: next.position, "expected a number after '\(token.text)', found \(Self.describe(next))")
+        // `-wordCount`: the operand negated.
+        advance()
+        let (operand, _) = try parseOperand(context: "after '\(token.text)'")
+        return (token.text == "-" ? .arithmetic(.multiply, .constant(.integer(-1)), operand) : operand, false)
       }
       advance()
       let numberToken = advance()
       return (.constant(try numberValue(text, negative: token.text == "-", token: numberToken)), false)
+    case .symbol("("):
+      let open = advance()
+      let (inner, _) = try parseExpression(context: "after '('")
+      guard isSymbol(")") else {
+        throw syntaxError(
+          at: current.position,
+          "expected ')' to close the '(' at position \(open.position), found \(Self.describe(current))"
+        )
+      }
+      advance()
+      return (inner, false)
     case .symbol("{"):
       return (try parseAggregate(), false)
     case .escapedWord(let name):
@@ -418,9 +482,12 @@ struct PredicateParser {
         if word.uppercased() == "CAST" {
           return (try parseCast(), false)
         }
+        if word.uppercased() == "SUBQUERY" {
+          return (try parseSubquery(), false)
+        }
         throw syntaxError(
           at: token.position,
-          "function expressions such as '\(word)(...)' are not supported; compare key paths with values"
+          "function expressions such as '\(word)(...)' are not supported; compare key paths with values (SUBQUERY(...).@count and CAST(..., \"NSDate\") are the two there are)"
         )
       }
       advance()
@@ -430,11 +497,9 @@ struct PredicateParser {
         at: token.position,
         "'\(token.text)' must follow a to-many key path, as in 'tags.@count'"
       )
-    case .variable:
-      throw syntaxError(
-        at: token.position,
-        "substitution variables such as '\(token.text)' are not supported; pass values with %@"
-      )
+    case .variable(let name):
+      advance()
+      return (.variable(name, path: try continueKeyPath([])), false)
     case .end:
       throw syntaxError(at: token.position, "expected a key path or value \(context)")
     default:
@@ -443,14 +508,6 @@ struct PredicateParser {
         "expected a key path or value \(context), found \(Self.describe(token))"
       )
     }
-  }
-
-  /// The expression for a substituted value: collections become aggregates of constants.
-  private static func expression(for value: PredicateValue) -> PredicateExpression {
-    if case .collection(let items) = value {
-      return .aggregate(items.map { expression(for: $0) })
-    }
-    return .constant(value)
   }
 
   /// aggregate := '{' [expression (',' expression)*] '}'
@@ -477,6 +534,59 @@ struct PredicateParser {
         "expected ',' or '}' in the aggregate opened at position \(open.position), found \(Self.describe(current))"
       )
     }
+  }
+
+  /// subquery := SUBQUERY '(' collection ',' variable ',' predicate ')' '.' '@count'
+  ///
+  /// The collection is a to-many key path (from the object, or from an outer subquery's variable); inside
+  /// the predicate, `$variable` is the member being tested. Only the size of the result can be used.
+  private mutating func parseSubquery() throws -> PredicateExpression {
+    let subqueryToken = advance()
+    advance()  // '('
+    let collectionToken = current
+    let (collection, _) = try parseExpression(context: "after 'SUBQUERY('")
+    switch collection {
+    case .keyPath(let path) where !path.isEmpty && !path.contains(where: { $0.hasPrefix("@") }): break
+    case .variable(_, let path) where !path.isEmpty && !path.contains(where: { $0.hasPrefix("@") }): break
+    default:
+      throw syntaxError(
+        at: collectionToken.position,
+        "SUBQUERY needs a to-many key path first, as in SUBQUERY(notes, $note, $note.wordCount > 100)"
+      )
+    }
+    guard isSymbol(",") else {
+      throw syntaxError(at: current.position, "expected ',' after SUBQUERY's collection, found \(Self.describe(current))")
+    }
+    advance()
+    guard case .variable(let variable) = current.kind else {
+      throw syntaxError(
+        at: current.position,
+        "expected SUBQUERY's variable, such as $note, after the collection, found \(Self.describe(current))"
+      )
+    }
+    advance()
+    guard isSymbol(",") else {
+      throw syntaxError(at: current.position, "expected ',' after SUBQUERY's variable, found \(Self.describe(current))")
+    }
+    advance()
+    let predicate = try parseOr()
+    guard isSymbol(")") else {
+      throw syntaxError(
+        at: current.position,
+        "expected ')' to close the SUBQUERY at position \(subqueryToken.position), found \(Self.describe(current))"
+      )
+    }
+    advance()
+    let subquery = PredicateSubquery(collection: collection, variable: variable, predicate: predicate)
+    guard isSymbol("."), case .atWord(let name) = next.kind, name.lowercased() == "count" else {
+      throw syntaxError(
+        at: current.position,
+        "a SUBQUERY is a collection: compare its size, as in SUBQUERY(...).@count > 0"
+      )
+    }
+    advance()
+    advance()
+    return .subqueryCount(subquery)
   }
 
   /// cast := CAST '(' expression ',' "NSDate" ')': a date given as seconds since 2001-01-01 (the form
@@ -516,9 +626,11 @@ struct PredicateParser {
     return .constant(.date(Date(timeIntervalSinceReferenceDate: seconds)))
   }
 
-  /// Continues a key path with `.name`, `.#name` and a final `.@count`.
+  /// Continues a key path with `.name`, `.#name`, a final `.@count`, or `.@sum`, `.@avg`, `.@min`, `.@max`
+  /// followed by the key they reduce (`notes.@sum.wordCount`).
   private mutating func continueKeyPath(_ start: [String]) throws -> [String] {
     var path = start
+    var operatorToken: PredicateToken?
     while isSymbol(".") {
       let dot = advance()
       if path.last == "@count" {
@@ -529,17 +641,30 @@ struct PredicateParser {
       case .word(let name), .escapedWord(let name):
         path.append(name)
       case .atWord(let name):
-        guard name.lowercased() == "count" else {
+        guard let collectionOperator = PredicateCollectionOperator(element: "@" + name) else {
           throw syntaxError(
             at: token.position,
-            "the collection operator '@\(name)' is not supported; only @count is"
+            "the collection operator '@\(name)' is not supported; @count, @sum, @avg, @min and @max are"
           )
         }
-        path.append("@count")
+        if let earlier = operatorToken {
+          throw syntaxError(
+            at: token.position,
+            "a key path takes one collection operator; '\(earlier.text)' came first"
+          )
+        }
+        operatorToken = token
+        path.append(collectionOperator.rawValue)
       default:
         throw syntaxError(at: token.position, "expected a key name after '.', found \(Self.describe(token))")
       }
       advance()
+    }
+    if let operatorToken, let last = path.last, last != "@count", last.hasPrefix("@") {
+      throw syntaxError(
+        at: operatorToken.position,
+        "'\(operatorToken.text)' needs the key it reduces after it, as in notes.\(last).wordCount"
+      )
     }
     return path
   }
@@ -554,7 +679,7 @@ struct PredicateParser {
   }
 
   /// The raw argument at `argumentIndex` (the count was checked before parsing).
-  private func rawArgument(at argumentIndex: Int, token: PredicateToken) throws -> any Sendable {
+  private func rawArgument(at argumentIndex: Int, token: PredicateToken) throws -> Any? {
     guard arguments.indices.contains(argumentIndex) else {
       throw syntaxError(
         at: token.position,
@@ -579,26 +704,30 @@ struct PredicateParser {
     do {
       value = try PredicateValue(argument: raw)
     } catch {
-      throw argumentError(argumentIndex, token, "must be a String key path, not a \(type(of: raw)).")
+      throw argumentError(argumentIndex, token, "must be a String key path, not a \(Self.typeName(raw)).")
     }
     guard case .string(let text) = value else {
-      throw argumentError(argumentIndex, token, "must be a String key path, not a \(type(of: raw)).")
+      throw argumentError(argumentIndex, token, "must be a String key path, not a \(Self.typeName(raw)).")
     }
     let path = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
     guard !text.isEmpty, path.allSatisfy({ !$0.isEmpty }) else {
       throw argumentError(argumentIndex, token, "is \"\(text)\", which is not a key path (empty key name).")
     }
-    for (offset, component) in path.enumerated() where component.hasPrefix("@") {
-      guard component.lowercased() == "@count", offset == path.count - 1, offset > 0 else {
+    let operators = path.enumerated().filter { $0.element.hasPrefix("@") }
+    for (offset, component) in operators {
+      let known = PredicateCollectionOperator(element: component)
+      let placed =
+        known == .count ? offset == path.count - 1 : offset < path.count - 1 && !path[offset + 1].hasPrefix("@")
+      guard known != nil, operators.count == 1, offset > 0, placed else {
         throw argumentError(
           argumentIndex, token,
-          "is \"\(text)\": only '@count' is supported as a collection operator, at the end of a to-many key path."
+          "is \"\(text)\": a key path takes one collection operator after a to-many, '@count' last or '@sum', '@avg', '@min' or '@max' before the key they reduce."
         )
       }
     }
     // "SELF.name" names the same key path as the literal SELF.name: ["name"].
     let keys = path.first?.uppercased() == "SELF" ? Array(path.dropFirst()) : path
-    return keys.map { $0.lowercased() == "@count" ? "@count" : $0 }
+    return keys.map { PredicateCollectionOperator(element: $0)?.rawValue ?? $0 }
   }
 
   /// The value an argument gives for a value specifier, checked against the specifier's kind.
@@ -608,7 +737,7 @@ struct PredicateParser {
     let raw = try rawArgument(at: argumentIndex, token: token)
     let value: PredicateValue
     do {
-      value = try PredicateValue(argument: raw)
+      value = try PredicateValue(argument: raw, objects: objects)
     } catch let error as ObjectGraphError {
       throw argumentError(argumentIndex, token, "cannot be used: \(error.message)")
     }
@@ -626,7 +755,7 @@ struct PredicateParser {
       default:
         break
       }
-      throw argumentError(argumentIndex, token, "must be an integer, not a \(type(of: raw)).")
+      throw argumentError(argumentIndex, token, "must be an integer, not a \(Self.typeName(raw)).")
     case .double:
       switch value {
       case .double, .null:
@@ -638,16 +767,22 @@ struct PredicateParser {
       case .decimal(let number):
         return .double(NSDecimalNumber(decimal: number).doubleValue)
       default:
-        throw argumentError(argumentIndex, token, "must be a number, not a \(type(of: raw)).")
+        throw argumentError(argumentIndex, token, "must be a number, not a \(Self.typeName(raw)).")
       }
     case .cString:
       switch value {
       case .string, .null:
         return value
       default:
-        throw argumentError(argumentIndex, token, "must be a String, not a \(type(of: raw)).")
+        throw argumentError(argumentIndex, token, "must be a String, not a \(Self.typeName(raw)).")
       }
     }
+  }
+
+  /// The type of an argument, for messages ("String", "Optional<Int>" for a `nil` of that type).
+  private static func typeName(_ raw: Any?) -> String {
+    guard let raw else { return "nil" }
+    return "\(type(of: raw))"
   }
 
   /// The value of a number literal (its text never has a sign; `negative` says whether a '-' preceded it).

@@ -28,6 +28,15 @@ public enum AttributeType: Sendable, Hashable, CustomStringConvertible {
     }
   }
 
+  /// Whether values of this type are numbers (booleans count, as 0 and 1): what arithmetic, `@sum` and
+  /// `@avg` accept.
+  var isNumeric: Bool {
+    switch self {
+    case .integer16, .integer32, .integer64, .double, .float, .boolean, .decimal: true
+    default: false
+    }
+  }
+
   /// The Swift type `value(forKey:)` returns for this attribute type.
   public var swiftTypeName: String {
     switch self {

@@ -44,6 +44,22 @@ extension ManagedObject: PredicateEvaluable {
     }
   }
 
+  /// The objects at the end of a to-many key path, for `SUBQUERY`.
+  func predicateObjects(atKeyPath path: [String]) throws -> [any PredicateEvaluable] {
+    guard case .many(let members) = try predicateValue(atKeyPath: path),
+      members.allSatisfy({ if case .objectID = $0 { true } else { false } })
+    else {
+      throw ObjectGraphError(
+        .predicateSyntax,
+        "SUBQUERY ranges over a to-many relationship, and \(entity.name).\(path.joined(separator: ".")) is not one.")
+    }
+    guard let context = managedObjectContext else { return [] }
+    return members.compactMap { member -> (any PredicateEvaluable)? in
+      guard case .objectID(let id) = member else { return nil }
+      return context.object(with: id)
+    }
+  }
+
   static func predicateValue(_ value: StoredValue) -> PredicateValue {
     guard let value else { return .null }
     switch value {

@@ -113,6 +113,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
   }
 
+  /// The box the object's ID lives in, for a predicate that names the object (see ``ObjectIDReference``).
+  var objectIDReference: ObjectIDReference { ObjectIDReference(storage: storedObjectID) }
+
   func setObjectID(_ id: ManagedObjectID) {
     storedObjectID.withLock { $0 = .id(id) }
   }

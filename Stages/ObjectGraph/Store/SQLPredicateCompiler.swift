@@ -14,6 +14,15 @@ struct SQLPredicateCompiler {
   private var joinAliases: [String: String] = [:]
   private(set) var arguments: [DatabaseValue] = []
   private var aliasCounter: AliasCounter
+  /// The iteration variables of the subqueries this compiler is inside: each name to the alias and
+  /// entity of the member row it stands for.
+  private var variables: [String: Origin] = [:]
+
+  /// Where a key path starts: a table alias and the entity whose row it names.
+  struct Origin {
+    let alias: String
+    let mapping: SQLiteSchema.EntityMapping
+  }
 
   /// Shared between a compiler and the nested compilers of its subqueries so aliases stay unique.
   final class AliasCounter {
@@ -46,10 +55,15 @@ struct SQLPredicateCompiler {
   }
 
   mutating func resolve(_ path: [String]) throws -> Resolved {
-    var currentAlias = alias
-    var currentMapping = mapping
+    try resolve(path, from: Origin(alias: alias, mapping: mapping))
+  }
+
+  /// What a key path names, starting from `origin` (the object, or a subquery variable's member).
+  mutating func resolve(_ path: [String], from origin: Origin) throws -> Resolved {
+    var currentAlias = origin.alias
+    var currentMapping = origin.mapping
     var traversed: [String] = []
-    guard !path.isEmpty else { return .object(alias: alias, mapping.entity) }
+    guard !path.isEmpty else { return .object(alias: origin.alias, origin.mapping.entity) }
     for (position, key) in path.enumerated() {
       let entity = currentMapping.entity
       let isLast = position == path.count - 1
@@ -92,7 +106,7 @@ struct SQLPredicateCompiler {
       }
       if isLast { return .toOne("\(currentAlias).\(column)", destination) }
       traversed.append(key)
-      let joinKey = traversed.joined(separator: ".")
+      let joinKey = origin.alias + ":" + traversed.joined(separator: ".")
       if let existing = joinAliases[joinKey] {
         currentAlias = existing
       } else {
@@ -112,19 +126,45 @@ struct SQLPredicateCompiler {
     switch node {
     case .constant(let value): return value ? "1" : "0"
     case .not(let inner): return "NOT COALESCE((\(try compile(inner))), 0)"
-    case .and(let nodes): return "(" + (try nodes.map { try compile($0) }.joined(separator: " AND ")) + ")"
-    case .or(let nodes): return "(" + (try nodes.map { try compile($0) }.joined(separator: " OR ")) + ")"
+    case .and(let nodes):
+      // No subpredicates: AND of none is true, OR of none is false (as NSCompoundPredicate evaluates them).
+      guard !nodes.isEmpty else { return "1" }
+      return "(" + (try nodes.map { try compile($0) }.joined(separator: " AND ")) + ")"
+    case .or(let nodes):
+      guard !nodes.isEmpty else { return "0" }
+      return "(" + (try nodes.map { try compile($0) }.joined(separator: " OR ")) + ")"
     case .comparison(let comparison): return try compile(comparison)
     }
   }
 
+  /// Where a key path or variable expression starts, and its keys; `nil` for other expressions.
+  private func keyPathParts(_ expression: PredicateExpression) throws -> (path: [String], origin: Origin)? {
+    switch expression {
+    case .keyPath(let path): return (path, Origin(alias: alias, mapping: mapping))
+    case .variable(let name, let path): return (path, try origin(ofVariable: name))
+    default: return nil
+    }
+  }
+
+  /// The member row a subquery variable stands for.
+  /// - Throws: ``ObjectGraphError/Code/predicateSyntax`` for a substitution variable without a value.
+  private func origin(ofVariable name: String) throws -> Origin {
+    guard let origin = variables[name] else {
+      throw ObjectGraphError(
+        .predicateSyntax,
+        "The predicate uses $\(name), which has no value. Fill it in with withSubstitutionVariables([\"\(name)\": ...]) before fetching or evaluating."
+      )
+    }
+    return origin
+  }
+
   private mutating func compile(_ comparison: PredicateComparison) throws -> String {
-    // A to-many on either side turns the comparison into a subquery.
-    if case .keyPath(let path) = comparison.lhs, case .toMany(let owner, let ownerMapping, let slot, let rest) = try resolve(path) {
-      if rest == ["@count"] {
-        let count = try countSubquery(ownerAlias: owner, ownerMapping: ownerMapping, slot: slot)
-        return try compileScalar(comparison, lhsSQL: count, lhsType: .integer64)
-      }
+    // A to-many on the left turns the comparison into a subquery (unless a collection operator reduces
+    // it to one value: then it is a scalar subquery, compiled as an expression).
+    if let (path, origin) = try keyPathParts(comparison.lhs),
+      case .toMany(let owner, let ownerMapping, let slot, let rest) = try resolve(path, from: origin),
+      rest.first.flatMap(PredicateCollectionOperator.init(element:)) == nil
+    {
       return try quantified(comparison, ownerAlias: owner, ownerMapping: ownerMapping, slot: slot, rest: rest)
     }
     if comparison.op == .in, case .keyPath(let path) = comparison.rhs,
@@ -165,6 +205,13 @@ struct SQLPredicateCompiler {
     }
   }
 
+  /// A compiler for a subquery over `mapping`'s rows under `alias`, seeing this one's variables.
+  private func nested(mapping: SQLiteSchema.EntityMapping, alias: String) -> SQLPredicateCompiler {
+    var inner = SQLPredicateCompiler(schema: schema, mapping: mapping, alias: alias, counter: aliasCounter)
+    inner.variables = variables
+    return inner
+  }
+
   private mutating func countSubquery(ownerAlias: String, ownerMapping: SQLiteSchema.EntityMapping, slot: EntityLayout.Slot)
     throws -> String
   {
@@ -173,13 +220,76 @@ struct SQLPredicateCompiler {
     return "(SELECT COUNT(*) FROM \(link.from) WHERE \(link.condition))"
   }
 
+  /// `notes.@sum.wordCount`: the to-many's values reduced in a scalar subquery (`TOTAL`, `AVG`, `MIN`,
+  /// `MAX`, which skip nulls as the evaluator does), with the type of its result.
+  private mutating func reducingSubquery(
+    _ collectionOperator: PredicateCollectionOperator, keyPath: [String], ownerAlias: String,
+    ownerMapping: SQLiteSchema.EntityMapping, slot: EntityLayout.Slot, rest: [String]
+  ) throws -> (sql: String, type: AttributeType) {
+    if collectionOperator == .count {
+      guard rest.count == 1 else {
+        throw ObjectGraphError(.predicateSyntax, "'@count' must end the key path '\(keyPath.joined(separator: "."))'.")
+      }
+      return (try countSubquery(ownerAlias: ownerAlias, ownerMapping: ownerMapping, slot: slot), .integer64)
+    }
+    let sub = aliasCounter.make()
+    let link = try linkSubquery(ownerAlias: ownerAlias, ownerMapping: ownerMapping, slot: slot, subAlias: sub)
+    var inner = nested(mapping: link.destination, alias: sub)
+    guard case .column(let column, let columnType) = try inner.resolve(Array(rest.dropFirst())) else {
+      throw ObjectGraphError(
+        .predicateSyntax,
+        "'\(collectionOperator.rawValue)' in '\(keyPath.joined(separator: "."))' must be followed by an attribute of the to-many's entity, as in notes.\(collectionOperator.rawValue).wordCount."
+      )
+    }
+    let function: String
+    let type: AttributeType
+    switch collectionOperator {
+    case .sum, .avg:
+      guard columnType.isNumeric else {
+        throw ObjectGraphError(
+          .invalidValue,
+          "'\(collectionOperator.rawValue)' works on numbers, and '\(keyPath.joined(separator: "."))' reaches a \(columnType.xcodeName) attribute. Use @min, @max or @count with it."
+        )
+      }
+      function = collectionOperator == .sum ? "TOTAL" : "AVG"
+      type = .double
+    default:
+      function = collectionOperator == .min ? "MIN" : "MAX"
+      type = columnType
+    }
+    let value = columnType == .decimal ? "CAST(\(column) AS REAL)" : column
+    let joins = inner.joins.isEmpty ? "" : " " + inner.joins.joined(separator: " ")
+    arguments.append(contentsOf: inner.arguments)
+    return ("(SELECT \(function)(\(value)) FROM \(link.from)\(joins) WHERE \(link.condition))", type)
+  }
+
+  /// `SUBQUERY(collection, $x, predicate).@count`: a count of the members that match, in a scalar
+  /// subquery whose rows `$x` (and bare key paths) name.
+  private mutating func subqueryCount(_ subquery: PredicateSubquery) throws -> String {
+    guard let (path, origin) = try keyPathParts(subquery.collection),
+      case .toMany(let owner, let ownerMapping, let slot, let rest) = try resolve(path, from: origin), rest.isEmpty
+    else {
+      throw ObjectGraphError(
+        .predicateSyntax,
+        "SUBQUERY ranges over a to-many relationship, and \(subquery.collection.predicateFormat) is not one.")
+    }
+    let sub = aliasCounter.make()
+    let link = try linkSubquery(ownerAlias: owner, ownerMapping: ownerMapping, slot: slot, subAlias: sub)
+    var inner = nested(mapping: link.destination, alias: sub)
+    inner.variables[subquery.variable] = Origin(alias: sub, mapping: link.destination)
+    let condition = try inner.compile(subquery.predicate)
+    arguments.append(contentsOf: inner.arguments)
+    let joins = inner.joins.isEmpty ? "" : " " + inner.joins.joined(separator: " ")
+    return "(SELECT COUNT(*) FROM \(link.from)\(joins) WHERE \(link.condition) AND (\(condition)))"
+  }
+
   private mutating func quantified(
     _ comparison: PredicateComparison, ownerAlias: String, ownerMapping: SQLiteSchema.EntityMapping,
     slot: EntityLayout.Slot, rest: [String]
   ) throws -> String {
     let sub = aliasCounter.make()
     let link = try linkSubquery(ownerAlias: ownerAlias, ownerMapping: ownerMapping, slot: slot, subAlias: sub)
-    var inner = SQLPredicateCompiler(schema: schema, mapping: link.destination, alias: sub, counter: aliasCounter)
+    var inner = nested(mapping: link.destination, alias: sub)
     var memberComparison = comparison
     memberComparison.modifier = .direct
     memberComparison.lhs = .keyPath(rest)
@@ -201,19 +311,34 @@ struct SQLPredicateCompiler {
     -> (sql: String, type: AttributeType?, isNull: Bool)
   {
     switch expression {
-    case .keyPath(let path):
-      switch try resolve(path) {
+    case .keyPath, .variable:
+      guard let (path, origin) = try keyPathParts(expression) else { return ("NULL", nil, true) }
+      switch try resolve(path, from: origin) {
       case .column(let column, let type):
         return (type == .decimal ? "CAST(\(column) AS REAL)" : column, type, false)
       case .toOne(let column, _):
         return (column, .objectID, false)
       case .object(let objectAlias, _):
         return ("\(objectAlias).Z_PK", .objectID, false)
-      case .toMany:
-        throw ObjectGraphError(
-          .predicateSyntax,
-          "Key path '\(path.joined(separator: "."))' goes through a to-many relationship; use ANY, ALL, NONE or @count with it.")
+      case .toMany(let owner, let ownerMapping, let slot, let rest):
+        guard let collectionOperator = rest.first.flatMap(PredicateCollectionOperator.init(element:)) else {
+          throw ObjectGraphError(
+            .predicateSyntax,
+            "Key path '\(path.joined(separator: "."))' goes through a to-many relationship; use ANY, ALL, NONE, @count, @sum, @avg, @min or @max with it."
+          )
+        }
+        let reduced = try reducingSubquery(
+          collectionOperator, keyPath: path, ownerAlias: owner, ownerMapping: ownerMapping, slot: slot, rest: rest)
+        return (reduced.sql, reduced.type, false)
       }
+    case .arithmetic(let op, let lhs, let rhs):
+      let left = try arithmeticOperand(lhs, op)
+      let right = try arithmeticOperand(rhs, op)
+      let sql =
+        op == .divide ? "(CAST(\(left.sql) AS REAL) / \(right.sql))" : "(\(left.sql) \(op.rawValue) \(right.sql))"
+      return (sql, staticType(expression), false)
+    case .subqueryCount(let subquery):
+      return (try subqueryCount(subquery), .integer64, false)
     case .constant(.null):
       return ("NULL", nil, true)
     case .constant(let value):
@@ -227,22 +352,84 @@ struct SQLPredicateCompiler {
     }
   }
 
+  /// One side of `+ - * /`, which must be a number: a numeric attribute or collection operator, a number,
+  /// `nil` or more arithmetic.
+  /// - Throws: ``ObjectGraphError/Code/invalidValue`` for anything else, as the evaluator does.
+  private mutating func arithmeticOperand(_ operand: PredicateExpression, _ op: PredicateArithmetic) throws
+    -> (sql: String, type: AttributeType?, isNull: Bool)
+  {
+    if case .constant(let value) = operand {
+      switch value {
+      case .null, .integer, .double, .bool, .decimal: break
+      default:
+        throw ObjectGraphError(
+          .invalidValue,
+          "'\(op.rawValue)' works on numbers, and \(value.predicateFormat) is not one. Use it with integer, double, float, decimal or boolean attributes and number values."
+        )
+      }
+      return try expression(operand, against: .double)
+    }
+    let result = try expression(operand, against: nil)
+    if let type = result.type, !type.isNumeric {
+      let what = type == .objectID ? "an object" : "a \(type.xcodeName) attribute"
+      throw ObjectGraphError(
+        .invalidValue,
+        "'\(op.rawValue)' works on numbers, and \(operand.predicateFormat) is \(what). Use it with integer, double, float, decimal or boolean attributes and number values."
+      )
+    }
+    return result
+  }
+
+  /// The type an expression has in SQL, when it can be known without compiling it: a column's type, an
+  /// object ID for relationships and `SELF`, a number for arithmetic and collection operators.
+  func staticType(_ expression: PredicateExpression) -> AttributeType? {
+    var copy = self
+    switch expression {
+    case .keyPath, .variable:
+      guard let (path, origin) = try? copy.keyPathParts(expression) else { return nil }
+      switch try? copy.resolve(path, from: origin) {
+      case .column(_, let type): return type
+      case .toOne, .object: return .objectID
+      case .toMany(_, _, let slot, let rest):
+        switch rest.first.flatMap(PredicateCollectionOperator.init(element:)) {
+        case .count: return .integer64
+        case .sum, .avg: return .double
+        case .min, .max:
+          guard let destination = slot.relationship?.destinationEntity, let destinationMapping = schema.entities[destination.name]
+          else { return nil }
+          var inner = copy.nested(mapping: destinationMapping, alias: "t_")
+          if case .column(_, let type) = try? inner.resolve(Array(rest.dropFirst())) { return type }
+          return nil
+        case nil: return nil
+        }
+      default: return nil
+      }
+    case .arithmetic(let op, let lhs, let rhs):
+      guard op != .divide else { return .double }
+      let integers: Set<AttributeType> = [.integer16, .integer32, .integer64, .boolean]
+      let operandIsInteger = { (operand: PredicateExpression) -> Bool in
+        if case .constant(let value) = operand {
+          switch value {
+          case .integer, .bool: return true
+          default: return false
+          }
+        }
+        return copy.staticType(operand).map(integers.contains) ?? false
+      }
+      return operandIsInteger(lhs) && operandIsInteger(rhs) ? .integer64 : .double
+    case .subqueryCount:
+      return .integer64
+    case .constant, .aggregate:
+      return nil
+    }
+  }
+
   private func encode(_ value: PredicateValue, as type: AttributeType?) -> DatabaseValue {
     if type == .decimal, case .decimal(let decimal) = value {
       return NSDecimalNumber(decimal: decimal).doubleValue.databaseValue
     }
     if type == .decimal, case .integer(let int) = value { return Double(int).databaseValue }
     return SQLiteValueCoding.encode(predicateValue: value)
-  }
-
-  private func keyPathType(_ expression: PredicateExpression) -> AttributeType? {
-    guard case .keyPath(let path) = expression else { return nil }
-    var copy = self
-    switch try? copy.resolve(path) {
-    case .column(_, let type): return type
-    case .toOne, .object: return .objectID
-    default: return nil
-    }
   }
 
   /// Refuses a constant that cannot be compared with the column it meets: SQLite would convert it (a
@@ -278,8 +465,8 @@ struct SQLPredicateCompiler {
   private mutating func compileScalar(_ comparison: PredicateComparison, lhsSQL: String?, lhsType: AttributeType?) throws
     -> String
   {
-    let lhsColumnType = lhsType ?? keyPathType(comparison.lhs)
-    let rhsColumnType = keyPathType(comparison.rhs)
+    let lhsColumnType = lhsType ?? staticType(comparison.lhs)
+    let rhsColumnType = staticType(comparison.rhs)
     let lhs: (sql: String, type: AttributeType?, isNull: Bool) =
       if let lhsSQL { (lhsSQL, lhsType, false) } else { try expression(comparison.lhs, against: rhsColumnType) }
     // The options travel to the SQL functions as their raw value (see SQLFunctions).

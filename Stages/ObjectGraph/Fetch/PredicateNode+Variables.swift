@@ -1,0 +1,81 @@
+import Foundation
+
+/// Substitution variables (`$limit`) and the iteration variables of subqueries (`$note` in
+/// `SUBQUERY(notes, $note, …)`), which look alike: a variable is free unless a subquery around it binds it.
+extension PredicateNode {
+  /// The names of the variables no subquery binds.
+  var freeVariables: Set<String> { variables(bound: []) }
+
+  func variables(bound: Set<String>) -> Set<String> {
+    switch self {
+    case .constant: return []
+    case .not(let node): return node.variables(bound: bound)
+    case .and(let nodes), .or(let nodes): return nodes.reduce(into: []) { $0.formUnion($1.variables(bound: bound)) }
+    case .comparison(let comparison):
+      return comparison.lhs.variables(bound: bound).union(comparison.rhs.variables(bound: bound))
+    }
+  }
+
+  /// The predicate with each free variable replaced by its value (a collection becomes an aggregate, as
+  /// an array argument does).
+  /// - Throws: ``ObjectGraphError/Code/predicateSyntax`` for a substitution variable followed by a key
+  ///   path (`$notebook.name`): a value has no keys.
+  func substituting(_ values: [String: PredicateValue], bound: Set<String> = []) throws -> PredicateNode {
+    switch self {
+    case .constant: return self
+    case .not(let node): return .not(try node.substituting(values, bound: bound))
+    case .and(let nodes): return .and(try nodes.map { try $0.substituting(values, bound: bound) })
+    case .or(let nodes): return .or(try nodes.map { try $0.substituting(values, bound: bound) })
+    case .comparison(var comparison):
+      comparison.lhs = try comparison.lhs.substituting(values, bound: bound)
+      comparison.rhs = try comparison.rhs.substituting(values, bound: bound)
+      return .comparison(comparison)
+    }
+  }
+}
+
+extension PredicateExpression {
+  fileprivate func variables(bound: Set<String>) -> Set<String> {
+    switch self {
+    case .keyPath, .constant: return []
+    case .variable(let name, _): return bound.contains(name) ? [] : [name]
+    case .aggregate(let items): return items.reduce(into: []) { $0.formUnion($1.variables(bound: bound)) }
+    case .arithmetic(_, let lhs, let rhs): return lhs.variables(bound: bound).union(rhs.variables(bound: bound))
+    case .subqueryCount(let subquery):
+      return subquery.collection.variables(bound: bound)
+        .union(subquery.predicate.variables(bound: bound.union([subquery.variable])))
+    }
+  }
+
+  fileprivate func substituting(_ values: [String: PredicateValue], bound: Set<String>) throws -> PredicateExpression {
+    switch self {
+    case .keyPath, .constant:
+      return self
+    case .variable(let name, let path):
+      guard !bound.contains(name), let value = values[name] else { return self }
+      guard path.isEmpty else {
+        throw ObjectGraphError(
+          .predicateSyntax,
+          "$\(name).\(path.joined(separator: ".")) follows a key path from a substitution variable; a variable stands for a value, so compare the value itself (or name the key path on the object)."
+        )
+      }
+      return Self.expression(for: value)
+    case .aggregate(let items):
+      return .aggregate(try items.map { try $0.substituting(values, bound: bound) })
+    case .arithmetic(let op, let lhs, let rhs):
+      return .arithmetic(op, try lhs.substituting(values, bound: bound), try rhs.substituting(values, bound: bound))
+    case .subqueryCount(var subquery):
+      subquery.collection = try subquery.collection.substituting(values, bound: bound)
+      subquery.predicate = try subquery.predicate.substituting(values, bound: bound.union([subquery.variable]))
+      return .subqueryCount(subquery)
+    }
+  }
+
+  /// A substituted value as an expression: collections become aggregates of constants.
+  static func expression(for value: PredicateValue) -> PredicateExpression {
+    if case .collection(let items) = value {
+      return .aggregate(items.map { expression(for: $0) })
+    }
+    return .constant(value)
+  }
+}

@@ -1,0 +1,42 @@
+import Foundation
+
+/// Managed objects given as predicate arguments (`"notebook == %@", notebook`).
+///
+/// Core Data's predicate keeps the object itself, so it names the same row before and after the object
+/// is saved. A ``ManagedObject`` is not `Sendable`, and a ``FetchPredicate`` is (it may be built on one
+/// queue and used on another), so the predicate cannot keep the object. It keeps the object's ID, read at
+/// the call. An ID that is still temporary changes when the object is saved, so for those the predicate
+/// also keeps an ``ObjectIDReference``: the small lock-guarded box the object's own `objectID` lives in,
+/// never the object. When the predicate is used, each temporary ID is replaced by the object's current ID.
+final class PredicateObjectCapture {
+  private(set) var references: [ManagedObjectID: ObjectIDReference] = [:]
+
+  func note(_ object: ManagedObject, id: ManagedObjectID) {
+    references[id] = object.objectIDReference
+  }
+}
+
+/// Where a managed object keeps its ID: reading it gives the ID the object has now (permanent once it
+/// has been saved), without holding the object or touching anything else of it.
+///
+/// `Sendable` because it holds only the object's `Locked` ID storage, which every thread may read under
+/// its lock (rule 1: `objectID` may be read on any queue).
+struct ObjectIDReference: Sendable {
+  let storage: Locked<ManagedObject.StoredID>
+
+  /// The object's ID now, or `nil` when it has not been given one that this box can tell without making it.
+  var current: ManagedObjectID? {
+    storage.withLock { stored in
+      if case .id(let id) = stored { return id }
+      return nil
+    }
+  }
+}
+
+extension PredicateNode {
+  /// The predicate with each temporary ID that `references` knows replaced by its object's current ID.
+  func resolvingObjectIDs(_ references: [ManagedObjectID: ObjectIDReference]) -> PredicateNode {
+    guard !references.isEmpty else { return self }
+    return mappingObjectIDs { id in references[id]?.current ?? id }
+  }
+}
