@@ -239,7 +239,7 @@ enum InMemorySort {
     }
     return keyed.sorted { lhs, rhs in
       for (index, descriptor) in descriptors.enumerated() {
-        let order = compare(lhs.2[index], rhs.2[index])
+        let order = compare(lhs.2[index], rhs.2[index], descriptor.comparison)
         if order != 0 { return descriptor.ascending ? order < 0 : order > 0 }
       }
       return lhs.0 < rhs.0
@@ -254,13 +254,19 @@ enum InMemorySort {
     }
   }
 
-  static func compare(_ lhs: PredicateValue, _ rhs: PredicateValue) -> Int {
+  static func compare(
+    _ lhs: PredicateValue, _ rhs: PredicateValue, _ comparison: FetchSortDescriptor.Comparison = .compare
+  ) -> Int {
     switch (lhs, rhs) {
     case (.null, .null): return 0
     case (.null, _): return -1
     case (_, .null): return 1
     case let (.string(a), .string(b)):
-      return a.unicodeScalars.lexicographicallyPrecedes(b.unicodeScalars) ? -1 : (a == b ? 0 : 1)
+      switch comparison.order(a, b) {
+      case .orderedAscending: return -1
+      case .orderedSame: return 0
+      case .orderedDescending: return 1
+      }
     case let (.date(a), .date(b)): return a < b ? -1 : (a == b ? 0 : 1)
     case let (.objectID(a), .objectID(b)):
       let x = a.primaryKey ?? Int64.max

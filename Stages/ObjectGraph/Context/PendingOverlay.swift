@@ -135,7 +135,7 @@ struct PendingOverlay {
   /// The order of two places under the descriptors: negative, zero or positive.
   static func compare(_ lhs: Key, _ rhs: Key, _ descriptors: [FetchSortDescriptor]) -> Int {
     for (index, descriptor) in descriptors.enumerated() {
-      let order = InMemorySort.compare(lhs.values[index], rhs.values[index])
+      let order = InMemorySort.compare(lhs.values[index], rhs.values[index], descriptor.comparison)
       if order != 0 { return descriptor.ascending ? order : -order }
     }
     return lhs.id < rhs.id ? -1 : (lhs.id == rhs.id ? 0 : 1)

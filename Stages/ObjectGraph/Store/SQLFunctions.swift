@@ -20,8 +20,21 @@ enum SQLFunctions {
     PredicateComparison.Options(rawValue: Int.fromDatabaseValue(value) ?? 0)
   }
 
+  /// One collation per sort comparison other than `compare:` (which is SQLite's `BINARY`), named
+  /// `og_` and the comparison's name, calling the comparison the in-memory sort uses.
+  static let collations: [FetchSortDescriptor.Comparison: DatabaseCollation] = Dictionary(
+    uniqueKeysWithValues: FetchSortDescriptor.Comparison.allCases.filter { $0 != .compare }.map { comparison in
+      (comparison, DatabaseCollation(collationName(comparison)) { comparison.order($0, $1) })
+    })
+
+  /// `og_localizedStandardCompare` for `.localizedStandardCompare`.
+  static func collationName(_ comparison: FetchSortDescriptor.Comparison) -> String {
+    "og_" + comparison.rawValue.dropLast()
+  }
+
   static func install(in db: Database) {
     db.add(function: fold)
     db.add(function: matches)
+    for collation in collations.values { db.add(collation: collation) }
   }
 }

@@ -587,7 +587,12 @@ struct SQLPredicateCompiler {
       let path = descriptor.keyPath
       let sql: String
       switch try resolve(path) {
-      case .column(let column, let type): sql = type == .decimal ? "CAST(\(column) AS REAL)" : column
+      case .column(let column, let type):
+        sql =
+          type == .decimal
+          ? "CAST(\(column) AS REAL)"
+          : (type == .string && descriptor.comparison != .compare)
+            ? "\(column) COLLATE \(SQLFunctions.collationName(descriptor.comparison))" : column
       case .toOne(let column, _): sql = column
       case .object(let objectAlias, _): sql = "\(objectAlias).Z_PK"
       case .toMany:
