@@ -1,9 +1,10 @@
 import Foundation
 
 extension ManagedObjectContext {
-  /// Fetches the objects a request describes.
+  /// Fetches what a request describes: objects, IDs, dictionaries or a count, by its
+  /// ``FetchRequest/resultType``.
   ///
-  /// The predicate and sort run in SQLite. With ``FetchRequest/includesPendingChanges`` (the default),
+  /// For objects (the usual case): the predicate and sort run in SQLite. With ``FetchRequest/includesPendingChanges`` (the default),
   /// the context's unsaved changes count too: matching inserted objects are added, deleted ones removed,
   /// and changed ones re-checked against their current values (in memory, with the same semantics).
   /// Each object is unique in the context: fetching one you already hold returns the same instance, with
@@ -11,41 +12,66 @@ extension ManagedObjectContext {
   ///
   /// - Throws: ``ObjectGraphError/Code/unknownKey`` for an unknown entity or key (naming both),
   ///   ``ObjectGraphError/Code/noPersistentStore`` without a coordinator or store,
-  ///   ``ObjectGraphError/Code/invalidValue`` when the entity's objects are not `Result`s.
-  public func fetch<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [Result] {
+  ///   ``ObjectGraphError/Code/invalidValue`` when the entity's objects (or the result type's values) are
+  ///   not `Result`s.
+  ///
+  /// IDs (``FetchRequestResultType/managedObjectIDResultType``) honour pending changes as objects do and
+  /// make no object when nothing is pending; a count is ``count(for:)``'s; dictionaries are read from the
+  /// store as it is (see ``FetchRequestResultType/dictionaryResultType``).
+  public func fetch<Result: FetchRequestResult>(_ request: FetchRequest<Result>) throws -> [Result] {
     try isolated("fetch(_:)") { confined in
-      let objects = try fetchObjects(request, confined)
-      // A request for plain managed objects needs no per-object cast (the types are the same).
-      if Result.self == ManagedObject.self { return unsafeBitCast(objects, to: [Result].self) }
-      var results: [Result] = []
-      results.reserveCapacity(objects.count)
-      for object in objects {
-        guard let typed = object as? Result else {
-          throw ObjectGraphError(
-            .invalidValue,
-            "FetchRequest<\(Result.self)> fetched a \(object.entity.name) made as \(type(of: object)), which is not a \(Result.self). Give entity \(object.entity.name) the class \(Result.self) (managedObjectClass, or ManagedObjectModel.register), or fetch FetchRequest<ManagedObject>."
-          )
-        }
-        results.append(typed)
+      switch request.resultType {
+      case .managedObjectResultType: return try typedObjects(request, confined)
+      case .managedObjectIDResultType: return try results(try fetchObjectIDs(request, confined), of: request)
+      case .countResultType: return try results([NSNumber(value: try countObjects(request, confined))], of: request)
+      case .dictionaryResultType:
+        let rows = try fetchDictionaries(request)
+        if Result.self == NSDictionary.self { return try results(rows.map { NSDictionary(dictionary: $0) }, of: request) }
+        return try results(rows, of: request)
       }
-      return results
     }
   }
 
-  /// Counts the objects a request would fetch, without making them.
-  public func count<Result: ManagedObject>(for request: FetchRequest<Result>) throws -> Int {
-    try isolated("count(for:)") { confined in
-      let entity = try entity(named: request.entityName)
-      let plan = plan(for: request, entity: entity, unbounded: false)
-      if request.includesPendingChanges && hasPendingChanges(for: entity, confined) {
-        let store = try readableStore()
-        if store.spansSeveralStores { return try fetchObjects(request, confined).count }
-        // A COUNT in the store, adjusted for the changes here; no object is made.
-        propagateDeletes(confined)
-        return try pendingOverlay(for: plan, confined).count(in: store, plan: plan)
-      }
-      return try parentStore().count(plan)
+  /// The objects of a managed-object fetch, as `Result`s.
+  private func typedObjects<Result: FetchRequestResult>(_ request: FetchRequest<Result>, _ confined: Confined) throws
+    -> [Result]
+  {
+    guard Result.self is ManagedObject.Type else {
+      throw resultTypeMismatch(request, returns: "managed objects")
     }
+    let objects = try fetchObjects(request, confined)
+    // A request for plain managed objects needs no per-object cast (the types are the same).
+    if Result.self == ManagedObject.self { return unsafeBitCast(objects, to: [Result].self) }
+    var results: [Result] = []
+    results.reserveCapacity(objects.count)
+    for object in objects {
+      guard let typed = object as? Result else {
+        throw ObjectGraphError(
+          .invalidValue,
+          "FetchRequest<\(Result.self)> fetched a \(object.entity.name) made as \(type(of: object)), which is not a \(Result.self). Give entity \(object.entity.name) the class \(Result.self) (managedObjectClass, or ManagedObjectModel.register), or fetch FetchRequest<ManagedObject>."
+        )
+      }
+      results.append(typed)
+    }
+    return results
+  }
+
+  /// Counts the objects a request would fetch, without making them (whatever its result type).
+  public func count<Result: FetchRequestResult>(for request: FetchRequest<Result>) throws -> Int {
+    try isolated("count(for:)") { confined in try countObjects(request, confined) }
+  }
+
+  func countObjects<Result>(_ request: FetchRequest<Result>, _ confined: Confined) throws -> Int {
+    let entity = try entity(named: request.entityName)
+    let plan = plan(for: request, entity: entity, unbounded: false)
+    if request.includesPendingChanges && hasPendingChanges(for: entity, confined) {
+      let store = try readableStore()
+      if store.spansSeveralStores { return try fetchObjects(request, confined).count }
+      // A COUNT in the store, adjusted for the changes here; no object is made.
+      propagateDeletes(confined)
+      return try pendingOverlay(for: plan, confined).count(in: store, plan: plan)
+    }
+    return try parentStore().count(plan)
   }
 
   func entity(named name: String) throws -> EntityDescription {
@@ -67,7 +93,7 @@ extension ManagedObjectContext {
     var plan = StoreFetchPlan(
       entity: entity, predicate: request.predicate?.resolvedNode, sortDescriptors: request.sortDescriptors,
       fetchLimit: unbounded ? 0 : request.fetchLimit, fetchOffset: unbounded ? 0 : request.fetchOffset,
-      idsOnly: request.fetchBatchSize > 0)
+      idsOnly: request.fetchBatchSize > 0 || !request.includesPropertyValues)
     plan.includesSubentities = request.includesSubentities
     return plan
   }
@@ -84,7 +110,7 @@ extension ManagedObjectContext {
     return store
   }
 
-  private func hasPendingChanges(for entity: EntityDescription, _ confined: Confined) -> Bool {
+  func hasPendingChanges(for entity: EntityDescription, _ confined: Confined) -> Bool {
     confined.inserted.contains { $0.entity.isKind(of: entity) }
       || confined.updated.contains { $0.entity.isKind(of: entity) }
       || confined.deleted.contains { $0.entity.isKind(of: entity) }
@@ -131,7 +157,7 @@ extension ManagedObjectContext {
             registryWasEmpty: registryWasEmpty, refetch: &refetch, awaken: &awaken))
       }
     }
-    if plan.idsOnly {
+    if plan.idsOnly && request.fetchBatchSize > 0 {
       let batch = FaultBatch(ids: batchIDs, size: request.fetchBatchSize, prefetchKeyPaths: request.relationshipKeyPathsForPrefetching)
       for object in objects where object.state.needsLoad { object.batch = batch }
     }

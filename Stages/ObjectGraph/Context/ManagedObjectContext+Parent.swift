@@ -100,6 +100,17 @@ extension ManagedObjectContext: ObjectStore {
     return plan.with(predicate: predicate.mappingObjectIDs(resolve))
   }
 
+  /// A child's dictionary fetch: what the persistent store holds, as for a root context (Core Data's
+  /// dictionaries never include unsaved changes, this context's included). Object IDs the child names in
+  /// its predicate are translated as for its other fetches.
+  func fetchDictionaries(_ plan: StoreDictionaryPlan) throws -> [StoreDictionaryRow] {
+    try performAndWait {
+      var plan = plan
+      plan.rows = translated(plan.rows)
+      return try parentStore().fetchDictionaries(plan)
+    }
+  }
+
   /// The request a plan stands for, for the slow path across several stores.
   private func request(for plan: StoreFetchPlan) -> FetchRequest<ManagedObject> {
     let request = FetchRequest<ManagedObject>(entityName: plan.entity.name)

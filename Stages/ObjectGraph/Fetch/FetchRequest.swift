@@ -1,6 +1,6 @@
 import Foundation
 
-/// A description of objects to fetch: an entity, a predicate, an order, and limits.
+/// A description of what to fetch: an entity, a predicate, an order, limits, and what to return.
 ///
 /// ```swift
 /// let request = FetchRequest<Note>(entityName: "Note")
@@ -10,8 +10,22 @@ import Foundation
 /// let notes = try context.fetch(request)
 /// ```
 ///
+/// `Result` says what comes back: managed objects (`FetchRequest<Note>`), their IDs
+/// (`FetchRequest<ManagedObjectID>`), dictionaries of chosen properties (`FetchRequest<NSDictionary>` or
+/// `FetchRequest<[String: Any]>`, with ``propertiesToFetch``), or a count (`FetchRequest<NSNumber>`).
+/// ``resultType`` starts out matching `Result`, so, unlike Core Data, it needs no setting.
+///
+/// ```swift
+/// let perNotebook = FetchRequest<NSDictionary>(entityName: "Note")
+/// let count = ExpressionDescription(name: "count", expression: FetchExpression(forFunction: "count:",
+///   arguments: [FetchExpression(forKeyPath: "title")]), expressionResultType: .integer64)
+/// perNotebook.propertiesToFetch = ["notebook.name", count]
+/// perNotebook.propertiesToGroupBy = ["notebook.name"]
+/// perNotebook.havingPredicate = try FetchPredicate(format: "$count > 10")
+/// ```
+///
 /// Like Core Data's `NSFetchRequest` it is a mutable reference type; build it on the queue that uses it.
-public final class FetchRequest<Result: ManagedObject> {
+public final class FetchRequest<Result: FetchRequestResult> {
   /// The entity to fetch (its subentities too, when ``includesSubentities``).
   public var entityName: String
   /// Which objects to return; `nil` returns all.
@@ -36,6 +50,26 @@ public final class FetchRequest<Result: ManagedObject> {
   public var relationshipKeyPathsForPrefetching: [String] = []
   /// Whether instances of subentities are returned too. Default `true`.
   public var includesSubentities = true
+  /// What the fetch returns. It starts as what `Result` calls for (see ``FetchRequestResultType``); a
+  /// result type that does not fit `Result` is refused when the fetch runs.
+  public var resultType: FetchRequestResultType
+  /// Whether objects are fetched with their values. With `false`, objects come back as faults holding
+  /// nothing, and each reads its row when first touched: for when you only need identities or will
+  /// touch few of them. Default `true`. (IDs-only and count fetches never read values.)
+  public var includesPropertyValues = true
+  /// For dictionary results: the columns each dictionary holds, by name or key path (`"title"`,
+  /// `"notebook.name"`; a to-one relationship gives its destination's ``ManagedObjectID``), attribute or
+  /// relationship description, or ``ExpressionDescription``. `nil` fetches every attribute.
+  public var propertiesToFetch: [any FetchPropertySpecifier]?
+  /// For dictionary results: the columns to group rows by (`GROUP BY`). Every column fetched must then
+  /// be grouped or be an aggregate expression.
+  public var propertiesToGroupBy: [any FetchPropertySpecifier]?
+  /// For grouped dictionary results: which groups to keep (`HAVING`). Grouped key paths are named as
+  /// usual, expressions by their name as a variable: `$count > 10`.
+  public var havingPredicate: FetchPredicate?
+  /// For dictionary results: whether duplicate dictionaries are dropped (`SELECT DISTINCT`). Default
+  /// `false`; as in Core Data, it has no effect on other result types.
+  public var returnsDistinctResults = false
   /// Whether objects the context already holds take the values the fetch reads. Default `false`.
   ///
   /// With `false`, as in Core Data, an object you are already using keeps the values it shows, even when
@@ -48,6 +82,7 @@ public final class FetchRequest<Result: ManagedObject> {
   /// Makes a request for an entity, by name.
   public init(entityName: String) {
     self.entityName = entityName
+    resultType = .natural(for: Result.self)
   }
 
   /// Makes a request for the entity named like `Result`'s class.

@@ -18,6 +18,15 @@ struct SQLPredicateCompiler {
   /// entity of the member row it stands for.
   private var variables: [String: Origin] = [:]
 
+  /// The named columns of a grouped dictionary fetch, which its `HAVING` predicate names as `$name`.
+  var resultColumns: [String: ResultColumn] = [:]
+
+  /// A named column of a dictionary fetch: its SQL and type.
+  struct ResultColumn {
+    let sql: String
+    let type: AttributeType?
+  }
+
   /// Where a key path starts: a table alias and the entity whose row it names.
   struct Origin {
     let alias: String
@@ -141,7 +150,10 @@ struct SQLPredicateCompiler {
   private func keyPathParts(_ expression: PredicateExpression) throws -> (path: [String], origin: Origin)? {
     switch expression {
     case .keyPath(let path): return (path, Origin(alias: alias, mapping: mapping))
-    case .variable(let name, let path): return (path, try origin(ofVariable: name))
+    case .variable(let name, let path):
+      // A named column of a grouped dictionary fetch, in its HAVING predicate.
+      if path.isEmpty && variables[name] == nil && resultColumns[name] != nil { return nil }
+      return (path, try origin(ofVariable: name))
     default: return nil
     }
   }
@@ -310,6 +322,11 @@ struct SQLPredicateCompiler {
   private mutating func expression(_ expression: PredicateExpression, against otherType: AttributeType?) throws
     -> (sql: String, type: AttributeType?, isNull: Bool)
   {
+    if case .variable(let name, let path) = expression, path.isEmpty, variables[name] == nil,
+      let column = resultColumns[name]
+    {
+      return (column.sql, column.type, false)
+    }
     switch expression {
     case .keyPath, .variable:
       guard let (path, origin) = try keyPathParts(expression) else { return ("NULL", nil, true) }
@@ -384,6 +401,11 @@ struct SQLPredicateCompiler {
   /// object ID for relationships and `SELF`, a number for arithmetic and collection operators.
   func staticType(_ expression: PredicateExpression) -> AttributeType? {
     var copy = self
+    if case .variable(let name, let path) = expression, path.isEmpty, variables[name] == nil,
+      let column = resultColumns[name]
+    {
+      return column.type
+    }
     switch expression {
     case .keyPath, .variable:
       guard let (path, origin) = try? copy.keyPathParts(expression) else { return nil }

@@ -52,9 +52,11 @@ enum SQLiteValueCoding {
       case .double: return .double(double)
       case .float: return .float(Float(double))
       case .date: return .date(Date(timeIntervalSinceReferenceDate: double))
-      case .integer64: return .int64(Int64(double))
-      case .integer32: return .int32(Int32(double))
-      case .integer16: return .int16(Int16(double))
+      // `exactly:` after truncation: a double too large for the type (or NaN, from a foreign store or an
+      // average) reads as nil instead of stopping the program.
+      case .integer64: return Int64(exactly: double.rounded(.towardZero)).map { .int64($0) }
+      case .integer32: return Int32(exactly: double.rounded(.towardZero)).map { .int32($0) }
+      case .integer16: return Int16(exactly: double.rounded(.towardZero)).map { .int16($0) }
       case .boolean: return .bool(double != 0)
       case .decimal: return .boxed(.init(Decimal(double)))
       default: return nil

@@ -1,0 +1,183 @@
+import Foundation
+import GRDB
+
+extension PersistentStore {
+  /// Reads the rows a dictionary plan describes: one `SELECT` of the columns (key paths through to-one
+  /// relationships become joins, aggregates SQL functions), with `WHERE`, `GROUP BY`, `HAVING`,
+  /// `ORDER BY`, `LIMIT` and `DISTINCT` as asked.
+  ///
+  /// - Throws: ``ObjectGraphError/Code/unknownKey`` for an unknown key, ``ObjectGraphError/Code/invalidValue``
+  ///   for a to-many column, a column neither grouped nor aggregated, or a `HAVING` without grouping,
+  ///   ``ObjectGraphError/Code/unsupportedFeature`` for an expression the store cannot compute.
+  func fetchDictionaries(_ plan: StoreDictionaryPlan) throws -> [StoreDictionaryRow] {
+    let mapping = try schema.mapping(for: plan.rows.entity)
+    var compiler = SQLPredicateCompiler(schema: schema, mapping: mapping)
+    var selects: [String] = []
+    var readers: [(name: String, read: (Row, inout Int) -> SlotValue?)] = []
+    var named: [String: SQLPredicateCompiler.ResultColumn] = [:]
+    var aggregates: Set<String> = []
+    let makeID = { [self] (key: Int64, entityNumber: Int64) in objectID(pk: key, entityNumber: entityNumber) }
+    for column in plan.columns {
+      let compiled = try compiler.dictionaryColumn(column, makeID: makeID)
+      selects.append(contentsOf: compiled.sql)
+      readers.append((column.name, compiled.read))
+      named[column.name] = SQLPredicateCompiler.ResultColumn(sql: compiled.sql[0], type: compiled.type)
+      if compiled.isAggregate { aggregates.insert(column.name) }
+    }
+    var conditions: [String] = []
+    if !plan.rows.includesSubentities {
+      conditions.append("t0.Z_ENT = \(mapping.number)")
+    } else if let filter = entityFilter(mapping) {
+      conditions.append(filter)
+    }
+    if let predicate = plan.rows.predicate { conditions.append(try compiler.compile(predicate)) }
+
+    var groups: [String] = []
+    for column in plan.groupBy {
+      let compiled = try compiler.dictionaryColumn(column, makeID: makeID)
+      guard !compiled.isAggregate else {
+        throw ObjectGraphError(
+          .invalidValue, "'\(column.name)' is an aggregate expression; propertiesToGroupBy takes properties and key paths.")
+      }
+      groups.append(compiled.sql[0])
+    }
+    let grouped = Set(plan.groupBy.map(\.name))
+    if !groups.isEmpty {
+      for column in plan.columns where !aggregates.contains(column.name) && !grouped.contains(column.name) {
+        throw ObjectGraphError(
+          .invalidValue,
+          "'\(column.name)' is fetched but neither grouped nor an aggregate. With propertiesToGroupBy, every property to fetch must be in propertiesToGroupBy or be an expression such as count: or sum:."
+        )
+      }
+    }
+    var having = ""
+    if let predicate = plan.having {
+      guard !groups.isEmpty else {
+        throw ObjectGraphError(.invalidValue, "havingPredicate filters groups; set propertiesToGroupBy too.")
+      }
+      compiler.resultColumns = named
+      having = " HAVING " + (try compiler.compile(predicate))
+    }
+    let order = try compiler.orderBy(plan.rows.sortDescriptors)
+
+    var sql = "SELECT \(plan.distinct ? "DISTINCT " : "")\(selects.joined(separator: ", ")) FROM \(mapping.table) t0"
+    if !compiler.joins.isEmpty { sql += " " + compiler.joins.joined(separator: " ") }
+    if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+    if !groups.isEmpty { sql += " GROUP BY " + groups.joined(separator: ", ") + having }
+    if !order.isEmpty { sql += " ORDER BY " + order }
+    if plan.rows.fetchLimit > 0 || plan.rows.fetchOffset > 0 {
+      sql += " LIMIT \(plan.rows.fetchLimit > 0 ? plan.rows.fetchLimit : -1) OFFSET \(plan.rows.fetchOffset)"
+    }
+    let arguments = StatementArguments(compiler.arguments)
+    return try read { db in
+      var result: [StoreDictionaryRow] = []
+      let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+      while let row = try cursor.next() {
+        var index = 0
+        var dictionary: StoreDictionaryRow = []
+        for reader in readers {
+          if let value = reader.read(row, &index) { dictionary.append((reader.name, value)) }
+        }
+        result.append(dictionary)
+      }
+      return result
+    }
+  }
+}
+
+extension SQLPredicateCompiler {
+  /// A dictionary column compiled: its SQL (two expressions for a to-one: the key and the entity number),
+  /// how to read its value from a result row (advancing the column index), its type, and whether it is
+  /// an aggregate.
+  struct DictionaryColumnSQL {
+    let sql: [String]
+    let type: AttributeType?
+    let isAggregate: Bool
+    let read: (Row, inout Int) -> SlotValue?
+  }
+
+  mutating func dictionaryColumn(
+    _ column: FetchColumn, makeID: @escaping (Int64, Int64) -> ManagedObjectID?
+  ) throws -> DictionaryColumnSQL {
+    switch column.kind {
+    case .keyPath(let keyPath):
+      return try keyPathColumn(keyPath, makeID: makeID)
+    case .expression(let name, let expression, let declaredType):
+      guard let expression else {
+        throw ObjectGraphError(.invalidValue, "Expression description '\(name)' has no expression to fetch.")
+      }
+      guard !name.isEmpty else {
+        throw ObjectGraphError(
+          .invalidValue, "An expression description to fetch (\(expression)) has no name; its name is its key in each dictionary.")
+      }
+      switch expression.kind {
+      case .keyPath(let keyPath):
+        return try keyPathColumn(keyPath, declaredType: declaredType, makeID: makeID)
+      case .function(let function, let arguments):
+        guard let sqlFunction = FetchExpression.functions[function] else {
+          throw ObjectGraphError(
+            .unsupportedFeature,
+            "Expression '\(name)' calls \(function), which the store cannot compute. A SQLite store computes \(FetchExpression.functions.keys.sorted().joined(separator: ", ")) of one key path."
+          )
+        }
+        guard arguments.count == 1, case .keyPath(let keyPath) = arguments[0].kind else {
+          throw ObjectGraphError(
+            .unsupportedFeature,
+            "Expression '\(name)': \(function) takes one key path, as in \(function)(wordCount); it was given \(expression).")
+        }
+        let argument = try keyPathColumn(keyPath, makeID: makeID)
+        guard argument.sql.count == 1, let argumentType = argument.type else {
+          throw ObjectGraphError(.invalidValue, "Expression '\(name)': \(function) needs an attribute, and '\(keyPath)' is a relationship.")
+        }
+        if (function == "sum:" || function == "average:") && !argumentType.isNumeric {
+          throw ObjectGraphError(
+            .invalidValue, "Expression '\(name)': \(function) works on numbers, and '\(keyPath)' is a \(argumentType.xcodeName) attribute.")
+        }
+        let natural: AttributeType =
+          switch function {
+          case "count:": .integer64
+          case "average:": .double
+          case "sum:": argumentType == .float ? .double : argumentType
+          default: argumentType
+          }
+        let type = declaredType == .undefined ? natural : declaredType
+        let value = argumentType == .decimal ? "CAST(\(argument.sql[0]) AS REAL)" : argument.sql[0]
+        return DictionaryColumnSQL(sql: ["\(sqlFunction)(\(value))"], type: type, isAggregate: true) { row, index in
+          defer { index += 1 }
+          return SQLiteValueCoding.decode(row[index], as: type)
+        }
+      }
+    }
+  }
+
+  private mutating func keyPathColumn(
+    _ keyPath: String, declaredType: AttributeType = .undefined, makeID: @escaping (Int64, Int64) -> ManagedObjectID?
+  ) throws -> DictionaryColumnSQL {
+    let path = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+    switch try resolve(path) {
+    case .column(let column, let type):
+      let readType = declaredType == .undefined ? type : declaredType
+      return DictionaryColumnSQL(sql: [column], type: type, isAggregate: false) { row, index in
+        defer { index += 1 }
+        return SQLiteValueCoding.decode(row[index], as: readType)
+      }
+    case .toOne(let column, let destination):
+      guard let destinationMapping = schema.entities[destination.name] else {
+        throw ObjectGraphError(.unknownKey, "'\(keyPath)' cannot be fetched.")
+      }
+      let sharesTable = schema.entities.values.filter { $0.table == destinationMapping.table }.count > 1
+      let number =
+        sharesTable ? "(SELECT Z_ENT FROM \(destinationMapping.table) WHERE Z_PK = \(column))" : String(destinationMapping.number)
+      return DictionaryColumnSQL(sql: [column, number], type: .objectID, isAggregate: false) { row, index in
+        defer { index += 2 }
+        guard let key = row[index] as Int64?, let entityNumber = row[index + 1] as Int64? else { return nil }
+        return makeID(key, entityNumber).map { .objectID($0) }
+      }
+    case .object, .toMany:
+      throw ObjectGraphError(
+        .invalidValue,
+        "'\(keyPath)' cannot be fetched into a dictionary: only attributes and to-one relationships can (Core Data refuses to-many relationships too)."
+      )
+    }
+  }
+}

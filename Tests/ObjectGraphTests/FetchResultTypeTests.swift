@@ -1,0 +1,249 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import ObjectGraph
+
+/// Fetches that return IDs, dictionaries or a count instead of objects, and the request options that go
+/// with them (Core Data's `resultType`, `propertiesToFetch`, `propertiesToGroupBy`, `havingPredicate`,
+/// `returnsDistinctResults`, `includesPropertyValues`).
+@Suite("Fetch result types", .temporaryFolders)
+struct FetchResultTypeTests {
+  /// Work holds notes rated 0–5, Home 6–8, and the note rated 9 has no notebook.
+  private func populated(_ type: StoreType) throws -> Stack {
+    let stack = try Stack(type: type)
+    try stack.context.performAndWait {
+      let work = Notebook(context: stack.context)
+      work.name = "Work"
+      let home = Notebook(context: stack.context)
+      home.name = "Home"
+      for index in 0..<10 {
+        let note = Note(context: stack.context)
+        note.title = "note \(index)"
+        note.rating = Int64(index)
+        note.body = index.isMultiple(of: 2) ? "even" : nil
+        note.notebook = index < 6 ? work : (index < 9 ? home : nil)
+      }
+      try stack.context.save()
+    }
+    return stack
+  }
+
+  private func expression(_ name: String, _ function: String, _ keyPath: String, _ type: AttributeType = .undefined)
+    -> ExpressionDescription
+  {
+    ExpressionDescription(
+      name: name, expression: FetchExpression(forFunction: function, arguments: [FetchExpression(forKeyPath: keyPath)]),
+      expressionResultType: type)
+  }
+
+  @Test("IDs: in the request's order, without making objects, and with pending inserts and deletes counted", arguments: bothStoreTypes)
+  func objectIDs(type: StoreType) throws {
+    let stack = try populated(type)
+    let context = stack.freshContext()
+    try context.performAndWait {
+      let request = FetchRequest<ManagedObjectID>(entityName: "Note")
+      #expect(request.resultType == .managedObjectIDResultType)
+      request.predicate = try FetchPredicate(format: "rating >= 5")
+      request.sortDescriptors = [FetchSortDescriptor(key: "rating", ascending: false)]
+      let ids = try context.fetch(request)
+      #expect(context.registeredObjects.isEmpty)
+      let objects = FetchRequest<Note>(entityName: "Note")
+      objects.predicate = request.predicate
+      objects.sortDescriptors = request.sortDescriptors
+      let notes = try context.fetch(objects)
+      #expect(ids == notes.map(\.objectID))
+      #expect(ids.count == 5 && ids.allSatisfy { !$0.isTemporaryID })
+
+      let fresh = Note(context: context)
+      fresh.title = "fresh"
+      fresh.rating = 100
+      context.delete(notes[1])
+      let pending = try context.fetch(request)
+      #expect(pending.first == fresh.objectID && fresh.objectID.isTemporaryID)
+      #expect(!pending.contains(notes[1].objectID))
+      #expect(pending.count == 5)
+      request.includesPendingChanges = false
+      #expect(try context.fetch(request) == ids)
+    }
+  }
+
+  @Test("A count result is one NSNumber, as count(for:) counts", arguments: bothStoreTypes)
+  func countResult(type: StoreType) throws {
+    let stack = try populated(type)
+    try stack.context.performAndWait {
+      let request = FetchRequest<NSNumber>(entityName: "Note")
+      request.predicate = try FetchPredicate(format: "notebook.name == 'Home'")
+      #expect(try stack.context.fetch(request) == [NSNumber(value: 3)])
+      #expect(try stack.context.count(for: request) == 3)
+    }
+  }
+
+  @Test("Dictionaries hold the properties asked for, in their own types, with nil values left out", arguments: bothStoreTypes)
+  func dictionaries(type: StoreType) throws {
+    let stack = try populated(type)
+    let context = stack.freshContext()
+    try context.performAndWait {
+      let request = FetchRequest<NSDictionary>(entityName: "Note")
+      request.propertiesToFetch = ["title", "rating", "notebook", "notebook.name", "body"]
+      request.sortDescriptors = [FetchSortDescriptor(key: "rating")]
+      let rows = try context.fetch(request)
+      #expect(rows.count == 10)
+      let first = try #require(rows.first)
+      #expect(first["title"] as? String == "note 0")
+      #expect(first["rating"] as? Int64 == 0)
+      #expect(first["notebook.name"] as? String == "Work")
+      #expect(first["body"] as? String == "even")
+      #expect(context.registeredObjects.isEmpty)
+      let work = try #require(first["notebook"] as? ManagedObjectID)
+      #expect(try context.existingObject(with: work).value(forKey: "name") as? String == "Work")
+      let last = try #require(rows.last)
+      #expect(last["notebook"] == nil && last["notebook.name"] == nil && last["body"] == nil)
+      #expect(last.count == 2)
+
+      // [String: Any] gives the same; nil propertiesToFetch means every attribute and to-one.
+      let plain = FetchRequest<[String: Any]>(entityName: "Note")
+      plain.sortDescriptors = [FetchSortDescriptor(key: "rating")]
+      plain.fetchLimit = 1
+      let all = try #require(try context.fetch(plain).first)
+      #expect(Set(all.keys) == ["title", "rating", "body", "notebook"])
+      // Attribute descriptions name columns too.
+      let described = FetchRequest<[String: Any]>(entityName: "Note")
+      described.propertiesToFetch = [try #require(stack.entity("Note").attributesByName["rating"])]
+      described.predicate = try FetchPredicate(format: "rating == 7")
+      #expect(try context.fetch(described).map { $0["rating"] as? Int64 } == [7])
+    }
+  }
+
+  @Test("Grouping with count:, sum:, average:, min: and max:, filtered by a having predicate", arguments: bothStoreTypes)
+  func grouping(type: StoreType) throws {
+    let stack = try populated(type)
+    try stack.context.performAndWait {
+      let request = FetchRequest<NSDictionary>(entityName: "Note")
+      request.propertiesToFetch = [
+        "notebook.name", expression("count", "count:", "title"), expression("total", "sum:", "rating"),
+        expression("mean", "average:", "rating"), expression("lowest", "min:", "rating"),
+        expression("highest", "max:", "rating"), expression("firstTitle", "min:", "title"),
+      ]
+      request.propertiesToGroupBy = ["notebook.name"]
+      request.sortDescriptors = [FetchSortDescriptor(key: "notebook.name")]
+      let groups = try stack.context.fetch(request)
+      #expect(groups.count == 3)
+      #expect(groups[0]["notebook.name"] == nil && groups[0]["count"] as? Int64 == 1 && groups[0]["total"] as? Int64 == 9)
+      #expect(groups[1]["notebook.name"] as? String == "Home" && groups[1]["mean"] as? Double == 7)
+      #expect(groups[2]["count"] as? Int64 == 6 && groups[2]["total"] as? Int64 == 15 && groups[2]["mean"] as? Double == 2.5)
+      #expect(groups[2]["lowest"] as? Int64 == 0 && groups[2]["highest"] as? Int64 == 5)
+      #expect(groups[2]["firstTitle"] as? String == "note 0")
+
+      request.havingPredicate = try FetchPredicate(format: "$count > 2 AND notebook.name != %@", "Home")
+      #expect(try stack.context.fetch(request).compactMap { $0["notebook.name"] as? String } == ["Work"])
+      request.havingPredicate = try FetchPredicate(format: "$total < 10")
+      #expect(try stack.context.fetch(request).map { $0["count"] as? Int64 } == [1])
+
+      // An aggregate over the whole entity: no grouping, one row.
+      let whole = FetchRequest<NSDictionary>(entityName: "Note")
+      whole.propertiesToFetch = [expression("total", "sum:", "rating", .double)]
+      whole.predicate = try FetchPredicate(format: "notebook != nil")
+      #expect(try stack.context.fetch(whole).map { $0["total"] as? Double } == [36])
+    }
+  }
+
+  @Test("returnsDistinctResults drops duplicate dictionaries", arguments: bothStoreTypes)
+  func distinct(type: StoreType) throws {
+    let stack = try populated(type)
+    try stack.context.performAndWait { () throws in
+      let request = FetchRequest<[String: Any]>(entityName: "Note")
+      request.propertiesToFetch = ["notebook.name"]
+      request.sortDescriptors = [FetchSortDescriptor(key: "notebook.name")]
+      #expect(try stack.context.fetch(request).count == 10)
+      request.returnsDistinctResults = true
+      #expect(try stack.context.fetch(request).map { $0["notebook.name"] as? String } == [nil, "Home", "Work"])
+    }
+  }
+
+  @Test("Dictionaries read the store as it is: a context's unsaved changes, or its parent's, are not in them", arguments: bothStoreTypes)
+  func dictionariesIgnorePendingChanges(type: StoreType) throws {
+    let stack = try populated(type)
+    try stack.context.performAndWait { () throws in
+      let extra = Note(context: stack.context)
+      extra.title = "unsaved"
+      let request = FetchRequest<[String: Any]>(entityName: "Note")
+      request.propertiesToFetch = ["title"]
+      #expect(try stack.context.fetch(request).count == 10)
+      let ids = FetchRequest<ManagedObjectID>(entityName: "Note")
+      #expect(try stack.context.fetch(ids).count == 11)
+    }
+    // A child context: its IDs include the parent's unsaved insert, its dictionaries do not.
+    let child = ManagedObjectContext(concurrencyType: .privateQueue)
+    child.parent = stack.context
+    try child.performAndWait {
+      #expect(try child.fetch(FetchRequest<ManagedObjectID>(entityName: "Note")).count == 11)
+      let request = FetchRequest<[String: Any]>(entityName: "Note")
+      request.propertiesToFetch = ["title"]
+      request.predicate = try FetchPredicate(format: "rating > 7")
+      #expect(try child.fetch(request).count == 2)
+    }
+  }
+
+  @Test("includesPropertyValues = false gives faults holding nothing, which read their row when touched", arguments: bothStoreTypes)
+  func withoutPropertyValues(type: StoreType) throws {
+    let stack = try populated(type)
+    let context = stack.freshContext()
+    try context.performAndWait {
+      let request = FetchRequest<Note>(entityName: "Note")
+      request.includesPropertyValues = false
+      request.sortDescriptors = [FetchSortDescriptor(key: "rating")]
+      let notes = try context.fetch(request)
+      #expect(notes.count == 10)
+      #expect(notes.allSatisfy { $0.isFault && $0.state.needsLoad })
+      #expect(notes[3].title == "note 3")
+      #expect(!notes[3].state.needsLoad && notes[4].state.needsLoad)
+    }
+  }
+
+  @Test("Misuse is refused, saying what to do", arguments: bothStoreTypes)
+  func misuse(type: StoreType) throws {
+    let stack = try populated(type)
+    try stack.context.performAndWait {
+      let context = stack.context
+      let ids = FetchRequest<ManagedObjectID>(entityName: "Note")
+      ids.resultType = .managedObjectResultType
+      let mismatch = expectCode(.invalidValue) { _ = try context.fetch(ids) }
+      #expect(mismatch?.message.contains("FetchRequest<ManagedObjectID>") == true)
+      let objects = FetchRequest<Note>(entityName: "Note")
+      objects.resultType = .dictionaryResultType
+      _ = expectCode(.invalidValue) { _ = try context.fetch(objects) }
+
+      func refused(
+        _ code: ObjectGraphError.Code, _ mentioned: String, entity: String = "Notebook",
+        _ configure: (FetchRequest<NSDictionary>) throws -> Void
+      ) throws {
+        let request = FetchRequest<NSDictionary>(entityName: entity)
+        try configure(request)
+        let error = expectCode(code) { _ = try context.fetch(request) }
+        #expect(error?.message.contains(mentioned) == true, "\(error?.message ?? "")")
+      }
+      try refused(.invalidValue, "to-many") { $0.propertiesToFetch = ["notes"] }
+      try refused(.unknownKey, "'colour'") { $0.propertiesToFetch = ["colour"] }
+      try refused(.invalidValue, "neither grouped nor an aggregate", entity: "Note") {
+        $0.propertiesToFetch = ["title", expression("count", "count:", "title")]
+        $0.propertiesToGroupBy = ["notebook.name"]
+      }
+      try refused(.invalidValue, "is an aggregate expression") {
+        $0.propertiesToFetch = [expression("count", "count:", "name")]
+        $0.propertiesToGroupBy = [expression("count", "count:", "name")]
+      }
+      try refused(.invalidValue, "cannot be fetched into a dictionary") {
+        $0.propertiesToFetch = [expression("count", "count:", "name")]
+        $0.propertiesToGroupBy = ["notes"]
+      }
+      try refused(.invalidValue, "set propertiesToGroupBy") {
+        $0.propertiesToFetch = ["name"]
+        $0.havingPredicate = try FetchPredicate(format: "name == 'x'")
+      }
+      try refused(.unsupportedFeature, "median:") { $0.propertiesToFetch = [expression("m", "median:", "name")] }
+      try refused(.invalidValue, "works on numbers") { $0.propertiesToFetch = [expression("s", "sum:", "name")] }
+      try refused(.invalidValue, "has no name") { $0.propertiesToFetch = [expression("", "count:", "name")] }
+    }
+  }
+}
