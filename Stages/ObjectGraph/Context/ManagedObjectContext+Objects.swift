@@ -388,8 +388,18 @@ extension ManagedObjectContext {
 
   /// Marks an object changed after one of its properties was set.
   func didChange(_ object: ManagedObject, slot index: Int) {
-    // A new object is saved whole: nothing to track (and no queue hop on this hot path).
-    if object.state.isInserted { return }
+    // A new object is saved whole: nothing to track (and no queue hop on this hot path). Once an
+    // objects-did-change notification has announced it, a change to it is announced as an update in the
+    // next one, as Core Data does (a fetched results controller follows unsaved objects this way).
+    if object.state.isInserted {
+      guard object.state.wasAnnounced else { return }
+      let record = { [self] (confined: Confined) in
+        confined.unnoticedUpdates.insert(object)
+        scheduleProcessing(confined)
+      }
+      if isOnQueue { return record(confined) }
+      return performAndWait { record(confined) }
+    }
     let record = { [self] (confined: Confined) in
       object.changedSlots.insert(index)
       guard !object.state.isInserted, !object.state.isDeleted else { return }

@@ -51,6 +51,7 @@ extension ManagedObjectContext {
       NotificationKey.insertedObjects.rawValue: inserted, NotificationKey.updatedObjects.rawValue: confined.unnoticedUpdates,
       NotificationKey.deletedObjects.rawValue: confined.unnoticedDeletes,
     ]
+    for object in inserted { object.state.wasAnnounced = true }
     confined.noticedInsertions = confined.inserted.endPosition
     confined.unnoticedUpdates = []
     confined.unnoticedDeletes = []

@@ -68,6 +68,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Values still have to be read from the parent store when the fault fires.
     var needsLoad = false
     var isInserted = false
+    /// An objects-did-change notification has listed the object as inserted (so later changes to it, still
+    /// unsaved, are listed as updates).
+    var wasAnnounced = false
     var isDeleted = false
     var isUpdated = false
     var awokeFromInsert = false
