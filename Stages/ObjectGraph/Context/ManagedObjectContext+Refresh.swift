@@ -31,6 +31,7 @@ extension ManagedObjectContext {
   public func reset() {
     isolated("reset()") { confined in
       for object in confined.registry.objects {
+        object.willTurnIntoFault()
         object.managedObjectContext = nil
         object.didTurnIntoFault()
       }
@@ -110,6 +111,7 @@ extension ManagedObjectContext {
 
   /// Drops an object's unsaved changes and values: it becomes a fault that reads its row when touched.
   private func turnIntoFault(_ object: ManagedObject, _ confined: Confined) -> ManagedObject {
+    object.willTurnIntoFault()
     confined.rowCache[object.objectID] = nil
     confined.updated.remove(object)
     confined.unnoticedUpdates.remove(object)

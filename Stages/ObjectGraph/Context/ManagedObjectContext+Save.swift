@@ -17,13 +17,16 @@ extension ManagedObjectContext {
 
   /// Saves every pending change to the store in one transaction: all of it or nothing.
   ///
-  /// In order: ``willSaveNotification`` is posted, delete rules are applied, `willSave()` runs on each
-  /// changed object, every changed object is validated (nothing is written if one fails), inserted objects
-  /// get permanent IDs, uniqueness constraints are checked (a save to a store), rows are written with their
-  /// versions checked, and ``didSaveNotification`` is posted. Does nothing when there are no changes.
+  /// In order: ``willSaveNotification`` is posted, delete rules are applied (`prepareForDeletion()` first),
+  /// `willSave()` runs on each changed object, every changed object is validated
+  /// (`validateForInsert()`, `validateForUpdate()`, `validateForDelete()`; nothing is written if one
+  /// fails), inserted objects get permanent IDs, uniqueness constraints are checked (a save to a store),
+  /// rows are written with their versions checked, `didSave()` runs on each saved object, and
+  /// ``didSaveNotification`` is posted. Does nothing when there are no changes.
   ///
   /// - Throws: validation errors (1570 missing required value, 1580/1590 relationship counts, 1600
-  ///   denied delete, 1560 for several), 133020 merge conflicts, 133021 uniqueness constraint conflicts,
+  ///   denied delete, 1610–1680 the model's minimums, maximums and patterns, 1550 a rule of your own,
+  ///   1560 for several), 133020 merge conflicts, 133021 uniqueness constraint conflicts,
   ///   store errors. A failed save leaves the context's changes in place and the store as it was.
   public func save() throws {
     try isolated("save()") { confined in try saveOnQueue(confined) }
@@ -292,6 +295,9 @@ extension ManagedObjectContext {
       NotificationKey.updatedObjectIDs.rawValue: Set(updated.map(\.objectID)),
       NotificationKey.deletedObjectIDs.rawValue: Set(deleted.map(\.objectID)),
     ]
+    for object in inserted { object.didSave() }
+    for object in updated { object.didSave() }
+    for object in deleted { object.didSave() }
     var full = ids
     full[NotificationKey.insertedObjects.rawValue] = inserted
     full[NotificationKey.updatedObjects.rawValue] = updated
@@ -326,6 +332,8 @@ extension ManagedObjectContext {
     while let object = queue.popFirst() {
       confined.propagated.insert(ObjectIdentifier(object))
       if object.state.needsLoad { try? fulfill(object) }
+      // Before the delete rules change its relationships, while it can still read them (Core Data's order).
+      object.prepareForDeletion()
       for slot in object.layout.slots where slot.isRelationship {
         guard let relationship = slot.relationship else { continue }
         let related: [ManagedObject]
@@ -368,78 +376,38 @@ extension ManagedObjectContext {
 
   // MARK: - Validation
 
+  /// Step 1's last part: each inserted object's ``ManagedObject/validateForInsert()``, each updated one's
+  /// ``ManagedObject/validateForUpdate()``, each deleted one's ``ManagedObject/validateForDelete()``, with
+  /// every error gathered: one is thrown as it is, several as 1560 listing them.
   func validate(_ confined: Confined, inserted: [ManagedObject]) throws {
     var errors: [ObjectGraphError] = []
-    let live = confined.updated.isEmpty ? inserted : inserted + confined.updated.filter { !$0.state.isDeleted }
-    for object in live {
-      let layout = object.layout
-      if layout.validatesOnlyMandatoryAttributes
-        && !layout.mandatoryAttributeIndexes.contains(where: { index in
-          if case .none = object.values[index] { true } else { false }
-        })
-      {
-        continue
-      }
-      let name = object.entity.name
-      for slot in object.layout.slots where !slot.isTransient {
-        if slot.attribute != nil {
-          if let reason = slot.unsupportedReason, object.values[slot.index] != nil {
-            errors.append(ObjectGraphError(.unsupportedFeature, "\(name).\(slot.name) \(reason); its value cannot be saved."))
-          } else if !slot.isOptional && object.values[slot.index] == nil {
-            errors.append(
-              ObjectGraphError(
-                .validationMissingMandatoryProperty,
-                "\(name).\(slot.name) is required but has no value (object \(object.objectID)). Give it a value before saving, or make the attribute optional in the model."
-              ))
-          }
-          continue
-        }
-        guard let relationship = slot.relationship else { continue }
-        if slot.isToMany {
-          let count = object.relatedIDs(slot).count
-          // The minimum count is the rule, not the optional flag: a to-many is never nil, only empty, and
-          // Core Data enforces minCount/maxCount alone for it (a non-optional to-many with minimum 0 may
-          // be empty).
-          let minimum = relationship.minCount
-          if count < minimum {
-            errors.append(
-              ObjectGraphError(
-                .validationRelationshipLacksMinimumCount,
-                "\(name).\(slot.name) holds \(count) object(s) but needs at least \(minimum) (object \(object.objectID))."))
-          }
-          if relationship.maxCount > 0 && count > relationship.maxCount {
-            errors.append(
-              ObjectGraphError(
-                .validationRelationshipExceedsMaximumCount,
-                "\(name).\(slot.name) holds \(count) object(s) but allows at most \(relationship.maxCount) (object \(object.objectID))."))
-          }
-        } else if !slot.isOptional && object.values[slot.index] == nil {
-          errors.append(
-            ObjectGraphError(
-              .validationMissingMandatoryProperty,
-              "\(name).\(slot.name) is a required relationship but is empty (object \(object.objectID)). Set it before saving, or make it optional in the model."
-            ))
-        }
+    func run(_ object: ManagedObject, _ check: () throws -> Void) {
+      do {
+        try check()
+      } catch let error as ObjectGraphError {
+        errors += error.code == .validationMultipleErrors ? error.underlyingErrors : [error]
+      } catch {
+        errors.append(
+          ObjectGraphError(
+            .validationValue, "\(object.entity.name) \(object.objectID) failed validation: \(error)", underlyingError: error))
       }
     }
-    for object in confined.deleted {
-      for slot in object.layout.slots where slot.relationship?.deleteRule == .deny {
-        let related = slot.isToMany ? Array(object.relatedIDs(slot)) : [object.values[slot.index].objectID].compactMap { $0 }
-        let remaining = related.filter { !(confined.registered($0)?.state.isDeleted ?? false) }
-        if !remaining.isEmpty {
-          errors.append(
-            ObjectGraphError(
-              .validationRelationshipDeniedDelete,
-              "Cannot delete \(object.entity.name) \(object.objectID): its relationship '\(slot.name)' (delete rule: deny) still holds \(remaining.count) object(s). Delete or reassign them first."
-            ))
-        }
-      }
+    for object in inserted { run(object) { try object.validateForInsert() } }
+    for object in confined.updated where !object.state.isDeleted && !object.state.isInserted {
+      run(object) { try object.validateForUpdate() }
     }
+    for object in confined.deleted { run(object) { try object.validateForDelete() } }
     if errors.count == 1, let only = errors.first { throw only }
     if errors.count > 1 {
       throw ObjectGraphError(
         .validationMultipleErrors, "The save was refused: \(errors.count) validation errors. Nothing was written.",
         underlyingErrors: errors)
     }
+  }
+
+  /// Whether the object with `id` is deleted in this context (the Deny rule lets a delete through when the
+  /// related objects go too).
+  func isDeletedHere(_ id: ManagedObjectID) -> Bool {
+    isolated("validateForDelete()") { confined in confined.registered(id)?.state.isDeleted ?? false }
   }
 }

@@ -20,6 +20,9 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
     var valueTransformerName: String?
     var versionHashModifier: String?
     var userInfo: [String: String] = [:]
+    var minValue: Double?
+    var maxValue: Double?
+    var regularExpression: String?
   }
 
   let state: Frozen<State>
@@ -83,6 +86,32 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
   public var userInfo: [String: String] {
     get { state.read(\.userInfo) }
     set { state.write(\.userInfo, newValue, what: "attribute \(name)") }
+  }
+
+  /// The least value a save accepts (Xcode's "Minimum"; `nil` for none). What it bounds depends on the
+  /// type, as in Xcode's model editor: a number's value, a string's length (in UTF-16 code units, as
+  /// `NSString` counts), a date's seconds since 2001-01-01. A value below it fails with 1620 (number),
+  /// 1670 (string) or 1640 (date).
+  public var minValue: Double? {
+    get { state.read(\.minValue) }
+    set { state.write(\.minValue, newValue, what: "attribute \(name)") }
+  }
+  /// The greatest value a save accepts (Xcode's "Maximum"), read as ``minValue`` is: above it fails with
+  /// 1610 (number), 1660 (string) or 1630 (date).
+  public var maxValue: Double? {
+    get { state.read(\.maxValue) }
+    set { state.write(\.maxValue, newValue, what: "attribute \(name)") }
+  }
+  /// For a string attribute: an ICU regular expression the whole value must match (Xcode's "Reg. Ex.");
+  /// a value that does not fails with 1680.
+  public var regularExpression: String? {
+    get { state.read(\.regularExpression) }
+    set { state.write(\.regularExpression, newValue, what: "attribute \(name)") }
+  }
+
+  /// Whether the attribute has a validation rule beyond being required.
+  var hasValidationRules: Bool {
+    minValue != nil || maxValue != nil || regularExpression != nil
   }
 
   /// Whether the engine can store and fetch this attribute: a supported type and not derived.

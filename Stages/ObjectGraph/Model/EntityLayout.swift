@@ -67,10 +67,6 @@ final class EntityLayout: Sendable {
   /// The indexes of the relationship slots and of the to-many ones (most entities have few or none).
   let relationshipIndexes: [Int]
   let toManyIndexes: [Int]
-  /// The stored attributes that must have a value. When these are all a save has to check (no
-  /// unsupported attributes, no relationship counts), validating an object is a few `nil` tests.
-  let mandatoryAttributeIndexes: [Int]
-  let validatesOnlyMandatoryAttributes: Bool
 
   init(entity: EntityDescription) {
     name = entity.name
@@ -107,14 +103,6 @@ final class EntityLayout: Sendable {
     }
     relationshipIndexes = slots.filter(\.isRelationship).map(\.index)
     toManyIndexes = slots.filter(\.isToMany).map(\.index)
-    let stored = slots.filter { !$0.isTransient }
-    mandatoryAttributeIndexes = stored.filter { $0.attribute != nil && !$0.isOptional }.map(\.index)
-    validatesOnlyMandatoryAttributes = !stored.contains { slot in
-      slot.unsupportedReason != nil
-        || slot.relationship.map { relationship in
-          (!slot.isToMany && !slot.isOptional) || relationship.minCount > 0 || relationship.maxCount > 0
-        } ?? false
-    }
     hasJoinTables = slots.contains { slot in
       guard let relationship = slot.relationship, slot.isToMany else { return false }
       return relationship.inverseRelationship?.isToMany ?? true

@@ -254,7 +254,28 @@ extension XcodeModelLoader {
       attribute.renamingIdentifier = nonEmpty(element["elementID"])
       attribute.versionHashModifier = nonEmpty(element["versionHashModifier"])
       attribute.userInfo = userInfo(of: element)
+      try readValidationRules(element, into: attribute, entity: entity)
       return attribute
+    }
+
+    /// The attribute's minimum, maximum and pattern. Dates keep their bounds as seconds since 2001 in
+    /// `min/maxDateTimeInterval` (their `min/maxValueString` is only the editor's display text); numbers
+    /// and string lengths in `min/maxValueString`.
+    mutating func readValidationRules(_ element: ModelNode, into attribute: AttributeDescription, entity: String) throws {
+      let type = attribute.attributeType
+      for (isMinimum, valueKey, dateKey) in [
+        (true, "minValueString", "minDateTimeInterval"), (false, "maxValueString", "maxDateTimeInterval"),
+      ] {
+        let key = type == .date ? dateKey : valueKey
+        guard let text = nonEmpty(element[key]?.trimmingCharacters(in: .whitespaces)) else { continue }
+        guard let bound = Double(text), bound.isFinite else {
+          throw failure(
+            element, "attribute '\(entity).\(attribute.name)' has \(key) '\(text)', which is not a number",
+            "Fix the attribute's \(isMinimum ? "minimum" : "maximum") in Xcode's model editor, or remove it.")
+        }
+        if isMinimum { attribute.minValue = bound } else { attribute.maxValue = bound }
+      }
+      attribute.regularExpression = nonEmpty(element["regularExpressionString"])
     }
 
     /// The attribute's default value as its type's Swift value; `nil` when there is none. Text that is not in

@@ -8,7 +8,7 @@ import Foundation
 /// abstract flags, attribute types, optionality, transience, relationship shapes and counts, version hash
 /// modifiers), renaming identifiers (`elementID`), class names, default values (typed, in the canonical text the
 /// loader reads as written: `YES`/`NO`, seconds since 2001 for dates, the shortest decimal that gives the same
-/// number), delete rules, derived and transformer details, user info, fetch indexes (always as `<fetchIndex>`,
+/// number), validation rules (minimum, maximum, regular expression), delete rules, derived and transformer details, user info, fetch indexes (always as `<fetchIndex>`,
 /// also those read from the legacy `indexed` flag), uniqueness constraints, fetched properties, fetch request
 /// templates, configurations and version identifiers. Every string is XML-escaped.
 ///
@@ -114,7 +114,14 @@ enum XcodeModelWriter {
     if let expression = attribute.derivationExpression {
       attributes += [("derived", "YES"), ("derivationExpression", expression.isEmpty ? nil : expression)]
     }
+    let bound = { (value: Double?) in value.map { $0 == $0.rounded() && abs($0) < 1e15 ? String(Int64($0)) : String($0) } }
+    if type == .date {
+      attributes += [("minDateTimeInterval", bound(attribute.minValue)), ("maxDateTimeInterval", bound(attribute.maxValue))]
+    } else {
+      attributes += [("minValueString", bound(attribute.minValue)), ("maxValueString", bound(attribute.maxValue))]
+    }
     attributes += [
+      ("regularExpressionString", attribute.regularExpression),
       ("valueTransformerName", attribute.valueTransformerName), ("elementID", attribute.renamingIdentifier),
       ("versionHashModifier", attribute.versionHashModifier),
     ]

@@ -192,6 +192,60 @@ open class ManagedObject: Hashable, CustomStringConvertible {
   open func willSave() {}
   /// Called when the object is turned back into a fault (refresh, reset).
   open func didTurnIntoFault() {}
+  /// Called just before the object is turned into a fault, while its values can still be read.
+  open func willTurnIntoFault() {}
+  /// Called when the object is about to be deleted: when its context processes the deletion (at the end
+  /// of the `perform` block, or at the start of `save()`), before the delete rules change its
+  /// relationships, so it can still read them.
+  open func prepareForDeletion() {}
+  /// Called on each inserted, updated and deleted object after its context's save succeeded, before the
+  /// context posts its did-save notification.
+  open func didSave() {}
+
+  // MARK: - Validation
+
+  /// Checks one property's value against the model's rules: required, minimum and maximum, regular
+  /// expression (attributes); required (to-one); minimum and maximum count (to-many, given a collection).
+  ///
+  /// This is also the per-key hook: Core Data calls `validate<Key>(_:)` methods it finds by name, which
+  /// Swift cannot look up, so override this method, check the keys you care about, and call `super`:
+  ///
+  /// ```swift
+  /// override func validateValue(_ value: inout Any?, forKey key: String) throws {
+  ///   if key == "title", let title = value as? String, title.hasPrefix(" ") {
+  ///     throw ObjectGraphError(.validationValue, "A note's title may not start with a space.")
+  ///   }
+  ///   try super.validateValue(&value, forKey: key)
+  /// }
+  /// ```
+  ///
+  /// A save calls it for every attribute and to-one relationship of each inserted and updated object,
+  /// through ``validateForInsert()`` and ``validateForUpdate()``; a value it replaces is not saved (call
+  /// it yourself before setting a value to coerce one).
+  /// - Throws: the broken rule's ``ObjectGraphError`` (1570, 1580, 1590, 1610–1680), naming the object and
+  ///   the property; ``ObjectGraphError/Code/unknownKey`` for a key the entity does not have.
+  open func validateValue(_ value: inout Any?, forKey key: String) throws {
+    try validateModelRules(value, forKey: key)
+  }
+
+  /// Checks the object before its first save: every property, through ``validateValue(_:forKey:)``.
+  /// Override to check several properties together, calling `super` first.
+  /// - Throws: the one broken rule's error, or 1560 (``ObjectGraphError/Code/validationMultipleErrors``)
+  ///   listing them all.
+  open func validateForInsert() throws {
+    try validateProperties()
+  }
+
+  /// Checks a changed object before a save, as ``validateForInsert()`` does.
+  open func validateForUpdate() throws {
+    try validateProperties()
+  }
+
+  /// Checks that the object may be deleted: no relationship with the Deny rule still holds an object
+  /// (1600). Override to add conditions, calling `super` first.
+  open func validateForDelete() throws {
+    try validateDeleteRules()
+  }
 
   // MARK: - Hashable (identity, as NSObject's)
 

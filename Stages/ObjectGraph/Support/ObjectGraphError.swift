@@ -37,6 +37,22 @@ public struct ObjectGraphError: Error, Sendable, CustomStringConvertible {
     public static let validationRelationshipExceedsMaximumCount = Code(rawValue: 1590)
     /// 1600: a delete was refused because a relationship with the deny rule still points somewhere.
     public static let validationRelationshipDeniedDelete = Code(rawValue: 1600)
+    /// 1610: a number is above its attribute's maximum.
+    public static let validationNumberTooLarge = Code(rawValue: 1610)
+    /// 1620: a number is below its attribute's minimum.
+    public static let validationNumberTooSmall = Code(rawValue: 1620)
+    /// 1630: a date is after its attribute's maximum.
+    public static let validationDateTooLate = Code(rawValue: 1630)
+    /// 1640: a date is before its attribute's minimum.
+    public static let validationDateTooSoon = Code(rawValue: 1640)
+    /// 1650: a date is not valid.
+    public static let validationInvalidDate = Code(rawValue: 1650)
+    /// 1660: a string is longer than its attribute's maximum length.
+    public static let validationStringTooLong = Code(rawValue: 1660)
+    /// 1670: a string is shorter than its attribute's minimum length.
+    public static let validationStringTooShort = Code(rawValue: 1670)
+    /// 1680: a string does not match its attribute's regular expression.
+    public static let validationStringPatternMatching = Code(rawValue: 1680)
     /// 133000: an object or its row could not be found in the store (Core Data's
     /// `NSManagedObjectReferentialIntegrityError`).
     public static let managedObjectReferentialIntegrity = Code(rawValue: 133000)

@@ -1,0 +1,184 @@
+import Foundation
+
+/// The model's validation rules, as the default ``ManagedObject/validateValue(_:forKey:)``,
+/// ``ManagedObject/validateForInsert()``, ``ManagedObject/validateForUpdate()`` and
+/// ``ManagedObject/validateForDelete()`` check them.
+extension ManagedObject {
+  /// Every property of the object, each through ``validateValue(_:forKey:)`` (attributes and to-ones) or
+  /// its count rules (to-manys).
+  func validateProperties() throws {
+    var errors: [ObjectGraphError] = []
+    for slot in layout.slots where !slot.isTransient {
+      if slot.attribute != nil {
+        if let reason = slot.unsupportedReason {
+          if values[slot.index] != nil {
+            errors.append(ObjectGraphError(.unsupportedFeature, "\(entity.name).\(slot.name) \(reason); its value cannot be saved."))
+          }
+          continue
+        }
+        var value = values[slot.index]?.anyValue
+        Self.collect(&errors, slot.name, entity.name) { try validateValue(&value, forKey: slot.name) }
+      } else if slot.isToMany {
+        errors += countErrors(slot, count: relatedIDs(slot).count)
+      } else {
+        var value: Any? = values[slot.index].objectID.map { id in managedObjectContext?.object(with: id) as Any }
+        Self.collect(&errors, slot.name, entity.name) { try validateValue(&value, forKey: slot.name) }
+      }
+    }
+    try Self.throwing(errors)
+  }
+
+  /// Runs one check, adding what it throws to `errors` (several at once are added one by one; an error
+  /// that is not the engine's becomes 1550 naming the property).
+  private static func collect(_ errors: inout [ObjectGraphError], _ key: String, _ entity: String, _ check: () throws -> Void) {
+    do {
+      try check()
+    } catch let error as ObjectGraphError {
+      errors += error.code == .validationMultipleErrors ? error.underlyingErrors : [error]
+    } catch {
+      errors.append(
+        ObjectGraphError(.validationValue, "\(entity).\(key) failed validation: \(error)", underlyingError: error))
+    }
+  }
+
+  /// Throws nothing, the one error, or 1560 listing them.
+  static func throwing(_ errors: [ObjectGraphError]) throws {
+    if errors.count == 1, let only = errors.first { throw only }
+    if errors.count > 1 {
+      throw ObjectGraphError(
+        .validationMultipleErrors, "\(errors.count) validation errors: \(errors.map(\.message).joined(separator: " "))",
+        underlyingErrors: errors)
+    }
+  }
+
+  /// The model's rules for one property, for `value`.
+  func validateModelRules(_ value: Any?, forKey key: String) throws {
+    guard let index = layout.index(of: key) else {
+      throw ObjectGraphError(
+        .unknownKey,
+        "Entity \(entity.name) has no property '\(key)' to validate. Its properties: \(layout.slots.map(\.name).joined(separator: ", ")).")
+    }
+    let slot = layout.slots[index]
+    let name = "\(entity.name).\(key)"
+    if slot.isToMany {
+      let count = (value as? any Collection)?.count ?? 0
+      try Self.throwing(countErrors(slot, count: count))
+      return
+    }
+    guard let value, !(value is NSNull) else {
+      guard slot.isOptional || slot.isTransient else {
+        let what = slot.isRelationship ? "a required relationship but is empty" : "required but has no value"
+        let fix = slot.isRelationship ? "Set it before saving" : "Give it a value before saving"
+        throw ObjectGraphError(
+          .validationMissingMandatoryProperty,
+          "\(name) is \(what) (object \(objectID)). \(fix), or make it optional in the model.")
+      }
+      return
+    }
+    guard let attribute = slot.attribute, attribute.hasValidationRules else { return }
+    try Self.checkRules(of: attribute, value: value, name: name, objectID: objectID)
+  }
+
+  /// A to-many's minimum and maximum count broken by `count` members.
+  private func countErrors(_ slot: EntityLayout.Slot, count: Int) -> [ObjectGraphError] {
+    guard let relationship = slot.relationship else { return [] }
+    var errors: [ObjectGraphError] = []
+    // The minimum count is the rule, not the optional flag: a to-many is never nil, only empty, and Core
+    // Data enforces minCount/maxCount alone for it (a non-optional to-many with minimum 0 may be empty).
+    if count < relationship.minCount {
+      errors.append(
+        ObjectGraphError(
+          .validationRelationshipLacksMinimumCount,
+          "\(entity.name).\(slot.name) holds \(count) object(s) but needs at least \(relationship.minCount) (object \(objectID))."))
+    }
+    if relationship.maxCount > 0 && count > relationship.maxCount {
+      errors.append(
+        ObjectGraphError(
+          .validationRelationshipExceedsMaximumCount,
+          "\(entity.name).\(slot.name) holds \(count) object(s) but allows at most \(relationship.maxCount) (object \(objectID))."))
+    }
+    return errors
+  }
+
+  /// An attribute's minimum, maximum and pattern, for a value of its type.
+  private static func checkRules(
+    of attribute: AttributeDescription, value: Any, name: String, objectID: ManagedObjectID
+  ) throws {
+    let object = "(object \(objectID))"
+    var errors: [ObjectGraphError] = []
+    func bounds(_ measured: Double, _ shown: String, tooSmall: ObjectGraphError.Code, tooLarge: ObjectGraphError.Code, _ unit: String) {
+      if let minimum = attribute.minValue, measured < minimum {
+        errors.append(ObjectGraphError(tooSmall, "\(name) is \(shown), below the model's minimum of \(format(minimum, unit)) \(object)."))
+      }
+      if let maximum = attribute.maxValue, measured > maximum {
+        errors.append(ObjectGraphError(tooLarge, "\(name) is \(shown), above the model's maximum of \(format(maximum, unit)) \(object)."))
+      }
+    }
+    switch value {
+    case let text as String:
+      let length = text.utf16.count
+      bounds(
+        Double(length), "\(length) character(s) long", tooSmall: .validationStringTooShort, tooLarge: .validationStringTooLong, "length")
+      if let pattern = attribute.regularExpression, !matches(text, pattern) {
+        errors.append(
+          ObjectGraphError(
+            .validationStringPatternMatching,
+            "\(name) is \"\(text)\", which does not match the model's regular expression \(pattern) \(object)."))
+      }
+    case let date as Date:
+      bounds(
+        date.timeIntervalSinceReferenceDate, date.ISO8601Format(), tooSmall: .validationDateTooSoon, tooLarge: .validationDateTooLate,
+        "date")
+    default:
+      if let number = numericValue(value) {
+        bounds(number, "\(value)", tooSmall: .validationNumberTooSmall, tooLarge: .validationNumberTooLarge, "number")
+      }
+    }
+    try throwing(errors)
+  }
+
+  private static func format(_ bound: Double, _ unit: String) -> String {
+    switch unit {
+    case "date": Date(timeIntervalSinceReferenceDate: bound).ISO8601Format()
+    case "length": "\(Int(exactly: bound) ?? 0) character(s)"
+    default: bound == bound.rounded() && abs(bound) < 1e15 ? String(Int64(bound)) : String(bound)
+    }
+  }
+
+  private static func numericValue(_ value: Any) -> Double? {
+    switch value {
+    case let number as Int16: Double(number)
+    case let number as Int32: Double(number)
+    case let number as Int64: Double(number)
+    case let number as Int: Double(number)
+    case let number as Double: number
+    case let number as Float: Double(number)
+    case let number as Decimal: NSDecimalNumber(decimal: number).doubleValue
+    default: nil
+    }
+  }
+
+  /// Whether the whole of `text` matches `pattern` (an ICU regular expression); a pattern that does not
+  /// compile matches nothing.
+  private static func matches(_ text: String, _ pattern: String) -> Bool {
+    guard let regex = try? NSRegularExpression(pattern: "\\A(?:" + pattern + ")\\z") else { return false }
+    return regex.firstMatch(in: text, range: NSRange(text.startIndex..<text.endIndex, in: text)) != nil
+  }
+
+  /// The Deny rule: no relationship with it may still hold an object that is not being deleted too.
+  func validateDeleteRules() throws {
+    var errors: [ObjectGraphError] = []
+    for slot in layout.slots where slot.relationship?.deleteRule == .deny {
+      let related = slot.isToMany ? Array(relatedIDs(slot)) : [values[slot.index].objectID].compactMap { $0 }
+      let remaining = related.filter { !(managedObjectContext?.isDeletedHere($0) ?? false) }
+      if !remaining.isEmpty {
+        errors.append(
+          ObjectGraphError(
+            .validationRelationshipDeniedDelete,
+            "Cannot delete \(entity.name) \(objectID): its relationship '\(slot.name)' (delete rule: deny) still holds \(remaining.count) object(s). Delete or reassign them first."
+          ))
+      }
+    }
+    try Self.throwing(errors)
+  }
+}
