@@ -1,0 +1,24 @@
+import Foundation
+
+/// A batch update or delete as a context hands it to the store: which rows, and what to do with them.
+struct StoreBatchRequest {
+  enum Action {
+    /// Set these attribute slots to these values.
+    case update([Int: StoredValue])
+    /// Delete the rows, applying the relationships' delete rules.
+    case delete
+  }
+
+  let entity: EntityDescription
+  /// Which rows: those a predicate matches (`nil`: all)...
+  let predicate: PredicateNode?
+  /// ... or exactly these.
+  let ids: [ManagedObjectID]?
+  let includesSubentities: Bool
+  let action: Action
+}
+
+/// What a batch update or delete did: the IDs of the rows it changed or deleted.
+struct StoreBatchResult {
+  let ids: [ManagedObjectID]
+}

@@ -1,0 +1,28 @@
+import Foundation
+
+extension PersistentStoreCoordinator {
+  /// Runs a batch update or delete on every store that holds the entity (for IDs, on the store of each).
+  func executeBatch(_ request: StoreBatchRequest) throws -> StoreBatchResult {
+    try serialized {
+      var ids: [ManagedObjectID] = []
+      if let named = request.ids {
+        let byStore = Dictionary(grouping: named) { $0.storeAndTable?.store ?? -1 }
+        for store in persistentStores {
+          guard let part = byStore[store.number] else { continue }
+          let single = StoreBatchRequest(
+            entity: request.entity, predicate: nil, ids: part, includesSubentities: request.includesSubentities,
+            action: request.action)
+          ids += try store.executeBatch(single).ids
+        }
+        return StoreBatchResult(ids: ids)
+      }
+      let holding = persistentStores.filter { $0.holds(request.entity) }
+      guard !holding.isEmpty else {
+        throw ObjectGraphError(
+          .noPersistentStore, "No store of the coordinator holds entity \(request.entity.name), so a batch request has nothing to change.")
+      }
+      for store in holding { ids += try store.executeBatch(request).ids }
+      return StoreBatchResult(ids: ids)
+    }
+  }
+}

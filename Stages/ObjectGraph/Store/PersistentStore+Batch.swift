@@ -1,0 +1,218 @@
+import Foundation
+import GRDB
+
+extension PersistentStore {
+  /// Runs a batch update or delete in one transaction: the rows are chosen (by predicate or ID), then
+  /// changed or deleted in SQL, without reading their values.
+  ///
+  /// - Throws: ``ObjectGraphError/Code/persistentStoreSave`` for a read-only store or a failed write,
+  ///   ``ObjectGraphError/Code/validationRelationshipDeniedDelete`` when a Deny rule refuses a delete,
+  ///   the predicate's errors. Nothing is changed when it throws.
+  func executeBatch(_ request: StoreBatchRequest) throws -> StoreBatchResult {
+    guard !options.readOnly else {
+      throw ObjectGraphError(
+        .persistentStoreSave,
+        "The store at \(url?.path ?? "memory") was opened read-only; a batch request cannot change it. Add it without the readOnly option to write.",
+        url: url)
+    }
+    do {
+      return try database.write { db in
+        let mapping = try schema.mapping(for: request.entity)
+        let targets = try batchTargets(request, mapping: mapping, db: db)
+        switch request.action {
+        case .update(let values):
+          try batchUpdate(targets.map(\.pk), values: values, mapping: mapping, db: db)
+          return StoreBatchResult(ids: targets.compactMap { objectID(pk: $0.pk, entityNumber: $0.entity) })
+        case .delete:
+          var deletion = BatchDeletion(store: self, db: db)
+          try deletion.delete(targets)
+          return StoreBatchResult(ids: deletion.deleted)
+        }
+      }
+    } catch let error as ObjectGraphError {
+      throw error
+    } catch let error as DatabaseError {
+      throw ObjectGraphError.database(
+        .persistentStoreSave, "A batch request on the store at \(url?.path ?? "memory") failed and nothing was changed", error,
+        url: url)
+    }
+  }
+
+  /// The rows a batch request names: its IDs (those of this store and entity), or the rows its predicate
+  /// matches.
+  private func batchTargets(_ request: StoreBatchRequest, mapping: SQLiteSchema.EntityMapping, db: Database) throws
+    -> [(pk: Int64, entity: Int64)]
+  {
+    var conditions: [String] = []
+    if !request.includesSubentities {
+      conditions.append("t0.Z_ENT = \(mapping.number)")
+    } else if let filter = entityFilter(mapping) {
+      conditions.append(filter)
+    }
+    var targets: [(pk: Int64, entity: Int64)] = []
+    if let ids = request.ids {
+      let keys = ids.compactMap(\.primaryKey)
+      for chunk in stride(from: 0, to: keys.count, by: 500) {
+        let slice = Array(keys[chunk..<min(chunk + 500, keys.count)])
+        let placeholders = Array(repeating: "?", count: slice.count).joined(separator: ", ")
+        let sql =
+          "SELECT t0.Z_PK, t0.Z_ENT FROM \(mapping.table) t0 WHERE "
+          + (conditions + ["t0.Z_PK IN (\(placeholders))"]).joined(separator: " AND ")
+        let rows = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(slice))
+        while let row = try rows.next() { targets.append((row[0], row[1])) }
+      }
+      return targets
+    }
+    var compiler = SQLPredicateCompiler(schema: schema, mapping: mapping)
+    if let predicate = request.predicate { conditions.append(try compiler.compile(predicate)) }
+    var sql = "SELECT t0.Z_PK, t0.Z_ENT FROM \(mapping.table) t0"
+    if !compiler.joins.isEmpty { sql += " " + compiler.joins.joined(separator: " ") }
+    if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+    let rows = try Row.fetchCursor(db, sql: sql + " ORDER BY t0.Z_PK", arguments: StatementArguments(compiler.arguments))
+    while let row = try rows.next() { targets.append((row[0], row[1])) }
+    return targets
+  }
+
+  /// Sets the given attribute slots of the rows, raising each row's version.
+  private func batchUpdate(_ keys: [Int64], values: [Int: StoredValue], mapping: SQLiteSchema.EntityMapping, db: Database)
+    throws
+  {
+    var assignments: [String] = []
+    var arguments: [DatabaseValue] = []
+    for (slot, value) in values.sorted(by: { $0.key < $1.key }) {
+      guard case .column(let column) = mapping.storage[slot], let type = mapping.entity.layout.slots[slot].attribute?.attributeType
+      else { continue }
+      assignments.append("\(column) = ?")
+      arguments.append(SQLiteValueCoding.encode(value, as: type))
+    }
+    assignments.append("Z_OPT = Z_OPT + 1")
+    for chunk in stride(from: 0, to: keys.count, by: 500) {
+      let slice = keys[chunk..<min(chunk + 500, keys.count)]
+      let placeholders = Array(repeating: "?", count: slice.count).joined(separator: ", ")
+      try db.execute(
+        sql: "UPDATE \(mapping.table) SET \(assignments.joined(separator: ", ")) WHERE Z_PK IN (\(placeholders))",
+        arguments: StatementArguments(arguments + slice.map(\.databaseValue)))
+    }
+  }
+}
+
+/// A batch delete, with the relationships' delete rules applied in SQL: the rows of one round are
+/// grouped by entity; for each relationship, Deny refuses if a related row exists, Cascade adds the
+/// related rows to the next round, Nullify clears the references to the deleted rows (raising the
+/// versions of the rows it changes), No Action leaves them; then the rows and their join-table rows go.
+struct BatchDeletion {
+  let store: PersistentStore
+  let db: Database
+  /// The IDs of every row deleted, in order.
+  private(set) var deleted: [ManagedObjectID] = []
+  /// Rows already deleted (or being deleted), by table and key, so that cycles end.
+  private var seen: Set<String> = []
+
+  init(store: PersistentStore, db: Database) {
+    self.store = store
+    self.db = db
+  }
+
+  mutating func delete(_ rows: [(pk: Int64, entity: Int64)]) throws {
+    var round = rows
+    while !round.isEmpty {
+      var next: [(pk: Int64, entity: Int64)] = []
+      let groups = Dictionary(grouping: round, by: \.entity)
+      for (number, group) in groups.sorted(by: { $0.key < $1.key }) {
+        guard let entity = store.schema.entityByNumber[number], let mapping = store.schema.byIdentity[ObjectIdentifier(entity)]
+        else { continue }
+        let keys = group.map(\.pk).filter { seen.insert("\(mapping.table):\($0)").inserted }
+        guard !keys.isEmpty else { continue }
+        next += try applyDeleteRules(mapping, keys: keys)
+        try chunked(keys) { list, arguments in
+          for storage in mapping.storage {
+            if case .joinTable(let join, _) = storage, !join.name.isEmpty {
+              try db.execute(sql: "DELETE FROM \(join.name) WHERE \(join.sourceColumn) IN \(list)", arguments: arguments)
+            }
+          }
+          try db.execute(sql: "DELETE FROM \(mapping.table) WHERE Z_PK IN \(list)", arguments: arguments)
+        }
+        deleted += keys.compactMap { store.objectID(pk: $0, entityNumber: number) }
+      }
+      round = next
+    }
+  }
+
+  /// Each relationship's rule for rows `keys` of `mapping`'s entity; returns the rows Cascade adds.
+  private func applyDeleteRules(_ mapping: SQLiteSchema.EntityMapping, keys: [Int64]) throws -> [(pk: Int64, entity: Int64)] {
+    var cascaded: [(pk: Int64, entity: Int64)] = []
+    for slot in mapping.entity.layout.slots where slot.isRelationship && !slot.isTransient {
+      guard let relationship = slot.relationship, let destination = relationship.destinationEntity,
+        let destinationMapping = store.schema.byIdentity[ObjectIdentifier(destination)]
+      else { continue }
+      // The related rows: how to select them, and how to clear their references to the deleted rows.
+      let related: String
+      var clear: String?
+      switch mapping.storage[slot.index] {
+      case .toOne(let column, _):
+        related =
+          "SELECT d.Z_PK, d.Z_ENT FROM \(destinationMapping.table) d WHERE d.Z_PK IN (SELECT \(column) FROM \(mapping.table) WHERE Z_PK IN %@)"
+        if let inverse = relationship.inverseRelationship, let inverseIndex = destination.layout.index(of: inverse.name),
+          case .toOne(let inverseColumn, let inverseEntityColumn) = destinationMapping.storage[inverseIndex]
+        {
+          let entityPart = inverseEntityColumn.map { ", \($0) = NULL" } ?? ""
+          clear =
+            "UPDATE \(destinationMapping.table) SET \(inverseColumn) = NULL\(entityPart), Z_OPT = Z_OPT + 1 WHERE \(inverseColumn) IN %@"
+        }
+      case .foreignKeyOnDestination(let column):
+        related = "SELECT d.Z_PK, d.Z_ENT FROM \(destinationMapping.table) d WHERE d.\(column) IN %@"
+        let entityColumn: String? =
+          relationship.inverseRelationship.flatMap { inverse in
+            guard let inverseIndex = destination.layout.index(of: inverse.name),
+              case .toOne(_, let entityColumn) = destinationMapping.storage[inverseIndex]
+            else { return nil }
+            return entityColumn
+          }
+        let entityPart = entityColumn.map { ", \($0) = NULL" } ?? ""
+        clear = "UPDATE \(destinationMapping.table) SET \(column) = NULL\(entityPart), Z_OPT = Z_OPT + 1 WHERE \(column) IN %@"
+      case .joinTable(let join, _) where !join.name.isEmpty:
+        related =
+          "SELECT d.Z_PK, d.Z_ENT FROM \(join.name) j JOIN \(destinationMapping.table) d ON d.Z_PK = j.\(join.destinationColumn) WHERE j.\(join.sourceColumn) IN %@"
+      default:
+        continue
+      }
+      switch relationship.deleteRule {
+      case .deny:
+        var count = 0
+        try chunked(keys) { list, arguments in
+          count +=
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (\(related.replacingOccurrences(of: "%@", with: list)))", arguments: arguments)
+            ?? 0
+        }
+        if count > 0 {
+          throw ObjectGraphError(
+            .validationRelationshipDeniedDelete,
+            "The batch delete was refused: \(count) row(s) still related through \(mapping.entity.name).\(slot.name) (delete rule: deny). Nothing was deleted. Delete or reassign them first."
+          )
+        }
+      case .cascade:
+        try chunked(keys) { list, arguments in
+          let rows = try Row.fetchCursor(db, sql: related.replacingOccurrences(of: "%@", with: list), arguments: arguments)
+          while let row = try rows.next() { cascaded.append((row[0], row[1])) }
+        }
+      case .nullify:
+        if let clear {
+          try chunked(keys) { list, arguments in
+            try db.execute(sql: clear.replacingOccurrences(of: "%@", with: list), arguments: arguments)
+          }
+        }
+      case .noAction:
+        break
+      }
+    }
+    return cascaded
+  }
+
+  /// Runs `body` for the keys in chunks of 500, with `(?, ?, …)` and the keys as arguments.
+  private func chunked(_ keys: [Int64], _ body: (String, StatementArguments) throws -> Void) throws {
+    for chunk in stride(from: 0, to: keys.count, by: 500) {
+      let slice = Array(keys[chunk..<min(chunk + 500, keys.count)])
+      try body("(" + Array(repeating: "?", count: slice.count).joined(separator: ", ") + ")", StatementArguments(slice))
+    }
+  }
+}

@@ -1,0 +1,263 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import ObjectGraph
+
+/// Batch insert, update and delete requests: rows changed in SQL without objects, delete rules applied
+/// in SQL, and their IDs merged into live contexts.
+@Suite("Batch requests", .temporaryFolders)
+struct BatchRequestTests {
+  /// Work holds notes 0–5 (tagged "swift" when even), Home holds 6–8, note 9 has no notebook; note 0 has a
+  /// lock (Note.lock is Deny).
+  private func populated(_ type: StoreType) throws -> Stack {
+    let stack = try Stack(type: type)
+    try stack.context.performAndWait {
+      let work = Notebook(context: stack.context)
+      work.name = "Work"
+      let home = Notebook(context: stack.context)
+      home.name = "Home"
+      let swift = Tag(context: stack.context)
+      swift.name = "swift"
+      for index in 0..<10 {
+        let note = Note(context: stack.context)
+        note.title = "note \(index)"
+        note.rating = Int64(index)
+        note.notebook = index < 6 ? work : (index < 9 ? home : nil)
+        if index.isMultiple(of: 2) { note.tags.insert(swift) }
+        if index == 0 {
+          let lock = ManagedObject(entity: stack.entity("Lock"), insertInto: stack.context)
+          lock.setValue("legal hold", forKey: "reason")
+          lock.setValue(note, forKey: "note")
+        }
+      }
+      try stack.context.save()
+    }
+    return stack
+  }
+
+  private func titles(_ stack: Stack, _ format: String = "TRUEPREDICATE") throws -> [String] {
+    let context = stack.freshContext()
+    return try context.performAndWait {
+      let request = FetchRequest<Note>(entityName: "Note")
+      request.predicate = try FetchPredicate(format: format)
+      request.sortDescriptors = [FetchSortDescriptor(key: "rating")]
+      return try context.fetch(request).compactMap(\.title)
+    }
+  }
+
+  @Test("Batch insert: rows from dictionaries with defaults, permanent IDs in order, count and status results", arguments: bothStoreTypes)
+  func insert(type: StoreType) throws {
+    let stack = try populated(type)
+    let context = stack.freshContext()
+    try context.performAndWait {
+      let rows: [[String: Any]] = (0..<1000).map { ["title": "batch \($0)", "body": $0.isMultiple(of: 2) ? "even" : NSNull()] }
+      let request = BatchInsertRequest(entityName: "Note", objects: rows)
+      request.resultType = .objectIDs
+      let result = try #require(try context.execute(request) as? BatchInsertResult)
+      let ids = try #require(result.result as? [ManagedObjectID])
+      #expect(ids.count == 1000 && ids.allSatisfy { !$0.isTemporaryID })
+      #expect(context.registeredObjects.isEmpty)
+      let third = try context.existingObject(with: ids[3]) as? Note
+      #expect(third?.title == "batch 3" && third?.rating == 0 && third?.body == nil)
+      #expect(try (context.existingObject(with: ids[4]) as? Note)?.body == "even")
+
+      let counted = BatchInsertRequest(entityName: "Note", objects: [["title": "one"], ["title": "two"]])
+      counted.resultType = .count
+      #expect(try (context.execute(counted) as? BatchInsertResult)?.result as? Int == 2)
+      var made = 0
+      let handled = BatchInsertRequest(entityName: "Note") { row in
+        guard made < 5 else { return true }
+        row["title"] = "handled \(made)"
+        row["rating"] = made
+        made += 1
+        return false
+      }
+      #expect(try (context.execute(handled) as? BatchInsertResult)?.result as? Bool == true)
+    }
+    #expect(try stack.storedCount("Note") == 10 + 1000 + 2 + 5)
+    #expect(try titles(stack, "title BEGINSWITH 'handled'") == (0..<5).map { "handled \($0)" })
+  }
+
+  @Test("Batch insert refuses bad rows, naming the row and the key, and inserts nothing", arguments: bothStoreTypes)
+  func insertRefusals(type: StoreType) throws {
+    let stack = try populated(type)
+    let context = stack.freshContext()
+    try context.performAndWait { () throws in
+      func refused(_ rows: [[String: Any]], _ code: ObjectGraphError.Code, _ mentioned: String, entity: String = "Note") {
+        let error = expectCode(code) { _ = try context.execute(BatchInsertRequest(entityName: entity, objects: rows)) }
+        #expect(error?.message.contains(mentioned) == true, "\(error?.message ?? "")")
+      }
+      refused([["title": "fine"], ["title": "x", "colour": "red"]], .unknownKey, "Row 1 of the batch insert names 'colour'")
+      refused([["title": "fine"], ["title": 42]], .invalidValue, "gives Note.title a Int")
+      refused([["title": "fine", "notebook": NSNull()]], .invalidValue, "a relationship")
+      refused(
+        [["title": "fine"], ["body": "no title"]], .validationMissingMandatoryProperty, "Row 1 of the batch insert leaves Note.title")
+      refused([["size": 1]], .invalidValue, "abstract", entity: "Attachment")
+      _ = expectCode(.unknownKey) { _ = try context.execute(BatchInsertRequest(entityName: "Nothing", objects: [])) }
+    }
+    #expect(try stack.storedCount("Note") == 10)
+  }
+
+  @Test("Batch insert keeps uniqueness constraints: a repeated value refuses the whole request")
+  func insertConstraints() throws {
+    let tag = EntityDescription(name: "Label", properties: [.attribute(AttributeDescription(name: "name", type: .string))])
+    tag.uniquenessConstraints = [["name"]]
+    let stack = try Stack(model: try ManagedObjectModel(entities: [tag]))
+    try stack.context.performAndWait {
+      _ = try stack.context.execute(BatchInsertRequest(entityName: "Label", objects: [["name": "a"], ["name": "b"]]))
+      _ = expectCode(.managedObjectConstraintMerge) {
+        _ = try stack.context.execute(BatchInsertRequest(entityName: "Label", objects: [["name": "c"], ["name": "a"]]))
+      }
+    }
+    #expect(try stack.storedCount("Label") == 2)
+  }
+
+  @Test(
+    "Batch update: rows a predicate matches get new values and a new version; merged IDs refresh live objects", arguments: bothStoreTypes)
+  func update(type: StoreType) throws {
+    let stack = try populated(type)
+    let context = stack.context
+    let held = try context.performAndWait {
+      let request = FetchRequest<Note>(entityName: "Note")
+      request.predicate = try FetchPredicate(format: "rating == 2")
+      return try #require(try context.fetch(request).first)
+    }
+    let worker = stack.freshContext()
+    let ids = try worker.performAndWait {
+      let request = BatchUpdateRequest(entityName: "Note")
+      request.predicate = try FetchPredicate(format: "notebook.name == %@", "Work")
+      request.propertiesToUpdate = ["body": "archived", "rating": 100]
+      request.resultType = .updatedObjectIDsResultType
+      return try #require(try worker.execute(request) as? BatchUpdateResult).result as? [ManagedObjectID] ?? []
+    }
+    #expect(ids.count == 6)
+    #expect(try titles(stack, "body == 'archived' AND rating == 100").count == 6)
+    try context.performAndWait { () throws in
+      // The held object still shows what it read, and its version is stale: its save is refused.
+      #expect(held.body == nil && held.rating == 2)
+      held.title = "edited"
+      _ = expectCode(.managedObjectMerge) { try context.save() }
+      context.rollback()
+    }
+    ManagedObjectContext.mergeChanges(
+      fromRemoteContextSave: [ManagedObjectContext.NotificationKey.updatedObjectIDs.rawValue: ids], into: [context])
+    try context.performAndWait {
+      #expect(held.body == "archived" && held.rating == 100)
+      held.title = "edited"
+      try context.save()
+    }
+    try worker.performAndWait { () throws in
+      let count = BatchUpdateRequest(entityName: "Note")
+      count.propertiesToUpdate = ["body": NSNull()]
+      count.resultType = .updatedObjectsCountResultType
+      #expect(try (worker.execute(count) as? BatchUpdateResult)?.result as? Int == 10)
+      let required = BatchUpdateRequest(entityName: "Note")
+      required.propertiesToUpdate = ["title": NSNull()]
+      _ = expectCode(.validationMissingMandatoryProperty) { _ = try worker.execute(required) }
+      let wrong = BatchUpdateRequest(entityName: "Note")
+      wrong.propertiesToUpdate = ["rating": "high"]
+      _ = expectCode(.invalidValue) { _ = try worker.execute(wrong) }
+      let relationship = BatchUpdateRequest(entityName: "Note")
+      relationship.propertiesToUpdate = ["tags": NSNull()]
+      _ = expectCode(.invalidValue) { _ = try worker.execute(relationship) }
+      _ = expectCode(.invalidValue) { _ = try worker.execute(BatchUpdateRequest(entityName: "Note")) }
+    }
+    #expect(try titles(stack, "title == nil").isEmpty)
+  }
+
+  @Test("Batch delete follows the delete rules in SQL: cascade, nullify, deny", arguments: bothStoreTypes)
+  func deleteRules(type: StoreType) throws {
+    let stack = try populated(type)
+    let context = stack.freshContext()
+    try context.performAndWait {
+      // Deny: note 0 still has its lock.
+      let all = BatchDeleteRequest(fetchRequest: FetchRequest<Note>(entityName: "Note"))
+      let denied = expectCode(.validationRelationshipDeniedDelete) { _ = try context.execute(all) }
+      #expect(denied?.message.contains("Note.lock") == true)
+
+      // Cascade: Home's notes go with it; nullify: the swift tag loses them, and stays.
+      let home = FetchRequest<Notebook>(entityName: "Notebook")
+      home.predicate = try FetchPredicate(format: "name == 'Home'")
+      let request = BatchDeleteRequest(fetchRequest: home)
+      request.resultType = .resultTypeObjectIDs
+      let ids = try #require(try context.execute(request) as? BatchDeleteResult).result as? [ManagedObjectID] ?? []
+      #expect(ids.count == 4 && Set(ids.map(\.entityName)) == ["Notebook", "Note"])
+
+      // Nullify from the other side: deleting notes of Work empties Work's set, and Work stays.
+      let odd = FetchRequest<Note>(entityName: "Note")
+      odd.predicate = try FetchPredicate(format: "notebook.name == 'Work' AND rating > 0")
+      let counting = BatchDeleteRequest(fetchRequest: odd)
+      counting.resultType = .resultTypeCount
+      #expect(try (context.execute(counting) as? BatchDeleteResult)?.result as? Int == 5)
+    }
+    #expect(try titles(stack) == ["note 0", "note 9"])
+    #expect(try stack.storedCount("Notebook") == 1 && stack.storedCount("Tag") == 1)
+    let reader = stack.freshContext()
+    try reader.performAndWait {
+      let tag = try #require(try reader.fetch(FetchRequest<Tag>(entityName: "Tag")).first)
+      #expect(tag.notes.map(\.title) == ["note 0"])
+      let work = try #require(try reader.fetch(FetchRequest<Notebook>(entityName: "Notebook")).first)
+      #expect(work.notes.compactMap(\.title) == ["note 0"])
+    }
+    // Deleting the lock, then the note it held, works; the lock's side (nullify) goes quietly.
+    try context.performAndWait {
+      _ = try context.execute(BatchDeleteRequest(fetchRequest: FetchRequest<ManagedObject>(entityName: "Lock")))
+      _ = try context.execute(BatchDeleteRequest(fetchRequest: FetchRequest<Note>(entityName: "Note")))
+    }
+    #expect(try stack.storedCount("Note") == 0 && stack.storedCount("Lock") == 0)
+  }
+
+  @Test("Batch delete by IDs, merged into a context holding the objects", arguments: bothStoreTypes)
+  func deleteByIDs(type: StoreType) throws {
+    let stack = try populated(type)
+    let context = stack.context
+    let (victims, work) = try context.performAndWait {
+      let request = FetchRequest<Note>(entityName: "Note")
+      request.predicate = try FetchPredicate(format: "rating IN {3, 4}")
+      let notes = try context.fetch(request)
+      let work = try #require(notes.first?.notebook)
+      #expect(work.notes.count == 6)
+      return (notes.map(\.objectID), work)
+    }
+    let worker = stack.freshContext()
+    let deleted = try worker.performAndWait {
+      let request = BatchDeleteRequest(objectIDs: victims)
+      request.resultType = .resultTypeObjectIDs
+      return try #require(try worker.execute(request) as? BatchDeleteResult).result as? [ManagedObjectID] ?? []
+    }
+    #expect(Set(deleted) == Set(victims))
+    ManagedObjectContext.mergeChanges(
+      fromRemoteContextSave: [ManagedObjectContext.NotificationKey.deletedObjectIDs.rawValue: deleted], into: [context])
+    context.performAndWait {
+      #expect(work.notes.count == 4)
+      #expect(work.notes.allSatisfy { ![3, 4].contains($0.rating) })
+    }
+    try worker.performAndWait {
+      let temporary = Note(context: worker)
+      _ = expectCode(.invalidValue) { _ = try worker.execute(BatchDeleteRequest(objectIDs: [temporary.objectID])) }
+      let tag = try #require(try worker.fetch(FetchRequest<Tag>(entityName: "Tag")).first)
+      _ = expectCode(.invalidValue) { _ = try worker.execute(BatchDeleteRequest(objectIDs: [victims[0], tag.objectID])) }
+      worker.rollback()
+    }
+  }
+
+  @Test("A read-only store refuses batch changes, leaving the file as it was")
+  func readOnlyStore() throws {
+    let stack = try populated(.sqlite)
+    let before = try Data(contentsOf: stack.storeURL)
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: stack.model)
+    try coordinator.addPersistentStore(type: .sqlite, at: stack.storeURL, options: StoreOptions(readOnly: true))
+    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    context.persistentStoreCoordinator = coordinator
+    try context.performAndWait { () throws in
+      let update = BatchUpdateRequest(entityName: "Note")
+      update.propertiesToUpdate = ["body": "x"]
+      _ = expectCode(.persistentStoreSave) { _ = try context.execute(update) }
+      _ = expectCode(.persistentStoreSave) {
+        _ = try context.execute(BatchDeleteRequest(fetchRequest: FetchRequest<Note>(entityName: "Note")))
+      }
+    }
+    #expect(try Data(contentsOf: stack.storeURL) == before)
+  }
+}
