@@ -61,6 +61,39 @@ enum BenchmarkCommand {
     try group(.migration) { try runMigration(count: count, in: directory) }
     try group(.paged) { try runPagedFetch(count: count, in: directory) }
     try group(.child) { try runChild(count: count, in: directory) }
+    try group(.batch) { try runBatch(count: count, in: directory) }
+  }
+
+  /// The batch insert's target: at most this many times GRDB's prepared insert (issue 13).
+  static let batchTarget = 1.2
+
+  /// 7. A batch insert request against GRDB's prepared insert of the same rows.
+  private static func runBatch(count: Int, in directory: URL) throws {
+    print("objectgraph-bench: batch insert of \(count) Item rows (BatchInsertRequest, no objects) against GRDB's prepared")
+    print("insert, best of \(repetitions) runs each. The request's dictionaries are built before its clock starts, as")
+    print("GRDB's values are; the third line times building them too.")
+    let dataset = Dataset(count: count)
+    let objectGraph = try ObjectGraphBench()
+    let grdb = GRDBBench()
+    var insert = BenchmarkResult(name: "batch insert \(count)")
+    var withDictionaries = BenchmarkResult(name: "with building the dictionaries")
+    for run in 0..<repetitions {
+      let objectGraphFile = directory.appendingPathComponent("batch-objectgraph-\(run).sqlite")
+      let grdbFile = directory.appendingPathComponent("batch-grdb-\(run).sqlite")
+      let (execute, total) = try objectGraph.batchInsert(dataset, at: objectGraphFile)
+      insert.record(objectGraph: execute)
+      withDictionaries.record(objectGraph: total)
+      let baseline = try grdb.insert(dataset, at: grdbFile)
+      insert.record(grdb: baseline)
+      withDictionaries.record(grdb: baseline)
+      try expectSameRowCount(count, objectGraph: objectGraph.rowCount(at: objectGraphFile), grdb: grdb.rowCount(at: grdbFile))
+    }
+    print("")
+    print(Report.table([insert, withDictionaries]))
+    print("")
+    let verdict = insert.ratio <= batchTarget ? "yes" : "NO"
+    print(
+      "batch insert ratio \(Report.format(insert.ratio, digits: 2))x; <= \(Report.format(batchTarget, digits: 1))x (target): \(verdict)")
   }
 
   /// 6. A child context's count, fetchLimit and batched fetch (pending inserts in it and its parent)
@@ -295,6 +328,8 @@ struct Options {
     case paged
     /// A child context's count, fetchLimit and batched fetch against a root context's.
     case child
+    /// A batch insert request against GRDB's prepared insert.
+    case batch
   }
 
   var count = 100_000
@@ -303,11 +338,11 @@ struct Options {
   var showHelp = false
 
   static let usage = """
-    usage: objectgraph-bench [--count N] [--only crud,stall,save,migration,paged,child] [--batch-size N]
+    usage: objectgraph-bench [--count N] [--only crud,stall,save,migration,paged,child,batch] [--batch-size N]
       --count N       rows to insert and fetch, notes to save, to migrate and to read in pages (default
                       100000; use 2000 for a quick smoke run)
       --only GROUPS   run only these benchmarks (comma-separated: crud, stall, save, migration, paged,
-                      child;
+                      child, batch;
                       default all), e.g. --count 1000000 --only migration
       --batch-size N  notes per worker and save in stage 4's import (stall; default 1000)
     """

@@ -61,6 +61,29 @@ struct ObjectGraphBench {
     return seconds
   }
 
+  /// Times: a batch insert request of `dataset.count` rows. Returns the request's time alone (its
+  /// dictionaries made before the clock starts) and the time including making them.
+  func batchInsert(_ dataset: Dataset, at url: URL) throws -> (execute: Double, total: Double) {
+    let coordinator = try openStore(at: url)
+    let context = makeContext(coordinator)
+    var rows: [[String: Any]] = []
+    let building = Stopwatch.seconds {
+      rows.reserveCapacity(dataset.count)
+      for index in 0..<dataset.count {
+        rows.append([
+          "name": dataset.names[index], "count": dataset.counts[index], "score": dataset.scores[index],
+          "createdAt": dataset.dates[index],
+        ])
+      }
+    }
+    let request = BatchInsertRequest(entityName: "Item", objects: rows)
+    let seconds = try Stopwatch.seconds {
+      _ = try context.performAndWait { try context.execute(request) }
+    }
+    withExtendedLifetime(request) {}
+    return (seconds, building + seconds)
+  }
+
   /// Times: fetch every `Item` in a fresh context and read its four attributes.
   func fetchAll(at url: URL) throws -> (seconds: Double, checksum: Checksum) {
     try timedFetch(at: url) { FetchRequest<ManagedObject>(entityName: "Item") }

@@ -42,34 +42,33 @@ extension ManagedObjectContext {
     guard !entity.isAbstract else {
       throw ObjectGraphError(.invalidValue, "Entity \(entity.name) is abstract: rows of it cannot be inserted. Insert rows of a subentity.")
     }
-    var save = StoreSaveRequest(mergePolicy: .error)
-    func add(_ dictionary: [String: Any]) throws {
-      let values = try Self.batchValues(dictionary, entity: entity, row: save.inserts.count, startingFrom: entity.layout.initialValues)
-      for slot in entity.layout.slots where slot.attribute != nil && !slot.isTransient && !slot.isOptional {
-        if values[slot.index] == nil {
-          throw ObjectGraphError(
-            .validationMissingMandatoryProperty,
-            "Row \(save.inserts.count) of the batch insert leaves \(entity.name).\(slot.name) without a value, and it is required. Nothing was inserted."
-          )
-        }
-      }
-      save.inserts.append(.init(temporaryID: .temporary(for: entity), entity: entity, values: values))
-    }
+    let reader = BatchRowReader(entity: entity)
+    var rows: [[StoredValue]] = []
     if let objects = request.objectsToInsert {
-      save.inserts.reserveCapacity(objects.count)
-      for dictionary in objects { try add(dictionary) }
+      rows.reserveCapacity(objects.count)
+      for dictionary in objects { rows.append(try reader.row(dictionary, number: rows.count)) }
     } else if let handler = request.dictionaryHandler {
       while true {
         var dictionary: [String: Any] = [:]
         if handler(&dictionary) { break }
-        try add(dictionary)
+        rows.append(try reader.row(dictionary, number: rows.count))
       }
     }
-    let result = save.isEmpty ? StoreSaveResult() : try coordinator.save(save)
+    var ids: [ManagedObjectID] = []
+    if !rows.isEmpty {
+      if let inserted = try coordinator.batchInsert(entity, rows: rows, makeIDs: request.resultType == .objectIDs) {
+        ids = inserted
+      } else {
+        // Uniqueness constraints: the rows go the way a save's inserts go, which checks them.
+        var save = StoreSaveRequest(mergePolicy: .error)
+        save.inserts = rows.map { .init(temporaryID: .temporary(for: entity), entity: entity, values: $0) }
+        ids = try coordinator.save(save).insertedIDs
+      }
+    }
     switch request.resultType {
     case .statusOnly: return BatchInsertResult(resultType: .statusOnly, result: true)
-    case .count: return BatchInsertResult(resultType: .count, result: save.inserts.count)
-    case .objectIDs: return BatchInsertResult(resultType: .objectIDs, result: result.insertedIDs)
+    case .count: return BatchInsertResult(resultType: .count, result: rows.count)
+    case .objectIDs: return BatchInsertResult(resultType: .objectIDs, result: ids)
     }
   }
 
@@ -80,7 +79,7 @@ extension ManagedObjectContext {
     guard let properties = request.propertiesToUpdate, !properties.isEmpty else {
       throw ObjectGraphError(.invalidValue, "The batch update of \(entity.name) has no propertiesToUpdate: say which attributes to set.")
     }
-    let values = try Self.batchValues(properties, entity: entity, row: nil, startingFrom: nil)
+    let values = try Self.updateValues(properties, entity: entity)
     var changes: [Int: StoredValue] = [:]
     for key in properties.keys {
       guard let index = entity.layout.index(of: key) else { continue }
@@ -142,18 +141,15 @@ extension ManagedObjectContext {
     }
   }
 
-  /// A dictionary's values in slot order, over `start` (the defaults, for an insert) or `nil`s, each
-  /// checked against its attribute.
-  private static func batchValues(_ dictionary: [String: Any], entity: EntityDescription, row: Int?, startingFrom start: [StoredValue]?)
-    throws -> [StoredValue]
-  {
-    var values = start ?? [StoredValue](repeating: nil, count: entity.layout.slots.count)
-    let place = row.map { "row \($0) of the batch insert" } ?? "the batch update"
+  /// A batch update's values in slot order (`nil` for the slots it does not set), each checked against its
+  /// attribute.
+  private static func updateValues(_ dictionary: [String: Any], entity: EntityDescription) throws -> [StoredValue] {
+    var values = [StoredValue](repeating: nil, count: entity.layout.slots.count)
     for (key, value) in dictionary {
       guard let index = entity.layout.index(of: key) else {
         throw ObjectGraphError(
           .unknownKey,
-          "\(place.prefix(1).uppercased() + place.dropFirst()) names '\(key)', which entity \(entity.name) does not have. Its attributes: \(entity.layout.slots.filter { $0.attribute != nil }.map(\.name).joined(separator: ", "))."
+          "The batch update names '\(key)', which entity \(entity.name) does not have. Its attributes: \(entity.layout.slots.filter { $0.attribute != nil }.map(\.name).joined(separator: ", "))."
         )
       }
       let slot = entity.layout.slots[index]
@@ -173,7 +169,7 @@ extension ManagedObjectContext {
       guard let stored = ManagedObject.coerce(value, to: attribute.attributeType) else {
         throw ObjectGraphError(
           .invalidValue,
-          "\(place.prefix(1).uppercased() + place.dropFirst()) gives \(entity.name).\(key) a \(type(of: value)), but the attribute holds \(attribute.attributeType.swiftTypeName). Nothing was changed."
+          "The batch update gives \(entity.name).\(key) a \(type(of: value)), but the attribute holds \(attribute.attributeType.swiftTypeName). Nothing was changed."
         )
       }
       values[index] = stored

@@ -1,6 +1,19 @@
 import Foundation
 
 extension PersistentStoreCoordinator {
+  /// Inserts rows of one entity into the first store that holds it, without temporary IDs or objects;
+  /// returns `nil` when the entity has uniqueness constraints there (the caller then saves the rows as a
+  /// save would, which checks them).
+  func batchInsert(_ entity: EntityDescription, rows: [[StoredValue]], makeIDs: Bool) throws -> [ManagedObjectID]? {
+    try serialized {
+      guard let store = persistentStores.first(where: { $0.holds(entity) }) else {
+        throw ObjectGraphError(.noPersistentStore, "No store of the coordinator holds entity \(entity.name); nothing was inserted.")
+      }
+      if store.hasUniquenessConstraints(entity) { return nil }
+      return try store.batchInsert(entity, rows: rows, makeIDs: makeIDs)
+    }
+  }
+
   /// Runs a batch update or delete on every store that holds the entity (for IDs, on the store of each).
   func executeBatch(_ request: StoreBatchRequest) throws -> StoreBatchResult {
     try serialized {

@@ -38,6 +38,58 @@ extension PersistentStore {
     }
   }
 
+  /// A batch insert of rows of one entity that has no uniqueness constraint (the save path checks
+  /// those): one block of primary keys, then multi-row INSERTs, in one transaction. Returns the rows' IDs
+  /// when `makeIDs`, in the rows' order.
+  func batchInsert(_ entity: EntityDescription, rows: [[StoredValue]], makeIDs: Bool) throws -> [ManagedObjectID] {
+    guard !options.readOnly else {
+      throw ObjectGraphError(
+        .persistentStoreSave,
+        "The store at \(url?.path ?? "memory") was opened read-only; a batch request cannot change it. Add it without the readOnly option to write.",
+        url: url)
+    }
+    let mapping = try schema.mapping(for: entity)
+    guard let plan = plans.inserts[ObjectIdentifier(entity)] else {
+      throw ObjectGraphError(
+        .persistentStoreSave, "The store at \(url?.path ?? "memory") has no table for entity \(entity.name). Nothing was inserted.",
+        url: url)
+    }
+    let first: Int64
+    do {
+      first = try database.write { db in
+        let first = try reservePrimaryKeys(rows.count, rootNumber: mapping.rootNumber, db: db)
+        var start = 0
+        while start < rows.count {
+          let count = min(plan.rowsPerStatement, rows.count - start)
+          let statement = RawStatement(try db.cachedStatement(sql: plan.sql(rows: count)))
+          try statement.reset()
+          var parameter: Int32 = 1
+          for index in start..<(start + count) {
+            try bindInsertRow(
+              plan, primaryKey: first + Int64(index), values: rows[index], key: { $0.primaryKey ?? 0 }, to: statement,
+              at: &parameter)
+          }
+          try statement.run()
+          start += count
+        }
+        return first
+      }
+    } catch let error as ObjectGraphError {
+      throw error
+    } catch let error as DatabaseError {
+      throw ObjectGraphError.database(
+        .persistentStoreSave, "A batch insert into the store at \(url?.path ?? "memory") failed and nothing was inserted", error,
+        url: url)
+    }
+    guard makeIDs else { return [] }
+    return (0..<rows.count).map { makeID(entity: entity, table: mapping.rootNumber, primaryKey: first + Int64($0)) }
+  }
+
+  /// Whether rows of `entity` must be checked against uniqueness constraints.
+  func hasUniquenessConstraints(_ entity: EntityDescription) -> Bool {
+    !schema.uniqueConstraints(for: entity).isEmpty
+  }
+
   /// The rows a batch request names: its IDs (those of this store and entity), or the rows its predicate
   /// matches.
   private func batchTargets(_ request: StoreBatchRequest, mapping: SQLiteSchema.EntityMapping, db: Database) throws
