@@ -1,0 +1,89 @@
+import Foundation
+import NotesModel
+import ObjectGraph
+import TestSupport
+import Testing
+
+/// The persistent container: the stack stage 4 builds by hand, in one object, with Core Data's choices.
+@Suite("PersistentContainer", .timeLimit(.minutes(1)), .temporaryFolders)
+struct PersistentContainerTests {
+  /// A container for the tutorial's model with its store in `folder`.
+  private func container(in folder: TemporaryFolder, async: Bool = false) throws -> PersistentContainer {
+    let container = try PersistentContainer(name: NotesModel.name, bundle: NotesModel.bundle)
+    let description = PersistentStoreDescription(url: folder.appending("Notes.sqlite"))
+    description.shouldAddStoreAsynchronously = async
+    container.persistentStoreDescriptions = [description]
+    return container
+  }
+
+  @Test("The model is found by name; the default store is <name>.sqlite in the default folder")
+  func defaults() throws {
+    let container = try PersistentContainer(name: NotesModel.name, bundle: NotesModel.bundle)
+    #expect(container.managedObjectModel.entitiesByName["Note"] != nil)
+    let url = try #require(container.persistentStoreDescriptions.first?.url)
+    #expect(url.lastPathComponent == "DataModel.sqlite")
+    #expect(url.deletingLastPathComponent().standardizedFileURL == PersistentContainer.defaultDirectoryURL().standardizedFileURL)
+    #expect(container.viewContext.concurrencyType == .mainQueue)
+    #expect(container.viewContext.persistentStoreCoordinator === container.persistentStoreCoordinator)
+    #expect(container.persistentStoreCoordinator.persistentStores.isEmpty)
+
+    let missing = try #require(
+      throws: ObjectGraphError.self, performing: { try PersistentContainer(name: "NoSuchModel", bundle: NotesModel.bundle) })
+    #expect(missing.code == .modelInvalid && missing.message.contains("NoSuchModel.xcdatamodeld"))
+  }
+
+  @Test("Loading adds each store before returning, reporting once per description; a background save reaches the view context by merging")
+  func loadAndWork() async throws {
+    let folder = try TemporaryFolder()
+    let container = try container(in: folder)
+    let reports = Shared<[String]>([])
+    container.loadPersistentStores { description, error in
+      reports.withLock { $0.append("\(description.url?.lastPathComponent ?? "?") \(error.map { "\($0)" } ?? "loaded")") }
+    }
+    #expect(reports.withLock { $0 } == ["Notes.sqlite loaded"])
+    #expect(container.persistentStoreCoordinator.persistentStores.count == 1)
+
+    let view = container.viewContext
+    view.automaticallyMergesChangesFromParent = true
+    let id = try await container.performBackgroundTask { context in
+      let note = Note(context: context)
+      note.title = "from the background"
+      note.createdAt = Date()
+      try context.save()
+      return note.objectID
+    }
+    let deadline = Date().addingTimeInterval(10)
+    var title: String?
+    while title == nil && Date() < deadline {
+      title = await MainActor.run { (try? view.existingObject(with: id) as? Note)?.title }
+      if title == nil { try await Task.sleep(for: .milliseconds(10)) }
+    }
+    #expect(title == "from the background")
+    let background = container.newBackgroundContext()
+    #expect(background !== view && background.concurrencyType == .privateQueue && background.parent == nil)
+    #expect(try background.performAndWait { try background.count(for: FetchRequest<Note>(entityName: "Note")) } == 1)
+  }
+
+  @Test("An asynchronous description is added on a background queue and reports there; a bad folder is reported, not thrown")
+  func asynchronousAndFailing() async throws {
+    let folder = try TemporaryFolder()
+    let container = try container(in: folder, async: true)
+    let loaded = await withCheckedContinuation { continuation in
+      container.loadPersistentStores { _, error in continuation.resume(returning: error == nil && !Thread.isMainThread) }
+    }
+    #expect(loaded)
+    #expect(container.persistentStoreCoordinator.persistentStores.count == 1)
+
+    let broken = try PersistentContainer(name: NotesModel.name, bundle: NotesModel.bundle)
+    broken.persistentStoreDescriptions = [PersistentStoreDescription(url: URL(fileURLWithPath: "/dev/null/Stores/Notes.sqlite"))]
+    let failure = Shared<ObjectGraphError?>(nil)
+    broken.loadPersistentStores { _, error in failure.withLock { $0 = error as? ObjectGraphError } }
+    #expect(failure.withLock { $0 }?.code == .persistentStoreOpen)
+    #expect(broken.persistentStoreCoordinator.persistentStores.isEmpty)
+
+    let memory = try PersistentContainer(name: NotesModel.name, bundle: NotesModel.bundle)
+    memory.persistentStoreDescriptions = [PersistentStoreDescription(url: URL(fileURLWithPath: "/dev/null"))]
+    memory.loadPersistentStores { _, error in #expect(error == nil) }
+    #expect(memory.persistentStoreCoordinator.persistentStores.first?.type == .inMemory)
+  }
+}
