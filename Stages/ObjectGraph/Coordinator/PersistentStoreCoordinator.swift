@@ -26,6 +26,8 @@ public final class PersistentStoreCoordinator: Sendable, CustomStringConvertible
   /// or writes it.
   let streamingFetch = Atomic<Bool>(false)
   private let loadQueue = DispatchQueue(label: "org.objectgraph.coordinator.load", attributes: .concurrent)
+  /// Where ``perform(_:)`` runs its blocks, one after another.
+  let performQueue = DispatchQueue(label: "org.objectgraph.coordinator.perform")
 
   /// Makes a coordinator for `model`, freezing the model.
   public init(managedObjectModel: ManagedObjectModel) {

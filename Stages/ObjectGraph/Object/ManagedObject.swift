@@ -202,6 +202,28 @@ open class ManagedObject: Hashable, CustomStringConvertible {
   /// context posts its did-save notification.
   open func didSave() {}
 
+  // MARK: - Access and change notifications
+
+  /// Called by a custom accessor before it reads a value; fires the fault, as Core Data's does, so the
+  /// value is there to read. ObjectGraph has no key-value observing, so the pair exists for ported
+  /// accessors.
+  open func willAccessValue(forKey key: String?) {
+    if let key { fireFault(key: key) } else { fireFault(key: layout.slots.first?.name ?? "") }
+  }
+
+  /// Called by a custom accessor after it has read a value. Does nothing here (no key-value observing).
+  open func didAccessValue(forKey key: String?) {}
+
+  /// Called before a value changes; fires the fault, as Core Data's does, so the change is made to loaded
+  /// values.
+  open func willChangeValue(forKey key: String) {
+    fireFault(key: key)
+  }
+
+  /// Called after a value changed. Does nothing here: `setValue(_:forKey:)` has recorded the change
+  /// already, and there is no key-value observing.
+  open func didChangeValue(forKey key: String) {}
+
   // MARK: - Validation
 
   /// Checks one property's value against the model's rules: required, minimum and maximum, regular

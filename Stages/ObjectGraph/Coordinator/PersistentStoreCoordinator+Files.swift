@@ -1,0 +1,65 @@
+import Foundation
+
+extension PersistentStoreCoordinator {
+  /// The store of this coordinator at `url`, or `nil` (Core Data's `persistentStore(for:)`).
+  public func persistentStore(for url: URL) -> PersistentStore? {
+    persistentStores.first { $0.url?.standardizedFileURL == url.standardizedFileURL }
+  }
+
+  /// Deletes the store at `url` and SQLite's side files (Core Data's
+  /// `destroyPersistentStore(at:type:options:)`): the safe way to start again from nothing, since deleting
+  /// only the `.sqlite` file would leave a `-wal` file whose changes belong to it.
+  ///
+  /// When this coordinator has the store, it is removed first; objects from it can no longer be
+  /// fulfilled or saved. A missing file is nothing to do.
+  /// - Throws: ``ObjectGraphError/Code/persistentStoreInvalidType`` for an in-memory type or a file that is
+  ///   not a store (left as it is), ``ObjectGraphError/Code/persistentStoreOperation`` when a file cannot
+  ///   be deleted.
+  public func destroyPersistentStore(at url: URL, type: StoreType, options: StoreOptions = .init()) throws {
+    guard type == .sqlite else {
+      throw ObjectGraphError(
+        .persistentStoreInvalidType, "Only SQLite stores have files to destroy; an in-memory store goes when it is removed.")
+    }
+    if let store = persistentStore(for: url) { try remove(store) }
+    try serialized { try PersistentStore.destroyFiles(at: url) }
+  }
+
+  /// Replaces the store at `destinationURL` with a copy of the one at `sourceURL` (Core Data's
+  /// `replacePersistentStore(at:destinationOptions:withPersistentStoreFrom:sourceOptions:type:)`): to
+  /// restore a backup, or to put a store made elsewhere in place.
+  ///
+  /// The copy is made with SQLite's backup API, page by page, so a store in WAL mode comes whole. The
+  /// destination is made when it does not exist.
+  /// - Throws: ``ObjectGraphError/Code/persistentStoreOperation`` when this coordinator has the
+  ///   destination store (remove it first) or the copy fails, ``ObjectGraphError/Code/persistentStoreInvalidType``
+  ///   when either file is not a store (both are left as they were).
+  public func replacePersistentStore(
+    at destinationURL: URL, destinationOptions: StoreOptions = .init(), withPersistentStoreFrom sourceURL: URL,
+    sourceOptions: StoreOptions = .init(), type: StoreType
+  ) throws {
+    guard type == .sqlite else {
+      throw ObjectGraphError(.persistentStoreInvalidType, "Only SQLite stores have files to replace.")
+    }
+    if persistentStore(for: destinationURL) != nil {
+      throw ObjectGraphError(
+        .persistentStoreOperation,
+        "The store at \(destinationURL.path) is in use by this coordinator. Remove it (remove(_:)) before replacing it, then add it again.",
+        url: destinationURL)
+    }
+    try serialized { try PersistentStore.copyStore(from: sourceURL, to: destinationURL) }
+  }
+
+  /// Runs `block` on the coordinator's queue, one request at a time with every context's requests
+  /// (Core Data's `perform(_:)`).
+  public func perform(_ block: @escaping @Sendable () -> Void) {
+    performQueue.async { self.gate.withLock { block() } }
+  }
+
+  /// Runs `block` with the coordinator to itself, returning its result (Core Data's `performAndWait(_:)`).
+  /// Re-entrant: a block may call it again.
+  public func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
+    gate.lock()
+    defer { gate.unlock() }
+    return try block()
+  }
+}

@@ -1,0 +1,28 @@
+import Foundation
+
+/// Models compare by content, as Core Data's `NSManagedObjectModel` does (`isEqual:`): two models are
+/// equal when their entities have the same version hashes (names, attribute types, relationships,
+/// inheritance: everything a store depends on) and their configurations hold the same entities. Two
+/// loads of one model file are equal; a model and its next version are not.
+extension ManagedObjectModel: Hashable {
+  public static func == (lhs: ManagedObjectModel, rhs: ManagedObjectModel) -> Bool {
+    lhs === rhs
+      || (lhs.entityVersionHashesByName == rhs.entityVersionHashesByName && lhs.configurationContents == rhs.configurationContents)
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    for (name, hash) in entityVersionHashesByName.sorted(by: { $0.key < $1.key }) {
+      hasher.combine(name)
+      hasher.combine(hash)
+    }
+  }
+
+  /// Each configuration's entity names.
+  private var configurationContents: [String: Set<String>] {
+    var contents: [String: Set<String>] = [:]
+    for name in configurations {
+      contents[name] = Set((entities(forConfigurationName: name) ?? []).map(\.name))
+    }
+    return contents
+  }
+}

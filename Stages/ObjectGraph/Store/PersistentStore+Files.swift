@@ -1,0 +1,47 @@
+import Foundation
+import GRDB
+
+extension PersistentStore {
+  /// The files of a SQLite store: the database and SQLite's side files.
+  static func files(of url: URL) -> [URL] {
+    ["", "-wal", "-shm", "-journal"].map { URL(fileURLWithPath: url.path + $0) }
+  }
+
+  /// Deletes a store's files, after checking that `url` is a store: a file that is not one is refused and
+  /// left as it is. A missing file is nothing to do.
+  static func destroyFiles(at url: URL) throws {
+    guard FileManager.default.fileExists(atPath: url.path) else { return }
+    _ = try readMetadata(url: url)
+    for file in files(of: url) where FileManager.default.fileExists(atPath: file.path) {
+      do {
+        try FileManager.default.removeItem(at: file)
+      } catch {
+        throw ObjectGraphError(
+          .persistentStoreOperation,
+          "Could not delete \(file.path) while destroying the store at \(url.path): \(error.localizedDescription). Check the folder's permissions.",
+          url: url, underlyingError: error)
+      }
+    }
+  }
+
+  /// Copies the store at `source` over the one at `destination` (made when missing), page by page with
+  /// SQLite's backup API, so a store in WAL mode is copied whole. Both must be stores (a file that is not
+  /// one is refused and left as it is).
+  static func copyStore(from source: URL, to destination: URL) throws {
+    _ = try readMetadata(url: source)
+    if FileManager.default.fileExists(atPath: destination.path) { _ = try readMetadata(url: destination) }
+    do {
+      let from = try inspector(url: source)
+      var configuration = Configuration()
+      configuration.label = "ObjectGraph.replace"
+      configuration.busyMode = .timeout(10)
+      let to = try DatabaseQueue(path: destination.path, configuration: configuration)
+      try from.backup(to: to)
+      try from.close()
+      try to.close()
+    } catch let error as DatabaseError {
+      throw ObjectGraphError.database(
+        .persistentStoreOperation, "Copying the store at \(source.path) to \(destination.path) failed", error, url: destination)
+    }
+  }
+}

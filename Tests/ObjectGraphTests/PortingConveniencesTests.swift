@@ -1,0 +1,149 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import ObjectGraph
+
+/// The conveniences ported Core Data code calls: destroying and replacing store files, finding stores and
+/// entities, the coordinator's own queue, models compared by content, the access and change pairs.
+@Suite("Core Data conveniences", .temporaryFolders)
+struct PortingConveniencesTests {
+  private func store(with titles: [String], in folder: TemporaryFolder, named name: String) throws -> URL {
+    let stack = try Stack(folder: folder)
+    try stack.context.performAndWait {
+      for title in titles { Note(context: stack.context).title = title }
+      try stack.context.save()
+    }
+    let url = folder.appending(name)
+    try stack.coordinator.destroyPersistentStore(at: url, type: .sqlite)
+    try stack.coordinator.replacePersistentStore(at: url, withPersistentStoreFrom: stack.storeURL, type: .sqlite)
+    return url
+  }
+
+  private func titles(at url: URL) throws -> [String] {
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
+    try coordinator.addPersistentStore(type: .sqlite, at: url)
+    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    context.persistentStoreCoordinator = coordinator
+    return try context.performAndWait {
+      let request = FetchRequest<Note>(entityName: "Note")
+      request.sortDescriptors = [FetchSortDescriptor(key: "title")]
+      return try context.fetch(request).compactMap(\.title)
+    }
+  }
+
+  @Test("destroyPersistentStore removes a store's files (WAL included) and the store; a foreign file is refused and kept")
+  func destroy() throws {
+    let stack = try Stack()
+    try stack.context.performAndWait {
+      Note(context: stack.context).title = "gone soon"
+      try stack.context.save()
+    }
+    #expect(stack.coordinator.persistentStore(for: stack.storeURL) != nil)
+    #expect(FileManager.default.fileExists(atPath: stack.storeURL.path + "-wal"))
+    try stack.coordinator.destroyPersistentStore(at: stack.storeURL, type: .sqlite)
+    for file in PersistentStore.files(of: stack.storeURL) { #expect(!FileManager.default.fileExists(atPath: file.path)) }
+    #expect(stack.coordinator.persistentStores.isEmpty)
+    try stack.coordinator.destroyPersistentStore(at: stack.storeURL, type: .sqlite)  // nothing left: nothing to do
+
+    let foreign = stack.folder.appending("notes.txt")
+    try Data("my notes".utf8).write(to: foreign)
+    _ = expectCode(.persistentStoreInvalidType) { try stack.coordinator.destroyPersistentStore(at: foreign, type: .sqlite) }
+    #expect(try Data(contentsOf: foreign) == Data("my notes".utf8))
+    _ = expectCode(.persistentStoreInvalidType) { try stack.coordinator.destroyPersistentStore(at: foreign, type: .inMemory) }
+  }
+
+  @Test("replacePersistentStore copies a store over another, whole; a store in use or a foreign file is refused")
+  func replace() throws {
+    let folder = try TemporaryFolder()
+    let backup = try store(with: ["a", "b", "c"], in: folder, named: "Backup.sqlite")
+    let live = try store(with: ["old"], in: folder, named: "Live.sqlite")
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
+    try coordinator.replacePersistentStore(at: live, withPersistentStoreFrom: backup, type: .sqlite)
+    #expect(try titles(at: live) == ["a", "b", "c"])
+    #expect(try titles(at: backup) == ["a", "b", "c"])
+
+    try coordinator.addPersistentStore(type: .sqlite, at: live)
+    _ = expectCode(.persistentStoreOperation) {
+      try coordinator.replacePersistentStore(at: live, withPersistentStoreFrom: backup, type: .sqlite)
+    }
+    let foreign = folder.appending("photo.jpg")
+    try Data([0xFF, 0xD8, 0xFF]).write(to: foreign)
+    let fresh = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
+    _ = expectCode(.persistentStoreInvalidType) {
+      try fresh.replacePersistentStore(at: backup, withPersistentStoreFrom: foreign, type: .sqlite)
+    }
+    _ = expectCode(.persistentStoreInvalidType) {
+      try fresh.replacePersistentStore(at: foreign, withPersistentStoreFrom: backup, type: .sqlite)
+    }
+    #expect(try Data(contentsOf: foreign) == Data([0xFF, 0xD8, 0xFF]))
+    #expect(try titles(at: backup) == ["a", "b", "c"])
+  }
+
+  @Test("The coordinator's perform and performAndWait run one at a time with contexts' requests")
+  func coordinatorQueue() async throws {
+    let stack = try Stack()
+    let count = stack.coordinator.performAndWait {
+      stack.coordinator.performAndWait { stack.coordinator.persistentStores.count }
+    }
+    #expect(count == 1)
+    let ran = await withCheckedContinuation { continuation in
+      stack.coordinator.perform { continuation.resume(returning: !Thread.isMainThread) }
+    }
+    #expect(ran)
+  }
+
+  @Test("Models are equal by content: two loads of one model, not a model and another")
+  func modelEquality() throws {
+    let first = try Models.notes()
+    let second = try Models.notes()
+    #expect(first == second && first.hashValue == second.hashValue)
+    #expect(first != (try Models.allTypes()))
+    func tiny(extraAttribute: Bool) throws -> ManagedObjectModel {
+      var properties: [PropertyDescription] = [.attribute(AttributeDescription(name: "title", type: .string))]
+      if extraAttribute { properties.append(.attribute(AttributeDescription(name: "body", type: .string))) }
+      return try ManagedObjectModel(entities: [EntityDescription(name: "Note", properties: properties)])
+    }
+    #expect(try tiny(extraAttribute: false) == tiny(extraAttribute: false))
+    #expect(try tiny(extraAttribute: false) != tiny(extraAttribute: true))
+  }
+
+  @Test("entity(forEntityName:in:) and insertNewObject(forEntityName:into:) find entities by name and make their class")
+  func entityConveniences() throws {
+    let stack = try Stack()
+    try stack.context.performAndWait {
+      #expect(EntityDescription.entity(forEntityName: "Note", in: stack.context)?.name == "Note")
+      #expect(EntityDescription.entity(forEntityName: "Nope", in: stack.context) == nil)
+      let object = try EntityDescription.insertNewObject(forEntityName: "Note", into: stack.context)
+      #expect(object is Note && object.isInserted && object.managedObjectContext === stack.context)
+      let unknown = expectCode(.unknownKey) { _ = try EntityDescription.insertNewObject(forEntityName: "Nope", into: stack.context) }
+      #expect(unknown?.message.contains("Notebook") == true)
+      _ = expectCode(.invalidValue) { _ = try EntityDescription.insertNewObject(forEntityName: "Attachment", into: stack.context) }
+    }
+  }
+
+  @Test("willAccessValue and willChangeValue fire a fault, as Core Data's do")
+  func accessPairs() throws {
+    let stack = try Stack()
+    try stack.context.performAndWait {
+      Note(context: stack.context).title = "fault"
+      try stack.context.save()
+    }
+    let reader = stack.freshContext()
+    try reader.performAndWait {
+      let notes = try reader.fetch(FetchRequest<Note>(entityName: "Note"))
+      let note = try #require(notes.first)
+      #expect(note.isFault)
+      note.willAccessValue(forKey: "title")
+      #expect(!note.isFault)
+      note.didAccessValue(forKey: "title")
+      reader.refresh(note, mergeChanges: false)
+      #expect(note.isFault)
+      note.willChangeValue(forKey: "title")
+      #expect(!note.isFault)
+      note.title = "changed"
+      note.didChangeValue(forKey: "title")
+      #expect(note.changedValues().keys.contains("title"))
+    }
+  }
+}
