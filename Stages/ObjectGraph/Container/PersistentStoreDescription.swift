@@ -79,6 +79,13 @@ public final class PersistentStoreDescription: Sendable, CustomStringConvertible
     set { state.withLock { $0.options.sqlitePragmas = newValue } }
   }
 
+  /// Whether the store records persistent history (Core Data's `NSPersistentHistoryTrackingKey` option).
+  /// Default `false`.
+  public var persistentHistoryTracking: Bool {
+    get { state.withLock(\.options.persistentHistoryTracking) }
+    set { state.withLock { $0.options.persistentHistoryTracking = newValue } }
+  }
+
   /// All the options, as ``PersistentStoreCoordinator/addPersistentStore(type:configuration:at:options:)``
   /// takes them.
   public var options: StoreOptions {

@@ -26,6 +26,7 @@ extension ManagedObjectContext {
       case let insert as BatchInsertRequest: return try executeInsert(insert, coordinator)
       case let update as BatchUpdateRequest: return try executeUpdate(update, coordinator)
       case let delete as BatchDeleteRequest: return try executeDelete(delete, coordinator)
+      case let history as PersistentHistoryChangeRequest: return try executeHistory(history, coordinator)
       default:
         throw ObjectGraphError(
           .unsupportedFeature,
@@ -56,11 +57,15 @@ extension ManagedObjectContext {
     }
     var ids: [ManagedObjectID] = []
     if !rows.isEmpty {
-      if let inserted = try coordinator.batchInsert(entity, rows: rows, makeIDs: request.resultType == .objectIDs) {
+      let (author, contextName) = settings.withLock { ($0.transactionAuthor, $0.name) }
+      if let inserted = try coordinator.batchInsert(
+        entity, rows: rows, makeIDs: request.resultType == .objectIDs, author: author, contextName: contextName)
+      {
         ids = inserted
       } else {
         // Uniqueness constraints: the rows go the way a save's inserts go, which checks them.
         var save = StoreSaveRequest(mergePolicy: .error)
+        (save.author, save.contextName) = (author, contextName)
         save.inserts = rows.map { .init(temporaryID: .temporary(for: entity), entity: entity, values: $0) }
         ids = try coordinator.save(save).insertedIDs
       }
@@ -91,10 +96,11 @@ extension ManagedObjectContext {
       }
       changes[index] = values[index]
     }
-    let result = try coordinator.executeBatch(
-      StoreBatchRequest(
-        entity: entity, predicate: request.predicate?.resolvedNode, ids: nil, includesSubentities: request.includesSubentities,
-        action: .update(changes)))
+    var batch = StoreBatchRequest(
+      entity: entity, predicate: request.predicate?.resolvedNode, ids: nil, includesSubentities: request.includesSubentities,
+      action: .update(changes))
+    (batch.author, batch.contextName) = settings.withLock { ($0.transactionAuthor, $0.name) }
+    let result = try coordinator.executeBatch(batch)
     switch request.resultType {
     case .statusOnlyResultType: return BatchUpdateResult(resultType: .statusOnlyResultType, result: true)
     case .updatedObjectIDsResultType: return BatchUpdateResult(resultType: .updatedObjectIDsResultType, result: result.ids)
@@ -122,10 +128,11 @@ extension ManagedObjectContext {
       }
     }
     let entity = try entity(named: request.entityName)
-    let result = try coordinator.executeBatch(
-      StoreBatchRequest(
-        entity: request.objectIDs == nil ? entity : entity.rootEntity, predicate: request.predicate?.resolvedNode, ids: request.objectIDs,
-        includesSubentities: request.includesSubentities, action: .delete))
+    var batch = StoreBatchRequest(
+      entity: request.objectIDs == nil ? entity : entity.rootEntity, predicate: request.predicate?.resolvedNode, ids: request.objectIDs,
+      includesSubentities: request.includesSubentities, action: .delete)
+    (batch.author, batch.contextName) = settings.withLock { ($0.transactionAuthor, $0.name) }
+    let result = try coordinator.executeBatch(batch)
     switch request.resultType {
     case .resultTypeStatusOnly: return BatchDeleteResult(resultType: .resultTypeStatusOnly, result: true)
     case .resultTypeObjectIDs: return BatchDeleteResult(resultType: .resultTypeObjectIDs, result: result.ids)

@@ -121,6 +121,7 @@ extension ManagedObjectContext {
   /// back into the context.
   private func saveRequest(inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject]) -> StoreSaveRequest {
     var request = StoreSaveRequest(mergePolicy: mergePolicy)
+    (request.author, request.contextName) = settings.withLock { ($0.transactionAuthor, $0.name) }
     request.inserts.reserveCapacity(inserted.count)
     request.updates.reserveCapacity(updated.count)
     request.deletes.reserveCapacity(deleted.count)

@@ -48,6 +48,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
   struct Settings {
     var name: String?
+    var transactionAuthor: String?
     var coordinator: PersistentStoreCoordinator?
     var parent: ManagedObjectContext?
     var mergePolicy: MergePolicy = .error
@@ -78,10 +79,19 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
   // MARK: - Configuration
 
-  /// A name for logs and concurrency-debug messages.
+  /// A name for logs and concurrency-debug messages, and the context name of the persistent history
+  /// transactions its saves make.
   public var name: String? {
     get { settings.withLock { $0.name } }
     set { settings.withLock { $0.name = newValue } }
+  }
+
+  /// Who this context's saves (and batch requests) are by, in persistent history (Core Data's
+  /// `transactionAuthor`): `"app"`, `"widget"`, `"importer"`. Lets a reader of the history skip its own
+  /// transactions.
+  public var transactionAuthor: String? {
+    get { settings.withLock { $0.transactionAuthor } }
+    set { settings.withLock { $0.transactionAuthor = newValue } }
   }
 
   /// The coordinator this context reads from and saves to.

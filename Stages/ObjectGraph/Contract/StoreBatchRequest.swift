@@ -16,6 +16,9 @@ struct StoreBatchRequest {
   let ids: [ManagedObjectID]?
   let includesSubentities: Bool
   let action: Action
+  /// Who runs it, for persistent history.
+  var author: String?
+  var contextName: String?
 }
 
 /// What a batch update or delete did: the IDs of the rows it changed or deleted.

@@ -32,6 +32,9 @@ struct StoreSaveRequest {
   var updates: [Update] = []
   var deletes: [Delete] = []
   var mergePolicy: MergePolicy = .error
+  /// Who saves, for persistent history: the context's transaction author and name.
+  var author: String?
+  var contextName: String?
 
   /// Nothing to write: the store is not asked at all.
   var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty }

@@ -4,13 +4,15 @@ extension PersistentStoreCoordinator {
   /// Inserts rows of one entity into the first store that holds it, without temporary IDs or objects;
   /// returns `nil` when the entity has uniqueness constraints there (the caller then saves the rows as a
   /// save would, which checks them).
-  func batchInsert(_ entity: EntityDescription, rows: [[StoredValue]], makeIDs: Bool) throws -> [ManagedObjectID]? {
+  func batchInsert(
+    _ entity: EntityDescription, rows: [[StoredValue]], makeIDs: Bool, author: String?, contextName: String?
+  ) throws -> [ManagedObjectID]? {
     try serialized {
       guard let store = persistentStores.first(where: { $0.holds(entity) }) else {
         throw ObjectGraphError(.noPersistentStore, "No store of the coordinator holds entity \(entity.name); nothing was inserted.")
       }
       if store.hasUniquenessConstraints(entity) { return nil }
-      return try store.batchInsert(entity, rows: rows, makeIDs: makeIDs)
+      return try store.batchInsert(entity, rows: rows, makeIDs: makeIDs, author: author, contextName: contextName)
     }
   }
 
@@ -22,9 +24,11 @@ extension PersistentStoreCoordinator {
         let byStore = Dictionary(grouping: named) { $0.storeAndTable?.store ?? -1 }
         for store in persistentStores {
           guard let part = byStore[store.number] else { continue }
-          let single = StoreBatchRequest(
+          var single = StoreBatchRequest(
             entity: request.entity, predicate: nil, ids: part, includesSubentities: request.includesSubentities,
             action: request.action)
+          single.author = request.author
+          single.contextName = request.contextName
           ids += try store.executeBatch(single).ids
         }
         return StoreBatchResult(ids: ids)

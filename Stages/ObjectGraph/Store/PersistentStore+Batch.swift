@@ -22,10 +22,22 @@ extension PersistentStore {
         switch request.action {
         case .update(let values):
           try batchUpdate(targets.map(\.pk), values: values, mapping: mapping, db: db)
+          let names = values.keys.sorted().map { mapping.entity.layout.slots[$0].name }
+          try recordHistory(
+            targets.map { StoreHistoryEntry(kind: .update, entityNumber: $0.entity, primaryKey: $0.pk, properties: names) },
+            author: request.author, contextName: request.contextName, db: db)
           return StoreBatchResult(ids: targets.compactMap { objectID(pk: $0.pk, entityNumber: $0.entity) })
         case .delete:
           var deletion = BatchDeletion(store: self, db: db)
           try deletion.delete(targets)
+          try recordHistory(
+            deletion.deleted.compactMap { id in
+              id.primaryKey.map {
+                StoreHistoryEntry(
+                  kind: .delete, entityNumber: schema.byIdentity[ObjectIdentifier(id.entity)]?.number ?? 0, primaryKey: $0,
+                  properties: nil)
+              }
+            }, author: request.author, contextName: request.contextName, db: db)
           return StoreBatchResult(ids: deletion.deleted)
         }
       }
@@ -41,7 +53,9 @@ extension PersistentStore {
   /// A batch insert of rows of one entity that has no uniqueness constraint (the save path checks
   /// those): one block of primary keys, then multi-row INSERTs, in one transaction. Returns the rows' IDs
   /// when `makeIDs`, in the rows' order.
-  func batchInsert(_ entity: EntityDescription, rows: [[StoredValue]], makeIDs: Bool) throws -> [ManagedObjectID] {
+  func batchInsert(
+    _ entity: EntityDescription, rows: [[StoredValue]], makeIDs: Bool, author: String? = nil, contextName: String? = nil
+  ) throws -> [ManagedObjectID] {
     guard !options.readOnly else {
       throw ObjectGraphError(
         .persistentStoreSave,
@@ -71,6 +85,12 @@ extension PersistentStore {
           }
           try statement.run()
           start += count
+        }
+        if options.persistentHistoryTracking {
+          try recordHistory(
+            (0..<rows.count).map {
+              StoreHistoryEntry(kind: .insert, entityNumber: mapping.number, primaryKey: first + Int64($0), properties: nil)
+            }, author: author, contextName: contextName, db: db)
         }
         return first
       }

@@ -10,6 +10,14 @@ extension PersistentStore {
   static func open(
     type: StoreType, url: URL?, configuration: String?, options: StoreOptions, model: ManagedObjectModel
   ) throws -> PersistentStore {
+    let store = try openStore(type: type, url: url, configuration: configuration, options: options, model: model)
+    if options.persistentHistoryTracking && !options.readOnly { try store.createHistoryTables() }
+    return store
+  }
+
+  private static func openStore(
+    type: StoreType, url: URL?, configuration: String?, options: StoreOptions, model: ManagedObjectModel
+  ) throws -> PersistentStore {
     guard let entities = model.entities(forConfigurationName: configuration) else {
       throw ObjectGraphError(
         .persistentStoreOpen,

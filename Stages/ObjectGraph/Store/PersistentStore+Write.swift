@@ -70,7 +70,30 @@ final class SaveTransaction {
     try writeInserts()
     if let merges { try writeUpserts(merges) }
     try refuseUnresolvedConflicts()
+    if store.options.persistentHistoryTracking {
+      try store.recordHistory(historyEntries(), author: request.author, contextName: request.contextName, db: db)
+    }
     return result
+  }
+
+  /// What this save changed, for persistent history: each row inserted, updated (with the properties it
+  /// changed) or deleted. A delete a merge policy undid is left out.
+  private func historyEntries() -> [StoreHistoryEntry] {
+    func number(_ entity: EntityDescription) -> Int64 { store.schema.byIdentity[ObjectIdentifier(entity)]?.number ?? 0 }
+    var entries: [StoreHistoryEntry] = []
+    for (index, insert) in request.inserts.enumerated() where !skippedInserts.contains(index) {
+      entries.append(StoreHistoryEntry(kind: .insert, entityNumber: number(insert.entity), primaryKey: primaryKeys[index], properties: nil))
+    }
+    for update in request.updates {
+      guard let pk = update.id.primaryKey else { continue }
+      let names = update.changed.keys.sorted().map { update.entity.layout.slots[$0].name }
+      entries.append(StoreHistoryEntry(kind: .update, entityNumber: number(update.entity), primaryKey: pk, properties: names))
+    }
+    for delete in request.deletes where result.refreshed[delete.id] == nil {
+      guard let pk = delete.id.primaryKey else { continue }
+      entries.append(StoreHistoryEntry(kind: .delete, entityNumber: number(delete.entity), primaryKey: pk, properties: nil))
+    }
+    return entries
   }
 
   /// The primary key a relationship value is written as. A temporary ID this save does not insert names

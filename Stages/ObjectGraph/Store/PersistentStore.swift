@@ -45,13 +45,19 @@ public struct StoreOptions: Sendable {
   /// })
   /// ```
   public var migrationProgress: (@Sendable (MigrationProgress) -> Void)?
+  /// Record every change written to the store as persistent history (`NSPersistentHistoryTrackingKey`):
+  /// transactions with their author and context name, and the objects each inserted, updated or
+  /// deleted, which ``PersistentHistoryChangeRequest`` reads back. Default `false`.
+  public var persistentHistoryTracking = false
 
   /// Makes store options; the defaults are the ones a Core Data stack normally sets.
   public init(
     migratePersistentStoresAutomatically: Bool = true, inferMappingModelAutomatically: Bool = true,
     sqlitePragmas: [String: String] = [:], readOnly: Bool = false, sqlTrace: (@Sendable (String) -> Void)? = nil,
-    migrationSourceModels: [ManagedObjectModel] = [], migrationProgress: (@Sendable (MigrationProgress) -> Void)? = nil
+    migrationSourceModels: [ManagedObjectModel] = [], migrationProgress: (@Sendable (MigrationProgress) -> Void)? = nil,
+    persistentHistoryTracking: Bool = false
   ) {
+    self.persistentHistoryTracking = persistentHistoryTracking
     self.sqlTrace = sqlTrace
     self.migrationSourceModels = migrationSourceModels
     self.migrationProgress = migrationProgress

@@ -1,0 +1,127 @@
+import Foundation
+import GRDB
+
+/// Persistent history: every transaction written to a store with ``StoreOptions/persistentHistoryTracking``
+/// is recorded in two tables of its own, `ATRANSACTION` (one row per save or batch request: when, who)
+/// and `ACHANGE` (one row per object inserted, updated or deleted, with the properties an update
+/// changed), in the same SQLite transaction as the change itself, so history and data never disagree.
+extension PersistentStore {
+  func createHistoryTables() throws {
+    try write { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE IF NOT EXISTS ATRANSACTION (Z_PK INTEGER PRIMARY KEY AUTOINCREMENT, ZTIMESTAMP REAL NOT NULL, ZAUTHOR TEXT, ZCONTEXTNAME TEXT);
+          CREATE TABLE IF NOT EXISTS ACHANGE (Z_PK INTEGER PRIMARY KEY AUTOINCREMENT, ZTRANSACTIONID INTEGER NOT NULL, ZCHANGETYPE INTEGER NOT NULL, ZENTITY INTEGER NOT NULL, ZENTITYPK INTEGER NOT NULL, ZCOLUMNS TEXT);
+          CREATE INDEX IF NOT EXISTS ACHANGE_ZTRANSACTIONID ON ACHANGE (ZTRANSACTIONID);
+          """)
+    }
+  }
+
+  /// Records one transaction's changes, inside the caller's transaction. Does nothing when history is not
+  /// tracked or nothing changed.
+  func recordHistory(_ entries: [StoreHistoryEntry], author: String?, contextName: String?, db: Database) throws {
+    guard options.persistentHistoryTracking, !entries.isEmpty else { return }
+    try db.execute(
+      sql: "INSERT INTO ATRANSACTION (ZTIMESTAMP, ZAUTHOR, ZCONTEXTNAME) VALUES (?, ?, ?)",
+      arguments: [Date().timeIntervalSinceReferenceDate, author, contextName])
+    let transaction = db.lastInsertedRowID
+    let statement = try db.cachedStatement(
+      sql: "INSERT INTO ACHANGE (ZTRANSACTIONID, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZCOLUMNS) VALUES (?, ?, ?, ?, ?)")
+    for entry in entries {
+      try statement.execute(arguments: [
+        transaction, entry.kind.rawValue, entry.entityNumber, entry.primaryKey, entry.properties?.joined(separator: ","),
+      ])
+    }
+  }
+
+  /// The transactions after a bound (all of them for `.all`), oldest first, with their changes.
+  func history(after bound: StoreHistoryBound) throws -> [StoreHistoryTransaction] {
+    guard try hasHistoryTables() else { return [] }
+    return try read { db in
+      var condition = ""
+      var arguments: StatementArguments = []
+      switch bound {
+      case .all: break
+      case .transaction(let number):
+        condition = " WHERE Z_PK > ?"
+        arguments = [number]
+      case .date(let date):
+        condition = " WHERE ZTIMESTAMP > ?"
+        arguments = [date.timeIntervalSinceReferenceDate]
+      }
+      var changes: [Int64: [StoreHistoryChange]] = [:]
+      let changeRows = try Row.fetchCursor(
+        db,
+        sql:
+          "SELECT Z_PK, ZTRANSACTIONID, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZCOLUMNS FROM ACHANGE WHERE ZTRANSACTIONID IN (SELECT Z_PK FROM ATRANSACTION\(condition)) ORDER BY Z_PK",
+        arguments: arguments)
+      while let row = try changeRows.next() {
+        guard let kind = StoreHistoryChange.Kind(rawValue: row[2]), let id = objectID(pk: row[4], entityNumber: row[3]) else {
+          continue
+        }
+        let columns: String? = row[5]
+        let change = StoreHistoryChange(
+          number: row[0], kind: kind, objectID: id, updatedProperties: columns.map { Set($0.split(separator: ",").map(String.init)) })
+        changes[row[1], default: []].append(change)
+      }
+      var transactions: [StoreHistoryTransaction] = []
+      let rows = try Row.fetchCursor(
+        db, sql: "SELECT Z_PK, ZTIMESTAMP, ZAUTHOR, ZCONTEXTNAME FROM ATRANSACTION\(condition) ORDER BY Z_PK", arguments: arguments)
+      while let row = try rows.next() {
+        let number: Int64 = row[0]
+        transactions.append(
+          StoreHistoryTransaction(
+            number: number, storeIdentifier: identifier, timestamp: Date(timeIntervalSinceReferenceDate: row[1]), author: row[2],
+            contextName: row[3], changes: changes[number] ?? []))
+      }
+      return transactions
+    }
+  }
+
+  /// Deletes the transactions up to a bound (every one for `.all`); returns how many.
+  func deleteHistory(through bound: StoreHistoryBound) throws -> Int {
+    guard try hasHistoryTables() else { return 0 }
+    return try write { db in
+      let condition: String
+      let arguments: StatementArguments
+      switch bound {
+      case .all:
+        condition = ""
+        arguments = []
+      case .transaction(let number):
+        condition = " WHERE Z_PK <= ?"
+        arguments = [number]
+      case .date(let date):
+        condition = " WHERE ZTIMESTAMP < ?"
+        arguments = [date.timeIntervalSinceReferenceDate]
+      }
+      try db.execute(sql: "DELETE FROM ACHANGE WHERE ZTRANSACTIONID IN (SELECT Z_PK FROM ATRANSACTION\(condition))", arguments: arguments)
+      try db.execute(sql: "DELETE FROM ATRANSACTION\(condition)", arguments: arguments)
+      return db.changesCount
+    }
+  }
+
+  /// The number of the store's last transaction, or `nil` when it has none.
+  func lastHistoryTransaction() throws -> Int64? {
+    guard try hasHistoryTables() else { return nil }
+    return try read { db in try Int64.fetchOne(db, sql: "SELECT MAX(Z_PK) FROM ATRANSACTION") }
+  }
+
+  private func hasHistoryTables() throws -> Bool {
+    try read { db in try db.tableExists("ATRANSACTION") }
+  }
+
+  /// Runs a write, turning SQLite failures into ObjectGraph errors.
+  private func write<T>(_ body: (Database) throws -> T) throws -> T {
+    guard !options.readOnly else {
+      throw ObjectGraphError(
+        .persistentStoreSave, "The store at \(url?.path ?? "memory") was opened read-only; its history cannot be changed.", url: url)
+    }
+    do {
+      return try database.write(body)
+    } catch let error as DatabaseError {
+      throw ObjectGraphError.database(
+        .persistentStoreSave, "Writing the history of the store at \(url?.path ?? "memory") failed", error, url: url)
+    }
+  }
+}
