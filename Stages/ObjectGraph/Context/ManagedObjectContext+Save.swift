@@ -383,15 +383,7 @@ extension ManagedObjectContext {
   func validate(_ confined: Confined, inserted: [ManagedObject]) throws {
     var errors: [ObjectGraphError] = []
     func run(_ object: ManagedObject, _ check: () throws -> Void) {
-      do {
-        try check()
-      } catch let error as ObjectGraphError {
-        errors += error.code == .validationMultipleErrors ? error.underlyingErrors : [error]
-      } catch {
-        errors.append(
-          ObjectGraphError(
-            .validationValue, "\(object.entity.name) \(object.objectID) failed validation: \(error)", underlyingError: error))
-      }
+      ManagedObject.collect(&errors, "\(object.entity.name) \(object.objectID)", check)
     }
     for object in inserted { run(object) { try object.validateForInsert() } }
     for object in confined.updated where !object.state.isDeleted && !object.state.isInserted {

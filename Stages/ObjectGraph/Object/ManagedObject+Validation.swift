@@ -17,27 +17,26 @@ extension ManagedObject {
           continue
         }
         var value = values[slot.index]?.anyValue
-        Self.collect(&errors, slot.name, entity.name) { try validateValue(&value, forKey: slot.name) }
+        Self.collect(&errors, "\(entity.name).\(slot.name)") { try validateValue(&value, forKey: slot.name) }
       } else if slot.isToMany {
         errors += countErrors(slot, count: relatedIDs(slot).count)
       } else {
         var value: Any? = values[slot.index].objectID.map { id in managedObjectContext?.object(with: id) as Any }
-        Self.collect(&errors, slot.name, entity.name) { try validateValue(&value, forKey: slot.name) }
+        Self.collect(&errors, "\(entity.name).\(slot.name)") { try validateValue(&value, forKey: slot.name) }
       }
     }
     try Self.throwing(errors)
   }
 
-  /// Runs one check, adding what it throws to `errors` (several at once are added one by one; an error
-  /// that is not the engine's becomes 1550 naming the property).
-  private static func collect(_ errors: inout [ObjectGraphError], _ key: String, _ entity: String, _ check: () throws -> Void) {
+  /// Runs one check, adding what it throws to `errors`: several at once one by one, and an error that is
+  /// not the engine's as 1550 naming `subject` (the property, or the object).
+  static func collect(_ errors: inout [ObjectGraphError], _ subject: @autoclosure () -> String, _ check: () throws -> Void) {
     do {
       try check()
     } catch let error as ObjectGraphError {
       errors += error.code == .validationMultipleErrors ? error.underlyingErrors : [error]
     } catch {
-      errors.append(
-        ObjectGraphError(.validationValue, "\(entity).\(key) failed validation: \(error)", underlyingError: error))
+      errors.append(ObjectGraphError(.validationValue, "\(subject()) failed validation: \(error)", underlyingError: error))
     }
   }
 

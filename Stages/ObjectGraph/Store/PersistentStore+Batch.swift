@@ -2,6 +2,16 @@ import Foundation
 import GRDB
 
 extension PersistentStore {
+  /// Throws ``ObjectGraphError/Code/persistentStoreSave`` when the store was opened read-only, saying
+  /// what could not be done (`consequence`, as in "a batch request cannot change it").
+  func refuseWritesIfReadOnly(_ consequence: String) throws {
+    guard options.readOnly else { return }
+    throw ObjectGraphError(
+      .persistentStoreSave,
+      "The store at \(url?.path ?? "memory") was opened read-only; \(consequence). Add it without the readOnly option to write.",
+      url: url)
+  }
+
   /// Runs a batch update or delete in one transaction: the rows are chosen (by predicate or ID), then
   /// changed or deleted in SQL, without reading their values.
   ///
@@ -9,12 +19,7 @@ extension PersistentStore {
   ///   ``ObjectGraphError/Code/validationRelationshipDeniedDelete`` when a Deny rule refuses a delete,
   ///   the predicate's errors. Nothing is changed when it throws.
   func executeBatch(_ request: StoreBatchRequest) throws -> StoreBatchResult {
-    guard !options.readOnly else {
-      throw ObjectGraphError(
-        .persistentStoreSave,
-        "The store at \(url?.path ?? "memory") was opened read-only; a batch request cannot change it. Add it without the readOnly option to write.",
-        url: url)
-    }
+    try refuseWritesIfReadOnly("a batch request cannot change it")
     do {
       return try database.write { db in
         let mapping = try schema.mapping(for: request.entity)
@@ -56,12 +61,7 @@ extension PersistentStore {
   func batchInsert(
     _ entity: EntityDescription, rows: [[StoredValue]], makeIDs: Bool, author: String? = nil, contextName: String? = nil
   ) throws -> [ManagedObjectID] {
-    guard !options.readOnly else {
-      throw ObjectGraphError(
-        .persistentStoreSave,
-        "The store at \(url?.path ?? "memory") was opened read-only; a batch request cannot change it. Add it without the readOnly option to write.",
-        url: url)
-    }
+    try refuseWritesIfReadOnly("a batch request cannot change it")
     let mapping = try schema.mapping(for: entity)
     guard let plan = plans.inserts[ObjectIdentifier(entity)] else {
       throw ObjectGraphError(

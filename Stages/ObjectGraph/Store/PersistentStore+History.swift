@@ -38,17 +38,7 @@ extension PersistentStore {
   func history(after bound: StoreHistoryBound) throws -> [StoreHistoryTransaction] {
     guard try hasHistoryTables() else { return [] }
     return try read { db in
-      var condition = ""
-      var arguments: StatementArguments = []
-      switch bound {
-      case .all: break
-      case .transaction(let number):
-        condition = " WHERE Z_PK > ?"
-        arguments = [number]
-      case .date(let date):
-        condition = " WHERE ZTIMESTAMP > ?"
-        arguments = [date.timeIntervalSinceReferenceDate]
-      }
+      let (condition, arguments) = Self.transactions(bound, after: true)
       var changes: [Int64: [StoreHistoryChange]] = [:]
       let changeRows = try Row.fetchCursor(
         db,
@@ -82,22 +72,20 @@ extension PersistentStore {
   func deleteHistory(through bound: StoreHistoryBound) throws -> Int {
     guard try hasHistoryTables() else { return 0 }
     return try write { db in
-      let condition: String
-      let arguments: StatementArguments
-      switch bound {
-      case .all:
-        condition = ""
-        arguments = []
-      case .transaction(let number):
-        condition = " WHERE Z_PK <= ?"
-        arguments = [number]
-      case .date(let date):
-        condition = " WHERE ZTIMESTAMP < ?"
-        arguments = [date.timeIntervalSinceReferenceDate]
-      }
+      let (condition, arguments) = Self.transactions(bound, after: false)
       try db.execute(sql: "DELETE FROM ACHANGE WHERE ZTRANSACTIONID IN (SELECT Z_PK FROM ATRANSACTION\(condition))", arguments: arguments)
       try db.execute(sql: "DELETE FROM ATRANSACTION\(condition)", arguments: arguments)
       return db.changesCount
+    }
+  }
+
+  /// The `WHERE` clause choosing `ATRANSACTION` rows after a bound (for reading) or up to it (for
+  /// deleting: through a transaction, before a date), with its arguments.
+  private static func transactions(_ bound: StoreHistoryBound, after: Bool) -> (String, StatementArguments) {
+    switch bound {
+    case .all: ("", [])
+    case .transaction(let number): (after ? " WHERE Z_PK > ?" : " WHERE Z_PK <= ?", [number])
+    case .date(let date): (after ? " WHERE ZTIMESTAMP > ?" : " WHERE ZTIMESTAMP < ?", [date.timeIntervalSinceReferenceDate])
     }
   }
 
@@ -113,10 +101,7 @@ extension PersistentStore {
 
   /// Runs a write, turning SQLite failures into ObjectGraph errors.
   private func write<T>(_ body: (Database) throws -> T) throws -> T {
-    guard !options.readOnly else {
-      throw ObjectGraphError(
-        .persistentStoreSave, "The store at \(url?.path ?? "memory") was opened read-only; its history cannot be changed.", url: url)
-    }
+    try refuseWritesIfReadOnly("its history cannot be changed")
     do {
       return try database.write(body)
     } catch let error as DatabaseError {

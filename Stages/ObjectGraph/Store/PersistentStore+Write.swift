@@ -8,12 +8,7 @@ extension PersistentStore {
   /// the row version they read (`Z_OPT`): a mismatch is a conflict, which the merge policy resolves or
   /// reports (error 133020, listing every conflicting object and key).
   func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
-    guard !options.readOnly else {
-      throw ObjectGraphError(
-        .persistentStoreSave,
-        "The store at \(url?.path ?? "memory") was opened read-only; it cannot be saved to. Add it without the readOnly option to write.",
-        url: url)
-    }
+    try refuseWritesIfReadOnly("it cannot be saved to")
     do {
       return try database.write { db in try SaveTransaction(store: self, request: request, db: db).run() }
     } catch let error as ObjectGraphError {
