@@ -15,6 +15,14 @@ struct FixtureStoreTests {
     var savedObjects = 0
     for bundle in try Fixtures.models() {
       for (name, model) in try ManagedObjectModel.versions(in: bundle) {
+        // The apps register their own transformers (ColorTransformer, …); here a stand-in does.
+        for entity in model.entities {
+          for attribute in entity.attributesByName.values where attribute.attributeType == .transformable {
+            if let name = attribute.valueTransformerName, AttributeValueTransformer.valueTransformer(forName: name) == nil {
+              AttributeValueTransformer.setValueTransformer(UTF8Transformer(), forName: name)
+            }
+          }
+        }
         let url = folder.appending("\(bundle.deletingPathExtension().lastPathComponent)-\(name).sqlite")
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         try coordinator.addPersistentStore(type: .sqlite, at: url)
@@ -27,7 +35,7 @@ struct FixtureStoreTests {
             let object = ManagedObject(entity: entity, insertInto: context)
             for slot in entity.layout.slots where !slot.isOptional && !slot.isTransient {
               if let attribute = slot.attribute, attribute.isSupportedAtRunTime, object.value(forKey: slot.name) == nil {
-                object.setValue(Self.sample(attribute.attributeType), forKey: slot.name)
+                object.setValue(Self.sample(attribute), forKey: slot.name)
               }
             }
             // Values of uniqueness constraints differ per object (a constraint of a parent entity covers
@@ -97,6 +105,28 @@ struct FixtureStoreTests {
     }
   }
 
+  /// A value of the attribute's type that keeps its validation rules (its minimum, its pattern).
+  private static func sample(_ attribute: AttributeDescription) -> Any {
+    let type = attribute.attributeType
+    if let minimum = attribute.minValue {
+      switch type {
+      case .integer16: return Int16(minimum)
+      case .integer32: return Int32(minimum)
+      case .integer64: return Int64(minimum)
+      case .double: return minimum
+      case .float: return Float(minimum)
+      case .decimal: return Decimal(minimum)
+      case .date: return Date(timeIntervalSinceReferenceDate: minimum)
+      default: break
+      }
+    }
+    if type == .string, let pattern = attribute.regularExpression {
+      let candidates = ["sample", "someone@example.com", "ABC", "abc", "123"]
+      return candidates.first { $0.wholeMatch(of: (try? Regex(pattern)) ?? Regex(verbatim: "sample")) != nil } ?? "sample"
+    }
+    return sample(type)
+  }
+
   private static func sample(_ type: AttributeType) -> Any {
     switch type {
     case .string: "sample"
@@ -111,7 +141,14 @@ struct FixtureStoreTests {
     case .uuid: UUID()
     case .uri: URL(fileURLWithPath: "/sample")
     case .decimal: Decimal(1)
-    case .transformable, .composite, .objectID, .undefined: Data()
+    case .transformable: "sample"
+    case .composite, .objectID, .undefined: Data()
     }
   }
+}
+
+/// Stands in for a fixture app's own value transformer: text as UTF-8.
+private final class UTF8Transformer: AttributeValueTransformer, @unchecked Sendable {
+  override func transformedValue(_ value: Any) throws -> Data { Data("\(value)".utf8) }
+  override func reverseTransformedValue(_ data: Data) throws -> Any { String(decoding: data, as: UTF8.self) }
 }

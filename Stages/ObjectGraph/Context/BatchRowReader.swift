@@ -7,6 +7,7 @@ struct BatchRowReader {
   private struct Column {
     let index: Int
     let type: AttributeType
+    let attribute: AttributeDescription
   }
 
   let entity: EntityDescription
@@ -20,7 +21,7 @@ struct BatchRowReader {
     var required: [(Int, String)] = []
     for slot in entity.layout.slots where !slot.isTransient {
       guard let attribute = slot.attribute, attribute.unsupportedReason == nil else { continue }
-      columns[slot.name] = Column(index: slot.index, type: attribute.attributeType)
+      columns[slot.name] = Column(index: slot.index, type: attribute.attributeType, attribute: attribute)
       if !slot.isOptional { required.append((slot.index, slot.name)) }
     }
     self.columns = columns
@@ -39,6 +40,16 @@ struct BatchRowReader {
       guard let column = columns[key] else { throw refusal(key, number) }
       if value is NSNull {
         values[column.index] = nil
+        continue
+      }
+      if column.type == .transformable {
+        let stored = column.attribute.transformedSlotValue(value)
+        if case .boxed(let box)? = stored, let refused = box.value as? UntransformableValue {
+          throw ObjectGraphError(
+            .validationValue, "Row \(number) of the batch insert: \(refused.error.message) Nothing was inserted.",
+            underlyingError: refused.error)
+        }
+        values[column.index] = stored
         continue
       }
       guard let stored = ManagedObject.coerce(value, to: column.type) else {

@@ -173,6 +173,15 @@ extension ManagedObjectContext {
         values[index] = nil
         continue
       }
+      if attribute.attributeType == .transformable {
+        let stored = attribute.transformedSlotValue(value)
+        if case .boxed(let box)? = stored, let refused = box.value as? UntransformableValue {
+          throw ObjectGraphError(
+            .validationValue, "The batch update: \(refused.error.message) Nothing was changed.", underlyingError: refused.error)
+        }
+        values[index] = stored
+        continue
+      }
       guard let stored = ManagedObject.coerce(value, to: attribute.attributeType) else {
         throw ObjectGraphError(
           .invalidValue,

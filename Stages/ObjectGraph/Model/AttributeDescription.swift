@@ -72,7 +72,8 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
     get { state.read(\.derivationExpression) }
     set { state.write(\.derivationExpression, newValue, what: "attribute \(name)") }
   }
-  /// A transformable attribute's value transformer name: described, not used by this engine.
+  /// A transformable attribute's value transformer: the name an ``AttributeValueTransformer`` is
+  /// registered under; `nil` for the secure unarchiving transformer (Core Data's default).
   public var valueTransformerName: String? {
     get { state.read(\.valueTransformerName) }
     set { state.write(\.valueTransformerName, newValue, what: "attribute \(name)") }

@@ -5,10 +5,11 @@ import Foundation
 /// ``ManagedObject/value(forKey:)`` returns exactly one Swift type per case: `String`, `Int16`, `Int32`,
 /// `Int64`, `Double`, `Float`, `Bool`, `Date`, `Data`, `UUID`, `URL`, `Decimal`.
 ///
-/// The last four cases (``transformable``, ``composite``, ``objectID`` and ``undefined``) exist so that
-/// every Xcode model loads and can be inspected; the engine does not store values of those types, and
-/// using such an attribute at run time (setting a value, saving one, naming it in a predicate) is an
-/// ``ObjectGraphError/Code/unsupportedFeature`` error.
+/// A ``transformable`` attribute holds any value its ``AttributeValueTransformer`` turns into bytes
+/// (`value(forKey:)` gives the value back); it cannot be named in a predicate or a sort. The last three
+/// cases (``composite``, ``objectID`` and ``undefined``) exist so that every Xcode model loads and can be
+/// inspected; the engine does not store values of those types, and using such an attribute at run time
+/// (saving a value, naming it in a predicate) is an ``ObjectGraphError/Code/unsupportedFeature`` error.
 public enum AttributeType: Sendable, Hashable, CustomStringConvertible {
   case string, integer16, integer32, integer64, double, float, boolean, date, binaryData, uuid, uri, decimal
   /// A value kept through a value transformer (`NSValueTransformer`): described, not stored.
@@ -23,7 +24,7 @@ public enum AttributeType: Sendable, Hashable, CustomStringConvertible {
   /// Whether the engine stores values of this type.
   public var isSupported: Bool {
     switch self {
-    case .transformable, .composite, .objectID, .undefined: false
+    case .composite, .objectID, .undefined: false
     default: true
     }
   }

@@ -51,6 +51,9 @@ final class EntityLayout: Sendable {
   let slots: [Slot]
   /// Each slot's kind, in slot order, for the hot paths that need only that.
   let kinds: [Kind]
+  /// The slots of transformable attributes: their values are stored as their transformer's bytes and
+  /// turned back when read.
+  let transformableIndexes: Set<Int>
   /// The slot names in order, for a linear search that beats hashing the key on small entities, and
   /// their UTF-8 lengths: comparing two lengths is far cheaper than comparing two different strings.
   private let names: [String]
@@ -93,6 +96,7 @@ final class EntityLayout: Sendable {
     }
     self.slots = slots
     kinds = slots.map(\.kind)
+    transformableIndexes = Set(slots.filter { $0.attribute?.attributeType == .transformable }.map(\.index))
     names = slots.map(\.name)
     nameLengths = names.map(\.utf8.count)
     self.defaults = defaults

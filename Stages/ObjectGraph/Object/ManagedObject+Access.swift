@@ -15,6 +15,9 @@ extension ManagedObject {
     // The kind from a plain array of enums: no reference to the slot object is taken on this hot path.
     switch layout.kinds[index] {
     case .attribute:
+      if !layout.transformableIndexes.isEmpty, layout.transformableIndexes.contains(index) {
+        return transformableValue(values[index], at: index)
+      }
       return values[index]?.anyValue
     case .toOne:
       guard let id = values[index].objectID, let context = managedObjectContext else { return nil }
@@ -37,6 +40,10 @@ extension ManagedObject {
     ConcurrencyDebug.objectTouchedOffQueue(self, key: key)
     fireFault(key: key)
     switch slot.kind {
+    case .attribute(.transformable):
+      let plain: Any? = if case Optional<Any>.none = value as Any { nil } else { value }
+      values[slot.index] = plain.flatMap { plain in slot.attribute?.transformedSlotValue(plain) }
+      if !state.isInserted { managedObjectContext?.didChange(self, slot: slot.index) }
     case .attribute(let type):
       values[slot.index] = Self.convert(value, to: type, key: key, entity: layout.name)
       // A new object is saved whole: no change tracking (and no context lookup) on this hot path.
@@ -85,7 +92,8 @@ extension ManagedObject {
       let stored = snapshot.values[slot.index]
       switch slot.kind {
       case .attribute:
-        result[slot.name] = stored?.anyValue as Any
+        result[slot.name] =
+          layout.transformableIndexes.contains(slot.index) ? transformableValue(stored, at: slot.index) : stored?.anyValue as Any
       case .toOne:
         result[slot.name] = stored.objectID.flatMap { managedObjectContext?.object(with: $0) } as Any
       case .toMany:
@@ -271,6 +279,16 @@ extension ManagedObject {
       )
     }
     return converted
+  }
+
+  /// The value a transformable attribute's slot stands for: its bytes turned back by its transformer, or
+  /// the value its transformer refused.
+  func transformableValue(_ stored: StoredValue, at index: Int) -> Any? {
+    switch stored {
+    case .data(let data)?: return layout.slots[index].attribute?.reverseTransformed(data) ?? data
+    case .boxed(let box)?: return (box.value as? UntransformableValue)?.value ?? box.value
+    default: return stored?.anyValue
+    }
   }
 
   /// `value` as the Swift type `type` stores (widening or narrowing numbers when exact), or `nil` when it

@@ -15,6 +15,11 @@ extension ManagedObject: PredicateEvaluable {
     fireFault(key: key)
     let slot = layout.slots[index]
     switch slot.kind {
+    case .attribute(.transformable):
+      throw ObjectGraphError(
+        .unsupportedFeature,
+        "\(entity.name).\(key) is transformable: the store keeps its transformer's bytes, so a fetch cannot filter or sort on it. Filter the fetched objects in memory, or store the part you query in an attribute of its own."
+      )
     case .attribute:
       guard rest.isEmpty else {
         throw ObjectGraphError(

@@ -16,7 +16,16 @@ extension ManagedObject {
           }
           continue
         }
-        var value = values[slot.index]?.anyValue
+        if case .boxed(let box)? = values[slot.index], let refused = box.value as? UntransformableValue {
+          errors.append(
+            ObjectGraphError(
+              .validationValue, "\(entity.name).\(slot.name) (object \(objectID)) cannot be saved. \(refused.error.message)",
+              underlyingError: refused.error))
+          continue
+        }
+        var value =
+          layout.transformableIndexes.contains(slot.index)
+          ? transformableValue(values[slot.index], at: slot.index) : values[slot.index]?.anyValue
         Self.collect(&errors, "\(entity.name).\(slot.name)") { try validateValue(&value, forKey: slot.name) }
       } else if slot.isToMany {
         errors += countErrors(slot, count: relatedIDs(slot).count)

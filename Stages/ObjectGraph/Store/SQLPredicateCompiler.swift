@@ -85,6 +85,12 @@ struct SQLPredicateCompiler {
       }
       let slot = entity.layout.slots[index]
       if let attribute = slot.attribute {
+        if attribute.attributeType == .transformable {
+          throw ObjectGraphError(
+            .unsupportedFeature,
+            "\(entity.name).\(key) is transformable: the store keeps its transformer's bytes, so a fetch cannot filter or sort on it. Filter the fetched objects in memory, or store the part you query in an attribute of its own."
+          )
+        }
         if let reason = attribute.unsupportedReason {
           throw ObjectGraphError(.unsupportedFeature, "\(entity.name).\(key) \(reason), so it cannot be used in a fetch.")
         }

@@ -17,7 +17,7 @@ enum SQLiteValueCoding {
     case (.integer32, .int32(let int)): return Int64(int).databaseValue
     case (.integer16, .int16(let int)): return Int64(int).databaseValue
     case (.float, .float(let float)): return Double(float).databaseValue
-    case (.binaryData, .data(let data)): return data.databaseValue
+    case (.binaryData, .data(let data)), (.transformable, .data(let data)): return data.databaseValue
     case (.uuid, _):
       if let uuid = value.boxed(as: UUID.self) { return withUnsafeBytes(of: uuid.uuid) { Data($0) }.databaseValue }
     case (.uri, _):

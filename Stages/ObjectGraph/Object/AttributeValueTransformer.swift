@@ -1,0 +1,176 @@
+import Foundation
+
+/// Turns the value of a transformable attribute into the bytes the store keeps, and back (Core Data's
+/// `ValueTransformer`, which Linux's Foundation does not have).
+///
+/// A transformable attribute names its transformer (`valueTransformerName`, Xcode's "Transformer"); with
+/// no name it uses the secure unarchiving transformer, as Core Data does by default. Register your own
+/// by name before the model is used:
+///
+/// ```swift
+/// final class ColorTransformer: AttributeValueTransformer {
+///   override func transformedValue(_ value: Any) throws -> Data { try JSONEncoder().encode(value as? RGB) }
+///   override func reverseTransformedValue(_ data: Data) throws -> Any { try JSONDecoder().decode(RGB.self, from: data) }
+/// }
+/// AttributeValueTransformer.setValueTransformer(ColorTransformer(), forName: "ColorTransformer")
+/// ```
+///
+/// `@unchecked Sendable`: a transformer is shared by every context that reads or writes the attribute,
+/// from their queues. The base classes hold no state; a subclass must be as stateless (or lock what it
+/// keeps), as Core Data's value transformers must be.
+open class AttributeValueTransformer: @unchecked Sendable {
+  /// Makes a transformer.
+  public init() {}
+
+  /// The bytes to store for `value`.
+  /// - Throws: an error saying why `value` cannot be stored; the save that meets it fails with 1550.
+  open func transformedValue(_ value: Any) throws -> Data {
+    throw ObjectGraphError(.validationValue, "\(type(of: self)) does not implement transformedValue(_:).")
+  }
+
+  /// The value the stored bytes stand for.
+  open func reverseTransformedValue(_ data: Data) throws -> Any {
+    throw ObjectGraphError(.validationValue, "\(type(of: self)) does not implement reverseTransformedValue(_:).")
+  }
+
+  /// The name of the secure unarchiving transformer (Core Data's
+  /// `NSValueTransformerName.secureUnarchiveFromDataTransformerName`), the default.
+  public static let secureUnarchiveFromDataTransformerName = "NSSecureUnarchiveFromData"
+
+  private static let registry = Locked<[String: AttributeValueTransformer]>([:])
+
+  /// Registers `transformer` under `name` (`nil` removes the name), for the attributes whose
+  /// `valueTransformerName` is `name`.
+  public static func setValueTransformer(_ transformer: AttributeValueTransformer?, forName name: String) {
+    registry.withLock { $0[name] = transformer }
+  }
+
+  /// The transformer registered under `name`; the secure unarchiving one for its names and for `nil` or
+  /// an empty name.
+  public static func valueTransformer(forName name: String?) -> AttributeValueTransformer? {
+    guard let name, !name.isEmpty else { return SecureUnarchiveFromDataTransformer.shared }
+    if let registered = registry.withLock({ $0[name] }) { return registered }
+    // Core Data's names for the archiving transformers: all are the secure one here (there is no
+    // insecure unarchiving on Linux's Foundation, nor a reason to want it).
+    let secureNames: Set<String> = [
+      secureUnarchiveFromDataTransformerName, "NSSecureUnarchiveFromDataTransformer", "NSSecureUnarchiveFromDataTransformerName",
+      "NSKeyedUnarchiveFromData", "NSUnarchiveFromData",
+    ]
+    return secureNames.contains(name) ? SecureUnarchiveFromDataTransformer.shared : nil
+  }
+
+  /// The names registered so far.
+  public static func valueTransformerNames() -> [String] {
+    registry.withLock { $0.keys.sorted() }
+  }
+}
+
+/// Archives property-list values with `NSKeyedArchiver` (secure coding) and unarchives them allowing
+/// only ``allowedTopLevelClasses`` (Core Data's `NSSecureUnarchiveFromDataTransformer`): strings,
+/// numbers, booleans, dates, data, URLs, UUIDs and arrays, sets and dictionaries of them.
+///
+/// A value of another type (a struct of your own) is refused with an error naming its type, before the
+/// archiver sees it; give its attribute a transformer of your own.
+open class SecureUnarchiveFromDataTransformer: AttributeValueTransformer, @unchecked Sendable {
+  static let shared = SecureUnarchiveFromDataTransformer()
+
+  /// The classes unarchiving accepts.
+  open class var allowedTopLevelClasses: [AnyClass] {
+    [
+      NSArray.self, NSDictionary.self, NSSet.self, NSString.self, NSNumber.self, NSDate.self, NSData.self, NSURL.self,
+      NSUUID.self, NSNull.self,
+    ]
+  }
+
+  /// The value archived, after checking that it is of a kind the archiver takes.
+  open override func transformedValue(_ value: Any) throws -> Data {
+    try Self.checkArchivable(value)
+    do {
+      return try NSKeyedArchiver.archivedData(withRootObject: value, requiringSecureCoding: true)
+    } catch {
+      throw ObjectGraphError(
+        .validationValue, "A \(type(of: value)) could not be archived: \(error.localizedDescription)", underlyingError: error)
+    }
+  }
+
+  /// The archived value, unarchived allowing only ``allowedTopLevelClasses``.
+  open override func reverseTransformedValue(_ data: Data) throws -> Any {
+    do {
+      guard let value = try NSKeyedUnarchiver.unarchivedObject(ofClasses: Self.allowedTopLevelClasses, from: data) else {
+        throw ObjectGraphError(.validationValue, "The archived value is empty.")
+      }
+      return value
+    } catch let error as ObjectGraphError {
+      throw error
+    } catch {
+      throw ObjectGraphError(
+        .validationValue, "The stored bytes are not a secure archive: \(error.localizedDescription)", underlyingError: error)
+    }
+  }
+
+  /// Refuses a value the secure archiver cannot take (Foundation on Linux stops the program for one).
+  static func checkArchivable(_ value: Any) throws {
+    switch value {
+    case is String, is Bool, is Int, is Int8, is Int16, is Int32, is Int64, is UInt, is UInt8, is UInt16, is UInt32, is UInt64,
+      is Double, is Float, is Date, is Data, is URL, is UUID, is NSNull, is Decimal:
+      return
+    case let array as [Any]:
+      for element in array { try checkArchivable(element) }
+    case let dictionary as [String: Any]:
+      for element in dictionary.values { try checkArchivable(element) }
+    case let set as Set<AnyHashable>:
+      for element in set { try checkArchivable(element.base) }
+    default:
+      throw ObjectGraphError(
+        .validationValue,
+        "A \(type(of: value)) cannot be stored by the secure unarchiving transformer, which takes strings, numbers, dates, data, URLs, UUIDs and arrays, sets and dictionaries of them. Give the attribute a valueTransformerName and register an AttributeValueTransformer for it."
+      )
+    }
+  }
+}
+
+/// A value set on a transformable attribute that its transformer refused: kept (so reading the attribute
+/// still gives it) until the save reports the error.
+struct UntransformableValue: @unchecked Sendable {
+  // `@unchecked Sendable`: like `UnsupportedValue`, it lives in an object's slot, touched only on the
+  // object's context's queue.
+  let value: Any
+  let error: ObjectGraphError
+}
+
+extension AttributeDescription {
+  /// `value` as this transformable attribute stores it: its transformer's bytes, or the value with the
+  /// error when the transformer refuses it (the save reports the error).
+  func transformedSlotValue(_ value: Any) -> StoredValue {
+    let owner = "\(name)"
+    guard let transformer = AttributeValueTransformer.valueTransformer(forName: valueTransformerName) else {
+      return .boxed(
+        .init(
+          UntransformableValue(
+            value: value,
+            error: ObjectGraphError(
+              .validationValue,
+              "Transformable attribute '\(owner)' names the value transformer '\(valueTransformerName ?? "")', and none is registered under that name. Register it with AttributeValueTransformer.setValueTransformer(_:forName:) before using the model."
+            ))))
+    }
+    do {
+      return .data(try transformer.transformedValue(value))
+    } catch {
+      let wrapped = error as? ObjectGraphError ?? ObjectGraphError(.validationValue, "\(error)", underlyingError: error)
+      return .boxed(
+        .init(
+          UntransformableValue(
+            value: value,
+            error: ObjectGraphError(.validationValue, "Transformable attribute '\(owner)': \(wrapped.message)", underlyingError: error))))
+    }
+  }
+
+  /// The value stored bytes of this transformable attribute stand for; the bytes themselves when its
+  /// transformer is missing or refuses them (nothing is lost, and the value is still saved as it was).
+  func reverseTransformed(_ data: Data) -> Any {
+    guard let transformer = AttributeValueTransformer.valueTransformer(forName: valueTransformerName),
+      let value = try? transformer.reverseTransformedValue(data)
+    else { return data }
+    return value
+  }
+}
