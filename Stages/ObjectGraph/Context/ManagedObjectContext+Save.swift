@@ -106,6 +106,7 @@ extension ManagedObjectContext {
     for object in confined.updated { object.willSave() }
     for object in confined.deleted { object.willSave() }
     propagateDeletes(confined)
+    try computeDerivedAttributes(confined)
     // The list walked above, unless `willSave()` or a delete rule inserted or removed an object since.
     let insertsUnchanged = insertsBefore == (confined.inserted.endPosition, confined.inserted.count)
     let inserted = insertsUnchanged ? insertedBefore : confined.inserted.inOrder

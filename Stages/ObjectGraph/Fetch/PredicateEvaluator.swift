@@ -77,6 +77,11 @@ enum PredicateEvaluator {
     }
   }
 
+  /// The value of one expression on `object` (a derived attribute's expression, for one).
+  static func value(of expression: PredicateExpression, on object: some PredicateEvaluable) throws -> PredicateKeyPathValue {
+    try resolve(expression, on: object, bindings: [:])
+  }
+
   // MARK: - Comparisons
 
   private static func evaluate(

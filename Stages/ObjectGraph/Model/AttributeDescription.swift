@@ -115,15 +115,16 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
     minValue != nil || maxValue != nil || regularExpression != nil
   }
 
-  /// Whether the engine can store and fetch this attribute: a supported type and not derived.
+  /// Whether the engine can store and fetch this attribute: a supported type, and for a derived one an
+  /// expression to compute it from.
   public var isSupportedAtRunTime: Bool {
-    attributeType.isSupported && derivationExpression == nil
+    unsupportedReason == nil
   }
 
   /// Why this attribute cannot be used at run time, or `nil` when it can.
   var unsupportedReason: String? {
-    if derivationExpression != nil {
-      return "is a derived attribute (\(derivationExpression ?? "")); ObjectGraph loads derived attributes but does not compute them"
+    if let expression = derivationExpression, expression.isEmpty {
+      return "is a derived attribute without an expression; ObjectGraph has nothing to compute it from"
     }
     if !attributeType.isSupported {
       return

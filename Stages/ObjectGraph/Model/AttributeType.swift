@@ -29,6 +29,14 @@ public enum AttributeType: Sendable, Hashable, CustomStringConvertible {
     }
   }
 
+  /// Whether values of this type are integers.
+  var isInteger: Bool {
+    switch self {
+    case .integer16, .integer32, .integer64: true
+    default: false
+    }
+  }
+
   /// Whether values of this type are numbers (booleans count, as 0 and 1): what arithmetic, `@sum` and
   /// `@avg` accept.
   var isNumeric: Bool {

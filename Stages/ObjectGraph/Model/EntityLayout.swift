@@ -54,6 +54,8 @@ final class EntityLayout: Sendable {
   /// The slots of transformable attributes: their values are stored as their transformer's bytes and
   /// turned back when read.
   let transformableIndexes: Set<Int>
+  /// The slots of derived attributes (with an expression), computed when an object is saved.
+  let derivedIndexes: [Int]
   /// The slot names in order, for a linear search that beats hashing the key on small entities, and
   /// their UTF-8 lengths: comparing two lengths is far cheaper than comparing two different strings.
   private let names: [String]
@@ -97,6 +99,7 @@ final class EntityLayout: Sendable {
     self.slots = slots
     kinds = slots.map(\.kind)
     transformableIndexes = Set(slots.filter { $0.attribute?.attributeType == .transformable }.map(\.index))
+    derivedIndexes = slots.filter { !($0.attribute?.derivationExpression ?? "").isEmpty && !$0.isTransient }.map(\.index)
     names = slots.map(\.name)
     nameLengths = names.map(\.utf8.count)
     self.defaults = defaults

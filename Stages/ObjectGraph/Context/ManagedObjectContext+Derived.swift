@@ -1,0 +1,80 @@
+import Foundation
+
+/// Derived attributes, computed when a context saves, as Core Data's SQLite store computes them when the
+/// rows change: each inserted or updated object's, and those of the objects a changed object points to
+/// through a to-one relationship (a notebook's `notes.@sum.words` changes when one of its notes does).
+extension ManagedObjectContext {
+  /// Parsed expressions, by entity and slot: parsed once per process.
+  private static let derivations = Locked<[ObjectIdentifier: [Int: DerivationExpression]]>([:])
+
+  func computeDerivedAttributes(_ confined: Confined) throws {
+    // Most models have none: then a save pays one look at its entities.
+    guard model?.entities.contains(where: { !$0.layout.derivedIndexes.isEmpty }) == true else { return }
+    var targets: [ObjectIdentifier: ManagedObject] = [:]
+    func consider(_ object: ManagedObject) {
+      guard !object.layout.derivedIndexes.isEmpty, !object.state.isDeleted else { return }
+      targets[ObjectIdentifier(object)] = object
+    }
+    let changed = confined.inserted.inOrder + Array(confined.updated) + Array(confined.deleted)
+    for object in changed {
+      consider(object)
+      // The owners it points to (for a deleted object, those it pointed to when it was read).
+      for index in object.layout.relationshipIndexes where !object.layout.slots[index].isToMany {
+        let owner = object.values[index].objectID ?? object.snapshot?.values[index].objectID
+        if let owner, !owner.entity.layout.derivedIndexes.isEmpty {
+          consider(confined.registered(owner) ?? materializeFault(owner, confined))
+        }
+      }
+    }
+    for object in targets.values {
+      for index in object.layout.derivedIndexes {
+        let slot = object.layout.slots[index]
+        guard let attribute = slot.attribute else { continue }
+        let expression = try derivation(of: object.entity, slot: index, attribute)
+        let value = try expression.value(for: object)
+        let stored = try Self.stored(value, attribute: attribute, entity: object.entity.name)
+        guard !StoredValueComparison.isEqual(stored, object.values[index]) else { continue }
+        object.values[index] = stored
+        if !object.state.isInserted {
+          object.changedSlots.insert(index)
+          object.state.isUpdated = true
+          confined.updated.insert(object)
+        }
+      }
+    }
+  }
+
+  private func derivation(of entity: EntityDescription, slot: Int, _ attribute: AttributeDescription) throws -> DerivationExpression {
+    if let known = Self.derivations.withLock({ $0[ObjectIdentifier(entity)]?[slot] }) { return known }
+    let parsed = try DerivationExpression(attribute.derivationExpression ?? "")
+    Self.derivations.withLock { $0[ObjectIdentifier(entity), default: [:]][slot] = parsed }
+    return parsed
+  }
+
+  /// A computed value as the attribute stores it.
+  private static func stored(_ value: PredicateValue, attribute: AttributeDescription, entity: String) throws -> StoredValue {
+    let plain: Any? =
+      switch value {
+      case .null: nil
+      case .string(let text): text
+      case .integer(let number): number
+      // An aggregate of integers (`@sum`, `@avg`) is a double; an integer attribute takes it when exact.
+      case .double(let number): attribute.attributeType.isInteger ? Int64(exactly: number) ?? number : number
+      case .bool(let flag): flag
+      case .date(let date): date
+      case .data(let data): data
+      case .uuid(let uuid): uuid
+      case .url(let url): url
+      case .decimal(let number): number
+      case .objectID, .collection: nil
+      }
+    guard let plain else { return nil }
+    guard let stored = ManagedObject.coerce(plain, to: attribute.attributeType) else {
+      throw ObjectGraphError(
+        .invalidValue,
+        "Derived attribute \(entity).\(attribute.name) (\(attribute.derivationExpression ?? "")) computed a \(type(of: plain)), which a \(attribute.attributeType.xcodeName) attribute cannot hold. Change the attribute's type or its expression."
+      )
+    }
+    return stored
+  }
+}

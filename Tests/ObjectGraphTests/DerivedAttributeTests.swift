@@ -1,0 +1,127 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import ObjectGraph
+
+/// Derived attributes: computed when a context saves, from the object's key paths and its to-many
+/// relationships, and kept current when a related object changes.
+@Suite("Derived attributes", .temporaryFolders)
+struct DerivedAttributeTests {
+  static func model(extra: [AttributeDescription] = []) throws -> ManagedObjectModel {
+    func derived(_ name: String, _ type: AttributeType, _ expression: String) -> AttributeDescription {
+      let attribute = AttributeDescription(name: name, type: type)
+      attribute.derivationExpression = expression
+      return attribute
+    }
+    let folder = EntityDescription(
+      name: "Folder",
+      properties: ([
+        AttributeDescription(name: "name", type: .string), derived("itemCount", .integer64, "items.@count"),
+        derived("totalSize", .integer64, "items.@sum.size"), derived("lowerName", .string, "lowercase:(name)"),
+        derived("canonicalName", .string, "canonical:(name)"), derived("touched", .date, "now()"),
+      ] + extra).map { .attribute($0) } + [
+        .relationship(RelationshipDescription(name: "items", destination: "Item", inverse: "folder", toMany: true, deleteRule: .cascade))
+      ])
+    let item = EntityDescription(
+      name: "Item",
+      properties: [
+        .attribute(AttributeDescription(name: "size", type: .integer64, defaultValue: Int64(0))),
+        .attribute(derived("folderName", .string, "folder.name")),
+        .relationship(RelationshipDescription(name: "folder", destination: "Folder", inverse: "items")),
+      ])
+    return try ManagedObjectModel(entities: [folder, item])
+  }
+
+  @Test(
+    "Computed at save: counts, sums, string functions, to-one key paths, now(); kept current as related objects change",
+    arguments: bothStoreTypes)
+  func computedAtSave(type: StoreType) throws {
+    let stack = try Stack(model: Self.model(), type: type)
+    let context = stack.context
+    let before = Date()
+    let (folder, items) = try context.performAndWait {
+      let folder = ManagedObject(entity: stack.entity("Folder"), insertInto: context)
+      folder.setValue("Éclairs Réunis", forKey: "name")
+      let items = (1...3).map { size in
+        let item = ManagedObject(entity: stack.entity("Item"), insertInto: context)
+        item.setValue(Int64(size * 10), forKey: "size")
+        item.setValue(folder, forKey: "folder")
+        return item
+      }
+      #expect(folder.value(forKey: "itemCount") == nil)  // not computed before the save
+      try context.save()
+      return (folder, items)
+    }
+    try context.performAndWait {
+      #expect(folder.value(forKey: "itemCount") as? Int64 == 3)
+      #expect(folder.value(forKey: "totalSize") as? Int64 == 60)
+      #expect(folder.value(forKey: "lowerName") as? String == "éclairs réunis")
+      #expect(folder.value(forKey: "canonicalName") as? String == "eclairs reunis")
+      #expect((folder.value(forKey: "touched") as? Date).map { $0 >= before } == true)
+      #expect(items[0].value(forKey: "folderName") as? String == "Éclairs Réunis")
+
+      // A change to one item updates its folder's sum; a delete, its count.
+      items[0].setValue(Int64(100), forKey: "size")
+      try context.save()
+      #expect(folder.value(forKey: "totalSize") as? Int64 == 150)
+      context.delete(items[1])
+      try context.save()
+      #expect(folder.value(forKey: "itemCount") as? Int64 == 2 && folder.value(forKey: "totalSize") as? Int64 == 130)
+    }
+    // Another context that changes an item without holding its folder still updates the folder.
+    let other = stack.freshContext()
+    try other.performAndWait {
+      let request = FetchRequest<ManagedObject>(entityName: "Item")
+      request.predicate = try FetchPredicate(format: "size == 30")
+      let item = try #require(try other.fetch(request).first)
+      item.setValue(Int64(31), forKey: "size")
+      try other.save()
+    }
+    context.performAndWait { context.refresh(folder, mergeChanges: false) }
+    #expect(context.performAndWait { folder.value(forKey: "totalSize") as? Int64 } == 131)
+    // Stored: another context reads them, and a fetch can filter on them.
+    let (_, reader) = try stack.reader()
+    try reader.performAndWait {
+      let request = FetchRequest<ManagedObject>(entityName: "Folder")
+      request.predicate = try FetchPredicate(format: "itemCount == 2 AND lowerName BEGINSWITH 'éclairs'")
+      #expect(try reader.fetch(request).count == 1)
+    }
+  }
+
+  @Test("An expression ObjectGraph cannot compute, or a value the attribute cannot hold, fails the save naming it")
+  func refusals() throws {
+    let unknown = AttributeDescription(name: "weird", type: .string)
+    unknown.derivationExpression = "reverse:(name)"
+    let stack = try Stack(model: Self.model(extra: [unknown]))
+    stack.context.performAndWait {
+      ManagedObject(entity: stack.entity("Folder"), insertInto: stack.context).setValue("x", forKey: "name")
+      let error = expectCode(.modelInvalid) { try stack.context.save() }
+      #expect(error?.message.contains("reverse:") == true)
+      stack.context.rollback()
+    }
+    let mistyped = AttributeDescription(name: "countText", type: .date)
+    mistyped.derivationExpression = "name"
+    let second = try Stack(model: Self.model(extra: [mistyped]))
+    second.context.performAndWait {
+      ManagedObject(entity: second.entity("Folder"), insertInto: second.context).setValue("x", forKey: "name")
+      let error = expectCode(.invalidValue) { try second.context.save() }
+      #expect(error?.message.contains("Folder.countText") == true)
+    }
+  }
+
+  @Test("The fixture's derived attribute (posts.@count) is computed", .needsFixtures)
+  func fixture() throws {
+    let url = try Fixtures.folder().appendingPathComponent("hstdt__AppleSamples__CoreDataCloudKitDemo.xcdatamodeld")
+    let model = try ManagedObjectModel(contentsOf: url)
+    let tag = try #require(model.entitiesByName["Tag"])
+    #expect(tag.attributesByName["postCount"]?.isSupportedAtRunTime == true)
+    let stack = try Stack(model: model)
+    try stack.context.performAndWait {
+      let object = ManagedObject(entity: tag, insertInto: stack.context)
+      for slot in tag.layout.slots where !slot.isOptional && slot.attribute != nil { object.setValue("t", forKey: slot.name) }
+      try stack.context.save()
+      #expect(object.value(forKey: "postCount") as? Int64 == 0)
+    }
+  }
+}
