@@ -4,8 +4,9 @@ import Foundation
 /// rows change: each inserted or updated object's, and those of the objects a changed object points to
 /// through a to-one relationship (a notebook's `notes.@sum.words` changes when one of its notes does).
 extension ManagedObjectContext {
-  /// Parsed expressions, by entity and slot: parsed once per process.
-  private static let derivations = Locked<[ObjectIdentifier: [Int: DerivationExpression]]>([:])
+  /// Parsed expressions, by their text: each is parsed once per process. (By text, not by entity: an
+  /// entity's identity may be reused by another once it is freed.)
+  private static let derivations = Locked<[String: DerivationExpression]>([:])
 
   func computeDerivedAttributes(_ confined: Confined) throws {
     // Most models have none: then a save pays one look at its entities.
@@ -30,7 +31,7 @@ extension ManagedObjectContext {
       for index in object.layout.derivedIndexes {
         let slot = object.layout.slots[index]
         guard let attribute = slot.attribute else { continue }
-        let expression = try derivation(of: object.entity, slot: index, attribute)
+        let expression = try derivation(attribute.derivationExpression ?? "")
         let value = try expression.value(for: object)
         let stored = try Self.stored(value, attribute: attribute, entity: object.entity.name)
         guard !StoredValueComparison.isEqual(stored, object.values[index]) else { continue }
@@ -44,10 +45,10 @@ extension ManagedObjectContext {
     }
   }
 
-  private func derivation(of entity: EntityDescription, slot: Int, _ attribute: AttributeDescription) throws -> DerivationExpression {
-    if let known = Self.derivations.withLock({ $0[ObjectIdentifier(entity)]?[slot] }) { return known }
-    let parsed = try DerivationExpression(attribute.derivationExpression ?? "")
-    Self.derivations.withLock { $0[ObjectIdentifier(entity), default: [:]][slot] = parsed }
+  private func derivation(_ text: String) throws -> DerivationExpression {
+    if let known = Self.derivations.withLock({ $0[text] }) { return known }
+    let parsed = try DerivationExpression(text)
+    Self.derivations.withLock { $0[text] = parsed }
     return parsed
   }
 

@@ -4,9 +4,10 @@ extension ManagedObjectContext {
   /// Fetches what a request describes: objects, IDs, dictionaries or a count, by its
   /// ``FetchRequest/resultType``.
   ///
-  /// For objects (the usual case): the predicate and sort run in SQLite. With ``FetchRequest/includesPendingChanges`` (the default),
-  /// the context's unsaved changes count too: matching inserted objects are added, deleted ones removed,
-  /// and changed ones re-checked against their current values (in memory, with the same semantics).
+  /// For objects (the usual case): the predicate and sort run in SQLite. With
+  /// ``FetchRequest/includesPendingChanges`` (the default), the context's unsaved changes count too:
+  /// matching inserted objects are added, deleted ones removed, and changed ones re-checked against their
+  /// current values (in memory, with the same semantics).
   /// Each object is unique in the context: fetching one you already hold returns the same instance, with
   /// its unsaved changes intact.
   ///

@@ -54,6 +54,13 @@ final class EntityLayout: Sendable {
   /// The slots of transformable attributes: their values are stored as their transformer's bytes and
   /// turned back when read.
   let transformableIndexes: Set<Int>
+  /// The slots of attributes with a minimum, a maximum or a regular expression.
+  let ruleIndexes: Set<Int>
+  /// The stored attributes that must have a value. When these are all the model asks of an object (no
+  /// rules, no unsupported or transformable attributes, no relationship counts or required to-ones),
+  /// validating a plain object is a few `nil` tests.
+  let mandatoryAttributeIndexes: [Int]
+  let validatesOnlyMandatoryAttributes: Bool
   /// The slots of derived attributes (with an expression), computed when an object is saved.
   let derivedIndexes: [Int]
   /// The slot names in order, for a linear search that beats hashing the key on small entities, and
@@ -99,6 +106,17 @@ final class EntityLayout: Sendable {
     self.slots = slots
     kinds = slots.map(\.kind)
     transformableIndexes = Set(slots.filter { $0.attribute?.attributeType == .transformable }.map(\.index))
+    ruleIndexes = Set(slots.filter { $0.attribute?.hasValidationRules == true }.map(\.index))
+    let stored = slots.filter { !$0.isTransient }
+    mandatoryAttributeIndexes = stored.filter { $0.attribute != nil && !$0.isOptional }.map(\.index)
+    validatesOnlyMandatoryAttributes =
+      ruleIndexes.isEmpty && transformableIndexes.isEmpty
+      && !stored.contains { slot in
+        slot.unsupportedReason != nil
+          || slot.relationship.map { relationship in
+            (!slot.isToMany && !slot.isOptional) || relationship.minCount > 0 || relationship.maxCount > 0
+          } ?? false
+      }
     derivedIndexes = slots.filter { !($0.attribute?.derivationExpression ?? "").isEmpty && !$0.isTransient }.map(\.index)
     names = slots.map(\.name)
     nameLengths = names.map(\.utf8.count)

@@ -7,6 +7,15 @@ extension ManagedObject {
   /// Every property of the object, each through ``validateValue(_:forKey:)`` (attributes and to-ones) or
   /// its count rules (to-manys).
   func validateProperties() throws {
+    // A plain ManagedObject cannot have overridden validateValue(_:forKey:): its values are checked in
+    // place, without boxing each one for the hook (a save of 100,000 new objects spends a tenth of a
+    // second on that).
+    let callsHook = type(of: self) != ManagedObject.self
+    if !callsHook && layout.validatesOnlyMandatoryAttributes
+      && !layout.mandatoryAttributeIndexes.contains(where: { values[$0] == nil })
+    {
+      return
+    }
     var errors: [ObjectGraphError] = []
     for slot in layout.slots where !slot.isTransient {
       if slot.attribute != nil {
@@ -23,15 +32,17 @@ extension ManagedObject {
               underlyingError: refused.error))
           continue
         }
+        if !callsHook && (values[slot.index] == nil ? slot.isOptional : !layout.ruleIndexes.contains(slot.index)) { continue }
         var value =
           layout.transformableIndexes.contains(slot.index)
           ? transformableValue(values[slot.index], at: slot.index) : values[slot.index]?.anyValue
-        Self.collect(&errors, "\(entity.name).\(slot.name)") { try validateValue(&value, forKey: slot.name) }
+        Self.collect(&errors, "\(entity.name).\(slot.name)") { try validateModelRulesOrHook(&value, slot, callsHook) }
       } else if slot.isToMany {
         errors += countErrors(slot, count: relatedIDs(slot).count)
       } else {
+        if !callsHook && (slot.isOptional || values[slot.index].objectID != nil) { continue }
         var value: Any? = values[slot.index].objectID.map { id in managedObjectContext?.object(with: id) as Any }
-        Self.collect(&errors, "\(entity.name).\(slot.name)") { try validateValue(&value, forKey: slot.name) }
+        Self.collect(&errors, "\(entity.name).\(slot.name)") { try validateModelRulesOrHook(&value, slot, callsHook) }
       }
     }
     try Self.throwing(errors)
@@ -59,6 +70,15 @@ extension ManagedObject {
     }
   }
 
+  /// The hook for a subclass, the model's rules straight away for a plain object.
+  private func validateModelRulesOrHook(_ value: inout Any?, _ slot: EntityLayout.Slot, _ callsHook: Bool) throws {
+    if callsHook {
+      try validateValue(&value, forKey: slot.name)
+    } else {
+      try validateModelRules(value, slot: slot)
+    }
+  }
+
   /// The model's rules for one property, for `value`.
   func validateModelRules(_ value: Any?, forKey key: String) throws {
     guard let index = layout.index(of: key) else {
@@ -66,7 +86,12 @@ extension ManagedObject {
         .unknownKey,
         "Entity \(entity.name) has no property '\(key)' to validate. Its properties: \(layout.slots.map(\.name).joined(separator: ", ")).")
     }
-    let slot = layout.slots[index]
+    try validateModelRules(value, slot: layout.slots[index])
+  }
+
+  /// The model's rules for one slot, for `value`.
+  private func validateModelRules(_ value: Any?, slot: EntityLayout.Slot) throws {
+    let key = slot.name
     let name = "\(entity.name).\(key)"
     if slot.isToMany {
       let count = (value as? any Collection)?.count ?? 0
@@ -83,7 +108,7 @@ extension ManagedObject {
       }
       return
     }
-    guard let attribute = slot.attribute, attribute.hasValidationRules else { return }
+    guard let attribute = slot.attribute, layout.ruleIndexes.contains(slot.index) else { return }
     try Self.checkRules(of: attribute, value: value, name: name, objectID: objectID)
   }
 

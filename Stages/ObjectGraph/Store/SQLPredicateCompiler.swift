@@ -482,7 +482,7 @@ struct SQLPredicateCompiler {
     default: fits = false
     }
     guard fits else {
-      let expected = type == .objectID ? "an object ID (pass object.objectID)" : "a \(type.swiftTypeName)"
+      let expected = type == .objectID ? "a managed object or its object ID" : "a \(type.swiftTypeName)"
       throw ObjectGraphError(
         .invalidValue,
         "A predicate compares a \(type == .objectID ? "relationship or SELF" : type.xcodeName + " attribute") with \(value.predicateFormat), which cannot be compared with it. Use \(expected)."
