@@ -81,10 +81,7 @@ enum PredicateArithmeticEvaluation {
     case .double(let number): return .double(number)
     case .decimal(let number): return .double(NSDecimalNumber(decimal: number).doubleValue)
     default:
-      throw ObjectGraphError(
-        .invalidValue,
-        "'\(operation)' works on numbers, and \(value.predicateFormat) is not one. Use it with integer, double, float, decimal or boolean attributes and number values."
-      )
+      throw ObjectGraphError.notANumber(operation, "\(value.predicateFormat) is not one")
     }
   }
 }

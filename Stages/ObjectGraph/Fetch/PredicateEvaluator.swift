@@ -179,12 +179,7 @@ enum PredicateEvaluator {
   /// The member a subquery bound to `name`.
   /// - Throws: ``ObjectGraphError/Code/predicateSyntax`` for a substitution variable left without a value.
   private static func bound(_ name: String, _ bindings: PredicateBindings) throws -> any PredicateEvaluable {
-    guard let member = bindings[name] else {
-      throw ObjectGraphError(
-        .predicateSyntax,
-        "The predicate uses $\(name), which has no value. Fill it in with withSubstitutionVariables([\"\(name)\": ...]) before fetching or evaluating."
-      )
-    }
+    guard let member = bindings[name] else { throw ObjectGraphError.unboundVariable(name) }
     return member
   }
 

@@ -16,10 +16,7 @@ extension ManagedObject: PredicateEvaluable {
     let slot = layout.slots[index]
     switch slot.kind {
     case .attribute(.transformable):
-      throw ObjectGraphError(
-        .unsupportedFeature,
-        "\(entity.name).\(key) is transformable: the store keeps its transformer's bytes, so a fetch cannot filter or sort on it. Filter the fetched objects in memory, or store the part you query in an attribute of its own."
-      )
+      throw ObjectGraphError.transformableInFetch(entity: entity.name, key: key)
     case .attribute:
       guard rest.isEmpty else {
         throw ObjectGraphError(

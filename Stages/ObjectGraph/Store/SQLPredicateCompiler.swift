@@ -86,10 +86,7 @@ struct SQLPredicateCompiler {
       let slot = entity.layout.slots[index]
       if let attribute = slot.attribute {
         if attribute.attributeType == .transformable {
-          throw ObjectGraphError(
-            .unsupportedFeature,
-            "\(entity.name).\(key) is transformable: the store keeps its transformer's bytes, so a fetch cannot filter or sort on it. Filter the fetched objects in memory, or store the part you query in an attribute of its own."
-          )
+          throw ObjectGraphError.transformableInFetch(entity: entity.name, key: key)
         }
         if let reason = attribute.unsupportedReason {
           throw ObjectGraphError(.unsupportedFeature, "\(entity.name).\(key) \(reason), so it cannot be used in a fetch.")
@@ -152,28 +149,29 @@ struct SQLPredicateCompiler {
     }
   }
 
-  /// Where a key path or variable expression starts, and its keys; `nil` for other expressions.
+  /// Where a key path or variable expression starts, and its keys; `nil` for other expressions and for
+  /// a named column of a grouped dictionary fetch.
   private func keyPathParts(_ expression: PredicateExpression) throws -> (path: [String], origin: Origin)? {
     switch expression {
     case .keyPath(let path): return (path, Origin(alias: alias, mapping: mapping))
     case .variable(let name, let path):
-      // A named column of a grouped dictionary fetch, in its HAVING predicate.
-      if path.isEmpty && variables[name] == nil && resultColumns[name] != nil { return nil }
-      return (path, try origin(ofVariable: name))
+      if resultColumn(expression) != nil { return nil }
+      guard let origin = variables[name] else { throw ObjectGraphError.unboundVariable(name) }
+      return (path, origin)
     default: return nil
     }
   }
 
-  /// The member row a subquery variable stands for.
-  /// - Throws: ``ObjectGraphError/Code/predicateSyntax`` for a substitution variable without a value.
-  private func origin(ofVariable name: String) throws -> Origin {
-    guard let origin = variables[name] else {
-      throw ObjectGraphError(
-        .predicateSyntax,
-        "The predicate uses $\(name), which has no value. Fill it in with withSubstitutionVariables([\"\(name)\": ...]) before fetching or evaluating."
-      )
-    }
-    return origin
+  /// The named column of a grouped dictionary fetch that `$name` stands for, in its `HAVING` predicate
+  /// (a subquery's own variable of the same name hides it).
+  private func resultColumn(_ expression: PredicateExpression) -> ResultColumn? {
+    guard case .variable(let name, let path) = expression, path.isEmpty, variables[name] == nil else { return nil }
+    return resultColumns[name]
+  }
+
+  /// ` LEFT JOIN …` for the joins this compiler's key paths made, or nothing.
+  private var joinClause: String {
+    joins.isEmpty ? "" : " " + joins.joined(separator: " ")
   }
 
   private mutating func compile(_ comparison: PredicateComparison) throws -> String {
@@ -193,7 +191,7 @@ struct SQLPredicateCompiler {
         modifier: .any, lhs: .keyPath(rest), op: .equal, rhs: comparison.lhs, options: comparison.options)
       return try quantified(flipped, ownerAlias: owner, ownerMapping: ownerMapping, slot: slot, rest: rest)
     }
-    return try compileScalar(comparison, lhsSQL: nil, lhsType: nil)
+    return try compileScalar(comparison)
   }
 
   private mutating func linkSubquery(
@@ -264,10 +262,9 @@ struct SQLPredicateCompiler {
     switch collectionOperator {
     case .sum, .avg:
       guard columnType.isNumeric else {
-        throw ObjectGraphError(
-          .invalidValue,
-          "'\(collectionOperator.rawValue)' works on numbers, and '\(keyPath.joined(separator: "."))' reaches a \(columnType.xcodeName) attribute. Use @min, @max or @count with it."
-        )
+        throw ObjectGraphError.notANumber(
+          collectionOperator.rawValue,
+          "'\(keyPath.joined(separator: "."))' reaches a \(columnType.xcodeName) attribute (@min, @max and @count take any)")
       }
       function = collectionOperator == .sum ? "TOTAL" : "AVG"
       type = .double
@@ -276,7 +273,7 @@ struct SQLPredicateCompiler {
       type = columnType
     }
     let value = columnType == .decimal ? "CAST(\(column) AS REAL)" : column
-    let joins = inner.joins.isEmpty ? "" : " " + inner.joins.joined(separator: " ")
+    let joins = inner.joinClause
     arguments.append(contentsOf: inner.arguments)
     return ("(SELECT \(function)(\(value)) FROM \(link.from)\(joins) WHERE \(link.condition))", type)
   }
@@ -297,7 +294,7 @@ struct SQLPredicateCompiler {
     inner.variables[subquery.variable] = Origin(alias: sub, mapping: link.destination)
     let condition = try inner.compile(subquery.predicate)
     arguments.append(contentsOf: inner.arguments)
-    let joins = inner.joins.isEmpty ? "" : " " + inner.joins.joined(separator: " ")
+    let joins = inner.joinClause
     return "(SELECT COUNT(*) FROM \(link.from)\(joins) WHERE \(link.condition) AND (\(condition)))"
   }
 
@@ -315,7 +312,7 @@ struct SQLPredicateCompiler {
     if comparison.modifier == .direct && comparison.op == .contains { memberComparison.op = .equal }
     let condition = try inner.compile(.comparison(memberComparison))
     arguments.append(contentsOf: inner.arguments)
-    let joins = inner.joins.isEmpty ? "" : " " + inner.joins.joined(separator: " ")
+    let joins = inner.joinClause
     let from = "FROM \(link.from)\(joins) WHERE \(link.condition)"
     switch comparison.modifier {
     case .direct, .any: return "EXISTS (SELECT 1 \(from) AND (\(condition)))"
@@ -328,11 +325,7 @@ struct SQLPredicateCompiler {
   private mutating func expression(_ expression: PredicateExpression, against otherType: AttributeType?) throws
     -> (sql: String, type: AttributeType?, isNull: Bool)
   {
-    if case .variable(let name, let path) = expression, path.isEmpty, variables[name] == nil,
-      let column = resultColumns[name]
-    {
-      return (column.sql, column.type, false)
-    }
+    if let column = resultColumn(expression) { return (column.sql, column.type, false) }
     switch expression {
     case .keyPath, .variable:
       guard let (path, origin) = try keyPathParts(expression) else { return ("NULL", nil, true) }
@@ -384,21 +377,14 @@ struct SQLPredicateCompiler {
     if case .constant(let value) = operand {
       switch value {
       case .null, .integer, .double, .bool, .decimal: break
-      default:
-        throw ObjectGraphError(
-          .invalidValue,
-          "'\(op.rawValue)' works on numbers, and \(value.predicateFormat) is not one. Use it with integer, double, float, decimal or boolean attributes and number values."
-        )
+      default: throw ObjectGraphError.notANumber(op.rawValue, "\(value.predicateFormat) is not one")
       }
       return try expression(operand, against: .double)
     }
     let result = try expression(operand, against: nil)
     if let type = result.type, !type.isNumeric {
       let what = type == .objectID ? "an object" : "a \(type.xcodeName) attribute"
-      throw ObjectGraphError(
-        .invalidValue,
-        "'\(op.rawValue)' works on numbers, and \(operand.predicateFormat) is \(what). Use it with integer, double, float, decimal or boolean attributes and number values."
-      )
+      throw ObjectGraphError.notANumber(op.rawValue, "\(operand.predicateFormat) is \(what)")
     }
     return result
   }
@@ -407,11 +393,7 @@ struct SQLPredicateCompiler {
   /// object ID for relationships and `SELF`, a number for arithmetic and collection operators.
   func staticType(_ expression: PredicateExpression) -> AttributeType? {
     var copy = self
-    if case .variable(let name, let path) = expression, path.isEmpty, variables[name] == nil,
-      let column = resultColumns[name]
-    {
-      return column.type
-    }
+    if let column = resultColumn(expression) { return column.type }
     switch expression {
     case .keyPath, .variable:
       guard let (path, origin) = try? copy.keyPathParts(expression) else { return nil }
@@ -490,13 +472,10 @@ struct SQLPredicateCompiler {
     }
   }
 
-  private mutating func compileScalar(_ comparison: PredicateComparison, lhsSQL: String?, lhsType: AttributeType?) throws
-    -> String
-  {
-    let lhsColumnType = lhsType ?? staticType(comparison.lhs)
+  private mutating func compileScalar(_ comparison: PredicateComparison) throws -> String {
+    let lhsColumnType = staticType(comparison.lhs)
     let rhsColumnType = staticType(comparison.rhs)
-    let lhs: (sql: String, type: AttributeType?, isNull: Bool) =
-      if let lhsSQL { (lhsSQL, lhsType, false) } else { try expression(comparison.lhs, against: rhsColumnType) }
+    let lhs = try expression(comparison.lhs, against: rhsColumnType)
     // The options travel to the SQL functions as their raw value (see SQLFunctions).
     let flags = comparison.options.rawValue
     func folded(_ sql: String) -> String { flags == 0 ? sql : "og_fold(\(sql), \(flags))" }

@@ -1,0 +1,30 @@
+import Foundation
+
+/// The errors the SQL compiler and the in-memory evaluator both raise for one misuse, made in one place
+/// so the two always say the same thing.
+extension ObjectGraphError {
+  /// A `$name` used with no subquery binding it and no substituted value.
+  static func unboundVariable(_ name: String) -> ObjectGraphError {
+    ObjectGraphError(
+      .predicateSyntax,
+      "The predicate uses $\(name), which has no value. Fill it in with withSubstitutionVariables([\"\(name)\": ...]) before fetching or evaluating."
+    )
+  }
+
+  /// `+ - * /`, `@sum` or `@avg` (`operation`) meeting something that is not a number (`what`: `"\"one\" is
+  /// not one"`, `"title is a String attribute"`).
+  static func notANumber(_ operation: String, _ what: String) -> ObjectGraphError {
+    ObjectGraphError(
+      .invalidValue,
+      "'\(operation)' works on numbers, and \(what). Use it with integer, double, float, decimal or boolean attributes and number values."
+    )
+  }
+
+  /// A transformable attribute named in a predicate or a sort.
+  static func transformableInFetch(entity: String, key: String) -> ObjectGraphError {
+    ObjectGraphError(
+      .unsupportedFeature,
+      "\(entity).\(key) is transformable: the store keeps its transformer's bytes, so a fetch cannot filter or sort on it. Filter the fetched objects in memory, or store the part you query in an attribute of its own."
+    )
+  }
+}
