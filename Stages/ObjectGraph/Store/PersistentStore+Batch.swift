@@ -72,20 +72,7 @@ extension PersistentStore {
     do {
       first = try database.write { db in
         let first = try reservePrimaryKeys(rows.count, rootNumber: mapping.rootNumber, db: db)
-        var start = 0
-        while start < rows.count {
-          let count = min(plan.rowsPerStatement, rows.count - start)
-          let statement = RawStatement(try db.cachedStatement(sql: plan.sql(rows: count)))
-          try statement.reset()
-          var parameter: Int32 = 1
-          for index in start..<(start + count) {
-            try bindInsertRow(
-              plan, primaryKey: first + Int64(index), values: rows[index], key: { $0.primaryKey ?? 0 }, to: statement,
-              at: &parameter)
-          }
-          try statement.run()
-          start += count
-        }
+        try insertRows(plan, count: rows.count, db: db, key: { $0.primaryKey ?? 0 }) { (first + Int64($0), rows[$0]) }
         if options.persistentHistoryTracking {
           try recordHistory(
             (0..<rows.count).map {
@@ -115,12 +102,7 @@ extension PersistentStore {
   private func batchTargets(_ request: StoreBatchRequest, mapping: SQLiteSchema.EntityMapping, db: Database) throws
     -> [(pk: Int64, entity: Int64)]
   {
-    var conditions: [String] = []
-    if !request.includesSubentities {
-      conditions.append("t0.Z_ENT = \(mapping.number)")
-    } else if let filter = entityFilter(mapping) {
-      conditions.append(filter)
-    }
+    var conditions = entityConditions(mapping, includesSubentities: request.includesSubentities)
     var targets: [(pk: Int64, entity: Int64)] = []
     if let ids = request.ids {
       let keys = ids.compactMap(\.primaryKey)
@@ -128,8 +110,7 @@ extension PersistentStore {
         let slice = Array(keys[chunk..<min(chunk + 500, keys.count)])
         let placeholders = Array(repeating: "?", count: slice.count).joined(separator: ", ")
         let sql =
-          "SELECT t0.Z_PK, t0.Z_ENT FROM \(mapping.table) t0 WHERE "
-          + (conditions + ["t0.Z_PK IN (\(placeholders))"]).joined(separator: " AND ")
+          "SELECT t0.Z_PK, t0.Z_ENT FROM \(mapping.table) t0" + Self.whereClause(conditions + ["t0.Z_PK IN (\(placeholders))"])
         let rows = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(slice))
         while let row = try rows.next() { targets.append((row[0], row[1])) }
       }
@@ -137,9 +118,7 @@ extension PersistentStore {
     }
     var compiler = SQLPredicateCompiler(schema: schema, mapping: mapping)
     if let predicate = request.predicate { conditions.append(try compiler.compile(predicate)) }
-    var sql = "SELECT t0.Z_PK, t0.Z_ENT FROM \(mapping.table) t0"
-    if !compiler.joins.isEmpty { sql += " " + compiler.joins.joined(separator: " ") }
-    if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+    let sql = "SELECT t0.Z_PK, t0.Z_ENT FROM \(mapping.table) t0" + compiler.joinClause + Self.whereClause(conditions)
     let rows = try Row.fetchCursor(db, sql: sql + " ORDER BY t0.Z_PK", arguments: StatementArguments(compiler.arguments))
     while let row = try rows.next() { targets.append((row[0], row[1])) }
     return targets

@@ -24,12 +24,7 @@ extension PersistentStore {
       named[column.name] = SQLPredicateCompiler.ResultColumn(sql: compiled.sql[0], type: compiled.type)
       if compiled.isAggregate { aggregates.insert(column.name) }
     }
-    var conditions: [String] = []
-    if !plan.rows.includesSubentities {
-      conditions.append("t0.Z_ENT = \(mapping.number)")
-    } else if let filter = entityFilter(mapping) {
-      conditions.append(filter)
-    }
+    var conditions = entityConditions(mapping, includesSubentities: plan.rows.includesSubentities)
     if let predicate = plan.rows.predicate { conditions.append(try compiler.compile(predicate)) }
 
     var groups: [String] = []
@@ -61,13 +56,10 @@ extension PersistentStore {
     let order = try compiler.orderBy(plan.rows.sortDescriptors)
 
     var sql = "SELECT \(plan.distinct ? "DISTINCT " : "")\(selects.joined(separator: ", ")) FROM \(mapping.table) t0"
-    if !compiler.joins.isEmpty { sql += " " + compiler.joins.joined(separator: " ") }
-    if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+    sql += compiler.joinClause + Self.whereClause(conditions)
     if !groups.isEmpty { sql += " GROUP BY " + groups.joined(separator: ", ") + having }
     if !order.isEmpty { sql += " ORDER BY " + order }
-    if plan.rows.fetchLimit > 0 || plan.rows.fetchOffset > 0 {
-      sql += " LIMIT \(plan.rows.fetchLimit > 0 ? plan.rows.fetchLimit : -1) OFFSET \(plan.rows.fetchOffset)"
-    }
+    sql += Self.limitClause(plan.rows)
     let arguments = StatementArguments(compiler.arguments)
     return try read { db in
       var result: [StoreDictionaryRow] = []

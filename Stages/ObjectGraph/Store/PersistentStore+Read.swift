@@ -37,12 +37,7 @@ extension PersistentStore {
   func fetch(_ plan: StoreFetchPlan, each body: (FetchedRow) -> Void) throws {
     let mapping = try schema.mapping(for: plan.entity)
     var compiler = SQLPredicateCompiler(schema: schema, mapping: mapping)
-    var conditions: [String] = []
-    if !plan.includesSubentities {
-      conditions.append("t0.Z_ENT = \(mapping.number)")
-    } else if let filter = entityFilter(mapping) {
-      conditions.append(filter)
-    }
+    var conditions = entityConditions(mapping, includesSubentities: plan.includesSubentities)
     if let predicate = plan.predicate { conditions.append(try compiler.compile(predicate)) }
     let order = try compiler.orderBy(plan.sortDescriptors)
     let reader = rowReader(table: mapping.table)
@@ -50,12 +45,9 @@ extension PersistentStore {
     let selectList =
       plans.tablesOfOneEntity.contains(mapping.table) ? columns.selectList(entityNumber: mapping.number) : columns.selectList
     var sql = "SELECT \(selectList) FROM \(mapping.table) t0"
-    if !compiler.joins.isEmpty { sql += " " + compiler.joins.joined(separator: " ") }
-    if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+    sql += compiler.joinClause + Self.whereClause(conditions)
     sql += " ORDER BY " + (order.isEmpty ? "t0.Z_PK" : order + ", t0.Z_PK")
-    if plan.fetchLimit > 0 || plan.fetchOffset > 0 {
-      sql += " LIMIT \(plan.fetchLimit > 0 ? plan.fetchLimit : -1) OFFSET \(plan.fetchOffset)"
-    }
+    sql += Self.limitClause(plan)
     let arguments = StatementArguments(compiler.arguments)
     try read { db in
       if plan.idsOnly {
@@ -75,19 +67,11 @@ extension PersistentStore {
   func count(_ plan: StoreFetchPlan) throws -> Int {
     let mapping = try schema.mapping(for: plan.entity)
     var compiler = SQLPredicateCompiler(schema: schema, mapping: mapping)
-    var conditions: [String] = []
-    if !plan.includesSubentities {
-      conditions.append("t0.Z_ENT = \(mapping.number)")
-    } else if let filter = entityFilter(mapping) {
-      conditions.append(filter)
-    }
+    var conditions = entityConditions(mapping, includesSubentities: plan.includesSubentities)
     if let predicate = plan.predicate { conditions.append(try compiler.compile(predicate)) }
     var sql = "SELECT t0.Z_PK FROM \(mapping.table) t0"
-    if !compiler.joins.isEmpty { sql += " " + compiler.joins.joined(separator: " ") }
-    if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
-    if plan.fetchLimit > 0 || plan.fetchOffset > 0 {
-      sql += " LIMIT \(plan.fetchLimit > 0 ? plan.fetchLimit : -1) OFFSET \(plan.fetchOffset)"
-    }
+    sql += compiler.joinClause + Self.whereClause(conditions)
+    sql += Self.limitClause(plan)
     let arguments = StatementArguments(compiler.arguments)
     return try read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (\(sql))", arguments: arguments) ?? 0 }
   }
@@ -156,6 +140,24 @@ extension PersistentStore {
       }
     }
     return result
+  }
+
+  /// The conditions that choose an entity's rows (`t0`) in its table: its own rows only, or with
+  /// `includesSubentities` its subentities' too (no condition when they are all the table holds).
+  func entityConditions(_ mapping: SQLiteSchema.EntityMapping, includesSubentities: Bool) -> [String] {
+    if !includesSubentities { return ["t0.Z_ENT = \(mapping.number)"] }
+    return entityFilter(mapping).map { [$0] } ?? []
+  }
+
+  /// ` WHERE a AND b`, or nothing for no conditions.
+  static func whereClause(_ conditions: [String]) -> String {
+    conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+  }
+
+  /// ` LIMIT n OFFSET m` for a plan's limit and offset, or nothing when it has neither.
+  static func limitClause(_ plan: StoreFetchPlan) -> String {
+    guard plan.fetchLimit > 0 || plan.fetchOffset > 0 else { return "" }
+    return " LIMIT \(plan.fetchLimit > 0 ? plan.fetchLimit : -1) OFFSET \(plan.fetchOffset)"
   }
 
   /// `Z_ENT IN (...)` when the fetched entity shares its table with entities outside its subtree.

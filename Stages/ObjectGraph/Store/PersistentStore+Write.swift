@@ -141,19 +141,9 @@ final class SaveTransaction {
           "The store at \(store.url?.path ?? "memory") has no table for entity \(entity.name), so its new objects cannot be saved there. Nothing was written.",
           url: store.url)
       }
-      var chunkStart = groupStart
-      while chunkStart < groupEnd {
-        let rows = min(plan.rowsPerStatement, groupEnd - chunkStart)
-        let statement = RawStatement(try db.cachedStatement(sql: plan.sql(rows: rows)))
-        try statement.reset()
-        var parameter: Int32 = 1
-        for position in chunkStart..<(chunkStart + rows) {
-          let index = order[position]
-          try store.bindInsertRow(
-            plan, primaryKey: primaryKeys[index], values: inserts[index].values, key: key, to: statement, at: &parameter)
-        }
-        try statement.run()
-        chunkStart += rows
+      try store.insertRows(plan, count: groupEnd - groupStart, db: db, key: key) { offset in
+        let index = order[groupStart + offset]
+        return (primaryKeys[index], inserts[index].values)
       }
       if entity.layout.hasJoinTables {
         let mapping = try store.schema.mapping(for: entity)

@@ -170,7 +170,7 @@ struct SQLPredicateCompiler {
   }
 
   /// ` LEFT JOIN …` for the joins this compiler's key paths made, or nothing.
-  private var joinClause: String {
+  var joinClause: String {
     joins.isEmpty ? "" : " " + joins.joined(separator: " ")
   }
 

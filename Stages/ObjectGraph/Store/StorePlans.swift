@@ -221,6 +221,29 @@ extension PersistentStore {
     while try row.next() { try body(row) }
   }
 
+  /// Writes `count` rows of one entity, inside the caller's transaction, with the entity's multi-row
+  /// INSERT: `rowsPerStatement` rows a statement, which spreads the per-statement cost (preparing,
+  /// stepping) over many rows. Row `i` is `row(i)`: its primary key and values; `key` gives the key a
+  /// relationship value is written as.
+  func insertRows(
+    _ plan: StorePlans.Insert, count: Int, db: Database, key: (ManagedObjectID) throws -> Int64,
+    row: (Int) -> (primaryKey: Int64, values: [StoredValue])
+  ) throws {
+    var start = 0
+    while start < count {
+      let rows = min(plan.rowsPerStatement, count - start)
+      let statement = RawStatement(try db.cachedStatement(sql: plan.sql(rows: rows)))
+      try statement.reset()
+      var parameter: Int32 = 1
+      for index in start..<(start + rows) {
+        let (primaryKey, values) = row(index)
+        try bindInsertRow(plan, primaryKey: primaryKey, values: values, key: key, to: statement, at: &parameter)
+      }
+      try statement.run()
+      start += rows
+    }
+  }
+
   /// Binds one row of an entity's INSERT statement, from parameter `parameter` on (which it advances).
   func bindInsertRow(
     _ plan: StorePlans.Insert, primaryKey: Int64, values: [StoredValue], key: (ManagedObjectID) throws -> Int64,
