@@ -1,7 +1,8 @@
 import Foundation
 
-/// Turns a batch insert's dictionaries into rows of slot values, checking each key and value against the
-/// entity: what the entity's attributes are is worked out once, not for every row.
+/// Turns the dictionaries of batch requests into slot values, checking each key and value against the
+/// entity: what the entity's attributes are is worked out once, not for every row. A batch insert reads
+/// each row over the defaults (``row(_:number:)``); a batch update reads its values over nothing.
 struct BatchRowReader {
   /// A stored attribute a dictionary may name.
   private struct Column {
@@ -29,25 +30,60 @@ struct BatchRowReader {
     defaults = entity.layout.initialValues
   }
 
-  /// Row `number`'s values: the defaults, with the dictionary's values over them.
+  /// Row `number` of a batch insert: the defaults, with the dictionary's values over them.
+  /// - Throws: what ``values(_:over:place:outcome:)`` throws, and
+  ///   ``ObjectGraphError/Code/validationMissingMandatoryProperty`` for a required attribute left empty.
+  func row(_ dictionary: [String: Any], number: Int) throws -> [StoredValue] {
+    let values = try self.values(
+      dictionary, over: defaults, place: "Row \(number) of the batch insert", outcome: "Nothing was inserted.")
+    for (index, name) in required where values[index] == nil {
+      throw ObjectGraphError(
+        .validationMissingMandatoryProperty,
+        "Row \(number) of the batch insert leaves \(entity.name).\(name) without a value, and it is required. Nothing was inserted.")
+    }
+    return values
+  }
+
+  /// A batch update's values, by slot: only the slots it sets (`nil` in one clears it).
+  /// - Throws: what ``values(_:over:place:outcome:)`` throws, and
+  ///   ``ObjectGraphError/Code/validationMissingMandatoryProperty`` for a required attribute it clears.
+  func changes(_ dictionary: [String: Any]) throws -> [Int: StoredValue] {
+    let values = try self.values(
+      dictionary, over: [StoredValue](repeating: nil, count: defaults.count), place: "The batch update",
+      outcome: "Nothing was changed.")
+    var changes: [Int: StoredValue] = [:]
+    for key in dictionary.keys {
+      guard let column = columns[key] else { continue }
+      if values[column.index] == nil && required.contains(where: { $0.index == column.index }) {
+        throw ObjectGraphError(
+          .validationMissingMandatoryProperty,
+          "The batch update would clear \(entity.name).\(key), which is required. Nothing was changed.")
+      }
+      changes[column.index] = values[column.index]
+    }
+    return changes
+  }
+
+  /// `dictionary`'s values over `start`, each checked against its attribute; errors name `place` ("Row 3
+  /// of the batch insert") and end with `outcome`.
   /// - Throws: ``ObjectGraphError/Code/unknownKey`` for a key the entity does not have,
   ///   ``ObjectGraphError/Code/invalidValue`` for a relationship, a transient or a value of the wrong type,
   ///   ``ObjectGraphError/Code/unsupportedFeature`` for an attribute the engine does not store,
-  ///   ``ObjectGraphError/Code/validationMissingMandatoryProperty`` for a required attribute left empty.
-  func row(_ dictionary: [String: Any], number: Int) throws -> [StoredValue] {
-    var values = defaults
+  ///   ``ObjectGraphError/Code/validationValue`` for a value its transformer refuses.
+  private func values(_ dictionary: [String: Any], over start: [StoredValue], place: String, outcome: String) throws
+    -> [StoredValue]
+  {
+    var values = start
     for (key, value) in dictionary {
-      guard let column = columns[key] else { throw refusal(key, number) }
+      guard let column = columns[key] else { throw refusal(key, place) }
       if value is NSNull {
         values[column.index] = nil
         continue
       }
       if column.type == .transformable {
         let stored = column.attribute.transformedSlotValue(value)
-        if case .boxed(let box)? = stored, let refused = box.value as? UntransformableValue {
-          throw ObjectGraphError(
-            .validationValue, "Row \(number) of the batch insert: \(refused.error.message) Nothing was inserted.",
-            underlyingError: refused.error)
+        if let refused = stored.untransformable {
+          throw ObjectGraphError(.validationValue, "\(place): \(refused.error.message) \(outcome)", underlyingError: refused.error)
         }
         values[column.index] = stored
         continue
@@ -59,26 +95,21 @@ struct BatchRowReader {
         }
         throw ObjectGraphError(
           .invalidValue,
-          "Row \(number) of the batch insert gives \(entity.name).\(key) a \(type(of: value)), but the attribute holds \(column.type.swiftTypeName). Nothing was inserted."
+          "\(place) gives \(entity.name).\(key) a \(type(of: value)), but the attribute holds \(column.type.swiftTypeName). \(outcome)"
         )
       }
       values[column.index] = stored
     }
-    for (index, name) in required where values[index] == nil {
-      throw ObjectGraphError(
-        .validationMissingMandatoryProperty,
-        "Row \(number) of the batch insert leaves \(entity.name).\(name) without a value, and it is required. Nothing was inserted.")
-    }
     return values
   }
 
-  /// Why `key` cannot be set by a batch insert.
-  private func refusal(_ key: String, _ number: Int) -> ObjectGraphError {
+  /// Why `key` cannot be set by a batch request.
+  private func refusal(_ key: String, _ place: String) -> ObjectGraphError {
     guard let index = entity.layout.index(of: key) else {
       let names = entity.layout.slots.filter { $0.attribute != nil }.map(\.name).joined(separator: ", ")
       return ObjectGraphError(
         .unknownKey,
-        "Row \(number) of the batch insert names '\(key)', which entity \(entity.name) does not have. Its attributes: \(names).")
+        "\(place) names '\(key)', which entity \(entity.name) does not have. Its attributes: \(names).")
     }
     let slot = entity.layout.slots[index]
     if let reason = slot.attribute?.unsupportedReason {

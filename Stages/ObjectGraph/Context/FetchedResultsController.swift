@@ -38,7 +38,6 @@ public class AnyFetchedResultsController {
   /// the next change or ``performFetch()`` tries again). `nil` when all is well.
   public private(set) var changeTrackingError: (any Error)?
 
-  private(set) var objects: [ManagedObject]?
   private let entityName: String
   private let fetch: () throws -> [ManagedObject]
   private let checkRequest: () throws -> Void
@@ -71,7 +70,6 @@ public class AnyFetchedResultsController {
     defer { isFetching = false }
     let fetched = try managedObjectContext.performAndWait { try fetch() }
     sections = try makeSections(fetched)
-    objects = fetched
     changeTrackingError = nil
     if observer == nil { startObserving() }
   }
@@ -190,7 +188,7 @@ public class AnyFetchedResultsController {
   private func contextDidChange(_ notification: Notification) {
     // A notification the controller's own fetch causes (a refetch refreshing objects) is not a change
     // to follow.
-    guard !isFetching, objects != nil, let oldSections = sections else { return }
+    guard !isFetching, let oldSections = sections else { return }
     let info = notification.userInfo ?? [:]
     let key = ManagedObjectContext.NotificationKey.self
     let sets = [key.insertedObjects, key.updatedObjects, key.deletedObjects, key.refreshedObjects].map {
@@ -203,13 +201,11 @@ public class AnyFetchedResultsController {
     let relevant = invalidatedAll || sets.contains { $0.contains { $0.entity.isKind(of: entity) } }
     guard relevant else { return }
 
-    let newObjects: [ManagedObject]
     let newSections: [FetchedResultsSection]
     do {
       isFetching = true
       defer { isFetching = false }
-      newObjects = try fetch()
-      newSections = try makeSections(newObjects)
+      newSections = try makeSections(try fetch())
     } catch {
       changeTrackingError = error
       return
@@ -217,7 +213,6 @@ public class AnyFetchedResultsController {
     changeTrackingError = nil
     let changed = Set((sets[1].union(sets[3])).map(ObjectIdentifier.init))
     let report = Self.changes(from: oldSections, to: newSections, changed: changed, everything: invalidatedAll)
-    objects = newObjects
     sections = newSections
     guard !report.isEmpty, let delegate else { return }
     delegate.controllerWillChangeContent(self)
@@ -329,7 +324,7 @@ public final class FetchedResultsController<Result: ManagedObject>: AnyFetchedRe
 
   /// The results, in order across the sections; `nil` before ``performFetch()``.
   public var fetchedObjects: [Result]? {
-    objects.map { $0.compactMap { $0 as? Result } }
+    sections.map { $0.flatMap { $0.objects.compactMap { $0 as? Result } } }
   }
 
   /// The object at an index path.

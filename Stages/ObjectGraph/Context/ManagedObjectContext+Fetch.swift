@@ -90,7 +90,7 @@ extension ManagedObjectContext {
     return entity
   }
 
-  private func plan<Result>(for request: FetchRequest<Result>, entity: EntityDescription, unbounded: Bool) -> StoreFetchPlan {
+  func plan<Result>(for request: FetchRequest<Result>, entity: EntityDescription, unbounded: Bool) -> StoreFetchPlan {
     var plan = StoreFetchPlan(
       entity: entity, predicate: request.predicate?.resolvedNode, sortDescriptors: request.sortDescriptors,
       fetchLimit: unbounded ? 0 : request.fetchLimit, fetchOffset: unbounded ? 0 : request.fetchOffset,

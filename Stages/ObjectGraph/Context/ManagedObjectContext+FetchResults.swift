@@ -23,12 +23,8 @@ extension ManagedObjectContext {
       plain.includesPropertyValues = false
       return try fetchObjects(plain, confined).map(\.objectID)
     }
-    var plan = StoreFetchPlan(
-      entity: entity, predicate: request.predicate?.resolvedNode, sortDescriptors: request.sortDescriptors,
-      fetchLimit: request.fetchLimit, fetchOffset: request.fetchOffset, idsOnly: true)
-    plan.includesSubentities = request.includesSubentities
     var ids: [ManagedObjectID] = []
-    try store.fetch(plan) { ids.append($0.id) }
+    try store.fetch(plan(for: request, entity: entity, unbounded: false).with(idsOnly: true)) { ids.append($0.id) }
     return ids
   }
 
@@ -36,10 +32,7 @@ extension ManagedObjectContext {
   func fetchDictionaries<Result>(_ request: FetchRequest<Result>) throws -> [[String: Any]] {
     let entity = try entity(named: request.entityName)
     let store = try readableStore()
-    var rows = StoreFetchPlan(
-      entity: entity, predicate: request.predicate?.resolvedNode, sortDescriptors: request.sortDescriptors,
-      fetchLimit: request.fetchLimit, fetchOffset: request.fetchOffset, idsOnly: false)
-    rows.includesSubentities = request.includesSubentities
+    let rows = plan(for: request, entity: entity, unbounded: false)
     let columns =
       request.propertiesToFetch?.map(\.fetchColumn)
       ?? entity.layout.slots.filter { !$0.isTransient && ($0.attribute != nil || ($0.isRelationship && !$0.isToMany)) }.map {

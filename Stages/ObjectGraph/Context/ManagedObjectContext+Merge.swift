@@ -110,10 +110,27 @@ public struct SavedObjectIDs: Sendable {
 
   /// Reads the IDs from a did-save or did-save-object-IDs notification.
   public init(_ notification: Notification) {
-    let info = notification.userInfo ?? [:]
-    inserted = info[ManagedObjectContext.NotificationKey.insertedObjectIDs.rawValue] as? Set<ManagedObjectID> ?? []
-    updated = info[ManagedObjectContext.NotificationKey.updatedObjectIDs.rawValue] as? Set<ManagedObjectID> ?? []
-    deleted = info[ManagedObjectContext.NotificationKey.deletedObjectIDs.rawValue] as? Set<ManagedObjectID> ?? []
+    self.init(userInfo: notification.userInfo ?? [:])
+  }
+
+  /// Reads the IDs from a did-save notification's user info, or a dictionary of the same shape: sets or
+  /// arrays of IDs (or of objects) under the ID keys and the object keys of
+  /// ``ManagedObjectContext/NotificationKey``.
+  init(userInfo: [AnyHashable: Any]) {
+    typealias Key = ManagedObjectContext.NotificationKey
+    // The IDs when they are there (a did-save notification holds both), else the objects' IDs.
+    func ids(_ idKey: Key, _ objectKey: Key) -> Set<ManagedObjectID> {
+      switch userInfo[idKey.rawValue] ?? userInfo[objectKey.rawValue] {
+      case let set as Set<ManagedObjectID>: set
+      case let array as [ManagedObjectID]: Set(array)
+      case let objects as Set<ManagedObject>: Set(objects.map(\.objectID))
+      case let objects as [ManagedObject]: Set(objects.map(\.objectID))
+      default: []
+      }
+    }
+    inserted = ids(.insertedObjectIDs, .insertedObjects)
+    updated = ids(.updatedObjectIDs, .updatedObjects)
+    deleted = ids(.deletedObjectIDs, .deletedObjects)
   }
 
   /// Makes a set of saved IDs directly.

@@ -21,8 +21,7 @@ extension PersistentStoreCoordinator {
     try serialized {
       var transactions: [StoreHistoryTransaction] = []
       for store in try trackingStores(token) {
-        let bound: StoreHistoryBound = date.map { .date($0) } ?? token.map { .transaction($0.transactionNumber) } ?? .all
-        transactions += try store.history(after: bound)
+        transactions += try store.history(after: Self.bound(token, date))
       }
       return transactions.sorted { ($0.timestamp, $0.number) < ($1.timestamp, $1.number) }
     }
@@ -33,11 +32,15 @@ extension PersistentStoreCoordinator {
     try serialized {
       var count = 0
       for store in try trackingStores(token) {
-        let bound: StoreHistoryBound = date.map { .date($0) } ?? token.map { .transaction($0.transactionNumber) } ?? .all
-        count += try store.deleteHistory(through: bound)
+        count += try store.deleteHistory(through: Self.bound(token, date))
       }
       return count
     }
+  }
+
+  /// Where a history request starts or stops: a date, else a token's transaction, else everything.
+  private static func bound(_ token: PersistentHistoryToken?, _ date: Date?) -> StoreHistoryBound {
+    date.map { .date($0) } ?? token.map { .transaction($0.transactionNumber) } ?? .all
   }
 
   /// The stores a history request reads: the token's, or every one that tracks history.

@@ -138,6 +138,13 @@ struct UntransformableValue: @unchecked Sendable {
   let error: ObjectGraphError
 }
 
+extension SlotValue? {
+  /// The value a transformer refused, when this slot holds one.
+  var untransformable: UntransformableValue? {
+    if case .boxed(let box)? = self { box.value as? UntransformableValue } else { nil }
+  }
+}
+
 extension AttributeDescription {
   /// `value` as this transformable attribute stores it: its transformer's bytes, or the value with the
   /// error when the transformer refuses it (the save reports the error).

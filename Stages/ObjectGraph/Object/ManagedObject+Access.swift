@@ -286,7 +286,7 @@ extension ManagedObject {
   func transformableValue(_ stored: StoredValue, at index: Int) -> Any? {
     switch stored {
     case .data(let data)?: return layout.slots[index].attribute?.reverseTransformed(data) ?? data
-    case .boxed(let box)?: return (box.value as? UntransformableValue)?.value ?? box.value
+    case .boxed(let box)?: return stored.untransformable?.value ?? box.value
     default: return stored?.anyValue
     }
   }

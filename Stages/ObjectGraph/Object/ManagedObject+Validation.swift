@@ -25,7 +25,7 @@ extension ManagedObject {
           }
           continue
         }
-        if case .boxed(let box)? = values[slot.index], let refused = box.value as? UntransformableValue {
+        if let refused = values[slot.index].untransformable {
           errors.append(
             ObjectGraphError(
               .validationValue, "\(entity.name).\(slot.name) (object \(objectID)) cannot be saved. \(refused.error.message)",
