@@ -242,6 +242,27 @@ struct BatchRequestTests {
     }
   }
 
+  @Test("mergeChanges(fromRemoteContextSave:into:) takes objects where no IDs are given, as a did-save's user info holds")
+  func mergeFromObjects() throws {
+    let stack = try populated(.sqlite)
+    let context = stack.context
+    let held = try context.performAndWait {
+      let request = FetchRequest<Note>(entityName: "Note")
+      request.predicate = try FetchPredicate(format: "rating == 2")
+      return try #require(try context.fetch(request).first)
+    }
+    let worker = stack.freshContext()
+    try worker.performAndWait {
+      let update = BatchUpdateRequest(entityName: "Note")
+      update.propertiesToUpdate = ["body": "changed elsewhere"]
+      _ = try worker.execute(update)
+    }
+    #expect(context.performAndWait { held.body } == nil)
+    ManagedObjectContext.mergeChanges(
+      fromRemoteContextSave: [ManagedObjectContext.NotificationKey.updatedObjects.rawValue: Set<ManagedObject>([held])], into: [context])
+    #expect(context.performAndWait { held.body } == "changed elsewhere")
+  }
+
   @Test("A read-only store refuses batch changes, leaving the file as it was")
   func readOnlyStore() throws {
     let stack = try populated(.sqlite)
