@@ -233,12 +233,12 @@ extension ManagedObjectContext {
             let unloaded = group.filter { $0.values[index].isUnloadedToMany }
             let members = try coordinator.relatedIDs(of: unloaded.map(\.objectID), slot: slot, entity: first.entity)
             for object in unloaded {
-              let ids = members[object.objectID] ?? []
-              object.values[index] = .objectIDs(ids)
-              if object.snapshot?.values[index].isUnloadedToMany == true { object.snapshot?.values[index] = .objectIDs(ids) }
+              let ids = slot.toManyValue(members[object.objectID] ?? [])
+              object.values[index] = ids
+              if object.snapshot?.values[index].isUnloadedToMany == true { object.snapshot?.values[index] = ids }
             }
             for object in group {
-              next += (object.values[index].objectIDs ?? []).map { materializeFault($0, confined) }
+              next += (object.values[index].memberList ?? []).map { materializeFault($0, confined) }
             }
           } else {
             next += group.compactMap { $0.values[index].objectID.map { materializeFault($0, confined) } }

@@ -374,15 +374,16 @@ extension ManagedObjectContext {
 
   /// Reads the members of a to-many relationship from the store.
   func loadToMany(_ object: ManagedObject, slot: EntityLayout.Slot) throws {
-    let members: Set<ManagedObjectID>
+    let members: SlotValue
     if object.objectID.isTemporaryID {
-      members = []
+      members = slot.emptyToMany
     } else {
-      members = try parentStore().relatedIDs(of: [object.objectID], slot: slot, entity: object.entity)[object.objectID] ?? []
+      members = slot.toManyValue(
+        try parentStore().relatedIDs(of: [object.objectID], slot: slot, entity: object.entity)[object.objectID] ?? [])
     }
-    object.values[slot.index] = .objectIDs(members)
+    object.values[slot.index] = members
     if object.snapshot != nil, object.snapshot?.values[slot.index].isUnloadedToMany == true {
-      object.snapshot?.values[slot.index] = .objectIDs(members)
+      object.snapshot?.values[slot.index] = members
     }
   }
 

@@ -164,15 +164,15 @@ extension ManagedObjectContext: ObjectStore {
   }
 
   func relatedIDs(of ids: [ManagedObjectID], slot: EntityLayout.Slot, entity: EntityDescription) throws
-    -> [ManagedObjectID: Set<ManagedObjectID>]
+    -> [ManagedObjectID: [ManagedObjectID]]
   {
     try performAndWait {
-      var result: [ManagedObjectID: Set<ManagedObjectID>] = [:]
+      var result: [ManagedObjectID: [ManagedObjectID]] = [:]
       var unknown: [ManagedObjectID] = []
       for id in ids {
         if let object = confined.registered(resolve(id)), !object.state.isDeleted {
           if object.state.needsLoad { try fulfill(object) }
-          result[id] = object.relatedIDs(slot)
+          result[id] = object.relatedIDList(slot)
         } else {
           unknown.append(id)
         }
@@ -253,7 +253,7 @@ extension ManagedObjectContext: ObjectStore {
   private func resolveIDs(_ value: StoredValue) -> StoredValue {
     guard !confined.aliases.isEmpty else { return value }
     if let id = value.objectID { return .objectID(resolve(id)) }
-    if let ids = value.objectIDs { return .objectIDs(Set(ids.map(resolve))) }
+    if let members = value, members.isLoadedToMany { return members.mappingMembers(resolve) }
     return value
   }
 

@@ -130,8 +130,9 @@ extension ManagedObjectContext {
       // The object's own array, shared (not copied) unless a to-many slot still needs its member set
       // written out: a copy per object, and freeing it after, was a large part of a big child save.
       var values = object.values
-      for index in object.layout.toManyIndexes where values[index]?.objectIDs == nil {
-        values[index] = .objectIDs(object.relatedIDs(object.layout.slots[index]))
+      for index in object.layout.toManyIndexes where values[index]?.isLoadedToMany != true {
+        let slot = object.layout.slots[index]
+        values[index] = slot.toManyValue(object.relatedIDList(slot))
       }
       request.inserts.append(.init(temporaryID: object.objectID, entity: object.entity, values: values))
     }
@@ -312,7 +313,7 @@ extension ManagedObjectContext {
   private static func namesTemporaryID(_ object: ManagedObject) -> Bool {
     object.layout.relationshipIndexes.contains { index in
       if let id = object.values[index].objectID { return id.isTemporaryID }
-      return object.values[index].objectIDs?.contains(where: \.isTemporaryID) ?? false
+      return object.values[index]?.containsMember(where: \.isTemporaryID) ?? false
     }
   }
 
@@ -321,8 +322,8 @@ extension ManagedObjectContext {
     for index in object.layout.relationshipIndexes {
       if let id = object.values[index].objectID, let permanent = map[id] {
         object.values[index] = .objectID(permanent)
-      } else if let ids = object.values[index].objectIDs, ids.contains(where: { map[$0] != nil }) {
-        object.values[index] = .objectIDs(Set(ids.map { map[$0] ?? $0 }))
+      } else if let members = object.values[index], members.containsMember(where: { map[$0] != nil }) {
+        object.values[index] = members.mappingMembers { map[$0] ?? $0 }
       }
     }
   }

@@ -20,7 +20,7 @@ protocol ObjectStore: AnyObject, Sendable {
   func fetchDictionaries(_ plan: StoreDictionaryPlan) throws -> [StoreDictionaryRow]
   func snapshots(for ids: [ManagedObjectID]) throws -> [ManagedObjectID: RowSnapshot]
   func relatedIDs(of ids: [ManagedObjectID], slot: EntityLayout.Slot, entity: EntityDescription) throws
-    -> [ManagedObjectID: Set<ManagedObjectID>]
+    -> [ManagedObjectID: [ManagedObjectID]]
   /// Permanent IDs for objects known by temporary IDs, in the same order: the ID a store already gave an
   /// object (a parent context that has saved it), or a newly reserved one.
   func obtainPermanentIDs(for objects: [(id: ManagedObjectID, entity: EntityDescription)]) throws -> [ManagedObjectID]

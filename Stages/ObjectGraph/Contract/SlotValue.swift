@@ -4,7 +4,7 @@ import Foundation
 typealias StoredValue = SlotValue?
 
 /// What a slot holds: an attribute's value in its own Swift type, a to-one's destination ID, a to-many's
-/// member IDs, or the marker of a to-many not read from the store yet.
+/// member IDs (in order, for an ordered to-many), or the marker of a to-many not read from the store yet.
 ///
 /// A closed enum rather than `any Sendable`: the common types sit inline (24 bytes a slot, against 40 for
 /// an existential), and copying or reading one is a switch, not a call through the value's type
@@ -25,6 +25,8 @@ enum SlotValue: Sendable {
   case objectID(ManagedObjectID)
   /// A to-many relationship's members.
   case objectIDs(Set<ManagedObjectID>)
+  /// An ordered to-many relationship's members, in their order, each once.
+  case orderedObjectIDs(OrderedMemberIDs)
   /// A to-many relationship whose members have not been read from the store yet.
   case unloadedToMany
   /// Any other value (UUID, URL, Decimal, or the value of an attribute type the engine does not store).
@@ -50,13 +52,14 @@ enum SlotValue: Sendable {
     case let data as Data: self = .data(data)
     case let id as ManagedObjectID: self = .objectID(id)
     case let ids as Set<ManagedObjectID>: self = .objectIDs(ids)
+    case let ids as [ManagedObjectID]: self = .orderedObjectIDs(OrderedMemberIDs(ids))
     case let slot as SlotValue: self = slot
     default: self = .boxed(Boxed(value))
     }
   }
 
   /// The value as the Swift type it stands for (`String`, `Int64`, `Date`, a `ManagedObjectID`, a
-  /// `Set<ManagedObjectID>`, …); `nil` for an unloaded to-many.
+  /// `Set<ManagedObjectID>`, an ordered to-many's `[ManagedObjectID]`, …); `nil` for an unloaded to-many.
   var swiftValue: (any Sendable)? {
     switch self {
     case .string(let value): value
@@ -70,6 +73,7 @@ enum SlotValue: Sendable {
     case .data(let value): value
     case .objectID(let value): value
     case .objectIDs(let value): value
+    case .orderedObjectIDs(let value): value.list
     case .unloadedToMany: nil
     case .boxed(let box): box.value
     }
@@ -90,6 +94,7 @@ enum SlotValue: Sendable {
     case .data(let value): value
     case .objectID(let value): value
     case .objectIDs(let value): value
+    case .orderedObjectIDs(let value): value.list
     case .unloadedToMany: nil
     case .boxed(let box): box.value
     }
@@ -100,13 +105,73 @@ enum SlotValue: Sendable {
     if case .objectID(let id) = self { id } else { nil }
   }
 
-  /// The members of a loaded to-many slot.
+  /// The members of a loaded to-many slot (ordered or not), as a set.
   var objectIDs: Set<ManagedObjectID>? {
-    if case .objectIDs(let ids) = self { ids } else { nil }
+    switch self {
+    case .objectIDs(let ids): ids
+    case .orderedObjectIDs(let ids): ids.set
+    default: nil
+    }
+  }
+
+  /// The members of a loaded to-many slot as a list: in order for an ordered to-many.
+  var memberList: [ManagedObjectID]? {
+    switch self {
+    case .objectIDs(let ids): Array(ids)
+    case .orderedObjectIDs(let ids): ids.list
+    default: nil
+    }
+  }
+
+  /// How many members a loaded to-many slot has (0 for any other value).
+  var memberCount: Int {
+    switch self {
+    case .objectIDs(let ids): ids.count
+    case .orderedObjectIDs(let ids): ids.count
+    default: 0
+    }
+  }
+
+  /// Whether some member of a loaded to-many slot satisfies `predicate` (no copy of the members made).
+  func containsMember(where predicate: (ManagedObjectID) -> Bool) -> Bool {
+    switch self {
+    case .objectIDs(let ids): ids.contains(where: predicate)
+    case .orderedObjectIDs(let ids): ids.list.contains(where: predicate)
+    default: false
+    }
+  }
+
+  /// A loaded to-many slot's value with every member ID replaced by `transform`'s, keeping its kind (and
+  /// order); any other value as it is.
+  func mappingMembers(_ transform: (ManagedObjectID) -> ManagedObjectID) -> SlotValue {
+    switch self {
+    case .objectIDs(let ids): .objectIDs(Set(ids.map(transform)))
+    case .orderedObjectIDs(let ids): .orderedObjectIDs(OrderedMemberIDs(ids.list.map(transform)))
+    default: self
+    }
+  }
+
+  /// A to-many slot's value with no members, ordered or not.
+  static func emptyToMany(ordered: Bool) -> SlotValue {
+    ordered ? .orderedObjectIDs(OrderedMemberIDs([])) : .objectIDs([])
+  }
+
+  /// The value of a to-many slot holding `members`: an ordered list (first occurrences kept) when the
+  /// relationship is ordered, a set otherwise.
+  static func toMany(_ members: some Sequence<ManagedObjectID>, ordered: Bool) -> SlotValue {
+    ordered ? .orderedObjectIDs(OrderedMemberIDs(members)) : .objectIDs(Set(members))
   }
 
   var isUnloadedToMany: Bool {
     if case .unloadedToMany = self { true } else { false }
+  }
+
+  /// Whether the value is a to-many's members, read or set (ordered or not).
+  var isLoadedToMany: Bool {
+    switch self {
+    case .objectIDs, .orderedObjectIDs: true
+    default: false
+    }
   }
 
   /// The boxed value, when it is one of type `T`.
@@ -120,5 +185,15 @@ extension Optional where Wrapped == SlotValue {
   var objectID: ManagedObjectID? { self?.objectID }
   /// The members of a loaded to-many slot.
   var objectIDs: Set<ManagedObjectID>? { self?.objectIDs }
+  /// The members of a loaded to-many slot as a list, in order for an ordered to-many.
+  var memberList: [ManagedObjectID]? { self?.memberList }
   var isUnloadedToMany: Bool { self?.isUnloadedToMany ?? false }
+}
+
+extension EntityLayout.Slot {
+  /// An empty to-many value of this slot's kind (ordered or not).
+  var emptyToMany: SlotValue { .emptyToMany(ordered: isOrdered) }
+
+  /// The to-many value holding `members`, in their order when the slot is ordered.
+  func toManyValue(_ members: some Sequence<ManagedObjectID>) -> SlotValue { .toMany(members, ordered: isOrdered) }
 }

@@ -20,6 +20,7 @@ enum StoredValueComparison {
       case (.data(let a), .data(let b)): return a == b
       case (.objectID(let a), .objectID(let b)): return a == b
       case (.objectIDs(let a), .objectIDs(let b)): return a == b
+      case (.orderedObjectIDs(let a), .orderedObjectIDs(let b)): return a == b
       case (.boxed(let a), .boxed(let b)):
         guard let lh = a.value as? AnyHashable, let rh = b.value as? AnyHashable else { return false }
         return lh == rh

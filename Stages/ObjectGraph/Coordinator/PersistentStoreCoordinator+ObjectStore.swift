@@ -113,10 +113,10 @@ extension PersistentStoreCoordinator: ObjectStore {
   }
 
   func relatedIDs(of ids: [ManagedObjectID], slot: EntityLayout.Slot, entity: EntityDescription) throws
-    -> [ManagedObjectID: Set<ManagedObjectID>]
+    -> [ManagedObjectID: [ManagedObjectID]]
   {
     try serialized {
-      var result: [ManagedObjectID: Set<ManagedObjectID>] = [:]
+      var result: [ManagedObjectID: [ManagedObjectID]] = [:]
       var byStore: [String: [ManagedObjectID]] = [:]
       for id in ids {
         if id.isTemporaryID { result[id] = [] } else { byStore[id.storeIdentifier ?? "", default: []].append(id) }

@@ -23,6 +23,8 @@ final class EntityLayout: Sendable {
     let attribute: AttributeDescription?
     let relationship: RelationshipDescription?
     let isToMany: Bool
+    /// Whether the slot is an ordered to-many: its members are a list (``SlotValue/orderedObjectIDs(_:)``).
+    let isOrdered: Bool
     let isRelationship: Bool
     /// Whether the slot's value is written to the store.
     let isPersistent: Bool
@@ -41,6 +43,7 @@ final class EntityLayout: Sendable {
       self.attribute = attribute
       self.relationship = relationship
       if case .toMany = kind { isToMany = true } else { isToMany = false }
+      isOrdered = isToMany && (relationship?.isOrdered ?? false)
       isRelationship = relationship != nil
       unsupportedReason = attribute?.unsupportedReason
       isPersistent = !isTransient && (attribute.map { $0.isSupportedAtRunTime } ?? true)
@@ -79,6 +82,8 @@ final class EntityLayout: Sendable {
   /// The indexes of the relationship slots and of the to-many ones (most entities have few or none).
   let relationshipIndexes: [Int]
   let toManyIndexes: [Int]
+  /// The ordered to-many slots that are stored: a save writes their members' positions.
+  let orderedIndexes: [Int]
 
   init(entity: EntityDescription) {
     name = entity.name
@@ -122,12 +127,13 @@ final class EntityLayout: Sendable {
     nameLengths = names.map(\.utf8.count)
     self.defaults = defaults
     initialValues = slots.map { slot -> StoredValue in
-      if slot.isToMany { return .objectIDs([]) }
+      if slot.isToMany { return .emptyToMany(ordered: slot.isOrdered) }
       guard case .attribute(let type) = slot.kind, let value = defaults[slot.index] else { return nil }
       return ManagedObject.coerce(value, to: type) ?? SlotValue(value)
     }
     relationshipIndexes = slots.filter(\.isRelationship).map(\.index)
     toManyIndexes = slots.filter(\.isToMany).map(\.index)
+    orderedIndexes = slots.filter { $0.isOrdered && $0.isPersistent }.map(\.index)
     hasJoinTables = slots.contains { slot in
       guard let relationship = slot.relationship, slot.isToMany else { return false }
       return relationship.inverseRelationship?.isToMany ?? true

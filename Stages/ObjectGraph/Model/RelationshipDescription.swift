@@ -88,8 +88,9 @@ public final class RelationshipDescription: Sendable, CustomStringConvertible {
     get { state.read(\.isOptional) }
     set { state.write(\.isOptional, newValue, what: "relationship \(name)") }
   }
-  /// Whether Xcode marked the to-many as ordered. The engine keeps the members as a set (ordering is
-  /// described, not stored): sort them with a sort descriptor when order matters.
+  /// Whether the to-many keeps its members in an order of their own (Core Data's ordered relationship):
+  /// `value(forKey:)` returns an `NSOrderedSet`, ``ManagedObject/mutableOrderedSetValue(forKey:)`` changes
+  /// it in place, and the store keeps each member's position in an ordering column (`Z_FOK_…`).
   public var isOrdered: Bool {
     get { state.read(\.isOrdered) }
     set { state.write(\.isOrdered, newValue, what: "relationship \(name)") }

@@ -9,6 +9,7 @@ import Foundation
 ///   @Managed var pinned: Bool          // non-optional: the attribute must have a default or be set
 ///   @Managed var notebook: Notebook?   // to-one relationship "notebook"
 ///   @Managed var tags: Set<Tag>        // to-many relationship "tags"
+///   @Managed var steps: [Step]         // ordered to-many "steps" (or NSOrderedSet, as Xcode declares it)
 /// }
 /// ```
 ///
@@ -52,6 +53,8 @@ public struct Managed<Value> {
       if let set = raw as? Set<ManagedObject>, let empty = ManagedKeyNames.emptyCollection(Value.self), set.isEmpty {
         return empty
       }
+      // An ordered to-many read as a typed array (`[Step]`).
+      if let ordered = raw as? NSOrderedSet, let array = ordered.array as? Value { return array }
       preconditionFailure(
         "ObjectGraph: \(object.entity.name).\(key) holds \(raw.map { "\(type(of: $0))" } ?? "nil"), which the property's type \(Value.self) cannot hold. Make the property optional, give the attribute a default value, or declare the model's type."
       )

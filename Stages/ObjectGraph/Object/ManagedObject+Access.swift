@@ -4,7 +4,8 @@ extension ManagedObject {
   // MARK: - Key-value access
 
   /// The value of a property: an attribute's value (`String`, `Int64`, `Date`, …), a to-one's object
-  /// (`ManagedObject?`), or a to-many's objects (`Set<ManagedObject>`).
+  /// (`ManagedObject?`), or a to-many's objects (`Set<ManagedObject>`, or an `NSOrderedSet` of them in
+  /// their order for an ordered to-many, as in Core Data).
   ///
   /// Touching a fault loads it. Asking for a key the entity does not have stops the program with a
   /// message listing the entity's keys (a programmer error, as in Core Data).
@@ -23,7 +24,9 @@ extension ManagedObject {
       guard let id = values[index].objectID, let context = managedObjectContext else { return nil }
       return context.object(with: id)
     case .toMany:
-      return Set(relatedIDs(layout.slots[index]).compactMap { id in managedObjectContext?.object(with: id) })
+      let slot = layout.slots[index]
+      if slot.isOrdered { return NSOrderedSet(array: relatedObjectList(slot)) }
+      return Set(relatedIDs(slot).compactMap { id in managedObjectContext?.object(with: id) })
     }
   }
 
@@ -32,7 +35,8 @@ extension ManagedObject {
   /// - Attributes take a value of the attribute type's Swift type (any integer type for integer
   ///   attributes, `Double` or `Float` for floating-point ones) or `nil`.
   /// - A to-one takes a `ManagedObject?` of the destination entity, in the same context.
-  /// - A to-many takes a `Set` (or array) of such objects.
+  /// - A to-many takes a `Set` (or array) of such objects; an ordered to-many takes them in order, as an
+  ///   array or an `NSOrderedSet` (a `Set` has no order to keep, so it stops the program).
   ///
   /// A value of the wrong type, or an object from another context, stops the program with a message.
   public func setValue(_ value: Any?, forKey key: String) {
@@ -51,15 +55,23 @@ extension ManagedObject {
     case .toOne:
       setToOne(value.flatMap { Self.object($0, key: key, entity: layout.name) }, slot: slot)
     case .toMany:
-      let objects = Self.objects(value, key: key, entity: layout.name)
+      let objects = Self.objects(value, key: key, entity: layout.name, ordered: slot.isOrdered)
       let current = relatedIDs(slot)
       let target = Set(objects.map(\.objectID))
       guard let context = managedObjectContext else {
-        values[slot.index] = .objectIDs(target)
+        values[slot.index] = slot.toManyValue(objects.map(\.objectID))
         return
       }
       for id in current.subtracting(target) { removeFromToMany(context.object(with: id), slot: slot) }
       for object in objects where !current.contains(object.objectID) { addToToMany(object, slot: slot) }
+      // New members were appended: put every member where the caller placed it.
+      if slot.isOrdered {
+        let ordered = slot.toManyValue(objects.map(\.objectID))
+        if !StoredValueComparison.isEqual(values[slot.index], ordered) {
+          values[slot.index] = ordered
+          context.didChange(self, slot: slot.index)
+        }
+      }
     }
   }
 
@@ -69,7 +81,7 @@ extension ManagedObject {
     var result: [String: Any] = [:]
     if state.isInserted {
       for slot in layout.slots where values[slot.index] != nil {
-        if slot.isToMany, values[slot.index].objectIDs?.isEmpty ?? true { continue }
+        if slot.isToMany, values[slot.index]?.memberCount ?? 0 == 0 { continue }
         result[slot.name] = value(forKey: slot.name) as Any
       }
       return result
@@ -96,6 +108,8 @@ extension ManagedObject {
           layout.transformableIndexes.contains(slot.index) ? transformableValue(stored, at: slot.index) : stored?.anyValue as Any
       case .toOne:
         result[slot.name] = stored.objectID.flatMap { managedObjectContext?.object(with: $0) } as Any
+      case .toMany where slot.isOrdered:
+        result[slot.name] = NSOrderedSet(array: (stored.memberList ?? []).compactMap { managedObjectContext?.object(with: $0) })
       case .toMany:
         let ids = stored.objectIDs ?? []
         result[slot.name] = Set(ids.compactMap { managedObjectContext?.object(with: $0) })
@@ -158,7 +172,7 @@ extension ManagedObject {
 
   /// Marks an object whose row is gone as deleted and empty.
   func becomeInaccessible() {
-    values = layout.slots.map { $0.isToMany ? .objectIDs([]) : nil }
+    values = layout.slots.map { $0.isToMany ? $0.emptyToMany : nil }
     snapshot = RowSnapshot(version: 0, values: values)
     batch = nil
     state.needsLoad = false
@@ -167,28 +181,68 @@ extension ManagedObject {
     state.isDeleted = true
   }
 
-  /// The member IDs of a to-many slot, read from the store on first access. If they cannot be read (the
-  /// row is gone, the store was removed), the relationship reads as empty.
-  func relatedIDs(_ slot: EntityLayout.Slot) -> Set<ManagedObjectID> {
-    if values[slot.index].isUnloadedToMany, let context = managedObjectContext {
-      do {
-        try context.loadToMany(self, slot: slot)
-      } catch {
-        values[slot.index] = .objectIDs([])
-      }
+  /// Reads a to-many slot's members from the store on first access. If they cannot be read (the row is
+  /// gone, the store was removed), the relationship reads as empty.
+  private func loadToManyIfNeeded(_ slot: EntityLayout.Slot) {
+    guard values[slot.index].isUnloadedToMany, let context = managedObjectContext else { return }
+    do {
+      try context.loadToMany(self, slot: slot)
+    } catch {
+      values[slot.index] = slot.emptyToMany
     }
+  }
+
+  /// The member IDs of a to-many slot (see `loadToManyIfNeeded`).
+  func relatedIDs(_ slot: EntityLayout.Slot) -> Set<ManagedObjectID> {
+    loadToManyIfNeeded(slot)
     return values[slot.index].objectIDs ?? []
   }
 
-  /// Changes a to-many slot's member set in place and says whether it changed.
+  /// The same as a list: in order for an ordered to-many.
+  func relatedIDList(_ slot: EntityLayout.Slot) -> [ManagedObjectID] {
+    loadToManyIfNeeded(slot)
+    return values[slot.index].memberList ?? []
+  }
+
+  /// The members of a to-many slot as objects of this object's context, in order for an ordered to-many.
+  func relatedObjectList(_ slot: EntityLayout.Slot) -> [ManagedObject] {
+    guard let context = managedObjectContext else { return [] }
+    return relatedIDList(slot).map { context.object(with: $0) }
+  }
+
+  private enum MemberEdit {
+    case insert(ManagedObjectID)
+    case remove(ManagedObjectID)
+  }
+
+  /// Adds a member to a to-many slot (at the end of an ordered one) or removes one, in place, and says
+  /// whether the slot changed.
   ///
-  /// The set is taken out of the value array while it is edited, so its storage is uniquely referenced
-  /// and the edit does not copy it: adding N members one by one stays linear, not quadratic.
-  private func editToMany(_ slot: EntityLayout.Slot, _ edit: (inout Set<ManagedObjectID>) -> Bool) -> Bool {
-    var ids = relatedIDs(slot)
+  /// The members are taken out of the value array while they are edited, so their storage is uniquely
+  /// referenced and the edit does not copy it: adding N members one by one stays linear, not quadratic.
+  /// (Removing a member from an ordered to-many is linear in its size, as removing from a list is.)
+  private func editToMany(_ slot: EntityLayout.Slot, _ edit: MemberEdit) -> Bool {
+    loadToManyIfNeeded(slot)
+    var value = values[slot.index]
     values[slot.index] = nil
-    let changed = edit(&ids)
-    values[slot.index] = .objectIDs(ids)
+    if case .orderedObjectIDs(var ids)? = value {
+      value = nil
+      let changed =
+        switch edit {
+        case .insert(let id): ids.append(id)
+        case .remove(let id): ids.remove(id)
+        }
+      values[slot.index] = .orderedObjectIDs(ids)
+      return changed
+    }
+    var ids = value.objectIDs ?? []
+    value = nil
+    let changed =
+      switch edit {
+      case .insert(let id): ids.insert(id).inserted
+      case .remove(let id): ids.remove(id) != nil
+      }
+    values[slot.index] = slot.toManyValue(ids)
     return changed
   }
 
@@ -208,13 +262,13 @@ extension ManagedObject {
 
   private func addToToMany(_ object: ManagedObject, slot: EntityLayout.Slot) {
     checkSameContext(object, key: slot.name)
-    guard editToMany(slot, { $0.insert(object.objectID).inserted }) else { return }
+    guard editToMany(slot, .insert(object.objectID)) else { return }
     managedObjectContext?.didChange(self, slot: slot.index)
     if let inverse = slot.relationship?.inverseRelationship { object.primitiveAdd(self, inverse: inverse) }
   }
 
   private func removeFromToMany(_ object: ManagedObject, slot: EntityLayout.Slot) {
-    guard editToMany(slot, { $0.remove(object.objectID) != nil }) else { return }
+    guard editToMany(slot, .remove(object.objectID)) else { return }
     managedObjectContext?.didChange(self, slot: slot.index)
     if let inverse = slot.relationship?.inverseRelationship { object.primitiveRemove(self, inverse: inverse) }
   }
@@ -225,7 +279,7 @@ extension ManagedObject {
     fireFault(key: inverse.name)
     let slot = layout.slots[index]
     if slot.isToMany {
-      guard editToMany(slot, { $0.insert(object.objectID).inserted }) else { return }
+      guard editToMany(slot, .insert(object.objectID)) else { return }
     } else {
       // A to-one inverse: this object leaves its previous partner.
       if let previous = values[index].objectID, previous != object.objectID,
@@ -245,7 +299,7 @@ extension ManagedObject {
     fireFault(key: inverse.name)
     let slot = layout.slots[index]
     if slot.isToMany {
-      guard editToMany(slot, { $0.remove(object.objectID) != nil }) else { return }
+      guard editToMany(slot, .remove(object.objectID)) else { return }
     } else {
       guard values[index].objectID == object.objectID else { return }
       values[index] = nil
@@ -342,10 +396,19 @@ extension ManagedObject {
     return object
   }
 
-  private static func objects(_ value: Any?, key: String, entity: String) -> [ManagedObject] {
+  private static func objects(_ value: Any?, key: String, entity: String, ordered: Bool) -> [ManagedObject] {
     guard let value else { return [] }
-    if let set = value as? Set<ManagedObject> { return Array(set) }
+    if case Optional<Any>.none = value { return [] }
     if let array = value as? [ManagedObject] { return array }
+    if let set = value as? Set<ManagedObject> {
+      guard !ordered || set.count < 2 else {
+        preconditionFailure(
+          "ObjectGraph: \(entity).\(key) is an ordered to-many relationship and takes its objects in order (an array or an NSOrderedSet); it was given a Set, which has no order."
+        )
+      }
+      return Array(set)
+    }
+    if let orderedSet = value as? NSOrderedSet { return objects(orderedSet.array, key: key, entity: entity, ordered: ordered) }
     if let sequence = value as? any Sequence {
       var result: [ManagedObject] = []
       for element in sequence {

@@ -75,7 +75,7 @@ extension ManagedObject: PredicateEvaluable {
     case .date(let v): return .date(v)
     case .data(let v): return .data(v)
     case .objectID(let v): return .objectID(v)
-    case .objectIDs, .unloadedToMany: return .null
+    case .objectIDs, .orderedObjectIDs, .unloadedToMany: return .null
     case .boxed(let box):
       switch box.value {
       case let v as UUID: return .uuid(v)

@@ -210,7 +210,7 @@ struct BatchDeletion {
           clear =
             "UPDATE \(destinationMapping.table) SET \(inverseColumn) = NULL\(entityPart), Z_OPT = Z_OPT + 1 WHERE \(inverseColumn) IN %@"
         }
-      case .foreignKeyOnDestination(let column):
+      case .foreignKeyOnDestination(let column, let orderColumn):
         related = "SELECT d.Z_PK, d.Z_ENT FROM \(destinationMapping.table) d WHERE d.\(column) IN %@"
         let entityColumn: String? =
           relationship.inverseRelationship.flatMap { inverse in
@@ -219,7 +219,7 @@ struct BatchDeletion {
             else { return nil }
             return entityColumn
           }
-        let entityPart = entityColumn.map { ", \($0) = NULL" } ?? ""
+        let entityPart = (entityColumn.map { ", \($0) = NULL" } ?? "") + (orderColumn.map { ", \($0) = NULL" } ?? "")
         clear = "UPDATE \(destinationMapping.table) SET \(column) = NULL\(entityPart), Z_OPT = Z_OPT + 1 WHERE \(column) IN %@"
       case .joinTable(let join, _) where !join.name.isEmpty:
         related =

@@ -98,45 +98,49 @@ extension PersistentStore {
     return result
   }
 
-  /// The members of a to-many relationship of each object, read in one query.
+  /// The members of a to-many relationship of each object, read in one query; an ordered to-many's in
+  /// their order (by the ordering column, then by primary key for rows without a position).
   func relatedIDs(of ids: [ManagedObjectID], slot: EntityLayout.Slot, entity: EntityDescription) throws
-    -> [ManagedObjectID: Set<ManagedObjectID>]
+    -> [ManagedObjectID: [ManagedObjectID]]
   {
     try read { db in try relatedIDs(of: ids, slot: slot, entity: entity, db: db) }
   }
 
   /// The same, on a connection already in use (a save resolving a conflict reads inside its transaction).
   func relatedIDs(of ids: [ManagedObjectID], slot: EntityLayout.Slot, entity: EntityDescription, db: Database) throws
-    -> [ManagedObjectID: Set<ManagedObjectID>]
+    -> [ManagedObjectID: [ManagedObjectID]]
   {
     guard let mapping = schema.byIdentity[ObjectIdentifier(entity)], let destination = slot.relationship?.destinationEntity,
       let destinationMapping = schema.byIdentity[ObjectIdentifier(destination)]
     else { return [:] }
     let sql: String
+    let order: String
     switch mapping.storage[slot.index] {
-    case .foreignKeyOnDestination(let column):
+    case .foreignKeyOnDestination(let column, let orderColumn):
       sql = "SELECT d.\(column), d.Z_PK, d.Z_ENT FROM \(destinationMapping.table) d WHERE d.\(column) IN "
+      order = orderColumn.map { " ORDER BY d.\($0), d.Z_PK" } ?? ""
     case .joinTable(let join, _):
       sql =
         "SELECT j.\(join.sourceColumn), d.Z_PK, d.Z_ENT FROM \(join.name) j JOIN \(destinationMapping.table) d ON d.Z_PK = j.\(join.destinationColumn) WHERE j.\(join.sourceColumn) IN "
+      order = join.destinationOrderColumn.map { " ORDER BY j.\($0), d.Z_PK" } ?? ""
     default:
       return [:]
     }
     var byKey: [Int64: ManagedObjectID] = [:]
     for id in ids { if let pk = id.primaryKey { byKey[pk] = id } }
-    var result: [ManagedObjectID: Set<ManagedObjectID>] = [:]
+    var result: [ManagedObjectID: [ManagedObjectID]] = [:]
     for id in ids { result[id] = [] }
     let keys = Array(byKey.keys)
     for chunk in stride(from: 0, to: keys.count, by: 500) {
       let slice = Array(keys[chunk..<min(chunk + 500, keys.count)])
       let placeholders = Array(repeating: "?", count: slice.count).joined(separator: ", ")
-      let cursor = try Row.fetchCursor(db, sql: sql + "(\(placeholders))", arguments: StatementArguments(slice))
+      let cursor = try Row.fetchCursor(db, sql: sql + "(\(placeholders))" + order, arguments: StatementArguments(slice))
       while let row = try cursor.next() {
         let owner: Int64 = row[0]
         let pk: Int64 = row[1]
         let number: Int64 = row[2]
         guard let ownerID = byKey[owner], let member = objectID(pk: pk, entityNumber: number) else { continue }
-        result[ownerID, default: []].insert(member)
+        result[ownerID, default: []].append(member)
       }
     }
     return result

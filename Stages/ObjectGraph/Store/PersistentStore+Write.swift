@@ -47,6 +47,8 @@ final class SaveTransaction {
   var skippedInserts: Set<Int> = []
   /// Temporary ID -> the permanent ID this save gave it, made the first time a relationship needs it.
   private var replaced: [ManagedObjectID: ManagedObjectID]?
+  /// Ordered to-many slots whose members' positions this save writes, once every row is in place.
+  private var orders: [(id: ManagedObjectID, entity: EntityDescription, slot: Int, members: [ManagedObjectID])] = []
 
   init(store: PersistentStore, request: StoreSaveRequest, db: Database) {
     self.store = store
@@ -64,6 +66,7 @@ final class SaveTransaction {
     for update in request.updates { try write(update) }
     try writeInserts()
     if let merges { try writeUpserts(merges) }
+    try writeOrders()
     try refuseUnresolvedConflicts()
     if store.options.persistentHistoryTracking {
       try store.recordHistory(historyEntries(), author: request.author, contextName: request.contextName, db: db)
@@ -152,6 +155,13 @@ final class SaveTransaction {
           try writeJoins(for: result.insertedIDs[index], entity: entity, mapping: mapping, added: inserts[index].values, removed: nil)
         }
       }
+      for slot in entity.layout.orderedIndexes {
+        for position in groupStart..<groupEnd {
+          let index = order[position]
+          guard let members = inserts[index].values[slot].memberList, !members.isEmpty else { continue }
+          orders.append((result.insertedIDs[index], entity, slot, members))
+        }
+      }
       groupStart = groupEnd
     }
   }
@@ -174,6 +184,36 @@ final class SaveTransaction {
       return groupA != groupB ? groupA < groupB : a < b
     }
     return order
+  }
+
+  // MARK: - Ordered to-many relationships
+
+  /// Step 3b: the positions of the members of each ordered to-many this save wrote, 1024, 2048, … in
+  /// order, in the ordering column (`Z_FOK_…`) of the destination's row or of the join-table row. Every
+  /// member is written again: a reorder or an insertion in the middle rewrites the list, as the positions
+  /// carry no gaps to fill. A member's row that another owner holds by now (it moved) is left alone.
+  private func writeOrders() throws {
+    for order in orders {
+      let mapping = try store.schema.mapping(for: order.entity)
+      let slot = order.entity.layout.slots[order.slot]
+      let pk = try key(order.id)
+      let sql: String
+      switch mapping.storage[order.slot] {
+      case .foreignKeyOnDestination(let column, let orderColumn?):
+        guard let destination = slot.relationship?.destinationEntity else { continue }
+        let table = try store.schema.mapping(for: destination).table
+        sql = "UPDATE \(table) SET \(orderColumn) = ? WHERE Z_PK = ? AND \(column) = ?"
+      case .joinTable(let join, _) where !join.name.isEmpty:
+        guard let orderColumn = join.destinationOrderColumn else { continue }
+        sql = "UPDATE \(join.name) SET \(orderColumn) = ? WHERE \(join.destinationColumn) = ? AND \(join.sourceColumn) = ?"
+      default:
+        continue
+      }
+      let statement = try db.cachedStatement(sql: sql)
+      for (position, member) in order.members.enumerated() {
+        try statement.execute(arguments: [Int64(position + 1) * 1024, try key(member), pk])
+      }
+    }
   }
 
   // MARK: - Updates
@@ -219,6 +259,9 @@ final class SaveTransaction {
       let before = (update.original[slot.index] ?? nil).objectIDs ?? []
       added[slot.index] = .objectIDs(now.subtracting(before))
       removed[slot.index] = .objectIDs(before.subtracting(now))
+      if slot.isOrdered, slot.isPersistent, let members = update.allValues[slot.index].memberList {
+        orders.append((update.id, update.entity, slot.index, members))
+      }
     }
     try writeJoins(for: update.id, entity: update.entity, mapping: mapping, added: added, removed: removed)
   }
@@ -244,7 +287,7 @@ final class SaveTransaction {
       // To-many members are not in the row: read the ones this object changed, to compare.
       for index in changed.keys where stored.values[index].isUnloadedToMany {
         let slot = update.entity.layout.slots[index]
-        stored.values[index] = .objectIDs(
+        stored.values[index] = slot.toManyValue(
           try store.relatedIDs(of: [update.id], slot: slot, entity: update.entity, db: db)[update.id] ?? [])
       }
       if request.mergePolicy == .rollback {

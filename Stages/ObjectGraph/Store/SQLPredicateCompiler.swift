@@ -208,7 +208,7 @@ struct SQLPredicateCompiler {
         " AND \(subAlias).Z_ENT IN (\(destinationMapping.numbersIncludingSubentities.map(String.init).joined(separator: ", ")))"
     }
     switch ownerMapping.storage[slot.index] {
-    case .foreignKeyOnDestination(let column):
+    case .foreignKeyOnDestination(let column, _):
       return ("\(destinationMapping.table) \(subAlias)", "\(subAlias).\(column) = \(ownerAlias).Z_PK" + entityFilter, destinationMapping)
     case .joinTable(let join, _):
       let joinAlias = aliasCounter.make()

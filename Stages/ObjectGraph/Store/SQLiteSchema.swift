@@ -9,6 +9,9 @@ import Foundation
 ///   `Z_PK`), plus `Z<RELATIONSHIP>_ENT` when the destination has subentities;
 /// - one join table `Z_<n><RELATIONSHIP>` per many-to-many pair, with columns `Z_<n><INVERSE>` and
 ///   `Z_<m><RELATIONSHIP>`;
+/// - for an ordered to-many, an ordering column ("foreign order key"): `Z_FOK_<INVERSE>` on the
+///   destination's table next to the inverse to-one's column, or `Z_FOK_<m><RELATIONSHIP>` in the join
+///   table next to the members' column. It holds each member's position, spaced by 1024 from 1024;
 /// - `Z_PRIMARYKEY` (entity numbers, names and the highest `Z_PK` handed out) and `Z_METADATA` (the
 ///   store's UUID and its metadata, including the model's version hashes, as a binary property list).
 ///
@@ -28,14 +31,30 @@ struct SQLiteSchema: Sendable {
     let sourceColumn: String
     /// Column holding the `Z_PK` of the destination object.
     let destinationColumn: String
+    /// The position of the destination object among the source's members, when the source's side is
+    /// ordered (`Z_FOK_` and the destination column's name without its `Z_`).
+    var destinationOrderColumn: String? = nil
+    /// The position of the source object among the destination's members, when the other side is ordered.
+    var sourceOrderColumn: String? = nil
+
+    /// The same table under another name (a migration fills a new join table under a temporary name).
+    func renamed(_ name: String) -> JoinTable {
+      JoinTable(
+        name: name, sourceColumn: sourceColumn, destinationColumn: destinationColumn, destinationOrderColumn: destinationOrderColumn,
+        sourceOrderColumn: sourceOrderColumn)
+    }
+
+    /// The ordering column's name for a member column: `Z_34ASSETS` -> `Z_FOK_34ASSETS`.
+    static func orderColumn(for memberColumn: String) -> String { "Z_FOK_" + memberColumn.dropFirst(2) }
   }
 
   /// Where one slot of an entity is stored.
   enum SlotStorage: Sendable {
     case column(String)
     case toOne(column: String, entityColumn: String?)
-    /// A to-many whose inverse is a to-one: the destination table's foreign key column.
-    case foreignKeyOnDestination(column: String)
+    /// A to-many whose inverse is a to-one: the destination table's foreign key column, and for an
+    /// ordered to-many the destination table's column holding each member's position.
+    case foreignKeyOnDestination(column: String, orderColumn: String?)
     /// A many-to-many (or inverse-less to-many): a join table; `isOwner` tells which column is ours.
     case joinTable(JoinTable, isOwner: Bool)
     /// Transient or unsupported: not stored.
@@ -123,7 +142,16 @@ struct SQLiteSchema: Sendable {
             // One-to-many: the foreign key is the inverse to-one's column, on the destination's table.
             let destinationTable = Self.tableName(destination)
             let name = column(for: inverse.name, declaredBy: Self.declaringEntity(of: inverse.name, in: destination), in: destinationTable)
-            storage.append(.foreignKeyOnDestination(column: name))
+            var orderColumn: String?
+            if relationship.isOrdered {
+              // Core Data's "foreign order key": Z_FOK_ and the foreign key's name without its Z.
+              orderColumn = "Z_FOK_" + name.dropFirst()
+              if tables[destinationTable] == nil {
+                tables[destinationTable] = Table(name: destinationTable, rootEntityName: destination.rootEntity.name, columns: [])
+              }
+              addColumn(orderColumn ?? "", type: "INTEGER", to: destinationTable)
+            }
+            storage.append(.foreignKeyOnDestination(column: name, orderColumn: orderColumn))
           } else {
             storage.append(joinTable(relationship, destination: destination, owner: owner))
           }
@@ -179,16 +207,22 @@ struct SQLiteSchema: Sendable {
         // A relationship that is its own inverse (friends <-> friends) needs two distinct columns.
         if destination == source { destination += "1" }
         join = JoinTable(
-          name: "Z_\(ownerNumber)" + SQLiteSchema.sqlName(relationship.name), sourceColumn: source, destinationColumn: destination)
+          name: "Z_\(ownerNumber)" + SQLiteSchema.sqlName(relationship.name), sourceColumn: source, destinationColumn: destination,
+          destinationOrderColumn: relationship.isOrdered ? JoinTable.orderColumn(for: destination) : nil,
+          // A relationship that is its own inverse keeps one row per direction: its one order is enough.
+          sourceOrderColumn: inverse?.isOrdered == true && inverse !== relationship ? JoinTable.orderColumn(for: source) : nil)
         joinTables[join.name] = join
       } else if let inverse {
         let inverseOwner = Self.declaringEntity(of: inverse.name, in: destination)
         let inverseNumber = numbers[inverseOwner.name] ?? 0
-        // The owner's table, seen from this side: source and destination swap.
+        // The owner's table, seen from this side: source and destination (and their orders) swap.
+        let sourceColumn = "Z_\(ownerNumber)" + SQLiteSchema.sqlName(inverse.name)
+        let destinationColumn = "Z_\(inverseNumber)" + SQLiteSchema.sqlName(relationship.name)
         join = JoinTable(
-          name: "Z_\(inverseNumber)" + SQLiteSchema.sqlName(inverse.name),
-          sourceColumn: "Z_\(ownerNumber)" + SQLiteSchema.sqlName(inverse.name),
-          destinationColumn: "Z_\(inverseNumber)" + SQLiteSchema.sqlName(relationship.name))
+          name: "Z_\(inverseNumber)" + SQLiteSchema.sqlName(inverse.name), sourceColumn: sourceColumn,
+          destinationColumn: destinationColumn,
+          destinationOrderColumn: relationship.isOrdered ? JoinTable.orderColumn(for: destinationColumn) : nil,
+          sourceOrderColumn: inverse.isOrdered ? JoinTable.orderColumn(for: sourceColumn) : nil)
       } else {
         join = JoinTable(name: "", sourceColumn: "", destinationColumn: "")
       }
@@ -265,9 +299,7 @@ struct SQLiteSchema: Sendable {
       }
     }
     for join in joinTables.values.sorted(by: { $0.name < $1.name }) {
-      statements.append(
-        "CREATE TABLE \(join.name) (\(join.sourceColumn) INTEGER, \(join.destinationColumn) INTEGER, PRIMARY KEY (\(join.sourceColumn), \(join.destinationColumn)))"
-      )
+      statements.append(Self.createStatement(join))
       statements.append(
         "CREATE INDEX \(join.name)_\(join.destinationColumn)_INDEX ON \(join.name) (\(join.destinationColumn), \(join.sourceColumn))")
     }
@@ -275,6 +307,14 @@ struct SQLiteSchema: Sendable {
     statements.append("CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)")
     statements.append("CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)")
     return statements
+  }
+
+  /// `CREATE TABLE` for a join table: the two member columns, the ordering columns of ordered sides, and the
+  /// pair as primary key.
+  static func createStatement(_ join: JoinTable) -> String {
+    let orders = [join.destinationOrderColumn, join.sourceOrderColumn].compactMap { $0 }.map { ", \($0) INTEGER" }.joined()
+    return
+      "CREATE TABLE \(join.name) (\(join.sourceColumn) INTEGER, \(join.destinationColumn) INTEGER\(orders), PRIMARY KEY (\(join.sourceColumn), \(join.destinationColumn)))"
   }
 
   /// The model's fetch indexes (`EntityDescription.indexes`), then the unique indexes of its uniqueness

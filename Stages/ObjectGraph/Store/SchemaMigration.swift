@@ -174,7 +174,25 @@ struct SchemaMigration {
         }
       }
     }
+    planOrderColumns(in: &plan)
     return plan
+  }
+
+  /// The ordering columns (`Z_FOK_…`) of ordered to-manys stored in this table: each keeps the old column
+  /// of the same relationship (found through its foreign key's old column) or is added empty, so that the
+  /// members of a relationship that becomes ordered read in primary-key order until it is next saved.
+  private func planOrderColumns(in plan: inout TablePlan) {
+    let oldColumns = Set(source.tables[plan.sourceTable]?.columns.map(\.name) ?? [])
+    for column in destination.tables[plan.table]?.columns ?? [] where column.name.hasPrefix("Z_FOK_") {
+      let foreignKey = "Z" + column.name.dropFirst("Z_FOK_".count)
+      let oldForeignKey = plan.kept.first(where: { $0.value == foreignKey })?.key
+      let oldColumn = oldForeignKey.map { "Z_FOK_" + $0.dropFirst() }
+      if let oldColumn, oldColumns.contains(oldColumn), plan.kept[oldColumn] == nil {
+        plan.kept[oldColumn] = column.name
+      } else {
+        plan.added.append((column.name, column.type))
+      }
+    }
   }
 
   /// Old numbers of the entities of `table` that hold `column` (they or a superentity declare it), for
@@ -265,7 +283,7 @@ struct SchemaMigration {
       return
     case .joinTable(let join, _):
       value = "(SELECT MIN(J.\(join.destinationColumn)) FROM \(join.name) AS J WHERE J.\(join.sourceColumn) = T.Z_PK)"
-    case .foreignKeyOnDestination(let foreignKey):
+    case .foreignKeyOnDestination(let foreignKey, _):
       if let oldTarget = oldDestination(ofSlotMappedTo: slot, in: entity),
         let oldTargetMapping = source.byIdentity[ObjectIdentifier(oldTarget)]
       {
@@ -340,7 +358,7 @@ struct SchemaMigration {
           case .toOne(let column, _):
             plan.pairs =
               "SELECT Z_PK, \(column) FROM \(sourceMapping.table) WHERE \(column) IS NOT NULL AND Z_ENT IN (\(sourceMapping.numbersIncludingSubentities.map(String.init).joined(separator: ", ")))"
-          case .foreignKeyOnDestination(let foreignKey):
+          case .foreignKeyOnDestination(let foreignKey, _):
             if let oldTarget = oldSlot.relationship?.destinationEntity, let targetMapping = source.byIdentity[ObjectIdentifier(oldTarget)] {
               plan.pairs =
                 "SELECT \(foreignKey), Z_PK FROM \(targetMapping.table) WHERE \(foreignKey) IS NOT NULL AND Z_ENT IN (\(targetMapping.numbersIncludingSubentities.map(String.init).joined(separator: ", ")))"
@@ -375,11 +393,11 @@ struct SchemaMigration {
     for join in joins {
       guard let temporary = join.temporary else { continue }
       let table = join.table
-      add(
-        "CREATE TABLE \(temporary) (\(table.sourceColumn) INTEGER, \(table.destinationColumn) INTEGER, PRIMARY KEY (\(table.sourceColumn), \(table.destinationColumn)))"
-      )
+      add(SQLiteSchema.createStatement(table.renamed(temporary)))
       if let pairs = join.pairs {
-        add("INSERT OR IGNORE INTO \(temporary) \(pairs)", weight: rowCounts.values.max() ?? 1)
+        add(
+          "INSERT OR IGNORE INTO \(temporary) (\(table.sourceColumn), \(table.destinationColumn)) \(pairs)",
+          weight: rowCounts.values.max() ?? 1)
       }
     }
     // 2. Drop indexes that will not survive, rows and structures nothing maps to.
@@ -426,7 +444,17 @@ struct SchemaMigration {
       if let old = join.reused {
         let temporary = nextTemporaryName("J")
         add("ALTER TABLE \(old.name) RENAME TO \(temporary)")
-        let columns = [(old.sourceColumn, join.table.sourceColumn), (old.destinationColumn, join.table.destinationColumn)]
+        var columns = [(old.sourceColumn, join.table.sourceColumn), (old.destinationColumn, join.table.destinationColumn)]
+        // Ordering columns: kept when both layouts order that side, dropped or added when one does.
+        for (from, to) in [
+          (old.destinationOrderColumn, join.table.destinationOrderColumn), (old.sourceOrderColumn, join.table.sourceOrderColumn),
+        ] {
+          if let from, let to {
+            columns.append((from, to))
+          } else if let from {
+            add("ALTER TABLE \(temporary) DROP COLUMN \(from)")
+          }
+        }
         var renamed: [(String, String)] = []
         for (from, to) in columns where from != to {
           let column = nextTemporaryName("C")
@@ -434,6 +462,11 @@ struct SchemaMigration {
           renamed.append((column, to))
         }
         for (from, to) in renamed { add("ALTER TABLE \(temporary) RENAME COLUMN \(from) TO \(to)") }
+        for (from, to) in [
+          (old.destinationOrderColumn, join.table.destinationOrderColumn), (old.sourceOrderColumn, join.table.sourceOrderColumn),
+        ] where from == nil {
+          if let to { add("ALTER TABLE \(temporary) ADD COLUMN \(to) INTEGER") }
+        }
         finalNames.append((temporary, join.table.name))
       } else if let temporary = join.temporary {
         finalNames.append((temporary, join.table.name))

@@ -116,7 +116,7 @@ struct StorePlans: Sendable {
         case .foreignKeyOnDestination, .joinTable:
           template[slot.index] = .unloadedToMany
         case .none:
-          template[slot.index] = slot.isToMany ? .objectIDs([]) : nil
+          template[slot.index] = slot.isToMany ? slot.emptyToMany : nil
         }
       }
       decode[Int(mapping.number)] = Decode(entity: mapping.entity, rootNumber: mapping.rootNumber, template: template, columns: columns)
