@@ -62,6 +62,38 @@ enum BenchmarkCommand {
     try group(.paged) { try runPagedFetch(count: count, in: directory) }
     try group(.child) { try runChild(count: count, in: directory) }
     try group(.batch) { try runBatch(count: count, in: directory) }
+    try group(.dictionary) { try runDictionary(count: count, in: directory) }
+    try group(.batchupdate) { try runBatchChange(count: count, in: directory) }
+  }
+
+  /// 8. Dictionary fetches (grouped with aggregates, and two attributes of every row) against the same
+  /// SELECTs through GRDB.
+  private static func runDictionary(count: Int, in directory: URL) throws {
+    print("objectgraph-bench: dictionary fetches (resultType .dictionaryResultType, no objects) of \(count) Item rows")
+    print("against the same SELECT through GRDB, best of \(repetitions) runs each. Both sides read every value out")
+    print("into Swift values; neither file has an index. Grouped: \(DictionaryBench.categories) categories, with")
+    print("count:(name), sum:(count) and average:(score).")
+    let bench = try DictionaryBench(dataset: Dataset(count: count), folder: directory)
+    try bench.makeStores()
+    let results = try bench.run(repetitions: repetitions)
+    print("")
+    print(Report.table(results))
+    print("")
+    print(Report.verdict(results, target: target, goal: goal))
+  }
+
+  /// 9. Batch update and batch delete requests against the same UPDATE and DELETE statements through GRDB.
+  private static func runBatchChange(count: Int, in directory: URL) throws {
+    print("objectgraph-bench: batch update and delete requests (context.execute, no objects) on \(count) Item rows")
+    print("against the same UPDATE / DELETE in one GRDB write transaction, best of \(repetitions) runs each, every")
+    print("run on new files filled before the clock starts. Persistent history is off (the store's default), so")
+    print("the engine records none. Its updates also raise each row's version (Z_OPT), which GRDB's table lacks.")
+    let bench = BatchChangeBench(objectGraph: try ObjectGraphBench(), grdb: GRDBBench(), dataset: Dataset(count: count), folder: directory)
+    let results = try bench.run(repetitions: repetitions)
+    print("")
+    print(Report.table(results))
+    print("")
+    print(Report.verdict(results, target: target, goal: goal))
   }
 
   /// The batch insert's target: at most this many times GRDB's prepared insert (issue 13).
@@ -306,6 +338,14 @@ enum BenchmarkCommand {
   }
 }
 
+/// Throws unless each file's WAL has been checkpointed into it and removed (SQLite does that when the last
+/// connection closes), so that a measurement starts from the same state on both sides.
+func expectCheckpointed(_ files: [URL]) throws {
+  for file in files where FileManager.default.fileExists(atPath: file.path + "-wal") {
+    throw BenchmarkError("\(file.lastPathComponent) still has a WAL after its connection was closed")
+  }
+}
+
 /// A failure of the benchmark itself (not a slow result).
 struct BenchmarkError: Error, CustomStringConvertible {
   let description: String
@@ -330,6 +370,10 @@ struct Options {
     case child
     /// A batch insert request against GRDB's prepared insert.
     case batch
+    /// Dictionary fetches (grouped with aggregates, and plain) against the same SELECTs in GRDB.
+    case dictionary
+    /// Batch update and delete requests against the same UPDATE and DELETE in GRDB.
+    case batchupdate
   }
 
   var count = 100_000
@@ -338,12 +382,13 @@ struct Options {
   var showHelp = false
 
   static let usage = """
-    usage: objectgraph-bench [--count N] [--only crud,stall,save,migration,paged,child,batch] [--batch-size N]
+    usage: objectgraph-bench [--count N]
+                             [--only crud,stall,save,migration,paged,child,batch,dictionary,batchupdate]
+                             [--batch-size N]
       --count N       rows to insert and fetch, notes to save, to migrate and to read in pages (default
                       100000; use 2000 for a quick smoke run)
       --only GROUPS   run only these benchmarks (comma-separated: crud, stall, save, migration, paged,
-                      child, batch;
-                      default all), e.g. --count 1000000 --only migration
+                      child, batch, dictionary, batchupdate; default all), e.g. --count 1000000 --only migration
       --batch-size N  notes per worker and save in stage 4's import (stall; default 1000)
     """
 

@@ -8,7 +8,8 @@ import GRDB
 /// default, the same one ObjectGraph gets, since it sets no `synchronous` pragma either). Dates are stored
 /// as `timeIntervalSinceReferenceDate` REALs and read back into `Date`s, as ObjectGraph does.
 struct GRDBBench {
-  private func openDatabase(at url: URL) throws -> DatabaseQueue {
+  /// A `DatabaseQueue` on `url` with the settings above.
+  func openDatabase(at url: URL) throws -> DatabaseQueue {
     var configuration = Configuration()
     configuration.label = "objectgraph-bench.grdb"
     configuration.prepareDatabase { db in

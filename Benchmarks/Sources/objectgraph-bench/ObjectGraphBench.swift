@@ -26,16 +26,49 @@ struct ObjectGraphBench {
   }
 
   /// A new coordinator with the store at `url` (created when missing): nothing is cached from earlier runs.
-  private func openStore(at url: URL) throws -> PersistentStoreCoordinator {
+  func openStore(at url: URL) throws -> PersistentStoreCoordinator {
+    try Self.openStore(model: model, at: url)
+  }
+
+  /// A new coordinator of `model` with the store at `url` (created when missing), with the store's default
+  /// options (WAL, no persistent history).
+  static func openStore(model: ManagedObjectModel, at url: URL) throws -> PersistentStoreCoordinator {
     let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
     try coordinator.addPersistentStore(type: .sqlite, at: url)
     return coordinator
   }
 
-  private func makeContext(_ coordinator: PersistentStoreCoordinator) -> ManagedObjectContext {
+  /// A private-queue context on `coordinator`.
+  func makeContext(_ coordinator: PersistentStoreCoordinator) -> ManagedObjectContext {
+    Self.makeContext(coordinator)
+  }
+
+  static func makeContext(_ coordinator: PersistentStoreCoordinator) -> ManagedObjectContext {
     let context = ManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
     return context
+  }
+
+  /// The setup of a measurement, not timed: creates the store of `model` at `url`, inserts `rows` of
+  /// `entityName` with one batch insert request, and closes the store again (SQLite then checkpoints the
+  /// WAL into the file and removes it), so the measurement opens a file holding only the rows.
+  static func makeStore(model: ManagedObjectModel, entityName: String, rows: [[String: Any]], at url: URL) throws {
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
+    let context = makeContext(coordinator)
+    let request = BatchInsertRequest(entityName: entityName, objects: rows)
+    _ = try context.performAndWait { try context.execute(request) }
+    try coordinator.remove(store)
+  }
+
+  /// The dataset's rows as a batch insert request's dictionaries.
+  static func dictionaries(_ dataset: Dataset) -> [[String: Any]] {
+    (0..<dataset.count).map { index in
+      [
+        "name": dataset.names[index], "count": dataset.counts[index], "score": dataset.scores[index],
+        "createdAt": dataset.dates[index],
+      ]
+    }
   }
 
   /// Times: make a context, insert `dataset.count` objects through `setValue(_:forKey:)`, save.
