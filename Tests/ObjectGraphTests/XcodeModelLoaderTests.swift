@@ -358,6 +358,29 @@ struct XcodeModelLoaderTests {
     #expect(produit.attributesByName["one"] == nil)
   }
 
+  @Test("Allows External Storage is read, and the value still sits in its row", .needsFixtures, .temporaryFolders)
+  func externalStorage() throws {
+    let demo = try ManagedObjectModel(
+      contentsOf: Self.fixture("hstdt__AppleSamples__CoreDataCloudKitDemo.xcdatamodeld"))
+    let entity = try Self.entity("ImageData", in: demo)
+    #expect(try Self.attribute("data", of: entity).allowsExternalBinaryDataStorage)
+    let folder = try TemporaryFolder()
+    let url = folder.appending("Demo.sqlite")
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: demo)
+    try coordinator.addPersistentStore(type: .sqlite, at: url)
+    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    context.persistentStoreCoordinator = coordinator
+    let bytes = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0) })
+    try context.performAndWait {
+      ManagedObject(entity: entity, insertInto: context).setValue(bytes, forKey: "data")
+      try context.save()
+    }
+    #expect(try rawRows(url, "SELECT ZDATA FROM ZIMAGEDATA").first?["ZDATA"] as Data? == bytes)
+    // Nothing beside the store: no external data folder as Core Data would make.
+    let beside = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { !$0.hasPrefix("Demo.sqlite") }
+    #expect(beside.isEmpty)
+  }
+
   @Test("attributes with no attributeType load as undefined")
   func undefinedAttributeType() throws {
     let folder = try TemporaryFolder()

@@ -78,6 +78,7 @@ struct XcodeModelWriterTests {
           check(b.renamingIdentifier == a.renamingIdentifier, "\(key) renamingIdentifier")
           check(b.derivationExpression == a.derivationExpression, "\(key) derivationExpression")
           check(b.valueTransformerName == a.valueTransformerName, "\(key) valueTransformerName")
+          check(b.allowsExternalBinaryDataStorage == a.allowsExternalBinaryDataStorage, "\(key) allowsExternalBinaryDataStorage")
           check(b.userInfo == a.userInfo, "\(key) userInfo")
         case (.relationship(let a), .relationship(let b)?):
           check(b.deleteRule == a.deleteRule, "\(key) deleteRule")

@@ -16,6 +16,7 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
     var defaultValue: (any Sendable)?
     var renamingIdentifier: String?
     var isTransient = false
+    var allowsExternalBinaryDataStorage = false
     var derivationExpression: String?
     var valueTransformerName: String?
     var versionHashModifier: String?
@@ -67,7 +68,16 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
     get { state.read(\.isTransient) }
     set { state.write(\.isTransient, newValue, what: "attribute \(name)") }
   }
-  /// A derived attribute's expression (Xcode's "Derived"): described, not computed by this engine.
+  /// Whether a binary attribute may keep large values in files beside the store (Xcode's "Allows External
+  /// Storage"). Read from and written to Xcode models; ObjectGraph keeps every value in its row whatever
+  /// the flag says (SQLite reads and writes blobs of a few megabytes well), so the store file alone holds
+  /// all the data. Like Core Data, the flag is not part of the version hash.
+  public var allowsExternalBinaryDataStorage: Bool {
+    get { state.read(\.allowsExternalBinaryDataStorage) }
+    set { state.write(\.allowsExternalBinaryDataStorage, newValue, what: "attribute \(name)") }
+  }
+  /// A derived attribute's expression (Xcode's "Derived"), computed when its object is saved (see
+  /// "Derived attributes" in the engine's documentation); `""` for an attribute marked derived without one.
   public var derivationExpression: String? {
     get { state.read(\.derivationExpression) }
     set { state.write(\.derivationExpression, newValue, what: "attribute \(name)") }

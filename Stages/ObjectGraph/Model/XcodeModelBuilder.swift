@@ -245,6 +245,7 @@ extension XcodeModelLoader {
       let attribute = AttributeDescription(name: name, type: type, isOptional: element.flag("optional"))
       attribute.defaultValue = try defaultValue(of: element, type: type, entity: entity, attribute: name)
       attribute.isTransient = element.flag("transient")
+      attribute.allowsExternalBinaryDataStorage = element.flag("allowsExternalBinaryDataStorage")
       if let expression = nonEmpty(element["derivationExpression"]) {
         attribute.derivationExpression = expression
       } else if element.flag("derived") {

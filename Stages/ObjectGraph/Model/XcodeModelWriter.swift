@@ -109,6 +109,7 @@ enum XcodeModelWriter {
     var attributes: [(String, String?)] = [
       ("name", attribute.name), ("optional", attribute.isOptional ? "YES" : nil),
       ("transient", attribute.isTransient ? "YES" : nil), ("attributeType", type.xcodeName),
+      ("allowsExternalBinaryDataStorage", attribute.allowsExternalBinaryDataStorage ? "YES" : nil),
     ]
     attributes.append(type == .date ? ("defaultDateTimeInterval", written) : ("defaultValueString", written))
     if let expression = attribute.derivationExpression {
