@@ -166,6 +166,88 @@ struct BatchRequestTests {
     #expect(try titles(stack, "title == nil").isEmpty)
   }
 
+  /// Reading (no relationships) with a subentity Alarm: 10 readings (value 0–9), 3 alarms (value 0–2).
+  private func readings(tracking: Bool) throws -> Stack {
+    let reading = EntityDescription(
+      name: "Reading",
+      properties: [
+        .attribute(AttributeDescription(name: "value", type: .integer64)), .attribute(AttributeDescription(name: "note", type: .string)),
+      ])
+    let alarm = EntityDescription(name: "Alarm", properties: [])
+    reading.subentities = [alarm]
+    let folder = try TemporaryFolder()
+    let stack = try Stack(model: try ManagedObjectModel(entities: [reading, alarm]), folder: folder)
+    if tracking {
+      // The same file again, now recording history (the stack's own store does not).
+      try stack.coordinator.remove(try #require(stack.coordinator.persistentStores.first))
+      try stack.coordinator.addPersistentStore(type: .sqlite, at: stack.storeURL, options: StoreOptions(persistentHistoryTracking: true))
+    }
+    try stack.context.performAndWait {
+      for (entity, count) in [(reading, 10), (alarm, 3)] {
+        for value in 0..<count {
+          ManagedObject(entity: entity, insertInto: stack.context).setValue(value, forKey: "value")
+        }
+      }
+      try stack.context.save()
+    }
+    return stack
+  }
+
+  @Test("Batch changes by predicate of rows without relationships: one statement, the right rows, counts, IDs and history")
+  func oneStatement() throws {
+    for tracking in [false, true] {
+      let stack = try readings(tracking: tracking)
+      let worker = stack.freshContext()
+      let before = try rawRows(stack.storeURL, "SELECT Z_PK, Z_OPT FROM ZREADING ORDER BY Z_PK").map {
+        ($0["Z_PK"] as Int64, $0["Z_OPT"] as Int64)
+      }
+      let token = worker.performAndWait { stack.coordinator.currentPersistentHistoryToken(fromStores: nil) }
+      try worker.performAndWait { () throws in
+        // Readings only (not alarms) with value >= 5: a status-only update, then the count of what it changed.
+        let update = BatchUpdateRequest(entityName: "Reading")
+        update.predicate = try FetchPredicate(format: "value >= 5")
+        update.includesSubentities = false
+        update.propertiesToUpdate = ["note": "high"]
+        #expect(try (worker.execute(update) as? BatchUpdateResult)?.result as? Bool == true)
+        let counting = BatchUpdateRequest(entityName: "Reading")
+        counting.predicate = try FetchPredicate(format: "value < 2")
+        counting.propertiesToUpdate = ["note": "low"]
+        counting.resultType = .updatedObjectsCountResultType
+        #expect(try (worker.execute(counting) as? BatchUpdateResult)?.result as? Int == 4)  // two readings, two alarms
+
+        let high = FetchRequest<ManagedObject>(entityName: "Reading")
+        high.predicate = try FetchPredicate(format: "note == 'high'")
+        let delete = BatchDeleteRequest(fetchRequest: high)
+        delete.resultType = .resultTypeObjectIDs
+        let deleted = try #require(try (worker.execute(delete) as? BatchDeleteResult)?.result as? [ManagedObjectID])
+        #expect(deleted.map(\.primaryKey) == [6, 7, 8, 9, 10])
+      }
+      let after = try rawRows(stack.storeURL, "SELECT Z_PK, Z_OPT, ZNOTE FROM ZREADING ORDER BY Z_PK")
+      #expect(after.count == 8)
+      for row in after {
+        let version = before.first { $0.0 == row["Z_PK"] as Int64 }?.1 ?? 0
+        let value =
+          try stack.stored("Reading") { ($0.objectID.primaryKey, $0.value(forKey: "value") as? Int64) }
+          .first { $0.0 == row["Z_PK"] as Int64 }?.1 ?? -1
+        // Rows the "low" update changed went up one version; the others kept theirs.
+        #expect((row["Z_OPT"] as Int64) == version + (value < 2 ? 1 : 0), "tracking \(tracking)")
+      }
+      try worker.performAndWait { () throws in
+        // Deleting every row of the table: no WHERE at all, and the count says how many went.
+        let all = BatchDeleteRequest(fetchRequest: FetchRequest<ManagedObject>(entityName: "Reading"))
+        all.resultType = .resultTypeCount
+        #expect(try (worker.execute(all) as? BatchDeleteResult)?.result as? Int == 8)
+      }
+      #expect(try stack.storedCount("Reading") == 0)
+      guard tracking else { continue }
+      let transactions = try worker.performAndWait { () throws -> [PersistentHistoryTransaction] in
+        let result = try worker.execute(PersistentHistoryChangeRequest.fetchHistory(after: token)) as? PersistentHistoryResult
+        return result?.result as? [PersistentHistoryTransaction] ?? []
+      }
+      #expect(transactions.map { $0.changes?.count ?? 0 } == [5, 4, 5, 8])
+    }
+  }
+
   @Test("Batch delete follows the delete rules in SQL: cascade, nullify, deny", arguments: bothStoreTypes)
   func deleteRules(type: StoreType) throws {
     let stack = try populated(type)

@@ -90,12 +90,13 @@ extension ManagedObjectContext {
     var batch = StoreBatchRequest(
       entity: entity, predicate: request.predicate?.resolvedNode, ids: nil, includesSubentities: request.includesSubentities,
       action: .update(changes))
+    batch.needsIDs = request.resultType == .updatedObjectIDsResultType
     (batch.author, batch.contextName) = settings.withLock { ($0.transactionAuthor, $0.name) }
     let result = try coordinator.executeBatch(batch)
     switch request.resultType {
     case .statusOnlyResultType: return BatchUpdateResult(resultType: .statusOnlyResultType, result: true)
     case .updatedObjectIDsResultType: return BatchUpdateResult(resultType: .updatedObjectIDsResultType, result: result.ids)
-    case .updatedObjectsCountResultType: return BatchUpdateResult(resultType: .updatedObjectsCountResultType, result: result.ids.count)
+    case .updatedObjectsCountResultType: return BatchUpdateResult(resultType: .updatedObjectsCountResultType, result: result.count)
     }
   }
 
@@ -122,12 +123,13 @@ extension ManagedObjectContext {
     var batch = StoreBatchRequest(
       entity: request.objectIDs == nil ? entity : entity.rootEntity, predicate: request.predicate?.resolvedNode, ids: request.objectIDs,
       includesSubentities: request.includesSubentities, action: .delete)
+    batch.needsIDs = request.resultType == .resultTypeObjectIDs
     (batch.author, batch.contextName) = settings.withLock { ($0.transactionAuthor, $0.name) }
     let result = try coordinator.executeBatch(batch)
     switch request.resultType {
     case .resultTypeStatusOnly: return BatchDeleteResult(resultType: .resultTypeStatusOnly, result: true)
     case .resultTypeObjectIDs: return BatchDeleteResult(resultType: .resultTypeObjectIDs, result: result.ids)
-    case .resultTypeCount: return BatchDeleteResult(resultType: .resultTypeCount, result: result.ids.count)
+    case .resultTypeCount: return BatchDeleteResult(resultType: .resultTypeCount, result: result.count)
     }
   }
 

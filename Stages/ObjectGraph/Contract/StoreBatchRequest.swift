@@ -16,12 +16,29 @@ struct StoreBatchRequest {
   let ids: [ManagedObjectID]?
   let includesSubentities: Bool
   let action: Action
+  /// Whether the caller wants the IDs of the rows changed (or only how many).
+  var needsIDs = true
   /// Who runs it, for persistent history.
   var author: String?
   var contextName: String?
 }
 
-/// What a batch update or delete did: the IDs of the rows it changed or deleted.
+/// What a batch update or delete did: how many rows it changed or deleted, and their IDs when the
+/// request needs them.
 struct StoreBatchResult {
-  let ids: [ManagedObjectID]
+  var count: Int
+  var ids: [ManagedObjectID]
+
+  init(count: Int, ids: [ManagedObjectID]) {
+    self.count = count
+    self.ids = ids
+  }
+
+  init(ids: [ManagedObjectID]) { self.init(count: ids.count, ids: ids) }
+
+  /// The results of several stores, one after the other.
+  mutating func append(_ other: StoreBatchResult) {
+    count += other.count
+    ids += other.ids
+  }
 }

@@ -19,7 +19,7 @@ extension PersistentStoreCoordinator {
   /// Runs a batch update or delete on every store that holds the entity (for IDs, on the store of each).
   func executeBatch(_ request: StoreBatchRequest) throws -> StoreBatchResult {
     try serialized {
-      var ids: [ManagedObjectID] = []
+      var result = StoreBatchResult(ids: [])
       if let named = request.ids {
         let byStore = Dictionary(grouping: named) { $0.storeAndTable?.store ?? -1 }
         for store in persistentStores {
@@ -29,17 +29,18 @@ extension PersistentStoreCoordinator {
             action: request.action)
           single.author = request.author
           single.contextName = request.contextName
-          ids += try store.executeBatch(single).ids
+          single.needsIDs = request.needsIDs
+          result.append(try store.executeBatch(single))
         }
-        return StoreBatchResult(ids: ids)
+        return result
       }
       let holding = persistentStores.filter { $0.holds(request.entity) }
       guard !holding.isEmpty else {
         throw ObjectGraphError(
           .noPersistentStore, "No store of the coordinator holds entity \(request.entity.name), so a batch request has nothing to change.")
       }
-      for store in holding { ids += try store.executeBatch(request).ids }
-      return StoreBatchResult(ids: ids)
+      for store in holding { result.append(try store.executeBatch(request)) }
+      return result
     }
   }
 }

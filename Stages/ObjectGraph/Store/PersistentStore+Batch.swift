@@ -15,6 +15,12 @@ extension PersistentStore {
   /// Runs a batch update or delete in one transaction: the rows are chosen (by predicate or ID), then
   /// changed or deleted in SQL, without reading their values.
   ///
+  /// A request by predicate is one statement, `UPDATE … WHERE Z_PK IN (SELECT …)` (with `RETURNING` the
+  /// rows' keys only when the caller wants IDs or the store records history), as is a delete by predicate
+  /// of rows whose entities have no relationships (no delete rule to apply; a delete of every row of a
+  /// table then has no `WHERE` at all, which SQLite carries out without visiting the rows). Requests by
+  /// ID, and deletes that must apply delete rules, choose the rows first and then change them.
+  ///
   /// - Throws: ``ObjectGraphError/Code/persistentStoreSave`` for a read-only store or a failed write,
   ///   ``ObjectGraphError/Code/validationRelationshipDeniedDelete`` when a Deny rule refuses a delete,
   ///   the predicate's errors. Nothing is changed when it throws.
@@ -23,18 +29,41 @@ extension PersistentStore {
     do {
       return try database.write { db in
         let mapping = try schema.mapping(for: request.entity)
-        let targets = try batchTargets(request, mapping: mapping, db: db)
+        let needsRows = request.needsIDs || options.persistentHistoryTracking
+        func result(_ count: Int, _ rows: [(pk: Int64, entity: Int64)]) -> StoreBatchResult {
+          StoreBatchResult(count: count, ids: request.needsIDs ? rows.compactMap { objectID(pk: $0.pk, entityNumber: $0.entity) } : [])
+        }
         switch request.action {
         case .update(let values):
-          try batchUpdate(targets.map(\.pk), values: values, mapping: mapping, db: db)
-          let names = values.keys.sorted().map { mapping.entity.layout.slots[$0].name }
+          let assignments = batchAssignments(values, mapping: mapping)
+          let count: Int
+          let targets: [(pk: Int64, entity: Int64)]
+          if request.ids == nil {
+            (count, targets) = try changeRows(
+              "UPDATE \(mapping.table) SET \(assignments.sql)", assignments.arguments, request, mapping: mapping, returning: needsRows,
+              db: db)
+          } else {
+            targets = try batchTargets(request, mapping: mapping, db: db)
+            try batchUpdate(targets.map(\.pk), assignments: assignments, mapping: mapping, db: db)
+            count = targets.count
+          }
+          if options.persistentHistoryTracking {
+            let names = values.keys.sorted().map { mapping.entity.layout.slots[$0].name }
+            try recordHistory(
+              targets.map { StoreHistoryEntry(kind: .update, entityNumber: $0.entity, primaryKey: $0.pk, properties: names) },
+              author: request.author, contextName: request.contextName, db: db)
+          }
+          return result(count, targets)
+        case .delete where request.ids == nil && !hasRelationships(mapping, includesSubentities: request.includesSubentities):
+          let (count, targets) = try changeRows(
+            "DELETE FROM \(mapping.table)", [], request, mapping: mapping, returning: needsRows, db: db)
           try recordHistory(
-            targets.map { StoreHistoryEntry(kind: .update, entityNumber: $0.entity, primaryKey: $0.pk, properties: names) },
+            targets.map { StoreHistoryEntry(kind: .delete, entityNumber: $0.entity, primaryKey: $0.pk, properties: nil) },
             author: request.author, contextName: request.contextName, db: db)
-          return StoreBatchResult(ids: targets.compactMap { objectID(pk: $0.pk, entityNumber: $0.entity) })
+          return result(count, targets)
         case .delete:
           var deletion = BatchDeletion(store: self, db: db)
-          try deletion.delete(targets)
+          try deletion.delete(try batchTargets(request, mapping: mapping, db: db))
           try recordHistory(
             deletion.deleted.compactMap { id in
               id.primaryKey.map {
@@ -97,6 +126,39 @@ extension PersistentStore {
     !schema.uniqueConstraints(for: entity).isEmpty
   }
 
+  /// Whether a row a batch delete may reach has a stored relationship, whose delete rule (or join-table
+  /// rows) the delete must apply.
+  private func hasRelationships(_ mapping: SQLiteSchema.EntityMapping, includesSubentities: Bool) -> Bool {
+    let entities = includesSubentities ? mapping.entity.selfAndDescendants : [mapping.entity]
+    return entities.contains { entity in entity.layout.slots.contains { $0.isRelationship && !$0.isTransient } }
+  }
+
+  /// Runs `statement` (an `UPDATE … SET …` or a `DELETE FROM` of the entity's table) on the rows a batch
+  /// request's predicate chooses, in one statement; returns how many rows it changed and, when
+  /// `returning`, which (in key order).
+  private func changeRows(
+    _ statement: String, _ arguments: [DatabaseValue], _ request: StoreBatchRequest, mapping: SQLiteSchema.EntityMapping,
+    returning: Bool, db: Database
+  ) throws -> (count: Int, rows: [(pk: Int64, entity: Int64)]) {
+    var conditions = entityConditions(mapping, includesSubentities: request.includesSubentities)
+    var compiler = SQLPredicateCompiler(schema: schema, mapping: mapping)
+    if let predicate = request.predicate { conditions.append(try compiler.compile(predicate)) }
+    var sql = statement
+    if !conditions.isEmpty || !compiler.joinClause.isEmpty {
+      sql += " WHERE Z_PK IN (SELECT t0.Z_PK FROM \(mapping.table) t0\(compiler.joinClause)\(Self.whereClause(conditions)))"
+    }
+    let allArguments = StatementArguments(arguments + compiler.arguments)
+    guard returning else {
+      try db.execute(sql: sql, arguments: allArguments)
+      return (db.changesCount, [])
+    }
+    var rows: [(pk: Int64, entity: Int64)] = []
+    let cursor = try Row.fetchCursor(db, sql: sql + " RETURNING Z_PK, Z_ENT", arguments: allArguments)
+    while let row = try cursor.next() { rows.append((row[0], row[1])) }
+    rows.sort { $0.pk < $1.pk }
+    return (rows.count, rows)
+  }
+
   /// The rows a batch request names: its IDs (those of this store and entity), or the rows its predicate
   /// matches.
   private func batchTargets(_ request: StoreBatchRequest, mapping: SQLiteSchema.EntityMapping, db: Database) throws
@@ -124,9 +186,10 @@ extension PersistentStore {
     return targets
   }
 
-  /// Sets the given attribute slots of the rows, raising each row's version.
-  private func batchUpdate(_ keys: [Int64], values: [Int: StoredValue], mapping: SQLiteSchema.EntityMapping, db: Database)
-    throws
+  /// `column = ?, …, Z_OPT = Z_OPT + 1` for the given attribute slots, and their values: a batch update's
+  /// assignments, raising each row's version.
+  private func batchAssignments(_ values: [Int: StoredValue], mapping: SQLiteSchema.EntityMapping)
+    -> (sql: String, arguments: [DatabaseValue])
   {
     var assignments: [String] = []
     var arguments: [DatabaseValue] = []
@@ -137,12 +200,19 @@ extension PersistentStore {
       arguments.append(SQLiteValueCoding.encode(value, as: type))
     }
     assignments.append("Z_OPT = Z_OPT + 1")
+    return (assignments.joined(separator: ", "), arguments)
+  }
+
+  /// Applies a batch update's assignments to the rows with the given keys.
+  private func batchUpdate(
+    _ keys: [Int64], assignments: (sql: String, arguments: [DatabaseValue]), mapping: SQLiteSchema.EntityMapping, db: Database
+  ) throws {
     for chunk in stride(from: 0, to: keys.count, by: 500) {
       let slice = keys[chunk..<min(chunk + 500, keys.count)]
       let placeholders = Array(repeating: "?", count: slice.count).joined(separator: ", ")
       try db.execute(
-        sql: "UPDATE \(mapping.table) SET \(assignments.joined(separator: ", ")) WHERE Z_PK IN (\(placeholders))",
-        arguments: StatementArguments(arguments + slice.map(\.databaseValue)))
+        sql: "UPDATE \(mapping.table) SET \(assignments.sql) WHERE Z_PK IN (\(placeholders))",
+        arguments: StatementArguments(assignments.arguments + slice.map(\.databaseValue)))
     }
   }
 }
@@ -157,7 +227,7 @@ struct BatchDeletion {
   /// The IDs of every row deleted, in order.
   private(set) var deleted: [ManagedObjectID] = []
   /// Rows already deleted (or being deleted), by table and key, so that cycles end.
-  private var seen: Set<String> = []
+  private var seen: [String: Set<Int64>] = [:]
 
   init(store: PersistentStore, db: Database) {
     self.store = store
@@ -172,7 +242,7 @@ struct BatchDeletion {
       for (number, group) in groups.sorted(by: { $0.key < $1.key }) {
         guard let entity = store.schema.entityByNumber[number], let mapping = store.schema.byIdentity[ObjectIdentifier(entity)]
         else { continue }
-        let keys = group.map(\.pk).filter { seen.insert("\(mapping.table):\($0)").inserted }
+        let keys = group.map(\.pk).filter { seen[mapping.table, default: []].insert($0).inserted }
         guard !keys.isEmpty else { continue }
         next += try applyDeleteRules(mapping, keys: keys)
         try chunked(keys) { list, arguments in
