@@ -27,7 +27,7 @@ extension PersistentStore {
     guard options.inferMappingModelAutomatically else {
       throw ObjectGraphError(
         .migrationMissingMappingModel,
-        "The store at \(url.path) needs a migration from \(found.origin), and inferring the mapping is switched off (StoreOptions.inferMappingModelAutomatically) while ObjectGraph has no mapping models. Switch inference on. The file was left untouched.",
+        "The store at \(url.path) needs a migration from \(found.origin), and inferring the mapping is switched off (StoreOptions.inferMappingModelAutomatically), and no mapping model is looked for when a store is opened. Switch inference on, or migrate the file first with a MigrationManager and a MappingModel. The file was left untouched.",
         url: url)
     }
     let sourceModel = found.model

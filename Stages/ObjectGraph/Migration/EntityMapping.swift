@@ -1,0 +1,65 @@
+import Foundation
+
+/// How the instances of one source entity become instances of one destination entity (Core Data's
+/// `NSEntityMapping`): one step of a ``MappingModel``.
+///
+/// Two differences from Core Data, both because there is no Objective-C runtime and no `NSExpression` here:
+/// - the source instances are those of ``sourceEntityName`` (not of its subentities, which have mappings of
+///   their own) that match ``sourcePredicate``, where Core Data evaluates a `sourceExpression`, normally a
+///   fetch of the source entity with a predicate;
+/// - the policy is an instance, ``migrationPolicy``, where Core Data takes a class name
+///   (`entityMigrationPolicyClassName`) and makes the object by looking the class up at run time.
+///
+/// ```swift
+/// EntityMapping(
+///   name: "NoteToNote", mappingType: .transform, sourceEntityName: "Note", destinationEntityName: "Note",
+///   attributeMappings: [PropertyMapping(name: "title", valueExpression: "$source.title")],
+///   sourcePredicate: try FetchPredicate(format: "archived == NO"))
+/// ```
+public final class EntityMapping {
+  /// The mapping's name, by which ``MigrationManager/destinationInstances(forEntityMappingName:sourceInstances:)``
+  /// and `FUNCTION(...)` expressions find it.
+  public var name: String
+  /// What the mapping does.
+  public var mappingType: EntityMappingType
+  /// The entity of the source model whose instances are migrated, or `nil` for an ``EntityMappingType/add``.
+  public var sourceEntityName: String?
+  /// The entity of the destination model the instances become, or `nil` for a ``EntityMappingType/remove``.
+  public var destinationEntityName: String?
+  /// How the destination instances' attributes get their values, in phase 1.
+  public var attributeMappings: [PropertyMapping]
+  /// How the destination instances' relationships get their values, in phase 2.
+  public var relationshipMappings: [PropertyMapping]
+  /// Which source instances are migrated: those the predicate accepts, or all when `nil`. Core Data's
+  /// `sourceExpression` in the form it nearly always has (a fetch of the source entity with a predicate).
+  public var sourcePredicate: FetchPredicate?
+  /// The object the migration manager calls at each phase for this mapping (Core Data's
+  /// `entityMigrationPolicyClassName`, as an instance: Swift on Linux cannot make an object from a class
+  /// name). Subclass ``EntityMigrationPolicy`` to customise.
+  public var migrationPolicy: EntityMigrationPolicy
+  /// Anything the app wants to keep with the mapping (Core Data's `userInfo`).
+  public var userInfo: [String: Any]
+
+  /// Makes an entity mapping.
+  public init(
+    name: String, mappingType: EntityMappingType, sourceEntityName: String?, destinationEntityName: String?,
+    attributeMappings: [PropertyMapping] = [], relationshipMappings: [PropertyMapping] = [], sourcePredicate: FetchPredicate? = nil,
+    migrationPolicy: EntityMigrationPolicy = EntityMigrationPolicy(), userInfo: [String: Any] = [:]
+  ) {
+    self.name = name
+    self.mappingType = mappingType
+    self.sourceEntityName = sourceEntityName
+    self.destinationEntityName = destinationEntityName
+    self.attributeMappings = attributeMappings
+    self.relationshipMappings = relationshipMappings
+    self.sourcePredicate = sourcePredicate
+    self.migrationPolicy = migrationPolicy
+    self.userInfo = userInfo
+  }
+
+  /// Whether the migration manager runs the phases for this mapping: it has a source entity and is not a
+  /// removal.
+  var migratesInstances: Bool {
+    sourceEntityName != nil && mappingType != .add && mappingType != .remove
+  }
+}

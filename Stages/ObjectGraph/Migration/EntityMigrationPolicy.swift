@@ -1,0 +1,84 @@
+import Foundation
+
+/// What the migration manager calls for an ``EntityMapping`` at each step of a migration (Core Data's
+/// `NSEntityMigrationPolicy`). The default implementation does what a mapping's property mappings say;
+/// subclass it and override a step for what they cannot say, such as splitting one attribute into two.
+///
+/// The steps, for every mapping in the mapping model's order, phase by phase:
+/// 1. ``begin(_:with:)``, ``createDestinationInstances(forSource:in:manager:)`` for each source instance,
+///    ``endInstanceCreation(forMapping:manager:)``;
+/// 2. ``createRelationships(forDestination:in:manager:)`` for each destination instance the mapping made,
+///    ``endRelationshipCreation(forMapping:manager:)``;
+/// 3. ``performCustomValidation(forMapping:manager:)``, then ``end(_:manager:)``, then the destination is
+///    validated and saved.
+///
+/// An error thrown by any step stops the migration: the source store is left as it was and the destination
+/// files are removed.
+///
+/// ```swift
+/// final class SplitFullNamePolicy: EntityMigrationPolicy {
+///   override func createDestinationInstances(
+///     forSource source: ManagedObject, in mapping: EntityMapping, manager: MigrationManager
+///   ) throws {
+///     try super.createDestinationInstances(forSource: source, in: mapping, manager: manager)
+///     let parts = (source.value(forKey: "fullName") as? String ?? "").split(separator: " ", maxSplits: 1)
+///     for note in manager.destinationInstances(forEntityMappingName: mapping.name, sourceInstances: [source]) {
+///       note.setValue(parts.first.map(String.init), forKey: "firstName")
+///       note.setValue(parts.count > 1 ? String(parts[1]) : nil, forKey: "lastName")
+///     }
+///   }
+/// }
+/// ```
+open class EntityMigrationPolicy {
+  /// Makes a policy.
+  public init() {}
+
+  /// Called before the first destination instance of `mapping` is made. Does nothing by default.
+  open func begin(_ mapping: EntityMapping, with manager: MigrationManager) throws {}
+
+  /// Makes the destination instance(s) for one source instance. By default: one object of the mapping's
+  /// destination entity in ``MigrationManager/destinationContext``, its attributes set by the mapping's
+  /// ``EntityMapping/attributeMappings``, associated with the source instance
+  /// (``MigrationManager/associate(sourceInstance:withDestinationInstance:for:)``) so that relationships
+  /// can find it in phase 2. An override that makes objects itself must associate them too.
+  open func createDestinationInstances(forSource source: ManagedObject, in mapping: EntityMapping, manager: MigrationManager)
+    throws
+  {
+    guard let entity = manager.destinationEntity(for: mapping) else {
+      throw ObjectGraphError(
+        .migration,
+        "Entity mapping '\(mapping.name)' has no destination entity '\(mapping.destinationEntityName ?? "")' in the destination model.")
+    }
+    let destination = try EntityDescription.insertNewObject(forEntityName: entity.name, into: manager.destinationContext)
+    for propertyMapping in mapping.attributeMappings {
+      try manager.apply(propertyMapping, source: source, destination: destination, mapping: mapping)
+    }
+    manager.associate(sourceInstance: source, withDestinationInstance: destination, for: mapping)
+  }
+
+  /// Called once every source instance of `mapping` has its destination instances. Does nothing by default.
+  open func endInstanceCreation(forMapping mapping: EntityMapping, manager: MigrationManager) throws {}
+
+  /// Sets the relationships of one destination instance that `mapping` made. By default: each of the
+  /// mapping's ``EntityMapping/relationshipMappings`` is evaluated with the source instance the destination
+  /// was made from, and the source objects it gives are replaced by their destination instances.
+  open func createRelationships(forDestination destination: ManagedObject, in mapping: EntityMapping, manager: MigrationManager)
+    throws
+  {
+    guard let source = manager.sourceInstances(forEntityMappingName: mapping.name, destinationInstances: [destination]).first
+    else { return }
+    for propertyMapping in mapping.relationshipMappings {
+      try manager.apply(propertyMapping, source: source, destination: destination, mapping: mapping)
+    }
+  }
+
+  /// Called once every destination instance of `mapping` has its relationships. Does nothing by default.
+  open func endRelationshipCreation(forMapping mapping: EntityMapping, manager: MigrationManager) throws {}
+
+  /// Called in phase 3, before the destination is validated and saved: check what the model's rules
+  /// cannot, and throw to stop the migration. Does nothing by default.
+  open func performCustomValidation(forMapping mapping: EntityMapping, manager: MigrationManager) throws {}
+
+  /// Called last for `mapping`, before the destination is saved. Does nothing by default.
+  open func end(_ mapping: EntityMapping, manager: MigrationManager) throws {}
+}

@@ -1,0 +1,97 @@
+import Foundation
+
+/// How to migrate a store from one version of a model to another, entity by entity (Core Data's
+/// `NSMappingModel`): what ``MigrationManager`` runs for a migration that inference cannot do, such as an
+/// attribute whose type changes or one attribute split into two.
+///
+/// Core Data reads mapping models from the `.cdm` files Xcode compiles from `.xcmappingmodel`s; ObjectGraph
+/// reads no such file: a mapping model is built in code, or inferred with
+/// ``inferredMappingModel(forSourceModel:destinationModel:)`` and then edited.
+///
+/// ```swift
+/// let mapping = try MappingModel.inferredMappingModel(forSourceModel: v1, destinationModel: v2)
+/// let note = mapping.entityMappings.first { $0.name == "NoteToNote" }!
+/// note.mappingType = .custom
+/// note.migrationPolicy = SplitFullNamePolicy()
+/// ```
+public final class MappingModel {
+  /// The entity mappings, in the order the migration manager runs them.
+  public var entityMappings: [EntityMapping]
+
+  /// Makes a mapping model from its entity mappings.
+  public init(entityMappings: [EntityMapping] = []) {
+    self.entityMappings = entityMappings
+  }
+
+  /// The entity mappings by name (the first of two with the same name).
+  public var entityMappingsByName: [String: EntityMapping] {
+    Dictionary(entityMappings.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+  }
+
+  /// The mapping model a lightweight migration would use between the two models (Core Data's
+  /// `inferredMappingModel(forSourceModel:destinationModel:)`), matching entities and properties by
+  /// renaming identifier, else by name, as inferred migration does.
+  ///
+  /// Each destination entity with a source gets a ``EntityMappingType/copy`` mapping (unchanged entity) or
+  /// a ``EntityMappingType/transform`` one, named `<Source>To<Destination>`, whose attribute mappings read
+  /// `$source.<name>` and whose relationship mappings read
+  /// `FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", "<Mapping>", $source.<name>)`
+  /// (a relationship whose old destination has subentities is mapped by a closure that looks the objects up
+  /// in every mapping). New entities get an ``EntityMappingType/add`` mapping, dropped ones a
+  /// ``EntityMappingType/remove`` mapping.
+  /// - Throws: ``ObjectGraphError/Code/migrationMissingMappingModel`` (134140) naming what cannot be
+  ///   inferred, as opening the store would.
+  public static func inferredMappingModel(forSourceModel sourceModel: ManagedObjectModel, destinationModel: ManagedObjectModel)
+    throws -> MappingModel
+  {
+    let inferred = try InferredMapping.infer(from: sourceModel.entities, to: destinationModel.entities)
+    func mappingName(from source: EntityDescription, to destination: EntityDescription) -> String {
+      "\(source.name)To\(destination.name)"
+    }
+    var mappings: [EntityMapping] = []
+    for entity in inferred.entities {
+      let destination = entity.destination
+      guard let source = entity.source else {
+        mappings.append(
+          EntityMapping(name: destination.name, mappingType: .add, sourceEntityName: nil, destinationEntityName: destination.name))
+        continue
+      }
+      var attributes: [PropertyMapping] = []
+      var relationships: [PropertyMapping] = []
+      for (slot, old) in zip(destination.layout.slots, entity.sourceSlots) {
+        guard let old else { continue }
+        if slot.attribute != nil {
+          attributes.append(PropertyMapping(name: slot.name, valueExpression: "$source.\(old.name)"))
+        } else if let oldDestination = old.relationship?.destinationEntity,
+          let carriedTo = inferred.destination(of: oldDestination)
+        {
+          if oldDestination.subentities.isEmpty {
+            let target = mappingName(from: oldDestination, to: carriedTo)
+            relationships.append(
+              PropertyMapping(
+                name: slot.name,
+                valueExpression:
+                  "FUNCTION($manager, \"destinationInstancesForEntityMappingNamed:sourceInstances:\", \"\(target)\", $source.\(old.name))"
+              ))
+          } else {
+            let key = old.name
+            relationships.append(
+              PropertyMapping(name: slot.name) { source, manager in
+                manager.destinationInstancesInAnyMapping(for: MigrationManager.objects(in: source.value(forKey: key)))
+              })
+          }
+        }
+      }
+      let unchanged = source.name == destination.name && source.versionHash == destination.versionHash
+      mappings.append(
+        EntityMapping(
+          name: mappingName(from: source, to: destination), mappingType: unchanged ? .copy : .transform,
+          sourceEntityName: source.name, destinationEntityName: destination.name, attributeMappings: attributes,
+          relationshipMappings: relationships))
+    }
+    for source in sourceModel.entities where inferred.destination(of: source) == nil {
+      mappings.append(EntityMapping(name: source.name, mappingType: .remove, sourceEntityName: source.name, destinationEntityName: nil))
+    }
+    return MappingModel(entityMappings: mappings)
+  }
+}
