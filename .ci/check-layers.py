@@ -9,7 +9,9 @@ type names in the parentheses only. The last column lists the modules the folder
 Foundation, Dispatch, Synchronization and the C library ("—" for none).
 
 A type belongs to the folder whose file declares it at the top level (struct, class, enum, protocol,
-typealias, actor). Uses are the identifiers of a file once comments and string literals are removed.
+typealias, actor). Uses are the identifiers of a file once comments and string literals are removed; a
+name the using folder itself declares, at any depth (`SQLiteSchema.EntityMapping` in Store/), is taken
+to mean its own type.
 Run from the repository root: `python3 .ci/check-layers.py`. Exits 1 and names each forbidden use.
 """
 import os
@@ -22,6 +24,11 @@ ALWAYS_IMPORTABLE = {"Foundation", "Dispatch", "Synchronization", "Glibc", "Musl
 
 DECLARATION = re.compile(
     r"^(?:(?:public|open|internal|package|private|fileprivate|final|indirect|nonisolated|@\w+(?:\([^)]*\))?)\s+)*"
+    r"(?:struct|class|enum|protocol|typealias|actor)\s+([A-Za-z_]\w*)",
+    re.M,
+)
+ANY_DECLARATION = re.compile(
+    r"^\s*(?:(?:public|open|internal|package|private|fileprivate|final|indirect|nonisolated|@\w+(?:\([^)]*\))?)\s+)*"
     r"(?:struct|class|enum|protocol|typealias|actor)\s+([A-Za-z_]\w*)",
     re.M,
 )
@@ -60,15 +67,17 @@ def main():
     folders = sorted(f for f in os.listdir(ENGINE) if os.path.isdir(os.path.join(ENGINE, f)))
     problems = [f"{ENGINE}/{f}/ has no row in the layer table of {DOC}: add one" for f in folders if f not in rules]
     problems += [f"{DOC}'s layer table names {f}/, which is not a folder of {ENGINE}" for f in rules if f not in folders]
-    owner, files = {}, {}
+    owner, files, local = {}, {}, {}
     for folder in folders:
         for directory, _, names in os.walk(os.path.join(ENGINE, folder)):
             for name in sorted(names):
                 if name.endswith(".swift"):
                     path = os.path.join(directory, name)
                     files.setdefault(folder, []).append(path)
-                    for declared in DECLARATION.findall(open(path, encoding="utf-8").read()):
+                    text = open(path, encoding="utf-8").read()
+                    for declared in DECLARATION.findall(text):
                         owner[declared] = folder
+                    local.setdefault(folder, set()).update(ANY_DECLARATION.findall(text))
     edges = 0
     for folder, paths in files.items():
         allowed, imports = rules.get(folder, ({}, set()))
@@ -79,7 +88,7 @@ def main():
                     problems.append(f"{path}: imports {module}, which {folder}/ may not (its row allows: {sorted(imports) or 'none'})")
             for name in sorted(set(re.findall(r"\b[A-Za-z_]\w*\b", strip_comments_and_strings(source)))):
                 used = owner.get(name)
-                if used is None or used == folder:
+                if used is None or used == folder or name in local.get(folder, set()):
                     continue
                 edges += 1
                 if used not in allowed:
