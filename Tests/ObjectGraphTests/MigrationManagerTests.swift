@@ -211,14 +211,21 @@ struct MigrationManagerTests {
     #expect(try rawRows(storeURL, "SELECT typeof(ZRATING) AS t FROM ZNOTE").allSatisfy { $0["t"] as String == "integer" })
   }
 
-  @Test("relationships carried by FUNCTION($manager, ...): to-one and to-many, from both sides")
-  func relationships() throws {
+  /// A version 1 store in a new folder, migrated with ``mappingModel()`` to `Migrated.sqlite` beside it:
+  /// the manager, the source file and the migrated file.
+  static func migratedWithMappingModel() throws -> (manager: MigrationManager, storeURL: URL, migratedURL: URL) {
     let folder = try TemporaryFolder()
     let storeURL = folder.appending("Store.sqlite")
     let migratedURL = folder.appending("Migrated.sqlite")
-    try Self.writeStore(at: storeURL)
-    let manager = MigrationManager(sourceModel: try Self.version1(), destinationModel: try Self.version2())
-    try manager.migrateStore(from: storeURL, type: .sqlite, mapping: Self.mappingModel(), to: migratedURL, type: .sqlite)
+    try writeStore(at: storeURL)
+    let manager = MigrationManager(sourceModel: try version1(), destinationModel: try version2())
+    try manager.migrateStore(from: storeURL, type: .sqlite, mapping: mappingModel(), to: migratedURL, type: .sqlite)
+    return (manager, storeURL, migratedURL)
+  }
+
+  @Test("relationships carried by FUNCTION($manager, ...): to-one and to-many, from both sides")
+  func relationships() throws {
+    let (manager, _, migratedURL) = try Self.migratedWithMappingModel()
     #expect(try Self.notes(at: migratedURL) == Self.expected(0..<12))
     #expect(try Self.notebooks(at: migratedURL) == ["Notebook 0: 4", "Notebook 1: 4", "Notebook 2: 4"])
     let context = try M.open(try Self.version2(), at: migratedURL, options: StoreOptions(migratePersistentStoresAutomatically: false))
@@ -234,12 +241,7 @@ struct MigrationManagerTests {
 
   @Test("a .remove mapping drops its entity; an entity with no mapping is not carried over either")
   func removeMapping() throws {
-    let folder = try TemporaryFolder()
-    let storeURL = folder.appending("Store.sqlite")
-    let migratedURL = folder.appending("Migrated.sqlite")
-    try Self.writeStore(at: storeURL)
-    let manager = MigrationManager(sourceModel: try Self.version1(), destinationModel: try Self.version2())
-    try manager.migrateStore(from: storeURL, type: .sqlite, mapping: Self.mappingModel(), to: migratedURL, type: .sqlite)
+    let (manager, storeURL, migratedURL) = try Self.migratedWithMappingModel()
     #expect(!(try M.tables(migratedURL).contains("ZDRAFT")))
     #expect(try rawRows(storeURL, "SELECT COUNT(*) AS c FROM ZDRAFT")[0]["c"] as Int == 2)
     #expect(manager.sourceEntity(for: Self.mappingModel().entityMappings[3])?.name == "Draft")
