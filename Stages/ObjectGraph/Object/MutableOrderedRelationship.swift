@@ -58,11 +58,14 @@ public final class MutableOrderedRelationship: RandomAccessCollection {
   /// The member at `position`.
   public subscript(position: Int) -> ManagedObject { self.object(at: position) }
 
-  /// The member at `index`.
+  /// The member at `index` (only its ID is looked up: walking the relationship by index stays linear).
   public func object(at index: Int) -> ManagedObject {
-    let members = array
+    let members = object.relatedIDList(object.slot(forKey: key))
     checkIndex(index, count: members.count, allowingEnd: false)
-    return members[index]
+    guard let context = object.managedObjectContext else {
+      preconditionFailure("ObjectGraph: \(object.entity.name).\(key) cannot hand out its members: the object is in no context.")
+    }
+    return context.object(with: members[index])
   }
 
   /// The position of `member`, or `NSNotFound`, as `NSOrderedSet` answers.
