@@ -189,14 +189,8 @@ struct MigrationManagerTests {
 
   @Test("a split by a custom policy and a String to Integer 64 change by a closure, then the file put in place")
   func splitAndTypeChange() throws {
-    let folder = try TemporaryFolder()
-    let storeURL = folder.appending("Store.sqlite")
-    let migratedURL = folder.appending("Migrated.sqlite")
-    try Self.writeStore(at: storeURL)
     let policy = SplitFullNamePolicy()
-    let manager = MigrationManager(sourceModel: try Self.version1(), destinationModel: try Self.version2())
-    try manager.migrateStore(
-      from: storeURL, type: .sqlite, mapping: Self.mappingModel(notePolicy: policy), to: migratedURL, type: .sqlite)
+    let (manager, storeURL, migratedURL) = try Self.migratedWithMappingModel(Self.mappingModel(notePolicy: policy))
     #expect(manager.migrationProgress == 1)
     #expect(policy.progressAfterCreation.count == 1)
     #expect(policy.progressAfterCreation.allSatisfy { $0 > 0 && $0 < 1 }, "\(policy.progressAfterCreation)")
@@ -211,15 +205,17 @@ struct MigrationManagerTests {
     #expect(try rawRows(storeURL, "SELECT typeof(ZRATING) AS t FROM ZNOTE").allSatisfy { $0["t"] as String == "integer" })
   }
 
-  /// A version 1 store in a new folder, migrated with ``mappingModel()`` to `Migrated.sqlite` beside it:
-  /// the manager, the source file and the migrated file.
-  static func migratedWithMappingModel() throws -> (manager: MigrationManager, storeURL: URL, migratedURL: URL) {
+  /// A version 1 store in a new folder, migrated with `mapping` (``mappingModel()`` when `nil`) to
+  /// `Migrated.sqlite` beside it: the manager, the source file and the migrated file.
+  static func migratedWithMappingModel(_ mapping: MappingModel? = nil) throws
+    -> (manager: MigrationManager, storeURL: URL, migratedURL: URL)
+  {
     let folder = try TemporaryFolder()
     let storeURL = folder.appending("Store.sqlite")
     let migratedURL = folder.appending("Migrated.sqlite")
     try writeStore(at: storeURL)
     let manager = MigrationManager(sourceModel: try version1(), destinationModel: try version2())
-    try manager.migrateStore(from: storeURL, type: .sqlite, mapping: mappingModel(), to: migratedURL, type: .sqlite)
+    try manager.migrateStore(from: storeURL, type: .sqlite, mapping: mapping ?? mappingModel(), to: migratedURL, type: .sqlite)
     return (manager, storeURL, migratedURL)
   }
 
@@ -250,14 +246,8 @@ struct MigrationManagerTests {
 
   @Test("a source predicate migrates only the instances it accepts; relationships to the others are dropped")
   func sourcePredicate() throws {
-    let folder = try TemporaryFolder()
-    let storeURL = folder.appending("Store.sqlite")
-    let migratedURL = folder.appending("Migrated.sqlite")
-    try Self.writeStore(at: storeURL)
-    let manager = MigrationManager(sourceModel: try Self.version1(), destinationModel: try Self.version2())
     let predicate = try FetchPredicate(format: "fullName BEGINSWITH %@", "First1")
-    try manager.migrateStore(
-      from: storeURL, type: .sqlite, mapping: Self.mappingModel(notePredicate: predicate), to: migratedURL, type: .sqlite)
+    let (_, _, migratedURL) = try Self.migratedWithMappingModel(Self.mappingModel(notePredicate: predicate))
     #expect(try Self.notes(at: migratedURL) == Self.expected([1, 10, 11]))
     #expect(try Self.notebooks(at: migratedURL) == ["Notebook 0: 0", "Notebook 1: 2", "Notebook 2: 1"])
   }
