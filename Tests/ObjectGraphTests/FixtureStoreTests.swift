@@ -148,7 +148,7 @@ struct FixtureStoreTests {
 }
 
 /// Stands in for a fixture app's own value transformer: text as UTF-8.
-private final class UTF8Transformer: AttributeValueTransformer, @unchecked Sendable {
+final class UTF8Transformer: AttributeValueTransformer, @unchecked Sendable {
   override func transformedValue(_ value: Any) throws -> Data { Data("\(value)".utf8) }
   override func reverseTransformedValue(_ data: Data) throws -> Any { String(decoding: data, as: UTF8.self) }
 }

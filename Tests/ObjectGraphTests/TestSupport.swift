@@ -279,3 +279,19 @@ extension Fixtures {
     return FileManager.default.fileExists(atPath: fixtures.path)
   }
 }
+
+extension Fixtures {
+  /// `../shared/fixtures/apple-stores`: stores written by Apple's Core Data, with their models (its README
+  /// says which model version made each store).
+  static func appleStores() throws -> URL {
+    try folder().deletingLastPathComponent().appendingPathComponent("apple-stores")
+  }
+
+  /// The Apple-written stores, each with the folder of its fixture, its `.xcdatamodeld`, and the version that
+  /// made it.
+  static let appleStoreFiles: [(folder: String, model: String, version: String, store: String)] = [
+    ("alemar11__CoreDataPlus__SampleModel", "SampleModel.xcdatamodeld", "SampleModel", "SampleModel_V1.sqlite"),
+    ("alemar11__CoreDataPlus__SampleModel", "SampleModel.xcdatamodeld", "SampleModel2", "SampleModel_V2.sqlite"),
+    ("bignerdranch__CoreDataStack__TestModel", "Sample.xcdatamodeld", "TestModel", "TestModel.sqlite"),
+  ]
+}

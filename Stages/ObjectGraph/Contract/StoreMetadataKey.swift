@@ -14,6 +14,21 @@ public enum StoreMetadataKey {
   /// when the model was read from a `.xcdatamodeld`. An ObjectGraph addition: it lets a migration tell a
   /// store made by a newer version of the app (refused, error 134100) from an older one.
   public static let modelVersionName = "ObjectGraphModelVersionName"
-  /// The version of the engine's store format.
+  /// The version of the engine's store format: 1 for the stores it wrote before it followed Core Data's
+  /// layout exactly, 2 since. Core Data's own stores have none (and follow Core Data's layout).
   public static let formatVersion = "ObjectGraphStoreFormatVersion"
+  /// The version of Core Data's hashing scheme: 3, as Core Data writes it.
+  public static let versionHashesVersion = "NSStoreModelVersionHashesVersion"
+  /// A digest of every entity's name and version hash (base64 of SHA-512), which newer Core Data writes.
+  public static let versionHashesDigest = "NSStoreModelVersionHashesDigest"
+  /// A checksum of the version hashes (base64 of SHA-256), as Core Data's `versionChecksum` of a model.
+  public static let versionChecksum = "NSStoreModelVersionChecksumKey"
+  /// The version of Core Data that wrote the store (a number, 1044 for iOS 15). The engine keeps it in
+  /// stores Core Data wrote and writes none of its own.
+  public static let frameworkVersion = "NSPersistenceFrameworkVersion"
+  /// The store's SQLite `auto_vacuum` level as a string (`"2"`: incremental), as Core Data records it.
+  public static let autoVacuumLevel = "_NSAutoVacuumLevel"
+  /// The names of the fetch indexes the engine created in the store, so that it drops only its own when the
+  /// model no longer has them (an ObjectGraph addition).
+  public static let fetchIndexNames = "ObjectGraphFetchIndexes"
 }

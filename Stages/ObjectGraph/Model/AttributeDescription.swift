@@ -17,6 +17,7 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
     var renamingIdentifier: String?
     var isTransient = false
     var allowsExternalBinaryDataStorage = false
+    var preservesValueInHistoryOnDeletion = false
     var derivationExpression: String?
     var valueTransformerName: String?
     var versionHashModifier: String?
@@ -88,6 +89,14 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
     get { state.read(\.valueTransformerName) }
     set { state.write(\.valueTransformerName, newValue, what: "attribute \(name)") }
   }
+  /// Whether persistent history keeps this attribute's value in the record of an object's deletion (Xcode's
+  /// "Preserve After Deletion", `preservesValueInHistoryOnDeletion` in Core Data). It is part of the
+  /// attribute's ``versionHash``, as in Core Data; the engine's history does not record deleted values yet,
+  /// so it has no other effect here.
+  public var preservesValueInHistoryOnDeletion: Bool {
+    get { state.read(\.preservesValueInHistoryOnDeletion) }
+    set { state.write(\.preservesValueInHistoryOnDeletion, newValue, what: "attribute \(name)") }
+  }
   /// A string mixed into the version hash to force a new version without another change.
   public var versionHashModifier: String? {
     get { state.read(\.versionHashModifier) }
@@ -119,6 +128,11 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
     get { state.read(\.regularExpression) }
     set { state.write(\.regularExpression, newValue, what: "attribute \(name)") }
   }
+
+  /// Core Data's version hash of the attribute: a digest of its name, optionality, transience, type, whether
+  /// it preserves its value in history on deletion, and its ``versionHashModifier`` (see
+  /// ``EntityDescription/versionHash``).
+  public var versionHash: Data { VersionHash.attribute(self) }
 
   /// Whether the attribute has a validation rule beyond being required.
   var hasValidationRules: Bool {

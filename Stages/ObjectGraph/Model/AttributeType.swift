@@ -89,15 +89,46 @@ public enum AttributeType: Sendable, Hashable, CustomStringConvertible {
 
   /// Reads Xcode's name for a type; `nil` for a name this engine does not know.
   public init?(xcodeName: String) {
-    let all: [AttributeType] = [
-      .string, .integer16, .integer32, .integer64, .double, .float, .boolean, .date, .binaryData, .uuid, .uri,
-      .decimal, .transformable, .composite, .objectID, .undefined,
-    ]
-    guard let match = all.first(where: { $0.xcodeName == xcodeName }) else { return nil }
+    guard let match = Self.all.first(where: { $0.xcodeName == xcodeName }) else { return nil }
+    self = match
+  }
+
+  /// Core Data's number for the type (`NSAttributeType`'s raw value: String 700, Integer 64 300, Date 900, …),
+  /// as a compiled model and the entity version hashes hold it.
+  public var coreDataNumber: Int {
+    switch self {
+    case .undefined: 0
+    case .integer16: 100
+    case .integer32: 200
+    case .integer64: 300
+    case .decimal: 400
+    case .double: 500
+    case .float: 600
+    case .string: 700
+    case .boolean: 800
+    case .date: 900
+    case .binaryData: 1000
+    case .uuid: 1100
+    case .uri: 1200
+    case .transformable: 1800
+    case .objectID: 2000
+    case .composite: 2100
+    }
+  }
+
+  /// Reads Core Data's number for a type (``coreDataNumber``); `nil` for a number Core Data does not use.
+  public init?(coreDataNumber: Int) {
+    guard let match = Self.all.first(where: { $0.coreDataNumber == coreDataNumber }) else { return nil }
     self = match
   }
 
   public var description: String { xcodeName }
+
+  /// Every type, for the initialisers that read a type's name or number.
+  private static let all: [AttributeType] = [
+    .string, .integer16, .integer32, .integer64, .double, .float, .boolean, .date, .binaryData, .uuid, .uri,
+    .decimal, .transformable, .composite, .objectID, .undefined,
+  ]
 }
 
 /// What happens to related objects when an object is deleted.

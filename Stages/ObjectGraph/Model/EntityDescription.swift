@@ -29,6 +29,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     var uniquenessConstraints: [[String]] = []
     var indexes: [FetchIndexDescription] = []
     var versionHash: Data?
+    var legacyVersionHash: Data?
     weak var model: ManagedObjectModel?
   }
 
@@ -239,37 +240,25 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     return false
   }
 
-  /// A 32-byte digest of what makes the entity's stored shape: its name, inheritance and properties
-  /// (names, types, optionality, transience, relationship shapes with their counts) and version hash
-  /// modifiers and uniqueness constraints, the inputs Core Data documents for its version hashes. Two models
-  /// whose entities all hash alike can open each other's stores. Renaming identifiers, default values,
-  /// delete rules, fetch indexes and class names do not count, as in Core Data.
+  /// The entity's version hash: Core Data's 32-byte digest of what makes its stored shape, byte for byte
+  /// what Core Data computes for the same entity (its name, whether it is abstract, its superentity's hash,
+  /// the hashes of its stored properties, inherited ones included, its uniqueness constraints and its
+  /// ``versionHashModifier``). A store's metadata keeps every entity's hash; a model whose entities all
+  /// hash alike opens the store without a migration, whether Core Data or this engine wrote it.
+  ///
+  /// Renaming identifiers, default values, delete rules, fetch indexes, class names, user info, transient
+  /// properties and fetched properties do not count, as in Core Data. The exact bytes, and which of them
+  /// Apple's own files prove, are in `Docs/ObjectGraph.md` ("Files Core Data wrote").
   public var versionHash: Data {
     if let cached = state.read(\.versionHash) { return cached }
-    return SHA256.hash(Data(versionHashSource.utf8))
+    return VersionHash.entity(self)
   }
 
-  var versionHashSource: String {
-    var parts = ["entity:\(name)", "abstract:\(isAbstract)", "super:\(superentity?.name ?? "")"]
-    if let modifier = versionHashModifier { parts.append("modifier:\(modifier)") }
-    // Only an entity with constraints has this line, so every other entity keeps the hash it had before
-    // constraints counted (its stores open without a migration).
-    if !uniquenessConstraints.isEmpty {
-      parts.append("uniqueness:" + uniquenessConstraints.map { $0.joined(separator: ",") }.joined(separator: ";"))
-    }
-    for property in properties.sorted(by: { $0.name < $1.name }) {
-      switch property {
-      case .attribute(let attribute):
-        parts.append(
-          "attribute:\(attribute.name):\(attribute.attributeType.xcodeName):\(attribute.isOptional):\(attribute.isTransient):\(attribute.versionHashModifier ?? "")"
-        )
-      case .relationship(let relationship):
-        parts.append(
-          "relationship:\(relationship.name):\(relationship.destinationEntityName):\(relationship.inverseRelationshipName ?? ""):\(relationship.isToMany):\(relationship.isOrdered):\(relationship.isOptional):\(relationship.isTransient):\(relationship.minCount):\(relationship.maxCount):\(relationship.versionHashModifier ?? "")"
-        )
-      }
-    }
-    return parts.joined(separator: "\n")
+  /// The digest the engine wrote into its stores before it computed Core Data's: stores with it open without
+  /// a migration, and their metadata is brought up to date when they are opened read-write.
+  var legacyVersionHash: Data {
+    if let cached = state.read(\.legacyVersionHash) { return cached }
+    return VersionHash.legacyEntity(self)
   }
 
   /// The immutable layout the engine's hot paths use; built when the model is frozen.
@@ -281,9 +270,11 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
   }
 
   func freeze(model: ManagedObjectModel) {
-    let hash = SHA256.hash(Data(versionHashSource.utf8))
+    let hash = VersionHash.entity(self)
+    let legacy = VersionHash.legacyEntity(self)
     state.mutate(what: "entity \(name)") {
       $0.versionHash = hash
+      $0.legacyVersionHash = legacy
       $0.model = model
     }
     for case .attribute(let attribute) in ownProperties { attribute.state.freeze() }

@@ -124,14 +124,32 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
 
   /// Whether a store described by `metadata` was made with this model (the version hashes of every entity
   /// of the configuration match), so the store can be opened without migration.
+  ///
+  /// A store the engine wrote before it computed Core Data's version hashes matches too, by the digests it
+  /// wrote then; opening it read-write brings its metadata up to Core Data's hashes.
   public func isConfiguration(withName configuration: String?, compatibleWithStoreMetadata metadata: [String: any Sendable])
     -> Bool
   {
+    hashMatch(configuration: configuration, metadata: metadata) != nil
+  }
+
+  /// Which version hashes of this model's configuration a store's metadata holds.
+  enum HashMatch: Sendable {
+    /// Core Data's (``EntityDescription/versionHash``).
+    case coreData
+    /// The engine's own from before (``EntityDescription/legacyVersionHash``).
+    case legacy
+  }
+
+  /// How a store described by `metadata` matches the configuration's entities, or `nil` when it does not.
+  func hashMatch(configuration: String?, metadata: [String: any Sendable]) -> HashMatch? {
     guard let stored = metadata[StoreMetadataKey.versionHashes] as? [String: Data],
       let entities = entities(forConfigurationName: configuration)
-    else { return false }
+    else { return nil }
     let mine = Dictionary(entities.map { ($0.name, $0.versionHash) }, uniquingKeysWith: { first, _ in first })
-    return stored == mine
+    if stored == mine { return .coreData }
+    let legacy = Dictionary(entities.map { ($0.name, $0.legacyVersionHash) }, uniquingKeysWith: { first, _ in first })
+    return stored == legacy ? .legacy : nil
   }
 
   /// Whether a coordinator has started using the model (its descriptions are then immutable).

@@ -246,6 +246,7 @@ extension XcodeModelLoader {
       attribute.defaultValue = try defaultValue(of: element, type: type, entity: entity, attribute: name)
       attribute.isTransient = element.flag("transient")
       attribute.allowsExternalBinaryDataStorage = element.flag("allowsExternalBinaryDataStorage")
+      attribute.preservesValueInHistoryOnDeletion = element.flag("preserveAfterDeletion")
       if let expression = nonEmpty(element["derivationExpression"]) {
         attribute.derivationExpression = expression
       } else if element.flag("derived") {
@@ -364,11 +365,10 @@ extension XcodeModelLoader {
         deleteRule: deleteRule, isOptional: element.flag("optional"))
       relationship.isOrdered = element.flag("ordered")
       relationship.isTransient = element.flag("transient")
-      // Xcode also writes minCount/maxCount 1 on to-one relationships; counts only mean something for to-many.
-      if isToMany {
-        relationship.minCount = try count(element, "minCount", entity: entity, relationship: name)
-        relationship.maxCount = try count(element, "maxCount", entity: entity, relationship: name)
-      }
+      // Xcode also writes maxCount 1 (and for a required one minCount 1) on to-one relationships. Only a
+      // to-many's counts are validated, but a to-one's minimum is part of Core Data's version hash.
+      relationship.minCount = try count(element, "minCount", entity: entity, relationship: name)
+      if isToMany { relationship.maxCount = try count(element, "maxCount", entity: entity, relationship: name) }
       relationship.renamingIdentifier = nonEmpty(element["elementID"])
       relationship.versionHashModifier = nonEmpty(element["versionHashModifier"])
       relationship.userInfo = userInfo(of: element)

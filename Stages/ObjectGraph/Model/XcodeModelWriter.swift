@@ -110,6 +110,7 @@ enum XcodeModelWriter {
       ("name", attribute.name), ("optional", attribute.isOptional ? "YES" : nil),
       ("transient", attribute.isTransient ? "YES" : nil), ("attributeType", type.xcodeName),
       ("allowsExternalBinaryDataStorage", attribute.allowsExternalBinaryDataStorage ? "YES" : nil),
+      ("preserveAfterDeletion", attribute.preservesValueInHistoryOnDeletion ? "YES" : nil),
     ]
     attributes.append(type == .date ? ("defaultDateTimeInterval", written) : ("defaultValueString", written))
     if let expression = attribute.derivationExpression {
@@ -142,8 +143,8 @@ enum XcodeModelWriter {
       ("name", relationship.name), ("optional", relationship.isOptional ? "YES" : nil),
       ("transient", relationship.isTransient ? "YES" : nil), ("toMany", relationship.isToMany ? "YES" : nil),
       ("ordered", relationship.isOrdered ? "YES" : nil),
-      // Xcode writes maxCount="1" on a to-one; the loader reads counts on to-many relationships only.
-      ("minCount", relationship.isToMany && relationship.minCount != 0 ? String(relationship.minCount) : nil),
+      // Xcode writes maxCount="1" on a to-one; the loader reads a to-one's minimum (a version hash input) only.
+      ("minCount", relationship.minCount != 0 ? String(relationship.minCount) : nil),
       ("maxCount", relationship.isToMany ? (relationship.maxCount != 0 ? String(relationship.maxCount) : nil) : "1"),
       ("deletionRule", rule), ("destinationEntity", relationship.destinationEntityName),
       ("inverseName", inverse), ("inverseEntity", inverse == nil ? nil : relationship.destinationEntityName),

@@ -7,6 +7,7 @@ import GRDB
 /// changed), in the same SQLite transaction as the change itself, so history and data never disagree.
 extension PersistentStore {
   func createHistoryTables() throws {
+    try refuseCoreDataHistory()
     try write { db in
       try db.execute(
         sql: """
@@ -96,7 +97,23 @@ extension PersistentStore {
   }
 
   private func hasHistoryTables() throws -> Bool {
-    try read { db in try db.tableExists("ATRANSACTION") }
+    try refuseCoreDataHistory()
+    return try read { db in try db.tableExists("ATRANSACTION") }
+  }
+
+  /// Refuses to touch history tables that Core Data wrote: its `ATRANSACTION`, `ACHANGE` and
+  /// `ATRANSACTIONSTRING` are entities of its own (with `Z_ENT` and `Z_OPT` columns), kept up to date by
+  /// triggers, in a format the engine neither reads nor writes. The engine's tables have neither column.
+  private func refuseCoreDataHistory() throws {
+    let isCoreData = try read { db -> Bool in
+      guard try db.tableExists("ATRANSACTION") else { return false }
+      return try db.columns(in: "ATRANSACTION").contains { $0.name == "Z_ENT" }
+    }
+    guard isCoreData else { return }
+    throw ObjectGraphError(
+      .unsupportedFeature,
+      "The store at \(url?.path ?? "memory") holds persistent history that Apple's Core Data recorded (its ATRANSACTION, ACHANGE and ATRANSACTIONSTRING tables), in a format ObjectGraph does not read or write. The history was left untouched. Open the store without StoreOptions.persistentHistoryTracking and do not fetch its history here; Core Data on Apple platforms reads it.",
+      url: url)
   }
 
   /// Runs a write, turning SQLite failures into ObjectGraph errors.

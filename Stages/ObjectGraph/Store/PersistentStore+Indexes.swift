@@ -6,29 +6,87 @@ extension PersistentStore {
   ///
   /// Fetch indexes are not part of an entity's version hash (Core Data documents this), so a model that
   /// only adds, removes or changes an index opens the store without a migration; Core Data then updates
-  /// the store's indexes, and so does this: it creates the indexes the model has and the file lacks, drops
-  /// the fetch indexes the model no longer has, and replaces one whose definition changed. A store whose
-  /// indexes already match is only read.
-  static func reconcileFetchIndexes(in database: DatabaseQueue, schema: SQLiteSchema, url: URL?) throws {
-    let wanted = Dictionary(
-      schema.fetchIndexStatements().compactMap { statement in SQLiteSchema.indexName(in: statement).map { ($0, statement) } },
-      uniquingKeysWith: { first, _ in first })
+  /// the store's indexes, and so does this, touching only what is its own:
+  /// - an index the model wants is created unless the file already has one with the same definition (same
+  ///   table, uniqueness and columns; `COLLATE BINARY` and `ASC`, SQLite's defaults, may be written or not),
+  ///   under any name: Core Data's own index for it counts;
+  /// - an index is dropped only when the engine made it (the store's metadata lists the fetch indexes the
+  ///   engine created, ``StoreMetadataKey/fetchIndexNames``; in a store of the engine's format 1 every index
+  ///   named `Z_…` but not `…_INDEX` is its own) and the model no longer wants it. An index the engine did
+  ///   not make (Core Data's, an app's, one for a uniqueness constraint of a subentity) stays.
+  ///
+  /// A store whose indexes already match is only read; otherwise the changes and the updated list are
+  /// written in one transaction.
+  static func reconcileFetchIndexes(
+    in database: DatabaseQueue, schema: SQLiteSchema, metadata: [String: any Sendable], url: URL?
+  ) throws {
+    let wanted = schema.fetchIndexStatements().compactMap { statement in
+      SQLiteSchema.indexName(in: statement).map { (name: $0, statement: statement, definition: IndexDefinition(statement)) }
+    }
+    let wantedNames = Set(wanted.map(\.name))
+    let recorded = Set(metadata[StoreMetadataKey.fetchIndexNames] as? [String] ?? [])
     do {
       let existing = try database.read { db in
         try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
-          .reduce(into: [String: String]()) { result, row in result[row["name"]] = row["sql"] }
+          .map { (name: $0["name"] as String, definition: IndexDefinition($0["sql"] as String)) }
       }
-      let stale = existing.filter { SQLiteSchema.isFetchIndexName($0.key) && wanted[$0.key] != $0.value }.keys.sorted()
-      let missing = wanted.filter { existing[$0.key] != $0.value }.sorted { $0.key < $1.key }
-      guard !stale.isEmpty || !missing.isEmpty else { return }
+      let isOurs = { (name: String) in
+        recorded.contains(name) || (schema.layout == .engineV1 && SQLiteSchema.isFetchIndexName(name))
+      }
+      let wantedDefinitions = Dictionary(wanted.map { ($0.name, $0.definition) }, uniquingKeysWith: { first, _ in first })
+      // Ours and no longer wanted as it is: dropped (a changed one is made again below).
+      let stale = existing.filter { isOurs($0.name) && wantedDefinitions[$0.name] != $0.definition }.map(\.name)
+      let staleSet = Set(stale)
+      let present = existing.filter { !staleSet.contains($0.name) }
+      let takenNames = Set(present.map(\.name))
+      let missing = wanted.filter { want in
+        !present.contains { $0.definition == want.definition } && !takenNames.contains(want.name)
+      }
+      let created = recorded.subtracting(staleSet).union(missing.map(\.name)).intersection(wantedNames)
+      guard !stale.isEmpty || !missing.isEmpty || (schema.layout == .coreData && !recorded.isSuperset(of: created)) else {
+        return
+      }
       try database.write { db in
-        for name in stale { try db.execute(sql: "DROP INDEX \(name)") }
-        for (_, statement) in missing { try db.execute(sql: statement) }
+        for name in stale.sorted() { try db.execute(sql: "DROP INDEX \(name)") }
+        for index in missing { try db.execute(sql: index.statement) }
       }
+      try StoreMetadata.update(database, with: [StoreMetadataKey.fetchIndexNames: created.sorted()], url: url)
     } catch let error as DatabaseError {
       throw ObjectGraphError.database(
         .persistentStoreOpen, "Updating the fetch indexes of the store at \(url?.path ?? "memory") failed", error,
         advice: "The store was left as it was; check that the file is writable.", url: url)
     }
+  }
+}
+
+/// What an index indexes, read from its `CREATE INDEX` statement, so that two spellings of one index compare
+/// equal: its table, whether it is unique, and its columns with their collation and order (SQLite's defaults,
+/// `BINARY` and `ASC`, written or not), and any `WHERE` clause.
+struct IndexDefinition: Equatable, Sendable {
+  let table: String
+  let isUnique: Bool
+  let columns: [String]
+  let condition: String
+
+  init(_ statement: String) {
+    let text = statement.trimmingCharacters(in: .whitespacesAndNewlines)
+    let upper = text.uppercased()
+    isUnique = upper.hasPrefix("CREATE UNIQUE INDEX")
+    guard let on = upper.range(of: " ON "), let open = upper[on.upperBound...].firstIndex(of: "("),
+      let close = upper[open...].firstIndex(of: ")")
+    else {
+      table = upper
+      columns = []
+      condition = ""
+      return
+    }
+    table = upper[on.upperBound..<open].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\"`[]"))
+    columns = upper[upper.index(after: open)..<close].split(separator: ",").map { part in
+      var words = part.split(separator: " ").map(String.init)
+      if words.count >= 3, words[1] == "COLLATE", words[2] == "BINARY" { words.removeSubrange(1...2) }
+      if words.last == "ASC" { words.removeLast() }
+      return words.joined(separator: " ").trimmingCharacters(in: CharacterSet(charactersIn: "\"`[]"))
+    }
+    condition = upper[upper.index(after: close)...].trimmingCharacters(in: .whitespaces)
   }
 }

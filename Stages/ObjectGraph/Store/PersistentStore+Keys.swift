@@ -50,8 +50,10 @@ extension PersistentStore {
     }
   }
 
-  /// Closes the store's connection (when its coordinator removes it). Later requests to it fail.
+  /// Closes the store's connection (when its coordinator removes it). Later requests to it fail. A store
+  /// opened read-only then removes the journal files its connection made (``SideFiles``).
   func close() {
     try? database.close()
+    sideFiles?.removeNewOnes()
   }
 }

@@ -46,14 +46,17 @@ extension PersistentStore {
         error.code, "The store at \(url.path) needs a migration from \(found.origin). \(error.message) The file was left untouched.",
         url: url)
     }
+    // The store keeps its layout: a migration renames only what the models' differences rename.
+    let layout = SQLiteSchema.Layout(metadata: metadata)
     var newMetadata = metadata
-    for (key, value) in StoreMetadata.make(type: .sqlite, identifier: "", model: model, entities: entities)
+    for (key, value) in StoreMetadata.make(type: .sqlite, identifier: "", model: model, entities: entities, layout: layout)
     where key != StoreMetadataKey.storeUUID {
       newMetadata[key] = value
     }
     if model.versionName == nil { newMetadata[StoreMetadataKey.modelVersionName] = nil }
     try run(
-      url: url, options: options, source: SQLiteSchema(entities: sourceEntities), destination: SQLiteSchema(entities: entities),
+      url: url, options: options, source: SQLiteSchema(entities: sourceEntities, layout: layout),
+      destination: SQLiteSchema(entities: entities, layout: layout),
       mapping: mapping, metadata: try StoreMetadata.encode(newMetadata), model: StoreModelCache.contents(of: model),
       from: found.origin)
   }

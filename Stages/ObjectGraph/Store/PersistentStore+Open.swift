@@ -35,12 +35,13 @@ extension PersistentStore {
         }
       }
     }
-    let schema = SQLiteSchema(entities: entities)
     switch type {
     case .inMemory:
+      let schema = SQLiteSchema(entities: entities, layout: .coreData)
       let database = try makeDatabase(path: nil, options: options, readOnly: false, url: url)
       let identifier = UUID().uuidString
-      let metadata = StoreMetadata.make(type: type, identifier: identifier, model: model, entities: entities)
+      var metadata = StoreMetadata.make(type: type, identifier: identifier, model: model, entities: entities)
+      metadata[StoreMetadataKey.fetchIndexNames] = schema.fetchIndexNames
       try create(
         schema: schema, metadata: metadata, identifier: identifier, model: StoreModelCache.contents(of: model), in: database, url: url)
       return PersistentStore(
@@ -54,16 +55,16 @@ extension PersistentStore {
           url: url)
       }
       if FileManager.default.fileExists(atPath: url.path) {
-        return try openExisting(
-          url: url, configuration: configuration, options: options, model: model, entities: entities, schema: schema)
+        return try openExisting(url: url, configuration: configuration, options: options, model: model, entities: entities)
       }
-      return try createNew(url: url, configuration: configuration, options: options, model: model, entities: entities, schema: schema)
+      return try createNew(
+        url: url, configuration: configuration, options: options, model: model, entities: entities,
+        schema: SQLiteSchema(entities: entities, layout: .coreData))
     }
   }
 
   private static func openExisting(
-    url: URL, configuration: String?, options: StoreOptions, model: ManagedObjectModel, entities: [EntityDescription],
-    schema: SQLiteSchema
+    url: URL, configuration: String?, options: StoreOptions, model: ManagedObjectModel, entities: [EntityDescription]
   ) throws -> PersistentStore {
     var isDirectory: ObjCBool = false
     _ = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
@@ -74,21 +75,36 @@ extension PersistentStore {
         url: url)
     }
     var metadata = try readMetadata(url: url)
-    if !model.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata) {
+    var match = model.hashMatch(configuration: configuration, metadata: metadata)
+    if match == nil {
       try migrate(
         url: url, metadata: metadata, configuration: configuration, options: options, model: model, entities: entities,
         incompatibility: incompatibility(url: url, metadata: metadata, entities: entities))
       metadata = try readMetadata(url: url)
+      match = model.hashMatch(configuration: configuration, metadata: metadata)
     }
+    let schema = SQLiteSchema(entities: entities, layout: SQLiteSchema.Layout(metadata: metadata))
+    let sideFiles = options.readOnly ? SideFiles(of: url) : nil
     let database = try makeDatabase(path: url.path, options: options, readOnly: options.readOnly, url: url)
     if !options.readOnly {
-      try reconcileFetchIndexes(in: database, schema: schema, url: url)
-      try StoreModelCache.update(database, to: model, url: url)
+      do {
+        if match == .legacy {
+          // A store the engine wrote with its own hashes: the same model, Core Data's hashes from now on.
+          let hashes = Dictionary(entities.map { ($0.name, $0.versionHash) }, uniquingKeysWith: { a, _ in a })
+          try StoreMetadata.update(database, with: StoreMetadata.hashKeys(hashes), url: url)
+          metadata = try readMetadata(url: url)
+        }
+        try reconcileFetchIndexes(in: database, schema: schema, metadata: metadata, url: url)
+        try StoreModelCache.update(database, to: model, url: url)
+      } catch {
+        try? database.close()
+        throw error
+      }
     }
     let identifier = metadata[StoreMetadataKey.storeUUID] as? String ?? UUID().uuidString
     return PersistentStore(
       type: .sqlite, url: url, identifier: identifier, configurationName: configuration, options: options,
-      database: database, schema: schema, model: model, metadata: metadata)
+      database: database, schema: schema, model: model, metadata: metadata, sideFiles: sideFiles)
   }
 
   private static func createNew(
@@ -116,7 +132,8 @@ extension PersistentStore {
         url: url)
     }
     let identifier = UUID().uuidString
-    let metadata = StoreMetadata.make(type: .sqlite, identifier: identifier, model: model, entities: entities)
+    var metadata = StoreMetadata.make(type: .sqlite, identifier: identifier, model: model, entities: entities)
+    metadata[StoreMetadataKey.fetchIndexNames] = schema.fetchIndexNames
     do {
       let database = try makeDatabase(path: url.path, options: options, readOnly: false, url: url)
       try create(
@@ -135,7 +152,8 @@ extension PersistentStore {
 
   /// A read-only connection to a store file, for looking without changing anything. It waits, as the
   /// store's own connections do, for a writer (a migration, another process's save) rather than report the
-  /// file as locked.
+  /// file as locked. Close it with ``closeInspector(_:url:sideFiles:)``, which also removes the journal files
+  /// SQLite made for it.
   static func inspector(url: URL) throws -> DatabaseQueue {
     var configuration = Configuration()
     configuration.readonly = true
@@ -144,22 +162,32 @@ extension PersistentStore {
     return try DatabaseQueue(path: url.path, configuration: configuration)
   }
 
+  /// Reads a store file through a read-only connection and closes it, leaving no file beside the store that
+  /// was not there before (``SideFiles``).
+  static func inspect<T>(url: URL, _ body: (Database) throws -> T) throws -> T {
+    let before = SideFiles(of: url)
+    let queue = try inspector(url: url)
+    defer {
+      try? queue.close()
+      before.removeNewOnes()
+    }
+    return try queue.read(body)
+  }
+
   /// Reads a store file's metadata without changing the file.
   static func readMetadata(url: URL) throws -> [String: any Sendable] {
     guard FileManager.default.isReadableFile(atPath: url.path) else {
       throw ObjectGraphError(
         .persistentStoreOpen, "Cannot read \(url.path): permission denied or the file does not exist.", url: url)
     }
-    let raw: (tables: Set<String>, plist: Data?)
+    let raw: (tables: Set<String>, plist: Data?, uuid: String?)
     do {
-      let inspector = try inspector(url: url)
-      raw = try inspector.read { db in
+      raw = try inspect(url: url) { db in
         let tables = Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'"))
-        guard tables.contains("Z_METADATA") else { return (tables, nil) }
-        let plist = try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1")
-        return (tables, plist)
+        guard tables.contains("Z_METADATA") else { return (tables, nil, nil) }
+        let row = try Row.fetchOne(db, sql: "SELECT Z_PLIST, Z_UUID FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1")
+        return (tables, row?["Z_PLIST"], row?["Z_UUID"])
       }
-      try inspector.close()
     } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT {
       throw ObjectGraphError.database(
         .persistentStoreInvalidType, "\(url.path) is not a SQLite database (or it is damaged)", error,
@@ -174,7 +202,7 @@ extension PersistentStore {
         "\(url.path) is a SQLite database but not an ObjectGraph (Core Data) store: it has no Z_METADATA / Z_PRIMARYKEY tables (tables: \(raw.tables.sorted().prefix(8).joined(separator: ", "))). The file was left untouched. Use another file for the store.",
         url: url)
     }
-    guard let plist = raw.plist, let metadata = StoreMetadata.decode(plist),
+    guard let plist = raw.plist, var metadata = StoreMetadata.decode(plist),
       metadata[StoreMetadataKey.versionHashes] is [String: Data]
     else {
       throw ObjectGraphError(
@@ -182,6 +210,9 @@ extension PersistentStore {
         "\(url.path) has a Z_METADATA table but its metadata cannot be read (no model version hashes). The file was left untouched.",
         url: url)
     }
+    // Core Data keeps the store's UUID in its own column, not in the property list (the engine's first stores
+    // kept it in both), and reports it among the metadata.
+    if let uuid = raw.uuid, !uuid.isEmpty { metadata[StoreMetadataKey.storeUUID] = uuid }
     return metadata
   }
 
@@ -258,6 +289,8 @@ extension PersistentStore {
     do {
       let plist = try StoreMetadata.encode(metadata)
       try database.write { db in
+        // Core Data's stores vacuum incrementally (auto_vacuum 2), which SQLite takes only before the first table.
+        if url != nil { try db.execute(sql: "PRAGMA auto_vacuum = 2") }
         for statement in schema.createStatements() { try db.execute(sql: statement) }
         for row in schema.primaryKeyRows() {
           try db.execute(

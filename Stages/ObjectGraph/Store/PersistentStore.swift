@@ -94,11 +94,16 @@ public final class PersistentStore: Sendable, CustomStringConvertible {
   let rowSources: [RowSource?]
   let model: ManagedObjectModel
   private let storedMetadata: Locked<[String: any Sendable]>
+  /// For a store opened read-only: the journal files that were beside it before, so that closing it removes
+  /// the ones its connection made.
+  let sideFiles: SideFiles?
 
   init(
     type: StoreType, url: URL?, identifier: String, configurationName: String?, options: StoreOptions,
-    database: DatabaseQueue, schema: SQLiteSchema, model: ManagedObjectModel, metadata: [String: any Sendable]
+    database: DatabaseQueue, schema: SQLiteSchema, model: ManagedObjectModel, metadata: [String: any Sendable],
+    sideFiles: SideFiles? = nil
   ) {
+    self.sideFiles = sideFiles
     self.type = type
     self.url = url
     self.identifier = identifier

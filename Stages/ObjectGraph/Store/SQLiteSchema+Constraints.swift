@@ -53,17 +53,30 @@ extension SQLiteSchema {
     return result
   }
 
-  /// A unique index per uniqueness constraint, named `Z_<Entity>_UNIQUE_<attribute>_…`:
-  /// `CREATE UNIQUE INDEX Z_Item_UNIQUE_name ON ZITEM (ZNAME)`. The store refuses a row that would repeat
-  /// a constrained set of values even if a save's own check missed it. A constraint declared on a
-  /// subentity, whose table also holds other entities' rows, is checked by the save only (an index on the
-  /// table would cover rows the constraint does not).
+  /// A unique index per uniqueness constraint, named `Z_<Entity>_UNIQUE_<attribute>_…` and written as Core
+  /// Data writes it: `CREATE UNIQUE INDEX Z_Item_UNIQUE_name ON ZITEM (ZNAME COLLATE BINARY ASC)`. The store
+  /// refuses a row that would repeat a constrained set of values even if a save's own check missed it.
+  ///
+  /// A constraint declared on a subentity is indexed on the hierarchy's table (Core Data's place for it) when
+  /// every attribute it names is the subentity's own: other entities' rows hold no value in those columns,
+  /// so the index covers exactly the rows the constraint does. One naming an inherited attribute, whose
+  /// column other entities' rows share, is checked by the save only. (Stores of the engine's format 1 index
+  /// root entities' constraints only.)
   func uniqueIndexStatements() -> [String] {
     var statements: [String] = []
-    for mapping in entities.values.sorted(by: { $0.number < $1.number }) where mapping.entity.superentity == nil {
-      for constraint in uniqueConstraints(for: mapping.entity) where constraint.declaring === mapping.entity {
-        let name = Self.fetchIndexName(entity: mapping.entity.name, index: "UNIQUE_" + constraint.names.joined(separator: "_"))
-        statements.append("CREATE UNIQUE INDEX \(name) ON \(mapping.table) (\(constraint.columns.joined(separator: ", ")))")
+    for mapping in entities.values.sorted(by: { $0.number < $1.number }) {
+      let entity = mapping.entity
+      if entity.superentity != nil {
+        guard layout == .coreData else { continue }
+      }
+      for constraint in uniqueConstraints(for: entity) where constraint.declaring === entity {
+        if entity.superentity != nil {
+          let own = Set(entity.ownProperties.map(\.name))
+          guard constraint.names.allSatisfy(own.contains) else { continue }
+        }
+        let name = Self.fetchIndexName(entity: entity.name, index: "UNIQUE_" + constraint.names.joined(separator: "_"))
+        let columns = constraint.columns.map { "\($0) COLLATE BINARY ASC" }.joined(separator: ", ")
+        statements.append("CREATE UNIQUE INDEX \(name) ON \(mapping.table) (\(columns))")
       }
     }
     return statements

@@ -6,7 +6,13 @@ import Foundation
 /// - one table `Z<ROOTENTITY>` per root entity; subentities share it, told apart by `Z_ENT`;
 /// - `Z_PK` (integer primary key), `Z_ENT` (entity number), `Z_OPT` (row version, for optimistic locking);
 /// - one column `Z<ATTRIBUTE>` per stored attribute; `Z<RELATIONSHIP>` per to-one (the destination's
-///   `Z_PK`), plus `Z<RELATIONSHIP>_ENT` when the destination has subentities;
+///   `Z_PK`), followed by `Z<n>_<RELATIONSHIP>` (the destination row's entity number; `n` is the destination
+///   entity's number) when the destination has subentities;
+/// - columns in Core Data's order: after `Z_PK`, `Z_ENT`, `Z_OPT`, the integer columns (integer and Boolean
+///   attributes, to-ones with their entity and ordering columns), then the 8-byte numbers (floating point,
+///   dates, decimals), then the strings, then the blobs; within each group entity by entity in entity-number
+///   order, each entity's own attributes by name, then its to-ones by name. Two properties of one table with
+///   the same name get `Z<NAME>`, `Z<NAME>1`, … in that order;
 /// - one join table `Z_<n><RELATIONSHIP>` per many-to-many pair, with columns `Z_<n><INVERSE>` and
 ///   `Z_<m><RELATIONSHIP>`;
 /// - for an ordered to-many, an ordering column ("foreign order key"): `Z_FOK_<INVERSE>` on the
@@ -17,7 +23,30 @@ import Foundation
 ///
 /// Entity numbers are given in order: roots sorted by name, each followed by its subentities, depth first,
 /// so a hierarchy has consecutive numbers.
+///
+/// Stores the engine wrote before it followed Core Data's rules exactly (format 1, ``Layout/engineV1``) keep
+/// their own names: `Z<RELATIONSHIP>_ENT` beside every to-one into a hierarchy, and columns named in the order
+/// the model lists properties. The layout a file follows is read from its metadata (``Layout/init(metadata:)``).
 struct SQLiteSchema: Sendable {
+  /// The naming rules a store file follows.
+  enum Layout: Sendable, Equatable {
+    /// Core Data's, as Apple's Core Data writes them: what every store made by Core Data, and every store the
+    /// engine makes (format 2), follows.
+    case coreData
+    /// The engine's format 1: entity columns named `Z<RELATIONSHIP>_ENT` and made beside every to-one whose
+    /// destination's hierarchy has several entities; columns named in the model's property order.
+    case engineV1
+
+    /// The layout of a store described by `metadata`: format 1 for the engine's early stores, Core Data's for
+    /// everything else (Core Data's own stores carry no format key).
+    init(metadata: [String: any Sendable]) {
+      self = (metadata[StoreMetadataKey.formatVersion] as? Int) == 1 ? .engineV1 : .coreData
+    }
+
+    /// The format number the engine writes for the layout.
+    var formatVersion: Int { self == .engineV1 ? 1 : 2 }
+  }
+
   struct Table: Sendable {
     let name: String
     let rootEntityName: String
@@ -73,6 +102,7 @@ struct SQLiteSchema: Sendable {
     let storage: [SlotStorage]
   }
 
+  let layout: Layout
   let tables: [String: Table]
   let joinTables: [String: JoinTable]
   let entities: [String: EntityMapping]
@@ -80,9 +110,11 @@ struct SQLiteSchema: Sendable {
   /// The same mappings by entity identity, for hot paths (no string hashing, no lock to read a name).
   let byIdentity: [ObjectIdentifier: EntityMapping]
 
-  init(entities all: [EntityDescription]) {
-    var builder = Builder(entities: all)
+  init(entities all: [EntityDescription], layout: Layout) {
+    var builder = Builder(entities: all, layout: layout)
     for entity in builder.ordered { builder.map(entity) }
+    builder.orderColumns()
+    self.layout = layout
     tables = builder.tables
     joinTables = builder.joinTables
     entities = builder.mappings
@@ -97,6 +129,10 @@ struct SQLiteSchema: Sendable {
     let ordered: [EntityDescription]
     /// Entity numbers (`Z_ENT`), from 1 in `ordered`'s order.
     let numbers: [String: Int64]
+    let layout: Layout
+    /// Core Data's column order of each table (``Layout/coreData``): the keys `column(for:declaredBy:in:)`
+    /// uses, in the order names are given out.
+    private var columnOrder: [String: [String]] = [:]
     var tables: [String: Table] = [:]
     var joinTables: [String: JoinTable] = [:]
     var mappings: [String: EntityMapping] = [:]
@@ -104,7 +140,8 @@ struct SQLiteSchema: Sendable {
     /// Columns already assigned to a property of a hierarchy, keyed by "<table>.<entity that declares it>.<name>".
     private var assigned: [String: String] = [:]
 
-    init(entities all: [EntityDescription]) {
+    init(entities all: [EntityDescription], layout: Layout) {
+      self.layout = layout
       var ordered: [EntityDescription] = []
       func visit(_ entity: EntityDescription) {
         ordered.append(entity)
@@ -120,6 +157,82 @@ struct SQLiteSchema: Sendable {
       var numbers: [String: Int64] = [:]
       for (index, entity) in ordered.enumerated() { numbers[entity.name] = Int64(index + 1) }
       self.numbers = numbers
+      if layout == .coreData { nameColumnsInCoreDataOrder() }
+    }
+
+    /// The storage groups of Core Data's column order: integers, 8-byte numbers, strings, blobs.
+    private static func group(of type: AttributeType) -> Int {
+      switch type {
+      case .integer16, .integer32, .integer64, .boolean: 0
+      case .double, .float, .date, .decimal: 1
+      case .string, .uri: 2
+      default: 3
+      }
+    }
+
+    /// Gives every column its name in Core Data's order (see the type's comment), so that names shared by
+    /// several entities of one table are numbered as Core Data numbers them, and records the order of each
+    /// table's columns.
+    private mutating func nameColumnsInCoreDataOrder() {
+      for group in 0..<4 {
+        for entity in ordered {
+          let table = Self.tableName(entity)
+          var attributes: [AttributeDescription] = []
+          var toOnes: [RelationshipDescription] = []
+          for property in entity.ownProperties {
+            switch property {
+            case .attribute(let attribute) where !attribute.isTransient && attribute.isSupportedAtRunTime:
+              if Self.group(of: attribute.attributeType) == group { attributes.append(attribute) }
+            case .relationship(let relationship) where !relationship.isTransient && !relationship.isToMany:
+              toOnes.append(relationship)
+            default:
+              continue
+            }
+          }
+          for attribute in attributes.sorted(by: { $0.name < $1.name }) {
+            order(column(for: attribute.name, declaredBy: entity, in: table), in: table)
+          }
+          guard group == 0 else { continue }
+          for relationship in toOnes.sorted(by: { $0.name < $1.name }) {
+            let column = column(for: relationship.name, declaredBy: entity, in: table)
+            order(column, in: table)
+            if let destination = relationship.destinationEntity, let entityColumn = entityColumn(for: column, destination: destination) {
+              order(entityColumn, in: table)
+            }
+            if relationship.inverseRelationship.map({ $0.isToMany && $0.isOrdered }) == true {
+              order("Z_FOK_" + column.dropFirst(), in: table)
+            }
+          }
+        }
+      }
+    }
+
+    private mutating func order(_ column: String, in table: String) {
+      if !columnOrder[table, default: []].contains(column) { columnOrder[table, default: []].append(column) }
+    }
+
+    /// Puts each table's columns in Core Data's order (``Layout/coreData``); columns outside it keep their
+    /// place after the ordered ones.
+    mutating func orderColumns() {
+      guard layout == .coreData else { return }
+      for (name, table) in tables {
+        let order = columnOrder[name] ?? []
+        let position = Dictionary(order.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { first, _ in first })
+        var sorted = table
+        sorted.columns = table.columns.enumerated().sorted { lhs, rhs in
+          (position[lhs.element.name] ?? order.count + lhs.offset, lhs.offset) < (
+            position[rhs.element.name] ?? order.count + rhs.offset, rhs.offset
+          )
+        }.map(\.element)
+        tables[name] = sorted
+      }
+    }
+
+    /// The entity column beside a to-one's column: Core Data's `Z<n>_<NAME>` (the destination's entity
+    /// number) when the destination has subentities; `nil` when it has none (its rows are all of one entity).
+    private func entityColumn(for column: String, destination: EntityDescription) -> String? {
+      guard !destination.subentities.isEmpty, let number = numbers[destination.name] else { return nil }
+      return "Z\(number)_" + column.dropFirst()
     }
 
     /// The mapping of one entity: where each of its slots is stored.
@@ -179,8 +292,13 @@ struct SQLiteSchema: Sendable {
     {
       let column = column(for: name, declaredBy: owner, in: table)
       var entityColumn: String?
-      if destination.rootEntity.selfAndDescendants.count > 1 {
-        entityColumn = self.column(for: name + "_ENT", declaredBy: owner, in: table)
+      switch layout {
+      case .coreData:
+        entityColumn = self.entityColumn(for: column, destination: destination)
+      case .engineV1:
+        if destination.rootEntity.selfAndDescendants.count > 1 {
+          entityColumn = self.column(for: name + "_ENT", declaredBy: owner, in: table)
+        }
       }
       if !(tables[table]?.columns.contains(where: { $0.name == column }) ?? true) {
         tables[table]?.columns.append((column, "INTEGER"))
@@ -199,7 +317,16 @@ struct SQLiteSchema: Sendable {
       let inverse = relationship.inverseRelationship
       let ours = (owner.name, relationship.name)
       let theirs = (destination.name, inverse?.name ?? "")
-      let isOwner = inverse == nil || ours <= theirs
+      // The side whose entity name sorts first names the table. Between two relationships of one entity,
+      // Core Data's store names it after the one whose name sorts last (the engine's format 1, the first).
+      let isOwner: Bool
+      if inverse == nil {
+        isOwner = true
+      } else if layout == .coreData && ours.0 == theirs.0 {
+        isOwner = ours.1 >= theirs.1
+      } else {
+        isOwner = ours <= theirs
+      }
       let join: JoinTable
       if isOwner {
         let source = "Z_\(ownerNumber)" + SQLiteSchema.sqlName(inverse?.name ?? owner.name)
@@ -342,6 +469,9 @@ struct SQLiteSchema: Sendable {
     }
     return statements + uniqueIndexStatements()
   }
+
+  /// The names of the indexes ``fetchIndexStatements()`` makes: what a new store records as the engine's own.
+  var fetchIndexNames: [String] { fetchIndexStatements().compactMap(Self.indexName(in:)) }
 
   /// `Z_<Entity>_<index>`, with anything but letters, digits and `_` dropped.
   static func fetchIndexName(entity: String, index: String) -> String {

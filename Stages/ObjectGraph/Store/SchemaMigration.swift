@@ -403,7 +403,10 @@ struct SchemaMigration {
     // 2. Drop indexes that will not survive, rows and structures nothing maps to.
     let creates = destination.createStatements()
     let survivingIndexes = survivingIndexNames(tablePlans: tablePlans, joins: joins, creates: creates)
-    for index in try existingIndexes(db: db) where !survivingIndexes.contains(index) {
+    // Only indexes of the tables the migration rewrites: one on another table (Core Data's history tables,
+    // an app's own) is not the engine's to drop.
+    let rewritten = Set(source.tables.keys).union(source.joinTables.keys)
+    for index in try existingIndexes(db: db, on: rewritten) where !survivingIndexes.contains(index) {
       add("DROP INDEX \(index)")
     }
     for plan in tablePlans where !plan.deletedNumbers.isEmpty {
@@ -532,8 +535,9 @@ struct SchemaMigration {
     return names
   }
 
-  private func existingIndexes(db: Database) throws -> [String] {
-    try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name")
+  private func existingIndexes(db: Database, on tables: Set<String>) throws -> [String] {
+    try Row.fetchAll(db, sql: "SELECT name, tbl_name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name")
+      .filter { tables.contains($0["tbl_name"]) }.map { $0["name"] }
   }
 
   // MARK: - Bookkeeping

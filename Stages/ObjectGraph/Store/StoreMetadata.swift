@@ -1,26 +1,75 @@
 import Foundation
+import GRDB
 
 /// Reading and writing a store's metadata as a binary property list, the form Core Data keeps in
 /// `Z_METADATA.Z_PLIST`.
 enum StoreMetadata {
-  static func make(type: StoreType, identifier: String, model: ManagedObjectModel, entities: [EntityDescription])
-    -> [String: any Sendable]
-  {
+  /// The metadata of a new store (or of one migrated to `model`): Core Data's keys, with the engine's format
+  /// number for `layout` and the model version's name. The store's UUID is part of the dictionary, as Core
+  /// Data's metadata reports it, but is kept in `Z_METADATA.Z_UUID`, not in the property list (``encode(_:)``).
+  static func make(
+    type: StoreType, identifier: String, model: ManagedObjectModel, entities: [EntityDescription],
+    layout: SQLiteSchema.Layout = .coreData
+  ) -> [String: any Sendable] {
     var metadata: [String: any Sendable] = [
       StoreMetadataKey.storeType: type.rawValue,
       StoreMetadataKey.storeUUID: identifier,
-      StoreMetadataKey.versionHashes: Dictionary(entities.map { ($0.name, $0.versionHash) }, uniquingKeysWith: { a, _ in a }),
       StoreMetadataKey.versionIdentifiers: model.versionIdentifiers.sorted(),
-      StoreMetadataKey.formatVersion: 1,
+      StoreMetadataKey.formatVersion: layout.formatVersion,
+      StoreMetadataKey.autoVacuumLevel: "2",
     ]
+    for (key, value) in hashKeys(Dictionary(entities.map { ($0.name, $0.versionHash) }, uniquingKeysWith: { a, _ in a })) {
+      metadata[key] = value
+    }
     if let name = model.versionName { metadata[StoreMetadataKey.modelVersionName] = name }
     return metadata
   }
 
+  /// The keys that describe a set of entity version hashes, as Core Data writes them: the hashes, the
+  /// scheme's version (3), the digest of names and hashes (base64 of SHA-512 of each name's UTF-8 followed by
+  /// its hash, in name order) and the checksum (base64 of SHA-256 of the hashes in name order). A rewrite of
+  /// the hashes always rewrites the other three, so they never disagree.
+  static func hashKeys(_ hashes: [String: Data]) -> [String: any Sendable] {
+    let sorted = hashes.sorted { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }
+    var digestInput = Data()
+    var checksumInput = Data()
+    for (name, hash) in sorted {
+      digestInput.append(contentsOf: Data(name.utf8))
+      digestInput.append(contentsOf: hash)
+      checksumInput.append(contentsOf: hash)
+    }
+    return [
+      StoreMetadataKey.versionHashes: hashes,
+      StoreMetadataKey.versionHashesVersion: 3,
+      StoreMetadataKey.versionHashesDigest: SHA512.hash(digestInput).base64EncodedString(),
+      StoreMetadataKey.versionChecksum: SHA256.hash(checksumInput).base64EncodedString(),
+    ]
+  }
+
+  /// The property list `Z_METADATA.Z_PLIST` holds: every key but the store's UUID, which has its own column.
   static func encode(_ metadata: [String: any Sendable]) throws -> Data {
     var plist: [String: Any] = [:]
-    for (key, value) in metadata { plist[key] = value }
+    for (key, value) in metadata where key != StoreMetadataKey.storeUUID { plist[key] = value }
     return try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
+  }
+
+  /// Sets `changes` in the metadata of the store open in `database`, in one transaction, keeping every other
+  /// key exactly as the property list holds it (keys of a newer Core Data included).
+  static func update(_ database: DatabaseQueue, with changes: [String: any Sendable], url: URL?) throws {
+    do {
+      try database.write { db in
+        let current = try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1")
+        var plist = (current.flatMap { try? PropertyListSerialization.propertyList(from: $0, format: nil) } as? [String: Any]) ?? [:]
+        for (key, value) in changes where key != StoreMetadataKey.storeUUID { plist[key] = value }
+        let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
+        try db.execute(
+          sql: "UPDATE Z_METADATA SET Z_PLIST = ? WHERE Z_VERSION = (SELECT MIN(Z_VERSION) FROM Z_METADATA)", arguments: [data])
+      }
+    } catch let error as DatabaseError {
+      throw ObjectGraphError.database(
+        .persistentStoreOpen, "Updating the metadata of the store at \(url?.path ?? "memory") failed", error,
+        advice: "The store was left as it was; check that the file is writable.", url: url)
+    }
   }
 
   static func decode(_ data: Data) -> [String: any Sendable]? {
@@ -35,6 +84,15 @@ enum StoreMetadata {
   }
 
   private static func sendable(_ value: Any) -> (any Sendable)? {
+    // A property list's numbers come back as NSNumber on Linux, and an NSNumber holding 0 or 1 also casts to
+    // Bool: its own type (`c` for a Boolean) says which it was.
+    if let number = value as? NSNumber, !(value is String) {
+      switch String(cString: number.objCType) {
+      case "c", "B": return number.boolValue
+      case "f", "d": return number.doubleValue
+      default: return number.intValue
+      }
+    }
     switch value {
     case let data as Data: return data
     case let string as String: return string

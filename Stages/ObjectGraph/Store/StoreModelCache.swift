@@ -32,11 +32,24 @@ enum StoreModelCache {
     return try Data.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE LIMIT 1")
   }
 
-  /// Brings the cache of a store opened read-write up to `model`, writing only when it differs.
+  /// Whether cache contents are the engine's own (Xcode model XML), not Core Data's compiled model (a
+  /// compressed archive the engine leaves as it is).
+  static func isEngineContents(_ data: Data) -> Bool {
+    let start = data.prefix(64).drop(while: {
+      $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF
+    })
+    return start.starts(with: Data("<?xml".utf8)) || start.starts(with: Data("<model".utf8))
+  }
+
+  /// Brings the cache of a store opened read-write up to `model`, writing only when it differs. A cache the
+  /// engine did not write (Core Data's compiled model, which Core Data uses to migrate the store later) is
+  /// kept byte for byte.
   static func update(_ database: DatabaseQueue, to model: ManagedObjectModel, url: URL?) throws {
     let contents = contents(of: model)
     do {
-      guard try database.read({ try stored(in: $0) }) != contents else { return }
+      let current = try database.read { try stored(in: $0) }
+      if let current, !isEngineContents(current) { return }
+      guard current != contents else { return }
       try database.write { try replace(with: contents, in: $0) }
     } catch let error as DatabaseError {
       throw ObjectGraphError.database(
@@ -48,9 +61,8 @@ enum StoreModelCache {
   /// Reads the model kept in the store file at `url`, without changing the file; `nil` when the store keeps
   /// none or its copy cannot be read (the search for a source model then reports it as absent).
   static func read(url: URL) -> ManagedObjectModel? {
-    guard let queue = try? PersistentStore.inspector(url: url) else { return nil }
-    defer { try? queue.close() }
-    guard let data = try? queue.read({ try stored(in: $0) }) else { return nil }
+    guard let data = (try? PersistentStore.inspect(url: url, { try stored(in: $0) })) ?? nil, isEngineContents(data)
+    else { return nil }
     return try? ManagedObjectModel.fromXcodeContents(data, origin: "the model kept in the store at \(url.path)")
   }
 }

@@ -1,0 +1,42 @@
+import Foundation
+import GRDB
+
+/// The journal files beside a store file (`-wal`, `-shm`), noted before a read-only look at it, so that the
+/// look leaves no file that was not there.
+///
+/// SQLite opens a WAL-mode file read-only only with a `-shm` (and an empty `-wal`) beside it, and a read-only
+/// connection cannot remove them when it closes. So after the look, when it created them, a read-write
+/// connection opens the file, reads, and closes: closing the last connection to a WAL file, SQLite checkpoints
+/// the (empty) log and deletes both files under the database's exclusive lock. When anyone else, in this
+/// process or another, has the store open, SQLite cannot take that lock and leaves the files, as it must. The
+/// main file's bytes do not change: this runs only when neither file was there before the look, so the log
+/// it made is empty.
+struct SideFiles: Sendable {
+  private static let suffixes = ["-wal", "-shm"]
+  let url: URL
+  private let existed: Set<String>
+
+  init(of url: URL) {
+    self.url = url
+    existed = Set(Self.suffixes.filter { FileManager.default.fileExists(atPath: url.path + $0) })
+  }
+
+  /// Removes, through SQLite, the side files that appeared since ``init(of:)``; does nothing when none did or
+  /// when the file cannot be written (then SQLite could not have made them either). When a `-wal` was there
+  /// before (left by an app that was killed, its last transactions still in it), nothing is removed: only a
+  /// checkpoint could remove it, and that would change the main file, which a look must not do.
+  func removeNewOnes() {
+    guard existed.isEmpty else { return }
+    let appeared = Self.suffixes.filter { FileManager.default.fileExists(atPath: url.path + $0) }
+    guard !appeared.isEmpty, FileManager.default.isWritableFile(atPath: url.path),
+      FileManager.default.isWritableFile(atPath: url.deletingLastPathComponent().path)
+    else { return }
+    var configuration = Configuration()
+    configuration.label = "ObjectGraph.tidy"
+    // Never wait: a store busy elsewhere keeps its files.
+    configuration.busyMode = .immediateError
+    guard let queue = try? DatabaseQueue(path: url.path, configuration: configuration) else { return }
+    _ = try? queue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM sqlite_master") }
+    try? queue.close()
+  }
+}

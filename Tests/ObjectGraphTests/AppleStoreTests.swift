@@ -1,0 +1,223 @@
+import Foundation
+import GRDB
+import TestSupport
+import Testing
+
+@testable import ObjectGraph
+
+/// Stores written by Apple's Core Data (`../shared/fixtures/apple-stores`) open here with their models: read-only
+/// without a byte changed or a file left beside them, and read-write, where a save changes only what it must.
+@Suite("Stores Apple's Core Data wrote", .temporaryFolders)
+struct AppleStoreTests {
+  /// A copy of one fixture store in a temporary folder, with the model version that made it.
+  struct Fixture {
+    let url: URL
+    let model: ManagedObjectModel
+    let name: String
+
+    init(_ fixture: (folder: String, model: String, version: String, store: String), in folder: TemporaryFolder) throws {
+      let source = try Fixtures.appleStores().appendingPathComponent(fixture.folder)
+      let versions = try ManagedObjectModel.versions(in: source.appendingPathComponent(fixture.model))
+      model = try #require(versions.first { $0.name == fixture.version }?.model)
+      url = folder.appending(fixture.store)
+      try FileManager.default.copyItem(at: source.appendingPathComponent(fixture.store), to: url)
+      name = fixture.store
+      // The app registers its own transformer for Car.color; a stand-in does here (every stored value is NULL).
+      if AttributeValueTransformer.valueTransformer(forName: "ColorTransformer") == nil {
+        AttributeValueTransformer.setValueTransformer(UTF8Transformer(), forName: "ColorTransformer")
+      }
+    }
+  }
+
+  @Test(
+    "Each Apple-written store opens read-only: every count and value is what SQLite holds; no byte changes, no file is left", .needsFixtures
+  )
+  func readOnly() throws {
+    for entry in Fixtures.appleStoreFiles {
+      let folder = try TemporaryFolder()
+      let fixture = try Fixture(entry, in: folder)
+      let bytes = try Data(contentsOf: fixture.url)
+      let files = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted()
+      let coordinator = PersistentStoreCoordinator(managedObjectModel: fixture.model)
+      let store = try coordinator.addPersistentStore(
+        type: .sqlite, at: fixture.url, options: StoreOptions(migratePersistentStoresAutomatically: false, readOnly: true))
+      let context = ManagedObjectContext(concurrencyType: .privateQueue)
+      context.persistentStoreCoordinator = coordinator
+      try Self.expectEveryValueMatchesSQLite(fixture, context: context, store: store)
+      try coordinator.remove(store)
+      #expect(try Data(contentsOf: fixture.url) == bytes, "\(fixture.name): the file changed")
+      #expect(
+        try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == files, "\(fixture.name): files left beside it")
+    }
+  }
+
+  @Test(
+    "Each Apple-written store opens read-write; a save of one change and one insert keeps its indexes, model cache and hashes, and advances Z_MAX and Z_OPT",
+    .needsFixtures)
+  func readWrite() throws {
+    for entry in Fixtures.appleStoreFiles {
+      let folder = try TemporaryFolder()
+      let fixture = try Fixture(entry, in: folder)
+      let indexes = try Self.indexes(fixture.url)
+      let cache = try rawRows(fixture.url, "SELECT Z_CONTENT FROM Z_MODELCACHE")[0]["Z_CONTENT"] as Data
+      let keys = try Self.maxima(fixture.url)
+      let metadataBefore = try Self.plist(fixture.url)
+      let metadataBytes = try rawRows(fixture.url, "SELECT Z_PLIST FROM Z_METADATA")[0]["Z_PLIST"] as Data
+      let coordinator = PersistentStoreCoordinator(managedObjectModel: fixture.model)
+      let store = try coordinator.addPersistentStore(
+        type: .sqlite, at: fixture.url, options: StoreOptions(migratePersistentStoresAutomatically: false))
+      let context = ManagedObjectContext(concurrencyType: .privateQueue)
+      context.persistentStoreCoordinator = coordinator
+      try Self.expectEveryValueMatchesSQLite(fixture, context: context, store: store)
+      let change = try Self.changeAndInsert(fixture, context: context)
+      try coordinator.remove(store)
+
+      #expect(try rawRows(fixture.url, "PRAGMA integrity_check")[0][0] as String == "ok", "\(fixture.name)")
+      let after = try Self.indexes(fixture.url)
+      for (name, sql) in indexes { #expect(after[name] == sql, "\(fixture.name): index \(name) was dropped or changed") }
+      #expect(
+        try rawRows(fixture.url, "SELECT Z_CONTENT FROM Z_MODELCACHE")[0]["Z_CONTENT"] as Data == cache, "\(fixture.name): Z_MODELCACHE")
+      #expect(
+        try rawRows(fixture.url, "SELECT Z_PLIST FROM Z_METADATA")[0]["Z_PLIST"] as Data == metadataBytes,
+        "\(fixture.name): the metadata was rewritten")
+      let metadataAfter = try Self.plist(fixture.url)
+      #expect(
+        metadataAfter["NSStoreModelVersionHashes"] as? [String: Data] == metadataBefore["NSStoreModelVersionHashes"] as? [String: Data])
+      #expect(Set(metadataAfter.keys).isSuperset(of: metadataBefore.keys), "\(fixture.name): a metadata key was dropped")
+      let maxima = try Self.maxima(fixture.url)
+      for (entity, before) in keys {
+        let expected = before + (change.inserted[entity] ?? 0)
+        #expect(maxima[entity] == expected, "\(fixture.name): Z_MAX of entity \(entity)")
+      }
+      let versions = try rawRows(fixture.url, "SELECT Z_OPT FROM \(change.changedTable) WHERE Z_PK = \(change.changedKey)")
+      #expect(versions.first?["Z_OPT"] as Int64? == change.changedVersion + 1, "\(fixture.name): Z_OPT of the changed row")
+      // Reopened, the store reads back what was saved.
+      let again = PersistentStoreCoordinator(managedObjectModel: fixture.model)
+      let reopened = try again.addPersistentStore(type: .sqlite, at: fixture.url, options: StoreOptions(readOnly: true))
+      let reader = ManagedObjectContext(concurrencyType: .privateQueue)
+      reader.persistentStoreCoordinator = again
+      try Self.expectEveryValueMatchesSQLite(fixture, context: reader, store: reopened)
+      try again.remove(reopened)
+    }
+  }
+
+  /// What `changeAndInsert` did, for the checks on the file.
+  struct Change {
+    /// Objects inserted, by the entity number of their table's root.
+    let inserted: [Int64: Int64]
+    let changedTable: String
+    let changedKey: Int64
+    let changedVersion: Int64
+  }
+
+  /// Changes one row and inserts objects, as an app would, and saves.
+  static func changeAndInsert(_ fixture: Fixture, context: ManagedObjectContext) throws -> Change {
+    try context.performAndWait {
+      if fixture.model.entitiesByName["Person"] != nil {
+        let cars = FetchRequest<ManagedObject>(entityName: "Car")
+        cars.sortDescriptors = [FetchSortDescriptor(key: "numberPlate", ascending: true)]
+        let car = try #require(try context.fetch(cars).first)
+        let key = try #require(car.objectID.primaryKey)
+        let version = try rawRows(fixture.url, "SELECT Z_OPT FROM ZCAR WHERE Z_PK = \(key)")[0]["Z_OPT"] as Int64
+        car.setValue("Changed on Linux", forKey: "model")
+        let personEntity = try #require(fixture.model.entitiesByName["Person"])
+        let person = ManagedObject(entity: personEntity, insertInto: context)
+        person.setValue("Grace", forKey: "firstName")
+        person.setValue("Hopper", forKey: "lastName")
+        if personEntity.attributesByName["id"] != nil { person.setValue(UUID(), forKey: "id") }
+        person.setValue(Date(timeIntervalSinceReferenceDate: 700_000_000), forKey: "updatedAt")
+        person.setValue(Set([car]), forKey: "cars")
+        try context.save()
+        let number = try #require(context.persistentStoreCoordinator?.persistentStores.first?.schema.entities["Person"]?.number)
+        return Change(inserted: [number: 1], changedTable: "ZCAR", changedKey: key, changedVersion: version)
+      }
+      let author = ManagedObject(entity: try #require(fixture.model.entitiesByName["Author"]), insertInto: context)
+      author.setValue("Ada", forKey: "firstName")
+      let book = ManagedObject(entity: try #require(fixture.model.entitiesByName["Book"]), insertInto: context)
+      book.setValue("Notes", forKey: "title")
+      author.setValue(Set([book]), forKey: "books")
+      try context.save()
+      let key = try #require(book.objectID.primaryKey)
+      book.setValue("Notes, revised", forKey: "title")
+      try context.save()
+      return Change(inserted: [1: 1, 2: 1], changedTable: "ZBOOK", changedKey: key, changedVersion: 1)
+    }
+  }
+
+  /// Every object of every entity, read through the engine, equals its row read with plain SQL: counts per
+  /// entity, every attribute, every to-one's key and every to-many's members.
+  static func expectEveryValueMatchesSQLite(_ fixture: Fixture, context: ManagedObjectContext, store: PersistentStore) throws {
+    let schema = store.schema
+    try context.performAndWait {
+      for entity in fixture.model.entities {
+        let mapping = try #require(schema.entities[entity.name])
+        let rows = try rawRows(fixture.url, "SELECT * FROM \(mapping.table) WHERE Z_ENT = \(mapping.number) ORDER BY Z_PK")
+        let request = FetchRequest<ManagedObject>(entityName: entity.name)
+        request.includesSubentities = false
+        let objects = try context.fetch(request).sorted { ($0.objectID.primaryKey ?? 0) < ($1.objectID.primaryKey ?? 0) }
+        #expect(objects.count == rows.count, "\(fixture.name): \(entity.name) count")
+        #expect(try context.count(for: request) == rows.count, "\(fixture.name): \(entity.name) count(for:)")
+        for (object, row) in zip(objects, rows) {
+          #expect(object.objectID.primaryKey == row["Z_PK"], "\(fixture.name): \(entity.name) keys")
+          for (slot, storage) in zip(entity.layout.slots, mapping.storage) {
+            let value = object.value(forKey: slot.name)
+            switch storage {
+            case .column(let column):
+              guard let attribute = slot.attribute else { continue }
+              #expect(
+                Self.same(value, row[column] as DatabaseValue, attribute.attributeType),
+                "\(fixture.name): \(entity.name).\(slot.name) of \(row["Z_PK"] as Int64): \(String(describing: value)) vs \(row[column] as DatabaseValue)"
+              )
+            case .toOne(let column, _):
+              let key: Int64? = row[column]
+              #expect((value as? ManagedObject)?.objectID.primaryKey == key, "\(fixture.name): \(entity.name).\(slot.name)")
+            case .foreignKeyOnDestination(let column, _):
+              guard let destination = slot.relationship?.destinationEntity, let other = schema.entities[destination.name] else { continue }
+              let members = try rawRows(fixture.url, "SELECT Z_PK FROM \(other.table) WHERE \(column) = \(row["Z_PK"] as Int64)")
+              #expect((value as? Set<ManagedObject>)?.count == members.count, "\(fixture.name): \(entity.name).\(slot.name)")
+            case .joinTable(let join, _):
+              let members = try rawRows(fixture.url, "SELECT * FROM \(join.name) WHERE \(join.sourceColumn) = \(row["Z_PK"] as Int64)")
+              #expect((value as? Set<ManagedObject>)?.count == members.count, "\(fixture.name): \(entity.name).\(slot.name)")
+            case .none:
+              continue
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /// Whether an attribute's value, read through the engine, is what the column holds, as Core Data stores it.
+  static func same(_ value: Any?, _ stored: DatabaseValue, _ type: AttributeType) -> Bool {
+    guard !stored.isNull else { return value == nil }
+    switch type {
+    case .string, .uri: return (value as? String ?? (value as? URL)?.absoluteString) == String.fromDatabaseValue(stored)
+    case .integer16: return (value as? Int16).map(Int64.init) == Int64.fromDatabaseValue(stored)
+    case .integer32: return (value as? Int32).map(Int64.init) == Int64.fromDatabaseValue(stored)
+    case .integer64: return value as? Int64 == Int64.fromDatabaseValue(stored)
+    case .boolean: return value as? Bool == Int64.fromDatabaseValue(stored).map { $0 != 0 }
+    case .double: return value as? Double == Double.fromDatabaseValue(stored)
+    case .float: return (value as? Float).map(Double.init) == Double.fromDatabaseValue(stored).map { Double(Float($0)) }
+    case .date: return (value as? Date)?.timeIntervalSinceReferenceDate == Double.fromDatabaseValue(stored)
+    case .uuid: return (value as? UUID).map { withUnsafeBytes(of: $0.uuid) { Data($0) } } == Data.fromDatabaseValue(stored)
+    case .binaryData: return value as? Data == Data.fromDatabaseValue(stored)
+    default: return value != nil
+    }
+  }
+
+  static func indexes(_ url: URL) throws -> [String: String] {
+    Dictionary(
+      try rawRows(url, "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL").map { ($0["name"], $0["sql"]) },
+      uniquingKeysWith: { first, _ in first })
+  }
+
+  static func maxima(_ url: URL) throws -> [Int64: Int64] {
+    Dictionary(
+      try rawRows(url, "SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY").map { ($0["Z_ENT"], $0["Z_MAX"]) }, uniquingKeysWith: { a, _ in a })
+  }
+
+  static func plist(_ url: URL) throws -> [String: Any] {
+    let data = try rawRows(url, "SELECT Z_PLIST FROM Z_METADATA")[0]["Z_PLIST"] as Data
+    return try #require(try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any])
+  }
+}
