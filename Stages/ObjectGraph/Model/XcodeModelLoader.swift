@@ -34,6 +34,11 @@ extension ManagedObjectModel {
   ///   not one Xcode writes, an integer default is outside its type's range, or the model is inconsistent (for
   ///   example a relationship to an entity the model does not have).
   public convenience init(contentsOf url: URL) throws {
+    if CompiledModelLoader.isCompiledModel(url) {
+      let location = try CompiledModelLoader.locate(url)
+      try self.init(compiledVersion: location.current, sourceURL: url)
+      return
+    }
     let location = try XcodeModelLoader.locate(url)
     let version = try XcodeModelLoader.currentVersion(of: location)
     try self.init(xcodeVersion: version, sourceURL: url)
@@ -57,6 +62,11 @@ extension ManagedObjectModel {
   /// - Throws: ``ObjectGraphError/Code/modelInvalid`` as ``init(contentsOf:)`` does, when any version cannot be
   ///   loaded.
   public static func versions(in url: URL) throws -> [(name: String, model: ManagedObjectModel)] {
+    if CompiledModelLoader.isCompiledModel(url) {
+      return try CompiledModelLoader.locate(url).versions.map { version in
+        (name: version.name, model: try ManagedObjectModel(compiledVersion: version, sourceURL: version.fileURL))
+      }
+    }
     let location = try XcodeModelLoader.locate(url)
     return try location.versions.map { version in
       (name: version.name, model: try ManagedObjectModel(xcodeVersion: version, sourceURL: version.folderURL))
