@@ -12,6 +12,11 @@ struct CompiledModelTests {
     try Fixtures.sampleModelFolder().appendingPathComponent("SampleModel.momd", isDirectory: true)
   }
 
+  /// The fixture `.momd`'s models, in version order.
+  static func versionsOfMomd() throws -> [ManagedObjectModel] {
+    try ManagedObjectModel.versions(in: momd()).map(\.model)
+  }
+
   static func xcdatamodeld() throws -> URL {
     try Fixtures.sampleModelFolder().appendingPathComponent("SampleModel.xcdatamodeld", isDirectory: true)
   }
