@@ -101,6 +101,43 @@ struct AppleStoreTests {
     }
   }
 
+  @Test(
+    "The compiled model an app ships (.momd) opens the store Core Data made with it, and migrates the version 1 store to version 2 as Core Data did",
+    .needsFixtures)
+  func compiledModel() throws {
+    let folder = try TemporaryFolder()
+    let source = try Fixtures.sampleModelFolder()
+    let momd = source.appendingPathComponent("SampleModel.momd")
+    let url = folder.appending("V1.sqlite")
+    try FileManager.default.copyItem(at: source.appendingPathComponent("SampleModel_V1.sqlite"), to: url)
+    if AttributeValueTransformer.valueTransformer(forName: "ColorTransformer") == nil {
+      AttributeValueTransformer.setValueTransformer(UTF8Transformer(), forName: "ColorTransformer")
+    }
+    // The current version (SampleModel) made the store: it opens as it is.
+    let current = try ManagedObjectModel(contentsOf: momd)
+    let reader = PersistentStoreCoordinator(managedObjectModel: current)
+    try reader.remove(
+      try reader.addPersistentStore(
+        type: .sqlite, at: url, options: StoreOptions(migratePersistentStoresAutomatically: false, readOnly: true)))
+    // Version 2 of the same .momd: the engine finds version 1 beside it and migrates, as Core Data made
+    // SampleModel_V2.sqlite from SampleModel_V1.sqlite (ExpensiveSportCar renamed LuxuryCar, Person.id dropped).
+    let version2 = try #require(try ManagedObjectModel.versions(in: momd).first { $0.name == "SampleModel2" }?.model)
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: version2)
+    try coordinator.addPersistentStore(type: .sqlite, at: url)
+    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    context.persistentStoreCoordinator = coordinator
+    let counts = try context.performAndWait {
+      try ["Car", "SportCar", "LuxuryCar", "Person"].map { name -> Int in
+        let request = FetchRequest<ManagedObject>(entityName: name)
+        request.includesSubentities = false
+        return try context.count(for: request)
+      }
+    }
+    #expect(counts == [115, 5, 5, 20], "the counts Core Data's own migration gave (SampleModel_V2.sqlite)")
+    let hashes = try Self.plist(url)["NSStoreModelVersionHashes"] as? [String: Data]
+    #expect(hashes == version2.entityVersionHashesByName)
+  }
+
   /// What `changeAndInsert` did, for the checks on the file.
   struct Change {
     /// Objects inserted, by the entity number of their table's root.

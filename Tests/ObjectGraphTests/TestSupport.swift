@@ -267,6 +267,25 @@ extension Trait where Self == ConditionTrait {
 }
 
 extension Fixtures {
+  /// `<repo root>/../shared/fixtures/apple-stores`: stores, compiled models (`.momd`) and mapping models
+  /// (`.xcmappingmodel`, `.cdm`) made by Apple's tools, beside the Xcode models they were made from. Fails the
+  /// test when the folder is missing (tests that read it carry `.needsFixtures`).
+  static func appleStores(filePath: String = #filePath) throws -> URL {
+    let folder = try folder(filePath: filePath).deletingLastPathComponent().appendingPathComponent("apple-stores")
+    try #require(
+      FileManager.default.fileExists(atPath: folder.path),
+      "The Apple store fixtures are missing: expected the folder \(folder.path). Restore the shared fixtures.")
+    return folder
+  }
+
+  /// The CoreDataPlus sample model's fixture folder (`SampleModel.xcdatamodeld`, `SampleModel.momd`,
+  /// `MappingModels/`).
+  static func sampleModelFolder() throws -> URL {
+    try appleStores().appendingPathComponent("alemar11__CoreDataPlus__SampleModel", isDirectory: true)
+  }
+}
+
+extension Fixtures {
   /// Whether the fixtures folder is there (checked without recording an issue).
   static var areAvailable: Bool {
     var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -281,12 +300,6 @@ extension Fixtures {
 }
 
 extension Fixtures {
-  /// `../shared/fixtures/apple-stores`: stores written by Apple's Core Data, with their models (its README
-  /// says which model version made each store).
-  static func appleStores() throws -> URL {
-    try folder().deletingLastPathComponent().appendingPathComponent("apple-stores")
-  }
-
   /// The Apple-written stores, each with the folder of its fixture, its `.xcdatamodeld`, and the version that
   /// made it.
   static let appleStoreFiles: [(folder: String, model: String, version: String, store: String)] = [

@@ -1,10 +1,12 @@
 import Foundation
 import ObjectGraph
 
-// One libFuzzer entry point for two inputs, chosen by the first byte: an even byte feeds the rest to the
-// predicate parser as a format (with one string argument per specifier), an odd byte to the Xcode model
-// loader as a `contents` file. Every input must end in a result or a thrown ObjectGraphError; anything
-// else (a crash, a hang) is what libFuzzer reports.
+// One libFuzzer entry point for three inputs, chosen by the first byte modulo 3: 0 feeds the rest to the
+// predicate parser as a format (with one string argument per specifier), 1 to the Xcode model loader as a
+// `contents` file, 2 to the compiled model loader as a `.mom` file (a binary property list holding a keyed
+// archive). Bytes 0 and 1 keep the meaning they had when the choice was even/odd (CI's seeds start with them).
+// Every input must end in a result or a thrown ObjectGraphError; anything else (a crash, a hang) is what
+// libFuzzer reports.
 
 /// The model a parsed predicate is checked against: a note with a title, a rating and tags.
 private let model: ManagedObjectModel? = {
@@ -33,6 +35,13 @@ private let context: ManagedObjectContext? = {
   return context
 }()
 
+/// The file each compiled model input is written to.
+private let compiledModelFile: URL? = {
+  let folder = FileManager.default.temporaryDirectory.appendingPathComponent("objectgraph-fuzz-\(getpid())")
+  guard (try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)) != nil else { return nil }
+  return folder.appendingPathComponent("Fuzz.mom")
+}()
+
 /// The model version folder each model input is written into, as `contents`.
 private let modelFolder: URL? = {
   let folder = FileManager.default.temporaryDirectory.appendingPathComponent("objectgraph-fuzz-\(getpid())/Fuzz.xcdatamodel")
@@ -44,7 +53,8 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
   let bytes = Data(UnsafeRawBufferPointer(start: start, count: count))
   guard let selector = bytes.first else { return 0 }
   let rest = bytes.dropFirst()
-  if selector % 2 == 0 {
+  switch selector % 3 {
+  case 0:
     let format = String(decoding: rest, as: UTF8.self)
     let specifiers = format.components(separatedBy: "%").count - 1
     let arguments: [any Sendable] = Array(repeating: "a", count: min(specifiers, 8))
@@ -54,10 +64,14 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
       request.predicate = predicate
       _ = try? context.fetch(request)
     }
-  } else {
+  case 1:
     guard let modelFolder else { return 0 }
     guard (try? Data(rest).write(to: modelFolder.appendingPathComponent("contents"))) != nil else { return 0 }
     _ = try? ManagedObjectModel(contentsOf: modelFolder)
+  default:
+    guard let compiledModelFile else { return 0 }
+    guard (try? Data(rest).write(to: compiledModelFile)) != nil else { return 0 }
+    _ = try? ManagedObjectModel(contentsOf: compiledModelFile)
   }
   return 0
 }

@@ -39,6 +39,17 @@ public final class EntityMapping {
   public var migrationPolicy: EntityMigrationPolicy
   /// Anything the app wants to keep with the mapping (Core Data's `userInfo`).
   public var userInfo: [String: Any]
+  /// The policy class a mapping model file names (Core Data's `entityMigrationPolicyClassName`), or `nil`.
+  /// ObjectGraph cannot make an object from a class name: a mapping that names one is refused by the
+  /// migration manager until its ``migrationPolicy`` is set to an instance of an ``EntityMigrationPolicy``
+  /// subclass.
+  public var entityMigrationPolicyClassName: String?
+  /// The version hash of the source entity the mapping was made for (Core Data's `sourceEntityVersionHash`),
+  /// as a compiled mapping model records it; `nil` when unknown.
+  public var sourceEntityVersionHash: Data?
+  /// The version hash of the destination entity the mapping was made for (Core Data's
+  /// `destinationEntityVersionHash`); `nil` when unknown.
+  public var destinationEntityVersionHash: Data?
 
   /// Makes an entity mapping.
   public init(

@@ -4,8 +4,9 @@ import Foundation
 /// `NSMappingModel`): what ``MigrationManager`` runs for a migration that inference cannot do, such as an
 /// attribute whose type changes or one attribute split into two.
 ///
-/// Core Data reads mapping models from the `.cdm` files Xcode compiles from `.xcmappingmodel`s; ObjectGraph
-/// reads no such file: a mapping model is built in code, or inferred with
+/// A mapping model is read from a file (``init(contentsOf:)``: a compiled `.cdm`, or the `.xcmappingmodel`
+/// folder Xcode edits), found among bundles by its entities' version hashes
+/// (``init(from:forSourceModel:destinationModel:)``), built in code, or inferred with
 /// ``inferredMappingModel(forSourceModel:destinationModel:)`` and then edited.
 ///
 /// ```swift

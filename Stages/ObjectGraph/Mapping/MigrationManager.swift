@@ -325,6 +325,15 @@ public final class MigrationManager {
         throw failure("Entity mapping '\(name)' names source entity '\(sourceName)', which the source model does not have.", url: nil)
       }
       guard entityMapping.migratesInstances else { continue }
+      if let className = entityMapping.entityMigrationPolicyClassName,
+        type(of: entityMapping.migrationPolicy) == EntityMigrationPolicy.self
+      {
+        throw failure(
+          "Entity mapping '\(name)' names the migration policy class '\(className)', which ObjectGraph cannot make from "
+            + "its name (Swift on Linux has no run-time class lookup). Set the mapping's migrationPolicy to an "
+            + "instance of your EntityMigrationPolicy subclass before migrating.",
+          url: nil)
+      }
       guard let source = sourceEntity(for: entityMapping) else { continue }
       guard let destination = destinationEntity(for: entityMapping) else {
         throw failure(

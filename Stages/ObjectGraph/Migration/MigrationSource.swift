@@ -5,8 +5,8 @@ import Foundation
 ///
 /// Three places are searched, in order:
 /// 1. the models the caller passes (``StoreOptions/migrationSourceModels``);
-/// 2. the other versions of the `.xcdatamodeld` the app's model was read from (Core Data searches the app's
-///    bundle for model versions the same way);
+/// 2. the other versions of the `.xcdatamodeld` or `.momd` the app's model was read from (Core Data searches
+///    the app's bundle for model versions the same way);
 /// 3. the copy of its model that the engine keeps inside every store file it writes (Core Data's
 ///    `Z_MODELCACHE`), so that a store is never stranded when the app no longer ships the old version.
 ///
@@ -75,10 +75,12 @@ enum MigrationSource {
   /// from a lone `.xcdatamodel`.
   private static func siblingVersions(of model: ManagedObjectModel) throws -> [(name: String, model: ManagedObjectModel)] {
     guard let url = model.sourceURL else { return [] }
+    // A `.xcdatamodeld` (the sources) or a `.momd` (the compiled model an app bundle ships).
+    let bundles = [XcodeModelLoader.bundleExtension, CompiledModelLoader.bundleExtension]
     let bundle: URL
-    if url.pathExtension.lowercased() == XcodeModelLoader.bundleExtension {
+    if bundles.contains(url.pathExtension.lowercased()) {
       bundle = url
-    } else if url.deletingLastPathComponent().pathExtension.lowercased() == XcodeModelLoader.bundleExtension {
+    } else if bundles.contains(url.deletingLastPathComponent().pathExtension.lowercased()) {
       bundle = url.deletingLastPathComponent()
     } else {
       return []

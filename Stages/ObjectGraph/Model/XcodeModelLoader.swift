@@ -1,7 +1,9 @@
 import Foundation
 
 extension ManagedObjectModel {
-  /// Loads a model written by Xcode's model editor: a `.xcdatamodeld` folder or a single `.xcdatamodel` folder.
+  /// Loads a model written by Xcode's model editor: a `.xcdatamodeld` folder or a single `.xcdatamodel` folder;
+  /// or a compiled model as apps ship it: a `.momd` folder (the version its `VersionInfo.plist` names current)
+  /// or a single `.mom` file (see "Compiled models and mapping files" in `Docs/ObjectGraph.md`).
   ///
   /// For a `.xcdatamodeld`, the version loaded is the one its `.xccurrentversion` file names (key
   /// `_XCCurrentVersionName`, as Xcode's File inspector sets it); without that file, the only version, or else
@@ -27,13 +29,20 @@ extension ManagedObjectModel {
   /// is noted in ``loadWarnings`` with what it was read as, and the rules are in `Docs/ObjectGraph.md` ("Reading
   /// Xcode models").
   ///
-  /// - Parameter url: a `.xcdatamodeld` folder, a `.xcdatamodel` folder, or the `contents` file inside one.
-  /// - Throws: ``ObjectGraphError/Code/modelInvalid`` naming the file and what is wrong, when nothing is at
+  /// - Parameter url: a `.xcdatamodeld` folder, a `.xcdatamodel` folder, or the `contents` file inside one; a
+  ///   `.momd` folder or a `.mom` file.
+  /// - Throws: ``ObjectGraphError/Code/modelInvalid`` naming the file and what is wrong, when a compiled model is
+  ///   damaged, truncated or not a model archive, or its `VersionInfo.plist` names a missing version; when nothing is at
   ///   `url`, the folder holds no model version, `.xccurrentversion` names a version that is not there, a
   ///   `contents` file is missing or is not well-formed XML (with its line), an attribute type or delete rule is
   ///   not one Xcode writes, an integer default is outside its type's range, or the model is inconsistent (for
   ///   example a relationship to an entity the model does not have).
   public convenience init(contentsOf url: URL) throws {
+    if CompiledModelLoader.isCompiledModel(url) {
+      let location = try CompiledModelLoader.locate(url)
+      try self.init(compiledVersion: location.current, sourceURL: url)
+      return
+    }
     let location = try XcodeModelLoader.locate(url)
     let version = try XcodeModelLoader.currentVersion(of: location)
     try self.init(xcodeVersion: version, sourceURL: url)
@@ -43,7 +52,8 @@ extension ManagedObjectModel {
   /// `.xcdatamodel`), sorted naturally by name (`Model`, `Model 2`, …, `Model 10`).
   ///
   /// For a single `.xcdatamodel` folder the result has one entry. Each model's ``sourceURL`` is its version's
-  /// `.xcdatamodel` folder. Use it to find the model a store was made with, for migration:
+  /// `.xcdatamodel` folder. For a `.momd` folder: the versions its `VersionInfo.plist` lists, each from its `.mom`
+  /// file (one entry for a single `.mom`). Use it to find the model a store was made with, for migration:
   ///
   /// ```swift
   /// for (name, model) in try ManagedObjectModel.versions(in: url)
@@ -52,11 +62,17 @@ extension ManagedObjectModel {
   /// }
   /// ```
   ///
-  /// - Parameter url: a `.xcdatamodeld` folder, a `.xcdatamodel` folder, or the `contents` file inside one.
+  /// - Parameter url: a `.xcdatamodeld` folder, a `.xcdatamodel` folder, or the `contents` file inside one; a
+  ///   `.momd` folder or a `.mom` file.
   /// - Returns: `(name, model)` pairs, one per version.
   /// - Throws: ``ObjectGraphError/Code/modelInvalid`` as ``init(contentsOf:)`` does, when any version cannot be
   ///   loaded.
   public static func versions(in url: URL) throws -> [(name: String, model: ManagedObjectModel)] {
+    if CompiledModelLoader.isCompiledModel(url) {
+      return try CompiledModelLoader.locate(url).versions.map { version in
+        (name: version.name, model: try ManagedObjectModel(compiledVersion: version, sourceURL: version.fileURL))
+      }
+    }
     let location = try XcodeModelLoader.locate(url)
     return try location.versions.map { version in
       (name: version.name, model: try ManagedObjectModel(xcodeVersion: version, sourceURL: version.folderURL))

@@ -47,13 +47,11 @@ extension XcodeModelLoader {
       if url.lastPathComponent == "contents" {
         return Location(url: url, versions: [version(at: folder)], bundleURL: nil)
       }
-      let hint =
-        pathExtension == "mom" || pathExtension == "momd"
-        ? "It looks like a compiled model (.mom/.momd), which ObjectGraph does not read; pass the source "
-          + ".xcdatamodeld folder instead."
-        : "Pass a .xcdatamodeld or .xcdatamodel folder."
       throw ObjectGraphError(
-        .modelInvalid, "'\(url.path)' is a file, not an Xcode model folder. \(hint)", url: url)
+        .modelInvalid,
+        "'\(url.path)' is a file, not an Xcode model folder. Pass a .xcdatamodeld or .xcdatamodel folder, or a "
+          + "compiled .momd folder or .mom file.",
+        url: url)
     }
     if pathExtension == modelExtension {
       return Location(url: url, versions: [version(at: url)], bundleURL: nil)

@@ -1,0 +1,95 @@
+import Foundation
+
+extension MappingModel {
+  /// Loads a mapping model file: a compiled `.cdm` (what Xcode ships in an app) or the `.xcmappingmodel`
+  /// folder Xcode's mapping editor saves (its `xcmapping.xml`).
+  ///
+  /// ```swift
+  /// let url = Bundle.module.url(forResource: "V2toV3", withExtension: "cdm")!
+  /// let mapping = try MappingModel(contentsOf: url)
+  /// ```
+  ///
+  /// A `.xcmappingmodel` leaves the expressions of unedited property mappings for the model compiler to write,
+  /// from the source model: ObjectGraph writes them as the compiler does, so it needs the two models. This
+  /// initializer finds them by the paths the file records (relative to the Xcode project, looked up in the
+  /// folders above the `.xcmappingmodel`); when they are elsewhere, use
+  /// ``init(contentsOf:sourceModel:destinationModel:)``.
+  ///
+  /// A mapping that names a policy class (`entityMigrationPolicyClassName`) loads, but the migration manager
+  /// refuses it until its ``EntityMapping/migrationPolicy`` is set to an instance; a value expression
+  /// ObjectGraph does not run loads as text and is refused by the migration manager, naming the mapping.
+  /// - Parameter url: a `.cdm` file, a `.xcmappingmodel` folder or the `xcmapping.xml` inside one.
+  /// - Throws: ``ObjectGraphError/Code/modelInvalid`` naming the file and what is wrong: nothing at `url`, a
+  ///   damaged file, an entity mapping whose source expression or filter ObjectGraph cannot run, a
+  ///   `.xcmappingmodel` whose models cannot be found, or a mapping naming an entity the models lack.
+  public convenience init(contentsOf url: URL) throws {
+    self.init(entityMappings: try MappingFileReader.read(url, models: nil))
+  }
+
+  /// Loads a mapping model file as ``init(contentsOf:)`` does, with the models it maps between, and checks
+  /// that every entity it names is in them.
+  ///
+  /// - Parameters:
+  ///   - url: a `.cdm` file, a `.xcmappingmodel` folder or the `xcmapping.xml` inside one.
+  ///   - sourceModel: the model the mapping migrates from.
+  ///   - destinationModel: the model the mapping migrates to.
+  /// - Throws: ``ObjectGraphError/Code/modelInvalid`` as ``init(contentsOf:)`` does, and when an entity
+  ///   mapping names an entity the models do not have.
+  public convenience init(contentsOf url: URL, sourceModel: ManagedObjectModel, destinationModel: ManagedObjectModel)
+    throws
+  {
+    self.init(entityMappings: try MappingFileReader.read(url, models: (sourceModel, destinationModel)))
+  }
+
+  /// Finds the compiled mapping model (`.cdm`) among the bundles' resources whose entity version hashes are
+  /// those of the two models (Core Data's `NSMappingModel(from:forSourceModel:destinationModel:)`): every
+  /// entity mapping's source entity hash must be the source model's hash of that entity, and its destination
+  /// entity hash the destination model's.
+  ///
+  /// - Parameters:
+  ///   - bundles: where to look; `nil` for the main bundle.
+  ///   - sourceModel: the model to migrate from.
+  ///   - destinationModel: the model to migrate to.
+  /// - Returns: `nil` when no mapping model in the bundles matches (or a model is `nil`).
+  /// - Throws: ``ObjectGraphError/Code/modelInvalid`` when a `.cdm` in the bundles cannot be read.
+  public convenience init?(
+    from bundles: [Bundle]?, forSourceModel sourceModel: ManagedObjectModel?, destinationModel: ManagedObjectModel?
+  ) throws {
+    guard let sourceModel, let destinationModel else { return nil }
+    // The `.cdm` files at the top of each bundle's resources, where Xcode copies them (Foundation's
+    // `urls(forResourcesWithExtension:)` returns NSURLs on Linux, so the folder is listed directly).
+    let urls = (bundles ?? [Bundle.main]).flatMap { bundle -> [URL] in
+      let folder = bundle.resourceURL ?? bundle.bundleURL
+      let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+      return names.filter { ($0 as NSString).pathExtension.lowercased() == MappingFileReader.compiledExtension }
+        .sorted().map { folder.appendingPathComponent($0, isDirectory: false) }
+    }
+    for url in urls {
+      let mappings = try MappingFileReader.read(url, models: nil)
+      if MappingFileReader.matches(mappings, source: sourceModel, destination: destinationModel) {
+        self.init(entityMappings: mappings)
+        return
+      }
+    }
+    return nil
+  }
+}
+
+extension MappingModel: Equatable {
+  /// Mapping models are equal when their entity mappings are, in order: the same names, types, entity
+  /// names, policy class names, source predicates (by format) and property mappings (by destination name and
+  /// expression text; closures cannot be compared and are ignored). Version hashes and user info are not
+  /// compared: a `.xcmappingmodel` and the `.cdm` compiled from it are equal.
+  public static func == (lhs: MappingModel, rhs: MappingModel) -> Bool {
+    guard lhs.entityMappings.count == rhs.entityMappings.count else { return false }
+    func properties(_ mappings: [PropertyMapping]) -> [[String?]] { mappings.map { [$0.name, $0.valueExpression] } }
+    return zip(lhs.entityMappings, rhs.entityMappings).allSatisfy { a, b in
+      a.name == b.name && a.mappingType == b.mappingType && a.sourceEntityName == b.sourceEntityName
+        && a.destinationEntityName == b.destinationEntityName
+        && a.entityMigrationPolicyClassName == b.entityMigrationPolicyClassName
+        && a.sourcePredicate?.predicateFormat == b.sourcePredicate?.predicateFormat
+        && properties(a.attributeMappings) == properties(b.attributeMappings)
+        && properties(a.relationshipMappings) == properties(b.relationshipMappings)
+    }
+  }
+}
