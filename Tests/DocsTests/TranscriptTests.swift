@@ -123,6 +123,13 @@ struct TranscriptTests {
         if command == ".headers on" { headers = true }
         if command == ".headers off" { headers = false }
         if !command.hasPrefix(".") { current = (command, headers, index) }
+        // `.schema TABLE`: the statements that made the table and its indexes, in the order they were made.
+        if command.hasPrefix(".schema ") {
+          let table = command.dropFirst(".schema ".count).trimmingCharacters(in: .whitespaces)
+          current = (
+            "SELECT sql || ';' FROM sqlite_master WHERE tbl_name = '\(table)' AND sql IS NOT NULL ORDER BY rowid", false, index
+          )
+        }
       } else if current != nil {
         expected.append(line)
       }

@@ -138,6 +138,102 @@ struct AppleStoreTests {
     #expect(hashes == version2.entityVersionHashesByName)
   }
 
+  @Test("A store the engine makes has the schema Core Data made for the same model, statement for statement", .needsFixtures)
+  func sameSchema() throws {
+    for entry in Fixtures.appleStoreFiles {
+      let folder = try TemporaryFolder()
+      let fixture = try Fixture(entry, in: folder)
+      let url = folder.appending("Engine.sqlite")
+      let coordinator = PersistentStoreCoordinator(managedObjectModel: fixture.model)
+      try coordinator.remove(try coordinator.addPersistentStore(type: .sqlite, at: url))
+      let statements = { (url: URL) in
+        try rawRows(url, "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL").map { $0["sql"] as String }.sorted()
+      }
+      #expect(try statements(url) == (try statements(fixture.url)), "\(fixture.name)")
+      #expect(try rawRows(url, "PRAGMA auto_vacuum")[0][0] as Int == 2)
+      // Entity numbers and hierarchy as Core Data numbered them (its names may be older: a renamed entity
+      // keeps its first name in Z_PRIMARYKEY).
+      let numbering = { (url: URL) in
+        try rawRows(url, "SELECT Z_ENT, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT").map { "\($0[0] as Int)/\($0[1] as Int)" }
+      }
+      #expect(try numbering(url) == (try numbering(fixture.url)), "\(fixture.name)")
+      let mine = try Self.plist(url)
+      let theirs = try Self.plist(fixture.url)
+      for key in ["NSStoreModelVersionHashes", "NSStoreModelVersionHashesVersion", "NSStoreType", "_NSAutoVacuumLevel"] {
+        #expect(mine[key] as? NSObject == theirs[key] as? NSObject, "\(fixture.name): \(key)")
+      }
+      if let digest = theirs["NSStoreModelVersionHashesDigest"] as? String {
+        #expect(mine["NSStoreModelVersionHashesDigest"] as? String == digest, "\(fixture.name): the digest")
+      }
+    }
+  }
+
+  @Test("A store whose hashes match no model is refused, naming its hashes and what was searched; nothing is written", .needsFixtures)
+  func noMatchingModel() throws {
+    let folder = try TemporaryFolder()
+    let fixture = try Fixture(Fixtures.appleStoreFiles[0], in: folder)
+    let bytes = try Data(contentsOf: fixture.url)
+    let car = EntityDescription(name: "Car", properties: [.attribute(AttributeDescription(name: "maker", type: .string))])
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(entities: [car]))
+    let error = expectCode(.migrationMissingSourceModel) { _ = try coordinator.addPersistentStore(type: .sqlite, at: fixture.url) }
+    for part in ["Car 9e5555", "ExpensiveSportCar 3dc7e3", "Person 164268", "SportCar 514ec1", "Searched"] {
+      #expect(error?.message.contains(part) == true, "\(part) in \(error?.message ?? "")")
+    }
+    #expect(try Data(contentsOf: fixture.url) == bytes)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == [fixture.name])
+  }
+
+  @Test(
+    "What the engine did not make stays: another index, Core Data's history tables (history refused), a newer Core Data's metadata keys through a migration",
+    .needsFixtures)
+  func foreignThingsStay() throws {
+    let folder = try TemporaryFolder()
+    let fixture = try Fixture(Fixtures.appleStoreFiles[0], in: folder)
+    let newerKeys: [String: Any] = ["NSPersistenceMaximumFrameworkVersion": 1518, "AppSyncToken": Data([1, 2, 3])]
+    try DatabaseQueue(path: fixture.url.path).write { db in
+      try db.execute(sql: "CREATE INDEX Z_Car_maker_numberPlate ON ZCAR (ZMAKER, ZNUMBERPLATE)")
+      try db.execute(
+        sql:
+          "CREATE TABLE ATRANSACTION ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAUTHORTS INTEGER, ZTIMESTAMP FLOAT, ZAUTHOR VARCHAR )"
+      )
+      try db.execute(sql: "CREATE INDEX ATRANSACTION_ZTIMESTAMP_INDEX ON ATRANSACTION (ZTIMESTAMP)")
+      try db.execute(sql: "INSERT INTO ATRANSACTION VALUES (1, 16002, 1, NULL, 1.5, NULL)")
+      let data = try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA") ?? Data()
+      var plist = try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any] ?? [:]
+      plist.merge(newerKeys) { _, new in new }
+      try db.execute(
+        sql: "UPDATE Z_METADATA SET Z_PLIST = ?",
+        arguments: [try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)])
+    }
+    try DatabaseQueue(path: fixture.url.path).writeWithoutTransaction { try $0.execute(sql: "PRAGMA journal_mode = DELETE") }
+    let history = try rawRows(fixture.url, "SELECT * FROM ATRANSACTION").map(\.description)
+    // History tracking on a store with Core Data's history: refused, nothing written.
+    let tracking = PersistentStoreCoordinator(managedObjectModel: fixture.model)
+    let refusal = expectCode(.unsupportedFeature) {
+      _ = try tracking.addPersistentStore(type: .sqlite, at: fixture.url, options: StoreOptions(persistentHistoryTracking: true))
+    }
+    #expect(refusal?.message.contains("Core Data recorded") == true)
+    // Version 2 of the model: a migration, which rewrites ZCAR but not the history table or its index.
+    let version2 = try #require(
+      try ManagedObjectModel.versions(in: try Fixtures.sampleModelFolder().appendingPathComponent("SampleModel.xcdatamodeld"))
+        .first { $0.name == "SampleModel2" }?.model)
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: version2)
+    try coordinator.remove(try coordinator.addPersistentStore(type: .sqlite, at: fixture.url))
+    let indexes = try Self.indexes(fixture.url)
+    #expect(indexes["ATRANSACTION_ZTIMESTAMP_INDEX"] != nil)
+    #expect(try rawRows(fixture.url, "SELECT * FROM ATRANSACTION").map(\.description) == history)
+    let metadata = try Self.plist(fixture.url)
+    #expect(metadata["NSPersistenceMaximumFrameworkVersion"] as? Int == 1518)
+    #expect(metadata["AppSyncToken"] as? Data == Data([1, 2, 3]))
+    #expect(metadata["NSPersistenceFrameworkVersion"] as? Int == 1044)
+    #expect(metadata["NSStoreModelVersionHashes"] as? [String: Data] == version2.entityVersionHashesByName)
+    // Opened again, the index the engine did not make stays even though the model has no such fetch index.
+    try DatabaseQueue(path: fixture.url.path).write { try $0.execute(sql: "CREATE INDEX Z_Car_color ON ZCAR (ZMAKER)") }
+    let again = PersistentStoreCoordinator(managedObjectModel: version2)
+    try again.remove(try again.addPersistentStore(type: .sqlite, at: fixture.url))
+    #expect(try Self.indexes(fixture.url)["Z_Car_color"] != nil)
+  }
+
   /// What `changeAndInsert` did, for the checks on the file.
   struct Change {
     /// Objects inserted, by the entity number of their table's root.

@@ -135,7 +135,7 @@ extension PersistentStore {
     var metadata = StoreMetadata.make(type: .sqlite, identifier: identifier, model: model, entities: entities)
     metadata[StoreMetadataKey.fetchIndexNames] = schema.fetchIndexNames
     do {
-      let database = try makeDatabase(path: url.path, options: options, readOnly: false, url: url)
+      let database = try makeDatabase(path: url.path, options: options, readOnly: false, url: url, isNewFile: true)
       try create(
         schema: schema, metadata: metadata, identifier: identifier, model: StoreModelCache.contents(of: model), in: database, url: url)
       return PersistentStore(
@@ -237,10 +237,12 @@ extension PersistentStore {
   }
 
   /// Opens a connection with the store's pragmas. `setsJournalMode: false` keeps the file's journal mode
-  /// (a migration must not change the file before its transaction).
-  static func makeDatabase(path: String?, options: StoreOptions, readOnly: Bool, url: URL?, setsJournalMode: Bool = true) throws
-    -> DatabaseQueue
-  {
+  /// (a migration must not change the file before its transaction). For a file about to be created
+  /// (`isNewFile`), Core Data's `auto_vacuum` 2 (incremental) comes first: SQLite takes it only before the
+  /// journal mode is WAL and before the first table.
+  static func makeDatabase(
+    path: String?, options: StoreOptions, readOnly: Bool, url: URL?, setsJournalMode: Bool = true, isNewFile: Bool = false
+  ) throws -> DatabaseQueue {
     var configuration = Configuration()
     configuration.readonly = readOnly
     configuration.label = "ObjectGraph.store"
@@ -251,6 +253,7 @@ extension PersistentStore {
     configuration.prepareDatabase { db in
       SQLFunctions.install(in: db)
       try db.execute(sql: "PRAGMA case_sensitive_like = ON")
+      if isNewFile { try db.execute(sql: "PRAGMA auto_vacuum = 2") }
       if path != nil && !readOnly && setsJournalMode {
         let mode = pragmas.first(where: { $0.key.lowercased() == "journal_mode" })?.value ?? "WAL"
         try db.execute(sql: "PRAGMA journal_mode = \(sanitize(mode))")
@@ -289,8 +292,6 @@ extension PersistentStore {
     do {
       let plist = try StoreMetadata.encode(metadata)
       try database.write { db in
-        // Core Data's stores vacuum incrementally (auto_vacuum 2), which SQLite takes only before the first table.
-        if url != nil { try db.execute(sql: "PRAGMA auto_vacuum = 2") }
         for statement in schema.createStatements() { try db.execute(sql: statement) }
         for row in schema.primaryKeyRows() {
           try db.execute(

@@ -416,7 +416,7 @@ struct SQLiteSchema: Sendable {
       let columns =
         ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"]
         + table.columns.map { "\($0.name) \($0.type)" }
-      statements.append("CREATE TABLE \(table.name) (\(columns.joined(separator: ", ")))")
+      statements.append("CREATE TABLE \(table.name) ( \(columns.joined(separator: ", ")) )")
       if entities.values.filter({ $0.table == table.name }).count > 1 {
         // Only a table shared by several entities is ever filtered by Z_ENT.
         statements.append("CREATE INDEX \(table.name)_Z_ENT_INDEX ON \(table.name) (Z_ENT)")
@@ -441,7 +441,7 @@ struct SQLiteSchema: Sendable {
   static func createStatement(_ join: JoinTable) -> String {
     let orders = [join.destinationOrderColumn, join.sourceOrderColumn].compactMap { $0 }.map { ", \($0) INTEGER" }.joined()
     return
-      "CREATE TABLE \(join.name) (\(join.sourceColumn) INTEGER, \(join.destinationColumn) INTEGER\(orders), PRIMARY KEY (\(join.sourceColumn), \(join.destinationColumn)))"
+      "CREATE TABLE \(join.name) ( \(join.sourceColumn) INTEGER, \(join.destinationColumn) INTEGER\(orders), PRIMARY KEY (\(join.sourceColumn), \(join.destinationColumn)) )"
   }
 
   /// The model's fetch indexes (`EntityDescription.indexes`), then the unique indexes of its uniqueness
