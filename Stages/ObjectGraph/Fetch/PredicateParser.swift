@@ -29,6 +29,23 @@ struct PredicateParser {
   private let objects: PredicateObjectCapture
   private var index = 0
   private var nextSequentialArgument = 0
+  /// How deep the parse is nested (parentheses, braces, `NOT`s, signs), against ``maximumDepth``.
+  private var depth = 0
+
+  /// The deepest nesting a format may have: more is refused (900002) rather than parsed by ever deeper
+  /// recursion, which would exhaust the thread's stack. Real predicates nest a handful of levels.
+  static let maximumDepth = 200
+
+  /// Counts one more level of nesting, refusing a format nested deeper than ``maximumDepth``.
+  private mutating func enterNesting() throws {
+    depth += 1
+    guard depth <= Self.maximumDepth else {
+      throw syntaxError(
+        at: current.position,
+        "the predicate nests more than \(Self.maximumDepth) levels deep (parentheses, braces, NOT or signs); write it with fewer levels"
+      )
+    }
+  }
 
   private init(
     format: String, scalars: [Unicode.Scalar], tokens: [PredicateToken], arguments: [Any?], objects: PredicateObjectCapture
@@ -180,6 +197,8 @@ struct PredicateParser {
 
   /// not := (NOT | !) not | primary
   private mutating func parseNot() throws -> PredicateNode {
+    try enterNesting()
+    defer { depth -= 1 }
     if isKeyword("NOT") || isSymbol("!") {
       advance()
       return .not(try parseNot())
@@ -413,6 +432,8 @@ struct PredicateParser {
   /// One operand: a key path, a value, an argument, an aggregate, a variable, `SUBQUERY(…).@count`,
   /// `CAST(…)`, a negated operand or a parenthesized expression.
   private mutating func parseOperand(context: String) throws -> (PredicateExpression, fromArgument: Bool) {
+    try enterNesting()
+    defer { depth -= 1 }
     let token = current
     switch token.kind {
     case .specifier(let specifier):

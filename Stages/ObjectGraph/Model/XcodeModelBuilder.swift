@@ -90,6 +90,20 @@ extension XcodeModelLoader {
         }
         entity.superentity = parent
       }
+      // A parent cycle would make every later look at an entity's properties recurse forever.
+      for (entity, _, element) in parents {
+        var chain = [entity.name]
+        var current = entity.superentity
+        while let next = current {
+          guard !chain.contains(next.name) else {
+            throw failure(
+              element, "entity '\(entity.name)' inherits from itself (\((chain + [next.name]).joined(separator: " → ")))",
+              "Break the inheritance cycle: give one of these entities another parent, or none, in Xcode's model editor.")
+          }
+          chain.append(next.name)
+          current = next.superentity
+        }
+      }
       for entity in parsed.entities where !entity.indexes.isEmpty {
         entity.indexes = Self.storableIndexes(of: entity)
       }

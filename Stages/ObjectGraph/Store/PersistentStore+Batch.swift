@@ -28,6 +28,7 @@ extension PersistentStore {
     try refuseWritesIfReadOnly("a batch request cannot change it")
     do {
       return try database.write { db in
+        try refuseWritesIfModelChanged(db)
         let mapping = try schema.mapping(for: request.entity)
         let needsRows = request.needsIDs || options.persistentHistoryTracking
         func result(_ count: Int, _ rows: [(pk: Int64, entity: Int64)]) -> StoreBatchResult {
@@ -100,6 +101,7 @@ extension PersistentStore {
     let first: Int64
     do {
       first = try database.write { db in
+        try refuseWritesIfModelChanged(db)
         let first = try reservePrimaryKeys(rows.count, rootNumber: mapping.rootNumber, db: db)
         try insertRows(plan, count: rows.count, db: db, key: { $0.primaryKey ?? 0 }) { (first + Int64($0), rows[$0]) }
         if options.persistentHistoryTracking {

@@ -7,7 +7,15 @@ extension PersistentStore {
   /// (a save's inserts, `obtainPermanentIDs(for:)`) comes from here, so none is handed out twice.
   func reservePrimaryKeys(_ count: Int, rootNumber: Int64, db: Database) throws -> Int64 {
     let max = try Int64.fetchOne(db.cachedStatement(sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?"), arguments: [rootNumber]) ?? 0
-    try db.cachedStatement(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?").execute(arguments: [max + Int64(count), rootNumber])
+    let (last, overflow) = max.addingReportingOverflow(Int64(count))
+    guard !overflow, max >= 0 else {
+      let table = schema.entityByNumber[rootNumber].map { "Z" + SQLiteSchema.sqlName($0.name) } ?? "entity \(rootNumber)"
+      throw ObjectGraphError(
+        .persistentStoreSave,
+        "The store at \(url?.path ?? "memory") cannot hand out \(count) more primary key(s) for \(table): its counter (Z_PRIMARYKEY.Z_MAX) is \(max), at the end of SQLite's 64-bit range. Nothing was written. The counter was set outside Core Data; copy the objects into a new store.",
+        url: url)
+    }
+    try db.cachedStatement(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?").execute(arguments: [last, rootNumber])
     return max + 1
   }
 
@@ -42,7 +50,10 @@ extension PersistentStore {
   /// under its ID.
   func reservePermanentIDs(for entities: [EntityDescription]) throws -> [ManagedObjectID] {
     do {
-      return try database.write { db in try reservePermanentIDs(for: entities, db: db) }
+      return try database.write { db in
+        try refuseWritesIfModelChanged(db)
+        return try reservePermanentIDs(for: entities, db: db)
+      }
     } catch let error as DatabaseError {
       throw ObjectGraphError.database(
         .persistentStoreSave, "Could not reserve permanent IDs for \(Set(entities.map(\.name)).sorted().joined(separator: ", "))",

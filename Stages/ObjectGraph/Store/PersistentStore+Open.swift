@@ -11,7 +11,13 @@ extension PersistentStore {
     type: StoreType, url: URL?, configuration: String?, options: StoreOptions, model: ManagedObjectModel
   ) throws -> PersistentStore {
     let store = try openStore(type: type, url: url, configuration: configuration, options: options, model: model)
-    if options.persistentHistoryTracking && !options.readOnly { try store.createHistoryTables() }
+    do {
+      if options.persistentHistoryTracking && !options.readOnly { try store.createHistoryTables() }
+      try store.recordSchemaVersion()
+    } catch {
+      store.close()
+      throw error
+    }
     return store
   }
 

@@ -10,7 +10,10 @@ extension PersistentStore {
   func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
     try refuseWritesIfReadOnly("it cannot be saved to")
     do {
-      return try database.write { db in try SaveTransaction(store: self, request: request, db: db).run() }
+      return try database.write { db in
+        try refuseWritesIfModelChanged(db)
+        return try SaveTransaction(store: self, request: request, db: db).run()
+      }
     } catch let error as ObjectGraphError {
       throw error
     } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {

@@ -97,6 +97,9 @@ public final class PersistentStore: Sendable, CustomStringConvertible {
   /// For a store opened read-only: the journal files that were beside it before, so that closing it removes
   /// the ones its connection made.
   let sideFiles: SideFiles?
+  /// The file's `PRAGMA schema_version` when the store was opened (or last found unchanged in its model):
+  /// see ``refuseWritesIfModelChanged(_:)``.
+  let schemaVersion = Locked<Int?>(nil)
 
   init(
     type: StoreType, url: URL?, identifier: String, configurationName: String?, options: StoreOptions,

@@ -1,0 +1,36 @@
+import Foundation
+import GRDB
+
+extension PersistentStore {
+  /// Refuses a write when the store's model changed since this store was opened: another process (or
+  /// another coordinator of this one) migrated the file to another model version. Called first inside every
+  /// write transaction, so nothing is written.
+  ///
+  /// A coordinator keeps the entity numbers, tables and columns of the model it opened the store with; after
+  /// a migration those may name other things (the new model can renumber entities), and a save would file rows
+  /// under another entity or reuse keys the migration handed out. Checking costs one `PRAGMA schema_version`
+  /// (SQLite's counter of schema changes, which every migration moves) per write; only when it moved is the
+  /// metadata read and its version hashes compared with this store's model. A change that keeps the hashes
+  /// (an index another coordinator added) lets the write go on.
+  func refuseWritesIfModelChanged(_ db: Database) throws {
+    guard url != nil else { return }
+    let version = try Int.fetchOne(db.cachedStatement(sql: "PRAGMA schema_version")) ?? 0
+    if schemaVersion.withLock({ $0 }) == version { return }
+    let plist = try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1")
+    let metadata = plist.flatMap(StoreMetadata.decode) ?? [:]
+    guard model.hashMatch(configuration: configurationName, metadata: metadata) != nil else {
+      throw ObjectGraphError(
+        .persistentStoreIncompatibleVersionHash,
+        "The store at \(url?.path ?? "memory") was migrated to another version of the model after this coordinator opened it (by another process or another coordinator): its entity version hashes no longer match this coordinator's model. Nothing was written. Restart with the model version the store now has (remove the store and add it again with that model).",
+        url: url)
+    }
+    schemaVersion.withLock { $0 = version }
+  }
+
+  /// Notes the file's schema version once the store is open, for ``refuseWritesIfModelChanged(_:)``.
+  func recordSchemaVersion() throws {
+    guard url != nil else { return }
+    let version = try database.read { try Int.fetchOne($0, sql: "PRAGMA schema_version") } ?? 0
+    schemaVersion.withLock { $0 = version }
+  }
+}
