@@ -202,6 +202,12 @@ let package = Package(
       dependencies: ["TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
       path: "Tests/DocsTests"
     ),
+    // Runs the built `objectgraph` on a copy of Docs/Examples/CoreDataPlus's store and checks what it prints.
+    .testTarget(
+      name: "ObjectGraphCommandTests",
+      dependencies: ["TestSupport"],
+      path: "Tests/ObjectGraphCommandTests"
+    ),
     .testTarget(
       name: "WorkshopTests",
       dependencies: ["Workshop"],
