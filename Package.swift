@@ -23,6 +23,8 @@ let package = Package(
     .executable(name: "concurrency-rules", targets: ["ConcurrencyRules"]),
     // Harnesses that try to make the engine lose data (README.md, "Reliability").
     .executable(name: "objectgraph-torture", targets: ["ObjectGraphTorture"]),
+    // Looks inside a store, Core Data's or the engine's, through the engine (Docs/00-the-pieces.md).
+    .executable(name: "objectgraph", targets: ["ObjectGraphCommand"]),
     // The demos' 60 Hz "UI", stall report and options, a product so that the benchmarks share it.
     .library(name: "DemoSupport", targets: ["DemoSupport"]),
     // The tests' scaffolding, a product so that the Exercises package's checks share it.
@@ -127,6 +129,12 @@ let package = Package(
       ],
       path: "Tools/Torture"
     ),
+    // `objectgraph inspect STORE [--model MODEL]`: a store's metadata, and with its model its objects, read-only.
+    .executableTarget(
+      name: "ObjectGraphCommand",
+      dependencies: ["ObjectGraph", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+      path: "Tools/ObjectGraphCommand"
+    ),
     // The programs Docs/concurrency-rules.md quotes (run by the docs tests).
     .executableTarget(
       name: "ConcurrencyRules",
@@ -193,6 +201,12 @@ let package = Package(
       name: "DocsTests",
       dependencies: ["TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
       path: "Tests/DocsTests"
+    ),
+    // Runs the built `objectgraph` on a copy of Docs/Examples/CoreDataPlus's store and checks what it prints.
+    .testTarget(
+      name: "ObjectGraphCommandTests",
+      dependencies: ["TestSupport"],
+      path: "Tests/ObjectGraphCommandTests"
     ),
     .testTarget(
       name: "WorkshopTests",

@@ -18,9 +18,11 @@ import Testing
 //   lines left out. What differs from run to run is masked on both sides: the UUID of a temporary ID or of
 //   a store, a context's queue label, and the engine's source line a stop names.
 // - `run PRODUCT ARGUMENTS`: lines that the built product printed (standard output and error together),
-//   in the same order, `…` for lines left out; UUIDs are masked on both sides (a chapter may shorten one
-//   to `…`). With `varies`, every number is masked too, so only the shape of each line is compared; the
-//   run then imports at most 20,000 notes (a lower `--count`), since its figures are not compared.
+//   run from the repository's root folder as `swift run` is (so a chapter can name the repository's files
+//   by relative paths), in the same order, `…` for lines left out, blank lines not compared; UUIDs are
+//   masked on both sides (a chapter may shorten one to `…`). With `varies`, every number is masked too, so
+//   only the shape of each line is compared; the run then imports at most 20,000 notes (a lower
+//   `--count`), since its figures are not compared.
 
 @Suite("Docs: quoted transcripts match real runs", .timeLimit(.minutes(3)), .serialized, .temporaryFolders)
 struct TranscriptTests {
@@ -249,11 +251,19 @@ struct TranscriptTests {
       let arguments = Self.runArguments(Array(Self.arguments(annotation).dropFirst()), varies: transcript.varies)
       let key = [product] + arguments
       if runs[key] == nil {
-        let run = try ProcessOutput.run(try BuildProducts.requireExecutable(product), arguments)
+        let run = try ProcessOutput.run(try BuildProducts.requireExecutable(product), arguments, currentDirectory: Repository.root)
         runs[key] = run.stdout + run.stderr
+        // A repository file the command read (a store `objectgraph` inspects) keeps no SQLite side file.
+        for argument in arguments where FileManager.default.fileExists(atPath: Repository.root.appendingPathComponent(argument).path) {
+          for suffix in ["-wal", "-shm"] {
+            let side = Repository.root.appendingPathComponent(argument + suffix).path
+            #expect(!FileManager.default.fileExists(atPath: side), "\(place): `\(key.joined(separator: " "))` left \(side)")
+          }
+        }
       }
       let printed = (runs[key] ?? "").split(separator: "\n").map { Self.maskedRun(String($0), varies: transcript.varies) }
-      let quoted = transcript.block.lines.filter { $0.trimmingCharacters(in: .whitespaces) != "…" }.map {
+      // Blank lines are not compared: `printed` has none.
+      let quoted = transcript.block.lines.filter { !["…", ""].contains($0.trimmingCharacters(in: .whitespaces)) }.map {
         Self.maskedRun($0, varies: transcript.varies)
       }
       #expect(

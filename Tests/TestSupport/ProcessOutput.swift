@@ -23,16 +23,19 @@ public struct ProcessOutput: Sendable {
   ///
   /// - Parameters:
   ///   - environment: variables set for the child on top of this process's environment.
+  ///   - currentDirectory: the folder the child starts in (its relative paths start there); `nil` for this
+  ///     process's.
   ///   - limit: how long the child may run; after that it is killed.
   /// - Throws: what `Process.run()` throws (for example when the file is not executable), or a
   ///   ``WatchdogTimeout`` holding what the child printed when it ran past `limit`.
   public static func run(
-    _ executable: URL, _ arguments: [String] = [], environment: [String: String] = [:],
+    _ executable: URL, _ arguments: [String] = [], environment: [String: String] = [:], currentDirectory: URL? = nil,
     upTo limit: Duration = .seconds(120)
   ) throws -> ProcessOutput {
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
+    if let currentDirectory { process.currentDirectoryURL = currentDirectory }
     process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, set in set }
     let (out, err) = (Pipe(), Pipe())
     process.standardOutput = out
