@@ -49,9 +49,10 @@ struct MigrationBadInputTests {
     try ProofStores.expectUnchanged(url, before)
   }
 
+  /// (An empty file is not among them: it is what a first launch killed before SQLite wrote anything leaves,
+  /// and opening it read-write creates the store in it; `ReliabilityTests.interruptedCreation`.)
   enum Foreign: String, CaseIterable, CustomTestStringConvertible {
     case text = "a text file"
-    case empty = "an empty file"
     case otherDatabase = "another app's SQLite database"
     case unreadableMetadata = "a SQLite database with store tables whose metadata is not a property list"
 
@@ -63,7 +64,6 @@ struct MigrationBadInputTests {
     let url = try TemporaryFolder().appending("Store.sqlite")
     switch kind {
     case .text: try Data(String(repeating: "Not a database.\n", count: 300).utf8).write(to: url)
-    case .empty: try Data().write(to: url)
     case .otherDatabase:
       try rawWrite(url, "CREATE TABLE people (name TEXT); INSERT INTO people VALUES ('Ada');")
     case .unreadableMetadata:

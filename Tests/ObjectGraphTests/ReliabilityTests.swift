@@ -58,4 +58,202 @@ struct ReliabilityTests {
     selfish.superentity = selfish
     _ = expectCode(.modelInvalid) { _ = try ManagedObjectModel(entities: [selfish]) }
   }
+
+  // MARK: - Files a killed process leaves
+
+  static func noteModel(extra: Bool = false) throws -> ManagedObjectModel {
+    var entities = [
+      EntityDescription(name: "Note", properties: [.attribute(AttributeDescription(name: "title", type: .string))])
+    ]
+    // "Archive" sorts before "Note": version 2 renumbers Note from 1 to 2.
+    if extra {
+      entities.append(EntityDescription(name: "Archive", properties: [.attribute(AttributeDescription(name: "label", type: .string))]))
+    }
+    return try ManagedObjectModel(entities: entities)
+  }
+
+  static func titles(_ url: URL, model: ManagedObjectModel, options: StoreOptions = StoreOptions()) throws -> [String] {
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    let store = try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
+    defer { try? coordinator.remove(store) }
+    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    context.persistentStoreCoordinator = coordinator
+    return try context.performAndWait {
+      try context.fetch(FetchRequest<ManagedObject>(entityName: "Note")).compactMap { $0.value(forKey: "title") as? String }.sorted()
+    }
+  }
+
+  @Test("A rollback-journal store left with a hot journal opens read-write (rolled back, every saved row there); read-only says what to do")
+  func hotJournal() throws {
+    let folder = try TemporaryFolder()
+    let url = folder.appending("Store.sqlite")
+    let model = try Self.noteModel()
+    let delete = StoreOptions(sqlitePragmas: ["journal_mode": "DELETE"])
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    let store = try coordinator.addPersistentStore(type: .sqlite, at: url, options: delete)
+    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    context.persistentStoreCoordinator = coordinator
+    try context.performAndWait {
+      for index in 0..<2_000 {
+        ManagedObject(entity: try #require(model.entitiesByName["Note"]), insertInto: context)
+          .setValue(String(format: "%04d ", index) + String(repeating: "x", count: 200), forKey: "title")
+      }
+      try context.save()
+    }
+    try coordinator.remove(store)
+    let saved = try Self.titles(url, model: model, options: delete)
+    // A writer stops mid-transaction: its pages are in the file, the originals in the -journal. The copy of
+    // both, taken then, is what a kill leaves.
+    let crashed = folder.appending("Crashed.sqlite")
+    let writer = try DatabaseQueue(path: url.path)
+    try writer.writeWithoutTransaction { db in
+      try db.execute(sql: "PRAGMA cache_size = 2")
+      try db.execute(sql: "BEGIN")
+      try db.execute(sql: "UPDATE ZNOTE SET ZTITLE = 'changed ' || ZTITLE")
+      for suffix in ["", "-journal"] { try FileManager.default.copyItem(atPath: url.path + suffix, toPath: crashed.path + suffix) }
+      try db.execute(sql: "ROLLBACK")
+    }
+    try writer.close()
+    #expect(PersistentStore.hasHotJournal(url: crashed))
+    let bytes = try Data(contentsOf: crashed)
+    let error = expectCode(.persistentStoreOpen) {
+      _ = try Self.titles(crashed, model: model, options: StoreOptions(sqlitePragmas: ["journal_mode": "DELETE"], readOnly: true))
+    }
+    #expect(error?.message.contains("without StoreOptions.readOnly") == true, "\(error?.message ?? "")")
+    #expect(try Data(contentsOf: crashed) == bytes, "a read-only open changed the file")
+    #expect(try Self.titles(crashed, model: model, options: delete) == saved)
+    #expect(!PersistentStore.hasHotJournal(url: crashed))
+    #expect(try rawRows(crashed, "PRAGMA integrity_check")[0][0] as String == "ok")
+  }
+
+  @Test(
+    "A first launch killed while creating its store leaves a file without tables: the next read-write open finishes it; a foreign database stays refused"
+  )
+  func interruptedCreation() throws {
+    let folder = try TemporaryFolder()
+    let model = try Self.noteModel()
+    // 0 bytes.
+    let empty = folder.appending("Empty.sqlite")
+    #expect(FileManager.default.createFile(atPath: empty.path, contents: Data()))
+    _ = expectCode(.persistentStoreInvalidType) { _ = try Self.titles(empty, model: model, options: StoreOptions(readOnly: true)) }
+    #expect(try Self.titles(empty, model: model) == [])
+    // One page with WAL in its header, no tables, and the creating connection's -wal beside it: the process
+    // was killed before its first transaction committed.
+    let walOnly = folder.appending("WAL.sqlite")
+    let creating = try DatabaseQueue(path: walOnly.path)
+    try creating.writeWithoutTransaction { try $0.execute(sql: "PRAGMA journal_mode = WAL") }
+    for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: walOnly.path + suffix) {
+      try FileManager.default.copyItem(atPath: walOnly.path + suffix, toPath: folder.appending("Moved.sqlite").path + suffix)
+    }
+    try creating.close()
+    try FileManager.default.removeItem(at: walOnly)
+    try FileManager.default.moveItem(at: folder.appending("Moved.sqlite"), to: walOnly)
+    if !FileManager.default.fileExists(atPath: walOnly.path + "-wal") {
+      #expect(FileManager.default.createFile(atPath: walOnly.path + "-wal", contents: Data()))
+    }
+    // The same file without a -wal is what a WAL store copied without its -wal looks like: refused, saying so,
+    // and left alone (its -wal, somewhere, holds the rows).
+    let separated = folder.appending("Separated.sqlite")
+    try FileManager.default.copyItem(at: walOnly, to: separated)
+    let separatedBytes = try Data(contentsOf: separated)
+    let refusal = expectCode(.persistentStoreInvalidType) { _ = try Self.titles(separated, model: model) }
+    #expect(refusal?.message.contains("without its -wal") == true, "\(refusal?.message ?? "")")
+    #expect(try Data(contentsOf: separated) == separatedBytes)
+    #expect(
+      !FileManager.default.fileExists(atPath: separated.path + "-wal") && !FileManager.default.fileExists(atPath: separated.path + "-shm"))
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    let store = try coordinator.addPersistentStore(type: .sqlite, at: walOnly)
+    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    context.persistentStoreCoordinator = coordinator
+    try context.performAndWait {
+      ManagedObject(entity: try #require(model.entitiesByName["Note"]), insertInto: context).setValue("kept", forKey: "title")
+      try context.save()
+    }
+    try coordinator.remove(store)
+    #expect(try Self.titles(walOnly, model: model) == ["kept"])
+    // A database with a table of its own is not an unfinished store.
+    let foreign = folder.appending("Foreign.sqlite")
+    let other = try DatabaseQueue(path: foreign.path)
+    try other.write { try $0.execute(sql: "CREATE TABLE songs (title TEXT)") }
+    try other.close()
+    let bytes = try Data(contentsOf: foreign)
+    _ = expectCode(.persistentStoreInvalidType) { _ = try Self.titles(foreign, model: model) }
+    #expect(try Data(contentsOf: foreign) == bytes)
+  }
+
+  @Test("A coordinator whose store another coordinator migrated to a new model refuses to save (134100) and writes nothing")
+  func migratedUnderneath() throws {
+    let folder = try TemporaryFolder()
+    let url = folder.appending("Store.sqlite")
+    let version1 = try Self.noteModel()
+    let old = PersistentStoreCoordinator(managedObjectModel: version1)
+    try old.addPersistentStore(type: .sqlite, at: url)
+    let oldContext = ManagedObjectContext(concurrencyType: .privateQueue)
+    oldContext.persistentStoreCoordinator = old
+    try oldContext.performAndWait {
+      ManagedObject(entity: try #require(version1.entitiesByName["Note"]), insertInto: oldContext).setValue("one", forKey: "title")
+      try oldContext.save()
+    }
+    // Another coordinator (another process, in an app) opens the file with version 2: a migration.
+    let version2 = try Self.noteModel(extra: true)
+    let new = PersistentStoreCoordinator(managedObjectModel: version2)
+    let newStore = try new.addPersistentStore(type: .sqlite, at: url)
+    let rows = try rawRows(url, "SELECT Z_PK, Z_ENT, ZTITLE FROM ZNOTE").map(\.description)
+    let keys = try rawRows(url, "SELECT * FROM Z_PRIMARYKEY").map(\.description)
+    let error = expectCode(.persistentStoreIncompatibleVersionHash) {
+      try oldContext.performAndWait {
+        ManagedObject(entity: try #require(version1.entitiesByName["Note"]), insertInto: oldContext).setValue("two", forKey: "title")
+        try oldContext.save()
+      }
+    }
+    #expect(error?.message.contains("migrated to another version") == true)
+    #expect(try rawRows(url, "SELECT Z_PK, Z_ENT, ZTITLE FROM ZNOTE").map(\.description) == rows)
+    #expect(try rawRows(url, "SELECT * FROM Z_PRIMARYKEY").map(\.description) == keys)
+    // The new coordinator saves as usual.
+    let newContext = ManagedObjectContext(concurrencyType: .privateQueue)
+    newContext.persistentStoreCoordinator = new
+    try newContext.performAndWait {
+      ManagedObject(entity: try #require(version2.entitiesByName["Note"]), insertInto: newContext).setValue("three", forKey: "title")
+      try newContext.save()
+    }
+    try new.remove(newStore)
+    #expect(try Self.titles(url, model: version2) == ["one", "three"])
+  }
+
+  @Test("A store URL that is a FIFO or a folder is refused at once, saying what it is")
+  func notAFile() throws {
+    let folder = try TemporaryFolder()
+    let fifo = folder.appending("Pipe.sqlite")
+    #expect(mkfifo(fifo.path, 0o644) == 0)
+    let model = try Self.noteModel()
+    let error = expectCode(.persistentStoreInvalidType) { _ = try Self.titles(fifo, model: model) }
+    #expect(error?.message.contains("not a regular file") == true, "\(error?.message ?? "")")
+    let metadataError = expectCode(.persistentStoreInvalidType) {
+      _ = try PersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: folder.url)
+    }
+    #expect(metadataError?.message.contains("is a folder") == true, "\(metadataError?.message ?? "")")
+  }
+
+  @Test("A primary-key counter at the end of the 64-bit range is a typed error; nothing is written")
+  func keyOverflow() throws {
+    let folder = try TemporaryFolder()
+    let url = folder.appending("Store.sqlite")
+    let model = try Self.noteModel()
+    _ = try Self.titles(url, model: model)
+    let queue = try DatabaseQueue(path: url.path)
+    try queue.write { try $0.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = 9223372036854775806") }
+    try queue.close()
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    try coordinator.addPersistentStore(type: .sqlite, at: url)
+    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    context.persistentStoreCoordinator = coordinator
+    let error = expectCode(.persistentStoreSave) {
+      try context.performAndWait {
+        for _ in 0..<3 { _ = ManagedObject(entity: try #require(model.entitiesByName["Note"]), insertInto: context) }
+        try context.save()
+      }
+    }
+    #expect(error?.message.contains("64-bit") == true)
+    #expect(try rawRows(url, "SELECT count(*) FROM ZNOTE")[0][0] as Int == 0)
+  }
 }

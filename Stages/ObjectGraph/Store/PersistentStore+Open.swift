@@ -72,13 +72,14 @@ extension PersistentStore {
   private static func openExisting(
     url: URL, configuration: String?, options: StoreOptions, model: ManagedObjectModel, entities: [EntityDescription]
   ) throws -> PersistentStore {
-    var isDirectory: ObjCBool = false
-    _ = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
-    guard !isDirectory.boolValue else {
-      throw ObjectGraphError(
-        .persistentStoreInvalidType,
-        "\(url.path) is a folder, not a store file. Point the store URL at a file inside it, e.g. \(url.appendingPathComponent("Model.sqlite").path).",
-        url: url)
+    try refuseIfNotARegularFile(url)
+    if !options.readOnly {
+      // What a process killed at the wrong moment leaves: an unfinished transaction (a hot journal, rolled
+      // back as any SQLite writer would), or a store whose creation never committed (finished now).
+      try rollBackHotJournal(url: url)
+      if try isUnfinishedCreation(url: url) {
+        try finishCreation(url: url, options: options, model: model, entities: entities)
+      }
     }
     var metadata = try readMetadata(url: url)
     var match = model.hashMatch(configuration: configuration, metadata: metadata)
@@ -182,6 +183,7 @@ extension PersistentStore {
 
   /// Reads a store file's metadata without changing the file.
   static func readMetadata(url: URL) throws -> [String: any Sendable] {
+    try refuseIfNotARegularFile(url)
     guard FileManager.default.isReadableFile(atPath: url.path) else {
       throw ObjectGraphError(
         .persistentStoreOpen, "Cannot read \(url.path): permission denied or the file does not exist.", url: url)
@@ -198,9 +200,28 @@ extension PersistentStore {
       throw ObjectGraphError.database(
         .persistentStoreInvalidType, "\(url.path) is not a SQLite database (or it is damaged)", error,
         advice: "The file was left untouched. Point the store at another file, or move this one away if it is not needed.", url: url)
+    } catch let error as DatabaseError where hasHotJournal(url: url) {
+      throw ObjectGraphError.database(
+        .persistentStoreOpen,
+        "\(url.path) has an unfinished transaction of a process that stopped in the middle of a save (its -journal file), which a read-only connection cannot roll back",
+        error,
+        advice:
+          "Open the store once without StoreOptions.readOnly: that rolls the unfinished transaction back, as SQLite does for any writer, and keeps every saved change. The file was left untouched.",
+        url: url)
     } catch let error as DatabaseError {
       throw ObjectGraphError.database(
         .persistentStoreOpen, "Cannot open \(url.path)", error, advice: "The file was left untouched.", url: url)
+    }
+    guard !raw.tables.isEmpty else {
+      let separated =
+        !FileManager.default.fileExists(atPath: url.path + "-wal")
+        && (FileHandle(forReadingAtPath: url.path).flatMap { try? $0.read(upToCount: 19) }.map { $0.count == 19 && $0[18] == 2 } ?? false)
+      throw ObjectGraphError(
+        .persistentStoreInvalidType,
+        separated
+          ? "\(url.path) is a SQLite database in WAL mode without any tables and without a -wal file beside it: a store moved or copied without its -wal, which holds its tables and rows. Put the -wal back beside it (the same name plus \"-wal\", and the -shm too). The file was left untouched."
+          : "\(url.path) is a SQLite database without any tables: a store whose creation was interrupted, or an empty database. Open it without StoreOptions.readOnly to create the store in it. The file was left untouched.",
+        url: url)
     }
     guard raw.tables.contains("Z_METADATA"), raw.tables.contains("Z_PRIMARYKEY") else {
       throw ObjectGraphError(
@@ -220,6 +241,34 @@ extension PersistentStore {
     // kept it in both), and reports it among the metadata.
     if let uuid = raw.uuid, !uuid.isEmpty { metadata[StoreMetadataKey.storeUUID] = uuid }
     return metadata
+  }
+
+  /// Refuses a store URL that names something other than a regular file before SQLite opens it: a folder
+  /// (SQLite would report a disk I/O error), a FIFO (opening it would block forever), a socket or a device.
+  static func refuseIfNotARegularFile(_ url: URL) throws {
+    guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.resolvingSymlinksInPath().path),
+      let type = attributes[.type] as? FileAttributeType
+    else { return }
+    switch type {
+    case .typeRegular:
+      return
+    case .typeDirectory:
+      throw ObjectGraphError(
+        .persistentStoreInvalidType,
+        "\(url.path) is a folder, not a store file. Point the store URL at a file inside it, e.g. \(url.appendingPathComponent("Model.sqlite").path).",
+        url: url)
+    default:
+      let kind =
+        switch type {
+        case .typeCharacterSpecial, .typeBlockSpecial: "a device"
+        case .typeSocket: "a socket"
+        default: "not a regular file (a named pipe, perhaps)"
+        }
+      throw ObjectGraphError(
+        .persistentStoreInvalidType,
+        "\(url.path) is \(kind), not a store file; it was not opened. Point the store URL at a regular file, or at a path where none exists yet.",
+        url: url)
+    }
   }
 
   private static func incompatibility(url: URL, metadata: [String: any Sendable], entities: [EntityDescription])
@@ -296,19 +345,26 @@ extension PersistentStore {
     url: URL?
   ) throws {
     do {
-      let plist = try StoreMetadata.encode(metadata)
       try database.write { db in
-        for statement in schema.createStatements() { try db.execute(sql: statement) }
-        for row in schema.primaryKeyRows() {
-          try db.execute(
-            sql: "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)",
-            arguments: [row.number, row.name, row.superNumber])
-        }
-        try db.execute(sql: "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)", arguments: [identifier, plist])
-        try StoreModelCache.replace(with: model, in: db)
+        try writeSchema(schema, metadata: metadata, identifier: identifier, model: model, in: db)
       }
     } catch let error as DatabaseError {
       throw ObjectGraphError.database(.persistentStoreSave, "Could not create the store's tables", error, url: url)
     }
+  }
+
+  /// Writes a new store's tables, keys, metadata and model copy, inside the caller's transaction.
+  static func writeSchema(
+    _ schema: SQLiteSchema, metadata: [String: any Sendable], identifier: String, model: Data, in db: Database
+  ) throws {
+    let plist = try StoreMetadata.encode(metadata)
+    for statement in schema.createStatements() { try db.execute(sql: statement) }
+    for row in schema.primaryKeyRows() {
+      try db.execute(
+        sql: "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)",
+        arguments: [row.number, row.name, row.superNumber])
+    }
+    try db.execute(sql: "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)", arguments: [identifier, plist])
+    try StoreModelCache.replace(with: model, in: db)
   }
 }
