@@ -36,6 +36,11 @@ final class Confined {
   var processingScheduled = false
   var unnoticedUpdates: Set<ManagedObject> = []
   var unnoticedDeletes: Set<ManagedObject> = []
+  /// Every inserted object objects-did-change has announced since the inserted list was last cleared (and
+  /// any of them since deleted): a save reuses it as its did-save set when it holds exactly the objects
+  /// still inserted, instead of building a second set of them (a parent announces a child's 100,000
+  /// inserts during the child's save, and announces nothing new at its own).
+  var announcedInserts: Set<ManagedObject> = []
   /// The registry size at which the next purge runs (doubling keeps purging linear overall).
   private var purgeThreshold = 4096
   /// The registry size at which a fetch purges before it registers its objects. Unlike `purgeThreshold`,
@@ -119,6 +124,7 @@ final class Confined {
   func clearInserted() {
     inserted = InsertedObjects()
     noticedInsertions = 0
+    announcedInserts = []
   }
 }
 
