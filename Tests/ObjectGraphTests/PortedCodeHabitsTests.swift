@@ -35,6 +35,29 @@ private final class SectionRecorder: FetchedResultsControllerDelegate {
   }
 }
 
+/// A book with a computed property read by key, as Core Data's key-value coding reads one.
+final class Book: ManagedObject {
+  @Managed var title: String?
+  @Managed var shelf: Shelf?
+
+  /// The first letter of the title, capitalized.
+  var firstInitial: String { title?.first.map { String($0).uppercased() } ?? "" }
+  /// The shelf, reached by another name: a computed key may lead on through a related object.
+  var place: Shelf? { shelf }
+
+  override func value(forUndefinedKey key: String) throws -> Any? {
+    switch key {
+    case "firstInitial": firstInitial
+    case "place": place
+    default: try super.value(forUndefinedKey: key)
+    }
+  }
+}
+
+final class Shelf: ManagedObject {
+  @Managed var name: String?
+}
+
 /// What code written for Core Data relies on (issue 21): a parent announcing its child's saves, a fetched
 /// results controller as UIKit code drives it, a context before its store is added.
 @Suite("Ported code's habits", .temporaryFolders)
@@ -170,6 +193,101 @@ struct PortedCodeHabitsTests {
       #expect(controller.changeTrackingError == nil)
       #expect(recorder.take() == ["section delete B 1 holding 0", "delete z 1.0>-"])
     }
+  }
+
+  private func library() throws -> Stack {
+    let book = EntityDescription(
+      name: "Book", managedObjectClass: Book.self,
+      properties: [
+        .attribute(AttributeDescription(name: "title", type: .string)),
+        .relationship(RelationshipDescription(name: "shelf", destination: "Shelf", inverse: "books")),
+      ])
+    let shelf = EntityDescription(
+      name: "Shelf", managedObjectClass: Shelf.self,
+      properties: [
+        .attribute(AttributeDescription(name: "name", type: .string)),
+        .relationship(RelationshipDescription(name: "books", destination: "Book", inverse: "shelf", toMany: true)),
+      ])
+    return try Stack(model: try ManagedObjectModel(entities: [book, shelf]))
+  }
+
+  @Test("A section key path may name a computed property the subclass answers by key")
+  func computedSectionKeyPath() throws {
+    let stack = try library()
+    try stack.context.performAndWait {
+      let shelf = Shelf(context: stack.context)
+      shelf.name = "Top"
+      for title in ["anna karenina", "Adam Bede", "Beloved", "emma"] {
+        let book = Book(context: stack.context)
+        book.title = title
+        book.shelf = shelf
+      }
+      try stack.context.save()
+      let request = FetchRequest<Book>(entityName: "Book")
+      request.sortDescriptors = [FetchSortDescriptor(key: "title", ascending: true, comparison: .caseInsensitiveCompare)]
+      let controller = FetchedResultsController(
+        fetchRequest: request, managedObjectContext: stack.context, sectionNameKeyPath: "firstInitial", cacheName: nil)
+      try controller.performFetch()
+      #expect(controller.sections?.map(\.name) == ["A", "B", "E"])
+      #expect(controller.sections?.map(\.numberOfObjects) == [2, 1, 1])
+
+      // value(forKey:), in-memory predicates and key paths through a computed to-one ask the same hook.
+      let book = try controller.object(at: IndexPath(row: 0, section: 1))
+      #expect(book.value(forKey: "firstInitial") as? String == "B")
+      #expect(try FetchPredicate(format: "firstInitial == 'B'").evaluate(with: book))
+      #expect(try FetchPredicate(format: "place.name == 'Top'").evaluate(with: book))
+
+      // A key the class does not answer either is still error 900003, naming the hook.
+      let unknown = FetchedResultsController(
+        fetchRequest: request, managedObjectContext: stack.context, sectionNameKeyPath: "lastInitial", cacheName: nil)
+      let error = expectCode(.unknownKey) { try unknown.performFetch() }
+      #expect(error?.message.contains("value(forUndefinedKey:)") == true)
+    }
+  }
+
+  // MARK: - Smaller things ported code asks for
+
+  @Test("sortDescriptors may be set to nil: no order, read back as empty")
+  func sortDescriptorsNil() throws {
+    let stack = try Stack()
+    let request = FetchRequest<Note>(entityName: "Note")
+    request.sortDescriptors = [FetchSortDescriptor(key: "title")]
+    request.sortDescriptors = nil
+    #expect(request.sortDescriptors.isEmpty)
+    #expect(request.sortDescriptors == [])
+    try stack.context.performAndWait {
+      let note = Note(context: stack.context)
+      note.title = "n"
+      try stack.context.save()
+      #expect(try stack.context.fetch(request).count == 1)
+    }
+  }
+
+  @Test("Coordinators and contexts are equal and hashed by identity, as NSObjects are")
+  func identityEquality() throws {
+    let stack = try Stack()
+    let other = PersistentStoreCoordinator(managedObjectModel: stack.model)
+    #expect(stack.coordinator == stack.coordinator)
+    #expect(stack.coordinator != other)
+    #expect(Set([stack.coordinator, stack.coordinator, other]).count == 2)
+    let second = stack.freshContext()
+    #expect(stack.context == stack.context)
+    #expect(stack.context != second)
+    #expect(Set([stack.context, second, stack.context]).count == 2)
+    stack.context.performAndWait {
+      let note = Note(context: stack.context)
+      #expect(note.managedObjectContext == stack.context)
+    }
+  }
+
+  @Test("Store types read as Core Data's strings beside the enum")
+  func storeTypeStrings() throws {
+    #expect(StoreType.sqlite.rawValue == "SQLite")
+    #expect(StoreType.inMemory.rawValue == "InMemory")
+    #expect(StoreType(rawValue: "SQLite") == .sqlite)
+    #expect(StoreType(rawValue: "InMemory") == .inMemory)
+    let stack = try Stack(type: .inMemory)
+    #expect(stack.coordinator.persistentStores.first?.type.rawValue == "InMemory")
   }
 
   // MARK: - A context before its store is added
