@@ -75,8 +75,8 @@ final class Confined {
   }
 
   /// Called before a fetch registers its objects. Purges the whole registry when it has grown past what
-  /// the last purge left (twice that, at least 4096); otherwise looks only at the pages the fetches since
-  /// the last look filled, and lets go of the objects there that their callers dropped. Paging through a
+  /// the last purge left (twice that, at least 4096); otherwise looks only at the registry pages the
+  /// fetches since the last look opened, and lets go of the objects there that their callers dropped. Paging through a
   /// large result, dropping each page, so holds the current page and no more, as Core Data's weak registry
   /// does, for a cost proportional to what those fetches registered (already paid once). The objects this
   /// fetch is about to return are not registered yet, so neither purge scans them.

@@ -51,7 +51,7 @@ struct ObjectRegistry {
     temporary.removeAll(unreferencedWhere: isRemovable)
   }
 
-  /// Starts writing down the pages that objects registered from now on land in (a fetch's).
+  /// Starts writing down the pages that objects registered from now on open (a fetch's).
   mutating func beginRecordingPages() {
     permanent.isRecordingPages = true
     temporary.isRecordingPages = true
@@ -112,10 +112,11 @@ struct PermanentObjects {
   private(set) var count = 0
   /// The page last written to: rows arriving in key order land in it 63 times out of 64.
   private var recent: (key: PageKey, page: Page)?
-  /// While set, each page an object is put in (other than the one last written to) is written down in
-  /// `recorded`: the pages a fetch filled, which the next fetch looks at first.
+  /// While set, each page made is written down in `recorded`: the pages a fetch opened, which the next
+  /// fetch looks at first. Only new pages, so the rows of a fetch cost nothing more (a page is made once
+  /// per 64 keys); objects a fetch adds to pages that were there before are left to the full purge.
   var isRecordingPages = false
-  /// The pages written down; a page may appear more than once (a fetch in no key order goes back to one).
+  /// The pages written down.
   private var recorded: [PageKey] = []
 
   private func page(_ key: PageKey) -> Page? {
@@ -131,7 +132,6 @@ struct PermanentObjects {
       let key = PageKey(store: store, table: table, page: primaryKey >> 6)
       let slot = Int(primaryKey & 63)
       if let page = page(key) {
-        if isRecordingPages, newValue != nil, recent?.key != key { recorded.append(key) }
         recent = (key, page)
         let wasUsed = page.slots[slot] != nil
         page.slots[slot] = newValue
@@ -186,7 +186,7 @@ struct PermanentObjects {
     guard !recorded.isEmpty else { return }
     var emptied = false
     for key in recorded {
-      guard let page = pages[key] else { continue }  // emptied already (listed twice)
+      guard let page = pages[key] else { continue }  // emptied since
       removeAll(in: page, where: isRemovable)
       if page.used == 0 {
         pages[key] = nil
