@@ -79,8 +79,8 @@ extension PersistenceController {
       mainContext.perform { mainContext.mergeChanges(fromContextDidSave: changes) }
       saveMasterContext()
     case .childOfMain:
-      // The worker's changes are in the main context already (its save ran on the main queue). Take them
-      // up into the writer, on the main queue, then to disk.
+      // The worker's changes are in the main context already: its save ran on the main queue, where the
+      // main context announced them (the list has counted them). Take them up into the writer, then to disk.
       mainContext.perform { [self] in
         do {
           if mainContext.hasChanges { try mainContext.save() }

@@ -49,7 +49,7 @@ public final class PersistenceController: Sendable {
   ///
   /// Use it for what the user sees once the initialiser's callback has reported `.success`. Before that
   /// it holds objects in memory (inserting works: the model is loaded before the initialiser returns),
-  /// but it has no store to read from: a fetch throws `ObjectGraphError` 900006 (`noPersistentStore`) at
+  /// but it has no store to read from: a fetch or a count throws `ObjectGraphError` 900006 (`noPersistentStore`) at
   /// once instead of waiting for the store. When the model itself could not be loaded, the context knows
   /// no entities at all, and the callback reports ``PersistenceControllerError/modelNotFound(name:bundle:)``
   /// or ``PersistenceControllerError/modelUnreadable(_:)``.

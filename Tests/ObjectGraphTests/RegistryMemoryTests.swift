@@ -76,6 +76,25 @@ struct RegistryMemoryTests {
     #expect(context.registeredCount == alive)
   }
 
+  @Test("After paging, the context holds at most the last page: each fetch lets go of the previous one's dropped objects")
+  func pagingKeepsOnlyTheLastPage() throws {
+    let stack = try Self.filledStack()
+    let context = stack.freshContext()
+    let before = PagedItem.live.load(ordering: .relaxed)
+    var most = 0
+    try context.performAndWait {
+      for index in 0..<(Self.rows / Self.pageSize) {
+        let page = try context.fetch(Self.page(index))
+        #expect(page.count == Self.pageSize)
+        most = max(most, PagedItem.live.load(ordering: .relaxed) - before)
+      }
+    }
+    // While a page is being fetched, the previous one (dropped by then) is already gone.
+    #expect(most <= Self.pageSize, "at most \(most) items were alive at once")
+    #expect(context.registeredCount <= Self.pageSize)
+    #expect(PagedItem.live.load(ordering: .relaxed) - before <= Self.pageSize)
+  }
+
   @Test("A fetch's purge frees nothing its caller holds: kept pages stay the same instances")
   func heldPagesStay() throws {
     let stack = try Self.filledStack()

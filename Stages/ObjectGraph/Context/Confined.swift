@@ -12,8 +12,9 @@ final class Confined {
   /// Core Data holds unchanged objects weakly: an object nobody references leaves its context. Swift weak
   /// references would put every object on the slow reference-counting path, so the registry holds them
   /// strongly and purges, from time to time, every unchanged object it alone references: as inserts and
-  /// lookups by ID grow it (`register(_:)`), before each fetch registers its objects (`fetchWillRegister()`),
-  /// and when `registeredObjects` is read. Changed objects are kept by the change sets below until they are
+  /// lookups by ID grow it (`register(_:)`), before each fetch registers its objects (`fetchWillRegister()`:
+  /// the previous fetches' objects each time, everything as the registry grows), and when
+  /// `registeredObjects` is read. Changed objects are kept by the change sets below until they are
   /// saved or rolled back. `retainsRegisteredObjects` turns purging off.
   @exclusivity(unchecked) var registry = ObjectRegistry()
   @exclusivity(unchecked) var inserted = InsertedObjects()
@@ -35,6 +36,11 @@ final class Confined {
   var processingScheduled = false
   var unnoticedUpdates: Set<ManagedObject> = []
   var unnoticedDeletes: Set<ManagedObject> = []
+  /// Every inserted object objects-did-change has announced since the inserted list was last cleared (and
+  /// any of them since deleted): a save reuses it as its did-save set when it holds exactly the objects
+  /// still inserted, instead of building a second set of them (a parent announces a child's 100,000
+  /// inserts during the child's save, and announces nothing new at its own).
+  var announcedInserts: Set<ManagedObject> = []
   /// The registry size at which the next purge runs (doubling keeps purging linear overall).
   private var purgeThreshold = 4096
   /// The registry size at which a fetch purges before it registers its objects. Unlike `purgeThreshold`,
@@ -68,16 +74,28 @@ final class Confined {
     }
   }
 
-  /// Called before a fetch registers its objects: purges when the registry has grown past what the last
-  /// purge left (twice that, at least 4096), so paging through a large result keeps memory bounded. The
-  /// objects this fetch is about to return are not registered yet, so the purge never scans them.
+  /// Called before a fetch registers its objects. Purges the whole registry when it has grown past what
+  /// the last purge left (twice that, at least 4096); otherwise looks only at the registry pages the
+  /// fetches since the last look opened, and lets go of the objects there that their callers dropped. Paging through a
+  /// large result, dropping each page, so holds the current page and no more, as Core Data's weak registry
+  /// does, for a cost proportional to what those fetches registered (already paid once). The objects this
+  /// fetch is about to return are not registered yet, so neither purge scans them.
   func fetchWillRegister() {
-    if unchangedCount >= fetchPurgeThreshold { purge() }
+    if unchangedCount >= fetchPurgeThreshold {
+      purge()
+    } else if retainsAll.load(ordering: .relaxed) {
+      registry.forgetRecordedPages()
+    } else if registry.removeAll(inRecordedPagesWhere: { !$0.hasChanges }) > 0, !rowCache.isEmpty {
+      rowCache = rowCache.filter { registry[$0.key] != nil }
+    }
+    registry.beginRecordingPages()
   }
 
   /// Moves the next purge of an insert or a lookup by ID past the objects a fetch just registered (see
-  /// `registerFetched(_:as:)`): its caller holds them. The next fetch still purges on its own threshold.
+  /// `registerFetched(_:as:)`): its caller holds them. The next fetch looks at them first (see
+  /// ``fetchWillRegister()``) and still purges everything on its own threshold.
   func fetchDidRegister() {
+    registry.endRecordingPages()
     purgeThreshold = max(purgeThreshold, unchangedCount * 2)
   }
 
@@ -90,6 +108,7 @@ final class Confined {
 
   /// Drops unchanged objects that only the registry still references.
   func purge() {
+    registry.forgetRecordedPages()
     if !retainsAll.load(ordering: .relaxed) {
       registry.removeAll(unreferencedWhere: { object in !object.hasChanges })
       // Rows prefetched for faults that just left would otherwise wait for them forever.
@@ -105,6 +124,7 @@ final class Confined {
   func clearInserted() {
     inserted = InsertedObjects()
     noticedInsertions = 0
+    announcedInserts = []
   }
 }
 

@@ -233,9 +233,9 @@ public class AnyFetchedResultsController {
   }
 
   /// Compares two sets of sections: sections that went and came (by name), objects that left, arrived,
-  /// moved (changed and now elsewhere) or were updated in place (changed, same place). Objects that only
-  /// shifted because others came or went are not reported, as in Core Data. After a reset
-  /// (`everything`), every object still there counts as changed.
+  /// moved (changed and now elsewhere, or now in another section) or were updated in place (changed, same
+  /// place). Objects that only shifted because others came or went are not reported, as in Core Data.
+  /// After a reset (`everything`), every object still there counts as changed.
   static func changes(
     from old: [FetchedResultsSection], to new: [FetchedResultsSection], changed: Set<ObjectIdentifier>, everything: Bool
   ) -> Report {
@@ -243,7 +243,8 @@ public class AnyFetchedResultsController {
     let oldNames = Set(old.map(\.name))
     let newNames = Set(new.map(\.name))
     for (index, section) in old.enumerated() where !newNames.contains(section.name) {
-      report.sections.append((section, index, .delete))
+      // The section as it is now, gone: no objects (Core Data's section info of a deleted section).
+      report.sections.append((FetchedResultsSection(name: section.name, indexTitle: section.indexTitle, objects: []), index, .delete))
     }
     for (index, section) in new.enumerated() where !oldNames.contains(section.name) {
       report.sections.append((section, index, .insert))
@@ -271,6 +272,13 @@ public class AnyFetchedResultsController {
         let here = IndexPath(row: row, section: sectionIndex)
         guard let (_, there) = before[ObjectIdentifier(object)] else {
           report.objects.append((object, nil, .insert, here))
+          continue
+        }
+        // An object now in another section moved, whatever its index path (section B at 1 deleted and C
+        // inserted at 1: its old and new index paths are equal), and whether or not it changed itself (its
+        // section may follow a related object): reporting it in place would leave it in a deleted section.
+        if old[there.section].name != section.name {
+          moves.append((object, there, .move, here))
           continue
         }
         guard everything || changed.contains(ObjectIdentifier(object)) else { continue }

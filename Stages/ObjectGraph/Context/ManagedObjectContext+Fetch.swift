@@ -58,6 +58,9 @@ extension ManagedObjectContext {
   }
 
   /// Counts the objects a request would fetch, without making them (whatever its result type).
+  ///
+  /// - Throws: what ``fetch(_:)`` throws, ``ObjectGraphError/Code/noPersistentStore`` included when the
+  ///   coordinator has no store yet (a count of 0 would look like an empty store).
   public func count<Result: FetchRequestResult>(for request: FetchRequest<Result>) throws -> Int {
     try isolated("count(for:)") { confined in try countObjects(request, confined) }
   }
@@ -72,7 +75,8 @@ extension ManagedObjectContext {
       propagateDeletes(confined)
       return try pendingOverlay(for: plan, confined).count(in: store, plan: plan)
     }
-    return try parentStore().count(plan)
+    // Refused without a store, as a fetch is: a 0 would read as an empty store.
+    return try readableStore().count(plan)
   }
 
   func entity(named name: String) throws -> EntityDescription {

@@ -225,9 +225,13 @@ extension ManagedObjectContext: ObjectStore {
           object.values[index] = resolveIDs(value)
           object.changedSlots.insert(index)
         }
-        if !object.state.isInserted && !object.state.isDeleted {
+        if object.state.isInserted {
+          // Announced as inserted already: this change is announced as an update, as an edit here would be.
+          if object.state.wasAnnounced { confined.unnoticedUpdates.insert(object) }
+        } else if !object.state.isDeleted {
           object.state.isUpdated = true
           confined.updated.insert(object)
+          confined.unnoticedUpdates.insert(object)
         }
         result.versions[update.id] = update.expectedVersion
       }
@@ -237,6 +241,11 @@ extension ManagedObjectContext: ObjectStore {
         }
         self.delete(object)
       }
+      // Core Data's parent announces what a child's save brought during that save, on its own queue (this
+      // block runs there): objects-did-change reaches its observers (a fetched results controller on the
+      // main context, a list) before the child's save returns, without waiting for anything else to
+      // process this context's pending changes.
+      processPendingChangesQuietly()
       return result
     }
   }

@@ -55,6 +55,11 @@ extension ManagedObjectContext {
       NotificationKey.deletedObjects.rawValue: confined.unnoticedDeletes,
     ]
     for object in inserted { object.state.wasAnnounced = true }
+    if confined.announcedInserts.isEmpty {
+      confined.announcedInserts = inserted
+    } else {
+      confined.announcedInserts.formUnion(inserted)
+    }
     confined.noticedInsertions = confined.inserted.endPosition
     confined.unnoticedUpdates = []
     confined.unnoticedDeletes = []
@@ -99,7 +104,9 @@ extension ManagedObjectContext {
   /// the same as a set for the did-save notification.
   private func prepareForSave(_ confined: Confined) throws -> (objects: [ManagedObject], announced: Set<ManagedObject>) {
     propagateDeletes(confined)
-    let announced = postObjectsDidChange(confined)
+    postObjectsDidChange(confined)
+    // Every inserted object has been announced now, in this notification or earlier ones.
+    let announced = confined.announcedInserts
     let insertsBefore = (end: confined.inserted.endPosition, count: confined.inserted.count)
     let insertedBefore = confined.inserted.inOrder
     for object in insertedBefore { object.willSave() }
@@ -110,8 +117,9 @@ extension ManagedObjectContext {
     // The list walked above, unless `willSave()` or a delete rule inserted or removed an object since.
     let insertsUnchanged = insertsBefore == (confined.inserted.endPosition, confined.inserted.count)
     let inserted = insertsUnchanged ? insertedBefore : confined.inserted.inOrder
-    // The set just announced is the set of inserted objects when it held them all and none came or went
-    // since (a big import saves building a second set of 100,000 objects).
+    // The objects announced are the inserted objects when they are as many (announced objects deleted
+    // since stay among them, so the counts differ then) and none came or went since (a big import saves
+    // building a second set of 100,000 objects).
     let insertedSet =
       announced.count == insertsBefore.count && insertsUnchanged ? announced : Set(inserted)
     try validate(confined, inserted: inserted)

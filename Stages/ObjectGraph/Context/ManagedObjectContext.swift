@@ -279,3 +279,14 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     return try performAndWait { try body(confined) }
   }
 }
+
+/// Contexts are equal when they are the same instance, as Core Data's (`NSObject`'s `isEqual:`), so ported
+/// code can compare them with `==` (`object.managedObjectContext == context`) and keep them in sets and
+/// dictionary keys.
+extension ManagedObjectContext: Hashable {
+  /// Whether `lhs` and `rhs` are the same context.
+  public static func == (lhs: ManagedObjectContext, rhs: ManagedObjectContext) -> Bool { lhs === rhs }
+
+  /// Hashes the context's identity.
+  public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}

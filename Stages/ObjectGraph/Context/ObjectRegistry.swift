@@ -50,6 +50,34 @@ struct ObjectRegistry {
     permanent.removeAll(unreferencedWhere: isRemovable)
     temporary.removeAll(unreferencedWhere: isRemovable)
   }
+
+  /// Starts writing down the pages that objects registered from now on open (a fetch's).
+  mutating func beginRecordingPages() {
+    permanent.isRecordingPages = true
+    temporary.isRecordingPages = true
+  }
+
+  /// Stops writing down pages; the pages written down stay until ``removeAll(inRecordedPagesWhere:)``.
+  mutating func endRecordingPages() {
+    permanent.isRecordingPages = false
+    temporary.isRecordingPages = false
+  }
+
+  /// Removes, from the pages written down since the last call only, the objects that only the registry
+  /// references and that `isRemovable` accepts; forgets the pages. Returns how many objects it removed.
+  @discardableResult
+  mutating func removeAll(inRecordedPagesWhere isRemovable: (ManagedObject) -> Bool) -> Int {
+    let before = count
+    permanent.removeAll(inRecordedPagesWhere: isRemovable)
+    temporary.removeAll(inRecordedPagesWhere: isRemovable)
+    return before - count
+  }
+
+  /// Forgets the pages written down, without looking at them (a full purge has just looked at everything).
+  mutating func forgetRecordedPages() {
+    permanent.forgetRecordedPages()
+    temporary.forgetRecordedPages()
+  }
 }
 
 /// Objects with permanent IDs, by store, table and primary key, in pages of 64 consecutive keys (the
@@ -84,6 +112,12 @@ struct PermanentObjects {
   private(set) var count = 0
   /// The page last written to: rows arriving in key order land in it 63 times out of 64.
   private var recent: (key: PageKey, page: Page)?
+  /// While set, each page made is written down in `recorded`: the pages a fetch opened, which the next
+  /// fetch looks at first. Only new pages, so the rows of a fetch cost nothing more (a page is made once
+  /// per 64 keys); objects a fetch adds to pages that were there before are left to the full purge.
+  var isRecordingPages = false
+  /// The pages written down.
+  private var recorded: [PageKey] = []
 
   private func page(_ key: PageKey) -> Page? {
     if let recent, recent.key == key { return recent.page }
@@ -120,6 +154,7 @@ struct PermanentObjects {
         page.slots[slot] = newValue
         page.used = 1
         pages[key] = page
+        if isRecordingPages { recorded.append(key) }
         recent = (key, page)
         count += 1
       }
@@ -139,15 +174,37 @@ struct PermanentObjects {
   mutating func removeAll(unreferencedWhere isRemovable: (ManagedObject) -> Bool) {
     var emptied: [PageKey] = []
     for (key, page) in pages {
-      for slot in page.slots.indices where page.slots[slot] != nil {
-        guard isKnownUniquelyReferenced(&page.slots[slot]), let object = page.slots[slot], isRemovable(object) else { continue }
-        page.slots[slot] = nil
-        page.used -= 1
-        count -= 1
-      }
+      removeAll(in: page, where: isRemovable)
       if page.used == 0 { emptied.append(key) }
     }
     for key in emptied { pages[key] = nil }
     if !emptied.isEmpty { recent = nil }
+  }
+
+  /// The same, in the pages written down only (see ``isRecordingPages``), which it then forgets.
+  mutating func removeAll(inRecordedPagesWhere isRemovable: (ManagedObject) -> Bool) {
+    guard !recorded.isEmpty else { return }
+    var emptied = false
+    for key in recorded {
+      guard let page = pages[key] else { continue }  // emptied since
+      removeAll(in: page, where: isRemovable)
+      if page.used == 0 {
+        pages[key] = nil
+        emptied = true
+      }
+    }
+    recorded.removeAll(keepingCapacity: true)
+    if emptied { recent = nil }
+  }
+
+  mutating func forgetRecordedPages() { recorded.removeAll(keepingCapacity: true) }
+
+  private mutating func removeAll(in page: Page, where isRemovable: (ManagedObject) -> Bool) {
+    for slot in page.slots.indices where page.slots[slot] != nil {
+      guard isKnownUniquelyReferenced(&page.slots[slot]), let object = page.slots[slot], isRemovable(object) else { continue }
+      page.slots[slot] = nil
+      page.used -= 1
+      count -= 1
+    }
   }
 }

@@ -120,3 +120,13 @@ public final class PersistentStoreCoordinator: Sendable, CustomStringConvertible
 
   public var description: String { "<PersistentStoreCoordinator \(persistentStores.count) store(s)>" }
 }
+
+/// Coordinators are equal when they are the same instance, as Core Data's (`NSObject`'s `isEqual:`), so
+/// ported code can compare them with `==` and keep them in sets and dictionary keys.
+extension PersistentStoreCoordinator: Hashable {
+  /// Whether `lhs` and `rhs` are the same coordinator.
+  public static func == (lhs: PersistentStoreCoordinator, rhs: PersistentStoreCoordinator) -> Bool { lhs === rhs }
+
+  /// Hashes the coordinator's identity.
+  public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}

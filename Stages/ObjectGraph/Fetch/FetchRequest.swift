@@ -31,7 +31,14 @@ public final class FetchRequest<Result: FetchRequestResult> {
   /// Which objects to return; `nil` returns all.
   public var predicate: FetchPredicate?
   /// The order of the results; empty means the store's order (by primary key).
-  public var sortDescriptors: [FetchSortDescriptor] = []
+  ///
+  /// Optional as Core Data's is, so ported code may set `nil` (no order); it reads back as empty, never
+  /// as `nil`, so reading it as an array (`request.sortDescriptors.isEmpty`) is always safe.
+  public var sortDescriptors: [FetchSortDescriptor]! {
+    get { sorts }
+    set { sorts = newValue ?? [] }
+  }
+  private var sorts: [FetchSortDescriptor] = []
   /// At most this many results; 0 means no limit.
   public var fetchLimit = 0
   /// Skip this many results first.

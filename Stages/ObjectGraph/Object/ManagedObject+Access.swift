@@ -7,10 +7,12 @@ extension ManagedObject {
   /// (`ManagedObject?`), or a to-many's objects (`Set<ManagedObject>`, or an `NSOrderedSet` of them in
   /// their order for an ordered to-many, as in Core Data).
   ///
-  /// Touching a fault loads it. Asking for a key the entity does not have stops the program with a
-  /// message listing the entity's keys (a programmer error, as in Core Data).
+  /// Touching a fault loads it. A key the entity does not have is asked of
+  /// ``value(forUndefinedKey:)``, which a subclass overrides to answer its computed properties; a key
+  /// nobody answers stops the program with a message listing the entity's keys (a programmer error, as in
+  /// Core Data).
   public func value(forKey key: String) -> Any? {
-    let index = slotIndex(forKey: key)
+    guard let index = layout.index(of: key) else { return undefinedValue(forKey: key) }
     ConcurrencyDebug.objectTouchedOffQueue(self, key: key)
     if state.isFault { fireFault(key: key) }
     // The kind from a plain array of enums: no reference to the slot object is taken on this hot path.
@@ -127,6 +129,17 @@ extension ManagedObject {
   func slotIndex(forKey key: String) -> Int {
     guard let index = layout.index(of: key) else { unknownKey(key) }
     return index
+  }
+
+  /// A key the model does not have, for ``value(forKey:)``: the subclass's answer, or the stop.
+  @inline(never)
+  private func undefinedValue(forKey key: String) -> Any? {
+    ConcurrencyDebug.objectTouchedOffQueue(self, key: key)
+    do {
+      return try value(forUndefinedKey: key)
+    } catch {
+      preconditionFailure("ObjectGraph: \((error as? ObjectGraphError)?.message ?? "\(error)")")
+    }
   }
 
   @inline(never)

@@ -7,11 +7,7 @@ extension ManagedObject: PredicateEvaluable {
     if path.first == "SELF" { path.removeFirst() }
     guard let key = path.first else { return .single(.objectID(objectID)) }
     let rest = Array(path.dropFirst())
-    guard let index = layout.index(of: key) else {
-      throw ObjectGraphError(
-        .unknownKey,
-        "Entity \(entity.name) has no property '\(key)'. Its properties: \(layout.slots.map(\.name).joined(separator: ", ")).")
-    }
+    guard let index = layout.index(of: key) else { return try undefinedPredicateValue(forKey: key, rest: rest) }
     fireFault(key: key)
     let slot = layout.slots[index]
     switch slot.kind {
@@ -44,6 +40,19 @@ extension ManagedObject: PredicateEvaluable {
       }
       return .many(result)
     }
+  }
+
+  /// A key the model does not have: the subclass's computed value (``value(forUndefinedKey:)``), and
+  /// the rest of the key path through it when it is a managed object.
+  private func undefinedPredicateValue(forKey key: String, rest: [String]) throws -> PredicateKeyPathValue {
+    let value = try value(forUndefinedKey: key)
+    guard !rest.isEmpty else { return .single(try PredicateValue(argument: value)) }
+    if let object = value as? ManagedObject { return try object.predicateValue(atKeyPath: rest) }
+    if value == nil { return .single(.null) }
+    throw ObjectGraphError(
+      .unknownKey,
+      "\(entity.name).\(key) is computed by \(type(of: self)) and is not a managed object; key path '\(([key] + rest).joined(separator: "."))' cannot go through it."
+    )
   }
 
   /// The objects at the end of a to-many key path, for `SUBQUERY`.

@@ -224,6 +224,40 @@ open class ManagedObject: Hashable, CustomStringConvertible {
   /// already, and there is no key-value observing.
   open func didChangeValue(forKey key: String) {}
 
+  /// The value of a key the entity does not have (Core Data's `value(forUndefinedKey:)`): override it to
+  /// answer the computed properties of your subclass by key. Key-value coding finds them by itself in
+  /// Core Data; there is no Objective-C runtime to ask here, so the class says which keys it answers.
+  ///
+  /// ```swift
+  /// final class Book: ManagedObject {
+  ///   @Managed var title: String
+  ///   var firstInitial: String { title.first.map { String($0).uppercased() } ?? "" }
+  ///
+  ///   override func value(forUndefinedKey key: String) throws -> Any? {
+  ///     key == "firstInitial" ? firstInitial : try super.value(forUndefinedKey: key)
+  ///   }
+  /// }
+  /// ```
+  ///
+  /// Every read by key that does not go to SQL asks it after the model's properties: ``value(forKey:)``,
+  /// a fetched results controller's `sectionNameKeyPath` (`"firstInitial"` sections books by their first
+  /// letter), key paths evaluated in memory (``FetchPredicate/evaluate(with:substitutionVariables:)``, a
+  /// sort of objects already fetched), and the rest of a key path through the object it returns. A key
+  /// of the model never reaches it, so model properties are read as fast as without it. A fetch's
+  /// predicate or sort runs in SQLite and cannot use a computed key (Core Data refuses it too).
+  ///
+  /// - Returns: the value, `nil` included; a managed object may be returned to follow a key path further.
+  /// - Throws: ``ObjectGraphError/Code/unknownKey`` (what this implementation does) for a key the class
+  ///   does not answer either; ``value(forKey:)`` then stops the program with that message, as Core Data
+  ///   raises for an unknown key, and a fetched results controller's ``AnyFetchedResultsController/performFetch()``
+  ///   throws it.
+  open func value(forUndefinedKey key: String) throws -> Any? {
+    throw ObjectGraphError(
+      .unknownKey,
+      "Entity \(entity.name) has no property '\(key)'. Its properties: \(layout.slots.map(\.name).joined(separator: ", ")). A computed property of \(type(of: self)) is read by key when the class overrides value(forUndefinedKey:) to answer it."
+    )
+  }
+
   // MARK: - Validation
 
   /// Checks one property's value against the model's rules: required, minimum and maximum, regular

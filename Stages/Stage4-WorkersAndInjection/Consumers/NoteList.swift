@@ -14,7 +14,8 @@ import ObjectGraph
 /// ```
 ///
 /// It counts once, when it is made, then follows the context's objects-did-change notifications: an
-/// inserted note adds one, a deleted note takes one away. It does not count again after each change, as
+/// inserted note adds one, a deleted note takes one away. A child context's save is announced by the
+/// context during that save, and a merge when it runs, so a worker's notes are counted as they land. It does not count again after each change, as
 /// a count would go through the writer, whose queue may be busy writing a worker's batch to disk: the
 /// main queue would wait for it.
 @MainActor
