@@ -67,7 +67,7 @@ extension ManagedObjectContext {
       case .uuid(let uuid): uuid
       case .url(let url): url
       case .decimal(let number): number
-      case .objectID, .collection: nil
+      case .objectID, .collection, .entity: nil
       }
     guard let plain else { return nil }
     guard let stored = ManagedObject.coerce(plain, to: attribute.attributeType) else {
