@@ -89,6 +89,71 @@ struct DerivedAttributeTests {
     }
   }
 
+  /// The folder's items' `folderName` values as a fresh context reads them from the store, and the sizes
+  /// of the items a fetch on `folderName == name` finds.
+  private func storedFolderNames(_ stack: Stack, matching name: String) throws -> (names: [String], matching: [Int64]) {
+    let (_, reader) = try stack.reader()
+    return try reader.performAndWait {
+      let all = FetchRequest<ManagedObject>(entityName: "Item")
+      all.sortDescriptors = [FetchSortDescriptor(key: "size")]
+      let names = try reader.fetch(all).map { $0.value(forKey: "folderName") as? String ?? "nil" }
+      all.predicate = try FetchPredicate(format: "folderName == %@", name)
+      let matching = try reader.fetch(all).compactMap { $0.value(forKey: "size") as? Int64 }
+      return (names, matching)
+    }
+  }
+
+  @Test(
+    "A to-one key path follows the related object: renaming the folder updates its items, from any context",
+    arguments: bothStoreTypes)
+  func toOneKeyPathFollowsTheDestination(type: StoreType) throws {
+    let stack = try Stack(model: Self.model(), type: type)
+    let context = stack.context
+    let folder = try context.performAndWait {
+      let folder = ManagedObject(entity: stack.entity("Folder"), insertInto: context)
+      folder.setValue("Inbox", forKey: "name")
+      for size in [1, 2] {
+        let item = ManagedObject(entity: stack.entity("Item"), insertInto: context)
+        item.setValue(Int64(size), forKey: "size")
+        item.setValue(folder, forKey: "folder")
+      }
+      try context.save()
+      return folder
+    }
+    // The context that holds the items renames the folder.
+    try context.performAndWait {
+      folder.setValue("Archive", forKey: "name")
+      try context.save()
+    }
+    #expect(try storedFolderNames(stack, matching: "Archive") == (["Archive", "Archive"], [1, 2]))
+    // A context that holds only the folder (it fetched nothing else).
+    let other = stack.freshContext()
+    try other.performAndWait {
+      let folder = try #require(try other.fetch(FetchRequest<ManagedObject>(entityName: "Folder")).first)
+      folder.setValue("Old", forKey: "name")
+      try other.save()
+    }
+    #expect(try storedFolderNames(stack, matching: "Old") == (["Old", "Old"], [1, 2]))
+    // A child context: its save reaches the parent, whose save writes the items.
+    context.performAndWait { context.refreshAllObjects() }
+    let child = ManagedObjectContext(concurrencyType: .privateQueue)
+    child.parent = context
+    try child.performAndWait {
+      let folder = try #require(try child.fetch(FetchRequest<ManagedObject>(entityName: "Folder")).first)
+      folder.setValue("Kept", forKey: "name")
+      try child.save()
+    }
+    try context.performAndWait { try context.save() }
+    #expect(try storedFolderNames(stack, matching: "Kept") == (["Kept", "Kept"], [1, 2]))
+    // The folder's delete nullifies the items' relationship, and their value follows.
+    try context.performAndWait {
+      let items = try context.fetch(FetchRequest<ManagedObject>(entityName: "Item"))
+      for item in items { item.setValue(nil, forKey: "folder") }
+      try context.save()
+    }
+    #expect(try storedFolderNames(stack, matching: "Kept") == (["nil", "nil"], []))
+  }
+
   @Test("An expression ObjectGraph cannot compute, or a value the attribute cannot hold, fails the save naming it")
   func refusals() throws {
     let unknown = AttributeDescription(name: "weird", type: .string)

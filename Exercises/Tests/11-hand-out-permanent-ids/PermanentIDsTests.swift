@@ -37,6 +37,9 @@ struct PermanentIDsTests {
 
   @Test("After a relaunch (a new coordinator on the same file), each stored URI names the right note")
   func urisSurviveARelaunch() async throws { try await runInChildProcess(.urisSurviveARelaunch) }
+
+  @Test("The worker saves once, after obtaining the permanent IDs: its save hands the writer the notes under those IDs")
+  func idsObtainedBeforeTheSave() async throws { try await runInChildProcess(.idsObtainedBeforeTheSave) }
 }
 
 /// Runs `check` in a child process, so that code which stops the process (or hangs it) fails this one check,
@@ -102,6 +105,12 @@ struct Fixture {
 
   /// Imports `titles` with the code under test, and notes what the writer and the store hold as it returns.
   func runImport(_ titles: [String]) throws -> Imported {
+    // What each save of the worker hands the writer: whether any new note went up under a temporary ID.
+    let saves = NotificationLog(ManagedObjectContext.didSaveNotification, object: worker) { notification in
+      let key = ManagedObjectContext.NotificationKey.insertedObjectIDs.rawValue
+      let inserted = notification.userInfo?[key] as? Set<ManagedObjectID> ?? []
+      return inserted.contains(where: \.isTemporaryID)
+    }
     let ids = try Subject.importNotes(titles, worker)
     let writer = writer
     let inWriter = try writer.performAndWait {
@@ -110,7 +119,7 @@ struct Fixture {
       return try writer.fetch(request).map(\.objectID)
     }
     let storeHadThem = try TutorialStack.notesInStore(coordinator) == titles.count + 1
-    return Imported(ids: ids, inWriter: inWriter, storeHadThem: storeHadThem)
+    return Imported(ids: ids, inWriter: inWriter, storeHadThem: storeHadThem, workerSaves: saves.entries)
   }
 
   /// Imports `titles` with the code under test, then saves the writer, as stage 4's stack does after a worker's
@@ -146,6 +155,8 @@ struct Imported {
   let inWriter: [ManagedObjectID]
   /// Whether the store already held the new notes: importNotes saved the writer itself.
   let storeHadThem: Bool
+  /// One entry per save of the worker: whether it handed new notes to the writer under temporary IDs.
+  let workerSaves: [Bool]
 
   /// Why the IDs handed out are temporary, when what the checks saw tells which of two likely ways it was:
   /// IDs read before `obtainPermanentIDs(for:)`, or a save of the writer in place of it.
@@ -188,11 +199,22 @@ func temporaryAdvice(_ imported: Imported) -> String {
     """
 }
 
+/// What the checks say when the worker saved before asking for the permanent IDs.
+let savedFirstAdvice = """
+  importNotes saved the worker first and asked for the permanent IDs afterwards: the save had already handed \
+  the notes to the writer under their temporary IDs. Core Data documents that obtainPermanentIDs(for:) changes \
+  the IDs of the objects you pass, in the context you call it on, and nothing more: the writer keeps its copies \
+  under the temporary IDs and gives their rows permanent IDs of its own when it saves, so the IDs handed out \
+  may name rows that were never written (apps that did this met duplicate objects and faults that could not be \
+  fulfilled). ObjectGraph renumbers the writer's copies too, so here it happens to work; do not rely on it. \
+  Call worker.obtainPermanentIDs(for:) before worker.save(), then read objectID.
+  """
+
 // MARK: - The checks
 
 /// The checks; each runs in a child process.
 enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
-  case idsArePermanent, mainContextFindsThem, urisSurviveARelaunch
+  case idsArePermanent, mainContextFindsThem, urisSurviveARelaunch, idsObtainedBeforeTheSave
 
   var description: String { rawValue }
 
@@ -201,7 +223,19 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
     case .idsArePermanent: try Self.checkIDsArePermanent()
     case .mainContextFindsThem: try Self.checkMainContextFindsThem()
     case .urisSurviveARelaunch: try Self.checkURIsSurviveARelaunch()
+    case .idsObtainedBeforeTheSave: try Self.checkIDsObtainedBeforeTheSave()
     }
+  }
+
+  private static func checkIDsObtainedBeforeTheSave() throws {
+    let fixture = try Fixture()
+    let imported = try fixture.runImport(titles)
+    #expect(
+      imported.workerSaves.count == 1,
+      "importNotes should save the worker once, after obtaining the IDs; it saved it \(imported.workerSaves.count) times.")
+    guard imported.workerSaves.contains(true) else { return }
+    let advice = imported.ids.contains(where: \.isTemporaryID) ? temporaryAdvice(imported) : savedFirstAdvice
+    Issue.record(Comment(rawValue: advice))
   }
 
   private static func checkIDsArePermanent() throws {

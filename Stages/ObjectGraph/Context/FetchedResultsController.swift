@@ -159,7 +159,7 @@ public class AnyFetchedResultsController {
     case .uuid(let uuid): uuid.uuidString
     case .url(let url): url.absoluteString
     case .objectID(let id): id.uriRepresentation().absoluteString
-    case .data, .collection: value.predicateFormat
+    case .data, .collection, .entity: value.predicateFormat
     }
   }
 

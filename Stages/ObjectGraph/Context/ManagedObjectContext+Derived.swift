@@ -17,6 +17,7 @@ extension ManagedObjectContext {
       targets[ObjectIdentifier(object)] = object
     }
     let changed = confined.inserted.inOrder + Array(confined.updated) + Array(confined.deleted)
+    let readers = try toOneReaders()
     for object in changed {
       consider(object)
       // The owners it points to (for a deleted object, those it pointed to when it was read).
@@ -25,6 +26,16 @@ extension ManagedObjectContext {
         if let owner, !owner.entity.layout.derivedIndexes.isEmpty {
           consider(confined.registered(owner) ?? materializeFault(owner, confined))
         }
+      }
+      // The objects whose derived attributes read it through to-ones (`folder.name`), found by walking the
+      // inverse relationships back from it (loading them when this context does not hold them).
+      guard object.state.isUpdated, !object.state.isDeleted else { continue }
+      for reader in readers where object.entity.isKind(of: reader.entity) {
+        var reached = [object]
+        for inverse in reader.inverses {
+          reached = reached.flatMap { related($0, inverse, confined) }
+        }
+        reached.forEach(consider)
       }
     }
     for object in targets.values {
@@ -43,6 +54,52 @@ extension ManagedObjectContext {
         }
       }
     }
+  }
+
+  /// A dependency of derived attributes on objects reached through to-ones: a change to an instance of
+  /// `entity` changes the derived attributes of the objects its `inverses` lead to, in order.
+  private struct ToOneReader {
+    let entity: EntityDescription
+    let inverses: [String]
+  }
+
+  /// For every derived attribute of the model whose key path goes through to-ones (`folder.name`,
+  /// `folder.parent.name`), one ``ToOneReader`` per hop: the hop's destination entity and the inverse
+  /// relationships back to the attribute's entity. A hop without an inverse cannot be walked back and
+  /// is left out, as Core Data asks every relationship to have one.
+  private func toOneReaders() throws -> [ToOneReader] {
+    var readers: [ToOneReader] = []
+    for entity in model?.entities ?? [] {
+      for index in entity.layout.derivedIndexes {
+        guard let text = entity.layout.slots[index].attribute?.derivationExpression else { continue }
+        let path: [String]
+        switch try derivation(text).form {
+        case .value(.keyPath(let keys)), .function(_, .keyPath(let keys)): path = keys
+        default: continue
+        }
+        var current = entity
+        var back: [String] = []
+        for key in path.dropLast() {
+          guard let relationship = current.relationshipsByName[key], !relationship.isToMany,
+            let destination = relationship.destinationEntity, let inverse = relationship.inverseRelationship
+          else { break }
+          back.insert(inverse.name, at: 0)
+          readers.append(ToOneReader(entity: destination, inverses: back))
+          current = destination
+        }
+      }
+    }
+    return readers
+  }
+
+  /// The objects `object`'s relationship `name` holds, as objects of this context.
+  private func related(_ object: ManagedObject, _ name: String, _ confined: Confined) -> [ManagedObject] {
+    guard let index = object.layout.index(of: name) else { return [] }
+    let slot = object.layout.slots[index]
+    if !slot.isToMany { object.fireFault(key: name) }
+    let ids: [ManagedObjectID] =
+      slot.isToMany ? Array(object.relatedIDs(slot)) : object.values[index].objectID.map { [$0] } ?? []
+    return ids.map { confined.registered($0) ?? materializeFault($0, confined) }
   }
 
   private func derivation(_ text: String) throws -> DerivationExpression {
@@ -67,7 +124,7 @@ extension ManagedObjectContext {
       case .uuid(let uuid): uuid
       case .url(let url): url
       case .decimal(let number): number
-      case .objectID, .collection: nil
+      case .objectID, .collection, .entity: nil
       }
     guard let plain else { return nil }
     guard let stored = ManagedObject.coerce(plain, to: attribute.attributeType) else {

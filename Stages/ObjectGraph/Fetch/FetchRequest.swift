@@ -26,8 +26,26 @@ import Foundation
 ///
 /// Like Core Data's `NSFetchRequest` it is a mutable reference type; build it on the queue that uses it.
 public final class FetchRequest<Result: FetchRequestResult> {
-  /// The entity to fetch (its subentities too, when ``includesSubentities``).
-  public var entityName: String
+  /// The entity to fetch, by name (its subentities too, when ``includesSubentities``).
+  public var entityName: String {
+    didSet { if entityName != storedEntity?.name { storedEntity = nil } }
+  }
+  private var storedEntity: EntityDescription?
+  /// The entity to fetch, as Core Data's `entity` property: setting it sets ``entityName`` to its name.
+  /// It is `nil` until it is set (or the request is made with ``init(entity:)``); a request made by name
+  /// fetches the entity of that name in the context's model.
+  ///
+  /// ```swift
+  /// let request = FetchRequest<Note>()
+  /// request.entity = Note.entity()
+  /// ```
+  public var entity: EntityDescription? {
+    get { storedEntity }
+    set {
+      storedEntity = newValue
+      if let newValue { entityName = newValue.name }
+    }
+  }
   /// Which objects to return; `nil` returns all.
   public var predicate: FetchPredicate?
   /// The order of the results; empty means the store's order (by primary key).
@@ -92,7 +110,15 @@ public final class FetchRequest<Result: FetchRequestResult> {
     resultType = .natural(for: Result.self)
   }
 
-  /// Makes a request for the entity named like `Result`'s class.
+  /// Makes a request for an entity.
+  public convenience init(entity: EntityDescription) {
+    self.init(entityName: entity.name)
+    self.entity = entity
+  }
+
+  /// Makes a request without an entity yet, as ported code writes `NSFetchRequest<Note>()` before setting
+  /// ``entity``. Until an entity is set, ``entityName`` is the name of `Result`'s class, so a request for
+  /// a managed object subclass fetches the entity named like it.
   public convenience init() {
     self.init(entityName: String(describing: Result.self))
   }

@@ -124,6 +124,9 @@ enum PredicateValue: Sendable, Hashable {
   case url(URL)
   case decimal(Decimal)
   case objectID(ManagedObjectID)
+  /// An entity, by name: an ``EntityDescription`` argument, which `entity == %@` compares an object's entity
+  /// with (see ``PredicateEntityKey``).
+  case entity(String)
   /// An array or set argument (for `IN`, `BETWEEN`).
   case collection([PredicateValue])
 
@@ -145,6 +148,7 @@ enum PredicateValue: Sendable, Hashable {
       let id = object.objectID
       if id.isTemporaryID { objects?.note(object, id: id) }
       return .objectID(id)
+    case let entity as EntityDescription: return .entity(entity.name)
     case let value as String: return .string(value)
     case let value as Substring: return .string(String(value))
     case let value as Bool: return .bool(value)
@@ -179,8 +183,18 @@ enum PredicateValue: Sendable, Hashable {
       }
       throw ObjectGraphError(
         .invalidValue,
-        "A predicate argument of type \(type(of: argument)) cannot be used. Use a String, number, Bool, Date, Data, UUID, URL, Decimal, a managed object or its ManagedObjectID, or an array of those."
+        "A predicate argument of type \(type(of: argument)) cannot be used. Use a String, number, Bool, Date, Data, UUID, URL, Decimal, a managed object or its ManagedObjectID, an EntityDescription, or an array of those."
       )
     }
   }
+}
+
+/// The key `entity`, which names an object's entity in a predicate (`entity == %@` with an
+/// ``EntityDescription``, `entity.name == "Note"`), as Core Data's key-value coding does for every managed
+/// object. An entity's own property named `entity` hides it.
+enum PredicateEntityKey {
+  /// The key that names the object's entity.
+  static let entity = "entity"
+  /// The key after `entity` that names the entity's name.
+  static let name = "name"
 }

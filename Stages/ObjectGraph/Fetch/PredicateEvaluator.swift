@@ -364,6 +364,8 @@ enum PredicateEvaluator {
       return false
     case (.objectID(let left), .objectID(let right)):
       return left == right
+    case (.entity(let left), .entity(let right)):
+      return left == right
     case (.collection(let left), .collection(let right)):
       return left.count == right.count && zip(left, right).allSatisfy { equal($0, $1, options) }
     default:

@@ -53,3 +53,43 @@ extension ManagedObjectModel {
     }
   }
 }
+
+/// The models the process has loaded, for ``ManagedObject/entity()``: Core Data's class method answers from
+/// the models in use, not from a context.
+extension ManagedObjectModel {
+  /// A model a coordinator has used (frozen), held weakly: a model nobody uses any more is not searched.
+  private struct LoadedModel: Sendable {
+    weak var model: ManagedObjectModel?
+  }
+
+  /// Every model frozen so far, oldest first (the dead ones are dropped as new ones come).
+  private static let loaded = Locked<[LoadedModel]>([])
+  /// The classes for which the several-models warning was written already (it is written once per class).
+  private static let warnedClasses = Locked<Set<String>>([])
+
+  /// Records a model that has just been frozen by a coordinator (or a migration) using it.
+  static func noteLoaded(_ model: ManagedObjectModel) {
+    loaded.withLock { models in
+      models.removeAll { $0.model == nil || $0.model === model }
+      models.append(LoadedModel(model: model))
+    }
+  }
+
+  /// The entity `type` stands for in the models in use, as ``ManagedObject/entity()`` answers it: the entity
+  /// of the most recently loaded model that has the class (see ``entity(forClass:)``), or `nil` when none
+  /// has it. When models in use disagree about the entity (different version hashes), a warning naming
+  /// them is written to standard error once per class, as Core Data logs one.
+  static func loadedEntity(forClass type: ManagedObject.Type) -> EntityDescription? {
+    let models = loaded.withLock { $0.compactMap(\.model) }
+    let found = models.reversed().compactMap { $0.entity(forClass: type) }
+    guard let chosen = found.first else { return nil }
+    let differing = Set(found.map(\.versionHash)).count > 1
+    let name = String(describing: type)
+    if differing, warnedClasses.withLock({ $0.insert(name).inserted }) {
+      let line =
+        "ObjectGraph: warning: \(found.count) loaded models have an entity for class \(name) (\(found.map(\.name).joined(separator: ", "))), and they differ; \(name).entity() answers with the most recently loaded one's, \(chosen.name). Give each model its own class, or look the entity up in the model you mean (model.entitiesByName)."
+      FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+    return chosen
+  }
+}

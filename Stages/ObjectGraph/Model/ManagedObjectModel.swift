@@ -161,10 +161,14 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
       defer { flag = true }
       return flag
     }
-    guard !alreadyFrozen else { return }
+    guard !alreadyFrozen else {
+      Self.noteLoaded(self)  // in use again: the most recent for `entity()`
+      return
+    }
     for entity in entities { entity.freeze(model: self) }
     state.freeze()
     freezeFinished.store(true, ordering: .releasing)
+    Self.noteLoaded(self)
   }
 
   /// The entity whose class is `type` (see ``EntityDescription/managedObjectClass``), else the entity

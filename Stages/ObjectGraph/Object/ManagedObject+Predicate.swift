@@ -7,6 +7,15 @@ extension ManagedObject: PredicateEvaluable {
     if path.first == "SELF" { path.removeFirst() }
     guard let key = path.first else { return .single(.objectID(objectID)) }
     let rest = Array(path.dropFirst())
+    if key == PredicateEntityKey.entity, layout.index(of: key) == nil {
+      // `entity` and `entity.name`, as Core Data's key-value coding answers them for every object.
+      if rest.isEmpty { return .single(.entity(entity.name)) }
+      if rest == [PredicateEntityKey.name] { return .single(.string(entity.name)) }
+      throw ObjectGraphError(
+        .unknownKey,
+        "Key path '\(path.joined(separator: "."))' goes through an object's entity; only 'entity' and 'entity.name' can be used in a predicate."
+      )
+    }
     guard let index = layout.index(of: key) else { return try undefinedPredicateValue(forKey: key, rest: rest) }
     fireFault(key: key)
     let slot = layout.slots[index]

@@ -165,7 +165,7 @@ extension SQLPredicateCompiler {
         guard let key = row[index] as Int64?, let entityNumber = row[index + 1] as Int64? else { return nil }
         return makeID(key, entityNumber).map { .objectID($0) }
       }
-    case .object, .toMany:
+    case .object, .toMany, .entity:
       throw ObjectGraphError(
         .invalidValue,
         "'\(keyPath)' cannot be fetched into a dictionary: only attributes and to-one relationships can (Core Data refuses to-many relationships too)."

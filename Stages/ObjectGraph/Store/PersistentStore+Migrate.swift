@@ -24,10 +24,21 @@ extension PersistentStore {
     let found = try MigrationSource.find(
       metadata: metadata, configuration: configuration, destination: model, given: options.migrationSourceModels,
       storedModel: { StoreModelCache.read(url: url) }, url: url)
+    // A mapping model found for the two versions comes first, as in Core Data; inference only without one.
+    if let explicit = options.mappingModelMigration {
+      found.model.freeze()
+      let request = MappingModelMigration.Request(
+        storeURL: url, sourceModel: found.model, destinationModel: model, sourceDescription: found.origin)
+      if try explicit.migrate(request) { return }
+    }
     guard options.inferMappingModelAutomatically else {
+      let looked =
+        options.mappingModelMigration == nil
+        ? "no mapping model is looked for (set StoreOptions.mappingModelMigration to .mappingModels(in:policies:) to use one)"
+        : "no mapping model was found for the two versions"
       throw ObjectGraphError(
         .migrationMissingMappingModel,
-        "The store at \(url.path) needs a migration from \(found.origin), and inferring the mapping is switched off (StoreOptions.inferMappingModelAutomatically), and no mapping model is looked for when a store is opened. Switch inference on, or migrate the file first with a MigrationManager and a MappingModel. The file was left untouched.",
+        "The store at \(url.path) needs a migration from \(found.origin), and inferring the mapping is switched off (StoreOptions.inferMappingModelAutomatically), and \(looked). Switch inference on, give a mapping model, or migrate the file first with a MigrationManager and a MappingModel. The file was left untouched.",
         url: url)
     }
     let sourceModel = found.model

@@ -49,6 +49,11 @@ public struct StoreOptions: Sendable {
   /// transactions with their author and context name, and the objects each inserted, updated or
   /// deleted, which ``PersistentHistoryChangeRequest`` reads back. Default `false`.
   public var persistentHistoryTracking = false
+  /// How a store that needs a migration is migrated with a mapping model when it is opened, before
+  /// inference is tried: `.mappingModels(in: bundles, policies: …)` looks for a compiled mapping model in
+  /// the given folders and beside the model, as Core Data looks in the app's bundles. `nil` (the default):
+  /// no mapping model is looked for. An ObjectGraph addition (see ``MappingModelMigration``).
+  public var mappingModelMigration: MappingModelMigration?
 
   /// Makes store options; the defaults are the ones a Core Data stack normally sets.
   public init(

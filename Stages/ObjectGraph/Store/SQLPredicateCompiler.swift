@@ -61,6 +61,9 @@ struct SQLPredicateCompiler {
     case object(alias: String, EntityDescription)
     /// A to-many relationship at `index` of the path, seen from `alias`.
     case toMany(alias: String, SQLiteSchema.EntityMapping, slot: EntityLayout.Slot, rest: [String])
+    /// The entity of the row at `alias` (the key `entity`): its `Z_ENT` column, which only an entity
+    /// comparison reads (`entity == %@`).
+    case entity(alias: String, SQLiteSchema.EntityMapping)
   }
 
   mutating func resolve(_ path: [String]) throws -> Resolved {
@@ -77,6 +80,9 @@ struct SQLPredicateCompiler {
       let entity = currentMapping.entity
       let isLast = position == path.count - 1
       if key == "SELF" && position == 0 { continue }
+      if key == PredicateEntityKey.entity, entity.layout.indexByName[key] == nil {
+        return try entityKey(path, at: position, alias: currentAlias, mapping: currentMapping)
+      }
       guard let index = entity.layout.indexByName[key] else {
         throw ObjectGraphError(
           .unknownKey,
@@ -130,6 +136,90 @@ struct SQLPredicateCompiler {
       currentMapping = destinationMapping
     }
     return .object(alias: currentAlias, currentMapping.entity)
+  }
+
+  /// `entity` (the row's `Z_ENT`) or `entity.name` (a string chosen by `Z_ENT` among the entities that
+  /// share the row's table), at `position` of `path`.
+  private func entityKey(_ path: [String], at position: Int, alias rowAlias: String, mapping rowMapping: SQLiteSchema.EntityMapping)
+    throws -> Resolved
+  {
+    let rest = path[(position + 1)...]
+    if rest.isEmpty { return .entity(alias: rowAlias, rowMapping) }
+    guard Array(rest) == [PredicateEntityKey.name] else {
+      throw ObjectGraphError(
+        .unknownKey,
+        "Key path '\(path.joined(separator: "."))' goes through an object's entity; only 'entity' and 'entity.name' can be used in a predicate."
+      )
+    }
+    let sharing = schema.entities.values.filter { $0.table == rowMapping.table }.sorted { $0.number < $1.number }
+    let cases = sharing.map { "WHEN \($0.number) THEN '\($0.entity.name.replacingOccurrences(of: "'", with: "''"))'" }
+    return .column("(CASE \(rowAlias).Z_ENT \(cases.joined(separator: " ")) END)", .string)
+  }
+
+  /// `entity == %@`, `entity != %@`, `entity IN %@` (and `== nil`, and two entity key paths compared), as
+  /// `Z_ENT` comparisons: an entity matches its own number only, so a subentity's instance is not
+  /// `entity == <its parent>`, as two different entity descriptions are not equal in Core Data. `nil`
+  /// when neither side is an entity key path.
+  /// - Throws: ``ObjectGraphError/Code/invalidValue`` when an entity meets something else than an entity,
+  ///   ``ObjectGraphError/Code/predicateSyntax`` for another operator.
+  private mutating func entityComparison(_ comparison: PredicateComparison) throws -> String? {
+    func entitySide(_ expression: PredicateExpression) throws -> String? {
+      guard let (path, origin) = try keyPathParts(expression), path.last == PredicateEntityKey.entity,
+        case .entity(let rowAlias, _) = try resolve(path, from: origin)
+      else { return nil }
+      return "\(rowAlias).Z_ENT"
+    }
+    let left = try entitySide(comparison.lhs)
+    let right = try entitySide(comparison.rhs)
+    guard let column = left ?? right else { return nil }
+    let other = left == nil ? comparison.lhs : comparison.rhs
+    if let left, let right {
+      switch comparison.op {
+      case .equal: return "(\(left) IS \(right))"
+      case .notEqual: return "(\(left) IS NOT \(right))"
+      default: break
+      }
+    }
+    func number(_ value: PredicateValue) throws -> String {
+      guard case .entity(let name) = value else {
+        throw ObjectGraphError(
+          .invalidValue,
+          "A predicate compares an object's entity with \(value.predicateFormat). Compare 'entity' with an EntityDescription (or 'entity.name' with a string)."
+        )
+      }
+      // An entity this store does not have matches no row.
+      return schema.entities[name].map { String($0.number) } ?? "-1"
+    }
+    func constants(_ expression: PredicateExpression) throws -> [PredicateValue] {
+      switch expression {
+      case .constant(.collection(let items)): return items
+      case .constant(let value): return [value]
+      case .aggregate(let items):
+        return try items.flatMap { try constants($0) }
+      default:
+        throw ObjectGraphError(
+          .invalidValue,
+          "A predicate compares an object's entity with \(expression.predicateFormat). Compare it with an EntityDescription.")
+      }
+    }
+    switch comparison.op {
+    case .equal, .notEqual:
+      guard case .constant(let value) = other else {
+        throw ObjectGraphError(
+          .invalidValue,
+          "A predicate compares an object's entity with \(other.predicateFormat). Compare it with an EntityDescription.")
+      }
+      let sql = value == .null ? "NULL" : try number(value)
+      return "(\(column) \(comparison.op == .equal ? "IS" : "IS NOT") \(sql))"
+    case .in where left != nil:
+      let numbers = try constants(comparison.rhs).map { try number($0) }
+      return numbers.isEmpty ? "0" : "(\(column) IN (\(numbers.joined(separator: ", "))))"
+    default:
+      throw ObjectGraphError(
+        .predicateSyntax,
+        "An object's entity can only be compared with ==, != or IN (in '\(comparison.lhs.predicateFormat) \(comparison.op.rawValue) \(comparison.rhs.predicateFormat)')."
+      )
+    }
   }
 
   // MARK: - Predicates
@@ -191,6 +281,7 @@ struct SQLPredicateCompiler {
         modifier: .any, lhs: .keyPath(rest), op: .equal, rhs: comparison.lhs, options: comparison.options)
       return try quantified(flipped, ownerAlias: owner, ownerMapping: ownerMapping, slot: slot, rest: rest)
     }
+    if comparison.modifier == .direct, let sql = try entityComparison(comparison) { return sql }
     return try compileScalar(comparison)
   }
 
@@ -336,6 +427,11 @@ struct SQLPredicateCompiler {
         return (column, .objectID, false)
       case .object(let objectAlias, _):
         return ("\(objectAlias).Z_PK", .objectID, false)
+      case .entity:
+        throw ObjectGraphError(
+          .predicateSyntax,
+          "'\(path.joined(separator: "."))' is an object's entity: compare it with ==, != or IN and an EntityDescription, or use 'entity.name'."
+        )
       case .toMany(let owner, let ownerMapping, let slot, let rest):
         guard let collectionOperator = rest.first.flatMap(PredicateCollectionOperator.init(element:)) else {
           throw ObjectGraphError(
@@ -400,6 +496,7 @@ struct SQLPredicateCompiler {
       switch try? copy.resolve(path, from: origin) {
       case .column(_, let type): return type
       case .toOne, .object: return .objectID
+      case .entity: return nil
       case .toMany(_, _, let slot, let rest):
         switch rest.first.flatMap(PredicateCollectionOperator.init(element:)) {
         case .count: return .integer64
@@ -602,6 +699,9 @@ struct SQLPredicateCompiler {
             ? "\(column) COLLATE \(SQLFunctions.collationName(descriptor.comparison))" : column
       case .toOne(let column, _): sql = column
       case .object(let objectAlias, _): sql = "\(objectAlias).Z_PK"
+      case .entity:
+        throw ObjectGraphError(
+          .unknownKey, "Cannot sort by '\(descriptor.key)': it is an object's entity. Sort by 'entity.name' instead.")
       case .toMany:
         throw ObjectGraphError(
           .unknownKey,

@@ -102,7 +102,8 @@ enum SQLiteValueCoding {
     case .url(let url): url.absoluteString.databaseValue
     case .decimal(let decimal): decimal.description.databaseValue
     case .objectID(let id): (id.primaryKey ?? -1).databaseValue
-    case .collection: .null
+    // An entity is compared through Z_ENT by the predicate compiler, never bound as a value.
+    case .collection, .entity: .null
     }
   }
 }

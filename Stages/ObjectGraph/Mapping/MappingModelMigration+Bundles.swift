@@ -1,0 +1,67 @@
+import Foundation
+
+extension MappingModelMigration {
+  /// Opening a store migrates it with a compiled mapping model (`.cdm`) found as Core Data finds one: in
+  /// `bundles` (folders), then in the folder of the destination model's file (the app's bundle; for a model
+  /// read from inside a `.momd` or `.xcdatamodeld`, that folder and the one holding it), the first mapping
+  /// model whose entity version hashes are the two models' (``MappingModel/init(from:forSourceModel:destinationModel:)``).
+  ///
+  /// The mapping's policy classes are made from `policies`, by class name (with or without its module
+  /// prefix, so `"V2to3MakerPolicy"` serves `REPLACE_AT_RUNTIME.V2to3MakerPolicy`): Swift on Linux cannot
+  /// make a class from its name. Each factory is called once per migration, and the mappings naming the
+  /// same class share that instance. A ``MigrationManager`` migrates the store into a new file beside it, which
+  /// then replaces the store (SQLite's backup API, in one transaction) and is removed: the store is migrated
+  /// whole or not at all. A failure is 134110 naming the entity mapping (a policy class missing from
+  /// `policies` included), and the store is left as it was.
+  public static func mappingModels(
+    in bundles: [URL] = [], policies: [String: @Sendable () -> EntityMigrationPolicy] = [:]
+  ) -> MappingModelMigration {
+    MappingModelMigration { request in
+      var folders = bundles
+      if let source = request.destinationModel.sourceURL {
+        let folder = source.deletingLastPathComponent()
+        folders.append(folder)
+        if ["momd", "xcdatamodeld", "xcdatamodel"].contains(folder.pathExtension) { folders.append(folder.deletingLastPathComponent()) }
+      }
+      let found = try MappingModel(
+        from: folders.compactMap { Bundle(url: $0) }, forSourceModel: request.sourceModel,
+        destinationModel: request.destinationModel)
+      guard let mapping = found else { return false }
+      // One instance per policy class for the whole migration, shared by the mappings that name it.
+      var made: [String: EntityMigrationPolicy] = [:]
+      for entityMapping in mapping.entityMappings {
+        guard let name = entityMapping.entityMigrationPolicyClassName else { continue }
+        let bare = name.split(separator: ".").last.map(String.init) ?? name
+        let key = policies[name] != nil ? name : bare
+        guard let make = policies[key] else { continue }
+        let policy = made[key] ?? make()
+        made[key] = policy
+        entityMapping.migrationPolicy = policy
+      }
+      try migrate(request.storeURL, with: mapping, from: request.sourceModel, to: request.destinationModel)
+      return true
+    }
+  }
+
+  /// Migrates the store at `url` with `mapping` into a new file beside it, then copies that over the store
+  /// and removes it; on failure the new file is removed and the store left untouched.
+  private static func migrate(
+    _ url: URL, with mapping: MappingModel, from source: ManagedObjectModel, to destination: ManagedObjectModel
+  ) throws {
+    let migrated = url.deletingLastPathComponent().appendingPathComponent(
+      ".\(url.lastPathComponent).migrating-\(UUID().uuidString).sqlite")
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: destination)
+    do {
+      try MigrationManager(sourceModel: source, destinationModel: destination).migrateStore(
+        from: url, type: .sqlite, mapping: mapping, to: migrated, type: .sqlite)
+      try coordinator.replacePersistentStore(at: url, withPersistentStoreFrom: migrated, type: .sqlite)
+      try coordinator.destroyPersistentStore(at: migrated, type: .sqlite)
+    } catch let error as ObjectGraphError {
+      for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: migrated.path + suffix) }
+      throw ObjectGraphError(
+        .migration,
+        "The store at \(url.path) needs a migration with the mapping model found for it, and the migration failed: \(error.message) The store was left untouched.",
+        url: url, underlyingError: error)
+    }
+  }
+}

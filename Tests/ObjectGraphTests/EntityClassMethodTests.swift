@@ -1,0 +1,83 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import ObjectGraph
+
+/// A class only these tests' models use, so which model `entity()` answers from is theirs alone.
+final class EntityProbe: ManagedObject {
+  @Managed var label: String?
+}
+
+/// A class for the typed `fetchRequest()` Xcode's generated code declares, ported as written.
+final class GeneratedProbe: ManagedObject {
+  @Managed var label: String?
+}
+
+extension GeneratedProbe {
+  class func fetchRequest() -> FetchRequest<GeneratedProbe> {
+    FetchRequest<GeneratedProbe>(entityName: "GeneratedProbe")
+  }
+}
+
+/// `Note.entity()`, `FetchRequest()` with its `entity` property, and `Note.fetchRequest()`, as ported code
+/// writes them.
+@Suite("entity() and fetch requests without a name", .temporaryFolders, .serialized)
+struct EntityClassMethodTests {
+  private static func probeModel(extra: [AttributeDescription] = []) throws -> ManagedObjectModel {
+    let probe = EntityDescription(
+      name: "EntityProbe", managedObjectClass: EntityProbe.self,
+      properties: ([AttributeDescription(name: "label", type: .string)] + extra).map { .attribute($0) })
+    let generated = EntityDescription(
+      name: "GeneratedProbe", managedObjectClass: GeneratedProbe.self,
+      properties: [.attribute(AttributeDescription(name: "label", type: .string))])
+    return try ManagedObjectModel(entities: [probe, generated])
+  }
+
+  @Test("entity() is the class's entity in the model in use; FetchRequest() takes it through its entity property")
+  func entityAndUnnamedRequest() throws {
+    let stack = try Stack()
+    let entity = Note.entity()
+    #expect(entity.name == "Note" && entity.managedObjectClass == Note.self)
+    try stack.context.performAndWait {
+      for title in ["b", "a"] { Note(context: stack.context).title = title }
+      try stack.context.save()
+      let request = FetchRequest<Note>()
+      #expect(request.entity == nil)
+      request.entity = Note.entity()
+      #expect(request.entity === Note.entity() && request.entityName == "Note")
+      request.sortDescriptors = [FetchSortDescriptor(key: "title")]
+      #expect(try stack.context.fetch(request).map(\.title) == ["a", "b"])
+      // Naming another entity forgets the one set.
+      request.entityName = "Tag"
+      #expect(request.entity == nil)
+      #expect(FetchRequest<Note>(entity: Note.entity()).entity === Note.entity())
+    }
+  }
+
+  @Test("Note.fetchRequest() fetches the class's entity; a typed one declared as Xcode generates it is chosen by type")
+  func classFetchRequest() throws {
+    let stack = try Stack(model: Self.probeModel())
+    try stack.context.performAndWait {
+      EntityProbe(context: stack.context).label = "x"
+      GeneratedProbe(context: stack.context).label = "y"
+      try stack.context.save()
+      let untyped = EntityProbe.fetchRequest()
+      #expect(untyped.entityName == "EntityProbe" && untyped.entity === EntityProbe.entity())
+      #expect(try stack.context.fetch(untyped).map { $0.value(forKey: "label") as? String } == ["x"])
+      let typed: FetchRequest<GeneratedProbe> = GeneratedProbe.fetchRequest()
+      #expect(try stack.context.fetch(typed).map(\.label) == ["y"])
+    }
+  }
+
+  @Test("With several models in use, entity() answers from the most recently loaded one")
+  func severalModels() throws {
+    let first = try Stack(model: Self.probeModel())
+    let second = try Stack(model: Self.probeModel(extra: [AttributeDescription(name: "extra", type: .integer64)]))
+    #expect(EntityProbe.entity() === second.entity("EntityProbe"))
+    #expect(EntityProbe.entity().attributesByName["extra"] != nil)
+    // A model in use again (a new coordinator) becomes the most recent.
+    _ = PersistentStoreCoordinator(managedObjectModel: first.model)
+    #expect(EntityProbe.entity() === first.entity("EntityProbe"))
+  }
+}
