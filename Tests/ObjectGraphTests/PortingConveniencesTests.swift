@@ -146,4 +146,31 @@ struct PortingConveniencesTests {
       #expect(note.changedValues().keys.contains("title"))
     }
   }
+
+  @Test("Properties Xcode generates in an extension port as computed properties over key-value access")
+  func extensionProperties() throws {
+    let entity = EntityDescription(
+      name: "Memo", managedObjectClass: Memo.self, properties: [.attribute(AttributeDescription(name: "text", type: .string))])
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(entities: [entity]))
+    try coordinator.addPersistentStore(type: .inMemory)
+    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    context.persistentStoreCoordinator = coordinator
+    try context.performAndWait {
+      let memo = Memo(context: context)
+      memo.text = "hello"
+      try context.save()
+      #expect(try context.fetch(FetchRequest<Memo>(entityName: "Memo")).first?.text == "hello")
+      #expect(memo.value(forKey: "text") as? String == "hello")
+    }
+  }
+}
+
+/// A class whose properties sit in an extension, as Xcode's `+CoreDataProperties.swift` puts them.
+final class Memo: ManagedObject {}
+
+extension Memo {
+  var text: String? {
+    get { value(forKey: "text") as? String }
+    set { setValue(newValue, forKey: "text") }
+  }
 }
