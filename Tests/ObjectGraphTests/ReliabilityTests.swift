@@ -59,6 +59,15 @@ struct ReliabilityTests {
     _ = expectCode(.modelInvalid) { _ = try ManagedObjectModel(entities: [selfish]) }
   }
 
+  @Test("An entity whose table would be one of the store's own (_PRIMARYKEY, _METADATA) is refused when the model loads")
+  func reservedNames() throws {
+    for name in ["_PRIMARYKEY", "_METADATA", "_1BOOKS", "-_MODELCACHE"] {
+      let entity = EntityDescription(name: name, properties: [.attribute(AttributeDescription(name: "x", type: .string))])
+      let error = expectCode(.modelInvalid) { _ = try ManagedObjectModel(entities: [entity]) }
+      #expect(error?.message.contains("the store's own") == true, "\(name): \(error?.message ?? "")")
+    }
+  }
+
   // MARK: - Files a killed process leaves
 
   static func noteModel(extra: Bool = false) throws -> ManagedObjectModel {
@@ -232,6 +241,33 @@ struct ReliabilityTests {
       _ = try PersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: folder.url)
     }
     #expect(metadataError?.message.contains("is a folder") == true, "\(metadataError?.message ?? "")")
+  }
+
+  @Test("An emptied Z_PRIMARYKEY is repaired from the rows when the store is opened read-write: saves go on with new keys")
+  func emptiedKeyCounters() throws {
+    let folder = try TemporaryFolder()
+    let url = folder.appending("Store.sqlite")
+    let model = try Self.noteModel()
+    func add(_ title: String) throws {
+      let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+      let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
+      defer { try? coordinator.remove(store) }
+      let context = ManagedObjectContext(concurrencyType: .privateQueue)
+      context.persistentStoreCoordinator = coordinator
+      try context.performAndWait {
+        ManagedObject(entity: try #require(model.entitiesByName["Note"]), insertInto: context).setValue(title, forKey: "title")
+        try context.save()
+      }
+    }
+    try add("one")
+    try add("two")
+    let queue = try DatabaseQueue(path: url.path)
+    try queue.write { try $0.execute(sql: "DELETE FROM Z_PRIMARYKEY") }
+    try queue.close()
+    try add("three")
+    #expect(try Self.titles(url, model: model) == ["one", "three", "two"])
+    #expect(try rawRows(url, "SELECT Z_MAX FROM Z_PRIMARYKEY")[0][0] as Int == 3)
+    #expect(try rawRows(url, "SELECT Z_NAME FROM Z_PRIMARYKEY")[0][0] as String == "Note")
   }
 
   @Test("A primary-key counter at the end of the 64-bit range is a typed error; nothing is written")

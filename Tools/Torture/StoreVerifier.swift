@@ -8,7 +8,8 @@ import ObjectGraph
 /// - Every batch whose save returned (the child printed "saved k") is there, whole.
 /// - No batch is there in part: the store equals the state after some batch L, with L the last
 ///   acknowledged batch or the one after it (its save may have committed just before the kill).
-/// - The store opens through ObjectGraph and passes `PRAGMA integrity_check`.
+/// - The store opens through ObjectGraph first, as the app's next launch opens it (before any other
+///   connection could roll back a leftover journal or fold a `-wal` for it), and passes `PRAGMA integrity_check`.
 /// - `Z_PRIMARYKEY`'s counters are past every `Z_PK` in use, and every row's `Z_OPT` is the number of
 ///   saves that wrote it.
 struct StoreVerifier {
@@ -30,6 +31,15 @@ struct StoreVerifier {
       if acknowledged > 0 { outcome.problems.append("the store file is gone, yet \(acknowledged) batches were saved") }
       return outcome
     }
+    // The app's next launch: the engine opens the file first, whatever the kill left beside it (a hot
+    // journal, a -wal, a store whose creation never committed).
+    let opened: ManagedObjectContext
+    do {
+      opened = try TutorialStore.context(store: storeURL, journalMode: journalMode)
+    } catch {
+      outcome.problems.append("REFUSED: ObjectGraph cannot open the store the kill left (as the app's next launch would): \(error)")
+      return outcome
+    }
     do {
       var configuration = Configuration()
       configuration.readonly = false  // WAL recovery may need to write the -shm file
@@ -40,7 +50,7 @@ struct StoreVerifier {
       outcome.problems.append("the store cannot be read with SQLite: \(error)")
       return outcome
     }
-    checkThroughObjectGraph(into: &outcome)
+    checkThroughObjectGraph(opened, into: &outcome)
     return outcome
   }
 
@@ -94,10 +104,8 @@ struct StoreVerifier {
     }
   }
 
-  private func checkThroughObjectGraph(into outcome: inout Outcome) {
-    guard outcome.lastBatch > 0 || acknowledged > 0 else { return }
+  private func checkThroughObjectGraph(_ context: ManagedObjectContext, into outcome: inout Outcome) {
     do {
-      let context = try TutorialStore.context(store: storeURL, journalMode: journalMode)
       let count = try context.performAndWait { try context.count(for: FetchRequest<Note>(entityName: "Note")) }
       let expected = Workload.expectedNotes(afterBatch: outcome.lastBatch).count
       if count != expected { outcome.problems.append("ObjectGraph counts \(count) notes, the rows say \(expected)") }

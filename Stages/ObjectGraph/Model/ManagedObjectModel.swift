@@ -205,6 +205,15 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
       guard byName[entity.name] == nil else {
         throw ObjectGraphError(.modelInvalid, "Two entities are named '\(entity.name)'. Entity names must be unique.")
       }
+      // An entity's table is `Z` and its name in capitals, letters, digits and `_` kept: a name starting
+      // with `_` would give a `Z_…` table, the prefix of the store's own (`Z_PRIMARYKEY`, `Z_METADATA`, join tables).
+      let kept = entity.name.unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) || $0 == "_" }
+      guard kept.first != "_" else {
+        throw ObjectGraphError(
+          .modelInvalid,
+          "Entity '\(entity.name)' would be stored in table Z\(String(String.UnicodeScalarView(kept)).uppercased()), and names starting with Z_ are the store's own (Z_PRIMARYKEY, Z_METADATA, join tables). Start the entity's name with a letter, as Xcode requires."
+        )
+      }
       byName[entity.name] = entity
     }
     for entity in entities {

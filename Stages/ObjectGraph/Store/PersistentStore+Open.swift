@@ -76,8 +76,9 @@ extension PersistentStore {
     if !options.readOnly {
       // What a process killed at the wrong moment leaves: an unfinished transaction (a hot journal, rolled
       // back as any SQLite writer would), or a store whose creation never committed (finished now).
+      let hadJournal = ["-wal", "-journal"].contains { FileManager.default.fileExists(atPath: url.path + $0) }
       try rollBackHotJournal(url: url)
-      if try isUnfinishedCreation(url: url) {
+      if try isUnfinishedCreation(url: url, hadJournal: hadJournal) {
         try finishCreation(url: url, options: options, model: model, entities: entities)
       }
     }
@@ -101,6 +102,7 @@ extension PersistentStore {
           try StoreMetadata.update(database, with: StoreMetadata.hashKeys(hashes), url: url)
           metadata = try readMetadata(url: url)
         }
+        try repairPrimaryKeys(in: database, schema: schema, url: url)
         try reconcileFetchIndexes(in: database, schema: schema, metadata: metadata, url: url)
         try StoreModelCache.update(database, to: model, url: url)
       } catch {

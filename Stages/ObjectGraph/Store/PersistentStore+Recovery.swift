@@ -36,25 +36,26 @@ extension PersistentStore {
   }
 
   /// Whether the file is a SQLite database without a single table, as a first launch killed while it created
-  /// its store leaves one: 0 bytes, or one page (the journal mode in its header) with the creating
-  /// connection's `-wal` or `-journal` still beside it. Looked at only when the file is that small: a store
-  /// with tables has at least two pages.
+  /// its store leaves one: 0 bytes, or one page in rollback-journal mode, or one page in WAL mode with the
+  /// creating connection's `-wal` or `-journal` beside it (`hadJournal`: there before a rollback removed it).
+  /// Looked at only when the file is that small: a store with tables has at least two pages.
   ///
   /// A one-page file *without* a `-wal` beside it is not taken for one: that is what a store in WAL mode looks
   /// like when it was moved or copied without its `-wal` (which holds its tables and rows), and writing a new
   /// store into it would make that `-wal` useless. It is refused, saying so (``readMetadata(url:)``).
-  static func isUnfinishedCreation(url: URL) throws -> Bool {
+  static func isUnfinishedCreation(url: URL, hadJournal: Bool) throws -> Bool {
     guard let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int else { return false }
     if size > 0 {
-      let journals = ["-wal", "-journal"].filter { FileManager.default.fileExists(atPath: url.path + $0) }
-      guard !journals.isEmpty else { return false }
       guard let handle = FileHandle(forReadingAtPath: url.path) else { return false }
       defer { try? handle.close() }
-      let header = (try? handle.read(upToCount: 18)) ?? Data()
-      guard header.count == 18, header.starts(with: Data("SQLite format 3\u{0}".utf8)) else { return false }
+      let header = (try? handle.read(upToCount: 19)) ?? Data()
+      guard header.count == 19, header.starts(with: Data("SQLite format 3\u{0}".utf8)) else { return false }
       let raw = Int(header[16]) << 8 | Int(header[17])
       let pageSize = raw == 1 ? 65_536 : raw
       guard size <= pageSize else { return false }
+      // In WAL mode (header byte 18 is 2), only with the creating connection's journal beside it.
+      let isWAL = header[18] == 2
+      guard !isWAL || hadJournal || FileManager.default.fileExists(atPath: url.path + "-wal") else { return false }
     }
     do {
       return try inspect(url: url) { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0 } == 0
@@ -85,6 +86,49 @@ extension PersistentStore {
         .persistentStoreOpen,
         "\(url.path) is a store whose creation was interrupted (a SQLite file without tables), and finishing it failed", error,
         advice: "Check that the file and its folder are writable.", url: url)
+    }
+  }
+}
+
+extension PersistentStore {
+  /// Makes `Z_PRIMARYKEY` hand out keys past every row, when a store is opened read-write: a row missing for
+  /// one of the model's entities is added, and a table's counter behind its highest `Z_PK` (the table emptied
+  /// or edited by hand, a tool that inserted rows without counting them) is raised to it. Counters are never
+  /// lowered; a store whose counters are right is only read (one `MAX(Z_PK)` per table).
+  static func repairPrimaryKeys(in database: DatabaseQueue, schema: SQLiteSchema, url: URL?) throws {
+    let rows = schema.primaryKeyRows()
+    do {
+      let needed = try database.read { db -> [(number: Int64, name: String, superNumber: Int64, maximum: Int64?)] in
+        let stored = Dictionary(
+          try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY").map { ($0["Z_ENT"] as Int64, $0["Z_MAX"] as Int64? ?? 0) },
+          uniquingKeysWith: { first, _ in first })
+        var repairs: [(number: Int64, name: String, superNumber: Int64, maximum: Int64?)] = []
+        for row in rows {
+          guard let entity = schema.entityByNumber[row.number], let mapping = schema.byIdentity[ObjectIdentifier(entity)] else { continue }
+          let isRoot = mapping.rootNumber == row.number
+          let highest = isRoot ? (try Int64.fetchOne(db, sql: "SELECT MAX(Z_PK) FROM \(mapping.table)") ?? 0) : 0
+          switch stored[row.number] {
+          case nil: repairs.append((row.number, row.name, row.superNumber, highest))
+          case let counter? where isRoot && counter < highest: repairs.append((row.number, row.name, row.superNumber, highest))
+          default: continue
+          }
+        }
+        return repairs
+      }
+      guard !needed.isEmpty else { return }
+      try database.write { db in
+        for repair in needed {
+          try db.execute(
+            sql:
+              "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?) ON CONFLICT(Z_ENT) DO UPDATE SET Z_MAX = MAX(Z_MAX, excluded.Z_MAX)",
+            arguments: [repair.number, repair.name, repair.superNumber, repair.maximum ?? 0])
+        }
+      }
+    } catch let error as DatabaseError {
+      throw ObjectGraphError.database(
+        .persistentStoreOpen,
+        "The store at \(url?.path ?? "memory") lacks primary-key counters (Z_PRIMARYKEY) for some of its tables, and repairing them failed",
+        error, advice: "Check that the file is writable; the rows themselves were not touched.", url: url)
     }
   }
 }
