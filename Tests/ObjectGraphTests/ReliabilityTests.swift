@@ -270,6 +270,40 @@ struct ReliabilityTests {
     #expect(try rawRows(url, "SELECT Z_NAME FROM Z_PRIMARYKEY")[0][0] as String == "Note")
   }
 
+  @Test("Messages name the real cause: a dropped entity table (134020), a -wal from another database")
+  func messagesNameTheCause() throws {
+    let folder = try TemporaryFolder()
+    let model = try Self.noteModel()
+    let dropped = folder.appending("Dropped.sqlite")
+    _ = try Self.titles(dropped, model: model)
+    let queue = try DatabaseQueue(path: dropped.path)
+    try queue.write { try $0.execute(sql: "DROP TABLE ZNOTE") }
+    try queue.close()
+    let bytes = try Data(contentsOf: dropped)
+    let error = expectCode(.persistentStoreIncompatibleSchema) { _ = try Self.titles(dropped, model: model) }
+    #expect(error?.message.contains("ZNOTE") == true && error?.message.contains("changed outside Core Data") == true)
+    #expect(try Data(contentsOf: dropped) == bytes)
+
+    // A store whose -wal came from another database.
+    let store = folder.appending("Store.sqlite")
+    _ = try Self.titles(store, model: model)
+    let other = folder.appending("Other.sqlite")
+    let writer = try DatabaseQueue(path: other.path)
+    try writer.writeWithoutTransaction { try $0.execute(sql: "PRAGMA journal_mode = WAL") }
+    try writer.write { db in
+      try db.execute(sql: "CREATE TABLE t (x BLOB)")
+      for _ in 0..<50 { try db.execute(sql: "INSERT INTO t VALUES (randomblob(3000))") }
+    }
+    try FileManager.default.copyItem(atPath: other.path + "-wal", toPath: store.path + "-wal")
+    try writer.close()
+    do {
+      _ = try Self.titles(store, model: model, options: StoreOptions(readOnly: true))
+    } catch let error as ObjectGraphError {
+      // SQLite may read the foreign log as garbage (refused, naming the -wal) or ignore it (opens).
+      #expect(error.message.contains("-wal"), "\(error.message)")
+    }
+  }
+
   @Test("A primary-key counter at the end of the 64-bit range is a typed error; nothing is written")
   func keyOverflow() throws {
     let folder = try TemporaryFolder()

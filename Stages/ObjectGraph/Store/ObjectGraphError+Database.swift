@@ -17,18 +17,35 @@ extension ObjectGraphError {
     if let sql = error.sql { detail += "; SQL: \(sql)" }
     detail += ")"
     // The causes a user can act on get their own advice, ahead of the caller's more general one.
-    let cause: String? =
-      switch error.resultCode {
-      case .SQLITE_FULL:
-        "The disk (or the store's max_page_count) is full: free some space and save again; the context keeps its changes."
-      case .SQLITE_READONLY:
+    let cause: String?
+    switch error.resultCode {
+    case .SQLITE_FULL:
+      // What to do again depends on what failed: a save (the context keeps its changes), a migration or an
+      // open (the file is as it was).
+      cause =
+        code == .persistentStoreSave || code == .managedObjectConstraintMerge
+        ? "The disk (or the store's max_page_count) is full: free some space and save again; the context keeps its changes."
+        : "The disk (or the store's max_page_count) is full: free some space and try again; the file was left as it was."
+    case .SQLITE_READONLY where error.extendedResultCode.rawValue == 1288 /* SQLITE_READONLY_CANTINIT */:
+      cause =
+        "SQLite reads a store in WAL mode through a -shm file beside it, which it could not create: the folder cannot "
+        + "be written. Copy the store with its -wal to a folder you can write, or make this one writable."
+    case .SQLITE_READONLY:
+      cause =
         "The store's file or its folder cannot be written (a read-only file system, or permissions): "
-          + "open it with StoreOptions(readOnly: true) to read it, or copy it somewhere writable."
-      case .SQLITE_BUSY:
-        "Another connection (another process, say) held the store's write lock for longer than the busy timeout: "
-          + "try again, and keep other writers' transactions short."
-      default: nil
-      }
+        + "open it with StoreOptions(readOnly: true) to read it, or copy it somewhere writable."
+    case .SQLITE_BUSY:
+      cause =
+        "Another connection (another process, say) held the store's lock for longer than the busy timeout, or opened it in "
+        + "another journal mode (every coordinator of a store must use the same journal_mode pragma): keep other writers' "
+        + "transactions short, and give every coordinator the same StoreOptions.sqlitePragmas."
+    case .SQLITE_IOERR:
+      cause = "The disk reported an error: most often it is full (free some space), or the file was changed or removed by another program."
+    case .SQLITE_CANTOPEN:
+      cause = "SQLite could not open the file or one beside it (-wal, -shm, -journal): check that they exist, are files, and are readable."
+    default:
+      cause = nil
+    }
     let message = "\(doing): \(detail)." + [cause, advice].compactMap { $0.map { " \($0)" } }.joined()
     return ObjectGraphError(code, message, url: url, underlyingError: error, sqliteResultCode: error.extendedResultCode.rawValue)
   }

@@ -94,6 +94,13 @@ extension PersistentStore {
     let schema = SQLiteSchema(entities: entities, layout: SQLiteSchema.Layout(metadata: metadata))
     let sideFiles = options.readOnly ? SideFiles(of: url) : nil
     let database = try makeDatabase(path: url.path, options: options, readOnly: options.readOnly, url: url)
+    do {
+      try refuseMissingTables(in: database, schema: schema, url: url)
+    } catch {
+      try? database.close()
+      sideFiles?.removeNewOnes()
+      throw error
+    }
     if !options.readOnly {
       do {
         if match == .legacy {
@@ -199,9 +206,12 @@ extension PersistentStore {
         return (tables, row?["Z_PLIST"], row?["Z_UUID"])
       }
     } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT {
+      let advice =
+        FileManager.default.fileExists(atPath: url.path + "-wal")
+        ? "The files were left untouched. A -wal file lies beside it: when the store file itself is sound, that -wal (from another database, or damaged) is the problem; move the -wal and the -shm away, not the store, and open it again."
+        : "The file was left untouched. Point the store at another file, or move this one away if it is not needed."
       throw ObjectGraphError.database(
-        .persistentStoreInvalidType, "\(url.path) is not a SQLite database (or it is damaged)", error,
-        advice: "The file was left untouched. Point the store at another file, or move this one away if it is not needed.", url: url)
+        .persistentStoreInvalidType, "\(url.path) is not a SQLite database (or it is damaged)", error, advice: advice, url: url)
     } catch let error as DatabaseError where hasHotJournal(url: url) {
       throw ObjectGraphError.database(
         .persistentStoreOpen,
@@ -226,9 +236,13 @@ extension PersistentStore {
         url: url)
     }
     guard raw.tables.contains("Z_METADATA"), raw.tables.contains("Z_PRIMARYKEY") else {
+      let walNote =
+        FileManager.default.fileExists(atPath: url.path + "-wal")
+        ? " A -wal file lies beside it, and SQLite reads the two as one: if the store file itself is yours, that -wal may come from another database; move the -wal and the -shm away, not the store, and open it again."
+        : " Use another file for the store."
       throw ObjectGraphError(
         .persistentStoreInvalidType,
-        "\(url.path) is a SQLite database but not an ObjectGraph (Core Data) store: it has no Z_METADATA / Z_PRIMARYKEY tables (tables: \(raw.tables.sorted().prefix(8).joined(separator: ", "))). The file was left untouched. Use another file for the store.",
+        "\(url.path) is a SQLite database but not an ObjectGraph (Core Data) store: it has no Z_METADATA / Z_PRIMARYKEY tables (tables: \(raw.tables.sorted().prefix(8).joined(separator: ", "))). The file was left untouched.\(walNote)",
         url: url)
     }
     guard let plist = raw.plist, var metadata = StoreMetadata.decode(plist),
@@ -243,6 +257,23 @@ extension PersistentStore {
     // kept it in both), and reports it among the metadata.
     if let uuid = raw.uuid, !uuid.isEmpty { metadata[StoreMetadataKey.storeUUID] = uuid }
     return metadata
+  }
+
+  /// Refuses a store whose metadata matches the model but whose file lacks tables the model's layout needs
+  /// (dropped by a tool, or a file edited by hand): every fetch and save would fail on it.
+  private static func refuseMissingTables(in database: DatabaseQueue, schema: SQLiteSchema, url: URL) throws {
+    let present: Set<String>
+    do {
+      present = Set(try database.read { try String.fetchAll($0, sql: "SELECT name FROM sqlite_master WHERE type = 'table'") })
+    } catch let error as DatabaseError {
+      throw ObjectGraphError.database(.persistentStoreOpen, "Cannot read the tables of \(url.path)", error, url: url)
+    }
+    let missing = Set(schema.tables.keys).union(schema.joinTables.keys).subtracting(present).sorted()
+    guard !missing.isEmpty else { return }
+    throw ObjectGraphError(
+      .persistentStoreIncompatibleSchema,
+      "The store at \(url.path) has the model's version hashes but lacks the table(s) \(missing.joined(separator: ", ")) that its entities are stored in: the file was changed outside Core Data. It was left untouched. Restore it from a backup, or move it away to start a new store.",
+      url: url)
   }
 
   /// Refuses a store URL that names something other than a regular file before SQLite opens it: a folder

@@ -64,6 +64,9 @@ public struct ObjectGraphError: Error, Sendable, CustomStringConvertible {
     public static let managedObjectConstraintMerge = Code(rawValue: 133021)
     /// 134000: the store type or the file is not one this engine can open.
     public static let persistentStoreInvalidType = Code(rawValue: 134000)
+    /// 134020: the store file lacks tables its model needs: it was changed outside Core Data (Core Data's
+    /// `NSPersistentStoreIncompatibleSchemaError`).
+    public static let persistentStoreIncompatibleSchema = Code(rawValue: 134020)
     /// 134030: the store could not be written (Core Data's `NSPersistentStoreSaveError`).
     public static let persistentStoreSave = Code(rawValue: 134030)
     /// 134060: a generic store failure (Core Data's `NSCoreDataError`).
