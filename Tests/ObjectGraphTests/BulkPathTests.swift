@@ -183,13 +183,14 @@ struct BulkPathTests {
       note.title = "kept"
       try stack.context.save()
     }
-    // Another program winds the primary-key counter back, so the next insert collides with the first row.
+    // Another program winds the primary-key counter back while the store is open (an open repairs a counter
+    // behind its rows), so the next insert collides with the first row.
+    let (_, context) = try stack.reopened()
     var configuration = Configuration()
     configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
     try DatabaseQueue(path: stack.storeURL.path, configuration: configuration).write { db in
       try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = 0")
     }
-    let (_, context) = try stack.reopened()
     context.performAndWait {
       for index in 0..<3 {
         let note = Note(context: context)

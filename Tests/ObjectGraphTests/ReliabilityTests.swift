@@ -304,6 +304,31 @@ struct ReliabilityTests {
     }
   }
 
+  @Test("A refused file whose header says WAL gains no side files: damaged, foreign, or with garbage metadata")
+  func refusedFilesStayAlone() throws {
+    let folder = try TemporaryFolder()
+    let model = try Self.noteModel()
+    let good = folder.appending("Good.sqlite")
+    _ = try Self.titles(good, model: model)
+    var damaged = try Data(contentsOf: good)
+    for offset in stride(from: 100, to: damaged.count, by: 7) { damaged[offset] = 0xA5 }
+    let cases: [(String, Data)] = [
+      ("Damaged.sqlite", damaged),
+      ("Truncated.sqlite", try Data(contentsOf: good).prefix(1500)),
+    ]
+    for (name, bytes) in cases {
+      let url = folder.appending(name)
+      try bytes.write(to: url)
+      #expect(bytes.count > 19 && bytes[18] == 2, "\(name) says WAL in its header")
+      _ = try? Self.titles(url, model: model)
+      _ = try? Self.titles(url, model: model, options: StoreOptions(readOnly: true))
+      #expect(try Data(contentsOf: url) == bytes, "\(name) changed")
+      for suffix in ["-wal", "-shm", "-journal"] {
+        #expect(!FileManager.default.fileExists(atPath: url.path + suffix), "\(name)\(suffix) was left")
+      }
+    }
+  }
+
   @Test("A primary-key counter at the end of the 64-bit range is a typed error; nothing is written")
   func keyOverflow() throws {
     let folder = try TemporaryFolder()

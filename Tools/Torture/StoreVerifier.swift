@@ -31,6 +31,10 @@ struct StoreVerifier {
       if acknowledged > 0 { outcome.problems.append("the store file is gone, yet \(acknowledged) batches were saved") }
       return outcome
     }
+    // The key counters as the kill left them, read without changing the file (a read-only connection cannot
+    // roll a journal back or fold a -wal): the engine repairs a counter behind its rows when it opens a store,
+    // which would hide a save that left one behind.
+    checkCountersAsLeft(into: &outcome)
     // The app's next launch: the engine opens the file first, whatever the kill left beside it (a hot
     // journal, a -wal, a store whose creation never committed).
     let opened: ManagedObjectContext
@@ -95,13 +99,27 @@ struct StoreVerifier {
     let notebookVersions = try Int64.fetchAll(db, sql: "SELECT Z_OPT FROM ZNOTEBOOK")
     if notebookVersions.contains(where: { $0 < 1 }) { outcome.problems.append("a notebook's Z_OPT is below 1") }
 
-    // Z_PRIMARYKEY: the next key handed out must be past every key in use.
-    for (entity, table) in [("Note", "ZNOTE"), ("Notebook", "ZNOTEBOOK"), ("Tag", "ZTAG"), ("Attachment", "ZATTACHMENT")] {
-      guard try db.tableExists(table) else { continue }
-      let highest = try Int64.fetchOne(db, sql: "SELECT MAX(Z_PK) FROM \(table)") ?? 0
-      let counter = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = ?", arguments: [entity]) ?? -1
-      if counter < highest { outcome.problems.append("Z_PRIMARYKEY's Z_MAX for \(entity) is \(counter), but Z_PK \(highest) is in use") }
+  }
+
+  /// Z_PRIMARYKEY, as the kill left it: the next key handed out must be past every key in use. Skipped when
+  /// a read-only connection cannot read the file (a hot journal: the engine rolls it back on open, and the
+  /// counters that count are then the last committed ones, which `checkRaw` sees).
+  private func checkCountersAsLeft(into outcome: inout Outcome) {
+    var configuration = Configuration()
+    configuration.readonly = true
+    guard let database = try? DatabaseQueue(path: storeURL.path, configuration: configuration) else { return }
+    defer { try? database.close() }
+    let problems = try? database.read { db -> [String] in
+      var problems: [String] = []
+      for (entity, table) in [("Note", "ZNOTE"), ("Notebook", "ZNOTEBOOK"), ("Tag", "ZTAG"), ("Attachment", "ZATTACHMENT")] {
+        guard try db.tableExists(table) else { continue }
+        let highest = try Int64.fetchOne(db, sql: "SELECT MAX(Z_PK) FROM \(table)") ?? 0
+        let counter = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = ?", arguments: [entity]) ?? -1
+        if counter < highest { problems.append("Z_PRIMARYKEY's Z_MAX for \(entity) is \(counter), but Z_PK \(highest) is in use") }
+      }
+      return problems
     }
+    outcome.problems += problems ?? []
   }
 
   private func checkThroughObjectGraph(_ context: ManagedObjectContext, into outcome: inout Outcome) {

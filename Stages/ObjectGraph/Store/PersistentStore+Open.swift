@@ -93,7 +93,13 @@ extension PersistentStore {
     }
     let schema = SQLiteSchema(entities: entities, layout: SQLiteSchema.Layout(metadata: metadata))
     let sideFiles = options.readOnly ? SideFiles(of: url) : nil
-    let database = try makeDatabase(path: url.path, options: options, readOnly: options.readOnly, url: url)
+    let database: DatabaseQueue
+    do {
+      database = try makeDatabase(path: url.path, options: options, readOnly: options.readOnly, url: url)
+    } catch {
+      sideFiles?.removeNewOnes()
+      throw error
+    }
     do {
       try refuseMissingTables(in: database, schema: schema, url: url)
     } catch {
@@ -182,11 +188,10 @@ extension PersistentStore {
   /// was not there before (``SideFiles``).
   static func inspect<T>(url: URL, _ body: (Database) throws -> T) throws -> T {
     let before = SideFiles(of: url)
+    // Registered before the open: opening a damaged WAL file can make the side files and then fail.
+    defer { before.removeNewOnes() }
     let queue = try inspector(url: url)
-    defer {
-      try? queue.close()
-      before.removeNewOnes()
-    }
+    defer { try? queue.close() }
     return try queue.read(body)
   }
 

@@ -35,8 +35,20 @@ struct SideFiles: Sendable {
     configuration.label = "ObjectGraph.tidy"
     // Never wait: a store busy elsewhere keeps its files.
     configuration.busyMode = .immediateError
-    guard let queue = try? DatabaseQueue(path: url.path, configuration: configuration) else { return }
-    _ = try? queue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM sqlite_master") }
-    try? queue.close()
+    var unreadable = false
+    do {
+      let queue = try DatabaseQueue(path: url.path, configuration: configuration)
+      defer { try? queue.close() }
+      _ = try queue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM sqlite_master") }
+    } catch let error as DatabaseError {
+      unreadable = [.SQLITE_NOTADB, .SQLITE_CORRUPT, .SQLITE_IOERR].contains(error.resultCode)
+    } catch {}
+    // A file SQLite cannot read (damaged, not a database, its header saying WAL) never gets SQLite's own
+    // clean-up: the files the look made are removed here when the log is still empty, as only the look can
+    // have made it (no connection could write to a file it cannot read).
+    guard unreadable else { return }
+    let wal = url.path + "-wal"
+    guard ((try? FileManager.default.attributesOfItem(atPath: wal))?[.size] as? Int ?? 0) == 0 else { return }
+    for suffix in Self.suffixes { try? FileManager.default.removeItem(atPath: url.path + suffix) }
   }
 }
