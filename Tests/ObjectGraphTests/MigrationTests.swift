@@ -557,6 +557,9 @@ struct MigrationTests {
     ])
     let error = expectCode(.migration) { _ = try Self.open(version2, at: url, options: full) }
     #expect(error?.sqlitePrimaryResultCode == 13)
+    // A migration's full disk is not a save's: no "save again", the file is as it was.
+    #expect(error?.message.contains("the file was left as it was") == true, "\(error?.message ?? "")")
+    #expect(error?.message.contains("save again") == false)
     #expect(try Self.fileBytes(url) == before.0)
     #expect(try Self.fetch("Note", in: try Self.open(version2, at: url)).count == 500)
   }

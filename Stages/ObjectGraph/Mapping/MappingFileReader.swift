@@ -31,16 +31,8 @@ enum MappingFileReader {
     }
     let file =
       isDirectory.boolValue ? url.appendingPathComponent(xcodeFileName, isDirectory: false) : url
-    let data: Data
-    do {
-      data = try Data(contentsOf: file)
-    } catch {
-      throw ObjectGraphError(
-        .modelInvalid,
-        "Cannot read the mapping model file '\(file.path)': \(error.localizedDescription). Pass a .cdm file or a "
-          + ".xcmappingmodel folder holding xcmapping.xml.",
-        url: file)
-    }
+    let data = try ModelFile.read(
+      file, what: "the mapping model file", remedy: "Pass a .cdm file or a .xcmappingmodel folder holding xcmapping.xml.")
     let mappings: [EntityMapping]
     do {
       if BinaryPropertyList.isBinaryPropertyList(data) {

@@ -197,16 +197,7 @@ enum CompiledModelLoader {
     let remedy =
       "Copy the compiled model Xcode built (the .momd folder in the app bundle) again, or load the source "
       + ".xcdatamodeld instead."
-    let data: Data
-    do {
-      data = try Data(contentsOf: file)
-    } catch {
-      throw ObjectGraphError(
-        .modelInvalid,
-        "Cannot read the compiled model file '\(file.path)': \(error.localizedDescription). Check that it is "
-          + "readable.",
-        url: file)
-    }
+    let data = try ModelFile.read(file, what: "the compiled model file", remedy: "Check that it is readable.")
     do {
       let plist = try BinaryPropertyList.read(data)
       let archive = try KeyedArchive(plist)

@@ -140,15 +140,7 @@ enum XcodeModelLoader {
           + "XML there). Restore it from version control, or re-create the version in Xcode.",
         url: file)
     }
-    let data: Data
-    do {
-      data = try Data(contentsOf: file)
-    } catch {
-      throw ObjectGraphError(
-        .modelInvalid,
-        "Cannot read the Xcode model file '\(file.path)': \(error.localizedDescription). Check that it is readable.",
-        url: file)
-    }
+    let data = try ModelFile.read(file, what: "the Xcode model file", remedy: "Check that it is readable.")
     let root = try XMLTree.parse(data, file: file)
     var reader = ModelReader(file: file)
     return try reader.read(root)
