@@ -234,6 +234,18 @@ struct AppleStoreTests {
     #expect(try Self.indexes(fixture.url)["Z_Car_color"] != nil)
   }
 
+  @Test("A Core Data store without a model cache gets none of the engine's, and no engine key in its metadata", .needsFixtures)
+  func noCacheAdded() throws {
+    let folder = try TemporaryFolder()
+    let fixture = try Fixture(Fixtures.appleStoreFiles[1], in: folder)
+    try DatabaseQueue(path: fixture.url.path).write { try $0.execute(sql: "DELETE FROM Z_MODELCACHE") }
+    let metadata = try rawRows(fixture.url, "SELECT Z_PLIST FROM Z_METADATA")[0]["Z_PLIST"] as Data
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: fixture.model)
+    try coordinator.remove(try coordinator.addPersistentStore(type: .sqlite, at: fixture.url))
+    #expect(try rawRows(fixture.url, "SELECT count(*) FROM Z_MODELCACHE")[0][0] as Int == 0)
+    #expect(try rawRows(fixture.url, "SELECT Z_PLIST FROM Z_METADATA")[0]["Z_PLIST"] as Data == metadata)
+  }
+
   /// What `changeAndInsert` did, for the checks on the file.
   struct Change {
     /// Objects inserted, by the entity number of their table's root.

@@ -68,6 +68,39 @@ struct ReliabilityTests {
     }
   }
 
+  @Test("Root entities whose tables would share a name are refused when the model loads")
+  func clashingTables() throws {
+    let a = EntityDescription(name: "Note", properties: [])
+    let b = EntityDescription(name: "NOTE", properties: [])
+    let error = expectCode(.modelInvalid) { _ = try ManagedObjectModel(entities: [a, b]) }
+    #expect(error?.message.contains("ZNOTE") == true)
+  }
+
+  @Test("Eight coordinators creating the same new store at once: one creates it, all open it, every save is kept")
+  func concurrentCreation() throws {
+    let folder = try TemporaryFolder()
+    let url = folder.appending("Store.sqlite")
+    let model = try Self.noteModel()
+    let failures = Locked<[String]>([])
+    DispatchQueue.concurrentPerform(iterations: 8) { index in
+      do {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
+        let context = ManagedObjectContext(concurrencyType: .privateQueue)
+        context.persistentStoreCoordinator = coordinator
+        try context.performAndWait {
+          ManagedObject(entity: try #require(model.entitiesByName["Note"]), insertInto: context).setValue("note \(index)", forKey: "title")
+          try context.save()
+        }
+        try coordinator.remove(store)
+      } catch {
+        failures.withLock { $0.append("\(index): \(error)") }
+      }
+    }
+    #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
+    #expect(try Self.titles(url, model: model) == (0..<8).map { "note \($0)" }.sorted())
+  }
+
   // MARK: - Files a killed process leaves
 
   static func noteModel(extra: Bool = false) throws -> ManagedObjectModel {
@@ -146,30 +179,35 @@ struct ReliabilityTests {
     #expect(FileManager.default.createFile(atPath: empty.path, contents: Data()))
     _ = expectCode(.persistentStoreInvalidType) { _ = try Self.titles(empty, model: model, options: StoreOptions(readOnly: true)) }
     #expect(try Self.titles(empty, model: model) == [])
-    // One page with WAL in its header, no tables, and the creating connection's -wal beside it: the process
-    // was killed before its first transaction committed.
-    let walOnly = folder.appending("WAL.sqlite")
+    // A file in rollback mode without tables: the engine makes a store's tables in rollback mode and turns
+    // WAL on after they are committed, so this is what a kill during creation leaves.
+    let walOnly = folder.appending("Rollback.sqlite")
     let creating = try DatabaseQueue(path: walOnly.path)
-    try creating.writeWithoutTransaction { try $0.execute(sql: "PRAGMA journal_mode = WAL") }
-    for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: walOnly.path + suffix) {
-      try FileManager.default.copyItem(atPath: walOnly.path + suffix, toPath: folder.appending("Moved.sqlite").path + suffix)
+    try creating.writeWithoutTransaction { db in
+      try db.execute(sql: "PRAGMA auto_vacuum = 2")
+      try db.execute(sql: "CREATE TABLE scratch (x)")
+      try db.execute(sql: "DROP TABLE scratch")
     }
     try creating.close()
-    try FileManager.default.removeItem(at: walOnly)
-    try FileManager.default.moveItem(at: folder.appending("Moved.sqlite"), to: walOnly)
-    if !FileManager.default.fileExists(atPath: walOnly.path + "-wal") {
-      #expect(FileManager.default.createFile(atPath: walOnly.path + "-wal", contents: Data()))
-    }
-    // The same file without a -wal is what a WAL store copied without its -wal looks like: refused, saying so,
-    // and left alone (its -wal, somewhere, holds the rows).
+    // A WAL file without tables, with an empty -wal beside it or none, is what a store separated from its
+    // -wal looks like: refused, saying so, and left alone (its -wal, somewhere, holds the rows).
     let separated = folder.appending("Separated.sqlite")
-    try FileManager.default.copyItem(at: walOnly, to: separated)
-    let separatedBytes = try Data(contentsOf: separated)
-    let refusal = expectCode(.persistentStoreInvalidType) { _ = try Self.titles(separated, model: model) }
-    #expect(refusal?.message.contains("without its -wal") == true, "\(refusal?.message ?? "")")
-    #expect(try Data(contentsOf: separated) == separatedBytes)
-    #expect(
-      !FileManager.default.fileExists(atPath: separated.path + "-wal") && !FileManager.default.fileExists(atPath: separated.path + "-shm"))
+    let separating = try DatabaseQueue(path: separated.path)
+    try separating.writeWithoutTransaction { db in
+      try db.execute(sql: "PRAGMA journal_mode = WAL")
+      try db.execute(sql: "CREATE TABLE scratch (x)")
+      try db.execute(sql: "DROP TABLE scratch")
+    }
+    try separating.close()
+    for withLog in [false, true] {
+      if withLog { #expect(FileManager.default.createFile(atPath: separated.path + "-wal", contents: Data())) }
+      let separatedBytes = try Data(contentsOf: separated)
+      let refusal = expectCode(.persistentStoreInvalidType) { _ = try Self.titles(separated, model: model) }
+      #expect(refusal?.message.contains("without its -wal") == true, "\(refusal?.message ?? "")")
+      #expect(try Data(contentsOf: separated) == separatedBytes)
+    }
+    // (The -wal was there before the look, so the look's -shm stays beside it: only a checkpoint could remove
+    // them, and that would change the file.)
     let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
     let store = try coordinator.addPersistentStore(type: .sqlite, at: walOnly)
     let context = ManagedObjectContext(concurrencyType: .privateQueue)

@@ -216,6 +216,19 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
       }
       byName[entity.name] = entity
     }
+    // Root entities whose names differ only in case or punctuation would share one table `Z<NAME>`.
+    var tables: [String: String] = [:]
+    for entity in entities where entity.superentity == nil {
+      let table = String(
+        String.UnicodeScalarView(entity.name.uppercased().unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) || $0 == "_" }))
+      if let other = tables[table] {
+        throw ObjectGraphError(
+          .modelInvalid,
+          "Entities '\(other)' and '\(entity.name)' would both be stored in table Z\(table) (names are upper-cased, and characters other than letters, digits and _ dropped). Rename one."
+        )
+      }
+      tables[table] = entity.name
+    }
     for entity in entities {
       var seen: Set<ObjectIdentifier> = [ObjectIdentifier(entity)]
       var parent = entity.superentity

@@ -15,8 +15,9 @@ extension PersistentStore {
   ///   named `Z_…` but not `…_INDEX` is its own) and the model no longer wants it. An index the engine did
   ///   not make (Core Data's, an app's, one for a uniqueness constraint of a subentity) stays.
   ///
-  /// A store whose indexes already match is only read; otherwise the changes and the updated list are
-  /// written in one transaction.
+  /// A store whose indexes already match is only read; otherwise the changes (and, in a store the engine
+  /// made, the updated list) are written in one transaction, with `IF NOT EXISTS`/`IF EXISTS`, so another
+  /// opener doing the same at once is no error.
   static func reconcileFetchIndexes(
     in database: DatabaseQueue, schema: SQLiteSchema, metadata: [String: any Sendable], url: URL?
   ) throws {
@@ -25,13 +26,21 @@ extension PersistentStore {
     }
     let wantedNames = Set(wanted.map(\.name))
     let recorded = Set(metadata[StoreMetadataKey.fetchIndexNames] as? [String] ?? [])
+    // Only a store the engine made (it carries the engine's format key) records the indexes the engine made;
+    // Core Data's metadata gets no key of the engine's.
+    let isEngineStore = metadata[StoreMetadataKey.formatVersion] != nil
+    let entityPrefixes = schema.entities.keys.map { "Z_" + $0 + "_" }
     do {
       let existing = try database.read { db in
         try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
-          .map { (name: $0["name"] as String, definition: IndexDefinition($0["sql"] as String)) }
+          .compactMap { row -> (name: String, definition: IndexDefinition)? in
+            guard let name = String.fromDatabaseValue(row["name"]), let sql = String.fromDatabaseValue(row["sql"]) else { return nil }
+            return (name, IndexDefinition(sql))
+          }
       }
       let isOurs = { (name: String) in
-        recorded.contains(name) || (schema.layout == .engineV1 && SQLiteSchema.isFetchIndexName(name))
+        recorded.contains(name)
+          || (schema.layout == .engineV1 && SQLiteSchema.isFetchIndexName(name) && entityPrefixes.contains { name.hasPrefix($0) })
       }
       let wantedDefinitions = Dictionary(wanted.map { ($0.name, $0.definition) }, uniquingKeysWith: { first, _ in first })
       // Ours and no longer wanted as it is: dropped (a changed one is made again below).
@@ -43,14 +52,29 @@ extension PersistentStore {
         !present.contains { $0.definition == want.definition } && !takenNames.contains(want.name)
       }
       let created = recorded.subtracting(staleSet).union(missing.map(\.name)).intersection(wantedNames)
-      guard !stale.isEmpty || !missing.isEmpty || (schema.layout == .coreData && !recorded.isSuperset(of: created)) else {
-        return
-      }
+      let recordChanges = isEngineStore && schema.layout == .coreData && recorded != created
+      guard !stale.isEmpty || !missing.isEmpty || recordChanges else { return }
+      // One transaction, and tolerant of another opener doing the same at the same moment.
       try database.write { db in
-        for name in stale.sorted() { try db.execute(sql: "DROP INDEX \(name)") }
-        for index in missing { try db.execute(sql: index.statement) }
+        for name in stale.sorted() { try db.execute(sql: "DROP INDEX IF EXISTS \(name.quotedDatabaseIdentifier)") }
+        for index in missing {
+          var statement = index.statement
+          for prefix in ["CREATE UNIQUE INDEX ", "CREATE INDEX "] where statement.hasPrefix(prefix) {
+            statement = prefix + "IF NOT EXISTS " + statement.dropFirst(prefix.count)
+            break
+          }
+          try db.execute(sql: statement)
+        }
+        if isEngineStore {
+          try StoreMetadata.update(in: db, with: [StoreMetadataKey.fetchIndexNames: created.sorted()], url: url)
+        }
       }
-      try StoreMetadata.update(database, with: [StoreMetadataKey.fetchIndexNames: created.sorted()], url: url)
+    } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+      throw ObjectGraphError.database(
+        .persistentStoreOpen, "A uniqueness constraint of the model cannot be indexed in the store at \(url?.path ?? "memory")", error,
+        advice:
+          "Rows already in the store repeat values the constraint forbids (a store written without the constraint, or by another program). The store was left as it was; remove the duplicates, or drop the constraint from the model.",
+        url: url)
     } catch let error as DatabaseError {
       throw ObjectGraphError.database(
         .persistentStoreOpen, "Updating the fetch indexes of the store at \(url?.path ?? "memory") failed", error,

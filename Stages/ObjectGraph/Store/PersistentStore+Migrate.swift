@@ -151,7 +151,9 @@ extension PersistentStore {
   /// `Z_PRIMARYKEY`'s highest key handed out, by entity number.
   private static func primaryKeyMaxima(_ db: Database) throws -> [Int64: Int64] {
     try Dictionary(
-      Row.fetchAll(db, sql: "SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY").map { ($0[0] as Int64, ($0[1] as Int64?) ?? 0) },
+      Row.fetchAll(db, sql: "SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY").compactMap { row in
+        Int64.fromDatabaseValue(row[0]).map { ($0, Int64.fromDatabaseValue(row[1]) ?? 0) }
+      },
       uniquingKeysWith: { a, _ in a })
   }
 

@@ -28,9 +28,22 @@ extension PersistentStore {
   }
 
   /// Notes the file's schema version once the store is open, for ``refuseWritesIfModelChanged(_:)``.
+  /// The hashes are checked again in the same read: another process may have migrated the file between the
+  /// open's first look and now, and a version noted then would let this coordinator write into it.
   func recordSchemaVersion() throws {
     guard url != nil else { return }
-    let version = try database.read { try Int.fetchOne($0, sql: "PRAGMA schema_version") } ?? 0
+    let (version, metadata) = try database.read { db in
+      (
+        try Int.fetchOne(db, sql: "PRAGMA schema_version") ?? 0,
+        (try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1")).flatMap(StoreMetadata.decode) ?? [:]
+      )
+    }
+    guard model.hashMatch(configuration: configurationName, metadata: metadata) != nil else {
+      throw ObjectGraphError(
+        .persistentStoreIncompatibleVersionHash,
+        "The store at \(url?.path ?? "memory") was migrated to another version of the model by another process while this coordinator opened it. Nothing was written. Add the store again with the model version it now has.",
+        url: url)
+    }
     schemaVersion.withLock { $0 = version }
   }
 }

@@ -6,7 +6,9 @@ extension PersistentStore {
   ///
   /// An existing file is inspected read-only first: a file that is not a SQLite database, or a SQLite
   /// database that is not a store, or a store made with another model, is refused with an error and left
-  /// exactly as it was (no journal files, no pragmas, no schema are written to it).
+  /// exactly as it was (no journal files, no pragmas, no schema are written to it). Opened read-write, a file
+  /// with an unfinished transaction (a hot journal) is first rolled back by SQLite, as any writer does, and
+  /// an empty store whose creation was cut short is finished ("Files a killed process leaves").
   static func open(
     type: StoreType, url: URL?, configuration: String?, options: StoreOptions, model: ManagedObjectModel
   ) throws -> PersistentStore {
@@ -76,9 +78,8 @@ extension PersistentStore {
     if !options.readOnly {
       // What a process killed at the wrong moment leaves: an unfinished transaction (a hot journal, rolled
       // back as any SQLite writer would), or a store whose creation never committed (finished now).
-      let hadJournal = ["-wal", "-journal"].contains { FileManager.default.fileExists(atPath: url.path + $0) }
       try rollBackHotJournal(url: url)
-      if try isUnfinishedCreation(url: url, hadJournal: hadJournal) {
+      if try isUnfinishedCreation(url: url) {
         try finishCreation(url: url, options: options, model: model, entities: entities)
       }
     }
@@ -90,6 +91,8 @@ extension PersistentStore {
         incompatibility: incompatibility(url: url, metadata: metadata, entities: entities))
       metadata = try readMetadata(url: url)
       match = model.hashMatch(configuration: configuration, metadata: metadata)
+      // Another process may have migrated the file to yet another version meanwhile.
+      guard match != nil else { throw incompatibility(url: url, metadata: metadata, entities: entities) }
     }
     let schema = SQLiteSchema(entities: entities, layout: SQLiteSchema.Layout(metadata: metadata))
     let sideFiles = options.readOnly ? SideFiles(of: url) : nil
@@ -117,7 +120,7 @@ extension PersistentStore {
         }
         try repairPrimaryKeys(in: database, schema: schema, url: url)
         try reconcileFetchIndexes(in: database, schema: schema, metadata: metadata, url: url)
-        try StoreModelCache.update(database, to: model, url: url)
+        try StoreModelCache.update(database, to: model, metadata: metadata, url: url)
       } catch {
         try? database.close()
         throw error
@@ -156,20 +159,58 @@ extension PersistentStore {
     let identifier = UUID().uuidString
     var metadata = StoreMetadata.make(type: .sqlite, identifier: identifier, model: model, entities: entities)
     metadata[StoreMetadataKey.fetchIndexNames] = schema.fetchIndexNames
+    // The tables are made in rollback-journal mode, in one exclusive transaction that first checks the file is
+    // still empty (another process, or coordinator, may be creating the same store: the first one wins and
+    // the others open what it made); the journal mode comes after the commit. So a kill at any moment leaves
+    // an empty file or a rollback-mode file without tables, which the next open finishes, never a WAL file
+    // without tables, which is what a store separated from its -wal looks like. Nothing here deletes a file:
+    // another opener may be using it.
+    let database: DatabaseQueue
     do {
-      let database = try makeDatabase(path: url.path, options: options, readOnly: false, url: url, isNewFile: true)
-      try create(
-        schema: schema, metadata: metadata, identifier: identifier, model: StoreModelCache.contents(of: model), in: database, url: url)
-      return PersistentStore(
-        type: .sqlite, url: url, identifier: identifier, configurationName: configuration, options: options,
-        database: database, schema: schema, model: model, metadata: metadata)
+      database = try makeDatabase(path: url.path, options: options, readOnly: false, url: url, setsJournalMode: false, isNewFile: true)
     } catch {
-      // The file did not exist before this call: remove what this call created, and nothing else.
-      for suffix in ["", "-wal", "-shm", "-journal"] {
-        try? FileManager.default.removeItem(atPath: url.path + suffix)
-      }
+      removeIfNothingWritten(url)
       throw error
     }
+    var created = false
+    do {
+      try database.writeWithoutTransaction { db in
+        try db.inTransaction(.immediate) {
+          guard try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") == 0 else { return .commit }
+          try writeSchema(schema, metadata: metadata, identifier: identifier, model: StoreModelCache.contents(of: model), in: db)
+          created = true
+          return .commit
+        }
+        if created { try db.execute(sql: "PRAGMA journal_mode = \(sanitize(journalMode(options)))") }
+      }
+    } catch let error as DatabaseError {
+      try? database.close()
+      removeIfNothingWritten(url)
+      throw ObjectGraphError.database(.persistentStoreOpen, "Could not create the store's tables at \(url.path)", error, url: url)
+    }
+    guard created else {
+      try? database.close()
+      return try openExisting(url: url, configuration: configuration, options: options, model: model, entities: entities)
+    }
+    return PersistentStore(
+      type: .sqlite, url: url, identifier: identifier, configurationName: configuration, options: options,
+      database: database, schema: schema, model: model, metadata: metadata)
+  }
+
+  /// The journal mode a store's connections set: the one in the store options' pragmas, else WAL.
+  static func journalMode(_ options: StoreOptions) -> String {
+    options.sqlitePragmas.first(where: { $0.key.lowercased() == "journal_mode" })?.value ?? "WAL"
+  }
+
+  /// Removes a store file that an attempt to create it left empty (0 bytes: SQLite wrote nothing), with an
+  /// empty journal beside it; a file with anything in it is left for the next open to finish.
+  private static func removeIfNothingWritten(_ url: URL) {
+    let size = { (path: String) in (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int }
+    guard size(url.path) == 0 else { return }
+    for suffix in ["-journal", "-wal", "-shm"] where size(url.path + suffix) != nil {
+      guard size(url.path + suffix) == 0 else { return }
+    }
+    for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
   }
 
   /// A read-only connection to a store file, for looking without changing anything. It waits, as the
@@ -202,13 +243,18 @@ extension PersistentStore {
       throw ObjectGraphError(
         .persistentStoreOpen, "Cannot read \(url.path): permission denied or the file does not exist.", url: url)
     }
-    let raw: (tables: Set<String>, plist: Data?, uuid: String?)
+    let raw: (tables: Set<String>, plist: Data?, uuid: String?, isWAL: Bool)
     do {
       raw = try inspect(url: url) { db in
         let tables = Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'"))
-        guard tables.contains("Z_METADATA") else { return (tables, nil, nil) }
+        let isWAL = try String.fetchOne(db, sql: "PRAGMA journal_mode")?.lowercased() == "wal"
+        guard tables.contains("Z_METADATA") else { return (tables, nil, nil, isWAL) }
+        // Read as SQLite values, so that a hand-edited row (a number where the property list should be) is a
+        // file that is not a store, never a trap.
         let row = try Row.fetchOne(db, sql: "SELECT Z_PLIST, Z_UUID FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1")
-        return (tables, row?["Z_PLIST"], row?["Z_UUID"])
+        let plist = (row?["Z_PLIST"] as DatabaseValue?).flatMap { Data.fromDatabaseValue($0) }
+        let uuid = (row?["Z_UUID"] as DatabaseValue?).flatMap { String.fromDatabaseValue($0) }
+        return (tables, plist, uuid, isWAL)
       }
     } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT {
       let advice =
@@ -217,7 +263,7 @@ extension PersistentStore {
         : "The file was left untouched. Point the store at another file, or move this one away if it is not needed."
       throw ObjectGraphError.database(
         .persistentStoreInvalidType, "\(url.path) is not a SQLite database (or it is damaged)", error, advice: advice, url: url)
-    } catch let error as DatabaseError where hasHotJournal(url: url) {
+    } catch let error as DatabaseError where error.resultCode == .SQLITE_READONLY && hasHotJournal(url: url) {
       throw ObjectGraphError.database(
         .persistentStoreOpen,
         "\(url.path) has an unfinished transaction of a process that stopped in the middle of a save (its -journal file), which a read-only connection cannot roll back",
@@ -230,14 +276,11 @@ extension PersistentStore {
         .persistentStoreOpen, "Cannot open \(url.path)", error, advice: "The file was left untouched.", url: url)
     }
     guard !raw.tables.isEmpty else {
-      let separated =
-        !FileManager.default.fileExists(atPath: url.path + "-wal")
-        && (FileHandle(forReadingAtPath: url.path).flatMap { try? $0.read(upToCount: 19) }.map { $0.count == 19 && $0[18] == 2 } ?? false)
       throw ObjectGraphError(
         .persistentStoreInvalidType,
-        separated
-          ? "\(url.path) is a SQLite database in WAL mode without any tables and without a -wal file beside it: a store moved or copied without its -wal, which holds its tables and rows. Put the -wal back beside it (the same name plus \"-wal\", and the -shm too). The file was left untouched."
-          : "\(url.path) is a SQLite database without any tables: a store whose creation was interrupted, or an empty database. Open it without StoreOptions.readOnly to create the store in it. The file was left untouched.",
+        raw.isWAL
+          ? "\(url.path) is a SQLite database in WAL mode without any tables: a store moved or copied without its -wal, which holds its tables and rows (or with a -wal that is not its own). Put its -wal back beside it (the same name plus \"-wal\", and the -shm too). If it is an empty store nobody needs, delete it. The file was left untouched."
+          : "\(url.path) is a SQLite database without any tables: a store whose creation was interrupted, or an empty database. A read-write open creates the store in a small one; move a larger one away. The file was left untouched.",
         url: url)
     }
     guard raw.tables.contains("Z_METADATA"), raw.tables.contains("Z_PRIMARYKEY") else {
@@ -273,7 +316,15 @@ extension PersistentStore {
     } catch let error as DatabaseError {
       throw ObjectGraphError.database(.persistentStoreOpen, "Cannot read the tables of \(url.path)", error, url: url)
     }
-    let missing = Set(schema.tables.keys).union(schema.joinTables.keys).subtracting(present).sorted()
+    // A to-many without an inverse has a join table in the engine's layout, but a column in Core Data's: its
+    // absence from a Core Data store is expected ("Files Core Data wrote").
+    var required = Set(schema.tables.keys)
+    for mapping in schema.entities.values {
+      for (slot, storage) in zip(mapping.entity.layout.slots, mapping.storage) {
+        if case .joinTable(let join, _) = storage, slot.relationship?.inverseRelationship != nil { required.insert(join.name) }
+      }
+    }
+    let missing = required.subtracting(present).sorted()
     guard !missing.isEmpty else { return }
     throw ObjectGraphError(
       .persistentStoreIncompatibleSchema,
@@ -348,8 +399,7 @@ extension PersistentStore {
       try db.execute(sql: "PRAGMA case_sensitive_like = ON")
       if isNewFile { try db.execute(sql: "PRAGMA auto_vacuum = 2") }
       if path != nil && !readOnly && setsJournalMode {
-        let mode = pragmas.first(where: { $0.key.lowercased() == "journal_mode" })?.value ?? "WAL"
-        try db.execute(sql: "PRAGMA journal_mode = \(sanitize(mode))")
+        try db.execute(sql: "PRAGMA journal_mode = \(sanitize(journalMode(options)))")
       }
       for (name, value) in pragmas.sorted(by: { $0.key < $1.key }) where name.lowercased() != "journal_mode" {
         try db.execute(sql: "PRAGMA \(sanitize(name)) = \(sanitize(value))")
@@ -387,7 +437,7 @@ extension PersistentStore {
         try writeSchema(schema, metadata: metadata, identifier: identifier, model: model, in: db)
       }
     } catch let error as DatabaseError {
-      throw ObjectGraphError.database(.persistentStoreSave, "Could not create the store's tables", error, url: url)
+      throw ObjectGraphError.database(.persistentStoreOpen, "Could not create the store's tables", error, url: url)
     }
   }
 

@@ -25,6 +25,9 @@ extension PersistentStore {
       let queue = try DatabaseQueue(path: url.path, configuration: configuration)
       defer { try? queue.close() }
       _ = try queue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM sqlite_master") }
+    } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
+      // A live writer (another process in the middle of a save or a migration), not a killed one.
+      throw ObjectGraphError.database(.persistentStoreOpen, "Cannot open \(url.path): another connection is writing it", error, url: url)
     } catch let error as DatabaseError {
       throw ObjectGraphError.database(
         .persistentStoreOpen,
@@ -36,29 +39,24 @@ extension PersistentStore {
   }
 
   /// Whether the file is a SQLite database without a single table, as a first launch killed while it created
-  /// its store leaves one: 0 bytes, or one page in rollback-journal mode, or one page in WAL mode with the
-  /// creating connection's `-wal` or `-journal` beside it (`hadJournal`: there before a rollback removed it).
-  /// Looked at only when the file is that small: a store with tables has at least two pages.
-  ///
-  /// A one-page file *without* a `-wal` beside it is not taken for one: that is what a store in WAL mode looks
-  /// like when it was moved or copied without its `-wal` (which holds its tables and rows), and writing a new
-  /// store into it would make that `-wal` useless. It is refused, saying so (``readMetadata(url:)``).
-  static func isUnfinishedCreation(url: URL, hadJournal: Bool) throws -> Bool {
+  /// its store leaves one: 0 bytes, or a file in rollback-journal mode without tables (the engine makes a store's
+  /// tables in rollback mode and turns on WAL after they are committed). A WAL-mode file without tables is
+  /// never taken for one: that is what a store looks like when it was moved or copied without its `-wal`
+  /// (which holds its tables and rows), and writing a new store into it would make that `-wal` useless
+  /// (``readMetadata(url:)`` refuses it, saying so). The file is read through SQLite only: opening and closing
+  /// it any other way would drop the locks SQLite holds on it for this process's connections.
+  static func isUnfinishedCreation(url: URL) throws -> Bool {
     guard let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int else { return false }
-    if size > 0 {
-      guard let handle = FileHandle(forReadingAtPath: url.path) else { return false }
-      defer { try? handle.close() }
-      let header = (try? handle.read(upToCount: 19)) ?? Data()
-      guard header.count == 19, header.starts(with: Data("SQLite format 3\u{0}".utf8)) else { return false }
-      let raw = Int(header[16]) << 8 | Int(header[17])
-      let pageSize = raw == 1 ? 65_536 : raw
-      guard size <= pageSize else { return false }
-      // In WAL mode (header byte 18 is 2), only with the creating connection's journal beside it.
-      let isWAL = header[18] == 2
-      guard !isWAL || hadJournal || FileManager.default.fileExists(atPath: url.path + "-wal") else { return false }
-    }
+    // A store with tables is not looked at twice: the engine's tables alone take more than this.
+    guard size <= 1_048_576 else { return false }
     do {
-      return try inspect(url: url) { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0 } == 0
+      let look = try inspect(url: url) { db in
+        (
+          tables: try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0,
+          mode: try String.fetchOne(db, sql: "PRAGMA journal_mode")?.lowercased() ?? ""
+        )
+      }
+      return look.tables == 0 && (size == 0 || look.mode != "wal")
     } catch {
       return false
     }
@@ -99,8 +97,12 @@ extension PersistentStore {
     let rows = schema.primaryKeyRows()
     do {
       let needed = try database.read { db -> [(number: Int64, name: String, superNumber: Int64, maximum: Int64?)] in
+        // Read as SQLite values: a row edited by hand (text, NULL) is a counter to repair, never a trap.
         let stored = Dictionary(
-          try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY").map { ($0["Z_ENT"] as Int64, $0["Z_MAX"] as Int64? ?? 0) },
+          try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY").compactMap { row -> (Int64, Int64)? in
+            guard let number = Int64.fromDatabaseValue(row["Z_ENT"]) else { return nil }
+            return (number, Int64.fromDatabaseValue(row["Z_MAX"]) ?? -1)
+          },
           uniquingKeysWith: { first, _ in first })
         var repairs: [(number: Int64, name: String, superNumber: Int64, maximum: Int64?)] = []
         for row in rows {

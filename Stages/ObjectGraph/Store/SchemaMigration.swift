@@ -565,5 +565,9 @@ struct SchemaMigration {
       }
     }
     add("UPDATE Z_METADATA SET Z_PLIST = ?", [metadata])
+    // Every migration moves SQLite's schema_version, even one that changes only rows (entity numbers, the
+    // metadata): other coordinators of the store check it before each write (PersistentStore+ModelGuard).
+    add("CREATE INDEX Z_OBJECTGRAPH_MIGRATED ON Z_PRIMARYKEY (Z_MAX)")
+    add("DROP INDEX Z_OBJECTGRAPH_MIGRATED")
   }
 }

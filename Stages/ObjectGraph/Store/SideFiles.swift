@@ -8,9 +8,9 @@ import GRDB
 /// connection cannot remove them when it closes. So after the look, when it created them, a read-write
 /// connection opens the file, reads, and closes: closing the last connection to a WAL file, SQLite checkpoints
 /// the (empty) log and deletes both files under the database's exclusive lock. When anyone else, in this
-/// process or another, has the store open, SQLite cannot take that lock and leaves the files, as it must. The
-/// main file's bytes do not change: this runs only when neither file was there before the look, so the log
-/// it made is empty.
+/// process or another, has the store open, SQLite cannot take that lock and leaves the files, as it must. This
+/// runs only when neither file was there before the look, so the log holds nothing but what another process
+/// may have committed since (then the close folds it into the file, as any last connection does).
 struct SideFiles: Sendable {
   private static let suffixes = ["-wal", "-shm"]
   let url: URL
@@ -21,8 +21,9 @@ struct SideFiles: Sendable {
     existed = Set(Self.suffixes.filter { FileManager.default.fileExists(atPath: url.path + $0) })
   }
 
-  /// Removes, through SQLite, the side files that appeared since ``init(of:)``; does nothing when none did or
-  /// when the file cannot be written (then SQLite could not have made them either). When a `-wal` was there
+  /// Removes, through SQLite, the side files that appeared since ``init(of:)``; does nothing when none did, or
+  /// when the file or its folder cannot be written (a read-only file in a writable folder keeps them: SQLite
+  /// made them, and only a writer can remove them safely). When a `-wal` was there
   /// before (left by an app that was killed, its last transactions still in it), nothing is removed: only a
   /// checkpoint could remove it, and that would change the main file, which a look must not do.
   func removeNewOnes() {
@@ -41,7 +42,8 @@ struct SideFiles: Sendable {
       defer { try? queue.close() }
       _ = try queue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM sqlite_master") }
     } catch let error as DatabaseError {
-      unreadable = [.SQLITE_NOTADB, .SQLITE_CORRUPT, .SQLITE_IOERR].contains(error.resultCode)
+      // Not an I/O error: a healthy store open elsewhere can meet one (a full disk), and its files must stay.
+      unreadable = error.resultCode == .SQLITE_NOTADB
     } catch {}
     // A file SQLite cannot read (damaged, not a database, its header saying WAL) never gets SQLite's own
     // clean-up: the files the look made are removed here when the log is still empty, as only the look can

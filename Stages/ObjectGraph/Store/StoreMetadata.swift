@@ -57,19 +57,27 @@ enum StoreMetadata {
   /// key exactly as the property list holds it (keys of a newer Core Data included).
   static func update(_ database: DatabaseQueue, with changes: [String: any Sendable], url: URL?) throws {
     do {
-      try database.write { db in
-        let current = try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1")
-        var plist = (current.flatMap { try? PropertyListSerialization.propertyList(from: $0, format: nil) } as? [String: Any]) ?? [:]
-        for (key, value) in changes where key != StoreMetadataKey.storeUUID { plist[key] = value }
-        let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
-        try db.execute(
-          sql: "UPDATE Z_METADATA SET Z_PLIST = ? WHERE Z_VERSION = (SELECT MIN(Z_VERSION) FROM Z_METADATA)", arguments: [data])
-      }
+      try database.write { db in try update(in: db, with: changes, url: url) }
     } catch let error as DatabaseError {
       throw ObjectGraphError.database(
         .persistentStoreOpen, "Updating the metadata of the store at \(url?.path ?? "memory") failed", error,
         advice: "The store was left as it was; check that the file is writable.", url: url)
     }
+  }
+
+  /// The same inside the caller's transaction. A property list that cannot be read is an error, never
+  /// replaced by one holding only `changes`.
+  static func update(in db: Database, with changes: [String: any Sendable], url: URL?) throws {
+    let current = try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1")
+    guard let current, var plist = (try? PropertyListSerialization.propertyList(from: current, format: nil)) as? [String: Any] else {
+      throw ObjectGraphError(
+        .persistentStoreOpen,
+        "The metadata of the store at \(url?.path ?? "memory") (Z_METADATA.Z_PLIST) cannot be read as a property list; it was not rewritten.",
+        url: url)
+    }
+    for (key, value) in changes where key != StoreMetadataKey.storeUUID { plist[key] = value }
+    let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
+    try db.execute(sql: "UPDATE Z_METADATA SET Z_PLIST = ? WHERE Z_VERSION = (SELECT MIN(Z_VERSION) FROM Z_METADATA)", arguments: [data])
   }
 
   static func decode(_ data: Data) -> [String: any Sendable]? {
