@@ -280,20 +280,19 @@ enum ChildCheck: String, Codable, Sendable {
       "The store's -shm file should have moved with it too, to \(movedTo.lastPathComponent)-shm. The folder holds: \(disk.files.joined(separator: ", "))."
     )
 
+    let why = """
+      A SQLite store in WAL mode (Core Data's default, and ObjectGraph's) writes its latest changes to the -wal \
+      file next to it, and folds them into the store file only now and then. Here the -wal holds every note: the \
+      store file without it has the tables but not one note. Move the -wal and -shm files with the store (to the \
+      same name plus "-wal" and "-shm"), or the backup is not a backup.
+      """
     switch titles(at: movedTo, model: try Inbox.model(priority: .string)) {
     case .success(let titles):
       #expect(
         titles == (0..<5).map { "Note \($0)" },
-        "The moved store, opened with the version that wrote it, should hold the 5 notes; it holds \(titles).")
+        "The moved store, opened with the version that wrote it, should hold the 5 notes; it holds \(titles). \(why)")
     case .failure(let error):
-      Issue.record(
-        """
-        The moved store cannot be opened, even with the model version that wrote it: \(error)
-        A SQLite store in WAL mode (Core Data's default, and ObjectGraph's) writes its latest changes to the -wal \
-        file next to it, and folds them into the store file only now and then. Here the -wal holds every note, and \
-        even the tables: the store file without it is an empty database. Move the -wal and -shm files with the store \
-        (to the same name plus "-wal" and "-shm"), or the backup is not a backup.
-        """)
+      Issue.record("The moved store cannot be opened, even with the model version that wrote it: \(error)\n\(why)")
     }
   }
 
