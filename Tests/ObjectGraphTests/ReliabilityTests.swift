@@ -84,15 +84,7 @@ struct ReliabilityTests {
     let failures = Locked<[String]>([])
     DispatchQueue.concurrentPerform(iterations: 8) { index in
       do {
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
-        let context = ManagedObjectContext(concurrencyType: .privateQueue)
-        context.persistentStoreCoordinator = coordinator
-        try context.performAndWait {
-          ManagedObject(entity: try #require(model.entitiesByName["Note"]), insertInto: context).setValue("note \(index)", forKey: "title")
-          try context.save()
-        }
-        try coordinator.remove(store)
+        try Self.add("note \(index)", to: url, model: model)
       } catch {
         failures.withLock { $0.append("\(index): \(error)") }
       }
@@ -112,6 +104,20 @@ struct ReliabilityTests {
       entities.append(EntityDescription(name: "Archive", properties: [.attribute(AttributeDescription(name: "label", type: .string))]))
     }
     return try ManagedObjectModel(entities: entities)
+  }
+
+  /// Opens the store at `url` read-write with a coordinator of its own, saves one note titled `title`, and
+  /// removes the store again.
+  static func add(_ title: String, to url: URL, model: ManagedObjectModel) throws {
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
+    defer { try? coordinator.remove(store) }
+    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    context.persistentStoreCoordinator = coordinator
+    try context.performAndWait {
+      ManagedObject(entity: try #require(model.entitiesByName["Note"]), insertInto: context).setValue(title, forKey: "title")
+      try context.save()
+    }
   }
 
   static func titles(_ url: URL, model: ManagedObjectModel, options: StoreOptions = StoreOptions()) throws -> [String] {
@@ -208,15 +214,7 @@ struct ReliabilityTests {
     }
     // (The -wal was there before the look, so the look's -shm stays beside it: only a checkpoint could remove
     // them, and that would change the file.)
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-    let store = try coordinator.addPersistentStore(type: .sqlite, at: walOnly)
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
-    context.persistentStoreCoordinator = coordinator
-    try context.performAndWait {
-      ManagedObject(entity: try #require(model.entitiesByName["Note"]), insertInto: context).setValue("kept", forKey: "title")
-      try context.save()
-    }
-    try coordinator.remove(store)
+    try Self.add("kept", to: walOnly, model: model)
     #expect(try Self.titles(walOnly, model: model) == ["kept"])
     // A database with a table of its own is not an unfinished store.
     let foreign = folder.appending("Foreign.sqlite")
@@ -286,23 +284,12 @@ struct ReliabilityTests {
     let folder = try TemporaryFolder()
     let url = folder.appending("Store.sqlite")
     let model = try Self.noteModel()
-    func add(_ title: String) throws {
-      let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-      let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
-      defer { try? coordinator.remove(store) }
-      let context = ManagedObjectContext(concurrencyType: .privateQueue)
-      context.persistentStoreCoordinator = coordinator
-      try context.performAndWait {
-        ManagedObject(entity: try #require(model.entitiesByName["Note"]), insertInto: context).setValue(title, forKey: "title")
-        try context.save()
-      }
-    }
-    try add("one")
-    try add("two")
+    try Self.add("one", to: url, model: model)
+    try Self.add("two", to: url, model: model)
     let queue = try DatabaseQueue(path: url.path)
     try queue.write { try $0.execute(sql: "DELETE FROM Z_PRIMARYKEY") }
     try queue.close()
-    try add("three")
+    try Self.add("three", to: url, model: model)
     #expect(try Self.titles(url, model: model) == ["one", "three", "two"])
     #expect(try rawRows(url, "SELECT Z_MAX FROM Z_PRIMARYKEY")[0][0] as Int == 3)
     #expect(try rawRows(url, "SELECT Z_NAME FROM Z_PRIMARYKEY")[0][0] as String == "Note")
