@@ -17,3 +17,30 @@ struct TwoProcessTests {
     #expect(!run.stdout.contains("SQLITE_BUSY") && !run.stderr.contains("SQLITE_BUSY"))
   }
 }
+
+/// An old model version writing beside a migration (`objectgraph-torture two-versions`): the old process is
+/// refused with 134100 naming the migration, and the store keeps the new model's entity numbers and keys.
+@Suite("Two model versions, one store: the old process is refused, the store stays right", .timeLimit(.minutes(2)))
+struct TwoVersionsTrialTests {
+  @Test("4 trials in both journal modes")
+  func oldProcessRefused() throws {
+    let run = try ProcessOutput.run(
+      try BuildProducts.requireExecutable("objectgraph-torture"), ["two-versions", "--trials", "4", "--seed", "11"])
+    #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    #expect(run.stdout.contains("the old process was told: refused 134100: "), "\(run.stdout)")
+    #expect(run.stdout.contains("was migrated to another version of the model"), "\(run.stdout)")
+    #expect(run.stdout.contains("4 trials in ") && run.stdout.contains("; 0 failed trials."), "\(run.stdout)")
+  }
+}
+
+/// Kills during a store's creation (`objectgraph-torture creation`): the engine opens whatever is left.
+@Suite("Kills during creation: every store left opens", .timeLimit(.minutes(2)))
+struct CreationTrialTests {
+  @Test("20 trials in both journal modes")
+  func everyStoreOpens() throws {
+    let run = try ProcessOutput.run(
+      try BuildProducts.requireExecutable("objectgraph-torture"), ["creation", "--trials", "20", "--seed", "3"])
+    #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    #expect(run.stdout.contains("; 0 refused or damaged stores."), "\(run.stdout)")
+  }
+}

@@ -2,6 +2,7 @@
 //
 //   swift run objectgraph-torture crash --trials 500          # kill a saving process, check the store
 //   swift run objectgraph-torture crash --journal delete      # the same with SQLite's rollback journal
+//   swift run objectgraph-torture creation --trials 100       # kill a process while it creates a store
 //
 // README.md's "Reliability" section says how CI runs it (short) and how to run the long versions.
 import ArgumentParser
@@ -21,7 +22,10 @@ struct Torture: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "objectgraph-torture",
     abstract: "Try to make ObjectGraph lose data or hold too much: crash trials, two processes on one store, memory.",
-    subcommands: [Crash.self, TwoProcesses.self, Memory.self, Child.self, Counter.self, Verify.self])
+    subcommands: [
+      Crash.self, Creation.self, TwoProcesses.self, TwoVersions.self, OldWriter.self, Memory.self, Child.self, Create.self, Counter.self,
+      Verify.self,
+    ])
 }
 
 /// The journal modes a store may use (`StoreOptions.sqlitePragmas["journal_mode"]`).
