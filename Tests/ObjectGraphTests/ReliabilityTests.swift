@@ -265,6 +265,63 @@ struct ReliabilityTests {
     #expect(try Self.titles(url, model: version2) == ["one", "three"])
   }
 
+  @Test("A read-write open's repairs check the hashes again in their own transaction: a store migrated since the first look is left alone")
+  func repairsRecheckTheModel() throws {
+    let folder = try TemporaryFolder()
+    let url = folder.appending("Store.sqlite")
+    let version1 = try Self.noteModel()
+    try Self.add("one", to: url, model: version1)
+    // Another process migrates the file to version 2 (Note becomes entity 2) after this open's first look,
+    // and the key counters need a repair.
+    try Self.add("two", to: url, model: try Self.noteModel(extra: true))
+    let queue = try DatabaseQueue(path: url.path)
+    try queue.write { try $0.execute(sql: "DELETE FROM Z_PRIMARYKEY") }
+    try queue.close()
+    let before = try Data(contentsOf: url)
+
+    let entities = try #require(version1.entities(forConfigurationName: nil))
+    let database = try PersistentStore.makeDatabase(path: url.path, options: StoreOptions(), readOnly: false, url: url)
+    let error = expectCode(.persistentStoreIncompatibleVersionHash) {
+      _ = try PersistentStore.bringUpToDate(
+        database, schema: SQLiteSchema(entities: entities, layout: .coreData), configuration: nil, model: version1,
+        entities: entities, url: url)
+    }
+    try database.close()
+    #expect(error != nil)
+    #expect(try rawRows(url, "SELECT COUNT(*) FROM Z_PRIMARYKEY")[0][0] as Int == 0, "version 1's counters were not written")
+    #expect(try Data(contentsOf: url) == before)
+  }
+
+  @Test("A second coordinator asking for another journal mode than the open one is told why (SQLITE_BUSY), not to try again")
+  func journalModeMismatch() throws {
+    let folder = try TemporaryFolder()
+    let url = folder.appending("Store.sqlite")
+    let model = try Self.noteModel()
+    let first = PersistentStoreCoordinator(managedObjectModel: model)
+    let store = try first.addPersistentStore(type: .sqlite, at: url)  // WAL, and kept open
+    defer { try? first.remove(store) }
+    let error = expectCode(.persistentStoreOpen) {
+      _ = try Self.titles(url, model: model, options: StoreOptions(sqlitePragmas: ["journal_mode": "DELETE", "busy_timeout": "50"]))
+    }
+    #expect(error?.sqlitePrimaryResultCode == 5, "SQLITE_BUSY: \(String(describing: error))")
+    #expect(
+      error?.message.contains("every coordinator of a store must use the same journal_mode pragma") == true, "\(error?.message ?? "")")
+  }
+
+  @Test("SQLite's I/O, full-disk and busy failures each get their own cause and remedy in the message")
+  func sqliteCausesInMessages() {
+    let url = URL(fileURLWithPath: "/tmp/Store.sqlite")
+    func message(_ code: ResultCode, as engineCode: ObjectGraphError.Code) -> String {
+      ObjectGraphError.database(engineCode, "Doing it failed", DatabaseError(resultCode: code, message: "m"), url: url).message
+    }
+    #expect(message(.SQLITE_IOERR, as: .persistentStoreOpen).contains("The disk reported an error: most often it is full"))
+    #expect(message(.SQLITE_FULL, as: .persistentStoreSave).contains("save again; the context keeps its changes"))
+    let migration = message(.SQLITE_FULL, as: .migration)
+    #expect(migration.contains("the file was left as it was") && !migration.contains("save again"), "\(migration)")
+    #expect(message(.SQLITE_BUSY, as: .persistentStoreSave).contains("same StoreOptions.sqlitePragmas"))
+    #expect(message(.SQLITE_CANTOPEN, as: .persistentStoreOpen).contains("-wal, -shm, -journal"))
+  }
+
   @Test("A store URL that is a FIFO or a folder is refused at once, saying what it is")
   func notAFile() throws {
     let folder = try TemporaryFolder()

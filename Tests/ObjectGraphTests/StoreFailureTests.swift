@@ -198,6 +198,47 @@ struct StoreFailureTests {
     #expect(try context.performAndWait { try context.fetch(FetchRequest<Note>(entityName: "Note")).map(\.title) } == ["kept"])
   }
 
+  @Test(
+    "A WAL store on a read-only file system opens with StoreOptions(readOnly: true) and reads every row, leaving no file",
+    .enabled(if: canMount, "needs permission to mount a tmpfs (root with CAP_SYS_ADMIN), as CI has"))
+  func readOnlyWALStore() throws {
+    let model = try Models.notes()
+    guard
+      let (folder, unmount) = try Self.readOnlyFileSystem(holding: { folder in
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(type: .sqlite, at: folder.appendingPathComponent("Store.sqlite"))  // WAL
+        let context = ManagedObjectContext(concurrencyType: .privateQueue)
+        context.persistentStoreCoordinator = coordinator
+        try context.performAndWait {
+          for title in ["one", "two"] {
+            let note = Note(context: context)
+            note.title = title
+            try context.save()
+          }
+        }
+        try coordinator.remove(coordinator.persistentStores[0])  // the last connection: the log folded in
+      })
+    else {
+      Issue.record("could not mount the read-only file system")
+      return
+    }
+    defer { unmount() }
+    let url = folder.appendingPathComponent("Store.sqlite")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["Store.sqlite"])
+    let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)
+    #expect(metadata[StoreMetadataKey.storeType] as? String == "SQLite")
+    let reader = PersistentStoreCoordinator(managedObjectModel: model)
+    let store = try reader.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(readOnly: true))
+    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    context.persistentStoreCoordinator = reader
+    #expect(
+      try context.performAndWait { try context.fetch(FetchRequest<Note>(entityName: "Note")).compactMap(\.title).sorted() } == [
+        "one", "two",
+      ])
+    try reader.remove(store)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["Store.sqlite"])
+  }
+
   @Test("SQLite pragmas from the options are applied")
   func pragmas() throws {
     let folder = try TemporaryFolder()

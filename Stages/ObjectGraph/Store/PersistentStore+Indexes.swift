@@ -16,10 +16,10 @@ extension PersistentStore {
   ///   not make (Core Data's, an app's, one for a uniqueness constraint of a subentity) stays.
   ///
   /// A store whose indexes already match is only read; otherwise the changes (and, in a store the engine
-  /// made, the updated list) are written in one transaction, with `IF NOT EXISTS`/`IF EXISTS`, so another
-  /// opener doing the same at once is no error.
+  /// made, the updated list) are written in the open's transaction (``openExisting``), with
+  /// `IF NOT EXISTS`/`IF EXISTS`, so another opener having done the same just before is no error.
   static func reconcileFetchIndexes(
-    in database: DatabaseQueue, schema: SQLiteSchema, metadata: [String: any Sendable], url: URL?
+    in db: Database, schema: SQLiteSchema, metadata: [String: any Sendable], url: URL?
   ) throws {
     let wanted = schema.fetchIndexStatements().compactMap { statement in
       SQLiteSchema.indexName(in: statement).map { (name: $0, statement: statement, definition: IndexDefinition(statement)) }
@@ -31,13 +31,11 @@ extension PersistentStore {
     let isEngineStore = metadata[StoreMetadataKey.formatVersion] != nil
     let entityPrefixes = schema.entities.keys.map { "Z_" + $0 + "_" }
     do {
-      let existing = try database.read { db in
-        try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
-          .compactMap { row -> (name: String, definition: IndexDefinition)? in
-            guard let name = String.fromDatabaseValue(row["name"]), let sql = String.fromDatabaseValue(row["sql"]) else { return nil }
-            return (name, IndexDefinition(sql))
-          }
-      }
+      let existing = try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
+        .compactMap { row -> (name: String, definition: IndexDefinition)? in
+          guard let name = String.fromDatabaseValue(row["name"]), let sql = String.fromDatabaseValue(row["sql"]) else { return nil }
+          return (name, IndexDefinition(sql))
+        }
       let isOurs = { (name: String) in
         recorded.contains(name)
           || (schema.layout == .engineV1 && SQLiteSchema.isFetchIndexName(name) && entityPrefixes.contains { name.hasPrefix($0) })
@@ -54,20 +52,18 @@ extension PersistentStore {
       let created = recorded.subtracting(staleSet).union(missing.map(\.name)).intersection(wantedNames)
       let recordChanges = isEngineStore && schema.layout == .coreData && recorded != created
       guard !stale.isEmpty || !missing.isEmpty || recordChanges else { return }
-      // One transaction, and tolerant of another opener doing the same at the same moment.
-      try database.write { db in
-        for name in stale.sorted() { try db.execute(sql: "DROP INDEX IF EXISTS \(name.quotedDatabaseIdentifier)") }
-        for index in missing {
-          var statement = index.statement
-          for prefix in ["CREATE UNIQUE INDEX ", "CREATE INDEX "] where statement.hasPrefix(prefix) {
-            statement = prefix + "IF NOT EXISTS " + statement.dropFirst(prefix.count)
-            break
-          }
-          try db.execute(sql: statement)
+      // In the open's transaction, and tolerant of another opener having done the same just before.
+      for name in stale.sorted() { try db.execute(sql: "DROP INDEX IF EXISTS \(name.quotedDatabaseIdentifier)") }
+      for index in missing {
+        var statement = index.statement
+        for prefix in ["CREATE UNIQUE INDEX ", "CREATE INDEX "] where statement.hasPrefix(prefix) {
+          statement = prefix + "IF NOT EXISTS " + statement.dropFirst(prefix.count)
+          break
         }
-        if isEngineStore {
-          try StoreMetadata.update(in: db, with: [StoreMetadataKey.fetchIndexNames: created.sorted()], url: url)
-        }
+        try db.execute(sql: statement)
+      }
+      if isEngineStore {
+        try StoreMetadata.update(in: db, with: [StoreMetadataKey.fetchIndexNames: created.sorted()], url: url)
       }
     } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
       throw ObjectGraphError.database(

@@ -16,8 +16,7 @@ extension PersistentStore {
     guard url != nil else { return }
     let version = try Int.fetchOne(db.cachedStatement(sql: "PRAGMA schema_version")) ?? 0
     if schemaVersion.withLock({ $0 }) == version { return }
-    let plist = try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1")
-    let metadata = plist.flatMap(StoreMetadata.decode) ?? [:]
+    let metadata = try StoreMetadata.read(in: db)
     guard model.hashMatch(configuration: configurationName, metadata: metadata) != nil else {
       throw ObjectGraphError(
         .persistentStoreIncompatibleVersionHash,
@@ -35,7 +34,7 @@ extension PersistentStore {
     let (version, metadata) = try database.read { db in
       (
         try Int.fetchOne(db, sql: "PRAGMA schema_version") ?? 0,
-        (try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1")).flatMap(StoreMetadata.decode) ?? [:]
+        try StoreMetadata.read(in: db)
       )
     }
     guard model.hashMatch(configuration: configurationName, metadata: metadata) != nil else {

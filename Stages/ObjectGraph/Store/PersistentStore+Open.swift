@@ -112,15 +112,8 @@ extension PersistentStore {
     }
     if !options.readOnly {
       do {
-        if match == .legacy {
-          // A store the engine wrote with its own hashes: the same model, Core Data's hashes from now on.
-          let hashes = Dictionary(entities.map { ($0.name, $0.versionHash) }, uniquingKeysWith: { a, _ in a })
-          try StoreMetadata.update(database, with: StoreMetadata.hashKeys(hashes), url: url)
-          metadata = try readMetadata(url: url)
-        }
-        try repairPrimaryKeys(in: database, schema: schema, url: url)
-        try reconcileFetchIndexes(in: database, schema: schema, metadata: metadata, url: url)
-        try StoreModelCache.update(database, to: model, metadata: metadata, url: url)
+        metadata = try bringUpToDate(
+          database, schema: schema, configuration: configuration, model: model, entities: entities, url: url)
       } catch {
         try? database.close()
         throw error
@@ -130,6 +123,49 @@ extension PersistentStore {
     return PersistentStore(
       type: .sqlite, url: url, identifier: identifier, configurationName: configuration, options: options,
       database: database, schema: schema, model: model, metadata: metadata, sideFiles: sideFiles)
+  }
+
+  /// The writes a read-write open may make, all in one transaction that first reads the metadata again and
+  /// checks its hashes: another process may have migrated the file since the open's first look, and a
+  /// repair or an index made for this model would then damage a store of another version.
+  ///
+  /// In order: a store the engine wrote with its own (legacy) hashes gets Core Data's; `Z_PRIMARYKEY` is
+  /// repaired; the fetch indexes are reconciled; the kept model is updated. The transaction is deferred: a
+  /// store that needs none of it is only read (a store whose file cannot be written still opens), and one
+  /// that does takes the write lock at its first write, when SQLite refuses the upgrade (with SQLITE_BUSY)
+  /// if another process wrote since this transaction's read began. Returns the metadata as it now is.
+  static func bringUpToDate(
+    _ database: DatabaseQueue, schema: SQLiteSchema, configuration: String?, model: ManagedObjectModel,
+    entities: [EntityDescription], url: URL
+  ) throws -> [String: any Sendable] {
+    do {
+      return try database.writeWithoutTransaction { db in
+        var metadata: [String: any Sendable] = [:]
+        try db.inTransaction(.deferred) {
+          metadata = try StoreMetadata.read(in: db)
+          guard let match = model.hashMatch(configuration: configuration, metadata: metadata) else {
+            throw incompatibility(url: url, metadata: metadata, entities: entities)
+          }
+          if match == .legacy {
+            // A store the engine wrote with its own hashes: the same model, Core Data's hashes from now on.
+            let hashes = Dictionary(entities.map { ($0.name, $0.versionHash) }, uniquingKeysWith: { a, _ in a })
+            try StoreMetadata.update(in: db, with: StoreMetadata.hashKeys(hashes), url: url)
+            metadata = try StoreMetadata.read(in: db)
+          }
+          try repairPrimaryKeys(in: db, schema: schema, url: url)
+          try reconcileFetchIndexes(in: db, schema: schema, metadata: metadata, url: url)
+          try StoreModelCache.update(in: db, to: model, metadata: metadata, url: url)
+          return .commit
+        }
+        return metadata
+      }
+    } catch let error as DatabaseError {
+      throw ObjectGraphError.database(
+        .persistentStoreOpen, "Bringing the store at \(url.path) up to date for this model failed", error,
+        advice:
+          "Nothing was changed. If another process was writing to the store at the same moment, add the store again; otherwise check that the file is writable.",
+        url: url)
+    }
   }
 
   private static func createNew(
@@ -222,7 +258,7 @@ extension PersistentStore {
     configuration.readonly = true
     configuration.label = "ObjectGraph.inspect"
     configuration.busyMode = .timeout(10)
-    return try DatabaseQueue(path: url.path, configuration: configuration)
+    return try DatabaseQueue(path: SideFiles.readOnlyName(of: url), configuration: configuration)
   }
 
   /// Reads a store file through a read-only connection and closes it, leaving no file beside the store that
@@ -414,7 +450,10 @@ extension PersistentStore {
       }
     }
     do {
-      if let path { return try DatabaseQueue(path: path, configuration: configuration) }
+      if let path {
+        let name = readOnly ? SideFiles.readOnlyName(of: URL(fileURLWithPath: path)) : path
+        return try DatabaseQueue(path: name, configuration: configuration)
+      }
       return try DatabaseQueue(configuration: configuration)
     } catch let error as DatabaseError {
       throw ObjectGraphError.database(

@@ -93,10 +93,10 @@ extension PersistentStore {
   /// one of the model's entities is added, and a table's counter behind its highest `Z_PK` (the table emptied
   /// or edited by hand, a tool that inserted rows without counting them) is raised to it. Counters are never
   /// lowered; a store whose counters are right is only read (one `MAX(Z_PK)` per table).
-  static func repairPrimaryKeys(in database: DatabaseQueue, schema: SQLiteSchema, url: URL?) throws {
+  static func repairPrimaryKeys(in db: Database, schema: SQLiteSchema, url: URL?) throws {
     let rows = schema.primaryKeyRows()
     do {
-      let needed = try database.read { db -> [(number: Int64, name: String, superNumber: Int64, maximum: Int64?)] in
+      let needed = try { () throws -> [(number: Int64, name: String, superNumber: Int64, maximum: Int64?)] in
         // Read as SQLite values: a row edited by hand (text, NULL) is a counter to repair, never a trap.
         let stored = Dictionary(
           try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY").compactMap { row -> (Int64, Int64)? in
@@ -116,15 +116,12 @@ extension PersistentStore {
           }
         }
         return repairs
-      }
-      guard !needed.isEmpty else { return }
-      try database.write { db in
-        for repair in needed {
-          try db.execute(
-            sql:
-              "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?) ON CONFLICT(Z_ENT) DO UPDATE SET Z_MAX = MAX(Z_MAX, excluded.Z_MAX)",
-            arguments: [repair.number, repair.name, repair.superNumber, repair.maximum ?? 0])
-        }
+      }()
+      for repair in needed {
+        try db.execute(
+          sql:
+            "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?) ON CONFLICT(Z_ENT) DO UPDATE SET Z_MAX = MAX(Z_MAX, excluded.Z_MAX)",
+          arguments: [repair.number, repair.name, repair.superNumber, repair.maximum ?? 0])
       }
     } catch let error as DatabaseError {
       throw ObjectGraphError.database(

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// The journal files beside a store file (`-wal`, `-shm`), noted before a read-only look at it, so that the
 /// look leaves no file that was not there.
@@ -52,5 +53,34 @@ struct SideFiles: Sendable {
     let wal = url.path + "-wal"
     guard ((try? FileManager.default.attributesOfItem(atPath: wal))?[.size] as? Int ?? 0) == 0 else { return }
     for suffix in Self.suffixes { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+  }
+}
+
+extension SideFiles {
+  /// The name to open a store file read-only under: its path, or, for a WAL file that has neither `-wal` nor
+  /// `-shm` beside it in a folder this process cannot write (a read-only file system, a store shipped
+  /// read-only), a `file:` URI with `immutable=1`.
+  ///
+  /// SQLite reads a WAL file only through a `-shm` beside it, which it cannot make there, so a plain read-only
+  /// open fails (`SQLITE_READONLY_CANTINIT`). Without a `-wal` the file holds every committed transaction (the
+  /// last connection to close folded the log in and removed it), and nobody can add a `-wal` in that folder,
+  /// so reading the file as immutable reads exactly the store. A `-wal` beside it (a store left by a killed
+  /// app) keeps the plain path, and the open says what to do. The URI form needs a SQLite built to read URIs
+  /// (`SQLITE_USE_URI`, as Debian's and Ubuntu's are); with another build the plain path is used.
+  static func readOnlyName(of url: URL) -> String {
+    let path = url.path
+    let folder = url.deletingLastPathComponent().path
+    guard access(folder, W_OK) != 0,
+      !Self.suffixes.contains(where: { FileManager.default.fileExists(atPath: path + $0) }),
+      sqlite3_compileoption_used("USE_URI") == 1,
+      let handle = FileHandle(forReadingAtPath: path)
+    else { return path }
+    defer { try? handle.close() }
+    let header = (try? handle.read(upToCount: 20)) ?? Data()
+    // Bytes 18 and 19 of a SQLite header are the file format's write and read versions: 2 is WAL.
+    guard header.count == 20, header.starts(with: Data("SQLite format 3\u{0}".utf8)), header[18] == 2, header[19] == 2,
+      let escaped = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)
+    else { return path }
+    return "file:\(escaped)?immutable=1"
   }
 }

@@ -53,20 +53,20 @@ enum StoreMetadata {
     return try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
   }
 
-  /// Sets `changes` in the metadata of the store open in `database`, in one transaction, keeping every other
-  /// key exactly as the property list holds it (keys of a newer Core Data included).
-  static func update(_ database: DatabaseQueue, with changes: [String: any Sendable], url: URL?) throws {
-    do {
-      try database.write { db in try update(in: db, with: changes, url: url) }
-    } catch let error as DatabaseError {
-      throw ObjectGraphError.database(
-        .persistentStoreOpen, "Updating the metadata of the store at \(url?.path ?? "memory") failed", error,
-        advice: "The store was left as it was; check that the file is writable.", url: url)
+  /// The metadata of the store open in `db`, as the caller's transaction sees it (empty when it cannot be
+  /// read), with the store's UUID from its own column (`Z_UUID`) where Core Data keeps it.
+  static func read(in db: Database) throws -> [String: any Sendable] {
+    let row = try Row.fetchOne(db, sql: "SELECT Z_PLIST, Z_UUID FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1")
+    var metadata = (row?["Z_PLIST"] as DatabaseValue?).flatMap { Data.fromDatabaseValue($0) }.flatMap(decode) ?? [:]
+    if let uuid = (row?["Z_UUID"] as DatabaseValue?).flatMap({ String.fromDatabaseValue($0) }), !uuid.isEmpty {
+      metadata[StoreMetadataKey.storeUUID] = uuid
     }
+    return metadata
   }
 
-  /// The same inside the caller's transaction. A property list that cannot be read is an error, never
-  /// replaced by one holding only `changes`.
+  /// Sets `changes` in the metadata of the store open in `db`, inside the caller's transaction, keeping every
+  /// other key exactly as the property list holds it (keys of a newer Core Data included). A property list
+  /// that cannot be read is an error, never replaced by one holding only `changes`.
   static func update(in db: Database, with changes: [String: any Sendable], url: URL?) throws {
     let current = try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1")
     guard let current, var plist = (try? PropertyListSerialization.propertyList(from: current, format: nil)) as? [String: Any] else {

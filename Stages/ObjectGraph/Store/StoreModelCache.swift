@@ -44,16 +44,16 @@ enum StoreModelCache {
   /// Brings the cache of a store opened read-write up to `model`, writing only when it differs. A cache the
   /// engine did not write (Core Data's compiled model, which Core Data uses to migrate the store later) is
   /// kept byte for byte.
-  static func update(_ database: DatabaseQueue, to model: ManagedObjectModel, metadata: [String: any Sendable], url: URL?) throws {
+  static func update(in db: Database, to model: ManagedObjectModel, metadata: [String: any Sendable], url: URL?) throws {
     // A store Core Data made (no engine format key) keeps its cache, or its lack of one: Core Data expects
     // its own compressed archive there.
     guard metadata[StoreMetadataKey.formatVersion] != nil else { return }
     let contents = contents(of: model)
     do {
-      let current = try database.read { try stored(in: $0) }
+      let current = try stored(in: db)
       if let current, !isEngineContents(current) { return }
       guard current != contents else { return }
-      try database.write { try replace(with: contents, in: $0) }
+      try replace(with: contents, in: db)
     } catch let error as DatabaseError {
       throw ObjectGraphError.database(
         .persistentStoreOpen, "Keeping the model in the store at \(url?.path ?? "memory") failed", error,
