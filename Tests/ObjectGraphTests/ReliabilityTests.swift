@@ -322,6 +322,37 @@ struct ReliabilityTests {
     #expect(message(.SQLITE_CANTOPEN, as: .persistentStoreOpen).contains("-wal, -shm, -journal"))
   }
 
+  @Test(
+    "A -journal of random bytes beside a store: a read-write open goes on with every row; read-only says what the file is",
+    arguments: ["DELETE", "WAL"])
+  func foreignJournal(mode: String) throws {
+    let folder = try TemporaryFolder()
+    let url = folder.appending("Store.sqlite")
+    let model = try Self.noteModel()
+    let options = StoreOptions(sqlitePragmas: ["journal_mode": mode])
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    let store = try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
+    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    context.persistentStoreCoordinator = coordinator
+    try context.performAndWait {
+      ManagedObject(entity: try #require(model.entitiesByName["Note"]), insertInto: context).setValue("one", forKey: "title")
+      try context.save()
+    }
+    try coordinator.remove(store)
+    var generator = SystemRandomNumberGenerator()
+    let garbage = Data((0..<4096).map { _ in UInt8.random(in: 1...255, using: &generator) })
+    try garbage.write(to: URL(fileURLWithPath: url.path + "-journal"))
+    do {
+      let titles = try Self.titles(url, model: model, options: StoreOptions(sqlitePragmas: ["journal_mode": mode], readOnly: true))
+      #expect(titles == ["one"])
+    } catch let error as ObjectGraphError {
+      #expect(
+        !error.message.contains("folder") && error.message.contains("Open the store once without StoreOptions.readOnly"),
+        "\(mode) read-only: \(error.message)")
+    }
+    #expect(try Self.titles(url, model: model, options: options) == ["one"], "\(mode)")
+  }
+
   @Test("A store URL that is a FIFO or a folder is refused at once, saying what it is")
   func notAFile() throws {
     let folder = try TemporaryFolder()

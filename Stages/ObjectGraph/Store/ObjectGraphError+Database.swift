@@ -30,6 +30,10 @@ extension ObjectGraphError {
       cause =
         "SQLite reads a store in WAL mode through a -shm file beside it, which it could not create: the folder cannot "
         + "be written. Copy the store with its -wal to a folder you can write, or make this one writable."
+    case .SQLITE_READONLY where error.extendedResultCode.rawValue == 776 /* SQLITE_READONLY_ROLLBACK */:
+      cause =
+        "A -journal file beside the store (a transaction a stopped process left unfinished, or a file that only looks "
+        + "like one) must be rolled back first, which only a read-write connection can do."
     case .SQLITE_READONLY:
       cause =
         "The store's file or its folder cannot be written (a read-only file system, or permissions): "

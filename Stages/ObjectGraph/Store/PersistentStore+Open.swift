@@ -302,7 +302,7 @@ extension PersistentStore {
     } catch let error as DatabaseError where error.resultCode == .SQLITE_READONLY && hasHotJournal(url: url) {
       throw ObjectGraphError.database(
         .persistentStoreOpen,
-        "\(url.path) has an unfinished transaction of a process that stopped in the middle of a save (its -journal file), which a read-only connection cannot roll back",
+        "\(url.path) has a -journal file beside it, an unfinished transaction of a process that stopped in the middle of a save (or a stray file SQLite takes for one), which a read-only connection cannot roll back",
         error,
         advice:
           "Open the store once without StoreOptions.readOnly: that rolls the unfinished transaction back, as SQLite does for any writer, and keeps every saved change. The file was left untouched.",
