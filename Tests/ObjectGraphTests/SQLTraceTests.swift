@@ -105,4 +105,42 @@ struct SQLTraceTests {
     #expect(ids.prefix(3).map(\.primaryKey) == [1, 2, 3])
     #expect(ids.suffix(2).map(\.primaryKey) == [1, 2])
   }
+
+  @Test("A batch update by a predicate without joins is one UPDATE with its own WHERE; through a to-one, a key subquery")
+  func batchStatements() throws {
+    let log = Locked<[String]>([])
+    let context = try tracedContext(log)
+    try context.performAndWait {
+      let work = Notebook(context: context)
+      work.name = "Work"
+      for index in 0..<6 {
+        let note = Note(context: context)
+        note.title = "note \(index)"
+        note.rating = Int64(index)
+        if index < 3 { note.notebook = work }
+      }
+      try context.save()
+      log.withLock { $0 = [] }
+      let plain = BatchUpdateRequest(entityName: "Note")
+      plain.predicate = try FetchPredicate(format: "rating >= 4")
+      plain.propertiesToUpdate = ["body": "high"]
+      plain.resultType = .updatedObjectsCountResultType
+      #expect(try (context.execute(plain) as? BatchUpdateResult)?.result as? Int == 2)
+      let joined = BatchUpdateRequest(entityName: "Note")
+      joined.predicate = try FetchPredicate(format: "notebook.name == 'Work'")
+      joined.propertiesToUpdate = ["body": "work"]
+      joined.resultType = .updatedObjectsCountResultType
+      #expect(try (context.execute(joined) as? BatchUpdateResult)?.result as? Int == 3)
+    }
+    let statements = log.withLock { $0 }.filter { $0.hasPrefix("UPDATE ZNOTE") }
+    #expect(statements.count == 2, "\(statements)")
+    #expect(
+      statements.first?.hasPrefix("UPDATE ZNOTE AS t0 SET ") == true && statements.first?.contains("IN (SELECT") == false, "\(statements)")
+    #expect(statements.dropFirst().first?.contains("WHERE t0.Z_PK IN (SELECT t0.Z_PK FROM ZNOTE t0 ") == true, "\(statements)")
+    let bodies = try context.performAndWait {
+      context.reset()  // a batch update changes the file, not the context's objects
+      return try context.fetch(FetchRequest<Note>(entityName: "Note")).map { "\($0.title ?? ""):\($0.body ?? "-")" }.sorted()
+    }
+    #expect(bodies == ["note 0:work", "note 1:work", "note 2:work", "note 3:-", "note 4:high", "note 5:high"])
+  }
 }

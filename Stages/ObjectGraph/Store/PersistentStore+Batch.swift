@@ -15,7 +15,7 @@ extension PersistentStore {
   /// Runs a batch update or delete in one transaction: the rows are chosen (by predicate or ID), then
   /// changed or deleted in SQL, without reading their values.
   ///
-  /// A request by predicate is one statement, `UPDATE … WHERE Z_PK IN (SELECT …)` (with `RETURNING` the
+  /// A request by predicate is one statement, `UPDATE … WHERE …` (with `RETURNING` the
   /// rows' keys only when the caller wants IDs or the store records history), as is a delete by predicate
   /// of rows whose entities have no relationships (no delete rule to apply; a delete of every row of a
   /// table then has no `WHERE` at all, which SQLite carries out without visiting the rows). Requests by
@@ -41,8 +41,8 @@ extension PersistentStore {
           let targets: [(pk: Int64, entity: Int64)]
           if request.ids == nil {
             (count, targets) = try changeRows(
-              "UPDATE \(mapping.table) SET \(assignments.sql)", assignments.arguments, request, mapping: mapping, returning: needsRows,
-              db: db)
+              "UPDATE \(mapping.table) AS t0 SET \(assignments.sql)", assignments.arguments, request, mapping: mapping,
+              returning: needsRows, db: db)
           } else {
             targets = try batchTargets(request, mapping: mapping, db: db)
             try batchUpdate(targets.map(\.pk), assignments: assignments, mapping: mapping, db: db)
@@ -57,7 +57,7 @@ extension PersistentStore {
           return result(count, targets)
         case .delete where request.ids == nil && !hasRelationships(mapping, includesSubentities: request.includesSubentities):
           let (count, targets) = try changeRows(
-            "DELETE FROM \(mapping.table)", [], request, mapping: mapping, returning: needsRows, db: db)
+            "DELETE FROM \(mapping.table) AS t0", [], request, mapping: mapping, returning: needsRows, db: db)
           try recordHistory(
             targets.map { StoreHistoryEntry(kind: .delete, entityNumber: $0.entity, primaryKey: $0.pk, properties: nil) },
             author: request.author, contextName: request.contextName, db: db)
@@ -135,9 +135,13 @@ extension PersistentStore {
     return entities.contains { entity in entity.layout.slots.contains { $0.isRelationship && !$0.isTransient } }
   }
 
-  /// Runs `statement` (an `UPDATE … SET …` or a `DELETE FROM` of the entity's table) on the rows a batch
-  /// request's predicate chooses, in one statement; returns how many rows it changed and, when
+  /// Runs `statement` (an `UPDATE … AS t0 SET …` or a `DELETE FROM … AS t0` of the entity's table) on the
+  /// rows a batch request's predicate chooses, in one statement; returns how many rows it changed and, when
   /// `returning`, which (in key order).
+  ///
+  /// A predicate that needs no join (key paths through to-ones do) becomes the statement's own `WHERE`, so
+  /// SQLite changes the rows as it finds them, with any index the condition can use; one with joins chooses
+  /// the keys in a subquery (`WHERE Z_PK IN (SELECT …)`), as `UPDATE` and `DELETE` take no join.
   private func changeRows(
     _ statement: String, _ arguments: [DatabaseValue], _ request: StoreBatchRequest, mapping: SQLiteSchema.EntityMapping,
     returning: Bool, db: Database
@@ -146,8 +150,10 @@ extension PersistentStore {
     var compiler = SQLPredicateCompiler(schema: schema, mapping: mapping)
     if let predicate = request.predicate { conditions.append(try compiler.compile(predicate)) }
     var sql = statement
-    if !conditions.isEmpty || !compiler.joinClause.isEmpty {
-      sql += " WHERE Z_PK IN (SELECT t0.Z_PK FROM \(mapping.table) t0\(compiler.joinClause)\(Self.whereClause(conditions)))"
+    if compiler.joinClause.isEmpty {
+      sql += Self.whereClause(conditions)
+    } else {
+      sql += " WHERE t0.Z_PK IN (SELECT t0.Z_PK FROM \(mapping.table) t0\(compiler.joinClause)\(Self.whereClause(conditions)))"
     }
     let allArguments = StatementArguments(arguments + compiler.arguments)
     guard returning else {
