@@ -1,9 +1,9 @@
 // stage4-demo --merge-policies: the user and a worker edit the same note, tried under each of the five
 // merge policies. The stack has stage 4's shape: a private writer holding the coordinator and the main
-// context as its child. The note starts as "Groceries", body "Milk", not pinned. The user opens it in the
-// main context and changes its title and body; before the user's save, a worker changes its title and pins
-// it, and saves. Then the user's edit is saved the stage 4 way: the main context into the writer, the
-// writer to the file, with the writer's merge policy. The file is read afterwards, by a new coordinator.
+// context as its child. The note starts as "Groceries", body "Milk", not pinned. The user changes its title
+// and body, and the app saves as stage 4 does: the main context into the writer at once, the writer to the
+// file a moment later. In that moment a worker changes the note's title, pins it, and saves. Then the
+// writer writes, with its merge policy. The file is read afterwards, by a new coordinator.
 //
 // Two workers: first one of stage 4's own, a child of the writer, whose save goes into the writer; then one
 // that writes to the file without the writer, on the coordinator (as a context from Core Data's
@@ -43,29 +43,34 @@ func editTheSameNote(policy: MergePolicy, worker shape: TourWorker, in folder: U
   do {
     let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
     try coordinator.addPersistentStore(type: .sqlite, at: storeURL)
+    // The note, saved by an earlier launch.
+    let earlier = ManagedObjectContext(concurrencyType: .privateQueue)
+    earlier.persistentStoreCoordinator = coordinator
+    let noteID = try earlier.performAndWait {
+      let note = Note(context: earlier)
+      note.title = "Groceries"
+      note.body = "Milk"
+      note.createdAt = Date(timeIntervalSinceReferenceDate: 800_000_000)
+      try earlier.save()
+      return note.objectID
+    }
     let writer = ManagedObjectContext(concurrencyType: .privateQueue)
     writer.name = "writer"
     writer.persistentStoreCoordinator = coordinator
     writer.mergePolicy = policy
-    let noteID = try writer.performAndWait {
-      let note = Note(context: writer)
-      note.title = "Groceries"
-      note.body = "Milk"
-      note.createdAt = Date(timeIntervalSinceReferenceDate: 800_000_000)
-      try writer.save()
-      return note.objectID
-    }
     let main = ManagedObjectContext(concurrencyType: .privateQueue)
     main.name = "main"
     main.parent = writer
 
-    // The user opens the note and edits it; the edit is not saved yet.
+    // The user edits the note, and the app saves: the main context's save puts the edit in the writer at
+    // once; the writer's write to the file comes after (stage 4 queues it on the writer's queue).
     try main.performAndWait {
       guard let note = try main.existingObject(with: noteID) as? Note else { throw DemoFailure("the note is missing") }
       note.title = "Groceries for Sunday"
       note.body = "Milk, eggs"
+      try main.save()
     }
-    // Meanwhile a worker renames and pins the same note, and saves.
+    // Before the writer writes, a worker renames and pins the same note, and saves.
     let worker = ManagedObjectContext(concurrencyType: .privateQueue)
     worker.name = "worker"
     switch shape {
@@ -78,13 +83,9 @@ func editTheSameNote(policy: MergePolicy, worker shape: TourWorker, in folder: U
       note.isPinned = true
       try worker.save()
     }
-    if shape == .childOfWriter {
-      try writer.performAndWait { try writer.save() }  // stage 4 writes the writer after each worker's save
-    }
-    // The user's save, the stage 4 way.
+    // The writer writes to the file.
     var failure: String?
     do {
-      try main.performAndWait { try main.save() }
       try writer.performAndWait { try writer.save() }
     } catch {
       failure = (error as? ObjectGraphError).map { "\($0.code.rawValue)" } ?? "\(error)"
@@ -130,12 +131,11 @@ let tourPolicies: [(name: String, policy: MergePolicy)] = [
 /// Runs the edit under each policy, with each kind of worker, and prints what the file holds.
 func tourMergePolicies(in folder: URL) throws {
   print("The note: \"Groceries\", body \"Milk\", not pinned.")
-  print("The user edits it in the main context: \"Groceries for Sunday\", body \"Milk, eggs\".")
-  print("Before the user's save, a worker renames it \"Groceries (shared list)\", pins it, and saves.")
-  print("Then the user's edit is saved: the main context into the writer, the writer to the file.")
-  print("What the file holds afterwards, by the writer's merge policy:")
+  print("The user changes it to \"Groceries for Sunday\", body \"Milk, eggs\"; the main context saves.")
+  print("Before the writer writes that to the file, a worker renames the note \"Groceries (shared list)\",")
+  print("pins it, and saves. Then the writer writes. The file afterwards, by the writer's merge policy:")
   for (shape, heading) in [
-    (TourWorker.childOfWriter, "1. A stage 4 worker (a child of the writer; its change is in the file first):"),
+    (TourWorker.childOfWriter, "1. A stage 4 worker (a child of the writer, which saves into it):"),
     (.onCoordinator, "2. A worker on the coordinator, beside the writer (or an app extension):"),
   ] {
     print(heading)
