@@ -111,7 +111,7 @@ struct Outcome {
         which refuses every conflict. The file keeps the worker's version (\(described)). The user's edit now \
         waits in the writer, and each later save of the writer meets the same conflict: the stack saves on its \
         own (after merges, at lifecycle moments), with nobody there to resolve it. Choose a policy that settles \
-        the conflict, keeping the user's edit. Error was: \(saveError)
+        the conflict, keeping the user's edit. The engine said: \(saveError)
         """
     }
     if title == Edit.workerTitle && body == Edit.userBody {
