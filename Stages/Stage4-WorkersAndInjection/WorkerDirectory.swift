@@ -9,8 +9,8 @@ import Synchronization
 /// is gone from the directory at once, and a later save of a context that happens to reuse its address
 /// cannot be mistaken for it (the entry holds the context itself, weakly, not its address).
 ///
-/// (Seed 003 keeps its workers in an `NSHashTable` with weak references; this is the same idea, made
-/// safe to use from every worker's queue at once with a mutex.)
+/// (The 2015 article "Getting Sexy with Core Data" keeps its workers in an `NSHashTable` with weak
+/// references; this is the same idea, made safe to use from every worker's queue at once with a mutex.)
 final class WorkerDirectory: Sendable {
   private struct Entry {
     weak var worker: ManagedObjectContext?

@@ -15,7 +15,8 @@ struct Stage4Demo: ParsableCommand {
       disk, and the resident memory as the import went on. Then it saves the same notes through stage 1's \
       manager, on the main queue, for comparison. The stores go in Stage4-child-of-main/, \
       Stage4-beside-main/ and Stage1/ inside the store folder. The targets are measured with a release \
-      build: swift run -c release stage4-demo --count 100000.
+      build: swift run -c release stage4-demo --count 100000. With --merge-policies it does none of this and \
+      shows, instead, what each of the five merge policies does when the user and a worker edit the same note.
       """)
 
   @OptionGroup var options: DemoOptions
@@ -28,4 +29,7 @@ struct Stage4Demo: ParsableCommand {
       return size
     })
   var batchSize = 1_000
+
+  @Flag(help: "Show what each merge policy does when the user and a worker edit the same note, instead of the import.")
+  var mergePolicies = false
 }

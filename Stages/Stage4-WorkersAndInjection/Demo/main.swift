@@ -12,6 +12,7 @@
 // Stage4Demo.swift; the 60 Hz "UI" and the memory probe are DemoSupport's.
 //
 //   swift run -c release stage4-demo --count 100000 [--batch-size 1000] [--store-folder PATH]
+//   swift run stage4-demo --merge-policies   (MergePolicyTour.swift: the user and a worker edit one note)
 
 import DemoSupport
 import Dispatch
@@ -153,6 +154,15 @@ func ratio(_ part: Duration, _ whole: Duration) -> String {
 
 let command = Stage4Demo.parseForDemo()
 let options = command.options
+
+if command.mergePolicies {
+  do {
+    try tourMergePolicies(in: options.storeFolder(for: "stage4-demo").appendingPathComponent("MergePolicies", isDirectory: true))
+    exit(0)
+  } catch {
+    Stage4Demo.failDemo(with: error)
+  }
+}
 
 Task { @MainActor in
   do {

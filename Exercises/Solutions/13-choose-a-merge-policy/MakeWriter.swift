@@ -1,0 +1,21 @@
+// Reference solution of exercise 13: choose the writer's merge policy.
+import Foundation
+import ObjectGraph
+
+/// Makes the stack's writer: the private-queue context that alone holds `coordinator` and writes to the
+/// file whatever the main context saves into it.
+///
+/// The writer is not the only one writing to the file. A worker on the coordinator, or an app extension with
+/// a stack of its own, may change a note's row after the user opened that note. When the writer then saves
+/// the user's edit of it, its merge policy decides what the file keeps.
+///
+/// - Throws: nothing; the function throws so that a writer that cannot be made can say why.
+public func makeWriter(for coordinator: PersistentStoreCoordinator) throws -> ManagedObjectContext {
+  let writer = ManagedObjectContext(concurrencyType: .privateQueue)
+  writer.name = "Writer"
+  writer.persistentStoreCoordinator = coordinator
+  // Property by property, the user's changes win over the row's; what someone else changed in properties
+  // the user did not touch stays. The default (.error) would refuse the save, and every save after it.
+  writer.mergePolicy = .mergeByPropertyObjectTrump
+  return writer
+}

@@ -1,0 +1,245 @@
+// The checks of exercise 13. They run against your code in Exercises/13-choose-a-merge-policy/Sources, or
+// against the reference solution when WORKSHOP_SOLUTIONS=1. Each check runs in a child process, so that code
+// which stops the process (a force unwrap, a try!) fails one check with an explanation instead of ending the
+// whole run.
+//
+// Every check builds stage 4's shape on a SQLite store that holds one note ("Groceries", body "Milk", not
+// pinned): your writer holding the coordinator, and the main context as its child. The user changes the
+// note's title and body in the main context, and the app saves as stage 4 does: the main context into the
+// writer at once, the writer to the file a moment later. In that moment a worker on the coordinator (beside
+// the writer, as Core Data's newBackgroundContext() makes one, or as an app extension writes the same file)
+// renames the note, pins it, and saves. Then the writer writes. The checks read the file afterwards with a
+// new coordinator.
+import Exercise13
+import Exercise13Solution
+import ExerciseChecks
+import Foundation
+import NotesModel
+import ObjectGraph
+import TestSupport
+import Testing
+
+/// The function under test: your `makeWriter(for:)`, or the solution's.
+enum Subject {
+  static let makeWriter: @Sendable (PersistentStoreCoordinator) throws -> ManagedObjectContext = CodeUnderTest.pick(
+    starter: Exercise13.makeWriter(for:), solution: Exercise13Solution.makeWriter(for:))
+}
+
+/// Said when a check's child process stopped (a crash, or the watchdog) instead of finishing.
+let stoppedAdvice: Comment = """
+  makeWriter(for:) or the save through its writer stopped the whole process, or never finished. A writer that \
+  cannot be made is an error to throw: no fatalError(), try! or force unwrap (!).
+  """
+
+@Suite("Exercise 13: choose the writer's merge policy", .temporaryFolders)
+struct ChooseAMergePolicyTests {
+  @Test("The user's save goes through, although a worker changed the note's row since the writer read it")
+  func userSaveGoesThrough() async throws { try await runInChildProcess(.userSaveGoesThrough) }
+
+  @Test("Where the user and the worker changed the same property (the title), the file has the user's value")
+  func userWinsWhereBothChanged() async throws { try await runInChildProcess(.userWinsWhereBothChanged) }
+
+  @Test("The user's change to a property the worker did not touch (the body) reaches the file")
+  func userOtherChangeKept() async throws { try await runInChildProcess(.userOtherChangeKept) }
+
+  @Test("The worker's change to a property the user did not touch (the pin) stays in the file")
+  func workerOtherChangeKept() async throws { try await runInChildProcess(.workerOtherChangeKept) }
+}
+
+/// Runs `check` in a child process, so that code which stops the process (or hangs it) fails this one check,
+/// with ``stoppedAdvice`` and what the process printed, instead of ending the whole test run.
+func runInChildProcess(_ check: ChildCheck) async throws {
+  // Where the check's folders go (both runs'), removed by the suite's .temporaryFolders scope.
+  let scope = try TemporaryFolder()
+  let finished = await #expect(processExitsWith: .success, stoppedAdvice) {
+    [check = check as ChildCheck, scope = scope as TemporaryFolder] in
+    startWatchdog(check)
+    do { try scope.withScope { try check.run() } } catch { Issue.record(error) }
+  }
+  guard finished == nil else { return }
+  // The process stopped. Run the check once more, only to collect what it printed before stopping.
+  let stopped = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+    [check = check as ChildCheck, scope = scope as TemporaryFolder] in
+    startWatchdog(check)
+    try? scope.withScope { try check.run() }
+  }
+  if let stopped { Issue.record(Comment(rawValue: stopReport(standardError: stopped.standardErrorContent))) }
+}
+
+/// Ends a check's process when it has not finished after 25 seconds: a deadlock would otherwise hang the run.
+func startWatchdog(_ check: ChildCheck) {
+  Watchdog.endProcess(after: .seconds(25)) {
+    """
+    The check '\(check)' did not finish within 25 seconds: the save through your writer never returned. \
+    Something waits for a queue that is waiting for it.
+    """
+  }
+}
+
+// MARK: - What the checks observe
+
+/// The note as it starts, as the user edits it, and as the worker edits it.
+enum Edit {
+  static let title = "Groceries"
+  static let body = "Milk"
+  static let userTitle = "Groceries for Sunday"
+  static let userBody = "Milk, eggs"
+  static let workerTitle = "Groceries (shared list)"
+}
+
+/// What the file held after the user's save, and the error that save threw, if any.
+struct Outcome {
+  var title = ""
+  var body = ""
+  var isPinned = false
+  /// The error the user's save (main context, then writer) threw.
+  var saveError: (any Error)?
+
+  /// The file's note, in the words of the checks.
+  var described: String {
+    "title \"\(title)\", body \"\(body)\", \(isPinned ? "pinned" : "not pinned")"
+  }
+
+  /// What happened to the user's edit, when it is not what the app wants: told by what the file holds, so
+  /// that each wrong choice is named by its effect.
+  var whatHappened: String? {
+    if let saveError {
+      let code = (saveError as? ObjectGraphError).map { " (error \($0.code.rawValue))" } ?? ""
+      return """
+        The user's edit never reached the file: the writer's save was refused\(code), because the worker had \
+        changed the note's row since the writer read it, and the writer's merge policy is error, the default, \
+        which refuses every conflict. The file keeps the worker's version (\(described)). The user's edit now \
+        waits in the writer, and each later save of the writer meets the same conflict: the stack saves on its \
+        own (after merges, at lifecycle moments), with nobody there to resolve it. Choose a policy that settles \
+        the conflict, keeping the user's edit. The engine said: \(saveError)
+        """
+    }
+    if title == Edit.workerTitle && body == Edit.userBody {
+      return """
+        The user's title was replaced by the worker's: the file has "\(title)", not "\(Edit.userTitle)"; only the \
+        body, which the worker did not touch, kept the user's edit. mergeByPropertyStoreTrump lets the row win \
+        every property both changed, so the user typed a title, saw it, and lost it without a word. Choose the \
+        policy under which the user's changes win, property by property.
+        """
+    }
+    if title == Edit.workerTitle && body == Edit.body {
+      return """
+        The user's whole edit was thrown away: the file has the worker's title "\(title)" and the body as it \
+        was before the user changed it ("\(body)"). rollback drops every change the user made to a note in \
+        conflict, the properties the worker never touched included. Choose the policy under which the user's \
+        changes win, property by property, and the worker's changes to other properties stay.
+        """
+    }
+    if title == Edit.userTitle && !isPinned {
+      return """
+        The user's edit was saved, but the worker's change was undone: the note is no longer pinned. \
+        overwrite writes the user's whole note over the row, properties the user never touched included, at \
+        the values the user's context read before the worker saved. Choose the policy that keeps the user's \
+        changes and only those: the worker's pin must stay.
+        """
+    }
+    return nil
+  }
+}
+
+/// Builds the stack on a new store, plays the two edits, saves the user's, and reads the file.
+func playTheEdits() throws -> Outcome {
+  let storeURL = try TemporaryFolder().appending("Notes.sqlite")
+  let coordinator = try TutorialStack.coordinator(storeURL: storeURL)
+  // The note, saved by an earlier launch.
+  let earlier = TutorialStack.context(.privateQueue, on: coordinator)
+  let noteID = try earlier.performAndWait {
+    let note = Note(context: earlier)
+    note.title = Edit.title
+    note.body = Edit.body
+    note.createdAt = Date(timeIntervalSinceReferenceDate: 800_000_000)
+    try earlier.save()
+    return note.objectID
+  }
+
+  let writer = try Subject.makeWriter(coordinator)
+  let main = ManagedObjectContext(concurrencyType: .privateQueue)
+  main.name = "Main"
+  main.parent = writer
+  // The user opens the note and edits it, and the app saves as stage 4 does: the main context's save puts the
+  // edit in the writer at once; the writer writes it to the file a moment later, on its own queue.
+  var saveError: (any Error)?
+  do {
+    try main.performAndWait {
+      let request = FetchRequest<Note>(entityName: "Note")
+      guard let note = try main.fetch(request).first, note.objectID == noteID else {
+        throw ObjectGraphError(.objectNotFound, "The checks' note is not in the store: the fixture is broken.")
+      }
+      note.title = Edit.userTitle
+      note.body = Edit.userBody
+      try main.save()
+    }
+  } catch {
+    saveError = error
+  }
+  // In that moment, a worker beside the writer renames and pins the same note, and saves it to the file.
+  let worker = TutorialStack.context(.privateQueue, on: coordinator)
+  worker.name = "Worker"
+  try worker.performAndWait {
+    guard let note = try worker.existingObject(with: noteID) as? Note else {
+      throw ObjectGraphError(.objectNotFound, "The worker cannot find the note: the fixture is broken.")
+    }
+    note.title = Edit.workerTitle
+    note.isPinned = true
+    try worker.save()
+  }
+  // Then the writer writes the user's edit to the file.
+  if saveError == nil {
+    do {
+      try writer.performAndWait { if writer.hasChanges { try writer.save() } }
+    } catch {
+      saveError = error
+    }
+  }
+
+  // The file, as a new coordinator reads it.
+  for store in coordinator.persistentStores { try coordinator.remove(store) }
+  let reader = TutorialStack.context(.privateQueue, on: try TutorialStack.coordinator(storeURL: storeURL))
+  var outcome = try reader.performAndWait {
+    guard let note = try reader.fetch(FetchRequest<Note>(entityName: "Note")).first else {
+      throw ObjectGraphError(.objectNotFound, "The file holds no note after the save.")
+    }
+    return Outcome(title: note.title, body: note.body ?? "", isPinned: note.isPinned)
+  }
+  outcome.saveError = saveError
+  return outcome
+}
+
+// MARK: - The checks
+
+/// The checks; each runs in a child process.
+enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
+  case userSaveGoesThrough, userWinsWhereBothChanged, userOtherChangeKept, workerOtherChangeKept
+
+  var description: String { rawValue }
+
+  func run() throws {
+    let outcome = try playTheEdits()
+    let passed: Bool
+    let expected: String
+    switch self {
+    case .userSaveGoesThrough:
+      passed = outcome.saveError == nil
+      expected = "The user's save should go through"
+    case .userWinsWhereBothChanged:
+      passed = outcome.saveError == nil && outcome.title == Edit.userTitle
+      expected = "The file should have the user's title, \"\(Edit.userTitle)\""
+    case .userOtherChangeKept:
+      passed = outcome.saveError == nil && outcome.body == Edit.userBody
+      expected = "The file should have the user's body, \"\(Edit.userBody)\""
+    case .workerOtherChangeKept:
+      passed = outcome.isPinned
+      expected = "The note should stay pinned, as the worker left it"
+    }
+    guard !passed else { return }
+    let why =
+      outcome.whatHappened
+      ?? "The file holds \(outcome.described)\(outcome.saveError.map { "; the save threw \($0)" } ?? "")."
+    Issue.record(Comment(rawValue: "\(expected). \(why)"))
+  }
+}
