@@ -47,7 +47,8 @@ extension ManagedObjectContext {
     return try store.fetchDictionaries(plan).map { row in
       var dictionary: [String: Any] = [:]
       for (name, value) in row {
-        dictionary[name] = if case .objectID(let id) = value { id } else { value.anyValue }
+        // Numbers as NSNumber, as Core Data's dictionaries hold them; a nil value leaves its key out.
+        dictionary[name] = if case .objectID(let id) = value { id } else { value.boxedValue }
       }
       return dictionary
     }

@@ -79,8 +79,24 @@ enum SlotValue: Sendable {
     }
   }
 
-  /// The same, as `Any`, for key-value access: built straight from the case, which costs far less than
-  /// converting `swiftValue` (a second existential copy) on the path every `value(forKey:)` takes.
+  /// The value as Core Data's key-value coding hands it out (`value(forKey:)`, `committedValues(forKeys:)`,
+  /// `changedValues()`, dictionary fetch results): numbers and Booleans as `NSNumber`, so that the casts
+  /// code written for Apple platforms makes (`as? Int`, `as? Int64`, `as? Int16`, `as? Double`, `as? Bool`)
+  /// work whatever the attribute's integer or floating-point type; everything else as ``anyValue``.
+  var boxedValue: Any? {
+    switch self {
+    case .int64(let value): NSNumber(value: value)
+    case .int32(let value): NSNumber(value: value)
+    case .int16(let value): NSNumber(value: value)
+    case .double(let value): NSNumber(value: value)
+    case .float(let value): NSNumber(value: value)
+    case .bool(let value): NSNumber(value: value)
+    default: anyValue
+    }
+  }
+
+  /// The same, as `Any`, for typed access (`@Managed`): built straight from the case, which costs far
+  /// less than converting `swiftValue` (a second existential copy) on the path every property read takes.
   var anyValue: Any? {
     switch self {
     case .string(let value): value

@@ -34,7 +34,8 @@ public struct Managed<Value> {
     set { preconditionFailure("@Managed only works on properties of ManagedObject subclasses") }
   }
 
-  /// Reads and writes the property through the enclosing object's `value(forKey:)` and `setValue(_:forKey:)`.
+  /// Reads the property as the model stores it (the object's typed read, `value(forKey:)` without its
+  /// `NSNumber`s) and writes it through the object's `setValue(_:forKey:)`.
   public static subscript<Object: ManagedObject>(
     _enclosingInstance object: Object,
     wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
@@ -42,7 +43,7 @@ public struct Managed<Value> {
   ) -> Value {
     get {
       let key = Self.key(object, storageKeyPath)
-      let raw = object.value(forKey: key)
+      let raw = object.typedValue(forKey: key)
       if let value = raw as? Value { return value }
       if raw == nil, let empty = (nil as Any?) as? Value { return empty }
       // `Int` for an Integer 64 attribute, `Double` for a Float one...: numbers convert when exact, as

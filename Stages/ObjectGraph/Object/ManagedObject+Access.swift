@@ -3,15 +3,27 @@ import Foundation
 extension ManagedObject {
   // MARK: - Key-value access
 
-  /// The value of a property: an attribute's value (`String`, `Int64`, `Date`, …), a to-one's object
-  /// (`ManagedObject?`), or a to-many's objects (`Set<ManagedObject>`, or an `NSOrderedSet` of them in
-  /// their order for an ordered to-many, as in Core Data).
+  /// The value of a property: an attribute's value (`String`, `Date`, `Data`, …; numbers and Booleans as
+  /// `NSNumber`, as Core Data hands them out, so `as? Int`, `as? Int64`, `as? Double` and `as? Bool` all
+  /// work), a to-one's object (`ManagedObject?`), or a to-many's objects (`Set<ManagedObject>`, or an
+  /// `NSOrderedSet` of them in their order for an ordered to-many, as in Core Data).
   ///
   /// Touching a fault loads it. A key the entity does not have is asked of
   /// ``value(forUndefinedKey:)``, which a subclass overrides to answer its computed properties; a key
   /// nobody answers stops the program with a message listing the entity's keys (a programmer error, as in
   /// Core Data).
   public func value(forKey key: String) -> Any? {
+    read(key, boxingNumbers: true)
+  }
+
+  /// The value of a property with numbers as the Swift type the attribute stores (`Int64`, `Int32`, …):
+  /// what `@Managed` reads, without the `NSNumber` ``value(forKey:)`` makes for ported code.
+  func typedValue(forKey key: String) -> Any? {
+    read(key, boxingNumbers: false)
+  }
+
+  @inline(__always)
+  private func read(_ key: String, boxingNumbers: Bool) -> Any? {
     guard let index = layout.index(of: key) else { return undefinedValue(forKey: key) }
     ConcurrencyDebug.objectTouchedOffQueue(self, key: key)
     if state.isFault { fireFault(key: key) }
@@ -21,7 +33,7 @@ extension ManagedObject {
       if !layout.transformableIndexes.isEmpty, layout.transformableIndexes.contains(index) {
         return transformableValue(values[index], at: index)
       }
-      return values[index]?.anyValue
+      return boxingNumbers ? values[index]?.boxedValue : values[index]?.anyValue
     case .toOne:
       guard let id = values[index].objectID, let context = managedObjectContext else { return nil }
       return context.object(with: id)
@@ -77,27 +89,29 @@ extension ManagedObject {
     }
   }
 
-  /// The keys and new values of the properties changed since the object was last fetched or saved.
+  /// The keys and new values of the properties changed since the object was last fetched or saved, as
+  /// ``value(forKey:)`` gives them; a property changed to `nil` maps to `NSNull`, as in Core Data.
   public func changedValues() -> [String: Any] {
     ConcurrencyDebug.objectTouchedOffQueue(self, key: "changedValues()")
     var result: [String: Any] = [:]
     if state.isInserted {
       for slot in layout.slots where values[slot.index] != nil {
         if slot.isToMany, values[slot.index]?.memberCount ?? 0 == 0 { continue }
-        result[slot.name] = value(forKey: slot.name) as Any
+        result[slot.name] = value(forKey: slot.name) ?? NSNull()
       }
       return result
     }
     for index in changedSlots.sorted() {
       let slot = layout.slots[index]
       guard !StoredValueComparison.isEqual(values[index], snapshot?.values[index] ?? nil) else { continue }
-      result[slot.name] = value(forKey: slot.name) as Any
+      result[slot.name] = value(forKey: slot.name) ?? NSNull()
     }
     return result
   }
 
   /// The values the given properties had when the object was last fetched or saved (`nil` keys: every
-  /// property). A new object has no committed values.
+  /// property), as ``value(forKey:)`` gives them (numbers as `NSNumber`), with `NSNull` for a property that
+  /// had no value, as in Core Data. A new object has no committed values.
   public func committedValues(forKeys keys: [String]?) -> [String: Any] {
     ConcurrencyDebug.objectTouchedOffQueue(self, key: "committedValues(forKeys:)")
     guard let snapshot, !state.isInserted else { return [:] }
@@ -107,9 +121,10 @@ extension ManagedObject {
       switch slot.kind {
       case .attribute:
         result[slot.name] =
-          layout.transformableIndexes.contains(slot.index) ? transformableValue(stored, at: slot.index) : stored?.anyValue as Any
+          (layout.transformableIndexes.contains(slot.index) ? transformableValue(stored, at: slot.index) : stored?.boxedValue)
+          ?? NSNull()
       case .toOne:
-        result[slot.name] = stored.objectID.flatMap { managedObjectContext?.object(with: $0) } as Any
+        result[slot.name] = stored.objectID.flatMap { managedObjectContext?.object(with: $0) } ?? NSNull()
       case .toMany where slot.isOrdered:
         result[slot.name] = NSOrderedSet(array: (stored.memberList ?? []).compactMap { managedObjectContext?.object(with: $0) })
       case .toMany:
