@@ -38,6 +38,8 @@ var targets: [Target] = [
   .target(name: "ExerciseKit", path: "Support/ExerciseKit"),
   // What the checks share: which code is under test, the tutorial's model, the concurrency-debug recorder.
   .target(name: "ExerciseChecks", dependencies: ["ExerciseKit"] + engine, path: "Support/ExerciseChecks"),
+  // What an untouched starter's error says, read from the starter itself.
+  .testTarget(name: "ExerciseKitTests", dependencies: ["ExerciseKit"], path: "Support/ExerciseKitTests"),
 ]
 for exercise in exercises {
   let starter = exercise.testTarget.hasSuffix("Tests") ? String(exercise.testTarget.dropLast("Tests".count)) : exercise.testTarget
