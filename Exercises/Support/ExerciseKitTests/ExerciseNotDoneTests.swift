@@ -39,7 +39,10 @@ struct ExerciseNotDoneTests {
       }
       """
     let found = try #require(excerpt(text, line: 6))
-    #expect(found.lines == ["  // Fixed it? Then replace these two lines with `return ids`.", "  _ = ids", "  throw ExerciseNotDone(\"07-demo\")"])
+    #expect(
+      found.lines == [
+        "  // Fixed it? Then replace these two lines with `return ids`.", "  _ = ids", "  throw ExerciseNotDone(\"07-demo\")",
+      ])
   }
 
   @Test func aCommentOfSeveralLinesStopsAtTheCodeAboveIt() throws {
@@ -79,7 +82,8 @@ struct ExerciseNotDoneTests {
     try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
     let starter = sources.appendingPathComponent("Start.swift")
-    try Data("func start() throws {\n  // Fixed it? Then delete this line.\n  throw ExerciseNotDone(\"07-demo\")\n}\n".utf8).write(to: starter)
+    try Data("func start() throws {\n  // Fixed it? Then delete this line.\n  throw ExerciseNotDone(\"07-demo\")\n}\n".utf8).write(
+      to: starter)
     let error = ExerciseNotDone("07-demo", file: starter.path, line: 3)
     #expect(
       error.description == """
