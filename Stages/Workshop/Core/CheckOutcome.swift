@@ -112,24 +112,24 @@ enum CheckExplanation {
     }
   }
 
-  /// Failed expectations with their messages (the tests' messages are the lesson): each test's issues
-  /// together, and tests whose issues say the same thing (an untouched starter, say) under one message.
+  /// Failed expectations with their messages (the tests' messages are the lesson), each said once: tests
+  /// whose issues say the same thing (an untouched starter, say, or one mistake that every check meets) are
+  /// listed together under one message, and an explanation that an earlier test already gave is not
+  /// repeated in full. Two texts are the same when they differ only in what changes from run to run
+  /// (UUIDs: a store's, a temporary ID's, a temporary folder's).
   static func issueLines(_ issues: [TestIssue], style: Style, exerciseID: String) -> [String] {
     var byTest: [(test: String, issues: [TestIssue])] = []
     for issue in issues {
       if let index = byTest.firstIndex(where: { $0.test == issue.test }) {
-        if !byTest[index].issues.contains(issue) { byTest[index].issues.append(issue) }
+        if !byTest[index].issues.contains(where: { sameText($0, issue) }) { byTest[index].issues.append(issue) }
       } else {
         byTest.append((issue.test, [issue]))
       }
     }
-    func sameText(_ a: [TestIssue], _ b: [TestIssue]) -> Bool {
-      a.map { [$0.message] + $0.details } == b.map { [$0.message] + $0.details }
-    }
     var blocks: [(tests: [String], issues: [TestIssue])] = []
     for entry in byTest {
-      if let last = blocks.indices.last, sameText(blocks[last].issues, entry.issues) {
-        blocks[last].tests.append(entry.test)
+      if let index = blocks.firstIndex(where: { $0.issues.map(comparableText) == entry.issues.map(comparableText) }) {
+        blocks[index].tests.append(entry.test)
       } else {
         blocks.append(([entry.test], entry.issues))
       }
@@ -137,18 +137,50 @@ enum CheckExplanation {
 
     var lines: [String] = []
     var shown = 0
+    var said: Set<String> = []
     for block in blocks where shown < maximumIssues {
       lines += block.tests.map { "  " + style.bold($0) }
-      for issue in block.issues.prefix(maximumIssues - shown) {
+      for issue in block.issues {
+        if said.contains(comparableText(issue)) {
+          lines.append("    " + style.dim("(as explained above: \"\(opening(of: issue))\")"))
+          continue
+        }
+        guard shown < maximumIssues else { break }
+        said.insert(comparableText(issue))
         shown += 1
         lines += messageLines(issue, style: style)
       }
     }
-    let hidden = blocks.map(\.issues.count).reduce(0, +) - shown
-    if hidden > 0 {
-      lines.append("  … and \(hidden) more (`swift run workshop check \(exerciseID) --verbose` shows swift test's output).")
+    let hidden = blocks.flatMap(\.issues).filter { !said.contains(comparableText($0)) }.map(comparableText)
+    let unsaid = Set(hidden).count
+    if unsaid > 0 {
+      lines.append("  … and \(unsaid) more (`swift run workshop check \(exerciseID) --verbose` shows swift test's output).")
     }
     return lines
+  }
+
+  /// An issue's text with what changes from run to run masked, to tell whether two issues say the same.
+  static func comparableText(_ issue: TestIssue) -> String {
+    let text = ([issue.message] + issue.details).joined(separator: "\n")
+    return text.replacingOccurrences(
+      of: "[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}", with: "…", options: .regularExpression)
+  }
+
+  private static func sameText(_ a: TestIssue, _ b: TestIssue) -> Bool { comparableText(a) == comparableText(b) }
+
+  /// The start of what an issue says, to point back at it.
+  private static func opening(of issue: TestIssue) -> String {
+    let text = issue.message == "Issue recorded" ? issue.details.first ?? issue.message : issue.message
+    let line = readable(text.split(separator: "\n").first.map(String.init) ?? text)
+    return line.count > 60 ? line.prefix(59).trimmingCharacters(in: .whitespaces) + "…" : line
+  }
+
+  /// `text` as a learner should read it. A string in a list that a test prints (`["… context \'Main\' …"]`)
+  /// comes out with Swift's escapes, and an escaped single quote is only noise. A message that ends with a
+  /// full stop, put into a sentence that adds one, ends up with two ("store.. Move"): one is enough.
+  static func readable(_ text: String) -> String {
+    text.replacingOccurrences(of: "\\'", with: "'")
+      .replacingOccurrences(of: #"(?<=[^.])\.\.(?= [A-Z])"#, with: ".", options: .regularExpression)
   }
 
   private static func messageLines(_ issue: TestIssue, style: Style) -> [String] {
@@ -156,7 +188,7 @@ enum CheckExplanation {
     let location = issue.location.map { style.dim(" (\($0))") } ?? ""
     // `Issue.record(comment)` says only "Issue recorded": its comment is the message.
     if !(issue.message == "Issue recorded" && !issue.details.isEmpty) {
-      var message = issue.message.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+      var message = readable(issue.message).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
       if message.count > maximumMessageLines {
         message = message.prefix(maximumMessageLines) + ["… (\(message.count - maximumMessageLines) more lines)"]
       }
@@ -165,7 +197,7 @@ enum CheckExplanation {
       if message.count > 1 { lines.append("   " + location) }
     }
     for detail in issue.details {
-      let detailLines = detail.split(separator: "\n", omittingEmptySubsequences: false)
+      let detailLines = readable(detail).split(separator: "\n", omittingEmptySubsequences: false)
       lines.append("    " + detailLines[0])
       lines += detailLines.dropFirst().map { "      " + $0 }
     }

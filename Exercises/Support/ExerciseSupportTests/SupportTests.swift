@@ -1,4 +1,6 @@
-// What an untouched starter's error says: each exercise its own way to start, read from the starter.
+// The exercises' support: what an untouched starter's error says (each exercise its own way to start, read
+// from the starter), and how checks word an error.
+import ExerciseChecks
 import Foundation
 import Testing
 
@@ -92,5 +94,18 @@ struct ExerciseNotDoneTests {
           // Fixed it? Then delete this line.
           throw ExerciseNotDone("07-demo")
         """)
+  }
+}
+
+@Suite("How checks word an error")
+struct SentenceTests {
+  struct Plain: Error, CustomStringConvertible {
+    let description: String
+  }
+
+  @Test func anErrorEndsWithOneFullStop() {
+    #expect(sentence(Plain(description: "The file was left untouched.")) == "The file was left untouched.")
+    #expect(sentence(Plain(description: "no such store")) == "no such store.")
+    #expect(sentence(Plain(description: "Is it a store?\n")) == "Is it a store?")
   }
 }
