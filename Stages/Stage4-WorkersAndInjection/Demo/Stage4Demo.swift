@@ -18,7 +18,7 @@ struct Stage4Demo: ParsableCommand {
       build: swift run -c release stage4-demo --count 100000.
       """)
 
-  @OptionGroup var options: DemoOptions
+  @OptionGroup var options: DemoOptions<ImportSize>
 
   @Option(
     name: .customLong("batch-size"),
