@@ -138,7 +138,8 @@ struct ListTests {
       #expect(
         text.split(separator: "\n").contains { $0.trimmingCharacters(in: .whitespaces) == command },
         "\(chapter) should show the command `swift run workshop demo \(stage.number)` runs, on a line of its own: \(command)")
-      #expect(readme.contains("`swift run workshop demo \(stage.number)`"), "README.md should name `swift run workshop demo \(stage.number)`")
+      #expect(
+        readme.contains("`swift run workshop demo \(stage.number)`"), "README.md should name `swift run workshop demo \(stage.number)`")
       #expect(readme.contains("`\(command)`"), "README.md should say what `swift run workshop demo \(stage.number)` runs: `\(command)`")
     }
   }

@@ -23,7 +23,8 @@ struct PlaygroundTests {
   func everyStageIsThere() throws {
     let manifest = try #require(Repository.text(of: "Package.swift"))
     let target = try #require(
-      manifest.firstMatch(of: /name: "Playground",\s*dependencies: \[([^\]]*)\]/), "Package.swift has no Playground target with dependencies")
+      manifest.firstMatch(of: /name: "Playground",\s*dependencies: \[([^\]]*)\]/),
+      "Package.swift has no Playground target with dependencies")
     let readme = try #require(Repository.text(of: "Playground/README.md"))
     for stage in try WorkspaceLists.stages() {
       if let library = stage.string("library") {

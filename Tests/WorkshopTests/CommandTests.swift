@@ -420,7 +420,9 @@ struct CommandTests {
       #expect(said.hasSuffix("▶ swift run -c release stage3-demo --count 1000000  (the first run builds it)\n"), "\(said)")
 
       // The learner's arguments replace the chapter's; the build stays release.
-      #expect(try runWorkshop(["demo", "--root", repo.root.path, "1", "--count", "5000"], in: testEnvironment(OutputRecorder(), runner: runner)) == 0)
+      #expect(
+        try runWorkshop(["demo", "--root", repo.root.path, "1", "--count", "5000"], in: testEnvironment(OutputRecorder(), runner: runner))
+          == 0)
       #expect(runner.calls.last?.arguments == ["run", "-c", "release", "stage3-demo", "--count", "5000"])
     }
   }
