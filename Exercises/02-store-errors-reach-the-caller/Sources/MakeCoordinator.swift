@@ -1,6 +1,5 @@
-// A wrong attempt at exercise 02, kept so that CI proves the checks name the mistake: the folder "may already
-// exist", so createDirectory is called with try? to get past that case, which also drops the error of a
-// folder that cannot be created; addPersistentStore then fails one step later, with less to say about why.
+// Exercise 02: store errors reach the caller.
+// The task is in Exercises/02-store-errors-reach-the-caller/README.md; hints in HINTS.md next to it.
 import ExerciseKit
 import Foundation
 import ObjectGraph
@@ -15,10 +14,6 @@ import ObjectGraph
 public func makeCoordinator(for model: ManagedObjectModel, storeFolder: URL, storeName: String) throws
   -> PersistentStoreCoordinator
 {
-  // The folder is there from the second launch on; that is not an error.
-  try? FileManager.default.createDirectory(at: storeFolder, withIntermediateDirectories: true)
-  let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-  let options = StoreOptions(migratePersistentStoresAutomatically: true, inferMappingModelAutomatically: true)
-  try coordinator.addPersistentStore(type: .sqlite, at: storeFolder.appendingPathComponent(storeName), options: options)
-  return coordinator
+  // Replace this line with your code.
+  throw ExerciseNotDone("02-store-errors-reach-the-caller")
 }

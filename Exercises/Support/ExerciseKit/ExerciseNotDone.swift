@@ -18,8 +18,9 @@ import Foundation
 public struct ExerciseNotDone: Error, Sendable, CustomStringConvertible {
   /// The exercise's folder name, for example `01-model-not-found`.
   public let exercise: String
-  /// Where the starter throws it (`#filePath` and `#line` of the call).
+  /// The starter file that throws it (`#filePath` of the call).
   public let file: String
+  /// The line of ``file`` that throws it (`#line` of the call).
   public let line: Int
 
   /// Makes the error for the exercise in folder `Exercises/<exercise>`; `file` and `line` are the
