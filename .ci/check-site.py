@@ -8,6 +8,7 @@ and checks on each:
   - every image loaded (a diagram that did not load has no width) and has alternative text;
   - every link inside the site or the repository answers 200, and a link to a heading finds it;
   - the browser's console logged no error;
+  - no code block of a chapter scrolls sideways (they wrap at the text column's width);
   - a tutorial's intro has no image behind its title (DocC scales an @Intro image up behind the title,
     where a diagram cannot be read).
 Links to other sites are counted, not followed (CI has no network). Screenshots of a chapter and of a
@@ -145,6 +146,13 @@ def main() -> int:
                     problems.append(f"{path}: the link {href} answers {checked_links[target]}")
                 elif fragment:
                     anchors.setdefault(target, set()).add(fragment)
+            # Code blocks of the chapters wrap: none is wider than the column it sits in.
+            if path.startswith("/documentation/"):
+                for width, shown in driver.execute_script(
+                        "return Array.from(document.querySelectorAll('.code-listing, .code-listing *'))"
+                        ".filter(e => e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== 'visible')"
+                        ".map(e => [e.scrollWidth, e.clientWidth])"):
+                    problems.append(f"{path}: a code block scrolls sideways ({width} px of code in {shown} px)")
             # A tutorial's intro: DocC draws an @Intro image as the background behind the title, scaled up.
             if path.startswith("/tutorials/"):
                 for image in driver.execute_script(
