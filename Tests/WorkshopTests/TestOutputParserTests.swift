@@ -151,6 +151,31 @@ struct TestOutputParserTests {
       ])
   }
 
+  @Test("A diagnosis that each check gives after an observation of its own is given in full once")
+  func aDiagnosisAfterEachChecksOwnWordsIsGivenOnce() {
+    func check(_ test: String, _ observation: String, _ uuid: String) -> String {
+      """
+      ✘ Test "\(test)" recorded an issue at T.swift:9:5: Issue recorded
+      ↳ \(observation) The user's edit never reached the file: the writer's save was refused (error 133020). Set a merge policy.
+      ↳ - <x-coredata://\(uuid)/Note/p1> changed in the store (version 1 -> 2); keys changed here: body, title
+      """
+    }
+    let output = [
+      check("A", #"The file should have the user's body, "Milk, eggs"."#, "A9BF28B9-A655-46FE-B668-4FD4B0222C1B"),
+      check("B", #"The file should have the user's title, "Groceries"."#, "1A004098-2A4F-4933-987D-B6CCCAA8568F"),
+    ].joined(separator: "\n")
+    let lines = CheckExplanation.issueLines(
+      TestOutputParser.parse(output, root: root).issues, style: Style(enabled: false), exerciseID: "13")
+    #expect(
+      lines == [
+        #"  "A""#,
+        #"    The file should have the user's body, "Milk, eggs". The user's edit never reached the file: the writer's save was refused (error 133020). Set a merge policy."#,
+        "    - <x-coredata://A9BF28B9-A655-46FE-B668-4FD4B0222C1B/Note/p1> changed in the store (version 1 -> 2); keys changed here: body, title",
+        #"  "B""#, #"    The file should have the user's title, "Groceries". Set a merge policy."#, "    (the rest as explained above)",
+      ])
+    #expect(CheckExplanation.sentences(of: "One. Two? Three! 0.5 stays.") == ["One.", " Two?", " Three!", " 0.5 stays."])
+  }
+
   @Test("Quotes that Swift escaped in a printed list come out plain")
   func escapedQuotesComeOutPlain() {
     let output = #"""

@@ -138,6 +138,7 @@ enum CheckExplanation {
     var lines: [String] = []
     var shown = 0
     var said: Set<String> = []
+    var saidSentences: Set<String> = []
     for block in blocks where shown < maximumIssues {
       lines += block.tests.map { "  " + style.bold($0) }
       for issue in block.issues {
@@ -148,7 +149,10 @@ enum CheckExplanation {
         guard shown < maximumIssues else { break }
         said.insert(comparableText(issue))
         shown += 1
-        lines += messageLines(issue, style: style)
+        // An explanation that an earlier check gave in the same words, after words of this check's own.
+        let (rest, dropped) = withoutSaidSentences(issue, said: &saidSentences)
+        if !(dropped && rest.message == "Issue recorded" && rest.details.isEmpty) { lines += messageLines(rest, style: style) }
+        if dropped { lines.append("    " + style.dim("(the rest as explained above)")) }
       }
     }
     let hidden = blocks.flatMap(\.issues).filter { !said.contains(comparableText($0)) }.map(comparableText)
@@ -161,9 +165,68 @@ enum CheckExplanation {
 
   /// An issue's text with what changes from run to run masked, to tell whether two issues say the same.
   static func comparableText(_ issue: TestIssue) -> String {
-    let text = ([issue.message] + issue.details).joined(separator: "\n")
-    return text.replacingOccurrences(
+    masked(([issue.message] + issue.details).joined(separator: "\n"))
+  }
+
+  /// `text` with what changes from run to run (UUIDs) masked.
+  static func masked(_ text: String) -> String {
+    text.replacingOccurrences(
       of: "[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}", with: "…", options: .regularExpression)
+  }
+
+  /// Sentences this short may be said again: they cost less than a pointer back to them.
+  static let shortestSentenceToOmit = 40
+
+  /// `issue` without the sentences that were said already (in `said`, which gets this issue's sentences),
+  /// and whether any was left out.
+  static func withoutSaidSentences(_ issue: TestIssue, said: inout Set<String>) -> (issue: TestIssue, dropped: Bool) {
+    var dropped = false
+    func keep(_ text: String) -> String {
+      let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+      var kept: [String] = []
+      for line in lines {
+        guard !line.trimmingCharacters(in: .whitespaces).isEmpty else {
+          kept.append(line)
+          continue
+        }
+        var sentences: [String] = []
+        for sentence in Self.sentences(of: line) {
+          let key = masked(sentence.trimmingCharacters(in: .whitespaces))
+          if key.count >= shortestSentenceToOmit && !said.insert(key).inserted {
+            dropped = true
+          } else {
+            sentences.append(sentence)
+          }
+        }
+        if !sentences.isEmpty {
+          sentences[0] = String(sentences[0].drop { $0 == " " && !line.hasPrefix(" ") })
+          kept.append(sentences.joined())
+        }
+      }
+      return kept.joined(separator: "\n")
+    }
+    var result = issue
+    if !(issue.message == "Issue recorded" && !issue.details.isEmpty) { result.message = keep(issue.message) }
+    result.details = issue.details.map(keep).filter { !$0.isEmpty }
+    if result.message.isEmpty { result.message = "Issue recorded" }
+    return (result, dropped)
+  }
+
+  /// The sentences of one line: cut after each `.`, `?` or `!` that a space follows (the space begins the
+  /// next sentence, so joining them gives the line back).
+  static func sentences(of line: String) -> [String] {
+    var result: [String] = []
+    var current = ""
+    let characters = Array(line)
+    for (index, character) in characters.enumerated() {
+      current.append(character)
+      if ".?!".contains(character), index + 1 < characters.count, characters[index + 1] == " " {
+        result.append(current)
+        current = ""
+      }
+    }
+    if !current.isEmpty { result.append(current) }
+    return result
   }
 
   private static func sameText(_ a: TestIssue, _ b: TestIssue) -> Bool { comparableText(a) == comparableText(b) }
