@@ -141,9 +141,10 @@ let package = Package(
       dependencies: ["ObjectGraph", "NotesModel", "Stage2"],
       path: "Stages/ConcurrencyRules"
     ),
+    // It can import every stage's library (Playground/README.md has ideas for each chapter).
     .executableTarget(
       name: "Playground",
-      dependencies: ["ObjectGraph", "NotesModel"],
+      dependencies: ["ObjectGraph", "NotesModel", "Stage1", "Stage2", "Stage3", "Stage4"],
       path: "Playground",
       exclude: ["README.md"]
     ),

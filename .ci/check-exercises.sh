@@ -4,7 +4,7 @@
 #   (d) Exercises/exercises.json lists exactly the exercise folders, with matching paths and test targets;
 #   (a) with WORKSHOP_SOLUTIONS=1, every check passes against the reference solutions;
 #   (b) against the untouched starters, each exercise's test target fails, every one of its checks fails,
-#       and the output says the exercise "is not done yet".
+#       and the output says the exercise "is not done yet", quoting the starter's own line to start from.
 #   (c) against each wrong attempt kept in Exercises/WrongAttempts/, the exercise's checks fail and say
 #       what its expect.txt lists: the mistake, in the learner's terms.
 # The Exercises package builds with no warnings in its own sources, and passes `swift format lint --strict`.
@@ -97,6 +97,13 @@ for id in "${folders[@]}"; do
   grep -q "Exercise $id is not done yet" "$log" || {
     cat "$log"
     fail "$target failed against the starter of $id, but without the message 'Exercise $id is not done yet'"
+  }
+  # Each exercise says its own way to start: the message quotes the starter's line that holds the error
+  # (`throw ExerciseNotDone(...)`, or `completion(Result { throw ExerciseNotDone(...) })`…).
+  starter_line=$(grep -rh "ExerciseNotDone(\"$id\")" "Exercises/$id/Sources" | head -1 | sed -E 's/^[[:space:]]+//')
+  grep -qF -- "$starter_line" "$log" || {
+    cat "$log"
+    fail "against the starter of $id, the 'not done yet' message does not quote the starter's line: $starter_line"
   }
   failed=$(grep -E '^✘ Test ' "$log" | grep -vE '^✘ Test run ' | grep -cE ' failed after ' || true)
   not_done=$(grep -c "Exercise $id is not done yet" "$log" || true)

@@ -7,8 +7,12 @@ and checks on each:
   - the page rendered (DocC's app drew a title, not its "page not found");
   - every image loaded (a diagram that did not load has no width) and has alternative text;
   - every link inside the site or the repository answers 200, and a link to a heading finds it;
-  - the browser's console logged no error.
-Links to other sites are counted, not followed (CI has no network).
+  - the browser's console logged no error;
+  - no code block of a chapter scrolls sideways (they wrap at the text column's width);
+  - a tutorial's intro has no image behind its title (DocC scales an @Intro image up behind the title,
+    where a diagram cannot be read).
+Links to other sites are counted, not followed (CI has no network). Screenshots of a chapter and of a
+tutorial are kept in .build/site-screenshots/, for a person to look at (CI keeps them as artifacts).
 
 Needs chromium and chromium-driver (Debian) and selenium (PyPI); .ci/run installs them.
 Usage: python3 .ci/check-site.py [path/to/workshop]
@@ -31,6 +35,9 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.support.ui import WebDriverWait
 
 ROOT = Path(__file__).resolve().parents[1]
+SCREENSHOTS = ROOT / ".build" / "site-screenshots"
+# The pages photographed: a chapter and a tutorial of the same stage.
+PHOTOGRAPHED = {"/documentation/workshop/03-async-loading": "chapter-03", "/tutorials/workshop/stage3": "tutorial-stage3"}
 
 
 def start_server(workshop: str) -> tuple[subprocess.Popen, str]:
@@ -139,6 +146,23 @@ def main() -> int:
                     problems.append(f"{path}: the link {href} answers {checked_links[target]}")
                 elif fragment:
                     anchors.setdefault(target, set()).add(fragment)
+            # Code blocks of the chapters wrap: none is wider than the column it sits in.
+            if path.startswith("/documentation/"):
+                for width, shown in driver.execute_script(
+                        "return Array.from(document.querySelectorAll('.code-listing, .code-listing *'))"
+                        ".filter(e => e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== 'visible')"
+                        ".map(e => [e.scrollWidth, e.clientWidth])"):
+                    problems.append(f"{path}: a code block scrolls sideways ({width} px of code in {shown} px)")
+            # A tutorial's intro: DocC draws an @Intro image as the background behind the title, scaled up.
+            if path.startswith("/tutorials/"):
+                for image in driver.execute_script(
+                        "return Array.from(document.querySelectorAll('.bg'))"
+                        ".map(e => getComputedStyle(e).backgroundImage).filter(b => b && b !== 'none')"):
+                    problems.append(f"{path}: the intro shows an image behind the title ({image}); give @Intro no @Image")
+            if path in PHOTOGRAPHED:
+                SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+                driver.execute_script("window.scrollTo(0, 0)")
+                driver.save_screenshot(str(SCREENSHOTS / f"{PHOTOGRAPHED[path]}.png"))
             # The console.
             for entry in driver.get_log("browser"):
                 if entry.get("level") == "SEVERE":
@@ -158,7 +182,11 @@ def main() -> int:
         server.wait(timeout=30)
 
     print(f"site: {len(pages)} pages, {images} images, {len(checked_links)} internal links "
-          f"({sum(len(f) for f in anchors.values())} to headings), {len(external)} links to other sites not followed")
+          f"({sum(len(f) for f in anchors.values())} to headings), {len(external)} links to other sites not followed; "
+          f"screenshots in {SCREENSHOTS.relative_to(ROOT)}/")
+    for path in PHOTOGRAPHED:
+        if path not in pages:
+            problems.append(f"{path}: not on the site, so it could not be photographed")
     for problem in problems:
         print(f"CI: {problem}", file=sys.stderr)
     return 1 if problems else 0

@@ -38,6 +38,8 @@ var targets: [Target] = [
   .target(name: "ExerciseKit", path: "Support/ExerciseKit"),
   // What the checks share: which code is under test, the tutorial's model, the concurrency-debug recorder.
   .target(name: "ExerciseChecks", dependencies: ["ExerciseKit"] + engine, path: "Support/ExerciseChecks"),
+  // The support's own tests: what an untouched starter's error says, how checks word an error.
+  .testTarget(name: "ExerciseSupportTests", dependencies: ["ExerciseKit", "ExerciseChecks"], path: "Support/ExerciseSupportTests"),
 ]
 for exercise in exercises {
   let starter = exercise.testTarget.hasSuffix("Tests") ? String(exercise.testTarget.dropLast("Tests".count)) : exercise.testTarget

@@ -76,11 +76,11 @@ struct DemoSupportTests {
 
   @Test("The options' defaults, and Core Data's launch arguments taken with their number")
   func options() throws {
-    let defaults = try DemoOptions.parse([])
+    let defaults = try DemoOptions<ImportSize>.parse([])
     #expect(defaults.count == 10_000)
     #expect(defaults.storeFolder(for: "some-demo").lastPathComponent.hasPrefix("some-demo-"))
 
-    let given = try DemoOptions.parse([
+    let given = try DemoOptions<ImportSize>.parse([
       "-com.apple.CoreData.ConcurrencyDebug", "1", "--count", "5", "--store-folder", "/tmp/notes",
       "-com.apple.CoreData.SQLDebug", "0",
     ])
@@ -100,8 +100,8 @@ struct DemoSupportTests {
       (["--verbose"], "Unknown option '--verbose'"),
     ])
   func refused(arguments: [String], message: String) {
-    let error = #expect(throws: (any Error).self) { try DemoOptions.parse(arguments) }
-    let said = error.map { DemoOptions.message(for: $0) } ?? ""
+    let error = #expect(throws: (any Error).self) { try DemoOptions<ImportSize>.parse(arguments) }
+    let said = error.map { DemoOptions<ImportSize>.message(for: $0) } ?? ""
     #expect(said.contains(message), "said: \(said)")
   }
 }

@@ -121,6 +121,29 @@ struct ListTests {
     #expect(listed == expected)
   }
 
+  @Test("a demo that `workshop demo` runs as its chapter does: the chapter and the README show that very command")
+  func demoCommandsAreTheChapters() throws {
+    let readme = try #require(Repository.text(of: "README.md"))
+    let chapterRuns = try WorkspaceLists.stages().filter { $0["demoBuild"] != nil || $0["demoArguments"] != nil }
+    #expect(!chapterRuns.isEmpty, "stages 3 and 4 run their demos as their chapters do")
+    for stage in chapterRuns {
+      guard let demo = stage.string("demo"), let chapter = stage.string("chapter") else {
+        Issue.record("stage \(stage.number) has demo settings, but no demo or no chapter")
+        continue
+      }
+      let release = stage.string("demoBuild") == "release"
+      let arguments = stage["demoArguments"] as? [String] ?? []
+      let command = (["swift", "run"] + (release ? ["-c", "release"] : []) + [demo] + arguments).joined(separator: " ")
+      let text = try #require(Repository.text(of: chapter))
+      #expect(
+        text.split(separator: "\n").contains { $0.trimmingCharacters(in: .whitespaces) == command },
+        "\(chapter) should show the command `swift run workshop demo \(stage.number)` runs, on a line of its own: \(command)")
+      #expect(
+        readme.contains("`swift run workshop demo \(stage.number)`"), "README.md should name `swift run workshop demo \(stage.number)`")
+      #expect(readme.contains("`\(command)`"), "README.md should say what `swift run workshop demo \(stage.number)` runs: `\(command)`")
+    }
+  }
+
   @Test("every stage in this checkout has its chapter, its targets and its demo in Package.swift")
   func packageSwiftHasEachPresentStage() throws {
     let manifest = try #require(Repository.text(of: "Package.swift"))

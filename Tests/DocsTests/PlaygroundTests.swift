@@ -19,6 +19,23 @@ struct PlaygroundTests {
     }
   }
 
+  @Test("The playground can import every stage's library, and its README has ideas for every chapter")
+  func everyStageIsThere() throws {
+    let manifest = try #require(Repository.text(of: "Package.swift"))
+    let target = try #require(
+      manifest.firstMatch(of: /name: "Playground",\s*dependencies: \[([^\]]*)\]/),
+      "Package.swift has no Playground target with dependencies")
+    let readme = try #require(Repository.text(of: "Playground/README.md"))
+    for stage in try WorkspaceLists.stages() {
+      if let library = stage.string("library") {
+        #expect(target.1.contains("\"\(library)\""), "the Playground target should depend on \(library)")
+      }
+      if let chapter = stage.string("chapter") {
+        #expect(readme.contains("(../\(chapter))"), "Playground/README.md should have an idea for \(chapter)")
+      }
+    }
+  }
+
   @Test("A quoted line matches with … standing for any text")
   func ellipsisMatchesAnything() {
     #expect(Self.matches("The store is /tmp/playground-1234/Playground.sqlite.", "The store is /tmp/playground-…/Playground.sqlite."))

@@ -81,7 +81,13 @@ struct DemoTests {
   func debugArgumentsNeedANumber() throws { try DemoCommandLine.checkDebugArgumentsNeedANumber("stage3-demo") }
 
   @Test("--help prints the usage and every option, and exits 0")
-  func help() throws { try DemoCommandLine.checkHelp(of: "stage3-demo") }
+  func help() throws {
+    try DemoCommandLine.checkHelp(of: "stage3-demo")
+    // Here --count is the size of the store the old app writes, not of an import.
+    let help = try ProcessOutput.run(try demo(), ["--help"]).stdout
+    #expect(help.contains("How many notes the store holds"), "\(help)")
+    #expect(!help.contains("an import saves"), "\(help)")
+  }
 
   @Test("a bad argument is reported on stderr with exit code 1")
   func badArgument() throws { try DemoCommandLine.checkRefusesCount("0", of: "stage3-demo") }

@@ -71,7 +71,10 @@ struct DemoTests {
   func debugArgumentsNeedANumber() throws { try DemoCommandLine.checkDebugArgumentsNeedANumber("stage4-demo") }
 
   @Test("--help prints the usage and every option, and exits 0")
-  func help() throws { try DemoCommandLine.checkHelp(of: "stage4-demo") }
+  func help() throws {
+    try DemoCommandLine.checkHelp(of: "stage4-demo")
+    #expect(try ProcessOutput.run(try demo(), ["--help"]).stdout.contains("How many notes an import saves"))
+  }
 
   @Test("a bad argument is reported on stderr with exit code 1")
   func badArgument() throws {

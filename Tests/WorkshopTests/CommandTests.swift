@@ -399,4 +399,31 @@ struct CommandTests {
       #expect(runner.calls.count == 1)
     }
   }
+
+  @Test("A demo whose lesson needs the chapter's size runs as the chapter does: release, its arguments, said before the build")
+  func demoRunsAsTheChapterDoes() throws {
+    let stageList = #"""
+      [
+        {"number": 0, "title": "The engine", "folder": "Stages/ObjectGraph", "adds": "the engine"},
+        {"number": 1, "title": "Async loading", "folder": "Stages/Stage3-AsyncLoading", "adds": "a callback", "demo": "stage3-demo",
+         "demoBuild": "release", "demoArguments": ["--count", "1000000"]}
+      ]
+      """#
+    try TempRepo.with(stages: ["ObjectGraph", "Stage3-AsyncLoading"], demos: ["Stage3-AsyncLoading"], stageList: stageList) { repo throws in
+      let runner = FakeRunner { _ in ("", 0) }
+      let recorder = OutputRecorder()
+      #expect(try runWorkshop(["demo", "--root", repo.root.path, "1"], in: testEnvironment(recorder, runner: runner)) == 0)
+      #expect(runner.calls.map(\.arguments) == [["run", "-c", "release", "stage3-demo", "--count", "1000000"]])
+      let said = recorder.standardOutput
+      #expect(said.contains("so it runs a release build."), "\(said)")
+      #expect(said.contains("it takes several minutes (SwiftPM shows its progress below)"), "\(said)")
+      #expect(said.hasSuffix("▶ swift run -c release stage3-demo --count 1000000  (the first run builds it)\n"), "\(said)")
+
+      // The learner's arguments replace the chapter's; the build stays release.
+      #expect(
+        try runWorkshop(["demo", "--root", repo.root.path, "1", "--count", "5000"], in: testEnvironment(OutputRecorder(), runner: runner))
+          == 0)
+      #expect(runner.calls.last?.arguments == ["run", "-c", "release", "stage3-demo", "--count", "5000"])
+    }
+  }
 }

@@ -72,6 +72,71 @@ struct ResetTests {
     }
   }
 
+  @Test("reset all: one question, then every changed exercise's starter back, each one's code kept")
+  func resetAllPutsEveryStarterBackAfterOneQuestion() throws {
+    try withCommittedRepo { repo in
+      try repo.write("Exercises/01-model-not-found/Sources/Model.swift", "let name = \"Mine\"\n")
+      try repo.write("Exercises/02-errors-not-abort/Sources/Save.swift", "func save() throws {}\n")
+      var progress = repo.progress()
+      progress["01-model-not-found"].hintsShown = 2
+      progress["02-errors-not-abort"].hintsShown = 1
+      try ProgressStore(root: repo.root).save(progress)
+
+      let declined = OutputRecorder()
+      #expect(try runWorkshop(["reset", "all", "--root", repo.root.path], in: environment(declined, answer: "n")) == 0)
+      #expect(declined.standardOutput.hasSuffix("Reset every exercise? [y/N] Nothing changed.\n"), "\(declined.standardOutput)")
+      #expect(try read(repo, "Exercises/02-errors-not-abort/Sources/Save.swift") == "func save() throws {}\n")
+
+      let recorder = OutputRecorder()
+      #expect(try runWorkshop(["reset", "all", "--root", repo.root.path], in: environment(recorder, answer: "yes")) == 0)
+      let stamp = ResetCommand.stamp(Date(timeIntervalSince1970: 1_800_000_000))
+      #expect(recorder.standardOutput.components(separatedBy: "[y/N]").count == 2, "asked once:\n\(recorder.standardOutput)")
+      #expect(recorder.standardOutput.contains("This puts the starter back in the 2 exercises you changed:"))
+      #expect(try read(repo, "Exercises/01-model-not-found/Sources/Model.swift") == "let name = \"Model\"\n")
+      #expect(try read(repo, "Exercises/02-errors-not-abort/Sources/Save.swift") == "func save() { abort() }\n")
+      #expect(
+        try read(repo, ".workshop/backups/01-model-not-found-\(stamp)/Exercises/01-model-not-found/Sources/Model.swift")
+          == "let name = \"Mine\"\n")
+      #expect(
+        try read(repo, ".workshop/backups/02-errors-not-abort-\(stamp)/Exercises/02-errors-not-abort/Sources/Save.swift")
+          == "func save() throws {}\n")
+      #expect(repo.progress()["01-model-not-found"].hintsShown == 0 && repo.progress()["02-errors-not-abort"].hintsShown == 0)
+      #expect(recorder.standardOutput.hasSuffix("Every exercise's hints start again from the first.\n"), "\(recorder.standardOutput)")
+    }
+  }
+
+  @Test("reset all changes nothing when one starter cannot be found, and asks nothing without a terminal")
+  func resetAllIsAllOrNothing() throws {
+    try withCommittedRepo { repo in
+      try repo.write("Exercises/01-model-not-found/Sources/Model.swift", "let name = \"Mine\"\n")
+      let unasked = OutputRecorder()
+      #expect(try runWorkshop(["reset", "all", "--root", repo.root.path], in: environment(unasked, answer: nil)) == 1)
+      #expect(unasked.standardError.contains("Cannot reset all: there is no terminal to ask on"), "\(unasked.standardError)")
+      #expect(try read(repo, "Exercises/01-model-not-found/Sources/Model.swift") == "let name = \"Mine\"\n")
+
+      // A history that holds 01's starter but not 02's: 02 was changed before the only commit; 01 after it.
+      try FileManager.default.removeItem(at: repo.root.appendingPathComponent(".git"))
+      try repo.write("Exercises/01-model-not-found/Sources/Model.swift", "let name = \"Model\"\n")
+      try repo.write("Exercises/02-errors-not-abort/Sources/Save.swift", "func save() throws {}\n")
+      for arguments in [
+        ["init", "-q"], ["add", "-A"],
+        ["-c", "user.name=Workshop", "-c", "user.email=workshop@example.com", "commit", "-q", "-m", "mine"],
+      ] {
+        _ = try StarterHistory.git(arguments, root: repo.root)
+      }
+      try repo.write("Exercises/01-model-not-found/Sources/Model.swift", "let name = \"Mine\"\n")
+      let missing = OutputRecorder()
+      #expect(try runWorkshop(["reset", "all", "--yes", "--root", repo.root.path], in: environment(missing, answer: nil)) == 1)
+      #expect(missing.standardError.contains("no commit in this checkout's git history holds its untouched starter"))
+      #expect(missing.standardError.contains("Cannot reset 02-errors-not-abort"), "\(missing.standardError)")
+      #expect(
+        try read(repo, "Exercises/01-model-not-found/Sources/Model.swift") == "let name = \"Mine\"\n",
+        "01's starter was found, yet nothing changes")
+      #expect(try read(repo, "Exercises/02-errors-not-abort/Sources/Save.swift") == "func save() throws {}\n")
+      #expect(!FileManager.default.fileExists(atPath: repo.root.appendingPathComponent(".workshop/backups").path))
+    }
+  }
+
   @Test func untouchedSourcesNeedNoHistoryOnlyTheHintsStartAgain() throws {
     try TempRepo.with { repo in
       try repo.addExercises(starterHashes: true)  // not a git repository at all

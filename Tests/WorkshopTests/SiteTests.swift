@@ -28,6 +28,14 @@ struct SiteTests {
     ChapterConverter(sources: ["02-private-parent": chapterTwo, "01-single-context": "# Chapter 1\n"])
   }
 
+  @Test("a code block wraps at the site's column: DocC's wrap option, with a language for a block that has none")
+  func codeBlocksWrap() {
+    #expect(ChapterConverter.wrapping("```swift", opener: "```") == "```swift, wrap=80")
+    #expect(ChapterConverter.wrapping("  ```", opener: "```") == "  ```text, wrap=80")
+    #expect(ChapterConverter.wrapping("~~~sh", opener: "~~~") == "~~~sh, wrap=80")
+    #expect(ChapterConverter.wrapping("```swift, wrap=60", opener: "```") == "```swift, wrap=60")
+  }
+
   @Test("a diagram becomes its image, with its accTitle as the text; the code blocks and their annotations do not")
   func diagramsAndAnnotations() throws {
     let chapter = """
@@ -59,11 +67,11 @@ struct SiteTests {
       article == """
         # Chapter 1
 
-        ```swift
+        ```swift, wrap=80
         let link = "[not a link](02-private-parent.md)"
         ```
 
-        ~~~swift
+        ~~~swift, wrap=80
         let other = "[nor this](02-private-parent.md)"
         ~~~
 

@@ -42,7 +42,9 @@ struct StageListTests {
        {"number": 2, "title": " ", "folder": "/Stages/One", "adds": "", "demo": "stage one"},
        {"number": 2, "title": "Two", "folder": "Stages/Two", "adds": "two", "chapter": "../Two.md", "library": "Stage-2",
         "demo": "stage2-demo"},
-       {"number": 3, "title": "Three", "folder": "Stages/Three", "adds": "three", "tests": "", "demo": "stage2-demo"}]
+       {"number": 3, "title": "Three", "folder": "Stages/Three", "adds": "three", "tests": "", "demo": "stage2-demo",
+        "demoBuild": "fast"},
+       {"number": 4, "title": "Four", "folder": "Stages/Four", "adds": "four", "demoArguments": ["--count", "5"]}]
       """#)
     #expect(
       found == [
@@ -55,6 +57,8 @@ struct StageListTests {
         #"entry 3 ("Two"): "library" should be the name of a target, like "Stage1""#,
         #"entry 4 ("Three"): "tests" should be the name of a target, like "Stage1""#,
         #"entry 4 ("Three"): the demo "stage2-demo" belongs to another stage too"#,
+        #"entry 4 ("Three"): "demoBuild" is "fast"; it should be "debug" or "release""#,
+        #"entry 5 ("Four"): "demoBuild" and "demoArguments" need a "demo""#,
       ])
     #expect(problems("[]") == ["it lists no stages"])
   }

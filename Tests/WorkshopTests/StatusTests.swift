@@ -95,6 +95,63 @@ struct StatusTests {
     }
   }
 
+  /// Four exercises of stage 1, each with a starter of its own.
+  private func addFourExercises(to repo: TempRepo) throws {
+    try repo.write("Exercises/Package.swift", "// swift-tools-version: 6.0\n")
+    var entries: [String] = []
+    for number in 1...4 {
+      let id = "0\(number)-exercise"
+      try repo.write("Exercises/\(id)/Sources/Start.swift", "let start = \(number)\n")
+      try repo.write("Exercises/\(id)/README.md", "# Exercise \(number)\n")
+      let hash = SourceHasher.hash(of: ["Exercises/\(id)/Sources"], root: repo.root)
+      entries.append(
+        #"{"id": "\#(id)", "stage": 1, "title": "Exercise \#(number)", "testTarget": "Exercise0\#(number)Tests", "#
+          + #""sources": ["Exercises/\#(id)/Sources"], "starterHash": "\#(hash)"}"#)
+    }
+    try repo.write("Exercises/exercises.json", "[\n" + entries.joined(separator: ",\n") + "\n]")
+  }
+
+  /// Edits exercise `number` and records a check of it at `minute` past ten, passed or not.
+  private func work(on number: Int, passed: Bool, minute: Int, in repo: TempRepo) throws {
+    let id = "0\(number)-exercise"
+    try repo.write("Exercises/\(id)/Sources/Start.swift", "let mine = \(number)\n")
+    var progress = repo.progress()
+    progress[id].lastCheck = CheckRecord(
+      passed: passed, sourceHash: SourceHasher.hash(of: ["Exercises/\(id)/Sources"], root: repo.root),
+      date: Date(timeIntervalSince1970: 1_800_000_000 + Double(minute * 60)), failures: passed ? 0 : 1)
+    try ProgressStore(root: repo.root).save(progress)
+  }
+
+  @Test("Next follows the learner: the exercise after the one they passed last, not the first of the list")
+  func nextFollowsTheLearnersProgress() throws {
+    try TempRepo.with { repo in
+      try addFourExercises(to: repo)
+      func current() -> String? { StatusReport.compute(root: repo.root).current?.exercise.id }
+      #expect(current() == "01-exercise")
+
+      // Started with the later stages: 02 passes, the learner goes on to 03, not back to 01.
+      try work(on: 2, passed: true, minute: 0, in: repo)
+      #expect(current() == "03-exercise")
+      #expect(StatusReport.compute(root: repo.root).next.hasPrefix("Next: read Exercises/03-exercise/README.md"))
+      // 03 fails: the learner is on 03 until it passes.
+      try work(on: 3, passed: false, minute: 5, in: repo)
+      #expect(current() == "03-exercise")
+      // 04 passes, last of the list: round to the first not done.
+      try work(on: 4, passed: true, minute: 10, in: repo)
+      #expect(current() == "01-exercise")
+
+      // Checking everything at once checks the untouched starters too: they do not move the learner on.
+      var progress = repo.progress()
+      for id in ["01-exercise", "02-exercise"] {
+        let hash = SourceHasher.hash(of: ["Exercises/\(id)/Sources"], root: repo.root)
+        progress[id].lastCheck = CheckRecord(
+          passed: id != "01-exercise", sourceHash: hash, date: Date(timeIntervalSince1970: 1_900_000_000), failures: 0)
+      }
+      try ProgressStore(root: repo.root).save(progress)
+      #expect(current() == "03-exercise", "02, checked last, passes; 01 is untouched: the next after 02 that is not done")
+    }
+  }
+
   @Test func anEmptyManifestIsNotAllDone() throws {
     try TempRepo.with { repo in
       try repo.write("Exercises/exercises.json", "[]")

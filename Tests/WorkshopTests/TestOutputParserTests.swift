@@ -104,6 +104,97 @@ struct TestOutputParserTests {
       ])
   }
 
+  @Test("One mistake that every check meets is said once, although each run's store has its own UUID")
+  func aMistakeEveryCheckMeetsIsSaidOnce() {
+    // Exercise 09's refused migration, met by each check on a store in a folder of its own.
+    func refused(_ test: String, _ uuid: String) -> String {
+      """
+      ✘ Test "\(test)" recorded an issue at T.swift:9:5: Issue recorded
+      ↳ Cannot infer a mapping (134140): "The store at /tmp/Tests-\(uuid)/Notes.sqlite needs a migration." Keep the old attribute.
+      """
+    }
+    let output = [
+      refused("A", "B67B6F4D-3BD0-4544-AB1D-8A98B30AE6F8"), #"✘ Test "B" recorded an issue at T.swift:20:5: Expectation failed: x"#,
+      refused("C", "5D1E0EA3-C7CB-4427-AB03-8FB884A6A22E"),
+    ].joined(separator: "\n")
+    let report = TestOutputParser.parse(output, root: root)
+    let lines = CheckExplanation.issueLines(report.issues, style: Style(enabled: false), exerciseID: "09")
+    #expect(lines.filter { $0.contains("Cannot infer a mapping") }.count == 1, "\(lines.joined(separator: "\n"))")
+    #expect(
+      lines == [
+        #"  "A""#, #"  "C""#,
+        #"    Cannot infer a mapping (134140): "The store at /tmp/Tests-B67B6F4D-3BD0-4544-AB1D-8A98B30AE6F8/Notes.sqlite needs a migration." Keep the old attribute."#,
+        #"  "B""#, "    Expectation failed: x (T.swift:20:5)",
+      ])
+  }
+
+  @Test("An explanation that several checks give, each beside an observation of its own, is given in full once")
+  func aSharedExplanationIsGivenInFullOnce() {
+    let why = "Why: importNotes read the IDs before obtainPermanentIDs(for:); read them after it."
+    let output = """
+      ✘ Test "A" recorded an issue at T.swift:9:5: Issue recorded
+      ↳ 3 of the 3 IDs are temporary (x-coredata:///Note/t5DA40063-37EB-44C9-AA00-92B700FEFA10-2).
+      ✘ Test "A" recorded an issue at T.swift:10:5: Issue recorded
+      ↳ \(why)
+      ✘ Test "B" recorded an issue at T.swift:30:5: Issue recorded
+      ↳ After a relaunch, the stored URIs name nothing.
+      ✘ Test "B" recorded an issue at T.swift:31:5: Issue recorded
+      ↳ \(why)
+      """
+    let lines = CheckExplanation.issueLines(
+      TestOutputParser.parse(output, root: root).issues, style: Style(enabled: false), exerciseID: "11")
+    #expect(
+      lines == [
+        #"  "A""#, "    3 of the 3 IDs are temporary (x-coredata:///Note/t5DA40063-37EB-44C9-AA00-92B700FEFA10-2).", "    \(why)",
+        #"  "B""#, "    After a relaunch, the stored URIs name nothing.",
+        #"    (as explained above: "Why: importNotes read the IDs before obtainPermanentIDs(for…")"#,
+      ])
+  }
+
+  @Test("A diagnosis that each check gives after an observation of its own is given in full once")
+  func aDiagnosisAfterEachChecksOwnWordsIsGivenOnce() {
+    func check(_ test: String, _ observation: String, _ uuid: String) -> String {
+      """
+      ✘ Test "\(test)" recorded an issue at T.swift:9:5: Issue recorded
+      ↳ \(observation) The user's edit never reached the file: the writer's save was refused (error 133020). Set a merge policy.
+      ↳ - <x-coredata://\(uuid)/Note/p1> changed in the store (version 1 -> 2); keys changed here: body, title
+      """
+    }
+    let output = [
+      check("A", #"The file should have the user's body, "Milk, eggs"."#, "A9BF28B9-A655-46FE-B668-4FD4B0222C1B"),
+      check("B", #"The file should have the user's title, "Groceries"."#, "1A004098-2A4F-4933-987D-B6CCCAA8568F"),
+    ].joined(separator: "\n")
+    let lines = CheckExplanation.issueLines(
+      TestOutputParser.parse(output, root: root).issues, style: Style(enabled: false), exerciseID: "13")
+    #expect(
+      lines == [
+        #"  "A""#,
+        #"    The file should have the user's body, "Milk, eggs". The user's edit never reached the file: the writer's save was refused (error 133020). Set a merge policy."#,
+        "    - <x-coredata://A9BF28B9-A655-46FE-B668-4FD4B0222C1B/Note/p1> changed in the store (version 1 -> 2); keys changed here: body, title",
+        #"  "B""#, #"    The file should have the user's title, "Groceries". Set a merge policy."#, "    (the rest as explained above)",
+      ])
+    #expect(CheckExplanation.sentences(of: "One. Two? Three! 0.5 stays.") == ["One.", " Two?", " Three!", " 0.5 stays."])
+  }
+
+  @Test("Quotes that Swift escaped in a printed list come out plain")
+  func escapedQuotesComeOutPlain() {
+    let output = #"""
+      ✘ Test "A" recorded an issue at T.swift:9:5: Issue recorded
+      ↳ It found ["(nothing: No object exists in context \'Main\' (main-queue).)"].
+      """#
+    let lines = CheckExplanation.issueLines(
+      TestOutputParser.parse(output, root: root).issues, style: Style(enabled: false), exerciseID: "11")
+    #expect(lines == [#"  "A""#, #"    It found ["(nothing: No object exists in context 'Main' (main-queue).)"]."#])
+  }
+
+  @Test("A sentence that ends twice ends once; an ellipsis and a range stay")
+  func oneFullStopIsEnough() {
+    #expect(
+      CheckExplanation.readable("It cannot: the file was left untouched.. Move the store.")
+        == "It cannot: the file was left untouched. Move the store.")
+    #expect(CheckExplanation.readable("Wait... Then 0..<5 and a.. b") == "Wait... Then 0..<5 and a.. b")
+  }
+
   @Test func anIssueWithoutALocationIsStillAnIssue() {
     let report = TestOutputParser.parse("✘ Test setUp() recorded an issue: Something went wrong", root: root)
     #expect(report.issues == [TestIssue(test: "setUp()", location: nil, message: "Something went wrong", details: [])])

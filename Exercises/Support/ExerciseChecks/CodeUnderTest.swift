@@ -57,3 +57,10 @@ public func stopReport(standardError: [UInt8]) -> String {
 public func rethrowIfNotDone(_ error: any Error) throws {
   if let notDone = error as? ExerciseNotDone { throw notDone }
 }
+
+/// `error` as a sentence to go on with: its description, ending with one full stop (ObjectGraph's messages
+/// end with one already; a check that adds its own would print "store.. Move").
+public func sentence(_ error: any Error) -> String {
+  let text = "\(error)".trimmingCharacters(in: .whitespacesAndNewlines)
+  return text.hasSuffix(".") || text.hasSuffix("?") || text.hasSuffix("!") ? text : text + "."
+}

@@ -313,7 +313,7 @@ enum ChildCheck: String, Codable, Sendable {
       Issue.record(
         """
         Once the user updates the app, the moved store should open again, with every note, so support (or the app) \
-        can bring the notes back. It cannot: \(error). Move the store with its -wal and -shm files, unchanged.
+        can bring the notes back. It cannot: \(sentence(error)) Move the store with its -wal and -shm files, unchanged.
         """)
     }
     try expectFreshStore(coordinator, at: disk.storeURL)

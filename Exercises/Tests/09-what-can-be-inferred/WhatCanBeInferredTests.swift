@@ -279,16 +279,42 @@ enum ChildCheck: String, Codable, Sendable {
       }
     }
     if kept == 0 {
-      Issue.record(
-        """
-        The migration succeeded, and every date is gone: no note has a modifiedAt. Without a renaming identifier \
-        the migration cannot know that modifiedAt is updatedAt under a new name. It sees one attribute removed \
-        and another added, both of which it can infer, so it drops the old column and adds an empty one, and \
-        nothing fails. Tell it the old name: set modifiedAt's renamingIdentifier to "updatedAt" (in Xcode, the \
-        Renaming ID in the attribute's inspector).
-        """)
+      Issue.record(Comment(rawValue: whyTheDatesAreGone(renamingIdentifier: modifiedAt.renamingIdentifier)))
     } else {
       #expect(wrong.isEmpty, "These notes' modifiedAt is not their old updatedAt: \(wrong.joined(separator: ", ")).")
+    }
+  }
+
+  /// Why a migration that succeeded left no note a modifiedAt, from the renaming identifier version 2 gave it.
+  static func whyTheDatesAreGone(renamingIdentifier: String?) -> String {
+    let gone = "The migration succeeded, and every date is gone: no note has a modifiedAt."
+    let howItSeesIt = """
+      It sees one attribute removed and another added, both of which it can infer, so it drops the old column and \
+      adds an empty one, and nothing fails.
+      """
+    let fix = """
+      Tell it the old name: set modifiedAt's renamingIdentifier to "updatedAt" (in Xcode, the Renaming ID in the \
+      attribute's inspector).
+      """
+    switch renamingIdentifier {
+    case nil:
+      return """
+        \(gone) Without a renaming identifier the migration cannot know that modifiedAt is updatedAt under a new \
+        name. \(howItSeesIt) \(fix)
+        """
+    case "modifiedAt":
+      return """
+        \(gone) modifiedAt's renaming identifier is "modifiedAt", its own new name. A renaming identifier names the \
+        attribute as the older version called it: the migration looks in version 1 for an attribute called \
+        "modifiedAt", finds none, and treats modifiedAt as new. \(howItSeesIt) The identifier must name the old \
+        attribute, not the new one: set it to "updatedAt".
+        """
+    case let other?:
+      return """
+        \(gone) modifiedAt's renaming identifier is "\(other)", and version 1 has no attribute of that name (its \
+        attributes are title, body, updatedAt and priority), so the migration finds nothing to rename and treats \
+        modifiedAt as new. \(howItSeesIt) The identifier must be the old attribute's name, exactly: "updatedAt".
+        """
     }
   }
 

@@ -164,8 +164,8 @@ struct Imported {
     guard ids.contains(where: \.isTemporaryID) else { return nil }
     if !storeHadThem && !inWriter.isEmpty && !inWriter.contains(where: \.isTemporaryID) {
       return """
-        importNotes did call obtainPermanentIDs(for:): its notes have their permanent IDs (one is \
-        \(inWriter[0].uriRepresentation().absoluteString)). But the IDs it handed out were read before that call \
+        importNotes did call obtainPermanentIDs(for:): its notes have their permanent IDs (the writer holds \
+        them under those). But the IDs it handed out were read before that call \
         (in the loop that made the notes, say). An ID read from objectID is a value taken at that \
         moment: it does not follow the object when the object gets its permanent ID, and the old one names \
         nothing any more, not even in the worker. Read the IDs after obtainPermanentIDs(for:) (notes.map(\\.objectID)).
@@ -184,19 +184,41 @@ struct Imported {
   }
 }
 
-/// What the checks say about temporary IDs, whichever check meets one.
-func temporaryAdvice(_ imported: Imported) -> String {
-  let ids = imported.ids
-  let temporary = ids.filter(\.isTemporaryID)
-  let uris = temporary.prefix(2).map { $0.uriRepresentation().absoluteString }
-  let which = "\(temporary.count) of the \(ids.count) IDs are temporary (\(uris))."
-  if let why = imported.whyTemporary { return "\(which) \(why)" }
+/// What a check saw of temporary IDs: how many of the IDs handed out are temporary, and one of them.
+func temporaryObservation(_ imported: Imported) -> String {
+  let temporary = imported.ids.filter(\.isTemporaryID)
+  let example = temporary.first.map { " (one is \($0.uriRepresentation().absoluteString))" } ?? ""
+  return "\(temporary.count) of the \(imported.ids.count) IDs importNotes handed out are temporary\(example)."
+}
+
+/// Why the IDs handed out are temporary and what to do: the same words in every check that meets them, given
+/// as an issue of its own, so that `workshop check` says it once (under the first check) however many checks
+/// meet it.
+func temporaryDiagnosis(_ imported: Imported) -> String {
+  if let why = imported.whyTemporary { return why }
   return """
-    \(which) A new object gets a temporary ID, known only to its context and, once it saves, to its parent. \
-    Saving the worker does not change that: the worker's save goes into the writer, not to the store. When the \
-    writer saves, each row gets a permanent ID, and the temporary ID names nothing any more. Ask for the \
-    permanent IDs with worker.obtainPermanentIDs(for:) before the worker saves, and read objectID after that call.
+    A new object gets a temporary ID, known only to its context and, once it saves, to its parent. Saving the \
+    worker does not change that: the worker's save goes into the writer, not to the store. When the writer \
+    saves, each row gets a permanent ID, and the temporary ID names nothing any more. Ask for the permanent IDs \
+    with worker.obtainPermanentIDs(for:) before the worker saves, and read objectID after that call.
     """
+}
+
+/// Records ``temporaryDiagnosis(_:)`` when some of the IDs handed out are temporary.
+func diagnoseTemporaryIDs(_ imported: Imported) {
+  guard imported.ids.contains(where: \.isTemporaryID) else { return }
+  Issue.record(Comment(rawValue: temporaryDiagnosis(imported)))
+}
+
+/// What lookups by the IDs handed out found, said briefly: the list when every lookup found a note, else how
+/// many found nothing and what the first of those said (the others say the same of another ID).
+func foundByID(_ results: [String]) -> String {
+  let missed = results.filter { $0.hasPrefix("(") }
+  guard let first = missed.first else { return "\(results)" }
+  let found = results.filter { !$0.hasPrefix("(") }
+  let said = first.dropFirst().dropLast()
+  let what = found.isEmpty ? "no note" : "only \(found)"
+  return "\(what) (\(missed.count) of the \(results.count) lookups found nothing; the first: \(said))"
 }
 
 /// What the checks say when the worker saved before asking for the permanent IDs.
@@ -234,8 +256,16 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
       imported.workerSaves.count == 1,
       "importNotes should save the worker once, after obtaining the IDs; it saved it \(imported.workerSaves.count) times.")
     guard imported.workerSaves.contains(true) else { return }
-    let advice = imported.ids.contains(where: \.isTemporaryID) ? temporaryAdvice(imported) : savedFirstAdvice
-    Issue.record(Comment(rawValue: advice))
+    if imported.ids.contains(where: \.isTemporaryID) {
+      Issue.record(
+        Comment(
+          rawValue: """
+            The worker's save handed the writer its new notes under temporary IDs. \(temporaryObservation(imported))
+            """))
+      diagnoseTemporaryIDs(imported)
+    } else {
+      Issue.record(Comment(rawValue: savedFirstAdvice))
+    }
   }
 
   private static func checkIDsArePermanent() throws {
@@ -247,15 +277,16 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
       "importNotes should hand back one ID per title (\(titles.count)), in the order of the titles; it handed back \(ids.count)."
     )
     let temporary = ids.filter(\.isTemporaryID)
-    #expect(temporary.isEmpty, Comment(rawValue: temporaryAdvice(imported)))
+    #expect(temporary.isEmpty, Comment(rawValue: temporaryObservation(imported)))
     #expect(Set(ids).count == ids.count, "Each note should have its own ID; some of the IDs handed back are the same.")
     let inWorker = ids.map { Fixture.title(of: $0, in: fixture.worker) }
     #expect(
       inWorker == titles,
       """
       Each ID should name the note made for the title at the same place, in the worker too: expected \(titles), \
-      the IDs name \(inWorker) there.
+      the IDs name \(foundByID(inWorker)) there.
       """)
+    diagnoseTemporaryIDs(imported)
   }
 
   private static func checkMainContextFindsThem() throws {
@@ -268,8 +299,7 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
       inMain == titles,
       """
       The main context should find each imported note by the ID importNotes handed out, after the writer has \
-      saved: expected \(titles), it found \(inMain). \
-      \(ids.contains(where: \.isTemporaryID) ? temporaryAdvice(imported) : "")
+      saved: expected \(titles), it found \(foundByID(inMain)).
       """)
     // The list screen fetches the notes in the main context; the app finds the imported ones among them by ID
     // (to select the newest, say). The fetched notes carry their rows' IDs: the IDs handed out must be those.
@@ -283,14 +313,14 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
       matched == titles,
       """
       A fetch in the main context should return the imported notes under the very IDs importNotes handed out: \
-      expected \(titles), matching the IDs to the fetched notes gives \(matched). \
-      \(ids.contains(where: \.isTemporaryID) ? temporaryAdvice(imported) : "")
+      expected \(titles), matching the IDs to the fetched notes gives \(foundByID(matched)).
       """)
     let onDisk = try TutorialStack.notesInStore(fixture.coordinator)
     #expect(
       onDisk == titles.count + 1,
       "The store should hold the note it had and the \(titles.count) imported ones once the writer saved; it holds \(onDisk). Save the worker once."
     )
+    if inMain != titles || matched != titles { diagnoseTemporaryIDs(imported) }
   }
 
   private static func checkURIsSurviveARelaunch() throws {
@@ -314,14 +344,16 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
     }
     let temporary = uris.filter { $0.host == nil || $0.host?.isEmpty == true }
     let fix =
-      imported.whyTemporary
-      ?? "Obtain the permanent IDs (worker.obtainPermanentIDs(for:)) before the worker saves, then hand out objectID, or its uriRepresentation()."
+      imported.ids.contains(where: \.isTemporaryID)
+      ? ""
+      : " Obtain the permanent IDs (worker.obtainPermanentIDs(for:)) before the worker saves, then hand out objectID, or its uriRepresentation()."
     #expect(
       found == titles,
       """
-      After a relaunch, each stored URI should name its note: expected \(titles), found \(found). \
-      \(temporary.isEmpty ? "" : "A URI with no store in it (x-coredata:///Note/t…) is a temporary ID's: it names nothing outside the context that made it, and nothing at all in the next process. ")\
+      After a relaunch, each stored URI should name its note: expected \(titles), found \(foundByID(found)).\
+      \(temporary.isEmpty ? "" : " A URI with no store in it (x-coredata:///Note/t…) is a temporary ID's: it names nothing outside the context that made it, and nothing at all in the next process.")\
       \(fix)
       """)
+    if found != titles { diagnoseTemporaryIDs(imported) }
   }
 }

@@ -11,5 +11,5 @@ struct Stage1Demo: ParsableCommand {
       --count notes on the main queue while a 60 Hz "UI" ticks, and reports how long the main queue stalled.
       """)
 
-  @OptionGroup var options: DemoOptions
+  @OptionGroup var options: DemoOptions<ImportSize>
 }

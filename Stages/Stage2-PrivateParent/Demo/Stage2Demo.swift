@@ -12,5 +12,5 @@ struct Stage2Demo: ParsableCommand {
       stall. The stores go in Stage1/ and Stage2/ inside the store folder.
       """)
 
-  @OptionGroup var options: DemoOptions
+  @OptionGroup var options: DemoOptions<ImportSize>
 }

@@ -17,7 +17,7 @@ struct Stage3Demo: ParsableCommand {
       whether the engine migrated it or the error it refused it with.
       """)
 
-  @OptionGroup var options: DemoOptions
+  @OptionGroup var options: DemoOptions<StoreSize>
 
   @Flag(help: "Try each kind of model change on a small store and print what the engine says, instead of the launch.")
   var whatCanBeInferred = false

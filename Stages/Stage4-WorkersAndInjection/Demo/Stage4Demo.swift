@@ -19,7 +19,7 @@ struct Stage4Demo: ParsableCommand {
       shows, instead, what each of the five merge policies does when the user and a worker edit the same note.
       """)
 
-  @OptionGroup var options: DemoOptions
+  @OptionGroup var options: DemoOptions<ImportSize>
 
   @Option(
     name: .customLong("batch-size"),

@@ -4,7 +4,12 @@ import Foundation
 struct DemoCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "demo",
-    abstract: "Run a stage's demo (`swift run stageN-demo`), passing any further arguments to it."
+    abstract: "Run a stage's demo (`swift run stageN-demo`), passing any further arguments to it.",
+    discussion: """
+      With no arguments for the demo, it runs as the stage's chapter runs it: stages 3 and 4 in a release \
+      build, at the chapter's size (Stages/stages.json, "demoBuild" and "demoArguments"). Arguments you give \
+      replace the chapter's; the build stays the stage's.
+      """
   )
 
   @OptionGroup var common: CommonOptions
@@ -30,8 +35,17 @@ struct DemoCommand: ParsableCommand {
       }
       try Prerequisites.require(environment)
       let swift = try ExecutableLocator.swift(in: environment)
-      let swiftArguments = ["run", demo] + arguments
-      environment.output.line(environment.style.dim("▶ swift \(swiftArguments.joined(separator: " "))  (the first run builds it)"))
+      let swiftArguments = wanted.demoCommand(arguments: arguments) ?? ["run", demo] + arguments
+      let output = environment.output
+      if wanted.demoIsRelease {
+        // Said before the build starts: a first release build compiles everything again, with optimisations.
+        output.line(
+          "Stage \(wanted.number)'s demo shows its lesson at the chapter's size and at an app's speed, so it runs a release build.")
+        output.line(
+          "The first release build compiles the engine and its SQLite library with optimisations: it takes several minutes "
+            + "(SwiftPM shows its progress below); later runs start at once.")
+      }
+      output.line(environment.style.dim("▶ swift \(swiftArguments.joined(separator: " "))  (the first run builds it)"))
       let status = try environment.runner.runAttached(swift, arguments: swiftArguments, in: root)
       if status != 0 { throw ExitCode(status) }
     }

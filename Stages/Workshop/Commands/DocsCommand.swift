@@ -48,6 +48,8 @@ struct DocsCommand: ParsableCommand {
         "convert", catalog.path, "--output-path", site.path, "--transform-for-static-hosting",
         "--fallback-display-name", SiteCatalog.name, "--fallback-bundle-identifier", SiteCatalog.bundleIdentifier,
         "--warnings-as-errors",
+        // For the `wrap` option of the chapters' code blocks (ChapterConverter.wrapping).
+        "--enable-experimental-code-block-annotations",
       ]
       environment.output.line(environment.style.dim("▶ docc \(arguments.joined(separator: " "))"))
       let status = try environment.runner.run(docc, arguments: arguments, in: root) { line in

@@ -25,7 +25,7 @@ struct HintCommand: ParsableCommand {
       if let named = self.exercise {
         exercise = try ExerciseManifest.select(named, from: manifest)
       } else {
-        // The one `swift run workshop` calls next: the first in progress, else the first not started.
+        // The one `swift run workshop` calls next (StatusReport.current: it follows the learner's progress).
         guard let current = StatusReport.currentExercise(of: manifest, root: root) else {
           throw WorkshopError.noCurrentExercise(done: manifest.count)
         }

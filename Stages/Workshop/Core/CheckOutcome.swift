@@ -112,24 +112,24 @@ enum CheckExplanation {
     }
   }
 
-  /// Failed expectations with their messages (the tests' messages are the lesson): each test's issues
-  /// together, and tests whose issues say the same thing (an untouched starter, say) under one message.
+  /// Failed expectations with their messages (the tests' messages are the lesson), each said once: tests
+  /// whose issues say the same thing (an untouched starter, say, or one mistake that every check meets) are
+  /// listed together under one message, and an explanation that an earlier test already gave is not
+  /// repeated in full. Two texts are the same when they differ only in what changes from run to run
+  /// (UUIDs: a store's, a temporary ID's, a temporary folder's).
   static func issueLines(_ issues: [TestIssue], style: Style, exerciseID: String) -> [String] {
     var byTest: [(test: String, issues: [TestIssue])] = []
     for issue in issues {
       if let index = byTest.firstIndex(where: { $0.test == issue.test }) {
-        if !byTest[index].issues.contains(issue) { byTest[index].issues.append(issue) }
+        if !byTest[index].issues.contains(where: { sameText($0, issue) }) { byTest[index].issues.append(issue) }
       } else {
         byTest.append((issue.test, [issue]))
       }
     }
-    func sameText(_ a: [TestIssue], _ b: [TestIssue]) -> Bool {
-      a.map { [$0.message] + $0.details } == b.map { [$0.message] + $0.details }
-    }
     var blocks: [(tests: [String], issues: [TestIssue])] = []
     for entry in byTest {
-      if let last = blocks.indices.last, sameText(blocks[last].issues, entry.issues) {
-        blocks[last].tests.append(entry.test)
+      if let index = blocks.firstIndex(where: { $0.issues.map(comparableText) == entry.issues.map(comparableText) }) {
+        blocks[index].tests.append(entry.test)
       } else {
         blocks.append(([entry.test], entry.issues))
       }
@@ -137,18 +137,113 @@ enum CheckExplanation {
 
     var lines: [String] = []
     var shown = 0
+    var said: Set<String> = []
+    var saidSentences: Set<String> = []
     for block in blocks where shown < maximumIssues {
       lines += block.tests.map { "  " + style.bold($0) }
-      for issue in block.issues.prefix(maximumIssues - shown) {
+      for issue in block.issues {
+        if said.contains(comparableText(issue)) {
+          lines.append("    " + style.dim("(as explained above: \"\(opening(of: issue))\")"))
+          continue
+        }
+        guard shown < maximumIssues else { break }
+        said.insert(comparableText(issue))
         shown += 1
-        lines += messageLines(issue, style: style)
+        // An explanation that an earlier check gave in the same words, after words of this check's own.
+        let (rest, dropped) = withoutSaidSentences(issue, said: &saidSentences)
+        if !(dropped && rest.message == "Issue recorded" && rest.details.isEmpty) { lines += messageLines(rest, style: style) }
+        if dropped { lines.append("    " + style.dim("(the rest as explained above)")) }
       }
     }
-    let hidden = blocks.map(\.issues.count).reduce(0, +) - shown
-    if hidden > 0 {
-      lines.append("  … and \(hidden) more (`swift run workshop check \(exerciseID) --verbose` shows swift test's output).")
+    let hidden = blocks.flatMap(\.issues).filter { !said.contains(comparableText($0)) }.map(comparableText)
+    let unsaid = Set(hidden).count
+    if unsaid > 0 {
+      lines.append("  … and \(unsaid) more (`swift run workshop check \(exerciseID) --verbose` shows swift test's output).")
     }
     return lines
+  }
+
+  /// An issue's text with what changes from run to run masked, to tell whether two issues say the same.
+  static func comparableText(_ issue: TestIssue) -> String {
+    masked(([issue.message] + issue.details).joined(separator: "\n"))
+  }
+
+  /// `text` with what changes from run to run (UUIDs) masked.
+  static func masked(_ text: String) -> String {
+    text.replacingOccurrences(
+      of: "[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}", with: "…", options: .regularExpression)
+  }
+
+  /// Sentences this short may be said again: they cost less than a pointer back to them.
+  static let shortestSentenceToOmit = 40
+
+  /// `issue` without the sentences that were said already (in `said`, which gets this issue's sentences),
+  /// and whether any was left out.
+  static func withoutSaidSentences(_ issue: TestIssue, said: inout Set<String>) -> (issue: TestIssue, dropped: Bool) {
+    var dropped = false
+    func keep(_ text: String) -> String {
+      let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+      var kept: [String] = []
+      for line in lines {
+        guard !line.trimmingCharacters(in: .whitespaces).isEmpty else {
+          kept.append(line)
+          continue
+        }
+        var sentences: [String] = []
+        for sentence in Self.sentences(of: line) {
+          let key = masked(sentence.trimmingCharacters(in: .whitespaces))
+          if key.count >= shortestSentenceToOmit && !said.insert(key).inserted {
+            dropped = true
+          } else {
+            sentences.append(sentence)
+          }
+        }
+        if !sentences.isEmpty {
+          sentences[0] = String(sentences[0].drop { $0 == " " && !line.hasPrefix(" ") })
+          kept.append(sentences.joined())
+        }
+      }
+      return kept.joined(separator: "\n")
+    }
+    var result = issue
+    if !(issue.message == "Issue recorded" && !issue.details.isEmpty) { result.message = keep(issue.message) }
+    result.details = issue.details.map(keep).filter { !$0.isEmpty }
+    if result.message.isEmpty { result.message = "Issue recorded" }
+    return (result, dropped)
+  }
+
+  /// The sentences of one line: cut after each `.`, `?` or `!` that a space follows (the space begins the
+  /// next sentence, so joining them gives the line back).
+  static func sentences(of line: String) -> [String] {
+    var result: [String] = []
+    var current = ""
+    let characters = Array(line)
+    for (index, character) in characters.enumerated() {
+      current.append(character)
+      if ".?!".contains(character), index + 1 < characters.count, characters[index + 1] == " " {
+        result.append(current)
+        current = ""
+      }
+    }
+    if !current.isEmpty { result.append(current) }
+    return result
+  }
+
+  private static func sameText(_ a: TestIssue, _ b: TestIssue) -> Bool { comparableText(a) == comparableText(b) }
+
+  /// The start of what an issue says, to point back at it.
+  private static func opening(of issue: TestIssue) -> String {
+    let text = issue.message == "Issue recorded" ? issue.details.first ?? issue.message : issue.message
+    let line = readable(text.split(separator: "\n").first.map(String.init) ?? text)
+    return line.count > 60 ? line.prefix(59).trimmingCharacters(in: .whitespaces) + "…" : line
+  }
+
+  /// `text` as a learner should read it. A string in a list that a test prints (`["… context \'Main\' …"]`)
+  /// comes out with Swift's escapes, and an escaped single quote is only noise. A message that ends with a
+  /// full stop, put into a sentence that adds one, ends up with two ("store.. Move"): one is enough.
+  static func readable(_ text: String) -> String {
+    text.replacingOccurrences(of: "\\'", with: "'")
+      .replacingOccurrences(of: #"(?<=[^.])\.\.(?= [A-Z])"#, with: ".", options: .regularExpression)
   }
 
   private static func messageLines(_ issue: TestIssue, style: Style) -> [String] {
@@ -156,7 +251,7 @@ enum CheckExplanation {
     let location = issue.location.map { style.dim(" (\($0))") } ?? ""
     // `Issue.record(comment)` says only "Issue recorded": its comment is the message.
     if !(issue.message == "Issue recorded" && !issue.details.isEmpty) {
-      var message = issue.message.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+      var message = readable(issue.message).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
       if message.count > maximumMessageLines {
         message = message.prefix(maximumMessageLines) + ["… (\(message.count - maximumMessageLines) more lines)"]
       }
@@ -165,7 +260,7 @@ enum CheckExplanation {
       if message.count > 1 { lines.append("   " + location) }
     }
     for detail in issue.details {
-      let detailLines = detail.split(separator: "\n", omittingEmptySubsequences: false)
+      let detailLines = readable(detail).split(separator: "\n", omittingEmptySubsequences: false)
       lines.append("    " + detailLines[0])
       lines += detailLines.dropFirst().map { "      " + $0 }
     }

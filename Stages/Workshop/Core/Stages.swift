@@ -13,8 +13,12 @@ import Foundation
 //       "chapter": "Docs/01-single-context.md",        optional: the stage's chapter, once written
 //       "library": "Stage1",                           optional: the stage's library target in Package.swift
 //       "tests": "Stage1Tests",                        optional: its test target
-//       "demo": "stage1-demo"                          optional: its demo's executable product, whose
-//     }                                                          sources are `<folder>/Demo`
+//       "demo": "stage1-demo",                         optional: its demo's executable product, whose
+//                                                                sources are `<folder>/Demo`
+//       "demoBuild": "release",                        optional: how `workshop demo` builds it ("debug",
+//                                                                the default, or "release")
+//       "demoArguments": ["--count", "1000000"]        optional: what `workshop demo` passes it when the
+//     }                                                          learner passes nothing: the chapter's size
 //   ]
 //
 // Unknown keys are ignored.
@@ -30,10 +34,15 @@ struct Stage: Sendable, Equatable, Decodable {
   var tests: String?
   /// The executable product of the stage's demo (`swift run <demo>`).
   var demo: String?
+  /// How `workshop demo` builds the demo: `"release"` for a demo whose lesson shows only at the chapter's
+  /// size and an app's speed; `nil` or `"debug"` for SwiftPM's default.
+  var demoBuild: String?
+  /// The demo's arguments when the learner gives none: those of the chapter's command.
+  var demoArguments: [String]?
 
   init(
     number: Int, title: String, folder: String, adds: String, chapter: String? = nil, library: String? = nil, tests: String? = nil,
-    demo: String? = nil
+    demo: String? = nil, demoBuild: String? = nil, demoArguments: [String]? = nil
   ) {
     self.number = number
     self.title = title
@@ -43,10 +52,22 @@ struct Stage: Sendable, Equatable, Decodable {
     self.library = library
     self.tests = tests
     self.demo = demo
+    self.demoBuild = demoBuild
+    self.demoArguments = demoArguments
   }
 
   /// Where the demo's sources are: `<folder>/Demo`.
   var demoFolder: String { folder + "/Demo" }
+
+  /// Whether `workshop demo` builds the demo in release.
+  var demoIsRelease: Bool { demoBuild == "release" }
+
+  /// `swift`'s arguments to run the demo as `workshop demo` does: in the stage's build, with `arguments`,
+  /// or the stage's own when the learner gave none. Nil when the stage has no demo.
+  func demoCommand(arguments: [String]) -> [String]? {
+    guard let demo else { return nil }
+    return ["run"] + (demoIsRelease ? ["-c", "release"] : []) + [demo] + (arguments.isEmpty ? demoArguments ?? [] : arguments)
+  }
 }
 
 /// Reads and checks `Stages/stages.json`.
@@ -99,6 +120,12 @@ enum StageCatalog {
         } else if !seenDemos.insert(demo).inserted {
           problems.append("\(name): the demo \"\(demo)\" belongs to another stage too")
         }
+      }
+      if let build = stage.demoBuild, !["debug", "release"].contains(build) {
+        problems.append("\(name): \"demoBuild\" is \"\(build)\"; it should be \"debug\" or \"release\"")
+      }
+      if stage.demo == nil && (stage.demoBuild != nil || stage.demoArguments != nil) {
+        problems.append("\(name): \"demoBuild\" and \"demoArguments\" need a \"demo\"")
       }
     }
     return problems

@@ -45,6 +45,8 @@ enum ExerciseState: Sendable, Equatable {
 struct ExerciseStatus: Sendable, Equatable {
   let exercise: Exercise
   let state: ExerciseState
+  /// When `workshop check` last checked it, if ever.
+  var lastChecked: Date? = nil
 }
 
 /// Everything `workshop status` shows, computed from the checkout and the progress file (nothing is built).
@@ -98,28 +100,42 @@ struct StatusReport: Sendable, Equatable {
         state: .of(
           currentHash: hashes[exercise.id] ?? "",
           starterHash: exercise.starterHash ?? progress[exercise.id].starterHash,
-          lastCheck: progress[exercise.id].lastCheck))
+          lastCheck: progress[exercise.id].lastCheck),
+        lastChecked: progress[exercise.id].lastCheck?.date)
     }
     return (statuses, changed)
   }
 
-  /// The exercise the learner is on, for commands that take one (`hint`): the first in progress, else the
-  /// first not started; nil when every one is done.
+  /// The exercise the learner is on, for commands that take one (`hint`): see ``current``; nil when every
+  /// one is done.
   static func currentExercise(of manifest: [Exercise], root: URL) -> Exercise? {
     var progress = ProgressStore(root: root).load().progress
     return current(in: statuses(of: manifest, root: root, progress: &progress).statuses)?.exercise
   }
 
-  /// The exercise the learner is on: the first one in progress, else the first not started; nil when
-  /// every one is done or there is no list.
+  /// The exercise the learner is on, following their progress: the one they checked last, when it does not
+  /// pass yet; else the first after it, in the list's order (coming round to the start), that is not done.
+  /// Before any exercise the learner changed has been checked: the first one in progress, else the first not
+  /// started. Nil when every one is done or there is no list.
   var current: ExerciseStatus? {
     guard case .listed(let statuses) = exercises else { return nil }
     return Self.current(in: statuses)
   }
 
-  /// The first of `statuses` in progress, else the first not started.
-  private static func current(in statuses: [ExerciseStatus]) -> ExerciseStatus? {
-    statuses.first { $0.state.isInProgress } ?? statuses.first { $0.state == .notStarted }
+  /// The exercise of `statuses` the learner is on (see ``current``).
+  static func current(in statuses: [ExerciseStatus]) -> ExerciseStatus? {
+    // The learner's last check of an exercise they worked on. An untouched starter does not count: checking
+    // every exercise at once checks those too, and the learner has not moved on to them.
+    let worked = statuses.indices.compactMap { index -> (index: Int, date: Date)? in
+      guard statuses[index].state != .notStarted, let date = statuses[index].lastChecked else { return nil }
+      return (index, date)
+    }
+    // The latest; of checks made at the same moment, the one further down the list.
+    guard let last = worked.max(by: { ($0.date, $0.index) < ($1.date, $1.index) })?.index else {
+      return statuses.first { $0.state.isInProgress } ?? statuses.first { $0.state == .notStarted }
+    }
+    if statuses[last].state != .done { return statuses[last] }
+    return (statuses[(last + 1)...] + statuses[..<last]).first { $0.state != .done }
   }
 
   /// The one thing to do next.

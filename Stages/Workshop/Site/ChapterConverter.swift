@@ -56,13 +56,26 @@ struct ChapterConverter {
       }
       if let opener = ["```", "~~~"].first(where: trimmed.hasPrefix) {
         fence = opener
-        output.append(line)
+        output.append(Self.wrapping(line, opener: opener))
         continue
       }
       if trimmed.hasPrefix("<!--") && trimmed.hasSuffix("-->") { continue }
       output.append(try convertLinks(in: line, chapter: name, place: place))
     }
     return output.joined(separator: "\n")
+  }
+
+  /// How many characters of code a line of a code block shows before it wraps: the site's text column
+  /// holds about this many in its monospaced font, so no block scrolls sideways.
+  static let codeColumns = 80
+
+  /// A code block's opening line with DocC's `wrap` option added (and `text` as the language when it has
+  /// none, since the options follow the language), so the block wraps long lines at the column's width.
+  static func wrapping(_ line: String, opener: String) -> String {
+    let indent = line.prefix { $0 == " " }
+    let info = line.trimmingCharacters(in: .whitespaces).dropFirst(opener.count).trimmingCharacters(in: .whitespaces)
+    guard !info.contains("wrap=") else { return line }
+    return indent + opener + (info.isEmpty ? "text" : info) + ", wrap=\(codeColumns)"
   }
 
   /// The line with every Markdown link's destination rewritten for the site (code spans left alone).
