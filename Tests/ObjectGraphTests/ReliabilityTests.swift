@@ -292,6 +292,35 @@ struct ReliabilityTests {
     #expect(try Data(contentsOf: url) == before)
   }
 
+  @Test("An open whose repairs meet another process's write lock waits for it, reads again and repairs, nothing lost")
+  func repairsRetryAfterAnotherWrite() throws {
+    let folder = try TemporaryFolder()
+    let url = folder.appending("Store.sqlite")
+    let model = try Self.noteModel()
+    try Self.add("one", to: url, model: model)
+    let queue = try DatabaseQueue(path: url.path)
+    try queue.write { try $0.execute(sql: "DELETE FROM Z_PRIMARYKEY") }  // the open will have to repair it
+    // Another writer: holds the write lock while the open reads, then commits a change.
+    let locked = DispatchSemaphore(value: 0)
+    let done = DispatchSemaphore(value: 0)
+    Thread {
+      try? queue.writeWithoutTransaction { db in
+        try db.execute(sql: "BEGIN IMMEDIATE")
+        locked.signal()
+        usleep(300_000)
+        try db.execute(sql: "UPDATE ZNOTE SET ZTITLE = 'one, edited'")
+        try db.execute(sql: "COMMIT")
+      }
+      done.signal()
+    }.start()
+    locked.wait()
+    try Self.add("two", to: url, model: model)
+    done.wait()
+    try queue.close()
+    #expect(try Self.titles(url, model: model) == ["one, edited", "two"])
+    #expect(try rawRows(url, "SELECT Z_MAX FROM Z_PRIMARYKEY")[0][0] as Int == 2)
+  }
+
   @Test("A second coordinator asking for another journal mode than the open one is told why (SQLITE_BUSY), not to try again")
   func journalModeMismatch() throws {
     let folder = try TemporaryFolder()

@@ -64,6 +64,12 @@ struct Creation: ParsableCommand {
     let described = CreationTrial.FileState.allCases.map { "\(states[$0] ?? 0) \($0.rawValue)" }.joined(separator: ", ")
     print(
       "\(trials) trials in \(String(format: "%.1f", seconds)) s; at the kill: \(described); \(failures) refused or damaged stores.")
+    // A run whose kills all landed before the file existed or after the open returned tested nothing.
+    let inside = (states[.emptyFile] ?? 0) + (states[.partial] ?? 0)
+    if trials >= 10 && inside * 5 < trials {
+      print("Only \(inside) of \(trials) kills landed while the file was being made: too few to count as a test.")
+      failures += 1
+    }
     if failures > 0 {
       print("Replay: swift run objectgraph-torture creation --trials \(trials) --journal \(journal.rawValue) --seed \(seed)")
       throw ExitCode.failure

@@ -38,6 +38,10 @@ extension ObjectGraphError {
       cause =
         "The store's file or its folder cannot be written (a read-only file system, or permissions): "
         + "open it with StoreOptions(readOnly: true) to read it, or copy it somewhere writable."
+    case .SQLITE_BUSY where error.extendedResultCode.rawValue == 517 /* SQLITE_BUSY_SNAPSHOT */:
+      cause =
+        "Another connection (another process, say) wrote to the store after this one began reading it, so this "
+        + "one could not write on top of what it read: nothing was written; do it again."
     case .SQLITE_BUSY:
       cause =
         "Another connection (another process, say) held the store's lock for longer than the busy timeout, or opened it in "

@@ -132,16 +132,31 @@ extension PersistentStore {
   /// In order: a store the engine wrote with its own (legacy) hashes gets Core Data's; `Z_PRIMARYKEY` is
   /// repaired; the fetch indexes are reconciled; the kept model is updated. The transaction is deferred: a
   /// store that needs none of it is only read (a store whose file cannot be written still opens), and one
-  /// that does takes the write lock at its first write, when SQLite refuses the upgrade (with SQLITE_BUSY)
-  /// if another process wrote since this transaction's read began. Returns the metadata as it now is.
+  /// that does takes the write lock at its first write, when SQLite refuses the upgrade (with SQLITE_BUSY,
+  /// at once, without waiting) if another process holds the lock or wrote since this transaction's read
+  /// began: then nothing was written, and the step runs again in an immediate transaction, which waits for
+  /// the lock (the busy timeout) before it reads. Returns the metadata as it now is.
   static func bringUpToDate(
     _ database: DatabaseQueue, schema: SQLiteSchema, configuration: String?, model: ManagedObjectModel,
     entities: [EntityDescription], url: URL
   ) throws -> [String: any Sendable] {
     do {
+      return try bringUpToDate(
+        .deferred, database, schema: schema, configuration: configuration, model: model, entities: entities, url: url)
+    } catch let error as ObjectGraphError where error.sqlitePrimaryResultCode == 5 /* SQLITE_BUSY */ {
+      return try bringUpToDate(
+        .immediate, database, schema: schema, configuration: configuration, model: model, entities: entities, url: url)
+    }
+  }
+
+  private static func bringUpToDate(
+    _ kind: Database.TransactionKind, _ database: DatabaseQueue, schema: SQLiteSchema, configuration: String?,
+    model: ManagedObjectModel, entities: [EntityDescription], url: URL
+  ) throws -> [String: any Sendable] {
+    do {
       return try database.writeWithoutTransaction { db in
         var metadata: [String: any Sendable] = [:]
-        try db.inTransaction(.deferred) {
+        try db.inTransaction(kind) {
           metadata = try StoreMetadata.read(in: db)
           guard let match = model.hashMatch(configuration: configuration, metadata: metadata) else {
             throw incompatibility(url: url, metadata: metadata, entities: entities)
@@ -283,7 +298,7 @@ extension PersistentStore {
     do {
       raw = try inspect(url: url) { db in
         let tables = Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'"))
-        let isWAL = try String.fetchOne(db, sql: "PRAGMA journal_mode")?.lowercased() == "wal"
+        let isWAL = try String.fetchOne(db, sql: "PRAGMA journal_mode")?.lowercased() == "wal" || SideFiles.opensImmutable(url)
         guard tables.contains("Z_METADATA") else { return (tables, nil, nil, isWAL) }
         // Read as SQLite values, so that a hand-edited row (a number where the property list should be) is a
         // file that is not a store, never a trap.

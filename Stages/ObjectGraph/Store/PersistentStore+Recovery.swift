@@ -56,7 +56,7 @@ extension PersistentStore {
           mode: try String.fetchOne(db, sql: "PRAGMA journal_mode")?.lowercased() ?? ""
         )
       }
-      return look.tables == 0 && (size == 0 || look.mode != "wal")
+      return look.tables == 0 && (size == 0 || (look.mode != "wal" && !SideFiles.opensImmutable(url)))
     } catch {
       return false
     }

@@ -57,30 +57,51 @@ struct SideFiles: Sendable {
 }
 
 extension SideFiles {
-  /// The name to open a store file read-only under: its path, or, for a WAL file that has neither `-wal` nor
-  /// `-shm` beside it in a folder this process cannot write (a read-only file system, a store shipped
-  /// read-only), a `file:` URI with `immutable=1`.
+  /// The name to open a store file read-only under: its path, or, for a WAL file on a read-only file
+  /// system (a read-only mount, a store shipped on one) with no `-wal`, `-shm` or `-journal` beside it, a
+  /// `file:` URI with `immutable=1`.
   ///
   /// SQLite reads a WAL file only through a `-shm` beside it, which it cannot make there, so a plain read-only
   /// open fails (`SQLITE_READONLY_CANTINIT`). Without a `-wal` the file holds every committed transaction (the
-  /// last connection to close folded the log in and removed it), and nobody can add a `-wal` in that folder,
-  /// so reading the file as immutable reads exactly the store. A `-wal` beside it (a store left by a killed
-  /// app) keeps the plain path, and the open says what to do. The URI form needs a SQLite built to read URIs
-  /// (`SQLITE_USE_URI`, as Debian's and Ubuntu's are); with another build the plain path is used.
+  /// last connection to close folded the log in and removed it), and on a read-only file system no process
+  /// can add a log or change the file, so reading it as immutable reads exactly the store. A folder that only
+  /// this user cannot write is not enough (another user's process could write there while the immutable
+  /// connection, which takes no locks, reads), nor is a file with a side file beside it: both keep the plain
+  /// path, and the open says what to do. The URI form needs a SQLite built to read URIs (`SQLITE_USE_URI`, as
+  /// Debian's and Ubuntu's are); with another build the plain path is used.
   static func readOnlyName(of url: URL) -> String {
     let path = url.path
-    let folder = url.deletingLastPathComponent().path
-    guard access(folder, W_OK) != 0,
-      !Self.suffixes.contains(where: { FileManager.default.fileExists(atPath: path + $0) }),
+    let resolved = url.resolvingSymlinksInPath().path
+    guard isOnReadOnlyFileSystem(URL(fileURLWithPath: resolved).deletingLastPathComponent().path),
+      !(suffixes + ["-journal"]).contains(where: { FileManager.default.fileExists(atPath: resolved + $0) }),
       sqlite3_compileoption_used("USE_URI") == 1,
-      let handle = FileHandle(forReadingAtPath: path)
-    else { return path }
-    defer { try? handle.close() }
-    let header = (try? handle.read(upToCount: 20)) ?? Data()
-    // Bytes 18 and 19 of a SQLite header are the file format's write and read versions: 2 is WAL.
-    guard header.count == 20, header.starts(with: Data("SQLite format 3\u{0}".utf8)), header[18] == 2, header[19] == 2,
-      let escaped = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)
+      hasWALHeader(URL(fileURLWithPath: resolved)),
+      let escaped = resolved.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)
     else { return path }
     return "file:\(escaped)?immutable=1"
+  }
+
+  /// Whether ``readOnlyName(of:)`` opens the file as immutable: then it is a WAL file, though
+  /// `PRAGMA journal_mode` says `delete` on an immutable connection.
+  static func opensImmutable(_ url: URL) -> Bool {
+    readOnlyName(of: url) != url.path
+  }
+
+  /// Whether the file's SQLite header says WAL: bytes 18 and 19, the file format's write and read versions,
+  /// are 2. Only for a file on a read-only file system: closing a descriptor of a file drops every POSIX
+  /// lock this process holds on it, its SQLite connections' included, which only matters where a writer
+  /// could exist.
+  private static func hasWALHeader(_ url: URL) -> Bool {
+    guard let handle = FileHandle(forReadingAtPath: url.path) else { return false }
+    defer { try? handle.close() }
+    let header = (try? handle.read(upToCount: 20)) ?? Data()
+    return header.count == 20 && header.starts(with: Data("SQLite format 3\u{0}".utf8)) && header[18] == 2 && header[19] == 2
+  }
+
+  /// Whether `folder` is on a file system mounted read-only, where no process can write.
+  private static func isOnReadOnlyFileSystem(_ folder: String) -> Bool {
+    var info = statvfs()
+    guard statvfs(folder, &info) == 0 else { return false }
+    return info.f_flag & UInt(ST_RDONLY) != 0
   }
 }
