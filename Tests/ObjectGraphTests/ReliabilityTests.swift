@@ -321,6 +321,46 @@ struct ReliabilityTests {
     #expect(try rawRows(url, "SELECT Z_MAX FROM Z_PRIMARYKEY")[0][0] as Int == 2)
   }
 
+  @Test("A migration that waited for the lock while another process moved the store to a third version is refused, writing nothing")
+  func migrationRechecksTheSource() throws {
+    let folder = try TemporaryFolder()
+    let url = folder.appending("Store.sqlite")
+    let version1 = try Self.noteModel()
+    try Self.add("one", to: url, model: version1)
+    let withBody = try ManagedObjectModel(entities: [
+      EntityDescription(
+        name: "Note",
+        properties: [
+          .attribute(AttributeDescription(name: "title", type: .string)), .attribute(AttributeDescription(name: "body", type: .string)),
+        ])
+    ])
+    // Another process holds the write lock, then moves the store to version 2 (its hashes) and commits.
+    let version2 = try Self.noteModel(extra: true)
+    let entities2 = try #require(version2.entities(forConfigurationName: nil))
+    let queue = try DatabaseQueue(path: url.path)
+    let locked = DispatchSemaphore(value: 0)
+    let done = DispatchSemaphore(value: 0)
+    Thread {
+      try? queue.writeWithoutTransaction { db in
+        try db.execute(sql: "BEGIN IMMEDIATE")
+        locked.signal()
+        usleep(500_000)
+        let hashes = Dictionary(entities2.map { ($0.name, $0.versionHash) }, uniquingKeysWith: { a, _ in a })
+        try StoreMetadata.update(in: db, with: StoreMetadata.hashKeys(hashes), url: url)
+        try db.execute(sql: "COMMIT")
+      }
+      done.signal()
+    }.start()
+    locked.wait()
+    var options = StoreOptions()
+    options.migrationSourceModels = [version1, version2]
+    let error = expectCode(.persistentStoreIncompatibleVersionHash) { _ = try Self.titles(url, model: withBody, options: options) }
+    done.wait()
+    try queue.close()
+    #expect(error?.message.contains("while this one waited to migrate it") == true, "\(error?.message ?? "")")
+    #expect(try rawRows(url, "SELECT name FROM pragma_table_info('ZNOTE')").map { $0[0] as String }.contains("ZBODY") == false)
+  }
+
   @Test("A second coordinator asking for another journal mode than the open one is told why (SQLITE_BUSY), not to try again")
   func journalModeMismatch() throws {
     let folder = try TemporaryFolder()

@@ -69,13 +69,13 @@ extension PersistentStore {
       url: url, options: options, source: SQLiteSchema(entities: sourceEntities, layout: layout),
       destination: SQLiteSchema(entities: entities, layout: layout),
       mapping: mapping, metadata: try StoreMetadata.encode(newMetadata), model: StoreModelCache.contents(of: model),
-      from: found.origin)
+      from: found.origin, sourceHashes: metadata[StoreMetadataKey.versionHashes] as? [String: Data])
   }
 
   /// Runs the migration's SQL in one exclusive transaction, reporting progress.
   private static func run(
     url: URL, options: StoreOptions, source: SQLiteSchema, destination: SQLiteSchema, mapping: InferredMapping, metadata: Data,
-    model: Data, from origin: String
+    model: Data, from origin: String, sourceHashes: [String: Data]?
   ) throws {
     // A read-only connection, open for the whole migration, first plans it: a refusal found while planning
     // (a required value rows lack) is reported before anything opens the file for writing. Then, in WAL
@@ -101,6 +101,13 @@ extension PersistentStore {
           // Another connection (a second coordinator, another process) may have migrated the file while
           // this one waited for the lock: then there is nothing left to do.
           if try isMigrated(db, to: metadata) { return .commit }
+          // Or to a third version: the plan, made for the version the store had, would damage it.
+          guard try StoreMetadata.read(in: db)[StoreMetadataKey.versionHashes] as? [String: Data] == sourceHashes else {
+            throw ObjectGraphError(
+              .persistentStoreIncompatibleVersionHash,
+              "The store at \(url.path) was migrated to another version of the model by another process while this one waited to migrate it from \(origin). Nothing was written. Add the store again: it is checked against the model afresh.",
+              url: url)
+          }
           let maxima = try primaryKeyMaxima(db)
           let plan = try SchemaMigration(
             source: source, destination: destination, mapping: mapping, primaryKeyMaxima: maxima, metadata: metadata, model: model,
