@@ -120,4 +120,32 @@ struct TutorialPredicateTests {
     let stack = try stack()
     #expect(try names(stack, "Country", try FetchPredicate(format: "%K == YES", "isFavorite")) == ["Anland"])
   }
+
+  @Test(
+    "A transformable attribute compared with nil (%K != NULL, == nil) matches in SQL and in memory alike",
+    arguments: bothStoreTypes)
+  func transformableNil(type: StoreType) throws {
+    let stack = try Stack(model: try TransformableTests.model(), type: type)
+    try stack.context.performAndWait {
+      for (title, keywords) in [("tagged", ["swift"]), ("bare", nil)] as [(String, [String]?)] {
+        let card = ManagedObject(entity: stack.entity("Card"), insertInto: stack.context)
+        card.setValue(title, forKey: "title")
+        card.setValue(keywords, forKey: "keywords")
+      }
+      try stack.context.save()
+    }
+    for (format, expected) in [("%K != NULL", ["tagged"]), ("%K == nil", ["bare"]), ("nil == %K", ["bare"])] {
+      let predicate = try FetchPredicate(format: format, "keywords")
+      let context = stack.freshContext()
+      try context.performAndWait {
+        let request = FetchRequest<ManagedObject>(entityName: "Card")
+        request.predicate = predicate
+        let fetched = try context.fetch(request).compactMap { $0.value(forKey: "title") as? String }
+        #expect(fetched == expected, "\(format)")
+        let all = try context.fetch(FetchRequest<ManagedObject>(entityName: "Card"))
+        let evaluated = try all.filter { try predicate.evaluate(with: $0) }.compactMap { $0.value(forKey: "title") as? String }
+        #expect(evaluated == expected, "\(format) in memory")
+      }
+    }
+  }
 }
