@@ -66,7 +66,7 @@ extension ManagedObjectContext {
         ids = inserted
       } else {
         // Uniqueness constraints: the rows go the way a save's inserts go, which checks them.
-        var save = StoreSaveRequest(mergePolicy: .error)
+        var save = StoreSaveRequest(mergePolicy: .errorMergePolicyType)
         (save.author, save.contextName) = (author, contextName)
         save.inserts = rows.map { .init(temporaryID: .temporary(for: entity), entity: entity, values: $0) }
         ids = try coordinator.save(save).insertedIDs

@@ -70,17 +70,26 @@ extension ManagedObjectContext {
   private func saveOnQueue(_ confined: Confined) throws {
     guard confined.hasChanges else { return }
     NotificationCenter.default.post(name: Self.willSaveNotification, object: self, userInfo: nil)
-    let inserted = try prepareForSave(confined)
+    var inserted = try prepareForSave(confined)
     let store = try parentStore()
-    let updated = Array(confined.updated).filter { !$0.state.isDeleted }
+    var updated: [ManagedObject] = []
     // An object deleted here that still has a temporary ID was saved to a parent context earlier (objects
     // never saved anywhere left `deleted` in propagateDeletes): the parent holds it, under that ID or the
     // permanent one it has since given it, and must delete it too.
     // An object whose row is already gone (a merged deletion, a fault that found no row) has nothing left
     // to delete: it only leaves the context.
-    let deleted = Array(confined.deleted).filter { !$0.state.isInserted && !$0.state.isInaccessible }
-    let request = saveRequest(inserted: inserted.objects, updated: updated, deleted: deleted)
-    let result = request.isEmpty ? StoreSaveResult() : try store.save(request)
+    var deleted = Array(confined.deleted).filter { !$0.state.isInserted && !$0.state.isInaccessible }
+    // A custom merge policy may change, insert or delete objects between tries: a retry gathers them again.
+    let (request, result) = try sendSave(to: store) { retry in
+      if retry {
+        propagateDeletes(confined)
+        inserted.objects = confined.inserted.inOrder
+        inserted.announced.formIntersection(inserted.objects)
+        deleted = Array(confined.deleted).filter { !$0.state.isInserted && !$0.state.isInaccessible }
+      }
+      updated = Array(confined.updated).filter { !$0.state.isDeleted }
+      return saveRequest(inserted: inserted.objects, updated: updated, deleted: deleted)
+    }
     let merged = apply(result, of: request, inserted: inserted.objects, updated: updated, confined)
     let deletedObjects = forgetDeleted(keeping: result, confined)
     confined.clearInserted()
@@ -129,7 +138,7 @@ extension ManagedObjectContext {
   /// Step 2: everything the store writes, gathered before its transaction starts, so the store never calls
   /// back into the context.
   private func saveRequest(inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject]) -> StoreSaveRequest {
-    var request = StoreSaveRequest(mergePolicy: mergePolicy)
+    var request = StoreSaveRequest()
     (request.author, request.contextName) = settings.withLock { ($0.transactionAuthor, $0.name) }
     request.inserts.reserveCapacity(inserted.count)
     request.updates.reserveCapacity(updated.count)

@@ -31,7 +31,11 @@ struct StoreSaveRequest {
   var inserts: [Insert] = []
   var updates: [Update] = []
   var deletes: [Delete] = []
-  var mergePolicy: MergePolicy = .error
+  /// How the store settles optimistic-locking conflicts.
+  var mergePolicy: MergePolicyType = .errorMergePolicyType
+  /// How the store settles uniqueness-constraint conflicts (the same as `mergePolicy`, except while a custom
+  /// ``MergePolicy`` has one kind resolved and not yet the other).
+  var constraintMergePolicy: MergePolicyType = .errorMergePolicyType
   /// Who saves, for persistent history: the context's transaction author and name.
   var author: String?
   var contextName: String?

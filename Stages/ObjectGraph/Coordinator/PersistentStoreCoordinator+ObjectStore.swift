@@ -171,7 +171,7 @@ extension PersistentStoreCoordinator: ObjectStore {
     func part(_ store: PersistentStore) -> ObjectIdentifier {
       let key = ObjectIdentifier(store)
       if parts[key] == nil {
-        parts[key] = StoreSaveRequest(mergePolicy: request.mergePolicy)
+        parts[key] = StoreSaveRequest(mergePolicy: request.mergePolicy, constraintMergePolicy: request.constraintMergePolicy)
         order.append(store)
       }
       return key

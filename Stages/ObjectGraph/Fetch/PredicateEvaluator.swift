@@ -11,6 +11,14 @@ protocol PredicateEvaluable {
   /// The objects a to-many key path reaches (`notes`, `notebook.notes`), for `SUBQUERY`.
   /// Throws ObjectGraphError(.unknownKey) for an unknown key or a path that is not a to-many.
   func predicateObjects(atKeyPath path: [String]) throws -> [any PredicateEvaluable]
+
+  /// Whether a key path that ends at a transformable attribute (through to-ones) holds no value, for
+  /// `== nil` and `!= nil`; `nil` when the path does not end at one (the comparison is evaluated as usual).
+  func predicateTransformableIsNil(atKeyPath path: [String]) throws -> Bool?
+}
+
+extension PredicateEvaluable {
+  func predicateTransformableIsNil(atKeyPath path: [String]) throws -> Bool? { nil }
 }
 
 /// Variables bound while a subquery's predicate runs: each name to the member being tested.
@@ -87,6 +95,9 @@ enum PredicateEvaluator {
   private static func evaluate(
     _ comparison: PredicateComparison, on object: some PredicateEvaluable, bindings: PredicateBindings
   ) throws -> Bool {
+    if let isNil = try transformableIsNil(comparison, on: object) {
+      return comparison.op == .equal ? isNil : !isNil
+    }
     let lhs = try resolve(comparison.lhs, on: object, bindings: bindings)
     let rhs = try resolve(comparison.rhs, on: object, bindings: bindings)
     let test = try ComparisonTest(comparison, rhs: rhs)
@@ -108,6 +119,18 @@ enum PredicateEvaluator {
       return try members(lhs).allSatisfy { try test.matches($0) }
     case .none:
       return try !members(lhs).contains { try test.matches($0) }
+    }
+  }
+
+  /// For `keyPath == nil` and `keyPath != nil` where the key path ends at a transformable attribute: whether
+  /// it holds no value (the SQL compiler's `IS NULL`). The only comparison a transformable takes.
+  private static func transformableIsNil(_ comparison: PredicateComparison, on object: some PredicateEvaluable) throws -> Bool? {
+    guard comparison.modifier == .direct, comparison.op == .equal || comparison.op == .notEqual else { return nil }
+    switch (comparison.lhs, comparison.rhs) {
+    case (.constant(.null), .keyPath(let path)), (.keyPath(let path), .constant(.null)):
+      return try object.predicateTransformableIsNil(atKeyPath: path)
+    default:
+      return nil
     }
   }
 

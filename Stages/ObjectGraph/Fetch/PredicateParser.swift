@@ -264,9 +264,15 @@ struct PredicateParser {
 
     let operatorToken = current
     guard let op = Self.comparisonOperator(operatorToken) else {
+      // A key path alone (a Boolean attribute as the whole predicate) is not a predicate in Foundation's
+      // grammar either: NSPredicate(format:) refuses "isFavorite" and "%K".
+      var hint = ""
+      if case .keyPath = lhs, modifier == .direct {
+        hint = "; a key path alone is not a predicate: compare a Boolean attribute explicitly, as in '\(lhsText) == YES'"
+      }
       throw syntaxError(
         at: current.position,
-        "expected a comparison operator (==, !=, <, <=, >, >=, BETWEEN, IN, CONTAINS, BEGINSWITH, ENDSWITH, LIKE, MATCHES) after '\(lhsText)', found \(Self.describe(current))"
+        "expected a comparison operator (==, !=, <, <=, >, >=, BETWEEN, IN, CONTAINS, BEGINSWITH, ENDSWITH, LIKE, MATCHES) after '\(lhsText)', found \(Self.describe(current))\(hint)"
       )
     }
     advance()
@@ -647,8 +653,8 @@ struct PredicateParser {
     return .constant(.date(Date(timeIntervalSinceReferenceDate: seconds)))
   }
 
-  /// Continues a key path with `.name`, `.#name`, a final `.@count`, or `.@sum`, `.@avg`, `.@min`, `.@max`
-  /// followed by the key they reduce (`notes.@sum.wordCount`).
+  /// Continues a key path with `.name`, `.#name`, `.%K` (the argument's key path), a final `.@count`, or
+  /// `.@sum`, `.@avg`, `.@min`, `.@max` followed by the key they reduce (`notes.@sum.wordCount`).
   private mutating func continueKeyPath(_ start: [String]) throws -> [String] {
     var path = start
     var operatorToken: PredicateToken?
@@ -661,6 +667,10 @@ struct PredicateParser {
       switch token.kind {
       case .word(let name), .escapedWord(let name):
         path.append(name)
+      case .specifier(let specifier) where specifier.conversion == .keyPath:
+        // `%K.%K`, `$x.%K`: the argument's key path continues this one (as tutorials write them).
+        let argumentIndex = nextArgumentIndex(for: specifier)
+        path.append(contentsOf: try keyPathArgument(at: argumentIndex, token: token))
       case .atWord(let name):
         guard let collectionOperator = PredicateCollectionOperator(element: "@" + name) else {
           throw syntaxError(

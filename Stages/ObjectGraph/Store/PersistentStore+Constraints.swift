@@ -96,8 +96,8 @@ extension SaveTransaction {
       }
     }
     let deletedRows = Set(request.deletes.map(\.id))
-    let policy = request.mergePolicy
-    let objectWins = policy == .mergeByPropertyObjectTrump || policy == .overwrite
+    let policy = request.constraintMergePolicy
+    let objectWins = policy == .mergeByPropertyObjectTrumpMergePolicyType || policy == .overwriteMergePolicyType
     var merges = ConstraintMerges()
     merges.writesValues = objectWins
     var conflicts: [ConstraintConflict] = []
@@ -109,7 +109,7 @@ extension SaveTransaction {
       if members.count > 1 {
         let updates = members.filter { if case .update = $0 { true } else { false } }
         let entities = Set(members.map { ObjectIdentifier(entity(of: $0)) })
-        guard policy != .error, updates.count <= 1, entities.count == 1 else {
+        guard policy != .errorMergePolicyType, updates.count <= 1, entities.count == 1 else {
           conflicts.append(try conflict(constraint, key, members, row: nil))
           continue
         }
@@ -130,7 +130,7 @@ extension SaveTransaction {
         return moved.map { $0 != key } ?? false
       }
       guard let row = try storedRow(constraint, key, ignoring: ignored) else { continue }
-      guard policy != .error, case .insert(let index) = survivor, row.entity === request.inserts[index].entity else {
+      guard policy != .errorMergePolicyType, case .insert(let index) = survivor, row.entity === request.inserts[index].entity else {
         conflicts.append(try conflict(constraint, key, members, row: row))
         continue
       }
@@ -240,10 +240,10 @@ extension SaveTransaction {
     return result
   }
 
-  private static func constraintError(_ conflicts: [ConstraintConflict], policy: MergePolicy) -> ObjectGraphError {
+  private static func constraintError(_ conflicts: [ConstraintConflict], policy: MergePolicyType) -> ObjectGraphError {
     let first = conflicts[0]
     let advice =
-      policy == .error
+      policy == .errorMergePolicyType
       ? "Give the objects different values, or set the context's mergePolicy: mergeByPropertyObjectTrump makes the save update the row that has these values with the new ones (an upsert), mergeByPropertyStoreTrump keeps the stored values."
       : "Under merge policy \(policy), objects of different entities, two objects that were already saved, or an object already saved and another stored row are never merged: give them different values."
     return ObjectGraphError(

@@ -275,17 +275,17 @@ final class SaveTransaction {
   private func resolve(_ update: StoreSaveRequest.Update, conflicting: Bool) throws -> (changed: [Int: StoredValue], checkVersion: Bool) {
     var changed = update.changed
     switch request.mergePolicy {
-    case .error:
+    case .errorMergePolicyType:
       return (changed, true)
-    case .mergeByPropertyObjectTrump, .overwrite:
-      if request.mergePolicy == .overwrite {
+    case .mergeByPropertyObjectTrumpMergePolicyType, .overwriteMergePolicyType:
+      if request.mergePolicy == .overwriteMergePolicyType {
         changed = [:]
         for slot in update.entity.layout.slots where slot.isPersistent { changed[slot.index] = update.allValues[slot.index] }
       }
       // The object takes in the store's other changes: the row is read again after the write.
       if conflicting { result.refreshed[update.id] = RowSnapshot(version: 0, values: []) }
       return (changed, false)
-    case .mergeByPropertyStoreTrump, .rollback:
+    case .mergeByPropertyStoreTrumpMergePolicyType, .rollbackMergePolicyType:
       guard conflicting, var stored = try store.snapshots(for: [update.id], db: db)[update.id] else { return (changed, false) }
       // To-many members are not in the row: read the ones this object changed, to compare.
       for index in changed.keys where stored.values[index].isUnloadedToMany {
@@ -293,7 +293,7 @@ final class SaveTransaction {
         stored.values[index] = slot.toManyValue(
           try store.relatedIDs(of: [update.id], slot: slot, entity: update.entity, db: db)[update.id] ?? [])
       }
-      if request.mergePolicy == .rollback {
+      if request.mergePolicy == .rollbackMergePolicyType {
         changed = [:]
       } else {
         // Keep only the changes to properties the store did not change since this context read them.
@@ -313,7 +313,8 @@ final class SaveTransaction {
     guard let pk = delete.id.primaryKey else { return }
     let mapping = try store.schema.mapping(for: delete.entity)
     // Only the two trump-by-object policies delete a row that changed elsewhere; the others keep it.
-    let checksVersion = request.mergePolicy != .mergeByPropertyObjectTrump && request.mergePolicy != .overwrite
+    let checksVersion =
+      request.mergePolicy != .mergeByPropertyObjectTrumpMergePolicyType && request.mergePolicy != .overwriteMergePolicyType
     var sql = "DELETE FROM \(mapping.table) WHERE Z_PK = ?"
     var arguments: [DatabaseValue] = [pk.databaseValue]
     if checksVersion {
@@ -322,7 +323,7 @@ final class SaveTransaction {
     }
     try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(arguments))
     if db.changesCount == 0, checksVersion, let current = try currentVersion(pk: pk, table: mapping.table) {
-      if request.mergePolicy == .error {
+      if request.mergePolicy == .errorMergePolicyType {
         conflicts.append(MergeConflict(objectID: delete.id, conflictingKeys: [], oldVersion: delete.expectedVersion, newVersion: current))
       } else if let stored = try store.snapshots(for: [delete.id], db: db)[delete.id] {
         // Store trump and rollback: the row changed elsewhere wins; the object is kept, with its values.

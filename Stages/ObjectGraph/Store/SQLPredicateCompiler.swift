@@ -17,6 +17,9 @@ struct SQLPredicateCompiler {
   /// The iteration variables of the subqueries this compiler is inside: each name to the alias and
   /// entity of the member row it stands for.
   private var variables: [String: Origin] = [:]
+  /// Set while a comparison of a transformable attribute with `nil` resolves its key path: the only use of
+  /// a transformable a fetch makes (see `nullComparison`).
+  private var allowsTransformable = false
 
   /// The named columns of a grouped dictionary fetch, which its `HAVING` predicate names as `$name`.
   var resultColumns: [String: ResultColumn] = [:]
@@ -91,7 +94,7 @@ struct SQLPredicateCompiler {
       }
       let slot = entity.layout.slots[index]
       if let attribute = slot.attribute {
-        if attribute.attributeType == .transformable {
+        if attribute.attributeType == .transformable, !allowsTransformable {
           throw ObjectGraphError.transformableInFetch(entity: entity.name, key: key)
         }
         if let reason = attribute.unsupportedReason {
@@ -265,6 +268,7 @@ struct SQLPredicateCompiler {
   }
 
   private mutating func compile(_ comparison: PredicateComparison) throws -> String {
+    if let sql = try nullComparison(comparison) { return sql }
     // A to-many on the left turns the comparison into a subquery (unless a collection operator reduces
     // it to one value: then it is a scalar subquery, compiled as an expression).
     if let (path, origin) = try keyPathParts(comparison.lhs),
@@ -283,6 +287,22 @@ struct SQLPredicateCompiler {
     }
     if comparison.modifier == .direct, let sql = try entityComparison(comparison) { return sql }
     return try compileScalar(comparison)
+  }
+
+  /// `%K == nil` and `%K != nil` on any attribute, transformable ones included: the column is or is not
+  /// NULL, which needs no transformer (a transformable's value is never compared; see ObjectGraph.md).
+  private mutating func nullComparison(_ comparison: PredicateComparison) throws -> String? {
+    guard comparison.modifier == .direct, comparison.op == .equal || comparison.op == .notEqual else { return nil }
+    let side: PredicateExpression
+    switch (comparison.lhs, comparison.rhs) {
+    case (.constant(.null), let other), (let other, .constant(.null)): side = other
+    default: return nil
+    }
+    guard let (path, origin) = try keyPathParts(side) else { return nil }
+    allowsTransformable = true
+    defer { allowsTransformable = false }
+    guard case .column(let column, .transformable) = try resolve(path, from: origin) else { return nil }
+    return "(\(column) IS \(comparison.op == .equal ? "" : "NOT ")NULL)"
   }
 
   private mutating func linkSubquery(

@@ -1,0 +1,82 @@
+import Foundation
+
+extension ManagedObjectContext {
+  /// Sends a save to the store under the context's merge policy. A built-in policy is settled in the
+  /// store's transaction (one try). A subclass of ``MergePolicy`` gets the conflicts first: the save is tried
+  /// with conflicts reported, each kind found is handed to its `resolve` method, and the save is tried again
+  /// with the policy's type settling what is left; `makeRequest(true)` gathers the objects again (the
+  /// override may have changed, inserted or deleted some).
+  func sendSave(to store: any ObjectStore, _ makeRequest: (_ retry: Bool) -> StoreSaveRequest) throws -> (StoreSaveRequest, StoreSaveResult)
+  {
+    let policy = mergePolicy
+    var request = makeRequest(false)
+    guard !request.isEmpty else { return (request, StoreSaveResult()) }
+    guard !policy.isBuiltIn else {
+      request.mergePolicy = policy.mergeType
+      request.constraintMergePolicy = policy.mergeType
+      return (request, try store.save(request))
+    }
+    // After an override returned, its kind is settled by the type; an error type then writes the objects.
+    let settled: MergePolicyType =
+      policy.mergeType == .errorMergePolicyType ? .mergeByPropertyObjectTrumpMergePolicyType : policy.mergeType
+    var locking = MergePolicyType.errorMergePolicyType
+    var constraints = MergePolicyType.errorMergePolicyType
+    for attempt in 1...4 {
+      request.mergePolicy = locking
+      request.constraintMergePolicy = constraints
+      do {
+        return (request, try store.save(request))
+      } catch let error as ObjectGraphError where attempt < 4 {
+        if error.code == .managedObjectMerge, !error.conflicts.isEmpty, locking == .errorMergePolicyType {
+          try policy.resolve(optimisticLockingConflicts: try mergeConflicts(error.conflicts, store: store))
+          locking = settled
+        } else if error.code == .managedObjectConstraintMerge, !error.constraintConflicts.isEmpty,
+          constraints == .errorMergePolicyType
+        {
+          try policy.resolve(constraintConflicts: error.constraintConflicts.map { MergePolicy.ConstraintConflict($0, in: self) })
+          constraints = settled
+        } else {
+          throw error
+        }
+      }
+      request = makeRequest(true)
+      if request.isEmpty { return (request, StoreSaveResult()) }
+    }
+    return (request, try store.save(request))
+  }
+
+  /// The records a policy's override reads, for the conflicts a store reported: each object with its
+  /// current, last-read and stored values.
+  private func mergeConflicts(_ records: [MergeConflict], store: any ObjectStore) throws -> [MergePolicy.MergeConflict] {
+    let rows = try store.snapshots(for: records.map(\.objectID))
+    return records.map { record in
+      let object = object(with: record.objectID)
+      return MergePolicy.MergeConflict(
+        source: object, newVersion: Int(record.newVersion), oldVersion: Int(record.oldVersion),
+        objectSnapshot: object.snapshotDictionary(object.values),
+        cachedSnapshot: object.snapshot.map { object.snapshotDictionary($0.values) },
+        persistedSnapshot: rows[record.objectID].map { object.snapshotDictionary($0.values) }, record: record)
+    }
+  }
+}
+
+extension ManagedObject {
+  /// Slot values as a merge conflict's snapshot: attributes as `value(forKey:)` reads them, to-ones as
+  /// object IDs, no to-manys (Core Data's snapshots hold the same).
+  fileprivate func snapshotDictionary(_ values: [StoredValue]) -> [String: Any] {
+    var result: [String: Any] = [:]
+    for slot in layout.slots where slot.index < values.count && slot.isPersistent {
+      let stored = values[slot.index]
+      switch slot.kind {
+      case .attribute:
+        let value = layout.transformableIndexes.contains(slot.index) ? transformableValue(stored, at: slot.index) : stored?.anyValue
+        if let value { result[slot.name] = value }
+      case .toOne:
+        if let id = stored.objectID { result[slot.name] = id }
+      case .toMany:
+        continue
+      }
+    }
+    return result
+  }
+}

@@ -1,0 +1,180 @@
+import Foundation
+
+/// How a save settles conflicts (Core Data's `NSMergePolicy`): one of the five built-in behaviours, or a
+/// subclass of your own that overrides ``resolve(optimisticLockingConflicts:)`` or
+/// ``resolve(constraintConflicts:)`` to merge field by field, starting from a built-in type.
+///
+/// ```swift
+/// context.mergePolicy = .mergeByPropertyObjectTrump        // a built-in policy
+///
+/// final class KeepLargerCount: MergePolicy, @unchecked Sendable {   // no stored state: see below
+///   override func resolve(optimisticLockingConflicts list: [MergeConflict]) throws {
+///     try super.resolve(optimisticLockingConflicts: list)
+///     for conflict in list {
+///       let stored = conflict.persistedSnapshot?["count"] as? Int64 ?? 0
+///       let mine = conflict.sourceObject.value(forKey: "count") as? Int64 ?? 0
+///       conflict.sourceObject.setValue(max(stored, mine), forKey: "count")
+///     }
+///   }
+/// }
+/// context.mergePolicy = KeepLargerCount(merge: .mergeByPropertyObjectTrumpMergePolicyType)
+/// ```
+///
+/// The five built-in policies are settled in the store's transaction, as before: their instances are
+/// never asked to resolve. An instance of a subclass changes the save: it is first tried with conflicts
+/// reported rather than settled; the conflicts found are handed to the subclass's `resolve` methods on the
+/// saving context's queue (where the objects may be read and changed), and the save is tried again, with
+/// the store applying ``mergeType`` to whatever the override left (an `errorMergePolicyType` subclass whose
+/// `resolve` returns has declared the conflicts settled: the objects' values are written, as
+/// `mergeByPropertyObjectTrumpMergePolicyType` writes them). At most four tries; conflicts that keep coming
+/// back after that are thrown.
+///
+/// Sendable: a policy is set on a context from any thread and used on the context's queue, so the class is
+/// `@unchecked Sendable`. This class holds one `let`; a subclass must keep the promise, with no stored
+/// `var` (or with state behind a lock), because one policy may serve several contexts' saves at once.
+open class MergePolicy: @unchecked Sendable, Hashable, CustomStringConvertible {
+  /// The built-in behaviour this policy starts from.
+  public let mergeType: MergePolicyType
+
+  /// A policy with the built-in behaviour `type` (`MergePolicy(merge: .rollbackMergePolicyType)`).
+  public init(merge type: MergePolicyType) {
+    mergeType = type
+  }
+
+  /// Fail the save with error 133020 (or 133021) listing every conflict; nothing is written. The default.
+  public static let error = MergePolicy(merge: .errorMergePolicyType)
+  /// Per property: the store's changes win; this context's changes to other properties are kept.
+  public static let mergeByPropertyStoreTrump = MergePolicy(merge: .mergeByPropertyStoreTrumpMergePolicyType)
+  /// Per property: this context's changes win; the store's changes to other properties are kept.
+  public static let mergeByPropertyObjectTrump = MergePolicy(merge: .mergeByPropertyObjectTrumpMergePolicyType)
+  /// This context's whole object replaces the row.
+  public static let overwrite = MergePolicy(merge: .overwriteMergePolicyType)
+  /// This context's changes to conflicting objects are dropped; they take the store's values.
+  public static let rollback = MergePolicy(merge: .rollbackMergePolicyType)
+
+  /// Settles optimistic-locking conflicts: objects this context changed whose rows changed (or were
+  /// deleted) in the store since it read them. Called on the saving context's queue, only for a subclass.
+  ///
+  /// This implementation does what ``mergeType`` does: for `errorMergePolicyType` it throws error 133020
+  /// naming the conflicts; for the other four it leaves the objects as they are and the save, tried again,
+  /// applies the type in the store. An override changes the objects (`setValue(_:forKey:)`) and usually
+  /// calls `super` first or last.
+  open func resolve(optimisticLockingConflicts list: [MergeConflict]) throws {
+    guard mergeType == .errorMergePolicyType, !list.isEmpty else { return }
+    throw ObjectGraphError(
+      .managedObjectMerge,
+      "Could not save: \(list.count) object(s) changed in the store since this context read them (merge policy: error). Nothing was written. Refresh the objects and try again, or choose another merge policy.\n"
+        + list.map { "  - \($0)" }.joined(separator: "\n"),
+      conflicts: list.map(\.record))
+  }
+
+  /// Settles uniqueness-constraint conflicts: objects being saved that share a constraint's values with
+  /// each other or with a stored row. Called on the saving context's queue, only for a subclass.
+  ///
+  /// This implementation does what ``mergeType`` does: for `errorMergePolicyType` it throws error 133021
+  /// naming the conflicts; for the other four it leaves the objects as they are and the save, tried again,
+  /// applies the type in the store (the trump-by-object types update the stored row with the new values).
+  /// An override typically deletes the duplicates it does not want or moves their values onto one object.
+  open func resolve(constraintConflicts list: [ConstraintConflict]) throws {
+    guard mergeType == .errorMergePolicyType, !list.isEmpty else { return }
+    throw ObjectGraphError(
+      .managedObjectConstraintMerge,
+      "Could not save: \(list.count) uniqueness constraint conflict(s) (merge policy: error) the policy did not settle. Nothing was written. Give the objects different values, or settle them in resolve(constraintConflicts:).\n"
+        + list.map { "  - \($0.record)" }.joined(separator: "\n"),
+      constraintConflicts: list.map(\.record))
+  }
+
+  /// Whether this is one of the five built-in policies (settled in the store), not a subclass.
+  final var isBuiltIn: Bool { type(of: self) == MergePolicy.self }
+
+  /// Policies are equal when they are the same instance, or both plain (not subclassed) policies of the same
+  /// type, so `context.mergePolicy == .rollback` holds for `MergePolicy(merge: .rollbackMergePolicyType)`.
+  public static func == (lhs: MergePolicy, rhs: MergePolicy) -> Bool {
+    lhs === rhs || (lhs.isBuiltIn && rhs.isBuiltIn && lhs.mergeType == rhs.mergeType)
+  }
+
+  /// Hashes the policy's type (equal policies have equal types).
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(mergeType)
+  }
+
+  /// The type's short name (`mergeByPropertyObjectTrump`), or the subclass's name with it.
+  public var description: String {
+    isBuiltIn ? mergeType.description : "\(type(of: self))(\(mergeType))"
+  }
+}
+
+extension MergePolicy {
+  /// One optimistic-locking conflict handed to ``MergePolicy/resolve(optimisticLockingConflicts:)`` (Core
+  /// Data's `NSMergeConflict`): an object this context changed whose row changed or went away in the store.
+  ///
+  /// Snapshots hold attributes (by name, as `value(forKey:)` gives them) and to-one relationships (as
+  /// ``ManagedObjectID``s), never to-many relationships: fetch those when you need them.
+  public struct MergeConflict: CustomStringConvertible {
+    /// The object being saved.
+    public let sourceObject: ManagedObject
+    /// The object's values now, unsaved changes included.
+    public let objectSnapshot: [String: Any]?
+    /// The values the context last read from the store for the object.
+    public let cachedSnapshot: [String: Any]?
+    /// The values in the store now; `nil` when the row was deleted (``newVersionNumber`` is 0).
+    public let persistedSnapshot: [String: Any]?
+    /// The row's version in the store now (`Z_OPT`); 0 when the row was deleted.
+    public let newVersionNumber: Int
+    /// The row version the context last read.
+    public let oldVersionNumber: Int
+    /// The engine's record of the conflict (what error 133020 carries).
+    public let record: ObjectGraph.MergeConflict
+
+    /// Makes a conflict record. The engine makes these; tests of a policy may too.
+    public init(
+      source: ManagedObject, newVersion: Int, oldVersion: Int, objectSnapshot: [String: Any]?,
+      cachedSnapshot: [String: Any]?, persistedSnapshot: [String: Any]?, record: ObjectGraph.MergeConflict
+    ) {
+      sourceObject = source
+      newVersionNumber = newVersion
+      oldVersionNumber = oldVersion
+      self.objectSnapshot = objectSnapshot
+      self.cachedSnapshot = cachedSnapshot
+      self.persistedSnapshot = persistedSnapshot
+      self.record = record
+    }
+
+    public var description: String { record.description }
+  }
+
+  /// One uniqueness-constraint conflict handed to ``MergePolicy/resolve(constraintConflicts:)`` (Core Data's
+  /// `NSConstraintConflict`): objects being saved that share a constraint's values, with each other or with a
+  /// stored row.
+  public struct ConstraintConflict: CustomStringConvertible {
+    /// The names of the attributes whose values together must be unique.
+    public let constraint: [String]
+    /// The values the objects share, by attribute name.
+    public let constraintValues: [String: Any]
+    /// The objects being saved that hold the values.
+    public let conflictingObjects: [ManagedObject]
+    /// The values each conflicting object last read from the store (empty for an inserted object), in the
+    /// order of ``conflictingObjects``.
+    public let conflictingSnapshots: [[String: Any]]
+    /// The stored row's object, for a conflict with the store; `nil` among objects being saved.
+    public let databaseObject: ManagedObject?
+    /// The stored row's attribute values, for a conflict with the store.
+    public let databaseSnapshot: [String: Any]?
+    /// The engine's record of the conflict (what error 133021 carries).
+    public let record: ObjectGraph.ConstraintConflict
+
+    /// Makes a conflict record from the engine's, with the objects `context` holds for its IDs. Call on
+    /// the context's queue.
+    public init(_ record: ObjectGraph.ConstraintConflict, in context: ManagedObjectContext) {
+      constraint = record.constraint
+      constraintValues = record.constraintValues
+      conflictingObjects = record.conflictingObjectIDs.map { context.object(with: $0) }
+      conflictingSnapshots = record.conflictingSnapshots
+      databaseObject = record.databaseObjectID.map { context.object(with: $0) }
+      databaseSnapshot = record.databaseSnapshot
+      self.record = record
+    }
+
+    public var description: String { record.description }
+  }
+}
