@@ -14,7 +14,7 @@ and checks on each:
   - the text of every diagram reads at MIN_DIAGRAM_TEXT_PX or more as drawn on the page: the font size
     inside the SVG times the scale the page draws the image at (a wide drawing is shrunk to the column).
 Links to other sites are counted, not followed (CI has no network). Screenshots of a chapter (its top and
-its last diagram) and of a tutorial are kept in .build/site-screenshots/, for a person to look at (CI
+its last diagram) and of a tutorial (its top and its fourth step) are kept in .build/site-screenshots/, for a person to look at (CI
 keeps them as artifacts).
 
 Needs chromium and chromium-driver (Debian) and selenium (PyPI); .ci/run installs them.
@@ -216,6 +216,27 @@ def main() -> int:
                         "const d = Array.from(document.images).filter(i => /\\/images\\/.*\\.svg/.test(i.currentSrc || i.src));"
                         "if (d.length === 0) return false; d[d.length - 1].scrollIntoView(); window.scrollBy(0, -70); return true;"):
                     driver.save_screenshot(str(SCREENSHOTS / f"{PHOTOGRAPHED[path]}-diagram.png"))
+                # And a tutorial's fourth step, with its code beside it: DocC switches the code as the page
+                # scrolls past a step, so scroll down in small moves, then bring the step's first
+                # highlighted line into view.
+                if path.startswith("/tutorials/") and driver.execute_script("return document.querySelectorAll('.step').length >= 4"):
+                    target = driver.execute_script(
+                        "const s = document.querySelectorAll('.step')[3].getBoundingClientRect();"
+                        "return window.scrollY + s.top + s.height / 2 - window.innerHeight / 2;")
+                    for y in range(0, int(target), 150):
+                        driver.execute_script("window.scrollTo(0, arguments[0])", y)
+                        time.sleep(0.2)
+                    for step in range(0, 301, 100):
+                        driver.execute_script("window.scrollTo(0, arguments[0])", int(target) + step)
+                        time.sleep(0.3)
+                        if driver.execute_script("return document.querySelectorAll('.step')[3].classList.contains('focused')"):
+                            break
+                    time.sleep(1.5)
+                    driver.execute_script(
+                        "const h = Array.from(document.querySelectorAll('.highlighted')).find(e => e.offsetParent !== null);"
+                        "if (h) h.scrollIntoView({block: 'center'});")
+                    time.sleep(0.5)
+                    driver.save_screenshot(str(SCREENSHOTS / f"{PHOTOGRAPHED[path]}-step4.png"))
             # The console.
             for entry in driver.get_log("browser"):
                 if entry.get("level") == "SEVERE":
