@@ -10,9 +10,12 @@ and checks on each:
   - the browser's console logged no error;
   - no code block of a chapter scrolls sideways (they wrap at the text column's width);
   - a tutorial's intro has no image behind its title (DocC scales an @Intro image up behind the title,
-    where a diagram cannot be read).
-Links to other sites are counted, not followed (CI has no network). Screenshots of a chapter and of a
-tutorial are kept in .build/site-screenshots/, for a person to look at (CI keeps them as artifacts).
+    where a diagram cannot be read);
+  - the text of every diagram reads at MIN_DIAGRAM_TEXT_PX or more as drawn on the page: the font size
+    inside the SVG times the scale the page draws the image at (a wide drawing is shrunk to the column).
+Links to other sites are counted, not followed (CI has no network). Screenshots of a chapter (its top and
+its last diagram) and of a tutorial (its top and its fourth step) are kept in .build/site-screenshots/, for a person to look at (CI
+keeps them as artifacts).
 
 Needs chromium and chromium-driver (Debian) and selenium (PyPI); .ci/run installs them.
 Usage: python3 .ci/check-site.py [path/to/workshop]
@@ -37,6 +40,36 @@ from selenium.webdriver.support.ui import WebDriverWait
 ROOT = Path(__file__).resolve().parents[1]
 SCREENSHOTS = ROOT / ".build" / "site-screenshots"
 # The pages photographed: a chapter and a tutorial of the same stage.
+# The smallest font size, in CSS pixels as the browser draws it, that diagram text may have on a page.
+MIN_DIAGRAM_TEXT_PX = 12.0
+# For each diagram image on the page: its file name, the width the page draws it at, the width of its
+# drawing (the viewBox), and the smallest font size of its text (the SVG put into the page off screen, so
+# that Mermaid's own style rules apply, then read with getComputedStyle).
+DIAGRAM_TEXT_SIZES = """
+const done = arguments[arguments.length - 1];
+(async () => {
+  const found = [];
+  for (const image of Array.from(document.images)) {
+    const source = image.currentSrc || image.src;
+    if (!/\/images\/.*\.svg(\?|$)/.test(source) || image.clientWidth === 0) continue;
+    const markup = await (await fetch(source)).text();
+    const parsed = new DOMParser().parseFromString(markup, "image/svg+xml").documentElement;
+    const holder = document.createElement("div");
+    holder.style.cssText = "position:absolute; left:-100000px; top:0; visibility:hidden";
+    holder.appendChild(document.importNode(parsed, true));
+    document.body.appendChild(holder);
+    const svg = holder.firstElementChild;
+    const drawn = svg.viewBox && svg.viewBox.baseVal && svg.viewBox.baseVal.width
+      ? svg.viewBox.baseVal.width : parseFloat(svg.getAttribute("width"));
+    const sizes = Array.from(svg.querySelectorAll("text, tspan"))
+      .filter(t => t.textContent.trim().length > 0)
+      .map(t => parseFloat(getComputedStyle(t).fontSize));
+    holder.remove();
+    found.push([source.split("/").pop().split("?")[0], image.getBoundingClientRect().width, drawn, Math.min(...sizes)]);
+  }
+  return found;
+})().then(done, error => done([["ERROR " + error, 0, 1, 0]]));
+"""
 PHOTOGRAPHED = {"/documentation/workshop/03-async-loading": "chapter-03", "/tutorials/workshop/stage3": "tutorial-stage3"}
 
 
@@ -92,6 +125,7 @@ def main() -> int:
     anchors: dict[str, set[str]] = {}
     external: set[str] = set()
     images = 0
+    diagram_text: list[tuple[float, str, str]] = []
     driver = browser()
     try:
         pages = pages_of(site)
@@ -159,10 +193,50 @@ def main() -> int:
                         "return Array.from(document.querySelectorAll('.bg'))"
                         ".map(e => getComputedStyle(e).backgroundImage).filter(b => b && b !== 'none')"):
                     problems.append(f"{path}: the intro shows an image behind the title ({image}); give @Intro no @Image")
+            # Diagram text is big enough to read as the page draws it (the overview's small cards excepted:
+            # they show a chapter's picture, and the chapter itself shows it readable).
+            if path not in ("/tutorials/workshop", "/documentation/workshop"):
+                for name, shown, drawn, font in driver.execute_async_script(DIAGRAM_TEXT_SIZES):
+                    if name.startswith("ERROR"):
+                        problems.append(f"{path}: could not measure the diagrams' text: {name}")
+                        continue
+                    rendered = font * shown / drawn
+                    diagram_text.append((rendered, path, name))
+                    if rendered < MIN_DIAGRAM_TEXT_PX:
+                        problems.append(
+                            f"{path}: the text of {name} reads at {rendered:.1f} px (its {font:g} px font drawn "
+                            f"{drawn:.0f} px wide, shrunk to {shown:.0f} px); diagram text needs "
+                            f"{MIN_DIAGRAM_TEXT_PX:g} px or more: make the drawing narrower (Docs/Tools/render_diagrams.py)")
             if path in PHOTOGRAPHED:
                 SCREENSHOTS.mkdir(parents=True, exist_ok=True)
                 driver.execute_script("window.scrollTo(0, 0)")
                 driver.save_screenshot(str(SCREENSHOTS / f"{PHOTOGRAPHED[path]}.png"))
+                # And its last diagram, as the page draws it (a sequence diagram on the chapter).
+                if driver.execute_script(
+                        "const d = Array.from(document.images).filter(i => /\\/images\\/.*\\.svg/.test(i.currentSrc || i.src));"
+                        "if (d.length === 0) return false; d[d.length - 1].scrollIntoView(); window.scrollBy(0, -70); return true;"):
+                    driver.save_screenshot(str(SCREENSHOTS / f"{PHOTOGRAPHED[path]}-diagram.png"))
+                # And a tutorial's fourth step, with its code beside it: DocC switches the code as the page
+                # scrolls past a step, so scroll down in small moves, then bring the step's first
+                # highlighted line into view.
+                if path.startswith("/tutorials/") and driver.execute_script("return document.querySelectorAll('.step').length >= 4"):
+                    target = driver.execute_script(
+                        "const s = document.querySelectorAll('.step')[3].getBoundingClientRect();"
+                        "return window.scrollY + s.top + s.height / 2 - window.innerHeight / 2;")
+                    for y in range(0, int(target), 150):
+                        driver.execute_script("window.scrollTo(0, arguments[0])", y)
+                        time.sleep(0.2)
+                    for step in range(0, 301, 100):
+                        driver.execute_script("window.scrollTo(0, arguments[0])", int(target) + step)
+                        time.sleep(0.3)
+                        if driver.execute_script("return document.querySelectorAll('.step')[3].classList.contains('focused')"):
+                            break
+                    time.sleep(1.5)
+                    driver.execute_script(
+                        "const h = Array.from(document.querySelectorAll('.highlighted')).find(e => e.offsetParent !== null);"
+                        "if (h) h.scrollIntoView({block: 'center'});")
+                    time.sleep(0.5)
+                    driver.save_screenshot(str(SCREENSHOTS / f"{PHOTOGRAPHED[path]}-step4.png"))
             # The console.
             for entry in driver.get_log("browser"):
                 if entry.get("level") == "SEVERE":
@@ -184,6 +258,12 @@ def main() -> int:
     print(f"site: {len(pages)} pages, {images} images, {len(checked_links)} internal links "
           f"({sum(len(f) for f in anchors.values())} to headings), {len(external)} links to other sites not followed; "
           f"screenshots in {SCREENSHOTS.relative_to(ROOT)}/")
+    if diagram_text:
+        smallest = min(diagram_text)
+        print(f"diagram text: {len(diagram_text)} diagrams measured, the smallest text reads at {smallest[0]:.1f} px "
+              f"({smallest[2]} on {smallest[1]}); at least {MIN_DIAGRAM_TEXT_PX:g} px is required")
+    else:
+        problems.append("no diagram was measured: the readability check found no diagram image on any page")
     for path in PHOTOGRAPHED:
         if path not in pages:
             problems.append(f"{path}: not on the site, so it could not be photographed")

@@ -50,7 +50,12 @@ CONFIG = {
     "securityLevel": "strict",
     "deterministicIds": True,
     "fontFamily": "Helvetica, Arial, sans-serif",
-    "flowchart": {"htmlLabels": False},
+    # Flowcharts: nodes closer together and labels wrapped sooner, for the same reason as below.
+    "flowchart": {"htmlLabels": False, "nodeSpacing": 25, "wrappingWidth": 130},
+    # Sequence diagrams: Mermaid sizes the gap between two lifelines to the longest message between them,
+    # so long messages made drawings ~1,400 px wide, whose 16 px text shrank to ~8 px in the site's column.
+    # Wrapping each message and note to the lifelines' gap keeps the drawing about as wide as the column.
+    "sequence": {"wrap": True, "width": 190, "actorMargin": 20, "diagramMarginX": 10, "messageFontSize": 16, "noteFontSize": 16},
 }
 # Bumped when the drawing changes for reasons other than the source and CONFIG (this script's own steps).
 REVISION = 3

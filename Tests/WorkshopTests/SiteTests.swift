@@ -138,25 +138,63 @@ struct SiteTests {
 
     """
 
-  @Test("a step shows the file up to the end of the anchored declaration, its open scopes closed")
-  func stepPrefixes() throws {
+  @Test("a step shows the imports and the declarations added so far, in their scopes, without doc comments")
+  func stepViews() throws {
     #expect(
-      StepCode.prefix(of: Self.source, through: "public let url")
+      StepCode.view(of: Self.source, showing: ["public let url"])
         == """
         import Foundation
 
-        /// A manager.
         public final class Manager {
           public let url: URL
         }
 
         """)
-    let throughInit = try #require(StepCode.prefix(of: Self.source, through: "public init("))
-    #expect(throughInit.hasSuffix("    self.url = url\n  }\n}\n"))
-    #expect(throughInit.contains("a } in a string"))
-    let throughSave = try #require(StepCode.prefix(of: Self.source, through: "public func save("))
-    #expect(throughSave == Self.source.dropLast() + "\n", "the last declaration's step is the whole file")
-    #expect(StepCode.prefix(of: Self.source, through: "func load(") == nil)
+    let withSave = """
+      import Foundation
+
+      public final class Manager {
+        public let url: URL
+
+        public func save(
+          completion: (() -> Void)? = nil
+        ) throws {
+          if true { completion?() }
+        }
+      }
+
+      """
+    #expect(StepCode.view(of: Self.source, showing: ["public let url", "public func save("]) == withSave)
+    #expect(StepCode.view(of: Self.source, showing: ["public func save(", "public let url"]) == withSave, "file order")
+    #expect(StepCode.view(of: Self.source, showing: ["func load("]) == nil)
+  }
+
+  @Test("a step's reference: a whole file, or the declarations it adds; anything else names the tutorial's line")
+  func stepReferences() throws {
+    #expect(try StepCode.Reference(parsing: "Stages/A.swift", place: "t:1") == .init(path: "Stages/A.swift", adds: []))
+    #expect(
+      try StepCode.Reference(parsing: "Stages/A.swift#adds: public init( | func save(", place: "t:1")
+        == .init(path: "Stages/A.swift", adds: ["public init(", "func save("]))
+    #expect(throws: SiteError.self) { try StepCode.Reference(parsing: "Stages/A.swift#through: init(", place: "t:1") }
+    #expect(throws: SiteError.self) { try StepCode.Reference(parsing: "Stages/A.swift#adds: ", place: "t:1") }
+  }
+
+  @Test("each step of the stage 3 tutorial shows its own code: no doc comments, and just what it adds")
+  func stage3Steps() throws {
+    let tutorial = try String(
+      contentsOf: Self.repository.appendingPathComponent("Docs/Tutorials/Stage3.tutorial"), encoding: .utf8)
+    let (_, steps) = try SiteCatalog.resolveCode(in: tutorial, tutorial: "Stage3", root: Self.repository)
+    let codes = steps.map(\.1)
+    try #require(codes.count >= 4)
+    for (index, code) in codes.enumerated() where index < codes.count - 1 {
+      #expect(!code.contains("///"), "step \(index + 1) shows doc comments")
+    }
+    #expect(codes[0].components(separatedBy: "\n").count < 15, "step 1 is the class and its main context")
+    // Step 4 (saving) adds saveChanges and nothing else: no other function, no MARK.
+    let before = Set(codes[2].components(separatedBy: "\n"))
+    let added = codes[3].components(separatedBy: "\n").filter { !before.contains($0) }
+    #expect(added.contains { $0.contains("public func saveChanges(") })
+    #expect(!added.contains { $0.contains("defaultStoreFolder()") || $0.contains("MARK") }, "\(added)")
   }
 
   @Test("the real site's catalog: every chapter, diagram and tutorial step of the repository resolves")
@@ -181,25 +219,27 @@ struct SiteTests {
         #expect(contents.images.contains("\(match.1).svg"), "\(article) shows \(match.1), which has no image")
       }
     }
-    // A tutorial's last step of a file is the file itself.
-    let lastStep = try String(contentsOf: folder.appendingPathComponent("Resources/stage1-07-CoreDataManager.swift"), encoding: .utf8)
+    // A step that names no declaration shows the whole file.
+    let wholeFile = try String(contentsOf: folder.appendingPathComponent("Resources/stage1-08-CoreDataManagerError.swift"), encoding: .utf8)
     let real = try String(
-      contentsOf: Self.repository.appendingPathComponent("Stages/Stage1-SingleContext/CoreDataManager.swift"), encoding: .utf8)
-    #expect(lastStep == real)
+      contentsOf: Self.repository.appendingPathComponent("Stages/Stage1-SingleContext/CoreDataManagerError.swift"), encoding: .utf8)
+    #expect(wholeFile == real)
   }
 
   @Test("a tutorial step pointing at a line the stage no longer has is an error that names the tutorial's line")
   func driftedTutorial() throws {
     let tutorial = """
       @Tutorial(time: 5) {
-        @Code(name: "A.swift", file: "Stages/Stage1-SingleContext/CoreDataManager.swift#through: func gone(")
+        @Code(name: "A.swift", file: "Stages/Stage1-SingleContext/CoreDataManager.swift#adds: func gone(")
       }
       """
     do {
       _ = try SiteCatalog.resolveCode(in: tutorial, tutorial: "Stage9", root: Self.repository)
       Issue.record("the missing line was accepted")
     } catch {
-      #expect(error.description.hasPrefix("Docs/Tutorials/Stage9.tutorial:2: no line of Stages/Stage1-SingleContext/CoreDataManager.swift"))
+      #expect(
+        error.description.hasPrefix(
+          "Docs/Tutorials/Stage9.tutorial:2: no line of code in Stages/Stage1-SingleContext/CoreDataManager.swift contains 'func gone('"))
     }
   }
 

@@ -101,12 +101,15 @@ enum SiteCatalog {
     return page.joined(separator: "\n") + "\n"
   }
 
-  /// The tutorial with each `@Code(… file: "Stages/…")` pointing at a generated step file, and those files.
+  /// The tutorial with each `@Code(… file: "Stages/…")` pointing at a generated step file, and those files
+  /// (``StepCode``: each step's code is the last step's for that file and the declarations it adds).
   static func resolveCode(in tutorial: String, tutorial name: String, root: URL) throws(SiteError)
     -> (String, [(String, String)])
   {
     var steps: [(String, String)] = []
     var lines: [String] = []
+    // The declarations the tutorial's steps have added so far, by file.
+    var shown: [String: [String]] = [:]
     for (index, line) in tutorial.components(separatedBy: "\n").enumerated() {
       guard line.contains("@Code("), let range = line.range(of: #"file: "([^"]+)""#, options: .regularExpression)
       else {
@@ -119,7 +122,10 @@ enum SiteCatalog {
         continue
       }
       let place = "Docs/Tutorials/\(name).tutorial:\(index + 1)"
-      let (path, code) = try StepCode.code(for: reference, root: root, place: place)
+      let step = try StepCode.Reference(parsing: reference, place: place)
+      let path = step.path
+      let code = try StepCode.code(for: step, shown: shown[path, default: []], root: root, place: place)
+      shown[path, default: []] += step.adds
       let fileName = "\(name.lowercased())-\(String(format: "%02d", steps.count + 1))-\((path as NSString).lastPathComponent)"
       steps.append((fileName, code))
       lines.append(line.replacingCharacters(in: range, with: "file: \"\(fileName)\""))
