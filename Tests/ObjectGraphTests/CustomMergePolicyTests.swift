@@ -124,6 +124,25 @@ struct CustomMergePolicyTests {
     #expect(policy.seen.withLock { $0 } == [Seen(source: id, mine: 5, cached: 1, persisted: 7, newVersion: 2, oldVersion: 1)])
   }
 
+  /// The policy chapter 4 shows ("A policy of your own").
+  final class KeepLargerCount: MergePolicy, @unchecked Sendable {  // no stored state
+    override func resolve(optimisticLockingConflicts list: [MergeConflict]) throws {
+      try super.resolve(optimisticLockingConflicts: list)
+      for conflict in list {
+        let stored = conflict.persistedSnapshot?["numberOfMoods"] as? Int64 ?? 0
+        let ours = conflict.sourceObject.value(forKey: "numberOfMoods") as? Int64 ?? 0
+        conflict.sourceObject.setValue(max(stored, ours), forKey: "numberOfMoods")
+      }
+    }
+  }
+
+  @Test("Chapter 4's policy: the larger count and both contexts' new moods")
+  func chapterPolicy() throws {
+    let (count, moods, _) = try conflictingCounts(KeepLargerCount(merge: .mergeByPropertyObjectTrumpMergePolicyType))
+    #expect(count == 7)
+    #expect(moods == ["first", "mine", "theirs"])
+  }
+
   @Test("The built-in mergeByPropertyObjectTrump, the same conflict: this context's count wins, as before")
   func builtInObjectTrump() throws {
     let (count, moods, _) = try conflictingCounts(.mergeByPropertyObjectTrump)
