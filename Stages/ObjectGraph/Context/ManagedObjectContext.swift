@@ -53,7 +53,6 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     var parent: ManagedObjectContext?
     var mergePolicy: MergePolicy = .error
     var automaticallyMergesChangesFromParent = false
-    var userInfo: [String: any Sendable] = [:]
     var mergeObserver: ObserverToken?
     var shouldDeleteInaccessibleFaults = true
     var stalenessInterval: TimeInterval = -1
@@ -189,10 +188,17 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     return age >= interval
   }
 
-  /// Free-form values an app attaches to the context.
-  public var userInfo: [String: any Sendable] {
-    get { settings.withLock { $0.userInfo } }
-    set { settings.withLock { $0.userInfo = newValue } }
+  /// Free-form values an app attaches to the context (Core Data's `userInfo` dictionary): any value, a
+  /// cache of objects included (`context.userInfo["cache"] = cache`).
+  ///
+  /// Its values need not be `Sendable`, as the values of Core Data's mutable dictionary need not be. That
+  /// is safe for the same reason the context's objects are: the dictionary lives with the context's
+  /// bookkeeping and is read and written only on the context's queue (from elsewhere, the access hops
+  /// onto the queue, and concurrency debugging reports it). Use it where you use the context's objects:
+  /// inside ``perform(_:)`` or ``performAndWait(_:)``, or on the main queue for a main-queue context.
+  public var userInfo: [AnyHashable: Any] {
+    get { isolated("userInfo") { $0.userInfo } }
+    set { isolated("userInfo") { $0.userInfo = newValue } }
   }
 
   /// What the context reads from and saves to: its parent context when it has one, else its coordinator.
