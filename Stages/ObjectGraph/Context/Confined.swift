@@ -41,8 +41,6 @@ final class Confined {
   /// still inserted, instead of building a second set of them (a parent announces a child's 100,000
   /// inserts during the child's save, and announces nothing new at its own).
   var announcedInserts: Set<ManagedObject> = []
-  /// The context's `userInfo`: values of any type, kept here because only the context's queue touches them.
-  var userInfo: [AnyHashable: Any] = [:]
   /// A save is running `willSave()` hooks (see `ManagedObjectContext.runWillSave`): every object changed
   /// meanwhile is noted in `changedDuringWillSave`, so that its hook runs (again) before the save writes.
   var runsWillSave = false

@@ -58,13 +58,8 @@ extension ManagedObject {
     ConcurrencyDebug.objectTouchedOffQueue(self, key: key)
     fireFault(key: key)
     switch slot.kind {
-    case .attribute(.transformable):
-      // A `@Managed var id: UUID?` set to nil arrives as a non-nil `Any?` holding an empty Optional: the
-      // transformer must see nil, not that box.
-      values[slot.index] = unwrappedOptional(value).flatMap { plain in slot.attribute?.transformedSlotValue(plain) }
-      noteChange(slot.index)
     case .attribute(let type):
-      values[slot.index] = Self.convert(value, to: type, key: key, entity: layout.name)
+      storeAttribute(value, slot, type, key: key)
       noteChange(slot.index)
     case .toOne:
       setToOne(value.flatMap { Self.object($0, key: key, entity: layout.name) }, slot: slot)
@@ -122,10 +117,8 @@ extension ManagedObject {
     ConcurrencyDebug.objectTouchedOffQueue(self, key: key)
     fireFault(key: key)
     switch slot.kind {
-    case .attribute(.transformable):
-      values[slot.index] = unwrappedOptional(value).flatMap { plain in slot.attribute?.transformedSlotValue(plain) }
     case .attribute(let type):
-      values[slot.index] = Self.convert(value, to: type, key: key, entity: layout.name)
+      storeAttribute(value, slot, type, key: key)
     case .toOne:
       let object = unwrappedOptional(value).flatMap { Self.object($0, key: key, entity: layout.name) }
       if let object { checkSameContext(object, key: key) }
@@ -136,6 +129,18 @@ extension ManagedObject {
     }
     // Written with the object's next save that includes it; a new object is saved whole anyway.
     if !state.isInserted { changedSlots.insert(slot.index) }
+  }
+
+  /// Puts an attribute's new value in its slot: its transformer's bytes, or the value as the attribute's type.
+  @inline(__always)
+  private func storeAttribute(_ value: Any?, _ slot: EntityLayout.Slot, _ type: AttributeType, key: String) {
+    if case .transformable = type {
+      // A `@Managed var id: UUID?` set to nil arrives as a non-nil `Any?` holding an empty Optional: the
+      // transformer must see nil, not that box.
+      values[slot.index] = unwrappedOptional(value).flatMap { plain in slot.attribute?.transformedSlotValue(plain) }
+    } else {
+      values[slot.index] = Self.convert(value, to: type, key: key, entity: layout.name)
+    }
   }
 
   /// Records an attribute's change. A new object is saved whole: no change tracking (and no context
