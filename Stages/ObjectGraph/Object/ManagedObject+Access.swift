@@ -54,9 +54,7 @@ extension ManagedObject {
   ///
   /// A value of the wrong type, or an object from another context, stops the program with a message.
   public func setValue(_ value: Any?, forKey key: String) {
-    let slot = slot(forKey: key)
-    ConcurrencyDebug.objectTouchedOffQueue(self, key: key)
-    fireFault(key: key)
+    let slot = loadedSlot(forKey: key)
     switch slot.kind {
     case .attribute(let type):
       storeAttribute(value, slot, type, key: key)
@@ -113,9 +111,7 @@ extension ManagedObject {
   /// It takes the values ``setValue(_:forKey:)`` takes; a value of the wrong type stops the program with a
   /// message.
   public func setPrimitiveValue(_ value: Any?, forKey key: String) {
-    let slot = slot(forKey: key)
-    ConcurrencyDebug.objectTouchedOffQueue(self, key: key)
-    fireFault(key: key)
+    let slot = loadedSlot(forKey: key)
     switch slot.kind {
     case .attribute(let type):
       storeAttribute(value, slot, type, key: key)
@@ -129,6 +125,15 @@ extension ManagedObject {
     }
     // Written with the object's next save that includes it; a new object is saved whole anyway.
     if !state.isInserted { changedSlots.insert(slot.index) }
+  }
+
+  /// The slot a write by key goes to, with the object's values loaded (and the queue checked).
+  @inline(__always)
+  private func loadedSlot(forKey key: String) -> EntityLayout.Slot {
+    let slot = slot(forKey: key)
+    ConcurrencyDebug.objectTouchedOffQueue(self, key: key)
+    fireFault(key: key)
+    return slot
   }
 
   /// Puts an attribute's new value in its slot: its transformer's bytes, or the value as the attribute's type.
