@@ -41,6 +41,10 @@ final class Confined {
   /// still inserted, instead of building a second set of them (a parent announces a child's 100,000
   /// inserts during the child's save, and announces nothing new at its own).
   var announcedInserts: Set<ManagedObject> = []
+  /// A save is running `willSave()` hooks (see `ManagedObjectContext.runWillSave`): every object changed
+  /// meanwhile is noted in `changedDuringWillSave`, so that its hook runs (again) before the save writes.
+  var runsWillSave = false
+  var changedDuringWillSave: Set<ManagedObject> = []
   /// The registry size at which the next purge runs (doubling keeps purging linear overall).
   private var purgeThreshold = 4096
   /// The registry size at which a fetch purges before it registers its objects. Unlike `purgeThreshold`,

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 extension ManagedObjectContext {
   // MARK: - Change sets
@@ -389,6 +390,7 @@ extension ManagedObjectContext {
 
   /// Marks an object changed after one of its properties was set.
   func didChange(_ object: ManagedObject, slot index: Int) {
+    if Self.someContextRunsWillSave { noteChangeDuringWillSave(object) }
     // A new object is saved whole: nothing to track (and no queue hop on this hot path). Once an
     // objects-did-change notification has announced it, a change to it is announced as an update in the
     // next one, as Core Data does (a fetched results controller follows unsaved objects this way).
@@ -414,5 +416,18 @@ extension ManagedObjectContext {
     // inverse of a relationship set on another object.
     ConcurrencyDebug.objectChangedOffQueue(object, slot: index)
     performAndWait { record(confined) }
+  }
+
+  /// How many contexts are running `willSave()` hooks in a save right now, over the process: while none
+  /// is, a change costs one relaxed load more, and nothing is noted.
+  static let contextsRunningWillSave = Atomic<Int>(0)
+
+  static var someContextRunsWillSave: Bool { contextsRunningWillSave.load(ordering: .relaxed) > 0 }
+
+  /// Notes that `object` changed while this context's save runs `willSave()` hooks (a change by key, of a
+  /// relationship or of its inverse), so that the save calls the object's `willSave()` again.
+  func noteChangeDuringWillSave(_ object: ManagedObject) {
+    guard isOnQueue, confined.runsWillSave else { return }
+    confined.changedDuringWillSave.insert(object)
   }
 }

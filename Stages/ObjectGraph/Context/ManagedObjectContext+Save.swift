@@ -118,10 +118,7 @@ extension ManagedObjectContext {
     let announced = confined.announcedInserts
     let insertsBefore = (end: confined.inserted.endPosition, count: confined.inserted.count)
     let insertedBefore = confined.inserted.inOrder
-    for object in insertedBefore { object.willSave() }
-    for object in confined.updated { object.willSave() }
-    for object in confined.deleted { object.willSave() }
-    propagateDeletes(confined)
+    try runWillSave(confined, inserted: insertedBefore)
     try computeDerivedAttributes(confined)
     // The list walked above, unless `willSave()` or a delete rule inserted or removed an object since.
     let insertsUnchanged = insertsBefore == (confined.inserted.endPosition, confined.inserted.count)
@@ -133,6 +130,62 @@ extension ManagedObjectContext {
       announced.count == insertsBefore.count && insertsUnchanged ? announced : Set(inserted)
     try validate(confined, inserted: inserted)
     return (inserted, insertedSet)
+  }
+
+  /// How many rounds of `willSave()` a save runs before it gives up on hooks that keep changing objects
+  /// (Core Data gives up after as many attempts, with an exception saying the context is still dirty).
+  static let willSaveRoundLimit = 1000
+
+  /// Step 1's hooks, to a fixed point: `willSave()` on every inserted, updated and deleted object; then
+  /// delete rules for what the hooks deleted; then `willSave()` again on every object that changed since
+  /// its hook ran (a hook's own changes, the inverse relationships they updated) or joined the save
+  /// (inserted, updated, deleted by a hook), until a round changes nothing.
+  ///
+  /// - Throws: 134060 (``ObjectGraphError/Code/coreData``) when the hooks still change objects after
+  ///   ``willSaveRoundLimit`` rounds, naming them; nothing is written.
+  private func runWillSave(_ confined: Confined, inserted: [ManagedObject]) throws {
+    Self.contextsRunningWillSave.add(1, ordering: .relaxed)
+    confined.runsWillSave = true
+    defer {
+      confined.runsWillSave = false
+      confined.changedDuringWillSave = []
+      Self.contextsRunningWillSave.subtract(1, ordering: .relaxed)
+    }
+    func hook(_ object: ManagedObject) {
+      // Changed before its own hook in this round: the hook sees the change, no second call needed.
+      if !confined.changedDuringWillSave.isEmpty { confined.changedDuringWillSave.remove(object) }
+      object.willSave()
+    }
+    var insertedEnd = confined.inserted.endPosition
+    var hookedDeleted = confined.deleted
+    for object in inserted { hook(object) }
+    for object in confined.updated { hook(object) }
+    for object in hookedDeleted { hook(object) }
+    for round in 1...Self.willSaveRoundLimit {
+      propagateDeletes(confined)
+      let previousEnd = insertedEnd
+      let newInserts = confined.inserted.inserted(from: previousEnd)
+      insertedEnd = confined.inserted.endPosition
+      let newDeletes = confined.deleted.count == hookedDeleted.count ? [] : confined.deleted.subtracting(hookedDeleted)
+      hookedDeleted.formUnion(newDeletes)
+      // Objects changed since their hook ran, still in this context, and not hooked below as new ones.
+      let changed = confined.changedDuringWillSave.filter { object in
+        object.managedObjectContext === self && !newDeletes.contains(object)
+          && !(object.state.isInserted && object.insertionPosition >= previousEnd)
+      }
+      confined.changedDuringWillSave = []
+      if newInserts.isEmpty && newDeletes.isEmpty && changed.isEmpty { return }
+      guard round < Self.willSaveRoundLimit else {
+        let named = (newInserts + changed + newDeletes).prefix(5).map { "\($0.entity.name) \($0.objectID)" }
+        throw ObjectGraphError(
+          .coreData,
+          "The save was stopped: willSave() still changed objects after \(Self.willSaveRoundLimit) rounds (\(named.joined(separator: ", "))). A change made in willSave() calls willSave() again on the object it changed, until a round changes nothing: set a value only when it differs from the current one, or set it with setPrimitiveValue(_:forKey:), which does not call willSave() again. Nothing was written; the context keeps its changes."
+        )
+      }
+      for object in newInserts { hook(object) }
+      for object in changed { hook(object) }
+      for object in newDeletes { hook(object) }
+    }
   }
 
   /// Step 2: everything the store writes, gathered before its transaction starts, so the store never calls

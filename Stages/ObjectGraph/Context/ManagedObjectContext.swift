@@ -4,7 +4,8 @@ import Synchronization
 
 // `@unchecked Sendable`: the only stored state that is not itself Sendable is `confined`, and every read or
 // write of it happens on the context's queue: `isolated(_:_:)` runs inline only when `isOnQueue` holds and
-// otherwise goes through `performAndWait`, which serialises on that queue. The rest is `let` or behind a lock (`Locked`).
+// otherwise goes through `performAndWait`, which serialises on that queue. The rest is `let` or behind a lock (`Locked`);
+// `Settings.userInfo` holds values that need not be Sendable, guarded by that lock (see `userInfo`).
 /// A scratch pad of managed objects: you fetch, insert, change and delete objects in a context, and
 /// nothing reaches the store until the context saves.
 ///
@@ -53,7 +54,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     var parent: ManagedObjectContext?
     var mergePolicy: MergePolicy = .error
     var automaticallyMergesChangesFromParent = false
-    var userInfo: [String: any Sendable] = [:]
+    /// Not `Sendable` (see ``userInfo``): the lock around `Settings` guards the dictionary.
+    var userInfo: [AnyHashable: Any] = [:]
     var mergeObserver: ObserverToken?
     var shouldDeleteInaccessibleFaults = true
     var stalenessInterval: TimeInterval = -1
@@ -189,8 +191,16 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     return age >= interval
   }
 
-  /// Free-form values an app attaches to the context.
-  public var userInfo: [String: any Sendable] {
+  /// Free-form values an app attaches to the context (Core Data's `userInfo` dictionary): any value, a
+  /// cache of objects included (`context.userInfo["cache"] = cache`).
+  ///
+  /// Its values need not be `Sendable`, as the values of Core Data's mutable dictionary need not be. The
+  /// dictionary itself is safe to read and write from any queue (it sits behind the context's settings
+  /// lock, so setting a key right after making a context, before any `perform`, works as in Core Data).
+  /// The values are handed out as they are, not copied: one that is not `Sendable` (a cache of objects)
+  /// must be used where the context's objects are, on the context's queue, which is where Core Data's
+  /// rules put such values too.
+  public var userInfo: [AnyHashable: Any] {
     get { settings.withLock { $0.userInfo } }
     set { settings.withLock { $0.userInfo = newValue } }
   }

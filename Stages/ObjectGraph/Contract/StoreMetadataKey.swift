@@ -31,4 +31,10 @@ public enum StoreMetadataKey {
   /// The names of the fetch indexes the engine created in the store, so that it drops only its own when the
   /// model no longer has them (an ObjectGraph addition).
   public static let fetchIndexNames = "ObjectGraphFetchIndexes"
+
+  /// Every key the engine (or Core Data) writes and reads itself: an app's metadata may not change them.
+  static let engineKeys: Set<String> = [
+    storeType, storeUUID, versionHashes, versionIdentifiers, modelVersionName, formatVersion, versionHashesVersion,
+    versionHashesDigest, versionChecksum, frameworkVersion, autoVacuumLevel, fetchIndexNames,
+  ]
 }

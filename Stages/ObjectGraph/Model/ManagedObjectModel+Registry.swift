@@ -44,13 +44,39 @@ extension ManagedObjectModel {
     registryGeneration.add(1, ordering: .releasing)
   }
 
+  /// Lets entities find their classes by a bare `representedClassName` (`Mood`) among the classes of the
+  /// module that declares `type` (`MoodyModel.Mood`), without registering each class: one call for a
+  /// whole model whose classes live in one module.
+  ///
+  /// A `representedClassName` that names its module (`MoodyModel.Mood`, as Xcode writes it for a class in
+  /// a named module) needs no call at all: the class is found by that name, as the Objective-C runtime
+  /// finds it on Apple platforms. Only non-generic classes that subclass ``ManagedObject`` are found.
+  public static func registerClasses(inModuleOf type: ManagedObject.Type) {
+    let qualified = String(reflecting: type)
+    guard let module = qualified.split(separator: ".").first.map(String.init), module != qualified else { return }
+    registry.withLock { $0["module:" + module] = type }
+    registryGeneration.add(1, ordering: .releasing)
+  }
+
   static func registeredClass(entityName: String, className: String?) -> ManagedObject.Type? {
-    registry.withLock { table in
-      if let type = table["entity:" + entityName] { return type }
-      guard let className else { return nil }
+    let (registered, modules) = registry.withLock { table -> (ManagedObject.Type?, [String]) in
+      if let type = table["entity:" + entityName] { return (type, []) }
+      guard let className else { return (nil, []) }
       let bare = className.split(separator: ".").last.map(String.init) ?? className
-      return table["class:" + className] ?? table["class:" + bare]
+      if let type = table["class:" + className] ?? table["class:" + bare] { return (type, []) }
+      return (nil, table.keys.filter { $0.hasPrefix("module:") }.map { String($0.dropFirst("module:".count)) }.sorted())
     }
+    if let registered { return registered }
+    guard let className, !className.isEmpty else { return nil }
+    // By name, as the Objective-C runtime finds a class: the name as written when it names its module,
+    // else in each module registered with registerClasses(inModuleOf:). Xcode's "current product module"
+    // writes a leading dot (`.Mood`).
+    let trimmed = className.hasPrefix(".") ? String(className.dropFirst()) : className
+    if trimmed.contains("."), let type = _typeByName(trimmed) as? ManagedObject.Type { return type }
+    for module in modules {
+      if let type = _typeByName(module + "." + trimmed) as? ManagedObject.Type { return type }
+    }
+    return nil
   }
 }
 

@@ -54,18 +54,11 @@ extension ManagedObject {
   ///
   /// A value of the wrong type, or an object from another context, stops the program with a message.
   public func setValue(_ value: Any?, forKey key: String) {
-    let slot = slot(forKey: key)
-    ConcurrencyDebug.objectTouchedOffQueue(self, key: key)
-    fireFault(key: key)
+    let slot = loadedSlot(forKey: key)
     switch slot.kind {
-    case .attribute(.transformable):
-      let plain: Any? = if case Optional<Any>.none = value as Any { nil } else { value }
-      values[slot.index] = plain.flatMap { plain in slot.attribute?.transformedSlotValue(plain) }
-      if !state.isInserted { managedObjectContext?.didChange(self, slot: slot.index) }
     case .attribute(let type):
-      values[slot.index] = Self.convert(value, to: type, key: key, entity: layout.name)
-      // A new object is saved whole: no change tracking (and no context lookup) on this hot path.
-      if !state.isInserted { managedObjectContext?.didChange(self, slot: slot.index) }
+      storeAttribute(value, slot, type, key: key)
+      noteChange(slot.index)
     case .toOne:
       setToOne(value.flatMap { Self.object($0, key: key, entity: layout.name) }, slot: slot)
     case .toMany:
@@ -86,6 +79,83 @@ extension ManagedObject {
           context.didChange(self, slot: slot.index)
         }
       }
+    }
+  }
+
+  // MARK: - Primitive access
+
+  /// The value of a property as the object holds it (Core Data's `primitiveValue(forKey:)`), in the form
+  /// ``value(forKey:)`` gives it (numbers as `NSNumber`).
+  ///
+  /// Core Data documents it as not calling the access notification methods (``willAccessValue(forKey:)``,
+  /// ``didAccessValue(forKey:)``), for custom accessors that call those themselves; this method does not
+  /// call them either. A fault still loads its values first (the engine keeps no value it could give
+  /// without them). Unlike ``value(forKey:)``, a key the entity does not have is never asked of
+  /// ``value(forUndefinedKey:)``: it stops the program with a message listing the entity's keys.
+  public func primitiveValue(forKey key: String) -> Any? {
+    guard layout.index(of: key) != nil else { unknownKey(key) }
+    return read(key, boxingNumbers: true)
+  }
+
+  /// Sets a property in the object's own storage without telling anyone (Core Data's
+  /// `setPrimitiveValue(_:forKey:)`): the value changes, and nothing else does.
+  ///
+  /// As Core Data documents, no change notification is made. So, as there:
+  /// - Set in `willSave()`, the value is saved with the object and `willSave()` is not called again for it
+  ///   (the way to keep a timestamp or a count in `willSave()` without looping).
+  /// - The object is not marked changed: on an object without other changes, ``hasChanges`` stays
+  ///   `false` and a save does not write it; the value is written with the object's next change.
+  ///   ``changedValues()`` lists it, as it compares with the values last saved.
+  /// - A relationship's inverse is not updated: set the other side yourself (or use ``setValue(_:forKey:)``).
+  ///
+  /// It takes the values ``setValue(_:forKey:)`` takes; a value of the wrong type stops the program with a
+  /// message.
+  public func setPrimitiveValue(_ value: Any?, forKey key: String) {
+    let slot = loadedSlot(forKey: key)
+    switch slot.kind {
+    case .attribute(let type):
+      storeAttribute(value, slot, type, key: key)
+    case .toOne:
+      let object = unwrappedOptional(value).flatMap { Self.object($0, key: key, entity: layout.name) }
+      if let object { checkSameContext(object, key: key) }
+      values[slot.index] = object.map { .objectID($0.objectID) }
+    case .toMany:
+      let objects = Self.objects(value, key: key, entity: layout.name, ordered: slot.isOrdered)
+      values[slot.index] = slot.toManyValue(objects.map(\.objectID))
+    }
+    // Written with the object's next save that includes it; a new object is saved whole anyway.
+    if !state.isInserted { changedSlots.insert(slot.index) }
+  }
+
+  /// The slot a write by key goes to, with the object's values loaded (and the queue checked).
+  @inline(__always)
+  private func loadedSlot(forKey key: String) -> EntityLayout.Slot {
+    let slot = slot(forKey: key)
+    ConcurrencyDebug.objectTouchedOffQueue(self, key: key)
+    fireFault(key: key)
+    return slot
+  }
+
+  /// Puts an attribute's new value in its slot: its transformer's bytes, or the value as the attribute's type.
+  @inline(__always)
+  private func storeAttribute(_ value: Any?, _ slot: EntityLayout.Slot, _ type: AttributeType, key: String) {
+    if case .transformable = type {
+      // A `@Managed var id: UUID?` set to nil arrives as a non-nil `Any?` holding an empty Optional: the
+      // transformer must see nil, not that box.
+      values[slot.index] = unwrappedOptional(value).flatMap { plain in slot.attribute?.transformedSlotValue(plain) }
+    } else {
+      values[slot.index] = Self.convert(value, to: type, key: key, entity: layout.name)
+    }
+  }
+
+  /// Records an attribute's change. A new object is saved whole: no change tracking (and no context
+  /// lookup) on this hot path, unless a save is running `willSave()` hooks, which must see the change.
+  @inline(__always)
+  private func noteChange(_ index: Int) {
+    if !state.isInserted {
+      managedObjectContext?.didChange(self, slot: index)
+    } else if ManagedObjectContext.someContextRunsWillSave {
+      managedObjectContext?.noteChangeDuringWillSave(self)
     }
   }
 
@@ -354,7 +424,7 @@ extension ManagedObject {
     case .boolean: if let bool = value as? Bool { return .bool(bool) }
     default: break
     }
-    if case Optional<Any>.none = value { return nil }
+    guard let value = unwrappedOptional(value) else { return nil }
     guard let converted = coerce(value, to: type) else {
       preconditionFailure(
         "ObjectGraph: \(entity).\(key) is a \(type.xcodeName) attribute and takes a \(type.swiftTypeName); it was given \(Swift.type(of: value)) (\(value))."

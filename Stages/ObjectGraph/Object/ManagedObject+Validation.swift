@@ -98,7 +98,8 @@ extension ManagedObject {
       try Self.throwing(countErrors(slot, count: count))
       return
     }
-    guard let value, !(value is NSNull) else {
+    // An Optional inside `Any` (a typed optional handed to validateValue(_:forKey:)) is its wrapped value.
+    guard let value = unwrappedOptional(value), !(value is NSNull) else {
       guard slot.isOptional || slot.isTransient else {
         let what = slot.isRelationship ? "a required relationship but is empty" : "required but has no value"
         let fix = slot.isRelationship ? "Set it before saving" : "Give it a value before saving"

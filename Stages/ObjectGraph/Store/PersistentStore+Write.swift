@@ -10,10 +10,15 @@ extension PersistentStore {
   func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
     try refuseWritesIfReadOnly("it cannot be saved to")
     do {
-      return try database.write { db in
+      let metadata = pendingMetadata.withLock { $0 }
+      let result = try database.write { db in
         try refuseWritesIfModelChanged(db)
-        return try SaveTransaction(store: self, request: request, db: db).run()
+        let result = try SaveTransaction(store: self, request: request, db: db).run()
+        if let metadata { try StoreMetadata.update(in: db, with: metadata.set, removing: metadata.removed, url: url) }
+        return result
       }
+      if let metadata { clearPendingMetadata(written: metadata) }
+      return result
     } catch let error as ObjectGraphError {
       throw error
     } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {

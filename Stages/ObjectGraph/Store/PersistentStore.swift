@@ -98,7 +98,10 @@ public final class PersistentStore: Sendable, CustomStringConvertible {
   /// Per entity number (index 0 unused): the source the identities of its fetched rows share.
   let rowSources: [RowSource?]
   let model: ManagedObjectModel
-  private let storedMetadata: Locked<[String: any Sendable]>
+  /// The metadata as the store holds it or will write it at its next save (see ``pendingMetadata``).
+  let storedMetadata: Locked<[String: any Sendable]>
+  /// App keys set with `PersistentStoreCoordinator.setMetadata(_:for:)` and not yet written.
+  let pendingMetadata = Locked<PendingMetadata?>(nil)
   /// For a store opened read-only: the journal files that were beside it before, so that closing it removes
   /// the ones its connection made.
   let sideFiles: SideFiles?
@@ -153,7 +156,8 @@ public final class PersistentStore: Sendable, CustomStringConvertible {
   }
 
   /// The store's metadata: `NSStoreType`, `NSStoreUUID`, `NSStoreModelVersionHashes` (`[String: Data]`),
-  /// `NSStoreModelVersionIdentifiers`, as Core Data keeps them.
+  /// `NSStoreModelVersionIdentifiers`, as Core Data keeps them, and the app's own keys (see
+  /// ``PersistentStoreCoordinator/setMetadata(_:for:)``), including those not yet written.
   public var metadata: [String: any Sendable] { storedMetadata.withLock { $0 } }
 
   /// Whether the store holds the entity (per its configuration).

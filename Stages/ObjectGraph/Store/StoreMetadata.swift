@@ -67,7 +67,7 @@ enum StoreMetadata {
   /// Sets `changes` in the metadata of the store open in `db`, inside the caller's transaction, keeping every
   /// other key exactly as the property list holds it (keys of a newer Core Data included). A property list
   /// that cannot be read is an error, never replaced by one holding only `changes`.
-  static func update(in db: Database, with changes: [String: any Sendable], url: URL?) throws {
+  static func update(in db: Database, with changes: [String: any Sendable], removing removed: Set<String> = [], url: URL?) throws {
     let current = try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1")
     guard let current, var plist = (try? PropertyListSerialization.propertyList(from: current, format: nil)) as? [String: Any] else {
       throw ObjectGraphError(
@@ -75,6 +75,7 @@ enum StoreMetadata {
         "The metadata of the store at \(url?.path ?? "memory") (Z_METADATA.Z_PLIST) cannot be read as a property list; it was not rewritten.",
         url: url)
     }
+    for key in removed { plist[key] = nil }
     for (key, value) in changes where key != StoreMetadataKey.storeUUID { plist[key] = value }
     let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
     try db.execute(sql: "UPDATE Z_METADATA SET Z_PLIST = ? WHERE Z_VERSION = (SELECT MIN(Z_VERSION) FROM Z_METADATA)", arguments: [data])

@@ -1,0 +1,27 @@
+/// A value of some `Optional` type, whatever it wraps: lets ``unwrappedOptional(_:)`` see through an
+/// `Optional` hidden inside `Any`.
+private protocol AnyOptional {
+  /// The wrapped value, itself unwrapped when it is an `Optional` too; `nil` for `.none` at any depth.
+  var flattened: Any? { get }
+}
+
+extension Optional: AnyOptional {
+  fileprivate var flattened: Any? {
+    switch self {
+    case .none: nil
+    case .some(let wrapped): unwrappedOptional(wrapped)
+    }
+  }
+}
+
+/// `value` without the `Optional`s around it, however deeply they nest: `nil` for an empty one.
+///
+/// A `UUID?` that is `nil`, passed where `Any?` is taken (a `@Managed` property's setter calls
+/// `setValue(_:forKey:)`), arrives as a *non-nil* `Any?` holding an empty `Optional<UUID>`. Code that hands
+/// a value on to a transformer or checks it must first take it out of such boxes, or it sees "a value"
+/// that is no UUID. The common case (no `Optional` inside) costs one dynamic cast.
+func unwrappedOptional(_ value: Any?) -> Any? {
+  guard let value else { return nil }
+  if let optional = value as? any AnyOptional { return optional.flattened }
+  return value
+}
