@@ -70,6 +70,18 @@ let chosenAt = Date(timeIntervalSince1970: 1_795_470_302)
 /// The name the store should move to, for `Notes.sqlite` and ``chosenAt``.
 let expectedName = "Notes-moved-aside-2026-11-23-214502.sqlite"
 
+/// Why `name` is not ``expectedName``, as far as the name shows it: an hour on a 12-hour clock (`hh`), or
+/// the device's time zone instead of UTC.
+func nameDiagnosis(_ name: String) -> String {
+  if name == expectedName.replacingOccurrences(of: "-214502", with: "-094502") {
+    return "The hour is 09 where it should be 21: the format has hh, a 12-hour clock; write HH (0 to 23)."
+  }
+  return """
+    The checks run in the time zone Pacific/Auckland, where it is already 2026-11-24: a DateFormatter needs \
+    timeZone = TimeZone(identifier: "UTC").
+    """
+}
+
 /// The files of a store: the store itself and its two SQLite companions.
 let companions = ["", "-wal", "-shm"]
 
@@ -244,9 +256,8 @@ enum ChildCheck: String, Codable, Sendable {
       movedTo.lastPathComponent == expectedName,
       """
       The store should move to \(expectedName): the store's name, "-moved-aside-", the date and time in UTC \
-      (yyyy-MM-dd-HHmmss), and its extension. startFresh returned \(movedTo.lastPathComponent). (The checks \
-      run in the time zone Pacific/Auckland, where it is already 2026-11-24: a DateFormatter needs \
-      timeZone = TimeZone(identifier: "UTC").)
+      (yyyy-MM-dd-HHmmss), and its extension. startFresh returned \(movedTo.lastPathComponent). \
+      \(nameDiagnosis(movedTo.lastPathComponent))
       """)
     #expect(
       movedTo.deletingLastPathComponent().standardizedFileURL.path == disk.folder.standardizedFileURL.path,
@@ -359,8 +370,10 @@ enum ChildCheck: String, Codable, Sendable {
       """)
     #expect(
       movedTo.lastPathComponent == "Notes-moved-aside-2026-11-23-214502-2.sqlite",
-      "With \(expectedName) taken, the store should move to Notes-moved-aside-2026-11-23-214502-2.sqlite; startFresh returned \(movedTo.lastPathComponent)."
-    )
+      """
+      With \(expectedName) taken, the store should move to Notes-moved-aside-2026-11-23-214502-2.sqlite; startFresh \
+      returned \(movedTo.lastPathComponent).\(movedTo.lastPathComponent.hasPrefix("Notes-moved-aside-2026-11-23-214502") ? "" : " The dated name itself is wrong (see the check of the dated name).")
+      """)
     #expect(
       FileManager.default.contents(atPath: movedTo.path) == notAStore,
       "The file that could not be opened should be at \(movedTo.path), unchanged: the app cannot read it, but the user may.")
@@ -384,8 +397,11 @@ enum ChildCheck: String, Codable, Sendable {
       """)
     #expect(
       disk.files == before,
-      "startFresh should move nothing when the store is in use; the folder held \(before.joined(separator: ", ")) and holds \(disk.files.joined(separator: ", "))."
-    )
+      """
+      startFresh should move nothing when the store is in use; the folder held \(before.joined(separator: ", ")) \
+      and holds \(disk.files.joined(separator: ", ")). Before touching a file, look in coordinator.persistentStores \
+      for a store at storeURL, and if there is one, throw.
+      """)
     #expect(coordinator.persistentStores.count == 1, "The coordinator should still have its one store.")
     #expect(
       (try? TutorialStack.notesInStore(coordinator)) == 2, "The open store should still hold its 2 notes, untouched.")

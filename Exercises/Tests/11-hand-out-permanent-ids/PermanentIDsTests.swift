@@ -210,6 +210,15 @@ func diagnoseTemporaryIDs(_ imported: Imported) {
   Issue.record(Comment(rawValue: temporaryDiagnosis(imported)))
 }
 
+/// Records, as an issue of its own, that the IDs name the right notes in another order than the titles'
+/// (handed back from a Set such as `insertedObjects`, whose order is any).
+func diagnoseOrder(_ results: [String]) {
+  guard results != titles, results.sorted() == titles.sorted() else { return }
+  Issue.record(
+    "The IDs name the right notes, in another order: hand them back in the order of the titles, mapping the notes as you made them, not a Set such as insertedObjects, whose order is any."
+  )
+}
+
 /// What lookups by the IDs handed out found, said briefly: the list when every lookup found a note, else how
 /// many found nothing and what the first of those said (the others say the same of another ID).
 func foundByID(_ results: [String]) -> String {
@@ -287,6 +296,7 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
       the IDs name \(foundByID(inWorker)) there.
       """)
     diagnoseTemporaryIDs(imported)
+    diagnoseOrder(inWorker)
   }
 
   private static func checkMainContextFindsThem() throws {
@@ -321,6 +331,7 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
       "The store should hold the note it had and the \(titles.count) imported ones once the writer saved; it holds \(onDisk). Save the worker once."
     )
     if inMain != titles || matched != titles { diagnoseTemporaryIDs(imported) }
+    diagnoseOrder(inMain)
   }
 
   private static func checkURIsSurviveARelaunch() throws {
@@ -355,5 +366,6 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
       \(fix)
       """)
     if found != titles { diagnoseTemporaryIDs(imported) }
+    diagnoseOrder(found)
   }
 }
