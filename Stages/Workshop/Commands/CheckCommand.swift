@@ -146,9 +146,13 @@ struct CheckSession {
         // builds for a minute or two does not look hung.
         if !progressLine.enabled && !verbose && !saidBuilding {
           saidBuilding = true
+          // A build of a few steps (SwiftPM's planning, the learner's one file) is quick: no warning of minutes.
+          let steps = "\(total) step\(total == 1 ? "" : "s")"
           output.line(
             style.dim(
-              "  building the exercises package first (\(total) step\(total == 1 ? "" : "s"); the first build takes a minute or two)…"))
+              total > 3
+                ? "  building the exercises package first (\(steps); the first build takes a minute or two)…"
+                : "  building the exercises package (\(steps))…"))
         }
       case .testing(let finished, let failed):
         progressLine.show("\(start): running tests, \(finished) finished" + (failed > 0 ? ", \(failed) failed" : ""))
