@@ -120,6 +120,28 @@ struct ReliabilityTests {
     }
   }
 
+  /// Another writer on `queue`: on a thread of its own it takes the write lock (`BEGIN IMMEDIATE`), and once
+  /// this returns it holds it; after `microseconds` it runs `change` and commits. Wait on the semaphore
+  /// returned for the commit.
+  static func anotherWriter(
+    _ queue: DatabaseQueue, holdingTheLockFor microseconds: UInt32, then change: @escaping @Sendable (Database) throws -> Void
+  ) -> DispatchSemaphore {
+    let locked = DispatchSemaphore(value: 0)
+    let done = DispatchSemaphore(value: 0)
+    Thread {
+      try? queue.writeWithoutTransaction { db in
+        try db.execute(sql: "BEGIN IMMEDIATE")
+        locked.signal()
+        usleep(microseconds)
+        try change(db)
+        try db.execute(sql: "COMMIT")
+      }
+      done.signal()
+    }.start()
+    locked.wait()
+    return done
+  }
+
   static func titles(_ url: URL, model: ManagedObjectModel, options: StoreOptions = StoreOptions()) throws -> [String] {
     let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
     let store = try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
@@ -301,19 +323,9 @@ struct ReliabilityTests {
     let queue = try DatabaseQueue(path: url.path)
     try queue.write { try $0.execute(sql: "DELETE FROM Z_PRIMARYKEY") }  // the open will have to repair it
     // Another writer: holds the write lock while the open reads, then commits a change.
-    let locked = DispatchSemaphore(value: 0)
-    let done = DispatchSemaphore(value: 0)
-    Thread {
-      try? queue.writeWithoutTransaction { db in
-        try db.execute(sql: "BEGIN IMMEDIATE")
-        locked.signal()
-        usleep(300_000)
-        try db.execute(sql: "UPDATE ZNOTE SET ZTITLE = 'one, edited'")
-        try db.execute(sql: "COMMIT")
-      }
-      done.signal()
-    }.start()
-    locked.wait()
+    let done = Self.anotherWriter(queue, holdingTheLockFor: 300_000) { db in
+      try db.execute(sql: "UPDATE ZNOTE SET ZTITLE = 'one, edited'")
+    }
     try Self.add("two", to: url, model: model)
     done.wait()
     try queue.close()
@@ -338,20 +350,10 @@ struct ReliabilityTests {
     let version2 = try Self.noteModel(extra: true)
     let entities2 = try #require(version2.entities(forConfigurationName: nil))
     let queue = try DatabaseQueue(path: url.path)
-    let locked = DispatchSemaphore(value: 0)
-    let done = DispatchSemaphore(value: 0)
-    Thread {
-      try? queue.writeWithoutTransaction { db in
-        try db.execute(sql: "BEGIN IMMEDIATE")
-        locked.signal()
-        usleep(500_000)
-        let hashes = Dictionary(entities2.map { ($0.name, $0.versionHash) }, uniquingKeysWith: { a, _ in a })
-        try StoreMetadata.update(in: db, with: StoreMetadata.hashKeys(hashes), url: url)
-        try db.execute(sql: "COMMIT")
-      }
-      done.signal()
-    }.start()
-    locked.wait()
+    let done = Self.anotherWriter(queue, holdingTheLockFor: 500_000) { db in
+      let hashes = Dictionary(entities2.map { ($0.name, $0.versionHash) }, uniquingKeysWith: { a, _ in a })
+      try StoreMetadata.update(in: db, with: StoreMetadata.hashKeys(hashes), url: url)
+    }
     var options = StoreOptions()
     options.migrationSourceModels = [version1, version2]
     let error = expectCode(.persistentStoreIncompatibleVersionHash) { _ = try Self.titles(url, model: withBody, options: options) }
