@@ -9,9 +9,10 @@ extension MappingModelMigration {
   /// The mapping's policy classes are made from `policies`, by class name (with or without its module
   /// prefix, so `"V2to3MakerPolicy"` serves `REPLACE_AT_RUNTIME.V2to3MakerPolicy`): Swift on Linux cannot
   /// make a class from its name. Each factory is called once per migration, and the mappings naming the
-  /// same class share that instance. A ``MigrationManager`` migrates the store into a new file beside it, which
-  /// then replaces the store (SQLite's backup API, in one transaction) and is removed: the store is migrated
-  /// whole or not at all. A failure is 134110 naming the entity mapping (a policy class missing from
+  /// same class share that instance. A ``MigrationManager`` migrates the store into a new file beside it, whose
+  /// tables the engine then copies into the store in the transaction that has held the store's write lock
+  /// since before the migration read it, and removes: the store is migrated whole or not at all, and no
+  /// other connection writes in between. A failure is 134110 naming the entity mapping (a policy class missing from
   /// `policies` included), and the store is left as it was.
   public static func mappingModels(
     in bundles: [URL] = [], policies: [String: @Sendable () -> EntityMigrationPolicy] = [:]
@@ -38,30 +39,22 @@ extension MappingModelMigration {
         made[key] = policy
         entityMapping.migrationPolicy = policy
       }
-      try migrate(request.storeURL, with: mapping, from: request.sourceModel, to: request.destinationModel)
+      try migrate(request, with: mapping)
       return true
     }
   }
 
-  /// Migrates the store at `url` with `mapping` into a new file beside it, then copies that over the store
-  /// and removes it; on failure the new file is removed and the store left untouched.
-  private static func migrate(
-    _ url: URL, with mapping: MappingModel, from source: ManagedObjectModel, to destination: ManagedObjectModel
-  ) throws {
-    let migrated = url.deletingLastPathComponent().appendingPathComponent(
-      ".\(url.lastPathComponent).migrating-\(UUID().uuidString).sqlite")
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: destination)
+  /// Migrates the request's store with `mapping` into the request's new file, which the engine then puts in
+  /// place; a failure leaves no new file (the migration manager removes it) and the store untouched.
+  private static func migrate(_ request: Request, with mapping: MappingModel) throws {
     do {
-      try MigrationManager(sourceModel: source, destinationModel: destination).migrateStore(
-        from: url, type: .sqlite, mapping: mapping, to: migrated, type: .sqlite)
-      try coordinator.replacePersistentStore(at: url, withPersistentStoreFrom: migrated, type: .sqlite)
-      try coordinator.destroyPersistentStore(at: migrated, type: .sqlite)
+      try MigrationManager(sourceModel: request.sourceModel, destinationModel: request.destinationModel).migrateStore(
+        from: request.storeURL, type: .sqlite, mapping: mapping, to: request.migratedStoreURL, type: .sqlite)
     } catch let error as ObjectGraphError {
-      for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: migrated.path + suffix) }
       throw ObjectGraphError(
         .migration,
-        "The store at \(url.path) needs a migration with the mapping model found for it, and the migration failed: \(error.message) The store was left untouched.",
-        url: url, underlyingError: error)
+        "The store at \(request.storeURL.path) needs a migration with the mapping model found for it, and the migration failed: \(error.message) The store was left untouched.",
+        url: request.storeURL, underlyingError: error)
     }
   }
 }

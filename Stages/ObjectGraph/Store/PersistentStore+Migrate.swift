@@ -25,11 +25,12 @@ extension PersistentStore {
       metadata: metadata, configuration: configuration, destination: model, given: options.migrationSourceModels,
       storedModel: { StoreModelCache.read(url: url) }, url: url)
     // A mapping model found for the two versions comes first, as in Core Data; inference only without one.
-    if let explicit = options.mappingModelMigration {
-      found.model.freeze()
-      let request = MappingModelMigration.Request(
-        storeURL: url, sourceModel: found.model, destinationModel: model, sourceDescription: found.origin)
-      if try explicit.migrate(request) { return }
+    if let explicit = options.mappingModelMigration,
+      try migrateWithMappingModel(
+        explicit, url: url, options: options, configuration: configuration, model: model, source: found,
+        sourceHashes: metadata[StoreMetadataKey.versionHashes] as? [String: Data])
+    {
+      return
     }
     guard options.inferMappingModelAutomatically else {
       let looked =
