@@ -86,6 +86,13 @@ open class PersistentContainer: @unchecked Sendable {
   /// background queue, and its handler runs there; the others are added before this call returns, and
   /// their handler runs on the calling thread. The default folder is made when it is missing; a
   /// description's own folder must exist (a missing one is the error reported).
+  ///
+  /// A store that needs a migration is migrated as Core Data's container does it: with a compiled mapping
+  /// model (`.cdm`) found beside the model's file when there is one, else by inference (when
+  /// ``PersistentStoreDescription/shouldInferMappingModelAutomatically`` allows it). A description whose
+  /// ``StoreOptions/mappingModelMigration`` is set keeps its own; set it to
+  /// `.mappingModels(in:policies:)` to look in more folders or to give the mapping's
+  /// ``EntityMigrationPolicy`` subclasses, which Swift on Linux cannot make from their class names.
   public func loadPersistentStores(
     completionHandler: @escaping @Sendable (PersistentStoreDescription, (any Error)?) -> Void
   ) {
@@ -95,16 +102,20 @@ open class PersistentContainer: @unchecked Sendable {
       if let folder = url?.deletingLastPathComponent().standardizedFileURL, folder == defaultFolder {
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
       }
+      var options = description.options
+      if options.migratePersistentStoresAutomatically, options.mappingModelMigration == nil {
+        options.mappingModelMigration = .mappingModels()
+      }
       if description.shouldAddStoreAsynchronously {
         persistentStoreCoordinator.addPersistentStore(
-          type: description.type, configuration: description.configuration, at: url, options: description.options
+          type: description.type, configuration: description.configuration, at: url, options: options
         ) { result in
           completionHandler(description, result.failure)
         }
       } else {
         do {
           try persistentStoreCoordinator.addPersistentStore(
-            type: description.type, configuration: description.configuration, at: url, options: description.options)
+            type: description.type, configuration: description.configuration, at: url, options: options)
           completionHandler(description, nil)
         } catch {
           completionHandler(description, error)

@@ -3,7 +3,8 @@ import Foundation
 /// How opening a store migrates it with a mapping model: Core Data looks for one in the app's bundles when
 /// a store made with another model version is opened with automatic migration. An ObjectGraph addition,
 /// set in ``StoreOptions/mappingModelMigration``; make one with
-/// `MappingModelMigration.mappingModels(in:policies:)`.
+/// `MappingModelMigration.mappingModels(in:policies:)`. `PersistentContainer` sets `.mappingModels()` in
+/// the stores it loads with automatic migration, unless their options already have one.
 ///
 /// ```swift
 /// var options = StoreOptions(inferMappingModelAutomatically: false)
