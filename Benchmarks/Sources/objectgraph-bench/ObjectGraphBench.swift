@@ -1,6 +1,15 @@
 import Foundation
 import ObjectGraph
 
+/// The benchmark's entity as an app declares it: a subclass with typed properties (Core Data's
+/// `@NSManaged`), which the fetch rows read, as app code and the stages do.
+final class BenchItem: ManagedObject {
+  @Managed var name: String
+  @Managed var count: Int64
+  @Managed var score: Double
+  @Managed var createdAt: Date
+}
+
 /// The ObjectGraph side: the public API only, as an app would use it.
 ///
 /// Store opening (coordinator + `addPersistentStore`) happens before the clock starts, as the GRDB side
@@ -15,7 +24,7 @@ struct ObjectGraphBench {
 
   init() throws {
     item = EntityDescription(
-      name: "Item",
+      name: "Item", managedObjectClass: BenchItem.self,
       properties: [
         .attribute(AttributeDescription(name: "name", type: .string, isOptional: false)),
         .attribute(AttributeDescription(name: "count", type: .integer64, isOptional: false)),
@@ -117,15 +126,23 @@ struct ObjectGraphBench {
     return (seconds, building + seconds)
   }
 
-  /// Times: fetch every `Item` in a fresh context and read its four attributes.
+  /// Times: fetch every `Item` in a fresh context and read its four attributes through its typed
+  /// properties.
   func fetchAll(at url: URL) throws -> (seconds: Double, checksum: Checksum) {
-    try timedFetch(at: url) { FetchRequest<ManagedObject>(entityName: "Item") }
+    try timedFetch(at: url, read: Self.typed) { FetchRequest<BenchItem>(entityName: "Item") }
   }
 
-  /// Times: fetch `count >= 50000 AND score < 0.5` sorted by name in a fresh context, reading the values.
+  /// Times: fetch every `Item` in a fresh context and read its four attributes through
+  /// `value(forKey:)`, cast as Core Data code casts them (`as? Int64` from the `NSNumber` it gives).
+  func fetchAllThroughKeyValueCoding(at url: URL) throws -> (seconds: Double, checksum: Checksum) {
+    try timedFetch(at: url, read: Self.keyValueCoded) { FetchRequest<BenchItem>(entityName: "Item") }
+  }
+
+  /// Times: fetch `count >= 50000 AND score < 0.5` sorted by name in a fresh context, reading the values
+  /// through the typed properties.
   func fetchFiltered(at url: URL) throws -> (seconds: Double, checksum: Checksum) {
-    try timedFetch(at: url) {
-      let request = FetchRequest<ManagedObject>(entityName: "Item")
+    try timedFetch(at: url, read: Self.typed) {
+      let request = FetchRequest<BenchItem>(entityName: "Item")
       request.predicate = try FetchPredicate(
         format: "count >= %d AND score < %f", Dataset.minimumCount, Dataset.maximumScore)
       request.sortDescriptors = [FetchSortDescriptor(key: "name")]
@@ -133,26 +150,33 @@ struct ObjectGraphBench {
     }
   }
 
+  private static func typed(_ item: BenchItem, into checksum: inout Checksum) throws {
+    checksum.add(name: item.name, count: item.count, score: item.score, createdAt: item.createdAt)
+  }
+
+  private static func keyValueCoded(_ item: BenchItem, into checksum: inout Checksum) throws {
+    guard let name = item.value(forKey: "name") as? String,
+      let count = item.value(forKey: "count") as? Int64,
+      let score = item.value(forKey: "score") as? Double,
+      let createdAt = item.value(forKey: "createdAt") as? Date
+    else {
+      throw BenchmarkError("ObjectGraph returned an Item with a missing or mistyped value: \(item)")
+    }
+    checksum.add(name: name, count: count, score: score, createdAt: createdAt)
+  }
+
   private func timedFetch(
-    at url: URL, request makeRequest: () throws -> FetchRequest<ManagedObject>
+    at url: URL, read: (BenchItem, inout Checksum) throws -> Void,
+    request makeRequest: () throws -> FetchRequest<BenchItem>
   ) throws -> (seconds: Double, checksum: Checksum) {
     let coordinator = try openStore(at: url)
     let context = makeContext(coordinator)
-    var objects: [ManagedObject] = []
+    var objects: [BenchItem] = []
     var checksum = Checksum()
     let seconds = try Stopwatch.seconds {
       try context.performAndWait {
         objects = try context.fetch(makeRequest())
-        for object in objects {
-          guard let name = object.value(forKey: "name") as? String,
-            let count = object.value(forKey: "count") as? Int64,
-            let score = object.value(forKey: "score") as? Double,
-            let createdAt = object.value(forKey: "createdAt") as? Date
-          else {
-            throw BenchmarkError("ObjectGraph returned an Item with a missing or mistyped value: \(object)")
-          }
-          checksum.add(name: name, count: count, score: score, createdAt: createdAt)
-        }
+        for object in objects { try read(object, &checksum) }
       }
     }
     withExtendedLifetime((context, objects)) {}
