@@ -5,6 +5,7 @@ import Foundation
 /// relationship and its inverse does) costs the same as for an unordered to-many.
 ///
 /// Two values are equal when their lists are: same members, same order.
+@usableFromInline
 struct OrderedMemberIDs: Sendable, Equatable {
   /// The members in order.
   private(set) var list: [ManagedObjectID]
@@ -38,5 +39,6 @@ struct OrderedMemberIDs: Sendable, Equatable {
     return true
   }
 
+  @usableFromInline
   static func == (lhs: Self, rhs: Self) -> Bool { lhs.list == rhs.list }
 }

@@ -11,6 +11,7 @@ typealias StoredValue = SlotValue?
 /// metadata. At 100,000 objects of four attributes that is most of the difference between reading an
 /// object's values and reading a SQLite row. Rarer types (UUID, URL, Decimal, values of unsupported
 /// types) are boxed.
+@usableFromInline
 enum SlotValue: Sendable {
   case string(String)
   case int64(Int64)
@@ -33,6 +34,7 @@ enum SlotValue: Sendable {
   case boxed(Boxed)
 
   /// A value of a type without a case of its own. Immutable, so sharing it between copies is safe.
+  @usableFromInline
   final class Boxed: Sendable {
     let value: any Sendable
     init(_ value: any Sendable) { self.value = value }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A typed property of a ``ManagedObject`` subclass, read and written through the object's storage, as
 /// `@NSManaged` properties are in Core Data.
@@ -36,58 +37,96 @@ public struct Managed<Value> {
 
   /// Reads the property as the model stores it (the object's typed read, `value(forKey:)` without its
   /// `NSNumber`s) and writes it through the object's `setValue(_:forKey:)`.
+  ///
+  /// Inlinable, so that a subclass's module reads with its own concrete types: the common case (the
+  /// stored value already has the property's type) is one cast, with no generic type looked up at run time.
+  @inlinable
   public static subscript<Object: ManagedObject>(
     _enclosingInstance object: Object,
     wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
     storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
   ) -> Value {
     get {
-      let key = Self.key(object, storageKeyPath)
+      let key = ManagedKeyNames.name(of: storageKeyPath)
+      // The common case, a plain attribute read as the type it is stored as: specialised in the caller's
+      // module, each `as?` below is decided at compile time, and no `Any` is made.
+      switch object.plainAttributeValue(forKey: key) {
+      case .string(let value)?: if let value = value as? Value { return value }
+      case .int64(let value)?: if let value = value as? Value { return value }
+      case .int32(let value)?: if let value = value as? Value { return value }
+      case .int16(let value)?: if let value = value as? Value { return value }
+      case .double(let value)?: if let value = value as? Value { return value }
+      case .float(let value)?: if let value = value as? Value { return value }
+      case .bool(let value)?: if let value = value as? Value { return value }
+      case .date(let value)?: if let value = value as? Value { return value }
+      case .data(let value)?: if let value = value as? Value { return value }
+      default: break
+      }
       let raw = object.typedValue(forKey: key)
       if let value = raw as? Value { return value }
-      if raw == nil, let empty = (nil as Any?) as? Value { return empty }
-      // `Int` for an Integer 64 attribute, `Double` for a Float one...: numbers convert when exact, as
-      // `@NSManaged` scalar properties bridge.
-      if let raw, let numeric = Value.self as? any ManagedNumber.Type, let value = numeric.init(managedNumber: raw) as? Value {
-        return value
-      }
-      if let set = raw as? Set<ManagedObject>, let empty = ManagedKeyNames.emptyCollection(Value.self), set.isEmpty {
-        return empty
-      }
-      // An ordered to-many read as a typed array (`[Step]`).
-      if let ordered = raw as? NSOrderedSet, let array = ordered.array as? Value { return array }
-      preconditionFailure(
-        "ObjectGraph: \(object.entity.name).\(key) holds \(raw.map { "\(type(of: $0))" } ?? "nil"), which the property's type \(Value.self) cannot hold. Make the property optional, give the attribute a default value, or declare the model's type."
-      )
+      return converted(raw, object: object, key: key)
     }
     set {
-      object.setValue(newValue, forKey: Self.key(object, storageKeyPath))
+      object.setValue(newValue, forKey: ManagedKeyNames.name(of: storageKeyPath))
     }
   }
 
-  private static func key<Object: ManagedObject>(_ object: Object, _ storage: ReferenceWritableKeyPath<Object, Self>) -> String {
-    ManagedKeyNames.name(of: storage)
+  /// The rarer reads: `nil` for an optional, a number of another width, an empty or ordered to-many.
+  @usableFromInline
+  static func converted(_ raw: Any?, object: ManagedObject, key: String) -> Value {
+    if raw == nil, let empty = (nil as Any?) as? Value { return empty }
+    // `Int` for an Integer 64 attribute, `Double` for a Float one...: numbers convert when exact, as
+    // `@NSManaged` scalar properties bridge.
+    if let raw, let numeric = Value.self as? any ManagedNumber.Type, let value = numeric.init(managedNumber: raw) as? Value {
+      return value
+    }
+    if let set = raw as? Set<ManagedObject>, let empty = ManagedKeyNames.emptyCollection(Value.self), set.isEmpty {
+      return empty
+    }
+    // An ordered to-many read as a typed array (`[Step]`).
+    if let ordered = raw as? NSOrderedSet, let array = ordered.array as? Value { return array }
+    preconditionFailure(
+      "ObjectGraph: \(object.entity.name).\(key) holds \(raw.map { "\(type(of: $0))" } ?? "nil"), which the property's type \(Value.self) cannot hold. Make the property optional, give the attribute a default value, or declare the model's type."
+    )
   }
 }
 
 /// Turns a wrapper's storage key path (`\Note._title`) into the model key (`title`).
+@usableFromInline
 enum ManagedKeyNames {
   /// Names already worked out. Describing a key path demangles type names, far too slow to repeat on
   /// every property access, and hashing a key path is not cheap either; the key path objects the compiler
-  /// makes for a property are created once and reused, so the cache is keyed by their identity. Each entry
-  /// keeps its key path alive, so an identity can never be reused by another key path.
-  private static let byIdentity = Locked<[ObjectIdentifier: (keyPath: AnyKeyPath, name: String)]>([:])
+  /// makes for a property are created once and reused, so the table is keyed by their identity.
+  ///
+  /// Every `@Managed` read looks here, so reading takes no lock: the current table is immutable and
+  /// published through an atomic reference. A new name makes a new table (under `writer`'s lock), which
+  /// replaces the current one; the tables replaced are never freed (a reader may still hold one), and the
+  /// writer keeps every key path named alive, so an identity can never be reused by another key path.
+  /// Tables are made once per property of the app's classes, so a few hundred in all.
+  private static let current = Atomic<Unmanaged<NameTable>?>(nil)
+  private static let writer = Locked<(tables: [NameTable], keptAlive: [AnyKeyPath])>(([], []))
 
+  /// One immutable generation of the names.
+  private final class NameTable: Sendable {
+    let names: [ObjectIdentifier: String]
+    init(names: [ObjectIdentifier: String]) { self.names = names }
+  }
+
+  @usableFromInline
   static func name(of keyPath: AnyKeyPath) -> String {
     let identity = ObjectIdentifier(keyPath)
-    if let known = byIdentity.withLock({ $0[identity] }), known.keyPath === keyPath { return known.name }
+    if let known = current.load(ordering: .acquiring)?.takeUnretainedValue().names[identity] { return known }
     let text = "\(keyPath)"
     var name = text.split(separator: ".").last.map(String.init) ?? text
     if name.hasPrefix("_") { name.removeFirst() }
-    byIdentity.withLock { cache in
-      // Key paths are made once per property, so this stays small; the bound guards against a compiler
-      // that would make a new key path object on every access.
-      if cache.count < 4096 { cache[identity] = (keyPath, name) }
+    writer.withLock { writer in
+      let names = current.load(ordering: .acquiring)?.takeUnretainedValue().names ?? [:]
+      // The bound guards against a compiler that would make a new key path object on every access.
+      guard names[identity] == nil, names.count < 1024 else { return }
+      let table = NameTable(names: names.merging([identity: name]) { old, _ in old })
+      writer.tables.append(table)
+      writer.keptAlive.append(keyPath)
+      current.store(Unmanaged.passUnretained(table), ordering: .releasing)
     }
     return name
   }

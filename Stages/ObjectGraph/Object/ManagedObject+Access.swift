@@ -18,8 +18,21 @@ extension ManagedObject {
 
   /// The value of a property with numbers as the Swift type the attribute stores (`Int64`, `Int32`, …):
   /// what `@Managed` reads, without the `NSNumber` ``value(forKey:)`` makes for ported code.
+  @usableFromInline
   func typedValue(forKey key: String) -> Any? {
     read(key, boxingNumbers: false)
+  }
+
+  /// The stored value of a plain attribute (no transformer) that has one, what `@Managed` tries first,
+  /// without making an `Any`; `nil` for a nil value, a relationship or a transformable, which take the
+  /// general read.
+  @usableFromInline
+  func plainAttributeValue(forKey key: String) -> SlotValue? {
+    guard let index = layout.index(of: key), case .attribute = layout.kinds[index] else { return nil }
+    if !layout.transformableIndexes.isEmpty, layout.transformableIndexes.contains(index) { return nil }
+    ConcurrencyDebug.objectTouchedOffQueue(self, key: key)
+    if state.isFault { fireFault(key: key) }
+    return values[index]
   }
 
   @inline(__always)

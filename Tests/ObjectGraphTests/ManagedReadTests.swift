@@ -1,0 +1,128 @@
+import Foundation
+import Testing
+
+@testable import ObjectGraph
+
+/// `@Managed` reads: the fast path (a plain attribute read as the type it is stored as) gives what the
+/// general read gives, the conversions still apply where the types differ, and the key names are learnt
+/// safely by many threads at once.
+@Suite("@Managed reads")
+struct ManagedReadTests {
+  final class Gauge: ManagedObject {
+    @Managed var label: String?
+    @Managed var count: Int64
+    @Managed var countAsInt: Int
+    @Managed var small: Int16
+    @Managed var smallAsInt64: Int64
+    @Managed var ratio: Double
+    @Managed var weight: Float
+    @Managed var weightAsDouble: Double
+    @Managed var flag: Bool
+    @Managed var at: Date?
+    @Managed var blob: Data?
+    @Managed var anything: Any?
+  }
+
+  static func model() throws -> ManagedObjectModel {
+    try ManagedObjectModel(entities: [
+      EntityDescription(
+        name: "Gauge", managedObjectClass: Gauge.self,
+        properties: [
+          .attribute(AttributeDescription(name: "label", type: .string)),
+          .attribute(AttributeDescription(name: "count", type: .integer64, isOptional: false, defaultValue: Int64(0))),
+          .attribute(AttributeDescription(name: "countAsInt", type: .integer64, isOptional: false, defaultValue: Int64(0))),
+          .attribute(AttributeDescription(name: "small", type: .integer16, isOptional: false, defaultValue: Int16(0))),
+          .attribute(AttributeDescription(name: "smallAsInt64", type: .integer16, isOptional: false, defaultValue: Int16(0))),
+          .attribute(AttributeDescription(name: "ratio", type: .double, isOptional: false, defaultValue: 0.0)),
+          .attribute(AttributeDescription(name: "weight", type: .float, isOptional: false, defaultValue: Float(0))),
+          .attribute(AttributeDescription(name: "weightAsDouble", type: .float, isOptional: false, defaultValue: Float(0))),
+          .attribute(AttributeDescription(name: "flag", type: .boolean, isOptional: false, defaultValue: false)),
+          .attribute(AttributeDescription(name: "at", type: .date)),
+          .attribute(AttributeDescription(name: "blob", type: .binaryData)),
+          .attribute(AttributeDescription(name: "anything", type: .string)),
+        ])
+    ])
+  }
+
+  static func context(_ model: ManagedObjectModel) throws -> ManagedObjectContext {
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    try coordinator.addPersistentStore(type: .inMemory, at: nil)
+    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    context.persistentStoreCoordinator = coordinator
+    return context
+  }
+
+  @Test("each property reads what was saved: same types on the fast path, other widths converted, nil for optionals")
+  func readsAfterARoundTrip() throws {
+    let model = try Self.model()
+    let context = try Self.context(model)
+    let date = Date(timeIntervalSinceReferenceDate: 12_345)
+    try context.performAndWait {
+      let gauge = Gauge(context: context)
+      gauge.label = "north"
+      gauge.count = 9_000_000_000
+      gauge.countAsInt = 42
+      gauge.small = -7
+      gauge.smallAsInt64 = 300
+      gauge.ratio = 0.25
+      gauge.weight = 1.5
+      gauge.weightAsDouble = 2.5
+      gauge.flag = true
+      gauge.at = date
+      gauge.blob = Data([1, 2, 3])
+      gauge.anything = "any"
+      try context.save()
+      context.reset()
+
+      let read = try #require(try context.fetch(FetchRequest<Gauge>(entityName: "Gauge")).first)
+      #expect(read.label == "north")
+      #expect(read.count == 9_000_000_000)
+      #expect(read.countAsInt == 42)
+      #expect(read.small == -7)
+      #expect(read.smallAsInt64 == 300)
+      #expect(read.ratio == 0.25)
+      #expect(read.weight == 1.5)
+      #expect(read.weightAsDouble == 2.5)
+      #expect(read.flag == true)
+      #expect(read.at == date)
+      #expect(read.blob == Data([1, 2, 3]))
+      #expect(read.anything as? String == "any")
+      read.label = nil
+      read.at = nil
+      #expect(read.label == nil && read.at == nil)
+    }
+  }
+
+  @Test("eight threads learning the same and different property names at once all read the right values")
+  func namesLearntConcurrently() throws {
+    let model = try Self.model()
+    let failures = Locked<[String]>([])
+    DispatchQueue.concurrentPerform(iterations: 8) { worker in
+      do {
+        let context = try Self.context(model)
+        context.performAndWait {
+          for round in 0..<50 {
+            let gauge = Gauge(context: context)
+            let value = Int64(worker * 1_000 + round)
+            // Each worker starts at another property, so first reads of new names race.
+            let start = (worker + round) % 4
+            for step in 0..<4 {
+              switch (start + step) % 4 {
+              case 0: gauge.count = value
+              case 1: gauge.smallAsInt64 = value % 100
+              case 2: gauge.label = "w\(value)"
+              default: gauge.ratio = Double(value)
+              }
+            }
+            if gauge.count != value || gauge.smallAsInt64 != value % 100 || gauge.label != "w\(value)" || gauge.ratio != Double(value) {
+              failures.withLock { $0.append("worker \(worker) round \(round)") }
+            }
+          }
+        }
+      } catch {
+        failures.withLock { $0.append("\(error)") }
+      }
+    }
+    #expect(failures.withLock { $0 } == [])
+  }
+}
