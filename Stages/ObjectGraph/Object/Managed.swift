@@ -115,7 +115,8 @@ enum ManagedKeyNames {
   @usableFromInline
   static func name(of keyPath: AnyKeyPath) -> String {
     let identity = ObjectIdentifier(keyPath)
-    if let known = current.load(ordering: .acquiring)?.takeUnretainedValue().names[identity] { return known }
+    // The table is never freed, so it needs no retain while it is read.
+    if let known = current.load(ordering: .acquiring)?._withUnsafeGuaranteedRef({ $0.names[identity] }) { return known }
     let text = "\(keyPath)"
     var name = text.split(separator: ".").last.map(String.init) ?? text
     if name.hasPrefix("_") { name.removeFirst() }
