@@ -49,14 +49,14 @@ let package = Package(
     .target(
       name: "NotesModel",
       dependencies: ["ObjectGraph"],
-      path: "Stages/Resources",
+      path: "Stages/NotesModel",
       resources: [.copy("DataModel.xcdatamodeld")]
     ),
     // What the demos share: the 60 Hz "UI" that measures main-queue stalls, and their command line.
     .target(
       name: "DemoSupport",
       dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
-      path: "Stages/DemoSupport"
+      path: "Tools/DemoSupport"
     ),
     // Stage 1: a single main-queue context.
     .target(
@@ -119,7 +119,6 @@ let package = Package(
       ],
       path: "Stages/Stage4-WorkersAndInjection/Demo"
     ),
-    // A place to try what a chapter shows, with the engine and the tutorial's model.
     // Crash trials and the like: a child saving batches is killed, and the store it leaves is checked.
     .executableTarget(
       name: "ObjectGraphTorture",
@@ -139,9 +138,10 @@ let package = Package(
     .executableTarget(
       name: "ConcurrencyRules",
       dependencies: ["ObjectGraph", "NotesModel", "Stage2"],
-      path: "Stages/ConcurrencyRules"
+      path: "Tools/ConcurrencyRules"
     ),
-    // It can import every stage's library (Playground/README.md has ideas for each chapter).
+    // A place to try what a chapter shows, with the engine and the tutorial's model. It can import every
+    // stage's library (Playground/README.md has ideas for each chapter).
     .executableTarget(
       name: "Playground",
       dependencies: ["ObjectGraph", "NotesModel", "Stage1", "Stage2", "Stage3", "Stage4"],
@@ -152,7 +152,7 @@ let package = Package(
     .executableTarget(
       name: "Workshop",
       dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
-      path: "Stages/Workshop"
+      path: "Tools/Workshop"
     ),
     // What the tests share: temporary folders removed with their test, the child-process runner, the
     // build's products, the main-queue probe and the watchdog.

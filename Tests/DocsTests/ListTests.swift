@@ -7,7 +7,7 @@ import Testing
 // `Package.swift` are checked against them here, so none of them can drift from the lists.
 
 /// The lists as the checkout has them, read as plain JSON: each entry a dictionary, as the lists' files
-/// describe them (`Stages/Workshop/Core/Stages.swift`, `ExerciseManifest.swift`).
+/// describe them (`Tools/Workshop/Core/Stages.swift`, `ExerciseManifest.swift`).
 enum WorkspaceLists {
   typealias Entry = [String: Any]
 

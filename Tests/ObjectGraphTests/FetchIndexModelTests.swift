@@ -39,7 +39,7 @@ struct FetchIndexModelTests {
     try #require(model.entitiesByName[name], "model has no entity \(name)")
   }
 
-  /// The tutorial's model, `Stages/Resources/DataModel.xcdatamodeld`, found from this file's place.
+  /// The tutorial's model, `Stages/NotesModel/DataModel.xcdatamodeld`, found from this file's place.
   static func tutorialModelURL(filePath: String = #filePath) throws -> URL {
     var folder = URL(fileURLWithPath: filePath).deletingLastPathComponent()
     while !FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
@@ -47,7 +47,7 @@ struct FetchIndexModelTests {
       try #require(parent.path != folder.path, "No Package.swift above \(filePath)")
       folder = parent
     }
-    return folder.appendingPathComponent("Stages/Resources/DataModel.xcdatamodeld", isDirectory: true)
+    return folder.appendingPathComponent("Stages/NotesModel/DataModel.xcdatamodeld", isDirectory: true)
   }
 
   // MARK: - Loading

@@ -99,7 +99,7 @@ struct LegacyStoreTests {
   func tutorialMigration() throws {
     let folder = try TemporaryFolder()
     let url = try Self.copy("LegacyNotesV1.sqlite", into: folder)
-    let bundle = Self.fixtures.appendingPathComponent("../../../Stages/Resources/DataModel.xcdatamodeld").standardizedFileURL
+    let bundle = Self.fixtures.appendingPathComponent("../../../Stages/NotesModel/DataModel.xcdatamodeld").standardizedFileURL
     let current = try ManagedObjectModel(contentsOf: bundle)
     let coordinator = PersistentStoreCoordinator(managedObjectModel: current)
     try coordinator.addPersistentStore(type: .sqlite, at: url)

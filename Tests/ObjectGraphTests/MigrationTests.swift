@@ -611,7 +611,7 @@ struct MigrationTests {
 struct TutorialMigrationTests {
   static func tutorialModelURL(filePath: String = #filePath) -> URL {
     URL(fileURLWithPath: filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-      .appendingPathComponent("Stages/Resources/DataModel.xcdatamodeld")
+      .appendingPathComponent("Stages/NotesModel/DataModel.xcdatamodeld")
   }
 
   @Test("a version 1 store migrates on open: renamed values kept, new attribute defaulted, links and keys carried on")

@@ -107,7 +107,7 @@ struct CommandTests {
         # Hints
 
         ## Hint 1: what is it called?
-        Look in Stages/Resources.
+        Look in Stages/NotesModel.
 
         ## Hint 2
         DataModel.xcdatamodeld.
@@ -122,7 +122,7 @@ struct CommandTests {
       let (_, first) = try hint()
       #expect(
         first
-          == "Hint 1: what is it called?\nLook in Stages/Resources.\n\nHint 1 of 2. Still stuck? Run `swift run workshop hint 01-model-not-found` again.\n"
+          == "Hint 1: what is it called?\nLook in Stages/NotesModel.\n\nHint 1 of 2. Still stuck? Run `swift run workshop hint 01-model-not-found` again.\n"
       )
       #expect(repo.progress()["01-model-not-found"].hintsShown == 1)
 
