@@ -2,6 +2,7 @@
 // or against the reference solution when WORKSHOP_SOLUTIONS=1. Each check runs in a child process, so that
 // code which stops the process (abort(), fatalError(), try!) fails one check with an explanation instead of
 // ending the whole run.
+import EngineTestSupport
 import Exercise02
 import Exercise02Solution
 import ExerciseChecks

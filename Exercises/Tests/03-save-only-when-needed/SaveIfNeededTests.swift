@@ -2,6 +2,7 @@
 // against the reference solution when WORKSHOP_SOLUTIONS=1. Each check runs in a child process, so that code
 // which stops the process (fatalError(), try!) fails one check with an explanation instead of ending the run.
 // Every check runs twice: with a main-queue context and with a private-queue context.
+import EngineTestSupport
 import Exercise03
 import Exercise03Solution
 import ExerciseChecks

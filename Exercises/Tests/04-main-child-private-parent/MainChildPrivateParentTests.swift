@@ -2,6 +2,7 @@
 // or against the reference solution when WORKSHOP_SOLUTIONS=1. Each check runs in a child process, so that
 // code which stops the process (a force unwrap, fatalError()) fails one check with an explanation instead of
 // ending the whole run.
+import EngineTestSupport
 import Exercise04
 import Exercise04Solution
 import ExerciseChecks

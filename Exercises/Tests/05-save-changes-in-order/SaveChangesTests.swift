@@ -6,6 +6,7 @@
 // Every check builds stage 2's stack itself: a private-queue writer holding the coordinator of a SQLite
 // store, and a main-queue context whose parent is the writer.
 import Dispatch
+import EngineTestSupport
 import Exercise05
 import Exercise05Solution
 import ExerciseChecks

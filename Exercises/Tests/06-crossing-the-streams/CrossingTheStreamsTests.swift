@@ -7,6 +7,7 @@
 // a main-queue context whose parent is the writer) plus the importer: a private-queue context whose parent
 // is the main context, for work that should not hold up the main queue.
 import Dispatch
+import EngineTestSupport
 import Exercise06
 import Exercise06Solution
 import ExerciseChecks

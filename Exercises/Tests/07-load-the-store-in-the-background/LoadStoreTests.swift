@@ -10,6 +10,7 @@
 // caller's thread reports progress there. Whether the main queue stays free while the store migrates is asked
 // of the main queue itself: the handler queues a block there and waits (3 seconds at most) for it to run.
 import Dispatch
+import EngineTestSupport
 import Exercise07
 import Exercise07Solution
 import ExerciseChecks

@@ -5,6 +5,7 @@
 // Every check first makes adding a real store fail, with ObjectGraph's own migration checks, and only then asks
 // your startFresh to move it aside. The stores are left as an app leaves them when it is killed (as apps are):
 // with a -wal file next to the store that holds its latest changes.
+import EngineTestSupport
 import Exercise08
 import Exercise08Solution
 import ExerciseChecks

@@ -6,6 +6,7 @@
 // Nothing here says what can be inferred: every check writes a real store with version 1, opens it with your
 // version 2, lets ObjectGraph migrate it as Core Data's lightweight migration would, and then reads what the
 // user's notes became.
+import EngineTestSupport
 import Exercise09
 import Exercise09Solution
 import ExerciseChecks

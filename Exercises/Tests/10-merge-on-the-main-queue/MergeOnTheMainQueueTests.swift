@@ -7,6 +7,7 @@
 // the main context fetch it first, as a list screen would. The checks' code plays the app: a worker inserts
 // notes and edits "Shopping", on the worker's queue, from a thread of the test runner.
 import Dispatch
+import EngineTestSupport
 import Exercise10
 import Exercise10Solution
 import ExerciseChecks

@@ -6,6 +6,7 @@
 // Every check builds stage 4's shape on a SQLite store: a private-queue writer holding the coordinator, the
 // main context as its child, and a worker beside the main context (another child of the writer). After
 // importNotes returns, the checks save the writer, as stage 4's controller does after each worker's save.
+import EngineTestSupport
 import Exercise11
 import Exercise11Solution
 import ExerciseChecks

@@ -8,6 +8,7 @@
 // folder (XDG_DATA_HOME, HOME) at an empty folder of the check's own, so that code which still reaches for
 // the app's global stack writes its store there, where the checks can see it, and never in your real one.
 import Dispatch
+import EngineTestSupport
 import Exercise12
 import Exercise12Solution
 import ExerciseChecks

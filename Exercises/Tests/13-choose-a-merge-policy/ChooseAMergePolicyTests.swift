@@ -10,6 +10,7 @@
 // the writer, as Core Data's newBackgroundContext() makes one, or as an app extension writes the same file)
 // renames the note, pins it, and saves. Then the writer writes. The checks read the file afterwards with a
 // new coordinator.
+import EngineTestSupport
 import Exercise13
 import Exercise13Solution
 import ExerciseChecks

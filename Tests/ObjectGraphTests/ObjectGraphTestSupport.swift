@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import GRDB
 import TestSupport
@@ -173,6 +174,22 @@ struct Stack {
   /// `rawRows(storeURL, sql)` for a SQLite store (what reached the file); nil for an in-memory store.
   func fileRows(_ sql: String) throws -> [Row]? {
     type == .sqlite ? try rawRows(storeURL, sql) : nil
+  }
+
+  /// A note titled `original` saved through ``context``, then retitled `theirs` through a ``reader()`` and
+  /// saved there (``ConflictingEdit``): ``context``'s next save of the note conflicts. Returns the note as
+  /// ``context`` holds it (kept alive, still titled `original`).
+  func conflictingEdit(original: String, theirs: String) throws -> Note {
+    let (_, other) = try reader()
+    let kept = try ConflictingEdit.make(
+      mine: context, theirs: other,
+      insert: { context in
+        let note = Note(context: context)
+        note.title = original
+        return note
+      },
+      change: { ($0 as? Note)?.title = theirs })
+    return try #require(kept as? Note)
   }
 
   func entity(_ name: String) -> EntityDescription {
