@@ -59,7 +59,7 @@ public enum PersistenceControllerError: Error, Sendable, CustomStringConvertible
   ///   - path: the file that could not be renamed.
   ///   - reason: why.
   case storeNotMovedAside(path: String, reason: String)
-// End of the part unchanged from stage 3.
+  // End of the part unchanged from stage 3.
 
   /// A save the controller made on its own (after a worker's save, at a lifecycle moment, or a
   /// ``PersistenceController/saveChanges(completion:)`` without a completion) failed. It reaches the
