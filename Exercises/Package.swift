@@ -40,8 +40,9 @@ let testSupport: [Target.Dependency] = [
 var targets: [Target] = [
   // `ExerciseNotDone`, thrown by every untouched starter.
   .target(name: "ExerciseKit", path: "Support/ExerciseKit"),
-  // What the checks share: which code is under test, the concurrency-debug recorder.
-  .target(name: "ExerciseChecks", dependencies: ["ExerciseKit"] + engine, path: "Support/ExerciseChecks"),
+  // What the checks share: which code is under test, the child-process runner and its watchdog, the
+  // concurrency-debug recorder.
+  .target(name: "ExerciseChecks", dependencies: ["ExerciseKit"] + engine + testSupport, path: "Support/ExerciseChecks"),
   // The support's own tests: what an untouched starter's error says, how checks word an error.
   .testTarget(name: "ExerciseSupportTests", dependencies: ["ExerciseKit", "ExerciseChecks"], path: "Support/ExerciseSupportTests"),
 ]
