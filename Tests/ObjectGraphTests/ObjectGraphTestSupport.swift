@@ -238,6 +238,17 @@ func expectCode(_ code: ObjectGraphError.Code, _ body: () throws -> Void, source
   }
 }
 
+/// Where the engine's tests are, found from this file's place, `Tests/ObjectGraphTests/` (the tests themselves
+/// sit in subfolders named after the engine's folders, so their own `#filePath` is one level deeper).
+enum TestFolders {
+  /// `Tests/ObjectGraphTests`.
+  static let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+  /// The repository root, two levels above ``tests``.
+  static let repository = tests.deletingLastPathComponent().deletingLastPathComponent()
+  /// `Tests/ObjectGraphTests/Fixtures`: store files and a model that tests copy before opening.
+  static let fixtures = tests.appendingPathComponent("Fixtures")
+}
+
 /// The shared Xcode model fixtures.
 enum Fixtures {
   /// `<repo root>/../shared/fixtures/xcdatamodels`, where the repo root is the nearest folder above this file

@@ -610,9 +610,8 @@ struct MigrationTests {
 /// `.xcdatamodeld` and migrates to the same layout a fresh version 2 store has.
 @Suite("Migration: the tutorial model's two versions", .temporaryFolders)
 struct TutorialMigrationTests {
-  static func tutorialModelURL(filePath: String = #filePath) -> URL {
-    URL(fileURLWithPath: filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-      .appendingPathComponent("Stages/NotesModel/DataModel.xcdatamodeld")
+  static func tutorialModelURL() -> URL {
+    TestFolders.repository.appendingPathComponent("Stages/NotesModel/DataModel.xcdatamodeld")
   }
 
   @Test("a version 1 store migrates on open: renamed values kept, new attribute defaulted, links and keys carried on")

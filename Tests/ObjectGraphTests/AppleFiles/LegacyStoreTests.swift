@@ -10,7 +10,7 @@ import Testing
 /// Data's hashes in one transaction, and they keep their layout.
 @Suite("Stores the engine wrote with its own hashes", .temporaryFolders)
 struct LegacyStoreTests {
-  static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+  static let fixtures = TestFolders.fixtures
 
   static func copy(_ name: String, into folder: TemporaryFolder) throws -> URL {
     let url = folder.appending(name)
