@@ -117,15 +117,12 @@ func writeStore(
 ) throws -> URL {
   try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
   let url = folder.appendingPathComponent("\(name).sqlite")
-  let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-  let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
-  let context = ManagedObjectContext(concurrencyType: .privateQueue)
-  context.persistentStoreCoordinator = coordinator
-  try context.performAndWait {
-    try fill(context)
-    try context.save()
+  let stack = try StoreStack(model: model, at: url)
+  try stack.context.performAndWait {
+    try fill(stack.context)
+    try stack.context.save()
   }
-  try coordinator.remove(store)
+  try stack.close()
   return url
 }
 
