@@ -635,10 +635,7 @@ struct TutorialMigrationTests {
     #expect(metadata[StoreMetadataKey.modelVersionName] as? String == "DataModel")
     #expect(!current.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
 
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: current)
-    try coordinator.addPersistentStore(type: .sqlite, at: url)
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
-    context.persistentStoreCoordinator = coordinator
+    let context = try StoreStack(model: current, at: url).context
     try context.performAndWait {
       let request = FetchRequest<ManagedObject>(entityName: "Note")
       request.sortDescriptors = [FetchSortDescriptor(key: "title")]

@@ -241,10 +241,7 @@ struct EdgeCaseTests {
     let entity = try #require(model.entitiesByName["Everything"])
     // Fill two files separately, 3 rows and 2 rows.
     for (name, rows) in [("a.sqlite", 3), ("b.sqlite", 2)] {
-      let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-      try coordinator.addPersistentStore(type: .sqlite, at: folder.appending(name))
-      let context = ManagedObjectContext(concurrencyType: .privateQueue)
-      context.persistentStoreCoordinator = coordinator
+      let context = try StoreStack(model: model, at: folder.appending(name)).context
       try context.performAndWait {
         for _ in 0..<rows { _ = ManagedObject(entity: entity, insertInto: context) }
         try context.save()

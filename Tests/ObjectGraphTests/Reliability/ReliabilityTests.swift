@@ -514,10 +514,7 @@ struct ReliabilityTests {
     let queue = try DatabaseQueue(path: url.path)
     try queue.write { try $0.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = 9223372036854775806") }
     try queue.close()
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-    try coordinator.addPersistentStore(type: .sqlite, at: url)
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
-    context.persistentStoreCoordinator = coordinator
+    let context = try StoreStack(model: model, at: url).context
     let error = expectCode(.persistentStoreSave) {
       try context.performAndWait {
         for _ in 0..<3 { _ = ManagedObject(entity: try #require(model.entitiesByName["Note"]), insertInto: context) }
