@@ -29,6 +29,8 @@ let package = Package(
     .library(name: "DemoSupport", targets: ["DemoSupport"]),
     // The tests' scaffolding, a product so that the Exercises package's checks share it.
     .library(name: "TestSupport", targets: ["TestSupport"]),
+    // The tests' engine-aware scaffolding (the tutorial's stack, version 1 stores), shared with the exercises' checks.
+    .library(name: "EngineTestSupport", targets: ["EngineTestSupport"]),
   ],
   dependencies: [
     .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
@@ -160,32 +162,41 @@ let package = Package(
       name: "TestSupport",
       path: "Tests/TestSupport"
     ),
+    // What the tests share that knows the engine: the tutorial's model and a stack on it with any store,
+    // version 1 tutorial stores as an earlier release left them, and the conflicting edit merge policies resolve.
+    .target(
+      name: "EngineTestSupport",
+      dependencies: ["ObjectGraph", "NotesModel"],
+      path: "Tests/EngineTestSupport"
+    ),
     .testTarget(
       name: "ObjectGraphTests",
-      dependencies: ["ObjectGraph", "TestSupport", "DemoSupport", .product(name: "GRDB", package: "GRDB.swift")],
+      dependencies: ["ObjectGraph", "TestSupport", "EngineTestSupport", "DemoSupport", .product(name: "GRDB", package: "GRDB.swift")],
       path: "Tests/ObjectGraphTests",
       // Store files and a model that tests copy before opening (never opened in place).
       exclude: ["Fixtures"]
     ),
     .testTarget(
       name: "Stage1Tests",
-      dependencies: ["Stage1", "NotesModel", "ObjectGraph", "TestSupport"],
+      dependencies: ["Stage1", "NotesModel", "ObjectGraph", "TestSupport", "EngineTestSupport"],
       path: "Tests/Stage1Tests"
     ),
     .testTarget(
       name: "Stage2Tests",
-      dependencies: ["Stage2", "NotesModel", "ObjectGraph", "TestSupport"],
+      dependencies: ["Stage2", "NotesModel", "ObjectGraph", "TestSupport", "EngineTestSupport"],
       path: "Tests/Stage2Tests"
     ),
     .testTarget(
       name: "Stage3Tests",
       // GRDB: one test takes the model copy out of a store, as stores made before the copy existed lack it.
-      dependencies: ["Stage3", "NotesModel", "ObjectGraph", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+      dependencies: [
+        "Stage3", "NotesModel", "ObjectGraph", "TestSupport", "EngineTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+      ],
       path: "Tests/Stage3Tests"
     ),
     .testTarget(
       name: "Stage4Tests",
-      dependencies: ["Stage4", "NotesModel", "ObjectGraph", "TestSupport"],
+      dependencies: ["Stage4", "NotesModel", "ObjectGraph", "TestSupport", "EngineTestSupport"],
       path: "Tests/Stage4Tests"
     ),
     .testTarget(

@@ -30,14 +30,19 @@ let engine: [Target.Dependency] = [
   .product(name: "ObjectGraph", package: "CoreDataStackWorkshop"),
   .product(name: "NotesModel", package: "CoreDataStackWorkshop"),
 ]
-// The root package's test scaffolding (temporary folders, the main-queue probe, the watchdog, notification logs).
-let testSupport: Target.Dependency = .product(name: "TestSupport", package: "CoreDataStackWorkshop")
+// The root package's test scaffolding: TestSupport (temporary folders, the main-queue probe, the watchdog,
+// notification logs) and EngineTestSupport (`TutorialStack`: the tutorial's model, stacks, version 1 stores).
+let testSupport: [Target.Dependency] = [
+  .product(name: "TestSupport", package: "CoreDataStackWorkshop"),
+  .product(name: "EngineTestSupport", package: "CoreDataStackWorkshop"),
+]
 
 var targets: [Target] = [
   // `ExerciseNotDone`, thrown by every untouched starter.
   .target(name: "ExerciseKit", path: "Support/ExerciseKit"),
-  // What the checks share: which code is under test, the tutorial's model, the concurrency-debug recorder.
-  .target(name: "ExerciseChecks", dependencies: ["ExerciseKit"] + engine, path: "Support/ExerciseChecks"),
+  // What the checks share: which code is under test, the child-process runner and its watchdog, the
+  // concurrency-debug recorder.
+  .target(name: "ExerciseChecks", dependencies: ["ExerciseKit"] + engine + testSupport, path: "Support/ExerciseChecks"),
   // The support's own tests: what an untouched starter's error says, how checks word an error.
   .testTarget(name: "ExerciseSupportTests", dependencies: ["ExerciseKit", "ExerciseChecks"], path: "Support/ExerciseSupportTests"),
 ]
@@ -51,7 +56,7 @@ for exercise in exercises {
     // One set of checks, run against the starter, or against the solution when WORKSHOP_SOLUTIONS=1.
     .testTarget(
       name: exercise.testTarget,
-      dependencies: [.target(name: starter), .target(name: "\(starter)Solution"), "ExerciseChecks", "ExerciseKit", testSupport] + engine,
+      dependencies: [.target(name: starter), .target(name: "\(starter)Solution"), "ExerciseChecks", "ExerciseKit"] + testSupport + engine,
       path: "Tests/\(exercise.id)"),
   ]
 }

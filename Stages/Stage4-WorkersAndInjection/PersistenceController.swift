@@ -137,6 +137,7 @@ public final class PersistenceController: Sendable {
     saveObserver.withLock { $0 = ObserverToken(token: token) }
   }
 
+  // Unchanged from stage 3 (Tests/DocsTests/StageCopyTests.swift checks it).
   /// The folder the store goes in when no folder is given: the user's application-support folder, plus
   /// `CoreDataStackWorkshop`.
   ///
@@ -152,6 +153,7 @@ public final class PersistenceController: Sendable {
       ?? fileManager.homeDirectoryForCurrentUser
     return base.appendingPathComponent("CoreDataStackWorkshop", isDirectory: true)
   }
+  // End of the part unchanged from stage 3.
 
   // MARK: - Saving
 
@@ -224,6 +226,7 @@ public final class PersistenceController: Sendable {
     }
   }
 
+  // Unchanged from stage 3 (Tests/DocsTests/StageCopyTests.swift checks it).
   // MARK: - Starting fresh
 
   /// Moves a store that could not be opened aside, then adds a new, empty one in its place, in the
@@ -295,6 +298,7 @@ public final class PersistenceController: Sendable {
       finishLoading(with: result, callback: callback)
     }
   }
+  // End of the part unchanged from stage 3.
 
   /// Makes the store folder and adds the store, migrating it if needed. Runs on the background queue.
   private func addStore() throws(PersistenceControllerError) {
@@ -326,6 +330,7 @@ public final class PersistenceController: Sendable {
     }
   }
 
+  // Unchanged from stage 3 (Tests/DocsTests/StageCopyTests.swift checks it).
   /// Records the outcome, tells the app, and lets the disk writes that waited for the store go on.
   private func finishLoading(
     with result: Result<Void, PersistenceControllerError>,
@@ -341,6 +346,7 @@ public final class PersistenceController: Sendable {
     }
     for write in waiting { write(result) }
   }
+  // End of the part unchanged from stage 3.
 
   /// Whether the store has been added (the initialiser's callback reported, or is about to report,
   /// `.success`).
@@ -364,6 +370,7 @@ public final class PersistenceController: Sendable {
     if let known { body(known) }
   }
 
+  // Unchanged from stage 3 (Tests/DocsTests/StageCopyTests.swift checks it).
   /// Renames the store file and its companions to a dated name next to them.
   private func moveStoreAside() throws(PersistenceControllerError) -> URL? {
     let fileManager = FileManager.default
@@ -391,6 +398,7 @@ public final class PersistenceController: Sendable {
     }
     return aside
   }
+  // End of the part unchanged from stage 3.
 }
 
 /// A notification observer's token, kept to remove the observer.

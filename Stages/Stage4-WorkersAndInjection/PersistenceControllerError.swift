@@ -1,6 +1,7 @@
 import Foundation
 import ObjectGraph
 
+// Unchanged from stage 3 (Tests/DocsTests/StageCopyTests.swift checks it).
 /// Why ``PersistenceController`` cannot give the app a store, as its callback reports it.
 ///
 /// Every case leaves the store file exactly as it was. The app tells the user, and may offer to start
@@ -58,6 +59,7 @@ public enum PersistenceControllerError: Error, Sendable, CustomStringConvertible
   ///   - path: the file that could not be renamed.
   ///   - reason: why.
   case storeNotMovedAside(path: String, reason: String)
+  // End of the part unchanged from stage 3.
 
   /// A save the controller made on its own (after a worker's save, at a lifecycle moment, or a
   /// ``PersistenceController/saveChanges(completion:)`` without a completion) failed. It reaches the

@@ -9,7 +9,7 @@ import TestSupport
 import Testing
 
 // Each test makes its controller in a block on the main queue, as an app does at launch (`Launch`, in
-// TestSupport.swift), and waits for the callback without blocking. A migration is held at its first
+// Stage3TestSupport.swift), and waits for the callback without blocking. A migration is held at its first
 // progress report (`MigrationGate`) to look at the world while it is provably still running: no timing
 // is measured or assumed anywhere.
 

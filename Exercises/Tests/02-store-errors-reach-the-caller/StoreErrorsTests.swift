@@ -2,6 +2,7 @@
 // or against the reference solution when WORKSHOP_SOLUTIONS=1. Each check runs in a child process, so that
 // code which stops the process (abort(), fatalError(), try!) fails one check with an explanation instead of
 // ending the whole run.
+import EngineTestSupport
 import Exercise02
 import Exercise02Solution
 import ExerciseChecks
@@ -39,26 +40,23 @@ struct StoreErrorsTests {
   func folderCannotBeCreated() async throws { try await runInChildProcess(.folderCannotBeCreated) }
 }
 
-/// Runs `check` in a child process, so that code which stops the process fails this one check, with
-/// ``stoppedAdvice`` and what the process printed, instead of ending the whole test run.
+/// Runs `check` in a child process (``ChildProcess``): code that stops or hangs the process fails this one
+/// check, with ``stoppedAdvice`` and what the process printed, instead of ending the whole test run.
 func runInChildProcess(_ check: ChildCheck) async throws {
-  // Where the check's folders go (both runs'), removed by the suite's .temporaryFolders scope.
-  let scope = try TemporaryFolder()
+  let scope = try TemporaryFolder()  // both runs' folders, removed by the suite's .temporaryFolders scope
   let finished = await #expect(processExitsWith: .success, stoppedAdvice) {
-    [check = check as ChildCheck, scope = scope as TemporaryFolder] in
-    do { try scope.withScope { try check.run() } } catch { Issue.record(error) }
+    [check = check as ChildCheck, scope = scope as TemporaryFolder] in ChildProcess.run(check, in: scope)
   }
   guard finished == nil else { return }
   // The process stopped. Run the check once more, only to collect what it printed before stopping.
   let stopped = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-    [check = check as ChildCheck, scope = scope as TemporaryFolder] in
-    try? scope.withScope { try check.run() }
+    [check = check as ChildCheck, scope = scope as TemporaryFolder] in ChildProcess.run(check, in: scope, recordingErrors: false)
   }
-  if let stopped { Issue.record(Comment(rawValue: stopReport(standardError: stopped.standardErrorContent))) }
+  ChildProcess.reportStop(stopped)
 }
 
 /// The checks; each runs in a child process.
-enum ChildCheck: String, Codable, Sendable {
+enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
   case createsFolderAndStore, foreignFile, folderCannotBeCreated
 
   func run() throws {

@@ -2,6 +2,7 @@
 // or against the reference solution when WORKSHOP_SOLUTIONS=1. Each check runs in a child process, so that
 // code which stops the process (a force unwrap, fatalError()) fails one check with an explanation instead of
 // ending the whole run.
+import EngineTestSupport
 import Exercise04
 import Exercise04Solution
 import ExerciseChecks
@@ -36,22 +37,19 @@ struct MainChildPrivateParentTests {
   func readsThroughTheWriter() async throws { try await runInChildProcess(.readsThroughTheWriter) }
 }
 
-/// Runs `check` in a child process, so that code which stops the process fails this one check, with
-/// ``stoppedAdvice`` and what the process printed, instead of ending the whole test run.
+/// Runs `check` in a child process (``ChildProcess``): code that stops or hangs the process fails this one
+/// check, with ``stoppedAdvice`` and what the process printed, instead of ending the whole test run.
 func runInChildProcess(_ check: ChildCheck) async throws {
-  // Where the check's folders go (both runs'), removed by the suite's .temporaryFolders scope.
-  let scope = try TemporaryFolder()
+  let scope = try TemporaryFolder()  // both runs' folders, removed by the suite's .temporaryFolders scope
   let finished = await #expect(processExitsWith: .success, stoppedAdvice) {
-    [check = check as ChildCheck, scope = scope as TemporaryFolder] in
-    do { try scope.withScope { try check.run() } } catch { Issue.record(error) }
+    [check = check as ChildCheck, scope = scope as TemporaryFolder] in ChildProcess.run(check, in: scope)
   }
   guard finished == nil else { return }
   // The process stopped. Run the check once more, only to collect what it printed before stopping.
   let stopped = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-    [check = check as ChildCheck, scope = scope as TemporaryFolder] in
-    try? scope.withScope { try check.run() }
+    [check = check as ChildCheck, scope = scope as TemporaryFolder] in ChildProcess.run(check, in: scope, recordingErrors: false)
   }
-  if let stopped { Issue.record(Comment(rawValue: stopReport(standardError: stopped.standardErrorContent))) }
+  ChildProcess.reportStop(stopped)
 }
 
 /// A SQLite store in a temporary folder, and its coordinator.
@@ -76,7 +74,7 @@ extension ManagedObjectContext.ConcurrencyType {
 }
 
 /// The checks; each runs in a child process.
-enum ChildCheck: String, Codable, Sendable {
+enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
   case shape, childSaveStopsAtTheWriter, readsThroughTheWriter
 
   func run() throws {

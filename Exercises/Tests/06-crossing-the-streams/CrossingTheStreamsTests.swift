@@ -7,6 +7,7 @@
 // a main-queue context whose parent is the writer) plus the importer: a private-queue context whose parent
 // is the main context, for work that should not hold up the main queue.
 import Dispatch
+import EngineTestSupport
 import Exercise06
 import Exercise06Solution
 import ExerciseChecks
@@ -43,33 +44,29 @@ struct CrossingTheStreamsTests {
   func notebookDeletedMeanwhile() async throws { try await runInChildProcess(.notebookDeletedMeanwhile) }
 }
 
-/// Runs `check` in a child process, so that code which stops the process (or hangs it) fails this one check,
-/// with ``stoppedAdvice`` and what the process printed, instead of ending the whole test run.
+/// Runs `check` in a child process (``ChildProcess``): code that stops or hangs the process fails this one
+/// check, with ``stoppedAdvice`` and what the process printed, instead of ending the whole test run.
 func runInChildProcess(_ check: ChildCheck) async throws {
-  // Where the check's folders go (both runs'), removed by the suite's .temporaryFolders scope.
-  let scope = try TemporaryFolder()
+  let scope = try TemporaryFolder()  // both runs' folders, removed by the suite's .temporaryFolders scope
   let finished = await #expect(processExitsWith: .success, stoppedAdvice) {
-    [check = check as ChildCheck, scope = scope as TemporaryFolder] in
-    startWatchdog(check)
-    do { try scope.withScope { try check.run() } } catch { Issue.record(error) }
+    [check = check as ChildCheck, scope = scope as TemporaryFolder] in ChildProcess.run(check, in: scope)
   }
   guard finished == nil else { return }
   // The process stopped. Run the check once more, only to collect what it printed before stopping.
   let stopped = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-    [check = check as ChildCheck, scope = scope as TemporaryFolder] in
-    startWatchdog(check)
-    try? scope.withScope { try check.run() }
+    [check = check as ChildCheck, scope = scope as TemporaryFolder] in ChildProcess.run(check, in: scope, recordingErrors: false)
   }
-  if let stopped { Issue.record(Comment(rawValue: stopReport(standardError: stopped.standardErrorContent))) }
+  ChildProcess.reportStop(stopped)
 }
 
 // MARK: - What the checks observe
 
-/// Ends a check's process when it has not finished after 25 seconds: a deadlock would otherwise hang the run.
-func startWatchdog(_ check: ChildCheck) {
-  Watchdog.endProcess(after: .seconds(25)) {
+extension ChildCheck {
+  /// Said when the watchdog ends a check that has not finished after 25 seconds: a deadlock would otherwise
+  /// hang the run.
+  var hangReport: String? {
     """
-    The check '\(check)' did not finish within 25 seconds: importNotes never returned. Something waits for \
+    The check '\(self)' did not finish within 25 seconds: importNotes never returned. Something waits for \
     a queue that is waiting for it: on the main queue, a semaphore or a sync waiting for a block queued on \
     the main queue; or DispatchQueue.main.sync called on the main queue.
     """
@@ -187,7 +184,7 @@ func violationAdvice(_ violations: [String], calledFrom place: String, explains:
 // MARK: - The checks
 
 /// The checks; each runs in a child process.
-enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
+enum ChildCheck: String, Codable, Sendable, CustomStringConvertible, ChildProcessCheck {
   case fromABackgroundThread, fromTheMainQueue, notebookDeletedMeanwhile
 
   var description: String { rawValue }

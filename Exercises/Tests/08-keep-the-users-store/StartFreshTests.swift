@@ -5,6 +5,7 @@
 // Every check first makes adding a real store fail, with ObjectGraph's own migration checks, and only then asks
 // your startFresh to move it aside. The stores are left as an app leaves them when it is killed (as apps are):
 // with a -wal file next to the store that holds its latest changes.
+import EngineTestSupport
 import Exercise08
 import Exercise08Solution
 import ExerciseChecks
@@ -45,22 +46,19 @@ struct StartFreshTests {
   func refusesAStoreInUse() async throws { try await runInChildProcess(.refusesAStoreInUse) }
 }
 
-/// Runs `check` in a child process, so that code which stops the process fails this one check, with
-/// ``stoppedAdvice`` and what the process printed, instead of ending the whole test run.
+/// Runs `check` in a child process (``ChildProcess``): code that stops or hangs the process fails this one
+/// check, with ``stoppedAdvice`` and what the process printed, instead of ending the whole test run.
 func runInChildProcess(_ check: ChildCheck) async throws {
-  // Where the check's folders go (both runs'), removed by the suite's .temporaryFolders scope.
-  let scope = try TemporaryFolder()
+  let scope = try TemporaryFolder()  // both runs' folders, removed by the suite's .temporaryFolders scope
   let finished = await #expect(processExitsWith: .success, stoppedAdvice) {
-    [check = check as ChildCheck, scope = scope as TemporaryFolder] in
-    do { try scope.withScope { try check.run() } } catch { Issue.record(error) }
+    [check = check as ChildCheck, scope = scope as TemporaryFolder] in ChildProcess.run(check, in: scope)
   }
   guard finished == nil else { return }
   // The process stopped. Run the check once more, only to collect what it printed before stopping.
   let stopped = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-    [check = check as ChildCheck, scope = scope as TemporaryFolder] in
-    try? scope.withScope { try check.run() }
+    [check = check as ChildCheck, scope = scope as TemporaryFolder] in ChildProcess.run(check, in: scope, recordingErrors: false)
   }
-  if let stopped { Issue.record(Comment(rawValue: stopReport(standardError: stopped.standardErrorContent))) }
+  ChildProcess.reportStop(stopped)
 }
 
 // MARK: - Stores that cannot be added
@@ -221,7 +219,7 @@ func expectFreshStore(_ coordinator: PersistentStoreCoordinator, at storeURL: UR
 // MARK: - The checks
 
 /// The checks; each runs in a child process.
-enum ChildCheck: String, Codable, Sendable {
+enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
   case movesTheStoreAside, keepsTheWriteAheadLog, newerStoreIsKept, neverOverwritesABackup, refusesAStoreInUse
 
   func run() throws {

@@ -6,6 +6,7 @@
 // Nothing here says what can be inferred: every check writes a real store with version 1, opens it with your
 // version 2, lets ObjectGraph migrate it as Core Data's lightweight migration would, and then reads what the
 // user's notes became.
+import EngineTestSupport
 import Exercise09
 import Exercise09Solution
 import ExerciseChecks
@@ -47,22 +48,19 @@ struct WhatCanBeInferredTests {
   func priorityKept() async throws { try await runInChildProcess(.priorityKept) }
 }
 
-/// Runs `check` in a child process, so that code which stops the process fails this one check, with
-/// ``stoppedAdvice`` and what the process printed, instead of ending the whole test run.
+/// Runs `check` in a child process (``ChildProcess``): code that stops or hangs the process fails this one
+/// check, with ``stoppedAdvice`` and what the process printed, instead of ending the whole test run.
 func runInChildProcess(_ check: ChildCheck) async throws {
-  // Where the check's folders go (both runs'), removed by the suite's .temporaryFolders scope.
-  let scope = try TemporaryFolder()
+  let scope = try TemporaryFolder()  // both runs' folders, removed by the suite's .temporaryFolders scope
   let finished = await #expect(processExitsWith: .success, stoppedAdvice) {
-    [check = check as ChildCheck, scope = scope as TemporaryFolder] in
-    do { try scope.withScope { try check.run() } } catch { Issue.record(error) }
+    [check = check as ChildCheck, scope = scope as TemporaryFolder] in ChildProcess.run(check, in: scope)
   }
   guard finished == nil else { return }
   // The process stopped. Run the check once more, only to collect what it printed before stopping.
   let stopped = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-    [check = check as ChildCheck, scope = scope as TemporaryFolder] in
-    try? scope.withScope { try check.run() }
+    [check = check as ChildCheck, scope = scope as TemporaryFolder] in ChildProcess.run(check, in: scope, recordingErrors: false)
   }
-  if let stopped { Issue.record(Comment(rawValue: stopReport(standardError: stopped.standardErrorContent))) }
+  ChildProcess.reportStop(stopped)
 }
 
 // MARK: - Version 1 and its store
@@ -230,7 +228,7 @@ func explainFailedMigration(_ error: any Error) -> String {
 // MARK: - The checks
 
 /// The checks; each runs in a child process.
-enum ChildCheck: String, Codable, Sendable {
+enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
   case oldStoresOpen, renameKeepsValues, newRequiredAttribute, bodyBecomesRequired, attachments, priorityKept
 
   func run() throws {

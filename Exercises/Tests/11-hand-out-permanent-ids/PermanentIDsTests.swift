@@ -6,6 +6,7 @@
 // Every check builds stage 4's shape on a SQLite store: a private-queue writer holding the coordinator, the
 // main context as its child, and a worker beside the main context (another child of the writer). After
 // importNotes returns, the checks save the writer, as stage 4's controller does after each worker's save.
+import EngineTestSupport
 import Exercise11
 import Exercise11Solution
 import ExerciseChecks
@@ -42,33 +43,29 @@ struct PermanentIDsTests {
   func idsObtainedBeforeTheSave() async throws { try await runInChildProcess(.idsObtainedBeforeTheSave) }
 }
 
-/// Runs `check` in a child process, so that code which stops the process (or hangs it) fails this one check,
-/// with ``stoppedAdvice`` and what the process printed, instead of ending the whole test run.
+/// Runs `check` in a child process (``ChildProcess``): code that stops or hangs the process fails this one
+/// check, with ``stoppedAdvice`` and what the process printed, instead of ending the whole test run.
 func runInChildProcess(_ check: ChildCheck) async throws {
-  // Where the check's folders go (both runs'), removed by the suite's .temporaryFolders scope.
-  let scope = try TemporaryFolder()
+  let scope = try TemporaryFolder()  // both runs' folders, removed by the suite's .temporaryFolders scope
   let finished = await #expect(processExitsWith: .success, stoppedAdvice) {
-    [check = check as ChildCheck, scope = scope as TemporaryFolder] in
-    startWatchdog(check)
-    do { try scope.withScope { try check.run() } } catch { Issue.record(error) }
+    [check = check as ChildCheck, scope = scope as TemporaryFolder] in ChildProcess.run(check, in: scope)
   }
   guard finished == nil else { return }
   // The process stopped. Run the check once more, only to collect what it printed before stopping.
   let stopped = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-    [check = check as ChildCheck, scope = scope as TemporaryFolder] in
-    startWatchdog(check)
-    try? scope.withScope { try check.run() }
+    [check = check as ChildCheck, scope = scope as TemporaryFolder] in ChildProcess.run(check, in: scope, recordingErrors: false)
   }
-  if let stopped { Issue.record(Comment(rawValue: stopReport(standardError: stopped.standardErrorContent))) }
+  ChildProcess.reportStop(stopped)
 }
 
 // MARK: - What the checks observe
 
-/// Ends a check's process when it has not finished after 25 seconds: a deadlock would otherwise hang the run.
-func startWatchdog(_ check: ChildCheck) {
-  Watchdog.endProcess(after: .seconds(25)) {
+extension ChildCheck {
+  /// Said when the watchdog ends a check that has not finished after 25 seconds: a deadlock would otherwise
+  /// hang the run.
+  var hangReport: String? {
     """
-    The check '\(check)' did not finish within 25 seconds: importNotes never returned. Something waits for \
+    The check '\(self)' did not finish within 25 seconds: importNotes never returned. Something waits for \
     a queue that is waiting for it.
     """
   }
@@ -244,7 +241,7 @@ let savedFirstAdvice = """
 // MARK: - The checks
 
 /// The checks; each runs in a child process.
-enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
+enum ChildCheck: String, Codable, Sendable, CustomStringConvertible, ChildProcessCheck {
   case idsArePermanent, mainContextFindsThem, urisSurviveARelaunch, idsObtainedBeforeTheSave
 
   var description: String { rawValue }

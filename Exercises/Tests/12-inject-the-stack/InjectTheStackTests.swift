@@ -8,6 +8,7 @@
 // folder (XDG_DATA_HOME, HOME) at an empty folder of the check's own, so that code which still reaches for
 // the app's global stack writes its store there, where the checks can see it, and never in your real one.
 import Dispatch
+import EngineTestSupport
 import Exercise12
 import Exercise12Solution
 import ExerciseChecks
@@ -58,32 +59,28 @@ struct InjectTheStackTests {
   func globalIsGoneOrUnused() async throws { try await runInChildProcess(.globalIsGoneOrUnused) }
 }
 
-/// Runs `check` in a child process, so that code which stops the process (or hangs it) fails this one check,
-/// with ``stoppedAdvice`` and what the process printed, instead of ending the whole test run.
+/// Runs `check` in a child process (``ChildProcess``): code that stops or hangs the process fails this one
+/// check, with ``stoppedAdvice`` and what the process printed, instead of ending the whole test run.
 func runInChildProcess(_ check: ChildCheck) async throws {
-  // Where the check's folders go (both runs'), removed by the suite's .temporaryFolders scope.
-  let scope = try TemporaryFolder()
+  let scope = try TemporaryFolder()  // both runs' folders, removed by the suite's .temporaryFolders scope
   let finished = await #expect(processExitsWith: .success, stoppedAdvice) {
-    [check = check as ChildCheck, scope = scope as TemporaryFolder] in
-    startWatchdog(check)
-    do { try scope.withScope { try check.run() } } catch { Issue.record(error) }
+    [check = check as ChildCheck, scope = scope as TemporaryFolder] in ChildProcess.run(check, in: scope)
   }
   guard finished == nil else { return }
   // The process stopped. Run the check once more, only to collect what it printed before stopping.
   let stopped = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-    [check = check as ChildCheck, scope = scope as TemporaryFolder] in
-    startWatchdog(check)
-    try? scope.withScope { try check.run() }
+    [check = check as ChildCheck, scope = scope as TemporaryFolder] in ChildProcess.run(check, in: scope, recordingErrors: false)
   }
-  if let stopped { Issue.record(Comment(rawValue: stopReport(standardError: stopped.standardErrorContent))) }
+  ChildProcess.reportStop(stopped)
 }
 
 // MARK: - What the checks use
 
-/// Ends a check's process when it has not finished after 25 seconds: a deadlock would otherwise hang the run.
-func startWatchdog(_ check: ChildCheck) {
-  Watchdog.endProcess(after: .seconds(25)) {
-    "The check '\(check)' did not finish within 25 seconds: RecentNotes never returned."
+extension ChildCheck {
+  /// Said when the watchdog ends a check that has not finished after 25 seconds: a deadlock would otherwise
+  /// hang the run.
+  var hangReport: String? {
+    "The check '\(self)' did not finish within 25 seconds: RecentNotes never returned."
   }
 }
 
@@ -139,7 +136,7 @@ let globalAdvice = """
 // MARK: - The checks
 
 /// The checks; each runs in a child process.
-enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
+enum ChildCheck: String, Codable, Sendable, CustomStringConvertible, ChildProcessCheck {
   case twoStacksStayApart, worksWithAPlainContext, globalIsGoneOrUnused
 
   var description: String { rawValue }

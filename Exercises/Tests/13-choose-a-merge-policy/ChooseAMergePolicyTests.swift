@@ -10,6 +10,7 @@
 // the writer, as Core Data's newBackgroundContext() makes one, or as an app extension writes the same file)
 // renames the note, pins it, and saves. Then the writer writes. The checks read the file afterwards with a
 // new coordinator.
+import EngineTestSupport
 import Exercise13
 import Exercise13Solution
 import ExerciseChecks
@@ -46,31 +47,27 @@ struct ChooseAMergePolicyTests {
   func workerOtherChangeKept() async throws { try await runInChildProcess(.workerOtherChangeKept) }
 }
 
-/// Runs `check` in a child process, so that code which stops the process (or hangs it) fails this one check,
-/// with ``stoppedAdvice`` and what the process printed, instead of ending the whole test run.
+/// Runs `check` in a child process (``ChildProcess``): code that stops or hangs the process fails this one
+/// check, with ``stoppedAdvice`` and what the process printed, instead of ending the whole test run.
 func runInChildProcess(_ check: ChildCheck) async throws {
-  // Where the check's folders go (both runs'), removed by the suite's .temporaryFolders scope.
-  let scope = try TemporaryFolder()
+  let scope = try TemporaryFolder()  // both runs' folders, removed by the suite's .temporaryFolders scope
   let finished = await #expect(processExitsWith: .success, stoppedAdvice) {
-    [check = check as ChildCheck, scope = scope as TemporaryFolder] in
-    startWatchdog(check)
-    do { try scope.withScope { try check.run() } } catch { Issue.record(error) }
+    [check = check as ChildCheck, scope = scope as TemporaryFolder] in ChildProcess.run(check, in: scope)
   }
   guard finished == nil else { return }
   // The process stopped. Run the check once more, only to collect what it printed before stopping.
   let stopped = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-    [check = check as ChildCheck, scope = scope as TemporaryFolder] in
-    startWatchdog(check)
-    try? scope.withScope { try check.run() }
+    [check = check as ChildCheck, scope = scope as TemporaryFolder] in ChildProcess.run(check, in: scope, recordingErrors: false)
   }
-  if let stopped { Issue.record(Comment(rawValue: stopReport(standardError: stopped.standardErrorContent))) }
+  ChildProcess.reportStop(stopped)
 }
 
-/// Ends a check's process when it has not finished after 25 seconds: a deadlock would otherwise hang the run.
-func startWatchdog(_ check: ChildCheck) {
-  Watchdog.endProcess(after: .seconds(25)) {
+extension ChildCheck {
+  /// Said when the watchdog ends a check that has not finished after 25 seconds: a deadlock would otherwise
+  /// hang the run.
+  var hangReport: String? {
     """
-    The check '\(check)' did not finish within 25 seconds: the save through your writer never returned. \
+    The check '\(self)' did not finish within 25 seconds: the save through your writer never returned. \
     Something waits for a queue that is waiting for it.
     """
   }
@@ -213,7 +210,7 @@ func playTheEdits() throws -> Outcome {
 // MARK: - The checks
 
 /// The checks; each runs in a child process.
-enum ChildCheck: String, Codable, Sendable, CustomStringConvertible {
+enum ChildCheck: String, Codable, Sendable, CustomStringConvertible, ChildProcessCheck {
   case userSaveGoesThrough, userWinsWhereBothChanged, userOtherChangeKept, workerOtherChangeKept
 
   var description: String { rawValue }

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -189,19 +190,18 @@ struct EdgeCaseTests {
   @Test("Object trump takes in the store's other changes; rollback keeps a row changed elsewhere", arguments: bothStoreTypes)
   func mergePoliciesRefresh(type: StoreType) throws {
     let stack = try Stack(type: type)
-    let note = try stack.context.performAndWait {
-      let note = Note(context: stack.context)
-      note.title = "t"
-      note.rating = 1
-      try stack.context.save()
-      return note
-    }
-    let id = stack.context.performAndWait { note.objectID }
     let (_, other) = try stack.reader()
-    try other.performAndWait {
-      (try other.existingObject(with: id) as? Note)?.rating = 99
-      try other.save()
-    }
+    let saved = try ConflictingEdit.make(
+      mine: stack.context, theirs: other,
+      insert: { context in
+        let note = Note(context: context)
+        note.title = "t"
+        note.rating = 1
+        return note
+      },
+      change: { ($0 as? Note)?.rating = 99 })
+    let note = try #require(saved as? Note)
+    let id = stack.context.performAndWait { note.objectID }
     try stack.context.performAndWait {
       stack.context.mergePolicy = .mergeByPropertyObjectTrump
       note.body = "mine"
@@ -241,10 +241,7 @@ struct EdgeCaseTests {
     let entity = try #require(model.entitiesByName["Everything"])
     // Fill two files separately, 3 rows and 2 rows.
     for (name, rows) in [("a.sqlite", 3), ("b.sqlite", 2)] {
-      let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-      try coordinator.addPersistentStore(type: .sqlite, at: folder.appending(name))
-      let context = ManagedObjectContext(concurrencyType: .privateQueue)
-      context.persistentStoreCoordinator = coordinator
+      let context = try StoreStack(model: model, at: folder.appending(name)).context
       try context.performAndWait {
         for _ in 0..<rows { _ = ManagedObject(entity: entity, insertInto: context) }
         try context.save()

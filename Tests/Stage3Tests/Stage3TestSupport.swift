@@ -1,4 +1,5 @@
 import Dispatch
+import EngineTestSupport
 import Foundation
 import NotesModel
 import ObjectGraph
@@ -94,23 +95,18 @@ extension PersistenceController {
 
 /// The tutorial's model, version by version (`DataModel` is version 1, `DataModel 2` the current one).
 func tutorialModel(version name: String) throws -> ManagedObjectModel {
-  let url = try #require(NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld"))
-  return try #require(try ManagedObjectModel.versions(in: url).first { $0.name == name }?.model, "no version \(name)")
+  try TutorialStack.model(version: name)
 }
 
 /// Writes `folder`/DataModel.sqlite with version 1 of the tutorial's model: `count` notes titled
 /// "Note 1", "Note 2"…, each with an `updatedAt` (the attribute version 2 renames to `modifiedAt`).
 @discardableResult
 func writeVersion1Store(in folder: URL, notes count: Int) throws -> URL {
-  try writeStore(in: folder, model: try tutorialModel(version: "DataModel")) { context in
-    for number in 1...max(count, 1) where count > 0 {
-      // Version 1's properties only; `updatedAt` is not a property of the Note class (version 2 renamed it).
-      let note = Note(context: context)
-      note.title = "Note \(number)"
-      note.createdAt = Date(timeIntervalSinceReferenceDate: 0)
-      note.setValue(Date(timeIntervalSinceReferenceDate: Double(number)), forKey: "updatedAt")
-    }
-  }
+  let url = folder.appendingPathComponent("\(NotesModel.name).sqlite")
+  try TutorialStack.writeVersionOneStore(
+    at: url, titles: (0..<count).map { "Note \($0 + 1)" },
+    updatedAt: { index in Date(timeIntervalSinceReferenceDate: Double(index + 1)) })
+  return url
 }
 
 /// Writes `folder`/DataModel.sqlite (or `<name>.sqlite`) with `model`, with what `fill` inserts, and
@@ -121,15 +117,12 @@ func writeStore(
 ) throws -> URL {
   try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
   let url = folder.appendingPathComponent("\(name).sqlite")
-  let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-  let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
-  let context = ManagedObjectContext(concurrencyType: .privateQueue)
-  context.persistentStoreCoordinator = coordinator
-  try context.performAndWait {
-    try fill(context)
-    try context.save()
+  let stack = try StoreStack(model: model, at: url)
+  try stack.context.performAndWait {
+    try fill(stack.context)
+    try stack.context.save()
   }
-  try coordinator.remove(store)
+  try stack.close()
   return url
 }
 

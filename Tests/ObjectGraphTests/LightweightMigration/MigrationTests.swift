@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import GRDB
 import TestSupport
@@ -609,9 +610,8 @@ struct MigrationTests {
 /// `.xcdatamodeld` and migrates to the same layout a fresh version 2 store has.
 @Suite("Migration: the tutorial model's two versions", .temporaryFolders)
 struct TutorialMigrationTests {
-  static func tutorialModelURL(filePath: String = #filePath) -> URL {
-    URL(fileURLWithPath: filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-      .appendingPathComponent("Stages/NotesModel/DataModel.xcdatamodeld")
+  static func tutorialModelURL() -> URL {
+    TestFolders.repository.appendingPathComponent("Stages/NotesModel/DataModel.xcdatamodeld")
   }
 
   @Test("a version 1 store migrates on open: renamed values kept, new attribute defaulted, links and keys carried on")
@@ -622,34 +622,20 @@ struct TutorialMigrationTests {
     let url = try TemporaryFolder().appending("DataModel.sqlite")
     let version1 = versions[0].model
     let date = Date(timeIntervalSinceReferenceDate: 700_000_000)
-    do {
-      let coordinator = PersistentStoreCoordinator(managedObjectModel: version1)
-      let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
-      let context = ManagedObjectContext(concurrencyType: .privateQueue)
-      context.persistentStoreCoordinator = coordinator
-      try context.performAndWait {
-        let entities = version1.entitiesByName
-        let tag = ManagedObject(entity: try #require(entities["Tag"]), insertInto: context)
-        tag.setValue("home", forKey: "name")
-        for index in 0..<10 {
-          let note = ManagedObject(entity: try #require(entities["Note"]), insertInto: context)
-          note.setValue("Note \(index)", forKey: "title")
-          note.setValue(date, forKey: "createdAt")
-          note.setValue(index.isMultiple(of: 2) ? date : nil, forKey: "updatedAt")
-          note.setValue(Set([tag]), forKey: "tags")
-        }
-        try context.save()
-      }
-      try coordinator.remove(store)
+    // Version 1 passed in: read through NotesModel's bundle, it would register the tutorial's classes by name.
+    try TutorialStack.writeVersionOneStore(
+      at: url, model: version1, titles: (0..<10).map { "Note \($0)" }, createdAt: date,
+      updatedAt: { index in index.isMultiple(of: 2) ? date : nil }
+    ) { context, notes in
+      let tag = ManagedObject(entity: try #require(version1.entitiesByName["Tag"]), insertInto: context)
+      tag.setValue("home", forKey: "name")
+      for note in notes { note.setValue(Set([tag]), forKey: "tags") }
     }
     let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)
     #expect(metadata[StoreMetadataKey.modelVersionName] as? String == "DataModel")
     #expect(!current.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
 
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: current)
-    try coordinator.addPersistentStore(type: .sqlite, at: url)
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
-    context.persistentStoreCoordinator = coordinator
+    let context = try StoreStack(model: current, at: url).context
     try context.performAndWait {
       let request = FetchRequest<ManagedObject>(entityName: "Note")
       request.sortDescriptors = [FetchSortDescriptor(key: "title")]

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -349,10 +350,7 @@ struct BatchRequestTests {
   func readOnlyStore() throws {
     let stack = try populated(.sqlite)
     let before = try Data(contentsOf: stack.storeURL)
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: stack.model)
-    try coordinator.addPersistentStore(type: .sqlite, at: stack.storeURL, options: StoreOptions(readOnly: true))
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
-    context.persistentStoreCoordinator = coordinator
+    let context = try StoreStack(model: stack.model, at: stack.storeURL, options: StoreOptions(readOnly: true)).context
     try context.performAndWait { () throws in
       let update = BatchUpdateRequest(entityName: "Note")
       update.propertiesToUpdate = ["body": "x"]

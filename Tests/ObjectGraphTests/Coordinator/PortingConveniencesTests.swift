@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -151,10 +152,7 @@ struct PortingConveniencesTests {
   func extensionProperties() throws {
     let entity = EntityDescription(
       name: "Memo", managedObjectClass: Memo.self, properties: [.attribute(AttributeDescription(name: "text", type: .string))])
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(entities: [entity]))
-    try coordinator.addPersistentStore(type: .inMemory)
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
-    context.persistentStoreCoordinator = coordinator
+    let context = try StoreStack(model: try ManagedObjectModel(entities: [entity]), type: .inMemory, at: nil).context
     try context.performAndWait {
       let memo = Memo(context: context)
       memo.text = "hello"

@@ -211,20 +211,8 @@ struct SavingTests {
   @Test("A save conflicting with another coordinator's save is error 133020 listing the object and keys", arguments: bothStoreTypes)
   func optimisticLocking(type: StoreType) throws {
     let stack = try Stack(type: type)
-    // Keep the object alive: the context holds unchanged objects weakly, as Core Data does.
-    let kept = try stack.context.performAndWait {
-      let note = Note(context: stack.context)
-      note.title = "original"
-      try stack.context.save()
-      return note
-    }
+    let kept = try stack.conflictingEdit(original: "original", theirs: "theirs")
     let id = kept.objectID
-    let (_, other) = try stack.reader()
-    try other.performAndWait {
-      let note = try #require(try other.existingObject(with: id) as? Note)
-      note.title = "theirs"
-      try other.save()
-    }
     try stack.context.performAndWait {
       let note = try #require(try stack.context.existingObject(with: id) as? Note)
       #expect(note === kept)
@@ -254,20 +242,8 @@ struct SavingTests {
   @Test("Store trump keeps the store's value for a property both sides changed", arguments: bothStoreTypes)
   func storeTrump(type: StoreType) throws {
     let stack = try Stack(type: type)
-    // Keep the object alive: the context holds unchanged objects weakly, as Core Data does.
-    let kept = try stack.context.performAndWait {
-      let note = Note(context: stack.context)
-      note.title = "original"
-      try stack.context.save()
-      return note
-    }
+    let kept = try stack.conflictingEdit(original: "original", theirs: "theirs")
     let id = kept.objectID
-    let (_, other) = try stack.reader()
-    try other.performAndWait {
-      let note = try #require(try other.existingObject(with: id) as? Note)
-      note.title = "theirs"
-      try other.save()
-    }
     try stack.context.performAndWait {
       stack.context.mergePolicy = .mergeByPropertyStoreTrump
       let note = try #require(try stack.context.existingObject(with: id) as? Note)

@@ -148,8 +148,7 @@ struct ConcurrencyCatalogueTests {
 
   @Test("the rules page's catalogue lists exactly these cases, each with its rule")
   func pageListsTheCases() throws {
-    let page = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-      .appendingPathComponent("Docs/concurrency-rules.md")
+    let page = TestFolders.repository.appendingPathComponent("Docs/concurrency-rules.md")
     let text = try String(contentsOf: page, encoding: .utf8)
     var rows: [String: String] = [:]
     for line in text.split(separator: "\n") where line.hasPrefix("| `r") {

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -52,10 +53,7 @@ struct FixtureStoreTests {
         }
         savedObjects += inserted
         // A second coordinator opens the file without complaint and sees the rows.
-        let again = PersistentStoreCoordinator(managedObjectModel: model)
-        try again.addPersistentStore(type: .sqlite, at: url)
-        let reader = ManagedObjectContext(concurrencyType: .privateQueue)
-        reader.persistentStoreCoordinator = again
+        let reader = try StoreStack(model: model, at: url).context
         let total = try reader.performAndWait {
           try model.entities.filter { $0.superentity == nil }.reduce(0) {
             $0 + (try reader.count(for: FetchRequest<ManagedObject>(entityName: $1.name)))

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import GRDB
 import TestSupport
@@ -175,6 +176,22 @@ struct Stack {
     type == .sqlite ? try rawRows(storeURL, sql) : nil
   }
 
+  /// A note titled `original` saved through ``context``, then retitled `theirs` through a ``reader()`` and
+  /// saved there (``ConflictingEdit``): ``context``'s next save of the note conflicts. Returns the note as
+  /// ``context`` holds it (kept alive, still titled `original`).
+  func conflictingEdit(original: String, theirs: String) throws -> Note {
+    let (_, other) = try reader()
+    let kept = try ConflictingEdit.make(
+      mine: context, theirs: other,
+      insert: { context in
+        let note = Note(context: context)
+        note.title = original
+        return note
+      },
+      change: { ($0 as? Note)?.title = theirs })
+    return try #require(kept as? Note)
+  }
+
   func entity(_ name: String) -> EntityDescription {
     model.entitiesByName[name] ?? EntityDescription(name: "missing", properties: [])
   }
@@ -219,6 +236,17 @@ func expectCode(_ code: ObjectGraphError.Code, _ body: () throws -> Void, source
     Issue.record("expected ObjectGraphError \(code.rawValue), got \(error)", sourceLocation: sourceLocation)
     return nil
   }
+}
+
+/// Where the engine's tests are, found from this file's place, `Tests/ObjectGraphTests/` (the tests themselves
+/// sit in subfolders named after the engine's folders, so their own `#filePath` is one level deeper).
+enum TestFolders {
+  /// `Tests/ObjectGraphTests`.
+  static let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+  /// The repository root, two levels above ``tests``.
+  static let repository = tests.deletingLastPathComponent().deletingLastPathComponent()
+  /// `Tests/ObjectGraphTests/Fixtures`: store files and a model that tests copy before opening.
+  static let fixtures = tests.appendingPathComponent("Fixtures")
 }
 
 /// The shared Xcode model fixtures.

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import GRDB
 import TestSupport
@@ -10,7 +11,7 @@ import Testing
 /// Data's hashes in one transaction, and they keep their layout.
 @Suite("Stores the engine wrote with its own hashes", .temporaryFolders)
 struct LegacyStoreTests {
-  static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+  static let fixtures = TestFolders.fixtures
 
   static func copy(_ name: String, into folder: TemporaryFolder) throws -> URL {
     let url = folder.appending(name)
@@ -83,10 +84,8 @@ struct LegacyStoreTests {
     try coordinator.remove(store)
     let ebookNumber = try #require(store.schema.entities["Ebook"]?.number)
     #expect(try rawRows(url, "SELECT ZBOOK_ENT FROM ZREVIEW WHERE ZSTARS = 5")[0]["ZBOOK_ENT"] as Int64 == ebookNumber)
-    let again = PersistentStoreCoordinator(managedObjectModel: try Self.libraryModel())
-    try again.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(migratePersistentStoresAutomatically: false))
-    let reader = ManagedObjectContext(concurrencyType: .privateQueue)
-    reader.persistentStoreCoordinator = again
+    let reader = try StoreStack(model: try Self.libraryModel(), at: url, options: StoreOptions(migratePersistentStoresAutomatically: false))
+      .context
     try reader.performAndWait {
       let request = FetchRequest<ManagedObject>(entityName: "Review")
       request.predicate = try FetchPredicate(format: "stars == 5")
@@ -101,10 +100,7 @@ struct LegacyStoreTests {
     let url = try Self.copy("LegacyNotesV1.sqlite", into: folder)
     let bundle = Self.fixtures.appendingPathComponent("../../../Stages/NotesModel/DataModel.xcdatamodeld").standardizedFileURL
     let current = try ManagedObjectModel(contentsOf: bundle)
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: current)
-    try coordinator.addPersistentStore(type: .sqlite, at: url)
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
-    context.persistentStoreCoordinator = coordinator
+    let context = try StoreStack(model: current, at: url).context
     try context.performAndWait {
       let request = FetchRequest<ManagedObject>(entityName: "Note")
       request.sortDescriptors = [FetchSortDescriptor(key: "title", ascending: true)]

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -150,10 +151,7 @@ struct MappingModelFileTests {
 
   /// A SampleModel2 store made by the engine: 3 people, 4 cars, a sports car and a luxury car.
   static func writeVersion2Store(at url: URL) throws {
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try version("SampleModel2"))
-    try coordinator.addPersistentStore(type: .sqlite, at: url)
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
-    context.persistentStoreCoordinator = coordinator
+    let context = try StoreStack(model: try version("SampleModel2"), at: url).context
     try context.performAndWait {
       let people = try (0..<3).map { index in
         let person = try EntityDescription.insertNewObject(forEntityName: "Person", into: context)

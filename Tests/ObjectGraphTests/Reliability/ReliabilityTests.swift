@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import GRDB
 import TestSupport
@@ -109,11 +110,9 @@ struct ReliabilityTests {
   /// Opens the store at `url` read-write with a coordinator of its own, saves one note titled `title`, and
   /// removes the store again.
   static func add(_ title: String, to url: URL, model: ManagedObjectModel) throws {
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-    let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
-    defer { try? coordinator.remove(store) }
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
-    context.persistentStoreCoordinator = coordinator
+    let stack = try StoreStack(model: model, at: url)
+    defer { try? stack.close() }
+    let context = stack.context
     try context.performAndWait {
       ManagedObject(entity: try #require(model.entitiesByName["Note"]), insertInto: context).setValue(title, forKey: "title")
       try context.save()
@@ -143,11 +142,9 @@ struct ReliabilityTests {
   }
 
   static func titles(_ url: URL, model: ManagedObjectModel, options: StoreOptions = StoreOptions()) throws -> [String] {
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-    let store = try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
-    defer { try? coordinator.remove(store) }
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
-    context.persistentStoreCoordinator = coordinator
+    let stack = try StoreStack(model: model, at: url, options: options)
+    defer { try? stack.close() }
+    let context = stack.context
     return try context.performAndWait {
       try context.fetch(FetchRequest<ManagedObject>(entityName: "Note")).compactMap { $0.value(forKey: "title") as? String }.sorted()
     }
@@ -159,10 +156,8 @@ struct ReliabilityTests {
     let url = folder.appending("Store.sqlite")
     let model = try Self.noteModel()
     let delete = StoreOptions(sqlitePragmas: ["journal_mode": "DELETE"])
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-    let store = try coordinator.addPersistentStore(type: .sqlite, at: url, options: delete)
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
-    context.persistentStoreCoordinator = coordinator
+    let stack = try StoreStack(model: model, at: url, options: delete)
+    let context = stack.context
     try context.performAndWait {
       for index in 0..<2_000 {
         ManagedObject(entity: try #require(model.entitiesByName["Note"]), insertInto: context)
@@ -170,7 +165,7 @@ struct ReliabilityTests {
       }
       try context.save()
     }
-    try coordinator.remove(store)
+    try stack.close()
     let saved = try Self.titles(url, model: model, options: delete)
     // A writer stops mid-transaction: its pages are in the file, the originals in the -journal. The copy of
     // both, taken then, is what a kill leaves.
@@ -253,10 +248,7 @@ struct ReliabilityTests {
     let folder = try TemporaryFolder()
     let url = folder.appending("Store.sqlite")
     let version1 = try Self.noteModel()
-    let old = PersistentStoreCoordinator(managedObjectModel: version1)
-    try old.addPersistentStore(type: .sqlite, at: url)
-    let oldContext = ManagedObjectContext(concurrencyType: .privateQueue)
-    oldContext.persistentStoreCoordinator = old
+    let oldContext = try StoreStack(model: version1, at: url).context
     try oldContext.performAndWait {
       ManagedObject(entity: try #require(version1.entitiesByName["Note"]), insertInto: oldContext).setValue("one", forKey: "title")
       try oldContext.save()
@@ -522,10 +514,7 @@ struct ReliabilityTests {
     let queue = try DatabaseQueue(path: url.path)
     try queue.write { try $0.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = 9223372036854775806") }
     try queue.close()
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-    try coordinator.addPersistentStore(type: .sqlite, at: url)
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
-    context.persistentStoreCoordinator = coordinator
+    let context = try StoreStack(model: model, at: url).context
     let error = expectCode(.persistentStoreSave) {
       try context.performAndWait {
         for _ in 0..<3 { _ = ManagedObject(entity: try #require(model.entitiesByName["Note"]), insertInto: context) }

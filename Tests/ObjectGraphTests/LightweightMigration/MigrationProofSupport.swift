@@ -14,7 +14,7 @@ import Testing
 /// - `Note.wordCount`, an Integer 32 that is required with default 0, which every old row must get;
 /// - `Note.updatedAt` renamed to `Note.modifiedAt` through its renaming identifier, keeping its values.
 ///
-/// Entities use plain `ManagedObject`s, so these models never meet the typed classes of `TestSupport.swift`.
+/// Entities use plain `ManagedObject`s, so these models never meet the typed classes of `ObjectGraphTestSupport.swift`.
 enum ProofModels {
   /// Version 1: Note, Notebook, Tag.
   static func version1() throws -> ManagedObjectModel {

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -366,10 +367,7 @@ struct XcodeModelLoaderTests {
     #expect(try Self.attribute("data", of: entity).allowsExternalBinaryDataStorage)
     let folder = try TemporaryFolder()
     let url = folder.appending("Demo.sqlite")
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: demo)
-    try coordinator.addPersistentStore(type: .sqlite, at: url)
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
-    context.persistentStoreCoordinator = coordinator
+    let context = try StoreStack(model: demo, at: url).context
     let bytes = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0) })
     try context.performAndWait {
       ManagedObject(entity: entity, insertInto: context).setValue(bytes, forKey: "data")

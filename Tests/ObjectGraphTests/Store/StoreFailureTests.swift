@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import GRDB
 import TestSupport
@@ -101,10 +102,7 @@ struct StoreFailureTests {
   func readOnly() throws {
     let stack = try Stack()
     try stack.coordinator.remove(stack.coordinator.persistentStores[0])
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: stack.model)
-    try coordinator.addPersistentStore(type: .sqlite, at: stack.storeURL, options: StoreOptions(readOnly: true))
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
-    context.persistentStoreCoordinator = coordinator
+    let context = try StoreStack(model: stack.model, at: stack.storeURL, options: StoreOptions(readOnly: true)).context
     context.performAndWait {
       let note = Note(context: context)
       note.title = "x"
@@ -150,17 +148,15 @@ struct StoreFailureTests {
     let model = try Models.notes()
     guard
       let (folder, unmount) = try Self.readOnlyFileSystem(holding: { folder in
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         let url = folder.appendingPathComponent("Store.sqlite")
-        try coordinator.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(sqlitePragmas: ["journal_mode": "DELETE"]))
-        let context = ManagedObjectContext(concurrencyType: .privateQueue)
-        context.persistentStoreCoordinator = coordinator
+        let stack = try StoreStack(model: model, at: url, options: StoreOptions(sqlitePragmas: ["journal_mode": "DELETE"]))
+        let context = stack.context
         try context.performAndWait {
           let note = Note(context: context)
           note.title = "kept"
           try context.save()
         }
-        try coordinator.remove(coordinator.persistentStores[0])
+        try stack.close()
       })
     else {
       Issue.record("could not mount the read-only file system")
@@ -191,10 +187,8 @@ struct StoreFailureTests {
       #expect(try Data(contentsOf: url) == before)
     }
     // Reading needs no writing: a read-only open works and finds the note.
-    let reader = PersistentStoreCoordinator(managedObjectModel: model)
-    try reader.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(sqlitePragmas: ["journal_mode": "DELETE"], readOnly: true))
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
-    context.persistentStoreCoordinator = reader
+    let context = try StoreStack(model: model, at: url, options: StoreOptions(sqlitePragmas: ["journal_mode": "DELETE"], readOnly: true))
+      .context
     #expect(try context.performAndWait { try context.fetch(FetchRequest<Note>(entityName: "Note")).map(\.title) } == ["kept"])
   }
 
@@ -205,10 +199,8 @@ struct StoreFailureTests {
     let model = try Models.notes()
     guard
       let (folder, unmount) = try Self.readOnlyFileSystem(holding: { folder in
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(type: .sqlite, at: folder.appendingPathComponent("Store.sqlite"))  // WAL
-        let context = ManagedObjectContext(concurrencyType: .privateQueue)
-        context.persistentStoreCoordinator = coordinator
+        let stack = try StoreStack(model: model, at: folder.appendingPathComponent("Store.sqlite"))  // WAL
+        let context = stack.context
         try context.performAndWait {
           for title in ["one", "two"] {
             let note = Note(context: context)
@@ -216,7 +208,7 @@ struct StoreFailureTests {
             try context.save()
           }
         }
-        try coordinator.remove(coordinator.persistentStores[0])  // the last connection: the log folded in
+        try stack.close()  // the last connection: the log folded in
       })
     else {
       Issue.record("could not mount the read-only file system")
@@ -227,15 +219,13 @@ struct StoreFailureTests {
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["Store.sqlite"])
     let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)
     #expect(metadata[StoreMetadataKey.storeType] as? String == "SQLite")
-    let reader = PersistentStoreCoordinator(managedObjectModel: model)
-    let store = try reader.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(readOnly: true))
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
-    context.persistentStoreCoordinator = reader
+    let reader = try StoreStack(model: model, at: url, options: StoreOptions(readOnly: true))
+    let context = reader.context
     #expect(
       try context.performAndWait { try context.fetch(FetchRequest<Note>(entityName: "Note")).compactMap(\.title).sorted() } == [
         "one", "two",
       ])
-    try reader.remove(store)
+    try reader.close()
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["Store.sqlite"])
   }
 

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import GRDB
 import TestSupport
@@ -330,10 +331,7 @@ struct UniquenessConstraintTests {
     let failures = Locked<[Int]>([])
     DispatchQueue.concurrentPerform(iterations: 6) { worker in
       do {
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(type: .sqlite, at: url)
-        let context = ManagedObjectContext(concurrencyType: .privateQueue)
-        context.persistentStoreCoordinator = coordinator
+        let context = try StoreStack(model: model, at: url).context
         context.mergePolicy = policy
         try context.performAndWait {
           for index in 0..<20 {

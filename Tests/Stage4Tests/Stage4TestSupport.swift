@@ -1,4 +1,5 @@
 import Dispatch
+import EngineTestSupport
 import Foundation
 import NotesModel
 import ObjectGraph
@@ -53,14 +54,7 @@ func titlesOnDisk(at storeURL: URL) throws -> [String] {
 /// A root context on a coordinator of its own over the tutorial's model, with the store file at
 /// `storeURL` (another app on the same file, or a relaunch), or an in-memory store when it is `nil`.
 func contextOfItsOwn(_ type: ManagedObjectContext.ConcurrencyType, storeAt storeURL: URL?) throws -> ManagedObjectContext {
-  guard let modelURL = NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld") else {
-    throw ObjectGraphError(.coreData, "the tutorial's model is missing")
-  }
-  let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(contentsOf: modelURL))
-  try coordinator.addPersistentStore(type: storeURL == nil ? .inMemory : .sqlite, at: storeURL)
-  let context = ManagedObjectContext(concurrencyType: type)
-  context.persistentStoreCoordinator = coordinator
-  return context
+  try StoreStack(model: try TutorialStack.model(), type: storeURL == nil ? .inMemory : .sqlite, at: storeURL, contextType: type).context
 }
 
 /// Waits, polling every 10 ms (the main queue runs meanwhile), until `condition` holds; throws naming
