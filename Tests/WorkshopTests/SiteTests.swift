@@ -245,6 +245,25 @@ struct SiteTests {
 
   // MARK: - The command
 
+  /// An environment where `swift` and `docc` are in /usr/bin and `runner` runs them.
+  static func doccEnvironment(_ recorder: OutputRecorder, runner: FakeRunner) -> WorkshopEnvironment {
+    var environment = testEnvironment(recorder, runner: runner)
+    environment.isExecutableFile = { $0 == "/usr/bin/swift" || $0 == "/usr/bin/docc" }
+    return environment
+  }
+
+  /// Runs `workshop docs --build-only` on a repository holding only Docs/README.md, expects it to fail,
+  /// and returns what it printed.
+  static func failingDocs(_ runner: FakeRunner) throws -> OutputRecorder {
+    let recorder = OutputRecorder()
+    try TempRepo.with { repo in
+      try repo.write("Docs/README.md", "# The chapters\n")
+      let status = try runWorkshop(["docs", "--build-only", "--root", repo.root.path], in: doccEnvironment(recorder, runner: runner))
+      #expect(status == 1)
+    }
+    return recorder
+  }
+
   /// A runner whose `swift package objectgraph-symbol-graph` names `folder` as SwiftPM's plugin does.
   static func symbolGraphRunner(
     folder: String = "/tmp/graphs", plugin: (output: String, status: Int32)? = nil, docc: (output: String, status: Int32) = ("", 0)
@@ -264,8 +283,7 @@ struct SiteTests {
       try repo.write("Docs/01-one.md", "# Chapter 1\n\nText.\n")
       let recorder = OutputRecorder()
       let runner = Self.symbolGraphRunner(folder: "/tmp/graphs")
-      var environment = testEnvironment(recorder, runner: runner)
-      environment.isExecutableFile = { $0 == "/usr/bin/swift" || $0 == "/usr/bin/docc" }
+      let environment = Self.doccEnvironment(recorder, runner: runner)
       let status = try runWorkshop(["docs", "--build-only", "--root", repo.root.path], in: environment)
       #expect(status == 0, "\(recorder.all)")
       let work = repo.root.appendingPathComponent(".build/workshop-site")
@@ -308,30 +326,18 @@ struct SiteTests {
 
   @Test("a symbol graph that cannot be extracted stops workshop docs with a message that says where to look")
   func symbolGraphFails() throws {
-    try TempRepo.with { repo in
-      try repo.write("Docs/README.md", "# The chapters\n")
-      let recorder = OutputRecorder()
-      let runner = Self.symbolGraphRunner(plugin: ("error: no such module 'GRDB'", 1))
-      var environment = testEnvironment(recorder, runner: runner)
-      environment.isExecutableFile = { $0 == "/usr/bin/swift" || $0 == "/usr/bin/docc" }
-      #expect(try runWorkshop(["docs", "--build-only", "--root", repo.root.path], in: environment) == 1)
-      #expect(recorder.standardError.contains("The engine's symbol graph, which the site's reference is made from, was not extracted"))
-      #expect(recorder.standardError.contains("`swift package objectgraph-symbol-graph` failed (exit status 1)"))
-      #expect(recorder.all.contains("error: no such module 'GRDB'"))
-      #expect(runner.calls.count == 1, "docc ran after the extraction failed: \(runner.calls)")
-    }
+    let runner = Self.symbolGraphRunner(plugin: ("error: no such module 'GRDB'", 1))
+    let recorder = try Self.failingDocs(runner)
+    #expect(recorder.standardError.contains("The engine's symbol graph, which the site's reference is made from, was not extracted"))
+    #expect(recorder.standardError.contains("`swift package objectgraph-symbol-graph` failed (exit status 1)"))
+    #expect(recorder.all.contains("error: no such module 'GRDB'"))
+    #expect(runner.calls.count == 1, "docc ran after the extraction failed: \(runner.calls)")
   }
 
   @Test("a plugin that succeeds but names no folder is an error, not a site without its reference")
   func symbolGraphNotNamed() throws {
-    try TempRepo.with { repo in
-      try repo.write("Docs/README.md", "# The chapters\n")
-      let recorder = OutputRecorder()
-      var environment = testEnvironment(recorder, runner: Self.symbolGraphRunner(plugin: ("Build complete!", 0)))
-      environment.isExecutableFile = { $0 == "/usr/bin/swift" || $0 == "/usr/bin/docc" }
-      #expect(try runWorkshop(["docs", "--build-only", "--root", repo.root.path], in: environment) == 1)
-      #expect(recorder.standardError.contains("printed no line starting \"ObjectGraph symbol graph: \""))
-    }
+    let recorder = try Self.failingDocs(Self.symbolGraphRunner(plugin: ("Build complete!", 0)))
+    #expect(recorder.standardError.contains("printed no line starting \"ObjectGraph symbol graph: \""))
   }
 
   @Test("the reference's DocC warnings are counted, not fatal; --output never replaces a folder of other files")
@@ -341,8 +347,7 @@ struct SiteTests {
       try repo.write("mine/notes.txt", "keep me\n")
       let recorder = OutputRecorder()
       let runner = Self.symbolGraphRunner(docc: ("warning: 'x()' doesn't exist\nwarning: 'y' is ambiguous", 0))
-      var environment = testEnvironment(recorder, runner: runner)
-      environment.isExecutableFile = { $0 == "/usr/bin/swift" || $0 == "/usr/bin/docc" }
+      let environment = Self.doccEnvironment(recorder, runner: runner)
       let output = repo.root.appendingPathComponent("mine").path
       #expect(try runWorkshop(["docs", "--build-only", "--root", repo.root.path, "--output", output], in: environment) == 1)
       #expect(recorder.standardOutput.contains("The reference has 2 DocC warnings about the engine's doc comments"))
@@ -365,14 +370,8 @@ struct SiteTests {
 
   @Test("a docc failure is an error that says the chapters are unchanged")
   func doccFails() throws {
-    try TempRepo.with { repo in
-      try repo.write("Docs/README.md", "# The chapters\n")
-      let recorder = OutputRecorder()
-      var environment = testEnvironment(recorder, runner: Self.symbolGraphRunner(docc: ("error: something", 1)))
-      environment.isExecutableFile = { $0 == "/usr/bin/swift" || $0 == "/usr/bin/docc" }
-      #expect(try runWorkshop(["docs", "--build-only", "--root", repo.root.path], in: environment) == 1)
-      #expect(recorder.standardError.contains("`docc convert` failed (exit status 1)"))
-    }
+    let recorder = try Self.failingDocs(Self.symbolGraphRunner(docc: ("error: something", 1)))
+    #expect(recorder.standardError.contains("`docc convert` failed (exit status 1)"))
   }
 
   // MARK: - The server
