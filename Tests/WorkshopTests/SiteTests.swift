@@ -307,6 +307,7 @@ struct SiteTests {
           "merge", work.appendingPathComponent("Workshop.doccarchive").path,
           work.appendingPathComponent("ObjectGraph.doccarchive").path,
           "--output-path", work.appendingPathComponent("site").path,
+          "--synthesized-landing-page-name", "Core Data Stack Workshop", "--synthesized-landing-page-kind", "Site",
         ])
       #expect(try repo.read(".build/workshop-site/Workshop.docc/01-one.md") == "# Chapter 1\n\nText.\n")
       let front = try repo.read(".build/workshop-site/Workshop.docc/Workshop.md")

@@ -83,8 +83,13 @@ struct DocsCommand: ParsableCommand {
       } catch {
         throw WorkshopError.siteNotBuilt("\(site.path): cannot replace the folder: \(error.localizedDescription)")
       }
+      // The merged site's own landing page (`/documentation`) lists the two: the chapters and the reference.
       try Self.run(
-        docc, ["merge", chapters.path, reference.path, "--output-path", site.path], in: root, environment: environment)
+        docc,
+        [
+          "merge", chapters.path, reference.path, "--output-path", site.path,
+          "--synthesized-landing-page-name", "Core Data Stack Workshop", "--synthesized-landing-page-kind", "Site",
+        ], in: root, environment: environment)
       environment.output.line("Rendered the site into \(site.path).")
       if buildOnly { return }
 
