@@ -156,6 +156,14 @@ let package = Package(
       dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
       path: "Tools/Workshop"
     ),
+    // The engine's symbol graph for the site's reference (`workshop docs` runs it:
+    // `swift package objectgraph-symbol-graph`).
+    .plugin(
+      name: "ObjectGraphSymbolGraph",
+      capability: .command(
+        intent: .custom(verb: "objectgraph-symbol-graph", description: "Write the engine's symbol graph for DocC")),
+      path: "Tools/SymbolGraphPlugin"
+    ),
     // What the tests share: temporary folders removed with their test, the child-process runner, the
     // build's products, the main-queue probe and the watchdog.
     .target(

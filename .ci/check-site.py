@@ -2,7 +2,8 @@
 """CI: opens the rendered site in a real headless browser and checks every page of it.
 
 Starts `workshop docs --port 0` (the learner's command; the workshop binary must be built), then, in
-Chromium driven by Selenium, opens the front page, every chapter and reference page, and every tutorial,
+Chromium driven by Selenium, opens the front page, every chapter and reference page, every tutorial, and
+the landing page and a few symbol pages of the engine's symbol reference (REFERENCE_PAGES),
 and checks on each:
   - the page rendered (DocC's app drew a title, not its "page not found");
   - every image loaded (a diagram that did not load has no width) and has alternative text;
@@ -14,8 +15,8 @@ and checks on each:
   - the text of every diagram reads at MIN_DIAGRAM_TEXT_PX or more as drawn on the page: the font size
     inside the SVG times the scale the page draws the image at (a wide drawing is shrunk to the column).
 Links to other sites are counted, not followed (CI has no network). Screenshots of a chapter (its top and
-its last diagram) and of a tutorial (its top and its fourth step) are kept in .build/site-screenshots/, for a person to look at (CI
-keeps them as artifacts).
+its last diagram), of a tutorial (its top and its fourth step) and of a reference page are kept in
+.build/site-screenshots/, for a person to look at (CI keeps them as artifacts).
 
 Needs chromium and chromium-driver (Debian) and selenium (PyPI); .ci/run installs them.
 Usage: python3 .ci/check-site.py [path/to/workshop]
@@ -39,7 +40,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 ROOT = Path(__file__).resolve().parents[1]
 SCREENSHOTS = ROOT / ".build" / "site-screenshots"
-# The pages photographed: a chapter and a tutorial of the same stage.
+# The pages photographed: a chapter and a tutorial of the same stage, and a page of the reference.
 # The smallest font size, in CSS pixels as the browser draws it, that diagram text may have on a page.
 MIN_DIAGRAM_TEXT_PX = 12.0
 # For each diagram image on the page: its file name, the width the page draws it at, the width of its
@@ -70,7 +71,22 @@ const done = arguments[arguments.length - 1];
   return found;
 })().then(done, error => done([["ERROR " + error, 0, 1, 0]]));
 """
-PHOTOGRAPHED = {"/documentation/workshop/03-async-loading": "chapter-03", "/tutorials/workshop/stage3": "tutorial-stage3"}
+# The engine's symbol reference (`workshop docs` merges it into the site): its landing page and a few symbol
+# pages are opened like the others; every type's page is linked from the landing page, so the link check
+# reaches them all. Opening every member's page (some 800) would take many minutes.
+REFERENCE_PAGES = [
+    "/documentation/objectgraph",
+    "/documentation/objectgraph/managedobjectcontext",
+    "/documentation/objectgraph/persistentcontainer",
+    "/documentation/objectgraph/persistentstorecoordinator",
+    "/documentation/objectgraph/fetchrequest",
+    "/documentation/objectgraph/managedobjectcontext/save()",
+]
+PHOTOGRAPHED = {
+    "/documentation/workshop/03-async-loading": "chapter-03",
+    "/tutorials/workshop/stage3": "tutorial-stage3",
+    "/documentation/objectgraph/managedobjectcontext": "reference-managedobjectcontext",
+}
 
 
 def start_server(workshop: str) -> tuple[subprocess.Popen, str]:
@@ -129,6 +145,10 @@ def main() -> int:
     driver = browser()
     try:
         pages = pages_of(site)
+        for path in REFERENCE_PAGES:
+            if not (site / path.lstrip("/") / "index.html").exists():
+                problems.append(f"{path}: the engine's symbol reference has no such page (was it rendered?)")
+        pages += [path for path in REFERENCE_PAGES if (site / path.lstrip("/") / "index.html").exists()]
         chapters = sorted(p.stem.lower() for p in (ROOT / "Docs").glob("*.md") if p.name != "README.md")
         for chapter in chapters:
             if f"/documentation/workshop/{chapter}" not in pages:
@@ -180,8 +200,9 @@ def main() -> int:
                     problems.append(f"{path}: the link {href} answers {checked_links[target]}")
                 elif fragment:
                     anchors.setdefault(target, set()).add(fragment)
-            # Code blocks of the chapters wrap: none is wider than the column it sits in.
-            if path.startswith("/documentation/"):
+            # Code blocks of the chapters wrap: none is wider than the column it sits in. (The reference's
+            # declarations are DocC's own, and scroll.)
+            if path.startswith("/documentation/workshop"):
                 for width, shown in driver.execute_script(
                         "return Array.from(document.querySelectorAll('.code-listing, .code-listing *'))"
                         ".filter(e => e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== 'visible')"

@@ -245,25 +245,116 @@ struct SiteTests {
 
   // MARK: - The command
 
-  @Test("workshop docs --build-only makes the catalog from Docs/ and runs docc on it, warnings as errors")
+  /// An environment where `swift` and `docc` are in /usr/bin and `runner` runs them.
+  static func doccEnvironment(_ recorder: OutputRecorder, runner: FakeRunner) -> WorkshopEnvironment {
+    var environment = testEnvironment(recorder, runner: runner)
+    environment.isExecutableFile = { $0 == "/usr/bin/swift" || $0 == "/usr/bin/docc" }
+    return environment
+  }
+
+  /// Runs `workshop docs --build-only` on a repository holding only Docs/README.md, expects it to fail,
+  /// and returns what it printed.
+  static func failingDocs(_ runner: FakeRunner) throws -> OutputRecorder {
+    let recorder = OutputRecorder()
+    try TempRepo.with { repo in
+      try repo.write("Docs/README.md", "# The chapters\n")
+      let status = try runWorkshop(["docs", "--build-only", "--root", repo.root.path], in: doccEnvironment(recorder, runner: runner))
+      #expect(status == 1)
+    }
+    return recorder
+  }
+
+  /// A runner whose `swift package objectgraph-symbol-graph` names `folder` as SwiftPM's plugin does.
+  static func symbolGraphRunner(
+    folder: String = "/tmp/graphs", plugin: (output: String, status: Int32)? = nil, docc: (output: String, status: Int32) = ("", 0)
+  ) -> FakeRunner {
+    FakeRunner { arguments in
+      guard arguments == SymbolReference.pluginArguments else { return docc }
+      return plugin ?? ("Building for debugging...\nObjectGraph symbol graph: \(folder)\n", 0)
+    }
+  }
+
+  @Test(
+    "workshop docs --build-only renders the chapters (warnings as errors) and the engine's symbol graph, and merges them"
+  )
   func docsCommand() throws {
     try TempRepo.with { repo in
       try repo.write("Docs/README.md", "# The chapters\n\nRead [chapter 1](01-one.md).\n\n## Notes\n")
       try repo.write("Docs/01-one.md", "# Chapter 1\n\nText.\n")
       let recorder = OutputRecorder()
-      let runner = FakeRunner()
-      var environment = testEnvironment(recorder, runner: runner)
-      environment.isExecutableFile = { $0 == "/usr/bin/swift" || $0 == "/usr/bin/docc" }
+      let runner = Self.symbolGraphRunner(folder: "/tmp/graphs")
+      let environment = Self.doccEnvironment(recorder, runner: runner)
       let status = try runWorkshop(["docs", "--build-only", "--root", repo.root.path], in: environment)
       #expect(status == 0, "\(recorder.all)")
-      let call = try #require(runner.calls.first)
-      #expect(call.executable == "/usr/bin/docc")
-      #expect(call.arguments.first == "convert" && call.arguments.contains("--warnings-as-errors"))
-      let catalog = repo.root.appendingPathComponent(".build/workshop-site/Workshop.docc")
-      #expect(call.arguments.contains(catalog.path))
+      let work = repo.root.appendingPathComponent(".build/workshop-site")
+      let calls = runner.calls
+      try #require(calls.count == 4, "\(calls)")
+      // The symbol graph first: a failure there stops before anything is rendered.
+      #expect(calls[0].executable == "/usr/bin/swift" && calls[0].arguments == ["package", "objectgraph-symbol-graph"])
+      #expect(calls[0].directory == repo.root.path)
+      // The chapters, warnings as errors.
+      #expect(calls[1].executable == "/usr/bin/docc")
+      #expect(calls[1].arguments.first == "convert" && calls[1].arguments.contains("--warnings-as-errors"))
+      #expect(calls[1].arguments.contains(work.appendingPathComponent("Workshop.docc").path))
+      // The reference: its own catalog, with the folder the plugin named.
+      #expect(calls[2].executable == "/usr/bin/docc" && calls[2].arguments.first == "convert")
+      #expect(calls[2].arguments.contains(work.appendingPathComponent("ObjectGraph.docc").path))
+      let graphs = try #require(calls[2].arguments.firstIndex(of: "--additional-symbol-graph-dir"))
+      #expect(calls[2].arguments[graphs + 1] == "/tmp/graphs")
+      // Both archives merged into the site.
+      #expect(
+        calls[3].arguments == [
+          "merge", work.appendingPathComponent("Workshop.doccarchive").path,
+          work.appendingPathComponent("ObjectGraph.doccarchive").path,
+          "--output-path", work.appendingPathComponent("site").path,
+          "--synthesized-landing-page-name", "Core Data Stack Workshop", "--synthesized-landing-page-kind", "Site",
+        ])
       #expect(try repo.read(".build/workshop-site/Workshop.docc/01-one.md") == "# Chapter 1\n\nText.\n")
-      #expect(try repo.read(".build/workshop-site/Workshop.docc/Workshop.md").contains("Read [chapter 1](<doc:01-one>)."))
+      let front = try repo.read(".build/workshop-site/Workshop.docc/Workshop.md")
+      #expect(front.contains("Read [chapter 1](<doc:01-one>)."))
+      #expect(front.contains("[ObjectGraph](/documentation/objectgraph)"))
+      #expect(try repo.read(".build/workshop-site/ObjectGraph.docc/ObjectGraph.md").hasPrefix("# ``ObjectGraph``\n"))
       #expect(recorder.standardOutput.contains("Made the catalog: 1 pages, 0 tutorial files"))
+    }
+  }
+
+  @Test("the folder of the symbol graph is the plugin's last line that names it")
+  func symbolGraphFolder() {
+    #expect(SymbolReference.symbolGraphFolder(in: ["Building…", "ObjectGraph symbol graph: /a/b c", ""]) == "/a/b c")
+    #expect(SymbolReference.symbolGraphFolder(in: ["ObjectGraph symbol graph: ", "nothing"]) == nil)
+    #expect(SymbolReference.symbolGraphFolder(in: []) == nil)
+  }
+
+  @Test("a symbol graph that cannot be extracted stops workshop docs with a message that says where to look")
+  func symbolGraphFails() throws {
+    let runner = Self.symbolGraphRunner(plugin: ("error: no such module 'GRDB'", 1))
+    let recorder = try Self.failingDocs(runner)
+    #expect(recorder.standardError.contains("The engine's symbol graph, which the site's reference is made from, was not extracted"))
+    #expect(recorder.standardError.contains("`swift package objectgraph-symbol-graph` failed (exit status 1)"))
+    #expect(recorder.all.contains("error: no such module 'GRDB'"))
+    #expect(runner.calls.count == 1, "docc ran after the extraction failed: \(runner.calls)")
+  }
+
+  @Test("a plugin that succeeds but names no folder is an error, not a site without its reference")
+  func symbolGraphNotNamed() throws {
+    let recorder = try Self.failingDocs(Self.symbolGraphRunner(plugin: ("Build complete!", 0)))
+    #expect(recorder.standardError.contains("printed no line starting \"ObjectGraph symbol graph: \""))
+  }
+
+  @Test("the reference's DocC warnings are counted, not fatal; --output never replaces a folder of other files")
+  func referenceWarningsAndOutputFolder() throws {
+    try TempRepo.with { repo in
+      try repo.write("Docs/README.md", "# The chapters\n")
+      try repo.write("mine/notes.txt", "keep me\n")
+      let recorder = OutputRecorder()
+      let runner = Self.symbolGraphRunner(docc: ("warning: 'x()' doesn't exist\nwarning: 'y' is ambiguous", 0))
+      let environment = Self.doccEnvironment(recorder, runner: runner)
+      let output = repo.root.appendingPathComponent("mine").path
+      #expect(try runWorkshop(["docs", "--build-only", "--root", repo.root.path, "--output", output], in: environment) == 1)
+      #expect(recorder.standardOutput.contains("The reference has 2 DocC warnings about the engine's doc comments"))
+      #expect(recorder.standardError.contains("\(output) holds files DocC did not write"))
+      #expect(try repo.read("mine/notes.txt") == "keep me\n")
+      #expect(!runner.calls.contains { $0.arguments.first == "merge" })
     }
   }
 
@@ -280,14 +371,8 @@ struct SiteTests {
 
   @Test("a docc failure is an error that says the chapters are unchanged")
   func doccFails() throws {
-    try TempRepo.with { repo in
-      try repo.write("Docs/README.md", "# The chapters\n")
-      let recorder = OutputRecorder()
-      var environment = testEnvironment(recorder, runner: FakeRunner { _ in ("error: something", 1) })
-      environment.isExecutableFile = { $0 == "/usr/bin/swift" || $0 == "/usr/bin/docc" }
-      #expect(try runWorkshop(["docs", "--build-only", "--root", repo.root.path], in: environment) == 1)
-      #expect(recorder.standardError.contains("`docc convert` failed (exit status 1)"))
-    }
+    let recorder = try Self.failingDocs(Self.symbolGraphRunner(docc: ("error: something", 1)))
+    #expect(recorder.standardError.contains("`docc convert` failed (exit status 1)"))
   }
 
   // MARK: - The server

@@ -21,7 +21,10 @@ enum WorkshopError: Error, Equatable, CustomStringConvertible {
   case couldNotRun(command: String, reason: String)
   case doccNotFound(swift: String)
   case siteNotBuilt(String)
-  case doccFailed(status: Int32)
+  case doccFailed(command: String, status: Int32)
+  case symbolGraphNotExtracted(status: Int32)
+  case symbolGraphNotNamed(marker: String)
+  case siteFolderInUse(String)
 
   var description: String {
     switch self {
@@ -75,9 +78,26 @@ enum WorkshopError: Error, Equatable, CustomStringConvertible {
         """
     case .siteNotBuilt(let problem):
       return "The site was not built: \(problem)"
-    case .doccFailed(let status):
+    case .doccFailed(let command, let status):
       return
-        "`docc convert` failed (exit status \(status)); its messages above say which page and line. The chapters in Docs/ are unchanged."
+        "`docc \(command)` failed (exit status \(status)); its messages above say which page and line. The chapters in Docs/ are unchanged."
+    case .symbolGraphNotExtracted(let status):
+      return """
+        The engine's symbol graph, which the site's reference is made from, was not extracted: \
+        `swift package objectgraph-symbol-graph` failed (exit status \(status)). Its messages above say why \
+        (a compile error shows the same in `swift build --target ObjectGraph`). Nothing was rendered.
+        """
+    case .symbolGraphNotNamed(let marker):
+      return """
+        `swift package objectgraph-symbol-graph` succeeded but printed no line starting "\(marker)", so the \
+        engine's symbol graph cannot be found. Tools/SymbolGraphPlugin prints it; check that the plugin is \
+        the one in this checkout. Nothing was rendered.
+        """
+    case .siteFolderInUse(let path):
+      return """
+        \(path) holds files DocC did not write, so the site is not written there (it replaces the folder). \
+        Give --output an empty or new folder.
+        """
     }
   }
 

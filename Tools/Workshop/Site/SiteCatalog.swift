@@ -4,7 +4,8 @@ import Foundation
 /// - the chapters and reference pages of `Docs/` (`*.md` but its README), as articles
 ///   (``ChapterConverter``);
 /// - their diagrams, from `Docs/Images/`;
-/// - a front page: `Docs/README.md`'s introduction and table of chapters, and the list of pages;
+/// - a front page: `Docs/README.md`'s introduction and table of chapters, a link to the engine's symbol
+///   reference (``SymbolReference``), and the list of pages;
 /// - the step-by-step tutorials of `Docs/Tutorials/`, each step's code cut from the stage sources
 ///   (``StepCode``).
 enum SiteCatalog {
@@ -91,6 +92,8 @@ enum SiteCatalog {
       "Build a Core Data stack, stage by stage, on ObjectGraph: a Core Data work-alike in Swift on Linux.", "",
       "@Metadata {", "  @TechnologyRoot", "}", "",
       "## Overview", body.trimmingCharacters(in: .newlines), "",
+      "The engine's symbol reference, every public type and member with its doc comment, is "
+        + "[ObjectGraph](\(SymbolReference.path)).", "",
       "## Topics", "", "### Chapters", "",
     ]
     page += chapters.map { "- <doc:\($0)>" }
