@@ -6,7 +6,6 @@ import Foundation
 /// a count.
 public protocol FetchRequestResult {}
 
-extension ManagedObject: FetchRequestResult {}
 extension ManagedObjectID: FetchRequestResult {}
 extension NSDictionary: FetchRequestResult {}
 extension NSNumber: FetchRequestResult {}

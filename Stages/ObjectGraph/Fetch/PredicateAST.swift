@@ -144,7 +144,7 @@ enum PredicateValue: Sendable, Hashable {
   private static func convert(_ argument: Any, _ objects: PredicateObjectCapture?) throws -> PredicateValue {
     switch argument {
     case let value as PredicateValue: return value
-    case let object as ManagedObject:
+    case let object as any PredicateArgumentObject:
       let id = object.objectID
       if id.isTemporaryID { objects?.note(object, id: id) }
       return .objectID(id)

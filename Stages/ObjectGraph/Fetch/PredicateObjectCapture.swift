@@ -11,7 +11,7 @@ import Foundation
 final class PredicateObjectCapture {
   private(set) var references: [ManagedObjectID: ObjectIDReference] = [:]
 
-  func note(_ object: ManagedObject, id: ManagedObjectID) {
+  func note(_ object: some PredicateArgumentObject, id: ManagedObjectID) {
     references[id] = object.objectIDReference
   }
 }
@@ -19,18 +19,15 @@ final class PredicateObjectCapture {
 /// Where a managed object keeps its ID: reading it gives the ID the object has now (permanent once it
 /// has been saved), without holding the object or touching anything else of it.
 ///
-/// `Sendable` because it holds only the object's `Locked` ID storage, which every thread may read under
-/// its lock (rule 1: `objectID` may be read on any queue).
+/// `Sendable` because its reader holds only the object's `Locked` ID storage, which every thread may read
+/// under its lock (rule 1: `objectID` may be read on any queue). The object makes the reader
+/// (`ManagedObject.objectIDReference`): this folder sits below the objects.
 struct ObjectIDReference: Sendable {
-  let storage: Locked<ManagedObject.StoredID>
+  /// Reads the ID from the object's storage.
+  let read: @Sendable () -> ManagedObjectID?
 
   /// The object's ID now, or `nil` when it has not been given one that this box can tell without making it.
-  var current: ManagedObjectID? {
-    storage.withLock { stored in
-      if case .id(let id) = stored { return id }
-      return nil
-    }
-  }
+  var current: ManagedObjectID? { read() }
 }
 
 extension PredicateNode {

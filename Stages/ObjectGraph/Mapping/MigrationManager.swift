@@ -439,7 +439,7 @@ public final class MigrationManager {
     case .transformable, .composite, .objectID, .undefined: return
     default: break
     }
-    guard ManagedObject.coerce(value, to: attribute.attributeType) != nil else {
+    guard SlotValue.coerce(value, to: attribute.attributeType) != nil else {
       throw failure(
         "Entity mapping '\(mapping.name)' gives \(key), a \(attribute.attributeType.xcodeName) attribute, the value \(value) of type \(type(of: value)). Convert it in the property mapping's closure.",
         url: nil)
