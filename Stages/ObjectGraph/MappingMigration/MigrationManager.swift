@@ -26,31 +26,20 @@ public final class MigrationManager {
   /// The model the destination store is made with.
   public let destinationModel: ManagedObjectModel
   /// The mapping model of the migration running or last run (empty before the first).
-  public private(set) var mappingModel = MappingModel()
+  public var mappingModel: MappingModel { run.mapping }
   /// The context that reads the source store during a migration.
   public private(set) var sourceContext: ManagedObjectContext
   /// The context that writes the destination store during a migration.
   public private(set) var destinationContext: ManagedObjectContext
   /// The entity mapping being run, or `nil` between migrations.
-  public private(set) var currentEntityMapping: EntityMapping?
+  public var currentEntityMapping: EntityMapping? { run.currentEntityMapping }
   /// How far the migration has come, from 0 to 1 (1 once the destination is saved and closed).
-  public private(set) var migrationProgress: Float = 0
+  public var migrationProgress: Float { run.progress }
   /// Anything the app's policies want to share during a migration (Core Data's `userInfo`).
   public var userInfo: [String: Any] = [:]
 
-  private var associations: [String: Associations] = [:]
-  private var cancellation: (any Error)?
-  private var parsed: [ObjectIdentifier: MappingExpression] = [:]
-  private var unitsDone = 0
-  private var unitsTotal = 1
-
-  /// The source and destination instances one entity mapping associated, in order.
-  private struct Associations {
-    var destinationsBySource: [ObjectIdentifier: [ManagedObject]] = [:]
-    var sourcesByDestination: [ObjectIdentifier: [ManagedObject]] = [:]
-    var sources: [ManagedObject] = []
-    var destinations: [ManagedObject] = []
-  }
+  /// What the migration running (or last run) knows: a new one for each ``migrateStore(from:type:options:mapping:to:type:options:)``.
+  private var run = MigrationRun(mapping: MappingModel())
 
   /// Makes a manager that migrates stores of `sourceModel` to `destinationModel`.
   public init(sourceModel: ManagedObjectModel, destinationModel: ManagedObjectModel) {
@@ -67,20 +56,20 @@ public final class MigrationManager {
   public func associate(
     sourceInstance source: ManagedObject, withDestinationInstance destination: ManagedObject, for entityMapping: EntityMapping
   ) {
-    var entry = associations[entityMapping.name] ?? Associations()
+    var entry = run.associations[entityMapping.name] ?? MigrationRun.Associations()
     let sourceKey = ObjectIdentifier(source)
     let destinationKey = ObjectIdentifier(destination)
     if entry.destinationsBySource[sourceKey] == nil { entry.sources.append(source) }
     if entry.sourcesByDestination[destinationKey] == nil { entry.destinations.append(destination) }
     entry.destinationsBySource[sourceKey, default: []].append(destination)
     entry.sourcesByDestination[destinationKey, default: []].append(source)
-    associations[entityMapping.name] = entry
+    run.associations[entityMapping.name] = entry
   }
 
   /// The destination instances the mapping named `mappingName` made from `sourceInstances`, in order
   /// (source instances it did not migrate give none); all it made when `sourceInstances` is `nil`.
   public func destinationInstances(forEntityMappingName mappingName: String, sourceInstances: [ManagedObject]?) -> [ManagedObject] {
-    guard let entry = associations[mappingName] else { return [] }
+    guard let entry = run.associations[mappingName] else { return [] }
     guard let sourceInstances else { return entry.destinations }
     return sourceInstances.flatMap { entry.destinationsBySource[ObjectIdentifier($0)] ?? [] }
   }
@@ -88,7 +77,7 @@ public final class MigrationManager {
   /// The source instances the mapping named `mappingName` made `destinationInstances` from; all it
   /// migrated when `destinationInstances` is `nil`.
   public func sourceInstances(forEntityMappingName mappingName: String, destinationInstances: [ManagedObject]?) -> [ManagedObject] {
-    guard let entry = associations[mappingName] else { return [] }
+    guard let entry = run.associations[mappingName] else { return [] }
     guard let destinationInstances else { return entry.sources }
     return destinationInstances.flatMap { entry.sourcesByDestination[ObjectIdentifier($0)] ?? [] }
   }
@@ -97,7 +86,7 @@ public final class MigrationManager {
   /// with subentities, whose instances several mappings migrate.
   func destinationInstancesInAnyMapping(for sourceInstances: [ManagedObject]) -> [ManagedObject] {
     sourceInstances.flatMap { source in
-      mappingModel.entityMappings.flatMap { associations[$0.name]?.destinationsBySource[ObjectIdentifier(source)] ?? [] }
+      mappingModel.entityMappings.flatMap { run.associations[$0.name]?.destinationsBySource[ObjectIdentifier(source)] ?? [] }
     }
   }
 
@@ -114,7 +103,7 @@ public final class MigrationManager {
   /// Stops the running migration at the end of the current step, which then throws error 134110 with
   /// `error` as its underlying error. Call it from a policy.
   public func cancelMigrationWithError(_ error: any Error) {
-    if cancellation == nil { cancellation = error }
+    if run.cancellation == nil { run.cancellation = error }
   }
 
   // MARK: - Migrating
@@ -137,15 +126,8 @@ public final class MigrationManager {
       throw ObjectGraphError(
         .persistentStoreInvalidType, "A migration manager migrates SQLite stores: both store types must be .sqlite.")
     }
-    mappingModel = mapping
-    associations = [:]
-    cancellation = nil
-    parsed = [:]
-    unitsDone = 0
-    unitsTotal = 1
-    migrationProgress = 0
-    currentEntityMapping = nil
-    defer { currentEntityMapping = nil }
+    run = MigrationRun(mapping: mapping)
+    defer { run.currentEntityMapping = nil }
     let fileManager = FileManager.default
     guard fileManager.fileExists(atPath: sourceURL.path) else {
       throw failure("There is no store at \(sourceURL.path) to migrate. Nothing was changed.", url: sourceURL)
@@ -202,7 +184,7 @@ public final class MigrationManager {
         .migration, "Making the destination store at \(destinationURL.path) failed: \(error) \(suffix)", url: destinationURL,
         underlyingError: error)
     }
-    migrationProgress = 1
+    run.progress = 1
   }
 
   /// The three phases, on the contexts' queue.
@@ -212,7 +194,7 @@ public final class MigrationManager {
     for mapping in mappings {
       sources.append(try step(mapping, "fetching its source instances") { try fetchSources(for: mapping) })
     }
-    unitsTotal = 2 * sources.reduce(0) { $0 + $1.count } + mappings.count + 1
+    run.unitsTotal = 2 * sources.reduce(0) { $0 + $1.count } + mappings.count + 1
     for (mapping, instances) in zip(mappings, sources) {
       try step(mapping, "begin(_:with:)") { try mapping.migrationPolicy.begin(mapping, with: self) }
       for source in instances {
@@ -232,7 +214,7 @@ public final class MigrationManager {
           try mapping.migrationPolicy.createRelationships(forDestination: destination, in: mapping, manager: self)
         }
       }
-      unitsDone += instances.count
+      run.unitsDone += instances.count
       report()
       try step(mapping, "endRelationshipCreation(forMapping:manager:)") {
         try mapping.migrationPolicy.endRelationshipCreation(forMapping: mapping, manager: self)
@@ -247,7 +229,7 @@ public final class MigrationManager {
     for mapping in mappings {
       try step(mapping, "end(_:manager:)") { try mapping.migrationPolicy.end(mapping, manager: self) }
     }
-    currentEntityMapping = nil
+    run.currentEntityMapping = nil
     do {
       try destinationContext.save()
     } catch {
@@ -269,7 +251,7 @@ public final class MigrationManager {
   /// Runs one step of `mapping`, turning what it throws (or a cancellation it asked for) into 134110.
   @discardableResult
   private func step<T>(_ mapping: EntityMapping, _ what: String, _ body: () throws -> T) throws -> T {
-    currentEntityMapping = mapping
+    run.currentEntityMapping = mapping
     let result: T
     do {
       result = try body()
@@ -278,7 +260,7 @@ public final class MigrationManager {
     } catch {
       throw failure("Entity mapping '\(mapping.name)' failed in \(what): \(error)", url: nil, underlying: error)
     }
-    if let cancellation {
+    if let cancellation = run.cancellation {
       throw failure(
         "Entity mapping '\(mapping.name)' cancelled the migration in \(what): \(cancellation)", url: nil, underlying: cancellation)
     }
@@ -286,12 +268,12 @@ public final class MigrationManager {
   }
 
   private func advance() {
-    unitsDone += 1
+    run.unitsDone += 1
     report()
   }
 
   private func report() {
-    migrationProgress = min(Float(unitsDone) / Float(max(unitsTotal, 1)), 1)
+    run.progress = min(Float(run.unitsDone) / Float(max(run.unitsTotal, 1)), 1)
   }
 
   /// The source instances of `mapping`: its source entity's own instances (not its subentities', which have
@@ -353,7 +335,7 @@ public final class MigrationManager {
             url: nil)
         }
         guard propertyMapping.value == nil, let text = propertyMapping.valueExpression else { continue }
-        parsed[ObjectIdentifier(propertyMapping)] = try expression(
+        run.parsed[ObjectIdentifier(propertyMapping)] = try expression(
           text, of: propertyMapping, in: entityMapping, source: source, all: mapping)
       }
     }
@@ -405,7 +387,7 @@ public final class MigrationManager {
       value = try closure(source, self)
     } else if let text = propertyMapping.valueExpression {
       let expression: MappingExpression
-      if let known = parsed[ObjectIdentifier(propertyMapping)] {
+      if let known = run.parsed[ObjectIdentifier(propertyMapping)] {
         expression = known
       } else if let read = MappingExpression.parse(text) {
         expression = read

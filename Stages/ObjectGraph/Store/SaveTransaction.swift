@@ -1,47 +1,21 @@
 import Foundation
 import GRDB
 
-extension PersistentStore {
-  /// Writes one save in one transaction: all of it or (on any error or unresolved conflict) none of it.
-  ///
-  /// Inserted objects get primary keys from `Z_PRIMARYKEY` and `Z_OPT = 1`; updates and deletes check
-  /// the row version they read (`Z_OPT`): a mismatch is a conflict, which the merge policy resolves or
-  /// reports (error 133020, listing every conflicting object and key).
-  func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
-    try refuseWritesIfReadOnly("it cannot be saved to")
-    do {
-      let metadata = pendingMetadata.withLock { $0 }
-      let result = try database.write { db in
-        try refuseWritesIfModelChanged(db)
-        let result = try SaveTransaction(store: self, request: request, db: db).run()
-        if let metadata { try StoreMetadata.update(in: db, with: metadata.set, removing: metadata.removed, url: url) }
-        return result
-      }
-      if let metadata { clearPendingMetadata(written: metadata) }
-      return result
-    } catch let error as ObjectGraphError {
-      throw error
-    } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
-      // The unique index of a uniqueness constraint refused a row the save's own check let through (two
-      // saved objects swapping their values, say).
-      throw ObjectGraphError.database(
-        .managedObjectConstraintMerge, "Saving to the store at \(url?.path ?? "memory") failed and nothing was written", error,
-        advice:
-          "A row would repeat the values of a uniqueness constraint: give the objects different values, or save the change in two steps.",
-        url: url)
-    } catch let error as DatabaseError {
-      throw ObjectGraphError.database(
-        .persistentStoreSave, "Saving to the store at \(url?.path ?? "memory") failed and nothing was written", error, url: url)
-    }
-  }
-
-}
-
-/// One save, written in one SQLite transaction, step by step: check uniqueness constraints, reserve
-/// primary keys for the inserts, delete, update (resolving conflicts by the merge policy), insert, then
-/// refuse the whole save if conflicts remain under the `error` policy. Deletes and updates go first so a
-/// row that gives up a constrained value in this save frees it for a new row. Throwing from any step rolls
-/// the transaction back.
+/// One save, written in one SQLite transaction, in the steps `run()` takes, numbered as the comments
+/// below number them:
+///
+/// 1. check uniqueness constraints (`SaveTransaction+Constraints.swift`), before anything is written;
+/// 2. reserve primary keys for the inserts;
+/// 3. give inserts that constraints merged into another object that object's ID;
+/// 4. delete, then 5. update (resolving conflicts by the merge policy): deletes and updates go first so a
+///    row that gives up a constrained value in this save frees it for a new row;
+/// 6. insert;
+/// 7. write the inserts merged into stored rows (upserts, `SaveTransaction+Constraints.swift`);
+/// 8. write the positions of ordered to-many members, once every row is in place;
+/// 9. refuse the whole save if conflicts remain under the `error` policy;
+/// 10. record the save's changes for persistent history, when the store tracks it.
+///
+/// Throwing from any step rolls the transaction back.
 final class SaveTransaction {
   let store: PersistentStore
   let request: StoreSaveRequest
@@ -67,22 +41,22 @@ final class SaveTransaction {
   }
 
   func run() throws -> StoreSaveResult {
-    let merges = try resolveUniquenessConstraints()
-    try reservePrimaryKeys()
-    merges?.assignIDs(to: self)
-    for delete in request.deletes { try write(delete) }
-    for update in request.updates { try write(update) }
-    try writeInserts()
-    if let merges { try writeUpserts(merges) }
-    try writeOrders()
-    try refuseUnresolvedConflicts()
-    if store.options.persistentHistoryTracking {
+    let merges = try resolveUniquenessConstraints()  // 1
+    try reservePrimaryKeys()  // 2
+    merges?.assignIDs(to: self)  // 3
+    for delete in request.deletes { try write(delete) }  // 4
+    for update in request.updates { try write(update) }  // 5
+    try writeInserts()  // 6
+    if let merges { try writeUpserts(merges) }  // 7
+    try writeOrders()  // 8
+    try refuseUnresolvedConflicts()  // 9
+    if store.options.persistentHistoryTracking {  // 10
       try store.recordHistory(historyEntries(), author: request.author, contextName: request.contextName, db: db)
     }
     return result
   }
 
-  /// What this save changed, for persistent history: each row inserted, updated (with the properties it
+  /// Step 10: what this save changed, for persistent history: each row inserted, updated (with the properties it
   /// changed) or deleted. A delete a merge policy undid is left out.
   private func historyEntries() -> [StoreHistoryEntry] {
     func number(_ entity: EntityDescription) -> Int64 { store.schema.byIdentity[ObjectIdentifier(entity)]?.number ?? 0 }
@@ -114,9 +88,9 @@ final class SaveTransaction {
     )
   }
 
-  // MARK: - Inserts
+  // MARK: - 2. Primary keys
 
-  /// Step 1: a permanent ID for every inserted object, reserved per root table in one statement pair.
+  /// Step 2: a permanent ID for every inserted object, reserved per root table in one statement pair.
   private func reservePrimaryKeys() throws {
     let inserts = request.inserts
     var pending: [Int] = []
@@ -135,98 +109,41 @@ final class SaveTransaction {
     }
   }
 
-  /// Step 2: the inserted rows. Runs of one entity go in multi-row INSERT statements of up to
-  /// `rowsPerStatement` rows, which spreads the per-statement cost (preparing, stepping) over many rows.
-  /// Rows of one entity are written together, each entity's in insertion order.
-  private func writeInserts() throws {
-    let inserts = request.inserts
-    let order = insertOrder()
-    var groupStart = 0
-    while groupStart < order.count {
-      let entity = inserts[order[groupStart]].entity
-      var groupEnd = groupStart + 1
-      while groupEnd < order.count && inserts[order[groupEnd]].entity === entity { groupEnd += 1 }
-      guard let plan = store.plans.inserts[ObjectIdentifier(entity)] else {
-        throw ObjectGraphError(
-          .persistentStoreSave,
-          "The store at \(store.url?.path ?? "memory") has no table for entity \(entity.name), so its new objects cannot be saved there. Nothing was written.",
-          url: store.url)
-      }
-      try store.insertRows(plan, count: groupEnd - groupStart, db: db, key: key) { offset in
-        let index = order[groupStart + offset]
-        return (primaryKeys[index], inserts[index].values)
-      }
-      if entity.layout.hasJoinTables {
-        let mapping = try store.schema.mapping(for: entity)
-        for position in groupStart..<groupEnd {
-          let index = order[position]
-          try writeJoins(for: result.insertedIDs[index], entity: entity, mapping: mapping, added: inserts[index].values, removed: nil)
-        }
-      }
-      for slot in entity.layout.orderedIndexes {
-        for position in groupStart..<groupEnd {
-          let index = order[position]
-          guard let members = inserts[index].values[slot].memberList, !members.isEmpty else { continue }
-          orders.append((result.insertedIDs[index], entity, slot, members))
-        }
-      }
-      groupStart = groupEnd
-    }
-  }
+  // MARK: - 4. Deletes
 
-  /// The inserts' indexes grouped by entity (in the order each entity first appears), each group in
-  /// insertion order. A save of one entity keeps the request's order as it is.
-  private func insertOrder() -> [Int] {
-    let inserts = request.inserts
-    var order = Array(inserts.indices)
-    if !skippedInserts.isEmpty { order.removeAll { skippedInserts.contains($0) } }
-    guard let first = order.first.map({ inserts[$0] }), order.contains(where: { inserts[$0].entity !== first.entity }) else {
-      return order
+  /// Step 4: one deleted row (and its join-table rows), with optimistic locking.
+  private func write(_ delete: StoreSaveRequest.Delete) throws {
+    guard let pk = delete.id.primaryKey else { return }
+    let mapping = try store.schema.mapping(for: delete.entity)
+    // Only the two trump-by-object policies delete a row that changed elsewhere; the others keep it.
+    let checksVersion =
+      request.mergePolicy != .mergeByPropertyObjectTrumpMergePolicyType && request.mergePolicy != .overwriteMergePolicyType
+    var sql = "DELETE FROM \(mapping.table) WHERE Z_PK = ?"
+    var arguments: [DatabaseValue] = [pk.databaseValue]
+    if checksVersion {
+      sql += " AND Z_OPT = ?"
+      arguments.append(delete.expectedVersion.databaseValue)
     }
-    var firstSeen: [ObjectIdentifier: Int] = [:]
-    for index in order where firstSeen[ObjectIdentifier(inserts[index].entity)] == nil {
-      firstSeen[ObjectIdentifier(inserts[index].entity)] = index
-    }
-    order.sort { a, b in
-      let (groupA, groupB) = (firstSeen[ObjectIdentifier(inserts[a].entity)] ?? 0, firstSeen[ObjectIdentifier(inserts[b].entity)] ?? 0)
-      return groupA != groupB ? groupA < groupB : a < b
-    }
-    return order
-  }
-
-  // MARK: - Ordered to-many relationships
-
-  /// Step 3b: the positions of the members of each ordered to-many this save wrote, 1024, 2048, … in
-  /// order, in the ordering column (`Z_FOK_…`) of the destination's row or of the join-table row. Every
-  /// member is written again: a reorder or an insertion in the middle rewrites the list, as the positions
-  /// carry no gaps to fill. A member's row that another owner holds by now (it moved) is left alone.
-  private func writeOrders() throws {
-    for order in orders {
-      let mapping = try store.schema.mapping(for: order.entity)
-      let slot = order.entity.layout.slots[order.slot]
-      let pk = try key(order.id)
-      let sql: String
-      switch mapping.storage[order.slot] {
-      case .foreignKeyOnDestination(let column, let orderColumn?):
-        guard let destination = slot.relationship?.destinationEntity else { continue }
-        let table = try store.schema.mapping(for: destination).table
-        sql = "UPDATE \(table) SET \(orderColumn) = ? WHERE Z_PK = ? AND \(column) = ?"
-      case .joinTable(let join, _) where !join.name.isEmpty:
-        guard let orderColumn = join.destinationOrderColumn else { continue }
-        sql = "UPDATE \(join.name) SET \(orderColumn) = ? WHERE \(join.destinationColumn) = ? AND \(join.sourceColumn) = ?"
-      default:
-        continue
+    try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(arguments))
+    if db.changesCount == 0, checksVersion, let current = try currentVersion(pk: pk, table: mapping.table) {
+      if request.mergePolicy == .errorMergePolicyType {
+        conflicts.append(MergeConflict(objectID: delete.id, conflictingKeys: [], oldVersion: delete.expectedVersion, newVersion: current))
+      } else if let stored = try store.snapshots(for: [delete.id], db: db)[delete.id] {
+        // Store trump and rollback: the row changed elsewhere wins; the object is kept, with its values.
+        result.refreshed[delete.id] = stored
       }
-      let statement = try db.cachedStatement(sql: sql)
-      for (position, member) in order.members.enumerated() {
-        try statement.execute(arguments: [Int64(position + 1) * 1024, try key(member), pk])
+      return
+    }
+    for storage in mapping.storage {
+      if case .joinTable(let join, _) = storage, !join.name.isEmpty {
+        try db.cachedStatement(sql: "DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?").execute(arguments: [pk])
       }
     }
   }
 
-  // MARK: - Updates
+  // MARK: - 5. Updates
 
-  /// Step 3: one updated row, with optimistic locking: the row is written only at the version the context
+  /// Step 5: one updated row, with optimistic locking: the row is written only at the version the context
   /// read, unless the merge policy decided otherwise.
   private func write(_ update: StoreSaveRequest.Update) throws {
     guard let pk = update.id.primaryKey else { return }
@@ -311,41 +228,100 @@ final class SaveTransaction {
     }
   }
 
-  // MARK: - Deletes
+  // MARK: - 6. Inserts
 
-  /// Step 4: one deleted row (and its join-table rows), with optimistic locking.
-  private func write(_ delete: StoreSaveRequest.Delete) throws {
-    guard let pk = delete.id.primaryKey else { return }
-    let mapping = try store.schema.mapping(for: delete.entity)
-    // Only the two trump-by-object policies delete a row that changed elsewhere; the others keep it.
-    let checksVersion =
-      request.mergePolicy != .mergeByPropertyObjectTrumpMergePolicyType && request.mergePolicy != .overwriteMergePolicyType
-    var sql = "DELETE FROM \(mapping.table) WHERE Z_PK = ?"
-    var arguments: [DatabaseValue] = [pk.databaseValue]
-    if checksVersion {
-      sql += " AND Z_OPT = ?"
-      arguments.append(delete.expectedVersion.databaseValue)
-    }
-    try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(arguments))
-    if db.changesCount == 0, checksVersion, let current = try currentVersion(pk: pk, table: mapping.table) {
-      if request.mergePolicy == .errorMergePolicyType {
-        conflicts.append(MergeConflict(objectID: delete.id, conflictingKeys: [], oldVersion: delete.expectedVersion, newVersion: current))
-      } else if let stored = try store.snapshots(for: [delete.id], db: db)[delete.id] {
-        // Store trump and rollback: the row changed elsewhere wins; the object is kept, with its values.
-        result.refreshed[delete.id] = stored
+  /// Step 6: the inserted rows. Runs of one entity go in multi-row INSERT statements of up to
+  /// `rowsPerStatement` rows, which spreads the per-statement cost (preparing, stepping) over many rows.
+  /// Rows of one entity are written together, each entity's in insertion order.
+  private func writeInserts() throws {
+    let inserts = request.inserts
+    let order = insertOrder()
+    var groupStart = 0
+    while groupStart < order.count {
+      let entity = inserts[order[groupStart]].entity
+      var groupEnd = groupStart + 1
+      while groupEnd < order.count && inserts[order[groupEnd]].entity === entity { groupEnd += 1 }
+      guard let plan = store.plans.inserts[ObjectIdentifier(entity)] else {
+        throw ObjectGraphError(
+          .persistentStoreSave,
+          "The store at \(store.url?.path ?? "memory") has no table for entity \(entity.name), so its new objects cannot be saved there. Nothing was written.",
+          url: store.url)
       }
-      return
+      try store.insertRows(plan, count: groupEnd - groupStart, db: db, key: key) { offset in
+        let index = order[groupStart + offset]
+        return (primaryKeys[index], inserts[index].values)
+      }
+      if entity.layout.hasJoinTables {
+        let mapping = try store.schema.mapping(for: entity)
+        for position in groupStart..<groupEnd {
+          let index = order[position]
+          try writeJoins(for: result.insertedIDs[index], entity: entity, mapping: mapping, added: inserts[index].values, removed: nil)
+        }
+      }
+      for slot in entity.layout.orderedIndexes {
+        for position in groupStart..<groupEnd {
+          let index = order[position]
+          guard let members = inserts[index].values[slot].memberList, !members.isEmpty else { continue }
+          orders.append((result.insertedIDs[index], entity, slot, members))
+        }
+      }
+      groupStart = groupEnd
     }
-    for storage in mapping.storage {
-      if case .joinTable(let join, _) = storage, !join.name.isEmpty {
-        try db.cachedStatement(sql: "DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?").execute(arguments: [pk])
+  }
+
+  /// The inserts' indexes grouped by entity (in the order each entity first appears), each group in
+  /// insertion order. A save of one entity keeps the request's order as it is.
+  private func insertOrder() -> [Int] {
+    let inserts = request.inserts
+    var order = Array(inserts.indices)
+    if !skippedInserts.isEmpty { order.removeAll { skippedInserts.contains($0) } }
+    guard let first = order.first.map({ inserts[$0] }), order.contains(where: { inserts[$0].entity !== first.entity }) else {
+      return order
+    }
+    var firstSeen: [ObjectIdentifier: Int] = [:]
+    for index in order where firstSeen[ObjectIdentifier(inserts[index].entity)] == nil {
+      firstSeen[ObjectIdentifier(inserts[index].entity)] = index
+    }
+    order.sort { a, b in
+      let (groupA, groupB) = (firstSeen[ObjectIdentifier(inserts[a].entity)] ?? 0, firstSeen[ObjectIdentifier(inserts[b].entity)] ?? 0)
+      return groupA != groupB ? groupA < groupB : a < b
+    }
+    return order
+  }
+
+  // MARK: - 8. Ordered to-many relationships
+
+  /// Step 8: the positions of the members of each ordered to-many this save wrote, 1024, 2048, … in
+  /// order, in the ordering column (`Z_FOK_…`) of the destination's row or of the join-table row. Every
+  /// member is written again: a reorder or an insertion in the middle rewrites the list, as the positions
+  /// carry no gaps to fill. A member's row that another owner holds by now (it moved) is left alone.
+  private func writeOrders() throws {
+    for order in orders {
+      let mapping = try store.schema.mapping(for: order.entity)
+      let slot = order.entity.layout.slots[order.slot]
+      let pk = try key(order.id)
+      let sql: String
+      switch mapping.storage[order.slot] {
+      case .foreignKeyOnDestination(let column, let orderColumn?):
+        guard let destination = slot.relationship?.destinationEntity else { continue }
+        let table = try store.schema.mapping(for: destination).table
+        sql = "UPDATE \(table) SET \(orderColumn) = ? WHERE Z_PK = ? AND \(column) = ?"
+      case .joinTable(let join, _) where !join.name.isEmpty:
+        guard let orderColumn = join.destinationOrderColumn else { continue }
+        sql = "UPDATE \(join.name) SET \(orderColumn) = ? WHERE \(join.destinationColumn) = ? AND \(join.sourceColumn) = ?"
+      default:
+        continue
+      }
+      let statement = try db.cachedStatement(sql: sql)
+      for (position, member) in order.members.enumerated() {
+        try statement.execute(arguments: [Int64(position + 1) * 1024, try key(member), pk])
       }
     }
   }
 
-  // MARK: - Conflicts
+  // MARK: - 9. Conflicts
 
-  /// Step 5: under the `error` policy, any conflict refuses the whole save. Throwing rolls the
+  /// Step 9: under the `error` policy, any conflict refuses the whole save. Throwing rolls the
   /// transaction back: nothing of this save reaches the file.
   private func refuseUnresolvedConflicts() throws {
     guard !conflicts.isEmpty else { return }

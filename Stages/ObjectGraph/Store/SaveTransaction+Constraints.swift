@@ -1,37 +1,6 @@
 import Foundation
 import GRDB
 
-/// What a save's uniqueness check decided, applied once the inserts have their primary keys.
-struct ConstraintMerges {
-  /// Inserts merged into another object of the same save: the insert, by position, and the object that
-  /// represents the row (another insert, or an updated object).
-  var duplicates: [(insert: Int, survivor: Survivor)] = []
-  /// Inserts merged into a stored row, and whether the row takes the insert's values (object trump,
-  /// overwrite) or keeps its own (store trump, rollback).
-  var intoRows: [(insert: Int, row: ManagedObjectID)] = []
-  var writesValues = false
-
-  enum Survivor: Hashable {
-    case insert(Int)
-    case update(Int)
-  }
-
-  /// Gives every merged insert the ID of the row it was merged into.
-  func assignIDs(to transaction: SaveTransaction) {
-    for (insert, row) in intoRows {
-      transaction.result.insertedIDs[insert] = row
-      transaction.result.constraintMerges[insert] = .intoStoredRow
-    }
-    for (insert, survivor) in duplicates {
-      switch survivor {
-      case .insert(let other): transaction.result.insertedIDs[insert] = transaction.result.insertedIDs[other]
-      case .update(let other): transaction.result.insertedIDs[insert] = transaction.request.updates[other].id
-      }
-      transaction.result.constraintMerges[insert] = .duplicate
-    }
-  }
-}
-
 extension SaveTransaction {
   /// The values of one constraint, as they are stored, for one object.
   private struct Key: Hashable {
@@ -47,7 +16,9 @@ extension SaveTransaction {
     let position: Int
   }
 
-  /// Checks the save against the model's uniqueness constraints, before anything is written: among the
+  // MARK: - 1. Uniqueness constraints
+
+  /// Step 1: checks the save against the model's uniqueness constraints, before anything is written: among the
   /// objects being saved (inserted, and updated in a constrained attribute), then against the rows
   /// stored. Under the `error` policy any conflict throws 133021; under the others, an inserted object
   /// whose values another object of the save or a stored row already holds is merged into that one.
@@ -141,7 +112,9 @@ extension SaveTransaction {
     return merges
   }
 
-  /// Writes the inserts merged into stored rows, once every other row is written: under object trump and
+  // MARK: - 7. Inserts merged into stored rows
+
+  /// Step 7: writes the inserts merged into stored rows, once every other row is written: under object trump and
   /// overwrite the row takes the inserted object's values (attributes, to-one relationships) and its
   /// to-many members are added; under store trump and rollback the row is left as it is. Either way the
   /// object takes the row as it now stands.
