@@ -153,7 +153,3 @@ public struct FetchPredicate: Sendable, CustomStringConvertible {
   public var predicateFormat: String { resolvedNode.description }
   public var description: String { predicateFormat }
 }
-
-/// Core Data's `NSCompoundPredicate` is a kind of `NSPredicate`; here both are ``FetchPredicate``, so code
-/// that builds `CompoundPredicate(andPredicateWithSubpredicates:)` ports unchanged.
-public typealias CompoundPredicate = FetchPredicate

@@ -1,45 +1,7 @@
 import Foundation
 
-/// What the evaluator needs from an object: the value(s) at a key path.
-protocol PredicateEvaluable {
-  /// `[]` is SELF (return `.single(.objectID(id))`), a to-one hop returns `.single(.objectID(...))` or
-  /// `.single(.null)`, a path through a to-many returns `.many([...])`; `@count` after a to-many returns
-  /// `.single(.integer(n))`.
-  /// Throws ObjectGraphError(.unknownKey) for an unknown key.
-  func predicateValue(atKeyPath path: [String]) throws -> PredicateKeyPathValue
-
-  /// The objects a to-many key path reaches (`notes`, `notebook.notes`), for `SUBQUERY`.
-  /// Throws ObjectGraphError(.unknownKey) for an unknown key or a path that is not a to-many.
-  func predicateObjects(atKeyPath path: [String]) throws -> [any PredicateEvaluable]
-
-  /// Whether a key path that ends at a transformable attribute (through to-ones) holds no value, for
-  /// `== nil` and `!= nil`; `nil` when the path does not end at one (the comparison is evaluated as usual).
-  func predicateTransformableIsNil(atKeyPath path: [String]) throws -> Bool?
-}
-
-extension PredicateEvaluable {
-  func predicateTransformableIsNil(atKeyPath path: [String]) throws -> Bool? { nil }
-}
-
-/// An object given as a predicate argument (`"notebook == %@", notebook`), which the predicate names by
-/// its ID: a managed object (the conformance is in `Object/`).
-protocol PredicateArgumentObject: PredicateEvaluable, AnyObject {
-  /// The object's ID now.
-  var objectID: ManagedObjectID { get }
-  /// The box its ID lives in, read again when the predicate is used (the ID may be temporary now).
-  var objectIDReference: ObjectIDReference { get }
-}
-
 /// Variables bound while a subquery's predicate runs: each name to the member being tested.
 typealias PredicateBindings = [String: any PredicateEvaluable]
-
-/// The value of a key path on one object: one value, or the values reached through a to-many.
-enum PredicateKeyPathValue: Sendable {
-  /// An attribute, a to-one (`.objectID` or `.null`), SELF, or `@count`.
-  case single(PredicateValue)
-  /// The values at the end of a path through a to-many (one per related object).
-  case many([PredicateValue])
-}
 
 /// Evaluates a ``PredicateNode`` against one object in memory, with the semantics the SQL compiler gives
 /// the same predicate in SQLite.
@@ -537,8 +499,6 @@ enum PredicateEvaluator {
     return regex
   }
 }
-
-// MARK: - LIKE
 
 /// One element of a `LIKE` pattern: `*` matches any run of characters, `?` exactly one (one Unicode
 /// scalar, as SQLite's GLOB counts them), `\` makes the next character literal.

@@ -3,60 +3,6 @@ import Foundation
 // The predicate format language's lexer: it turns a format string into tokens (words, numbers, strings,
 // operators, format specifiers) for `PredicateParser`.
 
-/// A format specifier such as `%@`, `%K`, `%ld` or `%2$@`.
-struct PredicateFormatSpecifier: Equatable {
-  /// What the specifier substitutes.
-  enum Conversion: Equatable {
-    /// `%@`: any object.
-    case object
-    /// `%K`: a key path.
-    case keyPath
-    /// `%d %i %u %x %o` with any length modifier.
-    case integer
-    /// `%f %e %g` with any length modifier.
-    case double
-    /// `%s`: a C string (a `String` argument here).
-    case cString
-  }
-
-  var conversion: Conversion
-  /// The explicit 1-based argument position of `%N$…`, if given.
-  var position: Int?
-}
-
-/// One lexical token of a predicate format string.
-struct PredicateToken {
-  /// What the token is.
-  enum Kind: Equatable {
-    /// A name or keyword, as written.
-    case word(String)
-    /// `#name`: a name, never a keyword.
-    case escapedWord(String)
-    /// `@count` (without the `@`).
-    case atWord(String)
-    /// A number literal without sign, as written.
-    case number(String)
-    /// A quoted string, escapes decoded.
-    case string(String)
-    /// A format specifier.
-    case specifier(PredicateFormatSpecifier)
-    /// `$name`, a substitution variable (not supported; the parser reports it).
-    case variable(String)
-    /// Punctuation or an operator symbol.
-    case symbol(String)
-    /// The end of the format string.
-    case end
-  }
-
-  var kind: Kind
-  /// Offset of the first character, in Unicode scalars.
-  var position: Int
-  /// Length in Unicode scalars.
-  var length: Int
-  /// The token as written.
-  var text: String
-}
-
 /// Splits a format string into ``PredicateToken``s.
 struct PredicateLexer {
   /// Reserved words (upper-cased). `#` makes any of them a plain key name.

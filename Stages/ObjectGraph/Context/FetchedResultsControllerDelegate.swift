@@ -1,30 +1,5 @@
 import Foundation
 
-/// What happened to an object or a section of a ``FetchedResultsController`` (Core Data's
-/// `NSFetchedResultsChangeType`).
-public enum FetchedResultsChangeType: Sendable, Hashable {
-  /// It came into the results.
-  case insert
-  /// It left the results.
-  case delete
-  /// It changed and now sits at another index path.
-  case move
-  /// It changed and stays where it was.
-  case update
-}
-
-/// One section of a ``FetchedResultsController``'s results (Core Data's `NSFetchedResultsSectionInfo`).
-public struct FetchedResultsSection {
-  /// The section's name: the objects' value at the section key path, as text (`""` for `nil`).
-  public let name: String
-  /// The section's index title: the name's first letter, capitalized (`nil` for an empty name).
-  public let indexTitle: String?
-  /// The section's objects, in order.
-  public let objects: [ManagedObject]
-  /// How many objects the section holds.
-  public var numberOfObjects: Int { objects.count }
-}
-
 /// Told what changed in a ``FetchedResultsController``'s results (Core Data's
 /// `NSFetchedResultsControllerDelegate`). Every method has an empty default, so implement the ones you use.
 /// They are called on the context's queue, in this order: `controllerWillChangeContent`, the section
