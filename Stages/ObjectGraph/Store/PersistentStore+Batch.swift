@@ -8,7 +8,7 @@ extension PersistentStore {
     guard options.readOnly else { return }
     throw ObjectGraphError(
       .persistentStoreSave,
-      "The store at \(url?.path ?? "memory") was opened read-only; \(consequence). Add it without the readOnly option to write.",
+      "The store at \(url.storePath) was opened read-only; \(consequence). Add it without the readOnly option to write.",
       url: url)
   }
 
@@ -80,7 +80,7 @@ extension PersistentStore {
       throw error
     } catch let error as DatabaseError {
       throw ObjectGraphError.database(
-        .persistentStoreSave, "A batch request on the store at \(url?.path ?? "memory") failed and nothing was changed", error,
+        .persistentStoreSave, "A batch request on the store at \(url.storePath) failed and nothing was changed", error,
         url: url)
     }
   }
@@ -95,7 +95,7 @@ extension PersistentStore {
     let mapping = try schema.mapping(for: entity)
     guard let plan = plans.inserts[ObjectIdentifier(entity)] else {
       throw ObjectGraphError(
-        .persistentStoreSave, "The store at \(url?.path ?? "memory") has no table for entity \(entity.name). Nothing was inserted.",
+        .persistentStoreSave, "The store at \(url.storePath) has no table for entity \(entity.name). Nothing was inserted.",
         url: url)
     }
     let first: Int64
@@ -116,7 +116,7 @@ extension PersistentStore {
       throw error
     } catch let error as DatabaseError {
       throw ObjectGraphError.database(
-        .persistentStoreSave, "A batch insert into the store at \(url?.path ?? "memory") failed and nothing was inserted", error,
+        .persistentStoreSave, "A batch insert into the store at \(url.storePath) failed and nothing was inserted", error,
         url: url)
     }
     guard makeIDs else { return [] }

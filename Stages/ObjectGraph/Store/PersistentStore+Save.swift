@@ -25,13 +25,13 @@ extension PersistentStore {
       // The unique index of a uniqueness constraint refused a row the save's own check let through (two
       // saved objects swapping their values, say).
       throw ObjectGraphError.database(
-        .managedObjectConstraintMerge, "Saving to the store at \(url?.path ?? "memory") failed and nothing was written", error,
+        .managedObjectConstraintMerge, "Saving to the store at \(url.storePath) failed and nothing was written", error,
         advice:
           "A row would repeat the values of a uniqueness constraint: give the objects different values, or save the change in two steps.",
         url: url)
     } catch let error as DatabaseError {
       throw ObjectGraphError.database(
-        .persistentStoreSave, "Saving to the store at \(url?.path ?? "memory") failed and nothing was written", error, url: url)
+        .persistentStoreSave, "Saving to the store at \(url.storePath) failed and nothing was written", error, url: url)
     }
   }
 }

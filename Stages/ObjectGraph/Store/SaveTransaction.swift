@@ -244,7 +244,7 @@ final class SaveTransaction {
       guard let plan = store.plans.inserts[ObjectIdentifier(entity)] else {
         throw ObjectGraphError(
           .persistentStoreSave,
-          "The store at \(store.url?.path ?? "memory") has no table for entity \(entity.name), so its new objects cannot be saved there. Nothing was written.",
+          "The store at \(store.url.storePath) has no table for entity \(entity.name), so its new objects cannot be saved there. Nothing was written.",
           url: store.url)
       }
       try store.insertRows(plan, count: groupEnd - groupStart, db: db, key: key) { offset in

@@ -318,7 +318,7 @@ struct SchemaMigration {
   private func required(_ slot: EntityLayout.Slot, of entity: EntityDescription, rows: Int64, why: String) -> ObjectGraphError {
     ObjectGraphError(
       .migration,
-      "The store at \(url?.path ?? "memory") cannot be migrated: \(entity.name).\(slot.name) \(why) and has no default value, but \(rows) row(s) of the store have no value for it. Give it a default value in the new model version, or keep it optional. The store was left as it was.",
+      "The store at \(url.storePath) cannot be migrated: \(entity.name).\(slot.name) \(why) and has no default value, but \(rows) row(s) of the store have no value for it. Give it a default value in the new model version, or keep it optional. The store was left as it was.",
       url: url)
   }
 

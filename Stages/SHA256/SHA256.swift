@@ -1,5 +1,17 @@
-/// SHA-256 (FIPS 180-4), enough to fingerprint an exercise's sources without a crypto dependency.
-struct SHA256 {
+import Foundation
+
+/// SHA-256 (FIPS 180-4), shared by the engine (entity version hashes, a store's model checksum) and the
+/// workshop (fingerprints of an exercise's sources). Foundation on Linux has no digest API, and neither
+/// needs a cryptography package for hashes of a few hundred bytes or a few source files.
+///
+/// ```swift
+/// let digest = SHA256.hash(Data("abc".utf8))  // 32 bytes
+///
+/// var hasher = SHA256()
+/// hasher.update("abc")
+/// let hex = hasher.finalize()  // "ba7816bf…"
+/// ```
+public struct SHA256: Sendable {
   private static let roundConstants: [UInt32] = [
     0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
     0xd807_aa98, 0x1283_5b01, 0x2431_85be, 0x550c_7dc3, 0x72be_5d74, 0x80de_b1fe, 0x9bdc_06a7, 0xc19b_f174,
@@ -14,10 +26,22 @@ struct SHA256 {
   private var state: [UInt32] = [
     0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
   ]
+  /// Bytes given since the last full 64-byte block.
   private var pending: [UInt8] = []
   private var byteCount: UInt64 = 0
 
-  mutating func update(_ bytes: some Sequence<UInt8>) {
+  /// A hasher that has been given nothing yet.
+  public init() {}
+
+  /// The digest of `data`: 32 bytes.
+  public static func hash(_ data: Data) -> Data {
+    var hasher = SHA256()
+    hasher.update(data)
+    return Data(hasher.finalizeBytes())
+  }
+
+  /// Adds `bytes` to the message.
+  public mutating func update(_ bytes: some Sequence<UInt8>) {
     for byte in bytes {
       pending.append(byte)
       byteCount &+= 1
@@ -28,23 +52,35 @@ struct SHA256 {
     }
   }
 
-  mutating func update(_ text: String) {
+  /// Adds `text`'s UTF-8 bytes to the message.
+  public mutating func update(_ text: String) {
     update(Array(text.utf8))
   }
 
-  /// The digest as 64 lowercase hex digits.
-  mutating func finalize() -> String {
+  /// The digest of everything given, as 64 lowercase hex digits. The hasher is spent afterwards.
+  public mutating func finalize() -> String {
+    finalizeBytes().map { byte in
+      let hex = String(byte, radix: 16)
+      return hex.count == 1 ? "0" + hex : hex
+    }.joined()
+  }
+
+  /// The digest of everything given, as 32 bytes. The hasher is spent afterwards.
+  public mutating func finalizeBytes() -> [UInt8] {
     let bitCount = byteCount &* 8
     var tail: [UInt8] = [0x80]
     while (pending.count + tail.count) % 64 != 56 { tail.append(0) }
     for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bitCount >> UInt64(shift))) }
     update(tail)
-    return state.map { word in
-      let hex = String(word, radix: 16)
-      return String(repeating: "0", count: 8 - hex.count) + hex
-    }.joined()
+    var digest: [UInt8] = []
+    digest.reserveCapacity(32)
+    for word in state {
+      for shift in [24, 16, 8, 0] as [UInt32] { digest.append(UInt8(truncatingIfNeeded: word >> shift)) }
+    }
+    return digest
   }
 
+  /// Runs the compression function on one 64-byte block.
   private mutating func compress(_ block: [UInt8]) {
     var words = [UInt32](repeating: 0, count: 64)
     for index in 0..<16 {
@@ -64,8 +100,7 @@ struct SHA256 {
       let temp1 = h &+ s1 &+ choice &+ Self.roundConstants[index] &+ words[index]
       let s0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
       let majority = (a & b) ^ (a & c) ^ (b & c)
-      let temp2 = s0 &+ majority
-      (h, g, f, e, d, c, b, a) = (g, f, e, d &+ temp1, c, b, a, temp1 &+ temp2)
+      (h, g, f, e, d, c, b, a) = (g, f, e, d &+ temp1, c, b, a, temp1 &+ s0 &+ majority)
     }
     for (index, value) in [a, b, c, d, e, f, g, h].enumerated() { state[index] = state[index] &+ value }
   }
