@@ -37,10 +37,16 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
   ],
   targets: [
+    // SHA-256, shared by the engine (version hashes) and the workshop (exercise fingerprints).
+    .target(
+      name: "SHA256",
+      path: "Stages/SHA256"
+    ),
     // Stage 0: the engine.
     .target(
       name: "ObjectGraph",
       dependencies: [
+        "SHA256",
         .product(name: "GRDB", package: "GRDB.swift"),
         // SQLite's C interface, for the per-row loops of big saves and fetches (Store/RawStatement.swift).
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -153,7 +159,7 @@ let package = Package(
     // The workshop's front door.
     .executableTarget(
       name: "Workshop",
-      dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
+      dependencies: ["SHA256", .product(name: "ArgumentParser", package: "swift-argument-parser")],
       path: "Tools/Workshop"
     ),
     // The engine's symbol graph for the site's reference (`workshop docs` runs it:
@@ -179,7 +185,7 @@ let package = Package(
     ),
     .testTarget(
       name: "ObjectGraphTests",
-      dependencies: ["ObjectGraph", "TestSupport", "EngineTestSupport", "DemoSupport", .product(name: "GRDB", package: "GRDB.swift")],
+      dependencies: ["ObjectGraph", "SHA256", "TestSupport", "EngineTestSupport", "DemoSupport", .product(name: "GRDB", package: "GRDB.swift")],
       path: "Tests/ObjectGraphTests",
       // Store files and a model that tests copy before opening (never opened in place).
       exclude: ["Fixtures"]
@@ -230,7 +236,7 @@ let package = Package(
     ),
     .testTarget(
       name: "WorkshopTests",
-      dependencies: ["Workshop"],
+      dependencies: ["Workshop", "SHA256"],
       path: "Tests/WorkshopTests"
     ),
   ],

@@ -12,6 +12,10 @@ A type belongs to the folder whose file declares it at the top level (struct, cl
 typealias, actor). Uses are the identifiers of a file once comments and string literals are removed; a
 name the using folder itself declares, at any depth (`SQLiteSchema.EntityMapping` in Store/), is taken
 to mean its own type.
+The table must also describe layers: read as a graph (a folder to each folder its row may use), it has
+no loop, apart from the one pair of folders the line `Allowed mutual pair: `A/` ↔ `B/`` below the table
+names (they may use each other, and are taken as one folder when loops are looked for). A loop is named
+folder by folder.
 Run from the repository root: `python3 .ci/check-layers.py`. Exits 1 and names each forbidden use.
 """
 import os
@@ -48,6 +52,7 @@ def read_rules():
     if not match:
         sys.exit(f"check-layers: {DOC} has no <!-- layers:begin --> ... <!-- layers:end --> table")
     rules = {}
+    pair = re.search(r"Allowed mutual pair: `(\w+)/` ↔ `(\w+)/`", match.group(1))
     for line in match.group(1).splitlines():
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
         if len(cells) != 4 or not cells[0].startswith("`"):
@@ -59,14 +64,57 @@ def read_rules():
             allowed[used] = set(re.findall(r"`(\w+)`", restriction.split(":")[0])) if restriction else None
         imports = set(re.findall(r"`(\w+)`", cells[3]))
         rules[folder] = (allowed, imports)
-    return rules
+    return rules, (pair.group(1), pair.group(2)) if pair else None
+
+
+def find_loop(rules, pair):
+    """A loop of the table's graph as a list of folders (first == last), or None. The folders of `pair`
+    count as one node, so their mutual use is no loop but a loop through either of them is."""
+    merged = {}
+    if pair:
+        merged = {pair[0]: f"{pair[0]}+{pair[1]}", pair[1]: f"{pair[0]}+{pair[1]}"}
+    node = lambda folder: merged.get(folder, folder)
+    graph = {}
+    for folder, (allowed, _) in rules.items():
+        targets = graph.setdefault(node(folder), set())
+        targets.update(node(used) for used in allowed if node(used) != node(folder))
+    state, stack = {}, []
+
+    def visit(current):
+        state[current] = "open"
+        stack.append(current)
+        for target in sorted(graph.get(current, ())):
+            if state.get(target) == "open":
+                return stack[stack.index(target):] + [target]
+            if target not in state:
+                loop = visit(target)
+                if loop:
+                    return loop
+        stack.pop()
+        state[current] = "done"
+        return None
+
+    for start in sorted(graph):
+        if start not in state:
+            loop = visit(start)
+            if loop:
+                return loop
+    return None
 
 
 def main():
-    rules = read_rules()
+    rules, pair = read_rules()
     folders = sorted(f for f in os.listdir(ENGINE) if os.path.isdir(os.path.join(ENGINE, f)))
     problems = [f"{ENGINE}/{f}/ has no row in the layer table of {DOC}: add one" for f in folders if f not in rules]
     problems += [f"{DOC}'s layer table names {f}/, which is not a folder of {ENGINE}" for f in rules if f not in folders]
+    loop = find_loop(rules, pair)
+    if loop:
+        shown = " -> ".join(f"{folder.replace('+', '/ + ')}/" for folder in loop)
+        problems.append(
+            f"{DOC}'s layer table has a loop: {shown} (each may use the next). Layers use only the layers below "
+            + (f"them; only {pair[0]}/ and {pair[1]}/ may use each other. " if pair else "them. ")
+            + "Move the type that closes the loop down, or pass what the lower folder needs as a value or a protocol."
+        )
     owner, files, local = {}, {}, {}
     for folder in folders:
         for directory, _, names in os.walk(os.path.join(ENGINE, folder)):
@@ -100,7 +148,10 @@ def main():
         for problem in problems:
             print(f"  - {problem}")
         return 1
-    print(f"layers: {len(folders)} folders, {len(owner)} types, {edges} cross-folder uses, all allowed by {DOC}")
+    print(
+        f"layers: {len(folders)} folders, {len(owner)} types, {edges} cross-folder uses, all allowed by {DOC};"
+        + f" the table has no loop" + (f" (apart from the mutual pair {pair[0]}/ ↔ {pair[1]}/)" if pair else "")
+    )
     return 0
 
 

@@ -1,4 +1,5 @@
 import Foundation
+import SHA256
 import Testing
 
 @testable import Workshop

@@ -88,7 +88,7 @@ struct BatchRowReader {
         values[column.index] = stored
         continue
       }
-      guard let stored = ManagedObject.coerce(value, to: column.type) else {
+      guard let stored = SlotValue.coerce(value, to: column.type) else {
         if case Optional<Any>.none = value {
           values[column.index] = nil
           continue

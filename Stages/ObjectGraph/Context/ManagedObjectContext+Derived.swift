@@ -127,7 +127,7 @@ extension ManagedObjectContext {
       case .objectID, .collection, .entity: nil
       }
     guard let plain else { return nil }
-    guard let stored = ManagedObject.coerce(plain, to: attribute.attributeType) else {
+    guard let stored = SlotValue.coerce(plain, to: attribute.attributeType) else {
       throw ObjectGraphError(
         .invalidValue,
         "Derived attribute \(entity).\(attribute.name) (\(attribute.derivationExpression ?? "")) computed a \(type(of: plain)), which a \(attribute.attributeType.xcodeName) attribute cannot hold. Change the attribute's type or its expression."

@@ -13,7 +13,3 @@ struct StoreDictionaryPlan {
   /// Whether duplicate rows are dropped.
   let distinct: Bool
 }
-
-/// One dictionary of a dictionary fetch: each column's name and value; a `nil` value is left out, as
-/// Core Data leaves it out of its `NSDictionary`.
-typealias StoreDictionaryRow = [(name: String, value: SlotValue)]

@@ -49,7 +49,7 @@ public enum ConcurrencyDebug {
 
   /// Bit 0 is the switch; the bits above count the active ``Watch``es. Every check starts with one relaxed
   /// load of this word and ends there when it is zero: that load is all the checks cost when debugging is off.
-  private static let flags = Atomic<Int>(
+  static let flags = Atomic<Int>(
     readSwitch(environment: "OBJECTGRAPH_CONCURRENCY_DEBUG", argument: "-com.apple.CoreData.ConcurrencyDebug") ? 1 : 0)
   private static let handler = Locked<(@Sendable (Violation) -> Void)?>(nil)
   /// Only read once a check has found a violation or a watch active: never on the path of a program that
@@ -84,12 +84,15 @@ public enum ConcurrencyDebug {
   ///
   /// Tests run in parallel in one process, so a test that flips the process-wide switch or hook changes
   /// what every other test sees. A watch changes nothing for other contexts and sees only its own.
+  ///
+  /// It holds the contexts it watches without knowing their type: this folder sits below the contexts
+  /// (see `Context/ConcurrencyDebug+Contexts.swift` for the initializer that takes them).
   final class Watch: Sendable {
-    private let contexts: [ManagedObjectContext]
+    private let contexts: [any AnyObject & Sendable]
     private let recorded = Locked<[Violation]>([])
     private let isActive = Locked(true)
 
-    init(_ contexts: ManagedObjectContext...) {
+    init(watching contexts: [any AnyObject & Sendable]) {
       self.contexts = contexts
       ConcurrencyDebug.watches.withLock { $0.append(self) }
       ConcurrencyDebug.flags.wrappingAdd(2, ordering: .relaxed)
@@ -110,94 +113,18 @@ public enum ConcurrencyDebug {
       ConcurrencyDebug.watches.withLock { $0.removeAll { $0 === self } }
     }
 
-    func watches(_ context: ManagedObjectContext) -> Bool { contexts.contains { $0 === context } }
+    func watches(_ context: any AnyObject & Sendable) -> Bool { contexts.contains { $0 === context } }
 
     func record(_ violation: Violation) { recorded.withLock { $0.append(violation) } }
   }
 
-  private static func watch(for contexts: [ManagedObjectContext]) -> Watch? {
+  static func watch(for contexts: [any AnyObject & Sendable]) -> Watch? {
     watches.withLock { list in list.last { watch in contexts.contains { watch.watches($0) } } }
-  }
-
-  // MARK: - Checks
-
-  /// Called by a context's entry points when they find themselves off the context's queue.
-  @inline(__always)
-  static func contextTouchedOffQueue(_ context: ManagedObjectContext, operation: String) {
-    guard flags.load(ordering: .relaxed) != 0 else { return }
-    reportContext(context, operation: operation)
-  }
-
-  /// Called on every property access of a managed object: reports the access when it is off the queue of
-  /// the object's context.
-  @inline(__always)
-  static func objectTouchedOffQueue(_ object: ManagedObject, key: String) {
-    guard flags.load(ordering: .relaxed) != 0 else { return }
-    checkObject(object, key: key)
-  }
-
-  /// Called when a change is recorded off the queue of the object's context: a property set there, or a
-  /// relationship's inverse, updated because the other side was set.
-  static func objectChangedOffQueue(_ object: ManagedObject, slot index: Int) {
-    guard flags.load(ordering: .relaxed) != 0, let context = object.managedObjectContext,
-      isEnabled || watch(for: [context]) != nil
-    else { return }
-    let rule = context.concurrencyType == .mainQueue ? 2 : 3
-    let outside = rule == 2 ? "off the main queue" : "outside that context's queue"
-    let slot = object.layout.slots[index]
-    var what = "'\(slot.name)' of \(describe(object)) (in \(describe(context))) was changed from \(whereAmI()), \(outside)."
-    if let relationship = slot.relationship, let inverse = relationship.inverseRelationshipName {
-      what +=
-        " A relationship changes on both sides: setting '\(inverse)' of a \(relationship.destinationEntityName) changes this"
-        + " '\(slot.name)' too, so look for that line."
-    }
-    report(rule: rule, what, contexts: [context])
-  }
-
-  @inline(never)
-  private static func reportContext(_ context: ManagedObjectContext, operation: String) {
-    guard isEnabled || watch(for: [context]) != nil else { return }
-    let rule = context.concurrencyType == .mainQueue ? 2 : 3
-    let outside = rule == 2 ? "off the main queue" : "outside its perform { } or performAndWait { }"
-    report(
-      rule: rule,
-      "\(operation) was called on \(describe(context)) from \(whereAmI()), \(outside).",
-      contexts: [context])
-  }
-
-  @inline(never)
-  private static func checkObject(_ object: ManagedObject, key: String) {
-    guard let context = object.managedObjectContext, isEnabled || watch(for: [context]) != nil, !context.isOnQueue else {
-      return
-    }
-    let rule = context.concurrencyType == .mainQueue ? 2 : 3
-    let outside = rule == 2 ? "off the main queue" : "outside that context's queue"
-    report(
-      rule: rule,
-      "'\(key)' of \(describe(object)) (in \(describe(context))) was touched from \(whereAmI()), \(outside).",
-      contexts: [context])
-  }
-
-  /// Called when an object is related to (or inserted into, or deleted from) a context other than its own.
-  static func objectsFromTwoContexts(_ object: ManagedObject, _ other: ManagedObject, key: String) {
-    let what: String
-    if object === other {
-      // insert(_:) / delete(_:) of a context the object does not belong to.
-      let operation = key.trimmingCharacters(in: CharacterSet(charactersIn: "()"))
-      let owner = object.managedObjectContext.map(describe) ?? "no context"
-      what = "\(describe(object)), which lives in \(owner), was passed to \(operation)(_:) of another context."
-    } else {
-      let mine = object.managedObjectContext.map(describe) ?? "no context"
-      let theirs = other.managedObjectContext.map(describe) ?? "no context"
-      what =
-        "Relationship '\(key)' of \(describe(object)) in \(mine) was set to \(describe(other)), which lives in \(theirs)."
-    }
-    report(rule: 5, what, contexts: [object.managedObjectContext, other.managedObjectContext].compactMap { $0 }, force: true)
   }
 
   // MARK: - Reporting
 
-  private static func report(rule: Int, _ what: String, contexts: [ManagedObjectContext], force: Bool = false) {
+  static func report(rule: Int, _ what: String, contexts: [any AnyObject & Sendable], force: Bool = false) {
     let violation = Violation(rule: rule, message: "ObjectGraph concurrency violation (rule \(rule)): \(what) \(advice(rule))")
     if let watch = watch(for: contexts) {
       watch.record(violation)
@@ -227,31 +154,7 @@ public enum ConcurrencyDebug {
     }
   }
 
-  // MARK: - Describing objects, contexts and places
-
-  static func describe(_ object: ManagedObject) -> String {
-    "\(object.entity.name) \(object.objectID)"
-  }
-
-  static func describe(_ context: ManagedObjectContext) -> String {
-    let kind = context.concurrencyType == .mainQueue ? "main-queue" : "private-queue"
-    if let name = context.name { return "\(kind) context '\(name)'" }
-    let queue = context.concurrencyType == .mainQueue ? "" : " on queue '\(context.queue.mark.label)'"
-    return "an unnamed \(kind) context\(queue) (set its name to see it here)"
-  }
-
-  /// Where the calling code runs, in words: the main queue, another context's queue, a global queue, a
-  /// Swift concurrency task, or a queue's label.
-  ///
-  /// The thread name would not do: Linux keeps 15 characters of it (`oot.default-qos` for a global queue's
-  /// worker), and under Swift Testing the main queue runs on a thread that is not the main thread. The label
-  /// of the queue running the code says more.
-  static func whereAmI() -> String {
-    if let mark = DispatchQueue.getSpecific(key: ContextQueue.specificKey) {
-      return mark.label == "main" ? "the main queue" : "another context's queue ('\(mark.label)')"
-    }
-    return describe(queueLabel: currentQueueLabel() ?? "")
-  }
+  // MARK: - Describing places
 
   static func describe(queueLabel label: String) -> String {
     switch label {

@@ -66,7 +66,7 @@ struct DerivationExpression {
   /// The expression's value for `object`, as the attribute's Swift value (`nil` for none).
   /// - Throws: the key path's errors; ``ObjectGraphError/Code/invalidValue`` for a value the attribute's
   ///   type cannot hold.
-  func value(for object: ManagedObject) throws -> PredicateValue {
+  func value(for object: some PredicateEvaluable) throws -> PredicateValue {
     switch form {
     case .now:
       return .date(Date())

@@ -149,24 +149,7 @@ public struct FetchPredicate: Sendable, CustomStringConvertible {
   /// by its current ID.
   var resolvedNode: PredicateNode { node.resolvingObjectIDs(objectReferences) }
 
-  /// Whether `object` matches, evaluated in memory on its current (maybe unsaved) values.
-  /// - Throws: ``ObjectGraphError/Code/unknownKey`` for a key the object's entity does not have,
-  ///   ``ObjectGraphError/Code/predicateSyntax`` for a `$VARIABLE` with no value.
-  public func evaluate(with object: ManagedObject) throws -> Bool {
-    try PredicateEvaluator.evaluate(resolvedNode, on: object)
-  }
-
-  /// Whether `object` matches once `variables` are substituted: Core Data's
-  /// `evaluate(with:substitutionVariables:)`.
-  public func evaluate(with object: ManagedObject, substitutionVariables variables: [String: Any]) throws -> Bool {
-    try withSubstitutionVariables(variables).evaluate(with: object)
-  }
-
   /// The predicate in format-string form (Core Data's `predicateFormat`).
   public var predicateFormat: String { resolvedNode.description }
   public var description: String { predicateFormat }
 }
-
-/// Core Data's `NSCompoundPredicate` is a kind of `NSPredicate`; here both are ``FetchPredicate``, so code
-/// that builds `CompoundPredicate(andPredicateWithSubpredicates:)` ports unchanged.
-public typealias CompoundPredicate = FetchPredicate

@@ -130,15 +130,3 @@ public enum AttributeType: Sendable, Hashable, CustomStringConvertible {
     .decimal, .transformable, .composite, .objectID, .undefined,
   ]
 }
-
-/// What happens to related objects when an object is deleted.
-public enum DeleteRule: Sendable, Hashable {
-  /// Remove the deleted object from the related objects' inverse relationship.
-  case nullify
-  /// Delete the related objects too.
-  case cascade
-  /// Refuse the delete (error 1600 at save) while the relationship still points at an object.
-  case deny
-  /// Do nothing: the related objects keep pointing at the deleted object. Rarely what you want.
-  case noAction
-}

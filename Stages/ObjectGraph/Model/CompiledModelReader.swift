@@ -27,6 +27,8 @@ struct CompiledModelReader {
 
   typealias Malformed = KeyedArchive.Malformed
 
+  // MARK: - The model
+
   func read() throws -> XcodeModelLoader.ParsedModel {
     let root = try archive.object(at: archive.rootIndex, "the archive's root object")
     guard root.isKind(of: "NSManagedObjectModel") else {
@@ -98,6 +100,8 @@ struct CompiledModelReader {
     return text
   }
 
+  // MARK: - Entities
+
   private func readEntity(at index: Int) throws -> (EntityDescription, parentIndex: Int?) {
     let object = try archive.object(at: index, "an entity of the model")
     guard object.isKind(of: "NSEntityDescription") else {
@@ -161,6 +165,8 @@ struct CompiledModelReader {
     let parentIndex = try archive.index(fields["NSSuperentity"], "the superentity of '\(name)'")
     return (entity, parentIndex)
   }
+
+  // MARK: - Properties and indexes
 
   /// A property's name, from a reference to its name or to the property object.
   private func propertyName(_ value: PropertyListValue, _ what: String) throws -> String? {

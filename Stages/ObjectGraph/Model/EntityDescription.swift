@@ -16,7 +16,7 @@ import Synchronization
 public final class EntityDescription: Sendable, CustomStringConvertible {
   struct State {
     var name: String
-    var managedObjectClass: ManagedObject.Type?
+    var entityClass: (any EntityClass.Type)?
     var representedClassName: String?
     var ownProperties: [PropertyDescription]
     var isAbstract = false
@@ -42,24 +42,15 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
   /// a loaded pointer always names a live layout.
   /// (Stored as the pointer's bits, 0 for none: `Atomic` of a pointer type is not `Sendable`.)
   private let publishedLayout = Atomic<UInt>(0)
-  /// The class ``managedObjectClass`` resolved once the entity was frozen, and the registry's generation
+  /// The class ``resolvedEntityClass`` resolved once the entity was frozen, and the registry's generation
   /// it was resolved at (``ManagedObjectModel/registryGeneration``): valid while no class was registered
   /// since. The lock is the entity's own and held for a copy of two words, never the registry's.
-  private let resolvedClass = Locked<(generation: Int, type: ManagedObject.Type)?>(nil)
+  private let resolvedClass = Locked<(generation: Int, type: (any EntityClass.Type)?)?>(nil)
 
-  /// Makes an entity.
-  /// - Parameters:
-  ///   - name: the entity's name, used in fetch requests and as the base of its table name.
-  ///   - managedObjectClass: the Swift subclass of ``ManagedObject`` instances of this entity are made as.
-  ///   - properties: its own attributes and relationships (inherited ones come from the superentity).
-  public init(
-    name: String, managedObjectClass: ManagedObject.Type = ManagedObject.self, properties: [PropertyDescription]
-  ) {
-    state = Frozen(
-      State(
-        name: name,
-        managedObjectClass: managedObjectClass == ManagedObject.self ? nil : managedObjectClass,
-        ownProperties: properties))
+  /// Makes an entity whose instances are made as the class registered for it, if any (the public
+  /// initializer that takes a class is in `Object/EntityDescription+Class.swift`).
+  init(name: String, properties: [PropertyDescription]) {
+    state = Frozen(State(name: name, ownProperties: properties))
   }
 
   deinit {
@@ -74,25 +65,27 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     set { state.write(\.name, newValue, what: "entity \(name)") }
   }
 
-  /// The Swift class instances of this entity are made as: the class given at init, else the class
-  /// registered for the entity (``ManagedObjectModel/register(_:forEntityName:)``) or for its
-  /// `representedClassName`, else ``ManagedObject``.
-  public var managedObjectClass: ManagedObject.Type {
-    get {
-      // A published layout means the entity is frozen (see freeze(model:)): its state cannot change, so
-      // only a registration can change the answer.
-      let isFrozen = publishedLayout.load(ordering: .acquiring) != 0
-      let generation = ManagedObjectModel.registryGeneration.load(ordering: .acquiring)
-      if isFrozen, let cached = resolvedClass.withLock({ $0 }), cached.generation == generation { return cached.type }
-      let current = state.value
-      let type =
-        current.managedObjectClass
-        ?? ManagedObjectModel.registeredClass(entityName: current.name, className: current.representedClassName)
-        ?? ManagedObject.self
-      if isFrozen { resolvedClass.withLock { $0 = (generation, type) } }
-      return type
-    }
-    set { state.write(\.managedObjectClass, newValue, what: "entity \(name)") }
+  /// The class given at init or set (``managedObjectClass``'s setter), `nil` for none.
+  var entityClass: (any EntityClass.Type)? {
+    get { state.read(\.entityClass) }
+    set { state.write(\.entityClass, newValue, what: "entity \(name)") }
+  }
+
+  /// The class instances of this entity are made as (read as ``managedObjectClass``): the class given at
+  /// init, else the class registered for the entity (``ManagedObjectModel/register(_:forEntityName:)``) or
+  /// for its `representedClassName`; `nil` for the base class, ``ManagedObject``.
+  var resolvedEntityClass: (any EntityClass.Type)? {
+    // A published layout means the entity is frozen (see freeze(model:)): its state cannot change, so
+    // only a registration can change the answer.
+    let isFrozen = publishedLayout.load(ordering: .acquiring) != 0
+    let generation = ManagedObjectModel.registryGeneration.load(ordering: .acquiring)
+    if isFrozen, let cached = resolvedClass.withLock({ $0 }), cached.generation == generation { return cached.type }
+    let current = state.value
+    let type =
+      current.entityClass
+      ?? ManagedObjectModel.registeredClass(entityName: current.name, className: current.representedClassName)
+    if isFrozen { resolvedClass.withLock { $0 = (generation, type) } }
+    return type
   }
 
   /// The class name an Xcode model gives for the entity (`representedClassName`).

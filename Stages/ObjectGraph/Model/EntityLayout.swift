@@ -129,7 +129,7 @@ final class EntityLayout: Sendable {
     initialValues = slots.map { slot -> StoredValue in
       if slot.isToMany { return .emptyToMany(ordered: slot.isOrdered) }
       guard case .attribute(let type) = slot.kind, let value = defaults[slot.index] else { return nil }
-      return ManagedObject.coerce(value, to: type) ?? SlotValue(value)
+      return SlotValue.coerce(value, to: type) ?? SlotValue(value)
     }
     relationshipIndexes = slots.filter(\.isRelationship).map(\.index)
     toManyIndexes = slots.filter(\.isToMany).map(\.index)

@@ -22,44 +22,37 @@ import Synchronization
 ///
 /// ``register(_:forEntityName:)`` ties a class to one entity instead, whatever its class name says.
 extension ManagedObjectModel {
-  private static let registry = Locked<[String: ManagedObject.Type]>([:])
+  private static let registry = Locked<[String: any EntityClass.Type]>([:])
 
   /// Counts the registrations. A frozen entity caches the class it resolved together with this count,
   /// so that the class of every object made (a fault in a merge, a row in a fetch, `Note(context:)`) is
   /// read without taking the process-wide registry's lock, and a later registration is still seen.
   static let registryGeneration = Atomic<Int>(0)
 
-  /// Makes instances of `entityName` be created as `type`.
-  public static func register(_ type: ManagedObject.Type, forEntityName entityName: String) {
+  /// Records `type` for the entity named `entityName` (``register(_:forEntityName:)``).
+  static func registerEntityClass(_ type: any EntityClass.Type, forEntityName entityName: String) {
     registry.withLock { $0["entity:" + entityName] = type }
     registryGeneration.add(1, ordering: .releasing)
   }
 
-  /// Makes instances of every entity whose `representedClassName` is the type's name be created as `type`.
-  ///
-  /// The name is the type's own (`Note`); a `representedClassName` with a module prefix (`MyApp.Note`,
-  /// Xcode's `$(PRODUCT_MODULE_NAME).Note`) matches it too. Registering again replaces the class.
-  public static func register(_ type: ManagedObject.Type) {
+  /// Records `type` under its own name, for entities whose `representedClassName` is that name
+  /// (``register(_:)``).
+  static func registerEntityClass(_ type: any EntityClass.Type) {
     registry.withLock { $0["class:" + String(describing: type)] = type }
     registryGeneration.add(1, ordering: .releasing)
   }
 
-  /// Lets entities find their classes by a bare `representedClassName` (`Mood`) among the classes of the
-  /// module that declares `type` (`MoodyModel.Mood`), without registering each class: one call for a
-  /// whole model whose classes live in one module.
-  ///
-  /// A `representedClassName` that names its module (`MoodyModel.Mood`, as Xcode writes it for a class in
-  /// a named module) needs no call at all: the class is found by that name, as the Objective-C runtime
-  /// finds it on Apple platforms. Only non-generic classes that subclass ``ManagedObject`` are found.
-  public static func registerClasses(inModuleOf type: ManagedObject.Type) {
+  /// Records the module that declares `type`, searched for bare class names
+  /// (``registerClasses(inModuleOf:)``).
+  static func registerEntityClasses(inModuleOf type: any EntityClass.Type) {
     let qualified = String(reflecting: type)
     guard let module = qualified.split(separator: ".").first.map(String.init), module != qualified else { return }
     registry.withLock { $0["module:" + module] = type }
     registryGeneration.add(1, ordering: .releasing)
   }
 
-  static func registeredClass(entityName: String, className: String?) -> ManagedObject.Type? {
-    let (registered, modules) = registry.withLock { table -> (ManagedObject.Type?, [String]) in
+  static func registeredClass(entityName: String, className: String?) -> (any EntityClass.Type)? {
+    let (registered, modules) = registry.withLock { table -> ((any EntityClass.Type)?, [String]) in
       if let type = table["entity:" + entityName] { return (type, []) }
       guard let className else { return (nil, []) }
       let bare = className.split(separator: ".").last.map(String.init) ?? className
@@ -72,9 +65,9 @@ extension ManagedObjectModel {
     // else in each module registered with registerClasses(inModuleOf:). Xcode's "current product module"
     // writes a leading dot (`.Mood`).
     let trimmed = className.hasPrefix(".") ? String(className.dropFirst()) : className
-    if trimmed.contains("."), let type = _typeByName(trimmed) as? ManagedObject.Type { return type }
+    if trimmed.contains("."), let type = _typeByName(trimmed) as? any EntityClass.Type { return type }
     for module in modules {
-      if let type = _typeByName(module + "." + trimmed) as? ManagedObject.Type { return type }
+      if let type = _typeByName(module + "." + trimmed) as? any EntityClass.Type { return type }
     }
     return nil
   }
@@ -105,7 +98,7 @@ extension ManagedObjectModel {
   /// of the most recently loaded model that has the class (see ``entity(forClass:)``), or `nil` when none
   /// has it. When models in use disagree about the entity (different version hashes), a warning naming
   /// them is written to standard error once per class, as Core Data logs one.
-  static func loadedEntity(forClass type: ManagedObject.Type) -> EntityDescription? {
+  static func loadedEntity(forClass type: any EntityClass.Type) -> EntityDescription? {
     let models = loaded.withLock { $0.compactMap(\.model) }
     let found = models.reversed().compactMap { $0.entity(forClass: type) }
     guard let chosen = found.first else { return nil }

@@ -173,7 +173,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
 
   /// The entity whose class is `type` (see ``EntityDescription/managedObjectClass``), else the entity
   /// named like the class: the entity `Note(context:)` inserts.
-  func entity(forClass type: ManagedObject.Type) -> EntityDescription? {
+  func entity(forClass type: any EntityClass.Type) -> EntityDescription? {
     let generation = Self.registryGeneration.load(ordering: .acquiring)
     let isFrozen = freezeFinished.load(ordering: .acquiring)
     let key = ObjectIdentifier(type)
@@ -182,7 +182,9 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     }
     let entities = self.entities
     let typeName = String(describing: type)
-    guard let found = entities.first(where: { $0.managedObjectClass == type }) ?? entities.first(where: { $0.name == typeName })
+    let isBase = type.isBaseEntityClass
+    let matches = { (entity: EntityDescription) in entity.resolvedEntityClass.map { ObjectIdentifier($0) == key } ?? isBase }
+    guard let found = entities.first(where: matches) ?? entities.first(where: { $0.name == typeName })
     else { return nil }
     if isFrozen {
       entitiesByClass.withLock { cache in
@@ -246,7 +248,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
       for case .attribute(let attribute) in entity.ownProperties {
         guard let value = attribute.defaultValue, attribute.attributeType.isSupported else { continue }
         // A default is stored as the attribute type's Swift type (5 for an Integer 64 becomes Int64(5)).
-        guard let typed = ManagedObject.coerce(value, to: attribute.attributeType) else {
+        guard let typed = SlotValue.coerce(value, to: attribute.attributeType) else {
           throw ObjectGraphError(
             .modelInvalid,
             "The default value of \(entity.name).\(attribute.name) is \(value) (\(type(of: value))), which is not a \(attribute.attributeType.swiftTypeName). Give a default of the attribute's type."

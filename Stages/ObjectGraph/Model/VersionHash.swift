@@ -1,4 +1,5 @@
 import Foundation
+internal import SHA256
 
 /// Core Data's version hashes: the 32-byte digests that a store's metadata keeps for every entity
 /// (`NSStoreModelVersionHashes`) and that decide whether a model can open a store without a migration.

@@ -37,6 +37,8 @@ extension XcodeModelLoader {
       return value
     }
 
+    // MARK: - The model
+
     mutating func read(_ root: ModelNode) throws -> ParsedModel {
       guard root.name == "model" else {
         throw failure(
@@ -117,6 +119,8 @@ extension XcodeModelLoader {
       parsed.warnings = warnings
       return parsed
     }
+
+    // MARK: - Entities and indexes
 
     mutating func readEntity(_ element: ModelNode) throws -> EntityDescription {
       let name = try required(element, "name", of: "an entity")
@@ -223,6 +227,8 @@ extension XcodeModelLoader {
       return FetchIndexDescription(name: name, elements: elements)
     }
 
+    // MARK: - User info
+
     func readUserInfo(_ element: ModelNode) -> [String: String] {
       var result: [String: String] = [:]
       for entry in element.children(named: "entry") {
@@ -237,6 +243,8 @@ extension XcodeModelLoader {
         result.merge(readUserInfo(info), uniquingKeysWith: { _, last in last })
       }
     }
+
+    // MARK: - Attributes
 
     mutating func readAttribute(_ element: ModelNode, entity: String) throws -> AttributeDescription {
       let name = try required(element, "name", of: "an attribute of entity '\(entity)'")
@@ -336,6 +344,8 @@ extension XcodeModelLoader {
       }
     }
 
+    // MARK: - Warnings
+
     /// Notes a default value read leniently.
     mutating func warn(
       _ element: ModelNode, type: AttributeType, entity: String, attribute: String, _ written: String,
@@ -358,6 +368,8 @@ extension XcodeModelLoader {
       default: "\(type(of: value)) \(value)"
       }
     }
+
+    // MARK: - Relationships and fetched properties
 
     func readRelationship(_ element: ModelNode, entity: String) throws -> RelationshipDescription {
       let name = try required(element, "name", of: "a relationship of entity '\(entity)'")

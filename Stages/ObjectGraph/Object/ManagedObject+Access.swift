@@ -438,7 +438,7 @@ extension ManagedObject {
     default: break
     }
     guard let value = unwrappedOptional(value) else { return nil }
-    guard let converted = coerce(value, to: type) else {
+    guard let converted = SlotValue.coerce(value, to: type) else {
       preconditionFailure(
         "ObjectGraph: \(entity).\(key) is a \(type.xcodeName) attribute and takes a \(type.swiftTypeName); it was given \(Swift.type(of: value)) (\(value))."
       )
@@ -453,48 +453,6 @@ extension ManagedObject {
     case .data(let data)?: return layout.slots[index].attribute?.reverseTransformed(data) ?? data
     case .boxed(let box)?: return stored.untransformable?.value ?? box.value
     default: return stored?.anyValue
-    }
-  }
-
-  /// `value` as the Swift type `type` stores (widening or narrowing numbers when exact), or `nil` when it
-  /// cannot be one.
-  static func coerce(_ value: Any, to type: AttributeType) -> StoredValue {
-    switch type {
-    case .string: return (value as? String).map { .string($0) }
-    case .integer16: return integer(value).flatMap { Int16(exactly: $0) }.map { .int16($0) }
-    case .integer32: return integer(value).flatMap { Int32(exactly: $0) }.map { .int32($0) }
-    case .integer64: return integer(value).map { .int64($0) }
-    case .double:
-      return ((value as? Double) ?? (value as? Float).map(Double.init) ?? integer(value).map(Double.init)).map { .double($0) }
-    case .float:
-      return ((value as? Float) ?? (value as? Double).map(Float.init) ?? integer(value).map(Float.init)).map { .float($0) }
-    case .boolean: return (value as? Bool).map { .bool($0) }
-    case .date: return (value as? Date).map { .date($0) }
-    case .binaryData: return (value as? Data).map { .data($0) }
-    case .uuid: return (value as? UUID).map { .boxed(.init($0)) }
-    case .uri: return (value as? URL).map { .boxed(.init($0)) }
-    case .decimal:
-      let decimal = (value as? Decimal) ?? integer(value).map { Decimal($0) } ?? (value as? Double).map { Decimal($0) }
-      return decimal.map { .boxed(.init($0)) }
-    case .transformable, .composite, .objectID, .undefined:
-      // Kept in memory; saving it is refused with a clear error (see validation).
-      return .boxed(.init(UnsupportedValue(value: value)))
-    }
-  }
-
-  private static func integer(_ value: Any) -> Int64? {
-    switch value {
-    case let v as Int64: v
-    case let v as Int: Int64(v)
-    case let v as Int32: Int64(v)
-    case let v as Int16: Int64(v)
-    case let v as Int8: Int64(v)
-    case let v as UInt8: Int64(v)
-    case let v as UInt16: Int64(v)
-    case let v as UInt32: Int64(v)
-    case let v as UInt: Int64(exactly: v)
-    case let v as UInt64: Int64(exactly: v)
-    default: nil
     }
   }
 
@@ -534,13 +492,4 @@ extension ManagedObject {
     preconditionFailure(
       "ObjectGraph: \(entity).\(key) is a to-many relationship and takes a Set of objects; it was given \(type(of: value)).")
   }
-}
-
-/// The value of an attribute whose type the engine does not store (Transformable, Composite, …): kept in
-/// memory so the object can be inspected, refused at save.
-///
-/// `@unchecked Sendable`: it lives in its object's value array, which is only touched on the object's
-/// context queue; it is never read from another thread.
-struct UnsupportedValue: @unchecked Sendable {
-  let value: Any
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-extension ManagedObject: PredicateEvaluable {
+extension ManagedObject: PredicateArgumentObject {
   /// The value(s) at a key path, for in-memory predicate evaluation and sorting.
   func predicateValue(atKeyPath path: [String]) throws -> PredicateKeyPathValue {
     var path = path

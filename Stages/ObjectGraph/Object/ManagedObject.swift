@@ -117,7 +117,15 @@ open class ManagedObject: Hashable, CustomStringConvertible {
   }
 
   /// The box the object's ID lives in, for a predicate that names the object (see ``ObjectIDReference``).
-  var objectIDReference: ObjectIDReference { ObjectIDReference(storage: storedObjectID) }
+  var objectIDReference: ObjectIDReference {
+    let storage = storedObjectID
+    return ObjectIDReference {
+      storage.withLock { stored in
+        if case .id(let id) = stored { return id }
+        return nil
+      }
+    }
+  }
 
   func setObjectID(_ id: ManagedObjectID) {
     storedObjectID.withLock { $0 = .id(id) }

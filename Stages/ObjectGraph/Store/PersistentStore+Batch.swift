@@ -8,7 +8,7 @@ extension PersistentStore {
     guard options.readOnly else { return }
     throw ObjectGraphError(
       .persistentStoreSave,
-      "The store at \(url?.path ?? "memory") was opened read-only; \(consequence). Add it without the readOnly option to write.",
+      "The store at \(url.storePath) was opened read-only; \(consequence). Add it without the readOnly option to write.",
       url: url)
   }
 
@@ -80,7 +80,7 @@ extension PersistentStore {
       throw error
     } catch let error as DatabaseError {
       throw ObjectGraphError.database(
-        .persistentStoreSave, "A batch request on the store at \(url?.path ?? "memory") failed and nothing was changed", error,
+        .persistentStoreSave, "A batch request on the store at \(url.storePath) failed and nothing was changed", error,
         url: url)
     }
   }
@@ -95,7 +95,7 @@ extension PersistentStore {
     let mapping = try schema.mapping(for: entity)
     guard let plan = plans.inserts[ObjectIdentifier(entity)] else {
       throw ObjectGraphError(
-        .persistentStoreSave, "The store at \(url?.path ?? "memory") has no table for entity \(entity.name). Nothing was inserted.",
+        .persistentStoreSave, "The store at \(url.storePath) has no table for entity \(entity.name). Nothing was inserted.",
         url: url)
     }
     let first: Int64
@@ -116,7 +116,7 @@ extension PersistentStore {
       throw error
     } catch let error as DatabaseError {
       throw ObjectGraphError.database(
-        .persistentStoreSave, "A batch insert into the store at \(url?.path ?? "memory") failed and nothing was inserted", error,
+        .persistentStoreSave, "A batch insert into the store at \(url.storePath) failed and nothing was inserted", error,
         url: url)
     }
     guard makeIDs else { return [] }
@@ -221,127 +221,6 @@ extension PersistentStore {
       try db.execute(
         sql: "UPDATE \(mapping.table) SET \(assignments.sql) WHERE Z_PK IN (\(placeholders))",
         arguments: StatementArguments(assignments.arguments + slice.map(\.databaseValue)))
-    }
-  }
-}
-
-/// A batch delete, with the relationships' delete rules applied in SQL: the rows of one round are
-/// grouped by entity; for each relationship, Deny refuses if a related row exists, Cascade adds the
-/// related rows to the next round, Nullify clears the references to the deleted rows (raising the
-/// versions of the rows it changes), No Action leaves them; then the rows and their join-table rows go.
-struct BatchDeletion {
-  let store: PersistentStore
-  let db: Database
-  /// The IDs of every row deleted, in order.
-  private(set) var deleted: [ManagedObjectID] = []
-  /// Rows already deleted (or being deleted), by table and key, so that cycles end.
-  private var seen: [String: Set<Int64>] = [:]
-
-  init(store: PersistentStore, db: Database) {
-    self.store = store
-    self.db = db
-  }
-
-  mutating func delete(_ rows: [(pk: Int64, entity: Int64)]) throws {
-    var round = rows
-    while !round.isEmpty {
-      var next: [(pk: Int64, entity: Int64)] = []
-      let groups = Dictionary(grouping: round, by: \.entity)
-      for (number, group) in groups.sorted(by: { $0.key < $1.key }) {
-        guard let entity = store.schema.entityByNumber[number], let mapping = store.schema.byIdentity[ObjectIdentifier(entity)]
-        else { continue }
-        let keys = group.map(\.pk).filter { seen[mapping.table, default: []].insert($0).inserted }
-        guard !keys.isEmpty else { continue }
-        next += try applyDeleteRules(mapping, keys: keys)
-        try chunked(keys) { list, arguments in
-          for storage in mapping.storage {
-            if case .joinTable(let join, _) = storage, !join.name.isEmpty {
-              try db.execute(sql: "DELETE FROM \(join.name) WHERE \(join.sourceColumn) IN \(list)", arguments: arguments)
-            }
-          }
-          try db.execute(sql: "DELETE FROM \(mapping.table) WHERE Z_PK IN \(list)", arguments: arguments)
-        }
-        deleted += keys.compactMap { store.objectID(pk: $0, entityNumber: number) }
-      }
-      round = next
-    }
-  }
-
-  /// Each relationship's rule for rows `keys` of `mapping`'s entity; returns the rows Cascade adds.
-  private func applyDeleteRules(_ mapping: SQLiteSchema.EntityMapping, keys: [Int64]) throws -> [(pk: Int64, entity: Int64)] {
-    var cascaded: [(pk: Int64, entity: Int64)] = []
-    for slot in mapping.entity.layout.slots where slot.isRelationship && !slot.isTransient {
-      guard let relationship = slot.relationship, let destination = relationship.destinationEntity,
-        let destinationMapping = store.schema.byIdentity[ObjectIdentifier(destination)]
-      else { continue }
-      // The related rows: how to select them, and how to clear their references to the deleted rows.
-      let related: String
-      var clear: String?
-      switch mapping.storage[slot.index] {
-      case .toOne(let column, _):
-        related =
-          "SELECT d.Z_PK, d.Z_ENT FROM \(destinationMapping.table) d WHERE d.Z_PK IN (SELECT \(column) FROM \(mapping.table) WHERE Z_PK IN %@)"
-        if let inverse = relationship.inverseRelationship, let inverseIndex = destination.layout.index(of: inverse.name),
-          case .toOne(let inverseColumn, let inverseEntityColumn) = destinationMapping.storage[inverseIndex]
-        {
-          let entityPart = inverseEntityColumn.map { ", \($0) = NULL" } ?? ""
-          clear =
-            "UPDATE \(destinationMapping.table) SET \(inverseColumn) = NULL\(entityPart), Z_OPT = Z_OPT + 1 WHERE \(inverseColumn) IN %@"
-        }
-      case .foreignKeyOnDestination(let column, let orderColumn):
-        related = "SELECT d.Z_PK, d.Z_ENT FROM \(destinationMapping.table) d WHERE d.\(column) IN %@"
-        let entityColumn: String? =
-          relationship.inverseRelationship.flatMap { inverse in
-            guard let inverseIndex = destination.layout.index(of: inverse.name),
-              case .toOne(_, let entityColumn) = destinationMapping.storage[inverseIndex]
-            else { return nil }
-            return entityColumn
-          }
-        let entityPart = (entityColumn.map { ", \($0) = NULL" } ?? "") + (orderColumn.map { ", \($0) = NULL" } ?? "")
-        clear = "UPDATE \(destinationMapping.table) SET \(column) = NULL\(entityPart), Z_OPT = Z_OPT + 1 WHERE \(column) IN %@"
-      case .joinTable(let join, _) where !join.name.isEmpty:
-        related =
-          "SELECT d.Z_PK, d.Z_ENT FROM \(join.name) j JOIN \(destinationMapping.table) d ON d.Z_PK = j.\(join.destinationColumn) WHERE j.\(join.sourceColumn) IN %@"
-      default:
-        continue
-      }
-      switch relationship.deleteRule {
-      case .deny:
-        var count = 0
-        try chunked(keys) { list, arguments in
-          count +=
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (\(related.replacingOccurrences(of: "%@", with: list)))", arguments: arguments)
-            ?? 0
-        }
-        if count > 0 {
-          throw ObjectGraphError(
-            .validationRelationshipDeniedDelete,
-            "The batch delete was refused: \(count) row(s) still related through \(mapping.entity.name).\(slot.name) (delete rule: deny). Nothing was deleted. Delete or reassign them first."
-          )
-        }
-      case .cascade:
-        try chunked(keys) { list, arguments in
-          let rows = try Row.fetchCursor(db, sql: related.replacingOccurrences(of: "%@", with: list), arguments: arguments)
-          while let row = try rows.next() { cascaded.append((row[0], row[1])) }
-        }
-      case .nullify:
-        if let clear {
-          try chunked(keys) { list, arguments in
-            try db.execute(sql: clear.replacingOccurrences(of: "%@", with: list), arguments: arguments)
-          }
-        }
-      case .noAction:
-        break
-      }
-    }
-    return cascaded
-  }
-
-  /// Runs `body` for the keys in chunks of 500, with `(?, ?, …)` and the keys as arguments.
-  private func chunked(_ keys: [Int64], _ body: (String, StatementArguments) throws -> Void) throws {
-    for chunk in stride(from: 0, to: keys.count, by: 500) {
-      let slice = Array(keys[chunk..<min(chunk + 500, keys.count)])
-      try body("(" + Array(repeating: "?", count: slice.count).joined(separator: ", ") + ")", StatementArguments(slice))
     }
   }
 }

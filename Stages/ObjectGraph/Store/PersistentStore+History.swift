@@ -112,7 +112,7 @@ extension PersistentStore {
     guard isCoreData else { return }
     throw ObjectGraphError(
       .unsupportedFeature,
-      "The store at \(url?.path ?? "memory") holds persistent history that Apple's Core Data recorded (its ATRANSACTION, ACHANGE and ATRANSACTIONSTRING tables), in a format ObjectGraph does not read or write. The history was left untouched. Open the store without StoreOptions.persistentHistoryTracking and do not fetch its history here; Core Data on Apple platforms reads it.",
+      "The store at \(url.storePath) holds persistent history that Apple's Core Data recorded (its ATRANSACTION, ACHANGE and ATRANSACTIONSTRING tables), in a format ObjectGraph does not read or write. The history was left untouched. Open the store without StoreOptions.persistentHistoryTracking and do not fetch its history here; Core Data on Apple platforms reads it.",
       url: url)
   }
 
@@ -123,7 +123,7 @@ extension PersistentStore {
       return try database.write(body)
     } catch let error as DatabaseError {
       throw ObjectGraphError.database(
-        .persistentStoreSave, "Writing the history of the store at \(url?.path ?? "memory") failed", error, url: url)
+        .persistentStoreSave, "Writing the history of the store at \(url.storePath) failed", error, url: url)
     }
   }
 }

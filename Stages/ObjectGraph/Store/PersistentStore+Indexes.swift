@@ -67,13 +67,13 @@ extension PersistentStore {
       }
     } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
       throw ObjectGraphError.database(
-        .persistentStoreOpen, "A uniqueness constraint of the model cannot be indexed in the store at \(url?.path ?? "memory")", error,
+        .persistentStoreOpen, "A uniqueness constraint of the model cannot be indexed in the store at \(url.storePath)", error,
         advice:
           "Rows already in the store repeat values the constraint forbids (a store written without the constraint, or by another program). The store was left as it was; remove the duplicates, or drop the constraint from the model.",
         url: url)
     } catch let error as DatabaseError {
       throw ObjectGraphError.database(
-        .persistentStoreOpen, "Updating the fetch indexes of the store at \(url?.path ?? "memory") failed", error,
+        .persistentStoreOpen, "Updating the fetch indexes of the store at \(url.storePath) failed", error,
         advice: "The store was left as it was; check that the file is writable.", url: url)
     }
   }

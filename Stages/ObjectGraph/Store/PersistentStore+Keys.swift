@@ -12,7 +12,7 @@ extension PersistentStore {
       let table = schema.entityByNumber[rootNumber].map { "Z" + SQLiteSchema.sqlName($0.name) } ?? "entity \(rootNumber)"
       throw ObjectGraphError(
         .persistentStoreSave,
-        "The store at \(url?.path ?? "memory") cannot hand out \(count) more primary key(s) for \(table): its counter (Z_PRIMARYKEY.Z_MAX) is \(max), at the end of SQLite's 64-bit range. Nothing was written. The counter was set outside Core Data; copy the objects into a new store.",
+        "The store at \(url.storePath) cannot hand out \(count) more primary key(s) for \(table): its counter (Z_PRIMARYKEY.Z_MAX) is \(max), at the end of SQLite's 64-bit range. Nothing was written. The counter was set outside Core Data; copy the objects into a new store.",
         url: url)
     }
     try db.cachedStatement(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?").execute(arguments: [last, rootNumber])

@@ -2,6 +2,8 @@ import Foundation
 import GRDB
 
 extension PersistentStore {
+  // MARK: - Opening
+
   /// Opens (or creates) a store for `model`.
   ///
   /// An existing file is inspected read-only first: a file that is not a SQLite database, or a SQLite
@@ -125,6 +127,8 @@ extension PersistentStore {
       database: database, schema: schema, model: model, metadata: metadata, sideFiles: sideFiles)
   }
 
+  // MARK: - Bringing an open store up to date
+
   /// The writes a read-write open may make, all in one transaction that first reads the metadata again and
   /// checks its hashes: another process may have migrated the file since the open's first look, and a
   /// repair or an index made for this model would then damage a store of another version.
@@ -182,6 +186,8 @@ extension PersistentStore {
         url: url)
     }
   }
+
+  // MARK: - Creating a new store
 
   private static func createNew(
     url: URL, configuration: String?, options: StoreOptions, model: ManagedObjectModel, entities: [EntityDescription],
@@ -263,6 +269,8 @@ extension PersistentStore {
     }
     for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
   }
+
+  // MARK: - Inspecting a file without opening a store
 
   /// A read-only connection to a store file, for looking without changing anything. It waits, as the
   /// store's own connections do, for a writer (a migration, another process's save) rather than report the
@@ -358,6 +366,8 @@ extension PersistentStore {
     return metadata
   }
 
+  // MARK: - Refusing what cannot be opened
+
   /// Refuses a store whose metadata matches the model but whose file lacks tables the model's layout needs
   /// (dropped by a tool, or a file edited by hand): every fetch and save would fail on it.
   private static func refuseMissingTables(in database: DatabaseQueue, schema: SQLiteSchema, url: URL) throws {
@@ -430,6 +440,8 @@ extension PersistentStore {
       "The store at \(url.path) was made with a different version of the model (\(differences.joined(separator: "; "))). Open it with the model version that made it, or migrate it to this one. The file was left untouched.",
       url: url)
   }
+
+  // MARK: - The database connection and the schema
 
   /// Opens a connection with the store's pragmas. `setsJournalMode: false` keeps the file's journal mode
   /// (a migration must not change the file before its transaction). For a file about to be created

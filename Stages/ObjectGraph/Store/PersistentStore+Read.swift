@@ -176,7 +176,7 @@ extension PersistentStore {
     do {
       return try database.read(body)
     } catch let error as DatabaseError {
-      throw ObjectGraphError.database(.coreData, "Reading the store at \(url?.path ?? "memory") failed", error, url: url)
+      throw ObjectGraphError.database(.coreData, "Reading the store at \(url.storePath) failed", error, url: url)
     }
   }
 }

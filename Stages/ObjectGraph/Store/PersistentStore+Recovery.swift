@@ -126,7 +126,7 @@ extension PersistentStore {
     } catch let error as DatabaseError {
       throw ObjectGraphError.database(
         .persistentStoreOpen,
-        "The store at \(url?.path ?? "memory") lacks primary-key counters (Z_PRIMARYKEY) for some of its tables, and repairing them failed",
+        "The store at \(url.storePath) lacks primary-key counters (Z_PRIMARYKEY) for some of its tables, and repairing them failed",
         error, advice: "Check that the file is writable; the rows themselves were not touched.", url: url)
     }
   }

@@ -110,6 +110,8 @@ struct SQLiteSchema: Sendable {
   /// The same mappings by entity identity, for hot paths (no string hashing, no lock to read a name).
   let byIdentity: [ObjectIdentifier: EntityMapping]
 
+  // MARK: - Laying out the tables
+
   init(entities all: [EntityDescription], layout: Layout) {
     var builder = Builder(entities: all, layout: layout)
     for entity in builder.ordered { builder.map(entity) }
@@ -386,6 +388,8 @@ struct SQLiteSchema: Sendable {
     }
   }
 
+  // MARK: - Names and types
+
   /// Upper-cased, with anything but letters, digits and `_` dropped, as Core Data names columns.
   static func sqlName(_ name: String) -> String {
     String(name.uppercased().unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) || $0 == "_" }.map(Character.init))
@@ -401,6 +405,8 @@ struct SQLiteSchema: Sendable {
     case .transformable, .composite, .objectID, .undefined: "BLOB"
     }
   }
+
+  // MARK: - Statements
 
   func mapping(for entity: EntityDescription) throws -> EntityMapping {
     guard let mapping = byIdentity[ObjectIdentifier(entity)] else {

@@ -318,7 +318,7 @@ struct SchemaMigration {
   private func required(_ slot: EntityLayout.Slot, of entity: EntityDescription, rows: Int64, why: String) -> ObjectGraphError {
     ObjectGraphError(
       .migration,
-      "The store at \(url?.path ?? "memory") cannot be migrated: \(entity.name).\(slot.name) \(why) and has no default value, but \(rows) row(s) of the store have no value for it. Give it a default value in the new model version, or keep it optional. The store was left as it was.",
+      "The store at \(url.storePath) cannot be migrated: \(entity.name).\(slot.name) \(why) and has no default value, but \(rows) row(s) of the store have no value for it. Give it a default value in the new model version, or keep it optional. The store was left as it was.",
       url: url)
   }
 
@@ -380,8 +380,20 @@ struct SchemaMigration {
     steps.append(Step(action: .sql(sql, arguments), weight: max(weight, 1)))
   }
 
+  /// Plans the migration's steps, in five phases that run in this order.
   private mutating func planPhases(tablePlans: [TablePlan], joins: [JoinPlan], pairs: TablePairs, db: Database) throws {
-    // 1. Copy what changes shape, from the old layout.
+    let creates = destination.createStatements()
+    let survivingIndexes = survivingIndexNames(tablePlans: tablePlans, joins: joins, creates: creates)
+    copyWhatChangesShape(tablePlans: tablePlans, joins: joins)
+    try dropWhatDoesNotSurvive(tablePlans: tablePlans, joins: joins, pairs: pairs, survivingIndexes: survivingIndexes, db: db)
+    renameAndCreate(tablePlans: tablePlans, joins: joins, pairs: pairs, creates: creates)
+    rewriteValues(tablePlans: tablePlans)
+    createNewIndexes(tablePlans: tablePlans, creates: creates, survivingIndexes: survivingIndexes)
+  }
+
+  /// Phase 1: copies what changes shape (a column whose values change type, a join table rebuilt), from
+  /// the old layout, into temporary columns and tables.
+  private mutating func copyWhatChangesShape(tablePlans: [TablePlan], joins: [JoinPlan]) {
     for plan in tablePlans {
       for copy in plan.copied {
         add("ALTER TABLE \(plan.sourceTable) ADD COLUMN \(copy.temporary) \(copy.type)")
@@ -400,9 +412,12 @@ struct SchemaMigration {
           weight: rowCounts.values.max() ?? 1)
       }
     }
-    // 2. Drop indexes that will not survive, rows and structures nothing maps to.
-    let creates = destination.createStatements()
-    let survivingIndexes = survivingIndexNames(tablePlans: tablePlans, joins: joins, creates: creates)
+  }
+
+  /// Phase 2: drops the indexes that will not survive, then the rows, tables and columns nothing maps to.
+  private mutating func dropWhatDoesNotSurvive(
+    tablePlans: [TablePlan], joins: [JoinPlan], pairs: TablePairs, survivingIndexes: Set<String>, db: Database
+  ) throws {
     // Only indexes of the tables the migration rewrites: one on another table (Core Data's history tables,
     // an app's own) is not the engine's to drop.
     let rewritten = Set(source.tables.keys).union(source.joinTables.keys)
@@ -424,7 +439,11 @@ struct SchemaMigration {
         add("ALTER TABLE \(plan.sourceTable) DROP COLUMN \(column)", weight: rowCounts[plan.sourceTable] ?? 1)
       }
     }
-    // 3. Rename (through temporary names) and create.
+  }
+
+  /// Phase 3: renames tables and columns (through temporary names, so that no name is taken twice) and
+  /// creates the new tables.
+  private mutating func renameAndCreate(tablePlans: [TablePlan], joins: [JoinPlan], pairs: TablePairs, creates: [String]) {
     var finalNames: [(temporary: String, final: String)] = []
     for plan in tablePlans {
       var current = plan.sourceTable
@@ -479,7 +498,10 @@ struct SchemaMigration {
     for table in pairs.new {
       if let statement = creates.first(where: { $0.hasPrefix("CREATE TABLE \(table) (") }) { add(statement) }
     }
-    // 4. Rewrite values, table by table, in chunks.
+  }
+
+  /// Phase 4: rewrites values, table by table, in chunks.
+  private mutating func rewriteValues(tablePlans: [TablePlan]) {
     for plan in tablePlans where !plan.assignments.isEmpty {
       steps.append(
         Step(
@@ -495,7 +517,10 @@ struct SchemaMigration {
           weight: rowCounts[plan.sourceTable] ?? 1)
       }
     }
-    // 5. Indexes the new layout has and the file does not.
+  }
+
+  /// Phase 5: creates the indexes the new layout has and the file does not.
+  private mutating func createNewIndexes(tablePlans: [TablePlan], creates: [String], survivingIndexes: Set<String>) {
     let sizes = Dictionary(tablePlans.map { ($0.table, rowCounts[$0.sourceTable] ?? 0) }, uniquingKeysWith: { a, _ in a })
     for statement in creates {
       guard let name = SQLiteSchema.indexName(in: statement), !survivingIndexes.contains(name) else { continue }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+internal import SHA256
 
 /// Reading and writing a store's metadata as a binary property list, the form Core Data keeps in
 /// `Z_METADATA.Z_PLIST`.
@@ -72,7 +73,7 @@ enum StoreMetadata {
     guard let current, var plist = (try? PropertyListSerialization.propertyList(from: current, format: nil)) as? [String: Any] else {
       throw ObjectGraphError(
         .persistentStoreOpen,
-        "The metadata of the store at \(url?.path ?? "memory") (Z_METADATA.Z_PLIST) cannot be read as a property list; it was not rewritten.",
+        "The metadata of the store at \(url.storePath) (Z_METADATA.Z_PLIST) cannot be read as a property list; it was not rewritten.",
         url: url)
     }
     for key in removed { plist[key] = nil }

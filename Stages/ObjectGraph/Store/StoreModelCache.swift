@@ -56,7 +56,7 @@ enum StoreModelCache {
       try replace(with: contents, in: db)
     } catch let error as DatabaseError {
       throw ObjectGraphError.database(
-        .persistentStoreOpen, "Keeping the model in the store at \(url?.path ?? "memory") failed", error,
+        .persistentStoreOpen, "Keeping the model in the store at \(url.storePath) failed", error,
         advice: "The store was left as it was; check that the file is writable.", url: url)
     }
   }

@@ -118,12 +118,10 @@ public struct ObjectGraphError: Error, Sendable, CustomStringConvertible {
   public let url: URL?
   /// For ``Code/validationMultipleErrors`` and merge conflicts: the individual errors.
   public let underlyingErrors: [ObjectGraphError]
-  /// For merge conflicts: one entry per conflicting object.
-  public let conflicts: [MergeConflict]
-  /// For ``Code/managedObjectConstraintMerge``: one entry per set of values of a uniqueness constraint held
-  /// by more than one object or row (Core Data's `NSConstraintConflict`s, under the error's
-  /// `conflictList`).
-  public let constraintConflicts: [ConstraintConflict]
+  /// The records of a conflict error (read as ``conflicts`` and ``constraintConflicts``), kept here without
+  /// their types: they name objects by ID, and this folder sits below the IDs.
+  /// `Contract/ObjectGraphError+Conflicts.swift` makes and reads them.
+  let conflictRecords: [any Sendable]
   /// The error this one was made from, when it has a cause outside the engine: for a store failure,
   /// GRDB's `DatabaseError` (with SQLite's message, result code and SQL), as Core Data puts the SQLite
   /// error under `NSUnderlyingErrorKey`.
@@ -142,28 +140,17 @@ public struct ObjectGraphError: Error, Sendable, CustomStringConvertible {
   /// SQLite's primary result code (the low 8 bits of ``sqliteResultCode``), e.g. 5 for `SQLITE_BUSY`.
   public var sqlitePrimaryResultCode: Int32? { sqliteResultCode.map { $0 & 0xFF } }
 
-  /// Makes an error. The engine makes these; tests and apps normally only read them.
-  ///
-  /// - Parameters:
-  ///   - code: what kind of failure this is.
-  ///   - message: what happened and what to do.
-  ///   - url: the file concerned, if any.
-  ///   - underlyingErrors: the individual errors, for several at once.
-  ///   - conflicts: the conflicting objects, for a merge conflict.
-  ///   - constraintConflicts: the broken uniqueness constraints, for a constraint conflict.
-  ///   - underlyingError: the cause, when it comes from outside the engine.
-  ///   - sqliteResultCode: SQLite's extended result code, when SQLite refused the operation.
-  public init(
+  /// Makes an error without conflict records (the initializer that takes them is in
+  /// `Contract/ObjectGraphError+Conflicts.swift`).
+  init(
     _ code: Code, _ message: String, url: URL? = nil, underlyingErrors: [ObjectGraphError] = [],
-    conflicts: [MergeConflict] = [], constraintConflicts: [ConstraintConflict] = [], underlyingError: (any Error)? = nil,
-    sqliteResultCode: Int32? = nil
+    conflictRecords: [any Sendable] = [], underlyingError: (any Error)? = nil, sqliteResultCode: Int32? = nil
   ) {
     self.code = code
     self.message = message
     self.url = url
     self.underlyingErrors = underlyingErrors
-    self.conflicts = conflicts
-    self.constraintConflicts = constraintConflicts
+    self.conflictRecords = conflictRecords
     self.underlyingError = underlyingError
     self.sqliteResultCode = sqliteResultCode
   }
@@ -174,24 +161,5 @@ public struct ObjectGraphError: Error, Sendable, CustomStringConvertible {
       text += "\n  - \(error.message)"
     }
     return text
-  }
-}
-
-/// One object whose save collided with a change made elsewhere, as reported by a merge-conflict error.
-public struct MergeConflict: Sendable, CustomStringConvertible {
-  /// The object in conflict.
-  public let objectID: ManagedObjectID
-  /// The properties this context changed that the store also changed (or all changed keys when the row
-  /// was deleted).
-  public let conflictingKeys: [String]
-  /// The row version (`Z_OPT`) this context last read.
-  public let oldVersion: Int64
-  /// The row version now in the store; `0` when the row was deleted.
-  public let newVersion: Int64
-
-  public var description: String {
-    newVersion == 0
-      ? "\(objectID) was deleted in the store since it was read (changed here: \(conflictingKeys.joined(separator: ", ")))"
-      : "\(objectID) changed in the store (version \(oldVersion) -> \(newVersion)); keys changed here: \(conflictingKeys.joined(separator: ", "))"
   }
 }

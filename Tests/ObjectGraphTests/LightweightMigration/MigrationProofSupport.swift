@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SHA256
 import TestSupport
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import SHA256
 
 /// Fingerprints an exercise's sources, so status can tell "not started" and "changed since last check".
 ///

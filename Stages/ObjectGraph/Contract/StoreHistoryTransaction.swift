@@ -1,0 +1,12 @@
+import Foundation
+
+/// One transaction of a store's persistent history, as the store reads it back.
+struct StoreHistoryTransaction {
+  /// The transaction's number in its store: increasing, never reused.
+  let number: Int64
+  let storeIdentifier: String
+  let timestamp: Date
+  let author: String?
+  let contextName: String?
+  let changes: [StoreHistoryChange]
+}

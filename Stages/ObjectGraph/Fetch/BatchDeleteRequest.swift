@@ -1,0 +1,40 @@
+import Foundation
+
+/// Deletes every row a fetch request matches, or the rows of given IDs, in SQL, without making objects
+/// (Core Data's `NSBatchDeleteRequest`).
+///
+/// The relationships' delete rules apply in SQL, as they would to objects: Cascade deletes the related
+/// rows too (and theirs, in turn), Nullify clears the related rows' references, Deny refuses the whole
+/// request (1600) when a related row exists, No Action leaves references as they are. Validation rules are
+/// not checked, and contexts learn of the deletion only by merging the IDs
+/// (``ManagedObjectContext/mergeChanges(fromRemoteContextSave:into:)``).
+public final class BatchDeleteRequest: PersistentStoreRequest {
+  /// The entity whose rows go.
+  public let entityName: String
+  /// Which rows go (with the request's `includesSubentities`), when made from a fetch request.
+  public let predicate: FetchPredicate?
+  /// Whether rows of subentities go too (from the fetch request).
+  public let includesSubentities: Bool
+  /// The rows that go, when made from IDs.
+  public let objectIDs: [ManagedObjectID]?
+  /// What the result holds. Default ``BatchDeleteRequestResultType/resultTypeStatusOnly``.
+  public var resultType: BatchDeleteRequestResultType = .resultTypeStatusOnly
+
+  /// A request deleting what `fetchRequest` would fetch (its predicate and entity; its order and limits
+  /// do not apply).
+  public init<Result>(fetchRequest: FetchRequest<Result>) {
+    entityName = fetchRequest.entityName
+    predicate = fetchRequest.predicate
+    includesSubentities = fetchRequest.includesSubentities
+    objectIDs = nil
+  }
+
+  /// A request deleting the rows of `objectIDs`, which must all be of one entity (or its subentities) and
+  /// permanent.
+  public init(objectIDs: [ManagedObjectID]) {
+    entityName = objectIDs.first?.entityName ?? ""
+    predicate = nil
+    includesSubentities = true
+    self.objectIDs = objectIDs
+  }
+}

@@ -1,0 +1,32 @@
+import Foundation
+
+/// Sets attributes of every row a predicate matches, in one SQL statement, without making objects (Core
+/// Data's `NSBatchUpdateRequest`).
+///
+/// ```swift
+/// let request = BatchUpdateRequest(entityName: "Note")
+/// request.predicate = try FetchPredicate(format: "notebook == %@", archive)
+/// request.propertiesToUpdate = ["isArchived": true]
+/// request.resultType = .updatedObjectIDsResultType
+/// ```
+///
+/// Each updated row's version (`Z_OPT`) goes up, so a context holding one of the objects finds its save
+/// refused by optimistic locking (133020) until it merges the IDs or refreshes. Values are checked as for
+/// ``BatchInsertRequest``; validation rules are not (Core Data's rule).
+public final class BatchUpdateRequest: PersistentStoreRequest {
+  /// The entity whose rows change.
+  public let entityName: String
+  /// Which rows change; `nil` for all.
+  public var predicate: FetchPredicate?
+  /// The new values, by attribute name (`nil` or `NSNull()` clears an optional attribute).
+  public var propertiesToUpdate: [String: Any]?
+  /// Whether rows of subentities change too. Default `true`.
+  public var includesSubentities = true
+  /// What the result holds. Default ``BatchUpdateRequestResultType/statusOnlyResultType``.
+  public var resultType: BatchUpdateRequestResultType = .statusOnlyResultType
+
+  /// A request for the rows of an entity.
+  public init(entityName: String) {
+    self.entityName = entityName
+  }
+}

@@ -1,0 +1,39 @@
+import Foundation
+
+/// One column of a dictionary fetch, as a ``FetchPropertySpecifier`` describes it.
+public struct FetchColumn: Sendable {
+  enum Kind {
+    case keyPath(String)
+    case expression(name: String, FetchExpression?, AttributeType)
+  }
+
+  let kind: Kind
+
+  /// The key of the column's value in each result dictionary.
+  var name: String {
+    switch kind {
+    case .keyPath(let path): path
+    case .expression(let name, _, _): name
+    }
+  }
+}
+
+extension String: FetchPropertySpecifier {
+  /// A key path column.
+  public var fetchColumn: FetchColumn { FetchColumn(kind: .keyPath(self)) }
+}
+
+extension AttributeDescription: FetchPropertySpecifier {
+  /// The attribute's column.
+  public var fetchColumn: FetchColumn { FetchColumn(kind: .keyPath(name)) }
+}
+
+extension RelationshipDescription: FetchPropertySpecifier {
+  /// The relationship's column: its destination's object ID (to-one relationships only).
+  public var fetchColumn: FetchColumn { FetchColumn(kind: .keyPath(name)) }
+}
+
+extension ExpressionDescription: FetchPropertySpecifier {
+  /// The expression's column, under its name.
+  public var fetchColumn: FetchColumn { FetchColumn(kind: .expression(name: name, expression, expressionResultType)) }
+}

@@ -1,0 +1,43 @@
+import Foundation
+
+/// An expression a dictionary fetch computes: a key path, or an aggregate function over one (Core Data's
+/// `NSExpression` in the forms a SQLite store runs).
+///
+/// ```swift
+/// let total = ExpressionDescription()
+/// total.name = "totalWords"
+/// total.expression = FetchExpression(forFunction: "sum:", arguments: [FetchExpression(forKeyPath: "wordCount")])
+/// total.expressionResultType = .integer64
+/// ```
+public struct FetchExpression: Sendable, Hashable, CustomStringConvertible {
+  enum Kind: Sendable, Hashable {
+    case keyPath(String)
+    case function(String, [FetchExpression])
+  }
+
+  let kind: Kind
+
+  /// The value at a key path of each row (`"wordCount"`, `"notebook.name"`).
+  public init(forKeyPath keyPath: String) {
+    kind = .keyPath(keyPath)
+  }
+
+  /// A function of other expressions. A SQLite store computes the aggregates `count:`, `sum:`,
+  /// `average:`, `min:` and `max:` of one key path; others are refused when the fetch runs.
+  public init(forFunction name: String, arguments: [FetchExpression]) {
+    kind = .function(name, arguments)
+  }
+
+  /// The aggregate functions a store computes, and their SQL.
+  static let functions: [String: String] = [
+    "count:": "COUNT", "sum:": "SUM", "average:": "AVG", "min:": "MIN", "max:": "MAX",
+  ]
+
+  /// The expression as `NSExpression` prints it: `wordCount`, `sum:(wordCount)`.
+  public var description: String {
+    switch kind {
+    case .keyPath(let path): path
+    case .function(let name, let arguments): "\(name)(\(arguments.map(\.description).joined(separator: ", ")))"
+    }
+  }
+}

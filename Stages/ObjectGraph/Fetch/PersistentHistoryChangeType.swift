@@ -1,0 +1,8 @@
+import Foundation
+
+/// What happened to an object in a transaction (Core Data's `NSPersistentHistoryChangeType`).
+public enum PersistentHistoryChangeType: Sendable, Hashable {
+  case insert
+  case update
+  case delete
+}

@@ -1,0 +1,475 @@
+import Foundation
+
+/// Migrates a store to a new store file with a ``MappingModel`` (Core Data's `NSMigrationManager`): the
+/// explicit ("heavyweight") migration, for changes a lightweight migration cannot infer, such as an
+/// attribute whose type changes or one attribute split into two.
+///
+/// ``migrateStore(from:type:options:mapping:to:type:options:)`` opens the source store read-only, makes a
+/// new store at the destination, runs Core Data's three phases (create the destination instances, create
+/// their relationships, validate and save) over the entity mappings, and closes both stores. Then the app
+/// puts the new file in place (``PersistentStoreCoordinator/replacePersistentStore(at:destinationOptions:withPersistentStoreFrom:sourceOptions:type:)``)
+/// or opens it where it is.
+///
+/// ```swift
+/// let manager = MigrationManager(sourceModel: v1, destinationModel: v2)
+/// try manager.migrateStore(
+///   from: storeURL, type: .sqlite, mapping: mapping, to: migratedURL, type: .sqlite)
+/// try coordinator.replacePersistentStore(at: storeURL, withPersistentStoreFrom: migratedURL, type: .sqlite)
+/// try coordinator.destroyPersistentStore(at: migratedURL, type: .sqlite)
+/// ```
+///
+/// Managed objects are not `Sendable`: the whole migration runs on the calling thread, inside the two
+/// contexts' `performAndWait`, and a manager is used from one thread at a time.
+public final class MigrationManager {
+  /// The model the source store was made with.
+  public let sourceModel: ManagedObjectModel
+  /// The model the destination store is made with.
+  public let destinationModel: ManagedObjectModel
+  /// The mapping model of the migration running or last run (empty before the first).
+  public var mappingModel: MappingModel { run.mapping }
+  /// The context that reads the source store during a migration.
+  public private(set) var sourceContext: ManagedObjectContext
+  /// The context that writes the destination store during a migration.
+  public private(set) var destinationContext: ManagedObjectContext
+  /// The entity mapping being run, or `nil` between migrations.
+  public var currentEntityMapping: EntityMapping? { run.currentEntityMapping }
+  /// How far the migration has come, from 0 to 1 (1 once the destination is saved and closed).
+  public var migrationProgress: Float { run.progress }
+  /// Anything the app's policies want to share during a migration (Core Data's `userInfo`).
+  public var userInfo: [String: Any] = [:]
+
+  /// What the migration running (or last run) knows: a new one for each ``migrateStore(from:type:options:mapping:to:type:options:)``.
+  private var run = MigrationRun(mapping: MappingModel())
+
+  /// Makes a manager that migrates stores of `sourceModel` to `destinationModel`.
+  public init(sourceModel: ManagedObjectModel, destinationModel: ManagedObjectModel) {
+    self.sourceModel = sourceModel
+    self.destinationModel = destinationModel
+    sourceContext = ManagedObjectContext(concurrencyType: .privateQueue)
+    destinationContext = ManagedObjectContext(concurrencyType: .privateQueue)
+  }
+
+  // MARK: - Associations
+
+  /// Records that `destination` was made from `source` by `entityMapping`, for the lookups below and for
+  /// phase 2 (which sets the relationships of each destination instance a mapping associated).
+  public func associate(
+    sourceInstance source: ManagedObject, withDestinationInstance destination: ManagedObject, for entityMapping: EntityMapping
+  ) {
+    var entry = run.associations[entityMapping.name] ?? MigrationRun.Associations()
+    let sourceKey = ObjectIdentifier(source)
+    let destinationKey = ObjectIdentifier(destination)
+    if entry.destinationsBySource[sourceKey] == nil { entry.sources.append(source) }
+    if entry.sourcesByDestination[destinationKey] == nil { entry.destinations.append(destination) }
+    entry.destinationsBySource[sourceKey, default: []].append(destination)
+    entry.sourcesByDestination[destinationKey, default: []].append(source)
+    run.associations[entityMapping.name] = entry
+  }
+
+  /// The destination instances the mapping named `mappingName` made from `sourceInstances`, in order
+  /// (source instances it did not migrate give none); all it made when `sourceInstances` is `nil`.
+  public func destinationInstances(forEntityMappingName mappingName: String, sourceInstances: [ManagedObject]?) -> [ManagedObject] {
+    guard let entry = run.associations[mappingName] else { return [] }
+    guard let sourceInstances else { return entry.destinations }
+    return sourceInstances.flatMap { entry.destinationsBySource[ObjectIdentifier($0)] ?? [] }
+  }
+
+  /// The source instances the mapping named `mappingName` made `destinationInstances` from; all it
+  /// migrated when `destinationInstances` is `nil`.
+  public func sourceInstances(forEntityMappingName mappingName: String, destinationInstances: [ManagedObject]?) -> [ManagedObject] {
+    guard let entry = run.associations[mappingName] else { return [] }
+    guard let destinationInstances else { return entry.sources }
+    return destinationInstances.flatMap { entry.sourcesByDestination[ObjectIdentifier($0)] ?? [] }
+  }
+
+  /// The destination instances any mapping made from `sourceInstances`: for relationships to an entity
+  /// with subentities, whose instances several mappings migrate.
+  func destinationInstancesInAnyMapping(for sourceInstances: [ManagedObject]) -> [ManagedObject] {
+    sourceInstances.flatMap { source in
+      mappingModel.entityMappings.flatMap { run.associations[$0.name]?.destinationsBySource[ObjectIdentifier(source)] ?? [] }
+    }
+  }
+
+  /// The source model's entity that `mapping` migrates, or `nil`.
+  public func sourceEntity(for mapping: EntityMapping) -> EntityDescription? {
+    mapping.sourceEntityName.flatMap { sourceModel.entitiesByName[$0] }
+  }
+
+  /// The destination model's entity that `mapping` makes, or `nil`.
+  public func destinationEntity(for mapping: EntityMapping) -> EntityDescription? {
+    mapping.destinationEntityName.flatMap { destinationModel.entitiesByName[$0] }
+  }
+
+  /// Stops the running migration at the end of the current step, which then throws error 134110 with
+  /// `error` as its underlying error. Call it from a policy.
+  public func cancelMigrationWithError(_ error: any Error) {
+    if run.cancellation == nil { run.cancellation = error }
+  }
+
+  // MARK: - Migrating
+
+  /// Migrates the store at `sourceURL` into a new store at `destinationURL`, as `mapping` says (Core Data's
+  /// `migrateStore(from:type:options:mapping:to:type:options:)`).
+  ///
+  /// The source is opened read-only and never changed. The destination must not exist: it is made with the
+  /// destination model and, when the migration fails, removed with its side files.
+  /// - Throws: ``ObjectGraphError/Code/migrationMissingSourceModel`` (134130) when the source store was not
+  ///   made with ``sourceModel``; ``ObjectGraphError/Code/persistentStoreInvalidType`` for a type other than
+  ///   SQLite; ``ObjectGraphError/Code/migration`` (134110) for everything else (an existing destination, an
+  ///   expression that cannot be read, an error thrown by a policy, a cancellation, a validation failure),
+  ///   naming the entity mapping and what happened.
+  public func migrateStore(
+    from sourceURL: URL, type sourceType: StoreType, options sourceOptions: StoreOptions = .init(), mapping: MappingModel,
+    to destinationURL: URL, type destinationType: StoreType, options destinationOptions: StoreOptions = .init()
+  ) throws {
+    guard sourceType == .sqlite, destinationType == .sqlite else {
+      throw ObjectGraphError(
+        .persistentStoreInvalidType, "A migration manager migrates SQLite stores: both store types must be .sqlite.")
+    }
+    run = MigrationRun(mapping: mapping)
+    defer { run.currentEntityMapping = nil }
+    let fileManager = FileManager.default
+    guard fileManager.fileExists(atPath: sourceURL.path) else {
+      throw failure("There is no store at \(sourceURL.path) to migrate. Nothing was changed.", url: sourceURL)
+    }
+    let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: sourceURL)
+    guard sourceModel.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata) else {
+      throw ObjectGraphError(
+        .migrationMissingSourceModel,
+        "The store at \(sourceURL.path) was not made with the migration manager's source model (their entity version hashes differ). Make the manager with the model that made the store. Nothing was changed.",
+        url: sourceURL)
+    }
+    let sideFiles = ["", "-wal", "-shm", "-journal"].map { URL(fileURLWithPath: destinationURL.path + $0) }
+    if let existing = sideFiles.first(where: { fileManager.fileExists(atPath: $0.path) }) {
+      throw failure(
+        "The destination \(existing.path) exists; a migration makes a new store and does not overwrite one. Destroy it first (destroyPersistentStore(at:type:options:)) or choose another URL. Nothing was changed.",
+        url: destinationURL)
+    }
+    do {
+      try check(mapping)
+    } catch let error as ObjectGraphError {
+      throw ObjectGraphError(.migration, "\(error.message) Nothing was changed.", url: sourceURL)
+    }
+
+    var options = sourceOptions
+    options.readOnly = true
+    options.migratePersistentStoresAutomatically = false
+    let sourceCoordinator = PersistentStoreCoordinator(managedObjectModel: sourceModel)
+    let sourceStore = try sourceCoordinator.addPersistentStore(type: .sqlite, at: sourceURL, options: options)
+    defer { try? sourceCoordinator.remove(sourceStore) }
+    sourceContext = ManagedObjectContext(concurrencyType: .privateQueue)
+    sourceContext.persistentStoreCoordinator = sourceCoordinator
+
+    let destinationCoordinator = PersistentStoreCoordinator(managedObjectModel: destinationModel)
+    var destinationStore: PersistentStore?
+    do {
+      destinationStore = try destinationCoordinator.addPersistentStore(type: .sqlite, at: destinationURL, options: destinationOptions)
+      destinationContext = ManagedObjectContext(concurrencyType: .privateQueue)
+      destinationContext.persistentStoreCoordinator = destinationCoordinator
+      try sourceContext.performAndWait {
+        try destinationContext.performAndWait { try runPhases(sourceURL: sourceURL) }
+      }
+      if let destinationStore { try destinationCoordinator.remove(destinationStore) }
+      destinationStore = nil
+    } catch {
+      if let destinationStore { try? destinationCoordinator.remove(destinationStore) }
+      destinationContext = ManagedObjectContext(concurrencyType: .privateQueue)
+      for file in sideFiles { try? fileManager.removeItem(at: file) }
+      let suffix = "The source store was left untouched and the destination's files were removed."
+      if let error = error as? ObjectGraphError, error.code == .migration {
+        throw ObjectGraphError(
+          .migration, "\(error.message) \(suffix)", url: destinationURL, underlyingError: error.underlyingError)
+      }
+      throw ObjectGraphError(
+        .migration, "Making the destination store at \(destinationURL.path) failed: \(error) \(suffix)", url: destinationURL,
+        underlyingError: error)
+    }
+    run.progress = 1
+  }
+
+  /// The three phases, on the contexts' queue.
+  private func runPhases(sourceURL: URL) throws {
+    let mappings = mappingModel.entityMappings.filter(\.migratesInstances)
+    var sources: [[ManagedObject]] = []
+    for mapping in mappings {
+      sources.append(try step(mapping, "fetching its source instances") { try fetchSources(for: mapping) })
+    }
+    run.unitsTotal = 2 * sources.reduce(0) { $0 + $1.count } + mappings.count + 1
+    for (mapping, instances) in zip(mappings, sources) {
+      try step(mapping, "begin(_:with:)") { try mapping.migrationPolicy.begin(mapping, with: self) }
+      for source in instances {
+        try step(mapping, "createDestinationInstances(forSource:in:manager:)") {
+          try mapping.migrationPolicy.createDestinationInstances(forSource: source, in: mapping, manager: self)
+        }
+        advance()
+      }
+      try step(mapping, "endInstanceCreation(forMapping:manager:)") {
+        try mapping.migrationPolicy.endInstanceCreation(forMapping: mapping, manager: self)
+      }
+    }
+    for (mapping, instances) in zip(mappings, sources) {
+      let destinations = destinationInstances(forEntityMappingName: mapping.name, sourceInstances: nil)
+      for destination in destinations {
+        try step(mapping, "createRelationships(forDestination:in:manager:)") {
+          try mapping.migrationPolicy.createRelationships(forDestination: destination, in: mapping, manager: self)
+        }
+      }
+      run.unitsDone += instances.count
+      report()
+      try step(mapping, "endRelationshipCreation(forMapping:manager:)") {
+        try mapping.migrationPolicy.endRelationshipCreation(forMapping: mapping, manager: self)
+      }
+    }
+    for mapping in mappings {
+      try step(mapping, "performCustomValidation(forMapping:manager:)") {
+        try mapping.migrationPolicy.performCustomValidation(forMapping: mapping, manager: self)
+      }
+      advance()
+    }
+    for mapping in mappings {
+      try step(mapping, "end(_:manager:)") { try mapping.migrationPolicy.end(mapping, manager: self) }
+    }
+    run.currentEntityMapping = nil
+    do {
+      try destinationContext.save()
+    } catch {
+      throw failure(
+        "Validating and saving the destination failed\(culprit(of: error, in: mappings)): \(error)", url: nil, underlying: error)
+    }
+    advance()
+  }
+
+  /// Names the mapping whose destination entity a validation error names, when one does.
+  private func culprit(of error: any Error, in mappings: [EntityMapping]) -> String {
+    let text = "\(error)"
+    let names = mappings.filter { mapping in
+      mapping.destinationEntityName.map { text.contains("\($0).") || text.contains("\($0) ") } ?? false
+    }.map { "'\($0.name)'" }
+    return names.isEmpty ? "" : " (objects made by entity mapping \(names.joined(separator: ", ")))"
+  }
+
+  /// Runs one step of `mapping`, turning what it throws (or a cancellation it asked for) into 134110.
+  @discardableResult
+  private func step<T>(_ mapping: EntityMapping, _ what: String, _ body: () throws -> T) throws -> T {
+    run.currentEntityMapping = mapping
+    let result: T
+    do {
+      result = try body()
+    } catch let error as ObjectGraphError where error.code == .migration {
+      throw error
+    } catch {
+      throw failure("Entity mapping '\(mapping.name)' failed in \(what): \(error)", url: nil, underlying: error)
+    }
+    if let cancellation = run.cancellation {
+      throw failure(
+        "Entity mapping '\(mapping.name)' cancelled the migration in \(what): \(cancellation)", url: nil, underlying: cancellation)
+    }
+    return result
+  }
+
+  private func advance() {
+    run.unitsDone += 1
+    report()
+  }
+
+  private func report() {
+    run.progress = min(Float(run.unitsDone) / Float(max(run.unitsTotal, 1)), 1)
+  }
+
+  /// The source instances of `mapping`: its source entity's own instances (not its subentities', which have
+  /// their own mappings) that match its predicate.
+  private func fetchSources(for mapping: EntityMapping) throws -> [ManagedObject] {
+    guard let name = mapping.sourceEntityName else { return [] }
+    let request = FetchRequest<ManagedObject>(entityName: name)
+    request.includesSubentities = false
+    request.predicate = mapping.sourcePredicate
+    return try sourceContext.fetch(request)
+  }
+
+  /// A 134110 error; ``migrateStore(from:type:options:mapping:to:type:options:)`` adds what became of the
+  /// files.
+  private func failure(_ message: String, url: URL?, underlying: (any Error)? = nil) -> ObjectGraphError {
+    ObjectGraphError(.migration, message, url: url, underlyingError: underlying)
+  }
+
+  // MARK: - Checking the mapping model before anything is made
+
+  /// Refuses a mapping model whose names or expressions the manager cannot use, before the destination is
+  /// made.
+  private func check(_ mapping: MappingModel) throws {
+    var seen = Set<String>()
+    for entityMapping in mapping.entityMappings {
+      let name = entityMapping.name
+      guard seen.insert(name).inserted else {
+        throw failure("Two entity mappings are named '\(name)'; give each its own name.", url: nil)
+      }
+      if let sourceName = entityMapping.sourceEntityName, sourceModel.entitiesByName[sourceName] == nil {
+        throw failure("Entity mapping '\(name)' names source entity '\(sourceName)', which the source model does not have.", url: nil)
+      }
+      guard entityMapping.migratesInstances else { continue }
+      if let className = entityMapping.entityMigrationPolicyClassName,
+        type(of: entityMapping.migrationPolicy) == EntityMigrationPolicy.self
+      {
+        throw failure(
+          "Entity mapping '\(name)' names the migration policy class '\(className)', which ObjectGraph cannot make from "
+            + "its name (Swift on Linux has no run-time class lookup). Set the mapping's migrationPolicy to an "
+            + "instance of your EntityMigrationPolicy subclass before migrating.",
+          url: nil)
+      }
+      guard let source = sourceEntity(for: entityMapping) else { continue }
+      guard let destination = destinationEntity(for: entityMapping) else {
+        throw failure(
+          "Entity mapping '\(name)' names destination entity '\(entityMapping.destinationEntityName ?? "(none)")', which the destination model does not have.",
+          url: nil)
+      }
+      for (propertyMapping, isAttribute) in entityMapping.attributeMappings.map({ ($0, true) })
+        + entityMapping.relationshipMappings.map({ ($0, false) })
+      {
+        let property = propertyMapping.name
+        let exists =
+          isAttribute
+          ? destination.attributesByName[property] != nil : destination.relationshipsByName[property] != nil
+        guard exists else {
+          throw failure(
+            "Entity mapping '\(name)' has \(isAttribute ? "an attribute" : "a relationship") mapping for \(destination.name).\(property), which is not \(isAttribute ? "an attribute" : "a relationship") of the destination model.",
+            url: nil)
+        }
+        guard propertyMapping.value == nil, let text = propertyMapping.valueExpression else { continue }
+        run.parsed[ObjectIdentifier(propertyMapping)] = try expression(
+          text, of: propertyMapping, in: entityMapping, source: source, all: mapping)
+      }
+    }
+  }
+
+  /// Reads and checks one expression against the source entity and the mapping model.
+  private func expression(
+    _ text: String, of propertyMapping: PropertyMapping, in entityMapping: EntityMapping, source: EntityDescription,
+    all mapping: MappingModel
+  ) throws -> MappingExpression {
+    let refuse = { (why: String) in
+      self.failure(
+        "Entity mapping '\(entityMapping.name)', property mapping '\(propertyMapping.name)': cannot use the expression \(text): \(why)",
+        url: nil)
+    }
+    guard let expression = MappingExpression.parse(text) else {
+      throw refuse(
+        "ObjectGraph reads only $source.<keyPath> and FUNCTION($manager, \"\(MappingExpression.selector)\", \"<mapping>\", $source.<keyPath>); compute anything else with a closure (PropertyMapping(name:value:))."
+      )
+    }
+    let keyPath: [String]
+    switch expression {
+    case .keyPath(let path): keyPath = path
+    case .destinationInstances(let name, let path):
+      guard mapping.entityMappingsByName[name] != nil else { throw refuse("the mapping model has no entity mapping named '\(name)'.") }
+      keyPath = path
+    }
+    var entity = source
+    for (index, component) in keyPath.enumerated() {
+      guard let property = entity.propertiesByName[component] else {
+        throw refuse("\(entity.name) has no property '\(component)' in the source model.")
+      }
+      guard index < keyPath.count - 1 else { break }
+      guard case .relationship(let relationship) = property, !relationship.isToMany,
+        let next = relationship.destinationEntity
+      else { throw refuse("\(entity.name).\(component) is not a to-one relationship, so a key path cannot go through it.") }
+      entity = next
+    }
+    return expression
+  }
+
+  // MARK: - Evaluating property mappings
+
+  /// Evaluates `propertyMapping` for `source` and sets the result on `destination`, checking that it fits
+  /// the destination property (a value of the wrong type would otherwise stop the program).
+  func apply(_ propertyMapping: PropertyMapping, source: ManagedObject, destination: ManagedObject, mapping: EntityMapping) throws {
+    let value: Any?
+    if let closure = propertyMapping.value {
+      value = try closure(source, self)
+    } else if let text = propertyMapping.valueExpression {
+      let expression: MappingExpression
+      if let known = run.parsed[ObjectIdentifier(propertyMapping)] {
+        expression = known
+      } else if let read = MappingExpression.parse(text) {
+        expression = read
+      } else {
+        throw failure(
+          "Entity mapping '\(mapping.name)', property mapping '\(propertyMapping.name)': cannot use the expression \(text).", url: nil)
+      }
+      switch expression {
+      case .keyPath(let path): value = Self.follow(path, from: source)
+      case .destinationInstances(let name, let path):
+        value = destinationInstances(forEntityMappingName: name, sourceInstances: Self.objects(in: Self.follow(path, from: source)))
+      }
+    } else {
+      return
+    }
+    let key = propertyMapping.name
+    let entity = destination.entity
+    if let attribute = entity.attributesByName[key] {
+      try checkAttribute(value, attribute, key: "\(entity.name).\(key)", mapping: mapping)
+      destination.setValue(value, forKey: key)
+    } else if let relationship = entity.relationshipsByName[key] {
+      destination.setValue(try relationshipValue(value, relationship, key: "\(entity.name).\(key)", mapping: mapping), forKey: key)
+    } else {
+      throw failure("Entity mapping '\(mapping.name)' maps \(entity.name).\(key), which the destination entity does not have.", url: nil)
+    }
+  }
+
+  private func checkAttribute(_ value: Any?, _ attribute: AttributeDescription, key: String, mapping: EntityMapping) throws {
+    guard let value, !Self.isNil(value) else { return }
+    switch attribute.attributeType {
+    case .transformable, .composite, .objectID, .undefined: return
+    default: break
+    }
+    guard SlotValue.coerce(value, to: attribute.attributeType) != nil else {
+      throw failure(
+        "Entity mapping '\(mapping.name)' gives \(key), a \(attribute.attributeType.xcodeName) attribute, the value \(value) of type \(type(of: value)). Convert it in the property mapping's closure.",
+        url: nil)
+    }
+  }
+
+  private func relationshipValue(_ value: Any?, _ relationship: RelationshipDescription, key: String, mapping: EntityMapping) throws
+    -> Any?
+  {
+    let objects = Self.objects(in: value)
+    let accepted = Set((relationship.destinationEntity?.selfAndDescendants ?? []).map(\.name))
+    for object in objects where object.managedObjectContext !== destinationContext || !accepted.contains(object.entity.name) {
+      throw failure(
+        "Entity mapping '\(mapping.name)' gives \(key) a \(object.entity.name) object that is not a destination instance of \(relationship.destinationEntityName). Map source objects with FUNCTION($manager, \"\(MappingExpression.selector)\", ...) or destinationInstances(forEntityMappingName:sourceInstances:).",
+        url: nil)
+    }
+    if relationship.isToMany {
+      return relationship.isOrdered ? NSOrderedSet(array: objects) : Set(objects)
+    }
+    guard objects.count <= 1 else {
+      throw failure(
+        "Entity mapping '\(mapping.name)' gives the to-one \(key) \(objects.count) objects; a to-one takes one at most.", url: nil)
+    }
+    return objects.first
+  }
+
+  /// The value at a key path of `object`, through to-one relationships; `nil` past a missing object.
+  static func follow(_ path: [String], from object: ManagedObject) -> Any? {
+    var current: Any? = object
+    for component in path {
+      guard let object = current as? ManagedObject else { return nil }
+      current = object.value(forKey: component)
+    }
+    return current
+  }
+
+  /// The managed objects a relationship value holds: none for `nil`, one for an object, the members of a
+  /// set, array or ordered set.
+  static func objects(in value: Any?) -> [ManagedObject] {
+    guard let value, !isNil(value) else { return [] }
+    if let object = value as? ManagedObject { return [object] }
+    if let ordered = value as? NSOrderedSet { return ordered.array.compactMap { $0 as? ManagedObject } }
+    if let sequence = value as? any Sequence { return sequence.compactMap { $0 as? ManagedObject } }
+    return []
+  }
+
+  private static func isNil(_ value: Any) -> Bool {
+    if case Optional<Any>.none = value { return true }
+    return false
+  }
+}

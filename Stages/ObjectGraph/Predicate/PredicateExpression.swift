@@ -1,0 +1,20 @@
+import Foundation
+
+/// A side of a comparison.
+indirect enum PredicateExpression: Sendable, Equatable {
+  /// A key path from the evaluated object: `["category", "name"]`; `SELF` is the empty path `[]`;
+  /// `tags.@count` is `["tags", "@count"]`.
+  case keyPath([String])
+  /// A literal or a substituted argument.
+  case constant(PredicateValue)
+  /// An aggregate literal, `{1, 2, 3}`, or an array argument.
+  case aggregate([PredicateExpression])
+  /// A variable: `$limit` (a substitution variable, given by ``FetchPredicate/withSubstitutionVariables(_:)``)
+  /// or, inside a `SUBQUERY`, its iteration variable with an optional key path from it (`$note.title` is
+  /// `variable("note", path: ["title"])`).
+  case variable(String, path: [String])
+  /// Arithmetic on two numbers: `wordCount * 2`, `price - discount`.
+  case arithmetic(PredicateArithmetic, PredicateExpression, PredicateExpression)
+  /// `SUBQUERY(collection, $variable, predicate).@count`: how many members of a to-many match.
+  case subqueryCount(PredicateSubquery)
+}

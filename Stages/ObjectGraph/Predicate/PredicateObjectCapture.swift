@@ -1,0 +1,39 @@
+import Foundation
+
+/// Managed objects given as predicate arguments (`"notebook == %@", notebook`).
+///
+/// Core Data's predicate keeps the object itself, so it names the same row before and after the object
+/// is saved. A ``ManagedObject`` is not `Sendable`, and a ``FetchPredicate`` is (it may be built on one
+/// queue and used on another), so the predicate cannot keep the object. It keeps the object's ID, read at
+/// the call. An ID that is still temporary changes when the object is saved, so for those the predicate
+/// also keeps an ``ObjectIDReference``: the small lock-guarded box the object's own `objectID` lives in,
+/// never the object. When the predicate is used, each temporary ID is replaced by the object's current ID.
+final class PredicateObjectCapture {
+  private(set) var references: [ManagedObjectID: ObjectIDReference] = [:]
+
+  func note(_ object: some PredicateArgumentObject, id: ManagedObjectID) {
+    references[id] = object.objectIDReference
+  }
+}
+
+/// Where a managed object keeps its ID: reading it gives the ID the object has now (permanent once it
+/// has been saved), without holding the object or touching anything else of it.
+///
+/// `Sendable` because its reader holds only the object's `Locked` ID storage, which every thread may read
+/// under its lock (rule 1: `objectID` may be read on any queue). The object makes the reader
+/// (`ManagedObject.objectIDReference`): this folder sits below the objects.
+struct ObjectIDReference: Sendable {
+  /// Reads the ID from the object's storage.
+  let read: @Sendable () -> ManagedObjectID?
+
+  /// The object's ID now, or `nil` when it has not been given one that this box can tell without making it.
+  var current: ManagedObjectID? { read() }
+}
+
+extension PredicateNode {
+  /// The predicate with each temporary ID that `references` knows replaced by its object's current ID.
+  func resolvingObjectIDs(_ references: [ManagedObjectID: ObjectIDReference]) -> PredicateNode {
+    guard !references.isEmpty else { return self }
+    return mappingObjectIDs { id in references[id]?.current ?? id }
+  }
+}

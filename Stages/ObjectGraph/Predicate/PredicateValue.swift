@@ -1,0 +1,80 @@
+import Foundation
+
+/// A value inside a predicate, normalised so that the SQL compiler and the evaluator agree on it.
+enum PredicateValue: Sendable, Hashable {
+  case null
+  case string(String)
+  /// Every integer type (and `Bool` from a `%d` argument is *not* folded here: see ``bool``).
+  case integer(Int64)
+  case double(Double)
+  case bool(Bool)
+  case date(Date)
+  case data(Data)
+  case uuid(UUID)
+  case url(URL)
+  case decimal(Decimal)
+  case objectID(ManagedObjectID)
+  /// An entity, by name: an ``EntityDescription`` argument, which `entity == %@` compares an object's entity
+  /// with (see ``PredicateEntityKey``).
+  case entity(String)
+  /// An array or set argument (for `IN`, `BETWEEN`).
+  case collection([PredicateValue])
+
+  /// Converts an argument given to `FetchPredicate(format:_:)`. A managed object becomes its object ID,
+  /// read now; when that ID is still temporary, `objects` remembers where to find the object's later one.
+  /// - Throws: ``ObjectGraphError/Code/invalidValue`` for a type predicates cannot hold.
+  init(argument: Any?, objects: PredicateObjectCapture? = nil) throws {
+    guard let argument else {
+      self = .null
+      return
+    }
+    self = try Self.convert(argument, objects)
+  }
+
+  private static func convert(_ argument: Any, _ objects: PredicateObjectCapture?) throws -> PredicateValue {
+    switch argument {
+    case let value as PredicateValue: return value
+    case let object as any PredicateArgumentObject:
+      let id = object.objectID
+      if id.isTemporaryID { objects?.note(object, id: id) }
+      return .objectID(id)
+    case let entity as EntityDescription: return .entity(entity.name)
+    case let value as String: return .string(value)
+    case let value as Substring: return .string(String(value))
+    case let value as Bool: return .bool(value)
+    case let value as Int: return .integer(Int64(value))
+    case let value as Int8: return .integer(Int64(value))
+    case let value as Int16: return .integer(Int64(value))
+    case let value as Int32: return .integer(Int64(value))
+    case let value as Int64: return .integer(value)
+    case let value as UInt: return .integer(Int64(clamping: value))
+    case let value as UInt8: return .integer(Int64(value))
+    case let value as UInt16: return .integer(Int64(value))
+    case let value as UInt32: return .integer(Int64(value))
+    case let value as UInt64: return .integer(Int64(clamping: value))
+    case let value as Double: return .double(value)
+    case let value as Float: return .double(Double(value))
+    case let value as Date: return .date(value)
+    case let value as Data: return .data(value)
+    case let value as UUID: return .uuid(value)
+    case let value as URL: return .url(value)
+    case let value as Decimal: return .decimal(value)
+    case let value as ManagedObjectID: return .objectID(value)
+    case let value as any Sequence:
+      var items: [PredicateValue] = []
+      for element in value { items.append(try convert(element, objects)) }
+      return .collection(items)
+    default:
+      if case Optional<Any>.none = argument { return .null }
+      let mirror = Mirror(reflecting: argument)
+      if mirror.displayStyle == .optional {
+        guard let wrapped = mirror.children.first?.value else { return .null }
+        return try convert(wrapped, objects)
+      }
+      throw ObjectGraphError(
+        .invalidValue,
+        "A predicate argument of type \(type(of: argument)) cannot be used. Use a String, number, Bool, Date, Data, UUID, URL, Decimal, a managed object or its ManagedObjectID, an EntityDescription, or an array of those."
+      )
+    }
+  }
+}
