@@ -2,13 +2,16 @@ import Foundation
 
 /// A ``AnyFetchedResultsController`` whose objects are `Result`s: what you make.
 public final class FetchedResultsController<Result: ManagedObject>: AnyFetchedResultsController {
-  /// The request whose results are kept. Change its predicate or sort and call ``performFetch()`` again
+  /// The request whose results are kept. Change its predicate or sort and call ``AnyFetchedResultsController/performFetch()`` again
   /// to apply them (Core Data's rule).
   public let fetchRequest: FetchRequest<Result>
 
-  /// Makes a controller; nothing is fetched until ``performFetch()``.
+  /// Makes a controller; nothing is fetched until ``AnyFetchedResultsController/performFetch()``.
   ///
   /// - Parameters:
+  ///   - fetchRequest: the request whose results the controller keeps; it must sort (first by the section
+  ///     key path, when there is one).
+  ///   - managedObjectContext: the context it fetches in and watches for changes.
   ///   - sectionNameKeyPath: the key path (through to-one relationships) whose value names each object's
   ///     section; the request must sort by it first. `nil` for one section.
   ///   - cacheName: accepted for ported code; there is no section cache.
@@ -36,7 +39,7 @@ public final class FetchedResultsController<Result: ManagedObject>: AnyFetchedRe
       fetch: { try managedObjectContext.fetch(fetchRequest) })
   }
 
-  /// The results, in order across the sections; `nil` before ``performFetch()``.
+  /// The results, in order across the sections; `nil` before ``AnyFetchedResultsController/performFetch()``.
   public var fetchedObjects: [Result]? {
     sections.map { $0.flatMap { $0.objects.compactMap { $0 as? Result } } }
   }

@@ -51,7 +51,7 @@ extension ManagedObjectContext {
 }
 
 extension PersistentHistoryTransaction {
-  /// The transaction's changes as the IDs a merge takes (``ManagedObjectContext/mergeChanges(fromContextDidSave:)``).
+  /// The transaction's changes as the IDs a merge takes (`mergeChanges(fromContextDidSave:)`).
   public var savedObjectIDs: SavedObjectIDs {
     var inserted: Set<ManagedObjectID> = []
     var updated: Set<ManagedObjectID> = []
@@ -67,7 +67,7 @@ extension PersistentHistoryTransaction {
   }
 
   /// The transaction as a did-save notification holding its object IDs (Core Data's
-  /// `objectIDNotification()`), for ``ManagedObjectContext/mergeChanges(fromContextDidSave:)``.
+  /// `objectIDNotification()`), for `mergeChanges(fromContextDidSave:)`.
   public func objectIDNotification() -> Notification {
     let ids = savedObjectIDs
     return Notification(

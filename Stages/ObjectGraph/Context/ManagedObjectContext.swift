@@ -20,7 +20,7 @@ import Synchronization
 /// ```
 ///
 /// Every context runs its work on one queue: `.mainQueue` on `DispatchQueue.main`, `.privateQueue` on a
-/// serial queue of its own. Touch a context and its objects only on that queue: inside ``perform(_:)`` or
+/// serial queue of its own. Touch a context and its objects only on that queue: inside `perform(_:)` or
 /// ``performAndWait(_:)``, or (for a main-queue context) on the main queue. The engine guards the
 /// context's own bookkeeping when it is called from elsewhere by hopping onto the queue, but it cannot
 /// guard objects you hold; turn on concurrency debugging (`OBJECTGRAPH_CONCURRENCY_DEBUG=1`) to be told
