@@ -21,11 +21,15 @@ import Synchronization
 public struct Managed<Value> {
   /// Never read: this stored property gives each wrapper its own offset in the object. Were the wrapper
   /// empty, every `@Managed` property of a class would sit at one offset, and their key paths would all
-  /// describe (and hash as) the first of them.
-  var key: String?
+  /// describe (and hash as) the first of them. One byte, with nothing to release: an object made by a
+  /// fetch initialises and destroys it for every `@Managed` property.
+  @usableFromInline var offsetMarker: UInt8 = 0
 
   /// Declares a managed property; the model key is the property's name.
-  public init() {}
+  ///
+  /// Inlinable: a subclass's initialiser, which every object a fetch makes runs, then sets its wrappers
+  /// with no call into the engine and no generic type looked up at run time.
+  @inlinable public init() {}
 
   /// Not used: `@Managed` reads and writes through the enclosing object (see the type's documentation).
   @available(*, unavailable, message: "@Managed only works on properties of ManagedObject subclasses")
