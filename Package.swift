@@ -185,7 +185,10 @@ let package = Package(
     ),
     .testTarget(
       name: "ObjectGraphTests",
-      dependencies: ["ObjectGraph", "SHA256", "TestSupport", "EngineTestSupport", "DemoSupport", .product(name: "GRDB", package: "GRDB.swift")],
+      dependencies: [
+        "ObjectGraph", "SHA256", "TestSupport", "EngineTestSupport", "DemoSupport",
+        .product(name: "GRDB", package: "GRDB.swift"),
+      ],
       path: "Tests/ObjectGraphTests",
       // Store files and a model that tests copy before opening (never opened in place).
       exclude: ["Fixtures"]

@@ -45,13 +45,22 @@ extension ManagedObjectContext {
     if Result.self == ManagedObject.self { return unsafeBitCast(objects, to: [Result].self) }
     var results: [Result] = []
     results.reserveCapacity(objects.count)
+    // A fetch makes objects of a few classes: each class is checked once, and its objects are then
+    // handed out without a dynamic cast each (a class reference is the same whatever its static type).
+    var checked: [ObjectIdentifier] = []
     for object in objects {
+      let objectClass = ObjectIdentifier(type(of: object))
+      if checked.contains(objectClass) {
+        results.append(unsafeBitCast(object, to: Result.self))
+        continue
+      }
       guard let typed = object as? Result else {
         throw ObjectGraphError(
           .invalidValue,
           "FetchRequest<\(Result.self)> fetched a \(object.entity.name) made as \(type(of: object)), which is not a \(Result.self). Give entity \(object.entity.name) the class \(Result.self) (managedObjectClass, or ManagedObjectModel.register), or fetch FetchRequest<ManagedObject>."
         )
       }
+      checked.append(objectClass)
       results.append(typed)
     }
     return results
