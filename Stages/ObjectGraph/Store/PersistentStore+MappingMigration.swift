@@ -26,22 +26,22 @@ extension PersistentStore {
     defer { try? keeper.close() }
     let database = try makeDatabase(path: url.path, options: options, readOnly: false, url: url, setsJournalMode: false)
     defer { try? database.close() }
+    // Whether the store holds the destination model's contents when this returns, and whether the new
+    // file is attached to the connection (to detach once the transaction has ended).
     var migrated = false
+    var attached = false
     do {
       try database.writeWithoutTransaction { db in
-        defer { if migrated { try? db.execute(sql: "DETACH DATABASE migrated") } }
+        defer { if attached { try? db.execute(sql: "DETACH DATABASE migrated") } }
         try db.inTransaction(.immediate) {
           let current = try StoreMetadata.read(in: db)
           // Another connection migrated the file while this one waited for the lock: nothing left to do.
           if model.hashMatch(configuration: configuration, metadata: current) != nil {
-            migrated = false
-            throw AlreadyMigrated()
+            migrated = true
+            return .rollback
           }
           guard current[StoreMetadataKey.versionHashes] as? [String: Data] == sourceHashes else {
-            throw ObjectGraphError(
-              .persistentStoreIncompatibleVersionHash,
-              "The store at \(url.path) was migrated to another version of the model by another process while this one waited to migrate it from \(found.origin). Nothing was written. Add the store again: it is checked against the model afresh.",
-              url: url)
+            throw migratedElsewhere(url: url, from: found.origin)
           }
           let request = MappingModelMigration.Request(
             storeURL: url, migratedStoreURL: migratedURL, sourceModel: found.model, destinationModel: model,
@@ -54,13 +54,12 @@ extension PersistentStore {
               url: url)
           }
           try db.execute(sql: "ATTACH DATABASE ? AS migrated", arguments: [migratedURL.path])
-          migrated = true
+          attached = true
           try replaceContents(db, withSchema: "migrated")
+          migrated = true
           return .commit
         }
       }
-    } catch is AlreadyMigrated {
-      return true
     } catch let error as DatabaseError {
       throw ObjectGraphError.database(
         .migration, "Migrating the store at \(url.path) from \(found.origin) with a mapping model failed", error,
@@ -70,9 +69,6 @@ extension PersistentStore {
     }
     return migrated
   }
-
-  /// Thrown inside the transaction to leave it when another connection has migrated the store meanwhile.
-  private struct AlreadyMigrated: Error {}
 
   /// Replaces every table, index, trigger and view of the main database of `db` with those of the attached
   /// database `schema`, rows included, inside the caller's transaction.

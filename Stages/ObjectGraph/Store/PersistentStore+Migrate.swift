@@ -104,10 +104,7 @@ extension PersistentStore {
           if try isMigrated(db, to: metadata) { return .commit }
           // Or to a third version: the plan, made for the version the store had, would damage it.
           guard try StoreMetadata.read(in: db)[StoreMetadataKey.versionHashes] as? [String: Data] == sourceHashes else {
-            throw ObjectGraphError(
-              .persistentStoreIncompatibleVersionHash,
-              "The store at \(url.path) was migrated to another version of the model by another process while this one waited to migrate it from \(origin). Nothing was written. Add the store again: it is checked against the model afresh.",
-              url: url)
+            throw migratedElsewhere(url: url, from: origin)
           }
           let maxima = try primaryKeyMaxima(db)
           let plan = try SchemaMigration(
@@ -145,6 +142,15 @@ extension PersistentStore {
           "The migration runs in one transaction, so the store was left as it was; free disk space (SQLITE_FULL) or fix the cause and open it again.",
         url: url)
     }
+  }
+
+  /// The refusal when, while a migration waited for the store's lock, another process migrated the store
+  /// to a third version: the migration planned for the version it had would damage it.
+  static func migratedElsewhere(url: URL, from origin: String) -> ObjectGraphError {
+    ObjectGraphError(
+      .persistentStoreIncompatibleVersionHash,
+      "The store at \(url.path) was migrated to another version of the model by another process while this one waited to migrate it from \(origin). Nothing was written. Add the store again: it is checked against the model afresh.",
+      url: url)
   }
 
   /// Whether the file open in `db` already has the version hashes of `metadata` (the migration's result):
