@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The frozen, lock-free view of an entity that the engine's hot paths read: every property with a slot
 /// index, so a managed object keeps its values in a plain array.
@@ -51,6 +52,9 @@ final class EntityLayout: Sendable {
   }
 
   let name: String
+  /// A number no other layout of the process has: `@Managed` remembers a property's slot per layout by it
+  /// (see ``slotCacheEntry(of:)``).
+  let serial: UInt32
   let slots: [Slot]
   /// Each slot's kind, in slot order, for the hot paths that need only that.
   let kinds: [Kind]
@@ -85,8 +89,12 @@ final class EntityLayout: Sendable {
   /// The ordered to-many slots that are stored: a save writes their members' positions.
   let orderedIndexes: [Int]
 
+  /// Hands out ``serial``s; 0 is never one (an empty cache holds 0).
+  private static let serials = Atomic<UInt32>(0)
+
   init(entity: EntityDescription) {
     name = entity.name
+    serial = Self.serials.wrappingAdd(1, ordering: .relaxed).newValue | 0x8000_0000
     isAbstract = entity.isAbstract
     var slots: [Slot] = []
     var defaults: [(any Sendable)?] = []
@@ -149,5 +157,15 @@ final class EntityLayout: Sendable {
     let length = key.utf8.count
     for position in names.indices where nameLengths[position] == length && names[position] == key { return position }
     return nil
+  }
+
+  /// A property's slot as `@Managed`'s cache keeps it: the layout's ``serial`` in the high 32 bits, and
+  /// in the low ones the slot index + 1, with bit 31 set when the slot is not a plain attribute (a
+  /// relationship or a transformable, which take the general read). `0` for a key the entity lacks.
+  func slotCacheEntry(of key: String) -> UInt64 {
+    guard let index = index(of: key) else { return 0 }
+    var low = UInt64(index + 1)
+    if case .attribute = kinds[index], !transformableIndexes.contains(index) {} else { low |= 0x8000_0000 }
+    return UInt64(serial) << 32 | low
   }
 }

@@ -51,10 +51,10 @@ public struct Managed<Value> {
     storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
   ) -> Value {
     get {
-      let key = ManagedKeyNames.name(of: storageKeyPath)
       // The common case, a plain attribute read as the type it is stored as: specialised in the caller's
-      // module, each `as?` below is decided at compile time, and no `Any` is made.
-      switch object.plainAttributeValue(forKey: key) {
+      // module, each `as?` below is decided at compile time, and no `Any` is made. The slot comes from a
+      // cache kept with the key path's name: no string is hashed or compared.
+      switch object.plainAttributeValue(for: storageKeyPath) {
       case .string(let value)?: if let value = value as? Value { return value }
       case .int64(let value)?: if let value = value as? Value { return value }
       case .int32(let value)?: if let value = value as? Value { return value }
@@ -66,6 +66,7 @@ public struct Managed<Value> {
       case .data(let value)?: if let value = value as? Value { return value }
       default: break
       }
+      let key = ManagedKeyNames.name(of: storageKeyPath)
       let raw = object.typedValue(forKey: key)
       if let value = raw as? Value { return value }
       return converted(raw, object: object, key: key)
@@ -95,45 +96,108 @@ public struct Managed<Value> {
   }
 }
 
-/// Turns a wrapper's storage key path (`\Note._title`) into the model key (`title`).
+/// Turns a wrapper's storage key path (`\Note._title`) into the model key (`title`), and remembers the
+/// property's slot.
 @usableFromInline
 enum ManagedKeyNames {
-  /// Names already worked out. Describing a key path demangles type names, far too slow to repeat on
-  /// every property access, and hashing a key path is not cheap either; the key path objects the compiler
-  /// makes for a property are created once and reused, so the table is keyed by their identity.
-  ///
-  /// Every `@Managed` read looks here, so reading takes no lock: the current table is immutable and
-  /// published through an atomic reference. A new name makes a new table (under `writer`'s lock), which
-  /// replaces the current one; the tables replaced are never freed (a reader may still hold one), and the
-  /// writer keeps every key path named alive, so an identity can never be reused by another key path.
-  /// Tables are made once per property of the app's classes, so a few hundred in all.
-  private static let current = Atomic<Unmanaged<NameTable>?>(nil)
-  private static let writer = Locked<(tables: [NameTable], keptAlive: [AnyKeyPath])>(([], []))
+  /// What is known of one key path: its name, and its slot in the layout it was last read in.
+  final class Entry: Sendable {
+    let name: String
+    /// ``EntityLayout/slotCacheEntry(of:)`` for the layout last read in: read and replaced without a lock
+    /// (a stale entry names another layout's serial, and is looked up again).
+    let slot = Atomic<UInt64>(0)
 
-  /// One immutable generation of the names.
-  private final class NameTable: Sendable {
-    let names: [ObjectIdentifier: String]
-    init(names: [ObjectIdentifier: String]) { self.names = names }
+    init(name: String) { self.name = name }
   }
 
-  @usableFromInline
-  static func name(of keyPath: AnyKeyPath) -> String {
-    let identity = ObjectIdentifier(keyPath)
-    // The table is never freed, so it needs no retain while it is read.
-    if let known = current.load(ordering: .acquiring)?._withUnsafeGuaranteedRef({ $0.names[identity] }) { return known }
+  /// Entries already made. Describing a key path demangles type names, far too slow to repeat on every
+  /// property access, and hashing a key path is not cheap either; the key path objects the compiler makes
+  /// for a property are created once and reused, so the table is keyed by their identity.
+  ///
+  /// Every `@Managed` read looks here, so reading takes no lock: the current table is immutable and
+  /// published through an atomic reference. A new key path makes a new table (under `writer`'s lock),
+  /// which replaces the current one; the tables replaced and their entries are never freed (a reader may
+  /// still hold one), and the writer keeps every key path named alive, so an identity can never be reused
+  /// by another key path. Tables are made once per property of the app's classes, so a few hundred in all.
+  private static let current = Atomic<Unmanaged<EntryTable>?>(nil)
+  private static let writer = Locked<(tables: [EntryTable], keptAlive: [AnyKeyPath])>(([], []))
+
+  /// One immutable generation of the entries: open addressing on the key paths' addresses, at most half
+  /// full, which finds an entry in a multiplication and a probe or two.
+  private final class EntryTable: Sendable {
+    /// Key path addresses (`0`: an empty place) and their entries, at the same positions.
+    let keys: [UInt]
+    let entries: [Entry?]
+    let shift: UInt
+    var count: Int { entries.lazy.filter { $0 != nil }.count }
+
+    init(_ pairs: [(UInt, Entry)]) {
+      var capacity = 16
+      while capacity < pairs.count * 2 { capacity *= 2 }
+      shift = UInt(64 - capacity.trailingZeroBitCount)
+      var keys = [UInt](repeating: 0, count: capacity)
+      var entries = [Entry?](repeating: nil, count: capacity)
+      for (key, entry) in pairs {
+        var position = Self.home(key, shift)
+        while keys[position] != 0 { position = (position + 1) & (capacity - 1) }
+        keys[position] = key
+        entries[position] = entry
+      }
+      self.keys = keys
+      self.entries = entries
+    }
+
+    @inline(__always)
+    static func home(_ key: UInt, _ shift: UInt) -> Int { Int(truncatingIfNeeded: (UInt64(key) &* 0x9E37_79B9_7F4A_7C15) >> UInt64(shift)) }
+
+    /// The entry of a key path address, or `nil`.
+    @inline(__always)
+    func entry(_ key: UInt) -> Entry? {
+      var position = Self.home(key, shift)
+      while true {
+        let found = keys[position]
+        if found == key { return entries[position] }
+        if found == 0 { return nil }
+        position = (position + 1) & (keys.count - 1)
+      }
+    }
+
+    var pairs: [(UInt, Entry)] { zip(keys, entries).compactMap { key, entry in entry.map { (key, $0) } } }
+  }
+
+  /// The entry of a wrapper's storage key path, made on first use. Entries are never freed, so the caller
+  /// may use it without retaining it.
+  static func entry(of keyPath: AnyKeyPath) -> Unmanaged<Entry> {
+    let key = UInt(bitPattern: ObjectIdentifier(keyPath))
+    if let table = current.load(ordering: .acquiring),
+      let known = table._withUnsafeGuaranteedRef({ $0.entry(key).map(Unmanaged.passUnretained) })
+    {
+      return known
+    }
     let text = "\(keyPath)"
     var name = text.split(separator: ".").last.map(String.init) ?? text
     if name.hasPrefix("_") { name.removeFirst() }
-    writer.withLock { writer in
-      let names = current.load(ordering: .acquiring)?.takeUnretainedValue().names ?? [:]
+    return writer.withLock { writer in
+      let table = current.load(ordering: .acquiring)?.takeUnretainedValue()
+      if let known = table?.entry(key) { return Unmanaged.passUnretained(known) }
+      let entry = Entry(name: name)
       // The bound guards against a compiler that would make a new key path object on every access.
-      guard names[identity] == nil, names.count < 1024 else { return }
-      let table = NameTable(names: names.merging([identity: name]) { old, _ in old })
-      writer.tables.append(table)
+      guard (table?.count ?? 0) < 1024 else {
+        writer.keptAlive.append(keyPath)
+        return Unmanaged.passRetained(entry)  // never freed, as the tables' entries are not
+      }
+      let next = EntryTable((table?.pairs ?? []) + [(key, entry)])
+      writer.tables.append(next)
       writer.keptAlive.append(keyPath)
-      current.store(Unmanaged.passUnretained(table), ordering: .releasing)
+      current.store(Unmanaged.passUnretained(next), ordering: .releasing)
+      return Unmanaged.passUnretained(entry)
     }
-    return name
+  }
+
+  /// The model key a wrapper's storage key path names.
+  @usableFromInline
+  static func name(of keyPath: AnyKeyPath) -> String {
+    entry(of: keyPath)._withUnsafeGuaranteedRef { $0.name }
   }
 
   static func emptyCollection<Value>(_ type: Value.Type) -> Value? {

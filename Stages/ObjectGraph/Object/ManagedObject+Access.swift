@@ -25,14 +25,22 @@ extension ManagedObject {
 
   /// The stored value of a plain attribute (no transformer) that has one, what `@Managed` tries first,
   /// without making an `Any`; `nil` for a nil value, a relationship or a transformable, which take the
-  /// general read.
+  /// general read. The slot comes from the key path's cache entry (``ManagedKeyNames/Entry``), filled on
+  /// the first read in each layout.
   @usableFromInline
-  func plainAttributeValue(forKey key: String) -> SlotValue? {
-    guard let index = layout.index(of: key), case .attribute = layout.kinds[index] else { return nil }
-    if !layout.transformableIndexes.isEmpty, layout.transformableIndexes.contains(index) { return nil }
-    ConcurrencyDebug.objectTouchedOffQueue(self, key: key)
-    if state.isFault { fireFault(key: key) }
-    return values[index]
+  final func plainAttributeValue(for keyPath: AnyKeyPath) -> SlotValue? {
+    ManagedKeyNames.entry(of: keyPath)._withUnsafeGuaranteedRef { entry in
+      var cached = entry.slot.load(ordering: .relaxed)
+      if UInt32(truncatingIfNeeded: cached >> 32) != layout.serial {
+        cached = layout.slotCacheEntry(of: entry.name)
+        entry.slot.store(cached, ordering: .relaxed)
+      }
+      // A key the entity lacks (0), or a slot that is not a plain attribute: the general read.
+      guard cached & 0x8000_0000 == 0, cached & 0xFFFF_FFFF != 0 else { return nil }
+      ConcurrencyDebug.objectTouchedOffQueue(self, key: entry.name)
+      if state.isFault { fireFault(key: entry.name) }
+      return values[Int(truncatingIfNeeded: cached & 0x7FFF_FFFF) - 1]
+    }
   }
 
   @inline(__always)
