@@ -4,10 +4,10 @@ import Foundation
 ///
 /// Core Data's predicate keeps the object itself, so it names the same row before and after the object
 /// is saved. A ``ManagedObject`` is not `Sendable`, and a ``FetchPredicate`` is (it may be built on one
-/// queue and used on another), so the predicate cannot keep the object. It keeps the object's ID, read at
-/// the call. An ID that is still temporary changes when the object is saved, so for those the predicate
-/// also keeps an ``ObjectIDReference``: the small lock-guarded box the object's own `objectID` lives in,
-/// never the object. When the predicate is used, each temporary ID is replaced by the object's current ID.
+/// queue and used on another), so the predicate cannot use the object itself. It keeps the object's ID,
+/// read at the call. An ID that is still temporary changes when the object is saved, so for those the
+/// predicate also keeps an ``ObjectIDReference``, which reads the object's ID under its lock and nothing
+/// else of it. When the predicate is used, each temporary ID is replaced by the object's current ID.
 final class PredicateObjectCapture {
   private(set) var references: [ManagedObjectID: ObjectIDReference] = [:]
 
@@ -19,8 +19,8 @@ final class PredicateObjectCapture {
 /// Where a managed object keeps its ID: reading it gives the ID the object has now (permanent once it
 /// has been saved), without holding the object or touching anything else of it.
 ///
-/// `Sendable` because its reader holds only the object's `Locked` ID storage, which every thread may read
-/// under its lock (rule 1: `objectID` may be read on any queue). The object makes the reader
+/// `Sendable` because its reader reads only the object's stored ID, which every thread may read under the
+/// object's ID lock (rule 1: `objectID` may be read on any queue). The object makes the reader
 /// (`ManagedObject.objectIDReference`): this folder sits below the objects.
 struct ObjectIDReference: Sendable {
   /// Reads the ID from the object's storage.
