@@ -27,8 +27,8 @@ extension ManagedObjectContext {
       case .countResultType: return try results([NSNumber(value: try countObjects(request, confined))], of: request)
       case .dictionaryResultType:
         let rows = try fetchDictionaries(request)
-        if Result.self == NSDictionary.self { return try results(rows.map { NSDictionary(dictionary: $0) }, of: request) }
-        return try results(rows, of: request)
+        if Result.self == NSDictionary.self { return try results(rows.bridgedDictionaries(), of: request) }
+        return try results(rows.dictionaries(), of: request)
       }
     }
   }

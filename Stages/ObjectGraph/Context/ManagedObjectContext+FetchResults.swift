@@ -28,8 +28,8 @@ extension ManagedObjectContext {
     return ids
   }
 
-  /// The dictionaries of a dictionary fetch, read from the persistent store as it is.
-  func fetchDictionaries<Result>(_ request: FetchRequest<Result>) throws -> [[String: Any]] {
+  /// The rows of a dictionary fetch, read from the persistent store as it is.
+  func fetchDictionaries<Result>(_ request: FetchRequest<Result>) throws -> StoreDictionaryRows {
     let entity = try entity(named: request.entityName)
     let store = try readableStore()
     let rows = plan(for: request, entity: entity, unbounded: false)
@@ -44,14 +44,7 @@ extension ManagedObjectContext {
     let plan = StoreDictionaryPlan(
       rows: rows, columns: columns, groupBy: request.propertiesToGroupBy?.map(\.fetchColumn) ?? [],
       having: request.havingPredicate?.resolvedNode, distinct: request.returnsDistinctResults)
-    return try store.fetchDictionaries(plan).map { row in
-      var dictionary: [String: Any] = [:]
-      for (name, value) in row {
-        // Numbers as NSNumber, as Core Data's dictionaries hold them; a nil value leaves its key out.
-        dictionary[name] = if case .objectID(let id) = value { id } else { value.boxedValue }
-      }
-      return dictionary
-    }
+    return try store.fetchDictionaries(plan)
   }
 
   /// `values` as the request's `Result`s.
@@ -73,5 +66,71 @@ extension ManagedObjectContext {
       .invalidValue,
       "FetchRequest<\(Result.self)> for \(request.entityName) has resultType .\(request.resultType), which returns \(what), not \(Result.self)s. Declare the request with the type its result type returns (FetchRequest<ManagedObjectID> for IDs, FetchRequest<NSDictionary> for dictionaries, FetchRequest<NSNumber> for a count), or leave resultType as the request's type sets it."
     )
+  }
+}
+
+extension StoreDictionaryRows {
+  /// A dictionary value as Core Data hands it out: numbers as `NSNumber`, a to-one as its object's ID.
+  private static func boxed(_ value: StoredValue) -> Any? {
+    guard let value else { return nil }
+    return if case .objectID(let id) = value { id } else { value.boxedValue }
+  }
+
+  /// The rows as Swift dictionaries. Each starts as a copy of one dictionary that already holds every key,
+  /// whose values are then replaced through the template's indexes: no key is hashed for a row. A `nil`
+  /// value leaves its key out.
+  func dictionaries() -> [[String: Any]] {
+    var template: [String: Any] = [:]
+    template.reserveCapacity(names.count)
+    for name in names { template[name] = 0 }
+    var result: [[String: Any]] = []
+    result.reserveCapacity(count)
+    guard template.count == names.count else {
+      // A name given twice: set key by key, so the last column of a name wins.
+      for row in 0..<count {
+        var dictionary: [String: Any] = [:]
+        for column in names.indices { dictionary[names[column]] = Self.boxed(values[row * names.count + column]) }
+        result.append(dictionary)
+      }
+      return result
+    }
+    let positions = names.map { template.index(forKey: $0) }
+    var missing: [String] = []
+    for row in 0..<count {
+      var dictionary = template
+      for column in names.indices {
+        if let value = Self.boxed(values[row * names.count + column]), let position = positions[column] {
+          dictionary.values[position] = value
+        } else {
+          missing.append(names[column])
+        }
+      }
+      // Removing a key may move others, so the keys of nil values go once every value is set.
+      for name in missing { dictionary[name] = nil }
+      missing.removeAll(keepingCapacity: true)
+      result.append(dictionary)
+    }
+    return result
+  }
+
+  /// The rows as `NSDictionary`s, as Core Data's dictionary results are. The keys are made `NSString`s once
+  /// for every row.
+  func bridgedDictionaries() -> [NSDictionary] {
+    let keys = names.map { NSString(string: $0) }
+    var result: [NSDictionary] = []
+    result.reserveCapacity(count)
+    var rowKeys: [NSString] = []
+    var rowValues: [Any] = []
+    for row in 0..<count {
+      rowKeys.removeAll(keepingCapacity: true)
+      rowValues.removeAll(keepingCapacity: true)
+      for column in names.indices {
+        guard let value = Self.boxed(values[row * names.count + column]) else { continue }
+        rowKeys.append(keys[column])
+        rowValues.append(value)
+      }
+      result.append(NSDictionary(objects: rowValues, forKeys: rowKeys))
+    }
+    return result
   }
 }

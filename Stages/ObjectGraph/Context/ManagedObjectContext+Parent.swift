@@ -103,7 +103,7 @@ extension ManagedObjectContext: ObjectStore {
   /// A child's dictionary fetch: what the persistent store holds, as for a root context (Core Data's
   /// dictionaries never include unsaved changes, this context's included). Object IDs the child names in
   /// its predicate are translated as for its other fetches.
-  func fetchDictionaries(_ plan: StoreDictionaryPlan) throws -> [StoreDictionaryRow] {
+  func fetchDictionaries(_ plan: StoreDictionaryPlan) throws -> StoreDictionaryRows {
     try performAndWait {
       var plan = plan
       plan.rows = translated(plan.rows)

@@ -17,7 +17,7 @@ protocol ObjectStore: AnyObject, Sendable {
   func fetch(_ plan: StoreFetchPlan, each body: (FetchedRow) -> Void) throws
   func count(_ plan: StoreFetchPlan) throws -> Int
   /// The rows of a dictionary fetch, as the persistent store holds them (no context's unsaved changes).
-  func fetchDictionaries(_ plan: StoreDictionaryPlan) throws -> [StoreDictionaryRow]
+  func fetchDictionaries(_ plan: StoreDictionaryPlan) throws -> StoreDictionaryRows
   func snapshots(for ids: [ManagedObjectID]) throws -> [ManagedObjectID: RowSnapshot]
   func relatedIDs(of ids: [ManagedObjectID], slot: EntityLayout.Slot, entity: EntityDescription) throws
     -> [ManagedObjectID: [ManagedObjectID]]

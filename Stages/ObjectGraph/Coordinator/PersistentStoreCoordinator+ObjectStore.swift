@@ -86,10 +86,10 @@ extension PersistentStoreCoordinator: ObjectStore {
     }
   }
 
-  func fetchDictionaries(_ plan: StoreDictionaryPlan) throws -> [StoreDictionaryRow] {
+  func fetchDictionaries(_ plan: StoreDictionaryPlan) throws -> StoreDictionaryRows {
     try serialized {
       let holding = persistentStores.filter { $0.holds(plan.rows.entity) }
-      guard holding.count > 1 else { return try holding.first?.fetchDictionaries(plan) ?? [] }
+      guard holding.count > 1 else { return try holding.first?.fetchDictionaries(plan) ?? .empty }
       throw ObjectGraphError(
         .unsupportedFeature,
         "Entity \(plan.rows.entity.name) lives in \(holding.count) stores of this coordinator, and a dictionary fetch reads one store: its grouping, order and limits are worked out in SQL. Fetch managed objects, or give the entity one store (configurations)."

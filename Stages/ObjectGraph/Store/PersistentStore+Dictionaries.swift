@@ -9,11 +9,11 @@ extension PersistentStore {
   /// - Throws: ``ObjectGraphError/Code/unknownKey`` for an unknown key, ``ObjectGraphError/Code/invalidValue``
   ///   for a to-many column, a column neither grouped nor aggregated, or a `HAVING` without grouping,
   ///   ``ObjectGraphError/Code/unsupportedFeature`` for an expression the store cannot compute.
-  func fetchDictionaries(_ plan: StoreDictionaryPlan) throws -> [StoreDictionaryRow] {
+  func fetchDictionaries(_ plan: StoreDictionaryPlan) throws -> StoreDictionaryRows {
     let mapping = try schema.mapping(for: plan.rows.entity)
     var compiler = SQLPredicateCompiler(schema: schema, mapping: mapping)
     var selects: [String] = []
-    var readers: [(name: String, read: (Row, inout Int) -> SlotValue?)] = []
+    var readers: [(name: String, read: (RawStatement, inout Int32) -> StoredValue)] = []
     var named: [String: SQLPredicateCompiler.ResultColumn] = [:]
     var aggregates: Set<String> = []
     let makeID = { [self] (key: Int64, entityNumber: Int64) in objectID(pk: key, entityNumber: entityNumber) }
@@ -61,18 +61,17 @@ extension PersistentStore {
     if !order.isEmpty { sql += " ORDER BY " + order }
     sql += Self.limitClause(plan.rows)
     let arguments = StatementArguments(compiler.arguments)
-    return try read { db in
-      var result: [StoreDictionaryRow] = []
-      let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
-      while let row = try cursor.next() {
-        var index = 0
-        var dictionary: StoreDictionaryRow = []
-        for reader in readers {
-          if let value = reader.read(row, &index) { dictionary.append((reader.name, value)) }
-        }
-        result.append(dictionary)
+    let names = readers.map(\.name)
+    let read = readers.map(\.read)
+    return try self.read { db in
+      // One flat array for every row's values, read straight from the statement: no row object or array
+      // per row (see ``StoreDictionaryRows``).
+      var values: [StoredValue] = []
+      try forEachRow(db, sql: sql, arguments: arguments) { row in
+        var column: Int32 = 0
+        for reader in read { values.append(reader(row, &column)) }
       }
-      return result
+      return StoreDictionaryRows(names: names, values: values)
     }
   }
 }
@@ -85,7 +84,7 @@ extension SQLPredicateCompiler {
     let sql: [String]
     let type: AttributeType?
     let isAggregate: Bool
-    let read: (Row, inout Int) -> SlotValue?
+    let read: (RawStatement, inout Int32) -> StoredValue
   }
 
   mutating func dictionaryColumn(
@@ -136,7 +135,7 @@ extension SQLPredicateCompiler {
         let value = argumentType == .decimal ? "CAST(\(argument.sql[0]) AS REAL)" : argument.sql[0]
         return DictionaryColumnSQL(sql: ["\(sqlFunction)(\(value))"], type: type, isAggregate: true) { row, index in
           defer { index += 1 }
-          return SQLiteValueCoding.decode(row[index], as: type)
+          return row.storedValue(index, as: type)
         }
       }
     }
@@ -151,7 +150,7 @@ extension SQLPredicateCompiler {
       let readType = declaredType == .undefined ? type : declaredType
       return DictionaryColumnSQL(sql: [column], type: type, isAggregate: false) { row, index in
         defer { index += 1 }
-        return SQLiteValueCoding.decode(row[index], as: readType)
+        return row.storedValue(index, as: readType)
       }
     case .toOne(let column, let destination):
       guard let destinationMapping = schema.entities[destination.name] else {
@@ -162,7 +161,7 @@ extension SQLPredicateCompiler {
         sharesTable ? "(SELECT Z_ENT FROM \(destinationMapping.table) WHERE Z_PK = \(column))" : String(destinationMapping.number)
       return DictionaryColumnSQL(sql: [column, number], type: .objectID, isAggregate: false) { row, index in
         defer { index += 2 }
-        guard let key = row[index] as Int64?, let entityNumber = row[index + 1] as Int64? else { return nil }
+        guard let key = row.int64OrNil(index), let entityNumber = row.int64OrNil(index + 1) else { return nil }
         return makeID(key, entityNumber).map { .objectID($0) }
       }
     case .object, .toMany, .entity:

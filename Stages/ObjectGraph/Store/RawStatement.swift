@@ -137,6 +137,20 @@ struct RawStatement {
     return Data(bytes: bytes, count: Int(sqlite3_column_bytes(handle, column)))
   }
 
+  /// The column's value as an attribute of `type`: what `SQLiteValueCoding.decode(databaseValue(column),
+  /// as: type)` gives, without making a `DatabaseValue` when the stored value already has the type's
+  /// storage class (text for a string, an integer for an Integer 64, a real for a Double or a Date).
+  func storedValue(_ column: Int32, as type: AttributeType) -> StoredValue {
+    switch (sqlite3_column_type(handle, column), type) {
+    case (SQLITE_NULL, _): nil
+    case (SQLITE_TEXT, .string): .string(string(column))
+    case (SQLITE_INTEGER, .integer64): .int64(int64(column))
+    case (SQLITE_FLOAT, .double): .double(double(column))
+    case (SQLITE_FLOAT, .date): .date(Date(timeIntervalSinceReferenceDate: double(column)))
+    default: SQLiteValueCoding.decode(databaseValue(column), as: type)
+    }
+  }
+
   /// The column's value as SQLite stores it, for the less common attribute types.
   func databaseValue(_ column: Int32) -> DatabaseValue {
     switch sqlite3_column_type(handle, column) {
