@@ -100,18 +100,36 @@ struct PermanentObjects {
     }
   }
 
-  /// A class, so that filling a slot changes the page in place. `@exclusivity(unchecked)`: a page is
-  /// only touched by its registry, on its context's queue, one access at a time.
+  /// A class, so that filling a slot changes the page in place. Its 64 slots are one fixed allocation of
+  /// strong references, read and written through a pointer: no array to check for uniqueness, and telling
+  /// whether a slot is used reads its bits without retaining the object there.
+  /// `@exclusivity(unchecked)`: a page is only touched by its registry, on its context's queue, one access
+  /// at a time.
   private final class Page {
-    @exclusivity(unchecked) var slots = [ManagedObject?](repeating: nil, count: PermanentObjects.pageSize)
+    let slots = UnsafeMutablePointer<ManagedObject?>.allocate(capacity: PermanentObjects.pageSize)
     @exclusivity(unchecked) var used = 0
+
+    init() { slots.initialize(repeating: nil, count: PermanentObjects.pageSize) }
+
+    deinit {
+      slots.deinitialize(count: PermanentObjects.pageSize)
+      slots.deallocate()
+    }
+
+    /// Whether a slot holds an object (its reference is not zero).
+    @inline(__always)
+    func isUsed(_ slot: Int) -> Bool {
+      UnsafeRawPointer(slots + slot).load(as: UInt.self) != 0
+    }
   }
 
   private static let pageSize = 64
   private var pages: [PageKey: Page] = [:]
   private(set) var count = 0
-  /// The page last written to: rows arriving in key order land in it 63 times out of 64.
-  private var recent: (key: PageKey, page: Page)?
+  /// The page last written to: rows arriving in key order land in it 63 times out of 64. Unowned: the
+  /// page is kept by `pages`, and this is cleared whenever a page leaves it.
+  private var recentKey: PageKey?
+  private var recentPage: Unmanaged<Page>?
   /// While set, each page made is written down in `recorded`: the pages a fetch opened, which the next
   /// fetch looks at first. Only new pages, so the rows of a fetch cost nothing more (a page is made once
   /// per 64 keys); objects a fetch adds to pages that were there before are left to the full purge.
@@ -119,43 +137,57 @@ struct PermanentObjects {
   /// The pages written down.
   private var recorded: [PageKey] = []
 
-  private func page(_ key: PageKey) -> Page? {
-    if let recent, recent.key == key { return recent.page }
-    return pages[key]
+  private mutating func forgetRecent() {
+    recentKey = nil
+    recentPage = nil
+  }
+
+  /// Runs `body` with the page of `key`, or `nil`, without retaining it.
+  @inline(__always)
+  private func withPage<T>(_ key: PageKey, _ body: (Page?) -> T) -> T {
+    if let recentPage, recentKey == key { return recentPage._withUnsafeGuaranteedRef { body($0) } }
+    return body(pages[key])
   }
 
   subscript(store: Int, table: Int64, primaryKey: Int64) -> ManagedObject? {
     get {
-      page(PageKey(store: store, table: table, page: primaryKey >> 6))?.slots[Int(primaryKey & 63)]
+      withPage(PageKey(store: store, table: table, page: primaryKey >> 6)) { $0?.slots[Int(primaryKey & 63)] }
     }
     set {
       let key = PageKey(store: store, table: table, page: primaryKey >> 6)
       let slot = Int(primaryKey & 63)
-      if let page = page(key) {
-        recent = (key, page)
-        let wasUsed = page.slots[slot] != nil
+      let change = withPage(key) { page -> (found: Bool, used: Int) in
+        guard let page else { return (false, 0) }
+        let wasUsed = page.isUsed(slot)
         page.slots[slot] = newValue
         switch (wasUsed, newValue != nil) {
         case (false, true):
           page.used += 1
-          count += 1
+          return (true, 1)
         case (true, false):
           page.used -= 1
-          count -= 1
-          if page.used == 0 {
-            pages[key] = nil
-            recent = nil
-          }
+          return (true, page.used == 0 ? -2 : -1)
         default:
-          break
+          return (true, 0)
         }
+      }
+      if change.found {
+        if change.used == -2 {
+          pages[key] = nil
+          forgetRecent()
+        } else if recentKey != key {
+          recentKey = key
+          recentPage = pages[key].map(Unmanaged.passUnretained)
+        }
+        count += change.used == 1 ? 1 : change.used < 0 ? -1 : 0
       } else if let newValue {
         let page = Page()
         page.slots[slot] = newValue
         page.used = 1
         pages[key] = page
         if isRecordingPages { recorded.append(key) }
-        recent = (key, page)
+        recentKey = key
+        recentPage = Unmanaged.passUnretained(page)
         count += 1
       }
     }
@@ -165,7 +197,7 @@ struct PermanentObjects {
     var result: [ManagedObject] = []
     result.reserveCapacity(count)
     for page in pages.values {
-      for case let object? in page.slots { result.append(object) }
+      for slot in 0..<Self.pageSize { if let object = page.slots[slot] { result.append(object) } }
     }
     return result
   }
@@ -178,7 +210,7 @@ struct PermanentObjects {
       if page.used == 0 { emptied.append(key) }
     }
     for key in emptied { pages[key] = nil }
-    if !emptied.isEmpty { recent = nil }
+    if !emptied.isEmpty { forgetRecent() }
   }
 
   /// The same, in the pages written down only (see ``isRecordingPages``), which it then forgets.
@@ -194,13 +226,13 @@ struct PermanentObjects {
       }
     }
     recorded.removeAll(keepingCapacity: true)
-    if emptied { recent = nil }
+    if emptied { forgetRecent() }
   }
 
   mutating func forgetRecordedPages() { recorded.removeAll(keepingCapacity: true) }
 
   private mutating func removeAll(in page: Page, where isRemovable: (ManagedObject) -> Bool) {
-    for slot in page.slots.indices where page.slots[slot] != nil {
+    for slot in 0..<Self.pageSize where page.isUsed(slot) {
       guard isKnownUniquelyReferenced(&page.slots[slot]), let object = page.slots[slot], isRemovable(object) else { continue }
       page.slots[slot] = nil
       page.used -= 1
