@@ -31,6 +31,10 @@ final class EntityLayout: Sendable {
     let isPersistent: Bool
     /// Why an attribute cannot be used at run time (unsupported type, derived), or `nil`.
     let unsupportedReason: String?
+    /// A relationship's minimum and maximum count (0: none), read once: the description's own properties
+    /// take its lock, and a save validates them for every object.
+    let minCount: Int
+    let maxCount: Int
 
     init(
       index: Int, name: String, kind: Kind, isOptional: Bool, isTransient: Bool, attribute: AttributeDescription?,
@@ -48,6 +52,8 @@ final class EntityLayout: Sendable {
       isRelationship = relationship != nil
       unsupportedReason = attribute?.unsupportedReason
       isPersistent = !isTransient && (attribute.map { $0.isSupportedAtRunTime } ?? true)
+      minCount = relationship?.minCount ?? 0
+      maxCount = relationship?.maxCount ?? 0
     }
   }
 

@@ -91,15 +91,15 @@ extension ManagedObject {
 
   /// The model's rules for one slot, for `value`.
   private func validateModelRules(_ value: Any?, slot: EntityLayout.Slot) throws {
-    let key = slot.name
-    let name = "\(entity.name).\(key)"
+    // Worded only for an error: a save of 100,000 new objects validates every property of each.
+    var name: String { "\(entity.name).\(slot.name)" }
     if slot.isToMany {
       let count = (value as? any Collection)?.count ?? 0
       try Self.throwing(countErrors(slot, count: count))
       return
     }
     // An Optional inside `Any` (a typed optional handed to validateValue(_:forKey:)) is its wrapped value.
-    guard let value = unwrappedOptional(value), !(value is NSNull) else {
+    guard let value = unwrappedOptional(value), isPlainValue(value) || !(value is NSNull) else {
       guard slot.isOptional || slot.isTransient else {
         let what = slot.isRelationship ? "a required relationship but is empty" : "required but has no value"
         let fix = slot.isRelationship ? "Set it before saving" : "Give it a value before saving"
@@ -115,7 +115,8 @@ extension ManagedObject {
 
   /// A to-many's minimum and maximum count broken by `count` members.
   private func countErrors(_ slot: EntityLayout.Slot, count: Int) -> [ObjectGraphError] {
-    guard let relationship = slot.relationship else { return [] }
+    guard slot.relationship != nil, count < slot.minCount || (slot.maxCount > 0 && count > slot.maxCount) else { return [] }
+    let relationship = (minCount: slot.minCount, maxCount: slot.maxCount)
     var errors: [ObjectGraphError] = []
     // The minimum count is the rule, not the optional flag: a to-many is never nil, only empty, and Core
     // Data enforces minCount/maxCount alone for it (a non-optional to-many with minimum 0 may be empty).

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A value of some `Optional` type, whatever it wraps: lets ``unwrappedOptional(_:)`` see through an
 /// `Optional` hidden inside `Any`.
 private protocol AnyOptional {
@@ -22,6 +24,19 @@ extension Optional: AnyOptional {
 /// that is no UUID. The common case (no `Optional` inside) costs one dynamic cast.
 func unwrappedOptional(_ value: Any?) -> Any? {
   guard let value else { return nil }
+  if isPlainValue(value) { return value }
   if let optional = value as? any AnyOptional { return optional.flattened }
   return value
+}
+
+/// Whether `value` is of one of the value types attributes hold most (`String`, the integers, `Double`,
+/// `Float`, `Bool`, `Date`, `Data`): then it is no `Optional` and no `NSNull`. Told by comparing its type
+/// with each, which costs far less than the dynamic casts that would tell it otherwise (a cast of a
+/// `String` to `NSNull` looks for a bridging conformance; one to an existential looks up conformances).
+func isPlainValue(_ value: Any) -> Bool {
+  let type = ObjectIdentifier(Swift.type(of: value))
+  return type == ObjectIdentifier(String.self) || type == ObjectIdentifier(Int64.self) || type == ObjectIdentifier(Double.self)
+    || type == ObjectIdentifier(Date.self) || type == ObjectIdentifier(Int.self) || type == ObjectIdentifier(Bool.self)
+    || type == ObjectIdentifier(Int32.self) || type == ObjectIdentifier(Int16.self) || type == ObjectIdentifier(Float.self)
+    || type == ObjectIdentifier(Data.self)
 }
