@@ -28,14 +28,32 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     var fetchedProperties: [FetchedPropertyDescription] = []
     var uniquenessConstraints: [[String]] = []
     var indexes: [FetchIndexDescription] = []
-    var versionHash: Data?
-    var legacyVersionHash: Data?
     weak var model: ManagedObjectModel?
   }
 
   let state: Frozen<State>
   /// Set once, when the model freezes; read lock-free on every object creation and property access.
   private let frozenLayout = AtomicLazyReference<EntityLayout>()
+  /// A frozen entity's version hashes, worked out when first asked (opening a store asks, on the queue
+  /// that opens it), not when the model freezes: a stack's initialiser, which freezes the model on the
+  /// main queue, does not hash every entity twice.
+  private let frozenHashes = AtomicLazyReference<FrozenHashes>()
+
+  private final class FrozenHashes: Sendable {
+    let current: Data
+    let legacy: Data
+    init(current: Data, legacy: Data) {
+      self.current = current
+      self.legacy = legacy
+    }
+  }
+
+  /// The frozen entity's hashes (made once), or `nil` while the entity can still change.
+  private var hashesIfFrozen: FrozenHashes? {
+    if let known = frozenHashes.load() { return known }
+    guard publishedLayout.load(ordering: .acquiring) != 0 else { return nil }
+    return frozenHashes.storeIfNil(FrozenHashes(current: VersionHash.entity(self), legacy: VersionHash.legacyEntity(self)))
+  }
   /// The frozen layout again, as a pointer every thread can load with one atomic read: `layout` is read
   /// for every object made, and `AtomicLazyReference.load()` is a generic call that costs far more. The
   /// layout it points to is retained once when stored and released in `deinit`, and never replaced, so
@@ -243,15 +261,13 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
   /// properties and fetched properties do not count, as in Core Data. The exact bytes, and which of them
   /// Apple's own files prove, are in `Docs/ObjectGraph.md` ("Files Core Data wrote").
   public var versionHash: Data {
-    if let cached = state.read(\.versionHash) { return cached }
-    return VersionHash.entity(self)
+    hashesIfFrozen?.current ?? VersionHash.entity(self)
   }
 
   /// The digest the engine wrote into its stores before it computed Core Data's: stores with it open without
   /// a migration, and their metadata is brought up to date when they are opened read-write.
   var legacyVersionHash: Data {
-    if let cached = state.read(\.legacyVersionHash) { return cached }
-    return VersionHash.legacyEntity(self)
+    hashesIfFrozen?.legacy ?? VersionHash.legacyEntity(self)
   }
 
   /// The immutable layout the engine's hot paths use; built when the model is frozen.
@@ -263,13 +279,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
   }
 
   func freeze(model: ManagedObjectModel) {
-    let hash = VersionHash.entity(self)
-    let legacy = VersionHash.legacyEntity(self)
-    state.mutate(what: "entity \(name)") {
-      $0.versionHash = hash
-      $0.legacyVersionHash = legacy
-      $0.model = model
-    }
+    state.mutate(what: "entity \(name)") { $0.model = model }
     for case .attribute(let attribute) in ownProperties { attribute.state.freeze() }
     for case .relationship(let relationship) in ownProperties { relationship.state.freeze() }
     state.freeze()
