@@ -43,27 +43,22 @@ extension ManagedObjectContext {
     let objects = try fetchObjects(request, confined)
     // A request for plain managed objects needs no per-object cast (the types are the same).
     if Result.self == ManagedObject.self { return unsafeBitCast(objects, to: [Result].self) }
-    var results: [Result] = []
-    results.reserveCapacity(objects.count)
-    // A fetch makes objects of a few classes: each class is checked once, and its objects are then
-    // handed out without a dynamic cast each (a class reference is the same whatever its static type).
+    // A fetch makes objects of a few classes: each class is checked once. When every object is a
+    // `Result`, the array itself is handed out as `[Result]` (a class reference is the same whatever its
+    // static type): no second array, and no retain and release of each object.
     var checked: [ObjectIdentifier] = []
     for object in objects {
       let objectClass = ObjectIdentifier(type(of: object))
-      if checked.contains(objectClass) {
-        results.append(unsafeBitCast(object, to: Result.self))
-        continue
-      }
-      guard let typed = object as? Result else {
+      if checked.contains(objectClass) { continue }
+      guard object is Result else {
         throw ObjectGraphError(
           .invalidValue,
           "FetchRequest<\(Result.self)> fetched a \(object.entity.name) made as \(type(of: object)), which is not a \(Result.self). Give entity \(object.entity.name) the class \(Result.self) (managedObjectClass, or ManagedObjectModel.register), or fetch FetchRequest<ManagedObject>."
         )
       }
       checked.append(objectClass)
-      results.append(typed)
     }
-    return results
+    return unsafeBitCast(objects, to: [Result].self)
   }
 
   /// Counts the objects a request would fetch, without making them (whatever its result type).
