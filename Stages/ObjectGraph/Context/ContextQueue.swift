@@ -40,6 +40,7 @@ final class ContextQueue: Sendable {
   /// Whether the current code may touch the context's state: it runs on the context's queue, or inside
   /// a `performAndWait` of this context further up the stack.
   func isCurrent(context: ObjectIdentifier) -> Bool {
+    if InnermostContext.isInnermost(context) { return true }
     if DispatchQueue.getSpecific(key: Self.specificKey) === mark { return true }
     let record = ThreadRecord.current
     return record.contains(context) || record.contains(ObjectIdentifier(mark))
@@ -60,6 +61,34 @@ final class ContextQueue: Sendable {
 final class QueueMark: Sendable {
   let label: String
   init(label: String) { self.label = label }
+}
+
+/// The context whose block (`perform` or `performAndWait`) runs innermost on this thread, in a pthread key:
+/// the common case of "am I on this context's queue?" (an insert or a fetch inside the context's own
+/// block) is one `pthread_getspecific` instead of a queue-specific lookup (which walks the queue's
+/// targets and retains the mark) and the thread dictionary. Only a yes is taken from it; anything else
+/// is asked of the queue and the ``ThreadRecord`` as before. The context is alive while its block runs
+/// (the block or its caller holds it), and the key is restored when the block ends, so an identity it
+/// holds is never a freed context's.
+enum InnermostContext {
+  private static let key: pthread_key_t = {
+    var key = pthread_key_t()
+    _ = pthread_key_create(&key, nil)
+    return key
+  }()
+
+  /// Runs `body` with `context` as this thread's innermost context, restoring the previous one after.
+  static func with<T>(_ context: ObjectIdentifier, _ body: () throws -> T) rethrows -> T {
+    let saved = pthread_getspecific(key)
+    _ = pthread_setspecific(key, UnsafeRawPointer(bitPattern: UInt(bitPattern: context)))
+    defer { _ = pthread_setspecific(key, saved) }
+    return try body()
+  }
+
+  @inline(__always)
+  static func isInnermost(_ context: ObjectIdentifier) -> Bool {
+    UInt(bitPattern: pthread_getspecific(key)) == UInt(bitPattern: context)
+  }
 }
 
 /// Per-thread list of the contexts whose `performAndWait` block is running on this thread.

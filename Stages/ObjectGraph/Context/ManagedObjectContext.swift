@@ -245,9 +245,11 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
   public func perform(_ block: @escaping @Sendable () -> Void) {
     let id = ObjectIdentifier(self)
     queue.dispatchQueue.async {
-      ThreadRecord.with([id]) {
-        block()
-        self.processPendingChangesQuietly()
+      InnermostContext.with(id) {
+        ThreadRecord.with([id]) {
+          block()
+          self.processPendingChangesQuietly()
+        }
       }
     }
   }
@@ -260,11 +262,11 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     let id = ObjectIdentifier(self)
     if isOnQueue {
       let stack = ThreadRecord.current
-      return try ThreadRecord.with(stack.contains(id) ? stack : stack + [id], block)
+      return try InnermostContext.with(id) { try ThreadRecord.with(stack.contains(id) ? stack : stack + [id], block) }
     }
     let carried = ContextQueue.recordForHop(adding: id)
     return try queue.dispatchQueue.sync {
-      try ThreadRecord.with(carried, block)
+      try InnermostContext.with(id) { try ThreadRecord.with(carried, block) }
     }
   }
 
@@ -273,9 +275,11 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     let id = ObjectIdentifier(self)
     return try await withCheckedThrowingContinuation { continuation in
       queue.dispatchQueue.async {
-        ThreadRecord.with([id]) {
-          continuation.resume(with: Result { try block() })
-          self.processPendingChangesQuietly()
+        InnermostContext.with(id) {
+          ThreadRecord.with([id]) {
+            continuation.resume(with: Result { try block() })
+            self.processPendingChangesQuietly()
+          }
         }
       }
     }
