@@ -69,7 +69,10 @@ echo "${#folders[@]} exercises: ${folders[*]}"
 step "build (no warnings in the Exercises sources)"
 # --manifest-cache none: the manifest reads exercises.json, which SwiftPM's shared manifest cache does not
 # watch, so a clone at a path used before could be built from a stale list of exercises.
-swift build --package-path Exercises --manifest-cache none --build-tests 2>&1 | tee "$logs/build.log"
+# --scratch-path: the workspace's own build folder, as `workshop check` uses, so that the engine and the test
+# scaffolding the root build compiled are reused rather than compiled again in Exercises/.build.
+package=(--package-path Exercises --scratch-path "$root/.build" --manifest-cache none)
+swift build "${package[@]}" --build-tests 2>&1 | tee "$logs/build.log"
 if grep -E "^$root/Exercises/[^.].*(warning|error):" "$logs/build.log"; then
   fail "the Exercises package has warnings or errors in its own sources (above)"
 fi
@@ -79,7 +82,7 @@ step "swift format lint"
 swift format lint --strict --configuration .swift-format -r Exercises
 
 step "(a) the checks pass against the reference solutions (WORKSHOP_SOLUTIONS=1)"
-if ! WORKSHOP_SOLUTIONS=1 swift test --package-path Exercises --manifest-cache none 2>&1 | tee "$logs/solutions.log"; then
+if ! WORKSHOP_SOLUTIONS=1 swift test "${package[@]}" 2>&1 | tee "$logs/solutions.log"; then
   fail "with WORKSHOP_SOLUTIONS=1 some checks fail against the reference solutions (see above)"
 fi
 solution_tests=$(sed -nE 's/^✔ Test run with ([0-9]+) tests? .*passed.*/\1/p' "$logs/solutions.log" | tail -1)
@@ -90,7 +93,7 @@ starter_failures=0
 for id in "${folders[@]}"; do
   target="Exercise${id:0:2}Tests"
   log="$logs/starter-$id.log"
-  if env -u WORKSHOP_SOLUTIONS swift test --package-path Exercises --manifest-cache none --filter "$target" >"$log" 2>&1; then
+  if env -u WORKSHOP_SOLUTIONS swift test "${package[@]}" --filter "$target" >"$log" 2>&1; then
     cat "$log"
     fail "$target passed against the untouched starter of $id: its checks prove nothing"
   fi
@@ -150,7 +153,7 @@ for dir in Exercises/WrongAttempts/*/*/; do
   done
   log="$logs/attempt.log"
   target="Exercise${id:0:2}Tests"
-  if env -u WORKSHOP_SOLUTIONS swift test --package-path Exercises --manifest-cache none --filter "$target" >"$log" 2>&1; then
+  if env -u WORKSHOP_SOLUTIONS swift test "${package[@]}" --filter "$target" >"$log" 2>&1; then
     cat "$log"
     fail "$target passed against the wrong attempt $attempt"
   fi
