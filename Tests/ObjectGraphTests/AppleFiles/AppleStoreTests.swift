@@ -320,11 +320,13 @@ struct AppleStoreTests {
               guard let destination = slot.relationship?.destinationEntity, let other = schema.entities[destination.name] else { continue }
               let members = try rawRows(fixture.url, "SELECT Z_PK FROM \(other.table) WHERE \(column) = \(row["Z_PK"] as Int64)")
               let count: Int? = (value as? Set<ManagedObject>)?.count
-              #expect(count == members.count, "\(fixture.name): \(entity.name).\(slot.name)")
+              let memberCount: Int? = members.count
+              #expect(count == memberCount, "\(fixture.name): \(entity.name).\(slot.name)")
             case .joinTable(let join, _):
               let members = try rawRows(fixture.url, "SELECT * FROM \(join.name) WHERE \(join.sourceColumn) = \(row["Z_PK"] as Int64)")
               let count: Int? = (value as? Set<ManagedObject>)?.count
-              #expect(count == members.count, "\(fixture.name): \(entity.name).\(slot.name)")
+              let memberCount: Int? = members.count
+              #expect(count == memberCount, "\(fixture.name): \(entity.name).\(slot.name)")
             case .none:
               continue
             }

@@ -147,8 +147,10 @@ struct LegacyStoreTests {
       #expect(audiobook.value(forKey: "minutes") as? Int16 == 300)
       let price: Decimal? = Decimal(string: "12.52")
       let isbn: UUID? = UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E52")
-      #expect(audiobook.value(forKey: "price") as? Decimal == price)
-      #expect(audiobook.value(forKey: "isbn") as? UUID == isbn)
+      let storedPrice: Decimal? = audiobook.value(forKey: "price") as? Decimal
+      let storedISBN: UUID? = audiobook.value(forKey: "isbn") as? UUID
+      #expect(storedPrice == price)
+      #expect(storedISBN == isbn)
     }
   }
 }

@@ -227,8 +227,9 @@ struct MappingModelFileTests {
         let previousCarCounts: [Int?] = people.map { person -> Int? in
           (person.value(forKey: "previousCars") as? Set<ManagedObject>)?.count
         }
-        #expect(carCounts == [2, 2, 2])
-        #expect(previousCarCounts == [2, 2, 2])
+        let twoEach: [Int?] = [2, 2, 2]
+        #expect(carCounts == twoEach)
+        #expect(previousCarCounts == twoEach)
       }
     }
   }
