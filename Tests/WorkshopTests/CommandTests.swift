@@ -276,6 +276,20 @@ struct CommandTests {
     }
   }
 
+  @Test("a build of a few steps (nothing or one exercise to compile) is not announced as a first build of minutes")
+  func smallBuildIsNotAFirstBuild() throws {
+    try TempRepo.with { repo in
+      try repo.addExercises(starterHashes: true)
+      // What a check printed when nothing had changed since the last one: 6 steps, none of them compiling.
+      let output = "[0/1] Planning build\nBuilding for debugging...\n[0/6] Write swift-version-6A52383ED409C6A7.txt\n"
+      let runner = FakeRunner { _ in (output + Self.passingOutput, 0) }
+      let recorder = OutputRecorder()
+      _ = try runWorkshop(["check", "01", "--root", repo.root.path], in: testEnvironment(recorder, runner: runner))
+      #expect(recorder.standardOutput.contains("  building the exercises package (6 steps)…"), "\(recorder.standardOutput)")
+      #expect(!recorder.standardOutput.contains("a minute or two"), "\(recorder.standardOutput)")
+    }
+  }
+
   @Test func checkRunsSwiftTestRecordsTheResultAndExplainsFailures() throws {
     try TempRepo.with { repo in
       try repo.addExercises(starterHashes: true)
@@ -312,7 +326,7 @@ struct CommandTests {
           \(CheckSession.firstBuildNote)
           Checking 01-model-not-found (swift test --filter Exercise01Tests)…
             Fetching https://github.com/groue/GRDB.swift from cache
-            building the exercises package first (6 steps; the first build takes a minute or two)…
+            building the exercises package (6 steps)…
           ✗ 01-model-not-found: 1 of 2 tests failed
             "The model is found by its name"
               Expectation failed: (modelName() → "Model") == "DataModel" (ModelTests.swift:4:3)
