@@ -114,10 +114,10 @@ struct CheckSession {
   }
 
   /// Said before a check that has to build the engine: what takes the time, and that it happens once.
-  /// Measured on 2 cores (Benchmarks/BUILD-TIMES.md): a fresh clone's first check, engine included, took
-  /// about three minutes; one after `swift build --build-tests`, under a minute.
+  /// Measured on 2 cores, busy (Benchmarks/BUILD-TIMES.md): a fresh clone's first `swift run workshop check`,
+  /// the engine included, took 146 s; one after `swift build --build-tests`, 42 s.
   static let firstBuildNote =
-    "  The engine is not built yet: this first check builds it, then the exercises (about three minutes on two cores, once; later checks and `swift build` reuse that build)."
+    "  The engine is not built yet: this first check builds it, then the exercises (two to three minutes on two cores, once; later checks and `swift build` reuse that build)."
 
   private mutating func record(_ outcome: CheckOutcome, for exercise: Exercise, hash: String) throws {
     guard let result = outcome.record else { return }
