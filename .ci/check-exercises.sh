@@ -73,6 +73,15 @@ step "build (no warnings in the Exercises sources)"
 # scaffolding the root build compiled are reused rather than compiled again in Exercises/.build.
 package=(--package-path Exercises --scratch-path "$root/.build" --manifest-cache none)
 swift build "${package[@]}" --build-tests 2>&1 | tee "$logs/build.log"
+# Once, in a build folder the workspace's package had just used, SwiftPM ran without "Planning build" and
+# built none of the exercises: a build that leaves no ExerciseKit module is run again, so that the warnings
+# below are looked for in a build that compiled the exercises.
+if [ ! -e "$root/.build/debug/Modules/ExerciseKit.swiftmodule" ]; then
+  echo "check-exercises: the build left no ExerciseKit module; building again"
+  swift build "${package[@]}" --build-tests 2>&1 | tee "$logs/build.log"
+fi
+[ -e "$root/.build/debug/Modules/ExerciseKit.swiftmodule" ] ||
+  fail "the Exercises package built, but no ExerciseKit module is in $root/.build (see above)"
 if grep -E "^$root/Exercises/[^.].*(warning|error):" "$logs/build.log"; then
   fail "the Exercises package has warnings or errors in its own sources (above)"
 fi
