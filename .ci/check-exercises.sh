@@ -69,7 +69,19 @@ echo "${#folders[@]} exercises: ${folders[*]}"
 step "build (no warnings in the Exercises sources)"
 # --manifest-cache none: the manifest reads exercises.json, which SwiftPM's shared manifest cache does not
 # watch, so a clone at a path used before could be built from a stale list of exercises.
-swift build --package-path Exercises --manifest-cache none --build-tests 2>&1 | tee "$logs/build.log"
+# --scratch-path: the workspace's own build folder, as `workshop check` uses, so that the engine and the test
+# scaffolding the root build compiled are reused rather than compiled again in Exercises/.build.
+package=(--package-path Exercises --scratch-path "$root/.build" --manifest-cache none)
+swift build "${package[@]}" --build-tests 2>&1 | tee "$logs/build.log"
+# Once, in a build folder the workspace's package had just used, SwiftPM ran without "Planning build" and
+# built none of the exercises: a build that leaves no ExerciseKit module is run again, so that the warnings
+# below are looked for in a build that compiled the exercises.
+if [ ! -e "$root/.build/debug/Modules/ExerciseKit.swiftmodule" ]; then
+  echo "check-exercises: the build left no ExerciseKit module; building again"
+  swift build "${package[@]}" --build-tests 2>&1 | tee "$logs/build.log"
+fi
+[ -e "$root/.build/debug/Modules/ExerciseKit.swiftmodule" ] ||
+  fail "the Exercises package built, but no ExerciseKit module is in $root/.build (see above)"
 if grep -E "^$root/Exercises/[^.].*(warning|error):" "$logs/build.log"; then
   fail "the Exercises package has warnings or errors in its own sources (above)"
 fi
@@ -79,7 +91,7 @@ step "swift format lint"
 swift format lint --strict --configuration .swift-format -r Exercises
 
 step "(a) the checks pass against the reference solutions (WORKSHOP_SOLUTIONS=1)"
-if ! WORKSHOP_SOLUTIONS=1 swift test --package-path Exercises --manifest-cache none 2>&1 | tee "$logs/solutions.log"; then
+if ! WORKSHOP_SOLUTIONS=1 swift test "${package[@]}" 2>&1 | tee "$logs/solutions.log"; then
   fail "with WORKSHOP_SOLUTIONS=1 some checks fail against the reference solutions (see above)"
 fi
 solution_tests=$(sed -nE 's/^✔ Test run with ([0-9]+) tests? .*passed.*/\1/p' "$logs/solutions.log" | tail -1)
@@ -90,7 +102,7 @@ starter_failures=0
 for id in "${folders[@]}"; do
   target="Exercise${id:0:2}Tests"
   log="$logs/starter-$id.log"
-  if env -u WORKSHOP_SOLUTIONS swift test --package-path Exercises --manifest-cache none --filter "$target" >"$log" 2>&1; then
+  if env -u WORKSHOP_SOLUTIONS swift test "${package[@]}" --filter "$target" >"$log" 2>&1; then
     cat "$log"
     fail "$target passed against the untouched starter of $id: its checks prove nothing"
   fi
@@ -150,7 +162,7 @@ for dir in Exercises/WrongAttempts/*/*/; do
   done
   log="$logs/attempt.log"
   target="Exercise${id:0:2}Tests"
-  if env -u WORKSHOP_SOLUTIONS swift test --package-path Exercises --manifest-cache none --filter "$target" >"$log" 2>&1; then
+  if env -u WORKSHOP_SOLUTIONS swift test "${package[@]}" --filter "$target" >"$log" 2>&1; then
     cat "$log"
     fail "$target passed against the wrong attempt $attempt"
   fi

@@ -91,7 +91,9 @@ struct TranscriptTests {
         if transcript.varies {
           #expect(printed.count == query.expected.count, "\(where_): \(query.sql) printed \(printed)")
           for (real, quoted) in zip(printed, query.expected) {
-            #expect(real.split(separator: "|").count == quoted.split(separator: "|").count, "\(where_): \(real) vs \(quoted)")
+            let realColumns: Int = real.split(separator: "|").count
+            let quotedColumns: Int = quoted.split(separator: "|").count
+            #expect(realColumns == quotedColumns, "\(where_): \(real) vs \(quoted)")
           }
         } else {
           #expect(printed == query.expected, "\(where_): \(query.sql)")

@@ -235,6 +235,61 @@ struct CommandTests {
     }
   }
 
+  @Test("SwiftPM's planning and plugin steps ('[0/1] Planning build', '[1/1] Compiling plugin …') are not taken for the build's size")
+  func setupStepsAreNotTheBuild() throws {
+    try TempRepo.with { repo in
+      try repo.addExercises(starterHashes: true)
+      let output = """
+        [0/1] Planning build
+        [1/1] Compiling plugin GenerateManual
+        [2/2] Compiling plugin GenerateDoccReference
+        Building for debugging...
+        [2/101] Write sources
+        [46/99] Compiling Exercise01 Model.swift
+
+        """
+      let runner = FakeRunner { _ in (output + Self.passingOutput, 0) }
+      let recorder = OutputRecorder()
+      _ = try runWorkshop(["check", "01", "--root", repo.root.path], in: testEnvironment(recorder, runner: runner))
+      let said = recorder.standardOutput
+      #expect(!said.contains("(1 step)") && !said.contains("(2 steps"), "\(said)")
+      #expect(said.contains("building the exercises package first (101 steps; the first build takes a minute or two)…"), "\(said)")
+    }
+  }
+
+  @Test("The first check says, before it starts, that it builds the engine; once the engine is built, it does not")
+  func firstBuildIsAnnounced() throws {
+    try TempRepo.with { repo in
+      try repo.addExercises(starterHashes: true)
+      let runner = FakeRunner { _ in (Self.passingOutput, 0) }
+      let first = OutputRecorder()
+      _ = try runWorkshop(["check", "01", "--root", repo.root.path], in: testEnvironment(first, runner: runner))
+      #expect(first.standardOutput.hasPrefix(CheckSession.firstBuildNote + "\n"), "\(first.standardOutput)")
+      #expect(CheckSession.firstBuildNote.contains("minutes"), "the note gives the measured time")
+
+      // The engine's module in the workspace's build folder (after `swift build`, or an earlier check).
+      try repo.write(".build/debug/Modules/ObjectGraph.swiftmodule", "")
+      let later = OutputRecorder()
+      _ = try runWorkshop(["check", "01", "--root", repo.root.path], in: testEnvironment(later, runner: runner))
+      #expect(!later.standardOutput.contains(CheckSession.firstBuildNote), "\(later.standardOutput)")
+      #expect(later.standardOutput.hasPrefix("Checking 01-model-not-found"), "\(later.standardOutput)")
+    }
+  }
+
+  @Test("a build of a few steps (nothing or one exercise to compile) is not announced as a first build of minutes")
+  func smallBuildIsNotAFirstBuild() throws {
+    try TempRepo.with { repo in
+      try repo.addExercises(starterHashes: true)
+      // What a check printed when nothing had changed since the last one: 6 steps, none of them compiling.
+      let output = "[0/1] Planning build\nBuilding for debugging...\n[0/6] Write swift-version-6A52383ED409C6A7.txt\n"
+      let runner = FakeRunner { _ in (output + Self.passingOutput, 0) }
+      let recorder = OutputRecorder()
+      _ = try runWorkshop(["check", "01", "--root", repo.root.path], in: testEnvironment(recorder, runner: runner))
+      #expect(recorder.standardOutput.contains("  building the exercises package (6 steps)…"), "\(recorder.standardOutput)")
+      #expect(!recorder.standardOutput.contains("a minute or two"), "\(recorder.standardOutput)")
+    }
+  }
+
   @Test func checkRunsSwiftTestRecordsTheResultAndExplainsFailures() throws {
     try TempRepo.with { repo in
       try repo.addExercises(starterHashes: true)
@@ -246,25 +301,32 @@ struct CommandTests {
       let status = try runWorkshop(["check", "--root", repo.root.path], in: testEnvironment(recorder, runner: runner))
       #expect(status == 1, "an exercise fails, so the exit status is not zero")
 
+      // The exercises build in the workspace's own build folder, so that the engine is compiled once for both.
       let exercisesPath = repo.root.appendingPathComponent("Exercises").path
+      let scratchPath = repo.root.appendingPathComponent(".build").path
       #expect(
         runner.calls == [
           .init(
             executable: "/usr/bin/swift",
-            arguments: ["test", "--package-path", exercisesPath, "--manifest-cache", "none", "--filter", #"^Exercise01Tests\."#],
+            arguments: [
+              "test", "--package-path", exercisesPath, "--scratch-path", scratchPath, "--manifest-cache", "none", "--filter",
+              #"^Exercise01Tests\."#,
+            ],
             directory: repo.root.path, attached: false),
           .init(
             executable: "/usr/bin/swift",
             arguments: [
-              "test", "--package-path", exercisesPath, "--manifest-cache", "none", "--filter", #"^Exercise02Tests\."#, "--skip-build",
+              "test", "--package-path", exercisesPath, "--scratch-path", scratchPath, "--manifest-cache", "none", "--filter",
+              #"^Exercise02Tests\."#, "--skip-build",
             ],
             directory: repo.root.path, attached: false),
         ])
       #expect(
         recorder.standardOutput == """
+          \(CheckSession.firstBuildNote)
           Checking 01-model-not-found (swift test --filter Exercise01Tests)…
             Fetching https://github.com/groue/GRDB.swift from cache
-            building the exercises package first (6 steps; the first build takes a minute or two)…
+            building the exercises package (6 steps)…
           ✗ 01-model-not-found: 1 of 2 tests failed
             "The model is found by its name"
               Expectation failed: (modelName() → "Model") == "DataModel" (ModelTests.swift:4:3)

@@ -319,10 +319,14 @@ struct AppleStoreTests {
             case .foreignKeyOnDestination(let column, _):
               guard let destination = slot.relationship?.destinationEntity, let other = schema.entities[destination.name] else { continue }
               let members = try rawRows(fixture.url, "SELECT Z_PK FROM \(other.table) WHERE \(column) = \(row["Z_PK"] as Int64)")
-              #expect((value as? Set<ManagedObject>)?.count == members.count, "\(fixture.name): \(entity.name).\(slot.name)")
+              let count: Int? = (value as? Set<ManagedObject>)?.count
+              let memberCount: Int? = members.count
+              #expect(count == memberCount, "\(fixture.name): \(entity.name).\(slot.name)")
             case .joinTable(let join, _):
               let members = try rawRows(fixture.url, "SELECT * FROM \(join.name) WHERE \(join.sourceColumn) = \(row["Z_PK"] as Int64)")
-              #expect((value as? Set<ManagedObject>)?.count == members.count, "\(fixture.name): \(entity.name).\(slot.name)")
+              let count: Int? = (value as? Set<ManagedObject>)?.count
+              let memberCount: Int? = members.count
+              #expect(count == memberCount, "\(fixture.name): \(entity.name).\(slot.name)")
             case .none:
               continue
             }

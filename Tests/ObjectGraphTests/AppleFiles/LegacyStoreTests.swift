@@ -145,8 +145,12 @@ struct LegacyStoreTests {
       #expect((ada.value(forKey: "books") as? Set<ManagedObject>)?.count == 4)
       let audiobook = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Audiobook")).first)
       #expect(audiobook.value(forKey: "minutes") as? Int16 == 300)
-      #expect(audiobook.value(forKey: "price") as? Decimal == Decimal(string: "12.52"))
-      #expect(audiobook.value(forKey: "isbn") as? UUID == UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E52"))
+      let price: Decimal? = Decimal(string: "12.52")
+      let isbn: UUID? = UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E52")
+      let storedPrice: Decimal? = audiobook.value(forKey: "price") as? Decimal
+      let storedISBN: UUID? = audiobook.value(forKey: "isbn") as? UUID
+      #expect(storedPrice == price)
+      #expect(storedISBN == isbn)
     }
   }
 }

@@ -216,7 +216,8 @@ struct FetchTests {
       let names = notes.map { $0.notebook?.name ?? "-" }
       let tagCounts = notes.map { $0.tags.compactMap(\.name).count }
       #expect(names.filter { $0 == "Work" }.count == 6)
-      #expect(tagCounts.reduce(0, +) == 7)
+      let tagTotal: Int = tagCounts.reduce(0) { (sum: Int, count: Int) -> Int in sum + count }
+      #expect(tagTotal == 7)
       #expect(context.rowCacheCount == 0, "every prefetched row was used")
     }
   }

@@ -55,7 +55,10 @@ struct PersistentHistoryTests {
     let transactions = try history(widget, after: nil)
     #expect(transactions.count == 3)
     #expect(transactions.allSatisfy { $0.author == "app" && $0.contextName == "app context" })
-    #expect(transactions.map { $0.changes?.map(\.changeType) ?? [] } == [[.insert, .insert], [.update], [.delete]])
+    let changeTypes: [[PersistentHistoryChangeType]] = transactions.map { transaction -> [PersistentHistoryChangeType] in
+      transaction.changes?.map(\.changeType) ?? []
+    }
+    #expect(changeTypes == [[.insert, .insert], [.update], [.delete]])
     #expect(Set(transactions[0].changes?.map(\.changedObjectID) ?? []) == [first.objectID, second.objectID])
     #expect(transactions[1].changes?.first?.updatedProperties == ["title", "rating"])
     #expect(transactions[2].changes?.first?.changedObjectID == second.objectID)

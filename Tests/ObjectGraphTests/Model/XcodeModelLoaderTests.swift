@@ -180,7 +180,8 @@ struct XcodeModelLoaderTests {
         let model = try ManagedObjectModel(contentsOf: url)
         try Self.expectCounts(of: model, matching: url.appendingPathComponent("contents"), item)
         let versions = try ManagedObjectModel.versions(in: url)
-        #expect(versions.map(\.name) == [String(item.dropLast(".xcdatamodel".count))], "\(item): one version")
+        let versionName: String = String(item.dropLast(".xcdatamodel".count))
+        #expect(versions.map(\.name) == [versionName], "\(item): one version")
         #expect(versions.first?.model.entities.count == model.entities.count)
       }
     }

@@ -383,7 +383,8 @@ struct BulkPathTests {
       #expect(context.registeredObjects.isEmpty)
       // Fetched again, they are new objects, still one per row.
       let again = try context.fetch(FetchRequest<Note>(entityName: "Note"))
-      #expect(Set(again.map(\.objectID)).count == 5_000)
+      let distinctIDs: Set<ManagedObjectID> = Set(again.map(\.objectID))
+      #expect(distinctIDs.count == 5_000)
       #expect(context.registeredObjects.count == 5_000)
     }
   }

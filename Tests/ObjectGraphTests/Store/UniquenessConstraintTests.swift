@@ -271,11 +271,16 @@ struct UniquenessConstraintTests {
       #expect(!context.hasChanges)
       // The stored names keep the objects the context already had for them, with the last values; each
       // new name is represented by its last inserted object; every other object left the context.
-      #expect(first.map { $0.value(forKey: "value") as? Int64 ?? -1 } == (900..<950).map(Int64.init))
+      // (Typed constants: the comparisons' element types spelled out keep their type-checking quick.)
+      let firstValues: [Int64] = first.map { object -> Int64 in object.value(forKey: "value") as? Int64 ?? -1 }
+      let lastValuesOfFirst: [Int64] = (900..<950).map { (index: Int) -> Int64 in Int64(index) }
+      #expect(firstValues == lastValuesOfFirst)
       #expect(first.allSatisfy { $0.managedObjectContext === context })
       let survivors = objects.filter { $0.managedObjectContext != nil }
       #expect(survivors.count == 50)
-      #expect(Set(survivors.map { $0.value(forKey: "value") as? Int64 ?? -1 }) == Set((950..<1000).map(Int64.init)))
+      let survivingValues: Set<Int64> = Set(survivors.map { object -> Int64 in object.value(forKey: "value") as? Int64 ?? -1 })
+      let lastValuesOfNew: Set<Int64> = Set((950..<1000).map { (index: Int) -> Int64 in Int64(index) })
+      #expect(survivingValues == lastValuesOfNew)
       #expect(objects.allSatisfy { !$0.objectID.isTemporaryID }, "every object's ID names its row")
       #expect(context.registeredObjects.count == 100)
     }
@@ -287,7 +292,9 @@ struct UniquenessConstraintTests {
   private func expectOneRowPerNameWithLastValues(_ stack: Stack, sourceLocation: SourceLocation = #_sourceLocation) throws {
     let stored = try storedValues(stack)
     #expect(try stack.storedCount("Item") == 100, sourceLocation: sourceLocation)
-    #expect(stored == Dictionary(uniqueKeysWithValues: (0..<100).map { ("name \($0)", Int64(900 + $0)) }), sourceLocation: sourceLocation)
+    let pairs: [(String, Int64)] = (0..<100).map { (index: Int) -> (String, Int64) in ("name \(index)", Int64(900 + index)) }
+    let expected: [String: Int64] = Dictionary(uniqueKeysWithValues: pairs)
+    #expect(stored == expected, sourceLocation: sourceLocation)
   }
 
   @Test("De-duplicating import in a child context, saved up to a parent that saves to the store with object trump")
