@@ -35,6 +35,8 @@ final class EntityLayout: Sendable {
     /// take its lock, and a save validates them for every object.
     let minCount: Int
     let maxCount: Int
+    /// Whether the slot is an attribute with a minimum, a maximum or a regular expression.
+    let hasRules: Bool
 
     init(
       index: Int, name: String, kind: Kind, isOptional: Bool, isTransient: Bool, attribute: AttributeDescription?,
@@ -54,6 +56,7 @@ final class EntityLayout: Sendable {
       isPersistent = !isTransient && (attribute.map { $0.isSupportedAtRunTime } ?? true)
       minCount = relationship?.minCount ?? 0
       maxCount = relationship?.maxCount ?? 0
+      hasRules = attribute?.hasValidationRules ?? false
     }
   }
 

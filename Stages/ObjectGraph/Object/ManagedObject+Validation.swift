@@ -32,19 +32,22 @@ extension ManagedObject {
               underlyingError: refused.error))
           continue
         }
-        if !callsHook && (values[slot.index] == nil ? slot.isOptional : !layout.ruleIndexes.contains(slot.index)) { continue }
+        if !callsHook && (values[slot.index] == nil ? slot.isOptional : !slot.hasRules) { continue }
         var value =
           layout.transformableIndexes.contains(slot.index)
           ? transformableValue(values[slot.index], at: slot.index) : values[slot.index]?.anyValue
+        validatingSlot = slot.index
         Self.collect(&errors, "\(entity.name).\(slot.name)") { try validateModelRulesOrHook(&value, slot, callsHook) }
       } else if slot.isToMany {
         errors += countErrors(slot, count: relatedIDs(slot).count)
       } else {
         if !callsHook && (slot.isOptional || values[slot.index].objectID != nil) { continue }
         var value: Any? = values[slot.index].objectID.map { id in managedObjectContext?.object(with: id) as Any }
+        validatingSlot = slot.index
         Self.collect(&errors, "\(entity.name).\(slot.name)") { try validateModelRulesOrHook(&value, slot, callsHook) }
       }
     }
+    validatingSlot = -1
     try Self.throwing(errors)
   }
 
@@ -81,6 +84,12 @@ extension ManagedObject {
 
   /// The model's rules for one property, for `value`.
   func validateModelRules(_ value: Any?, forKey key: String) throws {
+    // Called from the hook for the property being validated, the slot is known: no search by name (two
+    // equal names share their storage, so the comparison is one word).
+    if validatingSlot >= 0, validatingSlot < layout.slots.count, layout.slots[validatingSlot].name == key {
+      try validateModelRules(value, slot: layout.slots[validatingSlot])
+      return
+    }
     guard let index = layout.index(of: key) else {
       throw ObjectGraphError(
         .unknownKey,
@@ -99,7 +108,8 @@ extension ManagedObject {
       return
     }
     // An Optional inside `Any` (a typed optional handed to validateValue(_:forKey:)) is its wrapped value.
-    guard let value = unwrappedOptional(value), isPlainValue(value) || !(value is NSNull) else {
+    let plain = value.map(isPlainValue) ?? false
+    guard let value = plain ? value : unwrappedOptional(value), plain || !(value is NSNull) else {
       guard slot.isOptional || slot.isTransient else {
         let what = slot.isRelationship ? "a required relationship but is empty" : "required but has no value"
         let fix = slot.isRelationship ? "Set it before saving" : "Give it a value before saving"
@@ -109,7 +119,7 @@ extension ManagedObject {
       }
       return
     }
-    guard let attribute = slot.attribute, layout.ruleIndexes.contains(slot.index) else { return }
+    guard let attribute = slot.attribute, slot.hasRules else { return }
     try Self.checkRules(of: attribute, value: value, name: name, objectID: objectID)
   }
 

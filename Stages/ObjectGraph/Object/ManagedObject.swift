@@ -76,6 +76,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
   @exclusivity(unchecked) var state = State()
   /// Where the object sits in its context's list of inserted objects (`-1`: not in it).
   @exclusivity(unchecked) var insertionPosition = -1
+  /// The slot whose `validateValue(_:forKey:)` hook runs now (`-1`: none): the default hook then finds its
+  /// slot without a search by name.
+  @exclusivity(unchecked) var validatingSlot = -1
 
   struct State {
     /// The object's values are not loaded, or loaded but not yet touched (a fault in Core Data's sense).

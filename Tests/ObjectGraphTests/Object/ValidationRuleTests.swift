@@ -58,6 +58,19 @@ final class Item: ManagedObject {
   override func didTurnIntoFault() { Self.log?.calls.append("didTurnIntoFault") }
 }
 
+/// An item whose hook, asked about `name`, also checks a count of 101 through `super`.
+final class CrossCheckedItem: ManagedObject {
+  @Managed var name: String?
+
+  override func validateValue(_ value: inout Any?, forKey key: String) throws {
+    if key == "name" {
+      var count: Any? = Int32(101)
+      try super.validateValue(&count, forKey: "count")
+    }
+    try super.validateValue(&value, forKey: key)
+  }
+}
+
 @Suite("Validation rules and life-cycle hooks", .temporaryFolders, .serialized)
 struct ValidationRuleTests {
   static let dueMin = Date(timeIntervalSinceReferenceDate: 0)
@@ -149,6 +162,27 @@ struct ValidationRuleTests {
       #expect(error?.underlyingErrors.count == 3)
     }
     #expect(try stack.storedCount("Item") == 0)
+  }
+
+  @Test(
+    "A hook that checks another key through super during a save gets that key's rules, and so does a direct call after the save"
+  )
+  func hookValidatesAnotherKey() throws {
+    let stack = try stack()
+    try stack.context.performAndWait {
+      let entity = try #require(stack.context.persistentStoreCoordinator?.managedObjectModel.entitiesByName["Item"])
+      let item = CrossCheckedItem(entity: entity, insertInto: stack.context)
+      item.name = "Widget"
+      // While "name" is validated, the hook asks super about "count" with 101 (above its maximum of 100):
+      // the answer must be count's rule, not name's.
+      let error = expectCode(.validationNumberTooLarge) { try stack.context.save() }
+      #expect(error?.message.contains("Item.count is 101") == true)
+      #expect(try stack.storedCount("Item") == 0)
+      var fine: Any? = "ABC"
+      try item.validateValue(&fine, forKey: "code")
+      var many: Any? = Int32(101)
+      _ = expectCode(.validationNumberTooLarge) { try item.validateValue(&many, forKey: "count") }
+    }
   }
 
   @Test("validateValue(_:forKey:) checks one value without saving; unknown keys are refused")
