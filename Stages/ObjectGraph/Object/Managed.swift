@@ -120,7 +120,8 @@ enum ManagedKeyNames {
   /// still hold one), and the writer keeps every key path named alive, so an identity can never be reused
   /// by another key path. Tables are made once per property of the app's classes, so a few hundred in all.
   private static let current = Atomic<Unmanaged<EntryTable>?>(nil)
-  private static let writer = Locked<(tables: [EntryTable], keptAlive: [AnyKeyPath])>(([], []))
+  private static let writer = Locked<(tables: [EntryTable], keptAlive: [AnyKeyPath], overflow: [String: Entry])>(
+    ([], [], [:]))
 
   /// One immutable generation of the entries: open addressing on the key paths' addresses, at most half
   /// full, which finds an entry in a multiplication and a probe or two.
@@ -180,12 +181,15 @@ enum ManagedKeyNames {
     return writer.withLock { writer in
       let table = current.load(ordering: .acquiring)?.takeUnretainedValue()
       if let known = table?.entry(key) { return Unmanaged.passUnretained(known) }
-      let entry = Entry(name: name)
-      // The bound guards against a compiler that would make a new key path object on every access.
+      // The bound guards against a compiler that would make a new key path object on every access: past
+      // it, entries are kept by name (one per property name, never freed), not by key path.
       guard (table?.count ?? 0) < 1024 else {
-        writer.keptAlive.append(keyPath)
-        return Unmanaged.passRetained(entry)  // never freed, as the tables' entries are not
+        if let known = writer.overflow[name] { return Unmanaged.passUnretained(known) }
+        let entry = Entry(name: name)
+        writer.overflow[name] = entry
+        return Unmanaged.passUnretained(entry)
       }
+      let entry = Entry(name: name)
       let next = EntryTable((table?.pairs ?? []) + [(key, entry)])
       writer.tables.append(next)
       writer.keptAlive.append(keyPath)
