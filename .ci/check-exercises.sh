@@ -67,11 +67,14 @@ PY
 echo "${#folders[@]} exercises: ${folders[*]}"
 
 step "build (no warnings in the Exercises sources)"
-# --manifest-cache none: the manifest reads exercises.json, which SwiftPM's shared manifest cache does not
-# watch, so a clone at a path used before could be built from a stale list of exercises.
+# --manifest-cache local, after removing that cache: the manifest reads exercises.json, which no manifest
+# cache watches, so this script's first build compiles it afresh and its later runs reuse that one, as
+# `workshop check` does (SwiftPM's shared cache could serve a stale list of exercises to a clone at a path
+# used before).
 # --scratch-path: the workspace's own build folder, as `workshop check` uses, so that the engine and the test
 # scaffolding the root build compiled are reused rather than compiled again in Exercises/.build.
-package=(--package-path Exercises --scratch-path "$root/.build" --manifest-cache none)
+rm -f "$root/.build/manifest.db"
+package=(--package-path Exercises --scratch-path "$root/.build" --manifest-cache local)
 swift build "${package[@]}" --build-tests 2>&1 | tee "$logs/build.log"
 # Once, in a build folder the workspace's package had just used, SwiftPM ran without "Planning build" and
 # built none of the exercises: a build that leaves no ExerciseKit module is run again, so that the warnings

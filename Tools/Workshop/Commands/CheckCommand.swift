@@ -72,6 +72,9 @@ struct CheckSession {
 
     var passed = 0
     var built = false
+    // A manifest cached by an earlier check may list other exercises than exercises.json does now (after
+    // a pull): this check's first run compiles the manifest again, and its other runs reuse that one.
+    try? FileManager.default.removeItem(at: Self.manifestCache(root: root))
     if !environment.fileExists(Self.builtEngine(root: root).path) {
       output.line(style.dim(Self.firstBuildNote))
     }
@@ -106,6 +109,14 @@ struct CheckSession {
   /// `swift build` after a first check reuses the engine that check compiled. In a folder of its own
   /// (`Exercises/.build`, SwiftPM's default) the first check compiled the whole engine again.
   static let scratchPath = ".build"
+
+  /// SwiftPM's manifest cache in the shared build folder (`--manifest-cache local`). The exercises
+  /// package's manifest reads Exercises/exercises.json, which no manifest cache watches, so a check
+  /// removes it first; its runs then compile the manifest once instead of once each (about 1.3 s saved a
+  /// run: 13 exercises, 17 s of a first check).
+  static func manifestCache(root: URL) -> URL {
+    root.appendingPathComponent(scratchPath).appendingPathComponent("manifest.db")
+  }
 
   /// The engine's compiled module in the shared build folder: when it is missing, the first check builds
   /// the engine too.
@@ -144,11 +155,12 @@ struct CheckSession {
 
   /// Runs `swift test` for one exercise, showing a progress line (or, with --verbose, everything).
   private func runTests(of exercise: Exercise, skipBuild: Bool) throws -> (Int32, TestRunReport) {
-    // The exercises package's manifest reads Exercises/exercises.json, which SwiftPM's shared manifest cache
-    // does not watch: after a pull that adds an exercise, a cached manifest would leave its checks out.
+    // The manifest is cached in the build folder only for the length of this check (see
+    // `manifestCache(root:)`): SwiftPM's shared cache does not watch Exercises/exercises.json, and after a
+    // pull that adds an exercise, a manifest cached there would leave its checks out.
     var arguments = [
       "test", "--package-path", root.appendingPathComponent("Exercises").path, "--scratch-path",
-      root.appendingPathComponent(Self.scratchPath).path, "--manifest-cache", "none", "--filter", exercise.testFilter,
+      root.appendingPathComponent(Self.scratchPath).path, "--manifest-cache", "local", "--filter", exercise.testFilter,
     ]
     if skipBuild { arguments.append("--skip-build") }
     var parser = TestOutputParser(root: root.path)
