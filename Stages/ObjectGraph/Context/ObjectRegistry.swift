@@ -137,6 +137,11 @@ struct PermanentObjects {
   /// The pages written down.
   private var recorded: [PageKey] = []
 
+  /// What setting a slot of an existing page did, or that there is no page for it.
+  private enum SlotChange {
+    case noPage, filled, emptied, emptiedPage, replaced
+  }
+
   private mutating func forgetRecent() {
     recentKey = nil
     recentPage = nil
@@ -156,31 +161,35 @@ struct PermanentObjects {
     set {
       let key = PageKey(store: store, table: table, page: primaryKey >> 6)
       let slot = Int(primaryKey & 63)
-      let change = withPage(key) { page -> (found: Bool, used: Int) in
-        guard let page else { return (false, 0) }
+      let change = withPage(key) { page -> SlotChange in
+        guard let page else { return .noPage }
         let wasUsed = page.isUsed(slot)
         page.slots[slot] = newValue
         switch (wasUsed, newValue != nil) {
         case (false, true):
           page.used += 1
-          return (true, 1)
+          return .filled
         case (true, false):
           page.used -= 1
-          return (true, page.used == 0 ? -2 : -1)
+          return page.used == 0 ? .emptiedPage : .emptied
         default:
-          return (true, 0)
+          return .replaced
         }
       }
-      if change.found {
-        if change.used == -2 {
-          pages[key] = nil
-          forgetRecent()
-        } else if recentKey != key {
+      switch change {
+      case .filled, .emptied, .replaced:
+        if change == .filled { count += 1 }
+        if change == .emptied { count -= 1 }
+        if recentKey != key {
           recentKey = key
           recentPage = pages[key].map(Unmanaged.passUnretained)
         }
-        count += change.used == 1 ? 1 : change.used < 0 ? -1 : 0
-      } else if let newValue {
+      case .emptiedPage:
+        count -= 1
+        pages[key] = nil
+        forgetRecent()
+      case .noPage:
+        guard let newValue else { return }
         let page = Page()
         page.slots[slot] = newValue
         page.used = 1
