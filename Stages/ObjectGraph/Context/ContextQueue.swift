@@ -100,11 +100,12 @@ enum ThreadRecord {
     set { Thread.current.threadDictionary[key] = newValue }
   }
 
-  /// Runs `body` with `stack` as this thread's record, restoring the previous record after.
-  static func with<T>(_ stack: [ObjectIdentifier], _ body: () throws -> T) rethrows -> T {
+  /// Runs `body`, a block of `context`, with `stack` as this thread's record and `context` as its
+  /// ``InnermostContext``, restoring both after.
+  static func with<T>(_ stack: [ObjectIdentifier], running context: ObjectIdentifier, _ body: () throws -> T) rethrows -> T {
     let saved = current
     current = stack
     defer { current = saved }
-    return try body()
+    return try InnermostContext.with(context, body)
   }
 }

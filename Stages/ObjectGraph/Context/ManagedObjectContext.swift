@@ -245,11 +245,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
   public func perform(_ block: @escaping @Sendable () -> Void) {
     let id = ObjectIdentifier(self)
     queue.dispatchQueue.async {
-      InnermostContext.with(id) {
-        ThreadRecord.with([id]) {
-          block()
-          self.processPendingChangesQuietly()
-        }
+      ThreadRecord.with([id], running: id) {
+        block()
+        self.processPendingChangesQuietly()
       }
     }
   }
@@ -262,11 +260,11 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     let id = ObjectIdentifier(self)
     if isOnQueue {
       let stack = ThreadRecord.current
-      return try InnermostContext.with(id) { try ThreadRecord.with(stack.contains(id) ? stack : stack + [id], block) }
+      return try ThreadRecord.with(stack.contains(id) ? stack : stack + [id], running: id, block)
     }
     let carried = ContextQueue.recordForHop(adding: id)
     return try queue.dispatchQueue.sync {
-      try InnermostContext.with(id) { try ThreadRecord.with(carried, block) }
+      try ThreadRecord.with(carried, running: id, block)
     }
   }
 
@@ -275,11 +273,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     let id = ObjectIdentifier(self)
     return try await withCheckedThrowingContinuation { continuation in
       queue.dispatchQueue.async {
-        InnermostContext.with(id) {
-          ThreadRecord.with([id]) {
-            continuation.resume(with: Result { try block() })
-            self.processPendingChangesQuietly()
-          }
+        ThreadRecord.with([id], running: id) {
+          continuation.resume(with: Result { try block() })
+          self.processPendingChangesQuietly()
         }
       }
     }
