@@ -70,8 +70,6 @@ final class EntityLayout: Sendable {
   /// The slots of transformable attributes: their values are stored as their transformer's bytes and
   /// turned back when read.
   let transformableIndexes: Set<Int>
-  /// The slots of attributes with a minimum, a maximum or a regular expression.
-  let ruleIndexes: Set<Int>
   /// The stored attributes that must have a value. When these are all the model asks of an object (no
   /// rules, no unsupported or transformable attributes, no relationship counts or required to-ones),
   /// validating a plain object is a few `nil` tests.
@@ -128,11 +126,10 @@ final class EntityLayout: Sendable {
     self.slots = slots
     kinds = slots.map(\.kind)
     transformableIndexes = Set(slots.filter { $0.attribute?.attributeType == .transformable }.map(\.index))
-    ruleIndexes = Set(slots.filter { $0.attribute?.hasValidationRules == true }.map(\.index))
     let stored = slots.filter { !$0.isTransient }
     mandatoryAttributeIndexes = stored.filter { $0.attribute != nil && !$0.isOptional }.map(\.index)
     validatesOnlyMandatoryAttributes =
-      ruleIndexes.isEmpty && transformableIndexes.isEmpty
+      !slots.contains(where: \.hasRules) && transformableIndexes.isEmpty
       && !stored.contains { slot in
         slot.unsupportedReason != nil
           || slot.relationship.map { relationship in
