@@ -144,7 +144,7 @@ struct DictionaryBench {
   }
 
   func run(repetitions: Int) throws -> Results {
-    var reading = Results(rows: [])
+    var measured = Results(rows: [])
     let groups = expectedGroups
     let pairs = expectedPairs
     var grouped = BenchmarkResult(name: "grouped: count/sum/average, \(groups.count) groups of \(dataset.count) rows")
@@ -160,7 +160,7 @@ struct DictionaryBench {
       let (plainSeconds, plainReading, plainSum) = try enginePairs(FetchRequest<[String: Any]>(entityName: "Item")) { row in
         (row["name"] as? String, row["count"] as? Int64)
       }
-      reading.readingPlain = min(reading.readingPlain, plainReading)
+      measured.readingPlain = min(measured.readingPlain, plainReading)
       let (grdbPlainSeconds, grdbPlainSum) = try grdbPairs()
       try check("name, count as [String: Any]", plainSum, grdbPlainSum, expected: pairs)
       plain.record(objectGraph: plainSeconds)
@@ -169,14 +169,14 @@ struct DictionaryBench {
       let (bridgedSeconds, bridgedReading, bridgedSum) = try enginePairs(FetchRequest<NSDictionary>(entityName: "Item")) { row in
         (row["name"] as? String, row["count"] as? Int64)
       }
-      reading.readingBridged = min(reading.readingBridged, bridgedReading)
+      measured.readingBridged = min(measured.readingBridged, bridgedReading)
       let (grdbBridgedSeconds, grdbBridgedSum) = try grdbPairs()
       try check("name, count as NSDictionary", bridgedSum, grdbBridgedSum, expected: pairs)
       bridged.record(objectGraph: bridgedSeconds)
       bridged.record(grdb: grdbBridgedSeconds)
     }
-    reading.rows = [grouped, plain, bridged]
-    return reading
+    measured.rows = [grouped, plain, bridged]
+    return measured
   }
 
   private func expression(_ name: String, _ function: String, _ keyPath: String) -> ExpressionDescription {

@@ -125,8 +125,8 @@ struct CheckSession {
   }
 
   /// Said before a check that has to build the engine: what takes the time, and that it happens once.
-  /// Measured on 2 cores, busy (Benchmarks/BUILD-TIMES.md): a fresh clone's first `swift run workshop check`,
-  /// the engine included, took 146 s; one after `swift build --build-tests`, 42 s.
+  /// Measured on 2 cores (Benchmarks/BUILD-TIMES.md): a fresh clone's first `swift run workshop check`, the
+  /// engine included, took 146 s (busy); one after `swift build --build-tests`, 25.8 s.
   static let firstBuildNote =
     "  The engine is not built yet: this first check builds it, then the exercises (two to three minutes on two cores, once; later checks and `swift build` reuse that build)."
 
