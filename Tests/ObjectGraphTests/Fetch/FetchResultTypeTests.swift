@@ -79,6 +79,31 @@ struct FetchResultTypeTests {
     }
   }
 
+  @Test("A name fetched twice holds its last column's value, in [String: Any] and in NSDictionary alike", arguments: bothStoreTypes)
+  func nameFetchedTwice(type: StoreType) throws {
+    let stack = try populated(type)
+    let context = stack.freshContext()
+    try context.performAndWait {
+      // "body" is nil on odd ratings; the second column named "body" (the rating) is never nil.
+      let rating = ExpressionDescription(name: "body", expression: FetchExpression(forKeyPath: "rating"), expressionResultType: .integer64)
+      let plain = FetchRequest<[String: Any]>(entityName: "Note")
+      plain.propertiesToFetch = ["title", "body", rating]
+      plain.sortDescriptors = [FetchSortDescriptor(key: "rating")]
+      let rows = try context.fetch(plain)
+      #expect(rows.count == 10)
+      #expect(rows.first?["body"] as? Int64 == 0)
+      #expect(rows.last?["body"] as? Int64 == 9)
+      #expect(rows.last?.keys.sorted() == ["body", "title"])
+      let bridged = FetchRequest<NSDictionary>(entityName: "Note")
+      bridged.propertiesToFetch = ["title", "body", rating]
+      bridged.sortDescriptors = [FetchSortDescriptor(key: "rating")]
+      let dictionaries = try context.fetch(bridged)
+      #expect(dictionaries.first?["body"] as? Int64 == 0)
+      #expect(dictionaries.last?["body"] as? Int64 == 9)
+      #expect(dictionaries.last?.count == 2)
+    }
+  }
+
   @Test("Dictionaries hold the properties asked for, in their own types, with nil values left out", arguments: bothStoreTypes)
   func dictionaries(type: StoreType) throws {
     let stack = try populated(type)
