@@ -93,6 +93,38 @@ struct ManagedReadTests {
     }
   }
 
+  /// One class for two entities whose `title` sits at different slots, and is a relationship in a third.
+  final class Tagged: ManagedObject {
+    @Managed var title: String?
+  }
+
+  @Test("one class in several entities: each read finds the property's slot in its own object's layout")
+  func oneClassSeveralLayouts() throws {
+    let first = EntityDescription(
+      name: "First", managedObjectClass: Tagged.self, properties: [.attribute(AttributeDescription(name: "title", type: .string))])
+    let second = EntityDescription(
+      name: "Second", managedObjectClass: Tagged.self,
+      properties: [
+        .attribute(AttributeDescription(name: "code", type: .string)),
+        .attribute(AttributeDescription(name: "title", type: .string)),
+      ])
+    let context = try Self.context(try ManagedObjectModel(entities: [first, second]))
+    try context.performAndWait {
+      let one = Tagged(entity: first, insertInto: context)
+      let two = Tagged(entity: second, insertInto: context)
+      one.title = "first"
+      two.setValue("code of second", forKey: "code")
+      two.title = "second"
+      // Alternating reads: the cache of `title`'s slot changes layout at every one.
+      for _ in 0..<3 {
+        #expect(one.title == "first")
+        #expect(two.title == "second")
+      }
+      try context.save()
+      #expect(two.value(forKey: "code") as? String == "code of second")
+    }
+  }
+
   @Test("eight threads learning the same and different property names at once all read the right values")
   func namesLearntConcurrently() throws {
     let model = try Self.model()
