@@ -133,18 +133,35 @@ extension PersistentStoreCoordinator: ObjectStore {
   /// hold each: one transaction per store.
   func obtainPermanentIDs(for objects: [(id: ManagedObjectID, entity: EntityDescription)]) throws -> [ManagedObjectID] {
     try serialized {
-      var result = objects.map(\.id)
+      // The store is looked up once per run of objects of one entity (a batch is usually one run), not
+      // once per object: the lookup takes the stores' lock, and every entity touched is shared with the
+      // other queues, whose reference counts each extra retain contends for.
       var byStore: [(store: PersistentStore, positions: [Int])] = []
-      for (position, object) in objects.enumerated() {
-        let store = try store(forInserting: object.entity)
-        if let index = byStore.firstIndex(where: { $0.store === store }) {
-          byStore[index].positions.append(position)
-        } else {
-          byStore.append((store, [position]))
+      var run: (entity: EntityDescription, storeIndex: Int)?
+      for position in objects.indices {
+        let entity = objects[position].entity
+        if let known = run, known.entity === entity {
+          byStore[known.storeIndex].positions.append(position)
+          continue
         }
+        let store = try store(forInserting: entity)
+        let storeIndex: Int
+        if let index = byStore.firstIndex(where: { $0.store === store }) {
+          storeIndex = index
+        } else {
+          storeIndex = byStore.count
+          byStore.append((store, []))
+          byStore[storeIndex].positions.reserveCapacity(objects.count)
+        }
+        byStore[storeIndex].positions.append(position)
+        run = (entity, storeIndex)
       }
+      if byStore.count == 1, let only = byStore.first {
+        return try only.store.reservePermanentIDs(for: objects.lazy.map(\.entity))
+      }
+      var result = objects.map(\.id)
       for (store, positions) in byStore {
-        let ids = try store.reservePermanentIDs(for: positions.map { objects[$0].entity })
+        let ids = try store.reservePermanentIDs(for: positions.lazy.map { objects[$0].entity })
         for (position, id) in zip(positions, ids) { result[position] = id }
       }
       return result

@@ -297,6 +297,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
           inverse = found
         }
         relationship.state.mutate(what: "relationship \(relationship.name)") {
+          $0.resolvedBy = self
           $0.destinationEntity = destination
           $0.inverseRelationship = inverse
           $0.entity = entity

@@ -25,9 +25,23 @@ public final class RelationshipDescription: Sendable, CustomStringConvertible {
     var renamingIdentifier: String?
     var versionHashModifier: String?
     var userInfo: [String: String] = [:]
-    weak var destinationEntity: EntityDescription?
+    /// The model whose resolution set `destinationEntity` and `entity` below. They are read only while it
+    /// is alive: a model's entities are fixed when it is made and it holds them, so both point at live
+    /// entities then, and read `nil` once it is gone.
+    weak var resolvedBy: ManagedObjectModel?
+    /// Not `weak`: a weak reference gives the entity it points at a side table, and every retain of that
+    /// entity (one per object made, one per ID) then takes the runtime's slow path, which every queue
+    /// making objects of it contends for. Core Data declares both `unowned(unsafe)`; here they are read
+    /// only through ``resolved(_:)``, which holds `resolvedBy` for the read.
+    unowned(unsafe) var destinationEntity: EntityDescription?
     weak var inverseRelationship: RelationshipDescription?
-    weak var entity: EntityDescription?
+    unowned(unsafe) var entity: EntityDescription?
+
+    /// `destinationEntity` or `entity`, while the model that set it is alive (held for the read).
+    func resolved(_ pointer: KeyPath<State, EntityDescription?>) -> EntityDescription? {
+      guard let model = resolvedBy else { return nil }
+      return withExtendedLifetime(model) { self[keyPath: pointer] }
+    }
   }
 
   let state: Frozen<State>
@@ -65,12 +79,14 @@ public final class RelationshipDescription: Sendable, CustomStringConvertible {
     get { state.read(\.inverseName) }
     set { state.write(\.inverseName, newValue, what: "relationship \(name)") }
   }
-  /// The destination entity, resolved when the model was made.
-  public var destinationEntity: EntityDescription? { state.read(\.destinationEntity) }
+  /// The destination entity, resolved when the model was made; `nil` before, and once that model is
+  /// gone (Core Data's is `unowned(unsafe)`: there, reading it after the model is gone is undefined).
+  public var destinationEntity: EntityDescription? { state.read { $0.resolved(\.destinationEntity) } }
   /// The inverse relationship, resolved when the model was made.
   public var inverseRelationship: RelationshipDescription? { state.read(\.inverseRelationship) }
-  /// The entity this relationship belongs to.
-  public var entity: EntityDescription? { state.read(\.entity) }
+  /// The entity this relationship belongs to, set when the model was made; `nil` before, and once that
+  /// model is gone.
+  public var entity: EntityDescription? { state.read { $0.resolved(\.entity) } }
   /// Whether this side holds a set of objects.
   public var isToMany: Bool {
     get { state.read(\.isToMany) }

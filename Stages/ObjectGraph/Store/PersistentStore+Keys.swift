@@ -21,34 +21,49 @@ extension PersistentStore {
 
   /// Permanent IDs for new objects of `entities`, in the same order, inside the caller's transaction:
   /// one block of keys per root table, so a save of 100,000 objects runs one statement pair per table.
+  ///
+  /// The entities are taken in runs of one entity (a save's inserts usually come entity by entity): the
+  /// table is found once per run, and the keys are counted per table without a dictionary per object.
   func reservePermanentIDs(for entities: some Collection<EntityDescription>, db: Database) throws -> [ManagedObjectID] {
-    var roots: [Int64] = []
-    roots.reserveCapacity(entities.count)
-    var counts: [Int64: Int] = [:]
-    var last: (entity: EntityDescription, root: Int64)?
+    // Runs of one entity, in order, and how many keys each root table needs.
+    var runs: [(entity: EntityDescription, root: Int64, count: Int)] = []
+    var counts: [(root: Int64, count: Int)] = []
     for entity in entities {
-      if last?.entity !== entity { last = (entity, try schema.mapping(for: entity).rootNumber) }
-      let root = last?.root ?? 0
-      roots.append(root)
-      counts[root, default: 0] += 1
+      if let last = runs.last, last.entity === entity {
+        runs[runs.count - 1].count += 1
+        continue
+      }
+      let root = try schema.mapping(for: entity).rootNumber
+      runs.append((entity, root, 1))
     }
-    var next: [Int64: Int64] = [:]
-    for (root, count) in counts.sorted(by: { $0.key < $1.key }) {
-      next[root] = try reservePrimaryKeys(count, rootNumber: root, db: db)
+    for run in runs {
+      if let index = counts.firstIndex(where: { $0.root == run.root }) {
+        counts[index].count += run.count
+      } else {
+        counts.append((run.root, run.count))
+      }
     }
+    // Reserved table by table in the order of their numbers, as before: the same keys for the same save.
+    counts.sort { $0.root < $1.root }
+    var next: [(root: Int64, key: Int64)] = []
+    next.reserveCapacity(counts.count)
+    for (root, count) in counts { next.append((root, try reservePrimaryKeys(count, rootNumber: root, db: db))) }
     var ids: [ManagedObjectID] = []
-    ids.reserveCapacity(roots.count)
-    for (entity, root) in zip(entities, roots) {
-      let key = next[root] ?? 0
-      next[root] = key + 1
-      ids.append(makeID(entity: entity, table: root, primaryKey: key))
+    ids.reserveCapacity(entities.count)
+    for run in runs {
+      guard let index = next.firstIndex(where: { $0.root == run.root }) else { continue }
+      let first = next[index].key
+      for offset in 0..<Int64(run.count) {
+        ids.append(makeID(entity: run.entity, table: run.root, primaryKey: first + offset))
+      }
+      next[index].key = first + Int64(run.count)
     }
     return ids
   }
 
   /// The same in a transaction of its own, for `obtainPermanentIDs(for:)`: a later save writes each row
   /// under its ID.
-  func reservePermanentIDs(for entities: [EntityDescription]) throws -> [ManagedObjectID] {
+  func reservePermanentIDs(for entities: some Collection<EntityDescription>) throws -> [ManagedObjectID] {
     do {
       return try database.write { db in
         try refuseWritesIfModelChanged(db)

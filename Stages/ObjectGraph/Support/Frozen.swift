@@ -16,6 +16,11 @@ final class Frozen<State>: @unchecked Sendable {
     storage.withLock { $0.state[keyPath: keyPath] }
   }
 
+  /// What `body` reads of the state, under the lock (for reads that must see several fields together).
+  func read<T>(_ body: (State) -> T) -> T {
+    storage.withLock { body($0.state) }
+  }
+
   var value: State { storage.withLock { $0.state } }
 
   func write<T>(_ keyPath: WritableKeyPath<State, T>, _ newValue: T, what: @autoclosure () -> String) {
