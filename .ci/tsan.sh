@@ -3,12 +3,13 @@
 # even if every test passed (a race report does not fail a test by itself). Builds into its own scratch
 # path, .build-tsan, so the normal .build stays valid. Run from anywhere; it works from the repo root.
 #
-# Covers the suites whose type names match the filter: Concurrency (ConcurrencyTests, ConcurrencyDebugTests)
-# and Nested (NestedContextTests). Exit tests run their child processes under TSan too, but a child's
+# Covers the suites whose type names match the filter: Concurrency (ConcurrencyTests, ConcurrencyDebugTests),
+# Nested (NestedContextTests) and RelationshipResolution (reads of a relationship's entities racing the
+# release of their model). Exit tests run their child processes under TSan too, but a child's
 # output is not in this log: a race there only shows when it changes the child's exit status.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-filter=${TSAN_FILTER:-Concurrency|Nested}
+filter=${TSAN_FILTER:-Concurrency|Nested|RelationshipResolution}
 log=.build-ci-tsan.log
 start=$(date +%s)
 
