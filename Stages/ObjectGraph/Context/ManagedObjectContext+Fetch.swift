@@ -140,7 +140,9 @@ extension ManagedObjectContext {
     if let overlay, !multiStore { plan = overlay.storePlan(for: plan) }
     var objects: [ManagedObject] = []
     var batchIDs: [ManagedObjectID] = []
-    var awaken: [ManagedObject] = []
+    // Whether each of `objects` is to be awoken: a flag per object, not a second array of them (that
+    // would retain and release every object of a 100,000-row fetch once more).
+    var awaken: [Bool] = []
     var classes: [ObjectIdentifier: ManagedObject.Type] = [:]
     var lastClass: (entity: EntityDescription, type: ManagedObject.Type)?
     confined.fetchWillRegister()
@@ -156,14 +158,16 @@ extension ManagedObjectContext {
       // awoken all the same.
       defer {
         confined.fetchDidRegister()
-        for object in awaken { object.awakeFromFetch() }
+        for (object, awake) in zip(objects, awaken) where awake { object.awakeFromFetch() }
       }
       try coordinator.fetch(plan) { row in
         if plan.idsOnly { batchIDs.append(row.id) }
+        var awake = false
         objects.append(
           materialize(
             row, asFault: request.returnsObjectsAsFaults, confined, classes: &classes, lastClass: &lastClass,
-            registryWasEmpty: registryWasEmpty, refetch: &refetch, awaken: &awaken))
+            registryWasEmpty: registryWasEmpty, refetch: &refetch, awake: &awake))
+        awaken.append(awake)
       }
     }
     if plan.idsOnly && request.fetchBatchSize > 0 {

@@ -175,19 +175,19 @@ extension ManagedObjectContext {
     return object
   }
 
-  /// Makes a registered object (or a new one) from a fetched row. An object realised from the row (not
-  /// left a fault) goes in `awaken`: the caller calls its `awakeFromFetch()` once the read is over.
+  /// Makes a registered object (or a new one) from a fetched row. For an object realised from the row (not
+  /// left a fault) `awake` is set: the caller calls its `awakeFromFetch()` once the read is over.
   func materialize(
     _ row: FetchedRow, asFault: Bool, _ confined: Confined, classes: inout [ObjectIdentifier: ManagedObject.Type],
     lastClass: inout (entity: EntityDescription, type: ManagedObject.Type)?, registryWasEmpty: Bool = false,
-    refetch: inout RefetchRules, awaken: inout [ManagedObject]
+    refetch: inout RefetchRules, awake: inout Bool
   ) -> ManagedObject {
     // Rows of one fetch are distinct, so a context that held nothing before the fetch has nothing to unique.
     if !registryWasEmpty {
       // A prefetched row waiting for this object is older than the one just read.
       if !confined.rowCache.isEmpty { confined.rowCache[row.id] = nil }
       if let object = confined.registered(row.identity) ?? twinInChild(of: row, confined) {
-        refetched(object, row, asFault: asFault, &refetch, awaken: &awaken)
+        awake = refetched(object, row, asFault: asFault, &refetch)
         return object
       }
     }
@@ -217,7 +217,7 @@ extension ManagedObjectContext {
       object.values = row.snapshot.values
       object.readAt = refetch.readAt
       object.state.isFault = asFault
-      if !asFault { awaken.append(object) }
+      awake = !asFault
     }
     confined.registerFetched(object, as: row.identity)
     return object
@@ -250,22 +250,21 @@ extension ManagedObjectContext {
   /// With a batch size the rows carry no values (only versions): a fault whose row changed is emptied, to
   /// be read with its batch; with ``FetchRequest/shouldRefreshRefetchedObjects``, so is an unchanged object
   /// in use whose row changed.
-  private func refetched(
-    _ object: ManagedObject, _ row: FetchedRow, asFault: Bool, _ refetch: inout RefetchRules, awaken: inout [ManagedObject]
-  ) {
+  ///
+  /// Returns whether the object was realised from the row here (its `awakeFromFetch()` is then due).
+  private func refetched(_ object: ManagedObject, _ row: FetchedRow, asFault: Bool, _ refetch: inout RefetchRules) -> Bool {
     let fresh = row.snapshot
     let state = object.state
     if state.needsLoad {
-      guard !fresh.values.isEmpty else { return }
+      guard !fresh.values.isEmpty else { return false }
       object.snapshot = fresh
       object.values = fresh.values
       object.readAt = refetch.readAt
       object.state.needsLoad = false
       object.state.isFault = asFault
-      if !asFault { awaken.append(object) }
-      return
+      return !asFault
     }
-    guard !state.isInserted, !state.isDeleted, let known = object.snapshot else { return }
+    guard !state.isInserted, !state.isDeleted, let known = object.snapshot else { return false }
     let changed =
       known.version != fresh.version
       || (refetch.comparesValues && !fresh.values.isEmpty
@@ -276,7 +275,7 @@ extension ManagedObjectContext {
         object.releaseValues()
         if !state.isFault { refetch.refreshed.append(object) }
       }
-      return
+      return false
     }
     if state.isFault {
       // A fault can hold unsaved changes (a child's save applied to it before it fired): those stay.
@@ -287,11 +286,11 @@ extension ManagedObjectContext {
       object.readAt = refetch.readAt
       if !asFault {
         object.state.isFault = false
-        awaken.append(object)
+        return true
       }
-      return
+      return false
     }
-    guard changed else { return }
+    guard changed else { return false }
     if refetch.refreshesObjects {
       object.takeRowKeepingChanges(fresh)
       refetch.refreshed.append(object)
@@ -303,6 +302,7 @@ extension ManagedObjectContext {
       }
       object.snapshot = snapshot
     }
+    return false
   }
 
   // MARK: - Faults

@@ -126,26 +126,29 @@ enum ManagedKeyNames {
   /// One immutable generation of the entries: open addressing on the key paths' addresses, at most half
   /// full, which finds an entry in a multiplication and a probe or two.
   private final class EntryTable: Sendable {
-    /// Key path addresses (`0`: an empty place) and their entries, at the same positions.
+    /// Key path addresses (`0`: an empty place) and their entries, at the same positions. The entries are
+    /// unmanaged (a probe retains nothing); `owned` keeps them alive.
     let keys: [UInt]
-    let entries: [Entry?]
+    let entries: [Unmanaged<Entry>?]
+    private let owned: [Entry]
     let shift: UInt
-    var count: Int { entries.lazy.filter { $0 != nil }.count }
+    var count: Int { owned.count }
 
     init(_ pairs: [(UInt, Entry)]) {
       var capacity = 16
       while capacity < pairs.count * 2 { capacity *= 2 }
       shift = UInt(64 - capacity.trailingZeroBitCount)
       var keys = [UInt](repeating: 0, count: capacity)
-      var entries = [Entry?](repeating: nil, count: capacity)
+      var entries = [Unmanaged<Entry>?](repeating: nil, count: capacity)
       for (key, entry) in pairs {
         var position = Self.home(key, shift)
         while keys[position] != 0 { position = (position + 1) & (capacity - 1) }
         keys[position] = key
-        entries[position] = entry
+        entries[position] = Unmanaged.passUnretained(entry)
       }
       self.keys = keys
       self.entries = entries
+      owned = pairs.map(\.1)
     }
 
     @inline(__always)
@@ -153,7 +156,7 @@ enum ManagedKeyNames {
 
     /// The entry of a key path address, or `nil`.
     @inline(__always)
-    func entry(_ key: UInt) -> Entry? {
+    func entry(_ key: UInt) -> Unmanaged<Entry>? {
       var position = Self.home(key, shift)
       while true {
         let found = keys[position]
@@ -163,7 +166,7 @@ enum ManagedKeyNames {
       }
     }
 
-    var pairs: [(UInt, Entry)] { zip(keys, entries).compactMap { key, entry in entry.map { (key, $0) } } }
+    var pairs: [(UInt, Entry)] { zip(keys, entries).compactMap { key, entry in entry.map { (key, $0.takeUnretainedValue()) } } }
   }
 
   /// The entry of a wrapper's storage key path, made on first use. Entries are never freed, so the caller
@@ -171,7 +174,7 @@ enum ManagedKeyNames {
   static func entry(of keyPath: AnyKeyPath) -> Unmanaged<Entry> {
     let key = UInt(bitPattern: ObjectIdentifier(keyPath))
     if let table = current.load(ordering: .acquiring),
-      let known = table._withUnsafeGuaranteedRef({ $0.entry(key).map(Unmanaged.passUnretained) })
+      let known = table._withUnsafeGuaranteedRef({ $0.entry(key) })
     {
       return known
     }
@@ -180,7 +183,7 @@ enum ManagedKeyNames {
     if name.hasPrefix("_") { name.removeFirst() }
     return writer.withLock { writer in
       let table = current.load(ordering: .acquiring)?.takeUnretainedValue()
-      if let known = table?.entry(key) { return Unmanaged.passUnretained(known) }
+      if let known = table?.entry(key) { return known }
       // The bound guards against a compiler that would make a new key path object on every access: past
       // it, entries are kept by name (one per property name, never freed), not by key path.
       guard (table?.count ?? 0) < 1024 else {
