@@ -128,4 +128,29 @@ struct TransformableTests {
       }
     }
   }
+
+  /// `NSNull` in a batch insert's row is no value, as in Core Data: the attribute's transformer is not
+  /// handed it (RGBTransformer would refuse it), even for a transformer registered by a name nobody
+  /// registered, and the row's column is NULL.
+  @Test("A batch insert's NSNull for a transformable attribute is stored as no value, past its transformer")
+  func batchInsertNullTransformable() throws {
+    let stack = try Stack(model: Self.model())
+    try stack.context.performAndWait {
+      let insert = BatchInsertRequest(
+        entityName: "Card",
+        objects: [
+          ["title": "no colour", "color": NSNull(), "shape": NSNull(), "keywords": NSNull()],
+          ["title": "blue", "color": RGB(red: 0, green: 0, blue: 1)],
+        ])
+      insert.resultType = .objectIDs
+      let ids = try #require((try stack.context.execute(insert) as? BatchInsertResult)?.result as? [ManagedObjectID])
+      #expect(ids.count == 2)
+      let plain = try stack.context.existingObject(with: ids[0])
+      #expect(plain.value(forKey: "title") as? String == "no colour")
+      #expect(plain.value(forKey: "color") == nil)
+      #expect(plain.value(forKey: "shape") == nil)
+      #expect(plain.value(forKey: "keywords") == nil)
+      #expect(try stack.context.existingObject(with: ids[1]).value(forKey: "color") as? RGB == RGB(red: 0, green: 0, blue: 1))
+    }
+  }
 }
