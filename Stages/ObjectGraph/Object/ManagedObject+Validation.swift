@@ -86,9 +86,12 @@ extension ManagedObject {
   func validateModelRules(_ value: Any?, forKey key: String) throws {
     // Called from the hook for the property being validated, the slot is known: no search by name (two
     // equal names share their storage, so the comparison is one word).
-    if validatingSlot >= 0, validatingSlot < layout.slots.count, layout.slots[validatingSlot].name == key {
-      try validateModelRules(value, slot: layout.slots[validatingSlot])
-      return
+    if validatingSlot >= 0, validatingSlot < layout.slots.count {
+      let slot = layout.slots[validatingSlot]
+      if slot.name == key {
+        try validateModelRules(value, slot: slot)
+        return
+      }
     }
     guard let index = layout.index(of: key) else {
       throw ObjectGraphError(
@@ -100,6 +103,9 @@ extension ManagedObject {
 
   /// The model's rules for one slot, for `value`.
   private func validateModelRules(_ value: Any?, slot: EntityLayout.Slot) throws {
+    // An optional (or transient) attribute or to-one without rules accepts any value and none: nothing to
+    // look at (the common case for a subclass, whose hook sends every property here).
+    if !slot.isToMany && (slot.isOptional || slot.isTransient) && !slot.hasRules { return }
     // Worded only for an error: a save of 100,000 new objects validates every property of each.
     var name: String { "\(entity.name).\(slot.name)" }
     if slot.isToMany {
