@@ -17,14 +17,28 @@ enum NoteDrafts {
   /// Inserts notes 1 to `count` in `context`, with the values `NoteImporter` gives a note.
   @MainActor
   static func insert(_ count: Int, into context: ManagedObjectContext) {
-    for number in 1...count {
-      let values = draft(number)
-      let note = Note(context: context)
-      note.title = values.title
-      note.body = values.body
-      note.createdAt = values.createdAt
-      note.modifiedAt = values.createdAt
-    }
+    for number in 1...count { insertNote(number, into: context) }
+  }
+
+  /// The same, returning the notes in the order they were inserted (not for timed inserts: the array is
+  /// work of its own).
+  @MainActor
+  static func insertKeeping(_ count: Int, into context: ManagedObjectContext) -> [Note] {
+    var notes: [Note] = []
+    notes.reserveCapacity(count)
+    for number in 1...count { notes.append(insertNote(number, into: context)) }
+    return notes
+  }
+
+  @MainActor @discardableResult @inline(__always)
+  private static func insertNote(_ number: Int, into context: ManagedObjectContext) -> Note {
+    let values = draft(number)
+    let note = Note(context: context)
+    note.title = values.title
+    note.body = values.body
+    note.createdAt = values.createdAt
+    note.modifiedAt = values.createdAt
+    return note
   }
 
   /// The notes in the store at `url`, counted by a coordinator of its own (not timed).
