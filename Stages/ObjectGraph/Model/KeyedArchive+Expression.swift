@@ -23,63 +23,63 @@ extension KeyedArchive {
   }
 
   /// The expression's format string; `nil` for `$null`.
-  func expressionFormat(_ value: PropertyListValue?, _ what: @autoclosure () -> String) throws -> String? {
+  func expressionFormat(_ value: PropertyListValue?, _ what: String) throws -> String? {
     var steps = 0
-    return try expressionFormat(value, what(), depth: 0, steps: &steps)
+    return try expressionFormat(value, what, depth: 0, steps: &steps)
   }
 
   /// The archived expression object a reference names, `nil` for `$null`.
-  func expressionObject(_ value: PropertyListValue?, _ what: @autoclosure () -> String) throws -> Object? {
-    guard let object = try object(value, what()) else { return nil }
+  func expressionObject(_ value: PropertyListValue?, _ what: String) throws -> Object? {
+    guard let object = try object(value, what) else { return nil }
     guard object.isKind(of: "NSExpression") else {
-      throw Malformed(reason: "\(what()) is an object of class \(object.className), not an NSExpression")
+      throw Malformed(reason: "\(what) is an object of class \(object.className), not an NSExpression")
     }
     return object
   }
 
   private func expressionFormat(
-    _ value: PropertyListValue?, _ what: @autoclosure () -> String, depth: Int, steps: inout Int
+    _ value: PropertyListValue?, _ what: String, depth: Int, steps: inout Int
   ) throws -> String? {
     guard depth < Self.maximumDepth else {
-      throw Malformed(reason: "\(what()) is nested more than \(Self.maximumDepth) deep (or contains itself)")
+      throw Malformed(reason: "\(what) is nested more than \(Self.maximumDepth) deep (or contains itself)")
     }
     steps += 1
     guard steps <= Self.maximumSteps else {
-      throw Malformed(reason: "\(what()) is larger than \(Self.maximumSteps) nodes (shared parts repeated)")
+      throw Malformed(reason: "\(what) is larger than \(Self.maximumSteps) nodes (shared parts repeated)")
     }
-    guard let object = try expressionObject(value, what()) else { return nil }
+    guard let object = try expressionObject(value, what) else { return nil }
     let fields = object.fields
     let rawType = fields["NSExpressionType"]?.integer ?? -1
     let unreadable = "<NSExpression type \(rawType) (\(object.className))>"
     switch ExpressionType(rawValue: rawType) {
     case .constant:
-      return try constantFormat(fields["NSConstantValue"], what())
+      return try constantFormat(fields["NSConstantValue"], what)
     case .evaluatedObject:
       return "SELF"
     case .variable:
-      guard let name = try string(fields["NSVariable"], "the variable of \(what())") else { return unreadable }
+      guard let name = try string(fields["NSVariable"], "the variable of \(what)") else { return unreadable }
       return "$" + name
     case .keyPathSpecifier, .keyPath:
-      return try string(fields["NSKeyPath"], "the key path of \(what())") ?? unreadable
+      return try string(fields["NSKeyPath"], "the key path of \(what)") ?? unreadable
     case .function:
-      let selector = try string(fields["NSSelectorName"], "the selector of \(what())") ?? ""
-      let arguments = try members(fields["NSArguments"], "the arguments of \(what())")
-      let operandObject = try expressionObject(fields["NSOperand"], "the operand of \(what())")
+      let selector = try string(fields["NSSelectorName"], "the selector of \(what)") ?? ""
+      let arguments = try members(fields["NSArguments"], "the arguments of \(what)")
+      let operandObject = try expressionObject(fields["NSOperand"], "the operand of \(what)")
       let operandType = operandObject?.fields["NSExpressionType"]?.integer
       if selector == "valueForKeyPath:", arguments.count == 1,
-        let keyPath = try expressionFormat(arguments[0], what(), depth: depth + 1, steps: &steps)
+        let keyPath = try expressionFormat(arguments[0], what, depth: depth + 1, steps: &steps)
       {
         if operandType == ExpressionType.evaluatedObject.rawValue { return keyPath }
-        if let operand = try expressionFormat(fields["NSOperand"], what(), depth: depth + 1, steps: &steps) {
+        if let operand = try expressionFormat(fields["NSOperand"], what, depth: depth + 1, steps: &steps) {
           return operand + "." + keyPath
         }
       }
-      guard let operand = try expressionFormat(fields["NSOperand"], what(), depth: depth + 1, steps: &steps) else {
+      guard let operand = try expressionFormat(fields["NSOperand"], what, depth: depth + 1, steps: &steps) else {
         return unreadable
       }
       var parts = [operand, Self.quoted(selector)]
       for argument in arguments {
-        parts.append(try expressionFormat(argument, what(), depth: depth + 1, steps: &steps) ?? "nil")
+        parts.append(try expressionFormat(argument, what, depth: depth + 1, steps: &steps) ?? "nil")
       }
       return "FUNCTION(" + parts.joined(separator: ", ") + ")"
     case .fetchRequest, nil:
@@ -87,8 +87,8 @@ extension KeyedArchive {
     }
   }
 
-  private func constantFormat(_ value: PropertyListValue?, _ what: @autoclosure () -> String) throws -> String {
-    switch try plainValue(value, "the constant of \(what())") {
+  private func constantFormat(_ value: PropertyListValue?, _ what: String) throws -> String {
+    switch try plainValue(value, "the constant of \(what)") {
     case nil: return "nil"
     case let text as String: return Self.quoted(text)
     case let flag as Bool: return flag ? "YES" : "NO"

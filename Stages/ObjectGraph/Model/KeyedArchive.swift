@@ -63,94 +63,107 @@ struct KeyedArchive {
 
   /// The index a reference names, `nil` for `$null` (index 0) or a missing value.
   /// - Throws: ``Malformed`` when the value is not a reference or names no object.
-  func index(_ value: PropertyListValue?, _ what: @autoclosure () -> String) throws -> Int? {
+  func index(_ value: PropertyListValue?, _ what: String) throws -> Int? {
     guard let value else { return nil }
-    guard case .uid(let reference) = value else {
-      throw Malformed(reason: "\(what()) is not an object reference")
-    }
-    guard reference < UInt64(objects.count) else {
-      throw Malformed(
-        reason: "\(what()) refers to object \(reference), but the archive has only \(objects.count) objects (a UID "
-          + "out of range)")
-    }
-    return reference == 0 ? nil : Int(reference)
+    guard let index = checkedIndex(value) else { throw badReference(value, what) }
+    return index == 0 ? nil : index
+  }
+
+  /// The index `value` names when it is a reference inside `$objects` (0 for `$null`), or `nil`: the check of
+  /// ``index(_:_:)`` without its wording, for a caller whose description is built only for an error.
+  private func checkedIndex(_ value: PropertyListValue) -> Int? {
+    guard case .uid(let reference) = value, reference < UInt64(objects.count) else { return nil }
+    return Int(reference)
+  }
+
+  /// Why `value`, which ``checkedIndex(_:)`` refused, is not a reference to an object.
+  private func badReference(_ value: PropertyListValue, _ what: String) -> Malformed {
+    guard case .uid(let reference) = value else { return Malformed(reason: "\(what) is not an object reference") }
+    return Malformed(
+      reason: "\(what) refers to object \(reference), but the archive has only \(objects.count) objects (a UID "
+        + "out of range)")
   }
 
   /// The value a reference names, or `nil` for `$null`. Values written inline (not as references) are
   /// returned as they are.
-  func resolve(_ value: PropertyListValue?, _ what: @autoclosure () -> String) throws -> PropertyListValue? {
+  func resolve(_ value: PropertyListValue?, _ what: String) throws -> PropertyListValue? {
     guard let value else { return nil }
     guard case .uid = value else { return value }
-    return try index(value, what()).map { objects[$0] }
+    return try index(value, what).map { objects[$0] }
   }
 
   /// The object a reference names, with its class; `nil` for `$null`.
   /// - Throws: ``Malformed`` when it names something that is not an archived object.
-  func object(_ value: PropertyListValue?, _ what: @autoclosure () -> String) throws -> Object? {
-    guard let index = try index(value, what()) else { return nil }
-    return try object(at: index, what())
+  func object(_ value: PropertyListValue?, _ what: String) throws -> Object? {
+    guard let index = try index(value, what) else { return nil }
+    return try object(at: index, what)
   }
 
   /// The archived object at `index`.
-  func object(at index: Int, _ what: @autoclosure () -> String) throws -> Object {
+  func object(at index: Int, _ what: String) throws -> Object {
     guard let fields = objects[index].dictionary else {
-      throw Malformed(reason: "\(what()) (object \(index)) is not an archived object")
+      throw Malformed(reason: "\(what) (object \(index)) is not an archived object")
     }
-    guard let classIndex = try self.index(fields["$class"], "the class of \(what())"),
-      let classFields = objects[classIndex].dictionary
+    var classIndex: Int?
+    if let reference = fields["$class"] {
+      // The description of the class is worded only when its reference is bad.
+      guard let found = checkedIndex(reference) else { throw badReference(reference, "the class of \(what)") }
+      classIndex = found == 0 ? nil : found
+    }
+    guard let classIndex, let classFields = objects[classIndex].dictionary
     else {
-      throw Malformed(reason: "\(what()) (object \(index)) has no class")
+      throw Malformed(reason: "\(what) (object \(index)) has no class")
     }
     let names = classFields["$classes"]?.elements?.compactMap(\.string) ?? []
     let name = classFields["$classname"]?.string
     guard let name else {
-      throw Malformed(reason: "the class of \(what()) (object \(classIndex)) has no $classname")
+      throw Malformed(reason: "the class of \(what) (object \(classIndex)) has no $classname")
     }
     return Object(index: index, fields: fields, classes: names.isEmpty ? [name] : names)
   }
 
   /// The string a reference names, `nil` for `$null`.
-  func string(_ value: PropertyListValue?, _ what: @autoclosure () -> String) throws -> String? {
-    guard let resolved = try resolve(value, what()) else { return nil }
+  func string(_ value: PropertyListValue?, _ what: String) throws -> String? {
+    guard let resolved = try resolve(value, what) else { return nil }
     if let text = resolved.string { return text }
     // An NSMutableString is archived as an object with NS.string.
-    if let fields = resolved.dictionary, let text = try resolve(fields["NS.string"], what())?.string { return text }
-    throw Malformed(reason: "\(what()) is not a string")
+    if let fields = resolved.dictionary, let text = try resolve(fields["NS.string"], what)?.string { return text }
+    throw Malformed(reason: "\(what) is not a string")
   }
 
   /// The member references of an archived array or set (`NS.objects`); empty for `$null`.
-  func members(_ value: PropertyListValue?, _ what: @autoclosure () -> String) throws -> [PropertyListValue] {
-    guard let resolved = try resolve(value, what()) else { return [] }
+  func members(_ value: PropertyListValue?, _ what: String) throws -> [PropertyListValue] {
+    guard let resolved = try resolve(value, what) else { return [] }
     if let inline = resolved.elements { return inline }
     guard let fields = resolved.dictionary, let members = fields["NS.objects"]?.elements else {
-      throw Malformed(reason: "\(what()) is not an array or set")
+      throw Malformed(reason: "\(what) is not an array or set")
     }
     return members
   }
 
   /// The key and value references of an archived dictionary (`NS.keys`, `NS.objects`); empty for `$null`.
-  func entries(_ value: PropertyListValue?, _ what: @autoclosure () -> String) throws
+  func entries(_ value: PropertyListValue?, _ what: String) throws
     -> [(key: PropertyListValue, value: PropertyListValue)]
   {
-    guard let resolved = try resolve(value, what()) else { return [] }
+    guard let resolved = try resolve(value, what) else { return [] }
     guard let fields = resolved.dictionary, let keys = fields["NS.keys"]?.elements,
       let values = fields["NS.objects"]?.elements
     else {
-      throw Malformed(reason: "\(what()) is not a dictionary")
+      throw Malformed(reason: "\(what) is not a dictionary")
     }
     guard keys.count == values.count else {
-      throw Malformed(reason: "\(what()) has \(keys.count) keys but \(values.count) values")
+      throw Malformed(reason: "\(what) has \(keys.count) keys but \(values.count) values")
     }
     return Array(zip(keys, values)).map { (key: $0.0, value: $0.1) }
   }
 
   /// A dictionary of strings (an entity's or property's user info); values that are not strings are
   /// written as text.
-  func stringDictionary(_ value: PropertyListValue?, _ what: @autoclosure () -> String) throws -> [String: String] {
+  func stringDictionary(_ value: PropertyListValue?, _ what: String) throws -> [String: String] {
     var result: [String: String] = [:]
-    for (key, entry) in try entries(value, what()) {
-      guard let name = try string(key, "a key of \(what())") else { continue }
-      let plain = try plainValue(entry, "the value of '\(name)' in \(what())")
+    for (key, entry) in try entries(value, what) {
+      guard let name = try string(key, "a key of \(what)") else { continue }
+      let plain = try plainValue(entry, "the value of '\(name)' in \(what)")
       result[name] = plain.map { "\($0)" } ?? ""
     }
     return result
@@ -161,28 +174,28 @@ struct KeyedArchive {
   /// `$null`.
   /// - Throws: ``Malformed`` for a UID out of range, a container that contains itself, nesting deeper than
   ///   ``maximumDepth``, or an object of another class.
-  func plainValue(_ value: PropertyListValue?, _ what: @autoclosure () -> String) throws -> (any Sendable)? {
+  func plainValue(_ value: PropertyListValue?, _ what: String) throws -> (any Sendable)? {
     var visiting: Set<Int> = []
     var steps = 0
-    return try plainValue(value, what(), depth: 0, visiting: &visiting, steps: &steps)
+    return try plainValue(value, what, depth: 0, visiting: &visiting, steps: &steps)
   }
 
   private func plainValue(
-    _ value: PropertyListValue?, _ what: @autoclosure () -> String, depth: Int, visiting: inout Set<Int>, steps: inout Int
+    _ value: PropertyListValue?, _ what: String, depth: Int, visiting: inout Set<Int>, steps: inout Int
   ) throws -> (any Sendable)? {
     guard depth < Self.maximumDepth else {
-      throw Malformed(reason: "\(what()) is nested more than \(Self.maximumDepth) deep")
+      throw Malformed(reason: "\(what) is nested more than \(Self.maximumDepth) deep")
     }
     steps += 1
     guard steps <= Self.maximumSteps else {
-      throw Malformed(reason: "\(what()) is larger than \(Self.maximumSteps) objects (shared parts repeated)")
+      throw Malformed(reason: "\(what) is larger than \(Self.maximumSteps) objects (shared parts repeated)")
     }
     guard let value else { return nil }
     var index: Int?
     if case .uid = value {
-      guard let found = try self.index(value, what()) else { return nil }
+      guard let found = try self.index(value, what) else { return nil }
       guard visiting.insert(found).inserted else {
-        throw Malformed(reason: "\(what()) contains itself (object \(found) is part of a cycle)")
+        throw Malformed(reason: "\(what) contains itself (object \(found) is part of a cycle)")
       }
       index = found
     }
@@ -196,22 +209,22 @@ struct KeyedArchive {
     case .date(let date): return date
     case .data(let data): return data
     case .string(let text): return text
-    case .uid: throw Malformed(reason: "\(what()) is a reference to a reference")
+    case .uid: throw Malformed(reason: "\(what) is a reference to a reference")
     case .array(let values), .set(let values):
-      return try values.map { try plainValue($0, what(), depth: depth + 1, visiting: &visiting, steps: &steps) }
+      return try values.map { try plainValue($0, what, depth: depth + 1, visiting: &visiting, steps: &steps) }
     case .dictionary:
-      guard let index else { throw Malformed(reason: "\(what()) is not an archived object") }
-      let object = try object(at: index, what())
-      return try decodeObject(object, what(), depth: depth, visiting: &visiting, steps: &steps)
+      guard let index else { throw Malformed(reason: "\(what) is not an archived object") }
+      let object = try object(at: index, what)
+      return try decodeObject(object, what, depth: depth, visiting: &visiting, steps: &steps)
     }
   }
 
   private func decodeObject(
-    _ object: Object, _ what: @autoclosure () -> String, depth: Int, visiting: inout Set<Int>, steps: inout Int
+    _ object: Object, _ what: String, depth: Int, visiting: inout Set<Int>, steps: inout Int
   ) throws -> (any Sendable)? {
     let fields = object.fields
     if object.isKind(of: "NSDecimalNumber") {
-      return try decimal(fields, what())
+      return try decimal(fields, what)
     }
     if object.isKind(of: "NSDate"), case .real(let seconds)? = fields["NS.time"] {
       return Date(timeIntervalSinceReferenceDate: seconds)
@@ -222,45 +235,45 @@ struct KeyedArchive {
         uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
     }
     if object.isKind(of: "NSURL") {
-      guard let relative = try string(fields["NS.relative"], what()) else { return nil }
-      let base = try string(fields["NS.base"], what()).flatMap { URL(string: $0) }
+      guard let relative = try string(fields["NS.relative"], what) else { return nil }
+      let base = try string(fields["NS.base"], what).flatMap { URL(string: $0) }
       return URL(string: relative, relativeTo: base)?.absoluteURL
     }
-    if object.isKind(of: "NSData"), case .data(let data)? = try resolve(fields["NS.data"], what()) {
+    if object.isKind(of: "NSData"), case .data(let data)? = try resolve(fields["NS.data"], what) {
       return data
     }
     if object.isKind(of: "NSString") {
-      return try string(.uid(UInt64(object.index)), what())
+      return try string(.uid(UInt64(object.index)), what)
     }
     if object.isKind(of: "NSDictionary") {
       var result: [String: any Sendable] = [:]
-      for (key, entry) in try entries(.uid(UInt64(object.index)), what()) {
-        let name = try plainValue(key, what(), depth: depth + 1, visiting: &visiting, steps: &steps).map { "\($0)" } ?? ""
-        result[name] = try plainValue(entry, what(), depth: depth + 1, visiting: &visiting, steps: &steps) ?? NSNull()
+      for (key, entry) in try entries(.uid(UInt64(object.index)), what) {
+        let name = try plainValue(key, what, depth: depth + 1, visiting: &visiting, steps: &steps).map { "\($0)" } ?? ""
+        result[name] = try plainValue(entry, what, depth: depth + 1, visiting: &visiting, steps: &steps) ?? NSNull()
       }
       return result
     }
     if object.isKind(of: "NSArray") || object.isKind(of: "NSSet") || object.isKind(of: "NSOrderedSet") {
       return try (fields["NS.objects"]?.elements ?? []).map {
-        try plainValue($0, what(), depth: depth + 1, visiting: &visiting, steps: &steps) ?? NSNull()
+        try plainValue($0, what, depth: depth + 1, visiting: &visiting, steps: &steps) ?? NSNull()
       }
     }
-    throw Malformed(reason: "\(what()) is an object of class \(object.className), which is not a plain value")
+    throw Malformed(reason: "\(what) is an object of class \(object.className), which is not a plain value")
   }
 
   /// An `NSDecimalNumber`: `NS.mantissa` (little-endian bytes), `NS.exponent`, `NS.negative`.
-  private func decimal(_ fields: [String: PropertyListValue], _ what: @autoclosure () -> String) throws -> Decimal {
+  private func decimal(_ fields: [String: PropertyListValue], _ what: String) throws -> Decimal {
     guard case .data(let bytes)? = fields["NS.mantissa"] else {
-      throw Malformed(reason: "\(what()) is a decimal number without a mantissa")
+      throw Malformed(reason: "\(what) is a decimal number without a mantissa")
     }
     var mantissa: UInt64 = 0
     for (position, byte) in bytes.enumerated() where byte != 0 {
-      guard position < 8 else { throw Malformed(reason: "\(what()) is a decimal number too large to read") }
+      guard position < 8 else { throw Malformed(reason: "\(what) is a decimal number too large to read") }
       mantissa |= UInt64(byte) << (8 * UInt64(position))
     }
     let exponent = fields["NS.exponent"]?.integer ?? 0
     guard (-128...127).contains(exponent) else {
-      throw Malformed(reason: "\(what()) is a decimal number with exponent \(exponent)")
+      throw Malformed(reason: "\(what) is a decimal number with exponent \(exponent)")
     }
     let negative = fields["NS.negative"]?.bool ?? false
     return Decimal(sign: negative ? .minus : .plus, exponent: Int(exponent), significand: Decimal(mantissa))
