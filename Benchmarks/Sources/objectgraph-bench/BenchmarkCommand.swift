@@ -235,12 +235,14 @@ enum BenchmarkCommand {
         run.name, String(milliseconds(run.stall.longestWait)), String(milliseconds(run.stall.longestGap)),
         String(run.stall.missedFrames),
         Report.format(run.total, digits: 3), Report.format(run.total / stage1.total, digits: 2) + "x",
+        Report.format(run.cpu, digits: 3), Report.format(run.cpu / stage1.cpu, digits: 2) + "x",
       ]
     }
     print("")
     print(
       Report.grid(
-        header: ["stage", "longest stall ms", "longest gap ms", "frames missed", "on disk s", "/ stage 1"], rows: rows))
+        header: ["stage", "longest stall ms", "longest gap ms", "frames missed", "on disk s", "/ stage 1", "CPU s", "/ stage 1"],
+        rows: rows))
     print("")
     let imports = runs.filter { $0.shape != nil }
     if let best = imports.min(by: { $0.total < $1.total }), let shape = best.shape {
@@ -248,6 +250,13 @@ enum BenchmarkCommand {
       print(
         "stage 4's import / stage 1's: \(Report.format(ratio, digits: 2))x with the better shape (workers \(shape)); "
           + "<= \(Report.format(importTarget, digits: 1))x (target): \(ratio <= importTarget ? "yes" : "NO")")
+      // The work behind the time: the import does more than stage 1 (its workers insert and save into the
+      // writer, which validates and writes 100 transactions), and only its threads running at once on
+      // several cores bring its time under its CPU.
+      print(
+        "  its CPU (every thread): \(Report.format(best.cpu, digits: 3)) s, \(Report.format(best.cpu / stage1.cpu, digits: 2))x "
+          + "stage 1's \(Report.format(stage1.cpu, digits: 3)) s; time / CPU \(Report.format(best.total / best.cpu, digits: 2)) "
+          + "(stage 1: \(Report.format(stage1.total / stage1.cpu, digits: 2)))")
     }
     if let beside = imports.first(where: { $0.shape == .besideMain }) {
       let late = beside.stall.longestWait

@@ -35,6 +35,16 @@ enum StallBench {
     /// The stage 4 worker shape, for stage 4's runs.
     let shape: WorkerShape?
     let storeURL: URL
+    /// The process's CPU time (user and system, every thread) over the same span as `total`.
+    var cpu: Double = 0
+  }
+
+  /// The process's CPU time so far, user and system, every thread (`getrusage`), in seconds.
+  static func processCPU() -> Double {
+    var usage = rusage()
+    guard getrusage(RUSAGE_SELF.rawValue, &usage) == 0 else { return .nan }
+    func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1_000_000 }
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
   }
 
   static func run(count: Int, batchSize: Int, in directory: URL) throws -> [StageRun] {
@@ -64,12 +74,15 @@ enum StallBench {
     let context = try manager.mainContext
     let ticker = FrameTicker()
     ticker.start()
+    let cpu = processCPU()
     let total = try ContinuousClock().measure {
       NoteDrafts.insert(count, into: context)
       try context.save()
     }
-    return StageRun(
+    var run = StageRun(
       name: "1: insert + save() on main", stall: ticker.stop(), total: total, shape: nil, storeURL: manager.storeURL)
+    run.cpu = processCPU() - cpu
+    return run
   }
 
   /// Stage 2: insert and `saveChanges` on the main queue, in one block; done when its completion runs.
@@ -77,12 +90,15 @@ enum StallBench {
   private static func stage2(count: Int, in folder: URL) async throws -> StageRun {
     let manager = Stage2.CoreDataManager(modelName: NotesModel.name, storeFolder: folder)
     let context = try manager.mainContext
+    let cpu = processCPU()
     let (stall, total) = try await measure {
       NoteDrafts.insert(count, into: context)
       try manager.saveChanges(completion: $0)
     }
-    return StageRun(
+    var run = StageRun(
       name: "2: insert on main + saveChanges", stall: stall, total: total, shape: nil, storeURL: manager.storeURL)
+    run.cpu = processCPU() - cpu
+    return run
   }
 
   /// Stage 3: the same as stage 2 with stage 3's controller, after its callback.
@@ -94,12 +110,15 @@ enum StallBench {
     }
     try loaded.get()
     guard let controller = made else { throw BenchmarkError("stage 3 made no controller") }
+    let cpu = processCPU()
     let (stall, total) = try await measure {
       NoteDrafts.insert(count, into: controller.mainContext)
       try controller.saveChanges(completion: $0)
     }
-    return StageRun(
+    var run = StageRun(
       name: "3: as 2, after the callback", stall: stall, total: total, shape: nil, storeURL: controller.storeURL)
+    run.cpu = processCPU() - cpu
+    return run
   }
 
   /// Stage 4: `NoteImporter` on workers of `shape`, after the controller's callback, run off the main actor
@@ -116,6 +135,7 @@ enum StallBench {
     guard let controller = made else { throw BenchmarkError("stage 4 made no controller") }
     let importer = NoteImporter(controller: controller, shape: shape, batchSize: batchSize)
     let ticker = FrameTicker()
+    let cpu = processCPU()
     let start = ContinuousClock.now
     ticker.start()
     let outcome = try await Task.detached {
@@ -125,7 +145,9 @@ enum StallBench {
     let stall = ticker.stop()
     guard outcome.notes == count else { throw BenchmarkError("stage 4 imported \(outcome.notes) notes, not \(count)") }
     let name = "4: NoteImporter, workers \(shape == .childOfMain ? "child of main" : "beside main")"
-    return StageRun(name: name, stall: stall, total: total, shape: shape, storeURL: controller.storeURL)
+    var run = StageRun(name: name, stall: stall, total: total, shape: shape, storeURL: controller.storeURL)
+    run.cpu = processCPU() - cpu
+    return run
   }
 
   /// Runs `work` on the main queue while the ticker ticks, then lets the main queue turn until the
