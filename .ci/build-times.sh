@@ -3,6 +3,8 @@
 #   - the debug build of the engine alone (ObjectGraph with GRDB and SHA256), from an empty build folder;
 #   - the rest of the debug build with the tests (`swift build --build-tests` after it), and the sum;
 #   - the function bodies that took longest to type-check (top 10 at or over the threshold);
+#   - the debug build's modules by the CPU their compiler jobs took (-stats-output-dir), with when each
+#     was compiled: SwiftPM starts a module once the modules it imports are wholly compiled;
 #   - the release build of the engine, and its whole-module step (the frontend job that compiles
 #     ObjectGraph with -O), split into the compiler's phases.
 # It builds in .build-times/ (removed first), so the workspace's .build is left alone. About five to eight
@@ -27,7 +29,7 @@ done
 
 scratch="$root/.build-times"
 rm -rf "$scratch"
-mkdir -p "$scratch/stats"
+mkdir -p "$scratch/stats" "$scratch/debug-stats"
 [ "$keep" = 1 ] || trap 'rm -rf "$scratch"' EXIT
 
 load() { cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo "?"; }
@@ -50,8 +52,8 @@ echo "build-times: $(swift --version 2>/dev/null | head -1)"
 echo "build-times: $(nproc) cores; load average $(load) before the first build (figures move with the load)"
 swift package --scratch-path "$scratch/debug" resolve >/dev/null 2>&1
 
-# The type-checking times come from the same builds: -debug-time-function-bodies costs little.
-typecheck=(-Xswiftc -Xfrontend -Xswiftc -debug-time-function-bodies)
+# The type-checking times and each compiler job's CPU come from the same builds: both cost little.
+typecheck=(-Xswiftc -Xfrontend -Xswiftc -debug-time-function-bodies -Xswiftc -stats-output-dir -Xswiftc "$scratch/debug-stats")
 echo
 engine=$(timed "$scratch/engine.log" swift build --scratch-path "$scratch/debug" --target ObjectGraph "${typecheck[@]}")
 engine_load=$(load)
@@ -89,6 +91,34 @@ for ms, place, name in slow[:10]:
 total = sum(ms for ms, _ in best.values())
 print(f"  ({len(slow)} bodies at or over {threshold:.0f} ms; all {len(best)} bodies together: {total / 1000:.1f} s of type-checking)")
 ' "$root" "$threshold"
+
+echo
+echo "debug build, the modules by the CPU of their compiler jobs (user + system; linking not included):"
+# One JSON file per frontend job (-stats-output-dir), named stats-<start in microseconds>-swift-frontend-<module>-...
+python3 - "$scratch/debug-stats" "$scratch/debug" <<'PY'
+import collections, glob, json, os, re, sys
+modules = collections.defaultdict(lambda: {"cpu": 0.0, "jobs": 0, "start": float("inf"), "end": 0.0})
+for path in glob.glob(f"{sys.argv[1]}/*.json"):
+    found = re.match(r"stats-(\d+)-swift-frontend-([^-]+)-", os.path.basename(path))
+    if not found:
+        continue
+    stats = json.load(open(path))
+    wall = next((k for k in stats if k.startswith("time.swift-frontend.") and k.endswith(".wall")), None)
+    if wall is None:
+        continue
+    start = int(found.group(1)) / 1e6
+    module = modules[found.group(2)]
+    module["cpu"] += stats[wall[:-5] + ".user"] + stats[wall[:-5] + ".sys"]
+    module["jobs"] += 1
+    module["start"] = min(module["start"], start)
+    module["end"] = max(module["end"], start + stats[wall])
+if modules:
+    first = min(m["start"] for m in modules.values())
+    total = sum(m["cpu"] for m in modules.values())
+    for name, m in sorted(modules.items(), key=lambda item: -item[1]["cpu"])[:12]:
+        print(f"  {m['cpu']:7.1f} s CPU  {m['cpu'] / total:4.0%}  {m['jobs']:3} jobs  compiled {m['start'] - first:5.0f}-{m['end'] - first:5.0f} s  {name}")
+    print(f"  ({len(modules)} modules, {total:.1f} s of CPU in compiler jobs: on {os.cpu_count()} cores no build is shorter than {total / os.cpu_count():.0f} s)")
+PY
 
 if [ "$release" = 1 ]; then
   echo

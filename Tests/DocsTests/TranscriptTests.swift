@@ -23,8 +23,12 @@ import Testing
 //   masked on both sides (a chapter may shorten one to `…`). With `varies`, every number is masked too, so
 //   only the shape of each line is compared; the run then imports at most 20,000 notes (a lower
 //   `--count`), since its figures are not compared.
+//
+// The tests run at once, and the demos of `run` transcripts too: each demo makes its store in a folder of
+// its own, and the children are awaited, not waited for, so that their seconds of waiting (a 60 Hz "UI",
+// workers) leave the run's threads to other tests.
 
-@Suite("Docs: quoted transcripts match real runs", .timeLimit(.minutes(3)), .serialized, .temporaryFolders)
+@Suite("Docs: quoted transcripts match real runs", .timeLimit(.minutes(3)), .temporaryFolders)
 struct TranscriptTests {
   /// A marked block of a chapter.
   struct Transcript {
@@ -76,18 +80,19 @@ struct TranscriptTests {
   // MARK: - sqlite3 sessions
 
   @Test("Queries chapter 0 runs in sqlite3 print what it shows, on a store the demo just made")
-  func sqliteSessions() throws {
+  func sqliteSessions() async throws {
     let transcripts = Self.transcripts("sqlite")
     #expect(!transcripts.isEmpty)
     let folder = try TemporaryFolder()
-    let run = try ProcessOutput.run(try BuildProducts.requireExecutable("stage1-demo"), ["--store-folder", folder.url.path])
+    let run = try await ProcessOutput.runSuspending(
+      try BuildProducts.requireExecutable("stage1-demo"), ["--store-folder", folder.url.path])
     #expect(run.status == 0, "stage1-demo failed: \(run.stderr)")
     let database = try DatabaseQueue(path: folder.appending("DataModel.sqlite").path)
     var headers = false
     for transcript in transcripts {
       for query in Self.queries(in: transcript.block.lines, headers: &headers) {
         let where_ = "\(transcript.document):\(transcript.block.fenceLine + 1 + query.line)"
-        let printed = try database.read { db in try Self.shellOutput(of: query.sql, headers: query.headers, in: db) }
+        let printed = try await database.read { db in try Self.shellOutput(of: query.sql, headers: query.headers, in: db) }
         if transcript.varies {
           #expect(printed.count == query.expected.count, "\(where_): \(query.sql) printed \(printed)")
           for (real, quoted) in zip(printed, query.expected) {
@@ -166,11 +171,11 @@ struct TranscriptTests {
   // MARK: - The SQL log
 
   @Test("The SQL log chapter 0 quotes is what the demo logs, in that order")
-  func sqlLog() throws {
+  func sqlLog() async throws {
     let transcripts = Self.transcripts("sql-log")
     #expect(!transcripts.isEmpty)
     let folder = try TemporaryFolder()
-    let run = try ProcessOutput.run(
+    let run = try await ProcessOutput.runSuspending(
       try BuildProducts.requireExecutable("stage1-demo"), ["--count", "3", "--store-folder", folder.url.path],
       environment: ["OBJECTGRAPH_SQL_DEBUG": "1"])
     #expect(run.status == 0, "stage1-demo failed: \(run.stderr)")
@@ -201,7 +206,7 @@ struct TranscriptTests {
   // MARK: - The concurrency rules' programs
 
   @Test("What the concurrency rules page quotes is what `concurrency-rules` prints, the switch off or on")
-  func concurrencyRules() throws {
+  func concurrencyRules() async throws {
     let transcripts = Self.transcripts("concurrency-rules")
     #expect(transcripts.count >= 4)
     let program = try BuildProducts.requireExecutable("concurrency-rules")
@@ -214,7 +219,7 @@ struct TranscriptTests {
         continue
       }
       let switchOn = words.dropFirst().contains("on")
-      let run = try ProcessOutput.run(
+      let run = try await ProcessOutput.runSuspending(
         program, switchOn ? [name, "-com.apple.CoreData.ConcurrencyDebug", "1"] : [name], environment: ["SWIFT_BACKTRACE": "enable=no"])
       let printed = (run.stdout + run.stderr).split(separator: "\n").map { Self.masked(String($0)) }
       let quoted = transcript.block.lines.filter { $0.trimmingCharacters(in: .whitespaces) != "…" }.map(Self.masked)
@@ -239,29 +244,46 @@ struct TranscriptTests {
   // MARK: - The demos
 
   @Test("What the chapters quote of a demo's run is what the demo prints (its shape, where figures vary)")
-  func demoRuns() throws {
+  func demoRuns() async throws {
     let transcripts = Self.transcripts("run")
     #expect(transcripts.count >= 5)
-    var runs: [[String]: String] = [:]
-    for transcript in transcripts {
-      guard case .transcript(let annotation)? = transcript.block.annotation else { continue }
+    // Each transcript's place and command (product and arguments), `nil` when its annotation names no product.
+    let commands: [(place: String, key: [String]?)] = transcripts.map { transcript in
       let place = "\(transcript.document):\(transcript.block.fenceLine)"
-      guard let product = Self.arguments(annotation).first else {
+      guard case .transcript(let annotation)? = transcript.block.annotation, let product = Self.arguments(annotation).first else {
+        return (place, nil)
+      }
+      return (place, [product] + Self.runArguments(Array(Self.arguments(annotation).dropFirst()), varies: transcript.varies))
+    }
+    // Each command runs once. A command that names a repository file (a store `objectgraph` inspects) must
+    // leave no SQLite side file beside it: those run one at a time, after the others, so that the check sees
+    // no other run's. The others (the demos, each with its own store) run all at once.
+    var distinct: [[String]] = []
+    for case let (_, key?) in commands where !distinct.contains(key) { distinct.append(key) }
+    let repositoryFiles = { (key: [String]) in
+      key.dropFirst().filter { FileManager.default.fileExists(atPath: Repository.root.appendingPathComponent($0).path) }
+    }
+    let run = { @Sendable (key: [String]) async throws -> String in
+      let output = try await ProcessOutput.runSuspending(
+        try BuildProducts.requireExecutable(key[0]), Array(key.dropFirst()), currentDirectory: Repository.root)
+      return output.stdout + output.stderr
+    }
+    let together = distinct.filter { repositoryFiles($0).isEmpty }
+    var runs = Dictionary(uniqueKeysWithValues: zip(together, try await Lanes.map(together, lanes: max(together.count, 1), run)))
+    for key in distinct where !repositoryFiles(key).isEmpty {
+      runs[key] = try await run(key)
+      for file in repositoryFiles(key) {
+        for suffix in ["-wal", "-shm"] {
+          let side = Repository.root.appendingPathComponent(file + suffix).path
+          let place = commands.first { $0.key == key }?.place ?? ""
+          #expect(!FileManager.default.fileExists(atPath: side), "\(place): `\(key.joined(separator: " "))` left \(side)")
+        }
+      }
+    }
+    for (transcript, (place, key)) in zip(transcripts, commands) {
+      guard let key else {
         Issue.record("\(place): the annotation names no product to run")
         continue
-      }
-      let arguments = Self.runArguments(Array(Self.arguments(annotation).dropFirst()), varies: transcript.varies)
-      let key = [product] + arguments
-      if runs[key] == nil {
-        let run = try ProcessOutput.run(try BuildProducts.requireExecutable(product), arguments, currentDirectory: Repository.root)
-        runs[key] = run.stdout + run.stderr
-        // A repository file the command read (a store `objectgraph` inspects) keeps no SQLite side file.
-        for argument in arguments where FileManager.default.fileExists(atPath: Repository.root.appendingPathComponent(argument).path) {
-          for suffix in ["-wal", "-shm"] {
-            let side = Repository.root.appendingPathComponent(argument + suffix).path
-            #expect(!FileManager.default.fileExists(atPath: side), "\(place): `\(key.joined(separator: " "))` left \(side)")
-          }
-        }
       }
       let printed = (runs[key] ?? "").split(separator: "\n").map { Self.maskedRun(String($0), varies: transcript.varies) }
       // Blank lines are not compared: `printed` has none.

@@ -16,7 +16,7 @@ struct DemoTests {
   func demoRuns() async throws {
     let folder = try TemporaryFolder()
 
-    let run = try ProcessOutput.run(try demo(), ["--count", "500", "--store-folder", folder.url.path])
+    let run = try await ProcessOutput.runSuspending(try demo(), ["--count", "500", "--store-folder", folder.url.path])
 
     #expect(run.status == 0, "stderr: \(run.stderr)")
     #expect(run.stderr.isEmpty)
@@ -38,8 +38,8 @@ struct DemoTests {
   }
 
   @Test("Core Data's concurrency debug launch argument is accepted, and the demo runs clean under it")
-  func concurrencyDebugArgument() throws {
-    try DemoCommandLine.checkRunsUnderConcurrencyDebugging("stage1-demo", storeFolder: try TemporaryFolder().url)
+  func concurrencyDebugArgument() async throws {
+    try await DemoCommandLine.checkRunsUnderConcurrencyDebugging("stage1-demo", storeFolder: try TemporaryFolder().url)
   }
 
   @Test("With SQL debugging on, a banner says so once, before the first statement")

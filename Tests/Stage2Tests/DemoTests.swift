@@ -16,7 +16,7 @@ struct DemoTests {
   func demoRuns() async throws {
     let folder = try TemporaryFolder()
 
-    let output = try ProcessOutput.run(try demo(), ["--count", "500", "--store-folder", folder.url.path])
+    let output = try await ProcessOutput.runSuspending(try demo(), ["--count", "500", "--store-folder", folder.url.path])
 
     #expect(output.status == 0, "stderr: \(output.stderr)")
     #expect(output.stderr.isEmpty)
@@ -52,8 +52,8 @@ struct DemoTests {
   }
 
   @Test("Core Data's concurrency debug launch argument is accepted, and the demo runs clean under it")
-  func concurrencyDebugArgument() throws {
-    try DemoCommandLine.checkRunsUnderConcurrencyDebugging("stage2-demo", storeFolder: try TemporaryFolder().url)
+  func concurrencyDebugArgument() async throws {
+    try await DemoCommandLine.checkRunsUnderConcurrencyDebugging("stage2-demo", storeFolder: try TemporaryFolder().url)
   }
 
   @Test("Core Data's debug launch arguments are refused without a number, naming the argument")

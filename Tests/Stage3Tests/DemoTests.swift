@@ -10,10 +10,10 @@ struct DemoTests {
   func demo() throws -> URL { try BuildProducts.requireExecutable("stage3-demo") }
 
   @Test("the demo writes a version 1 store, migrates it behind a placeholder and a progress bar, and compares with stage 2")
-  func demoRuns() throws {
+  func demoRuns() async throws {
     let folder = try TemporaryFolder()
 
-    let output = try ProcessOutput.run(try demo(), ["--count", "2000", "--store-folder", folder.url.path])
+    let output = try await ProcessOutput.runSuspending(try demo(), ["--count", "2000", "--store-folder", folder.url.path])
 
     #expect(output.status == 0, "stderr: \(output.stderr)")
     #expect(output.stderr.isEmpty)
@@ -48,10 +48,10 @@ struct DemoTests {
   }
 
   @Test("--what-can-be-inferred tries each change for real: what migrates keeps its values, what is refused says why and leaves the file")
-  func whatCanBeInferred() throws {
+  func whatCanBeInferred() async throws {
     let folder = try TemporaryFolder()
 
-    let output = try ProcessOutput.run(try demo(), ["--what-can-be-inferred", "--store-folder", folder.url.path])
+    let output = try await ProcessOutput.runSuspending(try demo(), ["--what-can-be-inferred", "--store-folder", folder.url.path])
 
     #expect(output.status == 0, "stderr: \(output.stderr)")
     let text = output.stdout
@@ -73,8 +73,8 @@ struct DemoTests {
   }
 
   @Test("Core Data's concurrency debug launch argument is accepted, and the demo runs clean under it")
-  func concurrencyDebugArgument() throws {
-    try DemoCommandLine.checkRunsUnderConcurrencyDebugging("stage3-demo", storeFolder: try TemporaryFolder().url)
+  func concurrencyDebugArgument() async throws {
+    try await DemoCommandLine.checkRunsUnderConcurrencyDebugging("stage3-demo", storeFolder: try TemporaryFolder().url)
   }
 
   @Test("Core Data's debug launch arguments are refused without a number, naming the argument")

@@ -10,10 +10,11 @@ struct DemoTests {
   func demo() throws -> URL { try BuildProducts.requireExecutable("stage4-demo") }
 
   @Test("the demo imports on workers of both shapes while the UI ticks, then through stage 1, and sums up")
-  func demoRuns() throws {
+  func demoRuns() async throws {
     let folder = try TemporaryFolder()
 
-    let output = try ProcessOutput.run(try demo(), ["--count", "1200", "--batch-size", "250", "--store-folder", folder.url.path])
+    let output = try await ProcessOutput.runSuspending(
+      try demo(), ["--count", "1200", "--batch-size", "250", "--store-folder", folder.url.path])
 
     #expect(output.status == 0, "stderr: \(output.stderr)")
     #expect(output.stderr.isEmpty)
@@ -63,8 +64,8 @@ struct DemoTests {
   }
 
   @Test("Core Data's concurrency debug launch argument is accepted, and the demo runs clean under it")
-  func concurrencyDebugArgument() throws {
-    try DemoCommandLine.checkRunsUnderConcurrencyDebugging("stage4-demo", storeFolder: try TemporaryFolder().url)
+  func concurrencyDebugArgument() async throws {
+    try await DemoCommandLine.checkRunsUnderConcurrencyDebugging("stage4-demo", storeFolder: try TemporaryFolder().url)
   }
 
   @Test("Core Data's debug launch arguments are refused without a number, naming the argument")

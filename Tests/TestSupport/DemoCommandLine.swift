@@ -17,9 +17,9 @@ public enum DemoCommandLine {
   /// nothing else.
   public static func checkRunsUnderConcurrencyDebugging(
     _ demo: String, storeFolder: URL, sourceLocation: SourceLocation = #_sourceLocation
-  ) throws {
+  ) async throws {
     let arguments = ["--count", "50", "--store-folder", storeFolder.path, "-com.apple.CoreData.ConcurrencyDebug", "1"]
-    let run = try ProcessOutput.run(try BuildProducts.requireExecutable(demo), arguments)
+    let run = try await ProcessOutput.runSuspending(try BuildProducts.requireExecutable(demo), arguments)
     #expect(run.status == 0, "stderr: \(run.stderr)", sourceLocation: sourceLocation)
     #expect(run.stderr == concurrencyBanner + "\n", sourceLocation: sourceLocation)
   }

@@ -70,4 +70,28 @@ public struct ProcessOutput: Sendable {
     }
     return output
   }
+
+  /// ``run(_:_:environment:currentDirectory:upTo:)`` on a thread of its own, the caller suspended meanwhile.
+  ///
+  /// `swift test` runs tests on Swift's cooperative threads, one per core: a test that waits for a child
+  /// with the blocking ``run(_:_:environment:currentDirectory:upTo:)`` keeps one of them from every other
+  /// test for as long as the child runs, though the child may spend most of that time waiting (a demo's
+  /// 60 Hz "UI", a sleep). An `async` test that awaits this instead gives its thread back to the others.
+  ///
+  /// ```swift
+  /// let demo = try await ProcessOutput.runSuspending(executable, ["--count", "500"])
+  /// ```
+  public static func runSuspending(
+    _ executable: URL, _ arguments: [String] = [], environment: [String: String] = [:], currentDirectory: URL? = nil,
+    upTo limit: Duration = .seconds(120)
+  ) async throws -> ProcessOutput {
+    try await withCheckedThrowingContinuation { continuation in
+      Thread {
+        continuation.resume(
+          with: Result {
+            try run(executable, arguments, environment: environment, currentDirectory: currentDirectory, upTo: limit)
+          })
+      }.start()
+    }
+  }
 }

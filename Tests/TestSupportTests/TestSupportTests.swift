@@ -97,6 +97,40 @@ struct TestSupportTests {
     #expect(error?.description.contains("started") == true)
   }
 
+  @Test("runSuspending gives what run gives, and children awaited together run at once", .temporaryFolders)
+  func childProcessSuspending() async throws {
+    let script = "printf out; printf err >&2; exit 5"
+    let run = try await ProcessOutput.runSuspending(URL(fileURLWithPath: "/bin/sh"), ["-c", script])
+    #expect(run.status == 5 && run.stdout == "out" && run.stderr == "err")
+    // Three children that each wait until all three have started: one after another, the first would wait
+    // until its limit and be killed.
+    let folder = try TemporaryFolder()
+    let wait = "touch \"$0/$1\"; while [ $(ls \"$0\" | wc -l) -lt 3 ]; do sleep 0.05; done; echo all"
+    let outputs = try await Lanes.map(Array(0..<3), lanes: 3) { child in
+      try await ProcessOutput.runSuspending(
+        URL(fileURLWithPath: "/bin/sh"), ["-c", wait, folder.url.path, "child-\(child)"], upTo: .seconds(60)
+      ).stdout
+    }
+    #expect(outputs == ["all\n", "all\n", "all\n"])
+  }
+
+  @Test("Lanes.map keeps the items' order and runs at most `lanes` calls at once")
+  func lanes() async throws {
+    let running = Mutex((now: 0, most: 0))
+    let doubled = try await Lanes.map(Array(0..<12), lanes: 3) { item in
+      running.withLock { running in
+        running.now += 1
+        running.most = max(running.most, running.now)
+      }
+      try await Task.sleep(for: .milliseconds(item % 2 == 0 ? 30 : 5))
+      running.withLock { $0.now -= 1 }
+      return item * 2
+    }
+    let most: Int = running.withLock { $0.most }
+    #expect(doubled == (0..<12).map { $0 * 2 })
+    #expect(most <= 3 && most >= 2, "at most three at once, and more than one: \(most)")
+  }
+
   @Test("BuildProducts finds this build's executables, and answers nil for one that was not built")
   func buildProducts() {
     #expect(FileManager.default.fileExists(atPath: BuildProducts.folder.path))

@@ -25,11 +25,17 @@ import Testing
 /// the migration had reported progress above 0 (inside its transaction), so it cannot pass without having
 /// killed a migration halfway. The delays come from a seed printed with each run; set `MIGRATION_CRASH_SEED`
 /// to replay them (the moments a delay lands on still depend on the machine's speed).
+///
+/// The trials are independent (each its own copy, its own child), so they run ``lanes`` at a time, the
+/// three measuring migrations too, so that the delays are measured as the trials run: one chain of 53
+/// children was the longest wait of the whole test run.
 @Suite("Migration: a kill at any moment leaves the old store or the migrated one", .temporaryFolders)
 struct MigrationCrashTests {
   /// Notes in the store: enough that a migration lasts long enough for kills to land inside it.
   static let noteCount = 20_000
   static let trials = 50
+  /// How many children run at once.
+  static let lanes = 2
 
   enum Outcome: String {
     case old = "old store, unchanged"
@@ -47,40 +53,44 @@ struct MigrationCrashTests {
     try ProofStores.makeVersion1(at: template, notes: Self.noteCount)
     let expected = try Expectations(template)
 
-    // Three migrations without a kill, in children as the trials run them, to learn how long one takes: the
-    // median, since the first child starts cold. Each must leave the store fully migrated.
-    var durations: [Double] = []
-    for run in 0..<3 {
-      let measuredURL = try copy(template, to: folder.appending("measured-\(run).sqlite"))
+    // Three migrations without a kill, in children as the trials run them (``lanes`` at once), to learn how
+    // long one takes: the median, since the first children start cold. Each must leave the store fully migrated.
+    let durations = try await Lanes.map(Array(0..<3), lanes: Self.lanes) { run in
+      let measuredURL = try Self.copy(template, to: folder.appending("measured-\(run).sqlite"))
       await #expect(processExitsWith: .success) { [path = measuredURL.path as String] in
         MigrationChild.migrate(path)
       }
       let report = MigrationChild.Report(storePath: measuredURL.path)
-      durations.append(
-        try #require(report.seconds, "a migration left alone did not finish: \(report.failure ?? "it logged no error")"))
+      let seconds = try #require(report.seconds, "a migration left alone did not finish: \(report.failure ?? "it logged no error")")
       #expect(try expected.classify(measuredURL) == .migrated, "a migration left to finish must migrate the store")
+      return seconds
     }
     let duration = durations.sorted()[1]
     print(
       "MigrationCrashTests: migrations of \(Self.noteCount) notes without a kill took \(durations.map { String(format: "%.3f", $0) }.joined(separator: ", ")) s in a child; median \(String(format: "%.3f", duration)) s"
     )
 
-    // The trials: one delay in each of `trials` equal slices of [0, 1.5 × duration], in a shuffled order.
+    // The trials: one delay in each of `trials` equal slices of [0, 1.5 × duration], in a shuffled order,
+    // all drawn before the first trial runs (the same delays, in the same order, as one trial after another).
     let window = duration * 1.5
     let slices = Array(0..<Self.trials).shuffled(using: &generator)
-    var outcomes: [Outcome: Int] = [:]
-    var killedWhileProgressing = 0
-    for (trial, slice) in slices.enumerated() {
-      let delay = window * (Double(slice) + Double.random(in: 0..<1, using: &generator)) / Double(Self.trials)
-      let url = try copy(template, to: folder.appending("trial-\(trial).sqlite"))
+    let delays = slices.map { slice in window * (Double(slice) + Double.random(in: 0..<1, using: &generator)) / Double(Self.trials) }
+    // Each trial's child, the report it logged and what its store is, ``lanes`` trials at once.
+    let results = try await Lanes.map(Array(delays.enumerated()), lanes: Self.lanes) { trial, delay in
+      let url = try Self.copy(template, to: folder.appending("trial-\(trial).sqlite"))
       await #expect(processExitsWith: .signal(SIGKILL), "trial \(trial)") {
         [path = url.path as String, delay = delay as Double] in
         MigrationChild.migrate(path, killAfter: delay)
       }
       let report = MigrationChild.Report(storePath: url.path)
+      return (report, Result { try expected.classify(url) })
+    }
+    var outcomes: [Outcome: Int] = [:]
+    var killedWhileProgressing = 0
+    for (trial, (delay, (report, classified))) in zip(delays, results).enumerated() {
       let outcome: Outcome
       do {
-        outcome = try expected.classify(url)
+        outcome = try classified.get()
       } catch {
         Issue.record(
           """
@@ -109,7 +119,7 @@ struct MigrationCrashTests {
     #expect(migrated >= 1, "no trial let the migration finish: the delays are too short to prove a completed one survives")
   }
 
-  private func copy(_ source: URL, to destination: URL) throws -> URL {
+  private static func copy(_ source: URL, to destination: URL) throws -> URL {
     try FileManager.default.copyItem(at: source, to: destination)
     return destination
   }
