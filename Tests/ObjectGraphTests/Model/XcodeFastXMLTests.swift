@@ -57,18 +57,23 @@ struct XcodeFastXMLTests {
     #expect(fast == slow, "\(what)", sourceLocation: sourceLocation)
   }
 
+  /// Compares the readers on `contents` and `.xccurrentversion` files.
+  static func expectSameFiles(_ files: [URL], sourceLocation: SourceLocation = #_sourceLocation) throws {
+    for file in files {
+      let data = try Data(contentsOf: file)
+      if file.lastPathComponent == "contents" {
+        try expectSame(data, file.path, sourceLocation: sourceLocation)
+      } else {
+        try expectSamePlist(data, file.path, sourceLocation: sourceLocation)
+      }
+    }
+  }
+
   @Test("every model in the shared fixtures reads as XMLParser reads it", .needsFixtures)
   func sharedFixtures() throws {
     let files = Self.xcodeFiles(in: try Fixtures.folder().deletingLastPathComponent())
     #expect(files.filter { $0.lastPathComponent == "contents" }.count >= 57)
-    for file in files {
-      let data = try Data(contentsOf: file)
-      if file.lastPathComponent == "contents" {
-        try Self.expectSame(data, file.path)
-      } else {
-        try Self.expectSamePlist(data, file.path)
-      }
-    }
+    try Self.expectSameFiles(files)
   }
 
   @Test("every model in the repository reads as XMLParser reads it")
@@ -77,14 +82,7 @@ struct XcodeFastXMLTests {
       Self.xcodeFiles(in: TestFolders.repository.appendingPathComponent($0))
     }
     #expect(files.count >= 7)
-    for file in files {
-      let data = try Data(contentsOf: file)
-      if file.lastPathComponent == "contents" {
-        try Self.expectSame(data, file.path)
-      } else {
-        try Self.expectSamePlist(data, file.path)
-      }
-    }
+    try Self.expectSameFiles(files)
   }
 
   static let accepted: [(String, String)] = [
