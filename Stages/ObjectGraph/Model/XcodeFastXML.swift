@@ -269,23 +269,25 @@ enum XcodeFastXML {
     /// The rest of a start tag after its name, handed to `handler`: whether it was self-closing (`/>`), or `nil`
     /// when it is not well-formed or has something this reader does not handle.
     mutating func startTag<Handler: XcodeFastXMLHandler>(_ name: Range<Int>, into handler: inout Handler) -> Bool? {
-      var attributes: [String: String] = [:]
+      // Collected in order, then made a dictionary of the right size at once: growing one by one cost a third of
+      // the reader's time (perf, stage 3's demo).
+      var attributes: [(key: String, value: String)] = []
       var value: [UInt8] = []
       while true {
         let spaced = skipSpace()
         if peek() == UInt8(ascii: ">") {
-          handler.start(string(name), attributes: attributes, line: line)
+          handler.start(string(name), attributes: Dictionary(uniqueKeysWithValues: attributes), line: line)
           index += 1
           return false
         }
         if peek() == UInt8(ascii: "/"), peek(1) == UInt8(ascii: ">") {
-          handler.start(string(name), attributes: attributes, line: line)
+          handler.start(string(name), attributes: Dictionary(uniqueKeysWithValues: attributes), line: line)
           index += 2
           return true
         }
         guard spaced, let attribute = self.name() else { return nil }
         let key = string(attribute)
-        guard !key.hasPrefix("xmlns"), attributes[key] == nil else { return nil }
+        guard !key.hasPrefix("xmlns"), !attributes.contains(where: { $0.key == key }) else { return nil }
         skipSpace()
         guard peek() == UInt8(ascii: "=") else { return nil }
         index += 1
@@ -318,7 +320,7 @@ enum XcodeFastXML {
           index += 1
         }
         guard index < bytes.count else { return nil }
-        attributes[key] = plain ? string(start..<index) : String(decoding: value, as: UTF8.self)
+        attributes.append((key, plain ? string(start..<index) : String(decoding: value, as: UTF8.self)))
         index += 1
       }
     }
