@@ -215,4 +215,16 @@ struct XcodeFastXMLTests {
     var state = XcodeModelLoader.CurrentVersionPlist.State()
     #expect(!XcodeFastXML.read(Data("<plist><dict><key><![CDATA[a]]></key></dict></plist>".utf8), into: &state))
   }
+
+  @Test("the model reader's trimming without NSString gives what trimmingCharacters gives")
+  func trimming() {
+    let texts = [
+      "", " ", "1", " 1", "1 ", "\t5\n", "a b", "abc", "\u{A0}1", "1\u{2003}", "\u{85}x", "x\u{85}", "é", "5\u{301}", "~!", "\r\n7\r\n",
+    ]
+    for text in texts {
+      for set in [CharacterSet.whitespaces, .whitespacesAndNewlines] {
+        #expect(XcodeModelLoader.ModelReader.trimmed(text, set) == text.trimmingCharacters(in: set), "\(text.debugDescription)")
+      }
+    }
+  }
 }
