@@ -45,10 +45,32 @@ extension XcodeModelLoader {
     var sentenceName: String { name.prefix(1).uppercased() + name.dropFirst() }
   }
 
-  /// Builds an ``ModelNode`` tree with Foundation's `XMLParser`.
-  final class XMLTree: NSObject, XMLParserDelegate {
+  /// Builds a ``ModelNode`` tree from the elements ``XcodeFastXML`` or `XMLParser` reads (text is not kept).
+  struct TreeBuilder: XcodeFastXMLHandler {
     private var stack: [ModelNode] = []
-    private var root: ModelNode?
+    private(set) var root: ModelNode?
+
+    static var wantsText: Bool { false }
+
+    mutating func start(_ name: String, attributes: [String: String], line: Int) {
+      stack.append(ModelNode(name: name, attributes: attributes, line: line))
+    }
+
+    mutating func end(_ name: String) {
+      guard let element = stack.popLast() else { return }
+      if stack.isEmpty {
+        root = element
+      } else {
+        stack[stack.count - 1].children.append(element)
+      }
+    }
+
+    mutating func characters(_ text: String) {}
+  }
+
+  /// Builds an ``ModelNode`` tree with ``XcodeFastXML``, or with Foundation's `XMLParser` when that declines.
+  final class XMLTree: NSObject, XMLParserDelegate {
+    private var builder = TreeBuilder()
     private var failure: (line: Int, column: Int, code: Int)?
 
     static func parse(_ data: Data, file: URL) throws -> ModelNode {
@@ -56,6 +78,13 @@ extension XcodeModelLoader {
     }
 
     static func parse(_ data: Data, source: ModelSource) throws -> ModelNode {
+      var fast = TreeBuilder()
+      if XcodeFastXML.read(data, into: &fast), let root = fast.root { return root }
+      return try parseWithXMLParser(data, source: source)
+    }
+
+    /// The tree as Foundation's `XMLParser` reads it, with the errors it reports.
+    static func parseWithXMLParser(_ data: Data, source: ModelSource) throws -> ModelNode {
       // Xcode writes models as UTF-8. Foundation's XMLParser on Linux crashes (it force-unwraps a
       // String) on an element or attribute name that is not UTF-8, so such a file is refused before it
       // reaches the parser. (Found by FuzzTests with a flipped byte.)
@@ -92,7 +121,7 @@ extension XcodeModelLoader {
             + "\(describeXMLError(code)). \(source.remedy)",
           url: source.url)
       }
-      guard let root = tree.root else {
+      guard let root = tree.builder.root else {
         let remedy =
           source.url == nil
           ? source.remedy : "Restore it from version control or re-create the model version in Xcode."
@@ -160,18 +189,13 @@ extension XcodeModelLoader {
       _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName qName: String?,
       attributes attributeDict: [String: String]
     ) {
-      stack.append(ModelNode(name: elementName, attributes: attributeDict, line: parser.lineNumber))
+      builder.start(elementName, attributes: attributeDict, line: parser.lineNumber)
     }
 
     func parser(
       _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?
     ) {
-      guard let element = stack.popLast() else { return }
-      if stack.isEmpty {
-        root = element
-      } else {
-        stack[stack.count - 1].children.append(element)
-      }
+      builder.end(elementName)
     }
 
     func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
