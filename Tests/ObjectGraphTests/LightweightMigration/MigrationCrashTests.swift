@@ -26,6 +26,11 @@ import Testing
 /// killed a migration halfway. The delays come from a seed printed with each run; set `MIGRATION_CRASH_SEED`
 /// to replay them (the moments a delay lands on still depend on the machine's speed).
 ///
+/// The delays are measured from migrations run at the start, and a machine that is busier then than during
+/// the trials (a test run's other suites) can leave the whole migration before the shortest delay. So one
+/// trial in five instead kills itself once the migration has reported a random thousandth of progress (1 to
+/// 500): a kill inside the migration's transaction on any machine.
+///
 /// The trials are independent (each its own copy, its own child), so they run ``lanes`` at a time, the
 /// three measuring migrations too, so that the delays are measured as the trials run: one chain of 53
 /// children was the longest wait of the whole test run.
@@ -75,12 +80,20 @@ struct MigrationCrashTests {
     let window = duration * 1.5
     let slices = Array(0..<Self.trials).shuffled(using: &generator)
     let delays = slices.map { slice in window * (Double(slice) + Double.random(in: 0..<1, using: &generator)) / Double(Self.trials) }
+    let thresholds: [Int?] = (0..<Self.trials).map { $0 % 5 == 4 ? Int.random(in: 1...500, using: &generator) : nil }
     // Each trial's child, the report it logged and what its store is, ``lanes`` trials at once.
     let results = try await Lanes.map(Array(delays.enumerated()), lanes: Self.lanes) { trial, delay in
       let url = try Self.copy(template, to: folder.appending("trial-\(trial).sqlite"))
-      await #expect(processExitsWith: .signal(SIGKILL), "trial \(trial)") {
-        [path = url.path as String, delay = delay as Double] in
-        MigrationChild.migrate(path, killAfter: delay)
+      if let threshold = thresholds[trial] {
+        await #expect(processExitsWith: .signal(SIGKILL), "trial \(trial)") {
+          [path = url.path as String, threshold = threshold as Int] in
+          MigrationChild.migrate(path, killAtPermille: threshold)
+        }
+      } else {
+        await #expect(processExitsWith: .signal(SIGKILL), "trial \(trial)") {
+          [path = url.path as String, delay = delay as Double] in
+          MigrationChild.migrate(path, killAfter: delay)
+        }
       }
       let report = MigrationChild.Report(storePath: url.path)
       return (report, Result { try expected.classify(url) })
@@ -88,13 +101,14 @@ struct MigrationCrashTests {
     var outcomes: [Outcome: Int] = [:]
     var killedWhileProgressing = 0
     for (trial, (delay, (report, classified))) in zip(delays, results).enumerated() {
+      let when = thresholds[trial].map { "at progress \($0)‰ or later" } ?? "after \(String(format: "%.4f", delay)) s"
       let outcome: Outcome
       do {
         outcome = try classified.get()
       } catch {
         Issue.record(
           """
-          trial \(trial) (seed \(seed), delay \(String(format: "%.4f", delay)) s, last progress \(report.progressText)): \
+          trial \(trial) (seed \(seed), killed \(when), last progress \(report.progressText)): \
           the store is neither the old one nor fully migrated: \(error)\
           \(report.failure.map { " The migration threw: \($0)" } ?? "")
           """)
@@ -103,7 +117,7 @@ struct MigrationCrashTests {
       outcomes[outcome, default: 0] += 1
       if outcome == .old, let permille = report.lastProgress, permille > 0 { killedWhileProgressing += 1 }
       print(
-        "MigrationCrashTests: trial \(trial): killed after \(String(format: "%.4f", delay)) s, last progress \(report.progressText), \(report.finished ? "migration had returned" : "migration had not returned"): \(outcome.rawValue)"
+        "MigrationCrashTests: trial \(trial): killed \(when), last progress \(report.progressText), \(report.finished ? "migration had returned" : "migration had not returned"): \(outcome.rawValue)"
       )
     }
     let old = outcomes[.old, default: 0]
@@ -200,16 +214,18 @@ extension MigrationCrashTests {
 /// trial could not tell from a crash. An error is logged and ends the child with status 3.
 enum MigrationChild {
   /// Migrates the store at `path`, logging `progress <permille>` lines, then `finished` and `seconds
-  /// <duration>`. With `killAfter`, another thread sends this process SIGKILL after that many seconds, and
-  /// the process kills itself at once if the migration returns first, so a trial always ends by SIGKILL.
-  static func migrate(_ path: String, killAfter delay: Double? = nil) {
+  /// <duration>`. With `killAfter`, another thread sends this process SIGKILL after that many seconds; with
+  /// `killAtPermille`, the process sends it to itself once it has logged that much progress or more (below
+  /// 1000, which is reported after the commit). Either way the process kills itself at once if the
+  /// migration returns first, so a trial always ends by SIGKILL.
+  static func migrate(_ path: String, killAfter delay: Double? = nil, killAtPermille: Int? = nil) {
     guard FileManager.default.createFile(atPath: logPath(path), contents: nil),
       let log = FileHandle(forWritingAtPath: logPath(path))
     else { exit(4) }
     do {
       let model = try ProofModels.version2()
       let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-      let progress = ProgressLog(log)
+      let progress = ProgressLog(log, killAtPermille: killAtPermille)
       let options = StoreOptions(
         migrationSourceModels: [try ProofModels.version1()], migrationProgress: { progress.report($0) })
       if let delay {
@@ -224,18 +240,23 @@ enum MigrationChild {
       log.write(Data("failed \(error)\n".utf8))
       exit(3)
     }
-    if delay != nil { kill(getpid(), SIGKILL) }
+    if delay != nil || killAtPermille != nil { kill(getpid(), SIGKILL) }
   }
 
   static func logPath(_ storePath: String) -> String { storePath + ".log" }
 
-  /// Logs `progress <permille>` each time the migration's progress reaches another thousandth.
+  /// Logs `progress <permille>` each time the migration's progress reaches another thousandth, and sends
+  /// the process SIGKILL, once that line is written, when it reaches `killAtPermille` (below 1000).
   final class ProgressLog: Sendable {
     private let last = Mutex(-1)
     /// Written one whole line per `write(2)` call, from the migrating thread.
     private let handle: FileHandle
+    private let killAtPermille: Int?
 
-    init(_ handle: FileHandle) { self.handle = handle }
+    init(_ handle: FileHandle, killAtPermille: Int? = nil) {
+      self.handle = handle
+      self.killAtPermille = killAtPermille
+    }
 
     func report(_ progress: MigrationProgress) {
       let permille = Int((progress.fractionCompleted * 1000).rounded(.down))
@@ -244,6 +265,7 @@ enum MigrationChild {
         return last != permille
       }
       if isNew { handle.write(Data("progress \(permille)\n".utf8)) }
+      if let killAtPermille, permille >= killAtPermille, permille < 1000 { kill(getpid(), SIGKILL) }
     }
   }
 
