@@ -141,13 +141,15 @@ struct ObjectGraphBench {
   /// Times: fetch `count >= 50000 AND score < 0.5` sorted by name in a fresh context, reading the values
   /// through the typed properties.
   func fetchFiltered(at url: URL) throws -> (seconds: Double, checksum: Checksum) {
-    try timedFetch(at: url, read: Self.typed) {
-      let request = FetchRequest<BenchItem>(entityName: "Item")
-      request.predicate = try FetchPredicate(
-        format: "count >= %d AND score < %f", Dataset.minimumCount, Dataset.maximumScore)
-      request.sortDescriptors = [FetchSortDescriptor(key: "name")]
-      return request
-    }
+    try timedFetch(at: url, read: Self.typed, request: Self.filteredRequest)
+  }
+
+  /// `count >= 50000 AND score < 0.5` sorted by name: row 3's request.
+  private static func filteredRequest() throws -> FetchRequest<BenchItem> {
+    let request = FetchRequest<BenchItem>(entityName: "Item")
+    request.predicate = try FetchPredicate(format: "count >= %d AND score < %f", Dataset.minimumCount, Dataset.maximumScore)
+    request.sortDescriptors = [FetchSortDescriptor(key: "name")]
+    return request
   }
 
   /// Times the same fetch as ``fetchAll(at:)`` (or, `filtered`, as ``fetchFiltered(at:)``) in two parts: the
@@ -159,11 +161,7 @@ struct ObjectGraphBench {
     var objects: [BenchItem] = []
     var checksum = Checksum()
     var reads = 0.0
-    let request = FetchRequest<BenchItem>(entityName: "Item")
-    if filtered {
-      request.predicate = try FetchPredicate(format: "count >= %d AND score < %f", Dataset.minimumCount, Dataset.maximumScore)
-      request.sortDescriptors = [FetchSortDescriptor(key: "name")]
-    }
+    let request = filtered ? try Self.filteredRequest() : FetchRequest<BenchItem>(entityName: "Item")
     let fetch = try Stopwatch.seconds {
       try context.performAndWait { objects = try context.fetch(request) }
     }

@@ -71,7 +71,7 @@ extension XcodeModelLoader {
     /// The top-level dictionary of `data`, or `nil` when it is not in the shape this reader handles. Read with
     /// ``XcodeFastXML``, or with `XMLParser` when that declines.
     static func read(_ data: Data) -> [String: Any]? {
-      guard !data.starts(with: Array("bplist".utf8)) else { return nil }
+      // A binary property list declines here (its bytes are not XML text), and is refused below.
       var fast = State()
       if XcodeFastXML.read(data, into: &fast) { return fast.result }
       return readWithXMLParser(data)

@@ -127,12 +127,13 @@ enum ManagedKeyNames {
   /// full, which finds an entry in a multiplication and a probe or two.
   private final class EntryTable: Sendable {
     /// Key path addresses (`0`: an empty place) and their entries, at the same positions. The entries are
-    /// unmanaged (a probe retains nothing); `owned` keeps them alive.
+    /// unmanaged (a probe retains nothing); `pairs` keeps them alive.
     let keys: [UInt]
     let entries: [Unmanaged<Entry>?]
-    private let owned: [Entry]
+    /// Every key path address and its entry, as the table was made from them.
+    let pairs: [(UInt, Entry)]
     let shift: UInt
-    var count: Int { owned.count }
+    var count: Int { pairs.count }
 
     init(_ pairs: [(UInt, Entry)]) {
       var capacity = 16
@@ -148,7 +149,7 @@ enum ManagedKeyNames {
       }
       self.keys = keys
       self.entries = entries
-      owned = pairs.map(\.1)
+      self.pairs = pairs
     }
 
     @inline(__always)
@@ -166,7 +167,6 @@ enum ManagedKeyNames {
       }
     }
 
-    var pairs: [(UInt, Entry)] { zip(keys, entries).compactMap { key, entry in entry.map { (key, $0.takeUnretainedValue()) } } }
   }
 
   /// The entry of a wrapper's storage key path, made on first use. Entries are never freed, so the caller

@@ -13,7 +13,7 @@ final class Frozen<State>: @unchecked Sendable {
   }
 
   func read<T>(_ keyPath: KeyPath<State, T>) -> T {
-    storage.withLock { $0.state[keyPath: keyPath] }
+    read { $0[keyPath: keyPath] }
   }
 
   /// What `body` reads of the state, under the lock (for reads that must see several fields together).
