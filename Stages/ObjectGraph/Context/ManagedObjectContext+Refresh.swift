@@ -128,15 +128,25 @@ extension ManagedObjectContext {
 
   /// Gives permanent IDs to inserted objects now, before they are saved, so their IDs can be handed to
   /// other contexts. The objects stay inserted; the save writes them under these IDs.
+  ///
+  /// Objects inserted in this context get their keys in the order they were inserted, whatever order
+  /// `objects` lists them in (`Array(insertedObjects)` is in a set's order), so the save writes its rows
+  /// in key order, SQLite's fastest.
   public func obtainPermanentIDs(for objects: [ManagedObject]) throws {
     try isolated("obtainPermanentIDs(for:)") { confined in
-      let pending = objects.filter { $0.objectID.isTemporaryID }
+      var pending = objects.filter { $0.objectID.isTemporaryID }
       guard !pending.isEmpty else { return }
       // Objects inserted here and not saved yet are known to no ancestor: their IDs come from the
       // coordinator straight away, as Core Data's do, without waiting for each ancestor's queue (a
       // worker's writer may be busy writing the last batch to disk). Objects an earlier save pushed up
       // are asked for through the parents, which may have renumbered them already.
       let onlyHere = pending.allSatisfy { confined.inserted.contains($0) }
+      // Keys are handed out in the order the objects were inserted, whatever order the array lists them in
+      // (`Array(insertedObjects)` lists them in a set's order, which is random). The save then writes the
+      // rows in key order, which SQLite appends at the end of the table instead of inserting them all over it.
+      if onlyHere && zip(pending, pending.dropFirst()).contains(where: { $0.insertionPosition > $1.insertionPosition }) {
+        pending.sort { $0.insertionPosition < $1.insertionPosition }
+      }
       let source: any ObjectStore =
         if onlyHere, let coordinator = persistentStoreCoordinator { coordinator } else { try parentStore() }
       let ids = try source.obtainPermanentIDs(for: pending.map { ($0.objectID, $0.entity) })

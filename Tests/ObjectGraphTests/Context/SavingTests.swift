@@ -90,6 +90,31 @@ struct SavingTests {
     }
   }
 
+  @Test(
+    "obtainPermanentIDs numbers new objects in the order they were inserted, whatever the array's order",
+    arguments: bothStoreTypes)
+  func obtainedKeysFollowInsertionOrder(type: StoreType) throws {
+    let stack = try Stack(type: type)
+    try stack.context.performAndWait {
+      let notes = (0..<40).map { number in
+        let note = Note(context: stack.context)
+        note.title = "note \(number)"
+        return note
+      }
+      // A shuffle, a reversal and a set's order: the keys still come out in insertion order.
+      try stack.context.obtainPermanentIDs(for: [7, 2, 9, 0, 5, 1, 8, 3, 6, 4].map { notes[$0] })
+      try stack.context.obtainPermanentIDs(for: Array(notes[10..<25].reversed()))
+      try stack.context.obtainPermanentIDs(for: Array(stack.context.insertedObjects))
+      let keys = notes.map { $0.objectID.primaryKey ?? -1 }
+      #expect(keys == Array(1...40))
+      try stack.context.save()
+      #expect(notes.map { $0.objectID.primaryKey ?? -1 } == keys)
+    }
+    if let rows = try stack.fileRows("SELECT ZTITLE FROM ZNOTE ORDER BY Z_PK") {
+      #expect(rows.map { $0["ZTITLE"] as String } == (0..<40).map { "note \($0)" })
+    }
+  }
+
   @Test("Each save bumps the row version Z_OPT", arguments: bothStoreTypes)
   func versionsBump(type: StoreType) throws {
     let stack = try Stack(type: type)
