@@ -65,6 +65,23 @@ struct DemoSupportTests {
     #expect(stall.longestGap >= .milliseconds(100))
   }
 
+  @Test("A thread's CPU time grows with its work, and less than the wall clock while it sleeps")
+  func threadCPUTime() {
+    let start = ThreadCPUTime.now()
+    #expect(start > .zero)
+    // Work until the clock has moved (it ticks in nanoseconds; a bound keeps a broken clock from hanging).
+    var spins = 0
+    var sink = 0
+    while ThreadCPUTime.now() == start && spins < 10_000_000 {
+      sink &+= spins &* 31
+      spins += 1
+    }
+    #expect(ThreadCPUTime.now() > start, "\(sink)")
+    let beforeSleep = ThreadCPUTime.now()
+    Thread.sleep(forTimeInterval: 0.2)
+    #expect(ThreadCPUTime.now() - beforeSleep < .milliseconds(200))
+  }
+
   @Test("Durations are printed in whole milliseconds, rounded")
   func wholeMilliseconds() {
     #expect(milliseconds(.microseconds(1_499)) == 1)
