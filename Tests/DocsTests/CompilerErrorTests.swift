@@ -41,7 +41,7 @@ struct CompilerErrorTests {
     #expect(output.status == 0, "\(output.text)")
   }
 
-  /// Runs `swiftc -typecheck` on `path` (relative to the root) against the debug build's modules. The
+  /// Runs `swiftc -typecheck` on `path` (relative to the root) against this build's modules. The
   /// file is named by its absolute path, so each diagnostic line ends with the chapter's quote of it.
   private func typecheck(_ path: String) throws -> (status: Int32, text: String) {
     try swiftc(["-typecheck"], path)
@@ -54,8 +54,13 @@ struct CompilerErrorTests {
   }
 
   private func swiftc(_ mode: [String], _ path: String) throws -> (status: Int32, text: String) {
-    let modules = Repository.root.appendingPathComponent(".build/debug/Modules")
-    let sqliteModuleMap = Repository.root.appendingPathComponent(".build/checkouts/GRDB.swift/Sources/GRDBSQLite/module.modulemap")
+    // The modules of the build these tests belong to (whatever its scratch path), and the SQLite module
+    // map of the GRDB checkout it was built from (`<scratch>/<triple>/debug` is the products folder).
+    let modules = BuildProducts.folder.appendingPathComponent("Modules")
+    let scratch = BuildProducts.folder.deletingLastPathComponent().deletingLastPathComponent()
+    let sqliteModuleMap = scratch.appendingPathComponent("checkouts/GRDB.swift/Sources/GRDBSQLite/module.modulemap")
+    try #require(
+      FileManager.default.fileExists(atPath: sqliteModuleMap.path), "no GRDB checkout at \(sqliteModuleMap.path)")
     try #require(
       FileManager.default.fileExists(atPath: modules.appendingPathComponent("ObjectGraph.swiftmodule").path),
       "no debug build of ObjectGraph at \(modules.path): run `swift build` first")
