@@ -96,7 +96,6 @@ extension PersistentStore {
       // Another process may have migrated the file to yet another version meanwhile.
       guard match != nil else { throw incompatibility(url: url, metadata: metadata, entities: entities) }
     }
-    let schema = SQLiteSchema(entities: entities, layout: SQLiteSchema.Layout(metadata: metadata))
     let sideFiles = options.readOnly ? SideFiles(of: url) : nil
     let database: DatabaseQueue
     do {
@@ -105,7 +104,11 @@ extension PersistentStore {
       sideFiles?.removeNewOnes()
       throw error
     }
+    let schema: SQLiteSchema
     do {
+      // The file is read with its own entity numbers and join-table names ("Files Core Data wrote").
+      schema = try SQLiteSchema(
+        reading: try fileLayout(of: database, url: url), entities: entities, layout: SQLiteSchema.Layout(metadata: metadata), url: url)
       try refuseMissingTables(in: database, schema: schema, url: url)
     } catch {
       try? database.close()
@@ -370,6 +373,17 @@ extension PersistentStore {
 
   /// Refuses a store whose metadata matches the model but whose file lacks tables the model's layout needs
   /// (dropped by a tool, or a file edited by hand): every fetch and save would fail on it.
+  /// Reads what the file at `url`, open in `database`, says of its own layout.
+  private static func fileLayout(of database: DatabaseQueue, url: URL) throws -> StoreFileLayout {
+    do {
+      return try database.read { try StoreFileLayout.read(in: $0) }
+    } catch let error as DatabaseError {
+      throw ObjectGraphError.database(.persistentStoreOpen, "Cannot read the tables of \(url.path)", error, url: url)
+    }
+  }
+
+  /// Refuses a file that lacks a table its entities are stored in, or a relationship's join table or
+  /// column: reading would find nothing where the store has rows, never an error.
   private static func refuseMissingTables(in database: DatabaseQueue, schema: SQLiteSchema, url: URL) throws {
     let present: Set<String>
     do {
@@ -377,19 +391,17 @@ extension PersistentStore {
     } catch let error as DatabaseError {
       throw ObjectGraphError.database(.persistentStoreOpen, "Cannot read the tables of \(url.path)", error, url: url)
     }
-    // A to-many without an inverse has a join table in the engine's layout, but a column in Core Data's: its
-    // absence from a Core Data store is expected ("Files Core Data wrote").
-    var required = Set(schema.tables.keys)
-    for mapping in schema.entities.values {
-      for (slot, storage) in zip(mapping.entity.layout.slots, mapping.storage) {
-        if case .joinTable(let join, _) = storage, slot.relationship?.inverseRelationship != nil { required.insert(join.name) }
-      }
+    let missing = Set(schema.tables.keys).union(schema.joinTables.keys).subtracting(present).sorted()
+    if !missing.isEmpty {
+      throw ObjectGraphError(
+        .persistentStoreIncompatibleSchema,
+        "The store at \(url.path) has the model's version hashes but lacks the table(s) \(missing.joined(separator: ", ")) that its entities are stored in: the file was changed outside Core Data. It was left untouched. Restore it from a backup, or move it away to start a new store.",
+        url: url)
     }
-    let missing = required.subtracting(present).sorted()
-    guard !missing.isEmpty else { return }
+    guard !schema.unresolved.isEmpty else { return }
     throw ObjectGraphError(
       .persistentStoreIncompatibleSchema,
-      "The store at \(url.path) has the model's version hashes but lacks the table(s) \(missing.joined(separator: ", ")) that its entities are stored in: the file was changed outside Core Data. It was left untouched. Restore it from a backup, or move it away to start a new store.",
+      "The store at \(url.path) has the model's version hashes but not where these relationships are stored: \(schema.unresolved.joined(separator: "; ")). Reading them would give empty sets, so the store was not opened; it was left untouched. Open it with the model version that made it, or restore it from a backup.",
       url: url)
   }
 

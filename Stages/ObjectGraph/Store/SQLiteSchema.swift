@@ -10,19 +10,20 @@ import Foundation
 ///   entity's number) when the destination has subentities;
 /// - columns in Core Data's order: after `Z_PK`, `Z_ENT`, `Z_OPT`, the integer columns (integer and Boolean
 ///   attributes, to-ones with their entity and ordering columns), then the 8-byte numbers (floating point,
-///   dates, decimals), then the strings, then the blobs; within each group entity by entity in entity-number
-///   order, each entity's own attributes by name, then its to-ones by name. Two properties of one table with
-///   the same name get `Z<NAME>`, `Z<NAME>1`, … in that order;
+///   dates), then the decimals, then the strings, then the blobs; within each group entity by entity in
+///   entity-number order, each entity's own attributes by name, then its to-ones by name. Two properties of one
+///   table with the same name get `Z<NAME>`, `Z<NAME>1`, … in that order;
 /// - one join table `Z_<n><RELATIONSHIP>` per many-to-many pair, with columns `Z_<n><INVERSE>` and
-///   `Z_<m><RELATIONSHIP>`;
+///   `Z_<m><RELATIONSHIP>`, numbered (`Z_2ARTISTS1`) when another join table of the store has that name;
 /// - for an ordered to-many, an ordering column ("foreign order key"): `Z_FOK_<INVERSE>` on the
 ///   destination's table next to the inverse to-one's column, or `Z_FOK_<m><RELATIONSHIP>` in the join
 ///   table next to the members' column. It holds each member's position, spaced by 1024 from 1024;
 /// - `Z_PRIMARYKEY` (entity numbers, names and the highest `Z_PK` handed out) and `Z_METADATA` (the
 ///   store's UUID and its metadata, including the model's version hashes, as a binary property list).
 ///
-/// Entity numbers are given in order: roots sorted by name, each followed by its subentities, depth first,
-/// so a hierarchy has consecutive numbers.
+/// A new file's entity numbers are given in Core Data's order: roots sorted by name without regard to case,
+/// each followed by its subentities, depth first, so a hierarchy has consecutive numbers. An existing file is
+/// read with the numbers, join tables and join-table columns it has (``init(reading:entities:layout:url:)``).
 ///
 /// Stores the engine wrote before it followed Core Data's rules exactly (format 1, ``Layout/engineV1``) keep
 /// their own names: `Z<RELATIONSHIP>_ENT` beside every to-one into a hierarchy, and columns named in the order
@@ -110,28 +111,71 @@ struct SQLiteSchema: Sendable {
   /// The same mappings by entity identity, for hot paths (no string hashing, no lock to read a name).
   let byIdentity: [ObjectIdentifier: EntityMapping]
 
+  /// What could not be found in an existing file (``init(reading:entities:layout:url:)``): each a relationship
+  /// whose join table, join-table column or foreign-key column the file lacks. Empty for a new file.
+  let unresolved: [String]
+
   // MARK: - Laying out the tables
 
+  /// The layout of a new file: entities numbered in Core Data's order, names as Core Data gives them.
   init(entities all: [EntityDescription], layout: Layout) {
-    var builder = Builder(entities: all, layout: layout)
+    self.init(builder: Builder(entities: all, layout: layout, numbers: nil, file: nil))
+  }
+
+  /// The layout of an existing file: its own entity numbers (``StoreFileLayout/entityNumbers(for:computed:url:)``)
+  /// and the join tables and columns it has, whatever names the engine would give a new file.
+  ///
+  /// - Throws: ``ObjectGraphError/Code/persistentStoreIncompatibleSchema`` when the file's `Z_PRIMARYKEY`
+  ///   does not match the model.
+  init(reading file: StoreFileLayout, entities all: [EntityDescription], layout: Layout, url: URL?) throws {
+    let numbers = try file.entityNumbers(for: all, computed: Builder.coreDataNumbers(all), url: url)
+    self.init(builder: Builder(entities: all, layout: layout, numbers: numbers, file: file))
+  }
+
+  private init(builder original: Builder) {
+    var builder = original
+    builder.planJoinTables()
     for entity in builder.ordered { builder.map(entity) }
     builder.orderColumns()
-    self.layout = layout
+    self.layout = builder.layout
     tables = builder.tables
     joinTables = builder.joinTables
     entities = builder.mappings
+    unresolved = builder.unresolved
     entityByNumber = Dictionary(builder.ordered.map { (builder.numbers[$0.name] ?? 0, $0) }, uniquingKeysWith: { a, _ in a })
     byIdentity = Dictionary(builder.mappings.values.map { (ObjectIdentifier($0.entity), $0) }, uniquingKeysWith: { a, _ in a })
+  }
+
+  /// Core Data's order of entity names: without regard to case (`SyncableSettingsMetadata` before
+  /// `SyncFeatureEntity`, as Core Data's own stores number them), names equal but for case by their bytes.
+  static func coreDataOrder(_ lhs: String, _ rhs: String) -> Bool {
+    let (left, right) = (lhs.lowercased(), rhs.lowercased())
+    return left != right ? left < right : lhs < rhs
   }
 
   /// Works out the schema entity by entity: numbers, tables, columns and join tables, in Core Data's
   /// layout. Each kind of property has its own step.
   private struct Builder {
-    /// Roots by name, each followed by its subentities depth first: the order entities are numbered in.
+    /// The entities in number order: for a new file, roots in Core Data's order of names, each followed by
+    /// its subentities depth first.
     let ordered: [EntityDescription]
-    /// Entity numbers (`Z_ENT`), from 1 in `ordered`'s order.
+    /// Entity numbers (`Z_ENT`): from 1 in Core Data's order for a new file, the file's own for an existing one.
     let numbers: [String: Int64]
     let layout: Layout
+    /// The existing file being read, or `nil` for a new one.
+    let file: StoreFileLayout?
+    /// The join table of each many-to-many pair (and inverse-less to-many), keyed by ``joinKey(_:_:)`` of the
+    /// side that names it; planned before the entities are mapped (``planJoinTables()``).
+    private var joinPlans: [String: JoinTable] = [:]
+    /// Inverse-less to-manys that an existing Core Data file keeps as a `Z<n><NAME>` column on the
+    /// destination's table, keyed by ``joinKey(_:_:)``.
+    private var destinationColumns: [String: String] = [:]
+    /// Join-table column names already given: Core Data keeps them unique across the store (`Z_2ARTISTS1`).
+    private var joinColumnNames: Set<String> = []
+    /// The relationships whose join table was planned or looked for (by ``joinKey(_:_:)``).
+    private var triedPairs: Set<String> = []
+    /// What an existing file lacks (``SQLiteSchema/unresolved``).
+    var unresolved: [String] = []
     /// Core Data's column order of each table (``Layout/coreData``): the keys `column(for:declaredBy:in:)`
     /// uses, in the order names are given out.
     private var columnOrder: [String: [String]] = [:]
@@ -142,33 +186,51 @@ struct SQLiteSchema: Sendable {
     /// Columns already assigned to a property of a hierarchy, keyed by "<table>.<entity that declares it>.<name>".
     private var assigned: [String: String] = [:]
 
-    init(entities all: [EntityDescription], layout: Layout) {
+    init(entities all: [EntityDescription], layout: Layout, numbers given: [String: Int64]?, file: StoreFileLayout?) {
       self.layout = layout
-      var ordered: [EntityDescription] = []
-      func visit(_ entity: EntityDescription) {
-        ordered.append(entity)
-        for child in entity.subentities.sorted(by: { $0.name < $1.name }) { visit(child) }
-      }
-      let included = Set(all.map { ObjectIdentifier($0) })
-      for root in all.filter({ $0.superentity == nil || !included.contains(ObjectIdentifier($0.rootEntity)) })
-        .sorted(by: { $0.name < $1.name })
-      {
-        visit(root)
-      }
-      self.ordered = ordered
-      var numbers: [String: Int64] = [:]
-      for (index, entity) in ordered.enumerated() { numbers[entity.name] = Int64(index + 1) }
+      self.file = file
+      let computed = Self.coreDataOrdered(all)
+      let numbers = given ?? Self.coreDataNumbers(all)
       self.numbers = numbers
+      ordered = computed.enumerated().sorted { lhs, rhs in
+        (numbers[lhs.element.name] ?? 0, lhs.offset) < (numbers[rhs.element.name] ?? 0, rhs.offset)
+      }.map(\.element)
       if layout == .coreData { nameColumnsInCoreDataOrder() }
     }
 
-    /// The storage groups of Core Data's column order: integers, 8-byte numbers, strings, blobs.
+    /// Roots in Core Data's order of names (``SQLiteSchema/coreDataOrder(_:_:)``), each followed by its
+    /// subentities depth first, in the same order: the order Core Data numbers a new store's entities in.
+    static func coreDataOrdered(_ all: [EntityDescription]) -> [EntityDescription] {
+      var ordered: [EntityDescription] = []
+      func visit(_ entity: EntityDescription) {
+        ordered.append(entity)
+        for child in entity.subentities.sorted(by: { SQLiteSchema.coreDataOrder($0.name, $1.name) }) { visit(child) }
+      }
+      let included = Set(all.map { ObjectIdentifier($0) })
+      for root in all.filter({ $0.superentity == nil || !included.contains(ObjectIdentifier($0.rootEntity)) })
+        .sorted(by: { SQLiteSchema.coreDataOrder($0.name, $1.name) })
+      {
+        visit(root)
+      }
+      return ordered
+    }
+
+    /// The numbers Core Data gives the entities of a new store: 1, 2, … in ``coreDataOrdered(_:)``'s order.
+    static func coreDataNumbers(_ all: [EntityDescription]) -> [String: Int64] {
+      var numbers: [String: Int64] = [:]
+      for (index, entity) in coreDataOrdered(all).enumerated() { numbers[entity.name] = Int64(index + 1) }
+      return numbers
+    }
+
+    /// The storage groups of Core Data's column order: integers, 8-byte numbers (floating point, dates),
+    /// decimals, strings, blobs (Artsy's store: `ZUPDATEDAT TIMESTAMP, ZDEPTH DECIMAL, ZAVAILABILITY VARCHAR`).
     private static func group(of type: AttributeType) -> Int {
       switch type {
       case .integer16, .integer32, .integer64, .boolean: 0
-      case .double, .float, .date, .decimal: 1
-      case .string, .uri: 2
-      default: 3
+      case .double, .float, .date: 1
+      case .decimal: 2
+      case .string, .uri: 3
+      default: 4
       }
     }
 
@@ -176,7 +238,7 @@ struct SQLiteSchema: Sendable {
     /// several entities of one table are numbered as Core Data numbers them, and records the order of each
     /// table's columns.
     private mutating func nameColumnsInCoreDataOrder() {
-      for group in 0..<4 {
+      for group in 0..<5 {
         for entity in ordered {
           let table = Self.tableName(entity)
           var attributes: [AttributeDescription] = []
@@ -309,53 +371,172 @@ struct SQLiteSchema: Sendable {
       return .toOne(column: column, entityColumn: entityColumn)
     }
 
-    /// A many-to-many (or a to-many without inverse): a join table `Z_<n><RELATIONSHIP>`, named and owned
-    /// by the side that sorts first, and seen from the other side with its columns swapped.
-    private mutating func joinTable(_ relationship: RelationshipDescription, destination: EntityDescription, owner: EntityDescription)
+    /// The key of a relationship in ``joinPlans``: the entity that declares it and its name.
+    private static func joinKey(_ entity: EntityDescription, _ relationship: String) -> String { entity.name + "." + relationship }
+
+    /// Plans the join table of every many-to-many pair and inverse-less to-many, before any entity is
+    /// mapped, in Core Data's order: entity by entity in number order, each entity's own relationships in
+    /// Core Data's order of names. A new file gets Core Data's names, join-table columns numbered so that no
+    /// two in the store are alike (`Z_2ARTISTS`, then `Z_2ARTISTS1`); an existing file is read with the
+    /// tables and columns it has (``resolve(_:alternativeName:relationship:)``).
+    mutating func planJoinTables() {
+      // Pass 1 plans each pair from the side that names its table; pass 2 any pair an inheritance left
+      // without one (each side's rule looked at another entity), from the first side met.
+      for pass in 0..<2 {
+        planJoinTables(pass: pass)
+      }
+      for plan in joinPlans.values { joinTables[plan.name] = plan }
+    }
+
+    private mutating func planJoinTables(pass: Int) {
+      for entity in ordered {
+        var relationships: [RelationshipDescription] = []
+        for case .relationship(let relationship) in entity.ownProperties where relationship.isToMany && !relationship.isTransient {
+          relationships.append(relationship)
+        }
+        for relationship in relationships.sorted(by: { SQLiteSchema.coreDataOrder($0.name, $1.name) }) {
+          guard let destination = relationship.destinationEntity else { continue }
+          let inverse = relationship.inverseRelationship
+          if let inverse, !inverse.isToMany { continue }  // one-to-many: the inverse to-one's column
+          let key = Self.joinKey(entity, relationship.name)
+          guard !triedPairs.contains(key), pass == 0 || inverse != nil else { continue }
+          if let inverse {
+            let inverseOwner = Self.declaringEntity(of: inverse.name, in: destination)
+            // The pair is planned once, from the side that names the table.
+            let inverseKey = Self.joinKey(inverseOwner, inverse.name)
+            guard joinPlans[inverseKey] == nil, !triedPairs.contains(inverseKey),
+              pass == 1 || isJoinOwner(relationship, of: entity, inverse: inverse, in: destination)
+            else { continue }
+          }
+          triedPairs.insert(key)
+          let ownerNumber = numbers[entity.name] ?? 0
+          let destinationNumber = numbers[destination.name] ?? 0
+          let table = "Z_\(ownerNumber)" + SQLiteSchema.sqlName(relationship.name)
+          let sourceStem = "Z_\(ownerNumber)" + SQLiteSchema.sqlName(inverse?.name ?? entity.name)
+          let destinationStem = "Z_\(destinationNumber)" + SQLiteSchema.sqlName(relationship.name)
+          let hasInverseOrder = inverse.map { $0.isOrdered && $0 !== relationship } ?? false
+          guard let file else {
+            let source = uniqueJoinColumn(sourceStem)
+            let destination = uniqueJoinColumn(destinationStem)
+            joinPlans[key] = JoinTable(
+              name: table, sourceColumn: source, destinationColumn: destination,
+              destinationOrderColumn: relationship.isOrdered ? JoinTable.orderColumn(for: destination) : nil,
+              // A relationship that is its own inverse keeps one row per direction: its one order is enough.
+              sourceOrderColumn: hasInverseOrder ? JoinTable.orderColumn(for: source) : nil)
+            continue
+          }
+          let alternative = inverse.map { inverse -> String in
+            let inverseOwner = Self.declaringEntity(of: inverse.name, in: destination)
+            return "Z_\(numbers[inverseOwner.name] ?? 0)" + SQLiteSchema.sqlName(inverse.name)
+          }
+          if let found = Self.resolve(
+            file: file, table: table, alternativeName: alternative, sourceStem: sourceStem, destinationStem: destinationStem,
+            ordered: relationship.isOrdered, inverseOrdered: hasInverseOrder)
+          {
+            joinPlans[key] = found
+          } else if inverse == nil, let column = destinationColumn(ownerNumber: ownerNumber, relationship: relationship, destination: destination) {
+            destinationColumns[key] = column
+          } else {
+            let names = ([table] + (alternative.map { [$0] } ?? [])).joined(separator: " or ")
+            unresolved.append(
+              "\(entity.name).\(relationship.name) (join table \(names) with columns \(sourceStem)… and \(destinationStem)…\(inverse == nil ? ", or a column Z\(ownerNumber)\(SQLiteSchema.sqlName(relationship.name)) on \(Self.tableName(destination))" : ""))"
+            )
+          }
+        }
+      }
+    }
+
+    /// Whether `relationship` (declared by `owner`) names the join table of its pair: the side whose entity
+    /// comes first in Core Data's order of names; between two relationships of one entity, the one whose
+    /// name comes last (Xcode's documentation index store shows it; the engine's format 1: the first).
+    private func isJoinOwner(
+      _ relationship: RelationshipDescription, of owner: EntityDescription, inverse: RelationshipDescription,
+      in destination: EntityDescription
+    ) -> Bool {
+      if owner.name == destination.name {
+        return layout == .coreData ? relationship.name >= inverse.name : relationship.name <= inverse.name
+      }
+      if owner.name.lowercased() != destination.name.lowercased() {
+        return SQLiteSchema.coreDataOrder(owner.name, destination.name)
+      }
+      return (owner.name, relationship.name) <= (destination.name, inverse.name)
+    }
+
+    /// A join-table column name no other join table of the store has: `stem`, else `stem1`, `stem2`, …
+    private mutating func uniqueJoinColumn(_ stem: String) -> String {
+      var name = stem
+      var suffix = 1
+      while joinColumnNames.contains(name) {
+        name = stem + "\(suffix)"
+        suffix += 1
+      }
+      joinColumnNames.insert(name)
+      return name
+    }
+
+    /// The join table an existing file has for a pair: the table named by either side, its member columns
+    /// found by their stems (a stem, or a stem with Core Data's number after it), and the ordering columns
+    /// the relationships need. `nil` when the file lacks any of them.
+    private static func resolve(
+      file: StoreFileLayout, table: String, alternativeName: String?, sourceStem: String, destinationStem: String,
+      ordered: Bool, inverseOrdered: Bool
+    ) -> JoinTable? {
+      for name in [table] + (alternativeName.map { [$0] } ?? []) {
+        guard let columns = file.columns(of: name) else { continue }
+        let members = columns.filter { !$0.uppercased().hasPrefix("Z_FOK_") }
+        func matches(_ stem: String) -> [String] {
+          members.filter { column in
+            let upper = column.uppercased()
+            return upper.hasPrefix(stem) && upper.dropFirst(stem.count).allSatisfy(\.isNumber)
+          }.sorted { ($0.count, $0) < ($1.count, $1) }
+        }
+        let sources = matches(sourceStem)
+        var destinations = matches(destinationStem)
+        guard let source = sources.first else { continue }
+        // A relationship that is its own inverse: the first of the two columns is the source.
+        if sourceStem == destinationStem { destinations.removeAll { $0 == source } }
+        guard let destination = destinations.first else { continue }
+        let has = { (column: String) in columns.contains { $0.uppercased() == column.uppercased() } }
+        let destinationOrder = JoinTable.orderColumn(for: destination)
+        let sourceOrder = JoinTable.orderColumn(for: source)
+        if ordered && !has(destinationOrder) || inverseOrdered && !has(sourceOrder) { continue }
+        return JoinTable(
+          name: name, sourceColumn: source, destinationColumn: destination, destinationOrderColumn: ordered ? destinationOrder : nil,
+          sourceOrderColumn: inverseOrdered ? sourceOrder : nil)
+      }
+      return nil
+    }
+
+    /// Core Data's column for a to-many without an inverse, in an existing file that has it: `Z<n><NAME>` on
+    /// the destination's table, `n` the number of the entity that declares the relationship, holding the
+    /// owner's `Z_PK` (Artsy's store: `ZDOCUMENT.Z1DOCUMENTS`). Unordered only: no store found shows an
+    /// ordered one.
+    private func destinationColumn(ownerNumber: Int64, relationship: RelationshipDescription, destination: EntityDescription) -> String? {
+      guard !relationship.isOrdered, let file, let columns = file.columns(of: Self.tableName(destination)) else { return nil }
+      let name = "Z\(ownerNumber)" + SQLiteSchema.sqlName(relationship.name)
+      return columns.first { $0.uppercased() == name }
+    }
+
+    /// A many-to-many (or a to-many without inverse): the join table planned for the pair, seen from this
+    /// side (the other side sees it with its columns swapped), or Core Data's column on the destination's
+    /// table for an inverse-less to-many an existing file keeps so.
+    private func joinTable(_ relationship: RelationshipDescription, destination: EntityDescription, owner: EntityDescription)
       -> SlotStorage
     {
-      let ownerNumber = numbers[owner.name] ?? 0
-      let destinationNumber = numbers[destination.name] ?? 0
-      let inverse = relationship.inverseRelationship
-      let ours = (owner.name, relationship.name)
-      let theirs = (destination.name, inverse?.name ?? "")
-      // The side whose entity name sorts first names the table. Between two relationships of one entity,
-      // Core Data's store names it after the one whose name sorts last (the engine's format 1, the first).
-      let isOwner: Bool
-      if inverse == nil {
-        isOwner = true
-      } else if layout == .coreData && ours.0 == theirs.0 {
-        isOwner = ours.1 >= theirs.1
-      } else {
-        isOwner = ours <= theirs
+      let key = Self.joinKey(owner, relationship.name)
+      if let plan = joinPlans[key] { return .joinTable(plan, isOwner: true) }
+      if let column = destinationColumns[key] { return .foreignKeyOnDestination(column: column, orderColumn: nil) }
+      if let inverse = relationship.inverseRelationship,
+        let plan = joinPlans[Self.joinKey(Self.declaringEntity(of: inverse.name, in: destination), inverse.name)]
+      {
+        return .joinTable(
+          JoinTable(
+            name: plan.name, sourceColumn: plan.destinationColumn, destinationColumn: plan.sourceColumn,
+            destinationOrderColumn: plan.sourceOrderColumn ?? (relationship.isOrdered ? JoinTable.orderColumn(for: plan.sourceColumn) : nil),
+            sourceOrderColumn: plan.destinationOrderColumn),
+          isOwner: false)
       }
-      let join: JoinTable
-      if isOwner {
-        let source = "Z_\(ownerNumber)" + SQLiteSchema.sqlName(inverse?.name ?? owner.name)
-        var destination = "Z_\(destinationNumber)" + SQLiteSchema.sqlName(relationship.name)
-        // A relationship that is its own inverse (friends <-> friends) needs two distinct columns.
-        if destination == source { destination += "1" }
-        join = JoinTable(
-          name: "Z_\(ownerNumber)" + SQLiteSchema.sqlName(relationship.name), sourceColumn: source, destinationColumn: destination,
-          destinationOrderColumn: relationship.isOrdered ? JoinTable.orderColumn(for: destination) : nil,
-          // A relationship that is its own inverse keeps one row per direction: its one order is enough.
-          sourceOrderColumn: inverse?.isOrdered == true && inverse !== relationship ? JoinTable.orderColumn(for: source) : nil)
-        joinTables[join.name] = join
-      } else if let inverse {
-        let inverseOwner = Self.declaringEntity(of: inverse.name, in: destination)
-        let inverseNumber = numbers[inverseOwner.name] ?? 0
-        // The owner's table, seen from this side: source and destination (and their orders) swap.
-        let sourceColumn = "Z_\(ownerNumber)" + SQLiteSchema.sqlName(inverse.name)
-        let destinationColumn = "Z_\(inverseNumber)" + SQLiteSchema.sqlName(relationship.name)
-        join = JoinTable(
-          name: "Z_\(inverseNumber)" + SQLiteSchema.sqlName(inverse.name), sourceColumn: sourceColumn,
-          destinationColumn: destinationColumn,
-          destinationOrderColumn: relationship.isOrdered ? JoinTable.orderColumn(for: destinationColumn) : nil,
-          sourceOrderColumn: inverse.isOrdered ? JoinTable.orderColumn(for: sourceColumn) : nil)
-      } else {
-        join = JoinTable(name: "", sourceColumn: "", destinationColumn: "")
-      }
-      return .joinTable(join, isOwner: isOwner)
+      return .joinTable(JoinTable(name: "", sourceColumn: "", destinationColumn: ""), isOwner: false)
     }
 
     /// The column of a property in a table: `Z<NAME>`, numbered when the name is taken, and the same

@@ -31,6 +31,9 @@ final class SaveTransaction {
   private var replaced: [ManagedObjectID: ManagedObjectID]?
   /// Ordered to-many slots whose members' positions this save writes, once every row is in place.
   private var orders: [(id: ManagedObjectID, entity: EntityDescription, slot: Int, members: [ManagedObjectID])] = []
+  /// Members of inverse-less to-manys kept in a column of the destination's row (a Core Data store's
+  /// `Z<n><NAME>`), written once every row of the save is there: removals first, then additions.
+  private var ownerColumnWrites: [(table: String, column: String, member: ManagedObjectID, owner: Int64, adds: Bool)] = []
 
   init(store: PersistentStore, request: StoreSaveRequest, db: Database) {
     self.store = store
@@ -48,6 +51,7 @@ final class SaveTransaction {
     for update in request.updates { try write(update) }  // 5
     try writeInserts()  // 6
     if let merges { try writeUpserts(merges) }  // 7
+    try writeOwnerColumns()  // 7b
     try writeOrders()  // 8
     try refuseUnresolvedConflicts()  // 9
     if store.options.persistentHistoryTracking {  // 10
@@ -134,9 +138,16 @@ final class SaveTransaction {
       }
       return
     }
-    for storage in mapping.storage {
-      if case .joinTable(let join, _) = storage, !join.name.isEmpty {
+    for (slot, storage) in zip(mapping.entity.layout.slots, mapping.storage) {
+      switch storage {
+      case .joinTable(let join, _) where !join.name.isEmpty:
         try db.cachedStatement(sql: "DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?").execute(arguments: [pk])
+      case .foreignKeyOnDestination(let column, _) where slot.relationship?.inverseRelationship == nil:
+        guard let destination = slot.relationship?.destinationEntity else { continue }
+        let table = try store.schema.mapping(for: destination).table
+        try db.cachedStatement(sql: "UPDATE \(table) SET \(column) = NULL WHERE \(column) = ?").execute(arguments: [pk])
+      default:
+        continue
       }
     }
   }
@@ -289,6 +300,20 @@ final class SaveTransaction {
     return order
   }
 
+  /// Step 7b: the owners of inverse-less to-manys that a Core Data store keeps on the destination's row
+  /// (`Z<n><NAME>`, "Files Core Data wrote"): a member removed is cleared where this owner still holds it,
+  /// then each member added gets its owner. A member belongs to one owner at a time, as in Core Data.
+  private func writeOwnerColumns() throws {
+    for write in ownerColumnWrites.filter({ !$0.adds }) {
+      guard let member = try? key(write.member) else { continue }
+      try db.cachedStatement(sql: "UPDATE \(write.table) SET \(write.column) = NULL WHERE Z_PK = ? AND \(write.column) = ?")
+        .execute(arguments: [member, write.owner])
+    }
+    for write in ownerColumnWrites where write.adds {
+      try db.cachedStatement(sql: "UPDATE \(write.table) SET \(write.column) = ? WHERE Z_PK = ?").execute(arguments: [write.owner, try key(write.member)])
+    }
+  }
+
   // MARK: - 8. Ordered to-many relationships
 
   /// Step 8: the positions of the members of each ordered to-many this save wrote, 1024, 2048, … in
@@ -377,6 +402,17 @@ final class SaveTransaction {
   ) throws {
     let pk = try key(id)
     for slot in entity.layout.slots where slot.isToMany {
+      if case .foreignKeyOnDestination(let column, _) = mapping.storage[slot.index], slot.relationship?.inverseRelationship == nil,
+        let destination = slot.relationship?.destinationEntity
+      {
+        // No inverse to-one writes this column: the owner's side does, once every row is there.
+        let table = try store.schema.mapping(for: destination).table
+        for member in (removed?[slot.index] ?? nil).objectIDs ?? [] {
+          ownerColumnWrites.append((table, column, member, pk, false))
+        }
+        for member in added[slot.index].objectIDs ?? [] { ownerColumnWrites.append((table, column, member, pk, true)) }
+        continue
+      }
       guard case .joinTable(let join, let isOwner) = mapping.storage[slot.index], isOwner, !join.name.isEmpty else {
         continue
       }
