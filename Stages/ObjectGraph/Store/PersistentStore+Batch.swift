@@ -6,6 +6,10 @@ extension PersistentStore {
   /// what could not be done (`consequence`, as in "a batch request cannot change it").
   func refuseWritesIfReadOnly(_ consequence: String) throws {
     guard options.readOnly else { return }
+    if let readOnlyReason {
+      throw ObjectGraphError(
+        .persistentStoreSave, "The store at \(url.storePath) was opened read-only: \(readOnlyReason); \(consequence).", url: url)
+    }
     throw ObjectGraphError(
       .persistentStoreSave,
       "The store at \(url.storePath) was opened read-only; \(consequence). Add it without the readOnly option to write.",

@@ -101,18 +101,33 @@ extension PersistentStore {
     return try read { db in try db.tableExists("ATRANSACTION") }
   }
 
+  /// Whether the store open in `db` holds history that Apple's Core Data recorded (see
+  /// ``refuseCoreDataHistory()``).
+  static func hasCoreDataHistory(in db: Database) throws -> Bool {
+    guard try db.tableExists("ATRANSACTION") else { return false }
+    return try db.columns(in: "ATRANSACTION").contains { $0.name == "Z_ENT" }
+  }
+
+  /// Why a store with Core Data's history, added without history tracking, is opened read-only: as Core
+  /// Data does ("Forcing into Read Only mode"), since a save there would record no history and the app's
+  /// other processes and extensions, which read it, would never see the change.
+  static let coreDataHistoryReadOnlyReason =
+    "it holds persistent history that Apple's Core Data recorded (ATRANSACTION, ACHANGE), and it was added without StoreOptions.persistentHistoryTracking, so a save would record no history and the app's other processes would never see it (Core Data opens such a store read-only too). ObjectGraph cannot write Core Data's history format, so it can only read this store; make changes with Core Data on an Apple platform"
+
   /// Refuses to touch history tables that Core Data wrote: its `ATRANSACTION`, `ACHANGE` and
   /// `ATRANSACTIONSTRING` are entities of its own (with `Z_ENT` and `Z_OPT` columns), kept up to date by
   /// triggers, in a format the engine neither reads nor writes. The engine's tables have neither column.
   private func refuseCoreDataHistory() throws {
-    let isCoreData = try read { db -> Bool in
-      guard try db.tableExists("ATRANSACTION") else { return false }
-      return try db.columns(in: "ATRANSACTION").contains { $0.name == "Z_ENT" }
-    }
+    let isCoreData = try read { db in try Self.hasCoreDataHistory(in: db) }
     guard isCoreData else { return }
-    throw ObjectGraphError(
+    throw Self.coreDataHistoryError(url: url)
+  }
+
+  /// The refusal of history tracking, or of a history request, on a store with Core Data's history.
+  static func coreDataHistoryError(url: URL?) -> ObjectGraphError {
+    ObjectGraphError(
       .unsupportedFeature,
-      "The store at \(url.storePath) holds persistent history that Apple's Core Data recorded (its ATRANSACTION, ACHANGE and ATRANSACTIONSTRING tables), in a format ObjectGraph does not read or write. The history was left untouched. Open the store without StoreOptions.persistentHistoryTracking and do not fetch its history here; Core Data on Apple platforms reads it.",
+      "The store at \(url.storePath) holds persistent history that Apple's Core Data recorded (its ATRANSACTION, ACHANGE and ATRANSACTIONSTRING tables), in a format ObjectGraph does not read or write. The store and its history were left untouched. Open the store without StoreOptions.persistentHistoryTracking (it then opens read-only, as in Core Data) and do not fetch its history here; Core Data on Apple platforms reads it.",
       url: url)
   }
 

@@ -74,9 +74,20 @@ extension PersistentStore {
   }
 
   private static func openExisting(
-    url: URL, configuration: String?, options: StoreOptions, model: ManagedObjectModel, entities: [EntityDescription]
+    url: URL, configuration: String?, options requested: StoreOptions, model: ManagedObjectModel, entities: [EntityDescription]
   ) throws -> PersistentStore {
     try refuseIfNotARegularFile(url)
+    var options = requested
+    var readOnlyReason: String?
+    // Core Data's history, before anything is written: tracking it is refused, and without tracking the
+    // store is only read, as Core Data opens it ("Files Core Data wrote").
+    if (try? inspect(url: url, { try PersistentStore.hasCoreDataHistory(in: $0) })) == true {
+      if options.persistentHistoryTracking { throw PersistentStore.coreDataHistoryError(url: url) }
+      if !options.readOnly {
+        options.readOnly = true
+        readOnlyReason = PersistentStore.coreDataHistoryReadOnlyReason
+      }
+    }
     if !options.readOnly {
       // What a process killed at the wrong moment leaves: an unfinished transaction (a hot journal, rolled
       // back as any SQLite writer would), or a store whose creation never committed (finished now).
@@ -127,7 +138,7 @@ extension PersistentStore {
     let identifier = metadata[StoreMetadataKey.storeUUID] as? String ?? UUID().uuidString
     return PersistentStore(
       type: .sqlite, url: url, identifier: identifier, configurationName: configuration, options: options,
-      database: database, schema: schema, model: model, metadata: metadata, sideFiles: sideFiles)
+      database: database, schema: schema, model: model, metadata: metadata, sideFiles: sideFiles, readOnlyReason: readOnlyReason)
   }
 
   // MARK: - Bringing an open store up to date

@@ -36,12 +36,16 @@ public final class PersistentStore: Sendable, CustomStringConvertible {
   /// The file's `PRAGMA schema_version` when the store was opened (or last found unchanged in its model):
   /// see ``refuseWritesIfModelChanged(_:)``.
   let schemaVersion = Locked<Int?>(nil)
+  /// Why the store was opened read-only though the caller asked for read-write (Core Data's history tables
+  /// without history tracking), for the error a write gets; `nil` otherwise.
+  let readOnlyReason: String?
 
   init(
     type: StoreType, url: URL?, identifier: String, configurationName: String?, options: StoreOptions,
     database: DatabaseQueue, schema: SQLiteSchema, model: ManagedObjectModel, metadata: [String: any Sendable],
-    sideFiles: SideFiles? = nil
+    sideFiles: SideFiles? = nil, readOnlyReason: String? = nil
   ) {
+    self.readOnlyReason = readOnlyReason
     self.sideFiles = sideFiles
     self.type = type
     self.url = url

@@ -434,7 +434,9 @@ struct SQLiteSchema: Sendable {
             ordered: relationship.isOrdered, inverseOrdered: hasInverseOrder)
           {
             joinPlans[key] = found
-          } else if inverse == nil, let column = destinationColumn(ownerNumber: ownerNumber, relationship: relationship, destination: destination) {
+          } else if inverse == nil,
+            let column = destinationColumn(ownerNumber: ownerNumber, relationship: relationship, destination: destination)
+          {
             destinationColumns[key] = column
           } else {
             let names = ([table] + (alternative.map { [$0] } ?? [])).joined(separator: " or ")
@@ -532,7 +534,8 @@ struct SQLiteSchema: Sendable {
         return .joinTable(
           JoinTable(
             name: plan.name, sourceColumn: plan.destinationColumn, destinationColumn: plan.sourceColumn,
-            destinationOrderColumn: plan.sourceOrderColumn ?? (relationship.isOrdered ? JoinTable.orderColumn(for: plan.sourceColumn) : nil),
+            destinationOrderColumn: plan.sourceOrderColumn
+              ?? (relationship.isOrdered ? JoinTable.orderColumn(for: plan.sourceColumn) : nil),
             sourceOrderColumn: plan.destinationOrderColumn),
           isOwner: false)
       }

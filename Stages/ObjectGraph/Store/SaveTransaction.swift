@@ -310,7 +310,9 @@ final class SaveTransaction {
         .execute(arguments: [member, write.owner])
     }
     for write in ownerColumnWrites where write.adds {
-      try db.cachedStatement(sql: "UPDATE \(write.table) SET \(write.column) = ? WHERE Z_PK = ?").execute(arguments: [write.owner, try key(write.member)])
+      try db.cachedStatement(sql: "UPDATE \(write.table) SET \(write.column) = ? WHERE Z_PK = ?").execute(arguments: [
+        write.owner, try key(write.member),
+      ])
     }
   }
 

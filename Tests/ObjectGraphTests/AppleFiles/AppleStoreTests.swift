@@ -20,7 +20,12 @@ struct AppleStoreTests {
       let versions = try ManagedObjectModel.versions(in: source.appendingPathComponent(fixture.model))
       model = try #require(versions.first { $0.name == fixture.version }?.model)
       url = folder.appending(fixture.store)
-      try FileManager.default.copyItem(at: source.appendingPathComponent(fixture.store), to: url)
+      // With its -wal and -shm when the repository committed them (their saves may be in the -wal).
+      for suffix in ["", "-wal", "-shm"]
+      where FileManager.default.fileExists(atPath: source.appendingPathComponent(fixture.store + suffix).path) {
+        try FileManager.default.copyItem(
+          at: source.appendingPathComponent(fixture.store + suffix), to: folder.appending(fixture.store + suffix))
+      }
       name = fixture.store
       // The app registers its own transformer for Car.color; a stand-in does here (every stored value is NULL).
       if AttributeValueTransformer.valueTransformer(forName: "ColorTransformer") == nil {
@@ -59,8 +64,10 @@ struct AppleStoreTests {
       let folder = try TemporaryFolder()
       let fixture = try Fixture(entry, in: folder)
       let indexes = try Self.indexes(fixture.url)
-      let cache = try rawRows(fixture.url, "SELECT Z_CONTENT FROM Z_MODELCACHE")[0]["Z_CONTENT"] as Data
-      let keys = try Self.maxima(fixture.url)
+      let cache = try Self.modelCache(fixture.url)
+      // A counter below its table's highest key (ArtsyPartner_2.0.sqlite: one Artwork, Z_MAX 0) is raised on
+      // a read-write open, so that no key is handed out twice.
+      let keys = try Self.maxima(fixture.url).merging(try Self.highestKeys(fixture.url), uniquingKeysWith: max)
       let metadataBefore = try Self.plist(fixture.url)
       let metadataBytes = try rawRows(fixture.url, "SELECT Z_PLIST FROM Z_METADATA")[0]["Z_PLIST"] as Data
       let coordinator = PersistentStoreCoordinator(managedObjectModel: fixture.model)
@@ -75,8 +82,7 @@ struct AppleStoreTests {
       #expect(try rawRows(fixture.url, "PRAGMA integrity_check")[0][0] as String == "ok", "\(fixture.name)")
       let after = try Self.indexes(fixture.url)
       for (name, sql) in indexes { #expect(after[name] == sql, "\(fixture.name): index \(name) was dropped or changed") }
-      #expect(
-        try rawRows(fixture.url, "SELECT Z_CONTENT FROM Z_MODELCACHE")[0]["Z_CONTENT"] as Data == cache, "\(fixture.name): Z_MODELCACHE")
+      #expect(try Self.modelCache(fixture.url) == cache, "\(fixture.name): Z_MODELCACHE")
       #expect(
         try rawRows(fixture.url, "SELECT Z_PLIST FROM Z_METADATA")[0]["Z_PLIST"] as Data == metadataBytes,
         "\(fixture.name): the metadata was rewritten")
@@ -89,8 +95,10 @@ struct AppleStoreTests {
         let expected = before + (change.inserted[entity] ?? 0)
         #expect(maxima[entity] == expected, "\(fixture.name): Z_MAX of entity \(entity)")
       }
-      let versions = try rawRows(fixture.url, "SELECT Z_OPT FROM \(change.changedTable) WHERE Z_PK = \(change.changedKey)")
-      #expect(versions.first?["Z_OPT"] as Int64? == change.changedVersion + 1, "\(fixture.name): Z_OPT of the changed row")
+      if let changed = change.changed {
+        let versions = try rawRows(fixture.url, "SELECT Z_OPT FROM \(changed.table) WHERE Z_PK = \(changed.key)")
+        #expect(versions.first?["Z_OPT"] as Int64? == changed.version + 1, "\(fixture.name): Z_OPT of the changed row")
+      }
       // Reopened, the store reads back what was saved.
       let again = PersistentStoreCoordinator(managedObjectModel: fixture.model)
       let reopened = try again.addPersistentStore(type: .sqlite, at: fixture.url, options: StoreOptions(readOnly: true))
@@ -143,13 +151,24 @@ struct AppleStoreTests {
     for entry in Fixtures.appleStoreFiles {
       let folder = try TemporaryFolder()
       let fixture = try Fixture(entry, in: folder)
+      // Core Data before framework 600 (Artsy's 479) indexed `indexed="YES"` attributes as <TABLE>_<COLUMN>_INDEX,
+      // made no join-table index and no Z_MODELCACHE: the engine makes today's. StoreLayoutTests compares
+      // those stores' tables and numbering.
+      guard try Self.plist(fixture.url)["NSPersistenceFrameworkVersion"] as? Int ?? 0 >= 600 else { continue }
       let url = folder.appending("Engine.sqlite")
       let coordinator = PersistentStoreCoordinator(managedObjectModel: fixture.model)
       try coordinator.remove(try coordinator.addPersistentStore(type: .sqlite, at: url))
       let statements = { (url: URL) in
-        try rawRows(url, "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL").map { $0["sql"] as String }.sorted()
+        try rawRows(url, "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL").map { $0["sql"] as String }
       }
-      #expect(try statements(url) == (try statements(fixture.url)), "\(fixture.name)")
+      // Core Data's decimal columns are DECIMAL; the engine's VARCHAR keeps all 38 digits ("Files Core Data wrote").
+      let mine = Set(try statements(url))
+      let theirs = Set(try statements(fixture.url).map { $0.replacingOccurrences(of: " DECIMAL", with: " VARCHAR") })
+      #expect(mine.subtracting(theirs).isEmpty, "\(fixture.name): only the engine makes \(mine.subtracting(theirs).sorted())")
+      let expectedExtras = Self.onlyCoreDataMakes[fixture.name] ?? []
+      #expect(
+        theirs.subtracting(mine) == expectedExtras,
+        "\(fixture.name): only Core Data made \(theirs.subtracting(mine).sorted())")
       #expect(try rawRows(url, "PRAGMA auto_vacuum")[0][0] as Int == 2)
       // Entity numbers and hierarchy as Core Data numbered them (its names may be older: a renamed entity
       // keeps its first name in Z_PRIMARYKEY).
@@ -157,13 +176,13 @@ struct AppleStoreTests {
         try rawRows(url, "SELECT Z_ENT, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT").map { "\($0[0] as Int)/\($0[1] as Int)" }
       }
       #expect(try numbering(url) == (try numbering(fixture.url)), "\(fixture.name)")
-      let mine = try Self.plist(url)
-      let theirs = try Self.plist(fixture.url)
+      let myMetadata = try Self.plist(url)
+      let theirMetadata = try Self.plist(fixture.url)
       for key in ["NSStoreModelVersionHashes", "NSStoreModelVersionHashesVersion", "NSStoreType", "_NSAutoVacuumLevel"] {
-        #expect(mine[key] as? NSObject == theirs[key] as? NSObject, "\(fixture.name): \(key)")
+        #expect(myMetadata[key] as? NSObject == theirMetadata[key] as? NSObject, "\(fixture.name): \(key)")
       }
-      if let digest = theirs["NSStoreModelVersionHashesDigest"] as? String {
-        #expect(mine["NSStoreModelVersionHashesDigest"] as? String == digest, "\(fixture.name): the digest")
+      if let digest = theirMetadata["NSStoreModelVersionHashesDigest"] as? String {
+        #expect(myMetadata["NSStoreModelVersionHashesDigest"] as? String == digest, "\(fixture.name): the digest")
       }
     }
   }
@@ -184,7 +203,7 @@ struct AppleStoreTests {
   }
 
   @Test(
-    "What the engine did not make stays: another index, Core Data's history tables (history refused), a newer Core Data's metadata keys through a migration",
+    "What the engine did not make stays through a migration: another index, a newer Core Data's metadata keys",
     .needsFixtures)
   func foreignThingsStay() throws {
     let folder = try TemporaryFolder()
@@ -192,12 +211,6 @@ struct AppleStoreTests {
     let newerKeys: [String: Any] = ["NSPersistenceMaximumFrameworkVersion": 1518, "AppSyncToken": Data([1, 2, 3])]
     try DatabaseQueue(path: fixture.url.path).write { db in
       try db.execute(sql: "CREATE INDEX Z_Car_maker_numberPlate ON ZCAR (ZMAKER, ZNUMBERPLATE)")
-      try db.execute(
-        sql:
-          "CREATE TABLE ATRANSACTION ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAUTHORTS INTEGER, ZTIMESTAMP FLOAT, ZAUTHOR VARCHAR )"
-      )
-      try db.execute(sql: "CREATE INDEX ATRANSACTION_ZTIMESTAMP_INDEX ON ATRANSACTION (ZTIMESTAMP)")
-      try db.execute(sql: "INSERT INTO ATRANSACTION VALUES (1, 16002, 1, NULL, 1.5, NULL)")
       let data = try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA") ?? Data()
       var plist = try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any] ?? [:]
       plist.merge(newerKeys) { _, new in new }
@@ -206,22 +219,12 @@ struct AppleStoreTests {
         arguments: [try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)])
     }
     try DatabaseQueue(path: fixture.url.path).writeWithoutTransaction { try $0.execute(sql: "PRAGMA journal_mode = DELETE") }
-    let history = try rawRows(fixture.url, "SELECT * FROM ATRANSACTION").map(\.description)
-    // History tracking on a store with Core Data's history: refused, nothing written.
-    let tracking = PersistentStoreCoordinator(managedObjectModel: fixture.model)
-    let refusal = expectCode(.unsupportedFeature) {
-      _ = try tracking.addPersistentStore(type: .sqlite, at: fixture.url, options: StoreOptions(persistentHistoryTracking: true))
-    }
-    #expect(refusal?.message.contains("Core Data recorded") == true)
-    // Version 2 of the model: a migration, which rewrites ZCAR but not the history table or its index.
+    // Version 2 of the model: a migration, which rewrites ZCAR but not another index or unknown metadata keys.
     let version2 = try #require(
       try ManagedObjectModel.versions(in: try Fixtures.sampleModelFolder().appendingPathComponent("SampleModel.xcdatamodeld"))
         .first { $0.name == "SampleModel2" }?.model)
     let coordinator = PersistentStoreCoordinator(managedObjectModel: version2)
     try coordinator.remove(try coordinator.addPersistentStore(type: .sqlite, at: fixture.url))
-    let indexes = try Self.indexes(fixture.url)
-    #expect(indexes["ATRANSACTION_ZTIMESTAMP_INDEX"] != nil)
-    #expect(try rawRows(fixture.url, "SELECT * FROM ATRANSACTION").map(\.description) == history)
     let metadata = try Self.plist(fixture.url)
     #expect(metadata["NSPersistenceMaximumFrameworkVersion"] as? Int == 1518)
     #expect(metadata["AppSyncToken"] as? Data == Data([1, 2, 3]))
@@ -232,6 +235,50 @@ struct AppleStoreTests {
     let again = PersistentStoreCoordinator(managedObjectModel: version2)
     try again.remove(try again.addPersistentStore(type: .sqlite, at: fixture.url))
     #expect(try Self.indexes(fixture.url)["Z_Car_color"] != nil)
+  }
+
+  @Test(
+    "A store with Core Data's history: tracking on is refused; without tracking it opens read-only, as in Core Data, and a save says why; nothing is written",
+    .needsFixtures)
+  func coreDataHistoryStaysHonest() throws {
+    let folder = try TemporaryFolder()
+    let fixture = try Fixture(Fixtures.appleStoreFiles[0], in: folder)
+    try DatabaseQueue(path: fixture.url.path).write { db in
+      try db.execute(
+        sql:
+          "CREATE TABLE ATRANSACTION ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAUTHORTS INTEGER, ZTIMESTAMP FLOAT, ZAUTHOR VARCHAR )"
+      )
+      try db.execute(sql: "CREATE INDEX ATRANSACTION_ZTIMESTAMP_INDEX ON ATRANSACTION (ZTIMESTAMP)")
+      try db.execute(sql: "INSERT INTO ATRANSACTION VALUES (1, 16002, 1, NULL, 1.5, NULL)")
+    }
+    try DatabaseQueue(path: fixture.url.path).writeWithoutTransaction { try $0.execute(sql: "PRAGMA journal_mode = DELETE") }
+    let bytes = try Data(contentsOf: fixture.url)
+    let tracking = PersistentStoreCoordinator(managedObjectModel: fixture.model)
+    let refusal = expectCode(.unsupportedFeature) {
+      _ = try tracking.addPersistentStore(type: .sqlite, at: fixture.url, options: StoreOptions(persistentHistoryTracking: true))
+    }
+    #expect(refusal?.message.contains("Core Data recorded") == true)
+    // Without tracking: read-only, every object readable, a save refused with the reason.
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: fixture.model)
+    let store = try coordinator.addPersistentStore(type: .sqlite, at: fixture.url)
+    #expect(store.options.readOnly)
+    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    context.persistentStoreCoordinator = coordinator
+    try context.performAndWait {
+      let cars = try context.fetch(FetchRequest<ManagedObject>(entityName: "Car"))
+      #expect(cars.count == 125)
+      cars.first?.setValue("Changed", forKey: "model")
+      let error = expectCode(.persistentStoreSave) { try context.save() }
+      #expect(error?.message.contains("history") == true, "\(error?.message ?? "")")
+    }
+    try coordinator.remove(store)
+    // A migration would write too: refused the same way.
+    let version2 = try #require(
+      try ManagedObjectModel.versions(in: try Fixtures.sampleModelFolder().appendingPathComponent("SampleModel.xcdatamodeld"))
+        .first { $0.name == "SampleModel2" }?.model)
+    let migrating = PersistentStoreCoordinator(managedObjectModel: version2)
+    _ = expectCode(.persistentStoreIncompatibleVersionHash) { _ = try migrating.addPersistentStore(type: .sqlite, at: fixture.url) }
+    #expect(try Data(contentsOf: fixture.url) == bytes)
   }
 
   @Test("A Core Data store without a model cache gets none of the engine's, and no engine key in its metadata", .needsFixtures)
@@ -246,13 +293,24 @@ struct AppleStoreTests {
     #expect(try rawRows(fixture.url, "SELECT Z_PLIST FROM Z_METADATA")[0]["Z_PLIST"] as Data == metadata)
   }
 
+  /// Statements of a Core Data store that a store the engine makes for the same model does not have, by store.
+  ///
+  /// SyncMetadata (framework 1338) has, beside each uniqueness constraint's unique index and each fetch index, a
+  /// plain index `Z_<Entity>_<attribute>` on the same column that no fetch index of any version of the model
+  /// names; no other store shows one, so the engine does not make it.
+  static let onlyCoreDataMakes: [String: Set<String>] = [
+    "SyncMetadata_V3.sqlite": [
+      "CREATE INDEX Z_SyncFeatureEntity_name ON ZSYNCFEATUREENTITY (ZNAME COLLATE BINARY ASC)",
+      "CREATE INDEX Z_SyncableSettingsMetadata_key ON ZSYNCABLESETTINGSMETADATA (ZKEY COLLATE BINARY ASC)",
+    ]
+  ]
+
   /// What `changeAndInsert` did, for the checks on the file.
   struct Change {
     /// Objects inserted, by the entity number of their table's root.
     let inserted: [Int64: Int64]
-    let changedTable: String
-    let changedKey: Int64
-    let changedVersion: Int64
+    /// The row changed and its version before, or `nil` when the store had no row to change.
+    let changed: (table: String, key: Int64, version: Int64)?
   }
 
   /// Changes one row and inserts objects, as an app would, and saves.
@@ -274,8 +332,9 @@ struct AppleStoreTests {
         person.setValue(Set([car]), forKey: "cars")
         try context.save()
         let number = try #require(context.persistentStoreCoordinator?.persistentStores.first?.schema.entities["Person"]?.number)
-        return Change(inserted: [number: 1], changedTable: "ZCAR", changedKey: key, changedVersion: version)
+        return Change(inserted: [number: 1], changed: ("ZCAR", key, version))
       }
+      guard fixture.model.entitiesByName["Author"] != nil else { return try changeAndInsertAny(fixture, context: context) }
       let author = ManagedObject(entity: try #require(fixture.model.entitiesByName["Author"]), insertInto: context)
       author.setValue("Ada", forKey: "firstName")
       let book = ManagedObject(entity: try #require(fixture.model.entitiesByName["Book"]), insertInto: context)
@@ -285,8 +344,55 @@ struct AppleStoreTests {
       let key = try #require(book.objectID.primaryKey)
       book.setValue("Notes, revised", forKey: "title")
       try context.save()
-      return Change(inserted: [1: 1, 2: 1], changedTable: "ZBOOK", changedKey: key, changedVersion: 1)
+      return Change(inserted: [1: 1, 2: 1], changed: ("ZBOOK", key, 1))
     }
+  }
+
+  /// Any other store: the first root entity (in number order) with a stored string attribute gets a new
+  /// object, every required attribute without a default filled, and its first row, when it has one, a new
+  /// value for that attribute.
+  static func changeAndInsertAny(_ fixture: Fixture, context: ManagedObjectContext) throws -> Change {
+    let store = try #require(context.persistentStoreCoordinator?.persistentStores.first)
+    let mappings = store.schema.entities.values.filter { $0.entity.superentity == nil && !$0.entity.isAbstract }.sorted {
+      $0.number < $1.number
+    }
+    let mapping = try #require(
+      mappings.first { mapping in mapping.entity.layout.slots.contains { $0.attribute?.attributeType == .string && $0.isPersistent } })
+    let entity = mapping.entity
+    let text = try #require(entity.layout.slots.first { $0.attribute?.attributeType == .string && $0.isPersistent })
+    let request = FetchRequest<ManagedObject>(entityName: entity.name)
+    request.sortDescriptors = [FetchSortDescriptor(key: text.name, ascending: true)]
+    var changed: (table: String, key: Int64, version: Int64)?
+    if let first = try context.fetch(request).first {
+      let key = try #require(first.objectID.primaryKey)
+      let version = try rawRows(fixture.url, "SELECT Z_OPT FROM \(mapping.table) WHERE Z_PK = \(key)")[0]["Z_OPT"] as Int64
+      first.setValue("Changed on Linux", forKey: text.name)
+      changed = (mapping.table, key, version)
+    }
+    let object = ManagedObject(entity: entity, insertInto: context)
+    for slot in entity.layout.slots where slot.isPersistent && !slot.isOptional && slot.attribute?.defaultValue == nil {
+      guard case .attribute(let type) = slot.kind else { continue }
+      let value: Any? =
+        switch type {
+        case .string: "Inserted on Linux \(UUID().uuidString)"
+        case .integer16: Int16(1)
+        case .integer32: Int32(1)
+        case .integer64: Int64(1)
+        case .boolean: true
+        case .double: 1.5
+        case .float: Float(1.5)
+        case .date: Date(timeIntervalSinceReferenceDate: 700_000_000)
+        case .decimal: Decimal(string: "1.25")
+        case .uuid: UUID()
+        case .binaryData: Data([1, 2, 3])
+        case .uri: URL(string: "https://example.com")
+        default: nil
+        }
+      object.setValue(value, forKey: slot.name)
+    }
+    if object.value(forKey: text.name) == nil { object.setValue("Inserted on Linux", forKey: text.name) }
+    try context.save()
+    return Change(inserted: [mapping.number: 1], changed: changed)
   }
 
   /// Every object of every entity, read through the engine, equals its row read with plain SQL: counts per
@@ -354,10 +460,26 @@ struct AppleStoreTests {
     }
   }
 
+  /// What `Z_MODELCACHE` holds, or `nil` when the store has none (Core Data before framework 600 made none).
+  static func modelCache(_ url: URL) throws -> Data? {
+    guard try rawRows(url, "SELECT count(*) FROM sqlite_master WHERE name = 'Z_MODELCACHE'")[0][0] as Int == 1 else { return nil }
+    return try rawRows(url, "SELECT Z_CONTENT FROM Z_MODELCACHE")[0]["Z_CONTENT"] as Data
+  }
+
   static func indexes(_ url: URL) throws -> [String: String] {
     Dictionary(
       try rawRows(url, "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL").map { ($0["name"], $0["sql"]) },
       uniquingKeysWith: { first, _ in first })
+  }
+
+  /// The highest `Z_PK` of each root entity's table, by the entity's number.
+  static func highestKeys(_ url: URL) throws -> [Int64: Int64] {
+    var keys: [Int64: Int64] = [:]
+    for row in try rawRows(url, "SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY WHERE Z_SUPER = 0") {
+      let table = "Z" + (row["Z_NAME"] as String).uppercased()
+      if let highest = try? rawRows(url, "SELECT max(Z_PK) FROM \(table)")[0][0] as Int64? { keys[row["Z_ENT"]] = highest }
+    }
+    return keys
   }
 
   static func maxima(_ url: URL) throws -> [Int64: Int64] {

@@ -23,7 +23,8 @@ struct StoreLayoutTests {
     let before = try AppleStoreTests.maxima(url)
     #expect(before == [1: 2, 2: 2])
     let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-    let store = try coordinator.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(migratePersistentStoresAutomatically: false))
+    let store = try coordinator.addPersistentStore(
+      type: .sqlite, at: url, options: StoreOptions(migratePersistentStoresAutomatically: false))
     #expect(store.schema.entities["SyncableSettingsMetadata"]?.number == 1)
     #expect(store.schema.entities["SyncFeatureEntity"]?.number == 2)
     let context = ManagedObjectContext(concurrencyType: .privateQueue)
@@ -39,7 +40,8 @@ struct StoreLayoutTests {
     }
     try coordinator.remove(store)
     // The new row is a SyncFeatureEntity (2) in its own table; only entity 2's counter moved.
-    #expect(try rawRows(url, "SELECT Z_ENT, Z_PK FROM ZSYNCFEATUREENTITY WHERE ZNAME = 'FromLinux'").map { [$0[0] as Int64, $0[1]] } == [[2, 3]])
+    #expect(
+      try rawRows(url, "SELECT Z_ENT, Z_PK FROM ZSYNCFEATUREENTITY WHERE ZNAME = 'FromLinux'").map { [$0[0] as Int64, $0[1]] } == [[2, 3]])
     #expect(try AppleStoreTests.maxima(url) == [1: 2, 2: 3])
     #expect(try rawRows(url, "SELECT count(*) FROM ZSYNCABLESETTINGSMETADATA")[0][0] as Int == 2)
   }
@@ -118,12 +120,18 @@ struct StoreLayoutTests {
     let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
     try coordinator.remove(try coordinator.addPersistentStore(type: .sqlite, at: url))
     let tables = { (url: URL) in
-      try rawRows(url, "SELECT sql FROM sqlite_master WHERE type = 'table' AND name NOT IN ('Z_MODELCACHE')").map { $0["sql"] as String }.sorted()
+      try rawRows(url, "SELECT sql FROM sqlite_master WHERE type = 'table' AND name NOT IN ('Z_MODELCACHE')").map { $0["sql"] as String }
+        .sorted()
     }
     // Core Data's decimal columns are DECIMAL; the engine's VARCHAR keeps all 38 digits ("Files Core Data wrote").
     let (mine, theirs) = (try tables(url), try tables(fixture).map { $0.replacingOccurrences(of: " DECIMAL", with: " VARCHAR") })
-    #expect(mine == theirs, "engine only: \(Set(mine).subtracting(theirs).sorted()); Core Data only: \(Set(theirs).subtracting(mine).sorted())")
-    let numbering = { (url: URL) in try rawRows(url, "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT").map { "\($0[0] as Int64) \($0[1] as String) \($0[2] as Int64)" } }
+    #expect(
+      mine == theirs, "engine only: \(Set(mine).subtracting(theirs).sorted()); Core Data only: \(Set(theirs).subtracting(mine).sorted())")
+    let numbering = { (url: URL) in
+      try rawRows(url, "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT").map {
+        "\($0[0] as Int64) \($0[1] as String) \($0[2] as Int64)"
+      }
+    }
     #expect(try numbering(url) == (try numbering(fixture)))
   }
 
@@ -134,12 +142,14 @@ struct StoreLayoutTests {
       folder: "artsy__energy-legacy__ArtsyPartner", model: "ArtsyPartner.xcdatamodeld", version: "ArtsyFolio v2.0",
       store: "ArtsyPartner_2.0.sqlite", into: folder)
     let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-    let store = try coordinator.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(migratePersistentStoresAutomatically: false))
+    let store = try coordinator.addPersistentStore(
+      type: .sqlite, at: url, options: StoreOptions(migratePersistentStoresAutomatically: false))
     guard case .joinTable(let join, _) = try Self.storage(store, "Artist", "showsFeaturingArtist") else {
       Issue.record("Artist.showsFeaturingArtist is not a join table")
       return
     }
-    #expect(join.name == "Z_2SHOWSFEATURINGARTIST" && join.sourceColumn == "Z_2ARTISTS1" && join.destinationColumn == "Z_13SHOWSFEATURINGARTIST")
+    #expect(
+      join.name == "Z_2SHOWSFEATURINGARTIST" && join.sourceColumn == "Z_2ARTISTS1" && join.destinationColumn == "Z_13SHOWSFEATURINGARTIST")
     let context = ManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
     try context.performAndWait {
@@ -206,7 +216,8 @@ struct StoreLayoutTests {
       folder: "artsy__energy-legacy__ArtsyPartner", model: "ArtsyPartner.xcdatamodeld", version: "ArtsyFolio v1.5",
       store: "ArtsyPartner_1.6.sqlite", into: folder)
     let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-    let store = try coordinator.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(migratePersistentStoresAutomatically: false))
+    let store = try coordinator.addPersistentStore(
+      type: .sqlite, at: url, options: StoreOptions(migratePersistentStoresAutomatically: false))
     guard case .foreignKeyOnDestination(let column, nil) = try Self.storage(store, "Album", "documents") else {
       Issue.record("Album.documents is not read from the destination's column")
       return
@@ -280,7 +291,8 @@ struct StoreLayoutTests {
 
   /// Names that sort one way by their bytes and another without regard to case, with a hierarchy.
   static func caseModel() throws -> ManagedObjectModel {
-    let settings = EntityDescription(name: "SyncableSettingsMetadata", properties: [.attribute(AttributeDescription(name: "key", type: .string))])
+    let settings = EntityDescription(
+      name: "SyncableSettingsMetadata", properties: [.attribute(AttributeDescription(name: "key", type: .string))])
     let feature = EntityDescription(name: "SyncFeatureEntity", properties: [.attribute(AttributeDescription(name: "name", type: .string))])
     let child = EntityDescription(name: "SyncFeatureChild", properties: [])
     let lower = EntityDescription(name: "syncFeatureLower", properties: [])
