@@ -231,10 +231,11 @@ let package = Package(
       dependencies: ["TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
       path: "Tests/DocsTests"
     ),
-    // Runs the built `objectgraph` on a copy of Docs/Examples/CoreDataPlus's store and checks what it prints.
+    // Runs the built `objectgraph` on a copy of Docs/Examples/CoreDataPlus's store, and on stores the tests make
+    // with the engine, and checks what it prints.
     .testTarget(
       name: "ObjectGraphCommandTests",
-      dependencies: ["TestSupport"],
+      dependencies: ["TestSupport", "ObjectGraph"],
       path: "Tests/ObjectGraphCommandTests"
     ),
     .testTarget(

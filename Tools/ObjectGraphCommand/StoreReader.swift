@@ -72,7 +72,7 @@ struct StoreReader {
       switch property {
       case .attribute(let attribute):
         guard !attribute.isTransient else { return nil }
-        return "\(attribute.name): \(ValueText.attribute(object.value(forKey: attribute.name)))"
+        return "\(attribute.name): \(ValueText.attribute(object.value(forKey: attribute.name), type: attribute.attributeType))"
       case .relationship(let relationship):
         guard !relationship.isTransient else { return nil }
         return "\(relationship.name): \(related(object.value(forKey: relationship.name), toMany: relationship.isToMany))"

@@ -1,21 +1,45 @@
 import Foundation
+import ObjectGraph
 
-/// Attribute values as `objectgraph inspect` prints them: strings quoted and escaped, dates in ISO 8601
-/// (UTC), UUIDs in their usual form, data as a byte count, no value as `nil`.
+/// Attribute values as `objectgraph inspect` prints them, each as its attribute type says: integers as
+/// numbers, Booleans as `true`/`false`, floating-point numbers and decimals as numbers (`NaN` for a decimal
+/// that is not one), strings quoted and escaped, dates in ISO 8601 (UTC), UUIDs in their usual form, URLs in
+/// angle brackets, data as a byte count, no value as `nil`.
 enum ValueText {
   /// The longest string shown whole; a longer one is cut, and says how long it was.
   static let longestString = 80
 
-  /// The text of an attribute's value, as `value(forKey:)` returned it.
-  static func attribute(_ value: Any?) -> String {
+  /// The text of an attribute's value, as `value(forKey:)` returned it, read as the attribute's `type`
+  /// says: `value(forKey:)` gives every number (Integer, Boolean, Double, Float) as an `NSNumber`, and an
+  /// `NSNumber` holding 0 or 1 would pass for a Bool, so the value's own Swift type cannot tell.
+  static func attribute(_ value: Any?, type: AttributeType) -> String {
     guard let value else { return "nil" }
+    switch type {
+    case .integer16, .integer32, .integer64:
+      if let number = value as? NSNumber { return String(number.int64Value) }
+    case .boolean:
+      if let bool = value as? Bool { return bool ? "true" : "false" }
+      if let number = value as? NSNumber { return number.boolValue ? "true" : "false" }
+    case .double:
+      if let number = value as? NSNumber { return "\(number.doubleValue)" }
+    case .float:
+      if let number = value as? NSNumber { return "\(number.floatValue)" }
+    case .decimal:
+      if let decimal = value as? Decimal { return decimal.isNaN ? "NaN" : decimal.description }
+    default:
+      break
+    }
+    return other(value)
+  }
+
+  /// Any other value (a string, date, UUID, data, URL, or what a transformer gave), by its Swift type.
+  private static func other(_ value: Any) -> String {
     switch value {
     case let string as String: return quoted(string)
     case let date as Date: return iso8601(date)
     case let uuid as UUID: return uuid.uuidString
     case let data as Data: return data.count == 1 ? "1 byte" : "\(data.count) bytes"
     case let url as URL: return "<\(url.absoluteString)>"
-    case let bool as Bool: return bool ? "true" : "false"
     default: return "\(value)"
     }
   }

@@ -129,8 +129,8 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
     set { state.write(\.regularExpression, newValue, what: "attribute \(name)") }
   }
 
-  /// Core Data's version hash of the attribute: a digest of its name, optionality, transience, type, whether
-  /// it preserves its value in history on deletion, and its ``versionHashModifier`` (see
+  /// Core Data's version hash of the attribute: a digest of its name, optionality, transience and
+  /// ``versionHashModifier``, its type, and whether it preserves its value in history on deletion (see
   /// ``EntityDescription/versionHash``).
   public var versionHash: Data { VersionHash.attribute(self) }
 

@@ -41,9 +41,11 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
 
   private final class FrozenHashes: Sendable {
     let current: Data
+    let earlier: Data
     let legacy: Data
-    init(current: Data, legacy: Data) {
+    init(current: Data, earlier: Data, legacy: Data) {
       self.current = current
+      self.earlier = earlier
       self.legacy = legacy
     }
   }
@@ -52,7 +54,14 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
   private var hashesIfFrozen: FrozenHashes? {
     if let known = frozenHashes.load() { return known }
     guard publishedLayout.load(ordering: .acquiring) != 0 else { return nil }
-    return frozenHashes.storeIfNil(FrozenHashes(current: VersionHash.entity(self), legacy: VersionHash.legacyEntity(self)))
+    let current = VersionHash.entity(self)
+    return frozenHashes.storeIfNil(
+      FrozenHashes(current: current, earlier: earlierHash(current: current), legacy: VersionHash.legacyEntity(self)))
+  }
+
+  /// The hash by the engine's earlier guesses, computed only when it differs from `current`.
+  private func earlierHash(current: Data) -> Data {
+    VersionHash.earlierGuessesDiffer(for: self) ? VersionHash.entity(self, recipe: .earlierGuesses) : current
   }
   /// The frozen layout again, as a pointer every thread can load with one atomic read: `layout` is read
   /// for every object made, and `AtomicLazyReference.load()` is a generic call that costs far more. The
@@ -253,8 +262,8 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
 
   /// The entity's version hash: Core Data's 32-byte digest of what makes its stored shape, byte for byte
   /// what Core Data computes for the same entity (its name, whether it is abstract, its superentity's hash,
-  /// the hashes of its stored properties, inherited ones included, its uniqueness constraints and its
-  /// ``versionHashModifier``). A store's metadata keeps every entity's hash; a model whose entities all
+  /// the hashes of its stored properties, inherited ones included, its ``versionHashModifier`` and its
+  /// uniqueness constraints). A store's metadata keeps every entity's hash; a model whose entities all
   /// hash alike opens the store without a migration, whether Core Data or this engine wrote it.
   ///
   /// Renaming identifiers, default values, delete rules, fetch indexes, class names, user info, transient
@@ -268,6 +277,14 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
   /// a migration, and their metadata is brought up to date when they are opened read-write.
   var legacyVersionHash: Data {
     hashesIfFrozen?.legacy ?? VersionHash.legacyEntity(self)
+  }
+
+  /// The hash the engine wrote into its stores of format 2 before Core Data's recipe for ordered to-manys
+  /// and version hash modifiers was proven (``VersionHash/Recipe/earlierGuesses``): the same as
+  /// ``versionHash`` for an entity that has neither. Stores with it open without a migration, and their
+  /// metadata is brought up to date when they are opened read-write.
+  var earlierVersionHash: Data {
+    hashesIfFrozen?.earlier ?? earlierHash(current: VersionHash.entity(self))
   }
 
   /// The immutable layout the engine's hot paths use; built when the model is frozen.

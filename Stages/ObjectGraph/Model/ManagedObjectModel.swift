@@ -137,7 +137,10 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
   enum HashMatch: Sendable {
     /// Core Data's (``EntityDescription/versionHash``).
     case coreData
-    /// The engine's own from before (``EntityDescription/legacyVersionHash``).
+    /// The engine's own from before: its format 1 digests (``EntityDescription/legacyVersionHash``), or the
+    /// hashes its format 2 stores got before Core Data's recipe for ordered to-manys and version hash
+    /// modifiers was proven (``EntityDescription/earlierVersionHash``). Either way the same model: the
+    /// store gets Core Data's hashes when opened read-write.
     case legacy
   }
 
@@ -148,6 +151,8 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     else { return nil }
     let mine = Dictionary(entities.map { ($0.name, $0.versionHash) }, uniquingKeysWith: { first, _ in first })
     if stored == mine { return .coreData }
+    let earlier = Dictionary(entities.map { ($0.name, $0.earlierVersionHash) }, uniquingKeysWith: { first, _ in first })
+    if earlier != mine && stored == earlier { return .legacy }
     let legacy = Dictionary(entities.map { ($0.name, $0.legacyVersionHash) }, uniquingKeysWith: { first, _ in first })
     return stored == legacy ? .legacy : nil
   }

@@ -136,9 +136,9 @@ public final class RelationshipDescription: Sendable, CustomStringConvertible {
     get { state.read(\.versionHashModifier) }
     set { state.write(\.versionHashModifier, newValue, what: "relationship \(name)") }
   }
-  /// Core Data's version hash of the relationship: a digest of its name, optionality, transience,
-  /// destination entity's name, inverse's name, maximum and minimum counts, and its ``versionHashModifier``
-  /// (see ``EntityDescription/versionHash``).
+  /// Core Data's version hash of the relationship: a digest of its name, optionality, transience and
+  /// ``versionHashModifier``, its destination entity's name, its inverse's name, its maximum and minimum
+  /// counts, and whether it is an ordered to-many (see ``EntityDescription/versionHash``).
   public var versionHash: Data { VersionHash.relationship(self) }
   /// The model file's user info for this relationship.
   public var userInfo: [String: String] {

@@ -8,36 +8,48 @@ internal import SHA256
 /// its model and a store written here opens there. Apple documents the inputs (see ``EntityDescription/versionHash``
 /// and ``AttributeDescription/versionHash``), not the bytes; the bytes below reproduce every hash that Apple's
 /// tools wrote into the test fixtures (`VersionInfo.plist` of a compiled model, and the metadata of stores Core
-/// Data wrote, frameworks 637 to 1044). SHA-256 throughout; integers are 4 bytes, little-endian:
+/// Data wrote, frameworks 479 to 1338). SHA-256 throughout; integers are 4 bytes, little-endian:
 ///
-/// - a property's base: SHA-256 of its name (UTF-8), one byte `isOptional`, one byte `isTransient`;
+/// - a property's base: SHA-256 of its name (UTF-8), one byte `isOptional`, one byte `isTransient`, then its
+///   version hash modifier (UTF-8) when it has one;
 /// - an attribute: SHA-256 of the base, the attribute type (Core Data's `NSAttributeType` number: ``AttributeType/coreDataNumber``),
 ///   and one more byte `01` when it preserves its value in history on deletion;
 /// - a relationship: SHA-256 of the base, the destination entity's name, the inverse's name (nothing when there
-///   is none), the maximum count (1 for a to-one, 0 for an unbounded to-many) and the minimum count (and one
-///   byte `01` for an ordered to-many: not proven, see below);
+///   is none), the maximum count (1 for a to-one, 0 for an unbounded to-many), the minimum count, and two bytes
+///   `01 00` for an ordered to-many;
 /// - an entity: SHA-256 of its name, one byte `isAbstract`, the superentity's hash (when it has one), the hashes
 ///   of its stored properties (inherited ones included, transient ones left out) in the order of their names,
-///   then each of its own uniqueness constraints as its property names joined by `.`.
+///   its version hash modifier, then its uniqueness constraints, each as its property names joined by `.`, in
+///   the order of those texts.
 ///
-/// Not proven by the fixtures, and chosen from Apple's documentation (`Docs/ObjectGraph.md`, "Files Core Data
-/// wrote", lists them): a version hash modifier's UTF-8 bytes are added at the end of what its property or
-/// entity hashes (the documentation says the modifier "is included"); an ordered to-many adds one byte `01`
-/// after its counts (it must differ from an unordered one: its store has an order column); derived attributes
-/// hash as stored ones.
+/// `Docs/ObjectGraph.md` ("Files Core Data wrote", "Version hashes") names the file that proves each input, and
+/// the inputs no file shows yet (an entity's modifier and where it goes, the order of several constraints,
+/// derived attributes).
 enum VersionHash {
+  /// Which recipe a hash follows.
+  enum Recipe: Sendable {
+    /// Core Data's (the only one the engine writes).
+    case coreData
+    /// The engine's earlier guesses at the inputs no fixture showed then, which its stores of format 2 were
+    /// written with: a property's modifier after everything else it hashes, one byte `01` for an ordered
+    /// to-many, the entity's modifier after its constraints, the constraints in the order they were declared.
+    /// Kept only to recognise those stores (they open, and get Core Data's hashes when opened read-write).
+    case earlierGuesses
+  }
+
   /// Core Data's hash of one attribute.
-  static func attribute(_ attribute: AttributeDescription) -> Data {
-    var bytes = base(name: attribute.name, isOptional: attribute.isOptional, isTransient: attribute.isTransient)
+  static func attribute(_ attribute: AttributeDescription, recipe: Recipe = .coreData) -> Data {
+    var bytes = base(attribute.name, attribute.isOptional, attribute.isTransient, attribute.versionHashModifier, recipe)
     append(Int32(attribute.attributeType.coreDataNumber), to: &bytes)
     if attribute.preservesValueInHistoryOnDeletion { bytes.append(1) }
-    if let modifier = attribute.versionHashModifier { bytes.append(contentsOf: Data(modifier.utf8)) }
+    if recipe == .earlierGuesses, let modifier = attribute.versionHashModifier { bytes.append(contentsOf: Data(modifier.utf8)) }
     return SHA256.hash(bytes)
   }
 
   /// Core Data's hash of one relationship.
-  static func relationship(_ relationship: RelationshipDescription) -> Data {
-    var bytes = base(name: relationship.name, isOptional: relationship.isOptional, isTransient: relationship.isTransient)
+  static func relationship(_ relationship: RelationshipDescription, recipe: Recipe = .coreData) -> Data {
+    var bytes = base(
+      relationship.name, relationship.isOptional, relationship.isTransient, relationship.versionHashModifier, recipe)
     bytes.append(contentsOf: Data(relationship.destinationEntityName.utf8))
     bytes.append(contentsOf: Data((relationship.inverseRelationshipName ?? "").utf8))
     // Core Data's to-one is a relationship whose maximum is 1; a count is kept as 32 bits, so Int.max
@@ -45,34 +57,64 @@ enum VersionHash {
     let maximum = relationship.isToMany ? relationship.maxCount : 1
     append(Int32(truncatingIfNeeded: maximum), to: &bytes)
     append(Int32(truncatingIfNeeded: relationship.minCount), to: &bytes)
-    // Making a relationship ordered changes the store (its order column), so it must change the hash;
-    // the fixtures have no ordered relationship to show Core Data's byte: one byte 01, as for the
-    // attribute flag above, is the engine's choice.
-    if relationship.isToMany && relationship.isOrdered { bytes.append(1) }
-    if let modifier = relationship.versionHashModifier { bytes.append(contentsOf: Data(modifier.utf8)) }
+    if relationship.isToMany && relationship.isOrdered {
+      // Core Data's two bytes (the Bookmarks store's hashes prove them); the engine once guessed one.
+      bytes.append(contentsOf: recipe == .coreData ? [1, 0] : [1])
+    }
+    if recipe == .earlierGuesses, let modifier = relationship.versionHashModifier {
+      bytes.append(contentsOf: Data(modifier.utf8))
+    }
     return SHA256.hash(bytes)
   }
 
   /// Core Data's hash of an entity, from its superentity's hash (computed first) and its properties'.
-  static func entity(_ entity: EntityDescription) -> Data {
+  static func entity(_ entity: EntityDescription, recipe: Recipe = .coreData) -> Data {
     var bytes = Data(entity.name.utf8)
     bytes.append(entity.isAbstract ? 1 : 0)
-    if let parent = entity.superentity { bytes.append(contentsOf: parent.versionHash) }
+    if let parent = entity.superentity {
+      bytes.append(contentsOf: recipe == .coreData ? parent.versionHash : Self.entity(parent, recipe: recipe))
+    }
     for property in entity.properties.sorted(by: { $0.name < $1.name }) {
       switch property {
       case .attribute(let attribute) where !attribute.isTransient:
-        bytes.append(contentsOf: attribute.versionHash)
+        bytes.append(contentsOf: recipe == .coreData ? attribute.versionHash : Self.attribute(attribute, recipe: recipe))
       case .relationship(let relationship) where !relationship.isTransient:
-        bytes.append(contentsOf: relationship.versionHash)
+        bytes.append(
+          contentsOf: recipe == .coreData ? relationship.versionHash : Self.relationship(relationship, recipe: recipe))
       default:
         continue
       }
     }
-    for constraint in entity.uniquenessConstraints {
-      bytes.append(contentsOf: Data(constraint.joined(separator: ".").utf8))
+    let modifier = entity.versionHashModifier.map { Data($0.utf8) } ?? Data()
+    var constraints = entity.uniquenessConstraints.map { $0.joined(separator: ".") }
+    if recipe == .coreData {
+      bytes.append(contentsOf: modifier)
+      constraints.sort()
     }
-    if let modifier = entity.versionHashModifier { bytes.append(contentsOf: Data(modifier.utf8)) }
+    for constraint in constraints { bytes.append(contentsOf: Data(constraint.utf8)) }
+    if recipe == .earlierGuesses { bytes.append(contentsOf: modifier) }
     return SHA256.hash(bytes)
+  }
+
+  /// Whether the engine's earlier guesses (``Recipe/earlierGuesses``) give `entity` another hash than Core
+  /// Data's: only when it or an entity above it has a version hash modifier (its own or a property's), an
+  /// ordered to-many, or several uniqueness constraints.
+  static func earlierGuessesDiffer(for entity: EntityDescription) -> Bool {
+    var current: EntityDescription? = entity
+    while let entity = current {
+      if entity.versionHashModifier != nil || entity.uniquenessConstraints.count > 1 { return true }
+      for property in entity.ownProperties {
+        switch property {
+        case .attribute(let attribute) where attribute.versionHashModifier != nil: return true
+        case .relationship(let relationship)
+        where relationship.versionHashModifier != nil || (relationship.isToMany && relationship.isOrdered):
+          return true
+        default: continue
+        }
+      }
+      current = entity.superentity
+    }
+    return false
   }
 
   /// The digest the engine wrote into its stores before it computed Core Data's (stores marked with format
@@ -102,10 +144,14 @@ enum VersionHash {
     return SHA256.hash(Data(parts.joined(separator: "\n").utf8))
   }
 
-  private static func base(name: String, isOptional: Bool, isTransient: Bool) -> Data {
+  /// A property's base: its name, optionality and transience, and (in Core Data's recipe) its modifier.
+  private static func base(
+    _ name: String, _ isOptional: Bool, _ isTransient: Bool, _ modifier: String?, _ recipe: Recipe
+  ) -> Data {
     var bytes = Data(name.utf8)
     bytes.append(isOptional ? 1 : 0)
     bytes.append(isTransient ? 1 : 0)
+    if recipe == .coreData, let modifier { bytes.append(contentsOf: Data(modifier.utf8)) }
     return SHA256.hash(bytes)
   }
 

@@ -3,8 +3,24 @@ import GRDB
 
 /// How attribute values are written to and read from SQLite columns, as Core Data stores them: dates as
 /// seconds since 2001-01-01 (`timeIntervalSinceReferenceDate`), booleans as 0/1, UUIDs as 16 bytes, URLs as
-/// their absolute string, decimals as their exact decimal text.
+/// their absolute string, decimals as their exact decimal text (a decimal that is not a number as the text
+/// `NaN`, as Core Data writes `NSDecimalNumber.notANumber`).
 enum SQLiteValueCoding {
+  /// The text Core Data stores for a decimal that is not a number (`NSDecimalNumber.notANumber`).
+  static let decimalNaN = "NaN"
+
+  /// A decimal as Core Data stores it: its exact decimal text, or ``decimalNaN``.
+  static func text(of decimal: Decimal) -> String {
+    decimal.isNaN ? decimalNaN : decimal.description
+  }
+
+  /// A decimal from the text of a store's column: ``decimalNaN`` is `Decimal.nan` (Core Data reads it as
+  /// `NSDecimalNumber.notANumber`); any other text is read as a decimal number, or `nil` when it is none.
+  static func decimal(fromText text: String) -> Decimal? {
+    if text == decimalNaN { return Decimal.nan }
+    return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
+  }
+
   static func encode(_ value: StoredValue, as type: AttributeType) -> DatabaseValue {
     guard let value else { return .null }
     // Values were type-checked when they were set: each case holds the attribute type's Swift type.
@@ -23,7 +39,7 @@ enum SQLiteValueCoding {
     case (.uri, _):
       if let url = value.boxed(as: URL.self) { return url.absoluteString.databaseValue }
     case (.decimal, _):
-      if let decimal = value.boxed(as: Decimal.self) { return decimal.description.databaseValue }
+      if let decimal = value.boxed(as: Decimal.self) { return text(of: decimal).databaseValue }
     default:
       break
     }
@@ -65,7 +81,7 @@ enum SQLiteValueCoding {
       switch type {
       case .string: return .string(string)
       case .uri: return URL(string: string).map { .boxed(.init($0)) }
-      case .decimal: return Decimal(string: string, locale: Locale(identifier: "en_US_POSIX")).map { .boxed(.init($0)) }
+      case .decimal: return decimal(fromText: string).map { .boxed(.init($0)) }
       case .integer64: return Int64(string).map { .int64($0) }
       case .double: return Double(string).map { .double($0) }
       default: return .string(string)
@@ -100,7 +116,7 @@ enum SQLiteValueCoding {
     case .data(let data): data.databaseValue
     case .uuid(let uuid): withUnsafeBytes(of: uuid.uuid) { Data($0) }.databaseValue
     case .url(let url): url.absoluteString.databaseValue
-    case .decimal(let decimal): decimal.description.databaseValue
+    case .decimal(let decimal): text(of: decimal).databaseValue
     case .objectID(let id): (id.primaryKey ?? -1).databaseValue
     // An entity is compared through Z_ENT by the predicate compiler, never bound as a value.
     case .collection, .entity: .null
