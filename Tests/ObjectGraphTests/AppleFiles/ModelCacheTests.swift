@@ -203,7 +203,7 @@ struct ModelCacheTests {
     Self.registerColorTransformer()
     let damages: [(what: String, reason: String, change: (Data) -> Data)] = [
       (
-        "bytes changed", "SampleModel_V1.sqlite",
+        "bytes changed", "is not readable compressed data (raw DEFLATE)",
         { data in
           var data = data
           for index in stride(from: data.startIndex + 40, to: data.endIndex - 40, by: 97) { data[index] ^= 0x5A }
