@@ -142,10 +142,14 @@ struct KeyedArchive {
   }
 
   /// The key and value references of an archived dictionary (`NS.keys`, `NS.objects`); empty for `$null`.
+  /// Also reads the `NSKnownKeysDictionary1` that Core Data's model cache archives a model's entities as.
   func entries(_ value: PropertyListValue?, _ what: String) throws
     -> [(key: PropertyListValue, value: PropertyListValue)]
   {
     guard let resolved = try resolve(value, what) else { return [] }
+    if let fields = resolved.dictionary, fields["NS.keys"] == nil, let mapping = fields["searchMapping"] {
+      return try knownKeysEntries(fields, mapping: mapping, what)
+    }
     guard let fields = resolved.dictionary, let keys = fields["NS.keys"]?.elements,
       let values = fields["NS.objects"]?.elements
     else {
@@ -155,6 +159,27 @@ struct KeyedArchive {
       throw Malformed(reason: "\(what) has \(keys.count) keys but \(values.count) values")
     }
     return Array(zip(keys, values)).map { (key: $0.0, value: $0.1) }
+  }
+
+  /// The entries of an `NSKnownKeysDictionary1` (what a store's `Z_MODELCACHE` holds for `NSEntities`): the keys
+  /// are the `keys` array of its `searchMapping` object, the values its `values` array in the same order, and a
+  /// value that is the dictionary's `emptyToken` string marks a key without a value.
+  private func knownKeysEntries(_ fields: [String: PropertyListValue], mapping: PropertyListValue, _ what: String) throws
+    -> [(key: PropertyListValue, value: PropertyListValue)]
+  {
+    let mappingFields = try resolve(mapping, "the key mapping of \(what)")?.dictionary
+    let keys = try members(mappingFields?["keys"], "the keys of \(what)")
+    let values = try members(fields["values"], "the values of \(what)")
+    guard keys.count == values.count else {
+      throw Malformed(reason: "\(what) has \(keys.count) keys but \(values.count) values")
+    }
+    let emptyToken = try resolve(fields["emptyToken"], "the empty-slot token of \(what)")?.string
+    var entries: [(key: PropertyListValue, value: PropertyListValue)] = []
+    for (key, value) in zip(keys, values) {
+      if let emptyToken, try resolve(value, "a value of \(what)")?.string == emptyToken { continue }
+      entries.append((key: key, value: value))
+    }
+    return entries
   }
 
   /// A dictionary of strings (an entity's or property's user info); values that are not strings are

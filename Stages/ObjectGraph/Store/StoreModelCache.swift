@@ -1,14 +1,17 @@
 import Foundation
 import GRDB
 
-/// The copy of its model that a store file keeps, as Core Data keeps one in its `Z_MODELCACHE` table: the
-/// model's Xcode `contents` XML (written by `XcodeModelWriter`) in the one row of `Z_MODELCACHE.Z_CONTENT`.
+/// The copy of its model that a store file keeps in the one row of its `Z_MODELCACHE` table. The engine
+/// keeps the model's Xcode `contents` XML there (written by `XcodeModelWriter`); Core Data keeps its
+/// compiled model, a `.mom` archive compressed with raw DEFLATE (read with ``Inflater`` and the compiled
+/// model reader).
 ///
 /// It is the last place a migration looks for the model that made a store (after the models passed in
 /// the options and the versions of the app's `.xcdatamodeld`), so that a store is never stranded because
-/// the app stopped shipping an old model version. It is written when the store is created, when it is
-/// migrated, and when it is opened read-write by a model whose copy differs (a store made before the
-/// cache existed gets one then).
+/// the app stopped shipping an old model version, as Core Data uses its cache. The engine's copy is written
+/// when the store is created, when it is migrated, and when it is opened read-write by a model whose copy
+/// differs (a store made before the cache existed gets one then); Core Data's is only ever replaced by a
+/// migration.
 enum StoreModelCache {
   /// The model's contents as the cache keeps them.
   static func contents(of model: ManagedObjectModel) -> Data { XcodeModelWriter.contents(of: model) }
@@ -29,7 +32,10 @@ enum StoreModelCache {
   /// What the cache of the store open in `db` holds, or `nil` when the store has no cache.
   static func stored(in db: Database) throws -> Data? {
     guard try db.tableExists("Z_MODELCACHE") else { return nil }
-    return try Data.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE LIMIT 1")
+    // Read as an SQLite value, so that a hand-edited row (a number where the blob should be) is no cache,
+    // never a trap.
+    let value = try DatabaseValue.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE LIMIT 1")
+    return value.flatMap { Data.fromDatabaseValue($0) }
   }
 
   /// Whether cache contents are the engine's own (Xcode model XML), not Core Data's compiled model (a
@@ -61,11 +67,47 @@ enum StoreModelCache {
     }
   }
 
-  /// Reads the model kept in the store file at `url`, without changing the file; `nil` when the store keeps
-  /// none or its copy cannot be read (the search for a source model then reports it as absent).
+  /// Reads the model kept in the store file at `url`, without changing the file: the engine's copy or Core
+  /// Data's compiled one. `nil` when the store keeps none or its copy cannot be read (the search for a source
+  /// model then reports it as absent, and the store is left as it was); ``load(url:)`` says why.
   static func read(url: URL) -> ManagedObjectModel? {
-    guard let data = (try? PersistentStore.inspect(url: url, { try stored(in: $0) })) ?? nil, isEngineContents(data)
-    else { return nil }
-    return try? ManagedObjectModel.fromXcodeContents(data, origin: "the model kept in the store at \(url.path)")
+    try? load(url: url)
+  }
+
+  /// Reads the model kept in the store file at `url`, without changing the file; `nil` when the store keeps
+  /// none.
+  /// - Throws: `modelInvalid` naming the store and what is wrong with its copy (Core Data's compressed
+  ///   model that does not inflate, or does not read as a compiled model); the errors of opening the file.
+  static func load(url: URL) throws -> ManagedObjectModel? {
+    guard let data = try PersistentStore.inspect(url: url, { try stored(in: $0) }) else { return nil }
+    return try model(from: data, url: url)
+  }
+
+  /// The model that cache contents hold: the engine's Xcode XML, or Core Data's compressed compiled model.
+  static func model(from data: Data, url: URL) throws -> ManagedObjectModel {
+    if isEngineContents(data) {
+      return try ManagedObjectModel.fromXcodeContents(data, origin: "the model kept in the store at \(url.path)")
+    }
+    let origin = "The model Core Data kept in the store at \(url.path) (table Z_MODELCACHE)"
+    let archive: Data
+    do {
+      archive = try Inflater.inflate(data)
+    } catch let malformed as Inflater.Malformed {
+      throw ObjectGraphError(
+        .modelInvalid,
+        "\(origin) is not readable compressed data (raw DEFLATE): \(malformed.reason). The store itself was not "
+          + "read or changed; open it with the model version that made it, or pass that model in "
+          + "StoreOptions.migrationSourceModels.",
+        url: url)
+    }
+    do {
+      return try ManagedObjectModel.fromCompiledArchive(archive, origin: origin)
+    } catch let error as ObjectGraphError {
+      throw ObjectGraphError(
+        error.code,
+        "\(error.message) The store itself was not read or changed; open it with the model version that made it, or "
+          + "pass that model in StoreOptions.migrationSourceModels.",
+        url: url)
+    }
   }
 }
