@@ -335,6 +335,7 @@ extension Fixtures {
     ("alemar11__CoreDataPlus__SampleModel", "SampleModel.xcdatamodeld", "SampleModel2", "SampleModel_V2.sqlite"),
     ("bignerdranch__CoreDataStack__TestModel", "Sample.xcdatamodeld", "TestModel", "TestModel.sqlite"),
     ("duckduckgo__BrowserServicesKit__SyncMetadata", "SyncMetadata.xcdatamodeld", "SyncMetadata 3", "SyncMetadata_V3.sqlite"),
+    ("duckduckgo__BrowserServicesKit__Bookmarks", "BookmarksModel.xcdatamodeld", "BookmarksModel 2", "Bookmarks_V2.sqlite"),
     ("artsy__energy-legacy__ArtsyPartner", "ArtsyPartner.xcdatamodeld", "ArtsyFolio v1.5", "ArtsyPartner_1.6.sqlite"),
     ("artsy__energy-legacy__ArtsyPartner", "ArtsyPartner.xcdatamodeld", "ArtsyFolio v2.0", "ArtsyPartner_2.0.sqlite"),
   ]

@@ -9,7 +9,7 @@ import Foundation
 ///   `Z_PK`), followed by `Z<n>_<RELATIONSHIP>` (the destination row's entity number; `n` is the destination
 ///   entity's number) when the destination has subentities;
 /// - columns in Core Data's order: after `Z_PK`, `Z_ENT`, `Z_OPT`, the integer columns (integer and Boolean
-///   attributes, to-ones with their entity and ordering columns), then the 8-byte numbers (floating point,
+///   attributes, to-ones with their entity columns, then the to-ones' ordering columns), then the 8-byte numbers (floating point,
 ///   dates), then the decimals, then the strings, then the blobs; within each group entity by entity in
 ///   entity-number order, each entity's own attributes by name, then its to-ones by name. Two properties of one
 ///   table with the same name get `Z<NAME>`, `Z<NAME>1`, … in that order;
@@ -257,6 +257,9 @@ struct SQLiteSchema: Sendable {
             order(column(for: attribute.name, declaredBy: entity, in: table), in: table)
           }
           guard group == 0 else { continue }
+          // The ordering columns of ordered to-manys come after all the entity's to-ones (DuckDuckGo's
+          // Bookmarks store: ZFAVORITEFOLDER, ZPARENT, Z_FOK_FAVORITEFOLDER, Z_FOK_PARENT).
+          var orderColumns: [String] = []
           for relationship in toOnes.sorted(by: { $0.name < $1.name }) {
             let column = column(for: relationship.name, declaredBy: entity, in: table)
             order(column, in: table)
@@ -264,9 +267,10 @@ struct SQLiteSchema: Sendable {
               order(entityColumn, in: table)
             }
             if relationship.inverseRelationship.map({ $0.isToMany && $0.isOrdered }) == true {
-              order("Z_FOK_" + column.dropFirst(), in: table)
+              orderColumns.append("Z_FOK_" + column.dropFirst())
             }
           }
+          for column in orderColumns { order(column, in: table) }
         }
       }
     }

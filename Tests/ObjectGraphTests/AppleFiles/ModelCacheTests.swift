@@ -88,16 +88,8 @@ struct ModelCacheTests {
       #expect(metadata["NSPersistenceFrameworkVersion"] as? Int == store.framework, "\(store.store)")
       let hashes = try #require(metadata[StoreMetadataKey.versionHashes] as? [String: Data], "\(store.store)")
       let model = try #require(try StoreModelCache.load(url: url), "\(store.store): no model read from its cache")
-      // Where the engine cannot yet hash the version that made the store as Core Data did (Bookmarks_V2: an
-      // ordered to-many and a versionHashModifier, issue 34's fourth defect), the cache's hashes cannot match
-      // either; cacheIsTheVersion shows that its model is that version all the same.
-      let bundledHashesDiffer = try Self.bundledVersion(of: store).entityVersionHashesByName != hashes
-      withKnownIssue("the engine hashes this model version differently from Core Data", isIntermittent: true) {
-        #expect(model.entityVersionHashesByName == hashes, "\(store.store): the cache's model is not the one that made the store")
-        #expect(StoreModelCache.read(url: url)?.entityVersionHashesByName == hashes, "\(store.store)")
-      } when: {
-        bundledHashesDiffer
-      }
+      #expect(model.entityVersionHashesByName == hashes, "\(store.store): the cache's model is not the one that made the store")
+      #expect(StoreModelCache.read(url: url)?.entityVersionHashesByName == hashes, "\(store.store)")
       #expect(try Self.contents(of: folder) == before, "\(store.store): a file was changed or left beside the store")
     }
   }
