@@ -78,16 +78,6 @@ extension PersistentStore {
   ) throws -> PersistentStore {
     try refuseIfNotARegularFile(url)
     var options = requested
-    var readOnlyReason: String?
-    // Core Data's history, before anything is written: tracking it is refused, and without tracking the
-    // store is only read, as Core Data opens it ("Files Core Data wrote").
-    if (try? inspect(url: url, { try PersistentStore.hasCoreDataHistory(in: $0) })) == true {
-      if options.persistentHistoryTracking { throw PersistentStore.coreDataHistoryError(url: url) }
-      if !options.readOnly {
-        options.readOnly = true
-        readOnlyReason = PersistentStore.coreDataHistoryReadOnlyReason
-      }
-    }
     if !options.readOnly {
       // What a process killed at the wrong moment leaves: an unfinished transaction (a hot journal, rolled
       // back as any SQLite writer would), or a store whose creation never committed (finished now).
@@ -96,7 +86,18 @@ extension PersistentStore {
         try finishCreation(url: url, options: options, model: model, entities: entities)
       }
     }
-    var metadata = try readMetadata(url: url)
+    let (found, tables) = try readMetadataAndTables(url: url)
+    var metadata = found
+    // Core Data's history, before a migration or the open writes anything: tracking it is refused, and
+    // without tracking the store is only read, as Core Data opens it ("Files Core Data wrote").
+    var readOnlyReason: String?
+    if tables.contains("ATRANSACTION"), (try? inspect(url: url, { try PersistentStore.hasCoreDataHistory(in: $0) })) == true {
+      if options.persistentHistoryTracking { throw PersistentStore.coreDataHistoryError(url: url) }
+      if !options.readOnly {
+        options.readOnly = true
+        readOnlyReason = PersistentStore.coreDataHistoryReadOnlyReason
+      }
+    }
     var match = model.hashMatch(configuration: configuration, metadata: metadata)
     if match == nil {
       try migrate(
@@ -311,6 +312,11 @@ extension PersistentStore {
 
   /// Reads a store file's metadata without changing the file.
   static func readMetadata(url: URL) throws -> [String: any Sendable] {
+    try readMetadataAndTables(url: url).metadata
+  }
+
+  /// Reads a store file's metadata and the names of its tables without changing the file.
+  static func readMetadataAndTables(url: URL) throws -> (metadata: [String: any Sendable], tables: Set<String>) {
     try refuseIfNotARegularFile(url)
     guard FileManager.default.isReadableFile(atPath: url.path) else {
       throw ObjectGraphError(
@@ -377,13 +383,11 @@ extension PersistentStore {
     // Core Data keeps the store's UUID in its own column, not in the property list (the engine's first stores
     // kept it in both), and reports it among the metadata.
     if let uuid = raw.uuid, !uuid.isEmpty { metadata[StoreMetadataKey.storeUUID] = uuid }
-    return metadata
+    return (metadata, raw.tables)
   }
 
   // MARK: - Refusing what cannot be opened
 
-  /// Refuses a store whose metadata matches the model but whose file lacks tables the model's layout needs
-  /// (dropped by a tool, or a file edited by hand): every fetch and save would fail on it.
   /// Reads what the file at `url`, open in `database`, says of its own layout.
   private static func fileLayout(of database: DatabaseQueue, url: URL) throws -> StoreFileLayout {
     do {
@@ -393,8 +397,9 @@ extension PersistentStore {
     }
   }
 
-  /// Refuses a file that lacks a table its entities are stored in, or a relationship's join table or
-  /// column: reading would find nothing where the store has rows, never an error.
+  /// Refuses a store whose metadata matches the model but whose file lacks a table its entities are stored
+  /// in (dropped by a tool, or a file edited by hand: every fetch and save would fail on it), or a
+  /// relationship's join table or column (reading would find nothing where the store has rows).
   private static func refuseMissingTables(in database: DatabaseQueue, schema: SQLiteSchema, url: URL) throws {
     let present: Set<String>
     do {
