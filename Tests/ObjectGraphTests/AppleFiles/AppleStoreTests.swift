@@ -309,7 +309,7 @@ struct AppleStoreTests {
     "SyncMetadata_V3.sqlite": [
       "CREATE INDEX Z_SyncFeatureEntity_name ON ZSYNCFEATUREENTITY (ZNAME COLLATE BINARY ASC)",
       "CREATE INDEX Z_SyncableSettingsMetadata_key ON ZSYNCABLESETTINGSMETADATA (ZKEY COLLATE BINARY ASC)",
-    ]
+    ],
   ]
 
   /// What `changeAndInsert` did, for the checks on the file.
