@@ -66,8 +66,22 @@ extension PersistentStore {
       newMetadata[key] = value
     }
     if model.versionName == nil { newMetadata[StoreMetadataKey.modelVersionName] = nil }
+    // The store is read with the entity numbers and join-table names it has ("Files Core Data wrote").
+    let source: SQLiteSchema
+    do {
+      source = try SQLiteSchema(
+        reading: try inspect(url: url) { try StoreFileLayout.read(in: $0) }, entities: sourceEntities, layout: layout, url: url)
+    } catch let error as DatabaseError {
+      throw ObjectGraphError.database(.persistentStoreOpen, "Cannot read the tables of \(url.path)", error, url: url)
+    }
+    guard source.unresolved.isEmpty else {
+      throw ObjectGraphError(
+        .persistentStoreIncompatibleSchema,
+        "The store at \(url.path) needs a migration from \(found.origin), but it lacks where these relationships are stored: \(source.unresolved.joined(separator: "; ")). Migrating would lose their members, so nothing was done; the file was left untouched.",
+        url: url)
+    }
     try run(
-      url: url, options: options, source: SQLiteSchema(entities: sourceEntities, layout: layout),
+      url: url, options: options, source: source,
       destination: SQLiteSchema(entities: entities, layout: layout),
       mapping: mapping, metadata: try StoreMetadata.encode(newMetadata), model: StoreModelCache.contents(of: model),
       from: found.origin, sourceHashes: metadata[StoreMetadataKey.versionHashes] as? [String: Data])

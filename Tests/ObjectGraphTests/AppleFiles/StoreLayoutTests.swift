@@ -267,6 +267,52 @@ struct StoreLayoutTests {
     #expect(try rawRows(url, "SELECT count(*) FROM ZDOCUMENT WHERE Z1DOCUMENTS = 1")[0][0] as Int == 0)
   }
 
+  /// Artsy's store of "ArtsyFolio v1.5" migrated to the current "ArtsyFolio v2.4": the inverse-less
+  /// `Album.documents` (a column on `ZDOCUMENT`) becomes a one-to-many with an inverse, and the many-to-many
+  /// `Album.artists` keeps its members; `Album` keeps its renaming identifier from version to version.
+  @Test("A store with Core Data's inverse-less column and numbered join columns migrates with every member", .needsFixtures)
+  func migratesCoreDataLayout() throws {
+    let folder = try TemporaryFolder()
+    let (url, version15) = try Self.copy(
+      folder: "artsy__energy-legacy__ArtsyPartner", model: "ArtsyPartner.xcdatamodeld", version: "ArtsyFolio v1.5",
+      store: "ArtsyPartner_1.6.sqlite", into: folder)
+    let writer = PersistentStoreCoordinator(managedObjectModel: version15)
+    let store = try writer.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(migratePersistentStoresAutomatically: false))
+    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    context.persistentStoreCoordinator = writer
+    try context.performAndWait {
+      let album = ManagedObject(entity: try #require(version15.entitiesByName["Album"]), insertInto: context)
+      album.setValue("favourites", forKey: "slug")
+      let documents = try ["a", "b"].map { slug -> ManagedObject in
+        let document = ManagedObject(entity: try #require(version15.entitiesByName["ShowDocument"]), insertInto: context)
+        document.setValue(slug, forKey: "slug")
+        return document
+      }
+      let artist = ManagedObject(entity: try #require(version15.entitiesByName["Artist"]), insertInto: context)
+      artist.setValue("Hilma", forKey: "name")
+      album.setValue(Set(documents), forKey: "documents")
+      album.setValue(Set([artist]), forKey: "artists")
+      try context.save()
+    }
+    try writer.remove(store)
+    let current = try ManagedObjectModel(
+      contentsOf: try Fixtures.appleStores().appendingPathComponent("artsy__energy-legacy__ArtsyPartner/ArtsyPartner.xcdatamodeld"))
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: current)
+    let migrated = try coordinator.addPersistentStore(type: .sqlite, at: url)
+    let reader = ManagedObjectContext(concurrencyType: .privateQueue)
+    reader.persistentStoreCoordinator = coordinator
+    try reader.performAndWait {
+      let album = try #require(try reader.fetch(FetchRequest<ManagedObject>(entityName: "Album")).first)
+      let documents = try #require(album.value(forKey: "documents") as? Set<ManagedObject>)
+      #expect(documents.compactMap { $0.value(forKey: "slug") as? String }.sorted() == ["a", "b"])
+      #expect(documents.allSatisfy { $0.value(forKey: "album") as? ManagedObject === album })
+      let artists = try #require(album.value(forKey: "artists") as? Set<ManagedObject>)
+      #expect(artists.compactMap { $0.value(forKey: "name") as? String } == ["Hilma"])
+    }
+    try coordinator.remove(migrated)
+    #expect(try rawRows(url, "PRAGMA integrity_check")[0][0] as String == "ok")
+  }
+
   // MARK: - Helpers
 
   /// A copy of a fixture store (with its `-wal` and `-shm` when it has them) and the model version named.
