@@ -309,13 +309,20 @@ struct RenamingIdentifierTests {
     try Fixtures.appleStores().appendingPathComponent("artsy__energy-legacy__ArtsyPartner")
   }
 
+  /// The Artsy app's `.xcdatamodeld`.
+  static func artsyBundle() throws -> URL { try artsy().appendingPathComponent("ArtsyPartner.xcdatamodeld") }
+
+  /// One version of the Artsy app's model, by name.
+  static func artsyVersion(_ name: String) throws -> ManagedObjectModel {
+    try #require(try ManagedObjectModel.versions(in: try artsyBundle()).first { $0.name == name }?.model)
+  }
+
   @Test(
     "the real ArtsyFolio models: every entity of v2.0 maps to the v2.4 entity of the same identifier (Album keeps elementID Collection)",
     .needsFixtures)
   func artsyMappingByIdentifier() throws {
-    let versions = try ManagedObjectModel.versions(in: try Self.artsy().appendingPathComponent("ArtsyPartner.xcdatamodeld"))
-    let v20 = try #require(versions.first { $0.name == "ArtsyFolio v2.0" }?.model)
-    let v24 = try #require(versions.first { $0.name == "ArtsyFolio v2.4" }?.model)
+    let v20 = try Self.artsyVersion("ArtsyFolio v2.0")
+    let v24 = try Self.artsyVersion("ArtsyFolio v2.4")
     let mapping = try InferredMapping.infer(from: v20.entities, to: v24.entities)
     for entity in v20.entities {
       let destination = try #require(v24.entitiesByName[entity.name])
@@ -329,9 +336,8 @@ struct RenamingIdentifierTests {
   @Test(
     "a store the engine made with ArtsyFolio v2.0 migrates to the current v2.4 keeping its Album and User rows and values", .needsFixtures)
   func artsyEngineStoreMigrates() throws {
-    let bundle = try Self.artsy().appendingPathComponent("ArtsyPartner.xcdatamodeld")
-    let versions = try ManagedObjectModel.versions(in: bundle)
-    let v20 = try #require(versions.first { $0.name == "ArtsyFolio v2.0" }?.model)
+    let bundle = try Self.artsyBundle()
+    let v20 = try Self.artsyVersion("ArtsyFolio v2.0")
     let url = try TemporaryFolder().appending("Artsy.sqlite")
     try Self.write(v20, at: url) { context, entities in
       let album = ManagedObject(entity: try entities("Album"), insertInto: context)
@@ -359,9 +365,8 @@ struct RenamingIdentifierTests {
     "a store the engine made with ArtsyPartner 5, whose name sorts after the current ArtsyFolio v2.4, is no longer refused as newer: only its real change (Album.cover from Artwork to Image) is",
     .needsFixtures)
   func artsyPartner5IsNotRefusedAsNewer() throws {
-    let bundle = try Self.artsy().appendingPathComponent("ArtsyPartner.xcdatamodeld")
-    let versions = try ManagedObjectModel.versions(in: bundle)
-    let partner5 = try #require(versions.first { $0.name == "ArtsyPartner 5" }?.model)
+    let bundle = try Self.artsyBundle()
+    let partner5 = try Self.artsyVersion("ArtsyPartner 5")
     let url = try TemporaryFolder().appending("Partner5.sqlite")
     try Self.write(partner5, at: url) { context, entities in
       ManagedObject(entity: try entities("Collection"), insertInto: context).setValue("Early works", forKey: "name")
@@ -456,7 +461,7 @@ struct RenamingIdentifierTests {
     }
     let before = try snapshot()
     #expect(before.values.map(\.count).reduce(0, +) == 2, "the fixture's row and the Album")
-    let bundle = try Self.artsy().appendingPathComponent("ArtsyPartner.xcdatamodeld")
+    let bundle = try Self.artsyBundle()
     let current = try ManagedObjectModel(contentsOf: bundle)
     #expect(current.versionName == "ArtsyFolio v2.4")
     let context = try M.open(current, at: url, options: StoreOptions())
