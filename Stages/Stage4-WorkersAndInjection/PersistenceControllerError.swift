@@ -12,8 +12,8 @@ import ObjectGraph
 ///   switch result {
 ///   case .success:
 ///     showNotes()
-///   case .failure(.storeNotLoaded(let cause)) where cause.code == .persistentStoreIncompatibleVersionHash:
-///     show("These notes were saved by a newer version of the app. Please update it.")
+///   case .failure(.storeNotLoaded(let cause)) where cause.code == .migrationMissingSourceModel:
+///     show("These notes were saved by a version of the app this one cannot read. Please update it.")
 ///   case .failure(let error):
 ///     show("Your notes cannot be opened: \(error)")
 ///   }
@@ -40,8 +40,8 @@ public enum PersistenceControllerError: Error, Sendable, CustomStringConvertible
   /// The coordinator refused the store, or its migration failed; the file is left exactly as it was.
   ///
   /// The engine's error tells which, by its `code`: 134100 (`persistentStoreIncompatibleVersionHash`),
-  /// the store was made by a newer model than the app's; 134130 (`migrationMissingSourceModel`), no
-  /// model matches the store; 134140 (`migrationMissingMappingModel`), the change between the versions
+  /// the store needs a migration and automatic migration is off; 134130 (`migrationMissingSourceModel`), no
+  /// model matches the store (not one of the app's versions, nor the copy the store keeps); 134140 (`migrationMissingMappingModel`), the change between the versions
   /// cannot be inferred; 134110 (`migration`), a migration started and failed (a full disk, say); 134000
   /// (`persistentStoreInvalidType`), the file is not a store; 134080 (`persistentStoreOpen`), the file or
   /// its folder cannot be opened or written.

@@ -2,17 +2,23 @@ import Foundation
 
 /// The mapping Core Data would infer between two versions of a model, for a lightweight migration.
 ///
-/// Each entity of the new model takes its rows from the entity of the old model whose name is its
-/// renaming identifier (Xcode's "Renaming ID", `elementID` in the file), or else its own name; each
-/// stored property takes its values the same way, from a property of that source entity (inherited ones
-/// included). Whatever has no source is new: new entities start empty, new attributes start with their
-/// default value, new relationships start empty. Old entities and properties nothing maps from are
-/// dropped.
+/// Entities and properties are matched identifier to identifier, as Core Data documents for
+/// `NSEntityDescription.renamingIdentifier` and `NSPropertyDescription.renamingIdentifier`: an element's
+/// identifier is its renaming identifier (Xcode's "Renaming ID", `elementID` in the file), or its name
+/// when it has none, on both sides. Each entity of the new model takes its rows from the entity of the old
+/// model that has the same identifier; each stored property takes its values from the stored property of
+/// that source entity (inherited ones included) that has the same identifier. So an entity that keeps its
+/// `elementID` from version to version (Xcode copies it into each new version) maps to itself, and a
+/// rename chain (`color` → `paintColor` with identifier `color` → `shade` with identifier `color`) maps
+/// from any version to any other. Whatever has no source is new: new entities start empty, new attributes
+/// start with their default value, new relationships start empty. Old entities and properties nothing
+/// maps from are dropped.
 ///
 /// Inference refuses, with error 134140 (`migrationMissingMappingModel`) naming the entity, the property and
 /// the change, what Core Data cannot infer either: an attribute whose type changed (String to Integer 64),
 /// a property that turned from an attribute into a relationship or back, a relationship whose destination
-/// is no longer the entity its values point to, two new entities or properties claiming the same old one.
+/// is no longer the entity its values point to, two new entities or properties claiming the same old one,
+/// two old entities or properties that share the identifier a new one looks for.
 struct InferredMapping: Sendable {
   /// Where one entity of the new model takes its rows from.
   struct EntityMapping: Sendable {
@@ -21,6 +27,9 @@ struct InferredMapping: Sendable {
     let source: EntityDescription?
     /// Per slot of the destination's layout: the old entity's slot its values come from, or `nil`.
     let sourceSlots: [EntityLayout.Slot?]
+    /// Slots of relationships whose destination narrowed to a subentity of the entity that takes the old
+    /// destination's rows: the migration carries them only when no member is outside the new destination.
+    var narrowedSlots: Set<Int> = []
   }
 
   /// One mapping per entity of the new model (of the store's configuration), in the model's order.
@@ -41,16 +50,22 @@ struct InferredMapping: Sendable {
   static func infer(from sourceEntities: [EntityDescription], to destinationEntities: [EntityDescription]) throws
     -> InferredMapping
   {
-    let sourcesByName = Dictionary(sourceEntities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    let sourcesByIdentifier = Dictionary(grouping: sourceEntities, by: identifier(of:))
     var claimedBy: [String: String] = [:]
     var pairs: [(EntityDescription, EntityDescription?)] = []
     for destination in destinationEntities {
-      let sourceName = destination.renamingIdentifier ?? destination.name
-      let source = sourcesByName[sourceName]
+      let wanted = identifier(of: destination)
+      let candidates = sourcesByIdentifier[wanted] ?? []
+      if candidates.count > 1 {
+        throw refusal(
+          "\(destination.name) has the identifier '\(wanted)', which the old entities \(candidates.map(\.name).sorted().joined(separator: " and ")) share, so which one's rows it takes is ambiguous. Give the old model's entities different renaming identifiers."
+        )
+      }
+      let source = candidates.first
       if let source {
         if let other = claimedBy[source.name] {
           throw refusal(
-            "\(other) and \(destination.name) both take their rows from \(source.name) (by name or renaming identifier). Give only one of them that renaming identifier."
+            "\(other) and \(destination.name) both take their rows from \(source.name) (by the identifier '\(wanted)', the renaming identifier or else the name). Give only one of them that identifier."
           )
         }
         claimedBy[source.name] = destination.name
@@ -61,10 +76,8 @@ struct InferredMapping: Sendable {
       pairs.compactMap { pair in pair.1.map { (ObjectIdentifier($0), pair.0.name) } }, uniquingKeysWith: { first, _ in first })
     var entities: [EntityMapping] = []
     for (destination, source) in pairs {
-      entities.append(
-        EntityMapping(
-          destination: destination, source: source,
-          sourceSlots: try sourceSlots(of: destination, from: source, renamed: renamed)))
+      let slots = try sourceSlots(of: destination, from: source, renamed: renamed)
+      entities.append(EntityMapping(destination: destination, source: source, sourceSlots: slots.slots, narrowedSlots: slots.narrowed))
     }
     return InferredMapping(entities: entities)
   }
@@ -72,41 +85,48 @@ struct InferredMapping: Sendable {
   /// Matches each stored slot of `destination` with the slot of `source` it takes its values from.
   private static func sourceSlots(
     of destination: EntityDescription, from source: EntityDescription?, renamed: [ObjectIdentifier: String]
-  ) throws -> [EntityLayout.Slot?] {
+  ) throws -> (slots: [EntityLayout.Slot?], narrowed: Set<Int>) {
     let slots = destination.layout.slots
-    guard let source else { return slots.map { _ in nil } }
-    let sourceLayout = source.layout
+    guard let source else { return (slots.map { _ in nil }, []) }
+    let sourceSlotsByIdentifier = Dictionary(grouping: source.layout.slots.filter(\.isPersistent), by: identifier(of:))
     var result: [EntityLayout.Slot?] = []
+    var narrowed: Set<Int> = []
     var claimedBy: [String: String] = [:]
     for slot in slots {
       guard slot.isPersistent else {
         result.append(nil)
         continue
       }
-      let renamingIdentifier = slot.attribute?.renamingIdentifier ?? slot.relationship?.renamingIdentifier
-      let sourceName = renamingIdentifier ?? slot.name
-      guard let index = sourceLayout.indexByName[sourceName], sourceLayout.slots[index].isPersistent else {
+      let wanted = identifier(of: slot)
+      let candidates = sourceSlotsByIdentifier[wanted] ?? []
+      if candidates.count > 1 {
+        throw refusal(
+          "\(destination.name).\(slot.name) has the identifier '\(wanted)', which the old properties \(candidates.map { "\(source.name).\($0.name)" }.sorted().joined(separator: " and ")) share, so which one's values it takes is ambiguous. Give the old model's properties different renaming identifiers."
+        )
+      }
+      guard let old = candidates.first else {
         result.append(nil)
         continue
       }
-      let old = sourceLayout.slots[index]
       if let other = claimedBy[old.name] {
         throw refusal(
           "\(destination.name).\(other) and \(destination.name).\(slot.name) both take their values from \(source.name).\(old.name). Give only one of them that renaming identifier."
         )
       }
       claimedBy[old.name] = slot.name
-      try check(slot, of: destination, against: old, of: source, renamed: renamed)
+      if try check(slot, of: destination, against: old, of: source, renamed: renamed) { narrowed.insert(slot.index) }
       result.append(old)
     }
-    return result
+    return (result, narrowed)
   }
 
-  /// Refuses a change of a property that a lightweight migration cannot carry over.
+  /// Refuses a change of a property that a lightweight migration cannot carry over. Returns whether the
+  /// property is a relationship whose destination narrowed to a subentity of the entity that takes the old
+  /// destination's rows (its members are checked against the store's rows when the migration is planned).
   private static func check(
     _ slot: EntityLayout.Slot, of destination: EntityDescription, against old: EntityLayout.Slot, of source: EntityDescription,
     renamed: [ObjectIdentifier: String]
-  ) throws {
+  ) throws -> Bool {
     let property = "\(destination.name).\(slot.name)"
     let was = old.name == slot.name ? "" : " (renamed from \(source.name).\(old.name))"
     switch (slot.attribute, old.attribute) {
@@ -116,7 +136,7 @@ struct InferredMapping: Sendable {
           "\(property)\(was) changed type from \(previous.attributeType.xcodeName) to \(new.attributeType.xcodeName); a lightweight migration cannot convert values. Keep the type and add a new attribute, or migrate the values yourself."
         )
       }
-      return
+      return false
     case (nil, nil):
       break
     case (_?, nil):
@@ -129,16 +149,33 @@ struct InferredMapping: Sendable {
       )
     }
     guard let newDestination = slot.relationship?.destinationEntity, let oldDestination = old.relationship?.destinationEntity
-    else { return }
+    else { return false }
     // The values are rows of the old destination: they must be rows of the new destination (or of one of
     // its subentities) after the migration.
     let carriedTo = renamed[ObjectIdentifier(oldDestination)]
     let accepted = Set(newDestination.selfAndDescendants.map(\.name))
-    guard let carriedTo, accepted.contains(carriedTo) else {
-      throw refusal(
-        "\(property)\(was) pointed to \(oldDestination.name) and now points to \(newDestination.name), which does not take the rows of \(oldDestination.name). Point it to the entity that does, or give \(newDestination.name) the renaming identifier \(oldDestination.name)."
-      )
+    if let carriedTo, accepted.contains(carriedTo) { return false }
+    // Or the destination narrowed to a subentity of the entity that takes them (ArtsyFolio v2.1 points
+    // Show.installationImages at InstallShotImage, new below Image): Core Data infers that mapping
+    // (the app's own migration test opens its v2.0 store so); a member that is not of the new
+    // destination is refused when the migration is planned, never dropped.
+    var ancestor = newDestination.superentity
+    while let current = ancestor {
+      if current.name == carriedTo { return true }
+      ancestor = current.superentity
     }
+    throw refusal(
+      "\(property)\(was) pointed to \(oldDestination.name) and now points to \(newDestination.name), which does not take the rows of \(oldDestination.name). Point it to the entity that does, or give \(newDestination.name) the renaming identifier \(oldDestination.name)."
+    )
+  }
+
+  /// An entity's identifier for matching: its renaming identifier, or its name when it has none (Core
+  /// Data's `NSEntityDescription.renamingIdentifier` returns the name when none is set).
+  static func identifier(of entity: EntityDescription) -> String { entity.renamingIdentifier ?? entity.name }
+
+  /// A stored property's identifier for matching: its renaming identifier, or its name when it has none.
+  static func identifier(of slot: EntityLayout.Slot) -> String {
+    slot.attribute?.renamingIdentifier ?? slot.relationship?.renamingIdentifier ?? slot.name
   }
 
   private static func refusal(_ message: String) -> ObjectGraphError {

@@ -10,9 +10,13 @@ import Foundation
 /// 3. the copy of its model that the engine keeps inside every store file it writes (Core Data's
 ///    `Z_MODELCACHE`), so that a store is never stranded when the app no longer ships the old version.
 ///
-/// A store made by a *newer* version of the model than the app's (a later version of the same
-/// `.xcdatamodeld`, as named in the store's metadata) is refused with error 134100 and left alone: a
-/// lightweight migration only moves forward.
+/// Versions have no order, as in Core Data: any version whose hashes match the store is the source, and
+/// the app's current version is the destination, whichever of the two the names would sort first (a
+/// store made with `ArtsyPartner 5` migrates to the current `ArtsyFolio v2.4`, and a store written by a
+/// later release migrates back to the version an older release has, when the change can be inferred).
+/// When several versions of the `.xcdatamodeld` match (their hashes are equal: they differ only in what
+/// the hashes leave out, such as renaming identifiers), the one the store's metadata names
+/// (``StoreMetadataKey/modelVersionName``) is taken, else the first in the bundle's order.
 enum MigrationSource {
   /// A model that matches the store, and where it was found (for messages).
   struct Found {
@@ -28,8 +32,7 @@ enum MigrationSource {
   ///   - given: models the caller passed.
   ///   - storedModel: reads the model kept in the store (`nil` when it has none); called only when needed.
   ///   - url: the store file, for messages.
-  /// - Throws: 134100 for a store from a newer model version; 134130 when no model matches; the errors of
-  ///   loading the `.xcdatamodeld`'s versions.
+  /// - Throws: 134130 when no model matches; the errors of loading the `.xcdatamodeld`'s versions.
   static func find(
     metadata: [String: any Sendable], configuration: String?, destination: ManagedObjectModel,
     given: [ManagedObjectModel], storedModel: () throws -> ManagedObjectModel?, url: URL
@@ -39,36 +42,15 @@ enum MigrationSource {
       return Found(model: model, origin: "source model \(index + 1) passed in the store options")
     }
     let versions = try siblingVersions(of: destination)
-    let currentName = destination.versionName
-    let currentIndex = versions.lastIndex { $0.name == currentName }
+    let matching = versions.filter { $0.model.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata) }
     let storeVersionName = metadata[StoreMetadataKey.modelVersionName] as? String
-    if let index = versions.lastIndex(where: {
-      $0.model.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata)
-    }) {
-      let version = versions[index]
-      if let currentIndex, index > currentIndex {
-        throw newer(url: url, storeVersion: version.name, currentVersion: versions[currentIndex].name)
-      }
+    if let version = matching.first(where: { $0.name == storeVersionName }) ?? matching.first {
       return Found(model: version.model, origin: "model version '\(version.name)'")
-    }
-    if let storeVersionName, let currentName, !versions.contains(where: { $0.name == storeVersionName }),
-      stem(of: storeVersionName) == stem(of: currentName), XcodeModelLoader.naturallyOrdered(currentName, storeVersionName)
-    {
-      throw newer(url: url, storeVersion: storeVersionName, currentVersion: currentName)
     }
     if let stored = try storedModel(), stored.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata) {
       return Found(model: stored, origin: "the model kept in the store")
     }
     throw missing(url: url, metadata: metadata, versions: versions.map(\.name), given: given.count)
-  }
-
-  /// A version name without its trailing number: `DataModel` for `DataModel 3`. Only a version of the same
-  /// stem as the app's current one can be a later version of the same model; a store from another model
-  /// altogether (`Archive`) is not called newer, whatever its name sorts after.
-  private static func stem(of name: String) -> Substring {
-    var stem = Substring(name)
-    while let last = stem.last, last.isNumber || last == " " || last == "_" || last == "-" { stem = stem.dropLast() }
-    return stem
   }
 
   /// The versions of the `.xcdatamodeld` a model was read from, or none for a model made in code or read
@@ -86,13 +68,6 @@ enum MigrationSource {
       return []
     }
     return try ManagedObjectModel.versions(in: bundle)
-  }
-
-  private static func newer(url: URL, storeVersion: String, currentVersion: String) -> ObjectGraphError {
-    ObjectGraphError(
-      .persistentStoreIncompatibleVersionHash,
-      "The store at \(url.path) was made with model version '\(storeVersion)', newer than this app's current version '\(currentVersion)'. A migration only goes forward: open the store with an app that has '\(storeVersion)', or make '\(storeVersion)' the current version. The file was left untouched.",
-      url: url)
   }
 
   private static func missing(url: URL, metadata: [String: any Sendable], versions: [String], given: Int) -> ObjectGraphError {

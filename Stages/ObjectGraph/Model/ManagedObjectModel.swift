@@ -114,8 +114,8 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
   public var sourceURL: URL? { state.read(\.sourceURL) }
 
   /// The name of the Xcode model version the model was read from (`DataModel 2` for
-  /// `DataModel 2.xcdatamodel`), or `nil` for a model made in code. Migration uses it to tell an older store
-  /// from a newer one.
+  /// `DataModel 2.xcdatamodel`), or `nil` for a model made in code. A store records it
+  /// (``StoreMetadataKey/modelVersionName``), for a migration to choose among versions with equal hashes.
   var versionName: String? { state.read(\.versionName) }
 
   /// What the Xcode model loader found odd and read as Core Data reads it (for example a Boolean default written

@@ -11,8 +11,9 @@ public enum StoreMetadataKey {
   /// The model's version identifiers, `[String]`.
   public static let versionIdentifiers = "NSStoreModelVersionIdentifiers"
   /// The name of the Xcode model version the store was made with or last migrated to (`"DataModel 2"`),
-  /// when the model was read from a `.xcdatamodeld`. An ObjectGraph addition: it lets a migration tell a
-  /// store made by a newer version of the app (refused, error 134100) from an older one.
+  /// when the model was read from a `.xcdatamodeld`. An ObjectGraph addition: when several versions have
+  /// the store's hashes (they differ only in what the hashes leave out, such as renaming identifiers), a
+  /// migration takes the one named here as its source.
   public static let modelVersionName = "ObjectGraphModelVersionName"
   /// The version of the engine's store format: 1 for the stores it wrote before it followed Core Data's
   /// layout exactly, 2 since. Core Data's own stores have none (and follow Core Data's layout).

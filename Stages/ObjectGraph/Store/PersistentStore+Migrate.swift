@@ -9,7 +9,8 @@ extension PersistentStore {
   /// version → 134100); inference off → 134140; a change that cannot be inferred → 134140. Then the whole
   /// migration runs in one exclusive SQLite transaction on the file itself: SQLite's journal makes it all or
   /// nothing, also when the process dies halfway (the next open rolls the journal back). A failure inside
-  /// the transaction (a full disk, a required value rows do not have) is 134110.
+  /// the transaction (a full disk, a required value rows do not have, an entity of both versions whose rows
+  /// would not all come through) is 134110.
   static func migrate(
     url: URL, metadata: [String: any Sendable], configuration: String?, options: StoreOptions, model: ManagedObjectModel,
     entities: [EntityDescription], incompatibility: @autoclosure () -> ObjectGraphError
@@ -125,6 +126,7 @@ extension PersistentStore {
             source: source, destination: destination, mapping: mapping, primaryKeyMaxima: maxima, metadata: metadata, model: model,
             url: url,
             db: db)
+          let rowsIn = try plan.countRowsIn(db)
           // The commit counts as the last unit: 1 is reported only once the migration is on disk.
           let total = plan.totalWeight + 1
           finalTotal = total
@@ -145,6 +147,7 @@ extension PersistentStore {
               done = start + step.weight
             }
           }
+          try plan.checkRowsOut(against: rowsIn, db: db, from: origin)
           return .commit
         }
       }

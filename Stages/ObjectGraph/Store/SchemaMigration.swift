@@ -23,6 +23,11 @@ import GRDB
 ///
 /// A table whose rows would have to move to another table (an entity leaving or joining a hierarchy that
 /// has rows elsewhere) is not planned: the migration is refused (error 134140) and the store left as it was.
+///
+/// Whatever the plan, no entity that exists in both versions loses or gains a row: ``carried`` lists every
+/// entity of the new model that takes the rows of an old one, and the transaction that runs the plan counts
+/// their rows before (``countRowsIn(_:)``) and after (``checkRowsOut(against:db:from:)``), refusing with
+/// 134110 and writing nothing when a count differs.
 struct SchemaMigration {
   /// One unit of work, weighed in rows for progress.
   struct Step {
@@ -35,7 +40,20 @@ struct SchemaMigration {
     let weight: Int64
   }
 
+  /// An entity of the new model that takes the rows of an entity of the old one: where its rows are
+  /// before the migration (table and `Z_ENT`) and where they must all be after it.
+  struct CarriedEntity {
+    let source: String
+    let sourceTable: String
+    let sourceNumber: Int64
+    let destination: String
+    let table: String
+    let number: Int64
+  }
+
   private(set) var steps: [Step] = []
+  /// Every entity whose rows the migration carries over, in the new model's entity-number order.
+  private(set) var carried: [CarriedEntity] = []
   private let source: SQLiteSchema
   private let destination: SQLiteSchema
   private let mapping: InferredMapping
@@ -60,6 +78,16 @@ struct SchemaMigration {
     for table in source.tables.keys.sorted() {
       rowCounts[table] = try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)") ?? 0
     }
+    for entity in destination.entities.values.sorted(by: { $0.number < $1.number }) {
+      guard let old = mapping.mapping(of: entity.entity)?.source, let oldMapping = source.byIdentity[ObjectIdentifier(old)] else {
+        continue
+      }
+      carried.append(
+        CarriedEntity(
+          source: old.name, sourceTable: oldMapping.table, sourceNumber: oldMapping.number, destination: entity.entity.name,
+          table: entity.table, number: entity.number))
+    }
+    try checkNarrowedRelationships(db: db)
     let pairs = try pairTables()
     var tablePlans: [TablePlan] = []
     for (destinationTable, sourceTable) in pairs.inPlace.sorted(by: { $0.key < $1.key }) {
@@ -69,6 +97,75 @@ struct SchemaMigration {
     try planPhases(tablePlans: tablePlans, joins: joins, pairs: pairs, db: db)
     planBookkeeping(tablePlans: tablePlans, primaryKeyMaxima: primaryKeyMaxima, metadata: metadata)
     for statement in StoreModelCache.replaceStatements { add(statement, statement.contains("?") ? [model] : []) }
+  }
+
+  // MARK: - Rows in, rows out
+
+  /// The rows of each ``carried`` entity before the migration, counted by the old entity's `Z_ENT` in the
+  /// old table (its own rows, not its subentities': each of those is carried, and counted, on its own).
+  func countRowsIn(_ db: Database) throws -> [Int64] {
+    try carried.map {
+      try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM \($0.sourceTable) WHERE Z_ENT = ?", arguments: [$0.sourceNumber]) ?? 0
+    }
+  }
+
+  /// Counts the rows of each ``carried`` entity after the migration's steps, in the new table under the new
+  /// `Z_ENT`, and refuses (134110) when a count differs from `rowsIn`: the transaction rolls back and the
+  /// store keeps every row.
+  func checkRowsOut(against rowsIn: [Int64], db: Database, from origin: String) throws {
+    for (entity, before) in zip(carried, rowsIn) {
+      let after = try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM \(entity.table) WHERE Z_ENT = ?", arguments: [entity.number]) ?? 0
+      guard after != before else { continue }
+      let renamed = entity.source == entity.destination ? "" : " (\(entity.source) in the store's version)"
+      throw ObjectGraphError(
+        .migration,
+        "The migration of the store at \(url.storePath) from \(origin) would leave \(entity.destination)\(renamed) with \(after) row(s) where the store has \(before): an inferred migration never drops or adds rows of an entity both versions have. Nothing was written. Check the store's rows (\(entity.sourceTable).Z_ENT) against its Z_PRIMARYKEY, and report the models and the store if they agree.",
+        url: url)
+    }
+  }
+
+  // MARK: - Narrowed relationships
+
+  /// Refuses (134140) a relationship whose destination narrowed to a subentity (see
+  /// ``InferredMapping/EntityMapping/narrowedSlots``) when the store has links to members that are not of
+  /// the new destination: such a link has no place after the migration, and is never dropped silently.
+  private func checkNarrowedRelationships(db: Database) throws {
+    for entityMapping in mapping.entities {
+      guard let oldOwner = entityMapping.source.flatMap({ source.byIdentity[ObjectIdentifier($0)] }) else { continue }
+      for index in entityMapping.narrowedSlots.sorted() {
+        let slot = entityMapping.destination.layout.slots[index]
+        guard let old = entityMapping.sourceSlots[index], let oldTarget = old.relationship?.destinationEntity,
+          let oldTargetMapping = source.byIdentity[ObjectIdentifier(oldTarget)],
+          let newTarget = slot.relationship?.destinationEntity
+        else { continue }
+        let accepted = source.entities.values.filter { candidate in
+          mapping.destination(of: candidate.entity).map { $0.isKind(of: newTarget) } ?? false
+        }.map(\.number)
+        let outside = accepted.isEmpty ? "1" : "X.Z_ENT NOT IN (\(accepted.sorted().map(String.init).joined(separator: ", ")))"
+        let targets = oldTargetMapping.numbersIncludingSubentities.map(String.init).joined(separator: ", ")
+        let sql: String
+        switch oldOwner.storage[old.index] {
+        case .toOne(let column, _):
+          let owners = oldOwner.numbersIncludingSubentities.map(String.init).joined(separator: ", ")
+          sql =
+            "SELECT COUNT(*) FROM \(oldOwner.table) AS T JOIN \(oldTargetMapping.table) AS X ON X.Z_PK = T.\(column) WHERE T.Z_ENT IN (\(owners)) AND X.Z_ENT IN (\(targets)) AND \(outside)"
+        case .foreignKeyOnDestination(let column, _):
+          sql =
+            "SELECT COUNT(*) FROM \(oldTargetMapping.table) AS X WHERE X.\(column) IS NOT NULL AND X.Z_ENT IN (\(targets)) AND \(outside)"
+        case .joinTable(let join, let isOwner):
+          sql =
+            "SELECT COUNT(*) FROM \(join.name) AS J JOIN \(oldTargetMapping.table) AS X ON X.Z_PK = J.\(isOwner ? join.destinationColumn : join.sourceColumn) WHERE X.Z_ENT IN (\(targets)) AND \(outside)"
+        case .column, .none:
+          continue
+        }
+        let links = try Int64.fetchOne(db, sql: sql) ?? 0
+        guard links > 0 else { continue }
+        throw ObjectGraphError(
+          .migrationMissingMappingModel,
+          "Cannot infer a mapping model: \(entityMapping.destination.name).\(slot.name) pointed to \(oldTarget.name) and now points to \(newTarget.name), below it, but \(links) of its links in the store at \(url.storePath) point to objects that are not \(newTarget.name). A lightweight migration cannot carry them and does not drop them. Migrate with a mapping model, or remove those links with the old version first. The store was left as it was.",
+          url: url)
+      }
+    }
   }
 
   // MARK: - Tables
