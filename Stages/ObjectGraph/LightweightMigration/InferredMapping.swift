@@ -27,8 +27,9 @@ struct InferredMapping: Sendable {
     let source: EntityDescription?
     /// Per slot of the destination's layout: the old entity's slot its values come from, or `nil`.
     let sourceSlots: [EntityLayout.Slot?]
-    /// Slots of relationships whose destination narrowed to a subentity of the entity that takes the old
-    /// destination's rows: the migration carries them only when no member is outside the new destination.
+    /// Slots of relationships whose destination changed (narrowed to a subentity of the entity that takes the
+    /// old destination's rows, or another entity): the migration carries them only when no member is outside
+    /// the new destination.
     var narrowedSlots: Set<Int> = []
   }
 
@@ -121,8 +122,9 @@ struct InferredMapping: Sendable {
   }
 
   /// Refuses a change of a property that a lightweight migration cannot carry over. Returns whether the
-  /// property is a relationship whose destination narrowed to a subentity of the entity that takes the old
-  /// destination's rows (its members are checked against the store's rows when the migration is planned).
+  /// property is a relationship whose destination changed, to a subentity of the entity that takes the old
+  /// destination's rows or to another entity (its members are checked against the store's rows when the
+  /// migration is planned).
   private static func check(
     _ slot: EntityLayout.Slot, of destination: EntityDescription, against old: EntityLayout.Slot, of source: EntityDescription,
     renamed: [ObjectIdentifier: String]
@@ -155,18 +157,12 @@ struct InferredMapping: Sendable {
     let carriedTo = renamed[ObjectIdentifier(oldDestination)]
     let accepted = Set(newDestination.selfAndDescendants.map(\.name))
     if let carriedTo, accepted.contains(carriedTo) { return false }
-    // Or the destination narrowed to a subentity of the entity that takes them (ArtsyFolio v2.1 points
-    // Show.installationImages at InstallShotImage, new below Image): Core Data infers that mapping
-    // (the app's own migration test opens its v2.0 store so); a member that is not of the new
-    // destination is refused when the migration is planned, never dropped.
-    var ancestor = newDestination.superentity
-    while let current = ancestor {
-      if current.name == carriedTo { return true }
-      ancestor = current.superentity
-    }
-    throw refusal(
-      "\(property)\(was) pointed to \(oldDestination.name) and now points to \(newDestination.name), which does not take the rows of \(oldDestination.name). Point it to the entity that does, or give \(newDestination.name) the renaming identifier \(oldDestination.name)."
-    )
+    // Or the destination changed: narrowed to a subentity of the entity that takes them (ArtsyFolio v2.1
+    // points Show.installationImages at InstallShotImage, new below Image), or moved to another entity
+    // (ArtsyFolio v2.0 points Album.cover at Image, v1.5 at Artwork). Core Data infers both (the app's own
+    // migration tests open its v1.6 and v2.0 stores so); a member that is not of the new destination is
+    // refused when the migration is planned, with nothing written, never dropped.
+    return true
   }
 
   /// An entity's identifier for matching: its renaming identifier, or its name when it has none (Core

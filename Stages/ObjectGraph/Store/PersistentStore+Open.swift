@@ -100,6 +100,12 @@ extension PersistentStore {
     }
     var match = model.hashMatch(configuration: configuration, metadata: metadata)
     if match == nil {
+      if let readOnlyReason, options.migratePersistentStoresAutomatically {
+        throw ObjectGraphError(
+          .persistentStoreIncompatibleVersionHash,
+          "The store at \(url.path) was made with another version of the model and needs a migration, but it was opened read-only: \(readOnlyReason). The file was left untouched.",
+          url: url)
+      }
       try migrate(
         url: url, metadata: metadata, configuration: configuration, options: options, model: model, entities: entities,
         incompatibility: incompatibility(url: url, metadata: metadata, entities: entities))

@@ -126,8 +126,8 @@ struct SchemaMigration {
 
   // MARK: - Narrowed relationships
 
-  /// Refuses (134140) a relationship whose destination narrowed to a subentity (see
-  /// ``InferredMapping/EntityMapping/narrowedSlots``) when the store has links to members that are not of
+  /// Refuses (134140) a relationship whose destination changed (narrowed to a subentity, or another entity:
+  /// see ``InferredMapping/EntityMapping/narrowedSlots``) when the store has links to members that are not of
   /// the new destination: such a link has no place after the migration, and is never dropped silently.
   private func checkNarrowedRelationships(db: Database) throws {
     for entityMapping in mapping.entities {
@@ -152,9 +152,9 @@ struct SchemaMigration {
         case .foreignKeyOnDestination(let column, _):
           sql =
             "SELECT COUNT(*) FROM \(oldTargetMapping.table) AS X WHERE X.\(column) IS NOT NULL AND X.Z_ENT IN (\(targets)) AND \(outside)"
-        case .joinTable(let join, let isOwner):
+        case .joinTable(let join, _):
           sql =
-            "SELECT COUNT(*) FROM \(join.name) AS J JOIN \(oldTargetMapping.table) AS X ON X.Z_PK = J.\(isOwner ? join.destinationColumn : join.sourceColumn) WHERE X.Z_ENT IN (\(targets)) AND \(outside)"
+            "SELECT COUNT(*) FROM \(join.name) AS J JOIN \(oldTargetMapping.table) AS X ON X.Z_PK = J.\(join.destinationColumn) WHERE X.Z_ENT IN (\(targets)) AND \(outside)"
         case .column, .none:
           continue
         }
@@ -162,7 +162,7 @@ struct SchemaMigration {
         guard links > 0 else { continue }
         throw ObjectGraphError(
           .migrationMissingMappingModel,
-          "Cannot infer a mapping model: \(entityMapping.destination.name).\(slot.name) pointed to \(oldTarget.name) and now points to \(newTarget.name), below it, but \(links) of its links in the store at \(url.storePath) point to objects that are not \(newTarget.name). A lightweight migration cannot carry them and does not drop them. Migrate with a mapping model, or remove those links with the old version first. The store was left as it was.",
+          "Cannot infer a mapping model: \(entityMapping.destination.name).\(slot.name) pointed to \(oldTarget.name) and now points to \(newTarget.name), but \(links) of its links in the store at \(url.storePath) point to objects that are not \(newTarget.name). A lightweight migration cannot carry them and does not drop them. Migrate with a mapping model, or remove those links with the old version first. The store was left as it was.",
           url: url)
       }
     }
@@ -388,7 +388,7 @@ struct SchemaMigration {
           "(SELECT MIN(X.Z_PK) FROM \(oldTargetMapping.table) AS X WHERE X.\(foreignKey) = T.Z_PK AND X.Z_ENT IN (\(oldTargetMapping.numbersIncludingSubentities.map(String.init).joined(separator: ", "))))"
       }
     default:
-      break
+      value = ownerFromInverse(of: slot, in: plan)
     }
     if let value {
       let temporary = nextTemporaryName("C")
@@ -404,6 +404,31 @@ struct SchemaMigration {
     if let entityColumn {
       plan.added.append((entityColumn, "INTEGER"))
       plan.entityColumns.append((entityColumn, column, targetMapping.table))
+    }
+  }
+
+  /// The owner of a row for a to-one that is new in this version but whose inverse to-many was there
+  /// without an inverse (Artsy's `Document.album`, the new inverse of v1.5's `Album.documents`): the
+  /// members the old to-many held, from its column on this table (Core Data's `Z<n><NAME>`) or its join
+  /// table (the engine's), as Core Data's migration fills the inverse when it sets the to-many. `nil` when
+  /// the inverse was not there either.
+  private func ownerFromInverse(of slot: EntityLayout.Slot, in plan: TablePlan) -> String? {
+    guard let inverse = slot.relationship?.inverseRelationship, inverse.isToMany, let owner = slot.relationship?.destinationEntity,
+      let ownerMapping = mapping.mapping(of: owner), let inverseIndex = owner.layout.index(of: inverse.name),
+      let oldInverse = ownerMapping.sourceSlots[inverseIndex], oldInverse.relationship?.inverseRelationship == nil,
+      let oldOwner = ownerMapping.source, let oldOwnerMapping = source.byIdentity[ObjectIdentifier(oldOwner)]
+    else { return nil }
+    switch oldOwnerMapping.storage[oldInverse.index] {
+    case .foreignKeyOnDestination(let column, _):
+      // The column is on the old members' table (found there when the store was read).
+      guard let oldMember = oldInverse.relationship?.destinationEntity,
+        source.byIdentity[ObjectIdentifier(oldMember)]?.table == plan.sourceTable
+      else { return nil }
+      return "T.\(column)"
+    case .joinTable(let join, true) where !join.name.isEmpty:
+      return "(SELECT MIN(J.\(join.sourceColumn)) FROM \(join.name) AS J WHERE J.\(join.destinationColumn) = T.Z_PK)"
+    default:
+      return nil
     }
   }
 

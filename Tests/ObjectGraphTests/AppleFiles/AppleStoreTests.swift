@@ -279,7 +279,10 @@ struct AppleStoreTests {
       try ManagedObjectModel.versions(in: try Fixtures.sampleModelFolder().appendingPathComponent("SampleModel.xcdatamodeld"))
         .first { $0.name == "SampleModel2" }?.model)
     let migrating = PersistentStoreCoordinator(managedObjectModel: version2)
-    _ = expectCode(.persistentStoreIncompatibleVersionHash) { _ = try migrating.addPersistentStore(type: .sqlite, at: fixture.url) }
+    let migration = expectCode(.persistentStoreIncompatibleVersionHash) {
+      _ = try migrating.addPersistentStore(type: .sqlite, at: fixture.url)
+    }
+    #expect(migration?.message.contains("history") == true, "\(migration?.message ?? "")")
     #expect(try Data(contentsOf: fixture.url) == bytes)
   }
 

@@ -313,6 +313,59 @@ struct StoreLayoutTests {
     #expect(try rawRows(url, "PRAGMA integrity_check")[0][0] as String == "ok")
   }
 
+  @Test("A to-many without an inverse that gains one in the next version keeps its members through the migration")
+  func inverseAddedKeepsMembers() throws {
+    func model(withInverse: Bool) throws -> ManagedObjectModel {
+      let owner = EntityDescription(
+        name: "Owner",
+        properties: [
+          .attribute(AttributeDescription(name: "name", type: .string)),
+          .relationship(RelationshipDescription(name: "items", destination: "Item", inverse: withInverse ? "owner" : nil, toMany: true)),
+        ])
+      var itemProperties: [PropertyDescription] = [.attribute(AttributeDescription(name: "label", type: .string))]
+      if withInverse {
+        itemProperties.append(.relationship(RelationshipDescription(name: "owner", destination: "Owner", inverse: "items")))
+      }
+      return try ManagedObjectModel(entities: [owner, EntityDescription(name: "Item", properties: itemProperties)])
+    }
+    let folder = try TemporaryFolder()
+    let url = folder.appending("Owners.sqlite")
+    let first = try model(withInverse: false)
+    let writer = PersistentStoreCoordinator(managedObjectModel: first)
+    let store = try writer.addPersistentStore(type: .sqlite, at: url)
+    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    context.persistentStoreCoordinator = writer
+    try context.performAndWait {
+      for name in ["ada", "grace"] {
+        let owner = ManagedObject(entity: try #require(first.entitiesByName["Owner"]), insertInto: context)
+        owner.setValue(name, forKey: "name")
+        let items = try (0..<2).map { index -> ManagedObject in
+          let item = ManagedObject(entity: try #require(first.entitiesByName["Item"]), insertInto: context)
+          item.setValue("\(name) \(index)", forKey: "label")
+          return item
+        }
+        owner.setValue(Set(items), forKey: "items")
+      }
+      try context.save()
+    }
+    try writer.remove(store)
+    let second = try model(withInverse: true)
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: second)
+    let migrated = try coordinator.addPersistentStore(
+      type: .sqlite, at: url, options: StoreOptions(migrationSourceModels: [try model(withInverse: false)]))
+    let reader = ManagedObjectContext(concurrencyType: .privateQueue)
+    reader.persistentStoreCoordinator = coordinator
+    try reader.performAndWait {
+      let request = FetchRequest<ManagedObject>(entityName: "Item")
+      request.sortDescriptors = [FetchSortDescriptor(key: "label", ascending: true)]
+      let owners = try reader.fetch(request).map {
+        "\($0.value(forKey: "label") as? String ?? "")→\(($0.value(forKey: "owner") as? ManagedObject)?.value(forKey: "name") as? String ?? "nil")"
+      }
+      #expect(owners == ["ada 0→ada", "ada 1→ada", "grace 0→grace", "grace 1→grace"])
+    }
+    try coordinator.remove(migrated)
+  }
+
   // MARK: - Helpers
 
   /// A copy of a fixture store (with its `-wal` and `-shm` when it has them) and the model version named.
