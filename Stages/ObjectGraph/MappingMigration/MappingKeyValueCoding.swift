@@ -124,16 +124,11 @@ enum MappingKeyValueCoding {
     return try values.reduce(0.0) { $0 + (try double($1, collectionOperator)) }
   }
 
+  /// An integer value (any integer type, or a Bool as 0 or 1), as the engine's coercion reads one.
   private static func integer(_ value: Any) -> Int64? {
-    switch value {
-    case let number as Int64: number
-    case let number as Int: Int64(number)
-    case let number as Int32: Int64(number)
-    case let number as Int16: Int64(number)
-    case let number as Int8: Int64(number)
-    case let flag as Bool: flag ? 1 : 0
-    default: nil
-    }
+    if let flag = value as? Bool { return flag ? 1 : 0 }
+    guard case .int64(let number)? = SlotValue.coerce(value, to: .integer64) else { return nil }
+    return number
   }
 
   private static func double(_ value: Any, _ collectionOperator: MappingCollectionOperator) throws -> Double {

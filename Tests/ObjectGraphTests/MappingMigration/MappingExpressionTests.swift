@@ -37,17 +37,22 @@ struct MappingExpressionTests {
     }
   }
 
-  /// Migrates a new version 1 store with `mapping` and hands the migrated store's context to `check`.
-  static func migrate(_ mapping: MappingModel, _ check: (ManagedObjectContext) throws -> Void) throws {
+  /// A new version 1 store, and where to migrate it, with a manager from version 1 to version 2.
+  static func store() throws -> (manager: MigrationManager, storeURL: URL, migratedURL: URL) {
     let folder = try TemporaryFolder()
     let v1 = try Trips.version("Trips")
-    let v2 = try Trips.version("Trips 2")
     let storeURL = folder.appending("V1.sqlite")
-    let migratedURL = folder.appending("V2.sqlite")
     try Trips.writeVersion1Store(at: storeURL, model: v1)
-    try MigrationManager(sourceModel: v1, destinationModel: v2).migrateStore(
-      from: storeURL, type: .sqlite, mapping: mapping, to: migratedURL, type: .sqlite)
-    let context = try MigrationTests.open(v2, at: migratedURL, options: StoreOptions(migratePersistentStoresAutomatically: false))
+    let manager = MigrationManager(sourceModel: v1, destinationModel: try Trips.version("Trips 2"))
+    return (manager, storeURL, folder.appending("V2.sqlite"))
+  }
+
+  /// Migrates a new version 1 store with `mapping` and hands the migrated store's context to `check`.
+  static func migrate(_ mapping: MappingModel, _ check: (ManagedObjectContext) throws -> Void) throws {
+    let (manager, storeURL, migratedURL) = try store()
+    try manager.migrateStore(from: storeURL, type: .sqlite, mapping: mapping, to: migratedURL, type: .sqlite)
+    let context = try MigrationTests.open(
+      manager.destinationModel, at: migratedURL, options: StoreOptions(migratePersistentStoresAutomatically: false))
     try context.performAndWait { try check(context) }
   }
 
@@ -168,16 +173,10 @@ struct MappingExpressionTests {
 
   @Test("an expression set in code that ObjectGraph cannot evaluate stops the migration before anything is made")
   func refusedBeforeMigrating() throws {
-    let folder = try TemporaryFolder()
-    let v1 = try Trips.version("Trips")
-    let v2 = try Trips.version("Trips 2")
-    let storeURL = folder.appending("V1.sqlite")
-    let migratedURL = folder.appending("V2.sqlite")
-    try Trips.writeVersion1Store(at: storeURL, model: v1)
+    let (manager, storeURL, migratedURL) = try Self.store()
     let mapping = try Self.mapping { Self.set("countryCount", "$source.countries.@count + 1", in: $0) }
     let error = expectCode(.migration) {
-      try MigrationManager(sourceModel: v1, destinationModel: v2).migrateStore(
-        from: storeURL, type: .sqlite, mapping: mapping, to: migratedURL, type: .sqlite)
+      try manager.migrateStore(from: storeURL, type: .sqlite, mapping: mapping, to: migratedURL, type: .sqlite)
     }
     for part in ["'TravellerToPerson'", "'countryCount'", "$source.countries.@count + 1", "arithmetic"] {
       #expect(error?.message.contains(part) == true, "\(part): \(error?.message ?? "")")
