@@ -81,4 +81,28 @@ open class EntityMigrationPolicy {
 
   /// Called last for `mapping`, before the destination is saved. Does nothing by default.
   open func end(_ mapping: EntityMapping, manager: MigrationManager) throws {}
+
+  /// Answers `FUNCTION($entityPolicy, "selector:", arguments…)` in a property mapping's value expression,
+  /// where Core Data sends the message to the policy object (Swift on Linux cannot send a message by name).
+  /// Override it for the selectors your mapping model uses, and call `super` for the others.
+  ///
+  /// ```swift
+  /// override func evaluateFunction(_ selector: String, arguments: [Any?], manager: MigrationManager) throws -> Any? {
+  ///   guard selector == "ratingFromText:" else { return try super.evaluateFunction(selector, arguments: arguments, manager: manager) }
+  ///   return Int64(arguments.first as? String ?? "") ?? 0
+  /// }
+  /// ```
+  /// - Parameters:
+  ///   - selector: the selector as the expression writes it (`"ratingFromText:"`).
+  ///   - arguments: the arguments, evaluated (`$source.name` as the source instance's name).
+  ///   - manager: the migration manager running.
+  /// - Returns: the value the property gets.
+  /// - Throws: by default, ``ObjectGraphError/Code/migration`` naming the selector; the migration stops.
+  open func evaluateFunction(_ selector: String, arguments: [Any?], manager: MigrationManager) throws -> Any? {
+    throw ObjectGraphError(
+      .migration,
+      "The value expression of entity mapping '\(manager.currentEntityMapping?.name ?? "")' calls \(selector) on its "
+        + "migration policy, \(type(of: self)), which does not answer it. Override "
+        + "evaluateFunction(_:arguments:manager:) in the policy to return the value.")
+  }
 }

@@ -1,41 +1,63 @@
 import Foundation
 
-/// A ``PropertyMapping/valueExpression`` once read: the two forms the migration manager evaluates.
-enum MappingExpression {
-  /// `$source.a.b`: the key path's components.
-  case keyPath([String])
-  /// `FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", "<mapping>", $source.<keyPath>)`.
-  case destinationInstances(mapping: String, keyPath: [String])
+/// A ``PropertyMapping/valueExpression`` once read: the `NSExpression` format forms that mapping models
+/// hold and Xcode's mapping editor writes, as a tree the migration manager checks against the models and
+/// evaluates (see ``PropertyMapping`` for the list).
+indirect enum MappingExpression: Equatable {
+  /// A constant: `"text"`, `42`, `2.5`, `YES`, `nil`.
+  case constant(MappingConstant)
+  /// `NOW()`: the date the value is computed.
+  case now
+  /// `$source`, `$manager` or `$entityPolicy`, with a key path from it (`$source.notes.@count`).
+  case variable(MappingVariable, MappingKeyPath)
+  /// `FUNCTION(operand, "selector:", arguments…)`.
+  case function(operand: MappingExpression, selector: String, arguments: [MappingExpression])
 
+  /// The selector of the relationship expressions: the destination instances a named entity mapping made.
   static let selector = "destinationInstancesForEntityMappingNamed:sourceInstances:"
+  /// The selector of the relationship expressions the model compiler writes when the source relationship's
+  /// destination has subentities (several mappings may hold the instances).
+  static let sourceRelationshipSelector = "destinationInstancesForSourceRelationshipNamed:sourceInstances:"
 
-  /// Reads an expression string, or returns `nil` when it is neither form.
-  static func parse(_ text: String) -> MappingExpression? {
-    let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-    if let keyPath = sourceKeyPath(trimmed) { return .keyPath(keyPath) }
-    guard trimmed.hasPrefix("FUNCTION("), trimmed.hasSuffix(")") else { return nil }
-    let arguments = trimmed.dropFirst("FUNCTION(".count).dropLast().split(separator: ",", omittingEmptySubsequences: false)
-      .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-    guard arguments.count == 4, arguments[0] == "$manager", unquoted(arguments[1]) == selector,
-      let mapping = unquoted(arguments[2]), !mapping.isEmpty, let keyPath = sourceKeyPath(arguments[3])
-    else { return nil }
-    return .destinationInstances(mapping: mapping, keyPath: keyPath)
+  /// Why an expression cannot be used, worded for an error message.
+  struct Unsupported: Error {
+    let reason: String
   }
 
-  /// The components of `$source.a.b`, or `nil`.
-  private static func sourceKeyPath(_ text: String) -> [String]? {
-    guard text.hasPrefix("$source.") else { return nil }
-    let components = text.dropFirst("$source.".count).split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-    let identifier = { (part: String) in
-      guard let first = part.first, first.isLetter || first == "_" else { return false }
-      return part.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }
+  /// Reads an expression string.
+  /// - Throws: ``Unsupported`` saying what in the text ObjectGraph does not read.
+  static func parse(_ text: String) throws -> MappingExpression {
+    var parser = MappingExpressionParser(text)
+    return try parser.parseWhole()
+  }
+}
+
+/// A constant of a mapping expression.
+enum MappingConstant: Equatable {
+  case null
+  case string(String)
+  case integer(Int64)
+  case double(Double)
+  case bool(Bool)
+
+  /// The value a property gets.
+  var value: Any? {
+    switch self {
+    case .null: nil
+    case .string(let text): text
+    case .integer(let number): number
+    case .double(let number): number
+    case .bool(let flag): flag
     }
-    return components.allSatisfy(identifier) ? components : nil
   }
+}
 
-  /// The text between matching double or single quotes, or `nil`.
-  private static func unquoted(_ text: String) -> String? {
-    guard text.count >= 2, let first = text.first, first == "\"" || first == "'", text.last == first else { return nil }
-    return String(text.dropFirst().dropLast())
-  }
+/// The variables Core Data gives a property mapping's expression.
+enum MappingVariable: String, Equatable, CaseIterable {
+  /// The source instance being migrated.
+  case source
+  /// The ``MigrationManager``.
+  case manager
+  /// The entity mapping's ``EntityMapping/migrationPolicy``.
+  case entityPolicy
 }

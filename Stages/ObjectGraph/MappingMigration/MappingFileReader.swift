@@ -7,9 +7,6 @@ enum MappingFileReader {
   static let compiledExtension = "cdm"
   static let xcodeExtension = "xcmappingmodel"
   static let xcodeFileName = "xcmapping.xml"
-  /// The selector of the relationship expressions the model compiler writes when the source relationship's
-  /// destination has subentities (several mappings may hold the instances).
-  static let sourceRelationshipSelector = "destinationInstancesForSourceRelationshipNamed:sourceInstances:"
 
   /// A file's problem, worded for the error message.
   struct Problem: Error {
@@ -17,10 +14,12 @@ enum MappingFileReader {
   }
 
   /// Reads `url` (a `.cdm`, a `.xcmappingmodel` folder or its `xcmapping.xml`) and, when `models` are given,
-  /// checks the entity names against them.
-  static func read(_ url: URL, models: (source: ManagedObjectModel, destination: ManagedObjectModel)?) throws
-    -> [EntityMapping]
-  {
+  /// checks the entity names against them. Unless `checkingExpressions` is `false` (the bundle search, which
+  /// checks only the file that matches), every value expression is checked too
+  /// (``checkExpressions(_:source:file:)``).
+  static func read(
+    _ url: URL, models: (source: ManagedObjectModel, destination: ManagedObjectModel)?, checkingExpressions: Bool = true
+  ) throws -> [EntityMapping] {
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
       throw ObjectGraphError(
@@ -34,13 +33,16 @@ enum MappingFileReader {
     let data = try ModelFile.read(
       file, what: "the mapping model file", remedy: "Pass a .cdm file or a .xcmappingmodel folder holding xcmapping.xml.")
     let mappings: [EntityMapping]
+    let sourceModel: ManagedObjectModel?
     do {
       if BinaryPropertyList.isBinaryPropertyList(data) {
         mappings = try readCompiled(data)
+        sourceModel = models?.source
       } else {
-        mappings = try XcodeMappingReader(file: file, data: data, models: models).read()
+        (mappings, sourceModel) = try XcodeMappingReader(file: file, data: data, models: models).read()
       }
       if let models { try check(mappings, source: models.source, destination: models.destination) }
+      if checkingExpressions { try checkExpressions(mappings, source: sourceModel) }
     } catch let problem as Problem {
       throw ObjectGraphError(
         .modelInvalid, "The mapping model file '\(file.path)' cannot be used: \(problem.reason)", url: file)
@@ -113,31 +115,38 @@ enum MappingFileReader {
     }
   }
 
-  /// A property mapping for an expression text. The `destinationInstancesForSourceRelationshipNamed:` form
-  /// the model compiler writes also gets a closure that runs it: the destination instances, in any entity
-  /// mapping, of the objects at the key path.
-  static func propertyMapping(name: String, expression: String?) -> PropertyMapping {
-    let mapping = PropertyMapping(name: name, valueExpression: expression)
-    if let expression, let keyPath = sourceRelationshipKeyPath(expression) {
-      mapping.value = { source, manager in
-        let value = keyPath.reduce(source as Any?) { object, key in (object as? ManagedObject)?.value(forKey: key) }
-        return manager.destinationInstancesInAnyMapping(for: MigrationManager.objects(in: value))
-      }
+  /// Refuses, naming the file, a mapping model holding a value expression ObjectGraph cannot evaluate
+  /// (``checkExpressions(_:source:)``).
+  static func checkExpressions(_ mappings: [EntityMapping], source: ManagedObjectModel?, file: URL) throws {
+    do {
+      try checkExpressions(mappings, source: source)
+    } catch let problem as Problem {
+      throw ObjectGraphError(
+        .modelInvalid, "The mapping model file '\(file.path)' cannot be used: \(problem.reason)", url: file)
     }
-    return mapping
   }
 
-  /// The key path of `FUNCTION($manager, "destinationInstancesForSourceRelationshipNamed:sourceInstances:",
-  /// "<name>", $source.<keyPath>)`, or `nil` for any other text.
-  static func sourceRelationshipKeyPath(_ text: String) -> [String]? {
-    let prefix = "FUNCTION($manager, \"\(sourceRelationshipSelector)\", "
-    guard text.hasPrefix(prefix), text.hasSuffix(")") else { return nil }
-    let arguments = text.dropFirst(prefix.count).dropLast().split(separator: ",").map {
-      $0.trimmingCharacters(in: .whitespaces)
+  /// Refuses a value expression ObjectGraph cannot evaluate, naming the entity mapping, the property and the
+  /// expression: its syntax, variables and functions always, its key paths and mapping names when the source
+  /// model is known.
+  static func checkExpressions(_ mappings: [EntityMapping], source: ManagedObjectModel?) throws {
+    let names = Set(mappings.map(\.name))
+    for mapping in mappings {
+      let context = MappingExpression.CheckContext(
+        source: mapping.sourceEntityName.flatMap { source?.entitiesByName[$0] }, mappingNames: names,
+        hasPolicy: mapping.entityMigrationPolicyClassName != nil)
+      for property in mapping.attributeMappings + mapping.relationshipMappings {
+        guard let text = property.valueExpression else { continue }
+        do {
+          _ = try MappingExpression.checked(text, in: context)
+        } catch let unsupported as MappingExpression.Unsupported {
+          throw Problem(
+            reason: "entity mapping '\(mapping.name)', property mapping '\(property.name)' has the value expression "
+              + "\(text), which ObjectGraph cannot evaluate: \(unsupported.reason). Change it in Xcode's mapping "
+              + "editor, or load the mapping and give the property mapping a closure (PropertyMapping(name:value:)).")
+        }
+      }
     }
-    guard arguments.count == 2, arguments[1].hasPrefix("$source.") else { return nil }
-    let path = arguments[1].dropFirst("$source.".count).split(separator: ".").map(String.init)
-    return path.isEmpty ? nil : path
   }
 
   // MARK: - Compiled mapping models
@@ -182,7 +191,7 @@ enum MappingFileReader {
         else { throw Problem(reason: "\(what) has a property mapping with no destination property name.") }
         let expression = try archive.expressionFormat(
           property.fields["NSValueExpression"], "the value of \(what), property '\(propertyName)'")
-        let mapping = propertyMapping(name: propertyName, expression: expression)
+        let mapping = PropertyMapping(name: propertyName, valueExpression: expression)
         mapping.userInfo = try userInfo(property.fields["NSUserInfo"], in: archive, what)
         return mapping
       }

@@ -16,12 +16,14 @@ extension MappingModel {
   /// ``init(contentsOf:sourceModel:destinationModel:)``.
   ///
   /// A mapping that names a policy class (`entityMigrationPolicyClassName`) loads, but the migration manager
-  /// refuses it until its ``EntityMapping/migrationPolicy`` is set to an instance; a value expression
-  /// ObjectGraph does not run loads as text and is refused by the migration manager, naming the mapping.
+  /// refuses it until its ``EntityMapping/migrationPolicy`` is set to an instance. A value expression
+  /// ObjectGraph cannot evaluate (see ``PropertyMapping``) is refused here, naming the entity mapping, the
+  /// property and the expression.
   /// - Parameter url: a `.cdm` file, a `.xcmappingmodel` folder or the `xcmapping.xml` inside one.
   /// - Throws: ``ObjectGraphError/Code/modelInvalid`` naming the file and what is wrong: nothing at `url`, a
-  ///   damaged file, an entity mapping whose source expression or filter ObjectGraph cannot run, a
-  ///   `.xcmappingmodel` whose models cannot be found, or a mapping naming an entity the models lack.
+  ///   damaged file, an entity mapping whose source expression or filter ObjectGraph cannot run, a value
+  ///   expression it cannot evaluate, a `.xcmappingmodel` whose models cannot be found, or a mapping naming an
+  ///   entity the models lack.
   public convenience init(contentsOf url: URL) throws {
     self.init(entityMappings: try MappingFileReader.read(url, models: nil))
   }
@@ -41,37 +43,34 @@ extension MappingModel {
     self.init(entityMappings: try MappingFileReader.read(url, models: (sourceModel, destinationModel)))
   }
 
-  /// Finds the compiled mapping model (`.cdm`) among the bundles' resources whose entity version hashes are
-  /// those of the two models (Core Data's `NSMappingModel(from:forSourceModel:destinationModel:)`): every
-  /// entity mapping's source entity hash must be the source model's hash of that entity, and its destination
-  /// entity hash the destination model's.
+  /// Finds the mapping model among the bundles' resources whose entity version hashes are those of the two
+  /// models (Core Data's `NSMappingModel(from:forSourceModel:destinationModel:)`): every entity mapping's
+  /// source entity hash must be the source model's hash of that entity, and its destination entity hash the
+  /// destination model's.
+  ///
+  /// The compiled `.cdm` files at the top of each bundle's resources are tried first (what Xcode ships, and
+  /// all Core Data looks at): one that matches wins. Then the `.xcmappingmodel` folders there, which a Swift
+  /// package on Linux may ship instead: their hashes are those of the models each records (its source and
+  /// destination model paths, found as ``init(contentsOf:)`` finds them), so one made for other versions does
+  /// not match.
   ///
   /// - Parameters:
   ///   - bundles: where to look; `nil` for the main bundle.
   ///   - sourceModel: the model to migrate from.
   ///   - destinationModel: the model to migrate to.
   /// - Returns: `nil` when no mapping model in the bundles matches (or a model is `nil`).
-  /// - Throws: ``ObjectGraphError/Code/modelInvalid`` when a `.cdm` in the bundles cannot be read.
+  /// - Throws: ``ObjectGraphError/Code/modelInvalid`` when a `.cdm` in the bundles cannot be read, when the
+  ///   mapping model that matches has a value expression ObjectGraph cannot evaluate (naming the entity
+  ///   mapping, the property and the expression), or when none matches and a `.xcmappingmodel` could not be
+  ///   read (its models not found beside it, say), naming it.
   public convenience init?(
     from bundles: [Bundle]?, forSourceModel sourceModel: ManagedObjectModel?, destinationModel: ManagedObjectModel?
   ) throws {
     guard let sourceModel, let destinationModel else { return nil }
-    // The `.cdm` files at the top of each bundle's resources, where Xcode copies them (Foundation's
-    // `urls(forResourcesWithExtension:)` returns NSURLs on Linux, so the folder is listed directly).
-    let urls = (bundles ?? [Bundle.main]).flatMap { bundle -> [URL] in
-      let folder = bundle.resourceURL ?? bundle.bundleURL
-      let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-      return names.filter { ($0 as NSString).pathExtension.lowercased() == MappingFileReader.compiledExtension }
-        .sorted().map { folder.appendingPathComponent($0, isDirectory: false) }
-    }
-    for url in urls {
-      let mappings = try MappingFileReader.read(url, models: nil)
-      if MappingFileReader.matches(mappings, source: sourceModel, destination: destinationModel) {
-        self.init(entityMappings: mappings)
-        return
-      }
-    }
-    return nil
+    let folders = (bundles ?? [Bundle.main]).map { $0.resourceURL ?? $0.bundleURL }
+    guard let found = try MappingFileSearch.find(in: folders, source: sourceModel, destination: destinationModel)
+    else { return nil }
+    self.init(entityMappings: found)
   }
 }
 

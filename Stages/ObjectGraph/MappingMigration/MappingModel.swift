@@ -37,8 +37,9 @@ public final class MappingModel {
   /// a ``EntityMappingType/transform`` one, named `<Source>To<Destination>`, whose attribute mappings read
   /// `$source.<name>` and whose relationship mappings read
   /// `FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", "<Mapping>", $source.<name>)`
-  /// (a relationship whose old destination has subentities is mapped by a closure that looks the objects up
-  /// in every mapping). New entities get an ``EntityMappingType/add`` mapping, dropped ones a
+  /// (a relationship whose old destination has subentities reads
+  /// `FUNCTION($manager, "destinationInstancesForSourceRelationshipNamed:sourceInstances:", "<name>", $source.<name>)`,
+  /// which looks the objects up in the mappings of that entity and its subentities, as the model compiler writes). New entities get an ``EntityMappingType/add`` mapping, dropped ones a
   /// ``EntityMappingType/remove`` mapping.
   /// - Throws: ``ObjectGraphError/Code/migrationMissingMappingModel`` (134140) naming what cannot be
   ///   inferred, as opening the store would.
@@ -75,11 +76,12 @@ public final class MappingModel {
                   "FUNCTION($manager, \"destinationInstancesForEntityMappingNamed:sourceInstances:\", \"\(target)\", $source.\(old.name))"
               ))
           } else {
-            let key = old.name
             relationships.append(
-              PropertyMapping(name: slot.name) { source, manager in
-                manager.destinationInstancesInAnyMapping(for: MigrationManager.objects(in: source.value(forKey: key)))
-              })
+              PropertyMapping(
+                name: slot.name,
+                valueExpression:
+                  "FUNCTION($manager, \"\(MappingExpression.sourceRelationshipSelector)\", \"\(old.name)\", $source.\(old.name))"
+              ))
           }
         }
       }

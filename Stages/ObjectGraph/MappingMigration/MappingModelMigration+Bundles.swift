@@ -1,10 +1,12 @@
 import Foundation
 
 extension MappingModelMigration {
-  /// Opening a store migrates it with a compiled mapping model (`.cdm`) found as Core Data finds one: in
-  /// `bundles` (folders), then in the folder of the destination model's file (the app's bundle; for a model
-  /// read from inside a `.momd` or `.xcdatamodeld`, that folder and the one holding it), the first mapping
-  /// model whose entity version hashes are the two models' (``MappingModel/init(from:forSourceModel:destinationModel:)``).
+  /// Opening a store migrates it with a mapping model found as Core Data finds one: in `bundles` (folders),
+  /// then in the folder of the destination model's file (the app's bundle; for a model read from inside a
+  /// `.momd` or `.xcdatamodeld`, that folder and the one holding it), the first mapping model whose entity
+  /// version hashes are the two models' (``MappingModel/init(from:forSourceModel:destinationModel:)``): a
+  /// compiled `.cdm` as Xcode ships it, or else an `.xcmappingmodel` folder as a Swift package on Linux may
+  /// ship it (with the models it records beside it).
   ///
   /// The mapping's policy classes are made from `policies`, by class name (with or without its module
   /// prefix, so `"V2to3MakerPolicy"` serves `REPLACE_AT_RUNTIME.V2to3MakerPolicy`): Swift on Linux cannot

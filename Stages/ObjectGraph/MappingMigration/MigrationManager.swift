@@ -90,6 +90,22 @@ public final class MigrationManager {
     }
   }
 
+  /// Core Data's `destinationInstancesForSourceRelationshipNamed:sourceInstances:`: the destination instances
+  /// made from `sourceInstances` by the mappings whose source entity is the destination entity of the
+  /// relationship `name` of `mapping`'s source entity, or one of its subentities.
+  func destinationInstances(
+    forSourceRelationshipNamed name: String, of mapping: EntityMapping, sourceInstances: [ManagedObject]
+  ) -> [ManagedObject] {
+    guard let target = sourceEntity(for: mapping)?.relationshipsByName[name]?.destinationEntity else {
+      return destinationInstancesInAnyMapping(for: sourceInstances)
+    }
+    let entities = Set(target.selfAndDescendants.map(\.name))
+    let mappings = mappingModel.entityMappings.filter { $0.sourceEntityName.map(entities.contains) ?? false }
+    return sourceInstances.flatMap { source in
+      mappings.flatMap { run.associations[$0.name]?.destinationsBySource[ObjectIdentifier(source)] ?? [] }
+    }
+  }
+
   /// The source model's entity that `mapping` migrates, or `nil`.
   public func sourceEntity(for mapping: EntityMapping) -> EntityDescription? {
     mapping.sourceEntityName.flatMap { sourceModel.entitiesByName[$0] }
@@ -322,6 +338,9 @@ public final class MigrationManager {
           "Entity mapping '\(name)' names destination entity '\(entityMapping.destinationEntityName ?? "(none)")', which the destination model does not have.",
           url: nil)
       }
+      let context = MappingExpression.CheckContext(
+        source: source, mappingNames: Set(mapping.entityMappings.map(\.name)),
+        hasPolicy: type(of: entityMapping.migrationPolicy) != EntityMigrationPolicy.self)
       for (propertyMapping, isAttribute) in entityMapping.attributeMappings.map({ ($0, true) })
         + entityMapping.relationshipMappings.map({ ($0, false) })
       {
@@ -335,46 +354,16 @@ public final class MigrationManager {
             url: nil)
         }
         guard propertyMapping.value == nil, let text = propertyMapping.valueExpression else { continue }
-        run.parsed[ObjectIdentifier(propertyMapping)] = try expression(
-          text, of: propertyMapping, in: entityMapping, source: source, all: mapping)
+        do {
+          run.parsed[ObjectIdentifier(propertyMapping)] = try MappingExpression.checked(text, in: context)
+        } catch let unsupported as MappingExpression.Unsupported {
+          throw failure(
+            "Entity mapping '\(name)', property mapping '\(property)': cannot use the expression \(text): "
+              + "\(unsupported.reason). Compute the value with a closure (PropertyMapping(name:value:)) instead.",
+            url: nil)
+        }
       }
     }
-  }
-
-  /// Reads and checks one expression against the source entity and the mapping model.
-  private func expression(
-    _ text: String, of propertyMapping: PropertyMapping, in entityMapping: EntityMapping, source: EntityDescription,
-    all mapping: MappingModel
-  ) throws -> MappingExpression {
-    let refuse = { (why: String) in
-      self.failure(
-        "Entity mapping '\(entityMapping.name)', property mapping '\(propertyMapping.name)': cannot use the expression \(text): \(why)",
-        url: nil)
-    }
-    guard let expression = MappingExpression.parse(text) else {
-      throw refuse(
-        "ObjectGraph reads only $source.<keyPath> and FUNCTION($manager, \"\(MappingExpression.selector)\", \"<mapping>\", $source.<keyPath>); compute anything else with a closure (PropertyMapping(name:value:))."
-      )
-    }
-    let keyPath: [String]
-    switch expression {
-    case .keyPath(let path): keyPath = path
-    case .destinationInstances(let name, let path):
-      guard mapping.entityMappingsByName[name] != nil else { throw refuse("the mapping model has no entity mapping named '\(name)'.") }
-      keyPath = path
-    }
-    var entity = source
-    for (index, component) in keyPath.enumerated() {
-      guard let property = entity.propertiesByName[component] else {
-        throw refuse("\(entity.name) has no property '\(component)' in the source model.")
-      }
-      guard index < keyPath.count - 1 else { break }
-      guard case .relationship(let relationship) = property, !relationship.isToMany,
-        let next = relationship.destinationEntity
-      else { throw refuse("\(entity.name).\(component) is not a to-one relationship, so a key path cannot go through it.") }
-      entity = next
-    }
-    return expression
   }
 
   // MARK: - Evaluating property mappings
@@ -386,19 +375,12 @@ public final class MigrationManager {
     if let closure = propertyMapping.value {
       value = try closure(source, self)
     } else if let text = propertyMapping.valueExpression {
-      let expression: MappingExpression
-      if let known = run.parsed[ObjectIdentifier(propertyMapping)] {
-        expression = known
-      } else if let read = MappingExpression.parse(text) {
-        expression = read
-      } else {
-        throw failure(
-          "Entity mapping '\(mapping.name)', property mapping '\(propertyMapping.name)': cannot use the expression \(text).", url: nil)
-      }
-      switch expression {
-      case .keyPath(let path): value = Self.follow(path, from: source)
-      case .destinationInstances(let name, let path):
-        value = destinationInstances(forEntityMappingName: name, sourceInstances: Self.objects(in: Self.follow(path, from: source)))
+      let what = "Entity mapping '\(mapping.name)', property mapping '\(propertyMapping.name)'"
+      do {
+        let expression = try run.parsed[ObjectIdentifier(propertyMapping)] ?? MappingExpression.parse(text)
+        value = try expression.evaluate(.init(source: source, manager: self, mapping: mapping))
+      } catch let unsupported as MappingExpression.Unsupported {
+        throw failure("\(what): the expression \(text) cannot be evaluated: \(unsupported.reason).", url: nil)
       }
     } else {
       return
@@ -406,8 +388,9 @@ public final class MigrationManager {
     let key = propertyMapping.name
     let entity = destination.entity
     if let attribute = entity.attributesByName[key] {
-      try checkAttribute(value, attribute, key: "\(entity.name).\(key)", mapping: mapping)
-      destination.setValue(value, forKey: key)
+      let conformed = Self.conform(value, to: attribute.attributeType)
+      try checkAttribute(conformed, attribute, key: "\(entity.name).\(key)", mapping: mapping)
+      destination.setValue(conformed, forKey: key)
     } else if let relationship = entity.relationshipsByName[key] {
       destination.setValue(try relationshipValue(value, relationship, key: "\(entity.name).\(key)", mapping: mapping), forKey: key)
     } else {
@@ -448,14 +431,18 @@ public final class MigrationManager {
     return objects.first
   }
 
-  /// The value at a key path of `object`, through to-one relationships; `nil` past a missing object.
-  static func follow(_ path: [String], from object: ManagedObject) -> Any? {
-    var current: Any? = object
-    for component in path {
-      guard let object = current as? ManagedObject else { return nil }
-      current = object.value(forKey: component)
+  /// `value` as an attribute of `type` takes it where an `NSNumber` would convert: an integer 0 or 1 for a
+  /// Boolean, a whole `Double` for an integer type, a `Decimal` or `Double` for the other number types.
+  static func conform(_ value: Any?, to type: AttributeType) -> Any? {
+    switch (type, value) {
+    case (.boolean, let number as Int64) where number == 0 || number == 1: return number == 1
+    case (.integer16, let number as Double), (.integer32, let number as Double), (.integer64, let number as Double):
+      return Int64(exactly: number) ?? number
+    case (.double, let number as Decimal), (.float, let number as Decimal):
+      return NSDecimalNumber(decimal: number).doubleValue
+    case (.decimal, let number as Double): return Decimal(number)
+    default: return value
     }
-    return current
   }
 
   /// The managed objects a relationship value holds: none for `nil`, one for an object, the members of a

@@ -5,17 +5,29 @@ import Foundation
 ///
 /// Core Data gives the value as an `NSExpression` evaluated with `$source` (the source instance),
 /// `$manager` (the ``MigrationManager``) and `$entityPolicy`. ObjectGraph has no `NSExpression`; it takes
-/// either a Swift closure, which can compute anything, or the two expression strings mapping models almost
-/// always hold:
+/// either a Swift closure, which can compute anything, or an expression string in the forms mapping models
+/// hold and Xcode's mapping editor writes:
 ///
-/// - `$source.title`, `$source.notebook.name`: a key path of the source instance (through to-one
-///   relationships);
+/// - `$source.title`, `$source.notebook.name`: a key path of the source instance, through to-one and
+///   to-many relationships (`$source.tags.name` is the set of the tags' names), with Key-Value Coding's
+///   collection operators: `$source.notes.@count`, `@sum`, `@avg`, `@min`, `@max` (`$source.notes.@sum.words`),
+///   `@unionOfObjects`, `@distinctUnionOfObjects`, `@unionOfSets`, `@distinctUnionOfSets`
+///   (`$source.countries.@distinctUnionOfSets.moods`), `@unionOfArrays`, `@distinctUnionOfArrays`;
+/// - a constant: `"text"`, `42`, `2.5`, `YES`, `NO`, `nil`; and `NOW()`, the date of the migration;
 /// - `FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", "NoteToNote", $source.notes)`:
 ///   the destination instances that the entity mapping `NoteToNote` made from the objects at that key path,
-///   for relationships.
+///   for relationships; `FUNCTION($manager, "destinationInstancesForSourceRelationshipNamed:sourceInstances:",
+///   "notes", $source.notes)`: those made by the mappings of the relationship's destination entity and its
+///   subentities;
+/// - `FUNCTION($source, "valueForKey:", "title")`, `"valueForKeyPath:"`, and on a string `"uppercaseString"`,
+///   `"lowercaseString"`, `"capitalizedString"`, `"stringByAppendingString:"`;
+/// - `FUNCTION($entityPolicy, "anySelector:", …)`, answered by the mapping's policy
+///   (``EntityMigrationPolicy/evaluateFunction(_:arguments:manager:)``).
 ///
-/// Any other expression is refused by ``MigrationManager/migrateStore(from:type:options:mapping:to:type:options:)``
-/// with error 134110 naming the entity mapping and the expression, before the destination store is made.
+/// Any other expression (arithmetic, other functions or selectors, other variables) is refused, naming the
+/// entity mapping, the property and the expression: when a mapping model file is loaded
+/// (``MappingModel/init(contentsOf:)``), and by ``MigrationManager/migrateStore(from:type:options:mapping:to:type:options:)``
+/// with error 134110 before the destination store is made.
 ///
 /// ```swift
 /// PropertyMapping(name: "title", valueExpression: "$source.title")
@@ -24,7 +36,7 @@ import Foundation
 public final class PropertyMapping {
   /// The name of the destination property this mapping fills.
   public var name: String
-  /// The value as an expression string (one of the two forms above), or `nil`.
+  /// The value as an expression string (one of the forms above), or `nil`.
   public var valueExpression: String?
   /// The value as a closure of the source instance and the migration manager, or `nil`. When both this and
   /// ``valueExpression`` are set, the closure wins; when neither is, the property keeps its default value.

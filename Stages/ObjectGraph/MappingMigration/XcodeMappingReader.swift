@@ -5,7 +5,9 @@ import Foundation
 /// `XDDEVENTITYMAPPING`s (`sourcename`, `destinationname`, `mappingtypename`, `mappingnumber`,
 /// `migrationpolicyclassname`, `autogenerateexpression`, `attributemappings`, `relationshipmappings`) and
 /// `XDDEVATTRIBUTEMAPPING` / `XDDEVRELATIONSHIPMAPPING`s (`name`, `valueexpressiondata`: an archived
-/// `NSExpression`).
+/// `NSExpression`; a relationship mapping may instead name `sourcekeypath` and `sourcemappingname`, the "Key
+/// Path" and "Mapping Name" of Xcode's inspector, read as
+/// `FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", "<mapping>", $source.<keyPath>)`).
 ///
 /// What the file leaves to the model compiler is done as the compiler does it (checked against the `.cdm`
 /// compiled from the fixture): mappings run in `mappingnumber` order and are named `<Source>To<Destination>`
@@ -28,8 +30,11 @@ struct XcodeMappingReader {
     "autogenerateexpression", "name",
   ]
   static let propertyMappingKeys: Set<String> = ["name", "valueexpressiondata", "autogenerateexpression"]
+  /// What a relationship mapping may set besides: the key path and entity mapping of Xcode's inspector.
+  static let relationshipMappingKeys = propertyMappingKeys.union(["sourcekeypath", "sourcemappingname"])
 
-  func read() throws -> [EntityMapping] {
+  /// The entity mappings, and the source model they were read against.
+  func read() throws -> (mappings: [EntityMapping], source: ManagedObjectModel) {
     let document = try CoreDataXMLDocument(data)
     let byID = document.recordsByID
     guard let model = document.records.first(where: { $0.type == "XDDEVMAPPINGMODEL" }) else {
@@ -78,7 +83,8 @@ struct XcodeMappingReader {
           guard let name = nonEmpty(property.attributes["name"]) else {
             throw Problem(reason: "\(what) has a property mapping ('\(id)') with no name.")
           }
-          if let unknown = property.attributes.keys.sorted().first(where: { !Self.propertyMappingKeys.contains($0) }) {
+          let known = attributes ? Self.propertyMappingKeys : Self.relationshipMappingKeys
+          if let unknown = property.attributes.keys.sorted().first(where: { !known.contains($0) }) {
             throw Problem(
               reason: "\(what), property mapping '\(name)', sets '\(unknown)', which ObjectGraph does not read.")
           }
@@ -87,11 +93,21 @@ struct XcodeMappingReader {
             let archive = try KeyedArchive(BinaryPropertyList.read(archived))
             expression = try archive.expressionFormat(
               .uid(UInt64(archive.rootIndex)), "the value of \(what), property '\(name)'")
+          } else if let keyPath = nonEmpty(property.attributes["sourcekeypath"]),
+            let sourceEntity
+          {
+            expression = try related(
+              keyPath, through: nonEmpty(property.attributes["sourcemappingname"]), source: sourceEntity,
+              mappingBySource: mappingBySource, "\(what), relationship mapping '\(name)'")
+          } else if let mappingName = nonEmpty(property.attributes["sourcemappingname"]), let sourceEntity {
+            expression = try related(
+              name, through: mappingName, source: sourceEntity, mappingBySource: mappingBySource,
+              "\(what), relationship mapping '\(name)'")
           } else if autogenerate, let sourceEntity {
             expression = generated(
               name, attribute: attributes, source: sourceEntity, mappingBySource: mappingBySource)
           }
-          return MappingFileReader.propertyMapping(name: name, expression: expression)
+          return PropertyMapping(name: name, valueExpression: expression)
         }
         .sorted { $0.name < $1.name }
       }
@@ -105,7 +121,7 @@ struct XcodeMappingReader {
       return mapping
     }
     try MappingFileReader.check(mappings, source: sourceModel, destination: destinationModel)
-    return mappings
+    return (mappings, sourceModel)
   }
 
   private func nonEmpty(_ text: String?) -> String? {
@@ -146,10 +162,33 @@ struct XcodeMappingReader {
       return nil
     }
     if !target.subentities.isEmpty {
-      return "FUNCTION($manager, \"\(MappingFileReader.sourceRelationshipSelector)\", \"\(name)\", $source.\(name))"
+      return "FUNCTION($manager, \"\(MappingExpression.sourceRelationshipSelector)\", \"\(name)\", $source.\(name))"
     }
     guard let mapping = mappingBySource[target.name] else { return nil }
     return "FUNCTION($manager, \"\(MappingExpression.selector)\", \"\(mapping)\", $source.\(name))"
+  }
+
+  /// The expression of a relationship mapping that names its source key path and entity mapping (Xcode's
+  /// inspector's "Key Path" and "Mapping Name"): the destination instances that mapping made from the objects
+  /// at the key path. Without a mapping name, the mapping of the entity the key path reaches.
+  private func related(
+    _ keyPath: String, through mappingName: String?, source: EntityDescription, mappingBySource: [String: String],
+    _ what: String
+  ) throws -> String {
+    var mapping = mappingName
+    if mapping == nil {
+      var entity: EntityDescription? = source
+      for key in keyPath.split(separator: ".").map(String.init) {
+        entity = entity?.relationshipsByName[key]?.destinationEntity
+      }
+      mapping = entity.flatMap { mappingBySource[$0.name] }
+    }
+    guard let mapping else {
+      throw Problem(
+        reason: "\(what) reads the key path '\(keyPath)' without a mapping name, and no entity mapping migrates the "
+          + "entity it reaches. Set its Mapping Name in Xcode's mapping editor.")
+    }
+    return "FUNCTION($manager, \"\(MappingExpression.selector)\", \"\(mapping)\", $source.\(keyPath))"
   }
 
   /// The source and destination models, from the paths the mapping model records (relative to the Xcode
