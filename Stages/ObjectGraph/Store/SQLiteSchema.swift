@@ -9,10 +9,10 @@ import Foundation
 ///   `Z_PK`), followed by `Z<n>_<RELATIONSHIP>` (the destination row's entity number; `n` is the destination
 ///   entity's number) when the destination has subentities;
 /// - columns in Core Data's order: after `Z_PK`, `Z_ENT`, `Z_OPT`, the integer columns (integer and Boolean
-///   attributes, to-ones with their entity columns, then the to-ones' ordering columns), then the 8-byte numbers (floating point,
-///   dates), then the decimals, then the strings, then the blobs; within each group entity by entity in
-///   entity-number order, each entity's own attributes by name, then its to-ones by name. Two properties of one
-///   table with the same name get `Z<NAME>`, `Z<NAME>1`, … in that order;
+///   attributes, to-ones with their entity columns, then the to-ones' ordering columns), then the 8-byte
+///   numbers (floating point, dates), then the decimals, then the strings, then the blobs; within each group
+///   entity by entity in entity-number order, each entity's own attributes by name, then its to-ones by name.
+///   Two properties of one table with the same name get `Z<NAME>`, `Z<NAME>1`, … in that order;
 /// - one join table `Z_<n><RELATIONSHIP>` per many-to-many pair, with columns `Z_<n><INVERSE>` and
 ///   `Z_<m><RELATIONSHIP>`, numbered (`Z_2ARTISTS1`) when another join table of the store has that name;
 /// - for an ordered to-many, an ordering column ("foreign order key"): `Z_FOK_<INVERSE>` on the
