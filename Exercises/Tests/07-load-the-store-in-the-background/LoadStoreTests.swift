@@ -50,7 +50,7 @@ struct LoadStoreTests {
   @Test("A file that is not a store: the error reaches the completion, on the main queue, and the file is left untouched")
   func errorReachesTheCompletion() async throws { try await runInChildProcess(.errorReachesTheCompletion) }
 
-  @Test("A store made by a newer version of the app: the refusal (134100) reaches the completion, and the file is left untouched")
+  @Test("A store made by a newer version of the app that this one cannot migrate back: the refusal (134140) reaches the completion, and the file is left untouched")
   func newerStoreIsRefused() async throws { try await runInChildProcess(.newerStoreIsRefused) }
 }
 
@@ -442,23 +442,25 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible, ChildProces
 
   private static func checkNewerStoreIsRefused() throws {
     let storeURL = try TemporaryFolder().appending("Notes.sqlite")
-    // Version 2 of the app wrote this store; the user then went back to version 1 (a restored backup, a
-    // second device). Migration only goes forward, so version 1 must refuse it and leave it alone.
+    // Version 2 of the app wrote this store, after turning `priority` from text into a number; the user then
+    // went back to version 1 (a restored backup, a second device). Version 1 finds version 2's model in the
+    // store's own copy of it, but no migration can turn a number back into text: adding the store fails.
+    let version2 = try Self.priorityModel(.integer16)
     do {
-      let coordinator = PersistentStoreCoordinator(managedObjectModel: try TutorialStack.model())
+      let coordinator = PersistentStoreCoordinator(managedObjectModel: version2)
       let store = try coordinator.addPersistentStore(type: .sqlite, at: storeURL)
       let writer = TutorialStack.context(.privateQueue, on: coordinator)
       try writer.performAndWait {
-        let note = Note(context: writer)
-        note.title = "Written by version 2"
-        note.createdAt = Date()
-        note.wordCount = 4
+        guard let entity = version2.entitiesByName["Note"] else { throw ObjectGraphError(.modelInvalid, "No Note entity.") }
+        let note = ManagedObject(entity: entity, insertInto: writer)
+        note.setValue("Written by version 2", forKey: "title")
+        note.setValue(Int16(3), forKey: "priority")
         try writer.save()
       }
       try coordinator.remove(store)
     }
     let original = try Data(contentsOf: storeURL)
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try TutorialStack.model(version: "DataModel"))
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Self.priorityModel(.string))
     let log = LoadLog()
 
     log.markCalling()
@@ -468,7 +470,7 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible, ChildProces
     guard log.waitForCompletion() else {
       Issue.record(
         noCompletion(
-          "The store was made by a newer version of the model, so adding it fails (an error dropped with try?, or a catch that only prints, ends here)"
+          "The store was made by a newer version of the model that this one cannot migrate back from, so adding it fails (an error dropped with try?, or a catch that only prints, ends here)"
         ))
       return
     }
@@ -477,16 +479,29 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible, ChildProces
     if let call = calls.first {
       #expect(call.onMainQueue, Comment(rawValue: Self.completionOffTheMainQueue))
       #expect(
-        (call.error as? ObjectGraphError)?.code == .persistentStoreIncompatibleVersionHash,
+        (call.error as? ObjectGraphError)?.code == .migrationMissingMappingModel,
         """
-        Version 2 of the model made this store, and the app runs version 1: migration only goes forward, so adding \
-        the store fails with ObjectGraphError 134100 (persistentStoreIncompatibleVersionHash). The completion \
-        should get that error unchanged: the app can then say "update the app", rather than offer to start over. \
-        It got: \(call.error.map { "\($0)" } ?? "success")
+        Version 2 of the model made this store, and the app runs version 1, which cannot turn version 2's numbers \
+        back into text: adding the store fails with ObjectGraphError 134140 (migrationMissingMappingModel). The \
+        completion should get that error unchanged: the app can then say what happened and offer a way out, \
+        rather than hang or crash. It got: \(call.error.map { "\($0)" } ?? "success")
         """)
     }
     #expect(
       try Data(contentsOf: storeURL) == original,
       "The store at \(storeURL.path) must be left exactly as it was when it cannot be opened; it was changed.")
+  }
+
+  /// A small model of a notes app in code, whose `priority` is text in version 1 and a number in version 2:
+  /// a change a lightweight migration cannot infer, in either direction.
+  private static func priorityModel(_ type: AttributeType) throws -> ManagedObjectModel {
+    try ManagedObjectModel(entities: [
+      EntityDescription(
+        name: "Note",
+        properties: [
+          .attribute(AttributeDescription(name: "title", type: .string, isOptional: false, defaultValue: "")),
+          .attribute(AttributeDescription(name: "priority", type: type)),
+        ])
+    ])
   }
 }

@@ -307,15 +307,16 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
 
   private static func checkNewerStoreIsKept() throws {
     // Version 2 of the app wrote this store; the user went back to version 1 (a restored phone, a second device).
-    let disk = try StoreOnDisk(model: try TutorialStack.model(), notes: 3)
-    let version1 = try TutorialStack.model(version: "DataModel")
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: version1)
-    guard try disk.expectAddFails(coordinator, with: .persistentStoreIncompatibleVersionHash) else { return }
+    // Version 1 finds version 2's model in the store's own copy of it, but cannot turn its numbers back into text.
+    let disk = try StoreOnDisk(model: try Inbox.model(priority: .integer16), notes: 3)
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Inbox.model(priority: .string))
+    guard try disk.expectAddFails(coordinator, with: .migrationMissingMappingModel) else { return }
 
     guard
-      let movedTo = try startFresh(coordinator, disk.storeURL, situation: "adding the store failed (134100: a newer app made it)")
+      let movedTo = try startFresh(
+        coordinator, disk.storeURL, situation: "adding the store failed (134140: a newer app made it, and this one cannot migrate it back)")
     else { return }
-    switch titles(at: movedTo, model: try TutorialStack.model()) {
+    switch titles(at: movedTo, model: try Inbox.model(priority: .integer16)) {
     case .success(let titles):
       #expect(titles.count == 3, "The moved store, opened by version 2 of the app, should hold its 3 notes; it holds \(titles).")
     case .failure(let error):
