@@ -50,7 +50,7 @@ struct LoadStoreTests {
   @Test("A file that is not a store: the error reaches the completion, on the main queue, and the file is left untouched")
   func errorReachesTheCompletion() async throws { try await runInChildProcess(.errorReachesTheCompletion) }
 
-  @Test("A store made by a newer version of the app that this one cannot migrate back: the refusal (134140) reaches the completion, and the file is left untouched")
+  @Test("A store from a newer app that this one cannot migrate back: the refusal (134140) reaches the completion, the file untouched")
   func newerStoreIsRefused() async throws { try await runInChildProcess(.newerStoreIsRefused) }
 }
 
