@@ -445,7 +445,7 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible, ChildProces
     // Version 2 of the app wrote this store, after turning `priority` from text into a number; the user then
     // went back to version 1 (a restored backup, a second device). Version 1 finds version 2's model in the
     // store's own copy of it, but no migration can turn a number back into text: adding the store fails.
-    let version2 = try Self.priorityModel(.integer16)
+    let version2 = try Inbox.model(priority: .integer16)
     do {
       let coordinator = PersistentStoreCoordinator(managedObjectModel: version2)
       let store = try coordinator.addPersistentStore(type: .sqlite, at: storeURL)
@@ -460,7 +460,7 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible, ChildProces
       try coordinator.remove(store)
     }
     let original = try Data(contentsOf: storeURL)
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Self.priorityModel(.string))
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Inbox.model(priority: .string))
     let log = LoadLog()
 
     log.markCalling()
@@ -490,18 +490,5 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible, ChildProces
     #expect(
       try Data(contentsOf: storeURL) == original,
       "The store at \(storeURL.path) must be left exactly as it was when it cannot be opened; it was changed.")
-  }
-
-  /// A small model of a notes app in code, whose `priority` is text in version 1 and a number in version 2:
-  /// a change a lightweight migration cannot infer, in either direction.
-  private static func priorityModel(_ type: AttributeType) throws -> ManagedObjectModel {
-    try ManagedObjectModel(entities: [
-      EntityDescription(
-        name: "Note",
-        properties: [
-          .attribute(AttributeDescription(name: "title", type: .string, isOptional: false, defaultValue: "")),
-          .attribute(AttributeDescription(name: "priority", type: type)),
-        ])
-    ])
   }
 }

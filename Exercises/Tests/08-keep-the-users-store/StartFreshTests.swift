@@ -83,21 +83,6 @@ func nameDiagnosis(_ name: String) -> String {
 /// The files of a store: the store itself and its two SQLite companions.
 let companions = ["", "-wal", "-shm"]
 
-/// A small model of the app's first version, in code, and the version after it, which changes an attribute's type:
-/// a change no lightweight migration can infer.
-enum Inbox {
-  static func model(priority type: AttributeType) throws -> ManagedObjectModel {
-    try ManagedObjectModel(entities: [
-      EntityDescription(
-        name: "Note",
-        properties: [
-          .attribute(AttributeDescription(name: "title", type: .string, isOptional: false, defaultValue: "")),
-          .attribute(AttributeDescription(name: "priority", type: type)),
-        ])
-    ])
-  }
-}
-
 /// A folder with a store in it, as an app left it: the store file, and the `-wal` and `-shm` files SQLite keeps
 /// next to it while the app runs. (The app was killed before SQLite folded the -wal into the store file: that is
 /// how a store sits on disk most of the time.)

@@ -1,0 +1,18 @@
+import ObjectGraph
+
+/// A small model of a notes app, in code, for the checks of exercises 07 and 08: its `priority` is text in the
+/// app's first version and a number in the version after it, a change no lightweight migration can infer, in
+/// either direction.
+public enum Inbox {
+  /// The model with `priority` of the given type: `.string` for version 1, `.integer16` for version 2.
+  public static func model(priority type: AttributeType) throws -> ManagedObjectModel {
+    try ManagedObjectModel(entities: [
+      EntityDescription(
+        name: "Note",
+        properties: [
+          .attribute(AttributeDescription(name: "title", type: .string, isOptional: false, defaultValue: "")),
+          .attribute(AttributeDescription(name: "priority", type: type)),
+        ])
+    ])
+  }
+}
