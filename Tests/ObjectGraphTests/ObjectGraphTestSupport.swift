@@ -238,6 +238,15 @@ func expectCode(_ code: ObjectGraphError.Code, _ body: () throws -> Void, source
   }
 }
 
+/// Copies the store at `source` to `destination` with its `-wal` and `-shm` when it has them (a WAL store's last
+/// transactions may be only in its `-wal`). The copies are written anew, so they are writable even when the
+/// fixtures are not.
+func copyStoreFiles(_ source: URL, to destination: URL) throws {
+  for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: source.path + suffix) {
+    try Data(contentsOf: URL(fileURLWithPath: source.path + suffix)).write(to: URL(fileURLWithPath: destination.path + suffix))
+  }
+}
+
 /// Where the engine's tests are, found from this file's place, `Tests/ObjectGraphTests/` (the tests themselves
 /// sit in subfolders named after the engine's folders, so their own `#filePath` is one level deeper).
 enum TestFolders {

@@ -125,9 +125,9 @@ extension PersistentStore {
     let schema: SQLiteSchema
     do {
       // The file is read with its own entity numbers and join-table names ("Files Core Data wrote").
-      schema = try SQLiteSchema(
-        reading: try fileLayout(of: database, url: url), entities: entities, layout: SQLiteSchema.Layout(metadata: metadata), url: url)
-      try refuseMissingTables(in: database, schema: schema, url: url)
+      let file = try fileLayout(of: database, url: url)
+      schema = try SQLiteSchema(reading: file, entities: entities, layout: SQLiteSchema.Layout(metadata: metadata), url: url)
+      try refuseMissingTables(in: file, schema: schema, url: url)
     } catch {
       try? database.close()
       sideFiles?.removeNewOnes()
@@ -406,14 +406,8 @@ extension PersistentStore {
   /// Refuses a store whose metadata matches the model but whose file lacks a table its entities are stored
   /// in (dropped by a tool, or a file edited by hand: every fetch and save would fail on it), or a
   /// relationship's join table or column (reading would find nothing where the store has rows).
-  private static func refuseMissingTables(in database: DatabaseQueue, schema: SQLiteSchema, url: URL) throws {
-    let present: Set<String>
-    do {
-      present = Set(try database.read { try String.fetchAll($0, sql: "SELECT name FROM sqlite_master WHERE type = 'table'") })
-    } catch let error as DatabaseError {
-      throw ObjectGraphError.database(.persistentStoreOpen, "Cannot read the tables of \(url.path)", error, url: url)
-    }
-    let missing = Set(schema.tables.keys).union(schema.joinTables.keys).subtracting(present).sorted()
+  private static func refuseMissingTables(in file: StoreFileLayout, schema: SQLiteSchema, url: URL) throws {
+    let missing = Set(schema.tables.keys).union(schema.joinTables.keys).subtracting(file.tableNames).sorted()
     if !missing.isEmpty {
       throw ObjectGraphError(
         .persistentStoreIncompatibleSchema,

@@ -19,22 +19,23 @@ struct StoreFileLayout: Sendable {
 
   /// The rows of `Z_PRIMARYKEY` that name an entity, in number order.
   let entityRows: [EntityRow]
+  /// The names of the file's tables, as `sqlite_master` spells them.
+  let tableNames: Set<String>
   /// The column names of every table, keyed by the table's name in upper case (SQLite's names are
   /// case-insensitive).
   let columns: [String: [String]]
 
-  /// A layout with nothing in it: what a new file has.
-  static let empty = StoreFileLayout(entityRows: [], columns: [:])
-
-  init(entityRows: [EntityRow], columns: [String: [String]]) {
+  init(entityRows: [EntityRow], tableNames: Set<String>, columns: [String: [String]]) {
     self.entityRows = entityRows
+    self.tableNames = tableNames
     self.columns = columns
   }
 
   /// Reads the layout of the store open in `db`.
   static func read(in db: Database) throws -> StoreFileLayout {
     var columns: [String: [String]] = [:]
-    for table in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'") {
+    let tableNames = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+    for table in tableNames {
       let quoted = "\"" + table.replacingOccurrences(of: "\"", with: "\"\"") + "\""
       columns[table.uppercased()] = try Row.fetchAll(db, sql: "PRAGMA table_info(\(quoted))").compactMap { $0["name"] as String? }
     }
@@ -46,7 +47,7 @@ struct StoreFileLayout: Sendable {
         rows.append(EntityRow(number: number, name: name, superNumber: Int64.fromDatabaseValue(row["Z_SUPER"]) ?? 0))
       }
     }
-    return StoreFileLayout(entityRows: rows, columns: columns)
+    return StoreFileLayout(entityRows: rows, tableNames: Set(tableNames), columns: columns)
   }
 
   /// The columns of a table, or `nil` when the file has no such table.

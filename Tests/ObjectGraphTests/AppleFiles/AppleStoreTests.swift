@@ -21,11 +21,7 @@ struct AppleStoreTests {
       model = try #require(versions.first { $0.name == fixture.version }?.model)
       url = folder.appending(fixture.store)
       // With its -wal and -shm when the repository committed them (their saves may be in the -wal).
-      for suffix in ["", "-wal", "-shm"]
-      where FileManager.default.fileExists(atPath: source.appendingPathComponent(fixture.store + suffix).path) {
-        try FileManager.default.copyItem(
-          at: source.appendingPathComponent(fixture.store + suffix), to: folder.appending(fixture.store + suffix))
-      }
+      try copyStoreFiles(source.appendingPathComponent(fixture.store), to: url)
       name = fixture.store
       // The app registers its own transformer for Car.color; a stand-in does here (every stored value is NULL).
       if AttributeValueTransformer.valueTransformer(forName: "ColorTransformer") == nil {

@@ -25,10 +25,7 @@ struct BookmarksStoreTests {
       let versions = try ManagedObjectModel.versions(in: source.appendingPathComponent("BookmarksModel.xcdatamodeld"))
       model = try #require(versions.first { $0.name == BookmarksStoreTests.version }?.model)
       url = folder.appending("Bookmarks_V2.sqlite")
-      for suffix in ["", "-wal", "-shm"] {
-        try FileManager.default.copyItem(
-          at: source.appendingPathComponent("Bookmarks_V2.sqlite" + suffix), to: URL(fileURLWithPath: url.path + suffix))
-      }
+      try copyStoreFiles(source.appendingPathComponent("Bookmarks_V2.sqlite"), to: url)
     }
   }
 

@@ -272,9 +272,7 @@ struct CoreDataVersionHashTests {
     configuration.readonly = true
     let folder = try TemporaryFolder()
     let copy = folder.appending(url.lastPathComponent)
-    for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: url.path + suffix) {
-      try FileManager.default.copyItem(at: URL(fileURLWithPath: url.path + suffix), to: URL(fileURLWithPath: copy.path + suffix))
-    }
+    try copyStoreFiles(url, to: copy)
     let plist = try DatabaseQueue(path: copy.path, configuration: configuration).read {
       try Data.fetchOne($0, sql: "SELECT Z_PLIST FROM Z_METADATA") ?? Data()
     }

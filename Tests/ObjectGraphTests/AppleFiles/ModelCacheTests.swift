@@ -45,11 +45,7 @@ struct ModelCacheTests {
   /// files, whatever the fixture's permissions).
   static func copy(_ store: CachedStore, into folder: TemporaryFolder) throws -> URL {
     let source = try Fixtures.appleStores().appendingPathComponent(store.folder)
-    for suffix in ["", "-wal", "-shm"] {
-      let file = source.appendingPathComponent(store.store + suffix)
-      guard FileManager.default.fileExists(atPath: file.path) else { continue }
-      try Data(contentsOf: file).write(to: folder.appending(store.store + suffix))
-    }
+    try copyStoreFiles(source.appendingPathComponent(store.store), to: folder.appending(store.store))
     return folder.appending(store.store)
   }
 

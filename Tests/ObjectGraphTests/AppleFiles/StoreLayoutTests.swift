@@ -372,14 +372,8 @@ struct StoreLayoutTests {
   static func copy(folder: String, model: String, version: String, store: String, into temporary: TemporaryFolder) throws -> (
     URL, ManagedObjectModel
   ) {
-    let source = try Fixtures.appleStores().appendingPathComponent(folder)
-    let versions = try ManagedObjectModel.versions(in: source.appendingPathComponent(model))
-    let found = try #require(versions.first { $0.name == version }?.model)
-    let url = temporary.appending(store)
-    for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: source.appendingPathComponent(store + suffix).path) {
-      try FileManager.default.copyItem(at: source.appendingPathComponent(store + suffix), to: temporary.appending(store + suffix))
-    }
-    return (url, found)
+    let fixture = try AppleStoreTests.Fixture((folder, model, version, store), in: temporary)
+    return (fixture.url, fixture.model)
   }
 
   static func storage(_ store: PersistentStore, _ entity: String, _ property: String) throws -> SQLiteSchema.SlotStorage {
