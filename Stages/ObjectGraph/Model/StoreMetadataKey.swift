@@ -6,6 +6,10 @@ public enum StoreMetadataKey {
   public static let storeType = "NSStoreType"
   /// The store's unique identifier, a UUID string.
   public static let storeUUID = "NSStoreUUID"
+  /// The UUID a store had before a migration on open with a mapping model gave it its new one (Core Data's
+  /// migrated store is a new store, with a UUID of its own), a `String`: the open of a store checks a `-wal`
+  /// beside it against the store's UUID, and this tells the log of that migration from another store's.
+  public static let migratedFromStoreUUID = "ObjectGraphMigratedFromStoreUUID"
   /// The model's entity version hashes, `[String: Data]`.
   public static let versionHashes = "NSStoreModelVersionHashes"
   /// The model's version identifiers, `[String]`.

@@ -62,7 +62,7 @@ struct BatchDeletion {
         {
           let entityPart = inverseEntityColumn.map { ", \($0) = NULL" } ?? ""
           clear =
-            "UPDATE \(destinationMapping.table) SET \(inverseColumn) = NULL\(entityPart), Z_OPT = Z_OPT + 1 WHERE \(inverseColumn) IN %@"
+            "UPDATE \(destinationMapping.table) SET \(inverseColumn) = NULL\(entityPart), \(SQLiteSchema.nextVersion) WHERE \(inverseColumn) IN %@"
         }
       case .foreignKeyOnDestination(let column, let orderColumn):
         related = "SELECT d.Z_PK, d.Z_ENT FROM \(destinationMapping.table) d WHERE d.\(column) IN %@"
@@ -74,7 +74,7 @@ struct BatchDeletion {
             return entityColumn
           }
         let entityPart = (entityColumn.map { ", \($0) = NULL" } ?? "") + (orderColumn.map { ", \($0) = NULL" } ?? "")
-        clear = "UPDATE \(destinationMapping.table) SET \(column) = NULL\(entityPart), Z_OPT = Z_OPT + 1 WHERE \(column) IN %@"
+        clear = "UPDATE \(destinationMapping.table) SET \(column) = NULL\(entityPart), \(SQLiteSchema.nextVersion) WHERE \(column) IN %@"
       case .joinTable(let join, _) where !join.name.isEmpty:
         related =
           "SELECT d.Z_PK, d.Z_ENT FROM \(join.name) j JOIN \(destinationMapping.table) d ON d.Z_PK = j.\(join.destinationColumn) WHERE j.\(join.sourceColumn) IN %@"

@@ -35,9 +35,13 @@ extension ObjectGraphError {
         "A -journal file beside the store (a transaction a stopped process left unfinished, or a file that only looks "
         + "like one) must be rolled back first, which only a read-write connection can do."
     case .SQLITE_READONLY:
+      // Said for read-only opens too: a WAL store cannot be read where its folder cannot be written (its
+      // -shm must be made or written), so "open it read-only" alone is not the whole advice.
       cause =
-        "The store's file or its folder cannot be written (a read-only file system, or permissions): "
-        + "open it with StoreOptions(readOnly: true) to read it, or copy it somewhere writable."
+        "The store's file or its folder cannot be written (a read-only file system, or permissions). A store in "
+        + "rollback-journal mode can be read there with StoreOptions(readOnly: true); a store in WAL mode (Core Data's "
+        + "default) needs a folder it can write even to be read, for its -shm: make the folder writable for this user, or "
+        + "copy the store with its -wal and -shm to a folder you can write."
     case .SQLITE_BUSY where error.extendedResultCode.rawValue == 517 /* SQLITE_BUSY_SNAPSHOT */:
       cause =
         "Another connection (another process, say) wrote to the store after this one began reading it, so this "

@@ -198,7 +198,7 @@ extension PersistentStore {
     return targets
   }
 
-  /// `column = ?, …, Z_OPT = Z_OPT + 1` for the given attribute slots, and their values: a batch update's
+  /// `column = ?, …` and the version's count up (``SQLiteSchema/nextVersion``) for the given attribute slots, and their values: a batch update's
   /// assignments, raising each row's version.
   private func batchAssignments(_ values: [Int: StoredValue], mapping: SQLiteSchema.EntityMapping)
     -> (sql: String, arguments: [DatabaseValue])
@@ -211,7 +211,7 @@ extension PersistentStore {
       assignments.append("\(column) = ?")
       arguments.append(SQLiteValueCoding.encode(value, as: type))
     }
-    assignments.append("Z_OPT = Z_OPT + 1")
+    assignments.append(SQLiteSchema.nextVersion)
     return (assignments.joined(separator: ", "), arguments)
   }
 

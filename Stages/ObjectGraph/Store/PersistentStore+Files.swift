@@ -29,13 +29,21 @@ extension PersistentStore {
   /// one is refused and left as it is).
   static func copyStore(from source: URL, to destination: URL) throws {
     _ = try readMetadata(url: source)
-    if FileManager.default.fileExists(atPath: destination.path) { _ = try readMetadata(url: destination) }
+    try refuseForeignLog(url: source)
+    if FileManager.default.fileExists(atPath: destination.path) {
+      _ = try readMetadata(url: destination)
+      try refuseForeignLog(url: destination)
+    }
     do {
       let from = try inspector(url: source)
       var configuration = Configuration()
       configuration.label = "ObjectGraph.replace"
       configuration.busyMode = .timeout(10)
       let to = try DatabaseQueue(path: destination.path, configuration: configuration)
+      // The copy goes through a rollback journal, never the destination's -wal: a process killed before the
+      // log is folded in would leave a -wal holding another store, which the next open refuses as not its own
+      // (refuseForeignLog). The copied header keeps the source's journal mode for the next open.
+      try to.writeWithoutTransaction { try $0.execute(sql: "PRAGMA journal_mode = DELETE") }
       try from.backup(to: to)
       try from.close()
       try to.close()

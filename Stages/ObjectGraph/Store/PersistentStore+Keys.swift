@@ -56,7 +56,8 @@ extension PersistentStore {
       for offset in 0..<Int64(run.count) {
         ids.append(makeID(entity: run.entity, table: run.root, primaryKey: first + offset))
       }
-      next[index].key = first + Int64(run.count)
+      // Wrapping: the key after the last one reserved is never used, and is past Int64.max when the last is it.
+      next[index].key = first &+ Int64(run.count)
     }
     return ids
   }

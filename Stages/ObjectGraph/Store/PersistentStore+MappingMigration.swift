@@ -43,6 +43,8 @@ extension PersistentStore {
           guard current[StoreMetadataKey.versionHashes] as? [String: Data] == sourceHashes else {
             throw migratedElsewhere(url: url, from: found.origin)
           }
+          // Under the write lock no other migration of this store runs: a file of one is a killed one's.
+          removeStaleMigrationFiles(of: url, keeping: migratedURL)
           let request = MappingModelMigration.Request(
             storeURL: url, migratedStoreURL: migratedURL, sourceModel: found.model, destinationModel: model,
             sourceDescription: found.origin)
@@ -56,6 +58,9 @@ extension PersistentStore {
           try db.execute(sql: "ATTACH DATABASE ? AS migrated", arguments: [migratedURL.path])
           attached = true
           try replaceContents(db, withSchema: "migrated")
+          if let previous = current[StoreMetadataKey.storeUUID] as? String {
+            try StoreMetadata.update(in: db, with: [StoreMetadataKey.migratedFromStoreUUID: previous], url: url)
+          }
           migrated = true
           return .commit
         }
@@ -68,6 +73,21 @@ extension PersistentStore {
         url: url)
     }
     return migrated
+  }
+
+  /// Removes what migrations on open of the store at `url` that were killed left beside it (their migrated
+  /// files, `.<store>.migrating-<UUID>.sqlite` and its side files), but `keeping`. Called with the store's
+  /// write lock held, which every migration on open holds from its first look until its file is removed, so
+  /// none of them belongs to a live one.
+  private static func removeStaleMigrationFiles(of url: URL, keeping: URL) {
+    let folder = url.deletingLastPathComponent()
+    let prefix = ".\(url.lastPathComponent).migrating-"
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
+    for name in names where name.hasPrefix(prefix) && !name.hasPrefix(keeping.lastPathComponent) {
+      let rest = name.dropFirst(prefix.count)
+      guard ["", "-wal", "-shm", "-journal"].contains(where: { rest.hasSuffix(".sqlite" + $0) }) else { continue }
+      try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+    }
   }
 
   /// Replaces every table, index, trigger and view of the main database of `db` with those of the attached

@@ -16,15 +16,17 @@ extension PersistentStore {
     entities: [EntityDescription], incompatibility: @autoclosure () -> ObjectGraphError
   ) throws {
     guard options.migratePersistentStoresAutomatically else { throw incompatibility() }
-    guard !options.readOnly else {
-      throw ObjectGraphError(
-        .persistentStoreIncompatibleVersionHash,
-        "The store at \(url.path) was made with another version of the model and needs a migration, but it is opened read-only. Open it read-write once to migrate it. The file was left untouched.",
-        url: url)
-    }
+    // The source model first: a store whose model cannot be found, or that is of a newer version, is told
+    // so, read-only or not; "open it read-write" is only advice when a read-write open could migrate it.
     let found = try MigrationSource.find(
       metadata: metadata, configuration: configuration, destination: model, given: options.migrationSourceModels,
       storedModel: { StoreModelCache.read(url: url) }, url: url)
+    guard !options.readOnly else {
+      throw ObjectGraphError(
+        .persistentStoreIncompatibleVersionHash,
+        "The store at \(url.path) was made with another version of the model (\(found.origin)) and needs a migration, but it is opened read-only. Open it read-write once to migrate it. The file was left untouched.",
+        url: url)
+    }
     // A mapping model found for the two versions comes first, as in Core Data; inference only without one.
     if let explicit = options.mappingModelMigration,
       try migrateWithMappingModel(

@@ -31,11 +31,17 @@ extension PersistentStore {
   /// open's first look and now, and a version noted then would let this coordinator write into it.
   func recordSchemaVersion() throws {
     guard url != nil else { return }
-    let (version, metadata) = try database.read { db in
-      (
-        try Int.fetchOne(db, sql: "PRAGMA schema_version") ?? 0,
-        try StoreMetadata.read(in: db)
-      )
+    let (version, metadata): (Int, [String: any Sendable])
+    do {
+      (version, metadata) = try database.read { db in
+        (
+          try Int.fetchOne(db, sql: "PRAGMA schema_version") ?? 0,
+          try StoreMetadata.read(in: db)
+        )
+      }
+    } catch let error as DatabaseError {
+      throw ObjectGraphError.database(
+        .persistentStoreOpen, "Reading back the store at \(url.storePath) after opening it failed", error, url: url)
     }
     guard model.hashMatch(configuration: configurationName, metadata: metadata) != nil else {
       throw ObjectGraphError(

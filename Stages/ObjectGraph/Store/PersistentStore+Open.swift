@@ -14,10 +14,21 @@ extension PersistentStore {
   static func open(
     type: StoreType, url: URL?, configuration: String?, options: StoreOptions, model: ManagedObjectModel
   ) throws -> PersistentStore {
-    let store = try openStore(type: type, url: url, configuration: configuration, options: options, model: model)
+    let store: PersistentStore
+    do {
+      store = try openStore(type: type, url: url, configuration: configuration, options: options, model: model)
+    } catch let error as DatabaseError {
+      throw ObjectGraphError.database(
+        .persistentStoreOpen, "Opening the store at \(url?.path ?? "memory") failed", error,
+        advice: "The files were left as SQLite left them.", url: url)
+    }
     do {
       if options.persistentHistoryTracking && !options.readOnly { try store.createHistoryTables() }
       try store.recordSchemaVersion()
+    } catch let error as DatabaseError {
+      // Every step above reports SQLite's failures as the engine's; this keeps one that slipped through typed.
+      store.close()
+      throw ObjectGraphError.database(.persistentStoreOpen, "Opening the store at \(url?.path ?? "memory") failed", error, url: url)
     } catch {
       store.close()
       throw error
@@ -64,6 +75,9 @@ extension PersistentStore {
           "A SQLite store needs a file URL; got \(url?.absoluteString ?? "nil"). Pass a file URL, e.g. URL(fileURLWithPath:).",
           url: url)
       }
+      // Before SQLite opens anything: side files that are not files, and saves left in a log without their store.
+      try refuseIfNotARegularFile(url)
+      try refuseOrphanedLog(url)
       if FileManager.default.fileExists(atPath: url.path) {
         return try openExisting(url: url, configuration: configuration, options: options, model: model, entities: entities)
       }
@@ -77,6 +91,8 @@ extension PersistentStore {
     url: URL, configuration: String?, options requested: StoreOptions, model: ManagedObjectModel, entities: [EntityDescription]
   ) throws -> PersistentStore {
     try refuseIfNotARegularFile(url)
+    // Before any connection that may write: a -wal of another database must never be folded into the file.
+    try refuseForeignLog(url: url)
     var options = requested
     if !options.readOnly {
       // What a process killed at the wrong moment leaves: an unfinished transaction (a hot journal, rolled
@@ -283,7 +299,6 @@ extension PersistentStore {
   /// Removes a store file that an attempt to create it left empty (0 bytes: SQLite wrote nothing), with an
   /// empty journal beside it; a file with anything in it is left for the next open to finish.
   private static func removeIfNothingWritten(_ url: URL) {
-    let size = { (path: String) in (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int }
     guard size(url.path) == 0 else { return }
     for suffix in ["-journal", "-wal", "-shm"] where size(url.path + suffix) != nil {
       guard size(url.path + suffix) == 0 else { return }
@@ -419,34 +434,6 @@ extension PersistentStore {
       .persistentStoreIncompatibleSchema,
       "The store at \(url.path) has the model's version hashes but not where these relationships are stored: \(schema.unresolved.joined(separator: "; ")). Reading them would give empty sets, so the store was not opened; it was left untouched. Open it with the model version that made it, or restore it from a backup.",
       url: url)
-  }
-
-  /// Refuses a store URL that names something other than a regular file before SQLite opens it: a folder
-  /// (SQLite would report a disk I/O error), a FIFO (opening it would block forever), a socket or a device.
-  static func refuseIfNotARegularFile(_ url: URL) throws {
-    guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.resolvingSymlinksInPath().path),
-      let type = attributes[.type] as? FileAttributeType
-    else { return }
-    switch type {
-    case .typeRegular:
-      return
-    case .typeDirectory:
-      throw ObjectGraphError(
-        .persistentStoreInvalidType,
-        "\(url.path) is a folder, not a store file. Point the store URL at a file inside it, e.g. \(url.appendingPathComponent("Model.sqlite").path).",
-        url: url)
-    default:
-      let kind =
-        switch type {
-        case .typeCharacterSpecial, .typeBlockSpecial: "a device"
-        case .typeSocket: "a socket"
-        default: "not a regular file (a named pipe, perhaps)"
-        }
-      throw ObjectGraphError(
-        .persistentStoreInvalidType,
-        "\(url.path) is \(kind), not a store file; it was not opened. Point the store URL at a regular file, or at a path where none exists yet.",
-        url: url)
-    }
   }
 
   private static func incompatibility(url: URL, metadata: [String: any Sendable], entities: [EntityDescription])

@@ -120,7 +120,10 @@ extension PersistentStore {
       for repair in needed {
         try db.execute(
           sql:
-            "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?) ON CONFLICT(Z_ENT) DO UPDATE SET Z_MAX = MAX(Z_MAX, excluded.Z_MAX)",
+            "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?) ON CONFLICT(Z_ENT) DO UPDATE SET Z_MAX = "
+            // A counter that is not an integer (NULL, text, a blob: edited by hand) is replaced: SQLite's MAX
+            // keeps text or NULL over any number, which would leave it unrepaired for good.
+            + "CASE WHEN typeof(Z_MAX) = 'integer' THEN MAX(Z_MAX, excluded.Z_MAX) ELSE excluded.Z_MAX END",
           arguments: [repair.number, repair.name, repair.superNumber, repair.maximum ?? 0])
       }
     } catch let error as DatabaseError {

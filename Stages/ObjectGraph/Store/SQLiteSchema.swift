@@ -579,6 +579,12 @@ struct SQLiteSchema: Sendable {
   // MARK: - Names and types
 
   /// Upper-cased, with anything but letters, digits and `_` dropped, as Core Data names columns.
+  /// The assignment that counts a row's optimistic-locking version (`Z_OPT`) up by one at each change. At
+  /// the end of SQLite's 64-bit range, or on a value that is not an integer (a row edited by hand), it starts
+  /// again at 1: `Z_OPT + 1` would turn the largest integer into a REAL, which no later save's version check
+  /// (`Z_OPT = ?`) would match again. Only equality is ever asked of a version, so starting over is safe.
+  static let nextVersion = "Z_OPT = CASE WHEN typeof(Z_OPT) = 'integer' AND Z_OPT < 9223372036854775807 THEN Z_OPT + 1 ELSE 1 END"
+
   static func sqlName(_ name: String) -> String {
     String(name.uppercased().unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) || $0 == "_" }.map(Character.init))
   }

@@ -127,7 +127,7 @@ extension SaveTransaction {
         var columns: [String] = []
         var values: [DatabaseValue] = []
         try appendColumns(of: insert.entity, mapping: mapping, slots: nil, values: insert.values, into: &columns, &values)
-        let assignments = (["Z_OPT = Z_OPT + 1"] + columns.map { "\($0) = ?" }).joined(separator: ", ")
+        let assignments = ([SQLiteSchema.nextVersion] + columns.map { "\($0) = ?" }).joined(separator: ", ")
         try db.cachedStatement(sql: "UPDATE \(mapping.table) SET \(assignments) WHERE Z_PK = ?")
           .execute(arguments: StatementArguments(values + [pk.databaseValue]))
         if insert.entity.layout.hasJoinTables {

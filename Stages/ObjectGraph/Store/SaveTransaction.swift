@@ -165,7 +165,7 @@ final class SaveTransaction {
     var values: [DatabaseValue] = []
     try appendColumns(
       of: update.entity, mapping: mapping, slots: Set(changed.keys), values: fullValues(update, changed), into: &columns, &values)
-    let assignments = (["Z_OPT = Z_OPT + 1"] + columns.map { "\($0) = ?" }).joined(separator: ", ")
+    let assignments = ([SQLiteSchema.nextVersion] + columns.map { "\($0) = ?" }).joined(separator: ", ")
     var sql = "UPDATE \(mapping.table) SET \(assignments) WHERE Z_PK = ?"
     values.append(pk.databaseValue)
     if checkVersion {
@@ -180,7 +180,8 @@ final class SaveTransaction {
         MergeConflict(objectID: update.id, conflictingKeys: keys, oldVersion: update.expectedVersion, newVersion: current ?? 0))
       return
     }
-    result.versions[update.id] = try currentVersion(pk: pk, table: mapping.table) ?? update.expectedVersion + 1
+    result.versions[update.id] =
+      try currentVersion(pk: pk, table: mapping.table) ?? (update.expectedVersion < Int64.max ? update.expectedVersion + 1 : 1)
     if result.refreshed[update.id] != nil, let fresh = try store.snapshots(for: [update.id], db: db)[update.id] {
       result.refreshed[update.id] = fresh
     }
