@@ -114,25 +114,33 @@ struct StoreFailureTests {
   /// A read-only file system for the next test: a small tmpfs, remounted read-only, where even root
   /// cannot write. `nil` where this process may not mount (not root, or no CAP_SYS_ADMIN).
   static func readOnlyFileSystem(holding prepare: (URL) throws -> Void) throws -> (folder: URL, unmount: () -> Void)? {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("objectgraph-ro-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    func mount(_ arguments: [String]) -> Bool {
-      (try? ProcessOutput.run(URL(fileURLWithPath: "/usr/bin/env"), ["mount"] + arguments).status) == 0
-    }
-    let unmount = {
-      _ = try? ProcessOutput.run(URL(fileURLWithPath: "/usr/bin/env"), ["umount", folder.path])
-      try? FileManager.default.removeItem(at: folder)
-    }
-    guard mount(["-t", "tmpfs", "-o", "size=4m", "tmpfs", folder.path]) else {
-      try? FileManager.default.removeItem(at: folder)
-      return nil
-    }
+    guard let (folder, unmount) = try smallFileSystem(size: "4m") else { return nil }
     try prepare(folder)
     guard mount(["-o", "remount,ro", folder.path]) else {
       unmount()
       return nil
     }
     return (folder, unmount)
+  }
+
+  /// A tmpfs of `size` (as `mount` takes it: "4m", "48k") mounted on a new folder, and how to unmount it;
+  /// `nil` where this process may not mount. A small one is a disk that fills up.
+  static func smallFileSystem(size: String) throws -> (folder: URL, unmount: () -> Void)? {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("objectgraph-fs-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let unmount = {
+      _ = try? ProcessOutput.run(URL(fileURLWithPath: "/usr/bin/env"), ["umount", folder.path])
+      try? FileManager.default.removeItem(at: folder)
+    }
+    guard mount(["-t", "tmpfs", "-o", "size=\(size)", "tmpfs", folder.path]) else {
+      try? FileManager.default.removeItem(at: folder)
+      return nil
+    }
+    return (folder, unmount)
+  }
+
+  private static func mount(_ arguments: [String]) -> Bool {
+    (try? ProcessOutput.run(URL(fileURLWithPath: "/usr/bin/env"), ["mount"] + arguments).status) == 0
   }
 
   static let canMount: Bool = {
