@@ -20,8 +20,10 @@ struct StoreLimitTests {
     let context = stack.context
     try context.performAndWait {
       for index in 0..<count {
-        ManagedObject(entity: try #require(context.persistentStoreCoordinator?.managedObjectModel.entitiesByName["Note"]), insertInto: context)
-          .setValue("note \(index)", forKey: "title")
+        ManagedObject(
+          entity: try #require(context.persistentStoreCoordinator?.managedObjectModel.entitiesByName["Note"]), insertInto: context
+        )
+        .setValue("note \(index)", forKey: "title")
       }
       try context.save()
     }
@@ -45,7 +47,9 @@ struct StoreLimitTests {
     #expect(try rawRows(url, "SELECT count(*) FROM ZNOTE")[0][0] as Int == 2)
   }
 
-  @Test("A Z_PRIMARYKEY.Z_MAX that is NULL, text, a blob or a fraction is repaired at a read-write open: inserts then go on past the last row", arguments: ["NULL", "'abc'", "x'0102'", "2.5"])
+  @Test(
+    "A Z_PRIMARYKEY.Z_MAX that is NULL, text, a blob or a fraction is repaired at a read-write open: inserts then go on past the last row",
+    arguments: ["NULL", "'abc'", "x'0102'", "2.5"])
   func counterNotAnInteger(value: String) throws {
     let folder = try TemporaryFolder()
     let url = folder.appending("Store.sqlite")
@@ -74,7 +78,9 @@ struct StoreLimitTests {
         }
       }
       try stack.close()
-      #expect(try rawRows(url, "SELECT typeof(Z_OPT), Z_OPT, ZTITLE FROM ZNOTE").map { [$0[0] as String, "\($0[1] as Int64)", $0[2] as String] } == [["integer", "3", "three"]], "\(start)")
+      #expect(
+        try rawRows(url, "SELECT typeof(Z_OPT), Z_OPT, ZTITLE FROM ZNOTE").map { [$0[0] as String, "\($0[1] as Int64)", $0[2] as String] }
+          == [["integer", "3", "three"]], "\(start)")
     }
   }
 
@@ -102,7 +108,9 @@ struct StoreLimitTests {
     #expect(refused > 0, "some of the disks were too small")
   }
 
-  @Test("What a killed migration on open left beside the store (.<store>.migrating-<UUID>.sqlite and its side files) is removed by the next one", .needsFixtures)
+  @Test(
+    "What a killed migration on open left beside the store (.<store>.migrating-<UUID>.sqlite and its side files) is removed by the next one",
+    .needsFixtures)
   func killedMigrationLeftovers() throws {
     let folder = try TemporaryFolder()
     let storeURL = folder.appending("Cars.sqlite")
@@ -117,13 +125,15 @@ struct StoreLimitTests {
     #expect(FileManager.default.createFile(atPath: unrelated.path, contents: Data("theirs".utf8)))
     let v3 = try CompiledModelTests.versionsOfMomd()[2]
     var options = StoreOptions(inferMappingModelAutomatically: false)
-    options.mappingModelMigration = .mappingModels(in: [try MappingModelFileTests.mappingFolder()], policies: MappingModelOnOpenTests.policies)
+    options.mappingModelMigration = .mappingModels(
+      in: [try MappingModelFileTests.mappingFolder()], policies: MappingModelOnOpenTests.policies)
     _ = try MigrationTests.open(v3, at: storeURL, options: options)
     let left = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.contains(".migrating-") }
     #expect(left == [unrelated.lastPathComponent])
   }
 
-  @Test("A read-only open of a store that needs a migration says what stops it: its model not found (134130) is not told to open read-write")
+  @Test(
+    "A read-only open of a store that needs a migration says what stops it: its model not found (134130) is not told to open read-write")
   func readOnlyMigrationMessages() throws {
     let folder = try TemporaryFolder()
     let url = folder.appending("Store.sqlite")
