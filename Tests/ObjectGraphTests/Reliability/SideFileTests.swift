@@ -1,3 +1,4 @@
+import DemoSupport
 import EngineTestSupport
 import Foundation
 import GRDB
@@ -162,6 +163,59 @@ struct SideFileTests {
     #expect((PersistentStore.size(destination.path + "-wal") ?? 0) == 0, "the copy wrote no log")
     #expect(try rawRows(destination, "PRAGMA journal_mode").first?[0] as String? == "wal", "the copy keeps the source's WAL mode")
     #expect(try Self.count(destination) == 8)
+  }
+
+  @Test(
+    "Mutated -wal files (cut short, bytes flipped, another store's frames spliced in) beside a store: each open ends in a whole store or a refusal that leaves both files as they were"
+  )
+  func mutatedLogs() throws {
+    let seed = UInt64(ProcessInfo.processInfo.environment["OBJECTGRAPH_FUZZ_SEED"] ?? "") ?? UInt64.random(in: 1...UInt64(Int32.max))
+    print("SideFileTests.mutatedLogs: seed \(seed) (replay: OBJECTGRAPH_FUZZ_SEED=\(seed))")
+    var random = SeededGenerator(seed: seed)
+    let folder = try TemporaryFolder()
+    let store = folder.appending("Store.sqlite")
+    try Self.closedStore(at: store, notes: 40)
+    let stack = try StoreStack(model: try Self.model(), at: store)
+    try Self.save(300, "logged", in: stack)
+    let own = try Self.bytes(store.path + "-wal")
+    let pristine = try Self.bytes(store.path)
+    try stack.close()
+    let other = folder.appending("Other.sqlite")
+    let writer = try StoreStack(model: try Self.model(), at: other)
+    try Self.save(500, "other", in: writer)
+    let foreign = try Self.bytes(other.path + "-wal")
+    try writer.close()
+
+    var outcomes: [String: Int] = [:]
+    for attempt in 0..<24 {
+      var log = [UInt8](own)
+      switch attempt % 3 {
+      case 0: log = Array(log.prefix(Int.random(in: 0..<log.count, using: &random)))
+      case 1:
+        for _ in 0..<Int.random(in: 1...6, using: &random) {
+          log[Int.random(in: 0..<log.count, using: &random)] ^= UInt8.random(in: 1...255, using: &random)
+        }
+      default:
+        // Frames of the other store's log over some of this one's, under this log's header.
+        let start = 32 + Int.random(in: 0..<max(1, (log.count - 32) / 4120), using: &random) * 4120
+        let length = min(log.count - start, foreign.count - 32, 4120 * Int.random(in: 1...6, using: &random))
+        if length > 0 { log.replaceSubrange(start..<start + length, with: foreign[32..<32 + length]) }
+      }
+      let url = folder.appending("Mutated\(attempt).sqlite")
+      try pristine.write(to: url)
+      try Data(log).write(to: URL(fileURLWithPath: url.path + "-wal"))
+      do {
+        let count = try Self.count(url)
+        #expect(try rawRows(url, "PRAGMA integrity_check").first?[0] as String? == "ok", "attempt \(attempt) opened a damaged store")
+        #expect(count >= 40 && count <= 340, "attempt \(attempt): \(count) notes")
+        outcomes["opened", default: 0] += 1
+      } catch let error as ObjectGraphError {
+        #expect(try Self.bytes(url.path) == pristine, "attempt \(attempt) was refused (\(error.code.rawValue)) and the store changed")
+        #expect(try Self.bytes(url.path + "-wal") == Data(log), "attempt \(attempt) was refused and the -wal changed")
+        outcomes["refused \(error.code.rawValue)", default: 0] += 1
+      }
+    }
+    print("SideFileTests.mutatedLogs: " + outcomes.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", "))
   }
 
   // MARK: - A log without its store
