@@ -54,23 +54,16 @@ extension PersistentStore {
   /// to the file; does nothing without one. Reads only: nothing is written, and no side file is left that
   /// was not there.
   static func refuseForeignLog(url: URL) throws {
-    let walPath = url.path + "-wal"
-    let log: WriteAheadLog?
-    do {
-      log = try WriteAheadLog.read(path: walPath)
-    } catch {
-      throw ObjectGraphError(
-        .persistentStoreOpen,
-        "Cannot read \(walPath), the log of the store at \(url.path): \(error.localizedDescription). Both files were left untouched. Make the -wal readable, or move it away if it is not this store's.",
-        url: url)
-    }
-    guard let log else { return }
-    // The file alone, before the log is read: a store, a SQLite file that is not one (nil), or unreadable.
-    let alone = fileAlone(url: url)
+    // No connection at all for a store without a log, the usual case (a store closed cleanly).
+    guard (size(url.path + "-wal") ?? 0) > 0 else { return }
     do {
       try inspect(url: url) { db in
-        // The read transaction open here keeps any other connection from starting the log over while it is
-        // compared with the file (a log is only appended to while someone reads it).
+        // The log and the file are read inside this read transaction, once it has begun: while it lasts, the
+        // log is only appended to and the file only given pages of transactions older than its snapshot.
+        _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master")
+        guard let log = try readLog(url: url) else { return }
+        // The file alone: a store, a SQLite file that is not one (no look), or unreadable (nil).
+        let alone = fileAlone(url: url)
         if let alone {
           if log.pageSize != alone.pageSize {
             throw foreignLog(
@@ -113,7 +106,7 @@ extension PersistentStore {
       throw error
     } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT {
       // Read through the log, the file is not a database: the log is damaged or another's when the file alone is one.
-      guard alone != nil, holdsTogetherAlone(url: url) else { return }
+      guard (try? readLog(url: url)) != nil, fileAlone(url: url) != nil, holdsTogetherAlone(url: url) else { return }
       throw foreignLog(
         url: url,
         "read together with it, this file is not a database SQLite can read (\(error.message ?? "\(error.resultCode)")), and read alone it is"
@@ -121,6 +114,18 @@ extension PersistentStore {
     } catch {
       // Anything else (a locked or unreadable file) is for the open's own first look to report.
       return
+    }
+  }
+
+  /// The committed transactions of the store's `-wal`, or nil when it holds none.
+  private static func readLog(url: URL) throws -> WriteAheadLog? {
+    do {
+      return try WriteAheadLog.read(path: url.path + "-wal")
+    } catch {
+      throw ObjectGraphError(
+        .persistentStoreOpen,
+        "Cannot read \(url.path)-wal, the log of the store at \(url.path): \(error.localizedDescription). Both files were left untouched. Make the -wal readable, or move it away if it is not this store's.",
+        url: url)
     }
   }
 
