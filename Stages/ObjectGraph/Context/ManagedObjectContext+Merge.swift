@@ -31,10 +31,7 @@ extension ManagedObjectContext {
       if !updatedHere.isEmpty, let fresh = try? parentStore().snapshots(for: updatedHere.map(\.objectID)) {
         for object in updatedHere where !object.state.isInserted && !object.state.isDeleted {
           guard let snapshot = fresh[object.objectID] else { continue }
-          let local = object.changedSlots.map { ($0, object.values[$0]) }
-          object.snapshot = snapshot
-          object.values = snapshot.values
-          for (index, value) in local { object.values[index] = value }
+          takeRow(snapshot, keepingChangesOf: object)
           refreshed.insert(object)
         }
       }

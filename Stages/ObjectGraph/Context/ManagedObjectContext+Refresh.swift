@@ -103,10 +103,38 @@ extension ManagedObjectContext {
     for object in changed {
       guard let fresh = rows[object.objectID] else { continue }
       confined.rowCache[object.objectID] = nil
-      object.takeRowKeepingChanges(fresh)
+      takeRow(fresh, keepingChangesOf: object)
       refreshed.append(object)
     }
     return refreshed
+  }
+
+  /// Gives `object` the store's latest row with this context's unsaved changes re-applied on top, as Core
+  /// Data merges (`refresh(_:mergeChanges: true)`, a merge of another context's save): an attribute or a
+  /// to-one changed here keeps this context's value; a to-many changed here takes the store's members with
+  /// this context's additions and removals applied to them, so a member another context saved is kept (in
+  /// an ordered to-many, the store's order, then this context's additions in theirs). A to-many whose
+  /// members this context replaced without reading them first keeps this context's members, as set.
+  func takeRow(_ fresh: RowSnapshot, keepingChangesOf object: ManagedObject) {
+    let old = object.snapshot
+    let local = object.changedSlots.map { ($0, object.values[$0]) }
+    object.takeRowKeepingChanges(fresh)
+    for (index, mine) in local {
+      let slot = object.layout.slots[index]
+      guard slot.isRelationship, let mine, mine.isLoadedToMany, let before = old?.values[index].memberList else { continue }
+      var theirs = fresh.values[index]
+      if theirs.isUnloadedToMany {
+        guard let read = try? parentStore().relatedIDs(of: [object.objectID], slot: slot, entity: object.entity)[object.objectID]
+        else { continue }
+        theirs = slot.toManyValue(read)
+      }
+      guard let theirMembers = theirs.memberList, let myMembers = mine.memberList else { continue }
+      let removed = Set(before).subtracting(myMembers)
+      let kept = Set(before)
+      let merged = theirMembers.filter { !removed.contains($0) } + myMembers.filter { !kept.contains($0) }
+      object.snapshot?.values[index] = theirs
+      object.values[index] = slot.toManyValue(merged)
+    }
   }
 
   /// Drops an object's unsaved changes and values: it becomes a fault that reads its row when touched.

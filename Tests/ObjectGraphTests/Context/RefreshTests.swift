@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -57,6 +58,95 @@ struct RefreshTests {
       #expect(note.title == "new")
     }
     #expect(try RefetchTests.titlesAndBodies(stack) == [["new", "edited"]])
+    withExtendedLifetime(keep) {}
+  }
+
+  /// A notebook "N" holding the notes "one" and "two", saved, and a second coordinator on the same file.
+  static func notebookStacks() throws -> (stack: Stack, other: ManagedObjectContext, keep: PersistentStoreCoordinator) {
+    let stack = try Stack()
+    try stack.context.performAndWait {
+      let notebook = Notebook(context: stack.context)
+      notebook.name = "N"
+      for title in ["one", "two"] {
+        let note = Note(context: stack.context)
+        note.title = title
+        note.notebook = notebook
+      }
+      try stack.context.save()
+      stack.context.reset()
+    }
+    let (coordinator, other) = try stack.reopened()
+    return (stack, other, coordinator)
+  }
+
+  /// The titles of the notes in notebook "N", as a fresh context reads them.
+  static func notebookTitles(_ stack: Stack) throws -> [String] {
+    try stack.stored("Note") { note -> String? in
+      (note.value(forKey: "notebook") as? ManagedObject)?.value(forKey: "name") as? String == "N"
+        ? note.value(forKey: "title") as? String : nil
+    }.compactMap { $0 }.sorted()
+  }
+
+  /// The other context adds a note titled `title` to notebook "N" and saves.
+  static func addNote(_ title: String, in other: ManagedObjectContext) throws {
+    try other.performAndWait {
+      let notebook = try #require(try other.fetch(FetchRequest<Notebook>()).first)
+      let note = Note(context: other)
+      note.title = title
+      note.notebook = notebook
+      try other.save()
+    }
+  }
+
+  @Test("refresh(_:mergeChanges: true) on a changed to-many: the store's members, with this context's additions and removals on top")
+  func refreshMergesToMany() throws {
+    let (stack, other, keep) = try Self.notebookStacks()
+    let context = stack.context
+    try context.performAndWait {
+      let notebook = try #require(try context.fetch(FetchRequest<Notebook>()).first)
+      let one = try #require(notebook.notes.first { $0.title == "one" })
+      let three = Note(context: context)
+      three.title = "three"
+      notebook.notes.remove(one)
+      notebook.notes.insert(three)
+      try Self.addNote("four", in: other)
+      context.refresh(notebook, mergeChanges: true)
+      #expect(notebook.notes.compactMap(\.title).sorted() == ["four", "three", "two"])
+      #expect(notebook.isUpdated)
+      try context.save()
+    }
+    #expect(try Self.notebookTitles(stack) == ["four", "three", "two"])
+    withExtendedLifetime(keep) {}
+  }
+
+  @Test("Merging another context's save into a changed to-many keeps the member that context saved, and this context's edits")
+  func mergeKeepsToManyMembers() throws {
+    let (stack, _, keep) = try Self.notebookStacks()
+    let context = stack.context
+    let sibling = stack.freshContext()
+    try context.performAndWait {
+      let notebook = try #require(try context.fetch(FetchRequest<Notebook>()).first)
+      let three = Note(context: context)
+      three.title = "three"
+      notebook.notes.insert(three)
+      let saved = try sibling.performAndWait {
+        let theirs = try #require(try sibling.fetch(FetchRequest<Notebook>()).first)
+        let four = Note(context: sibling)
+        four.title = "four"
+        four.notebook = theirs
+        let changes = Mutex<SavedObjectIDs?>(nil)
+        let observer = NotificationCenter.default.addObserver(
+          forName: ManagedObjectContext.didSaveNotification, object: sibling, queue: nil
+        ) { notification in changes.withLock { $0 = SavedObjectIDs(notification) } }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        try sibling.save()
+        return try #require(changes.withLock { $0 })
+      }
+      context.mergeChanges(fromContextDidSave: saved)
+      #expect(notebook.notes.compactMap(\.title).sorted() == ["four", "one", "three", "two"])
+      try context.save()
+    }
+    #expect(try Self.notebookTitles(stack) == ["four", "one", "three", "two"])
     withExtendedLifetime(keep) {}
   }
 
