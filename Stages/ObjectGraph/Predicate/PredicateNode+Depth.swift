@@ -13,8 +13,9 @@ import Foundation
 /// So `rating == 1 + 1 + 1` is four levels deep although it has no parentheses, and `a == 1 OR b == 2 OR
 /// …` with ten thousand terms is three.
 extension PredicateNode {
-  /// The deepest tree a predicate may have. SQLite parses every shape of tree this deep except many
-  /// nested subqueries (each of which takes about ten of its hundred levels).
+  /// The deepest tree a predicate may have. SQLite parses the SQL of every tree this deep except subqueries
+  /// nested about ten deep and `-` or `/` nested about thirty deep on their right side (see
+  /// `SQLPredicateCompiler.compile(_:)`).
   static let maximumDepth = 64
 
   /// How many levels deep the tree is (see above; ``tooDeep`` counts one more than ``maximumDepth``).

@@ -234,7 +234,8 @@ struct SQLPredicateCompiler {
   /// `NOT COALESCE((x), 0)` took five), a compound puts its deepest operand first (SQLite's parser holds
   /// what precedes a nested part while it reads it, not what follows), and a long compound is written in
   /// groups (see ``compound(_:_:)``). A tree ``PredicateNode/maximumDepth`` deep compiles to SQL SQLite
-  /// takes, unless it nests subqueries about ten deep (each takes about ten of SQLite's levels).
+  /// takes, unless it nests subqueries about ten deep (each takes about ten of SQLite's levels) or `-` and
+  /// `/` about thirty deep on their right side (three levels each); SQLite's refusal is then the error.
   /// - Throws: ``ObjectGraphError/Code/predicateSyntax`` for ``PredicateNode/tooDeep``, and what the
   ///   parts throw (an unknown key, a value of the wrong type, ...).
   mutating func compile(_ node: PredicateNode) throws -> String {
