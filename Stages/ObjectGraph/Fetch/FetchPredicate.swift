@@ -29,6 +29,8 @@ public struct FetchPredicate: Sendable, CustomStringConvertible {
   let node: PredicateNode
   /// Temporary IDs of managed objects given as arguments, with where to read each object's current ID.
   let objectReferences: [ManagedObjectID: ObjectIDReference]
+  /// How deep `node` is (``PredicateNode/depth``), kept so that combining predicates need not measure them.
+  let depth: Int
 
   /// Parses a format string, substituting `arguments` for its `%@`, `%K`, `%d`… in order.
   ///
@@ -42,8 +44,8 @@ public struct FetchPredicate: Sendable, CustomStringConvertible {
   /// Parses a format string with its arguments given as an array.
   public init(format: String, argumentArray: [Any?]) throws {
     let objects = PredicateObjectCapture()
-    node = try PredicateParser.parse(format: format, arguments: argumentArray, objects: objects)
-    objectReferences = objects.references
+    let node = try PredicateParser.parse(format: format, arguments: argumentArray, objects: objects)
+    self.init(node: node, objectReferences: objects.references)
   }
 
   /// A predicate that every object matches (`true`) or none does (`false`): `TRUEPREDICATE` or
@@ -52,9 +54,23 @@ public struct FetchPredicate: Sendable, CustomStringConvertible {
     self.init(node: .constant(value))
   }
 
+  /// A predicate of `node`; a node deeper than ``PredicateNode/maximumDepth`` is kept as
+  /// ``PredicateNode/tooDeep``.
   init(node: PredicateNode, objectReferences: [ManagedObjectID: ObjectIDReference] = [:]) {
-    self.node = node
-    self.objectReferences = objectReferences
+    self.init(node: node, depth: node.depth, objectReferences: objectReferences)
+  }
+
+  /// The same, with `node`'s depth already known.
+  private init(node: PredicateNode, depth: Int, objectReferences: [ManagedObjectID: ObjectIDReference]) {
+    if depth > PredicateNode.maximumDepth {
+      self.node = .tooDeep
+      self.depth = PredicateNode.maximumDepth + 1
+      self.objectReferences = [:]
+    } else {
+      self.node = node
+      self.depth = depth
+      self.objectReferences = objectReferences
+    }
   }
 
   /// A predicate that every object matches.
@@ -66,27 +82,39 @@ public struct FetchPredicate: Sendable, CustomStringConvertible {
 
   /// All of the predicates (`AND`); with none, every object matches. Core Data's
   /// `NSCompoundPredicate(andPredicateWithSubpredicates:)`.
+  ///
+  /// A subpredicate that is itself an `AND` has its predicates appended rather than nested, so joining
+  /// predicates one at a time (`all = all && next`, ten thousand times) gives one flat `AND`, which
+  /// fetches like any other. A result more than ``PredicateNode/maximumDepth`` levels deep is not built:
+  /// fetching or evaluating with it throws ``ObjectGraphError/Code/predicateSyntax`` (see
+  /// Docs/ObjectGraph.md, "Bad input").
   public init(andPredicateWithSubpredicates subpredicates: [FetchPredicate]) {
-    self.init(node: .and(subpredicates.map(\.node)), objectReferences: Self.references(of: subpredicates))
+    self = Self.joining(subpredicates, and: true)
   }
 
   /// Any of the predicates (`OR`); with none, no object matches. Core Data's
   /// `NSCompoundPredicate(orPredicateWithSubpredicates:)`.
+  ///
+  /// A subpredicate that is itself an `OR` has its predicates appended rather than nested, as for
+  /// ``init(andPredicateWithSubpredicates:)``.
   public init(orPredicateWithSubpredicates subpredicates: [FetchPredicate]) {
-    self.init(node: .or(subpredicates.map(\.node)), objectReferences: Self.references(of: subpredicates))
+    self = Self.joining(subpredicates, and: false)
   }
 
   /// The opposite of a predicate (`NOT`). Core Data's `NSCompoundPredicate(notPredicateWithSubpredicate:)`.
+  ///
+  /// A result more than ``PredicateNode/maximumDepth`` levels deep is not built: fetching or evaluating
+  /// with it throws ``ObjectGraphError/Code/predicateSyntax``.
   public init(notPredicateWithSubpredicate subpredicate: FetchPredicate) {
-    self.init(node: .not(subpredicate.node), objectReferences: subpredicate.objectReferences)
+    self.init(node: .not(subpredicate.node), depth: subpredicate.depth + 1, objectReferences: subpredicate.objectReferences)
   }
 
-  /// Both predicates (`AND`).
+  /// Both predicates (`AND`), appended to `lhs` or `rhs` when either is an `AND` already.
   public static func && (lhs: FetchPredicate, rhs: FetchPredicate) -> FetchPredicate {
     FetchPredicate(andPredicateWithSubpredicates: [lhs, rhs])
   }
 
-  /// Either predicate (`OR`).
+  /// Either predicate (`OR`), appended to `lhs` or `rhs` when either is an `OR` already.
   public static func || (lhs: FetchPredicate, rhs: FetchPredicate) -> FetchPredicate {
     FetchPredicate(orPredicateWithSubpredicates: [lhs, rhs])
   }
@@ -94,6 +122,25 @@ public struct FetchPredicate: Sendable, CustomStringConvertible {
   /// The opposite predicate (`NOT`).
   public static prefix func ! (predicate: FetchPredicate) -> FetchPredicate {
     FetchPredicate(notPredicateWithSubpredicate: predicate)
+  }
+
+  /// An `AND` (or an `OR`) of `subpredicates`, those of the same kind spliced in; its depth is worked out
+  /// from theirs, without measuring the tree again.
+  private static func joining(_ subpredicates: [FetchPredicate], and: Bool) -> FetchPredicate {
+    var operands: [PredicateNode] = []
+    var deepest = 0
+    for subpredicate in subpredicates {
+      switch subpredicate.node {
+      case .and(let inner) where and, .or(let inner) where !and:
+        operands.append(contentsOf: inner)
+        deepest = max(deepest, subpredicate.depth - 1)
+      default:
+        operands.append(subpredicate.node)
+        deepest = max(deepest, subpredicate.depth)
+      }
+    }
+    return FetchPredicate(
+      node: and ? .and(operands) : .or(operands), depth: deepest + 1, objectReferences: references(of: subpredicates))
   }
 
   private static func references(of predicates: [FetchPredicate]) -> [ManagedObjectID: ObjectIDReference] {
@@ -139,8 +186,15 @@ public struct FetchPredicate: Sendable, CustomStringConvertible {
       }
     }
     let substituted = try node.substituting(values)
+    let depth = substituted.depth
+    guard depth <= PredicateNode.maximumDepth else {
+      throw ObjectGraphError(
+        .predicateSyntax,
+        "Predicate \"\(predicateFormat)\" with its variables filled in is more than \(PredicateNode.maximumDepth) levels deep (a nested array value adds a level each). Give the variables flatter values."
+      )
+    }
     return FetchPredicate(
-      node: substituted, objectReferences: objectReferences.merging(objects.references) { first, _ in first })
+      node: substituted, depth: depth, objectReferences: objectReferences.merging(objects.references) { first, _ in first })
   }
 
   // MARK: - Evaluating

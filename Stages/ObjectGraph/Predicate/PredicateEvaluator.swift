@@ -32,7 +32,8 @@ enum PredicateEvaluator {
   /// Whether `object` matches `node`.
   /// - Throws: ``ObjectGraphError/Code/unknownKey`` (from the object) for an unknown key,
   ///   ``ObjectGraphError/Code/predicateSyntax`` for a `MATCHES` pattern that is not a valid regular
-  ///   expression, ``ObjectGraphError/Code/invalidValue`` for `BETWEEN` without exactly two bounds.
+  ///   expression or for ``PredicateNode/tooDeep``, ``ObjectGraphError/Code/invalidValue`` for `BETWEEN`
+  ///   without exactly two bounds.
   static func evaluate(
     _ node: PredicateNode, on object: some PredicateEvaluable, bindings: PredicateBindings = [:]
   ) throws -> Bool {
@@ -53,6 +54,8 @@ enum PredicateEvaluator {
       return false
     case .comparison(let comparison):
       return try evaluate(comparison, on: object, bindings: bindings)
+    case .tooDeep:
+      throw PredicateNode.tooDeepError
     }
   }
 

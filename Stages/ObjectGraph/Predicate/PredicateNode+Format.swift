@@ -7,91 +7,159 @@ import Foundation
 /// language has no literal for (data, UUIDs and URLs print as Core Data shows them, or as strings).
 extension PredicateNode: CustomStringConvertible {
   /// The predicate in format-string form.
-  var predicateFormat: String {
-    switch self {
-    case .constant(let value):
-      return value ? "TRUEPREDICATE" : "FALSEPREDICATE"
-    case .not(let operand):
-      return "NOT " + operand.parenthesizedIfCompound
-    case .and(let operands):
-      return Self.join(operands, with: " AND ", empty: "TRUEPREDICATE")
-    case .or(let operands):
-      return Self.join(operands, with: " OR ", empty: "FALSEPREDICATE")
-    case .comparison(let comparison):
-      return comparison.predicateFormat
-    }
-  }
+  var predicateFormat: String { PredicateFormatWriter.write(.predicate(self)) }
 
   var description: String { predicateFormat }
 
   /// Whether this is an AND or OR of two or more predicates, which needs parentheses inside another.
-  private var isCompound: Bool {
+  fileprivate var isCompound: Bool {
     switch self {
     case .and(let operands), .or(let operands): operands.count > 1
     default: false
     }
   }
+}
 
-  private var parenthesizedIfCompound: String {
-    isCompound ? "(\(predicateFormat))" : predicateFormat
+/// Writes a predicate's text with a stack of its own instead of recursion, so that printing works on a
+/// tree of any depth.
+private enum PredicateFormatWriter {
+  /// What is left to write: text as it is, or a part of the tree to expand.
+  enum Piece {
+    case text(String)
+    case predicate(PredicateNode)
+    /// A predicate inside `NOT`, `AND` or `OR`: parenthesized when it is a compound itself.
+    case operand(PredicateNode)
+    case expression(PredicateExpression)
+    /// An expression inside arithmetic: parenthesized when it is arithmetic itself.
+    case arithmeticOperand(PredicateExpression)
   }
 
-  private static func join(_ operands: [PredicateNode], with separator: String, empty: String) -> String {
+  static func write(_ root: Piece) -> String {
+    var text = ""
+    var pending = [root]
+    while let piece = pending.popLast() {
+      // The pieces a part expands to, pushed in reverse so that the first is written first.
+      let parts: [Piece]
+      switch piece {
+      case .text(let string):
+        text += string
+        continue
+      case .predicate(let node): parts = expand(node)
+      case .operand(let node): parts = node.isCompound ? [.text("("), .predicate(node), .text(")")] : [.predicate(node)]
+      case .expression(let expression): parts = expand(expression)
+      case .arithmeticOperand(let expression):
+        if case .arithmetic = expression {
+          parts = [.text("("), .expression(expression), .text(")")]
+        } else {
+          parts = [.expression(expression)]
+        }
+      }
+      pending.append(contentsOf: parts.reversed())
+    }
+    return text
+  }
+
+  private static func expand(_ node: PredicateNode) -> [Piece] {
+    switch node {
+    case .constant(let value):
+      return [.text(value ? "TRUEPREDICATE" : "FALSEPREDICATE")]
+    case .not(let operand):
+      return [.text("NOT "), .operand(operand)]
+    case .and(let operands):
+      return join(operands, with: " AND ", empty: "TRUEPREDICATE")
+    case .or(let operands):
+      return join(operands, with: " OR ", empty: "FALSEPREDICATE")
+    case .comparison(let comparison):
+      return [
+        .text(comparison.modifierFormat), .expression(comparison.lhs), .text(comparison.operatorFormat),
+        .expression(comparison.rhs),
+      ]
+    case .tooDeep:
+      return [.text("<a predicate more than \(PredicateNode.maximumDepth) levels deep, not built>")]
+    }
+  }
+
+  private static func join(_ operands: [PredicateNode], with separator: String, empty: String) -> [Piece] {
     switch operands.count {
-    case 0: empty
-    case 1: operands[0].predicateFormat
-    default: operands.map(\.parenthesizedIfCompound).joined(separator: separator)
+    case 0: return [.text(empty)]
+    case 1: return [.predicate(operands[0])]
+    default:
+      var parts: [Piece] = []
+      for (index, operand) in operands.enumerated() {
+        if index > 0 { parts.append(.text(separator)) }
+        parts.append(.operand(operand))
+      }
+      return parts
+    }
+  }
+
+  private static func expand(_ expression: PredicateExpression) -> [Piece] {
+    switch expression {
+    case .keyPath, .constant, .variable:
+      return [.text(expression.leafFormat)]
+    case .aggregate(let items):
+      var parts: [Piece] = [.text("{")]
+      for (index, item) in items.enumerated() {
+        if index > 0 { parts.append(.text(", ")) }
+        parts.append(.expression(item))
+      }
+      return parts + [.text("}")]
+    case .arithmetic(let op, let lhs, let rhs):
+      return [.arithmeticOperand(lhs), .text(" " + op.rawValue + " "), .arithmeticOperand(rhs)]
+    case .subqueryCount(let subquery):
+      return [
+        .text("SUBQUERY("), .expression(subquery.collection), .text(", $\(subquery.variable), "),
+        .predicate(subquery.predicate), .text(").@count"),
+      ]
     }
   }
 }
 
 extension PredicateComparison {
   /// The comparison in format-string form: `ANY tags.name ==[c] "x"`.
-  var predicateFormat: String {
-    var text = ""
+  var predicateFormat: String { PredicateNode.comparison(self).predicateFormat }
+
+  /// `ANY `, `ALL `, `NONE ` or nothing.
+  fileprivate var modifierFormat: String {
     switch modifier {
-    case .direct: break
-    case .any: text = "ANY "
-    case .all: text = "ALL "
-    case .none: text = "NONE "
+    case .direct: ""
+    case .any: "ANY "
+    case .all: "ALL "
+    case .none: "NONE "
     }
-    text += lhs.predicateFormat + " " + op.rawValue
+  }
+
+  /// The operator with its options and a space on each side: ` ==[c] `.
+  fileprivate var operatorFormat: String {
+    var text = " " + op.rawValue
     if !options.isEmpty {
       text += "["
       if options.contains(.caseInsensitive) { text += "c" }
       if options.contains(.diacriticInsensitive) { text += "d" }
       text += "]"
     }
-    return text + " " + rhs.predicateFormat
+    return text + " "
   }
 }
 
 extension PredicateExpression {
   /// The expression in format-string form: a key path (`SELF` when empty, reserved words escaped with
-  /// `#`), a literal, or `{…}`.
-  var predicateFormat: String {
+  /// `#`), a literal, `{…}`, arithmetic or a subquery.
+  var predicateFormat: String { PredicateFormatWriter.write(.expression(self)) }
+
+  /// A key path, a literal or a variable in format-string form (an expression without parts).
+  fileprivate var leafFormat: String {
     switch self {
     case .keyPath(let path):
       guard !path.isEmpty else { return "SELF" }
       return path.map(Self.formatKey).joined(separator: ".")
     case .constant(let value):
       return value.predicateFormat
-    case .aggregate(let items):
-      return "{" + items.map(\.predicateFormat).joined(separator: ", ") + "}"
     case .variable(let name, let path):
       return (["$" + name] + path.map(Self.formatKey)).joined(separator: ".")
-    case .arithmetic(let op, let lhs, let rhs):
-      return lhs.operandFormat + " " + op.rawValue + " " + rhs.operandFormat
-    case .subqueryCount(let subquery):
-      return "SUBQUERY(\(subquery.collection.predicateFormat), $\(subquery.variable), \(subquery.predicate.predicateFormat)).@count"
+    case .aggregate, .arithmetic, .subqueryCount:
+      return predicateFormat
     }
-  }
-
-  /// The expression as an operand of arithmetic: parenthesized when it is arithmetic itself, so that the
-  /// text parses back to the same tree.
-  private var operandFormat: String {
-    if case .arithmetic = self { return "(" + predicateFormat + ")" }
-    return predicateFormat
   }
 
   /// One key of a key path, `#`-escaped when it is a reserved word.

@@ -9,7 +9,7 @@ extension PredicateNode {
   /// for the IDs in a child's save.
   func mappingObjectIDs(_ transform: (ManagedObjectID) -> ManagedObjectID) -> PredicateNode {
     switch self {
-    case .constant: return self
+    case .constant, .tooDeep: return self
     case .not(let node): return .not(node.mappingObjectIDs(transform))
     case .and(let nodes): return .and(nodes.map { $0.mappingObjectIDs(transform) })
     case .or(let nodes): return .or(nodes.map { $0.mappingObjectIDs(transform) })

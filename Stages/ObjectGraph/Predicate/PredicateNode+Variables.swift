@@ -8,7 +8,7 @@ extension PredicateNode {
 
   func variables(bound: Set<String>) -> Set<String> {
     switch self {
-    case .constant: return []
+    case .constant, .tooDeep: return []
     case .not(let node): return node.variables(bound: bound)
     case .and(let nodes), .or(let nodes): return nodes.reduce(into: []) { $0.formUnion($1.variables(bound: bound)) }
     case .comparison(let comparison):
@@ -22,7 +22,7 @@ extension PredicateNode {
   ///   path (`$notebook.name`): a value has no keys.
   func substituting(_ values: [String: PredicateValue], bound: Set<String> = []) throws -> PredicateNode {
     switch self {
-    case .constant: return self
+    case .constant, .tooDeep: return self
     case .not(let node): return .not(try node.substituting(values, bound: bound))
     case .and(let nodes): return .and(try nodes.map { try $0.substituting(values, bound: bound) })
     case .or(let nodes): return .or(try nodes.map { try $0.substituting(values, bound: bound) })

@@ -32,9 +32,10 @@ struct PredicateParser {
   /// How deep the parse is nested (parentheses, braces, `NOT`s, signs), against ``maximumDepth``.
   private var depth = 0
 
-  /// The deepest nesting a format may have: more is refused (900002) rather than parsed by ever deeper
-  /// recursion, which would exhaust the thread's stack. Real predicates nest a handful of levels.
-  static let maximumDepth = 200
+  /// The deepest a format may nest, and the deepest tree it may give: ``PredicateNode/maximumDepth``.
+  /// More is refused (900002) rather than parsed by ever deeper recursion, which would exhaust the
+  /// thread's stack. Real predicates nest a handful of levels.
+  static var maximumDepth: Int { PredicateNode.maximumDepth }
 
   /// Counts one more level of nesting, refusing a format nested deeper than ``maximumDepth``.
   private mutating func enterNesting() throws {
@@ -45,6 +46,26 @@ struct PredicateParser {
         "the predicate nests more than \(Self.maximumDepth) levels deep (parentheses, braces, NOT or signs); write it with fewer levels"
       )
     }
+  }
+
+  /// The error for a tree deeper than ``maximumDepth`` without that much nesting: a long chain of
+  /// arithmetic (`1 + 1 + 1 …`), each operator of which is a level.
+  private func tooDeep(at position: Int) -> ObjectGraphError {
+    syntaxError(
+      at: position,
+      "the predicate is more than \(Self.maximumDepth) levels deep: each NOT, AND or OR inside another, comparison and arithmetic operator is a level, so a chain 'a + b + c' is three; write it with fewer operators (IN {…} instead of many ORs, for one)"
+    )
+  }
+
+  /// `lhs op rhs`, refused when it would be as deep as ``maximumDepth``: the comparison around it adds a
+  /// level. `lhsDepth` is `lhs`'s depth, and becomes the result's, so a chain is measured as it is built.
+  private func arithmetic(
+    _ op: PredicateArithmetic, _ lhs: PredicateExpression, depth lhsDepth: inout Int, _ rhs: PredicateExpression,
+    at token: PredicateToken
+  ) throws -> PredicateExpression {
+    lhsDepth = max(lhsDepth, rhs.depth) + 1
+    guard lhsDepth < Self.maximumDepth else { throw tooDeep(at: token.position) }
+    return .arithmetic(op, lhs, rhs)
   }
 
   private init(
@@ -163,6 +184,7 @@ struct PredicateParser {
       throw syntaxError(at: 0, "the predicate is empty; use TRUEPREDICATE to match everything")
     }
     let node = try parseOr()
+    guard node.depth <= Self.maximumDepth else { throw tooDeep(at: 0) }
     guard current.kind == .end else {
       if isSymbol(")") {
         throw syntaxError(at: current.position, "')' has no matching '('")
@@ -414,10 +436,11 @@ struct PredicateParser {
   /// - Parameter context: where the expression was expected, for error messages ("after '=='").
   private mutating func parseExpression(context: String) throws -> (PredicateExpression, fromArgument: Bool) {
     var (expression, fromArgument) = try parseTerm(context: context)
+    var expressionDepth = expression.depth
     while isSymbol("+") || isSymbol("-") {
       let op = advance()
       let (rhs, _) = try parseTerm(context: "after '\(op.text)'")
-      expression = .arithmetic(op.text == "+" ? .add : .subtract, expression, rhs)
+      expression = try arithmetic(op.text == "+" ? .add : .subtract, expression, depth: &expressionDepth, rhs, at: op)
       fromArgument = false
     }
     return (expression, fromArgument)
@@ -426,10 +449,11 @@ struct PredicateParser {
   /// term := operand (('*' | '/') operand)*
   private mutating func parseTerm(context: String) throws -> (PredicateExpression, fromArgument: Bool) {
     var (expression, fromArgument) = try parseOperand(context: context)
+    var expressionDepth = expression.depth
     while isSymbol("*") || isSymbol("/") {
       let op = advance()
       let (rhs, _) = try parseOperand(context: "after '\(op.text)'")
-      expression = .arithmetic(op.text == "*" ? .multiply : .divide, expression, rhs)
+      expression = try arithmetic(op.text == "*" ? .multiply : .divide, expression, depth: &expressionDepth, rhs, at: op)
       fromArgument = false
     }
     return (expression, fromArgument)

@@ -22,7 +22,8 @@ enum PredicateValue: Sendable, Hashable {
 
   /// Converts an argument given to `FetchPredicate(format:_:)`. A managed object becomes its object ID,
   /// read now; when that ID is still temporary, `objects` remembers where to find the object's later one.
-  /// - Throws: ``ObjectGraphError/Code/invalidValue`` for a type predicates cannot hold.
+  /// - Throws: ``ObjectGraphError/Code/invalidValue`` for a type predicates cannot hold, or arrays nested
+  ///   more than ``PredicateNode/maximumDepth`` levels deep.
   init(argument: Any?, objects: PredicateObjectCapture? = nil) throws {
     guard let argument else {
       self = .null
@@ -31,7 +32,7 @@ enum PredicateValue: Sendable, Hashable {
     self = try Self.convert(argument, objects)
   }
 
-  private static func convert(_ argument: Any, _ objects: PredicateObjectCapture?) throws -> PredicateValue {
+  private static func convert(_ argument: Any, _ objects: PredicateObjectCapture?, depth: Int = 1) throws -> PredicateValue {
     switch argument {
     case let value as PredicateValue: return value
     case let object as any PredicateArgumentObject:
@@ -61,15 +62,21 @@ enum PredicateValue: Sendable, Hashable {
     case let value as Decimal: return .decimal(value)
     case let value as ManagedObjectID: return .objectID(value)
     case let value as any Sequence:
+      guard depth < PredicateNode.maximumDepth else {
+        throw ObjectGraphError(
+          .invalidValue,
+          "A predicate argument nests arrays or sets more than \(PredicateNode.maximumDepth) levels deep. Pass a flat array (for IN) or two bounds (for BETWEEN)."
+        )
+      }
       var items: [PredicateValue] = []
-      for element in value { items.append(try convert(element, objects)) }
+      for element in value { items.append(try convert(element, objects, depth: depth + 1)) }
       return .collection(items)
     default:
       if case Optional<Any>.none = argument { return .null }
       let mirror = Mirror(reflecting: argument)
       if mirror.displayStyle == .optional {
         guard let wrapped = mirror.children.first?.value else { return .null }
-        return try convert(wrapped, objects)
+        return try convert(wrapped, objects, depth: depth)
       }
       throw ObjectGraphError(
         .invalidValue,

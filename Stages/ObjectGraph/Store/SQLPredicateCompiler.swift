@@ -227,19 +227,55 @@ struct SQLPredicateCompiler {
 
   // MARK: - Predicates
 
+  /// The SQL of a predicate: an expression whose value is 1, 0 or NULL (false).
+  ///
+  /// SQLite's parser takes about 100 levels of nesting, and the expression tree it builds 1,000. So what
+  /// is written nests as little as it can: `NOT` is `(x) IS NOT 1` (true for 0 and NULL, one level where
+  /// `NOT COALESCE((x), 0)` took five), a compound puts its deepest operand first (SQLite's parser holds
+  /// what precedes a nested part while it reads it, not what follows), and a long compound is written in
+  /// groups (see ``compound(_:_:)``). A tree ``PredicateNode/maximumDepth`` deep compiles to SQL SQLite
+  /// takes, unless it nests subqueries about ten deep (each takes about ten of SQLite's levels) or `-` and
+  /// `/` about thirty deep on their right side (three levels each); SQLite's refusal is then the error.
+  /// - Throws: ``ObjectGraphError/Code/predicateSyntax`` for ``PredicateNode/tooDeep``, and what the
+  ///   parts throw (an unknown key, a value of the wrong type, ...).
   mutating func compile(_ node: PredicateNode) throws -> String {
     switch node {
     case .constant(let value): return value ? "1" : "0"
-    case .not(let inner): return "NOT COALESCE((\(try compile(inner))), 0)"
+    case .not(let inner): return "(\(try compile(inner))) IS NOT 1"
     case .and(let nodes):
       // No subpredicates: AND of none is true, OR of none is false (as NSCompoundPredicate evaluates them).
       guard !nodes.isEmpty else { return "1" }
-      return "(" + (try nodes.map { try compile($0) }.joined(separator: " AND ")) + ")"
+      return try compound(nodes, "AND")
     case .or(let nodes):
       guard !nodes.isEmpty else { return "0" }
-      return "(" + (try nodes.map { try compile($0) }.joined(separator: " OR ")) + ")"
+      return try compound(nodes, "OR")
     case .comparison(let comparison): return try compile(comparison)
+    case .tooDeep: throw PredicateNode.tooDeepError
     }
+  }
+
+  /// How many operands a compound joins in one run without parentheses: SQLite nests `a OR b OR c …` one
+  /// level per operand, up to 1,000 levels, so longer compounds are written as runs of runs (ten thousand
+  /// operands are three levels of runs of 32).
+  static let compoundRun = 32
+
+  /// The operands joined by `op` (`AND` or `OR`): the deepest first, in parenthesized runs of at most
+  /// ``compoundRun``, runs of runs as many levels as it takes.
+  private mutating func compound(_ nodes: [PredicateNode], _ op: String) throws -> String {
+    var ordered = nodes
+    let depths = nodes.map(\.depth)
+    if let deepest = depths.indices.max(by: { depths[$0] < depths[$1] }), depths[deepest] > depths[0] {
+      ordered.insert(ordered.remove(at: deepest), at: 0)
+    }
+    // Compiled in the order they are written: each appends its arguments for its `?`s.
+    var parts: [String] = []
+    for node in ordered { parts.append(try compile(node)) }
+    repeat {
+      parts = stride(from: 0, to: parts.count, by: Self.compoundRun).map { start in
+        "(" + parts[start..<min(start + Self.compoundRun, parts.count)].joined(separator: " \(op) ") + ")"
+      }
+    } while parts.count > 1
+    return parts[0]
   }
 
   /// Where a key path or variable expression starts, and its keys; `nil` for other expressions and for
@@ -464,10 +500,16 @@ struct SQLPredicateCompiler {
         return (reduced.sql, reduced.type, false)
       }
     case .arithmetic(let op, let lhs, let rhs):
-      let left = try arithmeticOperand(lhs, op)
-      let right = try arithmeticOperand(rhs, op)
+      // `+` and `*` take their deeper operand first, which SQLite's parser nests less (see `compile`).
+      let swapped = (op == .add || op == .multiply) && rhs.depth > lhs.depth
+      let first = try arithmeticOperand(swapped ? rhs : lhs, op)
+      let second = try arithmeticOperand(swapped ? lhs : rhs, op)
+      let (left, right) = swapped ? (second, first) : (first, second)
+      // `x * 1.0 / y` divides as doubles, as CAST(x AS REAL) / y does, without nesting x in a call.
       let sql =
-        op == .divide ? "(CAST(\(left.sql) AS REAL) / \(right.sql))" : "(\(left.sql) \(op.rawValue) \(right.sql))"
+        op == .divide
+        ? "(\(left.sql) * 1.0 / \(right.sql))"
+        : swapped ? "(\(right.sql) \(op.rawValue) \(left.sql))" : "(\(left.sql) \(op.rawValue) \(right.sql))"
       return (sql, staticType(expression), false)
     case .subqueryCount(let subquery):
       return (try subqueryCount(subquery), .integer64, false)

@@ -32,6 +32,18 @@ struct FuzzTests {
     "ALL tags.name != 'x'", "NONE tags.name ENDSWITH 'z'", "rating IN {1, 2, 3}", "self == %@", "%@ IN tags.name",
     "(rating == 0 OR rating == 1) AND title == 'beta'", "%1$K == %2$d OR %1$K == %2$d", "rating >= -9223372036854775808",
   ]
+  /// Formats deep without parentheses (issue 35), mutated too: flat arithmetic chains, a long flat OR, and
+  /// compounds folded as the old `||` printed them, on either side of the depth limit (`PredicateNode.maximumDepth`).
+  static let deepFormats: [String] = {
+    let ones: [String] = Array(repeating: "1", count: 3_000)
+    let ors: [String] = (0..<2_000).map { "rating == \($0)" }
+    let folds: [String] = (1...60).map { " OR rating == \($0))" }
+    return [
+      "rating == " + ones.prefix(62).joined(separator: " + "), "rating == " + ones.joined(separator: " + "),
+      "rating * " + ones.prefix(70).joined(separator: " * ") + " > 0", ors.joined(separator: " OR "),
+      String(repeating: "(", count: 60) + "rating == 0" + folds.joined(), String(repeating: "NOT ", count: 62) + "rating == 1",
+    ]
+  }()
   static let tokens = [
     "title", "body", "rating", "notebook", "tags", "name", ".", "@count", "@sum", "==", "!=", "<", ">=", "=<", "AND", "OR",
     "NOT", "!", "&&", "||", "(", ")", "{", "}", ",", "%@", "%K", "%d", "%1$@", "'", "\"", "'a'", "\"b\"", "3", "-1", "1e309",
@@ -60,7 +72,7 @@ struct FuzzTests {
       case 0:
         format = (0..<Int.random(in: 1...10, using: &random)).map { _ in Self.tokens.randomElement(using: &random) ?? "" }.joined(
           separator: Bool.random(using: &random) ? " " : "")
-      case 1: format = Self.mutate(Self.formats.randomElement(using: &random) ?? "", &random)
+      case 1: format = Self.mutate((Self.formats + Self.deepFormats).randomElement(using: &random) ?? "", &random)
       case 2: format = Self.mutate(Self.randomPredicate(depth: 0, &random), &random)
       default: format = Self.randomPredicate(depth: 0, &random)
       }
