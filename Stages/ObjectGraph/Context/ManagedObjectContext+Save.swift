@@ -107,6 +107,15 @@ extension ManagedObjectContext {
     postDidSave(
       inserted: inserted.announced.subtracting(notInserted), insertedIDs: Set(insertedIDs),
       updated: Set(updated).union(merged.rowObjects), deleted: deletedObjects)
+    // An object a uniqueness constraint merged a row into changed during the save (its values are the
+    // merged row's now): as Core Data calls `willSave()` again on objects that change during a save, it
+    // gets `willSave()` once more, so a value it keeps from others (a count of a to-many) takes the merge
+    // into account. What that changes is saved at once, in a transaction of its own (Core Data's is the
+    // same save; "Uniqueness constraints" in Docs/ObjectGraph.md).
+    let survivors = merged.rowObjects.filter { $0.managedObjectContext === self && !$0.state.isDeleted }
+    guard !survivors.isEmpty else { return }
+    for object in survivors { object.willSave() }
+    if confined.hasChanges { try saveOnQueue(confined) }
   }
 
   /// Step 1 of a save: delete rules, `willSave()`, validation. Returns the inserted objects in order, and

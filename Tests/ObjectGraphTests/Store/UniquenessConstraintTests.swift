@@ -450,4 +450,48 @@ struct UniquenessConstraintTests {
     let again = PersistentStoreCoordinator(managedObjectModel: old)
     try again.addPersistentStore(type: .sqlite, at: copy)
   }
+
+  /// A tag whose name is unique, that keeps the count of its notes in `willSave()`, as apps denormalise.
+  final class CountingTag: ManagedObject {
+    override func willSave() {
+      super.willSave()
+      let count = Int64((value(forKey: "notes") as? Set<ManagedObject>)?.count ?? 0)
+      if value(forKey: "noteCount") as? Int64 != count { setValue(count, forKey: "noteCount") }
+    }
+  }
+
+  @Test("An object a constraint merge merged a row into gets willSave() again: a count it keeps covers the merged to-many")
+  func willSaveAfterConstraintMerge() throws {
+    let tag = EntityDescription(
+      name: "Tag", managedObjectClass: CountingTag.self,
+      properties: [
+        .attribute(AttributeDescription(name: "name", type: .string)),
+        .attribute(AttributeDescription(name: "noteCount", type: .integer64, isOptional: false, defaultValue: Int64(0))),
+        .relationship(RelationshipDescription(name: "notes", destination: "Note", inverse: "tags", toMany: true)),
+      ])
+    tag.uniquenessConstraints = [["name"]]
+    let note = EntityDescription(
+      name: "Note",
+      properties: [
+        .attribute(AttributeDescription(name: "title", type: .string)),
+        .relationship(RelationshipDescription(name: "tags", destination: "Tag", inverse: "notes", toMany: true)),
+      ])
+    let stack = try Stack(model: try ManagedObjectModel(entities: [tag, note]), type: .sqlite)
+    for (context, title) in [(stack.context, "first"), (stack.freshContext(), "second")] {
+      context.mergePolicy = .mergeByPropertyObjectTrump
+      try context.performAndWait {
+        let newTag = try EntityDescription.insertNewObject(forEntityName: "Tag", into: context)
+        newTag.setValue("swift", forKey: "name")
+        let newNote = ManagedObject(entity: entity(context, "Note"), insertInto: context)
+        newNote.setValue(title, forKey: "title")
+        newNote.setValue(Set([newTag]), forKey: "tags")
+        try context.save()
+        #expect(newTag.value(forKey: "noteCount") as? Int64 == (title == "first" ? 1 : 2), "\(title)")
+        #expect(!context.hasChanges)
+      }
+    }
+    let rows = try #require(try stack.fileRows("SELECT ZNAME, ZNOTECOUNT FROM ZTAG"))
+    #expect(rows.count == 1)
+    #expect(rows.first?["ZNOTECOUNT"] as Int64? == 2)
+  }
 }
