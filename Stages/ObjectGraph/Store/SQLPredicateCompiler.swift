@@ -4,8 +4,10 @@ import GRDB
 /// Compiles a parsed predicate and sort descriptors into SQL over a store's schema.
 ///
 /// Key paths through to-one relationships become `LEFT JOIN`s; paths through to-many relationships
-/// (under `ANY`, `ALL`, `NONE`, or `@count`) become correlated subqueries. `==`/`!=` treat `nil` as Core
-/// Data does in memory (`title != "x"` is true for a `nil` title), which the in-memory evaluator matches.
+/// (under `ANY`, `ALL`, `NONE`, or `@count`) become correlated subqueries. `== nil` and `!= nil` are
+/// `IS NULL` and `IS NOT NULL`; `!=` against a value is SQL's `<>`, as Core Data's SQLite store writes it, so
+/// a row whose value is nil does not match, though the in-memory evaluator (Core Data's too) says
+/// `nil != "x"` is true: the difference Core Data has between a fetch and `evaluate(with:)`.
 struct SQLPredicateCompiler {
   let schema: SQLiteSchema
   let mapping: SQLiteSchema.EntityMapping
@@ -679,7 +681,9 @@ struct SQLPredicateCompiler {
     let r = folded(rhs.sql)
     switch comparison.op {
     case .equal: return lhs.isNull || rhs.isNull ? "(\(lhs.sql) IS \(rhs.sql))" : "(\(l) = \(r))"
-    case .notEqual: return "(\(l) IS NOT \(r))"
+    // As Core Data's SQL: `<>`, which is NULL (no match) for a nil value, so `title != "x"` leaves out the
+    // rows whose title is nil, though evaluating it in memory keeps them ("Predicates for ported code").
+    case .notEqual: return lhs.isNull || rhs.isNull ? "(\(lhs.sql) IS NOT \(rhs.sql))" : "(\(l) <> \(r))"
     case .less: return "(\(l) < \(r))"
     case .lessOrEqual: return "(\(l) <= \(r))"
     case .greater: return "(\(l) > \(r))"
