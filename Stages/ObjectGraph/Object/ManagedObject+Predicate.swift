@@ -51,28 +51,20 @@ extension ManagedObject: PredicateArgumentObject {
     }
   }
 
-  /// Whether the transformable attribute at the end of `path` (reached through to-ones) holds no value;
+  /// The transformable attribute at the end of `path` (reached through to-ones) and the bytes it holds;
   /// `nil` when `path` does not end at a transformable attribute.
-  func predicateTransformableIsNil(atKeyPath path: [String]) throws -> Bool? {
+  func predicateTransformable(atKeyPath path: [String]) throws -> (attribute: AttributeDescription, bytes: Data?)? {
     let path = path.first == "SELF" ? Array(path.dropFirst()) : path
-    guard Self.endsAtTransformable(entity, path), let key = path.first, let index = layout.index(of: key) else { return nil }
+    guard let attribute = entity.transformableAttribute(atKeyPath: path), let key = path.first, let index = layout.index(of: key)
+    else { return nil }
     fireFault(key: key)
-    guard path.count > 1 else { return values[index] == nil }
-    // Through a to-one: no object there means no value.
-    guard let id = values[index].objectID, let context = managedObjectContext else { return true }
-    return try context.object(with: id).predicateTransformableIsNil(atKeyPath: Array(path.dropFirst()))
-  }
-
-  /// Whether `path`, from `entity` through to-ones, ends at a transformable attribute.
-  private static func endsAtTransformable(_ entity: EntityDescription, _ path: [String]) -> Bool {
-    guard let key = path.first, let index = entity.layout.index(of: key) else { return false }
-    switch entity.layout.slots[index].kind {
-    case .attribute(.transformable): return path.count == 1
-    case .toOne where path.count > 1:
-      guard let destination = entity.relationshipsByName[key]?.destinationEntity else { return false }
-      return endsAtTransformable(destination, Array(path.dropFirst()))
-    default: return false
+    guard path.count > 1 else {
+      if case .data(let bytes)? = values[index] { return (attribute, bytes) }
+      return (attribute, nil)
     }
+    // Through a to-one: no object there means no value.
+    guard let id = values[index].objectID, let context = managedObjectContext else { return (attribute, nil) }
+    return try context.object(with: id).predicateTransformable(atKeyPath: Array(path.dropFirst()))
   }
 
   /// A key the model does not have: the subclass's computed value (``value(forUndefinedKey:)``), and

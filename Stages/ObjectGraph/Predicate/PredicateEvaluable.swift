@@ -12,11 +12,12 @@ protocol PredicateEvaluable {
   /// Throws ObjectGraphError(.unknownKey) for an unknown key or a path that is not a to-many.
   func predicateObjects(atKeyPath path: [String]) throws -> [any PredicateEvaluable]
 
-  /// Whether a key path that ends at a transformable attribute (through to-ones) holds no value, for
-  /// `== nil` and `!= nil`; `nil` when the path does not end at one (the comparison is evaluated as usual).
-  func predicateTransformableIsNil(atKeyPath path: [String]) throws -> Bool?
+  /// The transformable attribute a key path ends at (through to-ones), with the bytes it holds (nil: no
+  /// value, or no object on the way); `nil` when the path does not end at one (the comparison is evaluated
+  /// as usual). See ``PredicateTransformableComparison``.
+  func predicateTransformable(atKeyPath path: [String]) throws -> (attribute: AttributeDescription, bytes: Data?)?
 }
 
 extension PredicateEvaluable {
-  func predicateTransformableIsNil(atKeyPath path: [String]) throws -> Bool? { nil }
+  func predicateTransformable(atKeyPath path: [String]) throws -> (attribute: AttributeDescription, bytes: Data?)? { nil }
 }

@@ -69,8 +69,16 @@ enum PredicateEvaluator {
   private static func evaluate(
     _ comparison: PredicateComparison, on object: some PredicateEvaluable, bindings: PredicateBindings
   ) throws -> Bool {
-    if let isNil = try transformableIsNil(comparison, on: object) {
-      return comparison.op == .equal ? isNil : !isNil
+    var bytes: Data?
+    if let transformable = try PredicateTransformableComparison(
+      comparison,
+      attribute: { path in
+        let found = try object.predicateTransformable(atKeyPath: path)
+        bytes = found?.bytes
+        return found?.attribute
+      })
+    {
+      return transformable.matches(bytes)
     }
     let lhs = try resolve(comparison.lhs, on: object, bindings: bindings)
     let rhs = try resolve(comparison.rhs, on: object, bindings: bindings)
@@ -93,18 +101,6 @@ enum PredicateEvaluator {
       return try members(lhs).allSatisfy { try test.matches($0) }
     case .none:
       return try !members(lhs).contains { try test.matches($0) }
-    }
-  }
-
-  /// For `keyPath == nil` and `keyPath != nil` where the key path ends at a transformable attribute: whether
-  /// it holds no value (the SQL compiler's `IS NULL`). The only comparison a transformable takes.
-  private static func transformableIsNil(_ comparison: PredicateComparison, on object: some PredicateEvaluable) throws -> Bool? {
-    guard comparison.modifier == .direct, comparison.op == .equal || comparison.op == .notEqual else { return nil }
-    switch (comparison.lhs, comparison.rhs) {
-    case (.constant(.null), .keyPath(let path)), (.keyPath(let path), .constant(.null)):
-      return try object.predicateTransformableIsNil(atKeyPath: path)
-    default:
-      return nil
     }
   }
 

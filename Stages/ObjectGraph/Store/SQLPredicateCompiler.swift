@@ -306,7 +306,7 @@ struct SQLPredicateCompiler {
   }
 
   private mutating func compile(_ comparison: PredicateComparison) throws -> String {
-    if let sql = try nullComparison(comparison) { return sql }
+    if let sql = try transformableComparison(comparison) { return sql }
     // A to-many on the left turns the comparison into a subquery (unless a collection operator reduces
     // it to one value: then it is a scalar subquery, compiled as an expression).
     if let (path, origin) = try keyPathParts(comparison.lhs),
@@ -327,20 +327,31 @@ struct SQLPredicateCompiler {
     return try compileScalar(comparison)
   }
 
-  /// `%K == nil` and `%K != nil` on any attribute, transformable ones included: the column is or is not
-  /// NULL, which needs no transformer (a transformable's value is never compared; see ObjectGraph.md).
-  private mutating func nullComparison(_ comparison: PredicateComparison) throws -> String? {
-    guard comparison.modifier == .direct, comparison.op == .equal || comparison.op == .notEqual else { return nil }
-    let side: PredicateExpression
-    switch (comparison.lhs, comparison.rhs) {
-    case (.constant(.null), let other), (let other, .constant(.null)): side = other
-    default: return nil
-    }
-    guard let (path, origin) = try keyPathParts(side) else { return nil }
+  /// A transformable attribute compared with nil or with values: `IS NULL`, or its column compared as a blob
+  /// with the bytes its transformer makes of each value, as Core Data's SQLite store compares it
+  /// (``PredicateTransformableComparison``, which the in-memory evaluator uses too).
+  private mutating func transformableComparison(_ comparison: PredicateComparison) throws -> String? {
+    let entity = mapping.entity
+    guard
+      let transformable = try PredicateTransformableComparison(
+        comparison, attribute: { entity.transformableAttribute(atKeyPath: $0) })
+    else { return nil }
     allowsTransformable = true
     defer { allowsTransformable = false }
-    guard case .column(let column, .transformable) = try resolve(path, from: origin) else { return nil }
-    return "(\(column) IS \(comparison.op == .equal ? "" : "NOT ")NULL)"
+    guard case .column(let column, .transformable) = try resolve(transformable.path, from: Origin(alias: alias, mapping: mapping))
+    else { return nil }
+    guard let operands = transformable.operands else {
+      return "(\(column) IS \(transformable.op == .equal ? "" : "NOT ")NULL)"
+    }
+    for bytes in operands { arguments.append(bytes.databaseValue) }
+    let marks = Array(repeating: "?", count: operands.count).joined(separator: ", ")
+    switch transformable.op {
+    case .in: return operands.isEmpty ? "0" : "(\(column) IN (\(marks)))"
+    case .between: return operands.count == 2 ? "(\(column) BETWEEN ? AND ?)" : "0"
+    case .notEqual: return "(\(column) <> ?)"
+    case .equal: return "(\(column) = ?)"
+    default: return "(\(column) \(transformable.op.rawValue) ?)"
+    }
   }
 
   private mutating func linkSubquery(

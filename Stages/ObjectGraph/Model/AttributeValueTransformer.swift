@@ -33,6 +33,15 @@ open class AttributeValueTransformer: @unchecked Sendable {
     throw ObjectGraphError(.validationValue, "\(type(of: self)) does not implement reverseTransformedValue(_:).")
   }
 
+  /// The class of the values this transformer stores (Core Data's `ValueTransformer.transformedValueClass()`):
+  /// `NSData` unless a subclass says otherwise. ``SecureUnarchiveFromDataTransformer`` also accepts values of
+  /// the class a subclass names here.
+  open class func transformedValueClass() -> AnyClass { NSData.self }
+
+  /// Whether the transformer turns bytes back into values (Core Data's
+  /// `ValueTransformer.allowsReverseTransformation()`); a transformable attribute needs both ways.
+  open class func allowsReverseTransformation() -> Bool { true }
+
   /// The name of the secure unarchiving transformer (Core Data's
   /// `NSValueTransformerName.secureUnarchiveFromDataTransformerName`), the default.
   public static let secureUnarchiveFromDataTransformerName = "NSSecureUnarchiveFromData"
@@ -105,6 +114,15 @@ extension AttributeDescription {
           UntransformableValue(
             value: value,
             error: ObjectGraphError(.validationValue, "Transformable attribute '\(owner)': \(wrapped.message)", underlyingError: error))))
+    }
+  }
+
+  /// The bytes this transformable attribute's transformer makes of `value`, to compare with stored bytes.
+  /// - Throws: 1550 when no transformer is registered under its name, or the transformer refuses the value.
+  func transformedBytes(_ value: Any) throws -> Data {
+    switch transformedSlotValue(value) {
+    case .data(let bytes)?: return bytes
+    case let other: throw other.untransformable?.error ?? ObjectGraphError(.validationValue, "\(name) cannot transform \(type(of: value)).")
     }
   }
 
