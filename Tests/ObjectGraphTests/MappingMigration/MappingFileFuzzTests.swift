@@ -174,7 +174,7 @@ enum MappingFuzzChild {
   /// error that is not an `ObjectGraphError`, and `done <count>` at the end. Each input gets `secondsPerInput`
   /// (`alarm`): a hang ends the child with SIGALRM.
   static func run(_ list: String, from start: Int, log: String, secondsPerInput: UInt32) {
-    FileManager.default.createFile(atPath: log, contents: nil)
+    _ = FileManager.default.createFile(atPath: log, contents: nil)
     let output = FileHandle(forWritingAtPath: log)
     func say(_ text: String) { output?.write(Data((text + "\n").utf8)) }
     let text = (try? String(contentsOfFile: list, encoding: .utf8)) ?? ""
