@@ -22,7 +22,7 @@ import Testing
   "Fuzzing mapping model files: mutated .xcmappingmodel and .cdm files load or throw ObjectGraphError", .timeLimit(.minutes(5)),
   .temporaryFolders)
 struct MappingFileFuzzTests {
-  /// The inputs crashes were found with (`Fixtures/MappingCrashes`, README there), replayed in a child.
+  /// Inputs that crashed the reader before `XMLParserGuard` (`Fixtures/MappingCrashes`, README there).
   static let crashes = TestFolders.fixtures.appendingPathComponent("MappingCrashes", isDirectory: true)
 
   /// How long one input may take in the child before it is taken for a hang.
@@ -94,11 +94,18 @@ struct MappingFileFuzzTests {
     }
     let outcomes = try await Self.load(inputs, replay: "the file")
     #expect(outcomes.refused == names.count, "each of \(names) should be refused")
+    for (index, name) in names.enumerated() {
+      let message = outcomes.messages[index] ?? ""
+      #expect(message.contains("is not a readable Xcode mapping model: it is not"), "\(name): \(message)")
+      #expect(message.contains(name.hasPrefix("EmptyProcessing") ? "processing instruction" : "not UTF-8 text"), "\(name): \(message)")
+    }
   }
 
   /// Loads `inputs` in child processes, one after another: a child that crashes or hangs on an input is
   /// reported (naming the input and `replay`), and a new child goes on with the next input.
-  static func load(_ inputs: [MappingFuzzChild.Input], replay: String) async throws -> (loaded: Int, refused: Int) {
+  static func load(_ inputs: [MappingFuzzChild.Input], replay: String) async throws
+    -> (loaded: Int, refused: Int, messages: [Int: String])
+  {
     // The list goes to the child as a file, and what the child did comes back as one (an exit test that fails
     // hands back none of its output).
     let list = try TemporaryFolder().appending("inputs.txt")
@@ -107,6 +114,7 @@ struct MappingFileFuzzTests {
     var loaded = 0
     var refused = 0
     var crashes = 0
+    var messages: [Int: String] = [:]
     while start < inputs.count && crashes < 10 {
       let log = list.deletingLastPathComponent().appendingPathComponent("child-\(start).log")
       await #expect(processExitsWith: .success) {
@@ -122,7 +130,9 @@ struct MappingFileFuzzTests {
         switch words[0] {
         case "start": last = index
         case "loaded": loaded += 1
-        case "refused": refused += 1
+        case "refused":
+          refused += 1
+          messages[index] = words.count > 2 ? String(words[2]) : ""
         case "done": finished = true
         case "WRONG": Issue.record("\(inputs[index].path): \(words.count > 2 ? words[2] : "") (replay: \(replay))")
         default: break
@@ -140,7 +150,7 @@ struct MappingFileFuzzTests {
       }
       start = last + 1
     }
-    return (loaded, refused)
+    return (loaded, refused, messages)
   }
 }
 
@@ -170,7 +180,7 @@ enum MappingFuzzChild {
   }
 
   /// Loads the inputs listed in the file `list` from `start` on, writing to the file `log` (unbuffered, so a crash
-  /// loses nothing) `start <n>` before each and `loaded <n>` or `refused <n>` after, `WRONG <n> <error>` for an
+  /// loses nothing) `start <n>` before each and `loaded <n>` or `refused <n> <message>` after, `WRONG <n> <error>` for an
   /// error that is not an `ObjectGraphError`, and `done <count>` at the end. Each input gets `secondsPerInput`
   /// (`alarm`): a hang ends the child with SIGALRM.
   static func run(_ list: String, from start: Int, log: String, secondsPerInput: UInt32) {
@@ -202,8 +212,8 @@ enum MappingFuzzChild {
           _ = try MappingModel(contentsOf: url, sourceModel: source, destinationModel: destination)
         }
         say("loaded \(index)")
-      } catch is ObjectGraphError {
-        say("refused \(index)")
+      } catch let error as ObjectGraphError {
+        say("refused \(index) \(error.message.replacingOccurrences(of: "\n", with: " "))")
       } catch {
         say("WRONG \(index) \(type(of: error)) instead of ObjectGraphError: \(error)")
       }
