@@ -1,10 +1,12 @@
 import Foundation
 import ObjectGraph
 
-// One libFuzzer entry point for three inputs, chosen by the first byte modulo 3: 0 feeds the rest to the
+// One libFuzzer entry point for four inputs, chosen by the first byte modulo 4: 0 feeds the rest to the
 // predicate parser as a format (with one string argument per specifier), 1 to the Xcode model loader as a
 // `contents` file, 2 to the compiled model loader as a `.mom` file (a binary property list holding a keyed
-// archive). Bytes 0 and 1 keep the meaning they had when the choice was even/odd (CI's seeds start with them).
+// archive), 3 to the mapping model reader (`MappingModel(contentsOf:)`) as a compiled `.cdm` file when it starts
+// like a binary property list, else as the `xcmapping.xml` of a `.xcmappingmodel` folder. Bytes 0, 1 and 2 keep
+// the meaning they had when the choice was even/odd and then modulo 3 (CI's seeds start with them).
 // Every input must end in a result or a thrown ObjectGraphError; anything else (a crash, a hang) is what
 // libFuzzer reports.
 
@@ -48,12 +50,20 @@ private let modelFolder: URL? = {
   return (try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)) == nil ? nil : folder
 }()
 
+/// The files each mapping model input is written to: a `.cdm`, or a `.xcmappingmodel` folder's `xcmapping.xml`.
+private let mappingFiles: (compiled: URL, xcode: URL)? = {
+  let folder = FileManager.default.temporaryDirectory.appendingPathComponent("objectgraph-fuzz-\(getpid())")
+  let xcode = folder.appendingPathComponent("Fuzz.xcmappingmodel", isDirectory: true)
+  guard (try? FileManager.default.createDirectory(at: xcode, withIntermediateDirectories: true)) != nil else { return nil }
+  return (folder.appendingPathComponent("Fuzz.cdm"), xcode.appendingPathComponent("xcmapping.xml"))
+}()
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
   let bytes = Data(UnsafeRawBufferPointer(start: start, count: count))
   guard let selector = bytes.first else { return 0 }
   let rest = bytes.dropFirst()
-  switch selector % 3 {
+  switch selector % 4 {
   case 0:
     let format = String(decoding: rest, as: UTF8.self)
     let specifiers = format.components(separatedBy: "%").count - 1
@@ -68,10 +78,18 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     guard let modelFolder else { return 0 }
     guard (try? Data(rest).write(to: modelFolder.appendingPathComponent("contents"))) != nil else { return 0 }
     _ = try? ManagedObjectModel(contentsOf: modelFolder)
-  default:
+  case 2:
     guard let compiledModelFile else { return 0 }
     guard (try? Data(rest).write(to: compiledModelFile)) != nil else { return 0 }
     _ = try? ManagedObjectModel(contentsOf: compiledModelFile)
+  default:
+    // Read against the predicate's model, so that the whole file is read before its entity names are checked
+    // (a mapping model alone would look for its models beside it first).
+    guard let mappingFiles, let model else { return 0 }
+    let compiled = rest.starts(with: Array("bplist".utf8))
+    guard (try? Data(rest).write(to: compiled ? mappingFiles.compiled : mappingFiles.xcode)) != nil else { return 0 }
+    let url = compiled ? mappingFiles.compiled : mappingFiles.xcode.deletingLastPathComponent()
+    _ = try? MappingModel(contentsOf: url, sourceModel: model, destinationModel: model)
   }
   return 0
 }

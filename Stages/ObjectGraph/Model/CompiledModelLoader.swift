@@ -152,12 +152,8 @@ enum CompiledModelLoader {
           + "again.",
         url: url)
     }
-    let data: Data
-    do {
-      data = try Data(contentsOf: url)
-    } catch {
-      throw problem(error.localizedDescription)
-    }
+    let data = try ModelFile.read(
+      url, what: "the compiled model's version list", remedy: "Copy the whole .momd folder Xcode built again.")
     var info = VersionInfo()
     if BinaryPropertyList.isBinaryPropertyList(data) {
       let plist: PropertyListValue

@@ -38,9 +38,14 @@ struct CoreDataXMLDocument {
   }
 
   /// Parses a document.
-  /// - Throws: ``Malformed`` when the XML is not well-formed or not a Core Data XML store.
+  /// - Throws: ``Malformed`` when the XML is not well-formed or not a Core Data XML store, or is one of the
+  ///   inputs Foundation's `XMLParser` would crash on (``XMLParserGuard``), which it never reaches.
   init(_ data: Data) throws {
+    if let problem = XMLParserGuard.problem(in: data) {
+      throw Malformed(reason: problem.reason)
+    }
     let parser = XMLParser(data: data)
+    parser.shouldResolveExternalEntities = false
     let delegate = Delegate()
     parser.delegate = delegate
     let succeeded = parser.parse()

@@ -80,11 +80,8 @@ extension XcodeModelLoader {
     /// The top-level dictionary as read with `XMLParser`.
     static func readWithXMLParser(_ data: Data) -> [String: Any]? {
       guard !data.starts(with: Array("bplist".utf8)) else { return nil }
-      // Foundation's XMLParser on Linux crashes on names that are not UTF-8 and on an empty processing
-      // instruction (see XMLTree.parse).
-      guard XMLTree.firstInvalidUTF8Byte(in: data) == nil, XMLTree.emptyProcessingInstructionLine(in: data) == nil else {
-        return nil
-      }
+      // Foundation's XMLParser on Linux crashes on some inputs (XMLParserGuard).
+      guard XMLParserGuard.problem(in: data) == nil else { return nil }
       let reader = CurrentVersionPlist()
       let parser = XMLParser(data: data)
       parser.delegate = reader

@@ -45,7 +45,7 @@ enum XcodeFastXML {
   /// For text with non-ASCII bytes: whether it is UTF-8 without the noncharacters U+FFFE and U+FFFF and with no
   /// control character but tab and newline.
   private static func acceptsNonASCII(_ data: Data) -> Bool {
-    guard XcodeModelLoader.XMLTree.firstInvalidUTF8Byte(in: data) == nil else { return false }
+    guard XMLParserGuard.firstInvalidUTF8Byte(in: data) == nil else { return false }
     return String(decoding: data, as: UTF8.self).unicodeScalars.allSatisfy { scalar in
       switch scalar.value {
       case 0x9, 0xA: true

@@ -49,7 +49,7 @@ extension XcodeModelLoader {
       }
       throw ObjectGraphError(
         .modelInvalid,
-        "'\(url.path)' is a file, not an Xcode model folder. Pass a .xcdatamodeld or .xcdatamodel folder, or a "
+        "'\(url.path)' is \(ModelFile.kind(of: url) ?? "a file"), not an Xcode model folder. Pass a .xcdatamodeld or .xcdatamodel folder, or a "
           + "compiled .momd folder or .mom file.",
         url: url)
     }
@@ -154,9 +154,11 @@ extension XcodeModelLoader {
 
   /// Reads `_XCCurrentVersionName` from a `.xccurrentversion` property list.
   private static func currentVersionName(in markerURL: URL) throws -> String {
+    let data = try ModelFile.read(
+      markerURL, what: "the current model version file",
+      remedy: "Pick the current version again in Xcode's File inspector, or delete the file to use the last version.")
     let plist: Any
     do {
-      let data = try Data(contentsOf: markerURL)
       plist = try CurrentVersionPlist.read(data) ?? PropertyListSerialization.propertyList(from: data, options: [], format: nil)
     } catch {
       throw ObjectGraphError(

@@ -85,25 +85,22 @@ extension XcodeModelLoader {
 
     /// The tree as Foundation's `XMLParser` reads it, with the errors it reports.
     static func parseWithXMLParser(_ data: Data, source: ModelSource) throws -> ModelNode {
-      // Xcode writes models as UTF-8. Foundation's XMLParser on Linux crashes (it force-unwraps a
-      // String) on an element or attribute name that is not UTF-8, so such a file is refused before it
-      // reaches the parser. (Found by FuzzTests with a flipped byte.)
-      if let offset = firstInvalidUTF8Byte(in: data) {
-        let line = data.prefix(offset).reduce(1) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+      // Foundation's XMLParser on Linux crashes on some inputs (XMLParserGuard): refused before it runs.
+      switch XMLParserGuard.problem(in: data) {
+      case .notUTF8(let offset, let line):
         throw ObjectGraphError(
           .modelInvalid,
           "\(source.sentenceName) is not UTF-8 text: byte \(offset) (line \(line)) is not part of a UTF-8 character, "
             + "and Xcode writes models as UTF-8. \(source.remedy)",
           url: source.url)
-      }
-      // The same parser crashes (strlen of a null pointer) on a processing instruction with nothing
-      // after its name, `<?xml?>` or `<?name?>`: refused here too. (Found by the libFuzzer target, Fuzz/.)
-      if let line = emptyProcessingInstructionLine(in: data) {
+      case .emptyProcessingInstruction(let line):
         throw ObjectGraphError(
           .modelInvalid,
           "\(source.sentenceName) is not well-formed XML: line \(line) holds a processing instruction with nothing after "
             + "its name (such as <?xml?>; Xcode writes <?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>). \(source.remedy)",
           url: source.url)
+      case nil:
+        break
       }
       let parser = XMLParser(data: data)
       parser.shouldProcessNamespaces = false
@@ -129,60 +126,6 @@ extension XcodeModelLoader {
           .modelInvalid, "\(source.sentenceName) is empty or holds no XML element. \(remedy)", url: source.url)
       }
       return root
-    }
-
-    /// The line of the first processing instruction outside comments that has a name and no data
-    /// (`<?name?>`), or `nil` when there is none.
-    static func emptyProcessingInstructionLine(in data: Data) -> Int? {
-      let bytes = [UInt8](data)
-      // Compares in place: no array is made per byte.
-      func starts(_ text: String, at position: Int) -> Bool {
-        position <= bytes.count && bytes[position...].starts(with: text.utf8)
-      }
-      let endOfName: Set<UInt8> = [UInt8(ascii: "?"), UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r")]
-      var index = 0
-      var line = 1
-      while index < bytes.count {
-        if bytes[index] == UInt8(ascii: "\n") {
-          line += 1
-        } else if bytes[index] == UInt8(ascii: "<") {
-          if starts("<!--", at: index) {
-            // Skip the comment, counting its lines.
-            var end = index + 4
-            while end < bytes.count && !starts("-->", at: end) {
-              if bytes[end] == UInt8(ascii: "\n") { line += 1 }
-              end += 1
-            }
-            index = end + 3
-            continue
-          }
-          if starts("<?", at: index) {
-            var end = index + 2
-            while end < bytes.count, !endOfName.contains(bytes[end]) { end += 1 }
-            if starts("?>", at: end) { return line }
-          }
-        }
-        index += 1
-      }
-      return nil
-    }
-
-    /// The offset of the first byte of `data` that does not belong to a well-formed UTF-8 character, or
-    /// `nil` when all of it is UTF-8.
-    static func firstInvalidUTF8Byte(in data: Data) -> Int? {
-      var iterator = data.makeIterator()
-      var decoder = UTF8()
-      var offset = 0
-      var consumed = 0
-      while true {
-        switch decoder.decode(&iterator) {
-        case .scalarValue(let scalar):
-          offset += UTF8.width(scalar)
-          consumed = offset
-        case .emptyInput: return nil
-        case .error: return consumed
-        }
-      }
     }
 
     func parser(
