@@ -197,7 +197,10 @@ struct InspectTests {
     let text = folder.appending("notes.txt")
     try Data("not a database\n".utf8).write(to: text)
     let cases: [(arguments: [String], message: String)] = [
-      ([folder.appending("missing.sqlite").path], "There is no store at \(folder.appending("missing.sqlite").path)."),
+      (
+        [folder.appending("missing.sqlite").path],
+        "couldn’t be opened because there is no such file (\(folder.appending("missing.sqlite").path))"
+      ),
       ([text.path, "--model", Self.model.path], "is not a SQLite database"),
       ([folder.url.path], "is a folder. Pass the store's file"),
       ([store.path, "--model", folder.appending("Missing.xcdatamodeld").path], "nothing exists at that path"),

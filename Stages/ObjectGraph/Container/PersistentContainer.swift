@@ -125,8 +125,9 @@ open class PersistentContainer: @unchecked Sendable {
   }
 
   /// A new private-queue context on the coordinator, beside the view context: for work off the main
-  /// queue. Its saves go straight to the store.
-  public func newBackgroundContext() -> ManagedObjectContext {
+  /// queue. Its saves go straight to the store. A subclass may override it (to name the context, set its
+  /// merge policy or transaction author), as Apple's samples do; ``performBackgroundTask(_:)`` uses it.
+  open func newBackgroundContext() -> ManagedObjectContext {
     let context = ManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = persistentStoreCoordinator
     return context

@@ -37,6 +37,17 @@ public final class PersistentStoreDescription: Sendable, CustomStringConvertible
     state = Locked(State())
   }
 
+  private init(state: State) {
+    self.state = Locked(state)
+  }
+
+  /// A new description with this one's type, file, configuration and options (Core Data's descriptions are
+  /// `NSCopying`: apps copy the container's default one and change the copy for a second store). Changing
+  /// either afterwards leaves the other as it is.
+  public func copy() -> Any {
+    PersistentStoreDescription(state: state.withLock { $0 })
+  }
+
   /// The store's type. Default `.sqlite`.
   public var type: StoreType {
     get { state.withLock(\.type) }

@@ -113,7 +113,11 @@ public final class PersistentStoreCoordinator: Sendable, CustomStringConvertible
       throw ObjectGraphError(.persistentStoreInvalidType, "Only SQLite stores have metadata on disk.", url: url)
     }
     guard FileManager.default.fileExists(atPath: url.path) else {
-      throw ObjectGraphError(.persistentStoreOpen, "There is no store at \(url.path).", url: url)
+      // As Core Data: Cocoa's file error 260, not a store error.
+      throw ObjectGraphError(
+        .fileReadNoSuchFile,
+        "The file “\(url.lastPathComponent)” couldn’t be opened because there is no such file (\(url.path)). Check the store URL, or create the store first.",
+        url: url)
     }
     return try PersistentStore.readMetadata(url: url)
   }

@@ -20,6 +20,8 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
     var preservesValueInHistoryOnDeletion = false
     var derivationExpression: String?
     var valueTransformerName: String?
+    var attributeValueClassName: String?
+    var allowsCloudEncryption = false
     var versionHashModifier: String?
     var userInfo: [String: String] = [:]
     var minValue: Double?
@@ -88,6 +90,20 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
   public var valueTransformerName: String? {
     get { state.read(\.valueTransformerName) }
     set { state.write(\.valueTransformerName, newValue, what: "attribute \(name)") }
+  }
+  /// The class of a transformable attribute's values, as Xcode's "Custom Class" names it (`customClassName`
+  /// in the model file; Core Data's `attributeValueClassName`), e.g. `"[String]"` or `"NSArray"`: what code
+  /// generation types the property as. The engine reads and writes it; values are not checked against it.
+  public var attributeValueClassName: String? {
+    get { state.read(\.attributeValueClassName) }
+    set { state.write(\.attributeValueClassName, newValue, what: "attribute \(name)") }
+  }
+  /// Whether CloudKit mirroring would encrypt this attribute's value (Xcode's "Allows Cloud Encryption",
+  /// Core Data's `allowsCloudEncryption`). Read from and written to model files; the engine has no CloudKit,
+  /// so it changes nothing else.
+  public var allowsCloudEncryption: Bool {
+    get { state.read(\.allowsCloudEncryption) }
+    set { state.write(\.allowsCloudEncryption, newValue, what: "attribute \(name)") }
   }
   /// Whether persistent history keeps this attribute's value in the record of an object's deletion (Xcode's
   /// "Preserve After Deletion", `preservesValueInHistoryOnDeletion` in Core Data). It is part of the

@@ -274,13 +274,32 @@ extension XcodeModelLoader {
       } else if element.flag("derived") {
         attribute.derivationExpression = ""
       }
-      attribute.valueTransformerName = nonEmpty(element["valueTransformerName"])
+      attribute.valueTransformerName = nonEmpty(element["valueTransformerName"]).map(Self.transformerName)
+      attribute.attributeValueClassName = nonEmpty(element["customClassName"])
+      attribute.allowsCloudEncryption = element.flag("allowsCloudEncryption")
       attribute.renamingIdentifier = nonEmpty(element["elementID"])
       attribute.versionHashModifier = nonEmpty(element["versionHashModifier"])
       attribute.userInfo = userInfo(of: element)
       try readValidationRules(element, into: attribute, entity: entity)
       return attribute
     }
+
+    /// A transformer name as the model compiler resolves it: Xcode's editor writes the name of Foundation's
+    /// constant (`NSSecureUnarchiveFromDataTransformerName`), and Core Data reports the constant's value
+    /// (`NSSecureUnarchiveFromData`); any other name is an app's own and stays as written.
+    static func transformerName(_ written: String) -> String {
+      transformerConstants[written] ?? written
+    }
+
+    /// Foundation's transformer name constants, as Xcode writes them, and their values.
+    static let transformerConstants = [
+      "NSSecureUnarchiveFromDataTransformerName": "NSSecureUnarchiveFromData",
+      "NSKeyedUnarchiveFromDataTransformerName": "NSKeyedUnarchiveFromData",
+      "NSUnarchiveFromDataTransformerName": "NSUnarchiveFromData",
+      "NSNegateBooleanTransformerName": "NSNegateBoolean",
+      "NSIsNilTransformerName": "NSIsNil",
+      "NSIsNotNilTransformerName": "NSIsNotNil",
+    ]
 
     /// The attribute's minimum, maximum and pattern. Dates keep their bounds as seconds since 2001 in
     /// `min/maxDateTimeInterval` (their `min/maxValueString` is only the editor's display text); numbers

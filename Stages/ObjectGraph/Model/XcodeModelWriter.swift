@@ -124,7 +124,15 @@ enum XcodeModelWriter {
     }
     attributes += [
       ("regularExpressionString", attribute.regularExpression),
-      ("valueTransformerName", attribute.valueTransformerName), ("elementID", attribute.renamingIdentifier),
+      // As Xcode writes Foundation's transformers: by the constant's name.
+      (
+        "valueTransformerName",
+        attribute.valueTransformerName.map { name in
+          XcodeModelLoader.ModelReader.transformerConstants.first(where: { $0.value == name })?.key ?? name
+        }
+      ),
+      ("customClassName", attribute.attributeValueClassName),
+      ("allowsCloudEncryption", attribute.allowsCloudEncryption ? "YES" : nil), ("elementID", attribute.renamingIdentifier),
       ("versionHashModifier", attribute.versionHashModifier),
     ]
     writeElement(2, "attribute", attributes, userInfo: attribute.userInfo, into: &xml)

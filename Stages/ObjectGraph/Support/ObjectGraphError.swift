@@ -25,6 +25,9 @@ public struct ObjectGraphError: Error, Sendable, CustomStringConvertible {
     public let rawValue: Int
     public init(rawValue: Int) { self.rawValue = rawValue }
 
+    /// 260: a file to read is not there (Cocoa's `NSFileReadNoSuchFileError`, what Core Data's
+    /// `metadataForPersistentStore(ofType:at:options:)` reports for a missing store file).
+    public static let fileReadNoSuchFile = Code(rawValue: 260)
     /// 1550: a value failed validation for another reason (bad type, bad value).
     public static let validationValue = Code(rawValue: 1550)
     /// 1560: several validation errors at once; ``ObjectGraphError/underlyingErrors`` lists them.

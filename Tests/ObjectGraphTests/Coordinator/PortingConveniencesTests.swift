@@ -161,6 +161,56 @@ struct PortingConveniencesTests {
       #expect(memo.value(forKey: "text") as? String == "hello")
     }
   }
+
+  @Test("metadataForPersistentStore on a missing file: Cocoa's file error 260, as Core Data reports it, naming the file")
+  func metadataOfMissingFile() throws {
+    let folder = try TemporaryFolder()
+    let missing = folder.appending("Missing.sqlite")
+    let error = expectCode(.fileReadNoSuchFile) {
+      _ = try PersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: missing)
+    }
+    #expect(error?.code.rawValue == 260)
+    #expect(error?.message.contains("“Missing.sqlite”") == true, "\(error?.message ?? "")")
+    #expect(!FileManager.default.fileExists(atPath: missing.path))
+  }
+
+  /// A container that names its background contexts and gives them a merge policy, as Apple's samples do.
+  final class NamingContainer: PersistentContainer, @unchecked Sendable {
+    override func newBackgroundContext() -> ManagedObjectContext {
+      let context = super.newBackgroundContext()
+      context.name = "background"
+      context.transactionAuthor = "app"
+      return context
+    }
+  }
+
+  @Test(
+    "A store description copies (NSCopying) into an independent one; newBackgroundContext() is overridable and performBackgroundTask uses the override"
+  )
+  func descriptionCopyAndBackgroundContext() throws {
+    let folder = try TemporaryFolder()
+    let original = PersistentStoreDescription(url: folder.appending("One.sqlite"))
+    original.configuration = "Cloud"
+    original.sqlitePragmas = ["journal_mode": "DELETE"]
+    let copy = try #require(original.copy() as? PersistentStoreDescription)
+    #expect(copy !== original)
+    #expect(copy.url == original.url && copy.configuration == "Cloud" && copy.sqlitePragmas == ["journal_mode": "DELETE"])
+    copy.url = folder.appending("Two.sqlite")
+    copy.configuration = nil
+    #expect(original.url == folder.appending("One.sqlite") && original.configuration == "Cloud")
+
+    let entity = EntityDescription(name: "Memo", properties: [.attribute(AttributeDescription(name: "text", type: .string))])
+    let container = NamingContainer(name: "Memos", managedObjectModel: try ManagedObjectModel(entities: [entity]))
+    container.persistentStoreDescriptions = [PersistentStoreDescription(url: URL(fileURLWithPath: "/dev/null"))]
+    container.loadPersistentStores { _, error in #expect(error == nil) }
+    #expect(container.newBackgroundContext().name == "background")
+    let done = DispatchSemaphore(value: 0)
+    container.performBackgroundTask { context in
+      #expect(context.name == "background" && context.transactionAuthor == "app")
+      done.signal()
+    }
+    #expect(done.wait(timeout: .now() + 10) == .success)
+  }
 }
 
 /// A class whose properties sit in an extension, as Xcode's `+CoreDataProperties.swift` puts them.

@@ -347,9 +347,16 @@ struct XcodeModelLoaderTests {
     #expect(thumbnail.attributeType == .transformable)
     #expect(thumbnail.isSupportedAtRunTime)
     #expect(thumbnail.isTransient)
-    // Xcode's editor writes the constant's name; it means the secure unarchiving transformer.
+    // Xcode's editor writes the constant's name; Core Data reports the constant's value, the secure
+    // unarchiving transformer's name.
     #expect(AttributeValueTransformer.valueTransformer(forName: thumbnail.valueTransformerName) is SecureUnarchiveFromDataTransformer)
-    #expect(thumbnail.valueTransformerName == "NSSecureUnarchiveFromDataTransformerName")
+    #expect(thumbnail.valueTransformerName == "NSSecureUnarchiveFromData")
+    #expect(thumbnail.attributeValueClassName == "UIKit.UIImage")
+    #expect(!thumbnail.allowsCloudEncryption)
+    let location = try Self.attribute("location", of: Self.entity("Post", in: demo))
+    #expect(location.valueTransformerName == "SecureCLLocationTransformer")
+    #expect(location.attributeValueClassName == "CoreLocation.CLLocation")
+    #expect(location.allowsCloudEncryption)
 
     let mom = try ManagedObjectModel(contentsOf: Self.fixture("phimage__MomXML__Model.xcdatamodeld"))
     let produit = try Self.entity("Produit", in: mom)

@@ -204,7 +204,9 @@ struct XcodeModelWriterTests {
     let count = AttributeDescription(name: "count", type: .integer64)
     count.derivationExpression = "items.@count"
     let blob = AttributeDescription(name: "blob", type: .transformable)
-    blob.valueTransformerName = "NSSecureUnarchiveFromDataTransformerName"
+    blob.valueTransformerName = "NSSecureUnarchiveFromData"
+    blob.attributeValueClassName = "[String]"
+    blob.allowsCloudEncryption = true
     let derivedNoExpression = AttributeDescription(name: "derivedOnly", type: .string)
     derivedNoExpression.derivationExpression = ""
     let items = RelationshipDescription(
