@@ -5,7 +5,7 @@ extension ManagedObjectContext {
   func executeHistory(_ request: PersistentHistoryChangeRequest, _ coordinator: PersistentStoreCoordinator) throws
     -> PersistentHistoryResult
   {
-    let transactions: [StoreHistoryTransaction]
+    let transactions: [(transaction: StoreHistoryTransaction, token: PersistentHistoryToken)]
     switch request.operation {
     case .fetchAfterToken(let token): transactions = try coordinator.history(after: token, date: nil)
     case .fetchAfterDate(let date): transactions = try coordinator.history(after: nil, date: date)
@@ -18,13 +18,15 @@ extension ManagedObjectContext {
     case .statusOnly: return PersistentHistoryResult(resultType: .statusOnly, result: true)
     case .count: return PersistentHistoryResult(resultType: .count, result: transactions.count)
     case .transactionsOnly:
-      return PersistentHistoryResult(resultType: .transactionsOnly, result: transactions.map { Self.transaction($0, withChanges: false) })
+      return PersistentHistoryResult(
+        resultType: .transactionsOnly, result: transactions.map { Self.transaction($0.transaction, $0.token, withChanges: false) })
     case .changesOnly:
       return PersistentHistoryResult(
-        resultType: .changesOnly, result: transactions.flatMap { Self.transaction($0, withChanges: true).changes ?? [] })
+        resultType: .changesOnly,
+        result: transactions.flatMap { Self.transaction($0.transaction, $0.token, withChanges: true).changes ?? [] })
     case .transactionsAndChanges:
       return PersistentHistoryResult(
-        resultType: .transactionsAndChanges, result: transactions.map { Self.transaction($0, withChanges: true) })
+        resultType: .transactionsAndChanges, result: transactions.map { Self.transaction($0.transaction, $0.token, withChanges: true) })
     }
   }
 
@@ -32,10 +34,12 @@ extension ManagedObjectContext {
     PersistentHistoryResult(resultType: type == .count ? .count : .statusOnly, result: type == .count ? count : true)
   }
 
-  private static func transaction(_ stored: StoreHistoryTransaction, withChanges: Bool) -> PersistentHistoryTransaction {
+  private static func transaction(_ stored: StoreHistoryTransaction, _ token: PersistentHistoryToken, withChanges: Bool)
+    -> PersistentHistoryTransaction
+  {
     PersistentHistoryTransaction(
       timestamp: stored.timestamp, author: stored.author, contextName: stored.contextName, storeID: stored.storeIdentifier,
-      token: PersistentHistoryToken(storeIdentifier: stored.storeIdentifier, transactionNumber: stored.number),
+      transactionNumber: stored.number, token: token,
       changes: withChanges
         ? stored.changes.map { change in
           let type: PersistentHistoryChangeType =

@@ -1,49 +1,85 @@
 import Foundation
 
 extension PersistentStoreCoordinator {
-  /// The token of the last transaction of the given stores (all of them for `nil`) that track history,
-  /// or `nil` when none has any (Core Data's `currentPersistentHistoryToken(fromStores:)`). With several
-  /// stores, the first one's that has a transaction.
+  /// One token for the given stores (all of them for `nil` or an empty array) that track history, at each
+  /// one's last transaction (0 for a store with none yet), or `nil` when none of them has a transaction
+  /// (Core Data's `currentPersistentHistoryToken(fromStores:)`, "a single persistent history token
+  /// representing all of the specified stores").
   public func currentPersistentHistoryToken(fromStores stores: [PersistentStore]? = nil) -> PersistentHistoryToken? {
-    let candidates = stores ?? persistentStores
+    let candidates = stores.flatMap { $0.isEmpty ? nil : $0 } ?? persistentStores
     return try? serialized {
+      var positions: [String: Int64] = [:]
+      var anyTransaction = false
       for store in candidates where store.options.persistentHistoryTracking {
-        if let number = try store.lastHistoryTransaction() {
-          return PersistentHistoryToken(storeIdentifier: store.identifier, transactionNumber: number)
-        }
+        let last = try store.lastHistoryTransaction()
+        anyTransaction = anyTransaction || last != nil
+        positions[store.identifier] = last ?? 0
       }
-      return nil
+      return anyTransaction ? PersistentHistoryToken(transactionNumbers: positions) : nil
     }
   }
 
-  /// The transactions of every tracking store after a token or date, oldest first.
-  func history(after token: PersistentHistoryToken?, date: Date?) throws -> [StoreHistoryTransaction] {
+  /// The transactions of every tracking store after a token (each store after its own position; a store
+  /// the token does not cover from its first transaction) or a date, oldest first, each with the token
+  /// of a reader that has read it and every one before it in the list.
+  ///
+  /// Each store's transactions keep their order; the stores' lists are merged by timestamp.
+  func history(after token: PersistentHistoryToken?, date: Date?) throws -> [(
+    transaction: StoreHistoryTransaction, token: PersistentHistoryToken
+  )] {
     try serialized {
-      var transactions: [StoreHistoryTransaction] = []
+      var positions: [String: Int64] = [:]
+      var pending: [ArraySlice<StoreHistoryTransaction>] = []
       for store in try trackingStores(token) {
-        transactions += try store.history(after: Self.bound(token, date))
+        let bound: StoreHistoryBound =
+          if let date { .date(date) } else { token?.transactionNumber(forStore: store.identifier).map { .transaction($0) } ?? .all }
+        let read = try store.history(after: bound)
+        positions[store.identifier] = read.start
+        pending.append(read.transactions[...])
       }
-      return transactions.sorted { ($0.timestamp, $0.number) < ($1.timestamp, $1.number) }
+      var merged: [(transaction: StoreHistoryTransaction, token: PersistentHistoryToken)] = []
+      while let next = Self.earliest(pending), let transaction = pending[next].popFirst() {
+        positions[transaction.storeIdentifier] = transaction.number
+        merged.append((transaction, PersistentHistoryToken(transactionNumbers: positions)))
+      }
+      return merged
     }
   }
 
-  /// Deletes the transactions of every tracking store up to a token or before a date; returns how many.
+  /// Which list's first transaction is the earliest (by timestamp, then by the list's place), or `nil`
+  /// when every list is empty.
+  private static func earliest(_ lists: [ArraySlice<StoreHistoryTransaction>]) -> Int? {
+    var best: (index: Int, timestamp: Date)?
+    for (index, list) in lists.enumerated() {
+      guard let first = list.first else { continue }
+      if best.map({ first.timestamp < $0.timestamp }) ?? true { best = (index, first.timestamp) }
+    }
+    return best?.index
+  }
+
+  /// Deletes the transactions of every tracking store before a date, or those up to a token's position
+  /// in each store it covers (none of a store it does not cover); returns how many.
   func deleteHistory(through token: PersistentHistoryToken?, date: Date?) throws -> Int {
     try serialized {
       var count = 0
       for store in try trackingStores(token) {
-        count += try store.deleteHistory(through: Self.bound(token, date))
+        let bound: StoreHistoryBound
+        if let date {
+          bound = .date(date)
+        } else if let token {
+          guard let number = token.transactionNumber(forStore: store.identifier) else { continue }
+          bound = .transaction(number)
+        } else {
+          bound = .all
+        }
+        count += try store.deleteHistory(through: bound)
       }
       return count
     }
   }
 
-  /// Where a history request starts or stops: a date, else a token's transaction, else everything.
-  private static func bound(_ token: PersistentHistoryToken?, _ date: Date?) -> StoreHistoryBound {
-    date.map { .date($0) } ?? token.map { .transaction($0.transactionNumber) } ?? .all
-  }
-
-  /// The stores a history request reads: the token's, or every one that tracks history.
+  /// The stores a history request reads: every one that tracks history. A token must cover at least
+  /// one of them.
   private func trackingStores(_ token: PersistentHistoryToken?) throws -> [PersistentStore] {
     let tracking = persistentStores.filter { $0.options.persistentHistoryTracking }
     guard !tracking.isEmpty else {
@@ -52,12 +88,13 @@ extension PersistentStoreCoordinator {
         "No store of this coordinator tracks persistent history. Add the store with StoreOptions(persistentHistoryTracking: true) (or the description's persistentHistoryTracking) to record and read it."
       )
     }
-    guard let token else { return tracking }
-    guard let store = tracking.first(where: { $0.identifier == token.storeIdentifier }) else {
+    guard let token, !token.transactionNumbers.isEmpty else { return tracking }
+    guard tracking.contains(where: { token.transactionNumber(forStore: $0.identifier) != nil }) else {
       throw ObjectGraphError(
         .persistentStoreOperation,
-        "History token \(token) names a store this coordinator does not have (or that does not track history).")
+        "History token \(token) names no store of this coordinator that tracks history (its stores: \(tracking.map(\.identifier))). Use a token this coordinator's stores gave (currentPersistentHistoryToken(fromStores:), or a transaction's token), or fetch the history after nil to read it all."
+      )
     }
-    return [store]
+    return tracking
   }
 }

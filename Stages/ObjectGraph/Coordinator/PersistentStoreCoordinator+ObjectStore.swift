@@ -180,7 +180,11 @@ extension PersistentStoreCoordinator: ObjectStore {
   }
 
   /// With several stores, each store's part of the save is written in its own transaction, in order.
+  /// Every part carries the whole save's settings (merge policies, and the author and context name each
+  /// store's history records).
   private func saveAcrossStores(_ request: StoreSaveRequest) throws -> StoreSaveResult {
+    var settings = request
+    (settings.inserts, settings.updates, settings.deletes) = ([], [], [])
     var parts: [ObjectIdentifier: StoreSaveRequest] = [:]
     /// For each part, the position of each of its inserts in `request.inserts`.
     var insertPositions: [ObjectIdentifier: [Int]] = [:]
@@ -188,23 +192,23 @@ extension PersistentStoreCoordinator: ObjectStore {
     func part(_ store: PersistentStore) -> ObjectIdentifier {
       let key = ObjectIdentifier(store)
       if parts[key] == nil {
-        parts[key] = StoreSaveRequest(mergePolicy: request.mergePolicy, constraintMergePolicy: request.constraintMergePolicy)
+        parts[key] = settings
         order.append(store)
       }
       return key
     }
     for (position, insert) in request.inserts.enumerated() {
       let key = part(try store(forInserting: insert.entity))
-      parts[key, default: .init()].inserts.append(insert)
+      parts[key, default: settings].inserts.append(insert)
       insertPositions[key, default: []].append(position)
     }
     for update in request.updates {
       guard let store = store(for: update.id) else { continue }
-      parts[part(store), default: .init()].updates.append(update)
+      parts[part(store), default: settings].updates.append(update)
     }
     for delete in request.deletes {
       guard let store = store(for: delete.id) else { continue }
-      parts[part(store), default: .init()].deletes.append(delete)
+      parts[part(store), default: settings].deletes.append(delete)
     }
     var result = StoreSaveResult()
     result.insertedIDs = request.inserts.map(\.temporaryID)

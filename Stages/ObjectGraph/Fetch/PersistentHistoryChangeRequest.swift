@@ -27,7 +27,9 @@ public final class PersistentHistoryChangeRequest: PersistentStoreRequest {
     self.operation = operation
   }
 
-  /// The transactions after `token` (all of them for `nil`), oldest first. With a token, only its store's.
+  /// The transactions of every store that tracks history after `token` (all of them for `nil`), oldest
+  /// first: each store after the token's position in it, a store the token does not cover from its first
+  /// transaction.
   public static func fetchHistory(after token: PersistentHistoryToken?) -> PersistentHistoryChangeRequest {
     PersistentHistoryChangeRequest(.fetchAfterToken(token))
   }
@@ -37,8 +39,8 @@ public final class PersistentHistoryChangeRequest: PersistentStoreRequest {
     PersistentHistoryChangeRequest(.fetchAfterDate(date))
   }
 
-  /// Deletes the transactions up to and including `token` (every one for `nil`), to keep history from
-  /// growing once every reader has processed them.
+  /// Deletes the transactions up to and including `token`'s position in each store it covers (every
+  /// one for `nil`), to keep history from growing once every reader has processed them.
   public static func deleteHistory(before token: PersistentHistoryToken?) -> PersistentHistoryChangeRequest {
     PersistentHistoryChangeRequest(.deleteBeforeToken(token))
   }

@@ -11,10 +11,13 @@ public struct PersistentHistoryTransaction: Sendable {
   public let contextName: String?
   /// The store it was written to.
   public let storeID: String
-  /// Its place in the store's history.
+  /// Its number in its store's history: increasing, never reused.
+  public let transactionNumber: Int64
+  /// Where a reader is once it has processed this transaction and the ones before it in the same
+  /// result: every store's position, this transaction's store at this transaction. Keep the token of
+  /// the last transaction you processed and fetch the history after it: each store is read after its
+  /// own position, so no store's later transactions are missed.
   public let token: PersistentHistoryToken
-  /// Its number in the store's history.
-  public var transactionNumber: Int64 { token.transactionNumber }
   /// What it changed (`nil` when the request asked for transactions only).
   public let changes: [PersistentHistoryChange]?
 }

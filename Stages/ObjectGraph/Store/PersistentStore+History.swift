@@ -35,11 +35,21 @@ extension PersistentStore {
     }
   }
 
-  /// The transactions after a bound (all of them for `.all`), oldest first, with their changes.
-  func history(after bound: StoreHistoryBound) throws -> [StoreHistoryTransaction] {
-    guard try hasHistoryTables() else { return [] }
+  /// The transactions after a bound (all of them for `.all`), oldest first, with their changes, and
+  /// where the reading starts: the number of the last transaction before them (0 when there is none),
+  /// read in the same transaction, so a reader's position in this store never skips one.
+  func history(after bound: StoreHistoryBound) throws -> (start: Int64, transactions: [StoreHistoryTransaction]) {
+    guard try hasHistoryTables() else { return (0, []) }
     return try read { db in
       let (condition, arguments) = Self.transactions(bound, after: true)
+      let start: Int64 =
+        switch bound {
+        case .all: 0
+        case .transaction(let number): number
+        case .date(let date):
+          try Int64.fetchOne(
+            db, sql: "SELECT MAX(Z_PK) FROM ATRANSACTION WHERE ZTIMESTAMP <= ?", arguments: [date.timeIntervalSinceReferenceDate]) ?? 0
+        }
       var changes: [Int64: [StoreHistoryChange]] = [:]
       let changeRows = try Row.fetchCursor(
         db,
@@ -65,7 +75,7 @@ extension PersistentStore {
             number: number, storeIdentifier: identifier, timestamp: Date(timeIntervalSinceReferenceDate: row[1]), author: row[2],
             contextName: row[3], changes: changes[number] ?? []))
       }
-      return transactions
+      return (start, transactions)
     }
   }
 

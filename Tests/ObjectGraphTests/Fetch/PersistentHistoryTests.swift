@@ -20,10 +20,7 @@ struct PersistentHistoryTests {
   }
 
   private func history(_ context: ManagedObjectContext, after token: PersistentHistoryToken?) throws -> [PersistentHistoryTransaction] {
-    try context.performAndWait {
-      let result = try context.execute(PersistentHistoryChangeRequest.fetchHistory(after: token)) as? PersistentHistoryResult
-      return result?.result as? [PersistentHistoryTransaction] ?? []
-    }
+    try context.historyTransactions(after: token)
   }
 
   @Test("Each save is a transaction with its author, context name and changes; another coordinator reads them and catches up")
@@ -172,6 +169,16 @@ struct PersistentHistoryTests {
     tracked.performAndWait {
       let stranger = PersistentHistoryToken(storeIdentifier: "nowhere", transactionNumber: 1)
       _ = expectCode(.persistentStoreOperation) { _ = try tracked.execute(PersistentHistoryChangeRequest.fetchHistory(after: stranger)) }
+    }
+  }
+}
+
+extension ManagedObjectContext {
+  /// The transactions after `token`, as an app fetches them: `fetchHistory(after:)` run on the context's queue.
+  func historyTransactions(after token: PersistentHistoryToken?) throws -> [PersistentHistoryTransaction] {
+    try performAndWait {
+      let result = try execute(PersistentHistoryChangeRequest.fetchHistory(after: token)) as? PersistentHistoryResult
+      return result?.result as? [PersistentHistoryTransaction] ?? []
     }
   }
 }
