@@ -68,6 +68,8 @@ extension PersistentStore {
       return PersistentStore(
         type: type, url: url, identifier: identifier, configurationName: configuration, options: options,
         database: database, schema: schema, model: model, metadata: metadata)
+    case .binary:
+      return try openBinary(url: url, configuration: configuration, options: options, model: model, entities: entities)
     case .sqlite:
       guard let url, url.isFileURL else {
         throw ObjectGraphError(
