@@ -1,3 +1,6 @@
+import Foundation
+import GRDB
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
@@ -5,11 +8,9 @@
 #else
   import Darwin
 #endif
-import Foundation
-import GRDB
 
 /// The file of a binary store (``StoreType/binary``): an `NSKeyedArchiver` archive, written as a binary
-/// property list, of the store's metadata and of every row of its tables.
+/// property list (by ``KeyedArchiveWriter``), of the store's metadata and of every row of its tables.
 ///
 /// The archive's root is a dictionary:
 /// - `NSStoreMetadata`: the store's metadata, as ``PersistentStore/metadata`` reports it (`NSStoreType`
@@ -56,13 +57,14 @@ enum BinaryStoreArchive {
 
   /// The archive of the store open in `db`, as the caller's transaction sees it.
   static func encode(from db: Database) throws -> Data {
-    let metadata = try StoreMetadata.read(in: db)
+    var archive = KeyedArchiveWriter()
+    let metadata = archivedValue(try StoreMetadata.read(in: db), into: &archive) ?? archive.dictionary([])
     let names = try String.fetchAll(
       db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%' ORDER BY name")
-    let tables = NSMutableDictionary()
+    var tables: [(key: String, value: KeyedArchiveWriter.Reference)] = []
     for name in names where !unarchivedTables.contains(name) {
       let columns = try db.columns(in: name).map(\.name)
-      let rows = NSMutableArray()
+      var rows: [KeyedArchiveWriter.Reference] = []
       let list = columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
       // Read (and, below, written) through SQLite's C interface, which gives a text's length: GRDB cuts a
       // text at a NUL character.
@@ -71,35 +73,50 @@ enum BinaryStoreArchive {
         let statement = RawStatement(prepared)
         defer { statement.finish() }
         while try statement.next() {
-          let cells = NSMutableArray(capacity: columns.count)
-          for index in 0..<Int32(columns.count) { cells.add(cell(statement.databaseValue(index))) }
-          rows.add(cells)
+          rows.append(archive.array((0..<Int32(columns.count)).map { cell(statement.databaseValue($0), into: &archive) }))
         }
       }
-      let table = NSMutableDictionary()
-      table["columns"] = NSArray(array: columns.map { NSString(string: $0) })
-      table["rows"] = rows
-      tables[NSString(string: name)] = table
+      let columnList = archive.array(columns.map { archive.plain(.string($0)) })
+      tables.append((name, archive.dictionary([("columns", columnList), ("rows", archive.array(rows))])))
     }
-    let root = NSMutableDictionary()
-    root[NSString(string: metadataKey)] = foundationObject(metadata)
-    root[NSString(string: formatKey)] = NSNumber(value: format)
-    root[NSString(string: tablesKey)] = tables
-    return try NSKeyedArchiver.archivedData(withRootObject: root, requiringSecureCoding: true)
+    let root = archive.dictionary([
+      (metadataKey, metadata), (formatKey, archive.plain(.integer(Int64(format)))), (tablesKey, archive.dictionary(tables)),
+    ])
+    return archive.encoded(root: root)
   }
 
-  private static func cell(_ value: DatabaseValue) -> NSObject {
+  private static func cell(_ value: DatabaseValue, into archive: inout KeyedArchiveWriter) -> KeyedArchiveWriter.Reference {
     switch value.storage {
-    case .null: NSNull()
-    case .int64(let number): NSNumber(value: number)
-    case .double(let number): NSNumber(value: number)
-    case .string(let text): NSString(string: text)
-    case .blob(let data): NSData(data: data)
+    case .null: archive.null()
+    case .int64(let number): archive.plain(.integer(number))
+    case .double(let number): archive.plain(.real(number))
+    case .string(let text): archive.plain(.string(text))
+    case .blob(let data): archive.plain(.data(data))
     }
   }
 
-  /// A metadata value as the Foundation object an archive holds (`nil` for a value a property list cannot
-  /// hold, which is left out).
+  /// A metadata value archived (`nil` for a value a property list cannot hold, which is left out).
+  private static func archivedValue(_ value: Any, into archive: inout KeyedArchiveWriter) -> KeyedArchiveWriter.Reference? {
+    switch value {
+    case let text as String: return archive.plain(.string(text))
+    case let flag as Bool: return archive.plain(.bool(flag))
+    case let number as Int: return archive.plain(.integer(Int64(number)))
+    case let number as Int64: return archive.plain(.integer(number))
+    case let number as Double: return archive.plain(.real(number))
+    case let data as Data: return archive.plain(.data(data))
+    case let date as Date: return archive.date(date)
+    case let list as [Any]: return archive.array(list.compactMap { archivedValue($0, into: &archive) })
+    case let dictionary as [String: Any]:
+      let entries = dictionary.sorted { $0.key < $1.key }.compactMap { key, entry in
+        archivedValue(entry, into: &archive).map { (key: key, value: $0) }
+      }
+      return archive.dictionary(entries)
+    default: return nil
+    }
+  }
+
+  /// A metadata value as a Foundation object, for reading it back as a SQLite store's metadata is read
+  /// (`nil` for a value a property list cannot hold).
   private static func foundationObject(_ value: Any) -> NSObject? {
     switch value {
     case let text as String: return NSString(string: text)
@@ -224,7 +241,8 @@ enum BinaryStoreArchive {
       let format = try archive.resolve(entries[formatKey], "the format number")?.integer
       guard format == Int64(Self.format) else {
         throw KeyedArchive.Malformed(
-          reason: "it is a binary store of format \(format.map(String.init) ?? "none"), not \(Self.format), the one this engine reads (a store Apple's Core Data wrote, or a newer ObjectGraph's)")
+          reason: "it is a binary store of format \(format.map(String.init) ?? "none"), not \(Self.format), the one this "
+            + "engine reads (a store Apple's Core Data wrote, or a newer ObjectGraph's)")
       }
       return Contents(metadata: metadata, tables: try tables(archive, entries[tablesKey]))
     } catch let error as KeyedArchive.Malformed {

@@ -89,24 +89,13 @@ extension PersistentStore {
   private static func binaryIncompatibility(
     url: URL, metadata: [String: any Sendable], entities: [EntityDescription], options: StoreOptions
   ) -> ObjectGraphError {
-    let stored = metadata[StoreMetadataKey.versionHashes] as? [String: Data] ?? [:]
-    let mine = Dictionary(entities.map { ($0.name, $0.versionHash) }, uniquingKeysWith: { a, _ in a })
-    var differences: [String] = []
-    for name in Set(stored.keys).union(mine.keys).sorted() {
-      switch (stored[name], mine[name]) {
-      case (nil, _): differences.append("\(name) is new in the model")
-      case (_, nil): differences.append("\(name) is in the store but not in the model")
-      case (let a?, let b?) where a != b: differences.append("\(name) changed")
-      default: continue
-      }
-    }
     let migration =
       options.migratePersistentStoresAutomatically
       ? " ObjectGraph migrates SQLite stores only: open it with the model version that made it and move its objects into a .sqlite store, which migrates."
       : " Open it with the model version that made it."
     return ObjectGraphError(
       .persistentStoreIncompatibleVersionHash,
-      "The binary store at \(url.path) was made with a different version of the model (\(differences.joined(separator: "; "))).\(migration) The file was left untouched.",
+      "The binary store at \(url.path) was made with a different version of the model (\(versionDifferences(metadata, entities))).\(migration) The file was left untouched.",
       url: url)
   }
 

@@ -25,6 +25,20 @@ struct BinaryStoreTests {
     Set((try? FileManager.default.contentsOfDirectory(atPath: folder.url.path)) ?? [])
   }
 
+  /// Inserts a note titled `title` in `context` and saves.
+  private func saveNote(_ title: String, in context: ManagedObjectContext) throws {
+    try context.performAndWait {
+      let note = Note(context: context)
+      note.title = title
+      try context.save()
+    }
+  }
+
+  /// The titles of the notes `context` fetches, sorted.
+  private func titles(in context: ManagedObjectContext) throws -> [String] {
+    try context.performAndWait { try context.fetch(FetchRequest<Note>(entityName: "Note")).compactMap(\.title).sorted() }
+  }
+
   @Test("Saved objects, their relationships and subentities come back whole in a new coordinator")
   func roundTrip() throws {
     let folder = try TemporaryFolder()
@@ -88,6 +102,25 @@ struct BinaryStoreTests {
     }
   }
 
+  @Test("A container whose store description asks for a binary store loads one, as Core Data's does")
+  func container() throws {
+    let folder = try TemporaryFolder()
+    let url = folder.appending("Notes.binary")
+    let model = try Models.notes()
+    for title in ["first", "second"] {
+      let description = PersistentStoreDescription(url: url)
+      description.type = .binary
+      let container = PersistentContainer(name: "Notes", managedObjectModel: model)
+      container.persistentStoreDescriptions = [description]
+      let failure = Locked<(any Error)?>(nil)
+      container.loadPersistentStores { _, error in failure.withLock { $0 = error } }
+      try failure.withLock { if let error = $0 { throw error } }
+      #expect(container.persistentStoreCoordinator.persistentStores.map(\.type) == [.binary])
+      try saveNote(title, in: container.newBackgroundContext())
+    }
+    #expect(try titles(in: try open(url, model: model).1) == ["first", "second"])
+  }
+
   @Test("Every attribute type, nil, extremes and empty values survive the archive exactly")
   func everyAttributeType() throws {
     let folder = try TemporaryFolder()
@@ -136,10 +169,16 @@ struct BinaryStoreTests {
       #expect(empty.value(forKey: "data") as? Data == Data())
       #expect(empty.value(forKey: "double") as? Double == .infinity)
       for key in ["string", "int16", "date", "data", "uuid", "uri", "decimal"] { #expect(none.value(forKey: key) == nil, "\(key)") }
-      // A fetch by value finds the REAL 3.0 stored as a real, not as the integer 3.
       request.predicate = try FetchPredicate(format: "double == 3.0 AND int64 == %lld", Int64.min)
       #expect(try context.fetch(request).count == 1)
     }
+    // The archive keeps each value's own type: the real 3.0 beside the integers 3 (a primary key) and 1.
+    let table = try #require(try BinaryStoreArchive.read(url: url).tables.first { $0.name == "ZEVERYTHING" })
+    let cells = { (column: String) in table.rows.map { $0[table.columns.firstIndex(of: column) ?? 0] } }
+    #expect(cells("ZDOUBLE").contains(3.0.databaseValue))
+    #expect(cells("ZDOUBLE").allSatisfy { if case .int64 = $0.storage { false } else { true } })
+    #expect(cells("Z_PK").allSatisfy { if case .int64 = $0.storage { true } else { false } })
+    #expect(cells("ZBOOL").contains(Int64(1).databaseValue))
   }
 
   @Test("Ordered to-many relationships keep their order through the archive")
@@ -181,6 +220,11 @@ struct BinaryStoreTests {
     let plist = try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]
     #expect(data.starts(with: Array("bplist00".utf8)))
     #expect(plist?["$archiver"] as? String == "NSKeyedArchiver")
+    // Foundation's own unarchiver reads it too.
+    let classes: [AnyClass] = [NSDictionary.self, NSArray.self, NSString.self, NSNumber.self, NSData.self, NSNull.self, NSDate.self]
+    let root = try NSKeyedUnarchiver.unarchivedObject(ofClasses: classes, from: data) as? NSDictionary
+    #expect((root?["NSStoreMetadata"] as? NSDictionary)?["NSStoreType"] as? String == "Binary")
+    #expect(((root?["ObjectGraphTables"] as? NSDictionary)?["ZNOTE"] as? NSDictionary)?["columns"] is NSArray)
     var metadata = try PersistentStoreCoordinator.metadataForPersistentStore(type: .binary, at: url)
     #expect(metadata[StoreMetadataKey.storeType] as? String == "Binary")
     #expect(metadata[StoreMetadataKey.storeUUID] as? String == store.identifier)
@@ -194,11 +238,7 @@ struct BinaryStoreTests {
     metadata["syncToken"] = "token-1"
     metadata["count"] = 7
     try coordinator.setMetadata(metadata, for: store)
-    try context.performAndWait {
-      let note = Note(context: context)
-      note.title = "one"
-      try context.save()
-    }
+    try saveNote("one", in: context)
     let onDisk = try PersistentStoreCoordinator.metadataForPersistentStore(type: .binary, at: url)
     #expect(onDisk["syncToken"] as? String == "token-1")
     #expect(onDisk["count"] as? Int == 7)
@@ -266,11 +306,7 @@ struct BinaryStoreTests {
     let url = folder.appending("Notes.binary")
     do {
       let (_, context) = try open(url, model: try Models.notes())
-      try context.performAndWait {
-        let note = Note(context: context)
-        note.title = "keep me"
-        try context.save()
-      }
+      try saveNote("keep me", in: context)
     }
     let before = try Data(contentsOf: url)
     let other = try ManagedObjectModel(entities: [
@@ -287,7 +323,7 @@ struct BinaryStoreTests {
       #expect(try Data(contentsOf: url) == before)
     }
     let (_, context) = try open(url, model: try Models.notes())
-    #expect(try context.performAndWait { try context.fetch(FetchRequest<Note>(entityName: "Note")).map(\.title) } == ["keep me"])
+    #expect(try titles(in: context) == ["keep me"])
   }
 
   @Test("A save whose file cannot be written fails with 134030, leaving the old file, memory and the context's changes")
@@ -299,11 +335,7 @@ struct BinaryStoreTests {
     let url = storeFolder.appendingPathComponent("Notes.binary")
     let model = try Models.notes()
     let (coordinator, context) = try open(url, model: model)
-    try context.performAndWait {
-      let note = Note(context: context)
-      note.title = "saved"
-      try context.save()
-    }
+    try saveNote("saved", in: context)
     let before = try Data(contentsOf: url)
     // The store's folder goes away (moved, with the file): no new file can be made where the store is.
     try FileManager.default.moveItem(at: storeFolder, to: movedFolder)
@@ -321,13 +353,13 @@ struct BinaryStoreTests {
     // The store's memory was rolled back with the file: another context sees only the saved note.
     let reader = ManagedObjectContext(concurrencyType: .privateQueue)
     reader.persistentStoreCoordinator = coordinator
-    #expect(try reader.performAndWait { try reader.fetch(FetchRequest<Note>(entityName: "Note")).map(\.title) } == ["saved"])
+    #expect(try titles(in: reader) == ["saved"])
     // With the folder back, the same save goes through.
     try FileManager.default.moveItem(at: movedFolder, to: storeFolder)
     try context.performAndWait { try context.save() }
     let (_, reopened) = try open(url, model: model)
-    let titles = try reopened.performAndWait { try reopened.fetch(FetchRequest<Note>(entityName: "Note")).compactMap(\.title) }
-    #expect(titles.sorted() == ["not yet", "saved"])
+    let stored = try titles(in: reopened)
+    #expect(stored == ["not yet", "saved"])
     #expect(try FileManager.default.contentsOfDirectory(atPath: storeFolder.path) == ["Notes.binary"])
   }
 
@@ -337,12 +369,9 @@ struct BinaryStoreTests {
     let empty = folder.appending("Empty.binary")
     #expect(FileManager.default.createFile(atPath: empty.path, contents: Data()))
     let (_, context) = try open(empty, model: try Models.notes())
-    try context.performAndWait {
-      let note = Note(context: context)
-      note.title = "first"
-      try context.save()
-    }
-    #expect(try PersistentStoreCoordinator.metadataForPersistentStore(type: .binary, at: empty)[StoreMetadataKey.storeType] as? String == "Binary")
+    try saveNote("first", in: context)
+    let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(type: .binary, at: empty)
+    #expect(metadata[StoreMetadataKey.storeType] as? String == "Binary")
     let coordinator = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
     let missing = expectCode(.persistentStoreOpen) {
       try coordinator.addPersistentStore(type: .binary, at: folder.appending("nope/Store.binary"))
@@ -361,16 +390,12 @@ struct BinaryStoreTests {
     let url = folder.appending("Notes.binary")
     do {
       let (_, context) = try open(url, model: try Models.notes())
-      try context.performAndWait {
-        let note = Note(context: context)
-        note.title = "kept"
-        try context.save()
-      }
+      try saveNote("kept", in: context)
     }
     let before = try Data(contentsOf: url)
     let (_, context) = try open(url, model: try Models.notes(), options: StoreOptions(readOnly: true))
-    let titles = try context.performAndWait { try context.fetch(FetchRequest<Note>(entityName: "Note")).map(\.title) }
-    #expect(titles == ["kept"])
+    let stored = try titles(in: context)
+    #expect(stored == ["kept"])
     context.performAndWait {
       let note = Note(context: context)
       note.title = "refused"
@@ -416,19 +441,11 @@ struct BinaryStoreTests {
     let url = folder.appending("Notes.binary")
     let model = try Models.notes()
     let (_, first) = try open(url, model: model)
-    try first.performAndWait {
-      let note = Note(context: first)
-      note.title = "from the first"
-      try first.save()
-    }
+    try saveNote("from the first", in: first)
     // Added after that save: sees it.
     let (_, second) = try open(url, model: model)
-    #expect(try second.performAndWait { try second.fetch(FetchRequest<Note>(entityName: "Note")).map(\.title) } == ["from the first"])
-    try first.performAndWait {
-      let note = Note(context: first)
-      note.title = "first again"
-      try first.save()
-    }
+    #expect(try titles(in: second) == ["from the first"])
+    try saveNote("first again", in: first)
     // The second store never reads the file again: its save replaces the first's later one.
     try second.performAndWait {
       #expect(try second.fetch(FetchRequest<Note>(entityName: "Note")).map(\.title) == ["from the first"])
@@ -437,8 +454,8 @@ struct BinaryStoreTests {
       try second.save()
     }
     let (_, third) = try open(url, model: model)
-    let titles = try third.performAndWait { try third.fetch(FetchRequest<Note>(entityName: "Note")).compactMap(\.title) }
-    #expect(titles.sorted() == ["from the first", "from the second"])
+    let stored = try titles(in: third)
+    #expect(stored == ["from the first", "from the second"])
   }
 
   @Test("destroyPersistentStore deletes a binary store's file and refuses a file that is not one")
