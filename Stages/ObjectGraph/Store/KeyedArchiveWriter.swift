@@ -5,9 +5,9 @@ import Foundation
 ///
 /// Foundation's own archiver is not used: it shares one archived object among all values it finds equal, and
 /// `NSNumber(3)` equals `NSNumber(3.0)` (and `NSNumber(true)`), so an integer and a real of one value would
-/// come back as the same type; on Linux it can also stop the program on numbers whose hashes disagree with
-/// their equality. Here strings are shared (equal strings are the same text) and every number is its own
-/// object, of its own type.
+/// come back as the same type; on Linux it also stopped a test run archiving a store's rows (Swift's
+/// "duplicate keys" trap in its table of shared objects). Here strings are shared (equal strings are the
+/// same text) and every number is its own object, of its own type.
 struct KeyedArchiveWriter {
   /// `$objects`: index 0 is `$null`, the reference of `nil`.
   private var objects: [PropertyListValue] = [.string("$null")]
