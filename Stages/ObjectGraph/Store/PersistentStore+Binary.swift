@@ -66,7 +66,8 @@ extension PersistentStore {
       database: database, schema: schema, model: model, metadata: metadata)
   }
 
-  /// Refuses to make a new binary store where the folder is missing or not writable, or read-only.
+  /// Refuses to make a new binary store in a folder that does not exist, or for a read-only open. (A folder
+  /// that cannot be written is found by the first write, at once.)
   private static func refuseBinaryCreation(url: URL, options: StoreOptions) throws {
     let folder = url.deletingLastPathComponent()
     var isDirectory: ObjCBool = false
