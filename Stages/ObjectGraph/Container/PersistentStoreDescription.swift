@@ -53,7 +53,7 @@ public final class PersistentStoreDescription: Sendable, CustomStringConvertible
     get { state.withLock(\.type) }
     set { state.withLock { $0.type = newValue } }
   }
-  /// The store file (for `.sqlite`).
+  /// The store file (for `.sqlite` and `.binary`).
   public var url: URL? {
     get { state.withLock(\.url) }
     set { state.withLock { $0.url = newValue } }

@@ -11,6 +11,7 @@ extension PersistentStoreCoordinator {
       guard let store = persistentStores.first(where: { $0.holds(entity) }) else {
         throw ObjectGraphError(.noPersistentStore, "No store of the coordinator holds entity \(entity.name); nothing was inserted.")
       }
+      try store.refuseBatchIfAtomic()
       if store.hasUniquenessConstraints(entity) { return nil }
       return try store.batchInsert(entity, rows: rows, makeIDs: makeIDs, author: author, contextName: contextName)
     }

@@ -16,12 +16,12 @@ extension PersistentStoreCoordinator {
   ///   not a store (left as it is), ``ObjectGraphError/Code/persistentStoreOperation`` when a file cannot
   ///   be deleted.
   public func destroyPersistentStore(at url: URL, type: StoreType, options: StoreOptions = .init()) throws {
-    guard type == .sqlite else {
+    guard type != .inMemory else {
       throw ObjectGraphError(
-        .persistentStoreInvalidType, "Only SQLite stores have files to destroy; an in-memory store goes when it is removed.")
+        .persistentStoreInvalidType, "An in-memory store has no files to destroy; it goes when it is removed.")
     }
     if let store = persistentStore(for: url) { try remove(store) }
-    try serialized { try PersistentStore.destroyFiles(at: url) }
+    try serialized { try type == .binary ? PersistentStore.destroyBinaryStore(at: url) : PersistentStore.destroyFiles(at: url) }
   }
 
   /// Replaces the store at `destinationURL` with a copy of the one at `sourceURL` (Core Data's

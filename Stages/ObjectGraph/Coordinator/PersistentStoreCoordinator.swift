@@ -41,9 +41,10 @@ public final class PersistentStoreCoordinator: Sendable, CustomStringConvertible
   /// Adds a store and returns it.
   ///
   /// - Parameters:
-  ///   - type: `.sqlite` for a file, `.inMemory` for a store that lives in memory.
+  ///   - type: `.sqlite` for a file, `.inMemory` for a store that lives in memory, `.binary` for a file read
+  ///     and written whole (Core Data's binary store).
   ///   - configuration: the model configuration the store holds; `nil` for every entity.
-  ///   - url: the store file (required for `.sqlite`); created with the schema if it does not exist.
+  ///   - url: the store file (required for `.sqlite` and `.binary`); created if it does not exist.
   ///   - options: migration options, SQLite pragmas, read-only.
   /// - Throws: ``ObjectGraphError`` with ``ObjectGraphError/Code/persistentStoreOpen`` (missing or
   ///   unwritable folder, unreadable file), ``ObjectGraphError/Code/persistentStoreInvalidType`` (not a
@@ -109,8 +110,8 @@ public final class PersistentStoreCoordinator: Sendable, CustomStringConvertible
   /// Reads a store file's metadata without adding it (and without changing the file), e.g. to check
   /// whether it needs a migration.
   public static func metadataForPersistentStore(type: StoreType, at url: URL) throws -> [String: any Sendable] {
-    guard type == .sqlite else {
-      throw ObjectGraphError(.persistentStoreInvalidType, "Only SQLite stores have metadata on disk.", url: url)
+    guard type != .inMemory else {
+      throw ObjectGraphError(.persistentStoreInvalidType, "An in-memory store has no metadata on disk.", url: url)
     }
     guard FileManager.default.fileExists(atPath: url.path) else {
       // As Core Data: Cocoa's file error 260, not a store error.
@@ -119,6 +120,7 @@ public final class PersistentStoreCoordinator: Sendable, CustomStringConvertible
         "The file “\(url.lastPathComponent)” couldn’t be opened because there is no such file (\(url.path)). Check the store URL, or create the store first.",
         url: url)
     }
+    if type == .binary { return try BinaryStoreArchive.readMetadata(url: url) }
     return try PersistentStore.readMetadata(url: url)
   }
 

@@ -30,6 +30,7 @@ extension PersistentStore {
   ///   the predicate's errors. Nothing is changed when it throws.
   func executeBatch(_ request: StoreBatchRequest) throws -> StoreBatchResult {
     try refuseWritesIfReadOnly("a batch request cannot change it")
+    try refuseBatchIfAtomic()
     do {
       return try database.write { db in
         try refuseWritesIfModelChanged(db)

@@ -68,6 +68,8 @@ extension PersistentStore {
       return PersistentStore(
         type: type, url: url, identifier: identifier, configurationName: configuration, options: options,
         database: database, schema: schema, model: model, metadata: metadata)
+    case .binary:
+      return try openBinary(url: url, configuration: configuration, options: options, model: model, entities: entities)
     case .sqlite:
       guard let url, url.isFileURL else {
         throw ObjectGraphError(
@@ -439,6 +441,15 @@ extension PersistentStore {
   private static func incompatibility(url: URL, metadata: [String: any Sendable], entities: [EntityDescription])
     -> ObjectGraphError
   {
+    ObjectGraphError(
+      .persistentStoreIncompatibleVersionHash,
+      "The store at \(url.path) was made with a different version of the model (\(versionDifferences(metadata, entities))). Open it with the model version that made it, or migrate it to this one. The file was left untouched.",
+      url: url)
+  }
+
+  /// What differs between the version hashes in a store's `metadata` and `entities`', in words
+  /// ("Note changed; Tag is new in the model").
+  static func versionDifferences(_ metadata: [String: any Sendable], _ entities: [EntityDescription]) -> String {
     let stored = metadata[StoreMetadataKey.versionHashes] as? [String: Data] ?? [:]
     let mine = Dictionary(entities.map { ($0.name, $0.versionHash) }, uniquingKeysWith: { a, _ in a })
     var differences: [String] = []
@@ -450,10 +461,7 @@ extension PersistentStore {
       default: continue
       }
     }
-    return ObjectGraphError(
-      .persistentStoreIncompatibleVersionHash,
-      "The store at \(url.path) was made with a different version of the model (\(differences.joined(separator: "; "))). Open it with the model version that made it, or migrate it to this one. The file was left untouched.",
-      url: url)
+    return differences.joined(separator: "; ")
   }
 
   // MARK: - The database connection and the schema

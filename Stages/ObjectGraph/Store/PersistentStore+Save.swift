@@ -15,6 +15,7 @@ extension PersistentStore {
         try refuseWritesIfModelChanged(db)
         let result = try SaveTransaction(store: self, request: request, db: db).run()
         if let metadata { try StoreMetadata.update(in: db, with: metadata.set, removing: metadata.removed, url: url) }
+        try writeArchiveIfAtomic(db)
         return result
       }
       if let metadata { clearPendingMetadata(written: metadata) }

@@ -9,7 +9,7 @@ import GRDB
 public final class PersistentStore: Sendable, CustomStringConvertible {
   /// The kind of store.
   public let type: StoreType
-  /// The file, for a SQLite store; `nil` for an in-memory one.
+  /// The file, for a SQLite or binary store; `nil` for an in-memory one.
   public let url: URL?
   /// The store's unique identifier (a UUID string), written in its metadata and in its objects' URIs.
   public let identifier: String
