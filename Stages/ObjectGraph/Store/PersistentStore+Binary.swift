@@ -69,14 +69,7 @@ extension PersistentStore {
   /// Refuses to make a new binary store in a folder that does not exist, or for a read-only open. (A folder
   /// that cannot be written is found by the first write, at once.)
   private static func refuseBinaryCreation(url: URL, options: StoreOptions) throws {
-    let folder = url.deletingLastPathComponent()
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-      throw ObjectGraphError(
-        .persistentStoreOpen,
-        "Cannot create the binary store at \(url.path): the folder \(folder.path) does not exist. Create it first (FileManager.default.createDirectory(at:withIntermediateDirectories:)).",
-        url: url)
-    }
+    try refuseMissingFolder(for: url, kind: "binary store")
     guard !options.readOnly else {
       throw ObjectGraphError(
         .persistentStoreOpen,

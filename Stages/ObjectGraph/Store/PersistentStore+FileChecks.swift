@@ -78,6 +78,18 @@ extension PersistentStore {
       url: url)
   }
 
+  /// Refuses to create a store (`kind`: "store", "binary store") at `url` when its folder does not exist.
+  static func refuseMissingFolder(for url: URL, kind: String = "store") throws {
+    let folder = url.deletingLastPathComponent()
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+      throw ObjectGraphError(
+        .persistentStoreOpen,
+        "Cannot create the \(kind) at \(url.path): the folder \(folder.path) does not exist. Create it first (FileManager.default.createDirectory(at:withIntermediateDirectories:)).",
+        url: url)
+    }
+  }
+
   /// The size of the file at `path` in bytes; nil when there is none.
   static func size(_ path: String) -> Int? {
     (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int

@@ -233,13 +233,7 @@ extension PersistentStore {
     schema: SQLiteSchema
   ) throws -> PersistentStore {
     let folder = url.deletingLastPathComponent()
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-      throw ObjectGraphError(
-        .persistentStoreOpen,
-        "Cannot create the store at \(url.path): the folder \(folder.path) does not exist. Create it first (FileManager.default.createDirectory(at:withIntermediateDirectories:)).",
-        url: url)
-    }
+    try refuseMissingFolder(for: url)
     guard FileManager.default.isWritableFile(atPath: folder.path) else {
       throw ObjectGraphError(
         .persistentStoreOpen,
