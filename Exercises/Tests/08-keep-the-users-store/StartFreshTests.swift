@@ -150,6 +150,19 @@ func startFresh(_ coordinator: PersistentStoreCoordinator, _ storeURL: URL, situ
     return try Subject.startFresh(coordinator, storeURL, chosenAt)
   } catch {
     try rethrowIfNotDone(error)
+    // The engine refuses a new store where the old one's -wal still lies, holding its saves: the move left it.
+    if let refused = error as? ObjectGraphError, refused.message.contains("\(storeURL.path)-wal"),
+      refused.message.contains("no store file beside it")
+    {
+      Issue.record(
+        """
+        The store's -wal file should have moved with it, unchanged; it is not there: startFresh moved the store file, \
+        but not its -wal, so adding the new store was refused: that -wal still holds the old store's saves, and a \
+        new store beside it would have thrown them away. Move storeURL.path + "-wal" to movedTo.path + "-wal", and \
+        the same for "-shm", when they exist.
+        """)
+      return nil
+    }
     Issue.record(
       """
       startFresh threw, but \(situation): the store can be moved aside and a new one added in its place. It threw: \
