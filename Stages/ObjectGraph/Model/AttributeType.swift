@@ -6,7 +6,8 @@ import Foundation
 /// `Int64`, `Double`, `Float`, `Bool`, `Date`, `Data`, `UUID`, `URL`, `Decimal`.
 ///
 /// A ``transformable`` attribute holds any value its ``AttributeValueTransformer`` turns into bytes
-/// (`value(forKey:)` gives the value back); it cannot be named in a predicate or a sort. The last three
+/// (`value(forKey:)` gives the value back); a predicate compares its stored bytes (`==`, `<`, `IN`…), as Core
+/// Data does, and a sort cannot name it. The last three
 /// cases (``composite``, ``objectID`` and ``undefined``) exist so that every Xcode model loads and can be
 /// inspected; the engine does not store values of those types, and using such an attribute at run time
 /// (saving a value, naming it in a predicate) is an ``ObjectGraphError/Code/unsupportedFeature`` error.

@@ -20,11 +20,11 @@ extension ObjectGraphError {
     )
   }
 
-  /// A transformable attribute named in a predicate or a sort.
+  /// A transformable attribute named where only its bytes could be compared: a sort, an expression.
   static func transformableInFetch(entity: String, key: String) -> ObjectGraphError {
     ObjectGraphError(
       .unsupportedFeature,
-      "\(entity).\(key) is transformable: the store keeps its transformer's bytes, so a fetch cannot filter or sort on it. Filter the fetched objects in memory, or store the part you query in an attribute of its own."
+      "\(entity).\(key) is transformable: the store keeps its transformer's bytes, which a predicate can only compare with values (==, !=, <, <=, >, >=, IN, BETWEEN, as Core Data does); a fetch cannot sort on them or use them in an expression. Filter the fetched objects in memory, or store the part you query in an attribute of its own."
     )
   }
 }
