@@ -37,7 +37,8 @@ extension PersistentStore {
   /// wherever their version (`Z_OPT`) is the same, since every change to a row counts its version up.
   private struct Sample {
     var table: String
-    var columns: [String]
+    /// `SELECT <the compared columns> FROM <table>`, to read the same rows through the log.
+    var select: String
     var rows: [[SQLValue]]
   }
 
@@ -239,8 +240,7 @@ extension PersistentStore {
     let tables = rows(handle, "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'Z%'") ?? []
     var samples: [Sample] = []
     for case .text(let table) in tables.compactMap(\.first) {
-      let quoted = "\"" + table.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-      let names = (rows(handle, "PRAGMA table_info(\(quoted))") ?? []).compactMap { row -> String? in
+      let names = (rows(handle, "PRAGMA table_info(\(table.quotedDatabaseIdentifier))") ?? []).compactMap { row -> String? in
         guard row.count > 1, case .text(let name) = row[1] else { return nil }
         return name
       }
@@ -248,12 +248,11 @@ extension PersistentStore {
       let attributes = names.filter { name in
         !name.hasPrefix("Z_") && !(name.dropFirst().first?.isNumber ?? false)
       }
-      let columns = ["Z_PK", "Z_OPT"] + attributes
-      let list = columns.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: ", ")
+      let select =
+        "SELECT \((["Z_PK", "Z_OPT"] + attributes).map(\.quotedDatabaseIdentifier).joined(separator: ", ")) FROM \(table.quotedDatabaseIdentifier)"
       let sampled =
-        (rows(handle, "SELECT \(list) FROM \(quoted) ORDER BY Z_PK LIMIT 32") ?? [])
-        + (rows(handle, "SELECT \(list) FROM \(quoted) ORDER BY Z_PK DESC LIMIT 32") ?? [])
-      samples.append(Sample(table: table, columns: columns, rows: sampled))
+        (rows(handle, "\(select) ORDER BY Z_PK LIMIT 32") ?? []) + (rows(handle, "\(select) ORDER BY Z_PK DESC LIMIT 32") ?? [])
+      samples.append(Sample(table: table, select: select, rows: sampled))
     }
     return samples
   }
@@ -261,11 +260,9 @@ extension PersistentStore {
   /// The first sampled row that, read through the log, has the version it has alone but other values.
   private static func differingRow(_ samples: [Sample], _ handle: OpaquePointer) -> (table: String, key: Int64)? {
     for sample in samples {
-      let quoted = "\"" + sample.table.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-      let list = sample.columns.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: ", ")
       for row in sample.rows {
         guard case .integer(let key) = row[0],
-          let now = rows(handle, "SELECT \(list) FROM \(quoted) WHERE Z_PK = \(key)")?.first,
+          let now = rows(handle, "\(sample.select) WHERE Z_PK = \(key)")?.first,
           now[1] == row[1], now != row
         else { continue }
         return (sample.table, key)
