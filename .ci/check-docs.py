@@ -5,8 +5,8 @@ and every public type is named in Docs/ObjectGraph.md's section "The public API"
 Members that restate a protocol requirement (`description`, `==`, `hash(into:)`, `init(rawValue:)`,
 `rawValue`) are exempt: their meaning is the protocol's.
 
-A type counts as named when it appears in a code span of that section (`FetchRequest`, or
-`FetchRequest<Result>`); a nested type needs its full name (`ManagedObjectContext.ConcurrencyType`).
+A type counts as named when it appears in a code span of that section (`NSFetchRequest`, or
+`NSFetchRequest<Result>`); a nested type needs its full name (`NSManagedObjectContext.ConcurrencyType`).
 Nesting is read from the indentation, which `swift format` keeps exact.
 """
 import pathlib

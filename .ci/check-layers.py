@@ -10,7 +10,7 @@ Foundation, Dispatch, Synchronization and the C library ("—" for none).
 
 A type belongs to the folder whose file declares it at the top level (struct, class, enum, protocol,
 typealias, actor). Uses are the identifiers of a file once comments and string literals are removed; a
-name the using folder itself declares, at any depth (`SQLiteSchema.EntityMapping` in Store/), is taken
+name the using folder itself declares, at any depth (`SQLiteSchema.NSEntityMapping` in Store/), is taken
 to mean its own type.
 The table must also describe layers: read as a graph (a folder to each folder its row may use), it has
 no loop, apart from the one pair of folders the line `Allowed mutual pair: `A/` ↔ `B/`` below the table

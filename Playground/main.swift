@@ -18,13 +18,13 @@ do {
   guard let modelURL = NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld") else {
     stop("the tutorial's model \(NotesModel.name).xcdatamodeld is not in NotesModel's bundle")
   }
-  let model = try ManagedObjectModel(contentsOf: modelURL)
-  let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+  let model = try NSManagedObjectModel(contentsOf: modelURL)
+  let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
   let folder = FileManager.default.temporaryDirectory.appendingPathComponent("playground-\(UUID().uuidString)")
   try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
   let storeURL = folder.appendingPathComponent("Playground.sqlite")
   _ = try coordinator.addPersistentStore(type: .sqlite, at: storeURL)
-  let context = ManagedObjectContext(concurrencyType: .privateQueue)
+  let context = NSManagedObjectContext(concurrencyType: .privateQueue)
   context.name = "Playground"
   context.persistentStoreCoordinator = coordinator
 
@@ -37,7 +37,7 @@ do {
     try context.save()
     print("After the save, a permanent one: \(note.objectID)")
 
-    let request = FetchRequest<Note>(entityName: "Note")
+    let request = NSFetchRequest<Note>(entityName: "Note")
     request.sortDescriptors = [FetchSortDescriptor(key: "title")]
     let titles = try context.fetch(request).map(\.title)
     print("The store holds \(titles.count) note\(titles.count == 1 ? "" : "s"): \(titles)")

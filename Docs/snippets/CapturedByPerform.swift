@@ -4,7 +4,7 @@ import NotesModel
 import ObjectGraph
 
 // 1. An object captured by perform's closure.
-func showTitle(of note: Note, on context: ManagedObjectContext) {
+func showTitle(of note: Note, on context: NSManagedObjectContext) {
   context.perform {
     print(note.title)
   }

@@ -2,7 +2,7 @@
 // its own context. Tests/DocsTests/CompilerErrorTests.swift checks that this file compiles.
 import ObjectGraph
 
-func rename(_ note: ManagedObject, in worker: ManagedObjectContext) {
+func rename(_ note: NSManagedObject, in worker: NSManagedObjectContext) {
   let noteID = note.objectID  // an ID is Sendable: it may cross to any queue
   worker.perform {
     guard let mine = try? worker.existingObject(with: noteID) else { return }  // gone meanwhile: nothing to do

@@ -3,7 +3,7 @@
 // chapter quotes.
 import ObjectGraph
 
-func rename(_ note: ManagedObject, in worker: ManagedObjectContext) {
+func rename(_ note: NSManagedObject, in worker: NSManagedObjectContext) {
   worker.perform {
     note.setValue("Renamed", forKey: "title")  // the main context's object, on the worker's queue
     try? worker.save()

@@ -4,8 +4,8 @@ import NotesModel
 import ObjectGraph
 
 // 2. An object returned from an async perform.
-func firstNote(in context: ManagedObjectContext) async throws -> Note? {
+func firstNote(in context: NSManagedObjectContext) async throws -> Note? {
   try await context.perform {
-    try context.fetch(FetchRequest<Note>(entityName: "Note")).first
+    try context.fetch(NSFetchRequest<Note>(entityName: "Note")).first
   }
 }

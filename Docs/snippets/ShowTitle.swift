@@ -5,14 +5,14 @@ import NotesModel
 import ObjectGraph
 
 // Does not compile: a Note belongs to its context's queue.
-func showTitle(of note: Note, on background: ManagedObjectContext) {
+func showTitle(of note: Note, on background: NSManagedObjectContext) {
   background.perform {
     print(note.title)
   }
 }
 
 // Compiles: hand over the ID, and look the note up on the other side.
-func showTitle(ofNoteWith id: ManagedObjectID, on background: ManagedObjectContext) {
+func showTitle(ofNoteWith id: NSManagedObjectID, on background: NSManagedObjectContext) {
   background.perform {
     if let note = try? background.existingObject(with: id) as? Note {
       print(note.title)

@@ -13,7 +13,7 @@ import ObjectGraph
 ///
 /// ```swift
 /// guard let url = NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld") else { … }
-/// let model = try ManagedObjectModel(contentsOf: url)  // its entities are made as Note, Notebook, Tag
+/// let model = try NSManagedObjectModel(contentsOf: url)  // its entities are made as Note, Notebook, Tag
 /// ```
 ///
 /// ## Where the classes come from
@@ -21,7 +21,7 @@ import ObjectGraph
 /// The model file names each entity's class (`representedClassName="Note"`). On a Mac, Core Data asks
 /// the Objective-C runtime for the class with that name, and the runtime knows every class of a module
 /// as soon as the module is loaded: the app's code never registers anything. Swift on Linux has no such
-/// lookup, so ObjectGraph keeps a table of classes by name (``ManagedObjectModel/register(_:)``),
+/// lookup, so ObjectGraph keeps a table of classes by name (``NSManagedObjectModel/register(_:)``),
 /// filled once per process, and resolves `representedClassName` through it as Core Data does through
 /// the runtime.
 ///
@@ -29,7 +29,7 @@ import ObjectGraph
 /// registers them at the one moment that always comes before the model can be loaded, the first time
 /// its ``bundle`` is asked for. Code that loads the model (the stages' managers, the exercises, the
 /// tests) therefore reads exactly as it would on a Mac: find the URL, call
-/// `ManagedObjectModel(contentsOf:)`, done. Not in the stage code, which a learner carries to a Mac
+/// `NSManagedObjectModel(contentsOf:)`, done. Not in the stage code, which a learner carries to a Mac
 /// where such a call means nothing; not in the engine, which cannot know an app's classes; and by class
 /// name, not entity name, because `representedClassName` is what Core Data binds. An app with a model
 /// of its own does the same in the module that declares its classes.
@@ -40,10 +40,10 @@ public enum NotesModel {
   /// by class name, so the model's entities are made as those classes (the type's documentation
   /// says why here).
   public static let bundle: Bundle = {
-    ManagedObjectModel.register(Note.self)
-    ManagedObjectModel.register(Notebook.self)
-    ManagedObjectModel.register(Tag.self)
-    ManagedObjectModel.register(Attachment.self)
+    NSManagedObjectModel.register(Note.self)
+    NSManagedObjectModel.register(Notebook.self)
+    NSManagedObjectModel.register(Tag.self)
+    NSManagedObjectModel.register(Attachment.self)
     return .module
   }()
 
@@ -52,7 +52,7 @@ public enum NotesModel {
 }
 
 /// A note: a required title, an optional body, dates, maybe a notebook, any number of tags.
-public final class Note: ManagedObject {
+public final class Note: NSManagedObject {
   /// The note's title (required; defaults to the empty string).
   @Managed public var title: String
   /// The note's text.
@@ -75,7 +75,7 @@ public final class Note: ManagedObject {
 }
 
 /// A file attached to a note (new in version 2 of the model).
-public final class Attachment: ManagedObject {
+public final class Attachment: NSManagedObject {
   /// The file's name.
   @Managed public var fileName: String
   /// The file's size in bytes.
@@ -85,7 +85,7 @@ public final class Attachment: ManagedObject {
 }
 
 /// A notebook: a name and its notes (deleting a notebook deletes its notes).
-public final class Notebook: ManagedObject {
+public final class Notebook: NSManagedObject {
   /// The notebook's name.
   @Managed public var name: String
   /// When the notebook was made (required).
@@ -95,7 +95,7 @@ public final class Notebook: ManagedObject {
 }
 
 /// A tag, shared by any number of notes.
-public final class Tag: ManagedObject {
+public final class Tag: NSManagedObject {
   /// The tag's name.
   @Managed public var name: String
   /// The notes with this tag.

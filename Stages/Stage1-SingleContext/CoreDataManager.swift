@@ -37,9 +37,9 @@ public final class CoreDataManager: Sendable {
   /// The three pieces, built together and kept together. The app only ever gets the context; the model
   /// and the coordinator stay here, out of its reach.
   private struct Stack: Sendable {
-    let model: ManagedObjectModel
-    let coordinator: PersistentStoreCoordinator
-    let mainContext: ManagedObjectContext
+    let model: NSManagedObjectModel
+    let coordinator: NSPersistentStoreCoordinator
+    let mainContext: NSManagedObjectContext
   }
 
   /// Makes a manager for the model named `modelName`. Nothing is loaded or opened yet.
@@ -68,7 +68,7 @@ public final class CoreDataManager: Sendable {
   /// - Throws: ``CoreDataManagerError`` when the model is not in the bundle or the store folder cannot be
   ///   made; `ObjectGraphError` when the model cannot be read or the store cannot be added (for example,
   ///   the file is not a store). Nothing is kept from a failed attempt: the next access tries again.
-  public var mainContext: ManagedObjectContext {
+  public var mainContext: NSManagedObjectContext {
     get throws {
       try stack.withLock { stack in
         if let stack { return stack.mainContext }
@@ -100,12 +100,12 @@ public final class CoreDataManager: Sendable {
   private func makeStack() throws -> Stack {
     let model = try makeModel()
     let coordinator = try makeCoordinator(model: model)
-    let context = ManagedObjectContext(concurrencyType: .mainQueue)
+    let context = NSManagedObjectContext(concurrencyType: .mainQueue)
     context.persistentStoreCoordinator = coordinator
     return Stack(model: model, coordinator: coordinator, mainContext: context)
   }
 
-  private func makeModel() throws -> ManagedObjectModel {
+  private func makeModel() throws -> NSManagedObjectModel {
     // On Apple platforms Xcode compiles DataModel.xcdatamodeld into DataModel.momd inside the app, and
     // you would ask Bundle.main for the "momd" resource. SwiftPM on Linux compiles nothing: it copies the
     // .xcdatamodeld folder into the target's resource bundle (Bundle.module), and ObjectGraph reads
@@ -113,10 +113,10 @@ public final class CoreDataManager: Sendable {
     guard let url = bundle.url(forResource: modelName, withExtension: "xcdatamodeld") else {
       throw CoreDataManagerError.modelNotFound(name: modelName, bundle: bundle.bundleURL.path)
     }
-    return try ManagedObjectModel(contentsOf: url)
+    return try NSManagedObjectModel(contentsOf: url)
   }
 
-  private func makeCoordinator(model: ManagedObjectModel) throws -> PersistentStoreCoordinator {
+  private func makeCoordinator(model: NSManagedObjectModel) throws -> NSPersistentStoreCoordinator {
     let folder = storeURL.deletingLastPathComponent()
     do {
       try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -126,7 +126,7 @@ public final class CoreDataManager: Sendable {
       let cause = (error as NSError).userInfo[NSUnderlyingErrorKey] as? any Error ?? error
       throw CoreDataManagerError.storeFolderUnavailable(path: folder.path, reason: cause.localizedDescription)
     }
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let options = StoreOptions(migratePersistentStoresAutomatically: true, inferMappingModelAutomatically: true)
     // The template calls abort() here. We let the error travel to whoever asked for the context.
     try coordinator.addPersistentStore(type: .sqlite, at: storeURL, options: options)

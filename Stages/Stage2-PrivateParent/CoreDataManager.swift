@@ -48,10 +48,10 @@ public final class CoreDataManager: Sendable {
   /// The four pieces, built together and kept together. The app only ever gets the main context; the
   /// model, the coordinator and the private context that writes to it stay here, out of its reach.
   private struct Stack: Sendable {
-    let model: ManagedObjectModel
-    let coordinator: PersistentStoreCoordinator
-    let privateContext: ManagedObjectContext
-    let mainContext: ManagedObjectContext
+    let model: NSManagedObjectModel
+    let coordinator: NSPersistentStoreCoordinator
+    let privateContext: NSManagedObjectContext
+    let mainContext: NSManagedObjectContext
   }
 
   /// Makes a manager for the model named `modelName`. Nothing is loaded or opened yet.
@@ -83,7 +83,7 @@ public final class CoreDataManager: Sendable {
   /// - Throws: ``CoreDataManagerError`` when the model is not in the bundle or the store folder cannot be
   ///   made; `ObjectGraphError` when the model cannot be read or the store cannot be added (for example,
   ///   the file is not a store). Nothing is kept from a failed attempt: the next access tries again.
-  public var mainContext: ManagedObjectContext {
+  public var mainContext: NSManagedObjectContext {
     get throws {
       try stack.withLock { stack in
         if let stack { return stack.mainContext }
@@ -175,17 +175,17 @@ public final class CoreDataManager: Sendable {
     let model = try makeModel()
     let coordinator = try makeCoordinator(model: model)
     // The writer: the only context that talks to the coordinator, on a queue of its own.
-    let privateContext = ManagedObjectContext(concurrencyType: .privateQueue)
+    let privateContext = NSManagedObjectContext(concurrencyType: .privateQueue)
     privateContext.name = "writer"
     privateContext.persistentStoreCoordinator = coordinator
     // The app's context: on the main queue, with no coordinator, only a parent.
-    let mainContext = ManagedObjectContext(concurrencyType: .mainQueue)
+    let mainContext = NSManagedObjectContext(concurrencyType: .mainQueue)
     mainContext.name = "main"
     mainContext.parent = privateContext
     return Stack(model: model, coordinator: coordinator, privateContext: privateContext, mainContext: mainContext)
   }
 
-  private func makeModel() throws -> ManagedObjectModel {
+  private func makeModel() throws -> NSManagedObjectModel {
     // On Apple platforms Xcode compiles DataModel.xcdatamodeld into DataModel.momd inside the app, and
     // you would ask Bundle.main for the "momd" resource. SwiftPM on Linux compiles nothing: it copies the
     // .xcdatamodeld folder into the target's resource bundle (Bundle.module), and ObjectGraph reads
@@ -193,10 +193,10 @@ public final class CoreDataManager: Sendable {
     guard let url = bundle.url(forResource: modelName, withExtension: "xcdatamodeld") else {
       throw CoreDataManagerError.modelNotFound(name: modelName, bundle: bundle.bundleURL.path)
     }
-    return try ManagedObjectModel(contentsOf: url)
+    return try NSManagedObjectModel(contentsOf: url)
   }
 
-  private func makeCoordinator(model: ManagedObjectModel) throws -> PersistentStoreCoordinator {
+  private func makeCoordinator(model: NSManagedObjectModel) throws -> NSPersistentStoreCoordinator {
     let folder = storeURL.deletingLastPathComponent()
     do {
       try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -206,7 +206,7 @@ public final class CoreDataManager: Sendable {
       let cause = (error as NSError).userInfo[NSUnderlyingErrorKey] as? any Error ?? error
       throw CoreDataManagerError.storeFolderUnavailable(path: folder.path, reason: cause.localizedDescription)
     }
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let options = StoreOptions(migratePersistentStoresAutomatically: true, inferMappingModelAutomatically: true)
     // The template calls abort() here. We let the error travel to whoever asked for the context.
     try coordinator.addPersistentStore(type: .sqlite, at: storeURL, options: options)

@@ -52,12 +52,12 @@ public final class PersistenceController: Sendable {
   /// once instead of waiting for the store. When the model itself could not be loaded, the context knows
   /// no entities at all, and the callback reports ``PersistenceControllerError/modelNotFound(name:bundle:)``
   /// or ``PersistenceControllerError/modelUnreadable(_:)``.
-  public let mainContext: ManagedObjectContext
+  public let mainContext: NSManagedObjectContext
 
   /// The writer: the only context that talks to the coordinator, on a queue of its own.
-  private let privateContext: ManagedObjectContext
+  private let privateContext: NSManagedObjectContext
   /// The coordinator, made in the initialiser, or why it could not be (the model is missing or broken).
-  private let coordinator: Result<PersistentStoreCoordinator, PersistenceControllerError>
+  private let coordinator: Result<NSPersistentStoreCoordinator, PersistenceControllerError>
   private let migrationProgress: (@Sendable (MigrationProgress) -> Void)?
   /// Where adding the store stands. The background queue that adds it, the main queue and any caller of
   /// ``saveChanges(completion:)`` read and change it, so a mutex guards it.
@@ -97,13 +97,13 @@ public final class PersistenceController: Sendable {
     storeURL = folder.appendingPathComponent("\(modelName).sqlite", isDirectory: false)
     self.migrationProgress = migrationProgress
     coordinator = Result { () throws(PersistenceControllerError) in
-      PersistentStoreCoordinator(managedObjectModel: try Self.makeModel(named: modelName, in: bundle))
+      NSPersistentStoreCoordinator(managedObjectModel: try Self.makeModel(named: modelName, in: bundle))
     }
     // The same two contexts as stage 2, made at once: the app can hold the main context from the start.
-    privateContext = ManagedObjectContext(concurrencyType: .privateQueue)
+    privateContext = NSManagedObjectContext(concurrencyType: .privateQueue)
     privateContext.name = "writer"
     privateContext.persistentStoreCoordinator = try? coordinator.get()
-    mainContext = ManagedObjectContext(concurrencyType: .mainQueue)
+    mainContext = NSManagedObjectContext(concurrencyType: .mainQueue)
     mainContext.name = "main"
     mainContext.parent = privateContext
     loadStore(callback: callback)
@@ -240,7 +240,7 @@ public final class PersistenceController: Sendable {
   // MARK: - Building the stack
 
   private static func makeModel(named modelName: String, in bundle: Bundle) throws(PersistenceControllerError)
-    -> ManagedObjectModel
+    -> NSManagedObjectModel
   {
     // On Apple platforms Xcode compiles DataModel.xcdatamodeld into DataModel.momd inside the app, and
     // you would ask Bundle.main for the "momd" resource. SwiftPM on Linux compiles nothing: it copies the
@@ -250,7 +250,7 @@ public final class PersistenceController: Sendable {
       throw .modelNotFound(name: modelName, bundle: bundle.bundleURL.path)
     }
     do {
-      return try ManagedObjectModel(contentsOf: url)
+      return try NSManagedObjectModel(contentsOf: url)
     } catch {
       throw .modelUnreadable(ObjectGraphError(error))
     }

@@ -50,8 +50,8 @@ extension PersistenceController {
   ///   - shape: where the worker hangs; ``WorkerShape/besideMain`` by default, the shape that spares the
   ///     main queue.
   ///   - name: the context's name in debug output; "worker" by default.
-  public func newWorker(_ shape: WorkerShape = .besideMain, name: String = "worker") -> ManagedObjectContext {
-    let worker = ManagedObjectContext(concurrencyType: .privateQueue)
+  public func newWorker(_ shape: WorkerShape = .besideMain, name: String = "worker") -> NSManagedObjectContext {
+    let worker = NSManagedObjectContext(concurrencyType: .privateQueue)
     worker.name = name
     worker.parent = shape == .childOfMain ? mainContext : privateContext
     worker.userInfo[Self.controllerKey] = self
@@ -67,7 +67,7 @@ extension PersistenceController {
 
   /// Runs on the saving context's queue, for every save in the process; acts on our workers' only.
   func workerDidSave(_ notification: Notification) {
-    guard let saver = notification.object as? ManagedObjectContext, let shape = workers.shape(of: saver) else {
+    guard let saver = notification.object as? NSManagedObjectContext, let shape = workers.shape(of: saver) else {
       return  // the main context's own saves, the writer's, other stacks': not ours to merge
     }
     let mainContext = mainContext

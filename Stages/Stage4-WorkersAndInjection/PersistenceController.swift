@@ -53,13 +53,13 @@ public final class PersistenceController: Sendable {
   /// once instead of waiting for the store. When the model itself could not be loaded, the context knows
   /// no entities at all, and the callback reports ``PersistenceControllerError/modelNotFound(name:bundle:)``
   /// or ``PersistenceControllerError/modelUnreadable(_:)``.
-  public let mainContext: ManagedObjectContext
+  public let mainContext: NSManagedObjectContext
 
   /// The writer: the only context that talks to the coordinator, on a queue of its own. Workers of the
   /// ``WorkerShape/besideMain`` shape are its children too.
-  let privateContext: ManagedObjectContext
+  let privateContext: NSManagedObjectContext
   /// The coordinator, made in the initialiser, or why it could not be (the model is missing or broken).
-  private let coordinator: Result<PersistentStoreCoordinator, PersistenceControllerError>
+  private let coordinator: Result<NSPersistentStoreCoordinator, PersistenceControllerError>
   private let migrationProgress: (@Sendable (MigrationProgress) -> Void)?
   /// `.sqlite` for the app, `.inMemory` for a test's own stack.
   private let storeType: StoreType
@@ -110,13 +110,13 @@ public final class PersistenceController: Sendable {
     self.migrationProgress = migrationProgress
     self.storeType = storeType
     coordinator = Result { () throws(PersistenceControllerError) in
-      PersistentStoreCoordinator(managedObjectModel: try Self.makeModel(named: modelName, in: bundle))
+      NSPersistentStoreCoordinator(managedObjectModel: try Self.makeModel(named: modelName, in: bundle))
     }
     // The same two contexts as stage 2, made at once: the app can hold the main context from the start.
-    privateContext = ManagedObjectContext(concurrencyType: .privateQueue)
+    privateContext = NSManagedObjectContext(concurrencyType: .privateQueue)
     privateContext.name = "writer"
     privateContext.persistentStoreCoordinator = try? coordinator.get()
-    mainContext = ManagedObjectContext(concurrencyType: .mainQueue)
+    mainContext = NSManagedObjectContext(concurrencyType: .mainQueue)
     mainContext.name = "main"
     mainContext.parent = privateContext
     watchWorkerSaves()
@@ -130,7 +130,7 @@ public final class PersistenceController: Sendable {
   /// Hears every context's saves; ``workerDidSave(_:)`` picks out our workers'.
   private func watchWorkerSaves() {
     let token = NotificationCenter.default.addObserver(
-      forName: ManagedObjectContext.didSaveObjectIDsNotification, object: nil, queue: nil
+      forName: NSManagedObjectContext.didSaveObjectIDsNotification, object: nil, queue: nil
     ) { [weak self] notification in
       self?.workerDidSave(notification)
     }
@@ -275,7 +275,7 @@ public final class PersistenceController: Sendable {
   // MARK: - Building the stack
 
   private static func makeModel(named modelName: String, in bundle: Bundle) throws(PersistenceControllerError)
-    -> ManagedObjectModel
+    -> NSManagedObjectModel
   {
     // On Apple platforms Xcode compiles DataModel.xcdatamodeld into DataModel.momd inside the app, and
     // you would ask Bundle.main for the "momd" resource. SwiftPM on Linux compiles nothing: it copies the
@@ -285,7 +285,7 @@ public final class PersistenceController: Sendable {
       throw .modelNotFound(name: modelName, bundle: bundle.bundleURL.path)
     }
     do {
-      return try ManagedObjectModel(contentsOf: url)
+      return try NSManagedObjectModel(contentsOf: url)
     } catch {
       throw .modelUnreadable(ObjectGraphError(error))
     }

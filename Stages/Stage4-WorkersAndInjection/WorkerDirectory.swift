@@ -13,7 +13,7 @@ import Synchronization
 /// references; this is the same idea, made safe to use from every worker's queue at once with a mutex.)
 final class WorkerDirectory: Sendable {
   private struct Entry {
-    weak var worker: ManagedObjectContext?
+    weak var worker: NSManagedObjectContext?
     let shape: WorkerShape
   }
 
@@ -21,7 +21,7 @@ final class WorkerDirectory: Sendable {
   private let entries = Mutex<[ObjectIdentifier: Entry]>([:])
 
   /// Adds `worker`, and drops the entries of workers that are gone.
-  func add(_ worker: ManagedObjectContext, shape: WorkerShape) {
+  func add(_ worker: NSManagedObjectContext, shape: WorkerShape) {
     entries.withLock { entries in
       entries = entries.filter { $0.value.worker != nil }
       entries[ObjectIdentifier(worker)] = Entry(worker: worker, shape: shape)
@@ -29,7 +29,7 @@ final class WorkerDirectory: Sendable {
   }
 
   /// The shape `context` was made in, when it is one of the live workers; `nil` for any other context.
-  func shape(of context: ManagedObjectContext) -> WorkerShape? {
+  func shape(of context: NSManagedObjectContext) -> WorkerShape? {
     entries.withLock { entries in
       guard let entry = entries[ObjectIdentifier(context)], entry.worker === context else { return nil }
       return entry.shape

@@ -12,9 +12,9 @@ public enum ConflictingEdit {
   /// The returned object keeps the copy alive: a context holds unchanged objects weakly, as Core Data does,
   /// so without it `mine` would fetch the object afresh and see no conflict.
   public static func make(
-    mine: ManagedObjectContext, theirs: ManagedObjectContext, insert: (ManagedObjectContext) -> ManagedObject,
-    change: (ManagedObject) -> Void
-  ) throws -> ManagedObject {
+    mine: NSManagedObjectContext, theirs: NSManagedObjectContext, insert: (NSManagedObjectContext) -> NSManagedObject,
+    change: (NSManagedObject) -> Void
+  ) throws -> NSManagedObject {
     let kept = try mine.performAndWait {
       let object = insert(mine)
       try mine.save()

@@ -9,21 +9,21 @@ import ObjectGraph
 /// still use it. A test that needs the store refused calls `addPersistentStore` itself.
 public struct StoreStack {
   /// The coordinator, on the model given.
-  public let coordinator: PersistentStoreCoordinator
+  public let coordinator: NSPersistentStoreCoordinator
   /// The one store, as `addPersistentStore` returned it (to remove it, or to read its metadata).
-  public let store: PersistentStore
+  public let store: NSPersistentStore
   /// A context of the type given, on ``coordinator``.
-  public let context: ManagedObjectContext
+  public let context: NSManagedObjectContext
 
   /// Adds a store of `type` at `url` (`nil` for `.inMemory`) with `options` to a new coordinator on `model`,
   /// and makes a context of `contextType` on it.
   public init(
-    model: ManagedObjectModel, type: StoreType = .sqlite, at url: URL?, options: StoreOptions = .init(),
-    contextType: ManagedObjectContext.ConcurrencyType = .privateQueue
+    model: NSManagedObjectModel, type: StoreType = .sqlite, at url: URL?, options: StoreOptions = .init(),
+    contextType: NSManagedObjectContext.ConcurrencyType = .privateQueue
   ) throws {
-    coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     store = try coordinator.addPersistentStore(type: type, at: url, options: options)
-    context = ManagedObjectContext(concurrencyType: contextType)
+    context = NSManagedObjectContext(concurrencyType: contextType)
     context.persistentStoreCoordinator = coordinator
   }
 

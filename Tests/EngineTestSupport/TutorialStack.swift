@@ -11,8 +11,8 @@ import ObjectGraph
 public enum TutorialStack {
   /// Loads `DataModel` from ``NotesModel/bundle``; its entities are made as `Note`, `Notebook`, `Tag` and
   /// `Attachment`.
-  public static func model() throws -> ManagedObjectModel {
-    try ManagedObjectModel(contentsOf: try modelURL())
+  public static func model() throws -> NSManagedObjectModel {
+    try NSManagedObjectModel(contentsOf: try modelURL())
   }
 
   /// Where `DataModel.xcdatamodeld` is in ``NotesModel/bundle``.
@@ -25,8 +25,8 @@ public enum TutorialStack {
 
   /// Version `name` of the tutorial's model (`"DataModel"` is version 1, `"DataModel 2"` the current one), read
   /// from the `.xcdatamodeld` as an app that shipped that version would read it.
-  public static func model(version name: String) throws -> ManagedObjectModel {
-    guard let version = try ManagedObjectModel.versions(in: try modelURL()).first(where: { $0.name == name }) else {
+  public static func model(version name: String) throws -> NSManagedObjectModel {
+    guard let version = try NSManagedObjectModel.versions(in: try modelURL()).first(where: { $0.name == name }) else {
       throw ObjectGraphError(.modelInvalid, "DataModel.xcdatamodeld has no version named \(name).")
     }
     return version.model
@@ -50,8 +50,8 @@ public enum TutorialStack {
   /// `model` is version 1 of the tutorial's model; by default ``model(version:)`` reads it from
   /// ``NotesModel/bundle``.
   public static func writeVersionOneStore(
-    at storeURL: URL, model: ManagedObjectModel? = nil, titles: [String], createdAt: Date = Date(timeIntervalSinceReferenceDate: 0),
-    updatedAt: (Int) -> Date? = { _ in nil }, then extra: (ManagedObjectContext, [ManagedObject]) throws -> Void = { _, _ in }
+    at storeURL: URL, model: NSManagedObjectModel? = nil, titles: [String], createdAt: Date = Date(timeIntervalSinceReferenceDate: 0),
+    updatedAt: (Int) -> Date? = { _ in nil }, then extra: (NSManagedObjectContext, [NSManagedObject]) throws -> Void = { _, _ in }
   ) throws {
     let version1 = try model ?? self.model(version: "DataModel")
     guard let entity = version1.entitiesByName["Note"] else {
@@ -62,7 +62,7 @@ public enum TutorialStack {
     let writer = stack.context
     try writer.performAndWait {
       let notes = titles.enumerated().map { index, title in
-        let note = ManagedObject(entity: entity, insertInto: writer)
+        let note = NSManagedObject(entity: entity, insertInto: writer)
         note.setValue(title, forKey: "title")
         note.setValue(createdAt, forKey: "createdAt")
         note.setValue(updatedAt(index), forKey: "updatedAt")
@@ -75,23 +75,23 @@ public enum TutorialStack {
   }
 
   /// A coordinator on the current model with a SQLite store at `storeURL` (its folder must exist).
-  public static func coordinator(storeURL: URL) throws -> PersistentStoreCoordinator {
+  public static func coordinator(storeURL: URL) throws -> NSPersistentStoreCoordinator {
     try StoreStack(model: try model(), at: storeURL).coordinator
   }
 
   /// A context of `type` on `coordinator`.
-  public static func context(_ type: ManagedObjectContext.ConcurrencyType, on coordinator: PersistentStoreCoordinator)
-    -> ManagedObjectContext
+  public static func context(_ type: NSManagedObjectContext.ConcurrencyType, on coordinator: NSPersistentStoreCoordinator)
+    -> NSManagedObjectContext
   {
-    let context = ManagedObjectContext(concurrencyType: type)
+    let context = NSManagedObjectContext(concurrencyType: type)
     context.persistentStoreCoordinator = coordinator
     return context
   }
 
   /// The number of notes in the store, read through a new private context (so unsaved changes elsewhere do
   /// not count).
-  public static func notesInStore(_ coordinator: PersistentStoreCoordinator) throws -> Int {
+  public static func notesInStore(_ coordinator: NSPersistentStoreCoordinator) throws -> Int {
     let reader = context(.privateQueue, on: coordinator)
-    return try reader.performAndWait { try reader.count(for: FetchRequest<Note>(entityName: "Note")) }
+    return try reader.performAndWait { try reader.count(for: NSFetchRequest<Note>(entityName: "Note")) }
   }
 }

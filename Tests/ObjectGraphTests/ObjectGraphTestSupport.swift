@@ -7,12 +7,12 @@ import Testing
 @testable import ObjectGraph
 
 /// Typed classes for the notes model used across the tests.
-final class Notebook: ManagedObject {
+final class Notebook: NSManagedObject {
   @Managed var name: String?
   @Managed var notes: Set<Note>
 }
 
-final class Note: ManagedObject {
+final class Note: NSManagedObject {
   @Managed var title: String?
   @Managed var body: String?
   @Managed var rating: Int64
@@ -21,7 +21,7 @@ final class Note: ManagedObject {
   @Managed var tags: Set<Tag>
 }
 
-final class Tag: ManagedObject {
+final class Tag: NSManagedObject {
   @Managed var name: String?
   @Managed var notes: Set<Note>
 }
@@ -29,60 +29,62 @@ final class Tag: ManagedObject {
 enum Models {
   /// Notebook 1-* Note (cascade from notebook, nullify back), Note *-* Tag, Note.title required,
   /// Attachment (abstract) with Image and File subentities, Lock (deny) -> Note.
-  static func notes() throws -> ManagedObjectModel {
-    let notebook = EntityDescription(
+  static func notes() throws -> NSManagedObjectModel {
+    let notebook = NSEntityDescription(
       name: "Notebook", managedObjectClass: Notebook.self,
       properties: [
-        .attribute(AttributeDescription(name: "name", type: .string)),
-        .relationship(RelationshipDescription(name: "notes", destination: "Note", inverse: "notebook", toMany: true, deleteRule: .cascade)),
+        .attribute(NSAttributeDescription(name: "name", type: .string)),
+        .relationship(
+          NSRelationshipDescription(name: "notes", destination: "Note", inverse: "notebook", toMany: true, deleteRule: .cascade)),
       ])
-    let note = EntityDescription(
+    let note = NSEntityDescription(
       name: "Note", managedObjectClass: Note.self,
       properties: [
-        .attribute(AttributeDescription(name: "title", type: .string, isOptional: false)),
-        .attribute(AttributeDescription(name: "body", type: .string)),
-        .attribute(AttributeDescription(name: "rating", type: .integer64, isOptional: false, defaultValue: Int64(0))),
-        .attribute(AttributeDescription(name: "createdAt", type: .date)),
-        .relationship(RelationshipDescription(name: "notebook", destination: "Notebook", inverse: "notes")),
-        .relationship(RelationshipDescription(name: "tags", destination: "Tag", inverse: "notes", toMany: true)),
+        .attribute(NSAttributeDescription(name: "title", type: .string, isOptional: false)),
+        .attribute(NSAttributeDescription(name: "body", type: .string)),
+        .attribute(NSAttributeDescription(name: "rating", type: .integer64, isOptional: false, defaultValue: Int64(0))),
+        .attribute(NSAttributeDescription(name: "createdAt", type: .date)),
+        .relationship(NSRelationshipDescription(name: "notebook", destination: "Notebook", inverse: "notes")),
+        .relationship(NSRelationshipDescription(name: "tags", destination: "Tag", inverse: "notes", toMany: true)),
         .relationship(
-          RelationshipDescription(name: "attachments", destination: "Attachment", inverse: "note", toMany: true, deleteRule: .cascade)),
-        .relationship(RelationshipDescription(name: "lock", destination: "Lock", inverse: "note", deleteRule: .deny)),
+          NSRelationshipDescription(name: "attachments", destination: "Attachment", inverse: "note", toMany: true, deleteRule: .cascade)),
+        .relationship(NSRelationshipDescription(name: "lock", destination: "Lock", inverse: "note", deleteRule: .deny)),
       ])
-    let tag = EntityDescription(
+    let tag = NSEntityDescription(
       name: "Tag", managedObjectClass: Tag.self,
       properties: [
-        .attribute(AttributeDescription(name: "name", type: .string)),
-        .relationship(RelationshipDescription(name: "notes", destination: "Note", inverse: "tags", toMany: true)),
+        .attribute(NSAttributeDescription(name: "name", type: .string)),
+        .relationship(NSRelationshipDescription(name: "notes", destination: "Note", inverse: "tags", toMany: true)),
       ])
-    let attachment = EntityDescription(
+    let attachment = NSEntityDescription(
       name: "Attachment",
       properties: [
-        .attribute(AttributeDescription(name: "size", type: .integer32)),
-        .relationship(RelationshipDescription(name: "note", destination: "Note", inverse: "attachments")),
+        .attribute(NSAttributeDescription(name: "size", type: .integer32)),
+        .relationship(NSRelationshipDescription(name: "note", destination: "Note", inverse: "attachments")),
       ])
     attachment.isAbstract = true
-    let image = EntityDescription(name: "ImageAttachment", properties: [.attribute(AttributeDescription(name: "width", type: .integer16))])
-    let file = EntityDescription(name: "FileAttachment", properties: [.attribute(AttributeDescription(name: "path", type: .string))])
+    let image = NSEntityDescription(
+      name: "ImageAttachment", properties: [.attribute(NSAttributeDescription(name: "width", type: .integer16))])
+    let file = NSEntityDescription(name: "FileAttachment", properties: [.attribute(NSAttributeDescription(name: "path", type: .string))])
     attachment.subentities = [image, file]
-    let lock = EntityDescription(
+    let lock = NSEntityDescription(
       name: "Lock",
       properties: [
-        .attribute(AttributeDescription(name: "reason", type: .string)),
-        .relationship(RelationshipDescription(name: "note", destination: "Note", inverse: "lock")),
+        .attribute(NSAttributeDescription(name: "reason", type: .string)),
+        .relationship(NSRelationshipDescription(name: "note", destination: "Note", inverse: "lock")),
       ])
-    return try ManagedObjectModel(entities: [notebook, note, tag, attachment, image, file, lock])
+    return try NSManagedObjectModel(entities: [notebook, note, tag, attachment, image, file, lock])
   }
 
   /// One entity with an attribute of every stored type.
-  static func allTypes() throws -> ManagedObjectModel {
-    let types: [(String, AttributeType)] = [
+  static func allTypes() throws -> NSManagedObjectModel {
+    let types: [(String, NSAttributeType)] = [
       ("string", .string), ("int16", .integer16), ("int32", .integer32), ("int64", .integer64), ("double", .double),
       ("float", .float), ("bool", .boolean), ("date", .date), ("data", .binaryData), ("uuid", .uuid), ("uri", .uri),
       ("decimal", .decimal),
     ]
-    return try ManagedObjectModel(entities: [
-      EntityDescription(name: "Everything", properties: types.map { .attribute(AttributeDescription(name: $0.0, type: $0.1)) })
+    return try NSManagedObjectModel(entities: [
+      NSEntityDescription(name: "Everything", properties: types.map { .attribute(NSAttributeDescription(name: $0.0, type: $0.1)) })
     ])
   }
 }
@@ -95,35 +97,35 @@ let bothStoreTypes: [StoreType] = [.sqlite, .inMemory]
 struct Stack {
   let type: StoreType
   let folder: TemporaryFolder
-  let model: ManagedObjectModel
-  let coordinator: PersistentStoreCoordinator
-  let context: ManagedObjectContext
+  let model: NSManagedObjectModel
+  let coordinator: NSPersistentStoreCoordinator
+  let context: NSManagedObjectContext
   let storeURL: URL
 
-  init(model: ManagedObjectModel? = nil, type: StoreType = .sqlite, folder: TemporaryFolder? = nil) throws {
+  init(model: NSManagedObjectModel? = nil, type: StoreType = .sqlite, folder: TemporaryFolder? = nil) throws {
     self.type = type
     self.folder = try folder ?? TemporaryFolder()
     self.model = try model ?? Models.notes()
     storeURL = self.folder.appending("Store.sqlite")
-    coordinator = PersistentStoreCoordinator(managedObjectModel: self.model)
+    coordinator = NSPersistentStoreCoordinator(managedObjectModel: self.model)
     try coordinator.addPersistentStore(type: type, at: type == .sqlite ? storeURL : nil)
-    context = ManagedObjectContext(concurrencyType: .privateQueue)
+    context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
   }
 
   /// A second, independent coordinator and context on the same file (as a relaunch would make).
-  func reopened() throws -> (PersistentStoreCoordinator, ManagedObjectContext) {
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+  func reopened() throws -> (NSPersistentStoreCoordinator, NSManagedObjectContext) {
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     try coordinator.addPersistentStore(type: .sqlite, at: storeURL)
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
     return (coordinator, context)
   }
 
   /// A new context on this stack's coordinator. It has no objects of its own, so what it fetches or counts
   /// comes from the store, not from another context's memory.
-  func freshContext() -> ManagedObjectContext {
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+  func freshContext() -> NSManagedObjectContext {
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
     return context
   }
@@ -131,24 +133,24 @@ struct Stack {
   /// A second context that knows only what reached the store: for a SQLite store, on a second coordinator
   /// over the same file (``reopened()``); for an in-memory store, which has no file to open again, a
   /// ``freshContext()`` on the same coordinator.
-  func reader() throws -> (PersistentStoreCoordinator, ManagedObjectContext) {
+  func reader() throws -> (NSPersistentStoreCoordinator, NSManagedObjectContext) {
     type == .sqlite ? try reopened() : (coordinator, freshContext())
   }
 
   /// How many objects of `entityName` (subentities included) the store holds, counted by a fresh context.
   func storedCount(_ entityName: String) throws -> Int {
     let context = freshContext()
-    return try context.performAndWait { try context.count(for: FetchRequest<ManagedObject>(entityName: entityName)) }
+    return try context.performAndWait { try context.count(for: NSFetchRequest<NSManagedObject>(entityName: entityName)) }
   }
 
   /// `read` applied to every object of `entityName` the store holds, as a fresh context fetches them,
   /// sorted by `sortKey` (a fetch's own order without one).
   func stored<Value: Sendable>(
-    _ entityName: String, sortedBy sortKey: String? = nil, _ read: (ManagedObject) throws -> Value
+    _ entityName: String, sortedBy sortKey: String? = nil, _ read: (NSManagedObject) throws -> Value
   ) throws -> [Value] {
     let context = freshContext()
     return try context.performAndWait {
-      let request = FetchRequest<ManagedObject>(entityName: entityName)
+      let request = NSFetchRequest<NSManagedObject>(entityName: entityName)
       request.sortDescriptors = sortKey.map { [FetchSortDescriptor(key: $0)] } ?? []
       return try context.fetch(request).map(read)
     }
@@ -156,7 +158,7 @@ struct Stack {
 
   /// `read` applied to every object of `entityName` the store holds, in primary-key order (the order the
   /// rows were written in), as a fresh context fetches them.
-  func storedInKeyOrder<Value: Sendable>(_ entityName: String, _ read: (ManagedObject) throws -> Value) throws -> [Value] {
+  func storedInKeyOrder<Value: Sendable>(_ entityName: String, _ read: (NSManagedObject) throws -> Value) throws -> [Value] {
     try stored(entityName) { (key: $0.objectID.primaryKey ?? 0, value: try read($0)) }.sorted { $0.key < $1.key }.map(\.value)
   }
 
@@ -192,8 +194,8 @@ struct Stack {
     return try #require(kept as? Note)
   }
 
-  func entity(_ name: String) -> EntityDescription {
-    model.entitiesByName[name] ?? EntityDescription(name: "missing", properties: [])
+  func entity(_ name: String) -> NSEntityDescription {
+    model.entitiesByName[name] ?? NSEntityDescription(name: "missing", properties: [])
   }
 }
 

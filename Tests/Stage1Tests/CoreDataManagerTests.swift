@@ -109,7 +109,7 @@ struct CoreDataManagerTests {
 
     let second = try CoreDataManager(modelName: NotesModel.name, storeFolder: folder.url).mainContext
     let found = try await second.perform {
-      let request = FetchRequest<Note>(entityName: "Note")
+      let request = NSFetchRequest<Note>(entityName: "Note")
       request.sortDescriptors = [FetchSortDescriptor(key: "title")]
       return try second.fetch(request).map { note in
         NoteSummary(title: note.title, notebook: note.notebook?.name, tags: note.tags.map(\.name).sorted())
@@ -140,8 +140,8 @@ struct CoreDataManagerTests {
     let reader = try CoreDataManager(modelName: NotesModel.name, storeFolder: folder.url).mainContext
     let classes = try await reader.perform {
       // Untyped requests, so the check is on the class the engine chose, not on a cast.
-      let notes = try reader.fetch(FetchRequest<ManagedObject>(entityName: "Note"))
-      let tags = try reader.fetch(FetchRequest<ManagedObject>(entityName: "Tag"))
+      let notes = try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Note"))
+      let tags = try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Tag"))
       return (notes + tags).map { "\(type(of: $0))" }
     }
 

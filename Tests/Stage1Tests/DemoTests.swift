@@ -33,7 +33,7 @@ struct DemoTests {
 
     // The store the demo left behind holds the three notes and the 500 imported ones.
     let context = try CoreDataManager(modelName: NotesModel.name, storeFolder: folder.url).mainContext
-    let count = try await context.perform { try context.count(for: FetchRequest<Note>(entityName: "Note")) }
+    let count = try await context.perform { try context.count(for: NSFetchRequest<Note>(entityName: "Note")) }
     #expect(count == 503)
   }
 

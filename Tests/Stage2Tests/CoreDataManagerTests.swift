@@ -185,14 +185,14 @@ struct CoreDataManagerTests {
     // The user edits the note; the main context's save moves the edit into the private context, which
     // reads the row as it is in the file now.
     try await main.perform {
-      try main.fetch(FetchRequest<Note>(entityName: "Note")).first?.body = "milk, eggs"
+      try main.fetch(NSFetchRequest<Note>(entityName: "Note")).first?.body = "milk, eggs"
       try main.save()
     }
     // Meanwhile another stack on the same file (another process, an extension) changes the same row.
     let other = CoreDataManager(storeFolder: folder.url)
     let otherMain = try other.mainContext
     try await otherMain.perform {
-      try otherMain.fetch(FetchRequest<Note>(entityName: "Note")).first?.title = "Shopping"
+      try otherMain.fetch(NSFetchRequest<Note>(entityName: "Note")).first?.title = "Shopping"
     }
     try await other.saveChangesAndWait()
 
@@ -203,7 +203,7 @@ struct CoreDataManagerTests {
 
     // Nothing is lost: the edit waits in the private context, and the main context still shows it.
     #expect(try await parent.perform { parent.updatedObjects.count } == 1)
-    #expect(try await main.perform { try main.fetch(FetchRequest<Note>(entityName: "Note")).map(\.body) } == ["milk, eggs"])
+    #expect(try await main.perform { try main.fetch(NSFetchRequest<Note>(entityName: "Note")).map(\.body) } == ["milk, eggs"])
 
     // Once the app decides how to resolve the conflict (here: per property, ours wins), the next call
     // writes the edit, next to the other stack's change.

@@ -40,7 +40,7 @@ extension CoreDataManager {
 func notesInFile(_ folder: URL) async throws -> [NoteRow] {
   let context = try CoreDataManager(storeFolder: folder).mainContext
   return try await context.perform {
-    let request = FetchRequest<Note>(entityName: "Note")
+    let request = NSFetchRequest<Note>(entityName: "Note")
     request.sortDescriptors = [FetchSortDescriptor(key: "title")]
     return try context.fetch(request).map { NoteRow(title: $0.title, body: $0.body) }
   }
@@ -66,10 +66,10 @@ struct SaveRecorder: Sendable {
   private let log: NotificationLog<Event>
 
   /// Starts recording the saves of `main` and of its parent.
-  init(main: ManagedObjectContext) {
+  init(main: NSManagedObjectContext) {
     let parent = main.parent
-    log = NotificationLog(ManagedObjectContext.didSaveNotification) { note in
-      guard let saver = note.object as? ManagedObjectContext, saver === main || saver === parent else { return nil }
+    log = NotificationLog(NSManagedObjectContext.didSaveNotification) { note in
+      guard let saver = note.object as? NSManagedObjectContext, saver === main || saver === parent else { return nil }
       return Event(context: saver === main ? "main" : "private", onMainQueue: MainQueueProbe.isOnMainQueue)
     }
   }

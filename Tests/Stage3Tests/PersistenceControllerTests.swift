@@ -69,7 +69,7 @@ struct PersistenceControllerTests {
     #expect(main.persistentStoreCoordinator?.persistentStores.isEmpty == true)
     // The main context does not wait for the store: a fetch is refused at once, on the main queue.
     let refused = await #expect(throws: ObjectGraphError.self) {
-      try await main.perform { try main.count(for: FetchRequest<Note>(entityName: "Note")) }
+      try await main.perform { try main.count(for: NSFetchRequest<Note>(entityName: "Note")) }
     }
     #expect(refused?.code == .noPersistentStore)
     // Nor may the store be moved aside while it is being migrated.
@@ -85,10 +85,10 @@ struct PersistenceControllerTests {
 
     // Version 2's store: every note, its version 1 updatedAt carried over as modifiedAt, a word count of 0.
     let notes = try await main.perform {
-      let request = FetchRequest<Note>(entityName: "Note")
+      let request = NSFetchRequest<Note>(entityName: "Note")
       request.predicate = try FetchPredicate(format: "title == %@", "Note 7")
       let seventh = try main.fetch(request).first
-      return (try main.count(for: FetchRequest<Note>(entityName: "Note")), seventh?.modifiedAt, seventh?.wordCount)
+      return (try main.count(for: NSFetchRequest<Note>(entityName: "Note")), seventh?.modifiedAt, seventh?.wordCount)
     }
     #expect(notes.0 == 300)
     #expect(notes.1 == Date(timeIntervalSinceReferenceDate: 7))
@@ -132,7 +132,7 @@ struct PersistenceControllerTests {
     try await reader.callback().result.get()
     let context = reader.controller.mainContext
     let titles = try await context.perform {
-      try context.fetch(FetchRequest<Note>(entityName: "Note")).map(\.title)
+      try context.fetch(NSFetchRequest<Note>(entityName: "Note")).map(\.title)
     }
     #expect(titles.count == 11)
     #expect(titles.contains("Written before the store was there"))
@@ -222,7 +222,7 @@ struct PersistenceControllerTests {
 
     let main = launch.controller.mainContext
     let titles = try await main.perform {
-      try main.fetch(FetchRequest<ManagedObject>(entityName: "Note")).map { $0.value(forKey: "title") as? String }
+      try main.fetch(NSFetchRequest<NSManagedObject>(entityName: "Note")).map { $0.value(forKey: "title") as? String }
     }
     #expect(titles == ["Written by version 2"])
   }
@@ -234,10 +234,10 @@ struct PersistenceControllerTests {
       in: folder.appending("App"), name: "Items",
       versions: [("Items", itemModelContents(valueType: "String")), ("Items 2", itemModelContents(valueType: "Integer 64"))])
     let modelURL = try #require(app.url(forResource: "Items", withExtension: "xcdatamodeld"))
-    let version1 = try #require(try ManagedObjectModel.versions(in: modelURL).first { $0.name == "Items" }?.model)
+    let version1 = try #require(try NSManagedObjectModel.versions(in: modelURL).first { $0.name == "Items" }?.model)
     let storeURL = try writeStore(in: folder.appending("Stores"), named: "Items", model: version1) { context in
       let entity = try #require(version1.entitiesByName["Item"])
-      ManagedObject(entity: entity, insertInto: context).setValue("forty-two", forKey: "value")
+      NSManagedObject(entity: entity, insertInto: context).setValue("forty-two", forKey: "value")
     }
     let before = try storeFiles(storeURL)
 
@@ -253,10 +253,10 @@ struct PersistenceControllerTests {
     // A model version this app never shipped, older by name than its current one ("Archive" < "DataModel 2").
     let other = try makeModelBundle(
       in: folder.appending("OtherApp"), name: "Other", versions: [("Archive", itemModelContents(valueType: "String"))])
-    let otherModel = try ManagedObjectModel(contentsOf: try #require(other.url(forResource: "Other", withExtension: "xcdatamodeld")))
+    let otherModel = try NSManagedObjectModel(contentsOf: try #require(other.url(forResource: "Other", withExtension: "xcdatamodeld")))
     let storeURL = try writeStore(in: folder.appending("Stores"), model: otherModel) { context in
       let entity = try #require(otherModel.entitiesByName["Item"])
-      ManagedObject(entity: entity, insertInto: context).setValue("someone else's", forKey: "value")
+      NSManagedObject(entity: entity, insertInto: context).setValue("someone else's", forKey: "value")
     }
     // Stores made before ObjectGraph kept a copy of their model (Core Data's Z_MODELCACHE) have none.
     try await DatabaseQueue(path: storeURL.path).write { try $0.execute(sql: "DROP TABLE Z_MODELCACHE") }
@@ -337,7 +337,7 @@ struct PersistenceControllerTests {
     #expect(loaded.onMainQueue)
     // The same main context, now on a new, empty store that saves.
     let main = launch.controller.mainContext
-    let countBefore = try await main.perform { try main.count(for: FetchRequest<Note>(entityName: "Note")) }
+    let countBefore = try await main.perform { try main.count(for: NSFetchRequest<Note>(entityName: "Note")) }
     #expect(countBefore == 0)
     try await main.perform {
       let note = Note(context: main)

@@ -94,7 +94,7 @@ extension PersistenceController {
 // MARK: - Stores and models
 
 /// The tutorial's model, version by version (`DataModel` is version 1, `DataModel 2` the current one).
-func tutorialModel(version name: String) throws -> ManagedObjectModel {
+func tutorialModel(version name: String) throws -> NSManagedObjectModel {
   try TutorialStack.model(version: name)
 }
 
@@ -113,7 +113,7 @@ func writeVersion1Store(in folder: URL, notes count: Int) throws -> URL {
 /// closes it.
 @discardableResult
 func writeStore(
-  in folder: URL, named name: String = NotesModel.name, model: ManagedObjectModel, _ fill: (ManagedObjectContext) throws -> Void
+  in folder: URL, named name: String = NotesModel.name, model: NSManagedObjectModel, _ fill: (NSManagedObjectContext) throws -> Void
 ) throws -> URL {
   try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
   let url = folder.appendingPathComponent("\(name).sqlite")

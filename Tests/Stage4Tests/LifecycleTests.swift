@@ -112,7 +112,7 @@ struct LifecycleTests {
 
     let other = try contextOfItsOwn(.privateQueue, storeAt: folder.appending("\(NotesModel.name).sqlite"))
     try other.performAndWait {
-      let theirs = try #require(try other.fetch(FetchRequest<Note>(entityName: "Note")).first)
+      let theirs = try #require(try other.fetch(NSFetchRequest<Note>(entityName: "Note")).first)
       theirs.title = "Changed by another app"
       try other.save()
     }

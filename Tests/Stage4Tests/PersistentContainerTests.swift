@@ -5,12 +5,12 @@ import TestSupport
 import Testing
 
 /// The persistent container: the stack stage 4 builds by hand, in one object, with Core Data's choices.
-@Suite("PersistentContainer", .timeLimit(.minutes(1)), .temporaryFolders)
+@Suite("NSPersistentContainer", .timeLimit(.minutes(1)), .temporaryFolders)
 struct PersistentContainerTests {
   /// A container for the tutorial's model with its store in `folder`.
-  private func container(in folder: TemporaryFolder, async: Bool = false) throws -> PersistentContainer {
-    let container = try PersistentContainer(name: NotesModel.name, bundle: NotesModel.bundle)
-    let description = PersistentStoreDescription(url: folder.appending("Notes.sqlite"))
+  private func container(in folder: TemporaryFolder, async: Bool = false) throws -> NSPersistentContainer {
+    let container = try NSPersistentContainer(name: NotesModel.name, bundle: NotesModel.bundle)
+    let description = NSPersistentStoreDescription(url: folder.appending("Notes.sqlite"))
     description.shouldAddStoreAsynchronously = async
     container.persistentStoreDescriptions = [description]
     return container
@@ -18,17 +18,17 @@ struct PersistentContainerTests {
 
   @Test("The model is found by name; the default store is <name>.sqlite in the default folder")
   func defaults() throws {
-    let container = try PersistentContainer(name: NotesModel.name, bundle: NotesModel.bundle)
+    let container = try NSPersistentContainer(name: NotesModel.name, bundle: NotesModel.bundle)
     #expect(container.managedObjectModel.entitiesByName["Note"] != nil)
     let url = try #require(container.persistentStoreDescriptions.first?.url)
     #expect(url.lastPathComponent == "DataModel.sqlite")
-    #expect(url.deletingLastPathComponent().standardizedFileURL == PersistentContainer.defaultDirectoryURL().standardizedFileURL)
+    #expect(url.deletingLastPathComponent().standardizedFileURL == NSPersistentContainer.defaultDirectoryURL().standardizedFileURL)
     #expect(container.viewContext.concurrencyType == .mainQueue)
     #expect(container.viewContext.persistentStoreCoordinator === container.persistentStoreCoordinator)
     #expect(container.persistentStoreCoordinator.persistentStores.isEmpty)
 
     let missing = try #require(
-      throws: ObjectGraphError.self, performing: { try PersistentContainer(name: "NoSuchModel", bundle: NotesModel.bundle) })
+      throws: ObjectGraphError.self, performing: { try NSPersistentContainer(name: "NoSuchModel", bundle: NotesModel.bundle) })
     #expect(missing.code == .modelInvalid && missing.message.contains("NoSuchModel.xcdatamodeld"))
   }
 
@@ -61,7 +61,7 @@ struct PersistentContainerTests {
     #expect(title == "from the background")
     let background = container.newBackgroundContext()
     #expect(background !== view && background.concurrencyType == .privateQueue && background.parent == nil)
-    #expect(try background.performAndWait { try background.count(for: FetchRequest<Note>(entityName: "Note")) } == 1)
+    #expect(try background.performAndWait { try background.count(for: NSFetchRequest<Note>(entityName: "Note")) } == 1)
   }
 
   @Test("An asynchronous description is added on a background queue and reports there; a bad folder is reported, not thrown")
@@ -74,15 +74,15 @@ struct PersistentContainerTests {
     #expect(loaded)
     #expect(container.persistentStoreCoordinator.persistentStores.count == 1)
 
-    let broken = try PersistentContainer(name: NotesModel.name, bundle: NotesModel.bundle)
-    broken.persistentStoreDescriptions = [PersistentStoreDescription(url: URL(fileURLWithPath: "/dev/null/Stores/Notes.sqlite"))]
+    let broken = try NSPersistentContainer(name: NotesModel.name, bundle: NotesModel.bundle)
+    broken.persistentStoreDescriptions = [NSPersistentStoreDescription(url: URL(fileURLWithPath: "/dev/null/Stores/Notes.sqlite"))]
     let failure = Shared<ObjectGraphError?>(nil)
     broken.loadPersistentStores { _, error in failure.withLock { $0 = error as? ObjectGraphError } }
     #expect(failure.withLock { $0 }?.code == .persistentStoreOpen)
     #expect(broken.persistentStoreCoordinator.persistentStores.isEmpty)
 
-    let memory = try PersistentContainer(name: NotesModel.name, bundle: NotesModel.bundle)
-    memory.persistentStoreDescriptions = [PersistentStoreDescription(url: URL(fileURLWithPath: "/dev/null"))]
+    let memory = try NSPersistentContainer(name: NotesModel.name, bundle: NotesModel.bundle)
+    memory.persistentStoreDescriptions = [NSPersistentStoreDescription(url: URL(fileURLWithPath: "/dev/null"))]
     memory.loadPersistentStores { _, error in #expect(error == nil) }
     #expect(memory.persistentStoreCoordinator.persistentStores.first?.type == .inMemory)
   }

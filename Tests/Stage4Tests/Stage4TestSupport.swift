@@ -21,7 +21,7 @@ func makeStack(in folder: TemporaryFolder? = nil) async throws -> PersistenceCon
 
 /// A new note titled `title`, with the values the model requires, in `context`.
 @discardableResult
-func newNote(_ title: String, in context: ManagedObjectContext) -> Note {
+func newNote(_ title: String, in context: NSManagedObjectContext) -> Note {
   let note = Note(context: context)
   note.title = title
   note.createdAt = Date(timeIntervalSinceReferenceDate: 800_000_000)
@@ -47,13 +47,13 @@ func titlesOnDisk(in folder: TemporaryFolder) throws -> [String] {
 func titlesOnDisk(at storeURL: URL) throws -> [String] {
   let context = try contextOfItsOwn(.privateQueue, storeAt: storeURL)
   return try context.performAndWait {
-    try context.fetch(FetchRequest<Note>(entityName: "Note")).map(\.title).sorted()
+    try context.fetch(NSFetchRequest<Note>(entityName: "Note")).map(\.title).sorted()
   }
 }
 
 /// A root context on a coordinator of its own over the tutorial's model, with the store file at
 /// `storeURL` (another app on the same file, or a relaunch), or an in-memory store when it is `nil`.
-func contextOfItsOwn(_ type: ManagedObjectContext.ConcurrencyType, storeAt storeURL: URL?) throws -> ManagedObjectContext {
+func contextOfItsOwn(_ type: NSManagedObjectContext.ConcurrencyType, storeAt storeURL: URL?) throws -> NSManagedObjectContext {
   try StoreStack(model: try TutorialStack.model(), type: storeURL == nil ? .inMemory : .sqlite, at: storeURL, contextType: type).context
 }
 

@@ -54,7 +54,7 @@ struct WorkerTests {
     _ = try await NoteImporter(controller: other, batchSize: 5).importNotes(drafts(5))
     // A context of our own coordinator's family that the controller did not make: a child of the main
     // context is the only way in from outside, and its save goes into the main context directly.
-    let stranger = ManagedObjectContext(concurrencyType: .privateQueue)
+    let stranger = NSManagedObjectContext(concurrencyType: .privateQueue)
     stranger.parent = other.mainContext
     try await stranger.perform {
       newNote("Stranger", in: stranger)
@@ -63,13 +63,13 @@ struct WorkerTests {
     try await drainMainQueue()
 
     #expect(list.count == 0)
-    #expect(try controller.mainContext.count(for: FetchRequest<Note>(entityName: "Note")) == 0)
+    #expect(try controller.mainContext.count(for: NSFetchRequest<Note>(entityName: "Note")) == 0)
   }
 
   @Test("The directory holds workers weakly: a worker let go is no longer counted")
   func directoryIsWeak() async throws {
     let controller = try await makeStack()
-    var worker: ManagedObjectContext? = controller.newWorker()
+    var worker: NSManagedObjectContext? = controller.newWorker()
     let second = controller.newWorker(.childOfMain)
     #expect(controller.liveWorkerCount == 2)
     worker = nil
@@ -88,7 +88,7 @@ struct WorkerTests {
     let note = try #require(try controller.mainContext.existingObject(with: id) as? Note)
     #expect(note.title == "Note 7")
     // A fetch in the main context, after the writer saved, returns the note under the same ID.
-    let request = FetchRequest<Note>(entityName: "Note")
+    let request = NSFetchRequest<Note>(entityName: "Note")
     request.predicate = try FetchPredicate(format: "title == %@", "Note 7")
     #expect(try controller.mainContext.fetch(request).map(\.objectID) == [id])
   }
@@ -110,7 +110,7 @@ struct WorkerTests {
     // The main context took the worker's IDs as they were handed to it: the first note keeps a temporary
     // ID there, though its row is on disk. An app that stores that ID (to reopen the note next time, say)
     // stores nothing useful.
-    let merged = try controller.mainContext.fetch(FetchRequest<Note>(entityName: "Note"))
+    let merged = try controller.mainContext.fetch(NSFetchRequest<Note>(entityName: "Note"))
     #expect(merged.count == 2)
     #expect(merged.first { $0.title == "Forgot obtainPermanentIDs" }?.objectID.isTemporaryID == true)
 

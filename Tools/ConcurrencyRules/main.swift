@@ -27,9 +27,9 @@ let cases: [(name: String, what: String, run: @MainActor (CoreDataManager) throw
 
 // Breaks rule 2: the main context, and its objects, used from a background queue.
 @MainActor
-func countInBackground(_ context: ManagedObjectContext) {
+func countInBackground(_ context: NSManagedObjectContext) {
   DispatchQueue.global().async {
-    let notes = try? context.fetch(FetchRequest<Note>(entityName: "Note"))
+    let notes = try? context.fetch(NSFetchRequest<Note>(entityName: "Note"))
     print(notes?.map(\.title) ?? [])
   }
 }
@@ -47,17 +47,17 @@ func runRule2(_ manager: CoreDataManager) throws {
 @MainActor
 func runRule3Title(_ manager: CoreDataManager) throws {
   // Breaks rule 3: the note leaves performAndWait and is used after it.
-  let worker = ManagedObjectContext(concurrencyType: .privateQueue)
+  let worker = NSManagedObjectContext(concurrencyType: .privateQueue)
   worker.parent = try manager.mainContext
   let note = try worker.performAndWait {
-    try worker.fetch(FetchRequest<Note>(entityName: "Note")).first
+    try worker.fetch(NSFetchRequest<Note>(entityName: "Note")).first
   }
   print(note?.title ?? "none")
 }
 
 @MainActor
 func runRule3Insert(_ manager: CoreDataManager) throws {
-  let worker = ManagedObjectContext(concurrencyType: .privateQueue)
+  let worker = NSManagedObjectContext(concurrencyType: .privateQueue)
   worker.parent = try manager.mainContext
   // Breaks rule 3: an insert into a private context, outside its queue.
   let note = Note(context: worker)
@@ -70,10 +70,10 @@ func runRule3Insert(_ manager: CoreDataManager) throws {
 func runRule5(_ manager: CoreDataManager) throws {
   let context = try manager.mainContext
   // Breaks rule 5: a relationship to an object of another context.
-  let editor = ManagedObjectContext(concurrencyType: .mainQueue)
+  let editor = NSManagedObjectContext(concurrencyType: .mainQueue)
   editor.name = "editor"
   editor.parent = context
-  let notebook = try context.fetch(FetchRequest<Notebook>(entityName: "Notebook")).first!
+  let notebook = try context.fetch(NSFetchRequest<Notebook>(entityName: "Notebook")).first!
   let draft = Note(context: editor)
   draft.title = "Draft"
   draft.createdAt = Date()
@@ -104,10 +104,10 @@ func runSemaphore(_ manager: CoreDataManager) throws {
 
 /// A main-queue context on a coordinator of its own, over the store file at `url`.
 @MainActor
-func contextOnItsOwnCoordinator(_ model: ManagedObjectModel, storeAt url: URL) throws -> ManagedObjectContext {
-  let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+func contextOnItsOwnCoordinator(_ model: NSManagedObjectModel, storeAt url: URL) throws -> NSManagedObjectContext {
+  let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
   try coordinator.addPersistentStore(type: .sqlite, at: url)
-  let context = ManagedObjectContext(concurrencyType: .mainQueue)
+  let context = NSManagedObjectContext(concurrencyType: .mainQueue)
   context.persistentStoreCoordinator = coordinator
   return context
 }
@@ -117,7 +117,7 @@ func runConflict(_ manager: CoreDataManager) throws {
   guard let modelURL = NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld") else {
     throw ObjectGraphError(.modelInvalid, "The tutorial's model is missing from its bundle.")
   }
-  let model = try ManagedObjectModel(contentsOf: modelURL)
+  let model = try NSManagedObjectModel(contentsOf: modelURL)
   let url = manager.storeURL.deletingLastPathComponent().appendingPathComponent("Conflict.sqlite")
   let first = try contextOnItsOwnCoordinator(model, storeAt: url)
   let note = Note(context: first)

@@ -8,7 +8,7 @@ struct ModelChoice {
   let path: String
   /// The version's name (`SampleModel2` for `SampleModel2.xcdatamodel` or `SampleModel2.mom`).
   let name: String
-  let model: ManagedObjectModel
+  let model: NSManagedObjectModel
   /// The names of every version in the file, in the order the engine lists them.
   let versionNames: [String]
 
@@ -17,7 +17,7 @@ struct ModelChoice {
   /// - Throws: the engine's ``ObjectGraphError`` when the model cannot be loaded; an ``InspectError``
   ///   listing the store's hashes and each version's differences when no version made the store.
   static func version(at url: URL, path: String, for store: StoreSummary) throws -> ModelChoice {
-    let versions = try ManagedObjectModel.versions(in: url)
+    let versions = try NSManagedObjectModel.versions(in: url)
     let names = versions.map(\.name)
     if let match = versions.first(where: { $0.model.isConfiguration(withName: nil, compatibleWithStoreMetadata: store.metadata) }) {
       return ModelChoice(path: path, name: match.name, model: match.model, versionNames: names)

@@ -47,7 +47,7 @@ struct Inspect: ParsableCommand {
       if FileManager.default.fileExists(atPath: storeURL.path, isDirectory: &isFolder), isFolder.boolValue {
         throw InspectError(message: "\(store) is a folder. Pass the store's file (often a .sqlite) inside it.")
       }
-      let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: storeURL)
+      let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: storeURL)
       let summary = StoreSummary(path: store, url: storeURL, metadata: metadata)
       if let model {
         let version = try ModelChoice.version(at: URL(fileURLWithPath: model), path: model, for: summary)

@@ -13,11 +13,11 @@ struct StoreReader {
   /// Opens the store read-only, describes it, and removes it from its coordinator (which takes away any
   /// `-wal` and `-shm` file the look made), also when reading fails.
   func objectLines() throws -> [String] {
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: version.model)
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: version.model)
     let store = try coordinator.addPersistentStore(
       type: .sqlite, at: url, options: StoreOptions(migratePersistentStoresAutomatically: false, readOnly: true))
     defer { try? coordinator.remove(store) }
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
     return try context.performAndWait {
       var lines: [String] = []
@@ -30,21 +30,21 @@ struct StoreReader {
 
   /// Root entities by name, each followed by its subentities (depth first, by name): the order in which
   /// Core Data numbers entities in `Z_PRIMARYKEY`, so a hierarchy reads top down.
-  static func entitiesInOrder(_ model: ManagedObjectModel) -> [EntityDescription] {
-    func walk(_ entity: EntityDescription) -> [EntityDescription] {
+  static func entitiesInOrder(_ model: NSManagedObjectModel) -> [NSEntityDescription] {
+    func walk(_ entity: NSEntityDescription) -> [NSEntityDescription] {
       [entity] + entity.subentities.sorted { $0.name < $1.name }.flatMap(walk)
     }
     return model.entities.filter { $0.superentity == nil }.sorted { $0.name < $1.name }.flatMap(walk)
   }
 
   /// An entity's count line and its first objects.
-  private func describe(_ entity: EntityDescription, in context: ManagedObjectContext) throws -> [String] {
-    let own = FetchRequest<ManagedObject>(entityName: entity.name)
+  private func describe(_ entity: NSEntityDescription, in context: NSManagedObjectContext) throws -> [String] {
+    let own = NSFetchRequest<NSManagedObject>(entityName: entity.name)
     own.includesSubentities = false
     let ownCount = try context.count(for: own)
     var heading = "\(entity.name): \(Self.objects(ownCount))"
     if !entity.subentities.isEmpty {
-      let all = FetchRequest<ManagedObject>(entityName: entity.name)
+      let all = NSFetchRequest<NSManagedObject>(entityName: entity.name)
       let total = try context.count(for: all)
       let names = Self.descendants(of: entity).map(\.name).joined(separator: ", ")
       heading += " of its own, \(total) with its subentities (\(names))"
@@ -64,7 +64,7 @@ struct StoreReader {
 
   /// `name: value` for each stored property of `object`, attributes first, then relationships (inherited
   /// ones first in each, as the model lists them). Transient properties hold nothing in the store.
-  private func properties(of object: ManagedObject) -> [String] {
+  private func properties(of object: NSManagedObject) -> [String] {
     let all = object.entity.properties
     let ordered =
       all.filter { if case .attribute = $0 { true } else { false } } + all.filter { if case .relationship = $0 { true } else { false } }
@@ -83,15 +83,15 @@ struct StoreReader {
   /// A to-one as `Person #17 "Theodora Stone"`; a to-many as its count and its first members.
   private func related(_ value: Any?, toMany: Bool) -> String {
     if !toMany {
-      guard let object = value as? ManagedObject else { return "nil" }
+      guard let object = value as? NSManagedObject else { return "nil" }
       let name = Self.displayName(object).map { " \(ValueText.quoted($0))" } ?? ""
       return Self.reference(object) + name
     }
-    let members: [ManagedObject]
+    let members: [NSManagedObject]
     if let ordered = value as? NSOrderedSet {
-      members = ordered.array.compactMap { $0 as? ManagedObject }
+      members = ordered.array.compactMap { $0 as? NSManagedObject }
     } else {
-      members = ((value as? Set<ManagedObject>) ?? []).sorted { Self.sortKey($0) < Self.sortKey($1) }
+      members = ((value as? Set<NSManagedObject>) ?? []).sorted { Self.sortKey($0) < Self.sortKey($1) }
     }
     guard !members.isEmpty else { return "0 objects" }
     let shown = members.prefix(max(limit, 1)).map(Self.reference)
@@ -101,7 +101,7 @@ struct StoreReader {
 
   /// The object's non-empty string attributes, joined by spaces (`Theodora Stone`), or `nil` when it has
   /// none: enough to recognise the object a relationship leads to.
-  static func displayName(_ object: ManagedObject) -> String? {
+  static func displayName(_ object: NSManagedObject) -> String? {
     let words = object.entity.properties.compactMap { property -> String? in
       guard case .attribute(let attribute) = property, attribute.attributeType == .string, !attribute.isTransient else { return nil }
       return (object.value(forKey: attribute.name) as? String).flatMap { $0.isEmpty ? nil : $0 }
@@ -110,23 +110,23 @@ struct StoreReader {
   }
 
   /// `Car #12`: the entity and the primary key, from the object's URI (`x-coredata://UUID/Car/p12`).
-  static func reference(_ object: ManagedObject) -> String {
+  static func reference(_ object: NSManagedObject) -> String {
     let key = primaryKey(object).map(String.init) ?? object.objectID.uriRepresentation().lastPathComponent
     return "\(object.entity.name) #\(key)"
   }
 
   /// The primary key a permanent object ID's URI ends with (`p12`), or `nil` for another URI.
-  static func primaryKey(_ object: ManagedObject) -> Int64? {
+  static func primaryKey(_ object: NSManagedObject) -> Int64? {
     let last = object.objectID.uriRepresentation().lastPathComponent
     guard last.hasPrefix("p") else { return nil }
     return Int64(last.dropFirst())
   }
 
   /// The primary key to sort by; an ID whose URI ends otherwise sorts last.
-  static func sortKey(_ object: ManagedObject) -> Int64 { primaryKey(object) ?? .max }
+  static func sortKey(_ object: NSManagedObject) -> Int64 { primaryKey(object) ?? .max }
 
   /// Every entity below `entity`, depth first, by name.
-  static func descendants(of entity: EntityDescription) -> [EntityDescription] {
+  static func descendants(of entity: NSEntityDescription) -> [NSEntityDescription] {
     entity.subentities.sorted { $0.name < $1.name }.flatMap { [$0] + descendants(of: $0) }
   }
 

@@ -7,7 +7,7 @@ struct StoreSummary {
   /// The store's path as the user gave it.
   let path: String
   let url: URL
-  /// What `PersistentStoreCoordinator.metadataForPersistentStore(type:at:)` read.
+  /// What `NSPersistentStoreCoordinator.metadataForPersistentStore(type:at:)` read.
   let metadata: [String: any Sendable]
 
   /// The entity version hashes the store was made with, by entity name.

@@ -12,7 +12,7 @@ enum ValueText {
   /// The text of an attribute's value, as `value(forKey:)` returned it, read as the attribute's `type`
   /// says: `value(forKey:)` gives every number (Integer, Boolean, Double, Float) as an `NSNumber`, and an
   /// `NSNumber` holding 0 or 1 would pass for a Bool, so the value's own Swift type cannot tell.
-  static func attribute(_ value: Any?, type: AttributeType) -> String {
+  static func attribute(_ value: Any?, type: NSAttributeType) -> String {
     guard let value else { return "nil" }
     switch type {
     case .integer16, .integer32, .integer64:

@@ -151,7 +151,7 @@ struct Create: ParsableCommand {
     let model = try TutorialStore.model()
     FileHandle.standardOutput.write(Data("creating\n".utf8))
     let start = DispatchTime.now().uptimeNanoseconds
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     try coordinator.addPersistentStore(
       type: .sqlite, at: URL(fileURLWithPath: store), options: StoreOptions(sqlitePragmas: ["journal_mode": journalMode]))
     let microseconds = (DispatchTime.now().uptimeNanoseconds - start) / 1_000

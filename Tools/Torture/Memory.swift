@@ -61,7 +61,7 @@ struct Memory: ParsableCommand {
     var pagePeak = PeakMemory()
     let pageBase = pagePeak.bytes
     let walked = try reader.performAndWait {
-      let request = FetchRequest<Note>(entityName: "Note")
+      let request = NSFetchRequest<Note>(entityName: "Note")
       request.fetchLimit = 1_000
       request.sortDescriptors = [FetchSortDescriptor(key: "createdAt")]
       var after = Date.distantPast
@@ -90,7 +90,7 @@ struct Memory: ParsableCommand {
     let importBase = importPeak.bytes
     var imported = 0
     while imported < importCount {
-      let worker = ManagedObjectContext(concurrencyType: .privateQueue)
+      let worker = NSManagedObjectContext(concurrencyType: .privateQueue)
       worker.parent = importWriter
       let batch = min(1_000, importCount - imported)
       let first = imported
@@ -106,7 +106,7 @@ struct Memory: ParsableCommand {
       imported += batch
       if imported % 10_000 == 0 { importPeak.sample() }
     }
-    let saved = try importWriter.performAndWait { try importWriter.count(for: FetchRequest<Note>(entityName: "Note")) }
+    let saved = try importWriter.performAndWait { try importWriter.count(for: NSFetchRequest<Note>(entityName: "Note")) }
     failed =
       report(
         "import of \(importCount) notes in worker batches (\(saved) in the store)", base: importBase, peak: importPeak.bytes,
@@ -120,7 +120,7 @@ struct Memory: ParsableCommand {
     var fetchPeak = PeakMemory()
     let fetchBase = fetchPeak.bytes
     let characters = try reader.performAndWait {
-      let request = FetchRequest<Note>(entityName: "Note")
+      let request = NSFetchRequest<Note>(entityName: "Note")
       request.fetchBatchSize = 1_000
       request.sortDescriptors = [FetchSortDescriptor(key: "createdAt")]
       let notes = try reader.fetch(request)

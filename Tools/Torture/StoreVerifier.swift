@@ -37,7 +37,7 @@ struct StoreVerifier {
     checkCountersAsLeft(into: &outcome)
     // The app's next launch: the engine opens the file first, whatever the kill left beside it (a hot
     // journal, a -wal, a store whose creation never committed).
-    let opened: ManagedObjectContext
+    let opened: NSManagedObjectContext
     do {
       opened = try TutorialStore.context(store: storeURL, journalMode: journalMode)
     } catch {
@@ -122,9 +122,9 @@ struct StoreVerifier {
     outcome.problems += problems ?? []
   }
 
-  private func checkThroughObjectGraph(_ context: ManagedObjectContext, into outcome: inout Outcome) {
+  private func checkThroughObjectGraph(_ context: NSManagedObjectContext, into outcome: inout Outcome) {
     do {
-      let count = try context.performAndWait { try context.count(for: FetchRequest<Note>(entityName: "Note")) }
+      let count = try context.performAndWait { try context.count(for: NSFetchRequest<Note>(entityName: "Note")) }
       let expected = Workload.expectedNotes(afterBatch: outcome.lastBatch).count
       if count != expected { outcome.problems.append("ObjectGraph counts \(count) notes, the rows say \(expected)") }
     } catch {

@@ -6,20 +6,20 @@ import ObjectGraph
 enum TutorialStore {
   /// A private-queue context on a coordinator of its own, with the tutorial's model, over the SQLite store
   /// at `store` in `journalMode` (WAL or DELETE).
-  static func context(store: URL, journalMode: String) throws -> ManagedObjectContext {
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try model())
+  static func context(store: URL, journalMode: String) throws -> NSManagedObjectContext {
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try model())
     try coordinator.addPersistentStore(type: .sqlite, at: store, options: StoreOptions(sqlitePragmas: ["journal_mode": journalMode]))
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
     return context
   }
 
   /// The tutorial's model, read from its bundle.
-  static func model() throws -> ManagedObjectModel {
+  static func model() throws -> NSManagedObjectModel {
     guard let modelURL = NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld") else {
       throw ObjectGraphError(.modelInvalid, "The tutorial's model is missing from its bundle.")
     }
-    return try ManagedObjectModel(contentsOf: modelURL)
+    return try NSManagedObjectModel(contentsOf: modelURL)
   }
 
   /// A child process of this program, running `arguments` (a subcommand and its options).

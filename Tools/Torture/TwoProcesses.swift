@@ -136,8 +136,8 @@ struct Counter: ParsableCommand {
         + "a refetch at the end read \(final)")
   }
 
-  static func note(in context: ManagedObjectContext) throws -> Note {
-    let request = FetchRequest<Note>(entityName: "Note")
+  static func note(in context: NSManagedObjectContext) throws -> Note {
+    let request = NSFetchRequest<Note>(entityName: "Note")
     request.predicate = try FetchPredicate(format: "title == %@", title)
     guard let note = try context.fetch(request).first else {
       throw ObjectGraphError(.objectNotFound, "The shared counter note is missing from the store.")

@@ -78,21 +78,21 @@ struct TwoVersionsTrial {
     var problems: [String] = []
   }
 
-  static func versions() throws -> (old: ManagedObjectModel, new: ManagedObjectModel) {
+  static func versions() throws -> (old: NSManagedObjectModel, new: NSManagedObjectModel) {
     guard let url = NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld") else {
       throw ObjectGraphError(.modelInvalid, "The tutorial's model is missing from its bundle.")
     }
-    let versions = try ManagedObjectModel.versions(in: url)
+    let versions = try NSManagedObjectModel.versions(in: url)
     guard let old = versions.first(where: { $0.name == "DataModel" })?.model,
       let new = versions.first(where: { $0.name == "DataModel 2" })?.model
     else { throw ObjectGraphError(.modelInvalid, "The tutorial's model has no versions DataModel and DataModel 2.") }
     return (old, new)
   }
 
-  static func context(_ model: ManagedObjectModel, store: URL, journalMode: String) throws -> ManagedObjectContext {
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+  static func context(_ model: NSManagedObjectModel, store: URL, journalMode: String) throws -> NSManagedObjectContext {
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     try coordinator.addPersistentStore(type: .sqlite, at: store, options: StoreOptions(sqlitePragmas: ["journal_mode": journalMode]))
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
     return context
   }
@@ -112,7 +112,7 @@ struct TwoVersionsTrial {
     let reader = pipe.fileHandleForReading
     var output = ""
     var acknowledged = 0
-    var newContext: ManagedObjectContext?
+    var newContext: NSManagedObjectContext?
     var newSaves = 0
     while true {
       let data = reader.availableData
@@ -151,7 +151,7 @@ struct TwoVersionsTrial {
   }
 
   private func check(
-    store: URL, models: (old: ManagedObjectModel, new: ManagedObjectModel), acknowledged: Int, newSaves: Int,
+    store: URL, models: (old: NSManagedObjectModel, new: NSManagedObjectModel), acknowledged: Int, newSaves: Int,
     into result: inout Result
   ) throws {
     let database = try DatabaseQueue(path: store.path)
@@ -204,9 +204,9 @@ struct OldWriter: ParsableCommand {
     for batch in 1...limit {
       do {
         try context.performAndWait {
-          let tag = try EntityDescription.insertNewObject(forEntityName: "Tag", into: context)
+          let tag = try NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context)
           tag.setValue("old \(batch)", forKey: "name")
-          let note = try EntityDescription.insertNewObject(forEntityName: "Note", into: context)
+          let note = try NSEntityDescription.insertNewObject(forEntityName: "Note", into: context)
           note.setValue("old \(batch)", forKey: "title")
           note.setValue(Date(), forKey: "createdAt")
           try context.save()

@@ -19,7 +19,7 @@ enum Workload {
   static func noteTitle(batch: Int, index: Int) -> String { "\(batch)-\(index)" }
 
   /// Makes batch `batch`'s changes in `context`, on its queue; the caller saves.
-  static func apply(batch: Int, in context: ManagedObjectContext) throws {
+  static func apply(batch: Int, in context: NSManagedObjectContext) throws {
     let notebook = Notebook(context: context)
     notebook.name = notebookName(batch)
     notebook.createdAt = Date(timeIntervalSinceReferenceDate: Double(batch))
@@ -30,7 +30,7 @@ enum Workload {
       note.notebook = notebook
     }
     if batch >= 2 {
-      let previous = FetchRequest<Note>(entityName: "Note")
+      let previous = NSFetchRequest<Note>(entityName: "Note")
       previous.predicate = try FetchPredicate(
         format: "title IN %@", (0..<notesPerBatch).map { noteTitle(batch: batch - 1, index: $0) })
       for note in try context.fetch(previous) { note.wordCount = Int32(batch) }
@@ -41,8 +41,8 @@ enum Workload {
     }
   }
 
-  private static func note(titled title: String, in context: ManagedObjectContext) throws -> Note {
-    let request = FetchRequest<Note>(entityName: "Note")
+  private static func note(titled title: String, in context: NSManagedObjectContext) throws -> Note {
+    let request = NSFetchRequest<Note>(entityName: "Note")
     request.predicate = try FetchPredicate(format: "title == %@", title)
     guard let note = try context.fetch(request).first else {
       throw ObjectGraphError(.objectNotFound, "The workload's note \(title) is missing: the store is not the one the trial made.")

@@ -16,9 +16,9 @@ import ObjectGraph
 ///
 /// | case | ObjectGraph | GRDB |
 /// | --- | --- | --- |
-/// | update all | `BatchUpdateRequest`, `propertiesToUpdate = ["count": -1]` | `UPDATE item SET count = ?` |
+/// | update all | `NSBatchUpdateRequest`, `propertiesToUpdate = ["count": -1]` | `UPDATE item SET count = ?` |
 /// | update half | the same with the predicate `score < 0.5` | `... WHERE score < ?` |
-/// | delete all | `BatchDeleteRequest(fetchRequest:)` of every `Item` | `DELETE FROM item` |
+/// | delete all | `NSBatchDeleteRequest(fetchRequest:)` of every `Item` | `DELETE FROM item` |
 /// | delete half | the same with the predicate `score < 0.5` | `DELETE FROM item WHERE score < ?` |
 ///
 /// The value -1 is never in the data (counts are 0..<100000), so the rows holding it are the rows updated.
@@ -94,17 +94,17 @@ struct BatchChangeBench {
 
   /// Times: the change as a batch request in a new context on a new coordinator.
   private func engineSeconds(_ change: Change, at url: URL) throws -> Double {
-    let request: any PersistentStoreRequest
+    let request: any NSPersistentStoreRequest
     switch change {
     case .updateAll, .updateHalf:
-      let update = BatchUpdateRequest(entityName: "Item")
+      let update = NSBatchUpdateRequest(entityName: "Item")
       update.propertiesToUpdate = ["count": Int64(Self.updatedCount)]
       if change.isFiltered { update.predicate = try predicate() }
       request = update
     case .deleteAll, .deleteHalf:
-      let fetch = FetchRequest<ManagedObject>(entityName: "Item")
+      let fetch = NSFetchRequest<NSManagedObject>(entityName: "Item")
       if change.isFiltered { fetch.predicate = try predicate() }
-      request = BatchDeleteRequest(fetchRequest: fetch)
+      request = NSBatchDeleteRequest(fetchRequest: fetch)
     }
     let coordinator = try objectGraph.openStore(at: url)
     let context = objectGraph.makeContext(coordinator)
@@ -135,7 +135,7 @@ struct BatchChangeBench {
   private func engineCount(_ change: Change, at url: URL) throws -> Int {
     let coordinator = try objectGraph.openStore(at: url)
     let context = objectGraph.makeContext(coordinator)
-    let request = FetchRequest<ManagedObject>(entityName: "Item")
+    let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
     if !change.isDelete { request.predicate = try FetchPredicate(format: "count == %d", Self.updatedCount) }
     return try context.performAndWait { try context.count(for: request) }
   }

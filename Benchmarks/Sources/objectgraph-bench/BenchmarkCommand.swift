@@ -109,7 +109,7 @@ enum BenchmarkCommand {
 
   /// 7. A batch insert request against GRDB's prepared insert of the same rows.
   private static func runBatch(count: Int, in directory: URL) throws {
-    print("objectgraph-bench: batch insert of \(count) Item rows (BatchInsertRequest, no objects) against GRDB's prepared")
+    print("objectgraph-bench: batch insert of \(count) Item rows (NSBatchInsertRequest, no objects) against GRDB's prepared")
     print("insert, best of \(repetitions) runs each. The request's dictionaries are built before its clock starts, as")
     print("GRDB's values are; the third line times building them too.")
     let dataset = Dataset(count: count)

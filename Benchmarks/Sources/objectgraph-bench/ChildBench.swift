@@ -10,13 +10,13 @@ struct ChildBench {
 
   /// The three measurements at the file `url` (made by ``ObjectGraphBench/insert(_:at:)``).
   func run(at url: URL, repetitions: Int) throws -> [BenchmarkResult] {
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: objectGraph.model)
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: objectGraph.model)
     try coordinator.addPersistentStore(type: .sqlite, at: url)
-    let writer = ManagedObjectContext(concurrencyType: .privateQueue)
+    let writer = NSManagedObjectContext(concurrencyType: .privateQueue)
     writer.persistentStoreCoordinator = coordinator
-    let child = ManagedObjectContext(concurrencyType: .privateQueue)
+    let child = NSManagedObjectContext(concurrencyType: .privateQueue)
     child.parent = writer
-    let root = ManagedObjectContext(concurrencyType: .privateQueue)
+    let root = NSManagedObjectContext(concurrencyType: .privateQueue)
     root.persistentStoreCoordinator = coordinator
     insertPending(in: writer, name: "item-pending-writer")
     insertPending(in: child, name: "item-pending-child")
@@ -27,13 +27,13 @@ struct ChildBench {
     var results: [BenchmarkResult] = []
     results.append(
       try measure("count (predicate)", repetitions: repetitions, child: child, root: root) { context in
-        let request = FetchRequest<ManagedObject>(entityName: "Item")
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
         request.predicate = try predicate()
         return try context.count(for: request)
       })
     results.append(
       try measure("fetchLimit 10, sorted", repetitions: repetitions, child: child, root: root) { context in
-        let request = FetchRequest<ManagedObject>(entityName: "Item")
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
         request.predicate = try predicate()
         request.sortDescriptors = [FetchSortDescriptor(key: "name")]
         request.fetchLimit = 10
@@ -42,7 +42,7 @@ struct ChildBench {
     results.append(
       try measure("fetchBatchSize 20, sorted, first 20 read", repetitions: repetitions, child: child, root: root) {
         context in
-        let request = FetchRequest<ManagedObject>(entityName: "Item")
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
         request.predicate = try predicate()
         request.sortDescriptors = [FetchSortDescriptor(key: "name")]
         request.fetchBatchSize = 20
@@ -52,10 +52,10 @@ struct ChildBench {
     return results
   }
 
-  private func insertPending(in context: ManagedObjectContext, name: String) {
+  private func insertPending(in context: NSManagedObjectContext, name: String) {
     let item = objectGraph.item
     context.performAndWait {
-      let object = ManagedObject(entity: item, insertInto: context)
+      let object = NSManagedObject(entity: item, insertInto: context)
       object.setValue(name, forKey: "name")
       object.setValue(Int64(60_000), forKey: "count")
       object.setValue(0.25, forKey: "score")
@@ -65,8 +65,8 @@ struct ChildBench {
 
   /// Best of `repetitions` runs of `body` in the child and in the root (the "GRDB" side of the table).
   private func measure(
-    _ name: String, repetitions: Int, child: ManagedObjectContext, root: ManagedObjectContext,
-    _ body: (ManagedObjectContext) throws -> Int
+    _ name: String, repetitions: Int, child: NSManagedObjectContext, root: NSManagedObjectContext,
+    _ body: (NSManagedObjectContext) throws -> Int
   ) throws -> BenchmarkResult {
     var result = BenchmarkResult(name: name)
     for _ in 0..<repetitions {

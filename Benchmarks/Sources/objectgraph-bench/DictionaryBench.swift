@@ -12,7 +12,7 @@ import ObjectGraph
 /// every measurement opens its file afresh (coordinator and context, or `DatabaseQueue`) before its clock
 /// starts. Neither side has an index: both scan the table.
 ///
-/// - grouped: `propertiesToFetch` = `category` and the `ExpressionDescription`s `count:(name)`,
+/// - grouped: `propertiesToFetch` = `category` and the `NSExpressionDescription`s `count:(name)`,
 ///   `sum:(count)` and `average:(score)`, `propertiesToGroupBy` = `category`, sorted by `category`; GRDB:
 ///   `SELECT category, COUNT(name), SUM(count), AVG(score) FROM item GROUP BY category ORDER BY category`.
 /// - two attributes: `propertiesToFetch` = `name` and `count` of every row, as `[String: Any]` and as
@@ -58,7 +58,7 @@ struct DictionaryBench {
 
   let dataset: Dataset
   let folder: URL
-  let model: ManagedObjectModel
+  let model: NSManagedObjectModel
   private let grdb = GRDBBench()
 
   var engineURL: URL { folder.appendingPathComponent("dictionary-objectgraph.sqlite") }
@@ -67,16 +67,16 @@ struct DictionaryBench {
   init(dataset: Dataset, folder: URL) throws {
     self.dataset = dataset
     self.folder = folder
-    let item = EntityDescription(
+    let item = NSEntityDescription(
       name: "Item",
       properties: [
-        .attribute(AttributeDescription(name: "name", type: .string, isOptional: false)),
-        .attribute(AttributeDescription(name: "count", type: .integer64, isOptional: false)),
-        .attribute(AttributeDescription(name: "score", type: .double, isOptional: false)),
-        .attribute(AttributeDescription(name: "createdAt", type: .date, isOptional: false)),
-        .attribute(AttributeDescription(name: "category", type: .string, isOptional: false)),
+        .attribute(NSAttributeDescription(name: "name", type: .string, isOptional: false)),
+        .attribute(NSAttributeDescription(name: "count", type: .integer64, isOptional: false)),
+        .attribute(NSAttributeDescription(name: "score", type: .double, isOptional: false)),
+        .attribute(NSAttributeDescription(name: "createdAt", type: .date, isOptional: false)),
+        .attribute(NSAttributeDescription(name: "category", type: .string, isOptional: false)),
       ])
-    model = try ManagedObjectModel(entities: [item])
+    model = try NSManagedObjectModel(entities: [item])
   }
 
   static func category(_ count: Int64) -> String {
@@ -157,7 +157,7 @@ struct DictionaryBench {
       grouped.record(objectGraph: engineSeconds)
       grouped.record(grdb: grdbSeconds)
 
-      let (plainSeconds, plainReading, plainSum) = try enginePairs(FetchRequest<[String: Any]>(entityName: "Item")) { row in
+      let (plainSeconds, plainReading, plainSum) = try enginePairs(NSFetchRequest<[String: Any]>(entityName: "Item")) { row in
         (row["name"] as? String, row["count"] as? Int64)
       }
       measured.readingPlain = min(measured.readingPlain, plainReading)
@@ -166,7 +166,7 @@ struct DictionaryBench {
       plain.record(objectGraph: plainSeconds)
       plain.record(grdb: grdbPlainSeconds)
 
-      let (bridgedSeconds, bridgedReading, bridgedSum) = try enginePairs(FetchRequest<NSDictionary>(entityName: "Item")) { row in
+      let (bridgedSeconds, bridgedReading, bridgedSum) = try enginePairs(NSFetchRequest<NSDictionary>(entityName: "Item")) { row in
         (row["name"] as? String, row["count"] as? Int64)
       }
       measured.readingBridged = min(measured.readingBridged, bridgedReading)
@@ -179,8 +179,8 @@ struct DictionaryBench {
     return measured
   }
 
-  private func expression(_ name: String, _ function: String, _ keyPath: String) -> ExpressionDescription {
-    ExpressionDescription(
+  private func expression(_ name: String, _ function: String, _ keyPath: String) -> NSExpressionDescription {
+    NSExpressionDescription(
       name: name, expression: FetchExpression(forFunction: function, arguments: [FetchExpression(forKeyPath: keyPath)]))
   }
 
@@ -188,7 +188,7 @@ struct DictionaryBench {
   private func engineGrouped() throws -> (seconds: Double, groups: [Group]) {
     let coordinator = try ObjectGraphBench.openStore(model: model, at: engineURL)
     let context = ObjectGraphBench.makeContext(coordinator)
-    let request = FetchRequest<NSDictionary>(entityName: "Item")
+    let request = NSFetchRequest<NSDictionary>(entityName: "Item")
     request.resultType = .dictionaryResultType
     request.propertiesToFetch = [
       "category", expression("rows", "count:", "name"), expression("total", "sum:", "count"),
@@ -233,8 +233,8 @@ struct DictionaryBench {
 
   /// Times: a dictionary fetch of every row's `name` and `count`, reading both out of each result; and,
   /// inside that time, the reading alone.
-  private func enginePairs<Result: FetchRequestResult>(
-    _ request: ObjectGraph.FetchRequest<Result>, read: (Result) -> (name: String?, count: Int64?)
+  private func enginePairs<Result: NSFetchRequestResult>(
+    _ request: ObjectGraph.NSFetchRequest<Result>, read: (Result) -> (name: String?, count: Int64?)
   ) throws -> (seconds: Double, reading: Double, checksum: PairChecksum) {
     let coordinator = try ObjectGraphBench.openStore(model: model, at: engineURL)
     let context = ObjectGraphBench.makeContext(coordinator)

@@ -25,18 +25,18 @@ import ObjectGraph
 /// its keys in a varying order), and for every other table the same row count and the same sum of a hash
 /// of each row's values (`bench_rowhash`), so the two sides provably did the same work.
 struct MigrationBench {
-  let version1: ManagedObjectModel
-  let current: ManagedObjectModel
+  let version1: NSManagedObjectModel
+  let current: NSManagedObjectModel
 
   init() throws {
     guard let url = NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld") else {
       throw BenchmarkError("the tutorial model \(NotesModel.name).xcdatamodeld is not in the NotesModel bundle")
     }
-    guard let version1 = try ManagedObjectModel.versions(in: url).first(where: { $0.name == "DataModel" })?.model else {
+    guard let version1 = try NSManagedObjectModel.versions(in: url).first(where: { $0.name == "DataModel" })?.model else {
       throw BenchmarkError("the tutorial model has no version 'DataModel'")
     }
     self.version1 = version1
-    current = try ManagedObjectModel(contentsOf: url)
+    current = try NSManagedObjectModel(contentsOf: url)
   }
 
   // MARK: - The version 1 store (not timed)
@@ -45,7 +45,7 @@ struct MigrationBench {
   /// plain SQL fills it fast (10 notebooks, 20 tags, every note in a notebook and tagged twice, every other
   /// note with an `updatedAt`), and the engine checks that it reads what was written.
   func makeVersion1Store(count: Int, at url: URL) throws {
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: version1)
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: version1)
     try coordinator.remove(try coordinator.addPersistentStore(type: .sqlite, at: url))
 
     let database = try DatabaseQueue(path: url.path)
@@ -77,13 +77,13 @@ struct MigrationBench {
     try database.close()
 
     // The engine reads it as version 1: every note, and the renamed attribute's values.
-    let reader = PersistentStoreCoordinator(managedObjectModel: version1)
+    let reader = NSPersistentStoreCoordinator(managedObjectModel: version1)
     try reader.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(migratePersistentStoresAutomatically: false))
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = reader
     let (notes, updated) = try context.performAndWait {
-      let all = try context.count(for: FetchRequest<ManagedObject>(entityName: "Note"))
-      let request = FetchRequest<ManagedObject>(entityName: "Note")
+      let all = try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Note"))
+      let request = NSFetchRequest<NSManagedObject>(entityName: "Note")
       request.predicate = try FetchPredicate(format: "updatedAt != nil")
       return (all, try context.count(for: request))
     }
@@ -109,7 +109,7 @@ struct MigrationBench {
 
   /// Times: ObjectGraph opens the version 1 file with the current model and migrates it.
   func migrateWithEngine(_ url: URL) throws -> Double {
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: current)
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: current)
     let seconds = try Stopwatch.seconds {
       try coordinator.addPersistentStore(type: .sqlite, at: url)
     }

@@ -16,14 +16,14 @@ enum NoteDrafts {
 
   /// Inserts notes 1 to `count` in `context`, with the values `NoteImporter` gives a note.
   @MainActor
-  static func insert(_ count: Int, into context: ManagedObjectContext) {
+  static func insert(_ count: Int, into context: NSManagedObjectContext) {
     for number in 1...count { insertNote(number, into: context) }
   }
 
   /// The same, returning the notes in the order they were inserted (not for timed inserts: the array is
   /// work of its own).
   @MainActor
-  static func insertKeeping(_ count: Int, into context: ManagedObjectContext) -> [Note] {
+  static func insertKeeping(_ count: Int, into context: NSManagedObjectContext) -> [Note] {
     var notes: [Note] = []
     notes.reserveCapacity(count)
     for number in 1...count { notes.append(insertNote(number, into: context)) }
@@ -31,7 +31,7 @@ enum NoteDrafts {
   }
 
   @MainActor @discardableResult @inline(__always)
-  private static func insertNote(_ number: Int, into context: ManagedObjectContext) -> Note {
+  private static func insertNote(_ number: Int, into context: NSManagedObjectContext) -> Note {
     let values = draft(number)
     let note = Note(context: context)
     note.title = values.title
@@ -46,11 +46,11 @@ enum NoteDrafts {
     guard let modelURL = NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld") else {
       throw BenchmarkError("the tutorial model \(NotesModel.name).xcdatamodeld is not in the NotesModel bundle")
     }
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(contentsOf: modelURL))
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try NSManagedObjectModel(contentsOf: modelURL))
     try coordinator.addPersistentStore(type: .sqlite, at: url)
     defer { for store in coordinator.persistentStores { try? coordinator.remove(store) } }
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
-    return try context.performAndWait { try context.count(for: FetchRequest<Note>(entityName: "Note")) }
+    return try context.performAndWait { try context.count(for: NSFetchRequest<Note>(entityName: "Note")) }
   }
 }

@@ -3,7 +3,7 @@ import ObjectGraph
 
 /// The benchmark's entity as an app declares it: a subclass with typed properties (Core Data's
 /// `@NSManaged`), which the fetch rows read, as app code and the stages do.
-final class BenchItem: ManagedObject {
+final class BenchItem: NSManagedObject {
   @Managed var name: String
   @Managed var count: Int64
   @Managed var score: Double
@@ -19,41 +19,41 @@ final class BenchItem: ManagedObject {
 /// Objects and contexts are kept alive until after the clock stops, so neither side is charged for
 /// freeing memory (GRDB's side has nothing comparable to free).
 struct ObjectGraphBench {
-  let model: ManagedObjectModel
-  let item: EntityDescription
+  let model: NSManagedObjectModel
+  let item: NSEntityDescription
 
   init() throws {
-    item = EntityDescription(
+    item = NSEntityDescription(
       name: "Item", managedObjectClass: BenchItem.self,
       properties: [
-        .attribute(AttributeDescription(name: "name", type: .string, isOptional: false)),
-        .attribute(AttributeDescription(name: "count", type: .integer64, isOptional: false)),
-        .attribute(AttributeDescription(name: "score", type: .double, isOptional: false)),
-        .attribute(AttributeDescription(name: "createdAt", type: .date, isOptional: false)),
+        .attribute(NSAttributeDescription(name: "name", type: .string, isOptional: false)),
+        .attribute(NSAttributeDescription(name: "count", type: .integer64, isOptional: false)),
+        .attribute(NSAttributeDescription(name: "score", type: .double, isOptional: false)),
+        .attribute(NSAttributeDescription(name: "createdAt", type: .date, isOptional: false)),
       ])
-    model = try ManagedObjectModel(entities: [item])
+    model = try NSManagedObjectModel(entities: [item])
   }
 
   /// A new coordinator with the store at `url` (created when missing): nothing is cached from earlier runs.
-  func openStore(at url: URL) throws -> PersistentStoreCoordinator {
+  func openStore(at url: URL) throws -> NSPersistentStoreCoordinator {
     try Self.openStore(model: model, at: url)
   }
 
   /// A new coordinator of `model` with the store at `url` (created when missing), with the store's default
   /// options (WAL, no persistent history).
-  static func openStore(model: ManagedObjectModel, at url: URL) throws -> PersistentStoreCoordinator {
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+  static func openStore(model: NSManagedObjectModel, at url: URL) throws -> NSPersistentStoreCoordinator {
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     try coordinator.addPersistentStore(type: .sqlite, at: url)
     return coordinator
   }
 
   /// A private-queue context on `coordinator`.
-  func makeContext(_ coordinator: PersistentStoreCoordinator) -> ManagedObjectContext {
+  func makeContext(_ coordinator: NSPersistentStoreCoordinator) -> NSManagedObjectContext {
     Self.makeContext(coordinator)
   }
 
-  static func makeContext(_ coordinator: PersistentStoreCoordinator) -> ManagedObjectContext {
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+  static func makeContext(_ coordinator: NSPersistentStoreCoordinator) -> NSManagedObjectContext {
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
     return context
   }
@@ -61,11 +61,11 @@ struct ObjectGraphBench {
   /// The setup of a measurement, not timed: creates the store of `model` at `url`, inserts `rows` of
   /// `entityName` with one batch insert request, and closes the store again (SQLite then checkpoints the
   /// WAL into the file and removes it), so the measurement opens a file holding only the rows.
-  static func makeStore(model: ManagedObjectModel, entityName: String, rows: [[String: Any]], at url: URL) throws {
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+  static func makeStore(model: NSManagedObjectModel, entityName: String, rows: [[String: Any]], at url: URL) throws {
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
     let context = makeContext(coordinator)
-    let request = BatchInsertRequest(entityName: entityName, objects: rows)
+    let request = NSBatchInsertRequest(entityName: entityName, objects: rows)
     _ = try context.performAndWait { try context.execute(request) }
     try coordinator.remove(store)
   }
@@ -84,13 +84,13 @@ struct ObjectGraphBench {
   func insert(_ dataset: Dataset, at url: URL) throws -> Double {
     let coordinator = try openStore(at: url)
     let item = self.item
-    var context: ManagedObjectContext?
+    var context: NSManagedObjectContext?
     let seconds = try Stopwatch.seconds {
       let newContext = makeContext(coordinator)
       context = newContext
       try newContext.performAndWait {
         for index in 0..<dataset.count {
-          let object = ManagedObject(entity: item, insertInto: newContext)
+          let object = NSManagedObject(entity: item, insertInto: newContext)
           object.setValue(dataset.names[index], forKey: "name")
           object.setValue(dataset.counts[index], forKey: "count")
           object.setValue(dataset.scores[index], forKey: "score")
@@ -118,7 +118,7 @@ struct ObjectGraphBench {
         ])
       }
     }
-    let request = BatchInsertRequest(entityName: "Item", objects: rows)
+    let request = NSBatchInsertRequest(entityName: "Item", objects: rows)
     let seconds = try Stopwatch.seconds {
       _ = try context.performAndWait { try context.execute(request) }
     }
@@ -129,13 +129,13 @@ struct ObjectGraphBench {
   /// Times: fetch every `Item` in a fresh context and read its four attributes through its typed
   /// properties.
   func fetchAll(at url: URL) throws -> (seconds: Double, checksum: Checksum) {
-    try timedFetch(at: url, read: Self.typed) { FetchRequest<BenchItem>(entityName: "Item") }
+    try timedFetch(at: url, read: Self.typed) { NSFetchRequest<BenchItem>(entityName: "Item") }
   }
 
   /// Times: fetch every `Item` in a fresh context and read its four attributes through
   /// `value(forKey:)`, cast as Core Data code casts them (`as? Int64` from the `NSNumber` it gives).
   func fetchAllThroughKeyValueCoding(at url: URL) throws -> (seconds: Double, checksum: Checksum) {
-    try timedFetch(at: url, read: Self.keyValueCoded) { FetchRequest<BenchItem>(entityName: "Item") }
+    try timedFetch(at: url, read: Self.keyValueCoded) { NSFetchRequest<BenchItem>(entityName: "Item") }
   }
 
   /// Times: fetch `count >= 50000 AND score < 0.5` sorted by name in a fresh context, reading the values
@@ -145,8 +145,8 @@ struct ObjectGraphBench {
   }
 
   /// `count >= 50000 AND score < 0.5` sorted by name: row 3's request.
-  private static func filteredRequest() throws -> FetchRequest<BenchItem> {
-    let request = FetchRequest<BenchItem>(entityName: "Item")
+  private static func filteredRequest() throws -> NSFetchRequest<BenchItem> {
+    let request = NSFetchRequest<BenchItem>(entityName: "Item")
     request.predicate = try FetchPredicate(format: "count >= %d AND score < %f", Dataset.minimumCount, Dataset.maximumScore)
     request.sortDescriptors = [FetchSortDescriptor(key: "name")]
     return request
@@ -161,7 +161,7 @@ struct ObjectGraphBench {
     var objects: [BenchItem] = []
     var checksum = Checksum()
     var reads = 0.0
-    let request = filtered ? try Self.filteredRequest() : FetchRequest<BenchItem>(entityName: "Item")
+    let request = filtered ? try Self.filteredRequest() : NSFetchRequest<BenchItem>(entityName: "Item")
     let fetch = try Stopwatch.seconds {
       try context.performAndWait { objects = try context.fetch(request) }
     }
@@ -189,7 +189,7 @@ struct ObjectGraphBench {
 
   private func timedFetch(
     at url: URL, read: (BenchItem, inout Checksum) throws -> Void,
-    request makeRequest: () throws -> FetchRequest<BenchItem>
+    request makeRequest: () throws -> NSFetchRequest<BenchItem>
   ) throws -> (seconds: Double, checksum: Checksum) {
     let coordinator = try openStore(at: url)
     let context = makeContext(coordinator)
@@ -209,6 +209,6 @@ struct ObjectGraphBench {
   func rowCount(at url: URL) throws -> Int {
     let coordinator = try openStore(at: url)
     let context = makeContext(coordinator)
-    return try context.performAndWait { try context.count(for: FetchRequest<ManagedObject>(entityName: "Item")) }
+    return try context.performAndWait { try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Item")) }
   }
 }

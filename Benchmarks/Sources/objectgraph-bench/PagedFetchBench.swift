@@ -54,7 +54,7 @@ struct PagedFetchBench {
   /// Makes the store of `count` notes.
   func makeStore() throws {
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Self.model())
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Self.model())
     try coordinator.remove(try coordinator.addPersistentStore(type: .sqlite, at: storeURL))
 
     let database = try DatabaseQueue(path: storeURL.path)
@@ -73,21 +73,21 @@ struct PagedFetchBench {
     try database.close()
   }
 
-  private static func model() throws -> ManagedObjectModel {
+  private static func model() throws -> NSManagedObjectModel {
     guard let url = NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld") else {
       throw BenchmarkError("the tutorial model \(NotesModel.name).xcdatamodeld is not in the NotesModel bundle")
     }
-    return try ManagedObjectModel(contentsOf: url)
+    return try NSManagedObjectModel(contentsOf: url)
   }
 
   // MARK: - The reads (timed)
 
   /// A root context: private queue, on a coordinator of its own, the whole read in one `performAndWait`.
   func readInRootContext() throws -> Run {
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Self.model())
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Self.model())
     try coordinator.addPersistentStore(type: .sqlite, at: storeURL)
     defer { for store in coordinator.persistentStores { try? coordinator.remove(store) } }
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
     Self.returnFreedMemory()
     return try context.performAndWait {
@@ -106,7 +106,7 @@ struct PagedFetchBench {
   }
 
   /// Reads every note page by page in `context` (call it on the context's queue).
-  private func read(in context: ManagedObjectContext, name: String) throws -> Run {
+  private func read(in context: NSManagedObjectContext, name: String) throws -> Run {
     let before = ResidentMemory.current() ?? 0
     var peak = PeakMemory()
     var byTenth: [Int] = []
@@ -114,7 +114,7 @@ struct PagedFetchBench {
     var titleBytes = 0
     let seconds = try Stopwatch.seconds {
       while true {
-        let request = FetchRequest<Note>(entityName: "Note")
+        let request = NSFetchRequest<Note>(entityName: "Note")
         request.fetchOffset = rows
         request.fetchLimit = Self.pageSize
         let page = try context.fetch(request)

@@ -55,8 +55,8 @@ enum SavePhaseBench {
   /// insertion order as a save walks them (a set's order would add a cache miss per note); the notes are
   /// dropped unsaved before this returns.
   @MainActor
-  private static func validationAlone(count: Int, under context: ManagedObjectContext) throws -> Double {
-    let scratch = ManagedObjectContext(concurrencyType: .mainQueue)
+  private static func validationAlone(count: Int, under context: NSManagedObjectContext) throws -> Double {
+    let scratch = NSManagedObjectContext(concurrencyType: .mainQueue)
     scratch.parent = context
     let notes = NoteDrafts.insertKeeping(count, into: scratch)
     let seconds = try Stopwatch.seconds { for note in notes { try note.validateForInsert() } }

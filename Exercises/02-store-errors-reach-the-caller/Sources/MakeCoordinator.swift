@@ -11,8 +11,8 @@ import ObjectGraph
 /// - Throws: every failure, as the error that describes it: the folder cannot be created, the file at
 ///   the store's URL is not a store, the store was made with another model. A file that is refused is
 ///   left exactly as it was.
-public func makeCoordinator(for model: ManagedObjectModel, storeFolder: URL, storeName: String) throws
-  -> PersistentStoreCoordinator
+public func makeCoordinator(for model: NSManagedObjectModel, storeFolder: URL, storeName: String) throws
+  -> NSPersistentStoreCoordinator
 {
   // Replace this line with your code.
   throw ExerciseNotDone("02-store-errors-reach-the-caller")

@@ -12,7 +12,7 @@ import ObjectGraph
 /// - Throws: the save's error, unchanged. The context keeps its unsaved changes, so the caller can fix
 ///   them and save again.
 @discardableResult
-public func saveIfNeeded(_ context: ManagedObjectContext) throws -> Bool {
+public func saveIfNeeded(_ context: NSManagedObjectContext) throws -> Bool {
   // Replace this line with your code.
   throw ExerciseNotDone("03-save-only-when-needed")
 }

@@ -11,7 +11,7 @@ import ObjectGraph
 /// save puts them in the store. The app reaches the writer, when it must, as `mainContext.parent`.
 ///
 /// - Returns: a new main-queue context whose parent is a new private-queue context holding `coordinator`.
-public func makeMainContext(for coordinator: PersistentStoreCoordinator) throws -> ManagedObjectContext {
+public func makeMainContext(for coordinator: NSPersistentStoreCoordinator) throws -> NSManagedObjectContext {
   // Replace this line with your code.
   throw ExerciseNotDone("04-main-child-private-parent")
 }

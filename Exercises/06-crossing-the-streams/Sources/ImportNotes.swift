@@ -12,7 +12,7 @@ import ObjectGraph
 /// queue. `notebook` is the one the user has open, an object of the main context.
 ///
 /// - Throws: when `notebook` no longer exists, or the importer's save fails.
-public func importNotes(_ titles: [String], into notebook: Notebook, using importer: ManagedObjectContext) throws {
+public func importNotes(_ titles: [String], into notebook: Notebook, using importer: NSManagedObjectContext) throws {
   // This is the app's code as it shipped. It passes every test in the office, and in the field it
   // crashes now and then, in a different place each time. Find out why (the README says how) and fix it.
   let notes = importer.performAndWait {

@@ -17,9 +17,9 @@ import ObjectGraph
 ///   - completion: called exactly once, on the main queue, after this function has returned: with the
 ///     added store, or with the error that kept it from being added.
 public func loadStore(
-  into coordinator: PersistentStoreCoordinator, at storeURL: URL,
+  into coordinator: NSPersistentStoreCoordinator, at storeURL: URL,
   progress: @escaping @Sendable (MigrationProgress) -> Void,
-  completion: @escaping @Sendable (Result<PersistentStore, any Error>) -> Void
+  completion: @escaping @Sendable (Result<NSPersistentStore, any Error>) -> Void
 ) {
   // Replace this line with your code. (Until then it tells the completion that the exercise is not done.)
   completion(Result { throw ExerciseNotDone("07-load-the-store-in-the-background") })

@@ -6,25 +6,25 @@ import ObjectGraph
 
 /// Version 2 of the app's model: the changes the README lists, made so that a store written by version 1
 /// migrates on open, by inferred (lightweight) migration, with every value the user wrote kept.
-public func makeVersion2() throws -> ManagedObjectModel {
+public func makeVersion2() throws -> NSManagedObjectModel {
   // This is version 1, as the app shipped it. Change it into version 2.
-  let notebook = EntityDescription(
+  let notebook = NSEntityDescription(
     name: "Notebook",
     properties: [
-      .attribute(AttributeDescription(name: "name", type: .string, isOptional: false, defaultValue: "")),
-      .relationship(RelationshipDescription(name: "notes", destination: "Note", inverse: "notebook", toMany: true)),
+      .attribute(NSAttributeDescription(name: "name", type: .string, isOptional: false, defaultValue: "")),
+      .relationship(NSRelationshipDescription(name: "notes", destination: "Note", inverse: "notebook", toMany: true)),
     ])
-  let note = EntityDescription(
+  let note = NSEntityDescription(
     name: "Note",
     properties: [
-      .attribute(AttributeDescription(name: "title", type: .string, isOptional: false, defaultValue: "")),
-      .attribute(AttributeDescription(name: "body", type: .string)),
-      .attribute(AttributeDescription(name: "updatedAt", type: .date)),
-      .attribute(AttributeDescription(name: "priority", type: .string)),
-      .relationship(RelationshipDescription(name: "notebook", destination: "Notebook", inverse: "notes")),
+      .attribute(NSAttributeDescription(name: "title", type: .string, isOptional: false, defaultValue: "")),
+      .attribute(NSAttributeDescription(name: "body", type: .string)),
+      .attribute(NSAttributeDescription(name: "updatedAt", type: .date)),
+      .attribute(NSAttributeDescription(name: "priority", type: .string)),
+      .relationship(NSRelationshipDescription(name: "notebook", destination: "Notebook", inverse: "notes")),
     ])
 
-  // Version 2 ready? Replace these two lines with `return try ManagedObjectModel(entities: [notebook, note, …])`.
-  _ = try ManagedObjectModel(entities: [notebook, note])
+  // Version 2 ready? Replace these two lines with `return try NSManagedObjectModel(entities: [notebook, note, …])`.
+  _ = try NSManagedObjectModel(entities: [notebook, note])
   throw ExerciseNotDone("09-what-can-be-inferred")
 }

@@ -13,9 +13,9 @@ import Synchronization
 /// which objects changed, on the main queue, and writes the writer's changes to disk.
 public final class WorkerStack: Sendable {
   /// The private-queue context that alone holds the coordinator. Every worker's save lands here.
-  public let writer: ManagedObjectContext
+  public let writer: NSManagedObjectContext
   /// The main-queue context the UI reads: a child of the writer.
-  public let mainContext: ManagedObjectContext
+  public let mainContext: NSManagedObjectContext
   /// Called, on the writer's queue, when writing the writer's changes to disk fails.
   private let writeFailed: @Sendable (any Error) -> Void
   /// The did-save observer, removed when the stack goes.
@@ -25,18 +25,18 @@ public final class WorkerStack: Sendable {
   ///
   /// - Parameter writeFailed: called on the writer's queue when writing to disk fails; the writer keeps the
   ///   changes for the next write.
-  public init(coordinator: PersistentStoreCoordinator, writeFailed: @escaping @Sendable (any Error) -> Void = { _ in }) throws {
-    writer = ManagedObjectContext(concurrencyType: .privateQueue)
+  public init(coordinator: NSPersistentStoreCoordinator, writeFailed: @escaping @Sendable (any Error) -> Void = { _ in }) throws {
+    writer = NSManagedObjectContext(concurrencyType: .privateQueue)
     writer.name = "writer"
     writer.persistentStoreCoordinator = coordinator
-    mainContext = ManagedObjectContext(concurrencyType: .mainQueue)
+    mainContext = NSManagedObjectContext(concurrencyType: .mainQueue)
     mainContext.name = "main"
     mainContext.parent = writer
     self.writeFailed = writeFailed
 
     // This is the app's code as it shipped: every save in the process lands in contextDidSave(_:).
     let token = NotificationCenter.default.addObserver(
-      forName: ManagedObjectContext.didSaveNotification, object: nil, queue: nil
+      forName: NSManagedObjectContext.didSaveNotification, object: nil, queue: nil
     ) { [weak self] notification in
       self?.contextDidSave(notification)
     }
@@ -52,8 +52,8 @@ public final class WorkerStack: Sendable {
 
   /// Makes a worker: a private-queue context whose parent is the writer. Use it inside its `perform` or
   /// `performAndWait` only, and let it go when its work is done.
-  public func newWorker() -> ManagedObjectContext {
-    let worker = ManagedObjectContext(concurrencyType: .privateQueue)
+  public func newWorker() -> NSManagedObjectContext {
+    let worker = NSManagedObjectContext(concurrencyType: .privateQueue)
     worker.name = "worker"
     worker.parent = writer
     return worker

@@ -13,11 +13,11 @@ import ObjectGraph
 /// app stores their `uriRepresentation()` to reopen the notes at the next launch.
 ///
 /// - Throws: the worker's save error.
-public func importNotes(_ titles: [String], on worker: ManagedObjectContext) throws -> [ManagedObjectID] {
+public func importNotes(_ titles: [String], on worker: NSManagedObjectContext) throws -> [NSManagedObjectID] {
   // This is the app's code as it shipped. The notes are saved, yet the IDs it hands out find nothing
   // once the writer has written them, and nothing at all after a relaunch. Find out why and fix it.
   let ids = try worker.performAndWait {
-    var ids: [ManagedObjectID] = []
+    var ids: [NSManagedObjectID] = []
     for title in titles {
       let note = Note(context: worker)
       note.title = title

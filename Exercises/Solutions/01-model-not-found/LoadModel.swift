@@ -9,14 +9,14 @@ import ObjectGraph
 /// - Returns: the model, with its entities.
 /// - Throws: ``ModelNotFoundError`` when `bundle` has no model called `name`. When the model is there but
 ///   cannot be read, ObjectGraph's own error, unchanged: it names the file and what is wrong with it.
-public func loadModel(named name: String, in bundle: Bundle) throws -> ManagedObjectModel {
+public func loadModel(named name: String, in bundle: Bundle) throws -> NSManagedObjectModel {
   guard let url = bundle.url(forResource: name, withExtension: "xcdatamodeld") else {
     let models = bundle.paths(forResourcesOfType: "xcdatamodeld", inDirectory: nil)
     throw ModelNotFoundError(
       modelName: name, bundleURL: bundle.bundleURL,
       modelsInBundle: models.map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent }.sorted())
   }
-  return try ManagedObjectModel(contentsOf: url)
+  return try NSManagedObjectModel(contentsOf: url)
 }
 
 /// The bundle has no data model of the requested name.

@@ -12,7 +12,7 @@ import ObjectGraph
 /// - Returns: `true` when there were changes and they were saved; `false` when there was nothing to save.
 /// - Throws: the save's error, unchanged.
 @discardableResult
-public func saveIfNeeded(_ context: ManagedObjectContext) throws -> Bool {
+public func saveIfNeeded(_ context: NSManagedObjectContext) throws -> Bool {
   try context.performAndWait {
     guard context.hasChanges else { return false }
     try context.save()

@@ -9,16 +9,16 @@ import ObjectGraph
 /// save puts them in the store. The app reaches the writer, when it must, as `mainContext.parent`.
 ///
 /// - Returns: a new main-queue context whose parent is a new private-queue context holding `coordinator`.
-public func makeMainContext(for coordinator: PersistentStoreCoordinator) throws -> ManagedObjectContext {
+public func makeMainContext(for coordinator: NSPersistentStoreCoordinator) throws -> NSManagedObjectContext {
   // The writer: on a queue of its own, so writing to the file never holds up the main queue. It is the
   // only context that talks to the coordinator.
-  let writer = ManagedObjectContext(concurrencyType: .privateQueue)
+  let writer = NSManagedObjectContext(concurrencyType: .privateQueue)
   writer.name = "Writer"
   writer.persistentStoreCoordinator = coordinator
 
   // The app's context: on the main queue, with a parent instead of a coordinator. Its saves stop at the
   // writer. (A context has a parent or a coordinator, never both: setting one clears the other.)
-  let main = ManagedObjectContext(concurrencyType: .mainQueue)
+  let main = NSManagedObjectContext(concurrencyType: .mainQueue)
   main.name = "Main"
   main.parent = writer
   return main

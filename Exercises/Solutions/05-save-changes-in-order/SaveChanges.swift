@@ -14,7 +14,7 @@ import ObjectGraph
 ///     to write): `.success`, or the error the writer's save threw.
 /// - Throws: the main context's save error. Then nothing moves on and `completion` is not called.
 public func saveChanges(
-  main: ManagedObjectContext, writer: ManagedObjectContext,
+  main: NSManagedObjectContext, writer: NSManagedObjectContext,
   completion: @escaping @Sendable (Result<Void, any Error>) -> Void
 ) throws {
   // 1. The main context, on the main queue, and waiting for it: when this returns, the writer holds every

@@ -10,7 +10,7 @@ import ObjectGraph
 /// queue. `notebook` is the one the user has open, an object of the main context.
 ///
 /// - Throws: when `notebook` no longer exists, or the importer's save fails.
-public func importNotes(_ titles: [String], into notebook: Notebook, using importer: ManagedObjectContext) throws {
+public func importNotes(_ titles: [String], into notebook: Notebook, using importer: NSManagedObjectContext) throws {
   // Rule 1: an object's ID may be read on any queue. It is all that crosses over to the importer.
   let notebookID = notebook.objectID
 

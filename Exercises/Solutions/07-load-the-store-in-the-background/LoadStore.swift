@@ -15,9 +15,9 @@ import ObjectGraph
 ///   - completion: called exactly once, on the main queue, after this function has returned: with the
 ///     added store, or with the error that kept it from being added.
 public func loadStore(
-  into coordinator: PersistentStoreCoordinator, at storeURL: URL,
+  into coordinator: NSPersistentStoreCoordinator, at storeURL: URL,
   progress: @escaping @Sendable (MigrationProgress) -> Void,
-  completion: @escaping @Sendable (Result<PersistentStore, any Error>) -> Void
+  completion: @escaping @Sendable (Result<NSPersistentStore, any Error>) -> Void
 ) {
   // Migration on, the mapping inferred (the defaults, spelled out), and the progress reported as it goes.
   let options = StoreOptions(

@@ -11,9 +11,9 @@ import Synchronization
 /// which objects changed, on the main queue, and writes the writer's changes to disk.
 public final class WorkerStack: Sendable {
   /// The private-queue context that alone holds the coordinator. Every worker's save lands here.
-  public let writer: ManagedObjectContext
+  public let writer: NSManagedObjectContext
   /// The main-queue context the UI reads: a child of the writer.
-  public let mainContext: ManagedObjectContext
+  public let mainContext: NSManagedObjectContext
   /// Called, on the writer's queue, when writing the writer's changes to disk fails.
   private let writeFailed: @Sendable (any Error) -> Void
   /// The did-save observer, removed when the stack goes.
@@ -26,18 +26,18 @@ public final class WorkerStack: Sendable {
   ///
   /// - Parameter writeFailed: called on the writer's queue when writing to disk fails; the writer keeps the
   ///   changes for the next write.
-  public init(coordinator: PersistentStoreCoordinator, writeFailed: @escaping @Sendable (any Error) -> Void = { _ in }) throws {
-    writer = ManagedObjectContext(concurrencyType: .privateQueue)
+  public init(coordinator: NSPersistentStoreCoordinator, writeFailed: @escaping @Sendable (any Error) -> Void = { _ in }) throws {
+    writer = NSManagedObjectContext(concurrencyType: .privateQueue)
     writer.name = "writer"
     writer.persistentStoreCoordinator = coordinator
-    mainContext = ManagedObjectContext(concurrencyType: .mainQueue)
+    mainContext = NSManagedObjectContext(concurrencyType: .mainQueue)
     mainContext.name = "main"
     mainContext.parent = writer
     self.writeFailed = writeFailed
 
     // Every context in the process posts its did-save here, on its own queue; contextDidSave picks ours.
     let token = NotificationCenter.default.addObserver(
-      forName: ManagedObjectContext.didSaveNotification, object: nil, queue: nil
+      forName: NSManagedObjectContext.didSaveNotification, object: nil, queue: nil
     ) { [weak self] notification in
       self?.contextDidSave(notification)
     }
@@ -50,8 +50,8 @@ public final class WorkerStack: Sendable {
 
   /// Makes a worker: a private-queue context whose parent is the writer. Use it inside its `perform` or
   /// `performAndWait` only, and let it go when its work is done.
-  public func newWorker() -> ManagedObjectContext {
-    let worker = ManagedObjectContext(concurrencyType: .privateQueue)
+  public func newWorker() -> NSManagedObjectContext {
+    let worker = NSManagedObjectContext(concurrencyType: .privateQueue)
     worker.name = "worker"
     worker.parent = writer
     workers.withLock { workers in
@@ -63,14 +63,14 @@ public final class WorkerStack: Sendable {
 
   /// Whether `context` is one of this stack's live workers. By identity, and through the weak reference: a
   /// new context at a dead worker's address is not mistaken for it.
-  private func isWorker(_ context: ManagedObjectContext) -> Bool {
+  private func isWorker(_ context: NSManagedObjectContext) -> Bool {
     workers.withLock { $0[ObjectIdentifier(context)]?.context === context }
   }
 
   /// Called for every did-save notification in the process, on the queue of the context that saved.
   func contextDidSave(_ notification: Notification) {
     // Only our workers' saves: not the main context's own, not the writer's, not other stacks' contexts.
-    guard let saver = notification.object as? ManagedObjectContext, isWorker(saver) else { return }
+    guard let saver = notification.object as? NSManagedObjectContext, isWorker(saver) else { return }
     // The notification and its objects belong to the worker's queue; the IDs in it may cross queues.
     let changes = SavedObjectIDs(notification)
     let mainContext = mainContext
@@ -88,7 +88,7 @@ public final class WorkerStack: Sendable {
 
 /// A worker held weakly: the stack does not keep a worker alive.
 private struct WeakWorker: Sendable {
-  weak var context: ManagedObjectContext?
+  weak var context: NSManagedObjectContext?
 }
 
 /// An observer token, kept to be removed.

@@ -14,12 +14,12 @@ public final class RecentNotes {
   public private(set) var titles: [String] = []
 
   /// The one context it reads and writes: handed in, never reached for.
-  private let context: ManagedObjectContext
+  private let context: NSManagedObjectContext
 
   /// A list of the newest notes of `context` (a main-queue context whose store is loaded), loaded at once.
   ///
   /// - Throws: the fetch's error, for example when the context has no store.
-  public init(context: ManagedObjectContext, limit: Int = 5) throws {
+  public init(context: NSManagedObjectContext, limit: Int = 5) throws {
     self.context = context
     self.limit = limit
     try reload()
@@ -27,7 +27,7 @@ public final class RecentNotes {
 
   /// Reads the newest notes again.
   public func reload() throws {
-    let request = FetchRequest<Note>(entityName: "Note")
+    let request = NSFetchRequest<Note>(entityName: "Note")
     request.sortDescriptors = [FetchSortDescriptor(key: "createdAt", ascending: false)]
     request.fetchLimit = limit
     titles = try context.fetch(request).map(\.title)

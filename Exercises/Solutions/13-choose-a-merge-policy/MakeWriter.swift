@@ -10,8 +10,8 @@ import ObjectGraph
 /// the user's edit of it, its merge policy decides what the file keeps.
 ///
 /// - Throws: nothing; the function throws so that a writer that cannot be made can say why.
-public func makeWriter(for coordinator: PersistentStoreCoordinator) throws -> ManagedObjectContext {
-  let writer = ManagedObjectContext(concurrencyType: .privateQueue)
+public func makeWriter(for coordinator: NSPersistentStoreCoordinator) throws -> NSManagedObjectContext {
+  let writer = NSManagedObjectContext(concurrencyType: .privateQueue)
   writer.name = "Writer"
   writer.persistentStoreCoordinator = coordinator
   // Property by property, the user's changes win over the row's; what someone else changed in properties

@@ -5,13 +5,13 @@ import ObjectGraph
 /// either direction.
 public enum Inbox {
   /// The model with `priority` of the given type: `.string` for version 1, `.integer16` for version 2.
-  public static func model(priority type: AttributeType) throws -> ManagedObjectModel {
-    try ManagedObjectModel(entities: [
-      EntityDescription(
+  public static func model(priority type: NSAttributeType) throws -> NSManagedObjectModel {
+    try NSManagedObjectModel(entities: [
+      NSEntityDescription(
         name: "Note",
         properties: [
-          .attribute(AttributeDescription(name: "title", type: .string, isOptional: false, defaultValue: "")),
-          .attribute(AttributeDescription(name: "priority", type: type)),
+          .attribute(NSAttributeDescription(name: "title", type: .string, isOptional: false, defaultValue: "")),
+          .attribute(NSAttributeDescription(name: "priority", type: type)),
         ])
     ])
   }

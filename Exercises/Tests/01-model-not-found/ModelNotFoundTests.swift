@@ -13,7 +13,7 @@ import Testing
 
 /// The function under test: your `loadModel(named:in:)`, or the solution's.
 enum Subject {
-  static let loadModel: @Sendable (String, Bundle) throws -> ManagedObjectModel = CodeUnderTest.pick(
+  static let loadModel: @Sendable (String, Bundle) throws -> NSManagedObjectModel = CodeUnderTest.pick(
     starter: Exercise01.loadModel(named:in:), solution: Exercise01Solution.loadModel(named:in:))
 }
 
@@ -85,7 +85,7 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
     try FileManager.default.copyItem(at: source, to: folder.appending("Journal.xcdatamodeld"))
     let bundle = try #require(Bundle(url: folder.url))
 
-    let model: ManagedObjectModel
+    let model: NSManagedObjectModel
     do {
       model = try Subject.loadModel("Journal", bundle)
     } catch {
@@ -157,7 +157,7 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
     #expect(
       (error as? ObjectGraphError)?.code == .modelInvalid,
       """
-      Damaged.xcdatamodeld is in the bundle but holds no model version, so ManagedObjectModel(contentsOf:) \
+      Damaged.xcdatamodeld is in the bundle but holds no model version, so NSManagedObjectModel(contentsOf:) \
       throws ObjectGraphError 900001 (model invalid), which names the file and says how to fix it. A model \
       that is there but broken is a different problem from a missing one: let that error reach the caller \
       unchanged (call it with try, without try? or a catch that replaces it). Your function threw instead: \(error)

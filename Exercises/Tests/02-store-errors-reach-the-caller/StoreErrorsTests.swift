@@ -14,7 +14,7 @@ import Testing
 
 /// The function under test: your `makeCoordinator(for:storeFolder:storeName:)`, or the solution's.
 enum Subject {
-  static let makeCoordinator: @Sendable (ManagedObjectModel, URL, String) throws -> PersistentStoreCoordinator =
+  static let makeCoordinator: @Sendable (NSManagedObjectModel, URL, String) throws -> NSPersistentStoreCoordinator =
     CodeUnderTest.pick(
       starter: Exercise02.makeCoordinator(for:storeFolder:storeName:),
       solution: Exercise02Solution.makeCoordinator(for:storeFolder:storeName:))
@@ -73,7 +73,7 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
     let storeFolder = folder.appending("Application Support/Notes")
     let expectedURL = storeFolder.appendingPathComponent("Notes.sqlite")
 
-    let coordinator: PersistentStoreCoordinator
+    let coordinator: NSPersistentStoreCoordinator
     do {
       coordinator = try Subject.makeCoordinator(try TutorialStack.model(), storeFolder, "Notes.sqlite")
     } catch {
@@ -105,7 +105,7 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
       note.createdAt = Date()
       try context.save()
     }
-    let relaunched: PersistentStoreCoordinator
+    let relaunched: NSPersistentStoreCoordinator
     do {
       relaunched = try Subject.makeCoordinator(try TutorialStack.model(), storeFolder, "Notes.sqlite")
     } catch {
@@ -127,7 +127,7 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
     let original = Data("Shopping list\n- milk\n- eggs\n".utf8)
     try original.write(to: storeURL)
 
-    var returned: PersistentStoreCoordinator?
+    var returned: NSPersistentStoreCoordinator?
     let error = try errorThrown(by: { returned = try Subject.makeCoordinator(try TutorialStack.model(), folder.url, "Notes.sqlite") })
     let now = FileManager.default.contents(atPath: storeURL.path)
     if let error {

@@ -14,7 +14,7 @@ import Testing
 
 /// The function under test: your `saveIfNeeded(_:)`, or the solution's.
 enum Subject {
-  static let saveIfNeeded: @Sendable (ManagedObjectContext) throws -> Bool = CodeUnderTest.pick(
+  static let saveIfNeeded: @Sendable (NSManagedObjectContext) throws -> Bool = CodeUnderTest.pick(
     starter: Exercise03.saveIfNeeded(_:), solution: Exercise03Solution.saveIfNeeded(_:))
 }
 
@@ -30,7 +30,7 @@ enum ContextKind: String, CaseIterable, Codable, Sendable {
   case mainQueue = "main-queue"
   case privateQueue = "private-queue"
 
-  var concurrencyType: ManagedObjectContext.ConcurrencyType { self == .mainQueue ? .mainQueue : .privateQueue }
+  var concurrencyType: NSManagedObjectContext.ConcurrencyType { self == .mainQueue ? .mainQueue : .privateQueue }
 }
 
 @Suite("Exercise 03: save only when needed", .temporaryFolders)
@@ -65,8 +65,8 @@ func runInChildProcess(_ check: ChildCheck) async throws {
 
 /// A SQLite store in a temporary folder, and a context of the kind under test on it.
 struct Fixture {
-  let coordinator: PersistentStoreCoordinator
-  let context: ManagedObjectContext
+  let coordinator: NSPersistentStoreCoordinator
+  let context: NSManagedObjectContext
 
   init(_ kind: ContextKind) throws {
     coordinator = try TutorialStack.coordinator(storeURL: try TemporaryFolder().appending("Notes.sqlite"))
@@ -87,7 +87,7 @@ struct Fixture {
   /// The titles of the notes in the store, read through another context.
   func titlesInStore() throws -> [String] {
     let reader = TutorialStack.context(.privateQueue, on: coordinator)
-    return try reader.performAndWait { try reader.fetch(FetchRequest<Note>(entityName: "Note")).map(\.title).sorted() }
+    return try reader.performAndWait { try reader.fetch(NSFetchRequest<Note>(entityName: "Note")).map(\.title).sorted() }
   }
 }
 
@@ -118,7 +118,7 @@ enum ChildCheck: Codable, Sendable, ChildProcessCheck {
       """)
 
     // Reading is not changing: after a fetch there is still nothing to save.
-    try fixture.context.performAndWait { _ = try fixture.context.fetch(FetchRequest<Note>(entityName: "Note")) }
+    try fixture.context.performAndWait { _ = try fixture.context.fetch(NSFetchRequest<Note>(entityName: "Note")) }
     #expect(
       try Subject.saveIfNeeded(fixture.context) == false, "After only a fetch the context has no changes; saveIfNeeded returned true.")
   }

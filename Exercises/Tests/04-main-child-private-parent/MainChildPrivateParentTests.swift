@@ -14,7 +14,7 @@ import Testing
 
 /// The function under test: your `makeMainContext(for:)`, or the solution's.
 enum Subject {
-  static let makeMainContext: @Sendable (PersistentStoreCoordinator) throws -> ManagedObjectContext = CodeUnderTest.pick(
+  static let makeMainContext: @Sendable (NSPersistentStoreCoordinator) throws -> NSManagedObjectContext = CodeUnderTest.pick(
     starter: Exercise04.makeMainContext(for:), solution: Exercise04Solution.makeMainContext(for:))
 }
 
@@ -54,7 +54,7 @@ func runInChildProcess(_ check: ChildCheck) async throws {
 
 /// A SQLite store in a temporary folder, and its coordinator.
 struct Fixture {
-  let coordinator: PersistentStoreCoordinator
+  let coordinator: NSPersistentStoreCoordinator
 
   init() throws {
     coordinator = try TutorialStack.coordinator(storeURL: try TemporaryFolder().appending("Notes.sqlite"))
@@ -64,11 +64,11 @@ struct Fixture {
   /// not reached the store do not count).
   func titlesInStore() throws -> [String] {
     let reader = TutorialStack.context(.privateQueue, on: coordinator)
-    return try reader.performAndWait { try reader.fetch(FetchRequest<Note>(entityName: "Note")).map(\.title).sorted() }
+    return try reader.performAndWait { try reader.fetch(NSFetchRequest<Note>(entityName: "Note")).map(\.title).sorted() }
   }
 }
 
-extension ManagedObjectContext.ConcurrencyType {
+extension NSManagedObjectContext.ConcurrencyType {
   /// How the messages name the type.
   var wording: String { self == .mainQueue ? ".mainQueue" : ".privateQueue" }
 }
@@ -93,7 +93,7 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
       main.concurrencyType == .mainQueue,
       """
       The context you return is the one the app's screens read and edit, and screens live on the main queue: \
-      make it ManagedObjectContext(concurrencyType: .mainQueue). It is \(main.concurrencyType.wording).
+      make it NSManagedObjectContext(concurrencyType: .mainQueue). It is \(main.concurrencyType.wording).
       """)
     guard let writer = main.parent else {
       if let held = main.persistentStoreCoordinator {
@@ -122,7 +122,7 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
       """
       The main context's parent (the writer) is \(writer.concurrencyType.wording). The writer's save is the one \
       that writes to the file, the slow part; on the main queue it would stall the UI just as stage 1 did. \
-      Make the writer ManagedObjectContext(concurrencyType: .privateQueue): it gets a queue of its own.
+      Make the writer NSManagedObjectContext(concurrencyType: .privateQueue): it gets a queue of its own.
       """)
     #expect(
       writer.parent == nil,
@@ -216,7 +216,7 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
     let main = try Subject.makeMainContext(fixture.coordinator)
     let titles: [String]
     do {
-      titles = try main.performAndWait { try main.fetch(FetchRequest<Note>(entityName: "Note")).map(\.title).sorted() }
+      titles = try main.performAndWait { try main.fetch(NSFetchRequest<Note>(entityName: "Note")).map(\.title).sorted() }
     } catch {
       Issue.record(
         """

@@ -20,7 +20,7 @@ import Testing
 /// The function under test: your `saveChanges(main:writer:completion:)`, or the solution's.
 enum Subject {
   static let saveChanges:
-    @Sendable (ManagedObjectContext, ManagedObjectContext, @escaping @Sendable (Result<Void, any Error>) -> Void) throws -> Void =
+    @Sendable (NSManagedObjectContext, NSManagedObjectContext, @escaping @Sendable (Result<Void, any Error>) -> Void) throws -> Void =
       CodeUnderTest.pick(
         starter: Exercise05.saveChanges(main:writer:completion:), solution: Exercise05Solution.saveChanges(main:writer:completion:))
 }
@@ -101,8 +101,8 @@ struct SaveLog: Sendable {
   /// Starts recording. `afterMainSave` runs on the main context's queue right after each of its saves.
   init(_ fixture: Fixture, afterMainSave: (@Sendable () -> Void)? = nil) {
     let (main, writer) = (fixture.main, fixture.writer)
-    log = NotificationLog(ManagedObjectContext.didSaveNotification) { note in
-      guard let saver = note.object as? ManagedObjectContext, saver === main || saver === writer else { return nil }
+    log = NotificationLog(NSManagedObjectContext.didSaveNotification) { note in
+      guard let saver = note.object as? NSManagedObjectContext, saver === main || saver === writer else { return nil }
       defer { if saver === main { afterMainSave?() } }
       return Event(context: saver === main ? "main" : "writer", onMainQueue: MainQueueProbe.isOnMainQueue)
     }
@@ -149,15 +149,15 @@ final class CompletionLog: Sendable {
 
 /// A SQLite store in a temporary folder, and stage 2's two contexts on it.
 struct Fixture {
-  let coordinator: PersistentStoreCoordinator
-  let writer: ManagedObjectContext
-  let main: ManagedObjectContext
+  let coordinator: NSPersistentStoreCoordinator
+  let writer: NSManagedObjectContext
+  let main: NSManagedObjectContext
 
   init() throws {
     coordinator = try TutorialStack.coordinator(storeURL: try TemporaryFolder().appending("Notes.sqlite"))
     writer = TutorialStack.context(.privateQueue, on: coordinator)
     writer.name = "Writer"
-    main = ManagedObjectContext(concurrencyType: .mainQueue)
+    main = NSManagedObjectContext(concurrencyType: .mainQueue)
     main.name = "Main"
     main.parent = writer
   }
@@ -175,7 +175,7 @@ struct Fixture {
   func notesInStore() throws -> [String] {
     let reader = TutorialStack.context(.privateQueue, on: coordinator)
     return try reader.performAndWait {
-      try reader.fetch(FetchRequest<Note>(entityName: "Note")).map { note in
+      try reader.fetch(NSFetchRequest<Note>(entityName: "Note")).map { note in
         note.body.map { "\(note.title): \($0)" } ?? note.title
       }.sorted()
     }
@@ -479,14 +479,14 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible, ChildProces
     try fixture.writer.performAndWait { try fixture.writer.save() }
     // The user adds a body; a screen saves the main context, so the edit waits in the writer.
     try fixture.main.performAndWait {
-      try fixture.main.fetch(FetchRequest<Note>(entityName: "Note")).first?.body = "milk, eggs"
+      try fixture.main.fetch(NSFetchRequest<Note>(entityName: "Note")).first?.body = "milk, eggs"
       try fixture.main.save()
     }
     // Meanwhile something else (a share extension, another stack on the file) renames the same note. The
     // writer's save will find the row changed since it read it, and its merge policy (.error) refuses.
     let other = TutorialStack.context(.privateQueue, on: fixture.coordinator)
     try other.performAndWait {
-      try other.fetch(FetchRequest<Note>(entityName: "Note")).first?.title = "Shopping"
+      try other.fetch(NSFetchRequest<Note>(entityName: "Note")).first?.title = "Shopping"
       try other.save()
     }
 

@@ -20,7 +20,7 @@ import Testing
 
 /// The function under test: your `importNotes(_:into:using:)`, or the solution's.
 enum Subject {
-  static let importNotes: @Sendable ([String], Notebook, ManagedObjectContext) throws -> Void = CodeUnderTest.pick(
+  static let importNotes: @Sendable ([String], Notebook, NSManagedObjectContext) throws -> Void = CodeUnderTest.pick(
     starter: Exercise06.importNotes(_:into:using:), solution: Exercise06Solution.importNotes(_:into:using:))
 }
 
@@ -74,19 +74,19 @@ extension ChildCheck {
 }
 
 /// For each save of `context`, how many objects it inserted, for as long as the log is in use.
-func insertCounts(_ context: ManagedObjectContext) -> NotificationLog<Int> {
-  NotificationLog(ManagedObjectContext.didSaveNotification, object: context) { note in
-    (note.userInfo?["insertedObjectIDs"] as? Set<ManagedObjectID>)?.count ?? 0
+func insertCounts(_ context: NSManagedObjectContext) -> NotificationLog<Int> {
+  NotificationLog(NSManagedObjectContext.didSaveNotification, object: context) { note in
+    (note.userInfo?["insertedObjectIDs"] as? Set<NSManagedObjectID>)?.count ?? 0
   }
 }
 
 /// A SQLite store with two notebooks ("Inbox" holding "Old note", and "Recipes", empty), stage 2's two
 /// contexts on it, and the importer under the main context.
 struct Fixture {
-  let coordinator: PersistentStoreCoordinator
-  let writer: ManagedObjectContext
-  let main: ManagedObjectContext
-  let importer: ManagedObjectContext
+  let coordinator: NSPersistentStoreCoordinator
+  let writer: NSManagedObjectContext
+  let main: NSManagedObjectContext
+  let importer: NSManagedObjectContext
 
   init() throws {
     coordinator = try TutorialStack.coordinator(storeURL: try TemporaryFolder().appending("Notes.sqlite"))
@@ -106,10 +106,10 @@ struct Fixture {
     }
     writer = TutorialStack.context(.privateQueue, on: coordinator)
     writer.name = "Writer"
-    main = ManagedObjectContext(concurrencyType: .mainQueue)
+    main = NSManagedObjectContext(concurrencyType: .mainQueue)
     main.name = "Main"
     main.parent = writer
-    importer = ManagedObjectContext(concurrencyType: .privateQueue)
+    importer = NSManagedObjectContext(concurrencyType: .privateQueue)
     importer.name = "Importer"
     importer.parent = main
   }
@@ -119,7 +119,7 @@ struct Fixture {
   /// touching it off its context's queue is not.
   func notebook(_ name: String) throws -> Notebook {
     try main.performAndWait {
-      let request = FetchRequest<Notebook>(entityName: "Notebook")
+      let request = NSFetchRequest<Notebook>(entityName: "Notebook")
       request.predicate = try FetchPredicate(format: "name == %@", name)
       guard let notebook = try main.fetch(request).first else {
         throw ObjectGraphError(.objectNotFound, "The checks' store has no notebook named \(name).")
@@ -131,7 +131,7 @@ struct Fixture {
   /// What the main context holds now, read on the main queue: each notebook's name and its notes' titles.
   func notebooksInMain() throws -> [String: [String]] {
     try main.performAndWait {
-      let notebooks = try main.fetch(FetchRequest<Notebook>(entityName: "Notebook"))
+      let notebooks = try main.fetch(NSFetchRequest<Notebook>(entityName: "Notebook"))
       var result: [String: [String]] = [:]
       for notebook in notebooks { result[notebook.name, default: []] += notebook.notes.map(\.title) }
       return result.mapValues { $0.sorted() }
@@ -152,7 +152,7 @@ struct Fixture {
   /// The titles of the notes the main context holds that are in no notebook.
   func looseNotesInMain() throws -> [String] {
     try main.performAndWait {
-      try main.fetch(FetchRequest<Note>(entityName: "Note")).filter { $0.notebook == nil }.map(\.title).sorted()
+      try main.fetch(NSFetchRequest<Note>(entityName: "Note")).filter { $0.notebook == nil }.map(\.title).sorted()
     }
   }
 }

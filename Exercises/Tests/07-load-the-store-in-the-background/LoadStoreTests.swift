@@ -25,8 +25,8 @@ import Testing
 enum Subject {
   static let loadStore:
     @Sendable (
-      PersistentStoreCoordinator, URL, @escaping @Sendable (MigrationProgress) -> Void,
-      @escaping @Sendable (Result<PersistentStore, any Error>) -> Void
+      NSPersistentStoreCoordinator, URL, @escaping @Sendable (MigrationProgress) -> Void,
+      @escaping @Sendable (Result<NSPersistentStore, any Error>) -> Void
     ) -> Void = CodeUnderTest.pick(
       starter: Exercise07.loadStore(into:at:progress:completion:), solution: Exercise07Solution.loadStore(into:at:progress:completion:))
 }
@@ -96,7 +96,7 @@ final class LoadLog: Sendable {
 
   /// One call of the completion.
   struct Call: Sendable {
-    let result: Result<PersistentStore, any Error>
+    let result: Result<NSPersistentStore, any Error>
     let onMainQueue: Bool
     let onCallersThread: Bool
     let beforeReturn: Bool
@@ -151,7 +151,7 @@ final class LoadLog: Sendable {
   var mainQueueBlockedByMigration: Bool { mainQueueFree.withLock { $0 } == false }
 
   /// The completion to pass to loadStore.
-  var completion: @Sendable (Result<PersistentStore, any Error>) -> Void {
+  var completion: @Sendable (Result<NSPersistentStore, any Error>) -> Void {
     { [self] result in
       let caller = callersThread.withLock { $0 }
       let call = Call(
@@ -200,10 +200,10 @@ func noCompletion(_ situation: String) -> Comment {
 
 /// The notes in the store, read through a new context on `coordinator`: title, whether it has a modifiedAt, and
 /// its wordCount.
-func notes(in coordinator: PersistentStoreCoordinator) throws -> [(title: String, modified: Bool, wordCount: Int32)] {
+func notes(in coordinator: NSPersistentStoreCoordinator) throws -> [(title: String, modified: Bool, wordCount: Int32)] {
   let reader = TutorialStack.context(.privateQueue, on: coordinator)
   return try reader.performAndWait {
-    let request = FetchRequest<Note>(entityName: "Note")
+    let request = NSFetchRequest<Note>(entityName: "Note")
     return try reader.fetch(request).map { ($0.title, $0.modifiedAt != nil, $0.wordCount) }
   }
 }
@@ -236,7 +236,7 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible, ChildProces
     let storeURL = try TemporaryFolder().appending("Notes.sqlite")
     // Version 1 of the app wrote this store; the app now runs with version 2, so adding it migrates it.
     try TutorialStack.writeVersionOneStore(at: storeURL, notes: 200)
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try TutorialStack.model())
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try TutorialStack.model())
     let log = LoadLog()
 
     // As an app calls it: on the main queue, at launch.
@@ -332,7 +332,7 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible, ChildProces
   private static func checkCompletesOnTheMainQueue() throws {
     let storeURL = try TemporaryFolder().appending("Notes.sqlite")
     try TutorialStack.writeVersionOneStore(at: storeURL, notes: 40)
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try TutorialStack.model())
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try TutorialStack.model())
     let log = LoadLog()
 
     // From a thread of the test runner: neither the main queue nor the coordinator's.
@@ -394,7 +394,7 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible, ChildProces
     let storeURL = try TemporaryFolder().appending("Notes.sqlite")
     let original = Data("Shopping list\n- milk\n- eggs\n".utf8)
     try original.write(to: storeURL)
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try TutorialStack.model())
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try TutorialStack.model())
     let log = LoadLog()
 
     DispatchQueue.main.sync {
@@ -447,12 +447,12 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible, ChildProces
     // store's own copy of it, but no migration can turn a number back into text: adding the store fails.
     let version2 = try Inbox.model(priority: .integer16)
     do {
-      let coordinator = PersistentStoreCoordinator(managedObjectModel: version2)
+      let coordinator = NSPersistentStoreCoordinator(managedObjectModel: version2)
       let store = try coordinator.addPersistentStore(type: .sqlite, at: storeURL)
       let writer = TutorialStack.context(.privateQueue, on: coordinator)
       try writer.performAndWait {
         guard let entity = version2.entitiesByName["Note"] else { throw ObjectGraphError(.modelInvalid, "No Note entity.") }
-        let note = ManagedObject(entity: entity, insertInto: writer)
+        let note = NSManagedObject(entity: entity, insertInto: writer)
         note.setValue("Written by version 2", forKey: "title")
         note.setValue(Int16(3), forKey: "priority")
         try writer.save()
@@ -460,7 +460,7 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible, ChildProces
       try coordinator.remove(store)
     }
     let original = try Data(contentsOf: storeURL)
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Inbox.model(priority: .string))
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Inbox.model(priority: .string))
     let log = LoadLog()
 
     log.markCalling()

@@ -17,7 +17,7 @@ import Testing
 
 /// The function under test: your `startFresh(with:at:date:)`, or the solution's.
 enum Subject {
-  static let startFresh: @Sendable (PersistentStoreCoordinator, URL, Date) throws -> URL = CodeUnderTest.pick(
+  static let startFresh: @Sendable (NSPersistentStoreCoordinator, URL, Date) throws -> URL = CodeUnderTest.pick(
     starter: Exercise08.startFresh(with:at:date:), solution: Exercise08Solution.startFresh(with:at:date:))
 }
 
@@ -94,15 +94,15 @@ struct StoreOnDisk {
   let wal: Data
 
   /// Writes `notes` notes with `model` (entity `Note`, attribute `title`) and leaves the files as a killed app does.
-  init(model: ManagedObjectModel, notes: Int) throws {
+  init(model: NSManagedObjectModel, notes: Int) throws {
     let running = try TemporaryFolder().appending("Running.sqlite")
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     try coordinator.addPersistentStore(type: .sqlite, at: running)
     let writer = TutorialStack.context(.privateQueue, on: coordinator)
     try writer.performAndWait {
       guard let entity = model.entitiesByName["Note"] else { throw ObjectGraphError(.modelInvalid, "No Note entity.") }
       for index in 0..<notes {
-        let note = ManagedObject(entity: entity, insertInto: writer)
+        let note = NSManagedObject(entity: entity, insertInto: writer)
         note.setValue("Note \(index)", forKey: "title")
         if entity.attributesByName["createdAt"] != nil { note.setValue(Date(), forKey: "createdAt") }
       }
@@ -126,7 +126,7 @@ struct StoreOnDisk {
 
   /// Checks that adding the store with `coordinator` fails with `code`, and that the failure left the store and
   /// its -wal as they were: the situation startFresh is for.
-  func expectAddFails(_ coordinator: PersistentStoreCoordinator, with code: ObjectGraphError.Code, options: StoreOptions = .init()) throws
+  func expectAddFails(_ coordinator: NSPersistentStoreCoordinator, with code: ObjectGraphError.Code, options: StoreOptions = .init()) throws
     -> Bool
   {
     do {
@@ -145,7 +145,7 @@ struct StoreOnDisk {
 }
 
 /// Calls startFresh, returning where it says the store went, or `nil` (with the reason recorded) when it threw.
-func startFresh(_ coordinator: PersistentStoreCoordinator, _ storeURL: URL, situation: String) throws -> URL? {
+func startFresh(_ coordinator: NSPersistentStoreCoordinator, _ storeURL: URL, situation: String) throws -> URL? {
   do {
     return try Subject.startFresh(coordinator, storeURL, chosenAt)
   } catch {
@@ -173,20 +173,20 @@ func startFresh(_ coordinator: PersistentStoreCoordinator, _ storeURL: URL, situ
 }
 
 /// The titles of the notes in the store at `url`, opened with `model`; or why it cannot be opened.
-func titles(at url: URL, model: ManagedObjectModel) -> Result<[String], any Error> {
+func titles(at url: URL, model: NSManagedObjectModel) -> Result<[String], any Error> {
   Result {
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
     defer { try? coordinator.remove(store) }
     let reader = TutorialStack.context(.privateQueue, on: coordinator)
     return try reader.performAndWait {
-      try reader.fetch(FetchRequest<ManagedObject>(entityName: "Note")).compactMap { $0.value(forKey: "title") as? String }.sorted()
+      try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Note")).compactMap { $0.value(forKey: "title") as? String }.sorted()
     }
   }
 }
 
 /// Checks that `coordinator` now has one store, at `storeURL`, new and empty, and that a note saves into it.
-func expectFreshStore(_ coordinator: PersistentStoreCoordinator, at storeURL: URL) throws {
+func expectFreshStore(_ coordinator: NSPersistentStoreCoordinator, at storeURL: URL) throws {
   let stores = coordinator.persistentStores
   guard stores.count == 1, let store = stores.first else {
     Issue.record(
@@ -202,9 +202,9 @@ func expectFreshStore(_ coordinator: PersistentStoreCoordinator, at storeURL: UR
   )
   let context = TutorialStack.context(.privateQueue, on: coordinator)
   let count = try context.performAndWait {
-    let found = try context.count(for: FetchRequest<ManagedObject>(entityName: "Note"))
+    let found = try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Note"))
     if let entity = coordinator.managedObjectModel.entitiesByName["Note"] {
-      let note = ManagedObject(entity: entity, insertInto: context)
+      let note = NSManagedObject(entity: entity, insertInto: context)
       note.setValue("First note of the fresh start", forKey: "title")
       if entity.attributesByName["createdAt"] != nil { note.setValue(Date(), forKey: "createdAt") }
       try context.save()
@@ -231,10 +231,10 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
   }
 
   /// Version 1 wrote the store; version 2 changed `priority` from text to a number, which cannot be inferred.
-  private static func failedTypeChange() throws -> (disk: StoreOnDisk, coordinator: PersistentStoreCoordinator)? {
+  private static func failedTypeChange() throws -> (disk: StoreOnDisk, coordinator: NSPersistentStoreCoordinator)? {
     let version1 = try Inbox.model(priority: .string)
     let disk = try StoreOnDisk(model: version1, notes: 5)
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Inbox.model(priority: .integer16))
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Inbox.model(priority: .integer16))
     guard
       try disk.expectAddFails(coordinator, with: .migrationMissingMappingModel, options: StoreOptions(migrationSourceModels: [version1]))
     else { return nil }
@@ -307,7 +307,7 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
     // Version 2 of the app wrote this store; the user went back to version 1 (a restored phone, a second device).
     // Version 1 finds version 2's model in the store's own copy of it, but cannot turn its numbers back into text.
     let disk = try StoreOnDisk(model: try Inbox.model(priority: .integer16), notes: 3)
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Inbox.model(priority: .string))
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Inbox.model(priority: .string))
     guard try disk.expectAddFails(coordinator, with: .migrationMissingMappingModel) else { return }
 
     guard
@@ -336,7 +336,7 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
     let earlier = folder.appending(expectedName)
     let earlierBytes = Data("An earlier backup, made in the same second.\n".utf8)
     try earlierBytes.write(to: earlier)
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try TutorialStack.model())
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try TutorialStack.model())
     #expect(throws: ObjectGraphError.self) { try coordinator.addPersistentStore(type: .sqlite, at: storeURL) }
 
     guard let movedTo = try startFresh(coordinator, storeURL, situation: "the file is not a store (134000), and an earlier backup exists")
@@ -379,7 +379,7 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
 
   private static func checkRefusesAStoreInUse() throws {
     let disk = try StoreOnDisk(model: try TutorialStack.model(), notes: 2)
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try TutorialStack.model())
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try TutorialStack.model())
     try coordinator.addPersistentStore(type: .sqlite, at: disk.storeURL)
     let before = disk.files
 

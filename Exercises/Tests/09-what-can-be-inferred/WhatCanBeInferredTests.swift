@@ -17,7 +17,7 @@ import Testing
 
 /// The function under test: your `makeVersion2()`, or the solution's.
 enum Subject {
-  static let makeVersion2: @Sendable () throws -> ManagedObjectModel = CodeUnderTest.pick(
+  static let makeVersion2: @Sendable () throws -> NSManagedObjectModel = CodeUnderTest.pick(
     starter: Exercise09.makeVersion2, solution: Exercise09Solution.makeVersion2)
 }
 
@@ -68,22 +68,22 @@ func runInChildProcess(_ check: ChildCheck) async throws {
 /// Version 1 of the app, as it shipped, and a store it wrote.
 enum VersionOne {
   /// The model, as the exercise's starter has it.
-  static func model() throws -> ManagedObjectModel {
-    try ManagedObjectModel(entities: [
-      EntityDescription(
+  static func model() throws -> NSManagedObjectModel {
+    try NSManagedObjectModel(entities: [
+      NSEntityDescription(
         name: "Notebook",
         properties: [
-          .attribute(AttributeDescription(name: "name", type: .string, isOptional: false, defaultValue: "")),
-          .relationship(RelationshipDescription(name: "notes", destination: "Note", inverse: "notebook", toMany: true)),
+          .attribute(NSAttributeDescription(name: "name", type: .string, isOptional: false, defaultValue: "")),
+          .relationship(NSRelationshipDescription(name: "notes", destination: "Note", inverse: "notebook", toMany: true)),
         ]),
-      EntityDescription(
+      NSEntityDescription(
         name: "Note",
         properties: [
-          .attribute(AttributeDescription(name: "title", type: .string, isOptional: false, defaultValue: "")),
-          .attribute(AttributeDescription(name: "body", type: .string)),
-          .attribute(AttributeDescription(name: "updatedAt", type: .date)),
-          .attribute(AttributeDescription(name: "priority", type: .string)),
-          .relationship(RelationshipDescription(name: "notebook", destination: "Notebook", inverse: "notes")),
+          .attribute(NSAttributeDescription(name: "title", type: .string, isOptional: false, defaultValue: "")),
+          .attribute(NSAttributeDescription(name: "body", type: .string)),
+          .attribute(NSAttributeDescription(name: "updatedAt", type: .date)),
+          .attribute(NSAttributeDescription(name: "priority", type: .string)),
+          .relationship(NSRelationshipDescription(name: "notebook", destination: "Notebook", inverse: "notes")),
         ]),
     ])
   }
@@ -104,7 +104,7 @@ enum VersionOne {
   /// Writes the store: two notebooks, and ``noteCount`` notes, "Note 0", "Note 1", …, with the values above.
   static func writeStore(at url: URL) throws {
     let model = try model()
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
     let writer = TutorialStack.context(.privateQueue, on: coordinator)
     try writer.performAndWait {
@@ -112,13 +112,13 @@ enum VersionOne {
         throw ObjectGraphError(.modelInvalid, "Version 1 lacks an entity.")
       }
       let notebooks = Dictionary(
-        uniqueKeysWithValues: ["Home", "Work"].map { name -> (String, ManagedObject) in
-          let notebook = ManagedObject(entity: notebookEntity, insertInto: writer)
+        uniqueKeysWithValues: ["Home", "Work"].map { name -> (String, NSManagedObject) in
+          let notebook = NSManagedObject(entity: notebookEntity, insertInto: writer)
           notebook.setValue(name, forKey: "name")
           return (name, notebook)
         })
       for index in 0..<noteCount {
-        let note = ManagedObject(entity: noteEntity, insertInto: writer)
+        let note = NSManagedObject(entity: noteEntity, insertInto: writer)
         note.setValue("Note \(index)", forKey: "title")
         note.setValue(body(index), forKey: "body")
         note.setValue(updatedAt(index), forKey: "updatedAt")
@@ -135,14 +135,14 @@ enum VersionOne {
 
 /// A version 1 store, opened (and migrated) with your version 2.
 struct Migrated {
-  let model: ManagedObjectModel
-  let coordinator: PersistentStoreCoordinator
-  let context: ManagedObjectContext
+  let model: NSManagedObjectModel
+  let coordinator: NSPersistentStoreCoordinator
+  let context: NSManagedObjectContext
 
   /// Builds your version 2, writes a version 1 store and opens it with version 2. Records why, and returns
   /// `nil`, when version 2 cannot be built or the store cannot be opened with it.
   static func make() throws -> Migrated? {
-    let model: ManagedObjectModel
+    let model: NSManagedObjectModel
     do {
       model = try Subject.makeVersion2()
     } catch {
@@ -157,7 +157,7 @@ struct Migrated {
     }
     let storeURL = try TemporaryFolder().appending("Notes.sqlite")
     try VersionOne.writeStore(at: storeURL)
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     do {
       // As an app's stack opens its store: migration on, mapping inferred. (An app finds version 1 next to
       // version 2 in its .xcdatamodeld; here it is handed over.)
@@ -176,7 +176,7 @@ struct Migrated {
   /// Each migrated note's value of `key`, by the note's title (`nil` when it has none, or not of type `T`).
   func values<T: Sendable>(_ key: String, as type: T.Type) throws -> [String: T?] {
     try context.performAndWait {
-      let notes = try context.fetch(FetchRequest<ManagedObject>(entityName: "Note"))
+      let notes = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Note"))
       return Dictionary(
         notes.map { note in ((note.value(forKey: "title") as? String) ?? "?", note.value(forKey: key) as? T) },
         uniquingKeysWith: { first, _ in first })
@@ -184,7 +184,7 @@ struct Migrated {
   }
 
   /// Version 2's attribute `name` of entity `entity`, or `nil` (with the reason recorded) when it has none.
-  func attribute(_ name: String, of entity: String = "Note", what: String) -> AttributeDescription? {
+  func attribute(_ name: String, of entity: String = "Note", what: String) -> NSAttributeDescription? {
     guard let attribute = model.entitiesByName[entity]?.attributesByName[name] else {
       Issue.record("Version 2's \(entity) has no attribute '\(name)': \(what)")
       return nil
@@ -249,9 +249,9 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
       notes.count == VersionOne.noteCount,
       "Version 1 wrote \(VersionOne.noteCount) notes; after the migration the store holds \(notes.count).")
     let notebooks = try migrated.context.performAndWait {
-      try migrated.context.fetch(FetchRequest<ManagedObject>(entityName: "Note")).map { note -> String in
+      try migrated.context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Note")).map { note -> String in
         let title = note.value(forKey: "title") as? String ?? "?"
-        let notebook = (note.value(forKey: "notebook") as? ManagedObject)?.value(forKey: "name") as? String ?? "none"
+        let notebook = (note.value(forKey: "notebook") as? NSManagedObject)?.value(forKey: "name") as? String ?? "none"
         return "\(title): \(notebook)"
       }.sorted()
     }
@@ -372,21 +372,21 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
     // The app attaches a file to a note version 1 wrote.
     let context = migrated.context
     try context.performAndWait {
-      let request = FetchRequest<ManagedObject>(entityName: "Note")
+      let request = NSFetchRequest<NSManagedObject>(entityName: "Note")
       request.predicate = try FetchPredicate(format: "title == %@", "Note 1")
       guard let note = try context.fetch(request).first else {
         Issue.record("The migrated store should still hold 'Note 1'.")
         return
       }
-      let file = ManagedObject(entity: attachment, insertInto: context)
+      let file = NSManagedObject(entity: attachment, insertInto: context)
       file.setValue("photo.jpg", forKey: "fileName")
       file.setValue(note, forKey: "note")
       try context.save()
     }
     let reader = TutorialStack.context(.privateQueue, on: migrated.coordinator)
     let attached = try reader.performAndWait {
-      try reader.fetch(FetchRequest<ManagedObject>(entityName: "Attachment")).map { file in
-        "\(file.value(forKey: "fileName") as? String ?? "?") on \((file.value(forKey: "note") as? ManagedObject)?.value(forKey: "title") as? String ?? "no note")"
+      try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Attachment")).map { file in
+        "\(file.value(forKey: "fileName") as? String ?? "?") on \((file.value(forKey: "note") as? NSManagedObject)?.value(forKey: "title") as? String ?? "no note")"
       }
     }
     #expect(

@@ -20,9 +20,9 @@ import Testing
 
 /// What the checks use of the stack: your `WorkerStack` or the solution's.
 protocol StackUnderTest: AnyObject, Sendable {
-  var writer: ManagedObjectContext { get }
-  var mainContext: ManagedObjectContext { get }
-  func newWorker() -> ManagedObjectContext
+  var writer: NSManagedObjectContext { get }
+  var mainContext: NSManagedObjectContext { get }
+  func newWorker() -> NSManagedObjectContext
 }
 
 extension Exercise10.WorkerStack: StackUnderTest {}
@@ -30,7 +30,7 @@ extension Exercise10Solution.WorkerStack: StackUnderTest {}
 
 /// The stack under test: your `WorkerStack(coordinator:writeFailed:)`, or the solution's.
 enum Subject {
-  typealias Make = @Sendable (PersistentStoreCoordinator, @escaping @Sendable (any Error) -> Void) throws -> any StackUnderTest
+  typealias Make = @Sendable (NSPersistentStoreCoordinator, @escaping @Sendable (any Error) -> Void) throws -> any StackUnderTest
 
   static let makeStack: Make = CodeUnderTest.pick(starter: makeStarter, solution: makeSolution)
 
@@ -125,17 +125,17 @@ func settle(_ stack: any StackUnderTest) {
 /// One objects-did-change notification of a main context: the IDs it lists as inserted and refreshed, and
 /// whether it came on the main queue.
 struct Change: Sendable {
-  let inserted: [ManagedObjectID]
-  let refreshed: [ManagedObjectID]
+  let inserted: [NSManagedObjectID]
+  let refreshed: [NSManagedObjectID]
   let onMainQueue: Bool
 }
 
 /// The objects-did-change notifications of `context` (a merge posts one), for as long as the log is in use.
-func changes(of context: ManagedObjectContext) -> NotificationLog<Change> {
-  NotificationLog(ManagedObjectContext.objectsDidChangeNotification, object: context) { notification in
+func changes(of context: NSManagedObjectContext) -> NotificationLog<Change> {
+  NotificationLog(NSManagedObjectContext.objectsDidChangeNotification, object: context) { notification in
     // Only objectID is read here: the notification may come on any queue, and objectID is safe on all.
-    func ids(_ key: ManagedObjectContext.NotificationKey) -> [ManagedObjectID] {
-      (notification.userInfo?[key.rawValue] as? Set<ManagedObject> ?? []).map(\.objectID)
+    func ids(_ key: NSManagedObjectContext.NotificationKey) -> [NSManagedObjectID] {
+      (notification.userInfo?[key.rawValue] as? Set<NSManagedObject> ?? []).map(\.objectID)
     }
     return Change(inserted: ids(.insertedObjects), refreshed: ids(.refreshedObjects), onMainQueue: MainQueueProbe.isOnMainQueue)
   }
@@ -144,9 +144,9 @@ func changes(of context: ManagedObjectContext) -> NotificationLog<Change> {
 /// A SQLite store holding the note "Shopping", the stack under test on it, and "Shopping" fetched in the main
 /// context, as the list screen holds it.
 struct Fixture {
-  let coordinator: PersistentStoreCoordinator
+  let coordinator: NSPersistentStoreCoordinator
   let stack: any StackUnderTest
-  let shopping: ManagedObjectID
+  let shopping: NSManagedObjectID
   let writeErrors = Shared<[String]>([])
 
   init() throws {
@@ -162,7 +162,7 @@ struct Fixture {
     stack = try Subject.makeStack(coordinator) { error in writeErrors.withLock { $0.append("\(error)") } }
     let main = stack.mainContext
     shopping = try main.performAndWait {
-      let request = FetchRequest<Note>(entityName: "Note")
+      let request = NSFetchRequest<Note>(entityName: "Note")
       guard let note = try main.fetch(request).first else {
         throw ObjectGraphError(.objectNotFound, "The checks' store has no note.")
       }
@@ -173,7 +173,7 @@ struct Fixture {
   /// On a new worker of the stack: inserts notes titled `titles`, renames "Shopping" to `rename` when given,
   /// and saves, all on the worker's queue. Returns the new notes' IDs (permanent, as exercise 11 teaches).
   @discardableResult
-  func workerSaves(_ titles: [String], renamingShoppingTo rename: String? = nil) throws -> [ManagedObjectID] {
+  func workerSaves(_ titles: [String], renamingShoppingTo rename: String? = nil) throws -> [NSManagedObjectID] {
     let worker = stack.newWorker()
     return try worker.performAndWait {
       let notes = titles.map { title in
@@ -193,13 +193,13 @@ struct Fixture {
   }
 
   /// The title of the note `id` names in the main context, read on the main queue, without fetching again.
-  func titleInMain(_ id: ManagedObjectID) -> String? {
+  func titleInMain(_ id: NSManagedObjectID) -> String? {
     let main = stack.mainContext
     return main.performAndWait { (try? main.existingObject(with: id) as? Note)?.title }
   }
 
   /// What the main context holds, as an observer of it (a list screen) knows it: the objects it has registered.
-  func registeredInMain() -> Set<ManagedObjectID> {
+  func registeredInMain() -> Set<NSManagedObjectID> {
     let main = stack.mainContext
     return main.performAndWait { Set(main.registeredObjects.map(\.objectID)) }
   }
@@ -343,7 +343,7 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible, ChildProces
       return note.objectID
     }
     // A context the stack did not make, hung under its writer by someone else (a test, a sync engine).
-    let stranger = ManagedObjectContext(concurrencyType: .privateQueue)
+    let stranger = NSManagedObjectContext(concurrencyType: .privateQueue)
     stranger.parent = fixture.stack.writer
     let strangersNote = try stranger.performAndWait {
       let note = Note(context: stranger)
@@ -379,7 +379,7 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible, ChildProces
   /// Which of the two saves the stack should have ignored it merged (by the note each inserted), and what that
   /// says about how it picks its workers; `nil` when it merged neither.
   private static func whoseSavesWereMerged(
-    _ inserted: Set<ManagedObjectID>, anotherStacksWorker: ManagedObjectID, stranger: ManagedObjectID
+    _ inserted: Set<NSManagedObjectID>, anotherStacksWorker: NSManagedObjectID, stranger: NSManagedObjectID
   ) -> String? {
     switch (inserted.contains(anotherStacksWorker), inserted.contains(stranger)) {
     case (true, true):
@@ -425,7 +425,7 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible, ChildProces
 
   private static func checkWorkersAreHeldWeakly() throws {
     let fixture = try Fixture()
-    weak var letGo: ManagedObjectContext?
+    weak var letGo: NSManagedObjectContext?
     do {
       let worker = fixture.stack.newWorker()
       letGo = worker

@@ -18,7 +18,7 @@ import Testing
 
 /// The function under test: your `importNotes(_:on:)`, or the solution's.
 enum Subject {
-  static let importNotes: @Sendable ([String], ManagedObjectContext) throws -> [ManagedObjectID] = CodeUnderTest.pick(
+  static let importNotes: @Sendable ([String], NSManagedObjectContext) throws -> [NSManagedObjectID] = CodeUnderTest.pick(
     starter: Exercise11.importNotes(_:on:), solution: Exercise11Solution.importNotes(_:on:))
 }
 
@@ -75,10 +75,10 @@ extension ChildCheck {
 /// writer's child, and a worker beside the main context.
 struct Fixture {
   let storeURL: URL
-  let coordinator: PersistentStoreCoordinator
-  let writer: ManagedObjectContext
-  let main: ManagedObjectContext
-  let worker: ManagedObjectContext
+  let coordinator: NSPersistentStoreCoordinator
+  let writer: NSManagedObjectContext
+  let main: NSManagedObjectContext
+  let worker: NSManagedObjectContext
 
   init() throws {
     storeURL = try TemporaryFolder().appending("Notes.sqlite")
@@ -92,10 +92,10 @@ struct Fixture {
       note.createdAt = Date()
       try writer.save()
     }
-    main = ManagedObjectContext(concurrencyType: .mainQueue)
+    main = NSManagedObjectContext(concurrencyType: .mainQueue)
     main.name = "Main"
     main.parent = writer
-    worker = ManagedObjectContext(concurrencyType: .privateQueue)
+    worker = NSManagedObjectContext(concurrencyType: .privateQueue)
     worker.name = "Worker"
     worker.parent = writer
   }
@@ -103,15 +103,15 @@ struct Fixture {
   /// Imports `titles` with the code under test, and notes what the writer and the store hold as it returns.
   func runImport(_ titles: [String]) throws -> Imported {
     // What each save of the worker hands the writer: whether any new note went up under a temporary ID.
-    let saves = NotificationLog(ManagedObjectContext.didSaveNotification, object: worker) { notification in
-      let key = ManagedObjectContext.NotificationKey.insertedObjectIDs.rawValue
-      let inserted = notification.userInfo?[key] as? Set<ManagedObjectID> ?? []
+    let saves = NotificationLog(NSManagedObjectContext.didSaveNotification, object: worker) { notification in
+      let key = NSManagedObjectContext.NotificationKey.insertedObjectIDs.rawValue
+      let inserted = notification.userInfo?[key] as? Set<NSManagedObjectID> ?? []
       return inserted.contains(where: \.isTemporaryID)
     }
     let ids = try Subject.importNotes(titles, worker)
     let writer = writer
     let inWriter = try writer.performAndWait {
-      let request = FetchRequest<Note>(entityName: "Note")
+      let request = NSFetchRequest<Note>(entityName: "Note")
       request.predicate = try FetchPredicate(format: "title != %@", "Already here")
       return try writer.fetch(request).map(\.objectID)
     }
@@ -130,7 +130,7 @@ struct Fixture {
   }
 
   /// The title of the note `id` names in `context`, or why there is none.
-  static func title(of id: ManagedObjectID, in context: ManagedObjectContext) -> String {
+  static func title(of id: NSManagedObjectID, in context: NSManagedObjectContext) -> String {
     context.performAndWait {
       do {
         guard let note = try context.existingObject(with: id) as? Note else { return "(not a note)" }
@@ -147,9 +147,9 @@ let titles = ["Groceries", "Call the bank", "Book a table"]
 /// What the checks saw of one call of importNotes, as it returned (before the checks save the writer).
 struct Imported {
   /// The IDs it handed out.
-  let ids: [ManagedObjectID]
+  let ids: [NSManagedObjectID]
   /// The IDs the new notes have in the writer, where the worker's save put them.
-  let inWriter: [ManagedObjectID]
+  let inWriter: [NSManagedObjectID]
   /// Whether the store already held the new notes: importNotes saved the writer itself.
   let storeHadThem: Bool
   /// One entry per save of the worker: whether it handed new notes to the writer under temporary IDs.
@@ -311,7 +311,7 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible, ChildProces
     // The list screen fetches the notes in the main context; the app finds the imported ones among them by ID
     // (to select the newest, say). The fetched notes carry their rows' IDs: the IDs handed out must be those.
     let fetched = try fixture.main.performAndWait {
-      let request = FetchRequest<Note>(entityName: "Note")
+      let request = NSFetchRequest<Note>(entityName: "Note")
       request.predicate = try FetchPredicate(format: "title != %@", "Already here")
       return Dictionary(try fixture.main.fetch(request).map { ($0.objectID, $0.title) }, uniquingKeysWith: { first, _ in first })
     }

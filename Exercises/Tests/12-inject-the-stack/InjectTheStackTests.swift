@@ -31,7 +31,7 @@ extension Exercise12Solution.RecentNotes: RecentNotesUnderTest {}
 
 /// The list under test: your `RecentNotes(context:limit:)`, or the solution's.
 enum Subject {
-  typealias Make = @MainActor @Sendable (ManagedObjectContext, Int) throws -> any RecentNotesUnderTest
+  typealias Make = @MainActor @Sendable (NSManagedObjectContext, Int) throws -> any RecentNotesUnderTest
 
   static let makeList: Make = CodeUnderTest.pick(starter: makeStarter, solution: makeSolution)
 
@@ -93,14 +93,14 @@ func onMainQueue<Result: Sendable>(_ body: @MainActor () throws -> Result) rethr
 /// itself (`plain`) or as the child of a private writer, like stage 2's.
 @MainActor
 struct InMemoryStack {
-  let main: ManagedObjectContext
+  let main: NSManagedObjectContext
   /// The writer, when the stack has one.
-  let writer: ManagedObjectContext?
+  let writer: NSManagedObjectContext?
 
   init(plain: Bool) throws {
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try TutorialStack.model())
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try TutorialStack.model())
     try coordinator.addPersistentStore(type: .inMemory)
-    main = ManagedObjectContext(concurrencyType: .mainQueue)
+    main = NSManagedObjectContext(concurrencyType: .mainQueue)
     if plain {
       writer = nil
       main.persistentStoreCoordinator = coordinator
@@ -113,7 +113,7 @@ struct InMemoryStack {
 
   /// The titles of every note the main context sees, fetched anew, sorted.
   func allTitles() throws -> [String] {
-    try main.fetch(FetchRequest<Note>(entityName: "Note")).map(\.title).sorted()
+    try main.fetch(NSFetchRequest<Note>(entityName: "Note")).map(\.title).sorted()
   }
 }
 

@@ -22,7 +22,7 @@ import Testing
 
 /// The function under test: your `makeWriter(for:)`, or the solution's.
 enum Subject {
-  static let makeWriter: @Sendable (PersistentStoreCoordinator) throws -> ManagedObjectContext = CodeUnderTest.pick(
+  static let makeWriter: @Sendable (NSPersistentStoreCoordinator) throws -> NSManagedObjectContext = CodeUnderTest.pick(
     starter: Exercise13.makeWriter(for:), solution: Exercise13Solution.makeWriter(for:))
 }
 
@@ -155,7 +155,7 @@ func playTheEdits() throws -> Outcome {
   }
 
   let writer = try Subject.makeWriter(coordinator)
-  let main = ManagedObjectContext(concurrencyType: .privateQueue)
+  let main = NSManagedObjectContext(concurrencyType: .privateQueue)
   main.name = "Main"
   main.parent = writer
   // The user opens the note and edits it, and the app saves as stage 4 does: the main context's save puts the
@@ -163,7 +163,7 @@ func playTheEdits() throws -> Outcome {
   var saveError: (any Error)?
   do {
     try main.performAndWait {
-      let request = FetchRequest<Note>(entityName: "Note")
+      let request = NSFetchRequest<Note>(entityName: "Note")
       guard let note = try main.fetch(request).first, note.objectID == noteID else {
         throw ObjectGraphError(.objectNotFound, "The checks' note is not in the store: the fixture is broken.")
       }
@@ -198,7 +198,7 @@ func playTheEdits() throws -> Outcome {
   for store in coordinator.persistentStores { try coordinator.remove(store) }
   let reader = TutorialStack.context(.privateQueue, on: try TutorialStack.coordinator(storeURL: storeURL))
   var outcome = try reader.performAndWait {
-    guard let note = try reader.fetch(FetchRequest<Note>(entityName: "Note")).first else {
+    guard let note = try reader.fetch(NSFetchRequest<Note>(entityName: "Note")).first else {
       throw ObjectGraphError(.objectNotFound, "The file holds no note after the save.")
     }
     return Outcome(title: note.title, body: note.body ?? "", isPinned: note.isPinned)

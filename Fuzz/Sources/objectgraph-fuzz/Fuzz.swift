@@ -4,35 +4,35 @@ import ObjectGraph
 // One libFuzzer entry point for four inputs, chosen by the first byte modulo 4: 0 feeds the rest to the
 // predicate parser as a format (with one string argument per specifier), 1 to the Xcode model loader as a
 // `contents` file, 2 to the compiled model loader as a `.mom` file (a binary property list holding a keyed
-// archive), 3 to the mapping model reader (`MappingModel(contentsOf:)`) as a compiled `.cdm` file when it starts
+// archive), 3 to the mapping model reader (`NSMappingModel(contentsOf:)`) as a compiled `.cdm` file when it starts
 // like a binary property list, else as the `xcmapping.xml` of a `.xcmappingmodel` folder. Bytes 0, 1 and 2 keep
 // the meaning they had when the choice was even/odd and then modulo 3 (CI's seeds start with them).
 // Every input must end in a result or a thrown ObjectGraphError; anything else (a crash, a hang) is what
 // libFuzzer reports.
 
 /// The model a parsed predicate is checked against: a note with a title, a rating and tags.
-private let model: ManagedObjectModel? = {
-  let note = EntityDescription(
+private let model: NSManagedObjectModel? = {
+  let note = NSEntityDescription(
     name: "Note",
     properties: [
-      .attribute(AttributeDescription(name: "title", type: .string)),
-      .attribute(AttributeDescription(name: "rating", type: .integer64)),
-      .relationship(RelationshipDescription(name: "tags", destination: "Tag", inverse: "notes", toMany: true)),
+      .attribute(NSAttributeDescription(name: "title", type: .string)),
+      .attribute(NSAttributeDescription(name: "rating", type: .integer64)),
+      .relationship(NSRelationshipDescription(name: "tags", destination: "Tag", inverse: "notes", toMany: true)),
     ])
-  let tag = EntityDescription(
+  let tag = NSEntityDescription(
     name: "Tag",
     properties: [
-      .attribute(AttributeDescription(name: "name", type: .string)),
-      .relationship(RelationshipDescription(name: "notes", destination: "Note", inverse: "tags", toMany: true)),
+      .attribute(NSAttributeDescription(name: "name", type: .string)),
+      .relationship(NSRelationshipDescription(name: "notes", destination: "Note", inverse: "tags", toMany: true)),
     ])
-  return try? ManagedObjectModel(entities: [note, tag])
+  return try? NSManagedObjectModel(entities: [note, tag])
 }()
 
-private let context: ManagedObjectContext? = {
+private let context: NSManagedObjectContext? = {
   guard let model else { return nil }
-  let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+  let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
   guard (try? coordinator.addPersistentStore(type: .inMemory)) != nil else { return nil }
-  let context = ManagedObjectContext(concurrencyType: .privateQueue)
+  let context = NSManagedObjectContext(concurrencyType: .privateQueue)
   context.persistentStoreCoordinator = coordinator
   return context
 }()
@@ -70,18 +70,18 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let arguments: [any Sendable] = Array(repeating: "a", count: min(specifiers, 8))
     guard let predicate = try? FetchPredicate(format: format, argumentArray: arguments), let context else { return 0 }
     context.performAndWait {
-      let request = FetchRequest<ManagedObject>(entityName: "Note")
+      let request = NSFetchRequest<NSManagedObject>(entityName: "Note")
       request.predicate = predicate
       _ = try? context.fetch(request)
     }
   case 1:
     guard let modelFolder else { return 0 }
     guard (try? Data(rest).write(to: modelFolder.appendingPathComponent("contents"))) != nil else { return 0 }
-    _ = try? ManagedObjectModel(contentsOf: modelFolder)
+    _ = try? NSManagedObjectModel(contentsOf: modelFolder)
   case 2:
     guard let compiledModelFile else { return 0 }
     guard (try? Data(rest).write(to: compiledModelFile)) != nil else { return 0 }
-    _ = try? ManagedObjectModel(contentsOf: compiledModelFile)
+    _ = try? NSManagedObjectModel(contentsOf: compiledModelFile)
   default:
     // Read against the predicate's model, so that the whole file is read before its entity names are checked
     // (a mapping model alone would look for its models beside it first).
@@ -89,7 +89,7 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let compiled = rest.starts(with: Array("bplist".utf8))
     guard (try? Data(rest).write(to: compiled ? mappingFiles.compiled : mappingFiles.xcode)) != nil else { return 0 }
     let url = compiled ? mappingFiles.compiled : mappingFiles.xcode.deletingLastPathComponent()
-    _ = try? MappingModel(contentsOf: url, sourceModel: model, destinationModel: model)
+    _ = try? NSMappingModel(contentsOf: url, sourceModel: model, destinationModel: model)
   }
   return 0
 }

@@ -4,11 +4,11 @@ import Foundation
 /// ``viewContext`` and background contexts on demand (Core Data's `NSPersistentContainer`).
 ///
 /// ```swift
-/// let container = try PersistentContainer(name: "DataModel", bundle: .module)
+/// let container = try NSPersistentContainer(name: "DataModel", bundle: .module)
 /// container.loadPersistentStores { description, error in
 ///   if let error { print("Could not load \(description): \(error)") }
 /// }
-/// let notes = try container.viewContext.fetch(FetchRequest<Note>())
+/// let notes = try container.viewContext.fetch(NSFetchRequest<Note>())
 /// container.performBackgroundTask { context in
 ///   // import on a private queue, then save
 /// }
@@ -18,21 +18,21 @@ import Foundation
 /// What the container decides for you: one coordinator; the view context is a root context on the
 /// main queue beside the background contexts (not their parent), so a background save reaches the
 /// store directly and the view context sees it only by merging
-/// (``ManagedObjectContext/automaticallyMergesChangesFromParent``, off by default, as in Core Data); the
+/// (``NSManagedObjectContext/automaticallyMergesChangesFromParent``, off by default, as in Core Data); the
 /// store lives in ``defaultDirectoryURL()`` unless a description says otherwise.
 ///
 /// `@unchecked Sendable` (a subclassable class cannot be checked): its stored properties are constants of
 /// `Sendable` types, and the one thing that changes, the store descriptions, sits behind a lock.
-open class PersistentContainer: @unchecked Sendable {
+open class NSPersistentContainer: @unchecked Sendable {
   /// The container's name: the model's name, and the default store file's (`<name>.sqlite`).
   public let name: String
   /// The model.
-  public let managedObjectModel: ManagedObjectModel
+  public let managedObjectModel: NSManagedObjectModel
   /// The coordinator every context of the container uses.
-  public let persistentStoreCoordinator: PersistentStoreCoordinator
+  public let persistentStoreCoordinator: NSPersistentStoreCoordinator
   /// The main-queue context for the app's user interface: a root context on the coordinator.
-  public let viewContext: ManagedObjectContext
-  private let descriptions: Locked<[PersistentStoreDescription]>
+  public let viewContext: NSManagedObjectContext
+  private let descriptions: Locked<[NSPersistentStoreDescription]>
 
   /// A container for the model `<name>.xcdatamodeld` (or `<name>.xcdatamodel`) in `bundle`, with one SQLite
   /// store, `<name>.sqlite` in ``defaultDirectoryURL()``.
@@ -51,18 +51,18 @@ open class PersistentContainer: @unchecked Sendable {
         "No model named \(name) in the bundle at \(bundle.bundleURL.path): looked for \(name).xcdatamodeld and \(name).xcdatamodel. With SwiftPM, list the model in the target's resources and pass bundle: .module."
       )
     }
-    self.init(name: name, managedObjectModel: try ManagedObjectModel(contentsOf: url))
+    self.init(name: name, managedObjectModel: try NSManagedObjectModel(contentsOf: url))
   }
 
   /// A container for `model`, with one SQLite store, `<name>.sqlite` in ``defaultDirectoryURL()``.
-  public init(name: String, managedObjectModel model: ManagedObjectModel) {
+  public init(name: String, managedObjectModel model: NSManagedObjectModel) {
     self.name = name
     managedObjectModel = model
-    persistentStoreCoordinator = PersistentStoreCoordinator(managedObjectModel: model)
-    viewContext = ManagedObjectContext(concurrencyType: .mainQueue)
+    persistentStoreCoordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+    viewContext = NSManagedObjectContext(concurrencyType: .mainQueue)
     viewContext.persistentStoreCoordinator = persistentStoreCoordinator
     descriptions = Locked([
-      PersistentStoreDescription(url: Self.defaultDirectoryURL().appendingPathComponent("\(name).sqlite"))
+      NSPersistentStoreDescription(url: Self.defaultDirectoryURL().appendingPathComponent("\(name).sqlite"))
     ])
   }
 
@@ -74,7 +74,7 @@ open class PersistentContainer: @unchecked Sendable {
   }
 
   /// The stores ``loadPersistentStores(completionHandler:)`` adds. Change them before loading.
-  public var persistentStoreDescriptions: [PersistentStoreDescription] {
+  public var persistentStoreDescriptions: [NSPersistentStoreDescription] {
     get { descriptions.withLock { $0 } }
     set { descriptions.withLock { $0 = newValue } }
   }
@@ -82,19 +82,19 @@ open class PersistentContainer: @unchecked Sendable {
   /// Adds each described store to the coordinator, calling `completionHandler` once per description with
   /// `nil` or the error.
   ///
-  /// A description with ``PersistentStoreDescription/shouldAddStoreAsynchronously`` is added on a
+  /// A description with ``NSPersistentStoreDescription/shouldAddStoreAsynchronously`` is added on a
   /// background queue, and its handler runs there; the others are added before this call returns, and
   /// their handler runs on the calling thread. The default folder is made when it is missing; a
   /// description's own folder must exist (a missing one is the error reported).
   ///
   /// A store that needs a migration is migrated as Core Data's container does it: with a compiled mapping
   /// model (`.cdm`) found beside the model's file when there is one, else by inference (when
-  /// ``PersistentStoreDescription/shouldInferMappingModelAutomatically`` allows it). A description whose
+  /// ``NSPersistentStoreDescription/shouldInferMappingModelAutomatically`` allows it). A description whose
   /// ``StoreOptions/mappingModelMigration`` is set keeps its own; set it to
   /// `.mappingModels(in:policies:)` to look in more folders or to give the mapping's
-  /// ``EntityMigrationPolicy`` subclasses, which Swift on Linux cannot make from their class names.
+  /// ``NSEntityMigrationPolicy`` subclasses, which Swift on Linux cannot make from their class names.
   public func loadPersistentStores(
-    completionHandler: @escaping @Sendable (PersistentStoreDescription, (any Error)?) -> Void
+    completionHandler: @escaping @Sendable (NSPersistentStoreDescription, (any Error)?) -> Void
   ) {
     let defaultFolder = Self.defaultDirectoryURL().standardizedFileURL
     for description in persistentStoreDescriptions {
@@ -127,20 +127,20 @@ open class PersistentContainer: @unchecked Sendable {
   /// A new private-queue context on the coordinator, beside the view context: for work off the main
   /// queue. Its saves go straight to the store. A subclass may override it (to name the context, set its
   /// merge policy or transaction author), as Apple's samples do; ``performBackgroundTask(_:)`` uses it.
-  open func newBackgroundContext() -> ManagedObjectContext {
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+  open func newBackgroundContext() -> NSManagedObjectContext {
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = persistentStoreCoordinator
     return context
   }
 
   /// Runs `block` on a new background context's queue (one context per call, as in Core Data).
-  public func performBackgroundTask(_ block: @escaping @Sendable (ManagedObjectContext) -> Void) {
+  public func performBackgroundTask(_ block: @escaping @Sendable (NSManagedObjectContext) -> Void) {
     let context = newBackgroundContext()
     context.perform { block(context) }
   }
 
   /// The same, awaiting the block's result.
-  public func performBackgroundTask<T: Sendable>(_ block: @escaping @Sendable (ManagedObjectContext) throws -> T) async throws -> T {
+  public func performBackgroundTask<T: Sendable>(_ block: @escaping @Sendable (NSManagedObjectContext) throws -> T) async throws -> T {
     let context = newBackgroundContext()
     return try await context.perform { try block(context) }
   }

@@ -1,10 +1,10 @@
 import Foundation
 
-/// How a ``PersistentContainer`` adds one store: its type, file, configuration and options (Core Data's
+/// How an ``NSPersistentContainer`` adds one store: its type, file, configuration and options (Core Data's
 /// `NSPersistentStoreDescription`).
 ///
 /// ```swift
-/// let description = PersistentStoreDescription(url: folder.appendingPathComponent("Notes.sqlite"))
+/// let description = NSPersistentStoreDescription(url: folder.appendingPathComponent("Notes.sqlite"))
 /// description.shouldAddStoreAsynchronously = true
 /// container.persistentStoreDescriptions = [description]
 /// ```
@@ -12,7 +12,7 @@ import Foundation
 /// A reference type, changed in place as Core Data's is (`container.persistentStoreDescriptions.first?.url
 /// = …`), and safe to read from the queue the container's load reports on: every property sits behind a
 /// lock.
-public final class PersistentStoreDescription: Sendable, CustomStringConvertible {
+public final class NSPersistentStoreDescription: Sendable, CustomStringConvertible {
   private struct State {
     var type: StoreType = .sqlite
     var url: URL?
@@ -45,7 +45,7 @@ public final class PersistentStoreDescription: Sendable, CustomStringConvertible
   /// `NSCopying`: apps copy the container's default one and change the copy for a second store). Changing
   /// either afterwards leaves the other as it is.
   public func copy() -> Any {
-    PersistentStoreDescription(state: state.withLock { $0 })
+    NSPersistentStoreDescription(state: state.withLock { $0 })
   }
 
   /// The store's type. Default `.sqlite`.
@@ -63,7 +63,7 @@ public final class PersistentStoreDescription: Sendable, CustomStringConvertible
     get { state.withLock(\.configuration) }
     set { state.withLock { $0.configuration = newValue } }
   }
-  /// Whether ``PersistentContainer/loadPersistentStores(completionHandler:)`` returns at once and adds
+  /// Whether ``NSPersistentContainer/loadPersistentStores(completionHandler:)`` returns at once and adds
   /// the store on a background queue. Default `false`: the store is added before the call returns.
   public var shouldAddStoreAsynchronously: Bool {
     get { state.withLock(\.shouldAddStoreAsynchronously) }
@@ -97,7 +97,7 @@ public final class PersistentStoreDescription: Sendable, CustomStringConvertible
     set { state.withLock { $0.options.persistentHistoryTracking = newValue } }
   }
 
-  /// All the options, as ``PersistentStoreCoordinator/addPersistentStore(type:configuration:at:options:)``
+  /// All the options, as ``NSPersistentStoreCoordinator/addPersistentStore(type:configuration:at:options:)``
   /// takes them.
   public var options: StoreOptions {
     get { state.withLock(\.options) }
@@ -105,6 +105,6 @@ public final class PersistentStoreDescription: Sendable, CustomStringConvertible
   }
 
   public var description: String {
-    "<PersistentStoreDescription \(type.rawValue) \(url?.path ?? "(no file)")>"
+    "<NSPersistentStoreDescription \(type.rawValue) \(url?.path ?? "(no file)")>"
   }
 }

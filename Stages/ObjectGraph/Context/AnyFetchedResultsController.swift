@@ -5,9 +5,9 @@ import Foundation
 /// `NSFetchedResultsController`, without UIKit: the index paths are the ones a table or list needs.
 ///
 /// ```swift
-/// let request = FetchRequest<Note>(entityName: "Note")
+/// let request = NSFetchRequest<Note>(entityName: "Note")
 /// request.sortDescriptors = [FetchSortDescriptor(key: "notebook.name"), FetchSortDescriptor(key: "title")]
-/// let controller = FetchedResultsController(
+/// let controller = NSFetchedResultsController(
 ///   fetchRequest: request, managedObjectContext: mainContext, sectionNameKeyPath: "notebook.name", cacheName: nil)
 /// controller.delegate = listScreen
 /// try controller.performFetch()
@@ -24,14 +24,14 @@ import Foundation
 /// answers are the same, the cost here is a query per round of changes.
 public class AnyFetchedResultsController {
   /// The context the results come from.
-  public let managedObjectContext: ManagedObjectContext
+  public let managedObjectContext: NSManagedObjectContext
   /// The key path whose value names each object's section (`nil`: one section holding everything).
   public let sectionNameKeyPath: String?
   /// Core Data's name for an on-disk cache of the sections. Accepted and kept; there is no cache here
   /// (the sections are worked out from the results each time, which is fast in memory).
   public let cacheName: String?
   /// Told of each round of changes, on the context's queue.
-  public weak var delegate: (any FetchedResultsControllerDelegate)?
+  public weak var delegate: (any NSFetchedResultsControllerDelegate)?
   /// The sections, in order; `nil` before ``performFetch()``.
   public private(set) var sections: [FetchedResultsSection]?
   /// The error of the last attempt to follow a change, if it failed (the results then stay as they were;
@@ -39,14 +39,14 @@ public class AnyFetchedResultsController {
   public private(set) var changeTrackingError: (any Error)?
 
   private let entityName: String
-  private let fetch: () throws -> [ManagedObject]
+  private let fetch: () throws -> [NSManagedObject]
   private let checkRequest: () throws -> Void
   private var observer: (any NSObjectProtocol)?
   private var isFetching = false
 
   init(
-    context: ManagedObjectContext, entityName: String, sectionNameKeyPath: String?, cacheName: String?,
-    checkRequest: @escaping () throws -> Void, fetch: @escaping () throws -> [ManagedObject]
+    context: NSManagedObjectContext, entityName: String, sectionNameKeyPath: String?, cacheName: String?,
+    checkRequest: @escaping () throws -> Void, fetch: @escaping () throws -> [NSManagedObject]
   ) {
     managedObjectContext = context
     self.entityName = entityName
@@ -75,7 +75,7 @@ public class AnyFetchedResultsController {
   }
 
   /// The index path of `object` in the results, or `nil` when it is not among them.
-  public func indexPath(forObject object: ManagedObject) -> IndexPath? {
+  public func indexPath(forObject object: NSManagedObject) -> IndexPath? {
     guard let sections else { return nil }
     for (sectionIndex, section) in sections.enumerated() {
       if let row = section.objects.firstIndex(where: { $0 === object }) { return IndexPath(row: row, section: sectionIndex) }
@@ -97,7 +97,7 @@ public class AnyFetchedResultsController {
   /// The object at an index path of the results.
   /// - Throws: ``ObjectGraphError/Code/invalidValue`` for an index path outside the results (Core Data
   ///   raises an exception; a thrown error lets a list survive a stale index path).
-  func anyObject(at indexPath: IndexPath) throws -> ManagedObject {
+  func anyObject(at indexPath: IndexPath) throws -> NSManagedObject {
     guard let sections else {
       throw ObjectGraphError(.invalidValue, "The fetched results controller has no results yet: call performFetch() first.")
     }
@@ -114,14 +114,14 @@ public class AnyFetchedResultsController {
   // MARK: - Sections
 
   /// The results cut into sections by the section key path's value, which must come in runs.
-  private func makeSections(_ objects: [ManagedObject]) throws -> [FetchedResultsSection] {
+  private func makeSections(_ objects: [NSManagedObject]) throws -> [FetchedResultsSection] {
     guard let sectionNameKeyPath else {
       return [FetchedResultsSection(name: "", indexTitle: nil, objects: objects)]
     }
     let path = sectionNameKeyPath.split(separator: ".").map(String.init)
     var sections: [FetchedResultsSection] = []
     var names: Set<String> = []
-    var current: (name: String, objects: [ManagedObject])?
+    var current: (name: String, objects: [NSManagedObject])?
     func close() {
       guard let current else { return }
       let title = current.name.first.map { String($0).uppercased() }
@@ -179,7 +179,7 @@ public class AnyFetchedResultsController {
   private func startObserving() {
     let reference = WeakReference(self)
     observer = NotificationCenter.default.addObserver(
-      forName: ManagedObjectContext.objectsDidChangeNotification, object: managedObjectContext, queue: nil
+      forName: NSManagedObjectContext.objectsDidChangeNotification, object: managedObjectContext, queue: nil
     ) { notification in
       reference.controller?.contextDidChange(notification)
     }
@@ -190,9 +190,9 @@ public class AnyFetchedResultsController {
     // to follow.
     guard !isFetching, let oldSections = sections else { return }
     let info = notification.userInfo ?? [:]
-    let key = ManagedObjectContext.NotificationKey.self
+    let key = NSManagedObjectContext.NotificationKey.self
     let sets = [key.insertedObjects, key.updatedObjects, key.deletedObjects, key.refreshedObjects].map {
-      info[$0.rawValue] as? Set<ManagedObject> ?? []
+      info[$0.rawValue] as? Set<NSManagedObject> ?? []
     }
     let invalidatedAll = info[key.invalidatedAllObjects.rawValue] as? Bool ?? false
     guard let entity = managedObjectContext.persistentStoreCoordinator?.managedObjectModel.entitiesByName[entityName] else {
@@ -227,8 +227,8 @@ public class AnyFetchedResultsController {
 
   /// What a round of changes did to the sections and objects.
   struct Report {
-    var sections: [(section: FetchedResultsSection, index: Int, type: FetchedResultsChangeType)] = []
-    var objects: [(object: ManagedObject, from: IndexPath?, type: FetchedResultsChangeType, to: IndexPath?)] = []
+    var sections: [(section: FetchedResultsSection, index: Int, type: NSFetchedResultsChangeType)] = []
+    var objects: [(object: NSManagedObject, from: IndexPath?, type: NSFetchedResultsChangeType, to: IndexPath?)] = []
     var isEmpty: Bool { sections.isEmpty && objects.isEmpty }
   }
 
@@ -249,8 +249,8 @@ public class AnyFetchedResultsController {
     for (index, section) in new.enumerated() where !oldNames.contains(section.name) {
       report.sections.append((section, index, .insert))
     }
-    func positions(_ sections: [FetchedResultsSection]) -> [ObjectIdentifier: (ManagedObject, IndexPath)] {
-      var result: [ObjectIdentifier: (ManagedObject, IndexPath)] = [:]
+    func positions(_ sections: [FetchedResultsSection]) -> [ObjectIdentifier: (NSManagedObject, IndexPath)] {
+      var result: [ObjectIdentifier: (NSManagedObject, IndexPath)] = [:]
       for (sectionIndex, section) in sections.enumerated() {
         for (row, object) in section.objects.enumerated() {
           result[ObjectIdentifier(object)] = (object, IndexPath(row: row, section: sectionIndex))
@@ -265,8 +265,8 @@ public class AnyFetchedResultsController {
         report.objects.append((object, IndexPath(row: row, section: sectionIndex), .delete, nil))
       }
     }
-    var moves: [(object: ManagedObject, from: IndexPath?, type: FetchedResultsChangeType, to: IndexPath?)] = []
-    var updates: [(object: ManagedObject, from: IndexPath?, type: FetchedResultsChangeType, to: IndexPath?)] = []
+    var moves: [(object: NSManagedObject, from: IndexPath?, type: NSFetchedResultsChangeType, to: IndexPath?)] = []
+    var updates: [(object: NSManagedObject, from: IndexPath?, type: NSFetchedResultsChangeType, to: IndexPath?)] = []
     for (sectionIndex, section) in new.enumerated() {
       for (row, object) in section.objects.enumerated() {
         let here = IndexPath(row: row, section: sectionIndex)

@@ -7,16 +7,16 @@ struct BatchRowReader {
   /// A stored attribute a dictionary may name.
   private struct Column {
     let index: Int
-    let type: AttributeType
-    let attribute: AttributeDescription
+    let type: NSAttributeType
+    let attribute: NSAttributeDescription
   }
 
-  let entity: EntityDescription
+  let entity: NSEntityDescription
   private let columns: [String: Column]
   private let required: [(index: Int, name: String)]
   private let defaults: [StoredValue]
 
-  init(entity: EntityDescription) {
+  init(entity: NSEntityDescription) {
     self.entity = entity
     var columns: [String: Column] = [:]
     var required: [(Int, String)] = []

@@ -6,7 +6,7 @@ import Foundation
 // beside the contexts because `Debug/` sits below them and knows neither.
 extension ConcurrencyDebug.Watch {
   /// Watches `contexts` (see ``ConcurrencyDebug/Watch``).
-  convenience init(_ contexts: ManagedObjectContext...) {
+  convenience init(_ contexts: NSManagedObjectContext...) {
     self.init(watching: contexts)
   }
 }
@@ -16,7 +16,7 @@ extension ConcurrencyDebug {
 
   /// Called by a context's entry points when they find themselves off the context's queue.
   @inline(__always)
-  static func contextTouchedOffQueue(_ context: ManagedObjectContext, operation: String) {
+  static func contextTouchedOffQueue(_ context: NSManagedObjectContext, operation: String) {
     guard flags.load(ordering: .relaxed) != 0 else { return }
     reportContext(context, operation: operation)
   }
@@ -24,14 +24,14 @@ extension ConcurrencyDebug {
   /// Called on every property access of a managed object: reports the access when it is off the queue of
   /// the object's context.
   @inline(__always)
-  static func objectTouchedOffQueue(_ object: ManagedObject, key: String) {
+  static func objectTouchedOffQueue(_ object: NSManagedObject, key: String) {
     guard flags.load(ordering: .relaxed) != 0 else { return }
     checkObject(object, key: key)
   }
 
   /// Called when a change is recorded off the queue of the object's context: a property set there, or a
   /// relationship's inverse, updated because the other side was set.
-  static func objectChangedOffQueue(_ object: ManagedObject, slot index: Int) {
+  static func objectChangedOffQueue(_ object: NSManagedObject, slot index: Int) {
     guard flags.load(ordering: .relaxed) != 0, let context = object.managedObjectContext,
       isEnabled || watch(for: [context]) != nil
     else { return }
@@ -48,7 +48,7 @@ extension ConcurrencyDebug {
   }
 
   @inline(never)
-  private static func reportContext(_ context: ManagedObjectContext, operation: String) {
+  private static func reportContext(_ context: NSManagedObjectContext, operation: String) {
     guard isEnabled || watch(for: [context]) != nil else { return }
     let rule = context.concurrencyType == .mainQueue ? 2 : 3
     let outside = rule == 2 ? "off the main queue" : "outside its perform { } or performAndWait { }"
@@ -59,7 +59,7 @@ extension ConcurrencyDebug {
   }
 
   @inline(never)
-  private static func checkObject(_ object: ManagedObject, key: String) {
+  private static func checkObject(_ object: NSManagedObject, key: String) {
     guard let context = object.managedObjectContext, isEnabled || watch(for: [context]) != nil, !context.isOnQueue else {
       return
     }
@@ -72,7 +72,7 @@ extension ConcurrencyDebug {
   }
 
   /// Called when an object is related to (or inserted into, or deleted from) a context other than its own.
-  static func objectsFromTwoContexts(_ object: ManagedObject, _ other: ManagedObject, key: String) {
+  static func objectsFromTwoContexts(_ object: NSManagedObject, _ other: NSManagedObject, key: String) {
     let what: String
     if object === other {
       // insert(_:) / delete(_:) of a context the object does not belong to.
@@ -90,11 +90,11 @@ extension ConcurrencyDebug {
 
   // MARK: - Describing objects, contexts and places
 
-  static func describe(_ object: ManagedObject) -> String {
+  static func describe(_ object: NSManagedObject) -> String {
     "\(object.entity.name) \(object.objectID)"
   }
 
-  static func describe(_ context: ManagedObjectContext) -> String {
+  static func describe(_ context: NSManagedObjectContext) -> String {
     let kind = context.concurrencyType == .mainQueue ? "main-queue" : "private-queue"
     if let name = context.name { return "\(kind) context '\(name)'" }
     let queue = context.concurrencyType == .mainQueue ? "" : " on queue '\(context.queue.mark.label)'"

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// A context's bookkeeping: which objects it knows and which of them changed. Touched only on the
-/// context's queue (see `ManagedObjectContext.isolated`), so it needs no lock.
+/// context's queue (see `NSManagedObjectContext.isolated`), so it needs no lock.
 ///
 /// The tables touched for every object are `@exclusivity(unchecked)`: only the context's queue touches
 /// them, one access at a time, and the run-time exclusivity check costs more than the access itself.
@@ -18,33 +18,33 @@ final class Confined {
   /// saved or rolled back. `retainsRegisteredObjects` turns purging off.
   @exclusivity(unchecked) var registry = ObjectRegistry()
   @exclusivity(unchecked) var inserted = InsertedObjects()
-  var updated: Set<ManagedObject> = []
-  var deleted: Set<ManagedObject> = []
+  var updated: Set<NSManagedObject> = []
+  var deleted: Set<NSManagedObject> = []
   /// Deleted objects whose delete rules have already been applied.
   var propagated: Set<ObjectIdentifier> = []
   /// Rows read ahead (prefetching) for objects not yet realised; a fault takes its row from here first,
   /// unless it is older than the context's staleness interval.
-  var rowCache: [ManagedObjectID: CachedRow] = [:]
+  var rowCache: [NSManagedObjectID: CachedRow] = [:]
   /// Temporary IDs this context has replaced with permanent ones at a save, for children that still use them.
-  var aliases: [ManagedObjectID: ManagedObjectID] = [:]
+  var aliases: [NSManagedObjectID: NSManagedObjectID] = [:]
   /// The same pairs, permanent to temporary.
-  var reverseAliases: [ManagedObjectID: ManagedObjectID] = [:]
+  var reverseAliases: [NSManagedObjectID: NSManagedObjectID] = [:]
   /// What changed since the last objects-did-change notification: inserts from this position of
   /// `inserted` on, and these updated and deleted objects.
   var noticedInsertions = 0
   /// A main-queue context has asked the main queue to process pending changes after the current block.
   var processingScheduled = false
-  var unnoticedUpdates: Set<ManagedObject> = []
-  var unnoticedDeletes: Set<ManagedObject> = []
+  var unnoticedUpdates: Set<NSManagedObject> = []
+  var unnoticedDeletes: Set<NSManagedObject> = []
   /// Every inserted object objects-did-change has announced since the inserted list was last cleared (and
   /// any of them since deleted): a save reuses it as its did-save set when it holds exactly the objects
   /// still inserted, instead of building a second set of them (a parent announces a child's 100,000
   /// inserts during the child's save, and announces nothing new at its own).
-  var announcedInserts: Set<ManagedObject> = []
-  /// A save is running `willSave()` hooks (see `ManagedObjectContext.runWillSave`): every object changed
+  var announcedInserts: Set<NSManagedObject> = []
+  /// A save is running `willSave()` hooks (see `NSManagedObjectContext.runWillSave`): every object changed
   /// meanwhile is noted in `changedDuringWillSave`, so that its hook runs (again) before the save writes.
   var runsWillSave = false
-  var changedDuringWillSave: Set<ManagedObject> = []
+  var changedDuringWillSave: Set<NSManagedObject> = []
   /// The registry size at which the next purge runs (doubling keeps purging linear overall).
   private var purgeThreshold = 4096
   /// The registry size at which a fetch purges before it registers its objects. Unlike `purgeThreshold`,
@@ -55,7 +55,7 @@ final class Confined {
   /// any queue, as Core Data's) needs no hop onto the queue.
   let retainsAll = Atomic<Bool>(false)
 
-  func register(_ object: ManagedObject) {
+  func register(_ object: NSManagedObject) {
     registry[object.objectID] = object
     // Changed objects are never purged, so only the unchanged ones count towards the next purge (a big
     // import registers 100,000 inserted objects and has nothing to purge).
@@ -64,14 +64,14 @@ final class Confined {
 
   /// Registers an object a fetch is about to return, without purging: the fetch's caller holds its objects,
   /// so a purge in the middle of it would scan them all and free none. Call ``fetchDidRegister()`` after.
-  func registerFetched(_ object: ManagedObject, as identity: FetchedRow.Identity) {
+  func registerFetched(_ object: NSManagedObject, as identity: FetchedRow.Identity) {
     switch identity {
     case .id(let id): registry[id] = object
     case .row(let source, let primaryKey): registry[source, primaryKey] = object
     }
   }
 
-  func registered(_ identity: FetchedRow.Identity) -> ManagedObject? {
+  func registered(_ identity: FetchedRow.Identity) -> NSManagedObject? {
     switch identity {
     case .id(let id): registry[id]
     case .row(let source, let primaryKey): registry[source, primaryKey]
@@ -108,7 +108,7 @@ final class Confined {
 
   private var unchangedCount: Int { registry.count - inserted.count - updated.count - deleted.count }
 
-  func registered(_ id: ManagedObjectID) -> ManagedObject? { registry[id] }
+  func registered(_ id: NSManagedObjectID) -> NSManagedObject? { registry[id] }
 
   /// Drops unchanged objects that only the registry still references.
   func purge() {

@@ -1,8 +1,8 @@
 import Foundation
 
-/// What happened to an object or a section of a ``FetchedResultsController`` (Core Data's
+/// What happened to an object or a section of an ``NSFetchedResultsController`` (Core Data's
 /// `NSFetchedResultsChangeType`).
-public enum FetchedResultsChangeType: Sendable, Hashable {
+public enum NSFetchedResultsChangeType: Sendable, Hashable {
   /// It came into the results.
   case insert
   /// It left the results.

@@ -1,10 +1,10 @@
 import Foundation
 
 /// A ``AnyFetchedResultsController`` whose objects are `Result`s: what you make.
-public final class FetchedResultsController<Result: ManagedObject>: AnyFetchedResultsController {
+public final class NSFetchedResultsController<Result: NSManagedObject>: AnyFetchedResultsController {
   /// The request whose results are kept. Change its predicate or sort and call ``AnyFetchedResultsController/performFetch()`` again
   /// to apply them (Core Data's rule).
-  public let fetchRequest: FetchRequest<Result>
+  public let fetchRequest: NSFetchRequest<Result>
 
   /// Makes a controller; nothing is fetched until ``AnyFetchedResultsController/performFetch()``.
   ///
@@ -16,7 +16,7 @@ public final class FetchedResultsController<Result: ManagedObject>: AnyFetchedRe
   ///     section; the request must sort by it first. `nil` for one section.
   ///   - cacheName: accepted for ported code; there is no section cache.
   public init(
-    fetchRequest: FetchRequest<Result>, managedObjectContext: ManagedObjectContext, sectionNameKeyPath: String?,
+    fetchRequest: NSFetchRequest<Result>, managedObjectContext: NSManagedObjectContext, sectionNameKeyPath: String?,
     cacheName: String?
   ) {
     self.fetchRequest = fetchRequest

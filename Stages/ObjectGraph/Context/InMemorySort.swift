@@ -3,7 +3,7 @@ import Foundation
 /// Sorting objects in memory with the same order SQLite uses: `nil` first, numbers numerically,
 /// strings by code points, dates chronologically.
 enum InMemorySort {
-  static func sort(_ objects: [ManagedObject], by descriptors: [FetchSortDescriptor]) throws -> [ManagedObject] {
+  static func sort(_ objects: [NSManagedObject], by descriptors: [FetchSortDescriptor]) throws -> [NSManagedObject] {
     let keyed = try objects.enumerated().map { offset, object in
       (offset, object, try descriptors.map { try sortValue(object, $0.keyPath) })
     }

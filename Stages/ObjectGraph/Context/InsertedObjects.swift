@@ -4,10 +4,10 @@ import Foundation
 ///
 /// Saves write rows in insertion order, and a big import inserts hundreds of thousands of objects, so
 /// this is an array rather than a set: appending is O(1), and so is removing, because each object keeps
-/// its position (``ManagedObject/insertionPosition``) and leaves a hole behind. Iterating in order needs
+/// its position (``NSManagedObject/insertionPosition``) and leaves a hole behind. Iterating in order needs
 /// no sort, and walks the objects in the order they were allocated.
 struct InsertedObjects {
-  private var slots: [ManagedObject?] = []
+  private var slots: [NSManagedObject?] = []
   /// How many objects are in the list (holes excluded).
   private(set) var count = 0
 
@@ -15,7 +15,7 @@ struct InsertedObjects {
   /// The position the next inserted object will take.
   var endPosition: Int { slots.count }
 
-  mutating func append(_ object: ManagedObject) {
+  mutating func append(_ object: NSManagedObject) {
     object.insertionPosition = slots.count
     slots.append(object)
     count += 1
@@ -28,12 +28,12 @@ struct InsertedObjects {
     slots.reserveCapacity(max(needed, slots.capacity * 2))
   }
 
-  func contains(_ object: ManagedObject) -> Bool {
+  func contains(_ object: NSManagedObject) -> Bool {
     let position = object.insertionPosition
     return position >= 0 && position < slots.count && slots[position] === object
   }
 
-  mutating func remove(_ object: ManagedObject) {
+  mutating func remove(_ object: NSManagedObject) {
     guard contains(object) else { return }
     slots[object.insertionPosition] = nil
     object.insertionPosition = -1
@@ -41,23 +41,23 @@ struct InsertedObjects {
   }
 
   /// The objects, in insertion order.
-  var inOrder: [ManagedObject] { slots.compactMap { $0 } }
+  var inOrder: [NSManagedObject] { slots.compactMap { $0 } }
 
   /// The objects inserted at `position` or later, in order.
-  func inserted(from position: Int) -> [ManagedObject] {
+  func inserted(from position: Int) -> [NSManagedObject] {
     slots[min(position, slots.count)...].compactMap { $0 }
   }
 
   /// The same as a set, built without an intermediate array (an objects-did-change notification of a big
   /// import would otherwise retain and release 100,000 objects once more).
-  func insertedSet(from position: Int) -> Set<ManagedObject> {
+  func insertedSet(from position: Int) -> Set<NSManagedObject> {
     let tail = slots[min(position, slots.count)...]
-    var set = Set<ManagedObject>(minimumCapacity: min(count, tail.count))
+    var set = Set<NSManagedObject>(minimumCapacity: min(count, tail.count))
     for case let object? in tail { set.insert(object) }
     return set
   }
 
-  func contains(where predicate: (ManagedObject) -> Bool) -> Bool {
+  func contains(where predicate: (NSManagedObject) -> Bool) -> Bool {
     slots.contains { $0.map(predicate) ?? false }
   }
 }

@@ -1,23 +1,23 @@
 import Foundation
 
-extension ManagedObjectContext {
-  /// Runs a request straight against the persistent store(s): a ``BatchInsertRequest``,
-  /// ``BatchUpdateRequest``, ``BatchDeleteRequest`` or ``PersistentHistoryChangeRequest`` (Core Data's
+extension NSManagedObjectContext {
+  /// Runs a request straight against the persistent store(s): an ``NSBatchInsertRequest``,
+  /// ``NSBatchUpdateRequest``, ``NSBatchDeleteRequest`` or ``NSPersistentHistoryChangeRequest`` (Core Data's
   /// `execute(_:)`).
   ///
   /// The rows change in SQL; no object is made, and no context (this one included) sees the change until
   /// it fetches again or merges the IDs with ``mergeChanges(fromRemoteContextSave:into:)``. A child
   /// context's request goes to its coordinator too, past its parents.
   ///
-  /// - Returns: a ``BatchInsertResult``, ``BatchUpdateResult``, ``BatchDeleteResult`` or
-  ///   ``PersistentHistoryResult``.
+  /// - Returns: an ``NSBatchInsertResult``, ``NSBatchUpdateResult``, ``NSBatchDeleteResult`` or
+  ///   ``NSPersistentHistoryResult``.
   /// - Throws: ``ObjectGraphError/Code/unknownKey`` for an unknown entity or key,
   ///   ``ObjectGraphError/Code/invalidValue`` for a value of the wrong type or a relationship given as a
   ///   value, ``ObjectGraphError/Code/validationMissingMandatoryProperty`` for a required attribute left
   ///   without a value, 133021 for a uniqueness constraint broken by an insert, 1600 when a Deny rule
   ///   refuses a delete, ``ObjectGraphError/Code/unsupportedFeature`` for another kind of request. Nothing
   ///   is changed when it throws.
-  public func execute(_ request: any PersistentStoreRequest) throws -> any PersistentStoreResult {
+  public func execute(_ request: any NSPersistentStoreRequest) throws -> any NSPersistentStoreResult {
     try isolated("execute(_:)") { _ in
       guard let coordinator = persistentStoreCoordinator, coordinator.canServeRequests else {
         throw ObjectGraphError(
@@ -25,21 +25,21 @@ extension ManagedObjectContext {
           "Context \(displayName) has no coordinator with a store, so a batch request has nowhere to go. Add a store first.")
       }
       switch request {
-      case let insert as BatchInsertRequest: return try executeInsert(insert, coordinator)
-      case let update as BatchUpdateRequest: return try executeUpdate(update, coordinator)
-      case let delete as BatchDeleteRequest: return try executeDelete(delete, coordinator)
-      case let history as PersistentHistoryChangeRequest: return try executeHistory(history, coordinator)
+      case let insert as NSBatchInsertRequest: return try executeInsert(insert, coordinator)
+      case let update as NSBatchUpdateRequest: return try executeUpdate(update, coordinator)
+      case let delete as NSBatchDeleteRequest: return try executeDelete(delete, coordinator)
+      case let history as NSPersistentHistoryChangeRequest: return try executeHistory(history, coordinator)
       default:
         throw ObjectGraphError(
           .unsupportedFeature,
-          "execute(_:) runs BatchInsertRequest, BatchUpdateRequest, BatchDeleteRequest and PersistentHistoryChangeRequest; \(type(of: request)) is not one. Fetch requests go to fetch(_:)."
+          "execute(_:) runs NSBatchInsertRequest, NSBatchUpdateRequest, NSBatchDeleteRequest and NSPersistentHistoryChangeRequest; \(type(of: request)) is not one. Fetch requests go to fetch(_:)."
         )
       }
     }
   }
 
-  private func executeInsert(_ request: BatchInsertRequest, _ coordinator: PersistentStoreCoordinator) throws
-    -> BatchInsertResult
+  private func executeInsert(_ request: NSBatchInsertRequest, _ coordinator: NSPersistentStoreCoordinator) throws
+    -> NSBatchInsertResult
   {
     let entity = try entity(named: request.entityName)
     guard !entity.isAbstract else {
@@ -57,7 +57,7 @@ extension ManagedObjectContext {
         rows.append(try reader.row(dictionary, number: rows.count))
       }
     }
-    var ids: [ManagedObjectID] = []
+    var ids: [NSManagedObjectID] = []
     if !rows.isEmpty {
       let (author, contextName) = settings.withLock { ($0.transactionAuthor, $0.name) }
       if let inserted = try coordinator.batchInsert(
@@ -73,14 +73,14 @@ extension ManagedObjectContext {
       }
     }
     switch request.resultType {
-    case .statusOnly: return BatchInsertResult(resultType: .statusOnly, result: true)
-    case .count: return BatchInsertResult(resultType: .count, result: rows.count)
-    case .objectIDs: return BatchInsertResult(resultType: .objectIDs, result: ids)
+    case .statusOnly: return NSBatchInsertResult(resultType: .statusOnly, result: true)
+    case .count: return NSBatchInsertResult(resultType: .count, result: rows.count)
+    case .objectIDs: return NSBatchInsertResult(resultType: .objectIDs, result: ids)
     }
   }
 
-  private func executeUpdate(_ request: BatchUpdateRequest, _ coordinator: PersistentStoreCoordinator) throws
-    -> BatchUpdateResult
+  private func executeUpdate(_ request: NSBatchUpdateRequest, _ coordinator: NSPersistentStoreCoordinator) throws
+    -> NSBatchUpdateResult
   {
     let entity = try entity(named: request.entityName)
     guard let properties = request.propertiesToUpdate, !properties.isEmpty else {
@@ -94,17 +94,17 @@ extension ManagedObjectContext {
     (batch.author, batch.contextName) = settings.withLock { ($0.transactionAuthor, $0.name) }
     let result = try coordinator.executeBatch(batch)
     switch request.resultType {
-    case .statusOnlyResultType: return BatchUpdateResult(resultType: .statusOnlyResultType, result: true)
-    case .updatedObjectIDsResultType: return BatchUpdateResult(resultType: .updatedObjectIDsResultType, result: result.ids)
-    case .updatedObjectsCountResultType: return BatchUpdateResult(resultType: .updatedObjectsCountResultType, result: result.count)
+    case .statusOnlyResultType: return NSBatchUpdateResult(resultType: .statusOnlyResultType, result: true)
+    case .updatedObjectIDsResultType: return NSBatchUpdateResult(resultType: .updatedObjectIDsResultType, result: result.ids)
+    case .updatedObjectsCountResultType: return NSBatchUpdateResult(resultType: .updatedObjectsCountResultType, result: result.count)
     }
   }
 
-  private func executeDelete(_ request: BatchDeleteRequest, _ coordinator: PersistentStoreCoordinator) throws
-    -> BatchDeleteResult
+  private func executeDelete(_ request: NSBatchDeleteRequest, _ coordinator: NSPersistentStoreCoordinator) throws
+    -> NSBatchDeleteResult
   {
     if let ids = request.objectIDs, ids.isEmpty {
-      return BatchDeleteResult(resultType: request.resultType, result: Self.emptyResult(request.resultType))
+      return NSBatchDeleteResult(resultType: request.resultType, result: Self.emptyResult(request.resultType))
     }
     let entity = try entity(named: request.entityName)
     if let ids = request.objectIDs {
@@ -127,16 +127,16 @@ extension ManagedObjectContext {
     (batch.author, batch.contextName) = settings.withLock { ($0.transactionAuthor, $0.name) }
     let result = try coordinator.executeBatch(batch)
     switch request.resultType {
-    case .resultTypeStatusOnly: return BatchDeleteResult(resultType: .resultTypeStatusOnly, result: true)
-    case .resultTypeObjectIDs: return BatchDeleteResult(resultType: .resultTypeObjectIDs, result: result.ids)
-    case .resultTypeCount: return BatchDeleteResult(resultType: .resultTypeCount, result: result.count)
+    case .resultTypeStatusOnly: return NSBatchDeleteResult(resultType: .resultTypeStatusOnly, result: true)
+    case .resultTypeObjectIDs: return NSBatchDeleteResult(resultType: .resultTypeObjectIDs, result: result.ids)
+    case .resultTypeCount: return NSBatchDeleteResult(resultType: .resultTypeCount, result: result.count)
     }
   }
 
-  private static func emptyResult(_ type: BatchDeleteRequestResultType) -> Any {
+  private static func emptyResult(_ type: NSBatchDeleteRequestResultType) -> Any {
     switch type {
     case .resultTypeStatusOnly: true
-    case .resultTypeObjectIDs: [ManagedObjectID]()
+    case .resultTypeObjectIDs: [NSManagedObjectID]()
     case .resultTypeCount: 0
     }
   }
@@ -145,11 +145,11 @@ extension ManagedObjectContext {
   /// user info) into each context, as if they had been saved by a context of their coordinator (Core
   /// Data's `mergeChanges(fromRemoteContextSave:into:)`).
   ///
-  /// `changes` holds sets or arrays of ``ManagedObjectID``s (or of objects) under the keys of
+  /// `changes` holds sets or arrays of ``NSManagedObjectID``s (or of objects) under the keys of
   /// ``NotificationKey``: `insertedObjectIDs`/`insertedObjects`, `updatedObjectIDs`/`updatedObjects`,
   /// `deletedObjectIDs`/`deletedObjects`. Each context merges on its own queue; the call returns when all
   /// have.
-  public static func mergeChanges(fromRemoteContextSave changes: [String: Any], into contexts: [ManagedObjectContext]) {
+  public static func mergeChanges(fromRemoteContextSave changes: [String: Any], into contexts: [NSManagedObjectContext]) {
     let saved = SavedObjectIDs(userInfo: changes)
     for context in contexts {
       context.performAndWait { context.mergeChanges(fromContextDidSave: saved) }

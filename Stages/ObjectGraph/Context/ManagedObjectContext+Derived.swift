@@ -3,7 +3,7 @@ import Foundation
 /// Derived attributes, computed when a context saves, as Core Data's SQLite store computes them when the
 /// rows change: each inserted or updated object's, and those of the objects a changed object points to
 /// through a to-one relationship (a notebook's `notes.@sum.words` changes when one of its notes does).
-extension ManagedObjectContext {
+extension NSManagedObjectContext {
   /// Parsed expressions, by their text: each is parsed once per process. (By text, not by entity: an
   /// entity's identity may be reused by another once it is freed.)
   private static let derivations = Locked<[String: DerivationExpression]>([:])
@@ -11,8 +11,8 @@ extension ManagedObjectContext {
   func computeDerivedAttributes(_ confined: Confined) throws {
     // Most models have none: then a save pays one look at its entities.
     guard model?.entities.contains(where: { !$0.layout.derivedIndexes.isEmpty }) == true else { return }
-    var targets: [ObjectIdentifier: ManagedObject] = [:]
-    func consider(_ object: ManagedObject) {
+    var targets: [ObjectIdentifier: NSManagedObject] = [:]
+    func consider(_ object: NSManagedObject) {
       guard !object.layout.derivedIndexes.isEmpty, !object.state.isDeleted else { return }
       targets[ObjectIdentifier(object)] = object
     }
@@ -59,7 +59,7 @@ extension ManagedObjectContext {
   /// A dependency of derived attributes on objects reached through to-ones: a change to an instance of
   /// `entity` changes the derived attributes of the objects its `inverses` lead to, in order.
   private struct ToOneReader {
-    let entity: EntityDescription
+    let entity: NSEntityDescription
     let inverses: [String]
   }
 
@@ -93,11 +93,11 @@ extension ManagedObjectContext {
   }
 
   /// The objects `object`'s relationship `name` holds, as objects of this context.
-  private func related(_ object: ManagedObject, _ name: String, _ confined: Confined) -> [ManagedObject] {
+  private func related(_ object: NSManagedObject, _ name: String, _ confined: Confined) -> [NSManagedObject] {
     guard let index = object.layout.index(of: name) else { return [] }
     let slot = object.layout.slots[index]
     if !slot.isToMany { object.fireFault(key: name) }
-    let ids: [ManagedObjectID] =
+    let ids: [NSManagedObjectID] =
       slot.isToMany ? Array(object.relatedIDs(slot)) : object.values[index].objectID.map { [$0] } ?? []
     return ids.map { confined.registered($0) ?? materializeFault($0, confined) }
   }
@@ -110,7 +110,7 @@ extension ManagedObjectContext {
   }
 
   /// A computed value as the attribute stores it.
-  private static func stored(_ value: PredicateValue, attribute: AttributeDescription, entity: String) throws -> StoredValue {
+  private static func stored(_ value: PredicateValue, attribute: NSAttributeDescription, entity: String) throws -> StoredValue {
     let plain: Any? =
       switch value {
       case .null: nil

@@ -1,11 +1,11 @@
 import Foundation
 
-extension ManagedObjectContext {
+extension NSManagedObjectContext {
   /// Fetches what a request describes: objects, IDs, dictionaries or a count, by its
-  /// ``FetchRequest/resultType``.
+  /// ``NSFetchRequest/resultType``.
   ///
   /// For objects (the usual case): the predicate and sort run in SQLite. With
-  /// ``FetchRequest/includesPendingChanges`` (the default), the context's unsaved changes count too:
+  /// ``NSFetchRequest/includesPendingChanges`` (the default), the context's unsaved changes count too:
   /// matching inserted objects are added, deleted ones removed, and changed ones re-checked against their
   /// current values (in memory, with the same semantics).
   /// Each object is unique in the context: fetching one you already hold returns the same instance, with
@@ -16,10 +16,10 @@ extension ManagedObjectContext {
   ///   ``ObjectGraphError/Code/invalidValue`` when the entity's objects (or the result type's values) are
   ///   not `Result`s.
   ///
-  /// IDs (``FetchRequestResultType/managedObjectIDResultType``) honour pending changes as objects do and
+  /// IDs (``NSFetchRequestResultType/managedObjectIDResultType``) honour pending changes as objects do and
   /// make no object when nothing is pending; a count is ``count(for:)``'s; dictionaries are read from the
-  /// store as it is (see ``FetchRequestResultType/dictionaryResultType``).
-  public func fetch<Result: FetchRequestResult>(_ request: FetchRequest<Result>) throws -> [Result] {
+  /// store as it is (see ``NSFetchRequestResultType/dictionaryResultType``).
+  public func fetch<Result: NSFetchRequestResult>(_ request: NSFetchRequest<Result>) throws -> [Result] {
     try isolated("fetch(_:)") { confined in
       switch request.resultType {
       case .managedObjectResultType: return try typedObjects(request, confined)
@@ -34,15 +34,15 @@ extension ManagedObjectContext {
   }
 
   /// The objects of a managed-object fetch, as `Result`s.
-  private func typedObjects<Result: FetchRequestResult>(_ request: FetchRequest<Result>, _ confined: Confined) throws
+  private func typedObjects<Result: NSFetchRequestResult>(_ request: NSFetchRequest<Result>, _ confined: Confined) throws
     -> [Result]
   {
-    guard Result.self is ManagedObject.Type else {
+    guard Result.self is NSManagedObject.Type else {
       throw resultTypeMismatch(request, returns: "managed objects")
     }
     let objects = try fetchObjects(request, confined)
     // A request for plain managed objects needs no per-object cast (the types are the same).
-    if Result.self == ManagedObject.self { return unsafeBitCast(objects, to: [Result].self) }
+    if Result.self == NSManagedObject.self { return unsafeBitCast(objects, to: [Result].self) }
     // A fetch makes objects of a few classes: each class is checked once. When every object is a
     // `Result`, the array itself is handed out as `[Result]` (a class reference is the same whatever its
     // static type): no second array, and no retain and release of each object.
@@ -53,7 +53,7 @@ extension ManagedObjectContext {
       guard object is Result else {
         throw ObjectGraphError(
           .invalidValue,
-          "FetchRequest<\(Result.self)> fetched a \(object.entity.name) made as \(type(of: object)), which is not a \(Result.self). Give entity \(object.entity.name) the class \(Result.self) (managedObjectClass, or ManagedObjectModel.register), or fetch FetchRequest<ManagedObject>."
+          "NSFetchRequest<\(Result.self)> fetched a \(object.entity.name) made as \(type(of: object)), which is not a \(Result.self). Give entity \(object.entity.name) the class \(Result.self) (managedObjectClass, or NSManagedObjectModel.register), or fetch NSFetchRequest<NSManagedObject>."
         )
       }
       checked.append(objectClass)
@@ -65,11 +65,11 @@ extension ManagedObjectContext {
   ///
   /// - Throws: what ``fetch(_:)`` throws, ``ObjectGraphError/Code/noPersistentStore`` included when the
   ///   coordinator has no store yet (a count of 0 would look like an empty store).
-  public func count<Result: FetchRequestResult>(for request: FetchRequest<Result>) throws -> Int {
+  public func count<Result: NSFetchRequestResult>(for request: NSFetchRequest<Result>) throws -> Int {
     try isolated("count(for:)") { confined in try countObjects(request, confined) }
   }
 
-  func countObjects<Result>(_ request: FetchRequest<Result>, _ confined: Confined) throws -> Int {
+  func countObjects<Result>(_ request: NSFetchRequest<Result>, _ confined: Confined) throws -> Int {
     let entity = try entity(named: request.entityName)
     let plan = plan(for: request, entity: entity, unbounded: false)
     if request.includesPendingChanges && hasPendingChanges(for: entity, confined) {
@@ -83,7 +83,7 @@ extension ManagedObjectContext {
     return try readableStore().count(plan)
   }
 
-  func entity(named name: String) throws -> EntityDescription {
+  func entity(named name: String) throws -> NSEntityDescription {
     guard let model = model else {
       throw ObjectGraphError(
         .noPersistentStore,
@@ -98,7 +98,7 @@ extension ManagedObjectContext {
     return entity
   }
 
-  func plan<Result>(for request: FetchRequest<Result>, entity: EntityDescription, unbounded: Bool) -> StoreFetchPlan {
+  func plan<Result>(for request: NSFetchRequest<Result>, entity: NSEntityDescription, unbounded: Bool) -> StoreFetchPlan {
     var plan = StoreFetchPlan(
       entity: entity, predicate: request.predicate?.resolvedNode, sortDescriptors: request.sortDescriptors,
       fetchLimit: unbounded ? 0 : request.fetchLimit, fetchOffset: unbounded ? 0 : request.fetchOffset,
@@ -119,13 +119,13 @@ extension ManagedObjectContext {
     return store
   }
 
-  func hasPendingChanges(for entity: EntityDescription, _ confined: Confined) -> Bool {
+  func hasPendingChanges(for entity: NSEntityDescription, _ confined: Confined) -> Bool {
     confined.inserted.contains { $0.entity.isKind(of: entity) }
       || confined.updated.contains { $0.entity.isKind(of: entity) }
       || confined.deleted.contains { $0.entity.isKind(of: entity) }
   }
 
-  func fetchObjects<Result>(_ request: FetchRequest<Result>, _ confined: Confined) throws -> [ManagedObject] {
+  func fetchObjects<Result>(_ request: NSFetchRequest<Result>, _ confined: Confined) throws -> [NSManagedObject] {
     let entity = try entity(named: request.entityName)
     let coordinator = try readableStore()
     propagateDeletes(confined)
@@ -138,17 +138,17 @@ extension ManagedObjectContext {
     let pending = overlay != nil
     // With changes here, the store is still asked with the limit, widened by what they can displace.
     if let overlay, !multiStore { plan = overlay.storePlan(for: plan) }
-    var objects: [ManagedObject] = []
-    var batchIDs: [ManagedObjectID] = []
+    var objects: [NSManagedObject] = []
+    var batchIDs: [NSManagedObjectID] = []
     // Whether each of `objects` is to be awoken: a flag per object, not a second array of them (that
     // would retain and release every object of a 100,000-row fetch once more).
     var awaken: [Bool] = []
-    var classes: [ObjectIdentifier: ManagedObject.Type] = [:]
-    var lastClass: (entity: EntityDescription, type: ManagedObject.Type)?
+    var classes: [ObjectIdentifier: NSManagedObject.Type] = [:]
+    var lastClass: (entity: NSEntityDescription, type: NSManagedObject.Type)?
     confined.fetchWillRegister()
     let registryWasEmpty = confined.registry.isEmpty
     var refetch = RefetchRules(
-      refreshesObjects: request.shouldRefreshRefetchedObjects, comparesValues: !registryWasEmpty && coordinator is ManagedObjectContext,
+      refreshesObjects: request.shouldRefreshRefetchedObjects, comparesValues: !registryWasEmpty && coordinator is NSManagedObjectContext,
       readAt: DispatchTime.now().uptimeNanoseconds)
     // Each row becomes an object as the store reads it: no array of 100,000 rows in between, and each
     // row's values are still in the cache when its object takes them. `awakeFromFetch()` (app code)
@@ -209,7 +209,7 @@ extension ManagedObjectContext {
 
   /// An object's sort values, for placing unsaved objects among fetched ones. A batch fault is not fired
   /// for it (that would read its whole batch): its row alone is read.
-  private func sortKey(of object: ManagedObject, _ descriptors: [FetchSortDescriptor], _ store: any ObjectStore) throws
+  private func sortKey(of object: NSManagedObject, _ descriptors: [FetchSortDescriptor], _ store: any ObjectStore) throws
     -> [PredicateValue]
   {
     guard !descriptors.isEmpty else { return [] }
@@ -223,13 +223,13 @@ extension ManagedObjectContext {
   /// Reads the destinations of the given relationship key paths for all `objects` at once. Objects not
   /// loaded yet (batch faults) are checked against the key paths but skipped: their batch prefetches
   /// for them when it is read.
-  func prefetch(_ keyPaths: [String], of objects: [ManagedObject], _ confined: Confined) throws {
+  func prefetch(_ keyPaths: [String], of objects: [NSManagedObject], _ confined: Confined) throws {
     guard !keyPaths.isEmpty, !objects.isEmpty else { return }
     let coordinator = try parentStore()
     for keyPath in keyPaths {
       var level = objects
       for key in keyPath.split(separator: ".").map(String.init) {
-        var next: [ManagedObject] = []
+        var next: [NSManagedObject] = []
         let byEntity = Dictionary(grouping: level, by: { ObjectIdentifier($0.entity) })
         for everyObject in byEntity.values {
           guard let first = everyObject.first, let index = first.layout.indexByName[key] else {

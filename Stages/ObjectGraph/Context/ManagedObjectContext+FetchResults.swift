@@ -1,19 +1,19 @@
 import Foundation
 
 /// The result types of a fetch other than managed objects: IDs and dictionaries (a count is
-/// ``ManagedObjectContext/count(for:)``'s).
-extension ManagedObjectContext {
+/// ``NSManagedObjectContext/count(for:)``'s).
+extension NSManagedObjectContext {
   /// The IDs of the objects a request matches.
   ///
   /// With no unsaved change touching the entity, only IDs are read and no object is made. Otherwise the
   /// objects are fetched (as faults without values) so that the changes count as they would for objects:
   /// inserted objects that match give their (temporary) IDs, deleted ones are left out.
-  func fetchObjectIDs<Result>(_ request: FetchRequest<Result>, _ confined: Confined) throws -> [ManagedObjectID] {
+  func fetchObjectIDs<Result>(_ request: NSFetchRequest<Result>, _ confined: Confined) throws -> [NSManagedObjectID] {
     let entity = try entity(named: request.entityName)
     let store = try readableStore()
     propagateDeletes(confined)
     if (request.includesPendingChanges && hasPendingChanges(for: entity, confined)) || store.spansSeveralStores {
-      let plain = FetchRequest<ManagedObject>(entityName: request.entityName)
+      let plain = NSFetchRequest<NSManagedObject>(entityName: request.entityName)
       plain.predicate = request.predicate
       plain.sortDescriptors = request.sortDescriptors
       plain.fetchLimit = request.fetchLimit
@@ -23,13 +23,13 @@ extension ManagedObjectContext {
       plain.includesPropertyValues = false
       return try fetchObjects(plain, confined).map(\.objectID)
     }
-    var ids: [ManagedObjectID] = []
+    var ids: [NSManagedObjectID] = []
     try store.fetch(plan(for: request, entity: entity, unbounded: false).with(idsOnly: true)) { ids.append($0.id) }
     return ids
   }
 
   /// The rows of a dictionary fetch, read from the persistent store as it is.
-  func fetchDictionaries<Result>(_ request: FetchRequest<Result>) throws -> StoreDictionaryRows {
+  func fetchDictionaries<Result>(_ request: NSFetchRequest<Result>) throws -> StoreDictionaryRows {
     let entity = try entity(named: request.entityName)
     let store = try readableStore()
     let rows = plan(for: request, entity: entity, unbounded: false)
@@ -49,7 +49,7 @@ extension ManagedObjectContext {
 
   /// `values` as the request's `Result`s.
   /// - Throws: ``ObjectGraphError/Code/invalidValue`` when `Result` does not fit the result type.
-  func results<Value, Result>(_ values: [Value], of request: FetchRequest<Result>) throws -> [Result] {
+  func results<Value, Result>(_ values: [Value], of request: NSFetchRequest<Result>) throws -> [Result] {
     if let results = values as? [Result] { return results }
     let what =
       switch request.resultType {
@@ -61,10 +61,10 @@ extension ManagedObjectContext {
     throw resultTypeMismatch(request, returns: what)
   }
 
-  func resultTypeMismatch<Result>(_ request: FetchRequest<Result>, returns what: String) -> ObjectGraphError {
+  func resultTypeMismatch<Result>(_ request: NSFetchRequest<Result>, returns what: String) -> ObjectGraphError {
     ObjectGraphError(
       .invalidValue,
-      "FetchRequest<\(Result.self)> for \(request.entityName) has resultType .\(request.resultType), which returns \(what), not \(Result.self)s. Declare the request with the type its result type returns (FetchRequest<ManagedObjectID> for IDs, FetchRequest<NSDictionary> for dictionaries, FetchRequest<NSNumber> for a count), or leave resultType as the request's type sets it."
+      "NSFetchRequest<\(Result.self)> for \(request.entityName) has resultType .\(request.resultType), which returns \(what), not \(Result.self)s. Declare the request with the type its result type returns (NSFetchRequest<NSManagedObjectID> for IDs, NSFetchRequest<NSDictionary> for dictionaries, NSFetchRequest<NSNumber> for a count), or leave resultType as the request's type sets it."
     )
   }
 }

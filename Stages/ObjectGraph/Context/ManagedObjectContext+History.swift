@@ -1,11 +1,11 @@
 import Foundation
 
-extension ManagedObjectContext {
+extension NSManagedObjectContext {
   /// Runs a persistent history request against the coordinator's stores.
-  func executeHistory(_ request: PersistentHistoryChangeRequest, _ coordinator: PersistentStoreCoordinator) throws
-    -> PersistentHistoryResult
+  func executeHistory(_ request: NSPersistentHistoryChangeRequest, _ coordinator: NSPersistentStoreCoordinator) throws
+    -> NSPersistentHistoryResult
   {
-    let transactions: [(transaction: StoreHistoryTransaction, token: PersistentHistoryToken)]
+    let transactions: [(transaction: StoreHistoryTransaction, token: NSPersistentHistoryToken)]
     switch request.operation {
     case .fetchAfterToken(let token): transactions = try coordinator.history(after: token, date: nil)
     case .fetchAfterDate(let date): transactions = try coordinator.history(after: nil, date: date)
@@ -15,51 +15,51 @@ extension ManagedObjectContext {
       return Self.deletionResult(try coordinator.deleteHistory(through: nil, date: date), request.resultType)
     }
     switch request.resultType {
-    case .statusOnly: return PersistentHistoryResult(resultType: .statusOnly, result: true)
-    case .count: return PersistentHistoryResult(resultType: .count, result: transactions.count)
+    case .statusOnly: return NSPersistentHistoryResult(resultType: .statusOnly, result: true)
+    case .count: return NSPersistentHistoryResult(resultType: .count, result: transactions.count)
     case .transactionsOnly:
-      return PersistentHistoryResult(
+      return NSPersistentHistoryResult(
         resultType: .transactionsOnly, result: transactions.map { Self.transaction($0.transaction, $0.token, withChanges: false) })
     case .changesOnly:
-      return PersistentHistoryResult(
+      return NSPersistentHistoryResult(
         resultType: .changesOnly,
         result: transactions.flatMap { Self.transaction($0.transaction, $0.token, withChanges: true).changes ?? [] })
     case .transactionsAndChanges:
-      return PersistentHistoryResult(
+      return NSPersistentHistoryResult(
         resultType: .transactionsAndChanges, result: transactions.map { Self.transaction($0.transaction, $0.token, withChanges: true) })
     }
   }
 
-  private static func deletionResult(_ count: Int, _ type: PersistentHistoryResultType) -> PersistentHistoryResult {
-    PersistentHistoryResult(resultType: type == .count ? .count : .statusOnly, result: type == .count ? count : true)
+  private static func deletionResult(_ count: Int, _ type: NSPersistentHistoryResultType) -> NSPersistentHistoryResult {
+    NSPersistentHistoryResult(resultType: type == .count ? .count : .statusOnly, result: type == .count ? count : true)
   }
 
-  private static func transaction(_ stored: StoreHistoryTransaction, _ token: PersistentHistoryToken, withChanges: Bool)
-    -> PersistentHistoryTransaction
+  private static func transaction(_ stored: StoreHistoryTransaction, _ token: NSPersistentHistoryToken, withChanges: Bool)
+    -> NSPersistentHistoryTransaction
   {
-    PersistentHistoryTransaction(
+    NSPersistentHistoryTransaction(
       timestamp: stored.timestamp, author: stored.author, contextName: stored.contextName, storeID: stored.storeIdentifier,
       transactionNumber: stored.number, token: token,
       changes: withChanges
         ? stored.changes.map { change in
-          let type: PersistentHistoryChangeType =
+          let type: NSPersistentHistoryChangeType =
             switch change.kind {
             case .insert: .insert
             case .update: .update
             case .delete: .delete
             }
-          return PersistentHistoryChange(
+          return NSPersistentHistoryChange(
             changeID: change.number, changedObjectID: change.objectID, changeType: type, updatedProperties: change.updatedProperties)
         } : nil)
   }
 }
 
-extension PersistentHistoryTransaction {
+extension NSPersistentHistoryTransaction {
   /// The transaction's changes as the IDs a merge takes (`mergeChanges(fromContextDidSave:)`).
   public var savedObjectIDs: SavedObjectIDs {
-    var inserted: Set<ManagedObjectID> = []
-    var updated: Set<ManagedObjectID> = []
-    var deleted: Set<ManagedObjectID> = []
+    var inserted: Set<NSManagedObjectID> = []
+    var updated: Set<NSManagedObjectID> = []
+    var deleted: Set<NSManagedObjectID> = []
     for change in changes ?? [] {
       switch change.changeType {
       case .insert: inserted.insert(change.changedObjectID)
@@ -75,11 +75,11 @@ extension PersistentHistoryTransaction {
   public func objectIDNotification() -> Notification {
     let ids = savedObjectIDs
     return Notification(
-      name: ManagedObjectContext.didSaveObjectIDsNotification, object: nil,
+      name: NSManagedObjectContext.didSaveObjectIDsNotification, object: nil,
       userInfo: [
-        ManagedObjectContext.NotificationKey.insertedObjectIDs.rawValue: ids.inserted,
-        ManagedObjectContext.NotificationKey.updatedObjectIDs.rawValue: ids.updated,
-        ManagedObjectContext.NotificationKey.deletedObjectIDs.rawValue: ids.deleted,
+        NSManagedObjectContext.NotificationKey.insertedObjectIDs.rawValue: ids.inserted,
+        NSManagedObjectContext.NotificationKey.updatedObjectIDs.rawValue: ids.updated,
+        NSManagedObjectContext.NotificationKey.deletedObjectIDs.rawValue: ids.deleted,
       ])
   }
 }

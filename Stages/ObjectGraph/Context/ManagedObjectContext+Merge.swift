@@ -1,6 +1,6 @@
 import Foundation
 
-extension ManagedObjectContext {
+extension NSManagedObjectContext {
   /// Brings another context's saved changes into this one, as Core Data's
   /// `mergeChanges(fromContextDidSave:)` does: objects this context holds that were updated are refreshed
   /// (their unsaved changes here are kept on top), deleted ones leave this context, and inserted ones are
@@ -10,7 +10,7 @@ extension ManagedObjectContext {
   /// of the same coordinator, or from this context's parent:
   ///
   /// ```swift
-  /// NotificationCenter.default.addObserver(forName: ManagedObjectContext.didSaveObjectIDsNotification,
+  /// NotificationCenter.default.addObserver(forName: NSManagedObjectContext.didSaveObjectIDsNotification,
   ///                                        object: worker, queue: nil) { note in
   ///   let ids = SavedObjectIDs(note)          // Sendable: safe to carry to the main queue
   ///   main.perform { main.mergeChanges(fromContextDidSave: ids) }
@@ -23,9 +23,9 @@ extension ManagedObjectContext {
   /// Merges saved changes given as IDs (see ``SavedObjectIDs``), which may cross queues.
   public func mergeChanges(fromContextDidSave changes: SavedObjectIDs) {
     isolated("mergeChanges(fromContextDidSave:)") { confined in
-      var refreshed: Set<ManagedObject> = []
-      var deleted: Set<ManagedObject> = []
-      var inserted: Set<ManagedObject> = []
+      var refreshed: Set<NSManagedObject> = []
+      var deleted: Set<NSManagedObject> = []
+      var inserted: Set<NSManagedObject> = []
       for id in changes.updated.union(changes.deleted) { confined.rowCache[id] = nil }
       let updatedHere = changes.updated.compactMap { confined.registered(resolve($0)) ?? twinInChild(of: $0, confined) }
       if !updatedHere.isEmpty, let fresh = try? parentStore().snapshots(for: updatedHere.map(\.objectID)) {
@@ -60,7 +60,7 @@ extension ManagedObjectContext {
           name: Self.objectsDidChangeNotification, object: self,
           userInfo: [
             NotificationKey.refreshedObjects.rawValue: refreshed, NotificationKey.deletedObjects.rawValue: deleted,
-            NotificationKey.insertedObjects.rawValue: inserted, NotificationKey.updatedObjects.rawValue: Set<ManagedObject>(),
+            NotificationKey.insertedObjects.rawValue: inserted, NotificationKey.updatedObjects.rawValue: Set<NSManagedObject>(),
           ])
       }
     }
@@ -74,7 +74,7 @@ extension ManagedObjectContext {
       ? NotificationCenter.default.addObserver(
         forName: Self.didSaveObjectIDsNotification, object: nil, queue: nil
       ) { [weak self] notification in
-        guard let self, let saver = notification.object as? ManagedObjectContext, saver !== self else { return }
+        guard let self, let saver = notification.object as? NSManagedObjectContext, saver !== self else { return }
         // "Changes saved to its persistent store coordinator or parent context": the parent's own saves, a
         // sibling's saves into the shared parent, or (for a root context) other root contexts' saves.
         let parent = self.parent

@@ -1,8 +1,8 @@
 import Foundation
 
-extension ManagedObjectContext {
+extension NSManagedObjectContext {
   /// Sends a save to the store under the context's merge policy. A built-in policy is settled in the
-  /// store's transaction (one try). A subclass of ``MergePolicy`` gets the conflicts first: the save is tried
+  /// store's transaction (one try). A subclass of ``NSMergePolicy`` gets the conflicts first: the save is tried
   /// with conflicts reported, each kind found is handed to its `resolve` method, and the save is tried again
   /// with the policy's type settling what is left; `makeRequest(true)` gathers the objects again (the
   /// override may have changed, inserted or deleted some).
@@ -17,10 +17,10 @@ extension ManagedObjectContext {
       return (request, try store.save(request))
     }
     // After an override returned, its kind is settled by the type; an error type then writes the objects.
-    let settled: MergePolicyType =
+    let settled: NSMergePolicyType =
       policy.mergeType == .errorMergePolicyType ? .mergeByPropertyObjectTrumpMergePolicyType : policy.mergeType
-    var locking = MergePolicyType.errorMergePolicyType
-    var constraints = MergePolicyType.errorMergePolicyType
+    var locking = NSMergePolicyType.errorMergePolicyType
+    var constraints = NSMergePolicyType.errorMergePolicyType
     for attempt in 1...4 {
       request.mergePolicy = locking
       request.constraintMergePolicy = constraints
@@ -33,7 +33,7 @@ extension ManagedObjectContext {
         } else if error.code == .managedObjectConstraintMerge, !error.constraintConflicts.isEmpty,
           constraints == .errorMergePolicyType
         {
-          try policy.resolve(constraintConflicts: error.constraintConflicts.map { MergePolicy.ConstraintConflict($0, in: self) })
+          try policy.resolve(constraintConflicts: error.constraintConflicts.map { NSMergePolicy.ConstraintConflict($0, in: self) })
           constraints = settled
         } else {
           throw error
@@ -47,11 +47,11 @@ extension ManagedObjectContext {
 
   /// The records a policy's override reads, for the conflicts a store reported: each object with its
   /// current, last-read and stored values.
-  private func mergeConflicts(_ records: [MergeConflict], store: any ObjectStore) throws -> [MergePolicy.MergeConflict] {
+  private func mergeConflicts(_ records: [MergeConflict], store: any ObjectStore) throws -> [NSMergePolicy.MergeConflict] {
     let rows = try store.snapshots(for: records.map(\.objectID))
     return records.map { record in
       let object = object(with: record.objectID)
-      return MergePolicy.MergeConflict(
+      return NSMergePolicy.MergeConflict(
         source: object, newVersion: Int(record.newVersion), oldVersion: Int(record.oldVersion),
         objectSnapshot: object.snapshotDictionary(object.values),
         cachedSnapshot: object.snapshot.map { object.snapshotDictionary($0.values) },
@@ -60,7 +60,7 @@ extension ManagedObjectContext {
   }
 }
 
-extension ManagedObject {
+extension NSManagedObject {
   /// Slot values as a merge conflict's snapshot: attributes as `value(forKey:)` reads them, to-ones as
   /// object IDs, no to-manys (Core Data's snapshots hold the same).
   fileprivate func snapshotDictionary(_ values: [StoredValue]) -> [String: Any] {

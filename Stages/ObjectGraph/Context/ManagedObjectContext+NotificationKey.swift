@@ -1,37 +1,37 @@
 import Foundation
 
-extension ManagedObjectContext {
+extension NSManagedObjectContext {
   /// The keys of the user info of a context's notifications, as Core Data's
   /// `NSManagedObjectContext.NotificationKey`.
   ///
   /// ```swift
-  /// let ids = notification.userInfo?[ManagedObjectContext.NotificationKey.insertedObjectIDs.rawValue]
-  ///   as? Set<ManagedObjectID> ?? []
+  /// let ids = notification.userInfo?[NSManagedObjectContext.NotificationKey.insertedObjectIDs.rawValue]
+  ///   as? Set<NSManagedObjectID> ?? []
   /// ```
   ///
   /// The case names are Core Data's. The raw strings of the object-ID keys differ from Core Data's
   /// (`"insertedObjectIDs"` here, `"inserted_objectIDs"` there): use the constants, never the strings, and
   /// code ports either way.
   public enum NotificationKey: String, Sendable, CaseIterable {
-    /// The inserted objects (`Set<ManagedObject>`), for observers on the posting context's queue:
-    /// ``ManagedObjectContext/didSaveNotification`` and ``ManagedObjectContext/objectsDidChangeNotification``.
+    /// The inserted objects (`Set<NSManagedObject>`), for observers on the posting context's queue:
+    /// ``NSManagedObjectContext/didSaveNotification`` and ``NSManagedObjectContext/objectsDidChangeNotification``.
     case insertedObjects = "inserted"
-    /// The updated objects (`Set<ManagedObject>`), on the same two notifications.
+    /// The updated objects (`Set<NSManagedObject>`), on the same two notifications.
     case updatedObjects = "updated"
-    /// The deleted objects (`Set<ManagedObject>`), on the same two notifications.
+    /// The deleted objects (`Set<NSManagedObject>`), on the same two notifications.
     case deletedObjects = "deleted"
     /// The objects turned back into faults or given new values by a refresh or a merge
-    /// (`Set<ManagedObject>`), on ``ManagedObjectContext/objectsDidChangeNotification``.
+    /// (`Set<NSManagedObject>`), on ``NSManagedObjectContext/objectsDidChangeNotification``.
     case refreshedObjects = "refreshed"
-    /// `true` when ``ManagedObjectContext/reset()`` dropped every object, on
-    /// ``ManagedObjectContext/objectsDidChangeNotification``.
+    /// `true` when ``NSManagedObjectContext/reset()`` dropped every object, on
+    /// ``NSManagedObjectContext/objectsDidChangeNotification``.
     case invalidatedAllObjects = "invalidatedAll"
-    /// The IDs of the inserted objects (`Set<ManagedObjectID>`), safe to pass to any queue: on
-    /// ``ManagedObjectContext/didSaveNotification`` and ``ManagedObjectContext/didSaveObjectIDsNotification``.
+    /// The IDs of the inserted objects (`Set<NSManagedObjectID>`), safe to pass to any queue: on
+    /// ``NSManagedObjectContext/didSaveNotification`` and ``NSManagedObjectContext/didSaveObjectIDsNotification``.
     case insertedObjectIDs = "insertedObjectIDs"
-    /// The IDs of the updated objects (`Set<ManagedObjectID>`), on the same two notifications.
+    /// The IDs of the updated objects (`Set<NSManagedObjectID>`), on the same two notifications.
     case updatedObjectIDs = "updatedObjectIDs"
-    /// The IDs of the deleted objects (`Set<ManagedObjectID>`), on the same two notifications.
+    /// The IDs of the deleted objects (`Set<NSManagedObjectID>`), on the same two notifications.
     case deletedObjectIDs = "deletedObjectIDs"
   }
 }

@@ -1,23 +1,23 @@
 import Foundation
 import Synchronization
 
-extension ManagedObjectContext {
+extension NSManagedObjectContext {
   // MARK: - Change sets
 
   /// Whether the context has inserted, updated or deleted objects not yet saved.
   public var hasChanges: Bool { isolated("hasChanges") { $0.hasChanges } }
 
   /// Objects inserted and not yet saved.
-  public var insertedObjects: Set<ManagedObject> { isolated("insertedObjects") { Set($0.inserted.inOrder) } }
+  public var insertedObjects: Set<NSManagedObject> { isolated("insertedObjects") { Set($0.inserted.inOrder) } }
 
   /// Objects with unsaved changes to their properties.
-  public var updatedObjects: Set<ManagedObject> { isolated("updatedObjects") { $0.updated } }
+  public var updatedObjects: Set<NSManagedObject> { isolated("updatedObjects") { $0.updated } }
 
   /// Objects deleted and not yet saved.
-  public var deletedObjects: Set<ManagedObject> { isolated("deletedObjects") { $0.deleted } }
+  public var deletedObjects: Set<NSManagedObject> { isolated("deletedObjects") { $0.deleted } }
 
   /// Every object the context currently holds (fetched, inserted, or looked up by ID and still referenced).
-  public var registeredObjects: Set<ManagedObject> {
+  public var registeredObjects: Set<NSManagedObject> {
     isolated("registeredObjects") { confined in
       confined.purge()
       return Set(confined.registry.objects)
@@ -26,9 +26,9 @@ extension ManagedObjectContext {
 
   // MARK: - Inserting and deleting
 
-  /// Inserts an object made without a context. `ManagedObject(entity:insertInto:)` and
+  /// Inserts an object made without a context. `NSManagedObject(entity:insertInto:)` and
   /// `init(context:)` call this for you.
-  public func insert(_ object: ManagedObject) {
+  public func insert(_ object: NSManagedObject) {
     isolated("insert(_:)") { confined in
       if let owner = object.managedObjectContext, owner !== self {
         ConcurrencyDebug.objectsFromTwoContexts(object, object, key: "(insert)")
@@ -56,7 +56,7 @@ extension ManagedObjectContext {
 
   /// Marks an object for deletion. Its delete rules (cascade, nullify, deny) apply when the context
   /// processes pending changes (at save, or ``processPendingChanges()``); the row leaves the store at save.
-  public func delete(_ object: ManagedObject) {
+  public func delete(_ object: NSManagedObject) {
     isolated("delete(_:)") { confined in
       guard object.managedObjectContext === self else {
         // An object of another context is a programmer error (rule 5); one in no context any more (its
@@ -87,7 +87,7 @@ extension ManagedObjectContext {
   ///
   /// It never touches the store, so it is fast, but the fault fails when first touched if the object no
   /// longer exists. Use ``existingObject(with:)`` when the object may be gone.
-  public func object(with objectID: ManagedObjectID) -> ManagedObject {
+  public func object(with objectID: NSManagedObjectID) -> NSManagedObject {
     isolated("object(with:)") { confined in materializeFault(objectID, confined) }
   }
 
@@ -95,7 +95,7 @@ extension ManagedObjectContext {
   /// - Throws: ``ObjectGraphError/Code/objectNotFound`` when no such object exists (it was deleted, the
   ///   ID is temporary and belongs to another context, or it names a store this context's coordinator
   ///   does not have; the message says which).
-  public func existingObject(with objectID: ManagedObjectID) throws -> ManagedObject {
+  public func existingObject(with objectID: NSManagedObjectID) throws -> NSManagedObject {
     try isolated("existingObject(with:)") { confined in
       if let object = confined.registered(objectID), !object.state.needsLoad { return object }
       let temporaryMessage =
@@ -126,7 +126,7 @@ extension ManagedObjectContext {
 
   /// In a child context: the object this context inserted under a temporary ID that its parent has since
   /// saved as `id`. The child's object keeps its temporary ID (Core Data's behaviour) but stays unique.
-  func twinInChild(of id: ManagedObjectID, _ confined: Confined) -> ManagedObject? {
+  func twinInChild(of id: NSManagedObjectID, _ confined: Confined) -> NSManagedObject? {
     // A twin is an object registered here under a temporary ID that the parent has replaced. With none
     // registered so (the usual case once objects have permanent IDs), or a parent that never replaced one,
     // there is no twin, and no need to wait for the parent's queue, which may be busy writing to disk: a
@@ -140,7 +140,7 @@ extension ManagedObjectContext {
 
   /// The same for a fetched row. A row still without an ID came straight from a store, so this context
   /// has no parent and no twin.
-  func twinInChild(of row: FetchedRow, _ confined: Confined) -> ManagedObject? {
+  func twinInChild(of row: FetchedRow, _ confined: Confined) -> NSManagedObject? {
     guard case .id(let id) = row.identity else { return nil }
     return twinInChild(of: id, confined)
   }
@@ -164,7 +164,7 @@ extension ManagedObjectContext {
   /// How many objects the context holds, counted without purging, unlike ``registeredObjects`` (for tests).
   var registeredCount: Int { isolated("registeredCount") { $0.registeredCount } }
 
-  func materializeFault(_ id: ManagedObjectID, _ confined: Confined) -> ManagedObject {
+  func materializeFault(_ id: NSManagedObjectID, _ confined: Confined) -> NSManagedObject {
     if let object = confined.registered(id) ?? twinInChild(of: id, confined) { return object }
     let object = id.entity.managedObjectClass.init(entity: id.entity, insertInto: nil)
     object.setObjectID(id)
@@ -178,10 +178,10 @@ extension ManagedObjectContext {
   /// Makes a registered object (or a new one) from a fetched row. For an object realised from the row (not
   /// left a fault) `awake` is set: the caller calls its `awakeFromFetch()` once the read is over.
   func materialize(
-    _ row: FetchedRow, asFault: Bool, _ confined: Confined, classes: inout [ObjectIdentifier: ManagedObject.Type],
-    lastClass: inout (entity: EntityDescription, type: ManagedObject.Type)?, registryWasEmpty: Bool = false,
+    _ row: FetchedRow, asFault: Bool, _ confined: Confined, classes: inout [ObjectIdentifier: NSManagedObject.Type],
+    lastClass: inout (entity: NSEntityDescription, type: NSManagedObject.Type)?, registryWasEmpty: Bool = false,
     refetch: inout RefetchRules, awake: inout Bool
-  ) -> ManagedObject {
+  ) -> NSManagedObject {
     // Rows of one fetch are distinct, so a context that held nothing before the fetch has nothing to unique.
     if !registryWasEmpty {
       // A prefetched row waiting for this object is older than the one just read.
@@ -192,7 +192,7 @@ extension ManagedObjectContext {
       }
     }
     let entity = row.entity
-    let type: ManagedObject.Type
+    let type: NSManagedObject.Type
     if let last = lastClass, last.entity === entity {
       type = last.type
     } else if let known = classes[ObjectIdentifier(entity)] {
@@ -225,7 +225,7 @@ extension ManagedObjectContext {
 
   /// What a fetch does with a row of an object the context already holds.
   struct RefetchRules {
-    /// ``FetchRequest/shouldRefreshRefetchedObjects``.
+    /// ``NSFetchRequest/shouldRefreshRefetchedObjects``.
     var refreshesObjects = false
     /// The rows come from a parent context, whose unsaved changes do not change a row's version: compare
     /// values, not only versions.
@@ -233,7 +233,7 @@ extension ManagedObjectContext {
     /// When the rows were read (`DispatchTime` uptime nanoseconds).
     var readAt: UInt64 = 0
     /// Objects whose values the fetch replaced (for the objects-did-change notification).
-    var refreshed: [ManagedObject] = []
+    var refreshed: [NSManagedObject] = []
   }
 
   /// Brings an object the context already holds in line with the row a fetch just read, as Core Data's row
@@ -243,16 +243,16 @@ extension ManagedObjectContext {
   ///   the store holds now;
   /// - an object in use (fired) keeps its values; without unsaved changes its snapshot (what a save checks
   ///   the row against) becomes the row, so saving a later change does not conflict with a row this context
-  ///   has already read; with ``FetchRequest/shouldRefreshRefetchedObjects`` it takes the row's values too,
+  ///   has already read; with ``NSFetchRequest/shouldRefreshRefetchedObjects`` it takes the row's values too,
   ///   with its unsaved changes kept on top;
   /// - inserted and deleted objects are left alone.
   ///
   /// With a batch size the rows carry no values (only versions): a fault whose row changed is emptied, to
-  /// be read with its batch; with ``FetchRequest/shouldRefreshRefetchedObjects``, so is an unchanged object
+  /// be read with its batch; with ``NSFetchRequest/shouldRefreshRefetchedObjects``, so is an unchanged object
   /// in use whose row changed.
   ///
   /// Returns whether the object was realised from the row here (its `awakeFromFetch()` is then due).
-  private func refetched(_ object: ManagedObject, _ row: FetchedRow, asFault: Bool, _ refetch: inout RefetchRules) -> Bool {
+  private func refetched(_ object: NSManagedObject, _ row: FetchedRow, asFault: Bool, _ refetch: inout RefetchRules) -> Bool {
     let fresh = row.snapshot
     let state = object.state
     if state.needsLoad {
@@ -309,7 +309,7 @@ extension ManagedObjectContext {
 
   /// Loads a fault's values from the store.
   /// - Throws: ``ObjectGraphError/Code/objectNotFound`` when its row is gone.
-  func fulfill(_ object: ManagedObject) throws {
+  func fulfill(_ object: NSManagedObject) throws {
     if !object.state.needsLoad && object.state.isFault && Self.someContextLimitsStaleness && isStale(object.readAt) {
       object.values = object.layout.initialValues
       object.state.needsLoad = true
@@ -340,8 +340,8 @@ extension ManagedObjectContext {
     let rows = try store.snapshots(for: ids)
     let readAt = DispatchTime.now().uptimeNanoseconds
     let batch = object.batch
-    let batchObjects = isolated("fault") { confined -> [ManagedObject] in
-      var loaded: [ManagedObject] = []
+    let batchObjects = isolated("fault") { confined -> [NSManagedObject] in
+      var loaded: [NSManagedObject] = []
       for id in ids where id != object.objectID {
         guard let other = confined.registered(id), other.state.needsLoad, let snapshot = rows[id] else { continue }
         other.snapshot = snapshot
@@ -374,7 +374,7 @@ extension ManagedObjectContext {
   }
 
   /// Reads the members of a to-many relationship from the store.
-  func loadToMany(_ object: ManagedObject, slot: EntityLayout.Slot) throws {
+  func loadToMany(_ object: NSManagedObject, slot: EntityLayout.Slot) throws {
     let members: SlotValue
     if object.objectID.isTemporaryID {
       members = slot.emptyToMany
@@ -389,7 +389,7 @@ extension ManagedObjectContext {
   }
 
   /// Marks an object changed after one of its properties was set.
-  func didChange(_ object: ManagedObject, slot index: Int) {
+  func didChange(_ object: NSManagedObject, slot index: Int) {
     if Self.someContextRunsWillSave { noteChangeDuringWillSave(object) }
     // A new object is saved whole: nothing to track (and no queue hop on this hot path). Once an
     // objects-did-change notification has announced it, a change to it is announced as an update in the
@@ -426,7 +426,7 @@ extension ManagedObjectContext {
 
   /// Notes that `object` changed while this context's save runs `willSave()` hooks (a change by key, of a
   /// relationship or of its inverse), so that the save calls the object's `willSave()` again.
-  func noteChangeDuringWillSave(_ object: ManagedObject) {
+  func noteChangeDuringWillSave(_ object: NSManagedObject) {
     guard isOnQueue, confined.runsWillSave else { return }
     confined.changedDuringWillSave.insert(object)
   }

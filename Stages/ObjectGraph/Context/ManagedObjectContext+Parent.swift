@@ -13,7 +13,7 @@ import Foundation
 ///
 /// Every request runs on the parent's queue through `performAndWait`, which runs inline when a parent and
 /// child call each other on one thread, so nesting does not deadlock.
-extension ManagedObjectContext: ObjectStore {
+extension NSManagedObjectContext: ObjectStore {
   var canServeRequests: Bool { (try? parentStore().canServeRequests) ?? false }
   var spansSeveralStores: Bool { (try? parentStore().spansSeveralStores) ?? false }
 
@@ -34,13 +34,13 @@ extension ManagedObjectContext: ObjectStore {
       let fetched = try store.fetch(overlay.isEmpty ? plan : overlay.storePlan(for: plan))
       // Rows of objects this context's parent saved for it under new IDs: this context's IDs for them.
       let twins = temporaryIDsInParent(of: fetched)
-      var rows: [(row: FetchedRow, stored: RowSnapshot, source: ManagedObjectID)] = []
+      var rows: [(row: FetchedRow, stored: RowSnapshot, source: NSManagedObjectID)] = []
       rows.reserveCapacity(fetched.count)
       for row in fetched {
         // A row this context's parent saved for it goes up under the temporary ID the children know, even
         // when this context has also come to hold it under the permanent one.
-        var object: ManagedObject?
-        var id: ManagedObjectID?
+        var object: NSManagedObject?
+        var id: NSManagedObjectID?
         if !twins.isEmpty, let twin = twins[row.id] {
           id = twin
           object = confined.registered(twin) ?? confined.registered(row.identity)
@@ -112,8 +112,8 @@ extension ManagedObjectContext: ObjectStore {
   }
 
   /// The request a plan stands for, for the slow path across several stores.
-  private func request(for plan: StoreFetchPlan) -> FetchRequest<ManagedObject> {
-    let request = FetchRequest<ManagedObject>(entityName: plan.entity.name)
+  private func request(for plan: StoreFetchPlan) -> NSFetchRequest<NSManagedObject> {
+    let request = NSFetchRequest<NSManagedObject>(entityName: plan.entity.name)
     request.predicate = plan.predicate.map { FetchPredicate(node: $0) }
     request.sortDescriptors = plan.sortDescriptors
     request.fetchLimit = plan.fetchLimit
@@ -130,11 +130,11 @@ extension ManagedObjectContext: ObjectStore {
   /// For rows read from this context's parent: the temporary IDs this context still uses for those of
   /// them that the parent has since saved under permanent IDs. One request to the parent for all rows,
   /// and none when the parent has replaced no IDs.
-  private func temporaryIDsInParent(of rows: [FetchedRow]) -> [ManagedObjectID: ManagedObjectID] {
+  private func temporaryIDsInParent(of rows: [FetchedRow]) -> [NSManagedObjectID: NSManagedObjectID] {
     guard !rows.isEmpty, let parent = settings.withLock({ $0.parent }) else { return [:] }
     return parent.performAndWait {
       guard !parent.confined.reverseAliases.isEmpty else { return [:] }
-      var found: [ManagedObjectID: ManagedObjectID] = [:]
+      var found: [NSManagedObjectID: NSManagedObjectID] = [:]
       for row in rows {
         let id = row.id
         if let temporary = parent.confined.reverseAliases[id] { found[id] = temporary }
@@ -143,10 +143,10 @@ extension ManagedObjectContext: ObjectStore {
     }
   }
 
-  func snapshots(for ids: [ManagedObjectID]) throws -> [ManagedObjectID: RowSnapshot] {
+  func snapshots(for ids: [NSManagedObjectID]) throws -> [NSManagedObjectID: RowSnapshot] {
     try performAndWait {
-      var result: [ManagedObjectID: RowSnapshot] = [:]
-      var unknown: [ManagedObjectID] = []
+      var result: [NSManagedObjectID: RowSnapshot] = [:]
+      var unknown: [NSManagedObjectID] = []
       for id in ids {
         if let object = confined.registered(resolve(id)) {
           if let row = try currentRow(of: object) { result[id] = row.snapshot }
@@ -163,12 +163,12 @@ extension ManagedObjectContext: ObjectStore {
     }
   }
 
-  func relatedIDs(of ids: [ManagedObjectID], slot: EntityLayout.Slot, entity: EntityDescription) throws
-    -> [ManagedObjectID: [ManagedObjectID]]
+  func relatedIDs(of ids: [NSManagedObjectID], slot: EntityLayout.Slot, entity: NSEntityDescription) throws
+    -> [NSManagedObjectID: [NSManagedObjectID]]
   {
     try performAndWait {
-      var result: [ManagedObjectID: [ManagedObjectID]] = [:]
-      var unknown: [ManagedObjectID] = []
+      var result: [NSManagedObjectID: [NSManagedObjectID]] = [:]
+      var unknown: [NSManagedObjectID] = []
       for id in ids {
         if let object = confined.registered(resolve(id)), !object.state.isDeleted {
           if object.state.needsLoad { try fulfill(object) }
@@ -185,7 +185,7 @@ extension ManagedObjectContext: ObjectStore {
   /// Permanent IDs for a child's objects. An object this context has already saved to the store (the
   /// child still knows it by its temporary ID) gets the permanent ID it was saved under, so the child's
   /// ID names the row that exists; the others get new ones from further up.
-  func obtainPermanentIDs(for objects: [(id: ManagedObjectID, entity: EntityDescription)]) throws -> [ManagedObjectID] {
+  func obtainPermanentIDs(for objects: [(id: NSManagedObjectID, entity: NSEntityDescription)]) throws -> [NSManagedObjectID] {
     var ids = performAndWait { objects.map { resolve($0.id) } }
     let pending = ids.indices.filter { ids[$0].isTemporaryID }
     guard !pending.isEmpty else { return ids }
@@ -254,7 +254,7 @@ extension ManagedObjectContext: ObjectStore {
 
   /// The ID this context now uses for `id` (a child may still use the temporary ID of an object this
   /// context has since saved under a permanent one).
-  func resolve(_ id: ManagedObjectID) -> ManagedObjectID {
+  func resolve(_ id: NSManagedObjectID) -> NSManagedObjectID {
     confined.aliases[id] ?? id
   }
 
@@ -267,12 +267,12 @@ extension ManagedObjectContext: ObjectStore {
   }
 
   /// The temporary ID a child may still use for the object this context now knows as `id`.
-  func temporaryID(replacedBy id: ManagedObjectID) -> ManagedObjectID? {
+  func temporaryID(replacedBy id: NSManagedObjectID) -> NSManagedObjectID? {
     performAndWait { confined.reverseAliases[id] }
   }
 
   /// An object's current values as a row for a child, or `nil` when it is deleted here or gone.
-  private func currentRow(of object: ManagedObject) throws -> FetchedRow? {
+  private func currentRow(of object: NSManagedObject) throws -> FetchedRow? {
     guard !object.state.isDeleted else { return nil }
     if object.state.needsLoad {
       do {
@@ -287,14 +287,14 @@ extension ManagedObjectContext: ObjectStore {
   /// The class of each entity a child's save inserts, with the last one asked at hand (a big save
   /// inserts objects of one entity after another).
   private struct EntityClasses {
-    var all: [ObjectIdentifier: ManagedObject.Type] = [:]
-    var last: (entity: EntityDescription, type: ManagedObject.Type)?
+    var all: [ObjectIdentifier: NSManagedObject.Type] = [:]
+    var last: (entity: NSEntityDescription, type: NSManagedObject.Type)?
   }
 
   private func newObject(
-    _ entity: EntityDescription, id: ManagedObjectID, classes: inout EntityClasses
-  ) -> ManagedObject {
-    let type: ManagedObject.Type
+    _ entity: NSEntityDescription, id: NSManagedObjectID, classes: inout EntityClasses
+  ) -> NSManagedObject {
+    let type: NSManagedObject.Type
     if let last = classes.last, last.entity === entity {
       type = last.type
     } else if let known = classes.all[ObjectIdentifier(entity)] {

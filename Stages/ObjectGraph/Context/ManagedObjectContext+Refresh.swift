@@ -1,6 +1,6 @@
 import Foundation
 
-extension ManagedObjectContext {
+extension NSManagedObjectContext {
   /// Throws away every unsaved change: inserted objects leave the context, deleted ones come back, and
   /// changed ones return to their last fetched or saved values.
   public func rollback() {
@@ -63,7 +63,7 @@ extension ManagedObjectContext {
   /// deleted object stays deleted, untouched.
   ///
   /// An object inserted and not yet saved has no row to refresh from and is left as it is.
-  public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
+  public func refresh(_ object: NSManagedObject, mergeChanges: Bool) {
     isolated("refresh(_:mergeChanges:)") { confined in
       guard object.managedObjectContext === self, !object.state.isInserted, !object.objectID.isTemporaryID else { return }
       let refreshed = mergeChanges ? refreshKeepingChanges([object], confined) : [turnIntoFault(object, confined)]
@@ -89,9 +89,9 @@ extension ManagedObjectContext {
   /// `refresh(_:mergeChanges: true)` for `objects`, which are registered and have rows: the ones with
   /// changes are read in one request and keep their changes on top; the others become faults. Returns the
   /// objects refreshed.
-  private func refreshKeepingChanges(_ objects: [ManagedObject], _ confined: Confined) -> [ManagedObject] {
-    var refreshed: [ManagedObject] = []
-    var changed: [ManagedObject] = []
+  private func refreshKeepingChanges(_ objects: [NSManagedObject], _ confined: Confined) -> [NSManagedObject] {
+    var refreshed: [NSManagedObject] = []
+    var changed: [NSManagedObject] = []
     for object in objects where !object.state.isDeleted {
       if object.state.isUpdated {
         changed.append(object)
@@ -115,7 +115,7 @@ extension ManagedObjectContext {
   /// this context's additions and removals applied to them, so a member another context saved is kept (in
   /// an ordered to-many, the store's order, then this context's additions in theirs). A to-many whose
   /// members this context replaced without reading them first keeps this context's members, as set.
-  func takeRow(_ fresh: RowSnapshot, keepingChangesOf object: ManagedObject) {
+  func takeRow(_ fresh: RowSnapshot, keepingChangesOf object: NSManagedObject) {
     let old = object.snapshot
     let local = object.changedSlots.map { ($0, object.values[$0]) }
     object.takeRowKeepingChanges(fresh)
@@ -138,7 +138,7 @@ extension ManagedObjectContext {
   }
 
   /// Drops an object's unsaved changes and values: it becomes a fault that reads its row when touched.
-  private func turnIntoFault(_ object: ManagedObject, _ confined: Confined) -> ManagedObject {
+  private func turnIntoFault(_ object: NSManagedObject, _ confined: Confined) -> NSManagedObject {
     object.willTurnIntoFault()
     confined.rowCache[object.objectID] = nil
     confined.updated.remove(object)
@@ -148,7 +148,7 @@ extension ManagedObjectContext {
     return object
   }
 
-  private func postRefreshed(_ objects: [ManagedObject]) {
+  private func postRefreshed(_ objects: [NSManagedObject]) {
     guard !objects.isEmpty else { return }
     NotificationCenter.default.post(
       name: Self.objectsDidChangeNotification, object: self, userInfo: [NotificationKey.refreshedObjects.rawValue: Set(objects)])
@@ -160,7 +160,7 @@ extension ManagedObjectContext {
   /// Objects inserted in this context get their keys in the order they were inserted, whatever order
   /// `objects` lists them in (`Array(insertedObjects)` is in a set's order), so the save writes its rows
   /// in key order, SQLite's fastest.
-  public func obtainPermanentIDs(for objects: [ManagedObject]) throws {
+  public func obtainPermanentIDs(for objects: [NSManagedObject]) throws {
     try isolated("obtainPermanentIDs(for:)") { confined in
       var pending = objects.filter { $0.objectID.isTemporaryID }
       guard !pending.isEmpty else { return }
@@ -178,7 +178,7 @@ extension ManagedObjectContext {
       let source: any ObjectStore =
         if onlyHere, let coordinator = persistentStoreCoordinator { coordinator } else { try parentStore() }
       let ids = try source.obtainPermanentIDs(for: pending.map { ($0.objectID, $0.entity) })
-      var map: [ManagedObjectID: ManagedObjectID] = [:]
+      var map: [NSManagedObjectID: NSManagedObjectID] = [:]
       for (object, id) in zip(pending, ids) {
         map[object.objectID] = id
         confined.registry[object.objectID] = nil
@@ -195,9 +195,9 @@ extension ManagedObjectContext {
   }
 
   /// Renumbers objects this context holds under temporary IDs that a descendant has made permanent.
-  func adoptPermanentIDs(_ map: [ManagedObjectID: ManagedObjectID]) {
+  func adoptPermanentIDs(_ map: [NSManagedObjectID: NSManagedObjectID]) {
     performAndWait {
-      var adopted: [ManagedObjectID: ManagedObjectID] = [:]
+      var adopted: [NSManagedObjectID: NSManagedObjectID] = [:]
       for (temporary, permanent) in map {
         guard let object = confined.registered(temporary) else { continue }
         confined.registry[temporary] = nil
@@ -215,7 +215,7 @@ extension ManagedObjectContext {
     }
   }
 
-  private func revert(_ object: ManagedObject) {
+  private func revert(_ object: NSManagedObject) {
     if let snapshot = object.snapshot {
       object.values = snapshot.values
     }

@@ -1,6 +1,6 @@
 import Foundation
 
-extension ManagedObjectContext {
+extension NSManagedObjectContext {
   /// Notification posted at the start of a save that has changes to save (Core Data's
   /// `NSManagedObjectContextWillSave`), on the saving context's queue, before `willSave()` is called on
   /// the changed objects. Its object is the context; it has no user info. Not posted when ``save()`` has
@@ -47,7 +47,7 @@ extension ManagedObjectContext {
   /// Posts what was inserted, updated and deleted since the last notification, if anything; returns the
   /// inserted objects it announced.
   @discardableResult
-  func postObjectsDidChange(_ confined: Confined) -> Set<ManagedObject> {
+  func postObjectsDidChange(_ confined: Confined) -> Set<NSManagedObject> {
     let inserted = confined.inserted.insertedSet(from: confined.noticedInsertions)
     guard !inserted.isEmpty || !confined.unnoticedUpdates.isEmpty || !confined.unnoticedDeletes.isEmpty else { return [] }
     let info: [AnyHashable: Any] = [
@@ -72,7 +72,7 @@ extension ManagedObjectContext {
     NotificationCenter.default.post(name: Self.willSaveNotification, object: self, userInfo: nil)
     var inserted = try prepareForSave(confined)
     let store = try parentStore()
-    var updated: [ManagedObject] = []
+    var updated: [NSManagedObject] = []
     // An object deleted here that still has a temporary ID was saved to a parent context earlier (objects
     // never saved anywhere left `deleted` in propagateDeletes): the parent holds it, under that ID or the
     // permanent one it has since given it, and must delete it too.
@@ -120,7 +120,7 @@ extension ManagedObjectContext {
 
   /// Step 1 of a save: delete rules, `willSave()`, validation. Returns the inserted objects in order, and
   /// the same as a set for the did-save notification.
-  private func prepareForSave(_ confined: Confined) throws -> (objects: [ManagedObject], announced: Set<ManagedObject>) {
+  private func prepareForSave(_ confined: Confined) throws -> (objects: [NSManagedObject], announced: Set<NSManagedObject>) {
     propagateDeletes(confined)
     postObjectsDidChange(confined)
     // Every inserted object has been announced now, in this notification or earlier ones.
@@ -152,7 +152,7 @@ extension ManagedObjectContext {
   ///
   /// - Throws: 134060 (``ObjectGraphError/Code/coreData``) when the hooks still change objects after
   ///   ``willSaveRoundLimit`` rounds, naming them; nothing is written.
-  private func runWillSave(_ confined: Confined, inserted: [ManagedObject]) throws {
+  private func runWillSave(_ confined: Confined, inserted: [NSManagedObject]) throws {
     Self.contextsRunningWillSave.add(1, ordering: .relaxed)
     confined.runsWillSave = true
     defer {
@@ -160,7 +160,7 @@ extension ManagedObjectContext {
       confined.changedDuringWillSave = []
       Self.contextsRunningWillSave.subtract(1, ordering: .relaxed)
     }
-    func hook(_ object: ManagedObject) {
+    func hook(_ object: NSManagedObject) {
       // Changed before its own hook in this round: the hook sees the change, no second call needed.
       if !confined.changedDuringWillSave.isEmpty { confined.changedDuringWillSave.remove(object) }
       object.willSave()
@@ -199,7 +199,7 @@ extension ManagedObjectContext {
 
   /// Step 2: everything the store writes, gathered before its transaction starts, so the store never calls
   /// back into the context.
-  private func saveRequest(inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject]) -> StoreSaveRequest {
+  private func saveRequest(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) -> StoreSaveRequest {
     var request = StoreSaveRequest()
     (request.author, request.contextName) = settings.withLock { ($0.transactionAuthor, $0.name) }
     request.inserts.reserveCapacity(inserted.count)
@@ -241,8 +241,8 @@ extension ManagedObjectContext {
   /// object that represents their row), and the objects that now represent a stored row they were merged
   /// into.
   private func apply(
-    _ result: StoreSaveResult, of request: StoreSaveRequest, inserted: [ManagedObject], updated: [ManagedObject], _ confined: Confined
-  ) -> (leaving: [ManagedObject], rowObjects: [ManagedObject]) {
+    _ result: StoreSaveResult, of request: StoreSaveRequest, inserted: [NSManagedObject], updated: [NSManagedObject], _ confined: Confined
+  ) -> (leaving: [NSManagedObject], rowObjects: [NSManagedObject]) {
     var versions: [ObjectIdentifier: Int64] = [:]
     for object in updated {
       versions[ObjectIdentifier(object)] = result.versions[object.objectID]
@@ -256,8 +256,8 @@ extension ManagedObjectContext {
     var anyReplaced = false
     var replacedPermanent = false
     let merges = result.constraintMerges
-    var leaving: [ManagedObject] = []
-    var rowObjects: [ManagedObject] = []
+    var leaving: [NSManagedObject] = []
+    var rowObjects: [NSManagedObject] = []
     // A parent context kept every ID: nothing to walk.
     let renumbered = result.keepsInsertedIDs ? [] : inserted
     for (index, (object, permanent)) in zip(renumbered, result.insertedIDs).enumerated() {
@@ -305,7 +305,7 @@ extension ManagedObjectContext {
       object.changedSlots = []
       object.managedObjectContext = nil
     }
-    let saved: [ManagedObject]
+    let saved: [NSManagedObject]
     if leaving.isEmpty {
       saved = updated.isEmpty ? inserted : inserted + updated
     } else {
@@ -340,7 +340,7 @@ extension ManagedObjectContext {
   /// An unchanged object of this context takes a row's values as the save left them (a uniqueness
   /// constraint merged another object into its row). An object with changes of its own takes them with
   /// the rest of the save.
-  private static func take(_ snapshot: RowSnapshot?, into object: ManagedObject) {
+  private static func take(_ snapshot: RowSnapshot?, into object: NSManagedObject) {
     guard let snapshot, !object.hasChanges else { return }
     object.snapshot = snapshot
     object.values = snapshot.values
@@ -350,7 +350,7 @@ extension ManagedObjectContext {
 
   /// Step 4: deleted objects leave the context, unless a merge policy kept their row (it changed
   /// elsewhere). Returns the objects really deleted, for the did-save notification.
-  private func forgetDeleted(keeping result: StoreSaveResult, _ confined: Confined) -> Set<ManagedObject> {
+  private func forgetDeleted(keeping result: StoreSaveResult, _ confined: Confined) -> Set<NSManagedObject> {
     var deleted = confined.deleted
     for object in confined.deleted {
       if let kept = result.refreshed[object.objectID] {
@@ -370,7 +370,7 @@ extension ManagedObjectContext {
   }
 
   private func postDidSave(
-    inserted: Set<ManagedObject>, insertedIDs: Set<ManagedObjectID>, updated: Set<ManagedObject>, deleted: Set<ManagedObject>
+    inserted: Set<NSManagedObject>, insertedIDs: Set<NSManagedObjectID>, updated: Set<NSManagedObject>, deleted: Set<NSManagedObject>
   ) {
     let ids: [AnyHashable: Any] = [
       NotificationKey.insertedObjectIDs.rawValue: insertedIDs,
@@ -389,7 +389,7 @@ extension ManagedObjectContext {
   }
 
   /// Whether one of the object's relationship values names a temporary ID.
-  private static func namesTemporaryID(_ object: ManagedObject) -> Bool {
+  private static func namesTemporaryID(_ object: NSManagedObject) -> Bool {
     object.layout.relationshipIndexes.contains { index in
       if let id = object.values[index].objectID { return id.isTemporaryID }
       return object.values[index]?.containsMember(where: \.isTemporaryID) ?? false
@@ -397,7 +397,7 @@ extension ManagedObjectContext {
   }
 
   /// Rewrites relationship values that still name temporary IDs.
-  static func replaceIDs(in object: ManagedObject, _ map: [ManagedObjectID: ManagedObjectID]) {
+  static func replaceIDs(in object: NSManagedObject, _ map: [NSManagedObjectID: NSManagedObjectID]) {
     for index in object.layout.relationshipIndexes {
       if let id = object.values[index].objectID, let permanent = map[id] {
         object.values[index] = .objectID(permanent)
@@ -418,7 +418,7 @@ extension ManagedObjectContext {
       object.prepareForDeletion()
       for slot in object.layout.slots where slot.isRelationship {
         guard let relationship = slot.relationship else { continue }
-        let related: [ManagedObject]
+        let related: [NSManagedObject]
         if slot.isToMany {
           related = object.relatedIDs(slot).map { materializeFault($0, confined) }
         } else {
@@ -458,13 +458,13 @@ extension ManagedObjectContext {
 
   // MARK: - Validation
 
-  /// Step 1's last part: each inserted object's ``ManagedObject/validateForInsert()``, each updated one's
-  /// ``ManagedObject/validateForUpdate()``, each deleted one's ``ManagedObject/validateForDelete()``, with
+  /// Step 1's last part: each inserted object's ``NSManagedObject/validateForInsert()``, each updated one's
+  /// ``NSManagedObject/validateForUpdate()``, each deleted one's ``NSManagedObject/validateForDelete()``, with
   /// every error gathered: one is thrown as it is, several as 1560 listing them.
-  func validate(_ confined: Confined, inserted: [ManagedObject]) throws {
+  func validate(_ confined: Confined, inserted: [NSManagedObject]) throws {
     var errors: [ObjectGraphError] = []
-    func run(_ object: ManagedObject, _ check: () throws -> Void) {
-      ManagedObject.collect(&errors, "\(object.entity.name) \(object.objectID)", check)
+    func run(_ object: NSManagedObject, _ check: () throws -> Void) {
+      NSManagedObject.collect(&errors, "\(object.entity.name) \(object.objectID)", check)
     }
     for object in inserted { run(object) { try object.validateForInsert() } }
     for object in confined.updated where !object.state.isDeleted && !object.state.isInserted {
@@ -481,7 +481,7 @@ extension ManagedObjectContext {
 
   /// Whether the object with `id` is deleted in this context (the Deny rule lets a delete through when the
   /// related objects go too).
-  func isDeletedHere(_ id: ManagedObjectID) -> Bool {
+  func isDeletedHere(_ id: NSManagedObjectID) -> Bool {
     isolated("validateForDelete()") { confined in confined.registered(id)?.state.isDeleted ?? false }
   }
 }

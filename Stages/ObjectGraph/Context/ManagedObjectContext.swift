@@ -10,7 +10,7 @@ import Synchronization
 /// nothing reaches the store until the context saves.
 ///
 /// ```swift
-/// let context = ManagedObjectContext(concurrencyType: .privateQueue)
+/// let context = NSManagedObjectContext(concurrencyType: .privateQueue)
 /// context.persistentStoreCoordinator = coordinator
 /// try context.performAndWait {
 ///   let note = Note(context: context)
@@ -27,7 +27,7 @@ import Synchronization
 /// at once of every access from the wrong queue.
 ///
 /// The context itself is `Sendable` (its methods may be called from any queue); its objects are not.
-public final class ManagedObjectContext: @unchecked Sendable, CustomStringConvertible {
+public final class NSManagedObjectContext: @unchecked Sendable, CustomStringConvertible {
   /// How a context runs its work.
   public enum ConcurrencyType: Sendable {
     /// On the main queue: the context for everything the user sees.
@@ -50,9 +50,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
   struct Settings {
     var name: String?
     var transactionAuthor: String?
-    var coordinator: PersistentStoreCoordinator?
-    var parent: ManagedObjectContext?
-    var mergePolicy: MergePolicy = .error
+    var coordinator: NSPersistentStoreCoordinator?
+    var parent: NSManagedObjectContext?
+    var mergePolicy: NSMergePolicy = .error
     var automaticallyMergesChangesFromParent = false
     /// Not `Sendable` (see ``userInfo``): the lock around `Settings` guards the dictionary.
     var userInfo: [AnyHashable: Any] = [:]
@@ -97,7 +97,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
   }
 
   /// The coordinator this context reads from and saves to.
-  public var persistentStoreCoordinator: PersistentStoreCoordinator? {
+  public var persistentStoreCoordinator: NSPersistentStoreCoordinator? {
     get { settings.withLock { $0.coordinator ?? $0.parent?.persistentStoreCoordinator } }
     set {
       settings.withLock {
@@ -109,7 +109,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
   }
 
   /// The context this one saves into instead of a coordinator (nested contexts).
-  public var parent: ManagedObjectContext? {
+  public var parent: NSManagedObjectContext? {
     get { settings.withLock { $0.parent } }
     set {
       settings.withLock {
@@ -120,8 +120,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     }
   }
 
-  /// How a save resolves rows changed elsewhere since this context read them. Default: ``MergePolicy/error``.
-  public var mergePolicy: MergePolicy {
+  /// How a save resolves rows changed elsewhere since this context read them. Default: ``NSMergePolicy/error``.
+  public var mergePolicy: NSMergePolicy {
     get { settings.withLock { $0.mergePolicy } }
     set { settings.withLock { $0.mergePolicy = newValue } }
   }
@@ -163,9 +163,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
   /// ones are read again from the store. Default `-1`: any negative value means cached values are used
   /// however old they are. `0` means a fault always reads its row afresh.
   ///
-  /// It applies to faults only: values fetched with the objects (``FetchRequest/returnsObjectsAsFaults``)
+  /// It applies to faults only: values fetched with the objects (``NSFetchRequest/returnsObjectsAsFaults``)
   /// and prefetched rows waiting for their objects. An object already fired keeps its values; use
-  /// ``refresh(_:mergeChanges:)`` or ``FetchRequest/shouldRefreshRefetchedObjects`` to bring it up to date.
+  /// ``refresh(_:mergeChanges:)`` or ``NSFetchRequest/shouldRefreshRefetchedObjects`` to bring it up to date.
   public var stalenessInterval: TimeInterval {
     get { settings.withLock { $0.stalenessInterval } }
     set {
@@ -218,10 +218,10 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     return coordinator
   }
 
-  var model: ManagedObjectModel? { persistentStoreCoordinator?.model }
+  var model: NSManagedObjectModel? { persistentStoreCoordinator?.model }
 
   /// The entity whose class is `type` (or named like it), in the coordinator's model.
-  func entity(for type: ManagedObject.Type) -> EntityDescription? {
+  func entity(for type: NSManagedObject.Type) -> NSEntityDescription? {
     model?.entity(forClass: type)
   }
 
@@ -231,7 +231,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     return "\(kind) context \(queue.mark.label)"
   }
 
-  public var description: String { "<ManagedObjectContext \(displayName)>" }
+  public var description: String { "<NSManagedObjectContext \(displayName)>" }
 
   // MARK: - Running work on the context's queue
 
@@ -293,9 +293,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 /// Contexts are equal when they are the same instance, as Core Data's (`NSObject`'s `isEqual:`), so ported
 /// code can compare them with `==` (`object.managedObjectContext == context`) and keep them in sets and
 /// dictionary keys.
-extension ManagedObjectContext: Hashable {
+extension NSManagedObjectContext: Hashable {
   /// Whether `lhs` and `rhs` are the same context.
-  public static func == (lhs: ManagedObjectContext, rhs: ManagedObjectContext) -> Bool { lhs === rhs }
+  public static func == (lhs: NSManagedObjectContext, rhs: NSManagedObjectContext) -> Bool { lhs === rhs }
 
   /// Hashes the context's identity.
   public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }

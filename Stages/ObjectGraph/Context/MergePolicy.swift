@@ -7,7 +7,7 @@ import Foundation
 /// ```swift
 /// context.mergePolicy = .mergeByPropertyObjectTrump        // a built-in policy
 ///
-/// final class KeepLargerCount: MergePolicy, @unchecked Sendable {   // no stored state: see below
+/// final class KeepLargerCount: NSMergePolicy, @unchecked Sendable {   // no stored state: see below
 ///   override func resolve(optimisticLockingConflicts list: [MergeConflict]) throws {
 ///     try super.resolve(optimisticLockingConflicts: list)
 ///     for conflict in list {
@@ -32,25 +32,25 @@ import Foundation
 /// Sendable: a policy is set on a context from any thread and used on the context's queue, so the class is
 /// `@unchecked Sendable`. This class holds one `let`; a subclass must keep the promise, with no stored
 /// `var` (or with state behind a lock), because one policy may serve several contexts' saves at once.
-open class MergePolicy: @unchecked Sendable, Hashable, CustomStringConvertible {
+open class NSMergePolicy: @unchecked Sendable, Hashable, CustomStringConvertible {
   /// The built-in behaviour this policy starts from.
-  public let mergeType: MergePolicyType
+  public let mergeType: NSMergePolicyType
 
-  /// A policy with the built-in behaviour `type` (`MergePolicy(merge: .rollbackMergePolicyType)`).
-  public init(merge type: MergePolicyType) {
+  /// A policy with the built-in behaviour `type` (`NSMergePolicy(merge: .rollbackMergePolicyType)`).
+  public init(merge type: NSMergePolicyType) {
     mergeType = type
   }
 
   /// Fail the save with error 133020 (or 133021) listing every conflict; nothing is written. The default.
-  public static let error = MergePolicy(merge: .errorMergePolicyType)
+  public static let error = NSMergePolicy(merge: .errorMergePolicyType)
   /// Per property: the store's changes win; this context's changes to other properties are kept.
-  public static let mergeByPropertyStoreTrump = MergePolicy(merge: .mergeByPropertyStoreTrumpMergePolicyType)
+  public static let mergeByPropertyStoreTrump = NSMergePolicy(merge: .mergeByPropertyStoreTrumpMergePolicyType)
   /// Per property: this context's changes win; the store's changes to other properties are kept.
-  public static let mergeByPropertyObjectTrump = MergePolicy(merge: .mergeByPropertyObjectTrumpMergePolicyType)
+  public static let mergeByPropertyObjectTrump = NSMergePolicy(merge: .mergeByPropertyObjectTrumpMergePolicyType)
   /// This context's whole object replaces the row.
-  public static let overwrite = MergePolicy(merge: .overwriteMergePolicyType)
+  public static let overwrite = NSMergePolicy(merge: .overwriteMergePolicyType)
   /// This context's changes to conflicting objects are dropped; they take the store's values.
-  public static let rollback = MergePolicy(merge: .rollbackMergePolicyType)
+  public static let rollback = NSMergePolicy(merge: .rollbackMergePolicyType)
 
   /// Settles optimistic-locking conflicts: objects this context changed whose rows changed (or were
   /// deleted) in the store since it read them. Called on the saving context's queue, only for a subclass.
@@ -85,11 +85,11 @@ open class MergePolicy: @unchecked Sendable, Hashable, CustomStringConvertible {
   }
 
   /// Whether this is one of the five built-in policies (settled in the store), not a subclass.
-  final var isBuiltIn: Bool { type(of: self) == MergePolicy.self }
+  final var isBuiltIn: Bool { type(of: self) == NSMergePolicy.self }
 
   /// Policies are equal when they are the same instance, or both plain (not subclassed) policies of the same
-  /// type, so `context.mergePolicy == .rollback` holds for `MergePolicy(merge: .rollbackMergePolicyType)`.
-  public static func == (lhs: MergePolicy, rhs: MergePolicy) -> Bool {
+  /// type, so `context.mergePolicy == .rollback` holds for `NSMergePolicy(merge: .rollbackMergePolicyType)`.
+  public static func == (lhs: NSMergePolicy, rhs: NSMergePolicy) -> Bool {
     lhs === rhs || (lhs.isBuiltIn && rhs.isBuiltIn && lhs.mergeType == rhs.mergeType)
   }
 
@@ -104,15 +104,15 @@ open class MergePolicy: @unchecked Sendable, Hashable, CustomStringConvertible {
   }
 }
 
-extension MergePolicy {
-  /// One optimistic-locking conflict handed to ``MergePolicy/resolve(optimisticLockingConflicts:)`` (Core
+extension NSMergePolicy {
+  /// One optimistic-locking conflict handed to ``NSMergePolicy/resolve(optimisticLockingConflicts:)`` (Core
   /// Data's `NSMergeConflict`): an object this context changed whose row changed or went away in the store.
   ///
   /// Snapshots hold attributes (by name, as `value(forKey:)` gives them) and to-one relationships (as
-  /// ``ManagedObjectID``s), never to-many relationships: fetch those when you need them.
+  /// ``NSManagedObjectID``s), never to-many relationships: fetch those when you need them.
   public struct MergeConflict: CustomStringConvertible {
     /// The object being saved.
-    public let sourceObject: ManagedObject
+    public let sourceObject: NSManagedObject
     /// The object's values now, unsaved changes included.
     public let objectSnapshot: [String: Any]?
     /// The values the context last read from the store for the object.
@@ -128,7 +128,7 @@ extension MergePolicy {
 
     /// Makes a conflict record. The engine makes these; tests of a policy may too.
     public init(
-      source: ManagedObject, newVersion: Int, oldVersion: Int, objectSnapshot: [String: Any]?,
+      source: NSManagedObject, newVersion: Int, oldVersion: Int, objectSnapshot: [String: Any]?,
       cachedSnapshot: [String: Any]?, persistedSnapshot: [String: Any]?, record: ObjectGraph.MergeConflict
     ) {
       sourceObject = source
@@ -143,7 +143,7 @@ extension MergePolicy {
     public var description: String { record.description }
   }
 
-  /// One uniqueness-constraint conflict handed to ``MergePolicy/resolve(constraintConflicts:)`` (Core Data's
+  /// One uniqueness-constraint conflict handed to ``NSMergePolicy/resolve(constraintConflicts:)`` (Core Data's
   /// `NSConstraintConflict`): objects being saved that share a constraint's values, with each other or with a
   /// stored row.
   public struct ConstraintConflict: CustomStringConvertible {
@@ -152,12 +152,12 @@ extension MergePolicy {
     /// The values the objects share, by attribute name.
     public let constraintValues: [String: Any]
     /// The objects being saved that hold the values.
-    public let conflictingObjects: [ManagedObject]
+    public let conflictingObjects: [NSManagedObject]
     /// The values each conflicting object last read from the store (empty for an inserted object), in the
     /// order of ``conflictingObjects``.
     public let conflictingSnapshots: [[String: Any]]
     /// The stored row's object, for a conflict with the store; `nil` among objects being saved.
-    public let databaseObject: ManagedObject?
+    public let databaseObject: NSManagedObject?
     /// The stored row's attribute values, for a conflict with the store.
     public let databaseSnapshot: [String: Any]?
     /// The engine's record of the conflict (what error 133021 carries).
@@ -165,7 +165,7 @@ extension MergePolicy {
 
     /// Makes a conflict record from the engine's, with the objects `context` holds for its IDs. Call on
     /// the context's queue.
-    public init(_ record: ObjectGraph.ConstraintConflict, in context: ManagedObjectContext) {
+    public init(_ record: ObjectGraph.ConstraintConflict, in context: NSManagedObjectContext) {
       constraint = record.constraint
       constraintValues = record.constraintValues
       conflictingObjects = record.conflictingObjectIDs.map { context.object(with: $0) }

@@ -12,7 +12,7 @@ struct ObjectRegistry {
   private var permanent = PermanentObjects()
   private var temporary = PermanentObjects()
 
-  subscript(id: ManagedObjectID) -> ManagedObject? {
+  subscript(id: NSManagedObjectID) -> NSManagedObject? {
     get {
       switch id.key {
       case .permanent(let store, let table, let primaryKey): permanent[store, table, primaryKey]
@@ -28,7 +28,7 @@ struct ObjectRegistry {
   }
 
   /// The object of a fetched row, by its table and primary key (no ID object needed).
-  subscript(source: RowSource, primaryKey: Int64) -> ManagedObject? {
+  subscript(source: RowSource, primaryKey: Int64) -> NSManagedObject? {
     get { permanent[source.storeNumber, source.table, primaryKey] }
     set { permanent[source.storeNumber, source.table, primaryKey] = newValue }
   }
@@ -37,7 +37,7 @@ struct ObjectRegistry {
   var isEmpty: Bool { count == 0 }
   /// How many objects are registered under a temporary ID.
   var temporaryCount: Int { temporary.count }
-  var objects: [ManagedObject] { permanent.objects + temporary.objects }
+  var objects: [NSManagedObject] { permanent.objects + temporary.objects }
 
   mutating func removeAll() {
     permanent = PermanentObjects()
@@ -46,7 +46,7 @@ struct ObjectRegistry {
   mutating func removeAllTemporary() { temporary = PermanentObjects() }
 
   /// Removes the objects that only the registry references and that `isRemovable` accepts.
-  mutating func removeAll(unreferencedWhere isRemovable: (ManagedObject) -> Bool) {
+  mutating func removeAll(unreferencedWhere isRemovable: (NSManagedObject) -> Bool) {
     permanent.removeAll(unreferencedWhere: isRemovable)
     temporary.removeAll(unreferencedWhere: isRemovable)
   }
@@ -66,7 +66,7 @@ struct ObjectRegistry {
   /// Removes, from the pages written down since the last call only, the objects that only the registry
   /// references and that `isRemovable` accepts; forgets the pages. Returns how many objects it removed.
   @discardableResult
-  mutating func removeAll(inRecordedPagesWhere isRemovable: (ManagedObject) -> Bool) -> Int {
+  mutating func removeAll(inRecordedPagesWhere isRemovable: (NSManagedObject) -> Bool) -> Int {
     let before = count
     permanent.removeAll(inRecordedPagesWhere: isRemovable)
     temporary.removeAll(inRecordedPagesWhere: isRemovable)
@@ -106,7 +106,7 @@ struct PermanentObjects {
   /// `@exclusivity(unchecked)`: a page is only touched by its registry, on its context's queue, one access
   /// at a time.
   private final class Page {
-    let slots = UnsafeMutablePointer<ManagedObject?>.allocate(capacity: PermanentObjects.pageSize)
+    let slots = UnsafeMutablePointer<NSManagedObject?>.allocate(capacity: PermanentObjects.pageSize)
     @exclusivity(unchecked) var used = 0
 
     init() { slots.initialize(repeating: nil, count: PermanentObjects.pageSize) }
@@ -154,7 +154,7 @@ struct PermanentObjects {
     return body(pages[key])
   }
 
-  subscript(store: Int, table: Int64, primaryKey: Int64) -> ManagedObject? {
+  subscript(store: Int, table: Int64, primaryKey: Int64) -> NSManagedObject? {
     get {
       withPage(PageKey(store: store, table: table, page: primaryKey >> 6)) { $0?.slots[Int(primaryKey & 63)] }
     }
@@ -202,8 +202,8 @@ struct PermanentObjects {
     }
   }
 
-  var objects: [ManagedObject] {
-    var result: [ManagedObject] = []
+  var objects: [NSManagedObject] {
+    var result: [NSManagedObject] = []
     result.reserveCapacity(count)
     for page in pages.values {
       for slot in 0..<Self.pageSize { if let object = page.slots[slot] { result.append(object) } }
@@ -212,7 +212,7 @@ struct PermanentObjects {
   }
 
   /// Removes the objects that only this table references and that `isRemovable` accepts.
-  mutating func removeAll(unreferencedWhere isRemovable: (ManagedObject) -> Bool) {
+  mutating func removeAll(unreferencedWhere isRemovable: (NSManagedObject) -> Bool) {
     var emptied: [PageKey] = []
     for (key, page) in pages {
       removeAll(in: page, where: isRemovable)
@@ -223,7 +223,7 @@ struct PermanentObjects {
   }
 
   /// The same, in the pages written down only (see ``isRecordingPages``), which it then forgets.
-  mutating func removeAll(inRecordedPagesWhere isRemovable: (ManagedObject) -> Bool) {
+  mutating func removeAll(inRecordedPagesWhere isRemovable: (NSManagedObject) -> Bool) {
     guard !recorded.isEmpty else { return }
     var emptied = false
     for key in recorded {
@@ -240,7 +240,7 @@ struct PermanentObjects {
 
   mutating func forgetRecordedPages() { recorded.removeAll(keepingCapacity: true) }
 
-  private mutating func removeAll(in page: Page, where isRemovable: (ManagedObject) -> Bool) {
+  private mutating func removeAll(in page: Page, where isRemovable: (NSManagedObject) -> Bool) {
     for slot in 0..<Self.pageSize where page.isUsed(slot) {
       guard isKnownUniquelyReferenced(&page.slots[slot]), let object = page.slots[slot], isRemovable(object) else { continue }
       page.slots[slot] = nil

@@ -20,9 +20,9 @@ struct PendingOverlay {
   /// Objects changed or deleted here whose stored rows may be among the store's answer.
   let displaced: Set<ObjectIdentifier>
   /// Their IDs, as this context names them (for the count's `SELF IN`).
-  let displacedIDs: [ManagedObjectID]
+  let displacedIDs: [NSManagedObjectID]
   /// Objects changed or inserted here that match the predicate, in result order.
-  let candidates: [ManagedObject]
+  let candidates: [NSManagedObject]
   private let candidateKeys: [Key]
   let descriptors: [FetchSortDescriptor]
 
@@ -38,7 +38,7 @@ struct PendingOverlay {
     let isTemporary: Bool
     let number: UInt64
 
-    init(_ id: ManagedObjectID) {
+    init(_ id: NSManagedObjectID) {
       switch id.key {
       case .permanent(_, _, let primaryKey):
         isTemporary = false
@@ -55,8 +55,8 @@ struct PendingOverlay {
   }
 
   init(
-    displaced: [ManagedObject], candidates: [ManagedObject], descriptors: [FetchSortDescriptor],
-    key: (ManagedObject) throws -> Key
+    displaced: [NSManagedObject], candidates: [NSManagedObject], descriptors: [FetchSortDescriptor],
+    key: (NSManagedObject) throws -> Key
   )
     throws
   {
@@ -81,7 +81,7 @@ struct PendingOverlay {
 
   /// The store's rows (displaced ones already removed, in the store's order) with the candidates merged
   /// in. `key` gives a row's place; it is called for about log(rows) rows per candidate only.
-  func merge<Row>(_ rows: [Row], key: (Row) throws -> Key, row: (ManagedObject) throws -> Row?) throws -> [Row] {
+  func merge<Row>(_ rows: [Row], key: (Row) throws -> Key, row: (NSManagedObject) throws -> Row?) throws -> [Row] {
     guard !candidates.isEmpty else { return rows }
     var keys: [Int: Key] = [:]
     func keyOfRow(_ index: Int) throws -> Key {
@@ -142,22 +142,22 @@ struct PendingOverlay {
   }
 }
 
-extension ManagedObjectContext {
+extension NSManagedObjectContext {
   /// This context's unsaved changes as a fetch or count with `plan` sees them. Call `propagateDeletes`
   /// first, so cascaded deletes count.
   func pendingOverlay(for plan: StoreFetchPlan, _ confined: Confined) throws -> PendingOverlay {
     let entity = plan.entity
     let includesSubentities = plan.includesSubentities
     let predicate = plan.predicate
-    func isFetched(_ object: ManagedObject) -> Bool {
+    func isFetched(_ object: NSManagedObject) -> Bool {
       includesSubentities ? object.entity.isKind(of: entity) : object.entity === entity
     }
-    func matches(_ object: ManagedObject) throws -> Bool {
+    func matches(_ object: NSManagedObject) throws -> Bool {
       guard let predicate else { return true }
       return try PredicateEvaluator.evaluate(predicate, on: object)
     }
-    var displaced: [ManagedObject] = []
-    var candidates: [ManagedObject] = []
+    var displaced: [NSManagedObject] = []
+    var candidates: [NSManagedObject] = []
     for object in confined.updated where isFetched(object) {
       displaced.append(object)
       if !object.state.isDeleted, try matches(object) { candidates.append(object) }
@@ -178,8 +178,8 @@ extension ManagedObjectContext {
 
   /// For temporary IDs this context uses: the permanent IDs ancestors have since saved those objects
   /// under, which is how the store orders them. One request per ancestor, and none without temporary IDs.
-  func idsBelow(_ ids: some Sequence<ManagedObjectID>) -> [ManagedObjectID: ManagedObjectID] {
-    var current: [ManagedObjectID: ManagedObjectID] = [:]
+  func idsBelow(_ ids: some Sequence<NSManagedObjectID>) -> [NSManagedObjectID: NSManagedObjectID] {
+    var current: [NSManagedObjectID: NSManagedObjectID] = [:]
     for id in ids where id.isTemporaryID { current[id] = id }
     var ancestor = settings.withLock { $0.parent }
     while let context = ancestor, !current.isEmpty {

@@ -4,11 +4,11 @@ import Foundation
 /// (`Notification` and its objects cannot; these sets of IDs can).
 public struct SavedObjectIDs: Sendable {
   /// IDs of the objects the save inserted.
-  public let inserted: Set<ManagedObjectID>
+  public let inserted: Set<NSManagedObjectID>
   /// IDs of the objects the save updated.
-  public let updated: Set<ManagedObjectID>
+  public let updated: Set<NSManagedObjectID>
   /// IDs of the objects the save deleted.
-  public let deleted: Set<ManagedObjectID>
+  public let deleted: Set<NSManagedObjectID>
 
   /// Reads the IDs from a did-save or did-save-object-IDs notification.
   public init(_ notification: Notification) {
@@ -17,16 +17,16 @@ public struct SavedObjectIDs: Sendable {
 
   /// Reads the IDs from a did-save notification's user info, or a dictionary of the same shape: sets or
   /// arrays of IDs (or of objects) under the ID keys and the object keys of
-  /// ``ManagedObjectContext/NotificationKey``.
+  /// ``NSManagedObjectContext/NotificationKey``.
   init(userInfo: [AnyHashable: Any]) {
-    typealias Key = ManagedObjectContext.NotificationKey
+    typealias Key = NSManagedObjectContext.NotificationKey
     // The IDs when they are there (a did-save notification holds both), else the objects' IDs.
-    func ids(_ idKey: Key, _ objectKey: Key) -> Set<ManagedObjectID> {
+    func ids(_ idKey: Key, _ objectKey: Key) -> Set<NSManagedObjectID> {
       switch userInfo[idKey.rawValue] ?? userInfo[objectKey.rawValue] {
-      case let set as Set<ManagedObjectID>: set
-      case let array as [ManagedObjectID]: Set(array)
-      case let objects as Set<ManagedObject>: Set(objects.map(\.objectID))
-      case let objects as [ManagedObject]: Set(objects.map(\.objectID))
+      case let set as Set<NSManagedObjectID>: set
+      case let array as [NSManagedObjectID]: Set(array)
+      case let objects as Set<NSManagedObject>: Set(objects.map(\.objectID))
+      case let objects as [NSManagedObject]: Set(objects.map(\.objectID))
       default: []
       }
     }
@@ -36,7 +36,7 @@ public struct SavedObjectIDs: Sendable {
   }
 
   /// Makes a set of saved IDs directly.
-  public init(inserted: Set<ManagedObjectID> = [], updated: Set<ManagedObjectID> = [], deleted: Set<ManagedObjectID> = []) {
+  public init(inserted: Set<NSManagedObjectID> = [], updated: Set<NSManagedObjectID> = [], deleted: Set<NSManagedObjectID> = []) {
     self.inserted = inserted
     self.updated = updated
     self.deleted = deleted

@@ -7,9 +7,9 @@ import Foundation
 /// Attributes and to-one IDs come from the row; a key path that goes further (`notebook.name`) continues
 /// through the context's objects, and anything else (a to-many, `SELF`) asks the row's object itself.
 struct StoredRowValues: PredicateEvaluable {
-  let id: ManagedObjectID
+  let id: NSManagedObjectID
   let values: [StoredValue]
-  let context: ManagedObjectContext
+  let context: NSManagedObjectContext
 
   func predicateValue(atKeyPath path: [String]) throws -> PredicateKeyPathValue {
     var path = path
@@ -19,7 +19,7 @@ struct StoredRowValues: PredicateEvaluable {
       let rest = Array(path.dropFirst())
       switch layout.slots[index].kind {
       case .attribute where rest.isEmpty:
-        return .single(ManagedObject.predicateValue(values[index]))
+        return .single(NSManagedObject.predicateValue(values[index]))
       case .toOne:
         guard let related = values[index].objectID else {
           return .single(rest == ["@count"] ? .integer(0) : .null)

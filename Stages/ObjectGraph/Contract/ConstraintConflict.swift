@@ -24,19 +24,19 @@ public struct ConstraintConflict: Sendable, CustomStringConvertible {
   /// The values the conflicting objects share, by attribute name.
   public let constraintValues: [String: any Sendable]
   /// The stored row with those values, for a conflict with the store; `nil` among in-memory objects.
-  public let databaseObjectID: ManagedObjectID?
+  public let databaseObjectID: NSManagedObjectID?
   /// The stored row's attribute values (only those with a value), for a conflict with the store.
   public let databaseSnapshot: [String: any Sendable]?
   /// The objects being saved that hold the values, in the order the context saves them.
-  public let conflictingObjectIDs: [ManagedObjectID]
+  public let conflictingObjectIDs: [NSManagedObjectID]
   /// The values each conflicting object last read from its store (empty for an inserted object), in the
   /// order of ``conflictingObjectIDs``.
   public let conflictingSnapshots: [[String: any Sendable]]
 
   /// Makes a conflict. The engine makes these; apps read them.
   public init(
-    entityName: String, constraint: [String], constraintValues: [String: any Sendable], databaseObjectID: ManagedObjectID?,
-    databaseSnapshot: [String: any Sendable]?, conflictingObjectIDs: [ManagedObjectID],
+    entityName: String, constraint: [String], constraintValues: [String: any Sendable], databaseObjectID: NSManagedObjectID?,
+    databaseSnapshot: [String: any Sendable]?, conflictingObjectIDs: [NSManagedObjectID],
     conflictingSnapshots: [[String: any Sendable]]
   ) {
     self.entityName = entityName

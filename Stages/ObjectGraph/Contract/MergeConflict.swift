@@ -3,7 +3,7 @@ import Foundation
 /// One object whose save collided with a change made elsewhere, as reported by a merge-conflict error.
 public struct MergeConflict: Sendable, CustomStringConvertible {
   /// The object in conflict.
-  public let objectID: ManagedObjectID
+  public let objectID: NSManagedObjectID
   /// The properties this context changed that the store also changed (or all changed keys when the row
   /// was deleted).
   public let conflictingKeys: [String]

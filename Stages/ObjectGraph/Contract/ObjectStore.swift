@@ -18,12 +18,12 @@ protocol ObjectStore: AnyObject, Sendable {
   func count(_ plan: StoreFetchPlan) throws -> Int
   /// The rows of a dictionary fetch, as the persistent store holds them (no context's unsaved changes).
   func fetchDictionaries(_ plan: StoreDictionaryPlan) throws -> StoreDictionaryRows
-  func snapshots(for ids: [ManagedObjectID]) throws -> [ManagedObjectID: RowSnapshot]
-  func relatedIDs(of ids: [ManagedObjectID], slot: EntityLayout.Slot, entity: EntityDescription) throws
-    -> [ManagedObjectID: [ManagedObjectID]]
+  func snapshots(for ids: [NSManagedObjectID]) throws -> [NSManagedObjectID: RowSnapshot]
+  func relatedIDs(of ids: [NSManagedObjectID], slot: EntityLayout.Slot, entity: NSEntityDescription) throws
+    -> [NSManagedObjectID: [NSManagedObjectID]]
   /// Permanent IDs for objects known by temporary IDs, in the same order: the ID a store already gave an
   /// object (a parent context that has saved it), or a newly reserved one.
-  func obtainPermanentIDs(for objects: [(id: ManagedObjectID, entity: EntityDescription)]) throws -> [ManagedObjectID]
+  func obtainPermanentIDs(for objects: [(id: NSManagedObjectID, entity: NSEntityDescription)]) throws -> [NSManagedObjectID]
   func save(_ request: StoreSaveRequest) throws -> StoreSaveResult
 }
 

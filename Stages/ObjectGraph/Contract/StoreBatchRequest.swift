@@ -9,11 +9,11 @@ struct StoreBatchRequest {
     case delete
   }
 
-  let entity: EntityDescription
+  let entity: NSEntityDescription
   /// Which rows: those a predicate matches (`nil`: all)...
   let predicate: PredicateNode?
   /// ... or exactly these.
-  let ids: [ManagedObjectID]?
+  let ids: [NSManagedObjectID]?
   let includesSubentities: Bool
   let action: Action
   /// Whether the caller wants the IDs of the rows changed (or only how many).

@@ -4,14 +4,14 @@ import Foundation
 /// request needs them.
 struct StoreBatchResult {
   var count: Int
-  var ids: [ManagedObjectID]
+  var ids: [NSManagedObjectID]
 
-  init(count: Int, ids: [ManagedObjectID]) {
+  init(count: Int, ids: [NSManagedObjectID]) {
     self.count = count
     self.ids = ids
   }
 
-  init(ids: [ManagedObjectID]) { self.init(count: ids.count, ids: ids) }
+  init(ids: [NSManagedObjectID]) { self.init(count: ids.count, ids: ids) }
 
   /// The results of several stores, one after the other.
   mutating func append(_ other: StoreBatchResult) {

@@ -2,7 +2,7 @@ import Foundation
 
 /// What a context asks its store for when it fetches.
 struct StoreFetchPlan {
-  let entity: EntityDescription
+  let entity: NSEntityDescription
   let predicate: PredicateNode?
   let sortDescriptors: [FetchSortDescriptor]
   let fetchLimit: Int

@@ -10,7 +10,7 @@ struct StoreHistoryChange {
 
   let number: Int64
   let kind: Kind
-  let objectID: ManagedObjectID
+  let objectID: NSManagedObjectID
   /// For an update, the names of the properties it changed.
   let updatedProperties: Set<String>?
 }

@@ -4,15 +4,15 @@ import Foundation
 /// transaction never calls back into the context.
 struct StoreSaveRequest {
   struct Insert {
-    let temporaryID: ManagedObjectID
-    let entity: EntityDescription
-    /// One value per layout slot; to-one slots hold a `ManagedObjectID?`, to-many slots a `Set<ManagedObjectID>`.
+    let temporaryID: NSManagedObjectID
+    let entity: NSEntityDescription
+    /// One value per layout slot; to-one slots hold an `NSManagedObjectID?`, to-many slots a `Set<NSManagedObjectID>`.
     let values: [StoredValue]
   }
 
   struct Update {
-    let id: ManagedObjectID
-    let entity: EntityDescription
+    let id: NSManagedObjectID
+    let entity: NSEntityDescription
     let expectedVersion: Int64
     /// The slots changed, with their new values.
     let changed: [Int: StoredValue]
@@ -23,8 +23,8 @@ struct StoreSaveRequest {
   }
 
   struct Delete {
-    let id: ManagedObjectID
-    let entity: EntityDescription
+    let id: NSManagedObjectID
+    let entity: NSEntityDescription
     let expectedVersion: Int64
   }
 
@@ -32,10 +32,10 @@ struct StoreSaveRequest {
   var updates: [Update] = []
   var deletes: [Delete] = []
   /// How the store settles optimistic-locking conflicts.
-  var mergePolicy: MergePolicyType = .errorMergePolicyType
+  var mergePolicy: NSMergePolicyType = .errorMergePolicyType
   /// How the store settles uniqueness-constraint conflicts (the same as `mergePolicy`, except while a custom
-  /// ``MergePolicy`` has one kind resolved and not yet the other).
-  var constraintMergePolicy: MergePolicyType = .errorMergePolicyType
+  /// ``NSMergePolicy`` has one kind resolved and not yet the other).
+  var constraintMergePolicy: NSMergePolicyType = .errorMergePolicyType
   /// Who saves, for persistent history: the context's transaction author and name.
   var author: String?
   var contextName: String?

@@ -1,12 +1,12 @@
 import Foundation
 
-extension PersistentStoreCoordinator {
+extension NSPersistentStoreCoordinator {
   /// Inserts rows of one entity into the first store that holds it, without temporary IDs or objects;
   /// returns `nil` when the entity has uniqueness constraints there (the caller then saves the rows as a
   /// save would, which checks them).
   func batchInsert(
-    _ entity: EntityDescription, rows: [[StoredValue]], makeIDs: Bool, author: String?, contextName: String?
-  ) throws -> [ManagedObjectID]? {
+    _ entity: NSEntityDescription, rows: [[StoredValue]], makeIDs: Bool, author: String?, contextName: String?
+  ) throws -> [NSManagedObjectID]? {
     try serialized {
       guard let store = persistentStores.first(where: { $0.holds(entity) }) else {
         throw ObjectGraphError(.noPersistentStore, "No store of the coordinator holds entity \(entity.name); nothing was inserted.")

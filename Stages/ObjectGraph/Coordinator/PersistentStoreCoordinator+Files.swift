@@ -1,8 +1,8 @@
 import Foundation
 
-extension PersistentStoreCoordinator {
+extension NSPersistentStoreCoordinator {
   /// The store of this coordinator at `url`, or `nil` (Core Data's `persistentStore(for:)`).
-  public func persistentStore(for url: URL) -> PersistentStore? {
+  public func persistentStore(for url: URL) -> NSPersistentStore? {
     persistentStores.first { $0.url?.standardizedFileURL == url.standardizedFileURL }
   }
 
@@ -21,7 +21,7 @@ extension PersistentStoreCoordinator {
         .persistentStoreInvalidType, "An in-memory store has no files to destroy; it goes when it is removed.")
     }
     if let store = persistentStore(for: url) { try remove(store) }
-    try serialized { try type == .binary ? PersistentStore.destroyBinaryStore(at: url) : PersistentStore.destroyFiles(at: url) }
+    try serialized { try type == .binary ? NSPersistentStore.destroyBinaryStore(at: url) : NSPersistentStore.destroyFiles(at: url) }
   }
 
   /// Replaces the store at `destinationURL` with a copy of the one at `sourceURL` (Core Data's
@@ -46,7 +46,7 @@ extension PersistentStoreCoordinator {
         "The store at \(destinationURL.path) is in use by this coordinator. Remove it (remove(_:)) before replacing it, then add it again.",
         url: destinationURL)
     }
-    try serialized { try PersistentStore.copyStore(from: sourceURL, to: destinationURL) }
+    try serialized { try NSPersistentStore.copyStore(from: sourceURL, to: destinationURL) }
   }
 
   /// Runs `block` on the coordinator's queue, one request at a time with every context's requests

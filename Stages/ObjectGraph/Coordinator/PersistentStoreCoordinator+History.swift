@@ -1,11 +1,11 @@
 import Foundation
 
-extension PersistentStoreCoordinator {
+extension NSPersistentStoreCoordinator {
   /// One token for the given stores (all of them for `nil` or an empty array) that track history, at each
   /// one's last transaction (0 for a store with none yet), or `nil` when none of them has a transaction
   /// (Core Data's `currentPersistentHistoryToken(fromStores:)`, "a single persistent history token
   /// representing all of the specified stores").
-  public func currentPersistentHistoryToken(fromStores stores: [PersistentStore]? = nil) -> PersistentHistoryToken? {
+  public func currentPersistentHistoryToken(fromStores stores: [NSPersistentStore]? = nil) -> NSPersistentHistoryToken? {
     let candidates = stores.flatMap { $0.isEmpty ? nil : $0 } ?? persistentStores
     return try? serialized {
       var positions: [String: Int64] = [:]
@@ -15,7 +15,7 @@ extension PersistentStoreCoordinator {
         anyTransaction = anyTransaction || last != nil
         positions[store.identifier] = last ?? 0
       }
-      return anyTransaction ? PersistentHistoryToken(transactionNumbers: positions) : nil
+      return anyTransaction ? NSPersistentHistoryToken(transactionNumbers: positions) : nil
     }
   }
 
@@ -24,8 +24,8 @@ extension PersistentStoreCoordinator {
   /// of a reader that has read it and every one before it in the list.
   ///
   /// Each store's transactions keep their order; the stores' lists are merged by timestamp.
-  func history(after token: PersistentHistoryToken?, date: Date?) throws -> [(
-    transaction: StoreHistoryTransaction, token: PersistentHistoryToken
+  func history(after token: NSPersistentHistoryToken?, date: Date?) throws -> [(
+    transaction: StoreHistoryTransaction, token: NSPersistentHistoryToken
   )] {
     try serialized {
       var positions: [String: Int64] = [:]
@@ -37,10 +37,10 @@ extension PersistentStoreCoordinator {
         positions[store.identifier] = read.start
         pending.append(read.transactions[...])
       }
-      var merged: [(transaction: StoreHistoryTransaction, token: PersistentHistoryToken)] = []
+      var merged: [(transaction: StoreHistoryTransaction, token: NSPersistentHistoryToken)] = []
       while let next = Self.earliest(pending), let transaction = pending[next].popFirst() {
         positions[transaction.storeIdentifier] = transaction.number
-        merged.append((transaction, PersistentHistoryToken(transactionNumbers: positions)))
+        merged.append((transaction, NSPersistentHistoryToken(transactionNumbers: positions)))
       }
       return merged
     }
@@ -59,7 +59,7 @@ extension PersistentStoreCoordinator {
 
   /// Deletes the transactions of every tracking store before a date, or those up to a token's position
   /// in each store it covers (none of a store it does not cover); returns how many.
-  func deleteHistory(through token: PersistentHistoryToken?, date: Date?) throws -> Int {
+  func deleteHistory(through token: NSPersistentHistoryToken?, date: Date?) throws -> Int {
     try serialized {
       var count = 0
       for store in try trackingStores(token) {
@@ -80,7 +80,7 @@ extension PersistentStoreCoordinator {
 
   /// The stores a history request reads: every one that tracks history. A token must cover at least
   /// one of them.
-  private func trackingStores(_ token: PersistentHistoryToken?) throws -> [PersistentStore] {
+  private func trackingStores(_ token: NSPersistentHistoryToken?) throws -> [NSPersistentStore] {
     let tracking = persistentStores.filter { $0.options.persistentHistoryTracking }
     guard !tracking.isEmpty else {
       throw ObjectGraphError(

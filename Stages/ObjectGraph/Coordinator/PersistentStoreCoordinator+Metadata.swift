@@ -2,10 +2,10 @@ import Foundation
 
 /// A store's metadata as an app keeps things there (a sync token, the date of the last import), as
 /// Core Data's coordinator offers it.
-extension PersistentStoreCoordinator {
+extension NSPersistentStoreCoordinator {
   /// The metadata of `store`: what the file holds, with the keys set by ``setMetadata(_:for:)`` that the
   /// next save will write (Core Data's `metadata(for:)`).
-  public func metadata(for store: PersistentStore) -> [String: any Sendable] {
+  public func metadata(for store: NSPersistentStore) -> [String: any Sendable] {
     store.metadata
   }
 
@@ -29,7 +29,7 @@ extension PersistentStoreCoordinator {
   ///   string-keyed dictionaries of them), naming the key; nothing is changed then.
   ///   ``ObjectGraphError/Code/persistentStoreOperation`` when `store` is not one of this coordinator's.
   ///   (Core Data's method does not throw; it raises for such a dictionary when the store is saved.)
-  public func setMetadata(_ metadata: [String: any Sendable], for store: PersistentStore) throws {
+  public func setMetadata(_ metadata: [String: any Sendable], for store: NSPersistentStore) throws {
     guard persistentStores.contains(where: { $0 === store }) else {
       throw ObjectGraphError(.persistentStoreOperation, "\(store) is not one of this coordinator's stores.")
     }

@@ -5,7 +5,7 @@ import Synchronization
 /// snapshots, related IDs, permanent IDs, save) runs here, one at a time, against the store(s) that hold
 /// the entity. A context sees the same ``ObjectStore`` whether its store is this coordinator or a parent
 /// context.
-extension PersistentStoreCoordinator: ObjectStore {
+extension NSPersistentStoreCoordinator: ObjectStore {
   var canServeRequests: Bool { !persistentStores.isEmpty }
   var spansSeveralStores: Bool { persistentStores.count > 1 }
 
@@ -20,19 +20,19 @@ extension PersistentStoreCoordinator: ObjectStore {
     guard !streamingFetch.load(ordering: .relaxed) else {
       throw ObjectGraphError(
         .persistentStoreOperation,
-        "A store was used while a fetch was making its objects, from an override of ManagedObject's init(entity:insertInto:). Objects are made while the store is being read, and the store cannot serve another request until the read ends. As in Core Data, do not override that initializer to use a context: set up objects in awakeFromFetch() or awakeFromInsert() instead."
+        "A store was used while a fetch was making its objects, from an override of NSManagedObject's init(entity:insertInto:). Objects are made while the store is being read, and the store cannot serve another request until the read ends. As in Core Data, do not override that initializer to use a context: set up objects in awakeFromFetch() or awakeFromInsert() instead."
       )
     }
     return try body()
   }
 
-  func store(for id: ManagedObjectID) -> PersistentStore? {
+  func store(for id: NSManagedObjectID) -> NSPersistentStore? {
     guard let group = id.storeAndTable else { return nil }
     return persistentStores.first { $0.number == group.store }
   }
 
   /// The store new objects of `entity` go to: the first that holds the entity.
-  func store(forInserting entity: EntityDescription) throws -> PersistentStore {
+  func store(forInserting entity: NSEntityDescription) throws -> NSPersistentStore {
     guard let store = persistentStores.first(where: { $0.holds(entity) }) else {
       if persistentStores.isEmpty {
         throw ObjectGraphError(
@@ -97,13 +97,13 @@ extension PersistentStoreCoordinator: ObjectStore {
     }
   }
 
-  func snapshots(for ids: [ManagedObjectID]) throws -> [ManagedObjectID: RowSnapshot] {
+  func snapshots(for ids: [NSManagedObjectID]) throws -> [NSManagedObjectID: RowSnapshot] {
     try serialized {
-      var groups: [ManagedObjectID.StoreTable: [ManagedObjectID]] = [:]
+      var groups: [NSManagedObjectID.StoreTable: [NSManagedObjectID]] = [:]
       for id in ids {
         if let group = id.storeAndTable { groups[group, default: []].append(id) }
       }
-      var result: [ManagedObjectID: RowSnapshot] = [:]
+      var result: [NSManagedObjectID: RowSnapshot] = [:]
       for group in groups.values {
         guard let first = group.first, let store = store(for: first) else { continue }
         result.merge(try store.snapshots(for: group)) { a, _ in a }
@@ -112,12 +112,12 @@ extension PersistentStoreCoordinator: ObjectStore {
     }
   }
 
-  func relatedIDs(of ids: [ManagedObjectID], slot: EntityLayout.Slot, entity: EntityDescription) throws
-    -> [ManagedObjectID: [ManagedObjectID]]
+  func relatedIDs(of ids: [NSManagedObjectID], slot: EntityLayout.Slot, entity: NSEntityDescription) throws
+    -> [NSManagedObjectID: [NSManagedObjectID]]
   {
     try serialized {
-      var result: [ManagedObjectID: [ManagedObjectID]] = [:]
-      var byStore: [String: [ManagedObjectID]] = [:]
+      var result: [NSManagedObjectID: [NSManagedObjectID]] = [:]
+      var byStore: [String: [NSManagedObjectID]] = [:]
       for id in ids {
         if id.isTemporaryID { result[id] = [] } else { byStore[id.storeIdentifier ?? "", default: []].append(id) }
       }
@@ -131,13 +131,13 @@ extension PersistentStoreCoordinator: ObjectStore {
 
   /// Gives permanent IDs to objects not yet saved, reserving their primary keys in the store that will
   /// hold each: one transaction per store.
-  func obtainPermanentIDs(for objects: [(id: ManagedObjectID, entity: EntityDescription)]) throws -> [ManagedObjectID] {
+  func obtainPermanentIDs(for objects: [(id: NSManagedObjectID, entity: NSEntityDescription)]) throws -> [NSManagedObjectID] {
     try serialized {
       // The store is looked up once per run of objects of one entity (a batch is usually one run), not
       // once per object: the lookup takes the stores' lock, and every entity touched is shared with the
       // other queues, whose reference counts each extra retain contends for.
-      var byStore: [(store: PersistentStore, positions: [Int])] = []
-      var run: (entity: EntityDescription, storeIndex: Int)?
+      var byStore: [(store: NSPersistentStore, positions: [Int])] = []
+      var run: (entity: NSEntityDescription, storeIndex: Int)?
       for position in objects.indices {
         let entity = objects[position].entity
         if let known = run, known.entity === entity {
@@ -188,8 +188,8 @@ extension PersistentStoreCoordinator: ObjectStore {
     var parts: [ObjectIdentifier: StoreSaveRequest] = [:]
     /// For each part, the position of each of its inserts in `request.inserts`.
     var insertPositions: [ObjectIdentifier: [Int]] = [:]
-    var order: [PersistentStore] = []
-    func part(_ store: PersistentStore) -> ObjectIdentifier {
+    var order: [NSPersistentStore] = []
+    func part(_ store: NSPersistentStore) -> ObjectIdentifier {
       let key = ObjectIdentifier(store)
       if parts[key] == nil {
         parts[key] = settings

@@ -5,20 +5,20 @@ import Synchronization
 /// Binds a model to its stores and serialises every access to them.
 ///
 /// ```swift
-/// let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+/// let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
 /// try coordinator.addPersistentStore(type: .sqlite, at: storeURL)
-/// let context = ManagedObjectContext(concurrencyType: .mainQueue)
+/// let context = NSManagedObjectContext(concurrencyType: .mainQueue)
 /// context.persistentStoreCoordinator = coordinator
 /// ```
 ///
 /// Contexts never touch SQLite themselves; they ask the coordinator, which runs one request at a time
 /// (each store additionally runs its statements on one serial connection). The first coordinator to use
 /// a model freezes it.
-public final class PersistentStoreCoordinator: Sendable, CustomStringConvertible {
+public final class NSPersistentStoreCoordinator: Sendable, CustomStringConvertible {
   /// The model the coordinator's stores hold.
-  public let managedObjectModel: ManagedObjectModel
-  var model: ManagedObjectModel { managedObjectModel }
-  private let stores = Locked<[PersistentStore]>([])
+  public let managedObjectModel: NSManagedObjectModel
+  var model: NSManagedObjectModel { managedObjectModel }
+  private let stores = Locked<[NSPersistentStore]>([])
   /// Serialises requests: one save or read at a time, as Core Data's coordinator does.
   let gate = NSRecursiveLock()
   /// Set while a fetch hands its rows to its context one by one, with `gate` held: the store is in the
@@ -30,13 +30,13 @@ public final class PersistentStoreCoordinator: Sendable, CustomStringConvertible
   let performQueue = DispatchQueue(label: "org.objectgraph.coordinator.perform")
 
   /// Makes a coordinator for `model`, freezing the model.
-  public init(managedObjectModel: ManagedObjectModel) {
+  public init(managedObjectModel: NSManagedObjectModel) {
     self.managedObjectModel = managedObjectModel
     managedObjectModel.freeze()
   }
 
   /// The stores added so far, in the order they were added.
-  public var persistentStores: [PersistentStore] { stores.withLock { $0 } }
+  public var persistentStores: [NSPersistentStore] { stores.withLock { $0 } }
 
   /// Adds a store and returns it.
   ///
@@ -53,12 +53,12 @@ public final class PersistentStoreCoordinator: Sendable, CustomStringConvertible
   @discardableResult
   public func addPersistentStore(
     type: StoreType, configuration: String? = nil, at url: URL? = nil, options: StoreOptions = .init()
-  ) throws -> PersistentStore {
+  ) throws -> NSPersistentStore {
     if let url, stores.withLock({ $0.contains { $0.url?.standardizedFileURL == url.standardizedFileURL } }) {
       throw ObjectGraphError(
         .persistentStoreOpen, "The store at \(url.path) is already added to this coordinator. Add each file once.", url: url)
     }
-    let store = try PersistentStore.open(
+    let store = try NSPersistentStore.open(
       type: type, url: url, configuration: configuration, options: options, model: managedObjectModel)
     stores.withLock { $0.append(store) }
     return store
@@ -70,7 +70,7 @@ public final class PersistentStoreCoordinator: Sendable, CustomStringConvertible
   /// queue.
   public func addPersistentStore(
     type: StoreType, configuration: String? = nil, at url: URL? = nil, options: StoreOptions = .init(),
-    completionHandler: @escaping @Sendable (Result<PersistentStore, any Error>) -> Void
+    completionHandler: @escaping @Sendable (Result<NSPersistentStore, any Error>) -> Void
   ) {
     loadQueue.async {
       completionHandler(Result { try self.addPersistentStore(type: type, configuration: configuration, at: url, options: options) })
@@ -80,7 +80,7 @@ public final class PersistentStoreCoordinator: Sendable, CustomStringConvertible
   /// Removes a store. Objects from it that contexts still hold can no longer be fulfilled or saved.
   /// - Throws: ``ObjectGraphError/Code/persistentStoreOperation`` when the store is not one of this
   ///   coordinator's.
-  public func remove(_ store: PersistentStore) throws {
+  public func remove(_ store: NSPersistentStore) throws {
     let removed = stores.withLock { list -> Bool in
       guard let index = list.firstIndex(where: { $0 === store }) else { return false }
       list.remove(at: index)
@@ -92,9 +92,9 @@ public final class PersistentStoreCoordinator: Sendable, CustomStringConvertible
     gate.withLock { store.close() }
   }
 
-  /// Turns a URI from ``ManagedObjectID/uriRepresentation()`` back into an ID, or `nil` when the URI does
+  /// Turns a URI from ``NSManagedObjectID/uriRepresentation()`` back into an ID, or `nil` when the URI does
   /// not name an object of one of this coordinator's stores.
-  public func managedObjectID(forURIRepresentation uri: URL) -> ManagedObjectID? {
+  public func managedObjectID(forURIRepresentation uri: URL) -> NSManagedObjectID? {
     guard uri.scheme == "x-coredata", let host = uri.host else { return nil }
     let parts = uri.path.split(separator: "/").map(String.init)
     guard parts.count == 2, parts[1].hasPrefix("p"), let pk = Int64(parts[1].dropFirst()),
@@ -121,17 +121,17 @@ public final class PersistentStoreCoordinator: Sendable, CustomStringConvertible
         url: url)
     }
     if type == .binary { return try BinaryStoreArchive.readMetadata(url: url) }
-    return try PersistentStore.readMetadata(url: url)
+    return try NSPersistentStore.readMetadata(url: url)
   }
 
-  public var description: String { "<PersistentStoreCoordinator \(persistentStores.count) store(s)>" }
+  public var description: String { "<NSPersistentStoreCoordinator \(persistentStores.count) store(s)>" }
 }
 
 /// Coordinators are equal when they are the same instance, as Core Data's (`NSObject`'s `isEqual:`), so
 /// ported code can compare them with `==` and keep them in sets and dictionary keys.
-extension PersistentStoreCoordinator: Hashable {
+extension NSPersistentStoreCoordinator: Hashable {
   /// Whether `lhs` and `rhs` are the same coordinator.
-  public static func == (lhs: PersistentStoreCoordinator, rhs: PersistentStoreCoordinator) -> Bool { lhs === rhs }
+  public static func == (lhs: NSPersistentStoreCoordinator, rhs: NSPersistentStoreCoordinator) -> Bool { lhs === rhs }
 
   /// Hashes the coordinator's identity.
   public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }

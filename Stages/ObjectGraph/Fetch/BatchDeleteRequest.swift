@@ -7,8 +7,8 @@ import Foundation
 /// rows too (and theirs, in turn), Nullify clears the related rows' references, Deny refuses the whole
 /// request (1600) when a related row exists, No Action leaves references as they are. Validation rules are
 /// not checked, and contexts learn of the deletion only by merging the IDs
-/// (``ManagedObjectContext/mergeChanges(fromRemoteContextSave:into:)``).
-public final class BatchDeleteRequest: PersistentStoreRequest {
+/// (``NSManagedObjectContext/mergeChanges(fromRemoteContextSave:into:)``).
+public final class NSBatchDeleteRequest: NSPersistentStoreRequest {
   /// The entity whose rows go.
   public let entityName: String
   /// Which rows go (with the request's `includesSubentities`), when made from a fetch request.
@@ -16,13 +16,13 @@ public final class BatchDeleteRequest: PersistentStoreRequest {
   /// Whether rows of subentities go too (from the fetch request).
   public let includesSubentities: Bool
   /// The rows that go, when made from IDs.
-  public let objectIDs: [ManagedObjectID]?
-  /// What the result holds. Default ``BatchDeleteRequestResultType/resultTypeStatusOnly``.
-  public var resultType: BatchDeleteRequestResultType = .resultTypeStatusOnly
+  public let objectIDs: [NSManagedObjectID]?
+  /// What the result holds. Default ``NSBatchDeleteRequestResultType/resultTypeStatusOnly``.
+  public var resultType: NSBatchDeleteRequestResultType = .resultTypeStatusOnly
 
   /// A request deleting what `fetchRequest` would fetch (its predicate and entity; its order and limits
   /// do not apply).
-  public init<Result>(fetchRequest: FetchRequest<Result>) {
+  public init<Result>(fetchRequest: NSFetchRequest<Result>) {
     entityName = fetchRequest.entityName
     predicate = fetchRequest.predicate
     includesSubentities = fetchRequest.includesSubentities
@@ -31,7 +31,7 @@ public final class BatchDeleteRequest: PersistentStoreRequest {
 
   /// A request deleting the rows of `objectIDs`, which must all be of one entity (or its subentities) and
   /// permanent.
-  public init(objectIDs: [ManagedObjectID]) {
+  public init(objectIDs: [NSManagedObjectID]) {
     entityName = objectIDs.first?.entityName ?? ""
     predicate = nil
     includesSubentities = true

@@ -1,7 +1,7 @@
 import Foundation
 
-/// What a ``BatchDeleteResult`` holds.
-public enum BatchDeleteRequestResultType: Sendable, Hashable {
+/// What an ``NSBatchDeleteResult`` holds.
+public enum NSBatchDeleteRequestResultType: Sendable, Hashable {
   /// `true` when the delete ran.
   case resultTypeStatusOnly
   /// The IDs of the rows deleted, those the delete rules took along included.

@@ -1,13 +1,13 @@
 import Foundation
 
-/// The result of a ``BatchDeleteRequest`` (Core Data's `NSBatchDeleteResult`).
-public final class BatchDeleteResult: PersistentStoreResult {
+/// The result of an ``NSBatchDeleteRequest`` (Core Data's `NSBatchDeleteResult`).
+public final class NSBatchDeleteResult: NSPersistentStoreResult {
   /// The kind of ``result``.
-  public let resultType: BatchDeleteRequestResultType
-  /// `Bool`, `[ManagedObjectID]` or `Int`, by ``resultType``.
+  public let resultType: NSBatchDeleteRequestResultType
+  /// `Bool`, `[NSManagedObjectID]` or `Int`, by ``resultType``.
   public let result: Any?
 
-  init(resultType: BatchDeleteRequestResultType, result: Any?) {
+  init(resultType: NSBatchDeleteRequestResultType, result: Any?) {
     self.resultType = resultType
     self.result = result
   }

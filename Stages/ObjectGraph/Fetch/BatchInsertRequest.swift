@@ -3,19 +3,19 @@ import Foundation
 /// Inserts rows made from dictionaries, without making objects (Core Data's `NSBatchInsertRequest`).
 ///
 /// ```swift
-/// let request = BatchInsertRequest(entityName: "Note", objects: rows.map { ["title": $0.title, "wordCount": $0.words] })
+/// let request = NSBatchInsertRequest(entityName: "Note", objects: rows.map { ["title": $0.title, "wordCount": $0.words] })
 /// request.resultType = .objectIDs
-/// let result = try context.execute(request) as? BatchInsertResult
+/// let result = try context.execute(request) as? NSBatchInsertResult
 /// ```
 ///
 /// Each dictionary gives attribute values by name; attributes it leaves out take their default. The rows
 /// are written in one transaction, all or none. As in Core Data, relationships cannot be set this way,
 /// no object or context sees the rows until it fetches them or merges their IDs
-/// (``ManagedObjectContext/mergeChanges(fromRemoteContextSave:into:)``), and the model's minimums,
+/// (``NSManagedObjectContext/mergeChanges(fromRemoteContextSave:into:)``), and the model's minimums,
 /// maximums and patterns are not checked. What is checked, because a row the store cannot read back would
 /// be worse: every key names a stored attribute, every value has the attribute's type, required attributes
 /// have a value, and uniqueness constraints hold (a row that breaks one refuses the whole request, 133021).
-public final class BatchInsertRequest: PersistentStoreRequest {
+public final class NSBatchInsertRequest: NSPersistentStoreRequest {
   /// The entity of the new rows.
   public let entityName: String
   /// The rows, one dictionary each (`nil` when a ``dictionaryHandler`` gives them).
@@ -23,8 +23,8 @@ public final class BatchInsertRequest: PersistentStoreRequest {
   /// Gives the rows one at a time instead: fill in the dictionary and return `false`, or return `true`
   /// when there are no more (that last dictionary is not inserted), as Core Data's handler does.
   public var dictionaryHandler: ((inout [String: Any]) -> Bool)?
-  /// What the result holds. Default ``BatchInsertRequestResultType/statusOnly``.
-  public var resultType: BatchInsertRequestResultType = .statusOnly
+  /// What the result holds. Default ``NSBatchInsertRequestResultType/statusOnly``.
+  public var resultType: NSBatchInsertRequestResultType = .statusOnly
 
   /// A request inserting `objects`.
   public init(entityName: String, objects: [[String: Any]]) {

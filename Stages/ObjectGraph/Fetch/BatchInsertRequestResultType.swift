@@ -1,7 +1,7 @@
 import Foundation
 
-/// What a ``BatchInsertResult`` holds.
-public enum BatchInsertRequestResultType: Sendable, Hashable {
+/// What an ``NSBatchInsertResult`` holds.
+public enum NSBatchInsertRequestResultType: Sendable, Hashable {
   /// `true` when the rows were inserted.
   case statusOnly
   /// The new rows' IDs, in the order of the dictionaries.

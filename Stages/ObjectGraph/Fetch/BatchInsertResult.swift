@@ -1,13 +1,13 @@
 import Foundation
 
-/// The result of a ``BatchInsertRequest`` (Core Data's `NSBatchInsertResult`).
-public final class BatchInsertResult: PersistentStoreResult {
+/// The result of an ``NSBatchInsertRequest`` (Core Data's `NSBatchInsertResult`).
+public final class NSBatchInsertResult: NSPersistentStoreResult {
   /// The kind of ``result``.
-  public let resultType: BatchInsertRequestResultType
-  /// `Bool`, `[ManagedObjectID]` or `Int`, by ``resultType``.
+  public let resultType: NSBatchInsertRequestResultType
+  /// `Bool`, `[NSManagedObjectID]` or `Int`, by ``resultType``.
   public let result: Any?
 
-  init(resultType: BatchInsertRequestResultType, result: Any?) {
+  init(resultType: NSBatchInsertRequestResultType, result: Any?) {
     self.resultType = resultType
     self.result = result
   }

@@ -4,7 +4,7 @@ import Foundation
 /// Data's `NSBatchUpdateRequest`).
 ///
 /// ```swift
-/// let request = BatchUpdateRequest(entityName: "Note")
+/// let request = NSBatchUpdateRequest(entityName: "Note")
 /// request.predicate = try FetchPredicate(format: "notebook == %@", archive)
 /// request.propertiesToUpdate = ["isArchived": true]
 /// request.resultType = .updatedObjectIDsResultType
@@ -12,8 +12,8 @@ import Foundation
 ///
 /// Each updated row's version (`Z_OPT`) goes up, so a context holding one of the objects finds its save
 /// refused by optimistic locking (133020) until it merges the IDs or refreshes. Values are checked as for
-/// ``BatchInsertRequest``; validation rules are not (Core Data's rule).
-public final class BatchUpdateRequest: PersistentStoreRequest {
+/// ``NSBatchInsertRequest``; validation rules are not (Core Data's rule).
+public final class NSBatchUpdateRequest: NSPersistentStoreRequest {
   /// The entity whose rows change.
   public let entityName: String
   /// Which rows change; `nil` for all.
@@ -22,8 +22,8 @@ public final class BatchUpdateRequest: PersistentStoreRequest {
   public var propertiesToUpdate: [String: Any]?
   /// Whether rows of subentities change too. Default `true`.
   public var includesSubentities = true
-  /// What the result holds. Default ``BatchUpdateRequestResultType/statusOnlyResultType``.
-  public var resultType: BatchUpdateRequestResultType = .statusOnlyResultType
+  /// What the result holds. Default ``NSBatchUpdateRequestResultType/statusOnlyResultType``.
+  public var resultType: NSBatchUpdateRequestResultType = .statusOnlyResultType
 
   /// A request for the rows of an entity.
   public init(entityName: String) {

@@ -1,7 +1,7 @@
 import Foundation
 
-/// What a ``BatchUpdateResult`` holds.
-public enum BatchUpdateRequestResultType: Sendable, Hashable {
+/// What an ``NSBatchUpdateResult`` holds.
+public enum NSBatchUpdateRequestResultType: Sendable, Hashable {
   /// `true` when the update ran.
   case statusOnlyResultType
   /// The IDs of the rows changed.

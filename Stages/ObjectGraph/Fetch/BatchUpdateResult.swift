@@ -1,13 +1,13 @@
 import Foundation
 
-/// The result of a ``BatchUpdateRequest`` (Core Data's `NSBatchUpdateResult`).
-public final class BatchUpdateResult: PersistentStoreResult {
+/// The result of an ``NSBatchUpdateRequest`` (Core Data's `NSBatchUpdateResult`).
+public final class NSBatchUpdateResult: NSPersistentStoreResult {
   /// The kind of ``result``.
-  public let resultType: BatchUpdateRequestResultType
-  /// `Bool`, `[ManagedObjectID]` or `Int`, by ``resultType``.
+  public let resultType: NSBatchUpdateRequestResultType
+  /// `Bool`, `[NSManagedObjectID]` or `Int`, by ``resultType``.
   public let result: Any?
 
-  init(resultType: BatchUpdateRequestResultType, result: Any?) {
+  init(resultType: NSBatchUpdateRequestResultType, result: Any?) {
     self.resultType = resultType
     self.result = result
   }

@@ -2,18 +2,18 @@ import Foundation
 
 /// A named expression to fetch as one entry of a dictionary result (Core Data's
 /// `NSExpressionDescription`). Mutable, like the request it goes into.
-public final class ExpressionDescription {
-  /// The key of the result in each dictionary, and the name a ``FetchRequest/havingPredicate`` uses for
+public final class NSExpressionDescription {
+  /// The key of the result in each dictionary, and the name an ``NSFetchRequest/havingPredicate`` uses for
   /// it (as `$name`).
   public var name: String
   /// What to compute.
   public var expression: FetchExpression?
   /// The type of the result. For `.undefined` (the default) it is worked out: an integer for `count:`, and
   /// otherwise the type of the key path's attribute (a double for `average:`).
-  public var expressionResultType: AttributeType
+  public var expressionResultType: NSAttributeType
 
   /// Makes a description, to be filled in property by property as in Core Data.
-  public init(name: String = "", expression: FetchExpression? = nil, expressionResultType: AttributeType = .undefined) {
+  public init(name: String = "", expression: FetchExpression? = nil, expressionResultType: NSAttributeType = .undefined) {
     self.name = name
     self.expression = expression
     self.expressionResultType = expressionResultType

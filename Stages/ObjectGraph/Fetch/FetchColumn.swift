@@ -4,7 +4,7 @@ import Foundation
 public struct FetchColumn: Sendable {
   enum Kind {
     case keyPath(String)
-    case expression(name: String, FetchExpression?, AttributeType)
+    case expression(name: String, FetchExpression?, NSAttributeType)
   }
 
   let kind: Kind
@@ -23,17 +23,17 @@ extension String: FetchPropertySpecifier {
   public var fetchColumn: FetchColumn { FetchColumn(kind: .keyPath(self)) }
 }
 
-extension AttributeDescription: FetchPropertySpecifier {
+extension NSAttributeDescription: FetchPropertySpecifier {
   /// The attribute's column.
   public var fetchColumn: FetchColumn { FetchColumn(kind: .keyPath(name)) }
 }
 
-extension RelationshipDescription: FetchPropertySpecifier {
+extension NSRelationshipDescription: FetchPropertySpecifier {
   /// The relationship's column: its destination's object ID (to-one relationships only).
   public var fetchColumn: FetchColumn { FetchColumn(kind: .keyPath(name)) }
 }
 
-extension ExpressionDescription: FetchPropertySpecifier {
+extension NSExpressionDescription: FetchPropertySpecifier {
   /// The expression's column, under its name.
   public var fetchColumn: FetchColumn { FetchColumn(kind: .expression(name: name, expression, expressionResultType)) }
 }

@@ -4,7 +4,7 @@ import Foundation
 /// `NSExpression` in the forms a SQLite store runs).
 ///
 /// ```swift
-/// let total = ExpressionDescription()
+/// let total = NSExpressionDescription()
 /// total.name = "totalWords"
 /// total.expression = FetchExpression(forFunction: "sum:", arguments: [FetchExpression(forKeyPath: "wordCount")])
 /// total.expressionResultType = .integer64

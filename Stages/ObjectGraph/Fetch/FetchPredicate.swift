@@ -18,7 +18,7 @@ import Foundation
 ///
 /// **Managed objects as arguments.** `FetchPredicate(format: "notebook == %@", notebook)` works as in Core
 /// Data, and the predicate stays `Sendable`: it does not keep the object (which belongs to its queue) but
-/// reads its ``ManagedObject/objectID`` at the call. When that ID is temporary (the object is not saved
+/// reads its ``NSManagedObject/objectID`` at the call. When that ID is temporary (the object is not saved
 /// yet), the predicate also keeps where the object's ID lives, so after the save it names the object by
 /// its permanent ID, as Core Data's predicate, which holds the object, would. Passing `notebook.objectID`
 /// is the same.
@@ -28,14 +28,14 @@ import Foundation
 public struct FetchPredicate: Sendable, CustomStringConvertible {
   let node: PredicateNode
   /// Temporary IDs of managed objects given as arguments, with where to read each object's current ID.
-  let objectReferences: [ManagedObjectID: ObjectIDReference]
+  let objectReferences: [NSManagedObjectID: ObjectIDReference]
   /// How deep `node` is (``PredicateNode/depth``), kept so that combining predicates need not measure them.
   let depth: Int
 
   /// Parses a format string, substituting `arguments` for its `%@`, `%K`, `%d`… in order.
   ///
   /// An argument may be a `String`, a number, a `Bool`, `Date`, `Data`, `UUID`, `URL`, `Decimal`, a
-  /// ``ManagedObject`` or ``ManagedObjectID``, `nil`, or an array or set of those (for `IN`). The values
+  /// ``NSManagedObject`` or ``NSManagedObjectID``, `nil`, or an array or set of those (for `IN`). The values
   /// are read during the call, on the caller's queue; nothing of a managed object is kept but its ID.
   public init(format: String, _ arguments: Any?...) throws {
     try self.init(format: format, argumentArray: arguments)
@@ -56,12 +56,12 @@ public struct FetchPredicate: Sendable, CustomStringConvertible {
 
   /// A predicate of `node`; a node deeper than ``PredicateNode/maximumDepth`` is kept as
   /// ``PredicateNode/tooDeep``.
-  init(node: PredicateNode, objectReferences: [ManagedObjectID: ObjectIDReference] = [:]) {
+  init(node: PredicateNode, objectReferences: [NSManagedObjectID: ObjectIDReference] = [:]) {
     self.init(node: node, depth: node.depth, objectReferences: objectReferences)
   }
 
   /// The same, with `node`'s depth already known.
-  private init(node: PredicateNode, depth: Int, objectReferences: [ManagedObjectID: ObjectIDReference]) {
+  private init(node: PredicateNode, depth: Int, objectReferences: [NSManagedObjectID: ObjectIDReference]) {
     if depth > PredicateNode.maximumDepth {
       self.node = .tooDeep
       self.depth = PredicateNode.maximumDepth + 1
@@ -143,8 +143,8 @@ public struct FetchPredicate: Sendable, CustomStringConvertible {
       node: and ? .and(operands) : .or(operands), depth: deepest + 1, objectReferences: references(of: subpredicates))
   }
 
-  private static func references(of predicates: [FetchPredicate]) -> [ManagedObjectID: ObjectIDReference] {
-    var all: [ManagedObjectID: ObjectIDReference] = [:]
+  private static func references(of predicates: [FetchPredicate]) -> [NSManagedObjectID: ObjectIDReference] {
+    var all: [NSManagedObjectID: ObjectIDReference] = [:]
     for predicate in predicates { all.merge(predicate.objectReferences) { first, _ in first } }
     return all
   }

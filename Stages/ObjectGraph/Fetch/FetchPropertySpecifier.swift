@@ -1,8 +1,8 @@
 import Foundation
 
 /// Something that names a column of a dictionary fetch: a property name or key path (`"title"`,
-/// `"notebook.name"`), an ``AttributeDescription`` or ``RelationshipDescription`` (to-one), or an
-/// ``ExpressionDescription``. Core Data's `propertiesToFetch` takes the same mix.
+/// `"notebook.name"`), an ``NSAttributeDescription`` or ``NSRelationshipDescription`` (to-one), or an
+/// ``NSExpressionDescription``. Core Data's `propertiesToFetch` takes the same mix.
 public protocol FetchPropertySpecifier {
   /// What the column is.
   var fetchColumn: FetchColumn { get }

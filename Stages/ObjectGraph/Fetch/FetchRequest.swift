@@ -3,21 +3,21 @@ import Foundation
 /// A description of what to fetch: an entity, a predicate, an order, limits, and what to return.
 ///
 /// ```swift
-/// let request = FetchRequest<Note>(entityName: "Note")
+/// let request = NSFetchRequest<Note>(entityName: "Note")
 /// request.predicate = try FetchPredicate(format: "title BEGINSWITH[c] %@", "shop")
 /// request.sortDescriptors = [FetchSortDescriptor(key: "createdAt", ascending: false)]
 /// request.fetchLimit = 20
 /// let notes = try context.fetch(request)
 /// ```
 ///
-/// `Result` says what comes back: managed objects (`FetchRequest<Note>`), their IDs
-/// (`FetchRequest<ManagedObjectID>`), dictionaries of chosen properties (`FetchRequest<NSDictionary>` or
-/// `FetchRequest<[String: Any]>`, with ``propertiesToFetch``), or a count (`FetchRequest<NSNumber>`).
+/// `Result` says what comes back: managed objects (`NSFetchRequest<Note>`), their IDs
+/// (`NSFetchRequest<NSManagedObjectID>`), dictionaries of chosen properties (`NSFetchRequest<NSDictionary>` or
+/// `NSFetchRequest<[String: Any]>`, with ``propertiesToFetch``), or a count (`NSFetchRequest<NSNumber>`).
 /// ``resultType`` starts out matching `Result`, so, unlike Core Data, it needs no setting.
 ///
 /// ```swift
-/// let perNotebook = FetchRequest<NSDictionary>(entityName: "Note")
-/// let count = ExpressionDescription(name: "count", expression: FetchExpression(forFunction: "count:",
+/// let perNotebook = NSFetchRequest<NSDictionary>(entityName: "Note")
+/// let count = NSExpressionDescription(name: "count", expression: FetchExpression(forFunction: "count:",
 ///   arguments: [FetchExpression(forKeyPath: "title")]), expressionResultType: .integer64)
 /// perNotebook.propertiesToFetch = ["notebook.name", count]
 /// perNotebook.propertiesToGroupBy = ["notebook.name"]
@@ -25,21 +25,21 @@ import Foundation
 /// ```
 ///
 /// Like Core Data's `NSFetchRequest` it is a mutable reference type; build it on the queue that uses it.
-public final class FetchRequest<Result: FetchRequestResult> {
+public final class NSFetchRequest<Result: NSFetchRequestResult> {
   /// The entity to fetch, by name (its subentities too, when ``includesSubentities``).
   public var entityName: String {
     didSet { if entityName != storedEntity?.name { storedEntity = nil } }
   }
-  private var storedEntity: EntityDescription?
+  private var storedEntity: NSEntityDescription?
   /// The entity to fetch, as Core Data's `entity` property: setting it sets ``entityName`` to its name.
   /// It is `nil` until it is set (or the request is made with ``init(entity:)``); a request made by name
   /// fetches the entity of that name in the context's model.
   ///
   /// ```swift
-  /// let request = FetchRequest<Note>()
+  /// let request = NSFetchRequest<Note>()
   /// request.entity = Note.entity()
   /// ```
-  public var entity: EntityDescription? {
+  public var entity: NSEntityDescription? {
     get { storedEntity }
     set {
       storedEntity = newValue
@@ -75,16 +75,16 @@ public final class FetchRequest<Result: FetchRequestResult> {
   public var relationshipKeyPathsForPrefetching: [String] = []
   /// Whether instances of subentities are returned too. Default `true`.
   public var includesSubentities = true
-  /// What the fetch returns. It starts as what `Result` calls for (see ``FetchRequestResultType``); a
+  /// What the fetch returns. It starts as what `Result` calls for (see ``NSFetchRequestResultType``); a
   /// result type that does not fit `Result` is refused when the fetch runs.
-  public var resultType: FetchRequestResultType
+  public var resultType: NSFetchRequestResultType
   /// Whether objects are fetched with their values. With `false`, objects come back as faults holding
   /// nothing, and each reads its row when first touched: for when you only need identities or will
   /// touch few of them. Default `true`. (IDs-only and count fetches never read values.)
   public var includesPropertyValues = true
   /// For dictionary results: the columns each dictionary holds, by name or key path (`"title"`,
-  /// `"notebook.name"`; a to-one relationship gives its destination's ``ManagedObjectID``), attribute or
-  /// relationship description, or ``ExpressionDescription``. `nil` fetches every attribute.
+  /// `"notebook.name"`; a to-one relationship gives its destination's ``NSManagedObjectID``), attribute or
+  /// relationship description, or ``NSExpressionDescription``. `nil` fetches every attribute.
   public var propertiesToFetch: [any FetchPropertySpecifier]?
   /// For dictionary results: the columns to group rows by (`GROUP BY`). Every column fetched must then
   /// be grouped or be an aggregate expression.
@@ -111,7 +111,7 @@ public final class FetchRequest<Result: FetchRequestResult> {
   }
 
   /// Makes a request for an entity.
-  public convenience init(entity: EntityDescription) {
+  public convenience init(entity: NSEntityDescription) {
     self.init(entityName: entity.name)
     self.entity = entity
   }

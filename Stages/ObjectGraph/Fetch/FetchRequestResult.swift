@@ -1,12 +1,12 @@
 import Foundation
 
-/// What a fetch can return: Core Data's `NSFetchRequestResult`. A ``FetchRequest`` is generic over it:
-/// `FetchRequest<Note>` for objects, `FetchRequest<ManagedObjectID>` for IDs, `FetchRequest<NSDictionary>`
-/// (or `FetchRequest<[String: Any]>`) for dictionaries of chosen properties, `FetchRequest<NSNumber>` for
+/// What a fetch can return: Core Data's `NSFetchRequestResult`. An ``NSFetchRequest`` is generic over it:
+/// `NSFetchRequest<Note>` for objects, `NSFetchRequest<NSManagedObjectID>` for IDs, `NSFetchRequest<NSDictionary>`
+/// (or `NSFetchRequest<[String: Any]>`) for dictionaries of chosen properties, `NSFetchRequest<NSNumber>` for
 /// a count.
-public protocol FetchRequestResult {}
+public protocol NSFetchRequestResult {}
 
-extension ManagedObjectID: FetchRequestResult {}
-extension NSDictionary: FetchRequestResult {}
-extension NSNumber: FetchRequestResult {}
-extension Dictionary: FetchRequestResult where Key == String, Value == Any {}
+extension NSManagedObjectID: NSFetchRequestResult {}
+extension NSDictionary: NSFetchRequestResult {}
+extension NSNumber: NSFetchRequestResult {}
+extension Dictionary: NSFetchRequestResult where Key == String, Value == Any {}

@@ -1,13 +1,13 @@
 import Foundation
 
-/// The result of a ``PersistentHistoryChangeRequest`` (Core Data's `NSPersistentHistoryResult`).
-public final class PersistentHistoryResult: PersistentStoreResult {
+/// The result of an ``NSPersistentHistoryChangeRequest`` (Core Data's `NSPersistentHistoryResult`).
+public final class NSPersistentHistoryResult: NSPersistentStoreResult {
   /// The kind of ``result``.
-  public let resultType: PersistentHistoryResultType
-  /// `Bool`, `Int`, `[PersistentHistoryTransaction]` or `[PersistentHistoryChange]`, by ``resultType``.
+  public let resultType: NSPersistentHistoryResultType
+  /// `Bool`, `Int`, `[NSPersistentHistoryTransaction]` or `[NSPersistentHistoryChange]`, by ``resultType``.
   public let result: Any?
 
-  init(resultType: PersistentHistoryResultType, result: Any?) {
+  init(resultType: NSPersistentHistoryResultType, result: Any?) {
     self.resultType = resultType
     self.result = result
   }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// What a history request returns (Core Data's `NSPersistentHistoryResultType`).
-public enum PersistentHistoryResultType: Sendable, Hashable {
+public enum NSPersistentHistoryResultType: Sendable, Hashable {
   /// `true` when the request ran.
   case statusOnly
   /// How many transactions it read or deleted.

@@ -3,7 +3,7 @@ import Foundation
 /// Where a reader of persistent history got to (Core Data's `NSPersistentHistoryToken`): for each store
 /// of the coordinator, the number of the last transaction read. One token covers every store, as Core
 /// Data's `currentPersistentHistoryToken(fromStores:)` gives "a single token representing all of the
-/// specified stores"; `PersistentHistoryChangeRequest.fetchHistory(after: token)` reads each store
+/// specified stores"; `NSPersistentHistoryChangeRequest.fetchHistory(after: token)` reads each store
 /// after its own position.
 ///
 /// Keep the token of the last transaction you processed and fetch the history after it next time. To
@@ -13,10 +13,10 @@ import Foundation
 /// ```swift
 /// let data = try NSKeyedArchiver.archivedData(withRootObject: token, requiringSecureCoding: true)
 /// try data.write(to: tokenFile)
-/// let saved = try NSKeyedUnarchiver.unarchivedObject(ofClass: PersistentHistoryToken.self, from: Data(contentsOf: tokenFile))
+/// let saved = try NSKeyedUnarchiver.unarchivedObject(ofClass: NSPersistentHistoryToken.self, from: Data(contentsOf: tokenFile))
 /// ```
-public final class PersistentHistoryToken: NSObject, NSSecureCoding, NSCopying, Codable, Sendable {
-  /// For each store the token covers, by the store's ``PersistentStore/identifier``, the number of the
+public final class NSPersistentHistoryToken: NSObject, NSSecureCoding, NSCopying, Codable, Sendable {
+  /// For each store the token covers, by the store's ``NSPersistentStore/identifier``, the number of the
   /// last transaction read there (0 when none was).
   public let transactionNumbers: [String: Int64]
 
@@ -100,15 +100,15 @@ public final class PersistentHistoryToken: NSObject, NSSecureCoding, NSCopying, 
 
   /// Tokens are equal when they hold the same position in the same stores.
   public override func isEqual(_ object: Any?) -> Bool {
-    (object as? PersistentHistoryToken)?.transactionNumbers == transactionNumbers
+    (object as? NSPersistentHistoryToken)?.transactionNumbers == transactionNumbers
   }
 
   /// Hashes the positions, consistently with ``isEqual(_:)``.
   public override var hash: Int { transactionNumbers.hashValue }
 
-  /// The positions, store by store: `<PersistentHistoryToken {"STORE-UUID": 12}>`.
+  /// The positions, store by store: `<NSPersistentHistoryToken {"STORE-UUID": 12}>`.
   public override var description: String {
     let positions = transactionNumbers.sorted { $0.key < $1.key }.map { "\"\($0.key)\": \($0.value)" }
-    return "<PersistentHistoryToken {\(positions.joined(separator: ", "))}>"
+    return "<NSPersistentHistoryToken {\(positions.joined(separator: ", "))}>"
   }
 }

@@ -2,12 +2,12 @@ import Foundation
 
 /// One save (or batch request) written to a store, with who made it and what it changed (Core Data's
 /// `NSPersistentHistoryTransaction`).
-public struct PersistentHistoryTransaction: Sendable {
+public struct NSPersistentHistoryTransaction: Sendable {
   /// When it was written.
   public let timestamp: Date
-  /// The saving context's ``ManagedObjectContext/transactionAuthor``.
+  /// The saving context's ``NSManagedObjectContext/transactionAuthor``.
   public let author: String?
-  /// The saving context's ``ManagedObjectContext/name``.
+  /// The saving context's ``NSManagedObjectContext/name``.
   public let contextName: String?
   /// The store it was written to.
   public let storeID: String
@@ -17,7 +17,7 @@ public struct PersistentHistoryTransaction: Sendable {
   /// result: every store's position, this transaction's store at this transaction. Keep the token of
   /// the last transaction you processed and fetch the history after it: each store is read after its
   /// own position, so no store's later transactions are missed.
-  public let token: PersistentHistoryToken
+  public let token: NSPersistentHistoryToken
   /// What it changed (`nil` when the request asked for transactions only).
-  public let changes: [PersistentHistoryChange]?
+  public let changes: [NSPersistentHistoryChange]?
 }

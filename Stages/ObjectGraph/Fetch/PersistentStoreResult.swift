@@ -1,4 +1,4 @@
 import Foundation
 
-/// What ``ManagedObjectContext/execute(_:)`` returns (Core Data's `NSPersistentStoreResult`).
-public protocol PersistentStoreResult: AnyObject {}
+/// What ``NSManagedObjectContext/execute(_:)`` returns (Core Data's `NSPersistentStoreResult`).
+public protocol NSPersistentStoreResult: AnyObject {}

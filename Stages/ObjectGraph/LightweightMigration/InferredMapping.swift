@@ -21,10 +21,10 @@ import Foundation
 /// two old entities or properties that share the identifier a new one looks for.
 struct InferredMapping: Sendable {
   /// Where one entity of the new model takes its rows from.
-  struct EntityMapping: Sendable {
-    let destination: EntityDescription
+  struct EntityPair: Sendable {
+    let destination: NSEntityDescription
     /// The old entity, or `nil` for an entity that is new.
-    let source: EntityDescription?
+    let source: NSEntityDescription?
     /// Per slot of the destination's layout: the old entity's slot its values come from, or `nil`.
     let sourceSlots: [EntityLayout.Slot?]
     /// Slots of relationships whose destination changed (narrowed to a subentity of the entity that takes the
@@ -34,26 +34,26 @@ struct InferredMapping: Sendable {
   }
 
   /// One mapping per entity of the new model (of the store's configuration), in the model's order.
-  let entities: [EntityMapping]
+  let entities: [EntityPair]
 
   /// The new entity that takes the rows of `source`, or `nil` when its rows are dropped.
-  func destination(of source: EntityDescription) -> EntityDescription? {
+  func destination(of source: NSEntityDescription) -> NSEntityDescription? {
     entities.first { $0.source === source }?.destination
   }
 
   /// The mapping of a new entity.
-  func mapping(of destination: EntityDescription) -> EntityMapping? {
+  func mapping(of destination: NSEntityDescription) -> EntityPair? {
     entities.first { $0.destination === destination }
   }
 
   /// Infers the mapping from the entities of the store's model to the entities of the app's model.
   /// - Throws: ``ObjectGraphError/Code/migrationMissingMappingModel`` for a change that cannot be inferred.
-  static func infer(from sourceEntities: [EntityDescription], to destinationEntities: [EntityDescription]) throws
+  static func infer(from sourceEntities: [NSEntityDescription], to destinationEntities: [NSEntityDescription]) throws
     -> InferredMapping
   {
     let sourcesByIdentifier = Dictionary(grouping: sourceEntities, by: identifier(of:))
     var claimedBy: [String: String] = [:]
-    var pairs: [(EntityDescription, EntityDescription?)] = []
+    var pairs: [(NSEntityDescription, NSEntityDescription?)] = []
     for destination in destinationEntities {
       let wanted = identifier(of: destination)
       let candidates = sourcesByIdentifier[wanted] ?? []
@@ -75,17 +75,17 @@ struct InferredMapping: Sendable {
     }
     let renamed = Dictionary(
       pairs.compactMap { pair in pair.1.map { (ObjectIdentifier($0), pair.0.name) } }, uniquingKeysWith: { first, _ in first })
-    var entities: [EntityMapping] = []
+    var entities: [EntityPair] = []
     for (destination, source) in pairs {
       let slots = try sourceSlots(of: destination, from: source, renamed: renamed)
-      entities.append(EntityMapping(destination: destination, source: source, sourceSlots: slots.slots, narrowedSlots: slots.narrowed))
+      entities.append(EntityPair(destination: destination, source: source, sourceSlots: slots.slots, narrowedSlots: slots.narrowed))
     }
     return InferredMapping(entities: entities)
   }
 
   /// Matches each stored slot of `destination` with the slot of `source` it takes its values from.
   private static func sourceSlots(
-    of destination: EntityDescription, from source: EntityDescription?, renamed: [ObjectIdentifier: String]
+    of destination: NSEntityDescription, from source: NSEntityDescription?, renamed: [ObjectIdentifier: String]
   ) throws -> (slots: [EntityLayout.Slot?], narrowed: Set<Int>) {
     let slots = destination.layout.slots
     guard let source else { return (slots.map { _ in nil }, []) }
@@ -126,7 +126,7 @@ struct InferredMapping: Sendable {
   /// destination's rows or to another entity (its members are checked against the store's rows when the
   /// migration is planned).
   private static func check(
-    _ slot: EntityLayout.Slot, of destination: EntityDescription, against old: EntityLayout.Slot, of source: EntityDescription,
+    _ slot: EntityLayout.Slot, of destination: NSEntityDescription, against old: EntityLayout.Slot, of source: NSEntityDescription,
     renamed: [ObjectIdentifier: String]
   ) throws -> Bool {
     let property = "\(destination.name).\(slot.name)"
@@ -167,7 +167,7 @@ struct InferredMapping: Sendable {
 
   /// An entity's identifier for matching: its renaming identifier, or its name when it has none (Core
   /// Data's `NSEntityDescription.renamingIdentifier` returns the name when none is set).
-  static func identifier(of entity: EntityDescription) -> String { entity.renamingIdentifier ?? entity.name }
+  static func identifier(of entity: NSEntityDescription) -> String { entity.renamingIdentifier ?? entity.name }
 
   /// A stored property's identifier for matching: its renaming identifier, or its name when it has none.
   static func identifier(of slot: EntityLayout.Slot) -> String {

@@ -20,7 +20,7 @@ import Foundation
 enum MigrationSource {
   /// A model that matches the store, and where it was found (for messages).
   struct Found {
-    let model: ManagedObjectModel
+    let model: NSManagedObjectModel
     let origin: String
   }
 
@@ -34,8 +34,8 @@ enum MigrationSource {
   ///   - url: the store file, for messages.
   /// - Throws: 134130 when no model matches; the errors of loading the `.xcdatamodeld`'s versions.
   static func find(
-    metadata: [String: any Sendable], configuration: String?, destination: ManagedObjectModel,
-    given: [ManagedObjectModel], storedModel: () throws -> ManagedObjectModel?, url: URL
+    metadata: [String: any Sendable], configuration: String?, destination: NSManagedObjectModel,
+    given: [NSManagedObjectModel], storedModel: () throws -> NSManagedObjectModel?, url: URL
   ) throws -> Found {
     for (index, model) in given.enumerated()
     where model.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata) {
@@ -55,7 +55,7 @@ enum MigrationSource {
 
   /// The versions of the `.xcdatamodeld` a model was read from, or none for a model made in code or read
   /// from a lone `.xcdatamodel`.
-  private static func siblingVersions(of model: ManagedObjectModel) throws -> [(name: String, model: ManagedObjectModel)] {
+  private static func siblingVersions(of model: NSManagedObjectModel) throws -> [(name: String, model: NSManagedObjectModel)] {
     guard let url = model.sourceURL else { return [] }
     // A `.xcdatamodeld` (the sources) or a `.momd` (the compiled model an app bundle ships).
     let bundles = [XcodeModelLoader.bundleExtension, CompiledModelLoader.bundleExtension]
@@ -67,7 +67,7 @@ enum MigrationSource {
     } else {
       return []
     }
-    return try ManagedObjectModel.versions(in: bundle)
+    return try NSManagedObjectModel.versions(in: bundle)
   }
 
   private static func missing(url: URL, metadata: [String: any Sendable], versions: [String], given: Int) -> ObjectGraphError {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// How the instances of one source entity become instances of one destination entity (Core Data's
-/// `NSEntityMapping`): one step of a ``MappingModel``.
+/// `NSEntityMapping`): one step of an ``NSMappingModel``.
 ///
 /// Two differences from Core Data, both because there is no Objective-C runtime and no `NSExpression` here:
 /// - the source instances are those of ``sourceEntityName`` (not of its subentities, which have mappings of
@@ -11,37 +11,37 @@ import Foundation
 ///   (`entityMigrationPolicyClassName`) and makes the object by looking the class up at run time.
 ///
 /// ```swift
-/// EntityMapping(
+/// NSEntityMapping(
 ///   name: "NoteToNote", mappingType: .transform, sourceEntityName: "Note", destinationEntityName: "Note",
-///   attributeMappings: [PropertyMapping(name: "title", valueExpression: "$source.title")],
+///   attributeMappings: [NSPropertyMapping(name: "title", valueExpression: "$source.title")],
 ///   sourcePredicate: try FetchPredicate(format: "archived == NO"))
 /// ```
-public final class EntityMapping {
-  /// The mapping's name, by which ``MigrationManager/destinationInstances(forEntityMappingName:sourceInstances:)``
+public final class NSEntityMapping {
+  /// The mapping's name, by which ``NSMigrationManager/destinationInstances(forEntityMappingName:sourceInstances:)``
   /// and `FUNCTION(...)` expressions find it.
   public var name: String
   /// What the mapping does.
-  public var mappingType: EntityMappingType
-  /// The entity of the source model whose instances are migrated, or `nil` for an ``EntityMappingType/add``.
+  public var mappingType: NSEntityMappingType
+  /// The entity of the source model whose instances are migrated, or `nil` for an ``NSEntityMappingType/add``.
   public var sourceEntityName: String?
-  /// The entity of the destination model the instances become, or `nil` for a ``EntityMappingType/remove``.
+  /// The entity of the destination model the instances become, or `nil` for an ``NSEntityMappingType/remove``.
   public var destinationEntityName: String?
   /// How the destination instances' attributes get their values, in phase 1.
-  public var attributeMappings: [PropertyMapping]
+  public var attributeMappings: [NSPropertyMapping]
   /// How the destination instances' relationships get their values, in phase 2.
-  public var relationshipMappings: [PropertyMapping]
+  public var relationshipMappings: [NSPropertyMapping]
   /// Which source instances are migrated: those the predicate accepts, or all when `nil`. Core Data's
   /// `sourceExpression` in the form it nearly always has (a fetch of the source entity with a predicate).
   public var sourcePredicate: FetchPredicate?
   /// The object the migration manager calls at each phase for this mapping (Core Data's
   /// `entityMigrationPolicyClassName`, as an instance: Swift on Linux cannot make an object from a class
-  /// name). Subclass ``EntityMigrationPolicy`` to customise.
-  public var migrationPolicy: EntityMigrationPolicy
+  /// name). Subclass ``NSEntityMigrationPolicy`` to customise.
+  public var migrationPolicy: NSEntityMigrationPolicy
   /// Anything the app wants to keep with the mapping (Core Data's `userInfo`).
   public var userInfo: [String: Any]
   /// The policy class a mapping model file names (Core Data's `entityMigrationPolicyClassName`), or `nil`.
   /// ObjectGraph cannot make an object from a class name: a mapping that names one is refused by the
-  /// migration manager until its ``migrationPolicy`` is set to an instance of an ``EntityMigrationPolicy``
+  /// migration manager until its ``migrationPolicy`` is set to an instance of an ``NSEntityMigrationPolicy``
   /// subclass.
   public var entityMigrationPolicyClassName: String?
   /// The version hash of the source entity the mapping was made for (Core Data's `sourceEntityVersionHash`),
@@ -53,9 +53,9 @@ public final class EntityMapping {
 
   /// Makes an entity mapping.
   public init(
-    name: String, mappingType: EntityMappingType, sourceEntityName: String?, destinationEntityName: String?,
-    attributeMappings: [PropertyMapping] = [], relationshipMappings: [PropertyMapping] = [], sourcePredicate: FetchPredicate? = nil,
-    migrationPolicy: EntityMigrationPolicy = EntityMigrationPolicy(), userInfo: [String: Any] = [:]
+    name: String, mappingType: NSEntityMappingType, sourceEntityName: String?, destinationEntityName: String?,
+    attributeMappings: [NSPropertyMapping] = [], relationshipMappings: [NSPropertyMapping] = [], sourcePredicate: FetchPredicate? = nil,
+    migrationPolicy: NSEntityMigrationPolicy = NSEntityMigrationPolicy(), userInfo: [String: Any] = [:]
   ) {
     self.name = name
     self.mappingType = mappingType

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What the migration manager calls for an ``EntityMapping`` at each step of a migration (Core Data's
+/// What the migration manager calls for an ``NSEntityMapping`` at each step of a migration (Core Data's
 /// `NSEntityMigrationPolicy`). The default implementation does what a mapping's property mappings say;
 /// subclass it and override a step for what they cannot say, such as splitting one attribute into two.
 ///
@@ -16,9 +16,9 @@ import Foundation
 /// files are removed.
 ///
 /// ```swift
-/// final class SplitFullNamePolicy: EntityMigrationPolicy {
+/// final class SplitFullNamePolicy: NSEntityMigrationPolicy {
 ///   override func createDestinationInstances(
-///     forSource source: ManagedObject, in mapping: EntityMapping, manager: MigrationManager
+///     forSource source: NSManagedObject, in mapping: NSEntityMapping, manager: NSMigrationManager
 ///   ) throws {
 ///     try super.createDestinationInstances(forSource: source, in: mapping, manager: manager)
 ///     let parts = (source.value(forKey: "fullName") as? String ?? "").split(separator: " ", maxSplits: 1)
@@ -29,19 +29,19 @@ import Foundation
 ///   }
 /// }
 /// ```
-open class EntityMigrationPolicy {
+open class NSEntityMigrationPolicy {
   /// Makes a policy.
   public init() {}
 
   /// Called before the first destination instance of `mapping` is made. Does nothing by default.
-  open func begin(_ mapping: EntityMapping, with manager: MigrationManager) throws {}
+  open func begin(_ mapping: NSEntityMapping, with manager: NSMigrationManager) throws {}
 
   /// Makes the destination instance(s) for one source instance. By default: one object of the mapping's
-  /// destination entity in ``MigrationManager/destinationContext``, its attributes set by the mapping's
-  /// ``EntityMapping/attributeMappings``, associated with the source instance
-  /// (``MigrationManager/associate(sourceInstance:withDestinationInstance:for:)``) so that relationships
+  /// destination entity in ``NSMigrationManager/destinationContext``, its attributes set by the mapping's
+  /// ``NSEntityMapping/attributeMappings``, associated with the source instance
+  /// (``NSMigrationManager/associate(sourceInstance:withDestinationInstance:for:)``) so that relationships
   /// can find it in phase 2. An override that makes objects itself must associate them too.
-  open func createDestinationInstances(forSource source: ManagedObject, in mapping: EntityMapping, manager: MigrationManager)
+  open func createDestinationInstances(forSource source: NSManagedObject, in mapping: NSEntityMapping, manager: NSMigrationManager)
     throws
   {
     guard let entity = manager.destinationEntity(for: mapping) else {
@@ -49,7 +49,7 @@ open class EntityMigrationPolicy {
         .migration,
         "Entity mapping '\(mapping.name)' has no destination entity '\(mapping.destinationEntityName ?? "")' in the destination model.")
     }
-    let destination = try EntityDescription.insertNewObject(forEntityName: entity.name, into: manager.destinationContext)
+    let destination = try NSEntityDescription.insertNewObject(forEntityName: entity.name, into: manager.destinationContext)
     for propertyMapping in mapping.attributeMappings {
       try manager.apply(propertyMapping, source: source, destination: destination, mapping: mapping)
     }
@@ -57,12 +57,12 @@ open class EntityMigrationPolicy {
   }
 
   /// Called once every source instance of `mapping` has its destination instances. Does nothing by default.
-  open func endInstanceCreation(forMapping mapping: EntityMapping, manager: MigrationManager) throws {}
+  open func endInstanceCreation(forMapping mapping: NSEntityMapping, manager: NSMigrationManager) throws {}
 
   /// Sets the relationships of one destination instance that `mapping` made. By default: each of the
-  /// mapping's ``EntityMapping/relationshipMappings`` is evaluated with the source instance the destination
+  /// mapping's ``NSEntityMapping/relationshipMappings`` is evaluated with the source instance the destination
   /// was made from, and the source objects it gives are replaced by their destination instances.
-  open func createRelationships(forDestination destination: ManagedObject, in mapping: EntityMapping, manager: MigrationManager)
+  open func createRelationships(forDestination destination: NSManagedObject, in mapping: NSEntityMapping, manager: NSMigrationManager)
     throws
   {
     guard let source = manager.sourceInstances(forEntityMappingName: mapping.name, destinationInstances: [destination]).first
@@ -73,21 +73,21 @@ open class EntityMigrationPolicy {
   }
 
   /// Called once every destination instance of `mapping` has its relationships. Does nothing by default.
-  open func endRelationshipCreation(forMapping mapping: EntityMapping, manager: MigrationManager) throws {}
+  open func endRelationshipCreation(forMapping mapping: NSEntityMapping, manager: NSMigrationManager) throws {}
 
   /// Called in phase 3, before the destination is validated and saved: check what the model's rules
   /// cannot, and throw to stop the migration. Does nothing by default.
-  open func performCustomValidation(forMapping mapping: EntityMapping, manager: MigrationManager) throws {}
+  open func performCustomValidation(forMapping mapping: NSEntityMapping, manager: NSMigrationManager) throws {}
 
   /// Called last for `mapping`, before the destination is saved. Does nothing by default.
-  open func end(_ mapping: EntityMapping, manager: MigrationManager) throws {}
+  open func end(_ mapping: NSEntityMapping, manager: NSMigrationManager) throws {}
 
   /// Answers `FUNCTION($entityPolicy, "selector:", arguments…)` in a property mapping's value expression,
   /// where Core Data sends the message to the policy object (Swift on Linux cannot send a message by name).
   /// Override it for the selectors your mapping model uses, and call `super` for the others.
   ///
   /// ```swift
-  /// override func evaluateFunction(_ selector: String, arguments: [Any?], manager: MigrationManager) throws -> Any? {
+  /// override func evaluateFunction(_ selector: String, arguments: [Any?], manager: NSMigrationManager) throws -> Any? {
   ///   guard selector == "ratingFromText:" else { return try super.evaluateFunction(selector, arguments: arguments, manager: manager) }
   ///   return Int64(arguments.first as? String ?? "") ?? 0
   /// }
@@ -98,7 +98,7 @@ open class EntityMigrationPolicy {
   ///   - manager: the migration manager running.
   /// - Returns: the value the property gets.
   /// - Throws: by default, ``ObjectGraphError/Code/migration`` naming the selector; the migration stops.
-  open func evaluateFunction(_ selector: String, arguments: [Any?], manager: MigrationManager) throws -> Any? {
+  open func evaluateFunction(_ selector: String, arguments: [Any?], manager: NSMigrationManager) throws -> Any? {
     throw ObjectGraphError(
       .migration,
       "The value expression of entity mapping '\(manager.currentEntityMapping?.name ?? "")' calls \(selector) on its "

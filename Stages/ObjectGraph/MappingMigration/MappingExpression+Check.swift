@@ -5,7 +5,7 @@ extension MappingExpression {
   /// mapping model's entity mappings when known (a `.cdm` read without its models knows neither), and
   /// whether the entity mapping has a policy that `FUNCTION($entityPolicy, …)` can call.
   struct CheckContext {
-    var source: EntityDescription?
+    var source: NSEntityDescription?
     var mappingNames: Set<String>?
     var hasPolicy: Bool
   }
@@ -43,7 +43,7 @@ extension MappingExpression {
       guard context.hasPolicy else {
         throw Unsupported(
           reason: "it calls \(selector) on $entityPolicy, but the entity mapping has no migration policy class; name "
-            + "one (entityMigrationPolicyClassName) and answer the call in your EntityMigrationPolicy subclass's "
+            + "one (entityMigrationPolicyClassName) and answer the call in your NSEntityMigrationPolicy subclass's "
             + "evaluateFunction(_:arguments:manager:)")
       }
       for argument in arguments { try argument.check(context) }
@@ -105,9 +105,9 @@ extension MappingExpression {
   /// What a key path reaches, as far as the model tells.
   enum Reach {
     /// One object of the entity (or none).
-    case object(EntityDescription)
+    case object(NSEntityDescription)
     /// A collection of objects of the entity.
-    case objects(EntityDescription)
+    case objects(NSEntityDescription)
     /// One attribute value.
     case value
     /// A collection of attribute values.
@@ -115,7 +115,7 @@ extension MappingExpression {
   }
 
   /// Checks `path` from an instance of `entity` as Key-Value Coding evaluates it, and says what it reaches.
-  static func check(_ path: MappingKeyPath, from entity: EntityDescription) throws -> Reach {
+  static func check(_ path: MappingKeyPath, from entity: NSEntityDescription) throws -> Reach {
     try check(path.steps[...], from: .object(entity), whole: path)
   }
 

@@ -3,14 +3,14 @@ import Foundation
 extension MappingExpression {
   /// What an expression is evaluated with: Core Data's `$source`, `$manager` and `$entityPolicy`.
   struct Evaluation {
-    let source: ManagedObject
-    let manager: MigrationManager
-    let mapping: EntityMapping
+    let source: NSManagedObject
+    let manager: NSMigrationManager
+    let mapping: NSEntityMapping
   }
 
   /// The expression's value for one source instance.
   /// - Throws: ``Unsupported`` for what the check could not see (a value of the wrong type at run time), or
-  ///   what a policy's ``EntityMigrationPolicy/evaluateFunction(_:arguments:manager:)`` throws.
+  ///   what a policy's ``NSEntityMigrationPolicy/evaluateFunction(_:arguments:manager:)`` throws.
   func evaluate(_ evaluation: Evaluation) throws -> Any? {
     switch self {
     case .constant(let constant):
@@ -27,7 +27,7 @@ extension MappingExpression {
       guard arguments.count == 2, case .constant(.string(let name)) = arguments[0] else {
         throw Unsupported(reason: "\(selector) takes a quoted name and the source instances")
       }
-      let instances = MigrationManager.objects(in: try arguments[1].evaluate(evaluation))
+      let instances = NSMigrationManager.objects(in: try arguments[1].evaluate(evaluation))
       if selector == Self.selector {
         return evaluation.manager.destinationInstances(forEntityMappingName: name, sourceInstances: instances)
       }

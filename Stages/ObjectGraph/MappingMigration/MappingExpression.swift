@@ -1,8 +1,8 @@
 import Foundation
 
-/// A ``PropertyMapping/valueExpression`` once read: the `NSExpression` format forms that mapping models
+/// An ``NSPropertyMapping/valueExpression`` once read: the `NSExpression` format forms that mapping models
 /// hold and Xcode's mapping editor writes, as a tree the migration manager checks against the models and
-/// evaluates (see ``PropertyMapping`` for the list).
+/// evaluates (see ``NSPropertyMapping`` for the list).
 indirect enum MappingExpression: Equatable {
   /// A constant: `"text"`, `42`, `2.5`, `YES`, `nil`.
   case constant(MappingConstant)
@@ -56,8 +56,8 @@ enum MappingConstant: Equatable {
 enum MappingVariable: String, Equatable, CaseIterable {
   /// The source instance being migrated.
   case source
-  /// The ``MigrationManager``.
+  /// The ``NSMigrationManager``.
   case manager
-  /// The entity mapping's ``EntityMapping/migrationPolicy``.
+  /// The entity mapping's ``NSEntityMapping/migrationPolicy``.
   case entityPolicy
 }

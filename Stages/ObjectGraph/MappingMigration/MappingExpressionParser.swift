@@ -98,7 +98,7 @@ struct MappingExpressionParser {
         if current.kind == .symbol("(") {
           throw Unsupported(
             reason: "it calls the function \(word)(), which ObjectGraph does not evaluate (it evaluates NOW() and "
-              + "FUNCTION(…) with the selectors listed in PropertyMapping's documentation)")
+              + "FUNCTION(…) with the selectors listed in NSPropertyMapping's documentation)")
         }
         throw Unsupported(
           reason: "the key path '\(word)' does not start at a variable; write $source.\(word) for the source "

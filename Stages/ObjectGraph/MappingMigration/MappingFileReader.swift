@@ -2,7 +2,7 @@ import Foundation
 
 /// Reads mapping model files into entity mappings: compiled `.cdm` files (an `NSKeyedArchiver` archive of
 /// `NSMappingModel`) and Xcode's `.xcmappingmodel` folders (`xcmapping.xml`, in Core Data's XML store format).
-/// Used by ``MappingModel/init(contentsOf:)``.
+/// Used by ``NSMappingModel/init(contentsOf:)``.
 enum MappingFileReader {
   static let compiledExtension = "cdm"
   static let xcodeExtension = "xcmappingmodel"
@@ -18,8 +18,8 @@ enum MappingFileReader {
   /// checks only the file that matches), every value expression is checked too
   /// (``checkExpressions(_:source:file:)``).
   static func read(
-    _ url: URL, models: (source: ManagedObjectModel, destination: ManagedObjectModel)?, checkingExpressions: Bool = true
-  ) throws -> [EntityMapping] {
+    _ url: URL, models: (source: NSManagedObjectModel, destination: NSManagedObjectModel)?, checkingExpressions: Bool = true
+  ) throws -> [NSEntityMapping] {
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
       throw ObjectGraphError(
@@ -32,8 +32,8 @@ enum MappingFileReader {
       isDirectory.boolValue ? url.appendingPathComponent(xcodeFileName, isDirectory: false) : url
     let data = try ModelFile.read(
       file, what: "the mapping model file", remedy: "Pass a .cdm file or a .xcmappingmodel folder holding xcmapping.xml.")
-    let mappings: [EntityMapping]
-    let sourceModel: ManagedObjectModel?
+    let mappings: [NSEntityMapping]
+    let sourceModel: NSManagedObjectModel?
     do {
       if BinaryPropertyList.isBinaryPropertyList(data) {
         mappings = try readCompiled(data)
@@ -69,7 +69,7 @@ enum MappingFileReader {
   }
 
   /// Refuses entity mappings naming entities the models do not have.
-  static func check(_ mappings: [EntityMapping], source: ManagedObjectModel, destination: ManagedObjectModel) throws {
+  static func check(_ mappings: [NSEntityMapping], source: NSManagedObjectModel, destination: NSManagedObjectModel) throws {
     for mapping in mappings {
       if let name = mapping.sourceEntityName, source.entitiesByName[name] == nil {
         throw Problem(
@@ -87,7 +87,7 @@ enum MappingFileReader {
   }
 
   /// Whether every entity mapping's recorded version hashes are the models' hashes of its entities.
-  static func matches(_ mappings: [EntityMapping], source: ManagedObjectModel, destination: ManagedObjectModel) -> Bool {
+  static func matches(_ mappings: [NSEntityMapping], source: NSManagedObjectModel, destination: NSManagedObjectModel) -> Bool {
     !mappings.isEmpty
       && mappings.allSatisfy { mapping in
         let sourceMatches = mapping.sourceEntityName.map { name in
@@ -103,7 +103,7 @@ enum MappingFileReader {
   }
 
   /// Core Data's `NSEntityMappingType` raw values.
-  static func mappingType(rawValue: Int64) -> EntityMappingType? {
+  static func mappingType(rawValue: Int64) -> NSEntityMappingType? {
     switch rawValue {
     case 0: .undefined
     case 1: .custom
@@ -117,7 +117,7 @@ enum MappingFileReader {
 
   /// Refuses, naming the file, a mapping model holding a value expression ObjectGraph cannot evaluate
   /// (``checkExpressions(_:source:)``).
-  static func checkExpressions(_ mappings: [EntityMapping], source: ManagedObjectModel?, file: URL) throws {
+  static func checkExpressions(_ mappings: [NSEntityMapping], source: NSManagedObjectModel?, file: URL) throws {
     do {
       try checkExpressions(mappings, source: source)
     } catch let problem as Problem {
@@ -129,7 +129,7 @@ enum MappingFileReader {
   /// Refuses a value expression ObjectGraph cannot evaluate, naming the entity mapping, the property and the
   /// expression: its syntax, variables and functions always, its key paths and mapping names when the source
   /// model is known.
-  static func checkExpressions(_ mappings: [EntityMapping], source: ManagedObjectModel?) throws {
+  static func checkExpressions(_ mappings: [NSEntityMapping], source: NSManagedObjectModel?) throws {
     let names = Set(mappings.map(\.name))
     for mapping in mappings {
       let context = MappingExpression.CheckContext(
@@ -143,7 +143,7 @@ enum MappingFileReader {
           throw Problem(
             reason: "entity mapping '\(mapping.name)', property mapping '\(property.name)' has the value expression "
               + "\(text), which ObjectGraph cannot evaluate: \(unsupported.reason). Change it in Xcode's mapping "
-              + "editor, or load the mapping and give the property mapping a closure (PropertyMapping(name:value:)).")
+              + "editor, or load the mapping and give the property mapping a closure (NSPropertyMapping(name:value:)).")
         }
       }
     }
@@ -156,7 +156,7 @@ enum MappingFileReader {
   /// `NSSourceEntityVersionHash`, `NSDestinationEntityVersionHash`, `NSEntityMigrationPolicyClassName`,
   /// `NSSourceExpression`, `NSAttributeMappings`, `NSRelationshipMappings`, `NSUserInfo`), each property mapping
   /// an `NSPropertyMapping` (`NSDestinationPropertyName`, `NSValueExpression`, `NSUserInfo`).
-  static func readCompiled(_ data: Data) throws -> [EntityMapping] {
+  static func readCompiled(_ data: Data) throws -> [NSEntityMapping] {
     let archive = try KeyedArchive(BinaryPropertyList.read(data))
     let root = try archive.object(at: archive.rootIndex, "the archive's root object")
     guard root.isKind(of: "NSMappingModel") else {
@@ -170,7 +170,7 @@ enum MappingFileReader {
     }
   }
 
-  private static func readEntityMapping(_ object: KeyedArchive.Object, in archive: KeyedArchive) throws -> EntityMapping {
+  private static func readEntityMapping(_ object: KeyedArchive.Object, in archive: KeyedArchive) throws -> NSEntityMapping {
     let fields = object.fields
     guard let name = try archive.string(fields["NSMappingName"], "the name of an entity mapping"), !name.isEmpty else {
       throw Problem(reason: "an entity mapping (object \(object.index)) has no name.")
@@ -184,20 +184,20 @@ enum MappingFileReader {
       guard case .data(let bytes)? = try archive.resolve(fields[key], "\(key) of \(what)") else { return nil }
       return bytes
     }
-    func properties(_ key: String) throws -> [PropertyMapping] {
+    func properties(_ key: String) throws -> [NSPropertyMapping] {
       try archive.members(fields[key], "the property mappings of \(what)").compactMap { value in
         guard let property = try archive.object(value, "a property mapping of \(what)") else { return nil }
         guard let propertyName = try archive.string(property.fields["NSDestinationPropertyName"], "a property of \(what)")
         else { throw Problem(reason: "\(what) has a property mapping with no destination property name.") }
         let expression = try archive.expressionFormat(
           property.fields["NSValueExpression"], "the value of \(what), property '\(propertyName)'")
-        let mapping = PropertyMapping(name: propertyName, valueExpression: expression)
+        let mapping = NSPropertyMapping(name: propertyName, valueExpression: expression)
         mapping.userInfo = try userInfo(property.fields["NSUserInfo"], in: archive, what)
         return mapping
       }
       .sorted { $0.name < $1.name }
     }
-    let mapping = EntityMapping(
+    let mapping = NSEntityMapping(
       name: name, mappingType: type,
       sourceEntityName: try archive.string(fields["NSSourceEntityName"], "the source entity of \(what)"),
       destinationEntityName: try archive.string(fields["NSDestinationEntityName"], "the destination entity of \(what)"),

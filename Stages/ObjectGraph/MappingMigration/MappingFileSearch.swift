@@ -1,12 +1,12 @@
 import Foundation
 
-/// The search of ``MappingModel/init(from:forSourceModel:destinationModel:)``: the mapping model files at the
+/// The search of ``NSMappingModel/init(from:forSourceModel:destinationModel:)``: the mapping model files at the
 /// top of some folders (bundles' resources) whose entity version hashes are those of two models.
 enum MappingFileSearch {
   /// The entity mappings of the first file that matches: compiled `.cdm` files first, in every folder, then
   /// `.xcmappingmodel` folders (each folder's files in name order); `nil` when none matches.
-  static func find(in folders: [URL], source: ManagedObjectModel, destination: ManagedObjectModel) throws
-    -> [EntityMapping]?
+  static func find(in folders: [URL], source: NSManagedObjectModel, destination: NSManagedObjectModel) throws
+    -> [NSEntityMapping]?
   {
     for url in files(MappingFileReader.compiledExtension, in: folders) {
       let mappings = try MappingFileReader.read(url, models: nil, checkingExpressions: false)
@@ -17,7 +17,7 @@ enum MappingFileSearch {
     }
     var unreadable: [ObjectGraphError] = []
     for url in files(MappingFileReader.xcodeExtension, in: folders) {
-      let mappings: [EntityMapping]
+      let mappings: [NSEntityMapping]
       do {
         mappings = try MappingFileReader.read(url, models: nil, checkingExpressions: false)
       } catch let error as ObjectGraphError {

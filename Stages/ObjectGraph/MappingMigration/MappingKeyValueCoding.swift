@@ -19,10 +19,10 @@ enum MappingKeyValueCoding {
     case .key(let key):
       if let members = members(of: value) {
         // A key of a collection: each member's value, nil left out (NSSet's valueForKey:).
-        let values = members.compactMap { member in (member as? ManagedObject).flatMap { property(key, of: $0) } }
+        let values = members.compactMap { member in (member as? NSManagedObject).flatMap { property(key, of: $0) } }
         return try self.value(at: rest, of: values)
       }
-      guard let object = value as? ManagedObject else { return nil }
+      guard let object = value as? NSManagedObject else { return nil }
       return try self.value(at: rest, of: property(key, of: object))
     case .collection(let collectionOperator):
       let members = members(of: value) ?? []
@@ -33,7 +33,7 @@ enum MappingKeyValueCoding {
   }
 
   /// The value of one key of an object, `nil` for nil or a key its entity lacks.
-  private static func property(_ key: String, of object: ManagedObject) -> Any? {
+  private static func property(_ key: String, of object: NSManagedObject) -> Any? {
     guard object.entity.propertiesByName[key] != nil else { return nil }
     let value = object.typedValue(forKey: key)
     if let value, case Optional<Any>.none = value { return nil }
@@ -44,9 +44,9 @@ enum MappingKeyValueCoding {
   /// `nil` when the value is not a collection. Strings and data are values, not collections.
   static func members(of value: Any?) -> [Any]? {
     switch value {
-    case let set as Set<ManagedObject>: Array(set)
+    case let set as Set<NSManagedObject>: Array(set)
     case let ordered as NSOrderedSet: ordered.array
-    case let array as [ManagedObject]: array
+    case let array as [NSManagedObject]: array
     case let array as [Any]: array
     case let set as Set<AnyHashable>: Array(set).map(\.base)
     default: nil
@@ -97,7 +97,7 @@ enum MappingKeyValueCoding {
     var seenObjects = Set<ObjectIdentifier>()
     var seenValues = Set<AnyHashable>()
     return values.filter { value in
-      if let object = value as? ManagedObject { return seenObjects.insert(ObjectIdentifier(object)).inserted }
+      if let object = value as? NSManagedObject { return seenObjects.insert(ObjectIdentifier(object)).inserted }
       if let hashable = value as? AnyHashable { return seenValues.insert(hashable).inserted }
       return true
     }

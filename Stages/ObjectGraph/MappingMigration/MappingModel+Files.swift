@@ -1,12 +1,12 @@
 import Foundation
 
-extension MappingModel {
+extension NSMappingModel {
   /// Loads a mapping model file: a compiled `.cdm` (what Xcode ships in an app) or the `.xcmappingmodel`
   /// folder Xcode's mapping editor saves (its `xcmapping.xml`).
   ///
   /// ```swift
   /// let url = Bundle.module.url(forResource: "V2toV3", withExtension: "cdm")!
-  /// let mapping = try MappingModel(contentsOf: url)
+  /// let mapping = try NSMappingModel(contentsOf: url)
   /// ```
   ///
   /// A `.xcmappingmodel` leaves the expressions of unedited property mappings for the model compiler to write,
@@ -16,8 +16,8 @@ extension MappingModel {
   /// ``init(contentsOf:sourceModel:destinationModel:)``.
   ///
   /// A mapping that names a policy class (`entityMigrationPolicyClassName`) loads, but the migration manager
-  /// refuses it until its ``EntityMapping/migrationPolicy`` is set to an instance. A value expression
-  /// ObjectGraph cannot evaluate (see ``PropertyMapping``) is refused here, naming the entity mapping, the
+  /// refuses it until its ``NSEntityMapping/migrationPolicy`` is set to an instance. A value expression
+  /// ObjectGraph cannot evaluate (see ``NSPropertyMapping``) is refused here, naming the entity mapping, the
   /// property and the expression.
   /// - Parameter url: a `.cdm` file, a `.xcmappingmodel` folder or the `xcmapping.xml` inside one.
   /// - Throws: ``ObjectGraphError/Code/modelInvalid`` naming the file and what is wrong: nothing at `url`, a
@@ -37,7 +37,7 @@ extension MappingModel {
   ///   - destinationModel: the model the mapping migrates to.
   /// - Throws: ``ObjectGraphError/Code/modelInvalid`` as ``init(contentsOf:)`` does, and when an entity
   ///   mapping names an entity the models do not have.
-  public convenience init(contentsOf url: URL, sourceModel: ManagedObjectModel, destinationModel: ManagedObjectModel)
+  public convenience init(contentsOf url: URL, sourceModel: NSManagedObjectModel, destinationModel: NSManagedObjectModel)
     throws
   {
     self.init(entityMappings: try MappingFileReader.read(url, models: (sourceModel, destinationModel)))
@@ -64,7 +64,7 @@ extension MappingModel {
   ///   mapping, the property and the expression), or when none matches and a `.xcmappingmodel` could not be
   ///   read (its models not found beside it, say), naming it.
   public convenience init?(
-    from bundles: [Bundle]?, forSourceModel sourceModel: ManagedObjectModel?, destinationModel: ManagedObjectModel?
+    from bundles: [Bundle]?, forSourceModel sourceModel: NSManagedObjectModel?, destinationModel: NSManagedObjectModel?
   ) throws {
     guard let sourceModel, let destinationModel else { return nil }
     let folders = (bundles ?? [Bundle.main]).map { $0.resourceURL ?? $0.bundleURL }
@@ -74,14 +74,14 @@ extension MappingModel {
   }
 }
 
-extension MappingModel: Equatable {
+extension NSMappingModel: Equatable {
   /// Mapping models are equal when their entity mappings are, in order: the same names, types, entity
   /// names, policy class names, source predicates (by format) and property mappings (by destination name and
   /// expression text; closures cannot be compared and are ignored). Version hashes and user info are not
   /// compared: a `.xcmappingmodel` and the `.cdm` compiled from it are equal.
-  public static func == (lhs: MappingModel, rhs: MappingModel) -> Bool {
+  public static func == (lhs: NSMappingModel, rhs: NSMappingModel) -> Bool {
     guard lhs.entityMappings.count == rhs.entityMappings.count else { return false }
-    func properties(_ mappings: [PropertyMapping]) -> [[String?]] { mappings.map { [$0.name, $0.valueExpression] } }
+    func properties(_ mappings: [NSPropertyMapping]) -> [[String?]] { mappings.map { [$0.name, $0.valueExpression] } }
     return zip(lhs.entityMappings, rhs.entityMappings).allSatisfy { a, b in
       a.name == b.name && a.mappingType == b.mappingType && a.sourceEntityName == b.sourceEntityName
         && a.destinationEntityName == b.destinationEntityName

@@ -1,7 +1,7 @@
 import Foundation
 
 /// How to migrate a store from one version of a model to another, entity by entity (Core Data's
-/// `NSMappingModel`): what ``MigrationManager`` runs for a migration that inference cannot do, such as an
+/// `NSMappingModel`): what ``NSMigrationManager`` runs for a migration that inference cannot do, such as an
 /// attribute whose type changes or one attribute split into two.
 ///
 /// A mapping model is read from a file (``init(contentsOf:)``: a compiled `.cdm`, or the `.xcmappingmodel`
@@ -10,22 +10,22 @@ import Foundation
 /// ``inferredMappingModel(forSourceModel:destinationModel:)`` and then edited.
 ///
 /// ```swift
-/// let mapping = try MappingModel.inferredMappingModel(forSourceModel: v1, destinationModel: v2)
+/// let mapping = try NSMappingModel.inferredMappingModel(forSourceModel: v1, destinationModel: v2)
 /// let note = mapping.entityMappings.first { $0.name == "NoteToNote" }!
 /// note.mappingType = .custom
 /// note.migrationPolicy = SplitFullNamePolicy()
 /// ```
-public final class MappingModel {
+public final class NSMappingModel {
   /// The entity mappings, in the order the migration manager runs them.
-  public var entityMappings: [EntityMapping]
+  public var entityMappings: [NSEntityMapping]
 
   /// Makes a mapping model from its entity mappings.
-  public init(entityMappings: [EntityMapping] = []) {
+  public init(entityMappings: [NSEntityMapping] = []) {
     self.entityMappings = entityMappings
   }
 
   /// The entity mappings by name (the first of two with the same name).
-  public var entityMappingsByName: [String: EntityMapping] {
+  public var entityMappingsByName: [String: NSEntityMapping] {
     Dictionary(entityMappings.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
   }
 
@@ -33,51 +33,51 @@ public final class MappingModel {
   /// `inferredMappingModel(forSourceModel:destinationModel:)`), matching entities and properties by
   /// renaming identifier, else by name, as inferred migration does.
   ///
-  /// Each destination entity with a source gets a ``EntityMappingType/copy`` mapping (unchanged entity) or
-  /// a ``EntityMappingType/transform`` one, named `<Source>To<Destination>`, whose attribute mappings read
+  /// Each destination entity with a source gets an ``NSEntityMappingType/copy`` mapping (unchanged entity) or
+  /// an ``NSEntityMappingType/transform`` one, named `<Source>To<Destination>`, whose attribute mappings read
   /// `$source.<name>` and whose relationship mappings read
   /// `FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", "<Mapping>", $source.<name>)`
   /// (a relationship whose old destination has subentities reads
   /// `FUNCTION($manager, "destinationInstancesForSourceRelationshipNamed:sourceInstances:", "<name>", $source.<name>)`,
-  /// which looks the objects up in the mappings of that entity and its subentities, as the model compiler writes). New entities get an ``EntityMappingType/add`` mapping, dropped ones a
-  /// ``EntityMappingType/remove`` mapping.
+  /// which looks the objects up in the mappings of that entity and its subentities, as the model compiler writes). New entities get an ``NSEntityMappingType/add`` mapping, dropped ones a
+  /// ``NSEntityMappingType/remove`` mapping.
   /// - Throws: ``ObjectGraphError/Code/migrationMissingMappingModel`` (134140) naming what cannot be
   ///   inferred, as opening the store would.
-  public static func inferredMappingModel(forSourceModel sourceModel: ManagedObjectModel, destinationModel: ManagedObjectModel)
-    throws -> MappingModel
+  public static func inferredMappingModel(forSourceModel sourceModel: NSManagedObjectModel, destinationModel: NSManagedObjectModel)
+    throws -> NSMappingModel
   {
     let inferred = try InferredMapping.infer(from: sourceModel.entities, to: destinationModel.entities)
-    func mappingName(from source: EntityDescription, to destination: EntityDescription) -> String {
+    func mappingName(from source: NSEntityDescription, to destination: NSEntityDescription) -> String {
       "\(source.name)To\(destination.name)"
     }
-    var mappings: [EntityMapping] = []
+    var mappings: [NSEntityMapping] = []
     for entity in inferred.entities {
       let destination = entity.destination
       guard let source = entity.source else {
         mappings.append(
-          EntityMapping(name: destination.name, mappingType: .add, sourceEntityName: nil, destinationEntityName: destination.name))
+          NSEntityMapping(name: destination.name, mappingType: .add, sourceEntityName: nil, destinationEntityName: destination.name))
         continue
       }
-      var attributes: [PropertyMapping] = []
-      var relationships: [PropertyMapping] = []
+      var attributes: [NSPropertyMapping] = []
+      var relationships: [NSPropertyMapping] = []
       for (slot, old) in zip(destination.layout.slots, entity.sourceSlots) {
         guard let old else { continue }
         if slot.attribute != nil {
-          attributes.append(PropertyMapping(name: slot.name, valueExpression: "$source.\(old.name)"))
+          attributes.append(NSPropertyMapping(name: slot.name, valueExpression: "$source.\(old.name)"))
         } else if let oldDestination = old.relationship?.destinationEntity,
           let carriedTo = inferred.destination(of: oldDestination)
         {
           if oldDestination.subentities.isEmpty {
             let target = mappingName(from: oldDestination, to: carriedTo)
             relationships.append(
-              PropertyMapping(
+              NSPropertyMapping(
                 name: slot.name,
                 valueExpression:
                   "FUNCTION($manager, \"destinationInstancesForEntityMappingNamed:sourceInstances:\", \"\(target)\", $source.\(old.name))"
               ))
           } else {
             relationships.append(
-              PropertyMapping(
+              NSPropertyMapping(
                 name: slot.name,
                 valueExpression:
                   "FUNCTION($manager, \"\(MappingExpression.sourceRelationshipSelector)\", \"\(old.name)\", $source.\(old.name))"
@@ -87,14 +87,14 @@ public final class MappingModel {
       }
       let unchanged = source.name == destination.name && source.versionHash == destination.versionHash
       mappings.append(
-        EntityMapping(
+        NSEntityMapping(
           name: mappingName(from: source, to: destination), mappingType: unchanged ? .copy : .transform,
           sourceEntityName: source.name, destinationEntityName: destination.name, attributeMappings: attributes,
           relationshipMappings: relationships))
     }
     for source in sourceModel.entities where inferred.destination(of: source) == nil {
-      mappings.append(EntityMapping(name: source.name, mappingType: .remove, sourceEntityName: source.name, destinationEntityName: nil))
+      mappings.append(NSEntityMapping(name: source.name, mappingType: .remove, sourceEntityName: source.name, destinationEntityName: nil))
     }
-    return MappingModel(entityMappings: mappings)
+    return NSMappingModel(entityMappings: mappings)
   }
 }

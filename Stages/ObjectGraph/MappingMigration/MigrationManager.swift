@@ -1,17 +1,17 @@
 import Foundation
 
-/// Migrates a store to a new store file with a ``MappingModel`` (Core Data's `NSMigrationManager`): the
+/// Migrates a store to a new store file with an ``NSMappingModel`` (Core Data's `NSMigrationManager`): the
 /// explicit ("heavyweight") migration, for changes a lightweight migration cannot infer, such as an
 /// attribute whose type changes or one attribute split into two.
 ///
 /// ``migrateStore(from:type:options:mapping:to:type:options:)`` opens the source store read-only, makes a
 /// new store at the destination, runs Core Data's three phases (create the destination instances, create
 /// their relationships, validate and save) over the entity mappings, and closes both stores. Then the app
-/// puts the new file in place (``PersistentStoreCoordinator/replacePersistentStore(at:destinationOptions:withPersistentStoreFrom:sourceOptions:type:)``)
+/// puts the new file in place (``NSPersistentStoreCoordinator/replacePersistentStore(at:destinationOptions:withPersistentStoreFrom:sourceOptions:type:)``)
 /// or opens it where it is.
 ///
 /// ```swift
-/// let manager = MigrationManager(sourceModel: v1, destinationModel: v2)
+/// let manager = NSMigrationManager(sourceModel: v1, destinationModel: v2)
 /// try manager.migrateStore(
 ///   from: storeURL, type: .sqlite, mapping: mapping, to: migratedURL, type: .sqlite)
 /// try coordinator.replacePersistentStore(at: storeURL, withPersistentStoreFrom: migratedURL, type: .sqlite)
@@ -20,33 +20,33 @@ import Foundation
 ///
 /// Managed objects are not `Sendable`: the whole migration runs on the calling thread, inside the two
 /// contexts' `performAndWait`, and a manager is used from one thread at a time.
-public final class MigrationManager {
+public final class NSMigrationManager {
   /// The model the source store was made with.
-  public let sourceModel: ManagedObjectModel
+  public let sourceModel: NSManagedObjectModel
   /// The model the destination store is made with.
-  public let destinationModel: ManagedObjectModel
+  public let destinationModel: NSManagedObjectModel
   /// The mapping model of the migration running or last run (empty before the first).
-  public var mappingModel: MappingModel { run.mapping }
+  public var mappingModel: NSMappingModel { run.mapping }
   /// The context that reads the source store during a migration.
-  public private(set) var sourceContext: ManagedObjectContext
+  public private(set) var sourceContext: NSManagedObjectContext
   /// The context that writes the destination store during a migration.
-  public private(set) var destinationContext: ManagedObjectContext
+  public private(set) var destinationContext: NSManagedObjectContext
   /// The entity mapping being run, or `nil` between migrations.
-  public var currentEntityMapping: EntityMapping? { run.currentEntityMapping }
+  public var currentEntityMapping: NSEntityMapping? { run.currentEntityMapping }
   /// How far the migration has come, from 0 to 1 (1 once the destination is saved and closed).
   public var migrationProgress: Float { run.progress }
   /// Anything the app's policies want to share during a migration (Core Data's `userInfo`).
   public var userInfo: [String: Any] = [:]
 
   /// What the migration running (or last run) knows: a new one for each ``migrateStore(from:type:options:mapping:to:type:options:)``.
-  private var run = MigrationRun(mapping: MappingModel())
+  private var run = MigrationRun(mapping: NSMappingModel())
 
   /// Makes a manager that migrates stores of `sourceModel` to `destinationModel`.
-  public init(sourceModel: ManagedObjectModel, destinationModel: ManagedObjectModel) {
+  public init(sourceModel: NSManagedObjectModel, destinationModel: NSManagedObjectModel) {
     self.sourceModel = sourceModel
     self.destinationModel = destinationModel
-    sourceContext = ManagedObjectContext(concurrencyType: .privateQueue)
-    destinationContext = ManagedObjectContext(concurrencyType: .privateQueue)
+    sourceContext = NSManagedObjectContext(concurrencyType: .privateQueue)
+    destinationContext = NSManagedObjectContext(concurrencyType: .privateQueue)
   }
 
   // MARK: - Associations
@@ -54,7 +54,7 @@ public final class MigrationManager {
   /// Records that `destination` was made from `source` by `entityMapping`, for the lookups below and for
   /// phase 2 (which sets the relationships of each destination instance a mapping associated).
   public func associate(
-    sourceInstance source: ManagedObject, withDestinationInstance destination: ManagedObject, for entityMapping: EntityMapping
+    sourceInstance source: NSManagedObject, withDestinationInstance destination: NSManagedObject, for entityMapping: NSEntityMapping
   ) {
     var entry = run.associations[entityMapping.name] ?? MigrationRun.Associations()
     let sourceKey = ObjectIdentifier(source)
@@ -68,7 +68,7 @@ public final class MigrationManager {
 
   /// The destination instances the mapping named `mappingName` made from `sourceInstances`, in order
   /// (source instances it did not migrate give none); all it made when `sourceInstances` is `nil`.
-  public func destinationInstances(forEntityMappingName mappingName: String, sourceInstances: [ManagedObject]?) -> [ManagedObject] {
+  public func destinationInstances(forEntityMappingName mappingName: String, sourceInstances: [NSManagedObject]?) -> [NSManagedObject] {
     guard let entry = run.associations[mappingName] else { return [] }
     guard let sourceInstances else { return entry.destinations }
     return sourceInstances.flatMap { entry.destinationsBySource[ObjectIdentifier($0)] ?? [] }
@@ -76,7 +76,7 @@ public final class MigrationManager {
 
   /// The source instances the mapping named `mappingName` made `destinationInstances` from; all it
   /// migrated when `destinationInstances` is `nil`.
-  public func sourceInstances(forEntityMappingName mappingName: String, destinationInstances: [ManagedObject]?) -> [ManagedObject] {
+  public func sourceInstances(forEntityMappingName mappingName: String, destinationInstances: [NSManagedObject]?) -> [NSManagedObject] {
     guard let entry = run.associations[mappingName] else { return [] }
     guard let destinationInstances else { return entry.sources }
     return destinationInstances.flatMap { entry.sourcesByDestination[ObjectIdentifier($0)] ?? [] }
@@ -84,7 +84,7 @@ public final class MigrationManager {
 
   /// The destination instances any mapping made from `sourceInstances`: for relationships to an entity
   /// with subentities, whose instances several mappings migrate.
-  func destinationInstancesInAnyMapping(for sourceInstances: [ManagedObject]) -> [ManagedObject] {
+  func destinationInstancesInAnyMapping(for sourceInstances: [NSManagedObject]) -> [NSManagedObject] {
     sourceInstances.flatMap { source in
       mappingModel.entityMappings.flatMap { run.associations[$0.name]?.destinationsBySource[ObjectIdentifier(source)] ?? [] }
     }
@@ -94,8 +94,8 @@ public final class MigrationManager {
   /// made from `sourceInstances` by the mappings whose source entity is the destination entity of the
   /// relationship `name` of `mapping`'s source entity, or one of its subentities.
   func destinationInstances(
-    forSourceRelationshipNamed name: String, of mapping: EntityMapping, sourceInstances: [ManagedObject]
-  ) -> [ManagedObject] {
+    forSourceRelationshipNamed name: String, of mapping: NSEntityMapping, sourceInstances: [NSManagedObject]
+  ) -> [NSManagedObject] {
     guard let target = sourceEntity(for: mapping)?.relationshipsByName[name]?.destinationEntity else {
       return destinationInstancesInAnyMapping(for: sourceInstances)
     }
@@ -107,12 +107,12 @@ public final class MigrationManager {
   }
 
   /// The source model's entity that `mapping` migrates, or `nil`.
-  public func sourceEntity(for mapping: EntityMapping) -> EntityDescription? {
+  public func sourceEntity(for mapping: NSEntityMapping) -> NSEntityDescription? {
     mapping.sourceEntityName.flatMap { sourceModel.entitiesByName[$0] }
   }
 
   /// The destination model's entity that `mapping` makes, or `nil`.
-  public func destinationEntity(for mapping: EntityMapping) -> EntityDescription? {
+  public func destinationEntity(for mapping: NSEntityMapping) -> NSEntityDescription? {
     mapping.destinationEntityName.flatMap { destinationModel.entitiesByName[$0] }
   }
 
@@ -135,7 +135,7 @@ public final class MigrationManager {
   ///   expression that cannot be read, an error thrown by a policy, a cancellation, a validation failure),
   ///   naming the entity mapping and what happened.
   public func migrateStore(
-    from sourceURL: URL, type sourceType: StoreType, options sourceOptions: StoreOptions = .init(), mapping: MappingModel,
+    from sourceURL: URL, type sourceType: StoreType, options sourceOptions: StoreOptions = .init(), mapping: NSMappingModel,
     to destinationURL: URL, type destinationType: StoreType, options destinationOptions: StoreOptions = .init()
   ) throws {
     guard sourceType == .sqlite, destinationType == .sqlite else {
@@ -148,7 +148,7 @@ public final class MigrationManager {
     guard fileManager.fileExists(atPath: sourceURL.path) else {
       throw failure("There is no store at \(sourceURL.path) to migrate. Nothing was changed.", url: sourceURL)
     }
-    let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: sourceURL)
+    let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: sourceURL)
     guard sourceModel.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata) else {
       throw ObjectGraphError(
         .migrationMissingSourceModel,
@@ -170,17 +170,17 @@ public final class MigrationManager {
     var options = sourceOptions
     options.readOnly = true
     options.migratePersistentStoresAutomatically = false
-    let sourceCoordinator = PersistentStoreCoordinator(managedObjectModel: sourceModel)
+    let sourceCoordinator = NSPersistentStoreCoordinator(managedObjectModel: sourceModel)
     let sourceStore = try sourceCoordinator.addPersistentStore(type: .sqlite, at: sourceURL, options: options)
     defer { try? sourceCoordinator.remove(sourceStore) }
-    sourceContext = ManagedObjectContext(concurrencyType: .privateQueue)
+    sourceContext = NSManagedObjectContext(concurrencyType: .privateQueue)
     sourceContext.persistentStoreCoordinator = sourceCoordinator
 
-    let destinationCoordinator = PersistentStoreCoordinator(managedObjectModel: destinationModel)
-    var destinationStore: PersistentStore?
+    let destinationCoordinator = NSPersistentStoreCoordinator(managedObjectModel: destinationModel)
+    var destinationStore: NSPersistentStore?
     do {
       destinationStore = try destinationCoordinator.addPersistentStore(type: .sqlite, at: destinationURL, options: destinationOptions)
-      destinationContext = ManagedObjectContext(concurrencyType: .privateQueue)
+      destinationContext = NSManagedObjectContext(concurrencyType: .privateQueue)
       destinationContext.persistentStoreCoordinator = destinationCoordinator
       try sourceContext.performAndWait {
         try destinationContext.performAndWait { try runPhases(sourceURL: sourceURL) }
@@ -189,7 +189,7 @@ public final class MigrationManager {
       destinationStore = nil
     } catch {
       if let destinationStore { try? destinationCoordinator.remove(destinationStore) }
-      destinationContext = ManagedObjectContext(concurrencyType: .privateQueue)
+      destinationContext = NSManagedObjectContext(concurrencyType: .privateQueue)
       for file in sideFiles { try? fileManager.removeItem(at: file) }
       let suffix = "The source store was left untouched and the destination's files were removed."
       if let error = error as? ObjectGraphError, error.code == .migration {
@@ -206,7 +206,7 @@ public final class MigrationManager {
   /// The three phases, on the contexts' queue.
   private func runPhases(sourceURL: URL) throws {
     let mappings = mappingModel.entityMappings.filter(\.migratesInstances)
-    var sources: [[ManagedObject]] = []
+    var sources: [[NSManagedObject]] = []
     for mapping in mappings {
       sources.append(try step(mapping, "fetching its source instances") { try fetchSources(for: mapping) })
     }
@@ -256,7 +256,7 @@ public final class MigrationManager {
   }
 
   /// Names the mapping whose destination entity a validation error names, when one does.
-  private func culprit(of error: any Error, in mappings: [EntityMapping]) -> String {
+  private func culprit(of error: any Error, in mappings: [NSEntityMapping]) -> String {
     let text = "\(error)"
     let names = mappings.filter { mapping in
       mapping.destinationEntityName.map { text.contains("\($0).") || text.contains("\($0) ") } ?? false
@@ -266,7 +266,7 @@ public final class MigrationManager {
 
   /// Runs one step of `mapping`, turning what it throws (or a cancellation it asked for) into 134110.
   @discardableResult
-  private func step<T>(_ mapping: EntityMapping, _ what: String, _ body: () throws -> T) throws -> T {
+  private func step<T>(_ mapping: NSEntityMapping, _ what: String, _ body: () throws -> T) throws -> T {
     run.currentEntityMapping = mapping
     let result: T
     do {
@@ -294,9 +294,9 @@ public final class MigrationManager {
 
   /// The source instances of `mapping`: its source entity's own instances (not its subentities', which have
   /// their own mappings) that match its predicate.
-  private func fetchSources(for mapping: EntityMapping) throws -> [ManagedObject] {
+  private func fetchSources(for mapping: NSEntityMapping) throws -> [NSManagedObject] {
     guard let name = mapping.sourceEntityName else { return [] }
-    let request = FetchRequest<ManagedObject>(entityName: name)
+    let request = NSFetchRequest<NSManagedObject>(entityName: name)
     request.includesSubentities = false
     request.predicate = mapping.sourcePredicate
     return try sourceContext.fetch(request)
@@ -312,7 +312,7 @@ public final class MigrationManager {
 
   /// Refuses a mapping model whose names or expressions the manager cannot use, before the destination is
   /// made.
-  private func check(_ mapping: MappingModel) throws {
+  private func check(_ mapping: NSMappingModel) throws {
     var seen = Set<String>()
     for entityMapping in mapping.entityMappings {
       let name = entityMapping.name
@@ -324,12 +324,12 @@ public final class MigrationManager {
       }
       guard entityMapping.migratesInstances else { continue }
       if let className = entityMapping.entityMigrationPolicyClassName,
-        type(of: entityMapping.migrationPolicy) == EntityMigrationPolicy.self
+        type(of: entityMapping.migrationPolicy) == NSEntityMigrationPolicy.self
       {
         throw failure(
           "Entity mapping '\(name)' names the migration policy class '\(className)', which ObjectGraph cannot make from "
             + "its name (Swift on Linux has no run-time class lookup). Set the mapping's migrationPolicy to an "
-            + "instance of your EntityMigrationPolicy subclass before migrating.",
+            + "instance of your NSEntityMigrationPolicy subclass before migrating.",
           url: nil)
       }
       guard let source = sourceEntity(for: entityMapping) else { continue }
@@ -340,7 +340,7 @@ public final class MigrationManager {
       }
       let context = MappingExpression.CheckContext(
         source: source, mappingNames: Set(mapping.entityMappings.map(\.name)),
-        hasPolicy: type(of: entityMapping.migrationPolicy) != EntityMigrationPolicy.self)
+        hasPolicy: type(of: entityMapping.migrationPolicy) != NSEntityMigrationPolicy.self)
       for (propertyMapping, isAttribute) in entityMapping.attributeMappings.map({ ($0, true) })
         + entityMapping.relationshipMappings.map({ ($0, false) })
       {
@@ -359,7 +359,7 @@ public final class MigrationManager {
         } catch let unsupported as MappingExpression.Unsupported {
           throw failure(
             "Entity mapping '\(name)', property mapping '\(property)': cannot use the expression \(text): "
-              + "\(unsupported.reason). Compute the value with a closure (PropertyMapping(name:value:)) instead.",
+              + "\(unsupported.reason). Compute the value with a closure (NSPropertyMapping(name:value:)) instead.",
             url: nil)
         }
       }
@@ -370,7 +370,7 @@ public final class MigrationManager {
 
   /// Evaluates `propertyMapping` for `source` and sets the result on `destination`, checking that it fits
   /// the destination property (a value of the wrong type would otherwise stop the program).
-  func apply(_ propertyMapping: PropertyMapping, source: ManagedObject, destination: ManagedObject, mapping: EntityMapping) throws {
+  func apply(_ propertyMapping: NSPropertyMapping, source: NSManagedObject, destination: NSManagedObject, mapping: NSEntityMapping) throws {
     let value: Any?
     if let closure = propertyMapping.value {
       value = try closure(source, self)
@@ -398,7 +398,7 @@ public final class MigrationManager {
     }
   }
 
-  private func checkAttribute(_ value: Any?, _ attribute: AttributeDescription, key: String, mapping: EntityMapping) throws {
+  private func checkAttribute(_ value: Any?, _ attribute: NSAttributeDescription, key: String, mapping: NSEntityMapping) throws {
     guard let value, !Self.isNil(value) else { return }
     switch attribute.attributeType {
     case .transformable, .composite, .objectID, .undefined: return
@@ -411,7 +411,7 @@ public final class MigrationManager {
     }
   }
 
-  private func relationshipValue(_ value: Any?, _ relationship: RelationshipDescription, key: String, mapping: EntityMapping) throws
+  private func relationshipValue(_ value: Any?, _ relationship: NSRelationshipDescription, key: String, mapping: NSEntityMapping) throws
     -> Any?
   {
     let objects = Self.objects(in: value)
@@ -433,7 +433,7 @@ public final class MigrationManager {
 
   /// `value` as an attribute of `type` takes it where an `NSNumber` would convert: an integer 0 or 1 for a
   /// Boolean, a whole `Double` for an integer type, a `Decimal` or `Double` for the other number types.
-  static func conform(_ value: Any?, to type: AttributeType) -> Any? {
+  static func conform(_ value: Any?, to type: NSAttributeType) -> Any? {
     switch (type, value) {
     case (.boolean, let number as Int64) where number == 0 || number == 1: return number == 1
     case (.integer16, let number as Double), (.integer32, let number as Double), (.integer64, let number as Double):
@@ -447,11 +447,11 @@ public final class MigrationManager {
 
   /// The managed objects a relationship value holds: none for `nil`, one for an object, the members of a
   /// set, array or ordered set.
-  static func objects(in value: Any?) -> [ManagedObject] {
+  static func objects(in value: Any?) -> [NSManagedObject] {
     guard let value, !isNil(value) else { return [] }
-    if let object = value as? ManagedObject { return [object] }
-    if let ordered = value as? NSOrderedSet { return ordered.array.compactMap { $0 as? ManagedObject } }
-    if let sequence = value as? any Sequence { return sequence.compactMap { $0 as? ManagedObject } }
+    if let object = value as? NSManagedObject { return [object] }
+    if let ordered = value as? NSOrderedSet { return ordered.array.compactMap { $0 as? NSManagedObject } }
+    if let sequence = value as? any Sequence { return sequence.compactMap { $0 as? NSManagedObject } }
     return []
   }
 

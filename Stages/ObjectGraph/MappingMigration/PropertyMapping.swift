@@ -4,7 +4,7 @@ import Foundation
 /// `NSPropertyMapping`).
 ///
 /// Core Data gives the value as an `NSExpression` evaluated with `$source` (the source instance),
-/// `$manager` (the ``MigrationManager``) and `$entityPolicy`. ObjectGraph has no `NSExpression`; it takes
+/// `$manager` (the ``NSMigrationManager``) and `$entityPolicy`. ObjectGraph has no `NSExpression`; it takes
 /// either a Swift closure, which can compute anything, or an expression string in the forms mapping models
 /// hold and Xcode's mapping editor writes:
 ///
@@ -22,25 +22,25 @@ import Foundation
 /// - `FUNCTION($source, "valueForKey:", "title")`, `"valueForKeyPath:"`, and on a string `"uppercaseString"`,
 ///   `"lowercaseString"`, `"capitalizedString"`, `"stringByAppendingString:"`;
 /// - `FUNCTION($entityPolicy, "anySelector:", …)`, answered by the mapping's policy
-///   (``EntityMigrationPolicy/evaluateFunction(_:arguments:manager:)``).
+///   (``NSEntityMigrationPolicy/evaluateFunction(_:arguments:manager:)``).
 ///
 /// Any other expression (arithmetic, other functions or selectors, other variables) is refused, naming the
 /// entity mapping, the property and the expression: when a mapping model file is loaded
-/// (``MappingModel/init(contentsOf:)``), and by ``MigrationManager/migrateStore(from:type:options:mapping:to:type:options:)``
+/// (``NSMappingModel/init(contentsOf:)``), and by ``NSMigrationManager/migrateStore(from:type:options:mapping:to:type:options:)``
 /// with error 134110 before the destination store is made.
 ///
 /// ```swift
-/// PropertyMapping(name: "title", valueExpression: "$source.title")
-/// PropertyMapping(name: "rating") { source, _ in Int64(source.value(forKey: "rating") as? String ?? "") ?? 0 }
+/// NSPropertyMapping(name: "title", valueExpression: "$source.title")
+/// NSPropertyMapping(name: "rating") { source, _ in Int64(source.value(forKey: "rating") as? String ?? "") ?? 0 }
 /// ```
-public final class PropertyMapping {
+public final class NSPropertyMapping {
   /// The name of the destination property this mapping fills.
   public var name: String
   /// The value as an expression string (one of the forms above), or `nil`.
   public var valueExpression: String?
   /// The value as a closure of the source instance and the migration manager, or `nil`. When both this and
   /// ``valueExpression`` are set, the closure wins; when neither is, the property keeps its default value.
-  public var value: ((ManagedObject, MigrationManager) throws -> Any?)?
+  public var value: ((NSManagedObject, NSMigrationManager) throws -> Any?)?
   /// Anything the app wants to keep with the mapping (Core Data's `userInfo`).
   public var userInfo: [String: Any]
 
@@ -53,7 +53,7 @@ public final class PropertyMapping {
   }
 
   /// Makes a property mapping whose value a closure computes from the source instance.
-  public init(name: String, userInfo: [String: Any] = [:], value: @escaping (ManagedObject, MigrationManager) throws -> Any?) {
+  public init(name: String, userInfo: [String: Any] = [:], value: @escaping (NSManagedObject, NSMigrationManager) throws -> Any?) {
     self.name = name
     self.valueExpression = nil
     self.value = value

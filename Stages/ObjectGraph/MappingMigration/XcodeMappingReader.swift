@@ -23,7 +23,7 @@ struct XcodeMappingReader {
 
   let file: URL
   let data: Data
-  let models: (source: ManagedObjectModel, destination: ManagedObjectModel)?
+  let models: (source: NSManagedObjectModel, destination: NSManagedObjectModel)?
 
   static let entityMappingKeys: Set<String> = [
     "sourcename", "destinationname", "mappingtypename", "mappingnumber", "migrationpolicyclassname",
@@ -34,7 +34,7 @@ struct XcodeMappingReader {
   static let relationshipMappingKeys = propertyMappingKeys.union(["sourcekeypath", "sourcemappingname"])
 
   /// The entity mappings, and the source model they were read against.
-  func read() throws -> (mappings: [EntityMapping], source: ManagedObjectModel) {
+  func read() throws -> (mappings: [NSEntityMapping], source: NSManagedObjectModel) {
     let document = try CoreDataXMLDocument(data)
     let byID = document.recordsByID
     guard let model = document.records.first(where: { $0.type == "XDDEVMAPPINGMODEL" }) else {
@@ -75,7 +75,7 @@ struct XcodeMappingReader {
       let type = try mappingType(record.attributes["mappingtypename"], entry, policy: policy, what)
       let sourceEntity = entry.source.flatMap { sourceModel.entitiesByName[$0] }
       let autogenerate = record.attributes["autogenerateexpression"].map { $0 == "1" || $0 == "YES" } ?? true
-      func properties(_ key: String, attributes: Bool) throws -> [PropertyMapping] {
+      func properties(_ key: String, attributes: Bool) throws -> [NSPropertyMapping] {
         try (record.relationships[key] ?? []).map { id in
           guard let property = byID[id] else {
             throw Problem(reason: "\(what) lists property mapping '\(id)', which the file does not hold.")
@@ -107,11 +107,11 @@ struct XcodeMappingReader {
             expression = generated(
               name, attribute: attributes, source: sourceEntity, mappingBySource: mappingBySource)
           }
-          return PropertyMapping(name: name, valueExpression: expression)
+          return NSPropertyMapping(name: name, valueExpression: expression)
         }
         .sorted { $0.name < $1.name }
       }
-      let mapping = EntityMapping(
+      let mapping = NSEntityMapping(
         name: entry.name, mappingType: type, sourceEntityName: entry.source, destinationEntityName: entry.destination,
         attributeMappings: try properties("attributemappings", attributes: true),
         relationshipMappings: try properties("relationshipmappings", attributes: false))
@@ -132,7 +132,7 @@ struct XcodeMappingReader {
   private func mappingType(
     _ text: String?, _ entry: (record: CoreDataXMLDocument.Record, name: String, source: String?, destination: String?),
     policy: String?, _ what: String
-  ) throws -> EntityMappingType {
+  ) throws -> NSEntityMappingType {
     switch text ?? "Undefined" {
     case "Custom": return .custom
     case "Add": return .add
@@ -153,7 +153,7 @@ struct XcodeMappingReader {
 
   /// The expression the model compiler writes for a property mapping left to it.
   private func generated(
-    _ name: String, attribute: Bool, source: EntityDescription, mappingBySource: [String: String]
+    _ name: String, attribute: Bool, source: NSEntityDescription, mappingBySource: [String: String]
   ) -> String? {
     if attribute {
       return source.attributesByName[name] == nil ? nil : "$source.\(name)"
@@ -172,12 +172,12 @@ struct XcodeMappingReader {
   /// inspector's "Key Path" and "Mapping Name"): the destination instances that mapping made from the objects
   /// at the key path. Without a mapping name, the mapping of the entity the key path reaches.
   private func related(
-    _ keyPath: String, through mappingName: String?, source: EntityDescription, mappingBySource: [String: String],
+    _ keyPath: String, through mappingName: String?, source: NSEntityDescription, mappingBySource: [String: String],
     _ what: String
   ) throws -> String {
     var mapping = mappingName
     if mapping == nil {
-      var entity: EntityDescription? = source
+      var entity: NSEntityDescription? = source
       for key in keyPath.split(separator: ".").map(String.init) {
         entity = entity?.relationshipsByName[key]?.destinationEntity
       }
@@ -193,12 +193,12 @@ struct XcodeMappingReader {
 
   /// The source and destination models, from the paths the mapping model records (relative to the Xcode
   /// project): looked up from each folder above the `.xcmappingmodel`, dropping leading path components.
-  private func locateModels(_ model: CoreDataXMLDocument.Record) throws -> (ManagedObjectModel, ManagedObjectModel) {
-    func locate(_ key: String) throws -> ManagedObjectModel {
+  private func locateModels(_ model: CoreDataXMLDocument.Record) throws -> (NSManagedObjectModel, NSManagedObjectModel) {
+    func locate(_ key: String) throws -> NSManagedObjectModel {
       guard let path = nonEmpty(model.attributes[key]) else {
         throw Problem(
           reason: "it does not record its \(key) (the model it maps). Load it with "
-            + "MappingModel(contentsOf:sourceModel:destinationModel:).")
+            + "NSMappingModel(contentsOf:sourceModel:destinationModel:).")
       }
       let components = path.split(separator: "/").map(String.init)
       var folder = file.deletingLastPathComponent()
@@ -207,7 +207,7 @@ struct XcodeMappingReader {
           let candidate = components[start...].reduce(folder) { $0.appendingPathComponent($1) }
           if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("contents").path) {
             do {
-              return try ManagedObjectModel(contentsOf: candidate)
+              return try NSManagedObjectModel(contentsOf: candidate)
             } catch let error as ObjectGraphError {
               throw Problem(reason: "the model it maps, '\(candidate.path)', cannot be loaded: \(error.message)")
             }
@@ -219,7 +219,7 @@ struct XcodeMappingReader {
       }
       throw Problem(
         reason: "the model it maps ('\(path)', its \(key), relative to the Xcode project) is not in any folder above "
-          + "it. Load it with MappingModel(contentsOf:sourceModel:destinationModel:), passing the two models.")
+          + "it. Load it with NSMappingModel(contentsOf:sourceModel:destinationModel:), passing the two models.")
     }
     return (try locate("sourcemodelpath"), try locate("destinationmodelpath"))
   }

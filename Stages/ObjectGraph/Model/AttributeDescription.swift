@@ -3,15 +3,15 @@ import Foundation
 /// An attribute of an entity: a name, a type, whether it may be `nil`, and a default value.
 ///
 /// ```swift
-/// let title = AttributeDescription(name: "title", type: .string, isOptional: false, defaultValue: "Untitled")
+/// let title = NSAttributeDescription(name: "title", type: .string, isOptional: false, defaultValue: "Untitled")
 /// ```
 ///
 /// Like every description, an attribute can be changed until a coordinator first uses its model; after
 /// that it is frozen, as in Core Data, and changing it stops the program with a message.
-public final class AttributeDescription: Sendable, CustomStringConvertible {
+public final class NSAttributeDescription: Sendable, CustomStringConvertible {
   struct State {
     var name: String
-    var attributeType: AttributeType
+    var attributeType: NSAttributeType
     var isOptional: Bool
     var defaultValue: (any Sendable)?
     var renamingIdentifier: String?
@@ -37,7 +37,7 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
   ///   - type: the attribute's type.
   ///   - isOptional: whether `nil` is allowed at save time (a required one missing is error 1570).
   ///   - defaultValue: the value a newly inserted object starts with; must be of the type's Swift type.
-  public init(name: String, type: AttributeType, isOptional: Bool = true, defaultValue: (any Sendable)? = nil) {
+  public init(name: String, type: NSAttributeType, isOptional: Bool = true, defaultValue: (any Sendable)? = nil) {
     state = Frozen(State(name: name, attributeType: type, isOptional: isOptional, defaultValue: defaultValue))
   }
 
@@ -47,7 +47,7 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
     set { state.write(\.name, newValue, what: "attribute \(name)") }
   }
   /// The attribute's type.
-  public var attributeType: AttributeType {
+  public var attributeType: NSAttributeType {
     get { state.read(\.attributeType) }
     set { state.write(\.attributeType, newValue, what: "attribute \(name)") }
   }
@@ -147,7 +147,7 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
 
   /// Core Data's version hash of the attribute: a digest of its name, optionality, transience and
   /// ``versionHashModifier``, its type, and whether it preserves its value in history on deletion (see
-  /// ``EntityDescription/versionHash``).
+  /// ``NSEntityDescription/versionHash``).
   public var versionHash: Data { VersionHash.attribute(self) }
 
   /// Whether the attribute has a validation rule beyond being required.

@@ -2,7 +2,7 @@ import Foundation
 
 /// The type of an attribute, as Xcode's model editor names them.
 ///
-/// ``ManagedObject/value(forKey:)`` returns exactly one Swift type per case: `String`, `Int16`, `Int32`,
+/// ``NSManagedObject/value(forKey:)`` returns exactly one Swift type per case: `String`, `Int16`, `Int32`,
 /// `Int64`, `Double`, `Float`, `Bool`, `Date`, `Data`, `UUID`, `URL`, `Decimal`.
 ///
 /// A ``transformable`` attribute holds any value its ``AttributeValueTransformer`` turns into bytes
@@ -11,7 +11,7 @@ import Foundation
 /// cases (``composite``, ``objectID`` and ``undefined``) exist so that every Xcode model loads and can be
 /// inspected; the engine does not store values of those types, and using such an attribute at run time
 /// (saving a value, naming it in a predicate) is an ``ObjectGraphError/Code/unsupportedFeature`` error.
-public enum AttributeType: Sendable, Hashable, CustomStringConvertible {
+public enum NSAttributeType: Sendable, Hashable, CustomStringConvertible {
   case string, integer16, integer32, integer64, double, float, boolean, date, binaryData, uuid, uri, decimal
   /// A value kept through a value transformer (`NSValueTransformer`): described, not stored.
   case transformable
@@ -126,7 +126,7 @@ public enum AttributeType: Sendable, Hashable, CustomStringConvertible {
   public var description: String { xcodeName }
 
   /// Every type, for the initialisers that read a type's name or number.
-  private static let all: [AttributeType] = [
+  private static let all: [NSAttributeType] = [
     .string, .integer16, .integer32, .integer64, .double, .float, .boolean, .date, .binaryData, .uuid, .uri,
     .decimal, .transformable, .composite, .objectID, .undefined,
   ]

@@ -90,7 +90,7 @@ extension SlotValue? {
   }
 }
 
-extension AttributeDescription {
+extension NSAttributeDescription {
   /// `value` as this transformable attribute stores it: its transformer's bytes, or the value with the
   /// error when the transformer refuses it (the save reports the error).
   func transformedSlotValue(_ value: Any) -> StoredValue {

@@ -2,7 +2,7 @@ import Foundation
 
 /// Reads Apple's compiled models: a `.momd` folder (one `.mom` per version and a `VersionInfo.plist`) or a
 /// single `.mom` file, a binary property list holding an `NSKeyedArchiver` archive of the model. Used by
-/// ``ManagedObjectModel/init(contentsOf:)`` and ``ManagedObjectModel/versions(in:)``.
+/// ``NSManagedObjectModel/init(contentsOf:)`` and ``NSManagedObjectModel/versions(in:)``.
 ///
 /// `.omo` files (Xcode's optimized form of a version, beside its `.mom`) are a private, undocumented format
 /// and are not read: the `.mom` beside each holds the same model.
@@ -213,7 +213,7 @@ enum CompiledModelLoader {
   }
 }
 
-extension ManagedObjectModel {
+extension NSManagedObjectModel {
   /// Reads one compiled version (a `.mom` file) and makes the model, naming the file in any error.
   convenience init(compiledVersion version: CompiledModelLoader.Version, sourceURL: URL) throws {
     let parsed = try CompiledModelLoader.readModel(version)

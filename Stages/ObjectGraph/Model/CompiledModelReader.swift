@@ -37,8 +37,8 @@ struct CompiledModelReader {
           + "model")
     }
     var parsed = XcodeModelLoader.ParsedModel()
-    var byIndex: [Int: EntityDescription] = [:]
-    var parents: [(entity: EntityDescription, parentIndex: Int)] = []
+    var byIndex: [Int: NSEntityDescription] = [:]
+    var parents: [(entity: NSEntityDescription, parentIndex: Int)] = []
     for (_, value) in try archive.entries(root.fields["NSEntities"], "the model's entities") {
       guard let index = try archive.index(value, "an entity of the model") else { continue }
       guard byIndex[index] == nil else { continue }
@@ -102,7 +102,7 @@ struct CompiledModelReader {
 
   // MARK: - Entities
 
-  private func readEntity(at index: Int) throws -> (EntityDescription, parentIndex: Int?) {
+  private func readEntity(at index: Int) throws -> (NSEntityDescription, parentIndex: Int?) {
     let object = try archive.object(at: index, "an entity of the model")
     guard object.isKind(of: "NSEntityDescription") else {
       throw Malformed(reason: "an entity of the model (object \(index)) is an \(object.className)")
@@ -111,15 +111,15 @@ struct CompiledModelReader {
     guard let name = nonEmpty(try archive.string(fields["NSEntityName"], "the name of entity object \(index)")) else {
       throw Malformed(reason: "entity object \(index) has no name")
     }
-    var properties: [PropertyDescription] = []
-    var fetchedProperties: [FetchedPropertyDescription] = []
+    var properties: [NSPropertyDescription] = []
+    var fetchedProperties: [NSFetchedPropertyDescription] = []
     for (_, value) in try archive.entries(fields["NSProperties"], "the properties of entity '\(name)'") {
       let what = "a property of entity '\(name)'"
       guard let property = try archive.object(value, what) else { continue }
       if property.isKind(of: "NSFetchedPropertyDescription") {
         let propertyName = try archive.string(property.fields["NSPropertyName"], what) ?? ""
         fetchedProperties.append(
-          FetchedPropertyDescription(
+          NSFetchedPropertyDescription(
             name: propertyName,
             destinationEntityName: try fetchEntityName(
               property.fields["NSFetchRequest"], "fetched property '\(name).\(propertyName)'") ?? "",
@@ -142,7 +142,7 @@ struct CompiledModelReader {
       }
     }
     fetchedProperties.sort { $0.name < $1.name }
-    let entity = EntityDescription(name: name, properties: properties)
+    let entity = NSEntityDescription(name: name, properties: properties)
     let className = try archive.string(fields["NSClassNameForEntity"], "the class of entity '\(name)'")
     entity.representedClassName = className == "NSManagedObject" ? nil : nonEmpty(className)
     entity.isAbstract = fields["NSIsAbstract"]?.bool ?? false
@@ -176,12 +176,12 @@ struct CompiledModelReader {
     return try archive.string(object.fields["NSPropertyName"], what)
   }
 
-  private func readFetchIndex(_ value: PropertyListValue, entity: String) throws -> FetchIndexDescription? {
+  private func readFetchIndex(_ value: PropertyListValue, entity: String) throws -> NSFetchIndexDescription? {
     guard let index = try archive.object(value, "a fetch index of '\(entity)'") else { return nil }
     let name = try archive.string(index.fields["NSIndexName"], "a fetch index name of '\(entity)'") ?? ""
     let what = "fetch index '\(entity).\(name)'"
     let elements = try archive.members(index.fields["NSIndexElements"], "the elements of \(what)").compactMap {
-      value -> FetchIndexElementDescription? in
+      value -> NSFetchIndexElementDescription? in
       guard let element = try archive.object(value, "an element of \(what)") else { return nil }
       guard
         let property = try propertyName(element.fields["NSPropertyName"] ?? .uid(0), "an element of \(what)")
@@ -193,11 +193,11 @@ struct CompiledModelReader {
       guard type == 0 || type == 1 else {
         throw Malformed(reason: "an element of \(what) has index type \(type) (0 binary or 1 R-tree expected)")
       }
-      return FetchIndexElementDescription(
+      return NSFetchIndexElementDescription(
         propertyName: property, isAscending: element.fields["NSAscending"]?.bool ?? true,
         collationType: type == 1 ? .rTree : .binary)
     }
-    return FetchIndexDescription(name: name, elements: elements)
+    return NSFetchIndexDescription(name: name, elements: elements)
   }
 
   private func readCommon(_ object: KeyedArchive.Object, entity: String) throws -> String {
@@ -207,15 +207,15 @@ struct CompiledModelReader {
     return name
   }
 
-  private func readAttribute(_ object: KeyedArchive.Object, entity: String) throws -> AttributeDescription {
+  private func readAttribute(_ object: KeyedArchive.Object, entity: String) throws -> NSAttributeDescription {
     let fields = object.fields
     let name = try readCommon(object, entity: entity)
     let what = "attribute '\(entity).\(name)'"
     let raw = fields["NSAttributeType"]?.integer ?? 0
-    guard let type = Int(exactly: raw).flatMap(AttributeType.init(coreDataNumber:)) else {
+    guard let type = Int(exactly: raw).flatMap(NSAttributeType.init(coreDataNumber:)) else {
       throw Malformed(reason: "\(what) has attribute type \(raw), which is not a Core Data NSAttributeType")
     }
-    let attribute = AttributeDescription(name: name, type: type, isOptional: fields["NSIsOptional"]?.bool ?? false)
+    let attribute = NSAttributeDescription(name: name, type: type, isOptional: fields["NSIsOptional"]?.bool ?? false)
     attribute.isTransient = fields["NSIsTransient"]?.bool ?? false
     attribute.defaultValue = try defaultValue(
       archive.plainValue(fields["NSDefaultValue"], "the default value of \(what)"), type: type, what)
@@ -238,7 +238,7 @@ struct CompiledModelReader {
   }
 
   /// An archived default value as the attribute type's Swift value (an `Integer 16` default is an `Int16`).
-  private func defaultValue(_ value: (any Sendable)?, type: AttributeType, _ what: String) throws -> (any Sendable)? {
+  private func defaultValue(_ value: (any Sendable)?, type: NSAttributeType, _ what: String) throws -> (any Sendable)? {
     guard let value else { return nil }
     func integer<T: FixedWidthInteger & Sendable>(_: T.Type) throws -> T {
       let converted: T? =
@@ -292,7 +292,7 @@ struct CompiledModelReader {
     }
   }
 
-  private func readRelationship(_ object: KeyedArchive.Object, entity: String) throws -> RelationshipDescription {
+  private func readRelationship(_ object: KeyedArchive.Object, entity: String) throws -> NSRelationshipDescription {
     let fields = object.fields
     let name = try readCommon(object, entity: entity)
     let what = "relationship '\(entity).\(name)'"
@@ -306,7 +306,7 @@ struct CompiledModelReader {
     if inverse == nil, let inverseObject = try archive.object(fields["NSInverseRelationship"], "the inverse of \(what)") {
       inverse = try archive.string(inverseObject.fields["NSPropertyName"], "the inverse of \(what)")
     }
-    let deleteRule: DeleteRule
+    let deleteRule: NSDeleteRule
     switch fields["NSDeleteRule"]?.integer ?? 1 {
     case 0: deleteRule = .noAction
     case 1: deleteRule = .nullify
@@ -321,7 +321,7 @@ struct CompiledModelReader {
       throw Malformed(reason: "\(what) has counts \(minCount)...\(maxCount), which are not counts")
     }
     let isToMany = maxCount != 1
-    let relationship = RelationshipDescription(
+    let relationship = NSRelationshipDescription(
       name: name, destination: destination, inverse: nonEmpty(inverse), toMany: isToMany, deleteRule: deleteRule,
       isOptional: fields["NSIsOptional"]?.bool ?? false)
     relationship.isOrdered = fields["NSIsOrdered"]?.bool ?? false

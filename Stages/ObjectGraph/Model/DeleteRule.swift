@@ -1,7 +1,7 @@
 import Foundation
 
 /// What happens to related objects when an object is deleted.
-public enum DeleteRule: Sendable, Hashable {
+public enum NSDeleteRule: Sendable, Hashable {
   /// Remove the deleted object from the related objects' inverse relationship.
   case nullify
   /// Delete the related objects too.

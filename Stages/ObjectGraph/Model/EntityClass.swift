@@ -1,11 +1,11 @@
-/// A class whose instances an entity makes: ``ManagedObject`` and its subclasses, the only conformers
+/// A class whose instances an entity makes: ``NSManagedObject`` and its subclasses, the only conformers
 /// (the conformance is in `Object/`).
 ///
 /// The model keeps and compares entities' classes as metatypes of this protocol, so that `Model/` does
-/// not use the object layer above it; `Object/` turns them back into `ManagedObject.Type` for the public
-/// API (``EntityDescription/managedObjectClass``, ``ManagedObjectModel/register(_:)``).
+/// not use the object layer above it; `Object/` turns them back into `NSManagedObject.Type` for the public
+/// API (``NSEntityDescription/managedObjectClass``, ``NSManagedObjectModel/register(_:)``).
 protocol EntityClass: AnyObject {
-  /// Whether this class is the base class itself (``ManagedObject``), which an entity with no class of
+  /// Whether this class is the base class itself (``NSManagedObject``), which an entity with no class of
   /// its own makes.
   static var isBaseEntityClass: Bool { get }
 }

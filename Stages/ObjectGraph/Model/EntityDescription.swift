@@ -5,30 +5,30 @@ import Synchronization
 /// superentity.
 ///
 /// ```swift
-/// let note = EntityDescription(name: "Note", managedObjectClass: Note.self, properties: [
-///   .attribute(AttributeDescription(name: "title", type: .string, isOptional: false)),
-///   .relationship(RelationshipDescription(name: "notebook", destination: "Notebook", inverse: "notes")),
+/// let note = NSEntityDescription(name: "Note", managedObjectClass: Note.self, properties: [
+///   .attribute(NSAttributeDescription(name: "title", type: .string, isOptional: false)),
+///   .relationship(NSRelationshipDescription(name: "notebook", destination: "Notebook", inverse: "notes")),
 /// ])
 /// ```
 ///
 /// Subentities inherit every property of their superentity and share its table in a SQLite store, told
 /// apart by the `Z_ENT` column, exactly as Core Data lays them out.
-public final class EntityDescription: Sendable, CustomStringConvertible {
+public final class NSEntityDescription: Sendable, CustomStringConvertible {
   struct State {
     var name: String
     var entityClass: (any EntityClass.Type)?
     var representedClassName: String?
-    var ownProperties: [PropertyDescription]
+    var ownProperties: [NSPropertyDescription]
     var isAbstract = false
-    weak var superentity: EntityDescription?
-    var subentities: [EntityDescription] = []
+    weak var superentity: NSEntityDescription?
+    var subentities: [NSEntityDescription] = []
     var renamingIdentifier: String?
     var versionHashModifier: String?
     var userInfo: [String: String] = [:]
-    var fetchedProperties: [FetchedPropertyDescription] = []
+    var fetchedProperties: [NSFetchedPropertyDescription] = []
     var uniquenessConstraints: [[String]] = []
-    var indexes: [FetchIndexDescription] = []
-    weak var model: ManagedObjectModel?
+    var indexes: [NSFetchIndexDescription] = []
+    weak var model: NSManagedObjectModel?
   }
 
   let state: Frozen<State>
@@ -70,13 +70,13 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
   /// (Stored as the pointer's bits, 0 for none: `Atomic` of a pointer type is not `Sendable`.)
   private let publishedLayout = Atomic<UInt>(0)
   /// The class ``resolvedEntityClass`` resolved once the entity was frozen, and the registry's generation
-  /// it was resolved at (``ManagedObjectModel/registryGeneration``): valid while no class was registered
+  /// it was resolved at (``NSManagedObjectModel/registryGeneration``): valid while no class was registered
   /// since. The lock is the entity's own and held for a copy of two words, never the registry's.
   private let resolvedClass = Locked<(generation: Int, type: (any EntityClass.Type)?)?>(nil)
 
   /// Makes an entity whose instances are made as the class registered for it, if any (the public
   /// initializer that takes a class is in `Object/EntityDescription+Class.swift`).
-  init(name: String, properties: [PropertyDescription]) {
+  init(name: String, properties: [NSPropertyDescription]) {
     state = Frozen(State(name: name, ownProperties: properties))
   }
 
@@ -99,18 +99,18 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
   }
 
   /// The class instances of this entity are made as (read as ``managedObjectClass``): the class given at
-  /// init, else the class registered for the entity (``ManagedObjectModel/register(_:forEntityName:)``) or
-  /// for its `representedClassName`; `nil` for the base class, ``ManagedObject``.
+  /// init, else the class registered for the entity (``NSManagedObjectModel/register(_:forEntityName:)``) or
+  /// for its `representedClassName`; `nil` for the base class, ``NSManagedObject``.
   var resolvedEntityClass: (any EntityClass.Type)? {
     // A published layout means the entity is frozen (see freeze(model:)): its state cannot change, so
     // only a registration can change the answer.
     let isFrozen = publishedLayout.load(ordering: .acquiring) != 0
-    let generation = ManagedObjectModel.registryGeneration.load(ordering: .acquiring)
+    let generation = NSManagedObjectModel.registryGeneration.load(ordering: .acquiring)
     if isFrozen, let cached = resolvedClass.withLock({ $0 }), cached.generation == generation { return cached.type }
     let current = state.value
     let type =
       current.entityClass
-      ?? ManagedObjectModel.registeredClass(entityName: current.name, className: current.representedClassName)
+      ?? NSManagedObjectModel.registeredClass(entityName: current.name, className: current.representedClassName)
     if isFrozen { resolvedClass.withLock { $0 = (generation, type) } }
     return type
   }
@@ -128,7 +128,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
   }
 
   /// The entity this one inherits from.
-  public var superentity: EntityDescription? {
+  public var superentity: NSEntityDescription? {
     get { state.read(\.superentity) }
     set {
       state.write(\.superentity, newValue, what: "entity \(name)")
@@ -139,7 +139,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
   }
 
   /// The entities that inherit from this one. Setting it also sets each one's superentity.
-  public var subentities: [EntityDescription] {
+  public var subentities: [NSEntityDescription] {
     get { state.read(\.subentities) }
     set {
       state.write(\.subentities, newValue, what: "entity \(name)")
@@ -148,37 +148,37 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
   }
 
   /// The entity's own properties, not counting inherited ones.
-  public var ownProperties: [PropertyDescription] {
+  public var ownProperties: [NSPropertyDescription] {
     get { state.read(\.ownProperties) }
     set { state.write(\.ownProperties, newValue, what: "entity \(name)") }
   }
 
   /// All properties: inherited ones first, then the entity's own.
-  public var properties: [PropertyDescription] {
+  public var properties: [NSPropertyDescription] {
     (superentity?.properties ?? []) + ownProperties
   }
 
   /// Every property by name, inherited ones included.
-  public var propertiesByName: [String: PropertyDescription] {
+  public var propertiesByName: [String: NSPropertyDescription] {
     Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
   }
 
   /// Every attribute by name, inherited ones included.
-  public var attributesByName: [String: AttributeDescription] {
-    var result: [String: AttributeDescription] = [:]
+  public var attributesByName: [String: NSAttributeDescription] {
+    var result: [String: NSAttributeDescription] = [:]
     for case .attribute(let attribute) in properties { result[attribute.name] = attribute }
     return result
   }
 
   /// Every relationship by name, inherited ones included.
-  public var relationshipsByName: [String: RelationshipDescription] {
-    var result: [String: RelationshipDescription] = [:]
+  public var relationshipsByName: [String: NSRelationshipDescription] {
+    var result: [String: NSRelationshipDescription] = [:]
     for case .relationship(let relationship) in properties { result[relationship.name] = relationship }
     return result
   }
 
   /// The entity's fetched properties, as read from an Xcode model (described, not evaluated).
-  public var fetchedProperties: [FetchedPropertyDescription] {
+  public var fetchedProperties: [NSFetchedPropertyDescription] {
     get { state.read(\.fetchedProperties) }
     set { state.write(\.fetchedProperties, newValue, what: "entity \(name)") }
   }
@@ -205,14 +205,14 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
   /// `indexed="YES"` attribute flag) or set in code until the model is frozen.
   ///
   /// ```swift
-  /// note.indexes = [FetchIndexDescription(name: "byCreatedAt", elements: [
-  ///   FetchIndexElementDescription(propertyName: "createdAt", isAscending: false)
+  /// note.indexes = [NSFetchIndexDescription(name: "byCreatedAt", elements: [
+  ///   NSFetchIndexElementDescription(propertyName: "createdAt", isAscending: false)
   /// ])]
   /// ```
   ///
   /// This value doesn't form part of the entity's ``versionHash``, as in Core Data: adding, changing or
   /// removing an index needs no migration. The model checks each element's property when it is made.
-  public var indexes: [FetchIndexDescription] {
+  public var indexes: [NSFetchIndexDescription] {
     get { state.read(\.indexes) }
     set { state.write(\.indexes, newValue, what: "entity \(name)") }
   }
@@ -236,23 +236,23 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
   }
 
   /// The model this entity belongs to, once the model is made.
-  public var managedObjectModel: ManagedObjectModel? { state.read(\.model) }
+  public var managedObjectModel: NSManagedObjectModel? { state.read(\.model) }
 
   /// The root of this entity's inheritance tree (itself when it has no superentity).
-  public var rootEntity: EntityDescription {
+  public var rootEntity: NSEntityDescription {
     var entity = self
     while let parent = entity.superentity { entity = parent }
     return entity
   }
 
   /// This entity and every entity below it, depth first.
-  public var selfAndDescendants: [EntityDescription] {
+  public var selfAndDescendants: [NSEntityDescription] {
     [self] + subentities.flatMap(\.selfAndDescendants)
   }
 
   /// Whether this entity is `other` or inherits from it.
-  public func isKind(of other: EntityDescription) -> Bool {
-    var entity: EntityDescription? = self
+  public func isKind(of other: NSEntityDescription) -> Bool {
+    var entity: NSEntityDescription? = self
     while let current = entity {
       if current === other { return true }
       entity = current.superentity
@@ -295,7 +295,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     return frozenLayout.load() ?? EntityLayout(entity: self)
   }
 
-  func freeze(model: ManagedObjectModel) {
+  func freeze(model: NSManagedObjectModel) {
     state.mutate(what: "entity \(name)") { $0.model = model }
     for case .attribute(let attribute) in ownProperties { attribute.state.freeze() }
     for case .relationship(let relationship) in ownProperties { relationship.state.freeze() }

@@ -8,7 +8,7 @@ import Synchronization
 /// all threads without locking.
 final class EntityLayout: Sendable {
   enum Kind: Sendable {
-    case attribute(AttributeType)
+    case attribute(NSAttributeType)
     case toOne
     case toMany
   }
@@ -21,8 +21,8 @@ final class EntityLayout: Sendable {
     let kind: Kind
     let isOptional: Bool
     let isTransient: Bool
-    let attribute: AttributeDescription?
-    let relationship: RelationshipDescription?
+    let attribute: NSAttributeDescription?
+    let relationship: NSRelationshipDescription?
     let isToMany: Bool
     /// Whether the slot is an ordered to-many: its members are a list (``SlotValue/orderedObjectIDs(_:)``).
     let isOrdered: Bool
@@ -39,8 +39,8 @@ final class EntityLayout: Sendable {
     let hasRules: Bool
 
     init(
-      index: Int, name: String, kind: Kind, isOptional: Bool, isTransient: Bool, attribute: AttributeDescription?,
-      relationship: RelationshipDescription?
+      index: Int, name: String, kind: Kind, isOptional: Bool, isTransient: Bool, attribute: NSAttributeDescription?,
+      relationship: NSRelationshipDescription?
     ) {
       self.index = index
       self.name = name
@@ -99,7 +99,7 @@ final class EntityLayout: Sendable {
   /// Hands out ``serial``s; 0 is never one (an empty cache holds 0).
   private static let serials = Atomic<UInt32>(0)
 
-  init(entity: EntityDescription) {
+  init(entity: NSEntityDescription) {
     name = entity.name
     serial = Self.serials.wrappingAdd(1, ordering: .relaxed).newValue | 0x8000_0000
     isAbstract = entity.isAbstract

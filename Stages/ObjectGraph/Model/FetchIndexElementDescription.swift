@@ -1,12 +1,12 @@
 import Foundation
 
-/// One property of a ``FetchIndexDescription`` (Core Data's `NSFetchIndexElementDescription`): its name,
+/// One property of an ``NSFetchIndexDescription`` (Core Data's `NSFetchIndexElementDescription`): its name,
 /// its order, and the kind of index.
 ///
 /// ```swift
-/// let newestFirst = FetchIndexElementDescription(propertyName: "createdAt", isAscending: false)
+/// let newestFirst = NSFetchIndexElementDescription(propertyName: "createdAt", isAscending: false)
 /// ```
-public struct FetchIndexElementDescription: Sendable, Equatable, CustomStringConvertible {
+public struct NSFetchIndexElementDescription: Sendable, Equatable, CustomStringConvertible {
   /// The kind of index an element asks for (Core Data's `NSFetchIndexElementType`).
   public enum CollationType: Sendable, Hashable {
     /// An ordinary (B-tree) index on the property's values: Xcode's `Binary`, the default.

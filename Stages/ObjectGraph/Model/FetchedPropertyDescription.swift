@@ -1,7 +1,7 @@
 import Foundation
 
 /// A fetched property of an entity, as found in an Xcode model: described, not evaluated by this engine.
-public struct FetchedPropertyDescription: Sendable {
+public struct NSFetchedPropertyDescription: Sendable {
   /// The fetched property's name.
   public let name: String
   /// The entity its fetch request targets.

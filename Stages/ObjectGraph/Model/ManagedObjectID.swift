@@ -4,9 +4,9 @@ import Synchronization
 /// The identity of a managed object, the one thing that may travel between contexts and queues.
 ///
 /// An object inserted in a context has a *temporary* ID (``isTemporaryID`` is `true`) until a save to the
-/// store gives it a permanent one (or ``ManagedObjectContext/obtainPermanentIDs(for:)`` does). Permanent
+/// store gives it a permanent one (or ``NSManagedObjectContext/obtainPermanentIDs(for:)`` does). Permanent
 /// IDs survive relaunches; their ``uriRepresentation()`` can be stored and turned back into an ID with
-/// ``PersistentStoreCoordinator/managedObjectID(forURIRepresentation:)``.
+/// ``NSPersistentStoreCoordinator/managedObjectID(forURIRepresentation:)``.
 ///
 /// ```swift
 /// let id = note.objectID                         // safe to read on any queue
@@ -14,7 +14,7 @@ import Synchronization
 ///   let same = try? background.existingObject(with: id)
 /// }
 /// ```
-public final class ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
+public final class NSManagedObjectID: Hashable, Sendable, CustomStringConvertible {
   /// What makes two IDs equal. Small integers, so IDs hash fast: a permanent ID is a store (numbered in
   /// this process), a table (its root entity's number) and a primary key; a temporary ID is a number
   /// unique in this process.
@@ -24,14 +24,14 @@ public final class ManagedObjectID: Hashable, Sendable, CustomStringConvertible 
   }
 
   /// The entity of the object this ID names.
-  public let entity: EntityDescription
+  public let entity: NSEntityDescription
   /// The identifier of the store holding the object (`nil` while the ID is temporary).
   public let storeIdentifier: String?
   let key: Key
   /// The key's hash, worked out once: IDs are hashed again and again (registries, sets of related IDs).
   let keyHash: Int
 
-  init(entity: EntityDescription, key: Key, storeIdentifier: String?) {
+  init(entity: NSEntityDescription, key: Key, storeIdentifier: String?) {
     self.entity = entity
     self.key = key
     self.storeIdentifier = storeIdentifier
@@ -55,9 +55,9 @@ public final class ManagedObjectID: Hashable, Sendable, CustomStringConvertible 
   /// Distinguishes this process's temporary IDs from another's in URIs.
   private static let processToken = UUID().uuidString
 
-  static func temporary(for entity: EntityDescription) -> ManagedObjectID {
+  static func temporary(for entity: NSEntityDescription) -> NSManagedObjectID {
     let number = temporaryCounter.wrappingAdd(1, ordering: .relaxed).newValue
-    return ManagedObjectID(entity: entity, key: .temporary(number), storeIdentifier: nil)
+    return NSManagedObjectID(entity: entity, key: .temporary(number), storeIdentifier: nil)
   }
 
   /// The name of the object's entity.
@@ -100,7 +100,7 @@ public final class ManagedObjectID: Hashable, Sendable, CustomStringConvertible 
       ?? URL(fileURLWithPath: "/")
   }
 
-  public static func == (lhs: ManagedObjectID, rhs: ManagedObjectID) -> Bool {
+  public static func == (lhs: NSManagedObjectID, rhs: NSManagedObjectID) -> Bool {
     lhs === rhs || (lhs.keyHash == rhs.keyHash && lhs.key == rhs.key)
   }
 

@@ -1,6 +1,6 @@
 import Foundation
 
-extension ManagedObjectModel {
+extension NSManagedObjectModel {
   /// Makes a model from the bytes of a compiled model that is not a file: a binary property list holding an
   /// `NSKeyedArchiver` archive of `NSManagedObjectModel`, what a `.mom` file holds (Core Data keeps one,
   /// compressed, in a store's `Z_MODELCACHE`). Read by the same reader as `.mom` files
@@ -9,7 +9,7 @@ extension ManagedObjectModel {
   ///   - data: the archive's bytes.
   ///   - origin: what the bytes are, for messages ("the model Core Data kept in the store at …").
   /// - Throws: `modelInvalid` naming `origin` and what is wrong.
-  static func fromCompiledArchive(_ data: Data, origin: String) throws -> ManagedObjectModel {
+  static func fromCompiledArchive(_ data: Data, origin: String) throws -> NSManagedObjectModel {
     let parsed: XcodeModelLoader.ParsedModel
     do {
       parsed = try CompiledModelReader(archive: try KeyedArchive(try BinaryPropertyList.read(data))).read()
@@ -28,7 +28,7 @@ extension ManagedObjectModel {
       entity.ownProperties.removeAll { inherited.contains($0.name) }
     }
     do {
-      return try ManagedObjectModel(
+      return try NSManagedObjectModel(
         entities: parsed.entities, versionIdentifiers: parsed.versionIdentifiers,
         configurations: parsed.configurations, fetchRequestTemplates: parsed.fetchRequestTemplates, sourceURL: nil)
     } catch let error as ObjectGraphError {

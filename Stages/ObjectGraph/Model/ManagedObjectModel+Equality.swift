@@ -4,8 +4,8 @@ import Foundation
 /// equal when their entities have the same version hashes (names, attribute types, relationships,
 /// inheritance: everything a store depends on) and their configurations hold the same entities. Two
 /// loads of one model file are equal; a model and its next version are not.
-extension ManagedObjectModel: Hashable {
-  public static func == (lhs: ManagedObjectModel, rhs: ManagedObjectModel) -> Bool {
+extension NSManagedObjectModel: Hashable {
+  public static func == (lhs: NSManagedObjectModel, rhs: NSManagedObjectModel) -> Bool {
     lhs === rhs
       || (lhs.entityVersionHashesByName == rhs.entityVersionHashesByName && lhs.configurationContents == rhs.configurationContents)
   }

@@ -6,22 +6,22 @@ import Synchronization
 /// An Xcode model names a class per entity (`representedClassName`). Core Data on Apple platforms
 /// asks the Objective-C runtime for the class of that name, which knows every class of a loaded module.
 /// Swift on Linux has no lookup by class name, so this table stands in for the runtime: classes are
-/// registered once per process, by name, and an entity's ``EntityDescription/managedObjectClass``
+/// registered once per process, by name, and an entity's ``NSEntityDescription/managedObjectClass``
 /// resolves its `representedClassName` through it when the model is used, as Core Data's does.
 ///
 /// Register in the module that declares the classes, at a moment that always comes before its model
 /// can be loaded (the tutorial's `NotesModel` does it when its resource bundle is first asked for), so
-/// that the code that loads the model stays what it is on a Mac: `ManagedObjectModel(contentsOf: url)`.
+/// that the code that loads the model stays what it is on a Mac: `NSManagedObjectModel(contentsOf: url)`.
 ///
 /// ```swift
 /// public static let bundle: Bundle = {
-///   ManagedObjectModel.register(Note.self)  // for every entity whose representedClassName is "Note"
+///   NSManagedObjectModel.register(Note.self)  // for every entity whose representedClassName is "Note"
 ///   return .module
 /// }()
 /// ```
 ///
 /// ``register(_:forEntityName:)`` ties a class to one entity instead, whatever its class name says.
-extension ManagedObjectModel {
+extension NSManagedObjectModel {
   private static let registry = Locked<[String: any EntityClass.Type]>([:])
 
   /// Counts the registrations. A frozen entity caches the class it resolved together with this count,
@@ -73,12 +73,12 @@ extension ManagedObjectModel {
   }
 }
 
-/// The models the process has loaded, for ``ManagedObject/entity()``: Core Data's class method answers from
+/// The models the process has loaded, for ``NSManagedObject/entity()``: Core Data's class method answers from
 /// the models in use, not from a context.
-extension ManagedObjectModel {
+extension NSManagedObjectModel {
   /// A model a coordinator has used (frozen), held weakly: a model nobody uses any more is not searched.
   private struct LoadedModel: Sendable {
-    weak var model: ManagedObjectModel?
+    weak var model: NSManagedObjectModel?
   }
 
   /// Every model frozen so far, oldest first (the dead ones are dropped as new ones come).
@@ -87,18 +87,18 @@ extension ManagedObjectModel {
   private static let warnedClasses = Locked<Set<String>>([])
 
   /// Records a model that has just been frozen by a coordinator (or a migration) using it.
-  static func noteLoaded(_ model: ManagedObjectModel) {
+  static func noteLoaded(_ model: NSManagedObjectModel) {
     loaded.withLock { models in
       models.removeAll { $0.model == nil || $0.model === model }
       models.append(LoadedModel(model: model))
     }
   }
 
-  /// The entity `type` stands for in the models in use, as ``ManagedObject/entity()`` answers it: the entity
+  /// The entity `type` stands for in the models in use, as ``NSManagedObject/entity()`` answers it: the entity
   /// of the most recently loaded model that has the class (see ``entity(forClass:)``), or `nil` when none
   /// has it. When models in use disagree about the entity (different version hashes), a warning naming
   /// them is written to standard error once per class, as Core Data logs one.
-  static func loadedEntity(forClass type: any EntityClass.Type) -> EntityDescription? {
+  static func loadedEntity(forClass type: any EntityClass.Type) -> NSEntityDescription? {
     let models = loaded.withLock { $0.compactMap(\.model) }
     let found = models.reversed().compactMap { $0.entity(forClass: type) }
     guard let chosen = found.first else { return nil }

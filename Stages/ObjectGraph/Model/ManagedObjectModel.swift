@@ -6,23 +6,23 @@ import Synchronization
 /// Make one in code:
 ///
 /// ```swift
-/// let model = try ManagedObjectModel(entities: [notebook, note])
+/// let model = try NSManagedObjectModel(entities: [notebook, note])
 /// ```
 ///
 /// or load Xcode's format, a `.xcdatamodeld` (its current version) or a single `.xcdatamodel`:
 ///
 /// ```swift
 /// let url = Bundle.module.url(forResource: "DataModel", withExtension: "xcdatamodeld")!
-/// let model = try ManagedObjectModel(contentsOf: url)
+/// let model = try NSManagedObjectModel(contentsOf: url)
 /// ```
 ///
 /// The model resolves relationship destinations and inverses by name and checks that the whole is
 /// consistent; a model that is not is an ``ObjectGraphError/Code/modelInvalid`` error naming what is
-/// wrong. Once a ``PersistentStoreCoordinator`` uses the model it is frozen: its descriptions can no
+/// wrong. Once an ``NSPersistentStoreCoordinator`` uses the model it is frozen: its descriptions can no
 /// longer change.
-public final class ManagedObjectModel: Sendable, CustomStringConvertible {
+public final class NSManagedObjectModel: Sendable, CustomStringConvertible {
   struct State {
-    var entities: [EntityDescription]
+    var entities: [NSEntityDescription]
     var versionIdentifiers: Set<String> = []
     var configurations: [String: [String]] = [:]
     var fetchRequestTemplates: [FetchRequestTemplate] = []
@@ -39,19 +39,19 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
   private let freezeFinished = Atomic<Bool>(false)
   /// The entity each class stands for (``entity(forClass:)``), kept once the model is frozen, with the
   /// registry generation it was found at: `Note(context:)` asks on every insert.
-  private let entitiesByClass = Locked<(generation: Int, entities: [ObjectIdentifier: EntityDescription])>((-1, [:]))
+  private let entitiesByClass = Locked<(generation: Int, entities: [ObjectIdentifier: NSEntityDescription])>((-1, [:]))
 
   /// Makes a model from entities, resolving every relationship's destination and inverse.
   /// - Throws: ``ObjectGraphError/Code/modelInvalid`` when two entities share a name, a relationship
   ///   names an entity or inverse that does not exist, an entity inherits from itself, or two properties
   ///   of one entity share a name.
-  public init(entities: [EntityDescription]) throws {
+  public init(entities: [NSEntityDescription]) throws {
     state = Frozen(State(entities: entities))
     try resolve()
   }
 
   init(
-    entities: [EntityDescription], versionIdentifiers: Set<String>, configurations: [String: [String]],
+    entities: [NSEntityDescription], versionIdentifiers: Set<String>, configurations: [String: [String]],
     fetchRequestTemplates: [FetchRequestTemplate], sourceURL: URL?, loadWarnings: [ModelLoadWarning] = [],
     versionName: String? = nil
   ) throws {
@@ -64,10 +64,10 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
   }
 
   /// The model's entities, in the order they were given.
-  public var entities: [EntityDescription] { state.read(\.entities) }
+  public var entities: [NSEntityDescription] { state.read(\.entities) }
 
   /// The model's entities by name.
-  public var entitiesByName: [String: EntityDescription] {
+  public var entitiesByName: [String: NSEntityDescription] {
     Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
   }
 
@@ -77,7 +77,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     set { state.write(\.versionIdentifiers, newValue, what: "the model's version identifiers") }
   }
 
-  /// Every entity's ``EntityDescription/versionHash`` by entity name.
+  /// Every entity's ``NSEntityDescription/versionHash`` by entity name.
   public var entityVersionHashesByName: [String: Data] {
     Dictionary(entities.map { ($0.name, $0.versionHash) }, uniquingKeysWith: { first, _ in first })
   }
@@ -87,7 +87,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
 
   /// The entities of a configuration: all entities for `nil` or `"Default"`.
   /// - Returns: `nil` when the configuration does not exist.
-  public func entities(forConfigurationName name: String?) -> [EntityDescription]? {
+  public func entities(forConfigurationName name: String?) -> [NSEntityDescription]? {
     guard let name, name != "Default", name != "PF_DEFAULT_CONFIGURATION_NAME" else { return entities }
     guard let names = state.read(\.configurations)[name] else { return nil }
     let byName = entitiesByName
@@ -106,7 +106,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     }
     throw ObjectGraphError(
       .unsupportedFeature,
-      "Fetch request template '\(name)' is described in the model, but ObjectGraph does not instantiate templates. Build a FetchRequest with a FetchPredicate instead."
+      "Fetch request template '\(name)' is described in the model, but ObjectGraph does not instantiate templates. Build a NSFetchRequest with a FetchPredicate instead."
     )
   }
 
@@ -135,11 +135,11 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
 
   /// Which version hashes of this model's configuration a store's metadata holds.
   enum HashMatch: Sendable {
-    /// Core Data's (``EntityDescription/versionHash``).
+    /// Core Data's (``NSEntityDescription/versionHash``).
     case coreData
-    /// The engine's own from before: its format 1 digests (``EntityDescription/legacyVersionHash``), or the
+    /// The engine's own from before: its format 1 digests (``NSEntityDescription/legacyVersionHash``), or the
     /// hashes its format 2 stores got before Core Data's recipe for ordered to-manys and version hash
-    /// modifiers was proven (``EntityDescription/earlierVersionHash``). Either way the same model: the
+    /// modifiers was proven (``NSEntityDescription/earlierVersionHash``). Either way the same model: the
     /// store gets Core Data's hashes when opened read-write.
     case legacy
   }
@@ -176,9 +176,9 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     Self.noteLoaded(self)
   }
 
-  /// The entity whose class is `type` (see ``EntityDescription/managedObjectClass``), else the entity
+  /// The entity whose class is `type` (see ``NSEntityDescription/managedObjectClass``), else the entity
   /// named like the class: the entity `Note(context:)` inserts.
-  func entity(forClass type: any EntityClass.Type) -> EntityDescription? {
+  func entity(forClass type: any EntityClass.Type) -> NSEntityDescription? {
     let generation = Self.registryGeneration.load(ordering: .acquiring)
     let isFrozen = freezeFinished.load(ordering: .acquiring)
     let key = ObjectIdentifier(type)
@@ -188,7 +188,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     let entities = self.entities
     let typeName = String(describing: type)
     let isBase = type.isBaseEntityClass
-    let matches = { (entity: EntityDescription) in entity.resolvedEntityClass.map { ObjectIdentifier($0) == key } ?? isBase }
+    let matches = { (entity: NSEntityDescription) in entity.resolvedEntityClass.map { ObjectIdentifier($0) == key } ?? isBase }
     guard let found = entities.first(where: matches) ?? entities.first(where: { $0.name == typeName })
     else { return nil }
     if isFrozen {
@@ -204,7 +204,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
 
   private func resolve() throws {
     let entities = self.entities
-    var byName: [String: EntityDescription] = [:]
+    var byName: [String: NSEntityDescription] = [:]
     for entity in entities {
       guard !entity.name.isEmpty else {
         throw ObjectGraphError(.modelInvalid, "An entity has an empty name. Give every entity a name.")
@@ -282,7 +282,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
             "Relationship '\(entity.name).\(relationship.name)' points to entity '\(relationship.destinationEntityName)', which the model does not have. Known entities: \(byName.keys.sorted().joined(separator: ", "))."
           )
         }
-        var inverse: RelationshipDescription?
+        var inverse: NSRelationshipDescription?
         if let inverseName = relationship.inverseRelationshipName {
           guard let found = destination.relationshipsByName[inverseName] else {
             throw ObjectGraphError(
@@ -313,7 +313,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
 
   /// Checks an entity's fetch indexes: unique names, and every element naming a stored attribute or to-one
   /// relationship of the entity (inherited ones included), which is what a store can index.
-  private static func checkIndexes(of entity: EntityDescription) throws {
+  private static func checkIndexes(of entity: NSEntityDescription) throws {
     let indexes = entity.indexes
     guard !indexes.isEmpty else { return }
     let properties = entity.propertiesByName
@@ -357,6 +357,6 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
   }
 
   public var description: String {
-    "ManagedObjectModel(" + entities.map { "\($0.name)" }.joined(separator: ", ") + ")"
+    "NSManagedObjectModel(" + entities.map { "\($0.name)" }.joined(separator: ", ") + ")"
   }
 }

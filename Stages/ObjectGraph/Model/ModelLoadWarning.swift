@@ -3,12 +3,12 @@ import Foundation
 /// Something odd in an Xcode model file that the loader read the way Core Data reads it instead of refusing the
 /// model: for example a Boolean default written as `1`, or an Integer 16 default written as `0.0`.
 ///
-/// ``ManagedObjectModel/init(contentsOf:)`` and ``ManagedObjectModel/versions(in:)`` collect them in
-/// ``ManagedObjectModel/loadWarnings``; a model made in code has none. Each names the file and line, the entity and
+/// ``NSManagedObjectModel/init(contentsOf:)`` and ``NSManagedObjectModel/versions(in:)`` collect them in
+/// ``NSManagedObjectModel/loadWarnings``; a model made in code has none. Each names the file and line, the entity and
 /// attribute, the value as written and what it was read as, so a tool can print it:
 ///
 /// ```swift
-/// let model = try ManagedObjectModel(contentsOf: url)
+/// let model = try NSManagedObjectModel(contentsOf: url)
 /// for warning in model.loadWarnings {
 ///   print(warning)   // …/Model.xcdatamodel/contents:12: warning: Note.isPinned (Boolean) default '1' read as true: …
 /// }

@@ -1,9 +1,9 @@
 import Foundation
 
 /// One property of an entity: an attribute or a relationship.
-public enum PropertyDescription: Sendable {
-  case attribute(AttributeDescription)
-  case relationship(RelationshipDescription)
+public enum NSPropertyDescription: Sendable {
+  case attribute(NSAttributeDescription)
+  case relationship(NSRelationshipDescription)
 
   /// The property's name.
   public var name: String {

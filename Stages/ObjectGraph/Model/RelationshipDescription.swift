@@ -3,20 +3,20 @@ import Foundation
 /// A relationship from one entity to another: to-one or to-many, with an inverse and a delete rule.
 ///
 /// ```swift
-/// let notes = RelationshipDescription(name: "notes", destination: "Note", inverse: "notebook",
+/// let notes = NSRelationshipDescription(name: "notes", destination: "Note", inverse: "notebook",
 ///                                     toMany: true, deleteRule: .cascade)
 /// ```
 ///
-/// The destination and inverse are given by name and resolved when the ``ManagedObjectModel`` is made.
+/// The destination and inverse are given by name and resolved when the ``NSManagedObjectModel`` is made.
 /// Every relationship should have an inverse, as Core Data recommends: it is what keeps both sides of the
 /// graph in step when one side changes.
-public final class RelationshipDescription: Sendable, CustomStringConvertible {
+public final class NSRelationshipDescription: Sendable, CustomStringConvertible {
   struct State {
     var name: String
     var destinationName: String
     var inverseName: String?
     var isToMany: Bool
-    var deleteRule: DeleteRule
+    var deleteRule: NSDeleteRule
     var isOptional: Bool
     var isOrdered = false
     var isTransient = false
@@ -28,17 +28,17 @@ public final class RelationshipDescription: Sendable, CustomStringConvertible {
     /// The model whose resolution set `destinationEntity` and `entity` below. They are read only while it
     /// is alive: a model's entities are fixed when it is made and it holds them, so both point at live
     /// entities then, and read `nil` once it is gone.
-    weak var resolvedBy: ManagedObjectModel?
+    weak var resolvedBy: NSManagedObjectModel?
     /// Not `weak`: a weak reference gives the entity it points at a side table, and every retain of that
     /// entity (one per object made, one per ID) then takes the runtime's slow path, which every queue
     /// making objects of it contends for. Core Data declares both `unowned(unsafe)`; here they are read
     /// only through ``resolved(_:)``, which holds `resolvedBy` for the read.
-    unowned(unsafe) var destinationEntity: EntityDescription?
-    weak var inverseRelationship: RelationshipDescription?
-    unowned(unsafe) var entity: EntityDescription?
+    unowned(unsafe) var destinationEntity: NSEntityDescription?
+    weak var inverseRelationship: NSRelationshipDescription?
+    unowned(unsafe) var entity: NSEntityDescription?
 
     /// `destinationEntity` or `entity`, while the model that set it is alive (held for the read).
-    func resolved(_ pointer: KeyPath<State, EntityDescription?>) -> EntityDescription? {
+    func resolved(_ pointer: KeyPath<State, NSEntityDescription?>) -> NSEntityDescription? {
       guard let model = resolvedBy else { return nil }
       return withExtendedLifetime(model) { self[keyPath: pointer] }
     }
@@ -55,7 +55,7 @@ public final class RelationshipDescription: Sendable, CustomStringConvertible {
   ///   - deleteRule: what deleting the source object does to the destination objects.
   ///   - isOptional: whether a to-one may be empty (or a to-many below its minimum count) at save time.
   public init(
-    name: String, destination: String, inverse: String?, toMany: Bool = false, deleteRule: DeleteRule = .nullify,
+    name: String, destination: String, inverse: String?, toMany: Bool = false, deleteRule: NSDeleteRule = .nullify,
     isOptional: Bool = true
   ) {
     state = Frozen(
@@ -81,19 +81,19 @@ public final class RelationshipDescription: Sendable, CustomStringConvertible {
   }
   /// The destination entity, resolved when the model was made; `nil` before, and once that model is
   /// gone (Core Data's is `unowned(unsafe)`: there, reading it after the model is gone is undefined).
-  public var destinationEntity: EntityDescription? { state.read { $0.resolved(\.destinationEntity) } }
+  public var destinationEntity: NSEntityDescription? { state.read { $0.resolved(\.destinationEntity) } }
   /// The inverse relationship, resolved when the model was made.
-  public var inverseRelationship: RelationshipDescription? { state.read(\.inverseRelationship) }
+  public var inverseRelationship: NSRelationshipDescription? { state.read(\.inverseRelationship) }
   /// The entity this relationship belongs to, set when the model was made; `nil` before, and once that
   /// model is gone.
-  public var entity: EntityDescription? { state.read { $0.resolved(\.entity) } }
+  public var entity: NSEntityDescription? { state.read { $0.resolved(\.entity) } }
   /// Whether this side holds a set of objects.
   public var isToMany: Bool {
     get { state.read(\.isToMany) }
     set { state.write(\.isToMany, newValue, what: "relationship \(name)") }
   }
   /// What deleting the source does to the destination objects.
-  public var deleteRule: DeleteRule {
+  public var deleteRule: NSDeleteRule {
     get { state.read(\.deleteRule) }
     set { state.write(\.deleteRule, newValue, what: "relationship \(name)") }
   }
@@ -105,7 +105,7 @@ public final class RelationshipDescription: Sendable, CustomStringConvertible {
     set { state.write(\.isOptional, newValue, what: "relationship \(name)") }
   }
   /// Whether the to-many keeps its members in an order of their own (Core Data's ordered relationship):
-  /// `value(forKey:)` returns an `NSOrderedSet`, ``ManagedObject/mutableOrderedSetValue(forKey:)`` changes
+  /// `value(forKey:)` returns an `NSOrderedSet`, ``NSManagedObject/mutableOrderedSetValue(forKey:)`` changes
   /// it in place, and the store keeps each member's position in an ordering column (`Z_FOK_…`).
   public var isOrdered: Bool {
     get { state.read(\.isOrdered) }
@@ -138,7 +138,7 @@ public final class RelationshipDescription: Sendable, CustomStringConvertible {
   }
   /// Core Data's version hash of the relationship: a digest of its name, optionality, transience and
   /// ``versionHashModifier``, its destination entity's name, its inverse's name, its maximum and minimum
-  /// counts, and whether it is an ordered to-many (see ``EntityDescription/versionHash``).
+  /// counts, and whether it is an ordered to-many (see ``NSEntityDescription/versionHash``).
   public var versionHash: Data { VersionHash.relationship(self) }
   /// The model file's user info for this relationship.
   public var userInfo: [String: String] {

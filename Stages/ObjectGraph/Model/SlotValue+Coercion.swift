@@ -3,7 +3,7 @@ import Foundation
 extension SlotValue {
   /// `value` as the Swift type `type` stores (widening or narrowing numbers when exact), or `nil` when it
   /// cannot be one.
-  static func coerce(_ value: Any, to type: AttributeType) -> StoredValue {
+  static func coerce(_ value: Any, to type: NSAttributeType) -> StoredValue {
     switch type {
     case .string: return (value as? String).map { .string($0) }
     case .integer16: return integer(value).flatMap { Int16(exactly: $0) }.map { .int16($0) }

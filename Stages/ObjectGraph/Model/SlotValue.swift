@@ -23,9 +23,9 @@ enum SlotValue: Sendable {
   case date(Date)
   case data(Data)
   /// A to-one relationship's destination.
-  case objectID(ManagedObjectID)
+  case objectID(NSManagedObjectID)
   /// A to-many relationship's members.
-  case objectIDs(Set<ManagedObjectID>)
+  case objectIDs(Set<NSManagedObjectID>)
   /// An ordered to-many relationship's members, in their order, each once.
   case orderedObjectIDs(OrderedMemberIDs)
   /// A to-many relationship whose members have not been read from the store yet.
@@ -52,16 +52,16 @@ enum SlotValue: Sendable {
     case let bool as Bool: self = .bool(bool)
     case let date as Date: self = .date(date)
     case let data as Data: self = .data(data)
-    case let id as ManagedObjectID: self = .objectID(id)
-    case let ids as Set<ManagedObjectID>: self = .objectIDs(ids)
-    case let ids as [ManagedObjectID]: self = .orderedObjectIDs(OrderedMemberIDs(ids))
+    case let id as NSManagedObjectID: self = .objectID(id)
+    case let ids as Set<NSManagedObjectID>: self = .objectIDs(ids)
+    case let ids as [NSManagedObjectID]: self = .orderedObjectIDs(OrderedMemberIDs(ids))
     case let slot as SlotValue: self = slot
     default: self = .boxed(Boxed(value))
     }
   }
 
-  /// The value as the Swift type it stands for (`String`, `Int64`, `Date`, a `ManagedObjectID`, a
-  /// `Set<ManagedObjectID>`, an ordered to-many's `[ManagedObjectID]`, …); `nil` for an unloaded to-many.
+  /// The value as the Swift type it stands for (`String`, `Int64`, `Date`, an `NSManagedObjectID`, a
+  /// `Set<NSManagedObjectID>`, an ordered to-many's `[NSManagedObjectID]`, …); `nil` for an unloaded to-many.
   var swiftValue: (any Sendable)? {
     switch self {
     case .string(let value): value
@@ -119,12 +119,12 @@ enum SlotValue: Sendable {
   }
 
   /// The destination of a to-one slot.
-  var objectID: ManagedObjectID? {
+  var objectID: NSManagedObjectID? {
     if case .objectID(let id) = self { id } else { nil }
   }
 
   /// The members of a loaded to-many slot (ordered or not), as a set.
-  var objectIDs: Set<ManagedObjectID>? {
+  var objectIDs: Set<NSManagedObjectID>? {
     switch self {
     case .objectIDs(let ids): ids
     case .orderedObjectIDs(let ids): ids.set
@@ -133,7 +133,7 @@ enum SlotValue: Sendable {
   }
 
   /// The members of a loaded to-many slot as a list: in order for an ordered to-many.
-  var memberList: [ManagedObjectID]? {
+  var memberList: [NSManagedObjectID]? {
     switch self {
     case .objectIDs(let ids): Array(ids)
     case .orderedObjectIDs(let ids): ids.list
@@ -151,7 +151,7 @@ enum SlotValue: Sendable {
   }
 
   /// Whether some member of a loaded to-many slot satisfies `predicate` (no copy of the members made).
-  func containsMember(where predicate: (ManagedObjectID) -> Bool) -> Bool {
+  func containsMember(where predicate: (NSManagedObjectID) -> Bool) -> Bool {
     switch self {
     case .objectIDs(let ids): ids.contains(where: predicate)
     case .orderedObjectIDs(let ids): ids.list.contains(where: predicate)
@@ -161,7 +161,7 @@ enum SlotValue: Sendable {
 
   /// A loaded to-many slot's value with every member ID replaced by `transform`'s, keeping its kind (and
   /// order); any other value as it is.
-  func mappingMembers(_ transform: (ManagedObjectID) -> ManagedObjectID) -> SlotValue {
+  func mappingMembers(_ transform: (NSManagedObjectID) -> NSManagedObjectID) -> SlotValue {
     switch self {
     case .objectIDs(let ids): .objectIDs(Set(ids.map(transform)))
     case .orderedObjectIDs(let ids): .orderedObjectIDs(OrderedMemberIDs(ids.list.map(transform)))
@@ -176,7 +176,7 @@ enum SlotValue: Sendable {
 
   /// The value of a to-many slot holding `members`: an ordered list (first occurrences kept) when the
   /// relationship is ordered, a set otherwise.
-  static func toMany(_ members: some Sequence<ManagedObjectID>, ordered: Bool) -> SlotValue {
+  static func toMany(_ members: some Sequence<NSManagedObjectID>, ordered: Bool) -> SlotValue {
     ordered ? .orderedObjectIDs(OrderedMemberIDs(members)) : .objectIDs(Set(members))
   }
 
@@ -200,11 +200,11 @@ enum SlotValue: Sendable {
 
 extension Optional where Wrapped == SlotValue {
   /// The destination of a to-one slot (`nil` when empty).
-  var objectID: ManagedObjectID? { self?.objectID }
+  var objectID: NSManagedObjectID? { self?.objectID }
   /// The members of a loaded to-many slot.
-  var objectIDs: Set<ManagedObjectID>? { self?.objectIDs }
+  var objectIDs: Set<NSManagedObjectID>? { self?.objectIDs }
   /// The members of a loaded to-many slot as a list, in order for an ordered to-many.
-  var memberList: [ManagedObjectID]? { self?.memberList }
+  var memberList: [NSManagedObjectID]? { self?.memberList }
   var isUnloadedToMany: Bool { self?.isUnloadedToMany ?? false }
 }
 
@@ -213,5 +213,5 @@ extension EntityLayout.Slot {
   var emptyToMany: SlotValue { .emptyToMany(ordered: isOrdered) }
 
   /// The to-many value holding `members`, in their order when the slot is ordered.
-  func toManyValue(_ members: some Sequence<ManagedObjectID>) -> SlotValue { .toMany(members, ordered: isOrdered) }
+  func toManyValue(_ members: some Sequence<NSManagedObjectID>) -> SlotValue { .toMany(members, ordered: isOrdered) }
 }

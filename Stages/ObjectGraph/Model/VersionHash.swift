@@ -5,14 +5,14 @@ internal import SHA256
 /// (`NSStoreModelVersionHashes`) and that decide whether a model can open a store without a migration.
 ///
 /// The recipe is Core Data's own, byte for byte, so that a store written by Apple's Core Data opens here with
-/// its model and a store written here opens there. Apple documents the inputs (see ``EntityDescription/versionHash``
-/// and ``AttributeDescription/versionHash``), not the bytes; the bytes below reproduce every hash that Apple's
+/// its model and a store written here opens there. Apple documents the inputs (see ``NSEntityDescription/versionHash``
+/// and ``NSAttributeDescription/versionHash``), not the bytes; the bytes below reproduce every hash that Apple's
 /// tools wrote into the test fixtures (`VersionInfo.plist` of a compiled model, and the metadata of stores Core
 /// Data wrote, frameworks 479 to 1338). SHA-256 throughout; integers are 4 bytes, little-endian:
 ///
 /// - a property's base: SHA-256 of its name (UTF-8), one byte `isOptional`, one byte `isTransient`, then its
 ///   version hash modifier (UTF-8) when it has one;
-/// - an attribute: SHA-256 of the base, the attribute type (Core Data's `NSAttributeType` number: ``AttributeType/coreDataNumber``),
+/// - an attribute: SHA-256 of the base, the attribute type (Core Data's `NSAttributeType` number: ``NSAttributeType/coreDataNumber``),
 ///   and one more byte `01` when it preserves its value in history on deletion;
 /// - a relationship: SHA-256 of the base, the destination entity's name, the inverse's name (nothing when there
 ///   is none), the maximum count (1 for a to-one, 0 for an unbounded to-many), the minimum count, and two bytes
@@ -38,7 +38,7 @@ enum VersionHash {
   }
 
   /// Core Data's hash of one attribute.
-  static func attribute(_ attribute: AttributeDescription, recipe: Recipe = .coreData) -> Data {
+  static func attribute(_ attribute: NSAttributeDescription, recipe: Recipe = .coreData) -> Data {
     var bytes = base(attribute.name, attribute.isOptional, attribute.isTransient, attribute.versionHashModifier, recipe)
     append(Int32(attribute.attributeType.coreDataNumber), to: &bytes)
     if attribute.preservesValueInHistoryOnDeletion { bytes.append(1) }
@@ -47,7 +47,7 @@ enum VersionHash {
   }
 
   /// Core Data's hash of one relationship.
-  static func relationship(_ relationship: RelationshipDescription, recipe: Recipe = .coreData) -> Data {
+  static func relationship(_ relationship: NSRelationshipDescription, recipe: Recipe = .coreData) -> Data {
     var bytes = base(
       relationship.name, relationship.isOptional, relationship.isTransient, relationship.versionHashModifier, recipe)
     bytes.append(contentsOf: Data(relationship.destinationEntityName.utf8))
@@ -68,7 +68,7 @@ enum VersionHash {
   }
 
   /// Core Data's hash of an entity, from its superentity's hash (computed first) and its properties'.
-  static func entity(_ entity: EntityDescription, recipe: Recipe = .coreData) -> Data {
+  static func entity(_ entity: NSEntityDescription, recipe: Recipe = .coreData) -> Data {
     var bytes = Data(entity.name.utf8)
     bytes.append(entity.isAbstract ? 1 : 0)
     if let parent = entity.superentity {
@@ -99,8 +99,8 @@ enum VersionHash {
   /// Whether the engine's earlier guesses (``Recipe/earlierGuesses``) give `entity` another hash than Core
   /// Data's: only when it or an entity above it has a version hash modifier (its own or a property's), an
   /// ordered to-many, or several uniqueness constraints.
-  static func earlierGuessesDiffer(for entity: EntityDescription) -> Bool {
-    var current: EntityDescription? = entity
+  static func earlierGuessesDiffer(for entity: NSEntityDescription) -> Bool {
+    var current: NSEntityDescription? = entity
     while let entity = current {
       if entity.versionHashModifier != nil || entity.uniquenessConstraints.count > 1 { return true }
       for property in entity.ownProperties {
@@ -120,7 +120,7 @@ enum VersionHash {
   /// The digest the engine wrote into its stores before it computed Core Data's (stores marked with format
   /// version 1 or with no format key): the SHA-256 of a text listing the same inputs. Kept only to recognise
   /// those stores, which then open without a migration and get Core Data's hashes in their metadata.
-  static func legacyEntity(_ entity: EntityDescription) -> Data {
+  static func legacyEntity(_ entity: NSEntityDescription) -> Data {
     var parts = ["entity:\(entity.name)", "abstract:\(entity.isAbstract)", "super:\(entity.superentity?.name ?? "")"]
     if let modifier = entity.versionHashModifier { parts.append("modifier:\(modifier)") }
     if !entity.uniquenessConstraints.isEmpty {

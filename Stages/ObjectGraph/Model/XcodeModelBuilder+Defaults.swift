@@ -20,7 +20,7 @@ extension XcodeModelLoader {
 
   /// Reads a default value's text for an attribute of `type`. The text is never empty here; the caller has removed
   /// the spaces around it (for every type but String, where they belong to the value).
-  static func readDefault(_ text: String, type: AttributeType) -> DefaultReading {
+  static func readDefault(_ text: String, type: NSAttributeType) -> DefaultReading {
     switch type {
     case .string:
       return .exact(text)

@@ -3,9 +3,9 @@ import Foundation
 /// Building the model descriptions (entities, attributes and their default values, relationships, fetched
 /// properties, configurations) from the XML tree of one `contents` file.
 extension XcodeModelLoader {
-  /// A model file's contents, ready for ``ManagedObjectModel``'s designated initializer.
+  /// A model file's contents, ready for ``NSManagedObjectModel``'s designated initializer.
   struct ParsedModel {
-    var entities: [EntityDescription] = []
+    var entities: [NSEntityDescription] = []
     var versionIdentifiers: Set<String> = []
     var configurations: [String: [String]] = [:]
     var fetchRequestTemplates: [FetchRequestTemplate] = []
@@ -49,7 +49,7 @@ extension XcodeModelLoader {
       if let identifier = root["userDefinedModelVersionIdentifier"], !identifier.isEmpty {
         parsed.versionIdentifiers = [identifier]
       }
-      var parents: [(entity: EntityDescription, parentName: String, element: ModelNode)] = []
+      var parents: [(entity: NSEntityDescription, parentName: String, element: ModelNode)] = []
       for child in root.children {
         switch child.name {
         case "entity":
@@ -122,13 +122,13 @@ extension XcodeModelLoader {
 
     // MARK: - Entities and indexes
 
-    mutating func readEntity(_ element: ModelNode) throws -> EntityDescription {
+    mutating func readEntity(_ element: ModelNode) throws -> NSEntityDescription {
       let name = try required(element, "name", of: "an entity")
-      var properties: [PropertyDescription] = []
-      var fetchedProperties: [FetchedPropertyDescription] = []
+      var properties: [NSPropertyDescription] = []
+      var fetchedProperties: [NSFetchedPropertyDescription] = []
       var uniquenessConstraints: [[String]] = []
-      var indexes: [FetchIndexDescription] = []
-      var legacyIndexes: [FetchIndexDescription] = []
+      var indexes: [NSFetchIndexDescription] = []
+      var legacyIndexes: [NSFetchIndexDescription] = []
       var userInfo: [String: String] = [:]
       for child in element.children {
         switch child.name {
@@ -161,7 +161,7 @@ extension XcodeModelLoader {
           continue
         }
       }
-      let entity = EntityDescription(name: name, properties: properties)
+      let entity = NSEntityDescription(name: name, properties: properties)
       entity.representedClassName = nonEmpty(element["representedClassName"])
       entity.isAbstract = element.flag("isAbstract")
       entity.renamingIdentifier = nonEmpty(element["elementID"])
@@ -179,7 +179,7 @@ extension XcodeModelLoader {
     /// with no element. Xcode's model compiler accepts such elements and apps ship them (Wikipedia's
     /// `WMFArticle.compoundIndex3` starts with the to-many `readingLists`), but a to-many has no column in the
     /// entity's table, so there is nothing to index; a model made in code that asks for one is refused instead.
-    static func storableIndexes(of entity: EntityDescription) -> [FetchIndexDescription] {
+    static func storableIndexes(of entity: NSEntityDescription) -> [NSFetchIndexDescription] {
       let relationships = entity.relationshipsByName
       return entity.indexes.compactMap { index in
         var kept = index
@@ -190,21 +190,21 @@ extension XcodeModelLoader {
 
     /// The single-element ascending index Xcode makes of an attribute's legacy `indexed="YES"` flag:
     /// `by<Attribute>Index`, with the attribute name's first letter upper-cased.
-    static func legacyIndex(on attribute: String) -> FetchIndexDescription {
-      FetchIndexDescription(
+    static func legacyIndex(on attribute: String) -> NSFetchIndexDescription {
+      NSFetchIndexDescription(
         name: "by" + attribute.prefix(1).uppercased() + attribute.dropFirst() + "Index",
-        elements: [FetchIndexElementDescription(propertyName: attribute)])
+        elements: [NSFetchIndexElementDescription(propertyName: attribute)])
     }
 
     /// `<fetchIndex name="…">` with its `<fetchIndexElement property="…" type="Binary" order="ascending"/>`
     /// children; a missing `type` is Binary, a missing `order` ascending.
-    func readFetchIndex(_ element: ModelNode, entity: String) throws -> FetchIndexDescription {
+    func readFetchIndex(_ element: ModelNode, entity: String) throws -> NSFetchIndexDescription {
       let name = try required(element, "name", of: "a fetch index of entity '\(entity)'")
       let elements = try element.children(named: "fetchIndexElement").map { child in
         let property = try required(child, "property", of: "an element of fetch index '\(entity).\(name)'")
-        let collation: FetchIndexElementDescription.CollationType
+        let collation: NSFetchIndexElementDescription.CollationType
         if let type = nonEmpty(child["type"]) {
-          guard let known = FetchIndexElementDescription.CollationType(xcodeName: type) else {
+          guard let known = NSFetchIndexElementDescription.CollationType(xcodeName: type) else {
             throw failure(
               child, "fetch index '\(entity).\(name)' has an element of type '\(type)', which is not an index type",
               "Use 'Binary' or 'RTree' (pick it in Xcode's model editor).")
@@ -222,9 +222,9 @@ extension XcodeModelLoader {
             child, "fetch index '\(entity).\(name)' has an element with order '\(other)', which is not an order",
             "Use 'ascending' or 'descending' (pick it in Xcode's model editor).")
         }
-        return FetchIndexElementDescription(propertyName: property, isAscending: isAscending, collationType: collation)
+        return NSFetchIndexElementDescription(propertyName: property, isAscending: isAscending, collationType: collation)
       }
-      return FetchIndexDescription(name: name, elements: elements)
+      return NSFetchIndexDescription(name: name, elements: elements)
     }
 
     // MARK: - User info
@@ -246,12 +246,12 @@ extension XcodeModelLoader {
 
     // MARK: - Attributes
 
-    mutating func readAttribute(_ element: ModelNode, entity: String) throws -> AttributeDescription {
+    mutating func readAttribute(_ element: ModelNode, entity: String) throws -> NSAttributeDescription {
       let name = try required(element, "name", of: "an attribute of entity '\(entity)'")
-      let type: AttributeType
+      let type: NSAttributeType
       if let typeName = element["attributeType"], !typeName.isEmpty {
-        guard let known = AttributeType(xcodeName: typeName) else {
-          let all: [AttributeType] = [
+        guard let known = NSAttributeType(xcodeName: typeName) else {
+          let all: [NSAttributeType] = [
             .string, .integer16, .integer32, .integer64, .decimal, .double, .float, .boolean, .date, .binaryData,
             .uuid, .uri, .transformable, .composite, .objectID, .undefined,
           ]
@@ -264,7 +264,7 @@ extension XcodeModelLoader {
       } else {
         type = .undefined
       }
-      let attribute = AttributeDescription(name: name, type: type, isOptional: element.flag("optional"))
+      let attribute = NSAttributeDescription(name: name, type: type, isOptional: element.flag("optional"))
       attribute.defaultValue = try defaultValue(of: element, type: type, entity: entity, attribute: name)
       attribute.isTransient = element.flag("transient")
       attribute.allowsExternalBinaryDataStorage = element.flag("allowsExternalBinaryDataStorage")
@@ -304,7 +304,7 @@ extension XcodeModelLoader {
     /// The attribute's minimum, maximum and pattern. Dates keep their bounds as seconds since 2001 in
     /// `min/maxDateTimeInterval` (their `min/maxValueString` is only the editor's display text); numbers
     /// and string lengths in `min/maxValueString`.
-    mutating func readValidationRules(_ element: ModelNode, into attribute: AttributeDescription, entity: String) throws {
+    mutating func readValidationRules(_ element: ModelNode, into attribute: NSAttributeDescription, entity: String) throws {
       let type = attribute.attributeType
       for (isMinimum, valueKey, dateKey) in [
         (true, "minValueString", "minDateTimeInterval"), (false, "maxValueString", "maxDateTimeInterval"),
@@ -324,7 +324,7 @@ extension XcodeModelLoader {
     /// The attribute's default value as its type's Swift value; `nil` when there is none. Text that is not in
     /// the type's canonical form is read as Core Data reads it (``XcodeModelLoader/readDefault(_:type:)``) and
     /// noted in ``warnings``; only a number outside an integer type's range is refused.
-    mutating func defaultValue(of element: ModelNode, type: AttributeType, entity: String, attribute: String) throws
+    mutating func defaultValue(of element: ModelNode, type: NSAttributeType, entity: String, attribute: String) throws
       -> (any Sendable)?
     {
       let written: String
@@ -367,7 +367,7 @@ extension XcodeModelLoader {
 
     /// Notes a default value read leniently.
     mutating func warn(
-      _ element: ModelNode, type: AttributeType, entity: String, attribute: String, _ written: String,
+      _ element: ModelNode, type: NSAttributeType, entity: String, attribute: String, _ written: String,
       _ value: (any Sendable)?, _ rule: String
     ) {
       // XML that is not a file (a model kept in a store) is written by ObjectGraph in canonical form; a warning
@@ -390,10 +390,10 @@ extension XcodeModelLoader {
 
     // MARK: - Relationships and fetched properties
 
-    func readRelationship(_ element: ModelNode, entity: String) throws -> RelationshipDescription {
+    func readRelationship(_ element: ModelNode, entity: String) throws -> NSRelationshipDescription {
       let name = try required(element, "name", of: "a relationship of entity '\(entity)'")
       let destination = try required(element, "destinationEntity", of: "relationship '\(entity).\(name)'")
-      let deleteRule: DeleteRule
+      let deleteRule: NSDeleteRule
       switch element["deletionRule"] {
       case nil, "Nullify": deleteRule = .nullify
       case "Cascade": deleteRule = .cascade
@@ -405,7 +405,7 @@ extension XcodeModelLoader {
           "Use 'Nullify', 'Cascade', 'Deny' or 'No Action' (pick it in Xcode's model editor).")
       }
       let isToMany = element.flag("toMany")
-      let relationship = RelationshipDescription(
+      let relationship = NSRelationshipDescription(
         name: name, destination: destination, inverse: nonEmpty(element["inverseName"]), toMany: isToMany,
         deleteRule: deleteRule, isOptional: element.flag("optional"))
       relationship.isOrdered = element.flag("ordered")
@@ -430,14 +430,14 @@ extension XcodeModelLoader {
       return value
     }
 
-    func readFetchedProperty(_ element: ModelNode, entity: String) throws -> FetchedPropertyDescription {
+    func readFetchedProperty(_ element: ModelNode, entity: String) throws -> NSFetchedPropertyDescription {
       let name = try required(element, "name", of: "a fetched property of entity '\(entity)'")
       guard let request = element.children(named: "fetchRequest").first else {
         throw failure(
           element, "fetched property '\(entity).\(name)' has no <fetchRequest>",
           "Give it a destination entity in Xcode's model editor.")
       }
-      return FetchedPropertyDescription(
+      return NSFetchedPropertyDescription(
         name: name,
         destinationEntityName: try required(request, "entity", of: "fetched property '\(entity).\(name)'"),
         predicateFormat: nonEmpty(request["predicateString"]))

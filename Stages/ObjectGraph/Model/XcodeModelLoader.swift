@@ -1,6 +1,6 @@
 import Foundation
 
-extension ManagedObjectModel {
+extension NSManagedObjectModel {
   /// Loads a model written by Xcode's model editor: a `.xcdatamodeld` folder or a single `.xcdatamodel` folder;
   /// or a compiled model as apps ship it: a `.momd` folder (the version its `VersionInfo.plist` names current)
   /// or a single `.mom` file (see "Compiled models and mapping files" in `Docs/ObjectGraph.md`).
@@ -12,7 +12,7 @@ extension ManagedObjectModel {
   ///
   /// ```swift
   /// let url = Bundle.module.url(forResource: "DataModel", withExtension: "xcdatamodeld")!
-  /// let model = try ManagedObjectModel(contentsOf: url)
+  /// let model = try NSManagedObjectModel(contentsOf: url)
   /// ```
   ///
   /// Everything Xcode describes is read: entities with inheritance and abstract entities, attributes of every
@@ -21,7 +21,7 @@ extension ManagedObjectModel {
   /// user info, uniqueness constraints, fetched properties, fetch request templates, configurations and the
   /// model version identifier. What the engine does not run (transformable, composite and derived attributes,
   /// fetched properties, templates) loads as a description and is refused only when used. Fetch indexes
-  /// (`<fetchIndex>`, and the legacy `indexed="YES"` attribute flag) load into ``EntityDescription/indexes``.
+  /// (`<fetchIndex>`, and the legacy `indexed="YES"` attribute flag) load into ``NSEntityDescription/indexes``.
   /// Diagram layout and the older `<compoundIndexes>` are ignored. The model's ``sourceURL`` is `url`.
   ///
   /// Default values are read as Core Data reads them, also when Xcode kept text that is not in the type's canonical
@@ -56,7 +56,7 @@ extension ManagedObjectModel {
   /// file (one entry for a single `.mom`). Use it to find the model a store was made with, for migration:
   ///
   /// ```swift
-  /// for (name, model) in try ManagedObjectModel.versions(in: url)
+  /// for (name, model) in try NSManagedObjectModel.versions(in: url)
   /// where model.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata) {
   ///   print("the store was made with version \(name)")
   /// }
@@ -67,15 +67,15 @@ extension ManagedObjectModel {
   /// - Returns: `(name, model)` pairs, one per version.
   /// - Throws: ``ObjectGraphError/Code/modelInvalid`` as ``init(contentsOf:)`` does, when any version cannot be
   ///   loaded.
-  public static func versions(in url: URL) throws -> [(name: String, model: ManagedObjectModel)] {
+  public static func versions(in url: URL) throws -> [(name: String, model: NSManagedObjectModel)] {
     if CompiledModelLoader.isCompiledModel(url) {
       return try CompiledModelLoader.locate(url).versions.map { version in
-        (name: version.name, model: try ManagedObjectModel(compiledVersion: version, sourceURL: version.fileURL))
+        (name: version.name, model: try NSManagedObjectModel(compiledVersion: version, sourceURL: version.fileURL))
       }
     }
     let location = try XcodeModelLoader.locate(url)
     return try location.versions.map { version in
-      (name: version.name, model: try ManagedObjectModel(xcodeVersion: version, sourceURL: version.folderURL))
+      (name: version.name, model: try NSManagedObjectModel(xcodeVersion: version, sourceURL: version.folderURL))
     }
   }
 
@@ -90,14 +90,14 @@ extension ManagedObjectModel {
   ///     in store X".
   /// - Throws: ``ObjectGraphError/Code/modelInvalid`` naming `origin`, when the data is not well-formed XML, not
   ///   an Xcode model, or describes an inconsistent model.
-  static func fromXcodeContents(_ data: Data, origin: String) throws -> ManagedObjectModel {
+  static func fromXcodeContents(_ data: Data, origin: String) throws -> NSManagedObjectModel {
     let source = XcodeModelLoader.ModelSource(
       name: origin, url: nil, remedy: "The model data is damaged; it cannot be read.")
     let root = try XcodeModelLoader.XMLTree.parse(data, source: source)
     var reader = XcodeModelLoader.ModelReader(source: source)
     let parsed = try reader.read(root)
     do {
-      return try ManagedObjectModel(
+      return try NSManagedObjectModel(
         entities: parsed.entities, versionIdentifiers: parsed.versionIdentifiers,
         configurations: parsed.configurations, fetchRequestTemplates: parsed.fetchRequestTemplates, sourceURL: nil)
     } catch let error as ObjectGraphError {
@@ -124,8 +124,8 @@ extension ManagedObjectModel {
 }
 
 /// Reads Xcode's model format (`.xcdatamodeld` / `.xcdatamodel` folders holding XML `contents` files) into
-/// ObjectGraph's model descriptions. Used by ``ManagedObjectModel/init(contentsOf:)`` and
-/// ``ManagedObjectModel/versions(in:)``.
+/// ObjectGraph's model descriptions. Used by ``NSManagedObjectModel/init(contentsOf:)`` and
+/// ``NSManagedObjectModel/versions(in:)``.
 ///
 /// Three steps, one file each: finding the versions (`XcodeModelVersions.swift`), reading a `contents` file's XML
 /// (`XcodeModelXML.swift`) and building the descriptions from it (`XcodeModelBuilder.swift`).

@@ -2,9 +2,9 @@ import Foundation
 
 /// Writing a model as the XML `contents` file Xcode keeps in a `.xcdatamodel` folder: the inverse of the loader
 /// (`XcodeModelBuilder.swift`), so that a store can keep the model it was made with (as Core Data keeps one in
-/// `Z_MODELCACHE`) and read it back with ``ManagedObjectModel/fromXcodeContents(_:origin:)``.
+/// `Z_MODELCACHE`) and read it back with ``NSManagedObjectModel/fromXcodeContents(_:origin:)``.
 ///
-/// What reads back exactly: every input of each entity's ``EntityDescription/versionHash`` (names, inheritance,
+/// What reads back exactly: every input of each entity's ``NSEntityDescription/versionHash`` (names, inheritance,
 /// abstract flags, attribute types, optionality, transience, relationship shapes and counts, version hash
 /// modifiers), renaming identifiers (`elementID`), class names, default values (typed, in the canonical text the
 /// loader reads as written: `YES`/`NO`, seconds since 2001 for dates, the shortest decimal that gives the same
@@ -13,7 +13,7 @@ import Foundation
 /// templates, configurations and version identifiers. Every string is XML-escaped.
 ///
 /// What the format cannot say, and so does not read back: a Swift class given to an entity in code
-/// (``EntityDescription/managedObjectClass``; its ``EntityDescription/representedClassName`` is kept), a Binary
+/// (``NSEntityDescription/managedObjectClass``; its ``NSEntityDescription/representedClassName`` is kept), a Binary
 /// Data default value (Xcode has no default for that type), a NaN default, and counts on a to-one relationship
 /// (Xcode writes `maxCount="1"` there, which the loader ignores). Several version identifiers, which Xcode's single
 /// `userDefinedModelVersionIdentifier` cannot hold, are also written as ObjectGraph's own `<versionIdentifier>`
@@ -22,7 +22,7 @@ import Foundation
 /// reading it back fails with ``ObjectGraphError/Code/modelInvalid``, not with a silently different model.
 enum XcodeModelWriter {
   /// The `contents` file of `model`, as UTF-8 XML.
-  static func contents(of model: ManagedObjectModel) -> Data {
+  static func contents(of model: NSManagedObjectModel) -> Data {
     var xml = XML()
     xml.line(0, #"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>"#)
     let identifiers = model.versionIdentifiers.sorted()
@@ -54,7 +54,7 @@ enum XcodeModelWriter {
 
   // MARK: - Entities and properties
 
-  private static func write(_ entity: EntityDescription, into xml: inout XML) {
+  private static func write(_ entity: NSEntityDescription, into xml: inout XML) {
     xml.open(
       1, "entity",
       [
@@ -103,7 +103,7 @@ enum XcodeModelWriter {
     xml.close(1, "entity")
   }
 
-  private static func write(_ attribute: AttributeDescription, into xml: inout XML) {
+  private static func write(_ attribute: NSAttributeDescription, into xml: inout XML) {
     let type = attribute.attributeType
     let written = attribute.defaultValue.flatMap { Self.defaultText($0, type: type) }
     var attributes: [(String, String?)] = [
@@ -138,7 +138,7 @@ enum XcodeModelWriter {
     writeElement(2, "attribute", attributes, userInfo: attribute.userInfo, into: &xml)
   }
 
-  private static func write(_ relationship: RelationshipDescription, into xml: inout XML) {
+  private static func write(_ relationship: NSRelationshipDescription, into xml: inout XML) {
     let rule =
       switch relationship.deleteRule {
       case .nullify: "Nullify"
@@ -188,7 +188,7 @@ enum XcodeModelWriter {
   /// The text the loader reads back as exactly `value` (``XcodeModelLoader/readDefault(_:type:)``'s canonical
   /// forms); `nil` when the type has no default text (Binary Data, the types the engine does not store) or the
   /// value has none (NaN).
-  static func defaultText(_ value: any Sendable, type: AttributeType) -> String? {
+  static func defaultText(_ value: any Sendable, type: NSAttributeType) -> String? {
     switch (type, value) {
     case (.string, let text as String): text
     case (.integer16, let number as Int16): String(number)

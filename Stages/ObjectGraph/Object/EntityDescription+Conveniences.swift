@@ -2,9 +2,9 @@ import Foundation
 
 /// Core Data's class methods on `NSEntityDescription` that ported code calls to find an entity by name and
 /// make an object of it.
-extension EntityDescription {
+extension NSEntityDescription {
   /// The entity named `name` in the model of `context`'s coordinator, or `nil`.
-  public static func entity(forEntityName name: String, in context: ManagedObjectContext) -> EntityDescription? {
+  public static func entity(forEntityName name: String, in context: NSManagedObjectContext) -> NSEntityDescription? {
     context.persistentStoreCoordinator?.managedObjectModel.entitiesByName[name]
   }
 
@@ -15,7 +15,7 @@ extension EntityDescription {
   /// throws instead.
   /// - Throws: ``ObjectGraphError/Code/unknownKey`` naming the model's entities, when there is no such
   ///   entity; ``ObjectGraphError/Code/invalidValue`` for an abstract one.
-  public static func insertNewObject(forEntityName name: String, into context: ManagedObjectContext) throws -> ManagedObject {
+  public static func insertNewObject(forEntityName name: String, into context: NSManagedObjectContext) throws -> NSManagedObject {
     let entity = try context.entity(named: name)
     guard !entity.isAbstract else {
       throw ObjectGraphError(

@@ -1,11 +1,11 @@
 import Foundation
 import Synchronization
 
-/// A typed property of a ``ManagedObject`` subclass, read and written through the object's storage, as
+/// A typed property of an ``NSManagedObject`` subclass, read and written through the object's storage, as
 /// `@NSManaged` properties are in Core Data.
 ///
 /// ```swift
-/// final class Note: ManagedObject {
+/// final class Note: NSManagedObject {
 ///   @Managed var title: String?        // attribute "title"
 ///   @Managed var pinned: Bool          // non-optional: the attribute must have a default or be set
 ///   @Managed var notebook: Notebook?   // to-one relationship "notebook"
@@ -32,11 +32,11 @@ public struct Managed<Value> {
   @inlinable public init() {}
 
   /// Not used: `@Managed` reads and writes through the enclosing object (see the type's documentation).
-  @available(*, unavailable, message: "@Managed only works on properties of ManagedObject subclasses")
+  @available(*, unavailable, message: "@Managed only works on properties of NSManagedObject subclasses")
   public var wrappedValue: Value {
-    get { preconditionFailure("@Managed only works on properties of ManagedObject subclasses") }
+    get { preconditionFailure("@Managed only works on properties of NSManagedObject subclasses") }
     // swiftlint:disable:next unused_setter_value
-    set { preconditionFailure("@Managed only works on properties of ManagedObject subclasses") }
+    set { preconditionFailure("@Managed only works on properties of NSManagedObject subclasses") }
   }
 
   /// Reads the property as the model stores it (the object's typed read, `value(forKey:)` without its
@@ -45,7 +45,7 @@ public struct Managed<Value> {
   /// Inlinable, so that a subclass's module reads with its own concrete types: the common case (the
   /// stored value already has the property's type) is one cast, with no generic type looked up at run time.
   @inlinable
-  public static subscript<Object: ManagedObject>(
+  public static subscript<Object: NSManagedObject>(
     _enclosingInstance object: Object,
     wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
     storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
@@ -78,14 +78,14 @@ public struct Managed<Value> {
 
   /// The rarer reads: `nil` for an optional, a number of another width, an empty or ordered to-many.
   @usableFromInline
-  static func converted(_ raw: Any?, object: ManagedObject, key: String) -> Value {
+  static func converted(_ raw: Any?, object: NSManagedObject, key: String) -> Value {
     if raw == nil, let empty = (nil as Any?) as? Value { return empty }
     // `Int` for an Integer 64 attribute, `Double` for a Float one...: numbers convert when exact, as
     // `@NSManaged` scalar properties bridge.
     if let raw, let numeric = Value.self as? any ManagedNumber.Type, let value = numeric.init(managedNumber: raw) as? Value {
       return value
     }
-    if let set = raw as? Set<ManagedObject>, let empty = ManagedKeyNames.emptyCollection(Value.self), set.isEmpty {
+    if let set = raw as? Set<NSManagedObject>, let empty = ManagedKeyNames.emptyCollection(Value.self), set.isEmpty {
       return empty
     }
     // An ordered to-many read as a typed array (`[Step]`).
@@ -208,6 +208,6 @@ enum ManagedKeyNames {
   }
 
   static func emptyCollection<Value>(_ type: Value.Type) -> Value? {
-    (Set<ManagedObject>() as Any) as? Value
+    (Set<NSManagedObject>() as Any) as? Value
   }
 }

@@ -1,11 +1,11 @@
 import Foundation
 
-extension ManagedObject {
+extension NSManagedObject {
   // MARK: - Key-value access
 
   /// The value of a property: an attribute's value (`String`, `Date`, `Data`, …; numbers and Booleans as
   /// `NSNumber`, as Core Data hands them out, so `as? Int`, `as? Int64`, `as? Double` and `as? Bool` all
-  /// work), a to-one's object (`ManagedObject?`), or a to-many's objects (`Set<ManagedObject>`, or an
+  /// work), a to-one's object (`NSManagedObject?`), or a to-many's objects (`Set<NSManagedObject>`, or an
   /// `NSOrderedSet` of them in their order for an ordered to-many, as in Core Data).
   ///
   /// Touching a fault loads it. A key the entity does not have is asked of
@@ -69,7 +69,7 @@ extension ManagedObject {
   ///
   /// - Attributes take a value of the attribute type's Swift type (any integer type for integer
   ///   attributes, `Double` or `Float` for floating-point ones) or `nil`.
-  /// - A to-one takes a `ManagedObject?` of the destination entity, in the same context.
+  /// - A to-one takes an `NSManagedObject?` of the destination entity, in the same context.
   /// - A to-many takes a `Set` (or array) of such objects; an ordered to-many takes them in order, as an
   ///   array or an `NSOrderedSet` (a `Set` has no order to keep, so it stops the program).
   ///
@@ -159,7 +159,7 @@ extension ManagedObject {
 
   /// Puts an attribute's new value in its slot: its transformer's bytes, or the value as the attribute's type.
   @inline(__always)
-  private func storeAttribute(_ value: Any?, _ slot: EntityLayout.Slot, _ type: AttributeType, key: String) {
+  private func storeAttribute(_ value: Any?, _ slot: EntityLayout.Slot, _ type: NSAttributeType, key: String) {
     if case .transformable = type {
       // A `@Managed var id: UUID?` set to nil arrives as a non-nil `Any?` holding an empty Optional: the
       // transformer must see nil, not that box.
@@ -175,7 +175,7 @@ extension ManagedObject {
   private func noteChange(_ index: Int) {
     if !state.isInserted {
       managedObjectContext?.didChange(self, slot: index)
-    } else if ManagedObjectContext.someContextRunsWillSave {
+    } else if NSManagedObjectContext.someContextRunsWillSave {
       managedObjectContext?.noteChangeDuringWillSave(self)
     }
   }
@@ -264,7 +264,7 @@ extension ManagedObject {
     if !state.needsLoad {
       // Fetched with its values: firing only marks it realised, unless a context limits how old the values a
       // fault may use are (checked only then: the weak load of the context is not free on this hot path).
-      if ManagedObjectContext.someContextLimitsStaleness, let context = managedObjectContext, context.isStale(readAt) {
+      if NSManagedObjectContext.someContextLimitsStaleness, let context = managedObjectContext, context.isStale(readAt) {
         values = layout.initialValues
         state.needsLoad = true
       } else {
@@ -312,26 +312,26 @@ extension ManagedObject {
   }
 
   /// The member IDs of a to-many slot (see `loadToManyIfNeeded`).
-  func relatedIDs(_ slot: EntityLayout.Slot) -> Set<ManagedObjectID> {
+  func relatedIDs(_ slot: EntityLayout.Slot) -> Set<NSManagedObjectID> {
     loadToManyIfNeeded(slot)
     return values[slot.index].objectIDs ?? []
   }
 
   /// The same as a list: in order for an ordered to-many.
-  func relatedIDList(_ slot: EntityLayout.Slot) -> [ManagedObjectID] {
+  func relatedIDList(_ slot: EntityLayout.Slot) -> [NSManagedObjectID] {
     loadToManyIfNeeded(slot)
     return values[slot.index].memberList ?? []
   }
 
   /// The members of a to-many slot as objects of this object's context, in order for an ordered to-many.
-  func relatedObjectList(_ slot: EntityLayout.Slot) -> [ManagedObject] {
+  func relatedObjectList(_ slot: EntityLayout.Slot) -> [NSManagedObject] {
     guard let context = managedObjectContext else { return [] }
     return relatedIDList(slot).map { context.object(with: $0) }
   }
 
   private enum MemberEdit {
-    case insert(ManagedObjectID)
-    case remove(ManagedObjectID)
+    case insert(NSManagedObjectID)
+    case remove(NSManagedObjectID)
   }
 
   /// Adds a member to a to-many slot (at the end of an ordered one) or removes one, in place, and says
@@ -365,7 +365,7 @@ extension ManagedObject {
     return changed
   }
 
-  private func setToOne(_ newValue: ManagedObject?, slot: EntityLayout.Slot) {
+  private func setToOne(_ newValue: NSManagedObject?, slot: EntityLayout.Slot) {
     if let newValue { checkSameContext(newValue, key: slot.name) }
     let oldID = values[slot.index].objectID
     guard oldID != newValue?.objectID else { return }
@@ -379,21 +379,21 @@ extension ManagedObject {
     newValue?.primitiveAdd(self, inverse: inverse)
   }
 
-  private func addToToMany(_ object: ManagedObject, slot: EntityLayout.Slot) {
+  private func addToToMany(_ object: NSManagedObject, slot: EntityLayout.Slot) {
     checkSameContext(object, key: slot.name)
     guard editToMany(slot, .insert(object.objectID)) else { return }
     managedObjectContext?.didChange(self, slot: slot.index)
     if let inverse = slot.relationship?.inverseRelationship { object.primitiveAdd(self, inverse: inverse) }
   }
 
-  private func removeFromToMany(_ object: ManagedObject, slot: EntityLayout.Slot) {
+  private func removeFromToMany(_ object: NSManagedObject, slot: EntityLayout.Slot) {
     guard editToMany(slot, .remove(object.objectID)) else { return }
     managedObjectContext?.didChange(self, slot: slot.index)
     if let inverse = slot.relationship?.inverseRelationship { object.primitiveRemove(self, inverse: inverse) }
   }
 
   /// Makes `object` a member of this object's `inverse` side (which points back at `object`'s side).
-  func primitiveAdd(_ object: ManagedObject, inverse: RelationshipDescription) {
+  func primitiveAdd(_ object: NSManagedObject, inverse: NSRelationshipDescription) {
     guard let index = layout.index(of: inverse.name) else { return }
     fireFault(key: inverse.name)
     let slot = layout.slots[index]
@@ -413,7 +413,7 @@ extension ManagedObject {
   }
 
   /// Removes `object` from this object's `inverse` side.
-  func primitiveRemove(_ object: ManagedObject, inverse: RelationshipDescription) {
+  func primitiveRemove(_ object: NSManagedObject, inverse: NSRelationshipDescription) {
     guard let index = layout.index(of: inverse.name) else { return }
     fireFault(key: inverse.name)
     let slot = layout.slots[index]
@@ -426,7 +426,7 @@ extension ManagedObject {
     managedObjectContext?.didChange(self, slot: index)
   }
 
-  private func checkSameContext(_ other: ManagedObject, key: String) {
+  private func checkSameContext(_ other: NSManagedObject, key: String) {
     if let mine = managedObjectContext, let theirs = other.managedObjectContext, mine !== theirs {
       ConcurrencyDebug.objectsFromTwoContexts(self, other, key: key)
     }
@@ -434,7 +434,7 @@ extension ManagedObject {
 
   // MARK: - Value conversion
 
-  static func convert(_ value: Any?, to type: AttributeType, key: String, entity: String) -> StoredValue {
+  static func convert(_ value: Any?, to type: NSAttributeType, key: String, entity: String) -> StoredValue {
     guard let value else { return nil }
     // The common cases first: the exact Swift type of the attribute, one cast each.
     switch type {
@@ -464,20 +464,20 @@ extension ManagedObject {
     }
   }
 
-  private static func object(_ value: Any, key: String, entity: String) -> ManagedObject? {
+  private static func object(_ value: Any, key: String, entity: String) -> NSManagedObject? {
     if case Optional<Any>.none = value { return nil }
-    guard let object = value as? ManagedObject else {
+    guard let object = value as? NSManagedObject else {
       preconditionFailure(
-        "ObjectGraph: \(entity).\(key) is a to-one relationship and takes a ManagedObject; it was given \(type(of: value)).")
+        "ObjectGraph: \(entity).\(key) is a to-one relationship and takes a NSManagedObject; it was given \(type(of: value)).")
     }
     return object
   }
 
-  private static func objects(_ value: Any?, key: String, entity: String, ordered: Bool) -> [ManagedObject] {
+  private static func objects(_ value: Any?, key: String, entity: String, ordered: Bool) -> [NSManagedObject] {
     guard let value else { return [] }
     if case Optional<Any>.none = value { return [] }
-    if let array = value as? [ManagedObject] { return array }
-    if let set = value as? Set<ManagedObject> {
+    if let array = value as? [NSManagedObject] { return array }
+    if let set = value as? Set<NSManagedObject> {
       guard !ordered || set.count < 2 else {
         preconditionFailure(
           "ObjectGraph: \(entity).\(key) is an ordered to-many relationship and takes its objects in order (an array or an NSOrderedSet); it was given a Set, which has no order."
@@ -487,9 +487,9 @@ extension ManagedObject {
     }
     if let orderedSet = value as? NSOrderedSet { return objects(orderedSet.array, key: key, entity: entity, ordered: ordered) }
     if let sequence = value as? any Sequence {
-      var result: [ManagedObject] = []
+      var result: [NSManagedObject] = []
       for element in sequence {
-        guard let object = element as? ManagedObject else {
+        guard let object = element as? NSManagedObject else {
           preconditionFailure(
             "ObjectGraph: \(entity).\(key) is a to-many relationship and takes managed objects; it was given a \(type(of: element)).")
         }

@@ -1,6 +1,6 @@
 import Foundation
 
-extension ManagedObject: PredicateArgumentObject {
+extension NSManagedObject: PredicateArgumentObject {
   /// The value(s) at a key path, for in-memory predicate evaluation and sorting.
   func predicateValue(atKeyPath path: [String]) throws -> PredicateKeyPathValue {
     var path = path
@@ -53,7 +53,7 @@ extension ManagedObject: PredicateArgumentObject {
 
   /// The transformable attribute at the end of `path` (reached through to-ones) and the bytes it holds;
   /// `nil` when `path` does not end at a transformable attribute.
-  func predicateTransformable(atKeyPath path: [String]) throws -> (attribute: AttributeDescription, bytes: Data?)? {
+  func predicateTransformable(atKeyPath path: [String]) throws -> (attribute: NSAttributeDescription, bytes: Data?)? {
     let path = path.first == "SELF" ? Array(path.dropFirst()) : path
     guard let attribute = entity.transformableAttribute(atKeyPath: path), let key = path.first, let index = layout.index(of: key)
     else { return nil }
@@ -72,7 +72,7 @@ extension ManagedObject: PredicateArgumentObject {
   private func undefinedPredicateValue(forKey key: String, rest: [String]) throws -> PredicateKeyPathValue {
     let value = try value(forUndefinedKey: key)
     guard !rest.isEmpty else { return .single(try PredicateValue(argument: value)) }
-    if let object = value as? ManagedObject { return try object.predicateValue(atKeyPath: rest) }
+    if let object = value as? NSManagedObject { return try object.predicateValue(atKeyPath: rest) }
     if value == nil { return .single(.null) }
     throw ObjectGraphError(
       .unknownKey,

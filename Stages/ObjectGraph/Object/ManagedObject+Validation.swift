@@ -1,16 +1,16 @@
 import Foundation
 
-/// The model's validation rules, as the default ``ManagedObject/validateValue(_:forKey:)``,
-/// ``ManagedObject/validateForInsert()``, ``ManagedObject/validateForUpdate()`` and
-/// ``ManagedObject/validateForDelete()`` check them.
-extension ManagedObject {
+/// The model's validation rules, as the default ``NSManagedObject/validateValue(_:forKey:)``,
+/// ``NSManagedObject/validateForInsert()``, ``NSManagedObject/validateForUpdate()`` and
+/// ``NSManagedObject/validateForDelete()`` check them.
+extension NSManagedObject {
   /// Every property of the object, each through ``validateValue(_:forKey:)`` (attributes and to-ones) or
   /// its count rules (to-manys).
   func validateProperties() throws {
-    // A plain ManagedObject cannot have overridden validateValue(_:forKey:): its values are checked in
+    // A plain NSManagedObject cannot have overridden validateValue(_:forKey:): its values are checked in
     // place, without boxing each one for the hook (a save of 100,000 new objects spends a tenth of a
     // second on that).
-    let callsHook = type(of: self) != ManagedObject.self
+    let callsHook = type(of: self) != NSManagedObject.self
     if !callsHook && layout.validatesOnlyMandatoryAttributes
       && !layout.mandatoryAttributeIndexes.contains(where: { values[$0] == nil })
     {
@@ -153,7 +153,7 @@ extension ManagedObject {
 
   /// An attribute's minimum, maximum and pattern, for a value of its type.
   private static func checkRules(
-    of attribute: AttributeDescription, value: Any, name: String, objectID: ManagedObjectID
+    of attribute: NSAttributeDescription, value: Any, name: String, objectID: NSManagedObjectID
   ) throws {
     let object = "(object \(objectID))"
     var errors: [ObjectGraphError] = []

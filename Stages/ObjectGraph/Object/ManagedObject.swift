@@ -6,7 +6,7 @@ import Synchronization
 /// Subclass it for typed properties that read as plainly as Core Data's `@NSManaged` ones:
 ///
 /// ```swift
-/// final class Note: ManagedObject {
+/// final class Note: NSManagedObject {
 ///   @Managed var title: String?
 ///   @Managed var createdAt: Date?
 ///   @Managed var notebook: Notebook?
@@ -21,9 +21,9 @@ import Synchronization
 /// A managed object is deliberately **not** `Sendable`: it belongs to its context's queue, and Swift 6
 /// refuses to send one to another queue. Hand over its ``objectID`` instead and look the object up in the
 /// other context. Only ``objectID``, ``managedObjectContext`` and ``entity`` may be read from any queue.
-open class ManagedObject: Hashable, CustomStringConvertible {
+open class NSManagedObject: Hashable, CustomStringConvertible {
   /// The entity this object is an instance of.
-  public let entity: EntityDescription
+  public let entity: NSEntityDescription
   let layout: EntityLayout
 
   /// Rule 1 lets any queue read `objectID` while a save on the context's queue replaces it, so it sits
@@ -48,14 +48,14 @@ open class ManagedObject: Hashable, CustomStringConvertible {
   /// row it was fetched from (its permanent ID is made on first read; see ``RowSource``).
   enum StoredID {
     case none
-    case id(ManagedObjectID)
+    case id(NSManagedObjectID)
     case row(RowSource, primaryKey: Int64)
   }
   // `@exclusivity(unchecked)`: it is written only on the context's queue, and a weak reference's own
   // loads and stores are safe against each other; the run-time check (which sees one thread only) would
   // add nothing but its cost to every object a fetch makes.
   /// The object's context, or `nil` before insertion and after its deletion is saved.
-  @exclusivity(unchecked) public internal(set) weak var managedObjectContext: ManagedObjectContext?
+  @exclusivity(unchecked) public internal(set) weak var managedObjectContext: NSManagedObjectContext?
 
   /// Current values, one per slot of the entity layout (valid once the fault is fulfilled).
   ///
@@ -100,7 +100,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
   ///
   /// The object starts with the entity's default values and a temporary ID; `awakeFromInsert()` runs when
   /// it is inserted.
-  public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
+  public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
     self.entity = entity
     layout = entity.layout
     values = layout.initialValues
@@ -111,23 +111,23 @@ open class ManagedObject: Hashable, CustomStringConvertible {
   ///
   /// The entity is the one whose `managedObjectClass` is `Self`, or else the entity named like the class.
   /// When none is found, this stops with a message: register the class or name the entity.
-  public convenience init(context: ManagedObjectContext) {
+  public convenience init(context: NSManagedObjectContext) {
     guard let entity = context.entity(for: Self.self) else {
       preconditionFailure(
-        "ObjectGraph: no entity of the context's model uses class \(Self.self). Give the entity managedObjectClass \(Self.self), register it with ManagedObjectModel.register(\(Self.self).self, forEntityName:), or use init(entity:insertInto:)."
+        "ObjectGraph: no entity of the context's model uses class \(Self.self). Give the entity managedObjectClass \(Self.self), register it with NSManagedObjectModel.register(\(Self.self).self, forEntityName:), or use init(entity:insertInto:)."
       )
     }
     self.init(entity: entity, insertInto: context)
   }
 
   /// The object's ID: temporary until the object is first saved to a store.
-  public var objectID: ManagedObjectID {
+  public var objectID: NSManagedObjectID {
     withStoredID { stored in
-      let id: ManagedObjectID
+      let id: NSManagedObjectID
       switch stored {
       case .id(let known): return known
       case .row(let source, let primaryKey): id = source.makeID(primaryKey: primaryKey)
-      case .none: id = ManagedObjectID.temporary(for: entity)
+      case .none: id = NSManagedObjectID.temporary(for: entity)
       }
       stored = .id(id)
       return id
@@ -144,11 +144,11 @@ open class ManagedObject: Hashable, CustomStringConvertible {
   /// `@unchecked Sendable`: the only thing it reads of the object, from any queue, is the stored ID,
   /// under the object's ID lock (``withStoredID(_:)``), which rule 1 lets any queue do.
   private struct IDReader: @unchecked Sendable {
-    let object: ManagedObject
+    let object: NSManagedObject
 
     /// The ID the object has been given or has made, or `nil` when it has none yet that it can tell
     /// without making one.
-    var currentID: ManagedObjectID? {
+    var currentID: NSManagedObjectID? {
       object.withStoredID { stored in
         if case .id(let id) = stored { return id }
         return nil
@@ -156,7 +156,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
   }
 
-  func setObjectID(_ id: ManagedObjectID) {
+  func setObjectID(_ id: NSManagedObjectID) {
     withStoredID { $0 = .id(id) }
   }
 
@@ -266,7 +266,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
   /// Core Data; there is no Objective-C runtime to ask here, so the class says which keys it answers.
   ///
   /// ```swift
-  /// final class Book: ManagedObject {
+  /// final class Book: NSManagedObject {
   ///   @Managed var title: String
   ///   var firstInitial: String { title.first.map { String($0).uppercased() } ?? "" }
   ///
@@ -342,7 +342,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
   // MARK: - Hashable (identity, as NSObject's)
 
-  public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }
+  public static func == (lhs: NSManagedObject, rhs: NSManagedObject) -> Bool { lhs === rhs }
   public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
   /// What sets and dictionaries call to place an object: its address mixed with the table's seed
   /// (``SplitMix``) instead of a full `Hasher` run (the did-change and did-save sets of a big import).

@@ -1,10 +1,10 @@
 import Foundation
 
 // The public side of the class registry (`Model/ManagedObjectModel+Registry.swift`), which keeps classes as
-// `EntityClass` metatypes: here they are taken as ``ManagedObject`` subclasses.
-extension ManagedObjectModel {
+// `EntityClass` metatypes: here they are taken as ``NSManagedObject`` subclasses.
+extension NSManagedObjectModel {
   /// Makes instances of `entityName` be created as `type`.
-  public static func register(_ type: ManagedObject.Type, forEntityName entityName: String) {
+  public static func register(_ type: NSManagedObject.Type, forEntityName entityName: String) {
     registerEntityClass(type, forEntityName: entityName)
   }
 
@@ -12,7 +12,7 @@ extension ManagedObjectModel {
   ///
   /// The name is the type's own (`Note`); a `representedClassName` with a module prefix (`MyApp.Note`,
   /// Xcode's `$(PRODUCT_MODULE_NAME).Note`) matches it too. Registering again replaces the class.
-  public static func register(_ type: ManagedObject.Type) {
+  public static func register(_ type: NSManagedObject.Type) {
     registerEntityClass(type)
   }
 
@@ -22,8 +22,8 @@ extension ManagedObjectModel {
   ///
   /// A `representedClassName` that names its module (`MoodyModel.Mood`, as Xcode writes it for a class in
   /// a named module) needs no call at all: the class is found by that name, as the Objective-C runtime
-  /// finds it on Apple platforms. Only non-generic classes that subclass ``ManagedObject`` are found.
-  public static func registerClasses(inModuleOf type: ManagedObject.Type) {
+  /// finds it on Apple platforms. Only non-generic classes that subclass ``NSManagedObject`` are found.
+  public static func registerClasses(inModuleOf type: NSManagedObject.Type) {
     registerEntityClasses(inModuleOf: type)
   }
 }

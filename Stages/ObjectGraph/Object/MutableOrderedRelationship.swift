@@ -1,6 +1,6 @@
 import Foundation
 
-extension ManagedObject {
+extension NSManagedObject {
   /// A live, mutable view of an ordered to-many relationship, as Core Data's
   /// `mutableOrderedSetValue(forKey:)` returns: each change goes through ``setValue(_:forKey:)``, so the
   /// inverse relationships follow, the context records the change, and a save writes the new order.
@@ -30,17 +30,17 @@ extension ManagedObject {
 ///
 /// Every read reflects the relationship as it is now (another change to the object shows through), and
 /// every change is made through the object, as if the whole list had been set with
-/// ``ManagedObject/setValue(_:forKey:)``. An index out of range, or an object of another context, stops
+/// ``NSManagedObject/setValue(_:forKey:)``. An index out of range, or an object of another context, stops
 /// the program with a message, as `NSMutableOrderedSet` raises.
 ///
 /// Like the object it changes, it belongs to the object's context queue.
 public final class MutableOrderedRelationship: RandomAccessCollection {
   /// The object whose relationship this is.
-  public let object: ManagedObject
+  public let object: NSManagedObject
   /// The relationship's name.
   public let key: String
 
-  init(object: ManagedObject, key: String) {
+  init(object: NSManagedObject, key: String) {
     self.object = object
     self.key = key
   }
@@ -48,7 +48,7 @@ public final class MutableOrderedRelationship: RandomAccessCollection {
   // MARK: Reading
 
   /// The members in order.
-  public var array: [ManagedObject] { object.relatedObjectList(object.slot(forKey: key)) }
+  public var array: [NSManagedObject] { object.relatedObjectList(object.slot(forKey: key)) }
 
   /// The position of the first member.
   public var startIndex: Int { 0 }
@@ -56,10 +56,10 @@ public final class MutableOrderedRelationship: RandomAccessCollection {
   public var endIndex: Int { object.relatedIDList(object.slot(forKey: key)).count }
 
   /// The member at `position`.
-  public subscript(position: Int) -> ManagedObject { self.object(at: position) }
+  public subscript(position: Int) -> NSManagedObject { self.object(at: position) }
 
   /// The member at `index` (only its ID is looked up: walking the relationship by index stays linear).
-  public func object(at index: Int) -> ManagedObject {
+  public func object(at index: Int) -> NSManagedObject {
     let members = object.relatedIDList(object.slot(forKey: key))
     checkIndex(index, count: members.count, allowingEnd: false)
     guard let context = object.managedObjectContext else {
@@ -69,12 +69,12 @@ public final class MutableOrderedRelationship: RandomAccessCollection {
   }
 
   /// The position of `member`, or `NSNotFound`, as `NSOrderedSet` answers.
-  public func index(of member: ManagedObject) -> Int {
+  public func index(of member: NSManagedObject) -> Int {
     object.relatedIDList(object.slot(forKey: key)).firstIndex(of: member.objectID) ?? NSNotFound
   }
 
   /// Whether `member` is in the relationship.
-  public func contains(_ member: ManagedObject) -> Bool {
+  public func contains(_ member: NSManagedObject) -> Bool {
     object.relatedIDs(object.slot(forKey: key)).contains(member.objectID)
   }
 
@@ -84,17 +84,17 @@ public final class MutableOrderedRelationship: RandomAccessCollection {
   // MARK: Changing
 
   /// Adds `member` at the end, unless it is a member already.
-  public func add(_ member: ManagedObject) { addObjects(from: [member]) }
+  public func add(_ member: NSManagedObject) { addObjects(from: [member]) }
 
   /// Adds the objects not yet members at the end, in order.
-  public func addObjects(from members: [ManagedObject]) { change { $0 += members } }
+  public func addObjects(from members: [NSManagedObject]) { change { $0 += members } }
 
   /// Inserts `member` at `index` (moving it there when it is a member already, as the ordered set keeps
   /// each member once).
-  public func insert(_ member: ManagedObject, at index: Int) { insert([member], at: IndexSet(integer: index)) }
+  public func insert(_ member: NSManagedObject, at index: Int) { insert([member], at: IndexSet(integer: index)) }
 
   /// Inserts `members` so that they end up at `indexes`, in order.
-  public func insert(_ members: [ManagedObject], at indexes: IndexSet) {
+  public func insert(_ members: [NSManagedObject], at indexes: IndexSet) {
     precondition(
       members.count == indexes.count,
       "ObjectGraph: insert(_:at:) on \(object.entity.name).\(key) was given \(members.count) object(s) for \(indexes.count) index(es).")
@@ -109,7 +109,7 @@ public final class MutableOrderedRelationship: RandomAccessCollection {
   }
 
   /// Removes `member`, if it is one.
-  public func remove(_ member: ManagedObject) { change { $0.removeAll { $0.objectID == member.objectID } } }
+  public func remove(_ member: NSManagedObject) { change { $0.removeAll { $0.objectID == member.objectID } } }
 
   /// Removes the member at `index`.
   public func removeObject(at index: Int) { removeObjects(at: IndexSet(integer: index)) }
@@ -126,7 +126,7 @@ public final class MutableOrderedRelationship: RandomAccessCollection {
   public func removeAllObjects() { change { $0.removeAll() } }
 
   /// Puts `member` in place of the member at `index`.
-  public func replaceObject(at index: Int, with member: ManagedObject) {
+  public func replaceObject(at index: Int, with member: NSManagedObject) {
     change { list in
       checkIndex(index, count: list.count, allowingEnd: false)
       list[index] = member
@@ -158,7 +158,7 @@ public final class MutableOrderedRelationship: RandomAccessCollection {
 
   // MARK: Internals
 
-  private func change(_ edit: (inout [ManagedObject]) -> Void) {
+  private func change(_ edit: (inout [NSManagedObject]) -> Void) {
     var list = array
     edit(&list)
     object.setValue(list, forKey: key)

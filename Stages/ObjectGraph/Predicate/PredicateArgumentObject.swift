@@ -4,7 +4,7 @@ import Foundation
 /// its ID: a managed object (the conformance is in `Object/`).
 protocol PredicateArgumentObject: PredicateEvaluable, AnyObject {
   /// The object's ID now.
-  var objectID: ManagedObjectID { get }
+  var objectID: NSManagedObjectID { get }
   /// The box its ID lives in, read again when the predicate is used (the ID may be temporary now).
   var objectIDReference: ObjectIDReference { get }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The key `entity`, which names an object's entity in a predicate (`entity == %@` with an
-/// ``EntityDescription``, `entity.name == "Note"`), as Core Data's key-value coding does for every managed
+/// ``NSEntityDescription``, `entity.name == "Note"`), as Core Data's key-value coding does for every managed
 /// object. An entity's own property named `entity` hides it.
 enum PredicateEntityKey {
   /// The key that names the object's entity.

@@ -15,9 +15,9 @@ protocol PredicateEvaluable {
   /// The transformable attribute a key path ends at (through to-ones), with the bytes it holds (nil: no
   /// value, or no object on the way); `nil` when the path does not end at one (the comparison is evaluated
   /// as usual). See ``PredicateTransformableComparison``.
-  func predicateTransformable(atKeyPath path: [String]) throws -> (attribute: AttributeDescription, bytes: Data?)?
+  func predicateTransformable(atKeyPath path: [String]) throws -> (attribute: NSAttributeDescription, bytes: Data?)?
 }
 
 extension PredicateEvaluable {
-  func predicateTransformable(atKeyPath path: [String]) throws -> (attribute: AttributeDescription, bytes: Data?)? { nil }
+  func predicateTransformable(atKeyPath path: [String]) throws -> (attribute: NSAttributeDescription, bytes: Data?)? { nil }
 }

@@ -183,7 +183,7 @@ extension PredicateValue {
     case .url(let url): return Self.quote(url.absoluteString)
     case .decimal(let number): return "\(number)"
     case .objectID(let id): return id.description
-    case .entity(let name): return "<EntityDescription \(name)>"
+    case .entity(let name): return "<NSEntityDescription \(name)>"
     case .collection(let items): return "{" + items.map(\.predicateFormat).joined(separator: ", ") + "}"
     }
   }

@@ -7,7 +7,7 @@ extension PredicateNode {
   /// under permanent ones (Core Data's rule). A fetch the child sends up to its parent names those objects
   /// by the child's IDs, so the parent translates them to its own before it asks the store, as it does
   /// for the IDs in a child's save.
-  func mappingObjectIDs(_ transform: (ManagedObjectID) -> ManagedObjectID) -> PredicateNode {
+  func mappingObjectIDs(_ transform: (NSManagedObjectID) -> NSManagedObjectID) -> PredicateNode {
     switch self {
     case .constant, .tooDeep: return self
     case .not(let node): return .not(node.mappingObjectIDs(transform))
@@ -22,7 +22,7 @@ extension PredicateNode {
 }
 
 extension PredicateExpression {
-  fileprivate func mappingObjectIDs(_ transform: (ManagedObjectID) -> ManagedObjectID) -> PredicateExpression {
+  fileprivate func mappingObjectIDs(_ transform: (NSManagedObjectID) -> NSManagedObjectID) -> PredicateExpression {
     switch self {
     case .keyPath, .variable:
       return self
@@ -41,7 +41,7 @@ extension PredicateExpression {
 }
 
 extension PredicateValue {
-  fileprivate func mappingObjectIDs(_ transform: (ManagedObjectID) -> ManagedObjectID) -> PredicateValue {
+  fileprivate func mappingObjectIDs(_ transform: (NSManagedObjectID) -> NSManagedObjectID) -> PredicateValue {
     switch self {
     case .objectID(let id): .objectID(transform(id))
     case .collection(let items): .collection(items.map { $0.mappingObjectIDs(transform) })

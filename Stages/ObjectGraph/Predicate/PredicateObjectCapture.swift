@@ -3,15 +3,15 @@ import Foundation
 /// Managed objects given as predicate arguments (`"notebook == %@", notebook`).
 ///
 /// Core Data's predicate keeps the object itself, so it names the same row before and after the object
-/// is saved. A ``ManagedObject`` is not `Sendable`, and a ``FetchPredicate`` is (it may be built on one
+/// is saved. An ``NSManagedObject`` is not `Sendable`, and a ``FetchPredicate`` is (it may be built on one
 /// queue and used on another), so the predicate cannot use the object itself. It keeps the object's ID,
 /// read at the call. An ID that is still temporary changes when the object is saved, so for those the
 /// predicate also keeps an ``ObjectIDReference``, which reads the object's ID under its lock and nothing
 /// else of it. When the predicate is used, each temporary ID is replaced by the object's current ID.
 final class PredicateObjectCapture {
-  private(set) var references: [ManagedObjectID: ObjectIDReference] = [:]
+  private(set) var references: [NSManagedObjectID: ObjectIDReference] = [:]
 
-  func note(_ object: some PredicateArgumentObject, id: ManagedObjectID) {
+  func note(_ object: some PredicateArgumentObject, id: NSManagedObjectID) {
     references[id] = object.objectIDReference
   }
 }
@@ -21,18 +21,18 @@ final class PredicateObjectCapture {
 ///
 /// `Sendable` because its reader reads only the object's stored ID, which every thread may read under the
 /// object's ID lock (rule 1: `objectID` may be read on any queue). The object makes the reader
-/// (`ManagedObject.objectIDReference`): this folder sits below the objects.
+/// (`NSManagedObject.objectIDReference`): this folder sits below the objects.
 struct ObjectIDReference: Sendable {
   /// Reads the ID from the object's storage.
-  let read: @Sendable () -> ManagedObjectID?
+  let read: @Sendable () -> NSManagedObjectID?
 
   /// The object's ID now, or `nil` when it has not been given one that this box can tell without making it.
-  var current: ManagedObjectID? { read() }
+  var current: NSManagedObjectID? { read() }
 }
 
 extension PredicateNode {
   /// The predicate with each temporary ID that `references` knows replaced by its object's current ID.
-  func resolvingObjectIDs(_ references: [ManagedObjectID: ObjectIDReference]) -> PredicateNode {
+  func resolvingObjectIDs(_ references: [NSManagedObjectID: ObjectIDReference]) -> PredicateNode {
     guard !references.isEmpty else { return self }
     return mappingObjectIDs { id in references[id]?.current ?? id }
   }

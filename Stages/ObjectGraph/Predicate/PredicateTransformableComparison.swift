@@ -15,7 +15,7 @@ struct PredicateTransformableComparison {
   /// The comparison of `comparison`, when it compares a transformable attribute reached by `path` (whose
   /// description `attribute` gives, through to-ones) with constants; nil when it is not one.
   /// - Throws: 900005 for an operator bytes cannot answer, 1550 when the transformer refuses a value.
-  init?(_ comparison: PredicateComparison, attribute: ([String]) throws -> AttributeDescription?) throws {
+  init?(_ comparison: PredicateComparison, attribute: ([String]) throws -> NSAttributeDescription?) throws {
     guard comparison.modifier == .direct else { return nil }
     var op = comparison.op
     let path: [String]
@@ -124,10 +124,10 @@ extension PredicateValue {
   }
 }
 
-extension EntityDescription {
+extension NSEntityDescription {
   /// The transformable attribute `path` ends at, from this entity through to-one relationships (`SELF`
   /// first is skipped); nil when it ends elsewhere.
-  func transformableAttribute(atKeyPath path: [String]) -> AttributeDescription? {
+  func transformableAttribute(atKeyPath path: [String]) -> NSAttributeDescription? {
     let path = path.first == "SELF" ? Array(path.dropFirst()) : path
     guard let key = path.first else { return nil }
     if path.count == 1 {

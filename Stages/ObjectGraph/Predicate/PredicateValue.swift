@@ -13,8 +13,8 @@ enum PredicateValue: Sendable, Hashable {
   case uuid(UUID)
   case url(URL)
   case decimal(Decimal)
-  case objectID(ManagedObjectID)
-  /// An entity, by name: an ``EntityDescription`` argument, which `entity == %@` compares an object's entity
+  case objectID(NSManagedObjectID)
+  /// An entity, by name: an ``NSEntityDescription`` argument, which `entity == %@` compares an object's entity
   /// with (see ``PredicateEntityKey``).
   case entity(String)
   /// An array or set argument (for `IN`, `BETWEEN`).
@@ -39,7 +39,7 @@ enum PredicateValue: Sendable, Hashable {
       let id = object.objectID
       if id.isTemporaryID { objects?.note(object, id: id) }
       return .objectID(id)
-    case let entity as EntityDescription: return .entity(entity.name)
+    case let entity as NSEntityDescription: return .entity(entity.name)
     case let value as String: return .string(value)
     case let value as Substring: return .string(String(value))
     case let value as Bool: return .bool(value)
@@ -60,7 +60,7 @@ enum PredicateValue: Sendable, Hashable {
     case let value as UUID: return .uuid(value)
     case let value as URL: return .url(value)
     case let value as Decimal: return .decimal(value)
-    case let value as ManagedObjectID: return .objectID(value)
+    case let value as NSManagedObjectID: return .objectID(value)
     case let value as any Sequence:
       guard depth < PredicateNode.maximumDepth else {
         throw ObjectGraphError(
@@ -80,7 +80,7 @@ enum PredicateValue: Sendable, Hashable {
       }
       throw ObjectGraphError(
         .invalidValue,
-        "A predicate argument of type \(type(of: argument)) cannot be used. Use a String, number, Bool, Date, Data, UUID, URL, Decimal, a managed object or its ManagedObjectID, an EntityDescription, or an array of those."
+        "A predicate argument of type \(type(of: argument)) cannot be used. Use a String, number, Bool, Date, Data, UUID, URL, Decimal, a managed object or its NSManagedObjectID, an NSEntityDescription, or an array of those."
       )
     }
   }

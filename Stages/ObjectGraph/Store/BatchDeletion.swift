@@ -6,14 +6,14 @@ import GRDB
 /// related rows to the next round, Nullify clears the references to the deleted rows (raising the
 /// versions of the rows it changes), No Action leaves them; then the rows and their join-table rows go.
 struct BatchDeletion {
-  let store: PersistentStore
+  let store: NSPersistentStore
   let db: Database
   /// The IDs of every row deleted, in order.
-  private(set) var deleted: [ManagedObjectID] = []
+  private(set) var deleted: [NSManagedObjectID] = []
   /// Rows already deleted (or being deleted), by table and key, so that cycles end.
   private var seen: [String: Set<Int64>] = [:]
 
-  init(store: PersistentStore, db: Database) {
+  init(store: NSPersistentStore, db: Database) {
     self.store = store
     self.db = db
   }
@@ -44,7 +44,7 @@ struct BatchDeletion {
   }
 
   /// Each relationship's rule for rows `keys` of `mapping`'s entity; returns the rows Cascade adds.
-  private func applyDeleteRules(_ mapping: SQLiteSchema.EntityMapping, keys: [Int64]) throws -> [(pk: Int64, entity: Int64)] {
+  private func applyDeleteRules(_ mapping: SQLiteSchema.EntityTable, keys: [Int64]) throws -> [(pk: Int64, entity: Int64)] {
     var cascaded: [(pk: Int64, entity: Int64)] = []
     for slot in mapping.entity.layout.slots where slot.isRelationship && !slot.isTransient {
       guard let relationship = slot.relationship, let destination = relationship.destinationEntity,

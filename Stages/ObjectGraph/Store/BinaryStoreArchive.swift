@@ -13,7 +13,7 @@ import GRDB
 /// property list (by ``KeyedArchiveWriter``), of the store's metadata and of every row of its tables.
 ///
 /// The archive's root is a dictionary:
-/// - `NSStoreMetadata`: the store's metadata, as ``PersistentStore/metadata`` reports it (`NSStoreType`
+/// - `NSStoreMetadata`: the store's metadata, as ``NSPersistentStore/metadata`` reports it (`NSStoreType`
 ///   `"Binary"`, `NSStoreUUID`, the model version hashes, the app's own keys);
 /// - `ObjectGraphBinaryStoreFormat`: 1, this layout's number;
 /// - `ObjectGraphTables`: per table of the store's Core Data layout (`ZNOTE`, `Z_3TAGS`, `Z_PRIMARYKEY`, …),

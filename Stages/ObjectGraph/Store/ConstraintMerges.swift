@@ -7,7 +7,7 @@ struct ConstraintMerges {
   var duplicates: [(insert: Int, survivor: Survivor)] = []
   /// Inserts merged into a stored row, and whether the row takes the insert's values (object trump,
   /// overwrite) or keeps its own (store trump, rollback).
-  var intoRows: [(insert: Int, row: ManagedObjectID)] = []
+  var intoRows: [(insert: Int, row: NSManagedObjectID)] = []
   var writesValues = false
 
   enum Survivor: Hashable {

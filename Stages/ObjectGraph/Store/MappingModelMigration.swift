@@ -3,7 +3,7 @@ import Foundation
 /// How opening a store migrates it with a mapping model: Core Data looks for one in the app's bundles when
 /// a store made with another model version is opened with automatic migration. An ObjectGraph addition,
 /// set in ``StoreOptions/mappingModelMigration``; make one with
-/// `MappingModelMigration.mappingModels(in:policies:)`. `PersistentContainer` sets `.mappingModels()` in
+/// `MappingModelMigration.mappingModels(in:policies:)`. `NSPersistentContainer` sets `.mappingModels()` in
 /// the stores it loads with automatic migration, unless their options already have one.
 ///
 /// ```swift
@@ -27,9 +27,9 @@ public struct MappingModelMigration: Sendable {
     /// has held the store's write lock since before the migration read it, and removes the file.
     public let migratedStoreURL: URL
     /// The model the store was made with.
-    public let sourceModel: ManagedObjectModel
+    public let sourceModel: NSManagedObjectModel
     /// The model the store is being opened with.
-    public let destinationModel: ManagedObjectModel
+    public let destinationModel: NSManagedObjectModel
     /// Where the source model was found, for messages.
     public let sourceDescription: String
   }

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-extension PersistentStore {
+extension NSPersistentStore {
   /// Throws ``ObjectGraphError/Code/persistentStoreSave`` when the store was opened read-only, saying
   /// what could not be done (`consequence`, as in "a batch request cannot change it").
   func refuseWritesIfReadOnly(_ consequence: String) throws {
@@ -94,8 +94,8 @@ extension PersistentStore {
   /// those): one block of primary keys, then multi-row INSERTs, in one transaction. Returns the rows' IDs
   /// when `makeIDs`, in the rows' order.
   func batchInsert(
-    _ entity: EntityDescription, rows: [[StoredValue]], makeIDs: Bool, author: String? = nil, contextName: String? = nil
-  ) throws -> [ManagedObjectID] {
+    _ entity: NSEntityDescription, rows: [[StoredValue]], makeIDs: Bool, author: String? = nil, contextName: String? = nil
+  ) throws -> [NSManagedObjectID] {
     try refuseWritesIfReadOnly("a batch request cannot change it")
     let mapping = try schema.mapping(for: entity)
     guard let plan = plans.inserts[ObjectIdentifier(entity)] else {
@@ -129,13 +129,13 @@ extension PersistentStore {
   }
 
   /// Whether rows of `entity` must be checked against uniqueness constraints.
-  func hasUniquenessConstraints(_ entity: EntityDescription) -> Bool {
+  func hasUniquenessConstraints(_ entity: NSEntityDescription) -> Bool {
     !schema.uniqueConstraints(for: entity).isEmpty
   }
 
   /// Whether a row a batch delete may reach has a stored relationship, whose delete rule (or join-table
   /// rows) the delete must apply.
-  private func hasRelationships(_ mapping: SQLiteSchema.EntityMapping, includesSubentities: Bool) -> Bool {
+  private func hasRelationships(_ mapping: SQLiteSchema.EntityTable, includesSubentities: Bool) -> Bool {
     let entities = includesSubentities ? mapping.entity.selfAndDescendants : [mapping.entity]
     return entities.contains { entity in entity.layout.slots.contains { $0.isRelationship && !$0.isTransient } }
   }
@@ -148,7 +148,7 @@ extension PersistentStore {
   /// SQLite changes the rows as it finds them, with any index the condition can use; one with joins chooses
   /// the keys in a subquery (`WHERE Z_PK IN (SELECT …)`), as `UPDATE` and `DELETE` take no join.
   private func changeRows(
-    _ statement: String, _ arguments: [DatabaseValue], _ request: StoreBatchRequest, mapping: SQLiteSchema.EntityMapping,
+    _ statement: String, _ arguments: [DatabaseValue], _ request: StoreBatchRequest, mapping: SQLiteSchema.EntityTable,
     returning: Bool, db: Database
   ) throws -> (count: Int, rows: [(pk: Int64, entity: Int64)]) {
     var conditions = entityConditions(mapping, includesSubentities: request.includesSubentities)
@@ -174,7 +174,7 @@ extension PersistentStore {
 
   /// The rows a batch request names: its IDs (those of this store and entity), or the rows its predicate
   /// matches.
-  private func batchTargets(_ request: StoreBatchRequest, mapping: SQLiteSchema.EntityMapping, db: Database) throws
+  private func batchTargets(_ request: StoreBatchRequest, mapping: SQLiteSchema.EntityTable, db: Database) throws
     -> [(pk: Int64, entity: Int64)]
   {
     var conditions = entityConditions(mapping, includesSubentities: request.includesSubentities)
@@ -201,7 +201,7 @@ extension PersistentStore {
 
   /// `column = ?, …` and the version's count up (``SQLiteSchema/nextVersion``) for the given attribute slots, and their values: a batch update's
   /// assignments, raising each row's version.
-  private func batchAssignments(_ values: [Int: StoredValue], mapping: SQLiteSchema.EntityMapping)
+  private func batchAssignments(_ values: [Int: StoredValue], mapping: SQLiteSchema.EntityTable)
     -> (sql: String, arguments: [DatabaseValue])
   {
     var assignments: [String] = []
@@ -218,7 +218,7 @@ extension PersistentStore {
 
   /// Applies a batch update's assignments to the rows with the given keys.
   private func batchUpdate(
-    _ keys: [Int64], assignments: (sql: String, arguments: [DatabaseValue]), mapping: SQLiteSchema.EntityMapping, db: Database
+    _ keys: [Int64], assignments: (sql: String, arguments: [DatabaseValue]), mapping: SQLiteSchema.EntityTable, db: Database
   ) throws {
     for chunk in stride(from: 0, to: keys.count, by: 500) {
       let slice = keys[chunk..<min(chunk + 500, keys.count)]

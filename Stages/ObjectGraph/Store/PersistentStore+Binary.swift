@@ -6,15 +6,15 @@ import GRDB
 /// save and merge then uses as for the other store types; each save writes the whole file again
 /// (``BinaryStoreArchive``), inside the save's transaction, so a save whose file cannot be written fails
 /// and changes nothing, in memory or on disk.
-extension PersistentStore {
+extension NSPersistentStore {
   /// Opens (or creates) the binary store at `url` for `model`'s `entities`.
   ///
   /// A missing or empty file (Core Data's atomic stores take a zero-length file as a new store) becomes a new
   /// store, written at once so that its metadata can be read; an existing one is read whole. A file that is not
   /// a binary store, or one made with another model version, is refused and left exactly as it was.
   static func openBinary(
-    url: URL?, configuration: String?, options: StoreOptions, model: ManagedObjectModel, entities: [EntityDescription]
-  ) throws -> PersistentStore {
+    url: URL?, configuration: String?, options: StoreOptions, model: NSManagedObjectModel, entities: [NSEntityDescription]
+  ) throws -> NSPersistentStore {
     guard let url, url.isFileURL else {
       throw ObjectGraphError(
         .persistentStoreOpen,
@@ -61,7 +61,7 @@ extension PersistentStore {
         .persistentStoreInvalidType, "Loading the binary store at \(url.path) failed (its rows do not fit the model's tables)",
         error, advice: "The file was left untouched.", url: url)
     }
-    return PersistentStore(
+    return NSPersistentStore(
       type: .binary, url: url, identifier: identifier, configurationName: configuration, options: options,
       database: database, schema: schema, model: model, metadata: metadata)
   }
@@ -81,7 +81,7 @@ extension PersistentStore {
   /// The refusal of a binary store made with another model version: 134100, naming the entities that differ.
   /// A binary store is not migrated, with or without the migration options.
   private static func binaryIncompatibility(
-    url: URL, metadata: [String: any Sendable], entities: [EntityDescription], options: StoreOptions
+    url: URL, metadata: [String: any Sendable], entities: [NSEntityDescription], options: StoreOptions
   ) -> ObjectGraphError {
     let migration =
       options.migratePersistentStoresAutomatically

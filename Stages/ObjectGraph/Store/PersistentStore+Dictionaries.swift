@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-extension PersistentStore {
+extension NSPersistentStore {
   /// Reads the rows a dictionary plan describes: one `SELECT` of the columns (key paths through to-one
   /// relationships become joins, aggregates SQL functions), with `WHERE`, `GROUP BY`, `HAVING`,
   /// `ORDER BY`, `LIMIT` and `DISTINCT` as asked.
@@ -82,13 +82,13 @@ extension SQLPredicateCompiler {
   /// an aggregate.
   struct DictionaryColumnSQL {
     let sql: [String]
-    let type: AttributeType?
+    let type: NSAttributeType?
     let isAggregate: Bool
     let read: (RawStatement, inout Int32) -> StoredValue
   }
 
   mutating func dictionaryColumn(
-    _ column: FetchColumn, makeID: @escaping (Int64, Int64) -> ManagedObjectID?
+    _ column: FetchColumn, makeID: @escaping (Int64, Int64) -> NSManagedObjectID?
   ) throws -> DictionaryColumnSQL {
     switch column.kind {
     case .keyPath(let keyPath):
@@ -124,7 +124,7 @@ extension SQLPredicateCompiler {
           throw ObjectGraphError(
             .invalidValue, "Expression '\(name)': \(function) works on numbers, and '\(keyPath)' is a \(argumentType.xcodeName) attribute.")
         }
-        let natural: AttributeType =
+        let natural: NSAttributeType =
           switch function {
           case "count:": .integer64
           case "average:": .double
@@ -142,7 +142,7 @@ extension SQLPredicateCompiler {
   }
 
   private mutating func keyPathColumn(
-    _ keyPath: String, declaredType: AttributeType = .undefined, makeID: @escaping (Int64, Int64) -> ManagedObjectID?
+    _ keyPath: String, declaredType: NSAttributeType = .undefined, makeID: @escaping (Int64, Int64) -> NSManagedObjectID?
   ) throws -> DictionaryColumnSQL {
     let path = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
     switch try resolve(path) {

@@ -4,7 +4,7 @@ import Foundation
 /// beside it (`-journal`, `-wal`, `-shm`) are regular files, and that a log is not left without its store.
 /// SQLite itself would block forever on a named pipe, take a folder for an unfinished transaction, or delete
 /// a `-wal` whose store is gone, with the last copy of its saves.
-extension PersistentStore {
+extension NSPersistentStore {
   /// The files SQLite keeps beside a store file, by suffix, and what each one is for.
   private static let sideFiles: [(suffix: String, role: String)] = [
     ("-journal", "the rollback journal SQLite keeps beside a store during a transaction"),

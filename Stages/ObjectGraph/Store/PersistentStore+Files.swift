@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-extension PersistentStore {
+extension NSPersistentStore {
   /// The files of a SQLite store: the database and SQLite's side files.
   static func files(of url: URL) -> [URL] {
     ["", "-wal", "-shm", "-journal"].map { URL(fileURLWithPath: url.path + $0) }

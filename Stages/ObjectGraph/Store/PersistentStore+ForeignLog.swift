@@ -22,7 +22,7 @@ import GRDBSQLite
 ///
 /// A log that passes can still be another copy of the same store that wrote only pages this file has,
 /// in a way that holds together; no test of the two files can tell that from a log that is the file's own.
-extension PersistentStore {
+extension NSPersistentStore {
   /// What a store file says of itself, read with or without its log.
   private struct Look {
     var uuid: String?

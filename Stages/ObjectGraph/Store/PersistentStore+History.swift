@@ -5,7 +5,7 @@ import GRDB
 /// is recorded in two tables of its own, `ATRANSACTION` (one row per save or batch request: when, who)
 /// and `ACHANGE` (one row per object inserted, updated or deleted, with the properties an update
 /// changed), in the same SQLite transaction as the change itself, so history and data never disagree.
-extension PersistentStore {
+extension NSPersistentStore {
   func createHistoryTables() throws {
     try refuseCoreDataHistory()
     try write { db in

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-extension PersistentStore {
+extension NSPersistentStore {
   /// Brings a store's fetch indexes in line with the model's, when the store is opened read-write.
   ///
   /// Fetch indexes are not part of an entity's version hash (Core Data documents this), so a model that

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-extension PersistentStore {
+extension NSPersistentStore {
   /// Reserves `count` primary keys of the table of root entity `rootNumber` in `Z_PRIMARYKEY`, inside
   /// the caller's transaction, and returns the first; the others follow it. Every key the store hands out
   /// (a save's inserts, `obtainPermanentIDs(for:)`) comes from here, so none is handed out twice.
@@ -24,9 +24,9 @@ extension PersistentStore {
   ///
   /// The entities are taken in runs of one entity (a save's inserts usually come entity by entity): the
   /// table is found once per run, and the keys are counted per table without a dictionary per object.
-  func reservePermanentIDs(for entities: some Collection<EntityDescription>, db: Database) throws -> [ManagedObjectID] {
+  func reservePermanentIDs(for entities: some Collection<NSEntityDescription>, db: Database) throws -> [NSManagedObjectID] {
     // Runs of one entity, in order, and how many keys each root table needs.
-    var runs: [(entity: EntityDescription, root: Int64, count: Int)] = []
+    var runs: [(entity: NSEntityDescription, root: Int64, count: Int)] = []
     var counts: [(root: Int64, count: Int)] = []
     for entity in entities {
       if let last = runs.last, last.entity === entity {
@@ -48,7 +48,7 @@ extension PersistentStore {
     var next: [(root: Int64, key: Int64)] = []
     next.reserveCapacity(counts.count)
     for (root, count) in counts { next.append((root, try reservePrimaryKeys(count, rootNumber: root, db: db))) }
-    var ids: [ManagedObjectID] = []
+    var ids: [NSManagedObjectID] = []
     ids.reserveCapacity(entities.count)
     for run in runs {
       guard let index = next.firstIndex(where: { $0.root == run.root }) else { continue }
@@ -64,7 +64,7 @@ extension PersistentStore {
 
   /// The same in a transaction of its own, for `obtainPermanentIDs(for:)`: a later save writes each row
   /// under its ID.
-  func reservePermanentIDs(for entities: some Collection<EntityDescription>) throws -> [ManagedObjectID] {
+  func reservePermanentIDs(for entities: some Collection<NSEntityDescription>) throws -> [NSManagedObjectID] {
     do {
       return try database.write { db in
         try refuseWritesIfModelChanged(db)

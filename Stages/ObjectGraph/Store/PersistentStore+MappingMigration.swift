@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-extension PersistentStore {
+extension NSPersistentStore {
   /// Migrates the store at `url` with the mapping model `migration` finds, or returns `false` when it finds
   /// none (the file untouched).
   ///
@@ -13,7 +13,7 @@ extension PersistentStore {
   /// the store table by table inside that same transaction and then removed; a failure anywhere rolls the
   /// transaction back and leaves the store byte for byte as it was.
   static func migrateWithMappingModel(
-    _ migration: MappingModelMigration, url: URL, options: StoreOptions, configuration: String?, model: ManagedObjectModel,
+    _ migration: MappingModelMigration, url: URL, options: StoreOptions, configuration: String?, model: NSManagedObjectModel,
     source found: MigrationSource.Found, sourceHashes: [String: Data]?
   ) throws -> Bool {
     found.model.freeze()

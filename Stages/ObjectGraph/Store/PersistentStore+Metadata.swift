@@ -1,7 +1,7 @@
 import Foundation
 
 /// The app's metadata keys set on a store and not yet written: its next save writes them in its
-/// transaction (see ``PersistentStoreCoordinator/setMetadata(_:for:)``).
+/// transaction (see ``NSPersistentStoreCoordinator/setMetadata(_:for:)``).
 struct PendingMetadata: Sendable {
   /// Keys to write, with their values.
   var set: [String: any Sendable] = [:]
@@ -11,7 +11,7 @@ struct PendingMetadata: Sendable {
   var generation = 0
 }
 
-extension PersistentStore {
+extension NSPersistentStore {
   /// Replaces the app's keys of the metadata with those of `metadata` (the engine's keys are checked by
   /// the caller and kept): at once in ``metadata``, in the file at the next save.
   func setAppMetadata(_ metadata: [String: any Sendable]) {

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-extension PersistentStore {
+extension NSPersistentStore {
   /// Brings a store file made with another version of the model up to `model`, as Core Data's lightweight
   /// migration does, or throws and leaves the file exactly as it was.
   ///
@@ -12,8 +12,8 @@ extension PersistentStore {
   /// the transaction (a full disk, a required value rows do not have, an entity of both versions whose rows
   /// would not all come through) is 134110.
   static func migrate(
-    url: URL, metadata: [String: any Sendable], configuration: String?, options: StoreOptions, model: ManagedObjectModel,
-    entities: [EntityDescription], incompatibility: @autoclosure () -> ObjectGraphError
+    url: URL, metadata: [String: any Sendable], configuration: String?, options: StoreOptions, model: NSManagedObjectModel,
+    entities: [NSEntityDescription], incompatibility: @autoclosure () -> ObjectGraphError
   ) throws {
     guard options.migratePersistentStoresAutomatically else { throw incompatibility() }
     // The source model first: a store whose model cannot be found, or that is of a newer version, is told
@@ -42,7 +42,7 @@ extension PersistentStore {
         : "no mapping model was found for the two versions"
       throw ObjectGraphError(
         .migrationMissingMappingModel,
-        "The store at \(url.path) needs a migration from \(found.origin), and inferring the mapping is switched off (StoreOptions.inferMappingModelAutomatically), and \(looked). Switch inference on, give a mapping model, or migrate the file first with a MigrationManager and a MappingModel. The file was left untouched.",
+        "The store at \(url.path) needs a migration from \(found.origin), and inferring the mapping is switched off (StoreOptions.inferMappingModelAutomatically), and \(looked). Switch inference on, give a mapping model, or migrate the file first with a NSMigrationManager and a NSMappingModel. The file was left untouched.",
         url: url)
     }
     let sourceModel = found.model

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-extension PersistentStore {
+extension NSPersistentStore {
   /// Refuses a write when the store's model changed since this store was opened: another process (or
   /// another coordinator of this one) migrated the file to another model version. Called first inside every
   /// write transaction, so nothing is written.

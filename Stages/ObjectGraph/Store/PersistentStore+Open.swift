@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-extension PersistentStore {
+extension NSPersistentStore {
   // MARK: - Opening
 
   /// Opens (or creates) a store for `model`.
@@ -12,9 +12,9 @@ extension PersistentStore {
   /// with an unfinished transaction (a hot journal) is first rolled back by SQLite, as any writer does, and
   /// an empty store whose creation was cut short is finished ("Files a killed process leaves").
   static func open(
-    type: StoreType, url: URL?, configuration: String?, options: StoreOptions, model: ManagedObjectModel
-  ) throws -> PersistentStore {
-    let store: PersistentStore
+    type: StoreType, url: URL?, configuration: String?, options: StoreOptions, model: NSManagedObjectModel
+  ) throws -> NSPersistentStore {
+    let store: NSPersistentStore
     do {
       store = try openStore(type: type, url: url, configuration: configuration, options: options, model: model)
     } catch let error as DatabaseError {
@@ -37,8 +37,8 @@ extension PersistentStore {
   }
 
   private static func openStore(
-    type: StoreType, url: URL?, configuration: String?, options: StoreOptions, model: ManagedObjectModel
-  ) throws -> PersistentStore {
+    type: StoreType, url: URL?, configuration: String?, options: StoreOptions, model: NSManagedObjectModel
+  ) throws -> NSPersistentStore {
     guard let entities = model.entities(forConfigurationName: configuration) else {
       throw ObjectGraphError(
         .persistentStoreOpen,
@@ -65,7 +65,7 @@ extension PersistentStore {
       metadata[StoreMetadataKey.fetchIndexNames] = schema.fetchIndexNames
       try create(
         schema: schema, metadata: metadata, identifier: identifier, model: StoreModelCache.contents(of: model), in: database, url: url)
-      return PersistentStore(
+      return NSPersistentStore(
         type: type, url: url, identifier: identifier, configurationName: configuration, options: options,
         database: database, schema: schema, model: model, metadata: metadata)
     case .binary:
@@ -90,8 +90,8 @@ extension PersistentStore {
   }
 
   private static func openExisting(
-    url: URL, configuration: String?, options requested: StoreOptions, model: ManagedObjectModel, entities: [EntityDescription]
-  ) throws -> PersistentStore {
+    url: URL, configuration: String?, options requested: StoreOptions, model: NSManagedObjectModel, entities: [NSEntityDescription]
+  ) throws -> NSPersistentStore {
     try refuseIfNotARegularFile(url)
     // Before any connection that may write: a -wal of another database must never be folded into the file.
     try refuseForeignLog(url: url)
@@ -109,11 +109,11 @@ extension PersistentStore {
     // Core Data's history, before a migration or the open writes anything: tracking it is refused, and
     // without tracking the store is only read, as Core Data opens it ("Files Core Data wrote").
     var readOnlyReason: String?
-    if tables.contains("ATRANSACTION"), (try? inspect(url: url, { try PersistentStore.hasCoreDataHistory(in: $0) })) == true {
-      if options.persistentHistoryTracking { throw PersistentStore.coreDataHistoryError(url: url) }
+    if tables.contains("ATRANSACTION"), (try? inspect(url: url, { try NSPersistentStore.hasCoreDataHistory(in: $0) })) == true {
+      if options.persistentHistoryTracking { throw NSPersistentStore.coreDataHistoryError(url: url) }
       if !options.readOnly {
         options.readOnly = true
-        readOnlyReason = PersistentStore.coreDataHistoryReadOnlyReason
+        readOnlyReason = NSPersistentStore.coreDataHistoryReadOnlyReason
       }
     }
     var match = model.hashMatch(configuration: configuration, metadata: metadata)
@@ -161,7 +161,7 @@ extension PersistentStore {
       }
     }
     let identifier = metadata[StoreMetadataKey.storeUUID] as? String ?? UUID().uuidString
-    return PersistentStore(
+    return NSPersistentStore(
       type: .sqlite, url: url, identifier: identifier, configurationName: configuration, options: options,
       database: database, schema: schema, model: model, metadata: metadata, sideFiles: sideFiles, readOnlyReason: readOnlyReason)
   }
@@ -180,8 +180,8 @@ extension PersistentStore {
   /// began: then nothing was written, and the step runs again in an immediate transaction, which waits for
   /// the lock (the busy timeout) before it reads. Returns the metadata as it now is.
   static func bringUpToDate(
-    _ database: DatabaseQueue, schema: SQLiteSchema, configuration: String?, model: ManagedObjectModel,
-    entities: [EntityDescription], url: URL
+    _ database: DatabaseQueue, schema: SQLiteSchema, configuration: String?, model: NSManagedObjectModel,
+    entities: [NSEntityDescription], url: URL
   ) throws -> [String: any Sendable] {
     do {
       return try bringUpToDate(
@@ -194,7 +194,7 @@ extension PersistentStore {
 
   private static func bringUpToDate(
     _ kind: Database.TransactionKind, _ database: DatabaseQueue, schema: SQLiteSchema, configuration: String?,
-    model: ManagedObjectModel, entities: [EntityDescription], url: URL
+    model: NSManagedObjectModel, entities: [NSEntityDescription], url: URL
   ) throws -> [String: any Sendable] {
     do {
       return try database.writeWithoutTransaction { db in
@@ -229,9 +229,9 @@ extension PersistentStore {
   // MARK: - Creating a new store
 
   private static func createNew(
-    url: URL, configuration: String?, options: StoreOptions, model: ManagedObjectModel, entities: [EntityDescription],
+    url: URL, configuration: String?, options: StoreOptions, model: NSManagedObjectModel, entities: [NSEntityDescription],
     schema: SQLiteSchema
-  ) throws -> PersistentStore {
+  ) throws -> NSPersistentStore {
     let folder = url.deletingLastPathComponent()
     try refuseMissingFolder(for: url)
     guard FileManager.default.isWritableFile(atPath: folder.path) else {
@@ -282,7 +282,7 @@ extension PersistentStore {
       try? database.close()
       return try openExisting(url: url, configuration: configuration, options: options, model: model, entities: entities)
     }
-    return PersistentStore(
+    return NSPersistentStore(
       type: .sqlite, url: url, identifier: identifier, configurationName: configuration, options: options,
       database: database, schema: schema, model: model, metadata: metadata)
   }
@@ -432,7 +432,7 @@ extension PersistentStore {
       url: url)
   }
 
-  private static func incompatibility(url: URL, metadata: [String: any Sendable], entities: [EntityDescription])
+  private static func incompatibility(url: URL, metadata: [String: any Sendable], entities: [NSEntityDescription])
     -> ObjectGraphError
   {
     ObjectGraphError(
@@ -443,7 +443,7 @@ extension PersistentStore {
 
   /// What differs between the version hashes in a store's `metadata` and `entities`', in words
   /// ("Note changed; Tag is new in the model").
-  static func versionDifferences(_ metadata: [String: any Sendable], _ entities: [EntityDescription]) -> String {
+  static func versionDifferences(_ metadata: [String: any Sendable], _ entities: [NSEntityDescription]) -> String {
     let stored = metadata[StoreMetadataKey.versionHashes] as? [String: Data] ?? [:]
     let mine = Dictionary(entities.map { ($0.name, $0.versionHash) }, uniquingKeysWith: { a, _ in a })
     var differences: [String] = []

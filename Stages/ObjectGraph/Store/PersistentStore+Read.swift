@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-extension PersistentStore {
+extension NSPersistentStore {
   /// The columns read for an entity's table, in `SELECT` order, and where each slot's value sits.
   struct RowReader {
     /// The table's columns after the three every table has (`, t0.ZNAME, …`, or empty).
@@ -21,7 +21,7 @@ extension PersistentStore {
   }
 
   /// Makes the ID of the row `pk` of an entity numbered `entityNumber`.
-  func objectID(pk: Int64, entityNumber: Int64) -> ManagedObjectID? {
+  func objectID(pk: Int64, entityNumber: Int64) -> NSManagedObjectID? {
     guard let plan = plans.decodePlan(entityNumber: entityNumber) else { return nil }
     return makeID(entity: plan.entity, table: plan.rootNumber, primaryKey: pk)
   }
@@ -77,15 +77,15 @@ extension PersistentStore {
   }
 
   /// The rows for the given IDs (all of one root table), by ID; missing rows are absent.
-  func snapshots(for ids: [ManagedObjectID]) throws -> [ManagedObjectID: RowSnapshot] {
+  func snapshots(for ids: [NSManagedObjectID]) throws -> [NSManagedObjectID: RowSnapshot] {
     try read { db in try snapshots(for: ids, db: db) }
   }
 
   /// The same, on a connection already in use (a save resolving a conflict reads inside its transaction).
-  func snapshots(for ids: [ManagedObjectID], db: Database) throws -> [ManagedObjectID: RowSnapshot] {
+  func snapshots(for ids: [NSManagedObjectID], db: Database) throws -> [NSManagedObjectID: RowSnapshot] {
     guard let first = ids.first, let mapping = schema.entities[first.entity.name] else { return [:] }
     let reader = rowReader(table: mapping.table)
-    var result: [ManagedObjectID: RowSnapshot] = [:]
+    var result: [NSManagedObjectID: RowSnapshot] = [:]
     let keys = ids.compactMap(\.primaryKey)
     for chunk in stride(from: 0, to: keys.count, by: 500) {
       let slice = keys[chunk..<min(chunk + 500, keys.count)]
@@ -100,15 +100,15 @@ extension PersistentStore {
 
   /// The members of a to-many relationship of each object, read in one query; an ordered to-many's in
   /// their order (by the ordering column, then by primary key for rows without a position).
-  func relatedIDs(of ids: [ManagedObjectID], slot: EntityLayout.Slot, entity: EntityDescription) throws
-    -> [ManagedObjectID: [ManagedObjectID]]
+  func relatedIDs(of ids: [NSManagedObjectID], slot: EntityLayout.Slot, entity: NSEntityDescription) throws
+    -> [NSManagedObjectID: [NSManagedObjectID]]
   {
     try read { db in try relatedIDs(of: ids, slot: slot, entity: entity, db: db) }
   }
 
   /// The same, on a connection already in use (a save resolving a conflict reads inside its transaction).
-  func relatedIDs(of ids: [ManagedObjectID], slot: EntityLayout.Slot, entity: EntityDescription, db: Database) throws
-    -> [ManagedObjectID: [ManagedObjectID]]
+  func relatedIDs(of ids: [NSManagedObjectID], slot: EntityLayout.Slot, entity: NSEntityDescription, db: Database) throws
+    -> [NSManagedObjectID: [NSManagedObjectID]]
   {
     guard let mapping = schema.byIdentity[ObjectIdentifier(entity)], let destination = slot.relationship?.destinationEntity,
       let destinationMapping = schema.byIdentity[ObjectIdentifier(destination)]
@@ -126,9 +126,9 @@ extension PersistentStore {
     default:
       return [:]
     }
-    var byKey: [Int64: ManagedObjectID] = [:]
+    var byKey: [Int64: NSManagedObjectID] = [:]
     for id in ids { if let pk = id.primaryKey { byKey[pk] = id } }
-    var result: [ManagedObjectID: [ManagedObjectID]] = [:]
+    var result: [NSManagedObjectID: [NSManagedObjectID]] = [:]
     for id in ids { result[id] = [] }
     let keys = Array(byKey.keys)
     for chunk in stride(from: 0, to: keys.count, by: 500) {
@@ -148,7 +148,7 @@ extension PersistentStore {
 
   /// The conditions that choose an entity's rows (`t0`) in its table: its own rows only, or with
   /// `includesSubentities` its subentities' too (no condition when they are all the table holds).
-  func entityConditions(_ mapping: SQLiteSchema.EntityMapping, includesSubentities: Bool) -> [String] {
+  func entityConditions(_ mapping: SQLiteSchema.EntityTable, includesSubentities: Bool) -> [String] {
     if !includesSubentities { return ["t0.Z_ENT = \(mapping.number)"] }
     return entityFilter(mapping).map { [$0] } ?? []
   }
@@ -165,7 +165,7 @@ extension PersistentStore {
   }
 
   /// `Z_ENT IN (...)` when the fetched entity shares its table with entities outside its subtree.
-  func entityFilter(_ mapping: SQLiteSchema.EntityMapping, alias: String = "t0") -> String? {
+  func entityFilter(_ mapping: SQLiteSchema.EntityTable, alias: String = "t0") -> String? {
     let tableEntities = schema.entities.values.filter { $0.table == mapping.table }.count
     guard mapping.numbersIncludingSubentities.count != tableEntities else { return nil }
     return "\(alias).Z_ENT IN (\(mapping.numbersIncludingSubentities.map(String.init).joined(separator: ", ")))"

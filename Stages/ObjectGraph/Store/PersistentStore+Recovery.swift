@@ -4,7 +4,7 @@ import GRDB
 /// What a process killed at the wrong moment leaves beside or in a store file, and how opening it read-write
 /// recovers: SQLite's own recovery for an unfinished transaction, and finishing a store whose creation never
 /// committed. A foreign file is never taken for either.
-extension PersistentStore {
+extension NSPersistentStore {
   /// Whether a rollback journal beside the store holds an unfinished transaction (a "hot" journal: not
   /// empty). Only a connection that may write can roll it back; a read-only one cannot even read the file.
   static func hasHotJournal(url: URL) -> Bool {
@@ -64,7 +64,7 @@ extension PersistentStore {
 
   /// Creates the store's tables in a file that has none, inside one exclusive transaction that checks again
   /// that it has none (another process may have finished creating it meanwhile: then nothing is written).
-  static func finishCreation(url: URL, options: StoreOptions, model: ManagedObjectModel, entities: [EntityDescription]) throws {
+  static func finishCreation(url: URL, options: StoreOptions, model: NSManagedObjectModel, entities: [NSEntityDescription]) throws {
     let schema = SQLiteSchema(entities: entities, layout: .coreData)
     let identifier = UUID().uuidString
     var metadata = StoreMetadata.make(type: .sqlite, identifier: identifier, model: model, entities: entities)
@@ -88,7 +88,7 @@ extension PersistentStore {
   }
 }
 
-extension PersistentStore {
+extension NSPersistentStore {
   /// Makes `Z_PRIMARYKEY` hand out keys past every row, when a store is opened read-write: a row missing for
   /// one of the model's entities is added, and a table's counter behind its highest `Z_PK` (the table emptied
   /// or edited by hand, a tool that inserted rows without counting them) is raised to it. Counters are never

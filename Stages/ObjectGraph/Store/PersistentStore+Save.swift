@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-extension PersistentStore {
+extension NSPersistentStore {
   /// Writes one save in one transaction: all of it or (on any error or unresolved conflict) none of it.
   ///
   /// Inserted objects get primary keys from `Z_PRIMARYKEY` and `Z_OPT = 1`; updates and deletes check

@@ -3,10 +3,10 @@ import GRDB
 
 /// A store added to a coordinator: a SQLite file or an in-memory database.
 ///
-/// You get one from ``PersistentStoreCoordinator/addPersistentStore(type:configuration:at:options:)``;
+/// You get one from ``NSPersistentStoreCoordinator/addPersistentStore(type:configuration:at:options:)``;
 /// it tells where the data lives and carries the store's metadata (its UUID, the model version hashes it
 /// was made with).
-public final class PersistentStore: Sendable, CustomStringConvertible {
+public final class NSPersistentStore: Sendable, CustomStringConvertible {
   /// The kind of store.
   public let type: StoreType
   /// The file, for a SQLite or binary store; `nil` for an in-memory one.
@@ -25,10 +25,10 @@ public final class PersistentStore: Sendable, CustomStringConvertible {
   let plans: StorePlans
   /// Per entity number (index 0 unused): the source the identities of its fetched rows share.
   let rowSources: [RowSource?]
-  let model: ManagedObjectModel
+  let model: NSManagedObjectModel
   /// The metadata as the store holds it or will write it at its next save (see ``pendingMetadata``).
   let storedMetadata: Locked<[String: any Sendable]>
-  /// App keys set with `PersistentStoreCoordinator.setMetadata(_:for:)` and not yet written.
+  /// App keys set with `NSPersistentStoreCoordinator.setMetadata(_:for:)` and not yet written.
   let pendingMetadata = Locked<PendingMetadata?>(nil)
   /// For a store opened read-only: the journal files that were beside it before, so that closing it removes
   /// the ones its connection made.
@@ -42,7 +42,7 @@ public final class PersistentStore: Sendable, CustomStringConvertible {
 
   init(
     type: StoreType, url: URL?, identifier: String, configurationName: String?, options: StoreOptions,
-    database: DatabaseQueue, schema: SQLiteSchema, model: ManagedObjectModel, metadata: [String: any Sendable],
+    database: DatabaseQueue, schema: SQLiteSchema, model: NSManagedObjectModel, metadata: [String: any Sendable],
     sideFiles: SideFiles? = nil, readOnlyReason: String? = nil
   ) {
     self.readOnlyReason = readOnlyReason
@@ -77,25 +77,25 @@ public final class PersistentStore: Sendable, CustomStringConvertible {
   private static let numbers = Locked<[String: Int]>([:])
 
   /// The permanent ID of row `primaryKey` of `entity` in this store.
-  func makeID(entity: EntityDescription, primaryKey: Int64) -> ManagedObjectID {
+  func makeID(entity: NSEntityDescription, primaryKey: Int64) -> NSManagedObjectID {
     makeID(entity: entity, table: schema.byIdentity[ObjectIdentifier(entity)]?.rootNumber ?? 0, primaryKey: primaryKey)
   }
 
   /// The same, when the table (the root entity's number) is already known.
-  func makeID(entity: EntityDescription, table: Int64, primaryKey: Int64) -> ManagedObjectID {
-    ManagedObjectID(
+  func makeID(entity: NSEntityDescription, table: Int64, primaryKey: Int64) -> NSManagedObjectID {
+    NSManagedObjectID(
       entity: entity, key: .permanent(store: number, table: table, primaryKey: primaryKey), storeIdentifier: identifier)
   }
 
   /// The store's metadata: `NSStoreType`, `NSStoreUUID`, `NSStoreModelVersionHashes` (`[String: Data]`),
   /// `NSStoreModelVersionIdentifiers`, as Core Data keeps them, and the app's own keys (see
-  /// ``PersistentStoreCoordinator/setMetadata(_:for:)``), including those not yet written.
+  /// ``NSPersistentStoreCoordinator/setMetadata(_:for:)``), including those not yet written.
   public var metadata: [String: any Sendable] { storedMetadata.withLock { $0 } }
 
   /// Whether the store holds the entity (per its configuration).
-  func holds(_ entity: EntityDescription) -> Bool { schema.byIdentity[ObjectIdentifier(entity)] != nil }
+  func holds(_ entity: NSEntityDescription) -> Bool { schema.byIdentity[ObjectIdentifier(entity)] != nil }
 
   public var description: String {
-    "<PersistentStore \(type.rawValue) \(url?.path ?? "in memory") \(identifier)>"
+    "<NSPersistentStore \(type.rawValue) \(url?.path ?? "in memory") \(identifier)>"
   }
 }

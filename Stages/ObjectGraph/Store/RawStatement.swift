@@ -140,7 +140,7 @@ struct RawStatement {
   /// The column's value as an attribute of `type`: what `SQLiteValueCoding.decode(databaseValue(column),
   /// as: type)` gives, without making a `DatabaseValue` when the stored value already has the type's
   /// storage class (text for a string, an integer for an Integer 64, a real for a Double or a Date).
-  func storedValue(_ column: Int32, as type: AttributeType) -> StoredValue {
+  func storedValue(_ column: Int32, as type: NSAttributeType) -> StoredValue {
     switch (sqlite3_column_type(handle, column), type) {
     case (SQLITE_NULL, _): nil
     case (SQLITE_TEXT, .string): .string(string(column))

@@ -10,7 +10,7 @@ import GRDB
 /// `nil != "x"` is true: the difference Core Data has between a fetch and `evaluate(with:)`.
 struct SQLPredicateCompiler {
   let schema: SQLiteSchema
-  let mapping: SQLiteSchema.EntityMapping
+  let mapping: SQLiteSchema.EntityTable
   let alias: String
   private(set) var joins: [String] = []
   private var joinAliases: [String: String] = [:]
@@ -29,13 +29,13 @@ struct SQLPredicateCompiler {
   /// A named column of a dictionary fetch: its SQL and type.
   struct ResultColumn {
     let sql: String
-    let type: AttributeType?
+    let type: NSAttributeType?
   }
 
   /// Where a key path starts: a table alias and the entity whose row it names.
   struct Origin {
     let alias: String
-    let mapping: SQLiteSchema.EntityMapping
+    let mapping: SQLiteSchema.EntityTable
   }
 
   /// Shared between a compiler and the nested compilers of its subqueries so aliases stay unique.
@@ -47,7 +47,7 @@ struct SQLPredicateCompiler {
     }
   }
 
-  init(schema: SQLiteSchema, mapping: SQLiteSchema.EntityMapping, alias: String = "t0", counter: AliasCounter = AliasCounter()) {
+  init(schema: SQLiteSchema, mapping: SQLiteSchema.EntityTable, alias: String = "t0", counter: AliasCounter = AliasCounter()) {
     self.schema = schema
     self.mapping = mapping
     self.alias = alias
@@ -59,16 +59,16 @@ struct SQLPredicateCompiler {
   /// What a key path names, seen from the SQL side.
   enum Resolved {
     /// An attribute column.
-    case column(String, AttributeType)
+    case column(String, NSAttributeType)
     /// A to-one relationship: the foreign key column and the destination entity.
-    case toOne(String, EntityDescription)
+    case toOne(String, NSEntityDescription)
     /// The object itself (`SELF`, or a to-one's destination row).
-    case object(alias: String, EntityDescription)
+    case object(alias: String, NSEntityDescription)
     /// A to-many relationship at `index` of the path, seen from `alias`.
-    case toMany(alias: String, SQLiteSchema.EntityMapping, slot: EntityLayout.Slot, rest: [String])
+    case toMany(alias: String, SQLiteSchema.EntityTable, slot: EntityLayout.Slot, rest: [String])
     /// The entity of the row at `alias` (the key `entity`): its `Z_ENT` column, which only an entity
     /// comparison reads (`entity == %@`).
-    case entity(alias: String, SQLiteSchema.EntityMapping)
+    case entity(alias: String, SQLiteSchema.EntityTable)
   }
 
   mutating func resolve(_ path: [String]) throws -> Resolved {
@@ -145,7 +145,7 @@ struct SQLPredicateCompiler {
 
   /// `entity` (the row's `Z_ENT`) or `entity.name` (a string chosen by `Z_ENT` among the entities that
   /// share the row's table), at `position` of `path`.
-  private func entityKey(_ path: [String], at position: Int, alias rowAlias: String, mapping rowMapping: SQLiteSchema.EntityMapping)
+  private func entityKey(_ path: [String], at position: Int, alias rowAlias: String, mapping rowMapping: SQLiteSchema.EntityTable)
     throws -> Resolved
   {
     let rest = path[(position + 1)...]
@@ -189,7 +189,7 @@ struct SQLPredicateCompiler {
       guard case .entity(let name) = value else {
         throw ObjectGraphError(
           .invalidValue,
-          "A predicate compares an object's entity with \(value.predicateFormat). Compare 'entity' with an EntityDescription (or 'entity.name' with a string)."
+          "A predicate compares an object's entity with \(value.predicateFormat). Compare 'entity' with an NSEntityDescription (or 'entity.name' with a string)."
         )
       }
       // An entity this store does not have matches no row.
@@ -204,7 +204,7 @@ struct SQLPredicateCompiler {
       default:
         throw ObjectGraphError(
           .invalidValue,
-          "A predicate compares an object's entity with \(expression.predicateFormat). Compare it with an EntityDescription.")
+          "A predicate compares an object's entity with \(expression.predicateFormat). Compare it with an NSEntityDescription.")
       }
     }
     switch comparison.op {
@@ -212,7 +212,7 @@ struct SQLPredicateCompiler {
       guard case .constant(let value) = other else {
         throw ObjectGraphError(
           .invalidValue,
-          "A predicate compares an object's entity with \(other.predicateFormat). Compare it with an EntityDescription.")
+          "A predicate compares an object's entity with \(other.predicateFormat). Compare it with an NSEntityDescription.")
       }
       let sql = value == .null ? "NULL" : try number(value)
       return "(\(column) \(comparison.op == .equal ? "IS" : "IS NOT") \(sql))"
@@ -355,8 +355,8 @@ struct SQLPredicateCompiler {
   }
 
   private mutating func linkSubquery(
-    ownerAlias: String, ownerMapping: SQLiteSchema.EntityMapping, slot: EntityLayout.Slot, subAlias: String
-  ) throws -> (from: String, condition: String, destination: SQLiteSchema.EntityMapping) {
+    ownerAlias: String, ownerMapping: SQLiteSchema.EntityTable, slot: EntityLayout.Slot, subAlias: String
+  ) throws -> (from: String, condition: String, destination: SQLiteSchema.EntityTable) {
     guard let destination = slot.relationship?.destinationEntity, let destinationMapping = schema.entities[destination.name]
     else {
       throw ObjectGraphError(.unknownKey, "\(ownerMapping.entity.name).\(slot.name) cannot be used in a fetch.")
@@ -382,13 +382,13 @@ struct SQLPredicateCompiler {
   }
 
   /// A compiler for a subquery over `mapping`'s rows under `alias`, seeing this one's variables.
-  private func nested(mapping: SQLiteSchema.EntityMapping, alias: String) -> SQLPredicateCompiler {
+  private func nested(mapping: SQLiteSchema.EntityTable, alias: String) -> SQLPredicateCompiler {
     var inner = SQLPredicateCompiler(schema: schema, mapping: mapping, alias: alias, counter: aliasCounter)
     inner.variables = variables
     return inner
   }
 
-  private mutating func countSubquery(ownerAlias: String, ownerMapping: SQLiteSchema.EntityMapping, slot: EntityLayout.Slot)
+  private mutating func countSubquery(ownerAlias: String, ownerMapping: SQLiteSchema.EntityTable, slot: EntityLayout.Slot)
     throws -> String
   {
     let sub = aliasCounter.make()
@@ -400,8 +400,8 @@ struct SQLPredicateCompiler {
   /// `MAX`, which skip nulls as the evaluator does), with the type of its result.
   private mutating func reducingSubquery(
     _ collectionOperator: PredicateCollectionOperator, keyPath: [String], ownerAlias: String,
-    ownerMapping: SQLiteSchema.EntityMapping, slot: EntityLayout.Slot, rest: [String]
-  ) throws -> (sql: String, type: AttributeType) {
+    ownerMapping: SQLiteSchema.EntityTable, slot: EntityLayout.Slot, rest: [String]
+  ) throws -> (sql: String, type: NSAttributeType) {
     if collectionOperator == .count {
       guard rest.count == 1 else {
         throw ObjectGraphError(.predicateSyntax, "'@count' must end the key path '\(keyPath.joined(separator: "."))'.")
@@ -418,7 +418,7 @@ struct SQLPredicateCompiler {
       )
     }
     let function: String
-    let type: AttributeType
+    let type: NSAttributeType
     switch collectionOperator {
     case .sum, .avg:
       guard columnType.isNumeric else {
@@ -459,7 +459,7 @@ struct SQLPredicateCompiler {
   }
 
   private mutating func quantified(
-    _ comparison: PredicateComparison, ownerAlias: String, ownerMapping: SQLiteSchema.EntityMapping,
+    _ comparison: PredicateComparison, ownerAlias: String, ownerMapping: SQLiteSchema.EntityTable,
     slot: EntityLayout.Slot, rest: [String]
   ) throws -> String {
     let sub = aliasCounter.make()
@@ -482,8 +482,8 @@ struct SQLPredicateCompiler {
   }
 
   /// An SQL expression for one side, with the attribute type it has when it is a column.
-  private mutating func expression(_ expression: PredicateExpression, against otherType: AttributeType?) throws
-    -> (sql: String, type: AttributeType?, isNull: Bool)
+  private mutating func expression(_ expression: PredicateExpression, against otherType: NSAttributeType?) throws
+    -> (sql: String, type: NSAttributeType?, isNull: Bool)
   {
     if let column = resultColumn(expression) { return (column.sql, column.type, false) }
     switch expression {
@@ -499,7 +499,7 @@ struct SQLPredicateCompiler {
       case .entity:
         throw ObjectGraphError(
           .predicateSyntax,
-          "'\(path.joined(separator: "."))' is an object's entity: compare it with ==, != or IN and an EntityDescription, or use 'entity.name'."
+          "'\(path.joined(separator: "."))' is an object's entity: compare it with ==, != or IN and an NSEntityDescription, or use 'entity.name'."
         )
       case .toMany(let owner, let ownerMapping, let slot, let rest):
         guard let collectionOperator = rest.first.flatMap(PredicateCollectionOperator.init(element:)) else {
@@ -543,7 +543,7 @@ struct SQLPredicateCompiler {
   /// `nil` or more arithmetic.
   /// - Throws: ``ObjectGraphError/Code/invalidValue`` for anything else, as the evaluator does.
   private mutating func arithmeticOperand(_ operand: PredicateExpression, _ op: PredicateArithmetic) throws
-    -> (sql: String, type: AttributeType?, isNull: Bool)
+    -> (sql: String, type: NSAttributeType?, isNull: Bool)
   {
     if case .constant(let value) = operand {
       switch value {
@@ -562,7 +562,7 @@ struct SQLPredicateCompiler {
 
   /// The type an expression has in SQL, when it can be known without compiling it: a column's type, an
   /// object ID for relationships and `SELF`, a number for arithmetic and collection operators.
-  func staticType(_ expression: PredicateExpression) -> AttributeType? {
+  func staticType(_ expression: PredicateExpression) -> NSAttributeType? {
     var copy = self
     if let column = resultColumn(expression) { return column.type }
     switch expression {
@@ -588,7 +588,7 @@ struct SQLPredicateCompiler {
       }
     case .arithmetic(let op, let lhs, let rhs):
       guard op != .divide else { return .double }
-      let integers: Set<AttributeType> = [.integer16, .integer32, .integer64, .boolean]
+      let integers: Set<NSAttributeType> = [.integer16, .integer32, .integer64, .boolean]
       let operandIsInteger = { (operand: PredicateExpression) -> Bool in
         if case .constant(let value) = operand {
           switch value {
@@ -606,7 +606,7 @@ struct SQLPredicateCompiler {
     }
   }
 
-  private func encode(_ value: PredicateValue, as type: AttributeType?) -> DatabaseValue {
+  private func encode(_ value: PredicateValue, as type: NSAttributeType?) -> DatabaseValue {
     if type == .decimal, case .decimal(let decimal) = value {
       return NSDecimalNumber(decimal: decimal).doubleValue.databaseValue
     }
@@ -617,7 +617,7 @@ struct SQLPredicateCompiler {
   /// Refuses a constant that cannot be compared with the column it meets: SQLite would convert it (a
   /// string `'4'` equals the integer 4 there), while the in-memory evaluator would not, so the same fetch
   /// would answer differently with and without pending changes.
-  private func check(_ value: PredicateValue, against type: AttributeType?) throws {
+  private func check(_ value: PredicateValue, against type: NSAttributeType?) throws {
     guard let type else { return }
     let fits: Bool
     switch (type, value) {

@@ -6,14 +6,14 @@ extension SQLiteSchema {
   /// entity itself or a superentity), the attributes, their slots in the entity's layout and their columns.
   struct UniqueConstraint {
     /// The entity whose `uniquenessConstraints` lists the constraint.
-    let declaring: EntityDescription
+    let declaring: NSEntityDescription
     /// The constraint's position in the declaring entity's list (with `declaring`, its identity).
     let position: Int
     let names: [String]
     /// Slots in the layout of the entity whose rows are checked.
     let slots: [Int]
     let columns: [String]
-    let types: [AttributeType]
+    let types: [NSAttributeType]
     let table: String
     /// The entity numbers whose rows the constraint covers; `nil` when it covers the whole table (it is
     /// declared on the table's root entity).
@@ -23,17 +23,17 @@ extension SQLiteSchema {
   /// The uniqueness constraints that cover `entity`'s rows: its own and its superentities'. A constraint
   /// naming anything but a stored attribute (a relationship, a transient, an unknown name) is not
   /// enforced.
-  func uniqueConstraints(for entity: EntityDescription) -> [UniqueConstraint] {
+  func uniqueConstraints(for entity: NSEntityDescription) -> [UniqueConstraint] {
     guard let mapping = byIdentity[ObjectIdentifier(entity)] else { return [] }
     var result: [UniqueConstraint] = []
-    var current: EntityDescription? = entity
+    var current: NSEntityDescription? = entity
     while let declaring = current {
       current = declaring.superentity
       guard let declaringMapping = byIdentity[ObjectIdentifier(declaring)] else { continue }
       for (position, names) in declaring.uniquenessConstraints.enumerated() where !names.isEmpty {
         var slots: [Int] = []
         var columns: [String] = []
-        var types: [AttributeType] = []
+        var types: [NSAttributeType] = []
         for name in names {
           guard let slot = entity.layout.indexByName[name], case .column(let column) = mapping.storage[slot],
             case .attribute(let type) = entity.layout.slots[slot].kind

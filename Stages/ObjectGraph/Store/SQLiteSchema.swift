@@ -91,8 +91,8 @@ struct SQLiteSchema: Sendable {
     case none
   }
 
-  struct EntityMapping: Sendable {
-    let entity: EntityDescription
+  struct EntityTable: Sendable {
+    let entity: NSEntityDescription
     let number: Int64
     /// The number of the root entity: identifies the table in object IDs.
     let rootNumber: Int64
@@ -106,10 +106,10 @@ struct SQLiteSchema: Sendable {
   let layout: Layout
   let tables: [String: Table]
   let joinTables: [String: JoinTable]
-  let entities: [String: EntityMapping]
-  let entityByNumber: [Int64: EntityDescription]
+  let entities: [String: EntityTable]
+  let entityByNumber: [Int64: NSEntityDescription]
   /// The same mappings by entity identity, for hot paths (no string hashing, no lock to read a name).
-  let byIdentity: [ObjectIdentifier: EntityMapping]
+  let byIdentity: [ObjectIdentifier: EntityTable]
 
   /// What could not be found in an existing file (``init(reading:entities:layout:url:)``): each a relationship
   /// whose join table, join-table column or foreign-key column the file lacks. Empty for a new file.
@@ -118,7 +118,7 @@ struct SQLiteSchema: Sendable {
   // MARK: - Laying out the tables
 
   /// The layout of a new file: entities numbered in Core Data's order, names as Core Data gives them.
-  init(entities all: [EntityDescription], layout: Layout) {
+  init(entities all: [NSEntityDescription], layout: Layout) {
     self.init(builder: Builder(entities: all, layout: layout, numbers: nil, file: nil))
   }
 
@@ -127,7 +127,7 @@ struct SQLiteSchema: Sendable {
   ///
   /// - Throws: ``ObjectGraphError/Code/persistentStoreIncompatibleSchema`` when the file's `Z_PRIMARYKEY`
   ///   does not match the model.
-  init(reading file: StoreFileLayout, entities all: [EntityDescription], layout: Layout, url: URL?) throws {
+  init(reading file: StoreFileLayout, entities all: [NSEntityDescription], layout: Layout, url: URL?) throws {
     let numbers = try file.entityNumbers(for: all, computed: Builder.coreDataNumbers(all), url: url)
     self.init(builder: Builder(entities: all, layout: layout, numbers: numbers, file: file))
   }
@@ -158,7 +158,7 @@ struct SQLiteSchema: Sendable {
   private struct Builder {
     /// The entities in number order: for a new file, roots in Core Data's order of names, each followed by
     /// its subentities depth first.
-    let ordered: [EntityDescription]
+    let ordered: [NSEntityDescription]
     /// Entity numbers (`Z_ENT`): from 1 in Core Data's order for a new file, the file's own for an existing one.
     let numbers: [String: Int64]
     let layout: Layout
@@ -181,12 +181,12 @@ struct SQLiteSchema: Sendable {
     private var columnOrder: [String: [String]] = [:]
     var tables: [String: Table] = [:]
     var joinTables: [String: JoinTable] = [:]
-    var mappings: [String: EntityMapping] = [:]
+    var mappings: [String: EntityTable] = [:]
     private var usedColumns: [String: Set<String>] = [:]
     /// Columns already assigned to a property of a hierarchy, keyed by "<table>.<entity that declares it>.<name>".
     private var assigned: [String: String] = [:]
 
-    init(entities all: [EntityDescription], layout: Layout, numbers given: [String: Int64]?, file: StoreFileLayout?) {
+    init(entities all: [NSEntityDescription], layout: Layout, numbers given: [String: Int64]?, file: StoreFileLayout?) {
       self.layout = layout
       self.file = file
       let computed = Self.coreDataOrdered(all)
@@ -200,9 +200,9 @@ struct SQLiteSchema: Sendable {
 
     /// Roots in Core Data's order of names (``SQLiteSchema/coreDataOrder(_:_:)``), each followed by its
     /// subentities depth first, in the same order: the order Core Data numbers a new store's entities in.
-    static func coreDataOrdered(_ all: [EntityDescription]) -> [EntityDescription] {
-      var ordered: [EntityDescription] = []
-      func visit(_ entity: EntityDescription) {
+    static func coreDataOrdered(_ all: [NSEntityDescription]) -> [NSEntityDescription] {
+      var ordered: [NSEntityDescription] = []
+      func visit(_ entity: NSEntityDescription) {
         ordered.append(entity)
         for child in entity.subentities.sorted(by: { SQLiteSchema.coreDataOrder($0.name, $1.name) }) { visit(child) }
       }
@@ -216,7 +216,7 @@ struct SQLiteSchema: Sendable {
     }
 
     /// The numbers Core Data gives the entities of a new store: 1, 2, … in ``coreDataOrdered(_:)``'s order.
-    static func coreDataNumbers(_ all: [EntityDescription]) -> [String: Int64] {
+    static func coreDataNumbers(_ all: [NSEntityDescription]) -> [String: Int64] {
       var numbers: [String: Int64] = [:]
       for (index, entity) in coreDataOrdered(all).enumerated() { numbers[entity.name] = Int64(index + 1) }
       return numbers
@@ -224,7 +224,7 @@ struct SQLiteSchema: Sendable {
 
     /// The storage groups of Core Data's column order: integers, 8-byte numbers (floating point, dates),
     /// decimals, strings, blobs (Artsy's store: `ZUPDATEDAT TIMESTAMP, ZDEPTH DECIMAL, ZAVAILABILITY VARCHAR`).
-    private static func group(of type: AttributeType) -> Int {
+    private static func group(of type: NSAttributeType) -> Int {
       switch type {
       case .integer16, .integer32, .integer64, .boolean: 0
       case .double, .float, .date: 1
@@ -241,8 +241,8 @@ struct SQLiteSchema: Sendable {
       for group in 0..<5 {
         for entity in ordered {
           let table = Self.tableName(entity)
-          var attributes: [AttributeDescription] = []
-          var toOnes: [RelationshipDescription] = []
+          var attributes: [NSAttributeDescription] = []
+          var toOnes: [NSRelationshipDescription] = []
           for property in entity.ownProperties {
             switch property {
             case .attribute(let attribute) where !attribute.isTransient && attribute.isSupportedAtRunTime:
@@ -298,13 +298,13 @@ struct SQLiteSchema: Sendable {
 
     /// The entity column beside a to-one's column: Core Data's `Z<n>_<NAME>` (the destination's entity
     /// number) when the destination has subentities; `nil` when it has none (its rows are all of one entity).
-    private func entityColumn(for column: String, destination: EntityDescription) -> String? {
+    private func entityColumn(for column: String, destination: NSEntityDescription) -> String? {
       guard !destination.subentities.isEmpty, let number = numbers[destination.name] else { return nil }
       return "Z\(number)_" + column.dropFirst()
     }
 
     /// The mapping of one entity: where each of its slots is stored.
-    mutating func map(_ entity: EntityDescription) {
+    mutating func map(_ entity: NSEntityDescription) {
       let table = Self.tableName(entity)
       if tables[table] == nil { tables[table] = Table(name: table, rootEntityName: entity.rootEntity.name, columns: []) }
       var storage: [SlotStorage] = []
@@ -341,13 +341,13 @@ struct SQLiteSchema: Sendable {
         }
       }
       let number = numbers[entity.name] ?? 0
-      mappings[entity.name] = EntityMapping(
+      mappings[entity.name] = EntityTable(
         entity: entity, number: number, rootNumber: numbers[entity.rootEntity.name] ?? number, table: table,
         numbersIncludingSubentities: entity.selfAndDescendants.compactMap { numbers[$0.name] }, storage: storage)
     }
 
     /// An attribute: one `Z<NAME>` column of the hierarchy's table.
-    private mutating func attributeColumn(_ name: String, type: AttributeType, owner: EntityDescription, table: String) -> SlotStorage {
+    private mutating func attributeColumn(_ name: String, type: NSAttributeType, owner: NSEntityDescription, table: String) -> SlotStorage {
       let column = column(for: name, declaredBy: owner, in: table)
       addColumn(column, type: SQLiteSchema.sqlType(type), to: table)
       return .column(column)
@@ -355,7 +355,7 @@ struct SQLiteSchema: Sendable {
 
     /// A to-one: the destination's `Z_PK` in `Z<NAME>`, plus `Z<NAME>_ENT` when the destination has
     /// subentities (the row's entity number then tells which).
-    private mutating func toOneColumns(_ name: String, destination: EntityDescription, owner: EntityDescription, table: String)
+    private mutating func toOneColumns(_ name: String, destination: NSEntityDescription, owner: NSEntityDescription, table: String)
       -> SlotStorage
     {
       let column = column(for: name, declaredBy: owner, in: table)
@@ -376,7 +376,7 @@ struct SQLiteSchema: Sendable {
     }
 
     /// The key of a relationship in ``joinPlans``: the entity that declares it and its name.
-    private static func joinKey(_ entity: EntityDescription, _ relationship: String) -> String { entity.name + "." + relationship }
+    private static func joinKey(_ entity: NSEntityDescription, _ relationship: String) -> String { entity.name + "." + relationship }
 
     /// Plans the join table of every many-to-many pair and inverse-less to-many, before any entity is
     /// mapped, in Core Data's order: entity by entity in number order, each entity's own relationships in
@@ -394,7 +394,7 @@ struct SQLiteSchema: Sendable {
 
     private mutating func planJoinTables(pass: Int) {
       for entity in ordered {
-        var relationships: [RelationshipDescription] = []
+        var relationships: [NSRelationshipDescription] = []
         for case .relationship(let relationship) in entity.ownProperties where relationship.isToMany && !relationship.isTransient {
           relationships.append(relationship)
         }
@@ -456,8 +456,8 @@ struct SQLiteSchema: Sendable {
     /// comes first in Core Data's order of names; between two relationships of one entity, the one whose
     /// name comes last (Xcode's documentation index store shows it; the engine's format 1: the first).
     private func isJoinOwner(
-      _ relationship: RelationshipDescription, of owner: EntityDescription, inverse: RelationshipDescription,
-      in destination: EntityDescription
+      _ relationship: NSRelationshipDescription, of owner: NSEntityDescription, inverse: NSRelationshipDescription,
+      in destination: NSEntityDescription
     ) -> Bool {
       if owner.name == destination.name {
         return layout == .coreData ? relationship.name >= inverse.name : relationship.name <= inverse.name
@@ -517,7 +517,8 @@ struct SQLiteSchema: Sendable {
     /// the destination's table, `n` the number of the entity that declares the relationship, holding the
     /// owner's `Z_PK` (Artsy's store: `ZDOCUMENT.Z1DOCUMENTS`). Unordered only: no store found shows an
     /// ordered one.
-    private func destinationColumn(ownerNumber: Int64, relationship: RelationshipDescription, destination: EntityDescription) -> String? {
+    private func destinationColumn(ownerNumber: Int64, relationship: NSRelationshipDescription, destination: NSEntityDescription) -> String?
+    {
       guard !relationship.isOrdered, let file, let columns = file.columns(of: Self.tableName(destination)) else { return nil }
       let name = "Z\(ownerNumber)" + SQLiteSchema.sqlName(relationship.name)
       return columns.first { $0.uppercased() == name }
@@ -526,7 +527,7 @@ struct SQLiteSchema: Sendable {
     /// A many-to-many (or a to-many without inverse): the join table planned for the pair, seen from this
     /// side (the other side sees it with its columns swapped), or Core Data's column on the destination's
     /// table for an inverse-less to-many an existing file keeps so.
-    private func joinTable(_ relationship: RelationshipDescription, destination: EntityDescription, owner: EntityDescription)
+    private func joinTable(_ relationship: NSRelationshipDescription, destination: NSEntityDescription, owner: NSEntityDescription)
       -> SlotStorage
     {
       let key = Self.joinKey(owner, relationship.name)
@@ -548,7 +549,7 @@ struct SQLiteSchema: Sendable {
 
     /// The column of a property in a table: `Z<NAME>`, numbered when the name is taken, and the same
     /// column for the same property wherever the hierarchy meets it.
-    private mutating func column(for property: String, declaredBy owner: EntityDescription, in table: String) -> String {
+    private mutating func column(for property: String, declaredBy owner: NSEntityDescription, in table: String) -> String {
       let key = "\(table).\(owner.name).\(property)"
       if let existing = assigned[key] { return existing }
       var name = "Z" + SQLiteSchema.sqlName(property)
@@ -566,10 +567,10 @@ struct SQLiteSchema: Sendable {
       if !(tables[table]?.columns.contains(where: { $0.name == name }) ?? true) { tables[table]?.columns.append((name, type)) }
     }
 
-    private static func tableName(_ entity: EntityDescription) -> String { "Z" + SQLiteSchema.sqlName(entity.rootEntity.name) }
+    private static func tableName(_ entity: NSEntityDescription) -> String { "Z" + SQLiteSchema.sqlName(entity.rootEntity.name) }
 
     /// The highest superentity that declares the property: subentities share its column.
-    private static func declaringEntity(of name: String, in entity: EntityDescription) -> EntityDescription {
+    private static func declaringEntity(of name: String, in entity: NSEntityDescription) -> NSEntityDescription {
       var current = entity
       while let parent = current.superentity, parent.propertiesByName[name] != nil { current = parent }
       return current
@@ -589,7 +590,7 @@ struct SQLiteSchema: Sendable {
     String(name.uppercased().unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) || $0 == "_" }.map(Character.init))
   }
 
-  static func sqlType(_ type: AttributeType) -> String {
+  static func sqlType(_ type: NSAttributeType) -> String {
     switch type {
     case .string, .uri, .decimal: "VARCHAR"
     case .integer16, .integer32, .integer64, .boolean: "INTEGER"
@@ -602,7 +603,7 @@ struct SQLiteSchema: Sendable {
 
   // MARK: - Statements
 
-  func mapping(for entity: EntityDescription) throws -> EntityMapping {
+  func mapping(for entity: NSEntityDescription) throws -> EntityTable {
     guard let mapping = byIdentity[ObjectIdentifier(entity)] else {
       throw ObjectGraphError(.unknownKey, "Entity '\(entity.name)' is not in this store's model.")
     }
@@ -644,7 +645,7 @@ struct SQLiteSchema: Sendable {
       "CREATE TABLE \(join.name) ( \(join.sourceColumn) INTEGER, \(join.destinationColumn) INTEGER\(orders), PRIMARY KEY (\(join.sourceColumn), \(join.destinationColumn)) )"
   }
 
-  /// The model's fetch indexes (`EntityDescription.indexes`), then the unique indexes of its uniqueness
+  /// The model's fetch indexes (`NSEntityDescription.indexes`), then the unique indexes of its uniqueness
   /// constraints (see ``uniqueIndexStatements()``); fetch indexes are named and written as Core Data writes them:
   /// `CREATE INDEX Z_Note_byCreatedAt ON ZNOTE (ZCREATEDAT COLLATE BINARY DESC)`. An element naming a
   /// property without a column of its own (a to-many) is left out; an R-tree index is not created.

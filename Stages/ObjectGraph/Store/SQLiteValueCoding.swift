@@ -21,7 +21,7 @@ enum SQLiteValueCoding {
     return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
   }
 
-  static func encode(_ value: StoredValue, as type: AttributeType) -> DatabaseValue {
+  static func encode(_ value: StoredValue, as type: NSAttributeType) -> DatabaseValue {
     guard let value else { return .null }
     // Values were type-checked when they were set: each case holds the attribute type's Swift type.
     switch (type, value) {
@@ -46,7 +46,7 @@ enum SQLiteValueCoding {
     return .null
   }
 
-  static func decode(_ value: DatabaseValue, as type: AttributeType) -> StoredValue {
+  static func decode(_ value: DatabaseValue, as type: NSAttributeType) -> StoredValue {
     switch value.storage {
     case .null:
       return nil

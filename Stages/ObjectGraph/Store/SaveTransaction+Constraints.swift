@@ -11,7 +11,7 @@ extension SaveTransaction {
 
   /// A row an update of this save gives new values for one constraint.
   private struct MovedRow: Hashable {
-    let id: ManagedObjectID
+    let id: NSManagedObjectID
     let declaring: ObjectIdentifier
     let position: Int
   }
@@ -25,14 +25,14 @@ extension SaveTransaction {
   /// Returns `nil` at once (no query, no grouping) when no saved entity has a constraint.
   func resolveUniquenessConstraints() throws -> ConstraintMerges? {
     var byEntity: [ObjectIdentifier: [SQLiteSchema.UniqueConstraint]] = [:]
-    func constraints(_ entity: EntityDescription) -> [SQLiteSchema.UniqueConstraint] {
+    func constraints(_ entity: NSEntityDescription) -> [SQLiteSchema.UniqueConstraint] {
       if let known = byEntity[ObjectIdentifier(entity)] { return known }
       let found = store.schema.uniqueConstraints(for: entity)
       byEntity[ObjectIdentifier(entity)] = found
       return found
     }
     var constrained = false
-    var last: EntityDescription?
+    var last: NSEntityDescription?
     for insert in request.inserts where insert.entity !== last {
       last = insert.entity
       if !constraints(insert.entity).isEmpty { constrained = true }
@@ -93,8 +93,8 @@ extension SaveTransaction {
         }
       }
       // 3. Conflicts with the store.
-      let own: ManagedObjectID? = if case .update(let index) = survivor { request.updates[index].id } else { nil }
-      let ignored = { (id: ManagedObjectID) -> Bool in
+      let own: NSManagedObjectID? = if case .update(let index) = survivor { request.updates[index].id } else { nil }
+      let ignored = { (id: NSManagedObjectID) -> Bool in
         guard id != own, !deletedRows.contains(id) else { return true }
         // A row this save gives other values no longer holds these.
         let moved = movedRows[MovedRow(id: id, declaring: key.declaring, position: key.position)]
@@ -140,7 +140,7 @@ extension SaveTransaction {
 
   // MARK: - Helpers
 
-  private func entity(of member: ConstraintMerges.Survivor) -> EntityDescription {
+  private func entity(of member: ConstraintMerges.Survivor) -> NSEntityDescription {
     switch member {
     case .insert(let index): request.inserts[index].entity
     case .update(let index): request.updates[index].entity
@@ -160,8 +160,8 @@ extension SaveTransaction {
 
   /// A stored row holding the constraint's values, other than the rows `ignoring` names.
   private func storedRow(
-    _ constraint: SQLiteSchema.UniqueConstraint, _ key: Key, ignoring: (ManagedObjectID) -> Bool
-  ) throws -> ManagedObjectID? {
+    _ constraint: SQLiteSchema.UniqueConstraint, _ key: Key, ignoring: (NSManagedObjectID) -> Bool
+  ) throws -> NSManagedObjectID? {
     var sql = "SELECT Z_PK, Z_ENT FROM \(constraint.table) WHERE "
     sql += constraint.columns.map { "\($0) = ?" }.joined(separator: " AND ")
     if let numbers = constraint.entityNumbers { sql += " AND Z_ENT IN (\(numbers.map(String.init).joined(separator: ", ")))" }
@@ -174,10 +174,10 @@ extension SaveTransaction {
   }
 
   private func conflict(
-    _ constraint: SQLiteSchema.UniqueConstraint, _ key: Key, _ members: [ConstraintMerges.Survivor], row: ManagedObjectID?
+    _ constraint: SQLiteSchema.UniqueConstraint, _ key: Key, _ members: [ConstraintMerges.Survivor], row: NSManagedObjectID?
   ) throws -> ConstraintConflict {
     var shared: [String: any Sendable] = [:]
-    var ids: [ManagedObjectID] = []
+    var ids: [NSManagedObjectID] = []
     var snapshots: [[String: any Sendable]] = []
     for member in members {
       switch member {
@@ -204,7 +204,7 @@ extension SaveTransaction {
   }
 
   /// An object's attribute values by name (those with a value).
-  private static func attributes(_ values: [StoredValue], of entity: EntityDescription) -> [String: any Sendable] {
+  private static func attributes(_ values: [StoredValue], of entity: NSEntityDescription) -> [String: any Sendable] {
     var result: [String: any Sendable] = [:]
     for slot in entity.layout.slots where slot.index < values.count {
       guard case .attribute = slot.kind, let value = values[slot.index]?.swiftValue else { continue }
@@ -213,7 +213,7 @@ extension SaveTransaction {
     return result
   }
 
-  private static func constraintError(_ conflicts: [ConstraintConflict], policy: MergePolicyType) -> ObjectGraphError {
+  private static func constraintError(_ conflicts: [ConstraintConflict], policy: NSMergePolicyType) -> ObjectGraphError {
     let first = conflicts[0]
     let advice =
       policy == .errorMergePolicyType

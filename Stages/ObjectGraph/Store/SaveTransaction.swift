@@ -17,7 +17,7 @@ import GRDB
 ///
 /// Throwing from any step rolls the transaction back.
 final class SaveTransaction {
-  let store: PersistentStore
+  let store: NSPersistentStore
   let request: StoreSaveRequest
   let db: Database
   var result = StoreSaveResult()
@@ -28,14 +28,14 @@ final class SaveTransaction {
   /// Inserts that get no row of their own (uniqueness constraints merged them into another object's row).
   var skippedInserts: Set<Int> = []
   /// Temporary ID -> the permanent ID this save gave it, made the first time a relationship needs it.
-  private var replaced: [ManagedObjectID: ManagedObjectID]?
+  private var replaced: [NSManagedObjectID: NSManagedObjectID]?
   /// Ordered to-many slots whose members' positions this save writes, once every row is in place.
-  private var orders: [(id: ManagedObjectID, entity: EntityDescription, slot: Int, members: [ManagedObjectID])] = []
+  private var orders: [(id: NSManagedObjectID, entity: NSEntityDescription, slot: Int, members: [NSManagedObjectID])] = []
   /// Members of inverse-less to-manys kept in a column of the destination's row (a Core Data store's
   /// `Z<n><NAME>`), written once every row of the save is there: removals first, then additions.
-  private var ownerColumnWrites: [(table: String, column: String, member: ManagedObjectID, owner: Int64, adds: Bool)] = []
+  private var ownerColumnWrites: [(table: String, column: String, member: NSManagedObjectID, owner: Int64, adds: Bool)] = []
 
-  init(store: PersistentStore, request: StoreSaveRequest, db: Database) {
+  init(store: NSPersistentStore, request: StoreSaveRequest, db: Database) {
     self.store = store
     self.request = request
     self.db = db
@@ -63,7 +63,7 @@ final class SaveTransaction {
   /// Step 10: what this save changed, for persistent history: each row inserted, updated (with the properties it
   /// changed) or deleted. A delete a merge policy undid is left out.
   private func historyEntries() -> [StoreHistoryEntry] {
-    func number(_ entity: EntityDescription) -> Int64 { store.schema.byIdentity[ObjectIdentifier(entity)]?.number ?? 0 }
+    func number(_ entity: NSEntityDescription) -> Int64 { store.schema.byIdentity[ObjectIdentifier(entity)]?.number ?? 0 }
     var entries: [StoreHistoryEntry] = []
     for (index, insert) in request.inserts.enumerated() where !skippedInserts.contains(index) {
       entries.append(StoreHistoryEntry(kind: .insert, entityNumber: number(insert.entity), primaryKey: primaryKeys[index], properties: nil))
@@ -82,7 +82,7 @@ final class SaveTransaction {
 
   /// The primary key a relationship value is written as. A temporary ID this save does not insert names
   /// an object that is not in the store, and writing NULL for it would lose the relationship silently.
-  func key(_ id: ManagedObjectID) throws -> Int64 {
+  func key(_ id: NSManagedObjectID) throws -> Int64 {
     if let pk = id.primaryKey { return pk }
     if replaced == nil { replaced = request.replacedIDs(by: result) }
     if let pk = replaced?[id]?.primaryKey { return pk }
@@ -374,7 +374,7 @@ final class SaveTransaction {
 
   /// Appends the column names and values of the given slots (all persistent slots when `slots` is nil).
   func appendColumns(
-    of entity: EntityDescription, mapping: SQLiteSchema.EntityMapping, slots: Set<Int>?, values: [StoredValue],
+    of entity: NSEntityDescription, mapping: SQLiteSchema.EntityTable, slots: Set<Int>?, values: [StoredValue],
     into columns: inout [String], _ sqlValues: inout [DatabaseValue]
   ) throws {
     for slot in entity.layout.slots where slots?.contains(slot.index) ?? true {
@@ -400,7 +400,7 @@ final class SaveTransaction {
   /// Adds and removes join-table rows for many-to-many slots. Inverses are kept in step, so both sides of
   /// a pair are in the save; the row is written from the side that owns the join table only.
   func writeJoins(
-    for id: ManagedObjectID, entity: EntityDescription, mapping: SQLiteSchema.EntityMapping, added: [StoredValue],
+    for id: NSManagedObjectID, entity: NSEntityDescription, mapping: SQLiteSchema.EntityTable, added: [StoredValue],
     removed: [StoredValue]?
   ) throws {
     let pk = try key(id)

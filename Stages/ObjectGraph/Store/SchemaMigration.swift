@@ -127,7 +127,7 @@ struct SchemaMigration {
   // MARK: - Narrowed relationships
 
   /// Refuses (134140) a relationship whose destination changed (narrowed to a subentity, or another entity:
-  /// see ``InferredMapping/EntityMapping/narrowedSlots``) when the store has links to members that are not of
+  /// see ``InferredMapping/EntityPair/narrowedSlots``) when the store has links to members that are not of
   /// the new destination: such a link has no place after the migration, and is never dropped silently.
   private func checkNarrowedRelationships(db: Database) throws {
     for entityMapping in mapping.entities {
@@ -318,7 +318,7 @@ struct SchemaMigration {
 
   private mutating func planAttribute(
     _ slot: EntityLayout.Slot, column: String, oldSlot: EntityLayout.Slot?, oldStorage: SQLiteSchema.SlotStorage,
-    entity: EntityDescription, in plan: inout TablePlan, db: Database
+    entity: NSEntityDescription, in plan: inout TablePlan, db: Database
   ) throws {
     guard let attribute = slot.attribute else { return }
     let holders = holders(of: column, in: plan)
@@ -348,7 +348,7 @@ struct SchemaMigration {
 
   private mutating func planToOne(
     _ slot: EntityLayout.Slot, column: String, entityColumn: String?, oldStorage: SQLiteSchema.SlotStorage,
-    entity: SQLiteSchema.EntityMapping, in plan: inout TablePlan, db: Database
+    entity: SQLiteSchema.EntityTable, in plan: inout TablePlan, db: Database
   ) throws {
     guard let target = slot.relationship?.destinationEntity, let targetMapping = destination.byIdentity[ObjectIdentifier(target)]
     else { return }
@@ -433,11 +433,11 @@ struct SchemaMigration {
   }
 
   /// The old destination entity of the relationship the destination slot was mapped from.
-  private func oldDestination(ofSlotMappedTo slot: EntityLayout.Slot, in entity: SQLiteSchema.EntityMapping) -> EntityDescription? {
+  private func oldDestination(ofSlotMappedTo slot: EntityLayout.Slot, in entity: SQLiteSchema.EntityTable) -> NSEntityDescription? {
     mapping.mapping(of: entity.entity)?.sourceSlots[slot.index]?.relationship?.destinationEntity
   }
 
-  private func required(_ slot: EntityLayout.Slot, of entity: EntityDescription, rows: Int64, why: String) -> ObjectGraphError {
+  private func required(_ slot: EntityLayout.Slot, of entity: NSEntityDescription, rows: Int64, why: String) -> ObjectGraphError {
     ObjectGraphError(
       .migration,
       "The store at \(url.storePath) cannot be migrated: \(entity.name).\(slot.name) \(why) and has no default value, but \(rows) row(s) of the store have no value for it. Give it a default value in the new model version, or keep it optional. The store was left as it was.",
@@ -713,7 +713,7 @@ struct SchemaMigration {
     }
     add("UPDATE Z_METADATA SET Z_PLIST = ?", [metadata])
     // Every migration moves SQLite's schema_version, even one that changes only rows (entity numbers, the
-    // metadata): other coordinators of the store check it before each write (PersistentStore+ModelGuard).
+    // metadata): other coordinators of the store check it before each write (NSPersistentStore+ModelGuard).
     add("CREATE INDEX Z_OBJECTGRAPH_MIGRATED ON Z_PRIMARYKEY (Z_MAX)")
     add("DROP INDEX Z_OBJECTGRAPH_MIGRATED")
   }

@@ -66,12 +66,12 @@ struct StoreFileLayout: Sendable {
   ///
   /// - Throws: ``ObjectGraphError/Code/persistentStoreIncompatibleSchema`` when the rows cannot be matched to
   ///   the model: the store would be read and written under other entities' numbers.
-  func entityNumbers(for entities: [EntityDescription], computed: [String: Int64], url: URL?) throws -> [String: Int64] {
+  func entityNumbers(for entities: [NSEntityDescription], computed: [String: Int64], url: URL?) throws -> [String: Int64] {
     guard !entityRows.isEmpty else { return computed }
     var numbers: [String: Int64] = [:]
     var taken: Set<Int64> = []
     let byName = Dictionary(entityRows.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-    func take(_ entity: EntityDescription, _ row: EntityRow) {
+    func take(_ entity: NSEntityDescription, _ row: EntityRow) {
       numbers[entity.name] = row.number
       taken.insert(row.number)
     }

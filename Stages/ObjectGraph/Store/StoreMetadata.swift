@@ -9,7 +9,7 @@ enum StoreMetadata {
   /// number for `layout` and the model version's name. The store's UUID is part of the dictionary, as Core
   /// Data's metadata reports it, but is kept in `Z_METADATA.Z_UUID`, not in the property list (``encode(_:)``).
   static func make(
-    type: StoreType, identifier: String, model: ManagedObjectModel, entities: [EntityDescription],
+    type: StoreType, identifier: String, model: NSManagedObjectModel, entities: [NSEntityDescription],
     layout: SQLiteSchema.Layout = .coreData
   ) -> [String: any Sendable] {
     var metadata: [String: any Sendable] = [

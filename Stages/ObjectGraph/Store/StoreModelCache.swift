@@ -14,7 +14,7 @@ import GRDB
 /// migration.
 enum StoreModelCache {
   /// The model's contents as the cache keeps them.
-  static func contents(of model: ManagedObjectModel) -> Data { XcodeModelWriter.contents(of: model) }
+  static func contents(of model: NSManagedObjectModel) -> Data { XcodeModelWriter.contents(of: model) }
 
   /// The statements that make the cache hold `contents`, inside the caller's transaction.
   static let replaceStatements = [
@@ -50,7 +50,7 @@ enum StoreModelCache {
   /// Brings the cache of a store opened read-write up to `model`, writing only when it differs. A cache the
   /// engine did not write (Core Data's compiled model, which Core Data uses to migrate the store later) is
   /// kept byte for byte.
-  static func update(in db: Database, to model: ManagedObjectModel, metadata: [String: any Sendable], url: URL?) throws {
+  static func update(in db: Database, to model: NSManagedObjectModel, metadata: [String: any Sendable], url: URL?) throws {
     // A store Core Data made (no engine format key) keeps its cache, or its lack of one: Core Data expects
     // its own compressed archive there.
     guard metadata[StoreMetadataKey.formatVersion] != nil else { return }
@@ -70,7 +70,7 @@ enum StoreModelCache {
   /// Reads the model kept in the store file at `url`, without changing the file: the engine's copy or Core
   /// Data's compiled one. `nil` when the store keeps none or its copy cannot be read (the search for a source
   /// model then reports it as absent, and the store is left as it was); ``load(url:)`` says why.
-  static func read(url: URL) -> ManagedObjectModel? {
+  static func read(url: URL) -> NSManagedObjectModel? {
     try? load(url: url)
   }
 
@@ -78,15 +78,15 @@ enum StoreModelCache {
   /// none.
   /// - Throws: `modelInvalid` naming the store and what is wrong with its copy (Core Data's compressed
   ///   model that does not inflate, or does not read as a compiled model); the errors of opening the file.
-  static func load(url: URL) throws -> ManagedObjectModel? {
-    guard let data = try PersistentStore.inspect(url: url, { try stored(in: $0) }) else { return nil }
+  static func load(url: URL) throws -> NSManagedObjectModel? {
+    guard let data = try NSPersistentStore.inspect(url: url, { try stored(in: $0) }) else { return nil }
     return try model(from: data, url: url)
   }
 
   /// The model that cache contents hold: the engine's Xcode XML, or Core Data's compressed compiled model.
-  static func model(from data: Data, url: URL) throws -> ManagedObjectModel {
+  static func model(from data: Data, url: URL) throws -> NSManagedObjectModel {
     if isEngineContents(data) {
-      return try ManagedObjectModel.fromXcodeContents(data, origin: "the model kept in the store at \(url.path)")
+      return try NSManagedObjectModel.fromXcodeContents(data, origin: "the model kept in the store at \(url.path)")
     }
     let origin = "The model Core Data kept in the store at \(url.path) (table Z_MODELCACHE)"
     let archive: Data
@@ -101,7 +101,7 @@ enum StoreModelCache {
         url: url)
     }
     do {
-      return try ManagedObjectModel.fromCompiledArchive(archive, origin: origin)
+      return try NSManagedObjectModel.fromCompiledArchive(archive, origin: origin)
     } catch let error as ObjectGraphError {
       throw ObjectGraphError(
         error.code,

@@ -25,7 +25,7 @@ public struct StoreOptions: Sendable {
   /// Models a store may have been made with, searched (before the versions next to the current model's
   /// file and the model kept in the store itself) when the store needs a migration. An ObjectGraph
   /// addition: Core Data searches the app's bundles for them.
-  public var migrationSourceModels: [ManagedObjectModel]
+  public var migrationSourceModels: [NSManagedObjectModel]
   /// Called as a migration advances, on the thread that migrates, with ``MigrationProgress`` from 0 to
   /// 1; never called when the store needs no migration. An ObjectGraph addition (Core Data reports the
   /// progress of a migration only through its migration manager).
@@ -38,7 +38,7 @@ public struct StoreOptions: Sendable {
   public var migrationProgress: (@Sendable (MigrationProgress) -> Void)?
   /// Record every change written to the store as persistent history (`NSPersistentHistoryTrackingKey`):
   /// transactions with their author and context name, and the objects each inserted, updated or
-  /// deleted, which ``PersistentHistoryChangeRequest`` reads back. Default `false`.
+  /// deleted, which ``NSPersistentHistoryChangeRequest`` reads back. Default `false`.
   public var persistentHistoryTracking = false
   /// How a store that needs a migration is migrated with a mapping model when it is opened, before
   /// inference is tried: `.mappingModels(in: bundles, policies: …)` looks for a compiled mapping model in
@@ -50,7 +50,7 @@ public struct StoreOptions: Sendable {
   public init(
     migratePersistentStoresAutomatically: Bool = true, inferMappingModelAutomatically: Bool = true,
     sqlitePragmas: [String: String] = [:], readOnly: Bool = false, sqlTrace: (@Sendable (String) -> Void)? = nil,
-    migrationSourceModels: [ManagedObjectModel] = [], migrationProgress: (@Sendable (MigrationProgress) -> Void)? = nil,
+    migrationSourceModels: [NSManagedObjectModel] = [], migrationProgress: (@Sendable (MigrationProgress) -> Void)? = nil,
     persistentHistoryTracking: Bool = false
   ) {
     self.persistentHistoryTracking = persistentHistoryTracking

@@ -8,20 +8,20 @@ struct StorePlans: Sendable {
   /// up for every row a fetch reads, and handing out one reference costs less than copying its fields.
   final class Decode: Sendable {
     enum Column: Sendable {
-      case attribute(slot: Int, column: Int, type: AttributeType)
+      case attribute(slot: Int, column: Int, type: NSAttributeType)
       /// A to-one: the destination's `Z_PK` column, and either the column holding its entity number or
       /// the destination entity's number when it has no subentities.
       case toOne(slot: Int, column: Int, entityColumn: Int?, destinationNumber: Int64)
     }
 
-    let entity: EntityDescription
+    let entity: NSEntityDescription
     let rootNumber: Int64
     /// The values a row starts from: `nil`, or a not-yet-loaded marker for stored to-many slots.
     let template: [StoredValue]
     /// Per slot, in slot order: the column its value is read from, or `nil` to take the template's value.
     let slotColumns: [Column?]
 
-    init(entity: EntityDescription, rootNumber: Int64, template: [StoredValue], columns: [Column]) {
+    init(entity: NSEntityDescription, rootNumber: Int64, template: [StoredValue], columns: [Column]) {
       self.entity = entity
       self.rootNumber = rootNumber
       self.template = template
@@ -38,7 +38,7 @@ struct StorePlans: Sendable {
   /// How to insert an entity's rows.
   struct Insert: Sendable {
     enum Column: Sendable {
-      case attribute(slot: Int, type: AttributeType)
+      case attribute(slot: Int, type: NSAttributeType)
       case toOne(slot: Int)
       case toOneEntity(slot: Int)
     }
@@ -71,7 +71,7 @@ struct StorePlans: Sendable {
   }
 
   /// The select list of each table, and where each column sits.
-  let readers: [String: PersistentStore.RowReader]
+  let readers: [String: NSPersistentStore.RowReader]
   /// Indexed by entity number (index 0 unused).
   let decode: [Decode?]
   /// By entity identity.
@@ -81,7 +81,7 @@ struct StorePlans: Sendable {
   let tablesOfOneEntity: Set<String>
 
   init(schema: SQLiteSchema) {
-    var readers: [String: PersistentStore.RowReader] = [:]
+    var readers: [String: NSPersistentStore.RowReader] = [:]
     for table in schema.tables.values { readers[table.name] = Self.reader(table: table) }
     let maxNumber = schema.entityByNumber.keys.max() ?? 0
     var decode = [Decode?](repeating: nil, count: Int(maxNumber) + 1)
@@ -131,14 +131,14 @@ struct StorePlans: Sendable {
     tablesOfOneEntity = Set(entitiesPerTable.filter { $0.value == 1 }.keys)
   }
 
-  private static func reader(table: SQLiteSchema.Table) -> PersistentStore.RowReader {
+  private static func reader(table: SQLiteSchema.Table) -> NSPersistentStore.RowReader {
     var index: [String: Int] = [:]
     var columnList = ""
     for (offset, column) in table.columns.enumerated() {
       index[column.name] = offset + 3
       columnList += ", t0.\(column.name)"
     }
-    return PersistentStore.RowReader(columnList: columnList, columnIndexByName: index)
+    return NSPersistentStore.RowReader(columnList: columnList, columnIndexByName: index)
   }
 
   func decodePlan(entityNumber: Int64) -> Decode? {
@@ -147,7 +147,7 @@ struct StorePlans: Sendable {
   }
 }
 
-extension PersistentStore {
+extension NSPersistentStore {
   /// Decodes the current row of a `SELECT <selectList>` statement into an ID and a snapshot.
   func decodeRow(_ row: RawStatement) -> FetchedRow? {
     let pk = row.int64(0)
@@ -226,7 +226,7 @@ extension PersistentStore {
   /// stepping) over many rows. Row `i` is `row(i)`: its primary key and values; `key` gives the key a
   /// relationship value is written as.
   func insertRows(
-    _ plan: StorePlans.Insert, count: Int, db: Database, key: (ManagedObjectID) throws -> Int64,
+    _ plan: StorePlans.Insert, count: Int, db: Database, key: (NSManagedObjectID) throws -> Int64,
     row: (Int) -> (primaryKey: Int64, values: [StoredValue])
   ) throws {
     var start = 0
@@ -246,7 +246,7 @@ extension PersistentStore {
 
   /// Binds one row of an entity's INSERT statement, from parameter `parameter` on (which it advances).
   func bindInsertRow(
-    _ plan: StorePlans.Insert, primaryKey: Int64, values: [StoredValue], key: (ManagedObjectID) throws -> Int64,
+    _ plan: StorePlans.Insert, primaryKey: Int64, values: [StoredValue], key: (NSManagedObjectID) throws -> Int64,
     to statement: RawStatement, at parameter: inout Int32
   ) throws {
     try statement.bind(primaryKey, at: parameter)

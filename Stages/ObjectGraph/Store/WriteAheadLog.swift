@@ -7,7 +7,7 @@ import Foundation
 /// log's header and by a checksum chained from frame to frame; a frame that ends a transaction says how
 /// many pages the database has after it. Nothing in it names the database it belongs to: SQLite reads any
 /// `-wal` beside a file as that file's, and the first writer to close folds its pages into the file. This
-/// reads what is needed to tell whether the log can belong to a file (``PersistentStore/refuseForeignLog(url:)``):
+/// reads what is needed to tell whether the log can belong to a file (``NSPersistentStore/refuseForeignLog(url:)``):
 /// which pages the committed transactions wrote, and how large they left the database. Only frames SQLite
 /// itself would read count: the log is read up to the first frame whose salts or checksum do not match, and
 /// frames after the last commit are left out.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The section-and-row reading of a two-index path that UIKit and AppKit add to `IndexPath` on Apple
-/// platforms and Linux's Foundation lacks, so that ``FetchedResultsController`` code reads as it does
+/// platforms and Linux's Foundation lacks, so that ``NSFetchedResultsController`` code reads as it does
 /// there: `IndexPath(row: 2, section: 0)`, `indexPath.section`, `indexPath.row`.
 extension IndexPath {
   /// A path to `row` in `section`.

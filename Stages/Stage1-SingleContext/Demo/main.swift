@@ -59,7 +59,7 @@ func firstLaunch(storeFolder: URL) throws {
 func relaunch(storeFolder: URL) throws -> CoreDataManager {
   let manager = CoreDataManager(modelName: NotesModel.name, storeFolder: storeFolder)
   let context = try manager.mainContext
-  let request = FetchRequest<Note>(entityName: "Note")
+  let request = NSFetchRequest<Note>(entityName: "Note")
   request.predicate = try FetchPredicate(format: "notebook.name == %@", notebookName)
   request.sortDescriptors = [FetchSortDescriptor(key: "title")]
   let notes = try context.fetch(request)
@@ -76,7 +76,7 @@ func relaunch(storeFolder: URL) throws -> CoreDataManager {
 /// Inserts `count` notes and saves them, all in one block on the main queue: what a stage 1 app does
 /// when the user imports a batch of notes.
 @MainActor
-func importNotes(count: Int, into context: ManagedObjectContext) throws -> (insert: Duration, save: Duration) {
+func importNotes(count: Int, into context: NSManagedObjectContext) throws -> (insert: Duration, save: Duration) {
   let clock = ContinuousClock()
   let now = Date()
   let insertTime = clock.measure {

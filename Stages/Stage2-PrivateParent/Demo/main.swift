@@ -36,11 +36,11 @@ func rows(_ count: Int) -> String {
 /// context sits right on a coordinator, so a count is a query on the file with nothing in between.
 @MainActor
 func notesInFile(_ reader: Stage1.CoreDataManager) throws -> Int {
-  try reader.mainContext.count(for: FetchRequest<Note>(entityName: "Note"))
+  try reader.mainContext.count(for: NSFetchRequest<Note>(entityName: "Note"))
 }
 
 /// An object ID and whether it is temporary, as the proof prints them.
-func describe(_ id: ManagedObjectID) -> String {
+func describe(_ id: NSManagedObjectID) -> String {
   "\(id) (isTemporaryID: \(id.isTemporaryID))"
 }
 
@@ -76,7 +76,7 @@ func proveChildSaveStopsAtParent(_ manager: Stage2.CoreDataManager, storeFolder:
   // one, which the private context maps to the row.
   let inParent =
     try context.parent.map { parent in
-      try parent.performAndWait { try parent.fetch(FetchRequest<Note>(entityName: "Note")).map(\.objectID) }
+      try parent.performAndWait { try parent.fetch(NSFetchRequest<Note>(entityName: "Note")).map(\.objectID) }
     } ?? []
   print("IDs: the note's ID in the main context, and in the private context after saveChanges()")
   print("  inserted:                \(describe(inserted))")
@@ -96,7 +96,7 @@ func proveChildSaveStopsAtParent(_ manager: Stage2.CoreDataManager, storeFolder:
 
 /// Inserts `count` notes in one notebook: what an app does when the user imports a batch of notes.
 @MainActor
-func insertNotes(count: Int, into context: ManagedObjectContext) {
+func insertNotes(count: Int, into context: NSManagedObjectContext) {
   let now = Date()
   let notebook = Notebook(context: context)
   notebook.name = "Imported"
@@ -153,7 +153,7 @@ func countWhileWriting(count: Int, _ manager: Stage2.CoreDataManager) async thro
   let context = try manager.mainContext
   insertNotes(count: count, into: context)
   let clock = ContinuousClock()
-  let request = FetchRequest<Note>(entityName: "Note")
+  let request = NSFetchRequest<Note>(entityName: "Note")
   var during = Duration.zero
   try await withCheckedThrowingContinuation { (written: CheckedContinuation<Void, any Error>) in
     do {

@@ -9,9 +9,9 @@ import ObjectGraph
 struct ModelChange: Sendable {
   let title: String
   let options: StoreOptions
-  let version2: @Sendable () throws -> ManagedObjectModel
+  let version2: @Sendable () throws -> NSManagedObjectModel
 
-  init(_ title: String, options: StoreOptions = StoreOptions(), version2: @escaping @Sendable () throws -> ManagedObjectModel) {
+  init(_ title: String, options: StoreOptions = StoreOptions(), version2: @escaping @Sendable () throws -> NSManagedObjectModel) {
     self.title = title
     self.options = options
     self.version2 = version2
@@ -20,52 +20,52 @@ struct ModelChange: Sendable {
 
 /// Version 1: a note with a required title, an optional body, a date it was last changed and a priority
 /// kept as text; version 2 is the same with `change` applied to its list of properties.
-func notesModel(_ change: (inout [PropertyDescription]) -> Void = { _ in }) throws -> ManagedObjectModel {
-  var properties: [PropertyDescription] = [
-    .attribute(AttributeDescription(name: "title", type: .string, isOptional: false, defaultValue: "")),
-    .attribute(AttributeDescription(name: "body", type: .string)),
-    .attribute(AttributeDescription(name: "updatedAt", type: .date)),
-    .attribute(AttributeDescription(name: "priority", type: .string)),
+func notesModel(_ change: (inout [NSPropertyDescription]) -> Void = { _ in }) throws -> NSManagedObjectModel {
+  var properties: [NSPropertyDescription] = [
+    .attribute(NSAttributeDescription(name: "title", type: .string, isOptional: false, defaultValue: "")),
+    .attribute(NSAttributeDescription(name: "body", type: .string)),
+    .attribute(NSAttributeDescription(name: "updatedAt", type: .date)),
+    .attribute(NSAttributeDescription(name: "priority", type: .string)),
   ]
   change(&properties)
-  return try ManagedObjectModel(entities: [EntityDescription(name: "Note", properties: properties)])
+  return try NSManagedObjectModel(entities: [NSEntityDescription(name: "Note", properties: properties)])
 }
 
 /// An attribute with a renaming identifier: the name it had in the model version before.
-func renamed(_ attribute: AttributeDescription, from old: String) -> PropertyDescription {
+func renamed(_ attribute: NSAttributeDescription, from old: String) -> NSPropertyDescription {
   attribute.renamingIdentifier = old
   return .attribute(attribute)
 }
 
 let modelChanges: [ModelChange] = [
   ModelChange("add an optional attribute (subtitle)") {
-    try notesModel { $0.append(.attribute(AttributeDescription(name: "subtitle", type: .string))) }
+    try notesModel { $0.append(.attribute(NSAttributeDescription(name: "subtitle", type: .string))) }
   },
   ModelChange("add a required attribute with a default (wordCount, 0)") {
     try notesModel {
-      $0.append(.attribute(AttributeDescription(name: "wordCount", type: .integer32, isOptional: false, defaultValue: Int32(0))))
+      $0.append(.attribute(NSAttributeDescription(name: "wordCount", type: .integer32, isOptional: false, defaultValue: Int32(0))))
     }
   },
   ModelChange("make an optional attribute required, with a default (body, \"\")") {
-    try notesModel { $0[1] = .attribute(AttributeDescription(name: "body", type: .string, isOptional: false, defaultValue: "")) }
+    try notesModel { $0[1] = .attribute(NSAttributeDescription(name: "body", type: .string, isOptional: false, defaultValue: "")) }
   },
   ModelChange("rename an attribute with its renaming identifier (updatedAt to modifiedAt)") {
-    try notesModel { $0[2] = renamed(AttributeDescription(name: "modifiedAt", type: .date), from: "updatedAt") }
+    try notesModel { $0[2] = renamed(NSAttributeDescription(name: "modifiedAt", type: .date), from: "updatedAt") }
   },
   ModelChange("rename an attribute without one (updatedAt to modifiedAt)") {
-    try notesModel { $0[2] = .attribute(AttributeDescription(name: "modifiedAt", type: .date)) }
+    try notesModel { $0[2] = .attribute(NSAttributeDescription(name: "modifiedAt", type: .date)) }
   },
   ModelChange("add a required attribute without a default (wordCount)") {
-    try notesModel { $0.append(.attribute(AttributeDescription(name: "wordCount", type: .integer32, isOptional: false))) }
+    try notesModel { $0.append(.attribute(NSAttributeDescription(name: "wordCount", type: .integer32, isOptional: false))) }
   },
   ModelChange("change an attribute's type (priority, String to Integer 64)") {
-    try notesModel { $0[3] = .attribute(AttributeDescription(name: "priority", type: .integer64)) }
+    try notesModel { $0[3] = .attribute(NSAttributeDescription(name: "priority", type: .integer64)) }
   },
   ModelChange(
     "any change, with migratePersistentStoresAutomatically off",
     options: StoreOptions(migratePersistentStoresAutomatically: false)
   ) {
-    try notesModel { $0.append(.attribute(AttributeDescription(name: "subtitle", type: .string))) }
+    try notesModel { $0.append(.attribute(NSAttributeDescription(name: "subtitle", type: .string))) }
   },
 ]
 
@@ -76,13 +76,13 @@ func whatCanBeInferred(in folder: URL) throws {
     let storeURL = folder.appendingPathComponent("Change\(number + 1).sqlite")
     try writeVersion1(of: try notesModel(), to: storeURL)
     let before = try Data(contentsOf: storeURL)
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try change.version2())
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try change.version2())
     print("\(number + 1). \(change.title)")
     do {
       try coordinator.addPersistentStore(type: .sqlite, at: storeURL, options: change.options)
-      let context = ManagedObjectContext(concurrencyType: .privateQueue)
+      let context = NSManagedObjectContext(concurrencyType: .privateQueue)
       context.persistentStoreCoordinator = coordinator
-      let notes = try context.performAndWait { try context.fetch(FetchRequest<ManagedObject>(entityName: "Note")) }
+      let notes = try context.performAndWait { try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Note")) }
       let values = context.performAndWait { notes.map(describe).sorted().joined(separator: "; ") }
       print("   migrated: \(values)")
     } catch let error as ObjectGraphError {
@@ -94,16 +94,16 @@ func whatCanBeInferred(in folder: URL) throws {
 }
 
 /// Writes three notes with `model` (version 1).
-func writeVersion1(of model: ManagedObjectModel, to url: URL) throws {
+func writeVersion1(of model: NSManagedObjectModel, to url: URL) throws {
   try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-  let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+  let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
   let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
-  let context = ManagedObjectContext(concurrencyType: .privateQueue)
+  let context = NSManagedObjectContext(concurrencyType: .privateQueue)
   context.persistentStoreCoordinator = coordinator
   try context.performAndWait {
     guard let entity = model.entitiesByName["Note"] else { return }
     for (index, title) in ["Buy milk", "Call Ann", "Plan the hike"].enumerated() {
-      let note = ManagedObject(entity: entity, insertInto: context)
+      let note = NSManagedObject(entity: entity, insertInto: context)
       note.setValue(title, forKey: "title")
       note.setValue(index == 0 ? nil : "Some text", forKey: "body")
       note.setValue(Date(timeIntervalSinceReferenceDate: 800_000_000), forKey: "updatedAt")
@@ -115,7 +115,7 @@ func writeVersion1(of model: ManagedObjectModel, to url: URL) throws {
 }
 
 /// A note's title and the values version 2 added or renamed, as `title (key: value, …)`.
-func describe(_ note: ManagedObject) -> String {
+func describe(_ note: NSManagedObject) -> String {
   let shown = ["body", "subtitle", "wordCount", "modifiedAt", "priority"].compactMap { key -> String? in
     guard note.entity.propertiesByName[key] != nil else { return nil }
     switch note.value(forKey: key) {

@@ -38,13 +38,13 @@ func bar(_ fraction: Double) -> String {
 /// printing a progress bar line at each tenth. Returns the store file, closed.
 func writeVersion1Store(notes count: Int, in folder: URL) async throws -> URL {
   guard let modelURL = NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld"),
-    let version1 = try ManagedObjectModel.versions(in: modelURL).first(where: { $0.name == "DataModel" })?.model
+    let version1 = try NSManagedObjectModel.versions(in: modelURL).first(where: { $0.name == "DataModel" })?.model
   else { throw DemoFailure("the tutorial's model has no version named DataModel") }
   try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
   let storeURL = folder.appendingPathComponent("\(NotesModel.name).sqlite")
-  let coordinator = PersistentStoreCoordinator(managedObjectModel: version1)
+  let coordinator = NSPersistentStoreCoordinator(managedObjectModel: version1)
   let store = try coordinator.addPersistentStore(type: .sqlite, at: storeURL)
-  let context = ManagedObjectContext(concurrencyType: .privateQueue)
+  let context = NSManagedObjectContext(concurrencyType: .privateQueue)
   context.persistentStoreCoordinator = coordinator
 
   print("The old app: writing \(count) notes with version 1 of the model to \(storeURL.path)")
@@ -154,7 +154,7 @@ func launchWithStage3(storeFolder: URL) async throws -> Stage3Launch {
     if case .failure(let error) = result { throw DemoFailure("stage 3 could not open the store: \(error)") }
     throw DemoFailure("stage 3 made no controller")
   }
-  let notes = try controller.mainContext.count(for: FetchRequest<Note>(entityName: "Note"))
+  let notes = try controller.mainContext.count(for: NSFetchRequest<Note>(entityName: "Note"))
   print("  UI: \(notes) notes (the callback came on the main queue after \(milliseconds(loaded)) ms)")
   return Stage3Launch(initialiser: initialiser, loading: loaded, stall: stall, migrated: migrationBar.migrated, notes: notes)
 }
@@ -170,7 +170,7 @@ func launchWithStage2(storeFolder: URL) async throws -> (firstAccess: Duration, 
   let (firstAccess, stall) = try await measureStall {
     try clock.measure { _ = try manager.mainContext }
   }
-  let notes = try manager.mainContext.count(for: FetchRequest<Note>(entityName: "Note"))
+  let notes = try manager.mainContext.count(for: NSFetchRequest<Note>(entityName: "Note"))
   print("Stage 2: the first mainContext access returned after \(milliseconds(firstAccess)) ms, with \(notes) notes")
   return (firstAccess, stall)
 }

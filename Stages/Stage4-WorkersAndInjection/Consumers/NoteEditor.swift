@@ -14,10 +14,10 @@ import ObjectGraph
 /// ```
 @MainActor
 public final class NoteEditor {
-  private let context: ManagedObjectContext
+  private let context: NSManagedObjectContext
 
   /// An editor working in `context` (the main context, for an editor on screen).
-  public init(context: ManagedObjectContext) {
+  public init(context: NSManagedObjectContext) {
     self.context = context
   }
 
@@ -27,7 +27,7 @@ public final class NoteEditor {
   /// - Throws: `ObjectGraphError` 900004 (`objectNotFound`) when the note is gone (deleted, or never
   ///   saved where this context can see it) or the ID is of another stack; a validation error (1570, say)
   ///   when the save refuses the change, which is then undone (the context's other changes are kept).
-  public func rename(_ noteID: ManagedObjectID, to title: String) throws {
+  public func rename(_ noteID: NSManagedObjectID, to title: String) throws {
     let object = try context.existingObject(with: noteID)
     guard let note = object as? Note else {
       throw ObjectGraphError(

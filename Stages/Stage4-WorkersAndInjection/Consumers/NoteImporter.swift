@@ -39,7 +39,7 @@ public struct NoteImporter: Sendable {
     /// How many batches (and workers) it took.
     public let batches: Int
     /// The permanent ID of the last note it saved, to look up in any context of the stack.
-    public let lastNoteID: ManagedObjectID?
+    public let lastNoteID: NSManagedObjectID?
   }
 
   private let controller: PersistenceController
@@ -69,7 +69,7 @@ public struct NoteImporter: Sendable {
   /// - Throws: the failed batch's `ObjectGraphError`, or ``PersistenceControllerError/saveFailed(_:)``
   ///   when writing to disk failed at the end.
   public func importNotes(_ drafts: some Sequence<NoteDraft>) async throws -> Outcome {
-    var lastNoteID: ManagedObjectID?
+    var lastNoteID: NSManagedObjectID?
     var notes = 0
     var batches = 0
     var batch: [NoteDraft] = []
@@ -89,7 +89,7 @@ public struct NoteImporter: Sendable {
   }
 
   /// One batch on one worker; returns the permanent ID of its last note.
-  private func save(_ batch: [NoteDraft]) async throws -> ManagedObjectID? {
+  private func save(_ batch: [NoteDraft]) async throws -> NSManagedObjectID? {
     let worker = controller.newWorker(shape, name: "import worker")
     return try await worker.perform {
       var last: Note?

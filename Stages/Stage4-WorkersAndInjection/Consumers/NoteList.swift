@@ -25,18 +25,18 @@ public final class NoteList {
   /// Called on the main queue after each change of ``count``.
   public var onChange: ((NoteList) -> Void)?
 
-  private let context: ManagedObjectContext
+  private let context: NSManagedObjectContext
   private var observer: (any NSObjectProtocol)?
 
   /// Counts the notes of `context` and starts following its changes.
   ///
   /// - Parameter context: a main-queue context (the controller's `mainContext`), whose store is loaded.
   /// - Throws: the count's `ObjectGraphError`, for example 900006 when the context has no store yet.
-  public init(context: ManagedObjectContext) throws {
+  public init(context: NSManagedObjectContext) throws {
     self.context = context
-    count = try context.count(for: FetchRequest<Note>(entityName: "Note"))
+    count = try context.count(for: NSFetchRequest<Note>(entityName: "Note"))
     observer = NotificationCenter.default.addObserver(
-      forName: ManagedObjectContext.objectsDidChangeNotification, object: context, queue: nil
+      forName: NSManagedObjectContext.objectsDidChangeNotification, object: context, queue: nil
     ) { [weak self] notification in
       // Posted on the context's queue: the main queue, for a main-queue context.
       let inserted = Self.notes(in: notification, under: .insertedObjects)
@@ -51,7 +51,7 @@ public final class NoteList {
 
   /// The titles of the newest `limit` notes, newest first.
   public func newestTitles(limit: Int) throws -> [String] {
-    let request = FetchRequest<Note>(entityName: "Note")
+    let request = NSFetchRequest<Note>(entityName: "Note")
     request.sortDescriptors = [FetchSortDescriptor(key: "createdAt", ascending: false)]
     request.fetchLimit = limit
     return try context.fetch(request).map(\.title)
@@ -64,8 +64,8 @@ public final class NoteList {
   }
 
   /// How many notes a did-change notification lists under `key`.
-  private nonisolated static func notes(in notification: Notification, under key: ManagedObjectContext.NotificationKey) -> Int {
-    let objects = notification.userInfo?[key.rawValue] as? Set<ManagedObject> ?? []
+  private nonisolated static func notes(in notification: Notification, under key: NSManagedObjectContext.NotificationKey) -> Int {
+    let objects = notification.userInfo?[key.rawValue] as? Set<NSManagedObject> ?? []
     return objects.count { $0 is Note }
   }
 }

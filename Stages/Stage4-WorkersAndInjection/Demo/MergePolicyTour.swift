@@ -34,17 +34,17 @@ enum TourWorker {
 }
 
 /// Runs the edit once with `policy` on the writer, on a fresh store in `folder`, and reads the file after.
-func editTheSameNote(policy: MergePolicy, worker shape: TourWorker, in folder: URL) throws -> TourOutcome {
+func editTheSameNote(policy: NSMergePolicy, worker shape: TourWorker, in folder: URL) throws -> TourOutcome {
   try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
   let storeURL = folder.appendingPathComponent("Notes.sqlite")
   try? FileManager.default.removeItem(at: storeURL)
   let model = try tourModel()
   let outcome: TourOutcome
   do {
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     try coordinator.addPersistentStore(type: .sqlite, at: storeURL)
     // The note, saved by an earlier launch.
-    let earlier = ManagedObjectContext(concurrencyType: .privateQueue)
+    let earlier = NSManagedObjectContext(concurrencyType: .privateQueue)
     earlier.persistentStoreCoordinator = coordinator
     let noteID = try earlier.performAndWait {
       let note = Note(context: earlier)
@@ -54,11 +54,11 @@ func editTheSameNote(policy: MergePolicy, worker shape: TourWorker, in folder: U
       try earlier.save()
       return note.objectID
     }
-    let writer = ManagedObjectContext(concurrencyType: .privateQueue)
+    let writer = NSManagedObjectContext(concurrencyType: .privateQueue)
     writer.name = "writer"
     writer.persistentStoreCoordinator = coordinator
     writer.mergePolicy = policy
-    let main = ManagedObjectContext(concurrencyType: .privateQueue)
+    let main = NSManagedObjectContext(concurrencyType: .privateQueue)
     main.name = "main"
     main.parent = writer
 
@@ -71,7 +71,7 @@ func editTheSameNote(policy: MergePolicy, worker shape: TourWorker, in folder: U
       try main.save()
     }
     // Before the writer writes, a worker renames and pins the same note, and saves.
-    let worker = ManagedObjectContext(concurrencyType: .privateQueue)
+    let worker = NSManagedObjectContext(concurrencyType: .privateQueue)
     worker.name = "worker"
     switch shape {
     case .childOfWriter: worker.parent = writer
@@ -99,13 +99,13 @@ func editTheSameNote(policy: MergePolicy, worker shape: TourWorker, in folder: U
 }
 
 /// The note as a new coordinator reads it from the file.
-func readNote(at storeURL: URL, model: ManagedObjectModel) throws -> TourOutcome {
-  let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+func readNote(at storeURL: URL, model: NSManagedObjectModel) throws -> TourOutcome {
+  let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
   try coordinator.addPersistentStore(type: .sqlite, at: storeURL)
-  let context = ManagedObjectContext(concurrencyType: .privateQueue)
+  let context = NSManagedObjectContext(concurrencyType: .privateQueue)
   context.persistentStoreCoordinator = coordinator
   let outcome = try context.performAndWait {
-    guard let note = try context.fetch(FetchRequest<Note>(entityName: "Note")).first else {
+    guard let note = try context.fetch(NSFetchRequest<Note>(entityName: "Note")).first else {
       throw DemoFailure("the file holds no note")
     }
     return TourOutcome(title: note.title, body: note.body ?? "", isPinned: note.isPinned)
@@ -115,15 +115,15 @@ func readNote(at storeURL: URL, model: ManagedObjectModel) throws -> TourOutcome
 }
 
 /// The tutorial's model, from the bundle the stages use.
-func tourModel() throws -> ManagedObjectModel {
+func tourModel() throws -> NSManagedObjectModel {
   guard let url = NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld") else {
     throw DemoFailure("DataModel.xcdatamodeld is not in \(NotesModel.bundle.bundleURL.path)")
   }
-  return try ManagedObjectModel(contentsOf: url)
+  return try NSManagedObjectModel(contentsOf: url)
 }
 
 /// The five policies, in the order the chapter gives them.
-let tourPolicies: [(name: String, policy: MergePolicy)] = [
+let tourPolicies: [(name: String, policy: NSMergePolicy)] = [
   ("error", .error), ("mergeByPropertyStoreTrump", .mergeByPropertyStoreTrump),
   ("mergeByPropertyObjectTrump", .mergeByPropertyObjectTrump), ("overwrite", .overwrite), ("rollback", .rollback),
 ]

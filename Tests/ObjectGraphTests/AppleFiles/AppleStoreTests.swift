@@ -12,12 +12,12 @@ struct AppleStoreTests {
   /// A copy of one fixture store in a temporary folder, with the model version that made it.
   struct Fixture {
     let url: URL
-    let model: ManagedObjectModel
+    let model: NSManagedObjectModel
     let name: String
 
     init(_ fixture: (folder: String, model: String, version: String, store: String), in folder: TemporaryFolder) throws {
       let source = try Fixtures.appleStores().appendingPathComponent(fixture.folder)
-      let versions = try ManagedObjectModel.versions(in: source.appendingPathComponent(fixture.model))
+      let versions = try NSManagedObjectModel.versions(in: source.appendingPathComponent(fixture.model))
       model = try #require(versions.first { $0.name == fixture.version }?.model)
       url = folder.appending(fixture.store)
       // With its -wal and -shm when the repository committed them (their saves may be in the -wal).
@@ -39,10 +39,10 @@ struct AppleStoreTests {
       let fixture = try Fixture(entry, in: folder)
       let bytes = try Data(contentsOf: fixture.url)
       let files = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted()
-      let coordinator = PersistentStoreCoordinator(managedObjectModel: fixture.model)
+      let coordinator = NSPersistentStoreCoordinator(managedObjectModel: fixture.model)
       let store = try coordinator.addPersistentStore(
         type: .sqlite, at: fixture.url, options: StoreOptions(migratePersistentStoresAutomatically: false, readOnly: true))
-      let context = ManagedObjectContext(concurrencyType: .privateQueue)
+      let context = NSManagedObjectContext(concurrencyType: .privateQueue)
       context.persistentStoreCoordinator = coordinator
       try Self.expectEveryValueMatchesSQLite(fixture, context: context, store: store)
       try coordinator.remove(store)
@@ -66,10 +66,10 @@ struct AppleStoreTests {
       let keys = try Self.maxima(fixture.url).merging(try Self.highestKeys(fixture.url), uniquingKeysWith: max)
       let metadataBefore = try Self.plist(fixture.url)
       let metadataBytes = try rawRows(fixture.url, "SELECT Z_PLIST FROM Z_METADATA")[0]["Z_PLIST"] as Data
-      let coordinator = PersistentStoreCoordinator(managedObjectModel: fixture.model)
+      let coordinator = NSPersistentStoreCoordinator(managedObjectModel: fixture.model)
       let store = try coordinator.addPersistentStore(
         type: .sqlite, at: fixture.url, options: StoreOptions(migratePersistentStoresAutomatically: false))
-      let context = ManagedObjectContext(concurrencyType: .privateQueue)
+      let context = NSManagedObjectContext(concurrencyType: .privateQueue)
       context.persistentStoreCoordinator = coordinator
       try Self.expectEveryValueMatchesSQLite(fixture, context: context, store: store)
       let change = try Self.changeAndInsert(fixture, context: context)
@@ -96,9 +96,9 @@ struct AppleStoreTests {
         #expect(versions.first?["Z_OPT"] as Int64? == changed.version + 1, "\(fixture.name): Z_OPT of the changed row")
       }
       // Reopened, the store reads back what was saved.
-      let again = PersistentStoreCoordinator(managedObjectModel: fixture.model)
+      let again = NSPersistentStoreCoordinator(managedObjectModel: fixture.model)
       let reopened = try again.addPersistentStore(type: .sqlite, at: fixture.url, options: StoreOptions(readOnly: true))
-      let reader = ManagedObjectContext(concurrencyType: .privateQueue)
+      let reader = NSManagedObjectContext(concurrencyType: .privateQueue)
       reader.persistentStoreCoordinator = again
       try Self.expectEveryValueMatchesSQLite(fixture, context: reader, store: reopened)
       try again.remove(reopened)
@@ -118,21 +118,21 @@ struct AppleStoreTests {
       AttributeValueTransformer.setValueTransformer(UTF8Transformer(), forName: "ColorTransformer")
     }
     // The current version (SampleModel) made the store: it opens as it is.
-    let current = try ManagedObjectModel(contentsOf: momd)
-    let reader = PersistentStoreCoordinator(managedObjectModel: current)
+    let current = try NSManagedObjectModel(contentsOf: momd)
+    let reader = NSPersistentStoreCoordinator(managedObjectModel: current)
     try reader.remove(
       try reader.addPersistentStore(
         type: .sqlite, at: url, options: StoreOptions(migratePersistentStoresAutomatically: false, readOnly: true)))
     // Version 2 of the same .momd: the engine finds version 1 beside it and migrates, as Core Data made
     // SampleModel_V2.sqlite from SampleModel_V1.sqlite (ExpensiveSportCar renamed LuxuryCar, Person.id dropped).
-    let version2 = try #require(try ManagedObjectModel.versions(in: momd).first { $0.name == "SampleModel2" }?.model)
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: version2)
+    let version2 = try #require(try NSManagedObjectModel.versions(in: momd).first { $0.name == "SampleModel2" }?.model)
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: version2)
     try coordinator.addPersistentStore(type: .sqlite, at: url)
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
     let counts = try context.performAndWait {
       try ["Car", "SportCar", "LuxuryCar", "Person"].map { name -> Int in
-        let request = FetchRequest<ManagedObject>(entityName: name)
+        let request = NSFetchRequest<NSManagedObject>(entityName: name)
         request.includesSubentities = false
         return try context.count(for: request)
       }
@@ -152,7 +152,7 @@ struct AppleStoreTests {
       // those stores' tables and numbering.
       guard try Self.plist(fixture.url)["NSPersistenceFrameworkVersion"] as? Int ?? 0 >= 600 else { continue }
       let url = folder.appending("Engine.sqlite")
-      let coordinator = PersistentStoreCoordinator(managedObjectModel: fixture.model)
+      let coordinator = NSPersistentStoreCoordinator(managedObjectModel: fixture.model)
       try coordinator.remove(try coordinator.addPersistentStore(type: .sqlite, at: url))
       let statements = { (url: URL) in
         try rawRows(url, "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL").map { $0["sql"] as String }
@@ -190,8 +190,8 @@ struct AppleStoreTests {
     // Without Core Data's model cache: the model kept there would be found and the store migrated from it.
     try DatabaseQueue(path: fixture.url.path).write { try $0.execute(sql: "DELETE FROM Z_MODELCACHE") }
     let bytes = try Data(contentsOf: fixture.url)
-    let car = EntityDescription(name: "Car", properties: [.attribute(AttributeDescription(name: "maker", type: .string))])
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(entities: [car]))
+    let car = NSEntityDescription(name: "Car", properties: [.attribute(NSAttributeDescription(name: "maker", type: .string))])
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try NSManagedObjectModel(entities: [car]))
     let error = expectCode(.migrationMissingSourceModel) { _ = try coordinator.addPersistentStore(type: .sqlite, at: fixture.url) }
     for part in ["Car 9e5555", "ExpensiveSportCar 3dc7e3", "Person 164268", "SportCar 514ec1", "Searched"] {
       #expect(error?.message.contains(part) == true, "\(part) in \(error?.message ?? "")")
@@ -219,9 +219,9 @@ struct AppleStoreTests {
     try DatabaseQueue(path: fixture.url.path).writeWithoutTransaction { try $0.execute(sql: "PRAGMA journal_mode = DELETE") }
     // Version 2 of the model: a migration, which rewrites ZCAR but not another index or unknown metadata keys.
     let version2 = try #require(
-      try ManagedObjectModel.versions(in: try Fixtures.sampleModelFolder().appendingPathComponent("SampleModel.xcdatamodeld"))
+      try NSManagedObjectModel.versions(in: try Fixtures.sampleModelFolder().appendingPathComponent("SampleModel.xcdatamodeld"))
         .first { $0.name == "SampleModel2" }?.model)
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: version2)
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: version2)
     try coordinator.remove(try coordinator.addPersistentStore(type: .sqlite, at: fixture.url))
     let metadata = try Self.plist(fixture.url)
     #expect(metadata["NSPersistenceMaximumFrameworkVersion"] as? Int == 1518)
@@ -230,7 +230,7 @@ struct AppleStoreTests {
     #expect(metadata["NSStoreModelVersionHashes"] as? [String: Data] == version2.entityVersionHashesByName)
     // Opened again, the index the engine did not make stays even though the model has no such fetch index.
     try DatabaseQueue(path: fixture.url.path).write { try $0.execute(sql: "CREATE INDEX Z_Car_color ON ZCAR (ZMAKER)") }
-    let again = PersistentStoreCoordinator(managedObjectModel: version2)
+    let again = NSPersistentStoreCoordinator(managedObjectModel: version2)
     try again.remove(try again.addPersistentStore(type: .sqlite, at: fixture.url))
     #expect(try Self.indexes(fixture.url)["Z_Car_color"] != nil)
   }
@@ -251,19 +251,19 @@ struct AppleStoreTests {
     }
     try DatabaseQueue(path: fixture.url.path).writeWithoutTransaction { try $0.execute(sql: "PRAGMA journal_mode = DELETE") }
     let bytes = try Data(contentsOf: fixture.url)
-    let tracking = PersistentStoreCoordinator(managedObjectModel: fixture.model)
+    let tracking = NSPersistentStoreCoordinator(managedObjectModel: fixture.model)
     let refusal = expectCode(.unsupportedFeature) {
       _ = try tracking.addPersistentStore(type: .sqlite, at: fixture.url, options: StoreOptions(persistentHistoryTracking: true))
     }
     #expect(refusal?.message.contains("Core Data recorded") == true)
     // Without tracking: read-only, every object readable, a save refused with the reason.
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: fixture.model)
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: fixture.model)
     let store = try coordinator.addPersistentStore(type: .sqlite, at: fixture.url)
     #expect(store.options.readOnly)
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
     try context.performAndWait {
-      let cars = try context.fetch(FetchRequest<ManagedObject>(entityName: "Car"))
+      let cars = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Car"))
       #expect(cars.count == 125)
       cars.first?.setValue("Changed", forKey: "model")
       let error = expectCode(.persistentStoreSave) { try context.save() }
@@ -272,9 +272,9 @@ struct AppleStoreTests {
     try coordinator.remove(store)
     // A migration would write too: refused the same way.
     let version2 = try #require(
-      try ManagedObjectModel.versions(in: try Fixtures.sampleModelFolder().appendingPathComponent("SampleModel.xcdatamodeld"))
+      try NSManagedObjectModel.versions(in: try Fixtures.sampleModelFolder().appendingPathComponent("SampleModel.xcdatamodeld"))
         .first { $0.name == "SampleModel2" }?.model)
-    let migrating = PersistentStoreCoordinator(managedObjectModel: version2)
+    let migrating = NSPersistentStoreCoordinator(managedObjectModel: version2)
     let migration = expectCode(.persistentStoreIncompatibleVersionHash) {
       _ = try migrating.addPersistentStore(type: .sqlite, at: fixture.url)
     }
@@ -288,7 +288,7 @@ struct AppleStoreTests {
     let fixture = try Fixture(Fixtures.appleStoreFiles[1], in: folder)
     try DatabaseQueue(path: fixture.url.path).write { try $0.execute(sql: "DELETE FROM Z_MODELCACHE") }
     let metadata = try rawRows(fixture.url, "SELECT Z_PLIST FROM Z_METADATA")[0]["Z_PLIST"] as Data
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: fixture.model)
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: fixture.model)
     try coordinator.remove(try coordinator.addPersistentStore(type: .sqlite, at: fixture.url))
     #expect(try rawRows(fixture.url, "SELECT count(*) FROM Z_MODELCACHE")[0][0] as Int == 0)
     #expect(try rawRows(fixture.url, "SELECT Z_PLIST FROM Z_METADATA")[0]["Z_PLIST"] as Data == metadata)
@@ -320,17 +320,17 @@ struct AppleStoreTests {
   }
 
   /// Changes one row and inserts objects, as an app would, and saves.
-  static func changeAndInsert(_ fixture: Fixture, context: ManagedObjectContext) throws -> Change {
+  static func changeAndInsert(_ fixture: Fixture, context: NSManagedObjectContext) throws -> Change {
     try context.performAndWait {
       if fixture.model.entitiesByName["Person"] != nil {
-        let cars = FetchRequest<ManagedObject>(entityName: "Car")
+        let cars = NSFetchRequest<NSManagedObject>(entityName: "Car")
         cars.sortDescriptors = [FetchSortDescriptor(key: "numberPlate", ascending: true)]
         let car = try #require(try context.fetch(cars).first)
         let key = try #require(car.objectID.primaryKey)
         let version = try rawRows(fixture.url, "SELECT Z_OPT FROM ZCAR WHERE Z_PK = \(key)")[0]["Z_OPT"] as Int64
         car.setValue("Changed on Linux", forKey: "model")
         let personEntity = try #require(fixture.model.entitiesByName["Person"])
-        let person = ManagedObject(entity: personEntity, insertInto: context)
+        let person = NSManagedObject(entity: personEntity, insertInto: context)
         person.setValue("Grace", forKey: "firstName")
         person.setValue("Hopper", forKey: "lastName")
         if personEntity.attributesByName["id"] != nil { person.setValue(UUID(), forKey: "id") }
@@ -341,9 +341,9 @@ struct AppleStoreTests {
         return Change(inserted: [number: 1], changed: ("ZCAR", key, version))
       }
       guard fixture.model.entitiesByName["Author"] != nil else { return try changeAndInsertAny(fixture, context: context) }
-      let author = ManagedObject(entity: try #require(fixture.model.entitiesByName["Author"]), insertInto: context)
+      let author = NSManagedObject(entity: try #require(fixture.model.entitiesByName["Author"]), insertInto: context)
       author.setValue("Ada", forKey: "firstName")
-      let book = ManagedObject(entity: try #require(fixture.model.entitiesByName["Book"]), insertInto: context)
+      let book = NSManagedObject(entity: try #require(fixture.model.entitiesByName["Book"]), insertInto: context)
       book.setValue("Notes", forKey: "title")
       author.setValue(Set([book]), forKey: "books")
       try context.save()
@@ -357,7 +357,7 @@ struct AppleStoreTests {
   /// Any other store: the first root entity (in number order) with a stored string attribute gets a new
   /// object, every required attribute without a default filled, and its first row, when it has one, a new
   /// value for that attribute.
-  static func changeAndInsertAny(_ fixture: Fixture, context: ManagedObjectContext) throws -> Change {
+  static func changeAndInsertAny(_ fixture: Fixture, context: NSManagedObjectContext) throws -> Change {
     let store = try #require(context.persistentStoreCoordinator?.persistentStores.first)
     let mappings = store.schema.entities.values.filter { $0.entity.superentity == nil && !$0.entity.isAbstract }.sorted {
       $0.number < $1.number
@@ -366,7 +366,7 @@ struct AppleStoreTests {
       mappings.first { mapping in mapping.entity.layout.slots.contains { $0.attribute?.attributeType == .string && $0.isPersistent } })
     let entity = mapping.entity
     let text = try #require(entity.layout.slots.first { $0.attribute?.attributeType == .string && $0.isPersistent })
-    let request = FetchRequest<ManagedObject>(entityName: entity.name)
+    let request = NSFetchRequest<NSManagedObject>(entityName: entity.name)
     request.sortDescriptors = [FetchSortDescriptor(key: text.name, ascending: true)]
     var changed: (table: String, key: Int64, version: Int64)?
     if let first = try context.fetch(request).first {
@@ -375,7 +375,7 @@ struct AppleStoreTests {
       first.setValue("Changed on Linux", forKey: text.name)
       changed = (mapping.table, key, version)
     }
-    let object = ManagedObject(entity: entity, insertInto: context)
+    let object = NSManagedObject(entity: entity, insertInto: context)
     for slot in entity.layout.slots where slot.isPersistent && !slot.isOptional && slot.attribute?.defaultValue == nil {
       guard case .attribute(let type) = slot.kind else { continue }
       let value: Any? =
@@ -403,13 +403,13 @@ struct AppleStoreTests {
 
   /// Every object of every entity, read through the engine, equals its row read with plain SQL: counts per
   /// entity, every attribute, every to-one's key and every to-many's members.
-  static func expectEveryValueMatchesSQLite(_ fixture: Fixture, context: ManagedObjectContext, store: PersistentStore) throws {
+  static func expectEveryValueMatchesSQLite(_ fixture: Fixture, context: NSManagedObjectContext, store: NSPersistentStore) throws {
     let schema = store.schema
     try context.performAndWait {
       for entity in fixture.model.entities {
         let mapping = try #require(schema.entities[entity.name])
         let rows = try rawRows(fixture.url, "SELECT * FROM \(mapping.table) WHERE Z_ENT = \(mapping.number) ORDER BY Z_PK")
-        let request = FetchRequest<ManagedObject>(entityName: entity.name)
+        let request = NSFetchRequest<NSManagedObject>(entityName: entity.name)
         request.includesSubentities = false
         let objects = try context.fetch(request).sorted { ($0.objectID.primaryKey ?? 0) < ($1.objectID.primaryKey ?? 0) }
         #expect(objects.count == rows.count, "\(fixture.name): \(entity.name) count")
@@ -427,7 +427,7 @@ struct AppleStoreTests {
               )
             case .toOne(let column, _):
               let key: Int64? = row[column]
-              #expect((value as? ManagedObject)?.objectID.primaryKey == key, "\(fixture.name): \(entity.name).\(slot.name)")
+              #expect((value as? NSManagedObject)?.objectID.primaryKey == key, "\(fixture.name): \(entity.name).\(slot.name)")
             case .foreignKeyOnDestination(let column, _):
               guard let destination = slot.relationship?.destinationEntity, let other = schema.entities[destination.name] else { continue }
               let members = try rawRows(fixture.url, "SELECT Z_PK FROM \(other.table) WHERE \(column) = \(row["Z_PK"] as Int64)")
@@ -446,11 +446,11 @@ struct AppleStoreTests {
 
   /// The number of members of a to-many's value, a set or an ordered set; `nil` for anything else.
   static func memberCount(_ value: Any?) -> Int? {
-    (value as? Set<ManagedObject>)?.count ?? (value as? NSOrderedSet)?.count
+    (value as? Set<NSManagedObject>)?.count ?? (value as? NSOrderedSet)?.count
   }
 
   /// Whether an attribute's value, read through the engine, is what the column holds, as Core Data stores it.
-  static func same(_ value: Any?, _ stored: DatabaseValue, _ type: AttributeType) -> Bool {
+  static func same(_ value: Any?, _ stored: DatabaseValue, _ type: NSAttributeType) -> Bool {
     guard !stored.isNull else { return value == nil }
     switch type {
     case .string, .uri: return (value as? String ?? (value as? URL)?.absoluteString) == String.fromDatabaseValue(stored)

@@ -18,11 +18,11 @@ struct BookmarksStoreTests {
   /// `-wal`), with the model version that made it.
   struct Fixture {
     let url: URL
-    let model: ManagedObjectModel
+    let model: NSManagedObjectModel
 
     init(in folder: TemporaryFolder) throws {
       let source = try Fixtures.appleStores().appendingPathComponent(BookmarksStoreTests.fixtureFolder)
-      let versions = try ManagedObjectModel.versions(in: source.appendingPathComponent("BookmarksModel.xcdatamodeld"))
+      let versions = try NSManagedObjectModel.versions(in: source.appendingPathComponent("BookmarksModel.xcdatamodeld"))
       model = try #require(versions.first { $0.name == BookmarksStoreTests.version }?.model)
       url = folder.appending("Bookmarks_V2.sqlite")
       try copyStoreFiles(source.appendingPathComponent("Bookmarks_V2.sqlite"), to: url)
@@ -102,10 +102,10 @@ struct BookmarksStoreTests {
   }
 
   /// Every bookmark as the engine reads it (`value(forKey:)`, as ported code does), by primary key.
-  static func bookmarksByEngine(_ context: ManagedObjectContext) throws -> [Bookmark] {
+  static func bookmarksByEngine(_ context: NSManagedObjectContext) throws -> [Bookmark] {
     try context.performAndWait {
-      let objects = try context.fetch(FetchRequest<ManagedObject>(entityName: "BookmarkEntity"))
-      func key(_ object: Any?) -> Int64? { (object as? ManagedObject)?.objectID.primaryKey }
+      let objects = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "BookmarkEntity"))
+      func key(_ object: Any?) -> Int64? { (object as? NSManagedObject)?.objectID.primaryKey }
       func keys(_ value: Any?) -> [Int64] { ((value as? NSOrderedSet)?.array ?? []).compactMap(key) }
       return try objects.map { object in
         Bookmark(
@@ -126,10 +126,10 @@ struct BookmarksStoreTests {
     let fixture = try Fixture(in: folder)
     #expect(try Self.bookmarksBySQL(fixture.url) == Self.sqlite3Rows, "the fixture is the file described here")
     let bytes = try ["", "-wal", "-shm"].map { try Data(contentsOf: URL(fileURLWithPath: fixture.url.path + $0)) }
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: fixture.model)
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: fixture.model)
     let store = try coordinator.addPersistentStore(
       type: .sqlite, at: fixture.url, options: StoreOptions(migratePersistentStoresAutomatically: false, readOnly: true))
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
     let read = try Self.bookmarksByEngine(context)
     #expect(read == Self.sqlite3Rows, "\(read.map(\.description).joined(separator: "\n"))")
@@ -144,20 +144,20 @@ struct BookmarksStoreTests {
     let folder = try TemporaryFolder()
     let fixture = try Fixture(in: folder)
     let hashes = try CoreDataVersionHashTests.storedHashes(fixture.url)
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: fixture.model)
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: fixture.model)
     let store = try coordinator.addPersistentStore(
       type: .sqlite, at: fixture.url, options: StoreOptions(migratePersistentStoresAutomatically: false))
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
     #expect(try Self.bookmarksByEngine(context) == Self.sqlite3Rows)
     try context.performAndWait {
-      let all = try context.fetch(FetchRequest<ManagedObject>(entityName: "BookmarkEntity"))
+      let all = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "BookmarkEntity"))
       let byKey = Dictionary(uniqueKeysWithValues: all.compactMap { object in object.objectID.primaryKey.map { ($0, object) } })
       let changed = try #require(byKey[2])
       let root = try #require(byKey[5])
       let favoritesRoot = try #require(byKey[7])
       changed.setValue("Changed on Linux", forKey: "title")
-      let inserted = ManagedObject(entity: try #require(fixture.model.entitiesByName["BookmarkEntity"]), insertInto: context)
+      let inserted = NSManagedObject(entity: try #require(fixture.model.entitiesByName["BookmarkEntity"]), insertInto: context)
       inserted.setValue(true, forKey: "isFavorite")
       inserted.setValue(false, forKey: "isFolder")
       inserted.setValue("Swift", forKey: "title")
@@ -193,9 +193,9 @@ struct BookmarksStoreTests {
     #expect(try rawRows(fixture.url, "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 1")[0][0] as Int64 == 11)
     #expect(try CoreDataVersionHashTests.storedHashes(fixture.url) == hashes, "the metadata keeps Core Data's hashes")
 
-    let again = PersistentStoreCoordinator(managedObjectModel: fixture.model)
+    let again = NSPersistentStoreCoordinator(managedObjectModel: fixture.model)
     let reopened = try again.addPersistentStore(type: .sqlite, at: fixture.url, options: StoreOptions(readOnly: true))
-    let reader = ManagedObjectContext(concurrencyType: .privateQueue)
+    let reader = NSManagedObjectContext(concurrencyType: .privateQueue)
     reader.persistentStoreCoordinator = again
     #expect(try Self.bookmarksByEngine(reader) == expected, "what the engine reads back")
     try again.remove(reopened)

@@ -16,7 +16,7 @@ struct CoreDataVersionHashTests {
     let plist = try Data(contentsOf: folder.appendingPathComponent("SampleModel.momd/VersionInfo.plist"))
     let info = try #require(try PropertyListSerialization.propertyList(from: plist, format: nil) as? [String: Any])
     let recorded = try #require(info["NSManagedObjectModel_VersionHashes"] as? [String: [String: Data]])
-    let versions = try ManagedObjectModel.versions(in: folder.appendingPathComponent("SampleModel.xcdatamodeld"))
+    let versions = try NSManagedObjectModel.versions(in: folder.appendingPathComponent("SampleModel.xcdatamodeld"))
     #expect(Set(recorded.keys) == Set(versions.map(\.name)))
     for (name, model) in versions {
       let expected = try #require(recorded[name])
@@ -30,7 +30,7 @@ struct CoreDataVersionHashTests {
     for fixture in Fixtures.appleStoreFiles {
       let folder = root.appendingPathComponent(fixture.folder)
       let model = try #require(
-        try ManagedObjectModel.versions(in: folder.appendingPathComponent(fixture.model)).first { $0.name == fixture.version }?.model)
+        try NSManagedObjectModel.versions(in: folder.appendingPathComponent(fixture.model)).first { $0.name == fixture.version }?.model)
       let stored = try Self.storedHashes(folder.appendingPathComponent(fixture.store))
       #expect(model.entityVersionHashesByName == stored, "\(fixture.store): \(Self.differences(model.entityVersionHashesByName, stored))")
       #expect(model.hashMatch(configuration: nil, metadata: [StoreMetadataKey.versionHashes: stored]) == .coreData)
@@ -47,7 +47,7 @@ struct CoreDataVersionHashTests {
     let folder = try Fixtures.appleStores().appendingPathComponent("duckduckgo__BrowserServicesKit__Bookmarks")
     let metadata = try Self.storedMetadata(folder.appendingPathComponent("Bookmarks_V2.sqlite"))
     let stored = try #require(metadata["NSStoreModelVersionHashes"] as? [String: Data])
-    let versions = try ManagedObjectModel.versions(in: folder.appendingPathComponent("BookmarksModel.xcdatamodeld"))
+    let versions = try NSManagedObjectModel.versions(in: folder.appendingPathComponent("BookmarksModel.xcdatamodeld"))
     #expect(versions.count == 6)
     let version2 = try #require(versions.first { $0.name == "BookmarksModel 2" }?.model)
     #expect(version2.entityVersionHashesByName == stored, "\(Self.differences(version2.entityVersionHashesByName, stored))")
@@ -79,7 +79,7 @@ struct CoreDataVersionHashTests {
     ]
     for fixture in stores {
       let folder = root.appendingPathComponent(fixture.folder)
-      let versions = try ManagedObjectModel.versions(in: folder.appendingPathComponent(fixture.model))
+      let versions = try NSManagedObjectModel.versions(in: folder.appendingPathComponent(fixture.model))
       let model = try #require(versions.first { $0.name == fixture.version }?.model)
       let stored = try Self.storedHashes(folder.appendingPathComponent(fixture.store))
       #expect(model.entityVersionHashesByName == stored, "\(fixture.store): \(Self.differences(model.entityVersionHashesByName, stored))")
@@ -118,20 +118,20 @@ struct CoreDataVersionHashTests {
 
   @Test("A store made for a model with an ordered to-many and a modifier holds Core Data's hashes; each changes them")
   func orderedAndModifierInAStoreMadeHere() throws {
-    func model(ordered: Bool, modifier: String?) throws -> ManagedObjectModel {
-      let folder = EntityDescription(
+    func model(ordered: Bool, modifier: String?) throws -> NSManagedObjectModel {
+      let folder = NSEntityDescription(
         name: "Folder",
         properties: [
-          .attribute(AttributeDescription(name: "name", type: .string)),
+          .attribute(NSAttributeDescription(name: "name", type: .string)),
           .relationship(
             Self.toMany("items", of: "Item", inverse: "folder", ordered: ordered)),
         ])
-      let title = AttributeDescription(name: "title", type: .string)
+      let title = NSAttributeDescription(name: "title", type: .string)
       title.versionHashModifier = modifier
-      let item = EntityDescription(
+      let item = NSEntityDescription(
         name: "Item",
-        properties: [.attribute(title), .relationship(RelationshipDescription(name: "folder", destination: "Folder", inverse: "items"))])
-      return try ManagedObjectModel(entities: [folder, item])
+        properties: [.attribute(title), .relationship(NSRelationshipDescription(name: "folder", destination: "Folder", inverse: "items"))])
+      return try NSManagedObjectModel(entities: [folder, item])
     }
     func int32(_ value: Int32) -> [UInt8] { withUnsafeBytes(of: value.littleEndian) { Array($0) } }
     // Folder: name (String 700, optional) and items (to-many of Item, inverse folder, ordered: 01 00).
@@ -147,8 +147,8 @@ struct CoreDataVersionHashTests {
 
     let stack = try Stack(model: try model(ordered: true, modifier: "v2"))
     try stack.context.performAndWait {
-      let folder = ManagedObject(entity: try #require(stack.model.entitiesByName["Folder"]), insertInto: stack.context)
-      let item = ManagedObject(entity: try #require(stack.model.entitiesByName["Item"]), insertInto: stack.context)
+      let folder = NSManagedObject(entity: try #require(stack.model.entitiesByName["Folder"]), insertInto: stack.context)
+      let item = NSManagedObject(entity: try #require(stack.model.entitiesByName["Item"]), insertInto: stack.context)
       item.setValue(folder, forKey: "folder")
       try stack.context.save()
     }
@@ -163,20 +163,20 @@ struct CoreDataVersionHashTests {
 
   @Test("A store the engine wrote with its earlier guesses for the two inputs opens as it is, and read-write gets Core Data's hashes")
   func earlierGuessesAreRecognised() throws {
-    let folder = EntityDescription(
+    let folder = NSEntityDescription(
       name: "Folder",
       properties: [
         .relationship(Self.toMany("items", of: "Item", inverse: "folder", ordered: true))
       ])
-    let title = AttributeDescription(name: "title", type: .string)
+    let title = NSAttributeDescription(name: "title", type: .string)
     title.versionHashModifier = "2"
-    let item = EntityDescription(
+    let item = NSEntityDescription(
       name: "Item",
-      properties: [.attribute(title), .relationship(RelationshipDescription(name: "folder", destination: "Folder", inverse: "items"))])
-    let model = try ManagedObjectModel(entities: [folder, item])
+      properties: [.attribute(title), .relationship(NSRelationshipDescription(name: "folder", destination: "Folder", inverse: "items"))])
+    let model = try NSManagedObjectModel(entities: [folder, item])
     let stack = try Stack(model: model)
     try stack.context.performAndWait {
-      let item = ManagedObject(entity: try #require(model.entitiesByName["Item"]), insertInto: stack.context)
+      let item = NSManagedObject(entity: try #require(model.entitiesByName["Item"]), insertInto: stack.context)
       item.setValue("kept", forKey: "title")
       try stack.context.save()
     }
@@ -190,37 +190,37 @@ struct CoreDataVersionHashTests {
     }
     #expect(try Self.storedHashes(stack.storeURL) == earlier)
 
-    let reader = PersistentStoreCoordinator(managedObjectModel: model)
+    let reader = NSPersistentStoreCoordinator(managedObjectModel: model)
     try reader.remove(
       try reader.addPersistentStore(
         type: .sqlite, at: stack.storeURL, options: StoreOptions(migratePersistentStoresAutomatically: false, readOnly: true)))
     #expect(try Self.storedHashes(stack.storeURL) == earlier, "a read-only open writes nothing")
-    let writer = PersistentStoreCoordinator(managedObjectModel: model)
+    let writer = NSPersistentStoreCoordinator(managedObjectModel: model)
     try writer.addPersistentStore(type: .sqlite, at: stack.storeURL, options: StoreOptions(migratePersistentStoresAutomatically: false))
     #expect(try Self.storedHashes(stack.storeURL) == model.entityVersionHashesByName)
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = writer
     let titles = try context.performAndWait {
-      try context.fetch(FetchRequest<ManagedObject>(entityName: "Item")).map { $0.value(forKey: "title") as? String }
+      try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Item")).map { $0.value(forKey: "title") as? String }
     }
     #expect(titles == ["kept"])
   }
 
   @Test("Each input Apple documents changes an entity's hash; what it leaves out does not")
   func inputs() throws {
-    func hash(_ change: (EntityDescription, AttributeDescription, RelationshipDescription) -> Void) throws -> Data {
-      let title = AttributeDescription(name: "title", type: .string)
-      let owner = RelationshipDescription(name: "owner", destination: "Owner", inverse: "items")
-      let item = EntityDescription(name: "Item", properties: [.attribute(title), .relationship(owner)])
-      let ownerEntity = EntityDescription(
+    func hash(_ change: (NSEntityDescription, NSAttributeDescription, NSRelationshipDescription) -> Void) throws -> Data {
+      let title = NSAttributeDescription(name: "title", type: .string)
+      let owner = NSRelationshipDescription(name: "owner", destination: "Owner", inverse: "items")
+      let item = NSEntityDescription(name: "Item", properties: [.attribute(title), .relationship(owner)])
+      let ownerEntity = NSEntityDescription(
         name: "Owner",
-        properties: [.relationship(RelationshipDescription(name: "items", destination: "Item", inverse: "owner", toMany: true))])
+        properties: [.relationship(NSRelationshipDescription(name: "items", destination: "Item", inverse: "owner", toMany: true))])
       change(item, title, owner)
-      return try ManagedObjectModel(entities: [item, ownerEntity]).entitiesByName["Item"]?.versionHash ?? Data()
+      return try NSManagedObjectModel(entities: [item, ownerEntity]).entitiesByName["Item"]?.versionHash ?? Data()
     }
     let plain = try hash { _, _, _ in }
     #expect(plain.count == 32)
-    let changes: [(String, (EntityDescription, AttributeDescription, RelationshipDescription) -> Void)] = [
+    let changes: [(String, (NSEntityDescription, NSAttributeDescription, NSRelationshipDescription) -> Void)] = [
       ("abstract", { entity, _, _ in entity.isAbstract = true }),
       ("entity modifier", { entity, _, _ in entity.versionHashModifier = "2" }),
       ("constraint", { entity, _, _ in entity.uniquenessConstraints = [["title"]] }),
@@ -238,7 +238,7 @@ struct CoreDataVersionHashTests {
       #expect(!seen.contains(changed), "\(name) must change the hash")
       seen.insert(changed)
     }
-    let ignored: [(String, (EntityDescription, AttributeDescription, RelationshipDescription) -> Void)] = [
+    let ignored: [(String, (NSEntityDescription, NSAttributeDescription, NSRelationshipDescription) -> Void)] = [
       ("renaming identifier", { _, attribute, _ in attribute.renamingIdentifier = "name" }),
       ("default value", { _, attribute, _ in attribute.defaultValue = "x" }),
       ("delete rule", { _, _, relationship in relationship.deleteRule = .cascade }),
@@ -246,7 +246,7 @@ struct CoreDataVersionHashTests {
       ("user info", { entity, _, _ in entity.userInfo = ["a": "b"] }),
       (
         "fetch index",
-        { entity, _, _ in entity.indexes = [FetchIndexDescription(name: "byTitle", elements: [.init(propertyName: "title")])] }
+        { entity, _, _ in entity.indexes = [NSFetchIndexDescription(name: "byTitle", elements: [.init(propertyName: "title")])] }
       ),
     ]
     for (name, change) in ignored {
@@ -255,8 +255,8 @@ struct CoreDataVersionHashTests {
   }
 
   /// A to-many relationship, ordered or not.
-  static func toMany(_ name: String, of destination: String, inverse: String, ordered: Bool) -> RelationshipDescription {
-    let relationship = RelationshipDescription(name: name, destination: destination, inverse: inverse, toMany: true)
+  static func toMany(_ name: String, of destination: String, inverse: String, ordered: Bool) -> NSRelationshipDescription {
+    let relationship = NSRelationshipDescription(name: name, destination: destination, inverse: inverse, toMany: true)
     relationship.isOrdered = ordered
     return relationship
   }

@@ -15,7 +15,7 @@ struct FixtureStoreTests {
     var stores = 0
     var savedObjects = 0
     for bundle in try Fixtures.models() {
-      for (name, model) in try ManagedObjectModel.versions(in: bundle) {
+      for (name, model) in try NSManagedObjectModel.versions(in: bundle) {
         // The apps register their own transformers (ColorTransformer, …); here a stand-in does.
         for entity in model.entities {
           for attribute in entity.attributesByName.values where attribute.attributeType == .transformable {
@@ -25,15 +25,15 @@ struct FixtureStoreTests {
           }
         }
         let url = folder.appending("\(bundle.deletingPathExtension().lastPathComponent)-\(name).sqlite")
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         try coordinator.addPersistentStore(type: .sqlite, at: url)
         stores += 1
-        let context = ManagedObjectContext(concurrencyType: .privateQueue)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueue)
         context.persistentStoreCoordinator = coordinator
         let inserted = try context.performAndWait { () -> Int in
           var count = 0
           for entity in model.entities where !entity.isAbstract && Self.canInsertAlone(entity) {
-            let object = ManagedObject(entity: entity, insertInto: context)
+            let object = NSManagedObject(entity: entity, insertInto: context)
             for slot in entity.layout.slots where !slot.isOptional && !slot.isTransient {
               if let attribute = slot.attribute, attribute.isSupportedAtRunTime, object.value(forKey: slot.name) == nil {
                 object.setValue(Self.sample(attribute), forKey: slot.name)
@@ -56,7 +56,7 @@ struct FixtureStoreTests {
         let reader = try StoreStack(model: model, at: url).context
         let total = try reader.performAndWait {
           try model.entities.filter { $0.superentity == nil }.reduce(0) {
-            $0 + (try reader.count(for: FetchRequest<ManagedObject>(entityName: $1.name)))
+            $0 + (try reader.count(for: NSFetchRequest<NSManagedObject>(entityName: $1.name)))
           }
         }
         #expect(total == inserted, "\(bundle.lastPathComponent) \(name)")
@@ -67,7 +67,7 @@ struct FixtureStoreTests {
   }
 
   /// Entities whose required relationships or unsupported required attributes would fail validation alone.
-  private static func canInsertAlone(_ entity: EntityDescription) -> Bool {
+  private static func canInsertAlone(_ entity: NSEntityDescription) -> Bool {
     entity.layout.slots.allSatisfy { slot in
       guard !slot.isOptional, !slot.isTransient else { return true }
       if let attribute = slot.attribute { return attribute.isSupportedAtRunTime || attribute.defaultValue != nil }
@@ -76,9 +76,9 @@ struct FixtureStoreTests {
   }
 
   /// The attributes named by the uniqueness constraints of an entity and its superentities.
-  private static func constrainedNames(_ entity: EntityDescription) -> Set<String> {
+  private static func constrainedNames(_ entity: NSEntityDescription) -> Set<String> {
     var names: Set<String> = []
-    var current: EntityDescription? = entity
+    var current: NSEntityDescription? = entity
     while let declaring = current {
       for constraint in declaring.uniquenessConstraints { names.formUnion(constraint) }
       current = declaring.superentity
@@ -87,7 +87,7 @@ struct FixtureStoreTests {
   }
 
   /// A value of `type` different for each `index`, where the type has such values.
-  private static func unique(_ type: AttributeType, _ index: Int) -> Any? {
+  private static func unique(_ type: NSAttributeType, _ index: Int) -> Any? {
     switch type {
     case .string: "unique \(index)"
     case .integer16: Int16(index)
@@ -104,7 +104,7 @@ struct FixtureStoreTests {
   }
 
   /// A value of the attribute's type that keeps its validation rules (its minimum, its pattern).
-  private static func sample(_ attribute: AttributeDescription) -> Any {
+  private static func sample(_ attribute: NSAttributeDescription) -> Any {
     let type = attribute.attributeType
     if let minimum = attribute.minValue {
       switch type {
@@ -125,7 +125,7 @@ struct FixtureStoreTests {
     return sample(type)
   }
 
-  private static func sample(_ type: AttributeType) -> Any {
+  private static func sample(_ type: NSAttributeType) -> Any {
     switch type {
     case .string: "sample"
     case .integer16: Int16(1)

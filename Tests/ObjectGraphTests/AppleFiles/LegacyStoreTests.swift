@@ -19,8 +19,8 @@ struct LegacyStoreTests {
     return url
   }
 
-  static func libraryModel() throws -> ManagedObjectModel {
-    try ManagedObjectModel(contentsOf: fixtures.appendingPathComponent("LegacyLibrary.xcdatamodel"))
+  static func libraryModel() throws -> NSManagedObjectModel {
+    try NSManagedObjectModel(contentsOf: fixtures.appendingPathComponent("LegacyLibrary.xcdatamodel"))
   }
 
   /// Every row of every table but the metadata, as text: what must not change.
@@ -40,11 +40,11 @@ struct LegacyStoreTests {
     let bytes = try Data(contentsOf: url)
     let model = try Self.libraryModel()
     #expect(model.hashMatch(configuration: nil, metadata: try Self.readMetadata(url)) == .legacy)
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let store = try coordinator.addPersistentStore(
       type: .sqlite, at: url, options: StoreOptions(migratePersistentStoresAutomatically: false, readOnly: true))
     #expect(store.schema.layout == .engineV1)
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
     try Self.expectLibraryContents(context)
     try coordinator.remove(store)
@@ -59,7 +59,7 @@ struct LegacyStoreTests {
     let rowsBefore = try Self.rows(url)
     let schemaBefore = try rawRows(url, "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name").map { $0["sql"] as String }
     let model = try Self.libraryModel()
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let store = try coordinator.addPersistentStore(
       type: .sqlite, at: url, options: StoreOptions(migratePersistentStoresAutomatically: false))
     #expect(try Self.rows(url) == rowsBefore)
@@ -70,13 +70,13 @@ struct LegacyStoreTests {
     #expect(metadata[StoreMetadataKey.formatVersion] as? Int == 1, "the layout is still the engine's first")
     #expect(metadata[StoreMetadataKey.versionHashesVersion] as? Int == 3)
     #expect(model.hashMatch(configuration: nil, metadata: metadata) == .coreData)
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
     try Self.expectLibraryContents(context)
     // A new review of the e-book: the old entity column (ZBOOK_ENT) says which kind of book it points at.
     try context.performAndWait {
-      let ebook = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Ebook")).first)
-      let review = ManagedObject(entity: try #require(model.entitiesByName["Review"]), insertInto: context)
+      let ebook = try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Ebook")).first)
+      let review = NSManagedObject(entity: try #require(model.entitiesByName["Review"]), insertInto: context)
       review.setValue(Int16(5), forKey: "stars")
       review.setValue(ebook, forKey: "book")
       try context.save()
@@ -87,10 +87,10 @@ struct LegacyStoreTests {
     let reader = try StoreStack(model: try Self.libraryModel(), at: url, options: StoreOptions(migratePersistentStoresAutomatically: false))
       .context
     try reader.performAndWait {
-      let request = FetchRequest<ManagedObject>(entityName: "Review")
+      let request = NSFetchRequest<NSManagedObject>(entityName: "Review")
       request.predicate = try FetchPredicate(format: "stars == 5")
       let review = try #require(try reader.fetch(request).first)
-      #expect((review.value(forKey: "book") as? ManagedObject)?.entity.name == "Ebook")
+      #expect((review.value(forKey: "book") as? NSManagedObject)?.entity.name == "Ebook")
     }
   }
 
@@ -99,29 +99,29 @@ struct LegacyStoreTests {
     let folder = try TemporaryFolder()
     let url = try Self.copy("LegacyNotesV1.sqlite", into: folder)
     let bundle = Self.fixtures.appendingPathComponent("../../../Stages/NotesModel/DataModel.xcdatamodeld").standardizedFileURL
-    let current = try ManagedObjectModel(contentsOf: bundle)
+    let current = try NSManagedObjectModel(contentsOf: bundle)
     let context = try StoreStack(model: current, at: url).context
     try context.performAndWait {
-      let request = FetchRequest<ManagedObject>(entityName: "Note")
+      let request = NSFetchRequest<NSManagedObject>(entityName: "Note")
       request.sortDescriptors = [FetchSortDescriptor(key: "title", ascending: true)]
       let notes = try context.fetch(request)
       #expect(notes.map { $0.value(forKey: "title") as? String } == ["Note 0", "Note 1", "Note 2"])
       // `updatedAt` was renamed `modifiedAt` (renaming identifier) in version 2.
       #expect(notes.map { ($0.value(forKey: "modifiedAt") as? Date)?.timeIntervalSinceReferenceDate } == [7000, 7001, 7002])
-      #expect(notes.allSatisfy { ($0.value(forKey: "notebook") as? ManagedObject)?.value(forKey: "name") as? String == "Inbox" })
-      #expect(notes.map { ($0.value(forKey: "tags") as? Set<ManagedObject>)?.count } == [1, 1, 0])
+      #expect(notes.allSatisfy { ($0.value(forKey: "notebook") as? NSManagedObject)?.value(forKey: "name") as? String == "Inbox" })
+      #expect(notes.map { ($0.value(forKey: "tags") as? Set<NSManagedObject>)?.count } == [1, 1, 0])
     }
     let metadata = try Self.readMetadata(url)
     #expect(metadata[StoreMetadataKey.versionHashes] as? [String: Data] == current.entityVersionHashesByName)
     #expect(metadata[StoreMetadataKey.formatVersion] as? Int == 1)
   }
 
-  static func readMetadata(_ url: URL) throws -> [String: any Sendable] { try PersistentStore.readMetadata(url: url) }
+  static func readMetadata(_ url: URL) throws -> [String: any Sendable] { try NSPersistentStore.readMetadata(url: url) }
 
-  static func expectLibraryContents(_ context: ManagedObjectContext) throws {
+  static func expectLibraryContents(_ context: NSManagedObjectContext) throws {
     try context.performAndWait {
       func count(_ entity: String, subentities: Bool = true) throws -> Int {
-        let request = FetchRequest<ManagedObject>(entityName: entity)
+        let request = NSFetchRequest<NSManagedObject>(entityName: entity)
         request.includesSubentities = subentities
         return try context.count(for: request)
       }
@@ -131,19 +131,19 @@ struct LegacyStoreTests {
       #expect(try count("Ebook") == 1)
       #expect(try count("Audiobook") == 1)
       #expect(try count("Review") == 3)
-      let shelf = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Shelf")).first)
+      let shelf = try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Shelf")).first)
       let titles = (shelf.value(forKey: "books") as? NSOrderedSet)?.array.compactMap {
-        ($0 as? ManagedObject)?.value(forKey: "title") as? String
+        ($0 as? NSManagedObject)?.value(forKey: "title") as? String
       }
       #expect(titles == ["Title 2", "Title 0 (revised)", "Title 1"])
-      let reviews = FetchRequest<ManagedObject>(entityName: "Review")
+      let reviews = NSFetchRequest<NSManagedObject>(entityName: "Review")
       reviews.sortDescriptors = [FetchSortDescriptor(key: "stars", ascending: true)]
-      let kinds = try context.fetch(reviews).map { ($0.value(forKey: "book") as? ManagedObject)?.entity.name }
+      let kinds = try context.fetch(reviews).map { ($0.value(forKey: "book") as? NSManagedObject)?.entity.name }
       #expect(kinds == ["Book", "Ebook", "Audiobook"])
       let ada = try #require(
-        try context.fetch(FetchRequest<ManagedObject>(entityName: "Author")).first { $0.value(forKey: "name") as? String == "Ada" })
-      #expect((ada.value(forKey: "books") as? Set<ManagedObject>)?.count == 4)
-      let audiobook = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Audiobook")).first)
+        try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Author")).first { $0.value(forKey: "name") as? String == "Ada" })
+      #expect((ada.value(forKey: "books") as? Set<NSManagedObject>)?.count == 4)
+      let audiobook = try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Audiobook")).first)
       #expect(audiobook.value(forKey: "minutes") as? Int16 == 300)
       let price: Decimal? = Decimal(string: "12.52")
       let isbn: UUID? = UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E52")

@@ -67,9 +67,9 @@ struct ModelCacheTests {
   }
 
   /// The version of its `.xcdatamodeld` that made a fixture store.
-  static func bundledVersion(of store: CachedStore) throws -> ManagedObjectModel {
+  static func bundledVersion(of store: CachedStore) throws -> NSManagedObjectModel {
     let bundle = try Fixtures.appleStores().appendingPathComponent(store.folder).appendingPathComponent(store.model)
-    return try #require(try ManagedObjectModel.versions(in: bundle).first { $0.name == store.version }?.model)
+    return try #require(try NSManagedObjectModel.versions(in: bundle).first { $0.name == store.version }?.model)
   }
 
   @Test(
@@ -80,7 +80,7 @@ struct ModelCacheTests {
       let folder = try TemporaryFolder()
       let url = try Self.copy(store, into: folder)
       let before = try Self.contents(of: folder)
-      let metadata = try PersistentStore.readMetadata(url: url)
+      let metadata = try NSPersistentStore.readMetadata(url: url)
       #expect(metadata["NSPersistenceFrameworkVersion"] as? Int == store.framework, "\(store.store)")
       let hashes = try #require(metadata[StoreMetadataKey.versionHashes] as? [String: Data], "\(store.store)")
       let model = try #require(try StoreModelCache.load(url: url), "\(store.store): no model read from its cache")
@@ -102,7 +102,7 @@ struct ModelCacheTests {
       // and a cache may list more fetch indexes than the version's source (Bookmarks_V2.sqlite's `uuid` and
       // `url` beside `byUUID` and `byURL`): the store has them all, as checked below. Neither is a version hash
       // input or anything a migration source needs.
-      let fields = { (model: ManagedObjectModel) in
+      let fields = { (model: NSManagedObjectModel) in
         CompiledModelTests.fields(of: model).filter { !$0.contains(" class ") && !$0.contains(" indexes ") }
       }
       let (mine, theirs) = (fields(cached), fields(try Self.bundledVersion(of: store)))
@@ -162,15 +162,15 @@ struct ModelCacheTests {
     let url = try Self.copy(
       CachedStore(folder: "alemar11__CoreDataPlus__SampleModel", store: "SampleModel_V1.sqlite", framework: 1044), into: folder)
     let bundle = try Self.bundleWithoutFirstVersion(in: folder)
-    let model = try ManagedObjectModel(contentsOf: bundle)
-    #expect(try ManagedObjectModel.versions(in: bundle).map(\.name) == ["SampleModel2", "SampleModel3"])
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    let model = try NSManagedObjectModel(contentsOf: bundle)
+    #expect(try NSManagedObjectModel.versions(in: bundle).map(\.name) == ["SampleModel2", "SampleModel3"])
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
     let counts = try context.performAndWait {
       try ["Car", "SportCar", "LuxuryCar", "Person"].map { name -> Int in
-        let request = FetchRequest<ManagedObject>(entityName: name)
+        let request = NSFetchRequest<NSManagedObject>(entityName: name)
         request.includesSubentities = false
         return try context.count(for: request)
       }
@@ -178,7 +178,7 @@ struct ModelCacheTests {
     #expect(counts == [115, 5, 5, 20], "the counts Core Data's own migration gave (SampleModel_V2.sqlite)")
     try coordinator.remove(store)
     #expect(
-      try PersistentStore.readMetadata(url: url)[StoreMetadataKey.versionHashes] as? [String: Data] == model.entityVersionHashesByName)
+      try NSPersistentStore.readMetadata(url: url)[StoreMetadataKey.versionHashes] as? [String: Data] == model.entityVersionHashesByName)
     #expect(try rawRows(url, "PRAGMA integrity_check")[0][0] as String == "ok")
     // The old cache no longer describes the store: the migration replaced it with the new model.
     #expect(StoreModelCache.read(url: url)?.entityVersionHashesByName == model.entityVersionHashesByName)
@@ -217,7 +217,7 @@ struct ModelCacheTests {
       #expect(error?.message.contains("Z_MODELCACHE") == true, "\(damage.what): \(error?.message ?? "")")
       #expect(error?.message.contains(damage.reason) == true, "\(damage.what): \(error?.message ?? "")")
       #expect(StoreModelCache.read(url: url) == nil)
-      let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(contentsOf: bundle))
+      let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try NSManagedObjectModel(contentsOf: bundle))
       let refusal = expectCode(.migrationMissingSourceModel) { _ = try coordinator.addPersistentStore(type: .sqlite, at: url) }
       #expect(refusal?.message.contains("the model kept in the store") == true, "\(refusal?.message ?? "")")
       #expect(try Self.contents(of: folder) == before, "\(damage.what): the store was written")

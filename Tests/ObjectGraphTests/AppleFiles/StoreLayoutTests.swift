@@ -22,19 +22,19 @@ struct StoreLayoutTests {
       store: "SyncMetadata_V3.sqlite", into: folder)
     let before = try AppleStoreTests.maxima(url)
     #expect(before == [1: 2, 2: 2])
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let store = try coordinator.addPersistentStore(
       type: .sqlite, at: url, options: StoreOptions(migratePersistentStoresAutomatically: false))
     #expect(store.schema.entities["SyncableSettingsMetadata"]?.number == 1)
     #expect(store.schema.entities["SyncFeatureEntity"]?.number == 2)
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
     try context.performAndWait {
-      let features = try context.fetch(FetchRequest<ManagedObject>(entityName: "SyncFeatureEntity"))
+      let features = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "SyncFeatureEntity"))
       #expect(Set(features.compactMap { $0.value(forKey: "name") as? String }) == ["TestFeature-01", "TestFeature-02"])
-      let settings = try context.fetch(FetchRequest<ManagedObject>(entityName: "SyncableSettingsMetadata"))
+      let settings = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "SyncableSettingsMetadata"))
       #expect(Set(settings.compactMap { $0.value(forKey: "key") as? String }) == ["TestSetting-01", "TestSetting-02"])
-      let feature = ManagedObject(entity: try #require(model.entitiesByName["SyncFeatureEntity"]), insertInto: context)
+      let feature = NSManagedObject(entity: try #require(model.entitiesByName["SyncFeatureEntity"]), insertInto: context)
       feature.setValue("FromLinux", forKey: "name")
       try context.save()
     }
@@ -51,7 +51,7 @@ struct StoreLayoutTests {
     let folder = try TemporaryFolder()
     let model = try Self.caseModel()
     let url = folder.appending("New.sqlite")
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     try coordinator.remove(try coordinator.addPersistentStore(type: .sqlite, at: url))
     let rows = try rawRows(url, "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT").map {
       "\($0[0] as Int64) \($0[1] as String) \($0[2] as Int64)"
@@ -67,18 +67,18 @@ struct StoreLayoutTests {
     try Self.makeStore(at: url, model: model)
     // What the engine wrote before it followed Core Data's order: names in byte order (S-y-n-c-F before S-y-n-c-a).
     try Self.renumber(url, [2: 4, 3: 2, 4: 3, 5: 5, 1: 1])
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
     #expect(store.schema.entities["SyncFeatureEntity"]?.number == 2)
     #expect(store.schema.entities["SyncableSettingsMetadata"]?.number == 4)
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
     try context.performAndWait {
-      let settings = try context.fetch(FetchRequest<ManagedObject>(entityName: "SyncableSettingsMetadata"))
+      let settings = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "SyncableSettingsMetadata"))
       #expect(settings.compactMap { $0.value(forKey: "key") as? String } == ["first"])
-      let features = FetchRequest<ManagedObject>(entityName: "SyncFeatureEntity")
+      let features = NSFetchRequest<NSManagedObject>(entityName: "SyncFeatureEntity")
       #expect(try context.count(for: features) == 3, "the feature, its child and its lower-case subentity")
-      let setting = ManagedObject(entity: try #require(model.entitiesByName["SyncableSettingsMetadata"]), insertInto: context)
+      let setting = NSManagedObject(entity: try #require(model.entitiesByName["SyncableSettingsMetadata"]), insertInto: context)
       setting.setValue("second", forKey: "key")
       try context.save()
     }
@@ -100,7 +100,7 @@ struct StoreLayoutTests {
       try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_NAME = 'Other' WHERE Z_ENT = 5")
     }
     let bytes = try Data(contentsOf: url)
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let error = expectCode(.persistentStoreIncompatibleSchema) { _ = try coordinator.addPersistentStore(type: .sqlite, at: url) }
     #expect(error?.message.contains("Z_PRIMARYKEY") == true, "\(error?.message ?? "")")
     #expect(try Data(contentsOf: url) == bytes)
@@ -117,7 +117,7 @@ struct StoreLayoutTests {
       folder: "artsy__energy-legacy__ArtsyPartner", model: "ArtsyPartner.xcdatamodeld", version: "ArtsyFolio v2.0",
       store: "ArtsyPartner_2.0.sqlite", into: folder)
     let url = folder.appending("Engine.sqlite")
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     try coordinator.remove(try coordinator.addPersistentStore(type: .sqlite, at: url))
     let tables = { (url: URL) in
       try rawRows(url, "SELECT sql FROM sqlite_master WHERE type = 'table' AND name NOT IN ('Z_MODELCACHE')").map { $0["sql"] as String }
@@ -141,7 +141,7 @@ struct StoreLayoutTests {
     let (url, model) = try Self.copy(
       folder: "artsy__energy-legacy__ArtsyPartner", model: "ArtsyPartner.xcdatamodeld", version: "ArtsyFolio v2.0",
       store: "ArtsyPartner_2.0.sqlite", into: folder)
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let store = try coordinator.addPersistentStore(
       type: .sqlite, at: url, options: StoreOptions(migratePersistentStoresAutomatically: false))
     guard case .joinTable(let join, _) = try Self.storage(store, "Artist", "showsFeaturingArtist") else {
@@ -150,13 +150,13 @@ struct StoreLayoutTests {
     }
     #expect(
       join.name == "Z_2SHOWSFEATURINGARTIST" && join.sourceColumn == "Z_2ARTISTS1" && join.destinationColumn == "Z_13SHOWSFEATURINGARTIST")
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
     try context.performAndWait {
-      let artist = ManagedObject(entity: try #require(model.entitiesByName["Artist"]), insertInto: context)
-      let show = ManagedObject(entity: try #require(model.entitiesByName["Show"]), insertInto: context)
-      let album = ManagedObject(entity: try #require(model.entitiesByName["Album"]), insertInto: context)
-      let artwork = ManagedObject(entity: try #require(model.entitiesByName["Artwork"]), insertInto: context)
+      let artist = NSManagedObject(entity: try #require(model.entitiesByName["Artist"]), insertInto: context)
+      let show = NSManagedObject(entity: try #require(model.entitiesByName["Show"]), insertInto: context)
+      let album = NSManagedObject(entity: try #require(model.entitiesByName["Album"]), insertInto: context)
+      let artwork = NSManagedObject(entity: try #require(model.entitiesByName["Artwork"]), insertInto: context)
       artist.setValue("Hilma", forKey: "name")
       show.setValue("Paintings for the Temple", forKey: "name")
       album.setValue("Favourites", forKey: "name")
@@ -171,21 +171,21 @@ struct StoreLayoutTests {
     #expect(try rawRows(url, "SELECT count(*) FROM Z_1ARTISTS WHERE Z_2ARTISTS IS NOT NULL")[0][0] as Int == 1)
     #expect(try rawRows(url, "SELECT count(*) FROM Z_3SHOWS WHERE Z_3ARTWORKS1 IS NOT NULL")[0][0] as Int == 1)
     // Read back through a new stack, from both sides.
-    let again = PersistentStoreCoordinator(managedObjectModel: model)
+    let again = NSPersistentStoreCoordinator(managedObjectModel: model)
     let reopened = try again.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(readOnly: true))
-    let reader = ManagedObjectContext(concurrencyType: .privateQueue)
+    let reader = NSManagedObjectContext(concurrencyType: .privateQueue)
     reader.persistentStoreCoordinator = again
     try reader.performAndWait {
-      let show = try #require(try reader.fetch(FetchRequest<ManagedObject>(entityName: "Show")).first)
-      let artists = try #require(show.value(forKey: "artists") as? Set<ManagedObject>)
+      let show = try #require(try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Show")).first)
+      let artists = try #require(show.value(forKey: "artists") as? Set<NSManagedObject>)
       #expect(artists.compactMap { $0.value(forKey: "name") as? String } == ["Hilma"])
-      let artworks = try #require(show.value(forKey: "artworks") as? Set<ManagedObject>)
+      let artworks = try #require(show.value(forKey: "artworks") as? Set<NSManagedObject>)
       #expect(artworks.count == 1)
-      let request = FetchRequest<ManagedObject>(entityName: "Artist")
+      let request = NSFetchRequest<NSManagedObject>(entityName: "Artist")
       request.predicate = try FetchPredicate(format: "ANY showsFeaturingArtist.name == %@", "Paintings for the Temple")
       #expect(try reader.count(for: request) == 1)
-      let album = try #require(try reader.fetch(FetchRequest<ManagedObject>(entityName: "Album")).first)
-      #expect((album.value(forKey: "artists") as? Set<ManagedObject>)?.count == 1)
+      let album = try #require(try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Album")).first)
+      #expect((album.value(forKey: "artists") as? Set<NSManagedObject>)?.count == 1)
     }
     try again.remove(reopened)
   }
@@ -200,7 +200,7 @@ struct StoreLayoutTests {
       try db.execute(sql: "ALTER TABLE Z_3SHOWS RENAME COLUMN Z_3ARTWORKS1 TO Z_3SOMETHING")
     }
     let bytes = try Data(contentsOf: url)
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let error = expectCode(.persistentStoreIncompatibleSchema) {
       _ = try coordinator.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(readOnly: true))
     }
@@ -215,7 +215,7 @@ struct StoreLayoutTests {
     let (url, model) = try Self.copy(
       folder: "artsy__energy-legacy__ArtsyPartner", model: "ArtsyPartner.xcdatamodeld", version: "ArtsyFolio v1.5",
       store: "ArtsyPartner_1.6.sqlite", into: folder)
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let store = try coordinator.addPersistentStore(
       type: .sqlite, at: url, options: StoreOptions(migratePersistentStoresAutomatically: false))
     guard case .foreignKeyOnDestination(let column, nil) = try Self.storage(store, "Album", "documents") else {
@@ -223,15 +223,15 @@ struct StoreLayoutTests {
       return
     }
     #expect(column == "Z1DOCUMENTS")
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
     try context.performAndWait {
-      let first = ManagedObject(entity: try #require(model.entitiesByName["Album"]), insertInto: context)
-      let second = ManagedObject(entity: try #require(model.entitiesByName["Album"]), insertInto: context)
+      let first = NSManagedObject(entity: try #require(model.entitiesByName["Album"]), insertInto: context)
+      let second = NSManagedObject(entity: try #require(model.entitiesByName["Album"]), insertInto: context)
       first.setValue("first", forKey: "slug")
       second.setValue("second", forKey: "slug")
-      let documents = try (0..<3).map { index -> ManagedObject in
-        let document = ManagedObject(entity: try #require(model.entitiesByName["ArtistDocument"]), insertInto: context)
+      let documents = try (0..<3).map { index -> NSManagedObject in
+        let document = NSManagedObject(entity: try #require(model.entitiesByName["ArtistDocument"]), insertInto: context)
         document.setValue("doc\(index)", forKey: "slug")
         return document
       }
@@ -246,17 +246,17 @@ struct StoreLayoutTests {
     #expect(
       try rawRows(url, "SELECT ZSLUG, Z1DOCUMENTS FROM ZDOCUMENT ORDER BY ZSLUG").map { "\($0[0] as String)=\($0[1] as Int64)" }
         == ["doc0=1", "doc1=2", "doc2=2"])
-    let reader = ManagedObjectContext(concurrencyType: .privateQueue)
+    let reader = NSManagedObjectContext(concurrencyType: .privateQueue)
     reader.persistentStoreCoordinator = coordinator
     try reader.performAndWait {
-      let request = FetchRequest<ManagedObject>(entityName: "Album")
+      let request = NSFetchRequest<NSManagedObject>(entityName: "Album")
       request.sortDescriptors = [FetchSortDescriptor(key: "slug", ascending: true)]
       let albums = try reader.fetch(request)
       let slugs = albums.map { album in
-        ((album.value(forKey: "documents") as? Set<ManagedObject>) ?? []).compactMap { $0.value(forKey: "slug") as? String }.sorted()
+        ((album.value(forKey: "documents") as? Set<NSManagedObject>) ?? []).compactMap { $0.value(forKey: "slug") as? String }.sorted()
       }
       #expect(slugs == [["doc0"], ["doc1", "doc2"]])
-      let withTwo = FetchRequest<ManagedObject>(entityName: "Album")
+      let withTwo = NSFetchRequest<NSManagedObject>(entityName: "Album")
       withTwo.predicate = try FetchPredicate(format: "documents.@count == 2")
       #expect(try reader.fetch(withTwo).compactMap { $0.value(forKey: "slug") as? String } == ["second"])
       // Deleting an album clears its members' column.
@@ -276,37 +276,37 @@ struct StoreLayoutTests {
     let (url, version15) = try Self.copy(
       folder: "artsy__energy-legacy__ArtsyPartner", model: "ArtsyPartner.xcdatamodeld", version: "ArtsyFolio v1.5",
       store: "ArtsyPartner_1.6.sqlite", into: folder)
-    let writer = PersistentStoreCoordinator(managedObjectModel: version15)
+    let writer = NSPersistentStoreCoordinator(managedObjectModel: version15)
     let store = try writer.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(migratePersistentStoresAutomatically: false))
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = writer
     try context.performAndWait {
-      let album = ManagedObject(entity: try #require(version15.entitiesByName["Album"]), insertInto: context)
+      let album = NSManagedObject(entity: try #require(version15.entitiesByName["Album"]), insertInto: context)
       album.setValue("favourites", forKey: "slug")
-      let documents = try ["a", "b"].map { slug -> ManagedObject in
-        let document = ManagedObject(entity: try #require(version15.entitiesByName["ShowDocument"]), insertInto: context)
+      let documents = try ["a", "b"].map { slug -> NSManagedObject in
+        let document = NSManagedObject(entity: try #require(version15.entitiesByName["ShowDocument"]), insertInto: context)
         document.setValue(slug, forKey: "slug")
         return document
       }
-      let artist = ManagedObject(entity: try #require(version15.entitiesByName["Artist"]), insertInto: context)
+      let artist = NSManagedObject(entity: try #require(version15.entitiesByName["Artist"]), insertInto: context)
       artist.setValue("Hilma", forKey: "name")
       album.setValue(Set(documents), forKey: "documents")
       album.setValue(Set([artist]), forKey: "artists")
       try context.save()
     }
     try writer.remove(store)
-    let current = try ManagedObjectModel(
+    let current = try NSManagedObjectModel(
       contentsOf: try Fixtures.appleStores().appendingPathComponent("artsy__energy-legacy__ArtsyPartner/ArtsyPartner.xcdatamodeld"))
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: current)
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: current)
     let migrated = try coordinator.addPersistentStore(type: .sqlite, at: url)
-    let reader = ManagedObjectContext(concurrencyType: .privateQueue)
+    let reader = NSManagedObjectContext(concurrencyType: .privateQueue)
     reader.persistentStoreCoordinator = coordinator
     try reader.performAndWait {
-      let album = try #require(try reader.fetch(FetchRequest<ManagedObject>(entityName: "Album")).first)
-      let documents = try #require(album.value(forKey: "documents") as? Set<ManagedObject>)
+      let album = try #require(try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Album")).first)
+      let documents = try #require(album.value(forKey: "documents") as? Set<NSManagedObject>)
       #expect(documents.compactMap { $0.value(forKey: "slug") as? String }.sorted() == ["a", "b"])
-      #expect(documents.allSatisfy { $0.value(forKey: "album") as? ManagedObject === album })
-      let artists = try #require(album.value(forKey: "artists") as? Set<ManagedObject>)
+      #expect(documents.allSatisfy { $0.value(forKey: "album") as? NSManagedObject === album })
+      let artists = try #require(album.value(forKey: "artists") as? Set<NSManagedObject>)
       #expect(artists.compactMap { $0.value(forKey: "name") as? String } == ["Hilma"])
     }
     try coordinator.remove(migrated)
@@ -315,32 +315,32 @@ struct StoreLayoutTests {
 
   @Test("A to-many without an inverse that gains one in the next version keeps its members through the migration")
   func inverseAddedKeepsMembers() throws {
-    func model(withInverse: Bool) throws -> ManagedObjectModel {
-      let owner = EntityDescription(
+    func model(withInverse: Bool) throws -> NSManagedObjectModel {
+      let owner = NSEntityDescription(
         name: "Owner",
         properties: [
-          .attribute(AttributeDescription(name: "name", type: .string)),
-          .relationship(RelationshipDescription(name: "items", destination: "Item", inverse: withInverse ? "owner" : nil, toMany: true)),
+          .attribute(NSAttributeDescription(name: "name", type: .string)),
+          .relationship(NSRelationshipDescription(name: "items", destination: "Item", inverse: withInverse ? "owner" : nil, toMany: true)),
         ])
-      var itemProperties: [PropertyDescription] = [.attribute(AttributeDescription(name: "label", type: .string))]
+      var itemProperties: [NSPropertyDescription] = [.attribute(NSAttributeDescription(name: "label", type: .string))]
       if withInverse {
-        itemProperties.append(.relationship(RelationshipDescription(name: "owner", destination: "Owner", inverse: "items")))
+        itemProperties.append(.relationship(NSRelationshipDescription(name: "owner", destination: "Owner", inverse: "items")))
       }
-      return try ManagedObjectModel(entities: [owner, EntityDescription(name: "Item", properties: itemProperties)])
+      return try NSManagedObjectModel(entities: [owner, NSEntityDescription(name: "Item", properties: itemProperties)])
     }
     let folder = try TemporaryFolder()
     let url = folder.appending("Owners.sqlite")
     let first = try model(withInverse: false)
-    let writer = PersistentStoreCoordinator(managedObjectModel: first)
+    let writer = NSPersistentStoreCoordinator(managedObjectModel: first)
     let store = try writer.addPersistentStore(type: .sqlite, at: url)
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = writer
     try context.performAndWait {
       for name in ["ada", "grace"] {
-        let owner = ManagedObject(entity: try #require(first.entitiesByName["Owner"]), insertInto: context)
+        let owner = NSManagedObject(entity: try #require(first.entitiesByName["Owner"]), insertInto: context)
         owner.setValue(name, forKey: "name")
-        let items = try (0..<2).map { index -> ManagedObject in
-          let item = ManagedObject(entity: try #require(first.entitiesByName["Item"]), insertInto: context)
+        let items = try (0..<2).map { index -> NSManagedObject in
+          let item = NSManagedObject(entity: try #require(first.entitiesByName["Item"]), insertInto: context)
           item.setValue("\(name) \(index)", forKey: "label")
           return item
         }
@@ -350,16 +350,16 @@ struct StoreLayoutTests {
     }
     try writer.remove(store)
     let second = try model(withInverse: true)
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: second)
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: second)
     let migrated = try coordinator.addPersistentStore(
       type: .sqlite, at: url, options: StoreOptions(migrationSourceModels: [try model(withInverse: false)]))
-    let reader = ManagedObjectContext(concurrencyType: .privateQueue)
+    let reader = NSManagedObjectContext(concurrencyType: .privateQueue)
     reader.persistentStoreCoordinator = coordinator
     try reader.performAndWait {
-      let request = FetchRequest<ManagedObject>(entityName: "Item")
+      let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
       request.sortDescriptors = [FetchSortDescriptor(key: "label", ascending: true)]
       let owners = try reader.fetch(request).map {
-        "\($0.value(forKey: "label") as? String ?? "")→\(($0.value(forKey: "owner") as? ManagedObject)?.value(forKey: "name") as? String ?? "nil")"
+        "\($0.value(forKey: "label") as? String ?? "")→\(($0.value(forKey: "owner") as? NSManagedObject)?.value(forKey: "name") as? String ?? "nil")"
       }
       #expect(owners == ["ada 0→ada", "ada 1→ada", "grace 0→grace", "grace 1→grace"])
     }
@@ -370,40 +370,41 @@ struct StoreLayoutTests {
 
   /// A copy of a fixture store (with its `-wal` and `-shm` when it has them) and the model version named.
   static func copy(folder: String, model: String, version: String, store: String, into temporary: TemporaryFolder) throws -> (
-    URL, ManagedObjectModel
+    URL, NSManagedObjectModel
   ) {
     let fixture = try AppleStoreTests.Fixture((folder, model, version, store), in: temporary)
     return (fixture.url, fixture.model)
   }
 
-  static func storage(_ store: PersistentStore, _ entity: String, _ property: String) throws -> SQLiteSchema.SlotStorage {
+  static func storage(_ store: NSPersistentStore, _ entity: String, _ property: String) throws -> SQLiteSchema.SlotStorage {
     let mapping = try #require(store.schema.entities[entity])
     let slot = try #require(mapping.entity.layout.index(of: property))
     return mapping.storage[slot]
   }
 
   /// Names that sort one way by their bytes and another without regard to case, with a hierarchy.
-  static func caseModel() throws -> ManagedObjectModel {
-    let settings = EntityDescription(
-      name: "SyncableSettingsMetadata", properties: [.attribute(AttributeDescription(name: "key", type: .string))])
-    let feature = EntityDescription(name: "SyncFeatureEntity", properties: [.attribute(AttributeDescription(name: "name", type: .string))])
-    let child = EntityDescription(name: "SyncFeatureChild", properties: [])
-    let lower = EntityDescription(name: "syncFeatureLower", properties: [])
+  static func caseModel() throws -> NSManagedObjectModel {
+    let settings = NSEntityDescription(
+      name: "SyncableSettingsMetadata", properties: [.attribute(NSAttributeDescription(name: "key", type: .string))])
+    let feature = NSEntityDescription(
+      name: "SyncFeatureEntity", properties: [.attribute(NSAttributeDescription(name: "name", type: .string))])
+    let child = NSEntityDescription(name: "SyncFeatureChild", properties: [])
+    let lower = NSEntityDescription(name: "syncFeatureLower", properties: [])
     child.superentity = feature
     lower.superentity = feature
-    let alpha = EntityDescription(name: "alpha", properties: [.attribute(AttributeDescription(name: "note", type: .string))])
-    return try ManagedObjectModel(entities: [settings, feature, child, lower, alpha])
+    let alpha = NSEntityDescription(name: "alpha", properties: [.attribute(NSAttributeDescription(name: "note", type: .string))])
+    return try NSManagedObjectModel(entities: [settings, feature, child, lower, alpha])
   }
 
   /// A store of ``caseModel()`` with one row of each of its concrete entities but `alpha`.
-  static func makeStore(at url: URL, model: ManagedObjectModel) throws {
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+  static func makeStore(at url: URL, model: NSManagedObjectModel) throws {
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
     try context.performAndWait {
       for name in ["SyncableSettingsMetadata", "SyncFeatureEntity", "SyncFeatureChild", "syncFeatureLower"] {
-        let object = ManagedObject(entity: try #require(model.entitiesByName[name]), insertInto: context)
+        let object = NSManagedObject(entity: try #require(model.entitiesByName[name]), insertInto: context)
         object.setValue(name == "SyncableSettingsMetadata" ? "first" : name, forKey: name == "SyncableSettingsMetadata" ? "key" : "name")
       }
       try context.save()

@@ -50,11 +50,11 @@ struct ChildFetchPropertyTests {
     var primaryKeys: [String: Int64] = [:]
     /// For notes not yet saved: the order they were made in (their temporary IDs' order).
     var madeAt: [String: Int] = [:]
-    var ids: [String: ManagedObjectID] = [:]
+    var ids: [String: NSManagedObjectID] = [:]
     /// The root's IDs for notes it saved after a child had inserted or changed them (the child keeps the
     /// temporary ID in `ids`).
-    var rootIDs: [String: ManagedObjectID] = [:]
-    var notebookIDs: [ManagedObjectID] = []
+    var rootIDs: [String: NSManagedObjectID] = [:]
+    var notebookIDs: [NSManagedObjectID] = []
     var levels: [Level] = []
     var made = 0
 
@@ -164,7 +164,7 @@ struct ChildFetchPropertyTests {
       notebook: Int.random(in: 0..<4, using: &random) == 3 ? nil : Int.random(in: 0..<3, using: &random))
   }
 
-  private func apply(_ values: Values, to note: Note, in context: ManagedObjectContext, _ world: World) {
+  private func apply(_ values: Values, to note: Note, in context: NSManagedObjectContext, _ world: World) {
     note.rating = values.rating
     note.body = values.body
     note.notebook = values.notebook.map { context.object(with: world.notebookIDs[$0]) as? Notebook } ?? nil
@@ -172,7 +172,7 @@ struct ChildFetchPropertyTests {
 
   /// Random inserts, updates and deletes in the context of `level`.
   private func randomChanges(
-    _ world: World, level: Int, context: ManagedObjectContext, _ random: inout SeededGenerator
+    _ world: World, level: Int, context: NSManagedObjectContext, _ random: inout SeededGenerator
   ) throws {
     try context.performAndWait {
       for _ in 0..<Int.random(in: 0...3, using: &random) {
@@ -226,7 +226,7 @@ struct ChildFetchPropertyTests {
   }
 
   /// The root's changes saved to the store, in the test's model: inserted notes take their primary keys.
-  private func saveRoot(_ world: World, _ root: ManagedObjectContext) throws {
+  private func saveRoot(_ world: World, _ root: NSManagedObjectContext) throws {
     let changes = world.levels[0]
     for title in changes.deleted { world.stored[title] = nil }
     world.stored.merge(changes.values) { _, new in new }
@@ -278,7 +278,7 @@ struct ChildFetchPropertyTests {
     }
     var contexts = [stack.context]
     for _ in 0..<Int.random(in: 1...2, using: &random) {
-      let child = ManagedObjectContext(concurrencyType: .privateQueue)
+      let child = NSManagedObjectContext(concurrencyType: .privateQueue)
       child.parent = contexts.last
       contexts.append(child)
     }
@@ -299,7 +299,7 @@ struct ChildFetchPropertyTests {
       let level = Int.random(in: 0..<contexts.count, using: &random)
       let context = contexts[level]
       let query = randomQuery(world, level: level, &random)
-      let request = FetchRequest<Note>(entityName: "Note")
+      let request = NSFetchRequest<Note>(entityName: "Note")
       if let format = query.format {
         request.predicate = try FetchPredicate(format: format, argumentArray: query.arguments)
       }

@@ -11,12 +11,12 @@ import Testing
 struct ChildFetchTests {
   /// A writer context on a traced SQLite store holding `count` notes (rating `i % 5`, title `n<i>` with
   /// three digits), saved by another context, so the writer itself holds no object yet.
-  private func writer(_ log: Locked<[String]>, notes count: Int) throws -> ManagedObjectContext {
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
+  private func writer(_ log: Locked<[String]>, notes count: Int) throws -> NSManagedObjectContext {
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
     try coordinator.addPersistentStore(
       type: .sqlite, at: try TemporaryFolder().appending("Child.sqlite"),
       options: StoreOptions(sqlTrace: { sql in log.withLock { $0.append(sql) } }))
-    let loader = ManagedObjectContext(concurrencyType: .privateQueue)
+    let loader = NSManagedObjectContext(concurrencyType: .privateQueue)
     loader.persistentStoreCoordinator = coordinator
     try loader.performAndWait {
       for index in 0..<count {
@@ -26,19 +26,19 @@ struct ChildFetchTests {
       }
       try loader.save()
     }
-    let writer = ManagedObjectContext(concurrencyType: .privateQueue)
+    let writer = NSManagedObjectContext(concurrencyType: .privateQueue)
     writer.persistentStoreCoordinator = coordinator
     return writer
   }
 
-  private func child(of parent: ManagedObjectContext) -> ManagedObjectContext {
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+  private func child(of parent: NSManagedObjectContext) -> NSManagedObjectContext {
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.parent = parent
     return context
   }
 
   /// Inserts a note, unsaved.
-  private func insert(_ title: String, rating: Int64 = 0, in context: ManagedObjectContext) {
+  private func insert(_ title: String, rating: Int64 = 0, in context: NSManagedObjectContext) {
     context.performAndWait {
       let note = Note(context: context)
       note.title = title
@@ -46,7 +46,7 @@ struct ChildFetchTests {
     }
   }
 
-  private func registeredCount(_ context: ManagedObjectContext) -> Int {
+  private func registeredCount(_ context: NSManagedObjectContext) -> Int {
     context.performAndWait { context.confined.registry.count }
   }
 
@@ -64,7 +64,7 @@ struct ChildFetchTests {
     let log = Locked<[String]>([])
     let writer = try writer(log, notes: 300)
     let child = child(of: writer)
-    let request = FetchRequest<Note>(entityName: "Note")
+    let request = NSFetchRequest<Note>(entityName: "Note")
     request.predicate = try FetchPredicate(format: "rating >= %d", 2)
     log.withLock { $0.removeAll() }
     #expect(try child.performAndWait { try child.count(for: request) } == 180)
@@ -74,7 +74,7 @@ struct ChildFetchTests {
 
     // Pending changes in the parent and in the child are counted in, still without reading every row.
     try writer.performAndWait {
-      let low = FetchRequest<Note>(entityName: "Note")
+      let low = NSFetchRequest<Note>(entityName: "Note")
       low.predicate = try FetchPredicate(format: "title IN %@", ["n000", "n004"])
       low.sortDescriptors = [FetchSortDescriptor(key: "title")]
       let notes = try writer.fetch(low)
@@ -87,7 +87,7 @@ struct ChildFetchTests {
     let before = registeredCount(writer)
     log.withLock { $0.removeAll() }
     #expect(try child.performAndWait { try child.count(for: request) } == 182)
-    let offsetRequest = FetchRequest<Note>(entityName: "Note")
+    let offsetRequest = NSFetchRequest<Note>(entityName: "Note")
     offsetRequest.predicate = request.predicate
     offsetRequest.fetchOffset = 170
     offsetRequest.fetchLimit = 5
@@ -108,7 +108,7 @@ struct ChildFetchTests {
     let child = child(of: writer)
     insert("n000a", rating: 0, in: writer)
     insert("n001a", rating: 1, in: child)
-    let request = FetchRequest<Note>(entityName: "Note")
+    let request = NSFetchRequest<Note>(entityName: "Note")
     request.sortDescriptors = [FetchSortDescriptor(key: "title")]
     request.fetchLimit = 10
     log.withLock { $0.removeAll() }
@@ -141,7 +141,7 @@ struct ChildFetchTests {
     let log = Locked<[String]>([])
     let writer = try writer(log, notes: 100)
     let child = child(of: writer)
-    let request = FetchRequest<Note>(entityName: "Note")
+    let request = NSFetchRequest<Note>(entityName: "Note")
     request.sortDescriptors = [FetchSortDescriptor(key: "title")]
     request.fetchBatchSize = 10
     func loaded(_ notes: [Note]) -> Int { notes.filter { !$0.state.needsLoad }.count }
@@ -200,7 +200,7 @@ struct ChildFetchTests {
     try child.performAndWait {
       #expect(first.objectID.isTemporaryID)
       first.rating = 4
-      let request = FetchRequest<Note>(entityName: "Note")
+      let request = NSFetchRequest<Note>(entityName: "Note")
       request.predicate = try FetchPredicate(format: "rating >= %d", 3)
       request.sortDescriptors = [
         FetchSortDescriptor(key: "rating", ascending: false), FetchSortDescriptor(key: "title"),
@@ -217,7 +217,7 @@ struct ChildFetchTests {
       #expect(last.map(\.title) == ["n013", "n018"])
       #expect(try child.count(for: request) == 2)
 
-      let byID = FetchRequest<Note>(entityName: "Note")
+      let byID = NSFetchRequest<Note>(entityName: "Note")
       byID.predicate = try FetchPredicate(format: "SELF IN %@", [first.objectID, second.objectID])
       byID.sortDescriptors = [FetchSortDescriptor(key: "title")]
       byID.fetchLimit = 1
@@ -248,7 +248,7 @@ struct ChildFetchTests {
     try grandchild.performAndWait {
       let note = try #require(try grandchild.existingObject(with: id) as? Note)
       #expect(note.title == "up two levels")
-      let request = FetchRequest<Note>(entityName: "Note")
+      let request = NSFetchRequest<Note>(entityName: "Note")
       request.fetchBatchSize = 5
       #expect(try grandchild.fetch(request).map(\.title) == ["up two levels"])
     }

@@ -20,15 +20,15 @@ struct ChildSaveInverseTests {
       old.notebook = inbox
       try writer.save()
     }
-    let main = ManagedObjectContext(concurrencyType: .mainQueue)
+    let main = NSManagedObjectContext(concurrencyType: .mainQueue)
     main.parent = writer
     let held = try main.performAndWait {
-      let request = FetchRequest<Notebook>(entityName: "Notebook")
+      let request = NSFetchRequest<Notebook>(entityName: "Notebook")
       request.predicate = try FetchPredicate(format: "name == %@", "Recipes")
       return try #require(try main.fetch(request).first)
     }
     let notebookID = held.objectID
-    let child = ManagedObjectContext(concurrencyType: .privateQueue)
+    let child = NSManagedObjectContext(concurrencyType: .privateQueue)
     child.parent = main
     try child.performAndWait {
       let target = try #require(try child.existingObject(with: notebookID) as? Notebook)
@@ -40,7 +40,7 @@ struct ChildSaveInverseTests {
       try child.save()
     }
     let titles = try main.performAndWait {
-      let notebooks = try main.fetch(FetchRequest<Notebook>(entityName: "Notebook"))
+      let notebooks = try main.fetch(NSFetchRequest<Notebook>(entityName: "Notebook"))
       return notebooks.filter { $0.name == "Recipes" }.flatMap { $0.notes.compactMap(\.title) }.sorted()
     }
     #expect(titles == ["Lemonade", "Pancakes"])
@@ -58,11 +58,11 @@ extension ChildSaveInverseTests {
       notebook.name = "Recipes"
       try writer.save()
     }
-    let main = ManagedObjectContext(concurrencyType: .privateQueue)
+    let main = NSManagedObjectContext(concurrencyType: .privateQueue)
     main.parent = writer
     // Fetched as a fault with its values cached, and never touched.
-    let held = try main.performAndWait { try #require(try main.fetch(FetchRequest<Notebook>(entityName: "Notebook")).first) }
-    let child = ManagedObjectContext(concurrencyType: .privateQueue)
+    let held = try main.performAndWait { try #require(try main.fetch(NSFetchRequest<Notebook>(entityName: "Notebook")).first) }
+    let child = NSManagedObjectContext(concurrencyType: .privateQueue)
     child.parent = main
     try child.performAndWait {
       let target = try #require(try child.existingObject(with: held.objectID) as? Notebook)
@@ -73,7 +73,7 @@ extension ChildSaveInverseTests {
       try child.save()
     }
     let (name, titles) = try main.performAndWait {
-      _ = try main.fetch(FetchRequest<Notebook>(entityName: "Notebook"))
+      _ = try main.fetch(NSFetchRequest<Notebook>(entityName: "Notebook"))
       return (held.name, held.notes.compactMap(\.title))
     }
     #expect(name == "Breakfast")

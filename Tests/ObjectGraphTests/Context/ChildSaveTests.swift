@@ -8,8 +8,8 @@ import Testing
 /// IDs with the child's values, and the two contexts' objects stay independent afterwards.
 @Suite("Child save into its parent", .temporaryFolders)
 struct ChildSaveTests {
-  private func child(of parent: ManagedObjectContext) -> ManagedObjectContext {
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+  private func child(of parent: NSManagedObjectContext) -> NSManagedObjectContext {
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.parent = parent
     return context
   }
@@ -20,7 +20,7 @@ struct ChildSaveTests {
     let child = child(of: stack.context)
     // 40 plain notes, then a notebook, two tags and 10 notes related to them, in one save.
     let ids = try child.performAndWait {
-      var plain: [ManagedObjectID] = []
+      var plain: [NSManagedObjectID] = []
       for number in 0..<40 {
         let note = Note(context: child)
         note.title = "plain \(number)"
@@ -34,7 +34,7 @@ struct ChildSaveTests {
         tag.name = "tag \(number)"
         return tag
       }
-      var related: [ManagedObjectID] = []
+      var related: [NSManagedObjectID] = []
       var relatedNotes: [Note] = []
       for number in 0..<10 {
         let note = Note(context: child)
@@ -73,7 +73,7 @@ struct ChildSaveTests {
     // The parent's save wrote the rows with their relationships, under new permanent IDs.
     let (_, reader) = try stack.reopened()
     try reader.performAndWait {
-      let notes = try reader.fetch(FetchRequest<Note>(entityName: "Note"))
+      let notes = try reader.fetch(NSFetchRequest<Note>(entityName: "Note"))
       #expect(notes.count == 50)
       let related = notes.filter { $0.title?.hasPrefix("related") ?? false }
       #expect(related.count == 10 && related.allSatisfy { $0.notebook?.name == "book" })
@@ -124,7 +124,7 @@ struct ChildSaveTests {
       return note
     }
     let child = child(of: stack.context)
-    var ids: [ManagedObjectID] = []
+    var ids: [NSManagedObjectID] = []
     try child.performAndWait {
       for round in 0..<30 {
         let notes = (0..<3).map { number in

@@ -5,31 +5,31 @@ import Testing
 
 @testable import ObjectGraph
 
-/// Custom merge policies (issue 24, finding 3): `MergePolicy` subclassed as apps subclass `NSMergePolicy`,
+/// Custom merge policies (issue 24, finding 3): `NSMergePolicy` subclassed as apps subclass `NSMergePolicy`,
 /// modelled on a book app whose countries count their moods, on real conflicts between two contexts.
 @Suite("Custom merge policies", .temporaryFolders)
 struct CustomMergePolicyTests {
   /// Country(name, numberOfMoods, moods ->> Mood), Mood(name, country -> Country).
-  static func model() throws -> ManagedObjectModel {
-    let country = EntityDescription(
+  static func model() throws -> NSManagedObjectModel {
+    let country = NSEntityDescription(
       name: "Country",
       properties: [
-        .attribute(AttributeDescription(name: "name", type: .string)),
-        .attribute(AttributeDescription(name: "numberOfMoods", type: .integer64, isOptional: false, defaultValue: Int64(0))),
-        .relationship(RelationshipDescription(name: "moods", destination: "Mood", inverse: "country", toMany: true)),
+        .attribute(NSAttributeDescription(name: "name", type: .string)),
+        .attribute(NSAttributeDescription(name: "numberOfMoods", type: .integer64, isOptional: false, defaultValue: Int64(0))),
+        .relationship(NSRelationshipDescription(name: "moods", destination: "Mood", inverse: "country", toMany: true)),
       ])
-    let mood = EntityDescription(
+    let mood = NSEntityDescription(
       name: "Mood",
       properties: [
-        .attribute(AttributeDescription(name: "name", type: .string)),
-        .relationship(RelationshipDescription(name: "country", destination: "Country", inverse: "moods")),
+        .attribute(NSAttributeDescription(name: "name", type: .string)),
+        .relationship(NSRelationshipDescription(name: "country", destination: "Country", inverse: "moods")),
       ])
-    return try ManagedObjectModel(entities: [country, mood])
+    return try NSManagedObjectModel(entities: [country, mood])
   }
 
   /// What an override saw, copied out of the conflict records.
   struct Seen: Sendable, Equatable {
-    var source: ManagedObjectID
+    var source: NSManagedObjectID
     var mine: Int64?
     var cached: Int64?
     var persisted: Int64?
@@ -40,12 +40,12 @@ struct CustomMergePolicyTests {
   /// Field by field, as the book app's policy: the larger of the two counts wins; everything else as the
   /// type it starts from. To-many members are written as the members each context added and removed, so
   /// both contexts' new moods stay (the union).
-  final class LargerCount: MergePolicy, @unchecked Sendable {
+  final class LargerCount: NSMergePolicy, @unchecked Sendable {
     // Safe: `seen` is a Mutex, and the class has no other stored state.
     let seen = Mutex<[Seen]>([])
     let callsSuper: Bool
 
-    init(merge type: MergePolicyType, callsSuper: Bool = true) {
+    init(merge type: NSMergePolicyType, callsSuper: Bool = true) {
       self.callsSuper = callsSuper
       super.init(merge: type)
     }
@@ -68,11 +68,11 @@ struct CustomMergePolicyTests {
     }
   }
 
-  private static let missing = EntityDescription(name: "missing", properties: [])
+  private static let missing = NSEntityDescription(name: "missing", properties: [])
 
-  private func insert(_ name: String, _ entity: String, _ context: ManagedObjectContext) -> ManagedObject {
+  private func insert(_ name: String, _ entity: String, _ context: NSManagedObjectContext) -> NSManagedObject {
     let entity = context.persistentStoreCoordinator?.managedObjectModel.entitiesByName[entity] ?? Self.missing
-    let object = ManagedObject(entity: entity, insertInto: context)
+    let object = NSManagedObject(entity: entity, insertInto: context)
     object.setValue(name, forKey: "name")
     return object
   }
@@ -81,8 +81,8 @@ struct CustomMergePolicyTests {
   /// context, unaware, adds its own mood and sets the count to 5, and saves under `policy`. Returns the
   /// stored count and the stored country's mood names.
   private func conflictingCounts(
-    _ policy: MergePolicy, sourceLocation: SourceLocation = #_sourceLocation
-  ) throws -> (count: Int64?, moods: [String], id: ManagedObjectID) {
+    _ policy: NSMergePolicy, sourceLocation: SourceLocation = #_sourceLocation
+  ) throws -> (count: Int64?, moods: [String], id: NSManagedObjectID) {
     let stack = try Stack(model: try Self.model())
     // Kept alive: the context holds unchanged objects weakly.
     let country = try stack.context.performAndWait {
@@ -110,7 +110,7 @@ struct CustomMergePolicyTests {
     let reader = stack.freshContext()
     return try reader.performAndWait {
       let stored = try reader.existingObject(with: id)
-      let moods = (stored.value(forKey: "moods") as? Set<ManagedObject> ?? []).compactMap { $0.value(forKey: "name") as? String }
+      let moods = (stored.value(forKey: "moods") as? Set<NSManagedObject> ?? []).compactMap { $0.value(forKey: "name") as? String }
       return (stored.value(forKey: "numberOfMoods") as? Int64, moods.sorted(), id)
     }
   }
@@ -125,7 +125,7 @@ struct CustomMergePolicyTests {
   }
 
   /// The policy chapter 4 shows ("A policy of your own").
-  final class KeepLargerCount: MergePolicy, @unchecked Sendable {  // no stored state
+  final class KeepLargerCount: NSMergePolicy, @unchecked Sendable {  // no stored state
     override func resolve(optimisticLockingConflicts list: [MergeConflict]) throws {
       try super.resolve(optimisticLockingConflicts: list)
       for conflict in list {
@@ -181,7 +181,7 @@ struct CustomMergePolicyTests {
 
   /// Duplicates of a unique name are folded into one object: their values added up, the extra objects
   /// deleted.
-  final class AddUpDuplicates: MergePolicy, @unchecked Sendable {
+  final class AddUpDuplicates: NSMergePolicy, @unchecked Sendable {
     // Safe: `seen` is a Mutex, and the class has no other stored state.
     let seen = Mutex<[String]>([])
 
@@ -202,9 +202,9 @@ struct CustomMergePolicyTests {
     }
   }
 
-  private func item(_ context: ManagedObjectContext, _ name: String, _ value: Int64) {
+  private func item(_ context: NSManagedObjectContext, _ name: String, _ value: Int64) {
     let entity = context.persistentStoreCoordinator?.managedObjectModel.entitiesByName["Item"] ?? Self.missing
-    let object = ManagedObject(entity: entity, insertInto: context)
+    let object = NSManagedObject(entity: entity, insertInto: context)
     object.setValue(name, forKey: "name")
     object.setValue(value, forKey: "value")
   }
@@ -235,7 +235,7 @@ struct CustomMergePolicyTests {
 
   @Test("The error type's resolve(constraintConflicts:), called by an override, fails the save with 133021")
   func constraintSuperThrows() throws {
-    final class JustSuper: MergePolicy, @unchecked Sendable {
+    final class JustSuper: NSMergePolicy, @unchecked Sendable {
       override func resolve(constraintConflicts list: [ConstraintConflict]) throws {
         try super.resolve(constraintConflicts: list)
       }
@@ -258,11 +258,11 @@ struct CustomMergePolicyTests {
 
   @Test("The five built-in spellings compare, switch and describe as before; a subclass is its own policy")
   func spellings() {
-    #expect(MergePolicy(merge: .rollbackMergePolicyType) == .rollback)
-    #expect(MergePolicy.error != .overwrite)
+    #expect(NSMergePolicy(merge: .rollbackMergePolicyType) == .rollback)
+    #expect(NSMergePolicy.error != .overwrite)
     #expect(LargerCount(merge: .rollbackMergePolicyType) != .rollback)
-    #expect(MergePolicy.mergeByPropertyObjectTrump.description == "mergeByPropertyObjectTrump")
-    let names = [MergePolicy.error, .mergeByPropertyStoreTrump, .mergeByPropertyObjectTrump, .overwrite, .rollback].map { policy in
+    #expect(NSMergePolicy.mergeByPropertyObjectTrump.description == "mergeByPropertyObjectTrump")
+    let names = [NSMergePolicy.error, .mergeByPropertyStoreTrump, .mergeByPropertyObjectTrump, .overwrite, .rollback].map { policy in
       switch policy {
       case .error: "error"
       case .mergeByPropertyStoreTrump: "store"
@@ -273,8 +273,8 @@ struct CustomMergePolicyTests {
       }
     }
     #expect(names == ["error", "store", "object", "overwrite", "rollback"])
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     #expect(context.mergePolicy == .error)
-    #expect(Set([MergePolicy.error, MergePolicy(merge: .errorMergePolicyType)]).count == 1)
+    #expect(Set([NSMergePolicy.error, NSMergePolicy(merge: .errorMergePolicyType)]).count == 1)
   }
 }

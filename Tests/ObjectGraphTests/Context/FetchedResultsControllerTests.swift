@@ -5,14 +5,14 @@ import Testing
 @testable import ObjectGraph
 
 /// Writes down what a fetched results controller tells its delegate, one line per call.
-private final class Recorder: FetchedResultsControllerDelegate {
+private final class Recorder: NSFetchedResultsControllerDelegate {
   var lines: [String] = []
 
   func controllerWillChangeContent(_ controller: AnyFetchedResultsController) { lines.append("will") }
 
   func controller(
-    _ controller: AnyFetchedResultsController, didChange object: ManagedObject, at indexPath: IndexPath?,
-    for type: FetchedResultsChangeType, newIndexPath: IndexPath?
+    _ controller: AnyFetchedResultsController, didChange object: NSManagedObject, at indexPath: IndexPath?,
+    for type: NSFetchedResultsChangeType, newIndexPath: IndexPath?
   ) {
     let title = object.value(forKey: "title") as? String ?? "?"
     lines.append("\(type) \(title) \(Self.text(indexPath))>\(Self.text(newIndexPath))")
@@ -20,7 +20,7 @@ private final class Recorder: FetchedResultsControllerDelegate {
 
   func controller(
     _ controller: AnyFetchedResultsController, didChange section: FetchedResultsSection, atSectionIndex sectionIndex: Int,
-    for type: FetchedResultsChangeType
+    for type: NSFetchedResultsChangeType
   ) {
     lines.append("section \(type) \(section.name) \(sectionIndex)")
   }
@@ -41,7 +41,7 @@ private final class Recorder: FetchedResultsControllerDelegate {
 @Suite("Fetched results controller", .temporaryFolders)
 struct FetchedResultsControllerTests {
   /// Notes a and c in Work, b in Home; a controller over notes, sectioned by notebook name.
-  private func setUp(_ stack: Stack, limit: Int = 0) throws -> (FetchedResultsController<Note>, Recorder, [String: Notebook]) {
+  private func setUp(_ stack: Stack, limit: Int = 0) throws -> (NSFetchedResultsController<Note>, Recorder, [String: Notebook]) {
     try stack.context.performAndWait {
       var books: [String: Notebook] = [:]
       for name in ["Work", "Home"] {
@@ -55,10 +55,10 @@ struct FetchedResultsControllerTests {
         note.notebook = books[book]
       }
       try stack.context.save()
-      let request = FetchRequest<Note>(entityName: "Note")
+      let request = NSFetchRequest<Note>(entityName: "Note")
       request.sortDescriptors = [FetchSortDescriptor(key: "notebook.name"), FetchSortDescriptor(key: "title")]
       request.fetchLimit = limit
-      let controller = FetchedResultsController(
+      let controller = NSFetchedResultsController(
         fetchRequest: request, managedObjectContext: stack.context, sectionNameKeyPath: "notebook.name", cacheName: nil)
       let recorder = Recorder()
       controller.delegate = recorder
@@ -153,7 +153,7 @@ struct FetchedResultsControllerTests {
     stack.context.automaticallyMergesChangesFromParent = true
     let other = stack.freshContext()
     try other.performAndWait {
-      let request = FetchRequest<Notebook>(entityName: "Notebook")
+      let request = NSFetchRequest<Notebook>(entityName: "Notebook")
       request.predicate = try FetchPredicate(format: "name == 'Home'")
       let home = try #require(try other.fetch(request).first)
       let note = Note(context: other)
@@ -204,21 +204,21 @@ struct FetchedResultsControllerTests {
     let stack = try Stack()
     _ = try setUp(stack)
     try stack.context.performAndWait {
-      let unsorted = FetchedResultsController(
-        fetchRequest: FetchRequest<Note>(entityName: "Note"), managedObjectContext: stack.context, sectionNameKeyPath: nil,
+      let unsorted = NSFetchedResultsController(
+        fetchRequest: NSFetchRequest<Note>(entityName: "Note"), managedObjectContext: stack.context, sectionNameKeyPath: nil,
         cacheName: nil)
       _ = expectCode(.invalidValue) { _ = try unsorted.object(at: IndexPath(row: 0, section: 0)) }
       let noSort = expectCode(.invalidValue) { try unsorted.performFetch() }
       #expect(noSort?.message.contains("sort descriptors") == true)
 
-      let request = FetchRequest<Note>(entityName: "Note")
+      let request = NSFetchRequest<Note>(entityName: "Note")
       request.sortDescriptors = [FetchSortDescriptor(key: "title")]
-      let scattered = FetchedResultsController(
+      let scattered = NSFetchedResultsController(
         fetchRequest: request, managedObjectContext: stack.context, sectionNameKeyPath: "notebook.name", cacheName: nil)
       let error = expectCode(.invalidValue) { try scattered.performFetch() }
       #expect(error?.message.contains("first sort descriptor") == true)
 
-      let plain = FetchedResultsController(
+      let plain = NSFetchedResultsController(
         fetchRequest: request, managedObjectContext: stack.context, sectionNameKeyPath: nil, cacheName: "Notes")
       try plain.performFetch()
       #expect(plain.sections?.count == 1 && plain.sections?[0].name == "" && plain.cacheName == "Notes")

@@ -13,9 +13,9 @@ struct MergeIntoChildTests {
   func mergeDoesNotWaitForParent() throws {
     let stack = try Stack()
     let writer = stack.context
-    let child = ManagedObjectContext(concurrencyType: .privateQueue)
+    let child = NSManagedObjectContext(concurrencyType: .privateQueue)
     child.parent = writer
-    let sibling = ManagedObjectContext(concurrencyType: .privateQueue)
+    let sibling = NSManagedObjectContext(concurrencyType: .privateQueue)
     sibling.parent = writer
 
     let saved = try sibling.performAndWait {
@@ -39,8 +39,8 @@ struct MergeIntoChildTests {
     holding.wait()
     defer { release.signal() }
 
-    let insertedCounts = NotificationLog(ManagedObjectContext.objectsDidChangeNotification, object: child) { notification in
-      (notification.userInfo?[ManagedObjectContext.NotificationKey.insertedObjects.rawValue] as? Set<ManagedObject>)?.count
+    let insertedCounts = NotificationLog(NSManagedObjectContext.objectsDidChangeNotification, object: child) { notification in
+      (notification.userInfo?[NSManagedObjectContext.NotificationKey.insertedObjects.rawValue] as? Set<NSManagedObject>)?.count
     }
     let merged = DispatchSemaphore(value: 0)
     DispatchQueue.global().async {
@@ -55,7 +55,7 @@ struct MergeIntoChildTests {
   func twinStillFound() throws {
     let stack = try Stack()
     let writer = stack.context
-    let child = ManagedObjectContext(concurrencyType: .privateQueue)
+    let child = NSManagedObjectContext(concurrencyType: .privateQueue)
     child.parent = writer
     try child.performAndWait {
       let note = Note(context: child)
@@ -64,7 +64,7 @@ struct MergeIntoChildTests {
       let temporary = note.objectID
       try writer.performAndWait { try writer.save() }
       let (_, reader) = try stack.reader()
-      let stored = try reader.performAndWait { try reader.fetch(FetchRequest<Note>(entityName: "Note")).first?.objectID }
+      let stored = try reader.performAndWait { try reader.fetch(NSFetchRequest<Note>(entityName: "Note")).first?.objectID }
       let permanent = try #require(stored)
       #expect(temporary.isTemporaryID)
       #expect(child.object(with: permanent) === note, "the child's object, not a second one for the same row")
@@ -75,7 +75,7 @@ struct MergeIntoChildTests {
   func obtainingIDsDoesNotWaitForParent() throws {
     let stack = try Stack()
     let writer = stack.context
-    let worker = ManagedObjectContext(concurrencyType: .privateQueue)
+    let worker = NSManagedObjectContext(concurrencyType: .privateQueue)
     worker.parent = writer
     // One note the worker has already saved into the writer, under its temporary ID.
     let pushed = try worker.performAndWait {
@@ -93,7 +93,7 @@ struct MergeIntoChildTests {
       release.wait()
     }
     holding.wait()
-    let fresh = Shared<[ManagedObjectID]>([])
+    let fresh = Shared<[NSManagedObjectID]>([])
     let obtained = DispatchSemaphore(value: 0)
     DispatchQueue.global().async {
       worker.performAndWait {
@@ -126,10 +126,10 @@ struct MergeIntoChildTests {
       #expect(writer.registeredObjects.contains { $0.objectID == pushedID })
       try writer.save()
     }
-    let reader = ManagedObjectContext(concurrencyType: .privateQueue)
+    let reader = NSManagedObjectContext(concurrencyType: .privateQueue)
     reader.persistentStoreCoordinator = writer.persistentStoreCoordinator
     try reader.performAndWait {
-      let titles = try reader.fetch(FetchRequest<Note>(entityName: "Note")).map { $0.title ?? "" }
+      let titles = try reader.fetch(NSFetchRequest<Note>(entityName: "Note")).map { $0.title ?? "" }
       #expect(titles.sorted() == ["Fresh 1", "Fresh 2", "Fresh 3", "Fresh 4", "Fresh 5", "Pushed"])
       #expect((reader.object(with: pushedID) as? Note)?.title == "Pushed")
       for id in freshIDs { #expect((reader.object(with: id) as? Note)?.title?.hasPrefix("Fresh") == true) }

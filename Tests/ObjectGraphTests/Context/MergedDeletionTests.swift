@@ -11,16 +11,16 @@ import Testing
 struct MergedDeletionTests {
   private struct Traced {
     let log = Locked<[String]>([])
-    let coordinator: PersistentStoreCoordinator
+    let coordinator: NSPersistentStoreCoordinator
     init() throws {
-      coordinator = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
+      coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
       let log = self.log
       try coordinator.addPersistentStore(
         type: .sqlite, at: try TemporaryFolder().appending("Merged.sqlite"),
         options: StoreOptions(sqlTrace: { sql in log.withLock { $0.append(sql) } }))
     }
-    func context() -> ManagedObjectContext {
-      let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    func context() -> NSManagedObjectContext {
+      let context = NSManagedObjectContext(concurrencyType: .privateQueue)
       context.persistentStoreCoordinator = coordinator
       return context
     }
@@ -28,7 +28,7 @@ struct MergedDeletionTests {
 
   /// Saves a note in one context, reads it in a second, deletes and saves in the first, and merges that
   /// save into the second. `change` runs on the second context's copy before the merge.
-  private func mergedDeletion(change: @escaping (Note) -> Void) throws -> (Traced, ManagedObjectContext, Note) {
+  private func mergedDeletion(change: @escaping (Note) -> Void) throws -> (Traced, NSManagedObjectContext, Note) {
     let traced = try Traced()
     let writer = traced.context()
     let receiver = traced.context()
@@ -46,7 +46,7 @@ struct MergedDeletionTests {
     }
     let saved = Locked<SavedObjectIDs?>(nil)
     let observer = NotificationCenter.default.addObserver(
-      forName: ManagedObjectContext.didSaveObjectIDsNotification, object: writer, queue: nil
+      forName: NSManagedObjectContext.didSaveObjectIDsNotification, object: writer, queue: nil
     ) { notification in
       let ids = SavedObjectIDs(notification)
       saved.withLock { $0 = ids }
@@ -62,7 +62,7 @@ struct MergedDeletionTests {
     return (traced, receiver, note)
   }
 
-  private func expectSaveWritesNothing(_ traced: Traced, _ receiver: ManagedObjectContext, _ note: Note) throws {
+  private func expectSaveWritesNothing(_ traced: Traced, _ receiver: NSManagedObjectContext, _ note: Note) throws {
     receiver.performAndWait {
       // Core Data's merge invokes delete(_:): the deletion is pending in the receiver until it saves.
       #expect(note.isDeleted)

@@ -7,10 +7,10 @@ import Testing
 /// Core Data's parent/child rules, one by one.
 @Suite("Nested contexts", .temporaryFolders)
 struct NestedContextTests {
-  private func child(of parent: ManagedObjectContext, _ type: ManagedObjectContext.ConcurrencyType = .privateQueue)
-    -> ManagedObjectContext
+  private func child(of parent: NSManagedObjectContext, _ type: NSManagedObjectContext.ConcurrencyType = .privateQueue)
+    -> NSManagedObjectContext
   {
-    let context = ManagedObjectContext(concurrencyType: type)
+    let context = NSManagedObjectContext(concurrencyType: type)
     context.parent = parent
     return context
   }
@@ -50,7 +50,7 @@ struct NestedContextTests {
     }
     let child = child(of: stack.context)
     let titles = try child.performAndWait {
-      try child.fetch(FetchRequest<Note>(entityName: "Note")).compactMap(\.title).sorted()
+      try child.fetch(NSFetchRequest<Note>(entityName: "Note")).compactMap(\.title).sorted()
     }
     #expect(titles == ["changed, unsaved", "inserted, unsaved"])
     withExtendedLifetime(saved) {}
@@ -101,7 +101,7 @@ struct NestedContextTests {
     #expect(stillTemporary)
     // The parent gave its object a permanent ID; the temporary one names nothing there any more...
     let parentIDs = try stack.context.performAndWait {
-      try stack.context.fetch(FetchRequest<Note>(entityName: "Note")).map(\.objectID)
+      try stack.context.fetch(NSFetchRequest<Note>(entityName: "Note")).map(\.objectID)
     }
     #expect(parentIDs.count == 1 && !parentIDs[0].isTemporaryID && parentIDs[0] != idInChild)
     // ...yet the child can still save changes to its object, which reach the same row.
@@ -189,7 +189,7 @@ struct NestedContextTests {
       note.notebook = book
       try leaf.save()
     }
-    #expect(try middle.performAndWait { try middle.count(for: FetchRequest<Note>(entityName: "Note")) } == 1)
+    #expect(try middle.performAndWait { try middle.count(for: NSFetchRequest<Note>(entityName: "Note")) } == 1)
     try stack.expectStored("Note", count: 0, table: "ZNOTE")
     try middle.performAndWait { try middle.save() }
     try stack.expectStored("Note", count: 0, table: "ZNOTE")
@@ -250,7 +250,7 @@ struct NestedContextTests {
     try await withThrowingTaskGroup(of: Void.self) { group in
       for worker in 0..<8 {
         group.addTask {
-          let context = ManagedObjectContext(concurrencyType: .privateQueue)
+          let context = NSManagedObjectContext(concurrencyType: .privateQueue)
           context.parent = parent
           for batch in 0..<5 {
             try await context.perform {
@@ -284,7 +284,7 @@ struct NestedContextTests {
     let kept = try other.performAndWait { try #require(try other.existingObject(with: keptID) as? Note) }
     let gone = try other.performAndWait { try #require(try other.existingObject(with: goneID) as? Note) }
     other.performAndWait { kept.body = "local edit" }
-    let saved = NotificationLog(ManagedObjectContext.didSaveObjectIDsNotification, object: stack.context) { note in
+    let saved = NotificationLog(NSManagedObjectContext.didSaveObjectIDsNotification, object: stack.context) { note in
       SavedObjectIDs(note)
     }
     try stack.context.performAndWait {
@@ -335,8 +335,8 @@ struct NestedContextTests {
   @Test("Changes post objects-did-change when pending changes are processed", arguments: bothStoreTypes)
   func objectsDidChange(type: StoreType) throws {
     let stack = try Stack(type: type)
-    let counts = NotificationLog(ManagedObjectContext.objectsDidChangeNotification, object: stack.context) { note in
-      (note.userInfo?["inserted"] as? Set<ManagedObject>)?.count ?? -1
+    let counts = NotificationLog(NSManagedObjectContext.objectsDidChangeNotification, object: stack.context) { note in
+      (note.userInfo?["inserted"] as? Set<NSManagedObject>)?.count ?? -1
     }
     stack.context.performAndWait {
       let note = Note(context: stack.context)

@@ -9,7 +9,7 @@ import Testing
 @Suite("Refetching changed rows", .temporaryFolders)
 struct RefetchTests {
   /// A stack whose store holds one note titled "old", and a second coordinator's context on the same file.
-  static func twoStacks() throws -> (stack: Stack, other: ManagedObjectContext, keep: PersistentStoreCoordinator) {
+  static func twoStacks() throws -> (stack: Stack, other: NSManagedObjectContext, keep: NSPersistentStoreCoordinator) {
     let stack = try Stack()
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
@@ -28,9 +28,9 @@ struct RefetchTests {
   }
 
   /// The other coordinator sets the note's title and saves.
-  static func retitle(_ other: ManagedObjectContext, _ title: String) throws {
+  static func retitle(_ other: NSManagedObjectContext, _ title: String) throws {
     try other.performAndWait {
-      let note = try #require(try other.fetch(FetchRequest<Note>()).first)
+      let note = try #require(try other.fetch(NSFetchRequest<Note>()).first)
       note.title = title
       try other.save()
     }
@@ -41,10 +41,10 @@ struct RefetchTests {
     let (stack, other, keep) = try Self.twoStacks()
     let context = stack.context
     try context.performAndWait {
-      let note = try #require(try context.fetch(FetchRequest<Note>()).first)
+      let note = try #require(try context.fetch(NSFetchRequest<Note>()).first)
       #expect(note.isFault)
       try Self.retitle(other, "new")
-      let again = try #require(try context.fetch(FetchRequest<Note>()).first)
+      let again = try #require(try context.fetch(NSFetchRequest<Note>()).first)
       #expect(again === note)
       #expect(note.title == "new")
       note.body = "edited"
@@ -59,9 +59,9 @@ struct RefetchTests {
     let (stack, other, keep) = try Self.twoStacks()
     let context = stack.context
     try context.performAndWait {
-      #expect(try context.fetch(FetchRequest<Note>()).count == 1)
+      #expect(try context.fetch(NSFetchRequest<Note>()).count == 1)
       try Self.retitle(other, "new")
-      let note = try #require(try context.fetch(FetchRequest<Note>()).first)
+      let note = try #require(try context.fetch(NSFetchRequest<Note>()).first)
       #expect(note.title == "new")
     }
     withExtendedLifetime(keep) {}
@@ -72,10 +72,10 @@ struct RefetchTests {
     let (stack, other, keep) = try Self.twoStacks()
     let context = stack.context
     try context.performAndWait {
-      let note = try #require(try context.fetch(FetchRequest<Note>()).first)
+      let note = try #require(try context.fetch(NSFetchRequest<Note>()).first)
       #expect(note.title == "old")
       try Self.retitle(other, "new")
-      _ = try context.fetch(FetchRequest<Note>())
+      _ = try context.fetch(NSFetchRequest<Note>())
       // Core Data's default: what the object shows does not change under the code using it.
       #expect(note.title == "old")
       #expect(!note.hasChanges)
@@ -92,10 +92,10 @@ struct RefetchTests {
     let (stack, other, keep) = try Self.twoStacks()
     let context = stack.context
     try context.performAndWait {
-      let note = try #require(try context.fetch(FetchRequest<Note>()).first)
+      let note = try #require(try context.fetch(NSFetchRequest<Note>()).first)
       note.body = "edited"
       try Self.retitle(other, "new")
-      _ = try context.fetch(FetchRequest<Note>())
+      _ = try context.fetch(NSFetchRequest<Note>())
       #expect(note.title == "old")
       #expect(note.body == "edited")
       _ = expectCode(.managedObjectMerge) { try context.save() }
@@ -107,11 +107,11 @@ struct RefetchTests {
   func shouldRefreshRefetchedObjects() throws {
     let (stack, other, keep) = try Self.twoStacks()
     let context = stack.context
-    let refreshed = NotificationLog(ManagedObjectContext.objectsDidChangeNotification, object: context) { note in
-      (note.userInfo?[ManagedObjectContext.NotificationKey.refreshedObjects.rawValue] as? Set<ManagedObject>)?.count
+    let refreshed = NotificationLog(NSManagedObjectContext.objectsDidChangeNotification, object: context) { note in
+      (note.userInfo?[NSManagedObjectContext.NotificationKey.refreshedObjects.rawValue] as? Set<NSManagedObject>)?.count
     }
     try context.performAndWait {
-      let request = FetchRequest<Note>()
+      let request = NSFetchRequest<Note>()
       #expect(request.shouldRefreshRefetchedObjects == false)
       let note = try #require(try context.fetch(request).first)
       note.body = "edited"
@@ -134,10 +134,10 @@ struct RefetchTests {
     let (stack, other, keep) = try Self.twoStacks()
     let context = stack.context
     try context.performAndWait {
-      let note = try #require(try context.fetch(FetchRequest<Note>()).first)
+      let note = try #require(try context.fetch(NSFetchRequest<Note>()).first)
       #expect(note.title == "old")
       try Self.retitle(other, "new")
-      let request = FetchRequest<Note>()
+      let request = NSFetchRequest<Note>()
       request.fetchBatchSize = 10
       _ = try context.fetch(request)
       #expect(note.title == "old")
@@ -156,16 +156,16 @@ struct RefetchTests {
       Note(context: parent).title = "old"
       try parent.save()
     }
-    let child = ManagedObjectContext(concurrencyType: .privateQueue)
+    let child = NSManagedObjectContext(concurrencyType: .privateQueue)
     child.parent = parent
     try child.performAndWait {
-      let note = try #require(try child.fetch(FetchRequest<Note>()).first)
+      let note = try #require(try child.fetch(NSFetchRequest<Note>()).first)
       #expect(note.isFault)
       try parent.performAndWait {
-        let mine = try #require(try parent.fetch(FetchRequest<Note>()).first)
+        let mine = try #require(try parent.fetch(NSFetchRequest<Note>()).first)
         mine.title = "unsaved in the parent"
       }
-      _ = try child.fetch(FetchRequest<Note>())
+      _ = try child.fetch(NSFetchRequest<Note>())
       #expect(note.title == "unsaved in the parent")
     }
   }

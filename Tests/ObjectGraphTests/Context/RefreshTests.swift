@@ -10,7 +10,7 @@ import Testing
 @Suite("Refreshing objects", .temporaryFolders)
 struct RefreshTests {
   /// Whether the object holds value storage of its own (a released fault shares its layout's initial values).
-  static func holdsValues(_ object: ManagedObject) -> Bool {
+  static func holdsValues(_ object: NSManagedObject) -> Bool {
     let mine = object.values.withUnsafeBufferPointer { $0.baseAddress }
     let shared = object.layout.initialValues.withUnsafeBufferPointer { $0.baseAddress }
     return mine != shared
@@ -21,7 +21,7 @@ struct RefreshTests {
     let (stack, other, keep) = try RefetchTests.twoStacks()
     let context = stack.context
     try context.performAndWait {
-      let note = try #require(try context.fetch(FetchRequest<Note>()).first)
+      let note = try #require(try context.fetch(NSFetchRequest<Note>()).first)
       note.body = "unsaved"
       #expect(Self.holdsValues(note))
       context.refresh(note, mergeChanges: false)
@@ -44,7 +44,7 @@ struct RefreshTests {
     let (stack, other, keep) = try RefetchTests.twoStacks()
     let context = stack.context
     try context.performAndWait {
-      let note = try #require(try context.fetch(FetchRequest<Note>()).first)
+      let note = try #require(try context.fetch(NSFetchRequest<Note>()).first)
       note.body = "edited"
       try RefetchTests.retitle(other, "new")
       context.refresh(note, mergeChanges: true)
@@ -62,7 +62,7 @@ struct RefreshTests {
   }
 
   /// A notebook "N" holding the notes "one" and "two", saved, and a second coordinator on the same file.
-  static func notebookStacks() throws -> (stack: Stack, other: ManagedObjectContext, keep: PersistentStoreCoordinator) {
+  static func notebookStacks() throws -> (stack: Stack, other: NSManagedObjectContext, keep: NSPersistentStoreCoordinator) {
     let stack = try Stack()
     try stack.context.performAndWait {
       let notebook = Notebook(context: stack.context)
@@ -82,15 +82,15 @@ struct RefreshTests {
   /// The titles of the notes in notebook "N", as a fresh context reads them.
   static func notebookTitles(_ stack: Stack) throws -> [String] {
     try stack.stored("Note") { note -> String? in
-      (note.value(forKey: "notebook") as? ManagedObject)?.value(forKey: "name") as? String == "N"
+      (note.value(forKey: "notebook") as? NSManagedObject)?.value(forKey: "name") as? String == "N"
         ? note.value(forKey: "title") as? String : nil
     }.compactMap { $0 }.sorted()
   }
 
   /// The other context adds a note titled `title` to notebook "N" and saves.
-  static func addNote(_ title: String, in other: ManagedObjectContext) throws {
+  static func addNote(_ title: String, in other: NSManagedObjectContext) throws {
     try other.performAndWait {
-      let notebook = try #require(try other.fetch(FetchRequest<Notebook>()).first)
+      let notebook = try #require(try other.fetch(NSFetchRequest<Notebook>()).first)
       let note = Note(context: other)
       note.title = title
       note.notebook = notebook
@@ -103,7 +103,7 @@ struct RefreshTests {
     let (stack, other, keep) = try Self.notebookStacks()
     let context = stack.context
     try context.performAndWait {
-      let notebook = try #require(try context.fetch(FetchRequest<Notebook>()).first)
+      let notebook = try #require(try context.fetch(NSFetchRequest<Notebook>()).first)
       let one = try #require(notebook.notes.first { $0.title == "one" })
       let three = Note(context: context)
       three.title = "three"
@@ -125,18 +125,18 @@ struct RefreshTests {
     let context = stack.context
     let sibling = stack.freshContext()
     try context.performAndWait {
-      let notebook = try #require(try context.fetch(FetchRequest<Notebook>()).first)
+      let notebook = try #require(try context.fetch(NSFetchRequest<Notebook>()).first)
       let three = Note(context: context)
       three.title = "three"
       notebook.notes.insert(three)
       let saved = try sibling.performAndWait {
-        let theirs = try #require(try sibling.fetch(FetchRequest<Notebook>()).first)
+        let theirs = try #require(try sibling.fetch(NSFetchRequest<Notebook>()).first)
         let four = Note(context: sibling)
         four.title = "four"
         four.notebook = theirs
         let changes = Mutex<SavedObjectIDs?>(nil)
         let observer = NotificationCenter.default.addObserver(
-          forName: ManagedObjectContext.didSaveNotification, object: sibling, queue: nil
+          forName: NSManagedObjectContext.didSaveNotification, object: sibling, queue: nil
         ) { notification in changes.withLock { $0 = SavedObjectIDs(notification) } }
         defer { NotificationCenter.default.removeObserver(observer) }
         try sibling.save()
@@ -154,13 +154,13 @@ struct RefreshTests {
   func refreshAllObjects() throws {
     let stack = try Stack()
     let context = stack.context
-    let refreshed = NotificationLog(ManagedObjectContext.objectsDidChangeNotification, object: context) { note in
-      (note.userInfo?[ManagedObjectContext.NotificationKey.refreshedObjects.rawValue] as? Set<ManagedObject>)?.count
+    let refreshed = NotificationLog(NSManagedObjectContext.objectsDidChangeNotification, object: context) { note in
+      (note.userInfo?[NSManagedObjectContext.NotificationKey.refreshedObjects.rawValue] as? Set<NSManagedObject>)?.count
     }
     try context.performAndWait {
       for title in ["a", "b", "c"] { Note(context: context).title = title }
       try context.save()
-      let notes = try context.fetch(FetchRequest<Note>())
+      let notes = try context.fetch(NSFetchRequest<Note>())
       for note in notes { _ = note.title }
       let (changed, unchanged, deleted) = (notes[0], notes[1], notes[2])
       changed.body = "edited"
@@ -169,7 +169,7 @@ struct RefreshTests {
       inserted.title = "d"
       let (coordinator, other) = try stack.reopened()
       try other.performAndWait {
-        let rows = try other.fetch(FetchRequest<Note>())
+        let rows = try other.fetch(NSFetchRequest<Note>())
         for row in rows { row.setValue("\(row.value(forKey: "title") as? String ?? "")!", forKey: "title") }
         try other.save()
       }
@@ -195,21 +195,21 @@ struct RefreshTests {
     let context = stack.context
     #expect(context.stalenessInterval == -1)
     try context.performAndWait {
-      let cached = try #require(try context.fetch(FetchRequest<Note>()).first)
+      let cached = try #require(try context.fetch(NSFetchRequest<Note>()).first)
       try RefetchTests.retitle(other, "new")
       #expect(cached.title == "old")
     }
     context.reset()
     context.stalenessInterval = 300
     try context.performAndWait {
-      let cached = try #require(try context.fetch(FetchRequest<Note>()).first)
+      let cached = try #require(try context.fetch(NSFetchRequest<Note>()).first)
       try RefetchTests.retitle(other, "newer")
       #expect(cached.title == "new")
     }
     context.reset()
     context.stalenessInterval = 0
     try context.performAndWait {
-      let fresh = try #require(try context.fetch(FetchRequest<Note>()).first)
+      let fresh = try #require(try context.fetch(NSFetchRequest<Note>()).first)
       try RefetchTests.retitle(other, "newest")
       #expect(fresh.title == "newest")
       // An object in use is not affected: only firing a fault looks at the interval.
@@ -235,12 +235,12 @@ struct RefreshTests {
     let (coordinator, other) = try stack.reopened()
     context.stalenessInterval = 0
     try context.performAndWait {
-      let request = FetchRequest<Note>()
+      let request = NSFetchRequest<Note>()
       request.relationshipKeyPathsForPrefetching = ["notebook"]
       let note = try #require(try context.fetch(request).first)
       #expect(context.rowCacheCount == 1)
       try other.performAndWait {
-        let notebook = try #require(try other.fetch(FetchRequest<Notebook>()).first)
+        let notebook = try #require(try other.fetch(NSFetchRequest<Notebook>()).first)
         notebook.name = "new"
         try other.save()
       }

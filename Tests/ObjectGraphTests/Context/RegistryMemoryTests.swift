@@ -6,10 +6,10 @@ import Testing
 
 /// A managed object that counts its live instances, so a test can see whether a context let go of the
 /// objects nobody else references (reading `registeredObjects` would purge, so it cannot tell).
-final class PagedItem: ManagedObject {
+final class PagedItem: NSManagedObject {
   static let live = Atomic<Int>(0)
 
-  required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
+  required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
     super.init(entity: entity, insertInto: context)
     Self.live.add(1, ordering: .relaxed)
   }
@@ -24,11 +24,11 @@ struct RegistryMemoryTests {
   static let rows = 20_000
   static let pageSize = 1_000
 
-  static func model() throws -> ManagedObjectModel {
-    try ManagedObjectModel(entities: [
-      EntityDescription(
+  static func model() throws -> NSManagedObjectModel {
+    try NSManagedObjectModel(entities: [
+      NSEntityDescription(
         name: "PagedItem", managedObjectClass: PagedItem.self,
-        properties: [.attribute(AttributeDescription(name: "number", type: .integer64))])
+        properties: [.attribute(NSAttributeDescription(name: "number", type: .integer64))])
     ])
   }
 
@@ -47,8 +47,8 @@ struct RegistryMemoryTests {
     return stack
   }
 
-  static func page(_ index: Int) -> FetchRequest<PagedItem> {
-    let request = FetchRequest<PagedItem>()
+  static func page(_ index: Int) -> NSFetchRequest<PagedItem> {
+    let request = NSFetchRequest<PagedItem>()
     request.sortDescriptors = [FetchSortDescriptor(key: "number")]
     request.fetchOffset = index * pageSize
     request.fetchLimit = pageSize
@@ -168,7 +168,7 @@ struct PrefetchedRowMemoryTests {
     let context = stack.freshContext()
     try context.performAndWait {
       for index in 0..<(total / pageSize) {
-        let request = FetchRequest<Note>()
+        let request = NSFetchRequest<Note>()
         request.sortDescriptors = [FetchSortDescriptor(key: "rating")]
         request.fetchOffset = index * pageSize
         request.fetchLimit = pageSize

@@ -22,7 +22,7 @@ struct SavingTests {
     let url = URL(string: "https://example.com/a?b=c")
     let decimal = Decimal(string: "1234567.890123456789")
     try stack.context.performAndWait {
-      let object = ManagedObject(entity: stack.entity("Everything"), insertInto: stack.context)
+      let object = NSManagedObject(entity: stack.entity("Everything"), insertInto: stack.context)
       object.setValue("héllo ✓", forKey: "string")
       object.setValue(Int16(-12), forKey: "int16")
       object.setValue(Int32(70_000), forKey: "int32")
@@ -39,7 +39,7 @@ struct SavingTests {
     }
     let (_, context) = try stack.reader()
     try context.performAndWait {
-      let objects = try context.fetch(FetchRequest<ManagedObject>(entityName: "Everything"))
+      let objects = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Everything"))
       #expect(objects.count == 1)
       let object = try #require(objects.first)
       #expect(object.value(forKey: "string") as? String == "héllo ✓")
@@ -61,12 +61,12 @@ struct SavingTests {
   func nilRoundTrip(type: StoreType) throws {
     let stack = try Stack(model: Models.allTypes(), type: type)
     try stack.context.performAndWait {
-      _ = ManagedObject(entity: stack.entity("Everything"), insertInto: stack.context)
+      _ = NSManagedObject(entity: stack.entity("Everything"), insertInto: stack.context)
       try stack.context.save()
     }
     let (_, context) = try stack.reader()
     try context.performAndWait {
-      let object = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Everything")).first)
+      let object = try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Everything")).first)
       for key in ["string", "int16", "date", "uuid", "decimal", "data"] { #expect(object.value(forKey: key) == nil) }
     }
   }
@@ -199,7 +199,7 @@ struct SavingTests {
       try stack.context.save()
       #expect(book.notes.map(\.title) == ["2"])
       #expect(tag.notes.isEmpty)
-      #expect(try stack.stored("Tag") { ($0.value(forKey: "notes") as? Set<ManagedObject>)?.count } == [0])
+      #expect(try stack.stored("Tag") { ($0.value(forKey: "notes") as? Set<NSManagedObject>)?.count } == [0])
       if let rows = try stack.fileRows("SELECT COUNT(*) AS c FROM Z_5TAGS") { #expect(rows[0]["c"] as Int == 0) }
 
       // Cascade: deleting the notebook deletes its notes.
@@ -217,7 +217,7 @@ struct SavingTests {
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "locked"
-      let lock = ManagedObject(entity: stack.entity("Lock"), insertInto: stack.context)
+      let lock = NSManagedObject(entity: stack.entity("Lock"), insertInto: stack.context)
       note.setValue(lock, forKey: "lock")
       try stack.context.save()
       stack.context.delete(note)
@@ -306,7 +306,7 @@ struct SavingTests {
     }
     let (_, context) = try stack.reader()
     try context.performAndWait {
-      let request = FetchRequest<Notebook>(entityName: "Notebook")
+      let request = NSFetchRequest<Notebook>(entityName: "Notebook")
       let book = try #require(try context.fetch(request).first)
       #expect(book.isFault)
       #expect(book.name == "Home")
@@ -374,7 +374,7 @@ struct SavingTests {
       stack.context.delete(kept)
       stack.context.rollback()
       #expect(!kept.isDeleted)
-      #expect(try stack.context.count(for: FetchRequest<Note>(entityName: "Note")) == 1)
+      #expect(try stack.context.count(for: NSFetchRequest<Note>(entityName: "Note")) == 1)
     }
   }
 
@@ -402,11 +402,11 @@ struct SavingTests {
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "with files"
-      let image = ManagedObject(entity: stack.entity("ImageAttachment"), insertInto: stack.context)
+      let image = NSManagedObject(entity: stack.entity("ImageAttachment"), insertInto: stack.context)
       image.setValue(Int16(640), forKey: "width")
       image.setValue(Int32(10), forKey: "size")
       image.setValue(note, forKey: "note")
-      let file = ManagedObject(entity: stack.entity("FileAttachment"), insertInto: stack.context)
+      let file = NSManagedObject(entity: stack.entity("FileAttachment"), insertInto: stack.context)
       file.setValue("/a", forKey: "path")
       file.setValue(note, forKey: "note")
       try stack.context.save()
@@ -414,13 +414,13 @@ struct SavingTests {
     }
     let (_, context) = try stack.reader()
     try context.performAndWait {
-      let all = try context.fetch(FetchRequest<ManagedObject>(entityName: "Attachment"))
+      let all = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Attachment"))
       #expect(Set(all.map(\.entity.name)) == ["ImageAttachment", "FileAttachment"])
-      let images = try context.fetch(FetchRequest<ManagedObject>(entityName: "ImageAttachment"))
+      let images = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "ImageAttachment"))
       #expect(images.count == 1)
       #expect(images.first?.value(forKey: "width") as? Int16 == 640)
-      let note = try #require(try context.fetch(FetchRequest<Note>(entityName: "Note")).first)
-      #expect((note.value(forKey: "attachments") as? Set<ManagedObject>)?.count == 2)
+      let note = try #require(try context.fetch(NSFetchRequest<Note>(entityName: "Note")).first)
+      #expect((note.value(forKey: "attachments") as? Set<NSManagedObject>)?.count == 2)
     }
   }
 
@@ -433,7 +433,7 @@ struct SavingTests {
     #expect(columns.isSuperset(of: ["Z_PK", "Z_ENT", "Z_OPT", "ZTITLE", "ZBODY", "ZRATING", "ZCREATEDAT", "ZNOTEBOOK", "ZLOCK"]))
     let entities = try rawRows(stack.storeURL, "SELECT Z_NAME FROM Z_PRIMARYKEY ORDER BY Z_ENT").map { $0["Z_NAME"] as String }
     #expect(entities == ["Attachment", "FileAttachment", "ImageAttachment", "Lock", "Note", "Notebook", "Tag"])
-    let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: stack.storeURL)
+    let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: stack.storeURL)
     #expect(metadata[StoreMetadataKey.storeUUID] as? String == stack.coordinator.persistentStores[0].identifier)
     #expect((metadata[StoreMetadataKey.versionHashes] as? [String: Data])?.count == 7)
   }
@@ -447,7 +447,7 @@ struct SavingTests {
       try stack.context.save()
       #expect(!note.objectID.isTemporaryID)
       stack.context.reset()
-      let notes = try stack.context.fetch(FetchRequest<Note>(entityName: "Note"))
+      let notes = try stack.context.fetch(NSFetchRequest<Note>(entityName: "Note"))
       #expect(notes.map(\.title) == ["memory"])
     }
   }

@@ -5,19 +5,19 @@ import Testing
 @testable import ObjectGraph
 
 /// An object that reports its `willSave()` call.
-final class SaveHookedObject: ManagedObject {
+final class SaveHookedObject: NSManagedObject {
   var onWillSave: (() -> Void)?
   override func willSave() { onWillSave?() }
 }
 
-/// `ManagedObjectContext.willSaveNotification` (Core Data's `NSManagedObjectContextWillSave`).
+/// `NSManagedObjectContext.willSaveNotification` (Core Data's `NSManagedObjectContextWillSave`).
 @Suite("Will-save notification", .temporaryFolders)
 struct WillSaveNotificationTests {
-  private func stack() throws -> (ManagedObjectContext, EntityDescription) {
-    let entity = EntityDescription(
+  private func stack() throws -> (NSManagedObjectContext, NSEntityDescription) {
+    let entity = NSEntityDescription(
       name: "Hooked", managedObjectClass: SaveHookedObject.self,
-      properties: [.attribute(AttributeDescription(name: "name", type: .string))])
-    let stack = try Stack(model: try ManagedObjectModel(entities: [entity]), type: .inMemory)
+      properties: [.attribute(NSAttributeDescription(name: "name", type: .string))])
+    let stack = try Stack(model: try NSManagedObjectModel(entities: [entity]), type: .inMemory)
     return (stack.context, stack.entity("Hooked"))
   }
 
@@ -26,12 +26,12 @@ struct WillSaveNotificationTests {
     let (context, entity) = try stack()
     let events = Locked<[String]>([])
     let info = Locked<[Bool]>([])
-    let will = NotificationCenter.default.addObserver(forName: ManagedObjectContext.willSaveNotification, object: context, queue: nil) {
+    let will = NotificationCenter.default.addObserver(forName: NSManagedObjectContext.willSaveNotification, object: context, queue: nil) {
       note in
       events.withLock { $0.append("will-save notification") }
-      info.withLock { $0.append(note.userInfo == nil && (note.object as? ManagedObjectContext) === context) }
+      info.withLock { $0.append(note.userInfo == nil && (note.object as? NSManagedObjectContext) === context) }
     }
-    let did = NotificationCenter.default.addObserver(forName: ManagedObjectContext.didSaveNotification, object: context, queue: nil) {
+    let did = NotificationCenter.default.addObserver(forName: NSManagedObjectContext.didSaveNotification, object: context, queue: nil) {
       _ in events.withLock { $0.append("did-save notification") }
     }
     defer {
@@ -49,17 +49,17 @@ struct WillSaveNotificationTests {
 
   @Test("An object an observer inserts on will-save is saved with the rest, as Core Data documents the use")
   func observerInsertsObject() throws {
-    let entity = EntityDescription(
+    let entity = NSEntityDescription(
       name: "Hooked", managedObjectClass: SaveHookedObject.self,
-      properties: [.attribute(AttributeDescription(name: "name", type: .string))])
-    let stack = try Stack(model: try ManagedObjectModel(entities: [entity]), type: .sqlite)
+      properties: [.attribute(NSAttributeDescription(name: "name", type: .string))])
+    let stack = try Stack(model: try NSManagedObjectModel(entities: [entity]), type: .sqlite)
     let context = stack.context
-    let will = NotificationCenter.default.addObserver(forName: ManagedObjectContext.willSaveNotification, object: context, queue: nil) {
-      _ in ManagedObject(entity: stack.entity("Hooked"), insertInto: context).setValue("added on will-save", forKey: "name")
+    let will = NotificationCenter.default.addObserver(forName: NSManagedObjectContext.willSaveNotification, object: context, queue: nil) {
+      _ in NSManagedObject(entity: stack.entity("Hooked"), insertInto: context).setValue("added on will-save", forKey: "name")
     }
     defer { NotificationCenter.default.removeObserver(will) }
     try context.performAndWait {
-      ManagedObject(entity: stack.entity("Hooked"), insertInto: context).setValue("first", forKey: "name")
+      NSManagedObject(entity: stack.entity("Hooked"), insertInto: context).setValue("first", forKey: "name")
       try context.save()
       #expect(!context.hasChanges)
     }
@@ -70,7 +70,7 @@ struct WillSaveNotificationTests {
   func notPostedWithoutChanges() throws {
     let (context, _) = try stack()
     let count = Locked(0)
-    let will = NotificationCenter.default.addObserver(forName: ManagedObjectContext.willSaveNotification, object: context, queue: nil) {
+    let will = NotificationCenter.default.addObserver(forName: NSManagedObjectContext.willSaveNotification, object: context, queue: nil) {
       _ in count.withLock { $0 += 1 }
     }
     defer { NotificationCenter.default.removeObserver(will) }

@@ -22,12 +22,12 @@ struct PortingConveniencesTests {
   }
 
   private func titles(at url: URL) throws -> [String] {
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
     try coordinator.addPersistentStore(type: .sqlite, at: url)
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
     return try context.performAndWait {
-      let request = FetchRequest<Note>(entityName: "Note")
+      let request = NSFetchRequest<Note>(entityName: "Note")
       request.sortDescriptors = [FetchSortDescriptor(key: "title")]
       return try context.fetch(request).compactMap(\.title)
     }
@@ -43,7 +43,7 @@ struct PortingConveniencesTests {
     #expect(stack.coordinator.persistentStore(for: stack.storeURL) != nil)
     #expect(FileManager.default.fileExists(atPath: stack.storeURL.path + "-wal"))
     try stack.coordinator.destroyPersistentStore(at: stack.storeURL, type: .sqlite)
-    for file in PersistentStore.files(of: stack.storeURL) { #expect(!FileManager.default.fileExists(atPath: file.path)) }
+    for file in NSPersistentStore.files(of: stack.storeURL) { #expect(!FileManager.default.fileExists(atPath: file.path)) }
     #expect(stack.coordinator.persistentStores.isEmpty)
     try stack.coordinator.destroyPersistentStore(at: stack.storeURL, type: .sqlite)  // nothing left: nothing to do
 
@@ -59,7 +59,7 @@ struct PortingConveniencesTests {
     let folder = try TemporaryFolder()
     let backup = try store(with: ["a", "b", "c"], in: folder, named: "Backup.sqlite")
     let live = try store(with: ["old"], in: folder, named: "Live.sqlite")
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
     try coordinator.replacePersistentStore(at: live, withPersistentStoreFrom: backup, type: .sqlite)
     #expect(try titles(at: live) == ["a", "b", "c"])
     #expect(try titles(at: backup) == ["a", "b", "c"])
@@ -70,7 +70,7 @@ struct PortingConveniencesTests {
     }
     let foreign = folder.appending("photo.jpg")
     try Data([0xFF, 0xD8, 0xFF]).write(to: foreign)
-    let fresh = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
+    let fresh = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
     _ = expectCode(.persistentStoreInvalidType) {
       try fresh.replacePersistentStore(at: backup, withPersistentStoreFrom: foreign, type: .sqlite)
     }
@@ -100,10 +100,10 @@ struct PortingConveniencesTests {
     let second = try Models.notes()
     #expect(first == second && first.hashValue == second.hashValue)
     #expect(first != (try Models.allTypes()))
-    func tiny(extraAttribute: Bool) throws -> ManagedObjectModel {
-      var properties: [PropertyDescription] = [.attribute(AttributeDescription(name: "title", type: .string))]
-      if extraAttribute { properties.append(.attribute(AttributeDescription(name: "body", type: .string))) }
-      return try ManagedObjectModel(entities: [EntityDescription(name: "Note", properties: properties)])
+    func tiny(extraAttribute: Bool) throws -> NSManagedObjectModel {
+      var properties: [NSPropertyDescription] = [.attribute(NSAttributeDescription(name: "title", type: .string))]
+      if extraAttribute { properties.append(.attribute(NSAttributeDescription(name: "body", type: .string))) }
+      return try NSManagedObjectModel(entities: [NSEntityDescription(name: "Note", properties: properties)])
     }
     #expect(try tiny(extraAttribute: false) == tiny(extraAttribute: false))
     #expect(try tiny(extraAttribute: false) != tiny(extraAttribute: true))
@@ -113,13 +113,13 @@ struct PortingConveniencesTests {
   func entityConveniences() throws {
     let stack = try Stack()
     try stack.context.performAndWait {
-      #expect(EntityDescription.entity(forEntityName: "Note", in: stack.context)?.name == "Note")
-      #expect(EntityDescription.entity(forEntityName: "Nope", in: stack.context) == nil)
-      let object = try EntityDescription.insertNewObject(forEntityName: "Note", into: stack.context)
+      #expect(NSEntityDescription.entity(forEntityName: "Note", in: stack.context)?.name == "Note")
+      #expect(NSEntityDescription.entity(forEntityName: "Nope", in: stack.context) == nil)
+      let object = try NSEntityDescription.insertNewObject(forEntityName: "Note", into: stack.context)
       #expect(object is Note && object.isInserted && object.managedObjectContext === stack.context)
-      let unknown = expectCode(.unknownKey) { _ = try EntityDescription.insertNewObject(forEntityName: "Nope", into: stack.context) }
+      let unknown = expectCode(.unknownKey) { _ = try NSEntityDescription.insertNewObject(forEntityName: "Nope", into: stack.context) }
       #expect(unknown?.message.contains("Notebook") == true)
-      _ = expectCode(.invalidValue) { _ = try EntityDescription.insertNewObject(forEntityName: "Attachment", into: stack.context) }
+      _ = expectCode(.invalidValue) { _ = try NSEntityDescription.insertNewObject(forEntityName: "Attachment", into: stack.context) }
     }
   }
 
@@ -132,7 +132,7 @@ struct PortingConveniencesTests {
     }
     let reader = stack.freshContext()
     try reader.performAndWait {
-      let notes = try reader.fetch(FetchRequest<Note>(entityName: "Note"))
+      let notes = try reader.fetch(NSFetchRequest<Note>(entityName: "Note"))
       let note = try #require(notes.first)
       #expect(note.isFault)
       note.willAccessValue(forKey: "title")
@@ -150,14 +150,14 @@ struct PortingConveniencesTests {
 
   @Test("Properties Xcode generates in an extension port as computed properties over key-value access")
   func extensionProperties() throws {
-    let entity = EntityDescription(
-      name: "Memo", managedObjectClass: Memo.self, properties: [.attribute(AttributeDescription(name: "text", type: .string))])
-    let context = try StoreStack(model: try ManagedObjectModel(entities: [entity]), type: .inMemory, at: nil).context
+    let entity = NSEntityDescription(
+      name: "Memo", managedObjectClass: Memo.self, properties: [.attribute(NSAttributeDescription(name: "text", type: .string))])
+    let context = try StoreStack(model: try NSManagedObjectModel(entities: [entity]), type: .inMemory, at: nil).context
     try context.performAndWait {
       let memo = Memo(context: context)
       memo.text = "hello"
       try context.save()
-      #expect(try context.fetch(FetchRequest<Memo>(entityName: "Memo")).first?.text == "hello")
+      #expect(try context.fetch(NSFetchRequest<Memo>(entityName: "Memo")).first?.text == "hello")
       #expect(memo.value(forKey: "text") as? String == "hello")
     }
   }
@@ -167,7 +167,7 @@ struct PortingConveniencesTests {
     let folder = try TemporaryFolder()
     let missing = folder.appending("Missing.sqlite")
     let error = expectCode(.fileReadNoSuchFile) {
-      _ = try PersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: missing)
+      _ = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: missing)
     }
     #expect(error?.code.rawValue == 260)
     #expect(error?.message.contains("“Missing.sqlite”") == true, "\(error?.message ?? "")")
@@ -175,8 +175,8 @@ struct PortingConveniencesTests {
   }
 
   /// A container that names its background contexts and gives them a merge policy, as Apple's samples do.
-  final class NamingContainer: PersistentContainer, @unchecked Sendable {
-    override func newBackgroundContext() -> ManagedObjectContext {
+  final class NamingContainer: NSPersistentContainer, @unchecked Sendable {
+    override func newBackgroundContext() -> NSManagedObjectContext {
       let context = super.newBackgroundContext()
       context.name = "background"
       context.transactionAuthor = "app"
@@ -189,19 +189,19 @@ struct PortingConveniencesTests {
   )
   func descriptionCopyAndBackgroundContext() throws {
     let folder = try TemporaryFolder()
-    let original = PersistentStoreDescription(url: folder.appending("One.sqlite"))
+    let original = NSPersistentStoreDescription(url: folder.appending("One.sqlite"))
     original.configuration = "Cloud"
     original.sqlitePragmas = ["journal_mode": "DELETE"]
-    let copy = try #require(original.copy() as? PersistentStoreDescription)
+    let copy = try #require(original.copy() as? NSPersistentStoreDescription)
     #expect(copy !== original)
     #expect(copy.url == original.url && copy.configuration == "Cloud" && copy.sqlitePragmas == ["journal_mode": "DELETE"])
     copy.url = folder.appending("Two.sqlite")
     copy.configuration = nil
     #expect(original.url == folder.appending("One.sqlite") && original.configuration == "Cloud")
 
-    let entity = EntityDescription(name: "Memo", properties: [.attribute(AttributeDescription(name: "text", type: .string))])
-    let container = NamingContainer(name: "Memos", managedObjectModel: try ManagedObjectModel(entities: [entity]))
-    container.persistentStoreDescriptions = [PersistentStoreDescription(url: URL(fileURLWithPath: "/dev/null"))]
+    let entity = NSEntityDescription(name: "Memo", properties: [.attribute(NSAttributeDescription(name: "text", type: .string))])
+    let container = NamingContainer(name: "Memos", managedObjectModel: try NSManagedObjectModel(entities: [entity]))
+    container.persistentStoreDescriptions = [NSPersistentStoreDescription(url: URL(fileURLWithPath: "/dev/null"))]
     container.loadPersistentStores { _, error in #expect(error == nil) }
     #expect(container.newBackgroundContext().name == "background")
     let done = DispatchSemaphore(value: 0)
@@ -214,7 +214,7 @@ struct PortingConveniencesTests {
 }
 
 /// A class whose properties sit in an extension, as Xcode's `+CoreDataProperties.swift` puts them.
-final class Memo: ManagedObject {}
+final class Memo: NSManagedObject {}
 
 extension Memo {
   var text: String? {

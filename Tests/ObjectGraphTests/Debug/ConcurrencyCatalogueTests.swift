@@ -22,10 +22,10 @@ struct ConcurrencyCatalogueTests {
   /// notebook (turned into a fault), and a private context beside them with a notebook of its own.
   final class Scene: @unchecked Sendable {
     // @unchecked: built once before the cases run; the cases break the rules on purpose, which is the point.
-    let coordinator: PersistentStoreCoordinator
-    let main: ManagedObjectContext
-    let background: ManagedObjectContext
-    let other: ManagedObjectContext
+    let coordinator: NSPersistentStoreCoordinator
+    let main: NSManagedObjectContext
+    let background: NSManagedObjectContext
+    let other: NSManagedObjectContext
     let mainNote: Note
     let mainFault: Note
     let backgroundNote: Note
@@ -33,18 +33,18 @@ struct ConcurrencyCatalogueTests {
     let otherNotebook: Notebook
 
     init() throws {
-      coordinator = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
+      coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
       try coordinator.addPersistentStore(type: .inMemory)
-      main = ManagedObjectContext(concurrencyType: .mainQueue)
+      main = NSManagedObjectContext(concurrencyType: .mainQueue)
       main.name = "catalogue.main"
       main.persistentStoreCoordinator = coordinator
-      background = ManagedObjectContext(concurrencyType: .privateQueue)
+      background = NSManagedObjectContext(concurrencyType: .privateQueue)
       background.name = "catalogue.background"
       background.persistentStoreCoordinator = coordinator
-      other = ManagedObjectContext(concurrencyType: .privateQueue)
+      other = NSManagedObjectContext(concurrencyType: .privateQueue)
       other.name = "catalogue.other"
       other.persistentStoreCoordinator = coordinator
-      func notes(in context: ManagedObjectContext) throws -> (Note, Note) {
+      func notes(in context: NSManagedObjectContext) throws -> (Note, Note) {
         try context.performAndWait {
           let notebook = Notebook(context: context)
           notebook.name = "book"
@@ -69,11 +69,11 @@ struct ConcurrencyCatalogueTests {
     }
   }
 
-  static var request: FetchRequest<Note> { FetchRequest<Note>(entityName: "Note") }
+  static var request: NSFetchRequest<Note> { NSFetchRequest<Note>(entityName: "Note") }
 
   /// The acts done to one context's objects off its queue, for rule 2 (the main context) or 3 (a private one).
   static func offQueueCases(rule: Int, prefix: String) -> [Case] {
-    let context: @Sendable (Scene) -> ManagedObjectContext = { rule == 2 ? $0.main : $0.background }
+    let context: @Sendable (Scene) -> NSManagedObjectContext = { rule == 2 ? $0.main : $0.background }
     let note: @Sendable (Scene) -> Note = { rule == 2 ? $0.mainNote : $0.backgroundNote }
     let fault: @Sendable (Scene) -> Note = { rule == 2 ? $0.mainFault : $0.backgroundFault }
     return [

@@ -159,7 +159,7 @@ struct ConcurrencyDebugTests {
       return (saved, inserted)
     }
     let watch = WatchedViolations(ConcurrencyDebug.Watch(context))
-    let request = FetchRequest<Note>(entityName: "Note")
+    let request = NSFetchRequest<Note>(entityName: "Note")
     let calls: [(operation: String, call: () throws -> Void)] = [
       ("hasChanges", { #expect(context.hasChanges) }),
       ("insertedObjects", { #expect(context.insertedObjects.count == 1) }),
@@ -417,7 +417,7 @@ struct ConcurrencyDebugTests {
       ConcurrencyDebug.isEnabled = true
       let stack = try MemoryStack(name: "cdebug.private")
       let main = stack.makeContext(.mainQueue, name: "cdebug.ui")
-      DispatchQueue.global().sync { _ = try? main.fetch(FetchRequest<Note>(entityName: "Note")) }
+      DispatchQueue.global().sync { _ = try? main.fetch(NSFetchRequest<Note>(entityName: "Note")) }
     }
     let output = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
     #expect(
@@ -486,21 +486,21 @@ struct ConcurrencyDebugTests {
 /// An in-memory store and a named private context on it: nothing to clean up, which matters in a child
 /// process that is meant to stop.
 private struct MemoryStack {
-  let coordinator: PersistentStoreCoordinator
-  let context: ManagedObjectContext
+  let coordinator: NSPersistentStoreCoordinator
+  let context: NSManagedObjectContext
 
   init(name: String?) throws {
-    coordinator = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
+    coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
     try coordinator.addPersistentStore(type: .inMemory)
-    context = ManagedObjectContext(concurrencyType: .privateQueue)
+    context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.name = name
     context.persistentStoreCoordinator = coordinator
   }
 
-  func makeContext(_ type: ManagedObjectContext.ConcurrencyType, name: String, parent: ManagedObjectContext? = nil)
-    -> ManagedObjectContext
+  func makeContext(_ type: NSManagedObjectContext.ConcurrencyType, name: String, parent: NSManagedObjectContext? = nil)
+    -> NSManagedObjectContext
   {
-    let context = ManagedObjectContext(concurrencyType: type)
+    let context = NSManagedObjectContext(concurrencyType: type)
     context.name = name
     if let parent {
       context.parent = parent

@@ -20,7 +20,7 @@ struct DebugTests {
       let note = Note(context: stack.context)
       note.title = "logged"
       try stack.context.save()
-      _ = try stack.context.fetch(FetchRequest<Note>(entityName: "Note"))
+      _ = try stack.context.fetch(NSFetchRequest<Note>(entityName: "Note"))
     }
     let logged = lines.withLock { $0 }
     #expect(logged.contains { $0.contains("INSERT INTO ZNOTE") && $0.hasSuffix("ms)") })

@@ -9,12 +9,12 @@ import Testing
 @Suite("Per-store SQL trace", .temporaryFolders)
 struct SQLTraceTests {
   /// A context whose store reports its SQL into `log`.
-  private func tracedContext(_ log: Locked<[String]>, type: StoreType = .sqlite) throws -> ManagedObjectContext {
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
+  private func tracedContext(_ log: Locked<[String]>, type: StoreType = .sqlite) throws -> NSManagedObjectContext {
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
     try coordinator.addPersistentStore(
       type: type, at: type == .sqlite ? try TemporaryFolder().appending("Traced.sqlite") : nil,
       options: StoreOptions(sqlTrace: { sql in log.withLock { $0.append(sql) } }))
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
     return context
   }
@@ -49,7 +49,7 @@ struct SQLTraceTests {
     }
     log.withLock { $0 = [] }
     try context.performAndWait {
-      let request = FetchRequest<Note>(entityName: "Note")
+      let request = NSFetchRequest<Note>(entityName: "Note")
       request.predicate = try FetchPredicate(format: "title BEGINSWITH %@ AND rating > %d", "x", 2)
       request.sortDescriptors = [FetchSortDescriptor(key: "title")]
       _ = try context.fetch(request)
@@ -82,7 +82,7 @@ struct SQLTraceTests {
     }
     #expect(first.withLock { $0 }.contains { $0.hasPrefix("INSERT INTO ZNOTE") })
     #expect(second.withLock { $0 }.isEmpty)
-    try contextB.performAndWait { _ = try contextB.count(for: FetchRequest<Note>(entityName: "Note")) }
+    try contextB.performAndWait { _ = try contextB.count(for: NSFetchRequest<Note>(entityName: "Note")) }
     #expect(second.withLock { $0 }.contains { $0.contains("COUNT") })
     #expect(!first.withLock { $0 }.contains { $0.contains("COUNT") })
   }
@@ -92,8 +92,8 @@ struct SQLTraceTests {
     let log = Locked<[String]>([])
     let context = try tracedContext(log, type: type)
     let ids = try context.performAndWait {
-      let objects: [ManagedObject] =
-        (0..<3).map { _ in Note(context: context) as ManagedObject } + (0..<2).map { _ in Tag(context: context) as ManagedObject }
+      let objects: [NSManagedObject] =
+        (0..<3).map { _ in Note(context: context) as NSManagedObject } + (0..<2).map { _ in Tag(context: context) as NSManagedObject }
       log.withLock { $0 = [] }
       try context.obtainPermanentIDs(for: objects)
       return objects.map(\.objectID)
@@ -121,16 +121,16 @@ struct SQLTraceTests {
       }
       try context.save()
       log.withLock { $0 = [] }
-      let plain = BatchUpdateRequest(entityName: "Note")
+      let plain = NSBatchUpdateRequest(entityName: "Note")
       plain.predicate = try FetchPredicate(format: "rating >= 4")
       plain.propertiesToUpdate = ["body": "high"]
       plain.resultType = .updatedObjectsCountResultType
-      #expect(try (context.execute(plain) as? BatchUpdateResult)?.result as? Int == 2)
-      let joined = BatchUpdateRequest(entityName: "Note")
+      #expect(try (context.execute(plain) as? NSBatchUpdateResult)?.result as? Int == 2)
+      let joined = NSBatchUpdateRequest(entityName: "Note")
       joined.predicate = try FetchPredicate(format: "notebook.name == 'Work'")
       joined.propertiesToUpdate = ["body": "work"]
       joined.resultType = .updatedObjectsCountResultType
-      #expect(try (context.execute(joined) as? BatchUpdateResult)?.result as? Int == 3)
+      #expect(try (context.execute(joined) as? NSBatchUpdateResult)?.result as? Int == 3)
     }
     let statements = log.withLock { $0 }.filter { $0.hasPrefix("UPDATE ZNOTE") }
     #expect(statements.count == 2, "\(statements)")
@@ -139,7 +139,7 @@ struct SQLTraceTests {
     #expect(statements.dropFirst().first?.contains("WHERE t0.Z_PK IN (SELECT t0.Z_PK FROM ZNOTE t0 ") == true, "\(statements)")
     let bodies = try context.performAndWait {
       context.reset()  // a batch update changes the file, not the context's objects
-      return try context.fetch(FetchRequest<Note>(entityName: "Note")).map { "\($0.title ?? ""):\($0.body ?? "-")" }.sorted()
+      return try context.fetch(NSFetchRequest<Note>(entityName: "Note")).map { "\($0.title ?? ""):\($0.body ?? "-")" }.sorted()
     }
     #expect(bodies == ["note 0:work", "note 1:work", "note 2:work", "note 3:-", "note 4:high", "note 5:high"])
   }

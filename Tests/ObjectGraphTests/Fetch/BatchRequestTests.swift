@@ -27,7 +27,7 @@ struct BatchRequestTests {
         note.notebook = index < 6 ? work : (index < 9 ? home : nil)
         if index.isMultiple(of: 2) { note.tags.insert(swift) }
         if index == 0 {
-          let lock = ManagedObject(entity: stack.entity("Lock"), insertInto: stack.context)
+          let lock = NSManagedObject(entity: stack.entity("Lock"), insertInto: stack.context)
           lock.setValue("legal hold", forKey: "reason")
           lock.setValue(note, forKey: "note")
         }
@@ -40,7 +40,7 @@ struct BatchRequestTests {
   private func titles(_ stack: Stack, _ format: String = "TRUEPREDICATE") throws -> [String] {
     let context = stack.freshContext()
     return try context.performAndWait {
-      let request = FetchRequest<Note>(entityName: "Note")
+      let request = NSFetchRequest<Note>(entityName: "Note")
       request.predicate = try FetchPredicate(format: format)
       request.sortDescriptors = [FetchSortDescriptor(key: "rating")]
       return try context.fetch(request).compactMap(\.title)
@@ -53,28 +53,28 @@ struct BatchRequestTests {
     let context = stack.freshContext()
     try context.performAndWait {
       let rows: [[String: Any]] = (0..<1000).map { ["title": "batch \($0)", "body": $0.isMultiple(of: 2) ? "even" : NSNull()] }
-      let request = BatchInsertRequest(entityName: "Note", objects: rows)
+      let request = NSBatchInsertRequest(entityName: "Note", objects: rows)
       request.resultType = .objectIDs
-      let result = try #require(try context.execute(request) as? BatchInsertResult)
-      let ids = try #require(result.result as? [ManagedObjectID])
+      let result = try #require(try context.execute(request) as? NSBatchInsertResult)
+      let ids = try #require(result.result as? [NSManagedObjectID])
       #expect(ids.count == 1000 && ids.allSatisfy { !$0.isTemporaryID })
       #expect(context.registeredObjects.isEmpty)
       let third = try context.existingObject(with: ids[3]) as? Note
       #expect(third?.title == "batch 3" && third?.rating == 0 && third?.body == nil)
       #expect(try (context.existingObject(with: ids[4]) as? Note)?.body == "even")
 
-      let counted = BatchInsertRequest(entityName: "Note", objects: [["title": "one"], ["title": "two"]])
+      let counted = NSBatchInsertRequest(entityName: "Note", objects: [["title": "one"], ["title": "two"]])
       counted.resultType = .count
-      #expect(try (context.execute(counted) as? BatchInsertResult)?.result as? Int == 2)
+      #expect(try (context.execute(counted) as? NSBatchInsertResult)?.result as? Int == 2)
       var made = 0
-      let handled = BatchInsertRequest(entityName: "Note") { row in
+      let handled = NSBatchInsertRequest(entityName: "Note") { row in
         guard made < 5 else { return true }
         row["title"] = "handled \(made)"
         row["rating"] = made
         made += 1
         return false
       }
-      #expect(try (context.execute(handled) as? BatchInsertResult)?.result as? Bool == true)
+      #expect(try (context.execute(handled) as? NSBatchInsertResult)?.result as? Bool == true)
     }
     #expect(try stack.storedCount("Note") == 10 + 1000 + 2 + 5)
     #expect(try titles(stack, "title BEGINSWITH 'handled'") == (0..<5).map { "handled \($0)" })
@@ -86,7 +86,7 @@ struct BatchRequestTests {
     let context = stack.freshContext()
     try context.performAndWait { () throws in
       func refused(_ rows: [[String: Any]], _ code: ObjectGraphError.Code, _ mentioned: String, entity: String = "Note") {
-        let error = expectCode(code) { _ = try context.execute(BatchInsertRequest(entityName: entity, objects: rows)) }
+        let error = expectCode(code) { _ = try context.execute(NSBatchInsertRequest(entityName: entity, objects: rows)) }
         #expect(error?.message.contains(mentioned) == true, "\(error?.message ?? "")")
       }
       refused([["title": "fine"], ["title": "x", "colour": "red"]], .unknownKey, "Row 1 of the batch insert names 'colour'")
@@ -95,20 +95,20 @@ struct BatchRequestTests {
       refused(
         [["title": "fine"], ["body": "no title"]], .validationMissingMandatoryProperty, "Row 1 of the batch insert leaves Note.title")
       refused([["size": 1]], .invalidValue, "abstract", entity: "Attachment")
-      _ = expectCode(.unknownKey) { _ = try context.execute(BatchInsertRequest(entityName: "Nothing", objects: [])) }
+      _ = expectCode(.unknownKey) { _ = try context.execute(NSBatchInsertRequest(entityName: "Nothing", objects: [])) }
     }
     #expect(try stack.storedCount("Note") == 10)
   }
 
   @Test("Batch insert keeps uniqueness constraints: a repeated value refuses the whole request")
   func insertConstraints() throws {
-    let tag = EntityDescription(name: "Label", properties: [.attribute(AttributeDescription(name: "name", type: .string))])
+    let tag = NSEntityDescription(name: "Label", properties: [.attribute(NSAttributeDescription(name: "name", type: .string))])
     tag.uniquenessConstraints = [["name"]]
-    let stack = try Stack(model: try ManagedObjectModel(entities: [tag]))
+    let stack = try Stack(model: try NSManagedObjectModel(entities: [tag]))
     try stack.context.performAndWait {
-      _ = try stack.context.execute(BatchInsertRequest(entityName: "Label", objects: [["name": "a"], ["name": "b"]]))
+      _ = try stack.context.execute(NSBatchInsertRequest(entityName: "Label", objects: [["name": "a"], ["name": "b"]]))
       _ = expectCode(.managedObjectConstraintMerge) {
-        _ = try stack.context.execute(BatchInsertRequest(entityName: "Label", objects: [["name": "c"], ["name": "a"]]))
+        _ = try stack.context.execute(NSBatchInsertRequest(entityName: "Label", objects: [["name": "c"], ["name": "a"]]))
       }
     }
     #expect(try stack.storedCount("Label") == 2)
@@ -120,17 +120,17 @@ struct BatchRequestTests {
     let stack = try populated(type)
     let context = stack.context
     let held = try context.performAndWait {
-      let request = FetchRequest<Note>(entityName: "Note")
+      let request = NSFetchRequest<Note>(entityName: "Note")
       request.predicate = try FetchPredicate(format: "rating == 2")
       return try #require(try context.fetch(request).first)
     }
     let worker = stack.freshContext()
     let ids = try worker.performAndWait {
-      let request = BatchUpdateRequest(entityName: "Note")
+      let request = NSBatchUpdateRequest(entityName: "Note")
       request.predicate = try FetchPredicate(format: "notebook.name == %@", "Work")
       request.propertiesToUpdate = ["body": "archived", "rating": 100]
       request.resultType = .updatedObjectIDsResultType
-      return try #require(try worker.execute(request) as? BatchUpdateResult).result as? [ManagedObjectID] ?? []
+      return try #require(try worker.execute(request) as? NSBatchUpdateResult).result as? [NSManagedObjectID] ?? []
     }
     #expect(ids.count == 6)
     #expect(try titles(stack, "body == 'archived' AND rating == 100").count == 6)
@@ -141,43 +141,44 @@ struct BatchRequestTests {
       _ = expectCode(.managedObjectMerge) { try context.save() }
       context.rollback()
     }
-    ManagedObjectContext.mergeChanges(
-      fromRemoteContextSave: [ManagedObjectContext.NotificationKey.updatedObjectIDs.rawValue: ids], into: [context])
+    NSManagedObjectContext.mergeChanges(
+      fromRemoteContextSave: [NSManagedObjectContext.NotificationKey.updatedObjectIDs.rawValue: ids], into: [context])
     try context.performAndWait {
       #expect(held.body == "archived" && held.rating == 100)
       held.title = "edited"
       try context.save()
     }
     try worker.performAndWait { () throws in
-      let count = BatchUpdateRequest(entityName: "Note")
+      let count = NSBatchUpdateRequest(entityName: "Note")
       count.propertiesToUpdate = ["body": NSNull()]
       count.resultType = .updatedObjectsCountResultType
-      #expect(try (worker.execute(count) as? BatchUpdateResult)?.result as? Int == 10)
-      let required = BatchUpdateRequest(entityName: "Note")
+      #expect(try (worker.execute(count) as? NSBatchUpdateResult)?.result as? Int == 10)
+      let required = NSBatchUpdateRequest(entityName: "Note")
       required.propertiesToUpdate = ["title": NSNull()]
       _ = expectCode(.validationMissingMandatoryProperty) { _ = try worker.execute(required) }
-      let wrong = BatchUpdateRequest(entityName: "Note")
+      let wrong = NSBatchUpdateRequest(entityName: "Note")
       wrong.propertiesToUpdate = ["rating": "high"]
       _ = expectCode(.invalidValue) { _ = try worker.execute(wrong) }
-      let relationship = BatchUpdateRequest(entityName: "Note")
+      let relationship = NSBatchUpdateRequest(entityName: "Note")
       relationship.propertiesToUpdate = ["tags": NSNull()]
       _ = expectCode(.invalidValue) { _ = try worker.execute(relationship) }
-      _ = expectCode(.invalidValue) { _ = try worker.execute(BatchUpdateRequest(entityName: "Note")) }
+      _ = expectCode(.invalidValue) { _ = try worker.execute(NSBatchUpdateRequest(entityName: "Note")) }
     }
     #expect(try titles(stack, "title == nil").isEmpty)
   }
 
   /// Reading (no relationships) with a subentity Alarm: 10 readings (value 0–9), 3 alarms (value 0–2).
   private func readings(tracking: Bool) throws -> Stack {
-    let reading = EntityDescription(
+    let reading = NSEntityDescription(
       name: "Reading",
       properties: [
-        .attribute(AttributeDescription(name: "value", type: .integer64)), .attribute(AttributeDescription(name: "note", type: .string)),
+        .attribute(NSAttributeDescription(name: "value", type: .integer64)),
+        .attribute(NSAttributeDescription(name: "note", type: .string)),
       ])
-    let alarm = EntityDescription(name: "Alarm", properties: [])
+    let alarm = NSEntityDescription(name: "Alarm", properties: [])
     reading.subentities = [alarm]
     let folder = try TemporaryFolder()
-    let stack = try Stack(model: try ManagedObjectModel(entities: [reading, alarm]), folder: folder)
+    let stack = try Stack(model: try NSManagedObjectModel(entities: [reading, alarm]), folder: folder)
     if tracking {
       // The same file again, now recording history (the stack's own store does not).
       try stack.coordinator.remove(try #require(stack.coordinator.persistentStores.first))
@@ -186,7 +187,7 @@ struct BatchRequestTests {
     try stack.context.performAndWait {
       for (entity, count) in [(reading, 10), (alarm, 3)] {
         for value in 0..<count {
-          ManagedObject(entity: entity, insertInto: stack.context).setValue(value, forKey: "value")
+          NSManagedObject(entity: entity, insertInto: stack.context).setValue(value, forKey: "value")
         }
       }
       try stack.context.save()
@@ -205,22 +206,22 @@ struct BatchRequestTests {
       let token = worker.performAndWait { stack.coordinator.currentPersistentHistoryToken(fromStores: nil) }
       try worker.performAndWait { () throws in
         // Readings only (not alarms) with value >= 5: a status-only update, then the count of what it changed.
-        let update = BatchUpdateRequest(entityName: "Reading")
+        let update = NSBatchUpdateRequest(entityName: "Reading")
         update.predicate = try FetchPredicate(format: "value >= 5")
         update.includesSubentities = false
         update.propertiesToUpdate = ["note": "high"]
-        #expect(try (worker.execute(update) as? BatchUpdateResult)?.result as? Bool == true)
-        let counting = BatchUpdateRequest(entityName: "Reading")
+        #expect(try (worker.execute(update) as? NSBatchUpdateResult)?.result as? Bool == true)
+        let counting = NSBatchUpdateRequest(entityName: "Reading")
         counting.predicate = try FetchPredicate(format: "value < 2")
         counting.propertiesToUpdate = ["note": "low"]
         counting.resultType = .updatedObjectsCountResultType
-        #expect(try (worker.execute(counting) as? BatchUpdateResult)?.result as? Int == 4)  // two readings, two alarms
+        #expect(try (worker.execute(counting) as? NSBatchUpdateResult)?.result as? Int == 4)  // two readings, two alarms
 
-        let high = FetchRequest<ManagedObject>(entityName: "Reading")
+        let high = NSFetchRequest<NSManagedObject>(entityName: "Reading")
         high.predicate = try FetchPredicate(format: "note == 'high'")
-        let delete = BatchDeleteRequest(fetchRequest: high)
+        let delete = NSBatchDeleteRequest(fetchRequest: high)
         delete.resultType = .resultTypeObjectIDs
-        let deleted = try #require(try (worker.execute(delete) as? BatchDeleteResult)?.result as? [ManagedObjectID])
+        let deleted = try #require(try (worker.execute(delete) as? NSBatchDeleteResult)?.result as? [NSManagedObjectID])
         #expect(deleted.map(\.primaryKey) == [6, 7, 8, 9, 10])
       }
       let after = try rawRows(stack.storeURL, "SELECT Z_PK, Z_OPT, ZNOTE FROM ZREADING ORDER BY Z_PK")
@@ -235,15 +236,15 @@ struct BatchRequestTests {
       }
       try worker.performAndWait { () throws in
         // Deleting every row of the table: no WHERE at all, and the count says how many went.
-        let all = BatchDeleteRequest(fetchRequest: FetchRequest<ManagedObject>(entityName: "Reading"))
+        let all = NSBatchDeleteRequest(fetchRequest: NSFetchRequest<NSManagedObject>(entityName: "Reading"))
         all.resultType = .resultTypeCount
-        #expect(try (worker.execute(all) as? BatchDeleteResult)?.result as? Int == 8)
+        #expect(try (worker.execute(all) as? NSBatchDeleteResult)?.result as? Int == 8)
       }
       #expect(try stack.storedCount("Reading") == 0)
       guard tracking else { continue }
-      let transactions = try worker.performAndWait { () throws -> [PersistentHistoryTransaction] in
-        let result = try worker.execute(PersistentHistoryChangeRequest.fetchHistory(after: token)) as? PersistentHistoryResult
-        return result?.result as? [PersistentHistoryTransaction] ?? []
+      let transactions = try worker.performAndWait { () throws -> [NSPersistentHistoryTransaction] in
+        let result = try worker.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: token)) as? NSPersistentHistoryResult
+        return result?.result as? [NSPersistentHistoryTransaction] ?? []
       }
       #expect(transactions.map { $0.changes?.count ?? 0 } == [5, 4, 5, 8])
     }
@@ -255,38 +256,38 @@ struct BatchRequestTests {
     let context = stack.freshContext()
     try context.performAndWait {
       // Deny: note 0 still has its lock.
-      let all = BatchDeleteRequest(fetchRequest: FetchRequest<Note>(entityName: "Note"))
+      let all = NSBatchDeleteRequest(fetchRequest: NSFetchRequest<Note>(entityName: "Note"))
       let denied = expectCode(.validationRelationshipDeniedDelete) { _ = try context.execute(all) }
       #expect(denied?.message.contains("Note.lock") == true)
 
       // Cascade: Home's notes go with it; nullify: the swift tag loses them, and stays.
-      let home = FetchRequest<Notebook>(entityName: "Notebook")
+      let home = NSFetchRequest<Notebook>(entityName: "Notebook")
       home.predicate = try FetchPredicate(format: "name == 'Home'")
-      let request = BatchDeleteRequest(fetchRequest: home)
+      let request = NSBatchDeleteRequest(fetchRequest: home)
       request.resultType = .resultTypeObjectIDs
-      let ids = try #require(try context.execute(request) as? BatchDeleteResult).result as? [ManagedObjectID] ?? []
+      let ids = try #require(try context.execute(request) as? NSBatchDeleteResult).result as? [NSManagedObjectID] ?? []
       #expect(ids.count == 4 && Set(ids.map(\.entityName)) == ["Notebook", "Note"])
 
       // Nullify from the other side: deleting notes of Work empties Work's set, and Work stays.
-      let odd = FetchRequest<Note>(entityName: "Note")
+      let odd = NSFetchRequest<Note>(entityName: "Note")
       odd.predicate = try FetchPredicate(format: "notebook.name == 'Work' AND rating > 0")
-      let counting = BatchDeleteRequest(fetchRequest: odd)
+      let counting = NSBatchDeleteRequest(fetchRequest: odd)
       counting.resultType = .resultTypeCount
-      #expect(try (context.execute(counting) as? BatchDeleteResult)?.result as? Int == 5)
+      #expect(try (context.execute(counting) as? NSBatchDeleteResult)?.result as? Int == 5)
     }
     #expect(try titles(stack) == ["note 0", "note 9"])
     #expect(try stack.storedCount("Notebook") == 1 && stack.storedCount("Tag") == 1)
     let reader = stack.freshContext()
     try reader.performAndWait {
-      let tag = try #require(try reader.fetch(FetchRequest<Tag>(entityName: "Tag")).first)
+      let tag = try #require(try reader.fetch(NSFetchRequest<Tag>(entityName: "Tag")).first)
       #expect(tag.notes.map(\.title) == ["note 0"])
-      let work = try #require(try reader.fetch(FetchRequest<Notebook>(entityName: "Notebook")).first)
+      let work = try #require(try reader.fetch(NSFetchRequest<Notebook>(entityName: "Notebook")).first)
       #expect(work.notes.compactMap(\.title) == ["note 0"])
     }
     // Deleting the lock, then the note it held, works; the lock's side (nullify) goes quietly.
     try context.performAndWait {
-      _ = try context.execute(BatchDeleteRequest(fetchRequest: FetchRequest<ManagedObject>(entityName: "Lock")))
-      _ = try context.execute(BatchDeleteRequest(fetchRequest: FetchRequest<Note>(entityName: "Note")))
+      _ = try context.execute(NSBatchDeleteRequest(fetchRequest: NSFetchRequest<NSManagedObject>(entityName: "Lock")))
+      _ = try context.execute(NSBatchDeleteRequest(fetchRequest: NSFetchRequest<Note>(entityName: "Note")))
     }
     #expect(try stack.storedCount("Note") == 0 && stack.storedCount("Lock") == 0)
   }
@@ -296,7 +297,7 @@ struct BatchRequestTests {
     let stack = try populated(type)
     let context = stack.context
     let (victims, work) = try context.performAndWait {
-      let request = FetchRequest<Note>(entityName: "Note")
+      let request = NSFetchRequest<Note>(entityName: "Note")
       request.predicate = try FetchPredicate(format: "rating IN {3, 4}")
       let notes = try context.fetch(request)
       let work = try #require(notes.first?.notebook)
@@ -305,22 +306,22 @@ struct BatchRequestTests {
     }
     let worker = stack.freshContext()
     let deleted = try worker.performAndWait {
-      let request = BatchDeleteRequest(objectIDs: victims)
+      let request = NSBatchDeleteRequest(objectIDs: victims)
       request.resultType = .resultTypeObjectIDs
-      return try #require(try worker.execute(request) as? BatchDeleteResult).result as? [ManagedObjectID] ?? []
+      return try #require(try worker.execute(request) as? NSBatchDeleteResult).result as? [NSManagedObjectID] ?? []
     }
     #expect(Set(deleted) == Set(victims))
-    ManagedObjectContext.mergeChanges(
-      fromRemoteContextSave: [ManagedObjectContext.NotificationKey.deletedObjectIDs.rawValue: deleted], into: [context])
+    NSManagedObjectContext.mergeChanges(
+      fromRemoteContextSave: [NSManagedObjectContext.NotificationKey.deletedObjectIDs.rawValue: deleted], into: [context])
     context.performAndWait {
       #expect(work.notes.count == 4)
       #expect(work.notes.allSatisfy { ![3, 4].contains($0.rating) })
     }
     try worker.performAndWait {
       let temporary = Note(context: worker)
-      _ = expectCode(.invalidValue) { _ = try worker.execute(BatchDeleteRequest(objectIDs: [temporary.objectID])) }
-      let tag = try #require(try worker.fetch(FetchRequest<Tag>(entityName: "Tag")).first)
-      _ = expectCode(.invalidValue) { _ = try worker.execute(BatchDeleteRequest(objectIDs: [victims[0], tag.objectID])) }
+      _ = expectCode(.invalidValue) { _ = try worker.execute(NSBatchDeleteRequest(objectIDs: [temporary.objectID])) }
+      let tag = try #require(try worker.fetch(NSFetchRequest<Tag>(entityName: "Tag")).first)
+      _ = expectCode(.invalidValue) { _ = try worker.execute(NSBatchDeleteRequest(objectIDs: [victims[0], tag.objectID])) }
       worker.rollback()
     }
   }
@@ -330,19 +331,20 @@ struct BatchRequestTests {
     let stack = try populated(.sqlite)
     let context = stack.context
     let held = try context.performAndWait {
-      let request = FetchRequest<Note>(entityName: "Note")
+      let request = NSFetchRequest<Note>(entityName: "Note")
       request.predicate = try FetchPredicate(format: "rating == 2")
       return try #require(try context.fetch(request).first)
     }
     let worker = stack.freshContext()
     try worker.performAndWait {
-      let update = BatchUpdateRequest(entityName: "Note")
+      let update = NSBatchUpdateRequest(entityName: "Note")
       update.propertiesToUpdate = ["body": "changed elsewhere"]
       _ = try worker.execute(update)
     }
     #expect(context.performAndWait { held.body } == nil)
-    ManagedObjectContext.mergeChanges(
-      fromRemoteContextSave: [ManagedObjectContext.NotificationKey.updatedObjects.rawValue: Set<ManagedObject>([held])], into: [context])
+    NSManagedObjectContext.mergeChanges(
+      fromRemoteContextSave: [NSManagedObjectContext.NotificationKey.updatedObjects.rawValue: Set<NSManagedObject>([held])], into: [context]
+    )
     #expect(context.performAndWait { held.body } == "changed elsewhere")
   }
 
@@ -352,11 +354,11 @@ struct BatchRequestTests {
     let before = try Data(contentsOf: stack.storeURL)
     let context = try StoreStack(model: stack.model, at: stack.storeURL, options: StoreOptions(readOnly: true)).context
     try context.performAndWait { () throws in
-      let update = BatchUpdateRequest(entityName: "Note")
+      let update = NSBatchUpdateRequest(entityName: "Note")
       update.propertiesToUpdate = ["body": "x"]
       _ = expectCode(.persistentStoreSave) { _ = try context.execute(update) }
       _ = expectCode(.persistentStoreSave) {
-        _ = try context.execute(BatchDeleteRequest(fetchRequest: FetchRequest<Note>(entityName: "Note")))
+        _ = try context.execute(NSBatchDeleteRequest(fetchRequest: NSFetchRequest<Note>(entityName: "Note")))
       }
     }
     #expect(try Data(contentsOf: stack.storeURL) == before)

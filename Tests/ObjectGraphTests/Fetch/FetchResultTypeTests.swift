@@ -29,10 +29,10 @@ struct FetchResultTypeTests {
     return stack
   }
 
-  private func expression(_ name: String, _ function: String, _ keyPath: String, _ type: AttributeType = .undefined)
-    -> ExpressionDescription
+  private func expression(_ name: String, _ function: String, _ keyPath: String, _ type: NSAttributeType = .undefined)
+    -> NSExpressionDescription
   {
-    ExpressionDescription(
+    NSExpressionDescription(
       name: name, expression: FetchExpression(forFunction: function, arguments: [FetchExpression(forKeyPath: keyPath)]),
       expressionResultType: type)
   }
@@ -42,13 +42,13 @@ struct FetchResultTypeTests {
     let stack = try populated(type)
     let context = stack.freshContext()
     try context.performAndWait {
-      let request = FetchRequest<ManagedObjectID>(entityName: "Note")
+      let request = NSFetchRequest<NSManagedObjectID>(entityName: "Note")
       #expect(request.resultType == .managedObjectIDResultType)
       request.predicate = try FetchPredicate(format: "rating >= 5")
       request.sortDescriptors = [FetchSortDescriptor(key: "rating", ascending: false)]
       let ids = try context.fetch(request)
       #expect(context.registeredObjects.isEmpty)
-      let objects = FetchRequest<Note>(entityName: "Note")
+      let objects = NSFetchRequest<Note>(entityName: "Note")
       objects.predicate = request.predicate
       objects.sortDescriptors = request.sortDescriptors
       let notes = try context.fetch(objects)
@@ -72,7 +72,7 @@ struct FetchResultTypeTests {
   func countResult(type: StoreType) throws {
     let stack = try populated(type)
     try stack.context.performAndWait {
-      let request = FetchRequest<NSNumber>(entityName: "Note")
+      let request = NSFetchRequest<NSNumber>(entityName: "Note")
       request.predicate = try FetchPredicate(format: "notebook.name == 'Home'")
       #expect(try stack.context.fetch(request) == [NSNumber(value: 3)])
       #expect(try stack.context.count(for: request) == 3)
@@ -85,8 +85,9 @@ struct FetchResultTypeTests {
     let context = stack.freshContext()
     try context.performAndWait {
       // "body" is nil on odd ratings; the second column named "body" (the rating) is never nil.
-      let rating = ExpressionDescription(name: "body", expression: FetchExpression(forKeyPath: "rating"), expressionResultType: .integer64)
-      let plain = FetchRequest<[String: Any]>(entityName: "Note")
+      let rating = NSExpressionDescription(
+        name: "body", expression: FetchExpression(forKeyPath: "rating"), expressionResultType: .integer64)
+      let plain = NSFetchRequest<[String: Any]>(entityName: "Note")
       plain.propertiesToFetch = ["title", "body", rating]
       plain.sortDescriptors = [FetchSortDescriptor(key: "rating")]
       let rows = try context.fetch(plain)
@@ -94,7 +95,7 @@ struct FetchResultTypeTests {
       #expect(rows.first?["body"] as? Int64 == 0)
       #expect(rows.last?["body"] as? Int64 == 9)
       #expect(rows.last?.keys.sorted() == ["body", "title"])
-      let bridged = FetchRequest<NSDictionary>(entityName: "Note")
+      let bridged = NSFetchRequest<NSDictionary>(entityName: "Note")
       bridged.propertiesToFetch = ["title", "body", rating]
       bridged.sortDescriptors = [FetchSortDescriptor(key: "rating")]
       let dictionaries = try context.fetch(bridged)
@@ -109,7 +110,7 @@ struct FetchResultTypeTests {
     let stack = try populated(type)
     let context = stack.freshContext()
     try context.performAndWait {
-      let request = FetchRequest<NSDictionary>(entityName: "Note")
+      let request = NSFetchRequest<NSDictionary>(entityName: "Note")
       request.propertiesToFetch = ["title", "rating", "notebook", "notebook.name", "body"]
       request.sortDescriptors = [FetchSortDescriptor(key: "rating")]
       let rows = try context.fetch(request)
@@ -120,20 +121,20 @@ struct FetchResultTypeTests {
       #expect(first["notebook.name"] as? String == "Work")
       #expect(first["body"] as? String == "even")
       #expect(context.registeredObjects.isEmpty)
-      let work = try #require(first["notebook"] as? ManagedObjectID)
+      let work = try #require(first["notebook"] as? NSManagedObjectID)
       #expect(try context.existingObject(with: work).value(forKey: "name") as? String == "Work")
       let last = try #require(rows.last)
       #expect(last["notebook"] == nil && last["notebook.name"] == nil && last["body"] == nil)
       #expect(last.count == 2)
 
       // [String: Any] gives the same; nil propertiesToFetch means every attribute and to-one.
-      let plain = FetchRequest<[String: Any]>(entityName: "Note")
+      let plain = NSFetchRequest<[String: Any]>(entityName: "Note")
       plain.sortDescriptors = [FetchSortDescriptor(key: "rating")]
       plain.fetchLimit = 1
       let all = try #require(try context.fetch(plain).first)
       #expect(Set(all.keys) == ["title", "rating", "body", "notebook"])
       // Attribute descriptions name columns too.
-      let described = FetchRequest<[String: Any]>(entityName: "Note")
+      let described = NSFetchRequest<[String: Any]>(entityName: "Note")
       described.propertiesToFetch = [try #require(stack.entity("Note").attributesByName["rating"])]
       described.predicate = try FetchPredicate(format: "rating == 7")
       #expect(try context.fetch(described).map { $0["rating"] as? Int64 } == [7])
@@ -144,7 +145,7 @@ struct FetchResultTypeTests {
   func grouping(type: StoreType) throws {
     let stack = try populated(type)
     try stack.context.performAndWait {
-      let request = FetchRequest<NSDictionary>(entityName: "Note")
+      let request = NSFetchRequest<NSDictionary>(entityName: "Note")
       request.propertiesToFetch = [
         "notebook.name", expression("count", "count:", "title"), expression("total", "sum:", "rating"),
         expression("mean", "average:", "rating"), expression("lowest", "min:", "rating"),
@@ -166,7 +167,7 @@ struct FetchResultTypeTests {
       #expect(try stack.context.fetch(request).map { $0["count"] as? Int64 } == [1])
 
       // An aggregate over the whole entity: no grouping, one row.
-      let whole = FetchRequest<NSDictionary>(entityName: "Note")
+      let whole = NSFetchRequest<NSDictionary>(entityName: "Note")
       whole.propertiesToFetch = [expression("total", "sum:", "rating", .double)]
       whole.predicate = try FetchPredicate(format: "notebook != nil")
       #expect(try stack.context.fetch(whole).map { $0["total"] as? Double } == [36])
@@ -177,7 +178,7 @@ struct FetchResultTypeTests {
   func distinct(type: StoreType) throws {
     let stack = try populated(type)
     try stack.context.performAndWait { () throws in
-      let request = FetchRequest<[String: Any]>(entityName: "Note")
+      let request = NSFetchRequest<[String: Any]>(entityName: "Note")
       request.propertiesToFetch = ["notebook.name"]
       request.sortDescriptors = [FetchSortDescriptor(key: "notebook.name")]
       #expect(try stack.context.fetch(request).count == 10)
@@ -192,18 +193,18 @@ struct FetchResultTypeTests {
     try stack.context.performAndWait { () throws in
       let extra = Note(context: stack.context)
       extra.title = "unsaved"
-      let request = FetchRequest<[String: Any]>(entityName: "Note")
+      let request = NSFetchRequest<[String: Any]>(entityName: "Note")
       request.propertiesToFetch = ["title"]
       #expect(try stack.context.fetch(request).count == 10)
-      let ids = FetchRequest<ManagedObjectID>(entityName: "Note")
+      let ids = NSFetchRequest<NSManagedObjectID>(entityName: "Note")
       #expect(try stack.context.fetch(ids).count == 11)
     }
     // A child context: its IDs include the parent's unsaved insert, its dictionaries do not.
-    let child = ManagedObjectContext(concurrencyType: .privateQueue)
+    let child = NSManagedObjectContext(concurrencyType: .privateQueue)
     child.parent = stack.context
     try child.performAndWait {
-      #expect(try child.fetch(FetchRequest<ManagedObjectID>(entityName: "Note")).count == 11)
-      let request = FetchRequest<[String: Any]>(entityName: "Note")
+      #expect(try child.fetch(NSFetchRequest<NSManagedObjectID>(entityName: "Note")).count == 11)
+      let request = NSFetchRequest<[String: Any]>(entityName: "Note")
       request.propertiesToFetch = ["title"]
       request.predicate = try FetchPredicate(format: "rating > 7")
       #expect(try child.fetch(request).count == 2)
@@ -215,7 +216,7 @@ struct FetchResultTypeTests {
     let stack = try populated(type)
     let context = stack.freshContext()
     try context.performAndWait {
-      let request = FetchRequest<Note>(entityName: "Note")
+      let request = NSFetchRequest<Note>(entityName: "Note")
       request.includesPropertyValues = false
       request.sortDescriptors = [FetchSortDescriptor(key: "rating")]
       let notes = try context.fetch(request)
@@ -231,19 +232,19 @@ struct FetchResultTypeTests {
     let stack = try populated(type)
     try stack.context.performAndWait {
       let context = stack.context
-      let ids = FetchRequest<ManagedObjectID>(entityName: "Note")
+      let ids = NSFetchRequest<NSManagedObjectID>(entityName: "Note")
       ids.resultType = .managedObjectResultType
       let mismatch = expectCode(.invalidValue) { _ = try context.fetch(ids) }
-      #expect(mismatch?.message.contains("FetchRequest<ManagedObjectID>") == true)
-      let objects = FetchRequest<Note>(entityName: "Note")
+      #expect(mismatch?.message.contains("NSFetchRequest<NSManagedObjectID>") == true)
+      let objects = NSFetchRequest<Note>(entityName: "Note")
       objects.resultType = .dictionaryResultType
       _ = expectCode(.invalidValue) { _ = try context.fetch(objects) }
 
       func refused(
         _ code: ObjectGraphError.Code, _ mentioned: String, entity: String = "Notebook",
-        _ configure: (FetchRequest<NSDictionary>) throws -> Void
+        _ configure: (NSFetchRequest<NSDictionary>) throws -> Void
       ) throws {
-        let request = FetchRequest<NSDictionary>(entityName: entity)
+        let request = NSFetchRequest<NSDictionary>(entityName: entity)
         try configure(request)
         let error = expectCode(code) { _ = try context.fetch(request) }
         #expect(error?.message.contains(mentioned) == true, "\(error?.message ?? "")")

@@ -39,11 +39,11 @@ struct FetchTests {
     let (_, context) = try stack.reader()
     return try context.performAndWait {
       let predicate = try FetchPredicate(format: format, argumentArray: arguments)
-      let request = FetchRequest<Note>(entityName: "Note")
+      let request = NSFetchRequest<Note>(entityName: "Note")
       request.predicate = predicate
       request.sortDescriptors = [FetchSortDescriptor(key: "rating")]
       let sql = try context.fetch(request).compactMap(\.title)
-      let all = FetchRequest<Note>(entityName: "Note")
+      let all = NSFetchRequest<Note>(entityName: "Note")
       all.sortDescriptors = [FetchSortDescriptor(key: "rating")]
       let memory = try context.fetch(all).filter { try predicate.evaluate(with: $0) }.compactMap(\.title)
       #expect(sql == memory, "SQL and in-memory evaluation disagree for \(format)")
@@ -56,10 +56,10 @@ struct FetchTests {
     let (_, context) = try stack.reader()
     return try context.performAndWait {
       let predicate = try FetchPredicate(format: format)
-      let request = FetchRequest<Note>(entityName: "Note")
+      let request = NSFetchRequest<Note>(entityName: "Note")
       request.predicate = predicate
       request.sortDescriptors = [FetchSortDescriptor(key: "rating")]
-      let all = FetchRequest<Note>(entityName: "Note")
+      let all = NSFetchRequest<Note>(entityName: "Note")
       all.sortDescriptors = [FetchSortDescriptor(key: "rating")]
       return (
         try context.fetch(request).compactMap(\.title),
@@ -107,7 +107,7 @@ struct FetchTests {
       let unsaved = Note(context: stack.context)
       unsaved.title = "unsaved"
       unsaved.rating = 20
-      let request = FetchRequest<Note>(entityName: "Note")
+      let request = NSFetchRequest<Note>(entityName: "Note")
       request.predicate = try FetchPredicate(format: "body != 'body 1'")
       request.sortDescriptors = [FetchSortDescriptor(key: "rating")]
       #expect(try stack.context.fetch(request).compactMap(\.title) == ["Gamma", "Épée", "zeta", "theta", "Iota", "unsaved"])
@@ -152,7 +152,7 @@ struct FetchTests {
     #expect(try titles(stack, "ALL tags.name == 'Swift'").count == 8)  // vacuously true for untagged notes
     #expect(try titles(stack, "%K == %@", "title", "Iota") == ["Iota"])
     let (homeID, iotaID) = try stack.context.performAndWait {
-      let notes = try stack.context.fetch(FetchRequest<Note>(entityName: "Note"))
+      let notes = try stack.context.fetch(NSFetchRequest<Note>(entityName: "Note"))
       let iota = try #require(notes.first { $0.title == "Iota" })
       return (try #require(iota.notebook).objectID, iota.objectID)
     }
@@ -166,7 +166,7 @@ struct FetchTests {
   func sortingAndLimits(type: StoreType) throws {
     let stack = try populated(type)
     try stack.context.performAndWait {
-      let request = FetchRequest<Note>(entityName: "Note")
+      let request = NSFetchRequest<Note>(entityName: "Note")
       request.sortDescriptors = [FetchSortDescriptor(key: "notebook.name", ascending: false), FetchSortDescriptor(key: "title")]
       let sorted = try stack.context.fetch(request).compactMap(\.title)
       #expect(sorted == ["Alpha", "Gamma", "beta", "delta", "zeta", "Épée", "Eta", "Iota", "theta", "kappa"])
@@ -185,10 +185,10 @@ struct FetchTests {
   func pendingChanges(type: StoreType) throws {
     let stack = try populated(type)
     try stack.context.performAndWait {
-      let request = FetchRequest<Note>(entityName: "Note")
+      let request = NSFetchRequest<Note>(entityName: "Note")
       request.predicate = try FetchPredicate(format: "rating >= 8")
       request.sortDescriptors = [FetchSortDescriptor(key: "rating")]
-      let all = try stack.context.fetch(FetchRequest<Note>(entityName: "Note"))
+      let all = try stack.context.fetch(NSFetchRequest<Note>(entityName: "Note"))
       let alpha = try #require(all.first { $0.title == "Alpha" })
       let iota = try #require(all.first { $0.title == "Iota" })
       let kappa = try #require(all.first { $0.title == "kappa" })
@@ -210,15 +210,15 @@ struct FetchTests {
     let stack = try populated(type)
     try stack.context.performAndWait {
       stack.context.reset()
-      let first = try stack.context.fetch(FetchRequest<Note>(entityName: "Note"))
-      let second = try stack.context.fetch(FetchRequest<Note>(entityName: "Note"))
+      let first = try stack.context.fetch(NSFetchRequest<Note>(entityName: "Note"))
+      let second = try stack.context.fetch(NSFetchRequest<Note>(entityName: "Note"))
       #expect(zip(first, second).allSatisfy { $0 === $1 })
       #expect(stack.context.object(with: first[0].objectID) === first[0])
       let notebook = try #require(first[0].notebook)
       #expect(first[1].notebook === notebook)
       // An object with unsaved changes keeps them across fetches.
       first[0].title = "edited"
-      #expect(try stack.context.fetch(FetchRequest<Note>(entityName: "Note"))[0].title == "edited")
+      #expect(try stack.context.fetch(NSFetchRequest<Note>(entityName: "Note"))[0].title == "edited")
     }
   }
 
@@ -227,7 +227,7 @@ struct FetchTests {
     let stack = try populated(type)
     let (_, context) = try stack.reader()
     try context.performAndWait {
-      let request = FetchRequest<Note>(entityName: "Note")
+      let request = NSFetchRequest<Note>(entityName: "Note")
       request.fetchBatchSize = 4
       request.sortDescriptors = [FetchSortDescriptor(key: "rating")]
       let notes = try context.fetch(request)
@@ -247,7 +247,7 @@ struct FetchTests {
     let stack = try populated(type)
     let (_, context) = try stack.reader()
     try context.performAndWait {
-      let request = FetchRequest<Note>(entityName: "Note")
+      let request = NSFetchRequest<Note>(entityName: "Note")
       request.relationshipKeyPathsForPrefetching = ["notebook", "tags"]
       let notes = try context.fetch(request)
       // Two notebooks and two tags were read with the fetch and wait in the row cache.
@@ -266,7 +266,7 @@ struct FetchTests {
     let stack = try populated(type)
     let (_, context) = try stack.reader()
     try context.performAndWait {
-      let request = FetchRequest<Note>(entityName: "Note")
+      let request = NSFetchRequest<Note>(entityName: "Note")
       request.fetchBatchSize = 4
       request.sortDescriptors = [FetchSortDescriptor(key: "rating")]
       request.relationshipKeyPathsForPrefetching = ["notebook"]
@@ -295,7 +295,7 @@ struct FetchTests {
     let syntax = expectCode(.predicateSyntax) { _ = try FetchPredicate(format: "title == ") }
     #expect(syntax?.message.contains("position") == true)
     try stack.context.performAndWait {
-      let request = FetchRequest<Note>(entityName: "Note")
+      let request = NSFetchRequest<Note>(entityName: "Note")
       request.predicate = try FetchPredicate(format: "colour == 'red'")
       let unknown = expectCode(.unknownKey) { _ = try stack.context.fetch(request) }
       #expect(unknown?.message.contains("Note") == true)
@@ -303,7 +303,7 @@ struct FetchTests {
       request.predicate = try FetchPredicate(format: "notebook.colour == 'red'")
       let deep = expectCode(.unknownKey) { _ = try stack.context.fetch(request) }
       #expect(deep?.message.contains("Notebook") == true)
-      let missing = expectCode(.unknownKey) { _ = try stack.context.fetch(FetchRequest<Note>(entityName: "Nope")) }
+      let missing = expectCode(.unknownKey) { _ = try stack.context.fetch(NSFetchRequest<Note>(entityName: "Nope")) }
       #expect(missing?.message.contains("Nope") == true)
       request.predicate = nil
       request.sortDescriptors = [FetchSortDescriptor(key: "shade")]
@@ -316,7 +316,7 @@ struct FetchTests {
     let stack = try populated(type)
     try stack.context.performAndWait {
       for format in ["rating > '2'", "title == 3", "SELF IN {1}", "notebook == 'Work'", "createdAt > 5"] {
-        let request = FetchRequest<Note>(entityName: "Note")
+        let request = NSFetchRequest<Note>(entityName: "Note")
         request.predicate = try FetchPredicate(format: format)
         let error = expectCode(.invalidValue) { _ = try stack.context.fetch(request) }
         #expect(error?.message.contains("cannot be compared") == true, "\(format)")
@@ -328,7 +328,7 @@ struct FetchTests {
   func existingObject(type: StoreType) throws {
     let stack = try populated(type)
     let id = try stack.context.performAndWait {
-      let note = try #require(try stack.context.fetch(FetchRequest<Note>(entityName: "Note")).first)
+      let note = try #require(try stack.context.fetch(NSFetchRequest<Note>(entityName: "Note")).first)
       let id = note.objectID
       stack.context.delete(note)
       try stack.context.save()

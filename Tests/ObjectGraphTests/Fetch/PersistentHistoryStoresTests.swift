@@ -11,10 +11,10 @@ import Testing
 @Suite("Persistent history across two stores", .temporaryFolders)
 struct PersistentHistoryStoresTests {
   /// Posts in the "Cloud" configuration, drafts in the "Local" one.
-  private static func model() throws -> ManagedObjectModel {
-    let post = EntityDescription(name: "Post", properties: [.attribute(AttributeDescription(name: "title", type: .string))])
-    let draft = EntityDescription(name: "Draft", properties: [.attribute(AttributeDescription(name: "text", type: .string))])
-    return try ManagedObjectModel(
+  private static func model() throws -> NSManagedObjectModel {
+    let post = NSEntityDescription(name: "Post", properties: [.attribute(NSAttributeDescription(name: "title", type: .string))])
+    let draft = NSEntityDescription(name: "Draft", properties: [.attribute(NSAttributeDescription(name: "text", type: .string))])
+    return try NSManagedObjectModel(
       entities: [post, draft], versionIdentifiers: [], configurations: ["Cloud": ["Post"], "Local": ["Draft"]],
       fetchRequestTemplates: [], sourceURL: nil)
   }
@@ -22,42 +22,42 @@ struct PersistentHistoryStoresTests {
   /// One process's stack: a coordinator with both stores of `folder`, history tracked, and a context
   /// that saves as `author`.
   private struct Side {
-    let coordinator: PersistentStoreCoordinator
-    let context: ManagedObjectContext
-    let cloud: PersistentStore
-    let local: PersistentStore
+    let coordinator: NSPersistentStoreCoordinator
+    let context: NSManagedObjectContext
+    let cloud: NSPersistentStore
+    let local: NSPersistentStore
 
     init(_ folder: TemporaryFolder, author: String) throws {
-      coordinator = PersistentStoreCoordinator(managedObjectModel: try PersistentHistoryStoresTests.model())
+      coordinator = NSPersistentStoreCoordinator(managedObjectModel: try PersistentHistoryStoresTests.model())
       let options = StoreOptions(persistentHistoryTracking: true)
       cloud = try coordinator.addPersistentStore(
         type: .sqlite, configuration: "Cloud", at: folder.appending("Cloud.sqlite"), options: options)
       local = try coordinator.addPersistentStore(
         type: .sqlite, configuration: "Local", at: folder.appending("Local.sqlite"), options: options)
-      context = ManagedObjectContext(concurrencyType: .privateQueue)
+      context = NSManagedObjectContext(concurrencyType: .privateQueue)
       context.persistentStoreCoordinator = coordinator
       context.transactionAuthor = author
       context.name = "\(author) context"
     }
 
-    func newContext() -> ManagedObjectContext {
-      let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    func newContext() -> NSManagedObjectContext {
+      let context = NSManagedObjectContext(concurrencyType: .privateQueue)
       context.persistentStoreCoordinator = coordinator
       return context
     }
 
     /// Saves a post, a draft, or both, in one save; returns their IDs.
     @discardableResult
-    func save(post: String? = nil, draft: String? = nil) throws -> [ManagedObjectID] {
+    func save(post: String? = nil, draft: String? = nil) throws -> [NSManagedObjectID] {
       try context.performAndWait {
-        var objects: [ManagedObject] = []
+        var objects: [NSManagedObject] = []
         if let post {
-          let object = try EntityDescription.insertNewObject(forEntityName: "Post", into: context)
+          let object = try NSEntityDescription.insertNewObject(forEntityName: "Post", into: context)
           object.setValue(post, forKey: "title")
           objects.append(object)
         }
         if let draft {
-          let object = try EntityDescription.insertNewObject(forEntityName: "Draft", into: context)
+          let object = try NSEntityDescription.insertNewObject(forEntityName: "Draft", into: context)
           object.setValue(draft, forKey: "text")
           objects.append(object)
         }
@@ -69,8 +69,8 @@ struct PersistentHistoryStoresTests {
 
   /// The app's reaction to a remote change: fetch the history after its one token, merge every
   /// transaction that is not its own into its view context, and keep the last transaction's token.
-  private func catchUp(_ reader: ManagedObjectContext, into view: ManagedObjectContext, after token: PersistentHistoryToken?) throws
-    -> (merged: [PersistentHistoryTransaction], token: PersistentHistoryToken?)
+  private func catchUp(_ reader: NSManagedObjectContext, into view: NSManagedObjectContext, after token: NSPersistentHistoryToken?) throws
+    -> (merged: [NSPersistentHistoryTransaction], token: NSPersistentHistoryToken?)
   {
     let transactions = try reader.historyTransactions(after: token)
     let merged = transactions.filter { $0.author != "app" }
@@ -149,9 +149,9 @@ struct PersistentHistoryStoresTests {
 
     // Once every reader is past it, the history up to the token goes, in both stores.
     try reader.performAndWait { () throws in
-      let delete = PersistentHistoryChangeRequest.deleteHistory(before: token)
+      let delete = NSPersistentHistoryChangeRequest.deleteHistory(before: token)
       delete.resultType = .count
-      #expect((try reader.execute(delete) as? PersistentHistoryResult)?.result as? Int == 7)
+      #expect((try reader.execute(delete) as? NSPersistentHistoryResult)?.result as? Int == 7)
     }
     #expect(try reader.historyTransactions(after: nil).isEmpty)
     try appExtension.save(draft: "after the purge")
@@ -175,7 +175,7 @@ struct PersistentHistoryStoresTests {
     // Relaunched: the app reads its token back and sees only what the extension saved since.
     let app = try Side(folder, author: "app")
     let token = try #require(
-      try NSKeyedUnarchiver.unarchivedObject(ofClass: PersistentHistoryToken.self, from: Data(contentsOf: tokenFile)))
+      try NSKeyedUnarchiver.unarchivedObject(ofClass: NSPersistentHistoryToken.self, from: Data(contentsOf: tokenFile)))
     #expect(token == app.coordinator.currentPersistentHistoryToken())
     #expect(Set(token.transactionNumbers.keys) == [app.cloud.identifier, app.local.identifier])
     let appExtension = try Side(folder, author: "extension")
@@ -185,12 +185,12 @@ struct PersistentHistoryStoresTests {
     #expect(merged.count == 1 && merged.first?.storeID == app.local.identifier)
 
     // Copies are the token itself; it is Codable too, and a token encoded when it named one store decodes.
-    #expect(token.copy() as? PersistentHistoryToken == token)
-    #expect(try JSONDecoder().decode(PersistentHistoryToken.self, from: JSONEncoder().encode(token)) == token)
+    #expect(token.copy() as? NSPersistentHistoryToken == token)
+    #expect(try JSONDecoder().decode(NSPersistentHistoryToken.self, from: JSONEncoder().encode(token)) == token)
     let single = Data(#"{"storeIdentifier": "S", "transactionNumber": 4}"#.utf8)
-    #expect(try JSONDecoder().decode(PersistentHistoryToken.self, from: single).transactionNumbers == ["S": 4])
+    #expect(try JSONDecoder().decode(NSPersistentHistoryToken.self, from: single).transactionNumbers == ["S": 4])
     // An archive of something else is refused, not crashed on.
     let other = try NSKeyedArchiver.archivedData(withRootObject: NSString(string: "not a token"), requiringSecureCoding: true)
-    #expect((try? NSKeyedUnarchiver.unarchivedObject(ofClass: PersistentHistoryToken.self, from: other)) == nil)
+    #expect((try? NSKeyedUnarchiver.unarchivedObject(ofClass: NSPersistentHistoryToken.self, from: other)) == nil)
   }
 }

@@ -9,17 +9,18 @@ import Testing
 @Suite("Persistent history", .temporaryFolders)
 struct PersistentHistoryTests {
   /// A coordinator and a context on `url` with history tracked, saving as `author`.
-  private func side(_ url: URL, author: String, tracking: Bool = true) throws -> (PersistentStoreCoordinator, ManagedObjectContext) {
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
+  private func side(_ url: URL, author: String, tracking: Bool = true) throws -> (NSPersistentStoreCoordinator, NSManagedObjectContext) {
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
     try coordinator.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(persistentHistoryTracking: tracking))
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
     context.transactionAuthor = author
     context.name = "\(author) context"
     return (coordinator, context)
   }
 
-  private func history(_ context: ManagedObjectContext, after token: PersistentHistoryToken?) throws -> [PersistentHistoryTransaction] {
+  private func history(_ context: NSManagedObjectContext, after token: NSPersistentHistoryToken?) throws -> [NSPersistentHistoryTransaction]
+  {
     try context.historyTransactions(after: token)
   }
 
@@ -52,7 +53,7 @@ struct PersistentHistoryTests {
     let transactions = try history(widget, after: nil)
     #expect(transactions.count == 3)
     #expect(transactions.allSatisfy { $0.author == "app" && $0.contextName == "app context" })
-    let changeTypes: [[PersistentHistoryChangeType]] = transactions.map { transaction -> [PersistentHistoryChangeType] in
+    let changeTypes: [[NSPersistentHistoryChangeType]] = transactions.map { transaction -> [NSPersistentHistoryChangeType] in
       transaction.changes?.map(\.changeType) ?? []
     }
     #expect(changeTypes == [[.insert, .insert], [.update], [.delete]])
@@ -62,7 +63,7 @@ struct PersistentHistoryTests {
     #expect(transactions.map(\.transactionNumber) == transactions.map(\.transactionNumber).sorted())
 
     // The widget merges what others wrote, skipping its own, and remembers where it got to.
-    var lastToken: PersistentHistoryToken?
+    var lastToken: NSPersistentHistoryToken?
     widget.performAndWait {
       for transaction in transactions where transaction.author != "widget" {
         widget.mergeChanges(fromContextDidSave: transaction.objectIDNotification())
@@ -88,7 +89,7 @@ struct PersistentHistoryTests {
     }
     // A token survives a relaunch: it encodes and decodes.
     let data = try JSONEncoder().encode(appToken)
-    #expect(try JSONDecoder().decode(PersistentHistoryToken.self, from: data) == appToken)
+    #expect(try JSONDecoder().decode(NSPersistentHistoryToken.self, from: data) == appToken)
   }
 
   @Test("Batch requests are recorded too; a refused save records nothing")
@@ -96,13 +97,13 @@ struct PersistentHistoryTests {
     let folder = try TemporaryFolder()
     let (_, context) = try side(folder.appending("Store.sqlite"), author: "importer")
     try context.performAndWait {
-      let insert = BatchInsertRequest(entityName: "Note", objects: [["title": "a"], ["title": "b"]])
+      let insert = NSBatchInsertRequest(entityName: "Note", objects: [["title": "a"], ["title": "b"]])
       insert.resultType = .objectIDs
-      let ids = try #require((try context.execute(insert) as? BatchInsertResult)?.result as? [ManagedObjectID])
-      let update = BatchUpdateRequest(entityName: "Note")
+      let ids = try #require((try context.execute(insert) as? NSBatchInsertResult)?.result as? [NSManagedObjectID])
+      let update = NSBatchUpdateRequest(entityName: "Note")
       update.propertiesToUpdate = ["body": "x"]
       _ = try context.execute(update)
-      _ = try context.execute(BatchDeleteRequest(objectIDs: [ids[0]]))
+      _ = try context.execute(NSBatchDeleteRequest(objectIDs: [ids[0]]))
       _ = Note(context: context)  // no title: the save is refused
       _ = expectCode(.validationMissingMandatoryProperty) { try context.save() }
       context.rollback()
@@ -126,24 +127,24 @@ struct PersistentHistoryTests {
     let all = try history(context, after: nil)
     #expect(all.count == 3)
     try context.performAndWait {
-      let counting = PersistentHistoryChangeRequest.fetchHistory(after: all[0].token)
+      let counting = NSPersistentHistoryChangeRequest.fetchHistory(after: all[0].token)
       counting.resultType = .count
-      #expect((try context.execute(counting) as? PersistentHistoryResult)?.result as? Int == 2)
-      let changesOnly = PersistentHistoryChangeRequest.fetchHistory(after: nil)
+      #expect((try context.execute(counting) as? NSPersistentHistoryResult)?.result as? Int == 2)
+      let changesOnly = NSPersistentHistoryChangeRequest.fetchHistory(after: nil)
       changesOnly.resultType = .changesOnly
-      #expect(((try context.execute(changesOnly) as? PersistentHistoryResult)?.result as? [PersistentHistoryChange])?.count == 3)
-      let transactionsOnly = PersistentHistoryChangeRequest.fetchHistory(after: Date.distantPast)
+      #expect(((try context.execute(changesOnly) as? NSPersistentHistoryResult)?.result as? [NSPersistentHistoryChange])?.count == 3)
+      let transactionsOnly = NSPersistentHistoryChangeRequest.fetchHistory(after: Date.distantPast)
       transactionsOnly.resultType = .transactionsOnly
-      let bare = (try context.execute(transactionsOnly) as? PersistentHistoryResult)?.result as? [PersistentHistoryTransaction]
+      let bare = (try context.execute(transactionsOnly) as? NSPersistentHistoryResult)?.result as? [NSPersistentHistoryTransaction]
       #expect(bare?.count == 3 && bare?.allSatisfy { $0.changes == nil } == true)
 
-      let delete = PersistentHistoryChangeRequest.deleteHistory(before: all[1].token)
+      let delete = NSPersistentHistoryChangeRequest.deleteHistory(before: all[1].token)
       delete.resultType = .count
-      #expect((try context.execute(delete) as? PersistentHistoryResult)?.result as? Int == 2)
+      #expect((try context.execute(delete) as? NSPersistentHistoryResult)?.result as? Int == 2)
     }
     #expect(try history(context, after: nil).map(\.token) == [all[2].token])
     #expect(coordinator.currentPersistentHistoryToken() == all[2].token)
-    try context.performAndWait { _ = try context.execute(PersistentHistoryChangeRequest.deleteHistory(before: Date.distantFuture)) }
+    try context.performAndWait { _ = try context.execute(NSPersistentHistoryChangeRequest.deleteHistory(before: Date.distantFuture)) }
     #expect(try history(context, after: nil).isEmpty)
     // Transaction numbers are never reused after a delete.
     try context.performAndWait {
@@ -161,24 +162,24 @@ struct PersistentHistoryTests {
       Note(context: context).title = "untracked"
       try context.save()
       let error = expectCode(.persistentStoreOperation) {
-        _ = try context.execute(PersistentHistoryChangeRequest.fetchHistory(after: nil))
+        _ = try context.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: nil))
       }
       #expect(error?.message.contains("persistentHistoryTracking: true") == true)
     }
     let (_, tracked) = try side(folder.appending("Tracked.sqlite"), author: "app")
     tracked.performAndWait {
-      let stranger = PersistentHistoryToken(storeIdentifier: "nowhere", transactionNumber: 1)
-      _ = expectCode(.persistentStoreOperation) { _ = try tracked.execute(PersistentHistoryChangeRequest.fetchHistory(after: stranger)) }
+      let stranger = NSPersistentHistoryToken(storeIdentifier: "nowhere", transactionNumber: 1)
+      _ = expectCode(.persistentStoreOperation) { _ = try tracked.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: stranger)) }
     }
   }
 }
 
-extension ManagedObjectContext {
+extension NSManagedObjectContext {
   /// The transactions after `token`, as an app fetches them: `fetchHistory(after:)` run on the context's queue.
-  func historyTransactions(after token: PersistentHistoryToken?) throws -> [PersistentHistoryTransaction] {
+  func historyTransactions(after token: NSPersistentHistoryToken?) throws -> [NSPersistentHistoryTransaction] {
     try performAndWait {
-      let result = try execute(PersistentHistoryChangeRequest.fetchHistory(after: token)) as? PersistentHistoryResult
-      return result?.result as? [PersistentHistoryTransaction] ?? []
+      let result = try execute(NSPersistentHistoryChangeRequest.fetchHistory(after: token)) as? NSPersistentHistoryResult
+      return result?.result as? [NSPersistentHistoryTransaction] ?? []
     }
   }
 }

@@ -20,9 +20,9 @@ struct SortComparisonTests {
     return stack
   }
 
-  private func sorted(_ context: ManagedObjectContext, _ descriptor: FetchSortDescriptor) throws -> [String] {
+  private func sorted(_ context: NSManagedObjectContext, _ descriptor: FetchSortDescriptor) throws -> [String] {
     try context.performAndWait {
-      let request = FetchRequest<Notebook>(entityName: "Notebook")
+      let request = NSFetchRequest<Notebook>(entityName: "Notebook")
       request.sortDescriptors = [descriptor]
       return try context.fetch(request).compactMap(\.name)
     }
@@ -75,7 +75,7 @@ struct SortComparisonTests {
       #expect(inOrder(result, comparison, ascending: true), "\(comparison): \(result)")
       // With a limit, the store is asked for fewer rows and the unsaved ones still land in place.
       let limited = try context.performAndWait {
-        let request = FetchRequest<Notebook>(entityName: "Notebook")
+        let request = NSFetchRequest<Notebook>(entityName: "Notebook")
         request.sortDescriptors = [FetchSortDescriptor(key: "name", comparison: comparison)]
         request.fetchLimit = 5
         return try context.fetch(request).compactMap(\.name)

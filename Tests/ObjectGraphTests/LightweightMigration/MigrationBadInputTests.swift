@@ -90,12 +90,12 @@ struct MigrationBadInputTests {
     let bundle = try XcodeModels.write(
       in: folder, versions: ["Notes": XcodeModels.version1, "Notes 2": XcodeModels.version2],
       current: "<array><string>Notes.xcdatamodel</string><string>Notes 2.xcdatamodel</string></array>")
-    let error = expectCode(.modelInvalid) { _ = try ManagedObjectModel(contentsOf: bundle) }
+    let error = expectCode(.modelInvalid) { _ = try NSManagedObjectModel(contentsOf: bundle) }
     #expect(error?.message.contains("names 2 model versions as current") == true, "\(String(describing: error))")
     #expect(error?.message.contains("'Notes.xcdatamodel' and 'Notes 2.xcdatamodel'") == true)
     #expect(error?.url?.lastPathComponent == ".xccurrentversion")
     // Each version still loads on its own, for tools that list them.
-    #expect(try ManagedObjectModel.versions(in: bundle).map(\.name) == ["Notes", "Notes 2"])
+    #expect(try NSManagedObjectModel.versions(in: bundle).map(\.name) == ["Notes", "Notes 2"])
   }
 
   @Test("Two version folders whose names differ only in case are modelInvalid naming both, with or without .xccurrentversion")
@@ -105,7 +105,7 @@ struct MigrationBadInputTests {
       let bundle = try XcodeModels.write(
         in: folder, versions: ["Notes": XcodeModels.version1, "Notes 2": XcodeModels.version2, "notes 2": XcodeModels.version2],
         current: marker ? "<string>Notes 2.xcdatamodel</string>" : nil)
-      let error = expectCode(.modelInvalid) { _ = try ManagedObjectModel(contentsOf: bundle) }
+      let error = expectCode(.modelInvalid) { _ = try NSManagedObjectModel(contentsOf: bundle) }
       #expect(error?.message.contains("'Notes 2.xcdatamodel' and 'notes 2.xcdatamodel'") == true, "\(String(describing: error))")
       #expect(error?.message.contains("differing only in case") == true)
       #expect(error?.message.contains(marker ? ".xccurrentversion" : bundle.path) == true)
@@ -118,7 +118,7 @@ struct MigrationBadInputTests {
     let bundle = try XcodeModels.write(
       in: folder, versions: ["Notes": XcodeModels.version1, "Notes 2": XcodeModels.version2],
       current: "<string>Notes 3.xcdatamodel</string>")
-    let error = expectCode(.modelInvalid) { _ = try ManagedObjectModel(contentsOf: bundle) }
+    let error = expectCode(.modelInvalid) { _ = try NSManagedObjectModel(contentsOf: bundle) }
     #expect(error?.message.contains("names 'Notes 3.xcdatamodel' as the current model version") == true, "\(String(describing: error))")
     #expect(error?.message.contains("'Notes.xcdatamodel', 'Notes 2.xcdatamodel'") == true)
     #expect(error?.url?.lastPathComponent == ".xccurrentversion")
@@ -144,9 +144,9 @@ struct MigrationBadInputTests {
       current: "<string>Notes 2.xcdatamodel</string>")
     for app in [withoutNotes3, withNotes3] {
       let url = try TemporaryFolder().appending("Store.sqlite")
-      try writeOneNote(at: url, model: try ManagedObjectModel(contentsOf: later))
-      let current = try ManagedObjectModel(contentsOf: app)
-      let coordinator = PersistentStoreCoordinator(managedObjectModel: current)
+      try writeOneNote(at: url, model: try NSManagedObjectModel(contentsOf: later))
+      let current = try NSManagedObjectModel(contentsOf: app)
+      let coordinator = NSPersistentStoreCoordinator(managedObjectModel: current)
       try coordinator.addPersistentStore(type: .sqlite, at: url)
       #expect(try ProofStores.versionHashes(url) == current.entityVersionHashesByName)
       #expect(try rawRows(url, "SELECT COUNT(*) FROM ZNOTE")[0][0] as Int == 1)
@@ -168,7 +168,7 @@ struct MigrationBadInputTests {
       sqlitePragmas: ["max_page_count": "\(pages)"], migrationSourceModels: [try ProofModels.version1()],
       migrationProgress: { progress.record($0) })
 
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try ProofModels.version2())
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try ProofModels.version2())
     let error = expectCode(.migration) { try coordinator.addPersistentStore(type: .sqlite, at: url, options: full) }
     #expect(error?.sqlitePrimaryResultCode == 13, "\(String(describing: error))")
     #expect(error?.url == url)
@@ -179,7 +179,7 @@ struct MigrationBadInputTests {
     try ProofStores.expectUnchanged(url, before)
 
     // The asynchronous add reports the same error to its completion handler, and still changes nothing.
-    let asyncCoordinator = PersistentStoreCoordinator(managedObjectModel: try ProofModels.version2())
+    let asyncCoordinator = NSPersistentStoreCoordinator(managedObjectModel: try ProofModels.version2())
     let asyncResult = await withCheckedContinuation { continuation in
       asyncCoordinator.addPersistentStore(type: .sqlite, at: url, options: full) { continuation.resume(returning: $0) }
     }
@@ -244,7 +244,7 @@ struct MigrationBadInputTests {
     }
     let before = try ProofStores.FileState(url)
     let hashes = try ProofStores.versionHashes(url)
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try ProofModels.version2())
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try ProofModels.version2())
     let error = expectCode(.migrationMissingSourceModel) {
       try coordinator.addPersistentStore(
         type: .sqlite, at: url, options: StoreOptions(migrationSourceModels: [try ProofModels.titleAsInteger()]))
@@ -261,7 +261,7 @@ struct MigrationBadInputTests {
   func keptModelIsFound() throws {
     let url = try versionOneStore()
     let contents = try ProofStores.NoteContents(url, version: 1)
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try ProofModels.version2())
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try ProofModels.version2())
     try coordinator.remove(try coordinator.addPersistentStore(type: .sqlite, at: url))
     #expect(try ProofStores.NoteContents(url, version: 2) == contents)
   }
@@ -270,7 +270,7 @@ struct MigrationBadInputTests {
   func notInferable() throws {
     let url = try versionOneStore()
     let before = try ProofStores.FileState(url)
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try ProofModels.titleAsInteger())
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try ProofModels.titleAsInteger())
     let error = expectCode(.migrationMissingMappingModel) {
       try coordinator.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(migrationSourceModels: [try ProofModels.version1()]))
     }
@@ -291,20 +291,20 @@ struct MigrationBadInputTests {
   /// Opens `url` with the version 2 model, version 1 given as the source model (unless `options` say
   /// otherwise), and removes the store again.
   private func openVersion2(_ url: URL, options: StoreOptions? = nil) throws {
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try ProofModels.version2())
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try ProofModels.version2())
     let store = try coordinator.addPersistentStore(
       type: .sqlite, at: url, options: options ?? StoreOptions(migrationSourceModels: [try ProofModels.version1()]))
     try coordinator.remove(store)
   }
 
-  private func writeOneNote(at url: URL, model: ManagedObjectModel) throws {
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+  private func writeOneNote(at url: URL, model: NSManagedObjectModel) throws {
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
     let entity = try #require(model.entitiesByName["Note"])
     try context.performAndWait {
-      let note = ManagedObject(entity: entity, insertInto: context)
+      let note = NSManagedObject(entity: entity, insertInto: context)
       note.setValue("Written by a later release", forKey: "title")
       note.setValue(Date(timeIntervalSinceReferenceDate: 0), forKey: "createdAt")
       try context.save()

@@ -147,8 +147,8 @@ extension MigrationCrashTests {
     let oldHashes: [String: Data]
     let newHashes: [String: Data]
     let contents: ProofStores.NoteContents
-    let oldModel: ManagedObjectModel
-    let newModel: ManagedObjectModel
+    let oldModel: NSManagedObjectModel
+    let newModel: NSManagedObjectModel
 
     init(_ template: URL) throws {
       oldModel = try ProofModels.version1()
@@ -224,7 +224,7 @@ enum MigrationChild {
     else { exit(4) }
     do {
       let model = try ProofModels.version2()
-      let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+      let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
       let progress = ProgressLog(log, killAtPermille: killAtPermille)
       let options = StoreOptions(
         migrationSourceModels: [try ProofModels.version1()], migrationProgress: { progress.report($0) })

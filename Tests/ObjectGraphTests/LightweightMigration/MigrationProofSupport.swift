@@ -15,72 +15,73 @@ import Testing
 /// - `Note.wordCount`, an Integer 32 that is required with default 0, which every old row must get;
 /// - `Note.updatedAt` renamed to `Note.modifiedAt` through its renaming identifier, keeping its values.
 ///
-/// Entities use plain `ManagedObject`s, so these models never meet the typed classes of `ObjectGraphTestSupport.swift`.
+/// Entities use plain `NSManagedObject`s, so these models never meet the typed classes of `ObjectGraphTestSupport.swift`.
 enum ProofModels {
   /// Version 1: Note, Notebook, Tag.
-  static func version1() throws -> ManagedObjectModel {
-    try ManagedObjectModel(entities: [note(version: 1), notebook(), tag()])
+  static func version1() throws -> NSManagedObjectModel {
+    try NSManagedObjectModel(entities: [note(version: 1), notebook(), tag()])
   }
 
   /// Version 2: version 1 plus Attachment, `Note.wordCount`, and `Note.modifiedAt` renamed from `updatedAt`.
-  static func version2() throws -> ManagedObjectModel {
-    let attachment = EntityDescription(
+  static func version2() throws -> NSManagedObjectModel {
+    let attachment = NSEntityDescription(
       name: "Attachment",
       properties: [
-        .attribute(AttributeDescription(name: "byteCount", type: .integer64, isOptional: false, defaultValue: Int64(0))),
-        .attribute(AttributeDescription(name: "fileName", type: .string, isOptional: false, defaultValue: "")),
-        .relationship(RelationshipDescription(name: "note", destination: "Note", inverse: "attachments")),
+        .attribute(NSAttributeDescription(name: "byteCount", type: .integer64, isOptional: false, defaultValue: Int64(0))),
+        .attribute(NSAttributeDescription(name: "fileName", type: .string, isOptional: false, defaultValue: "")),
+        .relationship(NSRelationshipDescription(name: "note", destination: "Note", inverse: "attachments")),
       ])
-    return try ManagedObjectModel(entities: [attachment, note(version: 2), notebook(), tag()])
+    return try NSManagedObjectModel(entities: [attachment, note(version: 2), notebook(), tag()])
   }
 
   /// Version 1 with `Note.title` turned from String into Integer 64: a change no inferred mapping can make.
-  static func titleAsInteger() throws -> ManagedObjectModel {
-    try ManagedObjectModel(entities: [note(version: 1, titleType: .integer64), notebook(), tag()])
+  static func titleAsInteger() throws -> NSManagedObjectModel {
+    try NSManagedObjectModel(entities: [note(version: 1, titleType: .integer64), notebook(), tag()])
   }
 
-  private static func note(version: Int, titleType: AttributeType = .string) -> EntityDescription {
-    var properties: [PropertyDescription] = [
-      .attribute(AttributeDescription(name: "body", type: .string)),
-      .attribute(AttributeDescription(name: "createdAt", type: .date, isOptional: false)),
-      .attribute(AttributeDescription(name: "isPinned", type: .boolean, isOptional: false, defaultValue: false)),
+  private static func note(version: Int, titleType: NSAttributeType = .string) -> NSEntityDescription {
+    var properties: [NSPropertyDescription] = [
+      .attribute(NSAttributeDescription(name: "body", type: .string)),
+      .attribute(NSAttributeDescription(name: "createdAt", type: .date, isOptional: false)),
+      .attribute(NSAttributeDescription(name: "isPinned", type: .boolean, isOptional: false, defaultValue: false)),
       .attribute(
-        AttributeDescription(
+        NSAttributeDescription(
           name: "title", type: titleType, isOptional: false, defaultValue: titleType == .string ? "" : Int64(0))),
-      .relationship(RelationshipDescription(name: "notebook", destination: "Notebook", inverse: "notes")),
-      .relationship(RelationshipDescription(name: "tags", destination: "Tag", inverse: "notes", toMany: true)),
+      .relationship(NSRelationshipDescription(name: "notebook", destination: "Notebook", inverse: "notes")),
+      .relationship(NSRelationshipDescription(name: "tags", destination: "Tag", inverse: "notes", toMany: true)),
     ]
     if version == 1 {
-      properties.append(.attribute(AttributeDescription(name: "updatedAt", type: .date)))
+      properties.append(.attribute(NSAttributeDescription(name: "updatedAt", type: .date)))
     } else {
-      let modifiedAt = AttributeDescription(name: "modifiedAt", type: .date)
+      let modifiedAt = NSAttributeDescription(name: "modifiedAt", type: .date)
       modifiedAt.renamingIdentifier = "updatedAt"
       properties.append(.attribute(modifiedAt))
       properties.append(
-        .attribute(AttributeDescription(name: "wordCount", type: .integer32, isOptional: false, defaultValue: Int32(0))))
+        .attribute(NSAttributeDescription(name: "wordCount", type: .integer32, isOptional: false, defaultValue: Int32(0))))
       properties.append(
         .relationship(
-          RelationshipDescription(name: "attachments", destination: "Attachment", inverse: "note", toMany: true, deleteRule: .cascade)))
+          NSRelationshipDescription(name: "attachments", destination: "Attachment", inverse: "note", toMany: true, deleteRule: .cascade)))
     }
-    return EntityDescription(name: "Note", properties: properties)
+    return NSEntityDescription(name: "Note", properties: properties)
   }
 
-  private static func notebook() -> EntityDescription {
-    EntityDescription(
+  private static func notebook() -> NSEntityDescription {
+    NSEntityDescription(
       name: "Notebook",
       properties: [
-        .attribute(AttributeDescription(name: "createdAt", type: .date, isOptional: false)),
-        .attribute(AttributeDescription(name: "name", type: .string, isOptional: false, defaultValue: "")),
-        .relationship(RelationshipDescription(name: "notes", destination: "Note", inverse: "notebook", toMany: true, deleteRule: .cascade)),
+        .attribute(NSAttributeDescription(name: "createdAt", type: .date, isOptional: false)),
+        .attribute(NSAttributeDescription(name: "name", type: .string, isOptional: false, defaultValue: "")),
+        .relationship(
+          NSRelationshipDescription(name: "notes", destination: "Note", inverse: "notebook", toMany: true, deleteRule: .cascade)),
       ])
   }
 
-  private static func tag() -> EntityDescription {
-    EntityDescription(
+  private static func tag() -> NSEntityDescription {
+    NSEntityDescription(
       name: "Tag",
       properties: [
-        .attribute(AttributeDescription(name: "name", type: .string, isOptional: false, defaultValue: "")),
-        .relationship(RelationshipDescription(name: "notes", destination: "Note", inverse: "tags", toMany: true)),
+        .attribute(NSAttributeDescription(name: "name", type: .string, isOptional: false, defaultValue: "")),
+        .relationship(NSRelationshipDescription(name: "notes", destination: "Note", inverse: "tags", toMany: true)),
       ])
   }
 }
@@ -94,9 +95,9 @@ enum ProofStores {
   /// every other note has an `updatedAt` (the rest keep `nil`), so the renamed attribute carries both.
   static func makeVersion1(at url: URL, notes count: Int) throws {
     let model = try ProofModels.version1()
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
     let entities = model.entitiesByName
     guard let noteEntity = entities["Note"], let notebookEntity = entities["Notebook"], let tagEntity = entities["Tag"] else {
@@ -105,18 +106,18 @@ enum ProofStores {
     try context.performAndWait {
       let start = Date(timeIntervalSinceReferenceDate: 700_000_000)
       let notebooks = (0..<10).map { number in
-        let notebook = ManagedObject(entity: notebookEntity, insertInto: context)
+        let notebook = NSManagedObject(entity: notebookEntity, insertInto: context)
         notebook.setValue("Notebook \(number)", forKey: "name")
         notebook.setValue(start, forKey: "createdAt")
         return notebook
       }
       let tags = (0..<20).map { number in
-        let tag = ManagedObject(entity: tagEntity, insertInto: context)
+        let tag = NSManagedObject(entity: tagEntity, insertInto: context)
         tag.setValue("tag-\(number)", forKey: "name")
         return tag
       }
       for number in 0..<count {
-        let note = ManagedObject(entity: noteEntity, insertInto: context)
+        let note = NSManagedObject(entity: noteEntity, insertInto: context)
         note.setValue("Note \(number)", forKey: "title")
         note.setValue("Body of note \(number): " + String(repeating: "lorem ipsum ", count: 1 + number % 7), forKey: "body")
         note.setValue(start.addingTimeInterval(Double(number)), forKey: "createdAt")
@@ -218,13 +219,13 @@ enum ProofStores {
   }
 
   /// How many notes a store holds, counted by the engine through `model` (migration off).
-  static func engineNoteCount(_ url: URL, model: ManagedObjectModel) throws -> Int {
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+  static func engineNoteCount(_ url: URL, model: NSManagedObjectModel) throws -> Int {
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let store = try coordinator.addPersistentStore(type: .sqlite, at: url, options: noMigration)
     defer { try? coordinator.remove(store) }
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
-    return try context.performAndWait { try context.count(for: FetchRequest<ManagedObject>(entityName: "Note")) }
+    return try context.performAndWait { try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Note")) }
   }
 }
 

@@ -13,38 +13,38 @@ struct MigrationTests {
   // MARK: - A small vocabulary for two model versions
 
   static func attribute(
-    _ name: String, _ type: AttributeType = .string, optional: Bool = true, default value: (any Sendable)? = nil,
+    _ name: String, _ type: NSAttributeType = .string, optional: Bool = true, default value: (any Sendable)? = nil,
     renamedFrom old: String? = nil
-  ) -> PropertyDescription {
-    let attribute = AttributeDescription(name: name, type: type, isOptional: optional, defaultValue: value)
+  ) -> NSPropertyDescription {
+    let attribute = NSAttributeDescription(name: name, type: type, isOptional: optional, defaultValue: value)
     attribute.renamingIdentifier = old
     return .attribute(attribute)
   }
 
   static func relationship(
     _ name: String, to destination: String, inverse: String?, toMany: Bool = false, renamedFrom old: String? = nil
-  ) -> PropertyDescription {
-    let relationship = RelationshipDescription(name: name, destination: destination, inverse: inverse, toMany: toMany)
+  ) -> NSPropertyDescription {
+    let relationship = NSRelationshipDescription(name: name, destination: destination, inverse: inverse, toMany: toMany)
     relationship.renamingIdentifier = old
     return .relationship(relationship)
   }
 
-  static func entity(_ name: String, _ properties: [PropertyDescription], renamedFrom old: String? = nil) -> EntityDescription {
-    let entity = EntityDescription(name: name, properties: properties)
+  static func entity(_ name: String, _ properties: [NSPropertyDescription], renamedFrom old: String? = nil) -> NSEntityDescription {
+    let entity = NSEntityDescription(name: name, properties: properties)
     entity.renamingIdentifier = old
     return entity
   }
 
   /// Version 1: Notebook 1-* Note, Note *-* Tag; a version 2 is version 1 with `editNote` applied to Note's
   /// properties, in this order: title, body, rating, notebook, tags.
-  static func version1(editingNote editNote: (inout [PropertyDescription]) -> Void = { _ in }) throws -> ManagedObjectModel {
-    var note: [PropertyDescription] = [
+  static func version1(editingNote editNote: (inout [NSPropertyDescription]) -> Void = { _ in }) throws -> NSManagedObjectModel {
+    var note: [NSPropertyDescription] = [
       attribute("title", optional: false, default: ""), attribute("body"), attribute("rating", .integer64),
       relationship("notebook", to: "Notebook", inverse: "notes"),
       relationship("tags", to: "Tag", inverse: "notes", toMany: true),
     ]
     editNote(&note)
-    return try ManagedObjectModel(entities: [
+    return try NSManagedObjectModel(entities: [
       entity("Notebook", [attribute("name"), relationship("notes", to: "Note", inverse: "notebook", toMany: true)]),
       entity("Note", note),
       entity("Tag", [attribute("name"), relationship("notes", to: "Note", inverse: "tags", toMany: true)]),
@@ -52,33 +52,33 @@ struct MigrationTests {
   }
 
   /// Version 1 with `extraNoteProperties` added to Note.
-  static func version1(extraNoteProperties: [PropertyDescription]) throws -> ManagedObjectModel {
+  static func version1(extraNoteProperties: [NSPropertyDescription]) throws -> NSManagedObjectModel {
     try version1 { $0 += extraNoteProperties }
   }
 
   /// Writes a version 1 store: 3 notebooks, `notes` notes (each in notebook `i % 3`, with tag `i % 2`,
   /// every third without a body), 2 tags.
-  static func writeStore(_ model: ManagedObjectModel, at url: URL, notes: Int = 30) throws {
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+  static func writeStore(_ model: NSManagedObjectModel, at url: URL, notes: Int = 30) throws {
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
     try context.performAndWait {
       guard let notebookEntity = model.entitiesByName["Notebook"], let noteEntity = model.entitiesByName["Note"],
         let tagEntity = model.entitiesByName["Tag"]
       else { throw ObjectGraphError(.unknownKey, "model lacks an entity") }
-      let notebooks = (0..<3).map { index -> ManagedObject in
-        let notebook = ManagedObject(entity: notebookEntity, insertInto: context)
+      let notebooks = (0..<3).map { index -> NSManagedObject in
+        let notebook = NSManagedObject(entity: notebookEntity, insertInto: context)
         notebook.setValue("Notebook \(index)", forKey: "name")
         return notebook
       }
-      let tags = (0..<2).map { index -> ManagedObject in
-        let tag = ManagedObject(entity: tagEntity, insertInto: context)
+      let tags = (0..<2).map { index -> NSManagedObject in
+        let tag = NSManagedObject(entity: tagEntity, insertInto: context)
         tag.setValue("Tag \(index)", forKey: "name")
         return tag
       }
       for index in 0..<notes {
-        let note = ManagedObject(entity: noteEntity, insertInto: context)
+        let note = NSManagedObject(entity: noteEntity, insertInto: context)
         note.setValue("Note \(index)", forKey: "title")
         note.setValue(index % 3 == 0 ? nil : "Body \(index)", forKey: "body")
         note.setValue(Int64(index), forKey: "rating")
@@ -92,17 +92,17 @@ struct MigrationTests {
 
   /// Opens `url` with `model` (migrating it) and returns a context on it. Without options, version 1 is
   /// passed as the source model.
-  static func open(_ model: ManagedObjectModel, at url: URL, options: StoreOptions? = nil) throws -> ManagedObjectContext {
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+  static func open(_ model: NSManagedObjectModel, at url: URL, options: StoreOptions? = nil) throws -> NSManagedObjectContext {
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     try coordinator.addPersistentStore(type: .sqlite, at: url, options: options ?? StoreOptions(migrationSourceModels: [try version1()]))
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
     return context
   }
 
-  static func fetch(_ entity: String, in context: ManagedObjectContext, sortedBy key: String? = nil) throws -> [ManagedObject] {
+  static func fetch(_ entity: String, in context: NSManagedObjectContext, sortedBy key: String? = nil) throws -> [NSManagedObject] {
     try context.performAndWait {
-      let request = FetchRequest<ManagedObject>(entityName: entity)
+      let request = NSFetchRequest<NSManagedObject>(entityName: entity)
       request.sortDescriptors = key.map { [FetchSortDescriptor(key: $0)] } ?? []
       return try context.fetch(request)
     }
@@ -164,8 +164,8 @@ struct MigrationTests {
     let notes = try Self.fetch("Note", in: context, sortedBy: "rating")
     context.performAndWait {
       #expect(notes.count == 30)
-      #expect((notes[4].value(forKey: "notebook") as? ManagedObject)?.value(forKey: "name") as? String == "Notebook 1")
-      #expect((notes[5].value(forKey: "tags") as? Set<ManagedObject>)?.count == 1)
+      #expect((notes[4].value(forKey: "notebook") as? NSManagedObject)?.value(forKey: "name") as? String == "Notebook 1")
+      #expect((notes[5].value(forKey: "tags") as? Set<NSManagedObject>)?.count == 1)
     }
     #expect(!(try Self.columns(url, "ZNOTE").contains("ZBODY")))
   }
@@ -175,7 +175,7 @@ struct MigrationTests {
     let url = try TemporaryFolder().appending("Store.sqlite")
     try Self.writeStore(try Self.version1(), at: url)
     // Version 2: Tag is gone (and Note.tags with it), Folder is new.
-    let version2 = try ManagedObjectModel(entities: [
+    let version2 = try NSManagedObjectModel(entities: [
       Self.entity("Notebook", [Self.attribute("name"), Self.relationship("notes", to: "Note", inverse: "notebook", toMany: true)]),
       Self.entity(
         "Note",
@@ -188,8 +188,8 @@ struct MigrationTests {
     let context = try Self.open(version2, at: url)
     #expect(try Self.tables(url) == ["ZFOLDER", "ZNOTE", "ZNOTEBOOK", "Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"])
     let folderKey = try context.performAndWait { () -> Int64? in
-      let folder = ManagedObject(
-        entity: version2.entitiesByName["Folder"] ?? EntityDescription(name: "?", properties: []), insertInto: context)
+      let folder = NSManagedObject(
+        entity: version2.entitiesByName["Folder"] ?? NSEntityDescription(name: "?", properties: []), insertInto: context)
       folder.setValue("/tmp", forKey: "path")
       try context.save()
       return folder.objectID.primaryKey
@@ -242,7 +242,7 @@ struct MigrationTests {
   func renames() throws {
     let url = try TemporaryFolder().appending("Store.sqlite")
     try Self.writeStore(try Self.version1(), at: url)
-    let version2 = try ManagedObjectModel(entities: [
+    let version2 = try NSManagedObjectModel(entities: [
       Self.entity(
         "Folder", [Self.attribute("label", renamedFrom: "name"), Self.relationship("notes", to: "Note", inverse: "folder", toMany: true)],
         renamedFrom: "Notebook"),
@@ -260,9 +260,9 @@ struct MigrationTests {
     let notes = try Self.fetch("Note", in: context, sortedBy: "rating")
     context.performAndWait {
       #expect(notes.map { $0.value(forKey: "heading") as? String } == (0..<30).map { "Note \($0)" })
-      #expect((notes[4].value(forKey: "folder") as? ManagedObject)?.value(forKey: "label") as? String == "Notebook 1")
+      #expect((notes[4].value(forKey: "folder") as? NSManagedObject)?.value(forKey: "label") as? String == "Notebook 1")
       #expect(
-        (notes[3].value(forKey: "labels") as? Set<ManagedObject>)?.compactMap { $0.value(forKey: "name") as? String } == ["Tag 1"])
+        (notes[3].value(forKey: "labels") as? Set<NSManagedObject>)?.compactMap { $0.value(forKey: "name") as? String } == ["Tag 1"])
     }
     #expect(try Self.tables(url).contains("ZFOLDER"))
     #expect(!(try Self.tables(url).contains("ZNOTEBOOK")))
@@ -281,9 +281,9 @@ struct MigrationTests {
     let notes = try Self.fetch("Note", in: context, sortedBy: "rating")
     context.performAndWait {
       for (index, note) in notes.enumerated() {
-        let notebooks = (note.value(forKey: "notebook") as? Set<ManagedObject>)?.compactMap { $0.value(forKey: "name") as? String }
+        let notebooks = (note.value(forKey: "notebook") as? Set<NSManagedObject>)?.compactMap { $0.value(forKey: "name") as? String }
         #expect(notebooks == ["Notebook \(index % 3)"])
-        #expect((note.value(forKey: "tags") as? ManagedObject)?.value(forKey: "name") as? String == "Tag \(index % 2)")
+        #expect((note.value(forKey: "tags") as? NSManagedObject)?.value(forKey: "name") as? String == "Tag \(index % 2)")
       }
     }
     #expect(try Self.layout(url) == (try Self.freshLayout(version2)))
@@ -294,7 +294,7 @@ struct MigrationTests {
     let url = try TemporaryFolder().appending("Store.sqlite")
     try Self.writeStore(try Self.version1(), at: url)
     // Note.tags goes away, Note.related (many-to-many to itself) and Note.pinnedIn (to-one) appear.
-    let version2 = try ManagedObjectModel(entities: [
+    let version2 = try NSManagedObjectModel(entities: [
       Self.entity(
         "Notebook",
         [
@@ -338,7 +338,7 @@ struct MigrationTests {
     let checklist = Self.entity("Checklist", [Self.attribute("done", .boolean, optional: false, default: false)])
     note.subentities = [checklist]
     item.subentities = [note]
-    let version2 = try ManagedObjectModel(entities: [
+    let version2 = try NSManagedObjectModel(entities: [
       Self.entity("Notebook", [Self.attribute("name"), Self.relationship("notes", to: "Note", inverse: "notebook", toMany: true)]),
       item, note, checklist,
       Self.entity("Tag", [Self.attribute("name"), Self.relationship("notes", to: "Note", inverse: "tags", toMany: true)]),
@@ -348,7 +348,7 @@ struct MigrationTests {
     #expect(try Self.fetch("Item", in: context).count == 30)
     let newKey = try context.performAndWait { () -> Int64? in
       guard let entity = version2.entitiesByName["Checklist"] else { return nil }
-      let list = ManagedObject(entity: entity, insertInto: context)
+      let list = NSManagedObject(entity: entity, insertInto: context)
       list.setValue("Groceries", forKey: "title")
       try context.save()
       return list.objectID.primaryKey
@@ -437,13 +437,13 @@ struct MigrationTests {
   func metadataAfterMigration() throws {
     let url = try TemporaryFolder().appending("Store.sqlite")
     try Self.writeStore(try Self.version1(), at: url)
-    let uuid = try PersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)[StoreMetadataKey.storeUUID] as? String
+    let uuid = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)[StoreMetadataKey.storeUUID] as? String
     let version2 = try Self.version1(extraNoteProperties: [Self.attribute("subtitle")])
     #expect(
       !version2.isConfiguration(
-        withName: nil, compatibleWithStoreMetadata: try PersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)))
+        withName: nil, compatibleWithStoreMetadata: try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)))
     _ = try Self.open(version2, at: url, options: StoreOptions(migrationSourceModels: [try Self.version1()]))
-    let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)
+    let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)
     #expect(version2.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
     #expect(metadata[StoreMetadataKey.storeUUID] as? String == uuid)
   }
@@ -462,7 +462,7 @@ struct MigrationTests {
         migrationSourceModels: [try Self.version1()],
         migrationProgress: { report in
           reports.withLock { $0.append(report) }
-          let metadata = try? PersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)
+          let metadata = try? NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)
           onDisk.withLock { $0.append(metadata.map { version2.isConfiguration(withName: nil, compatibleWithStoreMetadata: $0) } ?? false) }
         }))
     // 1 is reported once the migration is committed, and only then.
@@ -480,10 +480,10 @@ struct MigrationTests {
     let url = try TemporaryFolder().appending("Store.sqlite")
     try Self.writeStore(try Self.version1(), at: url)
     let version2 = try Self.version1(extraNoteProperties: [Self.attribute("subtitle")])
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: version2)
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: version2)
     let calls = Locked(0)
     let options = StoreOptions(migrationSourceModels: [try Self.version1()])
-    let store: PersistentStore = try await withCheckedThrowingContinuation { continuation in
+    let store: NSPersistentStore = try await withCheckedThrowingContinuation { continuation in
       coordinator.addPersistentStore(type: .sqlite, at: url, options: options) { result in
         calls.withLock { $0 += 1 }
         continuation.resume(with: result)
@@ -506,7 +506,7 @@ struct MigrationTests {
       let failures = Locked<[String]>([])
       DispatchQueue.concurrentPerform(iterations: 6) { _ in
         do {
-          let coordinator = PersistentStoreCoordinator(managedObjectModel: version2)
+          let coordinator = NSPersistentStoreCoordinator(managedObjectModel: version2)
           try coordinator.remove(try coordinator.addPersistentStore(type: .sqlite, at: url, options: options))
         } catch {
           failures.withLock { $0.append("\(error)") }
@@ -527,13 +527,13 @@ struct MigrationTests {
     let folder = try TemporaryFolder()
     let original = folder.appending("Original.sqlite")
     // Copy the files while the writing coordinator is still open: the rows are in the -wal only.
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Self.version1())
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Self.version1())
     try coordinator.addPersistentStore(type: .sqlite, at: original)
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
     try context.performAndWait {
       for index in 0..<500 {
-        let note = ManagedObject(entity: try #require(coordinator.managedObjectModel.entitiesByName["Note"]), insertInto: context)
+        let note = NSManagedObject(entity: try #require(coordinator.managedObjectModel.entitiesByName["Note"]), insertInto: context)
         note.setValue("Note \(index) " + String(repeating: "x", count: 200), forKey: "title")
       }
       try context.save()
@@ -571,11 +571,11 @@ struct MigrationTests {
   func storeFromAVersionTheAppDoesNotHave() throws {
     let folder = try TemporaryFolder()
     /// Writes `model` as the only version `version` of `<bundle>.xcdatamodeld` and loads it back from there.
-    func xcodeModel(_ model: ManagedObjectModel, bundle: String, version: String) throws -> ManagedObjectModel {
+    func xcodeModel(_ model: NSManagedObjectModel, bundle: String, version: String) throws -> NSManagedObjectModel {
       let versionFolder = folder.appending("\(bundle).xcdatamodeld/\(version).xcdatamodel")
       try FileManager.default.createDirectory(at: versionFolder, withIntermediateDirectories: true)
       try XcodeModelWriter.contents(of: model).write(to: versionFolder.appendingPathComponent("contents"))
-      return try ManagedObjectModel(contentsOf: folder.appending("\(bundle).xcdatamodeld"))
+      return try NSManagedObjectModel(contentsOf: folder.appending("\(bundle).xcdatamodeld"))
     }
     let app = try xcodeModel(try Self.version1(extraNoteProperties: [Self.attribute("subtitle")]), bundle: "App", version: "DataModel 2")
     // "DataModel 3" sorts after the app's "DataModel 2", "Zebra" after both: neither is refused for it.
@@ -592,15 +592,15 @@ struct MigrationTests {
   // MARK: - Helpers for the cases
 
   /// Version 1 with Note.body replaced.
-  static func changingBody(_ body: PropertyDescription) throws -> ManagedObjectModel { try version1 { $0[1] = body } }
+  static func changingBody(_ body: NSPropertyDescription) throws -> NSManagedObjectModel { try version1 { $0[1] = body } }
 
   /// Version 1 with Note.title replaced.
-  static func changingTitle(_ title: PropertyDescription) throws -> ManagedObjectModel { try version1 { $0[0] = title } }
+  static func changingTitle(_ title: NSPropertyDescription) throws -> NSManagedObjectModel { try version1 { $0[0] = title } }
 
   /// The layout a store made fresh by `model` has.
-  static func freshLayout(_ model: ManagedObjectModel) throws -> [String] {
+  static func freshLayout(_ model: NSManagedObjectModel) throws -> [String] {
     let url = try TemporaryFolder().appending("Fresh-\(UUID().uuidString).sqlite")
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
     try coordinator.remove(store)
     return try layout(url)
@@ -617,9 +617,9 @@ struct TutorialMigrationTests {
 
   @Test("a version 1 store migrates on open: renamed values kept, new attribute defaulted, links and keys carried on")
   func versionOneToTwo() throws {
-    let versions = try ManagedObjectModel.versions(in: Self.tutorialModelURL())
+    let versions = try NSManagedObjectModel.versions(in: Self.tutorialModelURL())
     #expect(versions.map(\.name) == ["DataModel", "DataModel 2"])
-    let current = try ManagedObjectModel(contentsOf: Self.tutorialModelURL())
+    let current = try NSManagedObjectModel(contentsOf: Self.tutorialModelURL())
     let url = try TemporaryFolder().appending("DataModel.sqlite")
     let version1 = versions[0].model
     let date = Date(timeIntervalSinceReferenceDate: 700_000_000)
@@ -628,33 +628,33 @@ struct TutorialMigrationTests {
       at: url, model: version1, titles: (0..<10).map { "Note \($0)" }, createdAt: date,
       updatedAt: { index in index.isMultiple(of: 2) ? date : nil }
     ) { context, notes in
-      let tag = ManagedObject(entity: try #require(version1.entitiesByName["Tag"]), insertInto: context)
+      let tag = NSManagedObject(entity: try #require(version1.entitiesByName["Tag"]), insertInto: context)
       tag.setValue("home", forKey: "name")
       for note in notes { note.setValue(Set([tag]), forKey: "tags") }
     }
-    let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)
+    let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)
     #expect(metadata[StoreMetadataKey.modelVersionName] as? String == "DataModel")
     #expect(!current.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
 
     let context = try StoreStack(model: current, at: url).context
     try context.performAndWait {
-      let request = FetchRequest<ManagedObject>(entityName: "Note")
+      let request = NSFetchRequest<NSManagedObject>(entityName: "Note")
       request.sortDescriptors = [FetchSortDescriptor(key: "title")]
       let notes = try context.fetch(request)
       #expect(notes.count == 10)
       #expect(notes.filter { $0.value(forKey: "modifiedAt") as? Date == date }.count == 5)
       #expect(notes.allSatisfy { $0.value(forKey: "wordCount") as? Int32 == 0 })
-      #expect(notes.allSatisfy { ($0.value(forKey: "tags") as? Set<ManagedObject>)?.count == 1 })
-      let attachment = ManagedObject(entity: try #require(current.entitiesByName["Attachment"]), insertInto: context)
+      #expect(notes.allSatisfy { ($0.value(forKey: "tags") as? Set<NSManagedObject>)?.count == 1 })
+      let attachment = NSManagedObject(entity: try #require(current.entitiesByName["Attachment"]), insertInto: context)
       attachment.setValue("photo.jpg", forKey: "fileName")
       attachment.setValue(notes[0], forKey: "note")
-      let note = ManagedObject(entity: try #require(current.entitiesByName["Note"]), insertInto: context)
+      let note = NSManagedObject(entity: try #require(current.entitiesByName["Note"]), insertInto: context)
       note.setValue("Note 10", forKey: "title")
       note.setValue(date, forKey: "createdAt")
       try context.save()
       #expect(note.objectID.primaryKey == 11)
     }
-    let migrated = try PersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)
+    let migrated = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)
     #expect(migrated[StoreMetadataKey.modelVersionName] as? String == "DataModel 2")
     #expect(try MigrationTests.layout(url) == (try MigrationTests.freshLayout(current)))
   }
@@ -664,14 +664,15 @@ struct TutorialMigrationTests {
 /// without a migration, and the store's indexes follow the model.
 @Suite("Migration: fetch indexes follow the model", .temporaryFolders)
 struct FetchIndexStoreTests {
-  static func model(indexes: [FetchIndexDescription]) throws -> ManagedObjectModel {
-    let note = EntityDescription(
+  static func model(indexes: [NSFetchIndexDescription]) throws -> NSManagedObjectModel {
+    let note = NSEntityDescription(
       name: "Note",
       properties: [
-        .attribute(AttributeDescription(name: "title", type: .string)), .attribute(AttributeDescription(name: "createdAt", type: .date)),
+        .attribute(NSAttributeDescription(name: "title", type: .string)),
+        .attribute(NSAttributeDescription(name: "createdAt", type: .date)),
       ])
     note.indexes = indexes
-    return try ManagedObjectModel(entities: [note])
+    return try NSManagedObjectModel(entities: [note])
   }
 
   static func indexes(_ url: URL) throws -> [String] {
@@ -679,19 +680,19 @@ struct FetchIndexStoreTests {
       .map { $0["sql"] as String }
   }
 
-  static func open(_ model: ManagedObjectModel, _ url: URL) throws {
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+  static func open(_ model: NSManagedObjectModel, _ url: URL) throws {
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     try coordinator.remove(try coordinator.addPersistentStore(type: .sqlite, at: url))
   }
 
   @Test("a new store has the model's fetch indexes; adding, changing and removing one needs no migration")
   func indexesFollowTheModel() throws {
     let url = try TemporaryFolder().appending("Store.sqlite")
-    let byDate = FetchIndexDescription(name: "byCreatedAt", elements: [.init(propertyName: "createdAt", isAscending: false)])
+    let byDate = NSFetchIndexDescription(name: "byCreatedAt", elements: [.init(propertyName: "createdAt", isAscending: false)])
     try Self.open(try Self.model(indexes: [byDate]), url)
     #expect(try Self.indexes(url) == ["CREATE INDEX Z_Note_byCreatedAt ON ZNOTE (ZCREATEDAT COLLATE BINARY DESC)"])
 
-    let byTitle = FetchIndexDescription(name: "byTitle", elements: [.init(propertyName: "title")])
+    let byTitle = NSFetchIndexDescription(name: "byTitle", elements: [.init(propertyName: "title")])
     try Self.open(try Self.model(indexes: [byDate, byTitle]), url)
     #expect(
       try Self.indexes(url) == [
@@ -699,7 +700,7 @@ struct FetchIndexStoreTests {
         "CREATE INDEX Z_Note_byTitle ON ZNOTE (ZTITLE COLLATE BINARY ASC)",
       ])
 
-    let both = FetchIndexDescription(name: "byTitle", elements: [.init(propertyName: "title"), .init(propertyName: "createdAt")])
+    let both = NSFetchIndexDescription(name: "byTitle", elements: [.init(propertyName: "title"), .init(propertyName: "createdAt")])
     try Self.open(try Self.model(indexes: [both]), url)
     #expect(try Self.indexes(url) == ["CREATE INDEX Z_Note_byTitle ON ZNOTE (ZTITLE COLLATE BINARY ASC, ZCREATEDAT COLLATE BINARY ASC)"])
 
@@ -712,8 +713,8 @@ struct FetchIndexStoreTests {
     let url = try TemporaryFolder().appending("Store.sqlite")
     try Self.open(try Self.model(indexes: []), url)
     let before = try Data(contentsOf: url)
-    let coordinator = PersistentStoreCoordinator(
-      managedObjectModel: try Self.model(indexes: [FetchIndexDescription(name: "byTitle", elements: [.init(propertyName: "title")])]))
+    let coordinator = NSPersistentStoreCoordinator(
+      managedObjectModel: try Self.model(indexes: [NSFetchIndexDescription(name: "byTitle", elements: [.init(propertyName: "title")])]))
     try coordinator.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(readOnly: true))
     #expect(try Self.indexes(url).isEmpty)
     #expect(try Data(contentsOf: url) == before)

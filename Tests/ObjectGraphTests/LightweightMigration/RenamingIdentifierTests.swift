@@ -21,14 +21,14 @@ struct RenamingIdentifierTests {
   /// both versions keep (as Xcode keeps an `elementID` in a new version): Book is "Volume", Book.title
   /// "heading", Book.pages "leaves", Book.shelf "place", Book.tags "labels", Shelf.label "caption",
   /// Shelf.books "volumes", Tag.books "items". Version 2 adds `Book.subtitle`, so the hashes differ.
-  static func library(version: Int) throws -> ManagedObjectModel {
-    var book: [PropertyDescription] = [
+  static func library(version: Int) throws -> NSManagedObjectModel {
+    var book: [NSPropertyDescription] = [
       M.attribute("title", renamedFrom: "heading"), M.attribute("pages", .integer64, renamedFrom: "leaves"),
       M.relationship("shelf", to: "Shelf", inverse: "books", renamedFrom: "place"),
       M.relationship("tags", to: "Tag", inverse: "books", toMany: true, renamedFrom: "labels"),
     ]
     if version > 1 { book.append(M.attribute("subtitle")) }
-    return try ManagedObjectModel(entities: [
+    return try NSManagedObjectModel(entities: [
       M.entity(
         "Shelf",
         [
@@ -42,20 +42,20 @@ struct RenamingIdentifierTests {
 
   /// Writes a library store: 2 shelves, 3 tags, 12 books (book `i` on shelf `i % 2` with tags `i % 3` and
   /// `(i + 1) % 3`, `pages` 100 + i).
-  static func writeLibrary(_ model: ManagedObjectModel, at url: URL) throws {
+  static func writeLibrary(_ model: NSManagedObjectModel, at url: URL) throws {
     try write(model, at: url) { context, entities in
       let shelves = try (0..<2).map { index in
-        let shelf = ManagedObject(entity: try entities("Shelf"), insertInto: context)
+        let shelf = NSManagedObject(entity: try entities("Shelf"), insertInto: context)
         shelf.setValue("Shelf \(index)", forKey: "label")
         return shelf
       }
       let tags = try (0..<3).map { index in
-        let tag = ManagedObject(entity: try entities("Tag"), insertInto: context)
+        let tag = NSManagedObject(entity: try entities("Tag"), insertInto: context)
         tag.setValue("Tag \(index)", forKey: "name")
         return tag
       }
       for index in 0..<12 {
-        let book = ManagedObject(entity: try entities("Book"), insertInto: context)
+        let book = NSManagedObject(entity: try entities("Book"), insertInto: context)
         book.setValue("Book \(index)", forKey: "title")
         book.setValue(Int64(100 + index), forKey: "pages")
         book.setValue(shelves[index % 2], forKey: "shelf")
@@ -66,17 +66,17 @@ struct RenamingIdentifierTests {
 
   /// The entities of a model by name, for a store writer: `entities("Book")`.
   struct Entities {
-    let model: ManagedObjectModel
-    func callAsFunction(_ name: String) throws -> EntityDescription { try #require(model.entitiesByName[name]) }
+    let model: NSManagedObjectModel
+    func callAsFunction(_ name: String) throws -> NSEntityDescription { try #require(model.entitiesByName[name]) }
   }
 
   /// Creates a store with `model` and saves what `fill` inserts.
   static func write(
-    _ model: ManagedObjectModel, at url: URL, fill: (ManagedObjectContext, Entities) throws -> Void
+    _ model: NSManagedObjectModel, at url: URL, fill: (NSManagedObjectContext, Entities) throws -> Void
   ) throws {
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
     try context.performAndWait {
       try fill(context, Entities(model: model))
@@ -86,7 +86,7 @@ struct RenamingIdentifierTests {
   }
 
   /// A library store made by version 1 and opened (migrated) by version 2.
-  static func migratedLibrary() throws -> (url: URL, context: ManagedObjectContext) {
+  static func migratedLibrary() throws -> (url: URL, context: NSManagedObjectContext) {
     let url = try TemporaryFolder().appending("Library.sqlite")
     try writeLibrary(try library(version: 1), at: url)
     let context = try M.open(
@@ -127,16 +127,16 @@ struct RenamingIdentifierTests {
     try #require(books.count == 12 && shelves.count == 2 && tags.count == 3)
     context.performAndWait {
       for (index, book) in books.enumerated() {
-        #expect((book.value(forKey: "shelf") as? ManagedObject)?.value(forKey: "label") as? String == "Shelf \(index % 2)")
-        let names = (book.value(forKey: "tags") as? Set<ManagedObject>)?.compactMap { $0.value(forKey: "name") as? String }.sorted()
+        #expect((book.value(forKey: "shelf") as? NSManagedObject)?.value(forKey: "label") as? String == "Shelf \(index % 2)")
+        let names = (book.value(forKey: "tags") as? Set<NSManagedObject>)?.compactMap { $0.value(forKey: "name") as? String }.sorted()
         #expect(names == ["Tag \(index % 3)", "Tag \((index + 1) % 3)"].sorted())
       }
       for (index, shelf) in shelves.enumerated() {
-        let titles = (shelf.value(forKey: "books") as? Set<ManagedObject>)?.compactMap { $0.value(forKey: "title") as? String }
+        let titles = (shelf.value(forKey: "books") as? Set<NSManagedObject>)?.compactMap { $0.value(forKey: "title") as? String }
         #expect(Set(titles ?? []) == Set((0..<12).filter { $0 % 2 == index }.map { "Book \($0)" }))
       }
       for (index, tag) in tags.enumerated() {
-        let count = (tag.value(forKey: "books") as? Set<ManagedObject>)?.count
+        let count = (tag.value(forKey: "books") as? Set<NSManagedObject>)?.count
         #expect(count == (0..<12).filter { $0 % 3 == index || ($0 + 1) % 3 == index }.count)
       }
     }
@@ -145,12 +145,12 @@ struct RenamingIdentifierTests {
   /// Version 1 names the entity Book and the attribute title; version 2 renames them Novel and heading
   /// (renaming identifiers Book and title); version 3 renames them again, Story and headline, keeping the
   /// identifiers, and adds `year`.
-  static func renamedTwice(version: Int) throws -> ManagedObjectModel {
+  static func renamedTwice(version: Int) throws -> NSManagedObjectModel {
     let names = [1: ("Book", "title"), 2: ("Novel", "heading"), 3: ("Story", "headline")]
     let (entity, attribute) = names[version] ?? ("Book", "title")
     var properties = [M.attribute(attribute, renamedFrom: version == 1 ? nil : "title"), M.attribute("pages", .integer64)]
     if version == 3 { properties.append(M.attribute("year", .integer64)) }
-    return try ManagedObjectModel(entities: [M.entity(entity, properties, renamedFrom: version == 1 ? nil : "Book")])
+    return try NSManagedObjectModel(entities: [M.entity(entity, properties, renamedFrom: version == 1 ? nil : "Book")])
   }
 
   @Test("a rename through renaming identifiers works from the first version and from the renamed one (identifier to identifier)")
@@ -160,7 +160,7 @@ struct RenamingIdentifierTests {
       let url = try TemporaryFolder().appending("Books-\(version).sqlite")
       try Self.write(model, at: url) { context, entities in
         for index in 0..<5 {
-          let book = ManagedObject(entity: try entities(version == 1 ? "Book" : "Novel"), insertInto: context)
+          let book = NSManagedObject(entity: try entities(version == 1 ? "Book" : "Novel"), insertInto: context)
           book.setValue("Title \(index)", forKey: version == 1 ? "title" : "heading")
           book.setValue(Int64(index), forKey: "pages")
         }
@@ -175,15 +175,15 @@ struct RenamingIdentifierTests {
 
   @Test("two old entities sharing the identifier a new one looks for is 134140 naming both; the file is untouched")
   func ambiguousIdentifierIsRefused() throws {
-    let old = try ManagedObjectModel(entities: [
+    let old = try NSManagedObjectModel(entities: [
       M.entity("Collection", [M.attribute("name")]), M.entity("Album", [M.attribute("name")], renamedFrom: "Collection"),
     ])
     let url = try TemporaryFolder().appending("Albums.sqlite")
     try Self.write(old, at: url) { context, entities in
-      ManagedObject(entity: try entities("Album"), insertInto: context).setValue("An album", forKey: "name")
+      NSManagedObject(entity: try entities("Album"), insertInto: context).setValue("An album", forKey: "name")
     }
     let before = try ProofStores.FileState(url)
-    let new = try ManagedObjectModel(entities: [
+    let new = try NSManagedObjectModel(entities: [
       M.entity("Album", [M.attribute("name"), M.attribute("year", .integer64)], renamedFrom: "Collection")
     ])
     let error = expectCode(.migrationMissingMappingModel) {
@@ -199,13 +199,13 @@ struct RenamingIdentifierTests {
     "a migration that would lose rows (a trigger of the store deletes some on UPDATE) is 134110 naming the entity and both counts; nothing is written"
   )
   func rowsLostToATriggerAreRefused() throws {
-    let version1 = try ManagedObjectModel(entities: [M.entity("Item", [M.attribute("name")])])
-    let version2 = try ManagedObjectModel(entities: [
+    let version1 = try NSManagedObjectModel(entities: [M.entity("Item", [M.attribute("name")])])
+    let version2 = try NSManagedObjectModel(entities: [
       M.entity("Item", [M.attribute("name"), M.attribute("rank", .integer64, optional: false, default: Int64(7))])
     ])
     let url = try TemporaryFolder().appending("Items.sqlite")
     try Self.write(version1, at: url) { context, entities in
-      for index in 0..<10 { ManagedObject(entity: try entities("Item"), insertInto: context).setValue("Item \(index)", forKey: "name") }
+      for index in 0..<10 { NSManagedObject(entity: try entities("Item"), insertInto: context).setValue("Item \(index)", forKey: "name") }
     }
     // An app's own trigger: every update of an even row deletes it. The migration's UPDATE (the new
     // attribute's default) fires it.
@@ -226,20 +226,22 @@ struct RenamingIdentifierTests {
   )
   func strayEntityNumberIsRefused() throws {
     // Shape and its subentity Circle share ZSHAPE; version 2 adds a third, Arc, so numbers move.
-    func shapes(withArc: Bool) throws -> ManagedObjectModel {
+    func shapes(withArc: Bool) throws -> NSManagedObjectModel {
       let shape = M.entity("Shape", [M.attribute("name")])
       var subentities = [M.entity("Circle", [M.attribute("radius", .integer64)])]
       if withArc { subentities.append(M.entity("Arc", [M.attribute("angle", .integer64)])) }
       shape.subentities = subentities
-      return try ManagedObjectModel(entities: [shape] + subentities)
+      return try NSManagedObjectModel(entities: [shape] + subentities)
     }
     let version1 = try shapes(withArc: false)
     let version2 = try shapes(withArc: true)
     let folder = try TemporaryFolder()
     let url = folder.appending("Shapes.sqlite")
     try Self.write(version1, at: url) { context, entities in
-      for index in 0..<3 { ManagedObject(entity: try entities("Shape"), insertInto: context).setValue("Shape \(index)", forKey: "name") }
-      for index in 0..<2 { ManagedObject(entity: try entities("Circle"), insertInto: context).setValue("Circle \(index)", forKey: "name") }
+      for index in 0..<3 { NSManagedObject(entity: try entities("Shape"), insertInto: context).setValue("Shape \(index)", forKey: "name") }
+      for index in 0..<2 {
+        NSManagedObject(entity: try entities("Circle"), insertInto: context).setValue("Circle \(index)", forKey: "name")
+      }
     }
     // The numbers each version gives, from the stores themselves.
     let fresh = folder.appending("Fresh.sqlite")
@@ -269,7 +271,7 @@ struct RenamingIdentifierTests {
   /// Writes `versions` (name → model) as `<bundle>.xcdatamodeld` in `folder`, with `current` as the current
   /// version, and returns the bundle's URL.
   static func writeBundle(
-    _ bundle: String, versions: [(String, ManagedObjectModel)], current: String, in folder: TemporaryFolder
+    _ bundle: String, versions: [(String, NSManagedObjectModel)], current: String, in folder: TemporaryFolder
   ) throws -> URL {
     let url = folder.appending("\(bundle).xcdatamodeld")
     for (name, model) in versions {
@@ -290,11 +292,11 @@ struct RenamingIdentifierTests {
     let bundle = try Self.writeBundle(
       "Catalog", versions: [("Partner 5", try Self.library(version: 1)), ("Catalog v2", try Self.library(version: 2))],
       current: "Catalog v2", in: folder)
-    let versions = try ManagedObjectModel.versions(in: bundle)
+    let versions = try NSManagedObjectModel.versions(in: bundle)
     let partner = try #require(versions.first { $0.name == "Partner 5" }?.model)
     let url = folder.appending("Library.sqlite")
     try Self.writeLibrary(partner, at: url)
-    let current = try ManagedObjectModel(contentsOf: bundle)
+    let current = try NSManagedObjectModel(contentsOf: bundle)
     let context = try M.open(current, at: url, options: StoreOptions())
     let books = try M.fetch("Book", in: context, sortedBy: "pages")
     context.performAndWait {
@@ -313,8 +315,8 @@ struct RenamingIdentifierTests {
   static func artsyBundle() throws -> URL { try artsy().appendingPathComponent("ArtsyPartner.xcdatamodeld") }
 
   /// One version of the Artsy app's model, by name.
-  static func artsyVersion(_ name: String) throws -> ManagedObjectModel {
-    try #require(try ManagedObjectModel.versions(in: try artsyBundle()).first { $0.name == name }?.model)
+  static func artsyVersion(_ name: String) throws -> NSManagedObjectModel {
+    try #require(try NSManagedObjectModel.versions(in: try artsyBundle()).first { $0.name == name }?.model)
   }
 
   @Test(
@@ -340,15 +342,15 @@ struct RenamingIdentifierTests {
     let v20 = try Self.artsyVersion("ArtsyFolio v2.0")
     let url = try TemporaryFolder().appending("Artsy.sqlite")
     try Self.write(v20, at: url) { context, entities in
-      let album = ManagedObject(entity: try entities("Album"), insertInto: context)
+      let album = NSManagedObject(entity: try entities("Album"), insertInto: context)
       album.setValue("Spring show", forKey: "name")
       album.setValue("spring-show", forKey: "slug")
       album.setValue(Int16(3), forKey: "sortKey")
-      let user = ManagedObject(entity: try entities("User"), insertInto: context)
+      let user = NSManagedObject(entity: try entities("User"), insertInto: context)
       user.setValue("Ada", forKey: "name")
       user.setValue("admin", forKey: "type")
     }
-    let current = try ManagedObjectModel(contentsOf: bundle)
+    let current = try NSManagedObjectModel(contentsOf: bundle)
     #expect(current.versionName == "ArtsyFolio v2.4")
     let context = try M.open(current, at: url, options: StoreOptions())
     let albums = try M.fetch("Album", in: context)
@@ -369,21 +371,21 @@ struct RenamingIdentifierTests {
     let partner5 = try Self.artsyVersion("ArtsyPartner 5")
     let url = try TemporaryFolder().appending("Partner5.sqlite")
     try Self.write(partner5, at: url) { context, entities in
-      ManagedObject(entity: try entities("Collection"), insertInto: context).setValue("Early works", forKey: "name")
+      NSManagedObject(entity: try entities("Collection"), insertInto: context).setValue("Early works", forKey: "name")
     }
-    let context = try M.open(try ManagedObjectModel(contentsOf: bundle), at: url, options: StoreOptions())
+    let context = try M.open(try NSManagedObjectModel(contentsOf: bundle), at: url, options: StoreOptions())
     let albums = try M.fetch("Album", in: context)
     context.performAndWait { #expect(albums.map { $0.value(forKey: "name") as? String } == ["Early works"]) }
     // A cover that is an Artwork has no place in Album.cover (an Image) after the migration.
     let linked = try TemporaryFolder().appending("Partner5Cover.sqlite")
     try Self.write(partner5, at: linked) { context, entities in
-      let collection = ManagedObject(entity: try entities("Collection"), insertInto: context)
+      let collection = NSManagedObject(entity: try entities("Collection"), insertInto: context)
       collection.setValue("Early works", forKey: "name")
-      collection.setValue(ManagedObject(entity: try entities("Artwork"), insertInto: context), forKey: "cover")
+      collection.setValue(NSManagedObject(entity: try entities("Artwork"), insertInto: context), forKey: "cover")
     }
     let before = try ProofStores.FileState(linked)
     let error = expectCode(.migrationMissingMappingModel) {
-      _ = try M.open(try ManagedObjectModel(contentsOf: bundle), at: linked, options: StoreOptions())
+      _ = try M.open(try NSManagedObjectModel(contentsOf: bundle), at: linked, options: StoreOptions())
     }
     #expect(
       error?.message.contains("Album.cover pointed to Artwork and now points to Image, but 1 of its links") == true,
@@ -394,17 +396,17 @@ struct RenamingIdentifierTests {
 
   /// Version 1: Show *-1 Picture (`pictures`/`show`); version 2 adds InstallShot below Picture and points
   /// Show.pictures (and the inverse) at it, as ArtsyFolio v2.1 did with Show.installationImages.
-  static func gallery(version: Int) throws -> ManagedObjectModel {
+  static func gallery(version: Int) throws -> NSManagedObjectModel {
     let picture = M.entity(
       "Picture",
       version == 1 ? [M.attribute("caption"), M.relationship("show", to: "Show", inverse: "pictures")] : [M.attribute("caption")])
     let show = M.entity(
       "Show",
       [M.attribute("title"), M.relationship("pictures", to: version == 1 ? "Picture" : "InstallShot", inverse: "show", toMany: true)])
-    guard version > 1 else { return try ManagedObjectModel(entities: [picture, show]) }
+    guard version > 1 else { return try NSManagedObjectModel(entities: [picture, show]) }
     let shot = M.entity("InstallShot", [M.relationship("show", to: "Show", inverse: "pictures")])
     picture.subentities = [shot]
-    return try ManagedObjectModel(entities: [picture, shot, show])
+    return try NSManagedObjectModel(entities: [picture, shot, show])
   }
 
   @Test(
@@ -414,9 +416,9 @@ struct RenamingIdentifierTests {
     for linked in [false, true] {
       let url = try TemporaryFolder().appending("Gallery.sqlite")
       try Self.write(try Self.gallery(version: 1), at: url) { context, entities in
-        let show = ManagedObject(entity: try entities("Show"), insertInto: context)
+        let show = NSManagedObject(entity: try entities("Show"), insertInto: context)
         show.setValue("Spring", forKey: "title")
-        let picture = ManagedObject(entity: try entities("Picture"), insertInto: context)
+        let picture = NSManagedObject(entity: try entities("Picture"), insertInto: context)
         picture.setValue("Wall", forKey: "caption")
         if linked { picture.setValue(show, forKey: "show") }
       }
@@ -475,7 +477,7 @@ struct RenamingIdentifierTests {
     let before = try snapshot()
     #expect(before.values.map(\.count).reduce(0, +) == 2, "the fixture's row and the Album")
     let bundle = try Self.artsyBundle()
-    let current = try ManagedObjectModel(contentsOf: bundle)
+    let current = try NSManagedObjectModel(contentsOf: bundle)
     #expect(current.versionName == "ArtsyFolio v2.4")
     let context = try M.open(current, at: url, options: StoreOptions())
     #expect(try ProofStores.versionHashes(url) == current.entityVersionHashesByName)

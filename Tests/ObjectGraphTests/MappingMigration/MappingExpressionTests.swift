@@ -6,8 +6,8 @@ import Testing
 @testable import ObjectGraph
 
 /// Answers `FUNCTION($entityPolicy, "greeting:", …)`.
-final class GreetingPolicy: EntityMigrationPolicy {
-  override func evaluateFunction(_ selector: String, arguments: [Any?], manager: MigrationManager) throws -> Any? {
+final class GreetingPolicy: NSEntityMigrationPolicy {
+  override func evaluateFunction(_ selector: String, arguments: [Any?], manager: NSMigrationManager) throws -> Any? {
     guard selector == "greeting:" else { return try super.evaluateFunction(selector, arguments: arguments, manager: manager) }
     return "Hello \(arguments.first.flatMap { $0 } ?? "nobody")"
   }
@@ -21,34 +21,34 @@ struct MappingExpressionTests {
   typealias Trips = TripsFixture
 
   /// The Trips mapping model with `edit` applied to its Traveller-to-Person mapping.
-  static func mapping(_ edit: (EntityMapping) -> Void) throws -> MappingModel {
-    let mapping = try MappingModel(contentsOf: Trips.mapping)
+  static func mapping(_ edit: (NSEntityMapping) -> Void) throws -> NSMappingModel {
+    let mapping = try NSMappingModel(contentsOf: Trips.mapping)
     edit(try #require(mapping.entityMappingsByName["TravellerToPerson"]))
     return mapping
   }
 
-  static func set(_ name: String, _ expression: String, in mapping: EntityMapping) {
+  static func set(_ name: String, _ expression: String, in mapping: NSEntityMapping) {
     let all = mapping.attributeMappings + mapping.relationshipMappings
     if let existing = all.first(where: { $0.name == name }) {
       existing.valueExpression = expression
       existing.value = nil
     } else {
-      mapping.attributeMappings.append(PropertyMapping(name: name, valueExpression: expression))
+      mapping.attributeMappings.append(NSPropertyMapping(name: name, valueExpression: expression))
     }
   }
 
   /// A new version 1 store, and where to migrate it, with a manager from version 1 to version 2.
-  static func store() throws -> (manager: MigrationManager, storeURL: URL, migratedURL: URL) {
+  static func store() throws -> (manager: NSMigrationManager, storeURL: URL, migratedURL: URL) {
     let folder = try TemporaryFolder()
     let v1 = try Trips.version("Trips")
     let storeURL = folder.appending("V1.sqlite")
     try Trips.writeVersion1Store(at: storeURL, model: v1)
-    let manager = MigrationManager(sourceModel: v1, destinationModel: try Trips.version("Trips 2"))
+    let manager = NSMigrationManager(sourceModel: v1, destinationModel: try Trips.version("Trips 2"))
     return (manager, storeURL, folder.appending("V2.sqlite"))
   }
 
   /// Migrates a new version 1 store with `mapping` and hands the migrated store's context to `check`.
-  static func migrate(_ mapping: MappingModel, _ check: (ManagedObjectContext) throws -> Void) throws {
+  static func migrate(_ mapping: NSMappingModel, _ check: (NSManagedObjectContext) throws -> Void) throws {
     let (manager, storeURL, migratedURL) = try store()
     try manager.migrateStore(from: storeURL, type: .sqlite, mapping: mapping, to: migratedURL, type: .sqlite)
     let context = try MigrationTests.open(

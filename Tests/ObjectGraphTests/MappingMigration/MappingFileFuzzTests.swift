@@ -9,7 +9,7 @@ import Testing
   import Glibc
 #endif
 
-/// Seeded fuzzing of the mapping model reader (`MappingModel(contentsOf:)`): mutated copies of real mapping
+/// Seeded fuzzing of the mapping model reader (`NSMappingModel(contentsOf:)`): mutated copies of real mapping
 /// models, as `.xcmappingmodel` folders (XML, read with Foundation's `XMLParser`) and as compiled `.cdm` files
 /// (a binary property list). Every input must end in a mapping model or a thrown `ObjectGraphError`.
 ///
@@ -189,7 +189,7 @@ enum MappingFuzzChild {
     func say(_ text: String) { output?.write(Data((text + "\n").utf8)) }
     let text = (try? String(contentsOfFile: list, encoding: .utf8)) ?? ""
     let inputs = text.split(separator: "\n").compactMap(Input.init(line:))
-    var models: [String: [String: ManagedObjectModel]] = [:]
+    var models: [String: [String: NSManagedObjectModel]] = [:]
     for index in start..<inputs.count {
       let input = inputs[index]
       alarm(secondsPerInput)
@@ -197,11 +197,11 @@ enum MappingFuzzChild {
       do {
         let url = URL(fileURLWithPath: input.path, isDirectory: input.kind == .xcode)
         if input.models.isEmpty {
-          _ = try MappingModel(contentsOf: url)
+          _ = try NSMappingModel(contentsOf: url)
         } else {
           if models[input.models] == nil {
             models[input.models] = Dictionary(
-              try ManagedObjectModel.versions(in: URL(fileURLWithPath: input.models)).map { ($0.name, $0.model) },
+              try NSManagedObjectModel.versions(in: URL(fileURLWithPath: input.models)).map { ($0.name, $0.model) },
               uniquingKeysWith: { first, _ in first })
           }
           guard let source = models[input.models]?[input.source], let destination = models[input.models]?[input.destination]
@@ -209,7 +209,7 @@ enum MappingFuzzChild {
             say("WRONG \(index) the models \(input.source) and \(input.destination) are not in \(input.models)")
             continue
           }
-          _ = try MappingModel(contentsOf: url, sourceModel: source, destinationModel: destination)
+          _ = try NSMappingModel(contentsOf: url, sourceModel: source, destinationModel: destination)
         }
         say("loaded \(index)")
       } catch let error as ObjectGraphError {

@@ -14,8 +14,8 @@ struct MappingModelFileTests {
   static func xcmapping() throws -> URL { try mappingFolder().appendingPathComponent("V2toV3.xcmappingmodel") }
   static func cdm() throws -> URL { try mappingFolder().appendingPathComponent("V2toV3.cdm") }
 
-  static func version(_ name: String) throws -> ManagedObjectModel {
-    let versions = try ManagedObjectModel.versions(in: CompiledModelTests.xcdatamodeld())
+  static func version(_ name: String) throws -> NSManagedObjectModel {
+    let versions = try NSManagedObjectModel.versions(in: CompiledModelTests.xcdatamodeld())
     return try #require(versions.first { $0.name == name }?.model)
   }
 
@@ -27,8 +27,8 @@ struct MappingModelFileTests {
 
   @Test("the .xcmappingmodel and the .cdm compiled from it load to equal mapping models", .needsFixtures)
   func bothFormsAreEqual() throws {
-    let xcode = try MappingModel(contentsOf: Self.xcmapping())
-    let compiled = try MappingModel(contentsOf: Self.cdm())
+    let xcode = try NSMappingModel(contentsOf: Self.xcmapping())
+    let compiled = try NSMappingModel(contentsOf: Self.cdm())
     #expect(xcode == compiled)
     for (a, b) in zip(xcode.entityMappings, compiled.entityMappings) {
       #expect(a.name == b.name)
@@ -58,7 +58,7 @@ struct MappingModelFileTests {
     let maker = try #require(compiled.entityMappingsByName["Maker"])
     #expect(maker.sourceEntityName == nil && maker.attributeMappings.map(\.valueExpression) == [nil])
     // A different mapping model is not equal.
-    let changed = try MappingModel(contentsOf: Self.cdm())
+    let changed = try NSMappingModel(contentsOf: Self.cdm())
     changed.entityMappings[0].attributeMappings[0].valueExpression = "$source.model"
     #expect(changed != compiled)
   }
@@ -67,16 +67,17 @@ struct MappingModelFileTests {
   func explicitModels() throws {
     let v2 = try Self.version("SampleModel2")
     let v3 = try Self.version("SampleModel3")
-    #expect(try MappingModel(contentsOf: Self.xcmapping(), sourceModel: v2, destinationModel: v3) == MappingModel(contentsOf: Self.cdm()))
+    #expect(
+      try NSMappingModel(contentsOf: Self.xcmapping(), sourceModel: v2, destinationModel: v3) == NSMappingModel(contentsOf: Self.cdm()))
     let v1 = try Self.version("SampleModel")
     for url in [try Self.cdm(), try Self.xcmapping()] {
       CompiledModelTests.expectInvalid(url.lastPathComponent, ["LuxuryCar", "source model does not have"]) {
-        _ = try MappingModel(contentsOf: url, sourceModel: v1, destinationModel: v3)
+        _ = try NSMappingModel(contentsOf: url, sourceModel: v1, destinationModel: v3)
       }
     }
   }
 
-  @Test("MappingModel(from:forSourceModel:destinationModel:) finds a .cdm by its entity version hashes", .needsFixtures)
+  @Test("NSMappingModel(from:forSourceModel:destinationModel:) finds a .cdm by its entity version hashes", .needsFixtures)
   func fromBundles() throws {
     let folder = try TemporaryFolder()
     try FileManager.default.copyItem(at: Self.cdm(), to: folder.appending("V2toV3.cdm"))
@@ -84,11 +85,11 @@ struct MappingModelFileTests {
     let v1 = try CompiledModelTests.versionsOfMomd()[0]
     let v2 = try CompiledModelTests.versionsOfMomd()[1]
     let v3 = try CompiledModelTests.versionsOfMomd()[2]
-    #expect(try MappingModel(from: [bundle], forSourceModel: v1, destinationModel: v3) == nil)
-    #expect(try MappingModel(from: [bundle], forSourceModel: v2, destinationModel: nil) == nil)
+    #expect(try NSMappingModel(from: [bundle], forSourceModel: v1, destinationModel: v3) == nil)
+    #expect(try NSMappingModel(from: [bundle], forSourceModel: v2, destinationModel: nil) == nil)
     // The .cdm records Apple's hashes of its entities, which the engine's models compute too.
-    let found = try MappingModel(from: [bundle], forSourceModel: v2, destinationModel: v3)
-    #expect(found == (try MappingModel(contentsOf: Self.cdm())))
+    let found = try NSMappingModel(from: [bundle], forSourceModel: v2, destinationModel: v3)
+    #expect(found == (try NSMappingModel(contentsOf: Self.cdm())))
     #expect(found != nil)
   }
 
@@ -99,12 +100,12 @@ struct MappingModelFileTests {
     let truncated = folder.appending("Truncated.cdm")
     for length in stride(from: 0, to: bytes.count, by: 211) {
       try bytes.prefix(length).write(to: truncated)
-      CompiledModelTests.expectInvalid(truncated.path, ["mapping model file"]) { _ = try MappingModel(contentsOf: truncated) }
+      CompiledModelTests.expectInvalid(truncated.path, ["mapping model file"]) { _ = try NSMappingModel(contentsOf: truncated) }
     }
     let model = folder.appending("Model.cdm")
     try FileManager.default.copyItem(at: CompiledModelTests.momd().appendingPathComponent("SampleModel.mom"), to: model)
     CompiledModelTests.expectInvalid(model.path, ["NSManagedObjectModel, not an NSMappingModel"]) {
-      _ = try MappingModel(contentsOf: model)
+      _ = try NSMappingModel(contentsOf: model)
     }
     // An xcmapping.xml whose models cannot be found, and one that is not XML.
     let lonely = folder.appending("Lonely.xcmappingmodel")
@@ -112,34 +113,34 @@ struct MappingModelFileTests {
     try FileManager.default.copyItem(
       at: Self.xcmapping().appendingPathComponent("xcmapping.xml"), to: lonely.appendingPathComponent("xcmapping.xml"))
     CompiledModelTests.expectInvalid("xcmapping.xml", ["SampleModel2.xcdatamodel", "sourceModel:destinationModel:"]) {
-      _ = try MappingModel(contentsOf: lonely)
+      _ = try NSMappingModel(contentsOf: lonely)
     }
     let v2 = try Self.version("SampleModel2")
     let v3 = try Self.version("SampleModel3")
-    #expect(try MappingModel(contentsOf: lonely, sourceModel: v2, destinationModel: v3) == MappingModel(contentsOf: Self.cdm()))
+    #expect(try NSMappingModel(contentsOf: lonely, sourceModel: v2, destinationModel: v3) == NSMappingModel(contentsOf: Self.cdm()))
     let file = lonely.appendingPathComponent("xcmapping.xml")
     try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
     try Data("<database><object type=\"A\" id=\"z1\"><attr".utf8).write(to: file)
     CompiledModelTests.expectInvalid("xcmapping.xml", ["not well-formed XML"]) {
-      _ = try MappingModel(contentsOf: lonely, sourceModel: v2, destinationModel: v3)
+      _ = try NSMappingModel(contentsOf: lonely, sourceModel: v2, destinationModel: v3)
     }
   }
 
   /// What the app's `V2to3MakerPolicy` does: each car's old `maker` text becomes a `Maker` object (one per
   /// name) that the new car is `createdBy`.
-  final class MakerPolicy: EntityMigrationPolicy {
-    var makers: [String: ManagedObject] = [:]
+  final class MakerPolicy: NSEntityMigrationPolicy {
+    var makers: [String: NSManagedObject] = [:]
 
     override func createDestinationInstances(
-      forSource source: ManagedObject, in mapping: EntityMapping, manager: MigrationManager
+      forSource source: NSManagedObject, in mapping: NSEntityMapping, manager: NSMigrationManager
     ) throws {
       try super.createDestinationInstances(forSource: source, in: mapping, manager: manager)
       guard let name = source.value(forKey: "maker") as? String else { return }
-      let maker: ManagedObject
+      let maker: NSManagedObject
       if let known = makers[name] {
         maker = known
       } else {
-        maker = try EntityDescription.insertNewObject(forEntityName: "Maker", into: manager.destinationContext)
+        maker = try NSEntityDescription.insertNewObject(forEntityName: "Maker", into: manager.destinationContext)
         maker.setValue(name, forKey: "name")
         makers[name] = maker
       }
@@ -154,14 +155,14 @@ struct MappingModelFileTests {
     let context = try StoreStack(model: try version("SampleModel2"), at: url).context
     try context.performAndWait {
       let people = try (0..<3).map { index in
-        let person = try EntityDescription.insertNewObject(forEntityName: "Person", into: context)
+        let person = try NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
         person.setValue("First\(index)", forKey: "firstName")
         person.setValue("Last\(index)", forKey: "lastName")
         person.setValue(Date(timeIntervalSinceReferenceDate: Double(index)), forKey: "updatedAt")
         return person
       }
       for (index, entity) in ["Car", "Car", "Car", "Car", "SportCar", "LuxuryCar"].enumerated() {
-        let car = try EntityDescription.insertNewObject(forEntityName: entity, into: context)
+        let car = try NSEntityDescription.insertNewObject(forEntityName: entity, into: context)
         car.setValue("PLATE-\(index)", forKey: "numberPlate")
         car.setValue(index % 2 == 0 ? "Fiat" : "Tesla", forKey: "maker")
         car.setValue("Model \(index)", forKey: "model")
@@ -179,13 +180,13 @@ struct MappingModelFileTests {
       let storeURL = folder.appending("V2.sqlite")
       let migratedURL = folder.appending("V3.sqlite")
       try Self.writeVersion2Store(at: storeURL)
-      let mapping = try MappingModel(contentsOf: url)
+      let mapping = try NSMappingModel(contentsOf: url)
       let v2 = try Self.version("SampleModel2")
       let v3 = try Self.version("SampleModel3")
 
       // The named policy class cannot be made from its name: refused, naming the mapping and the class.
       do {
-        try MigrationManager(sourceModel: v2, destinationModel: v3).migrateStore(
+        try NSMigrationManager(sourceModel: v2, destinationModel: v3).migrateStore(
           from: storeURL, type: .sqlite, mapping: mapping, to: migratedURL, type: .sqlite)
         Issue.record("migrated without the policy instance")
       } catch let error as ObjectGraphError {
@@ -196,7 +197,7 @@ struct MappingModelFileTests {
       for entityMapping in mapping.entityMappings where entityMapping.entityMigrationPolicyClassName != nil {
         entityMapping.migrationPolicy = policy
       }
-      try MigrationManager(sourceModel: v2, destinationModel: v3).migrateStore(
+      try NSMigrationManager(sourceModel: v2, destinationModel: v3).migrateStore(
         from: storeURL, type: .sqlite, mapping: mapping, to: migratedURL, type: .sqlite)
 
       let context = try MigrationTests.open(v3, at: migratedURL, options: StoreOptions(migratePersistentStoresAutomatically: false))
@@ -205,27 +206,27 @@ struct MappingModelFileTests {
         #expect(cars.map(\.entity.name) == ["Car", "Car", "Car", "Car", "SportCar", "LuxuryCar"], "\(url.lastPathComponent)")
         #expect(cars.map { $0.value(forKey: "model") as? String } == (0..<6).map { "Model \($0)" })
         #expect(
-          cars.map { ($0.value(forKey: "createdBy") as? ManagedObject)?.value(forKey: "name") as? String } == [
+          cars.map { ($0.value(forKey: "createdBy") as? NSManagedObject)?.value(forKey: "name") as? String } == [
             "Fiat", "Tesla", "Fiat", "Tesla", "Fiat", "Tesla",
           ])
         #expect(
-          cars.map { ($0.value(forKey: "owner") as? ManagedObject)?.value(forKey: "firstName") as? String } == [
+          cars.map { ($0.value(forKey: "owner") as? NSManagedObject)?.value(forKey: "firstName") as? String } == [
             "First0", "First1", "First2", "First0", "First1", "First2",
           ])
         // previousOwners is mapped from the old owner.
         #expect(
           cars.map {
-            (($0.value(forKey: "previousOwners") as? Set<ManagedObject>) ?? []).compactMap { $0.value(forKey: "firstName") as? String }
+            (($0.value(forKey: "previousOwners") as? Set<NSManagedObject>) ?? []).compactMap { $0.value(forKey: "firstName") as? String }
           }
             == [["First0"], ["First1"], ["First2"], ["First0"], ["First1"], ["First2"]])
         #expect(cars.last?.value(forKey: "isLimitedEdition") as? Bool == true)
         let makers = try MigrationTests.fetch("Maker", in: context, sortedBy: "name")
         #expect(makers.map { $0.value(forKey: "name") as? String } == ["Fiat", "Tesla"])
-        #expect(makers.map { ($0.value(forKey: "cars") as? Set<ManagedObject>)?.count } == [3, 3])
+        #expect(makers.map { ($0.value(forKey: "cars") as? Set<NSManagedObject>)?.count } == [3, 3])
         let people = try MigrationTests.fetch("Person", in: context, sortedBy: "firstName")
-        let carCounts: [Int?] = people.map { person -> Int? in (person.value(forKey: "cars") as? Set<ManagedObject>)?.count }
+        let carCounts: [Int?] = people.map { person -> Int? in (person.value(forKey: "cars") as? Set<NSManagedObject>)?.count }
         let previousCarCounts: [Int?] = people.map { person -> Int? in
-          (person.value(forKey: "previousCars") as? Set<ManagedObject>)?.count
+          (person.value(forKey: "previousCars") as? Set<NSManagedObject>)?.count
         }
         let twoEach: [Int?] = [2, 2, 2]
         #expect(carCounts == twoEach)

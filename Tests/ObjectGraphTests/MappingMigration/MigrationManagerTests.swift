@@ -6,11 +6,11 @@ import Testing
 
 /// Splits version 1's `Note.fullName` into version 2's `firstName` and `lastName`: the default policy makes
 /// the note and fills the mapped attributes, then this fills the two new ones.
-final class SplitFullNamePolicy: EntityMigrationPolicy {
+final class SplitFullNamePolicy: NSEntityMigrationPolicy {
   /// `migrationProgress` as each mapping's instances were all made.
   var progressAfterCreation: [Float] = []
 
-  override func createDestinationInstances(forSource source: ManagedObject, in mapping: EntityMapping, manager: MigrationManager)
+  override func createDestinationInstances(forSource source: NSManagedObject, in mapping: NSEntityMapping, manager: NSMigrationManager)
     throws
   {
     try super.createDestinationInstances(forSource: source, in: mapping, manager: manager)
@@ -21,7 +21,7 @@ final class SplitFullNamePolicy: EntityMigrationPolicy {
     }
   }
 
-  override func endInstanceCreation(forMapping mapping: EntityMapping, manager: MigrationManager) throws {
+  override func endInstanceCreation(forMapping mapping: NSEntityMapping, manager: NSMigrationManager) throws {
     progressAfterCreation.append(manager.migrationProgress)
   }
 }
@@ -31,8 +31,8 @@ struct PolicyFailure: Error, CustomStringConvertible {
 }
 
 /// Throws when it makes the fifth note.
-final class FailingPolicy: EntityMigrationPolicy {
-  override func createDestinationInstances(forSource source: ManagedObject, in mapping: EntityMapping, manager: MigrationManager)
+final class FailingPolicy: NSEntityMigrationPolicy {
+  override func createDestinationInstances(forSource source: NSManagedObject, in mapping: NSEntityMapping, manager: NSMigrationManager)
     throws
   {
     try super.createDestinationInstances(forSource: source, in: mapping, manager: manager)
@@ -41,8 +41,8 @@ final class FailingPolicy: EntityMigrationPolicy {
 }
 
 /// Cancels the migration while relating the notes.
-final class CancellingPolicy: EntityMigrationPolicy {
-  override func createRelationships(forDestination destination: ManagedObject, in mapping: EntityMapping, manager: MigrationManager)
+final class CancellingPolicy: NSEntityMigrationPolicy {
+  override func createRelationships(forDestination destination: NSManagedObject, in mapping: NSEntityMapping, manager: NSMigrationManager)
     throws
   {
     try super.createRelationships(forDestination: destination, in: mapping, manager: manager)
@@ -58,8 +58,8 @@ struct MigrationManagerTests {
   typealias M = MigrationTests
 
   /// Version 1: Notebook 1-* Note *-* Tag, Note has `fullName` and `ratingText` (a String); Draft.
-  static func version1() throws -> ManagedObjectModel {
-    try ManagedObjectModel(entities: [
+  static func version1() throws -> NSManagedObjectModel {
+    try NSManagedObjectModel(entities: [
       M.entity("Notebook", [M.attribute("name"), M.relationship("notes", to: "Note", inverse: "notebook", toMany: true)]),
       M.entity(
         "Note",
@@ -74,8 +74,8 @@ struct MigrationManagerTests {
 
   /// Version 2: `fullName` split into a required `firstName` and `lastName`, `ratingText` now `rating`, an
   /// Integer 64; no Draft.
-  static func version2() throws -> ManagedObjectModel {
-    try ManagedObjectModel(entities: [
+  static func version2() throws -> NSManagedObjectModel {
+    try NSManagedObjectModel(entities: [
       M.entity("Notebook", [M.attribute("name"), M.relationship("notes", to: "Note", inverse: "notebook", toMany: true)]),
       M.entity(
         "Note",
@@ -91,30 +91,30 @@ struct MigrationManagerTests {
   /// notebook `i % 3`, tagged `i % 2`), 2 drafts.
   static func writeStore(at url: URL, notes: Int = 12) throws {
     let model = try version1()
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
     try context.performAndWait {
       let notebooks = try (0..<3).map { index in
-        let notebook = try EntityDescription.insertNewObject(forEntityName: "Notebook", into: context)
+        let notebook = try NSEntityDescription.insertNewObject(forEntityName: "Notebook", into: context)
         notebook.setValue("Notebook \(index)", forKey: "name")
         return notebook
       }
       let tags = try (0..<2).map { index in
-        let tag = try EntityDescription.insertNewObject(forEntityName: "Tag", into: context)
+        let tag = try NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context)
         tag.setValue("Tag \(index)", forKey: "name")
         return tag
       }
       for index in 0..<notes {
-        let note = try EntityDescription.insertNewObject(forEntityName: "Note", into: context)
+        let note = try NSEntityDescription.insertNewObject(forEntityName: "Note", into: context)
         note.setValue("First\(index) Last\(index)", forKey: "fullName")
         note.setValue("\(index * 7)", forKey: "ratingText")
         note.setValue(notebooks[index % 3], forKey: "notebook")
         note.setValue(Set([tags[index % 2]]), forKey: "tags")
       }
       for index in 0..<2 {
-        try EntityDescription.insertNewObject(forEntityName: "Draft", into: context).setValue("draft \(index)", forKey: "text")
+        try NSEntityDescription.insertNewObject(forEntityName: "Draft", into: context).setValue("draft \(index)", forKey: "text")
       }
       try context.save()
     }
@@ -128,29 +128,29 @@ struct MigrationManagerTests {
   /// The mapping model from version 1 to version 2: the rating converted by a closure, the name split by
   /// `notePolicy`, relationships by `FUNCTION(...)`, Draft removed.
   static func mappingModel(
-    notePolicy: EntityMigrationPolicy = SplitFullNamePolicy(), notePredicate: FetchPredicate? = nil,
+    notePolicy: NSEntityMigrationPolicy = SplitFullNamePolicy(), notePredicate: FetchPredicate? = nil,
     notebookNameExpression: String = "$source.name"
-  ) -> MappingModel {
-    MappingModel(entityMappings: [
-      EntityMapping(
+  ) -> NSMappingModel {
+    NSMappingModel(entityMappings: [
+      NSEntityMapping(
         name: "NotebookToNotebook", mappingType: .copy, sourceEntityName: "Notebook", destinationEntityName: "Notebook",
-        attributeMappings: [PropertyMapping(name: "name", valueExpression: notebookNameExpression)],
-        relationshipMappings: [PropertyMapping(name: "notes", valueExpression: function("NoteToNote", "notes"))]),
-      EntityMapping(
+        attributeMappings: [NSPropertyMapping(name: "name", valueExpression: notebookNameExpression)],
+        relationshipMappings: [NSPropertyMapping(name: "notes", valueExpression: function("NoteToNote", "notes"))]),
+      NSEntityMapping(
         name: "NoteToNote", mappingType: .custom, sourceEntityName: "Note", destinationEntityName: "Note",
         attributeMappings: [
-          PropertyMapping(name: "rating") { source, _ in Int64(source.value(forKey: "ratingText") as? String ?? "") }
+          NSPropertyMapping(name: "rating") { source, _ in Int64(source.value(forKey: "ratingText") as? String ?? "") }
         ],
         relationshipMappings: [
-          PropertyMapping(name: "notebook", valueExpression: function("NotebookToNotebook", "notebook")),
-          PropertyMapping(name: "tags", valueExpression: function("TagToTag", "tags")),
+          NSPropertyMapping(name: "notebook", valueExpression: function("NotebookToNotebook", "notebook")),
+          NSPropertyMapping(name: "tags", valueExpression: function("TagToTag", "tags")),
         ],
         sourcePredicate: notePredicate, migrationPolicy: notePolicy),
-      EntityMapping(
+      NSEntityMapping(
         name: "TagToTag", mappingType: .copy, sourceEntityName: "Tag", destinationEntityName: "Tag",
-        attributeMappings: [PropertyMapping(name: "name", valueExpression: "$source.name")],
-        relationshipMappings: [PropertyMapping(name: "notes", valueExpression: function("NoteToNote", "notes"))]),
-      EntityMapping(name: "Draft", mappingType: .remove, sourceEntityName: "Draft", destinationEntityName: nil),
+        attributeMappings: [NSPropertyMapping(name: "name", valueExpression: "$source.name")],
+        relationshipMappings: [NSPropertyMapping(name: "notes", valueExpression: function("NoteToNote", "notes"))]),
+      NSEntityMapping(name: "Draft", mappingType: .remove, sourceEntityName: "Draft", destinationEntityName: nil),
     ])
   }
 
@@ -158,9 +158,9 @@ struct MigrationManagerTests {
   static func notes(at url: URL) throws -> [String] {
     let context = try M.open(try version2(), at: url, options: StoreOptions(migratePersistentStoresAutomatically: false))
     return try context.performAndWait {
-      try context.fetch(FetchRequest<ManagedObject>(entityName: "Note")).map { note in
-        let tags = (note.value(forKey: "tags") as? Set<ManagedObject> ?? []).compactMap { $0.value(forKey: "name") as? String }
-        let notebook = (note.value(forKey: "notebook") as? ManagedObject)?.value(forKey: "name") as? String
+      try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Note")).map { note in
+        let tags = (note.value(forKey: "tags") as? Set<NSManagedObject> ?? []).compactMap { $0.value(forKey: "name") as? String }
+        let notebook = (note.value(forKey: "notebook") as? NSManagedObject)?.value(forKey: "name") as? String
         return
           "\(note.value(forKey: "firstName") as? String ?? "-") \(note.value(forKey: "lastName") as? String ?? "-") \(note.value(forKey: "rating") as? Int64 ?? -1) \(notebook ?? "-") \(tags.sorted())"
       }.sorted()
@@ -171,8 +171,8 @@ struct MigrationManagerTests {
   static func notebooks(at url: URL) throws -> [String] {
     let context = try M.open(try version2(), at: url, options: StoreOptions(migratePersistentStoresAutomatically: false))
     return try context.performAndWait {
-      try context.fetch(FetchRequest<ManagedObject>(entityName: "Notebook")).map { notebook in
-        "\(notebook.value(forKey: "name") as? String ?? "-"): \((notebook.value(forKey: "notes") as? Set<ManagedObject>)?.count ?? -1)"
+      try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Notebook")).map { notebook in
+        "\(notebook.value(forKey: "name") as? String ?? "-"): \((notebook.value(forKey: "notes") as? Set<NSManagedObject>)?.count ?? -1)"
       }.sorted()
     }
   }
@@ -197,7 +197,7 @@ struct MigrationManagerTests {
     #expect(manager.currentEntityMapping == nil)
 
     // The app puts the migrated file in place of the old one and opens it with version 2.
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Self.version2())
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Self.version2())
     try coordinator.replacePersistentStore(at: storeURL, withPersistentStoreFrom: migratedURL, type: .sqlite)
     try coordinator.destroyPersistentStore(at: migratedURL, type: .sqlite)
     #expect(try Self.notes(at: storeURL) == Self.expected(0..<12))
@@ -207,14 +207,14 @@ struct MigrationManagerTests {
 
   /// A version 1 store in a new folder, migrated with `mapping` (``mappingModel()`` when `nil`) to
   /// `Migrated.sqlite` beside it: the manager, the source file and the migrated file.
-  static func migratedWithMappingModel(_ mapping: MappingModel? = nil) throws
-    -> (manager: MigrationManager, storeURL: URL, migratedURL: URL)
+  static func migratedWithMappingModel(_ mapping: NSMappingModel? = nil) throws
+    -> (manager: NSMigrationManager, storeURL: URL, migratedURL: URL)
   {
     let folder = try TemporaryFolder()
     let storeURL = folder.appending("Store.sqlite")
     let migratedURL = folder.appending("Migrated.sqlite")
     try writeStore(at: storeURL)
-    let manager = MigrationManager(sourceModel: try version1(), destinationModel: try version2())
+    let manager = NSMigrationManager(sourceModel: try version1(), destinationModel: try version2())
     try manager.migrateStore(from: storeURL, type: .sqlite, mapping: mapping ?? mappingModel(), to: migratedURL, type: .sqlite)
     return (manager, storeURL, migratedURL)
   }
@@ -226,7 +226,7 @@ struct MigrationManagerTests {
     #expect(try Self.notebooks(at: migratedURL) == ["Notebook 0: 4", "Notebook 1: 4", "Notebook 2: 4"])
     let context = try M.open(try Self.version2(), at: migratedURL, options: StoreOptions(migratePersistentStoresAutomatically: false))
     let tagCounts = try context.performAndWait {
-      try M.fetch("Tag", in: context, sortedBy: "name").map { ($0.value(forKey: "notes") as? Set<ManagedObject>)?.count ?? -1 }
+      try M.fetch("Tag", in: context, sortedBy: "name").map { ($0.value(forKey: "notes") as? Set<NSManagedObject>)?.count ?? -1 }
     }
     #expect(tagCounts == [6, 6])
     // The lookups the policies use, after the migration.
@@ -265,18 +265,18 @@ struct MigrationManagerTests {
     }
     try M.writeStore(v1, at: lightURL, notes: 10)
     try FileManager.default.copyItem(at: lightURL, to: heavyURL)
-    let mapping = try MappingModel.inferredMappingModel(forSourceModel: v1, destinationModel: v2)
+    let mapping = try NSMappingModel.inferredMappingModel(forSourceModel: v1, destinationModel: v2)
     #expect(mapping.entityMappings.map(\.name) == ["NotebookToNotebook", "NoteToNote", "TagToTag"])
     #expect(mapping.entityMappings.map(\.mappingType) == [.copy, .transform, .copy])
     let note = try #require(mapping.entityMappingsByName["NoteToNote"])
     #expect(note.attributeMappings.first { $0.name == "heading" }?.valueExpression == "$source.title")
-    try MigrationManager(sourceModel: v1, destinationModel: v2).migrateStore(
+    try NSMigrationManager(sourceModel: v1, destinationModel: v2).migrateStore(
       from: heavyURL, type: .sqlite, mapping: mapping, to: migratedURL, type: .sqlite)
 
-    func contents(_ context: ManagedObjectContext) throws -> [String] {
+    func contents(_ context: NSManagedObjectContext) throws -> [String] {
       try M.fetch("Note", in: context, sortedBy: "heading").map { note in
-        let tags = (note.value(forKey: "tags") as? Set<ManagedObject> ?? []).compactMap { $0.value(forKey: "name") as? String }
-        let notebook = (note.value(forKey: "notebook") as? ManagedObject)?.value(forKey: "name") as? String
+        let tags = (note.value(forKey: "tags") as? Set<NSManagedObject> ?? []).compactMap { $0.value(forKey: "name") as? String }
+        let notebook = (note.value(forKey: "notebook") as? NSManagedObject)?.value(forKey: "name") as? String
         return
           "\(note.value(forKey: "heading") ?? "-") \(note.value(forKey: "body") ?? "-") \(note.value(forKey: "rating") ?? "-") \(note.value(forKey: "summary") ?? "-") \(notebook ?? "-") \(tags.sorted())"
       }
@@ -289,7 +289,7 @@ struct MigrationManagerTests {
 
     let typeChanged = try M.version1 { $0[2] = M.attribute("rating", .string) }
     _ = expectCode(.migrationMissingMappingModel) {
-      _ = try MappingModel.inferredMappingModel(forSourceModel: v1, destinationModel: typeChanged)
+      _ = try NSMappingModel.inferredMappingModel(forSourceModel: v1, destinationModel: typeChanged)
     }
   }
 
@@ -298,7 +298,7 @@ struct MigrationManagerTests {
   /// Migrates a fresh version 1 store with `mapping` (by a manager from `sourceModel`), expects `code`, and
   /// checks that the source file did not change and that no destination file is left; returns the message.
   func expectFailure(
-    _ code: ObjectGraphError.Code, mapping: MappingModel, sourceModel: ManagedObjectModel? = nil,
+    _ code: ObjectGraphError.Code, mapping: NSMappingModel, sourceModel: NSManagedObjectModel? = nil,
     sourceLocation: SourceLocation = #_sourceLocation
   ) throws -> String {
     let folder = try TemporaryFolder()
@@ -306,7 +306,7 @@ struct MigrationManagerTests {
     let migratedURL = folder.appending("Migrated.sqlite")
     try Self.writeStore(at: storeURL)
     let before = try Data(contentsOf: storeURL)
-    let manager = MigrationManager(sourceModel: try sourceModel ?? Self.version1(), destinationModel: try Self.version2())
+    let manager = NSMigrationManager(sourceModel: try sourceModel ?? Self.version1(), destinationModel: try Self.version2())
     let error = expectCode(
       code, { try manager.migrateStore(from: storeURL, type: .sqlite, mapping: mapping, to: migratedURL, type: .sqlite) },
       sourceLocation: sourceLocation)
@@ -346,7 +346,7 @@ struct MigrationManagerTests {
   @Test("a destination that fails validation: 134110 naming the mapping whose objects failed")
   func validationFails() throws {
     // The default policy does not split the name, so the required firstName is missing.
-    let message = try expectFailure(.migration, mapping: Self.mappingModel(notePolicy: EntityMigrationPolicy()))
+    let message = try expectFailure(.migration, mapping: Self.mappingModel(notePolicy: NSEntityMigrationPolicy()))
     #expect(message.contains("firstName"))
     #expect(message.contains("'NoteToNote'"))
   }
@@ -365,7 +365,7 @@ struct MigrationManagerTests {
     let before = try Data(contentsOf: storeURL)
     let existing = Data("not to be overwritten".utf8)
     try existing.write(to: migratedURL)
-    let manager = MigrationManager(sourceModel: try Self.version1(), destinationModel: try Self.version2())
+    let manager = NSMigrationManager(sourceModel: try Self.version1(), destinationModel: try Self.version2())
     let error = expectCode(.migration) {
       try manager.migrateStore(from: storeURL, type: .sqlite, mapping: Self.mappingModel(), to: migratedURL, type: .sqlite)
     }
@@ -377,7 +377,7 @@ struct MigrationManagerTests {
   @Test("a closure giving a value of the wrong type: 134110 naming the attribute, not a crash")
   func wrongValueType() throws {
     let mapping = Self.mappingModel()
-    mapping.entityMappings[1].attributeMappings = [PropertyMapping(name: "rating") { source, _ in source.value(forKey: "ratingText") }]
+    mapping.entityMappings[1].attributeMappings = [NSPropertyMapping(name: "rating") { source, _ in source.value(forKey: "ratingText") }]
     let message = try expectFailure(.migration, mapping: mapping)
     #expect(message.contains("Note.rating"))
     #expect(message.contains("'NoteToNote'"))

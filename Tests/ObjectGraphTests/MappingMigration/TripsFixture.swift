@@ -16,8 +16,8 @@ enum TripsFixture {
   }
 
   /// A version of the model, read from `xcdatamodeld` (the fixture's, or a copy).
-  static func version(_ name: String, in xcdatamodeld: URL = xcdatamodeld) throws -> ManagedObjectModel {
-    try #require(try ManagedObjectModel.versions(in: xcdatamodeld).first { $0.name == name }?.model)
+  static func version(_ name: String, in xcdatamodeld: URL = xcdatamodeld) throws -> NSManagedObjectModel {
+    try #require(try NSManagedObjectModel.versions(in: xcdatamodeld).first { $0.name == name }?.model)
   }
 
   /// Copies the model and the mapping model into `folder` (a bundle holding nothing else) and returns the
@@ -32,11 +32,11 @@ enum TripsFixture {
 
   /// Ada visited France and Japan, Bo Italy and France, Cy nowhere. France (67, Europe) is calm and sunny,
   /// Japan (125, Asia) busy and calm, Italy (59, Europe) sunny.
-  static func writeVersion1Store(at url: URL, model: ManagedObjectModel) throws {
+  static func writeVersion1Store(at url: URL, model: NSManagedObjectModel) throws {
     let context = try StoreStack(model: model, at: url).context
     try context.performAndWait {
-      func insert(_ entity: String, _ values: [String: Any]) throws -> ManagedObject {
-        let object = try EntityDescription.insertNewObject(forEntityName: entity, into: context)
+      func insert(_ entity: String, _ values: [String: Any]) throws -> NSManagedObject {
+        let object = try NSEntityDescription.insertNewObject(forEntityName: entity, into: context)
         for (key, value) in values { object.setValue(value, forKey: key) }
         return object
       }
@@ -58,19 +58,19 @@ enum TripsFixture {
   }
 
   /// The objects of `entity`, by name (or label).
-  static func byName(_ entity: String, in context: ManagedObjectContext) throws -> [String: ManagedObject] {
+  static func byName(_ entity: String, in context: NSManagedObjectContext) throws -> [String: NSManagedObject] {
     let key = entity == "Mood" ? "label" : "name"
-    let objects = try context.fetch(FetchRequest<ManagedObject>(entityName: entity))
+    let objects = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: entity))
     return Dictionary(objects.map { ($0.value(forKey: key) as? String ?? "", $0) }, uniquingKeysWith: { first, _ in first })
   }
 
   /// The names (or labels) of the objects a to-many holds, sorted.
-  static func names(_ object: ManagedObject?, _ key: String) -> [String] {
-    let members = (object?.value(forKey: key) as? Set<ManagedObject>) ?? []
+  static func names(_ object: NSManagedObject?, _ key: String) -> [String] {
+    let members = (object?.value(forKey: key) as? Set<NSManagedObject>) ?? []
     return members.compactMap { $0.value(forKey: $0.entity.name == "Mood" ? "label" : "name") as? String }.sorted()
   }
 
-  static func int(_ object: ManagedObject?, _ key: String) -> Int64? {
+  static func int(_ object: NSManagedObject?, _ key: String) -> Int64? {
     (object?.value(forKey: key) as? NSNumber)?.int64Value
   }
 }

@@ -5,15 +5,15 @@ import Testing
 @testable import ObjectGraph
 
 // Classes only these tests register: the class registry is one per process.
-final class RegistryGadget: ManagedObject {
+final class RegistryGadget: NSManagedObject {
   @Managed var name: String?
 }
 
-final class RegistryGizmo: ManagedObject {
+final class RegistryGizmo: NSManagedObject {
   @Managed var name: String?
 }
 
-final class RegistryWidget: ManagedObject {
+final class RegistryWidget: NSManagedObject {
   @Managed var name: String?
 }
 
@@ -23,13 +23,13 @@ final class RegistryWidget: ManagedObject {
 struct ClassRegistryTests {
   /// A frozen model of one entity named `entityName`, whose Xcode class name is `className`, with no class
   /// given in code; and a main-queue context on an in-memory store of it.
-  private func stack(entityName: String, className: String) throws -> (EntityDescription, ManagedObjectContext) {
-    let entity = EntityDescription(name: entityName, properties: [.attribute(AttributeDescription(name: "name", type: .string))])
+  private func stack(entityName: String, className: String) throws -> (NSEntityDescription, NSManagedObjectContext) {
+    let entity = NSEntityDescription(name: entityName, properties: [.attribute(NSAttributeDescription(name: "name", type: .string))])
     entity.representedClassName = className
-    let model = try ManagedObjectModel(entities: [entity])
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    let model = try NSManagedObjectModel(entities: [entity])
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     _ = try coordinator.addPersistentStore(type: .inMemory, at: nil)
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
     return (entity, context)
   }
@@ -37,22 +37,22 @@ struct ClassRegistryTests {
   @Test("A class registered after the model froze is used from then on, by faults and fetches too")
   func registrationAfterFreezing() throws {
     let (entity, context) = try stack(entityName: "RegistryGadgetEntity", className: "Shop.RegistryGadget")
-    #expect(entity.managedObjectClass == ManagedObject.self)
-    #expect(entity.managedObjectClass == ManagedObject.self)  // now from the cache
+    #expect(entity.managedObjectClass == NSManagedObject.self)
+    #expect(entity.managedObjectClass == NSManagedObject.self)  // now from the cache
     let id = try context.performAndWait {
-      let plain = ManagedObject(entity: entity, insertInto: context)
+      let plain = NSManagedObject(entity: entity, insertInto: context)
       plain.setValue("first", forKey: "name")
       try context.save()
       return plain.objectID
     }
 
-    ManagedObjectModel.register(RegistryGadget.self)  // matches "Shop.RegistryGadget" without its module
+    NSManagedObjectModel.register(RegistryGadget.self)  // matches "Shop.RegistryGadget" without its module
     #expect(entity.managedObjectClass == RegistryGadget.self)
-    let other = ManagedObjectContext(concurrencyType: .privateQueue)
+    let other = NSManagedObjectContext(concurrencyType: .privateQueue)
     other.persistentStoreCoordinator = context.persistentStoreCoordinator
     try other.performAndWait {
       #expect(other.object(with: id) is RegistryGadget)
-      let fetched = try other.fetch(FetchRequest<ManagedObject>(entityName: "RegistryGadgetEntity"))
+      let fetched = try other.fetch(NSFetchRequest<NSManagedObject>(entityName: "RegistryGadgetEntity"))
       #expect(fetched.count == 1 && fetched.first is RegistryGadget)
     }
   }
@@ -60,15 +60,15 @@ struct ClassRegistryTests {
   @Test("register(_:forEntityName:) after freezing replaces the class, and init(context:) finds the entity by it")
   func entityRegistrationAfterFreezing() throws {
     let (entity, context) = try stack(entityName: "RegistryGizmoEntity", className: "Unregistered")
-    #expect(entity.managedObjectClass == ManagedObject.self)
-    ManagedObjectModel.register(RegistryGizmo.self, forEntityName: "RegistryGizmoEntity")
+    #expect(entity.managedObjectClass == NSManagedObject.self)
+    NSManagedObjectModel.register(RegistryGizmo.self, forEntityName: "RegistryGizmoEntity")
     #expect(entity.managedObjectClass == RegistryGizmo.self)
     try context.performAndWait {
       let gizmo = RegistryGizmo(context: context)  // found by its class: the entity's name differs
       gizmo.name = "registered late"
       #expect(gizmo.entity === entity)
       try context.save()
-      #expect(try context.count(for: FetchRequest<RegistryGizmo>(entityName: "RegistryGizmoEntity")) == 1)
+      #expect(try context.count(for: NSFetchRequest<RegistryGizmo>(entityName: "RegistryGizmoEntity")) == 1)
     }
     #expect(context.entity(for: RegistryGizmo.self) === entity)
     #expect(context.entity(for: RegistryGizmo.self) === entity)  // from the model's cache
@@ -81,13 +81,13 @@ struct ClassRegistryTests {
     let registered = Locked(false)
     DispatchQueue.concurrentPerform(iterations: 8) { worker in
       if worker == 0 {
-        for _ in 0..<200 { ManagedObjectModel.register(RegistryWidget.self) }
+        for _ in 0..<200 { NSManagedObjectModel.register(RegistryWidget.self) }
         registered.withLock { $0 = true }
         return
       }
       for _ in 0..<5_000 {
         let type = entity.managedObjectClass
-        if type != ManagedObject.self && type != RegistryWidget.self { wrong.withLock { $0 += 1 } }
+        if type != NSManagedObject.self && type != RegistryWidget.self { wrong.withLock { $0 += 1 } }
       }
     }
     #expect(wrong.withLock { $0 } == 0)

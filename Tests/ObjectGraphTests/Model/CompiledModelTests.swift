@@ -13,8 +13,8 @@ struct CompiledModelTests {
   }
 
   /// The fixture `.momd`'s models, in version order.
-  static func versionsOfMomd() throws -> [ManagedObjectModel] {
-    try ManagedObjectModel.versions(in: momd()).map(\.model)
+  static func versionsOfMomd() throws -> [NSManagedObjectModel] {
+    try NSManagedObjectModel.versions(in: momd()).map(\.model)
   }
 
   static func xcdatamodeld() throws -> URL {
@@ -23,7 +23,7 @@ struct CompiledModelTests {
 
   /// Every field the engine models, one line each, so that two models compare field by field and a
   /// difference names the field.
-  static func fields(of model: ManagedObjectModel) -> [String] {
+  static func fields(of model: NSManagedObjectModel) -> [String] {
     func value(_ value: (any Sendable)?) -> String {
       value.map { "\(type(of: $0)) \($0)" } ?? "nil"
     }
@@ -72,8 +72,8 @@ struct CompiledModelTests {
 
   @Test(".momd: every version loads with the same entities, properties and flags as the .xcdatamodeld", .needsFixtures)
   func momdVersionsMatchXcodeModel() throws {
-    let compiled = try ManagedObjectModel.versions(in: Self.momd())
-    let source = try ManagedObjectModel.versions(in: Self.xcdatamodeld())
+    let compiled = try NSManagedObjectModel.versions(in: Self.momd())
+    let source = try NSManagedObjectModel.versions(in: Self.xcdatamodeld())
     #expect(compiled.map(\.name) == Self.versionNames)
     #expect(source.map(\.name) == Self.versionNames)
     for ((name, model), (_, xcode)) in zip(compiled, source) {
@@ -112,7 +112,7 @@ struct CompiledModelTests {
       at: Self.momd().appendingPathComponent(CompiledModelLoader.versionInfoFileName))
     #expect(info.currentVersionName == "SampleModel")
     #expect(info.versionHashes.keys.sorted() == Self.versionNames)
-    for (name, model) in try ManagedObjectModel.versions(in: Self.momd()) {
+    for (name, model) in try NSManagedObjectModel.versions(in: Self.momd()) {
       let expected = try #require(info.versionHashes[name])
       #expect(model.entityVersionHashesByName.keys.sorted() == expected.keys.sorted(), "version \(name)")
       // A difference is a loader bug: the same descriptions loaded from the .xcdatamodeld hash as momc did.
@@ -126,7 +126,7 @@ struct CompiledModelTests {
 
   @Test("init(contentsOf:) loads the current version of a .momd, as VersionInfo.plist names it", .needsFixtures)
   func currentVersion() throws {
-    let model = try ManagedObjectModel(contentsOf: Self.momd())
+    let model = try NSManagedObjectModel(contentsOf: Self.momd())
     #expect(model.versionName == "SampleModel")
     #expect(Set(model.entities.map(\.name)) == ["Car", "ExpensiveSportCar", "Person", "SportCar"])
     #expect(model.versionIdentifiers == ["1"])
@@ -136,11 +136,11 @@ struct CompiledModelTests {
   @Test("a single .mom file loads, and versions(in:) of it has one entry", .needsFixtures)
   func singleMom() throws {
     let url = try Self.momd().appendingPathComponent("SampleModel3.mom")
-    let model = try ManagedObjectModel(contentsOf: url)
+    let model = try NSManagedObjectModel(contentsOf: url)
     #expect(model.versionName == "SampleModel3")
     #expect(Set(model.entities.map(\.name)) == ["Car", "LuxuryCar", "Maker", "Person", "SportCar"])
     #expect(model.entitiesByName["Car"]?.relationshipsByName["previousOwners"]?.inverseRelationshipName == "previousCars")
-    #expect(try ManagedObjectModel.versions(in: url).map(\.name) == ["SampleModel3"])
+    #expect(try NSManagedObjectModel.versions(in: url).map(\.name) == ["SampleModel3"])
   }
 
   @Test("a .mom read, written back and read again is the same model (the test writer round-trips)", .needsFixtures)
@@ -151,7 +151,7 @@ struct CompiledModelTests {
     let copy = folder.appending("Copy.mom")
     try TestPropertyListWriter.write(plist).write(to: copy)
     #expect(try BinaryPropertyList.read(Data(contentsOf: copy)) == plist)
-    #expect(Self.fields(of: try ManagedObjectModel(contentsOf: copy)) == Self.fields(of: try ManagedObjectModel(contentsOf: original)))
+    #expect(Self.fields(of: try NSManagedObjectModel(contentsOf: copy)) == Self.fields(of: try NSManagedObjectModel(contentsOf: original)))
   }
 
   // MARK: - Bad input
@@ -192,15 +192,15 @@ struct CompiledModelTests {
     let momd = try Self.momdCopy(in: folder)
     try FileManager.default.removeItem(at: momd.appendingPathComponent("SampleModel3.mom"))
     Self.expectInvalid("VersionInfo.plist", ["'SampleModel3'", "no 'SampleModel3.mom'"]) {
-      _ = try ManagedObjectModel(contentsOf: momd)
+      _ = try NSManagedObjectModel(contentsOf: momd)
     }
-    Self.expectInvalid("VersionInfo.plist", ["'SampleModel3'"]) { _ = try ManagedObjectModel.versions(in: momd) }
+    Self.expectInvalid("VersionInfo.plist", ["'SampleModel3'"]) { _ = try NSManagedObjectModel.versions(in: momd) }
     // The current version missing, with only its .omo left: the message says why the .omo is not read.
     try FileManager.default.removeItem(at: momd.appendingPathComponent("SampleModel.mom"))
     try FileManager.default.copyItem(
       at: Self.momd().appendingPathComponent("SampleModel3.mom"), to: momd.appendingPathComponent("SampleModel3.mom"))
     Self.expectInvalid("VersionInfo.plist", ["'SampleModel'", "SampleModel.omo", "private format"]) {
-      _ = try ManagedObjectModel(contentsOf: momd)
+      _ = try NSManagedObjectModel(contentsOf: momd)
     }
   }
 
@@ -210,20 +210,20 @@ struct CompiledModelTests {
     let momd = try Self.momdCopy(in: folder)
     try FileManager.default.removeItem(at: momd.appendingPathComponent("VersionInfo.plist"))
     Self.expectInvalid(momd.path, ["no VersionInfo.plist", "'SampleModel.mom'", "'SampleModel3.mom'"]) {
-      _ = try ManagedObjectModel(contentsOf: momd)
+      _ = try NSManagedObjectModel(contentsOf: momd)
     }
     for name in ["SampleModel.mom", "SampleModel3.mom"] {
       try FileManager.default.removeItem(at: momd.appendingPathComponent(name))
     }
-    let model = try ManagedObjectModel(contentsOf: momd)
+    let model = try NSManagedObjectModel(contentsOf: momd)
     #expect(model.versionName == "SampleModel2")
-    #expect(try ManagedObjectModel.versions(in: momd).map(\.name) == ["SampleModel2"])
+    #expect(try NSManagedObjectModel.versions(in: momd).map(\.name) == ["SampleModel2"])
   }
 
   @Test("a .omo file alone is refused, saying it is a private format", .needsFixtures)
   func omoAlone() throws {
     let url = try Self.momd().appendingPathComponent("SampleModel.omo")
-    Self.expectInvalid(url.path, ["private Apple format", ".mom"]) { _ = try ManagedObjectModel(contentsOf: url) }
+    Self.expectInvalid(url.path, ["private Apple format", ".mom"]) { _ = try NSManagedObjectModel(contentsOf: url) }
   }
 
   @Test("a truncated .mom: every prefix is refused with an error, none traps", .needsFixtures)
@@ -233,7 +233,7 @@ struct CompiledModelTests {
     let url = folder.appending("Truncated.mom")
     for length in stride(from: 0, to: bytes.count, by: 97) {
       try bytes.prefix(length).write(to: url)
-      Self.expectInvalid(url.path, ["binary property list"]) { _ = try ManagedObjectModel(contentsOf: url) }
+      Self.expectInvalid(url.path, ["binary property list"]) { _ = try NSManagedObjectModel(contentsOf: url) }
     }
   }
 
@@ -242,15 +242,15 @@ struct CompiledModelTests {
     let folder = try TemporaryFolder()
     let text = folder.appending("Text.mom")
     try Data("<?xml version=\"1.0\"?><model/>".utf8).write(to: text)
-    Self.expectInvalid(text.path, ["does not start with 'bplist00'"]) { _ = try ManagedObjectModel(contentsOf: text) }
+    Self.expectInvalid(text.path, ["does not start with 'bplist00'"]) { _ = try NSManagedObjectModel(contentsOf: text) }
     let info = folder.appending("Info.mom")
     try FileManager.default.copyItem(at: Self.momd().appendingPathComponent("VersionInfo.plist"), to: info)
-    Self.expectInvalid(info.path, ["not a keyed archive"]) { _ = try ManagedObjectModel(contentsOf: info) }
+    Self.expectInvalid(info.path, ["not a keyed archive"]) { _ = try NSManagedObjectModel(contentsOf: info) }
     let mapping = folder.appending("Mapping.mom")
     try FileManager.default.copyItem(
       at: Fixtures.sampleModelFolder().appendingPathComponent("MappingModels/V2toV3.cdm"), to: mapping)
     Self.expectInvalid(mapping.path, ["NSMappingModel, not an NSManagedObjectModel"]) {
-      _ = try ManagedObjectModel(contentsOf: mapping)
+      _ = try NSManagedObjectModel(contentsOf: mapping)
     }
   }
 
@@ -287,7 +287,7 @@ struct CompiledModelTests {
       fields["NSProperties"] = .uid(UInt64(objects.count + 5))
       objects[car] = .dictionary(fields)
     }
-    Self.expectInvalid(outOfRange.path, ["out of range"]) { _ = try ManagedObjectModel(contentsOf: outOfRange) }
+    Self.expectInvalid(outOfRange.path, ["out of range"]) { _ = try NSManagedObjectModel(contentsOf: outOfRange) }
 
     // A default value that is an array containing itself.
     let cycle = try Self.damaged("Cycle.mom", in: folder) { objects in
@@ -299,7 +299,7 @@ struct CompiledModelTests {
       fields["NSDefaultValue"] = .uid(UInt64(loop))
       objects[attribute] = .dictionary(fields)
     }
-    Self.expectInvalid(cycle.path, ["cycle"]) { _ = try ManagedObjectModel(contentsOf: cycle) }
+    Self.expectInvalid(cycle.path, ["cycle"]) { _ = try NSManagedObjectModel(contentsOf: cycle) }
 
     // Two entities each the other's superentity.
     let inheritance = try Self.damaged("Inheritance.mom", in: folder) { objects in
@@ -309,7 +309,7 @@ struct CompiledModelTests {
       fields["NSSuperentity"] = .uid(UInt64(sportCar))
       objects[car] = .dictionary(fields)
     }
-    Self.expectInvalid(inheritance.path, ["inconsistent"]) { _ = try ManagedObjectModel(contentsOf: inheritance) }
+    Self.expectInvalid(inheritance.path, ["inconsistent"]) { _ = try NSManagedObjectModel(contentsOf: inheritance) }
 
     // An attribute type Core Data does not have.
     let badType = try Self.damaged("BadType.mom", in: folder) { objects in
@@ -318,7 +318,7 @@ struct CompiledModelTests {
       fields["NSAttributeType"] = .integer(4242)
       objects[attribute] = .dictionary(fields)
     }
-    Self.expectInvalid(badType.path, ["isLimitedEdition", "4242"]) { _ = try ManagedObjectModel(contentsOf: badType) }
+    Self.expectInvalid(badType.path, ["isLimitedEdition", "4242"]) { _ = try NSManagedObjectModel(contentsOf: badType) }
   }
 
   @Test("binary property lists that contain themselves, nest too deep or claim too much are refused")

@@ -8,29 +8,29 @@ import Testing
 /// relationships, and kept current when a related object changes.
 @Suite("Derived attributes", .temporaryFolders)
 struct DerivedAttributeTests {
-  static func model(extra: [AttributeDescription] = []) throws -> ManagedObjectModel {
-    func derived(_ name: String, _ type: AttributeType, _ expression: String) -> AttributeDescription {
-      let attribute = AttributeDescription(name: name, type: type)
+  static func model(extra: [NSAttributeDescription] = []) throws -> NSManagedObjectModel {
+    func derived(_ name: String, _ type: NSAttributeType, _ expression: String) -> NSAttributeDescription {
+      let attribute = NSAttributeDescription(name: name, type: type)
       attribute.derivationExpression = expression
       return attribute
     }
-    let folder = EntityDescription(
+    let folder = NSEntityDescription(
       name: "Folder",
       properties: ([
-        AttributeDescription(name: "name", type: .string), derived("itemCount", .integer64, "items.@count"),
+        NSAttributeDescription(name: "name", type: .string), derived("itemCount", .integer64, "items.@count"),
         derived("totalSize", .integer64, "items.@sum.size"), derived("lowerName", .string, "lowercase:(name)"),
         derived("canonicalName", .string, "canonical:(name)"), derived("touched", .date, "now()"),
       ] + extra).map { .attribute($0) } + [
-        .relationship(RelationshipDescription(name: "items", destination: "Item", inverse: "folder", toMany: true, deleteRule: .cascade))
+        .relationship(NSRelationshipDescription(name: "items", destination: "Item", inverse: "folder", toMany: true, deleteRule: .cascade))
       ])
-    let item = EntityDescription(
+    let item = NSEntityDescription(
       name: "Item",
       properties: [
-        .attribute(AttributeDescription(name: "size", type: .integer64, defaultValue: Int64(0))),
+        .attribute(NSAttributeDescription(name: "size", type: .integer64, defaultValue: Int64(0))),
         .attribute(derived("folderName", .string, "folder.name")),
-        .relationship(RelationshipDescription(name: "folder", destination: "Folder", inverse: "items")),
+        .relationship(NSRelationshipDescription(name: "folder", destination: "Folder", inverse: "items")),
       ])
-    return try ManagedObjectModel(entities: [folder, item])
+    return try NSManagedObjectModel(entities: [folder, item])
   }
 
   @Test(
@@ -41,10 +41,10 @@ struct DerivedAttributeTests {
     let context = stack.context
     let before = Date()
     let (folder, items) = try context.performAndWait {
-      let folder = ManagedObject(entity: stack.entity("Folder"), insertInto: context)
+      let folder = NSManagedObject(entity: stack.entity("Folder"), insertInto: context)
       folder.setValue("Éclairs Réunis", forKey: "name")
       let items = (1...3).map { size in
-        let item = ManagedObject(entity: stack.entity("Item"), insertInto: context)
+        let item = NSManagedObject(entity: stack.entity("Item"), insertInto: context)
         item.setValue(Int64(size * 10), forKey: "size")
         item.setValue(folder, forKey: "folder")
         return item
@@ -72,7 +72,7 @@ struct DerivedAttributeTests {
     // Another context that changes an item without holding its folder still updates the folder.
     let other = stack.freshContext()
     try other.performAndWait {
-      let request = FetchRequest<ManagedObject>(entityName: "Item")
+      let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
       request.predicate = try FetchPredicate(format: "size == 30")
       let item = try #require(try other.fetch(request).first)
       item.setValue(Int64(31), forKey: "size")
@@ -83,7 +83,7 @@ struct DerivedAttributeTests {
     // Stored: another context reads them, and a fetch can filter on them.
     let (_, reader) = try stack.reader()
     try reader.performAndWait {
-      let request = FetchRequest<ManagedObject>(entityName: "Folder")
+      let request = NSFetchRequest<NSManagedObject>(entityName: "Folder")
       request.predicate = try FetchPredicate(format: "itemCount == 2 AND lowerName BEGINSWITH 'éclairs'")
       #expect(try reader.fetch(request).count == 1)
     }
@@ -94,7 +94,7 @@ struct DerivedAttributeTests {
   private func storedFolderNames(_ stack: Stack, matching name: String) throws -> (names: [String], matching: [Int64]) {
     let (_, reader) = try stack.reader()
     return try reader.performAndWait {
-      let all = FetchRequest<ManagedObject>(entityName: "Item")
+      let all = NSFetchRequest<NSManagedObject>(entityName: "Item")
       all.sortDescriptors = [FetchSortDescriptor(key: "size")]
       let names = try reader.fetch(all).map { $0.value(forKey: "folderName") as? String ?? "nil" }
       all.predicate = try FetchPredicate(format: "folderName == %@", name)
@@ -110,10 +110,10 @@ struct DerivedAttributeTests {
     let stack = try Stack(model: Self.model(), type: type)
     let context = stack.context
     let folder = try context.performAndWait {
-      let folder = ManagedObject(entity: stack.entity("Folder"), insertInto: context)
+      let folder = NSManagedObject(entity: stack.entity("Folder"), insertInto: context)
       folder.setValue("Inbox", forKey: "name")
       for size in [1, 2] {
-        let item = ManagedObject(entity: stack.entity("Item"), insertInto: context)
+        let item = NSManagedObject(entity: stack.entity("Item"), insertInto: context)
         item.setValue(Int64(size), forKey: "size")
         item.setValue(folder, forKey: "folder")
       }
@@ -129,17 +129,17 @@ struct DerivedAttributeTests {
     // A context that holds only the folder (it fetched nothing else).
     let other = stack.freshContext()
     try other.performAndWait {
-      let folder = try #require(try other.fetch(FetchRequest<ManagedObject>(entityName: "Folder")).first)
+      let folder = try #require(try other.fetch(NSFetchRequest<NSManagedObject>(entityName: "Folder")).first)
       folder.setValue("Old", forKey: "name")
       try other.save()
     }
     #expect(try storedFolderNames(stack, matching: "Old") == (["Old", "Old"], [1, 2]))
     // A child context: its save reaches the parent, whose save writes the items.
     context.performAndWait { context.refreshAllObjects() }
-    let child = ManagedObjectContext(concurrencyType: .privateQueue)
+    let child = NSManagedObjectContext(concurrencyType: .privateQueue)
     child.parent = context
     try child.performAndWait {
-      let folder = try #require(try child.fetch(FetchRequest<ManagedObject>(entityName: "Folder")).first)
+      let folder = try #require(try child.fetch(NSFetchRequest<NSManagedObject>(entityName: "Folder")).first)
       folder.setValue("Kept", forKey: "name")
       try child.save()
     }
@@ -147,7 +147,7 @@ struct DerivedAttributeTests {
     #expect(try storedFolderNames(stack, matching: "Kept") == (["Kept", "Kept"], [1, 2]))
     // The folder's delete nullifies the items' relationship, and their value follows.
     try context.performAndWait {
-      let items = try context.fetch(FetchRequest<ManagedObject>(entityName: "Item"))
+      let items = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Item"))
       for item in items { item.setValue(nil, forKey: "folder") }
       try context.save()
     }
@@ -156,20 +156,20 @@ struct DerivedAttributeTests {
 
   @Test("An expression ObjectGraph cannot compute, or a value the attribute cannot hold, fails the save naming it")
   func refusals() throws {
-    let unknown = AttributeDescription(name: "weird", type: .string)
+    let unknown = NSAttributeDescription(name: "weird", type: .string)
     unknown.derivationExpression = "reverse:(name)"
     let stack = try Stack(model: Self.model(extra: [unknown]))
     stack.context.performAndWait {
-      ManagedObject(entity: stack.entity("Folder"), insertInto: stack.context).setValue("x", forKey: "name")
+      NSManagedObject(entity: stack.entity("Folder"), insertInto: stack.context).setValue("x", forKey: "name")
       let error = expectCode(.modelInvalid) { try stack.context.save() }
       #expect(error?.message.contains("reverse:") == true)
       stack.context.rollback()
     }
-    let mistyped = AttributeDescription(name: "countText", type: .date)
+    let mistyped = NSAttributeDescription(name: "countText", type: .date)
     mistyped.derivationExpression = "name"
     let second = try Stack(model: Self.model(extra: [mistyped]))
     second.context.performAndWait {
-      ManagedObject(entity: second.entity("Folder"), insertInto: second.context).setValue("x", forKey: "name")
+      NSManagedObject(entity: second.entity("Folder"), insertInto: second.context).setValue("x", forKey: "name")
       let error = expectCode(.invalidValue) { try second.context.save() }
       #expect(error?.message.contains("Folder.countText") == true)
     }
@@ -178,12 +178,12 @@ struct DerivedAttributeTests {
   @Test("The fixture's derived attribute (posts.@count) is computed", .needsFixtures)
   func fixture() throws {
     let url = try Fixtures.folder().appendingPathComponent("hstdt__AppleSamples__CoreDataCloudKitDemo.xcdatamodeld")
-    let model = try ManagedObjectModel(contentsOf: url)
+    let model = try NSManagedObjectModel(contentsOf: url)
     let tag = try #require(model.entitiesByName["Tag"])
     #expect(tag.attributesByName["postCount"]?.isSupportedAtRunTime == true)
     let stack = try Stack(model: model)
     try stack.context.performAndWait {
-      let object = ManagedObject(entity: tag, insertInto: stack.context)
+      let object = NSManagedObject(entity: tag, insertInto: stack.context)
       for slot in tag.layout.slots where !slot.isOptional && slot.attribute != nil { object.setValue("t", forKey: slot.name) }
       try stack.context.save()
       #expect(object.value(forKey: "postCount") as? Int64 == 0)

@@ -30,12 +30,12 @@ struct FetchIndexModelTests {
     """
   }
 
-  private static func load(_ body: String) throws -> ManagedObjectModel {
+  private static func load(_ body: String) throws -> NSManagedObjectModel {
     let folder = try TemporaryFolder()
-    return try ManagedObjectModel(contentsOf: folder.writeModel(named: "Indexes", body: body))
+    return try NSManagedObjectModel(contentsOf: folder.writeModel(named: "Indexes", body: body))
   }
 
-  private static func entity(_ name: String, in model: ManagedObjectModel) throws -> EntityDescription {
+  private static func entity(_ name: String, in model: NSManagedObjectModel) throws -> NSEntityDescription {
     try #require(model.entitiesByName[name], "model has no entity \(name)")
   }
 
@@ -55,14 +55,14 @@ struct FetchIndexModelTests {
   @Test("the tutorial's DataModel 2 has byCreatedAt on Note.createdAt, descending; version 1 has no index")
   func tutorialModel() throws {
     let url = try Self.tutorialModelURL()
-    let current = try Self.entity("Note", in: ManagedObjectModel(contentsOf: url))
+    let current = try Self.entity("Note", in: NSManagedObjectModel(contentsOf: url))
     #expect(
       current.indexes == [
-        FetchIndexDescription(
+        NSFetchIndexDescription(
           name: "byCreatedAt",
-          elements: [FetchIndexElementDescription(propertyName: "createdAt", isAscending: false, collationType: .binary)])
+          elements: [NSFetchIndexElementDescription(propertyName: "createdAt", isAscending: false, collationType: .binary)])
       ])
-    let versions = try ManagedObjectModel.versions(in: url)
+    let versions = try NSManagedObjectModel.versions(in: url)
     #expect(versions.map(\.name) == ["DataModel", "DataModel 2"])
     for (_, model) in versions {
       for entity in model.entities where !(model.versionIdentifiers == ["2"] && entity.name == "Note") {
@@ -89,9 +89,9 @@ struct FetchIndexModelTests {
     #expect(e.indexes.map(\.name) == ["compound", "spatial"])
     #expect(
       e.indexes.first?.elements == [
-        FetchIndexElementDescription(propertyName: "b", isAscending: false),
-        FetchIndexElementDescription(propertyName: "a", isAscending: true),
-        FetchIndexElementDescription(propertyName: "one", isAscending: true, collationType: .binary),
+        NSFetchIndexElementDescription(propertyName: "b", isAscending: false),
+        NSFetchIndexElementDescription(propertyName: "a", isAscending: true),
+        NSFetchIndexElementDescription(propertyName: "one", isAscending: true, collationType: .binary),
       ])
     #expect(e.indexes.last?.elements.first?.collationType == .rTree)
     #expect(e.indexes.first?.description == "compound(b desc, a asc, one asc)")
@@ -117,15 +117,15 @@ struct FetchIndexModelTests {
     // flag on a transient attribute (which has no column) is not read.
     #expect(
       e.indexes == [
-        FetchIndexDescription(
-          name: "byDateIndex", elements: [FetchIndexElementDescription(propertyName: "date", isAscending: false)]),
-        FetchIndexDescription(name: "byRemoteIDIndex", elements: [FetchIndexElementDescription(propertyName: "remoteID")]),
+        NSFetchIndexDescription(
+          name: "byDateIndex", elements: [NSFetchIndexElementDescription(propertyName: "date", isAscending: false)]),
+        NSFetchIndexDescription(name: "byRemoteIDIndex", elements: [NSFetchIndexElementDescription(propertyName: "remoteID")]),
       ])
   }
 
   @Test("legacy flags load from the fixtures: Moody's remoteID and markedForDeletionDate", .needsFixtures)
   func legacyFlagsInFixtures() throws {
-    let moody = try ManagedObjectModel(
+    let moody = try NSManagedObjectModel(
       contentsOf: Fixtures.folder().appendingPathComponent("objcio__core-data__Moody.xcdatamodeld/Moody 6.xcdatamodel"))
     let names = Set(moody.entities.flatMap { $0.indexes.map(\.name) })
     #expect(names.isSuperset(of: ["byRemoteIDIndex", "byMarkedForDeletionDateIndex"]), "\(names.sorted())")
@@ -135,7 +135,7 @@ struct FetchIndexModelTests {
   func toManyElementInXcodeFile() throws {
     let url = try Fixtures.folder().appendingPathComponent(
       "wikimedia__wikipedia-ios__Wikipedia.xcdatamodeld/Wikipedia 8.xcdatamodel")
-    let article = try Self.entity("WMFArticle", in: ManagedObjectModel(contentsOf: url))
+    let article = try Self.entity("WMFArticle", in: NSManagedObjectModel(contentsOf: url))
     let compound = try #require(article.indexes.first { $0.name == "compoundIndex3" })
     #expect(compound.elements.map(\.propertyName) == ["imageURLString", "savedDate"])
 
@@ -163,31 +163,31 @@ struct FetchIndexModelTests {
   // MARK: - Validation
 
   /// The notes model with `indexes` set on `Note` (before the model is made).
-  private static func notesModel(noteIndexes: [FetchIndexDescription], transient: Bool = false) throws
-    -> ManagedObjectModel
+  private static func notesModel(noteIndexes: [NSFetchIndexDescription], transient: Bool = false) throws
+    -> NSManagedObjectModel
   {
-    let title = AttributeDescription(name: "title", type: .string)
-    let scratch = AttributeDescription(name: "scratch", type: .string)
+    let title = NSAttributeDescription(name: "title", type: .string)
+    let scratch = NSAttributeDescription(name: "scratch", type: .string)
     scratch.isTransient = true
-    let draft = RelationshipDescription(name: "draft", destination: "Notebook", inverse: nil)
+    let draft = NSRelationshipDescription(name: "draft", destination: "Notebook", inverse: nil)
     draft.isTransient = true
-    let note = EntityDescription(
+    let note = NSEntityDescription(
       name: "Note",
       properties: [
         .attribute(title), .attribute(scratch), .relationship(draft),
-        .relationship(RelationshipDescription(name: "notebook", destination: "Notebook", inverse: "notes")),
+        .relationship(NSRelationshipDescription(name: "notebook", destination: "Notebook", inverse: "notes")),
       ])
     note.indexes = noteIndexes
-    let notebook = EntityDescription(
+    let notebook = NSEntityDescription(
       name: "Notebook",
       properties: [
-        .relationship(RelationshipDescription(name: "notes", destination: "Note", inverse: "notebook", toMany: true))
+        .relationship(NSRelationshipDescription(name: "notes", destination: "Note", inverse: "notebook", toMany: true))
       ])
-    return try ManagedObjectModel(entities: [notebook, note])
+    return try NSManagedObjectModel(entities: [notebook, note])
   }
 
-  private static func index(_ name: String, _ properties: String...) -> FetchIndexDescription {
-    FetchIndexDescription(name: name, elements: properties.map { FetchIndexElementDescription(propertyName: $0) })
+  private static func index(_ name: String, _ properties: String...) -> NSFetchIndexDescription {
+    NSFetchIndexDescription(name: name, elements: properties.map { NSFetchIndexElementDescription(propertyName: $0) })
   }
 
   @Test("indexes on attributes and to-one relationships are valid")
@@ -211,16 +211,16 @@ struct FetchIndexModelTests {
 
   @Test("an index on a to-many relationship made in code is refused")
   func toManyInCode() throws {
-    let notebook = EntityDescription(
+    let notebook = NSEntityDescription(
       name: "Notebook",
       properties: [
-        .relationship(RelationshipDescription(name: "notes", destination: "Note", inverse: "notebook", toMany: true))
+        .relationship(NSRelationshipDescription(name: "notes", destination: "Note", inverse: "notebook", toMany: true))
       ])
     notebook.indexes = [Self.index("byNotes", "notes")]
-    let note = EntityDescription(
+    let note = NSEntityDescription(
       name: "Note",
-      properties: [.relationship(RelationshipDescription(name: "notebook", destination: "Notebook", inverse: "notes"))])
-    let error = expectCode(.modelInvalid) { _ = try ManagedObjectModel(entities: [notebook, note]) }
+      properties: [.relationship(NSRelationshipDescription(name: "notebook", destination: "Notebook", inverse: "notes"))])
+    let error = expectCode(.modelInvalid) { _ = try NSManagedObjectModel(entities: [notebook, note]) }
     #expect(
       error?.message.contains(
         "Fetch index 'byNotes' of entity 'Notebook' names property 'notes', which is a to-many relationship") == true,
@@ -274,7 +274,7 @@ struct FetchIndexModelTests {
     #expect(plain.entityVersionHashesByName == indexed.entityVersionHashesByName)
 
     let url = try Self.tutorialModelURL()
-    let current = try ManagedObjectModel(contentsOf: url)
+    let current = try NSManagedObjectModel(contentsOf: url)
     let note = try Self.entity("Note", in: current)
     let before = note.versionHash
     note.indexes = []

@@ -41,7 +41,7 @@ struct InflaterTests {
     for store in try ModelCacheTests.cachedStores() {
       let folder = try TemporaryFolder()
       let url = try ModelCacheTests.copy(store, into: folder)
-      let compressed = try #require(try PersistentStore.inspect(url: url) { try StoreModelCache.stored(in: $0) })
+      let compressed = try #require(try NSPersistentStore.inspect(url: url) { try StoreModelCache.stored(in: $0) })
       let archive = try Inflater.inflate(compressed)
       let want = try #require(expected[store.store], "\(store.store) has no expected archive")
       #expect(archive.count == want.count, "\(store.store)")

@@ -11,23 +11,23 @@ import Testing
 @Suite("Relationship resolution")
 struct RelationshipResolutionTests {
   /// Notebook ⇄ Note, as two entities not yet in any model.
-  private static func entities() -> (notebook: EntityDescription, note: EntityDescription) {
-    let notebook = EntityDescription(
+  private static func entities() -> (notebook: NSEntityDescription, note: NSEntityDescription) {
+    let notebook = NSEntityDescription(
       name: "Notebook",
       properties: [
-        .attribute(AttributeDescription(name: "title", type: .string)),
-        .relationship(RelationshipDescription(name: "notes", destination: "Note", inverse: "notebook", toMany: true)),
+        .attribute(NSAttributeDescription(name: "title", type: .string)),
+        .relationship(NSRelationshipDescription(name: "notes", destination: "Note", inverse: "notebook", toMany: true)),
       ])
-    let note = EntityDescription(
+    let note = NSEntityDescription(
       name: "Note",
       properties: [
-        .attribute(AttributeDescription(name: "title", type: .string)),
-        .relationship(RelationshipDescription(name: "notebook", destination: "Notebook", inverse: "notes")),
+        .attribute(NSAttributeDescription(name: "title", type: .string)),
+        .relationship(NSRelationshipDescription(name: "notebook", destination: "Notebook", inverse: "notes")),
       ])
     return (notebook, note)
   }
 
-  private static func relationship(_ name: String, of entity: EntityDescription) throws -> RelationshipDescription {
+  private static func relationship(_ name: String, of entity: NSEntityDescription) throws -> NSRelationshipDescription {
     try #require(entity.relationshipsByName[name])
   }
 
@@ -38,7 +38,7 @@ struct RelationshipResolutionTests {
     #expect(toNotebook.destinationEntity == nil)
     #expect(toNotebook.entity == nil)
 
-    let model = try ManagedObjectModel(entities: [notebook, note])
+    let model = try NSManagedObjectModel(entities: [notebook, note])
     #expect(toNotebook.destinationEntity === notebook)
     #expect(toNotebook.entity === note)
     #expect(toNotebook.inverseRelationship === (try Self.relationship("notes", of: notebook)))
@@ -48,9 +48,9 @@ struct RelationshipResolutionTests {
   /// The model alone keeps the entities its relationships point at: the caller holds neither.
   @Test("the model keeps what its relationships point at alive")
   func modelKeepsTheEntities() throws {
-    let (model, toNotebook) = try { () throws -> (ManagedObjectModel, RelationshipDescription) in
+    let (model, toNotebook) = try { () throws -> (NSManagedObjectModel, NSRelationshipDescription) in
       let (notebook, note) = Self.entities()
-      return (try ManagedObjectModel(entities: [notebook, note]), try Self.relationship("notebook", of: note))
+      return (try NSManagedObjectModel(entities: [notebook, note]), try Self.relationship("notebook", of: note))
     }()
     let destination = try #require(toNotebook.destinationEntity)
     #expect(destination.name == "Notebook")
@@ -64,9 +64,9 @@ struct RelationshipResolutionTests {
   func nilOnceTheModelIsGone() throws {
     let (notebook, note) = Self.entities()
     let toNotebook = try Self.relationship("notebook", of: note)
-    weak var gone: ManagedObjectModel?
+    weak var gone: NSManagedObjectModel?
     do {
-      let model = try ManagedObjectModel(entities: [notebook, note])
+      let model = try NSManagedObjectModel(entities: [notebook, note])
       gone = model
       #expect(toNotebook.destinationEntity === notebook)
     }
@@ -75,7 +75,7 @@ struct RelationshipResolutionTests {
     #expect(toNotebook.entity == nil)
     // The names stay: a new model made from the same entities resolves them again.
     #expect(toNotebook.destinationEntityName == "Notebook")
-    let again = try ManagedObjectModel(entities: [notebook, note])
+    let again = try NSManagedObjectModel(entities: [notebook, note])
     #expect(toNotebook.destinationEntity === notebook)
     withExtendedLifetime(again) {}
   }
@@ -85,9 +85,9 @@ struct RelationshipResolutionTests {
   @Test("reads racing the model's release see the entity or nil")
   func readsRacingTheRelease() async throws {
     for _ in 0..<20 {
-      let (toNotebook, release) = try { () throws -> (RelationshipDescription, @Sendable () -> Void) in
+      let (toNotebook, release) = try { () throws -> (NSRelationshipDescription, @Sendable () -> Void) in
         let (notebook, note) = Self.entities()
-        let holder = ModelHolder(try ManagedObjectModel(entities: [notebook, note]))
+        let holder = ModelHolder(try NSManagedObjectModel(entities: [notebook, note]))
         return (try Self.relationship("notebook", of: note), { holder.release() })
       }()
       let names = Locked<Set<String>>([])
@@ -107,15 +107,15 @@ struct RelationshipResolutionTests {
   /// relationship: no match, and no crash.
   @Test("an object outliving its stack evaluates a predicate through a relationship as no match")
   func orphanObjectPredicate() throws {
-    let note = try { () throws -> ManagedObject in
+    let note = try { () throws -> NSManagedObject in
       let (notebook, note) = Self.entities()
-      let model = try ManagedObjectModel(entities: [notebook, note])
-      let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+      let model = try NSManagedObjectModel(entities: [notebook, note])
+      let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
       try coordinator.addPersistentStore(type: .inMemory)
-      let context = ManagedObjectContext(concurrencyType: .privateQueue)
+      let context = NSManagedObjectContext(concurrencyType: .privateQueue)
       context.persistentStoreCoordinator = coordinator
       return context.performAndWait {
-        let object = ManagedObject(entity: note, insertInto: context)
+        let object = NSManagedObject(entity: note, insertInto: context)
         object.setValue("Groceries", forKey: "title")
         return object
       }
@@ -128,7 +128,7 @@ struct RelationshipResolutionTests {
 
 /// Holds a model until `release()`, from any thread.
 private final class ModelHolder: Sendable {
-  private let model: Locked<ManagedObjectModel?>
-  init(_ model: ManagedObjectModel) { self.model = Locked(model) }
+  private let model: Locked<NSManagedObjectModel?>
+  init(_ model: NSManagedObjectModel) { self.model = Locked(model) }
   func release() { model.withLock { $0 = nil } }
 }

@@ -265,7 +265,7 @@ struct XcodeModelDefaultValueTests {
           <attribute name="text" attributeType="String" defaultValueString=""/>
         </entity>
         """)
-    let model = try ManagedObjectModel(contentsOf: url)
+    let model = try NSManagedObjectModel(contentsOf: url)
     #expect(model.loadWarnings.isEmpty, "\(model.loadWarnings)")
     let entity = try #require(model.entitiesByName["E"])
     #expect(try Self.exactly(Int64.self, entity.attributesByName["i64"]?.defaultValue) == Int64.max)
@@ -277,8 +277,8 @@ struct XcodeModelDefaultValueTests {
 
   @Test("a model made in code has no load warnings")
   func programmaticModelHasNoWarnings() throws {
-    let flag = AttributeDescription(name: "flag", type: .boolean, isOptional: false, defaultValue: true)
-    let model = try ManagedObjectModel(entities: [EntityDescription(name: "E", properties: [.attribute(flag)])])
+    let flag = NSAttributeDescription(name: "flag", type: .boolean, isOptional: false, defaultValue: true)
+    let model = try NSManagedObjectModel(entities: [NSEntityDescription(name: "E", properties: [.attribute(flag)])])
     #expect(model.loadWarnings.isEmpty)
   }
 
@@ -296,7 +296,7 @@ struct XcodeModelDefaultValueTests {
           <attribute name="second" attributeType="Integer 16" defaultValueString="0.0"/>
         </entity>
         """)
-    let model = try ManagedObjectModel(contentsOf: url)
+    let model = try NSManagedObjectModel(contentsOf: url)
     let contents = url.appendingPathComponent("contents")
     #expect(model.loadWarnings.map(\.property) == ["first", "second"])
     #expect(model.loadWarnings.map(\.entity) == ["A", "B"])
@@ -312,7 +312,7 @@ struct XcodeModelDefaultValueTests {
       second.description.hasPrefix(
         "\(contents.path):\(second.line): warning: B.second (Integer 16) default '0.0' read as Int16 0: "))
     // versions(in:) carries each version's warnings too.
-    #expect(try ManagedObjectModel.versions(in: url).first?.model.loadWarnings == model.loadWarnings)
+    #expect(try NSManagedObjectModel.versions(in: url).first?.model.loadWarnings == model.loadWarnings)
   }
 
   @Test(
@@ -321,7 +321,7 @@ struct XcodeModelDefaultValueTests {
     var warningsByVersion: [String: [ModelLoadWarning]] = [:]
     var versionCount = 0
     for url in try Fixtures.models() {
-      for (name, model) in try ManagedObjectModel.versions(in: url) {
+      for (name, model) in try NSManagedObjectModel.versions(in: url) {
         versionCount += 1
         let key = "\(url.lastPathComponent)/\(name)"
         warningsByVersion[key] = model.loadWarnings
@@ -334,7 +334,7 @@ struct XcodeModelDefaultValueTests {
         }
       }
       // The current version loads too.
-      _ = try ManagedObjectModel(contentsOf: url)
+      _ = try NSManagedObjectModel(contentsOf: url)
     }
     #expect(versionCount >= 52)
     let odd = warningsByVersion.filter { !$0.value.isEmpty }
@@ -352,7 +352,7 @@ struct XcodeModelDefaultValueTests {
 
   /// A one-attribute model loaded from a temporary folder, with the attribute's default.
   struct Loaded {
-    let model: ManagedObjectModel
+    let model: NSManagedObjectModel
     let value: (any Sendable)?
 
     func expectOneWarning(
@@ -385,7 +385,7 @@ struct XcodeModelDefaultValueTests {
       in: folder,
       body: #"<entity name="E"><attribute name="a" optional="YES" attributeType="\#(type)" \#(key)="\#(written)"/></entity>"#
     )
-    let model = try ManagedObjectModel(contentsOf: url)
+    let model = try NSManagedObjectModel(contentsOf: url)
     let attribute = try #require(model.entitiesByName["E"]?.attributesByName["a"])
     return Loaded(model: model, value: attribute.defaultValue)
   }
@@ -399,7 +399,7 @@ struct XcodeModelDefaultValueTests {
     let url = try writeModel(
       in: folder,
       body: #"<entity name="E"><attribute name="a" attributeType="\#(type)" defaultValueString="\#(written)"/></entity>"#)
-    let error = expectCode(.modelInvalid, { _ = try ManagedObjectModel(contentsOf: url) }, sourceLocation: sourceLocation)
+    let error = expectCode(.modelInvalid, { _ = try NSManagedObjectModel(contentsOf: url) }, sourceLocation: sourceLocation)
     for fragment in fragments {
       #expect(
         error?.message.contains(fragment) == true, "message lacks '\(fragment)': \(error?.message ?? "")",

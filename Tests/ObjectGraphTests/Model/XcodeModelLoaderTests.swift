@@ -61,7 +61,7 @@ struct XcodeModelLoaderTests {
 
   /// Checks a loaded model against the counts read from its `contents` file.
   private static func expectCounts(
-    of model: ManagedObjectModel, matching contents: URL, _ label: String,
+    of model: NSManagedObjectModel, matching contents: URL, _ label: String,
     sourceLocation: SourceLocation = #_sourceLocation
   ) throws {
     let expected = try countEntities(inContentsOf: contents)
@@ -114,22 +114,22 @@ struct XcodeModelLoaderTests {
       .map { String($0.dropLast(".xcdatamodel".count)) }
   }
 
-  private static func entity(_ name: String, in model: ManagedObjectModel) throws -> EntityDescription {
+  private static func entity(_ name: String, in model: NSManagedObjectModel) throws -> NSEntityDescription {
     try #require(model.entitiesByName[name], "model has no entity \(name)")
   }
 
-  private static func attribute(_ name: String, of entity: EntityDescription) throws -> AttributeDescription {
+  private static func attribute(_ name: String, of entity: NSEntityDescription) throws -> NSAttributeDescription {
     try #require(entity.attributesByName[name], "entity \(entity.name) has no attribute \(name)")
   }
 
-  private static func relationship(_ name: String, of entity: EntityDescription) throws -> RelationshipDescription {
+  private static func relationship(_ name: String, of entity: NSEntityDescription) throws -> NSRelationshipDescription {
     try #require(entity.relationshipsByName[name], "entity \(entity.name) has no relationship \(name)")
   }
 
   /// The only attribute called `name` among the model's entities' own attributes.
-  private static func uniqueAttribute(_ name: String, in model: ManagedObjectModel) throws -> AttributeDescription {
+  private static func uniqueAttribute(_ name: String, in model: NSManagedObjectModel) throws -> NSAttributeDescription {
     let matches = model.entities.flatMap { entity in
-      entity.ownProperties.compactMap { property -> AttributeDescription? in
+      entity.ownProperties.compactMap { property -> NSAttributeDescription? in
         if case .attribute(let attribute) = property, attribute.name == name { return attribute }
         return nil
       }
@@ -151,7 +151,7 @@ struct XcodeModelLoaderTests {
       if item.hasSuffix(".xcdatamodeld") {
         modelCount += 1
         let folderNames = try Self.versionFolderNames(in: url)
-        let versions = try ManagedObjectModel.versions(in: url)
+        let versions = try NSManagedObjectModel.versions(in: url)
         #expect(versions.map(\.name).sorted() == folderNames.sorted(), "\(item): version names")
         let inNumericOrder = versions.map(\.name).sorted { $0.compare($1, options: .numeric) == .orderedAscending }
         #expect(versions.map(\.name) == inNumericOrder, "\(item): versions sorted by name")
@@ -163,7 +163,7 @@ struct XcodeModelLoaderTests {
             of: model, matching: folder.appendingPathComponent("contents"), "\(item) version \(name)")
         }
         let currentName = try Self.expectedCurrentVersion(of: url, versionNames: folderNames)
-        let current = try ManagedObjectModel(contentsOf: url)
+        let current = try NSManagedObjectModel(contentsOf: url)
         #expect(current.sourceURL == url, "\(item): current model's sourceURL")
         try Self.expectCounts(
           of: current, matching: url.appendingPathComponent(currentName + ".xcdatamodel/contents"),
@@ -177,9 +177,9 @@ struct XcodeModelLoaderTests {
       } else if item.hasSuffix(".xcdatamodel") {
         modelCount += 1
         versionCount += 1
-        let model = try ManagedObjectModel(contentsOf: url)
+        let model = try NSManagedObjectModel(contentsOf: url)
         try Self.expectCounts(of: model, matching: url.appendingPathComponent("contents"), item)
-        let versions = try ManagedObjectModel.versions(in: url)
+        let versions = try NSManagedObjectModel.versions(in: url)
         let versionName: String = String(item.dropLast(".xcdatamodel".count))
         #expect(versions.map(\.name) == [versionName], "\(item): one version")
         #expect(versions.first?.model.entities.count == model.entities.count)
@@ -196,9 +196,9 @@ struct XcodeModelLoaderTests {
   @Test("the current version is the one .xccurrentversion names, even the oldest", .needsFixtures)
   func currentVersionHonoursMarker() throws {
     let sample = try Self.fixture("alemar11__CoreDataPlus__SampleModel.xcdatamodeld")
-    let names = try ManagedObjectModel.versions(in: sample).map(\.name)
+    let names = try NSManagedObjectModel.versions(in: sample).map(\.name)
     #expect(names == ["SampleModel", "SampleModel2", "SampleModel3"])
-    let model = try ManagedObjectModel(contentsOf: sample)
+    let model = try NSManagedObjectModel(contentsOf: sample)
     // SampleModel (the oldest) has ExpensiveSportCar, later versions rename it LuxuryCar.
     #expect(model.versionIdentifiers == ["1"])
     #expect(model.entitiesByName["ExpensiveSportCar"] != nil)
@@ -206,11 +206,11 @@ struct XcodeModelLoaderTests {
     #expect(try Self.attribute("currentDrivingSpeed", of: Self.entity("Car", in: model)).isTransient)
 
     let evolution = try Self.fixture("JohnEstropia__CoreStore__Advanced.EvolutionDemo.V1.xcdatamodeld")
-    let creature = try Self.entity("Creature", in: ManagedObjectModel(contentsOf: evolution))
+    let creature = try Self.entity("Creature", in: NSManagedObjectModel(contentsOf: evolution))
     #expect(creature.representedClassName == "Advanced_EvolutionDemo_V1_Creature")
     #expect(try Self.attribute("numberOfFlagella", of: creature).defaultValue as? Int32 == 2)
 
-    let moody = try ManagedObjectModel(contentsOf: Self.fixture("objcio__core-data__Moody.xcdatamodeld"))
+    let moody = try NSManagedObjectModel(contentsOf: Self.fixture("objcio__core-data__Moody.xcdatamodeld"))
     #expect(moody.versionIdentifiers == ["6"])
   }
 
@@ -225,8 +225,8 @@ struct XcodeModelLoaderTests {
           #"<entity name="E\#(index)" representedClassName="E"><attribute name="a" attributeType="String"/></entity>"#,
           identifier: name))
     }
-    #expect(try ManagedObjectModel.versions(in: bundle).map(\.name) == ["Natural", "Natural 2", "Natural 10"])
-    let model = try ManagedObjectModel(contentsOf: bundle)
+    #expect(try NSManagedObjectModel.versions(in: bundle).map(\.name) == ["Natural", "Natural 2", "Natural 10"])
+    let model = try NSManagedObjectModel(contentsOf: bundle)
     #expect(model.versionIdentifiers == ["Natural 10"])
   }
 
@@ -234,7 +234,7 @@ struct XcodeModelLoaderTests {
 
   @Test("inheritance and abstract entities", .needsFixtures)
   func inheritance() throws {
-    let model = try ManagedObjectModel(
+    let model = try NSManagedObjectModel(
       contentsOf: Self.fixture("ChristianKienle__Core-Data-Editor__iOS_Example.xcdatamodel"))
     let abstract = try Self.entity("Abstract", in: model)
     let childA = try Self.entity("ChildAOfAbstract", in: model)
@@ -249,7 +249,7 @@ struct XcodeModelLoaderTests {
     #expect(childB.isKind(of: abstract))
     #expect(childB.attributesByName["abstractString"] != nil)
 
-    let moody = try ManagedObjectModel(
+    let moody = try NSManagedObjectModel(
       contentsOf: Self.fixture("objcio__core-data__Moody.xcdatamodeld/Moody.xcdatamodel"))
     let region = try Self.entity("Region", in: moody)
     #expect(region.isAbstract)
@@ -265,7 +265,7 @@ struct XcodeModelLoaderTests {
     while let path = enumerator.nextObject() as? String {
       guard path.hasSuffix(".xcdatamodel/contents") else { continue }
       let contents = root.appendingPathComponent(path)
-      let model = try ManagedObjectModel(contentsOf: contents.deletingLastPathComponent())
+      let model = try NSManagedObjectModel(contentsOf: contents.deletingLastPathComponent())
       let text = try String(contentsOf: contents, encoding: .utf8)
       for block in text.components(separatedBy: "<entity ").dropFirst() {
         let entityName = try #require(Self.quotedValue(of: "name", in: " " + block))
@@ -275,7 +275,7 @@ struct XcodeModelLoaderTests {
           let name = try #require(Self.quotedValue(of: "name", in: " " + tag))
           let written = try #require(Self.quotedValue(of: "deletionRule", in: tag))
           seen.insert(written)
-          let expected: DeleteRule? =
+          let expected: NSDeleteRule? =
             switch written {
             case "Nullify": .nullify
             case "Cascade": .cascade
@@ -291,10 +291,10 @@ struct XcodeModelLoaderTests {
     // The fixtures hold Nullify, Cascade and Deny; "No Action" is in none of them (see `noActionDeleteRule`).
     #expect(seen.isSuperset(of: ["Nullify", "Cascade", "Deny"]), "delete rules found: \(seen.sorted())")
 
-    let moody = try ManagedObjectModel(
+    let moody = try NSManagedObjectModel(
       contentsOf: Self.fixture("objcio__core-data__Moody.xcdatamodeld/Moody.xcdatamodel"))
     #expect(try Self.relationship("countries", of: Self.entity("Continent", in: moody)).deleteRule == .deny)
-    let example = try ManagedObjectModel(
+    let example = try NSManagedObjectModel(
       contentsOf: Self.fixture("ChristianKienle__Core-Data-Editor__iOS_Example.xcdatamodel"))
     #expect(
       try Self.relationship("autoRepairForA", of: Self.entity("ChildAOfAbstract", in: example)).deleteRule == .cascade)
@@ -312,7 +312,7 @@ struct XcodeModelLoaderTests {
         <entity name="B"><relationship name="a" optional="YES" toMany="YES" deletionRule="Nullify" \
         destinationEntity="A" inverseName="b" inverseEntity="A"/></entity>
         """)
-    let model = try ManagedObjectModel(contentsOf: url)
+    let model = try NSManagedObjectModel(contentsOf: url)
     let b = try Self.relationship("b", of: Self.entity("A", in: model))
     #expect(b.deleteRule == .noAction)
     #expect(!b.isToMany)
@@ -321,7 +321,7 @@ struct XcodeModelLoaderTests {
 
   @Test("relationship shape: to-many, ordered, counts, optionality", .needsFixtures)
   func relationshipShape() throws {
-    let model = try ManagedObjectModel(
+    let model = try NSManagedObjectModel(
       contentsOf: Self.fixture("ChristianKienle__Core-Data-Editor__iOS_Example.xcdatamodel"))
     let persons = try Self.relationship("persons", of: Self.entity("ChildBOfAbstract", in: model))
     #expect(persons.isToMany)
@@ -341,7 +341,7 @@ struct XcodeModelLoaderTests {
 
   @Test("transformable attributes load and are supported; composite ones load, described but not supported", .needsFixtures)
   func unsupportedTypes() throws {
-    let demo = try ManagedObjectModel(
+    let demo = try NSManagedObjectModel(
       contentsOf: Self.fixture("hstdt__AppleSamples__CoreDataCloudKitDemo.xcdatamodeld"))
     let thumbnail = try Self.attribute("thumbnail", of: Self.entity("Attachment", in: demo))
     #expect(thumbnail.attributeType == .transformable)
@@ -358,7 +358,7 @@ struct XcodeModelLoaderTests {
     #expect(location.attributeValueClassName == "CoreLocation.CLLocation")
     #expect(location.allowsCloudEncryption)
 
-    let mom = try ManagedObjectModel(contentsOf: Self.fixture("phimage__MomXML__Model.xcdatamodeld"))
+    let mom = try NSManagedObjectModel(contentsOf: Self.fixture("phimage__MomXML__Model.xcdatamodeld"))
     let produit = try Self.entity("Produit", in: mom)
     let composite = try Self.attribute("attribute1", of: produit)
     #expect(composite.attributeType == .composite)
@@ -369,7 +369,7 @@ struct XcodeModelLoaderTests {
 
   @Test("Allows External Storage is read, and the value still sits in its row", .needsFixtures, .temporaryFolders)
   func externalStorage() throws {
-    let demo = try ManagedObjectModel(
+    let demo = try NSManagedObjectModel(
       contentsOf: Self.fixture("hstdt__AppleSamples__CoreDataCloudKitDemo.xcdatamodeld"))
     let entity = try Self.entity("ImageData", in: demo)
     #expect(try Self.attribute("data", of: entity).allowsExternalBinaryDataStorage)
@@ -378,7 +378,7 @@ struct XcodeModelLoaderTests {
     let context = try StoreStack(model: demo, at: url).context
     let bytes = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0) })
     try context.performAndWait {
-      ManagedObject(entity: entity, insertInto: context).setValue(bytes, forKey: "data")
+      NSManagedObject(entity: entity, insertInto: context).setValue(bytes, forKey: "data")
       try context.save()
     }
     #expect(try rawRows(url, "SELECT ZDATA FROM ZIMAGEDATA").first?["ZDATA"] as Data? == bytes)
@@ -392,7 +392,7 @@ struct XcodeModelLoaderTests {
     let folder = try TemporaryFolder()
     let url = try folder.writeModel(
       named: "Untyped", body: #"<entity name="E"><attribute name="scratch" optional="YES" transient="YES"/></entity>"#)
-    let scratch = try Self.attribute("scratch", of: Self.entity("E", in: ManagedObjectModel(contentsOf: url)))
+    let scratch = try Self.attribute("scratch", of: Self.entity("E", in: NSManagedObjectModel(contentsOf: url)))
     #expect(scratch.attributeType == .undefined)
     #expect(scratch.isTransient)
     #expect(!scratch.isSupportedAtRunTime)
@@ -400,7 +400,7 @@ struct XcodeModelLoaderTests {
 
   @Test("derived attributes keep their expression", .needsFixtures)
   func derivedAttribute() throws {
-    let demo = try ManagedObjectModel(
+    let demo = try NSManagedObjectModel(
       contentsOf: Self.fixture("hstdt__AppleSamples__CoreDataCloudKitDemo.xcdatamodeld"))
     let postCount = try Self.attribute("postCount", of: Self.entity("Tag", in: demo))
     #expect(postCount.derivationExpression == "posts.@count")
@@ -411,26 +411,26 @@ struct XcodeModelLoaderTests {
 
   @Test("renaming identifiers come from elementID", .needsFixtures)
   func renamingIdentifiers() throws {
-    let loop = try ManagedObjectModel(
+    let loop = try NSManagedObjectModel(
       contentsOf: Self.fixture("LoopKit__LoopKit__Model.xcdatamodeld/Modelv4.xcdatamodel"))
     let carbs = try Self.entity("CachedCarbObject", in: loop)
     #expect(try Self.attribute("anchorKey", of: carbs).renamingIdentifier == "modificationCounter")
     #expect(try Self.attribute("grams", of: carbs).renamingIdentifier == nil)
 
-    let sample2 = try ManagedObjectModel(
+    let sample2 = try NSManagedObjectModel(
       contentsOf: Self.fixture("alemar11__CoreDataPlus__SampleModel.xcdatamodeld/SampleModel2.xcdatamodel"))
     let luxury = try Self.entity("LuxuryCar", in: sample2)
     #expect(luxury.renamingIdentifier == "ExpensiveSportCar")
     #expect(luxury.superentity?.name == "SportCar")
 
-    let moody6 = try ManagedObjectModel(
+    let moody6 = try NSManagedObjectModel(
       contentsOf: Self.fixture("objcio__core-data__Moody.xcdatamodeld/Moody 6.xcdatamodel"))
     #expect(try Self.uniqueAttribute("remoteID", in: moody6).renamingIdentifier == "remoteIdentifier")
   }
 
   @Test("fetched properties and fetch request templates", .needsFixtures)
   func fetchedPropertiesAndTemplates() throws {
-    let colors = try ManagedObjectModel(
+    let colors = try NSManagedObjectModel(
       contentsOf: Self.fixture("JohnEstropia__CoreStore__Classic.ColorsDemo.xcdatamodeld"))
     let palette = try Self.entity("Palette", in: colors)
     #expect(palette.fetchedProperties.map(\.name) == ["testFetchProperty"])
@@ -438,7 +438,7 @@ struct XcodeModelLoaderTests {
     #expect(palette.fetchedProperties.first?.predicateFormat == nil)
     #expect(palette.ownProperties.count == 4)
 
-    let test = try ManagedObjectModel(contentsOf: Self.fixture("rentzsch__mogenerator__test.xcdatamodel"))
+    let test = try NSManagedObjectModel(contentsOf: Self.fixture("rentzsch__mogenerator__test.xcdatamodel"))
     #expect(
       test.fetchRequestTemplates.map(\.name) == [
         "allHumans", "byHumanName", "byParent", "byParentName", "oneByHumanName",
@@ -448,7 +448,7 @@ struct XcodeModelLoaderTests {
     #expect(byHumanName.predicateFormat == "humanName == $humanName")
     #expect(test.fetchRequestTemplates.first?.predicateFormat == nil)
 
-    let contacts = try ManagedObjectModel(contentsOf: Self.fixture("ZeeQL__ZeeQL3__Contacts.xcdatamodel"))
+    let contacts = try NSManagedObjectModel(contentsOf: Self.fixture("ZeeQL__ZeeQL3__Contacts.xcdatamodel"))
     let ducks = try #require(contacts.fetchRequestTemplates.first)
     #expect(ducks.name == "fetchTheDucks")
     #expect(ducks.predicateFormat == #"lastName LIKE "Duck*""#)
@@ -456,7 +456,7 @@ struct XcodeModelLoaderTests {
 
   @Test("configurations", .needsFixtures)
   func configurations() throws {
-    let model = try ManagedObjectModel(contentsOf: Self.fixture("JohnEstropia__CoreStore__Model.xcdatamodeld"))
+    let model = try NSManagedObjectModel(contentsOf: Self.fixture("JohnEstropia__CoreStore__Model.xcdatamodeld"))
     #expect(model.configurations == ["Config1", "Config2"])
     #expect(model.entities(forConfigurationName: "Config1")?.map(\.name) == ["TestEntity1AAA"])
     #expect(model.entities(forConfigurationName: "Config2")?.map(\.name) == ["TestEntity2"])
@@ -466,7 +466,7 @@ struct XcodeModelLoaderTests {
 
   @Test("default values have their attribute type's Swift type", .needsFixtures)
   func defaultValues() throws {
-    let example = try ManagedObjectModel(
+    let example = try NSManagedObjectModel(
       contentsOf: Self.fixture("ChristianKienle__Core-Data-Editor__iOS_Example.xcdatamodel"))
     let detail = try Self.entity("PersonDetail", in: example)
     #expect(try Self.attribute("integer16Attribute", of: detail).defaultValue as? Int16 == 0)
@@ -478,7 +478,7 @@ struct XcodeModelLoaderTests {
     #expect(try Self.attribute("stringAttribute", of: detail).defaultValue == nil)
     #expect(try Self.attribute("dateAttribute", of: detail).defaultValue == nil)
 
-    let magical = try ManagedObjectModel(
+    let magical = try NSManagedObjectModel(
       contentsOf: Self.fixture("magicalpanda__MagicalRecord__TestModel.xcdatamodeld"))
     #expect(try Self.uniqueAttribute("nullTestAttribute", in: magical).defaultValue as? Int64 == 100)
     #expect(
@@ -486,7 +486,7 @@ struct XcodeModelLoaderTests {
         == "Set From Core Data Model Editor")
     #expect(try Self.uniqueAttribute("floatTestAttribute", in: magical).defaultValue as? Float == 0)
 
-    let evolution2 = try ManagedObjectModel(
+    let evolution2 = try NSManagedObjectModel(
       contentsOf: Self.fixture(
         "JohnEstropia__CoreStore__Advanced.EvolutionDemo.V1.xcdatamodeld/Advanced.EvolutionDemo.V2.xcdatamodel"))
     let creature = try Self.entity("Creature", in: evolution2)
@@ -494,12 +494,12 @@ struct XcodeModelLoaderTests {
     #expect(try Self.attribute("numberOfFlippers", of: creature).defaultValue as? Int32 == 2)
     #expect(try Self.attribute("hasHead", of: creature).isOptional == false)
 
-    let sample = try ManagedObjectModel(
+    let sample = try NSManagedObjectModel(
       contentsOf: Self.fixture("alemar11__CoreDataPlus__SampleModel.xcdatamodeld/SampleModel.xcdatamodel"))
     #expect(try Self.uniqueAttribute("isDriving", in: sample).defaultValue as? Bool == false)
 
     // Xcode kept "0.0" as an Integer 16 default; it is still the Int16 0.
-    let loop = try ManagedObjectModel(
+    let loop = try NSManagedObjectModel(
       contentsOf: Self.fixture("LoopKit__LoopKit__Model.xcdatamodeld/Modelv4.xcdatamodel"))
     let delivery = try Self.entity("CachedInsulinDeliveryObject", in: loop)
     #expect(try Self.attribute("insulinType", of: delivery).defaultValue as? Int16 == 0)
@@ -522,7 +522,7 @@ struct XcodeModelLoaderTests {
           <attribute name="flag" attributeType="Boolean" defaultValueString="YES"/>
         </entity>
         """)
-    let entity = try Self.entity("E", in: ManagedObjectModel(contentsOf: url))
+    let entity = try Self.entity("E", in: NSManagedObjectModel(contentsOf: url))
     #expect(try Self.attribute("when", of: entity).defaultValue as? Date == Date(timeIntervalSinceReferenceDate: 86400))
     #expect(
       try Self.attribute("whenString", of: entity).defaultValue as? Date == Date(timeIntervalSinceReferenceDate: 60))
@@ -537,18 +537,18 @@ struct XcodeModelLoaderTests {
 
   @Test("user info, uniqueness constraints and version identifiers", .needsFixtures)
   func userInfoAndConstraints() throws {
-    let test = try ManagedObjectModel(contentsOf: Self.fixture("rentzsch__mogenerator__test.xcdatamodel"))
+    let test = try NSManagedObjectModel(contentsOf: Self.fixture("rentzsch__mogenerator__test.xcdatamodel"))
     let human = try Self.entity("Human", in: test)
     #expect(human.userInfo == ["additionalHeaderFileName": "Gender.h", "key with.dots...": #"value with "quotes""#])
     #expect(try Self.attribute("age", of: human).userInfo == ["mogenerator.readonly": "true"])
     #expect(test.versionIdentifiers.isEmpty)
 
-    let contacts = try ManagedObjectModel(contentsOf: Self.fixture("ZeeQL__ZeeQL3__Contacts.xcdatamodel"))
+    let contacts = try NSManagedObjectModel(contentsOf: Self.fixture("ZeeQL__ZeeQL3__Contacts.xcdatamodel"))
     let addresses = try Self.relationship("addresses", of: Self.entity("Person", in: contacts))
     #expect(addresses.userInfo == ["extraInfo": "doIt"])
     #expect(addresses.maxCount == 20)
 
-    let unique = try ManagedObjectModel(
+    let unique = try NSManagedObjectModel(
       contentsOf: Self.fixture("bignerdranch__CoreDataStack__UniqueConstraintModel.xcdatamodeld"))
     #expect(try Self.entity("Book", in: unique).uniquenessConstraints == [["title"]])
     #expect(try Self.entity("Author", in: unique).uniquenessConstraints.isEmpty)
@@ -560,8 +560,8 @@ struct XcodeModelLoaderTests {
   func missingPath() throws {
     let folder = try TemporaryFolder()
     let url = folder.url.appendingPathComponent("Nowhere.xcdatamodeld")
-    try Self.expectModelInvalid(mentioning: ["Nowhere.xcdatamodeld"]) { _ = try ManagedObjectModel(contentsOf: url) }
-    try Self.expectModelInvalid(mentioning: ["Nowhere.xcdatamodeld"]) { _ = try ManagedObjectModel.versions(in: url) }
+    try Self.expectModelInvalid(mentioning: ["Nowhere.xcdatamodeld"]) { _ = try NSManagedObjectModel(contentsOf: url) }
+    try Self.expectModelInvalid(mentioning: ["Nowhere.xcdatamodeld"]) { _ = try NSManagedObjectModel.versions(in: url) }
   }
 
   @Test("a .xcdatamodeld with no versions is modelInvalid")
@@ -570,9 +570,9 @@ struct XcodeModelLoaderTests {
     let url = folder.url.appendingPathComponent("Empty.xcdatamodeld")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     try Self.expectModelInvalid(mentioning: ["Empty.xcdatamodeld", "no model version"]) {
-      _ = try ManagedObjectModel(contentsOf: url)
+      _ = try NSManagedObjectModel(contentsOf: url)
     }
-    try Self.expectModelInvalid(mentioning: ["Empty.xcdatamodeld"]) { _ = try ManagedObjectModel.versions(in: url) }
+    try Self.expectModelInvalid(mentioning: ["Empty.xcdatamodeld"]) { _ = try NSManagedObjectModel.versions(in: url) }
   }
 
   @Test("a .xccurrentversion naming a missing version is modelInvalid")
@@ -595,11 +595,11 @@ struct XcodeModelLoaderTests {
     let error = try Self.expectModelInvalid(mentioning: [
       ".xccurrentversion", "Stale 9.xcdatamodel", "Stale.xcdatamodeld",
     ]) {
-      _ = try ManagedObjectModel(contentsOf: bundle)
+      _ = try NSManagedObjectModel(contentsOf: bundle)
     }
     #expect(error?.url?.lastPathComponent == ".xccurrentversion")
     // Listing the versions does not need the current one.
-    #expect(try ManagedObjectModel.versions(in: bundle).map(\.name) == ["Stale"])
+    #expect(try NSManagedObjectModel.versions(in: bundle).map(\.name) == ["Stale"])
   }
 
   @Test("malformed XML is modelInvalid naming the file and line")
@@ -616,7 +616,7 @@ struct XcodeModelLoaderTests {
       </model>
       """, to: url.appendingPathComponent("contents"))
     let error = try Self.expectModelInvalid(mentioning: ["Broken.xcdatamodel", "line"]) {
-      _ = try ManagedObjectModel(contentsOf: url)
+      _ = try NSManagedObjectModel(contentsOf: url)
     }
     #expect(error?.url?.lastPathComponent == "contents")
   }
@@ -626,7 +626,7 @@ struct XcodeModelLoaderTests {
     let folder = try TemporaryFolder()
     let url = folder.url.appendingPathComponent("Cut.xcdatamodel")
     try folder.write(#"<model type="x"><entity name="A">"#, to: url.appendingPathComponent("contents"))
-    try Self.expectModelInvalid(mentioning: ["Cut.xcdatamodel", "XML"]) { _ = try ManagedObjectModel(contentsOf: url) }
+    try Self.expectModelInvalid(mentioning: ["Cut.xcdatamodel", "XML"]) { _ = try NSManagedObjectModel(contentsOf: url) }
   }
 
   @Test("an unknown attributeType is modelInvalid naming the entity and attribute")
@@ -635,7 +635,7 @@ struct XcodeModelLoaderTests {
     let url = try folder.writeModel(
       named: "Typo", body: #"<entity name="Note"><attribute name="title" attributeType="Strng"/></entity>"#)
     try Self.expectModelInvalid(mentioning: ["Typo.xcdatamodel", "Note.title", "Strng", "line"]) {
-      _ = try ManagedObjectModel(contentsOf: url)
+      _ = try NSManagedObjectModel(contentsOf: url)
     }
   }
 
@@ -649,7 +649,7 @@ struct XcodeModelLoaderTests {
         destinationEntity="Ghost"/></entity>
         """)
     try Self.expectModelInvalid(mentioning: ["Dangling.xcdatamodel", "Ghost", "Note"]) {
-      _ = try ManagedObjectModel(contentsOf: url)
+      _ = try NSManagedObjectModel(contentsOf: url)
     }
   }
 
@@ -660,7 +660,7 @@ struct XcodeModelLoaderTests {
       named: "Rules",
       body: #"<entity name="A"><relationship name="a" deletionRule="Explode" destinationEntity="A"/></entity>"#)
     try Self.expectModelInvalid(mentioning: ["Rules.xcdatamodel", "A.a", "Explode"]) {
-      _ = try ManagedObjectModel(contentsOf: url)
+      _ = try NSManagedObjectModel(contentsOf: url)
     }
   }
 
@@ -674,7 +674,7 @@ struct XcodeModelLoaderTests {
         </entity>
         """)
     try Self.expectModelInvalid(mentioning: ["Defaults.xcdatamodel", "Counter.count", "40000"]) {
-      _ = try ManagedObjectModel(contentsOf: url)
+      _ = try NSManagedObjectModel(contentsOf: url)
     }
   }
 
@@ -684,7 +684,7 @@ struct XcodeModelLoaderTests {
     let url = folder.url.appendingPathComponent("Hollow.xcdatamodeld/Hollow.xcdatamodel")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     try Self.expectModelInvalid(mentioning: ["Hollow.xcdatamodel", "contents"]) {
-      _ = try ManagedObjectModel(contentsOf: url.deletingLastPathComponent())
+      _ = try NSManagedObjectModel(contentsOf: url.deletingLastPathComponent())
     }
   }
 
@@ -693,7 +693,7 @@ struct XcodeModelLoaderTests {
     let folder = try TemporaryFolder()
     let url = try folder.writeModel(named: "Orphan", body: #"<entity name="Child" parentEntity="Parent"/>"#)
     try Self.expectModelInvalid(mentioning: ["Orphan.xcdatamodel", "Child", "Parent"]) {
-      _ = try ManagedObjectModel(contentsOf: url)
+      _ = try NSManagedObjectModel(contentsOf: url)
     }
   }
 

@@ -5,7 +5,7 @@ import Testing
 @testable import ObjectGraph
 
 /// Writing a model as Xcode's `contents` XML and reading it back (`XcodeModelWriter`,
-/// `ManagedObjectModel.fromXcodeContents`): every fixture version, the tutorial's versions and a model made in
+/// `NSManagedObjectModel.fromXcodeContents`): every fixture version, the tutorial's versions and a model made in
 /// code come back with the same version hashes and everything else a store needs to keep its model.
 @Suite("Xcode model writer", .temporaryFolders)
 struct XcodeModelWriterTests {
@@ -31,7 +31,7 @@ struct XcodeModelWriterTests {
   /// values, delete rules, indexes, constraints, user info, fetched properties, templates, configurations,
   /// version identifiers and class names.
   private static func expectSame(
-    _ copy: ManagedObjectModel, as original: ManagedObjectModel, _ label: String,
+    _ copy: NSManagedObjectModel, as original: NSManagedObjectModel, _ label: String,
     sourceLocation: SourceLocation = #_sourceLocation
   ) {
     func check(_ condition: Bool, _ what: @autoclosure () -> String) {
@@ -95,10 +95,10 @@ struct XcodeModelWriterTests {
   /// Writes `model`, reads it back from the data and from a `X.xcdatamodel/contents` file, and compares both
   /// with the original.
   private static func roundTrip(
-    _ model: ManagedObjectModel, _ label: String, sourceLocation: SourceLocation = #_sourceLocation
+    _ model: NSManagedObjectModel, _ label: String, sourceLocation: SourceLocation = #_sourceLocation
   ) throws {
     let data = XcodeModelWriter.contents(of: model)
-    let copy = try ManagedObjectModel.fromXcodeContents(data, origin: "the model written for \(label)")
+    let copy = try NSManagedObjectModel.fromXcodeContents(data, origin: "the model written for \(label)")
     expectSame(copy, as: model, label + " (from data)", sourceLocation: sourceLocation)
     #expect(copy.sourceURL == nil, sourceLocation: sourceLocation)
 
@@ -106,7 +106,7 @@ struct XcodeModelWriterTests {
     let version = folder.appending("X.xcdatamodel")
     try FileManager.default.createDirectory(at: version, withIntermediateDirectories: true)
     try data.write(to: version.appendingPathComponent("contents"))
-    let loaded = try ManagedObjectModel(contentsOf: version)
+    let loaded = try NSManagedObjectModel(contentsOf: version)
     expectSame(loaded, as: model, label + " (from a file)", sourceLocation: sourceLocation)
     #expect(loaded.loadWarnings.isEmpty, "\(label): \(loaded.loadWarnings)", sourceLocation: sourceLocation)
 
@@ -121,7 +121,7 @@ struct XcodeModelWriterTests {
     var versions = 0
     var indexes = 0
     for url in try Fixtures.models() {
-      for (name, model) in try ManagedObjectModel.versions(in: url) {
+      for (name, model) in try NSManagedObjectModel.versions(in: url) {
         versions += 1
         indexes += model.entities.map(\.indexes.count).reduce(0, +)
         try Self.roundTrip(model, "\(url.lastPathComponent) version \(name)")
@@ -133,10 +133,10 @@ struct XcodeModelWriterTests {
 
   @Test("both versions of the tutorial's model round-trip")
   func tutorialModel() throws {
-    let versions = try ManagedObjectModel.versions(in: FetchIndexModelTests.tutorialModelURL())
+    let versions = try NSManagedObjectModel.versions(in: FetchIndexModelTests.tutorialModelURL())
     #expect(versions.count == 2)
     for (name, model) in versions { try Self.roundTrip(model, "tutorial \(name)") }
-    let current = try ManagedObjectModel.fromXcodeContents(
+    let current = try NSManagedObjectModel.fromXcodeContents(
       XcodeModelWriter.contents(of: try #require(versions.last?.model)), origin: "the tutorial model")
     let note = try #require(current.entitiesByName["Note"])
     #expect(note.indexes.map(\.description) == ["byCreatedAt(createdAt desc)"])
@@ -152,7 +152,7 @@ struct XcodeModelWriterTests {
 
   @Test("default values of every type read back typed and equal, in canonical text")
   func defaultValues() throws {
-    let values: [(AttributeType, any Sendable)] = [
+    let values: [(NSAttributeType, any Sendable)] = [
       (.string, " spaced\ttext\nwith lines "), (.integer16, Int16.min), (.integer32, Int32.max),
       (.integer64, Int64.min), (.double, 0.1), (.double, -1e-300), (.double, Double.infinity),
       (.float, Float(3.4028235e38)), (.float, -Float.infinity), (.decimal, Decimal(string: "-12345.678901234567890")!),
@@ -160,12 +160,12 @@ struct XcodeModelWriterTests {
       (.date, Date(timeIntervalSinceReferenceDate: -1e9)), (.uuid, UUID()), (.uri, URL(string: "https://example.com/a?b=c&d=e")!),
       (.string, ""),
     ]
-    let entity = EntityDescription(
+    let entity = NSEntityDescription(
       name: "Defaults",
       properties: values.enumerated().map { offset, pair in
-        .attribute(AttributeDescription(name: "a\(offset)", type: pair.0, defaultValue: pair.1))
+        .attribute(NSAttributeDescription(name: "a\(offset)", type: pair.0, defaultValue: pair.1))
       })
-    let model = try ManagedObjectModel(entities: [entity])
+    let model = try NSManagedObjectModel(entities: [entity])
     try Self.roundTrip(model, "defaults")
     let text = String(decoding: XcodeModelWriter.contents(of: model), as: UTF8.self)
     #expect(text.contains(#"defaultValueString="YES""#))
@@ -175,14 +175,14 @@ struct XcodeModelWriterTests {
 
   @Test("what the format cannot hold: a NaN default and a Binary Data default are not written")
   func defaultsNotWritten() throws {
-    let entity = EntityDescription(
+    let entity = NSEntityDescription(
       name: "E",
       properties: [
-        .attribute(AttributeDescription(name: "nan", type: .double, defaultValue: Double.nan)),
-        .attribute(AttributeDescription(name: "bytes", type: .binaryData, defaultValue: Data([1, 2]))),
+        .attribute(NSAttributeDescription(name: "nan", type: .double, defaultValue: Double.nan)),
+        .attribute(NSAttributeDescription(name: "bytes", type: .binaryData, defaultValue: Data([1, 2]))),
       ])
-    let copy = try ManagedObjectModel.fromXcodeContents(
-      XcodeModelWriter.contents(of: try ManagedObjectModel(entities: [entity])), origin: "a test model")
+    let copy = try NSManagedObjectModel.fromXcodeContents(
+      XcodeModelWriter.contents(of: try NSManagedObjectModel(entities: [entity])), origin: "a test model")
     let attributes = try #require(copy.entitiesByName["E"]).attributesByName
     #expect(attributes["nan"]?.defaultValue == nil)
     #expect(attributes["bytes"]?.defaultValue == nil)
@@ -190,26 +190,26 @@ struct XcodeModelWriterTests {
 
   @Test("every feature a description carries round-trips: inheritance, counts, rules, hints, several identifiers")
   func everyFeature() throws {
-    let base = EntityDescription(
-      name: "Base", properties: [.attribute(AttributeDescription(name: "createdAt", type: .date, isOptional: false))])
+    let base = NSEntityDescription(
+      name: "Base", properties: [.attribute(NSAttributeDescription(name: "createdAt", type: .date, isOptional: false))])
     base.isAbstract = true
     base.versionHashModifier = "v2"
     base.representedClassName = "MyApp.Base"
-    let title = AttributeDescription(name: "title", type: .string)
+    let title = NSAttributeDescription(name: "title", type: .string)
     title.renamingIdentifier = "name"
     title.versionHashModifier = "t"
     title.userInfo = ["key": "value"]
-    let scratch = AttributeDescription(name: "scratch", type: .undefined)
+    let scratch = NSAttributeDescription(name: "scratch", type: .undefined)
     scratch.isTransient = true
-    let count = AttributeDescription(name: "count", type: .integer64)
+    let count = NSAttributeDescription(name: "count", type: .integer64)
     count.derivationExpression = "items.@count"
-    let blob = AttributeDescription(name: "blob", type: .transformable)
+    let blob = NSAttributeDescription(name: "blob", type: .transformable)
     blob.valueTransformerName = "NSSecureUnarchiveFromData"
     blob.attributeValueClassName = "[String]"
     blob.allowsCloudEncryption = true
-    let derivedNoExpression = AttributeDescription(name: "derivedOnly", type: .string)
+    let derivedNoExpression = NSAttributeDescription(name: "derivedOnly", type: .string)
     derivedNoExpression.derivationExpression = ""
-    let items = RelationshipDescription(
+    let items = NSRelationshipDescription(
       name: "items", destination: "Item", inverse: "owner", toMany: true, deleteRule: .deny, isOptional: false)
     items.isOrdered = true
     items.minCount = 2
@@ -217,7 +217,7 @@ struct XcodeModelWriterTests {
     items.renamingIdentifier = "things"
     items.versionHashModifier = "r"
     items.userInfo = ["a": "b"]
-    let child = EntityDescription(
+    let child = NSEntityDescription(
       name: "Child",
       properties: [
         .attribute(title), .attribute(scratch), .attribute(count), .attribute(blob), .attribute(derivedNoExpression),
@@ -227,21 +227,21 @@ struct XcodeModelWriterTests {
     child.renamingIdentifier = "OldChild"
     child.uniquenessConstraints = [["title"], ["title", "createdAt"]]
     child.indexes = [
-      FetchIndexDescription(
+      NSFetchIndexDescription(
         name: "byCreatedAtAndTitle",
         elements: [
-          FetchIndexElementDescription(propertyName: "createdAt", isAscending: false),
-          FetchIndexElementDescription(propertyName: "title", collationType: .rTree),
+          NSFetchIndexElementDescription(propertyName: "createdAt", isAscending: false),
+          NSFetchIndexElementDescription(propertyName: "title", collationType: .rTree),
         ])
     ]
     child.fetchedProperties = [
-      FetchedPropertyDescription(name: "recent", destinationEntityName: "Item", predicateFormat: "date > $FETCH_SOURCE.createdAt")
+      NSFetchedPropertyDescription(name: "recent", destinationEntityName: "Item", predicateFormat: "date > $FETCH_SOURCE.createdAt")
     ]
-    let owner = RelationshipDescription(name: "owner", destination: "Child", inverse: "items", deleteRule: .noAction)
-    let loose = RelationshipDescription(name: "loose", destination: "Child", inverse: nil, deleteRule: .cascade)
+    let owner = NSRelationshipDescription(name: "owner", destination: "Child", inverse: "items", deleteRule: .noAction)
+    let loose = NSRelationshipDescription(name: "loose", destination: "Child", inverse: nil, deleteRule: .cascade)
     loose.isTransient = true
-    let item = EntityDescription(name: "Item", properties: [.relationship(owner), .relationship(loose)])
-    let model = try ManagedObjectModel(
+    let item = NSEntityDescription(name: "Item", properties: [.relationship(owner), .relationship(loose)])
+    let model = try NSManagedObjectModel(
       entities: [base, child, item], versionIdentifiers: ["2", "2.1", "beta"],
       configurations: ["Cloud": ["Child", "Base"], "Local": ["Item"]],
       fetchRequestTemplates: [FetchRequestTemplate(name: "all", entityName: "Item", predicateFormat: nil)],
@@ -252,20 +252,20 @@ struct XcodeModelWriterTests {
   @Test("names, user info and text with <, &, quotes and line breaks are escaped and read back as written")
   func escaping() throws {
     let odd = #"a<b & "c" 'd' > e"#
-    let attribute = AttributeDescription(name: "title", type: .string, defaultValue: odd + "\r\n\tend")
+    let attribute = NSAttributeDescription(name: "title", type: .string, defaultValue: odd + "\r\n\tend")
     attribute.userInfo = [odd: odd, "line\nbreak": "tab\there"]
     attribute.renamingIdentifier = "&amp; is not an entity here"
-    let entity = EntityDescription(name: "E", properties: [.attribute(attribute)])
+    let entity = NSEntityDescription(name: "E", properties: [.attribute(attribute)])
     entity.representedClassName = "<Class & \"Name\">"
     entity.userInfo = ["k": "</entity><entity name=\"Injected\">"]
     entity.fetchedProperties = [
-      FetchedPropertyDescription(name: "f", destinationEntityName: "E", predicateFormat: #"title == "x" && n < 3"#)
+      NSFetchedPropertyDescription(name: "f", destinationEntityName: "E", predicateFormat: #"title == "x" && n < 3"#)
     ]
-    let model = try ManagedObjectModel(
+    let model = try NSManagedObjectModel(
       entities: [entity], versionIdentifiers: [odd], configurations: [odd: ["E"]], fetchRequestTemplates: [],
       sourceURL: nil)
     try Self.roundTrip(model, "escaping")
-    let copy = try ManagedObjectModel.fromXcodeContents(XcodeModelWriter.contents(of: model), origin: "the test")
+    let copy = try NSManagedObjectModel.fromXcodeContents(XcodeModelWriter.contents(of: model), origin: "the test")
     #expect(copy.entities.map(\.name) == ["E"])
     #expect(copy.entitiesByName["E"]?.userInfo["k"] == "</entity><entity name=\"Injected\">")
     #expect(copy.entitiesByName["E"]?.attributesByName["title"]?.defaultValue as? String == odd + "\r\n\tend")
@@ -284,7 +284,7 @@ struct XcodeModelWriterTests {
     // Foundation's XMLParser on Linux crashed on the first two (found by FuzzTests); the loader refuses
     // them before they reach it.
     for (bytes, offset) in Self.notUTF8Files {
-      let error = expectCode(.modelInvalid) { _ = try ManagedObjectModel.fromXcodeContents(Data(bytes), origin: "the test model") }
+      let error = expectCode(.modelInvalid) { _ = try NSManagedObjectModel.fromXcodeContents(Data(bytes), origin: "the test model") }
       #expect(error?.message.contains("is not UTF-8 text: byte \(offset)") == true, "\(error?.message ?? "")")
     }
   }
@@ -293,27 +293,27 @@ struct XcodeModelWriterTests {
   func emptyProcessingInstruction() throws {
     // Foundation's XMLParser on Linux crashed on both (found by the libFuzzer target in Fuzz/).
     for (text, line) in [("<?xml?>\n<model/>", 1), ("<model>\n<!-- <?ok?> -->\n<?pi?></model>", 3)] {
-      let error = expectCode(.modelInvalid) { _ = try ManagedObjectModel.fromXcodeContents(Data(text.utf8), origin: "the test model") }
+      let error = expectCode(.modelInvalid) { _ = try NSManagedObjectModel.fromXcodeContents(Data(text.utf8), origin: "the test model") }
       #expect(
         error?.message.contains("line \(line) holds a processing instruction with nothing after its name") == true,
         "\(error?.message ?? "")")
     }
     // With a space before `?>` the parser copes, and the loader reads on (an empty model, here).
-    #expect(try ManagedObjectModel.fromXcodeContents(Data("<?pi ?><model/>".utf8), origin: "the test model").entities.isEmpty)
+    #expect(try NSManagedObjectModel.fromXcodeContents(Data("<?pi ?><model/>".utf8), origin: "the test model").entities.isEmpty)
   }
 
   @Test("text XML cannot hold (a control character) does not read back as something else: modelInvalid")
   func unwritableCharacter() throws {
-    let entity = EntityDescription(
-      name: "E", properties: [.attribute(AttributeDescription(name: "a", type: .string, defaultValue: "x\u{1}y"))])
-    let data = XcodeModelWriter.contents(of: try ManagedObjectModel(entities: [entity]))
-    let error = expectCode(.modelInvalid) { _ = try ManagedObjectModel.fromXcodeContents(data, origin: "the test model") }
+    let entity = NSEntityDescription(
+      name: "E", properties: [.attribute(NSAttributeDescription(name: "a", type: .string, defaultValue: "x\u{1}y"))])
+    let data = XcodeModelWriter.contents(of: try NSManagedObjectModel(entities: [entity]))
+    let error = expectCode(.modelInvalid) { _ = try NSManagedObjectModel.fromXcodeContents(data, origin: "the test model") }
     #expect(error?.message.contains("is not well-formed XML") == true, "\(error?.message ?? "")")
   }
 
   @Test("the written file has Xcode's shape")
   func shape() throws {
-    let model = try ManagedObjectModel.versions(in: FetchIndexModelTests.tutorialModelURL())[1].model
+    let model = try NSManagedObjectModel.versions(in: FetchIndexModelTests.tutorialModelURL())[1].model
     let text = String(decoding: XcodeModelWriter.contents(of: model), as: UTF8.self)
     #expect(text.hasPrefix(#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>"#))
     #expect(
@@ -354,7 +354,7 @@ struct XcodeModelWriterTests {
     ])
   func malformedData(xml: String, fragment: String) throws {
     let error = expectCode(.modelInvalid) {
-      _ = try ManagedObjectModel.fromXcodeContents(Data(xml.utf8), origin: "the model kept in store Notes.sqlite")
+      _ = try NSManagedObjectModel.fromXcodeContents(Data(xml.utf8), origin: "the model kept in store Notes.sqlite")
     }
     let message = error?.message ?? ""
     #expect(message.localizedCaseInsensitiveContains("the model kept in store Notes.sqlite"), "\(message)")

@@ -5,36 +5,36 @@ import Testing
 @testable import ObjectGraph
 
 /// A class only these tests' models use, so which model `entity()` answers from is theirs alone.
-final class EntityProbe: ManagedObject {
+final class EntityProbe: NSManagedObject {
   @Managed var label: String?
 }
 
 /// A class for the typed `fetchRequest()` Xcode's generated code declares, ported as written.
-final class GeneratedProbe: ManagedObject {
+final class GeneratedProbe: NSManagedObject {
   @Managed var label: String?
 }
 
 extension GeneratedProbe {
-  class func fetchRequest() -> FetchRequest<GeneratedProbe> {
-    FetchRequest<GeneratedProbe>(entityName: "GeneratedProbe")
+  class func fetchRequest() -> NSFetchRequest<GeneratedProbe> {
+    NSFetchRequest<GeneratedProbe>(entityName: "GeneratedProbe")
   }
 }
 
-/// `Note.entity()`, `FetchRequest()` with its `entity` property, and `Note.fetchRequest()`, as ported code
+/// `Note.entity()`, `NSFetchRequest()` with its `entity` property, and `Note.fetchRequest()`, as ported code
 /// writes them.
 @Suite("entity() and fetch requests without a name", .temporaryFolders, .serialized)
 struct EntityClassMethodTests {
-  private static func probeModel(extra: [AttributeDescription] = []) throws -> ManagedObjectModel {
-    let probe = EntityDescription(
+  private static func probeModel(extra: [NSAttributeDescription] = []) throws -> NSManagedObjectModel {
+    let probe = NSEntityDescription(
       name: "EntityProbe", managedObjectClass: EntityProbe.self,
-      properties: ([AttributeDescription(name: "label", type: .string)] + extra).map { .attribute($0) })
-    let generated = EntityDescription(
+      properties: ([NSAttributeDescription(name: "label", type: .string)] + extra).map { .attribute($0) })
+    let generated = NSEntityDescription(
       name: "GeneratedProbe", managedObjectClass: GeneratedProbe.self,
-      properties: [.attribute(AttributeDescription(name: "label", type: .string))])
-    return try ManagedObjectModel(entities: [probe, generated])
+      properties: [.attribute(NSAttributeDescription(name: "label", type: .string))])
+    return try NSManagedObjectModel(entities: [probe, generated])
   }
 
-  @Test("entity() is the class's entity in the model in use; FetchRequest() takes it through its entity property")
+  @Test("entity() is the class's entity in the model in use; NSFetchRequest() takes it through its entity property")
   func entityAndUnnamedRequest() throws {
     let stack = try Stack()
     let entity = Note.entity()
@@ -42,7 +42,7 @@ struct EntityClassMethodTests {
     try stack.context.performAndWait {
       for title in ["b", "a"] { Note(context: stack.context).title = title }
       try stack.context.save()
-      let request = FetchRequest<Note>()
+      let request = NSFetchRequest<Note>()
       #expect(request.entity == nil)
       request.entity = Note.entity()
       #expect(request.entity === Note.entity() && request.entityName == "Note")
@@ -51,7 +51,7 @@ struct EntityClassMethodTests {
       // Naming another entity forgets the one set.
       request.entityName = "Tag"
       #expect(request.entity == nil)
-      #expect(FetchRequest<Note>(entity: Note.entity()).entity === Note.entity())
+      #expect(NSFetchRequest<Note>(entity: Note.entity()).entity === Note.entity())
     }
   }
 
@@ -65,7 +65,7 @@ struct EntityClassMethodTests {
       let untyped = EntityProbe.fetchRequest()
       #expect(untyped.entityName == "EntityProbe" && untyped.entity === EntityProbe.entity())
       #expect(try stack.context.fetch(untyped).map { $0.value(forKey: "label") as? String } == ["x"])
-      let typed: FetchRequest<GeneratedProbe> = GeneratedProbe.fetchRequest()
+      let typed: NSFetchRequest<GeneratedProbe> = GeneratedProbe.fetchRequest()
       #expect(try stack.context.fetch(typed).map(\.label) == ["y"])
     }
   }
@@ -73,11 +73,11 @@ struct EntityClassMethodTests {
   @Test("With several models in use, entity() answers from the most recently loaded one")
   func severalModels() throws {
     let first = try Stack(model: Self.probeModel())
-    let second = try Stack(model: Self.probeModel(extra: [AttributeDescription(name: "extra", type: .integer64)]))
+    let second = try Stack(model: Self.probeModel(extra: [NSAttributeDescription(name: "extra", type: .integer64)]))
     #expect(EntityProbe.entity() === second.entity("EntityProbe"))
     #expect(EntityProbe.entity().attributesByName["extra"] != nil)
     // A model in use again (a new coordinator) becomes the most recent.
-    _ = PersistentStoreCoordinator(managedObjectModel: first.model)
+    _ = NSPersistentStoreCoordinator(managedObjectModel: first.model)
     #expect(EntityProbe.entity() === first.entity("EntityProbe"))
   }
 }

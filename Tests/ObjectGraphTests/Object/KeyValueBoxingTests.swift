@@ -10,18 +10,18 @@ import Testing
 @Suite("Key-value reads box numbers as NSNumber, with NSNull for nil", .temporaryFolders)
 struct KeyValueBoxingTests {
   /// A country with a count of every numeric type, a flag, and an optional name.
-  static func model() throws -> ManagedObjectModel {
-    try ManagedObjectModel(entities: [
-      EntityDescription(
+  static func model() throws -> NSManagedObjectModel {
+    try NSManagedObjectModel(entities: [
+      NSEntityDescription(
         name: "Country",
         properties: [
-          .attribute(AttributeDescription(name: "numberOfMoods", type: .integer64, isOptional: false, defaultValue: Int64(0))),
-          .attribute(AttributeDescription(name: "population", type: .integer32, isOptional: false, defaultValue: Int32(0))),
-          .attribute(AttributeDescription(name: "code", type: .integer16, isOptional: false, defaultValue: Int16(0))),
-          .attribute(AttributeDescription(name: "area", type: .double, isOptional: false, defaultValue: 0.0)),
-          .attribute(AttributeDescription(name: "ratio", type: .float, isOptional: false, defaultValue: Float(0))),
-          .attribute(AttributeDescription(name: "isActive", type: .boolean, isOptional: false, defaultValue: false)),
-          .attribute(AttributeDescription(name: "name", type: .string)),
+          .attribute(NSAttributeDescription(name: "numberOfMoods", type: .integer64, isOptional: false, defaultValue: Int64(0))),
+          .attribute(NSAttributeDescription(name: "population", type: .integer32, isOptional: false, defaultValue: Int32(0))),
+          .attribute(NSAttributeDescription(name: "code", type: .integer16, isOptional: false, defaultValue: Int16(0))),
+          .attribute(NSAttributeDescription(name: "area", type: .double, isOptional: false, defaultValue: 0.0)),
+          .attribute(NSAttributeDescription(name: "ratio", type: .float, isOptional: false, defaultValue: Float(0))),
+          .attribute(NSAttributeDescription(name: "isActive", type: .boolean, isOptional: false, defaultValue: false)),
+          .attribute(NSAttributeDescription(name: "name", type: .string)),
         ])
     ])
   }
@@ -39,7 +39,7 @@ struct KeyValueBoxingTests {
   func valueForKey() throws {
     let stack = try Stack(model: try Self.model())
     try stack.context.performAndWait {
-      let country = try EntityDescription.insertNewObject(forEntityName: "Country", into: stack.context)
+      let country = try NSEntityDescription.insertNewObject(forEntityName: "Country", into: stack.context)
       for key in ["numberOfMoods", "population", "code", "area", "ratio"] { country.setValue(2, forKey: key) }
       country.setValue(true, forKey: "isActive")
       for key in ["numberOfMoods", "population", "code", "area", "ratio"] { expectCasts(country.value(forKey: key), as: 2) }
@@ -52,7 +52,7 @@ struct KeyValueBoxingTests {
   func committedValues() throws {
     let stack = try Stack(model: try Self.model())
     try stack.context.performAndWait {
-      let country = try EntityDescription.insertNewObject(forEntityName: "Country", into: stack.context)
+      let country = try NSEntityDescription.insertNewObject(forEntityName: "Country", into: stack.context)
       country.setValue(2, forKey: "numberOfMoods")
       try stack.context.save()
       country.setValue(3, forKey: "numberOfMoods")
@@ -70,7 +70,7 @@ struct KeyValueBoxingTests {
   func changedValues() throws {
     let stack = try Stack(model: try Self.model())
     try stack.context.performAndWait {
-      let country = try EntityDescription.insertNewObject(forEntityName: "Country", into: stack.context)
+      let country = try NSEntityDescription.insertNewObject(forEntityName: "Country", into: stack.context)
       country.setValue("Iceland", forKey: "name")
       try stack.context.save()
       country.setValue(7, forKey: "code")
@@ -86,11 +86,11 @@ struct KeyValueBoxingTests {
   func dictionaries(type: StoreType) throws {
     let stack = try Stack(model: try Self.model(), type: type)
     try stack.context.performAndWait {
-      let country = try EntityDescription.insertNewObject(forEntityName: "Country", into: stack.context)
+      let country = try NSEntityDescription.insertNewObject(forEntityName: "Country", into: stack.context)
       country.setValue(4, forKey: "population")
       country.setValue(true, forKey: "isActive")
       try stack.context.save()
-      let request = FetchRequest<[String: Any]>(entityName: "Country")
+      let request = NSFetchRequest<[String: Any]>(entityName: "Country")
       request.resultType = .dictionaryResultType
       let row = try #require(try stack.context.fetch(request).first)
       expectCasts(row["population"], as: 4)

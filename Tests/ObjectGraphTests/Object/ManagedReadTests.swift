@@ -8,7 +8,7 @@ import Testing
 /// safely by many threads at once.
 @Suite("@Managed reads")
 struct ManagedReadTests {
-  final class Gauge: ManagedObject {
+  final class Gauge: NSManagedObject {
     @Managed var label: String?
     @Managed var count: Int64
     @Managed var countAsInt: Int
@@ -23,31 +23,31 @@ struct ManagedReadTests {
     @Managed var anything: Any?
   }
 
-  static func model() throws -> ManagedObjectModel {
-    try ManagedObjectModel(entities: [
-      EntityDescription(
+  static func model() throws -> NSManagedObjectModel {
+    try NSManagedObjectModel(entities: [
+      NSEntityDescription(
         name: "Gauge", managedObjectClass: Gauge.self,
         properties: [
-          .attribute(AttributeDescription(name: "label", type: .string)),
-          .attribute(AttributeDescription(name: "count", type: .integer64, isOptional: false, defaultValue: Int64(0))),
-          .attribute(AttributeDescription(name: "countAsInt", type: .integer64, isOptional: false, defaultValue: Int64(0))),
-          .attribute(AttributeDescription(name: "small", type: .integer16, isOptional: false, defaultValue: Int16(0))),
-          .attribute(AttributeDescription(name: "smallAsInt64", type: .integer16, isOptional: false, defaultValue: Int16(0))),
-          .attribute(AttributeDescription(name: "ratio", type: .double, isOptional: false, defaultValue: 0.0)),
-          .attribute(AttributeDescription(name: "weight", type: .float, isOptional: false, defaultValue: Float(0))),
-          .attribute(AttributeDescription(name: "weightAsDouble", type: .float, isOptional: false, defaultValue: Float(0))),
-          .attribute(AttributeDescription(name: "flag", type: .boolean, isOptional: false, defaultValue: false)),
-          .attribute(AttributeDescription(name: "at", type: .date)),
-          .attribute(AttributeDescription(name: "blob", type: .binaryData)),
-          .attribute(AttributeDescription(name: "anything", type: .string)),
+          .attribute(NSAttributeDescription(name: "label", type: .string)),
+          .attribute(NSAttributeDescription(name: "count", type: .integer64, isOptional: false, defaultValue: Int64(0))),
+          .attribute(NSAttributeDescription(name: "countAsInt", type: .integer64, isOptional: false, defaultValue: Int64(0))),
+          .attribute(NSAttributeDescription(name: "small", type: .integer16, isOptional: false, defaultValue: Int16(0))),
+          .attribute(NSAttributeDescription(name: "smallAsInt64", type: .integer16, isOptional: false, defaultValue: Int16(0))),
+          .attribute(NSAttributeDescription(name: "ratio", type: .double, isOptional: false, defaultValue: 0.0)),
+          .attribute(NSAttributeDescription(name: "weight", type: .float, isOptional: false, defaultValue: Float(0))),
+          .attribute(NSAttributeDescription(name: "weightAsDouble", type: .float, isOptional: false, defaultValue: Float(0))),
+          .attribute(NSAttributeDescription(name: "flag", type: .boolean, isOptional: false, defaultValue: false)),
+          .attribute(NSAttributeDescription(name: "at", type: .date)),
+          .attribute(NSAttributeDescription(name: "blob", type: .binaryData)),
+          .attribute(NSAttributeDescription(name: "anything", type: .string)),
         ])
     ])
   }
 
-  static func context(_ model: ManagedObjectModel) throws -> ManagedObjectContext {
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+  static func context(_ model: NSManagedObjectModel) throws -> NSManagedObjectContext {
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     try coordinator.addPersistentStore(type: .inMemory, at: nil)
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
     return context
   }
@@ -74,7 +74,7 @@ struct ManagedReadTests {
       try context.save()
       context.reset()
 
-      let read = try #require(try context.fetch(FetchRequest<Gauge>(entityName: "Gauge")).first)
+      let read = try #require(try context.fetch(NSFetchRequest<Gauge>(entityName: "Gauge")).first)
       #expect(read.label == "north")
       #expect(read.count == 9_000_000_000)
       #expect(read.countAsInt == 42)
@@ -94,21 +94,21 @@ struct ManagedReadTests {
   }
 
   /// One class for two entities whose `title` sits at different slots, and is a relationship in a third.
-  final class Tagged: ManagedObject {
+  final class Tagged: NSManagedObject {
     @Managed var title: String?
   }
 
   @Test("one class in several entities: each read finds the property's slot in its own object's layout")
   func oneClassSeveralLayouts() throws {
-    let first = EntityDescription(
-      name: "First", managedObjectClass: Tagged.self, properties: [.attribute(AttributeDescription(name: "title", type: .string))])
-    let second = EntityDescription(
+    let first = NSEntityDescription(
+      name: "First", managedObjectClass: Tagged.self, properties: [.attribute(NSAttributeDescription(name: "title", type: .string))])
+    let second = NSEntityDescription(
       name: "Second", managedObjectClass: Tagged.self,
       properties: [
-        .attribute(AttributeDescription(name: "code", type: .string)),
-        .attribute(AttributeDescription(name: "title", type: .string)),
+        .attribute(NSAttributeDescription(name: "code", type: .string)),
+        .attribute(NSAttributeDescription(name: "title", type: .string)),
       ])
-    let context = try Self.context(try ManagedObjectModel(entities: [first, second]))
+    let context = try Self.context(try NSManagedObjectModel(entities: [first, second]))
     try context.performAndWait {
       let one = Tagged(entity: first, insertInto: context)
       let two = Tagged(entity: second, insertInto: context)

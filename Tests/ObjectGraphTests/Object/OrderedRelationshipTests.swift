@@ -6,9 +6,9 @@ import Testing
 @testable import ObjectGraph
 
 /// A playlist whose songs keep the order the listener gave them, read as a typed array.
-final class OrderedPlaylist: ManagedObject {
+final class OrderedPlaylist: NSManagedObject {
   @Managed var name: String?
-  @Managed var songs: [ManagedObject]
+  @Managed var songs: [NSManagedObject]
   @Managed var songSet: NSOrderedSet
 }
 
@@ -18,41 +18,42 @@ final class OrderedPlaylist: ManagedObject {
 struct OrderedRelationshipTests {
   /// Playlist ->> Song (ordered, inverse to-one `playlist`: the order sits on the song's row);
   /// Mix ->> Song (ordered, inverse to-many `mixes`: the order sits in the join table).
-  static func model(ordered: Bool = true) throws -> ManagedObjectModel {
-    let songs = RelationshipDescription(name: "songs", destination: "Song", inverse: "playlist", toMany: true, deleteRule: .cascade)
+  static func model(ordered: Bool = true) throws -> NSManagedObjectModel {
+    let songs = NSRelationshipDescription(name: "songs", destination: "Song", inverse: "playlist", toMany: true, deleteRule: .cascade)
     songs.isOrdered = ordered
-    let mixSongs = RelationshipDescription(name: "songs", destination: "Song", inverse: "mixes", toMany: true)
+    let mixSongs = NSRelationshipDescription(name: "songs", destination: "Song", inverse: "mixes", toMany: true)
     mixSongs.isOrdered = ordered
-    return try ManagedObjectModel(entities: [
-      EntityDescription(
+    return try NSManagedObjectModel(entities: [
+      NSEntityDescription(
         name: "Playlist", managedObjectClass: OrderedPlaylist.self,
-        properties: [.attribute(AttributeDescription(name: "name", type: .string)), .relationship(songs)]),
-      EntityDescription(
+        properties: [.attribute(NSAttributeDescription(name: "name", type: .string)), .relationship(songs)]),
+      NSEntityDescription(
         name: "Song",
         properties: [
-          .attribute(AttributeDescription(name: "title", type: .string)),
-          .relationship(RelationshipDescription(name: "playlist", destination: "Playlist", inverse: "songs")),
-          .relationship(RelationshipDescription(name: "mixes", destination: "Mix", inverse: "songs", toMany: true)),
+          .attribute(NSAttributeDescription(name: "title", type: .string)),
+          .relationship(NSRelationshipDescription(name: "playlist", destination: "Playlist", inverse: "songs")),
+          .relationship(NSRelationshipDescription(name: "mixes", destination: "Mix", inverse: "songs", toMany: true)),
         ]),
-      EntityDescription(
-        name: "Mix", properties: [.attribute(AttributeDescription(name: "name", type: .string)), .relationship(mixSongs)]),
+      NSEntityDescription(
+        name: "Mix", properties: [.attribute(NSAttributeDescription(name: "name", type: .string)), .relationship(mixSongs)]),
     ])
   }
 
   static func titles(_ value: Any?) -> [String] {
-    ((value as? NSOrderedSet)?.array ?? []).compactMap { ($0 as? ManagedObject)?.value(forKey: "title") as? String }
+    ((value as? NSOrderedSet)?.array ?? []).compactMap { ($0 as? NSManagedObject)?.value(forKey: "title") as? String }
   }
 
   /// A playlist named "list" and a mix named "mix", both holding songs `titles` in that order.
-  static func populate(_ context: ManagedObjectContext, _ titles: [String]) -> (playlist: ManagedObject, mix: ManagedObject) {
+  static func populate(_ context: NSManagedObjectContext, _ titles: [String]) -> (playlist: NSManagedObject, mix: NSManagedObject) {
     let model = context.persistentStoreCoordinator?.managedObjectModel
-    let playlist = ManagedObject(
-      entity: model?.entitiesByName["Playlist"] ?? EntityDescription(name: "?", properties: []), insertInto: context)
+    let playlist = NSManagedObject(
+      entity: model?.entitiesByName["Playlist"] ?? NSEntityDescription(name: "?", properties: []), insertInto: context)
     playlist.setValue("list", forKey: "name")
-    let mix = ManagedObject(entity: model?.entitiesByName["Mix"] ?? EntityDescription(name: "?", properties: []), insertInto: context)
+    let mix = NSManagedObject(entity: model?.entitiesByName["Mix"] ?? NSEntityDescription(name: "?", properties: []), insertInto: context)
     mix.setValue("mix", forKey: "name")
-    let songs = titles.map { title -> ManagedObject in
-      let song = ManagedObject(entity: model?.entitiesByName["Song"] ?? EntityDescription(name: "?", properties: []), insertInto: context)
+    let songs = titles.map { title -> NSManagedObject in
+      let song = NSManagedObject(
+        entity: model?.entitiesByName["Song"] ?? NSEntityDescription(name: "?", properties: []), insertInto: context)
       song.setValue(title, forKey: "title")
       return song
     }
@@ -61,8 +62,8 @@ struct OrderedRelationshipTests {
     return (playlist, mix)
   }
 
-  static func fetchOne(_ entity: String, _ context: ManagedObjectContext) throws -> ManagedObject {
-    try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: entity)).first)
+  static func fetchOne(_ entity: String, _ context: NSManagedObjectContext) throws -> NSManagedObject {
+    try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: entity)).first)
   }
 
   @Test("The order given is the order read back, after a save and from another coordinator", arguments: bothStoreTypes)
@@ -107,10 +108,10 @@ struct OrderedRelationshipTests {
       let playlist = try editor.existingObject(with: playlistID)
       let songs = playlist.mutableOrderedSetValue(forKey: "songs")
       #expect(songs.count == 3 && songs.map { $0.value(forKey: "title") as? String } == ["a", "b", "c"])
-      let extra = ManagedObject(entity: try #require(stack.model.entitiesByName["Song"]), insertInto: editor)
+      let extra = NSManagedObject(entity: try #require(stack.model.entitiesByName["Song"]), insertInto: editor)
       extra.setValue("x", forKey: "title")
       songs.insert(extra, at: 1)  // a x b c
-      #expect(extra.value(forKey: "playlist") as? ManagedObject === playlist)
+      #expect(extra.value(forKey: "playlist") as? NSManagedObject === playlist)
       songs.moveObjects(at: IndexSet(integer: 3), to: 0)  // c a x b
       songs.exchangeObject(at: 1, withObjectAt: 3)  // c b x a
       songs.add(songs[0])  // already a member: stays where it is
@@ -136,9 +137,9 @@ struct OrderedRelationshipTests {
     let stack = try Stack(model: Self.model(), type: type)
     try stack.context.performAndWait {
       let (first, _) = Self.populate(stack.context, ["a", "b", "c"])
-      let second = ManagedObject(entity: try #require(stack.model.entitiesByName["Playlist"]), insertInto: stack.context)
+      let second = NSManagedObject(entity: try #require(stack.model.entitiesByName["Playlist"]), insertInto: stack.context)
       second.setValue("second", forKey: "name")
-      let lone = ManagedObject(entity: try #require(stack.model.entitiesByName["Song"]), insertInto: stack.context)
+      let lone = NSManagedObject(entity: try #require(stack.model.entitiesByName["Song"]), insertInto: stack.context)
       lone.setValue("z", forKey: "title")
       lone.setValue(second, forKey: "playlist")
       try stack.context.save()
@@ -150,7 +151,7 @@ struct OrderedRelationshipTests {
     }
     let (_, reader) = try stack.reader()
     try reader.performAndWait {
-      let request = FetchRequest<ManagedObject>(entityName: "Playlist")
+      let request = NSFetchRequest<NSManagedObject>(entityName: "Playlist")
       request.sortDescriptors = [FetchSortDescriptor(key: "name")]
       let lists = try reader.fetch(request)
       #expect(lists.map { Self.titles($0.value(forKey: "songs")) } == [["a", "c"], ["z", "b"]])
@@ -165,14 +166,14 @@ struct OrderedRelationshipTests {
       try stack.context.save()
       return mix.objectID
     }
-    let child = ManagedObjectContext(concurrencyType: .privateQueue)
+    let child = NSManagedObjectContext(concurrencyType: .privateQueue)
     child.parent = stack.context
     try child.performAndWait {
       let mix = try child.existingObject(with: mixID)
       #expect(Self.titles(mix.value(forKey: "songs")) == ["c", "b", "a"])
       let songs = mix.mutableOrderedSetValue(forKey: "songs")
       songs.moveObjects(at: IndexSet(integer: 0), to: 2)
-      let fresh = ManagedObject(entity: try #require(stack.model.entitiesByName["Song"]), insertInto: child)
+      let fresh = NSManagedObject(entity: try #require(stack.model.entitiesByName["Song"]), insertInto: child)
       fresh.setValue("new", forKey: "title")
       songs.insert(fresh, at: 0)
       try child.save()
@@ -199,7 +200,7 @@ struct OrderedRelationshipTests {
     try sibling.performAndWait { () throws in
       #expect(Self.titles(try sibling.existingObject(with: mixID).value(forKey: "songs")) == ["c", "b", "a"])
     }
-    let observer = NotificationRecorder(ManagedObjectContext.didSaveObjectIDsNotification, from: stack.context)
+    let observer = NotificationRecorder(NSManagedObjectContext.didSaveObjectIDsNotification, from: stack.context)
     try stack.context.performAndWait {
       try stack.context.existingObject(with: mixID).mutableOrderedSetValue(forKey: "songs").exchangeObject(at: 0, withObjectAt: 2)
       try stack.context.save()
@@ -221,14 +222,14 @@ struct OrderedRelationshipTests {
     }
     let (_, reader) = try stack.reader()
     try reader.performAndWait {
-      let request = FetchRequest<ManagedObject>(entityName: "Playlist")
+      let request = NSFetchRequest<NSManagedObject>(entityName: "Playlist")
       request.predicate = try FetchPredicate(format: "songs.@count == 3 AND ANY songs.title == %@", "b")
       request.relationshipKeyPathsForPrefetching = ["songs"]
       let lists = try reader.fetch(request)
       #expect(lists.count == 1)
       #expect(try request.predicate?.evaluate(with: lists[0]) == true)
       #expect(Self.titles(lists.first?.value(forKey: "songs")) == ["a", "b", "c"])
-      let none = FetchRequest<ManagedObject>(entityName: "Mix")
+      let none = NSFetchRequest<NSManagedObject>(entityName: "Mix")
       none.predicate = try FetchPredicate(format: "ANY songs.title == 'nothing'")
       #expect(try reader.count(for: none) == 0)
     }
@@ -248,9 +249,9 @@ struct OrderedRelationshipTests {
     let (_, reader) = try stack.reopened()
     try reader.performAndWait {
       #expect(Self.titles(try reader.existingObject(with: playlistID).value(forKey: "songs")) == ["a", "c", "d"])
-      let request = BatchDeleteRequest(objectIDs: [playlistID])
+      let request = NSBatchDeleteRequest(objectIDs: [playlistID])
       request.resultType = .resultTypeCount
-      let result = try #require(try reader.execute(request) as? BatchDeleteResult)
+      let result = try #require(try reader.execute(request) as? NSBatchDeleteResult)
       #expect(result.result as? Int == 4)  // the playlist and its three songs (Cascade)
     }
     #expect(try rawRows(stack.storeURL, "SELECT COUNT(*) AS c FROM ZSONG")[0]["c"] as Int == 0)
@@ -270,11 +271,11 @@ struct OrderedRelationshipTests {
     #expect(!(try rawRows(url, "PRAGMA table_info(ZSONG)").map { $0["name"] as String }.contains("Z_FOK_PLAYLIST")))
 
     let ordered = try Self.model(ordered: true)
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: ordered)
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: ordered)
     try coordinator.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(migrationSourceModels: [unordered]))
     #expect(try rawRows(url, "PRAGMA table_info(ZSONG)").map { $0["name"] as String }.contains("Z_FOK_PLAYLIST"))
     #expect(try rawRows(url, "PRAGMA table_info(Z_1SONGS)").map { $0["name"] as String }.contains("Z_FOK_3SONGS"))
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
     try context.performAndWait {
       let playlist = try Self.fetchOne("Playlist", context)
@@ -286,14 +287,14 @@ struct OrderedRelationshipTests {
     try coordinator.remove(try #require(coordinator.persistentStores.first))
 
     // And back: the ordering columns go, the members stay.
-    let back = PersistentStoreCoordinator(managedObjectModel: try Self.model(ordered: false))
+    let back = NSPersistentStoreCoordinator(managedObjectModel: try Self.model(ordered: false))
     try back.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(migrationSourceModels: [ordered]))
     #expect(!(try rawRows(url, "PRAGMA table_info(ZSONG)").map { $0["name"] as String }.contains("Z_FOK_PLAYLIST")))
     #expect(!(try rawRows(url, "PRAGMA table_info(Z_1SONGS)").map { $0["name"] as String }.contains("Z_FOK_3SONGS")))
-    let plain = ManagedObjectContext(concurrencyType: .privateQueue)
+    let plain = NSManagedObjectContext(concurrencyType: .privateQueue)
     plain.persistentStoreCoordinator = back
     try plain.performAndWait {
-      let songs = try #require(try Self.fetchOne("Playlist", plain).value(forKey: "songs") as? Set<ManagedObject>)
+      let songs = try #require(try Self.fetchOne("Playlist", plain).value(forKey: "songs") as? Set<NSManagedObject>)
       #expect(Set(songs.compactMap { $0.value(forKey: "title") as? String }) == ["a", "b", "c"])
     }
   }
@@ -301,7 +302,7 @@ struct OrderedRelationshipTests {
   @Test("An Xcode model's ordered relationship loads as ordered and is written back so")
   func xcodeModel() throws {
     let model = try Self.model()
-    let loaded = try ManagedObjectModel.fromXcodeContents(XcodeModelWriter.contents(of: model), origin: "the music model")
+    let loaded = try NSManagedObjectModel.fromXcodeContents(XcodeModelWriter.contents(of: model), origin: "the music model")
     #expect(loaded.entitiesByName["Playlist"]?.relationshipsByName["songs"]?.isOrdered == true)
     #expect(loaded.entitiesByName["Song"]?.relationshipsByName["mixes"]?.isOrdered == false)
     #expect(loaded.entitiesByName["Playlist"]?.versionHash == model.entitiesByName["Playlist"]?.versionHash)

@@ -47,22 +47,22 @@ final class BadgeTransformer: SecureUnarchiveFromDataTransformer, @unchecked Sen
 /// default, or one registered by name), stored, and turned back when read.
 @Suite("Transformable attributes", .temporaryFolders, .serialized)
 struct TransformableTests {
-  static func model() throws -> ManagedObjectModel {
+  static func model() throws -> NSManagedObjectModel {
     AttributeValueTransformer.setValueTransformer(RGBTransformer(), forName: "RGBTransformer")
-    let keywords = AttributeDescription(name: "keywords", type: .transformable)
-    let settings = AttributeDescription(name: "settings", type: .transformable)
+    let keywords = NSAttributeDescription(name: "keywords", type: .transformable)
+    let settings = NSAttributeDescription(name: "settings", type: .transformable)
     settings.valueTransformerName = "NSSecureUnarchiveFromDataTransformer"
-    let color = AttributeDescription(name: "color", type: .transformable)
+    let color = NSAttributeDescription(name: "color", type: .transformable)
     color.valueTransformerName = "RGBTransformer"
-    let missing = AttributeDescription(name: "shape", type: .transformable)
+    let missing = NSAttributeDescription(name: "shape", type: .transformable)
     missing.valueTransformerName = "NoSuchTransformer"
-    let card = EntityDescription(
+    let card = NSEntityDescription(
       name: "Card",
       properties: [
-        .attribute(AttributeDescription(name: "title", type: .string)), .attribute(keywords), .attribute(settings), .attribute(color),
+        .attribute(NSAttributeDescription(name: "title", type: .string)), .attribute(keywords), .attribute(settings), .attribute(color),
         .attribute(missing),
       ])
-    return try ManagedObjectModel(entities: [card])
+    return try NSManagedObjectModel(entities: [card])
   }
 
   @Test("Values go through their transformer to the store and come back as they were", arguments: bothStoreTypes)
@@ -70,7 +70,7 @@ struct TransformableTests {
     let stack = try Stack(model: Self.model(), type: type)
     let entity = stack.entity("Card")
     try stack.context.performAndWait {
-      let card = ManagedObject(entity: entity, insertInto: stack.context)
+      let card = NSManagedObject(entity: entity, insertInto: stack.context)
       card.setValue("first", forKey: "title")
       card.setValue(["swift", "linux"], forKey: "keywords")
       card.setValue(["fontSize": 14, "dark": true] as [String: Any], forKey: "settings")
@@ -84,7 +84,7 @@ struct TransformableTests {
     }
     let (_, reader) = try stack.reader()
     try reader.performAndWait {
-      let card = try #require(try reader.fetch(FetchRequest<ManagedObject>(entityName: "Card")).first)
+      let card = try #require(try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Card")).first)
       #expect(card.value(forKey: "keywords") as? [String] == ["swift", "linux", "sqlite"])
       let settings = try #require(card.value(forKey: "settings") as? [String: Any])
       #expect(settings["fontSize"] as? Int == 14 && settings["dark"] as? Bool == true)
@@ -105,7 +105,7 @@ struct TransformableTests {
     let stack = try Stack(model: Self.model())
     let entity = stack.entity("Card")
     stack.context.performAndWait {
-      let card = ManagedObject(entity: entity, insertInto: stack.context)
+      let card = NSManagedObject(entity: entity, insertInto: stack.context)
       card.setValue(Opaque(), forKey: "keywords")
       #expect(card.value(forKey: "keywords") is Opaque)
       let refused = expectCode(.validationValue) { try stack.context.save() }
@@ -128,22 +128,22 @@ struct TransformableTests {
   func fetchesAndBatches() throws {
     let stack = try Stack(model: Self.model())
     try stack.context.performAndWait {
-      let request = FetchRequest<ManagedObject>(entityName: "Card")
+      let request = NSFetchRequest<NSManagedObject>(entityName: "Card")
       request.predicate = try FetchPredicate(format: "keywords CONTAINS %@", "swift")
       let inSQL = expectCode(.unsupportedFeature) { _ = try stack.context.fetch(request) }
       #expect(inSQL?.message.contains("transformable") == true)
-      let card = ManagedObject(entity: stack.entity("Card"), insertInto: stack.context)
+      let card = NSManagedObject(entity: stack.entity("Card"), insertInto: stack.context)
       _ = expectCode(.unsupportedFeature) { _ = try request.predicate?.evaluate(with: card) }
       request.predicate = try FetchPredicate(format: "color == %@", stack.entity("Card"))
       _ = expectCode(.invalidValue) { _ = try stack.context.fetch(request) }
       stack.context.rollback()
 
-      let insert = BatchInsertRequest(entityName: "Card", objects: [["title": "batch", "color": RGB(red: 0, green: 0, blue: 1)]])
+      let insert = NSBatchInsertRequest(entityName: "Card", objects: [["title": "batch", "color": RGB(red: 0, green: 0, blue: 1)]])
       insert.resultType = .objectIDs
-      let ids = try #require((try stack.context.execute(insert) as? BatchInsertResult)?.result as? [ManagedObjectID])
+      let ids = try #require((try stack.context.execute(insert) as? NSBatchInsertResult)?.result as? [NSManagedObjectID])
       #expect(try stack.context.existingObject(with: ids[0]).value(forKey: "color") as? RGB == RGB(red: 0, green: 0, blue: 1))
       _ = expectCode(.validationValue) {
-        _ = try stack.context.execute(BatchInsertRequest(entityName: "Card", objects: [["keywords": Opaque()]]))
+        _ = try stack.context.execute(NSBatchInsertRequest(entityName: "Card", objects: [["keywords": Opaque()]]))
       }
     }
   }
@@ -165,26 +165,26 @@ struct TransformableTests {
     arguments: bothStoreTypes)
   func comparedAsBytes(type: StoreType) throws {
     AttributeValueTransformer.setValueTransformer(UUIDBytesTransformer(), forName: "UUIDBytes")
-    let token = AttributeDescription(name: "token", type: .transformable)
+    let token = NSAttributeDescription(name: "token", type: .transformable)
     token.valueTransformerName = "UUIDBytes"
-    let model = try ManagedObjectModel(entities: [
-      EntityDescription(name: "Device", properties: [.attribute(AttributeDescription(name: "name", type: .string)), .attribute(token)])
+    let model = try NSManagedObjectModel(entities: [
+      NSEntityDescription(name: "Device", properties: [.attribute(NSAttributeDescription(name: "name", type: .string)), .attribute(token)])
     ])
     let stack = try Stack(model: model, type: type)
     let uuids = ["00000000-0000-0000-0000-000000000001", "7F000000-0000-0000-0000-000000000000", "FF000000-0000-0000-0000-000000000000"]
       .compactMap(UUID.init(uuidString:))
     try stack.context.performAndWait {
       for (index, uuid) in uuids.enumerated() {
-        let device = ManagedObject(entity: stack.entity("Device"), insertInto: stack.context)
+        let device = NSManagedObject(entity: stack.entity("Device"), insertInto: stack.context)
         device.setValue("d\(index)", forKey: "name")
         device.setValue(uuid, forKey: "token")
       }
-      ManagedObject(entity: stack.entity("Device"), insertInto: stack.context).setValue("none", forKey: "name")
+      NSManagedObject(entity: stack.entity("Device"), insertInto: stack.context).setValue("none", forKey: "name")
       try stack.context.save()
     }
     let (_, reader) = try stack.reader()
     try reader.performAndWait {
-      let all = try reader.fetch(FetchRequest<ManagedObject>(entityName: "Device"))
+      let all = try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Device"))
       for (format, arguments, expected) in [
         ("token == %@", [uuids[1]] as [any Sendable], ["d1"]),
         ("token != %@", [uuids[1]], ["d0", "d2"]),
@@ -196,7 +196,7 @@ struct TransformableTests {
         ("token == nil", [], ["none"]),
       ] {
         let predicate = try FetchPredicate(format: format, argumentArray: arguments)
-        let request = FetchRequest<ManagedObject>(entityName: "Device")
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Device")
         request.predicate = predicate
         let fetched = try reader.fetch(request).compactMap { $0.value(forKey: "name") as? String }.sorted()
         #expect(fetched == expected, "\(format) in SQL")
@@ -221,12 +221,12 @@ struct TransformableTests {
   @Test("A subclass of the secure unarchiving transformer stores the NSSecureCoding class its allowedTopLevelClasses names")
   func secureTransformerSubclass() throws {
     AttributeValueTransformer.setValueTransformer(BadgeTransformer(), forName: "BadgeTransformer")
-    let badge = AttributeDescription(name: "badge", type: .transformable)
+    let badge = NSAttributeDescription(name: "badge", type: .transformable)
     badge.valueTransformerName = "BadgeTransformer"
-    let model = try ManagedObjectModel(entities: [EntityDescription(name: "Player", properties: [.attribute(badge)])])
+    let model = try NSManagedObjectModel(entities: [NSEntityDescription(name: "Player", properties: [.attribute(badge)])])
     let stack = try Stack(model: model)
     try stack.context.performAndWait {
-      let player = ManagedObject(entity: stack.entity("Player"), insertInto: stack.context)
+      let player = NSManagedObject(entity: stack.entity("Player"), insertInto: stack.context)
       player.setValue(Badge(label: "gold"), forKey: "badge")
       try stack.context.save()
       // A value of a class it does not name is refused, and the message says where to add it.
@@ -245,7 +245,7 @@ struct TransformableTests {
     }
     let (_, reader) = try stack.reader()
     try reader.performAndWait {
-      let player = try #require(try reader.fetch(FetchRequest<ManagedObject>(entityName: "Player")).first)
+      let player = try #require(try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Player")).first)
       #expect((player.value(forKey: "badge") as? Badge)?.label == "gold")
     }
   }
@@ -257,14 +257,14 @@ struct TransformableTests {
   func batchInsertNullTransformable() throws {
     let stack = try Stack(model: Self.model())
     try stack.context.performAndWait {
-      let insert = BatchInsertRequest(
+      let insert = NSBatchInsertRequest(
         entityName: "Card",
         objects: [
           ["title": "no colour", "color": NSNull(), "shape": NSNull(), "keywords": NSNull()],
           ["title": "blue", "color": RGB(red: 0, green: 0, blue: 1)],
         ])
       insert.resultType = .objectIDs
-      let ids = try #require((try stack.context.execute(insert) as? BatchInsertResult)?.result as? [ManagedObjectID])
+      let ids = try #require((try stack.context.execute(insert) as? NSBatchInsertResult)?.result as? [NSManagedObjectID])
       #expect(ids.count == 2)
       let plain = try stack.context.existingObject(with: ids[0])
       #expect(plain.value(forKey: "title") as? String == "no colour")

@@ -12,7 +12,7 @@ final class CallLog: @unchecked Sendable {
 
 /// An item whose hooks write to a log: validation per key (a code must not be "XXX"), a check of two
 /// properties together at insert, and a refusal to be deleted while `locked`.
-final class Item: ManagedObject {
+final class Item: NSManagedObject {
   @Managed var name: String?
   @Managed var code: String?
   @Managed var count: Int32
@@ -59,7 +59,7 @@ final class Item: ManagedObject {
 }
 
 /// An item whose hook, asked about `name`, also checks a count of 101 through `super`.
-final class CrossCheckedItem: ManagedObject {
+final class CrossCheckedItem: NSManagedObject {
   @Managed var name: String?
 
   override func validateValue(_ value: inout Any?, forKey key: String) throws {
@@ -76,25 +76,25 @@ struct ValidationRuleTests {
   static let dueMin = Date(timeIntervalSinceReferenceDate: 0)
   static let dueMax = Date(timeIntervalSinceReferenceDate: 86_400)
 
-  static func model() throws -> ManagedObjectModel {
-    let name = AttributeDescription(name: "name", type: .string, isOptional: false)
+  static func model() throws -> NSManagedObjectModel {
+    let name = NSAttributeDescription(name: "name", type: .string, isOptional: false)
     name.minValue = 3
     name.maxValue = 10
-    let code = AttributeDescription(name: "code", type: .string)
+    let code = NSAttributeDescription(name: "code", type: .string)
     code.regularExpression = "[A-Z]{3}"
-    let count = AttributeDescription(name: "count", type: .integer32, defaultValue: Int32(0))
+    let count = NSAttributeDescription(name: "count", type: .integer32, defaultValue: Int32(0))
     count.minValue = 0
     count.maxValue = 100
-    let price = AttributeDescription(name: "price", type: .double, defaultValue: 0.0)
+    let price = NSAttributeDescription(name: "price", type: .double, defaultValue: 0.0)
     price.minValue = 0
-    let due = AttributeDescription(name: "due", type: .date)
+    let due = NSAttributeDescription(name: "due", type: .date)
     due.minValue = dueMin.timeIntervalSinceReferenceDate
     due.maxValue = dueMax.timeIntervalSinceReferenceDate
-    let locked = AttributeDescription(name: "locked", type: .boolean, defaultValue: false)
-    let item = EntityDescription(
+    let locked = NSAttributeDescription(name: "locked", type: .boolean, defaultValue: false)
+    let item = NSEntityDescription(
       name: "Item", managedObjectClass: Item.self,
       properties: [name, code, count, price, due, locked].map { .attribute($0) })
-    return try ManagedObjectModel(entities: [item])
+    return try NSManagedObjectModel(entities: [item])
   }
 
   private func stack() throws -> Stack { try Stack(model: Self.model()) }
@@ -251,7 +251,7 @@ struct ValidationRuleTests {
   @Test("The rules of an Xcode model are read, enforced and written back", .needsFixtures)
   func xcodeModel() throws {
     let url = try Fixtures.folder().appendingPathComponent("ChristianKienle__Core-Data-Editor__iOS_Example.xcdatamodel")
-    let model = try ManagedObjectModel(contentsOf: url)
+    let model = try NSManagedObjectModel(contentsOf: url)
     let validation = try #require(model.entitiesByName["ValidationTest"])
     let date = try #require(validation.attributesByName["dateAttribute"])
     #expect(date.minValue == 407_847_600 && date.maxValue == 439_470_000)
@@ -262,13 +262,13 @@ struct ValidationRuleTests {
 
     let stack = try Stack(model: model)
     try stack.context.performAndWait {
-      let pet = ManagedObject(entity: try #require(model.entitiesByName["Pet"]), insertInto: stack.context)
+      let pet = NSManagedObject(entity: try #require(model.entitiesByName["Pet"]), insertInto: stack.context)
       pet.setValue("Al", forKey: "name")
       _ = expectCode(.validationStringTooShort) { try stack.context.save() }
       pet.setValue("Alfred", forKey: "name")
       try stack.context.save()
 
-      let test = ManagedObject(entity: validation, insertInto: stack.context)
+      let test = NSManagedObject(entity: validation, insertInto: stack.context)
       var address: Any? = "someone@example"
       _ = expectCode(.validationStringPatternMatching) { try test.validateValue(&address, forKey: "email") }
       address = "someone@example.com"
@@ -283,7 +283,7 @@ struct ValidationRuleTests {
     // Written back: the same rules come out of the written file.
     let written = XcodeModelWriter.contents(of: model)
     let reread = try #require(
-      try ManagedObjectModel.fromXcodeContents(written, origin: "the written model").entitiesByName["ValidationTest"])
+      try NSManagedObjectModel.fromXcodeContents(written, origin: "the written model").entitiesByName["ValidationTest"])
     for attribute in validation.attributesByName.values {
       let again = try #require(reread.attributesByName[attribute.name])
       #expect(again.minValue == attribute.minValue && again.maxValue == attribute.maxValue, "\(attribute.name)")

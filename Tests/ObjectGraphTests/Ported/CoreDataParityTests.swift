@@ -8,15 +8,15 @@ import Testing
 /// test suites against it. Each test fails on the engine as it was before the fix.
 @Suite("Core Data parity: nested IDs and relationship counts", .temporaryFolders)
 struct CoreDataParityTests {
-  private func child(of parent: ManagedObjectContext) -> ManagedObjectContext {
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+  private func child(of parent: NSManagedObjectContext) -> NSManagedObjectContext {
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.parent = parent
     return context
   }
 
   /// Inserts notes titled `titles` in `child`, saves the child, then saves `parent` to the store: the
   /// child keeps its objects' temporary IDs, the parent now knows them by permanent ones.
-  private func insertSavedThroughParent(_ titles: [String], child: ManagedObjectContext, parent: ManagedObjectContext) throws
+  private func insertSavedThroughParent(_ titles: [String], child: NSManagedObjectContext, parent: NSManagedObjectContext) throws
     -> [Note]
   {
     let notes = try child.performAndWait {
@@ -45,13 +45,13 @@ struct CoreDataParityTests {
       let keptIDs = kept.map(\.objectID)
       #expect(keptIDs.allSatisfy { $0.isTemporaryID }, "the child keeps its temporary IDs (Core Data's rule)")
 
-      let byIDs = FetchRequest<Note>(entityName: "Note")
+      let byIDs = NSFetchRequest<Note>(entityName: "Note")
       byIDs.predicate = try FetchPredicate(format: "SELF IN %@", keptIDs)
       let found = try child.fetch(byIDs)
       #expect(Set(found.map(ObjectIdentifier.init)) == Set(kept.map(ObjectIdentifier.init)), "the same instances, uniqued")
       #expect(try child.count(for: byIDs) == 3)
 
-      let one = FetchRequest<Note>(entityName: "Note")
+      let one = NSFetchRequest<Note>(entityName: "Note")
       one.predicate = try FetchPredicate(format: "SELF == %@", keptIDs[1])
       #expect(try child.fetch(one).map(\.title) == ["b"])
       #expect(try child.count(for: one) == 1)
@@ -67,7 +67,7 @@ struct CoreDataParityTests {
     let child = child(of: stack.context)
     let notes = try insertSavedThroughParent(["keep 1", "keep 2", "keep 3", "drop 1", "drop 2"], child: child, parent: stack.context)
     try child.performAndWait {
-      let others = FetchRequest<Note>(entityName: "Note")
+      let others = NSFetchRequest<Note>(entityName: "Note")
       others.predicate = try FetchPredicate(format: "NOT (SELF IN %@)", notes.prefix(3).map(\.objectID))
       let doomed = try child.fetch(others)
       #expect(doomed.compactMap(\.title).sorted() == ["drop 1", "drop 2"])
@@ -100,7 +100,7 @@ struct CoreDataParityTests {
     }
     try stack.context.performAndWait { try stack.context.save() }
     try child.performAndWait {
-      let request = FetchRequest<Note>(entityName: "Note")
+      let request = NSFetchRequest<Note>(entityName: "Note")
       request.predicate = try FetchPredicate(format: "notebook == %@", notebookID)
       #expect(try child.fetch(request).compactMap(\.title).sorted() == ["x", "y"])
     }
@@ -125,7 +125,7 @@ struct CoreDataParityTests {
     try main.performAndWait { try main.save() }
     try stack.context.performAndWait { try stack.context.save() }
     try worker.performAndWait {
-      let request = FetchRequest<Note>(entityName: "Note")
+      let request = NSFetchRequest<Note>(entityName: "Note")
       request.predicate = try FetchPredicate(format: "SELF IN %@", [notes[0].objectID])
       let found = try worker.fetch(request)
       #expect(found.count == 1)
@@ -135,17 +135,17 @@ struct CoreDataParityTests {
 
   // MARK: - 2. A non-optional to-many with minimum count 0
 
-  private func countedModel(optional: Bool, minCount: Int) throws -> ManagedObjectModel {
-    let relationship = RelationshipDescription(name: "tags", destination: "Tag", inverse: "owner", toMany: true, isOptional: optional)
+  private func countedModel(optional: Bool, minCount: Int) throws -> NSManagedObjectModel {
+    let relationship = NSRelationshipDescription(name: "tags", destination: "Tag", inverse: "owner", toMany: true, isOptional: optional)
     relationship.minCount = minCount
-    return try ManagedObjectModel(entities: [
-      EntityDescription(
-        name: "Owner", properties: [.attribute(AttributeDescription(name: "name", type: .string)), .relationship(relationship)]),
-      EntityDescription(
+    return try NSManagedObjectModel(entities: [
+      NSEntityDescription(
+        name: "Owner", properties: [.attribute(NSAttributeDescription(name: "name", type: .string)), .relationship(relationship)]),
+      NSEntityDescription(
         name: "Tag",
         properties: [
-          .attribute(AttributeDescription(name: "name", type: .string)),
-          .relationship(RelationshipDescription(name: "owner", destination: "Owner", inverse: "tags")),
+          .attribute(NSAttributeDescription(name: "name", type: .string)),
+          .relationship(NSRelationshipDescription(name: "owner", destination: "Owner", inverse: "tags")),
         ]),
     ])
   }
@@ -154,7 +154,7 @@ struct CoreDataParityTests {
   func nonOptionalToManyMinimumZeroMayBeEmpty(type: StoreType) throws {
     let stack = try Stack(model: try countedModel(optional: false, minCount: 0), type: type)
     try stack.context.performAndWait {
-      let owner = ManagedObject(entity: stack.entity("Owner"), insertInto: stack.context)
+      let owner = NSManagedObject(entity: stack.entity("Owner"), insertInto: stack.context)
       owner.setValue("nobody's", forKey: "name")
       try stack.context.save()
     }
@@ -167,12 +167,12 @@ struct CoreDataParityTests {
   func minimumCountIsEnforced(optional: Bool, type: StoreType) throws {
     let stack = try Stack(model: try countedModel(optional: optional, minCount: 2), type: type)
     try stack.context.performAndWait {
-      let owner = ManagedObject(entity: stack.entity("Owner"), insertInto: stack.context)
-      let tag = ManagedObject(entity: stack.entity("Tag"), insertInto: stack.context)
+      let owner = NSManagedObject(entity: stack.entity("Owner"), insertInto: stack.context)
+      let tag = NSManagedObject(entity: stack.entity("Tag"), insertInto: stack.context)
       tag.setValue(owner, forKey: "owner")
       let error = expectCode(.validationRelationshipLacksMinimumCount) { try stack.context.save() }
       #expect(error?.message.contains("Owner.tags holds 1 object(s) but needs at least 2") == true, "got \(String(describing: error))")
-      let second = ManagedObject(entity: stack.entity("Tag"), insertInto: stack.context)
+      let second = NSManagedObject(entity: stack.entity("Tag"), insertInto: stack.context)
       second.setValue(owner, forKey: "owner")
       try stack.context.save()
     }
@@ -181,17 +181,17 @@ struct CoreDataParityTests {
 
   @Test("A required to-one is still required (1570)", arguments: bothStoreTypes)
   func requiredToOneStillRequired(type: StoreType) throws {
-    let model = try ManagedObjectModel(entities: [
-      EntityDescription(
+    let model = try NSManagedObjectModel(entities: [
+      NSEntityDescription(
         name: "Tag",
-        properties: [.relationship(RelationshipDescription(name: "owner", destination: "Owner", inverse: "tags", isOptional: false))]),
-      EntityDescription(
+        properties: [.relationship(NSRelationshipDescription(name: "owner", destination: "Owner", inverse: "tags", isOptional: false))]),
+      NSEntityDescription(
         name: "Owner",
-        properties: [.relationship(RelationshipDescription(name: "tags", destination: "Tag", inverse: "owner", toMany: true))]),
+        properties: [.relationship(NSRelationshipDescription(name: "tags", destination: "Tag", inverse: "owner", toMany: true))]),
     ])
     let stack = try Stack(model: model, type: type)
     let error = stack.context.performAndWait {
-      _ = ManagedObject(entity: stack.entity("Tag"), insertInto: stack.context)
+      _ = NSManagedObject(entity: stack.entity("Tag"), insertInto: stack.context)
       return expectCode(.validationMissingMandatoryProperty) { try stack.context.save() }
     }
     #expect(error?.message.contains("Tag.owner is a required relationship") == true)
@@ -220,7 +220,7 @@ struct CoreDataParityTests {
     let notes = try insertSavedThroughParent(["first", "second"], child: child, parent: stack.context)
     let keysBefore = try reservedKeys(stack)
     let parentIDs = try stack.context.performAndWait {
-      try stack.context.fetch(FetchRequest<Note>(entityName: "Note")).reduce(into: [String: ManagedObjectID]()) {
+      try stack.context.fetch(NSFetchRequest<Note>(entityName: "Note")).reduce(into: [String: NSManagedObjectID]()) {
         $0[$1.title ?? ""] = $1.objectID
       }
     }
@@ -239,7 +239,7 @@ struct CoreDataParityTests {
     let title = try context.performAndWait { try (context.existingObject(with: reopenedID) as? Note)?.title }
     #expect(title == "first")
     try child.performAndWait {
-      let request = FetchRequest<Note>(entityName: "Note")
+      let request = NSFetchRequest<Note>(entityName: "Note")
       request.predicate = try FetchPredicate(format: "SELF == %@", childIDs[1])
       #expect(try child.fetch(request).first === notes[1])
       // A later change from the child still reaches that row.
@@ -318,14 +318,14 @@ extension CoreDataParityTests {
   @Test("Did-save and objects-did-change user info is read with the public NotificationKey constants", arguments: bothStoreTypes)
   func notificationKeysArePublicConstants(type: StoreType) throws {
     let stack = try Stack(type: type)
-    typealias Key = ManagedObjectContext.NotificationKey
-    let saved = NotificationLog(ManagedObjectContext.didSaveNotification, object: stack.context) { note -> [String: Int] in
+    typealias Key = NSManagedObjectContext.NotificationKey
+    let saved = NotificationLog(NSManagedObjectContext.didSaveNotification, object: stack.context) { note -> [String: Int] in
       let info = note.userInfo ?? [:]
       return [
-        "ids": (info[Key.insertedObjectIDs.rawValue] as? Set<ManagedObjectID>)?.count ?? -1,
-        "objects": (info[Key.insertedObjects.rawValue] as? Set<ManagedObject>)?.count ?? -1,
-        "updated ids": (info[Key.updatedObjectIDs.rawValue] as? Set<ManagedObjectID>)?.count ?? -1,
-        "deleted ids": (info[Key.deletedObjectIDs.rawValue] as? Set<ManagedObjectID>)?.count ?? -1,
+        "ids": (info[Key.insertedObjectIDs.rawValue] as? Set<NSManagedObjectID>)?.count ?? -1,
+        "objects": (info[Key.insertedObjects.rawValue] as? Set<NSManagedObject>)?.count ?? -1,
+        "updated ids": (info[Key.updatedObjectIDs.rawValue] as? Set<NSManagedObjectID>)?.count ?? -1,
+        "deleted ids": (info[Key.deletedObjectIDs.rawValue] as? Set<NSManagedObjectID>)?.count ?? -1,
       ]
     }
     try stack.context.performAndWait {

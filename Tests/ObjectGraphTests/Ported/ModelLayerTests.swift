@@ -5,7 +5,7 @@ import Testing
 @testable import ObjectGraph
 
 /// A mood of the ported app: it leaves its country when marked for delayed deletion.
-final class LayerMood: ManagedObject {
+final class LayerMood: NSManagedObject {
   @Managed var markedForDeletionDate: Date?
   @Managed var country: LayerCountry?
   @Managed var remoteIdentifier: UUID?
@@ -17,7 +17,7 @@ final class LayerMood: ManagedObject {
 }
 
 /// A country of the ported app: it keeps its mood count in `willSave()` and marks itself when empty.
-final class LayerCountry: ManagedObject {
+final class LayerCountry: NSManagedObject {
   @Managed var numberOfMoods: Int64
   @Managed var markedForDeletionDate: Date?
   @Managed var moods: Set<LayerMood>
@@ -33,14 +33,14 @@ final class LayerCountry: ManagedObject {
 }
 
 /// An object whose `willSave()` always changes it: a hook that never settles.
-final class RestlessObject: ManagedObject {
+final class RestlessObject: NSManagedObject {
   @Managed var counter: Int64
   override func willSave() { counter += 1 }
 }
 
 /// An object that keeps a timestamp in `willSave()` through the primitive accessor, as Core Data's
 /// documentation suggests to avoid being called again.
-final class StampedObject: ManagedObject {
+final class StampedObject: NSManagedObject {
   @Managed var name: String?
   var willSaveCalls = 0
   override func willSave() {
@@ -65,39 +65,39 @@ final class LayerUUIDTransformer: AttributeValueTransformer, @unchecked Sendable
 
 /// A cache an app keeps in its context's user info: a class, not Sendable.
 final class ObjectCache {
-  var objects: [String: ManagedObject] = [:]
+  var objects: [String: NSManagedObject] = [:]
 }
 
 /// What a real app's model layer does, ported as a new user would port it (issue 24).
 @Suite("A real app's model layer", .temporaryFolders, .serialized)
 struct ModelLayerTests {
-  static func model() throws -> ManagedObjectModel {
+  static func model() throws -> NSManagedObjectModel {
     AttributeValueTransformer.setValueTransformer(LayerUUIDTransformer(), forName: "LayerUUIDTransformer")
-    let remoteIdentifier = AttributeDescription(name: "remoteIdentifier", type: .transformable)
+    let remoteIdentifier = NSAttributeDescription(name: "remoteIdentifier", type: .transformable)
     remoteIdentifier.valueTransformerName = "LayerUUIDTransformer"
-    return try ManagedObjectModel(entities: [
-      EntityDescription(
+    return try NSManagedObjectModel(entities: [
+      NSEntityDescription(
         name: "Mood", managedObjectClass: LayerMood.self,
         properties: [
-          .attribute(AttributeDescription(name: "markedForDeletionDate", type: .date)),
+          .attribute(NSAttributeDescription(name: "markedForDeletionDate", type: .date)),
           .attribute(remoteIdentifier),
-          .relationship(RelationshipDescription(name: "country", destination: "Country", inverse: "moods")),
+          .relationship(NSRelationshipDescription(name: "country", destination: "Country", inverse: "moods")),
         ]),
-      EntityDescription(
+      NSEntityDescription(
         name: "Country", managedObjectClass: LayerCountry.self,
         properties: [
-          .attribute(AttributeDescription(name: "numberOfMoods", type: .integer64, isOptional: false, defaultValue: Int64(0))),
-          .attribute(AttributeDescription(name: "markedForDeletionDate", type: .date)),
-          .relationship(RelationshipDescription(name: "moods", destination: "Mood", inverse: "country", toMany: true)),
+          .attribute(NSAttributeDescription(name: "numberOfMoods", type: .integer64, isOptional: false, defaultValue: Int64(0))),
+          .attribute(NSAttributeDescription(name: "markedForDeletionDate", type: .date)),
+          .relationship(NSRelationshipDescription(name: "moods", destination: "Mood", inverse: "country", toMany: true)),
         ]),
-      EntityDescription(
+      NSEntityDescription(
         name: "Restless", managedObjectClass: RestlessObject.self,
-        properties: [.attribute(AttributeDescription(name: "counter", type: .integer64, isOptional: false, defaultValue: Int64(0)))]),
-      EntityDescription(
+        properties: [.attribute(NSAttributeDescription(name: "counter", type: .integer64, isOptional: false, defaultValue: Int64(0)))]),
+      NSEntityDescription(
         name: "Stamped", managedObjectClass: StampedObject.self,
         properties: [
-          .attribute(AttributeDescription(name: "name", type: .string)),
-          .attribute(AttributeDescription(name: "stampedAt", type: .date)),
+          .attribute(NSAttributeDescription(name: "name", type: .string)),
+          .attribute(NSAttributeDescription(name: "stampedAt", type: .date)),
         ]),
     ])
   }
@@ -115,11 +115,11 @@ struct ModelLayerTests {
       #expect(country.numberOfMoods == 1)
       #expect(country.markedForDeletionDate == nil)
 
-      let updated = Locked<Set<ManagedObjectID>>([])
+      let updated = Locked<Set<NSManagedObjectID>>([])
       let observer = NotificationCenter.default.addObserver(
-        forName: ManagedObjectContext.didSaveNotification, object: stack.context, queue: nil
+        forName: NSManagedObjectContext.didSaveNotification, object: stack.context, queue: nil
       ) { note in
-        let ids = note.userInfo?[ManagedObjectContext.NotificationKey.updatedObjectIDs.rawValue] as? Set<ManagedObjectID> ?? []
+        let ids = note.userInfo?[NSManagedObjectContext.NotificationKey.updatedObjectIDs.rawValue] as? Set<NSManagedObjectID> ?? []
         updated.withLock { $0 = ids }
       }
       defer { NotificationCenter.default.removeObserver(observer) }
@@ -138,7 +138,7 @@ struct ModelLayerTests {
     // What the store holds.
     let fresh = stack.freshContext()
     try fresh.performAndWait {
-      let request = FetchRequest<ManagedObject>(entityName: "Country")
+      let request = NSFetchRequest<NSManagedObject>(entityName: "Country")
       let country = try #require(try fresh.fetch(request).first)
       #expect(country.value(forKey: "numberOfMoods") as? Int == 0)
       #expect(country.value(forKey: "markedForDeletionDate") != nil)
@@ -158,7 +158,7 @@ struct ModelLayerTests {
       }
     }
     let fresh = stack.freshContext()
-    let count = try fresh.performAndWait { try fresh.count(for: FetchRequest<ManagedObject>(entityName: "Restless")) }
+    let count = try fresh.performAndWait { try fresh.count(for: NSFetchRequest<NSManagedObject>(entityName: "Restless")) }
     #expect(count == 0)
   }
 
@@ -217,7 +217,7 @@ struct ModelLayerTests {
     }
     let fresh = stack.freshContext()
     try fresh.performAndWait {
-      let object = try #require(try fresh.fetch(FetchRequest<ManagedObject>(entityName: "Stamped")).first)
+      let object = try #require(try fresh.fetch(NSFetchRequest<NSManagedObject>(entityName: "Stamped")).first)
       #expect(object.value(forKey: "stampedAt") as? Date == Date(timeIntervalSinceReferenceDate: 2))
       #expect(object.value(forKey: "name") as? String == "second")
     }
@@ -264,12 +264,12 @@ struct ModelLayerTests {
     #expect(stack.coordinator.metadata(for: store)["syncToken"] as? String == "token-1")
     #expect(store.metadata["syncToken"] as? String == "token-1")
     // Not on disk before a save.
-    #expect(try PersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: stack.storeURL)["syncToken"] == nil)
+    #expect(try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: stack.storeURL)["syncToken"] == nil)
     try stack.context.performAndWait {
       _ = LayerCountry(context: stack.context)
       try stack.context.save()
     }
-    let onDisk = try PersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: stack.storeURL)
+    let onDisk = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: stack.storeURL)
     #expect(onDisk["syncToken"] as? String == "token-1")
     for key in engineKeys.keys { #expect(onDisk[key] != nil, "\(key) kept") }
     // A dictionary without the engine's keys keeps them; a user key left out is removed.
@@ -281,7 +281,7 @@ struct ModelLayerTests {
     }
     let (_, reopened) = try stack.reopened()
     _ = reopened
-    let again = try PersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: stack.storeURL)
+    let again = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: stack.storeURL)
     #expect(again["other"] as? Int == 2)
     #expect(again["syncToken"] == nil)
     #expect(again[StoreMetadataKey.versionHashes] != nil)
@@ -309,15 +309,15 @@ struct ModelLayerTests {
   @Test("An entity finds its class by a module-qualified representedClassName without registration")
   func classByName() throws {
     let module = String(reflecting: LayerMood.self).split(separator: ".").first.map(String.init) ?? ""
-    let entity = EntityDescription(
-      name: "NamedMood", properties: [.attribute(AttributeDescription(name: "markedForDeletionDate", type: .date))])
+    let entity = NSEntityDescription(
+      name: "NamedMood", properties: [.attribute(NSAttributeDescription(name: "markedForDeletionDate", type: .date))])
     entity.representedClassName = "\(module).LayerMood"
-    let bare = EntityDescription(name: "BareCountry", properties: [])
+    let bare = NSEntityDescription(name: "BareCountry", properties: [])
     bare.representedClassName = "LayerCountry"
-    let model = try ManagedObjectModel(entities: [entity, bare])
+    let model = try NSManagedObjectModel(entities: [entity, bare])
     #expect(model.entitiesByName["NamedMood"]?.managedObjectClass == LayerMood.self)
     // A bare class name needs its module: one call names it.
-    ManagedObjectModel.registerClasses(inModuleOf: LayerCountry.self)
+    NSManagedObjectModel.registerClasses(inModuleOf: LayerCountry.self)
     #expect(model.entitiesByName["BareCountry"]?.managedObjectClass == LayerCountry.self)
   }
 }

@@ -7,12 +7,12 @@ import Testing
 
 /// Writes down what a fetched results controller tells its delegate, one line per call; a section's line
 /// says how many objects its section info holds.
-private final class SectionRecorder: FetchedResultsControllerDelegate {
+private final class SectionRecorder: NSFetchedResultsControllerDelegate {
   var lines: [String] = []
 
   func controller(
-    _ controller: AnyFetchedResultsController, didChange object: ManagedObject, at indexPath: IndexPath?,
-    for type: FetchedResultsChangeType, newIndexPath: IndexPath?
+    _ controller: AnyFetchedResultsController, didChange object: NSManagedObject, at indexPath: IndexPath?,
+    for type: NSFetchedResultsChangeType, newIndexPath: IndexPath?
   ) {
     let title = object.value(forKey: "title") as? String ?? "?"
     lines.append("\(type) \(title) \(Self.text(indexPath))>\(Self.text(newIndexPath))")
@@ -20,7 +20,7 @@ private final class SectionRecorder: FetchedResultsControllerDelegate {
 
   func controller(
     _ controller: AnyFetchedResultsController, didChange section: FetchedResultsSection, atSectionIndex sectionIndex: Int,
-    for type: FetchedResultsChangeType
+    for type: NSFetchedResultsChangeType
   ) {
     lines.append("section \(type) \(section.name) \(sectionIndex) holding \(section.numberOfObjects)")
   }
@@ -36,7 +36,7 @@ private final class SectionRecorder: FetchedResultsControllerDelegate {
 }
 
 /// A book with a computed property read by key, as Core Data's key-value coding reads one.
-final class Book: ManagedObject {
+final class Book: NSManagedObject {
   @Managed var title: String?
   @Managed var shelf: Shelf?
 
@@ -54,7 +54,7 @@ final class Book: ManagedObject {
   }
 }
 
-final class Shelf: ManagedObject {
+final class Shelf: NSManagedObject {
   @Managed var name: String?
 }
 
@@ -63,12 +63,12 @@ final class Shelf: ManagedObject {
 @Suite("Ported code's habits", .temporaryFolders)
 struct PortedCodeHabitsTests {
   /// A main-queue context over an in-memory store, and a private child of it.
-  private func mainAndChild() throws -> (main: ManagedObjectContext, child: ManagedObjectContext) {
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
+  private func mainAndChild() throws -> (main: NSManagedObjectContext, child: NSManagedObjectContext) {
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
     try coordinator.addPersistentStore(type: .inMemory, at: nil)
-    let main = ManagedObjectContext(concurrencyType: .mainQueue)
+    let main = NSManagedObjectContext(concurrencyType: .mainQueue)
     main.persistentStoreCoordinator = coordinator
-    let child = ManagedObjectContext(concurrencyType: .privateQueue)
+    let child = NSManagedObjectContext(concurrencyType: .privateQueue)
     child.parent = main
     return (main, child)
   }
@@ -78,15 +78,15 @@ struct PortedCodeHabitsTests {
   @Test("A child's save makes its parent post objects-did-change during the save, on the parent's queue")
   func parentAnnouncesChildSave() async throws {
     let (main, child) = try mainAndChild()
-    let key = ManagedObjectContext.NotificationKey.self
-    let log = NotificationLog(ManagedObjectContext.objectsDidChangeNotification, object: main) { note in
+    let key = NSManagedObjectContext.NotificationKey.self
+    let log = NotificationLog(NSManagedObjectContext.objectsDidChangeNotification, object: main) { note in
       let info = note.userInfo ?? [:]
       let counts = [key.insertedObjects, key.updatedObjects, key.deletedObjects].map {
-        (info[$0.rawValue] as? Set<ManagedObject>)?.count ?? 0
+        (info[$0.rawValue] as? Set<NSManagedObject>)?.count ?? 0
       }
       // A deleted object the parent never saved leaves it at once (its context is nil by now).
       let objects = [key.insertedObjects, key.updatedObjects].flatMap {
-        info[$0.rawValue] as? Set<ManagedObject> ?? []
+        info[$0.rawValue] as? Set<NSManagedObject> ?? []
       }
       let ownObjects = objects.allSatisfy { $0.managedObjectContext === main }
       return "\(counts) main queue: \(MainQueueProbe.isOnMainQueue) own objects: \(ownObjects)"
@@ -107,7 +107,7 @@ struct PortedCodeHabitsTests {
     // An update and a delete from a child reach the parent's observers the same way.
     log.removeAll()
     try child.performAndWait {
-      let notes = try child.fetch(FetchRequest<Note>(entityName: "Note"))
+      let notes = try child.fetch(NSFetchRequest<Note>(entityName: "Note"))
       notes.first?.title = "renamed by the child"
       let other = Note(context: child)
       other.title = "to delete"
@@ -124,9 +124,9 @@ struct PortedCodeHabitsTests {
     let (main, child) = try mainAndChild()
     let recorder = SectionRecorder()
     let controller = try main.performAndWait {
-      let request = FetchRequest<Note>(entityName: "Note")
+      let request = NSFetchRequest<Note>(entityName: "Note")
       request.sortDescriptors = [FetchSortDescriptor(key: "title")]
-      let controller = FetchedResultsController(
+      let controller = NSFetchedResultsController(
         fetchRequest: request, managedObjectContext: main, sectionNameKeyPath: nil, cacheName: nil)
       controller.delegate = recorder
       try controller.performFetch()
@@ -146,7 +146,7 @@ struct PortedCodeHabitsTests {
   // MARK: - The fetched results controller as UIKit code drives it
 
   /// Notes x and y in section A, z in section B (sectioned by `body`).
-  private func sectionedByBody(_ stack: Stack) throws -> (FetchedResultsController<Note>, SectionRecorder, Note) {
+  private func sectionedByBody(_ stack: Stack) throws -> (NSFetchedResultsController<Note>, SectionRecorder, Note) {
     try stack.context.performAndWait {
       var z: Note?
       for (title, section) in [("x", "A"), ("y", "A"), ("z", "B")] {
@@ -156,9 +156,9 @@ struct PortedCodeHabitsTests {
         if title == "z" { z = note }
       }
       try stack.context.save()
-      let request = FetchRequest<Note>(entityName: "Note")
+      let request = NSFetchRequest<Note>(entityName: "Note")
       request.sortDescriptors = [FetchSortDescriptor(key: "body"), FetchSortDescriptor(key: "title")]
-      let controller = FetchedResultsController(
+      let controller = NSFetchedResultsController(
         fetchRequest: request, managedObjectContext: stack.context, sectionNameKeyPath: "body", cacheName: nil)
       let recorder = SectionRecorder()
       controller.delegate = recorder
@@ -196,19 +196,19 @@ struct PortedCodeHabitsTests {
   }
 
   private func library() throws -> Stack {
-    let book = EntityDescription(
+    let book = NSEntityDescription(
       name: "Book", managedObjectClass: Book.self,
       properties: [
-        .attribute(AttributeDescription(name: "title", type: .string)),
-        .relationship(RelationshipDescription(name: "shelf", destination: "Shelf", inverse: "books")),
+        .attribute(NSAttributeDescription(name: "title", type: .string)),
+        .relationship(NSRelationshipDescription(name: "shelf", destination: "Shelf", inverse: "books")),
       ])
-    let shelf = EntityDescription(
+    let shelf = NSEntityDescription(
       name: "Shelf", managedObjectClass: Shelf.self,
       properties: [
-        .attribute(AttributeDescription(name: "name", type: .string)),
-        .relationship(RelationshipDescription(name: "books", destination: "Book", inverse: "shelf", toMany: true)),
+        .attribute(NSAttributeDescription(name: "name", type: .string)),
+        .relationship(NSRelationshipDescription(name: "books", destination: "Book", inverse: "shelf", toMany: true)),
       ])
-    return try Stack(model: try ManagedObjectModel(entities: [book, shelf]))
+    return try Stack(model: try NSManagedObjectModel(entities: [book, shelf]))
   }
 
   @Test("A section key path may name a computed property the subclass answers by key")
@@ -223,9 +223,9 @@ struct PortedCodeHabitsTests {
         book.shelf = shelf
       }
       try stack.context.save()
-      let request = FetchRequest<Book>(entityName: "Book")
+      let request = NSFetchRequest<Book>(entityName: "Book")
       request.sortDescriptors = [FetchSortDescriptor(key: "title", ascending: true, comparison: .caseInsensitiveCompare)]
-      let controller = FetchedResultsController(
+      let controller = NSFetchedResultsController(
         fetchRequest: request, managedObjectContext: stack.context, sectionNameKeyPath: "firstInitial", cacheName: nil)
       try controller.performFetch()
       #expect(controller.sections?.map(\.name) == ["A", "B", "E"])
@@ -238,7 +238,7 @@ struct PortedCodeHabitsTests {
       #expect(try FetchPredicate(format: "place.name == 'Top'").evaluate(with: book))
 
       // A key the class does not answer either is still error 900003, naming the hook.
-      let unknown = FetchedResultsController(
+      let unknown = NSFetchedResultsController(
         fetchRequest: request, managedObjectContext: stack.context, sectionNameKeyPath: "lastInitial", cacheName: nil)
       let error = expectCode(.unknownKey) { try unknown.performFetch() }
       #expect(error?.message.contains("value(forUndefinedKey:)") == true)
@@ -250,7 +250,7 @@ struct PortedCodeHabitsTests {
   @Test("sortDescriptors may be set to nil: no order, read back as empty")
   func sortDescriptorsNil() throws {
     let stack = try Stack()
-    let request = FetchRequest<Note>(entityName: "Note")
+    let request = NSFetchRequest<Note>(entityName: "Note")
     request.sortDescriptors = [FetchSortDescriptor(key: "title")]
     request.sortDescriptors = nil
     #expect(request.sortDescriptors.isEmpty)
@@ -266,7 +266,7 @@ struct PortedCodeHabitsTests {
   @Test("Coordinators and contexts are equal and hashed by identity, as NSObjects are")
   func identityEquality() throws {
     let stack = try Stack()
-    let other = PersistentStoreCoordinator(managedObjectModel: stack.model)
+    let other = NSPersistentStoreCoordinator(managedObjectModel: stack.model)
     #expect(stack.coordinator == stack.coordinator)
     #expect(stack.coordinator != other)
     #expect(Set([stack.coordinator, stack.coordinator, other]).count == 2)
@@ -294,17 +294,17 @@ struct PortedCodeHabitsTests {
 
   @Test("Before a store is added, a count is refused as a fetch is (900006), in a root and in a child")
   func noStoreYet() throws {
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
-    let root = ManagedObjectContext(concurrencyType: .privateQueue)
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
+    let root = NSManagedObjectContext(concurrencyType: .privateQueue)
     root.persistentStoreCoordinator = coordinator
-    let child = ManagedObjectContext(concurrencyType: .privateQueue)
+    let child = NSManagedObjectContext(concurrencyType: .privateQueue)
     child.parent = root
     for context in [root, child] {
       context.performAndWait {
-        let request = FetchRequest<Note>(entityName: "Note")
+        let request = NSFetchRequest<Note>(entityName: "Note")
         _ = expectCode(.noPersistentStore) { _ = try context.fetch(request) }
         _ = expectCode(.noPersistentStore) { _ = try context.count(for: request) }
-        let ids = FetchRequest<ManagedObjectID>(entityName: "Note")
+        let ids = NSFetchRequest<NSManagedObjectID>(entityName: "Note")
         ids.resultType = .managedObjectIDResultType
         _ = expectCode(.noPersistentStore) { _ = try context.fetch(ids) }
       }
@@ -312,7 +312,7 @@ struct PortedCodeHabitsTests {
     // Once the store is there, both answer.
     try coordinator.addPersistentStore(type: .inMemory, at: nil)
     let answers = try root.performAndWait {
-      (try root.count(for: FetchRequest<Note>(entityName: "Note")), try root.fetch(FetchRequest<Note>(entityName: "Note")).count)
+      (try root.count(for: NSFetchRequest<Note>(entityName: "Note")), try root.fetch(NSFetchRequest<Note>(entityName: "Note")).count)
     }
     #expect(answers == (0, 0))
   }

@@ -59,11 +59,11 @@ struct PredicateDepthTests {
     return outcome
   }
 
-  private static func fetchRatings(_ predicate: FetchPredicate, _ context: ManagedObjectContext) throws
+  private static func fetchRatings(_ predicate: FetchPredicate, _ context: NSManagedObjectContext) throws
     -> Result<[Int64], ObjectGraphError>
   {
     try context.performAndWait {
-      let request = FetchRequest<Note>(entityName: "Note")
+      let request = NSFetchRequest<Note>(entityName: "Note")
       request.predicate = predicate
       do {
         return .success(try context.fetch(request).map(\.rating).sorted())
@@ -127,7 +127,7 @@ struct PredicateDepthTests {
       try PredicateDepthTests.requireError(
         outcome.pending, .predicateSyntax, mentioning: "\(PredicateNode.maximumDepth) levels deep")
       let object = try stack.freshContext().performAndWait {
-        try stack.freshContext().fetch(FetchRequest<Note>(entityName: "Note"))[0]
+        try stack.freshContext().fetch(NSFetchRequest<Note>(entityName: "Note"))[0]
       }
       do {
         _ = try predicate.evaluate(with: object)

@@ -4,7 +4,7 @@ import Testing
 
 @testable import ObjectGraph
 
-/// `entity` in predicates, as ported code writes it (`entity == %@` with an ``EntityDescription``,
+/// `entity` in predicates, as ported code writes it (`entity == %@` with an ``NSEntityDescription``,
 /// `entity.name == "Note"`): answered by SQLite through `Z_ENT` and by the in-memory evaluator, which
 /// must agree.
 @Suite("The entity key in predicates", .temporaryFolders)
@@ -23,7 +23,7 @@ struct PredicateEntityTests {
         notes.append(note)
       }
       for (name, size) in [("ImageAttachment", 1), ("ImageAttachment", 2), ("FileAttachment", 3)] {
-        let attachment = ManagedObject(entity: stack.entity(name), insertInto: stack.context)
+        let attachment = NSManagedObject(entity: stack.entity(name), insertInto: stack.context)
         attachment.setValue(Int32(size), forKey: "size")
         attachment.setValue(notes[0], forKey: "note")
       }
@@ -41,10 +41,10 @@ struct PredicateEntityTests {
     let predicate = try FetchPredicate(format: format, argumentArray: arguments)
     let (_, context) = try stack.reader()
     return try context.performAndWait {
-      let request = FetchRequest<ManagedObject>(entityName: entityName)
+      let request = NSFetchRequest<NSManagedObject>(entityName: entityName)
       request.predicate = predicate
       let sql = try context.fetch(request).map { "\($0.value(forKey: key) ?? "nil")" }.sorted()
-      let all = try context.fetch(FetchRequest<ManagedObject>(entityName: entityName))
+      let all = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: entityName))
       let memory = try all.filter { try predicate.evaluate(with: $0) }.map { "\($0.value(forKey: key) ?? "nil")" }.sorted()
       #expect(sql == memory, "SQL and memory disagree for \(format)", sourceLocation: sourceLocation)
       return sql
@@ -93,7 +93,7 @@ struct PredicateEntityTests {
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "new"
-      let request = FetchRequest<Note>(entityName: "Note")
+      let request = NSFetchRequest<Note>(entityName: "Note")
       request.predicate = try FetchPredicate(format: "entity == %@ AND title == 'new'", stack.entity("Note"))
       #expect(try stack.context.fetch(request).map(\.title) == ["new"])
       #expect(try stack.context.count(for: request) == 1)
@@ -104,7 +104,7 @@ struct PredicateEntityTests {
   func refusals() throws {
     let stack = try populated(.sqlite)
     try stack.context.performAndWait {
-      let request = FetchRequest<Note>(entityName: "Note")
+      let request = NSFetchRequest<Note>(entityName: "Note")
       request.predicate = try FetchPredicate(format: "entity == 'Note'")
       _ = expectCode(.invalidValue) { _ = try stack.context.fetch(request) }
       request.predicate = try FetchPredicate(format: "entity > %@", stack.entity("Note"))

@@ -5,7 +5,7 @@ import Testing
 
 /// An object for the evaluator: values by dotted key path; `@count` counts a `.many` value.
 private struct MockObject: PredicateEvaluable {
-  var id: ManagedObjectID
+  var id: NSManagedObjectID
   var values: [String: PredicateKeyPathValue]
 
   func predicateValue(atKeyPath path: [String]) throws -> PredicateKeyPathValue {
@@ -32,11 +32,11 @@ private struct MockObject: PredicateEvaluable {
 /// Tests of in-memory evaluation, with the semantics the SQL compiler gives the same predicates.
 @Suite("Predicate evaluator")
 struct PredicateEvaluatorTests {
-  private static let noteEntity = EntityDescription(name: "Note", properties: [])
-  private static let tagEntity = EntityDescription(name: "Tag", properties: [])
-  private let noteID = ManagedObjectID.temporary(for: noteEntity)
-  private let otherID = ManagedObjectID.temporary(for: noteEntity)
-  private let categoryID = ManagedObjectID.temporary(for: tagEntity)
+  private static let noteEntity = NSEntityDescription(name: "Note", properties: [])
+  private static let tagEntity = NSEntityDescription(name: "Tag", properties: [])
+  private let noteID = NSManagedObjectID.temporary(for: noteEntity)
+  private let otherID = NSManagedObjectID.temporary(for: noteEntity)
+  private let categoryID = NSManagedObjectID.temporary(for: tagEntity)
   private let created = Date(timeIntervalSinceReferenceDate: 1000)
   private let uuid = UUID()
 

@@ -283,8 +283,8 @@ struct PredicateParserTests {
     #expect(try parse("a == %@", date) == comparison(key("a"), .equal, .constant(.date(date))))
     #expect(try parse("a == %@", uuid) == comparison(key("a"), .equal, .constant(.uuid(uuid))))
     #expect(try parse("a == %@", Data([1, 2])) == comparison(key("a"), .equal, .constant(.data(Data([1, 2])))))
-    let entity = EntityDescription(name: "Tag", properties: [])
-    let id = ManagedObjectID.temporary(for: entity)
+    let entity = NSEntityDescription(name: "Tag", properties: [])
+    let id = NSManagedObjectID.temporary(for: entity)
     #expect(try parse("SELF == %@", id) == comparison(key(""), .equal, .constant(.objectID(id))))
   }
 

@@ -46,11 +46,11 @@ struct PredicatePortingTests {
   ) throws -> [String] {
     let (_, context) = try stack.reader()
     return try context.performAndWait {
-      let request = FetchRequest<ManagedObject>(entityName: entity)
+      let request = NSFetchRequest<NSManagedObject>(entityName: entity)
       request.predicate = predicate
       request.sortDescriptors = [FetchSortDescriptor(key: key)]
       let sql = try context.fetch(request).compactMap { $0.value(forKey: key) as? String }
-      let all = FetchRequest<ManagedObject>(entityName: entity)
+      let all = NSFetchRequest<NSManagedObject>(entityName: entity)
       all.sortDescriptors = [FetchSortDescriptor(key: key)]
       let memory = try context.fetch(all).filter { try predicate.evaluate(with: $0) }.compactMap {
         $0.value(forKey: key) as? String
@@ -150,10 +150,10 @@ struct PredicatePortingTests {
     }
     // Used without its values, in SQL and in memory.
     try stack.context.performAndWait {
-      let request = FetchRequest<Note>(entityName: "Note")
+      let request = NSFetchRequest<Note>(entityName: "Note")
       request.predicate = template
       _ = expectCode(.predicateSyntax) { _ = try stack.context.fetch(request) }
-      let any = try stack.context.fetch(FetchRequest<Note>(entityName: "Note"))[0]
+      let any = try stack.context.fetch(NSFetchRequest<Note>(entityName: "Note"))[0]
       _ = expectCode(.predicateSyntax) { _ = try template.evaluate(with: any) }
       #expect(try template.evaluate(with: any, substitutionVariables: ["minimum": -1, "book": any.notebook?.name as Any]))
     }
@@ -186,8 +186,8 @@ struct PredicatePortingTests {
     let stack = try populated(type)
     let context = stack.context
     let (predicate, sets): (FetchPredicate, FetchPredicate) = try context.performAndWait {
-      let work = try context.fetch(FetchRequest<Notebook>(entityName: "Notebook")).first { $0.name == "Work" }
-      let tags = try context.fetch(FetchRequest<Tag>(entityName: "Tag"))
+      let work = try context.fetch(NSFetchRequest<Notebook>(entityName: "Notebook")).first { $0.name == "Work" }
+      let tags = try context.fetch(NSFetchRequest<Tag>(entityName: "Tag"))
       let predicate = try FetchPredicate(format: "notebook == %@", work)
       let sets = try FetchPredicate(format: "ANY tags IN %@", Set(tags.filter { $0.name == "data" }))
       return (predicate, sets)
@@ -205,7 +205,7 @@ struct PredicatePortingTests {
         note.title = "draft"
         note.notebook = drafts
         let fresh = try FetchPredicate(format: "notebook == %@ OR notebook IN %@", drafts, [drafts])
-        let request = FetchRequest<Note>(entityName: "Note")
+        let request = NSFetchRequest<Note>(entityName: "Note")
         request.predicate = fresh
         let beforeSave = try context.fetch(request).compactMap(\.title)
         #expect(drafts.objectID.isTemporaryID)
@@ -228,14 +228,14 @@ struct PredicatePortingTests {
     let stack = try populated(type)
     let context = stack.context
     try context.performAndWait {
-      let books = try context.fetch(FetchRequest<Notebook>(entityName: "Notebook"))
+      let books = try context.fetch(NSFetchRequest<Notebook>(entityName: "Notebook"))
       let work = try #require(books.first { $0.name == "Work" })
       let empty = try #require(books.first { $0.name == "Empty" })
       let note = Note(context: context)
       note.title = "new"
       note.rating = 12
       note.notebook = empty
-      let request = FetchRequest<Notebook>(entityName: "Notebook")
+      let request = NSFetchRequest<Notebook>(entityName: "Notebook")
       request.sortDescriptors = [FetchSortDescriptor(key: "name")]
       request.predicate = try FetchPredicate(format: "notes.@sum.rating >= 12 AND SUBQUERY(notes, $n, $n.rating * 2 > 20).@count == 1")
       #expect(try context.fetch(request).compactMap(\.name) == ["Empty"])
@@ -260,16 +260,16 @@ struct PredicatePortingTests {
     }
     let context = stack.freshContext()
     try context.performAndWait {
-      let anyNote = try context.fetch(FetchRequest<Note>(entityName: "Note"))[0]
-      let anyBook = try context.fetch(FetchRequest<Notebook>(entityName: "Notebook"))[0]
+      let anyNote = try context.fetch(NSFetchRequest<Note>(entityName: "Note"))[0]
+      let anyBook = try context.fetch(NSFetchRequest<Notebook>(entityName: "Notebook"))[0]
       /// Checks that the store and the evaluator refuse the predicate alike, each naming `mentioned`.
       func refused(
         _ entity: String, _ format: String, _ code: ObjectGraphError.Code, _ mentioned: String, _ arguments: Any?...
       ) throws {
-        let request = FetchRequest<ManagedObject>(entityName: entity)
+        let request = NSFetchRequest<NSManagedObject>(entityName: entity)
         request.predicate = try FetchPredicate(format: format, argumentArray: arguments)
         let inSQL = expectCode(code) { _ = try context.fetch(request) }
-        let object: ManagedObject = entity == "Note" ? anyNote : anyBook
+        let object: NSManagedObject = entity == "Note" ? anyNote : anyBook
         let inMemory = expectCode(code) { _ = try request.predicate?.evaluate(with: object) }
         for error in [inSQL, inMemory] {
           #expect(error?.message.contains(mentioned) == true, "\(format): \(error?.message ?? "")")
@@ -304,10 +304,10 @@ struct PredicatePortingTests {
     #expect(try FetchPredicate(format: "1 + (rating * 2) == 7").predicateFormat == "1 + (rating * 2) == 7")
   }
 
-  private func noteID(_ stack: Stack, _ title: String) throws -> ManagedObjectID {
+  private func noteID(_ stack: Stack, _ title: String) throws -> NSManagedObjectID {
     let context = stack.freshContext()
     return try context.performAndWait {
-      let request = FetchRequest<Note>(entityName: "Note")
+      let request = NSFetchRequest<Note>(entityName: "Note")
       request.predicate = try FetchPredicate(format: "title == %@", title)
       return try #require(try context.fetch(request).first).objectID
     }

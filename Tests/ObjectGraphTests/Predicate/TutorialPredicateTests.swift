@@ -10,23 +10,23 @@ import Testing
 @Suite("Tutorial predicates", .temporaryFolders)
 struct TutorialPredicateTests {
   /// Country(name, population, isFavorite, cities ->> City), City(name, population, country -> Country).
-  static func model() throws -> ManagedObjectModel {
-    let country = EntityDescription(
+  static func model() throws -> NSManagedObjectModel {
+    let country = NSEntityDescription(
       name: "Country",
       properties: [
-        .attribute(AttributeDescription(name: "name", type: .string)),
-        .attribute(AttributeDescription(name: "population", type: .integer64, isOptional: false, defaultValue: Int64(0))),
-        .attribute(AttributeDescription(name: "isFavorite", type: .boolean, isOptional: false, defaultValue: false)),
-        .relationship(RelationshipDescription(name: "cities", destination: "City", inverse: "country", toMany: true)),
+        .attribute(NSAttributeDescription(name: "name", type: .string)),
+        .attribute(NSAttributeDescription(name: "population", type: .integer64, isOptional: false, defaultValue: Int64(0))),
+        .attribute(NSAttributeDescription(name: "isFavorite", type: .boolean, isOptional: false, defaultValue: false)),
+        .relationship(NSRelationshipDescription(name: "cities", destination: "City", inverse: "country", toMany: true)),
       ])
-    let city = EntityDescription(
+    let city = NSEntityDescription(
       name: "City",
       properties: [
-        .attribute(AttributeDescription(name: "name", type: .string)),
-        .attribute(AttributeDescription(name: "population", type: .integer64, isOptional: false, defaultValue: Int64(0))),
-        .relationship(RelationshipDescription(name: "country", destination: "Country", inverse: "cities")),
+        .attribute(NSAttributeDescription(name: "name", type: .string)),
+        .attribute(NSAttributeDescription(name: "population", type: .integer64, isOptional: false, defaultValue: Int64(0))),
+        .relationship(NSRelationshipDescription(name: "country", destination: "Country", inverse: "cities")),
       ])
-    return try ManagedObjectModel(entities: [country, city])
+    return try NSManagedObjectModel(entities: [country, city])
   }
 
   /// Three countries: Anland (big, cities 50 and 5,000, favourite), Beland (small, city 20), Celand (no cities).
@@ -35,12 +35,12 @@ struct TutorialPredicateTests {
     try stack.context.performAndWait {
       let model = stack.model
       func country(_ name: String, _ population: Int64, favorite: Bool, cities: [(String, Int64)]) {
-        let country = ManagedObject(entity: model.entitiesByName["Country"] ?? stack.entity("Country"), insertInto: stack.context)
+        let country = NSManagedObject(entity: model.entitiesByName["Country"] ?? stack.entity("Country"), insertInto: stack.context)
         country.setValue(name, forKey: "name")
         country.setValue(population, forKey: "population")
         country.setValue(favorite, forKey: "isFavorite")
         for (cityName, cityPopulation) in cities {
-          let city = ManagedObject(entity: stack.entity("City"), insertInto: stack.context)
+          let city = NSManagedObject(entity: stack.entity("City"), insertInto: stack.context)
           city.setValue(cityName, forKey: "name")
           city.setValue(cityPopulation, forKey: "population")
           city.setValue(country, forKey: "country")
@@ -61,10 +61,10 @@ struct TutorialPredicateTests {
   ) throws -> [String] {
     let context = stack.freshContext()
     return try context.performAndWait {
-      let request = FetchRequest<ManagedObject>(entityName: entity)
+      let request = NSFetchRequest<NSManagedObject>(entityName: entity)
       request.predicate = predicate
       let fetched = try context.fetch(request).compactMap { $0.value(forKey: "name") as? String }.sorted()
-      let all = try context.fetch(FetchRequest<ManagedObject>(entityName: entity))
+      let all = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: entity))
       let evaluated = try all.filter { try predicate.evaluate(with: $0) }.compactMap { $0.value(forKey: "name") as? String }.sorted()
       #expect(fetched == evaluated, "SQL and in-memory disagree on \(predicate)", sourceLocation: sourceLocation)
       return fetched
@@ -128,7 +128,7 @@ struct TutorialPredicateTests {
     let stack = try Stack(model: try TransformableTests.model(), type: type)
     try stack.context.performAndWait {
       for (title, keywords) in [("tagged", ["swift"]), ("bare", nil)] as [(String, [String]?)] {
-        let card = ManagedObject(entity: stack.entity("Card"), insertInto: stack.context)
+        let card = NSManagedObject(entity: stack.entity("Card"), insertInto: stack.context)
         card.setValue(title, forKey: "title")
         card.setValue(keywords, forKey: "keywords")
       }
@@ -138,11 +138,11 @@ struct TutorialPredicateTests {
       let predicate = try FetchPredicate(format: format, "keywords")
       let context = stack.freshContext()
       try context.performAndWait {
-        let request = FetchRequest<ManagedObject>(entityName: "Card")
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Card")
         request.predicate = predicate
         let fetched = try context.fetch(request).compactMap { $0.value(forKey: "title") as? String }
         #expect(fetched == expected, "\(format)")
-        let all = try context.fetch(FetchRequest<ManagedObject>(entityName: "Card"))
+        let all = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Card"))
         let evaluated = try all.filter { try predicate.evaluate(with: $0) }.compactMap { $0.value(forKey: "title") as? String }
         #expect(evaluated == expected, "\(format) in memory")
       }

@@ -20,7 +20,7 @@ struct ConcurrencyTests {
   @MainActor
   func performOrderOnTheMainQueue() async throws {
     let stack = try Stack(type: .inMemory)
-    let context = ManagedObjectContext(concurrencyType: .mainQueue)
+    let context = NSManagedObjectContext(concurrencyType: .mainQueue)
     context.persistentStoreCoordinator = stack.coordinator
     let order = Shared<[String]>([])
     Self.performInOrder(context) { line in order.withLock { $0.append(line) } }
@@ -34,7 +34,7 @@ struct ConcurrencyTests {
   /// The calls whose order Docs/concurrency-rules.md shows, on the main queue with a main-queue context.
   /// (Not async: in async code, `perform` would be the async one.)
   @MainActor
-  static func performInOrder(_ context: ManagedObjectContext, log: @escaping @Sendable (String) -> Void) {
+  static func performInOrder(_ context: NSManagedObjectContext, log: @escaping @Sendable (String) -> Void) {
     context.perform { log("B: the perform block") }
     log("A: after perform returned")
     context.performAndWait {
@@ -76,7 +76,7 @@ struct ConcurrencyTests {
     // Blocks queued with perform run in order on the context's queue: this one runs after all of them.
     let inserted = try await context.perform { () -> Int in
       try context.save()
-      return try context.count(for: FetchRequest<Note>(entityName: "Note"))
+      return try context.count(for: NSFetchRequest<Note>(entityName: "Note"))
     }
     #expect(asyncDone.count == threads * perThread)
     #expect(inserted == threads * perThread * 2)
@@ -90,15 +90,16 @@ struct ConcurrencyTests {
   func stressTree() async throws {
     let stack = try Stack()
     let writer = stack.context
-    let main = ManagedObjectContext(concurrencyType: .mainQueue)
+    let main = NSManagedObjectContext(concurrencyType: .mainQueue)
     main.parent = writer
     // Saves of workers beside the main context are merged into it on the main queue, as stage 4 does.
     let besideMain = Locked<Set<ObjectIdentifier>>([])
     let merges = Counter()
-    let token = NotificationCenter.default.addObserver(forName: ManagedObjectContext.didSaveObjectIDsNotification, object: nil, queue: nil)
-    {
+    let token = NotificationCenter.default.addObserver(
+      forName: NSManagedObjectContext.didSaveObjectIDsNotification, object: nil, queue: nil
+    ) {
       notification in
-      guard let saver = notification.object as? ManagedObjectContext, besideMain.withLock({ $0.contains(ObjectIdentifier(saver)) })
+      guard let saver = notification.object as? NSManagedObjectContext, besideMain.withLock({ $0.contains(ObjectIdentifier(saver)) })
       else { return }
       let changes = SavedObjectIDs(notification)
       main.perform {
@@ -123,7 +124,7 @@ struct ConcurrencyTests {
           while Date() < deadline {
             round += 1
             let childOfMain = (thread + round) % 2 == 0
-            let worker = ManagedObjectContext(concurrencyType: .privateQueue)
+            let worker = NSManagedObjectContext(concurrencyType: .privateQueue)
             worker.parent = childOfMain ? main : writer
             if !childOfMain { besideMain.withLock { _ = $0.insert(ObjectIdentifier(worker)) } }
             do {
@@ -152,7 +153,7 @@ struct ConcurrencyTests {
     try await main.perform { if main.hasChanges { try main.save() } }
     try await writer.perform { if writer.hasChanges { try writer.save() } }
     try stack.expectStored("Note", count: inserted.count, table: "ZNOTE")
-    let inMain = try await main.perform { try main.count(for: FetchRequest<Note>(entityName: "Note")) }
+    let inMain = try await main.perform { try main.count(for: NSFetchRequest<Note>(entityName: "Note")) }
     #expect(inMain == inserted.count, "the main context sees every note, merged or saved through it")
     print("stressTree: \(threads) threads, \(Self.stressSeconds) s: \(inserted.count) notes saved, \(merges.count) merges")
   }

@@ -6,7 +6,7 @@ import Testing
 @testable import ObjectGraph
 
 /// A class whose property types differ from the model's number types, as `@NSManaged` scalars may.
-final class Gauge: ManagedObject {
+final class Gauge: NSManagedObject {
   @Managed var count: Int
   @Managed var level: Double?
 }
@@ -17,7 +17,7 @@ struct EdgeCaseTests {
   @Test("A child's new object pointing at an object its parent already saved keeps the relationship", arguments: bothStoreTypes)
   func childRelationshipToParentSavedObject(type: StoreType) throws {
     let stack = try Stack(type: type)
-    let child = ManagedObjectContext(concurrencyType: .privateQueue)
+    let child = NSManagedObjectContext(concurrencyType: .privateQueue)
     child.parent = stack.context
     let book = try child.performAndWait {
       let book = Notebook(context: child)
@@ -32,7 +32,7 @@ struct EdgeCaseTests {
       note.notebook = book
       try child.save()
       // The child still has one object for the notebook's row.
-      let books = try child.fetch(FetchRequest<Notebook>(entityName: "Notebook"))
+      let books = try child.fetch(NSFetchRequest<Notebook>(entityName: "Notebook"))
       #expect(books.count == 1 && books.first === book)
     }
     try stack.context.performAndWait { try stack.context.save() }
@@ -45,7 +45,7 @@ struct EdgeCaseTests {
   @Test("A relationship to an object that was never saved is an error, not a silent NULL", arguments: bothStoreTypes)
   func relationshipToUnsavedObjectElsewhere(type: StoreType) throws {
     let stack = try Stack(type: type)
-    let other = ManagedObjectContext(concurrencyType: .privateQueue)
+    let other = NSManagedObjectContext(concurrencyType: .privateQueue)
     other.persistentStoreCoordinator = stack.coordinator
     let foreignID = other.performAndWait { Notebook(context: other).objectID }
     stack.context.performAndWait {
@@ -59,21 +59,21 @@ struct EdgeCaseTests {
 
   @Test("A default value given as Int is stored as the attribute's Int64", arguments: bothStoreTypes)
   func defaultValuesAreTyped(type: StoreType) throws {
-    let entity = EntityDescription(
+    let entity = NSEntityDescription(
       name: "Counter",
-      properties: [.attribute(AttributeDescription(name: "count", type: .integer64, isOptional: false, defaultValue: 5))])
-    let stack = try Stack(model: try ManagedObjectModel(entities: [entity]), type: type)
+      properties: [.attribute(NSAttributeDescription(name: "count", type: .integer64, isOptional: false, defaultValue: 5))])
+    let stack = try Stack(model: try NSManagedObjectModel(entities: [entity]), type: type)
     try stack.context.performAndWait {
-      let counter = ManagedObject(entity: entity, insertInto: stack.context)
+      let counter = NSManagedObject(entity: entity, insertInto: stack.context)
       #expect(counter.value(forKey: "count") as? Int64 == 5)
       try stack.context.save()
     }
     #expect(try stack.stored("Counter") { $0.value(forKey: "count") as? Int64 } == [5])
     if let rows = try stack.fileRows("SELECT ZCOUNT FROM ZCOUNTER") { #expect(rows[0]["ZCOUNT"] as Int64 == 5) }
     _ = expectCode(.modelInvalid) {
-      _ = try ManagedObjectModel(entities: [
-        EntityDescription(
-          name: "Bad", properties: [.attribute(AttributeDescription(name: "n", type: .integer16, defaultValue: "five"))])
+      _ = try NSManagedObjectModel(entities: [
+        NSEntityDescription(
+          name: "Bad", properties: [.attribute(NSAttributeDescription(name: "n", type: .integer16, defaultValue: "five"))])
       ])
     }
   }
@@ -82,15 +82,15 @@ struct EdgeCaseTests {
   @MainActor
   func privateChildOfMainParentFromTheMainQueue(type: StoreType) throws {
     let stack = try Stack(type: type)
-    let main = ManagedObjectContext(concurrencyType: .mainQueue)
+    let main = NSManagedObjectContext(concurrencyType: .mainQueue)
     main.persistentStoreCoordinator = stack.coordinator
-    let child = ManagedObjectContext(concurrencyType: .privateQueue)
+    let child = NSManagedObjectContext(concurrencyType: .privateQueue)
     child.parent = main
     let count = try child.performAndWait {
       let note = Note(context: child)
       note.title = "via the main parent"
       try child.save()  // calls into the main-queue parent while this main-queue code waits
-      return try child.count(for: FetchRequest<Note>(entityName: "Note"))
+      return try child.count(for: NSFetchRequest<Note>(entityName: "Note"))
     }
     #expect(count == 1)
     #expect(main.insertedObjects.count == 1)
@@ -98,27 +98,27 @@ struct EdgeCaseTests {
 
   @Test("A relationship that is its own inverse is stored", arguments: bothStoreTypes)
   func reflexiveManyToMany(type: StoreType) throws {
-    let person = EntityDescription(
+    let person = NSEntityDescription(
       name: "Person",
       properties: [
-        .attribute(AttributeDescription(name: "name", type: .string)),
-        .relationship(RelationshipDescription(name: "friends", destination: "Person", inverse: "friends", toMany: true)),
+        .attribute(NSAttributeDescription(name: "name", type: .string)),
+        .relationship(NSRelationshipDescription(name: "friends", destination: "Person", inverse: "friends", toMany: true)),
       ])
-    let stack = try Stack(model: try ManagedObjectModel(entities: [person]), type: type)
+    let stack = try Stack(model: try NSManagedObjectModel(entities: [person]), type: type)
     try stack.context.performAndWait {
-      let ada = ManagedObject(entity: person, insertInto: stack.context)
+      let ada = NSManagedObject(entity: person, insertInto: stack.context)
       ada.setValue("Ada", forKey: "name")
-      let bob = ManagedObject(entity: person, insertInto: stack.context)
+      let bob = NSManagedObject(entity: person, insertInto: stack.context)
       bob.setValue("Bob", forKey: "name")
       ada.setValue([bob], forKey: "friends")
-      #expect((bob.value(forKey: "friends") as? Set<ManagedObject>) == [ada])
+      #expect((bob.value(forKey: "friends") as? Set<NSManagedObject>) == [ada])
       try stack.context.save()
     }
     let (_, reader) = try stack.reader()
     try reader.performAndWait {
-      let people = try reader.fetch(FetchRequest<ManagedObject>(entityName: "Person"))
+      let people = try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Person"))
       for someone in people {
-        let friends = someone.value(forKey: "friends") as? Set<ManagedObject> ?? []
+        let friends = someone.value(forKey: "friends") as? Set<NSManagedObject> ?? []
         #expect(friends.count == 1 && friends.first !== someone)
       }
     }
@@ -229,7 +229,7 @@ struct EdgeCaseTests {
   func frozenModelStops() async throws {
     await #expect(processExitsWith: .failure) {
       let model = try Models.notes()
-      _ = PersistentStoreCoordinator(managedObjectModel: model)
+      _ = NSPersistentStoreCoordinator(managedObjectModel: model)
       model.entities[0].isAbstract = true
     }
   }
@@ -243,17 +243,17 @@ struct EdgeCaseTests {
     for (name, rows) in [("a.sqlite", 3), ("b.sqlite", 2)] {
       let context = try StoreStack(model: model, at: folder.appending(name)).context
       try context.performAndWait {
-        for _ in 0..<rows { _ = ManagedObject(entity: entity, insertInto: context) }
+        for _ in 0..<rows { _ = NSManagedObject(entity: entity, insertInto: context) }
         try context.save()
       }
     }
-    let both = PersistentStoreCoordinator(managedObjectModel: model)
+    let both = NSPersistentStoreCoordinator(managedObjectModel: model)
     try both.addPersistentStore(type: .sqlite, at: folder.appending("a.sqlite"))
     try both.addPersistentStore(type: .sqlite, at: folder.appending("b.sqlite"))
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = both
     let counts = try context.performAndWait { () -> [Int] in
-      let request = FetchRequest<ManagedObject>(entityName: "Everything")
+      let request = NSFetchRequest<NSManagedObject>(entityName: "Everything")
       var counts = [try context.count(for: request), try context.fetch(request).count]
       request.fetchLimit = 4
       counts.append(try context.count(for: request))
@@ -267,13 +267,13 @@ struct EdgeCaseTests {
   @Test("Version hashes change with a relationship's counts and a property's transience")
   func versionHashInputs() throws {
     func hash(minCount: Int, transient: Bool) throws -> Data {
-      let relationship = RelationshipDescription(name: "items", destination: "Item", inverse: nil, toMany: true)
+      let relationship = NSRelationshipDescription(name: "items", destination: "Item", inverse: nil, toMany: true)
       relationship.minCount = minCount
-      let attribute = AttributeDescription(name: "cache", type: .string)
+      let attribute = NSAttributeDescription(name: "cache", type: .string)
       attribute.isTransient = transient
-      let box = EntityDescription(name: "Box", properties: [.relationship(relationship), .attribute(attribute)])
-      let item = EntityDescription(name: "Item", properties: [])
-      return try ManagedObjectModel(entities: [box, item]).entityVersionHashesByName["Box"] ?? Data()
+      let box = NSEntityDescription(name: "Box", properties: [.relationship(relationship), .attribute(attribute)])
+      let item = NSEntityDescription(name: "Item", properties: [])
+      return try NSManagedObjectModel(entities: [box, item]).entityVersionHashesByName["Box"] ?? Data()
     }
     let base = try hash(minCount: 0, transient: false)
     let again = try hash(minCount: 0, transient: false)
@@ -287,7 +287,7 @@ struct EdgeCaseTests {
   @Test("reset() tells observers every object is invalid; refresh(_:mergeChanges:) names the object", arguments: bothStoreTypes)
   func resetAndRefreshNotify(type: StoreType) throws {
     let stack = try Stack(type: type)
-    let seen = NotificationLog(ManagedObjectContext.objectsDidChangeNotification, object: stack.context) { note in
+    let seen = NotificationLog(NSManagedObjectContext.objectsDidChangeNotification, object: stack.context) { note in
       (note.userInfo ?? [:]).keys.compactMap { $0 as? String }.sorted().joined(separator: ",")
     }
     try stack.context.performAndWait {
@@ -303,13 +303,13 @@ struct EdgeCaseTests {
 
   @Test("@Managed numbers convert exactly between the property's type and the attribute's", arguments: bothStoreTypes)
   func managedNumbersBridge(type: StoreType) throws {
-    let gauge = EntityDescription(
+    let gauge = NSEntityDescription(
       name: "Gauge", managedObjectClass: Gauge.self,
       properties: [
-        .attribute(AttributeDescription(name: "count", type: .integer64, isOptional: false, defaultValue: Int64(0))),
-        .attribute(AttributeDescription(name: "level", type: .float)),
+        .attribute(NSAttributeDescription(name: "count", type: .integer64, isOptional: false, defaultValue: Int64(0))),
+        .attribute(NSAttributeDescription(name: "level", type: .float)),
       ])
-    let stack = try Stack(model: try ManagedObjectModel(entities: [gauge]), type: type)
+    let stack = try Stack(model: try NSManagedObjectModel(entities: [gauge]), type: type)
     let (count, level, stored) = try stack.context.performAndWait {
       let object = Gauge(context: stack.context)
       object.count = 42
@@ -326,7 +326,7 @@ struct EdgeCaseTests {
   @MainActor
   func mainQueueProcessesAtTheEndOfTheBlock(type: StoreType) async throws {
     let stack = try Stack(type: type)
-    let main = ManagedObjectContext(concurrencyType: .mainQueue)
+    let main = NSManagedObjectContext(concurrencyType: .mainQueue)
     main.persistentStoreCoordinator = stack.coordinator
     let book = Notebook(context: main)
     let note = Note(context: main)

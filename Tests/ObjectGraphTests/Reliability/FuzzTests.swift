@@ -91,7 +91,7 @@ struct FuzzTests {
         continue
       }
       stack.context.performAndWait {
-        let request = FetchRequest<Note>(entityName: "Note")
+        let request = NSFetchRequest<Note>(entityName: "Note")
         request.predicate = predicate
         do {
           _ = try stack.context.fetch(request)
@@ -193,7 +193,7 @@ struct FuzzTests {
       let contents = model.appendingPathComponent("contents")
       try mutated.write(to: contents)
       do {
-        _ = try ManagedObjectModel(contentsOf: model)
+        _ = try NSManagedObjectModel(contentsOf: model)
         loaded += 1
       } catch is ObjectGraphError {
       } catch {
@@ -287,15 +287,15 @@ struct FuzzTests {
         try DatabaseQueue(path: file.path).writeWithoutTransaction { db in try db.execute(sql: alteration) }
         bytes = [UInt8](try Data(contentsOf: file))
       }
-      let coordinator = PersistentStoreCoordinator(managedObjectModel: stack.model)
+      let coordinator = NSPersistentStoreCoordinator(managedObjectModel: stack.model)
       var refused = false
       do {
         try coordinator.addPersistentStore(type: .sqlite, at: file, options: StoreOptions(sqlitePragmas: ["journal_mode": "DELETE"]))
-        let context = ManagedObjectContext(concurrencyType: .privateQueue)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueue)
         context.persistentStoreCoordinator = coordinator
         try context.performAndWait {
-          _ = try context.fetch(FetchRequest<Note>(entityName: "Note")).map(\.title)
-          _ = try context.count(for: FetchRequest<Note>(entityName: "Note"))
+          _ = try context.fetch(NSFetchRequest<Note>(entityName: "Note")).map(\.title)
+          _ = try context.count(for: NSFetchRequest<Note>(entityName: "Note"))
         }
         opened += 1
       } catch let error as ObjectGraphError {

@@ -47,33 +47,33 @@ struct ReliabilityTests {
       let version = folder.appending("\(name).xcdatamodel")
       try FileManager.default.createDirectory(at: version, withIntermediateDirectories: true)
       try Data(xml.utf8).write(to: version.appendingPathComponent("contents"))
-      let error = expectCode(.modelInvalid) { _ = try ManagedObjectModel(contentsOf: version) }
+      let error = expectCode(.modelInvalid) { _ = try NSManagedObjectModel(contentsOf: version) }
       #expect(error?.message.contains("inherits from itself") == true, "\(error?.message ?? "")")
     }
-    let a = EntityDescription(name: "A", properties: [.attribute(AttributeDescription(name: "x", type: .string))])
-    let b = EntityDescription(name: "B", properties: [])
+    let a = NSEntityDescription(name: "A", properties: [.attribute(NSAttributeDescription(name: "x", type: .string))])
+    let b = NSEntityDescription(name: "B", properties: [])
     a.superentity = b
     b.superentity = a
-    _ = expectCode(.modelInvalid) { _ = try ManagedObjectModel(entities: [a, b]) }
-    let selfish = EntityDescription(name: "S", properties: [.attribute(AttributeDescription(name: "x", type: .string))])
+    _ = expectCode(.modelInvalid) { _ = try NSManagedObjectModel(entities: [a, b]) }
+    let selfish = NSEntityDescription(name: "S", properties: [.attribute(NSAttributeDescription(name: "x", type: .string))])
     selfish.superentity = selfish
-    _ = expectCode(.modelInvalid) { _ = try ManagedObjectModel(entities: [selfish]) }
+    _ = expectCode(.modelInvalid) { _ = try NSManagedObjectModel(entities: [selfish]) }
   }
 
   @Test("An entity whose table would be one of the store's own (_PRIMARYKEY, _METADATA) is refused when the model loads")
   func reservedNames() throws {
     for name in ["_PRIMARYKEY", "_METADATA", "_1BOOKS", "-_MODELCACHE"] {
-      let entity = EntityDescription(name: name, properties: [.attribute(AttributeDescription(name: "x", type: .string))])
-      let error = expectCode(.modelInvalid) { _ = try ManagedObjectModel(entities: [entity]) }
+      let entity = NSEntityDescription(name: name, properties: [.attribute(NSAttributeDescription(name: "x", type: .string))])
+      let error = expectCode(.modelInvalid) { _ = try NSManagedObjectModel(entities: [entity]) }
       #expect(error?.message.contains("the store's own") == true, "\(name): \(error?.message ?? "")")
     }
   }
 
   @Test("Root entities whose tables would share a name are refused when the model loads")
   func clashingTables() throws {
-    let a = EntityDescription(name: "Note", properties: [])
-    let b = EntityDescription(name: "NOTE", properties: [])
-    let error = expectCode(.modelInvalid) { _ = try ManagedObjectModel(entities: [a, b]) }
+    let a = NSEntityDescription(name: "Note", properties: [])
+    let b = NSEntityDescription(name: "NOTE", properties: [])
+    let error = expectCode(.modelInvalid) { _ = try NSManagedObjectModel(entities: [a, b]) }
     #expect(error?.message.contains("ZNOTE") == true)
   }
 
@@ -96,25 +96,25 @@ struct ReliabilityTests {
 
   // MARK: - Files a killed process leaves
 
-  static func noteModel(extra: Bool = false) throws -> ManagedObjectModel {
+  static func noteModel(extra: Bool = false) throws -> NSManagedObjectModel {
     var entities = [
-      EntityDescription(name: "Note", properties: [.attribute(AttributeDescription(name: "title", type: .string))])
+      NSEntityDescription(name: "Note", properties: [.attribute(NSAttributeDescription(name: "title", type: .string))])
     ]
     // "Archive" sorts before "Note": version 2 renumbers Note from 1 to 2.
     if extra {
-      entities.append(EntityDescription(name: "Archive", properties: [.attribute(AttributeDescription(name: "label", type: .string))]))
+      entities.append(NSEntityDescription(name: "Archive", properties: [.attribute(NSAttributeDescription(name: "label", type: .string))]))
     }
-    return try ManagedObjectModel(entities: entities)
+    return try NSManagedObjectModel(entities: entities)
   }
 
   /// Opens the store at `url` read-write with a coordinator of its own, saves one note titled `title`, and
   /// removes the store again.
-  static func add(_ title: String, to url: URL, model: ManagedObjectModel) throws {
+  static func add(_ title: String, to url: URL, model: NSManagedObjectModel) throws {
     let stack = try StoreStack(model: model, at: url)
     defer { try? stack.close() }
     let context = stack.context
     try context.performAndWait {
-      ManagedObject(entity: try #require(model.entitiesByName["Note"]), insertInto: context).setValue(title, forKey: "title")
+      NSManagedObject(entity: try #require(model.entitiesByName["Note"]), insertInto: context).setValue(title, forKey: "title")
       try context.save()
     }
   }
@@ -141,12 +141,12 @@ struct ReliabilityTests {
     return done
   }
 
-  static func titles(_ url: URL, model: ManagedObjectModel, options: StoreOptions = StoreOptions()) throws -> [String] {
+  static func titles(_ url: URL, model: NSManagedObjectModel, options: StoreOptions = StoreOptions()) throws -> [String] {
     let stack = try StoreStack(model: model, at: url, options: options)
     defer { try? stack.close() }
     let context = stack.context
     return try context.performAndWait {
-      try context.fetch(FetchRequest<ManagedObject>(entityName: "Note")).compactMap { $0.value(forKey: "title") as? String }.sorted()
+      try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Note")).compactMap { $0.value(forKey: "title") as? String }.sorted()
     }
   }
 
@@ -160,7 +160,7 @@ struct ReliabilityTests {
     let context = stack.context
     try context.performAndWait {
       for index in 0..<2_000 {
-        ManagedObject(entity: try #require(model.entitiesByName["Note"]), insertInto: context)
+        NSManagedObject(entity: try #require(model.entitiesByName["Note"]), insertInto: context)
           .setValue(String(format: "%04d ", index) + String(repeating: "x", count: 200), forKey: "title")
       }
       try context.save()
@@ -179,7 +179,7 @@ struct ReliabilityTests {
       try db.execute(sql: "ROLLBACK")
     }
     try writer.close()
-    #expect(PersistentStore.hasHotJournal(url: crashed))
+    #expect(NSPersistentStore.hasHotJournal(url: crashed))
     let bytes = try Data(contentsOf: crashed)
     let error = expectCode(.persistentStoreOpen) {
       _ = try Self.titles(crashed, model: model, options: StoreOptions(sqlitePragmas: ["journal_mode": "DELETE"], readOnly: true))
@@ -187,7 +187,7 @@ struct ReliabilityTests {
     #expect(error?.message.contains("without StoreOptions.readOnly") == true, "\(error?.message ?? "")")
     #expect(try Data(contentsOf: crashed) == bytes, "a read-only open changed the file")
     #expect(try Self.titles(crashed, model: model, options: delete) == saved)
-    #expect(!PersistentStore.hasHotJournal(url: crashed))
+    #expect(!NSPersistentStore.hasHotJournal(url: crashed))
     #expect(try rawRows(crashed, "PRAGMA integrity_check")[0][0] as String == "ok")
   }
 
@@ -250,18 +250,18 @@ struct ReliabilityTests {
     let version1 = try Self.noteModel()
     let oldContext = try StoreStack(model: version1, at: url).context
     try oldContext.performAndWait {
-      ManagedObject(entity: try #require(version1.entitiesByName["Note"]), insertInto: oldContext).setValue("one", forKey: "title")
+      NSManagedObject(entity: try #require(version1.entitiesByName["Note"]), insertInto: oldContext).setValue("one", forKey: "title")
       try oldContext.save()
     }
     // Another coordinator (another process, in an app) opens the file with version 2: a migration.
     let version2 = try Self.noteModel(extra: true)
-    let new = PersistentStoreCoordinator(managedObjectModel: version2)
+    let new = NSPersistentStoreCoordinator(managedObjectModel: version2)
     let newStore = try new.addPersistentStore(type: .sqlite, at: url)
     let rows = try rawRows(url, "SELECT Z_PK, Z_ENT, ZTITLE FROM ZNOTE").map(\.description)
     let keys = try rawRows(url, "SELECT * FROM Z_PRIMARYKEY").map(\.description)
     let error = expectCode(.persistentStoreIncompatibleVersionHash) {
       try oldContext.performAndWait {
-        ManagedObject(entity: try #require(version1.entitiesByName["Note"]), insertInto: oldContext).setValue("two", forKey: "title")
+        NSManagedObject(entity: try #require(version1.entitiesByName["Note"]), insertInto: oldContext).setValue("two", forKey: "title")
         try oldContext.save()
       }
     }
@@ -269,10 +269,10 @@ struct ReliabilityTests {
     #expect(try rawRows(url, "SELECT Z_PK, Z_ENT, ZTITLE FROM ZNOTE").map(\.description) == rows)
     #expect(try rawRows(url, "SELECT * FROM Z_PRIMARYKEY").map(\.description) == keys)
     // The new coordinator saves as usual.
-    let newContext = ManagedObjectContext(concurrencyType: .privateQueue)
+    let newContext = NSManagedObjectContext(concurrencyType: .privateQueue)
     newContext.persistentStoreCoordinator = new
     try newContext.performAndWait {
-      ManagedObject(entity: try #require(version2.entitiesByName["Note"]), insertInto: newContext).setValue("three", forKey: "title")
+      NSManagedObject(entity: try #require(version2.entitiesByName["Note"]), insertInto: newContext).setValue("three", forKey: "title")
       try newContext.save()
     }
     try new.remove(newStore)
@@ -294,9 +294,9 @@ struct ReliabilityTests {
     let before = try Data(contentsOf: url)
 
     let entities = try #require(version1.entities(forConfigurationName: nil))
-    let database = try PersistentStore.makeDatabase(path: url.path, options: StoreOptions(), readOnly: false, url: url)
+    let database = try NSPersistentStore.makeDatabase(path: url.path, options: StoreOptions(), readOnly: false, url: url)
     let error = expectCode(.persistentStoreIncompatibleVersionHash) {
-      _ = try PersistentStore.bringUpToDate(
+      _ = try NSPersistentStore.bringUpToDate(
         database, schema: SQLiteSchema(entities: entities, layout: .coreData), configuration: nil, model: version1,
         entities: entities, url: url)
     }
@@ -331,11 +331,11 @@ struct ReliabilityTests {
     let url = folder.appending("Store.sqlite")
     let version1 = try Self.noteModel()
     try Self.add("one", to: url, model: version1)
-    let withBody = try ManagedObjectModel(entities: [
-      EntityDescription(
+    let withBody = try NSManagedObjectModel(entities: [
+      NSEntityDescription(
         name: "Note",
         properties: [
-          .attribute(AttributeDescription(name: "title", type: .string)), .attribute(AttributeDescription(name: "body", type: .string)),
+          .attribute(NSAttributeDescription(name: "title", type: .string)), .attribute(NSAttributeDescription(name: "body", type: .string)),
         ])
     ])
     // Another process holds the write lock, then moves the store to version 2 (its hashes) and commits.
@@ -360,7 +360,7 @@ struct ReliabilityTests {
     let folder = try TemporaryFolder()
     let url = folder.appending("Store.sqlite")
     let model = try Self.noteModel()
-    let first = PersistentStoreCoordinator(managedObjectModel: model)
+    let first = NSPersistentStoreCoordinator(managedObjectModel: model)
     let store = try first.addPersistentStore(type: .sqlite, at: url)  // WAL, and kept open
     defer { try? first.remove(store) }
     let error = expectCode(.persistentStoreOpen) {
@@ -393,12 +393,12 @@ struct ReliabilityTests {
     let url = folder.appending("Store.sqlite")
     let model = try Self.noteModel()
     let options = StoreOptions(sqlitePragmas: ["journal_mode": mode])
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let store = try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
     try context.performAndWait {
-      ManagedObject(entity: try #require(model.entitiesByName["Note"]), insertInto: context).setValue("one", forKey: "title")
+      NSManagedObject(entity: try #require(model.entitiesByName["Note"]), insertInto: context).setValue("one", forKey: "title")
       try context.save()
     }
     try coordinator.remove(store)
@@ -425,7 +425,7 @@ struct ReliabilityTests {
     let error = expectCode(.persistentStoreInvalidType) { _ = try Self.titles(fifo, model: model) }
     #expect(error?.message.contains("not a regular file") == true, "\(error?.message ?? "")")
     let metadataError = expectCode(.persistentStoreInvalidType) {
-      _ = try PersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: folder.url)
+      _ = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: folder.url)
     }
     #expect(metadataError?.message.contains("is a folder") == true, "\(metadataError?.message ?? "")")
   }
@@ -517,7 +517,7 @@ struct ReliabilityTests {
     let context = try StoreStack(model: model, at: url).context
     let error = expectCode(.persistentStoreSave) {
       try context.performAndWait {
-        for _ in 0..<3 { _ = ManagedObject(entity: try #require(model.entitiesByName["Note"]), insertInto: context) }
+        for _ in 0..<3 { _ = NSManagedObject(entity: try #require(model.entitiesByName["Note"]), insertInto: context) }
         try context.save()
       }
     }

@@ -17,7 +17,7 @@ import Testing
 /// misleads the open.
 @Suite("Side files: a -wal that is not the store's, a log without its store, side files that are not files", .temporaryFolders)
 struct SideFileTests {
-  static func model() throws -> ManagedObjectModel {
+  static func model() throws -> NSManagedObjectModel {
     try ReliabilityTests.noteModel()
   }
 
@@ -26,7 +26,7 @@ struct SideFileTests {
     let context = stack.context
     try context.performAndWait {
       let entity = try #require(context.persistentStoreCoordinator?.managedObjectModel.entitiesByName["Note"])
-      for index in 0..<count { ManagedObject(entity: entity, insertInto: context).setValue("\(prefix) \(index)", forKey: "title") }
+      for index in 0..<count { NSManagedObject(entity: entity, insertInto: context).setValue("\(prefix) \(index)", forKey: "title") }
       try context.save()
     }
   }
@@ -149,7 +149,7 @@ struct SideFileTests {
     try Self.closedStore(at: destination, notes: 3)
     let source = folder.appending("Source.sqlite")
     try Self.closedStore(at: source, notes: 8)
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Self.model())
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Self.model())
     // Another connection on the destination: the copy cannot leave WAL mode under it, and is refused.
     let keeper = try DatabaseQueue(path: destination.path)
     _ = try keeper.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM ZNOTE") }
@@ -160,7 +160,7 @@ struct SideFileTests {
     #expect(try Self.count(destination) == 3)
 
     try coordinator.replacePersistentStore(at: destination, withPersistentStoreFrom: source, type: .sqlite)
-    #expect((PersistentStore.size(destination.path + "-wal") ?? 0) == 0, "the copy wrote no log")
+    #expect((NSPersistentStore.size(destination.path + "-wal") ?? 0) == 0, "the copy wrote no log")
     #expect(try rawRows(destination, "PRAGMA journal_mode").first?[0] as String? == "wal", "the copy keeps the source's WAL mode")
     #expect(try Self.count(destination) == 8)
   }

@@ -11,7 +11,7 @@ import Testing
 /// cannot migrate.
 @Suite("Store limits: 64-bit counters, counters edited by hand, full disks, killed migrations", .temporaryFolders)
 struct StoreLimitTests {
-  static func model() throws -> ManagedObjectModel { try ReliabilityTests.noteModel() }
+  static func model() throws -> NSManagedObjectModel { try ReliabilityTests.noteModel() }
 
   /// Inserts `count` notes into the store at `url` in one save, with a coordinator of its own.
   static func insert(_ count: Int, into url: URL) throws {
@@ -20,7 +20,7 @@ struct StoreLimitTests {
     let context = stack.context
     try context.performAndWait {
       for index in 0..<count {
-        ManagedObject(
+        NSManagedObject(
           entity: try #require(context.persistentStoreCoordinator?.managedObjectModel.entitiesByName["Note"]), insertInto: context
         )
         .setValue("note \(index)", forKey: "title")
@@ -71,7 +71,7 @@ struct StoreLimitTests {
       let stack = try StoreStack(model: try Self.model(), at: url)
       let context = stack.context
       try context.performAndWait {
-        let note = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Note")).first)
+        let note = try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Note")).first)
         for title in ["one", "two", "three"] {
           note.setValue(title, forKey: "title")
           try context.save()
@@ -140,8 +140,8 @@ struct StoreLimitTests {
     try Self.insert(1, into: url)
     // The store without the copy of its model it keeps: the model that made it is nowhere to be found.
     try Self.execute("DELETE FROM Z_MODELCACHE", on: url)
-    let other = try ManagedObjectModel(entities: [
-      EntityDescription(name: "Note", properties: [.attribute(AttributeDescription(name: "heading", type: .string))])
+    let other = try NSManagedObjectModel(entities: [
+      NSEntityDescription(name: "Note", properties: [.attribute(NSAttributeDescription(name: "heading", type: .string))])
     ])
     for readOnly in [true, false] {
       let error = expectCode(.migrationMissingSourceModel) {

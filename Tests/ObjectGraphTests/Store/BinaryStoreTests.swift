@@ -12,11 +12,11 @@ import Testing
 struct BinaryStoreTests {
   /// A coordinator with a binary store at `url` and a private context on it.
   private func open(
-    _ url: URL, model: ManagedObjectModel, options: StoreOptions = .init()
-  ) throws -> (PersistentStoreCoordinator, ManagedObjectContext) {
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    _ url: URL, model: NSManagedObjectModel, options: StoreOptions = .init()
+  ) throws -> (NSPersistentStoreCoordinator, NSManagedObjectContext) {
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     try coordinator.addPersistentStore(type: .binary, at: url, options: options)
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
     return (coordinator, context)
   }
@@ -26,7 +26,7 @@ struct BinaryStoreTests {
   }
 
   /// Inserts a note titled `title` in `context` and saves.
-  private func saveNote(_ title: String, in context: ManagedObjectContext) throws {
+  private func saveNote(_ title: String, in context: NSManagedObjectContext) throws {
     try context.performAndWait {
       let note = Note(context: context)
       note.title = title
@@ -35,8 +35,8 @@ struct BinaryStoreTests {
   }
 
   /// The titles of the notes `context` fetches, sorted.
-  private func titles(in context: ManagedObjectContext) throws -> [String] {
-    try context.performAndWait { try context.fetch(FetchRequest<Note>(entityName: "Note")).compactMap(\.title).sorted() }
+  private func titles(in context: NSManagedObjectContext) throws -> [String] {
+    try context.performAndWait { try context.fetch(NSFetchRequest<Note>(entityName: "Note")).compactMap(\.title).sorted() }
   }
 
   @Test("Saved objects, their relationships and subentities come back whole in a new coordinator")
@@ -62,13 +62,13 @@ struct BinaryStoreTests {
           note.notebook = work
           note.tags = index == 2 ? [urgent, later] : [urgent]
         }
-        let image = ManagedObject(entity: model.entitiesByName["ImageAttachment"]!, insertInto: context)
+        let image = NSManagedObject(entity: model.entitiesByName["ImageAttachment"]!, insertInto: context)
         image.setValue(Int16(640), forKey: "width")
         image.setValue(Int32(2048), forKey: "size")
-        image.setValue(try context.fetch(FetchRequest<Note>(entityName: "Note")).first { $0.title == "Note 1" }, forKey: "note")
+        image.setValue(try context.fetch(NSFetchRequest<Note>(entityName: "Note")).first { $0.title == "Note 1" }, forKey: "note")
         try context.save()
         // A second save (an update and a delete) writes the whole graph again.
-        let notes = try context.fetch(FetchRequest<Note>(entityName: "Note"))
+        let notes = try context.fetch(NSFetchRequest<Note>(entityName: "Note"))
         notes.first { $0.title == "Note 3" }.map(context.delete)
         notes.first { $0.title == "Note 2" }?.body = "edited"
         try context.save()
@@ -76,7 +76,7 @@ struct BinaryStoreTests {
     }
     let (_, context) = try open(url, model: model)
     try context.performAndWait {
-      let request = FetchRequest<Note>(entityName: "Note")
+      let request = NSFetchRequest<Note>(entityName: "Note")
       request.sortDescriptors = [FetchSortDescriptor(key: "title")]
       let notes = try context.fetch(request)
       #expect(notes.map(\.title) == ["Note 1", "Note 2"])
@@ -87,10 +87,10 @@ struct BinaryStoreTests {
       #expect(notes[1].tags.compactMap(\.name).sorted() == ["later", "urgent"])
       #expect(notes[0].notebook?.notes.count == 2)
       // A predicate through a relationship, and one through a to-many, run as for any store.
-      let tagged = FetchRequest<Note>(entityName: "Note")
+      let tagged = NSFetchRequest<Note>(entityName: "Note")
       tagged.predicate = try FetchPredicate(format: "ANY tags.name == %@ AND notebook.name == %@", "later", "Work")
       #expect(try context.fetch(tagged).map(\.title) == ["Note 2"])
-      let attachments = try context.fetch(FetchRequest<ManagedObject>(entityName: "Attachment"))
+      let attachments = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Attachment"))
       #expect(attachments.map(\.entity.name) == ["ImageAttachment"])
       #expect(attachments.first?.value(forKey: "width") as? Int16 == 640)
       #expect((attachments.first?.value(forKey: "note") as? Note)?.title == "Note 1")
@@ -108,9 +108,9 @@ struct BinaryStoreTests {
     let url = folder.appending("Notes.binary")
     let model = try Models.notes()
     for title in ["first", "second"] {
-      let description = PersistentStoreDescription(url: url)
+      let description = NSPersistentStoreDescription(url: url)
       description.type = .binary
-      let container = PersistentContainer(name: "Notes", managedObjectModel: model)
+      let container = NSPersistentContainer(name: "Notes", managedObjectModel: model)
       container.persistentStoreDescriptions = [description]
       let failure = Locked<(any Error)?>(nil)
       container.loadPersistentStores { _, error in failure.withLock { $0 = error } }
@@ -131,24 +131,24 @@ struct BinaryStoreTests {
     do {
       let (_, context) = try open(url, model: model)
       try context.performAndWait {
-        let full = ManagedObject(entity: model.entitiesByName["Everything"]!, insertInto: context)
+        let full = NSManagedObject(entity: model.entitiesByName["Everything"]!, insertInto: context)
         let values: [String: Any] = [
           "string": "日本語 ✓ 🚀\u{0}end", "int16": Int16.min, "int32": Int32.max, "int64": Int64.min, "double": 3.0,
           "float": Float(-0.5), "bool": true, "date": date, "data": Data([0, 255, 0, 7]), "uuid": uuid,
           "uri": URL(string: "https://example.com/a?b=c")!, "decimal": Decimal(string: "12345678901234.5678")!,
         ]
         for (key, value) in values { full.setValue(value, forKey: key) }
-        let empty = ManagedObject(entity: model.entitiesByName["Everything"]!, insertInto: context)
+        let empty = NSManagedObject(entity: model.entitiesByName["Everything"]!, insertInto: context)
         empty.setValue("", forKey: "string")
         empty.setValue(Data(), forKey: "data")
         empty.setValue(Double.infinity, forKey: "double")
-        _ = ManagedObject(entity: model.entitiesByName["Everything"]!, insertInto: context)  // all nil
+        _ = NSManagedObject(entity: model.entitiesByName["Everything"]!, insertInto: context)  // all nil
         try context.save()
       }
     }
     let (_, context) = try open(url, model: model)
     try context.performAndWait {
-      let request = FetchRequest<ManagedObject>(entityName: "Everything")
+      let request = NSFetchRequest<NSManagedObject>(entityName: "Everything")
       request.sortDescriptors = [FetchSortDescriptor(key: "string")]
       let objects = try context.fetch(request)
       try #require(objects.count == 3)
@@ -191,9 +191,9 @@ struct BinaryStoreTests {
       try context.performAndWait {
         let playlist = OrderedPlaylist(entity: model.entitiesByName["Playlist"]!, insertInto: context)
         playlist.name = "Road trip"
-        var songs: [ManagedObject] = []
+        var songs: [NSManagedObject] = []
         for title in ["C", "A", "B"] {
-          let song = ManagedObject(entity: model.entitiesByName["Song"]!, insertInto: context)
+          let song = NSManagedObject(entity: model.entitiesByName["Song"]!, insertInto: context)
           song.setValue(title, forKey: "title")
           songs.append(song)
         }
@@ -203,7 +203,7 @@ struct BinaryStoreTests {
     }
     let (_, context) = try open(url, model: model)
     try context.performAndWait {
-      let playlist = try #require(try context.fetch(FetchRequest<OrderedPlaylist>(entityName: "Playlist")).first)
+      let playlist = try #require(try context.fetch(NSFetchRequest<OrderedPlaylist>(entityName: "Playlist")).first)
       #expect(playlist.songs.map { $0.value(forKey: "title") as? String } == ["C", "A", "B"])
     }
   }
@@ -225,7 +225,7 @@ struct BinaryStoreTests {
     let root = try NSKeyedUnarchiver.unarchivedObject(ofClasses: classes, from: data) as? NSDictionary
     #expect((root?["NSStoreMetadata"] as? NSDictionary)?["NSStoreType"] as? String == "Binary")
     #expect(((root?["ObjectGraphTables"] as? NSDictionary)?["ZNOTE"] as? NSDictionary)?["columns"] is NSArray)
-    var metadata = try PersistentStoreCoordinator.metadataForPersistentStore(type: .binary, at: url)
+    var metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .binary, at: url)
     #expect(metadata[StoreMetadataKey.storeType] as? String == "Binary")
     #expect(metadata[StoreMetadataKey.storeUUID] as? String == store.identifier)
     let hashes = Dictionary(model.entities.map { ($0.name, $0.versionHash) }, uniquingKeysWith: { a, _ in a })
@@ -239,15 +239,17 @@ struct BinaryStoreTests {
     metadata["count"] = 7
     try coordinator.setMetadata(metadata, for: store)
     try saveNote("one", in: context)
-    let onDisk = try PersistentStoreCoordinator.metadataForPersistentStore(type: .binary, at: url)
+    let onDisk = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .binary, at: url)
     #expect(onDisk["syncToken"] as? String == "token-1")
     #expect(onDisk["count"] as? Int == 7)
     let (reopened, _) = try open(url, model: model)
     #expect(reopened.persistentStores.first?.identifier == store.identifier)
     #expect(reopened.persistentStores.first?.metadata["syncToken"] as? String == "token-1")
     // Read as a SQLite store, the file is refused; an in-memory store has no file.
-    _ = expectCode(.persistentStoreInvalidType) { _ = try PersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url) }
-    _ = expectCode(.persistentStoreInvalidType) { _ = try PersistentStoreCoordinator.metadataForPersistentStore(type: .inMemory, at: url) }
+    _ = expectCode(.persistentStoreInvalidType) { _ = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url) }
+    _ = expectCode(.persistentStoreInvalidType) {
+      _ = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .inMemory, at: url)
+    }
   }
 
   /// Files that are not binary stores: each is refused with 134000 and left exactly as it was.
@@ -262,7 +264,7 @@ struct BinaryStoreTests {
     case "text":
       try Data(String(repeating: "Not a store.\n", count: 100).utf8).write(to: url)
     case "sqlite store":
-      let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+      let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
       try coordinator.remove(try coordinator.addPersistentStore(type: .sqlite, at: url))
     case "property list":
       try PropertyListSerialization.data(fromPropertyList: ["NSStoreType": "Binary"], format: .binary, options: 0).write(to: url)
@@ -289,12 +291,12 @@ struct BinaryStoreTests {
     }
     let before = try Data(contentsOf: url)
     let filesBefore = files(in: folder)
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let error = expectCode(.persistentStoreInvalidType) { try coordinator.addPersistentStore(type: .binary, at: url) }
     #expect(error?.message.contains("not a binary store") == true, "\(kind): \(error?.message ?? "")")
     #expect(error?.message.contains("left untouched") == true)
     if kind == "sqlite store" { #expect(error?.message.contains("type .sqlite") == true) }
-    _ = expectCode(.persistentStoreInvalidType) { _ = try PersistentStoreCoordinator.metadataForPersistentStore(type: .binary, at: url) }
+    _ = expectCode(.persistentStoreInvalidType) { _ = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .binary, at: url) }
     #expect(try Data(contentsOf: url) == before)
     #expect(files(in: folder) == filesBefore)
     #expect(coordinator.persistentStores.isEmpty)
@@ -309,11 +311,11 @@ struct BinaryStoreTests {
       try saveNote("keep me", in: context)
     }
     let before = try Data(contentsOf: url)
-    let other = try ManagedObjectModel(entities: [
-      EntityDescription(name: "Note", properties: [.attribute(AttributeDescription(name: "text", type: .string))])
+    let other = try NSManagedObjectModel(entities: [
+      NSEntityDescription(name: "Note", properties: [.attribute(NSAttributeDescription(name: "text", type: .string))])
     ])
     for migrate in [false, true] {
-      let coordinator = PersistentStoreCoordinator(managedObjectModel: other)
+      let coordinator = NSPersistentStoreCoordinator(managedObjectModel: other)
       let error = expectCode(.persistentStoreIncompatibleVersionHash) {
         try coordinator.addPersistentStore(
           type: .binary, at: url, options: StoreOptions(migratePersistentStoresAutomatically: migrate))
@@ -351,7 +353,7 @@ struct BinaryStoreTests {
     #expect(try Data(contentsOf: movedFolder.appendingPathComponent("Notes.binary")) == before)
     #expect(try FileManager.default.contentsOfDirectory(atPath: movedFolder.path) == ["Notes.binary"])
     // The store's memory was rolled back with the file: another context sees only the saved note.
-    let reader = ManagedObjectContext(concurrencyType: .privateQueue)
+    let reader = NSManagedObjectContext(concurrencyType: .privateQueue)
     reader.persistentStoreCoordinator = coordinator
     #expect(try titles(in: reader) == ["saved"])
     // With the folder back, the same save goes through.
@@ -370,9 +372,9 @@ struct BinaryStoreTests {
     #expect(FileManager.default.createFile(atPath: empty.path, contents: Data()))
     let (_, context) = try open(empty, model: try Models.notes())
     try saveNote("first", in: context)
-    let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(type: .binary, at: empty)
+    let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .binary, at: empty)
     #expect(metadata[StoreMetadataKey.storeType] as? String == "Binary")
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
     let missing = expectCode(.persistentStoreOpen) {
       try coordinator.addPersistentStore(type: .binary, at: folder.appending("nope/Store.binary"))
     }
@@ -415,18 +417,18 @@ struct BinaryStoreTests {
       try context.save()
       let before = try Data(contentsOf: url)
       _ = expectCode(.persistentStoreOperation) {
-        _ = try context.execute(BatchDeleteRequest(fetchRequest: FetchRequest<ManagedObject>(entityName: "Note")))
+        _ = try context.execute(NSBatchDeleteRequest(fetchRequest: NSFetchRequest<NSManagedObject>(entityName: "Note")))
       }
-      let update = BatchUpdateRequest(entityName: "Note")
+      let update = NSBatchUpdateRequest(entityName: "Note")
       update.propertiesToUpdate = ["title": "changed"]
       _ = expectCode(.persistentStoreOperation) { _ = try context.execute(update) }
       _ = expectCode(.persistentStoreOperation) {
-        _ = try context.execute(BatchInsertRequest(entityName: "Note", objects: [["title": "batch"]]))
+        _ = try context.execute(NSBatchInsertRequest(entityName: "Note", objects: [["title": "batch"]]))
       }
       #expect(try Data(contentsOf: url) == before)
-      #expect(try context.fetch(FetchRequest<Note>(entityName: "Note")).map(\.title) == ["one"])
+      #expect(try context.fetch(NSFetchRequest<Note>(entityName: "Note")).map(\.title) == ["one"])
     }
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
     let history = expectCode(.persistentStoreOperation) {
       try coordinator.addPersistentStore(
         type: .binary, at: folder.appending("History.binary"), options: StoreOptions(persistentHistoryTracking: true))
@@ -448,7 +450,7 @@ struct BinaryStoreTests {
     try saveNote("first again", in: first)
     // The second store never reads the file again: its save replaces the first's later one.
     try second.performAndWait {
-      #expect(try second.fetch(FetchRequest<Note>(entityName: "Note")).map(\.title) == ["from the first"])
+      #expect(try second.fetch(NSFetchRequest<Note>(entityName: "Note")).map(\.title) == ["from the first"])
       let note = Note(context: second)
       note.title = "from the second"
       try second.save()

@@ -15,7 +15,7 @@ struct BulkPathTests {
     let texts = ["", "a\u{0}b", "日本語 ✓ 🚀", String(repeating: "x", count: 5_000)]
     try stack.context.performAndWait {
       for (index, text) in texts.enumerated() {
-        let object = ManagedObject(entity: stack.entity("Everything"), insertInto: stack.context)
+        let object = NSManagedObject(entity: stack.entity("Everything"), insertInto: stack.context)
         object.setValue(text, forKey: "string")
         object.setValue(index == 0 ? Data() : Data([0, UInt8(index), 0]), forKey: "data")
         object.setValue(Int64(index), forKey: "int64")
@@ -30,7 +30,7 @@ struct BulkPathTests {
 
     let (_, context) = try stack.reader()
     try context.performAndWait {
-      let request = FetchRequest<ManagedObject>(entityName: "Everything")
+      let request = NSFetchRequest<NSManagedObject>(entityName: "Everything")
       request.sortDescriptors = [FetchSortDescriptor(key: "int64")]
       let objects = try context.fetch(request)
       #expect(objects.map { $0.value(forKey: "string") as? String } == texts)
@@ -64,7 +64,7 @@ struct BulkPathTests {
 
     let (_, context) = try stack.reader()
     try context.performAndWait {
-      let request = FetchRequest<Note>(entityName: "Note")
+      let request = NSFetchRequest<Note>(entityName: "Note")
       request.sortDescriptors = [FetchSortDescriptor(key: "rating")]
       let notes = try context.fetch(request)
       #expect(notes.count == 2_000)
@@ -98,21 +98,21 @@ struct BulkPathTests {
   @Test("An object inserted by willSave() is saved and announced in the did-save notification", arguments: bothStoreTypes)
   func insertedDuringWillSave(type: StoreType) throws {
     let stack = try Stack(model: Models.stamped(), type: type)
-    let recorder = NotificationRecorder(ManagedObjectContext.didSaveNotification, from: stack.context)
+    let recorder = NotificationRecorder(NSManagedObjectContext.didSaveNotification, from: stack.context)
     try stack.context.performAndWait {
       for _ in 0..<3 { _ = Stamped(entity: stack.entity("Stamped"), insertInto: stack.context) }
       try stack.context.save()
     }
     let info = try #require(recorder.userInfos.first)
-    #expect((info["inserted"] as? Set<ManagedObject>)?.count == 4)
-    #expect((info["insertedObjectIDs"] as? Set<ManagedObjectID>)?.count == 4)
+    #expect((info["inserted"] as? Set<NSManagedObject>)?.count == 4)
+    #expect((info["insertedObjectIDs"] as? Set<NSManagedObjectID>)?.count == 4)
     try stack.expectStored("Stamped", count: 4, table: "ZSTAMPED")
   }
 
   @Test("A child still finds the objects it saved to its parent by their temporary IDs after its next save", arguments: bothStoreTypes)
   func childKeepsTemporaryIDs(type: StoreType) throws {
     let stack = try Stack(type: type)
-    let child = ManagedObjectContext(concurrencyType: .privateQueue)
+    let child = NSManagedObjectContext(concurrencyType: .privateQueue)
     child.parent = stack.context
     try child.performAndWait {
       let first = Note(context: child)
@@ -149,9 +149,9 @@ struct BulkPathTests {
     }
 
     let parent = try Stack(type: type)
-    let child = ManagedObjectContext(concurrencyType: .privateQueue)
+    let child = NSManagedObjectContext(concurrencyType: .privateQueue)
     child.parent = parent.context
-    var id: ManagedObjectID?
+    var id: NSManagedObjectID?
     try child.performAndWait {
       let note = Note(context: child)
       note.title = "from the child"
@@ -226,7 +226,7 @@ struct BulkPathTests {
     }
     let (_, context) = try stack.reader()
     try context.performAndWait {
-      let note = try #require(try context.fetch(FetchRequest<Note>(entityName: "Note")).first)
+      let note = try #require(try context.fetch(NSFetchRequest<Note>(entityName: "Note")).first)
       #expect(note.tags.map(\.name) == ["kept"])
     }
   }
@@ -255,7 +255,7 @@ struct BulkPathTests {
   @Test("A fetched object makes its permanent ID on first read, once, equal to the same row's ID anywhere", arguments: bothStoreTypes)
   func fetchedObjectsMakeTheirIDLazily(type: StoreType) throws {
     let stack = try Stack(type: type)
-    var saved: ManagedObjectID?
+    var saved: NSManagedObjectID?
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "lazy"
@@ -265,7 +265,7 @@ struct BulkPathTests {
     let savedID = try #require(saved)
     let (coordinator, context) = try stack.reader()
     try context.performAndWait {
-      let note = try #require(try context.fetch(FetchRequest<Note>(entityName: "Note")).first)
+      let note = try #require(try context.fetch(NSFetchRequest<Note>(entityName: "Note")).first)
       // Looked up by an ID made elsewhere before the object ever made its own: the same object.
       #expect(context.object(with: savedID) === note)
       let first = note.objectID
@@ -275,7 +275,7 @@ struct BulkPathTests {
       #expect(coordinator.managedObjectID(forURIRepresentation: first.uriRepresentation()) == savedID)
       #expect(note.description.contains(first.uriRepresentation().absoluteString))
       // Fetched again: still the one object.
-      #expect(try context.fetch(FetchRequest<Note>(entityName: "Note")).first === note)
+      #expect(try context.fetch(NSFetchRequest<Note>(entityName: "Note")).first === note)
     }
   }
 
@@ -284,7 +284,7 @@ struct BulkPathTests {
     let stack = try Stack.probes(AwakeProbe.self, rows: 3, storeType: type)
     let (_, context) = try stack.reader()
     try context.performAndWait {
-      let request = FetchRequest<AwakeProbe>(entityName: "Probe")
+      let request = NSFetchRequest<AwakeProbe>(entityName: "Probe")
       request.returnsObjectsAsFaults = false
       let objects = try context.fetch(request)
       #expect(objects.count == 3)
@@ -294,19 +294,19 @@ struct BulkPathTests {
 
   @Test("An attribute whose column name starts with Z_ENT reads its own value", arguments: bothStoreTypes)
   func columnNamedLikeTheEntityColumn(type: StoreType) throws {
-    let model = try ManagedObjectModel(entities: [
-      EntityDescription(
+    let model = try NSManagedObjectModel(entities: [
+      NSEntityDescription(
         name: "Item",
-        properties: [.attribute(AttributeDescription(name: "_entry", type: .integer64, isOptional: true))])
+        properties: [.attribute(NSAttributeDescription(name: "_entry", type: .integer64, isOptional: true))])
     ])
     let stack = try Stack(model: model, type: type)
     try stack.context.performAndWait {
-      ManagedObject(entity: stack.entity("Item"), insertInto: stack.context).setValue(42, forKey: "_entry")
+      NSManagedObject(entity: stack.entity("Item"), insertInto: stack.context).setValue(42, forKey: "_entry")
       try stack.context.save()
     }
     let (_, context) = try stack.reader()
     try context.performAndWait {
-      let item = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Item")).first)
+      let item = try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Item")).first)
       #expect(item.value(forKey: "_entry") as? Int64 == 42)
     }
   }
@@ -321,7 +321,7 @@ struct BulkPathTests {
     StoreTouchingProbe.coordinator.withLock { $0 = coordinator }
     defer { StoreTouchingProbe.coordinator.withLock { $0 = nil } }
     try context.performAndWait {
-      let probes = try context.fetch(FetchRequest<StoreTouchingProbe>(entityName: "Probe"))
+      let probes = try context.fetch(NSFetchRequest<StoreTouchingProbe>(entityName: "Probe"))
       #expect(probes.count == 3)
       for probe in probes {
         let error = try #require(probe.errorFromInit as? ObjectGraphError)
@@ -329,7 +329,7 @@ struct BulkPathTests {
         #expect(error.message.contains("awakeFromFetch()"))
       }
       // Outside a fetch, the same call works.
-      #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Probe")) == 3)
+      #expect(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Probe")) == 3)
     }
   }
 
@@ -342,7 +342,7 @@ struct BulkPathTests {
     let (coordinator, context) = try stack.reader()
     let database = try #require(coordinator.persistentStores.first).database
     try context.performAndWait {
-      let request = FetchRequest<InterruptingProbe>(entityName: "Probe")
+      let request = NSFetchRequest<InterruptingProbe>(entityName: "Probe")
       request.returnsObjectsAsFaults = false
       // The third object this fetch makes interrupts the read, as an I/O error on a later row would. (The
       // probe counts the objects made in the whole process; this counts this fetch's own.)
@@ -376,14 +376,14 @@ struct BulkPathTests {
     }
     let (_, context) = try stack.reader()
     try context.performAndWait {
-      var notes: [Note]? = try context.fetch(FetchRequest<Note>(entityName: "Note"))
+      var notes: [Note]? = try context.fetch(NSFetchRequest<Note>(entityName: "Note"))
       #expect(notes?.count == 5_000)
       #expect(context.registeredObjects.count == 5_000)
       notes = nil
       #expect(context.registeredObjects.isEmpty)
       // Fetched again, they are new objects, still one per row.
-      let again = try context.fetch(FetchRequest<Note>(entityName: "Note"))
-      let distinctIDs: Set<ManagedObjectID> = Set(again.map(\.objectID))
+      let again = try context.fetch(NSFetchRequest<Note>(entityName: "Note"))
+      let distinctIDs: Set<NSManagedObjectID> = Set(again.map(\.objectID))
       #expect(distinctIDs.count == 5_000)
       #expect(context.registeredObjects.count == 5_000)
     }
@@ -395,18 +395,18 @@ struct BulkPathTests {
 struct ObjectRegistryTests {
   @Test("One object per ID across pages, sparse and negative keys, stores and tables; removals free pages")
   func pagedPermanentObjects() throws {
-    let entity = EntityDescription(name: "Thing", properties: [])
-    _ = try ManagedObjectModel(entities: [entity])
-    func id(store: Int, table: Int64, _ pk: Int64) -> ManagedObjectID {
-      ManagedObjectID(entity: entity, key: .permanent(store: store, table: table, primaryKey: pk), storeIdentifier: "S\(store)")
+    let entity = NSEntityDescription(name: "Thing", properties: [])
+    _ = try NSManagedObjectModel(entities: [entity])
+    func id(store: Int, table: Int64, _ pk: Int64) -> NSManagedObjectID {
+      NSManagedObjectID(entity: entity, key: .permanent(store: store, table: table, primaryKey: pk), storeIdentifier: "S\(store)")
     }
     var registry = ObjectRegistry()
-    var kept: [ManagedObject] = []
+    var kept: [NSManagedObject] = []
     let keys: [(Int, Int64, Int64)] = [
       (1, 1, 1), (1, 1, 63), (1, 1, 64), (1, 1, 65), (1, 1, 1_000_000_007), (1, 1, -5), (1, 2, 1), (2, 1, 1),
     ]
     for (store, table, pk) in keys {
-      let object = ManagedObject(entity: entity, insertInto: nil)
+      let object = NSManagedObject(entity: entity, insertInto: nil)
       registry[id(store: store, table: table, pk)] = object
       kept.append(object)
     }
@@ -419,7 +419,7 @@ struct ObjectRegistryTests {
     #expect(Set(registry.objects.map(ObjectIdentifier.init)) == Set(kept.map(ObjectIdentifier.init)))
 
     // Replacing keeps the count; removing lowers it; removing what is not there changes nothing.
-    let other = ManagedObject(entity: entity, insertInto: nil)
+    let other = NSManagedObject(entity: entity, insertInto: nil)
     registry[id(store: 1, table: 1, 64)] = other
     #expect(registry.count == keys.count)
     #expect(registry[id(store: 1, table: 1, 64)] === other)
@@ -431,7 +431,7 @@ struct ObjectRegistryTests {
 
     // A purge removes exactly the unreferenced objects it is allowed to, wherever they sit.
     let loose = (0..<200).map { pk -> Int64 in
-      registry[id(store: 1, table: 3, Int64(pk) * 7)] = ManagedObject(entity: entity, insertInto: nil)
+      registry[id(store: 1, table: 3, Int64(pk) * 7)] = NSManagedObject(entity: entity, insertInto: nil)
       return Int64(pk) * 7
     }
     #expect(registry.count == keys.count - 1 + loose.count)
@@ -450,7 +450,7 @@ struct SlotValueTests {
   func numbersAreStoredAsTheAttributeType(type: StoreType) throws {
     let stack = try Stack(model: Models.allTypes(), type: type)
     try stack.context.performAndWait {
-      let object = ManagedObject(entity: stack.entity("Everything"), insertInto: stack.context)
+      let object = NSManagedObject(entity: stack.entity("Everything"), insertInto: stack.context)
       object.setValue(5, forKey: "int64")
       object.setValue(Float(2.5), forKey: "double")
       object.setValue(7, forKey: "decimal")
@@ -458,7 +458,7 @@ struct SlotValueTests {
       #expect(object.value(forKey: "double") as? Double == 2.5)
       #expect(object.value(forKey: "decimal") as? Decimal == Decimal(7))
       // Pending: answered in memory.
-      let request = FetchRequest<ManagedObject>(entityName: "Everything")
+      let request = NSFetchRequest<NSManagedObject>(entityName: "Everything")
       request.predicate = try FetchPredicate(format: "int64 == %d AND double > %f AND decimal == 7", 5, 2.0)
       #expect(try stack.context.fetch(request).count == 1)
       try stack.context.save()
@@ -466,7 +466,7 @@ struct SlotValueTests {
     let (_, context) = try stack.reader()
     try context.performAndWait {
       // Saved: answered by SQLite.
-      let request = FetchRequest<ManagedObject>(entityName: "Everything")
+      let request = NSFetchRequest<NSManagedObject>(entityName: "Everything")
       request.predicate = try FetchPredicate(format: "int64 == %d AND double > %f AND decimal == 7", 5, 2.0)
       #expect(try context.fetch(request).count == 1)
     }
@@ -477,7 +477,7 @@ struct SlotValueTests {
     let stack = try Stack(model: Models.allTypes(), type: type)
     let uuid = UUID()
     try stack.context.performAndWait {
-      let object = ManagedObject(entity: stack.entity("Everything"), insertInto: stack.context)
+      let object = NSManagedObject(entity: stack.entity("Everything"), insertInto: stack.context)
       object.setValue(uuid, forKey: "uuid")
       object.setValue(URL(string: "https://example.com/a"), forKey: "uri")
       try stack.context.save()
@@ -489,7 +489,7 @@ struct SlotValueTests {
       #expect(Array(object.changedValues().keys) == ["uuid"])
       #expect(object.committedValues(forKeys: ["uuid"])["uuid"] as? UUID == uuid)
 
-      let request = FetchRequest<ManagedObject>(entityName: "Everything")
+      let request = NSFetchRequest<NSManagedObject>(entityName: "Everything")
       request.predicate = try FetchPredicate(format: "uuid == %@", uuid)
       #expect(try stack.context.fetch(request).isEmpty)
     }
@@ -518,7 +518,7 @@ final class NotificationRecorder: @unchecked Sendable {
 }
 
 /// An object that inserts one more object the first time it is about to be saved.
-final class Stamped: ManagedObject {
+final class Stamped: NSManagedObject {
   override func willSave() {
     guard let context = managedObjectContext, isInserted, value(forKey: "isStamp") as? Bool != true else { return }
     guard !context.insertedObjects.contains(where: { $0.value(forKey: "isStamp") as? Bool == true }) else { return }
@@ -529,39 +529,39 @@ final class Stamped: ManagedObject {
 
 extension Models {
   /// One entity, `Stamped`, whose objects add a stamp object when saved.
-  static func stamped() throws -> ManagedObjectModel {
-    try ManagedObjectModel(entities: [
-      EntityDescription(
+  static func stamped() throws -> NSManagedObjectModel {
+    try NSManagedObjectModel(entities: [
+      NSEntityDescription(
         name: "Stamped", managedObjectClass: Stamped.self,
-        properties: [.attribute(AttributeDescription(name: "isStamp", type: .boolean, isOptional: true))])
+        properties: [.attribute(NSAttributeDescription(name: "isStamp", type: .boolean, isOptional: true))])
     ])
   }
 }
 
 /// Counts its entity's objects from inside `awakeFromFetch()`, which needs the store while the fetch that
 /// made it is still running.
-final class AwakeProbe: ManagedObject {
+final class AwakeProbe: NSManagedObject {
   var countSeenWhenAwoken = -1
 
   override func awakeFromFetch() {
-    countSeenWhenAwoken = (try? managedObjectContext?.count(for: FetchRequest<ManagedObject>(entityName: "Probe"))) ?? -2
+    countSeenWhenAwoken = (try? managedObjectContext?.count(for: NSFetchRequest<NSManagedObject>(entityName: "Probe"))) ?? -2
   }
 }
 
 /// Uses the store from its initializer, which Core Data also advises against: during a fetch that is an
 /// error (the store is mid-read), which the probe keeps.
-final class StoreTouchingProbe: ManagedObject {
+final class StoreTouchingProbe: NSManagedObject {
   /// The coordinator the initializer reads through (set by the test).
-  static let coordinator = Locked<PersistentStoreCoordinator?>(nil)
+  static let coordinator = Locked<NSPersistentStoreCoordinator?>(nil)
   var errorFromInit: (any Error)?
 
-  required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
+  required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
     super.init(entity: entity, insertInto: context)
     guard let coordinator = Self.coordinator.withLock({ $0 }) else { return }
-    let other = ManagedObjectContext(concurrencyType: .privateQueue)
+    let other = NSManagedObjectContext(concurrencyType: .privateQueue)
     other.persistentStoreCoordinator = coordinator
     do {
-      _ = try other.performAndWait { try other.count(for: FetchRequest<ManagedObject>(entityName: "Probe")) }
+      _ = try other.performAndWait { try other.count(for: NSFetchRequest<NSManagedObject>(entityName: "Probe")) }
     } catch {
       errorFromInit = error
     }
@@ -569,12 +569,12 @@ final class StoreTouchingProbe: ManagedObject {
 }
 
 /// Calls `interrupt` with the number of probes made so far, after making each.
-final class InterruptingProbe: ManagedObject {
+final class InterruptingProbe: NSManagedObject {
   static let interrupt = Locked<(@Sendable (Int) -> Void)?>(nil)
   private static let made = Locked(0)
   var awoken = false
 
-  required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
+  required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
     super.init(entity: entity, insertInto: context)
     let count = Self.made.withLock { made -> Int in
       made += 1
@@ -588,17 +588,17 @@ final class InterruptingProbe: ManagedObject {
 
 extension Stack {
   /// A stack whose model has one entity, `Probe` (class `type`, one optional Integer 64 `n`), with `rows`
-  /// objects saved. They are saved as plain `ManagedObject`s, so the probe class's code runs only when
+  /// objects saved. They are saved as plain `NSManagedObject`s, so the probe class's code runs only when
   /// they are fetched.
-  static func probes(_ type: ManagedObject.Type, rows: Int, storeType: StoreType) throws -> Stack {
-    let model = try ManagedObjectModel(entities: [
-      EntityDescription(
+  static func probes(_ type: NSManagedObject.Type, rows: Int, storeType: StoreType) throws -> Stack {
+    let model = try NSManagedObjectModel(entities: [
+      NSEntityDescription(
         name: "Probe", managedObjectClass: type,
-        properties: [.attribute(AttributeDescription(name: "n", type: .integer64, isOptional: true))])
+        properties: [.attribute(NSAttributeDescription(name: "n", type: .integer64, isOptional: true))])
     ])
     let stack = try Stack(model: model, type: storeType)
     try stack.context.performAndWait {
-      for index in 0..<rows { ManagedObject(entity: stack.entity("Probe"), insertInto: stack.context).setValue(index, forKey: "n") }
+      for index in 0..<rows { NSManagedObject(entity: stack.entity("Probe"), insertInto: stack.context).setValue(index, forKey: "n") }
       try stack.context.save()
     }
     return stack

@@ -30,7 +30,7 @@ struct DecimalNaNTests {
     }
     let (_, context) = try stack.reopened()
     let values = try context.performAndWait {
-      let request = FetchRequest<ManagedObject>(entityName: "Everything")
+      let request = NSFetchRequest<NSManagedObject>(entityName: "Everything")
       request.sortDescriptors = [FetchSortDescriptor(key: "string", ascending: true)]
       return try context.fetch(request).map { $0.value(forKey: "decimal") as? Decimal }
     }
@@ -43,10 +43,10 @@ struct DecimalNaNTests {
   func writesNaN() throws {
     let stack = try Stack(model: try Models.allTypes())
     try stack.context.performAndWait {
-      let object = ManagedObject(entity: try #require(stack.model.entitiesByName["Everything"]), insertInto: stack.context)
+      let object = NSManagedObject(entity: try #require(stack.model.entitiesByName["Everything"]), insertInto: stack.context)
       object.setValue(Decimal.nan, forKey: "decimal")
       object.setValue("nan", forKey: "string")
-      let number = ManagedObject(entity: try #require(stack.model.entitiesByName["Everything"]), insertInto: stack.context)
+      let number = NSManagedObject(entity: try #require(stack.model.entitiesByName["Everything"]), insertInto: stack.context)
       number.setValue(Decimal(string: "-0.125"), forKey: "decimal")
       number.setValue("number", forKey: "string")
       try stack.context.save()
@@ -59,7 +59,7 @@ struct DecimalNaNTests {
     // Round trip: another coordinator reads both back, and saves them again unchanged.
     let (_, context) = try stack.reopened()
     try context.performAndWait {
-      let request = FetchRequest<ManagedObject>(entityName: "Everything")
+      let request = NSFetchRequest<NSManagedObject>(entityName: "Everything")
       request.sortDescriptors = [FetchSortDescriptor(key: "string", ascending: true)]
       let objects = try context.fetch(request)
       #expect((objects.first?.value(forKey: "decimal") as? Decimal)?.isNaN == true)

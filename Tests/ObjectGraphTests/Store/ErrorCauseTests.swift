@@ -15,7 +15,7 @@ struct ErrorCauseTests {
     let url = folder.appending("NotAStore.sqlite")
     let bytes = Data(repeating: 0x41, count: 4096)
     try bytes.write(to: url)
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
     let error = expectCode(.persistentStoreInvalidType) { try coordinator.addPersistentStore(type: .sqlite, at: url) }
     #expect(error?.sqlitePrimaryResultCode == 26, "SQLITE_NOTADB")
     let cause = try #require(error?.underlyingError as? DatabaseError)
@@ -28,10 +28,10 @@ struct ErrorCauseTests {
   func busyDatabaseKeepsSQLiteError() throws {
     let folder = try TemporaryFolder()
     let url = folder.appending("Store.sqlite")
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
     // A short busy timeout, so the test waits a tenth of a second instead of the default ten.
     try coordinator.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(sqlitePragmas: ["busy_timeout": "100"]))
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
 
     let other = try DatabaseQueue(path: url.path)
@@ -60,10 +60,10 @@ struct ErrorCauseTests {
   func fullDiskKeepsChangesForARetry() throws {
     let folder = try TemporaryFolder()
     let url = folder.appending("Store.sqlite")
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
     // A "disk" of 200 pages (800 KB): SQLite refuses to grow the database past it, as with a full disk.
     try coordinator.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(sqlitePragmas: ["max_page_count": "200"]))
-    let ballast = ManagedObjectContext(concurrencyType: .privateQueue)
+    let ballast = NSManagedObjectContext(concurrencyType: .privateQueue)
     ballast.persistentStoreCoordinator = coordinator
     let page = String(repeating: "x", count: 4_000)
     try ballast.performAndWait {
@@ -75,7 +75,7 @@ struct ErrorCauseTests {
       try ballast.save()
     }
 
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
     let error = context.performAndWait {
       for index in 0..<80 {
@@ -94,7 +94,7 @@ struct ErrorCauseTests {
 
     // Space frees up (the ballast goes), and the same save goes through.
     try ballast.performAndWait {
-      for note in try ballast.fetch(FetchRequest<Note>(entityName: "Note")) { ballast.delete(note) }
+      for note in try ballast.fetch(NSFetchRequest<Note>(entityName: "Note")) { ballast.delete(note) }
       try ballast.save()
     }
     try context.performAndWait { try context.save() }

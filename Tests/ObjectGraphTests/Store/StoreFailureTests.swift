@@ -20,7 +20,7 @@ struct StoreFailureTests {
     let url = folder.appending("notes.sqlite")
     let content = Data(String(repeating: "This is a text file, not a database.\n", count: 200).utf8)
     try content.write(to: url)
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
     let error = expectCode(.persistentStoreInvalidType) { try coordinator.addPersistentStore(type: .sqlite, at: url) }
     #expect(error?.message.contains("not a SQLite database") == true)
     #expect(error?.message.contains(url.path) == true)
@@ -35,7 +35,7 @@ struct StoreFailureTests {
     let url = folder.appending("other.sqlite")
     try rawCreate(url, "CREATE TABLE people (name TEXT); INSERT INTO people VALUES ('Ada');")
     let before = try bytes(url)
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
     let error = expectCode(.persistentStoreInvalidType) { try coordinator.addPersistentStore(type: .sqlite, at: url) }
     #expect(error?.message.contains("not an ObjectGraph (Core Data) store") == true)
     #expect(try bytes(url) == before)
@@ -52,10 +52,10 @@ struct StoreFailureTests {
     }
     try stack.coordinator.remove(stack.coordinator.persistentStores[0])
     let before = try bytes(stack.storeURL)
-    let other = try ManagedObjectModel(entities: [
-      EntityDescription(name: "Note", properties: [.attribute(AttributeDescription(name: "text", type: .string))])
+    let other = try NSManagedObjectModel(entities: [
+      NSEntityDescription(name: "Note", properties: [.attribute(NSAttributeDescription(name: "text", type: .string))])
     ])
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: other)
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: other)
     let error = expectCode(.persistentStoreIncompatibleVersionHash) {
       try coordinator.addPersistentStore(
         type: .sqlite, at: stack.storeURL, options: StoreOptions(migratePersistentStoresAutomatically: false))
@@ -65,7 +65,7 @@ struct StoreFailureTests {
     #expect(try bytes(stack.storeURL) == before)
     // The original model still opens it, data intact.
     let (_, context) = try stack.reopened()
-    let titles = try context.performAndWait { try context.fetch(FetchRequest<Note>(entityName: "Note")).map(\.title) }
+    let titles = try context.performAndWait { try context.fetch(NSFetchRequest<Note>(entityName: "Note")).map(\.title) }
     #expect(titles == ["keep me"])
   }
 
@@ -73,7 +73,7 @@ struct StoreFailureTests {
   func missingFolder() throws {
     let folder = try TemporaryFolder()
     let url = folder.appending("nope/deeper/Store.sqlite")
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
     let error = expectCode(.persistentStoreOpen) { try coordinator.addPersistentStore(type: .sqlite, at: url) }
     #expect(error?.message.contains("does not exist") == true)
     #expect(!FileManager.default.fileExists(atPath: folder.appending("nope").path))
@@ -83,7 +83,7 @@ struct StoreFailureTests {
   func unwritableFolder() throws {
     guard getuid() != 0 else {
       // root may write anywhere; check the message path with a read-only file system instead.
-      let coordinator = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
+      let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
       let error = expectCode(.persistentStoreOpen) {
         try coordinator.addPersistentStore(type: .sqlite, at: URL(fileURLWithPath: "/proc/objectgraph-test/Store.sqlite"))
       }
@@ -93,7 +93,7 @@ struct StoreFailureTests {
     // A read-only folder: the test's scope makes it writable again to remove it.
     let folder = try TemporaryFolder()
     try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: folder.url.path)
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
     let error = expectCode(.persistentStoreOpen) { try coordinator.addPersistentStore(type: .sqlite, at: folder.appending("Store.sqlite")) }
     #expect(error?.message.contains("not writable") == true)
   }
@@ -174,10 +174,10 @@ struct StoreFailureTests {
     let url = folder.appendingPathComponent("Store.sqlite")
     let before = try Data(contentsOf: url)
     for pragmas in [["journal_mode": "DELETE"], [:]] {
-      let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+      let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
       do {
         try coordinator.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(sqlitePragmas: pragmas))
-        let context = ManagedObjectContext(concurrencyType: .privateQueue)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueue)
         context.persistentStoreCoordinator = coordinator
         let error = context.performAndWait {
           let note = Note(context: context)
@@ -197,7 +197,7 @@ struct StoreFailureTests {
     // Reading needs no writing: a read-only open works and finds the note.
     let context = try StoreStack(model: model, at: url, options: StoreOptions(sqlitePragmas: ["journal_mode": "DELETE"], readOnly: true))
       .context
-    #expect(try context.performAndWait { try context.fetch(FetchRequest<Note>(entityName: "Note")).map(\.title) } == ["kept"])
+    #expect(try context.performAndWait { try context.fetch(NSFetchRequest<Note>(entityName: "Note")).map(\.title) } == ["kept"])
   }
 
   @Test(
@@ -225,12 +225,12 @@ struct StoreFailureTests {
     defer { unmount() }
     let url = folder.appendingPathComponent("Store.sqlite")
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["Store.sqlite"])
-    let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)
+    let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)
     #expect(metadata[StoreMetadataKey.storeType] as? String == "SQLite")
     let reader = try StoreStack(model: model, at: url, options: StoreOptions(readOnly: true))
     let context = reader.context
     #expect(
-      try context.performAndWait { try context.fetch(FetchRequest<Note>(entityName: "Note")).compactMap(\.title).sorted() } == [
+      try context.performAndWait { try context.fetch(NSFetchRequest<Note>(entityName: "Note")).compactMap(\.title).sorted() } == [
         "one", "two",
       ])
     try reader.close()
@@ -241,7 +241,7 @@ struct StoreFailureTests {
   func pragmas() throws {
     let folder = try TemporaryFolder()
     let url = folder.appending("Store.sqlite")
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
     try coordinator.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(sqlitePragmas: ["journal_mode": "DELETE"]))
     #expect(try rawRows(url, "PRAGMA journal_mode")[0][0] as String == "delete")
     let wal = folder.appending("Wal.sqlite")
@@ -251,15 +251,15 @@ struct StoreFailureTests {
 
   @Test("Fetching or saving without a store is a clear error")
   func noStore() throws {
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.performAndWait {
-      let error = expectCode(.noPersistentStore) { _ = try context.fetch(FetchRequest<Note>(entityName: "Note")) }
+      let error = expectCode(.noPersistentStore) { _ = try context.fetch(NSFetchRequest<Note>(entityName: "Note")) }
       #expect(error?.message.contains("persistentStoreCoordinator") == true)
     }
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try Models.notes())
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
     context.persistentStoreCoordinator = coordinator
     context.performAndWait {
-      _ = expectCode(.noPersistentStore) { _ = try context.fetch(FetchRequest<Note>(entityName: "Note")) }
+      _ = expectCode(.noPersistentStore) { _ = try context.fetch(NSFetchRequest<Note>(entityName: "Note")) }
       let note = Note(context: context)
       note.title = "t"
       _ = expectCode(.noPersistentStore) { try context.save() }
@@ -269,13 +269,15 @@ struct StoreFailureTests {
   @Test("A model whose relationship points nowhere is error modelInvalid naming it")
   func invalidModel() throws {
     let error = expectCode(.modelInvalid) {
-      _ = try ManagedObjectModel(entities: [
-        EntityDescription(name: "A", properties: [.relationship(RelationshipDescription(name: "b", destination: "B", inverse: nil))])
+      _ = try NSManagedObjectModel(entities: [
+        NSEntityDescription(name: "A", properties: [.relationship(NSRelationshipDescription(name: "b", destination: "B", inverse: nil))])
       ])
     }
     #expect(error?.message.contains("A.b") == true)
     _ = expectCode(.modelInvalid) {
-      _ = try ManagedObjectModel(entities: [EntityDescription(name: "A", properties: []), EntityDescription(name: "A", properties: [])])
+      _ = try NSManagedObjectModel(entities: [
+        NSEntityDescription(name: "A", properties: []), NSEntityDescription(name: "A", properties: []),
+      ])
     }
   }
 

@@ -6,30 +6,30 @@ import Testing
 
 @testable import ObjectGraph
 
-/// Uniqueness constraints (`EntityDescription.uniquenessConstraints`), enforced when a context saves to
+/// Uniqueness constraints (`NSEntityDescription.uniquenessConstraints`), enforced when a context saves to
 /// its store, as Core Data does: error 133021 under the error merge policy, an upsert under the others.
 @Suite("Uniqueness constraints", .temporaryFolders)
 struct UniquenessConstraintTests {
   /// Item(name unique, value); Cell(row, column unique together); Media(code unique) with Book and Film.
-  static func model(constraints: Bool = true) throws -> ManagedObjectModel {
-    let item = EntityDescription(
+  static func model(constraints: Bool = true) throws -> NSManagedObjectModel {
+    let item = NSEntityDescription(
       name: "Item",
       properties: [
-        .attribute(AttributeDescription(name: "name", type: .string)),
-        .attribute(AttributeDescription(name: "value", type: .integer64, isOptional: false, defaultValue: Int64(0))),
-        .attribute(AttributeDescription(name: "note", type: .string)),
+        .attribute(NSAttributeDescription(name: "name", type: .string)),
+        .attribute(NSAttributeDescription(name: "value", type: .integer64, isOptional: false, defaultValue: Int64(0))),
+        .attribute(NSAttributeDescription(name: "note", type: .string)),
       ])
-    let cell = EntityDescription(
+    let cell = NSEntityDescription(
       name: "Cell",
       properties: [
-        .attribute(AttributeDescription(name: "row", type: .integer64, isOptional: false, defaultValue: Int64(0))),
-        .attribute(AttributeDescription(name: "column", type: .integer64, isOptional: false, defaultValue: Int64(0))),
-        .attribute(AttributeDescription(name: "text", type: .string)),
+        .attribute(NSAttributeDescription(name: "row", type: .integer64, isOptional: false, defaultValue: Int64(0))),
+        .attribute(NSAttributeDescription(name: "column", type: .integer64, isOptional: false, defaultValue: Int64(0))),
+        .attribute(NSAttributeDescription(name: "text", type: .string)),
       ])
-    let media = EntityDescription(name: "Media", properties: [.attribute(AttributeDescription(name: "code", type: .string))])
+    let media = NSEntityDescription(name: "Media", properties: [.attribute(NSAttributeDescription(name: "code", type: .string))])
     media.isAbstract = true
-    let book = EntityDescription(name: "Book", properties: [.attribute(AttributeDescription(name: "pages", type: .integer32))])
-    let film = EntityDescription(name: "Film", properties: [.attribute(AttributeDescription(name: "minutes", type: .integer32))])
+    let book = NSEntityDescription(name: "Book", properties: [.attribute(NSAttributeDescription(name: "pages", type: .integer32))])
+    let film = NSEntityDescription(name: "Film", properties: [.attribute(NSAttributeDescription(name: "minutes", type: .integer32))])
     media.subentities = [book, film]
     if constraints {
       item.uniquenessConstraints = [["name"]]
@@ -37,28 +37,28 @@ struct UniquenessConstraintTests {
       media.uniquenessConstraints = [["code"]]
       film.uniquenessConstraints = [["minutes"]]
     }
-    return try ManagedObjectModel(entities: [item, cell, media, book, film])
+    return try NSManagedObjectModel(entities: [item, cell, media, book, film])
   }
 
   private func stack(_ type: StoreType = .sqlite) throws -> Stack { try Stack(model: try Self.model(), type: type) }
 
   @discardableResult
-  private func item(_ context: ManagedObjectContext, _ name: String?, _ value: Int64) -> ManagedObject {
-    let object = ManagedObject(entity: entity(context, "Item"), insertInto: context)
+  private func item(_ context: NSManagedObjectContext, _ name: String?, _ value: Int64) -> NSManagedObject {
+    let object = NSManagedObject(entity: entity(context, "Item"), insertInto: context)
     object.setValue(name, forKey: "name")
     object.setValue(value, forKey: "value")
     return object
   }
 
-  private static let missing = EntityDescription(name: "missing", properties: [])
+  private static let missing = NSEntityDescription(name: "missing", properties: [])
 
-  private func entity(_ context: ManagedObjectContext, _ name: String) -> EntityDescription {
+  private func entity(_ context: NSManagedObjectContext, _ name: String) -> NSEntityDescription {
     context.persistentStoreCoordinator?.managedObjectModel.entitiesByName[name] ?? Self.missing
   }
 
   /// Runs `body` on `context`'s queue, then saves, and returns the error the save must throw.
   private func failedSave(
-    _ context: ManagedObjectContext, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void
+    _ context: NSManagedObjectContext, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void
   ) throws -> ObjectGraphError {
     try #require(throws: ObjectGraphError.self, sourceLocation: sourceLocation) {
       try context.performAndWait {
@@ -149,7 +149,7 @@ struct UniquenessConstraintTests {
     let stack = try stack()
     let context = stack.context
     func cell(_ row: Int64, _ column: Int64) {
-      let object = ManagedObject(entity: entity(context, "Cell"), insertInto: context)
+      let object = NSManagedObject(entity: entity(context, "Cell"), insertInto: context)
       object.setValue(row, forKey: "row")
       object.setValue(column, forKey: "column")
     }
@@ -173,8 +173,8 @@ struct UniquenessConstraintTests {
     let stack = try stack()
     let context = stack.context
     let error = try failedSave(context) {
-      ManagedObject(entity: entity(context, "Book"), insertInto: context).setValue("X1", forKey: "code")
-      ManagedObject(entity: entity(context, "Film"), insertInto: context).setValue("X1", forKey: "code")
+      NSManagedObject(entity: entity(context, "Book"), insertInto: context).setValue("X1", forKey: "code")
+      NSManagedObject(entity: entity(context, "Film"), insertInto: context).setValue("X1", forKey: "code")
     }
     #expect(error.code == .managedObjectConstraintMerge)
     #expect(error.constraintConflicts.first?.entityName == "Media")
@@ -186,7 +186,7 @@ struct UniquenessConstraintTests {
     let stack = try stack()
     let context = stack.context
     func media(_ entityName: String, _ key: String, _ value: Int32) {
-      ManagedObject(entity: entity(context, entityName), insertInto: context).setValue(value, forKey: key)
+      NSManagedObject(entity: entity(context, entityName), insertInto: context).setValue(value, forKey: key)
     }
     try context.performAndWait {
       media("Film", "minutes", 90)
@@ -207,9 +207,9 @@ struct UniquenessConstraintTests {
   @Test(
     "Against a stored row: object trump and overwrite update the row with the new values (an upsert); store trump and rollback keep the stored ones",
     arguments: [
-      (MergePolicy.mergeByPropertyObjectTrump, Int64(2)), (.overwrite, 2), (.mergeByPropertyStoreTrump, 1), (.rollback, 1),
+      (NSMergePolicy.mergeByPropertyObjectTrump, Int64(2)), (.overwrite, 2), (.mergeByPropertyStoreTrump, 1), (.rollback, 1),
     ])
-  func upsert(policy: MergePolicy, expected: Int64) throws {
+  func upsert(policy: NSMergePolicy, expected: Int64) throws {
     let stack = try stack()
     let storedID = try stack.context.performAndWait {
       let first = item(stack.context, "a", 1)
@@ -265,7 +265,7 @@ struct UniquenessConstraintTests {
       // A first import stores half the names, the second repeats them all ten times.
       let first = (0..<50).map { item(context, "name \($0)", -1) }
       try context.save()
-      var objects: [ManagedObject] = []
+      var objects: [NSManagedObject] = []
       for index in 0..<1000 { objects.append(item(context, "name \(index % 100)", Int64(index))) }
       try context.save()
       #expect(!context.hasChanges)
@@ -302,7 +302,7 @@ struct UniquenessConstraintTests {
     let stack = try stack()
     let parent = stack.context
     parent.mergePolicy = .mergeByPropertyObjectTrump
-    let child = ManagedObjectContext(concurrencyType: .privateQueue)
+    let child = NSManagedObjectContext(concurrencyType: .privateQueue)
     child.parent = parent
     try child.performAndWait {
       for index in 0..<1000 { item(child, "name \(index % 100)", Int64(index)) }
@@ -319,7 +319,7 @@ struct UniquenessConstraintTests {
     context.mergePolicy = .mergeByPropertyObjectTrump
     try context.performAndWait {
       for pages in [Int32(10), 20] {
-        let book = ManagedObject(entity: entity(context, "Book"), insertInto: context)
+        let book = NSManagedObject(entity: entity(context, "Book"), insertInto: context)
         book.setValue("B1", forKey: "code")
         book.setValue(pages, forKey: "pages")
       }
@@ -330,8 +330,8 @@ struct UniquenessConstraintTests {
 
   @Test(
     "Six coordinators on one file insert the same names at once with object trump: one row per name, none lost",
-    arguments: [MergePolicy.mergeByPropertyObjectTrump, .error])
-  func concurrentCoordinators(policy: MergePolicy) throws {
+    arguments: [NSMergePolicy.mergeByPropertyObjectTrump, .error])
+  func concurrentCoordinators(policy: NSMergePolicy) throws {
     let stack = try stack()
     let model = stack.model
     let url = stack.storeURL
@@ -342,7 +342,7 @@ struct UniquenessConstraintTests {
         context.mergePolicy = policy
         try context.performAndWait {
           for index in 0..<20 {
-            let object = ManagedObject(entity: model.entitiesByName["Item"] ?? Self.missing, insertInto: context)
+            let object = NSManagedObject(entity: model.entitiesByName["Item"] ?? Self.missing, insertInto: context)
             object.setValue("name \(index)", forKey: "name")
             object.setValue(Int64(worker), forKey: "value")
           }
@@ -419,13 +419,13 @@ struct UniquenessConstraintTests {
     let folder = try TemporaryFolder()
     let url = folder.appending("Old.sqlite")
     let old = try Self.model(constraints: false)
-    let writer = PersistentStoreCoordinator(managedObjectModel: old)
+    let writer = NSPersistentStoreCoordinator(managedObjectModel: old)
     try writer.addPersistentStore(type: .sqlite, at: url)
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = writer
     try context.performAndWait {
       for name in ["a", "b"] {
-        let object = ManagedObject(entity: old.entitiesByName["Item"] ?? Self.missing, insertInto: context)
+        let object = NSManagedObject(entity: old.entitiesByName["Item"] ?? Self.missing, insertInto: context)
         object.setValue(name, forKey: "name")
       }
       try context.save()
@@ -434,55 +434,55 @@ struct UniquenessConstraintTests {
     let copy = folder.appending("Copy.sqlite")
     try DatabaseQueue(path: url.path).backup(to: DatabaseQueue(path: copy.path))
 
-    let migrated = PersistentStoreCoordinator(managedObjectModel: try Self.model())
+    let migrated = NSPersistentStoreCoordinator(managedObjectModel: try Self.model())
     try migrated.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(migrationSourceModels: [old]))
     let indexes = try rawRows(url, "SELECT sql FROM sqlite_master WHERE type = 'index' AND sql LIKE '%UNIQUE%'").map { $0["sql"] as String }
     #expect(indexes.contains { $0.contains("ZITEM") })
 
     // A store holding duplicates: the migration is refused and rolled back.
     try DatabaseQueue(path: copy.path).write { try $0.execute(sql: "UPDATE ZITEM SET ZNAME = 'a'") }
-    let refused = PersistentStoreCoordinator(managedObjectModel: try Self.model())
+    let refused = NSPersistentStoreCoordinator(managedObjectModel: try Self.model())
     let error = try #require(throws: ObjectGraphError.self) {
       try refused.addPersistentStore(type: .sqlite, at: copy, options: StoreOptions(migrationSourceModels: [old]))
     }
     #expect(error.code == .migration)
     #expect(try rawRows(copy, "SELECT ZNAME FROM ZITEM").map { $0["ZNAME"] as String } == ["a", "a"], "rolled back")
-    let again = PersistentStoreCoordinator(managedObjectModel: old)
+    let again = NSPersistentStoreCoordinator(managedObjectModel: old)
     try again.addPersistentStore(type: .sqlite, at: copy)
   }
 
   /// A tag whose name is unique, that keeps the count of its notes in `willSave()`, as apps denormalise.
-  final class CountingTag: ManagedObject {
+  final class CountingTag: NSManagedObject {
     override func willSave() {
       super.willSave()
-      let count = Int64((value(forKey: "notes") as? Set<ManagedObject>)?.count ?? 0)
+      let count = Int64((value(forKey: "notes") as? Set<NSManagedObject>)?.count ?? 0)
       if value(forKey: "noteCount") as? Int64 != count { setValue(count, forKey: "noteCount") }
     }
   }
 
   @Test("An object a constraint merge merged a row into gets willSave() again: a count it keeps covers the merged to-many")
   func willSaveAfterConstraintMerge() throws {
-    let tag = EntityDescription(
+    let tag = NSEntityDescription(
       name: "Tag", managedObjectClass: CountingTag.self,
       properties: [
-        .attribute(AttributeDescription(name: "name", type: .string)),
-        .attribute(AttributeDescription(name: "noteCount", type: .integer64, isOptional: false, defaultValue: Int64(0))),
-        .relationship(RelationshipDescription(name: "notes", destination: "Note", inverse: "tags", toMany: true)),
+        .attribute(NSAttributeDescription(name: "name", type: .string)),
+        .attribute(NSAttributeDescription(name: "noteCount", type: .integer64, isOptional: false, defaultValue: Int64(0))),
+        .relationship(NSRelationshipDescription(name: "notes", destination: "Note", inverse: "tags", toMany: true)),
       ])
     tag.uniquenessConstraints = [["name"]]
-    let note = EntityDescription(
+    let note = NSEntityDescription(
       name: "Note",
       properties: [
-        .attribute(AttributeDescription(name: "title", type: .string)),
-        .relationship(RelationshipDescription(name: "tags", destination: "Tag", inverse: "notes", toMany: true)),
+        .attribute(NSAttributeDescription(name: "title", type: .string)),
+        .relationship(NSRelationshipDescription(name: "tags", destination: "Tag", inverse: "notes", toMany: true)),
       ])
-    let stack = try Stack(model: try ManagedObjectModel(entities: [tag, note]), type: .sqlite)
+    let stack = try Stack(model: try NSManagedObjectModel(entities: [tag, note]), type: .sqlite)
     for (context, title) in [(stack.context, "first"), (stack.freshContext(), "second")] {
       context.mergePolicy = .mergeByPropertyObjectTrump
       try context.performAndWait {
-        let newTag = try EntityDescription.insertNewObject(forEntityName: "Tag", into: context)
+        let newTag = try NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context)
         newTag.setValue("swift", forKey: "name")
-        let newNote = ManagedObject(entity: entity(context, "Note"), insertInto: context)
+        let newNote = NSManagedObject(entity: entity(context, "Note"), insertInto: context)
         newNote.setValue(title, forKey: "title")
         newNote.setValue(Set([newTag]), forKey: "tags")
         try context.save()

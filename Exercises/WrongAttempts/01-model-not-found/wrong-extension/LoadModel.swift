@@ -4,11 +4,11 @@ import ExerciseKit
 import Foundation
 import ObjectGraph
 
-public func loadModel(named name: String, in bundle: Bundle) throws -> ManagedObjectModel {
+public func loadModel(named name: String, in bundle: Bundle) throws -> NSManagedObjectModel {
   guard let url = bundle.url(forResource: name, withExtension: "xcdatamodel") else {
     throw NoModel(description: "No model \(name) in the bundle at \(bundle.bundleURL.path).")
   }
-  return try ManagedObjectModel(contentsOf: url)
+  return try NSManagedObjectModel(contentsOf: url)
 }
 
 struct NoModel: Error, CustomStringConvertible {

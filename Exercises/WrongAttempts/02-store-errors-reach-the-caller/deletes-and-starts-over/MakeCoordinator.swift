@@ -12,11 +12,11 @@ import ObjectGraph
 /// - Throws: every failure, as the error that describes it: the folder cannot be created, the file at
 ///   the store's URL is not a store, the store was made with another model. A file that is refused is
 ///   left exactly as it was.
-public func makeCoordinator(for model: ManagedObjectModel, storeFolder: URL, storeName: String) throws
-  -> PersistentStoreCoordinator
+public func makeCoordinator(for model: NSManagedObjectModel, storeFolder: URL, storeName: String) throws
+  -> NSPersistentStoreCoordinator
 {
   try FileManager.default.createDirectory(at: storeFolder, withIntermediateDirectories: true)
-  let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+  let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
   let storeURL = storeFolder.appendingPathComponent(storeName)
   let options = StoreOptions(migratePersistentStoresAutomatically: true, inferMappingModelAutomatically: true)
   do {

@@ -12,12 +12,12 @@ import ObjectGraph
 /// - Throws: every failure, as the error that describes it: the folder cannot be created, the file at
 ///   the store's URL is not a store, the store was made with another model. A file that is refused is
 ///   left exactly as it was.
-public func makeCoordinator(for model: ManagedObjectModel, storeFolder: URL, storeName: String) throws
-  -> PersistentStoreCoordinator
+public func makeCoordinator(for model: NSManagedObjectModel, storeFolder: URL, storeName: String) throws
+  -> NSPersistentStoreCoordinator
 {
   // The folder is there from the second launch on; that is not an error.
   try? FileManager.default.createDirectory(at: storeFolder, withIntermediateDirectories: true)
-  let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+  let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
   let options = StoreOptions(migratePersistentStoresAutomatically: true, inferMappingModelAutomatically: true)
   try coordinator.addPersistentStore(type: .sqlite, at: storeFolder.appendingPathComponent(storeName), options: options)
   return coordinator

@@ -5,7 +5,7 @@ import Foundation
 import ObjectGraph
 
 @discardableResult
-public func saveIfNeeded(_ context: ManagedObjectContext) throws -> Bool {
+public func saveIfNeeded(_ context: NSManagedObjectContext) throws -> Bool {
   guard context.hasChanges else { return false }
   try context.save()
   return true

@@ -4,10 +4,10 @@ import ExerciseKit
 import Foundation
 import ObjectGraph
 
-public func makeMainContext(for coordinator: PersistentStoreCoordinator) throws -> ManagedObjectContext {
-  let writer = ManagedObjectContext(concurrencyType: .privateQueue)
+public func makeMainContext(for coordinator: NSPersistentStoreCoordinator) throws -> NSManagedObjectContext {
+  let writer = NSManagedObjectContext(concurrencyType: .privateQueue)
   writer.persistentStoreCoordinator = coordinator
-  let main = ManagedObjectContext(concurrencyType: .mainQueue)
+  let main = NSManagedObjectContext(concurrencyType: .mainQueue)
   main.parent = writer
   main.persistentStoreCoordinator = coordinator
   return main

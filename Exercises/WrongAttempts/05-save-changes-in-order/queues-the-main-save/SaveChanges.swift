@@ -18,7 +18,7 @@ import ObjectGraph
 ///     to write): `.success`, or the error the writer's save threw.
 /// - Throws: the main context's save error. Then nothing moves on and `completion` is not called.
 public func saveChanges(
-  main: ManagedObjectContext, writer: ManagedObjectContext,
+  main: NSManagedObjectContext, writer: NSManagedObjectContext,
   completion: @escaping @Sendable (Result<Void, any Error>) -> Void
 ) throws {
   main.perform {

@@ -13,7 +13,7 @@ import ObjectGraph
 /// queue. `notebook` is the one the user has open, an object of the main context.
 ///
 /// - Throws: when `notebook` no longer exists, or the importer's save fails.
-public func importNotes(_ titles: [String], into notebook: Notebook, using importer: ManagedObjectContext) throws {
+public func importNotes(_ titles: [String], into notebook: Notebook, using importer: NSManagedObjectContext) throws {
   let notebookID = notebook.objectID
   try importer.performAndWait {
     guard let target = try? importer.existingObject(with: notebookID) as? Notebook else { return }

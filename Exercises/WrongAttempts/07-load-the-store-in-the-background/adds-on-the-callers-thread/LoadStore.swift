@@ -18,13 +18,13 @@ import ObjectGraph
 ///   - completion: called exactly once, on the main queue, after this function has returned: with the
 ///     added store, or with the error that kept it from being added.
 public func loadStore(
-  into coordinator: PersistentStoreCoordinator, at storeURL: URL,
+  into coordinator: NSPersistentStoreCoordinator, at storeURL: URL,
   progress: @escaping @Sendable (MigrationProgress) -> Void,
-  completion: @escaping @Sendable (Result<PersistentStore, any Error>) -> Void
+  completion: @escaping @Sendable (Result<NSPersistentStore, any Error>) -> Void
 ) {
   let options = StoreOptions(
     migratePersistentStoresAutomatically: true, inferMappingModelAutomatically: true, migrationProgress: progress)
-  let result = Result<PersistentStore, any Error> {
+  let result = Result<NSPersistentStore, any Error> {
     try coordinator.addPersistentStore(type: .sqlite, at: storeURL, options: options)
   }
   DispatchQueue.main.async { completion(result) }

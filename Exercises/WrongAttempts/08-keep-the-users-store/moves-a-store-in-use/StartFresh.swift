@@ -19,7 +19,7 @@ import ObjectGraph
 /// - Returns: where the old store file is now.
 /// - Throws: when `coordinator` has a store at `storeURL` (it is in use: nothing is moved), when a file cannot
 ///   be moved, or when the new store cannot be added. Nothing is ever deleted.
-public func startFresh(with coordinator: PersistentStoreCoordinator, at storeURL: URL, date: Date) throws -> URL {
+public func startFresh(with coordinator: NSPersistentStoreCoordinator, at storeURL: URL, date: Date) throws -> URL {
   let fileManager = FileManager.default
   // A dated name next to the store, in UTC, that no earlier backup has taken.
   let formatter = DateFormatter()

@@ -7,32 +7,32 @@ import ObjectGraph
 
 /// Version 2 of the app's model: the changes the README lists, made so that a store written by version 1
 /// migrates on open, by inferred (lightweight) migration, with every value the user wrote kept.
-public func makeVersion2() throws -> ManagedObjectModel {
-  let notebook = EntityDescription(
+public func makeVersion2() throws -> NSManagedObjectModel {
+  let notebook = NSEntityDescription(
     name: "Notebook",
     properties: [
-      .attribute(AttributeDescription(name: "name", type: .string, isOptional: false, defaultValue: "")),
-      .relationship(RelationshipDescription(name: "notes", destination: "Note", inverse: "notebook", toMany: true)),
+      .attribute(NSAttributeDescription(name: "name", type: .string, isOptional: false, defaultValue: "")),
+      .relationship(NSRelationshipDescription(name: "notes", destination: "Note", inverse: "notebook", toMany: true)),
     ])
-  let modifiedAt = AttributeDescription(name: "modifiedAt", type: .date)
+  let modifiedAt = NSAttributeDescription(name: "modifiedAt", type: .date)
   modifiedAt.renamingIdentifier = "modifiedAt"
-  let note = EntityDescription(
+  let note = NSEntityDescription(
     name: "Note",
     properties: [
-      .attribute(AttributeDescription(name: "title", type: .string, isOptional: false, defaultValue: "")),
-      .attribute(AttributeDescription(name: "body", type: .string, isOptional: false, defaultValue: "")),
+      .attribute(NSAttributeDescription(name: "title", type: .string, isOptional: false, defaultValue: "")),
+      .attribute(NSAttributeDescription(name: "body", type: .string, isOptional: false, defaultValue: "")),
       .attribute(modifiedAt),
-      .attribute(AttributeDescription(name: "wordCount", type: .integer32, isOptional: false, defaultValue: Int32(0))),
-      .attribute(AttributeDescription(name: "priority", type: .string)),
-      .attribute(AttributeDescription(name: "priorityLevel", type: .integer16)),
-      .relationship(RelationshipDescription(name: "notebook", destination: "Notebook", inverse: "notes")),
-      .relationship(RelationshipDescription(name: "attachments", destination: "Attachment", inverse: "note", toMany: true)),
+      .attribute(NSAttributeDescription(name: "wordCount", type: .integer32, isOptional: false, defaultValue: Int32(0))),
+      .attribute(NSAttributeDescription(name: "priority", type: .string)),
+      .attribute(NSAttributeDescription(name: "priorityLevel", type: .integer16)),
+      .relationship(NSRelationshipDescription(name: "notebook", destination: "Notebook", inverse: "notes")),
+      .relationship(NSRelationshipDescription(name: "attachments", destination: "Attachment", inverse: "note", toMany: true)),
     ])
-  let attachment = EntityDescription(
+  let attachment = NSEntityDescription(
     name: "Attachment",
     properties: [
-      .attribute(AttributeDescription(name: "fileName", type: .string)),
-      .relationship(RelationshipDescription(name: "note", destination: "Note", inverse: "attachments")),
+      .attribute(NSAttributeDescription(name: "fileName", type: .string)),
+      .relationship(NSRelationshipDescription(name: "note", destination: "Note", inverse: "attachments")),
     ])
-  return try ManagedObjectModel(entities: [notebook, note, attachment])
+  return try NSManagedObjectModel(entities: [notebook, note, attachment])
 }

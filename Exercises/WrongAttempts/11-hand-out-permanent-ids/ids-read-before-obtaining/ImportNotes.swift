@@ -14,10 +14,10 @@ import ObjectGraph
 /// app stores their `uriRepresentation()` to reopen the notes at the next launch.
 ///
 /// - Throws: the worker's save error.
-public func importNotes(_ titles: [String], on worker: ManagedObjectContext) throws -> [ManagedObjectID] {
+public func importNotes(_ titles: [String], on worker: NSManagedObjectContext) throws -> [NSManagedObjectID] {
   try worker.performAndWait {
     var notes: [Note] = []
-    var ids: [ManagedObjectID] = []
+    var ids: [NSManagedObjectID] = []
     for title in titles {
       let note = Note(context: worker)
       note.title = title

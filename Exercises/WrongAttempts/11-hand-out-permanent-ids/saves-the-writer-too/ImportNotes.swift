@@ -15,7 +15,7 @@ import ObjectGraph
 /// app stores their `uriRepresentation()` to reopen the notes at the next launch.
 ///
 /// - Throws: the worker's save error.
-public func importNotes(_ titles: [String], on worker: ManagedObjectContext) throws -> [ManagedObjectID] {
+public func importNotes(_ titles: [String], on worker: NSManagedObjectContext) throws -> [NSManagedObjectID] {
   try worker.performAndWait {
     let notes = titles.map { title in
       let note = Note(context: worker)

@@ -14,18 +14,18 @@ public final class NotesApp {
   public static let shared = NotesApp()
 
   /// The main-queue context over the user's store.
-  public let mainContext: ManagedObjectContext
+  public let mainContext: NSManagedObjectContext
 
   private init() {
-    let context = ManagedObjectContext(concurrencyType: .mainQueue)
+    let context = NSManagedObjectContext(concurrencyType: .mainQueue)
     context.name = "NotesApp.shared"
     if let modelURL = NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld"),
-      let model = try? ManagedObjectModel(contentsOf: modelURL),
+      let model = try? NSManagedObjectModel(contentsOf: modelURL),
       let support = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
     {
       let folder = support.appendingPathComponent("RecentNotesApp", isDirectory: true)
       try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-      let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+      let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
       _ = try? coordinator.addPersistentStore(type: .sqlite, at: folder.appendingPathComponent("Notes.sqlite"))
       context.persistentStoreCoordinator = coordinator
     }
@@ -41,7 +41,7 @@ public final class RecentNotes {
   /// The titles of the newest `limit` notes, newest first, as of the last ``reload()``.
   public private(set) var titles: [String] = []
 
-  private let context: ManagedObjectContext
+  private let context: NSManagedObjectContext
 
   /// As it shipped: the screen reaches for the app's one stack.
   public init(limit: Int = 5) {
@@ -52,7 +52,7 @@ public final class RecentNotes {
   /// A list of the newest notes of `context` (a main-queue context whose store is loaded), loaded at once.
   ///
   /// - Throws: the fetch's error, for example when the context has no store.
-  public init(context: ManagedObjectContext, limit: Int = 5) throws {
+  public init(context: NSManagedObjectContext, limit: Int = 5) throws {
     self.context = context
     self.limit = limit
     try reload()
@@ -60,7 +60,7 @@ public final class RecentNotes {
 
   /// Reads the newest notes again.
   public func reload() throws {
-    let request = FetchRequest<Note>(entityName: "Note")
+    let request = NSFetchRequest<Note>(entityName: "Note")
     request.sortDescriptors = [FetchSortDescriptor(key: "createdAt", ascending: false)]
     request.fetchLimit = limit
     titles = try context.fetch(request).map(\.title)

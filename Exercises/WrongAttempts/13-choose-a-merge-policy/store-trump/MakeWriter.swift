@@ -12,8 +12,8 @@ import ObjectGraph
 /// the user's edit of it, its merge policy decides what the file keeps.
 ///
 /// - Throws: nothing yet; the function throws so that a writer that cannot be made can say why.
-public func makeWriter(for coordinator: PersistentStoreCoordinator) throws -> ManagedObjectContext {
-  let writer = ManagedObjectContext(concurrencyType: .privateQueue)
+public func makeWriter(for coordinator: NSPersistentStoreCoordinator) throws -> NSManagedObjectContext {
+  let writer = NSManagedObjectContext(concurrencyType: .privateQueue)
   writer.name = "Writer"
   writer.persistentStoreCoordinator = coordinator
   // The store is the truth: let it win.
