@@ -38,7 +38,7 @@ do {
     print("After the save, a permanent one: \(note.objectID)")
 
     let request = NSFetchRequest<Note>(entityName: "Note")
-    request.sortDescriptors = [FetchSortDescriptor(key: "title")]
+    request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
     let titles = try context.fetch(request).map(\.title)
     print("The store holds \(titles.count) note\(titles.count == 1 ? "" : "s"): \(titles)")
   }

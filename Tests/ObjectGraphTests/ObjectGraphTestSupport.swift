@@ -151,7 +151,7 @@ struct Stack {
     let context = freshContext()
     return try context.performAndWait {
       let request = NSFetchRequest<NSManagedObject>(entityName: entityName)
-      request.sortDescriptors = sortKey.map { [FetchSortDescriptor(key: $0)] } ?? []
+      request.sortDescriptors = sortKey.map { [NSSortDescriptor(key: $0, ascending: true)] } ?? []
       return try context.fetch(request).map(read)
     }
   }

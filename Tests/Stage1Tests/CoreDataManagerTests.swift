@@ -110,7 +110,7 @@ struct CoreDataManagerTests {
     let second = try CoreDataManager(modelName: NotesModel.name, storeFolder: folder.url).mainContext
     let found = try await second.perform {
       let request = NSFetchRequest<Note>(entityName: "Note")
-      request.sortDescriptors = [FetchSortDescriptor(key: "title")]
+      request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
       return try second.fetch(request).map { note in
         NoteSummary(title: note.title, notebook: note.notebook?.name, tags: note.tags.map(\.name).sorted())
       }

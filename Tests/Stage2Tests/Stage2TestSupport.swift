@@ -41,7 +41,7 @@ func notesInFile(_ folder: URL) async throws -> [NoteRow] {
   let context = try CoreDataManager(storeFolder: folder).mainContext
   return try await context.perform {
     let request = NSFetchRequest<Note>(entityName: "Note")
-    request.sortDescriptors = [FetchSortDescriptor(key: "title")]
+    request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
     return try context.fetch(request).map { NoteRow(title: $0.title, body: $0.body) }
   }
 }

@@ -86,7 +86,7 @@ struct PersistenceControllerTests {
     // Version 2's store: every note, its version 1 updatedAt carried over as modifiedAt, a word count of 0.
     let notes = try await main.perform {
       let request = NSFetchRequest<Note>(entityName: "Note")
-      request.predicate = try FetchPredicate(format: "title == %@", "Note 7")
+      request.predicate = NSPredicate(format: "title == %@", "Note 7")
       let seventh = try main.fetch(request).first
       return (try main.count(for: NSFetchRequest<Note>(entityName: "Note")), seventh?.modifiedAt, seventh?.wordCount)
     }

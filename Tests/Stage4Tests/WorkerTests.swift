@@ -89,7 +89,7 @@ struct WorkerTests {
     #expect(note.title == "Note 7")
     // A fetch in the main context, after the writer saved, returns the note under the same ID.
     let request = NSFetchRequest<Note>(entityName: "Note")
-    request.predicate = try FetchPredicate(format: "title == %@", "Note 7")
+    request.predicate = NSPredicate(format: "title == %@", "Note 7")
     #expect(try controller.mainContext.fetch(request).map(\.objectID) == [id])
   }
 

@@ -63,11 +63,11 @@ struct Memory: ParsableCommand {
     let walked = try reader.performAndWait {
       let request = NSFetchRequest<Note>(entityName: "Note")
       request.fetchLimit = 1_000
-      request.sortDescriptors = [FetchSortDescriptor(key: "createdAt")]
+      request.sortDescriptors = [NSSortDescriptor(key: "createdAt", ascending: true)]
       var after = Date.distantPast
       var walked = 0
       while true {
-        request.predicate = try FetchPredicate(format: "createdAt > %@", after)
+        request.predicate = NSPredicate(format: "createdAt > %@", after)
         let page = try reader.fetch(request)
         guard let last = page.last?.createdAt else { break }
         walked += page.count
@@ -122,7 +122,7 @@ struct Memory: ParsableCommand {
     let characters = try reader.performAndWait {
       let request = NSFetchRequest<Note>(entityName: "Note")
       request.fetchBatchSize = 1_000
-      request.sortDescriptors = [FetchSortDescriptor(key: "createdAt")]
+      request.sortDescriptors = [NSSortDescriptor(key: "createdAt", ascending: true)]
       let notes = try reader.fetch(request)
       var characters = 0
       for (index, note) in notes.enumerated() {

@@ -138,7 +138,7 @@ struct Counter: ParsableCommand {
 
   static func note(in context: NSManagedObjectContext) throws -> Note {
     let request = NSFetchRequest<Note>(entityName: "Note")
-    request.predicate = try FetchPredicate(format: "title == %@", title)
+    request.predicate = NSPredicate(format: "title == %@", title)
     guard let note = try context.fetch(request).first else {
       throw ObjectGraphError(.objectNotFound, "The shared counter note is missing from the store.")
     }

@@ -31,7 +31,7 @@ enum Workload {
     }
     if batch >= 2 {
       let previous = NSFetchRequest<Note>(entityName: "Note")
-      previous.predicate = try FetchPredicate(
+      previous.predicate = NSPredicate(
         format: "title IN %@", (0..<notesPerBatch).map { noteTitle(batch: batch - 1, index: $0) })
       for note in try context.fetch(previous) { note.wordCount = Int32(batch) }
     }
@@ -43,7 +43,7 @@ enum Workload {
 
   private static func note(titled title: String, in context: NSManagedObjectContext) throws -> Note {
     let request = NSFetchRequest<Note>(entityName: "Note")
-    request.predicate = try FetchPredicate(format: "title == %@", title)
+    request.predicate = NSPredicate(format: "title == %@", title)
     guard let note = try context.fetch(request).first else {
       throw ObjectGraphError(.objectNotFound, "The workload's note \(title) is missing: the store is not the one the trial made.")
     }

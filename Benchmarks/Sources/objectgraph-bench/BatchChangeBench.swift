@@ -88,8 +88,8 @@ struct BatchChangeBench {
     }
   }
 
-  private func predicate() throws -> FetchPredicate {
-    try FetchPredicate(format: "score < %f", Self.maximumScore)
+  private func predicate() throws -> NSPredicate {
+    NSPredicate(format: "score < %f", Self.maximumScore)
   }
 
   /// Times: the change as a batch request in a new context on a new coordinator.
@@ -136,7 +136,7 @@ struct BatchChangeBench {
     let coordinator = try objectGraph.openStore(at: url)
     let context = objectGraph.makeContext(coordinator)
     let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
-    if !change.isDelete { request.predicate = try FetchPredicate(format: "count == %d", Self.updatedCount) }
+    if !change.isDelete { request.predicate = NSPredicate(format: "count == %d", Self.updatedCount) }
     return try context.performAndWait { try context.count(for: request) }
   }
 

@@ -21,8 +21,8 @@ struct ChildBench {
     insertPending(in: writer, name: "item-pending-writer")
     insertPending(in: child, name: "item-pending-child")
 
-    func predicate() throws -> FetchPredicate {
-      try FetchPredicate(format: "count >= %d AND score < %f", Dataset.minimumCount, Dataset.maximumScore)
+    func predicate() throws -> NSPredicate {
+      NSPredicate(format: "count >= %d AND score < %f", Dataset.minimumCount, Dataset.maximumScore)
     }
     var results: [BenchmarkResult] = []
     results.append(
@@ -35,7 +35,7 @@ struct ChildBench {
       try measure("fetchLimit 10, sorted", repetitions: repetitions, child: child, root: root) { context in
         let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
         request.predicate = try predicate()
-        request.sortDescriptors = [FetchSortDescriptor(key: "name")]
+        request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
         request.fetchLimit = 10
         return try context.fetch(request).compactMap { $0.value(forKey: "name") as? String }.count
       })
@@ -44,7 +44,7 @@ struct ChildBench {
         context in
         let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
         request.predicate = try predicate()
-        request.sortDescriptors = [FetchSortDescriptor(key: "name")]
+        request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
         request.fetchBatchSize = 20
         return try context.fetch(request).prefix(20).compactMap { $0.value(forKey: "name") as? String }.count
       })

@@ -181,7 +181,7 @@ struct DictionaryBench {
 
   private func expression(_ name: String, _ function: String, _ keyPath: String) -> NSExpressionDescription {
     NSExpressionDescription(
-      name: name, expression: FetchExpression(forFunction: function, arguments: [FetchExpression(forKeyPath: keyPath)]))
+      name: name, expression: NSExpression(forFunction: function, arguments: [NSExpression(forKeyPath: keyPath)]))
   }
 
   /// Times: the grouped dictionary fetch, reading each group's four values.
@@ -195,7 +195,7 @@ struct DictionaryBench {
       expression("mean", "average:", "score"),
     ]
     request.propertiesToGroupBy = ["category"]
-    request.sortDescriptors = [FetchSortDescriptor(key: "category")]
+    request.sortDescriptors = [NSSortDescriptor(key: "category", ascending: true)]
     var rows: [NSDictionary] = []
     var groups: [Group] = []
     let seconds = try Stopwatch.seconds {

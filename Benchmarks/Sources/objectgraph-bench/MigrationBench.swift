@@ -84,7 +84,7 @@ struct MigrationBench {
     let (notes, updated) = try context.performAndWait {
       let all = try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Note"))
       let request = NSFetchRequest<NSManagedObject>(entityName: "Note")
-      request.predicate = try FetchPredicate(format: "updatedAt != nil")
+      request.predicate = NSPredicate(format: "updatedAt != nil")
       return (all, try context.count(for: request))
     }
     guard notes == count, updated == (count + 1) / 2 else {

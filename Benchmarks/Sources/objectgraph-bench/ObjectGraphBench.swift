@@ -147,8 +147,8 @@ struct ObjectGraphBench {
   /// `count >= 50000 AND score < 0.5` sorted by name: row 3's request.
   private static func filteredRequest() throws -> NSFetchRequest<BenchItem> {
     let request = NSFetchRequest<BenchItem>(entityName: "Item")
-    request.predicate = try FetchPredicate(format: "count >= %d AND score < %f", Dataset.minimumCount, Dataset.maximumScore)
-    request.sortDescriptors = [FetchSortDescriptor(key: "name")]
+    request.predicate = NSPredicate(format: "count >= %d AND score < %f", Dataset.minimumCount, Dataset.maximumScore)
+    request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
     return request
   }
 

@@ -120,7 +120,7 @@ struct Fixture {
   func notebook(_ name: String) throws -> Notebook {
     try main.performAndWait {
       let request = NSFetchRequest<Notebook>(entityName: "Notebook")
-      request.predicate = try FetchPredicate(format: "name == %@", name)
+      request.predicate = NSPredicate(format: "name == %@", name)
       guard let notebook = try main.fetch(request).first else {
         throw ObjectGraphError(.objectNotFound, "The checks' store has no notebook named \(name).")
       }

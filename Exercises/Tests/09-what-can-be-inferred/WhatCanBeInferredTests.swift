@@ -373,7 +373,7 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
     let context = migrated.context
     try context.performAndWait {
       let request = NSFetchRequest<NSManagedObject>(entityName: "Note")
-      request.predicate = try FetchPredicate(format: "title == %@", "Note 1")
+      request.predicate = NSPredicate(format: "title == %@", "Note 1")
       guard let note = try context.fetch(request).first else {
         Issue.record("The migrated store should still hold 'Note 1'.")
         return

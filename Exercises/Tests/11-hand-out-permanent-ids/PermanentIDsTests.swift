@@ -112,7 +112,7 @@ struct Fixture {
     let writer = writer
     let inWriter = try writer.performAndWait {
       let request = NSFetchRequest<Note>(entityName: "Note")
-      request.predicate = try FetchPredicate(format: "title != %@", "Already here")
+      request.predicate = NSPredicate(format: "title != %@", "Already here")
       return try writer.fetch(request).map(\.objectID)
     }
     let storeHadThem = try TutorialStack.notesInStore(coordinator) == titles.count + 1
@@ -312,7 +312,7 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible, ChildProces
     // (to select the newest, say). The fetched notes carry their rows' IDs: the IDs handed out must be those.
     let fetched = try fixture.main.performAndWait {
       let request = NSFetchRequest<Note>(entityName: "Note")
-      request.predicate = try FetchPredicate(format: "title != %@", "Already here")
+      request.predicate = NSPredicate(format: "title != %@", "Already here")
       return Dictionary(try fixture.main.fetch(request).map { ($0.objectID, $0.title) }, uniquingKeysWith: { first, _ in first })
     }
     let matched = ids.map { fetched[$0] ?? "(no fetched note has this ID)" }

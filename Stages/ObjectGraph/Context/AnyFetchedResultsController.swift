@@ -6,7 +6,7 @@ import Foundation
 ///
 /// ```swift
 /// let request = NSFetchRequest<Note>(entityName: "Note")
-/// request.sortDescriptors = [FetchSortDescriptor(key: "notebook.name"), FetchSortDescriptor(key: "title")]
+/// request.sortDescriptors = [NSSortDescriptor(key: "notebook.name", ascending: true), NSSortDescriptor(key: "title", ascending: true)]
 /// let controller = NSFetchedResultsController(
 ///   fetchRequest: request, managedObjectContext: mainContext, sectionNameKeyPath: "notebook.name", cacheName: nil)
 /// controller.delegate = listScreen

@@ -24,7 +24,7 @@ public final class NSFetchedResultsController<Result: NSManagedObject>: AnyFetch
       context: managedObjectContext, entityName: fetchRequest.entityName, sectionNameKeyPath: sectionNameKeyPath,
       cacheName: cacheName,
       checkRequest: {
-        guard !fetchRequest.sortDescriptors.isEmpty else {
+        guard !(fetchRequest.sortDescriptors ?? []).isEmpty else {
           throw ObjectGraphError(
             .invalidValue,
             "A fetched results controller needs a request with sort descriptors (Core Data requires them too): the order of the rows is the order of the list. Set fetchRequest.sortDescriptors, starting with the section key path when there is one."

@@ -88,7 +88,8 @@ extension NSManagedObjectContext {
     }
     let changes = try BatchRowReader(entity: entity).changes(properties)
     var batch = StoreBatchRequest(
-      entity: entity, predicate: request.predicate?.resolvedNode, ids: nil, includesSubentities: request.includesSubentities,
+      entity: entity, predicate: try request.predicate.map { try FetchPredicate($0) }?.resolvedNode, ids: nil,
+      includesSubentities: request.includesSubentities,
       action: .update(changes))
     batch.needsIDs = request.resultType == .updatedObjectIDsResultType
     (batch.author, batch.contextName) = settings.withLock { ($0.transactionAuthor, $0.name) }
@@ -121,7 +122,8 @@ extension NSManagedObjectContext {
       }
     }
     var batch = StoreBatchRequest(
-      entity: request.objectIDs == nil ? entity : entity.rootEntity, predicate: request.predicate?.resolvedNode, ids: request.objectIDs,
+      entity: request.objectIDs == nil ? entity : entity.rootEntity, predicate: try request.predicateResult.get()?.resolvedNode,
+      ids: request.objectIDs,
       includesSubentities: request.includesSubentities, action: .delete)
     batch.needsIDs = request.resultType == .resultTypeObjectIDs
     (batch.author, batch.contextName) = settings.withLock { ($0.transactionAuthor, $0.name) }

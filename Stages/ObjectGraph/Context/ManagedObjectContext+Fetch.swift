@@ -71,7 +71,7 @@ extension NSManagedObjectContext {
 
   func countObjects<Result>(_ request: NSFetchRequest<Result>, _ confined: Confined) throws -> Int {
     let entity = try entity(named: request.entityName)
-    let plan = plan(for: request, entity: entity, unbounded: false)
+    let plan = try plan(for: request, entity: entity, unbounded: false)
     if request.includesPendingChanges && hasPendingChanges(for: entity, confined) {
       let store = try readableStore()
       if store.spansSeveralStores { return try fetchObjects(request, confined).count }
@@ -98,9 +98,9 @@ extension NSManagedObjectContext {
     return entity
   }
 
-  func plan<Result>(for request: NSFetchRequest<Result>, entity: NSEntityDescription, unbounded: Bool) -> StoreFetchPlan {
+  func plan<Result>(for request: NSFetchRequest<Result>, entity: NSEntityDescription, unbounded: Bool) throws -> StoreFetchPlan {
     var plan = StoreFetchPlan(
-      entity: entity, predicate: request.predicate?.resolvedNode, sortDescriptors: request.sortDescriptors,
+      entity: entity, predicate: try request.fetchPredicate()?.resolvedNode, sortDescriptors: try request.fetchSortDescriptors(),
       fetchLimit: unbounded ? 0 : request.fetchLimit, fetchOffset: unbounded ? 0 : request.fetchOffset,
       idsOnly: request.fetchBatchSize > 0 || !request.includesPropertyValues)
     plan.includesSubentities = request.includesSubentities
@@ -130,7 +130,7 @@ extension NSManagedObjectContext {
     let coordinator = try readableStore()
     propagateDeletes(confined)
     let multiStore = coordinator.spansSeveralStores
-    var plan = plan(for: request, entity: entity, unbounded: multiStore)
+    var plan = try plan(for: request, entity: entity, unbounded: multiStore)
     // Changes that touch nothing this fetch reads (an insert that does not match) leave it to the store.
     let overlay =
       request.includesPendingChanges && hasPendingChanges(for: entity, confined)
@@ -188,19 +188,19 @@ extension NSManagedObjectContext {
       let stored = objects.filter { !$0.state.isDeleted && !overlay.displaced.contains(ObjectIdentifier($0)) }
       if multiStore {
         // Rows of several stores come unordered: order everything here.
-        objects = try InMemorySort.sort(stored + overlay.candidates, by: request.sortDescriptors)
+        objects = try InMemorySort.sort(stored + overlay.candidates, by: request.fetchSortDescriptors())
       } else {
         let below = settings.withLock({ $0.parent }) == nil ? [:] : idsBelow(stored.lazy.map(\.objectID))
         objects = try overlay.merge(
           stored,
           key: { object in
             PendingOverlay.Key(
-              values: try sortKey(of: object, request.sortDescriptors, coordinator),
+              values: try sortKey(of: object, request.fetchSortDescriptors(), coordinator),
               id: PendingOverlay.IDOrder(below[object.objectID] ?? object.objectID))
           }, row: { $0 })
       }
-    } else if !request.sortDescriptors.isEmpty {
-      objects = try InMemorySort.sort(objects, by: request.sortDescriptors)
+    } else if !(request.sortDescriptors ?? []).isEmpty {
+      objects = try InMemorySort.sort(objects, by: request.fetchSortDescriptors())
     }
     objects = PendingOverlay.window(objects, offset: request.fetchOffset, limit: request.fetchLimit)
     try prefetch(request.relationshipKeyPathsForPrefetching, of: objects, confined)

@@ -32,7 +32,7 @@ extension NSManagedObjectContext {
   func fetchDictionaries<Result>(_ request: NSFetchRequest<Result>) throws -> StoreDictionaryRows {
     let entity = try entity(named: request.entityName)
     let store = try readableStore()
-    let rows = plan(for: request, entity: entity, unbounded: false)
+    let rows = try plan(for: request, entity: entity, unbounded: false)
     let columns =
       request.propertiesToFetch?.map(\.fetchColumn)
       ?? entity.layout.slots.filter { !$0.isTransient && ($0.attribute != nil || ($0.isRelationship && !$0.isToMany)) }.map {
@@ -43,7 +43,7 @@ extension NSManagedObjectContext {
     }
     let plan = StoreDictionaryPlan(
       rows: rows, columns: columns, groupBy: request.propertiesToGroupBy?.map(\.fetchColumn) ?? [],
-      having: request.havingPredicate?.resolvedNode, distinct: request.returnsDistinctResults)
+      having: try request.fetchHavingPredicate()?.resolvedNode, distinct: request.returnsDistinctResults)
     return try store.fetchDictionaries(plan)
   }
 

@@ -11,8 +11,9 @@ import Foundation
 public final class NSBatchDeleteRequest: NSPersistentStoreRequest {
   /// The entity whose rows go.
   public let entityName: String
-  /// Which rows go (with the request's `includesSubentities`), when made from a fetch request.
-  public let predicate: FetchPredicate?
+  /// Which rows go (with the request's `includesSubentities`), when made from a fetch request: its
+  /// predicate as read when the request was made, or why it cannot be run.
+  let predicateResult: Result<FetchPredicate?, ObjectGraphError>
   /// Whether rows of subentities go too (from the fetch request).
   public let includesSubentities: Bool
   /// The rows that go, when made from IDs.
@@ -24,7 +25,11 @@ public final class NSBatchDeleteRequest: NSPersistentStoreRequest {
   /// do not apply).
   public init<Result>(fetchRequest: NSFetchRequest<Result>) {
     entityName = fetchRequest.entityName
-    predicate = fetchRequest.predicate
+    do {
+      predicateResult = .success(try fetchRequest.fetchPredicate())
+    } catch {
+      predicateResult = .failure(ObjectGraphError.wrapping(error))
+    }
     includesSubentities = fetchRequest.includesSubentities
     objectIDs = nil
   }
@@ -33,7 +38,7 @@ public final class NSBatchDeleteRequest: NSPersistentStoreRequest {
   /// permanent.
   public init(objectIDs: [NSManagedObjectID]) {
     entityName = objectIDs.first?.entityName ?? ""
-    predicate = nil
+    predicateResult = .success(nil)
     includesSubentities = true
     self.objectIDs = objectIDs
   }

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// ```swift
 /// let request = NSBatchUpdateRequest(entityName: "Note")
-/// request.predicate = try FetchPredicate(format: "notebook == %@", archive)
+/// request.predicate = NSPredicate(format: "notebook == %@", archive)
 /// request.propertiesToUpdate = ["isArchived": true]
 /// request.resultType = .updatedObjectIDsResultType
 /// ```
@@ -17,7 +17,7 @@ public final class NSBatchUpdateRequest: NSPersistentStoreRequest {
   /// The entity whose rows change.
   public let entityName: String
   /// Which rows change; `nil` for all.
-  public var predicate: FetchPredicate?
+  public var predicate: NSPredicate?
   /// The new values, by attribute name (`nil` or `NSNull()` clears an optional attribute).
   public var propertiesToUpdate: [String: Any]?
   /// Whether rows of subentities change too. Default `true`.

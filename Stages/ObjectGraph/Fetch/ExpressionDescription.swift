@@ -7,13 +7,13 @@ public final class NSExpressionDescription {
   /// it (as `$name`).
   public var name: String
   /// What to compute.
-  public var expression: FetchExpression?
+  public var expression: NSExpression?
   /// The type of the result. For `.undefined` (the default) it is worked out: an integer for `count:`, and
   /// otherwise the type of the key path's attribute (a double for `average:`).
   public var expressionResultType: NSAttributeType
 
   /// Makes a description, to be filled in property by property as in Core Data.
-  public init(name: String = "", expression: FetchExpression? = nil, expressionResultType: NSAttributeType = .undefined) {
+  public init(name: String = "", expression: NSExpression? = nil, expressionResultType: NSAttributeType = .undefined) {
     self.name = name
     self.expression = expression
     self.expressionResultType = expressionResultType

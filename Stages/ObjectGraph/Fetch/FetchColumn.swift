@@ -4,7 +4,7 @@ import Foundation
 public struct FetchColumn: Sendable {
   enum Kind {
     case keyPath(String)
-    case expression(name: String, FetchExpression?, NSAttributeType)
+    case expression(name: String, Result<FetchExpression?, ObjectGraphError>, NSAttributeType)
   }
 
   let kind: Kind
@@ -35,5 +35,13 @@ extension NSRelationshipDescription: FetchPropertySpecifier {
 
 extension NSExpressionDescription: FetchPropertySpecifier {
   /// The expression's column, under its name.
-  public var fetchColumn: FetchColumn { FetchColumn(kind: .expression(name: name, expression, expressionResultType)) }
+  public var fetchColumn: FetchColumn {
+    let computed: Result<FetchExpression?, ObjectGraphError>
+    do {
+      computed = .success(try expression?.fetchExpression())
+    } catch {
+      computed = .failure(ObjectGraphError.wrapping(error))
+    }
+    return FetchColumn(kind: .expression(name: name, computed, expressionResultType))
+  }
 }

@@ -1,15 +1,8 @@
 import Foundation
 
-/// An expression a dictionary fetch computes: a key path, or an aggregate function over one (Core Data's
-/// `NSExpression` in the forms a SQLite store runs).
-///
-/// ```swift
-/// let total = NSExpressionDescription()
-/// total.name = "totalWords"
-/// total.expression = FetchExpression(forFunction: "sum:", arguments: [FetchExpression(forKeyPath: "wordCount")])
-/// total.expressionResultType = .integer64
-/// ```
-public struct FetchExpression: Sendable, Hashable, CustomStringConvertible {
+/// The engine's form of an expression a dictionary fetch computes: a key path, or an aggregate function
+/// over one (`NSExpression` in the forms a SQLite store runs).
+struct FetchExpression: Sendable, Hashable, CustomStringConvertible {
   enum Kind: Sendable, Hashable {
     case keyPath(String)
     case function(String, [FetchExpression])
@@ -18,13 +11,13 @@ public struct FetchExpression: Sendable, Hashable, CustomStringConvertible {
   let kind: Kind
 
   /// The value at a key path of each row (`"wordCount"`, `"notebook.name"`).
-  public init(forKeyPath keyPath: String) {
+  init(forKeyPath keyPath: String) {
     kind = .keyPath(keyPath)
   }
 
   /// A function of other expressions. A SQLite store computes the aggregates `count:`, `sum:`,
   /// `average:`, `min:` and `max:` of one key path; others are refused when the fetch runs.
-  public init(forFunction name: String, arguments: [FetchExpression]) {
+  init(forFunction name: String, arguments: [FetchExpression]) {
     kind = .function(name, arguments)
   }
 
@@ -34,7 +27,7 @@ public struct FetchExpression: Sendable, Hashable, CustomStringConvertible {
   ]
 
   /// The expression as `NSExpression` prints it: `wordCount`, `sum:(wordCount)`.
-  public var description: String {
+  var description: String {
     switch kind {
     case .keyPath(let path): path
     case .function(let name, let arguments): "\(name)(\(arguments.map(\.description).joined(separator: ", ")))"

@@ -1,31 +1,15 @@
 import Foundation
 
-/// A filter for a fetch, written in `NSPredicate`'s format-string language and compiled to SQL.
+/// The engine's form of a predicate: the parsed tree, `Sendable`, which fetches, controllers, batch
+/// requests and the in-memory evaluator run. Apps make `NSPredicate`s (`NSPredicate(format:)`,
+/// `NSComparisonPredicate`, `NSCompoundPredicate`); the engine reads each into one of these on the
+/// caller's queue (``init(_:)``, in FetchPredicate+Foundation.swift).
 ///
-/// ```swift
-/// let recent = try FetchPredicate(format: "createdAt > %@ AND notebook == %@", cutoff, notebook)
-/// let tagged = try FetchPredicate(format: "ANY tags.name ==[c] %@", "swift")
-/// let busy = try FetchPredicate(format: "SUBQUERY(notes, $note, $note.wordCount > 100).@count >= 3")
-/// ```
-///
-/// The language: `== != < <= > >=`, `BETWEEN`, `IN`, `CONTAINS BEGINSWITH ENDSWITH LIKE MATCHES` with
-/// `[c]`, `[d]`, `[cd]`, `AND OR NOT && || !`, parentheses, `nil`, `TRUEPREDICATE`, `FALSEPREDICATE`,
-/// `%@ %K %d %i %ld %f %s`, key paths through to-one relationships, `ANY`/`ALL`/`NONE` over to-many ones,
-/// the collection operators `@count`, `@sum`, `@avg`, `@min`, `@max` (`notes.@avg.wordCount > 10`),
-/// `SUBQUERY(collection, $x, predicate).@count`, arithmetic (`+ - * /`, with parentheses), `$VARIABLE`s
-/// filled in by ``withSubstitutionVariables(_:)``, `SELF`, and comparison to managed objects and IDs.
-/// Every one runs in SQLite and in memory (for unsaved changes) with the same answer.
-///
-/// **Managed objects as arguments.** `FetchPredicate(format: "notebook == %@", notebook)` works as in Core
-/// Data, and the predicate stays `Sendable`: it does not keep the object (which belongs to its queue) but
-/// reads its ``NSManagedObject/objectID`` at the call. When that ID is temporary (the object is not saved
-/// yet), the predicate also keeps where the object's ID lives, so after the save it names the object by
-/// its permanent ID, as Core Data's predicate, which holds the object, would. Passing `notebook.objectID`
-/// is the same.
-///
-/// A syntax error throws ``ObjectGraphError/Code/predicateSyntax`` saying where; an unknown key is
-/// reported (naming the entity and the key) when the predicate is first used in a fetch.
-public struct FetchPredicate: Sendable, CustomStringConvertible {
+/// **Managed objects as arguments.** It does not keep an object given as an argument (which belongs to
+/// its queue) but reads its ``NSManagedObject/objectID`` at the call. When that ID is temporary (the
+/// object is not saved yet), it also keeps where the object's ID lives, so after the save it names the
+/// object by its permanent ID, as Core Data's predicate, which holds the object, would.
+struct FetchPredicate: Sendable, CustomStringConvertible {
   let node: PredicateNode
   /// Temporary IDs of managed objects given as arguments, with where to read each object's current ID.
   let objectReferences: [NSManagedObjectID: ObjectIDReference]
@@ -37,12 +21,12 @@ public struct FetchPredicate: Sendable, CustomStringConvertible {
   /// An argument may be a `String`, a number, a `Bool`, `Date`, `Data`, `UUID`, `URL`, `Decimal`, a
   /// ``NSManagedObject`` or ``NSManagedObjectID``, `nil`, or an array or set of those (for `IN`). The values
   /// are read during the call, on the caller's queue; nothing of a managed object is kept but its ID.
-  public init(format: String, _ arguments: Any?...) throws {
+  init(format: String, _ arguments: Any?...) throws {
     try self.init(format: format, argumentArray: arguments)
   }
 
   /// Parses a format string with its arguments given as an array.
-  public init(format: String, argumentArray: [Any?]) throws {
+  init(format: String, argumentArray: [Any?]) throws {
     let objects = PredicateObjectCapture()
     let node = try PredicateParser.parse(format: format, arguments: argumentArray, objects: objects)
     self.init(node: node, objectReferences: objects.references)
@@ -50,7 +34,7 @@ public struct FetchPredicate: Sendable, CustomStringConvertible {
 
   /// A predicate that every object matches (`true`) or none does (`false`): `TRUEPREDICATE` or
   /// `FALSEPREDICATE`.
-  public init(value: Bool) {
+  init(value: Bool) {
     self.init(node: .constant(value))
   }
 
@@ -74,9 +58,9 @@ public struct FetchPredicate: Sendable, CustomStringConvertible {
   }
 
   /// A predicate that every object matches.
-  public static let `true` = FetchPredicate(value: true)
+  static let `true` = FetchPredicate(value: true)
   /// A predicate that no object matches.
-  public static let `false` = FetchPredicate(value: false)
+  static let `false` = FetchPredicate(value: false)
 
   // MARK: - Compound predicates
 
@@ -88,7 +72,7 @@ public struct FetchPredicate: Sendable, CustomStringConvertible {
   /// fetches like any other. A result more than ``PredicateNode/maximumDepth`` levels deep is not built:
   /// fetching or evaluating with it throws ``ObjectGraphError/Code/predicateSyntax`` (see
   /// Docs/ObjectGraph.md, "Bad input").
-  public init(andPredicateWithSubpredicates subpredicates: [FetchPredicate]) {
+  init(andPredicateWithSubpredicates subpredicates: [FetchPredicate]) {
     self = Self.joining(subpredicates, and: true)
   }
 
@@ -97,7 +81,7 @@ public struct FetchPredicate: Sendable, CustomStringConvertible {
   ///
   /// A subpredicate that is itself an `OR` has its predicates appended rather than nested, as for
   /// ``init(andPredicateWithSubpredicates:)``.
-  public init(orPredicateWithSubpredicates subpredicates: [FetchPredicate]) {
+  init(orPredicateWithSubpredicates subpredicates: [FetchPredicate]) {
     self = Self.joining(subpredicates, and: false)
   }
 
@@ -105,22 +89,22 @@ public struct FetchPredicate: Sendable, CustomStringConvertible {
   ///
   /// A result more than ``PredicateNode/maximumDepth`` levels deep is not built: fetching or evaluating
   /// with it throws ``ObjectGraphError/Code/predicateSyntax``.
-  public init(notPredicateWithSubpredicate subpredicate: FetchPredicate) {
+  init(notPredicateWithSubpredicate subpredicate: FetchPredicate) {
     self.init(node: .not(subpredicate.node), depth: subpredicate.depth + 1, objectReferences: subpredicate.objectReferences)
   }
 
   /// Both predicates (`AND`), appended to `lhs` or `rhs` when either is an `AND` already.
-  public static func && (lhs: FetchPredicate, rhs: FetchPredicate) -> FetchPredicate {
+  static func && (lhs: FetchPredicate, rhs: FetchPredicate) -> FetchPredicate {
     FetchPredicate(andPredicateWithSubpredicates: [lhs, rhs])
   }
 
   /// Either predicate (`OR`), appended to `lhs` or `rhs` when either is an `OR` already.
-  public static func || (lhs: FetchPredicate, rhs: FetchPredicate) -> FetchPredicate {
+  static func || (lhs: FetchPredicate, rhs: FetchPredicate) -> FetchPredicate {
     FetchPredicate(orPredicateWithSubpredicates: [lhs, rhs])
   }
 
   /// The opposite predicate (`NOT`).
-  public static prefix func ! (predicate: FetchPredicate) -> FetchPredicate {
+  static prefix func ! (predicate: FetchPredicate) -> FetchPredicate {
     FetchPredicate(notPredicateWithSubpredicate: predicate)
   }
 
@@ -143,7 +127,7 @@ public struct FetchPredicate: Sendable, CustomStringConvertible {
       node: and ? .and(operands) : .or(operands), depth: deepest + 1, objectReferences: references(of: subpredicates))
   }
 
-  private static func references(of predicates: [FetchPredicate]) -> [NSManagedObjectID: ObjectIDReference] {
+  static func references(of predicates: [FetchPredicate]) -> [NSManagedObjectID: ObjectIDReference] {
     var all: [NSManagedObjectID: ObjectIDReference] = [:]
     for predicate in predicates { all.merge(predicate.objectReferences) { first, _ in first } }
     return all
@@ -153,12 +137,12 @@ public struct FetchPredicate: Sendable, CustomStringConvertible {
 
   /// The names of the predicate's substitution variables (`$limit` is `"limit"`), without the iteration
   /// variables of its subqueries.
-  public var substitutionVariableNames: Set<String> { node.freeVariables }
+  var substitutionVariableNames: Set<String> { node.freeVariables }
 
   /// A copy with its `$VARIABLE`s replaced by values: Core Data's `withSubstitutionVariables(_:)`.
   ///
   /// ```swift
-  /// let template = try FetchPredicate(format: "wordCount > $minimum AND notebook == $notebook")
+  /// let template = NSPredicate(format: "wordCount > $minimum AND notebook == $notebook")
   /// let predicate = try template.withSubstitutionVariables(["minimum": 100, "notebook": notebook])
   /// ```
   ///
@@ -167,7 +151,7 @@ public struct FetchPredicate: Sendable, CustomStringConvertible {
   /// - Throws: ``ObjectGraphError/Code/predicateSyntax`` naming the variables `variables` does not give
   ///   (Core Data requires them all), ``ObjectGraphError/Code/invalidValue`` for a value of a kind
   ///   predicates cannot hold.
-  public func withSubstitutionVariables(_ variables: [String: Any]) throws -> FetchPredicate {
+  func withSubstitutionVariables(_ variables: [String: Any]) throws -> FetchPredicate {
     let missing = substitutionVariableNames.subtracting(variables.keys).sorted()
     guard missing.isEmpty else {
       let names = missing.map { "$" + $0 }.joined(separator: ", ")
@@ -204,6 +188,6 @@ public struct FetchPredicate: Sendable, CustomStringConvertible {
   var resolvedNode: PredicateNode { node.resolvingObjectIDs(objectReferences) }
 
   /// The predicate in format-string form (Core Data's `predicateFormat`).
-  public var predicateFormat: String { resolvedNode.description }
-  public var description: String { predicateFormat }
+  var predicateFormat: String { resolvedNode.description }
+  var description: String { predicateFormat }
 }

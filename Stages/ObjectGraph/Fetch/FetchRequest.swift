@@ -4,8 +4,8 @@ import Foundation
 ///
 /// ```swift
 /// let request = NSFetchRequest<Note>(entityName: "Note")
-/// request.predicate = try FetchPredicate(format: "title BEGINSWITH[c] %@", "shop")
-/// request.sortDescriptors = [FetchSortDescriptor(key: "createdAt", ascending: false)]
+/// request.predicate = NSPredicate(format: "title BEGINSWITH[c] %@", "shop")
+/// request.sortDescriptors = [NSSortDescriptor(key: "createdAt", ascending: false)]
 /// request.fetchLimit = 20
 /// let notes = try context.fetch(request)
 /// ```
@@ -17,11 +17,11 @@ import Foundation
 ///
 /// ```swift
 /// let perNotebook = NSFetchRequest<NSDictionary>(entityName: "Note")
-/// let count = NSExpressionDescription(name: "count", expression: FetchExpression(forFunction: "count:",
-///   arguments: [FetchExpression(forKeyPath: "title")]), expressionResultType: .integer64)
+/// let count = NSExpressionDescription(name: "count", expression: NSExpression(forFunction: "count:",
+///   arguments: [NSExpression(forKeyPath: "title")]), expressionResultType: .integer64)
 /// perNotebook.propertiesToFetch = ["notebook.name", count]
 /// perNotebook.propertiesToGroupBy = ["notebook.name"]
-/// perNotebook.havingPredicate = try FetchPredicate(format: "$count > 10")
+/// perNotebook.havingPredicate = NSPredicate(format: "$count > 10")
 /// ```
 ///
 /// Like Core Data's `NSFetchRequest` it is a mutable reference type; build it on the queue that uses it.
@@ -46,17 +46,12 @@ public final class NSFetchRequest<Result: NSFetchRequestResult> {
       if let newValue { entityName = newValue.name }
     }
   }
-  /// Which objects to return; `nil` returns all.
-  public var predicate: FetchPredicate?
-  /// The order of the results; empty means the store's order (by primary key).
-  ///
-  /// Optional as Core Data's is, so ported code may set `nil` (no order); it reads back as empty, never
-  /// as `nil`, so reading it as an array (`request.sortDescriptors.isEmpty`) is always safe.
-  public var sortDescriptors: [FetchSortDescriptor]! {
-    get { sorts }
-    set { sorts = newValue ?? [] }
-  }
-  private var sorts: [FetchSortDescriptor] = []
+  /// Which objects to return; `nil` returns all. Any `NSPredicate`: from `NSPredicate(format:)`,
+  /// `NSComparisonPredicate`, `NSCompoundPredicate` of those, or `NSPredicate(value:)`; it is read when the
+  /// fetch runs, so a format that did not parse throws then.
+  public var predicate: NSPredicate?
+  /// The order of the results; `nil` or empty means the store's order (by primary key).
+  public var sortDescriptors: [NSSortDescriptor]?
   /// At most this many results; 0 means no limit.
   public var fetchLimit = 0
   /// Skip this many results first.
@@ -91,7 +86,7 @@ public final class NSFetchRequest<Result: NSFetchRequestResult> {
   public var propertiesToGroupBy: [any FetchPropertySpecifier]?
   /// For grouped dictionary results: which groups to keep (`HAVING`). Grouped key paths are named as
   /// usual, expressions by their name as a variable: `$count > 10`.
-  public var havingPredicate: FetchPredicate?
+  public var havingPredicate: NSPredicate?
   /// For dictionary results: whether duplicate dictionaries are dropped (`SELECT DISTINCT`). Default
   /// `false`; as in Core Data, it has no effect on other result types.
   public var returnsDistinctResults = false
@@ -121,5 +116,23 @@ public final class NSFetchRequest<Result: NSFetchRequestResult> {
   /// a managed object subclass fetches the entity named like it.
   public convenience init() {
     self.init(entityName: String(describing: Result.self))
+  }
+}
+
+extension NSFetchRequest {
+  /// ``predicate`` as the engine runs it, read on the caller's queue.
+  /// - Throws: what ``NSPredicate/init(_:)`` throws.
+  func fetchPredicate() throws -> FetchPredicate? {
+    try predicate.map { try FetchPredicate($0) }
+  }
+
+  /// ``sortDescriptors`` as the engine runs them.
+  func fetchSortDescriptors() throws -> [FetchSortDescriptor] {
+    try (sortDescriptors ?? []).map { try FetchSortDescriptor($0) }
+  }
+
+  /// ``havingPredicate`` as the engine runs it.
+  func fetchHavingPredicate() throws -> FetchPredicate? {
+    try havingPredicate.map { try FetchPredicate($0) }
   }
 }

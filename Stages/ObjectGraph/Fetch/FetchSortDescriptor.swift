@@ -1,26 +1,20 @@
 import Foundation
 
-/// How to order fetch results: by a key or a key path through to-one relationships, ascending or not, and
-/// for strings, by which comparison.
-///
-/// ```swift
-/// request.sortDescriptors = [
-///   FetchSortDescriptor(key: "notebook.name", comparison: .localizedStandardCompare),
-///   FetchSortDescriptor(key: "createdAt", ascending: false),
-/// ]
-/// ```
+/// The engine's form of a sort descriptor (`Sendable`): a key or a key path through to-one
+/// relationships, ascending or not, and for strings, by which comparison. Apps make
+/// `NSSortDescriptor(key:ascending:)` (or with `selector:`); the engine reads each into one of these.
 ///
 /// With the default ``Comparison-swift.enum/compare``, strings sort by their Unicode code points
 /// (SQLite's `BINARY` collation, what Core Data's `compare:` gives in a SQLite store), so `"Z"` comes
 /// before `"a"`; the other comparisons are what lists people read want. `nil` sorts before any value when
 /// ascending. The store and the in-memory sort (for unsaved objects) use the same comparison.
-public struct FetchSortDescriptor: Sendable, Hashable, CustomStringConvertible {
+struct FetchSortDescriptor: Sendable, Hashable, CustomStringConvertible {
   /// How two strings compare: Core Data's sort selectors. Numbers, dates and other values always compare
   /// by value.
   ///
   /// The localized comparisons use the process's current locale (`Locale.current`), in the store (as a
   /// SQLite collation) and in memory alike.
-  public enum Comparison: String, Sendable, Hashable, CaseIterable {
+  enum Comparison: String, Sendable, Hashable, CaseIterable {
     /// By Unicode code points (`compare:` in a SQLite store): `"Zebra" < "apple" < "café"`.
     case compare = "compare:"
     /// Ignoring case, otherwise by characters (`caseInsensitiveCompare:`).
@@ -48,24 +42,24 @@ public struct FetchSortDescriptor: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// The key or dotted key path to sort by.
-  public let key: String
+  let key: String
   /// Whether smaller values come first.
-  public let ascending: Bool
+  let ascending: Bool
   /// How strings compare.
-  public let comparison: Comparison
+  let comparison: Comparison
 
   /// Makes a sort descriptor.
-  public init(key: String, ascending: Bool = true, comparison: Comparison = .compare) {
+  init(key: String, ascending: Bool = true, comparison: Comparison = .compare) {
     self.key = key
     self.ascending = ascending
     self.comparison = comparison
   }
 
   /// Makes a sort descriptor from the name of a Core Data sort selector, for ported code:
-  /// `FetchSortDescriptor(key: "name", ascending: true, selector: "localizedStandardCompare:")`.
+  /// `NSSortDescriptor(key: "name", ascending: true, selector: "localizedStandardCompare:")`.
   /// - Throws: ``ObjectGraphError/Code/invalidValue`` for a selector that is not one of
   ///   ``Comparison-swift.enum``'s (there is no Objective-C runtime to call an arbitrary one).
-  public init(key: String, ascending: Bool = true, selector: String) throws {
+  init(key: String, ascending: Bool = true, selector: String) throws {
     guard let comparison = Comparison(rawValue: selector) else {
       throw ObjectGraphError(
         .invalidValue,
@@ -77,7 +71,7 @@ public struct FetchSortDescriptor: Sendable, Hashable, CustomStringConvertible {
 
   var keyPath: [String] { key.split(separator: ".").map(String.init) }
 
-  public var description: String {
+  var description: String {
     "(\(key), \(ascending ? "ascending" : "descending")\(comparison == .compare ? "" : ", " + comparison.rawValue))"
   }
 }

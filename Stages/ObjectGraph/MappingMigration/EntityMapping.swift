@@ -14,7 +14,7 @@ import Foundation
 /// NSEntityMapping(
 ///   name: "NoteToNote", mappingType: .transform, sourceEntityName: "Note", destinationEntityName: "Note",
 ///   attributeMappings: [NSPropertyMapping(name: "title", valueExpression: "$source.title")],
-///   sourcePredicate: try FetchPredicate(format: "archived == NO"))
+///   sourcePredicate: NSPredicate(format: "archived == NO"))
 /// ```
 public final class NSEntityMapping {
   /// The mapping's name, by which ``NSMigrationManager/destinationInstances(forEntityMappingName:sourceInstances:)``
@@ -32,7 +32,7 @@ public final class NSEntityMapping {
   public var relationshipMappings: [NSPropertyMapping]
   /// Which source instances are migrated: those the predicate accepts, or all when `nil`. Core Data's
   /// `sourceExpression` in the form it nearly always has (a fetch of the source entity with a predicate).
-  public var sourcePredicate: FetchPredicate?
+  public var sourcePredicate: NSPredicate?
   /// The object the migration manager calls at each phase for this mapping (Core Data's
   /// `entityMigrationPolicyClassName`, as an instance: Swift on Linux cannot make an object from a class
   /// name). Subclass ``NSEntityMigrationPolicy`` to customise.
@@ -54,7 +54,7 @@ public final class NSEntityMapping {
   /// Makes an entity mapping.
   public init(
     name: String, mappingType: NSEntityMappingType, sourceEntityName: String?, destinationEntityName: String?,
-    attributeMappings: [NSPropertyMapping] = [], relationshipMappings: [NSPropertyMapping] = [], sourcePredicate: FetchPredicate? = nil,
+    attributeMappings: [NSPropertyMapping] = [], relationshipMappings: [NSPropertyMapping] = [], sourcePredicate: NSPredicate? = nil,
     migrationPolicy: NSEntityMigrationPolicy = NSEntityMigrationPolicy(), userInfo: [String: Any] = [:]
   ) {
     self.name = name

@@ -203,7 +203,7 @@ enum MappingFileReader {
       destinationEntityName: try archive.string(fields["NSDestinationEntityName"], "the destination entity of \(what)"),
       attributeMappings: try properties("NSAttributeMappings"),
       relationshipMappings: try properties("NSRelationshipMappings"),
-      sourcePredicate: try sourcePredicate(fields["NSSourceExpression"], in: archive, mapping: name))
+      sourcePredicate: try sourcePredicate(fields["NSSourceExpression"], in: archive, mapping: name).map { FormatPredicate($0) })
     mapping.entityMigrationPolicyClassName = try archive.string(
       fields["NSEntityMigrationPolicyClassName"], "the policy class of \(what)")
     mapping.sourceEntityVersionHash = try hash("NSSourceEntityVersionHash")

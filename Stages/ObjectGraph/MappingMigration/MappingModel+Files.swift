@@ -86,7 +86,7 @@ extension NSMappingModel: Equatable {
       a.name == b.name && a.mappingType == b.mappingType && a.sourceEntityName == b.sourceEntityName
         && a.destinationEntityName == b.destinationEntityName
         && a.entityMigrationPolicyClassName == b.entityMigrationPolicyClassName
-        && a.sourcePredicate?.predicateFormat == b.sourcePredicate?.predicateFormat
+        && a.sourcePredicate?.description == b.sourcePredicate?.description
         && properties(a.attributeMappings) == properties(b.attributeMappings)
         && properties(a.relationshipMappings) == properties(b.relationshipMappings)
     }

@@ -278,7 +278,7 @@ open class NSManagedObject: Hashable, CustomStringConvertible {
   ///
   /// Every read by key that does not go to SQL asks it after the model's properties: ``value(forKey:)``,
   /// a fetched results controller's `sectionNameKeyPath` (`"firstInitial"` sections books by their first
-  /// letter), key paths evaluated in memory (``FetchPredicate/evaluate(with:substitutionVariables:)``, a
+  /// letter), key paths evaluated in memory (``NSPredicate/evaluate(with:substitutionVariables:)``, a
   /// sort of objects already fetched), and the rest of a key path through the object it returns. A key
   /// of the model never reaches it, so model properties are read as fast as without it. A fetch's
   /// predicate or sort runs in SQLite and cannot use a computed key (Core Data refuses it too).

@@ -9,7 +9,7 @@ indirect enum PredicateExpression: Sendable, Equatable {
   case constant(PredicateValue)
   /// An aggregate literal, `{1, 2, 3}`, or an array argument.
   case aggregate([PredicateExpression])
-  /// A variable: `$limit` (a substitution variable, given by ``FetchPredicate/withSubstitutionVariables(_:)``)
+  /// A variable: `$limit` (a substitution variable, given by ``NSPredicate/withSubstitutionVariables(_:)``)
   /// or, inside a `SUBQUERY`, its iteration variable with an optional key path from it (`$note.title` is
   /// `variable("note", path: ["title"])`).
   case variable(String, path: [String])

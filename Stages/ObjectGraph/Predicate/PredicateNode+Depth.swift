@@ -4,9 +4,9 @@ import Foundation
 ///
 /// Printing, compiling to SQL, evaluating and substituting all follow the tree, and SQLite's own parser
 /// takes about a hundred levels of nesting. So the engine never builds a tree deeper than
-/// ``maximumDepth``: the parser refuses a deeper format (a syntax error), ``FetchPredicate``'s compound
+/// ``maximumDepth``: the parser refuses a deeper format (a syntax error), ``NSPredicate``'s compound
 /// initialisers and operators, which cannot throw, keep ``tooDeep`` in place of the tree (fetching or
-/// evaluating it throws ``tooDeepError``), and ``FetchPredicate/withSubstitutionVariables(_:)`` throws.
+/// evaluating it throws ``tooDeepError``), and ``NSPredicate/withSubstitutionVariables(_:)`` throws.
 ///
 /// Each node counts one level: a `NOT`, an `AND` or `OR` (however many predicates it joins), a
 /// comparison, an arithmetic operator, an aggregate, a `SUBQUERY`, and a key path or value at the bottom.

@@ -97,6 +97,24 @@ struct PredicateParser {
     return try parser.parseWhole()
   }
 
+  /// Parses `format` as one expression (`NSExpression(format:)`): a key path, a constant, a variable,
+  /// arithmetic, `SUBQUERY(…).@count`, substituting `arguments` in order.
+  /// - Throws: ``ObjectGraphError/Code/predicateSyntax`` for a syntax error or text after the expression.
+  static func parseExpression(format: String, arguments: [Any?], objects: PredicateObjectCapture) throws -> PredicateExpression {
+    let scalars = Array(format.unicodeScalars)
+    var lexer = PredicateLexer(format: format, scalars: scalars)
+    let tokens = try lexer.tokenize()
+    try checkArgumentCount(format: format, tokens: tokens, given: arguments.count)
+    var parser = PredicateParser(format: format, scalars: scalars, tokens: tokens, arguments: arguments, objects: objects)
+    if parser.current.kind == .end { throw parser.syntaxError(at: 0, "the expression is empty") }
+    let (expression, _) = try parser.parseExpression(context: "in the expression")
+    guard parser.current.kind == .end else {
+      throw parser.syntaxError(
+        at: parser.current.position, "unexpected \(Self.describe(parser.current)) after a complete expression")
+    }
+    return expression
+  }
+
   /// Checks that the format's specifiers need exactly as many arguments as were given.
   private static func checkArgumentCount(format: String, tokens: [PredicateToken], given: Int) throws {
     var sequential = 0

@@ -20,7 +20,7 @@ enum PredicateValue: Sendable, Hashable {
   /// An array or set argument (for `IN`, `BETWEEN`).
   case collection([PredicateValue])
 
-  /// Converts an argument given to `FetchPredicate(format:_:)`. A managed object becomes its object ID,
+  /// Converts an argument given to `NSPredicate(format:_:)`. A managed object becomes its object ID,
   /// read now; when that ID is still temporary, `objects` remembers where to find the object's later one.
   /// - Throws: ``ObjectGraphError/Code/invalidValue`` for a type predicates cannot hold, or arrays nested
   ///   more than ``PredicateNode/maximumDepth`` levels deep.

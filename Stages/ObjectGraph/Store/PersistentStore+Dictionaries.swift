@@ -93,8 +93,8 @@ extension SQLPredicateCompiler {
     switch column.kind {
     case .keyPath(let keyPath):
       return try keyPathColumn(keyPath, makeID: makeID)
-    case .expression(let name, let expression, let declaredType):
-      guard let expression else {
+    case .expression(let name, let computed, let declaredType):
+      guard let expression = try computed.get() else {
         throw ObjectGraphError(.invalidValue, "Expression description '\(name)' has no expression to fetch.")
       }
       guard !name.isEmpty else {

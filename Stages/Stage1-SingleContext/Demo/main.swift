@@ -60,8 +60,8 @@ func relaunch(storeFolder: URL) throws -> CoreDataManager {
   let manager = CoreDataManager(modelName: NotesModel.name, storeFolder: storeFolder)
   let context = try manager.mainContext
   let request = NSFetchRequest<Note>(entityName: "Note")
-  request.predicate = try FetchPredicate(format: "notebook.name == %@", notebookName)
-  request.sortDescriptors = [FetchSortDescriptor(key: "title")]
+  request.predicate = NSPredicate(format: "notebook.name == %@", notebookName)
+  request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
   let notes = try context.fetch(request)
   print("Relaunch: a second CoreDataManager on the same folder found \(notes.count) notes in '\(notebookName)':")
   for note in notes {

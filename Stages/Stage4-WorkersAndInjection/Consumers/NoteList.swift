@@ -52,7 +52,7 @@ public final class NoteList {
   /// The titles of the newest `limit` notes, newest first.
   public func newestTitles(limit: Int) throws -> [String] {
     let request = NSFetchRequest<Note>(entityName: "Note")
-    request.sortDescriptors = [FetchSortDescriptor(key: "createdAt", ascending: false)]
+    request.sortDescriptors = [NSSortDescriptor(key: "createdAt", ascending: false)]
     request.fetchLimit = limit
     return try context.fetch(request).map(\.title)
   }

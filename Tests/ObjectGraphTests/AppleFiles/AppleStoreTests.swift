@@ -324,7 +324,7 @@ struct AppleStoreTests {
     try context.performAndWait {
       if fixture.model.entitiesByName["Person"] != nil {
         let cars = NSFetchRequest<NSManagedObject>(entityName: "Car")
-        cars.sortDescriptors = [FetchSortDescriptor(key: "numberPlate", ascending: true)]
+        cars.sortDescriptors = [NSSortDescriptor(key: "numberPlate", ascending: true)]
         let car = try #require(try context.fetch(cars).first)
         let key = try #require(car.objectID.primaryKey)
         let version = try rawRows(fixture.url, "SELECT Z_OPT FROM ZCAR WHERE Z_PK = \(key)")[0]["Z_OPT"] as Int64
@@ -367,7 +367,7 @@ struct AppleStoreTests {
     let entity = mapping.entity
     let text = try #require(entity.layout.slots.first { $0.attribute?.attributeType == .string && $0.isPersistent })
     let request = NSFetchRequest<NSManagedObject>(entityName: entity.name)
-    request.sortDescriptors = [FetchSortDescriptor(key: text.name, ascending: true)]
+    request.sortDescriptors = [NSSortDescriptor(key: text.name, ascending: true)]
     var changed: (table: String, key: Int64, version: Int64)?
     if let first = try context.fetch(request).first {
       let key = try #require(first.objectID.primaryKey)

@@ -88,7 +88,7 @@ struct LegacyStoreTests {
       .context
     try reader.performAndWait {
       let request = NSFetchRequest<NSManagedObject>(entityName: "Review")
-      request.predicate = try FetchPredicate(format: "stars == 5")
+      request.predicate = NSPredicate(format: "stars == 5")
       let review = try #require(try reader.fetch(request).first)
       #expect((review.value(forKey: "book") as? NSManagedObject)?.entity.name == "Ebook")
     }
@@ -103,7 +103,7 @@ struct LegacyStoreTests {
     let context = try StoreStack(model: current, at: url).context
     try context.performAndWait {
       let request = NSFetchRequest<NSManagedObject>(entityName: "Note")
-      request.sortDescriptors = [FetchSortDescriptor(key: "title", ascending: true)]
+      request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
       let notes = try context.fetch(request)
       #expect(notes.map { $0.value(forKey: "title") as? String } == ["Note 0", "Note 1", "Note 2"])
       // `updatedAt` was renamed `modifiedAt` (renaming identifier) in version 2.
@@ -137,7 +137,7 @@ struct LegacyStoreTests {
       }
       #expect(titles == ["Title 2", "Title 0 (revised)", "Title 1"])
       let reviews = NSFetchRequest<NSManagedObject>(entityName: "Review")
-      reviews.sortDescriptors = [FetchSortDescriptor(key: "stars", ascending: true)]
+      reviews.sortDescriptors = [NSSortDescriptor(key: "stars", ascending: true)]
       let kinds = try context.fetch(reviews).map { ($0.value(forKey: "book") as? NSManagedObject)?.entity.name }
       #expect(kinds == ["Book", "Ebook", "Audiobook"])
       let ada = try #require(

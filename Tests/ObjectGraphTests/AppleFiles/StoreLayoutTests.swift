@@ -182,7 +182,7 @@ struct StoreLayoutTests {
       let artworks = try #require(show.value(forKey: "artworks") as? Set<NSManagedObject>)
       #expect(artworks.count == 1)
       let request = NSFetchRequest<NSManagedObject>(entityName: "Artist")
-      request.predicate = try FetchPredicate(format: "ANY showsFeaturingArtist.name == %@", "Paintings for the Temple")
+      request.predicate = NSPredicate(format: "ANY showsFeaturingArtist.name == %@", "Paintings for the Temple")
       #expect(try reader.count(for: request) == 1)
       let album = try #require(try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Album")).first)
       #expect((album.value(forKey: "artists") as? Set<NSManagedObject>)?.count == 1)
@@ -250,14 +250,14 @@ struct StoreLayoutTests {
     reader.persistentStoreCoordinator = coordinator
     try reader.performAndWait {
       let request = NSFetchRequest<NSManagedObject>(entityName: "Album")
-      request.sortDescriptors = [FetchSortDescriptor(key: "slug", ascending: true)]
+      request.sortDescriptors = [NSSortDescriptor(key: "slug", ascending: true)]
       let albums = try reader.fetch(request)
       let slugs = albums.map { album in
         ((album.value(forKey: "documents") as? Set<NSManagedObject>) ?? []).compactMap { $0.value(forKey: "slug") as? String }.sorted()
       }
       #expect(slugs == [["doc0"], ["doc1", "doc2"]])
       let withTwo = NSFetchRequest<NSManagedObject>(entityName: "Album")
-      withTwo.predicate = try FetchPredicate(format: "documents.@count == 2")
+      withTwo.predicate = NSPredicate(format: "documents.@count == 2")
       #expect(try reader.fetch(withTwo).compactMap { $0.value(forKey: "slug") as? String } == ["second"])
       // Deleting an album clears its members' column.
       try #require(albums.first).managedObjectContext?.delete(try #require(albums.first))
@@ -357,7 +357,7 @@ struct StoreLayoutTests {
     reader.persistentStoreCoordinator = coordinator
     try reader.performAndWait {
       let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
-      request.sortDescriptors = [FetchSortDescriptor(key: "label", ascending: true)]
+      request.sortDescriptors = [NSSortDescriptor(key: "label", ascending: true)]
       let owners = try reader.fetch(request).map {
         "\($0.value(forKey: "label") as? String ?? "")→\(($0.value(forKey: "owner") as? NSManagedObject)?.value(forKey: "name") as? String ?? "nil")"
       }

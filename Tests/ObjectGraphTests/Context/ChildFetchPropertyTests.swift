@@ -301,9 +301,9 @@ struct ChildFetchPropertyTests {
       let query = randomQuery(world, level: level, &random)
       let request = NSFetchRequest<Note>(entityName: "Note")
       if let format = query.format {
-        request.predicate = try FetchPredicate(format: format, argumentArray: query.arguments)
+        request.predicate = NSPredicate(format: format, argumentArray: query.arguments)
       }
-      request.sortDescriptors = query.sorts.map { FetchSortDescriptor(key: $0.key, ascending: $0.ascending) }
+      request.sortDescriptors = query.sorts.map { NSSortDescriptor(key: $0.key, ascending: $0.ascending) }
       request.fetchOffset = query.offset
       request.fetchLimit = query.limit
       request.fetchBatchSize = query.batchSize

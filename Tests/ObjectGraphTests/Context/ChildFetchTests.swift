@@ -65,7 +65,7 @@ struct ChildFetchTests {
     let writer = try writer(log, notes: 300)
     let child = child(of: writer)
     let request = NSFetchRequest<Note>(entityName: "Note")
-    request.predicate = try FetchPredicate(format: "rating >= %d", 2)
+    request.predicate = NSPredicate(format: "rating >= %d", 2)
     log.withLock { $0.removeAll() }
     #expect(try child.performAndWait { try child.count(for: request) } == 180)
     #expect(registeredCount(writer) == 0)
@@ -75,8 +75,8 @@ struct ChildFetchTests {
     // Pending changes in the parent and in the child are counted in, still without reading every row.
     try writer.performAndWait {
       let low = NSFetchRequest<Note>(entityName: "Note")
-      low.predicate = try FetchPredicate(format: "title IN %@", ["n000", "n004"])
-      low.sortDescriptors = [FetchSortDescriptor(key: "title")]
+      low.predicate = NSPredicate(format: "title IN %@", ["n000", "n004"])
+      low.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
       let notes = try writer.fetch(low)
       notes[0].rating = 3  // now matches
       writer.delete(notes[1])  // matched
@@ -109,7 +109,7 @@ struct ChildFetchTests {
     insert("n000a", rating: 0, in: writer)
     insert("n001a", rating: 1, in: child)
     let request = NSFetchRequest<Note>(entityName: "Note")
-    request.sortDescriptors = [FetchSortDescriptor(key: "title")]
+    request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
     request.fetchLimit = 10
     log.withLock { $0.removeAll() }
     let titles = try child.performAndWait { try child.fetch(request).compactMap(\.title) }
@@ -142,7 +142,7 @@ struct ChildFetchTests {
     let writer = try writer(log, notes: 100)
     let child = child(of: writer)
     let request = NSFetchRequest<Note>(entityName: "Note")
-    request.sortDescriptors = [FetchSortDescriptor(key: "title")]
+    request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
     request.fetchBatchSize = 10
     func loaded(_ notes: [Note]) -> Int { notes.filter { !$0.state.needsLoad }.count }
     try child.performAndWait {
@@ -201,9 +201,9 @@ struct ChildFetchTests {
       #expect(first.objectID.isTemporaryID)
       first.rating = 4
       let request = NSFetchRequest<Note>(entityName: "Note")
-      request.predicate = try FetchPredicate(format: "rating >= %d", 3)
+      request.predicate = NSPredicate(format: "rating >= %d", 3)
       request.sortDescriptors = [
-        FetchSortDescriptor(key: "rating", ascending: false), FetchSortDescriptor(key: "title"),
+        NSSortDescriptor(key: "rating", ascending: false), NSSortDescriptor(key: "title", ascending: true),
       ]
       request.fetchLimit = 5
       let top = try child.fetch(request)
@@ -218,8 +218,8 @@ struct ChildFetchTests {
       #expect(try child.count(for: request) == 2)
 
       let byID = NSFetchRequest<Note>(entityName: "Note")
-      byID.predicate = try FetchPredicate(format: "SELF IN %@", [first.objectID, second.objectID])
-      byID.sortDescriptors = [FetchSortDescriptor(key: "title")]
+      byID.predicate = NSPredicate(format: "SELF IN %@", [first.objectID, second.objectID])
+      byID.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
       byID.fetchLimit = 1
       let found = try child.fetch(byID)
       #expect(found.count == 1 && found.first === first)

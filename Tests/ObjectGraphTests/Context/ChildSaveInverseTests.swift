@@ -24,7 +24,7 @@ struct ChildSaveInverseTests {
     main.parent = writer
     let held = try main.performAndWait {
       let request = NSFetchRequest<Notebook>(entityName: "Notebook")
-      request.predicate = try FetchPredicate(format: "name == %@", "Recipes")
+      request.predicate = NSPredicate(format: "name == %@", "Recipes")
       return try #require(try main.fetch(request).first)
     }
     let notebookID = held.objectID

@@ -56,7 +56,7 @@ struct FetchedResultsControllerTests {
       }
       try stack.context.save()
       let request = NSFetchRequest<Note>(entityName: "Note")
-      request.sortDescriptors = [FetchSortDescriptor(key: "notebook.name"), FetchSortDescriptor(key: "title")]
+      request.sortDescriptors = [NSSortDescriptor(key: "notebook.name", ascending: true), NSSortDescriptor(key: "title", ascending: true)]
       request.fetchLimit = limit
       let controller = NSFetchedResultsController(
         fetchRequest: request, managedObjectContext: stack.context, sectionNameKeyPath: "notebook.name", cacheName: nil)
@@ -154,7 +154,7 @@ struct FetchedResultsControllerTests {
     let other = stack.freshContext()
     try other.performAndWait {
       let request = NSFetchRequest<Notebook>(entityName: "Notebook")
-      request.predicate = try FetchPredicate(format: "name == 'Home'")
+      request.predicate = NSPredicate(format: "name == 'Home'")
       let home = try #require(try other.fetch(request).first)
       let note = Note(context: other)
       note.title = "0"
@@ -212,7 +212,7 @@ struct FetchedResultsControllerTests {
       #expect(noSort?.message.contains("sort descriptors") == true)
 
       let request = NSFetchRequest<Note>(entityName: "Note")
-      request.sortDescriptors = [FetchSortDescriptor(key: "title")]
+      request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
       let scattered = NSFetchedResultsController(
         fetchRequest: request, managedObjectContext: stack.context, sectionNameKeyPath: "notebook.name", cacheName: nil)
       let error = expectCode(.invalidValue) { try scattered.performFetch() }

@@ -49,7 +49,7 @@ struct RegistryMemoryTests {
 
   static func page(_ index: Int) -> NSFetchRequest<PagedItem> {
     let request = NSFetchRequest<PagedItem>()
-    request.sortDescriptors = [FetchSortDescriptor(key: "number")]
+    request.sortDescriptors = [NSSortDescriptor(key: "number", ascending: true)]
     request.fetchOffset = index * pageSize
     request.fetchLimit = pageSize
     return request
@@ -169,7 +169,7 @@ struct PrefetchedRowMemoryTests {
     try context.performAndWait {
       for index in 0..<(total / pageSize) {
         let request = NSFetchRequest<Note>()
-        request.sortDescriptors = [FetchSortDescriptor(key: "rating")]
+        request.sortDescriptors = [NSSortDescriptor(key: "rating", ascending: true)]
         request.fetchOffset = index * pageSize
         request.fetchLimit = pageSize
         request.relationshipKeyPathsForPrefetching = ["notebook"]

@@ -28,7 +28,7 @@ struct PortingConveniencesTests {
     context.persistentStoreCoordinator = coordinator
     return try context.performAndWait {
       let request = NSFetchRequest<Note>(entityName: "Note")
-      request.sortDescriptors = [FetchSortDescriptor(key: "title")]
+      request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
       return try context.fetch(request).compactMap(\.title)
     }
   }

@@ -50,8 +50,8 @@ struct SQLTraceTests {
     log.withLock { $0 = [] }
     try context.performAndWait {
       let request = NSFetchRequest<Note>(entityName: "Note")
-      request.predicate = try FetchPredicate(format: "title BEGINSWITH %@ AND rating > %d", "x", 2)
-      request.sortDescriptors = [FetchSortDescriptor(key: "title")]
+      request.predicate = NSPredicate(format: "title BEGINSWITH %@ AND rating > %d", "x", 2)
+      request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
       _ = try context.fetch(request)
     }
     let selects = log.withLock { $0 }.filter { $0.hasPrefix("SELECT") }
@@ -122,12 +122,12 @@ struct SQLTraceTests {
       try context.save()
       log.withLock { $0 = [] }
       let plain = NSBatchUpdateRequest(entityName: "Note")
-      plain.predicate = try FetchPredicate(format: "rating >= 4")
+      plain.predicate = NSPredicate(format: "rating >= 4")
       plain.propertiesToUpdate = ["body": "high"]
       plain.resultType = .updatedObjectsCountResultType
       #expect(try (context.execute(plain) as? NSBatchUpdateResult)?.result as? Int == 2)
       let joined = NSBatchUpdateRequest(entityName: "Note")
-      joined.predicate = try FetchPredicate(format: "notebook.name == 'Work'")
+      joined.predicate = NSPredicate(format: "notebook.name == 'Work'")
       joined.propertiesToUpdate = ["body": "work"]
       joined.resultType = .updatedObjectsCountResultType
       #expect(try (context.execute(joined) as? NSBatchUpdateResult)?.result as? Int == 3)

@@ -41,8 +41,8 @@ struct BatchRequestTests {
     let context = stack.freshContext()
     return try context.performAndWait {
       let request = NSFetchRequest<Note>(entityName: "Note")
-      request.predicate = try FetchPredicate(format: format)
-      request.sortDescriptors = [FetchSortDescriptor(key: "rating")]
+      request.predicate = NSPredicate(format: format)
+      request.sortDescriptors = [NSSortDescriptor(key: "rating", ascending: true)]
       return try context.fetch(request).compactMap(\.title)
     }
   }
@@ -121,13 +121,13 @@ struct BatchRequestTests {
     let context = stack.context
     let held = try context.performAndWait {
       let request = NSFetchRequest<Note>(entityName: "Note")
-      request.predicate = try FetchPredicate(format: "rating == 2")
+      request.predicate = NSPredicate(format: "rating == 2")
       return try #require(try context.fetch(request).first)
     }
     let worker = stack.freshContext()
     let ids = try worker.performAndWait {
       let request = NSBatchUpdateRequest(entityName: "Note")
-      request.predicate = try FetchPredicate(format: "notebook.name == %@", "Work")
+      request.predicate = NSPredicate(format: "notebook.name == %@", "Work")
       request.propertiesToUpdate = ["body": "archived", "rating": 100]
       request.resultType = .updatedObjectIDsResultType
       return try #require(try worker.execute(request) as? NSBatchUpdateResult).result as? [NSManagedObjectID] ?? []
@@ -207,18 +207,18 @@ struct BatchRequestTests {
       try worker.performAndWait { () throws in
         // Readings only (not alarms) with value >= 5: a status-only update, then the count of what it changed.
         let update = NSBatchUpdateRequest(entityName: "Reading")
-        update.predicate = try FetchPredicate(format: "value >= 5")
+        update.predicate = NSPredicate(format: "value >= 5")
         update.includesSubentities = false
         update.propertiesToUpdate = ["note": "high"]
         #expect(try (worker.execute(update) as? NSBatchUpdateResult)?.result as? Bool == true)
         let counting = NSBatchUpdateRequest(entityName: "Reading")
-        counting.predicate = try FetchPredicate(format: "value < 2")
+        counting.predicate = NSPredicate(format: "value < 2")
         counting.propertiesToUpdate = ["note": "low"]
         counting.resultType = .updatedObjectsCountResultType
         #expect(try (worker.execute(counting) as? NSBatchUpdateResult)?.result as? Int == 4)  // two readings, two alarms
 
         let high = NSFetchRequest<NSManagedObject>(entityName: "Reading")
-        high.predicate = try FetchPredicate(format: "note == 'high'")
+        high.predicate = NSPredicate(format: "note == 'high'")
         let delete = NSBatchDeleteRequest(fetchRequest: high)
         delete.resultType = .resultTypeObjectIDs
         let deleted = try #require(try (worker.execute(delete) as? NSBatchDeleteResult)?.result as? [NSManagedObjectID])
@@ -262,7 +262,7 @@ struct BatchRequestTests {
 
       // Cascade: Home's notes go with it; nullify: the swift tag loses them, and stays.
       let home = NSFetchRequest<Notebook>(entityName: "Notebook")
-      home.predicate = try FetchPredicate(format: "name == 'Home'")
+      home.predicate = NSPredicate(format: "name == 'Home'")
       let request = NSBatchDeleteRequest(fetchRequest: home)
       request.resultType = .resultTypeObjectIDs
       let ids = try #require(try context.execute(request) as? NSBatchDeleteResult).result as? [NSManagedObjectID] ?? []
@@ -270,7 +270,7 @@ struct BatchRequestTests {
 
       // Nullify from the other side: deleting notes of Work empties Work's set, and Work stays.
       let odd = NSFetchRequest<Note>(entityName: "Note")
-      odd.predicate = try FetchPredicate(format: "notebook.name == 'Work' AND rating > 0")
+      odd.predicate = NSPredicate(format: "notebook.name == 'Work' AND rating > 0")
       let counting = NSBatchDeleteRequest(fetchRequest: odd)
       counting.resultType = .resultTypeCount
       #expect(try (context.execute(counting) as? NSBatchDeleteResult)?.result as? Int == 5)
@@ -298,7 +298,7 @@ struct BatchRequestTests {
     let context = stack.context
     let (victims, work) = try context.performAndWait {
       let request = NSFetchRequest<Note>(entityName: "Note")
-      request.predicate = try FetchPredicate(format: "rating IN {3, 4}")
+      request.predicate = NSPredicate(format: "rating IN {3, 4}")
       let notes = try context.fetch(request)
       let work = try #require(notes.first?.notebook)
       #expect(work.notes.count == 6)
@@ -332,7 +332,7 @@ struct BatchRequestTests {
     let context = stack.context
     let held = try context.performAndWait {
       let request = NSFetchRequest<Note>(entityName: "Note")
-      request.predicate = try FetchPredicate(format: "rating == 2")
+      request.predicate = NSPredicate(format: "rating == 2")
       return try #require(try context.fetch(request).first)
     }
     let worker = stack.freshContext()

@@ -33,7 +33,7 @@ struct FetchResultTypeTests {
     -> NSExpressionDescription
   {
     NSExpressionDescription(
-      name: name, expression: FetchExpression(forFunction: function, arguments: [FetchExpression(forKeyPath: keyPath)]),
+      name: name, expression: NSExpression(forFunction: function, arguments: [NSExpression(forKeyPath: keyPath)]),
       expressionResultType: type)
   }
 
@@ -44,8 +44,8 @@ struct FetchResultTypeTests {
     try context.performAndWait {
       let request = NSFetchRequest<NSManagedObjectID>(entityName: "Note")
       #expect(request.resultType == .managedObjectIDResultType)
-      request.predicate = try FetchPredicate(format: "rating >= 5")
-      request.sortDescriptors = [FetchSortDescriptor(key: "rating", ascending: false)]
+      request.predicate = NSPredicate(format: "rating >= 5")
+      request.sortDescriptors = [NSSortDescriptor(key: "rating", ascending: false)]
       let ids = try context.fetch(request)
       #expect(context.registeredObjects.isEmpty)
       let objects = NSFetchRequest<Note>(entityName: "Note")
@@ -71,9 +71,9 @@ struct FetchResultTypeTests {
   @Test("A count result is one NSNumber, as count(for:) counts", arguments: bothStoreTypes)
   func countResult(type: StoreType) throws {
     let stack = try populated(type)
-    try stack.context.performAndWait {
+    try stack.context.performAndWait { () throws in
       let request = NSFetchRequest<NSNumber>(entityName: "Note")
-      request.predicate = try FetchPredicate(format: "notebook.name == 'Home'")
+      request.predicate = NSPredicate(format: "notebook.name == 'Home'")
       #expect(try stack.context.fetch(request) == [NSNumber(value: 3)])
       #expect(try stack.context.count(for: request) == 3)
     }
@@ -86,10 +86,10 @@ struct FetchResultTypeTests {
     try context.performAndWait {
       // "body" is nil on odd ratings; the second column named "body" (the rating) is never nil.
       let rating = NSExpressionDescription(
-        name: "body", expression: FetchExpression(forKeyPath: "rating"), expressionResultType: .integer64)
+        name: "body", expression: NSExpression(forKeyPath: "rating"), expressionResultType: .integer64)
       let plain = NSFetchRequest<[String: Any]>(entityName: "Note")
       plain.propertiesToFetch = ["title", "body", rating]
-      plain.sortDescriptors = [FetchSortDescriptor(key: "rating")]
+      plain.sortDescriptors = [NSSortDescriptor(key: "rating", ascending: true)]
       let rows = try context.fetch(plain)
       #expect(rows.count == 10)
       #expect(rows.first?["body"] as? Int64 == 0)
@@ -97,7 +97,7 @@ struct FetchResultTypeTests {
       #expect(rows.last?.keys.sorted() == ["body", "title"])
       let bridged = NSFetchRequest<NSDictionary>(entityName: "Note")
       bridged.propertiesToFetch = ["title", "body", rating]
-      bridged.sortDescriptors = [FetchSortDescriptor(key: "rating")]
+      bridged.sortDescriptors = [NSSortDescriptor(key: "rating", ascending: true)]
       let dictionaries = try context.fetch(bridged)
       #expect(dictionaries.first?["body"] as? Int64 == 0)
       #expect(dictionaries.last?["body"] as? Int64 == 9)
@@ -112,7 +112,7 @@ struct FetchResultTypeTests {
     try context.performAndWait {
       let request = NSFetchRequest<NSDictionary>(entityName: "Note")
       request.propertiesToFetch = ["title", "rating", "notebook", "notebook.name", "body"]
-      request.sortDescriptors = [FetchSortDescriptor(key: "rating")]
+      request.sortDescriptors = [NSSortDescriptor(key: "rating", ascending: true)]
       let rows = try context.fetch(request)
       #expect(rows.count == 10)
       let first = try #require(rows.first)
@@ -129,14 +129,14 @@ struct FetchResultTypeTests {
 
       // [String: Any] gives the same; nil propertiesToFetch means every attribute and to-one.
       let plain = NSFetchRequest<[String: Any]>(entityName: "Note")
-      plain.sortDescriptors = [FetchSortDescriptor(key: "rating")]
+      plain.sortDescriptors = [NSSortDescriptor(key: "rating", ascending: true)]
       plain.fetchLimit = 1
       let all = try #require(try context.fetch(plain).first)
       #expect(Set(all.keys) == ["title", "rating", "body", "notebook"])
       // Attribute descriptions name columns too.
       let described = NSFetchRequest<[String: Any]>(entityName: "Note")
       described.propertiesToFetch = [try #require(stack.entity("Note").attributesByName["rating"])]
-      described.predicate = try FetchPredicate(format: "rating == 7")
+      described.predicate = NSPredicate(format: "rating == 7")
       #expect(try context.fetch(described).map { $0["rating"] as? Int64 } == [7])
     }
   }
@@ -152,7 +152,7 @@ struct FetchResultTypeTests {
         expression("highest", "max:", "rating"), expression("firstTitle", "min:", "title"),
       ]
       request.propertiesToGroupBy = ["notebook.name"]
-      request.sortDescriptors = [FetchSortDescriptor(key: "notebook.name")]
+      request.sortDescriptors = [NSSortDescriptor(key: "notebook.name", ascending: true)]
       let groups = try stack.context.fetch(request)
       #expect(groups.count == 3)
       #expect(groups[0]["notebook.name"] == nil && groups[0]["count"] as? Int64 == 1 && groups[0]["total"] as? Int64 == 9)
@@ -161,15 +161,15 @@ struct FetchResultTypeTests {
       #expect(groups[2]["lowest"] as? Int64 == 0 && groups[2]["highest"] as? Int64 == 5)
       #expect(groups[2]["firstTitle"] as? String == "note 0")
 
-      request.havingPredicate = try FetchPredicate(format: "$count > 2 AND notebook.name != %@", "Home")
+      request.havingPredicate = NSPredicate(format: "$count > 2 AND notebook.name != %@", "Home")
       #expect(try stack.context.fetch(request).compactMap { $0["notebook.name"] as? String } == ["Work"])
-      request.havingPredicate = try FetchPredicate(format: "$total < 10")
+      request.havingPredicate = NSPredicate(format: "$total < 10")
       #expect(try stack.context.fetch(request).map { $0["count"] as? Int64 } == [1])
 
       // An aggregate over the whole entity: no grouping, one row.
       let whole = NSFetchRequest<NSDictionary>(entityName: "Note")
       whole.propertiesToFetch = [expression("total", "sum:", "rating", .double)]
-      whole.predicate = try FetchPredicate(format: "notebook != nil")
+      whole.predicate = NSPredicate(format: "notebook != nil")
       #expect(try stack.context.fetch(whole).map { $0["total"] as? Double } == [36])
     }
   }
@@ -180,7 +180,7 @@ struct FetchResultTypeTests {
     try stack.context.performAndWait { () throws in
       let request = NSFetchRequest<[String: Any]>(entityName: "Note")
       request.propertiesToFetch = ["notebook.name"]
-      request.sortDescriptors = [FetchSortDescriptor(key: "notebook.name")]
+      request.sortDescriptors = [NSSortDescriptor(key: "notebook.name", ascending: true)]
       #expect(try stack.context.fetch(request).count == 10)
       request.returnsDistinctResults = true
       #expect(try stack.context.fetch(request).map { $0["notebook.name"] as? String } == [nil, "Home", "Work"])
@@ -202,11 +202,11 @@ struct FetchResultTypeTests {
     // A child context: its IDs include the parent's unsaved insert, its dictionaries do not.
     let child = NSManagedObjectContext(concurrencyType: .privateQueue)
     child.parent = stack.context
-    try child.performAndWait {
+    try child.performAndWait { () throws in
       #expect(try child.fetch(NSFetchRequest<NSManagedObjectID>(entityName: "Note")).count == 11)
       let request = NSFetchRequest<[String: Any]>(entityName: "Note")
       request.propertiesToFetch = ["title"]
-      request.predicate = try FetchPredicate(format: "rating > 7")
+      request.predicate = NSPredicate(format: "rating > 7")
       #expect(try child.fetch(request).count == 2)
     }
   }
@@ -218,7 +218,7 @@ struct FetchResultTypeTests {
     try context.performAndWait {
       let request = NSFetchRequest<Note>(entityName: "Note")
       request.includesPropertyValues = false
-      request.sortDescriptors = [FetchSortDescriptor(key: "rating")]
+      request.sortDescriptors = [NSSortDescriptor(key: "rating", ascending: true)]
       let notes = try context.fetch(request)
       #expect(notes.count == 10)
       #expect(notes.allSatisfy { $0.isFault && $0.state.needsLoad })
@@ -265,7 +265,7 @@ struct FetchResultTypeTests {
       }
       try refused(.invalidValue, "set propertiesToGroupBy") {
         $0.propertiesToFetch = ["name"]
-        $0.havingPredicate = try FetchPredicate(format: "name == 'x'")
+        $0.havingPredicate = NSPredicate(format: "name == 'x'")
       }
       try refused(.unsupportedFeature, "median:") { $0.propertiesToFetch = [expression("m", "median:", "name")] }
       try refused(.invalidValue, "works on numbers") { $0.propertiesToFetch = [expression("s", "sum:", "name")] }

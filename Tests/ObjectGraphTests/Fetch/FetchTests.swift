@@ -38,14 +38,14 @@ struct FetchTests {
   private func titles(_ stack: Stack, _ format: String, _ arguments: any Sendable...) throws -> [String] {
     let (_, context) = try stack.reader()
     return try context.performAndWait {
-      let predicate = try FetchPredicate(format: format, argumentArray: arguments)
+      let predicate = NSPredicate(format: format, argumentArray: arguments)
       let request = NSFetchRequest<Note>(entityName: "Note")
       request.predicate = predicate
-      request.sortDescriptors = [FetchSortDescriptor(key: "rating")]
+      request.sortDescriptors = [NSSortDescriptor(key: "rating", ascending: true)]
       let sql = try context.fetch(request).compactMap(\.title)
       let all = NSFetchRequest<Note>(entityName: "Note")
-      all.sortDescriptors = [FetchSortDescriptor(key: "rating")]
-      let memory = try context.fetch(all).filter { try predicate.evaluate(with: $0) }.compactMap(\.title)
+      all.sortDescriptors = [NSSortDescriptor(key: "rating", ascending: true)]
+      let memory = try context.fetch(all).filter { predicate.evaluate(with: $0) }.compactMap(\.title)
       #expect(sql == memory, "SQL and in-memory evaluation disagree for \(format)")
       return sql
     }
@@ -55,15 +55,15 @@ struct FetchTests {
   private func fetchedAndEvaluated(_ stack: Stack, _ format: String) throws -> (fetched: [String], evaluated: [String]) {
     let (_, context) = try stack.reader()
     return try context.performAndWait {
-      let predicate = try FetchPredicate(format: format)
+      let predicate = NSPredicate(format: format)
       let request = NSFetchRequest<Note>(entityName: "Note")
       request.predicate = predicate
-      request.sortDescriptors = [FetchSortDescriptor(key: "rating")]
+      request.sortDescriptors = [NSSortDescriptor(key: "rating", ascending: true)]
       let all = NSFetchRequest<Note>(entityName: "Note")
-      all.sortDescriptors = [FetchSortDescriptor(key: "rating")]
+      all.sortDescriptors = [NSSortDescriptor(key: "rating", ascending: true)]
       return (
         try context.fetch(request).compactMap(\.title),
-        try context.fetch(all).filter { try predicate.evaluate(with: $0) }.compactMap(\.title)
+        try context.fetch(all).filter { predicate.evaluate(with: $0) }.compactMap(\.title)
       )
     }
   }
@@ -108,13 +108,13 @@ struct FetchTests {
       unsaved.title = "unsaved"
       unsaved.rating = 20
       let request = NSFetchRequest<Note>(entityName: "Note")
-      request.predicate = try FetchPredicate(format: "body != 'body 1'")
-      request.sortDescriptors = [FetchSortDescriptor(key: "rating")]
+      request.predicate = NSPredicate(format: "body != 'body 1'")
+      request.sortDescriptors = [NSSortDescriptor(key: "rating", ascending: true)]
       #expect(try stack.context.fetch(request).compactMap(\.title) == ["Gamma", "Épée", "zeta", "theta", "Iota", "unsaved"])
       try stack.context.save()
       #expect(try stack.context.fetch(request).compactMap(\.title) == ["Gamma", "Épée", "zeta", "theta", "Iota"])
       // Saying what is meant gives one answer everywhere.
-      request.predicate = try FetchPredicate(format: "body != 'body 1' OR body == nil")
+      request.predicate = NSPredicate(format: "body != 'body 1' OR body == nil")
       #expect(try stack.context.fetch(request).count == 10)
     }
   }
@@ -167,7 +167,7 @@ struct FetchTests {
     let stack = try populated(type)
     try stack.context.performAndWait {
       let request = NSFetchRequest<Note>(entityName: "Note")
-      request.sortDescriptors = [FetchSortDescriptor(key: "notebook.name", ascending: false), FetchSortDescriptor(key: "title")]
+      request.sortDescriptors = [NSSortDescriptor(key: "notebook.name", ascending: false), NSSortDescriptor(key: "title", ascending: true)]
       let sorted = try stack.context.fetch(request).compactMap(\.title)
       #expect(sorted == ["Alpha", "Gamma", "beta", "delta", "zeta", "Épée", "Eta", "Iota", "theta", "kappa"])
       request.fetchLimit = 3
@@ -176,7 +176,7 @@ struct FetchTests {
       #expect(try stack.context.count(for: request) == 3)
       request.fetchLimit = 0
       request.fetchOffset = 0
-      request.predicate = try FetchPredicate(format: "rating > 4")
+      request.predicate = NSPredicate(format: "rating > 4")
       #expect(try stack.context.count(for: request) == 5)
     }
   }
@@ -186,8 +186,8 @@ struct FetchTests {
     let stack = try populated(type)
     try stack.context.performAndWait {
       let request = NSFetchRequest<Note>(entityName: "Note")
-      request.predicate = try FetchPredicate(format: "rating >= 8")
-      request.sortDescriptors = [FetchSortDescriptor(key: "rating")]
+      request.predicate = NSPredicate(format: "rating >= 8")
+      request.sortDescriptors = [NSSortDescriptor(key: "rating", ascending: true)]
       let all = try stack.context.fetch(NSFetchRequest<Note>(entityName: "Note"))
       let alpha = try #require(all.first { $0.title == "Alpha" })
       let iota = try #require(all.first { $0.title == "Iota" })
@@ -229,7 +229,7 @@ struct FetchTests {
     try context.performAndWait {
       let request = NSFetchRequest<Note>(entityName: "Note")
       request.fetchBatchSize = 4
-      request.sortDescriptors = [FetchSortDescriptor(key: "rating")]
+      request.sortDescriptors = [NSSortDescriptor(key: "rating", ascending: true)]
       let notes = try context.fetch(request)
       #expect(notes.count == 10)
       #expect(notes.allSatisfy { $0.isFault })
@@ -268,7 +268,7 @@ struct FetchTests {
     try context.performAndWait {
       let request = NSFetchRequest<Note>(entityName: "Note")
       request.fetchBatchSize = 4
-      request.sortDescriptors = [FetchSortDescriptor(key: "rating")]
+      request.sortDescriptors = [NSSortDescriptor(key: "rating", ascending: true)]
       request.relationshipKeyPathsForPrefetching = ["notebook"]
       let notes = try context.fetch(request)
       // Nothing is read yet: every note is a fault of its batch.
@@ -292,21 +292,21 @@ struct FetchTests {
   @Test("Bad predicates and unknown keys say what and where", arguments: bothStoreTypes)
   func badInput(type: StoreType) throws {
     let stack = try populated(type)
-    let syntax = expectCode(.predicateSyntax) { _ = try FetchPredicate(format: "title == ") }
+    let syntax = expectCode(.predicateSyntax) { _ = try FetchPredicate(NSPredicate(format: "title == ")) }
     #expect(syntax?.message.contains("position") == true)
-    try stack.context.performAndWait {
+    stack.context.performAndWait {
       let request = NSFetchRequest<Note>(entityName: "Note")
-      request.predicate = try FetchPredicate(format: "colour == 'red'")
+      request.predicate = NSPredicate(format: "colour == 'red'")
       let unknown = expectCode(.unknownKey) { _ = try stack.context.fetch(request) }
       #expect(unknown?.message.contains("Note") == true)
       #expect(unknown?.message.contains("colour") == true)
-      request.predicate = try FetchPredicate(format: "notebook.colour == 'red'")
+      request.predicate = NSPredicate(format: "notebook.colour == 'red'")
       let deep = expectCode(.unknownKey) { _ = try stack.context.fetch(request) }
       #expect(deep?.message.contains("Notebook") == true)
       let missing = expectCode(.unknownKey) { _ = try stack.context.fetch(NSFetchRequest<Note>(entityName: "Nope")) }
       #expect(missing?.message.contains("Nope") == true)
       request.predicate = nil
-      request.sortDescriptors = [FetchSortDescriptor(key: "shade")]
+      request.sortDescriptors = [NSSortDescriptor(key: "shade", ascending: true)]
       _ = expectCode(.unknownKey) { _ = try stack.context.fetch(request) }
     }
   }
@@ -314,10 +314,10 @@ struct FetchTests {
   @Test("A constant that cannot be compared with its column is refused, so SQL and memory cannot disagree", arguments: bothStoreTypes)
   func mixedTypes(type: StoreType) throws {
     let stack = try populated(type)
-    try stack.context.performAndWait {
+    stack.context.performAndWait {
       for format in ["rating > '2'", "title == 3", "SELF IN {1}", "notebook == 'Work'", "createdAt > 5"] {
         let request = NSFetchRequest<Note>(entityName: "Note")
-        request.predicate = try FetchPredicate(format: format)
+        request.predicate = NSPredicate(format: format)
         let error = expectCode(.invalidValue) { _ = try stack.context.fetch(request) }
         #expect(error?.message.contains("cannot be compared") == true, "\(format)")
       }

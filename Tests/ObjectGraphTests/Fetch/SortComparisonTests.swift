@@ -20,7 +20,7 @@ struct SortComparisonTests {
     return stack
   }
 
-  private func sorted(_ context: NSManagedObjectContext, _ descriptor: FetchSortDescriptor) throws -> [String] {
+  private func sorted(_ context: NSManagedObjectContext, _ descriptor: NSSortDescriptor) throws -> [String] {
     try context.performAndWait {
       let request = NSFetchRequest<Notebook>(entityName: "Notebook")
       request.sortDescriptors = [descriptor]
@@ -41,7 +41,7 @@ struct SortComparisonTests {
     let (_, reader) = try stack.reader()
     for comparison in FetchSortDescriptor.Comparison.allCases {
       for ascending in [true, false] {
-        let result = try sorted(reader, FetchSortDescriptor(key: "name", ascending: ascending, comparison: comparison))
+        let result = try sorted(reader, NSSortDescriptor(key: "name", ascending: ascending, selector: Selector(comparison.rawValue)))
         #expect(Set(result) == Set(Self.names))
         #expect(inOrder(result, comparison, ascending: ascending), "\(comparison) \(ascending): \(result)")
       }
@@ -52,13 +52,13 @@ struct SortComparisonTests {
   func expectedOrders() throws {
     let stack = try stack(.sqlite)
     let (_, reader) = try stack.reader()
-    #expect(try sorted(reader, FetchSortDescriptor(key: "name")).prefix(3) == ["Apple pie", "Café", "Zebra"])
-    let standard = try sorted(reader, FetchSortDescriptor(key: "name", comparison: .localizedStandardCompare))
+    #expect(try sorted(reader, NSSortDescriptor(key: "name", ascending: true)).prefix(3) == ["Apple pie", "Café", "Zebra"])
+    let standard = try sorted(reader, NSSortDescriptor(key: "name", ascending: true, selector: Selector("localizedStandardCompare:")))
     let position = { (name: String) in try #require(standard.firstIndex(of: name)) }
     #expect(try position("file2") < position("file10"))
     #expect(try abs(position("cafe") - position("Café")) == 1)
     #expect(standard.first == "apple" && standard.last == "zoo")
-    let caseless = try sorted(reader, FetchSortDescriptor(key: "name", comparison: .caseInsensitiveCompare))
+    let caseless = try sorted(reader, NSSortDescriptor(key: "name", ascending: true, selector: Selector("caseInsensitiveCompare:")))
     #expect(caseless.prefix(2) == ["apple", "Apple pie"])
   }
 
@@ -70,13 +70,13 @@ struct SortComparisonTests {
       for name in ["Cafeteria", "file3", "Éclair", "APPLE"] { Notebook(context: context).name = name }
     }
     for comparison in FetchSortDescriptor.Comparison.allCases {
-      let result = try sorted(context, FetchSortDescriptor(key: "name", comparison: comparison))
+      let result = try sorted(context, NSSortDescriptor(key: "name", ascending: true, selector: Selector(comparison.rawValue)))
       #expect(result.count == Self.names.count + 4)
       #expect(inOrder(result, comparison, ascending: true), "\(comparison): \(result)")
       // With a limit, the store is asked for fewer rows and the unsaved ones still land in place.
       let limited = try context.performAndWait {
         let request = NSFetchRequest<Notebook>(entityName: "Notebook")
-        request.sortDescriptors = [FetchSortDescriptor(key: "name", comparison: comparison)]
+        request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true, selector: Selector(comparison.rawValue))]
         request.fetchLimit = 5
         return try context.fetch(request).compactMap(\.name)
       }
@@ -88,10 +88,15 @@ struct SortComparisonTests {
 
   @Test("Core Data's selector names are accepted; others are refused, naming the ones there are")
   func selectors() throws {
-    let descriptor = try FetchSortDescriptor(key: "name", ascending: false, selector: "localizedStandardCompare:")
-    #expect(descriptor.comparison == .localizedStandardCompare && !descriptor.ascending)
+    let descriptor = NSSortDescriptor(key: "name", ascending: false, selector: Selector("localizedStandardCompare:"))
+    #expect(descriptor.selector == Selector("localizedStandardCompare:") && !descriptor.ascending)
     #expect(descriptor.description == "(name, descending, localizedStandardCompare:)")
-    let error = expectCode(.invalidValue) { _ = try FetchSortDescriptor(key: "name", selector: "compareByLength:") }
+    // Another selector is kept (making a descriptor never stops the program) and refused by the fetch.
+    let unknown = NSSortDescriptor(key: "name", ascending: true, selector: Selector("compareByLength:"))
+    #expect(unknown.selector == Selector("compareByLength:"))
+    let stack = try stack(.sqlite)
+    let (_, reader) = try stack.reader()
+    let error = expectCode(.invalidValue) { _ = try sorted(reader, unknown) }
     #expect(error?.message.contains("localizedCaseInsensitiveCompare:") == true)
   }
 }

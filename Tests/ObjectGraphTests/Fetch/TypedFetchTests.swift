@@ -42,8 +42,8 @@ struct TypedFetchTests {
       context.reset()
       let request = NSFetchRequest<Vehicle>(entityName: "Vehicle")
       let plain = try #require(context.persistentStoreCoordinator?.managedObjectModel.entitiesByName["Plain"])
-      request.predicate = try FetchPredicate(format: "entity != %@", plain)
-      request.sortDescriptors = [FetchSortDescriptor(key: "name")]
+      request.predicate = NSPredicate(format: "entity != %@", plain)
+      request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
       let vehicles = try context.fetch(request)
       #expect(vehicles.map(\.name) == ["0", "1", "2", "3", "4"])
       #expect(vehicles.map { $0 is Truck } == [false, true, true, false, true])
@@ -59,7 +59,7 @@ struct TypedFetchTests {
       try Self.insert("Plain", "z", into: context)
       try context.save()
       let request = NSFetchRequest<Vehicle>(entityName: "Vehicle")
-      request.sortDescriptors = [FetchSortDescriptor(key: "name")]
+      request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
       let error = expectCode(.invalidValue) { _ = try context.fetch(request) }
       #expect(error?.message.contains("made as NSManagedObject, which is not a") == true, "\(String(describing: error))")
     }

@@ -103,7 +103,7 @@ struct MigrationTests {
   static func fetch(_ entity: String, in context: NSManagedObjectContext, sortedBy key: String? = nil) throws -> [NSManagedObject] {
     try context.performAndWait {
       let request = NSFetchRequest<NSManagedObject>(entityName: entity)
-      request.sortDescriptors = key.map { [FetchSortDescriptor(key: $0)] } ?? []
+      request.sortDescriptors = key.map { [NSSortDescriptor(key: $0, ascending: true)] } ?? []
       return try context.fetch(request)
     }
   }
@@ -639,7 +639,7 @@ struct TutorialMigrationTests {
     let context = try StoreStack(model: current, at: url).context
     try context.performAndWait {
       let request = NSFetchRequest<NSManagedObject>(entityName: "Note")
-      request.sortDescriptors = [FetchSortDescriptor(key: "title")]
+      request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
       let notes = try context.fetch(request)
       #expect(notes.count == 10)
       #expect(notes.filter { $0.value(forKey: "modifiedAt") as? Date == date }.count == 5)

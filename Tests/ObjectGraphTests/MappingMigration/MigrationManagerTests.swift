@@ -128,7 +128,7 @@ struct MigrationManagerTests {
   /// The mapping model from version 1 to version 2: the rating converted by a closure, the name split by
   /// `notePolicy`, relationships by `FUNCTION(...)`, Draft removed.
   static func mappingModel(
-    notePolicy: NSEntityMigrationPolicy = SplitFullNamePolicy(), notePredicate: FetchPredicate? = nil,
+    notePolicy: NSEntityMigrationPolicy = SplitFullNamePolicy(), notePredicate: NSPredicate? = nil,
     notebookNameExpression: String = "$source.name"
   ) -> NSMappingModel {
     NSMappingModel(entityMappings: [
@@ -246,7 +246,7 @@ struct MigrationManagerTests {
 
   @Test("a source predicate migrates only the instances it accepts; relationships to the others are dropped")
   func sourcePredicate() throws {
-    let predicate = try FetchPredicate(format: "fullName BEGINSWITH %@", "First1")
+    let predicate = NSPredicate(format: "fullName BEGINSWITH %@", "First1")
     let (_, _, migratedURL) = try Self.migratedWithMappingModel(Self.mappingModel(notePredicate: predicate))
     #expect(try Self.notes(at: migratedURL) == Self.expected([1, 10, 11]))
     #expect(try Self.notebooks(at: migratedURL) == ["Notebook 0: 0", "Notebook 1: 2", "Notebook 2: 1"])

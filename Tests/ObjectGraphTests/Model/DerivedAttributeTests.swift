@@ -73,7 +73,7 @@ struct DerivedAttributeTests {
     let other = stack.freshContext()
     try other.performAndWait {
       let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
-      request.predicate = try FetchPredicate(format: "size == 30")
+      request.predicate = NSPredicate(format: "size == 30")
       let item = try #require(try other.fetch(request).first)
       item.setValue(Int64(31), forKey: "size")
       try other.save()
@@ -82,9 +82,9 @@ struct DerivedAttributeTests {
     #expect(context.performAndWait { folder.value(forKey: "totalSize") as? Int64 } == 131)
     // Stored: another context reads them, and a fetch can filter on them.
     let (_, reader) = try stack.reader()
-    try reader.performAndWait {
+    try reader.performAndWait { () throws in
       let request = NSFetchRequest<NSManagedObject>(entityName: "Folder")
-      request.predicate = try FetchPredicate(format: "itemCount == 2 AND lowerName BEGINSWITH 'éclairs'")
+      request.predicate = NSPredicate(format: "itemCount == 2 AND lowerName BEGINSWITH 'éclairs'")
       #expect(try reader.fetch(request).count == 1)
     }
   }
@@ -95,9 +95,9 @@ struct DerivedAttributeTests {
     let (_, reader) = try stack.reader()
     return try reader.performAndWait {
       let all = NSFetchRequest<NSManagedObject>(entityName: "Item")
-      all.sortDescriptors = [FetchSortDescriptor(key: "size")]
+      all.sortDescriptors = [NSSortDescriptor(key: "size", ascending: true)]
       let names = try reader.fetch(all).map { $0.value(forKey: "folderName") as? String ?? "nil" }
-      all.predicate = try FetchPredicate(format: "folderName == %@", name)
+      all.predicate = NSPredicate(format: "folderName == %@", name)
       let matching = try reader.fetch(all).compactMap { $0.value(forKey: "size") as? Int64 }
       return (names, matching)
     }

@@ -120,8 +120,8 @@ struct RelationshipResolutionTests {
         return object
       }
     }()
-    let predicate = try FetchPredicate(format: "notebook.title == %@", "Inbox")
-    #expect(try predicate.evaluate(with: note) == false)
+    let predicate = NSPredicate(format: "notebook.title == %@", "Inbox")
+    #expect(predicate.evaluate(with: note) == false)
     #expect(note.entity.relationshipsByName["notebook"]?.destinationEntity == nil)
   }
 }

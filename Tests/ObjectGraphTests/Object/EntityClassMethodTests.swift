@@ -46,7 +46,7 @@ struct EntityClassMethodTests {
       #expect(request.entity == nil)
       request.entity = Note.entity()
       #expect(request.entity === Note.entity() && request.entityName == "Note")
-      request.sortDescriptors = [FetchSortDescriptor(key: "title")]
+      request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
       #expect(try stack.context.fetch(request).map(\.title) == ["a", "b"])
       // Naming another entity forgets the one set.
       request.entityName = "Tag"

@@ -46,18 +46,18 @@ struct CoreDataParityTests {
       #expect(keptIDs.allSatisfy { $0.isTemporaryID }, "the child keeps its temporary IDs (Core Data's rule)")
 
       let byIDs = NSFetchRequest<Note>(entityName: "Note")
-      byIDs.predicate = try FetchPredicate(format: "SELF IN %@", keptIDs)
+      byIDs.predicate = NSPredicate(format: "SELF IN %@", keptIDs)
       let found = try child.fetch(byIDs)
       #expect(Set(found.map(ObjectIdentifier.init)) == Set(kept.map(ObjectIdentifier.init)), "the same instances, uniqued")
       #expect(try child.count(for: byIDs) == 3)
 
       let one = NSFetchRequest<Note>(entityName: "Note")
-      one.predicate = try FetchPredicate(format: "SELF == %@", keptIDs[1])
+      one.predicate = NSPredicate(format: "SELF == %@", keptIDs[1])
       #expect(try child.fetch(one).map(\.title) == ["b"])
       #expect(try child.count(for: one) == 1)
 
       // evaluate(with:) and the fetch agree.
-      #expect(try kept.allSatisfy { try byIDs.predicate?.evaluate(with: $0) == true })
+      #expect(kept.allSatisfy { byIDs.predicate?.evaluate(with: $0) == true })
     }
   }
 
@@ -68,7 +68,7 @@ struct CoreDataParityTests {
     let notes = try insertSavedThroughParent(["keep 1", "keep 2", "keep 3", "drop 1", "drop 2"], child: child, parent: stack.context)
     try child.performAndWait {
       let others = NSFetchRequest<Note>(entityName: "Note")
-      others.predicate = try FetchPredicate(format: "NOT (SELF IN %@)", notes.prefix(3).map(\.objectID))
+      others.predicate = NSPredicate(format: "NOT (SELF IN %@)", notes.prefix(3).map(\.objectID))
       let doomed = try child.fetch(others)
       #expect(doomed.compactMap(\.title).sorted() == ["drop 1", "drop 2"])
       for note in doomed { child.delete(note) }
@@ -99,9 +99,9 @@ struct CoreDataParityTests {
       return notebook.objectID
     }
     try stack.context.performAndWait { try stack.context.save() }
-    try child.performAndWait {
+    try child.performAndWait { () throws in
       let request = NSFetchRequest<Note>(entityName: "Note")
-      request.predicate = try FetchPredicate(format: "notebook == %@", notebookID)
+      request.predicate = NSPredicate(format: "notebook == %@", notebookID)
       #expect(try child.fetch(request).compactMap(\.title).sorted() == ["x", "y"])
     }
   }
@@ -126,7 +126,7 @@ struct CoreDataParityTests {
     try stack.context.performAndWait { try stack.context.save() }
     try worker.performAndWait {
       let request = NSFetchRequest<Note>(entityName: "Note")
-      request.predicate = try FetchPredicate(format: "SELF IN %@", [notes[0].objectID])
+      request.predicate = NSPredicate(format: "SELF IN %@", [notes[0].objectID])
       let found = try worker.fetch(request)
       #expect(found.count == 1)
       #expect(found.first === notes[0])
@@ -240,7 +240,7 @@ struct CoreDataParityTests {
     #expect(title == "first")
     try child.performAndWait {
       let request = NSFetchRequest<Note>(entityName: "Note")
-      request.predicate = try FetchPredicate(format: "SELF == %@", childIDs[1])
+      request.predicate = NSPredicate(format: "SELF == %@", childIDs[1])
       #expect(try child.fetch(request).first === notes[1])
       // A later change from the child still reaches that row.
       notes[1].title = "second, edited"

@@ -125,7 +125,7 @@ struct PortedCodeHabitsTests {
     let recorder = SectionRecorder()
     let controller = try main.performAndWait {
       let request = NSFetchRequest<Note>(entityName: "Note")
-      request.sortDescriptors = [FetchSortDescriptor(key: "title")]
+      request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
       let controller = NSFetchedResultsController(
         fetchRequest: request, managedObjectContext: main, sectionNameKeyPath: nil, cacheName: nil)
       controller.delegate = recorder
@@ -157,7 +157,7 @@ struct PortedCodeHabitsTests {
       }
       try stack.context.save()
       let request = NSFetchRequest<Note>(entityName: "Note")
-      request.sortDescriptors = [FetchSortDescriptor(key: "body"), FetchSortDescriptor(key: "title")]
+      request.sortDescriptors = [NSSortDescriptor(key: "body", ascending: true), NSSortDescriptor(key: "title", ascending: true)]
       let controller = NSFetchedResultsController(
         fetchRequest: request, managedObjectContext: stack.context, sectionNameKeyPath: "body", cacheName: nil)
       let recorder = SectionRecorder()
@@ -224,7 +224,7 @@ struct PortedCodeHabitsTests {
       }
       try stack.context.save()
       let request = NSFetchRequest<Book>(entityName: "Book")
-      request.sortDescriptors = [FetchSortDescriptor(key: "title", ascending: true, comparison: .caseInsensitiveCompare)]
+      request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true, selector: Selector("caseInsensitiveCompare:"))]
       let controller = NSFetchedResultsController(
         fetchRequest: request, managedObjectContext: stack.context, sectionNameKeyPath: "firstInitial", cacheName: nil)
       try controller.performFetch()
@@ -234,8 +234,8 @@ struct PortedCodeHabitsTests {
       // value(forKey:), in-memory predicates and key paths through a computed to-one ask the same hook.
       let book = try controller.object(at: IndexPath(row: 0, section: 1))
       #expect(book.value(forKey: "firstInitial") as? String == "B")
-      #expect(try FetchPredicate(format: "firstInitial == 'B'").evaluate(with: book))
-      #expect(try FetchPredicate(format: "place.name == 'Top'").evaluate(with: book))
+      #expect(NSPredicate(format: "firstInitial == 'B'").evaluate(with: book))
+      #expect(NSPredicate(format: "place.name == 'Top'").evaluate(with: book))
 
       // A key the class does not answer either is still error 900003, naming the hook.
       let unknown = NSFetchedResultsController(
@@ -251,10 +251,9 @@ struct PortedCodeHabitsTests {
   func sortDescriptorsNil() throws {
     let stack = try Stack()
     let request = NSFetchRequest<Note>(entityName: "Note")
-    request.sortDescriptors = [FetchSortDescriptor(key: "title")]
+    request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
     request.sortDescriptors = nil
-    #expect(request.sortDescriptors.isEmpty)
-    #expect(request.sortDescriptors == [])
+    #expect(request.sortDescriptors == nil)
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "n"

@@ -41,18 +41,18 @@ struct PredicatePortingTests {
   /// The `key` values of the `entity` objects a predicate matches, in SQL (a context with no pending
   /// changes) and in memory; checks that both agree.
   private func matches(
-    _ stack: Stack, _ entity: String, _ key: String, _ predicate: FetchPredicate,
+    _ stack: Stack, _ entity: String, _ key: String, _ predicate: NSPredicate,
     sourceLocation: SourceLocation = #_sourceLocation
   ) throws -> [String] {
     let (_, context) = try stack.reader()
     return try context.performAndWait {
       let request = NSFetchRequest<NSManagedObject>(entityName: entity)
       request.predicate = predicate
-      request.sortDescriptors = [FetchSortDescriptor(key: key)]
+      request.sortDescriptors = [NSSortDescriptor(key: key, ascending: true)]
       let sql = try context.fetch(request).compactMap { $0.value(forKey: key) as? String }
       let all = NSFetchRequest<NSManagedObject>(entityName: entity)
-      all.sortDescriptors = [FetchSortDescriptor(key: key)]
-      let memory = try context.fetch(all).filter { try predicate.evaluate(with: $0) }.compactMap {
+      all.sortDescriptors = [NSSortDescriptor(key: key, ascending: true)]
+      let memory = try context.fetch(all).filter { predicate.evaluate(with: $0) }.compactMap {
         $0.value(forKey: key) as? String
       }
       #expect(sql == memory, "SQL and memory disagree for \(predicate)", sourceLocation: sourceLocation)
@@ -61,11 +61,11 @@ struct PredicatePortingTests {
   }
 
   private func notebooks(_ stack: Stack, _ format: String, _ arguments: Any?...) throws -> [String] {
-    try matches(stack, "Notebook", "name", FetchPredicate(format: format, argumentArray: arguments))
+    try matches(stack, "Notebook", "name", NSPredicate(format: format, argumentArray: arguments.map { $0 as Any }))
   }
 
   private func notes(_ stack: Stack, _ format: String, _ arguments: Any?...) throws -> [String] {
-    try matches(stack, "Note", "title", FetchPredicate(format: format, argumentArray: arguments))
+    try matches(stack, "Note", "title", NSPredicate(format: format, argumentArray: arguments.map { $0 as Any }))
   }
 
   @Test("@sum, @avg, @min and @max reduce a to-many's values; empty sets give 0 for @sum and nil for the rest", arguments: bothStoreTypes)
@@ -127,69 +127,75 @@ struct PredicatePortingTests {
   @Test("$VARIABLES are filled in by withSubstitutionVariables, every one required, the template unchanged", arguments: bothStoreTypes)
   func substitutionVariables(type: StoreType) throws {
     let stack = try populated(type)
-    let template = try FetchPredicate(format: "rating > $minimum AND notebook.name == $book")
+    let template = NSPredicate(format: "rating > $minimum AND notebook.name == $book")
     #expect(template.substitutionVariableNames == ["minimum", "book"])
-    let filled = try template.withSubstitutionVariables(["minimum": 3, "book": "Work"])
+    let filled = template.withSubstitutionVariables(["minimum": 3, "book": "Work"])
     #expect(try matches(stack, "Note", "title", filled) == ["zeta", "Épée"])
     #expect(filled.substitutionVariableNames.isEmpty)
-    #expect(template.predicateFormat == "rating > $minimum AND notebook.name == $book")
-    let again = try template.withSubstitutionVariables(["minimum": 7, "book": "Home"])
+    #expect(template.engineFormat == "rating > $minimum AND notebook.name == $book")
+    let again = template.withSubstitutionVariables(["minimum": 7, "book": "Home"])
     #expect(try matches(stack, "Note", "title", again) == ["Iota"])
     // A collection for IN; a subquery's own variable is not a substitution variable.
-    let names = try FetchPredicate(format: "title IN $titles").withSubstitutionVariables(["titles": ["beta", "Eta"]])
+    let names = NSPredicate(format: "title IN $titles").withSubstitutionVariables(["titles": ["beta", "Eta"]])
     #expect(try matches(stack, "Note", "title", names) == ["Eta", "beta"])
-    let counted = try FetchPredicate(format: "SUBQUERY(notes, $n, $n.rating > $floor).@count == $count")
+    let counted = NSPredicate(format: "SUBQUERY(notes, $n, $n.rating > $floor).@count == $count")
     #expect(counted.substitutionVariableNames == ["floor", "count"])
-    let filledCount = try counted.withSubstitutionVariables(["floor": 6, "count": 2])
+    let filledCount = counted.withSubstitutionVariables(["floor": 6, "count": 2])
     #expect(try matches(stack, "Notebook", "name", filledCount) == ["Home"])
 
-    _ = expectCode(.predicateSyntax) { _ = try template.withSubstitutionVariables(["minimum": 3]) }
-    _ = expectCode(.invalidValue) { _ = try template.withSubstitutionVariables(["minimum": 3, "book": NSObject()]) }
-    _ = expectCode(.predicateSyntax) {
-      _ = try FetchPredicate(format: "title == $note.title").withSubstitutionVariables(["note": "x"])
+    // A missing variable or a value predicates cannot hold makes a predicate that carries the message
+    // (Core Data raises an exception); a fetch with it throws it.
+    _ = expectCode(.predicateSyntax) { _ = try FetchPredicate(template.withSubstitutionVariables(["minimum": 3])) }
+    _ = expectCode(.invalidValue) {
+      _ = try FetchPredicate(template.withSubstitutionVariables(["minimum": 3, "book": NSObject()]))
     }
+    _ = expectCode(.predicateSyntax) {
+      _ = try FetchPredicate(NSPredicate(format: "title == $note.title").withSubstitutionVariables(["note": "x"]))
+    }
+    #expect(template.withSubstitutionVariables(["minimum": 3]).formatError?.contains("$book") == true)
     // Used without its values, in SQL and in memory.
     try stack.context.performAndWait {
       let request = NSFetchRequest<Note>(entityName: "Note")
       request.predicate = template
       _ = expectCode(.predicateSyntax) { _ = try stack.context.fetch(request) }
       let any = try stack.context.fetch(NSFetchRequest<Note>(entityName: "Note"))[0]
-      _ = expectCode(.predicateSyntax) { _ = try template.evaluate(with: any) }
-      #expect(try template.evaluate(with: any, substitutionVariables: ["minimum": -1, "book": any.notebook?.name as Any]))
+      // In memory, a variable without a value makes the predicate false (Core Data raises an exception).
+      #expect(template.evaluate(with: any) == false)
+      #expect(template.evaluate(with: any, substitutionVariables: ["minimum": -1, "book": any.notebook?.name as Any]))
     }
   }
 
-  @Test("Compound predicates built in code, FetchPredicate(value:) and CompoundPredicate", arguments: bothStoreTypes)
+  @Test("Compound predicates built in code, NSPredicate(value:) and NSCompoundPredicate", arguments: bothStoreTypes)
   func compoundPredicates(type: StoreType) throws {
     let stack = try populated(type)
-    let work = try FetchPredicate(format: "notebook.name == 'Work'")
-    let high = try FetchPredicate(format: "rating >= 4")
-    let tagged = try FetchPredicate(format: "ANY tags.name == 'data'")
-    let both = CompoundPredicate(andPredicateWithSubpredicates: [work, high])
+    let work = NSPredicate(format: "notebook.name == 'Work'")
+    let high = NSPredicate(format: "rating >= 4")
+    let tagged = NSPredicate(format: "ANY tags.name == 'data'")
+    let both = NSCompoundPredicate(andPredicateWithSubpredicates: [work, high])
     #expect(try matches(stack, "Note", "title", both) == ["zeta", "Épée"])
-    let either = CompoundPredicate(orPredicateWithSubpredicates: [both, tagged])
+    let either = NSCompoundPredicate(orPredicateWithSubpredicates: [both, tagged])
     #expect(try matches(stack, "Note", "title", either) == ["Alpha", "zeta", "Épée"])
-    let not = CompoundPredicate(notPredicateWithSubpredicate: either)
+    let not = NSCompoundPredicate(notPredicateWithSubpredicate: either)
     #expect(try matches(stack, "Note", "title", not).count == 7)
     #expect(try matches(stack, "Note", "title", !work && !high) == [])
     #expect(try matches(stack, "Note", "title", work || tagged).count == 6)
-    #expect(try matches(stack, "Note", "title", FetchPredicate(value: true)).count == 10)
-    #expect(try matches(stack, "Note", "title", FetchPredicate(value: false)).isEmpty)
-    #expect(try matches(stack, "Note", "title", FetchPredicate(andPredicateWithSubpredicates: [])).count == 10)
-    #expect(try matches(stack, "Note", "title", FetchPredicate(orPredicateWithSubpredicates: [])).isEmpty)
-    #expect(either.predicateFormat == #"(notebook.name == "Work" AND rating >= 4) OR ANY tags.name == "data""#)
-    #expect(FetchPredicate(value: false).predicateFormat == "FALSEPREDICATE")
+    #expect(try matches(stack, "Note", "title", NSPredicate(value: true)).count == 10)
+    #expect(try matches(stack, "Note", "title", NSPredicate(value: false)).isEmpty)
+    #expect(try matches(stack, "Note", "title", NSCompoundPredicate(andPredicateWithSubpredicates: [])).count == 10)
+    #expect(try matches(stack, "Note", "title", NSCompoundPredicate(orPredicateWithSubpredicates: [])).isEmpty)
+    #expect(either.engineFormat == #"(notebook.name == "Work" AND rating >= 4) OR ANY tags.name == "data""#)
+    #expect(NSPredicate(value: false).engineFormat == "FALSEPREDICATE")
   }
 
   @Test("A managed object as an argument: read at the call, and still the same object after it is saved", arguments: bothStoreTypes)
   func managedObjectArguments(type: StoreType) throws {
     let stack = try populated(type)
     let context = stack.context
-    let (predicate, sets): (FetchPredicate, FetchPredicate) = try context.performAndWait {
+    let (predicate, sets): (NSPredicate, NSPredicate) = try context.performAndWait {
       let work = try context.fetch(NSFetchRequest<Notebook>(entityName: "Notebook")).first { $0.name == "Work" }
       let tags = try context.fetch(NSFetchRequest<Tag>(entityName: "Tag"))
-      let predicate = try FetchPredicate(format: "notebook == %@", work)
-      let sets = try FetchPredicate(format: "ANY tags IN %@", Set(tags.filter { $0.name == "data" }))
+      let predicate = NSPredicate(format: "notebook == %@", work)
+      let sets = NSPredicate(format: "ANY tags IN %@", Set(tags.filter { $0.name == "data" }))
       return (predicate, sets)
     }
     // The predicates are Sendable: made on one queue, used on another.
@@ -197,21 +203,21 @@ struct PredicatePortingTests {
     #expect(try matches(stack, "Note", "title", sets) == ["Alpha", "zeta"])
 
     // An unsaved notebook: matched in memory before the save, and by its permanent ID after it.
-    let (fresh, beforeSave, afterSave, inOtherContext): (FetchPredicate, [String], [String], [String]) =
+    let (fresh, beforeSave, afterSave, inOtherContext): (NSPredicate, [String], [String], [String]) =
       try context.performAndWait {
         let drafts = Notebook(context: context)
         drafts.name = "Drafts"
         let note = Note(context: context)
         note.title = "draft"
         note.notebook = drafts
-        let fresh = try FetchPredicate(format: "notebook == %@ OR notebook IN %@", drafts, [drafts])
+        let fresh = NSPredicate(format: "notebook == %@ OR notebook IN %@", drafts, [drafts])
         let request = NSFetchRequest<Note>(entityName: "Note")
         request.predicate = fresh
         let beforeSave = try context.fetch(request).compactMap(\.title)
         #expect(drafts.objectID.isTemporaryID)
         try context.save()
         #expect(!drafts.objectID.isTemporaryID)
-        #expect(fresh.predicateFormat.contains(drafts.objectID.description))
+        #expect(fresh.engineFormat.contains(drafts.objectID.description))
         let afterSave = try context.fetch(request).compactMap(\.title)
         let other = stack.freshContext()
         let inOtherContext = try other.performAndWait { try other.fetch(request).compactMap(\.title) }
@@ -236,8 +242,8 @@ struct PredicatePortingTests {
       note.rating = 12
       note.notebook = empty
       let request = NSFetchRequest<Notebook>(entityName: "Notebook")
-      request.sortDescriptors = [FetchSortDescriptor(key: "name")]
-      request.predicate = try FetchPredicate(format: "notes.@sum.rating >= 12 AND SUBQUERY(notes, $n, $n.rating * 2 > 20).@count == 1")
+      request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+      request.predicate = NSPredicate(format: "notes.@sum.rating >= 12 AND SUBQUERY(notes, $n, $n.rating * 2 > 20).@count == 1")
       #expect(try context.fetch(request).compactMap(\.name) == ["Empty"])
       note.notebook = work
       #expect(try context.fetch(request).compactMap(\.name) == ["Work"])
@@ -256,7 +262,7 @@ struct PredicatePortingTests {
       "SUBQUERY(notes, $n, $n.rating > 1) > 0", "SUBQUERY(notes, n, rating > 1).@count > 0", "SUBQUERY(notes, $n).@count > 0",
       "SUBQUERY(5, $n, TRUEPREDICATE).@count > 0", "rating * > 1", "(rating + 1 > 2", "FUNCTION(rating, 'abs') > 1",
     ] {
-      _ = expectCode(.predicateSyntax) { _ = try FetchPredicate(format: format) }
+      _ = expectCode(.predicateSyntax) { _ = try FetchPredicate(NSPredicate(format: format)) }
     }
     let context = stack.freshContext()
     try context.performAndWait {
@@ -267,10 +273,10 @@ struct PredicatePortingTests {
         _ entity: String, _ format: String, _ code: ObjectGraphError.Code, _ mentioned: String, _ arguments: Any?...
       ) throws {
         let request = NSFetchRequest<NSManagedObject>(entityName: entity)
-        request.predicate = try FetchPredicate(format: format, argumentArray: arguments)
+        request.predicate = NSPredicate(format: format, argumentArray: arguments.map { $0 as Any })
         let inSQL = expectCode(code) { _ = try context.fetch(request) }
         let object: NSManagedObject = entity == "Note" ? anyNote : anyBook
-        let inMemory = expectCode(code) { _ = try request.predicate?.evaluate(with: object) }
+        let inMemory = expectCode(code) { _ = try request.predicate.map { try FetchPredicate($0).evaluate(with: object) } }
         for error in [inSQL, inMemory] {
           #expect(error?.message.contains(mentioned) == true, "\(format): \(error?.message ?? "")")
         }
@@ -296,19 +302,19 @@ struct PredicatePortingTests {
       "(1 + rating) * 2 == 8", "1 + rating * 2 == 7", "rating / (2 - 1) == 3", "-1 * rating < -8", "rating > $minimum",
       "title IN $titles AND rating BETWEEN {1, 2}",
     ] {
-      let predicate = try FetchPredicate(format: format)
-      let reparsed = try FetchPredicate(format: predicate.predicateFormat)
-      #expect(reparsed.node == predicate.node, "\(format) printed as \(predicate.predicateFormat)")
+      let predicate = NSPredicate(format: format)
+      let reparsed = NSPredicate(format: predicate.engineFormat)
+      #expect(reparsed.node == predicate.node, "\(format) printed as \(predicate.engineFormat)")
     }
-    #expect(try FetchPredicate(format: "(1 + rating) * 2 == 8").predicateFormat == "(1 + rating) * 2 == 8")
-    #expect(try FetchPredicate(format: "1 + (rating * 2) == 7").predicateFormat == "1 + (rating * 2) == 7")
+    #expect(NSPredicate(format: "(1 + rating) * 2 == 8").engineFormat == "(1 + rating) * 2 == 8")
+    #expect(NSPredicate(format: "1 + (rating * 2) == 7").engineFormat == "1 + (rating * 2) == 7")
   }
 
   private func noteID(_ stack: Stack, _ title: String) throws -> NSManagedObjectID {
     let context = stack.freshContext()
     return try context.performAndWait {
       let request = NSFetchRequest<Note>(entityName: "Note")
-      request.predicate = try FetchPredicate(format: "title == %@", title)
+      request.predicate = NSPredicate(format: "title == %@", title)
       return try #require(try context.fetch(request).first).objectID
     }
   }

@@ -57,7 +57,7 @@ struct TutorialPredicateTests {
   /// The names `predicate` matches among `entity`'s objects: fetched (SQL) and evaluated in memory over
   /// every object, which must agree.
   private func names(
-    _ stack: Stack, _ entity: String, _ predicate: FetchPredicate, sourceLocation: SourceLocation = #_sourceLocation
+    _ stack: Stack, _ entity: String, _ predicate: NSPredicate, sourceLocation: SourceLocation = #_sourceLocation
   ) throws -> [String] {
     let context = stack.freshContext()
     return try context.performAndWait {
@@ -65,7 +65,7 @@ struct TutorialPredicateTests {
       request.predicate = predicate
       let fetched = try context.fetch(request).compactMap { $0.value(forKey: "name") as? String }.sorted()
       let all = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: entity))
-      let evaluated = try all.filter { try predicate.evaluate(with: $0) }.compactMap { $0.value(forKey: "name") as? String }.sorted()
+      let evaluated = all.filter { predicate.evaluate(with: $0) }.compactMap { $0.value(forKey: "name") as? String }.sorted()
       #expect(fetched == evaluated, "SQL and in-memory disagree on \(predicate)", sourceLocation: sourceLocation)
       return fetched
     }
@@ -83,8 +83,8 @@ struct TutorialPredicateTests {
     ])
   func keyAfterDot(entity: String, format: String, keys: [String], number: UInt, written: String, expected: [String]) throws {
     let stack = try stack()
-    let tutorial = try FetchPredicate(format: format, argumentArray: keys.map { $0 as Any } + [number])
-    let plain = try FetchPredicate(format: written)
+    let tutorial = NSPredicate(format: format, argumentArray: keys.map { $0 as Any } + [number])
+    let plain = NSPredicate(format: written)
     #expect(try names(stack, entity, tutorial) == expected)
     #expect(try names(stack, entity, plain) == expected)
   }
@@ -92,9 +92,9 @@ struct TutorialPredicateTests {
   @Test("A SUBQUERY's variable followed by %K, compared with a second %K's @count")
   func subqueryAgainstCount() throws {
     let stack = try stack()
-    let tutorial = try FetchPredicate(
+    let tutorial = NSPredicate(
       format: "(SUBQUERY(%K, $x, $x.%K < %lu).@count == %K.@count)", "cities", "population", UInt(1_000), "cities")
-    let plain = try FetchPredicate(format: "(SUBQUERY(cities, $x, $x.population < 1000).@count == cities.@count)")
+    let plain = NSPredicate(format: "(SUBQUERY(cities, $x, $x.population < 1000).@count == cities.@count)")
     #expect(try names(stack, "Country", tutorial) == ["Beland", "Celand"])
     #expect(try names(stack, "Country", plain) == ["Beland", "Celand"])
   }
@@ -102,9 +102,9 @@ struct TutorialPredicateTests {
   @Test("%K after a dot takes a dotted key path too, and keeps its argument's place among the others")
   func dottedArgumentAfterDot() throws {
     let stack = try stack()
-    let predicate = try FetchPredicate(format: "%K.%K == %@ AND %K > %d", "country", "name", "Anland", "population", 100)
+    let predicate = NSPredicate(format: "%K.%K == %@ AND %K > %d", "country", "name", "Anland", "population", 100)
     #expect(try names(stack, "City", predicate) == ["a2"])
-    let positional = try FetchPredicate(format: "%1$K.%2$K == %3$@", "country", "name", "Beland")
+    let positional = NSPredicate(format: "%1$K.%2$K == %3$@", "country", "name", "Beland")
     #expect(try names(stack, "City", positional) == ["b1"])
   }
 
@@ -112,13 +112,13 @@ struct TutorialPredicateTests {
   func bareBooleanKeyPath() throws {
     for (format, arguments) in [("isFavorite", [] as [String]), ("%K", ["isFavorite"])] {
       let error = try #require(throws: ObjectGraphError.self) {
-        try FetchPredicate(format: format, argumentArray: arguments.map { $0 as Any })
+        try FetchPredicate(NSPredicate(format: format, argumentArray: arguments.map { $0 as Any }))
       }
       #expect(error.code == .predicateSyntax, "\(format)")
       #expect(error.message.contains("== YES"), "\(error.message)")
     }
     let stack = try stack()
-    #expect(try names(stack, "Country", try FetchPredicate(format: "%K == YES", "isFavorite")) == ["Anland"])
+    #expect(try names(stack, "Country", NSPredicate(format: "%K == YES", "isFavorite")) == ["Anland"])
   }
 
   @Test(
@@ -135,7 +135,7 @@ struct TutorialPredicateTests {
       try stack.context.save()
     }
     for (format, expected) in [("%K != NULL", ["tagged"]), ("%K == nil", ["bare"]), ("nil == %K", ["bare"])] {
-      let predicate = try FetchPredicate(format: format, "keywords")
+      let predicate = NSPredicate(format: format, "keywords")
       let context = stack.freshContext()
       try context.performAndWait {
         let request = NSFetchRequest<NSManagedObject>(entityName: "Card")
@@ -143,7 +143,7 @@ struct TutorialPredicateTests {
         let fetched = try context.fetch(request).compactMap { $0.value(forKey: "title") as? String }
         #expect(fetched == expected, "\(format)")
         let all = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Card"))
-        let evaluated = try all.filter { try predicate.evaluate(with: $0) }.compactMap { $0.value(forKey: "title") as? String }
+        let evaluated = all.filter { predicate.evaluate(with: $0) }.compactMap { $0.value(forKey: "title") as? String }
         #expect(evaluated == expected, "\(format) in memory")
       }
     }

@@ -77,7 +77,7 @@ struct BinaryStoreTests {
     let (_, context) = try open(url, model: model)
     try context.performAndWait {
       let request = NSFetchRequest<Note>(entityName: "Note")
-      request.sortDescriptors = [FetchSortDescriptor(key: "title")]
+      request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
       let notes = try context.fetch(request)
       #expect(notes.map(\.title) == ["Note 1", "Note 2"])
       #expect(notes.map(\.rating) == [1, 2])
@@ -88,7 +88,7 @@ struct BinaryStoreTests {
       #expect(notes[0].notebook?.notes.count == 2)
       // A predicate through a relationship, and one through a to-many, run as for any store.
       let tagged = NSFetchRequest<Note>(entityName: "Note")
-      tagged.predicate = try FetchPredicate(format: "ANY tags.name == %@ AND notebook.name == %@", "later", "Work")
+      tagged.predicate = NSPredicate(format: "ANY tags.name == %@ AND notebook.name == %@", "later", "Work")
       #expect(try context.fetch(tagged).map(\.title) == ["Note 2"])
       let attachments = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Attachment"))
       #expect(attachments.map(\.entity.name) == ["ImageAttachment"])
@@ -149,7 +149,7 @@ struct BinaryStoreTests {
     let (_, context) = try open(url, model: model)
     try context.performAndWait {
       let request = NSFetchRequest<NSManagedObject>(entityName: "Everything")
-      request.sortDescriptors = [FetchSortDescriptor(key: "string")]
+      request.sortDescriptors = [NSSortDescriptor(key: "string", ascending: true)]
       let objects = try context.fetch(request)
       try #require(objects.count == 3)
       let (none, empty, full) = (objects[0], objects[1], objects[2])
@@ -169,7 +169,7 @@ struct BinaryStoreTests {
       #expect(empty.value(forKey: "data") as? Data == Data())
       #expect(empty.value(forKey: "double") as? Double == .infinity)
       for key in ["string", "int16", "date", "data", "uuid", "uri", "decimal"] { #expect(none.value(forKey: key) == nil, "\(key)") }
-      request.predicate = try FetchPredicate(format: "double == 3.0 AND int64 == %lld", Int64.min)
+      request.predicate = NSPredicate(format: "double == 3.0 AND int64 == %lld", Int64.min)
       #expect(try context.fetch(request).count == 1)
     }
     // The archive keeps each value's own type: the real 3.0 beside the integers 3 (a primary key) and 1.

@@ -31,7 +31,7 @@ struct BulkPathTests {
     let (_, context) = try stack.reader()
     try context.performAndWait {
       let request = NSFetchRequest<NSManagedObject>(entityName: "Everything")
-      request.sortDescriptors = [FetchSortDescriptor(key: "int64")]
+      request.sortDescriptors = [NSSortDescriptor(key: "int64", ascending: true)]
       let objects = try context.fetch(request)
       #expect(objects.map { $0.value(forKey: "string") as? String } == texts)
       #expect(objects.first?.value(forKey: "data") as? Data == Data())
@@ -65,7 +65,7 @@ struct BulkPathTests {
     let (_, context) = try stack.reader()
     try context.performAndWait {
       let request = NSFetchRequest<Note>(entityName: "Note")
-      request.sortDescriptors = [FetchSortDescriptor(key: "rating")]
+      request.sortDescriptors = [NSSortDescriptor(key: "rating", ascending: true)]
       let notes = try context.fetch(request)
       #expect(notes.count == 2_000)
       for (index, note) in notes.enumerated() {
@@ -459,15 +459,15 @@ struct SlotValueTests {
       #expect(object.value(forKey: "decimal") as? Decimal == Decimal(7))
       // Pending: answered in memory.
       let request = NSFetchRequest<NSManagedObject>(entityName: "Everything")
-      request.predicate = try FetchPredicate(format: "int64 == %d AND double > %f AND decimal == 7", 5, 2.0)
+      request.predicate = NSPredicate(format: "int64 == %d AND double > %f AND decimal == 7", 5, 2.0)
       #expect(try stack.context.fetch(request).count == 1)
       try stack.context.save()
     }
     let (_, context) = try stack.reader()
-    try context.performAndWait {
+    try context.performAndWait { () throws in
       // Saved: answered by SQLite.
       let request = NSFetchRequest<NSManagedObject>(entityName: "Everything")
-      request.predicate = try FetchPredicate(format: "int64 == %d AND double > %f AND decimal == 7", 5, 2.0)
+      request.predicate = NSPredicate(format: "int64 == %d AND double > %f AND decimal == 7", 5, 2.0)
       #expect(try context.fetch(request).count == 1)
     }
   }
@@ -490,7 +490,7 @@ struct SlotValueTests {
       #expect(object.committedValues(forKeys: ["uuid"])["uuid"] as? UUID == uuid)
 
       let request = NSFetchRequest<NSManagedObject>(entityName: "Everything")
-      request.predicate = try FetchPredicate(format: "uuid == %@", uuid)
+      request.predicate = NSPredicate(format: "uuid == %@", uuid)
       #expect(try stack.context.fetch(request).isEmpty)
     }
   }

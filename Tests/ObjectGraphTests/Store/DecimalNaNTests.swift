@@ -31,7 +31,7 @@ struct DecimalNaNTests {
     let (_, context) = try stack.reopened()
     let values = try context.performAndWait {
       let request = NSFetchRequest<NSManagedObject>(entityName: "Everything")
-      request.sortDescriptors = [FetchSortDescriptor(key: "string", ascending: true)]
+      request.sortDescriptors = [NSSortDescriptor(key: "string", ascending: true)]
       return try context.fetch(request).map { $0.value(forKey: "decimal") as? Decimal }
     }
     #expect(values.count == 2)
@@ -60,7 +60,7 @@ struct DecimalNaNTests {
     let (_, context) = try stack.reopened()
     try context.performAndWait {
       let request = NSFetchRequest<NSManagedObject>(entityName: "Everything")
-      request.sortDescriptors = [FetchSortDescriptor(key: "string", ascending: true)]
+      request.sortDescriptors = [NSSortDescriptor(key: "string", ascending: true)]
       let objects = try context.fetch(request)
       #expect((objects.first?.value(forKey: "decimal") as? Decimal)?.isNaN == true)
       #expect(objects.last?.value(forKey: "decimal") as? Decimal == Decimal(string: "-0.125"))

@@ -60,7 +60,7 @@ public final class RecentNotes {
   /// Reads the newest notes again.
   public func reload() throws {
     let request = NSFetchRequest<Note>(entityName: "Note")
-    request.sortDescriptors = [FetchSortDescriptor(key: "createdAt", ascending: false)]
+    request.sortDescriptors = [NSSortDescriptor(key: "createdAt", ascending: false)]
     request.fetchLimit = limit
     titles = try context.fetch(request).map(\.title)
   }

@@ -3,7 +3,7 @@ import Foundation
 /// Sorting objects in memory with the same order SQLite uses: `nil` first, numbers numerically,
 /// strings by code points, dates chronologically.
 enum InMemorySort {
-  static func sort(_ objects: [NSManagedObject], by descriptors: [FetchSortDescriptor]) throws -> [NSManagedObject] {
+  static func sort<Object: PredicateEvaluable>(_ objects: [Object], by descriptors: [FetchSortDescriptor]) throws -> [Object] {
     let keyed = try objects.enumerated().map { offset, object in
       (offset, object, try descriptors.map { try sortValue(object, $0.keyPath) })
     }

@@ -1,0 +1,272 @@
+import Foundation
+
+#if !canImport(Darwin)
+  /// An expression in a predicate or a dictionary fetch: a key path, a constant, a variable, the object
+  /// itself, or a function of other expressions. Foundation's `NSExpression`, which Linux's Foundation
+  /// declares but cannot make.
+  ///
+  /// ```swift
+  /// let words = NSExpression(forKeyPath: "wordCount")
+  /// let total = NSExpressionDescription()
+  /// total.name = "totalWords"
+  /// total.expression = NSExpression(forFunction: "sum:", arguments: [words])
+  /// total.expressionResultType = .integer64AttributeType
+  /// let long = NSComparisonPredicate(
+  ///   leftExpression: words, rightExpression: NSExpression(forConstantValue: 100),
+  ///   modifier: .direct, type: .greaterThan, options: [])
+  /// ```
+  ///
+  /// A SQLite store computes the functions `count:`, `sum:`, `average:`, `min:` and `max:` of a key path,
+  /// and in predicates `add:to:`, `from:subtract:`, `multiply:by:` and `divide:by:`; others are refused
+  /// when the fetch runs.
+  ///
+  /// **A file that imports Foundation as well** cannot name this class as a type (`let e: NSExpression`):
+  /// Swift finds Linux Foundation's `NSExpression` too and calls the name ambiguous. Making one
+  /// (`NSExpression(forKeyPath:)`) is never ambiguous. Where a type annotation is needed, add one file to
+  /// the module: `typealias NSExpression = ObjectGraph.NSExpression` (see Docs/ObjectGraph.md, "Core Data
+  /// as written").
+  open class NSExpression: NSObject, NSCopying {
+    /// What an expression is: Foundation's `NSExpression.ExpressionType`, with Apple's raw values.
+    public enum ExpressionType: UInt, Sendable {
+      /// A constant value (``NSExpression/constantValue``).
+      case constantValue = 0
+      /// The object being evaluated (`SELF`).
+      case evaluatedObject = 1
+      /// A `$VARIABLE` (``NSExpression/variable``).
+      case variable = 2
+      /// A key path (``NSExpression/keyPath``).
+      case keyPath = 3
+      /// A function of ``NSExpression/arguments`` (``NSExpression/function``).
+      case function = 4
+      /// An aggregate of constants, `{1, 2, 3}`.
+      case aggregate = 14
+    }
+
+    enum Form {
+      case keyPath(String)
+      case constant(Any?)
+      case variable(String)
+      case evaluatedObject
+      case function(String, [NSExpression])
+      case aggregate([NSExpression])
+      /// Parsed from a format (``init(format:argumentArray:)``), or why it did not parse.
+      case parsed(Result<PredicateExpression, ObjectGraphError>, format: String)
+    }
+
+    let form: Form
+
+    init(form: Form) {
+      self.form = form
+      super.init()
+    }
+
+    /// An expression for the value at a key path of the evaluated object (`"notebook.name"`).
+    public convenience init(forKeyPath keyPath: String) {
+      self.init(form: .keyPath(keyPath))
+    }
+
+    /// An expression for a constant: a string, number, date, managed object, array (for `IN`), or `nil`.
+    public convenience init(forConstantValue obj: Any?) {
+      self.init(form: .constant(obj))
+    }
+
+    /// An expression for a `$VARIABLE`, filled in by `withSubstitutionVariables(_:)`.
+    public convenience init(forVariable string: String) {
+      self.init(form: .variable(string))
+    }
+
+    /// An expression for a function applied to other expressions: `sum:`, `count:`, `average:`, `min:`,
+    /// `max:` of a key path; `add:to:`, `from:subtract:`, `multiply:by:`, `divide:by:` of two expressions.
+    public convenience init(forFunction name: String, arguments parameters: [Any]) {
+      self.init(form: .function(name, parameters.map { ($0 as? NSExpression) ?? NSExpression(forConstantValue: $0) }))
+    }
+
+    /// An expression for a collection of expressions, `{1, 2, 3}`.
+    public convenience init(forAggregate subexpressions: [Any]) {
+      self.init(form: .aggregate(subexpressions.map { ($0 as? NSExpression) ?? NSExpression(forConstantValue: $0) }))
+    }
+
+    /// Parses an expression in the predicate language (`"wordCount * 2"`, `"notebook.name"`, `"%@"`).
+    /// A malformed format does not stop the program: a fetch with the expression throws the message.
+    public convenience init(format expressionFormat: String, _ args: Any?...) {
+      self.init(format: expressionFormat, argumentArray: args.map { $0 as Any })
+    }
+
+    /// The same, with the arguments given as an array.
+    public convenience init(format expressionFormat: String, argumentArray arguments: [Any]) {
+      let parsed: Result<PredicateExpression, ObjectGraphError>
+      do {
+        parsed = .success(
+          try PredicateParser.parseExpression(
+            format: expressionFormat, arguments: arguments.map { $0 }, objects: PredicateObjectCapture()))
+      } catch {
+        parsed = .failure(ObjectGraphError.wrapping(error))
+      }
+      self.init(form: .parsed(parsed, format: expressionFormat))
+    }
+
+    /// An expression for the object being evaluated (`SELF`).
+    open class func expressionForEvaluatedObject() -> NSExpression {
+      NSExpression(form: .evaluatedObject)
+    }
+
+    /// What kind of expression this is.
+    open var expressionType: ExpressionType {
+      switch form {
+      case .keyPath: .keyPath
+      case .constant: .constantValue
+      case .variable: .variable
+      case .evaluatedObject: .evaluatedObject
+      case .function: .function
+      case .aggregate: .aggregate
+      case .parsed(.success(let expression), _):
+        switch expression {
+        case .keyPath(let path): path.isEmpty ? .evaluatedObject : .keyPath
+        case .constant: .constantValue
+        case .aggregate: .aggregate
+        case .variable: .variable
+        case .arithmetic, .subqueryCount: .function
+        }
+      case .parsed(.failure, _): .constantValue
+      }
+    }
+
+    /// The key path of a key-path expression; empty for other kinds (Foundation raises an exception).
+    open var keyPath: String {
+      switch form {
+      case .keyPath(let path): path
+      case .parsed(.success(.keyPath(let path)), _): path.joined(separator: ".")
+      default: ""
+      }
+    }
+
+    /// The value of a constant expression; `nil` for other kinds.
+    open var constantValue: Any? {
+      if case .constant(let value) = form { return value }
+      return nil
+    }
+
+    /// The name of a variable expression (without `$`); empty for other kinds.
+    open var variable: String {
+      switch form {
+      case .variable(let name): name
+      case .parsed(.success(.variable(let name, let path)), _) where path.isEmpty: name
+      default: ""
+      }
+    }
+
+    /// The name of a function expression (`"sum:"`); empty for other kinds.
+    open var function: String {
+      if case .function(let name, _) = form { return name }
+      return ""
+    }
+
+    /// The arguments of a function expression.
+    open var arguments: [NSExpression]? {
+      if case .function(_, let arguments) = form { return arguments }
+      return nil
+    }
+
+    /// The expressions of an aggregate expression.
+    open var collection: Any {
+      if case .aggregate(let members) = form { return members }
+      return [NSExpression]()
+    }
+
+    /// The expression itself: it never changes once made.
+    open func copy(with zone: NSZone? = nil) -> Any { self }
+
+    /// The expression as the predicate language writes it: `wordCount`, `sum:(wordCount)`, `"a"`, `$x`.
+    open override var description: String {
+      switch form {
+      case .keyPath(let path): return path
+      case .constant(let value):
+        return (try? PredicateValue(argument: value).predicateFormat) ?? "\(value ?? "nil")"
+      case .variable(let name): return "$" + name
+      case .evaluatedObject: return "SELF"
+      case .function(let name, let arguments): return "\(name)(\(arguments.map(\.description).joined(separator: ", ")))"
+      case .aggregate(let members): return "{" + members.map(\.description).joined(separator: ", ") + "}"
+      case .parsed(.success(let expression), _): return expression.predicateFormat
+      case .parsed(.failure, let format): return format
+      }
+    }
+
+    /// Whether `object` is an expression that prints the same.
+    open override func isEqual(_ object: Any?) -> Bool {
+      guard let other = object as? NSExpression else { return false }
+      return description == other.description
+    }
+
+    /// A hash of the printed expression.
+    open override var hash: Int { description.hashValue }
+  }
+#endif
+
+extension NSExpression {
+  /// The expression as the predicate tree holds it, for ``NSComparisonPredicate``.
+  /// - Throws: ``ObjectGraphError/Code/predicateSyntax`` for a function the engine cannot run or a format
+  ///   that did not parse; ``ObjectGraphError/Code/invalidValue`` for a constant of a kind predicates
+  ///   cannot hold.
+  func predicateExpression(objects: PredicateObjectCapture) throws -> PredicateExpression {
+    switch expressionType {
+    case .keyPath: return .keyPath(keyPath.split(separator: ".").map(String.init))
+    case .evaluatedObject: return .keyPath([])
+    case .variable: return .variable(variable, path: [])
+    case .constantValue:
+      #if !canImport(Darwin)
+        if case .parsed(let parsed, _) = form { return try parsed.get() }
+      #endif
+      return .constant(try PredicateValue(argument: constantValue, objects: objects))
+    case .function:
+      #if !canImport(Darwin)
+        if case .parsed(let parsed, _) = form { return try parsed.get() }
+      #endif
+      let operands = try (arguments ?? []).map { try $0.predicateExpression(objects: objects) }
+      if let arithmetic = Self.arithmetic[function], operands.count == 2 {
+        return .arithmetic(arithmetic, operands[0], operands[1])
+      }
+      if let collectionOperator = Self.collectionOperators[function], operands.count == 1,
+        case .keyPath(let path) = operands[0], !path.isEmpty
+      {
+        if collectionOperator == .count { return .keyPath(path + [collectionOperator.rawValue]) }
+        if path.count >= 2 { return .keyPath(path.dropLast() + [collectionOperator.rawValue, path[path.count - 1]]) }
+      }
+      throw ObjectGraphError(
+        .predicateSyntax,
+        "Expression \(self) calls \(function), which a predicate cannot run here. Use \((Self.arithmetic.keys.sorted() + Self.collectionOperators.keys.sorted()).joined(separator: ", "))."
+      )
+    case .aggregate:
+      #if !canImport(Darwin)
+        if case .parsed(let parsed, _) = form { return try parsed.get() }
+      #endif
+      let members = (collection as? [NSExpression]) ?? []
+      return .aggregate(try members.map { try $0.predicateExpression(objects: objects) })
+    #if canImport(Darwin)
+      default:
+        throw ObjectGraphError(.predicateSyntax, "Expression \(self) is of a kind a predicate cannot run here.")
+    #endif
+    }
+  }
+
+  /// The expression as a dictionary fetch computes it: a key path, or a function of key paths.
+  /// - Throws: ``ObjectGraphError/Code/invalidValue`` for another kind of expression.
+  func fetchExpression() throws -> FetchExpression {
+    switch expressionType {
+    case .keyPath: return FetchExpression(forKeyPath: keyPath)
+    case .function: return FetchExpression(forFunction: function, arguments: try (arguments ?? []).map { try $0.fetchExpression() })
+    default:
+      throw ObjectGraphError(
+        .invalidValue,
+        "Expression \(self) cannot be computed by a dictionary fetch: use a key path, or a function (count:, sum:, average:, min:, max:) of one."
+      )
+    }
+  }
+
+  private static let arithmetic: [String: PredicateArithmetic] = [
+    "add:to:": .add, "from:subtract:": .subtract, "multiply:by:": .multiply, "divide:by:": .divide,
+  ]
+
+  private static let collectionOperators: [String: PredicateCollectionOperator] = [
+    "count:": .count, "sum:": .sum, "average:": .avg, "min:": .min, "max:": .max,
+  ]
+}

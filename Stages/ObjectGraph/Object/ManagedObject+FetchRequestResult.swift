@@ -1,0 +1,4 @@
+import Foundation
+
+/// A fetch request can return managed objects (`NSFetchRequest<Note>`).
+extension NSManagedObject: NSFetchRequestResult {}
