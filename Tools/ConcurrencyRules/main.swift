@@ -115,7 +115,7 @@ func contextOnItsOwnCoordinator(_ model: NSManagedObjectModel, storeAt url: URL)
 @MainActor
 func runConflict(_ manager: CoreDataManager) throws {
   guard let modelURL = NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld") else {
-    throw ObjectGraphError(.modelInvalid, "The tutorial's model is missing from its bundle.")
+    throw CocoaError(.coreData, userInfo: [NSLocalizedDescriptionKey: "The tutorial's model is missing from its bundle."])
   }
   let model = try NSManagedObjectModel(contentsOf: modelURL)
   let url = manager.storeURL.deletingLastPathComponent().appendingPathComponent("Conflict.sqlite")
