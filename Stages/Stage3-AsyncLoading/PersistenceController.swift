@@ -252,7 +252,7 @@ public final class PersistenceController: Sendable {
     do {
       return try NSManagedObjectModel(contentsOf: url)
     } catch {
-      throw .modelUnreadable((error as NSError))
+      throw .modelUnreadable(error as NSError)
     }
   }
 
@@ -282,7 +282,7 @@ public final class PersistenceController: Sendable {
       // The slow part, when the store needs a migration. We are off the main queue, so let it take its time.
       try coordinator.addPersistentStore(type: .sqlite, at: storeURL, options: options)
     } catch {
-      throw .storeNotLoaded((error as NSError))
+      throw .storeNotLoaded(error as NSError)
     }
   }
 
@@ -344,4 +344,3 @@ public final class PersistenceController: Sendable {
     return aside
   }
 }
-

@@ -220,7 +220,7 @@ public final class PersistenceController: Sendable {
         if let completion {
           DispatchQueue.main.async { completion(result) }
         } else if case .failure(let error) = result {
-          self.reportSaveFailure(.saveFailed((error as NSError)))
+          self.reportSaveFailure(.saveFailed(error as NSError))
         }
       }
     }
@@ -287,7 +287,7 @@ public final class PersistenceController: Sendable {
     do {
       return try NSManagedObjectModel(contentsOf: url)
     } catch {
-      throw .modelUnreadable((error as NSError))
+      throw .modelUnreadable(error as NSError)
     }
   }
 
@@ -307,7 +307,7 @@ public final class PersistenceController: Sendable {
       do {
         try coordinator.addPersistentStore(type: .inMemory)
       } catch {
-        throw .storeNotLoaded((error as NSError))
+        throw .storeNotLoaded(error as NSError)
       }
       return
     }
@@ -326,7 +326,7 @@ public final class PersistenceController: Sendable {
       // The slow part, when the store needs a migration. We are off the main queue, so let it take its time.
       try coordinator.addPersistentStore(type: .sqlite, at: storeURL, options: options)
     } catch {
-      throw .storeNotLoaded((error as NSError))
+      throw .storeNotLoaded(error as NSError)
     }
   }
 
@@ -408,4 +408,3 @@ public final class PersistenceController: Sendable {
 private struct ObserverToken: @unchecked Sendable {
   let token: any NSObjectProtocol
 }
-

@@ -18,7 +18,9 @@ public enum TutorialStack {
   /// Where `DataModel.xcdatamodeld` is in ``NotesModel/bundle``.
   public static func modelURL() throws -> URL {
     guard let url = NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld") else {
-      throw CocoaError(.coreData, userInfo: [NSLocalizedDescriptionKey: "The checks could not find DataModel.xcdatamodeld in \(NotesModel.bundle.bundleURL.path)."])
+      throw CocoaError(
+        .coreData,
+        userInfo: [NSLocalizedDescriptionKey: "The checks could not find DataModel.xcdatamodeld in \(NotesModel.bundle.bundleURL.path)."])
     }
     return url
   }

@@ -133,8 +133,8 @@ func runConflict(_ manager: CoreDataManager) throws {
   do {
     try second.save()  // asks for version 1, finds version 2
     print("the second save went through")
-  } catch {
-    print(error)
+  } catch let error as NSError where error.code == NSManagedObjectMergeError {
+    print("error \(error.code): \(error.localizedDescription)")
   }
 }
 

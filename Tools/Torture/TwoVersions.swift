@@ -85,7 +85,9 @@ struct TwoVersionsTrial {
     let versions = try NSManagedObjectModel.versions(in: url)
     guard let old = versions.first(where: { $0.name == "DataModel" })?.model,
       let new = versions.first(where: { $0.name == "DataModel 2" })?.model
-    else { throw CocoaError(.coreData, userInfo: [NSLocalizedDescriptionKey: "The tutorial's model has no versions DataModel and DataModel 2."]) }
+    else {
+      throw CocoaError(.coreData, userInfo: [NSLocalizedDescriptionKey: "The tutorial's model has no versions DataModel and DataModel 2."])
+    }
     return (old, new)
   }
 

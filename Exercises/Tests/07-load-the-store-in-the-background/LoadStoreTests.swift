@@ -451,7 +451,9 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible, ChildProces
       let store = try coordinator.addPersistentStore(type: .sqlite, at: storeURL)
       let writer = TutorialStack.context(.privateQueue, on: coordinator)
       try writer.performAndWait {
-        guard let entity = version2.entitiesByName["Note"] else { throw CocoaError(.coreData, userInfo: [NSLocalizedDescriptionKey: "No Note entity."]) }
+        guard let entity = version2.entitiesByName["Note"] else {
+          throw CocoaError(.coreData, userInfo: [NSLocalizedDescriptionKey: "No Note entity."])
+        }
         let note = NSManagedObject(entity: entity, insertInto: writer)
         note.setValue("Written by version 2", forKey: "title")
         note.setValue(Int16(3), forKey: "priority")

@@ -100,7 +100,9 @@ struct StoreOnDisk {
     try coordinator.addPersistentStore(type: .sqlite, at: running)
     let writer = TutorialStack.context(.privateQueue, on: coordinator)
     try writer.performAndWait {
-      guard let entity = model.entitiesByName["Note"] else { throw CocoaError(.coreData, userInfo: [NSLocalizedDescriptionKey: "No Note entity."]) }
+      guard let entity = model.entitiesByName["Note"] else {
+        throw CocoaError(.coreData, userInfo: [NSLocalizedDescriptionKey: "No Note entity."])
+      }
       for index in 0..<notes {
         let note = NSManagedObject(entity: entity, insertInto: writer)
         note.setValue("Note \(index)", forKey: "title")
@@ -236,7 +238,8 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
     let disk = try StoreOnDisk(model: version1, notes: 5)
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Inbox.model(priority: .integer16))
     guard
-      try disk.expectAddFails(coordinator, with: NSMigrationMissingMappingModelError, options: StoreOptions(migrationSourceModels: [version1]))
+      try disk.expectAddFails(
+        coordinator, with: NSMigrationMissingMappingModelError, options: StoreOptions(migrationSourceModels: [version1]))
     else { return nil }
     return (disk, coordinator)
   }

@@ -128,9 +128,12 @@ open class NSConstraintConflict: NSObject {
   /// queue.
   convenience init(_ record: StoreConstraintConflict, in context: NSManagedObjectContext) {
     self.init(
-      constraint: record.constraint, constraintValues: record.constraintValues, databaseObject: record.databaseObjectID.map(context.object(with:)),
+      constraint: record.constraint, constraintValues: record.constraintValues,
+      databaseObject: record.databaseObjectID.map(context.object(with:)),
       databaseSnapshot: record.databaseSnapshot, conflictingObjects: record.conflictingObjectIDs.map(context.object(with:)),
-      conflictingSnapshots: record.conflictingSnapshots.map { Dictionary(uniqueKeysWithValues: $0.map { (AnyHashable($0.key), $0.value as Any) }) },
+      conflictingSnapshots: record.conflictingSnapshots.map {
+        Dictionary(uniqueKeysWithValues: $0.map { (AnyHashable($0.key), $0.value as Any) })
+      },
       record: record)
   }
 

@@ -113,7 +113,8 @@ extension NSAttributeDescription {
         .init(
           UntransformableValue(
             value: value,
-            error: ObjectGraphError(.managedObjectValidation, "Transformable attribute '\(owner)': \(wrapped.message)", underlyingError: error))))
+            error: ObjectGraphError(
+              .managedObjectValidation, "Transformable attribute '\(owner)': \(wrapped.message)", underlyingError: error))))
     }
   }
 
@@ -122,7 +123,8 @@ extension NSAttributeDescription {
   func transformedBytes(_ value: Any) throws -> Data {
     switch transformedSlotValue(value) {
     case .data(let bytes)?: return bytes
-    case let other: throw other.untransformable?.error ?? ObjectGraphError(.managedObjectValidation, "\(name) cannot transform \(type(of: value)).")
+    case let other:
+      throw other.untransformable?.error ?? ObjectGraphError(.managedObjectValidation, "\(name) cannot transform \(type(of: value)).")
     }
   }
 

@@ -163,11 +163,13 @@ extension NSManagedObject {
     func bounds(_ measured: Double, _ shown: String, tooSmall: ObjectGraphError.Code, tooLarge: ObjectGraphError.Code, _ unit: String) {
       if let minimum = attribute.minValue, measured < minimum {
         errors.append(
-          ObjectGraphError(tooSmall, "\(name) is \(shown), below the model's minimum of \(Self.format(minimum, unit)) \(object).", userInfo: info))
+          ObjectGraphError(
+            tooSmall, "\(name) is \(shown), below the model's minimum of \(Self.format(minimum, unit)) \(object).", userInfo: info))
       }
       if let maximum = attribute.maxValue, measured > maximum {
         errors.append(
-          ObjectGraphError(tooLarge, "\(name) is \(shown), above the model's maximum of \(Self.format(maximum, unit)) \(object).", userInfo: info))
+          ObjectGraphError(
+            tooLarge, "\(name) is \(shown), above the model's maximum of \(Self.format(maximum, unit)) \(object).", userInfo: info))
       }
     }
     switch value {

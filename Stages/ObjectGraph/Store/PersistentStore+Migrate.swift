@@ -58,7 +58,8 @@ extension NSPersistentStore {
       mapping = try InferredMapping.infer(from: sourceEntities, to: entities)
     } catch let error as ObjectGraphError {
       throw ObjectGraphError(
-        ObjectGraphError.Code(rawValue: error.code), "The store at \(url.path) needs a migration from \(found.origin). \(error.message) The file was left untouched.",
+        ObjectGraphError.Code(rawValue: error.code),
+        "The store at \(url.path) needs a migration from \(found.origin). \(error.message) The file was left untouched.",
         url: url)
     }
     // The store keeps its layout: a migration renames only what the models' differences rename.

@@ -131,7 +131,8 @@ final class SaveTransaction {
     try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(arguments))
     if db.changesCount == 0, checksVersion, let current = try currentVersion(pk: pk, table: mapping.table) {
       if request.mergePolicy == .errorMergePolicyType {
-        conflicts.append(StoreMergeConflict(objectID: delete.id, conflictingKeys: [], oldVersion: delete.expectedVersion, newVersion: current))
+        conflicts.append(
+          StoreMergeConflict(objectID: delete.id, conflictingKeys: [], oldVersion: delete.expectedVersion, newVersion: current))
       } else if let stored = try store.snapshots(for: [delete.id], db: db)[delete.id] {
         // Store trump and rollback: the row changed elsewhere wins; the object is kept, with its values.
         result.refreshed[delete.id] = stored

@@ -131,13 +131,21 @@ extension CocoaError.Code {
   /// 1560 (`NSValidationMultipleErrorsError`): several validation errors at once; the individual errors are under `NSDetailedErrorsKey`.
   public static var validationMultipleErrors: CocoaError.Code { CocoaError.Code(rawValue: NSValidationMultipleErrorsError) }
   /// 1570 (`NSValidationMissingMandatoryPropertyError`): a non-optional property has no value.
-  public static var validationMissingMandatoryProperty: CocoaError.Code { CocoaError.Code(rawValue: NSValidationMissingMandatoryPropertyError) }
+  public static var validationMissingMandatoryProperty: CocoaError.Code {
+    CocoaError.Code(rawValue: NSValidationMissingMandatoryPropertyError)
+  }
   /// 1580 (`NSValidationRelationshipLacksMinimumCountError`): a to-many relationship holds fewer objects than its minimum count.
-  public static var validationRelationshipLacksMinimumCount: CocoaError.Code { CocoaError.Code(rawValue: NSValidationRelationshipLacksMinimumCountError) }
+  public static var validationRelationshipLacksMinimumCount: CocoaError.Code {
+    CocoaError.Code(rawValue: NSValidationRelationshipLacksMinimumCountError)
+  }
   /// 1590 (`NSValidationRelationshipExceedsMaximumCountError`): a to-many relationship holds more objects than its maximum count.
-  public static var validationRelationshipExceedsMaximumCount: CocoaError.Code { CocoaError.Code(rawValue: NSValidationRelationshipExceedsMaximumCountError) }
+  public static var validationRelationshipExceedsMaximumCount: CocoaError.Code {
+    CocoaError.Code(rawValue: NSValidationRelationshipExceedsMaximumCountError)
+  }
   /// 1600 (`NSValidationRelationshipDeniedDeleteError`): a delete was refused: a relationship with the deny rule still holds objects.
-  public static var validationRelationshipDeniedDelete: CocoaError.Code { CocoaError.Code(rawValue: NSValidationRelationshipDeniedDeleteError) }
+  public static var validationRelationshipDeniedDelete: CocoaError.Code {
+    CocoaError.Code(rawValue: NSValidationRelationshipDeniedDeleteError)
+  }
   /// 1610 (`NSValidationNumberTooLargeError`): a number is above its attribute's maximum.
   public static var validationNumberTooLarge: CocoaError.Code { CocoaError.Code(rawValue: NSValidationNumberTooLargeError) }
   /// 1620 (`NSValidationNumberTooSmallError`): a number is below its attribute's minimum.
@@ -157,11 +165,17 @@ extension CocoaError.Code {
   /// 132000 (`NSManagedObjectContextLockingError`): a context's lock could not be acquired.
   public static var managedObjectContextLocking: CocoaError.Code { CocoaError.Code(rawValue: NSManagedObjectContextLockingError) }
   /// 132010 (`NSPersistentStoreCoordinatorLockingError`): a coordinator's lock could not be acquired.
-  public static var persistentStoreCoordinatorLocking: CocoaError.Code { CocoaError.Code(rawValue: NSPersistentStoreCoordinatorLockingError) }
+  public static var persistentStoreCoordinatorLocking: CocoaError.Code {
+    CocoaError.Code(rawValue: NSPersistentStoreCoordinatorLockingError)
+  }
   /// 133000 (`NSManagedObjectReferentialIntegrityError`): a fault was fired for an object whose row is not in the store.
-  public static var managedObjectReferentialIntegrity: CocoaError.Code { CocoaError.Code(rawValue: NSManagedObjectReferentialIntegrityError) }
+  public static var managedObjectReferentialIntegrity: CocoaError.Code {
+    CocoaError.Code(rawValue: NSManagedObjectReferentialIntegrityError)
+  }
   /// 133010 (`NSManagedObjectExternalRelationshipError`): an object being saved is related to an object of another store.
-  public static var managedObjectExternalRelationship: CocoaError.Code { CocoaError.Code(rawValue: NSManagedObjectExternalRelationshipError) }
+  public static var managedObjectExternalRelationship: CocoaError.Code {
+    CocoaError.Code(rawValue: NSManagedObjectExternalRelationshipError)
+  }
   /// 133020 (`NSManagedObjectMergeError`): a save found rows changed elsewhere since the context read them (merge policy: error); the conflicts are under `NSPersistentStoreSaveConflictsErrorKey`.
   public static var managedObjectMerge: CocoaError.Code { CocoaError.Code(rawValue: NSManagedObjectMergeError) }
   /// 133021 (`NSManagedObjectConstraintMergeError`): a save would break a uniqueness constraint (merge policy: error); the conflicts are under `NSPersistentStoreSaveConflictsErrorKey`.
@@ -171,7 +185,9 @@ extension CocoaError.Code {
   /// 134010 (`NSPersistentStoreTypeMismatchError`): a store of one type was opened as another.
   public static var persistentStoreTypeMismatch: CocoaError.Code { CocoaError.Code(rawValue: NSPersistentStoreTypeMismatchError) }
   /// 134020 (`NSPersistentStoreIncompatibleSchemaError`): the store's schema does not match what its model needs.
-  public static var persistentStoreIncompatibleSchema: CocoaError.Code { CocoaError.Code(rawValue: NSPersistentStoreIncompatibleSchemaError) }
+  public static var persistentStoreIncompatibleSchema: CocoaError.Code {
+    CocoaError.Code(rawValue: NSPersistentStoreIncompatibleSchemaError)
+  }
   /// 134030 (`NSPersistentStoreSaveError`): the store could not be written.
   public static var persistentStoreSave: CocoaError.Code { CocoaError.Code(rawValue: NSPersistentStoreSaveError) }
   /// 134040 (`NSPersistentStoreIncompleteSaveError`): one or more of the stores returned an error during a save.
@@ -187,9 +203,13 @@ extension CocoaError.Code {
   /// 134090 (`NSPersistentStoreTimeoutError`): a store's lock was not acquired in time.
   public static var persistentStoreTimeout: CocoaError.Code { CocoaError.Code(rawValue: NSPersistentStoreTimeoutError) }
   /// 134091 (`NSPersistentStoreUnsupportedRequestTypeError`): a store was given a request it does not support.
-  public static var persistentStoreUnsupportedRequestType: CocoaError.Code { CocoaError.Code(rawValue: NSPersistentStoreUnsupportedRequestTypeError) }
+  public static var persistentStoreUnsupportedRequestType: CocoaError.Code {
+    CocoaError.Code(rawValue: NSPersistentStoreUnsupportedRequestTypeError)
+  }
   /// 134100 (`NSPersistentStoreIncompatibleVersionHashError`): the store was made with another model (its version hashes differ); the store's metadata is under `metadata`.
-  public static var persistentStoreIncompatibleVersionHash: CocoaError.Code { CocoaError.Code(rawValue: NSPersistentStoreIncompatibleVersionHashError) }
+  public static var persistentStoreIncompatibleVersionHash: CocoaError.Code {
+    CocoaError.Code(rawValue: NSPersistentStoreIncompatibleVersionHashError)
+  }
   /// 134110 (`NSMigrationError`): a migration failed.
   public static var migration: CocoaError.Code { CocoaError.Code(rawValue: NSMigrationError) }
   /// 134120 (`NSMigrationCancelledError`): a migration was cancelled.
