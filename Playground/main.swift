@@ -43,8 +43,8 @@ do {
     print("The store holds \(titles.count) note\(titles.count == 1 ? "" : "s"): \(titles)")
   }
   print("The store is \(storeURL.path); open it with sqlite3 to look inside.")
-} catch let error as ObjectGraphError {
-  stop(error.message)
+} catch let error as NSError where error.domain == NSCocoaErrorDomain {
+  stop(error.localizedDescription)
 } catch {
   stop("\(error)")
 }

@@ -66,7 +66,7 @@ public final class CoreDataManager: Sendable {
   /// when that thread is the main queue, the user waits too (stage 3 moves this work off the main queue).
   ///
   /// - Throws: ``CoreDataManagerError`` when the model is not in the bundle or the store folder cannot be
-  ///   made; `ObjectGraphError` when the model cannot be read or the store cannot be added (for example,
+  ///   made; Core Data's `NSError` when the model cannot be read or the store cannot be added (for example,
   ///   the file is not a store). Nothing is kept from a failed attempt: the next access tries again.
   public var mainContext: NSManagedObjectContext {
     get throws {

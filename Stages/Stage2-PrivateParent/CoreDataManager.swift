@@ -81,7 +81,7 @@ public final class CoreDataManager: Sendable {
   /// when that thread is the main queue, the user waits too (stage 3 moves this work off the main queue).
   ///
   /// - Throws: ``CoreDataManagerError`` when the model is not in the bundle or the store folder cannot be
-  ///   made; `ObjectGraphError` when the model cannot be read or the store cannot be added (for example,
+  ///   made; Core Data's `NSError` when the model cannot be read or the store cannot be added (for example,
   ///   the file is not a store). Nothing is kept from a failed attempt: the next access tries again.
   public var mainContext: NSManagedObjectContext {
     get throws {
@@ -141,7 +141,7 @@ public final class CoreDataManager: Sendable {
   /// - Parameter completion: called once on the main queue when the private context's save has ended
   ///   (or was skipped because nothing changed), with `.success` or the error it threw. Without one, a
   ///   failed write is reported nowhere, though its changes stay in the private context for the next call.
-  /// - Throws: the main context's save error, typically an `ObjectGraphError` for a validation failure.
+  /// - Throws: the main context's save error, typically a validation error (an `NSError` in `NSCocoaErrorDomain`, code 1550 to 1680).
   public func saveChanges(completion: (@Sendable (Result<Void, any Error>) -> Void)? = nil) throws {
     // Nothing was ever built, so nothing can have changed.
     guard let stack = stack.withLock({ $0 }) else {

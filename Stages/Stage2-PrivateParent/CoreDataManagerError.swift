@@ -3,7 +3,7 @@ import Foundation
 /// What can go wrong while ``CoreDataManager`` builds its stack, before ObjectGraph is involved.
 ///
 /// Failures inside ObjectGraph (a model file that cannot be read, a store that cannot be added) reach
-/// the caller as the engine's own `ObjectGraphError`, unchanged.
+/// the caller as Core Data's own `NSError`, unchanged.
 ///
 /// ```swift
 /// do {

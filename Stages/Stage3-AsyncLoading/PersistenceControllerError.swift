@@ -11,7 +11,7 @@ import ObjectGraph
 ///   switch result {
 ///   case .success:
 ///     showNotes()
-///   case .failure(.storeNotLoaded(let cause)) where cause.code == .migrationMissingSourceModel:
+///   case .failure(.storeNotLoaded(let cause)) where cause.code == NSMigrationMissingSourceModelError:
 ///     show("These notes were saved by a version of the app this one cannot read. Please update it.")
 ///   case .failure(let error):
 ///     show("Your notes cannot be opened: \(error)")
@@ -26,8 +26,8 @@ public enum PersistenceControllerError: Error, Sendable, CustomStringConvertible
   ///   - bundle: the path of the bundle that was searched.
   case modelNotFound(name: String, bundle: String)
 
-  /// The model file is there but cannot be read; the engine's error says what is wrong with it.
-  case modelUnreadable(ObjectGraphError)
+  /// The model file is there but cannot be read; the error says what is wrong with it.
+  case modelUnreadable(NSError)
 
   /// The folder for the store does not exist and could not be created.
   ///
@@ -38,13 +38,14 @@ public enum PersistenceControllerError: Error, Sendable, CustomStringConvertible
 
   /// The coordinator refused the store, or its migration failed; the file is left exactly as it was.
   ///
-  /// The engine's error tells which, by its `code`: 134100 (`persistentStoreIncompatibleVersionHash`),
-  /// the store needs a migration and automatic migration is off; 134130 (`migrationMissingSourceModel`), no
-  /// model matches the store (not one of the app's versions, nor the copy the store keeps); 134140 (`migrationMissingMappingModel`), the change between the versions
-  /// cannot be inferred; 134110 (`migration`), a migration started and failed (a full disk, say); 134000
-  /// (`persistentStoreInvalidType`), the file is not a store; 134080 (`persistentStoreOpen`), the file or
-  /// its folder cannot be opened or written.
-  case storeNotLoaded(ObjectGraphError)
+  /// Core Data's error tells which, by its `code`: `NSPersistentStoreIncompatibleVersionHashError` (134100),
+  /// the store needs a migration and automatic migration is off; `NSMigrationMissingSourceModelError` (134130),
+  /// no model matches the store (not one of the app's versions, nor the copy the store keeps);
+  /// `NSMigrationMissingMappingModelError` (134140), the change between the versions cannot be inferred;
+  /// `NSMigrationError` (134110), a migration started and failed (a full disk, say);
+  /// `NSPersistentStoreInvalidTypeError` (134000), the file is not a store; `NSPersistentStoreOpenError` (134080),
+  /// the file or its folder cannot be opened or written.
+  case storeNotLoaded(NSError)
 
   /// ``PersistenceController/startFresh(callback:)`` was called while the store was loading or after it
   /// had loaded: only a store that failed to load may be moved aside.
@@ -59,9 +60,9 @@ public enum PersistenceControllerError: Error, Sendable, CustomStringConvertible
   ///   - reason: why.
   case storeNotMovedAside(path: String, reason: String)
 
-  /// The engine's error underneath, for ``modelUnreadable(_:)`` and ``storeNotLoaded(_:)``; `nil` for the
+  /// Core Data's error underneath, for ``modelUnreadable(_:)`` and ``storeNotLoaded(_:)``; `nil` for the
   /// others.
-  public var objectGraphError: ObjectGraphError? {
+  public var underlyingError: NSError? {
     switch self {
     case .modelUnreadable(let error), .storeNotLoaded(let error): return error
     case .modelNotFound, .storeFolderUnavailable, .storeInUse, .storeNotMovedAside: return nil
@@ -78,17 +79,17 @@ public enum PersistenceControllerError: Error, Sendable, CustomStringConvertible
         bundle must carry that file as a resource (in Package.swift: resources: [.copy("\(name).xcdatamodeld")]).
         """
     case .modelUnreadable(let error):
-      return "The data model cannot be read: \(error)"
+      return "The data model cannot be read: \(error.localizedDescription)"
     case .storeFolderUnavailable(let path, let reason):
       return """
         Cannot create the store folder \(path): \(reason). Pass a storeFolder this user can write to, or \
         move away whatever is in the way.
         """
     case .storeNotLoaded(let error):
-      let file = error.url.map { " at \($0.path)" } ?? ""
+      let file = (error.userInfo[NSFilePathErrorKey] as? String).map { " at \($0)" } ?? ""
       return """
         The store\(file) cannot be used, and was left exactly as it was. To go on without it, let the user \
-        choose to start fresh (startFresh(callback:) keeps the old file under another name). The cause: \(error)
+        choose to start fresh (startFresh(callback:) keeps the old file under another name). The cause: \(error.localizedDescription)
         """
     case .storeInUse(let path):
       return """

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import ObjectGraph
 
 /// Hears of saves that failed when nobody was waiting for them: the controller's own saves of the master
@@ -11,7 +12,7 @@ import ObjectGraph
 /// ```swift
 /// final class AppModel: PersistenceControllerDelegate {
 ///   func persistenceController(_ controller: PersistenceController, didFailToSave error: PersistenceControllerError) {
-///     banner = "Your latest changes are not saved yet: \(error.objectGraphError?.message ?? "\(error)")"
+///     banner = "Your latest changes are not saved yet: \(error.underlyingError?.localizedDescription ?? "\(error)")"
 ///   }
 /// }
 /// ```
@@ -46,7 +47,7 @@ extension PersistenceController {
           do {
             if privateContext.hasChanges { try privateContext.save() }
           } catch {
-            throw .saveFailed(ObjectGraphError(error))
+            throw .saveFailed(error as NSError)
           }
         }
         deliver(result, to: completion)
@@ -69,7 +70,7 @@ extension PersistenceController {
         if mainContext.hasChanges { try mainContext.save() }
       }
     } catch {
-      throw .saveFailed(ObjectGraphError(error))
+      throw .saveFailed(error as NSError)
     }
     let written = await withCheckedContinuation { continuation in
       saveMasterContext { continuation.resume(returning: $0) }
@@ -100,7 +101,7 @@ extension PersistenceController {
     do {
       if mainContext.hasChanges { try mainContext.save() }
     } catch {
-      failure = .saveFailed(ObjectGraphError(error))
+      failure = .saveFailed(error as NSError)
     }
     if failure == nil, isStoreLoaded {
       let privateContext = privateContext
@@ -109,7 +110,7 @@ extension PersistenceController {
           if privateContext.hasChanges { try privateContext.save() }
           return nil
         } catch {
-          return .saveFailed(ObjectGraphError(error))
+          return .saveFailed(error as NSError)
         }
       }
     } else if failure == nil {
@@ -124,7 +125,7 @@ extension PersistenceController {
     do {
       try saveChanges()
     } catch {
-      delegate?.persistenceController(self, didFailToSave: .saveFailed(ObjectGraphError(error)))
+      delegate?.persistenceController(self, didFailToSave: .saveFailed(error as NSError))
     }
   }
 

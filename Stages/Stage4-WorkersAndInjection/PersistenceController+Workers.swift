@@ -86,7 +86,7 @@ extension PersistenceController {
           if mainContext.hasChanges { try mainContext.save() }
           saveMasterContext()
         } catch {
-          reportSaveFailure(.saveFailed(ObjectGraphError(error)))
+          reportSaveFailure(.saveFailed(error as NSError))
         }
       }
     }

@@ -49,7 +49,7 @@ public final class PersistenceController: Sendable {
   ///
   /// Use it for what the user sees once the initialiser's callback has reported `.success`. Before that
   /// it holds objects in memory (inserting works: the model is loaded before the initialiser returns),
-  /// but it has no store to read from: a fetch or a count throws `ObjectGraphError` 900006 (`noPersistentStore`) at
+  /// but it has no store to read from: a fetch or a count throws error 900006 (ObjectGraph's, where Core Data raises an exception) at
   /// once instead of waiting for the store. When the model itself could not be loaded, the context knows
   /// no entities at all, and the callback reports ``PersistenceControllerError/modelNotFound(name:bundle:)``
   /// or ``PersistenceControllerError/modelUnreadable(_:)``.
@@ -192,7 +192,7 @@ public final class PersistenceController: Sendable {
   /// - Parameter completion: called once on the main queue when the private context's save has ended
   ///   (or was skipped because nothing changed), with `.success` or the error it threw. Without one, a
   ///   failed write goes to the ``delegate``; its changes stay in the private context for the next call.
-  /// - Throws: the main context's save error, typically an `ObjectGraphError` for a validation failure.
+  /// - Throws: the main context's save error, typically a validation error (an `NSError` in `NSCocoaErrorDomain`, code 1550 to 1680).
   public func saveChanges(completion: (@Sendable (Result<Void, any Error>) -> Void)? = nil) throws {
     let mainContext = mainContext
     let privateContext = privateContext
@@ -220,7 +220,7 @@ public final class PersistenceController: Sendable {
         if let completion {
           DispatchQueue.main.async { completion(result) }
         } else if case .failure(let error) = result {
-          self.reportSaveFailure(.saveFailed(ObjectGraphError(error)))
+          self.reportSaveFailure(.saveFailed(error as NSError))
         }
       }
     }
@@ -287,7 +287,7 @@ public final class PersistenceController: Sendable {
     do {
       return try NSManagedObjectModel(contentsOf: url)
     } catch {
-      throw .modelUnreadable(ObjectGraphError(error))
+      throw .modelUnreadable(error as NSError)
     }
   }
 
@@ -307,7 +307,7 @@ public final class PersistenceController: Sendable {
       do {
         try coordinator.addPersistentStore(type: .inMemory)
       } catch {
-        throw .storeNotLoaded(ObjectGraphError(error))
+        throw .storeNotLoaded(error as NSError)
       }
       return
     }
@@ -326,7 +326,7 @@ public final class PersistenceController: Sendable {
       // The slow part, when the store needs a migration. We are off the main queue, so let it take its time.
       try coordinator.addPersistentStore(type: .sqlite, at: storeURL, options: options)
     } catch {
-      throw .storeNotLoaded(ObjectGraphError(error))
+      throw .storeNotLoaded(error as NSError)
     }
   }
 
@@ -407,12 +407,4 @@ public final class PersistenceController: Sendable {
 /// which may be called from any thread; nothing reads or changes the token's state.
 private struct ObserverToken: @unchecked Sendable {
   let token: any NSObjectProtocol
-}
-
-extension ObjectGraphError {
-  /// `error` as an `ObjectGraphError`: itself when it is one (ObjectGraph throws nothing else), else
-  /// wrapped, so that nothing is lost.
-  init(_ error: any Error) {
-    self = error as? ObjectGraphError ?? ObjectGraphError(.coreData, "\(error)", underlyingError: error)
-  }
 }

@@ -18,7 +18,9 @@ public enum TutorialStack {
   /// Where `DataModel.xcdatamodeld` is in ``NotesModel/bundle``.
   public static func modelURL() throws -> URL {
     guard let url = NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld") else {
-      throw ObjectGraphError(.modelInvalid, "The checks could not find DataModel.xcdatamodeld in \(NotesModel.bundle.bundleURL.path).")
+      throw CocoaError(
+        .coreData,
+        userInfo: [NSLocalizedDescriptionKey: "The checks could not find DataModel.xcdatamodeld in \(NotesModel.bundle.bundleURL.path)."])
     }
     return url
   }
@@ -27,7 +29,7 @@ public enum TutorialStack {
   /// from the `.xcdatamodeld` as an app that shipped that version would read it.
   public static func model(version name: String) throws -> NSManagedObjectModel {
     guard let version = try NSManagedObjectModel.versions(in: try modelURL()).first(where: { $0.name == name }) else {
-      throw ObjectGraphError(.modelInvalid, "DataModel.xcdatamodeld has no version named \(name).")
+      throw CocoaError(.coreData, userInfo: [NSLocalizedDescriptionKey: "DataModel.xcdatamodeld has no version named \(name)."])
     }
     return version.model
   }
@@ -55,7 +57,7 @@ public enum TutorialStack {
   ) throws {
     let version1 = try model ?? self.model(version: "DataModel")
     guard let entity = version1.entitiesByName["Note"] else {
-      throw ObjectGraphError(.modelInvalid, "Version 1 of DataModel has no Note entity.")
+      throw CocoaError(.coreData, userInfo: [NSLocalizedDescriptionKey: "Version 1 of DataModel has no Note entity."])
     }
     try FileManager.default.createDirectory(at: storeURL.deletingLastPathComponent(), withIntermediateDirectories: true)
     let stack = try StoreStack(model: version1, at: storeURL)

@@ -189,15 +189,15 @@ struct CoreDataManagerTests {
     let contents = Data("These are my notes, not a database.\n".utf8)
     try contents.write(to: manager.storeURL)
 
-    let error = try #require(throws: ObjectGraphError.self) { try manager.mainContext }
-    #expect(error.code == .persistentStoreInvalidType)
+    let error = try #require(throws: NSError.self) { try manager.mainContext }
+    #expect(error.code == NSPersistentStoreInvalidTypeError)
     #expect(error.description.contains(manager.storeURL.path))
     #expect(try Data(contentsOf: manager.storeURL) == contents)
     let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.url.path)
     #expect(leftovers == ["DataModel.sqlite"], "no -wal, -shm or -journal file next to the refused file")
 
     // Nothing half-built was kept: the next access fails again, and succeeds once the file is gone.
-    #expect(throws: ObjectGraphError.self) { try manager.mainContext }
+    #expect(throws: NSError.self) { try manager.mainContext }
     try FileManager.default.removeItem(at: manager.storeURL)
     #expect(try manager.mainContext.persistentStoreCoordinator?.persistentStores.count == 1)
   }

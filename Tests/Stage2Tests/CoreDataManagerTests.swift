@@ -150,7 +150,7 @@ struct CoreDataManagerTests {
     let parent = try #require(main.parent)
     let completionCalls = Mutex(0)
 
-    let error = await #expect(throws: ObjectGraphError.self) {
+    let error = await #expect(throws: NSError.self) {
       try await main.perform {
         let note = Note(context: main)
         note.title = "No date"  // createdAt is required
@@ -158,7 +158,7 @@ struct CoreDataManagerTests {
       }
     }
 
-    #expect(error?.code == .validationMissingMandatoryProperty)
+    #expect(error?.code == NSValidationMissingMandatoryPropertyError)
     #expect(error?.description.contains("createdAt") == true)
     #expect(try await main.perform { main.insertedObjects.count } == 1, "the main context keeps its changes")
     #expect(try await parent.perform { parent.hasChanges } == false)
@@ -197,8 +197,8 @@ struct CoreDataManagerTests {
     try await other.saveChangesAndWait()
 
     // The private context's save finds the row changed since it read it: merge policy `.error` refuses.
-    let error = await #expect(throws: ObjectGraphError.self) { try await manager.saveChangesAndWait() }
-    #expect(error?.code == .managedObjectMerge)
+    let error = await #expect(throws: NSError.self) { try await manager.saveChangesAndWait() }
+    #expect(error?.code == NSManagedObjectMergeError)
     #expect(try await notesInFile(folder.url) == [NoteRow(title: "Shopping", body: nil)], "nothing was written")
 
     // Nothing is lost: the edit waits in the private context, and the main context still shows it.

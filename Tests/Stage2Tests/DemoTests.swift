@@ -31,7 +31,7 @@ struct DemoTests {
     #expect(
       lines.contains { $0.wholeMatch(of: /the private context has: <x-coredata:\/\/[0-9A-F-]+\/Note\/p1> \(isTemporaryID: false\)/) != nil }
     )
-    #expect(lines.contains { $0.hasPrefix("a second stack, asked for it: ObjectGraphError 900004: No object with temporary ID") })
+    #expect(lines.contains { $0.hasPrefix("a second stack, asked for it: error 900004: No object with temporary ID") })
     #expect(
       lines.contains {
         $0.wholeMatch(

@@ -28,8 +28,8 @@ struct PersistentContainerTests {
     #expect(container.persistentStoreCoordinator.persistentStores.isEmpty)
 
     let missing = try #require(
-      throws: ObjectGraphError.self, performing: { try NSPersistentContainer(name: "NoSuchModel", bundle: NotesModel.bundle) })
-    #expect(missing.code == .modelInvalid && missing.message.contains("NoSuchModel.xcdatamodeld"))
+      throws: NSError.self, performing: { try NSPersistentContainer(name: "NoSuchModel", bundle: NotesModel.bundle) })
+    #expect(missing.code == 900_001 && missing.localizedDescription.contains("NoSuchModel.xcdatamodeld"))
   }
 
   @Test("Loading adds each store before returning, reporting once per description; a background save reaches the view context by merging")
@@ -76,9 +76,9 @@ struct PersistentContainerTests {
 
     let broken = try NSPersistentContainer(name: NotesModel.name, bundle: NotesModel.bundle)
     broken.persistentStoreDescriptions = [NSPersistentStoreDescription(url: URL(fileURLWithPath: "/dev/null/Stores/Notes.sqlite"))]
-    let failure = Shared<ObjectGraphError?>(nil)
-    broken.loadPersistentStores { _, error in failure.withLock { $0 = error as? ObjectGraphError } }
-    #expect(failure.withLock { $0 }?.code == .persistentStoreOpen)
+    let failure = Shared<NSError?>(nil)
+    broken.loadPersistentStores { _, error in failure.withLock { $0 = error.map { $0 as NSError } } }
+    #expect(failure.withLock { $0 }?.code == NSPersistentStoreOpenError)
     #expect(broken.persistentStoreCoordinator.persistentStores.isEmpty)
 
     let memory = try NSPersistentContainer(name: NotesModel.name, bundle: NotesModel.bundle)

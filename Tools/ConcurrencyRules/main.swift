@@ -115,7 +115,7 @@ func contextOnItsOwnCoordinator(_ model: NSManagedObjectModel, storeAt url: URL)
 @MainActor
 func runConflict(_ manager: CoreDataManager) throws {
   guard let modelURL = NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld") else {
-    throw ObjectGraphError(.modelInvalid, "The tutorial's model is missing from its bundle.")
+    throw CocoaError(.coreData, userInfo: [NSLocalizedDescriptionKey: "The tutorial's model is missing from its bundle."])
   }
   let model = try NSManagedObjectModel(contentsOf: modelURL)
   let url = manager.storeURL.deletingLastPathComponent().appendingPathComponent("Conflict.sqlite")
@@ -133,8 +133,8 @@ func runConflict(_ manager: CoreDataManager) throws {
   do {
     try second.save()  // asks for version 1, finds version 2
     print("the second save went through")
-  } catch {
-    print(error)
+  } catch let error as NSError where error.code == NSManagedObjectMergeError {
+    print("error \(error.code): \(error.localizedDescription)")
   }
 }
 

@@ -132,7 +132,7 @@ struct CreationTrial {
     let state: FileState =
       finished ? .finished : size == nil ? .noFile : size == 0 ? .emptyFile : .partial
     if killAfterMicroseconds == nil && !finished {
-      throw ObjectGraphError(.persistentStoreOpen, "The unkilled creation child failed: \(output)")
+      throw CocoaError(.persistentStoreOpen, userInfo: [NSLocalizedDescriptionKey: "The unkilled creation child failed: \(output)"])
     }
     let outcome = StoreVerifier(storeURL: store, acknowledged: 0, journalMode: journalMode).verify()
     return Result(folder: folder, microseconds: microseconds ?? 0, state: state, outcome: outcome)

@@ -17,7 +17,7 @@ enum TutorialStore {
   /// The tutorial's model, read from its bundle.
   static func model() throws -> NSManagedObjectModel {
     guard let modelURL = NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld") else {
-      throw ObjectGraphError(.modelInvalid, "The tutorial's model is missing from its bundle.")
+      throw CocoaError(.coreData, userInfo: [NSLocalizedDescriptionKey: "The tutorial's model is missing from its bundle."])
     }
     return try NSManagedObjectModel(contentsOf: modelURL)
   }

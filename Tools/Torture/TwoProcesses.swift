@@ -114,7 +114,7 @@ struct Counter: ParsableCommand {
             try context.save()
             lastWritten = note.wordCount
             break
-          } catch let error as ObjectGraphError where error.code == .managedObjectMerge {
+          } catch let error as NSError where error.code == NSManagedObjectMergeError {
             conflicts += 1  // the other process saved first: read again and retry
           }
         }
@@ -140,7 +140,7 @@ struct Counter: ParsableCommand {
     let request = NSFetchRequest<Note>(entityName: "Note")
     request.predicate = NSPredicate(format: "title == %@", title)
     guard let note = try context.fetch(request).first else {
-      throw ObjectGraphError(.objectNotFound, "The shared counter note is missing from the store.")
+      throw CocoaError(.coreData, userInfo: [NSLocalizedDescriptionKey: "The shared counter note is missing from the store."])
     }
     return note
   }

@@ -80,12 +80,14 @@ struct TwoVersionsTrial {
 
   static func versions() throws -> (old: NSManagedObjectModel, new: NSManagedObjectModel) {
     guard let url = NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld") else {
-      throw ObjectGraphError(.modelInvalid, "The tutorial's model is missing from its bundle.")
+      throw CocoaError(.coreData, userInfo: [NSLocalizedDescriptionKey: "The tutorial's model is missing from its bundle."])
     }
     let versions = try NSManagedObjectModel.versions(in: url)
     guard let old = versions.first(where: { $0.name == "DataModel" })?.model,
       let new = versions.first(where: { $0.name == "DataModel 2" })?.model
-    else { throw ObjectGraphError(.modelInvalid, "The tutorial's model has no versions DataModel and DataModel 2.") }
+    else {
+      throw CocoaError(.coreData, userInfo: [NSLocalizedDescriptionKey: "The tutorial's model has no versions DataModel and DataModel 2."])
+    }
     return (old, new)
   }
 
@@ -211,8 +213,8 @@ struct OldWriter: ParsableCommand {
           note.setValue(Date(), forKey: "createdAt")
           try context.save()
         }
-      } catch let error as ObjectGraphError {
-        FileHandle.standardOutput.write(Data("refused \(error.code.rawValue): \(error.message)\n".utf8))
+      } catch let error as NSError {
+        FileHandle.standardOutput.write(Data("refused \(error.code): \(error.localizedDescription)\n".utf8))
         return
       }
       FileHandle.standardOutput.write(Data("saved \(batch)\n".utf8))

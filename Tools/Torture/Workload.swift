@@ -45,7 +45,9 @@ enum Workload {
     let request = NSFetchRequest<Note>(entityName: "Note")
     request.predicate = NSPredicate(format: "title == %@", title)
     guard let note = try context.fetch(request).first else {
-      throw ObjectGraphError(.objectNotFound, "The workload's note \(title) is missing: the store is not the one the trial made.")
+      throw CocoaError(
+        .coreData,
+        userInfo: [NSLocalizedDescriptionKey: "The workload's note \(title) is missing: the store is not the one the trial made."])
     }
     return note
   }

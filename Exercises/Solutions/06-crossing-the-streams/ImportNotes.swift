@@ -19,7 +19,7 @@ public func importNotes(_ titles: [String], into notebook: Notebook, using impor
     // existingObject(with:) throws when the notebook is gone (deleted meanwhile); object(with:) would hand
     // back a placeholder for it and the notes would be filed into a notebook that no longer exists.
     guard let target = try importer.existingObject(with: notebookID) as? Notebook else {
-      throw ObjectGraphError(.objectNotFound, "Object \(notebookID) is not a notebook.")
+      throw CocoaError(.coreData, userInfo: [NSLocalizedDescriptionKey: "Object \(notebookID) is not a notebook."])
     }
     // Rule 3: the importer's objects are made and touched inside its performAndWait only, and never leave it.
     for title in titles {

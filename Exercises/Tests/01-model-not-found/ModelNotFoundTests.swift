@@ -155,10 +155,10 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
       return
     }
     #expect(
-      (error as? ObjectGraphError)?.code == .modelInvalid,
+      (error as NSError).code == 900_001,
       """
       Damaged.xcdatamodeld is in the bundle but holds no model version, so NSManagedObjectModel(contentsOf:) \
-      throws ObjectGraphError 900001 (model invalid), which names the file and says how to fix it. A model \
+      throws error 900001 (model invalid), which names the file and says how to fix it. A model \
       that is there but broken is a different problem from a missing one: let that error reach the caller \
       unchanged (call it with try, without try? or a catch that replaces it). Your function threw instead: \(error)
       """)

@@ -132,9 +132,9 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
     let now = FileManager.default.contents(atPath: storeURL.path)
     if let error {
       #expect(
-        (error as? ObjectGraphError)?.code == .persistentStoreInvalidType,
+        (error as NSError).code == NSPersistentStoreInvalidTypeError,
         """
-        The file at the store's URL is a text file, so addPersistentStore throws ObjectGraphError 134000 \
+        The file at the store's URL is a text file, so addPersistentStore throws error 134000 \
         (persistentStoreInvalidType), which says what the file is and what to do. That error should reach the \
         caller unchanged, so the app can decide (tell the user, offer a fresh start). Your function threw \
         instead: \(error)
@@ -187,10 +187,10 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
         """)
       return
     }
-    if let engineError = error as? ObjectGraphError, engineError.code == .persistentStoreOpen {
+    if case let engineError = error as NSError, engineError.code == NSPersistentStoreOpenError {
       Issue.record(
         """
-        The error came from addPersistentStore: "\(engineError.message)" So the folder could not be created, but \
+        The error came from addPersistentStore: "\(engineError.localizedDescription)" So the folder could not be created, but \
         that first error was dropped (a try? or an empty catch around createDirectory) and the failure showed up \
         one step later, with less to say about why. Let createDirectory's own error reach the caller (a plain \
         try): it names the folder and the reason. A folder that already exists needs no try? either: with \

@@ -188,9 +188,9 @@ enum ChildCheck: Codable, Sendable, ChildProcessCheck {
       return
     }
     #expect(
-      (error as? ObjectGraphError)?.code == .validationMissingMandatoryProperty,
+      (error as NSError).code == NSValidationMissingMandatoryPropertyError,
       """
-      The save fails because Note.createdAt is required and empty: ObjectGraphError 1570 (Core Data's \
+      The save fails because Note.createdAt is required and empty: error 1570 (Core Data's \
       NSValidationMissingMandatoryPropertyError), whose message names the entity and the property. That error \
       should reach the caller unchanged, so the app can say what is missing. saveIfNeeded threw instead: \(error)
       """)

@@ -426,9 +426,9 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible, ChildProces
 
     if let error {
       #expect(
-        (error as? ObjectGraphError)?.code == .validationMissingMandatoryProperty,
+        (error as NSError).code == NSValidationMissingMandatoryPropertyError,
         """
-        The main context's save fails because Note.createdAt is required and empty: ObjectGraphError 1570, \
+        The main context's save fails because Note.createdAt is required and empty: error 1570, \
         which names the entity and the property. Throw that error unchanged, so the app can say what is \
         missing. saveChanges threw instead: \(error)
         """)
@@ -510,11 +510,11 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible, ChildProces
     fixture.drainQueues()
     let reported = first.calls.first?.error
     #expect(
-      (reported as? ObjectGraphError)?.code == .managedObjectMerge,
+      (reported as? NSError)?.code == NSManagedObjectMergeError,
       """
       The writer's save fails: another context changed the same note since the writer read it, and the \
       writer's merge policy (.error) refuses to overwrite that. The completion should get that error, \
-      ObjectGraphError 133020, so the app can tell the user their edit is not on disk yet. \
+      error 133020, so the app can tell the user their edit is not on disk yet. \
       \(reported.map { "It got: \($0)" } ?? "It got .success: was the error caught and dropped (try?, or a catch that prints)?")
       """)
     let stored = try fixture.notesInStore()

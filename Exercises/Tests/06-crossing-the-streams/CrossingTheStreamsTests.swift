@@ -122,7 +122,7 @@ struct Fixture {
       let request = NSFetchRequest<Notebook>(entityName: "Notebook")
       request.predicate = NSPredicate(format: "name == %@", name)
       guard let notebook = try main.fetch(request).first else {
-        throw ObjectGraphError(.objectNotFound, "The checks' store has no notebook named \(name).")
+        throw CocoaError(.coreData, userInfo: [NSLocalizedDescriptionKey: "The checks' store has no notebook named \(name)."])
       }
       return notebook
     }

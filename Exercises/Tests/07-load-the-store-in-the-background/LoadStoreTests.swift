@@ -421,9 +421,9 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible, ChildProces
     if let call = calls.first {
       #expect(call.onMainQueue, Comment(rawValue: Self.completionOffTheMainQueue))
       #expect(
-        (call.error as? ObjectGraphError)?.code == .persistentStoreInvalidType,
+        (call.error as? NSError)?.code == NSPersistentStoreInvalidTypeError,
         """
-        The file at the store's URL is a text file, so adding the store fails with ObjectGraphError 134000 \
+        The file at the store's URL is a text file, so adding the store fails with error 134000 \
         (persistentStoreInvalidType), which says what the file is. The completion should get that error \
         unchanged, so the app can tell the user and decide what to do. It got: \
         \(call.error.map { "\($0)" } ?? "success, with a store that cannot be there")
@@ -451,7 +451,9 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible, ChildProces
       let store = try coordinator.addPersistentStore(type: .sqlite, at: storeURL)
       let writer = TutorialStack.context(.privateQueue, on: coordinator)
       try writer.performAndWait {
-        guard let entity = version2.entitiesByName["Note"] else { throw ObjectGraphError(.modelInvalid, "No Note entity.") }
+        guard let entity = version2.entitiesByName["Note"] else {
+          throw CocoaError(.coreData, userInfo: [NSLocalizedDescriptionKey: "No Note entity."])
+        }
         let note = NSManagedObject(entity: entity, insertInto: writer)
         note.setValue("Written by version 2", forKey: "title")
         note.setValue(Int16(3), forKey: "priority")
@@ -479,10 +481,10 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible, ChildProces
     if let call = calls.first {
       #expect(call.onMainQueue, Comment(rawValue: Self.completionOffTheMainQueue))
       #expect(
-        (call.error as? ObjectGraphError)?.code == .migrationMissingMappingModel,
+        (call.error as? NSError)?.code == NSMigrationMissingMappingModelError,
         """
         Version 2 of the model made this store, and the app runs version 1, which cannot turn version 2's numbers \
-        back into text: adding the store fails with ObjectGraphError 134140 (migrationMissingMappingModel). The \
+        back into text: adding the store fails with error 134140 (NSMigrationMissingMappingModelError). The \
         completion should get that error unchanged: the app can then say what happened and offer a way out, \
         rather than hang or crash. It got: \(call.error.map { "\($0)" } ?? "success")
         """)

@@ -100,7 +100,9 @@ struct StoreOnDisk {
     try coordinator.addPersistentStore(type: .sqlite, at: running)
     let writer = TutorialStack.context(.privateQueue, on: coordinator)
     try writer.performAndWait {
-      guard let entity = model.entitiesByName["Note"] else { throw ObjectGraphError(.modelInvalid, "No Note entity.") }
+      guard let entity = model.entitiesByName["Note"] else {
+        throw CocoaError(.coreData, userInfo: [NSLocalizedDescriptionKey: "No Note entity."])
+      }
       for index in 0..<notes {
         let note = NSManagedObject(entity: entity, insertInto: writer)
         note.setValue("Note \(index)", forKey: "title")
@@ -126,16 +128,16 @@ struct StoreOnDisk {
 
   /// Checks that adding the store with `coordinator` fails with `code`, and that the failure left the store and
   /// its -wal as they were: the situation startFresh is for.
-  func expectAddFails(_ coordinator: NSPersistentStoreCoordinator, with code: ObjectGraphError.Code, options: StoreOptions = .init()) throws
+  func expectAddFails(_ coordinator: NSPersistentStoreCoordinator, with code: Int, options: StoreOptions = .init()) throws
     -> Bool
   {
     do {
       try coordinator.addPersistentStore(type: .sqlite, at: storeURL, options: options)
-      Issue.record("The checks expected adding the store to fail (ObjectGraphError \(code)) before calling startFresh; it was added.")
+      Issue.record("The checks expected adding the store to fail (error \(code)) before calling startFresh; it was added.")
       return false
     } catch {
       #expect(
-        (error as? ObjectGraphError)?.code == code, "The checks expected ObjectGraphError \(code) when adding the store; got \(error)")
+        (error as NSError).code == code, "The checks expected error \(code) when adding the store; got \(error)")
     }
     #expect(
       try Data(contentsOf: storeURL) == store && (try Data(contentsOf: URL(fileURLWithPath: storeURL.path + "-wal"))) == wal,
@@ -151,8 +153,8 @@ func startFresh(_ coordinator: NSPersistentStoreCoordinator, _ storeURL: URL, si
   } catch {
     try rethrowIfNotDone(error)
     // The engine refuses a new store where the old one's -wal still lies, holding its saves: the move left it.
-    if let refused = error as? ObjectGraphError, refused.message.contains("\(storeURL.path)-wal"),
-      refused.message.contains("no store file beside it")
+    if case let refused = error as NSError, refused.localizedDescription.contains("\(storeURL.path)-wal"),
+      refused.localizedDescription.contains("no store file beside it")
     {
       Issue.record(
         """
@@ -236,7 +238,8 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
     let disk = try StoreOnDisk(model: version1, notes: 5)
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Inbox.model(priority: .integer16))
     guard
-      try disk.expectAddFails(coordinator, with: .migrationMissingMappingModel, options: StoreOptions(migrationSourceModels: [version1]))
+      try disk.expectAddFails(
+        coordinator, with: NSMigrationMissingMappingModelError, options: StoreOptions(migrationSourceModels: [version1]))
     else { return nil }
     return (disk, coordinator)
   }
@@ -308,7 +311,7 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
     // Version 1 finds version 2's model in the store's own copy of it, but cannot turn its numbers back into text.
     let disk = try StoreOnDisk(model: try Inbox.model(priority: .integer16), notes: 3)
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Inbox.model(priority: .string))
-    guard try disk.expectAddFails(coordinator, with: .migrationMissingMappingModel) else { return }
+    guard try disk.expectAddFails(coordinator, with: NSMigrationMissingMappingModelError) else { return }
 
     guard
       let movedTo = try startFresh(
@@ -337,7 +340,7 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
     let earlierBytes = Data("An earlier backup, made in the same second.\n".utf8)
     try earlierBytes.write(to: earlier)
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try TutorialStack.model())
-    #expect(throws: ObjectGraphError.self) { try coordinator.addPersistentStore(type: .sqlite, at: storeURL) }
+    #expect(throws: NSError.self) { try coordinator.addPersistentStore(type: .sqlite, at: storeURL) }
 
     guard let movedTo = try startFresh(coordinator, storeURL, situation: "the file is not a store (134000), and an earlier backup exists")
     else {

@@ -109,7 +109,7 @@ enum VersionOne {
     let writer = TutorialStack.context(.privateQueue, on: coordinator)
     try writer.performAndWait {
       guard let notebookEntity = model.entitiesByName["Notebook"], let noteEntity = model.entitiesByName["Note"] else {
-        throw ObjectGraphError(.modelInvalid, "Version 1 lacks an entity.")
+        throw CocoaError(.coreData, userInfo: [NSLocalizedDescriptionKey: "Version 1 lacks an entity."])
       }
       let notebooks = Dictionary(
         uniqueKeysWithValues: ["Home", "Work"].map { name -> (String, NSManagedObject) in
@@ -195,29 +195,30 @@ struct Migrated {
 
 /// What a failed migration means, said with ObjectGraph's own message.
 func explainFailedMigration(_ error: any Error) -> String {
-  guard let engine = error as? ObjectGraphError else {
+  let engine = error as NSError
+  guard engine.domain == NSCocoaErrorDomain else {
     return "The version 1 store could not be opened with your version 2: \(error)"
   }
   switch engine.code {
-  case .migration:
+  case NSMigrationError:
     return """
       The migration started and stopped before writing anything (134110, the store is left as it was). \
-      ObjectGraph says: "\(engine.message)" A required attribute needs a value in every existing row, and old \
+      ObjectGraph says: "\(engine.localizedDescription)" A required attribute needs a value in every existing row, and old \
       notes have none: give the attribute a default value (defaultValue:), and the migration writes it into \
       every row that lacks one.
       """
-  case .migrationMissingMappingModel:
+  case NSMigrationMissingMappingModelError:
     return """
       ObjectGraph cannot infer a mapping from version 1 to your version 2 (134140, the store is left as it was). \
-      It says: "\(engine.message)" Lightweight migration infers added and removed attributes and entities, \
+      It says: "\(engine.localizedDescription)" Lightweight migration infers added and removed attributes and entities, \
       optional to required with a default, and renames that carry a renaming identifier. It cannot turn a value \
       of one type into another: a type change is refused, also when it comes with a renaming identifier. Keep \
       the old attribute as it is and add a new one of the new type; the app can convert the values in code \
       after the migration.
       """
-  case .migrationMissingSourceModel:
+  case NSMigrationMissingSourceModelError:
     return """
-      ObjectGraph found no model that made this store (134130): "\(engine.message)" The checks hand it the same \
+      ObjectGraph found no model that made this store (134130): "\(engine.localizedDescription)" The checks hand it the same \
       version 1 your starter began with. \(error)
       """
   default:

@@ -164,7 +164,7 @@ struct Fixture {
     shopping = try main.performAndWait {
       let request = NSFetchRequest<Note>(entityName: "Note")
       guard let note = try main.fetch(request).first else {
-        throw ObjectGraphError(.objectNotFound, "The checks' store has no note.")
+        throw CocoaError(.coreData, userInfo: [NSLocalizedDescriptionKey: "The checks' store has no note."])
       }
       return note.objectID
     }

@@ -101,7 +101,7 @@ struct Outcome {
   /// that each wrong choice is named by its effect.
   var whatHappened: String? {
     if let saveError {
-      let code = (saveError as? ObjectGraphError).map { " (error \($0.code.rawValue))" } ?? ""
+      let code = " (error \((saveError as NSError).code))"
       return """
         The user's edit never reached the file: the writer's save was refused\(code), because the worker had \
         changed the note's row since the writer read it, and the writer's merge policy is error, the default, \
@@ -165,7 +165,7 @@ func playTheEdits() throws -> Outcome {
     try main.performAndWait {
       let request = NSFetchRequest<Note>(entityName: "Note")
       guard let note = try main.fetch(request).first, note.objectID == noteID else {
-        throw ObjectGraphError(.objectNotFound, "The checks' note is not in the store: the fixture is broken.")
+        throw CocoaError(.coreData, userInfo: [NSLocalizedDescriptionKey: "The checks' note is not in the store: the fixture is broken."])
       }
       note.title = Edit.userTitle
       note.body = Edit.userBody
@@ -179,7 +179,7 @@ func playTheEdits() throws -> Outcome {
   worker.name = "Worker"
   try worker.performAndWait {
     guard let note = try worker.existingObject(with: noteID) as? Note else {
-      throw ObjectGraphError(.objectNotFound, "The worker cannot find the note: the fixture is broken.")
+      throw CocoaError(.coreData, userInfo: [NSLocalizedDescriptionKey: "The worker cannot find the note: the fixture is broken."])
     }
     note.title = Edit.workerTitle
     note.isPinned = true
@@ -199,7 +199,7 @@ func playTheEdits() throws -> Outcome {
   let reader = TutorialStack.context(.privateQueue, on: try TutorialStack.coordinator(storeURL: storeURL))
   var outcome = try reader.performAndWait {
     guard let note = try reader.fetch(NSFetchRequest<Note>(entityName: "Note")).first else {
-      throw ObjectGraphError(.objectNotFound, "The file holds no note after the save.")
+      throw CocoaError(.coreData, userInfo: [NSLocalizedDescriptionKey: "The file holds no note after the save."])
     }
     return Outcome(title: note.title, body: note.body ?? "", isPinned: note.isPinned)
   }

@@ -90,7 +90,8 @@ struct BatchRowReader {
       if column.type == .transformable {
         let stored = column.attribute.transformedSlotValue(value)
         if let refused = stored.untransformable {
-          throw ObjectGraphError(.validationValue, "\(place()): \(refused.error.message) \(outcome)", underlyingError: refused.error)
+          throw ObjectGraphError(
+            .managedObjectValidation, "\(place()): \(refused.error.message) \(outcome)", underlyingError: refused.error)
         }
         values[column.index] = stored
         continue

@@ -27,13 +27,13 @@ extension NSManagedObjectContext {
       do {
         return (request, try store.save(request))
       } catch let error as ObjectGraphError where attempt < 4 {
-        if error.code == .managedObjectMerge, !error.conflicts.isEmpty, locking == .errorMergePolicyType {
-          try policy.resolve(optimisticLockingConflicts: try mergeConflicts(error.conflicts, store: store))
+        if error.code == .managedObjectMerge, !error.storeMergeConflicts.isEmpty, locking == .errorMergePolicyType {
+          try policy.resolve(optimisticLockingConflicts: mergeConflicts(error.storeMergeConflicts, store: store))
           locking = settled
-        } else if error.code == .managedObjectConstraintMerge, !error.constraintConflicts.isEmpty,
+        } else if error.code == .managedObjectConstraintMerge, !error.storeConstraintConflicts.isEmpty,
           constraints == .errorMergePolicyType
         {
-          try policy.resolve(constraintConflicts: error.constraintConflicts.map { NSMergePolicy.ConstraintConflict($0, in: self) })
+          try policy.resolve(constraintConflicts: error.storeConstraintConflicts.map { NSConstraintConflict($0, in: self) })
           constraints = settled
         } else {
           throw error
@@ -45,25 +45,39 @@ extension NSManagedObjectContext {
     return (request, try store.save(request))
   }
 
-  /// The records a policy's override reads, for the conflicts a store reported: each object with its
-  /// current, last-read and stored values.
-  private func mergeConflicts(_ records: [MergeConflict], store: any ObjectStore) throws -> [NSMergePolicy.MergeConflict] {
-    let rows = try store.snapshots(for: records.map(\.objectID))
+  /// The conflicts a policy's override reads, for the records a store reported: each object with its
+  /// current, last-read and stored values (no stored values when the store cannot be read now).
+  private func mergeConflicts(_ records: [StoreMergeConflict], store: any ObjectStore) -> [NSMergeConflict] {
+    let rows = (try? store.snapshots(for: records.map(\.objectID))) ?? [:]
     return records.map { record in
       let object = object(with: record.objectID)
-      return NSMergePolicy.MergeConflict(
+      return NSMergeConflict(
         source: object, newVersion: Int(record.newVersion), oldVersion: Int(record.oldVersion),
-        objectSnapshot: object.snapshotDictionary(object.values),
         cachedSnapshot: object.snapshot.map { object.snapshotDictionary($0.values) },
         persistedSnapshot: rows[record.objectID].map { object.snapshotDictionary($0.values) }, record: record)
     }
+  }
+
+  /// A save's error as the app gets it: a store's conflict records (object IDs) become ``NSMergeConflict``s and
+  /// ``NSConstraintConflict``s holding this context's objects, under `NSPersistentStoreSaveConflictsErrorKey`,
+  /// as Core Data's errors hold them. Call on the context's queue.
+  func withConflictObjects(_ error: ObjectGraphError, store: any ObjectStore) -> ObjectGraphError {
+    if !error.storeMergeConflicts.isEmpty {
+      return error.replacingUserInfo([NSPersistentStoreSaveConflictsErrorKey: mergeConflicts(error.storeMergeConflicts, store: store)])
+    }
+    if !error.storeConstraintConflicts.isEmpty {
+      return error.replacingUserInfo([
+        NSPersistentStoreSaveConflictsErrorKey: error.storeConstraintConflicts.map { NSConstraintConflict($0, in: self) }
+      ])
+    }
+    return error
   }
 }
 
 extension NSManagedObject {
   /// Slot values as a merge conflict's snapshot: attributes as `value(forKey:)` reads them, to-ones as
   /// object IDs, no to-manys (Core Data's snapshots hold the same).
-  fileprivate func snapshotDictionary(_ values: [StoredValue]) -> [String: Any] {
+  func snapshotDictionary(_ values: [StoredValue]) -> [String: Any] {
     var result: [String: Any] = [:]
     for slot in layout.slots where slot.index < values.count && slot.isPersistent {
       let stored = values[slot.index]

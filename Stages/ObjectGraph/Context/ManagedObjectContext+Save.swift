@@ -80,15 +80,21 @@ extension NSManagedObjectContext {
     // to delete: it only leaves the context.
     var deleted = Array(confined.deleted).filter { !$0.state.isInserted && !$0.state.isInaccessible }
     // A custom merge policy may change, insert or delete objects between tries: a retry gathers them again.
-    let (request, result) = try sendSave(to: store) { retry in
-      if retry {
-        propagateDeletes(confined)
-        inserted.objects = confined.inserted.inOrder
-        inserted.announced.formIntersection(inserted.objects)
-        deleted = Array(confined.deleted).filter { !$0.state.isInserted && !$0.state.isInaccessible }
+    let request: StoreSaveRequest
+    let result: StoreSaveResult
+    do {
+      (request, result) = try sendSave(to: store) { retry in
+        if retry {
+          propagateDeletes(confined)
+          inserted.objects = confined.inserted.inOrder
+          inserted.announced.formIntersection(inserted.objects)
+          deleted = Array(confined.deleted).filter { !$0.state.isInserted && !$0.state.isInaccessible }
+        }
+        updated = Array(confined.updated).filter { !$0.state.isDeleted }
+        return saveRequest(inserted: inserted.objects, updated: updated, deleted: deleted)
       }
-      updated = Array(confined.updated).filter { !$0.state.isDeleted }
-      return saveRequest(inserted: inserted.objects, updated: updated, deleted: deleted)
+    } catch let error as ObjectGraphError {
+      throw withConflictObjects(error, store: store)
     }
     let merged = apply(result, of: request, inserted: inserted.objects, updated: updated, confined)
     let deletedObjects = forgetDeleted(keeping: result, confined)
@@ -475,7 +481,7 @@ extension NSManagedObjectContext {
     if errors.count > 1 {
       throw ObjectGraphError(
         .validationMultipleErrors, "The save was refused: \(errors.count) validation errors. Nothing was written.",
-        underlyingErrors: errors)
+        detailedErrors: errors)
     }
   }
 

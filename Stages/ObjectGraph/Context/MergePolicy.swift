@@ -8,7 +8,7 @@ import Foundation
 /// context.mergePolicy = .mergeByPropertyObjectTrump        // a built-in policy
 ///
 /// final class KeepLargerCount: NSMergePolicy, @unchecked Sendable {   // no stored state: see below
-///   override func resolve(optimisticLockingConflicts list: [MergeConflict]) throws {
+///   override func resolve(optimisticLockingConflicts list: [NSMergeConflict]) throws {
 ///     try super.resolve(optimisticLockingConflicts: list)
 ///     for conflict in list {
 ///       let stored = conflict.persistedSnapshot?["count"] as? Int64 ?? 0
@@ -59,13 +59,13 @@ open class NSMergePolicy: @unchecked Sendable, Hashable, CustomStringConvertible
   /// naming the conflicts; for the other four it leaves the objects as they are and the save, tried again,
   /// applies the type in the store. An override changes the objects (`setValue(_:forKey:)`) and usually
   /// calls `super` first or last.
-  open func resolve(optimisticLockingConflicts list: [MergeConflict]) throws {
+  open func resolve(optimisticLockingConflicts list: [NSMergeConflict]) throws {
     guard mergeType == .errorMergePolicyType, !list.isEmpty else { return }
     throw ObjectGraphError(
       .managedObjectMerge,
       "Could not save: \(list.count) object(s) changed in the store since this context read them (merge policy: error). Nothing was written. Refresh the objects and try again, or choose another merge policy.\n"
         + list.map { "  - \($0)" }.joined(separator: "\n"),
-      conflicts: list.map(\.record))
+      userInfo: [NSPersistentStoreSaveConflictsErrorKey: list])
   }
 
   /// Settles uniqueness-constraint conflicts: objects being saved that share a constraint's values with
@@ -75,13 +75,13 @@ open class NSMergePolicy: @unchecked Sendable, Hashable, CustomStringConvertible
   /// naming the conflicts; for the other four it leaves the objects as they are and the save, tried again,
   /// applies the type in the store (the trump-by-object types update the stored row with the new values).
   /// An override typically deletes the duplicates it does not want or moves their values onto one object.
-  open func resolve(constraintConflicts list: [ConstraintConflict]) throws {
+  open func resolve(constraintConflicts list: [NSConstraintConflict]) throws {
     guard mergeType == .errorMergePolicyType, !list.isEmpty else { return }
     throw ObjectGraphError(
       .managedObjectConstraintMerge,
       "Could not save: \(list.count) uniqueness constraint conflict(s) (merge policy: error) the policy did not settle. Nothing was written. Give the objects different values, or settle them in resolve(constraintConflicts:).\n"
-        + list.map { "  - \($0.record)" }.joined(separator: "\n"),
-      constraintConflicts: list.map(\.record))
+        + list.map { "  - \($0)" }.joined(separator: "\n"),
+      userInfo: [NSPersistentStoreSaveConflictsErrorKey: list])
   }
 
   /// Whether this is one of the five built-in policies (settled in the store), not a subclass.
@@ -101,80 +101,5 @@ open class NSMergePolicy: @unchecked Sendable, Hashable, CustomStringConvertible
   /// The type's short name (`mergeByPropertyObjectTrump`), or the subclass's name with it.
   public var description: String {
     isBuiltIn ? mergeType.description : "\(type(of: self))(\(mergeType))"
-  }
-}
-
-extension NSMergePolicy {
-  /// One optimistic-locking conflict handed to ``NSMergePolicy/resolve(optimisticLockingConflicts:)`` (Core
-  /// Data's `NSMergeConflict`): an object this context changed whose row changed or went away in the store.
-  ///
-  /// Snapshots hold attributes (by name, as `value(forKey:)` gives them) and to-one relationships (as
-  /// ``NSManagedObjectID``s), never to-many relationships: fetch those when you need them.
-  public struct MergeConflict: CustomStringConvertible {
-    /// The object being saved.
-    public let sourceObject: NSManagedObject
-    /// The object's values now, unsaved changes included.
-    public let objectSnapshot: [String: Any]?
-    /// The values the context last read from the store for the object.
-    public let cachedSnapshot: [String: Any]?
-    /// The values in the store now; `nil` when the row was deleted (``newVersionNumber`` is 0).
-    public let persistedSnapshot: [String: Any]?
-    /// The row's version in the store now (`Z_OPT`); 0 when the row was deleted.
-    public let newVersionNumber: Int
-    /// The row version the context last read.
-    public let oldVersionNumber: Int
-    /// The engine's record of the conflict (what error 133020 carries).
-    public let record: ObjectGraph.MergeConflict
-
-    /// Makes a conflict record. The engine makes these; tests of a policy may too.
-    public init(
-      source: NSManagedObject, newVersion: Int, oldVersion: Int, objectSnapshot: [String: Any]?,
-      cachedSnapshot: [String: Any]?, persistedSnapshot: [String: Any]?, record: ObjectGraph.MergeConflict
-    ) {
-      sourceObject = source
-      newVersionNumber = newVersion
-      oldVersionNumber = oldVersion
-      self.objectSnapshot = objectSnapshot
-      self.cachedSnapshot = cachedSnapshot
-      self.persistedSnapshot = persistedSnapshot
-      self.record = record
-    }
-
-    public var description: String { record.description }
-  }
-
-  /// One uniqueness-constraint conflict handed to ``NSMergePolicy/resolve(constraintConflicts:)`` (Core Data's
-  /// `NSConstraintConflict`): objects being saved that share a constraint's values, with each other or with a
-  /// stored row.
-  public struct ConstraintConflict: CustomStringConvertible {
-    /// The names of the attributes whose values together must be unique.
-    public let constraint: [String]
-    /// The values the objects share, by attribute name.
-    public let constraintValues: [String: Any]
-    /// The objects being saved that hold the values.
-    public let conflictingObjects: [NSManagedObject]
-    /// The values each conflicting object last read from the store (empty for an inserted object), in the
-    /// order of ``conflictingObjects``.
-    public let conflictingSnapshots: [[String: Any]]
-    /// The stored row's object, for a conflict with the store; `nil` among objects being saved.
-    public let databaseObject: NSManagedObject?
-    /// The stored row's attribute values, for a conflict with the store.
-    public let databaseSnapshot: [String: Any]?
-    /// The engine's record of the conflict (what error 133021 carries).
-    public let record: ObjectGraph.ConstraintConflict
-
-    /// Makes a conflict record from the engine's, with the objects `context` holds for its IDs. Call on
-    /// the context's queue.
-    public init(_ record: ObjectGraph.ConstraintConflict, in context: NSManagedObjectContext) {
-      constraint = record.constraint
-      constraintValues = record.constraintValues
-      conflictingObjects = record.conflictingObjectIDs.map { context.object(with: $0) }
-      conflictingSnapshots = record.conflictingSnapshots
-      databaseObject = record.databaseObjectID.map { context.object(with: $0) }
-      databaseSnapshot = record.databaseSnapshot
-      self.record = record
-    }
-
-    public var description: String { record.description }
   }
 }

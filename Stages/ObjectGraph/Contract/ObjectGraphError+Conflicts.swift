@@ -1,33 +1,26 @@
 import Foundation
 
 extension ObjectGraphError {
-  /// For merge conflicts: one entry per conflicting object.
-  public var conflicts: [MergeConflict] { conflictRecords.compactMap { $0 as? MergeConflict } }
+  /// Makes error 133020 of a save that met rows changed elsewhere, with the store's records under
+  /// `NSPersistentStoreSaveConflictsErrorKey` (`"conflictList"`); the saving context puts ``NSMergeConflict``s
+  /// in their place before the error reaches the app.
+  convenience init(_ code: Code, _ message: String, conflicts: [StoreMergeConflict]) {
+    self.init(code, message, userInfo: [NSPersistentStoreSaveConflictsErrorKey: conflicts])
+  }
 
-  /// For ``Code/managedObjectConstraintMerge``: one entry per set of values of a uniqueness constraint held
-  /// by more than one object or row (Core Data's `NSConstraintConflict`s, under the error's
-  /// `conflictList`).
-  public var constraintConflicts: [ConstraintConflict] { conflictRecords.compactMap { $0 as? ConstraintConflict } }
+  /// Makes error 133021 of a save that would break uniqueness constraints, with the store's records under
+  /// `NSPersistentStoreSaveConflictsErrorKey`; the saving context puts ``NSConstraintConflict``s in their place.
+  convenience init(_ code: Code, _ message: String, constraintConflicts: [StoreConstraintConflict]) {
+    self.init(code, message, userInfo: [NSPersistentStoreSaveConflictsErrorKey: constraintConflicts])
+  }
 
-  /// Makes an error. The engine makes these; tests and apps normally only read them.
-  ///
-  /// - Parameters:
-  ///   - code: what kind of failure this is.
-  ///   - message: what happened and what to do.
-  ///   - url: the file concerned, if any.
-  ///   - underlyingErrors: the individual errors, for several at once.
-  ///   - conflicts: the conflicting objects, for a merge conflict.
-  ///   - constraintConflicts: the broken uniqueness constraints, for a constraint conflict.
-  ///   - underlyingError: the cause, when it comes from outside the engine.
-  ///   - sqliteResultCode: SQLite's extended result code, when SQLite refused the operation.
-  public init(
-    _ code: Code, _ message: String, url: URL? = nil, underlyingErrors: [ObjectGraphError] = [],
-    conflicts: [MergeConflict] = [], constraintConflicts: [ConstraintConflict] = [], underlyingError: (any Error)? = nil,
-    sqliteResultCode: Int32? = nil
-  ) {
-    self.init(
-      code, message, url: url, underlyingErrors: underlyingErrors,
-      conflictRecords: conflicts.map { $0 as any Sendable } + constraintConflicts.map { $0 as any Sendable },
-      underlyingError: underlyingError, sqliteResultCode: sqliteResultCode)
+  /// The optimistic-locking conflicts of a 133020 error, as the store reported them (by object ID).
+  var storeMergeConflicts: [StoreMergeConflict] {
+    userInfo[NSPersistentStoreSaveConflictsErrorKey] as? [StoreMergeConflict] ?? []
+  }
+
+  /// The uniqueness-constraint conflicts of a 133021 error, as the store reported them (by object ID).
+  var storeConstraintConflicts: [StoreConstraintConflict] {
+    userInfo[NSPersistentStoreSaveConflictsErrorKey] as? [StoreConstraintConflict] ?? []
   }
 }

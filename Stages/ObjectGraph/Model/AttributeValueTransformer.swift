@@ -25,12 +25,12 @@ open class AttributeValueTransformer: @unchecked Sendable {
   /// The bytes to store for `value`.
   /// - Throws: an error saying why `value` cannot be stored; the save that meets it fails with 1550.
   open func transformedValue(_ value: Any) throws -> Data {
-    throw ObjectGraphError(.validationValue, "\(type(of: self)) does not implement transformedValue(_:).")
+    throw ObjectGraphError(.managedObjectValidation, "\(type(of: self)) does not implement transformedValue(_:).")
   }
 
   /// The value the stored bytes stand for.
   open func reverseTransformedValue(_ data: Data) throws -> Any {
-    throw ObjectGraphError(.validationValue, "\(type(of: self)) does not implement reverseTransformedValue(_:).")
+    throw ObjectGraphError(.managedObjectValidation, "\(type(of: self)) does not implement reverseTransformedValue(_:).")
   }
 
   /// The class of the values this transformer stores (Core Data's `ValueTransformer.transformedValueClass()`):
@@ -101,19 +101,20 @@ extension NSAttributeDescription {
           UntransformableValue(
             value: value,
             error: ObjectGraphError(
-              .validationValue,
+              .managedObjectValidation,
               "Transformable attribute '\(owner)' names the value transformer '\(valueTransformerName ?? "")', and none is registered under that name. Register it with AttributeValueTransformer.setValueTransformer(_:forName:) before using the model."
             ))))
     }
     do {
       return .data(try transformer.transformedValue(value))
     } catch {
-      let wrapped = error as? ObjectGraphError ?? ObjectGraphError(.validationValue, "\(error)", underlyingError: error)
+      let wrapped = error as? ObjectGraphError ?? ObjectGraphError(.managedObjectValidation, "\(error)", underlyingError: error)
       return .boxed(
         .init(
           UntransformableValue(
             value: value,
-            error: ObjectGraphError(.validationValue, "Transformable attribute '\(owner)': \(wrapped.message)", underlyingError: error))))
+            error: ObjectGraphError(
+              .managedObjectValidation, "Transformable attribute '\(owner)': \(wrapped.message)", underlyingError: error))))
     }
   }
 
@@ -122,7 +123,8 @@ extension NSAttributeDescription {
   func transformedBytes(_ value: Any) throws -> Data {
     switch transformedSlotValue(value) {
     case .data(let bytes)?: return bytes
-    case let other: throw other.untransformable?.error ?? ObjectGraphError(.validationValue, "\(name) cannot transform \(type(of: value)).")
+    case let other:
+      throw other.untransformable?.error ?? ObjectGraphError(.managedObjectValidation, "\(name) cannot transform \(type(of: value)).")
     }
   }
 

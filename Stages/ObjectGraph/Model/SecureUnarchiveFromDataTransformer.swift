@@ -30,7 +30,7 @@ open class SecureUnarchiveFromDataTransformer: AttributeValueTransformer, @unche
       let name = String(reflecting: Swift.type(of: object))
       guard name.split(separator: ".").count == 2, !name.contains("(") else {
         throw ObjectGraphError(
-          .validationValue,
+          .managedObjectValidation,
           "A \(name) cannot be archived on Linux: Foundation's NSKeyedArchiver there archives only classes declared at the top level of their module (not nested in another type, not private or local). Declare the class at file scope, internal or public."
         )
       }
@@ -45,7 +45,7 @@ open class SecureUnarchiveFromDataTransformer: AttributeValueTransformer, @unche
       return try NSKeyedArchiver.archivedData(withRootObject: value, requiringSecureCoding: true)
     } catch {
       throw ObjectGraphError(
-        .validationValue, "A \(type(of: value)) could not be archived: \(error.localizedDescription)", underlyingError: error)
+        .managedObjectValidation, "A \(type(of: value)) could not be archived: \(error.localizedDescription)", underlyingError: error)
     }
   }
 
@@ -53,14 +53,14 @@ open class SecureUnarchiveFromDataTransformer: AttributeValueTransformer, @unche
   open override func reverseTransformedValue(_ data: Data) throws -> Any {
     do {
       guard let value = try NSKeyedUnarchiver.unarchivedObject(ofClasses: Self.allowedTopLevelClasses, from: data) else {
-        throw ObjectGraphError(.validationValue, "The archived value is empty.")
+        throw ObjectGraphError(.managedObjectValidation, "The archived value is empty.")
       }
       return value
     } catch let error as ObjectGraphError {
       throw error
     } catch {
       throw ObjectGraphError(
-        .validationValue, "The stored bytes are not a secure archive: \(error.localizedDescription)", underlyingError: error)
+        .managedObjectValidation, "The stored bytes are not a secure archive: \(error.localizedDescription)", underlyingError: error)
     }
   }
 
@@ -81,12 +81,12 @@ open class SecureUnarchiveFromDataTransformer: AttributeValueTransformer, @unche
       guard transformer == SecureUnarchiveFromDataTransformer.self else {
         // A subclass the app registered: say what it allows, not to register one.
         throw ObjectGraphError(
-          .validationValue,
+          .managedObjectValidation,
           "A \(type(of: value)) cannot be stored by \(transformer), which takes property-list values and NSSecureCoding objects of its allowedTopLevelClasses (\(transformer.allowedTopLevelClasses.map { "\($0)" }.joined(separator: ", "))). Add the value's class to allowedTopLevelClasses (it must conform to NSSecureCoding)."
         )
       }
       throw ObjectGraphError(
-        .validationValue,
+        .managedObjectValidation,
         "A \(type(of: value)) cannot be stored by the secure unarchiving transformer, which takes strings, numbers, dates, data, URLs, UUIDs and arrays, sets and dictionaries of them. Give the attribute a valueTransformerName and register an AttributeValueTransformer for it (a subclass of SecureUnarchiveFromDataTransformer whose allowedTopLevelClasses names an NSSecureCoding class of yours, or a transformer of your own)."
       )
     }

@@ -28,8 +28,8 @@ extension NSManagedObject {
         if let refused = values[slot.index].untransformable {
           errors.append(
             ObjectGraphError(
-              .validationValue, "\(entity.name).\(slot.name) (object \(objectID)) cannot be saved. \(refused.error.message)",
-              underlyingError: refused.error))
+              .managedObjectValidation, "\(entity.name).\(slot.name) (object \(objectID)) cannot be saved. \(refused.error.message)",
+              underlyingError: refused.error, userInfo: validationInfo(slot.name, nil)))
           continue
         }
         if !callsHook && (values[slot.index] == nil ? slot.isOptional : !slot.hasRules) { continue }
@@ -57,9 +57,9 @@ extension NSManagedObject {
     do {
       try check()
     } catch let error as ObjectGraphError {
-      errors += error.code == .validationMultipleErrors ? error.underlyingErrors : [error]
+      errors += error.code == .validationMultipleErrors ? error.detailedErrors : [error]
     } catch {
-      errors.append(ObjectGraphError(.validationValue, "\(subject()) failed validation: \(error)", underlyingError: error))
+      errors.append(ObjectGraphError(.managedObjectValidation, "\(subject()) failed validation: \(error)", underlyingError: error))
     }
   }
 
@@ -69,7 +69,7 @@ extension NSManagedObject {
     if errors.count > 1 {
       throw ObjectGraphError(
         .validationMultipleErrors, "\(errors.count) validation errors: \(errors.map(\.message).joined(separator: " "))",
-        underlyingErrors: errors)
+        detailedErrors: errors)
     }
   }
 
@@ -121,12 +121,13 @@ extension NSManagedObject {
         let fix = slot.isRelationship ? "Set it before saving" : "Give it a value before saving"
         throw ObjectGraphError(
           .validationMissingMandatoryProperty,
-          "\(name) is \(what) (object \(objectID)). \(fix), or make it optional in the model.")
+          "\(name) is \(what) (object \(objectID)). \(fix), or make it optional in the model.",
+          userInfo: validationInfo(slot.name, nil))
       }
       return
     }
     guard let attribute = slot.attribute, slot.hasRules else { return }
-    try Self.checkRules(of: attribute, value: value, name: name, objectID: objectID)
+    try checkRules(of: attribute, value: value, key: slot.name)
   }
 
   /// A to-many's minimum and maximum count broken by `count` members.
@@ -140,29 +141,35 @@ extension NSManagedObject {
       errors.append(
         ObjectGraphError(
           .validationRelationshipLacksMinimumCount,
-          "\(entity.name).\(slot.name) holds \(count) object(s) but needs at least \(relationship.minCount) (object \(objectID))."))
+          "\(entity.name).\(slot.name) holds \(count) object(s) but needs at least \(relationship.minCount) (object \(objectID)).",
+          userInfo: validationInfo(slot.name, nil)))
     }
     if relationship.maxCount > 0 && count > relationship.maxCount {
       errors.append(
         ObjectGraphError(
           .validationRelationshipExceedsMaximumCount,
-          "\(entity.name).\(slot.name) holds \(count) object(s) but allows at most \(relationship.maxCount) (object \(objectID))."))
+          "\(entity.name).\(slot.name) holds \(count) object(s) but allows at most \(relationship.maxCount) (object \(objectID)).",
+          userInfo: validationInfo(slot.name, nil)))
     }
     return errors
   }
 
   /// An attribute's minimum, maximum and pattern, for a value of its type.
-  private static func checkRules(
-    of attribute: NSAttributeDescription, value: Any, name: String, objectID: NSManagedObjectID
-  ) throws {
+  private func checkRules(of attribute: NSAttributeDescription, value: Any, key: String) throws {
+    let name = "\(entity.name).\(key)"
     let object = "(object \(objectID))"
+    let info = validationInfo(key, value)
     var errors: [ObjectGraphError] = []
     func bounds(_ measured: Double, _ shown: String, tooSmall: ObjectGraphError.Code, tooLarge: ObjectGraphError.Code, _ unit: String) {
       if let minimum = attribute.minValue, measured < minimum {
-        errors.append(ObjectGraphError(tooSmall, "\(name) is \(shown), below the model's minimum of \(format(minimum, unit)) \(object)."))
+        errors.append(
+          ObjectGraphError(
+            tooSmall, "\(name) is \(shown), below the model's minimum of \(Self.format(minimum, unit)) \(object).", userInfo: info))
       }
       if let maximum = attribute.maxValue, measured > maximum {
-        errors.append(ObjectGraphError(tooLarge, "\(name) is \(shown), above the model's maximum of \(format(maximum, unit)) \(object)."))
+        errors.append(
+          ObjectGraphError(
+            tooLarge, "\(name) is \(shown), above the model's maximum of \(Self.format(maximum, unit)) \(object).", userInfo: info))
       }
     }
     switch value {
@@ -170,22 +177,29 @@ extension NSManagedObject {
       let length = text.utf16.count
       bounds(
         Double(length), "\(length) character(s) long", tooSmall: .validationStringTooShort, tooLarge: .validationStringTooLong, "length")
-      if let pattern = attribute.regularExpression, !matches(text, pattern) {
+      if let pattern = attribute.regularExpression, !Self.matches(text, pattern) {
         errors.append(
           ObjectGraphError(
             .validationStringPatternMatching,
-            "\(name) is \"\(text)\", which does not match the model's regular expression \(pattern) \(object)."))
+            "\(name) is \"\(text)\", which does not match the model's regular expression \(pattern) \(object).", userInfo: info))
       }
     case let date as Date:
       bounds(
         date.timeIntervalSinceReferenceDate, date.ISO8601Format(), tooSmall: .validationDateTooSoon, tooLarge: .validationDateTooLate,
         "date")
     default:
-      if let number = numericValue(value) {
+      if let number = Self.numericValue(value) {
         bounds(number, "\(value)", tooSmall: .validationNumberTooSmall, tooLarge: .validationNumberTooLarge, "number")
       }
     }
-    try throwing(errors)
+    try Self.throwing(errors)
+  }
+
+  /// Core Data's `userInfo` of a validation error: the object, the key and the value (when there is one).
+  func validationInfo(_ key: String, _ value: Any?) -> [String: Any] {
+    var info: [String: Any] = [NSValidationObjectErrorKey: self, NSValidationKeyErrorKey: key]
+    if let value { info[NSValidationValueErrorKey] = value }
+    return info
   }
 
   private static func format(_ bound: Double, _ unit: String) -> String {
@@ -226,8 +240,8 @@ extension NSManagedObject {
         errors.append(
           ObjectGraphError(
             .validationRelationshipDeniedDelete,
-            "Cannot delete \(entity.name) \(objectID): its relationship '\(slot.name)' (delete rule: deny) still holds \(remaining.count) object(s). Delete or reassign them first."
-          ))
+            "Cannot delete \(entity.name) \(objectID): its relationship '\(slot.name)' (delete rule: deny) still holds \(remaining.count) object(s). Delete or reassign them first.",
+            userInfo: validationInfo(slot.name, nil)))
       }
     }
     try Self.throwing(errors)

@@ -306,7 +306,7 @@ open class NSManagedObject: Hashable, CustomStringConvertible {
   /// ```swift
   /// override func validateValue(_ value: inout Any?, forKey key: String) throws {
   ///   if key == "title", let title = value as? String, title.hasPrefix(" ") {
-  ///     throw ObjectGraphError(.validationValue, "A note's title may not start with a space.")
+  ///     throw ObjectGraphError(.managedObjectValidation, "A note's title may not start with a space.")
   ///   }
   ///   try super.validateValue(&value, forKey: key)
   /// }

@@ -90,7 +90,7 @@ extension NSPersistentStore {
     return ObjectGraphError(
       .persistentStoreIncompatibleVersionHash,
       "The binary store at \(url.path) was made with a different version of the model (\(versionDifferences(metadata, entities))).\(migration) The file was left untouched.",
-      url: url)
+      url: url, userInfo: ["metadata": metadata as [String: Any]])
   }
 
   /// Writes the whole store to its file, inside the caller's write transaction, when the store is a binary

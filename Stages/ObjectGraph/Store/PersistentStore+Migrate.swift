@@ -25,7 +25,7 @@ extension NSPersistentStore {
       throw ObjectGraphError(
         .persistentStoreIncompatibleVersionHash,
         "The store at \(url.path) was made with another version of the model (\(found.origin)) and needs a migration, but it is opened read-only. Open it read-write once to migrate it. The file was left untouched.",
-        url: url)
+        url: url, userInfo: ["metadata": metadata as [String: Any]])
     }
     // A mapping model found for the two versions comes first, as in Core Data; inference only without one.
     if let explicit = options.mappingModelMigration,
@@ -58,7 +58,8 @@ extension NSPersistentStore {
       mapping = try InferredMapping.infer(from: sourceEntities, to: entities)
     } catch let error as ObjectGraphError {
       throw ObjectGraphError(
-        error.code, "The store at \(url.path) needs a migration from \(found.origin). \(error.message) The file was left untouched.",
+        ObjectGraphError.Code(rawValue: error.code),
+        "The store at \(url.path) needs a migration from \(found.origin). \(error.message) The file was left untouched.",
         url: url)
     }
     // The store keeps its layout: a migration renames only what the models' differences rename.

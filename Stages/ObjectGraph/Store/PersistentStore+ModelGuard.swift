@@ -21,7 +21,7 @@ extension NSPersistentStore {
       throw ObjectGraphError(
         .persistentStoreIncompatibleVersionHash,
         "The store at \(url.storePath) was migrated to another version of the model after this coordinator opened it (by another process or another coordinator): its entity version hashes no longer match this coordinator's model. Nothing was written. Restart with the model version the store now has (remove the store and add it again with that model).",
-        url: url)
+        url: url, userInfo: ["metadata": metadata as [String: Any]])
     }
     schemaVersion.withLock { $0 = version }
   }
@@ -47,7 +47,7 @@ extension NSPersistentStore {
       throw ObjectGraphError(
         .persistentStoreIncompatibleVersionHash,
         "The store at \(url.storePath) was migrated to another version of the model by another process while this coordinator opened it. Nothing was written. Add the store again with the model version it now has.",
-        url: url)
+        url: url, userInfo: ["metadata": metadata as [String: Any]])
     }
     schemaVersion.withLock { $0 = version }
   }

@@ -122,7 +122,7 @@ extension NSPersistentStore {
         throw ObjectGraphError(
           .persistentStoreIncompatibleVersionHash,
           "The store at \(url.path) was made with another version of the model and needs a migration, but it was opened read-only: \(readOnlyReason). The file was left untouched.",
-          url: url)
+          url: url, userInfo: ["metadata": metadata as [String: Any]])
       }
       try migrate(
         url: url, metadata: metadata, configuration: configuration, options: options, model: model, entities: entities,
@@ -438,7 +438,7 @@ extension NSPersistentStore {
     ObjectGraphError(
       .persistentStoreIncompatibleVersionHash,
       "The store at \(url.path) was made with a different version of the model (\(versionDifferences(metadata, entities))). Open it with the model version that made it, or migrate it to this one. The file was left untouched.",
-      url: url)
+      url: url, userInfo: ["metadata": metadata as [String: Any]])
   }
 
   /// What differs between the version hashes in a store's `metadata` and `entities`', in words

@@ -71,7 +71,7 @@ extension SaveTransaction {
     let objectWins = policy == .mergeByPropertyObjectTrumpMergePolicyType || policy == .overwriteMergePolicyType
     var merges = ConstraintMerges()
     merges.writesValues = objectWins
-    var conflicts: [ConstraintConflict] = []
+    var conflicts: [StoreConstraintConflict] = []
 
     for (key, constraint) in order {
       let members = groups[key] ?? []
@@ -175,7 +175,7 @@ extension SaveTransaction {
 
   private func conflict(
     _ constraint: SQLiteSchema.UniqueConstraint, _ key: Key, _ members: [ConstraintMerges.Survivor], row: NSManagedObjectID?
-  ) throws -> ConstraintConflict {
+  ) throws -> StoreConstraintConflict {
     var shared: [String: any Sendable] = [:]
     var ids: [NSManagedObjectID] = []
     var snapshots: [[String: any Sendable]] = []
@@ -197,7 +197,7 @@ extension SaveTransaction {
       }
     }
     let stored = try row.flatMap { try store.snapshots(for: [$0], db: db)[$0] }
-    return ConstraintConflict(
+    return StoreConstraintConflict(
       entityName: constraint.declaring.name, constraint: constraint.names, constraintValues: shared, databaseObjectID: row,
       databaseSnapshot: row.map { Self.attributes(stored?.values ?? [], of: $0.entity) }, conflictingObjectIDs: ids,
       conflictingSnapshots: snapshots)
@@ -213,7 +213,7 @@ extension SaveTransaction {
     return result
   }
 
-  private static func constraintError(_ conflicts: [ConstraintConflict], policy: NSMergePolicyType) -> ObjectGraphError {
+  private static func constraintError(_ conflicts: [StoreConstraintConflict], policy: NSMergePolicyType) -> ObjectGraphError {
     let first = conflicts[0]
     let advice =
       policy == .errorMergePolicyType

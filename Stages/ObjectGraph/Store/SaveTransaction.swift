@@ -24,7 +24,7 @@ final class SaveTransaction {
   /// The primary key of each insert, in the request's order.
   var primaryKeys: [Int64]
   /// Conflicts left for the `error` policy to report.
-  var conflicts: [MergeConflict] = []
+  var conflicts: [StoreMergeConflict] = []
   /// Inserts that get no row of their own (uniqueness constraints merged them into another object's row).
   var skippedInserts: Set<Int> = []
   /// Temporary ID -> the permanent ID this save gave it, made the first time a relationship needs it.
@@ -131,7 +131,8 @@ final class SaveTransaction {
     try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(arguments))
     if db.changesCount == 0, checksVersion, let current = try currentVersion(pk: pk, table: mapping.table) {
       if request.mergePolicy == .errorMergePolicyType {
-        conflicts.append(MergeConflict(objectID: delete.id, conflictingKeys: [], oldVersion: delete.expectedVersion, newVersion: current))
+        conflicts.append(
+          StoreMergeConflict(objectID: delete.id, conflictingKeys: [], oldVersion: delete.expectedVersion, newVersion: current))
       } else if let stored = try store.snapshots(for: [delete.id], db: db)[delete.id] {
         // Store trump and rollback: the row changed elsewhere wins; the object is kept, with its values.
         result.refreshed[delete.id] = stored
@@ -177,7 +178,7 @@ final class SaveTransaction {
       let current = try currentVersion(pk: pk, table: mapping.table)
       let keys = update.changed.keys.sorted().map { update.entity.layout.slots[$0].name }
       conflicts.append(
-        MergeConflict(objectID: update.id, conflictingKeys: keys, oldVersion: update.expectedVersion, newVersion: current ?? 0))
+        StoreMergeConflict(objectID: update.id, conflictingKeys: keys, oldVersion: update.expectedVersion, newVersion: current ?? 0))
       return
     }
     result.versions[update.id] =

@@ -104,7 +104,7 @@ enum StoreModelCache {
       return try NSManagedObjectModel.fromCompiledArchive(archive, origin: origin)
     } catch let error as ObjectGraphError {
       throw ObjectGraphError(
-        error.code,
+        ObjectGraphError.Code(rawValue: error.code),
         "\(error.message) The store itself was not read or changed; open it with the model version that made it, or "
           + "pass that model in StoreOptions.migrationSourceModels.",
         url: url)

@@ -1,168 +1,166 @@
 import Foundation
 
-/// The one error type ObjectGraph throws.
-///
-/// Its ``code`` carries Core Data's own number wherever Core Data has one, so searching the number finds
-/// the Core Data meaning; its ``description`` says what happened, to which entity, object or file, and
-/// what to do about it.
+/// The error ObjectGraph throws: an `NSError` in `NSCocoaErrorDomain` with Core Data's code and `userInfo`,
+/// so code written for Core Data catches it as it does on an iPhone.
 ///
 /// ```swift
 /// do {
 ///   try context.save()
-/// } catch let error as ObjectGraphError where error.code == .validationMissingMandatoryProperty {
-///   print(error)  // names the entity and the property that is missing
+/// } catch let error as NSError where error.code == NSValidationMissingMandatoryPropertyError {
+///   print(error.localizedDescription)  // names the entity and the property that is missing
+///   print(error.userInfo[NSValidationKeyErrorKey] ?? "")
 /// }
 /// ```
 ///
-/// Codes are pattern-matchable against an error directly:
+/// Apple's other forms work too: `catch let error as CocoaError where error.code == .managedObjectMerge`,
+/// `error.userInfo[NSDetailedErrorsKey] as? [NSError]`, `error.userInfo["conflictList"] as? [NSMergeConflict]`.
+/// The engine's message, which says what happened, to which entity, object or file, and what to do, is the
+/// error's `localizedDescription` and `localizedFailureReason`.
 ///
-/// ```swift
-/// catch ObjectGraphError.Code.persistentStoreIncompatibleVersionHash { … }
-/// ```
-public struct ObjectGraphError: Error, Sendable, CustomStringConvertible {
-  /// What kind of failure this is. Raw values are Core Data's error numbers where Core Data has one.
-  public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    public let rawValue: Int
-    public init(rawValue: Int) { self.rawValue = rawValue }
+/// The class is the engine's: apps catch `NSError` (or `CocoaError`) and need not name it. Its initializer is
+/// internal; only the engine makes these.
+///
+/// A few failures have no Core Data error (Core Data raises an Objective-C exception for them, which Swift
+/// cannot catch): a malformed model, a predicate that does not parse, a key an entity does not have, no object
+/// for an ID, a feature the engine does not run, a missing store, a value of the wrong type. The engine throws
+/// those in its own domain, ``engineErrorDomain``, with codes from 900001, never in `NSCocoaErrorDomain`.
+///
+/// Sendable: `NSError` is `@unchecked Sendable` in Foundation, and this subclass adds only `let`s (the message,
+/// the detailed errors, which are errors of this class, and the cause). Its `userInfo` may hold managed objects
+/// (the object that failed to validate, the objects of a conflict): as with Core Data's own errors, read those
+/// on the queue of the context that threw.
+public final class ObjectGraphError: NSError, @unchecked Sendable {
+  /// Core Data's codes: Foundation's `CocoaError.Code`, which ObjectGraph extends with Core Data's names
+  /// (`.validationMissingMandatoryProperty`, `.managedObjectMerge`, …) as Apple's CoreData overlay does.
+  public typealias Code = CocoaError.Code
 
-    /// 260: a file to read is not there (Cocoa's `NSFileReadNoSuchFileError`, what Core Data's
-    /// `metadataForPersistentStore(ofType:at:options:)` reports for a missing store file).
-    public static let fileReadNoSuchFile = Code(rawValue: 260)
-    /// 1550: a value failed validation for another reason (bad type, bad value).
-    public static let validationValue = Code(rawValue: 1550)
-    /// 1560: several validation errors at once; ``ObjectGraphError/underlyingErrors`` lists them.
-    public static let validationMultipleErrors = Code(rawValue: 1560)
-    /// 1570: a required (non-optional) property has no value.
-    public static let validationMissingMandatoryProperty = Code(rawValue: 1570)
-    /// 1580: a to-many relationship has fewer objects than its minimum count.
-    public static let validationRelationshipLacksMinimumCount = Code(rawValue: 1580)
-    /// 1590: a to-many relationship has more objects than its maximum count.
-    public static let validationRelationshipExceedsMaximumCount = Code(rawValue: 1590)
-    /// 1600: a delete was refused because a relationship with the deny rule still points somewhere.
-    public static let validationRelationshipDeniedDelete = Code(rawValue: 1600)
-    /// 1610: a number is above its attribute's maximum.
-    public static let validationNumberTooLarge = Code(rawValue: 1610)
-    /// 1620: a number is below its attribute's minimum.
-    public static let validationNumberTooSmall = Code(rawValue: 1620)
-    /// 1630: a date is after its attribute's maximum.
-    public static let validationDateTooLate = Code(rawValue: 1630)
-    /// 1640: a date is before its attribute's minimum.
-    public static let validationDateTooSoon = Code(rawValue: 1640)
-    /// 1650: a date is not valid.
-    public static let validationInvalidDate = Code(rawValue: 1650)
-    /// 1660: a string is longer than its attribute's maximum length.
-    public static let validationStringTooLong = Code(rawValue: 1660)
-    /// 1670: a string is shorter than its attribute's minimum length.
-    public static let validationStringTooShort = Code(rawValue: 1670)
-    /// 1680: a string does not match its attribute's regular expression.
-    public static let validationStringPatternMatching = Code(rawValue: 1680)
-    /// 133000: an object or its row could not be found in the store (Core Data's
-    /// `NSManagedObjectReferentialIntegrityError`).
-    public static let managedObjectReferentialIntegrity = Code(rawValue: 133000)
-    /// 133020: a save found rows changed by someone else since this context read them.
-    public static let managedObjectMerge = Code(rawValue: 133020)
-    /// 133021: a save would break a uniqueness constraint (Core Data's
-    /// `NSManagedObjectConstraintMergeError`): under the error merge policy, objects share the values of a
-    /// constraint with each other or with a stored row. ``ObjectGraphError/constraintConflicts`` lists them.
-    public static let managedObjectConstraintMerge = Code(rawValue: 133021)
-    /// 134000: the store type or the file is not one this engine can open.
-    public static let persistentStoreInvalidType = Code(rawValue: 134000)
-    /// 134020: the store file lacks tables its model needs: it was changed outside Core Data (Core Data's
-    /// `NSPersistentStoreIncompatibleSchemaError`).
-    public static let persistentStoreIncompatibleSchema = Code(rawValue: 134020)
-    /// 134030: the store could not be written (Core Data's `NSPersistentStoreSaveError`).
-    public static let persistentStoreSave = Code(rawValue: 134030)
-    /// 134060: a generic store failure (Core Data's `NSCoreDataError`).
-    public static let coreData = Code(rawValue: 134060)
-    /// 134070: the store or operation is not supported.
-    public static let persistentStoreOperation = Code(rawValue: 134070)
-    /// 134080: the store file could not be opened (missing folder, no permission, locked).
-    public static let persistentStoreOpen = Code(rawValue: 134080)
-    /// 134100: the store was made with a different model; migrate it or use the matching model.
-    public static let persistentStoreIncompatibleVersionHash = Code(rawValue: 134100)
-    /// 134110: a migration was started and failed (Core Data's `NSMigrationError`); the store was left as it was.
-    public static let migration = Code(rawValue: 134110)
-    /// 134130: a migration was needed but no model matching the store was found.
-    public static let migrationMissingSourceModel = Code(rawValue: 134130)
-    /// 134140: a migration is needed but no mapping model is available: inference is off, or the change is
-    /// one that cannot be inferred (Core Data's `NSMigrationMissingMappingModelError`).
-    public static let migrationMissingMappingModel = Code(rawValue: 134140)
-    /// 134190: a migration is needed and no mapping can be inferred (Core Data's `NSInferredMappingModelError`).
-    public static let inferredMappingModel = Code(rawValue: 134190)
+  /// The domain of the few errors Core Data reports as exceptions rather than errors (codes 900001 to
+  /// 900007: see the type's discussion).
+  public static let engineErrorDomain = "ObjectGraphErrorDomain"
 
-    /// 900001 (workspace-specific): the model is malformed or inconsistent.
-    public static let modelInvalid = Code(rawValue: 900_001)
-    /// 900002 (workspace-specific): a predicate format string could not be parsed.
-    public static let predicateSyntax = Code(rawValue: 900_002)
-    /// 900003 (workspace-specific): a key or key path names no property of the entity.
-    public static let unknownKey = Code(rawValue: 900_003)
-    /// 900004 (workspace-specific): no object exists for an object ID.
-    public static let objectNotFound = Code(rawValue: 900_004)
-    /// 900005 (workspace-specific): a model feature that loads but is not supported at run time was used.
-    public static let unsupportedFeature = Code(rawValue: 900_005)
-    /// 900006 (workspace-specific): the operation needs a coordinator or store that is not there.
-    public static let noPersistentStore = Code(rawValue: 900_006)
-    /// 900007 (workspace-specific): a value of the wrong type was given for a property or argument.
-    public static let invalidValue = Code(rawValue: 900_007)
-
-    public var description: String { "\(rawValue)" }
-
-    /// Lets `catch ObjectGraphError.Code.managedObjectMerge` match an error directly.
-    public static func ~= (code: Code, error: any Error) -> Bool {
-      (error as? ObjectGraphError)?.code == code
-    }
-  }
-
-  /// What kind of failure this is.
-  public let code: Code
-  /// What happened and what to do, in plain words.
+  /// What happened and what to do, in plain words (the same text as `localizedDescription`).
   public let message: String
-  /// The file concerned, when there is one.
-  public let url: URL?
-  /// For ``Code/validationMultipleErrors`` and merge conflicts: the individual errors.
-  public let underlyingErrors: [ObjectGraphError]
-  /// The records of a conflict error (read as ``conflicts`` and ``constraintConflicts``), kept here without
-  /// their types: they name objects by ID, and this folder sits below the IDs.
-  /// `Contract/ObjectGraphError+Conflicts.swift` makes and reads them.
-  let conflictRecords: [any Sendable]
-  /// The error this one was made from, when it has a cause outside the engine: for a store failure,
-  /// GRDB's `DatabaseError` (with SQLite's message, result code and SQL), as Core Data puts the SQLite
-  /// error under `NSUnderlyingErrorKey`.
-  public let underlyingError: (any Error)?
-  /// SQLite's extended result code, when SQLite refused the operation: tell a busy database
-  /// (``sqlitePrimaryResultCode`` 5, `SQLITE_BUSY`) from a full disk (13, `SQLITE_FULL`) or a damaged
-  /// file (11, `SQLITE_CORRUPT`) without importing GRDB. `nil` when SQLite was not involved.
+  /// For 1560 (several validation errors at once): the individual errors, also under `NSDetailedErrorsKey`.
+  let detailedErrors: [ObjectGraphError]
+  /// The cause as the engine got it (GRDB's `DatabaseError`, a `POSIXError`, a transformer's error); it is under
+  /// `NSUnderlyingErrorKey` as an `NSError` (a SQLite failure in `NSSQLiteErrorDomain` with SQLite's code).
+  let underlyingError: (any Error)?
+
+  /// Makes an error in `NSCocoaErrorDomain` (or ``engineErrorDomain`` for an engine-only code) with `message` as
+  /// its `localizedDescription` and `localizedFailureReason`.
   ///
-  /// ```swift
-  /// catch let error as ObjectGraphError where error.sqlitePrimaryResultCode == 13 {
-  ///   showDiskFullAlert()
-  /// }
-  /// ```
-  public let sqliteResultCode: Int32?
-
-  /// SQLite's primary result code (the low 8 bits of ``sqliteResultCode``), e.g. 5 for `SQLITE_BUSY`.
-  public var sqlitePrimaryResultCode: Int32? { sqliteResultCode.map { $0 & 0xFF } }
-
-  /// Makes an error without conflict records (the initializer that takes them is in
-  /// `Contract/ObjectGraphError+Conflicts.swift`).
-  init(
-    _ code: Code, _ message: String, url: URL? = nil, underlyingErrors: [ObjectGraphError] = [],
-    conflictRecords: [any Sendable] = [], underlyingError: (any Error)? = nil, sqliteResultCode: Int32? = nil
+  /// - Parameters:
+  ///   - code: Core Data's code (or an engine-only one).
+  ///   - message: what happened and what to do.
+  ///   - url: the file concerned, if any: `NSURLErrorKey`, and `NSFilePathErrorKey` for a file URL.
+  ///   - detailedErrors: the individual errors of a 1560 error: `NSDetailedErrorsKey`.
+  ///   - underlyingError: the cause, when it comes from outside the engine: `NSUnderlyingErrorKey`.
+  ///   - sqliteResultCode: SQLite's extended result code, when SQLite refused the operation: `NSSQLiteErrorDomain`,
+  ///     and the underlying error in that domain.
+  ///   - userInfo: Core Data's other keys (`NSValidationObjectErrorKey`, `NSPersistentStoreSaveConflictsErrorKey`, …).
+  convenience init(
+    _ code: Code, _ message: String, url: URL? = nil, detailedErrors: [ObjectGraphError] = [],
+    underlyingError: (any Error)? = nil, sqliteResultCode: Int32? = nil, userInfo extra: [String: Any] = [:]
   ) {
-    self.code = code
-    self.message = message
-    self.url = url
-    self.underlyingErrors = underlyingErrors
-    self.conflictRecords = conflictRecords
-    self.underlyingError = underlyingError
-    self.sqliteResultCode = sqliteResultCode
+    var info = extra
+    info[NSLocalizedDescriptionKey] = message
+    info[NSLocalizedFailureReasonErrorKey] = message
+    if !detailedErrors.isEmpty { info[NSDetailedErrorsKey] = detailedErrors as [NSError] }
+    if let url {
+      info[NSURLErrorKey] = url
+      if url.isFileURL { info[NSFilePathErrorKey] = url.path }
+    }
+    if let sqliteResultCode {
+      // Core Data puts SQLite's code under the domain's name, and the failure itself as the underlying error.
+      info[NSSQLiteErrorDomain] = Int(sqliteResultCode)
+      info[NSUnderlyingErrorKey] = NSError(
+        domain: NSSQLiteErrorDomain, code: Int(sqliteResultCode),
+        userInfo: underlyingError.map { [NSLocalizedDescriptionKey: "\($0)"] } ?? [:])
+    } else if let underlyingError {
+      info[NSUnderlyingErrorKey] = underlyingError as NSError
+    }
+    self.init(
+      domain: code.rawValue >= 900_000 ? Self.engineErrorDomain : NSCocoaErrorDomain, code: code.rawValue, message: message,
+      detailedErrors: detailedErrors, underlyingError: underlyingError, userInfo: info)
   }
 
-  public var description: String {
-    var text = "ObjectGraphError \(code.rawValue): \(message)"
-    for error in underlyingErrors {
-      text += "\n  - \(error.message)"
+  private init(
+    domain: String, code: Int, message: String, detailedErrors: [ObjectGraphError], underlyingError: (any Error)?,
+    userInfo: [String: Any]
+  ) {
+    self.message = message
+    self.detailedErrors = detailedErrors
+    self.underlyingError = underlyingError
+    super.init(domain: domain, code: code, userInfo: userInfo)
+  }
+
+  /// Not supported: the engine's errors are not archived.
+  public required init?(coder: NSCoder) { nil }
+
+  /// What `print(error)` shows: NSError's own shape, as an iPhone prints it, with the message once, the other
+  /// `userInfo` entries, and each detailed error on a line of its own.
+  public override var description: String {
+    let shown = userInfo.filter {
+      $0.key != NSLocalizedDescriptionKey && $0.key != NSLocalizedFailureReasonErrorKey && $0.key != NSDetailedErrorsKey
+        && $0.key != NSUnderlyingErrorKey
+    }
+    var text = "Error Domain=\(domain) Code=\(code) \"\(message)\""
+    if !shown.isEmpty {
+      text += " UserInfo={" + shown.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ") + "}"
+    }
+    for detail in detailedErrors {
+      text += "\n  - " + detail.description.replacingOccurrences(of: "\n", with: "\n    ")
     }
     return text
   }
+
+  /// The file concerned, when there is one (`NSURLErrorKey`).
+  var url: URL? { userInfo[NSURLErrorKey] as? URL }
+
+  /// SQLite's extended result code, when SQLite refused the operation (`userInfo[NSSQLiteErrorDomain]`).
+  var sqliteResultCode: Int32? { (userInfo[NSSQLiteErrorDomain] as? Int).map { Int32(truncatingIfNeeded: $0) } }
+
+  /// SQLite's primary result code (the low 8 bits of ``sqliteResultCode``), e.g. 5 for `SQLITE_BUSY`.
+  var sqlitePrimaryResultCode: Int32? { sqliteResultCode.map { $0 & 0xFF } }
+
+  /// The same error with other `userInfo` entries (a context puts its objects in place of the IDs a store
+  /// reports).
+  func replacingUserInfo(_ entries: [String: Any]) -> ObjectGraphError {
+    ObjectGraphError(
+      domain: domain, code: code, message: message, detailedErrors: detailedErrors, underlyingError: underlyingError,
+      userInfo: userInfo.merging(entries) { $1 })
+  }
 }
+
+/// `error.code == .managedObjectMerge`, where `error.code` is NSError's `Int` (the engine and its tests; apps
+/// compare with Core Data's constants, `error.code == NSManagedObjectMergeError`).
+func == (lhs: Int, rhs: CocoaError.Code) -> Bool { lhs == rhs.rawValue }
+
+/// `error.code != .managedObjectMerge` (see `==`).
+func != (lhs: Int, rhs: CocoaError.Code) -> Bool { lhs != rhs.rawValue }
+
+extension CocoaError.Code {
+  /// `switch error.code { case .managedObjectMerge: … }` on NSError's `Int` code, in the engine.
+  static func ~= (pattern: CocoaError.Code, value: Int) -> Bool { pattern.rawValue == value }
+
+  /// 900001 (engine only, ``ObjectGraphError/engineErrorDomain``): the model is malformed or inconsistent.
+  static var modelInvalid: CocoaError.Code { .init(rawValue: 900_001) }
+  /// 900002 (engine only): a predicate format string could not be parsed.
+  static var predicateSyntax: CocoaError.Code { .init(rawValue: 900_002) }
+  /// 900003 (engine only): a key or key path names no property of the entity.
+  static var unknownKey: CocoaError.Code { .init(rawValue: 900_003) }
+  /// 900004 (engine only): no object exists for an object ID.
+  static var objectNotFound: CocoaError.Code { .init(rawValue: 900_004) }
+  /// 900005 (engine only): a model feature that loads but is not supported at run time was used.
+  static var unsupportedFeature: CocoaError.Code { .init(rawValue: 900_005) }
+  /// 900006 (engine only): the operation needs a coordinator or store that is not there.
+  static var noPersistentStore: CocoaError.Code { .init(rawValue: 900_006) }
+  /// 900007 (engine only): a value of the wrong type was given for a property or argument.
+  static var invalidValue: CocoaError.Code { .init(rawValue: 900_007) }
+}
+
+/// `error?.code == .managedObjectMerge` (see `==`).
+func == (lhs: Int?, rhs: CocoaError.Code) -> Bool { lhs == rhs.rawValue }
+
+/// `error?.code != .managedObjectMerge` (see `==`).
+func != (lhs: Int?, rhs: CocoaError.Code) -> Bool { lhs != rhs.rawValue }

@@ -85,9 +85,9 @@ func whatCanBeInferred(in folder: URL) throws {
       let notes = try context.performAndWait { try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Note")) }
       let values = context.performAndWait { notes.map(describe).sorted().joined(separator: "; ") }
       print("   migrated: \(values)")
-    } catch let error as ObjectGraphError {
+    } catch let error as NSError {
       let untouched = (try? Data(contentsOf: storeURL)) == before
-      print("   refused: \(error)")
+      print("   refused: error \(error.code): \(error.localizedDescription)")
       print("   the store file is \(untouched ? "byte for byte as it was" : "CHANGED")")
     }
   }

@@ -24,14 +24,15 @@ public final class NoteEditor {
   /// Gives the note `noteID` names a new title, and saves its context (for the main context: into the
   /// writer; the controller's ``PersistenceController/saveChanges(completion:)`` takes it to disk).
   ///
-  /// - Throws: `ObjectGraphError` 900004 (`objectNotFound`) when the note is gone (deleted, or never
+  /// - Throws: `existingObject(with:)`'s error when the note is gone (deleted, or never
   ///   saved where this context can see it) or the ID is of another stack; a validation error (1570, say)
   ///   when the save refuses the change, which is then undone (the context's other changes are kept).
   public func rename(_ noteID: NSManagedObjectID, to title: String) throws {
     let object = try context.existingObject(with: noteID)
     guard let note = object as? Note else {
-      throw ObjectGraphError(
-        .objectNotFound, "\(noteID) is a \(object.entity.name), not a Note: the editor edits notes only.")
+      throw CocoaError(
+        .managedObjectReferentialIntegrity,
+        userInfo: [NSLocalizedDescriptionKey: "\(noteID) is a \(object.entity.name), not a Note: the editor edits notes only."])
     }
     note.title = title
     note.modifiedAt = Date()

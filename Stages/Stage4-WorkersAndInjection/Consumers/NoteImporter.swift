@@ -66,7 +66,7 @@ public struct NoteImporter: Sendable {
   /// saved in order. When a batch fails (a validation error, a full disk), the import stops and throws:
   /// the batches before it are saved and on their way to disk, the failed batch is not saved at all.
   ///
-  /// - Throws: the failed batch's `ObjectGraphError`, or ``PersistenceControllerError/saveFailed(_:)``
+  /// - Throws: the failed batch's error, or ``PersistenceControllerError/saveFailed(_:)``
   ///   when writing to disk failed at the end.
   public func importNotes(_ drafts: some Sequence<NoteDraft>) async throws -> Outcome {
     var lastNoteID: NSManagedObjectID?

@@ -31,7 +31,7 @@ public final class NoteList {
   /// Counts the notes of `context` and starts following its changes.
   ///
   /// - Parameter context: a main-queue context (the controller's `mainContext`), whose store is loaded.
-  /// - Throws: the count's `ObjectGraphError`, for example 900006 when the context has no store yet.
+  /// - Throws: the count's error, for example 900006 when the context has no store yet.
   public init(context: NSManagedObjectContext) throws {
     self.context = context
     count = try context.count(for: NSFetchRequest<Note>(entityName: "Note"))

@@ -88,7 +88,7 @@ func editTheSameNote(policy: NSMergePolicy, worker shape: TourWorker, in folder:
     do {
       try writer.performAndWait { try writer.save() }
     } catch {
-      failure = (error as? ObjectGraphError).map { "\($0.code.rawValue)" } ?? "\(error)"
+      failure = "\((error as NSError).code)"
     }
     for store in coordinator.persistentStores { try coordinator.remove(store) }
     var read = try readNote(at: storeURL, model: model)

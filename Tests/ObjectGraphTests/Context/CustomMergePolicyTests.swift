@@ -50,7 +50,7 @@ struct CustomMergePolicyTests {
       super.init(merge: type)
     }
 
-    override func resolve(optimisticLockingConflicts list: [MergeConflict]) throws {
+    override func resolve(optimisticLockingConflicts list: [NSMergeConflict]) throws {
       if callsSuper { try super.resolve(optimisticLockingConflicts: list) }
       for conflict in list {
         let object = conflict.sourceObject
@@ -126,7 +126,7 @@ struct CustomMergePolicyTests {
 
   /// The policy chapter 4 shows ("A policy of your own").
   final class KeepLargerCount: NSMergePolicy, @unchecked Sendable {  // no stored state
-    override func resolve(optimisticLockingConflicts list: [MergeConflict]) throws {
+    override func resolve(optimisticLockingConflicts list: [NSMergeConflict]) throws {
       try super.resolve(optimisticLockingConflicts: list)
       for conflict in list {
         let stored = conflict.persistedSnapshot?["numberOfMoods"] as? Int64 ?? 0
@@ -163,7 +163,7 @@ struct CustomMergePolicyTests {
     let policy = LargerCount(merge: .errorMergePolicyType)
     let error = try #require(throws: ObjectGraphError.self) { try conflictingCounts(policy) }
     #expect(error.code == .managedObjectMerge)
-    #expect(error.conflicts.count == 1)
+    #expect(error.mergeConflictRecords.count == 1)
     #expect(error.message.contains("merge policy: error"))
   }
 
@@ -185,7 +185,7 @@ struct CustomMergePolicyTests {
     // Safe: `seen` is a Mutex, and the class has no other stored state.
     let seen = Mutex<[String]>([])
 
-    override func resolve(constraintConflicts list: [ConstraintConflict]) throws {
+    override func resolve(constraintConflicts list: [NSConstraintConflict]) throws {
       for conflict in list {
         let keeper = conflict.databaseObject ?? conflict.conflictingObjects[0]
         let extra = conflict.conflictingObjects.filter { $0 !== keeper }
@@ -236,7 +236,7 @@ struct CustomMergePolicyTests {
   @Test("The error type's resolve(constraintConflicts:), called by an override, fails the save with 133021")
   func constraintSuperThrows() throws {
     final class JustSuper: NSMergePolicy, @unchecked Sendable {
-      override func resolve(constraintConflicts list: [ConstraintConflict]) throws {
+      override func resolve(constraintConflicts list: [NSConstraintConflict]) throws {
         try super.resolve(constraintConflicts: list)
       }
     }
@@ -250,7 +250,7 @@ struct CustomMergePolicyTests {
       }
     }
     #expect(error.code == .managedObjectConstraintMerge)
-    #expect(error.constraintConflicts.first?.conflictingObjectIDs.count == 2)
+    #expect(error.constraintConflictRecords.first?.conflictingObjectIDs.count == 2)
     #expect(try stack.storedCount("Item") == 0)
   }
 

@@ -172,8 +172,8 @@ struct SavingTests {
       _ = Note(context: stack.context)
       _ = Note(context: stack.context)
       let error = expectCode(.validationMultipleErrors) { try stack.context.save() }
-      #expect(error?.underlyingErrors.count == 2)
-      #expect(error?.underlyingErrors.allSatisfy { $0.code == .validationMissingMandatoryProperty } == true)
+      #expect(error?.detailedErrors.count == 2)
+      #expect(error?.detailedErrors.allSatisfy { $0.code == .validationMissingMandatoryProperty } == true)
     }
   }
 
@@ -243,9 +243,9 @@ struct SavingTests {
       #expect(note === kept)
       note.body = "mine"
       let error = expectCode(.managedObjectMerge) { try stack.context.save() }
-      #expect(error?.conflicts.first?.objectID == id)
-      #expect(error?.conflicts.first?.conflictingKeys == ["body"])
-      #expect(error?.conflicts.first?.newVersion == 2)
+      #expect(error?.mergeConflictRecords.first?.objectID == id)
+      #expect(error?.mergeConflictRecords.first?.conflictingKeys == ["body"])
+      #expect(error?.mergeConflictRecords.first?.newVersion == 2)
       #expect(note.hasChanges)
       #expect(try stack.stored("Note") { $0.value(forKey: "body") as? String } == [nil])
       if let rows = try stack.fileRows("SELECT ZBODY FROM ZNOTE") { #expect(rows[0]["ZBODY"] as String? == nil) }

@@ -169,7 +169,7 @@ struct PortingConveniencesTests {
     let error = expectCode(.fileReadNoSuchFile) {
       _ = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: missing)
     }
-    #expect(error?.code.rawValue == 260)
+    #expect(error?.code == 260)
     #expect(error?.message.contains("“Missing.sqlite”") == true, "\(error?.message ?? "")")
     #expect(!FileManager.default.fileExists(atPath: missing.path))
   }

@@ -12,7 +12,7 @@ struct RGB: Codable, Equatable {
 /// The app's transformer for ``RGB``: JSON bytes.
 final class RGBTransformer: AttributeValueTransformer, @unchecked Sendable {
   override func transformedValue(_ value: Any) throws -> Data {
-    guard let color = value as? RGB else { throw ObjectGraphError(.validationValue, "expected an RGB, got \(type(of: value))") }
+    guard let color = value as? RGB else { throw ObjectGraphError(.managedObjectValidation, "expected an RGB, got \(type(of: value))") }
     return try JSONEncoder().encode(color)
   }
 
@@ -108,16 +108,16 @@ struct TransformableTests {
       let card = NSManagedObject(entity: entity, insertInto: stack.context)
       card.setValue(Opaque(), forKey: "keywords")
       #expect(card.value(forKey: "keywords") is Opaque)
-      let refused = expectCode(.validationValue) { try stack.context.save() }
+      let refused = expectCode(.managedObjectValidation) { try stack.context.save() }
       #expect(refused?.message.contains("Card.keywords") == true && refused?.message.contains("Opaque") == true)
       card.setValue(nil, forKey: "keywords")
       card.setValue("round", forKey: "shape")
-      let missing = expectCode(.validationValue) { try stack.context.save() }
+      let missing = expectCode(.managedObjectValidation) { try stack.context.save() }
       #expect(missing?.message.contains("'NoSuchTransformer'") == true)
       card.setValue("not a colour", forKey: "shape")
       card.setValue(nil, forKey: "shape")
       card.setValue(42, forKey: "color")
-      let wrong = expectCode(.validationValue) { try stack.context.save() }
+      let wrong = expectCode(.managedObjectValidation) { try stack.context.save() }
       #expect(wrong?.message.contains("expected an RGB") == true)
       stack.context.rollback()
     }
@@ -142,7 +142,7 @@ struct TransformableTests {
       insert.resultType = .objectIDs
       let ids = try #require((try stack.context.execute(insert) as? NSBatchInsertResult)?.result as? [NSManagedObjectID])
       #expect(try stack.context.existingObject(with: ids[0]).value(forKey: "color") as? RGB == RGB(red: 0, green: 0, blue: 1))
-      _ = expectCode(.validationValue) {
+      _ = expectCode(.managedObjectValidation) {
         _ = try stack.context.execute(NSBatchInsertRequest(entityName: "Card", objects: [["keywords": Opaque()]]))
       }
     }
@@ -151,11 +151,11 @@ struct TransformableTests {
   /// A UUID kept as its 16 raw bytes, as apps store identifiers in a transformable attribute.
   final class UUIDBytesTransformer: AttributeValueTransformer, @unchecked Sendable {
     override func transformedValue(_ value: Any) throws -> Data {
-      guard let uuid = value as? UUID else { throw ObjectGraphError(.validationValue, "expected a UUID, got \(type(of: value))") }
+      guard let uuid = value as? UUID else { throw ObjectGraphError(.managedObjectValidation, "expected a UUID, got \(type(of: value))") }
       return withUnsafeBytes(of: uuid.uuid) { Data($0) }
     }
     override func reverseTransformedValue(_ data: Data) throws -> Any {
-      guard data.count == 16 else { throw ObjectGraphError(.validationValue, "expected 16 bytes") }
+      guard data.count == 16 else { throw ObjectGraphError(.managedObjectValidation, "expected 16 bytes") }
       return UUID(uuid: data.withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) })
     }
   }
@@ -231,7 +231,7 @@ struct TransformableTests {
       try stack.context.save()
       // A value of a class it does not name is refused, and the message says where to add it.
       player.setValue(Opaque(), forKey: "badge")
-      let error = expectCode(.validationValue) { try stack.context.save() }
+      let error = expectCode(.managedObjectValidation) { try stack.context.save() }
       #expect(error?.message.contains("allowedTopLevelClasses") == true, "\(error?.message ?? "")")
       #expect(error?.message.contains("register") == false, "\(error?.message ?? "")")
       stack.context.rollback()
@@ -239,7 +239,7 @@ struct TransformableTests {
       AttributeValueTransformer.setValueTransformer(NestedBadgeTransformer(), forName: "BadgeTransformer")
       defer { AttributeValueTransformer.setValueTransformer(BadgeTransformer(), forName: "BadgeTransformer") }
       player.setValue(NestedBadge(), forKey: "badge")
-      let nested = expectCode(.validationValue) { try stack.context.save() }
+      let nested = expectCode(.managedObjectValidation) { try stack.context.save() }
       #expect(nested?.message.contains("top level") == true, "\(nested?.message ?? "")")
       stack.context.rollback()
     }

@@ -26,7 +26,7 @@ final class Item: NSManagedObject {
   override func validateValue(_ value: inout Any?, forKey key: String) throws {
     if key == "code" { record("validateValue(code)") }
     if key == "code", value as? String == "XXX" {
-      throw ObjectGraphError(.validationValue, "Item.code may not be XXX.")
+      throw ObjectGraphError(.managedObjectValidation, "Item.code may not be XXX.")
     }
     try super.validateValue(&value, forKey: key)
   }
@@ -35,7 +35,7 @@ final class Item: NSManagedObject {
     record("validateForInsert")
     try super.validateForInsert()
     if count > 0 && price == 0 {
-      throw ObjectGraphError(.validationValue, "Item \(name ?? "?"): items in stock need a price.")
+      throw ObjectGraphError(.managedObjectValidation, "Item \(name ?? "?"): items in stock need a price.")
     }
   }
 
@@ -47,7 +47,7 @@ final class Item: NSManagedObject {
   override func validateForDelete() throws {
     record("validateForDelete")
     try super.validateForDelete()
-    if locked { throw ObjectGraphError(.validationValue, "Item \(name ?? "?") is locked and cannot be deleted.") }
+    if locked { throw ObjectGraphError(.managedObjectValidation, "Item \(name ?? "?") is locked and cannot be deleted.") }
   }
 
   override func willSave() { record("willSave") }
@@ -116,8 +116,8 @@ struct ValidationRuleTests {
       ),
       ("late", { $0.due = Self.dueMax.addingTimeInterval(1) }, .validationDateTooLate, "above the model's maximum of 2001-01-02T00:00:00Z"),
       ("no name", { $0.name = nil }, .validationMissingMandatoryProperty, "Item.name is required"),
-      ("XXX", { $0.code = "XXX" }, .validationValue, "Item.code may not be XXX."),
-      ("stock", { $0.count = 3 }, .validationValue, "items in stock need a price"),
+      ("XXX", { $0.code = "XXX" }, .managedObjectValidation, "Item.code may not be XXX."),
+      ("stock", { $0.count = 3 }, .managedObjectValidation, "items in stock need a price"),
     ]
     for (label, breakIt, code, mentioned) in cases {
       context.performAndWait {
@@ -126,7 +126,7 @@ struct ValidationRuleTests {
         breakIt(item)
         let error = expectCode(code) { try context.save() }
         #expect(error?.message.contains(mentioned) == true, "\(label): \(error?.message ?? "")")
-        if code != .validationValue && code != .validationMissingMandatoryProperty {
+        if code != .managedObjectValidation && code != .validationMissingMandatoryProperty {
           #expect(error?.message.contains("(object ") == true, "\(label)")
         }
         context.rollback()
@@ -157,9 +157,9 @@ struct ValidationRuleTests {
       second.code = "no"
       let error = expectCode(.validationMultipleErrors) { try stack.context.save() }
       #expect(
-        Set(error?.underlyingErrors.map(\.code) ?? [])
-          == [.validationStringTooShort, .validationNumberTooLarge, .validationStringPatternMatching])
-      #expect(error?.underlyingErrors.count == 3)
+        Set(error?.detailedErrors.map(\.code) ?? [])
+          == [NSValidationStringTooShortError, NSValidationNumberTooLargeError, NSValidationStringPatternMatchingError])
+      #expect(error?.detailedErrors.count == 3)
     }
     #expect(try stack.storedCount("Item") == 0)
   }
@@ -236,7 +236,7 @@ struct ValidationRuleTests {
       context.processPendingChanges()
       #expect(log.calls == ["first: prepareForDeletion"])
       log.calls = []
-      let refused = expectCode(.validationValue) { try context.save() }
+      let refused = expectCode(.managedObjectValidation) { try context.save() }
       #expect(refused?.message.contains("locked") == true)
       #expect(log.calls == ["first: willSave", "first: validateForDelete"])
       log.calls = []

@@ -52,12 +52,12 @@ final class StampedObject: NSManagedObject {
 /// The app's transformer for UUIDs: it refuses anything else, as the app's did.
 final class LayerUUIDTransformer: AttributeValueTransformer, @unchecked Sendable {
   override func transformedValue(_ value: Any) throws -> Data {
-    guard let uuid = value as? UUID else { throw ObjectGraphError(.validationValue, "not a UUID: \(value)") }
+    guard let uuid = value as? UUID else { throw ObjectGraphError(.managedObjectValidation, "not a UUID: \(value)") }
     return Data(uuid.uuidString.utf8)
   }
   override func reverseTransformedValue(_ data: Data) throws -> Any {
     guard let uuid = UUID(uuidString: String(decoding: data, as: UTF8.self)) else {
-      throw ObjectGraphError(.validationValue, "not a UUID")
+      throw ObjectGraphError(.managedObjectValidation, "not a UUID")
     }
     return uuid
   }

@@ -294,7 +294,7 @@ struct FuzzTests {
         opened += 1
       } catch let error as ObjectGraphError {
         refused = coordinator.persistentStores.isEmpty
-        if refused { refusedCodes[error.code.rawValue, default: 0] += 1 }
+        if refused { refusedCodes[error.code, default: 0] += 1 }
       } catch {
         Issue.record("store mutation \(attempt): \(type(of: error)) instead of ObjectGraphError: \(error)")
       }

@@ -210,9 +210,9 @@ struct SideFileTests {
         #expect(count >= 40 && count <= 340, "attempt \(attempt): \(count) notes")
         outcomes["opened", default: 0] += 1
       } catch let error as ObjectGraphError {
-        #expect(try Self.bytes(url.path) == pristine, "attempt \(attempt) was refused (\(error.code.rawValue)) and the store changed")
+        #expect(try Self.bytes(url.path) == pristine, "attempt \(attempt) was refused (\(error.code)) and the store changed")
         #expect(try Self.bytes(url.path + "-wal") == Data(log), "attempt \(attempt) was refused and the -wal changed")
-        outcomes["refused \(error.code.rawValue)", default: 0] += 1
+        outcomes["refused \(error.code)", default: 0] += 1
       }
     }
     print("SideFileTests.mutatedLogs: " + outcomes.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", "))

@@ -83,9 +83,9 @@ struct UniquenessConstraintTests {
     let objects = context.performAndWait { (0..<3).map { item(context, "same", Int64($0)) } }
     let error = try #require(throws: ObjectGraphError.self) { try context.performAndWait { try context.save() } }
     #expect(error.code == .managedObjectConstraintMerge)
-    #expect(error.code.rawValue == 133021)
-    #expect(error.constraintConflicts.count == 1)
-    let conflict = try #require(error.constraintConflicts.first)
+    #expect(error.code == 133021)
+    #expect(error.constraintConflictRecords.count == 1)
+    let conflict = try #require(error.constraintConflictRecords.first)
     #expect(conflict.entityName == "Item")
     #expect(conflict.constraint == ["name"])
     #expect(conflict.constraintValues["name"] as? String == "same")
@@ -112,7 +112,7 @@ struct UniquenessConstraintTests {
       item(other, "a", 2)
     }
     #expect(error.code == .managedObjectConstraintMerge)
-    let conflict = try #require(error.constraintConflicts.first)
+    let conflict = try #require(error.constraintConflictRecords.first)
     #expect(conflict.databaseObjectID == storedID)
     #expect(conflict.databaseSnapshot?["value"] as? Int64 == 1)
     #expect(conflict.conflictingObjectIDs.count == 1)
@@ -162,7 +162,7 @@ struct UniquenessConstraintTests {
     let error = try failedSave(context) {
       cell(1, 2)
     }
-    let conflict = try #require(error.constraintConflicts.first)
+    let conflict = try #require(error.constraintConflictRecords.first)
     #expect(conflict.constraint == ["row", "column"])
     #expect(conflict.constraintValues["row"] as? Int64 == 1 && conflict.constraintValues["column"] as? Int64 == 2)
     #expect(try stack.storedCount("Cell") == 3)
@@ -177,7 +177,7 @@ struct UniquenessConstraintTests {
       NSManagedObject(entity: entity(context, "Film"), insertInto: context).setValue("X1", forKey: "code")
     }
     #expect(error.code == .managedObjectConstraintMerge)
-    #expect(error.constraintConflicts.first?.entityName == "Media")
+    #expect(error.constraintConflictRecords.first?.entityName == "Media")
     #expect(try stack.storedCount("Media") == 0)
   }
 
@@ -196,7 +196,7 @@ struct UniquenessConstraintTests {
     let error = try failedSave(context) {
       media("Film", "minutes", 90)
     }
-    let conflict = try #require(error.constraintConflicts.first)
+    let conflict = try #require(error.constraintConflictRecords.first)
     #expect(conflict.entityName == "Film")
     #expect(conflict.databaseObjectID?.entity.name == "Film")
     #expect(try stack.storedCount("Media") == 2)
@@ -383,7 +383,7 @@ struct UniquenessConstraintTests {
       return (a, b)
     }
     let error = try failedSave(context) { b.setValue("a", forKey: "name") }
-    let conflict = try #require(error.constraintConflicts.first)
+    let conflict = try #require(error.constraintConflictRecords.first)
     #expect(conflict.databaseObjectID == context.performAndWait { a.objectID })
     #expect(conflict.conflictingObjectIDs == [context.performAndWait { b.objectID }])
     #expect(conflict.conflictingSnapshots.first?["name"] as? String == "b", "the values it last read")

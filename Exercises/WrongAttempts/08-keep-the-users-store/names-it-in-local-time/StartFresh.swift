@@ -23,7 +23,9 @@ import ObjectGraph
 public func startFresh(with coordinator: NSPersistentStoreCoordinator, at storeURL: URL, date: Date) throws -> URL {
   let fileManager = FileManager.default
   if coordinator.persistentStores.contains(where: { $0.url?.standardizedFileURL == storeURL.standardizedFileURL }) {
-    throw ObjectGraphError(.persistentStoreOperation, "The store at \(storeURL.path) is open; it is not moved aside.", url: storeURL)
+    throw CocoaError(
+      .persistentStoreOperation,
+      userInfo: [NSLocalizedDescriptionKey: "The store at \(storeURL.path) is open; it is not moved aside.", NSURLErrorKey: storeURL])
   }
   let formatter = DateFormatter()
   formatter.locale = Locale(identifier: "en_US_POSIX")

@@ -24,10 +24,13 @@ public func startFresh(with coordinator: NSPersistentStoreCoordinator, at storeU
   // A store the coordinator has is open and in use: moving its files away under it would split it in two.
   let standardized = storeURL.standardizedFileURL
   guard !coordinator.persistentStores.contains(where: { $0.url?.standardizedFileURL == standardized }) else {
-    throw ObjectGraphError(
+    throw CocoaError(
       .persistentStoreOperation,
-      "The store at \(storeURL.path) is open in this coordinator, so it is not moved aside. Start fresh only after adding it failed.",
-      url: storeURL)
+      userInfo: [
+        NSLocalizedDescriptionKey:
+          "The store at \(storeURL.path) is open in this coordinator, so it is not moved aside. Start fresh only after adding it failed.",
+        NSURLErrorKey: storeURL,
+      ])
   }
 
   // A dated name next to the store, in UTC, that no earlier backup has taken.
