@@ -122,7 +122,8 @@ extension NSAttributeDescription {
   func transformedBytes(_ value: Any) throws -> Data {
     switch transformedSlotValue(value) {
     case .data(let bytes)?: return bytes
-    case let other: throw other.untransformable?.error ?? ObjectGraphError(.validationValue, "\(name) cannot transform \(type(of: value)).")
+    case let other:
+      throw other.untransformable?.error ?? ObjectGraphError(.validationValue, "\(name) cannot transform \(Swift.type(of: value)).")
     }
   }
 

@@ -55,7 +55,7 @@ public final class NSRelationshipDescription: Sendable, CustomStringConvertible 
   ///   - deleteRule: what deleting the source object does to the destination objects.
   ///   - isOptional: whether a to-one may be empty (or a to-many below its minimum count) at save time.
   public init(
-    name: String, destination: String, inverse: String?, toMany: Bool = false, deleteRule: NSDeleteRule = .nullify,
+    name: String, destination: String, inverse: String?, toMany: Bool = false, deleteRule: NSDeleteRule = .nullifyDeleteRule,
     isOptional: Bool = true
   ) {
     state = Frozen(
