@@ -12,7 +12,7 @@ import Foundation
 ///
 /// ```swift
 /// NSEntityMapping(
-///   name: "NoteToNote", mappingType: .transform, sourceEntityName: "Note", destinationEntityName: "Note",
+///   name: "NoteToNote", mappingType: .transformEntityMappingType, sourceEntityName: "Note", destinationEntityName: "Note",
 ///   attributeMappings: [NSPropertyMapping(name: "title", valueExpression: "$source.title")],
 ///   sourcePredicate: try FetchPredicate(format: "archived == NO"))
 /// ```

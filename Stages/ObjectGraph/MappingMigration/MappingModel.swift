@@ -12,7 +12,7 @@ import Foundation
 /// ```swift
 /// let mapping = try NSMappingModel.inferredMappingModel(forSourceModel: v1, destinationModel: v2)
 /// let note = mapping.entityMappings.first { $0.name == "NoteToNote" }!
-/// note.mappingType = .custom
+/// note.mappingType = .customEntityMappingType
 /// note.migrationPolicy = SplitFullNamePolicy()
 /// ```
 public final class NSMappingModel {

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// ```swift
 /// let notes = NSRelationshipDescription(name: "notes", destination: "Note", inverse: "notebook",
-///                                     toMany: true, deleteRule: .cascade)
+///                                     toMany: true, deleteRule: .cascadeDeleteRule)
 /// ```
 ///
 /// The destination and inverse are given by name and resolved when the ``NSManagedObjectModel`` is made.
