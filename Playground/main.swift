@@ -24,7 +24,7 @@ do {
   try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
   let storeURL = folder.appendingPathComponent("Playground.sqlite")
   _ = try coordinator.addPersistentStore(type: .sqlite, at: storeURL)
-  let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+  let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
   context.name = "Playground"
   context.persistentStoreCoordinator = coordinator
 

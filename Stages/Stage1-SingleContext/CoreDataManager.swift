@@ -100,7 +100,7 @@ public final class CoreDataManager: Sendable {
   private func makeStack() throws -> Stack {
     let model = try makeModel()
     let coordinator = try makeCoordinator(model: model)
-    let context = NSManagedObjectContext(concurrencyType: .mainQueue)
+    let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     return Stack(model: model, coordinator: coordinator, mainContext: context)
   }

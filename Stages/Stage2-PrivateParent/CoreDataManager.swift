@@ -175,11 +175,11 @@ public final class CoreDataManager: Sendable {
     let model = try makeModel()
     let coordinator = try makeCoordinator(model: model)
     // The writer: the only context that talks to the coordinator, on a queue of its own.
-    let privateContext = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let privateContext = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     privateContext.name = "writer"
     privateContext.persistentStoreCoordinator = coordinator
     // The app's context: on the main queue, with no coordinator, only a parent.
-    let mainContext = NSManagedObjectContext(concurrencyType: .mainQueue)
+    let mainContext = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
     mainContext.name = "main"
     mainContext.parent = privateContext
     return Stack(model: model, coordinator: coordinator, privateContext: privateContext, mainContext: mainContext)

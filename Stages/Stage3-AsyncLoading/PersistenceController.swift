@@ -100,10 +100,10 @@ public final class PersistenceController: Sendable {
       NSPersistentStoreCoordinator(managedObjectModel: try Self.makeModel(named: modelName, in: bundle))
     }
     // The same two contexts as stage 2, made at once: the app can hold the main context from the start.
-    privateContext = NSManagedObjectContext(concurrencyType: .privateQueue)
+    privateContext = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     privateContext.name = "writer"
     privateContext.persistentStoreCoordinator = try? coordinator.get()
-    mainContext = NSManagedObjectContext(concurrencyType: .mainQueue)
+    mainContext = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
     mainContext.name = "main"
     mainContext.parent = privateContext
     loadStore(callback: callback)

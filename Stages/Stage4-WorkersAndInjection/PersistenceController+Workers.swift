@@ -51,7 +51,7 @@ extension PersistenceController {
   ///     main queue.
   ///   - name: the context's name in debug output; "worker" by default.
   public func newWorker(_ shape: WorkerShape = .besideMain, name: String = "worker") -> NSManagedObjectContext {
-    let worker = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let worker = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     worker.name = name
     worker.parent = shape == .childOfMain ? mainContext : privateContext
     worker.userInfo[Self.controllerKey] = self

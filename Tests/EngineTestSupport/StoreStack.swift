@@ -23,7 +23,7 @@ public struct StoreStack {
   ) throws {
     coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     store = try coordinator.addPersistentStore(type: type, at: url, options: options)
-    context = NSManagedObjectContext(concurrencyType: contextType)
+    context = NSManagedObjectContext(contextType)
     context.persistentStoreCoordinator = coordinator
   }
 

@@ -85,7 +85,7 @@ public enum TutorialStack {
   public static func context(_ type: NSManagedObjectContext.ConcurrencyType, on coordinator: NSPersistentStoreCoordinator)
     -> NSManagedObjectContext
   {
-    let context = NSManagedObjectContext(concurrencyType: type)
+    let context = NSManagedObjectContext(type)
     context.persistentStoreCoordinator = coordinator
     return context
   }

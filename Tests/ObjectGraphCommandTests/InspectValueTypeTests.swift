@@ -41,7 +41,7 @@ struct InspectValueTypeTests {
     let store = folder.appending("Readings.sqlite")
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let added = try coordinator.addPersistentStore(type: .sqlite, at: store)
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     try context.performAndWait {
       let entity = try #require(model.entitiesByName["Reading"])

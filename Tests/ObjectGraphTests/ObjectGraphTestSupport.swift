@@ -35,7 +35,7 @@ enum Models {
       properties: [
         .attribute(NSAttributeDescription(name: "name", type: .string)),
         .relationship(
-          NSRelationshipDescription(name: "notes", destination: "Note", inverse: "notebook", toMany: true, deleteRule: .cascade)),
+          NSRelationshipDescription(name: "notes", destination: "Note", inverse: "notebook", toMany: true, deleteRule: .cascadeDeleteRule)),
       ])
     let note = NSEntityDescription(
       name: "Note", managedObjectClass: Note.self,
@@ -47,8 +47,9 @@ enum Models {
         .relationship(NSRelationshipDescription(name: "notebook", destination: "Notebook", inverse: "notes")),
         .relationship(NSRelationshipDescription(name: "tags", destination: "Tag", inverse: "notes", toMany: true)),
         .relationship(
-          NSRelationshipDescription(name: "attachments", destination: "Attachment", inverse: "note", toMany: true, deleteRule: .cascade)),
-        .relationship(NSRelationshipDescription(name: "lock", destination: "Lock", inverse: "note", deleteRule: .deny)),
+          NSRelationshipDescription(
+            name: "attachments", destination: "Attachment", inverse: "note", toMany: true, deleteRule: .cascadeDeleteRule)),
+        .relationship(NSRelationshipDescription(name: "lock", destination: "Lock", inverse: "note", deleteRule: .denyDeleteRule)),
       ])
     let tag = NSEntityDescription(
       name: "Tag", managedObjectClass: Tag.self,
@@ -79,12 +80,15 @@ enum Models {
   /// One entity with an attribute of every stored type.
   static func allTypes() throws -> NSManagedObjectModel {
     let types: [(String, NSAttributeType)] = [
-      ("string", .string), ("int16", .integer16), ("int32", .integer32), ("int64", .integer64), ("double", .double),
-      ("float", .float), ("bool", .boolean), ("date", .date), ("data", .binaryData), ("uuid", .uuid), ("uri", .uri),
-      ("decimal", .decimal),
+      ("string", .stringAttributeType), ("int16", .integer16AttributeType), ("int32", .integer32AttributeType),
+      ("int64", .integer64AttributeType), ("double", .doubleAttributeType),
+      ("float", .floatAttributeType), ("bool", .booleanAttributeType), ("date", .dateAttributeType), ("data", .binaryDataAttributeType),
+      ("uuid", .UUIDAttributeType), ("uri", .URIAttributeType),
+      ("decimal", .decimalAttributeType),
     ]
     return try NSManagedObjectModel(entities: [
-      NSEntityDescription(name: "Everything", properties: types.map { .attribute(NSAttributeDescription(name: $0.0, type: $0.1)) })
+      NSEntityDescription(
+        name: "Everything", properties: types.map { .attribute(NSAttributeDescription(name: $0.0, type: .init(rawValue: $0.1))) })
     ])
   }
 }
@@ -109,7 +113,7 @@ struct Stack {
     storeURL = self.folder.appending("Store.sqlite")
     coordinator = NSPersistentStoreCoordinator(managedObjectModel: self.model)
     try coordinator.addPersistentStore(type: type, at: type == .sqlite ? storeURL : nil)
-    context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
   }
 
@@ -117,7 +121,7 @@ struct Stack {
   func reopened() throws -> (NSPersistentStoreCoordinator, NSManagedObjectContext) {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     try coordinator.addPersistentStore(type: .sqlite, at: storeURL)
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     return (coordinator, context)
   }
@@ -125,7 +129,7 @@ struct Stack {
   /// A new context on this stack's coordinator. It has no objects of its own, so what it fetches or counts
   /// comes from the store, not from another context's memory.
   func freshContext() -> NSManagedObjectContext {
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     return context
   }

@@ -63,7 +63,7 @@ struct CoreDataManagerTests {
     let folder = try TemporaryFolder()
     let context = try CoreDataManager(modelName: NotesModel.name, storeFolder: folder.url).mainContext
 
-    #expect(context.concurrencyType == .mainQueue)
+    #expect(context.concurrencyType == .mainQueueConcurrencyType)
     let onMainQueue = try await context.perform { MainQueueProbe.isOnMainQueue }
     #expect(onMainQueue)
   }

@@ -24,8 +24,8 @@ struct CoreDataManagerTests {
     let main = try manager.mainContext
     let parent = try #require(main.parent, "the main context has a parent")
 
-    #expect(main.concurrencyType == .mainQueue)
-    #expect(parent.concurrencyType == .privateQueue)
+    #expect(main.concurrencyType == .mainQueueConcurrencyType)
+    #expect(parent.concurrencyType == .privateQueueConcurrencyType)
     #expect(parent.parent == nil, "the private context is the root: it saves to the coordinator")
     let coordinator = try #require(parent.persistentStoreCoordinator)
     #expect(coordinator.persistentStores.first?.url?.standardizedFileURL == manager.storeURL.standardizedFileURL)
@@ -207,7 +207,7 @@ struct CoreDataManagerTests {
 
     // Once the app decides how to resolve the conflict (here: per property, ours wins), the next call
     // writes the edit, next to the other stack's change.
-    parent.mergePolicy = .mergeByPropertyObjectTrump
+    parent.mergePolicy = NSMergePolicy.mergeByPropertyObjectTrump
     try await manager.saveChangesAndWait()
     #expect(try await notesInFile(folder.url) == [NoteRow(title: "Shopping", body: "milk, eggs")])
   }

@@ -42,8 +42,8 @@ struct PersistenceControllerTests {
     let main = launch.controller.mainContext
     let parent = try #require(main.parent, "the main context has a parent from the start")
 
-    #expect(main.concurrencyType == .mainQueue)
-    #expect(parent.concurrencyType == .privateQueue)
+    #expect(main.concurrencyType == .mainQueueConcurrencyType)
+    #expect(parent.concurrencyType == .privateQueueConcurrencyType)
     #expect(parent.parent == nil, "the private context is the root: it saves to the coordinator")
     let coordinator = try #require(parent.persistentStoreCoordinator, "the writer has the coordinator from the start")
 

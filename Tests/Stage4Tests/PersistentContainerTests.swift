@@ -23,7 +23,7 @@ struct PersistentContainerTests {
     let url = try #require(container.persistentStoreDescriptions.first?.url)
     #expect(url.lastPathComponent == "DataModel.sqlite")
     #expect(url.deletingLastPathComponent().standardizedFileURL == NSPersistentContainer.defaultDirectoryURL().standardizedFileURL)
-    #expect(container.viewContext.concurrencyType == .mainQueue)
+    #expect(container.viewContext.concurrencyType == .mainQueueConcurrencyType)
     #expect(container.viewContext.persistentStoreCoordinator === container.persistentStoreCoordinator)
     #expect(container.persistentStoreCoordinator.persistentStores.isEmpty)
 
@@ -60,7 +60,7 @@ struct PersistentContainerTests {
     }
     #expect(title == "from the background")
     let background = container.newBackgroundContext()
-    #expect(background !== view && background.concurrencyType == .privateQueue && background.parent == nil)
+    #expect(background !== view && background.concurrencyType == .privateQueueConcurrencyType && background.parent == nil)
     #expect(try background.performAndWait { try background.count(for: NSFetchRequest<Note>(entityName: "Note")) } == 1)
   }
 

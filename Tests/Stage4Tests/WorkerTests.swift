@@ -54,7 +54,7 @@ struct WorkerTests {
     _ = try await NoteImporter(controller: other, batchSize: 5).importNotes(drafts(5))
     // A context of our own coordinator's family that the controller did not make: a child of the main
     // context is the only way in from outside, and its save goes into the main context directly.
-    let stranger = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let stranger = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     stranger.parent = other.mainContext
     try await stranger.perform {
       newNote("Stranger", in: stranger)

@@ -47,7 +47,7 @@ func runRule2(_ manager: CoreDataManager) throws {
 @MainActor
 func runRule3Title(_ manager: CoreDataManager) throws {
   // Breaks rule 3: the note leaves performAndWait and is used after it.
-  let worker = NSManagedObjectContext(concurrencyType: .privateQueue)
+  let worker = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
   worker.parent = try manager.mainContext
   let note = try worker.performAndWait {
     try worker.fetch(NSFetchRequest<Note>(entityName: "Note")).first
@@ -57,7 +57,7 @@ func runRule3Title(_ manager: CoreDataManager) throws {
 
 @MainActor
 func runRule3Insert(_ manager: CoreDataManager) throws {
-  let worker = NSManagedObjectContext(concurrencyType: .privateQueue)
+  let worker = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
   worker.parent = try manager.mainContext
   // Breaks rule 3: an insert into a private context, outside its queue.
   let note = Note(context: worker)
@@ -70,7 +70,7 @@ func runRule3Insert(_ manager: CoreDataManager) throws {
 func runRule5(_ manager: CoreDataManager) throws {
   let context = try manager.mainContext
   // Breaks rule 5: a relationship to an object of another context.
-  let editor = NSManagedObjectContext(concurrencyType: .mainQueue)
+  let editor = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
   editor.name = "editor"
   editor.parent = context
   let notebook = try context.fetch(NSFetchRequest<Notebook>(entityName: "Notebook")).first!
@@ -107,7 +107,7 @@ func runSemaphore(_ manager: CoreDataManager) throws {
 func contextOnItsOwnCoordinator(_ model: NSManagedObjectModel, storeAt url: URL) throws -> NSManagedObjectContext {
   let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
   try coordinator.addPersistentStore(type: .sqlite, at: url)
-  let context = NSManagedObjectContext(concurrencyType: .mainQueue)
+  let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
   context.persistentStoreCoordinator = coordinator
   return context
 }

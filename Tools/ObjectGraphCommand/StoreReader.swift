@@ -17,7 +17,7 @@ struct StoreReader {
     let store = try coordinator.addPersistentStore(
       type: .sqlite, at: url, options: StoreOptions(migratePersistentStoresAutomatically: false, readOnly: true))
     defer { try? coordinator.remove(store) }
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     return try context.performAndWait {
       var lines: [String] = []
@@ -103,7 +103,9 @@ struct StoreReader {
   /// none: enough to recognise the object a relationship leads to.
   static func displayName(_ object: NSManagedObject) -> String? {
     let words = object.entity.properties.compactMap { property -> String? in
-      guard case .attribute(let attribute) = property, attribute.attributeType == .string, !attribute.isTransient else { return nil }
+      guard case .attribute(let attribute) = property, attribute.attributeType == .stringAttributeType, !attribute.isTransient else {
+        return nil
+      }
       return (object.value(forKey: attribute.name) as? String).flatMap { $0.isEmpty ? nil : $0 }
     }
     return words.isEmpty ? nil : words.joined(separator: " ")

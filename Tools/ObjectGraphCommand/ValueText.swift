@@ -15,16 +15,16 @@ enum ValueText {
   static func attribute(_ value: Any?, type: NSAttributeType) -> String {
     guard let value else { return "nil" }
     switch type {
-    case .integer16, .integer32, .integer64:
+    case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType:
       if let number = value as? NSNumber { return String(number.int64Value) }
-    case .boolean:
+    case .booleanAttributeType:
       if let bool = value as? Bool { return bool ? "true" : "false" }
       if let number = value as? NSNumber { return number.boolValue ? "true" : "false" }
-    case .double:
+    case .doubleAttributeType:
       if let number = value as? NSNumber { return "\(number.doubleValue)" }
-    case .float:
+    case .floatAttributeType:
       if let number = value as? NSNumber { return "\(number.floatValue)" }
-    case .decimal:
+    case .decimalAttributeType:
       if let decimal = value as? Decimal { return decimal.isNaN ? "NaN" : decimal.description }
     default:
       break

@@ -90,7 +90,7 @@ struct Memory: ParsableCommand {
     let importBase = importPeak.bytes
     var imported = 0
     while imported < importCount {
-      let worker = NSManagedObjectContext(concurrencyType: .privateQueue)
+      let worker = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
       worker.parent = importWriter
       let batch = min(1_000, importCount - imported)
       let first = imported

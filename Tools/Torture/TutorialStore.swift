@@ -9,7 +9,7 @@ enum TutorialStore {
   static func context(store: URL, journalMode: String) throws -> NSManagedObjectContext {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try model())
     try coordinator.addPersistentStore(type: .sqlite, at: store, options: StoreOptions(sqlitePragmas: ["journal_mode": journalMode]))
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     return context
   }

@@ -12,11 +12,11 @@ struct ChildBench {
   func run(at url: URL, repetitions: Int) throws -> [BenchmarkResult] {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: objectGraph.model)
     try coordinator.addPersistentStore(type: .sqlite, at: url)
-    let writer = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let writer = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     writer.persistentStoreCoordinator = coordinator
-    let child = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     child.parent = writer
-    let root = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let root = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     root.persistentStoreCoordinator = coordinator
     insertPending(in: writer, name: "item-pending-writer")
     insertPending(in: child, name: "item-pending-child")

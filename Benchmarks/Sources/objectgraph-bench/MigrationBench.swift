@@ -79,7 +79,7 @@ struct MigrationBench {
     // The engine reads it as version 1: every note, and the renamed attribute's values.
     let reader = NSPersistentStoreCoordinator(managedObjectModel: version1)
     try reader.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(migratePersistentStoresAutomatically: false))
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = reader
     let (notes, updated) = try context.performAndWait {
       let all = try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Note"))

@@ -49,7 +49,7 @@ enum NoteDrafts {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try NSManagedObjectModel(contentsOf: modelURL))
     try coordinator.addPersistentStore(type: .sqlite, at: url)
     defer { for store in coordinator.persistentStores { try? coordinator.remove(store) } }
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     return try context.performAndWait { try context.count(for: NSFetchRequest<Note>(entityName: "Note")) }
   }

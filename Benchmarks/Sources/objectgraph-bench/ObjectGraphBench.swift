@@ -53,7 +53,7 @@ struct ObjectGraphBench {
   }
 
   static func makeContext(_ coordinator: NSPersistentStoreCoordinator) -> NSManagedObjectContext {
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     return context
   }

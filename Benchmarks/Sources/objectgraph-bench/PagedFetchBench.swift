@@ -87,7 +87,7 @@ struct PagedFetchBench {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Self.model())
     try coordinator.addPersistentStore(type: .sqlite, at: storeURL)
     defer { for store in coordinator.persistentStores { try? coordinator.remove(store) } }
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     Self.returnFreedMemory()
     return try context.performAndWait {

@@ -56,7 +56,7 @@ enum SavePhaseBench {
   /// dropped unsaved before this returns.
   @MainActor
   private static func validationAlone(count: Int, under context: NSManagedObjectContext) throws -> Double {
-    let scratch = NSManagedObjectContext(concurrencyType: .mainQueue)
+    let scratch = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
     scratch.parent = context
     let notes = NoteDrafts.insertKeeping(count, into: scratch)
     let seconds = try Stopwatch.seconds { for note in notes { try note.validateForInsert() } }

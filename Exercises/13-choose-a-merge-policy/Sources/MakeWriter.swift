@@ -13,7 +13,7 @@ import ObjectGraph
 ///
 /// - Throws: nothing yet; the function throws so that a writer that cannot be made can say why.
 public func makeWriter(for coordinator: NSPersistentStoreCoordinator) throws -> NSManagedObjectContext {
-  let writer = NSManagedObjectContext(concurrencyType: .privateQueue)
+  let writer = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
   writer.name = "Writer"
   writer.persistentStoreCoordinator = coordinator
   // Choose the writer's merge policy (writer.mergePolicy = …), then replace the line below with `return writer`.

@@ -12,13 +12,13 @@ import ObjectGraph
 public func makeMainContext(for coordinator: NSPersistentStoreCoordinator) throws -> NSManagedObjectContext {
   // The writer: on a queue of its own, so writing to the file never holds up the main queue. It is the
   // only context that talks to the coordinator.
-  let writer = NSManagedObjectContext(concurrencyType: .privateQueue)
+  let writer = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
   writer.name = "Writer"
   writer.persistentStoreCoordinator = coordinator
 
   // The app's context: on the main queue, with a parent instead of a coordinator. Its saves stop at the
   // writer. (A context has a parent or a coordinator, never both: setting one clears the other.)
-  let main = NSManagedObjectContext(concurrencyType: .mainQueue)
+  let main = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
   main.name = "Main"
   main.parent = writer
   return main

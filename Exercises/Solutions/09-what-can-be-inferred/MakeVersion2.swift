@@ -38,7 +38,8 @@ public func makeVersion2() throws -> NSManagedObjectModel {
       .attribute(priorityLevel),
       .relationship(NSRelationshipDescription(name: "notebook", destination: "Notebook", inverse: "notes")),
       .relationship(
-        NSRelationshipDescription(name: "attachments", destination: "Attachment", inverse: "note", toMany: true, deleteRule: .cascade)),
+        NSRelationshipDescription(
+          name: "attachments", destination: "Attachment", inverse: "note", toMany: true, deleteRule: .cascadeDeleteRule)),
     ])
 
   // 4. A new entity, and relationships to it, are inferred as they are: an empty table, empty links.

@@ -11,11 +11,11 @@ import ObjectGraph
 ///
 /// - Throws: nothing; the function throws so that a writer that cannot be made can say why.
 public func makeWriter(for coordinator: NSPersistentStoreCoordinator) throws -> NSManagedObjectContext {
-  let writer = NSManagedObjectContext(concurrencyType: .privateQueue)
+  let writer = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
   writer.name = "Writer"
   writer.persistentStoreCoordinator = coordinator
   // Property by property, the user's changes win over the row's; what someone else changed in properties
   // the user did not touch stays. The default (.error) would refuse the save, and every save after it.
-  writer.mergePolicy = .mergeByPropertyObjectTrump
+  writer.mergePolicy = NSMergePolicy.mergeByPropertyObjectTrump
   return writer
 }

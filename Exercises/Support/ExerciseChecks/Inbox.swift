@@ -5,7 +5,7 @@ import ObjectGraph
 /// either direction.
 public enum Inbox {
   /// The model with `priority` of the given type: `.string` for version 1, `.integer16` for version 2.
-  public static func model(priority type: NSAttributeType) throws -> NSManagedObjectModel {
+  public static func model(priority type: NSAttributeDescription.AttributeType) throws -> NSManagedObjectModel {
     try NSManagedObjectModel(entities: [
       NSEntityDescription(
         name: "Note",

@@ -68,9 +68,9 @@ struct Fixture {
   }
 }
 
-extension NSManagedObjectContext.ConcurrencyType {
+extension NSManagedObjectContextConcurrencyType {
   /// How the messages name the type.
-  var wording: String { self == .mainQueue ? ".mainQueue" : ".privateQueue" }
+  var wording: String { self == .mainQueueConcurrencyType ? ".mainQueueConcurrencyType" : ".privateQueueConcurrencyType" }
 }
 
 /// The checks; each runs in a child process.
@@ -90,10 +90,10 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
     let main = try Subject.makeMainContext(fixture.coordinator)
 
     #expect(
-      main.concurrencyType == .mainQueue,
+      main.concurrencyType == .mainQueueConcurrencyType,
       """
       The context you return is the one the app's screens read and edit, and screens live on the main queue: \
-      make it NSManagedObjectContext(concurrencyType: .mainQueue). It is \(main.concurrencyType.wording).
+      make it NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType). It is \(main.concurrencyType.wording).
       """)
     guard let writer = main.parent else {
       if let held = main.persistentStoreCoordinator {
@@ -118,11 +118,11 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
       return
     }
     #expect(
-      writer.concurrencyType == .privateQueue,
+      writer.concurrencyType == .privateQueueConcurrencyType,
       """
       The main context's parent (the writer) is \(writer.concurrencyType.wording). The writer's save is the one \
       that writes to the file, the slow part; on the main queue it would stall the UI just as stage 1 did. \
-      Make the writer NSManagedObjectContext(concurrencyType: .privateQueue): it gets a queue of its own.
+      Make the writer NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType): it gets a queue of its own.
       """)
     #expect(
       writer.parent == nil,

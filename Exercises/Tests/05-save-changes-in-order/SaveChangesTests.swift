@@ -157,7 +157,7 @@ struct Fixture {
     coordinator = try TutorialStack.coordinator(storeURL: try TemporaryFolder().appending("Notes.sqlite"))
     writer = TutorialStack.context(.privateQueue, on: coordinator)
     writer.name = "Writer"
-    main = NSManagedObjectContext(concurrencyType: .mainQueue)
+    main = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
     main.name = "Main"
     main.parent = writer
   }
@@ -530,7 +530,7 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible, ChildProces
     guard waiting == 1 else { return }
 
     // The app decides how to resolve the conflict (per property, ours wins) and saves again.
-    fixture.writer.mergePolicy = .mergeByPropertyObjectTrump
+    fixture.writer.mergePolicy = NSMergePolicy.mergeByPropertyObjectTrump
     let second = CompletionLog()
     guard try fixture.saveChangesAndWait(second) else {
       Issue.record(noCompletion("The writer held an edit it could now save"))

@@ -106,10 +106,10 @@ struct Fixture {
     }
     writer = TutorialStack.context(.privateQueue, on: coordinator)
     writer.name = "Writer"
-    main = NSManagedObjectContext(concurrencyType: .mainQueue)
+    main = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
     main.name = "Main"
     main.parent = writer
-    importer = NSManagedObjectContext(concurrencyType: .privateQueue)
+    importer = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     importer.name = "Importer"
     importer.parent = main
   }

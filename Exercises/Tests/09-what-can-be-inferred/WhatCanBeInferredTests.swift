@@ -262,7 +262,7 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
 
   private static func checkRenameKeepsValues(_ migrated: Migrated) throws {
     guard let modifiedAt = migrated.attribute("modifiedAt", what: "version 2 calls updatedAt modifiedAt.") else { return }
-    #expect(modifiedAt.attributeType == .date, "modifiedAt should still be a Date; it is \(modifiedAt.attributeType).")
+    #expect(modifiedAt.attributeType == .dateAttributeType, "modifiedAt should still be a Date; it is \(modifiedAt.attributeType).")
     #expect(
       migrated.model.entitiesByName["Note"]?.attributesByName["updatedAt"] == nil,
       "Version 2's Note should not have updatedAt any more: it is called modifiedAt now.")
@@ -319,7 +319,7 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
 
   private static func checkNewRequiredAttribute(_ migrated: Migrated) throws {
     guard let wordCount = migrated.attribute("wordCount", what: "version 2 adds wordCount, an Integer 32.") else { return }
-    #expect(wordCount.attributeType == .integer32, "wordCount should be an Integer 32; it is \(wordCount.attributeType).")
+    #expect(wordCount.attributeType == .integer32AttributeType, "wordCount should be an Integer 32; it is \(wordCount.attributeType).")
     #expect(!wordCount.isOptional, "wordCount should be required (isOptional: false): every note has a word count.")
     let notes = try migrated.values("wordCount", as: Int32.self)
     let counts = Set(notes.values.map { $0.map(String.init) ?? "none" })
@@ -334,7 +334,7 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
 
   private static func checkBodyBecomesRequired(_ migrated: Migrated) throws {
     guard let body = migrated.attribute("body", what: "body stays, as a required String.") else { return }
-    #expect(body.attributeType == .string, "body should still be a String; it is \(body.attributeType).")
+    #expect(body.attributeType == .stringAttributeType, "body should still be a String; it is \(body.attributeType).")
     #expect(!body.isOptional, "body should be required in version 2 (isOptional: false).")
     let notes = try migrated.values("body", as: String.self)
     var wrong: [String] = []
@@ -359,7 +359,7 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
       return
     }
     guard let fileName = migrated.attribute("fileName", of: "Attachment", what: "an attachment has a fileName, a String.") else { return }
-    #expect(fileName.attributeType == .string, "Attachment.fileName should be a String; it is \(fileName.attributeType).")
+    #expect(fileName.attributeType == .stringAttributeType, "Attachment.fileName should be a String; it is \(fileName.attributeType).")
     guard let toAttachments = model.entitiesByName["Note"]?.relationshipsByName["attachments"] else {
       Issue.record("Version 2's Note should have a to-many relationship 'attachments' to Attachment.")
       return
@@ -396,10 +396,10 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
 
   private static func checkPriorityKept(_ migrated: Migrated) throws {
     guard let level = migrated.attribute("priorityLevel", what: "version 2 adds the priority as a number, priorityLevel.") else { return }
-    #expect(level.attributeType == .integer16, "priorityLevel should be an Integer 16; it is \(level.attributeType).")
+    #expect(level.attributeType == .integer16AttributeType, "priorityLevel should be an Integer 16; it is \(level.attributeType).")
     guard let priority = migrated.attribute("priority", what: "the old text priority must stay, so the app can convert it.") else { return }
     #expect(
-      priority.attributeType == .string,
+      priority.attributeType == .stringAttributeType,
       "priority should still be the String it was: the app reads the old text to convert it; it is \(priority.attributeType).")
     let notes = try migrated.values("priority", as: String.self)
     var wrong: [String] = []

@@ -343,7 +343,7 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible, ChildProces
       return note.objectID
     }
     // A context the stack did not make, hung under its writer by someone else (a test, a sync engine).
-    let stranger = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let stranger = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     stranger.parent = fixture.stack.writer
     let strangersNote = try stranger.performAndWait {
       let note = Note(context: stranger)

@@ -92,10 +92,10 @@ struct Fixture {
       note.createdAt = Date()
       try writer.save()
     }
-    main = NSManagedObjectContext(concurrencyType: .mainQueue)
+    main = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
     main.name = "Main"
     main.parent = writer
-    worker = NSManagedObjectContext(concurrencyType: .privateQueue)
+    worker = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     worker.name = "Worker"
     worker.parent = writer
   }

@@ -100,7 +100,7 @@ struct InMemoryStack {
   init(plain: Bool) throws {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try TutorialStack.model())
     try coordinator.addPersistentStore(type: .inMemory)
-    main = NSManagedObjectContext(concurrencyType: .mainQueue)
+    main = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
     if plain {
       writer = nil
       main.persistentStoreCoordinator = coordinator

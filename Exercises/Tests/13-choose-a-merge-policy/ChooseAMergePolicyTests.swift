@@ -155,7 +155,7 @@ func playTheEdits() throws -> Outcome {
   }
 
   let writer = try Subject.makeWriter(coordinator)
-  let main = NSManagedObjectContext(concurrencyType: .privateQueue)
+  let main = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
   main.name = "Main"
   main.parent = writer
   // The user opens the note and edits it, and the app saves as stage 4 does: the main context's save puts the

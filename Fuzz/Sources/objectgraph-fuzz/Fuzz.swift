@@ -32,7 +32,7 @@ private let context: NSManagedObjectContext? = {
   guard let model else { return nil }
   let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
   guard (try? coordinator.addPersistentStore(type: .inMemory)) != nil else { return nil }
-  let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+  let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
   context.persistentStoreCoordinator = coordinator
   return context
 }()

@@ -59,7 +59,7 @@ open class NSPersistentContainer: @unchecked Sendable {
     self.name = name
     managedObjectModel = model
     persistentStoreCoordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-    viewContext = NSManagedObjectContext(concurrencyType: .mainQueue)
+    viewContext = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
     viewContext.persistentStoreCoordinator = persistentStoreCoordinator
     descriptions = Locked([
       NSPersistentStoreDescription(url: Self.defaultDirectoryURL().appendingPathComponent("\(name).sqlite"))
@@ -128,7 +128,7 @@ open class NSPersistentContainer: @unchecked Sendable {
   /// queue. Its saves go straight to the store. A subclass may override it (to name the context, set its
   /// merge policy or transaction author), as Apple's samples do; ``performBackgroundTask(_:)`` uses it.
   open func newBackgroundContext() -> NSManagedObjectContext {
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = persistentStoreCoordinator
     return context
   }

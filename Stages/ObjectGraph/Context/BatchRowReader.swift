@@ -78,7 +78,7 @@ struct BatchRowReader {
     for (key, value) in dictionary {
       guard let column = columns[key] else { throw refusal(key, place()) }
       switch column.type {
-      case .transformable, .composite, .objectID, .undefined:
+      case .transformableAttributeType, .compositeAttributeType, .objectIDAttributeType, .undefinedAttributeType:
         // Types any value coerces to (kept boxed): a nil value must be seen first.
         if value is NSNull {
           values[column.index] = nil
@@ -87,7 +87,7 @@ struct BatchRowReader {
       default:
         break
       }
-      if column.type == .transformable {
+      if column.type == .transformableAttributeType {
         let stored = column.attribute.transformedSlotValue(value)
         if let refused = stored.untransformable {
           throw ObjectGraphError(

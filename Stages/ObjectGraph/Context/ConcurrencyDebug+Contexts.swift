@@ -35,7 +35,7 @@ extension ConcurrencyDebug {
     guard flags.load(ordering: .relaxed) != 0, let context = object.managedObjectContext,
       isEnabled || watch(for: [context]) != nil
     else { return }
-    let rule = context.concurrencyType == .mainQueue ? 2 : 3
+    let rule = context.concurrencyType == .mainQueueConcurrencyType ? 2 : 3
     let outside = rule == 2 ? "off the main queue" : "outside that context's queue"
     let slot = object.layout.slots[index]
     var what = "'\(slot.name)' of \(describe(object)) (in \(describe(context))) was changed from \(whereAmI()), \(outside)."
@@ -50,7 +50,7 @@ extension ConcurrencyDebug {
   @inline(never)
   private static func reportContext(_ context: NSManagedObjectContext, operation: String) {
     guard isEnabled || watch(for: [context]) != nil else { return }
-    let rule = context.concurrencyType == .mainQueue ? 2 : 3
+    let rule = context.concurrencyType == .mainQueueConcurrencyType ? 2 : 3
     let outside = rule == 2 ? "off the main queue" : "outside its perform { } or performAndWait { }"
     report(
       rule: rule,
@@ -63,7 +63,7 @@ extension ConcurrencyDebug {
     guard let context = object.managedObjectContext, isEnabled || watch(for: [context]) != nil, !context.isOnQueue else {
       return
     }
-    let rule = context.concurrencyType == .mainQueue ? 2 : 3
+    let rule = context.concurrencyType == .mainQueueConcurrencyType ? 2 : 3
     let outside = rule == 2 ? "off the main queue" : "outside that context's queue"
     report(
       rule: rule,
@@ -95,9 +95,9 @@ extension ConcurrencyDebug {
   }
 
   static func describe(_ context: NSManagedObjectContext) -> String {
-    let kind = context.concurrencyType == .mainQueue ? "main-queue" : "private-queue"
+    let kind = context.concurrencyType == .mainQueueConcurrencyType ? "main-queue" : "private-queue"
     if let name = context.name { return "\(kind) context '\(name)'" }
-    let queue = context.concurrencyType == .mainQueue ? "" : " on queue '\(context.queue.mark.label)'"
+    let queue = context.concurrencyType == .mainQueueConcurrencyType ? "" : " on queue '\(context.queue.mark.label)'"
     return "an unnamed \(kind) context\(queue) (set its name to see it here)"
   }
 

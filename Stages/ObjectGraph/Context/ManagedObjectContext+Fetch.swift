@@ -29,6 +29,7 @@ extension NSManagedObjectContext {
         let rows = try fetchDictionaries(request)
         if Result.self == NSDictionary.self { return try results(rows.bridgedDictionaries(), of: request) }
         return try results(rows.dictionaries(), of: request)
+      default: throw unknownResultType(request)
       }
     }
   }

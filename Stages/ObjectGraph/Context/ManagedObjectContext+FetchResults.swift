@@ -57,14 +57,23 @@ extension NSManagedObjectContext {
       case .managedObjectIDResultType: "ManagedObjectIDs"
       case .dictionaryResultType: "dictionaries (NSDictionary or [String: Any])"
       case .countResultType: "one NSNumber"
+      default: "nothing (it is not one of the four result types)"
       }
     throw resultTypeMismatch(request, returns: what)
+  }
+
+  /// The error for a result type that is none of Core Data's four (an option set lets code combine them).
+  func unknownResultType<Result>(_ request: NSFetchRequest<Result>) -> ObjectGraphError {
+    ObjectGraphError(
+      .invalidValue,
+      "NSFetchRequest<\(Result.self)> for \(request.entityName) has resultType \(request.resultType.name), which is none of .managedObjectResultType, .managedObjectIDResultType, .dictionaryResultType and .countResultType. Set one of them; they are not combined."
+    )
   }
 
   func resultTypeMismatch<Result>(_ request: NSFetchRequest<Result>, returns what: String) -> ObjectGraphError {
     ObjectGraphError(
       .invalidValue,
-      "NSFetchRequest<\(Result.self)> for \(request.entityName) has resultType .\(request.resultType), which returns \(what), not \(Result.self)s. Declare the request with the type its result type returns (NSFetchRequest<NSManagedObjectID> for IDs, NSFetchRequest<NSDictionary> for dictionaries, NSFetchRequest<NSNumber> for a count), or leave resultType as the request's type sets it."
+      "NSFetchRequest<\(Result.self)> for \(request.entityName) has resultType .\(request.resultType.name), which returns \(what), not \(Result.self)s. Declare the request with the type its result type returns (NSFetchRequest<NSManagedObjectID> for IDs, NSFetchRequest<NSDictionary> for dictionaries, NSFetchRequest<NSNumber> for a count), or leave resultType as the request's type sets it."
     )
   }
 }

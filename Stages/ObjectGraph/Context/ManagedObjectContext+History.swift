@@ -17,6 +17,10 @@ extension NSManagedObjectContext {
     switch request.resultType {
     case .statusOnly: return NSPersistentHistoryResult(resultType: .statusOnly, result: true)
     case .count: return NSPersistentHistoryResult(resultType: .count, result: transactions.count)
+    case .objectIDs:
+      var seen: Set<NSManagedObjectID> = []
+      let ids = transactions.flatMap { $0.transaction.changes.map(\.objectID) }.filter { seen.insert($0).inserted }
+      return NSPersistentHistoryResult(resultType: .objectIDs, result: ids)
     case .transactionsOnly:
       return NSPersistentHistoryResult(
         resultType: .transactionsOnly, result: transactions.map { Self.transaction($0.transaction, $0.token, withChanges: false) })

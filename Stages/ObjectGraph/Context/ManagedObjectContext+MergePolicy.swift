@@ -8,9 +8,9 @@ extension NSManagedObjectContext {
   /// override may have changed, inserted or deleted some).
   func sendSave(to store: any ObjectStore, _ makeRequest: (_ retry: Bool) -> StoreSaveRequest) throws -> (StoreSaveRequest, StoreSaveResult)
   {
-    let policy = mergePolicy
     var request = makeRequest(false)
     guard !request.isEmpty else { return (request, StoreSaveResult()) }
+    let policy = try savingMergePolicy()
     guard !policy.isBuiltIn else {
       request.mergePolicy = policy.mergeType
       request.constraintMergePolicy = policy.mergeType
@@ -43,6 +43,17 @@ extension NSManagedObjectContext {
       if request.isEmpty { return (request, StoreSaveResult()) }
     }
     return (request, try store.save(request))
+  }
+
+  /// The ``mergePolicy`` a save uses.
+  /// - Throws: ``ObjectGraphError/Code/coreData`` when it was set to something that is not an ``NSMergePolicy``.
+  private func savingMergePolicy() throws -> NSMergePolicy {
+    let value = mergePolicy
+    if let policy = value as? NSMergePolicy { return policy }
+    throw ObjectGraphError(
+      .coreData,
+      "Could not save: the context's mergePolicy is \(value) (\(type(of: value))), not an NSMergePolicy. Nothing was written. Set it to one of Core Data's policies (NSMergeByPropertyObjectTrumpMergePolicy, NSMergePolicy.rollback, NSMergePolicy(merge: .overwriteMergePolicyType), …) or an NSMergePolicy subclass."
+    )
   }
 
   /// The conflicts a policy's override reads, for the records a store reported: each object with its

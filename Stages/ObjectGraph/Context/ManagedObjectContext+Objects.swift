@@ -149,7 +149,7 @@ extension NSManagedObjectContext {
   /// queue finishes the block that made them, as Core Data does at the end of each run-loop event.
   /// Private contexts do it at the end of each `perform` block.
   func scheduleProcessing(_ confined: Confined) {
-    guard concurrencyType == .mainQueue, !confined.processingScheduled else { return }
+    guard concurrencyType == .mainQueueConcurrencyType, !confined.processingScheduled else { return }
     confined.processingScheduled = true
     DispatchQueue.main.async { [weak self] in
       guard let self else { return }

@@ -431,7 +431,7 @@ extension NSManagedObjectContext {
           related = object.values[slot.index].objectID.map { [materializeFault($0, confined)] } ?? []
         }
         switch relationship.deleteRule {
-        case .cascade:
+        case .cascadeDeleteRule:
           for target in related where !target.state.isDeleted {
             target.state.isDeleted = true
             if target.state.isInserted {
@@ -443,12 +443,12 @@ extension NSManagedObjectContext {
             queue.insert(target)
           }
           fallthrough
-        case .nullify:
+        case .nullifyDeleteRule:
           guard let inverse = relationship.inverseRelationship else { continue }
           for target in related where !target.state.isDeleted {
             target.primitiveRemove(object, inverse: inverse)
           }
-        case .deny, .noAction:
+        case .denyDeleteRule, .noActionDeleteRule:
           continue
         }
       }

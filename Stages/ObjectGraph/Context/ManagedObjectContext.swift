@@ -10,7 +10,7 @@ import Synchronization
 /// nothing reaches the store until the context saves.
 ///
 /// ```swift
-/// let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+/// let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
 /// context.persistentStoreCoordinator = coordinator
 /// try context.performAndWait {
 ///   let note = Note(context: context)
@@ -19,8 +19,8 @@ import Synchronization
 /// }
 /// ```
 ///
-/// Every context runs its work on one queue: `.mainQueue` on `DispatchQueue.main`, `.privateQueue` on a
-/// serial queue of its own. Touch a context and its objects only on that queue: inside `perform(_:)` or
+/// Every context runs its work on one queue: `.mainQueueConcurrencyType` on `DispatchQueue.main`,
+/// `.privateQueueConcurrencyType` on a serial queue of its own. Touch a context and its objects only on that queue: inside `perform(_:)` or
 /// ``performAndWait(_:)``, or (for a main-queue context) on the main queue. The engine guards the
 /// context's own bookkeeping when it is called from elsewhere by hopping onto the queue, but it cannot
 /// guard objects you hold; turn on concurrency debugging (`OBJECTGRAPH_CONCURRENCY_DEBUG=1`) to be told
@@ -28,16 +28,29 @@ import Synchronization
 ///
 /// The context itself is `Sendable` (its methods may be called from any queue); its objects are not.
 public final class NSManagedObjectContext: @unchecked Sendable, CustomStringConvertible {
-  /// How a context runs its work.
-  public enum ConcurrencyType: Sendable {
-    /// On the main queue: the context for everything the user sees.
-    case mainQueue
-    /// On a serial queue the context owns: for background work and for writing to the store.
-    case privateQueue
+  /// How a context runs its work, in Swift's newer spelling (Core Data's `NSManagedObjectContext.ConcurrencyType`):
+  /// a wrapper around ``NSManagedObjectContextConcurrencyType``, for ``init(_:)``.
+  ///
+  /// ```swift
+  /// let context = NSManagedObjectContext(.privateQueue)   // the same as concurrencyType: .privateQueueConcurrencyType
+  /// ```
+  public struct ConcurrencyType: RawRepresentable, Sendable, Hashable {
+    /// The concurrency type as ``NSManagedObjectContextConcurrencyType`` names it.
+    public var rawValue: NSManagedObjectContextConcurrencyType
+
+    /// Wraps an ``NSManagedObjectContextConcurrencyType``.
+    public init(rawValue: NSManagedObjectContextConcurrencyType) {
+      self.rawValue = rawValue
+    }
+
+    /// On a serial queue the context owns (``NSManagedObjectContextConcurrencyType/privateQueueConcurrencyType``).
+    public static let privateQueue = ConcurrencyType(rawValue: .privateQueueConcurrencyType)
+    /// On the main queue (``NSManagedObjectContextConcurrencyType/mainQueueConcurrencyType``).
+    public static let mainQueue = ConcurrencyType(rawValue: .mainQueueConcurrencyType)
   }
 
   /// How the context runs its work.
-  public let concurrencyType: ConcurrencyType
+  public let concurrencyType: NSManagedObjectContextConcurrencyType
   let queue: ContextQueue
   /// The state only ever touched on the context's queue (see ``isolated(_:)``).
   let confined: Confined
@@ -52,7 +65,9 @@ public final class NSManagedObjectContext: @unchecked Sendable, CustomStringConv
     var transactionAuthor: String?
     var coordinator: NSPersistentStoreCoordinator?
     var parent: NSManagedObjectContext?
-    var mergePolicy: NSMergePolicy = .error
+    /// What ``mergePolicy`` was set to (`Any`, as Core Data types it; an ``NSMergePolicy`` unless code set
+    /// something else, which a save then refuses). Guarded by the lock around `Settings`, as `userInfo` is.
+    var mergePolicy: Any = NSMergePolicy.error
     var automaticallyMergesChangesFromParent = false
     /// Not `Sendable` (see ``userInfo``): the lock around `Settings` guards the dictionary.
     var userInfo: [AnyHashable: Any] = [:]
@@ -65,13 +80,23 @@ public final class NSManagedObjectContext: @unchecked Sendable, CustomStringConv
   }
 
   /// Makes a context. Give it a ``persistentStoreCoordinator`` (or, later, a parent) before using it.
-  public init(concurrencyType: ConcurrencyType) {
+  ///
+  /// ```swift
+  /// let background = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+  /// ```
+  public init(concurrencyType: NSManagedObjectContextConcurrencyType) {
     self.concurrencyType = concurrencyType
     let label = "org.objectgraph.context.\(UUID().uuidString.prefix(8))"
-    queue = ContextQueue(main: concurrencyType == .mainQueue, label: label)
+    queue = ContextQueue(main: concurrencyType == .mainQueueConcurrencyType, label: label)
     settings = Locked(Settings())
     confined = Confined()
     DebugBanner.announceSwitchesOn()
+  }
+
+  /// Makes a context with the newer spelling of its concurrency type (`NSManagedObjectContext(.mainQueue)`);
+  /// the same as ``init(concurrencyType:)`` with the type's raw value.
+  public convenience init(_ type: NSManagedObjectContext.ConcurrencyType) {
+    self.init(concurrencyType: type.rawValue)
   }
 
   deinit {
@@ -120,8 +145,19 @@ public final class NSManagedObjectContext: @unchecked Sendable, CustomStringConv
     }
   }
 
-  /// How a save resolves rows changed elsewhere since this context read them. Default: ``NSMergePolicy/error``.
-  public var mergePolicy: NSMergePolicy {
+  /// How a save resolves rows changed elsewhere since this context read them: an ``NSMergePolicy``. Default:
+  /// ``NSErrorMergePolicy`` (``NSMergePolicy/error``).
+  ///
+  /// ```swift
+  /// context.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy   // or NSMergePolicy.mergeByPropertyObjectTrump
+  /// let type = (context.mergePolicy as? NSMergePolicy)?.mergeType   // .mergeByPropertyObjectTrumpMergePolicyType
+  /// ```
+  ///
+  /// Typed `Any`, as in Core Data, so any value can be set, and the getter gives back what was set. A value
+  /// that is not an ``NSMergePolicy`` (an ``NSMergePolicyType``, say) changes nothing until the context saves
+  /// changes to the store (not to a parent context): that save fails with ``ObjectGraphError/Code/coreData``
+  /// (134060) naming the value, and nothing is written (Core Data stops the program there instead).
+  public var mergePolicy: Any {
     get { settings.withLock { $0.mergePolicy } }
     set { settings.withLock { $0.mergePolicy = newValue } }
   }
@@ -226,7 +262,7 @@ public final class NSManagedObjectContext: @unchecked Sendable, CustomStringConv
   }
 
   var displayName: String {
-    let kind = concurrencyType == .mainQueue ? "main-queue" : "private-queue"
+    let kind = concurrencyType == .mainQueueConcurrencyType ? "main-queue" : "private-queue"
     if let name { return "'\(name)' (\(kind))" }
     return "\(kind) context \(queue.mark.label)"
   }

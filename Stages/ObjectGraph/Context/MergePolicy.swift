@@ -5,7 +5,8 @@ import Foundation
 /// ``resolve(constraintConflicts:)`` to merge field by field, starting from a built-in type.
 ///
 /// ```swift
-/// context.mergePolicy = .mergeByPropertyObjectTrump        // a built-in policy
+/// context.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy        // a built-in policy
+/// context.mergePolicy = NSMergePolicy.mergeByPropertyObjectTrump       // the same policy
 ///
 /// final class KeepLargerCount: NSMergePolicy, @unchecked Sendable {   // no stored state: see below
 ///   override func resolve(optimisticLockingConflicts list: [NSMergeConflict]) throws {
@@ -88,7 +89,8 @@ open class NSMergePolicy: @unchecked Sendable, Hashable, CustomStringConvertible
   final var isBuiltIn: Bool { type(of: self) == NSMergePolicy.self }
 
   /// Policies are equal when they are the same instance, or both plain (not subclassed) policies of the same
-  /// type, so `context.mergePolicy == .rollback` holds for `NSMergePolicy(merge: .rollbackMergePolicyType)`.
+  /// type, so `context.mergePolicy as? NSMergePolicy == .rollback` holds for
+  /// `NSMergePolicy(merge: .rollbackMergePolicyType)`.
   public static func == (lhs: NSMergePolicy, rhs: NSMergePolicy) -> Bool {
     lhs === rhs || (lhs.isBuiltIn && rhs.isBuiltIn && lhs.mergeType == rhs.mergeType)
   }
@@ -103,3 +105,19 @@ open class NSMergePolicy: @unchecked Sendable, Hashable, CustomStringConvertible
     isBuiltIn ? mergeType.description : "\(type(of: self))(\(mergeType))"
   }
 }
+
+/// The default merge policy for all contexts: a save with conflicts fails (Core Data's `NSErrorMergePolicy`, the
+/// same object as ``NSMergePolicy/error``).
+public var NSErrorMergePolicy: AnyObject { NSMergePolicy.error }
+/// Per property, the store's changes win (Core Data's `NSMergeByPropertyStoreTrumpMergePolicy`, the same object as
+/// ``NSMergePolicy/mergeByPropertyStoreTrump``).
+public var NSMergeByPropertyStoreTrumpMergePolicy: AnyObject { NSMergePolicy.mergeByPropertyStoreTrump }
+/// Per property, this context's changes win (Core Data's `NSMergeByPropertyObjectTrumpMergePolicy`, the same object
+/// as ``NSMergePolicy/mergeByPropertyObjectTrump``).
+public var NSMergeByPropertyObjectTrumpMergePolicy: AnyObject { NSMergePolicy.mergeByPropertyObjectTrump }
+/// This context's whole object replaces the row (Core Data's `NSOverwriteMergePolicy`, the same object as
+/// ``NSMergePolicy/overwrite``).
+public var NSOverwriteMergePolicy: AnyObject { NSMergePolicy.overwrite }
+/// This context's changes to conflicting objects are dropped (Core Data's `NSRollbackMergePolicy`, the same object
+/// as ``NSMergePolicy/rollback``).
+public var NSRollbackMergePolicy: AnyObject { NSMergePolicy.rollback }

@@ -7,7 +7,7 @@ import Synchronization
 /// ```swift
 /// let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
 /// try coordinator.addPersistentStore(type: .sqlite, at: storeURL)
-/// let context = NSManagedObjectContext(concurrencyType: .mainQueue)
+/// let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
 /// context.persistentStoreCoordinator = coordinator
 /// ```
 ///

@@ -1,11 +1,11 @@
 import Foundation
 
-/// What an ``NSBatchDeleteResult`` holds.
-public enum NSBatchDeleteRequestResultType: Sendable, Hashable {
+/// What an ``NSBatchDeleteResult`` holds (Core Data's `NSBatchDeleteRequestResultType`, with its raw values).
+public enum NSBatchDeleteRequestResultType: UInt, Sendable, Hashable {
   /// `true` when the delete ran.
-  case resultTypeStatusOnly
+  case resultTypeStatusOnly = 0x0
   /// The IDs of the rows deleted, those the delete rules took along included.
-  case resultTypeObjectIDs
+  case resultTypeObjectIDs = 0x1
   /// How many rows were deleted, those the delete rules took along included.
-  case resultTypeCount
+  case resultTypeCount = 0x2
 }

@@ -1,11 +1,11 @@
 import Foundation
 
-/// What an ``NSBatchInsertResult`` holds.
-public enum NSBatchInsertRequestResultType: Sendable, Hashable {
+/// What an ``NSBatchInsertResult`` holds (Core Data's `NSBatchInsertRequestResultType`, with its raw values).
+public enum NSBatchInsertRequestResultType: UInt, Sendable, Hashable {
   /// `true` when the rows were inserted.
-  case statusOnly
+  case statusOnly = 0x0
   /// The new rows' IDs, in the order of the dictionaries.
-  case objectIDs
+  case objectIDs = 0x1
   /// How many rows were inserted.
-  case count
+  case count = 0x2
 }

@@ -1,11 +1,11 @@
 import Foundation
 
-/// What an ``NSBatchUpdateResult`` holds.
-public enum NSBatchUpdateRequestResultType: Sendable, Hashable {
+/// What an ``NSBatchUpdateResult`` holds (Core Data's `NSBatchUpdateRequestResultType`, with its raw values).
+public enum NSBatchUpdateRequestResultType: UInt, Sendable, Hashable {
   /// `true` when the update ran.
-  case statusOnlyResultType
+  case statusOnlyResultType = 0x0
   /// The IDs of the rows changed.
-  case updatedObjectIDsResultType
+  case updatedObjectIDsResultType = 0x1
   /// How many rows changed.
-  case updatedObjectsCountResultType
+  case updatedObjectsCountResultType = 0x2
 }

@@ -8,12 +8,20 @@ public final class NSExpressionDescription {
   public var name: String
   /// What to compute.
   public var expression: NSExpression?
-  /// The type of the result. For `.undefined` (the default) it is worked out: an integer for `count:`, and
-  /// otherwise the type of the key path's attribute (a double for `average:`).
+  /// The type of the result. For `.undefinedAttributeType` (the default) it is worked out: an integer for
+  /// `count:`, and otherwise the type of the key path's attribute (a double for `average:`).
   public var expressionResultType: NSAttributeType
+  /// The type of the result in the newer spelling (`.integer64`, …): the same value as
+  /// ``expressionResultType``, which setting either changes.
+  public var resultType: NSAttributeDescription.AttributeType {
+    get { NSAttributeDescription.AttributeType(rawValue: expressionResultType) }
+    set { expressionResultType = newValue.rawValue }
+  }
 
   /// Makes a description, to be filled in property by property as in Core Data.
-  public init(name: String = "", expression: NSExpression? = nil, expressionResultType: NSAttributeType = .undefined) {
+  public init(
+    name: String = "", expression: NSExpression? = nil, expressionResultType: NSAttributeType = .undefinedAttributeType
+  ) {
     self.name = name
     self.expression = expression
     self.expressionResultType = expressionResultType

@@ -1,15 +1,18 @@
 import Foundation
 
-/// What a history request returns (Core Data's `NSPersistentHistoryResultType`).
-public enum NSPersistentHistoryResultType: Sendable, Hashable {
+/// What a history request returns (Core Data's `NSPersistentHistoryResultType`, with its raw values).
+public enum NSPersistentHistoryResultType: Int, Sendable, Hashable {
   /// `true` when the request ran.
-  case statusOnly
+  case statusOnly = 0x0
+  /// The IDs of the objects the transactions changed (`[NSManagedObjectID]`, each once, in the order of
+  /// their first change).
+  case objectIDs = 0x1
   /// How many transactions it read or deleted.
-  case count
+  case count = 0x2
   /// The transactions, without their changes.
-  case transactionsOnly
+  case transactionsOnly = 0x3
   /// The changes, without their transactions.
-  case changesOnly
+  case changesOnly = 0x4
   /// The transactions with their changes (the default).
-  case transactionsAndChanges
+  case transactionsAndChanges = 0x5
 }

@@ -12,7 +12,7 @@ import Foundation
 ///
 /// ```swift
 /// NSEntityMapping(
-///   name: "NoteToNote", mappingType: .transform, sourceEntityName: "Note", destinationEntityName: "Note",
+///   name: "NoteToNote", mappingType: .transformEntityMappingType, sourceEntityName: "Note", destinationEntityName: "Note",
 ///   attributeMappings: [NSPropertyMapping(name: "title", valueExpression: "$source.title")],
 ///   sourcePredicate: NSPredicate(format: "archived == NO"))
 /// ```
@@ -22,9 +22,9 @@ public final class NSEntityMapping {
   public var name: String
   /// What the mapping does.
   public var mappingType: NSEntityMappingType
-  /// The entity of the source model whose instances are migrated, or `nil` for an ``NSEntityMappingType/add``.
+  /// The entity of the source model whose instances are migrated, or `nil` for an ``NSEntityMappingType/addEntityMappingType``.
   public var sourceEntityName: String?
-  /// The entity of the destination model the instances become, or `nil` for an ``NSEntityMappingType/remove``.
+  /// The entity of the destination model the instances become, or `nil` for an ``NSEntityMappingType/removeEntityMappingType``.
   public var destinationEntityName: String?
   /// How the destination instances' attributes get their values, in phase 1.
   public var attributeMappings: [NSPropertyMapping]
@@ -71,6 +71,6 @@ public final class NSEntityMapping {
   /// Whether the migration manager runs the phases for this mapping: it has a source entity and is not a
   /// removal.
   var migratesInstances: Bool {
-    sourceEntityName != nil && mappingType != .add && mappingType != .remove
+    sourceEntityName != nil && mappingType != .addEntityMappingType && mappingType != .removeEntityMappingType
   }
 }

@@ -105,12 +105,12 @@ enum MappingFileReader {
   /// Core Data's `NSEntityMappingType` raw values.
   static func mappingType(rawValue: Int64) -> NSEntityMappingType? {
     switch rawValue {
-    case 0: .undefined
-    case 1: .custom
-    case 2: .add
-    case 3: .remove
-    case 4: .copy
-    case 5: .transform
+    case 0: .undefinedEntityMappingType
+    case 1: .customEntityMappingType
+    case 2: .addEntityMappingType
+    case 3: .removeEntityMappingType
+    case 4: .copyEntityMappingType
+    case 5: .transformEntityMappingType
     default: nil
     }
   }

@@ -127,7 +127,7 @@ enum MappingKeyValueCoding {
   /// An integer value (any integer type, or a Bool as 0 or 1), as the engine's coercion reads one.
   private static func integer(_ value: Any) -> Int64? {
     if let flag = value as? Bool { return flag ? 1 : 0 }
-    guard case .int64(let number)? = SlotValue.coerce(value, to: .integer64) else { return nil }
+    guard case .int64(let number)? = SlotValue.coerce(value, to: .integer64AttributeType) else { return nil }
     return number
   }
 

@@ -12,7 +12,7 @@ import Foundation
 /// ```swift
 /// let mapping = try NSMappingModel.inferredMappingModel(forSourceModel: v1, destinationModel: v2)
 /// let note = mapping.entityMappings.first { $0.name == "NoteToNote" }!
-/// note.mappingType = .custom
+/// note.mappingType = .customEntityMappingType
 /// note.migrationPolicy = SplitFullNamePolicy()
 /// ```
 public final class NSMappingModel {
@@ -33,14 +33,14 @@ public final class NSMappingModel {
   /// `inferredMappingModel(forSourceModel:destinationModel:)`), matching entities and properties by
   /// renaming identifier, else by name, as inferred migration does.
   ///
-  /// Each destination entity with a source gets an ``NSEntityMappingType/copy`` mapping (unchanged entity) or
-  /// an ``NSEntityMappingType/transform`` one, named `<Source>To<Destination>`, whose attribute mappings read
+  /// Each destination entity with a source gets an ``NSEntityMappingType/copyEntityMappingType`` mapping (unchanged entity) or
+  /// an ``NSEntityMappingType/transformEntityMappingType`` one, named `<Source>To<Destination>`, whose attribute mappings read
   /// `$source.<name>` and whose relationship mappings read
   /// `FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", "<Mapping>", $source.<name>)`
   /// (a relationship whose old destination has subentities reads
   /// `FUNCTION($manager, "destinationInstancesForSourceRelationshipNamed:sourceInstances:", "<name>", $source.<name>)`,
-  /// which looks the objects up in the mappings of that entity and its subentities, as the model compiler writes). New entities get an ``NSEntityMappingType/add`` mapping, dropped ones a
-  /// ``NSEntityMappingType/remove`` mapping.
+  /// which looks the objects up in the mappings of that entity and its subentities, as the model compiler writes). New entities get an ``NSEntityMappingType/addEntityMappingType`` mapping, dropped ones a
+  /// ``NSEntityMappingType/removeEntityMappingType`` mapping.
   /// - Throws: ``ObjectGraphError/Code/migrationMissingMappingModel`` (134140) naming what cannot be
   ///   inferred, as opening the store would.
   public static func inferredMappingModel(forSourceModel sourceModel: NSManagedObjectModel, destinationModel: NSManagedObjectModel)
@@ -55,7 +55,8 @@ public final class NSMappingModel {
       let destination = entity.destination
       guard let source = entity.source else {
         mappings.append(
-          NSEntityMapping(name: destination.name, mappingType: .add, sourceEntityName: nil, destinationEntityName: destination.name))
+          NSEntityMapping(
+            name: destination.name, mappingType: .addEntityMappingType, sourceEntityName: nil, destinationEntityName: destination.name))
         continue
       }
       var attributes: [NSPropertyMapping] = []
@@ -88,12 +89,14 @@ public final class NSMappingModel {
       let unchanged = source.name == destination.name && source.versionHash == destination.versionHash
       mappings.append(
         NSEntityMapping(
-          name: mappingName(from: source, to: destination), mappingType: unchanged ? .copy : .transform,
+          name: mappingName(from: source, to: destination), mappingType: unchanged ? .copyEntityMappingType : .transformEntityMappingType,
           sourceEntityName: source.name, destinationEntityName: destination.name, attributeMappings: attributes,
           relationshipMappings: relationships))
     }
     for source in sourceModel.entities where inferred.destination(of: source) == nil {
-      mappings.append(NSEntityMapping(name: source.name, mappingType: .remove, sourceEntityName: source.name, destinationEntityName: nil))
+      mappings.append(
+        NSEntityMapping(name: source.name, mappingType: .removeEntityMappingType, sourceEntityName: source.name, destinationEntityName: nil)
+      )
     }
     return NSMappingModel(entityMappings: mappings)
   }

@@ -45,8 +45,8 @@ public final class NSMigrationManager {
   public init(sourceModel: NSManagedObjectModel, destinationModel: NSManagedObjectModel) {
     self.sourceModel = sourceModel
     self.destinationModel = destinationModel
-    sourceContext = NSManagedObjectContext(concurrencyType: .privateQueue)
-    destinationContext = NSManagedObjectContext(concurrencyType: .privateQueue)
+    sourceContext = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+    destinationContext = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
   }
 
   // MARK: - Associations
@@ -173,14 +173,14 @@ public final class NSMigrationManager {
     let sourceCoordinator = NSPersistentStoreCoordinator(managedObjectModel: sourceModel)
     let sourceStore = try sourceCoordinator.addPersistentStore(type: .sqlite, at: sourceURL, options: options)
     defer { try? sourceCoordinator.remove(sourceStore) }
-    sourceContext = NSManagedObjectContext(concurrencyType: .privateQueue)
+    sourceContext = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     sourceContext.persistentStoreCoordinator = sourceCoordinator
 
     let destinationCoordinator = NSPersistentStoreCoordinator(managedObjectModel: destinationModel)
     var destinationStore: NSPersistentStore?
     do {
       destinationStore = try destinationCoordinator.addPersistentStore(type: .sqlite, at: destinationURL, options: destinationOptions)
-      destinationContext = NSManagedObjectContext(concurrencyType: .privateQueue)
+      destinationContext = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
       destinationContext.persistentStoreCoordinator = destinationCoordinator
       try sourceContext.performAndWait {
         try destinationContext.performAndWait { try runPhases(sourceURL: sourceURL) }
@@ -189,7 +189,7 @@ public final class NSMigrationManager {
       destinationStore = nil
     } catch {
       if let destinationStore { try? destinationCoordinator.remove(destinationStore) }
-      destinationContext = NSManagedObjectContext(concurrencyType: .privateQueue)
+      destinationContext = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
       for file in sideFiles { try? fileManager.removeItem(at: file) }
       let suffix = "The source store was left untouched and the destination's files were removed."
       if let error = error as? ObjectGraphError, error.code == .migration {
@@ -401,7 +401,7 @@ public final class NSMigrationManager {
   private func checkAttribute(_ value: Any?, _ attribute: NSAttributeDescription, key: String, mapping: NSEntityMapping) throws {
     guard let value, !Self.isNil(value) else { return }
     switch attribute.attributeType {
-    case .transformable, .composite, .objectID, .undefined: return
+    case .transformableAttributeType, .compositeAttributeType, .objectIDAttributeType, .undefinedAttributeType: return
     default: break
     }
     guard SlotValue.coerce(value, to: attribute.attributeType) != nil else {
@@ -435,12 +435,13 @@ public final class NSMigrationManager {
   /// Boolean, a whole `Double` for an integer type, a `Decimal` or `Double` for the other number types.
   static func conform(_ value: Any?, to type: NSAttributeType) -> Any? {
     switch (type, value) {
-    case (.boolean, let number as Int64) where number == 0 || number == 1: return number == 1
-    case (.integer16, let number as Double), (.integer32, let number as Double), (.integer64, let number as Double):
+    case (.booleanAttributeType, let number as Int64) where number == 0 || number == 1: return number == 1
+    case (.integer16AttributeType, let number as Double), (.integer32AttributeType, let number as Double),
+      (.integer64AttributeType, let number as Double):
       return Int64(exactly: number) ?? number
-    case (.double, let number as Decimal), (.float, let number as Decimal):
+    case (.doubleAttributeType, let number as Decimal), (.floatAttributeType, let number as Decimal):
       return NSDecimalNumber(decimal: number).doubleValue
-    case (.decimal, let number as Double): return Decimal(number)
+    case (.decimalAttributeType, let number as Double): return Decimal(number)
     default: return value
     }
   }

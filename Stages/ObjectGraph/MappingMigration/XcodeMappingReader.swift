@@ -134,16 +134,16 @@ struct XcodeMappingReader {
     policy: String?, _ what: String
   ) throws -> NSEntityMappingType {
     switch text ?? "Undefined" {
-    case "Custom": return .custom
-    case "Add": return .add
-    case "Remove": return .remove
-    case "Copy": return .copy
-    case "Transform": return .transform
+    case "Custom": return .customEntityMappingType
+    case "Add": return .addEntityMappingType
+    case "Remove": return .removeEntityMappingType
+    case "Copy": return .copyEntityMappingType
+    case "Transform": return .transformEntityMappingType
     case "Undefined", "":
-      if policy != nil { return .custom }
-      guard let source = entry.source else { return .add }
-      guard let destination = entry.destination else { return .remove }
-      return source == destination ? .copy : .transform
+      if policy != nil { return .customEntityMappingType }
+      guard let source = entry.source else { return .addEntityMappingType }
+      guard let destination = entry.destination else { return .removeEntityMappingType }
+      return source == destination ? .copyEntityMappingType : .transformEntityMappingType
     case let other:
       throw Problem(
         reason: "\(what) has mapping type '\(other)', which is not one Xcode writes (Undefined, Custom, Add, Remove, "

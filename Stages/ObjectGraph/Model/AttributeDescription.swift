@@ -34,11 +34,13 @@ public final class NSAttributeDescription: Sendable, CustomStringConvertible {
   /// Makes an attribute.
   /// - Parameters:
   ///   - name: the key used with `value(forKey:)` and in predicates.
-  ///   - type: the attribute's type.
+  ///   - type: the attribute's type (``type``: `.string`, `.integer64`, …).
   ///   - isOptional: whether `nil` is allowed at save time (a required one missing is error 1570).
   ///   - defaultValue: the value a newly inserted object starts with; must be of the type's Swift type.
-  public init(name: String, type: NSAttributeType, isOptional: Bool = true, defaultValue: (any Sendable)? = nil) {
-    state = Frozen(State(name: name, attributeType: type, isOptional: isOptional, defaultValue: defaultValue))
+  public init(
+    name: String, type: NSAttributeDescription.AttributeType, isOptional: Bool = true, defaultValue: (any Sendable)? = nil
+  ) {
+    state = Frozen(State(name: name, attributeType: type.rawValue, isOptional: isOptional, defaultValue: defaultValue))
   }
 
   /// The attribute's name.
@@ -46,10 +48,17 @@ public final class NSAttributeDescription: Sendable, CustomStringConvertible {
     get { state.read(\.name) }
     set { state.write(\.name, newValue, what: "attribute \(name)") }
   }
-  /// The attribute's type.
+  /// The attribute's type (`.stringAttributeType`, `.integer64AttributeType`, …); ``type`` is the same in the
+  /// newer spelling.
   public var attributeType: NSAttributeType {
     get { state.read(\.attributeType) }
     set { state.write(\.attributeType, newValue, what: "attribute \(name)") }
+  }
+  /// The attribute's type in the newer spelling (`.string`, `.integer64`, …): the same value as
+  /// ``attributeType``, which setting either changes.
+  public var type: NSAttributeDescription.AttributeType {
+    get { AttributeType(rawValue: attributeType) }
+    set { attributeType = newValue.rawValue }
   }
   /// Whether the attribute may be `nil` when saved.
   public var isOptional: Bool {

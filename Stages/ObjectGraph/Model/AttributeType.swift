@@ -1,31 +1,69 @@
 import Foundation
 
-/// The type of an attribute, as Xcode's model editor names them.
+/// The type of an attribute (Core Data's `NSAttributeType`), with Core Data's raw values: `UInt`s that a
+/// compiled model and the entity version hashes hold (String 700, Integer 64 300, Date 900, …).
+///
+/// ```swift
+/// let title = NSAttributeDescription()
+/// title.name = "title"
+/// title.attributeType = .stringAttributeType       // or, the newer form: title.type = .string
+/// ```
 ///
 /// ``NSManagedObject/value(forKey:)`` returns exactly one Swift type per case: `String`, `Int16`, `Int32`,
 /// `Int64`, `Double`, `Float`, `Bool`, `Date`, `Data`, `UUID`, `URL`, `Decimal`.
 ///
-/// A ``transformable`` attribute holds any value its ``AttributeValueTransformer`` turns into bytes
-/// (`value(forKey:)` gives the value back); a predicate compares its stored bytes (`==`, `<`, `IN`…), as Core
-/// Data does, and a sort cannot name it. The last three
-/// cases (``composite``, ``objectID`` and ``undefined``) exist so that every Xcode model loads and can be
+/// A ``transformableAttributeType`` attribute holds any value its ``AttributeValueTransformer`` turns into
+/// bytes (`value(forKey:)` gives the value back); a predicate compares its stored bytes (`==`, `<`, `IN`…), as
+/// Core Data does, and a sort cannot name it. The last three cases (``compositeAttributeType``,
+/// ``objectIDAttributeType`` and ``undefinedAttributeType``) exist so that every Xcode model loads and can be
 /// inspected; the engine does not store values of those types, and using such an attribute at run time
 /// (saving a value, naming it in a predicate) is an ``ObjectGraphError/Code/unsupportedFeature`` error.
-public enum NSAttributeType: Sendable, Hashable, CustomStringConvertible {
-  case string, integer16, integer32, integer64, double, float, boolean, date, binaryData, uuid, uri, decimal
-  /// A value kept through a value transformer (`NSValueTransformer`): described, not stored.
-  case transformable
-  /// A composite attribute (Xcode 15): described, not stored.
-  case composite
+///
+/// Printed (`description`), a type is the name Xcode's model editor shows (`Integer 64`), which is what the
+/// engine's messages say.
+public enum NSAttributeType: UInt, Sendable, Hashable, CustomStringConvertible {
+  /// No type (Xcode's "Undefined", for transient attributes): described, not stored.
+  case undefinedAttributeType = 0
+  /// A 16-bit integer (`Int16`).
+  case integer16AttributeType = 100
+  /// A 32-bit integer (`Int32`).
+  case integer32AttributeType = 200
+  /// A 64-bit integer (`Int64`).
+  case integer64AttributeType = 300
+  /// A decimal number (`Decimal`).
+  case decimalAttributeType = 400
+  /// A double-precision number (`Double`).
+  case doubleAttributeType = 500
+  /// A single-precision number (`Float`).
+  case floatAttributeType = 600
+  /// A string (`String`).
+  case stringAttributeType = 700
+  /// A Boolean (`Bool`).
+  case booleanAttributeType = 800
+  /// A date (`Date`).
+  case dateAttributeType = 900
+  /// Bytes (`Data`; Xcode's "Binary Data").
+  case binaryDataAttributeType = 1000
+  /// A UUID (`UUID`).
+  case UUIDAttributeType = 1100
+  /// A URL (`URL`; Xcode's "URI").
+  case URIAttributeType = 1200
+  /// A value kept through a value transformer (`NSValueTransformer`).
+  case transformableAttributeType = 1800
   /// An attribute holding an object ID (Xcode's "Object ID" type): described, not stored.
-  case objectID
-  /// An attribute with no type (Xcode's "Undefined", for transient attributes): described, not stored.
-  case undefined
+  case objectIDAttributeType = 2000
+  /// A composite attribute (Xcode 15): described, not stored.
+  case compositeAttributeType = 2100
+
+  /// The name Xcode's model editor shows (`Integer 64`): what the engine's messages print.
+  public var description: String { xcodeName }
+
+  // The rest is the engine's own: what it stores, reads and writes for each type.
 
   /// Whether the engine stores values of this type.
-  public var isSupported: Bool {
+  var isSupported: Bool {
     switch self {
-    case .composite, .objectID, .undefined: false
+    case .compositeAttributeType, .objectIDAttributeType, .undefinedAttributeType: false
     default: true
     }
   }
@@ -33,7 +71,7 @@ public enum NSAttributeType: Sendable, Hashable, CustomStringConvertible {
   /// Whether values of this type are integers.
   var isInteger: Bool {
     switch self {
-    case .integer16, .integer32, .integer64: true
+    case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType: true
     default: false
     }
   }
@@ -42,92 +80,118 @@ public enum NSAttributeType: Sendable, Hashable, CustomStringConvertible {
   /// `@avg` accept.
   var isNumeric: Bool {
     switch self {
-    case .integer16, .integer32, .integer64, .double, .float, .boolean, .decimal: true
+    case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .doubleAttributeType,
+      .floatAttributeType, .booleanAttributeType, .decimalAttributeType:
+      true
     default: false
     }
   }
 
-  /// The Swift type `value(forKey:)` returns for this attribute type.
-  public var swiftTypeName: String {
+  /// The Swift type `value(forKey:)` returns for this attribute type, for messages.
+  var swiftTypeName: String {
     switch self {
-    case .string: "String"
-    case .integer16: "Int16"
-    case .integer32: "Int32"
-    case .integer64: "Int64"
-    case .double: "Double"
-    case .float: "Float"
-    case .boolean: "Bool"
-    case .date: "Date"
-    case .binaryData: "Data"
-    case .uuid: "UUID"
-    case .uri: "URL"
-    case .decimal: "Decimal"
-    case .transformable, .composite, .objectID, .undefined: "(unsupported)"
+    case .stringAttributeType: "String"
+    case .integer16AttributeType: "Int16"
+    case .integer32AttributeType: "Int32"
+    case .integer64AttributeType: "Int64"
+    case .doubleAttributeType: "Double"
+    case .floatAttributeType: "Float"
+    case .booleanAttributeType: "Bool"
+    case .dateAttributeType: "Date"
+    case .binaryDataAttributeType: "Data"
+    case .UUIDAttributeType: "UUID"
+    case .URIAttributeType: "URL"
+    case .decimalAttributeType: "Decimal"
+    case .transformableAttributeType, .compositeAttributeType, .objectIDAttributeType, .undefinedAttributeType:
+      "(unsupported)"
     }
   }
 
   /// The name Xcode writes in a model file (`attributeType="Integer 64"`).
-  public var xcodeName: String {
+  var xcodeName: String {
     switch self {
-    case .string: "String"
-    case .integer16: "Integer 16"
-    case .integer32: "Integer 32"
-    case .integer64: "Integer 64"
-    case .double: "Double"
-    case .float: "Float"
-    case .boolean: "Boolean"
-    case .date: "Date"
-    case .binaryData: "Binary"
-    case .uuid: "UUID"
-    case .uri: "URI"
-    case .decimal: "Decimal"
-    case .transformable: "Transformable"
-    case .composite: "Composite"
-    case .objectID: "ObjectID"
-    case .undefined: "Undefined"
+    case .stringAttributeType: "String"
+    case .integer16AttributeType: "Integer 16"
+    case .integer32AttributeType: "Integer 32"
+    case .integer64AttributeType: "Integer 64"
+    case .doubleAttributeType: "Double"
+    case .floatAttributeType: "Float"
+    case .booleanAttributeType: "Boolean"
+    case .dateAttributeType: "Date"
+    case .binaryDataAttributeType: "Binary"
+    case .UUIDAttributeType: "UUID"
+    case .URIAttributeType: "URI"
+    case .decimalAttributeType: "Decimal"
+    case .transformableAttributeType: "Transformable"
+    case .compositeAttributeType: "Composite"
+    case .objectIDAttributeType: "ObjectID"
+    case .undefinedAttributeType: "Undefined"
     }
   }
 
   /// Reads Xcode's name for a type; `nil` for a name this engine does not know.
-  public init?(xcodeName: String) {
+  init?(xcodeName: String) {
     guard let match = Self.all.first(where: { $0.xcodeName == xcodeName }) else { return nil }
     self = match
   }
 
-  /// Core Data's number for the type (`NSAttributeType`'s raw value: String 700, Integer 64 300, Date 900, …),
-  /// as a compiled model and the entity version hashes hold it.
-  public var coreDataNumber: Int {
-    switch self {
-    case .undefined: 0
-    case .integer16: 100
-    case .integer32: 200
-    case .integer64: 300
-    case .decimal: 400
-    case .double: 500
-    case .float: 600
-    case .string: 700
-    case .boolean: 800
-    case .date: 900
-    case .binaryData: 1000
-    case .uuid: 1100
-    case .uri: 1200
-    case .transformable: 1800
-    case .objectID: 2000
-    case .composite: 2100
-    }
-  }
-
-  /// Reads Core Data's number for a type (``coreDataNumber``); `nil` for a number Core Data does not use.
-  public init?(coreDataNumber: Int) {
-    guard let match = Self.all.first(where: { $0.coreDataNumber == coreDataNumber }) else { return nil }
-    self = match
-  }
-
-  public var description: String { xcodeName }
-
-  /// Every type, for the initialisers that read a type's name or number.
-  private static let all: [NSAttributeType] = [
-    .string, .integer16, .integer32, .integer64, .double, .float, .boolean, .date, .binaryData, .uuid, .uri,
-    .decimal, .transformable, .composite, .objectID, .undefined,
+  /// Every type, in Xcode's order, for reading a type's name.
+  static let all: [NSAttributeType] = [
+    .stringAttributeType, .integer16AttributeType, .integer32AttributeType, .integer64AttributeType,
+    .doubleAttributeType, .floatAttributeType, .booleanAttributeType, .dateAttributeType, .binaryDataAttributeType,
+    .UUIDAttributeType, .URIAttributeType, .decimalAttributeType, .transformableAttributeType,
+    .compositeAttributeType, .objectIDAttributeType, .undefinedAttributeType,
   ]
+}
+
+extension NSAttributeDescription {
+  /// The type of an attribute in Swift's newer spelling (Core Data's `NSAttributeDescription.AttributeType`): a
+  /// wrapper around ``NSAttributeType`` with one static member per type.
+  ///
+  /// ```swift
+  /// attribute.type = .string                     // the same as attribute.attributeType = .stringAttributeType
+  /// attribute.type.rawValue == .stringAttributeType
+  /// ```
+  public struct AttributeType: RawRepresentable, Sendable, Hashable {
+    /// The type as ``NSAttributeType`` names it.
+    public var rawValue: NSAttributeType
+
+    /// Wraps an ``NSAttributeType``.
+    public init(rawValue: NSAttributeType) {
+      self.rawValue = rawValue
+    }
+
+    /// ``NSAttributeType/undefinedAttributeType``.
+    public static let undefined = AttributeType(rawValue: .undefinedAttributeType)
+    /// ``NSAttributeType/integer16AttributeType``.
+    public static let integer16 = AttributeType(rawValue: .integer16AttributeType)
+    /// ``NSAttributeType/integer32AttributeType``.
+    public static let integer32 = AttributeType(rawValue: .integer32AttributeType)
+    /// ``NSAttributeType/integer64AttributeType``.
+    public static let integer64 = AttributeType(rawValue: .integer64AttributeType)
+    /// ``NSAttributeType/decimalAttributeType``.
+    public static let decimal = AttributeType(rawValue: .decimalAttributeType)
+    /// ``NSAttributeType/doubleAttributeType``.
+    public static let double = AttributeType(rawValue: .doubleAttributeType)
+    /// ``NSAttributeType/floatAttributeType``.
+    public static let float = AttributeType(rawValue: .floatAttributeType)
+    /// ``NSAttributeType/stringAttributeType``.
+    public static let string = AttributeType(rawValue: .stringAttributeType)
+    /// ``NSAttributeType/booleanAttributeType``.
+    public static let boolean = AttributeType(rawValue: .booleanAttributeType)
+    /// ``NSAttributeType/dateAttributeType``.
+    public static let date = AttributeType(rawValue: .dateAttributeType)
+    /// ``NSAttributeType/binaryDataAttributeType``.
+    public static let binaryData = AttributeType(rawValue: .binaryDataAttributeType)
+    /// ``NSAttributeType/UUIDAttributeType``.
+    public static let uuid = AttributeType(rawValue: .UUIDAttributeType)
+    /// ``NSAttributeType/URIAttributeType``.
+    public static let uri = AttributeType(rawValue: .URIAttributeType)
+    /// ``NSAttributeType/transformableAttributeType``.
+    public static let transformable = AttributeType(rawValue: .transformableAttributeType)
+    /// ``NSAttributeType/objectIDAttributeType``.
+    public static let objectID = AttributeType(rawValue: .objectIDAttributeType)
+    /// ``NSAttributeType/compositeAttributeType``.
+    public static let composite = AttributeType(rawValue: .compositeAttributeType)
+  }
 }

@@ -124,7 +124,7 @@ extension NSAttributeDescription {
     switch transformedSlotValue(value) {
     case .data(let bytes)?: return bytes
     case let other:
-      throw other.untransformable?.error ?? ObjectGraphError(.managedObjectValidation, "\(name) cannot transform \(type(of: value)).")
+      throw other.untransformable?.error ?? ObjectGraphError(.managedObjectValidation, "\(name) cannot transform \(Swift.type(of: value)).")
     }
   }
 

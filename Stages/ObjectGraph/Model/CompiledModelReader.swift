@@ -212,10 +212,10 @@ struct CompiledModelReader {
     let name = try readCommon(object, entity: entity)
     let what = "attribute '\(entity).\(name)'"
     let raw = fields["NSAttributeType"]?.integer ?? 0
-    guard let type = Int(exactly: raw).flatMap(NSAttributeType.init(coreDataNumber:)) else {
+    guard let type = UInt(exactly: raw).flatMap(NSAttributeType.init(rawValue:)) else {
       throw Malformed(reason: "\(what) has attribute type \(raw), which is not a Core Data NSAttributeType")
     }
-    let attribute = NSAttributeDescription(name: name, type: type, isOptional: fields["NSIsOptional"]?.bool ?? false)
+    let attribute = NSAttributeDescription(name: name, type: .init(rawValue: type), isOptional: fields["NSIsOptional"]?.bool ?? false)
     attribute.isTransient = fields["NSIsTransient"]?.bool ?? false
     attribute.defaultValue = try defaultValue(
       archive.plainValue(fields["NSDefaultValue"], "the default value of \(what)"), type: type, what)
@@ -260,33 +260,33 @@ struct CompiledModelReader {
       }
     }
     switch type {
-    case .integer16: return try integer(Int16.self)
-    case .integer32: return try integer(Int32.self)
-    case .integer64: return try integer(Int64.self)
-    case .double: return try real()
-    case .float: return Float(try real())
-    case .boolean:
+    case .integer16AttributeType: return try integer(Int16.self)
+    case .integer32AttributeType: return try integer(Int32.self)
+    case .integer64AttributeType: return try integer(Int64.self)
+    case .doubleAttributeType: return try real()
+    case .floatAttributeType: return Float(try real())
+    case .booleanAttributeType:
       switch value {
       case let flag as Bool: return flag
       case let number as Int64: return number != 0
       default: throw Malformed(reason: "\(what) has default value \(value), which is not a Boolean")
       }
-    case .decimal:
+    case .decimalAttributeType:
       if let decimal = value as? Decimal { return decimal }
       if let number = value as? Int64 { return Decimal(number) }
       return Decimal(try real())
-    case .string, .date, .uuid, .uri, .binaryData:
+    case .stringAttributeType, .dateAttributeType, .UUIDAttributeType, .URIAttributeType, .binaryDataAttributeType:
       let matches: Bool =
         switch type {
-        case .string: value is String
-        case .date: value is Date
-        case .uuid: value is UUID
-        case .uri: value is URL
+        case .stringAttributeType: value is String
+        case .dateAttributeType: value is Date
+        case .UUIDAttributeType: value is UUID
+        case .URIAttributeType: value is URL
         default: value is Data
         }
       guard matches else { throw Malformed(reason: "\(what) has default value \(value), not a \(type.swiftTypeName)") }
       return value
-    case .transformable, .composite, .objectID, .undefined:
+    case .transformableAttributeType, .compositeAttributeType, .objectIDAttributeType, .undefinedAttributeType:
       // The engine keeps no default for types it does not store (as it reads Xcode models).
       return nil
     }
@@ -308,10 +308,10 @@ struct CompiledModelReader {
     }
     let deleteRule: NSDeleteRule
     switch fields["NSDeleteRule"]?.integer ?? 1 {
-    case 0: deleteRule = .noAction
-    case 1: deleteRule = .nullify
-    case 2: deleteRule = .cascade
-    case 3: deleteRule = .deny
+    case 0: deleteRule = .noActionDeleteRule
+    case 1: deleteRule = .nullifyDeleteRule
+    case 2: deleteRule = .cascadeDeleteRule
+    case 3: deleteRule = .denyDeleteRule
     case let other:
       throw Malformed(reason: "\(what) has delete rule \(other) (0 to 3 expected)")
     }

@@ -125,7 +125,7 @@ final class EntityLayout: Sendable {
     }
     self.slots = slots
     kinds = slots.map(\.kind)
-    transformableIndexes = Set(slots.filter { $0.attribute?.attributeType == .transformable }.map(\.index))
+    transformableIndexes = Set(slots.filter { $0.attribute?.attributeType == .transformableAttributeType }.map(\.index))
     let stored = slots.filter { !$0.isTransient }
     mandatoryAttributeIndexes = stored.filter { $0.attribute != nil && !$0.isOptional }.map(\.index)
     validatesOnlyMandatoryAttributes =

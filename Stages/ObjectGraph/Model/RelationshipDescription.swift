@@ -4,7 +4,7 @@ import Foundation
 ///
 /// ```swift
 /// let notes = NSRelationshipDescription(name: "notes", destination: "Note", inverse: "notebook",
-///                                     toMany: true, deleteRule: .cascade)
+///                                     toMany: true, deleteRule: .cascadeDeleteRule)
 /// ```
 ///
 /// The destination and inverse are given by name and resolved when the ``NSManagedObjectModel`` is made.
@@ -55,7 +55,7 @@ public final class NSRelationshipDescription: Sendable, CustomStringConvertible 
   ///   - deleteRule: what deleting the source object does to the destination objects.
   ///   - isOptional: whether a to-one may be empty (or a to-many below its minimum count) at save time.
   public init(
-    name: String, destination: String, inverse: String?, toMany: Bool = false, deleteRule: NSDeleteRule = .nullify,
+    name: String, destination: String, inverse: String?, toMany: Bool = false, deleteRule: NSDeleteRule = .nullifyDeleteRule,
     isOptional: Bool = true
   ) {
     state = Frozen(

@@ -5,23 +5,23 @@ extension SlotValue {
   /// cannot be one.
   static func coerce(_ value: Any, to type: NSAttributeType) -> StoredValue {
     switch type {
-    case .string: return (value as? String).map { .string($0) }
-    case .integer16: return integer(value).flatMap { Int16(exactly: $0) }.map { .int16($0) }
-    case .integer32: return integer(value).flatMap { Int32(exactly: $0) }.map { .int32($0) }
-    case .integer64: return integer(value).map { .int64($0) }
-    case .double:
+    case .stringAttributeType: return (value as? String).map { .string($0) }
+    case .integer16AttributeType: return integer(value).flatMap { Int16(exactly: $0) }.map { .int16($0) }
+    case .integer32AttributeType: return integer(value).flatMap { Int32(exactly: $0) }.map { .int32($0) }
+    case .integer64AttributeType: return integer(value).map { .int64($0) }
+    case .doubleAttributeType:
       return ((value as? Double) ?? (value as? Float).map(Double.init) ?? integer(value).map(Double.init)).map { .double($0) }
-    case .float:
+    case .floatAttributeType:
       return ((value as? Float) ?? (value as? Double).map(Float.init) ?? integer(value).map(Float.init)).map { .float($0) }
-    case .boolean: return (value as? Bool).map { .bool($0) }
-    case .date: return (value as? Date).map { .date($0) }
-    case .binaryData: return (value as? Data).map { .data($0) }
-    case .uuid: return (value as? UUID).map { .boxed(.init($0)) }
-    case .uri: return (value as? URL).map { .boxed(.init($0)) }
-    case .decimal:
+    case .booleanAttributeType: return (value as? Bool).map { .bool($0) }
+    case .dateAttributeType: return (value as? Date).map { .date($0) }
+    case .binaryDataAttributeType: return (value as? Data).map { .data($0) }
+    case .UUIDAttributeType: return (value as? UUID).map { .boxed(.init($0)) }
+    case .URIAttributeType: return (value as? URL).map { .boxed(.init($0)) }
+    case .decimalAttributeType:
       let decimal = (value as? Decimal) ?? integer(value).map { Decimal($0) } ?? (value as? Double).map { Decimal($0) }
       return decimal.map { .boxed(.init($0)) }
-    case .transformable, .composite, .objectID, .undefined:
+    case .transformableAttributeType, .compositeAttributeType, .objectIDAttributeType, .undefinedAttributeType:
       // Kept in memory; saving it is refused with a clear error (see validation).
       return .boxed(.init(UnsupportedValue(value: value)))
     }

@@ -12,7 +12,7 @@ internal import SHA256
 ///
 /// - a property's base: SHA-256 of its name (UTF-8), one byte `isOptional`, one byte `isTransient`, then its
 ///   version hash modifier (UTF-8) when it has one;
-/// - an attribute: SHA-256 of the base, the attribute type (Core Data's `NSAttributeType` number: ``NSAttributeType/coreDataNumber``),
+/// - an attribute: SHA-256 of the base, the attribute type (Core Data's `NSAttributeType` number: its raw value),
 ///   and one more byte `01` when it preserves its value in history on deletion;
 /// - a relationship: SHA-256 of the base, the destination entity's name, the inverse's name (nothing when there
 ///   is none), the maximum count (1 for a to-one, 0 for an unbounded to-many), the minimum count, and two bytes
@@ -40,7 +40,7 @@ enum VersionHash {
   /// Core Data's hash of one attribute.
   static func attribute(_ attribute: NSAttributeDescription, recipe: Recipe = .coreData) -> Data {
     var bytes = base(attribute.name, attribute.isOptional, attribute.isTransient, attribute.versionHashModifier, recipe)
-    append(Int32(attribute.attributeType.coreDataNumber), to: &bytes)
+    append(Int32(attribute.attributeType.rawValue), to: &bytes)
     if attribute.preservesValueInHistoryOnDeletion { bytes.append(1) }
     if recipe == .earlierGuesses, let modifier = attribute.versionHashModifier { bytes.append(contentsOf: Data(modifier.utf8)) }
     return SHA256.hash(bytes)

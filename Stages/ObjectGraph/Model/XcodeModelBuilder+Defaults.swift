@@ -22,35 +22,35 @@ extension XcodeModelLoader {
   /// the spaces around it (for every type but String, where they belong to the value).
   static func readDefault(_ text: String, type: NSAttributeType) -> DefaultReading {
     switch type {
-    case .string:
+    case .stringAttributeType:
       return .exact(text)
-    case .integer16:
+    case .integer16AttributeType:
       return readInteger(text, as: Int16.self, conversion: "intValue")
-    case .integer32:
+    case .integer32AttributeType:
       return readInteger(text, as: Int32.self, conversion: "intValue")
-    case .integer64:
+    case .integer64AttributeType:
       return readInteger(text, as: Int64.self, conversion: "longLongValue")
-    case .double:
+    case .doubleAttributeType:
       return readFloatingPoint(text, as: Double.self, conversion: "doubleValue")
-    case .float:
+    case .floatAttributeType:
       return readFloatingPoint(text, as: Float.self, conversion: "floatValue")
-    case .decimal:
+    case .decimalAttributeType:
       return readDecimal(text)
-    case .boolean:
+    case .booleanAttributeType:
       return readBoolean(text)
-    case .date:
+    case .dateAttributeType:
       return readDate(text)
-    case .uuid:
+    case .UUIDAttributeType:
       if let uuid = UUID(uuidString: text) { return .exact(uuid) }
       return .none(
         rule: "it is not a UUID (such as E621E1F8-C36C-495A-93FC-0C247A3E6E5F), so the attribute has no default, "
           + "as in Core Data")
-    case .uri:
+    case .URIAttributeType:
       if let url = URL(string: text, encodingInvalidCharacters: false) { return .exact(url) }
       return .none(rule: "it is not a valid URL (NSURL(string:) gives nil), so the attribute has no default")
-    case .binaryData:
+    case .binaryDataAttributeType:
       return .none(rule: "Binary Data attributes have no default value in Xcode; the text is ignored")
-    case .transformable, .composite, .objectID, .undefined:
+    case .transformableAttributeType, .compositeAttributeType, .objectIDAttributeType, .undefinedAttributeType:
       return .none(rule: "the engine does not store \(type.xcodeName) values, so the default is not kept")
     }
   }

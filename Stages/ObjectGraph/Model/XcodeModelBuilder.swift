@@ -202,9 +202,9 @@ extension XcodeModelLoader {
       let name = try required(element, "name", of: "a fetch index of entity '\(entity)'")
       let elements = try element.children(named: "fetchIndexElement").map { child in
         let property = try required(child, "property", of: "an element of fetch index '\(entity).\(name)'")
-        let collation: NSFetchIndexElementDescription.CollationType
+        let collation: NSFetchIndexElementType
         if let type = nonEmpty(child["type"]) {
-          guard let known = NSFetchIndexElementDescription.CollationType(xcodeName: type) else {
+          guard let known = NSFetchIndexElementType(xcodeName: type) else {
             throw failure(
               child, "fetch index '\(entity).\(name)' has an element of type '\(type)', which is not an index type",
               "Use 'Binary' or 'RTree' (pick it in Xcode's model editor).")
@@ -252,8 +252,10 @@ extension XcodeModelLoader {
       if let typeName = element["attributeType"], !typeName.isEmpty {
         guard let known = NSAttributeType(xcodeName: typeName) else {
           let all: [NSAttributeType] = [
-            .string, .integer16, .integer32, .integer64, .decimal, .double, .float, .boolean, .date, .binaryData,
-            .uuid, .uri, .transformable, .composite, .objectID, .undefined,
+            .stringAttributeType, .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .decimalAttributeType,
+            .doubleAttributeType, .floatAttributeType, .booleanAttributeType, .dateAttributeType, .binaryDataAttributeType,
+            .UUIDAttributeType, .URIAttributeType, .transformableAttributeType, .compositeAttributeType, .objectIDAttributeType,
+            .undefinedAttributeType,
           ]
           throw failure(
             element, "attribute '\(entity).\(name)' has attributeType '\(typeName)', which is not an Xcode type",
@@ -262,9 +264,9 @@ extension XcodeModelLoader {
         }
         type = known
       } else {
-        type = .undefined
+        type = .undefinedAttributeType
       }
-      let attribute = NSAttributeDescription(name: name, type: type, isOptional: element.flag("optional"))
+      let attribute = NSAttributeDescription(name: name, type: .init(rawValue: type), isOptional: element.flag("optional"))
       attribute.defaultValue = try defaultValue(of: element, type: type, entity: entity, attribute: name)
       attribute.isTransient = element.flag("transient")
       attribute.allowsExternalBinaryDataStorage = element.flag("allowsExternalBinaryDataStorage")
@@ -309,7 +311,7 @@ extension XcodeModelLoader {
       for (isMinimum, valueKey, dateKey) in [
         (true, "minValueString", "minDateTimeInterval"), (false, "maxValueString", "maxDateTimeInterval"),
       ] {
-        let key = type == .date ? dateKey : valueKey
+        let key = type == .dateAttributeType ? dateKey : valueKey
         guard let text = nonEmpty(element[key].map { Self.trimmed($0, .whitespaces) }) else { continue }
         guard let bound = Double(text), bound.isFinite else {
           throw failure(
@@ -328,14 +330,14 @@ extension XcodeModelLoader {
       -> (any Sendable)?
     {
       let written: String
-      if type == .date, let interval = element["defaultDateTimeInterval"] {
+      if type == .dateAttributeType, let interval = element["defaultDateTimeInterval"] {
         written = interval
       } else if let text = element["defaultValueString"] {
         written = text
       } else {
         return nil
       }
-      if type == .string { return written }
+      if type == .stringAttributeType { return written }
       let text = Self.trimmed(written, .whitespacesAndNewlines)
       let spaces = text == written ? nil : "the spaces around it are ignored, as Foundation's conversions skip them"
       guard !text.isEmpty else {
@@ -395,10 +397,10 @@ extension XcodeModelLoader {
       let destination = try required(element, "destinationEntity", of: "relationship '\(entity).\(name)'")
       let deleteRule: NSDeleteRule
       switch element["deletionRule"] {
-      case nil, "Nullify": deleteRule = .nullify
-      case "Cascade": deleteRule = .cascade
-      case "Deny": deleteRule = .deny
-      case "No Action": deleteRule = .noAction
+      case nil, "Nullify": deleteRule = .nullifyDeleteRule
+      case "Cascade": deleteRule = .cascadeDeleteRule
+      case "Deny": deleteRule = .denyDeleteRule
+      case "No Action": deleteRule = .noActionDeleteRule
       case let other?:
         throw failure(
           element, "relationship '\(entity).\(name)' has deletionRule '\(other)', which is not an Xcode delete rule",

@@ -112,12 +112,12 @@ enum XcodeModelWriter {
       ("allowsExternalBinaryDataStorage", attribute.allowsExternalBinaryDataStorage ? "YES" : nil),
       ("preserveAfterDeletion", attribute.preservesValueInHistoryOnDeletion ? "YES" : nil),
     ]
-    attributes.append(type == .date ? ("defaultDateTimeInterval", written) : ("defaultValueString", written))
+    attributes.append(type == .dateAttributeType ? ("defaultDateTimeInterval", written) : ("defaultValueString", written))
     if let expression = attribute.derivationExpression {
       attributes += [("derived", "YES"), ("derivationExpression", expression.isEmpty ? nil : expression)]
     }
     let bound = { (value: Double?) in value.map { $0 == $0.rounded() && abs($0) < 1e15 ? String(Int64($0)) : String($0) } }
-    if type == .date {
+    if type == .dateAttributeType {
       attributes += [("minDateTimeInterval", bound(attribute.minValue)), ("maxDateTimeInterval", bound(attribute.maxValue))]
     } else {
       attributes += [("minValueString", bound(attribute.minValue)), ("maxValueString", bound(attribute.maxValue))]
@@ -141,10 +141,10 @@ enum XcodeModelWriter {
   private static func write(_ relationship: NSRelationshipDescription, into xml: inout XML) {
     let rule =
       switch relationship.deleteRule {
-      case .nullify: "Nullify"
-      case .cascade: "Cascade"
-      case .deny: "Deny"
-      case .noAction: "No Action"
+      case .nullifyDeleteRule: "Nullify"
+      case .cascadeDeleteRule: "Cascade"
+      case .denyDeleteRule: "Deny"
+      case .noActionDeleteRule: "No Action"
       }
     let inverse = relationship.inverseRelationshipName
     let attributes: [(String, String?)] = [
@@ -190,17 +190,17 @@ enum XcodeModelWriter {
   /// value has none (NaN).
   static func defaultText(_ value: any Sendable, type: NSAttributeType) -> String? {
     switch (type, value) {
-    case (.string, let text as String): text
-    case (.integer16, let number as Int16): String(number)
-    case (.integer32, let number as Int32): String(number)
-    case (.integer64, let number as Int64): String(number)
-    case (.double, let number as Double): floatingText(number)
-    case (.float, let number as Float): floatingText(number)
-    case (.decimal, let number as Decimal): number.isNaN ? nil : number.description
-    case (.boolean, let flag as Bool): flag ? "YES" : "NO"
-    case (.date, let date as Date): floatingText(date.timeIntervalSinceReferenceDate)
-    case (.uuid, let uuid as UUID): uuid.uuidString
-    case (.uri, let url as URL): url.absoluteString
+    case (.stringAttributeType, let text as String): text
+    case (.integer16AttributeType, let number as Int16): String(number)
+    case (.integer32AttributeType, let number as Int32): String(number)
+    case (.integer64AttributeType, let number as Int64): String(number)
+    case (.doubleAttributeType, let number as Double): floatingText(number)
+    case (.floatAttributeType, let number as Float): floatingText(number)
+    case (.decimalAttributeType, let number as Decimal): number.isNaN ? nil : number.description
+    case (.booleanAttributeType, let flag as Bool): flag ? "YES" : "NO"
+    case (.dateAttributeType, let date as Date): floatingText(date.timeIntervalSinceReferenceDate)
+    case (.UUIDAttributeType, let uuid as UUID): uuid.uuidString
+    case (.URIAttributeType, let url as URL): url.absoluteString
     default: nil
     }
   }

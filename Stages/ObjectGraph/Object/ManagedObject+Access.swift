@@ -160,7 +160,7 @@ extension NSManagedObject {
   /// Puts an attribute's new value in its slot: its transformer's bytes, or the value as the attribute's type.
   @inline(__always)
   private func storeAttribute(_ value: Any?, _ slot: EntityLayout.Slot, _ type: NSAttributeType, key: String) {
-    if case .transformable = type {
+    if case .transformableAttributeType = type {
       // A `@Managed var id: UUID?` set to nil arrives as a non-nil `Any?` holding an empty Optional: the
       // transformer must see nil, not that box.
       values[slot.index] = unwrappedOptional(value).flatMap { plain in slot.attribute?.transformedSlotValue(plain) }
@@ -438,11 +438,11 @@ extension NSManagedObject {
     guard let value else { return nil }
     // The common cases first: the exact Swift type of the attribute, one cast each.
     switch type {
-    case .string: if let string = value as? String { return .string(string) }
-    case .integer64: if let int = value as? Int64 { return .int64(int) }
-    case .double: if let double = value as? Double { return .double(double) }
-    case .date: if let date = value as? Date { return .date(date) }
-    case .boolean: if let bool = value as? Bool { return .bool(bool) }
+    case .stringAttributeType: if let string = value as? String { return .string(string) }
+    case .integer64AttributeType: if let int = value as? Int64 { return .int64(int) }
+    case .doubleAttributeType: if let double = value as? Double { return .double(double) }
+    case .dateAttributeType: if let date = value as? Date { return .date(date) }
+    case .booleanAttributeType: if let bool = value as? Bool { return .bool(bool) }
     default: break
     }
     guard let value = unwrappedOptional(value) else { return nil }

@@ -20,7 +20,7 @@ extension NSManagedObject: PredicateArgumentObject {
     fireFault(key: key)
     let slot = layout.slots[index]
     switch slot.kind {
-    case .attribute(.transformable):
+    case .attribute(.transformableAttributeType):
       throw ObjectGraphError.transformableInFetch(entity: entity.name, key: key)
     case .attribute:
       guard rest.isEmpty else {

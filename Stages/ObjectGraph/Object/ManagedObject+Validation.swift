@@ -233,7 +233,7 @@ extension NSManagedObject {
   /// The Deny rule: no relationship with it may still hold an object that is not being deleted too.
   func validateDeleteRules() throws {
     var errors: [ObjectGraphError] = []
-    for slot in layout.slots where slot.relationship?.deleteRule == .deny {
+    for slot in layout.slots where slot.relationship?.deleteRule == .denyDeleteRule {
       let related = slot.isToMany ? Array(relatedIDs(slot)) : [values[slot.index].objectID].compactMap { $0 }
       let remaining = related.filter { !(managedObjectContext?.isDeletedHere($0) ?? false) }
       if !remaining.isEmpty {

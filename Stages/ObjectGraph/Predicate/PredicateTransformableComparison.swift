@@ -131,7 +131,7 @@ extension NSEntityDescription {
     let path = path.first == "SELF" ? Array(path.dropFirst()) : path
     guard let key = path.first else { return nil }
     if path.count == 1 {
-      guard let attribute = attributesByName[key], attribute.attributeType == .transformable else { return nil }
+      guard let attribute = attributesByName[key], attribute.attributeType == .transformableAttributeType else { return nil }
       return attribute
     }
     guard let relationship = relationshipsByName[key], !relationship.isToMany, let destination = relationship.destinationEntity

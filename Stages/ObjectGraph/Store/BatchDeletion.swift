@@ -82,7 +82,7 @@ struct BatchDeletion {
         continue
       }
       switch relationship.deleteRule {
-      case .deny:
+      case .denyDeleteRule:
         var count = 0
         try chunked(keys) { list, arguments in
           count +=
@@ -95,18 +95,18 @@ struct BatchDeletion {
             "The batch delete was refused: \(count) row(s) still related through \(mapping.entity.name).\(slot.name) (delete rule: deny). Nothing was deleted. Delete or reassign them first."
           )
         }
-      case .cascade:
+      case .cascadeDeleteRule:
         try chunked(keys) { list, arguments in
           let rows = try Row.fetchCursor(db, sql: related.replacingOccurrences(of: "%@", with: list), arguments: arguments)
           while let row = try rows.next() { cascaded.append((row[0], row[1])) }
         }
-      case .nullify:
+      case .nullifyDeleteRule:
         if let clear {
           try chunked(keys) { list, arguments in
             try db.execute(sql: clear.replacingOccurrences(of: "%@", with: list), arguments: arguments)
           }
         }
-      case .noAction:
+      case .noActionDeleteRule:
         break
       }
     }

@@ -126,13 +126,13 @@ extension SQLPredicateCompiler {
         }
         let natural: NSAttributeType =
           switch function {
-          case "count:": .integer64
-          case "average:": .double
-          case "sum:": argumentType == .float ? .double : argumentType
+          case "count:": .integer64AttributeType
+          case "average:": .doubleAttributeType
+          case "sum:": argumentType == .floatAttributeType ? .doubleAttributeType : argumentType
           default: argumentType
           }
-        let type = declaredType == .undefined ? natural : declaredType
-        let value = argumentType == .decimal ? "CAST(\(argument.sql[0]) AS REAL)" : argument.sql[0]
+        let type = declaredType == .undefinedAttributeType ? natural : declaredType
+        let value = argumentType == .decimalAttributeType ? "CAST(\(argument.sql[0]) AS REAL)" : argument.sql[0]
         return DictionaryColumnSQL(sql: ["\(sqlFunction)(\(value))"], type: type, isAggregate: true) { row, index in
           defer { index += 1 }
           return row.storedValue(index, as: type)
@@ -142,12 +142,12 @@ extension SQLPredicateCompiler {
   }
 
   private mutating func keyPathColumn(
-    _ keyPath: String, declaredType: NSAttributeType = .undefined, makeID: @escaping (Int64, Int64) -> NSManagedObjectID?
+    _ keyPath: String, declaredType: NSAttributeType = .undefinedAttributeType, makeID: @escaping (Int64, Int64) -> NSManagedObjectID?
   ) throws -> DictionaryColumnSQL {
     let path = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
     switch try resolve(path) {
     case .column(let column, let type):
-      let readType = declaredType == .undefined ? type : declaredType
+      let readType = declaredType == .undefinedAttributeType ? type : declaredType
       return DictionaryColumnSQL(sql: [column], type: type, isAggregate: false) { row, index in
         defer { index += 1 }
         return row.storedValue(index, as: readType)
@@ -159,7 +159,7 @@ extension SQLPredicateCompiler {
       let sharesTable = schema.entities.values.filter { $0.table == destinationMapping.table }.count > 1
       let number =
         sharesTable ? "(SELECT Z_ENT FROM \(destinationMapping.table) WHERE Z_PK = \(column))" : String(destinationMapping.number)
-      return DictionaryColumnSQL(sql: [column, number], type: .objectID, isAggregate: false) { row, index in
+      return DictionaryColumnSQL(sql: [column, number], type: .objectIDAttributeType, isAggregate: false) { row, index in
         defer { index += 2 }
         guard let key = row.int64OrNil(index), let entityNumber = row.int64OrNil(index + 1) else { return nil }
         return makeID(key, entityNumber).map { .objectID($0) }

@@ -143,10 +143,10 @@ struct RawStatement {
   func storedValue(_ column: Int32, as type: NSAttributeType) -> StoredValue {
     switch (sqlite3_column_type(handle, column), type) {
     case (SQLITE_NULL, _): nil
-    case (SQLITE_TEXT, .string): .string(string(column))
-    case (SQLITE_INTEGER, .integer64): .int64(int64(column))
-    case (SQLITE_FLOAT, .double): .double(double(column))
-    case (SQLITE_FLOAT, .date): .date(Date(timeIntervalSinceReferenceDate: double(column)))
+    case (SQLITE_TEXT, .stringAttributeType): .string(string(column))
+    case (SQLITE_INTEGER, .integer64AttributeType): .int64(int64(column))
+    case (SQLITE_FLOAT, .doubleAttributeType): .double(double(column))
+    case (SQLITE_FLOAT, .dateAttributeType): .date(Date(timeIntervalSinceReferenceDate: double(column)))
     default: SQLiteValueCoding.decode(databaseValue(column), as: type)
     }
   }

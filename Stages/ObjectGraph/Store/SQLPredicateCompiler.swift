@@ -96,7 +96,7 @@ struct SQLPredicateCompiler {
       }
       let slot = entity.layout.slots[index]
       if let attribute = slot.attribute {
-        if attribute.attributeType == .transformable, !allowsTransformable {
+        if attribute.attributeType == .transformableAttributeType, !allowsTransformable {
           throw ObjectGraphError.transformableInFetch(entity: entity.name, key: key)
         }
         if let reason = attribute.unsupportedReason {
@@ -158,7 +158,7 @@ struct SQLPredicateCompiler {
     }
     let sharing = schema.entities.values.filter { $0.table == rowMapping.table }.sorted { $0.number < $1.number }
     let cases = sharing.map { "WHEN \($0.number) THEN '\($0.entity.name.replacingOccurrences(of: "'", with: "''"))'" }
-    return .column("(CASE \(rowAlias).Z_ENT \(cases.joined(separator: " ")) END)", .string)
+    return .column("(CASE \(rowAlias).Z_ENT \(cases.joined(separator: " ")) END)", .stringAttributeType)
   }
 
   /// `entity == %@`, `entity != %@`, `entity IN %@` (and `== nil`, and two entity key paths compared), as
@@ -338,7 +338,8 @@ struct SQLPredicateCompiler {
     else { return nil }
     allowsTransformable = true
     defer { allowsTransformable = false }
-    guard case .column(let column, .transformable) = try resolve(transformable.path, from: Origin(alias: alias, mapping: mapping))
+    guard
+      case .column(let column, .transformableAttributeType) = try resolve(transformable.path, from: Origin(alias: alias, mapping: mapping))
     else { return nil }
     guard let operands = transformable.operands else {
       return "(\(column) IS \(transformable.op == .equal ? "" : "NOT ")NULL)"
@@ -406,7 +407,7 @@ struct SQLPredicateCompiler {
       guard rest.count == 1 else {
         throw ObjectGraphError(.predicateSyntax, "'@count' must end the key path '\(keyPath.joined(separator: "."))'.")
       }
-      return (try countSubquery(ownerAlias: ownerAlias, ownerMapping: ownerMapping, slot: slot), .integer64)
+      return (try countSubquery(ownerAlias: ownerAlias, ownerMapping: ownerMapping, slot: slot), .integer64AttributeType)
     }
     let sub = aliasCounter.make()
     let link = try linkSubquery(ownerAlias: ownerAlias, ownerMapping: ownerMapping, slot: slot, subAlias: sub)
@@ -427,12 +428,12 @@ struct SQLPredicateCompiler {
           "'\(keyPath.joined(separator: "."))' reaches a \(columnType.xcodeName) attribute (@min, @max and @count take any)")
       }
       function = collectionOperator == .sum ? "TOTAL" : "AVG"
-      type = .double
+      type = .doubleAttributeType
     default:
       function = collectionOperator == .min ? "MIN" : "MAX"
       type = columnType
     }
-    let value = columnType == .decimal ? "CAST(\(column) AS REAL)" : column
+    let value = columnType == .decimalAttributeType ? "CAST(\(column) AS REAL)" : column
     let joins = inner.joinClause
     arguments.append(contentsOf: inner.arguments)
     return ("(SELECT \(function)(\(value)) FROM \(link.from)\(joins) WHERE \(link.condition))", type)
@@ -491,11 +492,11 @@ struct SQLPredicateCompiler {
       guard let (path, origin) = try keyPathParts(expression) else { return ("NULL", nil, true) }
       switch try resolve(path, from: origin) {
       case .column(let column, let type):
-        return (type == .decimal ? "CAST(\(column) AS REAL)" : column, type, false)
+        return (type == .decimalAttributeType ? "CAST(\(column) AS REAL)" : column, type, false)
       case .toOne(let column, _):
-        return (column, .objectID, false)
+        return (column, .objectIDAttributeType, false)
       case .object(let objectAlias, _):
-        return ("\(objectAlias).Z_PK", .objectID, false)
+        return ("\(objectAlias).Z_PK", .objectIDAttributeType, false)
       case .entity:
         throw ObjectGraphError(
           .predicateSyntax,
@@ -525,7 +526,7 @@ struct SQLPredicateCompiler {
         : swapped ? "(\(right.sql) \(op.rawValue) \(left.sql))" : "(\(left.sql) \(op.rawValue) \(right.sql))"
       return (sql, staticType(expression), false)
     case .subqueryCount(let subquery):
-      return (try subqueryCount(subquery), .integer64, false)
+      return (try subqueryCount(subquery), .integer64AttributeType, false)
     case .constant(.null):
       return ("NULL", nil, true)
     case .constant(let value):
@@ -550,11 +551,11 @@ struct SQLPredicateCompiler {
       case .null, .integer, .double, .bool, .decimal: break
       default: throw ObjectGraphError.notANumber(op.rawValue, "\(value.predicateFormat) is not one")
       }
-      return try expression(operand, against: .double)
+      return try expression(operand, against: .doubleAttributeType)
     }
     let result = try expression(operand, against: nil)
     if let type = result.type, !type.isNumeric {
-      let what = type == .objectID ? "an object" : "a \(type.xcodeName) attribute"
+      let what = type == .objectIDAttributeType ? "an object" : "a \(type.xcodeName) attribute"
       throw ObjectGraphError.notANumber(op.rawValue, "\(operand.predicateFormat) is \(what)")
     }
     return result
@@ -570,12 +571,12 @@ struct SQLPredicateCompiler {
       guard let (path, origin) = try? copy.keyPathParts(expression) else { return nil }
       switch try? copy.resolve(path, from: origin) {
       case .column(_, let type): return type
-      case .toOne, .object: return .objectID
+      case .toOne, .object: return .objectIDAttributeType
       case .entity: return nil
       case .toMany(_, _, let slot, let rest):
         switch rest.first.flatMap(PredicateCollectionOperator.init(element:)) {
-        case .count: return .integer64
-        case .sum, .avg: return .double
+        case .count: return .integer64AttributeType
+        case .sum, .avg: return .doubleAttributeType
         case .min, .max:
           guard let destination = slot.relationship?.destinationEntity, let destinationMapping = schema.entities[destination.name]
           else { return nil }
@@ -587,8 +588,10 @@ struct SQLPredicateCompiler {
       default: return nil
       }
     case .arithmetic(let op, let lhs, let rhs):
-      guard op != .divide else { return .double }
-      let integers: Set<NSAttributeType> = [.integer16, .integer32, .integer64, .boolean]
+      guard op != .divide else { return .doubleAttributeType }
+      let integers: Set<NSAttributeType> = [
+        .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType,
+      ]
       let operandIsInteger = { (operand: PredicateExpression) -> Bool in
         if case .constant(let value) = operand {
           switch value {
@@ -598,19 +601,19 @@ struct SQLPredicateCompiler {
         }
         return copy.staticType(operand).map(integers.contains) ?? false
       }
-      return operandIsInteger(lhs) && operandIsInteger(rhs) ? .integer64 : .double
+      return operandIsInteger(lhs) && operandIsInteger(rhs) ? .integer64AttributeType : .doubleAttributeType
     case .subqueryCount:
-      return .integer64
+      return .integer64AttributeType
     case .constant, .aggregate:
       return nil
     }
   }
 
   private func encode(_ value: PredicateValue, as type: NSAttributeType?) -> DatabaseValue {
-    if type == .decimal, case .decimal(let decimal) = value {
+    if type == .decimalAttributeType, case .decimal(let decimal) = value {
       return NSDecimalNumber(decimal: decimal).doubleValue.databaseValue
     }
-    if type == .decimal, case .integer(let int) = value { return Double(int).databaseValue }
+    if type == .decimalAttributeType, case .integer(let int) = value { return Double(int).databaseValue }
     return SQLiteValueCoding.encode(predicateValue: value)
   }
 
@@ -625,10 +628,12 @@ struct SQLPredicateCompiler {
     case (_, .collection(let items)):
       for item in items { try check(item, against: type) }
       return
-    case (.string, .string), (.date, .date), (.binaryData, .data), (.uuid, .uuid), (.uri, .url), (.uri, .string),
-      (.objectID, .objectID):
+    case (.stringAttributeType, .string), (.dateAttributeType, .date), (.binaryDataAttributeType, .data), (.UUIDAttributeType, .uuid),
+      (.URIAttributeType, .url), (.URIAttributeType, .string),
+      (.objectIDAttributeType, .objectID):
       fits = true
-    case (.integer16, _), (.integer32, _), (.integer64, _), (.double, _), (.float, _), (.boolean, _), (.decimal, _):
+    case (.integer16AttributeType, _), (.integer32AttributeType, _), (.integer64AttributeType, _), (.doubleAttributeType, _),
+      (.floatAttributeType, _), (.booleanAttributeType, _), (.decimalAttributeType, _):
       switch value {
       case .integer, .double, .bool, .decimal: fits = true
       default: fits = false
@@ -636,10 +641,10 @@ struct SQLPredicateCompiler {
     default: fits = false
     }
     guard fits else {
-      let expected = type == .objectID ? "a managed object or its object ID" : "a \(type.swiftTypeName)"
+      let expected = type == .objectIDAttributeType ? "a managed object or its object ID" : "a \(type.swiftTypeName)"
       throw ObjectGraphError(
         .invalidValue,
-        "A predicate compares a \(type == .objectID ? "relationship or SELF" : type.xcodeName + " attribute") with \(value.predicateFormat), which cannot be compared with it. Use \(expected)."
+        "A predicate compares a \(type == .objectIDAttributeType ? "relationship or SELF" : type.xcodeName + " attribute") with \(value.predicateFormat), which cannot be compared with it. Use \(expected)."
       )
     }
   }
@@ -770,9 +775,9 @@ struct SQLPredicateCompiler {
       switch try resolve(path) {
       case .column(let column, let type):
         sql =
-          type == .decimal
+          type == .decimalAttributeType
           ? "CAST(\(column) AS REAL)"
-          : (type == .string && descriptor.comparison != .compare)
+          : (type == .stringAttributeType && descriptor.comparison != .compare)
             ? "\(column) COLLATE \(SQLFunctions.collationName(descriptor.comparison))" : column
       case .toOne(let column, _): sql = column
       case .object(let objectAlias, _): sql = "\(objectAlias).Z_PK"

@@ -226,10 +226,10 @@ struct SQLiteSchema: Sendable {
     /// decimals, strings, blobs (Artsy's store: `ZUPDATEDAT TIMESTAMP, ZDEPTH DECIMAL, ZAVAILABILITY VARCHAR`).
     private static func group(of type: NSAttributeType) -> Int {
       switch type {
-      case .integer16, .integer32, .integer64, .boolean: 0
-      case .double, .float, .date: 1
-      case .decimal: 2
-      case .string, .uri: 3
+      case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType: 0
+      case .doubleAttributeType, .floatAttributeType, .dateAttributeType: 1
+      case .decimalAttributeType: 2
+      case .stringAttributeType, .URIAttributeType: 3
       default: 4
       }
     }
@@ -592,12 +592,12 @@ struct SQLiteSchema: Sendable {
 
   static func sqlType(_ type: NSAttributeType) -> String {
     switch type {
-    case .string, .uri, .decimal: "VARCHAR"
-    case .integer16, .integer32, .integer64, .boolean: "INTEGER"
-    case .double, .float: "FLOAT"
-    case .date: "TIMESTAMP"
-    case .binaryData, .uuid: "BLOB"
-    case .transformable, .composite, .objectID, .undefined: "BLOB"
+    case .stringAttributeType, .URIAttributeType, .decimalAttributeType: "VARCHAR"
+    case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType: "INTEGER"
+    case .doubleAttributeType, .floatAttributeType: "FLOAT"
+    case .dateAttributeType: "TIMESTAMP"
+    case .binaryDataAttributeType, .UUIDAttributeType: "BLOB"
+    case .transformableAttributeType, .compositeAttributeType, .objectIDAttributeType, .undefinedAttributeType: "BLOB"
     }
   }
 

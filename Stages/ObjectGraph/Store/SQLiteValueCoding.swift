@@ -25,20 +25,20 @@ enum SQLiteValueCoding {
     guard let value else { return .null }
     // Values were type-checked when they were set: each case holds the attribute type's Swift type.
     switch (type, value) {
-    case (.string, .string(let string)): return string.databaseValue
-    case (.integer64, .int64(let int)): return int.databaseValue
-    case (.double, .double(let double)): return double.databaseValue
-    case (.date, .date(let date)): return date.timeIntervalSinceReferenceDate.databaseValue
-    case (.boolean, .bool(let bool)): return (bool ? 1 : 0 as Int64).databaseValue
-    case (.integer32, .int32(let int)): return Int64(int).databaseValue
-    case (.integer16, .int16(let int)): return Int64(int).databaseValue
-    case (.float, .float(let float)): return Double(float).databaseValue
-    case (.binaryData, .data(let data)), (.transformable, .data(let data)): return data.databaseValue
-    case (.uuid, _):
+    case (.stringAttributeType, .string(let string)): return string.databaseValue
+    case (.integer64AttributeType, .int64(let int)): return int.databaseValue
+    case (.doubleAttributeType, .double(let double)): return double.databaseValue
+    case (.dateAttributeType, .date(let date)): return date.timeIntervalSinceReferenceDate.databaseValue
+    case (.booleanAttributeType, .bool(let bool)): return (bool ? 1 : 0 as Int64).databaseValue
+    case (.integer32AttributeType, .int32(let int)): return Int64(int).databaseValue
+    case (.integer16AttributeType, .int16(let int)): return Int64(int).databaseValue
+    case (.floatAttributeType, .float(let float)): return Double(float).databaseValue
+    case (.binaryDataAttributeType, .data(let data)), (.transformableAttributeType, .data(let data)): return data.databaseValue
+    case (.UUIDAttributeType, _):
       if let uuid = value.boxed(as: UUID.self) { return withUnsafeBytes(of: uuid.uuid) { Data($0) }.databaseValue }
-    case (.uri, _):
+    case (.URIAttributeType, _):
       if let url = value.boxed(as: URL.self) { return url.absoluteString.databaseValue }
-    case (.decimal, _):
+    case (.decimalAttributeType, _):
       if let decimal = value.boxed(as: Decimal.self) { return text(of: decimal).databaseValue }
     default:
       break
@@ -52,43 +52,43 @@ enum SQLiteValueCoding {
       return nil
     case .int64(let int):
       switch type {
-      case .integer64: return .int64(int)
-      case .integer32: return .int32(Int32(truncatingIfNeeded: int))
-      case .integer16: return .int16(Int16(truncatingIfNeeded: int))
-      case .boolean: return .bool(int != 0)
-      case .double: return .double(Double(int))
-      case .float: return .float(Float(int))
-      case .date: return .date(Date(timeIntervalSinceReferenceDate: Double(int)))
-      case .decimal: return .boxed(.init(Decimal(int)))
-      case .string: return .string(String(int))
+      case .integer64AttributeType: return .int64(int)
+      case .integer32AttributeType: return .int32(Int32(truncatingIfNeeded: int))
+      case .integer16AttributeType: return .int16(Int16(truncatingIfNeeded: int))
+      case .booleanAttributeType: return .bool(int != 0)
+      case .doubleAttributeType: return .double(Double(int))
+      case .floatAttributeType: return .float(Float(int))
+      case .dateAttributeType: return .date(Date(timeIntervalSinceReferenceDate: Double(int)))
+      case .decimalAttributeType: return .boxed(.init(Decimal(int)))
+      case .stringAttributeType: return .string(String(int))
       default: return nil
       }
     case .double(let double):
       switch type {
-      case .double: return .double(double)
-      case .float: return .float(Float(double))
-      case .date: return .date(Date(timeIntervalSinceReferenceDate: double))
+      case .doubleAttributeType: return .double(double)
+      case .floatAttributeType: return .float(Float(double))
+      case .dateAttributeType: return .date(Date(timeIntervalSinceReferenceDate: double))
       // `exactly:` after truncation: a double too large for the type (or NaN, from a foreign store or an
       // average) reads as nil instead of stopping the program.
-      case .integer64: return Int64(exactly: double.rounded(.towardZero)).map { .int64($0) }
-      case .integer32: return Int32(exactly: double.rounded(.towardZero)).map { .int32($0) }
-      case .integer16: return Int16(exactly: double.rounded(.towardZero)).map { .int16($0) }
-      case .boolean: return .bool(double != 0)
-      case .decimal: return .boxed(.init(Decimal(double)))
+      case .integer64AttributeType: return Int64(exactly: double.rounded(.towardZero)).map { .int64($0) }
+      case .integer32AttributeType: return Int32(exactly: double.rounded(.towardZero)).map { .int32($0) }
+      case .integer16AttributeType: return Int16(exactly: double.rounded(.towardZero)).map { .int16($0) }
+      case .booleanAttributeType: return .bool(double != 0)
+      case .decimalAttributeType: return .boxed(.init(Decimal(double)))
       default: return nil
       }
     case .string(let string):
       switch type {
-      case .string: return .string(string)
-      case .uri: return URL(string: string).map { .boxed(.init($0)) }
-      case .decimal: return decimal(fromText: string).map { .boxed(.init($0)) }
-      case .integer64: return Int64(string).map { .int64($0) }
-      case .double: return Double(string).map { .double($0) }
+      case .stringAttributeType: return .string(string)
+      case .URIAttributeType: return URL(string: string).map { .boxed(.init($0)) }
+      case .decimalAttributeType: return decimal(fromText: string).map { .boxed(.init($0)) }
+      case .integer64AttributeType: return Int64(string).map { .int64($0) }
+      case .doubleAttributeType: return Double(string).map { .double($0) }
       default: return .string(string)
       }
     case .blob(let data):
       switch type {
-      case .uuid:
+      case .UUIDAttributeType:
         guard data.count == 16 else { return nil }
         let bytes = [UInt8](data)
         return .boxed(
@@ -98,7 +98,7 @@ enum SQLiteValueCoding {
                 bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9],
                 bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
               ))))
-      case .string: return .string(String(decoding: data, as: UTF8.self))
+      case .stringAttributeType: return .string(String(decoding: data, as: UTF8.self))
       default: return .data(data)
       }
     }

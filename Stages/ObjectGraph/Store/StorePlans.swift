@@ -166,16 +166,16 @@ extension NSPersistentStore {
         let index = Int32(index)
         // The most common types first, each asking SQLite for the column's type only when it must.
         switch type {
-        case .string:
+        case .stringAttributeType:
           values.append(row.stringOrNil(index).map { .string($0) })
           continue
-        case .integer64:
+        case .integer64AttributeType:
           values.append(row.int64OrNil(index).map { .int64($0) })
           continue
-        case .double:
+        case .doubleAttributeType:
           values.append(row.doubleOrNil(index).map { .double($0) })
           continue
-        case .date:
+        case .dateAttributeType:
           values.append(row.doubleOrNil(index).map { .date(Date(timeIntervalSinceReferenceDate: $0)) })
           continue
         default:
@@ -186,15 +186,15 @@ extension NSPersistentStore {
           continue
         }
         switch type {
-        case .string: values.append(.string(row.string(index)))
-        case .integer64: values.append(.int64(row.int64(index)))
-        case .integer32: values.append(.int32(Int32(truncatingIfNeeded: row.int64(index))))
-        case .integer16: values.append(.int16(Int16(truncatingIfNeeded: row.int64(index))))
-        case .boolean: values.append(.bool(row.int64(index) != 0))
-        case .double: values.append(.double(row.double(index)))
-        case .float: values.append(.float(Float(row.double(index))))
-        case .date: values.append(.date(Date(timeIntervalSinceReferenceDate: row.double(index))))
-        case .binaryData: values.append(.data(row.data(index)))
+        case .stringAttributeType: values.append(.string(row.string(index)))
+        case .integer64AttributeType: values.append(.int64(row.int64(index)))
+        case .integer32AttributeType: values.append(.int32(Int32(truncatingIfNeeded: row.int64(index))))
+        case .integer16AttributeType: values.append(.int16(Int16(truncatingIfNeeded: row.int64(index))))
+        case .booleanAttributeType: values.append(.bool(row.int64(index) != 0))
+        case .doubleAttributeType: values.append(.double(row.double(index)))
+        case .floatAttributeType: values.append(.float(Float(row.double(index))))
+        case .dateAttributeType: values.append(.date(Date(timeIntervalSinceReferenceDate: row.double(index))))
+        case .binaryDataAttributeType: values.append(.data(row.data(index)))
         default: values.append(SQLiteValueCoding.decode(row.databaseValue(index), as: type))
         }
       case .toOne(_, let index, let entityColumn, let destinationNumber)?:

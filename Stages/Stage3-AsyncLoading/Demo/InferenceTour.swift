@@ -80,7 +80,7 @@ func whatCanBeInferred(in folder: URL) throws {
     print("\(number + 1). \(change.title)")
     do {
       try coordinator.addPersistentStore(type: .sqlite, at: storeURL, options: change.options)
-      let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+      let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
       context.persistentStoreCoordinator = coordinator
       let notes = try context.performAndWait { try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Note")) }
       let values = context.performAndWait { notes.map(describe).sorted().joined(separator: "; ") }
@@ -98,7 +98,7 @@ func writeVersion1(of model: NSManagedObjectModel, to url: URL) throws {
   try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
   let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
   let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
-  let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+  let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
   context.persistentStoreCoordinator = coordinator
   try context.performAndWait {
     guard let entity = model.entitiesByName["Note"] else { return }

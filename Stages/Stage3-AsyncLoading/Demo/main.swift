@@ -44,7 +44,7 @@ func writeVersion1Store(notes count: Int, in folder: URL) async throws -> URL {
   let storeURL = folder.appendingPathComponent("\(NotesModel.name).sqlite")
   let coordinator = NSPersistentStoreCoordinator(managedObjectModel: version1)
   let store = try coordinator.addPersistentStore(type: .sqlite, at: storeURL)
-  let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+  let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
   context.persistentStoreCoordinator = coordinator
 
   print("The old app: writing \(count) notes with version 1 of the model to \(storeURL.path)")

@@ -44,7 +44,7 @@ func editTheSameNote(policy: NSMergePolicy, worker shape: TourWorker, in folder:
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     try coordinator.addPersistentStore(type: .sqlite, at: storeURL)
     // The note, saved by an earlier launch.
-    let earlier = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let earlier = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     earlier.persistentStoreCoordinator = coordinator
     let noteID = try earlier.performAndWait {
       let note = Note(context: earlier)
@@ -54,11 +54,11 @@ func editTheSameNote(policy: NSMergePolicy, worker shape: TourWorker, in folder:
       try earlier.save()
       return note.objectID
     }
-    let writer = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let writer = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     writer.name = "writer"
     writer.persistentStoreCoordinator = coordinator
     writer.mergePolicy = policy
-    let main = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let main = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     main.name = "main"
     main.parent = writer
 
@@ -71,7 +71,7 @@ func editTheSameNote(policy: NSMergePolicy, worker shape: TourWorker, in folder:
       try main.save()
     }
     // Before the writer writes, a worker renames and pins the same note, and saves.
-    let worker = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let worker = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     worker.name = "worker"
     switch shape {
     case .childOfWriter: worker.parent = writer
@@ -102,7 +102,7 @@ func editTheSameNote(policy: NSMergePolicy, worker shape: TourWorker, in folder:
 func readNote(at storeURL: URL, model: NSManagedObjectModel) throws -> TourOutcome {
   let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
   try coordinator.addPersistentStore(type: .sqlite, at: storeURL)
-  let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+  let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
   context.persistentStoreCoordinator = coordinator
   let outcome = try context.performAndWait {
     guard let note = try context.fetch(NSFetchRequest<Note>(entityName: "Note")).first else {

@@ -42,7 +42,7 @@ struct AppleStoreTests {
       let coordinator = NSPersistentStoreCoordinator(managedObjectModel: fixture.model)
       let store = try coordinator.addPersistentStore(
         type: .sqlite, at: fixture.url, options: StoreOptions(migratePersistentStoresAutomatically: false, readOnly: true))
-      let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+      let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
       context.persistentStoreCoordinator = coordinator
       try Self.expectEveryValueMatchesSQLite(fixture, context: context, store: store)
       try coordinator.remove(store)
@@ -69,7 +69,7 @@ struct AppleStoreTests {
       let coordinator = NSPersistentStoreCoordinator(managedObjectModel: fixture.model)
       let store = try coordinator.addPersistentStore(
         type: .sqlite, at: fixture.url, options: StoreOptions(migratePersistentStoresAutomatically: false))
-      let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+      let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
       context.persistentStoreCoordinator = coordinator
       try Self.expectEveryValueMatchesSQLite(fixture, context: context, store: store)
       let change = try Self.changeAndInsert(fixture, context: context)
@@ -98,7 +98,7 @@ struct AppleStoreTests {
       // Reopened, the store reads back what was saved.
       let again = NSPersistentStoreCoordinator(managedObjectModel: fixture.model)
       let reopened = try again.addPersistentStore(type: .sqlite, at: fixture.url, options: StoreOptions(readOnly: true))
-      let reader = NSManagedObjectContext(concurrencyType: .privateQueue)
+      let reader = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
       reader.persistentStoreCoordinator = again
       try Self.expectEveryValueMatchesSQLite(fixture, context: reader, store: reopened)
       try again.remove(reopened)
@@ -128,7 +128,7 @@ struct AppleStoreTests {
     let version2 = try #require(try NSManagedObjectModel.versions(in: momd).first { $0.name == "SampleModel2" }?.model)
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: version2)
     try coordinator.addPersistentStore(type: .sqlite, at: url)
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     let counts = try context.performAndWait {
       try ["Car", "SportCar", "LuxuryCar", "Person"].map { name -> Int in
@@ -260,7 +260,7 @@ struct AppleStoreTests {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: fixture.model)
     let store = try coordinator.addPersistentStore(type: .sqlite, at: fixture.url)
     #expect(store.options.readOnly)
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     try context.performAndWait {
       let cars = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Car"))
@@ -363,9 +363,11 @@ struct AppleStoreTests {
       $0.number < $1.number
     }
     let mapping = try #require(
-      mappings.first { mapping in mapping.entity.layout.slots.contains { $0.attribute?.attributeType == .string && $0.isPersistent } })
+      mappings.first { mapping in
+        mapping.entity.layout.slots.contains { $0.attribute?.attributeType == .stringAttributeType && $0.isPersistent }
+      })
     let entity = mapping.entity
-    let text = try #require(entity.layout.slots.first { $0.attribute?.attributeType == .string && $0.isPersistent })
+    let text = try #require(entity.layout.slots.first { $0.attribute?.attributeType == .stringAttributeType && $0.isPersistent })
     let request = NSFetchRequest<NSManagedObject>(entityName: entity.name)
     request.sortDescriptors = [NSSortDescriptor(key: text.name, ascending: true)]
     var changed: (table: String, key: Int64, version: Int64)?
@@ -380,18 +382,18 @@ struct AppleStoreTests {
       guard case .attribute(let type) = slot.kind else { continue }
       let value: Any? =
         switch type {
-        case .string: "Inserted on Linux \(UUID().uuidString)"
-        case .integer16: Int16(1)
-        case .integer32: Int32(1)
-        case .integer64: Int64(1)
-        case .boolean: true
-        case .double: 1.5
-        case .float: Float(1.5)
-        case .date: Date(timeIntervalSinceReferenceDate: 700_000_000)
-        case .decimal: Decimal(string: "1.25")
-        case .uuid: UUID()
-        case .binaryData: Data([1, 2, 3])
-        case .uri: URL(string: "https://example.com")
+        case .stringAttributeType: "Inserted on Linux \(UUID().uuidString)"
+        case .integer16AttributeType: Int16(1)
+        case .integer32AttributeType: Int32(1)
+        case .integer64AttributeType: Int64(1)
+        case .booleanAttributeType: true
+        case .doubleAttributeType: 1.5
+        case .floatAttributeType: Float(1.5)
+        case .dateAttributeType: Date(timeIntervalSinceReferenceDate: 700_000_000)
+        case .decimalAttributeType: Decimal(string: "1.25")
+        case .UUIDAttributeType: UUID()
+        case .binaryDataAttributeType: Data([1, 2, 3])
+        case .URIAttributeType: URL(string: "https://example.com")
         default: nil
         }
       object.setValue(value, forKey: slot.name)
@@ -453,16 +455,17 @@ struct AppleStoreTests {
   static func same(_ value: Any?, _ stored: DatabaseValue, _ type: NSAttributeType) -> Bool {
     guard !stored.isNull else { return value == nil }
     switch type {
-    case .string, .uri: return (value as? String ?? (value as? URL)?.absoluteString) == String.fromDatabaseValue(stored)
-    case .integer16: return (value as? Int16).map(Int64.init) == Int64.fromDatabaseValue(stored)
-    case .integer32: return (value as? Int32).map(Int64.init) == Int64.fromDatabaseValue(stored)
-    case .integer64: return value as? Int64 == Int64.fromDatabaseValue(stored)
-    case .boolean: return value as? Bool == Int64.fromDatabaseValue(stored).map { $0 != 0 }
-    case .double: return value as? Double == Double.fromDatabaseValue(stored)
-    case .float: return (value as? Float).map(Double.init) == Double.fromDatabaseValue(stored).map { Double(Float($0)) }
-    case .date: return (value as? Date)?.timeIntervalSinceReferenceDate == Double.fromDatabaseValue(stored)
-    case .uuid: return (value as? UUID).map { withUnsafeBytes(of: $0.uuid) { Data($0) } } == Data.fromDatabaseValue(stored)
-    case .binaryData: return value as? Data == Data.fromDatabaseValue(stored)
+    case .stringAttributeType, .URIAttributeType:
+      return (value as? String ?? (value as? URL)?.absoluteString) == String.fromDatabaseValue(stored)
+    case .integer16AttributeType: return (value as? Int16).map(Int64.init) == Int64.fromDatabaseValue(stored)
+    case .integer32AttributeType: return (value as? Int32).map(Int64.init) == Int64.fromDatabaseValue(stored)
+    case .integer64AttributeType: return value as? Int64 == Int64.fromDatabaseValue(stored)
+    case .booleanAttributeType: return value as? Bool == Int64.fromDatabaseValue(stored).map { $0 != 0 }
+    case .doubleAttributeType: return value as? Double == Double.fromDatabaseValue(stored)
+    case .floatAttributeType: return (value as? Float).map(Double.init) == Double.fromDatabaseValue(stored).map { Double(Float($0)) }
+    case .dateAttributeType: return (value as? Date)?.timeIntervalSinceReferenceDate == Double.fromDatabaseValue(stored)
+    case .UUIDAttributeType: return (value as? UUID).map { withUnsafeBytes(of: $0.uuid) { Data($0) } } == Data.fromDatabaseValue(stored)
+    case .binaryDataAttributeType: return value as? Data == Data.fromDatabaseValue(stored)
     default: return value != nil
     }
   }

@@ -129,7 +129,7 @@ struct BookmarksStoreTests {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: fixture.model)
     let store = try coordinator.addPersistentStore(
       type: .sqlite, at: fixture.url, options: StoreOptions(migratePersistentStoresAutomatically: false, readOnly: true))
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     let read = try Self.bookmarksByEngine(context)
     #expect(read == Self.sqlite3Rows, "\(read.map(\.description).joined(separator: "\n"))")
@@ -147,7 +147,7 @@ struct BookmarksStoreTests {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: fixture.model)
     let store = try coordinator.addPersistentStore(
       type: .sqlite, at: fixture.url, options: StoreOptions(migratePersistentStoresAutomatically: false))
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     #expect(try Self.bookmarksByEngine(context) == Self.sqlite3Rows)
     try context.performAndWait {
@@ -195,7 +195,7 @@ struct BookmarksStoreTests {
 
     let again = NSPersistentStoreCoordinator(managedObjectModel: fixture.model)
     let reopened = try again.addPersistentStore(type: .sqlite, at: fixture.url, options: StoreOptions(readOnly: true))
-    let reader = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let reader = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     reader.persistentStoreCoordinator = again
     #expect(try Self.bookmarksByEngine(reader) == expected, "what the engine reads back")
     try again.remove(reopened)

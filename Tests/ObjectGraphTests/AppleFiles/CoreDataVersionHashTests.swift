@@ -198,7 +198,7 @@ struct CoreDataVersionHashTests {
     let writer = NSPersistentStoreCoordinator(managedObjectModel: model)
     try writer.addPersistentStore(type: .sqlite, at: stack.storeURL, options: StoreOptions(migratePersistentStoresAutomatically: false))
     #expect(try Self.storedHashes(stack.storeURL) == model.entityVersionHashesByName)
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = writer
     let titles = try context.performAndWait {
       try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Item")).map { $0.value(forKey: "title") as? String }
@@ -224,7 +224,7 @@ struct CoreDataVersionHashTests {
       ("abstract", { entity, _, _ in entity.isAbstract = true }),
       ("entity modifier", { entity, _, _ in entity.versionHashModifier = "2" }),
       ("constraint", { entity, _, _ in entity.uniquenessConstraints = [["title"]] }),
-      ("attribute type", { _, attribute, _ in attribute.attributeType = .uri }),
+      ("attribute type", { _, attribute, _ in attribute.attributeType = .URIAttributeType }),
       ("optional", { _, attribute, _ in attribute.isOptional = false }),
       ("transient", { _, attribute, _ in attribute.isTransient = true }),
       ("preserve after deletion", { _, attribute, _ in attribute.preservesValueInHistoryOnDeletion = true }),
@@ -241,7 +241,7 @@ struct CoreDataVersionHashTests {
     let ignored: [(String, (NSEntityDescription, NSAttributeDescription, NSRelationshipDescription) -> Void)] = [
       ("renaming identifier", { _, attribute, _ in attribute.renamingIdentifier = "name" }),
       ("default value", { _, attribute, _ in attribute.defaultValue = "x" }),
-      ("delete rule", { _, _, relationship in relationship.deleteRule = .cascade }),
+      ("delete rule", { _, _, relationship in relationship.deleteRule = .cascadeDeleteRule }),
       ("class name", { entity, _, _ in entity.representedClassName = "Thing" }),
       ("user info", { entity, _, _ in entity.userInfo = ["a": "b"] }),
       (

@@ -18,7 +18,7 @@ struct FixtureStoreTests {
       for (name, model) in try NSManagedObjectModel.versions(in: bundle) {
         // The apps register their own transformers (ColorTransformer, …); here a stand-in does.
         for entity in model.entities {
-          for attribute in entity.attributesByName.values where attribute.attributeType == .transformable {
+          for attribute in entity.attributesByName.values where attribute.attributeType == .transformableAttributeType {
             if let name = attribute.valueTransformerName, AttributeValueTransformer.valueTransformer(forName: name) == nil {
               AttributeValueTransformer.setValueTransformer(UTF8Transformer(), forName: name)
             }
@@ -28,7 +28,7 @@ struct FixtureStoreTests {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         try coordinator.addPersistentStore(type: .sqlite, at: url)
         stores += 1
-        let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         let inserted = try context.performAndWait { () -> Int in
           var count = 0
@@ -89,16 +89,16 @@ struct FixtureStoreTests {
   /// A value of `type` different for each `index`, where the type has such values.
   private static func unique(_ type: NSAttributeType, _ index: Int) -> Any? {
     switch type {
-    case .string: "unique \(index)"
-    case .integer16: Int16(index)
-    case .integer32: Int32(index)
-    case .integer64: Int64(index)
-    case .double: Double(index)
-    case .float: Float(index)
-    case .date: Date(timeIntervalSinceReferenceDate: Double(index))
-    case .uuid: UUID()
-    case .uri: URL(fileURLWithPath: "/unique/\(index)")
-    case .decimal: Decimal(index)
+    case .stringAttributeType: "unique \(index)"
+    case .integer16AttributeType: Int16(index)
+    case .integer32AttributeType: Int32(index)
+    case .integer64AttributeType: Int64(index)
+    case .doubleAttributeType: Double(index)
+    case .floatAttributeType: Float(index)
+    case .dateAttributeType: Date(timeIntervalSinceReferenceDate: Double(index))
+    case .UUIDAttributeType: UUID()
+    case .URIAttributeType: URL(fileURLWithPath: "/unique/\(index)")
+    case .decimalAttributeType: Decimal(index)
     default: nil
     }
   }
@@ -108,17 +108,17 @@ struct FixtureStoreTests {
     let type = attribute.attributeType
     if let minimum = attribute.minValue {
       switch type {
-      case .integer16: return Int16(minimum)
-      case .integer32: return Int32(minimum)
-      case .integer64: return Int64(minimum)
-      case .double: return minimum
-      case .float: return Float(minimum)
-      case .decimal: return Decimal(minimum)
-      case .date: return Date(timeIntervalSinceReferenceDate: minimum)
+      case .integer16AttributeType: return Int16(minimum)
+      case .integer32AttributeType: return Int32(minimum)
+      case .integer64AttributeType: return Int64(minimum)
+      case .doubleAttributeType: return minimum
+      case .floatAttributeType: return Float(minimum)
+      case .decimalAttributeType: return Decimal(minimum)
+      case .dateAttributeType: return Date(timeIntervalSinceReferenceDate: minimum)
       default: break
       }
     }
-    if type == .string, let pattern = attribute.regularExpression {
+    if type == .stringAttributeType, let pattern = attribute.regularExpression {
       let candidates = ["sample", "someone@example.com", "ABC", "abc", "123"]
       return candidates.first { $0.wholeMatch(of: (try? Regex(pattern)) ?? Regex(verbatim: "sample")) != nil } ?? "sample"
     }
@@ -127,20 +127,20 @@ struct FixtureStoreTests {
 
   private static func sample(_ type: NSAttributeType) -> Any {
     switch type {
-    case .string: "sample"
-    case .integer16: Int16(1)
-    case .integer32: Int32(1)
-    case .integer64: Int64(1)
-    case .double: 1.5
-    case .float: Float(1.5)
-    case .boolean: true
-    case .date: Date(timeIntervalSinceReferenceDate: 0)
-    case .binaryData: Data([1])
-    case .uuid: UUID()
-    case .uri: URL(fileURLWithPath: "/sample")
-    case .decimal: Decimal(1)
-    case .transformable: "sample"
-    case .composite, .objectID, .undefined: Data()
+    case .stringAttributeType: "sample"
+    case .integer16AttributeType: Int16(1)
+    case .integer32AttributeType: Int32(1)
+    case .integer64AttributeType: Int64(1)
+    case .doubleAttributeType: 1.5
+    case .floatAttributeType: Float(1.5)
+    case .booleanAttributeType: true
+    case .dateAttributeType: Date(timeIntervalSinceReferenceDate: 0)
+    case .binaryDataAttributeType: Data([1])
+    case .UUIDAttributeType: UUID()
+    case .URIAttributeType: URL(fileURLWithPath: "/sample")
+    case .decimalAttributeType: Decimal(1)
+    case .transformableAttributeType: "sample"
+    case .compositeAttributeType, .objectIDAttributeType, .undefinedAttributeType: Data()
     }
   }
 }

@@ -44,7 +44,7 @@ struct LegacyStoreTests {
     let store = try coordinator.addPersistentStore(
       type: .sqlite, at: url, options: StoreOptions(migratePersistentStoresAutomatically: false, readOnly: true))
     #expect(store.schema.layout == .engineV1)
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     try Self.expectLibraryContents(context)
     try coordinator.remove(store)
@@ -70,7 +70,7 @@ struct LegacyStoreTests {
     #expect(metadata[StoreMetadataKey.formatVersion] as? Int == 1, "the layout is still the engine's first")
     #expect(metadata[StoreMetadataKey.versionHashesVersion] as? Int == 3)
     #expect(model.hashMatch(configuration: nil, metadata: metadata) == .coreData)
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     try Self.expectLibraryContents(context)
     // A new review of the e-book: the old entity column (ZBOOK_ENT) says which kind of book it points at.

@@ -166,7 +166,7 @@ struct ModelCacheTests {
     #expect(try NSManagedObjectModel.versions(in: bundle).map(\.name) == ["SampleModel2", "SampleModel3"])
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     let counts = try context.performAndWait {
       try ["Car", "SportCar", "LuxuryCar", "Person"].map { name -> Int in

@@ -27,7 +27,7 @@ struct StoreLayoutTests {
       type: .sqlite, at: url, options: StoreOptions(migratePersistentStoresAutomatically: false))
     #expect(store.schema.entities["SyncableSettingsMetadata"]?.number == 1)
     #expect(store.schema.entities["SyncFeatureEntity"]?.number == 2)
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     try context.performAndWait {
       let features = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "SyncFeatureEntity"))
@@ -71,7 +71,7 @@ struct StoreLayoutTests {
     let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
     #expect(store.schema.entities["SyncFeatureEntity"]?.number == 2)
     #expect(store.schema.entities["SyncableSettingsMetadata"]?.number == 4)
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     try context.performAndWait {
       let settings = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "SyncableSettingsMetadata"))
@@ -150,7 +150,7 @@ struct StoreLayoutTests {
     }
     #expect(
       join.name == "Z_2SHOWSFEATURINGARTIST" && join.sourceColumn == "Z_2ARTISTS1" && join.destinationColumn == "Z_13SHOWSFEATURINGARTIST")
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     try context.performAndWait {
       let artist = NSManagedObject(entity: try #require(model.entitiesByName["Artist"]), insertInto: context)
@@ -173,7 +173,7 @@ struct StoreLayoutTests {
     // Read back through a new stack, from both sides.
     let again = NSPersistentStoreCoordinator(managedObjectModel: model)
     let reopened = try again.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(readOnly: true))
-    let reader = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let reader = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     reader.persistentStoreCoordinator = again
     try reader.performAndWait {
       let show = try #require(try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Show")).first)
@@ -223,7 +223,7 @@ struct StoreLayoutTests {
       return
     }
     #expect(column == "Z1DOCUMENTS")
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     try context.performAndWait {
       let first = NSManagedObject(entity: try #require(model.entitiesByName["Album"]), insertInto: context)
@@ -246,7 +246,7 @@ struct StoreLayoutTests {
     #expect(
       try rawRows(url, "SELECT ZSLUG, Z1DOCUMENTS FROM ZDOCUMENT ORDER BY ZSLUG").map { "\($0[0] as String)=\($0[1] as Int64)" }
         == ["doc0=1", "doc1=2", "doc2=2"])
-    let reader = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let reader = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     reader.persistentStoreCoordinator = coordinator
     try reader.performAndWait {
       let request = NSFetchRequest<NSManagedObject>(entityName: "Album")
@@ -278,7 +278,7 @@ struct StoreLayoutTests {
       store: "ArtsyPartner_1.6.sqlite", into: folder)
     let writer = NSPersistentStoreCoordinator(managedObjectModel: version15)
     let store = try writer.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(migratePersistentStoresAutomatically: false))
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = writer
     try context.performAndWait {
       let album = NSManagedObject(entity: try #require(version15.entitiesByName["Album"]), insertInto: context)
@@ -299,7 +299,7 @@ struct StoreLayoutTests {
       contentsOf: try Fixtures.appleStores().appendingPathComponent("artsy__energy-legacy__ArtsyPartner/ArtsyPartner.xcdatamodeld"))
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: current)
     let migrated = try coordinator.addPersistentStore(type: .sqlite, at: url)
-    let reader = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let reader = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     reader.persistentStoreCoordinator = coordinator
     try reader.performAndWait {
       let album = try #require(try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Album")).first)
@@ -333,7 +333,7 @@ struct StoreLayoutTests {
     let first = try model(withInverse: false)
     let writer = NSPersistentStoreCoordinator(managedObjectModel: first)
     let store = try writer.addPersistentStore(type: .sqlite, at: url)
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = writer
     try context.performAndWait {
       for name in ["ada", "grace"] {
@@ -353,7 +353,7 @@ struct StoreLayoutTests {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: second)
     let migrated = try coordinator.addPersistentStore(
       type: .sqlite, at: url, options: StoreOptions(migrationSourceModels: [try model(withInverse: false)]))
-    let reader = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let reader = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     reader.persistentStoreCoordinator = coordinator
     try reader.performAndWait {
       let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
@@ -400,7 +400,7 @@ struct StoreLayoutTests {
   static func makeStore(at url: URL, model: NSManagedObjectModel) throws {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     try context.performAndWait {
       for name in ["SyncableSettingsMetadata", "SyncFeatureEntity", "SyncFeatureChild", "syncFeatureLower"] {

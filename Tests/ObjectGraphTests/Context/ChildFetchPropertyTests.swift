@@ -278,7 +278,7 @@ struct ChildFetchPropertyTests {
     }
     var contexts = [stack.context]
     for _ in 0..<Int.random(in: 1...2, using: &random) {
-      let child = NSManagedObjectContext(concurrencyType: .privateQueue)
+      let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
       child.parent = contexts.last
       contexts.append(child)
     }

@@ -16,7 +16,7 @@ struct ChildFetchTests {
     try coordinator.addPersistentStore(
       type: .sqlite, at: try TemporaryFolder().appending("Child.sqlite"),
       options: StoreOptions(sqlTrace: { sql in log.withLock { $0.append(sql) } }))
-    let loader = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let loader = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     loader.persistentStoreCoordinator = coordinator
     try loader.performAndWait {
       for index in 0..<count {
@@ -26,13 +26,13 @@ struct ChildFetchTests {
       }
       try loader.save()
     }
-    let writer = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let writer = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     writer.persistentStoreCoordinator = coordinator
     return writer
   }
 
   private func child(of parent: NSManagedObjectContext) -> NSManagedObjectContext {
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.parent = parent
     return context
   }

@@ -20,7 +20,7 @@ struct ChildSaveInverseTests {
       old.notebook = inbox
       try writer.save()
     }
-    let main = NSManagedObjectContext(concurrencyType: .mainQueue)
+    let main = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
     main.parent = writer
     let held = try main.performAndWait {
       let request = NSFetchRequest<Notebook>(entityName: "Notebook")
@@ -28,7 +28,7 @@ struct ChildSaveInverseTests {
       return try #require(try main.fetch(request).first)
     }
     let notebookID = held.objectID
-    let child = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     child.parent = main
     try child.performAndWait {
       let target = try #require(try child.existingObject(with: notebookID) as? Notebook)
@@ -58,11 +58,11 @@ extension ChildSaveInverseTests {
       notebook.name = "Recipes"
       try writer.save()
     }
-    let main = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let main = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     main.parent = writer
     // Fetched as a fault with its values cached, and never touched.
     let held = try main.performAndWait { try #require(try main.fetch(NSFetchRequest<Notebook>(entityName: "Notebook")).first) }
-    let child = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     child.parent = main
     try child.performAndWait {
       let target = try #require(try child.existingObject(with: held.objectID) as? Notebook)

@@ -9,7 +9,7 @@ import Testing
 @Suite("Child save into its parent", .temporaryFolders)
 struct ChildSaveTests {
   private func child(of parent: NSManagedObjectContext) -> NSManagedObjectContext {
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.parent = parent
     return context
   }

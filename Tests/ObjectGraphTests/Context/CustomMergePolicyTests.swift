@@ -273,8 +273,8 @@ struct CustomMergePolicyTests {
       }
     }
     #expect(names == ["error", "store", "object", "overwrite", "rollback"])
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
-    #expect(context.mergePolicy == .error)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+    #expect(context.mergePolicy as? NSMergePolicy == .error)
     #expect(Set([NSMergePolicy.error, NSMergePolicy(merge: .errorMergePolicyType)]).count == 1)
   }
 }

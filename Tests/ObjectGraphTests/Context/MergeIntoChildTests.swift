@@ -13,9 +13,9 @@ struct MergeIntoChildTests {
   func mergeDoesNotWaitForParent() throws {
     let stack = try Stack()
     let writer = stack.context
-    let child = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     child.parent = writer
-    let sibling = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let sibling = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     sibling.parent = writer
 
     let saved = try sibling.performAndWait {
@@ -55,7 +55,7 @@ struct MergeIntoChildTests {
   func twinStillFound() throws {
     let stack = try Stack()
     let writer = stack.context
-    let child = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     child.parent = writer
     try child.performAndWait {
       let note = Note(context: child)
@@ -75,7 +75,7 @@ struct MergeIntoChildTests {
   func obtainingIDsDoesNotWaitForParent() throws {
     let stack = try Stack()
     let writer = stack.context
-    let worker = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let worker = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     worker.parent = writer
     // One note the worker has already saved into the writer, under its temporary ID.
     let pushed = try worker.performAndWait {
@@ -126,7 +126,7 @@ struct MergeIntoChildTests {
       #expect(writer.registeredObjects.contains { $0.objectID == pushedID })
       try writer.save()
     }
-    let reader = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let reader = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     reader.persistentStoreCoordinator = writer.persistentStoreCoordinator
     try reader.performAndWait {
       let titles = try reader.fetch(NSFetchRequest<Note>(entityName: "Note")).map { $0.title ?? "" }

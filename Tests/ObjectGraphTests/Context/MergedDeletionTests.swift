@@ -20,7 +20,7 @@ struct MergedDeletionTests {
         options: StoreOptions(sqlTrace: { sql in log.withLock { $0.append(sql) } }))
     }
     func context() -> NSManagedObjectContext {
-      let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+      let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
       context.persistentStoreCoordinator = coordinator
       return context
     }

@@ -10,7 +10,7 @@ struct NestedContextTests {
   private func child(of parent: NSManagedObjectContext, _ type: NSManagedObjectContext.ConcurrencyType = .privateQueue)
     -> NSManagedObjectContext
   {
-    let context = NSManagedObjectContext(concurrencyType: type)
+    let context = NSManagedObjectContext(type)
     context.parent = parent
     return context
   }
@@ -250,7 +250,7 @@ struct NestedContextTests {
     try await withThrowingTaskGroup(of: Void.self) { group in
       for worker in 0..<8 {
         group.addTask {
-          let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+          let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
           context.parent = parent
           for batch in 0..<5 {
             try await context.perform {

@@ -156,7 +156,7 @@ struct RefetchTests {
       Note(context: parent).title = "old"
       try parent.save()
     }
-    let child = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     child.parent = parent
     try child.performAndWait {
       let note = try #require(try child.fetch(NSFetchRequest<Note>()).first)

@@ -251,7 +251,7 @@ struct SavingTests {
       if let rows = try stack.fileRows("SELECT ZBODY FROM ZNOTE") { #expect(rows[0]["ZBODY"] as String? == nil) }
 
       // Per-property object trump: our body and their title both survive.
-      stack.context.mergePolicy = .mergeByPropertyObjectTrump
+      stack.context.mergePolicy = NSMergePolicy.mergeByPropertyObjectTrump
       try stack.context.save()
       #expect(
         try stack.stored("Note") { [$0.value(forKey: "title") as? String, $0.value(forKey: "body") as? String] } == [["theirs", "mine"]])
@@ -270,7 +270,7 @@ struct SavingTests {
     let kept = try stack.conflictingEdit(original: "original", theirs: "theirs")
     let id = kept.objectID
     try stack.context.performAndWait {
-      stack.context.mergePolicy = .mergeByPropertyStoreTrump
+      stack.context.mergePolicy = NSMergePolicy.mergeByPropertyStoreTrump
       let note = try #require(try stack.context.existingObject(with: id) as? Note)
       note.title = "mine"
       note.body = "body"

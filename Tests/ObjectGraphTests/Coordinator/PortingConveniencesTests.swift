@@ -24,7 +24,7 @@ struct PortingConveniencesTests {
   private func titles(at url: URL) throws -> [String] {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
     try coordinator.addPersistentStore(type: .sqlite, at: url)
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     return try context.performAndWait {
       let request = NSFetchRequest<Note>(entityName: "Note")

@@ -35,13 +35,13 @@ struct ConcurrencyCatalogueTests {
     init() throws {
       coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
       try coordinator.addPersistentStore(type: .inMemory)
-      main = NSManagedObjectContext(concurrencyType: .mainQueue)
+      main = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
       main.name = "catalogue.main"
       main.persistentStoreCoordinator = coordinator
-      background = NSManagedObjectContext(concurrencyType: .privateQueue)
+      background = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
       background.name = "catalogue.background"
       background.persistentStoreCoordinator = coordinator
-      other = NSManagedObjectContext(concurrencyType: .privateQueue)
+      other = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
       other.name = "catalogue.other"
       other.persistentStoreCoordinator = coordinator
       func notes(in context: NSManagedObjectContext) throws -> (Note, Note) {

@@ -492,7 +492,7 @@ private struct MemoryStack {
   init(name: String?) throws {
     coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
     try coordinator.addPersistentStore(type: .inMemory)
-    context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.name = name
     context.persistentStoreCoordinator = coordinator
   }
@@ -500,7 +500,7 @@ private struct MemoryStack {
   func makeContext(_ type: NSManagedObjectContext.ConcurrencyType, name: String, parent: NSManagedObjectContext? = nil)
     -> NSManagedObjectContext
   {
-    let context = NSManagedObjectContext(concurrencyType: type)
+    let context = NSManagedObjectContext(type)
     context.name = name
     if let parent {
       context.parent = parent

@@ -14,7 +14,7 @@ struct SQLTraceTests {
     try coordinator.addPersistentStore(
       type: type, at: type == .sqlite ? try TemporaryFolder().appending("Traced.sqlite") : nil,
       options: StoreOptions(sqlTrace: { sql in log.withLock { $0.append(sql) } }))
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     return context
   }

@@ -29,7 +29,7 @@ struct FetchResultTypeTests {
     return stack
   }
 
-  private func expression(_ name: String, _ function: String, _ keyPath: String, _ type: NSAttributeType = .undefined)
+  private func expression(_ name: String, _ function: String, _ keyPath: String, _ type: NSAttributeType = .undefinedAttributeType)
     -> NSExpressionDescription
   {
     NSExpressionDescription(
@@ -86,7 +86,7 @@ struct FetchResultTypeTests {
     try context.performAndWait {
       // "body" is nil on odd ratings; the second column named "body" (the rating) is never nil.
       let rating = NSExpressionDescription(
-        name: "body", expression: NSExpression(forKeyPath: "rating"), expressionResultType: .integer64)
+        name: "body", expression: NSExpression(forKeyPath: "rating"), expressionResultType: .integer64AttributeType)
       let plain = NSFetchRequest<[String: Any]>(entityName: "Note")
       plain.propertiesToFetch = ["title", "body", rating]
       plain.sortDescriptors = [NSSortDescriptor(key: "rating", ascending: true)]
@@ -168,7 +168,7 @@ struct FetchResultTypeTests {
 
       // An aggregate over the whole entity: no grouping, one row.
       let whole = NSFetchRequest<NSDictionary>(entityName: "Note")
-      whole.propertiesToFetch = [expression("total", "sum:", "rating", .double)]
+      whole.propertiesToFetch = [expression("total", "sum:", "rating", .doubleAttributeType)]
       whole.predicate = NSPredicate(format: "notebook != nil")
       #expect(try stack.context.fetch(whole).map { $0["total"] as? Double } == [36])
     }
@@ -200,7 +200,7 @@ struct FetchResultTypeTests {
       #expect(try stack.context.fetch(ids).count == 11)
     }
     // A child context: its IDs include the parent's unsaved insert, its dictionaries do not.
-    let child = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     child.parent = stack.context
     try child.performAndWait { () throws in
       #expect(try child.fetch(NSFetchRequest<NSManagedObjectID>(entityName: "Note")).count == 11)

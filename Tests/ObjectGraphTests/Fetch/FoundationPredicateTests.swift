@@ -202,7 +202,7 @@ struct FoundationPredicateTests {
     let total = NSExpressionDescription()
     total.name = "total"
     total.expression = NSExpression(forFunction: "sum:", arguments: [NSExpression(forKeyPath: "rating")])
-    total.expressionResultType = .integer64
+    total.expressionResultType = .integer64AttributeType
     let rows = try stack.context.performAndWait {
       let request = NSFetchRequest<NSDictionary>(entityName: "Note")
       request.propertiesToFetch = ["notebook.name", total]

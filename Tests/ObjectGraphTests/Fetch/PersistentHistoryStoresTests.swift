@@ -34,14 +34,14 @@ struct PersistentHistoryStoresTests {
         type: .sqlite, configuration: "Cloud", at: folder.appending("Cloud.sqlite"), options: options)
       local = try coordinator.addPersistentStore(
         type: .sqlite, configuration: "Local", at: folder.appending("Local.sqlite"), options: options)
-      context = NSManagedObjectContext(concurrencyType: .privateQueue)
+      context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
       context.persistentStoreCoordinator = coordinator
       context.transactionAuthor = author
       context.name = "\(author) context"
     }
 
     func newContext() -> NSManagedObjectContext {
-      let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+      let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
       context.persistentStoreCoordinator = coordinator
       return context
     }

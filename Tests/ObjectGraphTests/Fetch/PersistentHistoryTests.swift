@@ -12,7 +12,7 @@ struct PersistentHistoryTests {
   private func side(_ url: URL, author: String, tracking: Bool = true) throws -> (NSPersistentStoreCoordinator, NSManagedObjectContext) {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
     try coordinator.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(persistentHistoryTracking: tracking))
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     context.transactionAuthor = author
     context.name = "\(author) context"
@@ -112,6 +112,30 @@ struct PersistentHistoryTests {
     #expect(transactions.map { $0.changes?.count ?? 0 } == [2, 2, 1])
     #expect(transactions.allSatisfy { $0.author == "importer" })
     #expect(transactions[1].changes?.allSatisfy { $0.updatedProperties == ["body"] } == true)
+  }
+
+  @Test("resultType .objectIDs gives the IDs of the objects changed, each once, in the order of their first change")
+  func objectIDsResultType() throws {
+    let folder = try TemporaryFolder()
+    let (_, context) = try side(folder.appending("Store.sqlite"), author: "app")
+    let (first, second) = try context.performAndWait {
+      let first = Note(context: context)
+      first.title = "first"
+      try context.save()
+      let second = Note(context: context)
+      second.title = "second"
+      first.title = "first, edited"
+      try context.save()
+      return (first.objectID, second.objectID)
+    }
+    try context.performAndWait {
+      let request = NSPersistentHistoryChangeRequest.fetchHistory(after: nil)
+      request.resultType = .objectIDs
+      let result = try #require(try context.execute(request) as? NSPersistentHistoryResult)
+      #expect(result.resultType == .objectIDs)
+      #expect(result.resultType.rawValue == 1)
+      #expect(result.result as? [NSManagedObjectID] == [first, second])
+    }
   }
 
   @Test("Old history is deleted up to a token or before a date; counts and other result types")

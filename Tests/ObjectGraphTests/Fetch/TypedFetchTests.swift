@@ -22,7 +22,7 @@ struct TypedFetchTests {
     vehicle.subentities = [truck, plain]
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try NSManagedObjectModel(entities: [vehicle, truck, plain]))
     try coordinator.addPersistentStore(type: .inMemory, at: nil)
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     return context
   }

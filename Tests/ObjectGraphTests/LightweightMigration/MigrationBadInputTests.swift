@@ -300,7 +300,7 @@ struct MigrationBadInputTests {
   private func writeOneNote(at url: URL, model: NSManagedObjectModel) throws {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     let entity = try #require(model.entitiesByName["Note"])
     try context.performAndWait {

@@ -39,7 +39,7 @@ enum ProofModels {
     try NSManagedObjectModel(entities: [note(version: 1, titleType: .integer64), notebook(), tag()])
   }
 
-  private static func note(version: Int, titleType: NSAttributeType = .string) -> NSEntityDescription {
+  private static func note(version: Int, titleType: NSAttributeDescription.AttributeType = .string) -> NSEntityDescription {
     var properties: [NSPropertyDescription] = [
       .attribute(NSAttributeDescription(name: "body", type: .string)),
       .attribute(NSAttributeDescription(name: "createdAt", type: .date, isOptional: false)),
@@ -60,7 +60,8 @@ enum ProofModels {
         .attribute(NSAttributeDescription(name: "wordCount", type: .integer32, isOptional: false, defaultValue: Int32(0))))
       properties.append(
         .relationship(
-          NSRelationshipDescription(name: "attachments", destination: "Attachment", inverse: "note", toMany: true, deleteRule: .cascade)))
+          NSRelationshipDescription(
+            name: "attachments", destination: "Attachment", inverse: "note", toMany: true, deleteRule: .cascadeDeleteRule)))
     }
     return NSEntityDescription(name: "Note", properties: properties)
   }
@@ -72,7 +73,7 @@ enum ProofModels {
         .attribute(NSAttributeDescription(name: "createdAt", type: .date, isOptional: false)),
         .attribute(NSAttributeDescription(name: "name", type: .string, isOptional: false, defaultValue: "")),
         .relationship(
-          NSRelationshipDescription(name: "notes", destination: "Note", inverse: "notebook", toMany: true, deleteRule: .cascade)),
+          NSRelationshipDescription(name: "notes", destination: "Note", inverse: "notebook", toMany: true, deleteRule: .cascadeDeleteRule)),
       ])
   }
 
@@ -97,7 +98,7 @@ enum ProofStores {
     let model = try ProofModels.version1()
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     let entities = model.entitiesByName
     guard let noteEntity = entities["Note"], let notebookEntity = entities["Notebook"], let tagEntity = entities["Tag"] else {
@@ -223,7 +224,7 @@ enum ProofStores {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let store = try coordinator.addPersistentStore(type: .sqlite, at: url, options: noMigration)
     defer { try? coordinator.remove(store) }
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     return try context.performAndWait { try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Note")) }
   }

@@ -13,10 +13,10 @@ struct MigrationTests {
   // MARK: - A small vocabulary for two model versions
 
   static func attribute(
-    _ name: String, _ type: NSAttributeType = .string, optional: Bool = true, default value: (any Sendable)? = nil,
+    _ name: String, _ type: NSAttributeType = .stringAttributeType, optional: Bool = true, default value: (any Sendable)? = nil,
     renamedFrom old: String? = nil
   ) -> NSPropertyDescription {
-    let attribute = NSAttributeDescription(name: name, type: type, isOptional: optional, defaultValue: value)
+    let attribute = NSAttributeDescription(name: name, type: .init(rawValue: type), isOptional: optional, defaultValue: value)
     attribute.renamingIdentifier = old
     return .attribute(attribute)
   }
@@ -39,7 +39,7 @@ struct MigrationTests {
   /// properties, in this order: title, body, rating, notebook, tags.
   static func version1(editingNote editNote: (inout [NSPropertyDescription]) -> Void = { _ in }) throws -> NSManagedObjectModel {
     var note: [NSPropertyDescription] = [
-      attribute("title", optional: false, default: ""), attribute("body"), attribute("rating", .integer64),
+      attribute("title", optional: false, default: ""), attribute("body"), attribute("rating", .integer64AttributeType),
       relationship("notebook", to: "Notebook", inverse: "notes"),
       relationship("tags", to: "Tag", inverse: "notes", toMany: true),
     ]
@@ -61,7 +61,7 @@ struct MigrationTests {
   static func writeStore(_ model: NSManagedObjectModel, at url: URL, notes: Int = 30) throws {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     try context.performAndWait {
       guard let notebookEntity = model.entitiesByName["Notebook"], let noteEntity = model.entitiesByName["Note"],
@@ -95,7 +95,7 @@ struct MigrationTests {
   static func open(_ model: NSManagedObjectModel, at url: URL, options: StoreOptions? = nil) throws -> NSManagedObjectContext {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     try coordinator.addPersistentStore(type: .sqlite, at: url, options: options ?? StoreOptions(migrationSourceModels: [try version1()]))
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     return context
   }
@@ -141,7 +141,7 @@ struct MigrationTests {
     let url = try TemporaryFolder().appending("Store.sqlite")
     try Self.writeStore(try Self.version1(), at: url)
     let version2 = try Self.version1(extraNoteProperties: [
-      Self.attribute("subtitle"), Self.attribute("wordCount", .integer32, optional: false, default: Int32(7)),
+      Self.attribute("subtitle"), Self.attribute("wordCount", .integer32AttributeType, optional: false, default: Int32(7)),
     ])
     let context = try Self.open(version2, at: url)
     let notes = try Self.fetch("Note", in: context, sortedBy: "rating")
@@ -180,7 +180,7 @@ struct MigrationTests {
       Self.entity(
         "Note",
         [
-          Self.attribute("title", optional: false, default: ""), Self.attribute("body"), Self.attribute("rating", .integer64),
+          Self.attribute("title", optional: false, default: ""), Self.attribute("body"), Self.attribute("rating", .integer64AttributeType),
           Self.relationship("notebook", to: "Notebook", inverse: "notes"),
         ]),
       Self.entity("Folder", [Self.attribute("path")]),
@@ -250,7 +250,7 @@ struct MigrationTests {
         "Note",
         [
           Self.attribute("heading", optional: false, default: "", renamedFrom: "title"), Self.attribute("body"),
-          Self.attribute("rating", .integer64),
+          Self.attribute("rating", .integer64AttributeType),
           Self.relationship("folder", to: "Folder", inverse: "notes", renamedFrom: "notebook"),
           Self.relationship("labels", to: "Tag", inverse: "notes", toMany: true, renamedFrom: "tags"),
         ]),
@@ -304,7 +304,7 @@ struct MigrationTests {
       Self.entity(
         "Note",
         [
-          Self.attribute("title", optional: false, default: ""), Self.attribute("body"), Self.attribute("rating", .integer64),
+          Self.attribute("title", optional: false, default: ""), Self.attribute("body"), Self.attribute("rating", .integer64AttributeType),
           Self.relationship("notebook", to: "Notebook", inverse: "notes"),
           Self.relationship("pinnedIn", to: "Notebook", inverse: "pinned"),
           Self.relationship("related", to: "Note", inverse: "related", toMany: true),
@@ -331,11 +331,11 @@ struct MigrationTests {
     let note = Self.entity(
       "Note",
       [
-        Self.attribute("title", optional: false, default: ""), Self.attribute("body"), Self.attribute("rating", .integer64),
+        Self.attribute("title", optional: false, default: ""), Self.attribute("body"), Self.attribute("rating", .integer64AttributeType),
         Self.relationship("notebook", to: "Notebook", inverse: "notes"),
         Self.relationship("tags", to: "Tag", inverse: "notes", toMany: true),
       ])
-    let checklist = Self.entity("Checklist", [Self.attribute("done", .boolean, optional: false, default: false)])
+    let checklist = Self.entity("Checklist", [Self.attribute("done", .booleanAttributeType, optional: false, default: false)])
     note.subentities = [checklist]
     item.subentities = [note]
     let version2 = try NSManagedObjectModel(entities: [
@@ -367,7 +367,7 @@ struct MigrationTests {
     let url = try TemporaryFolder().appending("Store.sqlite")
     try Self.writeStore(try Self.version1(), at: url)
     let before = try Self.fileBytes(url)
-    let version2 = try Self.changingBody(Self.attribute("body", .integer64))
+    let version2 = try Self.changingBody(Self.attribute("body", .integer64AttributeType))
     let error = expectCode(.migrationMissingMappingModel) { _ = try Self.open(version2, at: url) }
     #expect(error?.message.contains("Note.body changed type from String to Integer 64") == true)
     #expect(error?.url == url)
@@ -455,7 +455,9 @@ struct MigrationTests {
     let reports = Locked<[MigrationProgress]>([])
     // Whether the file, read from another connection, was already migrated when each report came.
     let onDisk = Locked<[Bool]>([])
-    let version2 = try Self.version1(extraNoteProperties: [Self.attribute("wordCount", .integer32, optional: false, default: Int32(0))])
+    let version2 = try Self.version1(extraNoteProperties: [
+      Self.attribute("wordCount", .integer32AttributeType, optional: false, default: Int32(0))
+    ])
     _ = try Self.open(
       version2, at: url,
       options: StoreOptions(
@@ -498,7 +500,9 @@ struct MigrationTests {
     "six coordinators opening the same old store at once, three times over: one migrates, the others find it migrated (while they plan, or once they have the lock)"
   )
   func concurrentOpens() throws {
-    let version2 = try Self.version1(extraNoteProperties: [Self.attribute("wordCount", .integer32, optional: false, default: Int32(3))])
+    let version2 = try Self.version1(extraNoteProperties: [
+      Self.attribute("wordCount", .integer32AttributeType, optional: false, default: Int32(3))
+    ])
     let options = StoreOptions(migrationSourceModels: [try Self.version1()])
     for round in 0..<3 {
       let url = try TemporaryFolder().appending("Store\(round).sqlite")
@@ -529,7 +533,7 @@ struct MigrationTests {
     // Copy the files while the writing coordinator is still open: the rows are in the -wal only.
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Self.version1())
     try coordinator.addPersistentStore(type: .sqlite, at: original)
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     try context.performAndWait {
       for index in 0..<500 {
@@ -545,7 +549,7 @@ struct MigrationTests {
     #expect(before.1.count > 0)
 
     // Refused while planning: a new required attribute without a default, and rows.
-    let required = try Self.version1(extraNoteProperties: [Self.attribute("wordCount", .integer32, optional: false)])
+    let required = try Self.version1(extraNoteProperties: [Self.attribute("wordCount", .integer32AttributeType, optional: false)])
     _ = expectCode(.migration) { _ = try Self.open(required, at: url) }
     #expect(try Self.fileBytes(url) == before.0)
     #expect(try Self.fileBytes(wal) == before.1)

@@ -23,7 +23,7 @@ struct RenamingIdentifierTests {
   /// Shelf.books "volumes", Tag.books "items". Version 2 adds `Book.subtitle`, so the hashes differ.
   static func library(version: Int) throws -> NSManagedObjectModel {
     var book: [NSPropertyDescription] = [
-      M.attribute("title", renamedFrom: "heading"), M.attribute("pages", .integer64, renamedFrom: "leaves"),
+      M.attribute("title", renamedFrom: "heading"), M.attribute("pages", .integer64AttributeType, renamedFrom: "leaves"),
       M.relationship("shelf", to: "Shelf", inverse: "books", renamedFrom: "place"),
       M.relationship("tags", to: "Tag", inverse: "books", toMany: true, renamedFrom: "labels"),
     ]
@@ -76,7 +76,7 @@ struct RenamingIdentifierTests {
   ) throws {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     try context.performAndWait {
       try fill(context, Entities(model: model))
@@ -148,8 +148,8 @@ struct RenamingIdentifierTests {
   static func renamedTwice(version: Int) throws -> NSManagedObjectModel {
     let names = [1: ("Book", "title"), 2: ("Novel", "heading"), 3: ("Story", "headline")]
     let (entity, attribute) = names[version] ?? ("Book", "title")
-    var properties = [M.attribute(attribute, renamedFrom: version == 1 ? nil : "title"), M.attribute("pages", .integer64)]
-    if version == 3 { properties.append(M.attribute("year", .integer64)) }
+    var properties = [M.attribute(attribute, renamedFrom: version == 1 ? nil : "title"), M.attribute("pages", .integer64AttributeType)]
+    if version == 3 { properties.append(M.attribute("year", .integer64AttributeType)) }
     return try NSManagedObjectModel(entities: [M.entity(entity, properties, renamedFrom: version == 1 ? nil : "Book")])
   }
 
@@ -184,7 +184,7 @@ struct RenamingIdentifierTests {
     }
     let before = try ProofStores.FileState(url)
     let new = try NSManagedObjectModel(entities: [
-      M.entity("Album", [M.attribute("name"), M.attribute("year", .integer64)], renamedFrom: "Collection")
+      M.entity("Album", [M.attribute("name"), M.attribute("year", .integer64AttributeType)], renamedFrom: "Collection")
     ])
     let error = expectCode(.migrationMissingMappingModel) {
       _ = try M.open(new, at: url, options: StoreOptions(migrationSourceModels: [old]))
@@ -201,7 +201,7 @@ struct RenamingIdentifierTests {
   func rowsLostToATriggerAreRefused() throws {
     let version1 = try NSManagedObjectModel(entities: [M.entity("Item", [M.attribute("name")])])
     let version2 = try NSManagedObjectModel(entities: [
-      M.entity("Item", [M.attribute("name"), M.attribute("rank", .integer64, optional: false, default: Int64(7))])
+      M.entity("Item", [M.attribute("name"), M.attribute("rank", .integer64AttributeType, optional: false, default: Int64(7))])
     ])
     let url = try TemporaryFolder().appending("Items.sqlite")
     try Self.write(version1, at: url) { context, entities in
@@ -228,8 +228,8 @@ struct RenamingIdentifierTests {
     // Shape and its subentity Circle share ZSHAPE; version 2 adds a third, Arc, so numbers move.
     func shapes(withArc: Bool) throws -> NSManagedObjectModel {
       let shape = M.entity("Shape", [M.attribute("name")])
-      var subentities = [M.entity("Circle", [M.attribute("radius", .integer64)])]
-      if withArc { subentities.append(M.entity("Arc", [M.attribute("angle", .integer64)])) }
+      var subentities = [M.entity("Circle", [M.attribute("radius", .integer64AttributeType)])]
+      if withArc { subentities.append(M.entity("Arc", [M.attribute("angle", .integer64AttributeType)])) }
       shape.subentities = subentities
       return try NSManagedObjectModel(entities: [shape] + subentities)
     }

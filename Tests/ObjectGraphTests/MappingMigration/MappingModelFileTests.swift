@@ -40,7 +40,10 @@ struct MappingModelFileTests {
       compiled.entityMappings.map(\.name) == [
         "CarToCar", "LuxuryCarToLuxuryCar", "PersonToPerson", "SportCarToSportCar", "Maker",
       ])
-    #expect(compiled.entityMappings.map(\.mappingType) == [.custom, .custom, .copy, .custom, .add])
+    #expect(
+      compiled.entityMappings.map(\.mappingType) == [
+        .customEntityMappingType, .customEntityMappingType, .copyEntityMappingType, .customEntityMappingType, .addEntityMappingType,
+      ])
     #expect(
       compiled.entityMappings.map(\.entityMigrationPolicyClassName) == [Self.policyClass, Self.policyClass, nil, Self.policyClass, nil])
     let car = try #require(compiled.entityMappingsByName["CarToCar"])

@@ -80,7 +80,7 @@ struct MigrationManagerTests {
       M.entity(
         "Note",
         [
-          M.attribute("firstName", optional: false), M.attribute("lastName"), M.attribute("rating", .integer64),
+          M.attribute("firstName", optional: false), M.attribute("lastName"), M.attribute("rating", .integer64AttributeType),
           M.relationship("notebook", to: "Notebook", inverse: "notes"), M.relationship("tags", to: "Tag", inverse: "notes", toMany: true),
         ]),
       M.entity("Tag", [M.attribute("name"), M.relationship("notes", to: "Note", inverse: "tags", toMany: true)]),
@@ -93,7 +93,7 @@ struct MigrationManagerTests {
     let model = try version1()
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     try context.performAndWait {
       let notebooks = try (0..<3).map { index in
@@ -133,11 +133,11 @@ struct MigrationManagerTests {
   ) -> NSMappingModel {
     NSMappingModel(entityMappings: [
       NSEntityMapping(
-        name: "NotebookToNotebook", mappingType: .copy, sourceEntityName: "Notebook", destinationEntityName: "Notebook",
+        name: "NotebookToNotebook", mappingType: .copyEntityMappingType, sourceEntityName: "Notebook", destinationEntityName: "Notebook",
         attributeMappings: [NSPropertyMapping(name: "name", valueExpression: notebookNameExpression)],
         relationshipMappings: [NSPropertyMapping(name: "notes", valueExpression: function("NoteToNote", "notes"))]),
       NSEntityMapping(
-        name: "NoteToNote", mappingType: .custom, sourceEntityName: "Note", destinationEntityName: "Note",
+        name: "NoteToNote", mappingType: .customEntityMappingType, sourceEntityName: "Note", destinationEntityName: "Note",
         attributeMappings: [
           NSPropertyMapping(name: "rating") { source, _ in Int64(source.value(forKey: "ratingText") as? String ?? "") }
         ],
@@ -147,10 +147,10 @@ struct MigrationManagerTests {
         ],
         sourcePredicate: notePredicate, migrationPolicy: notePolicy),
       NSEntityMapping(
-        name: "TagToTag", mappingType: .copy, sourceEntityName: "Tag", destinationEntityName: "Tag",
+        name: "TagToTag", mappingType: .copyEntityMappingType, sourceEntityName: "Tag", destinationEntityName: "Tag",
         attributeMappings: [NSPropertyMapping(name: "name", valueExpression: "$source.name")],
         relationshipMappings: [NSPropertyMapping(name: "notes", valueExpression: function("NoteToNote", "notes"))]),
-      NSEntityMapping(name: "Draft", mappingType: .remove, sourceEntityName: "Draft", destinationEntityName: nil),
+      NSEntityMapping(name: "Draft", mappingType: .removeEntityMappingType, sourceEntityName: "Draft", destinationEntityName: nil),
     ])
   }
 
@@ -267,7 +267,7 @@ struct MigrationManagerTests {
     try FileManager.default.copyItem(at: lightURL, to: heavyURL)
     let mapping = try NSMappingModel.inferredMappingModel(forSourceModel: v1, destinationModel: v2)
     #expect(mapping.entityMappings.map(\.name) == ["NotebookToNotebook", "NoteToNote", "TagToTag"])
-    #expect(mapping.entityMappings.map(\.mappingType) == [.copy, .transform, .copy])
+    #expect(mapping.entityMappings.map(\.mappingType) == [.copyEntityMappingType, .transformEntityMappingType, .copyEntityMappingType])
     let note = try #require(mapping.entityMappingsByName["NoteToNote"])
     #expect(note.attributeMappings.first { $0.name == "heading" }?.valueExpression == "$source.title")
     try NSMigrationManager(sourceModel: v1, destinationModel: v2).migrateStore(
@@ -287,7 +287,7 @@ struct MigrationManagerTests {
     #expect(lightContents.count == 10)
     #expect(try heavy.performAndWait { try contents(heavy) } == lightContents)
 
-    let typeChanged = try M.version1 { $0[2] = M.attribute("rating", .string) }
+    let typeChanged = try M.version1 { $0[2] = M.attribute("rating", .stringAttributeType) }
     _ = expectCode(.migrationMissingMappingModel) {
       _ = try NSMappingModel.inferredMappingModel(forSourceModel: v1, destinationModel: typeChanged)
     }

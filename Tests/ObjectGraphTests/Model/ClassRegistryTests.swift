@@ -29,7 +29,7 @@ struct ClassRegistryTests {
     let model = try NSManagedObjectModel(entities: [entity])
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     _ = try coordinator.addPersistentStore(type: .inMemory, at: nil)
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     return (entity, context)
   }
@@ -48,7 +48,7 @@ struct ClassRegistryTests {
 
     NSManagedObjectModel.register(RegistryGadget.self)  // matches "Shop.RegistryGadget" without its module
     #expect(entity.managedObjectClass == RegistryGadget.self)
-    let other = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let other = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     other.persistentStoreCoordinator = context.persistentStoreCoordinator
     try other.performAndWait {
       #expect(other.object(with: id) is RegistryGadget)

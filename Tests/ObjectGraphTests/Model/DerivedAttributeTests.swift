@@ -10,24 +10,25 @@ import Testing
 struct DerivedAttributeTests {
   static func model(extra: [NSAttributeDescription] = []) throws -> NSManagedObjectModel {
     func derived(_ name: String, _ type: NSAttributeType, _ expression: String) -> NSAttributeDescription {
-      let attribute = NSAttributeDescription(name: name, type: type)
+      let attribute = NSAttributeDescription(name: name, type: .init(rawValue: type))
       attribute.derivationExpression = expression
       return attribute
     }
     let folder = NSEntityDescription(
       name: "Folder",
       properties: ([
-        NSAttributeDescription(name: "name", type: .string), derived("itemCount", .integer64, "items.@count"),
-        derived("totalSize", .integer64, "items.@sum.size"), derived("lowerName", .string, "lowercase:(name)"),
-        derived("canonicalName", .string, "canonical:(name)"), derived("touched", .date, "now()"),
+        NSAttributeDescription(name: "name", type: .string), derived("itemCount", .integer64AttributeType, "items.@count"),
+        derived("totalSize", .integer64AttributeType, "items.@sum.size"), derived("lowerName", .stringAttributeType, "lowercase:(name)"),
+        derived("canonicalName", .stringAttributeType, "canonical:(name)"), derived("touched", .dateAttributeType, "now()"),
       ] + extra).map { .attribute($0) } + [
-        .relationship(NSRelationshipDescription(name: "items", destination: "Item", inverse: "folder", toMany: true, deleteRule: .cascade))
+        .relationship(
+          NSRelationshipDescription(name: "items", destination: "Item", inverse: "folder", toMany: true, deleteRule: .cascadeDeleteRule))
       ])
     let item = NSEntityDescription(
       name: "Item",
       properties: [
         .attribute(NSAttributeDescription(name: "size", type: .integer64, defaultValue: Int64(0))),
-        .attribute(derived("folderName", .string, "folder.name")),
+        .attribute(derived("folderName", .stringAttributeType, "folder.name")),
         .relationship(NSRelationshipDescription(name: "folder", destination: "Folder", inverse: "items")),
       ])
     return try NSManagedObjectModel(entities: [folder, item])
@@ -136,7 +137,7 @@ struct DerivedAttributeTests {
     #expect(try storedFolderNames(stack, matching: "Old") == (["Old", "Old"], [1, 2]))
     // A child context: its save reaches the parent, whose save writes the items.
     context.performAndWait { context.refreshAllObjects() }
-    let child = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     child.parent = context
     try child.performAndWait {
       let folder = try #require(try child.fetch(NSFetchRequest<NSManagedObject>(entityName: "Folder")).first)

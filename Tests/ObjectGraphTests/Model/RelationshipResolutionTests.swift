@@ -112,7 +112,7 @@ struct RelationshipResolutionTests {
       let model = try NSManagedObjectModel(entities: [notebook, note])
       let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
       try coordinator.addPersistentStore(type: .inMemory)
-      let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+      let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
       context.persistentStoreCoordinator = coordinator
       return context.performAndWait {
         let object = NSManagedObject(entity: note, insertInto: context)

@@ -277,10 +277,10 @@ struct XcodeModelLoaderTests {
           seen.insert(written)
           let expected: NSDeleteRule? =
             switch written {
-            case "Nullify": .nullify
-            case "Cascade": .cascade
-            case "Deny": .deny
-            case "No Action": .noAction
+            case "Nullify": .nullifyDeleteRule
+            case "Cascade": .cascadeDeleteRule
+            case "Deny": .denyDeleteRule
+            case "No Action": .noActionDeleteRule
             default: nil
             }
           #expect(
@@ -293,12 +293,12 @@ struct XcodeModelLoaderTests {
 
     let moody = try NSManagedObjectModel(
       contentsOf: Self.fixture("objcio__core-data__Moody.xcdatamodeld/Moody.xcdatamodel"))
-    #expect(try Self.relationship("countries", of: Self.entity("Continent", in: moody)).deleteRule == .deny)
+    #expect(try Self.relationship("countries", of: Self.entity("Continent", in: moody)).deleteRule == .denyDeleteRule)
     let example = try NSManagedObjectModel(
       contentsOf: Self.fixture("ChristianKienle__Core-Data-Editor__iOS_Example.xcdatamodel"))
     #expect(
-      try Self.relationship("autoRepairForA", of: Self.entity("ChildAOfAbstract", in: example)).deleteRule == .cascade)
-    #expect(try Self.relationship("members", of: Self.entity("Committee", in: example)).deleteRule == .nullify)
+      try Self.relationship("autoRepairForA", of: Self.entity("ChildAOfAbstract", in: example)).deleteRule == .cascadeDeleteRule)
+    #expect(try Self.relationship("members", of: Self.entity("Committee", in: example)).deleteRule == .nullifyDeleteRule)
   }
 
   @Test("the No Action delete rule, which no fixture uses")
@@ -314,7 +314,7 @@ struct XcodeModelLoaderTests {
         """)
     let model = try NSManagedObjectModel(contentsOf: url)
     let b = try Self.relationship("b", of: Self.entity("A", in: model))
-    #expect(b.deleteRule == .noAction)
+    #expect(b.deleteRule == .noActionDeleteRule)
     #expect(!b.isToMany)
     #expect(b.inverseRelationship === (try Self.relationship("a", of: Self.entity("B", in: model))))
   }
@@ -344,7 +344,7 @@ struct XcodeModelLoaderTests {
     let demo = try NSManagedObjectModel(
       contentsOf: Self.fixture("hstdt__AppleSamples__CoreDataCloudKitDemo.xcdatamodeld"))
     let thumbnail = try Self.attribute("thumbnail", of: Self.entity("Attachment", in: demo))
-    #expect(thumbnail.attributeType == .transformable)
+    #expect(thumbnail.attributeType == .transformableAttributeType)
     #expect(thumbnail.isSupportedAtRunTime)
     #expect(thumbnail.isTransient)
     // Xcode's editor writes the constant's name; Core Data reports the constant's value, the secure
@@ -361,7 +361,7 @@ struct XcodeModelLoaderTests {
     let mom = try NSManagedObjectModel(contentsOf: Self.fixture("phimage__MomXML__Model.xcdatamodeld"))
     let produit = try Self.entity("Produit", in: mom)
     let composite = try Self.attribute("attribute1", of: produit)
-    #expect(composite.attributeType == .composite)
+    #expect(composite.attributeType == .compositeAttributeType)
     #expect(composite.isSupportedAtRunTime == false)
     // The composite's own fields (`one`, `two`, `three`) are not properties of the entity.
     #expect(produit.attributesByName["one"] == nil)
@@ -393,7 +393,7 @@ struct XcodeModelLoaderTests {
     let url = try folder.writeModel(
       named: "Untyped", body: #"<entity name="E"><attribute name="scratch" optional="YES" transient="YES"/></entity>"#)
     let scratch = try Self.attribute("scratch", of: Self.entity("E", in: NSManagedObjectModel(contentsOf: url)))
-    #expect(scratch.attributeType == .undefined)
+    #expect(scratch.attributeType == .undefinedAttributeType)
     #expect(scratch.isTransient)
     #expect(!scratch.isSupportedAtRunTime)
   }
@@ -404,7 +404,7 @@ struct XcodeModelLoaderTests {
       contentsOf: Self.fixture("hstdt__AppleSamples__CoreDataCloudKitDemo.xcdatamodeld"))
     let postCount = try Self.attribute("postCount", of: Self.entity("Tag", in: demo))
     #expect(postCount.derivationExpression == "posts.@count")
-    #expect(postCount.attributeType == .integer64)
+    #expect(postCount.attributeType == .integer64AttributeType)
     #expect(postCount.isSupportedAtRunTime)  // computed at save (DerivedAttributeTests)
     #expect(try Self.attribute("name", of: Self.entity("Tag", in: demo)).derivationExpression == nil)
   }

@@ -153,17 +153,21 @@ struct XcodeModelWriterTests {
   @Test("default values of every type read back typed and equal, in canonical text")
   func defaultValues() throws {
     let values: [(NSAttributeType, any Sendable)] = [
-      (.string, " spaced\ttext\nwith lines "), (.integer16, Int16.min), (.integer32, Int32.max),
-      (.integer64, Int64.min), (.double, 0.1), (.double, -1e-300), (.double, Double.infinity),
-      (.float, Float(3.4028235e38)), (.float, -Float.infinity), (.decimal, Decimal(string: "-12345.678901234567890")!),
-      (.boolean, true), (.boolean, false), (.date, Date(timeIntervalSinceReferenceDate: 694_224_000.123_456)),
-      (.date, Date(timeIntervalSinceReferenceDate: -1e9)), (.uuid, UUID()), (.uri, URL(string: "https://example.com/a?b=c&d=e")!),
-      (.string, ""),
+      (.stringAttributeType, " spaced\ttext\nwith lines "), (.integer16AttributeType, Int16.min), (.integer32AttributeType, Int32.max),
+      (.integer64AttributeType, Int64.min), (.doubleAttributeType, 0.1), (.doubleAttributeType, -1e-300),
+      (.doubleAttributeType, Double.infinity),
+      (.floatAttributeType, Float(3.4028235e38)), (.floatAttributeType, -Float.infinity),
+      (.decimalAttributeType, Decimal(string: "-12345.678901234567890")!),
+      (.booleanAttributeType, true), (.booleanAttributeType, false),
+      (.dateAttributeType, Date(timeIntervalSinceReferenceDate: 694_224_000.123_456)),
+      (.dateAttributeType, Date(timeIntervalSinceReferenceDate: -1e9)), (.UUIDAttributeType, UUID()),
+      (.URIAttributeType, URL(string: "https://example.com/a?b=c&d=e")!),
+      (.stringAttributeType, ""),
     ]
     let entity = NSEntityDescription(
       name: "Defaults",
       properties: values.enumerated().map { offset, pair in
-        .attribute(NSAttributeDescription(name: "a\(offset)", type: pair.0, defaultValue: pair.1))
+        .attribute(NSAttributeDescription(name: "a\(offset)", type: .init(rawValue: pair.0), defaultValue: pair.1))
       })
     let model = try NSManagedObjectModel(entities: [entity])
     try Self.roundTrip(model, "defaults")
@@ -210,7 +214,7 @@ struct XcodeModelWriterTests {
     let derivedNoExpression = NSAttributeDescription(name: "derivedOnly", type: .string)
     derivedNoExpression.derivationExpression = ""
     let items = NSRelationshipDescription(
-      name: "items", destination: "Item", inverse: "owner", toMany: true, deleteRule: .deny, isOptional: false)
+      name: "items", destination: "Item", inverse: "owner", toMany: true, deleteRule: .denyDeleteRule, isOptional: false)
     items.isOrdered = true
     items.minCount = 2
     items.maxCount = 9
@@ -237,8 +241,8 @@ struct XcodeModelWriterTests {
     child.fetchedProperties = [
       NSFetchedPropertyDescription(name: "recent", destinationEntityName: "Item", predicateFormat: "date > $FETCH_SOURCE.createdAt")
     ]
-    let owner = NSRelationshipDescription(name: "owner", destination: "Child", inverse: "items", deleteRule: .noAction)
-    let loose = NSRelationshipDescription(name: "loose", destination: "Child", inverse: nil, deleteRule: .cascade)
+    let owner = NSRelationshipDescription(name: "owner", destination: "Child", inverse: "items", deleteRule: .noActionDeleteRule)
+    let loose = NSRelationshipDescription(name: "loose", destination: "Child", inverse: nil, deleteRule: .cascadeDeleteRule)
     loose.isTransient = true
     let item = NSEntityDescription(name: "Item", properties: [.relationship(owner), .relationship(loose)])
     let model = try NSManagedObjectModel(

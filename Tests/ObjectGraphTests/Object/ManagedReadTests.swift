@@ -47,7 +47,7 @@ struct ManagedReadTests {
   static func context(_ model: NSManagedObjectModel) throws -> NSManagedObjectContext {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     try coordinator.addPersistentStore(type: .inMemory, at: nil)
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     return context
   }

@@ -19,7 +19,8 @@ struct OrderedRelationshipTests {
   /// Playlist ->> Song (ordered, inverse to-one `playlist`: the order sits on the song's row);
   /// Mix ->> Song (ordered, inverse to-many `mixes`: the order sits in the join table).
   static func model(ordered: Bool = true) throws -> NSManagedObjectModel {
-    let songs = NSRelationshipDescription(name: "songs", destination: "Song", inverse: "playlist", toMany: true, deleteRule: .cascade)
+    let songs = NSRelationshipDescription(
+      name: "songs", destination: "Song", inverse: "playlist", toMany: true, deleteRule: .cascadeDeleteRule)
     songs.isOrdered = ordered
     let mixSongs = NSRelationshipDescription(name: "songs", destination: "Song", inverse: "mixes", toMany: true)
     mixSongs.isOrdered = ordered
@@ -166,7 +167,7 @@ struct OrderedRelationshipTests {
       try stack.context.save()
       return mix.objectID
     }
-    let child = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     child.parent = stack.context
     try child.performAndWait {
       let mix = try child.existingObject(with: mixID)
@@ -275,7 +276,7 @@ struct OrderedRelationshipTests {
     try coordinator.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(migrationSourceModels: [unordered]))
     #expect(try rawRows(url, "PRAGMA table_info(ZSONG)").map { $0["name"] as String }.contains("Z_FOK_PLAYLIST"))
     #expect(try rawRows(url, "PRAGMA table_info(Z_1SONGS)").map { $0["name"] as String }.contains("Z_FOK_3SONGS"))
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     try context.performAndWait {
       let playlist = try Self.fetchOne("Playlist", context)
@@ -291,7 +292,7 @@ struct OrderedRelationshipTests {
     try back.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(migrationSourceModels: [ordered]))
     #expect(!(try rawRows(url, "PRAGMA table_info(ZSONG)").map { $0["name"] as String }.contains("Z_FOK_PLAYLIST")))
     #expect(!(try rawRows(url, "PRAGMA table_info(Z_1SONGS)").map { $0["name"] as String }.contains("Z_FOK_3SONGS")))
-    let plain = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let plain = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     plain.persistentStoreCoordinator = back
     try plain.performAndWait {
       let songs = try #require(try Self.fetchOne("Playlist", plain).value(forKey: "songs") as? Set<NSManagedObject>)

@@ -9,7 +9,7 @@ import Testing
 @Suite("Core Data parity: nested IDs and relationship counts", .temporaryFolders)
 struct CoreDataParityTests {
   private func child(of parent: NSManagedObjectContext) -> NSManagedObjectContext {
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.parent = parent
     return context
   }

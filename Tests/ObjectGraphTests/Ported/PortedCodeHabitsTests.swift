@@ -66,9 +66,9 @@ struct PortedCodeHabitsTests {
   private func mainAndChild() throws -> (main: NSManagedObjectContext, child: NSManagedObjectContext) {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
     try coordinator.addPersistentStore(type: .inMemory, at: nil)
-    let main = NSManagedObjectContext(concurrencyType: .mainQueue)
+    let main = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
     main.persistentStoreCoordinator = coordinator
-    let child = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     child.parent = main
     return (main, child)
   }
@@ -294,9 +294,9 @@ struct PortedCodeHabitsTests {
   @Test("Before a store is added, a count is refused as a fetch is (900006), in a root and in a child")
   func noStoreYet() throws {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
-    let root = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let root = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     root.persistentStoreCoordinator = coordinator
-    let child = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     child.parent = root
     for context in [root, child] {
       context.performAndWait {

@@ -20,7 +20,7 @@ struct ConcurrencyTests {
   @MainActor
   func performOrderOnTheMainQueue() async throws {
     let stack = try Stack(type: .inMemory)
-    let context = NSManagedObjectContext(concurrencyType: .mainQueue)
+    let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
     context.persistentStoreCoordinator = stack.coordinator
     let order = Shared<[String]>([])
     Self.performInOrder(context) { line in order.withLock { $0.append(line) } }
@@ -90,7 +90,7 @@ struct ConcurrencyTests {
   func stressTree() async throws {
     let stack = try Stack()
     let writer = stack.context
-    let main = NSManagedObjectContext(concurrencyType: .mainQueue)
+    let main = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
     main.parent = writer
     // Saves of workers beside the main context are merged into it on the main queue, as stage 4 does.
     let besideMain = Locked<Set<ObjectIdentifier>>([])
@@ -124,7 +124,7 @@ struct ConcurrencyTests {
           while Date() < deadline {
             round += 1
             let childOfMain = (thread + round) % 2 == 0
-            let worker = NSManagedObjectContext(concurrencyType: .privateQueue)
+            let worker = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
             worker.parent = childOfMain ? main : writer
             if !childOfMain { besideMain.withLock { _ = $0.insert(ObjectIdentifier(worker)) } }
             do {

@@ -17,7 +17,7 @@ struct EdgeCaseTests {
   @Test("A child's new object pointing at an object its parent already saved keeps the relationship", arguments: bothStoreTypes)
   func childRelationshipToParentSavedObject(type: StoreType) throws {
     let stack = try Stack(type: type)
-    let child = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     child.parent = stack.context
     let book = try child.performAndWait {
       let book = Notebook(context: child)
@@ -45,7 +45,7 @@ struct EdgeCaseTests {
   @Test("A relationship to an object that was never saved is an error, not a silent NULL", arguments: bothStoreTypes)
   func relationshipToUnsavedObjectElsewhere(type: StoreType) throws {
     let stack = try Stack(type: type)
-    let other = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let other = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     other.persistentStoreCoordinator = stack.coordinator
     let foreignID = other.performAndWait { Notebook(context: other).objectID }
     stack.context.performAndWait {
@@ -82,9 +82,9 @@ struct EdgeCaseTests {
   @MainActor
   func privateChildOfMainParentFromTheMainQueue(type: StoreType) throws {
     let stack = try Stack(type: type)
-    let main = NSManagedObjectContext(concurrencyType: .mainQueue)
+    let main = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
     main.persistentStoreCoordinator = stack.coordinator
-    let child = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     child.parent = main
     let count = try child.performAndWait {
       let note = Note(context: child)
@@ -203,7 +203,7 @@ struct EdgeCaseTests {
     let note = try #require(saved as? Note)
     let id = stack.context.performAndWait { note.objectID }
     try stack.context.performAndWait {
-      stack.context.mergePolicy = .mergeByPropertyObjectTrump
+      stack.context.mergePolicy = NSMergePolicy.mergeByPropertyObjectTrump
       note.body = "mine"
       try stack.context.save()
       #expect(note.rating == 99)
@@ -217,7 +217,7 @@ struct EdgeCaseTests {
       try other.save()
     }
     try stack.context.performAndWait {
-      stack.context.mergePolicy = .rollback
+      stack.context.mergePolicy = NSMergePolicy.rollback
       stack.context.delete(note)
       try stack.context.save()
     }
@@ -250,7 +250,7 @@ struct EdgeCaseTests {
     let both = NSPersistentStoreCoordinator(managedObjectModel: model)
     try both.addPersistentStore(type: .sqlite, at: folder.appending("a.sqlite"))
     try both.addPersistentStore(type: .sqlite, at: folder.appending("b.sqlite"))
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = both
     let counts = try context.performAndWait { () -> [Int] in
       let request = NSFetchRequest<NSManagedObject>(entityName: "Everything")
@@ -326,7 +326,7 @@ struct EdgeCaseTests {
   @MainActor
   func mainQueueProcessesAtTheEndOfTheBlock(type: StoreType) async throws {
     let stack = try Stack(type: type)
-    let main = NSManagedObjectContext(concurrencyType: .mainQueue)
+    let main = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
     main.persistentStoreCoordinator = stack.coordinator
     let book = Notebook(context: main)
     let note = Note(context: main)

@@ -285,7 +285,7 @@ struct FuzzTests {
       var refused = false
       do {
         try coordinator.addPersistentStore(type: .sqlite, at: file, options: StoreOptions(sqlitePragmas: ["journal_mode": "DELETE"]))
-        let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         try context.performAndWait {
           _ = try context.fetch(NSFetchRequest<Note>(entityName: "Note")).map(\.title)

@@ -269,7 +269,7 @@ struct ReliabilityTests {
     #expect(try rawRows(url, "SELECT Z_PK, Z_ENT, ZTITLE FROM ZNOTE").map(\.description) == rows)
     #expect(try rawRows(url, "SELECT * FROM Z_PRIMARYKEY").map(\.description) == keys)
     // The new coordinator saves as usual.
-    let newContext = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let newContext = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     newContext.persistentStoreCoordinator = new
     try newContext.performAndWait {
       NSManagedObject(entity: try #require(version2.entitiesByName["Note"]), insertInto: newContext).setValue("three", forKey: "title")
@@ -395,7 +395,7 @@ struct ReliabilityTests {
     let options = StoreOptions(sqlitePragmas: ["journal_mode": mode])
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let store = try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     try context.performAndWait {
       NSManagedObject(entity: try #require(model.entitiesByName["Note"]), insertInto: context).setValue("one", forKey: "title")

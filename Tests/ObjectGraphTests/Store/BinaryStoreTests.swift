@@ -16,7 +16,7 @@ struct BinaryStoreTests {
   ) throws -> (NSPersistentStoreCoordinator, NSManagedObjectContext) {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     try coordinator.addPersistentStore(type: .binary, at: url, options: options)
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     return (coordinator, context)
   }
@@ -353,7 +353,7 @@ struct BinaryStoreTests {
     #expect(try Data(contentsOf: movedFolder.appendingPathComponent("Notes.binary")) == before)
     #expect(try FileManager.default.contentsOfDirectory(atPath: movedFolder.path) == ["Notes.binary"])
     // The store's memory was rolled back with the file: another context sees only the saved note.
-    let reader = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let reader = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     reader.persistentStoreCoordinator = coordinator
     #expect(try titles(in: reader) == ["saved"])
     // With the folder back, the same save goes through.

@@ -112,7 +112,7 @@ struct BulkPathTests {
   @Test("A child still finds the objects it saved to its parent by their temporary IDs after its next save", arguments: bothStoreTypes)
   func childKeepsTemporaryIDs(type: StoreType) throws {
     let stack = try Stack(type: type)
-    let child = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     child.parent = stack.context
     try child.performAndWait {
       let first = Note(context: child)
@@ -149,7 +149,7 @@ struct BulkPathTests {
     }
 
     let parent = try Stack(type: type)
-    let child = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     child.parent = parent.context
     var id: NSManagedObjectID?
     try child.performAndWait {
@@ -558,7 +558,7 @@ final class StoreTouchingProbe: NSManagedObject {
   required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
     super.init(entity: entity, insertInto: context)
     guard let coordinator = Self.coordinator.withLock({ $0 }) else { return }
-    let other = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let other = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     other.persistentStoreCoordinator = coordinator
     do {
       _ = try other.performAndWait { try other.count(for: NSFetchRequest<NSManagedObject>(entityName: "Probe")) }

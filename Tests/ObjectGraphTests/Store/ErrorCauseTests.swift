@@ -31,7 +31,7 @@ struct ErrorCauseTests {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
     // A short busy timeout, so the test waits a tenth of a second instead of the default ten.
     try coordinator.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(sqlitePragmas: ["busy_timeout": "100"]))
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
 
     let other = try DatabaseQueue(path: url.path)
@@ -63,7 +63,7 @@ struct ErrorCauseTests {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
     // A "disk" of 200 pages (800 KB): SQLite refuses to grow the database past it, as with a full disk.
     try coordinator.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(sqlitePragmas: ["max_page_count": "200"]))
-    let ballast = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let ballast = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     ballast.persistentStoreCoordinator = coordinator
     let page = String(repeating: "x", count: 4_000)
     try ballast.performAndWait {
@@ -75,7 +75,7 @@ struct ErrorCauseTests {
       try ballast.save()
     }
 
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     let error = context.performAndWait {
       for index in 0..<80 {

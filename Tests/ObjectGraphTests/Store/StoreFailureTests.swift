@@ -177,7 +177,7 @@ struct StoreFailureTests {
       let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
       do {
         try coordinator.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(sqlitePragmas: pragmas))
-        let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         let error = context.performAndWait {
           let note = Note(context: context)
@@ -251,7 +251,7 @@ struct StoreFailureTests {
 
   @Test("Fetching or saving without a store is a clear error")
   func noStore() throws {
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.performAndWait {
       let error = expectCode(.noPersistentStore) { _ = try context.fetch(NSFetchRequest<Note>(entityName: "Note")) }
       #expect(error?.message.contains("persistentStoreCoordinator") == true)

@@ -240,7 +240,7 @@ struct UniquenessConstraintTests {
   func registeredRowObjectSurvives() throws {
     let stack = try stack()
     let context = stack.context
-    context.mergePolicy = .mergeByPropertyObjectTrump
+    context.mergePolicy = NSMergePolicy.mergeByPropertyObjectTrump
     try context.performAndWait {
       let stored = item(context, "a", 1)
       try context.save()
@@ -260,7 +260,7 @@ struct UniquenessConstraintTests {
   func deduplicatingImport(type: StoreType) throws {
     let stack = try stack(type)
     let context = stack.context
-    context.mergePolicy = .mergeByPropertyObjectTrump
+    context.mergePolicy = NSMergePolicy.mergeByPropertyObjectTrump
     try context.performAndWait {
       // A first import stores half the names, the second repeats them all ten times.
       let first = (0..<50).map { item(context, "name \($0)", -1) }
@@ -301,8 +301,8 @@ struct UniquenessConstraintTests {
   func deduplicatingImportThroughParent() throws {
     let stack = try stack()
     let parent = stack.context
-    parent.mergePolicy = .mergeByPropertyObjectTrump
-    let child = NSManagedObjectContext(concurrencyType: .privateQueue)
+    parent.mergePolicy = NSMergePolicy.mergeByPropertyObjectTrump
+    let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     child.parent = parent
     try child.performAndWait {
       for index in 0..<1000 { item(child, "name \(index % 100)", Int64(index)) }
@@ -316,7 +316,7 @@ struct UniquenessConstraintTests {
   func inheritanceUpsert() throws {
     let stack = try stack()
     let context = stack.context
-    context.mergePolicy = .mergeByPropertyObjectTrump
+    context.mergePolicy = NSMergePolicy.mergeByPropertyObjectTrump
     try context.performAndWait {
       for pages in [Int32(10), 20] {
         let book = NSManagedObject(entity: entity(context, "Book"), insertInto: context)
@@ -375,7 +375,7 @@ struct UniquenessConstraintTests {
   func savedObjectIntoOtherRow() throws {
     let stack = try stack()
     let context = stack.context
-    context.mergePolicy = .mergeByPropertyObjectTrump
+    context.mergePolicy = NSMergePolicy.mergeByPropertyObjectTrump
     let (a, b) = try context.performAndWait {
       let a = item(context, "a", 1)
       let b = item(context, "b", 2)
@@ -421,7 +421,7 @@ struct UniquenessConstraintTests {
     let old = try Self.model(constraints: false)
     let writer = NSPersistentStoreCoordinator(managedObjectModel: old)
     try writer.addPersistentStore(type: .sqlite, at: url)
-    let context = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = writer
     try context.performAndWait {
       for name in ["a", "b"] {
@@ -478,7 +478,7 @@ struct UniquenessConstraintTests {
       ])
     let stack = try Stack(model: try NSManagedObjectModel(entities: [tag, note]), type: .sqlite)
     for (context, title) in [(stack.context, "first"), (stack.freshContext(), "second")] {
-      context.mergePolicy = .mergeByPropertyObjectTrump
+      context.mergePolicy = NSMergePolicy.mergeByPropertyObjectTrump
       try context.performAndWait {
         let newTag = try NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context)
         newTag.setValue("swift", forKey: "name")

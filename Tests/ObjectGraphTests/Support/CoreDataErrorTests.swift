@@ -101,7 +101,7 @@ struct CoreDataErrorTests {
       try first.save()
       return note.objectID
     }
-    let second = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let second = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     second.persistentStoreCoordinator = coordinator
     try second.performAndWait {
       let mine = try second.existingObject(with: id)

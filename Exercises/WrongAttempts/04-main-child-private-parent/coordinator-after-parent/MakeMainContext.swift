@@ -5,9 +5,9 @@ import Foundation
 import ObjectGraph
 
 public func makeMainContext(for coordinator: NSPersistentStoreCoordinator) throws -> NSManagedObjectContext {
-  let writer = NSManagedObjectContext(concurrencyType: .privateQueue)
+  let writer = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
   writer.persistentStoreCoordinator = coordinator
-  let main = NSManagedObjectContext(concurrencyType: .mainQueue)
+  let main = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
   main.parent = writer
   main.persistentStoreCoordinator = coordinator
   return main

@@ -30,10 +30,10 @@ public final class WorkerStack: Sendable {
   /// - Parameter writeFailed: called on the writer's queue when writing to disk fails; the writer keeps the
   ///   changes for the next write.
   public init(coordinator: NSPersistentStoreCoordinator, writeFailed: @escaping @Sendable (any Error) -> Void = { _ in }) throws {
-    writer = NSManagedObjectContext(concurrencyType: .privateQueue)
+    writer = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     writer.name = "writer"
     writer.persistentStoreCoordinator = coordinator
-    mainContext = NSManagedObjectContext(concurrencyType: .mainQueue)
+    mainContext = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
     mainContext.name = "main"
     mainContext.parent = writer
     self.writeFailed = writeFailed
@@ -53,7 +53,7 @@ public final class WorkerStack: Sendable {
   /// Makes a worker: a private-queue context whose parent is the writer. Use it inside its `perform` or
   /// `performAndWait` only, and let it go when its work is done.
   public func newWorker() -> NSManagedObjectContext {
-    let worker = NSManagedObjectContext(concurrencyType: .privateQueue)
+    let worker = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     worker.name = "worker"
     worker.parent = writer
     workers.withLock { $0[ObjectIdentifier(worker)] = WeakContext(context: worker) }

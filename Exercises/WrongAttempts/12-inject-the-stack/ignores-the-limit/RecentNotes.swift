@@ -16,7 +16,7 @@ public final class NotesApp {
   public let mainContext: NSManagedObjectContext
 
   private init() {
-    let context = NSManagedObjectContext(concurrencyType: .mainQueue)
+    let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
     context.name = "NotesApp.shared"
     if let modelURL = NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld"),
       let model = try? NSManagedObjectModel(contentsOf: modelURL),

@@ -13,10 +13,10 @@ import ObjectGraph
 ///
 /// - Throws: nothing yet; the function throws so that a writer that cannot be made can say why.
 public func makeWriter(for coordinator: NSPersistentStoreCoordinator) throws -> NSManagedObjectContext {
-  let writer = NSManagedObjectContext(concurrencyType: .privateQueue)
+  let writer = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
   writer.name = "Writer"
   writer.persistentStoreCoordinator = coordinator
   // The user's edit must win: write the user's note.
-  writer.mergePolicy = .overwrite
+  writer.mergePolicy = NSMergePolicy.overwrite
   return writer
 }

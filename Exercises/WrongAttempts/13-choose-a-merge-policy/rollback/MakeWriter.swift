@@ -13,10 +13,10 @@ import ObjectGraph
 ///
 /// - Throws: nothing yet; the function throws so that a writer that cannot be made can say why.
 public func makeWriter(for coordinator: NSPersistentStoreCoordinator) throws -> NSManagedObjectContext {
-  let writer = NSManagedObjectContext(concurrencyType: .privateQueue)
+  let writer = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
   writer.name = "Writer"
   writer.persistentStoreCoordinator = coordinator
   // On a conflict, step back to what the file has.
-  writer.mergePolicy = .rollback
+  writer.mergePolicy = NSMergePolicy.rollback
   return writer
 }
