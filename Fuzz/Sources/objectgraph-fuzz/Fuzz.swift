@@ -68,7 +68,8 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let format = String(decoding: rest, as: UTF8.self)
     let specifiers = format.components(separatedBy: "%").count - 1
     let arguments: [any Sendable] = Array(repeating: "a", count: min(specifiers, 8))
-    guard let predicate = NSPredicate(format: format, argumentArray: arguments), let context else { return 0 }
+    let predicate = NSPredicate(format: format, argumentArray: arguments)
+    guard let context else { return 0 }
     context.performAndWait {
       let request = NSFetchRequest<NSManagedObject>(entityName: "Note")
       request.predicate = predicate

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The stack in one object: a model found by name, a coordinator, store descriptions, a main-queue
-/// ``viewContext`` and background contexts on demand (Core Data's `NSPersistentContainer`).
+/// ``viewContext`` and background contexts on demand.
 ///
 /// ```swift
 /// let container = try NSPersistentContainer(name: "DataModel", bundle: .module)

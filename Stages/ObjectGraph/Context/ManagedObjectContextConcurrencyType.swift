@@ -1,6 +1,6 @@
 import Foundation
 
-/// How a context runs its work (Core Data's `NSManagedObjectContextConcurrencyType`, with its raw values), as
+/// How a context runs its work (with its raw values), as
 /// ``NSManagedObjectContext/init(concurrencyType:)`` takes it.
 ///
 /// ```swift

@@ -1,6 +1,6 @@
 import Foundation
 
-/// How a save settles conflicts (Core Data's `NSMergePolicy`): one of the five built-in behaviours, or a
+/// How a save settles conflicts: one of the five built-in behaviours, or a
 /// subclass of your own that overrides ``resolve(optimisticLockingConflicts:)`` or
 /// ``resolve(constraintConflicts:)`` to merge field by field, starting from a built-in type.
 ///

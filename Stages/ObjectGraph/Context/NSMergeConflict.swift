@@ -1,6 +1,6 @@
 import Foundation
 
-/// One optimistic-locking conflict (Core Data's `NSMergeConflict`): an object this context changed whose row
+/// One optimistic-locking conflict: an object this context changed whose row
 /// changed or went away in the store since the context read it. A save under the error merge policy fails with
 /// error 133020 listing these under `NSPersistentStoreSaveConflictsErrorKey` (`"conflictList"`); a subclass of
 /// ``NSMergePolicy`` gets them in ``NSMergePolicy/resolve(optimisticLockingConflicts:)``.
@@ -64,7 +64,7 @@ open class NSMergeConflict: NSObject {
   }
 }
 
-/// One broken uniqueness constraint (Core Data's `NSConstraintConflict`): objects being saved that share the
+/// One broken uniqueness constraint: objects being saved that share the
 /// values of a constraint, with each other (``databaseObject`` is `nil`) or with a row already stored. A save
 /// under the error merge policy fails with error 133021 listing these under
 /// `NSPersistentStoreSaveConflictsErrorKey` (`"conflictList"`); a subclass of ``NSMergePolicy`` gets them in

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The five ways a save can settle a conflict (Core Data's `NSMergePolicyType`, with its raw values), as an ``NSMergePolicy`` is made
+/// The five ways a save can settle a conflict (with its raw values), as an ``NSMergePolicy`` is made
 /// with (`NSMergePolicy(merge:)`) and as the store applies them. A conflict is a row this context changed that was
 /// changed in the store (by another context or coordinator) since this context read it, detected with the row
 /// version `Z_OPT`, or a uniqueness constraint that objects being saved would break.

@@ -1,7 +1,6 @@
 import Foundation
 
-/// Deletes every row a fetch request matches, or the rows of given IDs, in SQL, without making objects
-/// (Core Data's `NSBatchDeleteRequest`).
+/// Deletes every row a fetch request matches, or the rows of given IDs, in SQL, without making objects.
 ///
 /// The relationships' delete rules apply in SQL, as they would to objects: Cascade deletes the related
 /// rows too (and theirs, in turn), Nullify clears the related rows' references, Deny refuses the whole

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What an ``NSBatchDeleteResult`` holds (Core Data's `NSBatchDeleteRequestResultType`, with its raw values).
+/// What an ``NSBatchDeleteResult`` holds (with its raw values).
 public enum NSBatchDeleteRequestResultType: UInt, Sendable, Hashable {
   /// `true` when the delete ran.
   case resultTypeStatusOnly = 0x0

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The result of an ``NSBatchDeleteRequest`` (Core Data's `NSBatchDeleteResult`).
+/// The result of an ``NSBatchDeleteRequest``.
 public final class NSBatchDeleteResult: NSPersistentStoreResult {
   /// The kind of ``result``.
   public let resultType: NSBatchDeleteRequestResultType

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Inserts rows made from dictionaries, without making objects (Core Data's `NSBatchInsertRequest`).
+/// Inserts rows made from dictionaries, without making objects.
 ///
 /// ```swift
 /// let request = NSBatchInsertRequest(entityName: "Note", objects: rows.map { ["title": $0.title, "wordCount": $0.words] })

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What an ``NSBatchInsertResult`` holds (Core Data's `NSBatchInsertRequestResultType`, with its raw values).
+/// What an ``NSBatchInsertResult`` holds (with its raw values).
 public enum NSBatchInsertRequestResultType: UInt, Sendable, Hashable {
   /// `true` when the rows were inserted.
   case statusOnly = 0x0

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The result of an ``NSBatchInsertRequest`` (Core Data's `NSBatchInsertResult`).
+/// The result of an ``NSBatchInsertRequest``.
 public final class NSBatchInsertResult: NSPersistentStoreResult {
   /// The kind of ``result``.
   public let resultType: NSBatchInsertRequestResultType

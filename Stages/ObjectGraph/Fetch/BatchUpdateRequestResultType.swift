@@ -1,6 +1,6 @@
 import Foundation
 
-/// What an ``NSBatchUpdateResult`` holds (Core Data's `NSBatchUpdateRequestResultType`, with its raw values).
+/// What an ``NSBatchUpdateResult`` holds (with its raw values).
 public enum NSBatchUpdateRequestResultType: UInt, Sendable, Hashable {
   /// `true` when the update ran.
   case statusOnlyResultType = 0x0

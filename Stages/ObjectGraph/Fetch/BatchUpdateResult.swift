@@ -1,6 +1,6 @@
 import Foundation
 
-/// The result of an ``NSBatchUpdateRequest`` (Core Data's `NSBatchUpdateResult`).
+/// The result of an ``NSBatchUpdateRequest``.
 public final class NSBatchUpdateResult: NSPersistentStoreResult {
   /// The kind of ``result``.
   public let resultType: NSBatchUpdateRequestResultType

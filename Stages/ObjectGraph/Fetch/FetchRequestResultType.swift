@@ -1,6 +1,6 @@
 import Foundation
 
-/// What a fetch returns (Core Data's `NSFetchRequestResultType`): an option set, as Core Data declares it, whose
+/// What a fetch returns: an option set, as Core Data declares it, whose
 /// four values are used one at a time.
 ///
 /// ```swift

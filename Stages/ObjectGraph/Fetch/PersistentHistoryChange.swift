@@ -1,6 +1,6 @@
 import Foundation
 
-/// One object's change in a transaction (Core Data's `NSPersistentHistoryChange`).
+/// One object's change in a transaction.
 public struct NSPersistentHistoryChange: Sendable, Hashable {
   /// The change's number, increasing through the store's history.
   public let changeID: Int64

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Reads or deletes persistent history (Core Data's `NSPersistentHistoryChangeRequest`); run it with
+/// Reads or deletes persistent history; run it with
 /// ``NSManagedObjectContext/execute(_:)``. The stores must have ``StoreOptions/persistentHistoryTracking``.
 ///
 /// ```swift

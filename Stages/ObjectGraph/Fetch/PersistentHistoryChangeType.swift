@@ -1,6 +1,6 @@
 import Foundation
 
-/// What happened to an object in a transaction (Core Data's `NSPersistentHistoryChangeType`, with its raw
+/// What happened to an object in a transaction (with its raw
 /// values).
 public enum NSPersistentHistoryChangeType: Int, Sendable, Hashable {
   /// The object was inserted.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The result of an ``NSPersistentHistoryChangeRequest`` (Core Data's `NSPersistentHistoryResult`).
+/// The result of an ``NSPersistentHistoryChangeRequest``.
 public final class NSPersistentHistoryResult: NSPersistentStoreResult {
   /// The kind of ``result``.
   public let resultType: NSPersistentHistoryResultType

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What a history request returns (Core Data's `NSPersistentHistoryResultType`, with its raw values).
+/// What a history request returns (with its raw values).
 public enum NSPersistentHistoryResultType: Int, Sendable, Hashable {
   /// `true` when the request ran.
   case statusOnly = 0x0

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Where a reader of persistent history got to (Core Data's `NSPersistentHistoryToken`): for each store
+/// Where a reader of persistent history got to: for each store
 /// of the coordinator, the number of the last transaction read. One token covers every store, as Core
 /// Data's `currentPersistentHistoryToken(fromStores:)` gives "a single token representing all of the
 /// specified stores"; `NSPersistentHistoryChangeRequest.fetchHistory(after: token)` reads each store

@@ -1,4 +1,4 @@
 import Foundation
 
-/// What ``NSManagedObjectContext/execute(_:)`` returns (Core Data's `NSPersistentStoreResult`).
+/// What ``NSManagedObjectContext/execute(_:)`` returns.
 public protocol NSPersistentStoreResult: AnyObject {}

@@ -1,4 +1,4 @@
-/// What an ``NSEntityMapping`` does with the instances of its entities (Core Data's `NSEntityMappingType`, with
+/// What an ``NSEntityMapping`` does with the instances of its entities (with
 /// its raw values).
 ///
 /// ``NSMigrationManager`` runs the three phases of a migration for every mapping that has a source entity,

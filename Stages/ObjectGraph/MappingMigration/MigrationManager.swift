@@ -1,6 +1,6 @@
 import Foundation
 
-/// Migrates a store to a new store file with an ``NSMappingModel`` (Core Data's `NSMigrationManager`): the
+/// Migrates a store to a new store file with an ``NSMappingModel``: the
 /// explicit ("heavyweight") migration, for changes a lightweight migration cannot infer, such as an
 /// attribute whose type changes or one attribute split into two.
 ///

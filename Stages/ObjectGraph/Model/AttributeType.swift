@@ -1,6 +1,6 @@
 import Foundation
 
-/// The type of an attribute (Core Data's `NSAttributeType`), with Core Data's raw values: `UInt`s that a
+/// The type of an attribute, with Core Data's raw values: `UInt`s that a
 /// compiled model and the entity version hashes hold (String 700, Integer 64 300, Date 900, …).
 ///
 /// ```swift

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What happens to related objects when an object is deleted (Core Data's `NSDeleteRule`, with its raw values).
+/// What happens to related objects when an object is deleted (with its raw values).
 public enum NSDeleteRule: UInt, Sendable, Hashable {
   /// Do nothing: the related objects keep pointing at the deleted object. Rarely what you want.
   case noActionDeleteRule = 0

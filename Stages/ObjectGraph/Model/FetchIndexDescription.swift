@@ -1,6 +1,6 @@
 import Foundation
 
-/// A fetch index of an entity (Core Data's `NSFetchIndexDescription`): a named, ordered list of the
+/// A fetch index of an entity: a named, ordered list of the
 /// entity's properties that a store may index so that fetches filtering or sorting by them are fast.
 ///
 /// ```swift

@@ -1,6 +1,6 @@
 import Foundation
 
-/// One property of an ``NSFetchIndexDescription`` (Core Data's `NSFetchIndexElementDescription`): its name,
+/// One property of an ``NSFetchIndexDescription``: its name,
 /// its order, and the kind of index.
 ///
 /// ```swift
@@ -31,7 +31,7 @@ public struct NSFetchIndexElementDescription: Sendable, Equatable, CustomStringC
   }
 }
 
-/// The kind of index an ``NSFetchIndexElementDescription`` asks for (Core Data's `NSFetchIndexElementType`, with
+/// The kind of index an ``NSFetchIndexElementDescription`` asks for (with
 /// its raw values).
 public enum NSFetchIndexElementType: UInt, Sendable, Hashable {
   /// An ordinary (B-tree) index on the property's values: Xcode's `Binary`, the default.
