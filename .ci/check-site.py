@@ -76,16 +76,16 @@ const done = arguments[arguments.length - 1];
 # reaches them all. Opening every member's page (some 800) would take many minutes.
 REFERENCE_PAGES = [
     "/documentation/objectgraph",
-    "/documentation/objectgraph/managedobjectcontext",
-    "/documentation/objectgraph/persistentcontainer",
-    "/documentation/objectgraph/persistentstorecoordinator",
-    "/documentation/objectgraph/fetchrequest",
-    "/documentation/objectgraph/managedobjectcontext/save()",
+    "/documentation/objectgraph/nsmanagedobjectcontext",
+    "/documentation/objectgraph/nspersistentcontainer",
+    "/documentation/objectgraph/nspersistentstorecoordinator",
+    "/documentation/objectgraph/nsfetchrequest",
+    "/documentation/objectgraph/nsmanagedobjectcontext/save()",
 ]
 PHOTOGRAPHED = {
     "/documentation/workshop/03-async-loading": "chapter-03",
     "/tutorials/workshop/stage3": "tutorial-stage3",
-    "/documentation/objectgraph/managedobjectcontext": "reference-managedobjectcontext",
+    "/documentation/objectgraph/nsmanagedobjectcontext": "reference-nsmanagedobjectcontext",
 }
 
 

@@ -39,7 +39,7 @@ open class NSPersistentContainer: @unchecked Sendable {
   ///
   /// Core Data's `init(name:)` does not throw: a missing model shows up later. Here the model is read now,
   /// and a missing or unreadable one is an error that names the bundle.
-  /// - Throws: ``ObjectGraphError/Code/modelInvalid`` when the bundle has no such model, or the model's
+  /// - Throws: ``ObjectGraphModelInvalidError`` when the bundle has no such model, or the model's
   ///   loading error.
   public convenience init(name: String, bundle: Bundle = .main) throws {
     let url =
@@ -126,7 +126,7 @@ open class NSPersistentContainer: @unchecked Sendable {
 
   /// A new private-queue context on the coordinator, beside the view context: for work off the main
   /// queue. Its saves go straight to the store. A subclass may override it (to name the context, set its
-  /// merge policy or transaction author), as Apple's samples do; ``performBackgroundTask(_:)`` uses it.
+  /// merge policy or transaction author), as Apple's samples do; both `performBackgroundTask(_:)` methods use it.
   open func newBackgroundContext() -> NSManagedObjectContext {
     let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = persistentStoreCoordinator

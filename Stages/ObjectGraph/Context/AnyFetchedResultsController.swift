@@ -61,7 +61,7 @@ public class AnyFetchedResultsController {
   }
 
   /// Runs the request and starts following the context's changes.
-  /// - Throws: ``ObjectGraphError/Code/invalidValue`` for a request without sort descriptors (Core Data
+  /// - Throws: ``ObjectGraphInvalidValueError`` for a request without sort descriptors (Core Data
   ///   requires them too) or whose order scatters a section (sort by the section key path first), and
   ///   whatever the fetch throws.
   public func performFetch() throws {
@@ -95,7 +95,7 @@ public class AnyFetchedResultsController {
   }
 
   /// The object at an index path of the results.
-  /// - Throws: ``ObjectGraphError/Code/invalidValue`` for an index path outside the results (Core Data
+  /// - Throws: ``ObjectGraphInvalidValueError`` for an index path outside the results (Core Data
   ///   raises an exception; a thrown error lets a list survive a stale index path).
   func anyObject(at indexPath: IndexPath) throws -> NSManagedObject {
     guard let sections else {

@@ -32,7 +32,7 @@ struct BatchRowReader {
 
   /// Row `number` of a batch insert: the defaults, with the dictionary's values over them.
   /// - Throws: what ``values(_:over:place:outcome:)`` throws, and
-  ///   ``ObjectGraphError/Code/validationMissingMandatoryProperty`` for a required attribute left empty.
+  ///   ``NSValidationMissingMandatoryPropertyError`` for a required attribute left empty.
   func row(_ dictionary: [String: Any], number: Int) throws -> [StoredValue] {
     // The place is worded only for an error: making the text for every row cost a tenth of a batch insert.
     let values = try self.values(
@@ -47,7 +47,7 @@ struct BatchRowReader {
 
   /// A batch update's values, by slot: only the slots it sets (`nil` in one clears it).
   /// - Throws: what ``values(_:over:place:outcome:)`` throws, and
-  ///   ``ObjectGraphError/Code/validationMissingMandatoryProperty`` for a required attribute it clears.
+  ///   ``NSValidationMissingMandatoryPropertyError`` for a required attribute it clears.
   func changes(_ dictionary: [String: Any]) throws -> [Int: StoredValue] {
     let values = try self.values(
       dictionary, over: [StoredValue](repeating: nil, count: defaults.count), place: "The batch update",
@@ -67,10 +67,10 @@ struct BatchRowReader {
 
   /// `dictionary`'s values over `start`, each checked against its attribute; errors name `place` ("Row 3
   /// of the batch insert") and end with `outcome`.
-  /// - Throws: ``ObjectGraphError/Code/unknownKey`` for a key the entity does not have,
-  ///   ``ObjectGraphError/Code/invalidValue`` for a relationship, a transient or a value of the wrong type,
-  ///   ``ObjectGraphError/Code/unsupportedFeature`` for an attribute the engine does not store,
-  ///   ``ObjectGraphError/Code/validationValue`` for a value its transformer refuses.
+  /// - Throws: ``ObjectGraphUnknownKeyError`` for a key the entity does not have,
+  ///   ``ObjectGraphInvalidValueError`` for a relationship, a transient or a value of the wrong type,
+  ///   ``ObjectGraphUnsupportedFeatureError`` for an attribute the engine does not store,
+  ///   ``NSManagedObjectValidationError`` for a value its transformer refuses.
   private func values(
     _ dictionary: [String: Any], over start: [StoredValue], place: @autoclosure () -> String, outcome: String
   ) throws -> [StoredValue] {

@@ -45,7 +45,7 @@ public final class NSFetchedResultsController<Result: NSManagedObject>: AnyFetch
   }
 
   /// The object at an index path.
-  /// - Throws: ``ObjectGraphError/Code/invalidValue`` for an index path outside the results.
+  /// - Throws: ``ObjectGraphInvalidValueError`` for an index path outside the results.
   public func object(at indexPath: IndexPath) throws -> Result {
     let object = try anyObject(at: indexPath)
     guard let typed = object as? Result else {

@@ -11,11 +11,11 @@ extension NSManagedObjectContext {
   ///
   /// - Returns: an ``NSBatchInsertResult``, ``NSBatchUpdateResult``, ``NSBatchDeleteResult`` or
   ///   ``NSPersistentHistoryResult``.
-  /// - Throws: ``ObjectGraphError/Code/unknownKey`` for an unknown entity or key,
-  ///   ``ObjectGraphError/Code/invalidValue`` for a value of the wrong type or a relationship given as a
-  ///   value, ``ObjectGraphError/Code/validationMissingMandatoryProperty`` for a required attribute left
+  /// - Throws: ``ObjectGraphUnknownKeyError`` for an unknown entity or key,
+  ///   ``ObjectGraphInvalidValueError`` for a value of the wrong type or a relationship given as a
+  ///   value, ``NSValidationMissingMandatoryPropertyError`` for a required attribute left
   ///   without a value, 133021 for a uniqueness constraint broken by an insert, 1600 when a Deny rule
-  ///   refuses a delete, ``ObjectGraphError/Code/unsupportedFeature`` for another kind of request. Nothing
+  ///   refuses a delete, ``ObjectGraphUnsupportedFeatureError`` for another kind of request. Nothing
   ///   is changed when it throws.
   public func execute(_ request: any NSPersistentStoreRequest) throws -> any NSPersistentStoreResult {
     try isolated("execute(_:)") { _ in

@@ -11,9 +11,9 @@ extension NSManagedObjectContext {
   /// Each object is unique in the context: fetching one you already hold returns the same instance, with
   /// its unsaved changes intact.
   ///
-  /// - Throws: ``ObjectGraphError/Code/unknownKey`` for an unknown entity or key (naming both),
-  ///   ``ObjectGraphError/Code/noPersistentStore`` without a coordinator or store,
-  ///   ``ObjectGraphError/Code/invalidValue`` when the entity's objects (or the result type's values) are
+  /// - Throws: ``ObjectGraphUnknownKeyError`` for an unknown entity or key (naming both),
+  ///   ``ObjectGraphNoPersistentStoreError`` without a coordinator or store,
+  ///   ``ObjectGraphInvalidValueError`` when the entity's objects (or the result type's values) are
   ///   not `Result`s.
   ///
   /// IDs (``NSFetchRequestResultType/managedObjectIDResultType``) honour pending changes as objects do and
@@ -64,7 +64,7 @@ extension NSManagedObjectContext {
 
   /// Counts the objects a request would fetch, without making them (whatever its result type).
   ///
-  /// - Throws: what ``fetch(_:)`` throws, ``ObjectGraphError/Code/noPersistentStore`` included when the
+  /// - Throws: what ``fetch(_:)`` throws, ``ObjectGraphNoPersistentStoreError`` included when the
   ///   coordinator has no store yet (a count of 0 would look like an empty store).
   public func count<Result: NSFetchRequestResult>(for request: NSFetchRequest<Result>) throws -> Int {
     try isolated("count(for:)") { confined in try countObjects(request, confined) }

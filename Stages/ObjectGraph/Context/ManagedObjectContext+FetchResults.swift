@@ -48,7 +48,7 @@ extension NSManagedObjectContext {
   }
 
   /// `values` as the request's `Result`s.
-  /// - Throws: ``ObjectGraphError/Code/invalidValue`` when `Result` does not fit the result type.
+  /// - Throws: ``ObjectGraphInvalidValueError`` when `Result` does not fit the result type.
   func results<Value, Result>(_ values: [Value], of request: NSFetchRequest<Result>) throws -> [Result] {
     if let results = values as? [Result] { return results }
     let what =

@@ -46,7 +46,7 @@ extension NSManagedObjectContext {
   }
 
   /// The ``mergePolicy`` a save uses.
-  /// - Throws: ``ObjectGraphError/Code/coreData`` when it was set to something that is not an ``NSMergePolicy``.
+  /// - Throws: ``NSCoreDataError`` when it was set to something that is not an ``NSMergePolicy``.
   private func savingMergePolicy() throws -> NSMergePolicy {
     let value = mergePolicy
     if let policy = value as? NSMergePolicy { return policy }

@@ -92,7 +92,7 @@ extension NSManagedObjectContext {
   }
 
   /// The object for `objectID`, loaded from the store if needed.
-  /// - Throws: ``ObjectGraphError/Code/objectNotFound`` when no such object exists (it was deleted, the
+  /// - Throws: ``ObjectGraphObjectNotFoundError`` when no such object exists (it was deleted, the
   ///   ID is temporary and belongs to another context, or it names a store this context's coordinator
   ///   does not have; the message says which).
   public func existingObject(with objectID: NSManagedObjectID) throws -> NSManagedObject {
@@ -308,7 +308,7 @@ extension NSManagedObjectContext {
   // MARK: - Faults
 
   /// Loads a fault's values from the store.
-  /// - Throws: ``ObjectGraphError/Code/objectNotFound`` when its row is gone.
+  /// - Throws: ``ObjectGraphObjectNotFoundError`` when its row is gone.
   func fulfill(_ object: NSManagedObject) throws {
     if !object.state.needsLoad && object.state.isFault && Self.someContextLimitsStaleness && isStale(object.readAt) {
       object.values = object.layout.initialValues

@@ -156,7 +156,7 @@ extension NSManagedObjectContext {
   /// its hook ran (a hook's own changes, the inverse relationships they updated) or joined the save
   /// (inserted, updated, deleted by a hook), until a round changes nothing.
   ///
-  /// - Throws: 134060 (``ObjectGraphError/Code/coreData``) when the hooks still change objects after
+  /// - Throws: 134060 (``NSCoreDataError``) when the hooks still change objects after
   ///   ``willSaveRoundLimit`` rounds, naming them; nothing is written.
   private func runWillSave(_ confined: Confined, inserted: [NSManagedObject]) throws {
     Self.contextsRunningWillSave.add(1, ordering: .relaxed)

@@ -155,7 +155,7 @@ public final class NSManagedObjectContext: @unchecked Sendable, CustomStringConv
   ///
   /// Typed `Any`, as in Core Data, so any value can be set, and the getter gives back what was set. A value
   /// that is not an ``NSMergePolicy`` (an ``NSMergePolicyType``, say) changes nothing until the context saves
-  /// changes to the store (not to a parent context): that save fails with ``ObjectGraphError/Code/coreData``
+  /// changes to the store (not to a parent context): that save fails with ``NSCoreDataError``
   /// (134060) naming the value, and nothing is written (Core Data stops the program there instead).
   public var mergePolicy: Any {
     get { settings.withLock { $0.mergePolicy } }

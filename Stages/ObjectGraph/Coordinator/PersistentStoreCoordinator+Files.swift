@@ -12,8 +12,8 @@ extension NSPersistentStoreCoordinator {
   ///
   /// When this coordinator has the store, it is removed first; objects from it can no longer be
   /// fulfilled or saved. A missing file is nothing to do.
-  /// - Throws: ``ObjectGraphError/Code/persistentStoreInvalidType`` for an in-memory type or a file that is
-  ///   not a store (left as it is), ``ObjectGraphError/Code/persistentStoreOperation`` when a file cannot
+  /// - Throws: ``NSPersistentStoreInvalidTypeError`` for an in-memory type or a file that is
+  ///   not a store (left as it is), ``NSPersistentStoreOperationError`` when a file cannot
   ///   be deleted.
   public func destroyPersistentStore(at url: URL, type: StoreType, options: StoreOptions = .init()) throws {
     guard type != .inMemory else {
@@ -30,8 +30,8 @@ extension NSPersistentStoreCoordinator {
   ///
   /// The copy is made with SQLite's backup API, page by page, so a store in WAL mode comes whole. The
   /// destination is made when it does not exist.
-  /// - Throws: ``ObjectGraphError/Code/persistentStoreOperation`` when this coordinator has the
-  ///   destination store (remove it first) or the copy fails, ``ObjectGraphError/Code/persistentStoreInvalidType``
+  /// - Throws: ``NSPersistentStoreOperationError`` when this coordinator has the
+  ///   destination store (remove it first) or the copy fails, ``NSPersistentStoreInvalidTypeError``
   ///   when either file is not a store (both are left as they were).
   public func replacePersistentStore(
     at destinationURL: URL, destinationOptions: StoreOptions = .init(), withPersistentStoreFrom sourceURL: URL,

@@ -23,11 +23,11 @@ extension NSPersistentStoreCoordinator {
   /// try context.save()  // written with the context's changes
   /// ```
   ///
-  /// - Throws: ``ObjectGraphError/Code/invalidValue`` when the dictionary gives one of the engine's keys
+  /// - Throws: ``ObjectGraphInvalidValueError`` when the dictionary gives one of the engine's keys
   ///   a value other than the one it has (the store would no longer open, or open as another store), or
   ///   holds a value a property list cannot (strings, numbers, Booleans, dates, data, and arrays and
   ///   string-keyed dictionaries of them), naming the key; nothing is changed then.
-  ///   ``ObjectGraphError/Code/persistentStoreOperation`` when `store` is not one of this coordinator's.
+  ///   ``NSPersistentStoreOperationError`` when `store` is not one of this coordinator's.
   ///   (Core Data's method does not throw; it raises for such a dictionary when the store is saved.)
   public func setMetadata(_ metadata: [String: any Sendable], for store: NSPersistentStore) throws {
     guard persistentStores.contains(where: { $0 === store }) else {

@@ -11,7 +11,7 @@ extension NSPersistentStoreCoordinator: ObjectStore {
 
   /// Runs `body` with exclusive access to the stores.
   ///
-  /// - Throws: ``ObjectGraphError/Code/persistentStoreOperation`` when called from code that runs while
+  /// - Throws: ``NSPersistentStoreOperationError`` when called from code that runs while
   ///   a fetch is making its objects (an override of `init(entity:insertInto:)`), instead of re-entering
   ///   the store in the middle of its read.
   func serialized<T>(_ body: () throws -> T) throws -> T {

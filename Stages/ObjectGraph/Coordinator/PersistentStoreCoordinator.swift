@@ -46,9 +46,9 @@ public final class NSPersistentStoreCoordinator: Sendable, CustomStringConvertib
   ///   - configuration: the model configuration the store holds; `nil` for every entity.
   ///   - url: the store file (required for `.sqlite` and `.binary`); created if it does not exist.
   ///   - options: migration options, SQLite pragmas, read-only.
-  /// - Throws: ``ObjectGraphError`` with ``ObjectGraphError/Code/persistentStoreOpen`` (missing or
-  ///   unwritable folder, unreadable file), ``ObjectGraphError/Code/persistentStoreInvalidType`` (not a
-  ///   SQLite database, or not a store), ``ObjectGraphError/Code/persistentStoreIncompatibleVersionHash``
+  /// - Throws: ``ObjectGraphError`` with ``NSPersistentStoreOpenError`` (missing or
+  ///   unwritable folder, unreadable file), ``NSPersistentStoreInvalidTypeError`` (not a
+  ///   SQLite database, or not a store), ``NSPersistentStoreIncompatibleVersionHashError``
   ///   (made with another model). A file that is refused is left exactly as it was.
   @discardableResult
   public func addPersistentStore(
@@ -78,7 +78,7 @@ public final class NSPersistentStoreCoordinator: Sendable, CustomStringConvertib
   }
 
   /// Removes a store. Objects from it that contexts still hold can no longer be fulfilled or saved.
-  /// - Throws: ``ObjectGraphError/Code/persistentStoreOperation`` when the store is not one of this
+  /// - Throws: ``NSPersistentStoreOperationError`` when the store is not one of this
   ///   coordinator's.
   public func remove(_ store: NSPersistentStore) throws {
     let removed = stores.withLock { list -> Bool in

@@ -21,7 +21,7 @@ struct DerivationExpression {
   let form: Form
 
   /// Parses an expression.
-  /// - Throws: ``ObjectGraphError/Code/modelInvalid`` saying what is not understood.
+  /// - Throws: ``ObjectGraphModelInvalidError`` saying what is not understood.
   init(_ text: String) throws {
     self.text = text
     let trimmed = text.trimmingCharacters(in: .whitespaces)
@@ -64,7 +64,7 @@ struct DerivationExpression {
   }
 
   /// The expression's value for `object`, as the attribute's Swift value (`nil` for none).
-  /// - Throws: the key path's errors; ``ObjectGraphError/Code/invalidValue`` for a value the attribute's
+  /// - Throws: the key path's errors; ``ObjectGraphInvalidValueError`` for a value the attribute's
   ///   type cannot hold.
   func value(for object: some PredicateEvaluable) throws -> PredicateValue {
     switch form {

@@ -18,7 +18,7 @@ extension FetchPredicate {
   /// Takes the predicates `NSPredicate(format:)`, `NSComparisonPredicate(leftExpression:…)` and
   /// ``FetchPredicate``'s own make, Foundation's `NSCompoundPredicate` of any of them, and
   /// `NSPredicate(value:)`.
-  /// - Throws: the parser's ``ObjectGraphError/Code/predicateSyntax`` for a format that did not parse;
+  /// - Throws: the parser's ``ObjectGraphPredicateSyntaxError`` for a format that did not parse;
   ///   the same code for a block predicate (`NSPredicate(block:)`), which a store cannot run (Core Data's
   ///   SQLite store refuses it too).
   init(_ predicate: NSPredicate) throws {
@@ -95,8 +95,8 @@ extension FetchPredicate {
 
   /// Whether `object` matches, evaluated in memory: a managed object on its current (maybe unsaved)
   /// values; a dictionary by its keys; any other value as `SELF`.
-  /// - Throws: ``ObjectGraphError/Code/unknownKey`` for a key the object does not have,
-  ///   ``ObjectGraphError/Code/predicateSyntax`` for a `$VARIABLE` with no value.
+  /// - Throws: ``ObjectGraphUnknownKeyError`` for a key the object does not have,
+  ///   ``ObjectGraphPredicateSyntaxError`` for a `$VARIABLE` with no value.
   func evaluate(with object: Any?) throws -> Bool {
     if let object = object as? any PredicateEvaluable {
       return try PredicateEvaluator.evaluate(resolvedNode, on: object)

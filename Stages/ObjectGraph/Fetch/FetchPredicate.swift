@@ -70,7 +70,7 @@ struct FetchPredicate: Sendable, CustomStringConvertible {
   /// A subpredicate that is itself an `AND` has its predicates appended rather than nested, so joining
   /// predicates one at a time (`all = all && next`, ten thousand times) gives one flat `AND`, which
   /// fetches like any other. A result more than ``PredicateNode/maximumDepth`` levels deep is not built:
-  /// fetching or evaluating with it throws ``ObjectGraphError/Code/predicateSyntax`` (see
+  /// fetching or evaluating with it throws ``ObjectGraphPredicateSyntaxError`` (see
   /// Docs/ObjectGraph.md, "Bad input").
   init(andPredicateWithSubpredicates subpredicates: [FetchPredicate]) {
     self = Self.joining(subpredicates, and: true)
@@ -88,7 +88,7 @@ struct FetchPredicate: Sendable, CustomStringConvertible {
   /// The opposite of a predicate (`NOT`). Core Data's `NSCompoundPredicate(notPredicateWithSubpredicate:)`.
   ///
   /// A result more than ``PredicateNode/maximumDepth`` levels deep is not built: fetching or evaluating
-  /// with it throws ``ObjectGraphError/Code/predicateSyntax``.
+  /// with it throws ``ObjectGraphPredicateSyntaxError``.
   init(notPredicateWithSubpredicate subpredicate: FetchPredicate) {
     self.init(node: .not(subpredicate.node), depth: subpredicate.depth + 1, objectReferences: subpredicate.objectReferences)
   }
@@ -148,8 +148,8 @@ struct FetchPredicate: Sendable, CustomStringConvertible {
   ///
   /// The values are of the kinds ``init(format:_:)`` takes (a managed object, an array for `IN`, …).
   /// The template itself is not changed, so it can be filled in again and again.
-  /// - Throws: ``ObjectGraphError/Code/predicateSyntax`` naming the variables `variables` does not give
-  ///   (Core Data requires them all), ``ObjectGraphError/Code/invalidValue`` for a value of a kind
+  /// - Throws: ``ObjectGraphPredicateSyntaxError`` naming the variables `variables` does not give
+  ///   (Core Data requires them all), ``ObjectGraphInvalidValueError`` for a value of a kind
   ///   predicates cannot hold.
   func withSubstitutionVariables(_ variables: [String: Any]) throws -> FetchPredicate {
     let missing = substitutionVariableNames.subtracting(variables.keys).sorted()

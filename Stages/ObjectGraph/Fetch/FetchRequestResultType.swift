@@ -9,7 +9,7 @@ import Foundation
 /// ```
 ///
 /// A value that is not one of the four (a raw value of 3, say) makes a fetch fail with
-/// ``ObjectGraphError/Code/invalidValue``.
+/// ``ObjectGraphInvalidValueError``.
 public struct NSFetchRequestResultType: OptionSet, Sendable, Hashable {
   /// Core Data's number for the result type (0, 1, 2 or 4).
   public let rawValue: UInt

@@ -57,7 +57,7 @@ struct FetchSortDescriptor: Sendable, Hashable, CustomStringConvertible {
 
   /// Makes a sort descriptor from the name of a Core Data sort selector, for ported code:
   /// `NSSortDescriptor(key: "name", ascending: true, selector: "localizedStandardCompare:")`.
-  /// - Throws: ``ObjectGraphError/Code/invalidValue`` for a selector that is not one of
+  /// - Throws: ``ObjectGraphInvalidValueError`` for a selector that is not one of
   ///   ``Comparison-swift.enum``'s (there is no Objective-C runtime to call an arbitrary one).
   init(key: String, ascending: Bool = true, selector: String) throws {
     guard let comparison = Comparison(rawValue: selector) else {

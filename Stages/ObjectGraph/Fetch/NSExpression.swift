@@ -204,8 +204,8 @@ import Foundation
 
 extension NSExpression {
   /// The expression as the predicate tree holds it, for ``NSComparisonPredicate``.
-  /// - Throws: ``ObjectGraphError/Code/predicateSyntax`` for a function the engine cannot run or a format
-  ///   that did not parse; ``ObjectGraphError/Code/invalidValue`` for a constant of a kind predicates
+  /// - Throws: ``ObjectGraphPredicateSyntaxError`` for a function the engine cannot run or a format
+  ///   that did not parse; ``ObjectGraphInvalidValueError`` for a constant of a kind predicates
   ///   cannot hold.
   func predicateExpression(objects: PredicateObjectCapture) throws -> PredicateExpression {
     switch expressionType {
@@ -249,7 +249,7 @@ extension NSExpression {
   }
 
   /// The expression as a dictionary fetch computes it: a key path, or a function of key paths.
-  /// - Throws: ``ObjectGraphError/Code/invalidValue`` for another kind of expression.
+  /// - Throws: ``ObjectGraphInvalidValueError`` for another kind of expression.
   func fetchExpression() throws -> FetchExpression {
     switch expressionType {
     case .keyPath: return FetchExpression(forKeyPath: keyPath)

@@ -36,7 +36,7 @@ import Foundation
     ///
     /// **A malformed format does not stop the program** (Core Data raises an exception that does): the
     /// predicate keeps the parser's message, a fetch with it throws that message as an `NSError`
-    /// (``ObjectGraphError/Code/predicateSyntax``), `evaluate(with:)` answers `false`, and
+    /// (``ObjectGraphPredicateSyntaxError``), `evaluate(with:)` answers `false`, and
     /// ``Foundation/NSPredicate/formatError`` reads the message at once.
     public init(format predicateFormat: String, _ args: Any?...) {
       self = FormatPredicate(format: predicateFormat, arguments: args)

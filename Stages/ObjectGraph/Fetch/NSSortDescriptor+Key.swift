@@ -109,7 +109,7 @@ final class KeySortDescriptor: NSSortDescriptor {
   }
 
   /// The engine's descriptor.
-  /// - Throws: ``ObjectGraphError/Code/invalidValue`` for a missing key or a selector the engine does not
+  /// - Throws: ``ObjectGraphInvalidValueError`` for a missing key or a selector the engine does not
   ///   know.
   func fetchSortDescriptor() throws -> FetchSortDescriptor {
     guard let sortKey, !sortKey.isEmpty else {
@@ -159,7 +159,7 @@ final class KeySortDescriptor: NSSortDescriptor {
 extension FetchSortDescriptor {
   /// The engine's descriptor for a Foundation one: from `NSSortDescriptor(key:ascending:)`, or from
   /// `NSSortDescriptor(keyPath:ascending:)` when the key path names a property Swift can print the name of.
-  /// - Throws: ``ObjectGraphError/Code/invalidValue`` for a missing key, an unknown selector, or a key path
+  /// - Throws: ``ObjectGraphInvalidValueError`` for a missing key, an unknown selector, or a key path
   ///   whose name cannot be read.
   init(_ descriptor: NSSortDescriptor) throws {
     if let descriptor = descriptor as? KeySortDescriptor {

@@ -47,7 +47,7 @@ struct InferredMapping: Sendable {
   }
 
   /// Infers the mapping from the entities of the store's model to the entities of the app's model.
-  /// - Throws: ``ObjectGraphError/Code/migrationMissingMappingModel`` for a change that cannot be inferred.
+  /// - Throws: ``NSMigrationMissingMappingModelError`` for a change that cannot be inferred.
   static func infer(from sourceEntities: [NSEntityDescription], to destinationEntities: [NSEntityDescription]) throws
     -> InferredMapping
   {

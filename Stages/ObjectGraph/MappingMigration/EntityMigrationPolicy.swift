@@ -97,7 +97,7 @@ open class NSEntityMigrationPolicy {
   ///   - arguments: the arguments, evaluated (`$source.name` as the source instance's name).
   ///   - manager: the migration manager running.
   /// - Returns: the value the property gets.
-  /// - Throws: by default, ``ObjectGraphError/Code/migration`` naming the selector; the migration stops.
+  /// - Throws: by default, ``NSMigrationError`` naming the selector; the migration stops.
   open func evaluateFunction(_ selector: String, arguments: [Any?], manager: NSMigrationManager) throws -> Any? {
     throw ObjectGraphError(
       .migration,

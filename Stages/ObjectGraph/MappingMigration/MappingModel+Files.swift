@@ -20,7 +20,7 @@ extension NSMappingModel {
   /// ObjectGraph cannot evaluate (see ``NSPropertyMapping``) is refused here, naming the entity mapping, the
   /// property and the expression.
   /// - Parameter url: a `.cdm` file, a `.xcmappingmodel` folder or the `xcmapping.xml` inside one.
-  /// - Throws: ``ObjectGraphError/Code/modelInvalid`` naming the file and what is wrong: nothing at `url`, a
+  /// - Throws: ``ObjectGraphModelInvalidError`` naming the file and what is wrong: nothing at `url`, a
   ///   damaged file, an entity mapping whose source expression or filter ObjectGraph cannot run, a value
   ///   expression it cannot evaluate, a `.xcmappingmodel` whose models cannot be found, or a mapping naming an
   ///   entity the models lack.
@@ -35,7 +35,7 @@ extension NSMappingModel {
   ///   - url: a `.cdm` file, a `.xcmappingmodel` folder or the `xcmapping.xml` inside one.
   ///   - sourceModel: the model the mapping migrates from.
   ///   - destinationModel: the model the mapping migrates to.
-  /// - Throws: ``ObjectGraphError/Code/modelInvalid`` as ``init(contentsOf:)`` does, and when an entity
+  /// - Throws: ``ObjectGraphModelInvalidError`` as ``init(contentsOf:)`` does, and when an entity
   ///   mapping names an entity the models do not have.
   public convenience init(contentsOf url: URL, sourceModel: NSManagedObjectModel, destinationModel: NSManagedObjectModel)
     throws
@@ -59,7 +59,7 @@ extension NSMappingModel {
   ///   - sourceModel: the model to migrate from.
   ///   - destinationModel: the model to migrate to.
   /// - Returns: `nil` when no mapping model in the bundles matches (or a model is `nil`).
-  /// - Throws: ``ObjectGraphError/Code/modelInvalid`` when a `.cdm` in the bundles cannot be read, when the
+  /// - Throws: ``ObjectGraphModelInvalidError`` when a `.cdm` in the bundles cannot be read, when the
   ///   mapping model that matches has a value expression ObjectGraph cannot evaluate (naming the entity
   ///   mapping, the property and the expression), or when none matches and a `.xcmappingmodel` could not be
   ///   read (its models not found beside it, say), naming it.

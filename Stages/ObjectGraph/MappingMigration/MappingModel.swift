@@ -41,7 +41,7 @@ public final class NSMappingModel {
   /// `FUNCTION($manager, "destinationInstancesForSourceRelationshipNamed:sourceInstances:", "<name>", $source.<name>)`,
   /// which looks the objects up in the mappings of that entity and its subentities, as the model compiler writes). New entities get an ``NSEntityMappingType/addEntityMappingType`` mapping, dropped ones a
   /// ``NSEntityMappingType/removeEntityMappingType`` mapping.
-  /// - Throws: ``ObjectGraphError/Code/migrationMissingMappingModel`` (134140) naming what cannot be
+  /// - Throws: ``NSMigrationMissingMappingModelError`` (134140) naming what cannot be
   ///   inferred, as opening the store would.
   public static func inferredMappingModel(forSourceModel sourceModel: NSManagedObjectModel, destinationModel: NSManagedObjectModel)
     throws -> NSMappingModel

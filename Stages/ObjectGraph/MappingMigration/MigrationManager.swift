@@ -129,9 +129,9 @@ public final class NSMigrationManager {
   ///
   /// The source is opened read-only and never changed. The destination must not exist: it is made with the
   /// destination model and, when the migration fails, removed with its side files.
-  /// - Throws: ``ObjectGraphError/Code/migrationMissingSourceModel`` (134130) when the source store was not
-  ///   made with ``sourceModel``; ``ObjectGraphError/Code/persistentStoreInvalidType`` for a type other than
-  ///   SQLite; ``ObjectGraphError/Code/migration`` (134110) for everything else (an existing destination, an
+  /// - Throws: ``NSMigrationMissingSourceModelError`` (134130) when the source store was not
+  ///   made with ``sourceModel``; ``NSPersistentStoreInvalidTypeError`` for a type other than
+  ///   SQLite; ``NSMigrationError`` (134110) for everything else (an existing destination, an
   ///   expression that cannot be read, an error thrown by a policy, a cancellation, a validation failure),
   ///   naming the entity mapping and what happened.
   public func migrateStore(

@@ -17,7 +17,7 @@ import Foundation
 /// Core Data does, and a sort cannot name it. The last three cases (``compositeAttributeType``,
 /// ``objectIDAttributeType`` and ``undefinedAttributeType``) exist so that every Xcode model loads and can be
 /// inspected; the engine does not store values of those types, and using such an attribute at run time
-/// (saving a value, naming it in a predicate) is an ``ObjectGraphError/Code/unsupportedFeature`` error.
+/// (saving a value, naming it in a predicate) is an ``ObjectGraphUnsupportedFeatureError`` error.
 ///
 /// Printed (`description`), a type is the name Xcode's model editor shows (`Integer 64`), which is what the
 /// engine's messages say.

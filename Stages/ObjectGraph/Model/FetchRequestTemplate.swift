@@ -1,7 +1,7 @@
 import Foundation
 
 /// A fetch request template stored in an Xcode model: described; ObjectGraph does not instantiate
-/// templates (use an ``NSFetchRequest`` with a ``NSPredicate`` instead).
+/// templates (use an ``NSFetchRequest`` with an `NSPredicate` instead).
 public struct FetchRequestTemplate: Sendable {
   /// The template's name.
   public let name: String

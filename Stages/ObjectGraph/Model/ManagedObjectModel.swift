@@ -17,7 +17,7 @@ import Synchronization
 /// ```
 ///
 /// The model resolves relationship destinations and inverses by name and checks that the whole is
-/// consistent; a model that is not is an ``ObjectGraphError/Code/modelInvalid`` error naming what is
+/// consistent; a model that is not is an ``ObjectGraphModelInvalidError`` error naming what is
 /// wrong. Once an ``NSPersistentStoreCoordinator`` uses the model it is frozen: its descriptions can no
 /// longer change.
 public final class NSManagedObjectModel: Sendable, CustomStringConvertible {
@@ -42,7 +42,7 @@ public final class NSManagedObjectModel: Sendable, CustomStringConvertible {
   private let entitiesByClass = Locked<(generation: Int, entities: [ObjectIdentifier: NSEntityDescription])>((-1, [:]))
 
   /// Makes a model from entities, resolving every relationship's destination and inverse.
-  /// - Throws: ``ObjectGraphError/Code/modelInvalid`` when two entities share a name, a relationship
+  /// - Throws: ``ObjectGraphModelInvalidError`` when two entities share a name, a relationship
   ///   names an entity or inverse that does not exist, an entity inherits from itself, or two properties
   ///   of one entity share a name.
   public init(entities: [NSEntityDescription]) throws {
@@ -98,7 +98,7 @@ public final class NSManagedObjectModel: Sendable, CustomStringConvertible {
   public var fetchRequestTemplates: [FetchRequestTemplate] { state.read(\.fetchRequestTemplates) }
 
   /// Instantiating a stored fetch request template is not supported by this engine.
-  /// - Throws: always ``ObjectGraphError/Code/unsupportedFeature``, naming the template.
+  /// - Throws: always ``ObjectGraphUnsupportedFeatureError``, naming the template.
   public func fetchRequestFromTemplate(withName name: String) throws -> Never {
     guard fetchRequestTemplates.contains(where: { $0.name == name }) else {
       throw ObjectGraphError(

@@ -21,7 +21,7 @@ enum ModelFile {
   ///   - file: the file.
   ///   - what: what it is, as the message names it ("the Xcode model file").
   ///   - remedy: what to do when it cannot be read, as a sentence.
-  /// - Throws: ``ObjectGraphError/Code/modelInvalid`` naming the file and the reason: it is not a regular file
+  /// - Throws: ``ObjectGraphModelInvalidError`` naming the file and the reason: it is not a regular file
   ///   (``requireRegularFile(_:what:)``), or it cannot be read.
   static func read(_ file: URL, what: String, remedy: String) throws -> Data {
     try requireRegularFile(file, what: what)
@@ -51,7 +51,7 @@ enum ModelFile {
   /// - Parameters:
   ///   - file: the path.
   ///   - what: what it should be, as the message names it ("the Xcode model file").
-  /// - Throws: ``ObjectGraphError/Code/modelInvalid`` naming the path and what is there.
+  /// - Throws: ``ObjectGraphModelInvalidError`` naming the path and what is there.
   static func requireRegularFile(_ file: URL, what: String) throws {
     guard let kind = kind(of: file) else { return }
     throw notAFile(file, what: what, kind: kind)

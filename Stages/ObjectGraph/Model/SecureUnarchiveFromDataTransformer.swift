@@ -18,7 +18,7 @@ open class SecureUnarchiveFromDataTransformer: AttributeValueTransformer, @unche
   }
 
   /// The value archived, after checking that it is of a kind the archiver takes: a property-list value, or
-  /// an `NSSecureCoding` object of one of ``allowedTopLevelClasses`` (or ``transformedValueClass()``), which
+  /// an `NSSecureCoding` object of one of ``allowedTopLevelClasses`` (or `transformedValueClass()`), which
   /// a subclass overrides to store its own classes, as Core Data's documentation shows.
   open override func transformedValue(_ value: Any) throws -> Data {
     let allowed = type(of: self).allowedTopLevelClasses + [type(of: self).transformedValueClass()]

@@ -31,7 +31,7 @@ extension NSManagedObjectModel {
   ///
   /// - Parameter url: a `.xcdatamodeld` folder, a `.xcdatamodel` folder, or the `contents` file inside one; a
   ///   `.momd` folder or a `.mom` file.
-  /// - Throws: ``ObjectGraphError/Code/modelInvalid`` naming the file and what is wrong, when a compiled model is
+  /// - Throws: ``ObjectGraphModelInvalidError`` naming the file and what is wrong, when a compiled model is
   ///   damaged, truncated or not a model archive, or its `VersionInfo.plist` names a missing version; when nothing is at
   ///   `url`, the folder holds no model version, `.xccurrentversion` names a version that is not there, a
   ///   `contents` file is missing or is not well-formed XML (with its line), an attribute type or delete rule is
@@ -65,7 +65,7 @@ extension NSManagedObjectModel {
   /// - Parameter url: a `.xcdatamodeld` folder, a `.xcdatamodel` folder, or the `contents` file inside one; a
   ///   `.momd` folder or a `.mom` file.
   /// - Returns: `(name, model)` pairs, one per version.
-  /// - Throws: ``ObjectGraphError/Code/modelInvalid`` as ``init(contentsOf:)`` does, when any version cannot be
+  /// - Throws: ``ObjectGraphModelInvalidError`` as ``init(contentsOf:)`` does, when any version cannot be
   ///   loaded.
   public static func versions(in url: URL) throws -> [(name: String, model: NSManagedObjectModel)] {
     if CompiledModelLoader.isCompiledModel(url) {
@@ -88,7 +88,7 @@ extension NSManagedObjectModel {
   ///   - data: the XML.
   ///   - origin: where the data came from, as error messages name it, starting in lower case: "the model kept
   ///     in store X".
-  /// - Throws: ``ObjectGraphError/Code/modelInvalid`` naming `origin`, when the data is not well-formed XML, not
+  /// - Throws: ``ObjectGraphModelInvalidError`` naming `origin`, when the data is not well-formed XML, not
   ///   an Xcode model, or describes an inconsistent model.
   static func fromXcodeContents(_ data: Data, origin: String) throws -> NSManagedObjectModel {
     let source = XcodeModelLoader.ModelSource(

@@ -19,7 +19,7 @@ import Foundation
 /// `userDefinedModelVersionIdentifier` cannot hold, are also written as ObjectGraph's own `<versionIdentifier>`
 /// elements, which the loader reads and Xcode would ignore. Text holding a character XML 1.0 cannot hold (a
 /// control character other than tab, line feed and carriage return, or U+FFFE/U+FFFF) is written as it is, and
-/// reading it back fails with ``ObjectGraphError/Code/modelInvalid``, not with a silently different model.
+/// reading it back fails with ``ObjectGraphModelInvalidError``, not with a silently different model.
 enum XcodeModelWriter {
   /// The `contents` file of `model`, as UTF-8 XML.
   static func contents(of model: NSManagedObjectModel) -> Data {

@@ -13,8 +13,8 @@ extension NSEntityDescription {
   ///
   /// Core Data's returns a non-optional object and stops the program for an unknown name; this one
   /// throws instead.
-  /// - Throws: ``ObjectGraphError/Code/unknownKey`` naming the model's entities, when there is no such
-  ///   entity; ``ObjectGraphError/Code/invalidValue`` for an abstract one.
+  /// - Throws: ``ObjectGraphUnknownKeyError`` naming the model's entities, when there is no such
+  ///   entity; ``ObjectGraphInvalidValueError`` for an abstract one.
   public static func insertNewObject(forEntityName name: String, into context: NSManagedObjectContext) throws -> NSManagedObject {
     let entity = try context.entity(named: name)
     guard !entity.isAbstract else {

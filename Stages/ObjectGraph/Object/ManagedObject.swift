@@ -278,13 +278,13 @@ open class NSManagedObject: Hashable, CustomStringConvertible {
   ///
   /// Every read by key that does not go to SQL asks it after the model's properties: ``value(forKey:)``,
   /// a fetched results controller's `sectionNameKeyPath` (`"firstInitial"` sections books by their first
-  /// letter), key paths evaluated in memory (``NSPredicate/evaluate(with:substitutionVariables:)``, a
+  /// letter), key paths evaluated in memory (`NSPredicate.evaluate(with:substitutionVariables:)`, a
   /// sort of objects already fetched), and the rest of a key path through the object it returns. A key
   /// of the model never reaches it, so model properties are read as fast as without it. A fetch's
   /// predicate or sort runs in SQLite and cannot use a computed key (Core Data refuses it too).
   ///
   /// - Returns: the value, `nil` included; a managed object may be returned to follow a key path further.
-  /// - Throws: ``ObjectGraphError/Code/unknownKey`` (what this implementation does) for a key the class
+  /// - Throws: ``ObjectGraphUnknownKeyError`` (what this implementation does) for a key the class
   ///   does not answer either; ``value(forKey:)`` then stops the program with that message, as Core Data
   ///   raises for an unknown key, and a fetched results controller's ``AnyFetchedResultsController/performFetch()``
   ///   throws it.
@@ -316,14 +316,14 @@ open class NSManagedObject: Hashable, CustomStringConvertible {
   /// through ``validateForInsert()`` and ``validateForUpdate()``; a value it replaces is not saved (call
   /// it yourself before setting a value to coerce one).
   /// - Throws: the broken rule's ``ObjectGraphError`` (1570, 1580, 1590, 1610–1680), naming the object and
-  ///   the property; ``ObjectGraphError/Code/unknownKey`` for a key the entity does not have.
+  ///   the property; ``ObjectGraphUnknownKeyError`` for a key the entity does not have.
   open func validateValue(_ value: inout Any?, forKey key: String) throws {
     try validateModelRules(value, forKey: key)
   }
 
   /// Checks the object before its first save: every property, through ``validateValue(_:forKey:)``.
   /// Override to check several properties together, calling `super` first.
-  /// - Throws: the one broken rule's error, or 1560 (``ObjectGraphError/Code/validationMultipleErrors``)
+  /// - Throws: the one broken rule's error, or 1560 (``NSValidationMultipleErrorsError``)
   ///   listing them all.
   open func validateForInsert() throws {
     try validateProperties()

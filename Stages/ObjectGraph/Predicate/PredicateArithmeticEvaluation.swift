@@ -5,7 +5,7 @@ import Foundation
 enum PredicateArithmeticEvaluation {
   /// `lhs op rhs`. `nil` in gives `nil` out; integers (and bools) stay integers under `+ - *`, becoming a
   /// double on overflow; `/` divides as doubles, and by zero gives `nil`.
-  /// - Throws: ``ObjectGraphError/Code/invalidValue`` for a value that is not a number.
+  /// - Throws: ``ObjectGraphInvalidValueError`` for a value that is not a number.
   static func apply(_ op: PredicateArithmetic, _ lhs: PredicateValue, _ rhs: PredicateValue) throws -> PredicateValue {
     if lhs == .null || rhs == .null { return .null }
     let left = try number(lhs, op)
@@ -30,7 +30,7 @@ enum PredicateArithmeticEvaluation {
   }
 
   /// A to-many's values reduced by `@sum`, `@avg`, `@min` or `@max` (`nil` values are skipped).
-  /// - Throws: ``ObjectGraphError/Code/invalidValue`` when `@sum` or `@avg` meets a value that is not a
+  /// - Throws: ``ObjectGraphInvalidValueError`` when `@sum` or `@avg` meets a value that is not a
   ///   number.
   static func reduce(_ values: [PredicateValue], by collectionOperator: PredicateCollectionOperator) throws
     -> PredicateValue

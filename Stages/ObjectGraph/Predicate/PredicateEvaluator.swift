@@ -30,9 +30,9 @@ typealias PredicateBindings = [String: any PredicateEvaluable]
 ///   `$x` (and bare key paths) naming the member.
 enum PredicateEvaluator {
   /// Whether `object` matches `node`.
-  /// - Throws: ``ObjectGraphError/Code/unknownKey`` (from the object) for an unknown key,
-  ///   ``ObjectGraphError/Code/predicateSyntax`` for a `MATCHES` pattern that is not a valid regular
-  ///   expression or for ``PredicateNode/tooDeep``, ``ObjectGraphError/Code/invalidValue`` for `BETWEEN`
+  /// - Throws: ``ObjectGraphUnknownKeyError`` (from the object) for an unknown key,
+  ///   ``ObjectGraphPredicateSyntaxError`` for a `MATCHES` pattern that is not a valid regular
+  ///   expression or for ``PredicateNode/tooDeep``, ``ObjectGraphInvalidValueError`` for `BETWEEN`
   ///   without exactly two bounds.
   static func evaluate(
     _ node: PredicateNode, on object: some PredicateEvaluable, bindings: PredicateBindings = [:]
@@ -170,14 +170,14 @@ enum PredicateEvaluator {
   }
 
   /// The member a subquery bound to `name`.
-  /// - Throws: ``ObjectGraphError/Code/predicateSyntax`` for a substitution variable left without a value.
+  /// - Throws: ``ObjectGraphPredicateSyntaxError`` for a substitution variable left without a value.
   private static func bound(_ name: String, _ bindings: PredicateBindings) throws -> any PredicateEvaluable {
     guard let member = bindings[name] else { throw ObjectGraphError.unboundVariable(name) }
     return member
   }
 
   /// The one value an arithmetic operand has.
-  /// - Throws: ``ObjectGraphError/Code/predicateSyntax`` for a collection (a to-many key path).
+  /// - Throws: ``ObjectGraphPredicateSyntaxError`` for a collection (a to-many key path).
   private static func single(_ value: PredicateKeyPathValue, _ expression: PredicateExpression) throws -> PredicateValue {
     guard case .single(let single) = value, !single.isCollection else {
       throw ObjectGraphError(
@@ -455,7 +455,7 @@ enum PredicateEvaluator {
 
   /// `text MATCHES pattern`: the ICU regular expression must match the whole string; `[c]` is
   /// case-insensitive matching, `[d]` strips diacritics from both. Usable as a SQLite function.
-  /// - Throws: ``ObjectGraphError/Code/predicateSyntax`` naming the pattern when it does not compile.
+  /// - Throws: ``ObjectGraphPredicateSyntaxError`` naming the pattern when it does not compile.
   static func matches(_ text: String, pattern: String, options: PredicateComparison.Options) throws -> Bool {
     let regex = try wholeStringRegex(pattern, options: options)
     let subject =

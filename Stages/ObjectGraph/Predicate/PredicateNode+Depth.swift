@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Printing, compiling to SQL, evaluating and substituting all follow the tree, and SQLite's own parser
 /// takes about a hundred levels of nesting. So the engine never builds a tree deeper than
-/// ``maximumDepth``: the parser refuses a deeper format (a syntax error), ``NSPredicate``'s compound
+/// ``maximumDepth``: the parser refuses a deeper format (a syntax error), `NSPredicate`'s compound
 /// initialisers and operators, which cannot throw, keep ``tooDeep`` in place of the tree (fetching or
 /// evaluating it throws ``tooDeepError``), and ``NSPredicate/withSubstitutionVariables(_:)`` throws.
 ///

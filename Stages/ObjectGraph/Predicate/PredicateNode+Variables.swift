@@ -18,7 +18,7 @@ extension PredicateNode {
 
   /// The predicate with each free variable replaced by its value (a collection becomes an aggregate, as
   /// an array argument does).
-  /// - Throws: ``ObjectGraphError/Code/predicateSyntax`` for a substitution variable followed by a key
+  /// - Throws: ``ObjectGraphPredicateSyntaxError`` for a substitution variable followed by a key
   ///   path (`$notebook.name`): a value has no keys.
   func substituting(_ values: [String: PredicateValue], bound: Set<String> = []) throws -> PredicateNode {
     switch self {

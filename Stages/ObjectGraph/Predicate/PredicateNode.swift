@@ -9,7 +9,7 @@ indirect enum PredicateNode: Sendable, Equatable {
   case and([PredicateNode])
   case or([PredicateNode])
   case comparison(PredicateComparison)
-  /// In place of a tree more than ``maximumDepth`` levels deep, which ``NSPredicate``'s compound
+  /// In place of a tree more than ``maximumDepth`` levels deep, which `NSPredicate`'s compound
   /// initialisers and operators (which cannot throw) do not build: compiling or evaluating it throws
   /// ``tooDeepError``.
   case tooDeep

@@ -3,7 +3,7 @@ import Foundation
 /// Managed objects given as predicate arguments (`"notebook == %@", notebook`).
 ///
 /// Core Data's predicate keeps the object itself, so it names the same row before and after the object
-/// is saved. An ``NSManagedObject`` is not `Sendable`, and a ``NSPredicate`` is (it may be built on one
+/// is saved. An ``NSManagedObject`` is not `Sendable`, and a `NSPredicate` is (it may be built on one
 /// queue and used on another), so the predicate cannot use the object itself. It keeps the object's ID,
 /// read at the call. An ID that is still temporary changes when the object is saved, so for those the
 /// predicate also keeps an ``ObjectIDReference``, which reads the object's ID under its lock and nothing

@@ -79,9 +79,9 @@ struct PredicateParser {
   }
 
   /// Parses `format`, substituting `arguments` for its format specifiers in order.
-  /// - Throws: ``ObjectGraphError/Code/predicateSyntax`` for a syntax error (the message gives the
+  /// - Throws: ``ObjectGraphPredicateSyntaxError`` for a syntax error (the message gives the
   ///   character offset and a caret line) or a wrong number of arguments;
-  ///   ``ObjectGraphError/Code/invalidValue`` for an argument of the wrong kind (`%K` not given a string,
+  ///   ``ObjectGraphInvalidValueError`` for an argument of the wrong kind (`%K` not given a string,
   ///   `%d` given a string, `IN %@` given a single value, ...).
   static func parse(format: String, arguments: [Any?]) throws -> PredicateNode {
     try parse(format: format, arguments: arguments, objects: PredicateObjectCapture())
@@ -99,7 +99,7 @@ struct PredicateParser {
 
   /// Parses `format` as one expression (`NSExpression(format:)`): a key path, a constant, a variable,
   /// arithmetic, `SUBQUERY(…).@count`, substituting `arguments` in order.
-  /// - Throws: ``ObjectGraphError/Code/predicateSyntax`` for a syntax error or text after the expression.
+  /// - Throws: ``ObjectGraphPredicateSyntaxError`` for a syntax error or text after the expression.
   static func parseExpression(format: String, arguments: [Any?], objects: PredicateObjectCapture) throws -> PredicateExpression {
     let scalars = Array(format.unicodeScalars)
     var lexer = PredicateLexer(format: format, scalars: scalars)

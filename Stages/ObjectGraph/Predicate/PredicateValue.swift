@@ -22,7 +22,7 @@ enum PredicateValue: Sendable, Hashable {
 
   /// Converts an argument given to `NSPredicate(format:_:)`. A managed object becomes its object ID,
   /// read now; when that ID is still temporary, `objects` remembers where to find the object's later one.
-  /// - Throws: ``ObjectGraphError/Code/invalidValue`` for a type predicates cannot hold, or arrays nested
+  /// - Throws: ``ObjectGraphInvalidValueError`` for a type predicates cannot hold, or arrays nested
   ///   more than ``PredicateNode/maximumDepth`` levels deep.
   init(argument: Any?, objects: PredicateObjectCapture? = nil) throws {
     guard let argument else {

@@ -4,7 +4,7 @@ import Foundation
 /// `filtered(using:)`): a dictionary answers its keys, any other value is `SELF`.
 ///
 /// Linux has no key-value coding, so other objects' properties cannot be read by name: a key path on one
-/// throws ``ObjectGraphError/Code/unknownKey``.
+/// throws ``ObjectGraphUnknownKeyError``.
 struct PredicateValueSubject: PredicateEvaluable {
   let value: Any?
 

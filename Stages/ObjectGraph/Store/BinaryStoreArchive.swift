@@ -192,8 +192,8 @@ enum BinaryStoreArchive {
   // MARK: - Reading
 
   /// Reads the binary store file at `url` without changing it.
-  /// - Throws: ``ObjectGraphError/Code/persistentStoreOpen`` when the file cannot be read,
-  ///   ``ObjectGraphError/Code/persistentStoreInvalidType`` when it is not a binary store.
+  /// - Throws: ``NSPersistentStoreOpenError`` when the file cannot be read,
+  ///   ``NSPersistentStoreInvalidTypeError`` when it is not a binary store.
   static func read(url: URL) throws -> Contents {
     let data: Data
     do {
@@ -325,7 +325,7 @@ enum BinaryStoreArchive {
 
   /// Fills the tables of a new in-memory store (its schema and `Z_PRIMARYKEY` rows written for the same
   /// model) with the archive's rows, inside the caller's transaction.
-  /// - Throws: ``ObjectGraphError/Code/persistentStoreIncompatibleSchema`` when the archive names a table,
+  /// - Throws: ``NSPersistentStoreIncompatibleSchemaError`` when the archive names a table,
   ///   column or entity the model's layout does not have.
   static func load(_ contents: Contents, into db: Database, url: URL) throws {
     let existing = Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'"))

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 
 extension NSPersistentStore {
-  /// Throws ``ObjectGraphError/Code/persistentStoreSave`` when the store was opened read-only, saying
+  /// Throws ``NSPersistentStoreSaveError`` when the store was opened read-only, saying
   /// what could not be done (`consequence`, as in "a batch request cannot change it").
   func refuseWritesIfReadOnly(_ consequence: String) throws {
     guard options.readOnly else { return }
@@ -25,8 +25,8 @@ extension NSPersistentStore {
   /// table then has no `WHERE` at all, which SQLite carries out without visiting the rows). Requests by
   /// ID, and deletes that must apply delete rules, choose the rows first and then change them.
   ///
-  /// - Throws: ``ObjectGraphError/Code/persistentStoreSave`` for a read-only store or a failed write,
-  ///   ``ObjectGraphError/Code/validationRelationshipDeniedDelete`` when a Deny rule refuses a delete,
+  /// - Throws: ``NSPersistentStoreSaveError`` for a read-only store or a failed write,
+  ///   ``NSValidationRelationshipDeniedDeleteError`` when a Deny rule refuses a delete,
   ///   the predicate's errors. Nothing is changed when it throws.
   func executeBatch(_ request: StoreBatchRequest) throws -> StoreBatchResult {
     try refuseWritesIfReadOnly("a batch request cannot change it")

@@ -6,9 +6,9 @@ extension NSPersistentStore {
   /// relationships become joins, aggregates SQL functions), with `WHERE`, `GROUP BY`, `HAVING`,
   /// `ORDER BY`, `LIMIT` and `DISTINCT` as asked.
   ///
-  /// - Throws: ``ObjectGraphError/Code/unknownKey`` for an unknown key, ``ObjectGraphError/Code/invalidValue``
+  /// - Throws: ``ObjectGraphUnknownKeyError`` for an unknown key, ``ObjectGraphInvalidValueError``
   ///   for a to-many column, a column neither grouped nor aggregated, or a `HAVING` without grouping,
-  ///   ``ObjectGraphError/Code/unsupportedFeature`` for an expression the store cannot compute.
+  ///   ``ObjectGraphUnsupportedFeatureError`` for an expression the store cannot compute.
   func fetchDictionaries(_ plan: StoreDictionaryPlan) throws -> StoreDictionaryRows {
     let mapping = try schema.mapping(for: plan.rows.entity)
     var compiler = SQLPredicateCompiler(schema: schema, mapping: mapping)

@@ -165,8 +165,8 @@ struct SQLPredicateCompiler {
   /// `Z_ENT` comparisons: an entity matches its own number only, so a subentity's instance is not
   /// `entity == <its parent>`, as two different entity descriptions are not equal in Core Data. `nil`
   /// when neither side is an entity key path.
-  /// - Throws: ``ObjectGraphError/Code/invalidValue`` when an entity meets something else than an entity,
-  ///   ``ObjectGraphError/Code/predicateSyntax`` for another operator.
+  /// - Throws: ``ObjectGraphInvalidValueError`` when an entity meets something else than an entity,
+  ///   ``ObjectGraphPredicateSyntaxError`` for another operator.
   private mutating func entityComparison(_ comparison: PredicateComparison) throws -> String? {
     func entitySide(_ expression: PredicateExpression) throws -> String? {
       guard let (path, origin) = try keyPathParts(expression), path.last == PredicateEntityKey.entity,
@@ -238,7 +238,7 @@ struct SQLPredicateCompiler {
   /// groups (see ``compound(_:_:)``). A tree ``PredicateNode/maximumDepth`` deep compiles to SQL SQLite
   /// takes, unless it nests subqueries about ten deep (each takes about ten of SQLite's levels) or `-` and
   /// `/` about thirty deep on their right side (three levels each); SQLite's refusal is then the error.
-  /// - Throws: ``ObjectGraphError/Code/predicateSyntax`` for ``PredicateNode/tooDeep``, and what the
+  /// - Throws: ``ObjectGraphPredicateSyntaxError`` for ``PredicateNode/tooDeep``, and what the
   ///   parts throw (an unknown key, a value of the wrong type, ...).
   mutating func compile(_ node: PredicateNode) throws -> String {
     switch node {
@@ -542,7 +542,7 @@ struct SQLPredicateCompiler {
 
   /// One side of `+ - * /`, which must be a number: a numeric attribute or collection operator, a number,
   /// `nil` or more arithmetic.
-  /// - Throws: ``ObjectGraphError/Code/invalidValue`` for anything else, as the evaluator does.
+  /// - Throws: ``ObjectGraphInvalidValueError`` for anything else, as the evaluator does.
   private mutating func arithmeticOperand(_ operand: PredicateExpression, _ op: PredicateArithmetic) throws
     -> (sql: String, type: NSAttributeType?, isNull: Bool)
   {

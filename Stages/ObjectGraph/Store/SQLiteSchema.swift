@@ -125,7 +125,7 @@ struct SQLiteSchema: Sendable {
   /// The layout of an existing file: its own entity numbers (``StoreFileLayout/entityNumbers(for:computed:url:)``)
   /// and the join tables and columns it has, whatever names the engine would give a new file.
   ///
-  /// - Throws: ``ObjectGraphError/Code/persistentStoreIncompatibleSchema`` when the file's `Z_PRIMARYKEY`
+  /// - Throws: ``NSPersistentStoreIncompatibleSchemaError`` when the file's `Z_PRIMARYKEY`
   ///   does not match the model.
   init(reading file: StoreFileLayout, entities all: [NSEntityDescription], layout: Layout, url: URL?) throws {
     let numbers = try file.entityNumbers(for: all, computed: Builder.coreDataNumbers(all), url: url)

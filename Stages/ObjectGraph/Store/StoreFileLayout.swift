@@ -64,7 +64,7 @@ struct StoreFileLayout: Sendable {
   /// entity at all (a store whose creation was cut short) takes `computed`, and so does an entity whose row
   /// is missing while its computed number is free (`Z_PRIMARYKEY` is repaired on a read-write open).
   ///
-  /// - Throws: ``ObjectGraphError/Code/persistentStoreIncompatibleSchema`` when the rows cannot be matched to
+  /// - Throws: ``NSPersistentStoreIncompatibleSchemaError`` when the rows cannot be matched to
   ///   the model: the store would be read and written under other entities' numbers.
   func entityNumbers(for entities: [NSEntityDescription], computed: [String: Int64], url: URL?) throws -> [String: Int64] {
     guard !entityRows.isEmpty else { return computed }

@@ -23,7 +23,8 @@ import Foundation
 /// A few failures have no Core Data error (Core Data raises an Objective-C exception for them, which Swift
 /// cannot catch): a malformed model, a predicate that does not parse, a key an entity does not have, no object
 /// for an ID, a feature the engine does not run, a missing store, a value of the wrong type. The engine throws
-/// those in its own domain, ``engineErrorDomain``, with codes from 900001, never in `NSCocoaErrorDomain`.
+/// those in its own domain, ``engineErrorDomain``, with codes from 900001 named as Core Data names its own
+/// (``ObjectGraphUnknownKeyError``, ``ObjectGraphModelInvalidError``, …), never in `NSCocoaErrorDomain`.
 ///
 /// Sendable: `NSError` is `@unchecked Sendable` in Foundation, and this subclass adds only `let`s (the message,
 /// the detailed errors, which are errors of this class, and the cause). Its `userInfo` may hold managed objects
@@ -132,6 +133,24 @@ public final class ObjectGraphError: NSError, @unchecked Sendable {
   }
 }
 
+// The codes of the failures Core Data reports as exceptions, in Core Data's style (`error.code ==
+// ObjectGraphUnknownKeyError`); their domain is `ObjectGraphError.engineErrorDomain`.
+
+/// Engine error 900001 (in ``ObjectGraphError/engineErrorDomain``, engine only): the model is malformed or inconsistent (Core Data raises an exception).
+public var ObjectGraphModelInvalidError: Int { 900_001 }
+/// Engine error 900002 (in ``ObjectGraphError/engineErrorDomain``, engine only): a predicate format string could not be parsed (Core Data raises an exception).
+public var ObjectGraphPredicateSyntaxError: Int { 900_002 }
+/// Engine error 900003 (in ``ObjectGraphError/engineErrorDomain``, engine only): a key or key path names no property of the entity (Core Data raises an exception).
+public var ObjectGraphUnknownKeyError: Int { 900_003 }
+/// Engine error 900004 (in ``ObjectGraphError/engineErrorDomain``, engine only): no object exists for an object ID.
+public var ObjectGraphObjectNotFoundError: Int { 900_004 }
+/// Engine error 900005 (in ``ObjectGraphError/engineErrorDomain``, engine only): a model feature that loads but is not supported at run time was used.
+public var ObjectGraphUnsupportedFeatureError: Int { 900_005 }
+/// Engine error 900006 (in ``ObjectGraphError/engineErrorDomain``, engine only): the operation needs a coordinator or store that is not there.
+public var ObjectGraphNoPersistentStoreError: Int { 900_006 }
+/// Engine error 900007 (in ``ObjectGraphError/engineErrorDomain``, engine only): a value of the wrong type was given for a property or argument (Core Data raises an exception).
+public var ObjectGraphInvalidValueError: Int { 900_007 }
+
 /// `error.code == .managedObjectMerge`, where `error.code` is NSError's `Int` (the engine and its tests; apps
 /// compare with Core Data's constants, `error.code == NSManagedObjectMergeError`).
 func == (lhs: Int, rhs: CocoaError.Code) -> Bool { lhs == rhs.rawValue }
@@ -144,19 +163,19 @@ extension CocoaError.Code {
   static func ~= (pattern: CocoaError.Code, value: Int) -> Bool { pattern.rawValue == value }
 
   /// 900001 (engine only, ``ObjectGraphError/engineErrorDomain``): the model is malformed or inconsistent.
-  static var modelInvalid: CocoaError.Code { .init(rawValue: 900_001) }
+  static var modelInvalid: CocoaError.Code { .init(rawValue: ObjectGraphModelInvalidError) }
   /// 900002 (engine only): a predicate format string could not be parsed.
-  static var predicateSyntax: CocoaError.Code { .init(rawValue: 900_002) }
+  static var predicateSyntax: CocoaError.Code { .init(rawValue: ObjectGraphPredicateSyntaxError) }
   /// 900003 (engine only): a key or key path names no property of the entity.
-  static var unknownKey: CocoaError.Code { .init(rawValue: 900_003) }
+  static var unknownKey: CocoaError.Code { .init(rawValue: ObjectGraphUnknownKeyError) }
   /// 900004 (engine only): no object exists for an object ID.
-  static var objectNotFound: CocoaError.Code { .init(rawValue: 900_004) }
+  static var objectNotFound: CocoaError.Code { .init(rawValue: ObjectGraphObjectNotFoundError) }
   /// 900005 (engine only): a model feature that loads but is not supported at run time was used.
-  static var unsupportedFeature: CocoaError.Code { .init(rawValue: 900_005) }
+  static var unsupportedFeature: CocoaError.Code { .init(rawValue: ObjectGraphUnsupportedFeatureError) }
   /// 900006 (engine only): the operation needs a coordinator or store that is not there.
-  static var noPersistentStore: CocoaError.Code { .init(rawValue: 900_006) }
+  static var noPersistentStore: CocoaError.Code { .init(rawValue: ObjectGraphNoPersistentStoreError) }
   /// 900007 (engine only): a value of the wrong type was given for a property or argument.
-  static var invalidValue: CocoaError.Code { .init(rawValue: 900_007) }
+  static var invalidValue: CocoaError.Code { .init(rawValue: ObjectGraphInvalidValueError) }
 }
 
 /// `error?.code == .managedObjectMerge` (see `==`).
