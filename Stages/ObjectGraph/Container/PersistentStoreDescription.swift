@@ -14,7 +14,7 @@ import Foundation
 /// lock.
 public final class NSPersistentStoreDescription: Sendable, CustomStringConvertible {
   private struct State {
-    var type: StoreType = .sqlite
+    var type: NSPersistentStore.StoreType = .sqlite
     var url: URL?
     var configuration: String?
     var options = StoreOptions()
@@ -49,7 +49,7 @@ public final class NSPersistentStoreDescription: Sendable, CustomStringConvertib
   }
 
   /// The store's type. Default `.sqlite`.
-  public var type: StoreType {
+  public var type: NSPersistentStore.StoreType {
     get { state.withLock(\.type) }
     set { state.withLock { $0.type = newValue } }
   }
