@@ -72,7 +72,11 @@ extension StoreOptions {
     if let infer = try flag(NSInferMappingModelAutomaticallyOption) { inferMappingModelAutomatically = infer }
     if let readOnly = try flag(NSReadOnlyPersistentStoreOption) { self.readOnly = readOnly }
     if let history = try flag(NSPersistentHistoryTrackingKey) { persistentHistoryTracking = history }
-    if let pragmas = try value(NSSQLitePragmasOption, "a dictionary of pragma names to values", as: [String: Any].self) {
+    if let pragmas = dictionary[NSSQLitePragmasOption] as? NSDictionary {
+      for case (let name as String, let value) in pragmas { sqlitePragmas[name] = "\(value)" }
+    } else if let pragmas = try value(
+      NSSQLitePragmasOption, "a dictionary of pragma names to values", as: [String: Any].self)
+    {
       sqlitePragmas = pragmas.mapValues { "\($0)" }
     }
     sqlTrace = try value(ObjectGraphSQLTraceOption, "a @Sendable (String) -> Void", as: (@Sendable (String) -> Void).self)

@@ -128,4 +128,40 @@ struct StoreOptionsDictionaryTests {
     #expect(!FileManager.default.fileExists(atPath: url.path))
     #expect(coordinator.persistentStores.isEmpty)
   }
+
+  @Test("A store description carries Core Data's options, keys and type string")
+  func descriptionOptions() throws {
+    let url = try TemporaryFolder().appending("Notes.sqlite")
+    let description = NSPersistentStoreDescription(url: url)
+    #expect(description.type == NSSQLiteStoreType)
+    #expect(description.shouldMigrateStoreAutomatically && description.shouldInferMappingModelAutomatically)
+    #expect(description.options[NSMigratePersistentStoresAutomaticallyOption] as? NSNumber == true)
+    description.setOption(true as NSNumber, forKey: NSPersistentHistoryTrackingKey)
+    description.setValue("DELETE" as NSString, forPragmaNamed: "journal_mode")
+    description.isReadOnly = false
+    #expect(description.options[NSPersistentHistoryTrackingKey] as? NSNumber == true)
+    #expect(description.options[NSReadOnlyPersistentStoreOption] as? NSNumber == false)
+    let container = NSPersistentContainer(name: "Notes", managedObjectModel: try Models.notes())
+    container.persistentStoreDescriptions = [description]
+    let failure = Locked<(any Error)?>(nil)
+    container.loadPersistentStores { _, error in failure.withLock { $0 = error } }
+    try failure.withLock { if let error = $0 { throw error } }
+    let store = try #require(container.persistentStoreCoordinator.persistentStores.first)
+    #expect(store.options.persistentHistoryTracking)
+    let mode = try store.database.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") }
+    #expect(mode?.lowercased() == "delete")
+  }
+
+  @Test("A description's wrong-typed option is reported to the load's handler")
+  func descriptionWrongTypedOption() throws {
+    let description = NSPersistentStoreDescription(url: try TemporaryFolder().appending("Notes.sqlite"))
+    description.setOption("yes" as NSString, forKey: NSReadOnlyPersistentStoreOption)
+    let container = NSPersistentContainer(name: "Notes", managedObjectModel: try Models.notes())
+    container.persistentStoreDescriptions = [description]
+    let failure = Locked<(any Error)?>(nil)
+    container.loadPersistentStores { _, error in failure.withLock { $0 = error } }
+    let error = try #require(failure.withLock { $0 } as? ObjectGraphError)
+    #expect(error.message.contains("NSReadOnlyPersistentStoreOption"))
+    #expect(container.persistentStoreCoordinator.persistentStores.isEmpty)
+  }
 }

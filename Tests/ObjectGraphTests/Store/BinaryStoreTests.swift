@@ -109,7 +109,7 @@ struct BinaryStoreTests {
     let model = try Models.notes()
     for title in ["first", "second"] {
       let description = NSPersistentStoreDescription(url: url)
-      description.type = .binary
+      description.type = NSBinaryStoreType
       let container = NSPersistentContainer(name: "Notes", managedObjectModel: model)
       container.persistentStoreDescriptions = [description]
       let failure = Locked<(any Error)?>(nil)
