@@ -335,7 +335,7 @@ struct NestedContextTests {
   @Test("Changes post objects-did-change when pending changes are processed", arguments: bothStoreTypes)
   func objectsDidChange(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
-    let counts = NotificationLog(NSManagedObjectContext.objectsDidChangeNotification, object: stack.context) { note in
+    let counts = NotificationLog(NSManagedObjectContext.didChangeObjectsNotification, object: stack.context) { note in
       (note.userInfo?["inserted"] as? Set<NSManagedObject>)?.count ?? -1
     }
     stack.context.performAndWait {

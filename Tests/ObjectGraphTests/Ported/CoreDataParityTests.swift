@@ -319,7 +319,7 @@ extension CoreDataParityTests {
   func notificationKeysArePublicConstants(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     typealias Key = NSManagedObjectContext.NotificationKey
-    let saved = NotificationLog(NSManagedObjectContext.didSaveNotification, object: stack.context) { note -> [String: Int] in
+    let saved = NotificationLog(NSManagedObjectContext.didSaveObjectsNotification, object: stack.context) { note -> [String: Int] in
       let info = note.userInfo ?? [:]
       return [
         "ids": (info[Key.insertedObjectIDs.rawValue] as? Set<NSManagedObjectID>)?.count ?? -1,

@@ -117,7 +117,7 @@ struct ModelLayerTests {
 
       let updated = Locked<Set<NSManagedObjectID>>([])
       let observer = NotificationCenter.default.addObserver(
-        forName: NSManagedObjectContext.didSaveNotification, object: stack.context, queue: nil
+        forName: NSManagedObjectContext.didSaveObjectsNotification, object: stack.context, queue: nil
       ) { note in
         let ids = note.userInfo?[NSManagedObjectContext.NotificationKey.updatedObjectIDs.rawValue] as? Set<NSManagedObjectID> ?? []
         updated.withLock { $0 = ids }

@@ -79,7 +79,7 @@ struct PortedCodeHabitsTests {
   func parentAnnouncesChildSave() async throws {
     let (main, child) = try mainAndChild()
     let key = NSManagedObjectContext.NotificationKey.self
-    let log = NotificationLog(NSManagedObjectContext.objectsDidChangeNotification, object: main) { note in
+    let log = NotificationLog(NSManagedObjectContext.didChangeObjectsNotification, object: main) { note in
       let info = note.userInfo ?? [:]
       let counts = [key.insertedObjects, key.updatedObjects, key.deletedObjects].map {
         (info[$0.rawValue] as? Set<NSManagedObject>)?.count ?? 0

@@ -287,7 +287,7 @@ struct EdgeCaseTests {
   @Test("reset() tells observers every object is invalid; refresh(_:mergeChanges:) names the object", arguments: bothStoreTypes)
   func resetAndRefreshNotify(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
-    let seen = NotificationLog(NSManagedObjectContext.objectsDidChangeNotification, object: stack.context) { note in
+    let seen = NotificationLog(NSManagedObjectContext.didChangeObjectsNotification, object: stack.context) { note in
       (note.userInfo ?? [:]).keys.compactMap { $0 as? String }.sorted().joined(separator: ",")
     }
     try stack.context.performAndWait {

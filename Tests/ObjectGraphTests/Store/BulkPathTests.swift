@@ -98,7 +98,7 @@ struct BulkPathTests {
   @Test("An object inserted by willSave() is saved and announced in the did-save notification", arguments: bothStoreTypes)
   func insertedDuringWillSave(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(model: Models.stamped(), type: type)
-    let recorder = NotificationRecorder(NSManagedObjectContext.didSaveNotification, from: stack.context)
+    let recorder = NotificationRecorder(NSManagedObjectContext.didSaveObjectsNotification, from: stack.context)
     try stack.context.performAndWait {
       for _ in 0..<3 { _ = Stamped(entity: stack.entity("Stamped"), insertInto: stack.context) }
       try stack.context.save()
