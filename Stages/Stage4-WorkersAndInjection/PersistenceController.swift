@@ -62,7 +62,7 @@ public final class PersistenceController: Sendable {
   private let coordinator: Result<NSPersistentStoreCoordinator, PersistenceControllerError>
   private let migrationProgress: (@Sendable (MigrationProgress) -> Void)?
   /// `.sqlite` for the app, `.inMemory` for a test's own stack.
-  private let storeType: StoreType
+  private let storeType: NSPersistentStore.StoreType
   /// The workers this controller made and still alive, held weakly: only their saves are merged.
   let workers = WorkerDirectory()
   /// The observer of every context's did-save notification, removed when the controller goes.
@@ -102,7 +102,7 @@ public final class PersistenceController: Sendable {
   ///     never called before the initialiser has returned.
   public init(
     modelName: String = NotesModel.name, bundle: Bundle = NotesModel.bundle, storeFolder: URL? = nil,
-    storeType: StoreType = .sqlite, migrationProgress: (@Sendable (MigrationProgress) -> Void)? = nil,
+    storeType: NSPersistentStore.StoreType = .sqlite, migrationProgress: (@Sendable (MigrationProgress) -> Void)? = nil,
     callback: @escaping @Sendable (Result<Void, PersistenceControllerError>) -> Void
   ) {
     let folder = storeFolder ?? Self.defaultStoreFolder()

@@ -18,7 +18,7 @@ public struct StoreStack {
   /// Adds a store of `type` at `url` (`nil` for `.inMemory`) with `options` to a new coordinator on `model`,
   /// and makes a context of `contextType` on it.
   public init(
-    model: NSManagedObjectModel, type: StoreType = .sqlite, at url: URL?, options: StoreOptions = .init(),
+    model: NSManagedObjectModel, type: NSPersistentStore.StoreType = .sqlite, at url: URL?, options: StoreOptions = .init(),
     contextType: NSManagedObjectContext.ConcurrencyType = .privateQueue
   ) throws {
     coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)

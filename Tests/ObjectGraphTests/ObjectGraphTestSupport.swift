@@ -94,19 +94,19 @@ enum Models {
 }
 
 /// Both store types, for the tests whose behaviour must not depend on whether the store is a file.
-let bothStoreTypes: [StoreType] = [.sqlite, .inMemory]
+let bothStoreTypes: [NSPersistentStore.StoreType] = [.sqlite, .inMemory]
 
 /// A coordinator with one store and a private context, for tests. Its store sits in a new
 /// ``TemporaryFolder`` (unless one is given), so a test that makes one carries `.temporaryFolders`.
 struct Stack {
-  let type: StoreType
+  let type: NSPersistentStore.StoreType
   let folder: TemporaryFolder
   let model: NSManagedObjectModel
   let coordinator: NSPersistentStoreCoordinator
   let context: NSManagedObjectContext
   let storeURL: URL
 
-  init(model: NSManagedObjectModel? = nil, type: StoreType = .sqlite, folder: TemporaryFolder? = nil) throws {
+  init(model: NSManagedObjectModel? = nil, type: NSPersistentStore.StoreType = .sqlite, folder: TemporaryFolder? = nil) throws {
     self.type = type
     self.folder = try folder ?? TemporaryFolder()
     self.model = try model ?? Models.notes()

@@ -68,7 +68,7 @@ struct SaveRecorder: Sendable {
   /// Starts recording the saves of `main` and of its parent.
   init(main: NSManagedObjectContext) {
     let parent = main.parent
-    log = NotificationLog(NSManagedObjectContext.didSaveNotification) { note in
+    log = NotificationLog(NSManagedObjectContext.didSaveObjectsNotification) { note in
       guard let saver = note.object as? NSManagedObjectContext, saver === main || saver === parent else { return nil }
       return Event(context: saver === main ? "main" : "private", onMainQueue: MainQueueProbe.isOnMainQueue)
     }

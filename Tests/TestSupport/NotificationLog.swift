@@ -8,7 +8,7 @@ import Synchronization
 /// every post the test reads about was recorded.
 ///
 /// ```swift
-/// let saves = NotificationLog(NSManagedObjectContext.didSaveNotification, object: context) { _ in "saved" }
+/// let saves = NotificationLog(NSManagedObjectContext.didSaveObjectsNotification, object: context) { _ in "saved" }
 /// try context.save()
 /// #expect(saves.entries == ["saved"])
 /// ```

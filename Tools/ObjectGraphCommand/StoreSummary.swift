@@ -11,13 +11,13 @@ struct StoreSummary {
   let metadata: [String: any Sendable]
 
   /// The entity version hashes the store was made with, by entity name.
-  var versionHashes: [String: Data] { metadata[StoreMetadataKey.versionHashes] as? [String: Data] ?? [:] }
+  var versionHashes: [String: Data] { metadata[NSStoreModelVersionHashesKey] as? [String: Data] ?? [:] }
 
   /// The lines about the file itself.
   func headerLines() -> [String] {
     var lines = ["Store: \(path)", "  written by:    \(writer)"]
     if let journal = journalMode { lines.append("  journal mode:  \(journal)") }
-    if let uuid = metadata[StoreMetadataKey.storeUUID] as? String { lines.append("  UUID:          \(uuid)") }
+    if let uuid = metadata[NSStoreUUIDKey] as? String { lines.append("  UUID:          \(uuid)") }
     return lines
   }
 
@@ -48,10 +48,10 @@ struct StoreSummary {
 
   /// Who wrote the file, from the metadata keys only Core Data or only ObjectGraph writes.
   private var writer: String {
-    if let version = metadata[StoreMetadataKey.frameworkVersion] {
+    if let version = metadata["NSPersistenceFrameworkVersion"] {
       return "Core Data (NSPersistenceFrameworkVersion \(version))"
     }
-    if let format = metadata[StoreMetadataKey.formatVersion] {
+    if let format = metadata[ObjectGraphStoreFormatVersionKey] {
       return "ObjectGraph (store format \(format))"
     }
     return "unknown (no NSPersistenceFrameworkVersion in the metadata)"
@@ -59,7 +59,7 @@ struct StoreSummary {
 
   /// "whose version identifiers are "1"" or "without version identifiers".
   private var identifiersPhrase: String {
-    let raw = metadata[StoreMetadataKey.versionIdentifiers]
+    let raw = metadata[NSStoreModelVersionIdentifiersKey]
     let identifiers = ((raw as? [String]) ?? (raw as? [any Sendable])?.map { "\($0)" } ?? []).sorted()
     if identifiers.isEmpty { return "without version identifiers" }
     let quoted = identifiers.map { "\"\($0)\"" }.joined(separator: ", ")

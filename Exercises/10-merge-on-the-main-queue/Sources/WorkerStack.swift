@@ -36,7 +36,7 @@ public final class WorkerStack: Sendable {
 
     // This is the app's code as it shipped: every save in the process lands in contextDidSave(_:).
     let token = NotificationCenter.default.addObserver(
-      forName: NSManagedObjectContext.didSaveNotification, object: nil, queue: nil
+      forName: NSManagedObjectContext.didSaveObjectsNotification, object: nil, queue: nil
     ) { [weak self] notification in
       self?.contextDidSave(notification)
     }

@@ -37,7 +37,7 @@ public final class WorkerStack: Sendable {
 
     // Every context in the process posts its did-save here, on its own queue; contextDidSave picks ours.
     let token = NotificationCenter.default.addObserver(
-      forName: NSManagedObjectContext.didSaveNotification, object: nil, queue: nil
+      forName: NSManagedObjectContext.didSaveObjectsNotification, object: nil, queue: nil
     ) { [weak self] notification in
       self?.contextDidSave(notification)
     }

@@ -101,7 +101,7 @@ struct SaveLog: Sendable {
   /// Starts recording. `afterMainSave` runs on the main context's queue right after each of its saves.
   init(_ fixture: Fixture, afterMainSave: (@Sendable () -> Void)? = nil) {
     let (main, writer) = (fixture.main, fixture.writer)
-    log = NotificationLog(NSManagedObjectContext.didSaveNotification) { note in
+    log = NotificationLog(NSManagedObjectContext.didSaveObjectsNotification) { note in
       guard let saver = note.object as? NSManagedObjectContext, saver === main || saver === writer else { return nil }
       defer { if saver === main { afterMainSave?() } }
       return Event(context: saver === main ? "main" : "writer", onMainQueue: MainQueueProbe.isOnMainQueue)

@@ -75,7 +75,7 @@ extension ChildCheck {
 
 /// For each save of `context`, how many objects it inserted, for as long as the log is in use.
 func insertCounts(_ context: NSManagedObjectContext) -> NotificationLog<Int> {
-  NotificationLog(NSManagedObjectContext.didSaveNotification, object: context) { note in
+  NotificationLog(NSManagedObjectContext.didSaveObjectsNotification, object: context) { note in
     (note.userInfo?["insertedObjectIDs"] as? Set<NSManagedObjectID>)?.count ?? 0
   }
 }

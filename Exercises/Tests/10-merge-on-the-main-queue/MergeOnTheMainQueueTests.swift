@@ -132,7 +132,7 @@ struct Change: Sendable {
 
 /// The objects-did-change notifications of `context` (a merge posts one), for as long as the log is in use.
 func changes(of context: NSManagedObjectContext) -> NotificationLog<Change> {
-  NotificationLog(NSManagedObjectContext.objectsDidChangeNotification, object: context) { notification in
+  NotificationLog(NSManagedObjectContext.didChangeObjectsNotification, object: context) { notification in
     // Only objectID is read here: the notification may come on any queue, and objectID is safe on all.
     func ids(_ key: NSManagedObjectContext.NotificationKey) -> [NSManagedObjectID] {
       (notification.userInfo?[key.rawValue] as? Set<NSManagedObject> ?? []).map(\.objectID)

@@ -103,7 +103,7 @@ struct Fixture {
   /// Imports `titles` with the code under test, and notes what the writer and the store hold as it returns.
   func runImport(_ titles: [String]) throws -> Imported {
     // What each save of the worker hands the writer: whether any new note went up under a temporary ID.
-    let saves = NotificationLog(NSManagedObjectContext.didSaveNotification, object: worker) { notification in
+    let saves = NotificationLog(NSManagedObjectContext.didSaveObjectsNotification, object: worker) { notification in
       let key = NSManagedObjectContext.NotificationKey.insertedObjectIDs.rawValue
       let inserted = notification.userInfo?[key] as? Set<NSManagedObjectID> ?? []
       return inserted.contains(where: \.isTemporaryID)

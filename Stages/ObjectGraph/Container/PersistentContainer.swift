@@ -90,7 +90,7 @@ open class NSPersistentContainer: @unchecked Sendable {
   /// A store that needs a migration is migrated as Core Data's container does it: with a compiled mapping
   /// model (`.cdm`) found beside the model's file when there is one, else by inference (when
   /// ``NSPersistentStoreDescription/shouldInferMappingModelAutomatically`` allows it). A description whose
-  /// ``StoreOptions/mappingModelMigration`` is set keeps its own; set it to
+  /// ``ObjectGraphMappingModelMigrationOption`` is set keeps its own; set it to
   /// `.mappingModels(in:policies:)` to look in more folders or to give the mapping's
   /// ``NSEntityMigrationPolicy`` subclasses, which Swift on Linux cannot make from their class names.
   public func loadPersistentStores(
@@ -98,24 +98,31 @@ open class NSPersistentContainer: @unchecked Sendable {
   ) {
     let defaultFolder = Self.defaultDirectoryURL().standardizedFileURL
     for description in persistentStoreDescriptions {
-      let url = description.type == .inMemory ? nil : description.url
+      let url = description.type == NSInMemoryStoreType ? nil : description.url
       if let folder = url?.deletingLastPathComponent().standardizedFileURL, folder == defaultFolder {
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
       }
-      var options = description.options
+      var options: StoreOptions
+      do {
+        options = try StoreOptions(dictionary: description.storeOptions)
+      } catch {
+        completionHandler(description, error)
+        continue
+      }
+      let type = NSPersistentStore.StoreType(rawValue: description.type)
       if options.migratePersistentStoresAutomatically, options.mappingModelMigration == nil {
         options.mappingModelMigration = .mappingModels()
       }
       if description.shouldAddStoreAsynchronously {
         persistentStoreCoordinator.addPersistentStore(
-          type: description.type, configuration: description.configuration, at: url, options: options
+          type: type, configuration: description.configuration, at: url, options: options
         ) { result in
           completionHandler(description, result.failure)
         }
       } else {
         do {
           try persistentStoreCoordinator.addPersistentStore(
-            type: description.type, configuration: description.configuration, at: url, options: options)
+            type: type, configuration: description.configuration, at: url, options: options)
           completionHandler(description, nil)
         } catch {
           completionHandler(description, error)

@@ -6,6 +6,7 @@ import Foundation
 /// ```swift
 /// let description = NSPersistentStoreDescription(url: folder.appendingPathComponent("Notes.sqlite"))
 /// description.shouldAddStoreAsynchronously = true
+/// description.setOption(true as NSNumber, forKey: NSPersistentHistoryTrackingKey)
 /// container.persistentStoreDescriptions = [description]
 /// ```
 ///
@@ -14,13 +15,20 @@ import Foundation
 /// lock.
 public final class NSPersistentStoreDescription: Sendable, CustomStringConvertible {
   private struct State {
-    var type: StoreType = .sqlite
+    var type = NSSQLiteStoreType
     var url: URL?
     var configuration: String?
-    var options = StoreOptions()
+    /// Core Data's options, with the engine's own (closures, models) beside them.
+    var options: [String: Any] = [
+      NSMigratePersistentStoresAutomaticallyOption: true as NSNumber,
+      NSInferMappingModelAutomaticallyOption: true as NSNumber,
+    ]
+    var pragmas: [String: NSObject] = [:]
     var shouldAddStoreAsynchronously = false
   }
 
+  /// Every value sits behind this lock; the options' values are only read and replaced whole, never
+  /// changed in place, so handing them across threads is safe.
   private let state: Locked<State>
 
   /// A description of a SQLite store at `url` (`/dev/null`, as Core Data's idiom for a store in memory,
@@ -28,7 +36,7 @@ public final class NSPersistentStoreDescription: Sendable, CustomStringConvertib
   public init(url: URL) {
     var state = State()
     state.url = url
-    if url.path == "/dev/null" { state.type = .inMemory }
+    if url.path == "/dev/null" { state.type = NSInMemoryStoreType }
     self.state = Locked(state)
   }
 
@@ -48,12 +56,13 @@ public final class NSPersistentStoreDescription: Sendable, CustomStringConvertib
     NSPersistentStoreDescription(state: state.withLock { $0 })
   }
 
-  /// The store's type. Default `.sqlite`.
-  public var type: StoreType {
+  /// The store's type string: `NSSQLiteStoreType` (the default), `NSInMemoryStoreType` or
+  /// `NSBinaryStoreType`.
+  public var type: String {
     get { state.withLock(\.type) }
     set { state.withLock { $0.type = newValue } }
   }
-  /// The store file (for `.sqlite` and `.binary`).
+  /// The store file (for SQLite and binary stores).
   public var url: URL? {
     get { state.withLock(\.url) }
     set { state.withLock { $0.url = newValue } }
@@ -69,42 +78,68 @@ public final class NSPersistentStoreDescription: Sendable, CustomStringConvertib
     get { state.withLock(\.shouldAddStoreAsynchronously) }
     set { state.withLock { $0.shouldAddStoreAsynchronously = newValue } }
   }
-  /// Whether an older store is migrated when it is added. Default `true`.
+  /// Whether an older store is migrated when it is added (the `NSMigratePersistentStoresAutomaticallyOption`
+  /// option). Default `true`.
   public var shouldMigrateStoreAutomatically: Bool {
-    get { state.withLock(\.options.migratePersistentStoresAutomatically) }
-    set { state.withLock { $0.options.migratePersistentStoresAutomatically = newValue } }
+    get { flag(NSMigratePersistentStoresAutomaticallyOption) }
+    set { setOption(newValue as NSNumber, forKey: NSMigratePersistentStoresAutomaticallyOption) }
   }
-  /// Whether the migration may be inferred from the two models. Default `true`.
+  /// Whether the migration may be inferred from the two models (the `NSInferMappingModelAutomaticallyOption`
+  /// option). Default `true`.
   public var shouldInferMappingModelAutomatically: Bool {
-    get { state.withLock(\.options.inferMappingModelAutomatically) }
-    set { state.withLock { $0.options.inferMappingModelAutomatically = newValue } }
+    get { flag(NSInferMappingModelAutomaticallyOption) }
+    set { setOption(newValue as NSNumber, forKey: NSInferMappingModelAutomaticallyOption) }
   }
-  /// Whether the store is opened read-only. Default `false`.
+  /// Whether the store is opened read-only (the `NSReadOnlyPersistentStoreOption` option). Default `false`.
   public var isReadOnly: Bool {
-    get { state.withLock(\.options.readOnly) }
-    set { state.withLock { $0.options.readOnly = newValue } }
-  }
-  /// SQLite pragmas run when the store opens (`["journal_mode": "DELETE"]`).
-  public var sqlitePragmas: [String: String] {
-    get { state.withLock(\.options.sqlitePragmas) }
-    set { state.withLock { $0.options.sqlitePragmas = newValue } }
+    get { flag(NSReadOnlyPersistentStoreOption) }
+    set { setOption(newValue as NSNumber, forKey: NSReadOnlyPersistentStoreOption) }
   }
 
-  /// Whether the store records persistent history (Core Data's `NSPersistentHistoryTrackingKey` option).
-  /// Default `false`.
-  public var persistentHistoryTracking: Bool {
-    get { state.withLock(\.options.persistentHistoryTracking) }
-    set { state.withLock { $0.options.persistentHistoryTracking = newValue } }
+  private func flag(_ key: String) -> Bool {
+    state.withLock { ($0.options[key] as? NSNumber)?.boolValue ?? ($0.options[key] as? Bool) ?? false }
   }
 
-  /// All the options, as ``NSPersistentStoreCoordinator/addPersistentStore(type:configuration:at:options:)``
-  /// takes them.
-  public var options: StoreOptions {
-    get { state.withLock(\.options) }
-    set { state.withLock { $0.options = newValue } }
+  /// The SQLite pragmas run when the store opens, set with ``setValue(_:forPragmaNamed:)``.
+  public var sqlitePragmas: [String: NSObject] { state.withLock(\.pragmas) }
+
+  /// Sets a SQLite pragma run when the store opens (`setValue("DELETE" as NSString, forPragmaNamed:
+  /// "journal_mode")`); `nil` removes it.
+  public func setValue(_ value: NSObject?, forPragmaNamed name: String) {
+    state.withLock { $0.pragmas[name] = value }
+  }
+
+  /// The store's options, as Core Data's keys name them (the engine's own options that are not objects,
+  /// such as ``ObjectGraphSQLTraceOption``'s closure, are left out here and still apply).
+  public var options: [String: NSObject] {
+    state.withLock { state in state.options.compactMapValues { $0 as? NSObject } }
+  }
+
+  /// Sets one of the store's options (`setOption(true as NSNumber, forKey: NSPersistentHistoryTrackingKey)`);
+  /// `nil` removes it.
+  public func setOption(_ option: NSObject?, forKey key: String) {
+    state.withLock { $0.options[key] = option }
+  }
+
+  /// Sets one of the engine's own options, whose values are not objects (``ObjectGraphSQLTraceOption``,
+  /// ``ObjectGraphMigrationProgressOption``, ``ObjectGraphMigrationSourceModelsOption``,
+  /// ``ObjectGraphMappingModelMigrationOption``); `nil` removes it. An ObjectGraph addition: Core Data's
+  /// ``setOption(_:forKey:)`` takes objects only.
+  public func setObjectGraphOption(_ option: (any Sendable)?, forKey key: String) {
+    state.withLock { $0.options[key] = option }
+  }
+
+  /// The options as ``NSPersistentStoreCoordinator/addPersistentStore(type:configuration:at:options:)``
+  /// takes them: every option, with the pragmas under `NSSQLitePragmasOption`.
+  var storeOptions: [AnyHashable: Any] {
+    state.withLock { state in
+      var options = Dictionary(uniqueKeysWithValues: state.options.map { (AnyHashable($0.key), $0.value) })
+      if !state.pragmas.isEmpty { options[NSSQLitePragmasOption] = state.pragmas }
+      return options
+    }
   }
 
   public var description: String {
-    "<NSPersistentStoreDescription \(type.rawValue) \(url?.path ?? "(no file)")>"
+    "<NSPersistentStoreDescription \(type) \(url?.path ?? "(no file)")>"
   }
 }

@@ -179,7 +179,7 @@ public class AnyFetchedResultsController {
   private func startObserving() {
     let reference = WeakReference(self)
     observer = NotificationCenter.default.addObserver(
-      forName: NSManagedObjectContext.objectsDidChangeNotification, object: managedObjectContext, queue: nil
+      forName: NSManagedObjectContext.didChangeObjectsNotification, object: managedObjectContext, queue: nil
     ) { notification in
       reference.controller?.contextDidChange(notification)
     }

@@ -177,7 +177,7 @@ extension NSManagedObjectContext {
     }
     if !refetch.refreshed.isEmpty {
       NotificationCenter.default.post(
-        name: Self.objectsDidChangeNotification, object: self,
+        name: Self.didChangeObjectsNotification, object: self,
         userInfo: [NotificationKey.refreshedObjects.rawValue: Set(refetch.refreshed)])
     }
 

@@ -4,7 +4,7 @@ extension NSManagedObjectContext {
   /// Brings another context's saved changes into this one, as Core Data's
   /// `mergeChanges(fromContextDidSave:)` does: objects this context holds that were updated are refreshed
   /// (their unsaved changes here are kept on top), deleted ones leave this context, and inserted ones are
-  /// faulted in. Posts ``objectsDidChangeNotification``.
+  /// faulted in. Posts ``didChangeObjectsNotification``.
   ///
   /// Call it on this context's queue, with a did-save (or did-save-object-IDs) notification from a context
   /// of the same coordinator, or from this context's parent:
@@ -57,7 +57,7 @@ extension NSManagedObjectContext {
       }
       if !(refreshed.isEmpty && deleted.isEmpty && inserted.isEmpty) {
         NotificationCenter.default.post(
-          name: Self.objectsDidChangeNotification, object: self,
+          name: Self.didChangeObjectsNotification, object: self,
           userInfo: [
             NotificationKey.refreshedObjects.rawValue: refreshed, NotificationKey.deletedObjects.rawValue: deleted,
             NotificationKey.insertedObjects.rawValue: inserted, NotificationKey.updatedObjects.rawValue: Set<NSManagedObject>(),

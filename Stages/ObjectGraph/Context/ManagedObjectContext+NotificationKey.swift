@@ -14,20 +14,20 @@ extension NSManagedObjectContext {
   /// code ports either way.
   public enum NotificationKey: String, Sendable, CaseIterable {
     /// The inserted objects (`Set<NSManagedObject>`), for observers on the posting context's queue:
-    /// ``NSManagedObjectContext/didSaveNotification`` and ``NSManagedObjectContext/objectsDidChangeNotification``.
+    /// ``NSManagedObjectContext/didSaveObjectsNotification`` and ``NSManagedObjectContext/didChangeObjectsNotification``.
     case insertedObjects = "inserted"
     /// The updated objects (`Set<NSManagedObject>`), on the same two notifications.
     case updatedObjects = "updated"
     /// The deleted objects (`Set<NSManagedObject>`), on the same two notifications.
     case deletedObjects = "deleted"
     /// The objects turned back into faults or given new values by a refresh or a merge
-    /// (`Set<NSManagedObject>`), on ``NSManagedObjectContext/objectsDidChangeNotification``.
+    /// (`Set<NSManagedObject>`), on ``NSManagedObjectContext/didChangeObjectsNotification``.
     case refreshedObjects = "refreshed"
     /// `true` when ``NSManagedObjectContext/reset()`` dropped every object, on
-    /// ``NSManagedObjectContext/objectsDidChangeNotification``.
+    /// ``NSManagedObjectContext/didChangeObjectsNotification``.
     case invalidatedAllObjects = "invalidatedAll"
     /// The IDs of the inserted objects (`Set<NSManagedObjectID>`), safe to pass to any queue: on
-    /// ``NSManagedObjectContext/didSaveNotification`` and ``NSManagedObjectContext/didSaveObjectIDsNotification``.
+    /// ``NSManagedObjectContext/didSaveObjectsNotification`` and ``NSManagedObjectContext/didSaveObjectIDsNotification``.
     case insertedObjectIDs = "insertedObjectIDs"
     /// The IDs of the updated objects (`Set<NSManagedObjectID>`), on the same two notifications.
     case updatedObjectIDs = "updatedObjectIDs"

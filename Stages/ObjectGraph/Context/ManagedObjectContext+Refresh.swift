@@ -48,7 +48,7 @@ extension NSManagedObjectContext {
       confined.unnoticedDeletes = []
       // As Core Data: observers learn that every object they held from this context is invalid.
       NotificationCenter.default.post(
-        name: Self.objectsDidChangeNotification, object: self, userInfo: [NotificationKey.invalidatedAllObjects.rawValue: true])
+        name: Self.didChangeObjectsNotification, object: self, userInfo: [NotificationKey.invalidatedAllObjects.rawValue: true])
     }
   }
 
@@ -151,7 +151,7 @@ extension NSManagedObjectContext {
   private func postRefreshed(_ objects: [NSManagedObject]) {
     guard !objects.isEmpty else { return }
     NotificationCenter.default.post(
-      name: Self.objectsDidChangeNotification, object: self, userInfo: [NotificationKey.refreshedObjects.rawValue: Set(objects)])
+      name: Self.didChangeObjectsNotification, object: self, userInfo: [NotificationKey.refreshedObjects.rawValue: Set(objects)])
   }
 
   /// Gives permanent IDs to inserted objects now, before they are saved, so their IDs can be handed to

@@ -5,24 +5,24 @@ extension NSManagedObjectContext {
   /// `NSManagedObjectContextWillSave`), on the saving context's queue, before `willSave()` is called on
   /// the changed objects. Its object is the context; it has no user info. Not posted when ``save()`` has
   /// nothing to do.
-  public static let willSaveNotification = Notification.Name("ObjectGraphContextWillSave")
+  public static let willSaveObjectsNotification = Notification.Name("NSManagedObjectContextWillSaveNotification")
   /// Notification posted after a save, on the saving context's queue. Its user info holds the saved
   /// objects under `inserted`, `updated`, `deleted` (for observers on that same queue) and their IDs under
   /// `insertedObjectIDs`, `updatedObjectIDs`, `deletedObjectIDs` (safe to pass anywhere).
-  public static let didSaveNotification = Notification.Name("ObjectGraphContextDidSave")
+  public static let didSaveObjectsNotification = Notification.Name("NSManagedObjectContextDidSaveNotification")
   /// Notification posted after a save with only the object IDs (Core Data's did-save-object-IDs).
-  public static let didSaveObjectIDsNotification = Notification.Name("ObjectGraphContextDidSaveObjectIDs")
+  public static let didSaveObjectIDsNotification = Notification.Name("NSManagedObjectContextDidSaveObjectIDsNotification")
   /// Notification posted when pending changes are processed and objects changed.
-  public static let objectsDidChangeNotification = Notification.Name("ObjectGraphObjectsDidChange")
+  public static let didChangeObjectsNotification = Notification.Name("NSManagedObjectContextObjectsDidChangeNotification")
 
   /// Saves every pending change to the store in one transaction: all of it or nothing.
   ///
-  /// In order: ``willSaveNotification`` is posted, delete rules are applied (`prepareForDeletion()` first),
+  /// In order: ``willSaveObjectsNotification`` is posted, delete rules are applied (`prepareForDeletion()` first),
   /// `willSave()` runs on each changed object, every changed object is validated
   /// (`validateForInsert()`, `validateForUpdate()`, `validateForDelete()`; nothing is written if one
   /// fails), inserted objects get permanent IDs, uniqueness constraints are checked (a save to a store),
   /// rows are written with their versions checked, `didSave()` runs on each saved object, and
-  /// ``didSaveNotification`` is posted. Does nothing when there are no changes.
+  /// ``didSaveObjectsNotification`` is posted. Does nothing when there are no changes.
   ///
   /// - Throws: validation errors (1570 missing required value, 1580/1590 relationship counts, 1600
   ///   denied delete, 1610–1680 the model's minimums, maximums and patterns, 1550 a rule of your own,
@@ -33,7 +33,7 @@ extension NSManagedObjectContext {
   }
 
   /// Applies delete rules (cascade, nullify) to objects deleted since the last processing, and posts
-  /// ``objectsDidChangeNotification`` for what changed since then. Runs at the end of every `perform`
+  /// ``didChangeObjectsNotification`` for what changed since then. Runs at the end of every `perform`
   /// block and at the start of `save()`, as Core Data's does at the end of each event.
   public func processPendingChanges() {
     isolated("processPendingChanges()") { _ in processPendingChangesQuietly() }
@@ -63,13 +63,13 @@ extension NSManagedObjectContext {
     confined.noticedInsertions = confined.inserted.endPosition
     confined.unnoticedUpdates = []
     confined.unnoticedDeletes = []
-    NotificationCenter.default.post(name: Self.objectsDidChangeNotification, object: self, userInfo: info)
+    NotificationCenter.default.post(name: Self.didChangeObjectsNotification, object: self, userInfo: info)
     return inserted
   }
 
   private func saveOnQueue(_ confined: Confined) throws {
     guard confined.hasChanges else { return }
-    NotificationCenter.default.post(name: Self.willSaveNotification, object: self, userInfo: nil)
+    NotificationCenter.default.post(name: Self.willSaveObjectsNotification, object: self, userInfo: nil)
     var inserted = try prepareForSave(confined)
     let store = try parentStore()
     var updated: [NSManagedObject] = []
@@ -391,7 +391,7 @@ extension NSManagedObjectContext {
     full[NotificationKey.updatedObjects.rawValue] = updated
     full[NotificationKey.deletedObjects.rawValue] = deleted
     NotificationCenter.default.post(name: Self.didSaveObjectIDsNotification, object: self, userInfo: ids)
-    NotificationCenter.default.post(name: Self.didSaveNotification, object: self, userInfo: full)
+    NotificationCenter.default.post(name: Self.didSaveObjectsNotification, object: self, userInfo: full)
   }
 
   /// Whether one of the object's relationship values names a temporary ID.

@@ -15,13 +15,38 @@ extension NSPersistentStoreCoordinator {
   /// - Throws: ``NSPersistentStoreInvalidTypeError`` for an in-memory type or a file that is
   ///   not a store (left as it is), ``NSPersistentStoreOperationError`` when a file cannot
   ///   be deleted.
-  public func destroyPersistentStore(at url: URL, type: StoreType, options: StoreOptions = .init()) throws {
+  public func destroyPersistentStore(at url: URL, type: NSPersistentStore.StoreType, options: StoreOptions = .init()) throws {
     guard type != .inMemory else {
       throw ObjectGraphError(
         .persistentStoreInvalidType, "An in-memory store has no files to destroy; it goes when it is removed.")
     }
     if let store = persistentStore(for: url) { try remove(store) }
     try serialized { try type == .binary ? NSPersistentStore.destroyBinaryStore(at: url) : NSPersistentStore.destroyFiles(at: url) }
+  }
+
+  /// Deletes the store at `url` of the given type with Core Data's options dictionary (Core Data's
+  /// `destroyPersistentStore(at:type:options:)`); as the typed `destroyPersistentStore(at:type:options:)`.
+  public func destroyPersistentStore(at url: URL, type: NSPersistentStore.StoreType, options: [AnyHashable: Any]?) throws {
+    try destroyPersistentStore(at: url, type: type, options: StoreOptions(dictionary: options))
+  }
+
+  /// Deletes the store at `url` of the type named by a string (`NSSQLiteStoreType`, `NSBinaryStoreType`),
+  /// Core Data's older `destroyPersistentStore(at:ofType:options:)`.
+  public func destroyPersistentStore(at url: URL, ofType storeType: String, options: [AnyHashable: Any]? = nil) throws {
+    try destroyPersistentStore(
+      at: url, type: NSPersistentStore.StoreType(rawValue: storeType), options: StoreOptions(dictionary: options))
+  }
+
+  /// Replaces the store at `destinationURL` with a copy of the one at `sourceURL`, the type named by a string
+  /// (Core Data's older `replacePersistentStore(at:destinationOptions:withPersistentStoreFrom:sourceOptions:ofType:)`).
+  public func replacePersistentStore(
+    at destinationURL: URL, destinationOptions: [AnyHashable: Any]? = nil, withPersistentStoreFrom sourceURL: URL,
+    sourceOptions: [AnyHashable: Any]? = nil, ofType storeType: String
+  ) throws {
+    try replacePersistentStore(
+      at: destinationURL, destinationOptions: StoreOptions(dictionary: destinationOptions),
+      withPersistentStoreFrom: sourceURL, sourceOptions: StoreOptions(dictionary: sourceOptions),
+      type: NSPersistentStore.StoreType(rawValue: storeType))
   }
 
   /// Replaces the store at `destinationURL` with a copy of the one at `sourceURL` (Core Data's
@@ -35,7 +60,7 @@ extension NSPersistentStoreCoordinator {
   ///   when either file is not a store (both are left as they were).
   public func replacePersistentStore(
     at destinationURL: URL, destinationOptions: StoreOptions = .init(), withPersistentStoreFrom sourceURL: URL,
-    sourceOptions: StoreOptions = .init(), type: StoreType
+    sourceOptions: StoreOptions = .init(), type: NSPersistentStore.StoreType
   ) throws {
     guard type == .sqlite else {
       throw ObjectGraphError(.persistentStoreInvalidType, "Only SQLite stores have files to replace.")

@@ -13,7 +13,7 @@ extension NSPersistentStoreCoordinator {
   /// Core Data (nothing is written until then, and a save with no changes writes nothing).
   ///
   /// The dictionary replaces the app's keys: a key of yours left out is removed. The engine's own keys
-  /// (those of ``StoreMetadataKey``: the store type and UUID, the model's version hashes, …) are kept
+  /// (those of Core Data: the store type and UUID, the model's version hashes, …) are kept
   /// whether the dictionary has them or not, so the usual way of adding a key works:
   ///
   /// ```swift
@@ -35,7 +35,7 @@ extension NSPersistentStoreCoordinator {
     }
     let current = store.metadata
     for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
-      if StoreMetadataKey.engineKeys.contains(key) {
+      if CoreDataMetadataKey.engineKeys.contains(key) {
         guard let kept = current[key], Self.propertyListValuesEqual(kept, value) else {
           throw ObjectGraphError(
             .invalidValue,

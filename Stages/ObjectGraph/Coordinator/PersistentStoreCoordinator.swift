@@ -52,7 +52,7 @@ public final class NSPersistentStoreCoordinator: Sendable, CustomStringConvertib
   ///   (made with another model). A file that is refused is left exactly as it was.
   @discardableResult
   public func addPersistentStore(
-    type: StoreType, configuration: String? = nil, at url: URL? = nil, options: StoreOptions = .init()
+    type: NSPersistentStore.StoreType, configuration: String? = nil, at url: URL? = nil, options: StoreOptions = .init()
   ) throws -> NSPersistentStore {
     if let url, stores.withLock({ $0.contains { $0.url?.standardizedFileURL == url.standardizedFileURL } }) {
       throw ObjectGraphError(
@@ -64,12 +64,54 @@ public final class NSPersistentStoreCoordinator: Sendable, CustomStringConvertib
     return store
   }
 
+  /// Adds a store with Core Data's options dictionary (Core Data's
+  /// `addPersistentStore(type:configuration:at:options:)`).
+  ///
+  /// ```swift
+  /// try coordinator.addPersistentStore(
+  ///   type: .sqlite, at: storeURL,
+  ///   options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
+  /// ```
+  ///
+  /// A key that is absent is off, as in Core Data (no automatic migration without
+  /// ``NSMigratePersistentStoresAutomaticallyOption`` and ``NSInferMappingModelAutomaticallyOption``); a key
+  /// the engine does not know is ignored.
+  /// - Throws: as the typed `addPersistentStore(type:configuration:at:options:)`, and
+  ///   ``ObjectGraphError`` naming the option when an option's value has the wrong type.
+  @discardableResult
+  public func addPersistentStore(
+    type: NSPersistentStore.StoreType, configuration: String? = nil, at url: URL?, options: [AnyHashable: Any]?
+  ) throws -> NSPersistentStore {
+    try addPersistentStore(type: type, configuration: configuration, at: url, options: StoreOptions(dictionary: options))
+  }
+
+  /// Adds a store of the type named by a string (`NSSQLiteStoreType`, `NSInMemoryStoreType`,
+  /// `NSBinaryStoreType`) with Core Data's options dictionary (Core Data's older
+  /// `addPersistentStore(ofType:configurationName:at:options:)`).
+  ///
+  /// ```swift
+  /// try coordinator.addPersistentStore(
+  ///   ofType: NSSQLiteStoreType, configurationName: nil, at: storeURL,
+  ///   options: [NSSQLitePragmasOption: ["journal_mode": "DELETE"]])
+  /// ```
+  /// - Throws: ``ObjectGraphError`` with ``NSPersistentStoreInvalidTypeError`` for a type
+  ///   the engine has no store for, and as the typed `addPersistentStore(type:configuration:at:options:)`.
+  @discardableResult
+  public func addPersistentStore(
+    ofType storeType: String, configurationName configuration: String?, at storeURL: URL?,
+    options: [AnyHashable: Any]? = nil
+  ) throws -> NSPersistentStore {
+    try addPersistentStore(
+      type: NSPersistentStore.StoreType(rawValue: storeType), configuration: configuration, at: storeURL,
+      options: StoreOptions(dictionary: options))
+  }
+
   /// Adds a store on a background queue and calls `completionHandler` there with the store or the error.
   ///
   /// The call returns at once; use it to keep a slow store load (a migration, a large file) off the main
   /// queue.
   public func addPersistentStore(
-    type: StoreType, configuration: String? = nil, at url: URL? = nil, options: StoreOptions = .init(),
+    type: NSPersistentStore.StoreType, configuration: String? = nil, at url: URL? = nil, options: StoreOptions = .init(),
     completionHandler: @escaping @Sendable (Result<NSPersistentStore, any Error>) -> Void
   ) {
     loadQueue.async {
@@ -109,7 +151,11 @@ public final class NSPersistentStoreCoordinator: Sendable, CustomStringConvertib
 
   /// Reads a store file's metadata without adding it (and without changing the file), e.g. to check
   /// whether it needs a migration.
-  public static func metadataForPersistentStore(type: StoreType, at url: URL) throws -> [String: any Sendable] {
+  ///
+  /// `options` are Core Data's options dictionary; the engine reads the metadata without them.
+  public static func metadataForPersistentStore(
+    type: NSPersistentStore.StoreType, at url: URL, options: [AnyHashable: Any]? = nil
+  ) throws -> [String: any Sendable] {
     guard type != .inMemory else {
       throw ObjectGraphError(.persistentStoreInvalidType, "An in-memory store has no metadata on disk.", url: url)
     }
@@ -122,6 +168,14 @@ public final class NSPersistentStoreCoordinator: Sendable, CustomStringConvertib
     }
     if type == .binary { return try BinaryStoreArchive.readMetadata(url: url) }
     return try NSPersistentStore.readMetadata(url: url)
+  }
+
+  /// Reads the metadata of the store file at `url` of the type named by a string (Core Data's
+  /// `metadataForPersistentStore(ofType:at:options:)`), without adding it.
+  public static func metadataForPersistentStore(
+    ofType storeType: String, at url: URL, options: [AnyHashable: Any]? = nil
+  ) throws -> [String: any Sendable] {
+    try metadataForPersistentStore(type: NSPersistentStore.StoreType(rawValue: storeType), at: url, options: options)
   }
 
   public var description: String { "<NSPersistentStoreCoordinator \(persistentStores.count) store(s)>" }

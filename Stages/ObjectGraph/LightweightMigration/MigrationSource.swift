@@ -16,7 +16,7 @@ import Foundation
 /// later release migrates back to the version an older release has, when the change can be inferred).
 /// When several versions of the `.xcdatamodeld` match (their hashes are equal: they differ only in what
 /// the hashes leave out, such as renaming identifiers), the one the store's metadata names
-/// (``StoreMetadataKey/modelVersionName``) is taken, else the first in the bundle's order.
+/// (``ObjectGraphModelVersionNameKey``) is taken, else the first in the bundle's order.
 enum MigrationSource {
   /// A model that matches the store, and where it was found (for messages).
   struct Found {
@@ -43,7 +43,7 @@ enum MigrationSource {
     }
     let versions = try siblingVersions(of: destination)
     let matching = versions.filter { $0.model.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata) }
-    let storeVersionName = metadata[StoreMetadataKey.modelVersionName] as? String
+    let storeVersionName = metadata[ObjectGraphModelVersionNameKey] as? String
     if let version = matching.first(where: { $0.name == storeVersionName }) ?? matching.first {
       return Found(model: version.model, origin: "model version '\(version.name)'")
     }
@@ -71,7 +71,7 @@ enum MigrationSource {
   }
 
   private static func missing(url: URL, metadata: [String: any Sendable], versions: [String], given: Int) -> ObjectGraphError {
-    let hashes = (metadata[StoreMetadataKey.versionHashes] as? [String: Data] ?? [:]).sorted { $0.key < $1.key }
+    let hashes = (metadata[NSStoreModelVersionHashesKey] as? [String: Data] ?? [:]).sorted { $0.key < $1.key }
       .map { "\($0.key) \($0.value.prefix(6).map { String(format: "%02x", $0) }.joined())…" }
     var searched = ["\(given) source model(s) passed in the store options"]
     searched.append(

@@ -135,8 +135,9 @@ public final class NSMigrationManager {
   ///   expression that cannot be read, an error thrown by a policy, a cancellation, a validation failure),
   ///   naming the entity mapping and what happened.
   public func migrateStore(
-    from sourceURL: URL, type sourceType: StoreType, options sourceOptions: StoreOptions = .init(), mapping: NSMappingModel,
-    to destinationURL: URL, type destinationType: StoreType, options destinationOptions: StoreOptions = .init()
+    from sourceURL: URL, type sourceType: NSPersistentStore.StoreType, options sourceOptions: StoreOptions = .init(),
+    mapping: NSMappingModel,
+    to destinationURL: URL, type destinationType: NSPersistentStore.StoreType, options destinationOptions: StoreOptions = .init()
   ) throws {
     guard sourceType == .sqlite, destinationType == .sqlite else {
       throw ObjectGraphError(

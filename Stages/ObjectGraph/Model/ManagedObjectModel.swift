@@ -115,7 +115,7 @@ public final class NSManagedObjectModel: Sendable, CustomStringConvertible {
 
   /// The name of the Xcode model version the model was read from (`DataModel 2` for
   /// `DataModel 2.xcdatamodel`), or `nil` for a model made in code. A store records it
-  /// (``StoreMetadataKey/modelVersionName``), for a migration to choose among versions with equal hashes.
+  /// (``ObjectGraphModelVersionNameKey``), for a migration to choose among versions with equal hashes.
   var versionName: String? { state.read(\.versionName) }
 
   /// What the Xcode model loader found odd and read as Core Data reads it (for example a Boolean default written
@@ -146,7 +146,7 @@ public final class NSManagedObjectModel: Sendable, CustomStringConvertible {
 
   /// How a store described by `metadata` matches the configuration's entities, or `nil` when it does not.
   func hashMatch(configuration: String?, metadata: [String: any Sendable]) -> HashMatch? {
-    guard let stored = metadata[StoreMetadataKey.versionHashes] as? [String: Data],
+    guard let stored = metadata[NSStoreModelVersionHashesKey] as? [String: Data],
       let entities = entities(forConfigurationName: configuration)
     else { return nil }
     let mine = Dictionary(entities.map { ($0.name, $0.versionHash) }, uniquingKeysWith: { first, _ in first })

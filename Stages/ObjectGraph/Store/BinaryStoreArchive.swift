@@ -9,7 +9,7 @@ import GRDB
   import Darwin
 #endif
 
-/// The file of a binary store (``StoreType/binary``): an `NSKeyedArchiver` archive, written as a binary
+/// The file of a binary store (``NSPersistentStore/StoreType/binary``): an `NSKeyedArchiver` archive, written as a binary
 /// property list (by ``KeyedArchiveWriter``), of the store's metadata and of every row of its tables.
 ///
 /// The archive's root is a dictionary:
@@ -232,8 +232,8 @@ enum BinaryStoreArchive {
       guard let metadataValue = entries[metadataKey],
         let plain = try archive.plainValue(metadataValue, "the store's metadata") as? [String: any Sendable],
         let metadata = normalized(plain),
-        metadata[StoreMetadataKey.storeType] as? String == StoreType.binary.rawValue,
-        metadata[StoreMetadataKey.versionHashes] is [String: Data]
+        metadata[NSStoreTypeKey] as? String == NSPersistentStore.StoreType.binary.rawValue,
+        metadata[NSStoreModelVersionHashesKey] is [String: Data]
       else {
         throw KeyedArchive.Malformed(
           reason: "it is a keyed archive but not a binary store's (no metadata with NSStoreType \"Binary\" and model version hashes)")
@@ -317,7 +317,7 @@ enum BinaryStoreArchive {
       let plist = try? PropertyListSerialization.data(fromPropertyList: object, format: .binary, options: 0),
       var result = StoreMetadata.decode(plist)
     else { return nil }
-    if let uuid = metadata[StoreMetadataKey.storeUUID] as? String { result[StoreMetadataKey.storeUUID] = uuid }
+    if let uuid = metadata[NSStoreUUIDKey] as? String { result[NSStoreUUIDKey] = uuid }
     return result
   }
 

@@ -36,9 +36,9 @@ extension NSPersistentStore {
     } else {
       try refuseBinaryCreation(url: url, options: options)
     }
-    let identifier = contents?.metadata[StoreMetadataKey.storeUUID] as? String ?? UUID().uuidString
+    let identifier = contents?.metadata[NSStoreUUIDKey] as? String ?? UUID().uuidString
     var metadata = StoreMetadata.make(type: .binary, identifier: identifier, model: model, entities: entities)
-    metadata[StoreMetadataKey.autoVacuumLevel] = nil  // SQLite's, not a binary store's
+    metadata[CoreDataMetadataKey.autoVacuumLevel] = nil  // SQLite's, not a binary store's
     if let stored = contents?.metadata { metadata = stored }
     let schema = SQLiteSchema(entities: entities, layout: .coreData)
     let database = try makeDatabase(path: nil, options: options, readOnly: false, url: url)

@@ -143,9 +143,9 @@ extension NSPersistentStore {
     guard tables.contains("Z_METADATA") else { return nil }
     var look = Look()
     let metadata = try StoreMetadata.read(in: db)
-    look.uuid = metadata[StoreMetadataKey.storeUUID] as? String
-    look.previousUUID = metadata[StoreMetadataKey.migratedFromStoreUUID] as? String
-    look.hashes = metadata[StoreMetadataKey.versionHashes] as? [String: Data]
+    look.uuid = metadata[NSStoreUUIDKey] as? String
+    look.previousUUID = metadata[ObjectGraphMigratedFromStoreUUIDKey] as? String
+    look.hashes = metadata[NSStoreModelVersionHashesKey] as? [String: Data]
     if tables.contains("Z_PRIMARYKEY") {
       for row in try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY") {
         guard let entity = Int64.fromDatabaseValue(row["Z_ENT"]), let counter = Int64.fromDatabaseValue(row["Z_MAX"]) else {
@@ -196,7 +196,7 @@ extension NSPersistentStore {
     var look = Look()
     if case .text(let uuid) = metadata[0], !uuid.isEmpty { look.uuid = uuid }
     if case .blob(let plist) = metadata[1] {
-      look.hashes = StoreMetadata.decode(plist)?[StoreMetadataKey.versionHashes] as? [String: Data]
+      look.hashes = StoreMetadata.decode(plist)?[NSStoreModelVersionHashesKey] as? [String: Data]
     }
     for row in rows(handle, "SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY") ?? [] {
       guard case .integer(let entity) = row[0], case .integer(let counter) = row[1] else { continue }

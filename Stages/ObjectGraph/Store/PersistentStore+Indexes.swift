@@ -11,7 +11,7 @@ extension NSPersistentStore {
   ///   table, uniqueness and columns; `COLLATE BINARY` and `ASC`, SQLite's defaults, may be written or not),
   ///   under any name: Core Data's own index for it counts;
   /// - an index is dropped only when the engine made it (the store's metadata lists the fetch indexes the
-  ///   engine created, ``StoreMetadataKey/fetchIndexNames``; in a store of the engine's format 1 every index
+  ///   engine created, ``ObjectGraphFetchIndexNamesKey``; in a store of the engine's format 1 every index
   ///   named `Z_…` but not `…_INDEX` is its own) and the model no longer wants it. An index the engine did
   ///   not make (Core Data's, an app's, one for a uniqueness constraint of a subentity) stays.
   ///
@@ -25,10 +25,10 @@ extension NSPersistentStore {
       SQLiteSchema.indexName(in: statement).map { (name: $0, statement: statement, definition: IndexDefinition(statement)) }
     }
     let wantedNames = Set(wanted.map(\.name))
-    let recorded = Set(metadata[StoreMetadataKey.fetchIndexNames] as? [String] ?? [])
+    let recorded = Set(metadata[ObjectGraphFetchIndexNamesKey] as? [String] ?? [])
     // Only a store the engine made (it carries the engine's format key) records the indexes the engine made;
     // Core Data's metadata gets no key of the engine's.
-    let isEngineStore = metadata[StoreMetadataKey.formatVersion] != nil
+    let isEngineStore = metadata[ObjectGraphStoreFormatVersionKey] != nil
     let entityPrefixes = schema.entities.keys.map { "Z_" + $0 + "_" }
     do {
       let existing = try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
@@ -63,7 +63,7 @@ extension NSPersistentStore {
         try db.execute(sql: statement)
       }
       if isEngineStore {
-        try StoreMetadata.update(in: db, with: [StoreMetadataKey.fetchIndexNames: created.sorted()], url: url)
+        try StoreMetadata.update(in: db, with: [ObjectGraphFetchIndexNamesKey: created.sorted()], url: url)
       }
     } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
       throw ObjectGraphError.database(

@@ -40,7 +40,7 @@ extension NSPersistentStore {
             migrated = true
             return .rollback
           }
-          guard current[StoreMetadataKey.versionHashes] as? [String: Data] == sourceHashes else {
+          guard current[NSStoreModelVersionHashesKey] as? [String: Data] == sourceHashes else {
             throw migratedElsewhere(url: url, from: found.origin)
           }
           // Under the write lock no other migration of this store runs: a file of one is a killed one's.
@@ -58,8 +58,8 @@ extension NSPersistentStore {
           try db.execute(sql: "ATTACH DATABASE ? AS migrated", arguments: [migratedURL.path])
           attached = true
           try replaceContents(db, withSchema: "migrated")
-          if let previous = current[StoreMetadataKey.storeUUID] as? String {
-            try StoreMetadata.update(in: db, with: [StoreMetadataKey.migratedFromStoreUUID: previous], url: url)
+          if let previous = current[NSStoreUUIDKey] as? String {
+            try StoreMetadata.update(in: db, with: [ObjectGraphMigratedFromStoreUUIDKey: previous], url: url)
           }
           migrated = true
           return .commit

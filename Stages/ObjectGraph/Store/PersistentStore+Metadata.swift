@@ -16,8 +16,8 @@ extension NSPersistentStore {
   /// the caller and kept): at once in ``metadata``, in the file at the next save.
   func setAppMetadata(_ metadata: [String: any Sendable]) {
     storedMetadata.withLock { current in
-      let removed = Set(current.keys.filter { !StoreMetadataKey.engineKeys.contains($0) && metadata[$0] == nil })
-      let added = metadata.filter { !StoreMetadataKey.engineKeys.contains($0.key) }
+      let removed = Set(current.keys.filter { !CoreDataMetadataKey.engineKeys.contains($0) && metadata[$0] == nil })
+      let added = metadata.filter { !CoreDataMetadataKey.engineKeys.contains($0.key) }
       for key in removed { current[key] = nil }
       current.merge(added) { _, new in new }
       pendingMetadata.withLock { pending in

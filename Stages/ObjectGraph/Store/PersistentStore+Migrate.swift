@@ -31,7 +31,7 @@ extension NSPersistentStore {
     if let explicit = options.mappingModelMigration,
       try migrateWithMappingModel(
         explicit, url: url, options: options, configuration: configuration, model: model, source: found,
-        sourceHashes: metadata[StoreMetadataKey.versionHashes] as? [String: Data])
+        sourceHashes: metadata[NSStoreModelVersionHashesKey] as? [String: Data])
     {
       return
     }
@@ -66,10 +66,10 @@ extension NSPersistentStore {
     let layout = SQLiteSchema.Layout(metadata: metadata)
     var newMetadata = metadata
     for (key, value) in StoreMetadata.make(type: .sqlite, identifier: "", model: model, entities: entities, layout: layout)
-    where key != StoreMetadataKey.storeUUID {
+    where key != NSStoreUUIDKey {
       newMetadata[key] = value
     }
-    if model.versionName == nil { newMetadata[StoreMetadataKey.modelVersionName] = nil }
+    if model.versionName == nil { newMetadata[ObjectGraphModelVersionNameKey] = nil }
     // The store is read with the entity numbers and join-table names it has ("Files Core Data wrote").
     let source: SQLiteSchema
     do {
@@ -88,7 +88,7 @@ extension NSPersistentStore {
       url: url, options: options, source: source,
       destination: SQLiteSchema(entities: entities, layout: layout),
       mapping: mapping, metadata: try StoreMetadata.encode(newMetadata), model: StoreModelCache.contents(of: model),
-      from: found.origin, sourceHashes: metadata[StoreMetadataKey.versionHashes] as? [String: Data])
+      from: found.origin, sourceHashes: metadata[NSStoreModelVersionHashesKey] as? [String: Data])
   }
 
   /// Runs the migration's SQL in one exclusive transaction, reporting progress.
@@ -121,7 +121,7 @@ extension NSPersistentStore {
           // this one waited for the lock: then there is nothing left to do.
           if try isMigrated(db, to: metadata) { return .commit }
           // Or to a third version: the plan, made for the version the store had, would damage it.
-          guard try StoreMetadata.read(in: db)[StoreMetadataKey.versionHashes] as? [String: Data] == sourceHashes else {
+          guard try StoreMetadata.read(in: db)[NSStoreModelVersionHashesKey] as? [String: Data] == sourceHashes else {
             throw migratedElsewhere(url: url, from: origin)
           }
           let maxima = try primaryKeyMaxima(db)
@@ -179,7 +179,7 @@ extension NSPersistentStore {
     guard let plist = try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1"),
       let current = StoreMetadata.decode(plist), let written = StoreMetadata.decode(metadata)
     else { return false }
-    return current[StoreMetadataKey.versionHashes] as? [String: Data] == written[StoreMetadataKey.versionHashes] as? [String: Data]
+    return current[NSStoreModelVersionHashesKey] as? [String: Data] == written[NSStoreModelVersionHashesKey] as? [String: Data]
   }
 
   /// `Z_PRIMARYKEY`'s highest key handed out, by entity number.

@@ -12,7 +12,7 @@ extension NSPersistentStore {
   /// with an unfinished transaction (a hot journal) is first rolled back by SQLite, as any writer does, and
   /// an empty store whose creation was cut short is finished ("Files a killed process leaves").
   static func open(
-    type: StoreType, url: URL?, configuration: String?, options: StoreOptions, model: NSManagedObjectModel
+    type: NSPersistentStore.StoreType, url: URL?, configuration: String?, options: StoreOptions, model: NSManagedObjectModel
   ) throws -> NSPersistentStore {
     let store: NSPersistentStore
     do {
@@ -37,7 +37,7 @@ extension NSPersistentStore {
   }
 
   private static func openStore(
-    type: StoreType, url: URL?, configuration: String?, options: StoreOptions, model: NSManagedObjectModel
+    type: NSPersistentStore.StoreType, url: URL?, configuration: String?, options: StoreOptions, model: NSManagedObjectModel
   ) throws -> NSPersistentStore {
     guard let entities = model.entities(forConfigurationName: configuration) else {
       throw ObjectGraphError(
@@ -62,7 +62,7 @@ extension NSPersistentStore {
       let database = try makeDatabase(path: nil, options: options, readOnly: false, url: url)
       let identifier = UUID().uuidString
       var metadata = StoreMetadata.make(type: type, identifier: identifier, model: model, entities: entities)
-      metadata[StoreMetadataKey.fetchIndexNames] = schema.fetchIndexNames
+      metadata[ObjectGraphFetchIndexNamesKey] = schema.fetchIndexNames
       try create(
         schema: schema, metadata: metadata, identifier: identifier, model: StoreModelCache.contents(of: model), in: database, url: url)
       return NSPersistentStore(
@@ -86,6 +86,11 @@ extension NSPersistentStore {
       return try createNew(
         url: url, configuration: configuration, options: options, model: model, entities: entities,
         schema: SQLiteSchema(entities: entities, layout: .coreData))
+    default:
+      throw ObjectGraphError(
+        .persistentStoreInvalidType,
+        "Unknown store type '\(type.rawValue)'. ObjectGraph has NSSQLiteStoreType, NSInMemoryStoreType and NSBinaryStoreType.",
+        url: url)
     }
   }
 
@@ -160,7 +165,7 @@ extension NSPersistentStore {
         throw error
       }
     }
-    let identifier = metadata[StoreMetadataKey.storeUUID] as? String ?? UUID().uuidString
+    let identifier = metadata[NSStoreUUIDKey] as? String ?? UUID().uuidString
     return NSPersistentStore(
       type: .sqlite, url: url, identifier: identifier, configurationName: configuration, options: options,
       database: database, schema: schema, model: model, metadata: metadata, sideFiles: sideFiles, readOnlyReason: readOnlyReason)
@@ -248,7 +253,7 @@ extension NSPersistentStore {
     }
     let identifier = UUID().uuidString
     var metadata = StoreMetadata.make(type: .sqlite, identifier: identifier, model: model, entities: entities)
-    metadata[StoreMetadataKey.fetchIndexNames] = schema.fetchIndexNames
+    metadata[ObjectGraphFetchIndexNamesKey] = schema.fetchIndexNames
     // The tables are made in rollback-journal mode, in one exclusive transaction that first checks the file is
     // still empty (another process, or coordinator, may be creating the same store: the first one wins and
     // the others open what it made); the journal mode comes after the commit. So a kill at any moment leaves
@@ -390,7 +395,7 @@ extension NSPersistentStore {
         url: url)
     }
     guard let plist = raw.plist, var metadata = StoreMetadata.decode(plist),
-      metadata[StoreMetadataKey.versionHashes] is [String: Data]
+      metadata[NSStoreModelVersionHashesKey] is [String: Data]
     else {
       throw ObjectGraphError(
         .persistentStoreInvalidType,
@@ -399,7 +404,7 @@ extension NSPersistentStore {
     }
     // Core Data keeps the store's UUID in its own column, not in the property list (the engine's first stores
     // kept it in both), and reports it among the metadata.
-    if let uuid = raw.uuid, !uuid.isEmpty { metadata[StoreMetadataKey.storeUUID] = uuid }
+    if let uuid = raw.uuid, !uuid.isEmpty { metadata[NSStoreUUIDKey] = uuid }
     return (metadata, raw.tables)
   }
 
@@ -444,7 +449,7 @@ extension NSPersistentStore {
   /// What differs between the version hashes in a store's `metadata` and `entities`', in words
   /// ("Note changed; Tag is new in the model").
   static func versionDifferences(_ metadata: [String: any Sendable], _ entities: [NSEntityDescription]) -> String {
-    let stored = metadata[StoreMetadataKey.versionHashes] as? [String: Data] ?? [:]
+    let stored = metadata[NSStoreModelVersionHashesKey] as? [String: Data] ?? [:]
     let mine = Dictionary(entities.map { ($0.name, $0.versionHash) }, uniquingKeysWith: { a, _ in a })
     var differences: [String] = []
     for name in Set(stored.keys).union(mine.keys).sorted() {

@@ -8,7 +8,7 @@ import GRDB
 /// was made with).
 public final class NSPersistentStore: Sendable, CustomStringConvertible {
   /// The kind of store.
-  public let type: StoreType
+  public let type: NSPersistentStore.StoreType
   /// The file, for a SQLite or binary store; `nil` for an in-memory one.
   public let url: URL?
   /// The store's unique identifier (a UUID string), written in its metadata and in its objects' URIs.
@@ -41,7 +41,7 @@ public final class NSPersistentStore: Sendable, CustomStringConvertible {
   let readOnlyReason: String?
 
   init(
-    type: StoreType, url: URL?, identifier: String, configurationName: String?, options: StoreOptions,
+    type: NSPersistentStore.StoreType, url: URL?, identifier: String, configurationName: String?, options: StoreOptions,
     database: DatabaseQueue, schema: SQLiteSchema, model: NSManagedObjectModel, metadata: [String: any Sendable],
     sideFiles: SideFiles? = nil, readOnlyReason: String? = nil
   ) {

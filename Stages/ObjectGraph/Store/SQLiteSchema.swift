@@ -41,7 +41,7 @@ struct SQLiteSchema: Sendable {
     /// The layout of a store described by `metadata`: format 1 for the engine's early stores, Core Data's for
     /// everything else (Core Data's own stores carry no format key).
     init(metadata: [String: any Sendable]) {
-      self = (metadata[StoreMetadataKey.formatVersion] as? Int) == 1 ? .engineV1 : .coreData
+      self = (metadata[ObjectGraphStoreFormatVersionKey] as? Int) == 1 ? .engineV1 : .coreData
     }
 
     /// The format number the engine writes for the layout.

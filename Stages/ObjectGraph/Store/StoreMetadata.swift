@@ -9,20 +9,20 @@ enum StoreMetadata {
   /// number for `layout` and the model version's name. The store's UUID is part of the dictionary, as Core
   /// Data's metadata reports it, but is kept in `Z_METADATA.Z_UUID`, not in the property list (``encode(_:)``).
   static func make(
-    type: StoreType, identifier: String, model: NSManagedObjectModel, entities: [NSEntityDescription],
+    type: NSPersistentStore.StoreType, identifier: String, model: NSManagedObjectModel, entities: [NSEntityDescription],
     layout: SQLiteSchema.Layout = .coreData
   ) -> [String: any Sendable] {
     var metadata: [String: any Sendable] = [
-      StoreMetadataKey.storeType: type.rawValue,
-      StoreMetadataKey.storeUUID: identifier,
-      StoreMetadataKey.versionIdentifiers: model.versionIdentifiers.sorted(),
-      StoreMetadataKey.formatVersion: layout.formatVersion,
-      StoreMetadataKey.autoVacuumLevel: "2",
+      NSStoreTypeKey: type.rawValue,
+      NSStoreUUIDKey: identifier,
+      NSStoreModelVersionIdentifiersKey: model.versionIdentifiers.sorted(),
+      ObjectGraphStoreFormatVersionKey: layout.formatVersion,
+      CoreDataMetadataKey.autoVacuumLevel: "2",
     ]
     for (key, value) in hashKeys(Dictionary(entities.map { ($0.name, $0.versionHash) }, uniquingKeysWith: { a, _ in a })) {
       metadata[key] = value
     }
-    if let name = model.versionName { metadata[StoreMetadataKey.modelVersionName] = name }
+    if let name = model.versionName { metadata[ObjectGraphModelVersionNameKey] = name }
     return metadata
   }
 
@@ -40,17 +40,17 @@ enum StoreMetadata {
       checksumInput.append(contentsOf: hash)
     }
     return [
-      StoreMetadataKey.versionHashes: hashes,
-      StoreMetadataKey.versionHashesVersion: 3,
-      StoreMetadataKey.versionHashesDigest: SHA512.hash(digestInput).base64EncodedString(),
-      StoreMetadataKey.versionChecksum: SHA256.hash(checksumInput).base64EncodedString(),
+      NSStoreModelVersionHashesKey: hashes,
+      CoreDataMetadataKey.versionHashesVersion: 3,
+      CoreDataMetadataKey.versionHashesDigest: SHA512.hash(digestInput).base64EncodedString(),
+      NSPersistentStoreModelVersionChecksumKey: SHA256.hash(checksumInput).base64EncodedString(),
     ]
   }
 
   /// The property list `Z_METADATA.Z_PLIST` holds: every key but the store's UUID, which has its own column.
   static func encode(_ metadata: [String: any Sendable]) throws -> Data {
     var plist: [String: Any] = [:]
-    for (key, value) in metadata where key != StoreMetadataKey.storeUUID { plist[key] = value }
+    for (key, value) in metadata where key != NSStoreUUIDKey { plist[key] = value }
     return try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
   }
 
@@ -60,7 +60,7 @@ enum StoreMetadata {
     let row = try Row.fetchOne(db, sql: "SELECT Z_PLIST, Z_UUID FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1")
     var metadata = (row?["Z_PLIST"] as DatabaseValue?).flatMap { Data.fromDatabaseValue($0) }.flatMap(decode) ?? [:]
     if let uuid = (row?["Z_UUID"] as DatabaseValue?).flatMap({ String.fromDatabaseValue($0) }), !uuid.isEmpty {
-      metadata[StoreMetadataKey.storeUUID] = uuid
+      metadata[NSStoreUUIDKey] = uuid
     }
     return metadata
   }
@@ -77,7 +77,7 @@ enum StoreMetadata {
         url: url)
     }
     for key in removed { plist[key] = nil }
-    for (key, value) in changes where key != StoreMetadataKey.storeUUID { plist[key] = value }
+    for (key, value) in changes where key != NSStoreUUIDKey { plist[key] = value }
     let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
     try db.execute(sql: "UPDATE Z_METADATA SET Z_PLIST = ? WHERE Z_VERSION = (SELECT MIN(Z_VERSION) FROM Z_METADATA)", arguments: [data])
   }

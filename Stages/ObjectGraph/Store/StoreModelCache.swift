@@ -53,7 +53,7 @@ enum StoreModelCache {
   static func update(in db: Database, to model: NSManagedObjectModel, metadata: [String: any Sendable], url: URL?) throws {
     // A store Core Data made (no engine format key) keeps its cache, or its lack of one: Core Data expects
     // its own compressed archive there.
-    guard metadata[StoreMetadataKey.formatVersion] != nil else { return }
+    guard metadata[ObjectGraphStoreFormatVersionKey] != nil else { return }
     let contents = contents(of: model)
     do {
       let current = try stored(in: db)

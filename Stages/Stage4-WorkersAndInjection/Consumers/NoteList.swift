@@ -36,7 +36,7 @@ public final class NoteList {
     self.context = context
     count = try context.count(for: NSFetchRequest<Note>(entityName: "Note"))
     observer = NotificationCenter.default.addObserver(
-      forName: NSManagedObjectContext.objectsDidChangeNotification, object: context, queue: nil
+      forName: NSManagedObjectContext.didChangeObjectsNotification, object: context, queue: nil
     ) { [weak self] notification in
       // Posted on the context's queue: the main queue, for a main-queue context.
       let inserted = Self.notes(in: notification, under: .insertedObjects)

@@ -33,7 +33,7 @@ struct CoreDataVersionHashTests {
         try NSManagedObjectModel.versions(in: folder.appendingPathComponent(fixture.model)).first { $0.name == fixture.version }?.model)
       let stored = try Self.storedHashes(folder.appendingPathComponent(fixture.store))
       #expect(model.entityVersionHashesByName == stored, "\(fixture.store): \(Self.differences(model.entityVersionHashesByName, stored))")
-      #expect(model.hashMatch(configuration: nil, metadata: [StoreMetadataKey.versionHashes: stored]) == .coreData)
+      #expect(model.hashMatch(configuration: nil, metadata: [NSStoreModelVersionHashesKey: stored]) == .coreData)
     }
   }
 
@@ -53,12 +53,12 @@ struct CoreDataVersionHashTests {
     #expect(version2.entityVersionHashesByName == stored, "\(Self.differences(version2.entityVersionHashesByName, stored))")
     // The version search (a migration's source, `objectgraph inspect --model`) picks exactly that version.
     let matching = versions.filter {
-      $0.model.isConfiguration(withName: nil, compatibleWithStoreMetadata: [StoreMetadataKey.versionHashes: stored])
+      $0.model.isConfiguration(withName: nil, compatibleWithStoreMetadata: [NSStoreModelVersionHashesKey: stored])
     }
     #expect(matching.map(\.name) == ["BookmarksModel 2"])
-    #expect(version2.hashMatch(configuration: nil, metadata: [StoreMetadataKey.versionHashes: stored]) == .coreData)
+    #expect(version2.hashMatch(configuration: nil, metadata: [NSStoreModelVersionHashesKey: stored]) == .coreData)
     // The digest Core Data wrote beside the hashes is the engine's for the same hashes.
-    let digest = StoreMetadata.hashKeys(version2.entityVersionHashesByName)[StoreMetadataKey.versionHashesDigest] as? String
+    let digest = StoreMetadata.hashKeys(version2.entityVersionHashesByName)[CoreDataMetadataKey.versionHashesDigest] as? String
     #expect(digest == metadata["NSStoreModelVersionHashesDigest"] as? String)
     // The bytes, input by input, as Docs/ObjectGraph.md writes them: the store's hash from this test's own
     // SHA-256 of the recipe, with the ordered to-manys' `01 00` and the modifiers inside the properties' bases.
@@ -157,7 +157,7 @@ struct CoreDataVersionHashTests {
     // Each input makes another version: without the order or without the modifier, the store is not a match.
     for (ordered, modifier) in [(false, "v2"), (true, nil), (true, "v3")] as [(Bool, String?)] {
       let other = try model(ordered: ordered, modifier: modifier)
-      #expect(!other.isConfiguration(withName: nil, compatibleWithStoreMetadata: [StoreMetadataKey.versionHashes: stored]))
+      #expect(!other.isConfiguration(withName: nil, compatibleWithStoreMetadata: [NSStoreModelVersionHashesKey: stored]))
     }
   }
 

@@ -66,9 +66,9 @@ struct LegacyStoreTests {
     #expect(
       try rawRows(url, "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name").map { $0["sql"] as String } == schemaBefore)
     let metadata = try Self.readMetadata(url)
-    #expect(metadata[StoreMetadataKey.versionHashes] as? [String: Data] == model.entityVersionHashesByName)
-    #expect(metadata[StoreMetadataKey.formatVersion] as? Int == 1, "the layout is still the engine's first")
-    #expect(metadata[StoreMetadataKey.versionHashesVersion] as? Int == 3)
+    #expect(metadata[NSStoreModelVersionHashesKey] as? [String: Data] == model.entityVersionHashesByName)
+    #expect(metadata[ObjectGraphStoreFormatVersionKey] as? Int == 1, "the layout is still the engine's first")
+    #expect(metadata[CoreDataMetadataKey.versionHashesVersion] as? Int == 3)
     #expect(model.hashMatch(configuration: nil, metadata: metadata) == .coreData)
     let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
@@ -112,8 +112,8 @@ struct LegacyStoreTests {
       #expect(notes.map { ($0.value(forKey: "tags") as? Set<NSManagedObject>)?.count } == [1, 1, 0])
     }
     let metadata = try Self.readMetadata(url)
-    #expect(metadata[StoreMetadataKey.versionHashes] as? [String: Data] == current.entityVersionHashesByName)
-    #expect(metadata[StoreMetadataKey.formatVersion] as? Int == 1)
+    #expect(metadata[NSStoreModelVersionHashesKey] as? [String: Data] == current.entityVersionHashesByName)
+    #expect(metadata[ObjectGraphStoreFormatVersionKey] as? Int == 1)
   }
 
   static func readMetadata(_ url: URL) throws -> [String: any Sendable] { try NSPersistentStore.readMetadata(url: url) }

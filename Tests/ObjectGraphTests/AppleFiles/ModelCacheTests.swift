@@ -82,7 +82,7 @@ struct ModelCacheTests {
       let before = try Self.contents(of: folder)
       let metadata = try NSPersistentStore.readMetadata(url: url)
       #expect(metadata["NSPersistenceFrameworkVersion"] as? Int == store.framework, "\(store.store)")
-      let hashes = try #require(metadata[StoreMetadataKey.versionHashes] as? [String: Data], "\(store.store)")
+      let hashes = try #require(metadata[NSStoreModelVersionHashesKey] as? [String: Data], "\(store.store)")
       let model = try #require(try StoreModelCache.load(url: url), "\(store.store): no model read from its cache")
       #expect(model.entityVersionHashesByName == hashes, "\(store.store): the cache's model is not the one that made the store")
       #expect(StoreModelCache.read(url: url)?.entityVersionHashesByName == hashes, "\(store.store)")
@@ -178,7 +178,7 @@ struct ModelCacheTests {
     #expect(counts == [115, 5, 5, 20], "the counts Core Data's own migration gave (SampleModel_V2.sqlite)")
     try coordinator.remove(store)
     #expect(
-      try NSPersistentStore.readMetadata(url: url)[StoreMetadataKey.versionHashes] as? [String: Data] == model.entityVersionHashesByName)
+      try NSPersistentStore.readMetadata(url: url)[NSStoreModelVersionHashesKey] as? [String: Data] == model.entityVersionHashesByName)
     #expect(try rawRows(url, "PRAGMA integrity_check")[0][0] as String == "ok")
     // The old cache no longer describes the store: the migration replaced it with the new model.
     #expect(StoreModelCache.read(url: url)?.entityVersionHashesByName == model.entityVersionHashesByName)

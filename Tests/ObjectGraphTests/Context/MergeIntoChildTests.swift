@@ -39,7 +39,7 @@ struct MergeIntoChildTests {
     holding.wait()
     defer { release.signal() }
 
-    let insertedCounts = NotificationLog(NSManagedObjectContext.objectsDidChangeNotification, object: child) { notification in
+    let insertedCounts = NotificationLog(NSManagedObjectContext.didChangeObjectsNotification, object: child) { notification in
       (notification.userInfo?[NSManagedObjectContext.NotificationKey.insertedObjects.rawValue] as? Set<NSManagedObject>)?.count
     }
     let merged = DispatchSemaphore(value: 0)

@@ -16,7 +16,7 @@ struct NestedContextTests {
   }
 
   @Test("A child's save goes one level up and no further; the parent's save reaches the store", arguments: bothStoreTypes)
-  func childSaveStopsAtParent(type: StoreType) throws {
+  func childSaveStopsAtParent(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     let child = child(of: stack.context)
     try child.performAndWait {
@@ -37,7 +37,7 @@ struct NestedContextTests {
   }
 
   @Test("A child's fetch sees its parent's unsaved state", arguments: bothStoreTypes)
-  func childSeesParentState(type: StoreType) throws {
+  func childSeesParentState(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     let saved = try stack.context.performAndWait {
       let note = Note(context: stack.context)
@@ -57,7 +57,7 @@ struct NestedContextTests {
   }
 
   @Test("A parent's save does not flow down, and siblings do not see each other's saves", arguments: bothStoreTypes)
-  func noFlowDownNoSiblings(type: StoreType) throws {
+  func noFlowDownNoSiblings(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     let id = try stack.context.performAndWait {
       let note = Note(context: stack.context)
@@ -87,7 +87,7 @@ struct NestedContextTests {
   }
 
   @Test("Objects inserted in a child keep their temporary IDs after the parent saves them", arguments: bothStoreTypes)
-  func temporaryIDsStayInChild(type: StoreType) throws {
+  func temporaryIDsStayInChild(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     let child = child(of: stack.context)
     let note = try child.performAndWait {
@@ -116,7 +116,7 @@ struct NestedContextTests {
   }
 
   @Test("obtainPermanentIDs in a child gives the ID the row will have", arguments: bothStoreTypes)
-  func obtainPermanentIDs(type: StoreType) throws {
+  func obtainPermanentIDs(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     let child = child(of: stack.context)
     let id = try child.performAndWait {
@@ -134,7 +134,7 @@ struct NestedContextTests {
   }
 
   @Test("obtainPermanentIDs after a child save renumbers the parent's copy too", arguments: bothStoreTypes)
-  func obtainPermanentIDsAfterChildSave(type: StoreType) throws {
+  func obtainPermanentIDsAfterChildSave(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     let child = child(of: stack.context)
     let (note, id) = try child.performAndWait {
@@ -157,7 +157,7 @@ struct NestedContextTests {
   }
 
   @Test("A child looks up an object its parent inserted, by the parent's temporary ID", arguments: bothStoreTypes)
-  func existingObjectWithParentsTemporaryID(type: StoreType) throws {
+  func existingObjectWithParentsTemporaryID(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     let (book, id) = stack.context.performAndWait {
       let book = Notebook(context: stack.context)
@@ -177,7 +177,7 @@ struct NestedContextTests {
   }
 
   @Test("Three levels: a grandchild's change reaches the store after each level saves", arguments: bothStoreTypes)
-  func threeLevels(type: StoreType) throws {
+  func threeLevels(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     let middle = child(of: stack.context)
     let leaf = child(of: middle)
@@ -203,7 +203,7 @@ struct NestedContextTests {
   }
 
   @Test("Deletes in a child reach the store through the parent, with delete rules applied", arguments: bothStoreTypes)
-  func deletesFlowUp(type: StoreType) throws {
+  func deletesFlowUp(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     let id = try stack.context.performAndWait {
       let book = Notebook(context: stack.context)
@@ -226,7 +226,7 @@ struct NestedContextTests {
   }
 
   @Test("performAndWait nests across parent and child, both ways, without deadlock", arguments: bothStoreTypes)
-  func nestingDoesNotDeadlock(type: StoreType) throws {
+  func nestingDoesNotDeadlock(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     let parent = stack.context
     let child = child(of: parent)
@@ -244,7 +244,7 @@ struct NestedContextTests {
   }
 
   @Test("Many threads saving children of one parent at once lose nothing", arguments: bothStoreTypes)
-  func concurrentChildren(type: StoreType) async throws {
+  func concurrentChildren(type: NSPersistentStore.StoreType) async throws {
     let stack = try Stack(type: type)
     let parent = stack.context
     try await withThrowingTaskGroup(of: Void.self) { group in
@@ -270,7 +270,7 @@ struct NestedContextTests {
   }
 
   @Test("mergeChanges refreshes updated objects, drops deleted ones and keeps local changes", arguments: bothStoreTypes)
-  func mergeChanges(type: StoreType) throws {
+  func mergeChanges(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     let (keptID, goneID) = try stack.context.performAndWait {
       let kept = Note(context: stack.context)
@@ -310,7 +310,7 @@ struct NestedContextTests {
   }
 
   @Test("automaticallyMergesChangesFromParent brings the parent's saves into the child", arguments: bothStoreTypes)
-  func automaticMerging(type: StoreType) async throws {
+  func automaticMerging(type: NSPersistentStore.StoreType) async throws {
     let stack = try Stack(type: type)
     let id = try stack.context.performAndWait {
       let note = Note(context: stack.context)
@@ -333,9 +333,9 @@ struct NestedContextTests {
   }
 
   @Test("Changes post objects-did-change when pending changes are processed", arguments: bothStoreTypes)
-  func objectsDidChange(type: StoreType) throws {
+  func objectsDidChange(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
-    let counts = NotificationLog(NSManagedObjectContext.objectsDidChangeNotification, object: stack.context) { note in
+    let counts = NotificationLog(NSManagedObjectContext.didChangeObjectsNotification, object: stack.context) { note in
       (note.userInfo?["inserted"] as? Set<NSManagedObject>)?.count ?? -1
     }
     stack.context.performAndWait {

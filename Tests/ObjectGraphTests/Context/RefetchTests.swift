@@ -107,7 +107,7 @@ struct RefetchTests {
   func shouldRefreshRefetchedObjects() throws {
     let (stack, other, keep) = try Self.twoStacks()
     let context = stack.context
-    let refreshed = NotificationLog(NSManagedObjectContext.objectsDidChangeNotification, object: context) { note in
+    let refreshed = NotificationLog(NSManagedObjectContext.didChangeObjectsNotification, object: context) { note in
       (note.userInfo?[NSManagedObjectContext.NotificationKey.refreshedObjects.rawValue] as? Set<NSManagedObject>)?.count
     }
     try context.performAndWait {

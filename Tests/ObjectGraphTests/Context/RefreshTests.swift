@@ -136,7 +136,7 @@ struct RefreshTests {
         four.notebook = theirs
         let changes = Mutex<SavedObjectIDs?>(nil)
         let observer = NotificationCenter.default.addObserver(
-          forName: NSManagedObjectContext.didSaveNotification, object: sibling, queue: nil
+          forName: NSManagedObjectContext.didSaveObjectsNotification, object: sibling, queue: nil
         ) { notification in changes.withLock { $0 = SavedObjectIDs(notification) } }
         defer { NotificationCenter.default.removeObserver(observer) }
         try sibling.save()
@@ -154,7 +154,7 @@ struct RefreshTests {
   func refreshAllObjects() throws {
     let stack = try Stack()
     let context = stack.context
-    let refreshed = NotificationLog(NSManagedObjectContext.objectsDidChangeNotification, object: context) { note in
+    let refreshed = NotificationLog(NSManagedObjectContext.didChangeObjectsNotification, object: context) { note in
       (note.userInfo?[NSManagedObjectContext.NotificationKey.refreshedObjects.rawValue] as? Set<NSManagedObject>)?.count
     }
     try context.performAndWait {

@@ -15,7 +15,7 @@ struct SavingTests {
   }
 
   @Test("Every attribute type survives a save and a read from the store", arguments: bothStoreTypes)
-  func roundTripEveryType(type: StoreType) throws {
+  func roundTripEveryType(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(model: Models.allTypes(), type: type)
     let date = Date(timeIntervalSinceReferenceDate: 123_456.789)
     let uuid = UUID()
@@ -58,7 +58,7 @@ struct SavingTests {
   }
 
   @Test("Nil values round-trip as nil", arguments: bothStoreTypes)
-  func nilRoundTrip(type: StoreType) throws {
+  func nilRoundTrip(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(model: Models.allTypes(), type: type)
     try stack.context.performAndWait {
       _ = NSManagedObject(entity: stack.entity("Everything"), insertInto: stack.context)
@@ -72,7 +72,7 @@ struct SavingTests {
   }
 
   @Test("A save gives inserted objects permanent IDs, whose URIs turn back into the same IDs", arguments: bothStoreTypes)
-  func temporaryIDsBecomePermanent(type: StoreType) throws {
+  func temporaryIDsBecomePermanent(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
@@ -93,7 +93,7 @@ struct SavingTests {
   @Test(
     "obtainPermanentIDs numbers new objects in the order they were inserted, whatever the array's order",
     arguments: bothStoreTypes)
-  func obtainedKeysFollowInsertionOrder(type: StoreType) throws {
+  func obtainedKeysFollowInsertionOrder(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     try stack.context.performAndWait {
       let notes = (0..<40).map { number in
@@ -116,7 +116,7 @@ struct SavingTests {
   }
 
   @Test("Each save bumps the row version Z_OPT", arguments: bothStoreTypes)
-  func versionsBump(type: StoreType) throws {
+  func versionsBump(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
@@ -132,7 +132,7 @@ struct SavingTests {
   }
 
   @Test("Nothing reaches the store until save; a save writes everything in one transaction", arguments: bothStoreTypes)
-  func nothingUntilSave(type: StoreType) throws {
+  func nothingUntilSave(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     try stack.context.performAndWait {
       for index in 0..<3 {
@@ -148,7 +148,7 @@ struct SavingTests {
   }
 
   @Test("A missing required value is error 1570 naming entity and key; nothing is written, changes stay", arguments: bothStoreTypes)
-  func missingMandatory(type: StoreType) throws {
+  func missingMandatory(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     try stack.context.performAndWait {
       let ok = Note(context: stack.context)
@@ -166,7 +166,7 @@ struct SavingTests {
   }
 
   @Test("Several validation failures come together as error 1560", arguments: bothStoreTypes)
-  func multipleErrors(type: StoreType) throws {
+  func multipleErrors(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     stack.context.performAndWait {
       _ = Note(context: stack.context)
@@ -178,7 +178,7 @@ struct SavingTests {
   }
 
   @Test("Cascade deletes related objects; nullify clears the inverse", arguments: bothStoreTypes)
-  func cascadeAndNullify(type: StoreType) throws {
+  func cascadeAndNullify(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     try stack.context.performAndWait {
       let book = Notebook(context: stack.context)
@@ -212,7 +212,7 @@ struct SavingTests {
   }
 
   @Test("Deny refuses the delete with error 1600 while the relationship holds an object", arguments: bothStoreTypes)
-  func denyRule(type: StoreType) throws {
+  func denyRule(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
@@ -234,7 +234,7 @@ struct SavingTests {
   }
 
   @Test("A save conflicting with another coordinator's save is error 133020 listing the object and keys", arguments: bothStoreTypes)
-  func optimisticLocking(type: StoreType) throws {
+  func optimisticLocking(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     let kept = try stack.conflictingEdit(original: "original", theirs: "theirs")
     let id = kept.objectID
@@ -265,7 +265,7 @@ struct SavingTests {
   }
 
   @Test("Store trump keeps the store's value for a property both sides changed", arguments: bothStoreTypes)
-  func storeTrump(type: StoreType) throws {
+  func storeTrump(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     let kept = try stack.conflictingEdit(original: "original", theirs: "theirs")
     let id = kept.objectID
@@ -286,7 +286,7 @@ struct SavingTests {
   }
 
   @Test("Many-to-many and to-one relationships persist, and faults fill on first access", arguments: bothStoreTypes)
-  func relationshipsPersist(type: StoreType) throws {
+  func relationshipsPersist(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     try stack.context.performAndWait {
       let book = Notebook(context: stack.context)
@@ -322,7 +322,7 @@ struct SavingTests {
   }
 
   @Test("Inverses stay in step when either side changes", arguments: bothStoreTypes)
-  func inverses(type: StoreType) throws {
+  func inverses(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     stack.context.performAndWait {
       let a = Notebook(context: stack.context)
@@ -342,7 +342,7 @@ struct SavingTests {
   }
 
   @Test("changedValues and committedValues", arguments: bothStoreTypes)
-  func changedAndCommitted(type: StoreType) throws {
+  func changedAndCommitted(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
@@ -358,7 +358,7 @@ struct SavingTests {
   }
 
   @Test("rollback undoes inserts, updates and deletes", arguments: bothStoreTypes)
-  func rollback(type: StoreType) throws {
+  func rollback(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     try stack.context.performAndWait {
       let kept = Note(context: stack.context)
@@ -379,7 +379,7 @@ struct SavingTests {
   }
 
   @Test("refresh turns an object back into a fault and drops its changes; reset forgets every object", arguments: bothStoreTypes)
-  func refreshAndReset(type: StoreType) throws {
+  func refreshAndReset(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
@@ -397,7 +397,7 @@ struct SavingTests {
   }
 
   @Test("Subentities share their root's table and are fetched through the abstract parent", arguments: bothStoreTypes)
-  func inheritance(type: StoreType) throws {
+  func inheritance(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
@@ -434,8 +434,8 @@ struct SavingTests {
     let entities = try rawRows(stack.storeURL, "SELECT Z_NAME FROM Z_PRIMARYKEY ORDER BY Z_ENT").map { $0["Z_NAME"] as String }
     #expect(entities == ["Attachment", "FileAttachment", "ImageAttachment", "Lock", "Note", "Notebook", "Tag"])
     let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: stack.storeURL)
-    #expect(metadata[StoreMetadataKey.storeUUID] as? String == stack.coordinator.persistentStores[0].identifier)
-    #expect((metadata[StoreMetadataKey.versionHashes] as? [String: Data])?.count == 7)
+    #expect(metadata[NSStoreUUIDKey] as? String == stack.coordinator.persistentStores[0].identifier)
+    #expect((metadata[NSStoreModelVersionHashesKey] as? [String: Data])?.count == 7)
   }
 
   @Test("An in-memory store behaves like the file store")

@@ -10,7 +10,7 @@ final class SaveHookedObject: NSManagedObject {
   override func willSave() { onWillSave?() }
 }
 
-/// `NSManagedObjectContext.willSaveNotification` (Core Data's `NSManagedObjectContextWillSave`).
+/// `NSManagedObjectContext.willSaveObjectsNotification` (Core Data's `NSManagedObjectContextWillSave`).
 @Suite("Will-save notification", .temporaryFolders)
 struct WillSaveNotificationTests {
   private func stack() throws -> (NSManagedObjectContext, NSEntityDescription) {
@@ -26,12 +26,16 @@ struct WillSaveNotificationTests {
     let (context, entity) = try stack()
     let events = Locked<[String]>([])
     let info = Locked<[Bool]>([])
-    let will = NotificationCenter.default.addObserver(forName: NSManagedObjectContext.willSaveNotification, object: context, queue: nil) {
+    let will = NotificationCenter.default.addObserver(
+      forName: NSManagedObjectContext.willSaveObjectsNotification, object: context, queue: nil
+    ) {
       note in
       events.withLock { $0.append("will-save notification") }
       info.withLock { $0.append(note.userInfo == nil && (note.object as? NSManagedObjectContext) === context) }
     }
-    let did = NotificationCenter.default.addObserver(forName: NSManagedObjectContext.didSaveNotification, object: context, queue: nil) {
+    let did = NotificationCenter.default.addObserver(
+      forName: NSManagedObjectContext.didSaveObjectsNotification, object: context, queue: nil
+    ) {
       _ in events.withLock { $0.append("did-save notification") }
     }
     defer {
@@ -54,7 +58,9 @@ struct WillSaveNotificationTests {
       properties: [.attribute(NSAttributeDescription(name: "name", type: .string))])
     let stack = try Stack(model: try NSManagedObjectModel(entities: [entity]), type: .sqlite)
     let context = stack.context
-    let will = NotificationCenter.default.addObserver(forName: NSManagedObjectContext.willSaveNotification, object: context, queue: nil) {
+    let will = NotificationCenter.default.addObserver(
+      forName: NSManagedObjectContext.willSaveObjectsNotification, object: context, queue: nil
+    ) {
       _ in NSManagedObject(entity: stack.entity("Hooked"), insertInto: context).setValue("added on will-save", forKey: "name")
     }
     defer { NotificationCenter.default.removeObserver(will) }
@@ -70,7 +76,9 @@ struct WillSaveNotificationTests {
   func notPostedWithoutChanges() throws {
     let (context, _) = try stack()
     let count = Locked(0)
-    let will = NotificationCenter.default.addObserver(forName: NSManagedObjectContext.willSaveNotification, object: context, queue: nil) {
+    let will = NotificationCenter.default.addObserver(
+      forName: NSManagedObjectContext.willSaveObjectsNotification, object: context, queue: nil
+    ) {
       _ in count.withLock { $0 += 1 }
     }
     defer { NotificationCenter.default.removeObserver(will) }

@@ -191,10 +191,10 @@ struct PortingConveniencesTests {
     let folder = try TemporaryFolder()
     let original = NSPersistentStoreDescription(url: folder.appending("One.sqlite"))
     original.configuration = "Cloud"
-    original.sqlitePragmas = ["journal_mode": "DELETE"]
+    original.setValue("DELETE" as NSString, forPragmaNamed: "journal_mode")
     let copy = try #require(original.copy() as? NSPersistentStoreDescription)
     #expect(copy !== original)
-    #expect(copy.url == original.url && copy.configuration == "Cloud" && copy.sqlitePragmas == ["journal_mode": "DELETE"])
+    #expect(copy.url == original.url && copy.configuration == "Cloud" && copy.sqlitePragmas["journal_mode"] as? String == "DELETE")
     copy.url = folder.appending("Two.sqlite")
     copy.configuration = nil
     #expect(original.url == folder.appending("One.sqlite") && original.configuration == "Cloud")

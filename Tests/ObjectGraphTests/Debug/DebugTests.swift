@@ -7,7 +7,7 @@ import Testing
 @Suite("Debug switches", .serialized, .temporaryFolders)
 struct DebugTests {
   @Test("SQL debug logs each statement with its time", arguments: bothStoreTypes)
-  func sqlDebug(type: StoreType) throws {
+  func sqlDebug(type: NSPersistentStore.StoreType) throws {
     let lines = Locked<[String]>([])
     SQLDebug.isEnabled = true
     SQLDebug.logHandler = { line in lines.withLock { $0.append(line) } }

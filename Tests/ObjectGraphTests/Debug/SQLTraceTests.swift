@@ -9,7 +9,7 @@ import Testing
 @Suite("Per-store SQL trace", .temporaryFolders)
 struct SQLTraceTests {
   /// A context whose store reports its SQL into `log`.
-  private func tracedContext(_ log: Locked<[String]>, type: StoreType = .sqlite) throws -> NSManagedObjectContext {
+  private func tracedContext(_ log: Locked<[String]>, type: NSPersistentStore.StoreType = .sqlite) throws -> NSManagedObjectContext {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
     try coordinator.addPersistentStore(
       type: type, at: type == .sqlite ? try TemporaryFolder().appending("Traced.sqlite") : nil,
@@ -22,7 +22,7 @@ struct SQLTraceTests {
   @Test(
     "A save runs one multi-row INSERT for its notes, reserving keys in Z_PRIMARYKEY, inside one transaction",
     arguments: bothStoreTypes)
-  func saveSQL(type: StoreType) throws {
+  func saveSQL(type: NSPersistentStore.StoreType) throws {
     let log = Locked<[String]>([])
     let context = try tracedContext(log, type: type)
     log.withLock { $0 = [] }
@@ -40,7 +40,7 @@ struct SQLTraceTests {
   }
 
   @Test("A fetch with a predicate and a sort runs it in SQL, with the arguments bound, not in memory", arguments: bothStoreTypes)
-  func fetchSQL(type: StoreType) throws {
+  func fetchSQL(type: NSPersistentStore.StoreType) throws {
     let log = Locked<[String]>([])
     let context = try tracedContext(log, type: type)
     try context.performAndWait {
@@ -64,7 +64,7 @@ struct SQLTraceTests {
   }
 
   @Test("Two stores keep their traces apart, and a store without one traces nothing", arguments: bothStoreTypes)
-  func tracesArePerStore(type: StoreType) throws {
+  func tracesArePerStore(type: NSPersistentStore.StoreType) throws {
     let first = Locked<[String]>([])
     let second = Locked<[String]>([])
     let contextA = try tracedContext(first, type: type)
@@ -88,7 +88,7 @@ struct SQLTraceTests {
   }
 
   @Test("obtainPermanentIDs for several objects reserves their keys in one transaction, one block per table", arguments: bothStoreTypes)
-  func obtainPermanentIDsInOneTransaction(type: StoreType) throws {
+  func obtainPermanentIDsInOneTransaction(type: NSPersistentStore.StoreType) throws {
     let log = Locked<[String]>([])
     let context = try tracedContext(log, type: type)
     let ids = try context.performAndWait {

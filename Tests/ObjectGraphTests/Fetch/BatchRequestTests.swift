@@ -11,7 +11,7 @@ import Testing
 struct BatchRequestTests {
   /// Work holds notes 0–5 (tagged "swift" when even), Home holds 6–8, note 9 has no notebook; note 0 has a
   /// lock (Note.lock is Deny).
-  private func populated(_ type: StoreType) throws -> Stack {
+  private func populated(_ type: NSPersistentStore.StoreType) throws -> Stack {
     let stack = try Stack(type: type)
     try stack.context.performAndWait {
       let work = Notebook(context: stack.context)
@@ -48,7 +48,7 @@ struct BatchRequestTests {
   }
 
   @Test("Batch insert: rows from dictionaries with defaults, permanent IDs in order, count and status results", arguments: bothStoreTypes)
-  func insert(type: StoreType) throws {
+  func insert(type: NSPersistentStore.StoreType) throws {
     let stack = try populated(type)
     let context = stack.freshContext()
     try context.performAndWait {
@@ -81,7 +81,7 @@ struct BatchRequestTests {
   }
 
   @Test("Batch insert refuses bad rows, naming the row and the key, and inserts nothing", arguments: bothStoreTypes)
-  func insertRefusals(type: StoreType) throws {
+  func insertRefusals(type: NSPersistentStore.StoreType) throws {
     let stack = try populated(type)
     let context = stack.freshContext()
     try context.performAndWait { () throws in
@@ -116,7 +116,7 @@ struct BatchRequestTests {
 
   @Test(
     "Batch update: rows a predicate matches get new values and a new version; merged IDs refresh live objects", arguments: bothStoreTypes)
-  func update(type: StoreType) throws {
+  func update(type: NSPersistentStore.StoreType) throws {
     let stack = try populated(type)
     let context = stack.context
     let held = try context.performAndWait {
@@ -251,7 +251,7 @@ struct BatchRequestTests {
   }
 
   @Test("Batch delete follows the delete rules in SQL: cascade, nullify, deny", arguments: bothStoreTypes)
-  func deleteRules(type: StoreType) throws {
+  func deleteRules(type: NSPersistentStore.StoreType) throws {
     let stack = try populated(type)
     let context = stack.freshContext()
     try context.performAndWait {
@@ -293,7 +293,7 @@ struct BatchRequestTests {
   }
 
   @Test("Batch delete by IDs, merged into a context holding the objects", arguments: bothStoreTypes)
-  func deleteByIDs(type: StoreType) throws {
+  func deleteByIDs(type: NSPersistentStore.StoreType) throws {
     let stack = try populated(type)
     let context = stack.context
     let (victims, work) = try context.performAndWait {

@@ -10,7 +10,7 @@ import Testing
 @Suite("Fetch result types", .temporaryFolders)
 struct FetchResultTypeTests {
   /// Work holds notes rated 0–5, Home 6–8, and the note rated 9 has no notebook.
-  private func populated(_ type: StoreType) throws -> Stack {
+  private func populated(_ type: NSPersistentStore.StoreType) throws -> Stack {
     let stack = try Stack(type: type)
     try stack.context.performAndWait {
       let work = Notebook(context: stack.context)
@@ -38,7 +38,7 @@ struct FetchResultTypeTests {
   }
 
   @Test("IDs: in the request's order, without making objects, and with pending inserts and deletes counted", arguments: bothStoreTypes)
-  func objectIDs(type: StoreType) throws {
+  func objectIDs(type: NSPersistentStore.StoreType) throws {
     let stack = try populated(type)
     let context = stack.freshContext()
     try context.performAndWait {
@@ -69,7 +69,7 @@ struct FetchResultTypeTests {
   }
 
   @Test("A count result is one NSNumber, as count(for:) counts", arguments: bothStoreTypes)
-  func countResult(type: StoreType) throws {
+  func countResult(type: NSPersistentStore.StoreType) throws {
     let stack = try populated(type)
     try stack.context.performAndWait { () throws in
       let request = NSFetchRequest<NSNumber>(entityName: "Note")
@@ -80,7 +80,7 @@ struct FetchResultTypeTests {
   }
 
   @Test("A name fetched twice holds its last column's value, in [String: Any] and in NSDictionary alike", arguments: bothStoreTypes)
-  func nameFetchedTwice(type: StoreType) throws {
+  func nameFetchedTwice(type: NSPersistentStore.StoreType) throws {
     let stack = try populated(type)
     let context = stack.freshContext()
     try context.performAndWait {
@@ -106,7 +106,7 @@ struct FetchResultTypeTests {
   }
 
   @Test("Dictionaries hold the properties asked for, in their own types, with nil values left out", arguments: bothStoreTypes)
-  func dictionaries(type: StoreType) throws {
+  func dictionaries(type: NSPersistentStore.StoreType) throws {
     let stack = try populated(type)
     let context = stack.freshContext()
     try context.performAndWait {
@@ -142,7 +142,7 @@ struct FetchResultTypeTests {
   }
 
   @Test("Grouping with count:, sum:, average:, min: and max:, filtered by a having predicate", arguments: bothStoreTypes)
-  func grouping(type: StoreType) throws {
+  func grouping(type: NSPersistentStore.StoreType) throws {
     let stack = try populated(type)
     try stack.context.performAndWait {
       let request = NSFetchRequest<NSDictionary>(entityName: "Note")
@@ -175,7 +175,7 @@ struct FetchResultTypeTests {
   }
 
   @Test("returnsDistinctResults drops duplicate dictionaries", arguments: bothStoreTypes)
-  func distinct(type: StoreType) throws {
+  func distinct(type: NSPersistentStore.StoreType) throws {
     let stack = try populated(type)
     try stack.context.performAndWait { () throws in
       let request = NSFetchRequest<[String: Any]>(entityName: "Note")
@@ -188,7 +188,7 @@ struct FetchResultTypeTests {
   }
 
   @Test("Dictionaries read the store as it is: a context's unsaved changes, or its parent's, are not in them", arguments: bothStoreTypes)
-  func dictionariesIgnorePendingChanges(type: StoreType) throws {
+  func dictionariesIgnorePendingChanges(type: NSPersistentStore.StoreType) throws {
     let stack = try populated(type)
     try stack.context.performAndWait { () throws in
       let extra = Note(context: stack.context)
@@ -212,7 +212,7 @@ struct FetchResultTypeTests {
   }
 
   @Test("includesPropertyValues = false gives faults holding nothing, which read their row when touched", arguments: bothStoreTypes)
-  func withoutPropertyValues(type: StoreType) throws {
+  func withoutPropertyValues(type: NSPersistentStore.StoreType) throws {
     let stack = try populated(type)
     let context = stack.freshContext()
     try context.performAndWait {
@@ -228,7 +228,7 @@ struct FetchResultTypeTests {
   }
 
   @Test("Misuse is refused, saying what to do", arguments: bothStoreTypes)
-  func misuse(type: StoreType) throws {
+  func misuse(type: NSPersistentStore.StoreType) throws {
     let stack = try populated(type)
     try stack.context.performAndWait {
       let context = stack.context

@@ -7,7 +7,7 @@ import Testing
 @Suite("Fetching", .temporaryFolders)
 struct FetchTests {
   /// Ten notes in two notebooks with tags, saved; returns the stack.
-  private func populated(_ type: StoreType) throws -> Stack {
+  private func populated(_ type: NSPersistentStore.StoreType) throws -> Stack {
     let stack = try Stack(type: type)
     try stack.context.performAndWait {
       let work = Notebook(context: stack.context)
@@ -69,7 +69,7 @@ struct FetchTests {
   }
 
   @Test("Comparison operators, one by one", arguments: bothStoreTypes)
-  func comparisons(type: StoreType) throws {
+  func comparisons(type: NSPersistentStore.StoreType) throws {
     let stack = try populated(type)
     #expect(try titles(stack, "rating == 3") == ["delta"])
     #expect(try titles(stack, "rating = 3") == ["delta"])
@@ -85,7 +85,7 @@ struct FetchTests {
   }
 
   @Test("String operators and their [c] and [d] options", arguments: bothStoreTypes)
-  func strings(type: StoreType) throws {
+  func strings(type: NSPersistentStore.StoreType) throws {
     let stack = try populated(type)
     #expect(try titles(stack, "title CONTAINS 'eta'") == ["beta", "zeta", "theta"])
     #expect(try titles(stack, "title CONTAINS[c] 'ETA'") == ["beta", "zeta", "Eta", "theta"])
@@ -120,7 +120,7 @@ struct FetchTests {
   }
 
   @Test("nil, NOT, AND, OR, parentheses and precedence", arguments: bothStoreTypes)
-  func logic(type: StoreType) throws {
+  func logic(type: NSPersistentStore.StoreType) throws {
     let stack = try populated(type)
     #expect(try titles(stack, "body == nil") == ["Alpha", "delta", "Eta", "kappa"])
     #expect(try titles(stack, "body != NULL").count == 6)
@@ -140,7 +140,7 @@ struct FetchTests {
   }
 
   @Test("Key paths, ANY/ALL/NONE, @count, SELF, object IDs and %K", arguments: bothStoreTypes)
-  func relationships(type: StoreType) throws {
+  func relationships(type: NSPersistentStore.StoreType) throws {
     let stack = try populated(type)
     #expect(try titles(stack, "notebook.name == 'Home'") == ["Eta", "theta", "Iota"])
     #expect(try titles(stack, "notebook == nil") == ["kappa"])
@@ -163,7 +163,7 @@ struct FetchTests {
   }
 
   @Test("Sorting by key paths, with nil first, descending, and limits and offsets", arguments: bothStoreTypes)
-  func sortingAndLimits(type: StoreType) throws {
+  func sortingAndLimits(type: NSPersistentStore.StoreType) throws {
     let stack = try populated(type)
     try stack.context.performAndWait {
       let request = NSFetchRequest<Note>(entityName: "Note")
@@ -182,7 +182,7 @@ struct FetchTests {
   }
 
   @Test("Pending changes: inserted objects match, deleted ones vanish, changed ones are re-checked", arguments: bothStoreTypes)
-  func pendingChanges(type: StoreType) throws {
+  func pendingChanges(type: NSPersistentStore.StoreType) throws {
     let stack = try populated(type)
     try stack.context.performAndWait {
       let request = NSFetchRequest<Note>(entityName: "Note")
@@ -206,7 +206,7 @@ struct FetchTests {
   }
 
   @Test("One object per ID per context", arguments: bothStoreTypes)
-  func uniquing(type: StoreType) throws {
+  func uniquing(type: NSPersistentStore.StoreType) throws {
     let stack = try populated(type)
     try stack.context.performAndWait {
       stack.context.reset()
@@ -223,7 +223,7 @@ struct FetchTests {
   }
 
   @Test("Batched fetches read values one batch at a time", arguments: bothStoreTypes)
-  func batches(type: StoreType) throws {
+  func batches(type: NSPersistentStore.StoreType) throws {
     let stack = try populated(type)
     let (_, context) = try stack.reader()
     try context.performAndWait {
@@ -243,7 +243,7 @@ struct FetchTests {
   }
 
   @Test("Prefetching reads related objects with the fetch", arguments: bothStoreTypes)
-  func prefetching(type: StoreType) throws {
+  func prefetching(type: NSPersistentStore.StoreType) throws {
     let stack = try populated(type)
     let (_, context) = try stack.reader()
     try context.performAndWait {
@@ -262,7 +262,7 @@ struct FetchTests {
   }
 
   @Test("With a batch size, prefetching happens batch by batch, as each batch is read", arguments: bothStoreTypes)
-  func prefetchingPerBatch(type: StoreType) throws {
+  func prefetchingPerBatch(type: NSPersistentStore.StoreType) throws {
     let stack = try populated(type)
     let (_, context) = try stack.reader()
     try context.performAndWait {
@@ -290,7 +290,7 @@ struct FetchTests {
   }
 
   @Test("Bad predicates and unknown keys say what and where", arguments: bothStoreTypes)
-  func badInput(type: StoreType) throws {
+  func badInput(type: NSPersistentStore.StoreType) throws {
     let stack = try populated(type)
     let syntax = expectCode(.predicateSyntax) { _ = try FetchPredicate(NSPredicate(format: "title == ")) }
     #expect(syntax?.message.contains("position") == true)
@@ -312,7 +312,7 @@ struct FetchTests {
   }
 
   @Test("A constant that cannot be compared with its column is refused, so SQL and memory cannot disagree", arguments: bothStoreTypes)
-  func mixedTypes(type: StoreType) throws {
+  func mixedTypes(type: NSPersistentStore.StoreType) throws {
     let stack = try populated(type)
     stack.context.performAndWait {
       for format in ["rating > '2'", "title == 3", "SELF IN {1}", "notebook == 'Work'", "createdAt > 5"] {
@@ -325,7 +325,7 @@ struct FetchTests {
   }
 
   @Test("existingObject throws for a deleted object; object(with:) returns a fault", arguments: bothStoreTypes)
-  func existingObject(type: StoreType) throws {
+  func existingObject(type: NSPersistentStore.StoreType) throws {
     let stack = try populated(type)
     let id = try stack.context.performAndWait {
       let note = try #require(try stack.context.fetch(NSFetchRequest<Note>(entityName: "Note")).first)

@@ -11,7 +11,7 @@ struct SortComparisonTests {
   private static let names = ["cafe", "Café", "apple", "Zebra", "file10", "file2", "éclair", "banana", "Apple pie", "zoo"]
 
   /// A store holding one notebook per name, saved.
-  private func stack(_ type: StoreType, names: [String] = names) throws -> Stack {
+  private func stack(_ type: NSPersistentStore.StoreType, names: [String] = names) throws -> Stack {
     let stack = try Stack(type: type)
     try stack.context.performAndWait {
       for name in names { Notebook(context: stack.context).name = name }
@@ -36,7 +36,7 @@ struct SortComparisonTests {
   }
 
   @Test("Every comparison orders the store's rows as Foundation's own function does", arguments: bothStoreTypes)
-  func storeOrder(type: StoreType) throws {
+  func storeOrder(type: NSPersistentStore.StoreType) throws {
     let stack = try stack(type)
     let (_, reader) = try stack.reader()
     for comparison in FetchSortDescriptor.Comparison.allCases {
@@ -63,7 +63,7 @@ struct SortComparisonTests {
   }
 
   @Test("Unsaved objects are placed among fetched ones by the same comparison", arguments: bothStoreTypes)
-  func pendingObjects(type: StoreType) throws {
+  func pendingObjects(type: NSPersistentStore.StoreType) throws {
     let stack = try stack(type)
     let context = stack.context
     context.performAndWait {

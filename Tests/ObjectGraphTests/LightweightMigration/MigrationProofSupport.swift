@@ -160,7 +160,7 @@ enum ProofStores {
   static func versionHashes(_ url: URL) throws -> [String: Data] {
     let rows = try rawRows(url, "SELECT Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1")
     guard let data = rows.first?["Z_PLIST"] as Data?, let metadata = StoreMetadata.decode(data),
-      let hashes = metadata[StoreMetadataKey.versionHashes] as? [String: Data]
+      let hashes = metadata[NSStoreModelVersionHashesKey] as? [String: Data]
     else { throw ProofFailure("\(url.lastPathComponent) has no readable version hashes") }
     return hashes
   }

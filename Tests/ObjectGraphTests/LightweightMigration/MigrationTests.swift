@@ -437,7 +437,7 @@ struct MigrationTests {
   func metadataAfterMigration() throws {
     let url = try TemporaryFolder().appending("Store.sqlite")
     try Self.writeStore(try Self.version1(), at: url)
-    let uuid = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)[StoreMetadataKey.storeUUID] as? String
+    let uuid = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)[NSStoreUUIDKey] as? String
     let version2 = try Self.version1(extraNoteProperties: [Self.attribute("subtitle")])
     #expect(
       !version2.isConfiguration(
@@ -445,7 +445,7 @@ struct MigrationTests {
     _ = try Self.open(version2, at: url, options: StoreOptions(migrationSourceModels: [try Self.version1()]))
     let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)
     #expect(version2.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
-    #expect(metadata[StoreMetadataKey.storeUUID] as? String == uuid)
+    #expect(metadata[NSStoreUUIDKey] as? String == uuid)
   }
 
   @Test("progress starts at 0, moves in between and ends at 1, reported once the migration is on disk")
@@ -637,7 +637,7 @@ struct TutorialMigrationTests {
       for note in notes { note.setValue(Set([tag]), forKey: "tags") }
     }
     let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)
-    #expect(metadata[StoreMetadataKey.modelVersionName] as? String == "DataModel")
+    #expect(metadata[ObjectGraphModelVersionNameKey] as? String == "DataModel")
     #expect(!current.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
 
     let context = try StoreStack(model: current, at: url).context
@@ -659,7 +659,7 @@ struct TutorialMigrationTests {
       #expect(note.objectID.primaryKey == 11)
     }
     let migrated = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)
-    #expect(migrated[StoreMetadataKey.modelVersionName] as? String == "DataModel 2")
+    #expect(migrated[ObjectGraphModelVersionNameKey] as? String == "DataModel 2")
     #expect(try MigrationTests.layout(url) == (try MigrationTests.freshLayout(current)))
   }
 }

@@ -37,7 +37,7 @@ struct DerivedAttributeTests {
   @Test(
     "Computed at save: counts, sums, string functions, to-one key paths, now(); kept current as related objects change",
     arguments: bothStoreTypes)
-  func computedAtSave(type: StoreType) throws {
+  func computedAtSave(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(model: Self.model(), type: type)
     let context = stack.context
     let before = Date()
@@ -107,7 +107,7 @@ struct DerivedAttributeTests {
   @Test(
     "A to-one key path follows the related object: renaming the folder updates its items, from any context",
     arguments: bothStoreTypes)
-  func toOneKeyPathFollowsTheDestination(type: StoreType) throws {
+  func toOneKeyPathFollowsTheDestination(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(model: Self.model(), type: type)
     let context = stack.context
     let folder = try context.performAndWait {

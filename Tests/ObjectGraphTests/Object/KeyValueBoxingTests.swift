@@ -83,7 +83,7 @@ struct KeyValueBoxingTests {
   }
 
   @Test("Dictionary fetch results hold NSNumbers; a nil value leaves its key out", arguments: bothStoreTypes)
-  func dictionaries(type: StoreType) throws {
+  func dictionaries(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(model: try Self.model(), type: type)
     try stack.context.performAndWait {
       let country = try NSEntityDescription.insertNewObject(forEntityName: "Country", into: stack.context)

@@ -68,7 +68,7 @@ struct OrderedRelationshipTests {
   }
 
   @Test("The order given is the order read back, after a save and from another coordinator", arguments: bothStoreTypes)
-  func roundTrip(type: StoreType) throws {
+  func roundTrip(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(model: Self.model(), type: type)
     try stack.context.performAndWait {
       let (playlist, mix) = Self.populate(stack.context, ["c", "a", "d", "b"])
@@ -134,7 +134,7 @@ struct OrderedRelationshipTests {
   }
 
   @Test("Moving a song to another playlist appends it there and closes the gap it leaves", arguments: bothStoreTypes)
-  func inverseMove(type: StoreType) throws {
+  func inverseMove(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(model: Self.model(), type: type)
     try stack.context.performAndWait {
       let (first, _) = Self.populate(stack.context, ["a", "b", "c"])
@@ -215,7 +215,7 @@ struct OrderedRelationshipTests {
   }
 
   @Test("Predicates and prefetching see an ordered to-many as they see any to-many", arguments: bothStoreTypes)
-  func fetching(type: StoreType) throws {
+  func fetching(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(model: Self.model(), type: type)
     try stack.context.performAndWait {
       _ = Self.populate(stack.context, ["a", "b", "c"])

@@ -66,7 +66,7 @@ struct TransformableTests {
   }
 
   @Test("Values go through their transformer to the store and come back as they were", arguments: bothStoreTypes)
-  func roundTrip(type: StoreType) throws {
+  func roundTrip(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(model: Self.model(), type: type)
     let entity = stack.entity("Card")
     try stack.context.performAndWait {
@@ -163,7 +163,7 @@ struct TransformableTests {
   @Test(
     "A transformable attribute compared with values compares its stored bytes, in SQL and in memory alike: ==, !=, <, IN, BETWEEN",
     arguments: bothStoreTypes)
-  func comparedAsBytes(type: StoreType) throws {
+  func comparedAsBytes(type: NSPersistentStore.StoreType) throws {
     AttributeValueTransformer.setValueTransformer(UUIDBytesTransformer(), forName: "UUIDBytes")
     let token = NSAttributeDescription(name: "token", type: .transformable)
     token.valueTransformerName = "UUIDBytes"

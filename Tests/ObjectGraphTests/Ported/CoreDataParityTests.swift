@@ -36,7 +36,7 @@ struct CoreDataParityTests {
 
   @Test(
     "A child finds the objects it inserted by their IDs (SELF IN, SELF ==, count) after its parent saved them", arguments: bothStoreTypes)
-  func childFetchesByTemporaryIDsAfterParentSave(type: StoreType) throws {
+  func childFetchesByTemporaryIDsAfterParentSave(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     let child = child(of: stack.context)
     let notes = try insertSavedThroughParent(["a", "b", "c", "d", "e"], child: child, parent: stack.context)
@@ -62,7 +62,7 @@ struct CoreDataParityTests {
   }
 
   @Test("'Delete everything except these' in a child deletes only the others once the parent has saved", arguments: bothStoreTypes)
-  func deleteAllExceptAfterParentSave(type: StoreType) throws {
+  func deleteAllExceptAfterParentSave(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     let child = child(of: stack.context)
     let notes = try insertSavedThroughParent(["keep 1", "keep 2", "keep 3", "drop 1", "drop 2"], child: child, parent: stack.context)
@@ -82,7 +82,7 @@ struct CoreDataParityTests {
   }
 
   @Test("A relationship compared with a temporary ID in a child finds the rows its parent saved", arguments: bothStoreTypes)
-  func relationshipComparedWithTemporaryID(type: StoreType) throws {
+  func relationshipComparedWithTemporaryID(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     let child = child(of: stack.context)
     let notebookID = try child.performAndWait {
@@ -109,7 +109,7 @@ struct CoreDataParityTests {
   @Test(
     "Three levels: a worker under the main context under the writer finds its objects by ID after the writer saved",
     arguments: bothStoreTypes)
-  func grandchildFetchesByTemporaryIDs(type: StoreType) throws {
+  func grandchildFetchesByTemporaryIDs(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     let main = child(of: stack.context)
     let worker = child(of: main)
@@ -151,7 +151,7 @@ struct CoreDataParityTests {
   }
 
   @Test("A non-optional to-many whose minimum count is 0 saves empty, as in Core Data", arguments: bothStoreTypes)
-  func nonOptionalToManyMinimumZeroMayBeEmpty(type: StoreType) throws {
+  func nonOptionalToManyMinimumZeroMayBeEmpty(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(model: try countedModel(optional: false, minCount: 0), type: type)
     try stack.context.performAndWait {
       let owner = NSManagedObject(entity: stack.entity("Owner"), insertInto: stack.context)
@@ -164,7 +164,7 @@ struct CoreDataParityTests {
   @Test(
     "The minimum count still rules: minimum 2 refuses one member (1580), optional or not", arguments: [false, true],
     bothStoreTypes)
-  func minimumCountIsEnforced(optional: Bool, type: StoreType) throws {
+  func minimumCountIsEnforced(optional: Bool, type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(model: try countedModel(optional: optional, minCount: 2), type: type)
     try stack.context.performAndWait {
       let owner = NSManagedObject(entity: stack.entity("Owner"), insertInto: stack.context)
@@ -180,7 +180,7 @@ struct CoreDataParityTests {
   }
 
   @Test("A required to-one is still required (1570)", arguments: bothStoreTypes)
-  func requiredToOneStillRequired(type: StoreType) throws {
+  func requiredToOneStillRequired(type: NSPersistentStore.StoreType) throws {
     let model = try NSManagedObjectModel(entities: [
       NSEntityDescription(
         name: "Tag",
@@ -214,7 +214,7 @@ struct CoreDataParityTests {
 
   @Test(
     "obtainPermanentIDs in a child gives the ID its parent already saved the object under, reserving no new key", arguments: bothStoreTypes)
-  func obtainPermanentIDsForObjectsTheParentSaved(type: StoreType) throws {
+  func obtainPermanentIDsForObjectsTheParentSaved(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     let child = child(of: stack.context)
     let notes = try insertSavedThroughParent(["first", "second"], child: child, parent: stack.context)
@@ -255,7 +255,7 @@ struct CoreDataParityTests {
   }
 
   @Test("obtainPermanentIDs in a child for one object the parent saved and one it did not: one old ID, one new", arguments: bothStoreTypes)
-  func obtainPermanentIDsMixed(type: StoreType) throws {
+  func obtainPermanentIDsMixed(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     let child = child(of: stack.context)
     let saved = try insertSavedThroughParent(["saved"], child: child, parent: stack.context)[0]
@@ -283,7 +283,7 @@ struct CoreDataParityTests {
 extension CoreDataParityTests {
   @Test(
     "A child's delete of an object it saved up earlier reaches the parent, before and after the parent saved it", arguments: bothStoreTypes)
-  func childDeletesObjectItSavedUp(type: StoreType) throws {
+  func childDeletesObjectItSavedUp(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     let child = child(of: stack.context)
     // Before the parent saves: the parent holds the child's insert under the temporary ID.
@@ -316,10 +316,10 @@ extension CoreDataParityTests {
 
 extension CoreDataParityTests {
   @Test("Did-save and objects-did-change user info is read with the public NotificationKey constants", arguments: bothStoreTypes)
-  func notificationKeysArePublicConstants(type: StoreType) throws {
+  func notificationKeysArePublicConstants(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     typealias Key = NSManagedObjectContext.NotificationKey
-    let saved = NotificationLog(NSManagedObjectContext.didSaveNotification, object: stack.context) { note -> [String: Int] in
+    let saved = NotificationLog(NSManagedObjectContext.didSaveObjectsNotification, object: stack.context) { note -> [String: Int] in
       let info = note.userInfo ?? [:]
       return [
         "ids": (info[Key.insertedObjectIDs.rawValue] as? Set<NSManagedObjectID>)?.count ?? -1,

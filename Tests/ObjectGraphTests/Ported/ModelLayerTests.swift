@@ -117,7 +117,7 @@ struct ModelLayerTests {
 
       let updated = Locked<Set<NSManagedObjectID>>([])
       let observer = NotificationCenter.default.addObserver(
-        forName: NSManagedObjectContext.didSaveNotification, object: stack.context, queue: nil
+        forName: NSManagedObjectContext.didSaveObjectsNotification, object: stack.context, queue: nil
       ) { note in
         let ids = note.userInfo?[NSManagedObjectContext.NotificationKey.updatedObjectIDs.rawValue] as? Set<NSManagedObjectID> ?? []
         updated.withLock { $0 = ids }
@@ -274,7 +274,7 @@ struct ModelLayerTests {
     for key in engineKeys.keys { #expect(onDisk[key] != nil, "\(key) kept") }
     // A dictionary without the engine's keys keeps them; a user key left out is removed.
     try stack.coordinator.setMetadata(["other": 2], for: store)
-    #expect(stack.coordinator.metadata(for: store)[StoreMetadataKey.storeUUID] as? String == store.identifier)
+    #expect(stack.coordinator.metadata(for: store)[NSStoreUUIDKey] as? String == store.identifier)
     try stack.context.performAndWait {
       _ = LayerCountry(context: stack.context)
       try stack.context.save()
@@ -284,7 +284,7 @@ struct ModelLayerTests {
     let again = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: stack.storeURL)
     #expect(again["other"] as? Int == 2)
     #expect(again["syncToken"] == nil)
-    #expect(again[StoreMetadataKey.versionHashes] != nil)
+    #expect(again[NSStoreModelVersionHashesKey] != nil)
   }
 
   @Test("setMetadata(_:for:) refuses to change the engine's own keys and values a property list cannot hold")
@@ -292,16 +292,16 @@ struct ModelLayerTests {
     let stack = try Stack(model: Self.model())
     let store = try #require(stack.coordinator.persistentStores.first)
     #expect {
-      try stack.coordinator.setMetadata([StoreMetadataKey.storeUUID: "not-the-uuid"], for: store)
+      try stack.coordinator.setMetadata([NSStoreUUIDKey: "not-the-uuid"], for: store)
     } throws: { error in
-      (error as? ObjectGraphError)?.code == .invalidValue && "\(error)".contains(StoreMetadataKey.storeUUID)
+      (error as? ObjectGraphError)?.code == .invalidValue && "\(error)".contains(NSStoreUUIDKey)
     }
     #expect {
       try stack.coordinator.setMetadata(["cache": ObjectCacheBox()], for: store)
     } throws: { error in
       (error as? ObjectGraphError)?.code == .invalidValue && "\(error)".contains("cache")
     }
-    #expect(stack.coordinator.metadata(for: store)[StoreMetadataKey.storeUUID] as? String == store.identifier)
+    #expect(stack.coordinator.metadata(for: store)[NSStoreUUIDKey] as? String == store.identifier)
   }
 
   // MARK: - Classes by the model's class names

@@ -79,7 +79,7 @@ struct PortedCodeHabitsTests {
   func parentAnnouncesChildSave() async throws {
     let (main, child) = try mainAndChild()
     let key = NSManagedObjectContext.NotificationKey.self
-    let log = NotificationLog(NSManagedObjectContext.objectsDidChangeNotification, object: main) { note in
+    let log = NotificationLog(NSManagedObjectContext.didChangeObjectsNotification, object: main) { note in
       let info = note.userInfo ?? [:]
       let counts = [key.insertedObjects, key.updatedObjects, key.deletedObjects].map {
         (info[$0.rawValue] as? Set<NSManagedObject>)?.count ?? 0
@@ -281,10 +281,10 @@ struct PortedCodeHabitsTests {
 
   @Test("Store types read as Core Data's strings beside the enum")
   func storeTypeStrings() throws {
-    #expect(StoreType.sqlite.rawValue == "SQLite")
-    #expect(StoreType.inMemory.rawValue == "InMemory")
-    #expect(StoreType(rawValue: "SQLite") == .sqlite)
-    #expect(StoreType(rawValue: "InMemory") == .inMemory)
+    #expect(NSPersistentStore.StoreType.sqlite.rawValue == "SQLite")
+    #expect(NSPersistentStore.StoreType.inMemory.rawValue == "InMemory")
+    #expect(NSPersistentStore.StoreType(rawValue: "SQLite") == .sqlite)
+    #expect(NSPersistentStore.StoreType(rawValue: "InMemory") == .inMemory)
     let stack = try Stack(type: .inMemory)
     #expect(stack.coordinator.persistentStores.first?.type.rawValue == "InMemory")
   }

@@ -22,7 +22,7 @@ struct PredicateDepthTests {
   }
 
   /// A store of `Note`s rated 0…19, and one rated 100,000.
-  static func populated(_ folder: TemporaryFolder, type: StoreType = .sqlite) throws -> Stack {
+  static func populated(_ folder: TemporaryFolder, type: NSPersistentStore.StoreType = .sqlite) throws -> Stack {
     let stack = try Stack(type: type, folder: folder)
     try stack.context.performAndWait {
       for rating in Array(0..<20) + [100_000] {

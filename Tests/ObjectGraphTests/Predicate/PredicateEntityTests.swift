@@ -10,7 +10,7 @@ import Testing
 @Suite("The entity key in predicates", .temporaryFolders)
 struct PredicateEntityTests {
   /// Three notes (two in a notebook), two image attachments and a file attachment on the first note.
-  private func populated(_ type: StoreType) throws -> Stack {
+  private func populated(_ type: NSPersistentStore.StoreType) throws -> Stack {
     let stack = try Stack(type: type)
     try stack.context.performAndWait {
       let work = Notebook(context: stack.context)
@@ -52,7 +52,7 @@ struct PredicateEntityTests {
   }
 
   @Test("entity == %@ matches an entity's own instances, not its subentities'; IN lists several", arguments: bothStoreTypes)
-  func entityEquals(type: StoreType) throws {
+  func entityEquals(type: NSPersistentStore.StoreType) throws {
     let stack = try populated(type)
     let image = stack.entity("ImageAttachment")
     let file = stack.entity("FileAttachment")
@@ -71,7 +71,7 @@ struct PredicateEntityTests {
   }
 
   @Test("entity.name is the entity's name, and both keys work through to-ones and to-manys", arguments: bothStoreTypes)
-  func entityNameAndPaths(type: StoreType) throws {
+  func entityNameAndPaths(type: NSPersistentStore.StoreType) throws {
     let stack = try populated(type)
     #expect(try matches(stack, "Note", "title", "entity.name == 'Note'") == ["a", "b", "c"])
     #expect(try matches(stack, "Attachment", "size", "entity.name == 'FileAttachment'") == ["3"])

@@ -11,7 +11,7 @@ import Testing
 struct PredicatePortingTests {
   /// Two notebooks and ten notes with tags, as in the fetch tests: Work holds ratings 0–5, Home 6–8, and
   /// the note rated 9 has none; "Swift" tags the even ratings, "data" tags 0 and 5.
-  private func populated(_ type: StoreType) throws -> Stack {
+  private func populated(_ type: NSPersistentStore.StoreType) throws -> Stack {
     let stack = try Stack(type: type)
     try stack.context.performAndWait {
       let work = Notebook(context: stack.context)
@@ -69,7 +69,7 @@ struct PredicatePortingTests {
   }
 
   @Test("@sum, @avg, @min and @max reduce a to-many's values; empty sets give 0 for @sum and nil for the rest", arguments: bothStoreTypes)
-  func collectionOperators(type: StoreType) throws {
+  func collectionOperators(type: NSPersistentStore.StoreType) throws {
     let stack = try populated(type)
     #expect(try notebooks(stack, "notes.@sum.rating == 15") == ["Work"])
     #expect(try notebooks(stack, "notes.@sum.rating > 10") == ["Home", "Work"])
@@ -87,7 +87,7 @@ struct PredicatePortingTests {
   }
 
   @Test("SUBQUERY(...).@count counts the members that match, with $x and bare keys naming the member", arguments: bothStoreTypes)
-  func subqueries(type: StoreType) throws {
+  func subqueries(type: NSPersistentStore.StoreType) throws {
     let stack = try populated(type)
     #expect(try notes(stack, "SUBQUERY(tags, $t, $t.name == 'Swift').@count > 0") == ["Alpha", "Eta", "Gamma", "Iota", "Épée"])
     #expect(try notes(stack, "SUBQUERY(tags, $t, name BEGINSWITH[c] %@).@count == 1", "D") == ["Alpha", "zeta"])
@@ -106,7 +106,7 @@ struct PredicatePortingTests {
   }
 
   @Test("Arithmetic: + - * /, precedence, parentheses, unary minus; / divides as doubles, by zero is nil", arguments: bothStoreTypes)
-  func arithmetic(type: StoreType) throws {
+  func arithmetic(type: NSPersistentStore.StoreType) throws {
     let stack = try populated(type)
     #expect(try notes(stack, "rating * 2 > 14") == ["Iota", "kappa"])
     #expect(try notes(stack, "rating + 1 == 4") == ["delta"])
@@ -125,7 +125,7 @@ struct PredicatePortingTests {
   }
 
   @Test("$VARIABLES are filled in by withSubstitutionVariables, every one required, the template unchanged", arguments: bothStoreTypes)
-  func substitutionVariables(type: StoreType) throws {
+  func substitutionVariables(type: NSPersistentStore.StoreType) throws {
     let stack = try populated(type)
     let template = NSPredicate(format: "rating > $minimum AND notebook.name == $book")
     #expect(template.substitutionVariableNames == ["minimum", "book"])
@@ -166,7 +166,7 @@ struct PredicatePortingTests {
   }
 
   @Test("Compound predicates built in code, NSPredicate(value:) and NSCompoundPredicate", arguments: bothStoreTypes)
-  func compoundPredicates(type: StoreType) throws {
+  func compoundPredicates(type: NSPersistentStore.StoreType) throws {
     let stack = try populated(type)
     let work = NSPredicate(format: "notebook.name == 'Work'")
     let high = NSPredicate(format: "rating >= 4")
@@ -188,7 +188,7 @@ struct PredicatePortingTests {
   }
 
   @Test("A managed object as an argument: read at the call, and still the same object after it is saved", arguments: bothStoreTypes)
-  func managedObjectArguments(type: StoreType) throws {
+  func managedObjectArguments(type: NSPersistentStore.StoreType) throws {
     let stack = try populated(type)
     let context = stack.context
     let (predicate, sets): (NSPredicate, NSPredicate) = try context.performAndWait {
@@ -230,7 +230,7 @@ struct PredicatePortingTests {
   }
 
   @Test("Pending changes are evaluated in memory with the new constructs, as the store would", arguments: bothStoreTypes)
-  func pendingChanges(type: StoreType) throws {
+  func pendingChanges(type: NSPersistentStore.StoreType) throws {
     let stack = try populated(type)
     let context = stack.context
     try context.performAndWait {
@@ -255,7 +255,7 @@ struct PredicatePortingTests {
   }
 
   @Test("Misuse is refused, naming the construct: arithmetic on non-numbers, bad operators, bad subqueries", arguments: bothStoreTypes)
-  func misuse(type: StoreType) throws {
+  func misuse(type: NSPersistentStore.StoreType) throws {
     let stack = try populated(type)
     for format in [
       "notes.@sum > 1", "notes.@count.rating > 1", "notes.@sum.rating.@avg.rating > 1", "notes.@median.rating > 1",

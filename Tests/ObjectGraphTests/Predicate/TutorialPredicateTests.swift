@@ -124,7 +124,7 @@ struct TutorialPredicateTests {
   @Test(
     "A transformable attribute compared with nil (%K != NULL, == nil) matches in SQL and in memory alike",
     arguments: bothStoreTypes)
-  func transformableNil(type: StoreType) throws {
+  func transformableNil(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(model: try TransformableTests.model(), type: type)
     try stack.context.performAndWait {
       for (title, keywords) in [("tagged", ["swift"]), ("bare", nil)] as [(String, [String]?)] {

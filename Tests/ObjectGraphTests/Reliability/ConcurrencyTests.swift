@@ -44,7 +44,7 @@ struct ConcurrencyTests {
   }
 
   @Test("Many threads calling perform and performAndWait on one private context at once", arguments: bothStoreTypes)
-  func manyThreads(type: StoreType) async throws {
+  func manyThreads(type: NSPersistentStore.StoreType) async throws {
     let stack = try Stack(type: type)
     let context = stack.context
     let threads = 16
@@ -185,7 +185,7 @@ struct ConcurrencyTests {
   }
 
   @Test("Calling a context off its queue hops onto the queue, and debug mode reports it", arguments: bothStoreTypes)
-  func offQueueCalls(type: StoreType) throws {
+  func offQueueCalls(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     // A watch sees this context's violations only, without touching the process-wide switch that the
     // tests running alongside depend on.
@@ -201,7 +201,7 @@ struct ConcurrencyTests {
   }
 
   @Test("async perform returns the block's value and rethrows its error", arguments: bothStoreTypes)
-  func asyncPerform(type: StoreType) async throws {
+  func asyncPerform(type: NSPersistentStore.StoreType) async throws {
     let stack = try Stack(type: type)
     let value = try await stack.context.perform { 42 }
     #expect(value == 42)

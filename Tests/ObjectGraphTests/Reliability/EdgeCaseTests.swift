@@ -15,7 +15,7 @@ final class Gauge: NSManagedObject {
 @Suite("Edge cases", .temporaryFolders)
 struct EdgeCaseTests {
   @Test("A child's new object pointing at an object its parent already saved keeps the relationship", arguments: bothStoreTypes)
-  func childRelationshipToParentSavedObject(type: StoreType) throws {
+  func childRelationshipToParentSavedObject(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     child.parent = stack.context
@@ -43,7 +43,7 @@ struct EdgeCaseTests {
   }
 
   @Test("A relationship to an object that was never saved is an error, not a silent NULL", arguments: bothStoreTypes)
-  func relationshipToUnsavedObjectElsewhere(type: StoreType) throws {
+  func relationshipToUnsavedObjectElsewhere(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     let other = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     other.persistentStoreCoordinator = stack.coordinator
@@ -58,7 +58,7 @@ struct EdgeCaseTests {
   }
 
   @Test("A default value given as Int is stored as the attribute's Int64", arguments: bothStoreTypes)
-  func defaultValuesAreTyped(type: StoreType) throws {
+  func defaultValuesAreTyped(type: NSPersistentStore.StoreType) throws {
     let entity = NSEntityDescription(
       name: "Counter",
       properties: [.attribute(NSAttributeDescription(name: "count", type: .integer64, isOptional: false, defaultValue: 5))])
@@ -80,7 +80,7 @@ struct EdgeCaseTests {
 
   @Test("A private child of a main-queue parent works from code running on the main queue", arguments: bothStoreTypes)
   @MainActor
-  func privateChildOfMainParentFromTheMainQueue(type: StoreType) throws {
+  func privateChildOfMainParentFromTheMainQueue(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     let main = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
     main.persistentStoreCoordinator = stack.coordinator
@@ -97,7 +97,7 @@ struct EdgeCaseTests {
   }
 
   @Test("A relationship that is its own inverse is stored", arguments: bothStoreTypes)
-  func reflexiveManyToMany(type: StoreType) throws {
+  func reflexiveManyToMany(type: NSPersistentStore.StoreType) throws {
     let person = NSEntityDescription(
       name: "Person",
       properties: [
@@ -125,7 +125,7 @@ struct EdgeCaseTests {
   }
 
   @Test("A fault whose row is gone becomes a deleted, empty object (shouldDeleteInaccessibleFaults)", arguments: bothStoreTypes)
-  func inaccessibleFault(type: StoreType) throws {
+  func inaccessibleFault(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     let id = try stack.context.performAndWait {
       let note = Note(context: stack.context)
@@ -146,11 +146,11 @@ struct EdgeCaseTests {
   }
 
   @Test("With shouldDeleteInaccessibleFaults off, touching a fault whose row is gone stops the program", arguments: bothStoreTypes)
-  func inaccessibleFaultStops(type: StoreType) async throws {
+  func inaccessibleFaultStops(type: NSPersistentStore.StoreType) async throws {
     let folder = try TemporaryFolder()
     let stopped = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       [folder = folder as TemporaryFolder, type = type.rawValue as String] in
-      let stack = try Stack(type: StoreType(rawValue: type)!, folder: folder)
+      let stack = try Stack(type: NSPersistentStore.StoreType(rawValue: type), folder: folder)
       let id = try stack.context.performAndWait {
         let note = Note(context: stack.context)
         note.title = "gone soon"
@@ -170,7 +170,7 @@ struct EdgeCaseTests {
   }
 
   @Test("Deleting a never-saved object removes it; inserting it again brings it back", arguments: bothStoreTypes)
-  func deleteAndReinsertUnsaved(type: StoreType) throws {
+  func deleteAndReinsertUnsaved(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
@@ -188,7 +188,7 @@ struct EdgeCaseTests {
   }
 
   @Test("Object trump takes in the store's other changes; rollback keeps a row changed elsewhere", arguments: bothStoreTypes)
-  func mergePoliciesRefresh(type: StoreType) throws {
+  func mergePoliciesRefresh(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     let (_, other) = try stack.reader()
     let saved = try ConflictingEdit.make(
@@ -285,9 +285,9 @@ struct EdgeCaseTests {
   }
 
   @Test("reset() tells observers every object is invalid; refresh(_:mergeChanges:) names the object", arguments: bothStoreTypes)
-  func resetAndRefreshNotify(type: StoreType) throws {
+  func resetAndRefreshNotify(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
-    let seen = NotificationLog(NSManagedObjectContext.objectsDidChangeNotification, object: stack.context) { note in
+    let seen = NotificationLog(NSManagedObjectContext.didChangeObjectsNotification, object: stack.context) { note in
       (note.userInfo ?? [:]).keys.compactMap { $0 as? String }.sorted().joined(separator: ",")
     }
     try stack.context.performAndWait {
@@ -302,7 +302,7 @@ struct EdgeCaseTests {
   }
 
   @Test("@Managed numbers convert exactly between the property's type and the attribute's", arguments: bothStoreTypes)
-  func managedNumbersBridge(type: StoreType) throws {
+  func managedNumbersBridge(type: NSPersistentStore.StoreType) throws {
     let gauge = NSEntityDescription(
       name: "Gauge", managedObjectClass: Gauge.self,
       properties: [
@@ -324,7 +324,7 @@ struct EdgeCaseTests {
 
   @Test("A main-queue context applies delete rules when the main queue finishes the current block", arguments: bothStoreTypes)
   @MainActor
-  func mainQueueProcessesAtTheEndOfTheBlock(type: StoreType) async throws {
+  func mainQueueProcessesAtTheEndOfTheBlock(type: NSPersistentStore.StoreType) async throws {
     let stack = try Stack(type: type)
     let main = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
     main.persistentStoreCoordinator = stack.coordinator
@@ -342,7 +342,7 @@ struct EdgeCaseTests {
   }
 
   @Test("Deleting an object whose deletion was already saved does nothing", arguments: bothStoreTypes)
-  func deleteTwice(type: StoreType) throws {
+  func deleteTwice(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     try stack.context.performAndWait {
       let note = Note(context: stack.context)

@@ -109,7 +109,7 @@ struct BinaryStoreTests {
     let model = try Models.notes()
     for title in ["first", "second"] {
       let description = NSPersistentStoreDescription(url: url)
-      description.type = .binary
+      description.type = NSBinaryStoreType
       let container = NSPersistentContainer(name: "Notes", managedObjectModel: model)
       container.persistentStoreDescriptions = [description]
       let failure = Locked<(any Error)?>(nil)
@@ -226,13 +226,13 @@ struct BinaryStoreTests {
     #expect((root?["NSStoreMetadata"] as? NSDictionary)?["NSStoreType"] as? String == "Binary")
     #expect(((root?["ObjectGraphTables"] as? NSDictionary)?["ZNOTE"] as? NSDictionary)?["columns"] is NSArray)
     var metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .binary, at: url)
-    #expect(metadata[StoreMetadataKey.storeType] as? String == "Binary")
-    #expect(metadata[StoreMetadataKey.storeUUID] as? String == store.identifier)
+    #expect(metadata[NSStoreTypeKey] as? String == "Binary")
+    #expect(metadata[NSStoreUUIDKey] as? String == store.identifier)
     let hashes = Dictionary(model.entities.map { ($0.name, $0.versionHash) }, uniquingKeysWith: { a, _ in a })
-    #expect(metadata[StoreMetadataKey.versionHashes] as? [String: Data] == hashes)
-    #expect(metadata[StoreMetadataKey.versionHashesVersion] as? Int == 3)
-    #expect(metadata[StoreMetadataKey.autoVacuumLevel] == nil)
-    #expect(store.metadata[StoreMetadataKey.storeType] as? String == "Binary")
+    #expect(metadata[NSStoreModelVersionHashesKey] as? [String: Data] == hashes)
+    #expect(metadata[CoreDataMetadataKey.versionHashesVersion] as? Int == 3)
+    #expect(metadata[CoreDataMetadataKey.autoVacuumLevel] == nil)
+    #expect(store.metadata[NSStoreTypeKey] as? String == "Binary")
     // The app's keys are written at the next save, as for a SQLite store.
     metadata = coordinator.metadata(for: store)
     metadata["syncToken"] = "token-1"
@@ -281,7 +281,7 @@ struct BinaryStoreTests {
       _ = try open(source, model: model)
       var data = try Data(contentsOf: source)
       let contents = try BinaryStoreArchive.decode(data, url: source)
-      #expect(contents.metadata[StoreMetadataKey.storeType] as? String == "Binary")
+      #expect(contents.metadata[NSStoreTypeKey] as? String == "Binary")
       let root = NSDictionary(dictionary: [
         BinaryStoreArchive.metadataKey: NSDictionary(dictionary: ["NSStoreType": "Binary", "NSStoreModelVersionHashes": NSDictionary()]),
         BinaryStoreArchive.formatKey: NSNumber(value: 2),
@@ -373,7 +373,7 @@ struct BinaryStoreTests {
     let (_, context) = try open(empty, model: try Models.notes())
     try saveNote("first", in: context)
     let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .binary, at: empty)
-    #expect(metadata[StoreMetadataKey.storeType] as? String == "Binary")
+    #expect(metadata[NSStoreTypeKey] as? String == "Binary")
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
     let missing = expectCode(.persistentStoreOpen) {
       try coordinator.addPersistentStore(type: .binary, at: folder.appending("nope/Store.binary"))

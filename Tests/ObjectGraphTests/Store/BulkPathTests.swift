@@ -10,7 +10,7 @@ import Testing
 @Suite("Bulk save and fetch paths", .temporaryFolders)
 struct BulkPathTests {
   @Test("Empty text and data stay empty (not NULL); NUL bytes and non-ASCII text survive", arguments: bothStoreTypes)
-  func emptyAndUnusualValues(type: StoreType) throws {
+  func emptyAndUnusualValues(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(model: Models.allTypes(), type: type)
     let texts = ["", "a\u{0}b", "日本語 ✓ 🚀", String(repeating: "x", count: 5_000)]
     try stack.context.performAndWait {
@@ -40,7 +40,7 @@ struct BulkPathTests {
   }
 
   @Test("Thousands of rows of several entities, inserted interleaved, land with their relationships", arguments: bothStoreTypes)
-  func interleavedEntities(type: StoreType) throws {
+  func interleavedEntities(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     // 2,000 notes in 38 notebooks, created in turn: more rows than one multi-row INSERT takes, and a
     // remainder for the last statement of each entity.
@@ -76,7 +76,7 @@ struct BulkPathTests {
   }
 
   @Test("Rows are written in insertion order, skipping objects deleted before the save", arguments: bothStoreTypes)
-  func insertionOrder(type: StoreType) throws {
+  func insertionOrder(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     try stack.context.performAndWait {
       var notes: [Note] = []
@@ -96,9 +96,9 @@ struct BulkPathTests {
   }
 
   @Test("An object inserted by willSave() is saved and announced in the did-save notification", arguments: bothStoreTypes)
-  func insertedDuringWillSave(type: StoreType) throws {
+  func insertedDuringWillSave(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(model: Models.stamped(), type: type)
-    let recorder = NotificationRecorder(NSManagedObjectContext.didSaveNotification, from: stack.context)
+    let recorder = NotificationRecorder(NSManagedObjectContext.didSaveObjectsNotification, from: stack.context)
     try stack.context.performAndWait {
       for _ in 0..<3 { _ = Stamped(entity: stack.entity("Stamped"), insertInto: stack.context) }
       try stack.context.save()
@@ -110,7 +110,7 @@ struct BulkPathTests {
   }
 
   @Test("A child still finds the objects it saved to its parent by their temporary IDs after its next save", arguments: bothStoreTypes)
-  func childKeepsTemporaryIDs(type: StoreType) throws {
+  func childKeepsTemporaryIDs(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     child.parent = stack.context
@@ -138,7 +138,7 @@ struct BulkPathTests {
   }
 
   @Test("Only a context that has had children remembers the temporary IDs its saves replaced", arguments: bothStoreTypes)
-  func temporaryIDMemory(type: StoreType) throws {
+  func temporaryIDMemory(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
@@ -205,7 +205,7 @@ struct BulkPathTests {
   }
 
   @Test("Members removed from a many-to-many relationship leave the join table", arguments: bothStoreTypes)
-  func manyToManyRemovalIsSaved(type: StoreType) throws {
+  func manyToManyRemovalIsSaved(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
@@ -253,7 +253,7 @@ struct BulkPathTests {
   }
 
   @Test("A fetched object makes its permanent ID on first read, once, equal to the same row's ID anywhere", arguments: bothStoreTypes)
-  func fetchedObjectsMakeTheirIDLazily(type: StoreType) throws {
+  func fetchedObjectsMakeTheirIDLazily(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     var saved: NSManagedObjectID?
     try stack.context.performAndWait {
@@ -280,7 +280,7 @@ struct BulkPathTests {
   }
 
   @Test("awakeFromFetch runs after the read, so it may fetch from its own context", arguments: bothStoreTypes)
-  func awakeFromFetchMayFetch(type: StoreType) throws {
+  func awakeFromFetchMayFetch(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack.probes(AwakeProbe.self, rows: 3, storeType: type)
     let (_, context) = try stack.reader()
     try context.performAndWait {
@@ -293,7 +293,7 @@ struct BulkPathTests {
   }
 
   @Test("An attribute whose column name starts with Z_ENT reads its own value", arguments: bothStoreTypes)
-  func columnNamedLikeTheEntityColumn(type: StoreType) throws {
+  func columnNamedLikeTheEntityColumn(type: NSPersistentStore.StoreType) throws {
     let model = try NSManagedObjectModel(entities: [
       NSEntityDescription(
         name: "Item",
@@ -315,7 +315,7 @@ struct BulkPathTests {
   @Test(
     "An init(entity:insertInto:) override that uses the store during a fetch gets an error, not a crash", .serialized,
     arguments: bothStoreTypes)
-  func initUsingTheStoreDuringAFetch(type: StoreType) throws {
+  func initUsingTheStoreDuringAFetch(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack.probes(StoreTouchingProbe.self, rows: 3, storeType: type)
     let (coordinator, context) = try stack.reader()
     StoreTouchingProbe.coordinator.withLock { $0 = coordinator }
@@ -337,7 +337,7 @@ struct BulkPathTests {
   @Test(
     "Objects made before a row that fails are registered and awoken; the next fetch returns them all", .serialized,
     arguments: bothStoreTypes)
-  func fetchFailingMidway(type: StoreType) throws {
+  func fetchFailingMidway(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack.probes(InterruptingProbe.self, rows: 10, storeType: type)
     let (coordinator, context) = try stack.reader()
     let database = try #require(coordinator.persistentStores.first).database
@@ -365,7 +365,7 @@ struct BulkPathTests {
   }
 
   @Test("Objects a big fetch registered are purged once nothing else holds them", arguments: bothStoreTypes)
-  func purgeAfterFetch(type: StoreType) throws {
+  func purgeAfterFetch(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(type: type)
     try stack.context.performAndWait {
       for index in 0..<5_000 {
@@ -447,7 +447,7 @@ struct ObjectRegistryTests {
 @Suite("Typed slot values", .temporaryFolders)
 struct SlotValueTests {
   @Test("Numbers of another Swift type are stored as the attribute's type, in memory and in SQL alike", arguments: bothStoreTypes)
-  func numbersAreStoredAsTheAttributeType(type: StoreType) throws {
+  func numbersAreStoredAsTheAttributeType(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(model: Models.allTypes(), type: type)
     try stack.context.performAndWait {
       let object = NSManagedObject(entity: stack.entity("Everything"), insertInto: stack.context)
@@ -473,7 +473,7 @@ struct SlotValueTests {
   }
 
   @Test("Setting a boxed value (UUID, URL) to an equal one is no change; to another one is", arguments: bothStoreTypes)
-  func boxedValuesCompareByValue(type: StoreType) throws {
+  func boxedValuesCompareByValue(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(model: Models.allTypes(), type: type)
     let uuid = UUID()
     try stack.context.performAndWait {
@@ -590,7 +590,7 @@ extension Stack {
   /// A stack whose model has one entity, `Probe` (class `type`, one optional Integer 64 `n`), with `rows`
   /// objects saved. They are saved as plain `NSManagedObject`s, so the probe class's code runs only when
   /// they are fetched.
-  static func probes(_ type: NSManagedObject.Type, rows: Int, storeType: StoreType) throws -> Stack {
+  static func probes(_ type: NSManagedObject.Type, rows: Int, storeType: NSPersistentStore.StoreType) throws -> Stack {
     let model = try NSManagedObjectModel(entities: [
       NSEntityDescription(
         name: "Probe", managedObjectClass: type,

@@ -226,7 +226,7 @@ struct StoreFailureTests {
     let url = folder.appendingPathComponent("Store.sqlite")
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["Store.sqlite"])
     let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)
-    #expect(metadata[StoreMetadataKey.storeType] as? String == "SQLite")
+    #expect(metadata[NSStoreTypeKey] as? String == "SQLite")
     let reader = try StoreStack(model: model, at: url, options: StoreOptions(readOnly: true))
     let context = reader.context
     #expect(

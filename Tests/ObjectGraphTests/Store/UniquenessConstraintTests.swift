@@ -40,7 +40,7 @@ struct UniquenessConstraintTests {
     return try NSManagedObjectModel(entities: [item, cell, media, book, film])
   }
 
-  private func stack(_ type: StoreType = .sqlite) throws -> Stack { try Stack(model: try Self.model(), type: type) }
+  private func stack(_ type: NSPersistentStore.StoreType = .sqlite) throws -> Stack { try Stack(model: try Self.model(), type: type) }
 
   @discardableResult
   private func item(_ context: NSManagedObjectContext, _ name: String?, _ value: Int64) -> NSManagedObject {
@@ -77,7 +77,7 @@ struct UniquenessConstraintTests {
   // MARK: - The error policy
 
   @Test("Error policy: three new objects with one name fail the save with 133021 listing the conflict", arguments: bothStoreTypes)
-  func inMemoryConflict(type: StoreType) throws {
+  func inMemoryConflict(type: NSPersistentStore.StoreType) throws {
     let stack = try stack(type)
     let context = stack.context
     let objects = context.performAndWait { (0..<3).map { item(context, "same", Int64($0)) } }
@@ -257,7 +257,7 @@ struct UniquenessConstraintTests {
   }
 
   @Test("De-duplicating import: 1,000 notes whose names repeat save as one row per name with the last values", arguments: bothStoreTypes)
-  func deduplicatingImport(type: StoreType) throws {
+  func deduplicatingImport(type: NSPersistentStore.StoreType) throws {
     let stack = try stack(type)
     let context = stack.context
     context.mergePolicy = NSMergePolicy.mergeByPropertyObjectTrump

@@ -39,7 +39,7 @@ public final class WorkerStack: Sendable {
     self.writeFailed = writeFailed
 
     let token = NotificationCenter.default.addObserver(
-      forName: NSManagedObjectContext.didSaveNotification, object: nil, queue: nil
+      forName: NSManagedObjectContext.didSaveObjectsNotification, object: nil, queue: nil
     ) { [weak self] notification in
       self?.contextDidSave(notification)
     }

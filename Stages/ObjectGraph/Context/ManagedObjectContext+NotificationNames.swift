@@ -1,0 +1,28 @@
+import Foundation
+
+extension Notification.Name {
+  /// Core Data's name of ``NSManagedObjectContext/willSaveObjectsNotification``.
+  public static let NSManagedObjectContextWillSave = NSManagedObjectContext.willSaveObjectsNotification
+  /// Core Data's name of ``NSManagedObjectContext/didSaveObjectsNotification``.
+  public static let NSManagedObjectContextDidSave = NSManagedObjectContext.didSaveObjectsNotification
+  /// Core Data's name of ``NSManagedObjectContext/didSaveObjectIDsNotification``.
+  public static let NSManagedObjectContextDidSaveObjectIDs = NSManagedObjectContext.didSaveObjectIDsNotification
+  /// Core Data's name of ``NSManagedObjectContext/didChangeObjectsNotification``.
+  public static let NSManagedObjectContextObjectsDidChange = NSManagedObjectContext.didChangeObjectsNotification
+}
+
+/// The user-info key of the inserted objects of a context's did-save and did-change notifications (Core
+/// Data's `NSInsertedObjectsKey`), the same as ``NSManagedObjectContext/NotificationKey/insertedObjects``.
+public let NSInsertedObjectsKey = NSManagedObjectContext.NotificationKey.insertedObjects.rawValue
+/// The user-info key of the updated objects (Core Data's `NSUpdatedObjectsKey`).
+public let NSUpdatedObjectsKey = NSManagedObjectContext.NotificationKey.updatedObjects.rawValue
+/// The user-info key of the deleted objects (Core Data's `NSDeletedObjectsKey`).
+public let NSDeletedObjectsKey = NSManagedObjectContext.NotificationKey.deletedObjects.rawValue
+/// The user-info key of the refreshed objects (Core Data's `NSRefreshedObjectsKey`).
+public let NSRefreshedObjectsKey = NSManagedObjectContext.NotificationKey.refreshedObjects.rawValue
+/// The user-info key of the objects invalidated by their store's removal (Core Data's
+/// `NSInvalidatedObjectsKey`, `"invalidated"`). The engine posts none under it.
+public let NSInvalidatedObjectsKey = "invalidated"
+/// The user-info key that says every object was invalidated, by a reset (Core Data's
+/// `NSInvalidatedAllObjectsKey`).
+public let NSInvalidatedAllObjectsKey = NSManagedObjectContext.NotificationKey.invalidatedAllObjects.rawValue

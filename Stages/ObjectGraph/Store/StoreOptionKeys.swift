@@ -1,0 +1,91 @@
+import Foundation
+
+/// The option key that migrates a store made with an older model version when it is added, an `NSNumber`
+/// or `Bool` (Core Data's `NSMigratePersistentStoresAutomaticallyOption`).
+public let NSMigratePersistentStoresAutomaticallyOption = "NSMigratePersistentStoresAutomaticallyOption"
+/// The option key that lets the mapping between model versions be inferred, an `NSNumber` or `Bool` (Core
+/// Data's `NSInferMappingModelAutomaticallyOption`).
+public let NSInferMappingModelAutomaticallyOption = "NSInferMappingModelAutomaticallyOption"
+/// The option key of the SQLite pragmas run on every connection, a dictionary of pragma names to values
+/// (`["journal_mode": "DELETE"]`); `journal_mode` defaults to `WAL`, as in Core Data (Core Data's
+/// `NSSQLitePragmasOption`).
+public let NSSQLitePragmasOption = "NSSQLitePragmasOption"
+/// The option key that opens a store read-only, an `NSNumber` or `Bool`: saves fail with a clear error
+/// (Core Data's `NSReadOnlyPersistentStoreOption`).
+public let NSReadOnlyPersistentStoreOption = "NSReadOnlyPersistentStoreOption"
+/// The option key that records every change written to the store as persistent history, an `NSNumber` or
+/// `Bool` (Core Data's `NSPersistentHistoryTrackingKey`).
+public let NSPersistentHistoryTrackingKey = "NSPersistentHistoryTrackingKey"
+/// Core Data's option key of a store file's data protection class (`NSPersistentStoreFileProtectionKey`).
+/// Linux has no data protection: the engine accepts the key and ignores it.
+public let NSPersistentStoreFileProtectionKey = "NSPersistentStoreFileProtectionKey"
+/// Core Data's option key of how long, in seconds, a store waits for a lock (`NSPersistentStoreTimeoutOption`).
+/// Accepted and ignored by the engine, whose SQLite busy timeout is its own.
+public let NSPersistentStoreTimeoutOption = "NSPersistentStoreTimeoutOption"
+
+/// The engine's option key of a closure called with each SQL statement the store runs (as prepared, with
+/// `?` for its arguments), on the thread that runs it: a `@Sendable (String) -> Void`. An ObjectGraph
+/// addition with no Core Data option: it lets a test or a tool watch one store's SQL, where ``SQLDebug``
+/// logs every store of the process.
+///
+/// ```swift
+/// let trace: @Sendable (String) -> Void = { sql in print("Notes store:", sql) }
+/// try coordinator.addPersistentStore(type: .sqlite, at: storeURL, options: [ObjectGraphSQLTraceOption: trace])
+/// ```
+public let ObjectGraphSQLTraceOption = "ObjectGraphSQLTraceOption"
+/// The engine's option key of models a store may have been made with, an `[NSManagedObjectModel]`,
+/// searched (before the versions next to the current model's file and the model kept in the store itself)
+/// when the store needs a migration. An ObjectGraph addition: Core Data searches the app's bundles for them.
+public let ObjectGraphMigrationSourceModelsOption = "ObjectGraphMigrationSourceModelsOption"
+/// The engine's option key of a closure called as a migration advances, a
+/// `@Sendable (MigrationProgress) -> Void`, on the thread that migrates, with ``MigrationProgress`` from 0
+/// to 1; never called when the store needs no migration. An ObjectGraph addition (Core Data reports the
+/// progress of a migration only through its migration manager).
+public let ObjectGraphMigrationProgressOption = "ObjectGraphMigrationProgressOption"
+/// The engine's option key of how a store that needs a migration is migrated with a mapping model when it
+/// is added, before inference is tried, a ``MappingModelMigration``. An ObjectGraph addition.
+public let ObjectGraphMappingModelMigrationOption = "ObjectGraphMappingModelMigrationOption"
+
+extension StoreOptions {
+  /// The typed options of a Core Data options dictionary. A key that is absent is `false` (or empty), as in
+  /// Core Data; a key the engine does not know is ignored, as Core Data ignores it.
+  /// - Throws: ``ObjectGraphError`` with ``NSPersistentStoreOpenError`` naming the option
+  ///   when a value has the wrong type.
+  init(dictionary: [AnyHashable: Any]?) throws {
+    self.init(migratePersistentStoresAutomatically: false, inferMappingModelAutomatically: false)
+    guard let dictionary else { return }
+    func value<T>(_ key: String, _ what: String, as type: T.Type) throws -> T? {
+      guard let raw = dictionary[key] else { return nil }
+      guard let typed = raw as? T else {
+        throw ObjectGraphError(
+          .persistentStoreOpen, "The store option \(key) must be \(what); got \(Swift.type(of: raw)) (\(raw)).")
+      }
+      return typed
+    }
+    func flag(_ key: String) throws -> Bool? {
+      if let number = dictionary[key] as? NSNumber { return number.boolValue }
+      return try value(key, "a Bool or an NSNumber", as: Bool.self)
+    }
+    if let migrate = try flag(NSMigratePersistentStoresAutomaticallyOption) {
+      migratePersistentStoresAutomatically = migrate
+    }
+    if let infer = try flag(NSInferMappingModelAutomaticallyOption) { inferMappingModelAutomatically = infer }
+    if let readOnly = try flag(NSReadOnlyPersistentStoreOption) { self.readOnly = readOnly }
+    if let history = try flag(NSPersistentHistoryTrackingKey) { persistentHistoryTracking = history }
+    if let pragmas = dictionary[NSSQLitePragmasOption] as? NSDictionary {
+      for case (let name as String, let value) in pragmas { sqlitePragmas[name] = "\(value)" }
+    } else if let pragmas = try value(
+      NSSQLitePragmasOption, "a dictionary of pragma names to values", as: [String: Any].self)
+    {
+      sqlitePragmas = pragmas.mapValues { "\($0)" }
+    }
+    sqlTrace = try value(ObjectGraphSQLTraceOption, "a @Sendable (String) -> Void", as: (@Sendable (String) -> Void).self)
+    migrationSourceModels =
+      try value(ObjectGraphMigrationSourceModelsOption, "an [NSManagedObjectModel]", as: [NSManagedObjectModel].self) ?? []
+    migrationProgress = try value(
+      ObjectGraphMigrationProgressOption, "a @Sendable (MigrationProgress) -> Void",
+      as: (@Sendable (MigrationProgress) -> Void).self)
+    mappingModelMigration = try value(
+      ObjectGraphMappingModelMigrationOption, "a MappingModelMigration", as: MappingModelMigration.self)
+  }
+}
