@@ -18,7 +18,9 @@ do {
   guard let modelURL = NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld") else {
     stop("the tutorial's model \(NotesModel.name).xcdatamodeld is not in NotesModel's bundle")
   }
-  let model = try NSManagedObjectModel(contentsOf: modelURL)
+  guard let model = NSManagedObjectModel(contentsOf: modelURL) else {
+    stop("the tutorial's model at \(modelURL.path) cannot be read (the reason is logged above)")
+  }
   let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
   let folder = FileManager.default.temporaryDirectory.appendingPathComponent("playground-\(UUID().uuidString)")
   try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -13,7 +13,7 @@ import ObjectGraph
 ///
 /// ```swift
 /// guard let url = NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld") else { … }
-/// let model = try NSManagedObjectModel(contentsOf: url)  // its entities are made as Note, Notebook, Tag
+/// guard let model = NSManagedObjectModel(contentsOf: url) else { … }  // entities made as Note, Notebook, Tag
 /// ```
 ///
 /// ## Where the classes come from

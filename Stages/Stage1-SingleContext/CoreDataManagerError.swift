@@ -2,8 +2,8 @@ import Foundation
 
 /// What can go wrong while ``CoreDataManager`` builds its stack, before ObjectGraph is involved.
 ///
-/// Failures inside ObjectGraph (a model file that cannot be read, a store that cannot be added) reach
-/// the caller as Core Data's own `NSError`, unchanged.
+/// Failures inside ObjectGraph (a store that cannot be added) reach the caller as Core Data's own `NSError`,
+/// unchanged.
 ///
 /// ```swift
 /// do {
@@ -20,6 +20,12 @@ public enum CoreDataManagerError: Error, Sendable, Equatable, CustomStringConver
   ///   - bundle: the path of the bundle that was searched.
   case modelNotFound(name: String, bundle: String)
 
+  /// The model file is there but cannot be read (`NSManagedObjectModel(contentsOf:)` returned `nil`; why is
+  /// logged, where Core Data logs it).
+  ///
+  /// - Parameter path: the model file.
+  case modelUnreadable(path: String)
+
   /// The folder for the store does not exist and could not be created.
   ///
   /// - Parameters:
@@ -35,6 +41,12 @@ public enum CoreDataManagerError: Error, Sendable, Equatable, CustomStringConver
         No data model named '\(name)' in the bundle at \(bundle). Check the name given to \
         CoreDataManager(modelName:): it is the .xcdatamodeld file's name without the extension, and the \
         bundle must carry that file as a resource (in Package.swift: resources: [.copy("\(name).xcdatamodeld")]).
+        """
+    case .modelUnreadable(let path):
+      return """
+        The data model at \(path) cannot be read: NSManagedObjectModel(contentsOf:) returned nil, and the \
+        reason is logged above it (standard error here, the console on an iPhone). Restore the model from \
+        version control, or open it in Xcode and fix what the log names.
         """
     case .storeFolderUnavailable(let path, let reason):
       return """

@@ -193,7 +193,10 @@ public final class CoreDataManager: Sendable {
     guard let url = bundle.url(forResource: modelName, withExtension: "xcdatamodeld") else {
       throw CoreDataManagerError.modelNotFound(name: modelName, bundle: bundle.bundleURL.path)
     }
-    return try NSManagedObjectModel(contentsOf: url)
+    guard let model = NSManagedObjectModel(contentsOf: url) else {
+      throw CoreDataManagerError.modelUnreadable(path: url.path)
+    }
+    return model
   }
 
   private func makeCoordinator(model: NSManagedObjectModel) throws -> NSPersistentStoreCoordinator {

@@ -51,7 +51,7 @@ public final class PersistenceController: Sendable {
   /// but it has no store to read from: a fetch or a count throws error 900006 (ObjectGraph's, where Core Data raises an exception) at
   /// once instead of waiting for the store. When the model itself could not be loaded, the context knows
   /// no entities at all, and the callback reports ``PersistenceControllerError/modelNotFound(name:bundle:)``
-  /// or ``PersistenceControllerError/modelUnreadable(_:)``.
+  /// or ``PersistenceControllerError/modelUnreadable(path:)``.
   public let mainContext: NSManagedObjectContext
 
   /// The writer: the only context that talks to the coordinator, on a queue of its own.
@@ -249,11 +249,10 @@ public final class PersistenceController: Sendable {
     guard let url = bundle.url(forResource: modelName, withExtension: "xcdatamodeld") else {
       throw .modelNotFound(name: modelName, bundle: bundle.bundleURL.path)
     }
-    do {
-      return try NSManagedObjectModel(contentsOf: url)
-    } catch {
-      throw .modelUnreadable(error as NSError)
+    guard let model = NSManagedObjectModel(contentsOf: url) else {
+      throw .modelUnreadable(path: url.path)
     }
+    return model
   }
 
   /// Adds the store on a background queue, then reports on the main queue.

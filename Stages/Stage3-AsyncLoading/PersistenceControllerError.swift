@@ -26,8 +26,11 @@ public enum PersistenceControllerError: Error, Sendable, CustomStringConvertible
   ///   - bundle: the path of the bundle that was searched.
   case modelNotFound(name: String, bundle: String)
 
-  /// The model file is there but cannot be read; the error says what is wrong with it.
-  case modelUnreadable(NSError)
+  /// The model file is there but cannot be read (`NSManagedObjectModel(contentsOf:)` returned `nil`; why is
+  /// logged, where Core Data logs it).
+  ///
+  /// - Parameter path: the model file.
+  case modelUnreadable(path: String)
 
   /// The folder for the store does not exist and could not be created.
   ///
@@ -60,12 +63,12 @@ public enum PersistenceControllerError: Error, Sendable, CustomStringConvertible
   ///   - reason: why.
   case storeNotMovedAside(path: String, reason: String)
 
-  /// Core Data's error underneath, for ``modelUnreadable(_:)`` and ``storeNotLoaded(_:)``; `nil` for the
+  /// Core Data's error underneath, for ``storeNotLoaded(_:)``; `nil` for the
   /// others.
   public var underlyingError: NSError? {
     switch self {
-    case .modelUnreadable(let error), .storeNotLoaded(let error): return error
-    case .modelNotFound, .storeFolderUnavailable, .storeInUse, .storeNotMovedAside: return nil
+    case .storeNotLoaded(let error): return error
+    case .modelNotFound, .modelUnreadable, .storeFolderUnavailable, .storeInUse, .storeNotMovedAside: return nil
     }
   }
 
@@ -78,8 +81,12 @@ public enum PersistenceControllerError: Error, Sendable, CustomStringConvertible
         PersistenceController(modelName:): it is the .xcdatamodeld file's name without the extension, and the \
         bundle must carry that file as a resource (in Package.swift: resources: [.copy("\(name).xcdatamodeld")]).
         """
-    case .modelUnreadable(let error):
-      return "The data model cannot be read: \(error.localizedDescription)"
+    case .modelUnreadable(let path):
+      return """
+        The data model at \(path) cannot be read: NSManagedObjectModel(contentsOf:) returned nil, and the \
+        reason is logged above it (standard error here, the console on an iPhone). Restore the model from \
+        version control, or open it in Xcode and fix what the log names.
+        """
     case .storeFolderUnavailable(let path, let reason):
       return """
         Cannot create the store folder \(path): \(reason). Pass a storeFolder this user can write to, or \

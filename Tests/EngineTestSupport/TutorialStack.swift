@@ -12,7 +12,7 @@ public enum TutorialStack {
   /// Loads `DataModel` from ``NotesModel/bundle``; its entities are made as `Note`, `Notebook`, `Tag` and
   /// `Attachment`.
   public static func model() throws -> NSManagedObjectModel {
-    try NSManagedObjectModel(contentsOf: try modelURL())
+    try NSManagedObjectModel(loadingContentsOf: try modelURL())
   }
 
   /// Where `DataModel.xcdatamodeld` is in ``NotesModel/bundle``.

@@ -37,7 +37,7 @@ struct InspectValueTypeTests {
     let modelURL = folder.appending("Readings.xcdatamodel")
     try FileManager.default.createDirectory(at: modelURL, withIntermediateDirectories: false)
     try Data(Self.modelContents.utf8).write(to: modelURL.appendingPathComponent("contents"))
-    let model = try NSManagedObjectModel(contentsOf: modelURL)
+    let model = try NSManagedObjectModel(loadingContentsOf: modelURL)
     let store = folder.appending("Readings.sqlite")
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let added = try coordinator.addPersistentStore(type: .sqlite, at: store)

@@ -253,7 +253,8 @@ struct PersistenceControllerTests {
     // A model version this app never shipped, older by name than its current one ("Archive" < "DataModel 2").
     let other = try makeModelBundle(
       in: folder.appending("OtherApp"), name: "Other", versions: [("Archive", itemModelContents(valueType: "String"))])
-    let otherModel = try NSManagedObjectModel(contentsOf: try #require(other.url(forResource: "Other", withExtension: "xcdatamodeld")))
+    let otherModel = try NSManagedObjectModel(
+      loadingContentsOf: try #require(other.url(forResource: "Other", withExtension: "xcdatamodeld")))
     let storeURL = try writeStore(in: folder.appending("Stores"), model: otherModel) { context in
       let entity = try #require(otherModel.entitiesByName["Item"])
       NSManagedObject(entity: entity, insertInto: context).setValue("someone else's", forKey: "value")

@@ -9,7 +9,7 @@ import Testing
 struct PersistentContainerTests {
   /// A container for the tutorial's model with its store in `folder`.
   private func container(in folder: TemporaryFolder, async: Bool = false) throws -> NSPersistentContainer {
-    let container = try NSPersistentContainer(name: NotesModel.name, bundle: NotesModel.bundle)
+    let container = NSPersistentContainer(name: NotesModel.name, bundle: NotesModel.bundle)
     let description = NSPersistentStoreDescription(url: folder.appending("Notes.sqlite"))
     description.shouldAddStoreAsynchronously = async
     container.persistentStoreDescriptions = [description]
@@ -18,7 +18,7 @@ struct PersistentContainerTests {
 
   @Test("The model is found by name; the default store is <name>.sqlite in the default folder")
   func defaults() throws {
-    let container = try NSPersistentContainer(name: NotesModel.name, bundle: NotesModel.bundle)
+    let container = NSPersistentContainer(name: NotesModel.name, bundle: NotesModel.bundle)
     #expect(container.managedObjectModel.entitiesByName["Note"] != nil)
     let url = try #require(container.persistentStoreDescriptions.first?.url)
     #expect(url.lastPathComponent == "DataModel.sqlite")
@@ -27,9 +27,28 @@ struct PersistentContainerTests {
     #expect(container.viewContext.persistentStoreCoordinator === container.persistentStoreCoordinator)
     #expect(container.persistentStoreCoordinator.persistentStores.isEmpty)
 
-    let missing = try #require(
-      throws: NSError.self, performing: { try NSPersistentContainer(name: "NoSuchModel", bundle: NotesModel.bundle) })
-    #expect(missing.code == 900_001 && missing.localizedDescription.contains("NoSuchModel.xcdatamodeld"))
+  }
+
+  @Test("A missing model does not stop init(name:): the container's model is empty and loading reports the error, adding no store")
+  func missingModel() throws {
+    let folder = try TemporaryFolder()
+    let container = NSPersistentContainer(name: "NoSuchModel", bundle: NotesModel.bundle)
+    #expect(container.managedObjectModel.entities.isEmpty)
+    let stores = [folder.appending("A.sqlite"), folder.appending("B.sqlite")]
+    container.persistentStoreDescriptions = stores.map { NSPersistentStoreDescription(url: $0) }
+    let reports = Shared<[(String, NSError?)]>([])
+    container.loadPersistentStores { description, error in
+      reports.withLock { $0.append((description.url?.lastPathComponent ?? "?", error as NSError?)) }
+    }
+    let reported = reports.withLock { $0 }
+    #expect(reported.map(\.0) == ["A.sqlite", "B.sqlite"])
+    for (_, error) in reported {
+      #expect(error?.code == ObjectGraphModelInvalidError)
+      #expect(error?.domain == "ObjectGraphErrorDomain")
+      #expect(error?.localizedDescription.contains("NoSuchModel.xcdatamodeld") == true)
+    }
+    #expect(container.persistentStoreCoordinator.persistentStores.isEmpty)
+    #expect(stores.allSatisfy { !FileManager.default.fileExists(atPath: $0.path) })
   }
 
   @Test("Loading adds each store before returning, reporting once per description; a background save reaches the view context by merging")
@@ -74,14 +93,14 @@ struct PersistentContainerTests {
     #expect(loaded)
     #expect(container.persistentStoreCoordinator.persistentStores.count == 1)
 
-    let broken = try NSPersistentContainer(name: NotesModel.name, bundle: NotesModel.bundle)
+    let broken = NSPersistentContainer(name: NotesModel.name, bundle: NotesModel.bundle)
     broken.persistentStoreDescriptions = [NSPersistentStoreDescription(url: URL(fileURLWithPath: "/dev/null/Stores/Notes.sqlite"))]
     let failure = Shared<NSError?>(nil)
     broken.loadPersistentStores { _, error in failure.withLock { $0 = error.map { $0 as NSError } } }
     #expect(failure.withLock { $0 }?.code == NSPersistentStoreOpenError)
     #expect(broken.persistentStoreCoordinator.persistentStores.isEmpty)
 
-    let memory = try NSPersistentContainer(name: NotesModel.name, bundle: NotesModel.bundle)
+    let memory = NSPersistentContainer(name: NotesModel.name, bundle: NotesModel.bundle)
     memory.persistentStoreDescriptions = [NSPersistentStoreDescription(url: URL(fileURLWithPath: "/dev/null"))]
     memory.loadPersistentStores { _, error in #expect(error == nil) }
     #expect(memory.persistentStoreCoordinator.persistentStores.first?.type == .inMemory)

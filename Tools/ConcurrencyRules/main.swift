@@ -117,7 +117,7 @@ func runConflict(_ manager: CoreDataManager) throws {
   guard let modelURL = NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld") else {
     throw CocoaError(.coreData, userInfo: [NSLocalizedDescriptionKey: "The tutorial's model is missing from its bundle."])
   }
-  let model = try NSManagedObjectModel(contentsOf: modelURL)
+  let model = try NSManagedObjectModel(loadingContentsOf: modelURL)
   let url = manager.storeURL.deletingLastPathComponent().appendingPathComponent("Conflict.sqlite")
   let first = try contextOnItsOwnCoordinator(model, storeAt: url)
   let note = Note(context: first)

@@ -19,7 +19,7 @@ enum TutorialStore {
     guard let modelURL = NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld") else {
       throw CocoaError(.coreData, userInfo: [NSLocalizedDescriptionKey: "The tutorial's model is missing from its bundle."])
     }
-    return try NSManagedObjectModel(contentsOf: modelURL)
+    return try NSManagedObjectModel(loadingContentsOf: modelURL)
   }
 
   /// A child process of this program, running `arguments` (a subcommand and its options).

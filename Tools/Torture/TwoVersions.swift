@@ -206,9 +206,9 @@ struct OldWriter: ParsableCommand {
     for batch in 1...limit {
       do {
         try context.performAndWait {
-          let tag = try NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context)
+          let tag = NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context)
           tag.setValue("old \(batch)", forKey: "name")
-          let note = try NSEntityDescription.insertNewObject(forEntityName: "Note", into: context)
+          let note = NSEntityDescription.insertNewObject(forEntityName: "Note", into: context)
           note.setValue("old \(batch)", forKey: "title")
           note.setValue(Date(), forKey: "createdAt")
           try context.save()

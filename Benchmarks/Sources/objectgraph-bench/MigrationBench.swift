@@ -36,7 +36,10 @@ struct MigrationBench {
       throw BenchmarkError("the tutorial model has no version 'DataModel'")
     }
     self.version1 = version1
-    current = try NSManagedObjectModel(contentsOf: url)
+    guard let current = NSManagedObjectModel(contentsOf: url) else {
+      throw BenchmarkError("the tutorial model at \(url.path) cannot be read")
+    }
+    self.current = current
   }
 
   // MARK: - The version 1 store (not timed)

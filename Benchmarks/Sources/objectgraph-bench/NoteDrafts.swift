@@ -46,7 +46,10 @@ enum NoteDrafts {
     guard let modelURL = NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld") else {
       throw BenchmarkError("the tutorial model \(NotesModel.name).xcdatamodeld is not in the NotesModel bundle")
     }
-    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try NSManagedObjectModel(contentsOf: modelURL))
+    guard let model = NSManagedObjectModel(contentsOf: modelURL) else {
+      throw BenchmarkError("the tutorial model at \(modelURL.path) cannot be read")
+    }
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     try coordinator.addPersistentStore(type: .sqlite, at: url)
     defer { for store in coordinator.persistentStores { try? coordinator.remove(store) } }
     let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)

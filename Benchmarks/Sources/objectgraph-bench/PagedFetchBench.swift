@@ -77,7 +77,10 @@ struct PagedFetchBench {
     guard let url = NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld") else {
       throw BenchmarkError("the tutorial model \(NotesModel.name).xcdatamodeld is not in the NotesModel bundle")
     }
-    return try NSManagedObjectModel(contentsOf: url)
+    guard let model = NSManagedObjectModel(contentsOf: url) else {
+      throw BenchmarkError("the tutorial model at \(url.path) cannot be read")
+    }
+    return model
   }
 
   // MARK: - The reads (timed)

@@ -10,8 +10,8 @@ import ObjectGraph
 ///
 /// - Returns: the model, with its entities.
 /// - Throws: when `bundle` has no model called `name`: an error whose description names the model,
-///   the bundle, and what to check. When the model is there but cannot be read: ObjectGraph's own
-///   error, unchanged.
+///   the bundle, and what to check. When the model is there but cannot be read: an error whose
+///   description names the file.
 public func loadModel(named name: String, in bundle: Bundle) throws -> NSManagedObjectModel {
   // Replace this line with your code.
   throw ExerciseNotDone("01-model-not-found")

@@ -19,7 +19,7 @@ public final class NotesApp {
     let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
     context.name = "NotesApp.shared"
     if let modelURL = NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld"),
-      let model = try? NSManagedObjectModel(contentsOf: modelURL),
+      let model = NSManagedObjectModel(contentsOf: modelURL),
       let support = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
     {
       let folder = support.appendingPathComponent("RecentNotesApp", isDirectory: true)

@@ -7,8 +7,8 @@ import ObjectGraph
 /// The model is Xcode's `<name>.xcdatamodeld` folder, copied into the bundle as a resource.
 ///
 /// - Returns: the model, with its entities.
-/// - Throws: ``ModelNotFoundError`` when `bundle` has no model called `name`. When the model is there but
-///   cannot be read, ObjectGraph's own error, unchanged: it names the file and what is wrong with it.
+/// - Throws: ``ModelNotFoundError`` when `bundle` has no model called `name`; ``ModelUnreadableError`` when the
+///   model is there but cannot be read (`NSManagedObjectModel(contentsOf:)` returns `nil` and logs why).
 public func loadModel(named name: String, in bundle: Bundle) throws -> NSManagedObjectModel {
   guard let url = bundle.url(forResource: name, withExtension: "xcdatamodeld") else {
     let models = bundle.paths(forResourcesOfType: "xcdatamodeld", inDirectory: nil)
@@ -16,7 +16,24 @@ public func loadModel(named name: String, in bundle: Bundle) throws -> NSManaged
       modelName: name, bundleURL: bundle.bundleURL,
       modelsInBundle: models.map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent }.sorted())
   }
-  return try NSManagedObjectModel(contentsOf: url)
+  guard let model = NSManagedObjectModel(contentsOf: url) else {
+    throw ModelUnreadableError(modelURL: url)
+  }
+  return model
+}
+
+/// The model file is in the bundle, but `NSManagedObjectModel(contentsOf:)` could not read it.
+public struct ModelUnreadableError: Error, Sendable, CustomStringConvertible {
+  /// The model file that was found.
+  public let modelURL: URL
+
+  public var description: String {
+    """
+    The data model at \(modelURL.path) is there but cannot be read: NSManagedObjectModel(contentsOf:) returned \
+    nil, and the reason is in the log just above (standard error here, the console on an iPhone). Restore the \
+    file from version control, or open it in Xcode and fix what the log names.
+    """
+  }
 }
 
 /// The bundle has no data model of the requested name.

@@ -38,7 +38,7 @@ struct ModelNotFoundTests {
   @Test("A bundle without the model (as Bundle.main would be) is a thrown error that names that bundle")
   func wrongBundle() async throws { try await runInChildProcess(.wrongBundle) }
 
-  @Test("A model that is there but damaged: ObjectGraph's own error reaches the caller unchanged")
+  @Test("A model that is there but cannot be read (contentsOf: gives nil) is a thrown error that names the file")
   func damagedModel() async throws { try await runInChildProcess(.damagedModel) }
 }
 
@@ -154,13 +154,20 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
       Issue.record("loadModel(named: \"Damaged\", in: bundle) returned a model, but Damaged.xcdatamodeld holds no model version.")
       return
     }
+    let text = String(describing: error)
     #expect(
-      (error as NSError).code == 900_001,
+      text.contains("Damaged.xcdatamodeld"),
       """
       Damaged.xcdatamodeld is in the bundle but holds no model version, so NSManagedObjectModel(contentsOf:) \
-      throws error 900001 (model invalid), which names the file and says how to fix it. A model \
-      that is there but broken is a different problem from a missing one: let that error reach the caller \
-      unchanged (call it with try, without try? or a catch that replaces it). Your function threw instead: \(error)
+      returns nil (as Core Data's does; it logs why). That is a different problem from a missing model: throw \
+      an error whose description names the file that cannot be read (its path), so the reader knows to look \
+      at that file and at the log line above. Your function threw: \(text)
+      """)
+    #expect(
+      !text.contains("No data model named") && !text.contains("no model named"),
+      """
+      Damaged.xcdatamodeld is there, but your error says the model is missing. When the lookup finds the file \
+      and NSManagedObjectModel(contentsOf:) returns nil, say the file cannot be read. Your function threw: \(text)
       """)
   }
 

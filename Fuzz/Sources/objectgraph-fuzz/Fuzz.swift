@@ -78,11 +78,11 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
   case 1:
     guard let modelFolder else { return 0 }
     guard (try? Data(rest).write(to: modelFolder.appendingPathComponent("contents"))) != nil else { return 0 }
-    _ = try? NSManagedObjectModel(contentsOf: modelFolder)
+    _ = NSManagedObjectModel(contentsOf: modelFolder)
   case 2:
     guard let compiledModelFile else { return 0 }
     guard (try? Data(rest).write(to: compiledModelFile)) != nil else { return 0 }
-    _ = try? NSManagedObjectModel(contentsOf: compiledModelFile)
+    _ = NSManagedObjectModel(contentsOf: compiledModelFile)
   default:
     // Read against the predicate's model, so that the whole file is read before its entity names are checked
     // (a mapping model alone would look for its models beside it first).

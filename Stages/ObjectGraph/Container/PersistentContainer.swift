@@ -4,7 +4,7 @@ import Foundation
 /// ``viewContext`` and background contexts on demand.
 ///
 /// ```swift
-/// let container = try NSPersistentContainer(name: "DataModel", bundle: .module)
+/// let container = NSPersistentContainer(name: "DataModel", bundle: .module)
 /// container.loadPersistentStores { description, error in
 ///   if let error { print("Could not load \(description): \(error)") }
 /// }
@@ -22,7 +22,9 @@ import Foundation
 /// store lives in ``defaultDirectoryURL()`` unless a description says otherwise.
 ///
 /// `@unchecked Sendable` (a subclassable class cannot be checked): its stored properties are constants of
-/// `Sendable` types, and the one thing that changes, the store descriptions, sits behind a lock.
+/// `Sendable` types but one, the model failure, which is written only inside ``init(name:bundle:)``, before
+/// the container can be shared, and read after; the one thing that changes, the store descriptions, sits
+/// behind a lock.
 open class NSPersistentContainer: @unchecked Sendable {
   /// The container's name: the model's name, and the default store file's (`<name>.sqlite`).
   public let name: String
@@ -33,25 +35,46 @@ open class NSPersistentContainer: @unchecked Sendable {
   /// The main-queue context for the app's user interface: a root context on the coordinator.
   public let viewContext: NSManagedObjectContext
   private let descriptions: Locked<[NSPersistentStoreDescription]>
+  /// Why ``init(name:bundle:)`` found no model; ``loadPersistentStores(completionHandler:)`` reports it.
+  private var modelFailure: ObjectGraphError?
 
-  /// A container for the model `<name>.xcdatamodeld` (or `<name>.xcdatamodel`) in `bundle`, with one SQLite
-  /// store, `<name>.sqlite` in ``defaultDirectoryURL()``.
+  /// A container for the model called `name` in `bundle`, with one SQLite store, `<name>.sqlite` in
+  /// ``defaultDirectoryURL()``.
   ///
-  /// Core Data's `init(name:)` does not throw: a missing model shows up later. Here the model is read now,
-  /// and a missing or unreadable one is an error that names the bundle.
-  /// - Throws: ``ObjectGraphModelInvalidError`` when the bundle has no such model, or the model's
-  ///   loading error.
-  public convenience init(name: String, bundle: Bundle = .main) throws {
+  /// The model is `<name>.momd` (what Xcode compiles into an app), `<name>.xcdatamodeld` or
+  /// `<name>.xcdatamodel` (what SwiftPM copies into a package's resource bundle on Linux). As in Core Data, a
+  /// missing or unreadable model does not stop the container from being made: the reason is logged (one line
+  /// on standard error, where Core Data logs "Failed to load model named …"), ``managedObjectModel`` is an
+  /// empty model, and ``loadPersistentStores(completionHandler:)`` hands the error
+  /// (``ObjectGraphModelInvalidError``, naming the bundle and the files looked for) to its handler for every
+  /// description without adding a store. Core Data adds the stores with the empty model and fails at the first
+  /// fetch; reporting it where the app already checks for errors is the engine's choice.
+  ///
+  /// - Parameters:
+  ///   - name: the model's file name without its extension; also the store file's name.
+  ///   - bundle: where the model is (an addition to Core Data's `init(name:)`, which searches the app's
+  ///     bundle): a package passes `.module`.
+  public convenience init(name: String, bundle: Bundle = .main) {
     let url =
-      bundle.url(forResource: name, withExtension: "xcdatamodeld")
+      bundle.url(forResource: name, withExtension: "momd")
+      ?? bundle.url(forResource: name, withExtension: "xcdatamodeld")
       ?? bundle.url(forResource: name, withExtension: "xcdatamodel")
-    guard let url else {
-      throw ObjectGraphError(
-        .modelInvalid,
-        "No model named \(name) in the bundle at \(bundle.bundleURL.path): looked for \(name).xcdatamodeld and \(name).xcdatamodel. With SwiftPM, list the model in the target's resources and pass bundle: .module."
-      )
+    var model = NSManagedObjectModel()
+    var failure: ObjectGraphError?
+    do {
+      guard let url else {
+        throw ObjectGraphError(
+          .modelInvalid,
+          "No model named \(name) in the bundle at \(bundle.bundleURL.path): looked for \(name).momd, \(name).xcdatamodeld and \(name).xcdatamodel. With SwiftPM, list the model in the target's resources and pass bundle: .module."
+        )
+      }
+      model = try NSManagedObjectModel(loadingContentsOf: url)
+    } catch {
+      failure = error as? ObjectGraphError ?? ObjectGraphError(.modelInvalid, "\(error)")
+      ErrorLog.write("NSPersistentContainer(name: \"\(name)\") failed to load its model", error)
     }
-    self.init(name: name, managedObjectModel: try NSManagedObjectModel(contentsOf: url))
+    self.init(name: name, managedObjectModel: model)
+    modelFailure = failure
   }
 
   /// A container for `model`, with one SQLite store, `<name>.sqlite` in ``defaultDirectoryURL()``.
@@ -96,6 +119,10 @@ open class NSPersistentContainer: @unchecked Sendable {
   public func loadPersistentStores(
     completionHandler: @escaping @Sendable (NSPersistentStoreDescription, (any Error)?) -> Void
   ) {
+    if let modelFailure {
+      for description in persistentStoreDescriptions { completionHandler(description, modelFailure) }
+      return
+    }
     let defaultFolder = Self.defaultDirectoryURL().standardizedFileURL
     for description in persistentStoreDescriptions {
       let url = description.type == NSInMemoryStoreType ? nil : description.url

@@ -12,6 +12,18 @@ extension FetchPredicate {
   /// A predicate as `NSPredicate(format:)` leaves it: the parsed tree, or why it did not parse.
   typealias Parsed = Result<FetchPredicate, ObjectGraphError>
 
+  /// Whether `object` matches once `bindings` fill in the `$VARIABLE`s, as Foundation's
+  /// `evaluate(with:substitutionVariables:)` answers: `false` when it cannot run (a variable left without a
+  /// value, a key the object lacks), since that method cannot throw.
+  func answer(for object: Any?, bindings: [String: Any]?) -> Bool {
+    var predicate = self
+    if let bindings, !bindings.isEmpty {
+      guard let substituted = try? withSubstitutionVariables(bindings) else { return false }
+      predicate = substituted
+    }
+    return (try? predicate.evaluate(with: object)) ?? false
+  }
+
   /// The tree of a Foundation predicate, on the caller's queue: what a fetch, a controller or a batch
   /// request runs.
   ///

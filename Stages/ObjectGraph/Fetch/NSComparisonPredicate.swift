@@ -69,6 +69,9 @@ import Foundation
     public let predicateOperatorType: Operator
     /// How strings compare.
     public let options: Options
+    /// The comparison as the predicate tree holds it, or why it cannot run, worked out once: a fetch and
+    /// every `evaluate(with:)` ask for it.
+    private let tree: FetchPredicate.Parsed
 
     /// Makes a comparison of two expressions.
     public init(
@@ -80,6 +83,7 @@ import Foundation
       comparisonPredicateModifier = modifier
       predicateOperatorType = type
       self.options = options
+      tree = Result { try Self.build(lhs, rhs, modifier, type, options) }.mapError(ObjectGraphError.wrapping)
       super.init(value: false)
     }
 
@@ -102,12 +106,8 @@ import Foundation
 
     /// Whether `object` matches once `bindings` fill in the `$VARIABLE`s.
     open override func evaluate(with object: Any?, substitutionVariables bindings: [String: Any]?) -> Bool {
-      guard var predicate = try? fetchPredicate() else { return false }
-      if let bindings, !bindings.isEmpty {
-        guard let substituted = try? predicate.withSubstitutionVariables(bindings) else { return false }
-        predicate = substituted
-      }
-      return (try? predicate.evaluate(with: object)) ?? false
+      guard case .success(let predicate) = tree else { return false }
+      return predicate.answer(for: object, bindings: bindings)
     }
 
     /// The predicate itself: it never changes once made.
@@ -123,7 +123,12 @@ import Foundation
     open override var hash: Int { predicateFormat.hashValue }
 
     /// The comparison as the predicate tree holds it.
-    func fetchPredicate() throws -> FetchPredicate {
+    func fetchPredicate() throws -> FetchPredicate { try tree.get() }
+
+    private static func build(
+      _ leftExpression: NSExpression, _ rightExpression: NSExpression, _ comparisonPredicateModifier: Modifier,
+      _ predicateOperatorType: Operator, _ options: Options
+    ) throws -> FetchPredicate {
       let objects = PredicateObjectCapture()
       let lhs = try leftExpression.predicateExpression(objects: objects)
       var rhs = try rightExpression.predicateExpression(objects: objects)

@@ -208,19 +208,17 @@ extension NSExpression {
   ///   that did not parse; ``ObjectGraphInvalidValueError`` for a constant of a kind predicates
   ///   cannot hold.
   func predicateExpression(objects: PredicateObjectCapture) throws -> PredicateExpression {
+    #if !canImport(Darwin)
+      // An expression parsed from a format string already is a tree.
+      if case .parsed(let parsed, _) = form { return try parsed.get() }
+    #endif
     switch expressionType {
     case .keyPath: return .keyPath(keyPath.split(separator: ".").map(String.init))
     case .evaluatedObject: return .keyPath([])
     case .variable: return .variable(variable, path: [])
     case .constantValue:
-      #if !canImport(Darwin)
-        if case .parsed(let parsed, _) = form { return try parsed.get() }
-      #endif
       return .constant(try PredicateValue(argument: constantValue, objects: objects))
     case .function:
-      #if !canImport(Darwin)
-        if case .parsed(let parsed, _) = form { return try parsed.get() }
-      #endif
       let operands = try (arguments ?? []).map { try $0.predicateExpression(objects: objects) }
       if let arithmetic = Self.arithmetic[function], operands.count == 2 {
         return .arithmetic(arithmetic, operands[0], operands[1])
@@ -236,9 +234,6 @@ extension NSExpression {
         "Expression \(self) calls \(function), which a predicate cannot run here. Use \((Self.arithmetic.keys.sorted() + Self.collectionOperators.keys.sorted()).joined(separator: ", "))."
       )
     case .aggregate:
-      #if !canImport(Darwin)
-        if case .parsed(let parsed, _) = form { return try parsed.get() }
-      #endif
       let members = (collection as? [NSExpression]) ?? []
       return .aggregate(try members.map { try $0.predicateExpression(objects: objects) })
     #if canImport(Darwin)

@@ -130,12 +130,8 @@ final class FormatPredicate: NSPredicate {
   }
 
   override func evaluate(with object: Any?, substitutionVariables bindings: [String: Any]?) -> Bool {
-    guard case .success(var predicate) = parsed else { return false }
-    if let bindings, !bindings.isEmpty {
-      guard let substituted = try? predicate.withSubstitutionVariables(bindings) else { return false }
-      predicate = substituted
-    }
-    return (try? predicate.evaluate(with: object)) ?? false
+    guard case .success(let predicate) = parsed else { return false }
+    return predicate.answer(for: object, bindings: bindings)
   }
 
   override func isEqual(_ object: Any?) -> Bool {

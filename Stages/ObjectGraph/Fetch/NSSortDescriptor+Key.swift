@@ -88,10 +88,14 @@ final class KeySortDescriptor: NSSortDescriptor {
 
   let sortKey: String?
   let choice: SelectorChoice
+  /// The engine's descriptor, or why there is none, worked out once: every fetch and every in-memory
+  /// comparison asks for it.
+  private let built: Result<FetchSortDescriptor, ObjectGraphError>
 
   init(key: String?, ascending: Bool, selector: SelectorChoice) {
     sortKey = key
     choice = selector
+    built = Self.build(key: key, ascending: ascending, selector: selector)
     super.init(keyPath: \String.count, ascending: ascending)
   }
 
@@ -111,17 +115,23 @@ final class KeySortDescriptor: NSSortDescriptor {
   /// The engine's descriptor.
   /// - Throws: ``ObjectGraphInvalidValueError`` for a missing key or a selector the engine does not
   ///   know.
-  func fetchSortDescriptor() throws -> FetchSortDescriptor {
-    guard let sortKey, !sortKey.isEmpty else {
-      throw ObjectGraphError(.invalidValue, "A sort descriptor has no key. Give NSSortDescriptor(key:ascending:) the key to sort by.")
+  func fetchSortDescriptor() throws -> FetchSortDescriptor { try built.get() }
+
+  private static func build(key: String?, ascending: Bool, selector: SelectorChoice) -> Result<
+    FetchSortDescriptor, ObjectGraphError
+  > {
+    guard let key, !key.isEmpty else {
+      return .failure(
+        ObjectGraphError(.invalidValue, "A sort descriptor has no key. Give NSSortDescriptor(key:ascending:) the key to sort by."))
     }
-    switch choice {
-    case .known(let comparison): return FetchSortDescriptor(key: sortKey, ascending: ascending, comparison: comparison)
+    switch selector {
+    case .known(let comparison): return .success(FetchSortDescriptor(key: key, ascending: ascending, comparison: comparison))
     case .unknown(let name):
-      throw ObjectGraphError(
-        .invalidValue,
-        "Sort selector '\(name)' for key '\(sortKey)' is not one ObjectGraph knows. Use one of: \(FetchSortDescriptor.Comparison.allCases.map(\.rawValue).joined(separator: ", "))."
-      )
+      return .failure(
+        ObjectGraphError(
+          .invalidValue,
+          "Sort selector '\(name)' for key '\(key)' is not one ObjectGraph knows. Use one of: \(FetchSortDescriptor.Comparison.allCases.map(\.rawValue).joined(separator: ", "))."
+        ))
     }
   }
 

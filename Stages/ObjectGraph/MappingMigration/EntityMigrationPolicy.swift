@@ -49,7 +49,13 @@ open class NSEntityMigrationPolicy {
         .migration,
         "Entity mapping '\(mapping.name)' has no destination entity '\(mapping.destinationEntityName ?? "")' in the destination model.")
     }
-    let destination = try NSEntityDescription.insertNewObject(forEntityName: entity.name, into: manager.destinationContext)
+    guard !entity.isAbstract else {
+      throw ObjectGraphError(
+        .migration,
+        "Entity mapping '\(mapping.name)' makes objects of \(entity.name), which is abstract in the destination model: objects of it cannot be made. Map to one of its subentities."
+      )
+    }
+    let destination = entity.managedObjectClass.init(entity: entity, insertInto: manager.destinationContext)
     for propertyMapping in mapping.attributeMappings {
       try manager.apply(propertyMapping, source: source, destination: destination, mapping: mapping)
     }

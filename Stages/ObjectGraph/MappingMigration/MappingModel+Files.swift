@@ -6,7 +6,7 @@ extension NSMappingModel {
   ///
   /// ```swift
   /// let url = Bundle.module.url(forResource: "V2toV3", withExtension: "cdm")!
-  /// let mapping = try NSMappingModel(contentsOf: url)
+  /// let mapping = NSMappingModel(contentsOf: url)
   /// ```
   ///
   /// A `.xcmappingmodel` leaves the expressions of unedited property mappings for the model compiler to write,
@@ -20,11 +20,25 @@ extension NSMappingModel {
   /// ObjectGraph cannot evaluate (see ``NSPropertyMapping``) is refused here, naming the entity mapping, the
   /// property and the expression.
   /// - Parameter url: a `.cdm` file, a `.xcmappingmodel` folder or the `xcmapping.xml` inside one.
-  /// - Throws: ``ObjectGraphModelInvalidError`` naming the file and what is wrong: nothing at `url`, a
-  ///   damaged file, an entity mapping whose source expression or filter ObjectGraph cannot run, a value
-  ///   expression it cannot evaluate, a `.xcmappingmodel` whose models cannot be found, or a mapping naming an
-  ///   entity the models lack.
-  public convenience init(contentsOf url: URL) throws {
+  /// - Returns: `nil`, as Core Data's does, for a `nil` URL or a mapping model that cannot be loaded: nothing
+  ///   at `url`, a damaged file, an entity mapping whose source expression or filter ObjectGraph cannot run, a
+  ///   value expression it cannot evaluate, a `.xcmappingmodel` whose models cannot be found, or a mapping
+  ///   naming an entity the models lack. The reason, naming the file, is written to standard error as one
+  ///   line (`ObjectGraph: error: NSMappingModel(contentsOf:) returned nil: …`), where Core Data logs it.
+  public convenience init?(contentsOf url: URL?) {
+    guard let url else { return nil }
+    do {
+      try self.init(loadingContentsOf: url)
+    } catch {
+      ErrorLog.write("NSMappingModel(contentsOf:) returned nil", error)
+      return nil
+    }
+  }
+
+  /// Loads a mapping model file as ``init(contentsOf:)`` does, throwing what is wrong instead of logging it:
+  /// for the workshop's own tools and tests (not public: Core Data has no such initializer).
+  /// - Throws: ``ObjectGraphModelInvalidError`` naming the file and what is wrong.
+  package convenience init(loadingContentsOf url: URL) throws {
     self.init(entityMappings: try MappingFileReader.read(url, models: nil))
   }
 
@@ -58,19 +72,36 @@ extension NSMappingModel {
   ///   - bundles: where to look; `nil` for the main bundle.
   ///   - sourceModel: the model to migrate from.
   ///   - destinationModel: the model to migrate to.
-  /// - Returns: `nil` when no mapping model in the bundles matches (or a model is `nil`).
-  /// - Throws: ``ObjectGraphModelInvalidError`` when a `.cdm` in the bundles cannot be read, when the
-  ///   mapping model that matches has a value expression ObjectGraph cannot evaluate (naming the entity
-  ///   mapping, the property and the expression), or when none matches and a `.xcmappingmodel` could not be
-  ///   read (its models not found beside it, say), naming it.
+  /// - Returns: `nil` when no mapping model in the bundles matches (or a model is `nil`), and, as Core Data's
+  ///   does, when a `.cdm` in the bundles cannot be read, when the mapping model that matches has a value
+  ///   expression ObjectGraph cannot evaluate, or when none matches and a `.xcmappingmodel` could not be read
+  ///   (its models not found beside it, say); the reason for those, naming the file (and the entity mapping,
+  ///   property and expression), is written to standard error as one line, where Core Data logs it.
   public convenience init?(
     from bundles: [Bundle]?, forSourceModel sourceModel: NSManagedObjectModel?, destinationModel: NSManagedObjectModel?
-  ) throws {
+  ) {
     guard let sourceModel, let destinationModel else { return nil }
-    let folders = (bundles ?? [Bundle.main]).map { $0.resourceURL ?? $0.bundleURL }
-    guard let found = try MappingFileSearch.find(in: folders, source: sourceModel, destination: destinationModel)
-    else { return nil }
-    self.init(entityMappings: found)
+    let found: NSMappingModel?
+    do {
+      found = try Self.matching(in: bundles ?? [Bundle.main], source: sourceModel, destination: destinationModel)
+    } catch {
+      ErrorLog.write("NSMappingModel(from:forSourceModel:destinationModel:) returned nil", error)
+      return nil
+    }
+    guard let found else { return nil }
+    self.init(entityMappings: found.entityMappings)
+  }
+
+  /// The mapping model in `bundles` made for `source` and `destination`, as
+  /// ``init(from:forSourceModel:destinationModel:)`` finds it, throwing what that initializer logs: a container
+  /// opening a store must fail on a mapping model it cannot read, not fall back to inference.
+  static func matching(in bundles: [Bundle], source: NSManagedObjectModel, destination: NSManagedObjectModel) throws
+    -> NSMappingModel?
+  {
+    let folders = bundles.map { $0.resourceURL ?? $0.bundleURL }
+    return try MappingFileSearch.find(in: folders, source: source, destination: destination).map {
+      NSMappingModel(entityMappings: $0)
+    }
   }
 }
 

@@ -26,9 +26,8 @@ extension MappingModelMigration {
         folders.append(folder)
         if ["momd", "xcdatamodeld", "xcdatamodel"].contains(folder.pathExtension) { folders.append(folder.deletingLastPathComponent()) }
       }
-      let found = try NSMappingModel(
-        from: folders.compactMap { Bundle(url: $0) }, forSourceModel: request.sourceModel,
-        destinationModel: request.destinationModel)
+      let found = try NSMappingModel.matching(
+        in: folders.compactMap { Bundle(url: $0) }, source: request.sourceModel, destination: request.destinationModel)
       guard let mapping = found else { return false }
       // One instance per policy class for the whole migration, shared by the mappings that name it.
       var made: [String: NSEntityMigrationPolicy] = [:]

@@ -207,7 +207,7 @@ struct XcodeMappingReader {
           let candidate = components[start...].reduce(folder) { $0.appendingPathComponent($1) }
           if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("contents").path) {
             do {
-              return try NSManagedObjectModel(contentsOf: candidate)
+              return try NSManagedObjectModel(loadingContentsOf: candidate)
             } catch let error as ObjectGraphError {
               throw Problem(reason: "the model it maps, '\(candidate.path)', cannot be loaded: \(error.message)")
             }

@@ -13,7 +13,7 @@ import Synchronization
 ///
 /// ```swift
 /// let url = Bundle.module.url(forResource: "DataModel", withExtension: "xcdatamodeld")!
-/// let model = try NSManagedObjectModel(contentsOf: url)
+/// guard let model = NSManagedObjectModel(contentsOf: url) else { … }  // nil when it cannot be read
 /// ```
 ///
 /// The model resolves relationship destinations and inverses by name and checks that the whole is
@@ -40,6 +40,12 @@ public final class NSManagedObjectModel: Sendable, CustomStringConvertible {
   /// The entity each class stands for (``entity(forClass:)``), kept once the model is frozen, with the
   /// registry generation it was found at: `Note(context:)` asks on every insert.
   private let entitiesByClass = Locked<(generation: Int, entities: [ObjectIdentifier: NSEntityDescription])>((-1, [:]))
+
+  /// An empty model, with no entities (Core Data's `init()`); what a container whose model could not be
+  /// found holds.
+  public init() {
+    state = Frozen(State(entities: []))
+  }
 
   /// Makes a model from entities, resolving every relationship's destination and inverse.
   /// - Throws: ``ObjectGraphModelInvalidError`` when two entities share a name, a relationship

@@ -8,7 +8,7 @@ import Foundation
 /// attribute, the value as written and what it was read as, so a tool can print it:
 ///
 /// ```swift
-/// let model = try NSManagedObjectModel(contentsOf: url)
+/// guard let model = NSManagedObjectModel(contentsOf: url) else { return }
 /// for warning in model.loadWarnings {
 ///   print(warning)   // …/Model.xcdatamodel/contents:12: warning: Note.isPinned (Boolean) default '1' read as true: …
 /// }

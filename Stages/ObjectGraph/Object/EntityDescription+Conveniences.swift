@@ -11,15 +11,22 @@ extension NSEntityDescription {
   /// Makes an object of the entity named `name` and inserts it into `context`, as its class (the entity's
   /// ``managedObjectClass``).
   ///
-  /// Core Data's returns a non-optional object and stops the program for an unknown name; this one
-  /// throws instead.
-  /// - Throws: ``ObjectGraphUnknownKeyError`` naming the model's entities, when there is no such
-  ///   entity; ``ObjectGraphInvalidValueError`` for an abstract one.
-  public static func insertNewObject(forEntityName name: String, into context: NSManagedObjectContext) throws -> NSManagedObject {
-    let entity = try context.entity(named: name)
+  /// A name the context's model does not have, an abstract entity, or a context with no coordinator is a
+  /// programmer error: Core Data raises an exception, and this stops the program with a message naming the
+  /// model's entities (or the abstract entity's subentities), as ``NSManagedObject/value(forKey:)`` does for an
+  /// unknown key. Look the entity up with ``entity(forEntityName:in:)`` first when the name comes from data.
+  public static func insertNewObject(forEntityName name: String, into context: NSManagedObjectContext) -> NSManagedObject {
+    let entity: NSEntityDescription
+    do {
+      entity = try context.entity(named: name)
+    } catch {
+      preconditionFailure("ObjectGraph: insertNewObject(forEntityName:into:): \((error as? ObjectGraphError)?.message ?? "\(error)")")
+    }
     guard !entity.isAbstract else {
-      throw ObjectGraphError(
-        .invalidValue, "Entity \(name) is abstract: objects of it cannot be made. Insert an object of one of its subentities.")
+      let concrete = entity.subentities.filter { !$0.isAbstract }.map(\.name)
+      preconditionFailure(
+        "ObjectGraph: insertNewObject(forEntityName:into:): entity \(name) is abstract: objects of it cannot be made. Insert an object of one of its subentities (\(concrete.joined(separator: ", ")))."
+      )
     }
     return entity.managedObjectClass.init(entity: entity, insertInto: context)
   }

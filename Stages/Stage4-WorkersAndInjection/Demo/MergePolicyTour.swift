@@ -119,7 +119,10 @@ func tourModel() throws -> NSManagedObjectModel {
   guard let url = NotesModel.bundle.url(forResource: NotesModel.name, withExtension: "xcdatamodeld") else {
     throw DemoFailure("DataModel.xcdatamodeld is not in \(NotesModel.bundle.bundleURL.path)")
   }
-  return try NSManagedObjectModel(contentsOf: url)
+  guard let model = NSManagedObjectModel(contentsOf: url) else {
+    throw DemoFailure("the tutorial's model at \(url.path) cannot be read (the reason is logged above)")
+  }
+  return model
 }
 
 /// The five policies, in the order the chapter gives them.

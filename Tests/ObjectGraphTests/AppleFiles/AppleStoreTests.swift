@@ -118,7 +118,7 @@ struct AppleStoreTests {
       AttributeValueTransformer.setValueTransformer(UTF8Transformer(), forName: "ColorTransformer")
     }
     // The current version (SampleModel) made the store: it opens as it is.
-    let current = try NSManagedObjectModel(contentsOf: momd)
+    let current = try NSManagedObjectModel(loadingContentsOf: momd)
     let reader = NSPersistentStoreCoordinator(managedObjectModel: current)
     try reader.remove(
       try reader.addPersistentStore(

@@ -20,7 +20,7 @@ struct LegacyStoreTests {
   }
 
   static func libraryModel() throws -> NSManagedObjectModel {
-    try NSManagedObjectModel(contentsOf: fixtures.appendingPathComponent("LegacyLibrary.xcdatamodel"))
+    try NSManagedObjectModel(loadingContentsOf: fixtures.appendingPathComponent("LegacyLibrary.xcdatamodel"))
   }
 
   /// Every row of every table but the metadata, as text: what must not change.
@@ -99,7 +99,7 @@ struct LegacyStoreTests {
     let folder = try TemporaryFolder()
     let url = try Self.copy("LegacyNotesV1.sqlite", into: folder)
     let bundle = Self.fixtures.appendingPathComponent("../../../Stages/NotesModel/DataModel.xcdatamodeld").standardizedFileURL
-    let current = try NSManagedObjectModel(contentsOf: bundle)
+    let current = try NSManagedObjectModel(loadingContentsOf: bundle)
     let context = try StoreStack(model: current, at: url).context
     try context.performAndWait {
       let request = NSFetchRequest<NSManagedObject>(entityName: "Note")

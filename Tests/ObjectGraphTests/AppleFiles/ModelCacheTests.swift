@@ -162,7 +162,7 @@ struct ModelCacheTests {
     let url = try Self.copy(
       CachedStore(folder: "alemar11__CoreDataPlus__SampleModel", store: "SampleModel_V1.sqlite", framework: 1044), into: folder)
     let bundle = try Self.bundleWithoutFirstVersion(in: folder)
-    let model = try NSManagedObjectModel(contentsOf: bundle)
+    let model = try NSManagedObjectModel(loadingContentsOf: bundle)
     #expect(try NSManagedObjectModel.versions(in: bundle).map(\.name) == ["SampleModel2", "SampleModel3"])
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
@@ -217,7 +217,7 @@ struct ModelCacheTests {
       #expect(error?.message.contains("Z_MODELCACHE") == true, "\(damage.what): \(error?.message ?? "")")
       #expect(error?.message.contains(damage.reason) == true, "\(damage.what): \(error?.message ?? "")")
       #expect(StoreModelCache.read(url: url) == nil)
-      let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try NSManagedObjectModel(contentsOf: bundle))
+      let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try NSManagedObjectModel(loadingContentsOf: bundle))
       let refusal = expectCode(.migrationMissingSourceModel) { _ = try coordinator.addPersistentStore(type: .sqlite, at: url) }
       #expect(refusal?.message.contains("the model kept in the store") == true, "\(refusal?.message ?? "")")
       #expect(try Self.contents(of: folder) == before, "\(damage.what): the store was written")

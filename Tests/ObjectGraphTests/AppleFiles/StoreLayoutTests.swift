@@ -296,7 +296,7 @@ struct StoreLayoutTests {
     }
     try writer.remove(store)
     let current = try NSManagedObjectModel(
-      contentsOf: try Fixtures.appleStores().appendingPathComponent("artsy__energy-legacy__ArtsyPartner/ArtsyPartner.xcdatamodeld"))
+      loadingContentsOf: try Fixtures.appleStores().appendingPathComponent("artsy__energy-legacy__ArtsyPartner/ArtsyPartner.xcdatamodeld"))
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: current)
     let migrated = try coordinator.addPersistentStore(type: .sqlite, at: url)
     let reader = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)

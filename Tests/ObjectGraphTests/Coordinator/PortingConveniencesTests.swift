@@ -112,14 +112,29 @@ struct PortingConveniencesTests {
   @Test("entity(forEntityName:in:) and insertNewObject(forEntityName:into:) find entities by name and make their class")
   func entityConveniences() throws {
     let stack = try Stack()
-    try stack.context.performAndWait {
+    stack.context.performAndWait {
       #expect(NSEntityDescription.entity(forEntityName: "Note", in: stack.context)?.name == "Note")
       #expect(NSEntityDescription.entity(forEntityName: "Nope", in: stack.context) == nil)
-      let object = try NSEntityDescription.insertNewObject(forEntityName: "Note", into: stack.context)
+      let object = NSEntityDescription.insertNewObject(forEntityName: "Note", into: stack.context)
       #expect(object is Note && object.isInserted && object.managedObjectContext === stack.context)
-      let unknown = expectCode(.unknownKey) { _ = try NSEntityDescription.insertNewObject(forEntityName: "Nope", into: stack.context) }
-      #expect(unknown?.message.contains("Notebook") == true)
-      _ = expectCode(.invalidValue) { _ = try NSEntityDescription.insertNewObject(forEntityName: "Attachment", into: stack.context) }
+    }
+  }
+
+  @Test(
+    "insertNewObject(forEntityName:into:) with a name the model lacks, or an abstract entity, stops the program naming the entities (Core Data raises)",
+    arguments: ["Nope", "Attachment"])
+  func insertNewObjectMisuse(name: String) async throws {
+    let folder = try TemporaryFolder()
+    let stopped = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      [folder = folder as TemporaryFolder, name = name as String] in
+      let stack = try Stack(folder: folder)
+      stack.context.performAndWait { _ = NSEntityDescription.insertNewObject(forEntityName: name, into: stack.context) }
+    }
+    let said = String(decoding: stopped?.standardErrorContent ?? [], as: UTF8.self)
+    if name == "Nope" {
+      #expect(said.contains("has no entity named 'Nope'") && said.contains("Notebook"), "it printed: \(said)")
+    } else {
+      #expect(said.contains("entity Attachment is abstract"), "it printed: \(said)")
     }
   }
 

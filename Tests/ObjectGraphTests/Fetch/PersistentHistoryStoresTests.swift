@@ -52,12 +52,12 @@ struct PersistentHistoryStoresTests {
       try context.performAndWait {
         var objects: [NSManagedObject] = []
         if let post {
-          let object = try NSEntityDescription.insertNewObject(forEntityName: "Post", into: context)
+          let object = NSEntityDescription.insertNewObject(forEntityName: "Post", into: context)
           object.setValue(post, forKey: "title")
           objects.append(object)
         }
         if let draft {
-          let object = try NSEntityDescription.insertNewObject(forEntityName: "Draft", into: context)
+          let object = NSEntityDescription.insertNewObject(forEntityName: "Draft", into: context)
           object.setValue(draft, forKey: "text")
           objects.append(object)
         }

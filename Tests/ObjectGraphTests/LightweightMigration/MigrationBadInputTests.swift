@@ -90,7 +90,7 @@ struct MigrationBadInputTests {
     let bundle = try XcodeModels.write(
       in: folder, versions: ["Notes": XcodeModels.version1, "Notes 2": XcodeModels.version2],
       current: "<array><string>Notes.xcdatamodel</string><string>Notes 2.xcdatamodel</string></array>")
-    let error = expectCode(.modelInvalid) { _ = try NSManagedObjectModel(contentsOf: bundle) }
+    let error = expectCode(.modelInvalid) { _ = try NSManagedObjectModel(loadingContentsOf: bundle) }
     #expect(error?.message.contains("names 2 model versions as current") == true, "\(String(describing: error))")
     #expect(error?.message.contains("'Notes.xcdatamodel' and 'Notes 2.xcdatamodel'") == true)
     #expect(error?.url?.lastPathComponent == ".xccurrentversion")
@@ -105,7 +105,7 @@ struct MigrationBadInputTests {
       let bundle = try XcodeModels.write(
         in: folder, versions: ["Notes": XcodeModels.version1, "Notes 2": XcodeModels.version2, "notes 2": XcodeModels.version2],
         current: marker ? "<string>Notes 2.xcdatamodel</string>" : nil)
-      let error = expectCode(.modelInvalid) { _ = try NSManagedObjectModel(contentsOf: bundle) }
+      let error = expectCode(.modelInvalid) { _ = try NSManagedObjectModel(loadingContentsOf: bundle) }
       #expect(error?.message.contains("'Notes 2.xcdatamodel' and 'notes 2.xcdatamodel'") == true, "\(String(describing: error))")
       #expect(error?.message.contains("differing only in case") == true)
       #expect(error?.message.contains(marker ? ".xccurrentversion" : bundle.path) == true)
@@ -118,7 +118,7 @@ struct MigrationBadInputTests {
     let bundle = try XcodeModels.write(
       in: folder, versions: ["Notes": XcodeModels.version1, "Notes 2": XcodeModels.version2],
       current: "<string>Notes 3.xcdatamodel</string>")
-    let error = expectCode(.modelInvalid) { _ = try NSManagedObjectModel(contentsOf: bundle) }
+    let error = expectCode(.modelInvalid) { _ = try NSManagedObjectModel(loadingContentsOf: bundle) }
     #expect(error?.message.contains("names 'Notes 3.xcdatamodel' as the current model version") == true, "\(String(describing: error))")
     #expect(error?.message.contains("'Notes.xcdatamodel', 'Notes 2.xcdatamodel'") == true)
     #expect(error?.url?.lastPathComponent == ".xccurrentversion")
@@ -144,8 +144,8 @@ struct MigrationBadInputTests {
       current: "<string>Notes 2.xcdatamodel</string>")
     for app in [withoutNotes3, withNotes3] {
       let url = try TemporaryFolder().appending("Store.sqlite")
-      try writeOneNote(at: url, model: try NSManagedObjectModel(contentsOf: later))
-      let current = try NSManagedObjectModel(contentsOf: app)
+      try writeOneNote(at: url, model: try NSManagedObjectModel(loadingContentsOf: later))
+      let current = try NSManagedObjectModel(loadingContentsOf: app)
       let coordinator = NSPersistentStoreCoordinator(managedObjectModel: current)
       try coordinator.addPersistentStore(type: .sqlite, at: url)
       #expect(try ProofStores.versionHashes(url) == current.entityVersionHashesByName)

@@ -579,7 +579,7 @@ struct MigrationTests {
       let versionFolder = folder.appending("\(bundle).xcdatamodeld/\(version).xcdatamodel")
       try FileManager.default.createDirectory(at: versionFolder, withIntermediateDirectories: true)
       try XcodeModelWriter.contents(of: model).write(to: versionFolder.appendingPathComponent("contents"))
-      return try NSManagedObjectModel(contentsOf: folder.appending("\(bundle).xcdatamodeld"))
+      return try NSManagedObjectModel(loadingContentsOf: folder.appending("\(bundle).xcdatamodeld"))
     }
     let app = try xcodeModel(try Self.version1(extraNoteProperties: [Self.attribute("subtitle")]), bundle: "App", version: "DataModel 2")
     // "DataModel 3" sorts after the app's "DataModel 2", "Zebra" after both: neither is refused for it.
@@ -623,7 +623,7 @@ struct TutorialMigrationTests {
   func versionOneToTwo() throws {
     let versions = try NSManagedObjectModel.versions(in: Self.tutorialModelURL())
     #expect(versions.map(\.name) == ["DataModel", "DataModel 2"])
-    let current = try NSManagedObjectModel(contentsOf: Self.tutorialModelURL())
+    let current = try NSManagedObjectModel(loadingContentsOf: Self.tutorialModelURL())
     let url = try TemporaryFolder().appending("DataModel.sqlite")
     let version1 = versions[0].model
     let date = Date(timeIntervalSinceReferenceDate: 700_000_000)

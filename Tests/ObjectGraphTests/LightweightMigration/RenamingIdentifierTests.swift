@@ -296,7 +296,7 @@ struct RenamingIdentifierTests {
     let partner = try #require(versions.first { $0.name == "Partner 5" }?.model)
     let url = folder.appending("Library.sqlite")
     try Self.writeLibrary(partner, at: url)
-    let current = try NSManagedObjectModel(contentsOf: bundle)
+    let current = try NSManagedObjectModel(loadingContentsOf: bundle)
     let context = try M.open(current, at: url, options: StoreOptions())
     let books = try M.fetch("Book", in: context, sortedBy: "pages")
     context.performAndWait {
@@ -350,7 +350,7 @@ struct RenamingIdentifierTests {
       user.setValue("Ada", forKey: "name")
       user.setValue("admin", forKey: "type")
     }
-    let current = try NSManagedObjectModel(contentsOf: bundle)
+    let current = try NSManagedObjectModel(loadingContentsOf: bundle)
     #expect(current.versionName == "ArtsyFolio v2.4")
     let context = try M.open(current, at: url, options: StoreOptions())
     let albums = try M.fetch("Album", in: context)
@@ -373,7 +373,7 @@ struct RenamingIdentifierTests {
     try Self.write(partner5, at: url) { context, entities in
       NSManagedObject(entity: try entities("Collection"), insertInto: context).setValue("Early works", forKey: "name")
     }
-    let context = try M.open(try NSManagedObjectModel(contentsOf: bundle), at: url, options: StoreOptions())
+    let context = try M.open(try NSManagedObjectModel(loadingContentsOf: bundle), at: url, options: StoreOptions())
     let albums = try M.fetch("Album", in: context)
     context.performAndWait { #expect(albums.map { $0.value(forKey: "name") as? String } == ["Early works"]) }
     // A cover that is an Artwork has no place in Album.cover (an Image) after the migration.
@@ -385,7 +385,7 @@ struct RenamingIdentifierTests {
     }
     let before = try ProofStores.FileState(linked)
     let error = expectCode(.migrationMissingMappingModel) {
-      _ = try M.open(try NSManagedObjectModel(contentsOf: bundle), at: linked, options: StoreOptions())
+      _ = try M.open(try NSManagedObjectModel(loadingContentsOf: bundle), at: linked, options: StoreOptions())
     }
     #expect(
       error?.message.contains("Album.cover pointed to Artwork and now points to Image, but 1 of its links") == true,
@@ -477,7 +477,7 @@ struct RenamingIdentifierTests {
     let before = try snapshot()
     #expect(before.values.map(\.count).reduce(0, +) == 2, "the fixture's row and the Album")
     let bundle = try Self.artsyBundle()
-    let current = try NSManagedObjectModel(contentsOf: bundle)
+    let current = try NSManagedObjectModel(loadingContentsOf: bundle)
     #expect(current.versionName == "ArtsyFolio v2.4")
     let context = try M.open(current, at: url, options: StoreOptions())
     #expect(try ProofStores.versionHashes(url) == current.entityVersionHashesByName)

@@ -22,7 +22,7 @@ struct MappingExpressionTests {
 
   /// The Trips mapping model with `edit` applied to its Traveller-to-Person mapping.
   static func mapping(_ edit: (NSEntityMapping) -> Void) throws -> NSMappingModel {
-    let mapping = try NSMappingModel(contentsOf: Trips.mapping)
+    let mapping = try NSMappingModel(loadingContentsOf: Trips.mapping)
     edit(try #require(mapping.entityMappingsByName["TravellerToPerson"]))
     return mapping
   }

@@ -9,7 +9,7 @@ import Testing
   import Glibc
 #endif
 
-/// Seeded fuzzing of the mapping model reader (`NSMappingModel(contentsOf:)`): mutated copies of real mapping
+/// Seeded fuzzing of the mapping model reader (`NSMappingModel(loadingContentsOf:)`): mutated copies of real mapping
 /// models, as `.xcmappingmodel` folders (XML, read with Foundation's `XMLParser`) and as compiled `.cdm` files
 /// (a binary property list). Every input must end in a mapping model or a thrown `ObjectGraphError`.
 ///
@@ -197,7 +197,7 @@ enum MappingFuzzChild {
       do {
         let url = URL(fileURLWithPath: input.path, isDirectory: input.kind == .xcode)
         if input.models.isEmpty {
-          _ = try NSMappingModel(contentsOf: url)
+          _ = try NSMappingModel(loadingContentsOf: url)
         } else {
           if models[input.models] == nil {
             models[input.models] = Dictionary(

@@ -27,8 +27,8 @@ struct MappingModelFileTests {
 
   @Test("the .xcmappingmodel and the .cdm compiled from it load to equal mapping models", .needsFixtures)
   func bothFormsAreEqual() throws {
-    let xcode = try NSMappingModel(contentsOf: Self.xcmapping())
-    let compiled = try NSMappingModel(contentsOf: Self.cdm())
+    let xcode = try NSMappingModel(loadingContentsOf: Self.xcmapping())
+    let compiled = try NSMappingModel(loadingContentsOf: Self.cdm())
     #expect(xcode == compiled)
     for (a, b) in zip(xcode.entityMappings, compiled.entityMappings) {
       #expect(a.name == b.name)
@@ -61,7 +61,7 @@ struct MappingModelFileTests {
     let maker = try #require(compiled.entityMappingsByName["Maker"])
     #expect(maker.sourceEntityName == nil && maker.attributeMappings.map(\.valueExpression) == [nil])
     // A different mapping model is not equal.
-    let changed = try NSMappingModel(contentsOf: Self.cdm())
+    let changed = try NSMappingModel(loadingContentsOf: Self.cdm())
     changed.entityMappings[0].attributeMappings[0].valueExpression = "$source.model"
     #expect(changed != compiled)
   }
@@ -71,7 +71,8 @@ struct MappingModelFileTests {
     let v2 = try Self.version("SampleModel2")
     let v3 = try Self.version("SampleModel3")
     #expect(
-      try NSMappingModel(contentsOf: Self.xcmapping(), sourceModel: v2, destinationModel: v3) == NSMappingModel(contentsOf: Self.cdm()))
+      try NSMappingModel(contentsOf: Self.xcmapping(), sourceModel: v2, destinationModel: v3)
+        == NSMappingModel(loadingContentsOf: Self.cdm()))
     let v1 = try Self.version("SampleModel")
     for url in [try Self.cdm(), try Self.xcmapping()] {
       CompiledModelTests.expectInvalid(url.lastPathComponent, ["LuxuryCar", "source model does not have"]) {
@@ -88,11 +89,11 @@ struct MappingModelFileTests {
     let v1 = try CompiledModelTests.versionsOfMomd()[0]
     let v2 = try CompiledModelTests.versionsOfMomd()[1]
     let v3 = try CompiledModelTests.versionsOfMomd()[2]
-    #expect(try NSMappingModel(from: [bundle], forSourceModel: v1, destinationModel: v3) == nil)
-    #expect(try NSMappingModel(from: [bundle], forSourceModel: v2, destinationModel: nil) == nil)
+    #expect(NSMappingModel(from: [bundle], forSourceModel: v1, destinationModel: v3) == nil)
+    #expect(NSMappingModel(from: [bundle], forSourceModel: v2, destinationModel: nil) == nil)
     // The .cdm records Apple's hashes of its entities, which the engine's models compute too.
-    let found = try NSMappingModel(from: [bundle], forSourceModel: v2, destinationModel: v3)
-    #expect(found == (try NSMappingModel(contentsOf: Self.cdm())))
+    let found = NSMappingModel(from: [bundle], forSourceModel: v2, destinationModel: v3)
+    #expect(found == (try NSMappingModel(loadingContentsOf: Self.cdm())))
     #expect(found != nil)
   }
 
@@ -103,12 +104,12 @@ struct MappingModelFileTests {
     let truncated = folder.appending("Truncated.cdm")
     for length in stride(from: 0, to: bytes.count, by: 211) {
       try bytes.prefix(length).write(to: truncated)
-      CompiledModelTests.expectInvalid(truncated.path, ["mapping model file"]) { _ = try NSMappingModel(contentsOf: truncated) }
+      CompiledModelTests.expectInvalid(truncated.path, ["mapping model file"]) { _ = try NSMappingModel(loadingContentsOf: truncated) }
     }
     let model = folder.appending("Model.cdm")
     try FileManager.default.copyItem(at: CompiledModelTests.momd().appendingPathComponent("SampleModel.mom"), to: model)
     CompiledModelTests.expectInvalid(model.path, ["NSManagedObjectModel, not an NSMappingModel"]) {
-      _ = try NSMappingModel(contentsOf: model)
+      _ = try NSMappingModel(loadingContentsOf: model)
     }
     // An xcmapping.xml whose models cannot be found, and one that is not XML.
     let lonely = folder.appending("Lonely.xcmappingmodel")
@@ -116,11 +117,11 @@ struct MappingModelFileTests {
     try FileManager.default.copyItem(
       at: Self.xcmapping().appendingPathComponent("xcmapping.xml"), to: lonely.appendingPathComponent("xcmapping.xml"))
     CompiledModelTests.expectInvalid("xcmapping.xml", ["SampleModel2.xcdatamodel", "sourceModel:destinationModel:"]) {
-      _ = try NSMappingModel(contentsOf: lonely)
+      _ = try NSMappingModel(loadingContentsOf: lonely)
     }
     let v2 = try Self.version("SampleModel2")
     let v3 = try Self.version("SampleModel3")
-    #expect(try NSMappingModel(contentsOf: lonely, sourceModel: v2, destinationModel: v3) == NSMappingModel(contentsOf: Self.cdm()))
+    #expect(try NSMappingModel(contentsOf: lonely, sourceModel: v2, destinationModel: v3) == NSMappingModel(loadingContentsOf: Self.cdm()))
     let file = lonely.appendingPathComponent("xcmapping.xml")
     try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
     try Data("<database><object type=\"A\" id=\"z1\"><attr".utf8).write(to: file)
@@ -143,7 +144,7 @@ struct MappingModelFileTests {
       if let known = makers[name] {
         maker = known
       } else {
-        maker = try NSEntityDescription.insertNewObject(forEntityName: "Maker", into: manager.destinationContext)
+        maker = NSEntityDescription.insertNewObject(forEntityName: "Maker", into: manager.destinationContext)
         maker.setValue(name, forKey: "name")
         makers[name] = maker
       }
@@ -157,15 +158,15 @@ struct MappingModelFileTests {
   static func writeVersion2Store(at url: URL) throws {
     let context = try StoreStack(model: try version("SampleModel2"), at: url).context
     try context.performAndWait {
-      let people = try (0..<3).map { index in
-        let person = try NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
+      let people = (0..<3).map { index in
+        let person = NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
         person.setValue("First\(index)", forKey: "firstName")
         person.setValue("Last\(index)", forKey: "lastName")
         person.setValue(Date(timeIntervalSinceReferenceDate: Double(index)), forKey: "updatedAt")
         return person
       }
       for (index, entity) in ["Car", "Car", "Car", "Car", "SportCar", "LuxuryCar"].enumerated() {
-        let car = try NSEntityDescription.insertNewObject(forEntityName: entity, into: context)
+        let car = NSEntityDescription.insertNewObject(forEntityName: entity, into: context)
         car.setValue("PLATE-\(index)", forKey: "numberPlate")
         car.setValue(index % 2 == 0 ? "Fiat" : "Tesla", forKey: "maker")
         car.setValue("Model \(index)", forKey: "model")
@@ -183,7 +184,7 @@ struct MappingModelFileTests {
       let storeURL = folder.appending("V2.sqlite")
       let migratedURL = folder.appending("V3.sqlite")
       try Self.writeVersion2Store(at: storeURL)
-      let mapping = try NSMappingModel(contentsOf: url)
+      let mapping = try NSMappingModel(loadingContentsOf: url)
       let v2 = try Self.version("SampleModel2")
       let v3 = try Self.version("SampleModel3")
 

@@ -96,25 +96,25 @@ struct MigrationManagerTests {
     let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     try context.performAndWait {
-      let notebooks = try (0..<3).map { index in
-        let notebook = try NSEntityDescription.insertNewObject(forEntityName: "Notebook", into: context)
+      let notebooks = (0..<3).map { index in
+        let notebook = NSEntityDescription.insertNewObject(forEntityName: "Notebook", into: context)
         notebook.setValue("Notebook \(index)", forKey: "name")
         return notebook
       }
-      let tags = try (0..<2).map { index in
-        let tag = try NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context)
+      let tags = (0..<2).map { index in
+        let tag = NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context)
         tag.setValue("Tag \(index)", forKey: "name")
         return tag
       }
       for index in 0..<notes {
-        let note = try NSEntityDescription.insertNewObject(forEntityName: "Note", into: context)
+        let note = NSEntityDescription.insertNewObject(forEntityName: "Note", into: context)
         note.setValue("First\(index) Last\(index)", forKey: "fullName")
         note.setValue("\(index * 7)", forKey: "ratingText")
         note.setValue(notebooks[index % 3], forKey: "notebook")
         note.setValue(Set([tags[index % 2]]), forKey: "tags")
       }
       for index in 0..<2 {
-        try NSEntityDescription.insertNewObject(forEntityName: "Draft", into: context).setValue("draft \(index)", forKey: "text")
+        NSEntityDescription.insertNewObject(forEntityName: "Draft", into: context).setValue("draft \(index)", forKey: "text")
       }
       try context.save()
     }

@@ -36,7 +36,7 @@ enum TripsFixture {
     let context = try StoreStack(model: model, at: url).context
     try context.performAndWait {
       func insert(_ entity: String, _ values: [String: Any]) throws -> NSManagedObject {
-        let object = try NSEntityDescription.insertNewObject(forEntityName: entity, into: context)
+        let object = NSEntityDescription.insertNewObject(forEntityName: entity, into: context)
         for (key, value) in values { object.setValue(value, forKey: key) }
         return object
       }

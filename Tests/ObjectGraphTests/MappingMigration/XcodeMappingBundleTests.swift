@@ -19,7 +19,7 @@ struct XcodeMappingBundleTests {
 
   @Test("a relationship mapping naming only its key path and mapping name loads as the FUNCTION Xcode writes")
   func keyPathAndMappingName() throws {
-    let mapping = try NSMappingModel(contentsOf: Trips.mapping)
+    let mapping = try NSMappingModel(loadingContentsOf: Trips.mapping)
     let person = try #require(mapping.entityMappingsByName["TravellerToPerson"])
     let expressions = Dictionary(uniqueKeysWithValues: person.relationshipMappings.map { ($0.name, $0.valueExpression) })
     #expect(expressions["visited"] == Self.visited)
@@ -49,12 +49,12 @@ struct XcodeMappingBundleTests {
     let bundle = try #require(Bundle(path: folder.url.path))
     let v1 = try Trips.version("Trips", in: xcdatamodeld)
     let v2 = try Trips.version("Trips 2", in: xcdatamodeld)
-    let found = try #require(try NSMappingModel(from: [bundle], forSourceModel: v1, destinationModel: v2))
-    #expect(found == (try NSMappingModel(contentsOf: Trips.mapping)))
+    let found = try #require(NSMappingModel(from: [bundle], forSourceModel: v1, destinationModel: v2))
+    #expect(found == (try NSMappingModel(loadingContentsOf: Trips.mapping)))
     #expect(found.entityMappings.map(\.name) == ["TravellerToPerson", "CountryToPlace", "MoodToMood", "ContinentToContinent"])
     // Made for v1 to v2: not for the other way, nor from a version to itself.
-    #expect(try NSMappingModel(from: [bundle], forSourceModel: v2, destinationModel: v1) == nil)
-    #expect(try NSMappingModel(from: [bundle], forSourceModel: v1, destinationModel: v1) == nil)
+    #expect(NSMappingModel(from: [bundle], forSourceModel: v2, destinationModel: v1) == nil)
+    #expect(NSMappingModel(from: [bundle], forSourceModel: v1, destinationModel: v1) == nil)
   }
 
   @Test("opening a store finds the .xcmappingmodel beside the model and migrates every value and relationship")
@@ -103,11 +103,11 @@ struct XcodeMappingBundleTests {
 
   @Test("value expressions ObjectGraph cannot evaluate are refused at load, naming mapping, property and expression")
   func refusedAtLoad() throws {
-    let unknown = expectCode(.modelInvalid) { _ = try NSMappingModel(contentsOf: Trips.refused("UnknownSelector")) }
+    let unknown = expectCode(.modelInvalid) { _ = try NSMappingModel(loadingContentsOf: Trips.refused("UnknownSelector")) }
     for part in ["UnknownSelector.xcmappingmodel", "'TravellerToPerson'", "'note'", "FUNCTION($source, \"reversedName:\", \"x\")"] {
       #expect(unknown?.message.contains(part) == true, "\(part): \(unknown?.message ?? "")")
     }
-    let subquery = expectCode(.modelInvalid) { _ = try NSMappingModel(contentsOf: Trips.refused("Subquery")) }
+    let subquery = expectCode(.modelInvalid) { _ = try NSMappingModel(loadingContentsOf: Trips.refused("Subquery")) }
     for part in ["'TravellerToPerson'", "'note'", "<NSExpression type 13 (NSSubqueryExpression)>"] {
       #expect(subquery?.message.contains(part) == true, "\(part): \(subquery?.message ?? "")")
     }
@@ -117,7 +117,9 @@ struct XcodeMappingBundleTests {
     let v1 = try Trips.version("Trips", in: xcdatamodeld)
     let v2 = try Trips.version("Trips 2", in: xcdatamodeld)
     let bundle = try #require(Bundle(path: folder.url.path))
-    _ = expectCode(.modelInvalid) { _ = try NSMappingModel(from: [bundle], forSourceModel: v1, destinationModel: v2) }
+    _ = expectCode(.modelInvalid) { _ = try NSMappingModel.matching(in: [bundle], source: v1, destination: v2) }
+    let logged = ErrorLog.capturing { #expect(NSMappingModel(from: [bundle], forSourceModel: v1, destinationModel: v2) == nil) }
+    #expect(logged.count == 1 && logged.first?.contains("UnknownSelector.xcmappingmodel") == true, "\(logged)")
     let storeURL = folder.appending("Trips.sqlite")
     try Trips.writeVersion1Store(at: storeURL, model: v1)
     let before = try Data(contentsOf: storeURL)
@@ -142,10 +144,10 @@ struct XcodeMappingBundleTests {
     let versions = try NSManagedObjectModel.versions(in: xcdatamodeld)
     let v2 = try #require(versions.first { $0.name == "SampleModel2" }?.model)
     let v3 = try #require(versions.first { $0.name == "SampleModel3" }?.model)
-    let found = try NSMappingModel(from: [bundle], forSourceModel: v2, destinationModel: v3)
-    #expect(found == (try NSMappingModel(contentsOf: try MappingModelFileTests.cdm())))
+    let found = NSMappingModel(from: [bundle], forSourceModel: v2, destinationModel: v3)
+    #expect(found == (try NSMappingModel(loadingContentsOf: try MappingModelFileTests.cdm())))
     #expect(found != nil)
-    #expect(try NSMappingModel(from: [bundle], forSourceModel: v3, destinationModel: v2) == nil)
+    #expect(NSMappingModel(from: [bundle], forSourceModel: v3, destinationModel: v2) == nil)
 
     let storeURL = folder.appending("Cars.sqlite")
     try MappingModelFileTests.writeVersion2Store(at: storeURL)
@@ -171,13 +173,17 @@ struct XcodeMappingBundleTests {
     try Data("<database><object".utf8).write(to: broken.appendingPathComponent("xcmapping.xml"))
     let versions = try CompiledModelTests.versionsOfMomd()
     let bundle = try #require(Bundle(path: folder.url.path))
-    let found = try NSMappingModel(from: [bundle], forSourceModel: versions[1], destinationModel: versions[2])
-    #expect(found == (try NSMappingModel(contentsOf: try MappingModelFileTests.cdm())))
+    let found = NSMappingModel(from: [bundle], forSourceModel: versions[1], destinationModel: versions[2])
+    #expect(found == (try NSMappingModel(loadingContentsOf: try MappingModelFileTests.cdm())))
     // Without the .cdm, nothing matches, and the file that could not be read is named.
     try FileManager.default.removeItem(at: folder.appending("V2toV3.cdm"))
     let error = expectCode(.modelInvalid) {
-      _ = try NSMappingModel(from: [bundle], forSourceModel: versions[1], destinationModel: versions[2])
+      _ = try NSMappingModel.matching(in: [bundle], source: versions[1], destination: versions[2])
     }
     #expect(error?.message.contains("A.xcmappingmodel") == true, "\(error?.message ?? "")")
+    let logged = ErrorLog.capturing {
+      #expect(NSMappingModel(from: [bundle], forSourceModel: versions[1], destinationModel: versions[2]) == nil)
+    }
+    #expect(logged.count == 1 && logged.first?.contains("A.xcmappingmodel") == true, "\(logged)")
   }
 }

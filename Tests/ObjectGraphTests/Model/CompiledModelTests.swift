@@ -126,7 +126,7 @@ struct CompiledModelTests {
 
   @Test("init(contentsOf:) loads the current version of a .momd, as VersionInfo.plist names it", .needsFixtures)
   func currentVersion() throws {
-    let model = try NSManagedObjectModel(contentsOf: Self.momd())
+    let model = try NSManagedObjectModel(loadingContentsOf: Self.momd())
     #expect(model.versionName == "SampleModel")
     #expect(Set(model.entities.map(\.name)) == ["Car", "ExpensiveSportCar", "Person", "SportCar"])
     #expect(model.versionIdentifiers == ["1"])
@@ -136,7 +136,7 @@ struct CompiledModelTests {
   @Test("a single .mom file loads, and versions(in:) of it has one entry", .needsFixtures)
   func singleMom() throws {
     let url = try Self.momd().appendingPathComponent("SampleModel3.mom")
-    let model = try NSManagedObjectModel(contentsOf: url)
+    let model = try NSManagedObjectModel(loadingContentsOf: url)
     #expect(model.versionName == "SampleModel3")
     #expect(Set(model.entities.map(\.name)) == ["Car", "LuxuryCar", "Maker", "Person", "SportCar"])
     #expect(model.entitiesByName["Car"]?.relationshipsByName["previousOwners"]?.inverseRelationshipName == "previousCars")
@@ -151,7 +151,9 @@ struct CompiledModelTests {
     let copy = folder.appending("Copy.mom")
     try TestPropertyListWriter.write(plist).write(to: copy)
     #expect(try BinaryPropertyList.read(Data(contentsOf: copy)) == plist)
-    #expect(Self.fields(of: try NSManagedObjectModel(contentsOf: copy)) == Self.fields(of: try NSManagedObjectModel(contentsOf: original)))
+    #expect(
+      Self.fields(of: try NSManagedObjectModel(loadingContentsOf: copy))
+        == Self.fields(of: try NSManagedObjectModel(loadingContentsOf: original)))
   }
 
   // MARK: - Bad input
@@ -192,7 +194,7 @@ struct CompiledModelTests {
     let momd = try Self.momdCopy(in: folder)
     try FileManager.default.removeItem(at: momd.appendingPathComponent("SampleModel3.mom"))
     Self.expectInvalid("VersionInfo.plist", ["'SampleModel3'", "no 'SampleModel3.mom'"]) {
-      _ = try NSManagedObjectModel(contentsOf: momd)
+      _ = try NSManagedObjectModel(loadingContentsOf: momd)
     }
     Self.expectInvalid("VersionInfo.plist", ["'SampleModel3'"]) { _ = try NSManagedObjectModel.versions(in: momd) }
     // The current version missing, with only its .omo left: the message says why the .omo is not read.
@@ -200,7 +202,7 @@ struct CompiledModelTests {
     try FileManager.default.copyItem(
       at: Self.momd().appendingPathComponent("SampleModel3.mom"), to: momd.appendingPathComponent("SampleModel3.mom"))
     Self.expectInvalid("VersionInfo.plist", ["'SampleModel'", "SampleModel.omo", "private format"]) {
-      _ = try NSManagedObjectModel(contentsOf: momd)
+      _ = try NSManagedObjectModel(loadingContentsOf: momd)
     }
   }
 
@@ -210,12 +212,12 @@ struct CompiledModelTests {
     let momd = try Self.momdCopy(in: folder)
     try FileManager.default.removeItem(at: momd.appendingPathComponent("VersionInfo.plist"))
     Self.expectInvalid(momd.path, ["no VersionInfo.plist", "'SampleModel.mom'", "'SampleModel3.mom'"]) {
-      _ = try NSManagedObjectModel(contentsOf: momd)
+      _ = try NSManagedObjectModel(loadingContentsOf: momd)
     }
     for name in ["SampleModel.mom", "SampleModel3.mom"] {
       try FileManager.default.removeItem(at: momd.appendingPathComponent(name))
     }
-    let model = try NSManagedObjectModel(contentsOf: momd)
+    let model = try NSManagedObjectModel(loadingContentsOf: momd)
     #expect(model.versionName == "SampleModel2")
     #expect(try NSManagedObjectModel.versions(in: momd).map(\.name) == ["SampleModel2"])
   }
@@ -223,7 +225,7 @@ struct CompiledModelTests {
   @Test("a .omo file alone is refused, saying it is a private format", .needsFixtures)
   func omoAlone() throws {
     let url = try Self.momd().appendingPathComponent("SampleModel.omo")
-    Self.expectInvalid(url.path, ["private Apple format", ".mom"]) { _ = try NSManagedObjectModel(contentsOf: url) }
+    Self.expectInvalid(url.path, ["private Apple format", ".mom"]) { _ = try NSManagedObjectModel(loadingContentsOf: url) }
   }
 
   @Test("a truncated .mom: every prefix is refused with an error, none traps", .needsFixtures)
@@ -233,7 +235,7 @@ struct CompiledModelTests {
     let url = folder.appending("Truncated.mom")
     for length in stride(from: 0, to: bytes.count, by: 97) {
       try bytes.prefix(length).write(to: url)
-      Self.expectInvalid(url.path, ["binary property list"]) { _ = try NSManagedObjectModel(contentsOf: url) }
+      Self.expectInvalid(url.path, ["binary property list"]) { _ = try NSManagedObjectModel(loadingContentsOf: url) }
     }
   }
 
@@ -242,15 +244,15 @@ struct CompiledModelTests {
     let folder = try TemporaryFolder()
     let text = folder.appending("Text.mom")
     try Data("<?xml version=\"1.0\"?><model/>".utf8).write(to: text)
-    Self.expectInvalid(text.path, ["does not start with 'bplist00'"]) { _ = try NSManagedObjectModel(contentsOf: text) }
+    Self.expectInvalid(text.path, ["does not start with 'bplist00'"]) { _ = try NSManagedObjectModel(loadingContentsOf: text) }
     let info = folder.appending("Info.mom")
     try FileManager.default.copyItem(at: Self.momd().appendingPathComponent("VersionInfo.plist"), to: info)
-    Self.expectInvalid(info.path, ["not a keyed archive"]) { _ = try NSManagedObjectModel(contentsOf: info) }
+    Self.expectInvalid(info.path, ["not a keyed archive"]) { _ = try NSManagedObjectModel(loadingContentsOf: info) }
     let mapping = folder.appending("Mapping.mom")
     try FileManager.default.copyItem(
       at: Fixtures.sampleModelFolder().appendingPathComponent("MappingModels/V2toV3.cdm"), to: mapping)
     Self.expectInvalid(mapping.path, ["NSMappingModel, not an NSManagedObjectModel"]) {
-      _ = try NSManagedObjectModel(contentsOf: mapping)
+      _ = try NSManagedObjectModel(loadingContentsOf: mapping)
     }
   }
 
@@ -287,7 +289,7 @@ struct CompiledModelTests {
       fields["NSProperties"] = .uid(UInt64(objects.count + 5))
       objects[car] = .dictionary(fields)
     }
-    Self.expectInvalid(outOfRange.path, ["out of range"]) { _ = try NSManagedObjectModel(contentsOf: outOfRange) }
+    Self.expectInvalid(outOfRange.path, ["out of range"]) { _ = try NSManagedObjectModel(loadingContentsOf: outOfRange) }
 
     // A default value that is an array containing itself.
     let cycle = try Self.damaged("Cycle.mom", in: folder) { objects in
@@ -299,7 +301,7 @@ struct CompiledModelTests {
       fields["NSDefaultValue"] = .uid(UInt64(loop))
       objects[attribute] = .dictionary(fields)
     }
-    Self.expectInvalid(cycle.path, ["cycle"]) { _ = try NSManagedObjectModel(contentsOf: cycle) }
+    Self.expectInvalid(cycle.path, ["cycle"]) { _ = try NSManagedObjectModel(loadingContentsOf: cycle) }
 
     // Two entities each the other's superentity.
     let inheritance = try Self.damaged("Inheritance.mom", in: folder) { objects in
@@ -309,7 +311,7 @@ struct CompiledModelTests {
       fields["NSSuperentity"] = .uid(UInt64(sportCar))
       objects[car] = .dictionary(fields)
     }
-    Self.expectInvalid(inheritance.path, ["inconsistent"]) { _ = try NSManagedObjectModel(contentsOf: inheritance) }
+    Self.expectInvalid(inheritance.path, ["inconsistent"]) { _ = try NSManagedObjectModel(loadingContentsOf: inheritance) }
 
     // An attribute type Core Data does not have.
     let badType = try Self.damaged("BadType.mom", in: folder) { objects in
@@ -318,7 +320,7 @@ struct CompiledModelTests {
       fields["NSAttributeType"] = .integer(4242)
       objects[attribute] = .dictionary(fields)
     }
-    Self.expectInvalid(badType.path, ["isLimitedEdition", "4242"]) { _ = try NSManagedObjectModel(contentsOf: badType) }
+    Self.expectInvalid(badType.path, ["isLimitedEdition", "4242"]) { _ = try NSManagedObjectModel(loadingContentsOf: badType) }
   }
 
   @Test("binary property lists that contain themselves, nest too deep or claim too much are refused")

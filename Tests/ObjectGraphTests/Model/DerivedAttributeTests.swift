@@ -179,7 +179,7 @@ struct DerivedAttributeTests {
   @Test("The fixture's derived attribute (posts.@count) is computed", .needsFixtures)
   func fixture() throws {
     let url = try Fixtures.folder().appendingPathComponent("hstdt__AppleSamples__CoreDataCloudKitDemo.xcdatamodeld")
-    let model = try NSManagedObjectModel(contentsOf: url)
+    let model = try NSManagedObjectModel(loadingContentsOf: url)
     let tag = try #require(model.entitiesByName["Tag"])
     #expect(tag.attributesByName["postCount"]?.isSupportedAtRunTime == true)
     let stack = try Stack(model: model)

@@ -32,7 +32,7 @@ struct FetchIndexModelTests {
 
   private static func load(_ body: String) throws -> NSManagedObjectModel {
     let folder = try TemporaryFolder()
-    return try NSManagedObjectModel(contentsOf: folder.writeModel(named: "Indexes", body: body))
+    return try NSManagedObjectModel(loadingContentsOf: folder.writeModel(named: "Indexes", body: body))
   }
 
   private static func entity(_ name: String, in model: NSManagedObjectModel) throws -> NSEntityDescription {
@@ -55,7 +55,7 @@ struct FetchIndexModelTests {
   @Test("the tutorial's DataModel 2 has byCreatedAt on Note.createdAt, descending; version 1 has no index")
   func tutorialModel() throws {
     let url = try Self.tutorialModelURL()
-    let current = try Self.entity("Note", in: NSManagedObjectModel(contentsOf: url))
+    let current = try Self.entity("Note", in: NSManagedObjectModel(loadingContentsOf: url))
     #expect(
       current.indexes == [
         NSFetchIndexDescription(
@@ -126,7 +126,7 @@ struct FetchIndexModelTests {
   @Test("legacy flags load from the fixtures: Moody's remoteID and markedForDeletionDate", .needsFixtures)
   func legacyFlagsInFixtures() throws {
     let moody = try NSManagedObjectModel(
-      contentsOf: Fixtures.folder().appendingPathComponent("objcio__core-data__Moody.xcdatamodeld/Moody 6.xcdatamodel"))
+      loadingContentsOf: Fixtures.folder().appendingPathComponent("objcio__core-data__Moody.xcdatamodeld/Moody 6.xcdatamodel"))
     let names = Set(moody.entities.flatMap { $0.indexes.map(\.name) })
     #expect(names.isSuperset(of: ["byRemoteIDIndex", "byMarkedForDeletionDateIndex"]), "\(names.sorted())")
   }
@@ -135,7 +135,7 @@ struct FetchIndexModelTests {
   func toManyElementInXcodeFile() throws {
     let url = try Fixtures.folder().appendingPathComponent(
       "wikimedia__wikipedia-ios__Wikipedia.xcdatamodeld/Wikipedia 8.xcdatamodel")
-    let article = try Self.entity("WMFArticle", in: NSManagedObjectModel(contentsOf: url))
+    let article = try Self.entity("WMFArticle", in: NSManagedObjectModel(loadingContentsOf: url))
     let compound = try #require(article.indexes.first { $0.name == "compoundIndex3" })
     #expect(compound.elements.map(\.propertyName) == ["imageURLString", "savedDate"])
 
@@ -274,7 +274,7 @@ struct FetchIndexModelTests {
     #expect(plain.entityVersionHashesByName == indexed.entityVersionHashesByName)
 
     let url = try Self.tutorialModelURL()
-    let current = try NSManagedObjectModel(contentsOf: url)
+    let current = try NSManagedObjectModel(loadingContentsOf: url)
     let note = try Self.entity("Note", in: current)
     let before = note.versionHash
     note.indexes = []

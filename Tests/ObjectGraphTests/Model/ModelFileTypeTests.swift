@@ -62,9 +62,9 @@ struct ModelFileTypeTests {
         var said = "no error"
         do {
           if fields[1] == "mapping" {
-            _ = try NSMappingModel(contentsOf: url)
+            _ = try NSMappingModel(loadingContentsOf: url)
           } else {
-            _ = try NSManagedObjectModel(contentsOf: url)
+            _ = try NSManagedObjectModel(loadingContentsOf: url)
           }
         } catch let error as ObjectGraphError {
           said = error.message
@@ -88,16 +88,18 @@ struct ModelFileTypeTests {
     let fileManager = FileManager.default
     // /dev/zero would be read forever.
     try fileManager.createSymbolicLink(atPath: folder.appending("Zero.mom").path, withDestinationPath: "/dev/zero")
-    let error = #expect(throws: ObjectGraphError.self) { _ = try NSManagedObjectModel(contentsOf: folder.appending("Zero.mom")) }
+    let error = #expect(throws: ObjectGraphError.self) { _ = try NSManagedObjectModel(loadingContentsOf: folder.appending("Zero.mom")) }
     #expect(error?.message.contains("is a character device, not a model file") == true, "\(error?.message ?? "")")
 
     try fileManager.createSymbolicLink(atPath: folder.appending("Zero.cdm").path, withDestinationPath: "/dev/zero")
-    let mapping = #expect(throws: ObjectGraphError.self) { _ = try NSMappingModel(contentsOf: folder.appending("Zero.cdm")) }
+    let mapping = #expect(throws: ObjectGraphError.self) { _ = try NSMappingModel(loadingContentsOf: folder.appending("Zero.cdm")) }
     #expect(mapping?.message.contains("is a character device, not a model file") == true, "\(mapping?.message ?? "")")
 
     let contents = folder.appending("Folder.xcdatamodel/contents")
     try fileManager.createDirectory(at: contents, withIntermediateDirectories: true)
-    let model = #expect(throws: ObjectGraphError.self) { _ = try NSManagedObjectModel(contentsOf: folder.appending("Folder.xcdatamodel")) }
+    let model = #expect(throws: ObjectGraphError.self) {
+      _ = try NSManagedObjectModel(loadingContentsOf: folder.appending("Folder.xcdatamodel"))
+    }
     #expect(model?.message.contains("'\(contents.path)' is a folder, not a model file") == true, "\(model?.message ?? "")")
   }
 }

@@ -265,7 +265,7 @@ struct XcodeModelDefaultValueTests {
           <attribute name="text" attributeType="String" defaultValueString=""/>
         </entity>
         """)
-    let model = try NSManagedObjectModel(contentsOf: url)
+    let model = try NSManagedObjectModel(loadingContentsOf: url)
     #expect(model.loadWarnings.isEmpty, "\(model.loadWarnings)")
     let entity = try #require(model.entitiesByName["E"])
     #expect(try Self.exactly(Int64.self, entity.attributesByName["i64"]?.defaultValue) == Int64.max)
@@ -296,7 +296,7 @@ struct XcodeModelDefaultValueTests {
           <attribute name="second" attributeType="Integer 16" defaultValueString="0.0"/>
         </entity>
         """)
-    let model = try NSManagedObjectModel(contentsOf: url)
+    let model = try NSManagedObjectModel(loadingContentsOf: url)
     let contents = url.appendingPathComponent("contents")
     #expect(model.loadWarnings.map(\.property) == ["first", "second"])
     #expect(model.loadWarnings.map(\.entity) == ["A", "B"])
@@ -334,7 +334,7 @@ struct XcodeModelDefaultValueTests {
         }
       }
       // The current version loads too.
-      _ = try NSManagedObjectModel(contentsOf: url)
+      _ = try NSManagedObjectModel(loadingContentsOf: url)
     }
     #expect(versionCount >= 52)
     let odd = warningsByVersion.filter { !$0.value.isEmpty }
@@ -385,7 +385,7 @@ struct XcodeModelDefaultValueTests {
       in: folder,
       body: #"<entity name="E"><attribute name="a" optional="YES" attributeType="\#(type)" \#(key)="\#(written)"/></entity>"#
     )
-    let model = try NSManagedObjectModel(contentsOf: url)
+    let model = try NSManagedObjectModel(loadingContentsOf: url)
     let attribute = try #require(model.entitiesByName["E"]?.attributesByName["a"])
     return Loaded(model: model, value: attribute.defaultValue)
   }
@@ -399,7 +399,7 @@ struct XcodeModelDefaultValueTests {
     let url = try writeModel(
       in: folder,
       body: #"<entity name="E"><attribute name="a" attributeType="\#(type)" defaultValueString="\#(written)"/></entity>"#)
-    let error = expectCode(.modelInvalid, { _ = try NSManagedObjectModel(contentsOf: url) }, sourceLocation: sourceLocation)
+    let error = expectCode(.modelInvalid, { _ = try NSManagedObjectModel(loadingContentsOf: url) }, sourceLocation: sourceLocation)
     for fragment in fragments {
       #expect(
         error?.message.contains(fragment) == true, "message lacks '\(fragment)': \(error?.message ?? "")",

@@ -163,7 +163,7 @@ struct XcodeModelLoaderTests {
             of: model, matching: folder.appendingPathComponent("contents"), "\(item) version \(name)")
         }
         let currentName = try Self.expectedCurrentVersion(of: url, versionNames: folderNames)
-        let current = try NSManagedObjectModel(contentsOf: url)
+        let current = try NSManagedObjectModel(loadingContentsOf: url)
         #expect(current.sourceURL == url, "\(item): current model's sourceURL")
         try Self.expectCounts(
           of: current, matching: url.appendingPathComponent(currentName + ".xcdatamodel/contents"),
@@ -177,7 +177,7 @@ struct XcodeModelLoaderTests {
       } else if item.hasSuffix(".xcdatamodel") {
         modelCount += 1
         versionCount += 1
-        let model = try NSManagedObjectModel(contentsOf: url)
+        let model = try NSManagedObjectModel(loadingContentsOf: url)
         try Self.expectCounts(of: model, matching: url.appendingPathComponent("contents"), item)
         let versions = try NSManagedObjectModel.versions(in: url)
         let versionName: String = String(item.dropLast(".xcdatamodel".count))
@@ -198,7 +198,7 @@ struct XcodeModelLoaderTests {
     let sample = try Self.fixture("alemar11__CoreDataPlus__SampleModel.xcdatamodeld")
     let names = try NSManagedObjectModel.versions(in: sample).map(\.name)
     #expect(names == ["SampleModel", "SampleModel2", "SampleModel3"])
-    let model = try NSManagedObjectModel(contentsOf: sample)
+    let model = try NSManagedObjectModel(loadingContentsOf: sample)
     // SampleModel (the oldest) has ExpensiveSportCar, later versions rename it LuxuryCar.
     #expect(model.versionIdentifiers == ["1"])
     #expect(model.entitiesByName["ExpensiveSportCar"] != nil)
@@ -206,11 +206,11 @@ struct XcodeModelLoaderTests {
     #expect(try Self.attribute("currentDrivingSpeed", of: Self.entity("Car", in: model)).isTransient)
 
     let evolution = try Self.fixture("JohnEstropia__CoreStore__Advanced.EvolutionDemo.V1.xcdatamodeld")
-    let creature = try Self.entity("Creature", in: NSManagedObjectModel(contentsOf: evolution))
+    let creature = try Self.entity("Creature", in: NSManagedObjectModel(loadingContentsOf: evolution))
     #expect(creature.representedClassName == "Advanced_EvolutionDemo_V1_Creature")
     #expect(try Self.attribute("numberOfFlagella", of: creature).defaultValue as? Int32 == 2)
 
-    let moody = try NSManagedObjectModel(contentsOf: Self.fixture("objcio__core-data__Moody.xcdatamodeld"))
+    let moody = try NSManagedObjectModel(loadingContentsOf: Self.fixture("objcio__core-data__Moody.xcdatamodeld"))
     #expect(moody.versionIdentifiers == ["6"])
   }
 
@@ -226,7 +226,7 @@ struct XcodeModelLoaderTests {
           identifier: name))
     }
     #expect(try NSManagedObjectModel.versions(in: bundle).map(\.name) == ["Natural", "Natural 2", "Natural 10"])
-    let model = try NSManagedObjectModel(contentsOf: bundle)
+    let model = try NSManagedObjectModel(loadingContentsOf: bundle)
     #expect(model.versionIdentifiers == ["Natural 10"])
   }
 
@@ -235,7 +235,7 @@ struct XcodeModelLoaderTests {
   @Test("inheritance and abstract entities", .needsFixtures)
   func inheritance() throws {
     let model = try NSManagedObjectModel(
-      contentsOf: Self.fixture("ChristianKienle__Core-Data-Editor__iOS_Example.xcdatamodel"))
+      loadingContentsOf: Self.fixture("ChristianKienle__Core-Data-Editor__iOS_Example.xcdatamodel"))
     let abstract = try Self.entity("Abstract", in: model)
     let childA = try Self.entity("ChildAOfAbstract", in: model)
     let childB = try Self.entity("ChildBOfAbstract", in: model)
@@ -250,7 +250,7 @@ struct XcodeModelLoaderTests {
     #expect(childB.attributesByName["abstractString"] != nil)
 
     let moody = try NSManagedObjectModel(
-      contentsOf: Self.fixture("objcio__core-data__Moody.xcdatamodeld/Moody.xcdatamodel"))
+      loadingContentsOf: Self.fixture("objcio__core-data__Moody.xcdatamodeld/Moody.xcdatamodel"))
     let region = try Self.entity("Region", in: moody)
     #expect(region.isAbstract)
     #expect(region.representedClassName == ".Region")
@@ -265,7 +265,7 @@ struct XcodeModelLoaderTests {
     while let path = enumerator.nextObject() as? String {
       guard path.hasSuffix(".xcdatamodel/contents") else { continue }
       let contents = root.appendingPathComponent(path)
-      let model = try NSManagedObjectModel(contentsOf: contents.deletingLastPathComponent())
+      let model = try NSManagedObjectModel(loadingContentsOf: contents.deletingLastPathComponent())
       let text = try String(contentsOf: contents, encoding: .utf8)
       for block in text.components(separatedBy: "<entity ").dropFirst() {
         let entityName = try #require(Self.quotedValue(of: "name", in: " " + block))
@@ -292,10 +292,10 @@ struct XcodeModelLoaderTests {
     #expect(seen.isSuperset(of: ["Nullify", "Cascade", "Deny"]), "delete rules found: \(seen.sorted())")
 
     let moody = try NSManagedObjectModel(
-      contentsOf: Self.fixture("objcio__core-data__Moody.xcdatamodeld/Moody.xcdatamodel"))
+      loadingContentsOf: Self.fixture("objcio__core-data__Moody.xcdatamodeld/Moody.xcdatamodel"))
     #expect(try Self.relationship("countries", of: Self.entity("Continent", in: moody)).deleteRule == .denyDeleteRule)
     let example = try NSManagedObjectModel(
-      contentsOf: Self.fixture("ChristianKienle__Core-Data-Editor__iOS_Example.xcdatamodel"))
+      loadingContentsOf: Self.fixture("ChristianKienle__Core-Data-Editor__iOS_Example.xcdatamodel"))
     #expect(
       try Self.relationship("autoRepairForA", of: Self.entity("ChildAOfAbstract", in: example)).deleteRule == .cascadeDeleteRule)
     #expect(try Self.relationship("members", of: Self.entity("Committee", in: example)).deleteRule == .nullifyDeleteRule)
@@ -312,7 +312,7 @@ struct XcodeModelLoaderTests {
         <entity name="B"><relationship name="a" optional="YES" toMany="YES" deletionRule="Nullify" \
         destinationEntity="A" inverseName="b" inverseEntity="A"/></entity>
         """)
-    let model = try NSManagedObjectModel(contentsOf: url)
+    let model = try NSManagedObjectModel(loadingContentsOf: url)
     let b = try Self.relationship("b", of: Self.entity("A", in: model))
     #expect(b.deleteRule == .noActionDeleteRule)
     #expect(!b.isToMany)
@@ -322,7 +322,7 @@ struct XcodeModelLoaderTests {
   @Test("relationship shape: to-many, ordered, counts, optionality", .needsFixtures)
   func relationshipShape() throws {
     let model = try NSManagedObjectModel(
-      contentsOf: Self.fixture("ChristianKienle__Core-Data-Editor__iOS_Example.xcdatamodel"))
+      loadingContentsOf: Self.fixture("ChristianKienle__Core-Data-Editor__iOS_Example.xcdatamodel"))
     let persons = try Self.relationship("persons", of: Self.entity("ChildBOfAbstract", in: model))
     #expect(persons.isToMany)
     #expect(persons.isOrdered)
@@ -342,7 +342,7 @@ struct XcodeModelLoaderTests {
   @Test("transformable attributes load and are supported; composite ones load, described but not supported", .needsFixtures)
   func unsupportedTypes() throws {
     let demo = try NSManagedObjectModel(
-      contentsOf: Self.fixture("hstdt__AppleSamples__CoreDataCloudKitDemo.xcdatamodeld"))
+      loadingContentsOf: Self.fixture("hstdt__AppleSamples__CoreDataCloudKitDemo.xcdatamodeld"))
     let thumbnail = try Self.attribute("thumbnail", of: Self.entity("Attachment", in: demo))
     #expect(thumbnail.attributeType == .transformableAttributeType)
     #expect(thumbnail.isSupportedAtRunTime)
@@ -358,7 +358,7 @@ struct XcodeModelLoaderTests {
     #expect(location.attributeValueClassName == "CoreLocation.CLLocation")
     #expect(location.allowsCloudEncryption)
 
-    let mom = try NSManagedObjectModel(contentsOf: Self.fixture("phimage__MomXML__Model.xcdatamodeld"))
+    let mom = try NSManagedObjectModel(loadingContentsOf: Self.fixture("phimage__MomXML__Model.xcdatamodeld"))
     let produit = try Self.entity("Produit", in: mom)
     let composite = try Self.attribute("attribute1", of: produit)
     #expect(composite.attributeType == .compositeAttributeType)
@@ -370,7 +370,7 @@ struct XcodeModelLoaderTests {
   @Test("Allows External Storage is read, and the value still sits in its row", .needsFixtures, .temporaryFolders)
   func externalStorage() throws {
     let demo = try NSManagedObjectModel(
-      contentsOf: Self.fixture("hstdt__AppleSamples__CoreDataCloudKitDemo.xcdatamodeld"))
+      loadingContentsOf: Self.fixture("hstdt__AppleSamples__CoreDataCloudKitDemo.xcdatamodeld"))
     let entity = try Self.entity("ImageData", in: demo)
     #expect(try Self.attribute("data", of: entity).allowsExternalBinaryDataStorage)
     let folder = try TemporaryFolder()
@@ -392,7 +392,7 @@ struct XcodeModelLoaderTests {
     let folder = try TemporaryFolder()
     let url = try folder.writeModel(
       named: "Untyped", body: #"<entity name="E"><attribute name="scratch" optional="YES" transient="YES"/></entity>"#)
-    let scratch = try Self.attribute("scratch", of: Self.entity("E", in: NSManagedObjectModel(contentsOf: url)))
+    let scratch = try Self.attribute("scratch", of: Self.entity("E", in: NSManagedObjectModel(loadingContentsOf: url)))
     #expect(scratch.attributeType == .undefinedAttributeType)
     #expect(scratch.isTransient)
     #expect(!scratch.isSupportedAtRunTime)
@@ -401,7 +401,7 @@ struct XcodeModelLoaderTests {
   @Test("derived attributes keep their expression", .needsFixtures)
   func derivedAttribute() throws {
     let demo = try NSManagedObjectModel(
-      contentsOf: Self.fixture("hstdt__AppleSamples__CoreDataCloudKitDemo.xcdatamodeld"))
+      loadingContentsOf: Self.fixture("hstdt__AppleSamples__CoreDataCloudKitDemo.xcdatamodeld"))
     let postCount = try Self.attribute("postCount", of: Self.entity("Tag", in: demo))
     #expect(postCount.derivationExpression == "posts.@count")
     #expect(postCount.attributeType == .integer64AttributeType)
@@ -412,33 +412,33 @@ struct XcodeModelLoaderTests {
   @Test("renaming identifiers come from elementID", .needsFixtures)
   func renamingIdentifiers() throws {
     let loop = try NSManagedObjectModel(
-      contentsOf: Self.fixture("LoopKit__LoopKit__Model.xcdatamodeld/Modelv4.xcdatamodel"))
+      loadingContentsOf: Self.fixture("LoopKit__LoopKit__Model.xcdatamodeld/Modelv4.xcdatamodel"))
     let carbs = try Self.entity("CachedCarbObject", in: loop)
     #expect(try Self.attribute("anchorKey", of: carbs).renamingIdentifier == "modificationCounter")
     #expect(try Self.attribute("grams", of: carbs).renamingIdentifier == nil)
 
     let sample2 = try NSManagedObjectModel(
-      contentsOf: Self.fixture("alemar11__CoreDataPlus__SampleModel.xcdatamodeld/SampleModel2.xcdatamodel"))
+      loadingContentsOf: Self.fixture("alemar11__CoreDataPlus__SampleModel.xcdatamodeld/SampleModel2.xcdatamodel"))
     let luxury = try Self.entity("LuxuryCar", in: sample2)
     #expect(luxury.renamingIdentifier == "ExpensiveSportCar")
     #expect(luxury.superentity?.name == "SportCar")
 
     let moody6 = try NSManagedObjectModel(
-      contentsOf: Self.fixture("objcio__core-data__Moody.xcdatamodeld/Moody 6.xcdatamodel"))
+      loadingContentsOf: Self.fixture("objcio__core-data__Moody.xcdatamodeld/Moody 6.xcdatamodel"))
     #expect(try Self.uniqueAttribute("remoteID", in: moody6).renamingIdentifier == "remoteIdentifier")
   }
 
   @Test("fetched properties and fetch request templates", .needsFixtures)
   func fetchedPropertiesAndTemplates() throws {
     let colors = try NSManagedObjectModel(
-      contentsOf: Self.fixture("JohnEstropia__CoreStore__Classic.ColorsDemo.xcdatamodeld"))
+      loadingContentsOf: Self.fixture("JohnEstropia__CoreStore__Classic.ColorsDemo.xcdatamodeld"))
     let palette = try Self.entity("Palette", in: colors)
     #expect(palette.fetchedProperties.map(\.name) == ["testFetchProperty"])
     #expect(palette.fetchedProperties.first?.destinationEntityName == "Palette")
     #expect(palette.fetchedProperties.first?.predicateFormat == nil)
     #expect(palette.ownProperties.count == 4)
 
-    let test = try NSManagedObjectModel(contentsOf: Self.fixture("rentzsch__mogenerator__test.xcdatamodel"))
+    let test = try NSManagedObjectModel(loadingContentsOf: Self.fixture("rentzsch__mogenerator__test.xcdatamodel"))
     #expect(
       test.fetchRequestTemplates.map(\.name) == [
         "allHumans", "byHumanName", "byParent", "byParentName", "oneByHumanName",
@@ -448,7 +448,7 @@ struct XcodeModelLoaderTests {
     #expect(byHumanName.predicateFormat == "humanName == $humanName")
     #expect(test.fetchRequestTemplates.first?.predicateFormat == nil)
 
-    let contacts = try NSManagedObjectModel(contentsOf: Self.fixture("ZeeQL__ZeeQL3__Contacts.xcdatamodel"))
+    let contacts = try NSManagedObjectModel(loadingContentsOf: Self.fixture("ZeeQL__ZeeQL3__Contacts.xcdatamodel"))
     let ducks = try #require(contacts.fetchRequestTemplates.first)
     #expect(ducks.name == "fetchTheDucks")
     #expect(ducks.predicateFormat == #"lastName LIKE "Duck*""#)
@@ -456,7 +456,7 @@ struct XcodeModelLoaderTests {
 
   @Test("configurations", .needsFixtures)
   func configurations() throws {
-    let model = try NSManagedObjectModel(contentsOf: Self.fixture("JohnEstropia__CoreStore__Model.xcdatamodeld"))
+    let model = try NSManagedObjectModel(loadingContentsOf: Self.fixture("JohnEstropia__CoreStore__Model.xcdatamodeld"))
     #expect(model.configurations == ["Config1", "Config2"])
     #expect(model.entities(forConfigurationName: "Config1")?.map(\.name) == ["TestEntity1AAA"])
     #expect(model.entities(forConfigurationName: "Config2")?.map(\.name) == ["TestEntity2"])
@@ -467,7 +467,7 @@ struct XcodeModelLoaderTests {
   @Test("default values have their attribute type's Swift type", .needsFixtures)
   func defaultValues() throws {
     let example = try NSManagedObjectModel(
-      contentsOf: Self.fixture("ChristianKienle__Core-Data-Editor__iOS_Example.xcdatamodel"))
+      loadingContentsOf: Self.fixture("ChristianKienle__Core-Data-Editor__iOS_Example.xcdatamodel"))
     let detail = try Self.entity("PersonDetail", in: example)
     #expect(try Self.attribute("integer16Attribute", of: detail).defaultValue as? Int16 == 0)
     #expect(try Self.attribute("integer32Attribute", of: detail).defaultValue as? Int32 == 0)
@@ -479,7 +479,7 @@ struct XcodeModelLoaderTests {
     #expect(try Self.attribute("dateAttribute", of: detail).defaultValue == nil)
 
     let magical = try NSManagedObjectModel(
-      contentsOf: Self.fixture("magicalpanda__MagicalRecord__TestModel.xcdatamodeld"))
+      loadingContentsOf: Self.fixture("magicalpanda__MagicalRecord__TestModel.xcdatamodeld"))
     #expect(try Self.uniqueAttribute("nullTestAttribute", in: magical).defaultValue as? Int64 == 100)
     #expect(
       try Self.uniqueAttribute("notInJsonAttribute", in: magical).defaultValue as? String
@@ -487,7 +487,7 @@ struct XcodeModelLoaderTests {
     #expect(try Self.uniqueAttribute("floatTestAttribute", in: magical).defaultValue as? Float == 0)
 
     let evolution2 = try NSManagedObjectModel(
-      contentsOf: Self.fixture(
+      loadingContentsOf: Self.fixture(
         "JohnEstropia__CoreStore__Advanced.EvolutionDemo.V1.xcdatamodeld/Advanced.EvolutionDemo.V2.xcdatamodel"))
     let creature = try Self.entity("Creature", in: evolution2)
     #expect(try Self.attribute("hasHead", of: creature).defaultValue as? Bool == true)
@@ -495,12 +495,12 @@ struct XcodeModelLoaderTests {
     #expect(try Self.attribute("hasHead", of: creature).isOptional == false)
 
     let sample = try NSManagedObjectModel(
-      contentsOf: Self.fixture("alemar11__CoreDataPlus__SampleModel.xcdatamodeld/SampleModel.xcdatamodel"))
+      loadingContentsOf: Self.fixture("alemar11__CoreDataPlus__SampleModel.xcdatamodeld/SampleModel.xcdatamodel"))
     #expect(try Self.uniqueAttribute("isDriving", in: sample).defaultValue as? Bool == false)
 
     // Xcode kept "0.0" as an Integer 16 default; it is still the Int16 0.
     let loop = try NSManagedObjectModel(
-      contentsOf: Self.fixture("LoopKit__LoopKit__Model.xcdatamodeld/Modelv4.xcdatamodel"))
+      loadingContentsOf: Self.fixture("LoopKit__LoopKit__Model.xcdatamodeld/Modelv4.xcdatamodel"))
     let delivery = try Self.entity("CachedInsulinDeliveryObject", in: loop)
     #expect(try Self.attribute("insulinType", of: delivery).defaultValue as? Int16 == 0)
     let provenance = try Self.attribute("provenanceIdentifier", of: Self.entity("CachedCarbObject", in: loop))
@@ -522,7 +522,7 @@ struct XcodeModelLoaderTests {
           <attribute name="flag" attributeType="Boolean" defaultValueString="YES"/>
         </entity>
         """)
-    let entity = try Self.entity("E", in: NSManagedObjectModel(contentsOf: url))
+    let entity = try Self.entity("E", in: NSManagedObjectModel(loadingContentsOf: url))
     #expect(try Self.attribute("when", of: entity).defaultValue as? Date == Date(timeIntervalSinceReferenceDate: 86400))
     #expect(
       try Self.attribute("whenString", of: entity).defaultValue as? Date == Date(timeIntervalSinceReferenceDate: 60))
@@ -537,19 +537,19 @@ struct XcodeModelLoaderTests {
 
   @Test("user info, uniqueness constraints and version identifiers", .needsFixtures)
   func userInfoAndConstraints() throws {
-    let test = try NSManagedObjectModel(contentsOf: Self.fixture("rentzsch__mogenerator__test.xcdatamodel"))
+    let test = try NSManagedObjectModel(loadingContentsOf: Self.fixture("rentzsch__mogenerator__test.xcdatamodel"))
     let human = try Self.entity("Human", in: test)
     #expect(human.userInfo == ["additionalHeaderFileName": "Gender.h", "key with.dots...": #"value with "quotes""#])
     #expect(try Self.attribute("age", of: human).userInfo == ["mogenerator.readonly": "true"])
     #expect(test.versionIdentifiers.isEmpty)
 
-    let contacts = try NSManagedObjectModel(contentsOf: Self.fixture("ZeeQL__ZeeQL3__Contacts.xcdatamodel"))
+    let contacts = try NSManagedObjectModel(loadingContentsOf: Self.fixture("ZeeQL__ZeeQL3__Contacts.xcdatamodel"))
     let addresses = try Self.relationship("addresses", of: Self.entity("Person", in: contacts))
     #expect(addresses.userInfo == ["extraInfo": "doIt"])
     #expect(addresses.maxCount == 20)
 
     let unique = try NSManagedObjectModel(
-      contentsOf: Self.fixture("bignerdranch__CoreDataStack__UniqueConstraintModel.xcdatamodeld"))
+      loadingContentsOf: Self.fixture("bignerdranch__CoreDataStack__UniqueConstraintModel.xcdatamodeld"))
     #expect(try Self.entity("Book", in: unique).uniquenessConstraints == [["title"]])
     #expect(try Self.entity("Author", in: unique).uniquenessConstraints.isEmpty)
   }
@@ -560,7 +560,7 @@ struct XcodeModelLoaderTests {
   func missingPath() throws {
     let folder = try TemporaryFolder()
     let url = folder.url.appendingPathComponent("Nowhere.xcdatamodeld")
-    try Self.expectModelInvalid(mentioning: ["Nowhere.xcdatamodeld"]) { _ = try NSManagedObjectModel(contentsOf: url) }
+    try Self.expectModelInvalid(mentioning: ["Nowhere.xcdatamodeld"]) { _ = try NSManagedObjectModel(loadingContentsOf: url) }
     try Self.expectModelInvalid(mentioning: ["Nowhere.xcdatamodeld"]) { _ = try NSManagedObjectModel.versions(in: url) }
   }
 
@@ -570,7 +570,7 @@ struct XcodeModelLoaderTests {
     let url = folder.url.appendingPathComponent("Empty.xcdatamodeld")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     try Self.expectModelInvalid(mentioning: ["Empty.xcdatamodeld", "no model version"]) {
-      _ = try NSManagedObjectModel(contentsOf: url)
+      _ = try NSManagedObjectModel(loadingContentsOf: url)
     }
     try Self.expectModelInvalid(mentioning: ["Empty.xcdatamodeld"]) { _ = try NSManagedObjectModel.versions(in: url) }
   }
@@ -595,7 +595,7 @@ struct XcodeModelLoaderTests {
     let error = try Self.expectModelInvalid(mentioning: [
       ".xccurrentversion", "Stale 9.xcdatamodel", "Stale.xcdatamodeld",
     ]) {
-      _ = try NSManagedObjectModel(contentsOf: bundle)
+      _ = try NSManagedObjectModel(loadingContentsOf: bundle)
     }
     #expect(error?.url?.lastPathComponent == ".xccurrentversion")
     // Listing the versions does not need the current one.
@@ -616,7 +616,7 @@ struct XcodeModelLoaderTests {
       </model>
       """, to: url.appendingPathComponent("contents"))
     let error = try Self.expectModelInvalid(mentioning: ["Broken.xcdatamodel", "line"]) {
-      _ = try NSManagedObjectModel(contentsOf: url)
+      _ = try NSManagedObjectModel(loadingContentsOf: url)
     }
     #expect(error?.url?.lastPathComponent == "contents")
   }
@@ -626,7 +626,7 @@ struct XcodeModelLoaderTests {
     let folder = try TemporaryFolder()
     let url = folder.url.appendingPathComponent("Cut.xcdatamodel")
     try folder.write(#"<model type="x"><entity name="A">"#, to: url.appendingPathComponent("contents"))
-    try Self.expectModelInvalid(mentioning: ["Cut.xcdatamodel", "XML"]) { _ = try NSManagedObjectModel(contentsOf: url) }
+    try Self.expectModelInvalid(mentioning: ["Cut.xcdatamodel", "XML"]) { _ = try NSManagedObjectModel(loadingContentsOf: url) }
   }
 
   @Test("an unknown attributeType is modelInvalid naming the entity and attribute")
@@ -635,7 +635,7 @@ struct XcodeModelLoaderTests {
     let url = try folder.writeModel(
       named: "Typo", body: #"<entity name="Note"><attribute name="title" attributeType="Strng"/></entity>"#)
     try Self.expectModelInvalid(mentioning: ["Typo.xcdatamodel", "Note.title", "Strng", "line"]) {
-      _ = try NSManagedObjectModel(contentsOf: url)
+      _ = try NSManagedObjectModel(loadingContentsOf: url)
     }
   }
 
@@ -649,7 +649,7 @@ struct XcodeModelLoaderTests {
         destinationEntity="Ghost"/></entity>
         """)
     try Self.expectModelInvalid(mentioning: ["Dangling.xcdatamodel", "Ghost", "Note"]) {
-      _ = try NSManagedObjectModel(contentsOf: url)
+      _ = try NSManagedObjectModel(loadingContentsOf: url)
     }
   }
 
@@ -660,7 +660,7 @@ struct XcodeModelLoaderTests {
       named: "Rules",
       body: #"<entity name="A"><relationship name="a" deletionRule="Explode" destinationEntity="A"/></entity>"#)
     try Self.expectModelInvalid(mentioning: ["Rules.xcdatamodel", "A.a", "Explode"]) {
-      _ = try NSManagedObjectModel(contentsOf: url)
+      _ = try NSManagedObjectModel(loadingContentsOf: url)
     }
   }
 
@@ -674,7 +674,7 @@ struct XcodeModelLoaderTests {
         </entity>
         """)
     try Self.expectModelInvalid(mentioning: ["Defaults.xcdatamodel", "Counter.count", "40000"]) {
-      _ = try NSManagedObjectModel(contentsOf: url)
+      _ = try NSManagedObjectModel(loadingContentsOf: url)
     }
   }
 
@@ -684,7 +684,7 @@ struct XcodeModelLoaderTests {
     let url = folder.url.appendingPathComponent("Hollow.xcdatamodeld/Hollow.xcdatamodel")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     try Self.expectModelInvalid(mentioning: ["Hollow.xcdatamodel", "contents"]) {
-      _ = try NSManagedObjectModel(contentsOf: url.deletingLastPathComponent())
+      _ = try NSManagedObjectModel(loadingContentsOf: url.deletingLastPathComponent())
     }
   }
 
@@ -693,7 +693,7 @@ struct XcodeModelLoaderTests {
     let folder = try TemporaryFolder()
     let url = try folder.writeModel(named: "Orphan", body: #"<entity name="Child" parentEntity="Parent"/>"#)
     try Self.expectModelInvalid(mentioning: ["Orphan.xcdatamodel", "Child", "Parent"]) {
-      _ = try NSManagedObjectModel(contentsOf: url)
+      _ = try NSManagedObjectModel(loadingContentsOf: url)
     }
   }
 

@@ -106,7 +106,7 @@ struct XcodeModelWriterTests {
     let version = folder.appending("X.xcdatamodel")
     try FileManager.default.createDirectory(at: version, withIntermediateDirectories: true)
     try data.write(to: version.appendingPathComponent("contents"))
-    let loaded = try NSManagedObjectModel(contentsOf: version)
+    let loaded = try NSManagedObjectModel(loadingContentsOf: version)
     expectSame(loaded, as: model, label + " (from a file)", sourceLocation: sourceLocation)
     #expect(loaded.loadWarnings.isEmpty, "\(label): \(loaded.loadWarnings)", sourceLocation: sourceLocation)
 

@@ -38,8 +38,8 @@ struct KeyValueBoxingTests {
   @Test("value(forKey:) of every number type casts to Int, Int64, Int32, Int16 and Double; a Boolean to Bool")
   func valueForKey() throws {
     let stack = try Stack(model: try Self.model())
-    try stack.context.performAndWait {
-      let country = try NSEntityDescription.insertNewObject(forEntityName: "Country", into: stack.context)
+    stack.context.performAndWait {
+      let country = NSEntityDescription.insertNewObject(forEntityName: "Country", into: stack.context)
       for key in ["numberOfMoods", "population", "code", "area", "ratio"] { country.setValue(2, forKey: key) }
       country.setValue(true, forKey: "isActive")
       for key in ["numberOfMoods", "population", "code", "area", "ratio"] { expectCasts(country.value(forKey: key), as: 2) }
@@ -52,7 +52,7 @@ struct KeyValueBoxingTests {
   func committedValues() throws {
     let stack = try Stack(model: try Self.model())
     try stack.context.performAndWait {
-      let country = try NSEntityDescription.insertNewObject(forEntityName: "Country", into: stack.context)
+      let country = NSEntityDescription.insertNewObject(forEntityName: "Country", into: stack.context)
       country.setValue(2, forKey: "numberOfMoods")
       try stack.context.save()
       country.setValue(3, forKey: "numberOfMoods")
@@ -70,7 +70,7 @@ struct KeyValueBoxingTests {
   func changedValues() throws {
     let stack = try Stack(model: try Self.model())
     try stack.context.performAndWait {
-      let country = try NSEntityDescription.insertNewObject(forEntityName: "Country", into: stack.context)
+      let country = NSEntityDescription.insertNewObject(forEntityName: "Country", into: stack.context)
       country.setValue("Iceland", forKey: "name")
       try stack.context.save()
       country.setValue(7, forKey: "code")
@@ -86,7 +86,7 @@ struct KeyValueBoxingTests {
   func dictionaries(type: NSPersistentStore.StoreType) throws {
     let stack = try Stack(model: try Self.model(), type: type)
     try stack.context.performAndWait {
-      let country = try NSEntityDescription.insertNewObject(forEntityName: "Country", into: stack.context)
+      let country = NSEntityDescription.insertNewObject(forEntityName: "Country", into: stack.context)
       country.setValue(4, forKey: "population")
       country.setValue(true, forKey: "isActive")
       try stack.context.save()

@@ -251,7 +251,7 @@ struct ValidationRuleTests {
   @Test("The rules of an Xcode model are read, enforced and written back", .needsFixtures)
   func xcodeModel() throws {
     let url = try Fixtures.folder().appendingPathComponent("ChristianKienle__Core-Data-Editor__iOS_Example.xcdatamodel")
-    let model = try NSManagedObjectModel(contentsOf: url)
+    let model = try NSManagedObjectModel(loadingContentsOf: url)
     let validation = try #require(model.entitiesByName["ValidationTest"])
     let date = try #require(validation.attributesByName["dateAttribute"])
     #expect(date.minValue == 407_847_600 && date.maxValue == 439_470_000)

@@ -187,7 +187,7 @@ struct FuzzTests {
       let contents = model.appendingPathComponent("contents")
       try mutated.write(to: contents)
       do {
-        _ = try NSManagedObjectModel(contentsOf: model)
+        _ = try NSManagedObjectModel(loadingContentsOf: model)
         loaded += 1
       } catch is ObjectGraphError {
       } catch {

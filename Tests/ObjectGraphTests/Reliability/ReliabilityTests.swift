@@ -47,7 +47,7 @@ struct ReliabilityTests {
       let version = folder.appending("\(name).xcdatamodel")
       try FileManager.default.createDirectory(at: version, withIntermediateDirectories: true)
       try Data(xml.utf8).write(to: version.appendingPathComponent("contents"))
-      let error = expectCode(.modelInvalid) { _ = try NSManagedObjectModel(contentsOf: version) }
+      let error = expectCode(.modelInvalid) { _ = try NSManagedObjectModel(loadingContentsOf: version) }
       #expect(error?.message.contains("inherits from itself") == true, "\(error?.message ?? "")")
     }
     let a = NSEntityDescription(name: "A", properties: [.attribute(NSAttributeDescription(name: "x", type: .string))])

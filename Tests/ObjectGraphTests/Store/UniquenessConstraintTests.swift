@@ -480,7 +480,7 @@ struct UniquenessConstraintTests {
     for (context, title) in [(stack.context, "first"), (stack.freshContext(), "second")] {
       context.mergePolicy = NSMergePolicy.mergeByPropertyObjectTrump
       try context.performAndWait {
-        let newTag = try NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context)
+        let newTag = NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context)
         newTag.setValue("swift", forKey: "name")
         let newNote = NSManagedObject(entity: entity(context, "Note"), insertInto: context)
         newNote.setValue(title, forKey: "title")

@@ -8,7 +8,10 @@ public func loadModel(named name: String, in bundle: Bundle) throws -> NSManaged
   guard let url = bundle.url(forResource: name, withExtension: "xcdatamodel") else {
     throw NoModel(description: "No model \(name) in the bundle at \(bundle.bundleURL.path).")
   }
-  return try NSManagedObjectModel(contentsOf: url)
+  guard let model = NSManagedObjectModel(contentsOf: url) else {
+    throw NoModel(description: "The model at \(url.path) cannot be read.")
+  }
+  return model
 }
 
 struct NoModel: Error, CustomStringConvertible {
