@@ -403,6 +403,35 @@ struct FetchedResultsControllerTests {
     }
   }
 
+  @Test("A controller goes when its last reference does: the delegate's controller holds nothing back")
+  func controllerIsReleased() throws {
+    let stack = try Stack()
+    _ = try setUp(stack)
+    weak var released: NSFetchedResultsController<NSManagedObject>?
+    weak var handedReleased: NSFetchedResultsController<NSFetchRequestResult>?
+    let recorder = Recorder()
+    try stack.context.performAndWait {
+      let request = NSFetchRequest<NSManagedObject>(entityName: "Note")
+      request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
+      var controller: NSFetchedResultsController<NSManagedObject>? = NSFetchedResultsController(
+        fetchRequest: request, managedObjectContext: stack.context, sectionNameKeyPath: nil, cacheName: nil)
+      controller?.delegate = recorder
+      try controller?.performFetch()
+      #expect(controller?.fetchedObjects?.count == 3)
+      Note(context: stack.context).title = "d"
+      stack.context.processPendingChanges()
+      #expect(recorder.take() == ["will", "insert d ->0.3", "did"])
+      released = controller
+      handedReleased = recorder.handed.first
+      recorder.handed = []
+      controller = nil
+      #expect(released == nil && handedReleased == nil)
+      Note(context: stack.context).title = "e"
+      stack.context.processPendingChanges()
+      #expect(recorder.take().isEmpty)
+    }
+  }
+
   @Test("A sibling's save, merged into the controller's context, is reported")
   func mergedChanges() throws {
     let stack = try Stack()
