@@ -1,8 +1,7 @@
 import Foundation
+import ObjectGraph
 import TestSupport
 import Testing
-
-@testable import ObjectGraph
 
 /// Writes down what a fetched results controller tells its delegate, one line per call.
 protocol LineRecorder: NSFetchedResultsControllerDelegate {
@@ -485,6 +484,16 @@ struct FetchedResultsControllerTests {
     }
   }
 
+  /// The error `performFetch()` throws, as Core Data code catches it.
+  private func fetchError(_ controller: NSFetchedResultsController<Note>) -> NSError? {
+    do {
+      try controller.performFetch()
+      return nil
+    } catch let error as NSError {
+      return error
+    }
+  }
+
   @Test("Misuse is refused with what to do: no sort, scattered sections")
   func misuse() throws {
     let stack = try Stack()
@@ -494,15 +503,17 @@ struct FetchedResultsControllerTests {
         fetchRequest: NSFetchRequest<Note>(entityName: "Note"), managedObjectContext: stack.context, sectionNameKeyPath: nil,
         cacheName: nil)
       #expect(unsorted.sections == nil && unsorted.fetchedObjects == nil)
-      let noSort = expectCode(.invalidValue) { try unsorted.performFetch() }
-      #expect(noSort?.message.contains("sort descriptors") == true)
+      let noSort = fetchError(unsorted)
+      #expect(noSort?.code == ObjectGraphInvalidValueError)
+      #expect(noSort?.localizedDescription.contains("sort descriptors") == true)
 
       let request = NSFetchRequest<Note>(entityName: "Note")
       request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
       let scattered = NSFetchedResultsController(
         fetchRequest: request, managedObjectContext: stack.context, sectionNameKeyPath: "notebook.name", cacheName: nil)
-      let error = expectCode(.invalidValue) { try scattered.performFetch() }
-      #expect(error?.message.contains("first sort descriptor") == true)
+      let error = fetchError(scattered)
+      #expect(error?.code == ObjectGraphInvalidValueError)
+      #expect(error?.localizedFailureReason?.contains("first sort descriptor") == true)
 
       let plain = NSFetchedResultsController(
         fetchRequest: request, managedObjectContext: stack.context, sectionNameKeyPath: nil, cacheName: "Notes")
