@@ -32,6 +32,9 @@ final class FetchedResultsCore {
   private(set) var generation = 0
   /// The error of the last attempt to follow a change, if it failed; `nil` when all is well.
   private(set) var changeTrackingError: (any Error)?
+  /// Each object's index path, by identity (the sections hold the objects, so the keys stay valid);
+  /// made by ``indexPath(forObject:)`` when first asked after a change.
+  private var positions: [ObjectIdentifier: IndexPath]?
 
   private let entityName: String
   private let fetch: () throws -> [NSManagedObject]
@@ -69,6 +72,7 @@ final class FetchedResultsCore {
   private func setSections(_ new: [FetchedResultsSection]) {
     sections = new
     sectionInfos = new
+    positions = nil
     generation &+= 1
   }
 
@@ -80,10 +84,16 @@ final class FetchedResultsCore {
   /// The index path of `object` in the results, or `nil` when it is not among them.
   func indexPath(forObject object: NSManagedObject) -> IndexPath? {
     guard let sections else { return nil }
+    if let positions { return positions[ObjectIdentifier(object)] }
+    // Built on first use after each change, so that a list asking for every row's path stays linear.
+    var built: [ObjectIdentifier: IndexPath] = [:]
     for (sectionIndex, section) in sections.enumerated() {
-      if let row = section.members.firstIndex(where: { $0 === object }) { return IndexPath(row: row, section: sectionIndex) }
+      for (row, member) in section.members.enumerated() {
+        built[ObjectIdentifier(member)] = IndexPath(row: row, section: sectionIndex)
+      }
     }
-    return nil
+    positions = built
+    return built[ObjectIdentifier(object)]
   }
 
   /// The index titles of the sections, each once, in order.

@@ -167,6 +167,7 @@ struct FetchedResultsControllerTests {
       context.delete(a)
       context.processPendingChanges()
       #expect(recorder.take() == ["will", "delete a 1.0>-", "did"])
+      #expect(controller.indexPath(forObject: a) == nil)
 
       let c = controller.object(at: IndexPath(row: 0, section: 1))
       c.title = "cc"
@@ -179,6 +180,8 @@ struct FetchedResultsControllerTests {
       b.title = "e"
       context.processPendingChanges()
       #expect(recorder.take() == ["will", "move e 0.0>1.1", "did"])
+      #expect(controller.indexPath(forObject: b) == IndexPath(row: 1, section: 1))
+      #expect(controller.indexPath(forObject: d) == IndexPath(row: 0, section: 0))
       #expect(layout(controller) == ["Home:d", "Work:cc,e"])
 
       // Emptying Home deletes its section; a new notebook's note makes one.
