@@ -32,8 +32,8 @@ open class NSFetchedResultsController<ResultType>: NSObject {
   /// The request, for ``fetchRequest`` (set by the public initializer; `nil` in the delegate's front,
   /// which has no ``fetchRequest``).
   private let request: AnyObject?
-  /// The front the delegate is handed, held here as it holds nothing back.
-  private var delegateView: NSFetchedResultsController<any NSFetchRequestResult>?
+  /// The front the delegate is handed (`nil` in that front itself), held here as it holds nothing back.
+  private let delegateView: NSFetchedResultsController<any NSFetchRequestResult>?
   /// The typed results, kept until the core's sections change.
   private var typedObjects: (generation: Int, objects: [ResultType])?
 
@@ -55,9 +55,9 @@ open class NSFetchedResultsController<ResultType>: NSObject {
       checkRequest: { try checkControllerRequest(fetchRequest) },
       fetch: { try context.fetch(fetchRequest).compactMap { $0 as? NSManagedObject } })
     request = fetchRequest
-    super.init()
     let view = NSFetchedResultsController<any NSFetchRequestResult>(core: core)
     delegateView = view
+    super.init()
     core.delegateView = view
     core.owner = self
   }
@@ -66,6 +66,7 @@ open class NSFetchedResultsController<ResultType>: NSObject {
   init(core: FetchedResultsCore) {
     self.core = core
     request = nil
+    delegateView = nil
     super.init()
   }
 
