@@ -1,13 +1,20 @@
 import Foundation
 
-/// One section of an ``NSFetchedResultsController``'s results (Core Data's `NSFetchedResultsSectionInfo`).
-public struct FetchedResultsSection {
-  /// The section's name: the objects' value at the section key path, as text (`""` for `nil`).
-  public let name: String
-  /// The section's index title: the name's first letter, capitalized (`nil` for an empty name).
-  public let indexTitle: String?
-  /// The section's objects, in order.
-  public let objects: [NSManagedObject]
-  /// How many objects the section holds.
-  public var numberOfObjects: Int { objects.count }
+/// One section of a fetched results controller's results, as ``NSFetchedResultsController/sections`` and
+/// the delegate hand it out. A class, so that handing it out as `any NSFetchedResultsSectionInfo` boxes
+/// nothing and its `objects` are made once per round of changes, not on each read.
+final class FetchedResultsSection: NSFetchedResultsSectionInfo {
+  let name: String
+  let indexTitle: String?
+  /// The section's objects, in order, as the controller works with them.
+  let members: [NSManagedObject]
+  let objects: [Any]?
+  var numberOfObjects: Int { members.count }
+
+  init(name: String, indexTitle: String?, members: [NSManagedObject]) {
+    self.name = name
+    self.indexTitle = indexTitle
+    self.members = members
+    objects = members
+  }
 }

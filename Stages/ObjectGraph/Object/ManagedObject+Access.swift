@@ -170,10 +170,12 @@ extension NSManagedObject {
   }
 
   /// Records an attribute's change. A new object is saved whole: no change tracking (and no context
-  /// lookup) on this hot path, unless a save is running `willSave()` hooks, which must see the change.
+  /// lookup) on this hot path, unless a save is running `willSave()` hooks, which must see the change, or
+  /// an objects-did-change notification has announced the object, after which its changes are announced
+  /// as updates (a fetched results controller follows an unsaved object this way).
   @inline(__always)
   private func noteChange(_ index: Int) {
-    if !state.isInserted {
+    if !state.isInserted || state.wasAnnounced {
       managedObjectContext?.didChange(self, slot: index)
     } else if NSManagedObjectContext.someContextRunsWillSave {
       managedObjectContext?.noteChangeDuringWillSave(self)

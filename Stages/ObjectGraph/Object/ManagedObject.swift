@@ -286,7 +286,7 @@ open class NSManagedObject: Hashable, CustomStringConvertible {
   /// - Returns: the value, `nil` included; a managed object may be returned to follow a key path further.
   /// - Throws: ``ObjectGraphUnknownKeyError`` (what this implementation does) for a key the class
   ///   does not answer either; ``value(forKey:)`` then stops the program with that message, as Core Data
-  ///   raises for an unknown key, and a fetched results controller's ``AnyFetchedResultsController/performFetch()``
+  ///   raises for an unknown key, and a fetched results controller's ``NSFetchedResultsController/performFetch()``
   ///   throws it.
   open func value(forUndefinedKey key: String) throws -> Any? {
     throw ObjectGraphError(

@@ -7,22 +7,22 @@ import Testing
 
 /// Writes down what a fetched results controller tells its delegate, one line per call; a section's line
 /// says how many objects its section info holds.
-private final class SectionRecorder: NSFetchedResultsControllerDelegate {
+private final class SectionRecorder: NSObject, NSFetchedResultsControllerDelegate {
   var lines: [String] = []
 
   func controller(
-    _ controller: AnyFetchedResultsController, didChange object: NSManagedObject, at indexPath: IndexPath?,
+    _ controller: NSFetchedResultsController<NSFetchRequestResult>, didChange anObject: Any, at indexPath: IndexPath?,
     for type: NSFetchedResultsChangeType, newIndexPath: IndexPath?
   ) {
-    let title = object.value(forKey: "title") as? String ?? "?"
+    let title = (anObject as? NSManagedObject)?.value(forKey: "title") as? String ?? "?"
     lines.append("\(type) \(title) \(Self.text(indexPath))>\(Self.text(newIndexPath))")
   }
 
   func controller(
-    _ controller: AnyFetchedResultsController, didChange section: FetchedResultsSection, atSectionIndex sectionIndex: Int,
-    for type: NSFetchedResultsChangeType
+    _ controller: NSFetchedResultsController<NSFetchRequestResult>, didChange sectionInfo: NSFetchedResultsSectionInfo,
+    atSectionIndex sectionIndex: Int, for type: NSFetchedResultsChangeType
   ) {
-    lines.append("section \(type) \(section.name) \(sectionIndex) holding \(section.numberOfObjects)")
+    lines.append("section \(type) \(sectionInfo.name) \(sectionIndex) holding \(sectionInfo.numberOfObjects)")
   }
 
   func take() -> [String] {
@@ -232,7 +232,7 @@ struct PortedCodeHabitsTests {
       #expect(controller.sections?.map(\.numberOfObjects) == [2, 1, 1])
 
       // value(forKey:), in-memory predicates and key paths through a computed to-one ask the same hook.
-      let book = try controller.object(at: IndexPath(row: 0, section: 1))
+      let book = controller.object(at: IndexPath(row: 0, section: 1))
       #expect(book.value(forKey: "firstInitial") as? String == "B")
       #expect(NSPredicate(format: "firstInitial == 'B'").evaluate(with: book))
       #expect(NSPredicate(format: "place.name == 'Top'").evaluate(with: book))

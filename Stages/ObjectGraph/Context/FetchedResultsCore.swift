@@ -1,42 +1,40 @@
 import Foundation
 
-/// A fetch kept current: the results of a request, in sections, updated as the context changes (its own
-/// edits, saves, merges from other contexts, refreshes), telling a delegate what moved where. Core Data's
-/// `NSFetchedResultsController`, without UIKit: the index paths are the ones a table or list needs.
+/// What a fetched results controller is, shared by its typed form and the form its delegate is handed:
+/// the request's results in sections, kept current as the context changes (its own edits, saves, merges
+/// from other contexts, refreshes), and the delegate told what moved where.
 ///
-/// ```swift
-/// let request = NSFetchRequest<Note>(entityName: "Note")
-/// request.sortDescriptors = [NSSortDescriptor(key: "notebook.name", ascending: true), NSSortDescriptor(key: "title", ascending: true)]
-/// let controller = NSFetchedResultsController(
-///   fetchRequest: request, managedObjectContext: mainContext, sectionNameKeyPath: "notebook.name", cacheName: nil)
-/// controller.delegate = listScreen
-/// try controller.performFetch()
-/// let first = try controller.object(at: IndexPath(row: 0, section: 0))
-/// ```
-///
-/// Use a controller on its context's queue only (the main queue for a main-queue context), as in Core
-/// Data: it reads the context's objects and is told of changes there.
+/// ``NSFetchedResultsController`` is generic over its result type, and Swift's generics do not vary
+/// (an `NSFetchedResultsController<Note>` is not an `NSFetchedResultsController<any NSFetchRequestResult>`),
+/// so the controller you make and the one its delegate is handed are two fronts over this one core.
 ///
 /// How it follows changes: on each objects-did-change notification of its context that names an object
 /// of the request's entity (or after `reset()`), it runs the request again (one query, with the context's
 /// unsaved changes laid over it, so limits and key paths through relationships come out right) and
 /// compares the new results with the old. Core Data evaluates changed objects in memory instead; the
 /// answers are the same, the cost here is a query per round of changes.
-public class AnyFetchedResultsController {
-  /// The context the results come from.
-  public let managedObjectContext: NSManagedObjectContext
-  /// The key path whose value names each object's section (`nil`: one section holding everything).
-  public let sectionNameKeyPath: String?
-  /// Core Data's name for an on-disk cache of the sections. Accepted and kept; there is no cache here
-  /// (the sections are worked out from the results each time, which is fast in memory).
-  public let cacheName: String?
-  /// Told of each round of changes, on the context's queue.
-  public weak var delegate: (any NSFetchedResultsControllerDelegate)?
+final class FetchedResultsCore {
+  let managedObjectContext: NSManagedObjectContext
+  let sectionNameKeyPath: String?
+  let cacheName: String?
+  weak var delegate: (any NSFetchedResultsControllerDelegate)?
+  /// The controller the delegate is handed. The controller made by the public initializer holds it; held
+  /// weakly here, as it holds this core.
+  weak var delegateView: NSFetchedResultsController<any NSFetchRequestResult>?
+  /// The controller made by the public initializer (maybe a subclass that overrides
+  /// `sectionIndexTitle(forSectionName:)`). Weak: it holds this core.
+  weak var owner: (any FetchedResultsOwner)?
   /// The sections, in order; `nil` before ``performFetch()``.
-  public private(set) var sections: [FetchedResultsSection]?
-  /// The error of the last attempt to follow a change, if it failed (the results then stay as they were;
-  /// the next change or ``performFetch()`` tries again). `nil` when all is well.
-  public private(set) var changeTrackingError: (any Error)?
+  private(set) var sections: [FetchedResultsSection]?
+  /// ``sections`` as the public API hands them out, made once per change of the sections.
+  private(set) var sectionInfos: [any NSFetchedResultsSectionInfo]?
+  /// Counts the changes of ``sections``, so that a front can keep its typed objects until the next one.
+  private(set) var generation = 0
+  /// The error of the last attempt to follow a change, if it failed; `nil` when all is well.
+  private(set) var changeTrackingError: (any Error)?
+  /// Each object's index path, by identity (the sections hold the objects, so the keys stay valid);
+  /// made by ``indexPath(forObject:)`` when first asked after a change.
+  private var positions: [ObjectIdentifier: IndexPath]?
 
   private let entityName: String
   private let fetch: () throws -> [NSManagedObject]
@@ -61,54 +59,87 @@ public class AnyFetchedResultsController {
   }
 
   /// Runs the request and starts following the context's changes.
-  /// - Throws: ``ObjectGraphInvalidValueError`` for a request without sort descriptors (Core Data
-  ///   requires them too) or whose order scatters a section (sort by the section key path first), and
-  ///   whatever the fetch throws.
-  public func performFetch() throws {
+  func performFetch() throws {
     try checkRequest()
     isFetching = true
     defer { isFetching = false }
     let fetched = try managedObjectContext.performAndWait { try fetch() }
-    sections = try makeSections(fetched)
+    setSections(try makeSections(fetched))
     changeTrackingError = nil
     if observer == nil { startObserving() }
   }
 
+  private func setSections(_ new: [FetchedResultsSection]) {
+    sections = new
+    sectionInfos = new
+    positions = nil
+    generation &+= 1
+  }
+
+  /// The results in order across the sections; `nil` before ``performFetch()``.
+  var objects: [NSManagedObject]? {
+    sections.map { $0.flatMap(\.members) }
+  }
+
   /// The index path of `object` in the results, or `nil` when it is not among them.
-  public func indexPath(forObject object: NSManagedObject) -> IndexPath? {
+  func indexPath(forObject object: NSManagedObject) -> IndexPath? {
     guard let sections else { return nil }
+    if let positions { return positions[ObjectIdentifier(object)] }
+    // Built on first use after each change, so that a list asking for every row's path stays linear.
+    var built: [ObjectIdentifier: IndexPath] = [:]
     for (sectionIndex, section) in sections.enumerated() {
-      if let row = section.objects.firstIndex(where: { $0 === object }) { return IndexPath(row: row, section: sectionIndex) }
+      for (row, member) in section.members.enumerated() {
+        built[ObjectIdentifier(member)] = IndexPath(row: row, section: sectionIndex)
+      }
     }
-    return nil
+    positions = built
+    return built[ObjectIdentifier(object)]
   }
 
   /// The index titles of the sections, each once, in order.
-  public var sectionIndexTitles: [String] {
+  var sectionIndexTitles: [String] {
     var seen: Set<String> = []
     return (sections ?? []).compactMap(\.indexTitle).filter { seen.insert($0).inserted }
   }
 
   /// The index of the first section whose index title is `title` (or `index`'s section when none is).
-  public func section(forSectionIndexTitle title: String, at index: Int) -> Int {
+  func section(forSectionIndexTitle title: String, at index: Int) -> Int {
     sections?.firstIndex { $0.indexTitle == title } ?? index
   }
 
-  /// The object at an index path of the results.
-  /// - Throws: ``ObjectGraphInvalidValueError`` for an index path outside the results (Core Data
-  ///   raises an exception; a thrown error lets a list survive a stale index path).
-  func anyObject(at indexPath: IndexPath) throws -> NSManagedObject {
+  /// The object at an index path of the results. An index path outside them is a programmer error, as in
+  /// Core Data (which raises an exception) and Swift's `Array`: the program stops, saying which index
+  /// path and what the results hold.
+  func object(at indexPath: IndexPath) -> NSManagedObject {
     guard let sections else {
-      throw ObjectGraphError(.invalidValue, "The fetched results controller has no results yet: call performFetch() first.")
+      preconditionFailure(
+        "ObjectGraph: NSFetchedResultsController.object(at: \(indexPath)) was called before performFetch(): the controller has no results yet."
+      )
     }
     guard indexPath.count == 2, sections.indices.contains(indexPath.section),
-      sections[indexPath.section].objects.indices.contains(indexPath.row)
+      sections[indexPath.section].members.indices.contains(indexPath.row)
     else {
       let sizes = sections.map { String($0.numberOfObjects) }.joined(separator: ", ")
-      throw ObjectGraphError(
-        .invalidValue, "Index path \(indexPath) is outside the results: \(sections.count) section(s) holding \(sizes) object(s).")
+      preconditionFailure(
+        "ObjectGraph: NSFetchedResultsController.object(at:): index path \(indexPath) is out of range: the results have \(sections.count) section(s) holding [\(sizes)] object(s)."
+      )
     }
-    return sections[indexPath.section].objects[indexPath.row]
+    return sections[indexPath.section].members[indexPath.row]
+  }
+
+  /// The default index title of a section: its name's first letter, capitalized (`nil` for an empty name).
+  static func defaultIndexTitle(forSectionName name: String) -> String? {
+    name.first.map { String($0).uppercased() }
+  }
+
+  /// A section's index title: the delegate's answer when there is a delegate (whose default asks the
+  /// controller), else the controller's.
+  private func indexTitle(forSectionName name: String) -> String? {
+    if let delegate, let delegateView {
+      return delegate.controller(delegateView, sectionIndexTitleForSectionName: name)
+    }
+    if let owner { return owner.sectionIndexTitle(forSectionName: name) }
+    return Self.defaultIndexTitle(forSectionName: name)
   }
 
   // MARK: - Sections
@@ -116,7 +147,7 @@ public class AnyFetchedResultsController {
   /// The results cut into sections by the section key path's value, which must come in runs.
   private func makeSections(_ objects: [NSManagedObject]) throws -> [FetchedResultsSection] {
     guard let sectionNameKeyPath else {
-      return [FetchedResultsSection(name: "", indexTitle: nil, objects: objects)]
+      return [FetchedResultsSection(name: "", indexTitle: nil, members: objects)]
     }
     let path = sectionNameKeyPath.split(separator: ".").map(String.init)
     var sections: [FetchedResultsSection] = []
@@ -124,8 +155,8 @@ public class AnyFetchedResultsController {
     var current: (name: String, objects: [NSManagedObject])?
     func close() {
       guard let current else { return }
-      let title = current.name.first.map { String($0).uppercased() }
-      sections.append(FetchedResultsSection(name: current.name, indexTitle: title, objects: current.objects))
+      let title = indexTitle(forSectionName: current.name)
+      sections.append(FetchedResultsSection(name: current.name, indexTitle: title, members: current.objects))
     }
     for object in objects {
       let name = Self.sectionName(try InMemorySort.sortValue(object, path))
@@ -165,15 +196,15 @@ public class AnyFetchedResultsController {
 
   // MARK: - Following changes
 
-  /// Holds the controller for the notification closure without keeping it alive.
+  /// Holds the core for the notification closure without keeping it alive.
   ///
   /// `@unchecked Sendable`: the closure runs where the context posts objects-did-change, and the context
   /// posts it only on its own queue (inside `perform`, `performAndWait` or a call made there). The
-  /// controller is used only on that queue too (its documented rule, Core Data's), so the reference is
+  /// controller (and so its core) is used only on that queue too (its documented rule, Core Data's), so the reference is
   /// never read and acted on from two threads at once; `weak` loads are themselves thread-safe.
   private final class WeakReference: @unchecked Sendable {
-    weak var controller: AnyFetchedResultsController?
-    init(_ controller: AnyFetchedResultsController) { self.controller = controller }
+    weak var core: FetchedResultsCore?
+    init(_ core: FetchedResultsCore) { self.core = core }
   }
 
   private func startObserving() {
@@ -181,7 +212,7 @@ public class AnyFetchedResultsController {
     observer = NotificationCenter.default.addObserver(
       forName: NSManagedObjectContext.didChangeObjectsNotification, object: managedObjectContext, queue: nil
     ) { notification in
-      reference.controller?.contextDidChange(notification)
+      reference.core?.contextDidChange(notification)
     }
   }
 
@@ -213,16 +244,16 @@ public class AnyFetchedResultsController {
     changeTrackingError = nil
     let changed = Set((sets[1].union(sets[3])).map(ObjectIdentifier.init))
     let report = Self.changes(from: oldSections, to: newSections, changed: changed, everything: invalidatedAll)
-    sections = newSections
-    guard !report.isEmpty, let delegate else { return }
-    delegate.controllerWillChangeContent(self)
+    setSections(newSections)
+    guard !report.isEmpty, let delegate, let view = delegateView else { return }
+    delegate.controllerWillChangeContent(view)
     for change in report.sections {
-      delegate.controller(self, didChange: change.section, atSectionIndex: change.index, for: change.type)
+      delegate.controller(view, didChange: change.section, atSectionIndex: change.index, for: change.type)
     }
     for change in report.objects {
-      delegate.controller(self, didChange: change.object, at: change.from, for: change.type, newIndexPath: change.to)
+      delegate.controller(view, didChange: change.object, at: change.from, for: change.type, newIndexPath: change.to)
     }
-    delegate.controllerDidChangeContent(self)
+    delegate.controllerDidChangeContent(view)
   }
 
   /// What a round of changes did to the sections and objects.
@@ -244,7 +275,7 @@ public class AnyFetchedResultsController {
     let newNames = Set(new.map(\.name))
     for (index, section) in old.enumerated() where !newNames.contains(section.name) {
       // The section as it is now, gone: no objects (Core Data's section info of a deleted section).
-      report.sections.append((FetchedResultsSection(name: section.name, indexTitle: section.indexTitle, objects: []), index, .delete))
+      report.sections.append((FetchedResultsSection(name: section.name, indexTitle: section.indexTitle, members: []), index, .delete))
     }
     for (index, section) in new.enumerated() where !oldNames.contains(section.name) {
       report.sections.append((section, index, .insert))
@@ -252,7 +283,7 @@ public class AnyFetchedResultsController {
     func positions(_ sections: [FetchedResultsSection]) -> [ObjectIdentifier: (NSManagedObject, IndexPath)] {
       var result: [ObjectIdentifier: (NSManagedObject, IndexPath)] = [:]
       for (sectionIndex, section) in sections.enumerated() {
-        for (row, object) in section.objects.enumerated() {
+        for (row, object) in section.members.enumerated() {
           result[ObjectIdentifier(object)] = (object, IndexPath(row: row, section: sectionIndex))
         }
       }
@@ -261,14 +292,14 @@ public class AnyFetchedResultsController {
     let before = positions(old)
     let after = positions(new)
     for (sectionIndex, section) in old.enumerated() {
-      for (row, object) in section.objects.enumerated() where after[ObjectIdentifier(object)] == nil {
+      for (row, object) in section.members.enumerated() where after[ObjectIdentifier(object)] == nil {
         report.objects.append((object, IndexPath(row: row, section: sectionIndex), .delete, nil))
       }
     }
     var moves: [(object: NSManagedObject, from: IndexPath?, type: NSFetchedResultsChangeType, to: IndexPath?)] = []
     var updates: [(object: NSManagedObject, from: IndexPath?, type: NSFetchedResultsChangeType, to: IndexPath?)] = []
     for (sectionIndex, section) in new.enumerated() {
-      for (row, object) in section.objects.enumerated() {
+      for (row, object) in section.members.enumerated() {
         let here = IndexPath(row: row, section: sectionIndex)
         guard let (_, there) = before[ObjectIdentifier(object)] else {
           report.objects.append((object, nil, .insert, here))
