@@ -125,7 +125,7 @@ open class NSFetchedResultsController<ResultType>: NSObject {
     guard let typed = object as? ResultType else {
       // The core fetched these objects through this controller's typed request (or, for the delegate's
       // front, the type is `any NSFetchRequestResult`, which every managed object is): never reached.
-      preconditionFailure("ObjectGraph: the object at \(indexPath) is a \(type(of: object)), not a \(ResultType.self).")
+      programmerError("ObjectGraph: the object at \(indexPath) is a \(type(of: object)), not a \(ResultType.self).")
     }
     return typed
   }
@@ -177,7 +177,7 @@ extension NSFetchedResultsController where ResultType: NSFetchRequestResult {
     // Only the public initializer makes a controller whose result type conforms, and it sets `request`
     // to its `NSFetchRequest<ResultType>`: never reached.
     guard let request = request as? NSFetchRequest<ResultType> else {
-      preconditionFailure("ObjectGraph: this fetched results controller was made without a fetch request.")
+      programmerError("ObjectGraph: this fetched results controller was made without a fetch request.")
     }
     return request
   }

@@ -112,7 +112,7 @@ final class FetchedResultsCore {
   /// path and what the results hold.
   func object(at indexPath: IndexPath) -> NSManagedObject {
     guard let sections else {
-      preconditionFailure(
+      programmerError(
         "ObjectGraph: NSFetchedResultsController.object(at: \(indexPath)) was called before performFetch(): the controller has no results yet."
       )
     }
@@ -120,7 +120,7 @@ final class FetchedResultsCore {
       sections[indexPath.section].members.indices.contains(indexPath.row)
     else {
       let sizes = sections.map { String($0.numberOfObjects) }.joined(separator: ", ")
-      preconditionFailure(
+      programmerError(
         "ObjectGraph: NSFetchedResultsController.object(at:): index path \(indexPath) is out of range: the results have \(sections.count) section(s) holding [\(sizes)] object(s)."
       )
     }

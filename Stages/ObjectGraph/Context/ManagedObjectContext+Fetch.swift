@@ -34,6 +34,25 @@ extension NSManagedObjectContext {
     }
   }
 
+  /// Fetches what a request of `NSFetchRequest<NSFetchRequestResult>` describes, by its
+  /// ``NSFetchRequest/resultType`` (managed objects unless it is set otherwise), as Core Data's
+  /// `fetch(_:) -> [Any]` does: managed objects, ``NSManagedObjectID``s, `NSDictionary`s (which cast
+  /// `as? [[String: Any]]` too) or one `NSNumber`, the count. It works as the typed `fetch(_:)`
+  /// does for the typed requests.
+  ///
+  /// - Throws: what the typed `fetch(_:)` throws.
+  public func fetch(_ request: NSFetchRequest<any NSFetchRequestResult>) throws -> [Any] {
+    try isolated("fetch(_:)") { confined in
+      switch request.resultType {
+      case .managedObjectResultType: return try fetchObjects(request, confined)
+      case .managedObjectIDResultType: return try fetchObjectIDs(request, confined)
+      case .countResultType: return [NSNumber(value: try countObjects(request, confined))]
+      case .dictionaryResultType: return try fetchDictionaries(request).bridgedDictionaries()
+      default: throw unknownResultType(request)
+      }
+    }
+  }
+
   /// The objects of a managed-object fetch, as `Result`s.
   private func typedObjects<Result: NSFetchRequestResult>(_ request: NSFetchRequest<Result>, _ confined: Confined) throws
     -> [Result]
@@ -64,9 +83,9 @@ extension NSManagedObjectContext {
 
   /// Counts the objects a request would fetch, without making them (whatever its result type).
   ///
-  /// - Throws: what ``fetch(_:)`` throws, ``ObjectGraphNoPersistentStoreError`` included when the
+  /// - Throws: what `fetch(_:)` throws, ``ObjectGraphNoPersistentStoreError`` included when the
   ///   coordinator has no store yet (a count of 0 would look like an empty store).
-  public func count<Result: NSFetchRequestResult>(for request: NSFetchRequest<Result>) throws -> Int {
+  public func count<Result>(for request: NSFetchRequest<Result>) throws -> Int {
     try isolated("count(for:)") { confined in try countObjects(request, confined) }
   }
 

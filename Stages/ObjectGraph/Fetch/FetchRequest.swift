@@ -15,6 +15,22 @@ import Foundation
 /// `NSFetchRequest<[String: Any]>`, with ``propertiesToFetch``), or a count (`NSFetchRequest<NSNumber>`).
 /// ``resultType`` starts out matching `Result`, so, unlike Core Data, it needs no setting.
 ///
+/// `NSFetchRequest<NSFetchRequestResult>` (what `NSManagedObject.fetchRequest()` returns, and what code
+/// written for Core Data uses for dictionary fetches and batch deletes) returns what its ``resultType`` says,
+/// managed objects by default, through `NSManagedObjectContext.fetch(_:)`
+/// as `[Any]`, as Core Data's does:
+///
+/// ```swift
+/// let request = NSFetchRequest<NSFetchRequestResult>(entityName: "Note")
+/// request.resultType = .dictionaryResultType
+/// request.propertiesToFetch = ["title"]
+/// let rows = try context.fetch(request) as? [[String: Any]]
+/// ```
+///
+/// `Result` is not constrained to ``NSFetchRequestResult`` (Core Data's is): Swift on Linux cannot let the
+/// protocol `any NSFetchRequestResult` stand for a type that conforms to it, which Objective-C protocols do
+/// on Apple platforms. A request of another type (`NSFetchRequest<Int>`) can be made but no fetch takes it.
+///
 /// ```swift
 /// let perNotebook = NSFetchRequest<NSDictionary>(entityName: "Note")
 /// let count = NSExpressionDescription(name: "count", expression: NSExpression(forFunction: "count:",
@@ -25,7 +41,7 @@ import Foundation
 /// ```
 ///
 /// Like Core Data's `NSFetchRequest` it is a mutable reference type; build it on the queue that uses it.
-public final class NSFetchRequest<Result: NSFetchRequestResult> {
+public final class NSFetchRequest<Result> {
   /// The entity to fetch, by name (its subentities too, when ``includesSubentities``).
   public var entityName: String {
     didSet { if entityName != storedEntity?.name { storedEntity = nil } }

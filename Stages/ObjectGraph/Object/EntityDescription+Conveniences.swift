@@ -20,11 +20,11 @@ extension NSEntityDescription {
     do {
       entity = try context.entity(named: name)
     } catch {
-      preconditionFailure("ObjectGraph: insertNewObject(forEntityName:into:): \((error as? ObjectGraphError)?.message ?? "\(error)")")
+      programmerError("ObjectGraph: insertNewObject(forEntityName:into:): \((error as? ObjectGraphError)?.message ?? "\(error)")")
     }
     guard !entity.isAbstract else {
       let concrete = entity.subentities.filter { !$0.isAbstract }.map(\.name)
-      preconditionFailure(
+      programmerError(
         "ObjectGraph: insertNewObject(forEntityName:into:): entity \(name) is abstract: objects of it cannot be made. Insert an object of one of its subentities (\(concrete.joined(separator: ", ")))."
       )
     }

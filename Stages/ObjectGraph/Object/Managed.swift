@@ -34,9 +34,9 @@ public struct Managed<Value> {
   /// Not used: `@Managed` reads and writes through the enclosing object (see the type's documentation).
   @available(*, unavailable, message: "@Managed only works on properties of NSManagedObject subclasses")
   public var wrappedValue: Value {
-    get { preconditionFailure("@Managed only works on properties of NSManagedObject subclasses") }
+    get { programmerError("@Managed only works on properties of NSManagedObject subclasses") }
     // swiftlint:disable:next unused_setter_value
-    set { preconditionFailure("@Managed only works on properties of NSManagedObject subclasses") }
+    set { programmerError("@Managed only works on properties of NSManagedObject subclasses") }
   }
 
   /// Reads the property as the model stores it (the object's typed read, `value(forKey:)` without its
@@ -90,7 +90,7 @@ public struct Managed<Value> {
     }
     // An ordered to-many read as a typed array (`[Step]`).
     if let ordered = raw as? NSOrderedSet, let array = ordered.array as? Value { return array }
-    preconditionFailure(
+    programmerError(
       "ObjectGraph: \(object.entity.name).\(key) holds \(raw.map { "\(type(of: $0))" } ?? "nil"), which the property's type \(Value.self) cannot hold. Make the property optional, give the attribute a default value, or declare the model's type."
     )
   }

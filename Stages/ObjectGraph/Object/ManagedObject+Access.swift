@@ -246,13 +246,13 @@ extension NSManagedObject {
     do {
       return try value(forUndefinedKey: key)
     } catch {
-      preconditionFailure("ObjectGraph: \((error as? ObjectGraphError)?.message ?? "\(error)")")
+      programmerError("ObjectGraph: \((error as? ObjectGraphError)?.message ?? "\(error)")")
     }
   }
 
   @inline(never)
   private func unknownKey(_ key: String) -> Never {
-    preconditionFailure(
+    programmerError(
       "ObjectGraph: entity \(entity.name) has no property '\(key)'. Its properties: \(layout.slots.map(\.name).joined(separator: ", ")).")
   }
 
@@ -283,7 +283,7 @@ extension NSManagedObject {
       try context.fulfill(self)
     } catch {
       guard context.shouldDeleteInaccessibleFaults else {
-        preconditionFailure(
+        programmerError(
           "ObjectGraph: could not fulfill a fault for '\(key)' of \(entity.name) \(objectID): \(error). Use existingObject(with:) instead of object(with:) when the object may have been deleted."
         )
       }
@@ -449,7 +449,7 @@ extension NSManagedObject {
     }
     guard let value = unwrappedOptional(value) else { return nil }
     guard let converted = SlotValue.coerce(value, to: type) else {
-      preconditionFailure(
+      programmerError(
         "ObjectGraph: \(entity).\(key) is a \(type.xcodeName) attribute and takes a \(type.swiftTypeName); it was given \(Swift.type(of: value)) (\(value))."
       )
     }
@@ -469,7 +469,7 @@ extension NSManagedObject {
   private static func object(_ value: Any, key: String, entity: String) -> NSManagedObject? {
     if case Optional<Any>.none = value { return nil }
     guard let object = value as? NSManagedObject else {
-      preconditionFailure(
+      programmerError(
         "ObjectGraph: \(entity).\(key) is a to-one relationship and takes a NSManagedObject; it was given \(type(of: value)).")
     }
     return object
@@ -481,7 +481,7 @@ extension NSManagedObject {
     if let array = value as? [NSManagedObject] { return array }
     if let set = value as? Set<NSManagedObject> {
       guard !ordered || set.count < 2 else {
-        preconditionFailure(
+        programmerError(
           "ObjectGraph: \(entity).\(key) is an ordered to-many relationship and takes its objects in order (an array or an NSOrderedSet); it was given a Set, which has no order."
         )
       }
@@ -492,14 +492,14 @@ extension NSManagedObject {
       var result: [NSManagedObject] = []
       for element in sequence {
         guard let object = element as? NSManagedObject else {
-          preconditionFailure(
+          programmerError(
             "ObjectGraph: \(entity).\(key) is a to-many relationship and takes managed objects; it was given a \(type(of: element)).")
         }
         result.append(object)
       }
       return result
     }
-    preconditionFailure(
+    programmerError(
       "ObjectGraph: \(entity).\(key) is a to-many relationship and takes a Set of objects; it was given \(type(of: value)).")
   }
 }

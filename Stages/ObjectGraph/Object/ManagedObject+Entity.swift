@@ -17,7 +17,7 @@ extension NSManagedObject {
   /// Core Data's `nil` answer would.
   public class func entity() -> NSEntityDescription {
     guard let entity = NSManagedObjectModel.loadedEntity(forClass: self) else {
-      preconditionFailure(
+      programmerError(
         "ObjectGraph: \(self).entity(): no model in use has an entity for class \(self). Add a store to a coordinator with the model first, give the entity managedObjectClass \(self) or register the class (NSManagedObjectModel.register), or look the entity up by name (model.entitiesByName)."
       )
     }
@@ -30,8 +30,8 @@ extension NSManagedObject {
   /// Xcode's generated code declares a typed one beside it (`NSFetchRequest<Note>`), which ports as written;
   /// as in Core Data, `let request = Note.fetchRequest()` is then ambiguous, and
   /// `let request: NSFetchRequest<Note> = Note.fetchRequest()` picks the typed one.
-  public class func fetchRequest() -> NSFetchRequest<NSManagedObject> {
-    let request = NSFetchRequest<NSManagedObject>(entityName: entity().name)
+  public class func fetchRequest() -> NSFetchRequest<any NSFetchRequestResult> {
+    let request = NSFetchRequest<any NSFetchRequestResult>(entityName: entity().name)
     request.entity = entity()
     return request
   }

@@ -113,7 +113,7 @@ open class NSManagedObject: Hashable, CustomStringConvertible {
   /// When none is found, this stops with a message: register the class or name the entity.
   public convenience init(context: NSManagedObjectContext) {
     guard let entity = context.entity(for: Self.self) else {
-      preconditionFailure(
+      programmerError(
         "ObjectGraph: no entity of the context's model uses class \(Self.self). Give the entity managedObjectClass \(Self.self), register it with NSManagedObjectModel.register(\(Self.self).self, forEntityName:), or use init(entity:insertInto:)."
       )
     }

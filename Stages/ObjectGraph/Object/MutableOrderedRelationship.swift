@@ -17,7 +17,7 @@ extension NSManagedObject {
   public func mutableOrderedSetValue(forKey key: String) -> MutableOrderedRelationship {
     let slot = slot(forKey: key)
     guard slot.isOrdered else {
-      preconditionFailure(
+      programmerError(
         "ObjectGraph: \(entity.name).\(key) is not an ordered to-many relationship, so it has no mutable ordered set. Mark the relationship Ordered in the model, or read it with value(forKey:)."
       )
     }
@@ -63,7 +63,7 @@ public final class MutableOrderedRelationship: RandomAccessCollection {
     let members = object.relatedIDList(object.slot(forKey: key))
     checkIndex(index, count: members.count, allowingEnd: false)
     guard let context = object.managedObjectContext else {
-      preconditionFailure("ObjectGraph: \(object.entity.name).\(key) cannot hand out its members: the object is in no context.")
+      programmerError("ObjectGraph: \(object.entity.name).\(key) cannot hand out its members: the object is in no context.")
     }
     return context.object(with: members[index])
   }
@@ -95,7 +95,7 @@ public final class MutableOrderedRelationship: RandomAccessCollection {
 
   /// Inserts `members` so that they end up at `indexes`, in order.
   public func insert(_ members: [NSManagedObject], at indexes: IndexSet) {
-    precondition(
+    requireCorrectUse(
       members.count == indexes.count,
       "ObjectGraph: insert(_:at:) on \(object.entity.name).\(key) was given \(members.count) object(s) for \(indexes.count) index(es).")
     change { list in
@@ -165,7 +165,7 @@ public final class MutableOrderedRelationship: RandomAccessCollection {
   }
 
   private func checkIndex(_ index: Int, count: Int, allowingEnd: Bool) {
-    precondition(
+    requireCorrectUse(
       index >= 0 && (allowingEnd ? index <= count : index < count),
       "ObjectGraph: index \(index) is out of range for \(object.entity.name).\(key), which has \(count) member(s).")
   }

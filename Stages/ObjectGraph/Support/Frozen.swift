@@ -36,7 +36,7 @@ final class Frozen<State>: @unchecked Sendable {
     // The message is built outside the lock: it reads other descriptions' state. Changing a description
     // of a model in use is a programmer error Core Data also refuses ("Can't modify an immutable model"):
     // the store's tables were built from it.
-    precondition(
+    requireCorrectUse(
       !refused,
       "ObjectGraph: cannot change \(what()): its model is in use by a persistent store coordinator and is now immutable. Change descriptions before creating the coordinator."
     )

@@ -37,6 +37,44 @@ struct FetchResultTypeTests {
       expressionResultType: type)
   }
 
+  @Test(
+    "NSFetchRequest<NSFetchRequestResult>, written as Core Data code writes it: objects by default, then IDs, dictionaries and a count by resultType; a batch delete takes it",
+    arguments: bothStoreTypes)
+  func erasedRequest(type: NSPersistentStore.StoreType) throws {
+    let stack = try populated(type)
+    let context = stack.freshContext()
+    try context.performAndWait {
+      let request: NSFetchRequest<NSFetchRequestResult> = Note.fetchRequest()
+      #expect(request.resultType == .managedObjectResultType)
+      request.predicate = NSPredicate(format: "rating >= %d", 7)
+      request.sortDescriptors = [NSSortDescriptor(key: "rating", ascending: true)]
+      let notes = try context.fetch(request) as? [Note]
+      #expect(notes?.map(\.rating) == [7, 8, 9])
+
+      request.resultType = .managedObjectIDResultType
+      let ids = try context.fetch(request) as? [NSManagedObjectID]
+      #expect(ids == notes?.map(\.objectID))
+
+      request.resultType = .dictionaryResultType
+      request.propertiesToFetch = ["title", "rating"]
+      let rows = try context.fetch(request)
+      let dictionaries = rows as? [[String: Any]]
+      #expect(dictionaries?.compactMap { $0["title"] as? String } == ["note 7", "note 8", "note 9"])
+      #expect(dictionaries?.compactMap { $0["rating"] as? Int } == [7, 8, 9])
+      #expect((rows as? [NSDictionary])?.count == 3)
+
+      request.resultType = .countResultType
+      #expect((try context.fetch(request).first as? NSNumber)?.intValue == 3)
+      #expect(try context.count(for: request) == 3)
+
+      let delete = NSBatchDeleteRequest(fetchRequest: NSFetchRequest<NSFetchRequestResult>(entityName: "Note"))
+      delete.resultType = .resultTypeCount
+      let result = try context.execute(delete) as? NSBatchDeleteResult
+      #expect(result?.result as? Int == 10)
+      #expect(try context.count(for: NSFetchRequest<NSFetchRequestResult>(entityName: "Note")) == 0)
+    }
+  }
+
   @Test("IDs: in the request's order, without making objects, and with pending inserts and deletes counted", arguments: bothStoreTypes)
   func objectIDs(type: NSPersistentStore.StoreType) throws {
     let stack = try populated(type)

@@ -64,7 +64,8 @@ struct EntityClassMethodTests {
       try stack.context.save()
       let untyped = EntityProbe.fetchRequest()
       #expect(untyped.entityName == "EntityProbe" && untyped.entity === EntityProbe.entity())
-      #expect(try stack.context.fetch(untyped).map { $0.value(forKey: "label") as? String } == ["x"])
+      let fetched = try stack.context.fetch(untyped) as? [NSManagedObject]
+      #expect(fetched?.map { $0.value(forKey: "label") as? String } == ["x"])
       let typed: NSFetchRequest<GeneratedProbe> = GeneratedProbe.fetchRequest()
       #expect(try stack.context.fetch(typed).map(\.label) == ["y"])
     }
