@@ -104,10 +104,7 @@ struct AppleStoreTests {
       let again = NSPersistentStoreCoordinator(managedObjectModel: fixture.model)
       let reopened = try again.addPersistentStore(
         type: .sqlite, at: fixture.url,
-        options: [
-          NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
-          NSReadOnlyPersistentStoreOption: true,
-        ])
+        options: [NSReadOnlyPersistentStoreOption: true])
       let reader = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
       reader.persistentStoreCoordinator = again
       try Self.expectEveryValueMatchesSQLite(fixture, context: reader, store: reopened)

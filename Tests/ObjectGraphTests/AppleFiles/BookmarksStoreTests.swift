@@ -201,10 +201,7 @@ struct BookmarksStoreTests {
     let again = NSPersistentStoreCoordinator(managedObjectModel: fixture.model)
     let reopened = try again.addPersistentStore(
       type: .sqlite, at: fixture.url,
-      options: [
-        NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
-        NSReadOnlyPersistentStoreOption: true,
-      ])
+      options: [NSReadOnlyPersistentStoreOption: true])
     let reader = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     reader.persistentStoreCoordinator = again
     #expect(try Self.bookmarksByEngine(reader) == expected, "what the engine reads back")

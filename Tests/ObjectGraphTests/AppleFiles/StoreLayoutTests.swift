@@ -174,10 +174,7 @@ struct StoreLayoutTests {
     let again = NSPersistentStoreCoordinator(managedObjectModel: model)
     let reopened = try again.addPersistentStore(
       type: .sqlite, at: url,
-      options: [
-        NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
-        NSReadOnlyPersistentStoreOption: true,
-      ])
+      options: [NSReadOnlyPersistentStoreOption: true])
     let reader = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     reader.persistentStoreCoordinator = again
     try reader.performAndWait {
@@ -209,10 +206,7 @@ struct StoreLayoutTests {
     let error = expectCode(.persistentStoreIncompatibleSchema) {
       _ = try coordinator.addPersistentStore(
         type: .sqlite, at: url,
-        options: [
-          NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
-          NSReadOnlyPersistentStoreOption: true,
-        ])
+        options: [NSReadOnlyPersistentStoreOption: true])
     }
     #expect(error?.message.contains("Artwork.shows") == true || error?.message.contains("Show.artworks") == true, "\(error?.message ?? "")")
     #expect(try Data(contentsOf: url) == bytes)
@@ -365,10 +359,7 @@ struct StoreLayoutTests {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: second)
     let migrated = try coordinator.addPersistentStore(
       type: .sqlite, at: url,
-      options: [
-        NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
-        ObjectGraphMigrationSourceModelsOption: [try model(withInverse: false)],
-      ])
+      options: MigrationTests.migrationOptions(sourceModels: [try model(withInverse: false)]))
     let reader = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     reader.persistentStoreCoordinator = coordinator
     try reader.performAndWait {

@@ -359,10 +359,7 @@ struct BatchRequestTests {
     let before = try Data(contentsOf: stack.storeURL)
     let context = try StoreStack(
       model: stack.model, at: stack.storeURL,
-      options: [
-        NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
-        NSReadOnlyPersistentStoreOption: true,
-      ]
+      options: [NSReadOnlyPersistentStoreOption: true]
     ).context
     try context.performAndWait { () throws in
       let update = NSBatchUpdateRequest(entityName: "Note")

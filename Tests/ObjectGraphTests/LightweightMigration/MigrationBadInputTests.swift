@@ -255,10 +255,7 @@ struct MigrationBadInputTests {
     let error = expectCode(.migrationMissingSourceModel) {
       try coordinator.addPersistentStore(
         type: .sqlite, at: url,
-        options: [
-          NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
-          ObjectGraphMigrationSourceModelsOption: [try ProofModels.titleAsInteger()],
-        ])
+        options: MigrationTests.migrationOptions(sourceModels: [try ProofModels.titleAsInteger()]))
     }
     #expect(error?.message.contains(url.path) == true, "\(String(describing: error))")
     #expect(error?.message.contains("1 source model(s) passed in the store options") == true)
@@ -288,10 +285,7 @@ struct MigrationBadInputTests {
     let error = expectCode(.migrationMissingMappingModel) {
       try coordinator.addPersistentStore(
         type: .sqlite, at: url,
-        options: [
-          NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
-          ObjectGraphMigrationSourceModelsOption: [try ProofModels.version1()],
-        ])
+        options: MigrationTests.migrationOptions(sourceModels: [try ProofModels.version1()]))
     }
     #expect(error?.message.contains(url.path) == true, "\(String(describing: error))")
     #expect(error?.message.contains("Note.title changed type from String to Integer 64") == true)
@@ -313,10 +307,7 @@ struct MigrationBadInputTests {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try ProofModels.version2())
     let store = try coordinator.addPersistentStore(
       type: .sqlite, at: url,
-      options: options ?? [
-        NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
-        ObjectGraphMigrationSourceModelsOption: [try ProofModels.version1()],
-      ])
+      options: options ?? MigrationTests.migrationOptions(sourceModels: [try ProofModels.version1()]))
     try coordinator.remove(store)
   }
 

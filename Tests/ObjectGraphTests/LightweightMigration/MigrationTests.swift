@@ -92,14 +92,20 @@ struct MigrationTests {
 
   /// Opens `url` with `model` (migrating it) and returns a context on it. Without options, version 1 is
   /// passed as the source model.
+  /// Core Data's two options that migrate a store when it is added, and the engine's option of the models
+  /// it may have been made with.
+  static func migrationOptions(sourceModels: [NSManagedObjectModel]) -> [AnyHashable: Any] {
+    [
+      NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+      ObjectGraphMigrationSourceModelsOption: sourceModels,
+    ]
+  }
+
   static func open(_ model: NSManagedObjectModel, at url: URL, options: [AnyHashable: Any]? = nil) throws -> NSManagedObjectContext {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     try coordinator.addPersistentStore(
       type: .sqlite, at: url,
-      options: options ?? [
-        NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
-        ObjectGraphMigrationSourceModelsOption: [try version1()],
-      ])
+      options: options ?? MigrationTests.migrationOptions(sourceModels: [try version1()]))
     let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     return context
@@ -405,10 +411,7 @@ struct MigrationTests {
     let missing = expectCode(.migrationMissingSourceModel) {
       _ = try Self.open(
         version2, at: url,
-        options: [
-          NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
-          ObjectGraphMigrationSourceModelsOption: [try Self.version1(extraNoteProperties: [Self.attribute("x")])],
-        ])
+        options: MigrationTests.migrationOptions(sourceModels: [try Self.version1(extraNoteProperties: [Self.attribute("x")])]))
     }
     #expect(missing?.message.contains("The store's entity version hashes: Note ") == true)
     #expect(try Self.fileBytes(url) == before)
@@ -467,10 +470,7 @@ struct MigrationTests {
         withName: nil, compatibleWithStoreMetadata: try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)))
     _ = try Self.open(
       version2, at: url,
-      options: [
-        NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
-        ObjectGraphMigrationSourceModelsOption: [try Self.version1()],
-      ])
+      options: MigrationTests.migrationOptions(sourceModels: [try Self.version1()]))
     let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)
     #expect(version2.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
     #expect(metadata[NSStoreUUIDKey] as? String == uuid)
@@ -514,10 +514,7 @@ struct MigrationTests {
     let version2 = try Self.version1(extraNoteProperties: [Self.attribute("subtitle")])
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: version2)
     let calls = Locked(0)
-    let options: [AnyHashable: Any] = [
-      NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
-      ObjectGraphMigrationSourceModelsOption: [try Self.version1()],
-    ]
+    let options: [AnyHashable: Any] = MigrationTests.migrationOptions(sourceModels: [try Self.version1()])
     let store: NSPersistentStore = try await withCheckedThrowingContinuation { continuation in
       coordinator.addPersistentStore(type: .sqlite, at: url, options: options) { result in
         calls.withLock { $0 += 1 }
@@ -544,10 +541,7 @@ struct MigrationTests {
       DispatchQueue.concurrentPerform(iterations: 6) { _ in
         do {
           let coordinator = NSPersistentStoreCoordinator(managedObjectModel: version2)
-          let options: [AnyHashable: Any] = [
-            NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
-            ObjectGraphMigrationSourceModelsOption: [version1],
-          ]
+          let options: [AnyHashable: Any] = MigrationTests.migrationOptions(sourceModels: [version1])
           try coordinator.remove(try coordinator.addPersistentStore(type: .sqlite, at: url, options: options))
         } catch {
           failures.withLock { $0.append("\(error)") }
@@ -762,10 +756,7 @@ struct FetchIndexStoreTests {
       managedObjectModel: try Self.model(indexes: [NSFetchIndexDescription(name: "byTitle", elements: [.init(propertyName: "title")])]))
     try coordinator.addPersistentStore(
       type: .sqlite, at: url,
-      options: [
-        NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
-        NSReadOnlyPersistentStoreOption: true,
-      ])
+      options: [NSReadOnlyPersistentStoreOption: true])
     #expect(try Self.indexes(url).isEmpty)
     #expect(try Data(contentsOf: url) == before)
   }

@@ -91,10 +91,7 @@ struct RenamingIdentifierTests {
     try writeLibrary(try library(version: 1), at: url)
     let context = try M.open(
       try library(version: 2), at: url,
-      options: [
-        NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
-        ObjectGraphMigrationSourceModelsOption: [try library(version: 1)],
-      ])
+      options: MigrationTests.migrationOptions(sourceModels: [try library(version: 1)]))
     return (url, context)
   }
 
@@ -171,10 +168,7 @@ struct RenamingIdentifierTests {
       }
       let context = try M.open(
         try Self.renamedTwice(version: 3), at: url,
-        options: [
-          NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
-          ObjectGraphMigrationSourceModelsOption: [model],
-        ])
+        options: MigrationTests.migrationOptions(sourceModels: [model]))
       let stories = try M.fetch("Story", in: context, sortedBy: "pages")
       context.performAndWait {
         #expect(stories.map { $0.value(forKey: "headline") as? String } == (0..<5).map { "Title \($0)" }, "from version \(version)")
@@ -198,10 +192,7 @@ struct RenamingIdentifierTests {
     let error = expectCode(.migrationMissingMappingModel) {
       _ = try M.open(
         new, at: url,
-        options: [
-          NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
-          ObjectGraphMigrationSourceModelsOption: [old],
-        ])
+        options: MigrationTests.migrationOptions(sourceModels: [old]))
     }
     #expect(error?.message.contains("Album and Collection") == true, "\(String(describing: error))")
     try ProofStores.expectUnchanged(url, before)
@@ -231,10 +222,7 @@ struct RenamingIdentifierTests {
     let error = expectCode(.migration) {
       _ = try M.open(
         version2, at: url,
-        options: [
-          NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
-          ObjectGraphMigrationSourceModelsOption: [version1],
-        ])
+        options: MigrationTests.migrationOptions(sourceModels: [version1]))
     }
     #expect(error?.message.contains("would leave Item with 5 row(s) where the store has 10") == true, "\(String(describing: error))")
     #expect(error?.message.contains("Nothing was written") == true)
@@ -283,10 +271,7 @@ struct RenamingIdentifierTests {
     let error = expectCode(.migration) {
       _ = try M.open(
         version2, at: url,
-        options: [
-          NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
-          ObjectGraphMigrationSourceModelsOption: [version1],
-        ])
+        options: MigrationTests.migrationOptions(sourceModels: [version1]))
     }
     let entity = new.first { $0.value == stray }?.key ?? "?"
     let counts = entity == "Shape" ? "with 4 row(s) where the store has 3" : "with 3 row(s) where the store has 2"
@@ -457,10 +442,7 @@ struct RenamingIdentifierTests {
         if linked { picture.setValue(show, forKey: "show") }
       }
       let before = try ProofStores.FileState(url)
-      let options: [AnyHashable: Any] = [
-        NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
-        ObjectGraphMigrationSourceModelsOption: [try Self.gallery(version: 1)],
-      ]
+      let options: [AnyHashable: Any] = MigrationTests.migrationOptions(sourceModels: [try Self.gallery(version: 1)])
       if linked {
         let error = expectCode(.migrationMissingMappingModel) { _ = try M.open(try Self.gallery(version: 2), at: url, options: options) }
         #expect(

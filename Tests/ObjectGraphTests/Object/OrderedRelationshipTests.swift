@@ -275,10 +275,7 @@ struct OrderedRelationshipTests {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: ordered)
     try coordinator.addPersistentStore(
       type: .sqlite, at: url,
-      options: [
-        NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
-        ObjectGraphMigrationSourceModelsOption: [unordered],
-      ])
+      options: MigrationTests.migrationOptions(sourceModels: [unordered]))
     #expect(try rawRows(url, "PRAGMA table_info(ZSONG)").map { $0["name"] as String }.contains("Z_FOK_PLAYLIST"))
     #expect(try rawRows(url, "PRAGMA table_info(Z_1SONGS)").map { $0["name"] as String }.contains("Z_FOK_3SONGS"))
     let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
@@ -296,10 +293,7 @@ struct OrderedRelationshipTests {
     let back = NSPersistentStoreCoordinator(managedObjectModel: try Self.model(ordered: false))
     try back.addPersistentStore(
       type: .sqlite, at: url,
-      options: [
-        NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
-        ObjectGraphMigrationSourceModelsOption: [ordered],
-      ])
+      options: MigrationTests.migrationOptions(sourceModels: [ordered]))
     #expect(!(try rawRows(url, "PRAGMA table_info(ZSONG)").map { $0["name"] as String }.contains("Z_FOK_PLAYLIST")))
     #expect(!(try rawRows(url, "PRAGMA table_info(Z_1SONGS)").map { $0["name"] as String }.contains("Z_FOK_3SONGS")))
     let plain = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)

@@ -214,10 +214,7 @@ struct ReliabilityTests {
     _ = expectCode(.persistentStoreInvalidType) {
       _ = try Self.titles(
         empty, model: model,
-        options: [
-          NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
-          NSReadOnlyPersistentStoreOption: true,
-        ])
+        options: [NSReadOnlyPersistentStoreOption: true])
     }
     #expect(try Self.titles(empty, model: model) == [])
     // A file in rollback mode without tables: the engine makes a store's tables in rollback mode and turns
@@ -508,10 +505,7 @@ struct ReliabilityTests {
     do {
       _ = try Self.titles(
         store, model: model,
-        options: [
-          NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
-          NSReadOnlyPersistentStoreOption: true,
-        ])
+        options: [NSReadOnlyPersistentStoreOption: true])
     } catch let error as ObjectGraphError {
       // SQLite may read the foreign log as garbage (refused, naming the -wal) or ignore it (opens).
       #expect(error.message.contains("-wal"), "\(error.message)")
@@ -537,10 +531,7 @@ struct ReliabilityTests {
       _ = try? Self.titles(url, model: model)
       _ = try? Self.titles(
         url, model: model,
-        options: [
-          NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
-          NSReadOnlyPersistentStoreOption: true,
-        ])
+        options: [NSReadOnlyPersistentStoreOption: true])
       #expect(try Data(contentsOf: url) == bytes, "\(name) changed")
       for suffix in ["-wal", "-shm", "-journal"] {
         #expect(!FileManager.default.fileExists(atPath: url.path + suffix), "\(name)\(suffix) was left")

@@ -56,10 +56,7 @@ struct SideFileTests {
     let log = try bytes(url.path + "-wal")
     for options in [
       [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true],
-      [
-        NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
-        NSReadOnlyPersistentStoreOption: true,
-      ],
+      [NSReadOnlyPersistentStoreOption: true],
     ] {
       let error = expectCode(.persistentStoreInvalidType, { _ = try count(url, options: options) }, sourceLocation: sourceLocation)
       #expect(error?.message.contains("\(url.path)-wal") == true, "\(error?.message ?? "")", sourceLocation: sourceLocation)
@@ -147,10 +144,7 @@ struct SideFileTests {
     #expect(
       try Self.count(
         killed,
-        options: [
-          NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
-          NSReadOnlyPersistentStoreOption: true,
-        ]) == 205)
+        options: [NSReadOnlyPersistentStoreOption: true]) == 205)
     #expect(try Self.count(killed) == 205)
     #expect(try Self.count(killedLater) == 235)
   }
@@ -247,10 +241,7 @@ struct SideFileTests {
     let log = try Self.bytes(moved.path + "-wal")
     for options in [
       [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true],
-      [
-        NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
-        NSReadOnlyPersistentStoreOption: true,
-      ],
+      [NSReadOnlyPersistentStoreOption: true],
     ] {
       let error = expectCode(.persistentStoreOpen) { _ = try Self.count(moved, options: options) }
       #expect(error?.message.contains("\(moved.path)-wal") == true, "\(error?.message ?? "")")
@@ -308,10 +299,7 @@ struct SideFileTests {
       }
       for options in [
         [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true],
-        [
-          NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
-          NSReadOnlyPersistentStoreOption: true,
-        ],
+        [NSReadOnlyPersistentStoreOption: true],
       ] {
         let outcome = Self.withinTimeLimit { try Self.count(store, options: options) }
         guard let outcome else {

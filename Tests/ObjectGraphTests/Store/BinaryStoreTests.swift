@@ -384,10 +384,7 @@ struct BinaryStoreTests {
     _ = expectCode(.persistentStoreOpen) {
       try coordinator.addPersistentStore(
         type: .binary, at: folder.appending("Absent.binary"),
-        options: [
-          NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
-          NSReadOnlyPersistentStoreOption: true,
-        ])
+        options: [NSReadOnlyPersistentStoreOption: true])
     }
     _ = expectCode(.persistentStoreOpen) { try coordinator.addPersistentStore(ofType: NSBinaryStoreType, configurationName: nil, at: nil) }
     #expect(!FileManager.default.fileExists(atPath: folder.appending("Absent.binary").path))
@@ -404,10 +401,7 @@ struct BinaryStoreTests {
     let before = try Data(contentsOf: url)
     let (_, context) = try open(
       url, model: try Models.notes(),
-      options: [
-        NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
-        NSReadOnlyPersistentStoreOption: true,
-      ])
+      options: [NSReadOnlyPersistentStoreOption: true])
     let stored = try titles(in: context)
     #expect(stored == ["kept"])
     context.performAndWait {

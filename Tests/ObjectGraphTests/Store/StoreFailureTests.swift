@@ -105,10 +105,7 @@ struct StoreFailureTests {
     try stack.coordinator.remove(stack.coordinator.persistentStores[0])
     let context = try StoreStack(
       model: stack.model, at: stack.storeURL,
-      options: [
-        NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
-        NSReadOnlyPersistentStoreOption: true,
-      ]
+      options: [NSReadOnlyPersistentStoreOption: true]
     ).context
     context.performAndWait {
       let note = Note(context: context)
@@ -224,7 +221,7 @@ struct StoreFailureTests {
   }
 
   @Test(
-    "A WAL store on a read-only file system opens with [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true, NSReadOnlyPersistentStoreOption: true] and reads every row, leaving no file",
+    "A WAL store on a read-only file system opens with [NSReadOnlyPersistentStoreOption: true] and reads every row, leaving no file",
     .enabled(if: canMount, "needs permission to mount a tmpfs (root with CAP_SYS_ADMIN), as CI has"))
   func readOnlyWALStore() throws {
     let model = try Models.notes()
@@ -252,10 +249,7 @@ struct StoreFailureTests {
     #expect(metadata[NSStoreTypeKey] as? String == "SQLite")
     let reader = try StoreStack(
       model: model, at: url,
-      options: [
-        NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
-        NSReadOnlyPersistentStoreOption: true,
-      ])
+      options: [NSReadOnlyPersistentStoreOption: true])
     let context = reader.context
     #expect(
       try context.performAndWait { try context.fetch(NSFetchRequest<Note>(entityName: "Note")).compactMap(\.title).sorted() } == [

@@ -437,10 +437,7 @@ struct UniquenessConstraintTests {
     let migrated = NSPersistentStoreCoordinator(managedObjectModel: try Self.model())
     try migrated.addPersistentStore(
       type: .sqlite, at: url,
-      options: [
-        NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
-        ObjectGraphMigrationSourceModelsOption: [old],
-      ])
+      options: MigrationTests.migrationOptions(sourceModels: [old]))
     let indexes = try rawRows(url, "SELECT sql FROM sqlite_master WHERE type = 'index' AND sql LIKE '%UNIQUE%'").map { $0["sql"] as String }
     #expect(indexes.contains { $0.contains("ZITEM") })
 
@@ -450,10 +447,7 @@ struct UniquenessConstraintTests {
     let error = try #require(throws: ObjectGraphError.self) {
       try refused.addPersistentStore(
         type: .sqlite, at: copy,
-        options: [
-          NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
-          ObjectGraphMigrationSourceModelsOption: [old],
-        ])
+        options: MigrationTests.migrationOptions(sourceModels: [old]))
     }
     #expect(error.code == .migration)
     #expect(try rawRows(copy, "SELECT ZNAME FROM ZITEM").map { $0["ZNAME"] as String } == ["a", "a"], "rolled back")
