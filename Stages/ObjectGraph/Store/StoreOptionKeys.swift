@@ -80,11 +80,14 @@ extension StoreOptions {
     {
       sqlitePragmas = pragmas.mapValues { "\($0)" }
     }
-    sqlTrace = try value(ObjectGraphSQLTraceOption, "a @Sendable (String) -> Void", as: (@Sendable (String) -> Void).self)
+    let declared = " (declare the closure with that type: a closure written in the dictionary is not @Sendable)"
+    sqlTrace = try value(
+      ObjectGraphSQLTraceOption, "a @Sendable (String) -> Void" + declared,
+      as: (@Sendable (String) -> Void).self)
     migrationSourceModels =
       try value(ObjectGraphMigrationSourceModelsOption, "an [NSManagedObjectModel]", as: [NSManagedObjectModel].self) ?? []
     migrationProgress = try value(
-      ObjectGraphMigrationProgressOption, "a @Sendable (MigrationProgress) -> Void",
+      ObjectGraphMigrationProgressOption, "a @Sendable (MigrationProgress) -> Void" + declared,
       as: (@Sendable (MigrationProgress) -> Void).self)
     mappingModelMigration = try value(
       ObjectGraphMappingModelMigrationOption, "a MappingModelMigration", as: MappingModelMigration.self)

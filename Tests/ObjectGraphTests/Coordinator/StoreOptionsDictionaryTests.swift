@@ -455,4 +455,20 @@ struct StoreOptionsDictionaryTests {
     }
     #expect(!FileManager.default.fileExists(atPath: missing.path))
   }
+
+  @Test("An engine option's closure must be declared @Sendable; a Swift optional that is nil is an absent key")
+  func closureAndOptionalValues() throws {
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
+    let devNull = URL(fileURLWithPath: "/dev/null")
+    let error = expectCode(.persistentStoreOpen) {
+      try coordinator.addPersistentStore(type: .inMemory, at: devNull, options: [ObjectGraphSQLTraceOption: { sql in print(sql) }])
+    }
+    #expect(error?.message.contains("declare the closure with that type") == true, "\(String(describing: error))")
+    let noProgress: (@Sendable (MigrationProgress) -> Void)? = nil
+    var options: [AnyHashable: Any] = [NSMigratePersistentStoresAutomaticallyOption: true]
+    options[ObjectGraphMigrationProgressOption] = noProgress as Any
+    let store = try coordinator.addPersistentStore(type: .inMemory, at: devNull, options: options)
+    #expect(store.storeOptions.migrationProgress == nil)
+    #expect(store.storeOptions.migratePersistentStoresAutomatically)
+  }
 }
