@@ -130,7 +130,7 @@ public final class CoreDataManager: Sendable {
       throw CoreDataManagerError.storeFolderUnavailable(path: folder.path, reason: cause.localizedDescription)
     }
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-    let options = StoreOptions(migratePersistentStoresAutomatically: true, inferMappingModelAutomatically: true)
+    let options = [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true]
     // The template calls abort() here. We let the error travel to whoever asked for the context.
     try coordinator.addPersistentStore(type: .sqlite, at: storeURL, options: options)
     return coordinator

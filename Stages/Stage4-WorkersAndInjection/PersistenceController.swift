@@ -304,7 +304,7 @@ public final class PersistenceController: Sendable {
     let coordinator = try coordinator.get()
     if storeType == .inMemory {
       do {
-        try coordinator.addPersistentStore(type: .inMemory)
+        try coordinator.addPersistentStore(type: .inMemory, at: URL(fileURLWithPath: "/dev/null"))
       } catch {
         throw .storeNotLoaded(error as NSError)
       }
@@ -319,8 +319,11 @@ public final class PersistenceController: Sendable {
       let cause = (error as NSError).userInfo[NSUnderlyingErrorKey] as? any Error ?? error
       throw .storeFolderUnavailable(path: folder.path, reason: cause.localizedDescription)
     }
-    let options = StoreOptions(
-      migratePersistentStoresAutomatically: true, inferMappingModelAutomatically: true, migrationProgress: migrationProgress)
+    var options: [AnyHashable: Any] = [
+      NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+    ]
+    // The engine's own option: how far a migration has come (absent when nobody asked).
+    options[ObjectGraphMigrationProgressOption] = migrationProgress
     do {
       // The slow part, when the store needs a migration. We are off the main queue, so let it take its time.
       try coordinator.addPersistentStore(type: .sqlite, at: storeURL, options: options)

@@ -15,14 +15,16 @@ public struct StoreStack {
   /// A context of the type given, on ``coordinator``.
   public let context: NSManagedObjectContext
 
-  /// Adds a store of `type` at `url` (`nil` for `.inMemory`) with `options` to a new coordinator on `model`,
-  /// and makes a context of `contextType` on it.
+  /// Adds a store of `type` at `url` (`nil` for `.inMemory`) with Core Data's `options` (by default automatic
+  /// migration with an inferred mapping, as a store description has) to a new coordinator on `model`, and
+  /// makes a context of `contextType` on it.
   public init(
-    model: NSManagedObjectModel, type: NSPersistentStore.StoreType = .sqlite, at url: URL?, options: StoreOptions = .init(),
+    model: NSManagedObjectModel, type: NSPersistentStore.StoreType = .sqlite, at url: URL?,
+    options: [AnyHashable: Any]? = [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true],
     contextType: NSManagedObjectContext.ConcurrencyType = .privateQueue
   ) throws {
     coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-    store = try coordinator.addPersistentStore(type: type, at: url, options: options)
+    store = try coordinator.addPersistentStore(ofType: type.rawValue, configurationName: nil, at: url, options: options)
     context = NSManagedObjectContext(contextType)
     context.persistentStoreCoordinator = coordinator
   }

@@ -112,7 +112,7 @@ struct Stack {
     self.model = try model ?? Models.notes()
     storeURL = self.folder.appending("Store.sqlite")
     coordinator = NSPersistentStoreCoordinator(managedObjectModel: self.model)
-    try coordinator.addPersistentStore(type: type, at: type == .sqlite ? storeURL : nil)
+    try coordinator.addPersistentStore(type: type, at: type == .sqlite ? storeURL : URL(fileURLWithPath: "/dev/null"))
     context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
   }

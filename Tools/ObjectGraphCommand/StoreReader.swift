@@ -15,7 +15,7 @@ struct StoreReader {
   func objectLines() throws -> [String] {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: version.model)
     let store = try coordinator.addPersistentStore(
-      type: .sqlite, at: url, options: StoreOptions(migratePersistentStoresAutomatically: false, readOnly: true))
+      type: .sqlite, at: url, options: [NSReadOnlyPersistentStoreOption: true])
     defer { try? coordinator.remove(store) }
     let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator

@@ -153,7 +153,11 @@ struct Create: ParsableCommand {
     let start = DispatchTime.now().uptimeNanoseconds
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     try coordinator.addPersistentStore(
-      type: .sqlite, at: URL(fileURLWithPath: store), options: StoreOptions(sqlitePragmas: ["journal_mode": journalMode]))
+      type: .sqlite, at: URL(fileURLWithPath: store),
+      options: [
+        NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+        NSSQLitePragmasOption: ["journal_mode": journalMode],
+      ])
     let microseconds = (DispatchTime.now().uptimeNanoseconds - start) / 1_000
     FileHandle.standardOutput.write(Data("created \(microseconds)\n".utf8))
   }

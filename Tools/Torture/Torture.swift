@@ -29,7 +29,7 @@ struct Torture: ParsableCommand {
     ])
 }
 
-/// The journal modes a store may use (`StoreOptions.sqlitePragmas["journal_mode"]`).
+/// The journal modes a store may use (`journal_mode` in the store option `NSSQLitePragmasOption`).
 enum JournalMode: String, ExpressibleByArgument, CaseIterable {
   case wal, delete, both
 

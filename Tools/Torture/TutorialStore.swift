@@ -8,7 +8,12 @@ enum TutorialStore {
   /// at `store` in `journalMode` (WAL or DELETE).
   static func context(store: URL, journalMode: String) throws -> NSManagedObjectContext {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try model())
-    try coordinator.addPersistentStore(type: .sqlite, at: store, options: StoreOptions(sqlitePragmas: ["journal_mode": journalMode]))
+    try coordinator.addPersistentStore(
+      type: .sqlite, at: store,
+      options: [
+        NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+        NSSQLitePragmasOption: ["journal_mode": journalMode],
+      ])
     let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     return context

@@ -93,7 +93,12 @@ struct TwoVersionsTrial {
 
   static func context(_ model: NSManagedObjectModel, store: URL, journalMode: String) throws -> NSManagedObjectContext {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-    try coordinator.addPersistentStore(type: .sqlite, at: store, options: StoreOptions(sqlitePragmas: ["journal_mode": journalMode]))
+    try coordinator.addPersistentStore(
+      type: .sqlite, at: store,
+      options: [
+        NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+        NSSQLitePragmasOption: ["journal_mode": journalMode],
+      ])
     let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     return context

@@ -81,7 +81,7 @@ struct MigrationBench {
 
     // The engine reads it as version 1: every note, and the renamed attribute's values.
     let reader = NSPersistentStoreCoordinator(managedObjectModel: version1)
-    try reader.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(migratePersistentStoresAutomatically: false))
+    try reader.addPersistentStore(type: .sqlite, at: url, options: nil)
     let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = reader
     let (notes, updated) = try context.performAndWait {

@@ -19,9 +19,12 @@ public func loadStore(
   progress: @escaping @Sendable (MigrationProgress) -> Void,
   completion: @escaping @Sendable (Result<NSPersistentStore, any Error>) -> Void
 ) {
-  // Migration on, the mapping inferred (the defaults, spelled out), and the progress reported as it goes.
-  let options = StoreOptions(
-    migratePersistentStoresAutomatically: true, inferMappingModelAutomatically: true, migrationProgress: progress)
+  // Migration on and the mapping inferred (both off unless asked for, as in Core Data), and the progress
+  // reported as it goes.
+  let options: [AnyHashable: Any] = [
+    NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+    ObjectGraphMigrationProgressOption: progress,
+  ]
   // This variant of addPersistentStore returns at once and adds the store on a background queue of the
   // coordinator's, which may take seconds when the store needs a migration. It calls back once, on that
   // background queue, with the store or the error; the app's UI lives on the main queue, so hop there.

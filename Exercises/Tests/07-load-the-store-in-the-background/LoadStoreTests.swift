@@ -302,7 +302,7 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible, ChildProces
       Issue.record(
         """
         The store needed a migration, yet the progress handler was never called. Hand it to the store options as \
-        it is: StoreOptions(migrationProgress: progress). An app shows it on its launch screen while a big store \
+        it is: [ObjectGraphMigrationProgressOption: progress]. An app shows it on its launch screen while a big store \
         migrates. (Without it, these checks also cannot see whether loadStore returned before the store was added.)
         """)
       return

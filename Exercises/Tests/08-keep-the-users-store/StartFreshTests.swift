@@ -128,7 +128,12 @@ struct StoreOnDisk {
 
   /// Checks that adding the store with `coordinator` fails with `code`, and that the failure left the store and
   /// its -wal as they were: the situation startFresh is for.
-  func expectAddFails(_ coordinator: NSPersistentStoreCoordinator, with code: Int, options: StoreOptions = .init()) throws
+  func expectAddFails(
+    _ coordinator: NSPersistentStoreCoordinator, with code: Int,
+    options: [AnyHashable: Any] = [
+      NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+    ]
+  ) throws
     -> Bool
   {
     do {
@@ -239,7 +244,11 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Inbox.model(priority: .integer16))
     guard
       try disk.expectAddFails(
-        coordinator, with: NSMigrationMissingMappingModelError, options: StoreOptions(migrationSourceModels: [version1]))
+        coordinator, with: NSMigrationMissingMappingModelError,
+        options: [
+          NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+          ObjectGraphMigrationSourceModelsOption: [version1],
+        ])
     else { return nil }
     return (disk, coordinator)
   }

@@ -163,9 +163,10 @@ struct Migrated {
       // version 2 in its .xcdatamodeld; here it is handed over.)
       try coordinator.addPersistentStore(
         type: .sqlite, at: storeURL,
-        options: StoreOptions(
-          migratePersistentStoresAutomatically: true, inferMappingModelAutomatically: true,
-          migrationSourceModels: [try VersionOne.model()]))
+        options: [
+          NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+          ObjectGraphMigrationSourceModelsOption: [try VersionOne.model()],
+        ])
     } catch {
       Issue.record(Comment(rawValue: explainFailedMigration(error)))
       return nil

@@ -99,7 +99,7 @@ struct InMemoryStack {
 
   init(plain: Bool) throws {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try TutorialStack.model())
-    try coordinator.addPersistentStore(type: .inMemory)
+    try coordinator.addPersistentStore(type: .inMemory, at: URL(fileURLWithPath: "/dev/null"))
     main = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
     if plain {
       writer = nil

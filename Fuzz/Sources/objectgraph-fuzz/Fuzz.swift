@@ -31,7 +31,7 @@ private let model: NSManagedObjectModel? = {
 private let context: NSManagedObjectContext? = {
   guard let model else { return nil }
   let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-  guard (try? coordinator.addPersistentStore(type: .inMemory)) != nil else { return nil }
+  guard (try? coordinator.addPersistentStore(type: .inMemory, at: URL(fileURLWithPath: "/dev/null"))) != nil else { return nil }
   let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
   context.persistentStoreCoordinator = coordinator
   return context

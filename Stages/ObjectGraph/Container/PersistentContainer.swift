@@ -142,7 +142,7 @@ open class NSPersistentContainer: @unchecked Sendable {
       }
       if description.shouldAddStoreAsynchronously {
         persistentStoreCoordinator.addPersistentStore(
-          type: type, configuration: description.configuration, at: url, options: options
+          type: type, configuration: description.configuration, at: url, parsed: .success(options)
         ) { result in
           completionHandler(description, result.failure)
         }

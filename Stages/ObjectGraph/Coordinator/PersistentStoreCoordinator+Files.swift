@@ -11,30 +11,29 @@ extension NSPersistentStoreCoordinator {
   /// only the `.sqlite` file would leave a `-wal` file whose changes belong to it.
   ///
   /// When this coordinator has the store, it is removed first; objects from it can no longer be
-  /// fulfilled or saved. A missing file is nothing to do.
+  /// fulfilled or saved. A missing file is nothing to do. The options are read as
+  /// ``addPersistentStore(type:configuration:at:options:)`` reads them; deleting needs none of them.
   /// - Throws: ``NSPersistentStoreInvalidTypeError`` for an in-memory type or a file that is
   ///   not a store (left as it is), ``NSPersistentStoreOperationError`` when a file cannot
-  ///   be deleted.
-  public func destroyPersistentStore(at url: URL, type: NSPersistentStore.StoreType, options: StoreOptions = .init()) throws {
-    guard type != .inMemory else {
+  ///   be deleted, ``NSPersistentStoreOpenError`` for an option's value of the wrong type.
+  public func destroyPersistentStore(
+    at url: URL, type storeType: NSPersistentStore.StoreType, options: [AnyHashable: Any]? = nil
+  ) throws {
+    _ = try StoreOptions(dictionary: options)
+    guard storeType != .inMemory else {
       throw ObjectGraphError(
         .persistentStoreInvalidType, "An in-memory store has no files to destroy; it goes when it is removed.")
     }
     if let store = persistentStore(for: url) { try remove(store) }
-    try serialized { try type == .binary ? NSPersistentStore.destroyBinaryStore(at: url) : NSPersistentStore.destroyFiles(at: url) }
-  }
-
-  /// Deletes the store at `url` of the given type with Core Data's options dictionary (Core Data's
-  /// `destroyPersistentStore(at:type:options:)`); as the typed `destroyPersistentStore(at:type:options:)`.
-  public func destroyPersistentStore(at url: URL, type: NSPersistentStore.StoreType, options: [AnyHashable: Any]?) throws {
-    try destroyPersistentStore(at: url, type: type, options: StoreOptions(dictionary: options))
+    try serialized {
+      try storeType == .binary ? NSPersistentStore.destroyBinaryStore(at: url) : NSPersistentStore.destroyFiles(at: url)
+    }
   }
 
   /// Deletes the store at `url` of the type named by a string (`NSSQLiteStoreType`, `NSBinaryStoreType`),
   /// Core Data's older `destroyPersistentStore(at:ofType:options:)`.
   public func destroyPersistentStore(at url: URL, ofType storeType: String, options: [AnyHashable: Any]? = nil) throws {
-    try destroyPersistentStore(
-      at: url, type: NSPersistentStore.StoreType(rawValue: storeType), options: StoreOptions(dictionary: options))
+    try destroyPersistentStore(at: url, type: NSPersistentStore.StoreType(rawValue: storeType), options: options)
   }
 
   /// Replaces the store at `destinationURL` with a copy of the one at `sourceURL`, the type named by a string
@@ -44,9 +43,8 @@ extension NSPersistentStoreCoordinator {
     sourceOptions: [AnyHashable: Any]? = nil, ofType storeType: String
   ) throws {
     try replacePersistentStore(
-      at: destinationURL, destinationOptions: StoreOptions(dictionary: destinationOptions),
-      withPersistentStoreFrom: sourceURL, sourceOptions: StoreOptions(dictionary: sourceOptions),
-      type: NSPersistentStore.StoreType(rawValue: storeType))
+      at: destinationURL, destinationOptions: destinationOptions, withPersistentStoreFrom: sourceURL,
+      sourceOptions: sourceOptions, type: NSPersistentStore.StoreType(rawValue: storeType))
   }
 
   /// Replaces the store at `destinationURL` with a copy of the one at `sourceURL` (Core Data's
@@ -54,15 +52,19 @@ extension NSPersistentStoreCoordinator {
   /// restore a backup, or to put a store made elsewhere in place.
   ///
   /// The copy is made with SQLite's backup API, page by page, so a store in WAL mode comes whole. The
-  /// destination is made when it does not exist.
+  /// destination is made when it does not exist. The options are read as
+  /// ``addPersistentStore(type:configuration:at:options:)`` reads them; copying needs none of them.
   /// - Throws: ``NSPersistentStoreOperationError`` when this coordinator has the
   ///   destination store (remove it first) or the copy fails, ``NSPersistentStoreInvalidTypeError``
-  ///   when either file is not a store (both are left as they were).
+  ///   when either file is not a store (both are left as they were), ``NSPersistentStoreOpenError`` for an
+  ///   option's value of the wrong type.
   public func replacePersistentStore(
-    at destinationURL: URL, destinationOptions: StoreOptions = .init(), withPersistentStoreFrom sourceURL: URL,
-    sourceOptions: StoreOptions = .init(), type: NSPersistentStore.StoreType
+    at destinationURL: URL, destinationOptions: [AnyHashable: Any]? = nil, withPersistentStoreFrom sourceURL: URL,
+    sourceOptions: [AnyHashable: Any]? = nil, type sourceType: NSPersistentStore.StoreType
   ) throws {
-    guard type == .sqlite else {
+    _ = try StoreOptions(dictionary: destinationOptions)
+    _ = try StoreOptions(dictionary: sourceOptions)
+    guard sourceType == .sqlite else {
       throw ObjectGraphError(.persistentStoreInvalidType, "Only SQLite stores have files to replace.")
     }
     if persistentStore(for: destinationURL) != nil {

@@ -10,7 +10,7 @@ extension NSPersistentStoreCoordinator {
     return try? serialized {
       var positions: [String: Int64] = [:]
       var anyTransaction = false
-      for store in candidates where store.options.persistentHistoryTracking {
+      for store in candidates where store.storeOptions.persistentHistoryTracking {
         let last = try store.lastHistoryTransaction()
         anyTransaction = anyTransaction || last != nil
         positions[store.identifier] = last ?? 0
@@ -81,11 +81,11 @@ extension NSPersistentStoreCoordinator {
   /// The stores a history request reads: every one that tracks history. A token must cover at least
   /// one of them.
   private func trackingStores(_ token: NSPersistentHistoryToken?) throws -> [NSPersistentStore] {
-    let tracking = persistentStores.filter { $0.options.persistentHistoryTracking }
+    let tracking = persistentStores.filter { $0.storeOptions.persistentHistoryTracking }
     guard !tracking.isEmpty else {
       throw ObjectGraphError(
         .persistentStoreOperation,
-        "No store of this coordinator tracks persistent history. Add the store with StoreOptions(persistentHistoryTracking: true) (or the description's persistentHistoryTracking) to record and read it."
+        "No store of this coordinator tracks persistent history. Add the store with the option NSPersistentHistoryTrackingKey: true (a description: setOption(true as NSNumber, forKey: NSPersistentHistoryTrackingKey)) to record and read it."
       )
     }
     guard let token, !token.transactionNumbers.isEmpty else { return tracking }

@@ -33,13 +33,66 @@ extension NSPersistentStoreCoordinator {
     guard persistentStores.contains(where: { $0 === store }) else {
       throw ObjectGraphError(.persistentStoreOperation, "\(store) is not one of this coordinator's stores.")
     }
-    let current = store.metadata
+    try Self.checkAppMetadata(metadata, against: store.metadata, method: "setMetadata(_:for:)")
+    store.setAppMetadata(metadata)
+  }
+
+  /// Sets the metadata of the store file at `url` now, without adding the store (Core Data's class method
+  /// `setMetadata(_:forPersistentStoreOfType:at:options:)`): to mark a store file, say as imported, before
+  /// or after the app opens it.
+  ///
+  /// ```swift
+  /// var metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
+  /// metadata["importedAt"] = Date()
+  /// try NSPersistentStoreCoordinator.setMetadata(metadata, forPersistentStoreOfType: NSSQLiteStoreType, at: url)
+  /// ```
+  ///
+  /// As ``setMetadata(_:for:)``, the dictionary replaces the app's keys (a key of yours left out is
+  /// removed; `nil` removes them all) and the store's own keys (its type and UUID, the model's version
+  /// hashes, ...) are kept whether the dictionary has them or not. The file is written at once, in one
+  /// transaction. `options` are read as ``addPersistentStore(type:configuration:at:options:)`` reads them
+  /// (its `NSSQLitePragmasOption` apply to the connection that writes). Do it while no coordinator has the
+  /// store: one that has it keeps the metadata it read and does not see the change.
+  /// - Throws: ``ObjectGraphInvalidValueError`` naming the key, as ``setMetadata(_:for:)`` (nothing is
+  ///   written then); Cocoa's `NSFileReadNoSuchFileError` when there is no file at `url`;
+  ///   ``NSPersistentStoreInvalidTypeError`` for a type other than SQLite, or a file that is not a store;
+  ///   ``NSPersistentStoreSaveError`` when the file cannot be written.
+  public static func setMetadata(
+    _ metadata: [String: Any]?, forPersistentStoreOfType storeType: String, at url: URL, options: [AnyHashable: Any]? = nil
+  ) throws {
+    let parsed = try StoreOptions(dictionary: options)
+    guard NSPersistentStore.StoreType(rawValue: storeType) == .sqlite else {
+      throw ObjectGraphError(
+        .persistentStoreInvalidType,
+        "The engine sets the metadata of SQLite store files by URL (NSSQLiteStoreType); got '\(storeType)'. Add a binary store and use setMetadata(_:for:), then save.",
+        url: url)
+    }
+    let current = try metadataForPersistentStore(type: .sqlite, at: url)
+    let given = metadata ?? [:]
+    try checkAppMetadata(given, against: current, method: "setMetadata(_:forPersistentStoreOfType:at:options:)")
+    let set = given.filter { !CoreDataMetadataKey.engineKeys.contains($0.key) }
+    let removed = Set(current.keys.filter { !CoreDataMetadataKey.engineKeys.contains($0) && given[$0] == nil })
+    try NSPersistentStore.writeMetadata(url: url, setting: set, removing: removed, options: parsed)
+  }
+
+  /// Sets the metadata of the store file at `storeURL` now, without adding the store (Core Data's class
+  /// method `setMetadata(_:type:at:options:)`); as `setMetadata(_:forPersistentStoreOfType:at:options:)`.
+  public static func setMetadata(
+    _ metadata: [String: Any]?, type storeType: NSPersistentStore.StoreType, at storeURL: URL,
+    options: [AnyHashable: Any]? = nil
+  ) throws {
+    try setMetadata(metadata, forPersistentStoreOfType: storeType.rawValue, at: storeURL, options: options)
+  }
+
+  /// Checks a metadata dictionary an app sets: the engine's keys may only repeat their `current` values,
+  /// and every other value must be one a property list holds.
+  static func checkAppMetadata(_ metadata: [String: Any], against current: [String: any Sendable], method: String) throws {
     for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
       if CoreDataMetadataKey.engineKeys.contains(key) {
         guard let kept = current[key], Self.propertyListValuesEqual(kept, value) else {
           throw ObjectGraphError(
             .invalidValue,
-            "Metadata key '\(key)' belongs to the engine, which keeps it in step with the store's contents; setMetadata(_:for:) may repeat its current value but not change it. Keep your own values under keys of your own."
+            "Metadata key '\(key)' belongs to the engine, which keeps it in step with the store's contents; \(method) may repeat its current value but not change it. Keep your own values under keys of your own."
           )
         }
       } else if !Self.isPropertyListValue(value) {
@@ -49,7 +102,6 @@ extension NSPersistentStoreCoordinator {
         )
       }
     }
-    store.setAppMetadata(metadata)
   }
 
   /// Whether a property list can hold `value`.

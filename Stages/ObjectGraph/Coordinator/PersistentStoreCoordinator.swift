@@ -38,33 +38,7 @@ public final class NSPersistentStoreCoordinator: Sendable, CustomStringConvertib
   /// The stores added so far, in the order they were added.
   public var persistentStores: [NSPersistentStore] { stores.withLock { $0 } }
 
-  /// Adds a store and returns it.
-  ///
-  /// - Parameters:
-  ///   - type: `.sqlite` for a file, `.inMemory` for a store that lives in memory, `.binary` for a file read
-  ///     and written whole (Core Data's binary store).
-  ///   - configuration: the model configuration the store holds; `nil` for every entity.
-  ///   - url: the store file (required for `.sqlite` and `.binary`); created if it does not exist.
-  ///   - options: migration options, SQLite pragmas, read-only.
-  /// - Throws: ``ObjectGraphError`` with ``NSPersistentStoreOpenError`` (missing or
-  ///   unwritable folder, unreadable file), ``NSPersistentStoreInvalidTypeError`` (not a
-  ///   SQLite database, or not a store), ``NSPersistentStoreIncompatibleVersionHashError``
-  ///   (made with another model). A file that is refused is left exactly as it was.
-  @discardableResult
-  public func addPersistentStore(
-    type: NSPersistentStore.StoreType, configuration: String? = nil, at url: URL? = nil, options: StoreOptions = .init()
-  ) throws -> NSPersistentStore {
-    if let url, stores.withLock({ $0.contains { $0.url?.standardizedFileURL == url.standardizedFileURL } }) {
-      throw ObjectGraphError(
-        .persistentStoreOpen, "The store at \(url.path) is already added to this coordinator. Add each file once.", url: url)
-    }
-    let store = try NSPersistentStore.open(
-      type: type, url: url, configuration: configuration, options: options, model: managedObjectModel)
-    stores.withLock { $0.append(store) }
-    return store
-  }
-
-  /// Adds a store with Core Data's options dictionary (Core Data's
+  /// Adds a store with Core Data's options dictionary and returns it (Core Data's
   /// `addPersistentStore(type:configuration:at:options:)`).
   ///
   /// ```swift
@@ -73,16 +47,45 @@ public final class NSPersistentStoreCoordinator: Sendable, CustomStringConvertib
   ///   options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
   /// ```
   ///
-  /// A key that is absent is off, as in Core Data (no automatic migration without
-  /// ``NSMigratePersistentStoresAutomaticallyOption`` and ``NSInferMappingModelAutomaticallyOption``); a key
-  /// the engine does not know is ignored.
-  /// - Throws: as the typed `addPersistentStore(type:configuration:at:options:)`, and
-  ///   ``ObjectGraphError`` naming the option when an option's value has the wrong type.
+  /// A key that is absent is off, as in Core Data: without ``NSMigratePersistentStoresAutomaticallyOption``
+  /// and ``NSInferMappingModelAutomaticallyOption`` a store made with another model version is refused, not
+  /// migrated. A key the engine does not know is ignored. The engine's own options (``ObjectGraphSQLTraceOption``,
+  /// ``ObjectGraphMigrationProgressOption``, ...) are keys of the same dictionary.
+  ///
+  /// - Parameters:
+  ///   - type: `.sqlite` for a file, `.inMemory` for a store that lives in memory, `.binary` for a file read
+  ///     and written whole (Core Data's binary store).
+  ///   - configuration: the model configuration the store holds; `nil` for every entity.
+  ///   - storeURL: the store file, created if it does not exist; an in-memory store takes any URL, as in Core
+  ///     Data (`URL(fileURLWithPath: "/dev/null")`).
+  ///   - options: Core Data's options (``NSReadOnlyPersistentStoreOption``, ``NSSQLitePragmasOption``, ...).
+  /// - Throws: ``ObjectGraphError`` with ``NSPersistentStoreOpenError`` (missing or
+  ///   unwritable folder, unreadable file, an option's value of the wrong type, named),
+  ///   ``NSPersistentStoreInvalidTypeError`` (not a SQLite database, or not a store),
+  ///   ``NSPersistentStoreIncompatibleVersionHashError`` (made with another model). A file that is refused
+  ///   is left exactly as it was.
   @discardableResult
   public func addPersistentStore(
-    type: NSPersistentStore.StoreType, configuration: String? = nil, at url: URL?, options: [AnyHashable: Any]?
+    type: NSPersistentStore.StoreType, configuration: String? = nil, at storeURL: URL, options: [AnyHashable: Any]? = nil
   ) throws -> NSPersistentStore {
-    try addPersistentStore(type: type, configuration: configuration, at: url, options: StoreOptions(dictionary: options))
+    try addPersistentStore(type: type, configuration: configuration, at: storeURL, options: StoreOptions(dictionary: options))
+  }
+
+  /// Adds a store with options the engine has parsed; `url` is `nil` for an in-memory store a container adds.
+  @discardableResult
+  func addPersistentStore(
+    type: NSPersistentStore.StoreType, configuration: String? = nil, at url: URL? = nil, options: StoreOptions
+  ) throws -> NSPersistentStore {
+    if type != .inMemory, let url,
+      stores.withLock({ $0.contains { $0.type != .inMemory && $0.url?.standardizedFileURL == url.standardizedFileURL } })
+    {
+      throw ObjectGraphError(
+        .persistentStoreOpen, "The store at \(url.path) is already added to this coordinator. Add each file once.", url: url)
+    }
+    let store = try NSPersistentStore.open(
+      type: type, url: url, configuration: configuration, options: options, model: managedObjectModel)
+    stores.withLock { $0.append(store) }
+    return store
   }
 
   /// Adds a store of the type named by a string (`NSSQLiteStoreType`, `NSInMemoryStoreType`,
@@ -95,7 +98,7 @@ public final class NSPersistentStoreCoordinator: Sendable, CustomStringConvertib
   ///   options: [NSSQLitePragmasOption: ["journal_mode": "DELETE"]])
   /// ```
   /// - Throws: ``ObjectGraphError`` with ``NSPersistentStoreInvalidTypeError`` for a type
-  ///   the engine has no store for, and as the typed `addPersistentStore(type:configuration:at:options:)`.
+  ///   the engine has no store for, and as `addPersistentStore(type:configuration:at:options:)`.
   @discardableResult
   public func addPersistentStore(
     ofType storeType: String, configurationName configuration: String?, at storeURL: URL?,
@@ -106,16 +109,31 @@ public final class NSPersistentStoreCoordinator: Sendable, CustomStringConvertib
       options: StoreOptions(dictionary: options))
   }
 
-  /// Adds a store on a background queue and calls `completionHandler` there with the store or the error.
+  /// Adds a store on a background queue and calls `completionHandler` there with the store or the error
+  /// (an ObjectGraph addition: Core Data adds a store asynchronously through a description's
+  /// `shouldAddStoreAsynchronously`).
   ///
   /// The call returns at once; use it to keep a slow store load (a migration, a large file) off the main
-  /// queue.
+  /// queue. The options are read before the call returns: an option of the wrong type reaches
+  /// `completionHandler` as the error, on the background queue too.
   public func addPersistentStore(
-    type: NSPersistentStore.StoreType, configuration: String? = nil, at url: URL? = nil, options: StoreOptions = .init(),
+    type: NSPersistentStore.StoreType, configuration: String? = nil, at storeURL: URL, options: [AnyHashable: Any]? = nil,
+    completionHandler: @escaping @Sendable (Result<NSPersistentStore, any Error>) -> Void
+  ) {
+    let parsed = Result { try StoreOptions(dictionary: options) }
+    addPersistentStore(type: type, configuration: configuration, at: storeURL, parsed: parsed, completionHandler: completionHandler)
+  }
+
+  /// Adds a store on a background queue with options the engine has parsed (or the error parsing them).
+  func addPersistentStore(
+    type: NSPersistentStore.StoreType, configuration: String?, at url: URL?, parsed: Result<StoreOptions, any Error>,
     completionHandler: @escaping @Sendable (Result<NSPersistentStore, any Error>) -> Void
   ) {
     loadQueue.async {
-      completionHandler(Result { try self.addPersistentStore(type: type, configuration: configuration, at: url, options: options) })
+      completionHandler(
+        Result {
+          try self.addPersistentStore(type: type, configuration: configuration, at: url, options: parsed.get())
+        })
     }
   }
 

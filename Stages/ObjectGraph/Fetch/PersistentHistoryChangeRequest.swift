@@ -1,7 +1,7 @@
 import Foundation
 
 /// Reads or deletes persistent history; run it with
-/// ``NSManagedObjectContext/execute(_:)``. The stores must have ``StoreOptions/persistentHistoryTracking``.
+/// ``NSManagedObjectContext/execute(_:)``. The stores must be added with ``NSPersistentHistoryTrackingKey`` set to `true`.
 ///
 /// ```swift
 /// let request = NSPersistentHistoryChangeRequest.fetchHistory(after: lastToken)

@@ -1,4 +1,4 @@
-/// How far a store's migration has come, as ``StoreOptions/migrationProgress`` reports it.
+/// How far a store's migration has come, as the closure set under ``ObjectGraphMigrationProgressOption`` reports it.
 ///
 /// The units are rows (plus one unit per schema step): a migration that fills a new column of a
 /// million-row table moves through a million units, so a progress bar moves with the real work.

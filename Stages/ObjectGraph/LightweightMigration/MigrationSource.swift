@@ -4,7 +4,7 @@ import Foundation
 /// whose entity version hashes equal the ones in the store's metadata.
 ///
 /// Three places are searched, in order:
-/// 1. the models the caller passes (``StoreOptions/migrationSourceModels``);
+/// 1. the models the caller passes (``ObjectGraphMigrationSourceModelsOption``);
 /// 2. the other versions of the `.xcdatamodeld` or `.momd` the app's model was read from (Core Data searches
 ///    the app's bundle for model versions the same way);
 /// 3. the copy of its model that the engine keeps inside every store file it writes (Core Data's
@@ -81,7 +81,7 @@ enum MigrationSource {
     searched.append("the model kept in the store (absent or different)")
     return ObjectGraphError(
       .migrationMissingSourceModel,
-      "The store at \(url.path) needs a migration, but no model it was made with can be found. The store's entity version hashes: \(hashes.joined(separator: ", ")). Searched: \(searched.joined(separator: "; ")). Add the model version that made the store to the .xcdatamodeld, or pass it in StoreOptions.migrationSourceModels. The file was left untouched.",
+      "The store at \(url.path) needs a migration, but no model it was made with can be found. The store's entity version hashes: \(hashes.joined(separator: ", ")). Searched: \(searched.joined(separator: "; ")). Add the model version that made the store to the .xcdatamodeld, or pass it in the store option ObjectGraphMigrationSourceModelsOption. The file was left untouched.",
       url: url)
   }
 }

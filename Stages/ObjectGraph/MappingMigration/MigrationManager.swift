@@ -135,9 +135,41 @@ public final class NSMigrationManager {
   ///   expression that cannot be read, an error thrown by a policy, a cancellation, a validation failure),
   ///   naming the entity mapping and what happened.
   public func migrateStore(
-    from sourceURL: URL, type sourceType: NSPersistentStore.StoreType, options sourceOptions: StoreOptions = .init(),
+    from sourceURL: URL, type sourceType: NSPersistentStore.StoreType, options sourceOptions: [AnyHashable: Any]? = nil,
     mapping: NSMappingModel,
-    to destinationURL: URL, type destinationType: NSPersistentStore.StoreType, options destinationOptions: StoreOptions = .init()
+    to destinationURL: URL, type destinationType: NSPersistentStore.StoreType, options destinationOptions: [AnyHashable: Any]? = nil
+  ) throws {
+    try migrateStore(
+      from: sourceURL, type: sourceType, parsed: StoreOptions(dictionary: sourceOptions), mapping: mapping,
+      to: destinationURL, type: destinationType, parsed: StoreOptions(dictionary: destinationOptions))
+  }
+
+  /// Migrates the store at `sourceURL` into a new store at `dURL`, the store types named by strings (Core
+  /// Data's older `migrateStore(from:sourceType:options:with:toDestinationURL:destinationType:destinationOptions:)`);
+  /// as `migrateStore(from:type:options:mapping:to:type:options:)`.
+  ///
+  /// - Parameter mappings: the mapping model; `nil` migrates with the mapping inferred between
+  ///   ``sourceModel`` and ``destinationModel`` (``NSMappingModel/inferredMappingModel(forSourceModel:destinationModel:)``).
+  /// - Throws: as `migrateStore(from:type:options:mapping:to:type:options:)`, and
+  ///   ``NSMigrationMissingMappingModelError`` when `mappings` is `nil` and no mapping can be inferred
+  ///   (nothing is changed then).
+  public func migrateStore(
+    from sourceURL: URL, sourceType sStoreType: String, options sOptions: [AnyHashable: Any]? = nil,
+    with mappings: NSMappingModel?, toDestinationURL dURL: URL, destinationType dStoreType: String,
+    destinationOptions dOptions: [AnyHashable: Any]? = nil
+  ) throws {
+    let mapping =
+      try mappings ?? NSMappingModel.inferredMappingModel(forSourceModel: sourceModel, destinationModel: destinationModel)
+    try migrateStore(
+      from: sourceURL, type: NSPersistentStore.StoreType(rawValue: sStoreType), options: sOptions, mapping: mapping,
+      to: dURL, type: NSPersistentStore.StoreType(rawValue: dStoreType), options: dOptions)
+  }
+
+  /// Migrates with options the engine has parsed: the work of both public forms.
+  func migrateStore(
+    from sourceURL: URL, type sourceType: NSPersistentStore.StoreType, parsed sourceOptions: StoreOptions,
+    mapping: NSMappingModel, to destinationURL: URL, type destinationType: NSPersistentStore.StoreType,
+    parsed destinationOptions: StoreOptions
   ) throws {
     guard sourceType == .sqlite, destinationType == .sqlite else {
       throw ObjectGraphError(

@@ -2,14 +2,16 @@ import Foundation
 
 /// How opening a store migrates it with a mapping model: Core Data looks for one in the app's bundles when
 /// a store made with another model version is opened with automatic migration. An ObjectGraph addition,
-/// set in ``StoreOptions/mappingModelMigration``; make one with
+/// set under the store option ``ObjectGraphMappingModelMigrationOption``; make one with
 /// `MappingModelMigration.mappingModels(in:policies:)`. `NSPersistentContainer` sets `.mappingModels()` in
 /// the stores it loads with automatic migration, unless their options already have one.
 ///
 /// ```swift
-/// var options = StoreOptions(inferMappingModelAutomatically: false)
-/// options.mappingModelMigration = .mappingModels(in: [mappingFolder], policies: ["V2to3MakerPolicy": { MakerPolicy() }])
-/// try coordinator.addPersistentStore(type: .sqlite, at: storeURL, options: options)
+/// let migration = MappingModelMigration.mappingModels(
+///   in: [mappingFolder], policies: ["V2to3MakerPolicy": { MakerPolicy() }])
+/// try coordinator.addPersistentStore(
+///   type: .sqlite, at: storeURL,
+///   options: [NSMigratePersistentStoresAutomaticallyOption: true, ObjectGraphMappingModelMigrationOption: migration])
 /// ```
 ///
 /// When a store needs a migration, it is asked first (as Core Data uses a mapping model it finds before

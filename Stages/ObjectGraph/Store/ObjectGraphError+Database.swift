@@ -39,7 +39,7 @@ extension ObjectGraphError {
       // -shm must be made or written), so "open it read-only" alone is not the whole advice.
       cause =
         "The store's file or its folder cannot be written (a read-only file system, or permissions). A store in "
-        + "rollback-journal mode can be read there with StoreOptions(readOnly: true); a store in WAL mode (Core Data's "
+        + "rollback-journal mode can be read there with the option NSReadOnlyPersistentStoreOption: true; a store in WAL mode (Core Data's "
         + "default) needs a folder it can write even to be read, for its -shm: make the folder writable for this user, or "
         + "copy the store with its -wal and -shm to a folder you can write."
     case .SQLITE_BUSY where error.extendedResultCode.rawValue == 517 /* SQLITE_BUSY_SNAPSHOT */:
@@ -50,7 +50,7 @@ extension ObjectGraphError {
       cause =
         "Another connection (another process, say) held the store's lock for longer than the busy timeout, or opened it in "
         + "another journal mode (every coordinator of a store must use the same journal_mode pragma): keep other writers' "
-        + "transactions short, and give every coordinator the same StoreOptions.sqlitePragmas."
+        + "transactions short, and give every coordinator the same NSSQLitePragmasOption."
     case .SQLITE_IOERR:
       cause = "The disk reported an error: most often it is full (free some space), or the file was changed or removed by another program."
     case .SQLITE_CANTOPEN:

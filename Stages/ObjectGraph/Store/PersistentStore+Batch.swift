@@ -5,7 +5,7 @@ extension NSPersistentStore {
   /// Throws ``NSPersistentStoreSaveError`` when the store was opened read-only, saying
   /// what could not be done (`consequence`, as in "a batch request cannot change it").
   func refuseWritesIfReadOnly(_ consequence: String) throws {
-    guard options.readOnly else { return }
+    guard storeOptions.readOnly else { return }
     if let readOnlyReason {
       throw ObjectGraphError(
         .persistentStoreSave, "The store at \(url.storePath) was opened read-only: \(readOnlyReason); \(consequence).", url: url)
@@ -35,7 +35,7 @@ extension NSPersistentStore {
       return try database.write { db in
         try refuseWritesIfModelChanged(db)
         let mapping = try schema.mapping(for: request.entity)
-        let needsRows = request.needsIDs || options.persistentHistoryTracking
+        let needsRows = request.needsIDs || storeOptions.persistentHistoryTracking
         func result(_ count: Int, _ rows: [(pk: Int64, entity: Int64)]) -> StoreBatchResult {
           StoreBatchResult(count: count, ids: request.needsIDs ? rows.compactMap { objectID(pk: $0.pk, entityNumber: $0.entity) } : [])
         }
@@ -53,7 +53,7 @@ extension NSPersistentStore {
             try batchUpdate(targets.map(\.pk), assignments: assignments, mapping: mapping, db: db)
             count = targets.count
           }
-          if options.persistentHistoryTracking {
+          if storeOptions.persistentHistoryTracking {
             let names = values.keys.sorted().map { mapping.entity.layout.slots[$0].name }
             try recordHistory(
               targets.map { StoreHistoryEntry(kind: .update, entityNumber: $0.entity, primaryKey: $0.pk, properties: names) },
@@ -109,7 +109,7 @@ extension NSPersistentStore {
         try refuseWritesIfModelChanged(db)
         let first = try reservePrimaryKeys(rows.count, rootNumber: mapping.rootNumber, db: db)
         try insertRows(plan, count: rows.count, db: db, key: { $0.primaryKey ?? 0 }) { (first + Int64($0), rows[$0]) }
-        if options.persistentHistoryTracking {
+        if storeOptions.persistentHistoryTracking {
           try recordHistory(
             (0..<rows.count).map {
               StoreHistoryEntry(kind: .insert, entityNumber: mapping.number, primaryKey: first + Int64($0), properties: nil)

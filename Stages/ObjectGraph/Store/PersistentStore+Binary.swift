@@ -24,7 +24,7 @@ extension NSPersistentStore {
     if options.persistentHistoryTracking {
       throw ObjectGraphError(
         .persistentStoreOperation,
-        "The binary store at \(url.path) cannot record persistent history: Core Data records it in SQLite stores only. Use a .sqlite store, or add this one without StoreOptions.persistentHistoryTracking. Nothing was written.",
+        "The binary store at \(url.path) cannot record persistent history: Core Data records it in SQLite stores only. Use a .sqlite store, or add this one without NSPersistentHistoryTrackingKey. Nothing was written.",
         url: url)
     }
     try refuseIfNotARegularFile(url)

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-/// Persistent history: every transaction written to a store with ``StoreOptions/persistentHistoryTracking``
+/// Persistent history: every transaction written to a store with ``NSPersistentHistoryTrackingKey``
 /// is recorded in two tables of its own, `ATRANSACTION` (one row per save or batch request: when, who)
 /// and `ACHANGE` (one row per object inserted, updated or deleted, with the properties an update
 /// changed), in the same SQLite transaction as the change itself, so history and data never disagree.
@@ -21,7 +21,7 @@ extension NSPersistentStore {
   /// Records one transaction's changes, inside the caller's transaction. Does nothing when history is not
   /// tracked or nothing changed.
   func recordHistory(_ entries: [StoreHistoryEntry], author: String?, contextName: String?, db: Database) throws {
-    guard options.persistentHistoryTracking, !entries.isEmpty else { return }
+    guard storeOptions.persistentHistoryTracking, !entries.isEmpty else { return }
     try db.execute(
       sql: "INSERT INTO ATRANSACTION (ZTIMESTAMP, ZAUTHOR, ZCONTEXTNAME) VALUES (?, ?, ?)",
       arguments: [Date().timeIntervalSinceReferenceDate, author, contextName])
@@ -122,7 +122,7 @@ extension NSPersistentStore {
   /// Data does ("Forcing into Read Only mode"), since a save there would record no history and the app's
   /// other processes and extensions, which read it, would never see the change.
   static let coreDataHistoryReadOnlyReason =
-    "it holds persistent history that Apple's Core Data recorded (ATRANSACTION, ACHANGE), and it was added without StoreOptions.persistentHistoryTracking, so a save would record no history and the app's other processes would never see it (Core Data opens such a store read-only too). ObjectGraph cannot write Core Data's history format, so it can only read this store; make changes with Core Data on an Apple platform"
+    "it holds persistent history that Apple's Core Data recorded (ATRANSACTION, ACHANGE), and it was added without NSPersistentHistoryTrackingKey, so a save would record no history and the app's other processes would never see it (Core Data opens such a store read-only too). ObjectGraph cannot write Core Data's history format, so it can only read this store; make changes with Core Data on an Apple platform"
 
   /// Refuses to touch history tables that Core Data wrote: its `ATRANSACTION`, `ACHANGE` and
   /// `ATRANSACTIONSTRING` are entities of its own (with `Z_ENT` and `Z_OPT` columns), kept up to date by
@@ -137,7 +137,7 @@ extension NSPersistentStore {
   static func coreDataHistoryError(url: URL?) -> ObjectGraphError {
     ObjectGraphError(
       .unsupportedFeature,
-      "The store at \(url.storePath) holds persistent history that Apple's Core Data recorded (its ATRANSACTION, ACHANGE and ATRANSACTIONSTRING tables), in a format ObjectGraph does not read or write. The store and its history were left untouched. Open the store without StoreOptions.persistentHistoryTracking (it then opens read-only, as in Core Data) and do not fetch its history here; Core Data on Apple platforms reads it.",
+      "The store at \(url.storePath) holds persistent history that Apple's Core Data recorded (its ATRANSACTION, ACHANGE and ATRANSACTIONSTRING tables), in a format ObjectGraph does not read or write. The store and its history were left untouched. Open the store without NSPersistentHistoryTrackingKey (it then opens read-only, as in Core Data) and do not fetch its history here; Core Data on Apple platforms reads it.",
       url: url)
   }
 

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 
 /// The app's metadata keys set on a store and not yet written: its next save writes them in its
 /// transaction (see ``NSPersistentStoreCoordinator/setMetadata(_:for:)``).
@@ -36,6 +37,25 @@ extension NSPersistentStore {
   func clearPendingMetadata(written: PendingMetadata) {
     pendingMetadata.withLock { pending in
       if pending?.generation == written.generation { pending = nil }
+    }
+  }
+}
+
+extension NSPersistentStore {
+  /// Writes the app's metadata keys of the SQLite store file at `url` now, in one transaction: `set` are
+  /// added or replaced, `removed` removed; every other key (the engine's, Core Data's) is kept as the file
+  /// holds it. The file must not be open in a coordinator that saves meanwhile, as with Core Data.
+  static func writeMetadata(
+    url: URL, setting set: [String: Any], removing removed: Set<String>, options: StoreOptions
+  ) throws {
+    let database = try makeDatabase(path: url.path, options: options, readOnly: false, url: url, setsJournalMode: false)
+    defer { try? database.close() }
+    do {
+      try database.write { db in try StoreMetadata.update(in: db, with: set, removing: removed, url: url) }
+    } catch let error as DatabaseError {
+      throw ObjectGraphError.database(
+        .persistentStoreSave, "Writing the metadata of the store at \(url.path) failed", error,
+        advice: "The metadata was left as it was.", url: url)
     }
   }
 }

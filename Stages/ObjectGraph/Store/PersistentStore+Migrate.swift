@@ -38,11 +38,11 @@ extension NSPersistentStore {
     guard options.inferMappingModelAutomatically else {
       let looked =
         options.mappingModelMigration == nil
-        ? "no mapping model is looked for (set StoreOptions.mappingModelMigration to .mappingModels(in:policies:) to use one)"
+        ? "no mapping model is looked for (set the option ObjectGraphMappingModelMigrationOption to .mappingModels(in:policies:) to use one)"
         : "no mapping model was found for the two versions"
       throw ObjectGraphError(
         .migrationMissingMappingModel,
-        "The store at \(url.path) needs a migration from \(found.origin), and inferring the mapping is switched off (StoreOptions.inferMappingModelAutomatically), and \(looked). Switch inference on, give a mapping model, or migrate the file first with a NSMigrationManager and a NSMappingModel. The file was left untouched.",
+        "The store at \(url.path) needs a migration from \(found.origin), and inferring the mapping is switched off (NSInferMappingModelAutomaticallyOption), and \(looked). Switch inference on, give a mapping model, or migrate the file first with a NSMigrationManager and a NSMappingModel. The file was left untouched.",
         url: url)
     }
     let sourceModel = found.model

@@ -370,7 +370,7 @@ extension NSPersistentStore {
         "\(url.path) has a -journal file beside it, an unfinished transaction of a process that stopped in the middle of a save (or a stray file SQLite takes for one), which a read-only connection cannot roll back",
         error,
         advice:
-          "Open the store once without StoreOptions.readOnly: that rolls the unfinished transaction back, as SQLite does for any writer, and keeps every saved change. The file was left untouched.",
+          "Open the store once without NSReadOnlyPersistentStoreOption: that rolls the unfinished transaction back, as SQLite does for any writer, and keeps every saved change. The file was left untouched.",
         url: url)
     } catch let error as DatabaseError {
       throw ObjectGraphError.database(

@@ -15,8 +15,11 @@ public final class NSPersistentStore: Sendable, CustomStringConvertible {
   public let identifier: String
   /// The model configuration the store holds (`nil`: every entity).
   public let configurationName: String?
-  /// The options the store was added with.
-  public let options: StoreOptions
+  /// The options dictionary the store was added with, as it was given (Core Data's `options`); `nil` when
+  /// it was added with none.
+  public var options: [AnyHashable: Any]? { storeOptions.dictionary.value }
+  /// The options the store was added with, as the engine parsed them from ``options``.
+  let storeOptions: StoreOptions
   let database: DatabaseQueue
   let schema: SQLiteSchema
   /// A small number standing for ``identifier`` in this process, used in object IDs' hashes.
@@ -51,7 +54,7 @@ public final class NSPersistentStore: Sendable, CustomStringConvertible {
     self.url = url
     self.identifier = identifier
     self.configurationName = configurationName
-    self.options = options
+    storeOptions = options
     self.database = database
     self.schema = schema
     self.model = model

@@ -54,7 +54,7 @@ final class SaveTransaction {
     try writeOwnerColumns()  // 7b
     try writeOrders()  // 8
     try refuseUnresolvedConflicts()  // 9
-    if store.options.persistentHistoryTracking {  // 10
+    if store.storeOptions.persistentHistoryTracking {  // 10
       try store.recordHistory(historyEntries(), author: request.author, contextName: request.contextName, db: db)
     }
     return result

@@ -68,7 +68,7 @@ enum StoreMetadata {
   /// Sets `changes` in the metadata of the store open in `db`, inside the caller's transaction, keeping every
   /// other key exactly as the property list holds it (keys of a newer Core Data included). A property list
   /// that cannot be read is an error, never replaced by one holding only `changes`.
-  static func update(in db: Database, with changes: [String: any Sendable], removing removed: Set<String> = [], url: URL?) throws {
+  static func update(in db: Database, with changes: [String: Any], removing removed: Set<String> = [], url: URL?) throws {
     let current = try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1")
     guard let current, var plist = (try? PropertyListSerialization.propertyList(from: current, format: nil)) as? [String: Any] else {
       throw ObjectGraphError(

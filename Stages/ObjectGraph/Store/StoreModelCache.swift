@@ -97,7 +97,7 @@ enum StoreModelCache {
         .modelInvalid,
         "\(origin) is not readable compressed data (raw DEFLATE): \(malformed.reason). The store itself was not "
           + "read or changed; open it with the model version that made it, or pass that model in "
-          + "StoreOptions.migrationSourceModels.",
+          + "the store option ObjectGraphMigrationSourceModelsOption.",
         url: url)
     }
     do {
@@ -106,7 +106,7 @@ enum StoreModelCache {
       throw ObjectGraphError(
         ObjectGraphError.Code(rawValue: error.code),
         "\(error.message) The store itself was not read or changed; open it with the model version that made it, or "
-          + "pass that model in StoreOptions.migrationSourceModels.",
+          + "pass that model in the store option ObjectGraphMigrationSourceModelsOption.",
         url: url)
     }
   }

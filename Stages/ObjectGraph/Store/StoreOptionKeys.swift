@@ -53,9 +53,10 @@ extension StoreOptions {
   ///   when a value has the wrong type.
   init(dictionary: [AnyHashable: Any]?) throws {
     self.init(migratePersistentStoresAutomatically: false, inferMappingModelAutomatically: false)
+    self.dictionary = GivenOptions(dictionary)
     guard let dictionary else { return }
     func value<T>(_ key: String, _ what: String, as type: T.Type) throws -> T? {
-      guard let raw = dictionary[key] else { return nil }
+      guard let raw = dictionary[key].flatMap(unwrappingOptional) else { return nil }
       guard let typed = raw as? T else {
         throw ObjectGraphError(
           .persistentStoreOpen, "The store option \(key) must be \(what); got \(Swift.type(of: raw)) (\(raw)).")
@@ -63,7 +64,7 @@ extension StoreOptions {
       return typed
     }
     func flag(_ key: String) throws -> Bool? {
-      if let number = dictionary[key] as? NSNumber { return number.boolValue }
+      if let number = dictionary[key].flatMap(unwrappingOptional) as? NSNumber { return number.boolValue }
       return try value(key, "a Bool or an NSNumber", as: Bool.self)
     }
     if let migrate = try flag(NSMigratePersistentStoresAutomaticallyOption) {
@@ -72,20 +73,43 @@ extension StoreOptions {
     if let infer = try flag(NSInferMappingModelAutomaticallyOption) { inferMappingModelAutomatically = infer }
     if let readOnly = try flag(NSReadOnlyPersistentStoreOption) { self.readOnly = readOnly }
     if let history = try flag(NSPersistentHistoryTrackingKey) { persistentHistoryTracking = history }
-    if let pragmas = dictionary[NSSQLitePragmasOption] as? NSDictionary {
+    if let pragmas = dictionary[NSSQLitePragmasOption].flatMap(unwrappingOptional) as? NSDictionary {
       for case (let name as String, let value) in pragmas { sqlitePragmas[name] = "\(value)" }
     } else if let pragmas = try value(
       NSSQLitePragmasOption, "a dictionary of pragma names to values", as: [String: Any].self)
     {
       sqlitePragmas = pragmas.mapValues { "\($0)" }
     }
-    sqlTrace = try value(ObjectGraphSQLTraceOption, "a @Sendable (String) -> Void", as: (@Sendable (String) -> Void).self)
+    let declared = " (declare the closure with that type: a closure written in the dictionary is not @Sendable)"
+    sqlTrace = try value(
+      ObjectGraphSQLTraceOption, "a @Sendable (String) -> Void" + declared,
+      as: (@Sendable (String) -> Void).self)
     migrationSourceModels =
       try value(ObjectGraphMigrationSourceModelsOption, "an [NSManagedObjectModel]", as: [NSManagedObjectModel].self) ?? []
     migrationProgress = try value(
-      ObjectGraphMigrationProgressOption, "a @Sendable (MigrationProgress) -> Void",
+      ObjectGraphMigrationProgressOption, "a @Sendable (MigrationProgress) -> Void" + declared,
       as: (@Sendable (MigrationProgress) -> Void).self)
     mappingModelMigration = try value(
       ObjectGraphMappingModelMigrationOption, "a MappingModelMigration", as: MappingModelMigration.self)
   }
+}
+
+/// A Swift optional put in an options dictionary: `nil` stands for an absent key, and a value for itself
+/// (an app writes `[ObjectGraphMigrationProgressOption: progress]` with an optional `progress`).
+private protocol OptionalOptionValue {
+  var wrappedOptionValue: Any? { get }
+}
+
+extension Optional: OptionalOptionValue {
+  fileprivate var wrappedOptionValue: Any? {
+    switch self {
+    case .some(let value): unwrappingOptional(value)
+    case .none: nil
+    }
+  }
+}
+
+/// `value`, or what the optional `value` holds (`nil` for none).
+private func unwrappingOptional(_ value: Any) -> Any? {
+  (value as? any OptionalOptionValue).map(\.wrappedOptionValue) ?? value
 }

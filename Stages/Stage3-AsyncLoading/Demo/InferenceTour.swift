@@ -8,12 +8,15 @@ import ObjectGraph
 /// One change to try: a name, and version 2 of the model (version 1 with the change).
 struct ModelChange: Sendable {
   let title: String
-  let options: StoreOptions
+  /// The value of `NSMigratePersistentStoresAutomaticallyOption` the store is added with.
+  let migratesAutomatically: Bool
   let version2: @Sendable () throws -> NSManagedObjectModel
 
-  init(_ title: String, options: StoreOptions = StoreOptions(), version2: @escaping @Sendable () throws -> NSManagedObjectModel) {
+  init(
+    _ title: String, migratesAutomatically: Bool = true, version2: @escaping @Sendable () throws -> NSManagedObjectModel
+  ) {
     self.title = title
-    self.options = options
+    self.migratesAutomatically = migratesAutomatically
     self.version2 = version2
   }
 }
@@ -62,8 +65,8 @@ let modelChanges: [ModelChange] = [
     try notesModel { $0[3] = .attribute(NSAttributeDescription(name: "priority", type: .integer64)) }
   },
   ModelChange(
-    "any change, with migratePersistentStoresAutomatically off",
-    options: StoreOptions(migratePersistentStoresAutomatically: false)
+    "any change, with NSMigratePersistentStoresAutomaticallyOption off",
+    migratesAutomatically: false
   ) {
     try notesModel { $0.append(.attribute(NSAttributeDescription(name: "subtitle", type: .string))) }
   },
@@ -79,7 +82,10 @@ func whatCanBeInferred(in folder: URL) throws {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try change.version2())
     print("\(number + 1). \(change.title)")
     do {
-      try coordinator.addPersistentStore(type: .sqlite, at: storeURL, options: change.options)
+      let options = [
+        NSMigratePersistentStoresAutomaticallyOption: change.migratesAutomatically, NSInferMappingModelAutomaticallyOption: true,
+      ]
+      try coordinator.addPersistentStore(type: .sqlite, at: storeURL, options: options)
       let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
       context.persistentStoreCoordinator = coordinator
       let notes = try context.performAndWait { try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Note")) }

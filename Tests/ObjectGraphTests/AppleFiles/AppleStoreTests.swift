@@ -41,7 +41,11 @@ struct AppleStoreTests {
       let files = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted()
       let coordinator = NSPersistentStoreCoordinator(managedObjectModel: fixture.model)
       let store = try coordinator.addPersistentStore(
-        type: .sqlite, at: fixture.url, options: StoreOptions(migratePersistentStoresAutomatically: false, readOnly: true))
+        type: .sqlite, at: fixture.url,
+        options: [
+          NSMigratePersistentStoresAutomaticallyOption: false, NSInferMappingModelAutomaticallyOption: true,
+          NSReadOnlyPersistentStoreOption: true,
+        ])
       let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
       context.persistentStoreCoordinator = coordinator
       try Self.expectEveryValueMatchesSQLite(fixture, context: context, store: store)
@@ -68,7 +72,8 @@ struct AppleStoreTests {
       let metadataBytes = try rawRows(fixture.url, "SELECT Z_PLIST FROM Z_METADATA")[0]["Z_PLIST"] as Data
       let coordinator = NSPersistentStoreCoordinator(managedObjectModel: fixture.model)
       let store = try coordinator.addPersistentStore(
-        type: .sqlite, at: fixture.url, options: StoreOptions(migratePersistentStoresAutomatically: false))
+        type: .sqlite, at: fixture.url,
+        options: [NSMigratePersistentStoresAutomaticallyOption: false, NSInferMappingModelAutomaticallyOption: true])
       let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
       context.persistentStoreCoordinator = coordinator
       try Self.expectEveryValueMatchesSQLite(fixture, context: context, store: store)
@@ -97,7 +102,9 @@ struct AppleStoreTests {
       }
       // Reopened, the store reads back what was saved.
       let again = NSPersistentStoreCoordinator(managedObjectModel: fixture.model)
-      let reopened = try again.addPersistentStore(type: .sqlite, at: fixture.url, options: StoreOptions(readOnly: true))
+      let reopened = try again.addPersistentStore(
+        type: .sqlite, at: fixture.url,
+        options: [NSReadOnlyPersistentStoreOption: true])
       let reader = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
       reader.persistentStoreCoordinator = again
       try Self.expectEveryValueMatchesSQLite(fixture, context: reader, store: reopened)
@@ -122,12 +129,17 @@ struct AppleStoreTests {
     let reader = NSPersistentStoreCoordinator(managedObjectModel: current)
     try reader.remove(
       try reader.addPersistentStore(
-        type: .sqlite, at: url, options: StoreOptions(migratePersistentStoresAutomatically: false, readOnly: true)))
+        type: .sqlite, at: url,
+        options: [
+          NSMigratePersistentStoresAutomaticallyOption: false, NSInferMappingModelAutomaticallyOption: true,
+          NSReadOnlyPersistentStoreOption: true,
+        ]))
     // Version 2 of the same .momd: the engine finds version 1 beside it and migrates, as Core Data made
     // SampleModel_V2.sqlite from SampleModel_V1.sqlite (ExpensiveSportCar renamed LuxuryCar, Person.id dropped).
     let version2 = try #require(try NSManagedObjectModel.versions(in: momd).first { $0.name == "SampleModel2" }?.model)
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: version2)
-    try coordinator.addPersistentStore(type: .sqlite, at: url)
+    try coordinator.addPersistentStore(
+      type: .sqlite, at: url, options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
     let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     let counts = try context.performAndWait {
@@ -192,7 +204,11 @@ struct AppleStoreTests {
     let bytes = try Data(contentsOf: fixture.url)
     let car = NSEntityDescription(name: "Car", properties: [.attribute(NSAttributeDescription(name: "maker", type: .string))])
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try NSManagedObjectModel(entities: [car]))
-    let error = expectCode(.migrationMissingSourceModel) { _ = try coordinator.addPersistentStore(type: .sqlite, at: fixture.url) }
+    let error = expectCode(.migrationMissingSourceModel) {
+      _ = try coordinator.addPersistentStore(
+        type: .sqlite, at: fixture.url,
+        options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
+    }
     for part in ["Car 9e5555", "ExpensiveSportCar 3dc7e3", "Person 164268", "SportCar 514ec1", "Searched"] {
       #expect(error?.message.contains(part) == true, "\(part) in \(error?.message ?? "")")
     }
@@ -222,7 +238,10 @@ struct AppleStoreTests {
       try NSManagedObjectModel.versions(in: try Fixtures.sampleModelFolder().appendingPathComponent("SampleModel.xcdatamodeld"))
         .first { $0.name == "SampleModel2" }?.model)
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: version2)
-    try coordinator.remove(try coordinator.addPersistentStore(type: .sqlite, at: fixture.url))
+    try coordinator.remove(
+      try coordinator.addPersistentStore(
+        type: .sqlite, at: fixture.url,
+        options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true]))
     let metadata = try Self.plist(fixture.url)
     #expect(metadata["NSPersistenceMaximumFrameworkVersion"] as? Int == 1518)
     #expect(metadata["AppSyncToken"] as? Data == Data([1, 2, 3]))
@@ -231,7 +250,10 @@ struct AppleStoreTests {
     // Opened again, the index the engine did not make stays even though the model has no such fetch index.
     try DatabaseQueue(path: fixture.url.path).write { try $0.execute(sql: "CREATE INDEX Z_Car_color ON ZCAR (ZMAKER)") }
     let again = NSPersistentStoreCoordinator(managedObjectModel: version2)
-    try again.remove(try again.addPersistentStore(type: .sqlite, at: fixture.url))
+    try again.remove(
+      try again.addPersistentStore(
+        type: .sqlite, at: fixture.url,
+        options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true]))
     #expect(try Self.indexes(fixture.url)["Z_Car_color"] != nil)
   }
 
@@ -253,13 +275,18 @@ struct AppleStoreTests {
     let bytes = try Data(contentsOf: fixture.url)
     let tracking = NSPersistentStoreCoordinator(managedObjectModel: fixture.model)
     let refusal = expectCode(.unsupportedFeature) {
-      _ = try tracking.addPersistentStore(type: .sqlite, at: fixture.url, options: StoreOptions(persistentHistoryTracking: true))
+      _ = try tracking.addPersistentStore(
+        type: .sqlite, at: fixture.url,
+        options: [
+          NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+          NSPersistentHistoryTrackingKey: true,
+        ])
     }
     #expect(refusal?.message.contains("Core Data recorded") == true)
     // Without tracking: read-only, every object readable, a save refused with the reason.
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: fixture.model)
     let store = try coordinator.addPersistentStore(type: .sqlite, at: fixture.url)
-    #expect(store.options.readOnly)
+    #expect(store.storeOptions.readOnly)
     let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     try context.performAndWait {
@@ -276,7 +303,9 @@ struct AppleStoreTests {
         .first { $0.name == "SampleModel2" }?.model)
     let migrating = NSPersistentStoreCoordinator(managedObjectModel: version2)
     let migration = expectCode(.persistentStoreIncompatibleVersionHash) {
-      _ = try migrating.addPersistentStore(type: .sqlite, at: fixture.url)
+      _ = try migrating.addPersistentStore(
+        type: .sqlite, at: fixture.url,
+        options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
     }
     #expect(migration?.message.contains("history") == true, "\(migration?.message ?? "")")
     #expect(try Data(contentsOf: fixture.url) == bytes)

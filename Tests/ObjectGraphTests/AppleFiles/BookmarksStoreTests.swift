@@ -128,7 +128,11 @@ struct BookmarksStoreTests {
     let bytes = try ["", "-wal", "-shm"].map { try Data(contentsOf: URL(fileURLWithPath: fixture.url.path + $0)) }
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: fixture.model)
     let store = try coordinator.addPersistentStore(
-      type: .sqlite, at: fixture.url, options: StoreOptions(migratePersistentStoresAutomatically: false, readOnly: true))
+      type: .sqlite, at: fixture.url,
+      options: [
+        NSMigratePersistentStoresAutomaticallyOption: false, NSInferMappingModelAutomaticallyOption: true,
+        NSReadOnlyPersistentStoreOption: true,
+      ])
     let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     let read = try Self.bookmarksByEngine(context)
@@ -146,7 +150,8 @@ struct BookmarksStoreTests {
     let hashes = try CoreDataVersionHashTests.storedHashes(fixture.url)
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: fixture.model)
     let store = try coordinator.addPersistentStore(
-      type: .sqlite, at: fixture.url, options: StoreOptions(migratePersistentStoresAutomatically: false))
+      type: .sqlite, at: fixture.url,
+      options: [NSMigratePersistentStoresAutomaticallyOption: false, NSInferMappingModelAutomaticallyOption: true])
     let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     #expect(try Self.bookmarksByEngine(context) == Self.sqlite3Rows)
@@ -194,7 +199,9 @@ struct BookmarksStoreTests {
     #expect(try CoreDataVersionHashTests.storedHashes(fixture.url) == hashes, "the metadata keeps Core Data's hashes")
 
     let again = NSPersistentStoreCoordinator(managedObjectModel: fixture.model)
-    let reopened = try again.addPersistentStore(type: .sqlite, at: fixture.url, options: StoreOptions(readOnly: true))
+    let reopened = try again.addPersistentStore(
+      type: .sqlite, at: fixture.url,
+      options: [NSReadOnlyPersistentStoreOption: true])
     let reader = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     reader.persistentStoreCoordinator = again
     #expect(try Self.bookmarksByEngine(reader) == expected, "what the engine reads back")

@@ -193,10 +193,16 @@ struct CoreDataVersionHashTests {
     let reader = NSPersistentStoreCoordinator(managedObjectModel: model)
     try reader.remove(
       try reader.addPersistentStore(
-        type: .sqlite, at: stack.storeURL, options: StoreOptions(migratePersistentStoresAutomatically: false, readOnly: true)))
+        type: .sqlite, at: stack.storeURL,
+        options: [
+          NSMigratePersistentStoresAutomaticallyOption: false, NSInferMappingModelAutomaticallyOption: true,
+          NSReadOnlyPersistentStoreOption: true,
+        ]))
     #expect(try Self.storedHashes(stack.storeURL) == earlier, "a read-only open writes nothing")
     let writer = NSPersistentStoreCoordinator(managedObjectModel: model)
-    try writer.addPersistentStore(type: .sqlite, at: stack.storeURL, options: StoreOptions(migratePersistentStoresAutomatically: false))
+    try writer.addPersistentStore(
+      type: .sqlite, at: stack.storeURL,
+      options: [NSMigratePersistentStoresAutomaticallyOption: false, NSInferMappingModelAutomaticallyOption: true])
     #expect(try Self.storedHashes(stack.storeURL) == model.entityVersionHashesByName)
     let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = writer

@@ -42,7 +42,11 @@ struct LegacyStoreTests {
     #expect(model.hashMatch(configuration: nil, metadata: try Self.readMetadata(url)) == .legacy)
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let store = try coordinator.addPersistentStore(
-      type: .sqlite, at: url, options: StoreOptions(migratePersistentStoresAutomatically: false, readOnly: true))
+      type: .sqlite, at: url,
+      options: [
+        NSMigratePersistentStoresAutomaticallyOption: false, NSInferMappingModelAutomaticallyOption: true,
+        NSReadOnlyPersistentStoreOption: true,
+      ])
     #expect(store.schema.layout == .engineV1)
     let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
@@ -61,7 +65,7 @@ struct LegacyStoreTests {
     let model = try Self.libraryModel()
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let store = try coordinator.addPersistentStore(
-      type: .sqlite, at: url, options: StoreOptions(migratePersistentStoresAutomatically: false))
+      type: .sqlite, at: url, options: [NSMigratePersistentStoresAutomaticallyOption: false, NSInferMappingModelAutomaticallyOption: true])
     #expect(try Self.rows(url) == rowsBefore)
     #expect(
       try rawRows(url, "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name").map { $0["sql"] as String } == schemaBefore)
@@ -84,8 +88,11 @@ struct LegacyStoreTests {
     try coordinator.remove(store)
     let ebookNumber = try #require(store.schema.entities["Ebook"]?.number)
     #expect(try rawRows(url, "SELECT ZBOOK_ENT FROM ZREVIEW WHERE ZSTARS = 5")[0]["ZBOOK_ENT"] as Int64 == ebookNumber)
-    let reader = try StoreStack(model: try Self.libraryModel(), at: url, options: StoreOptions(migratePersistentStoresAutomatically: false))
-      .context
+    let reader = try StoreStack(
+      model: try Self.libraryModel(), at: url,
+      options: [NSMigratePersistentStoresAutomaticallyOption: false, NSInferMappingModelAutomaticallyOption: true]
+    )
+    .context
     try reader.performAndWait {
       let request = NSFetchRequest<NSManagedObject>(entityName: "Review")
       request.predicate = NSPredicate(format: "stars == 5")

@@ -165,7 +165,8 @@ struct ModelCacheTests {
     let model = try NSManagedObjectModel(loadingContentsOf: bundle)
     #expect(try NSManagedObjectModel.versions(in: bundle).map(\.name) == ["SampleModel2", "SampleModel3"])
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-    let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
+    let store = try coordinator.addPersistentStore(
+      type: .sqlite, at: url, options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
     let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     let counts = try context.performAndWait {
@@ -218,7 +219,11 @@ struct ModelCacheTests {
       #expect(error?.message.contains(damage.reason) == true, "\(damage.what): \(error?.message ?? "")")
       #expect(StoreModelCache.read(url: url) == nil)
       let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try NSManagedObjectModel(loadingContentsOf: bundle))
-      let refusal = expectCode(.migrationMissingSourceModel) { _ = try coordinator.addPersistentStore(type: .sqlite, at: url) }
+      let refusal = expectCode(.migrationMissingSourceModel) {
+        _ = try coordinator.addPersistentStore(
+          type: .sqlite, at: url,
+          options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
+      }
       #expect(refusal?.message.contains("the model kept in the store") == true, "\(refusal?.message ?? "")")
       #expect(try Self.contents(of: folder) == before, "\(damage.what): the store was written")
     }

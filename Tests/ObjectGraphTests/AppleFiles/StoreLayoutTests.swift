@@ -24,7 +24,7 @@ struct StoreLayoutTests {
     #expect(before == [1: 2, 2: 2])
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let store = try coordinator.addPersistentStore(
-      type: .sqlite, at: url, options: StoreOptions(migratePersistentStoresAutomatically: false))
+      type: .sqlite, at: url, options: [NSMigratePersistentStoresAutomaticallyOption: false, NSInferMappingModelAutomaticallyOption: true])
     #expect(store.schema.entities["SyncableSettingsMetadata"]?.number == 1)
     #expect(store.schema.entities["SyncFeatureEntity"]?.number == 2)
     let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
@@ -143,7 +143,7 @@ struct StoreLayoutTests {
       store: "ArtsyPartner_2.0.sqlite", into: folder)
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let store = try coordinator.addPersistentStore(
-      type: .sqlite, at: url, options: StoreOptions(migratePersistentStoresAutomatically: false))
+      type: .sqlite, at: url, options: [NSMigratePersistentStoresAutomaticallyOption: false, NSInferMappingModelAutomaticallyOption: true])
     guard case .joinTable(let join, _) = try Self.storage(store, "Artist", "showsFeaturingArtist") else {
       Issue.record("Artist.showsFeaturingArtist is not a join table")
       return
@@ -172,7 +172,9 @@ struct StoreLayoutTests {
     #expect(try rawRows(url, "SELECT count(*) FROM Z_3SHOWS WHERE Z_3ARTWORKS1 IS NOT NULL")[0][0] as Int == 1)
     // Read back through a new stack, from both sides.
     let again = NSPersistentStoreCoordinator(managedObjectModel: model)
-    let reopened = try again.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(readOnly: true))
+    let reopened = try again.addPersistentStore(
+      type: .sqlite, at: url,
+      options: [NSReadOnlyPersistentStoreOption: true])
     let reader = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     reader.persistentStoreCoordinator = again
     try reader.performAndWait {
@@ -202,7 +204,9 @@ struct StoreLayoutTests {
     let bytes = try Data(contentsOf: url)
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let error = expectCode(.persistentStoreIncompatibleSchema) {
-      _ = try coordinator.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(readOnly: true))
+      _ = try coordinator.addPersistentStore(
+        type: .sqlite, at: url,
+        options: [NSReadOnlyPersistentStoreOption: true])
     }
     #expect(error?.message.contains("Artwork.shows") == true || error?.message.contains("Show.artworks") == true, "\(error?.message ?? "")")
     #expect(try Data(contentsOf: url) == bytes)
@@ -217,7 +221,7 @@ struct StoreLayoutTests {
       store: "ArtsyPartner_1.6.sqlite", into: folder)
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let store = try coordinator.addPersistentStore(
-      type: .sqlite, at: url, options: StoreOptions(migratePersistentStoresAutomatically: false))
+      type: .sqlite, at: url, options: [NSMigratePersistentStoresAutomaticallyOption: false, NSInferMappingModelAutomaticallyOption: true])
     guard case .foreignKeyOnDestination(let column, nil) = try Self.storage(store, "Album", "documents") else {
       Issue.record("Album.documents is not read from the destination's column")
       return
@@ -277,7 +281,8 @@ struct StoreLayoutTests {
       folder: "artsy__energy-legacy__ArtsyPartner", model: "ArtsyPartner.xcdatamodeld", version: "ArtsyFolio v1.5",
       store: "ArtsyPartner_1.6.sqlite", into: folder)
     let writer = NSPersistentStoreCoordinator(managedObjectModel: version15)
-    let store = try writer.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(migratePersistentStoresAutomatically: false))
+    let store = try writer.addPersistentStore(
+      type: .sqlite, at: url, options: [NSMigratePersistentStoresAutomaticallyOption: false, NSInferMappingModelAutomaticallyOption: true])
     let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = writer
     try context.performAndWait {
@@ -298,7 +303,8 @@ struct StoreLayoutTests {
     let current = try NSManagedObjectModel(
       loadingContentsOf: try Fixtures.appleStores().appendingPathComponent("artsy__energy-legacy__ArtsyPartner/ArtsyPartner.xcdatamodeld"))
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: current)
-    let migrated = try coordinator.addPersistentStore(type: .sqlite, at: url)
+    let migrated = try coordinator.addPersistentStore(
+      type: .sqlite, at: url, options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
     let reader = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     reader.persistentStoreCoordinator = coordinator
     try reader.performAndWait {
@@ -352,7 +358,8 @@ struct StoreLayoutTests {
     let second = try model(withInverse: true)
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: second)
     let migrated = try coordinator.addPersistentStore(
-      type: .sqlite, at: url, options: StoreOptions(migrationSourceModels: [try model(withInverse: false)]))
+      type: .sqlite, at: url,
+      options: MigrationTests.migrationOptions(sourceModels: [try model(withInverse: false)]))
     let reader = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     reader.persistentStoreCoordinator = coordinator
     try reader.performAndWait {

@@ -15,7 +15,10 @@ struct ChildFetchTests {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
     try coordinator.addPersistentStore(
       type: .sqlite, at: try TemporaryFolder().appending("Child.sqlite"),
-      options: StoreOptions(sqlTrace: { sql in log.withLock { $0.append(sql) } }))
+      options: [
+        NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+        ObjectGraphSQLTraceOption: { sql in log.withLock { $0.append(sql) } } as @Sendable (String) -> Void,
+      ])
     let loader = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     loader.persistentStoreCoordinator = coordinator
     try loader.performAndWait {

@@ -17,7 +17,7 @@ struct CoreDataNotificationNameTests {
       [NSInsertedObjectsKey, NSUpdatedObjectsKey, NSDeletedObjectsKey, NSRefreshedObjectsKey, NSInvalidatedObjectsKey]
         == ["inserted", "updated", "deleted", "refreshed", "invalidated"])
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
-    try coordinator.addPersistentStore(type: .inMemory, at: nil, options: nil)
+    try coordinator.addPersistentStore(type: .inMemory, at: URL(fileURLWithPath: "/dev/null"), options: nil)
     let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     let inserted = Locked<Int>(-1)

@@ -17,7 +17,10 @@ struct MergedDeletionTests {
       let log = self.log
       try coordinator.addPersistentStore(
         type: .sqlite, at: try TemporaryFolder().appending("Merged.sqlite"),
-        options: StoreOptions(sqlTrace: { sql in log.withLock { $0.append(sql) } }))
+        options: [
+          NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+          ObjectGraphSQLTraceOption: { sql in log.withLock { $0.append(sql) } } as @Sendable (String) -> Void,
+        ])
     }
     func context() -> NSManagedObjectContext {
       let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)

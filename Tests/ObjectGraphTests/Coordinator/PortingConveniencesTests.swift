@@ -167,7 +167,9 @@ struct PortingConveniencesTests {
   func extensionProperties() throws {
     let entity = NSEntityDescription(
       name: "Memo", managedObjectClass: Memo.self, properties: [.attribute(NSAttributeDescription(name: "text", type: .string))])
-    let context = try StoreStack(model: try NSManagedObjectModel(entities: [entity]), type: .inMemory, at: nil).context
+    let context = try StoreStack(
+      model: try NSManagedObjectModel(entities: [entity]), type: .inMemory, at: URL(fileURLWithPath: "/dev/null")
+    ).context
     try context.performAndWait {
       let memo = Memo(context: context)
       memo.text = "hello"

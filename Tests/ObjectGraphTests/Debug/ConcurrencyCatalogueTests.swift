@@ -34,7 +34,7 @@ struct ConcurrencyCatalogueTests {
 
     init() throws {
       coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
-      try coordinator.addPersistentStore(type: .inMemory)
+      try coordinator.addPersistentStore(type: .inMemory, at: URL(fileURLWithPath: "/dev/null"))
       main = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
       main.name = "catalogue.main"
       main.persistentStoreCoordinator = coordinator

@@ -491,7 +491,7 @@ private struct MemoryStack {
 
   init(name: String?) throws {
     coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
-    try coordinator.addPersistentStore(type: .inMemory)
+    try coordinator.addPersistentStore(type: .inMemory, at: URL(fileURLWithPath: "/dev/null"))
     context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.name = name
     context.persistentStoreCoordinator = coordinator

@@ -4,7 +4,7 @@ import Testing
 
 @testable import ObjectGraph
 
-/// A store's own SQL trace (`StoreOptions.sqlTrace`): what a save and a fetch really run, per store, so
+/// A store's own SQL trace (`ObjectGraphSQLTraceOption`): what a save and a fetch really run, per store, so
 /// tests can assert SQL without the process-wide `SQLDebug` switch (and run in parallel).
 @Suite("Per-store SQL trace", .temporaryFolders)
 struct SQLTraceTests {
@@ -12,8 +12,11 @@ struct SQLTraceTests {
   private func tracedContext(_ log: Locked<[String]>, type: NSPersistentStore.StoreType = .sqlite) throws -> NSManagedObjectContext {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
     try coordinator.addPersistentStore(
-      type: type, at: type == .sqlite ? try TemporaryFolder().appending("Traced.sqlite") : nil,
-      options: StoreOptions(sqlTrace: { sql in log.withLock { $0.append(sql) } }))
+      type: type, at: type == .sqlite ? try TemporaryFolder().appending("Traced.sqlite") : URL(fileURLWithPath: "/dev/null"),
+      options: [
+        NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+        ObjectGraphSQLTraceOption: { sql in log.withLock { $0.append(sql) } } as @Sendable (String) -> Void,
+      ])
     let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     return context

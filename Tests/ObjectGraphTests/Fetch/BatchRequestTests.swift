@@ -182,7 +182,12 @@ struct BatchRequestTests {
     if tracking {
       // The same file again, now recording history (the stack's own store does not).
       try stack.coordinator.remove(try #require(stack.coordinator.persistentStores.first))
-      try stack.coordinator.addPersistentStore(type: .sqlite, at: stack.storeURL, options: StoreOptions(persistentHistoryTracking: true))
+      try stack.coordinator.addPersistentStore(
+        type: .sqlite, at: stack.storeURL,
+        options: [
+          NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+          NSPersistentHistoryTrackingKey: true,
+        ])
     }
     try stack.context.performAndWait {
       for (entity, count) in [(reading, 10), (alarm, 3)] {
@@ -352,7 +357,10 @@ struct BatchRequestTests {
   func readOnlyStore() throws {
     let stack = try populated(.sqlite)
     let before = try Data(contentsOf: stack.storeURL)
-    let context = try StoreStack(model: stack.model, at: stack.storeURL, options: StoreOptions(readOnly: true)).context
+    let context = try StoreStack(
+      model: stack.model, at: stack.storeURL,
+      options: [NSReadOnlyPersistentStoreOption: true]
+    ).context
     try context.performAndWait { () throws in
       let update = NSBatchUpdateRequest(entityName: "Note")
       update.propertiesToUpdate = ["body": "x"]

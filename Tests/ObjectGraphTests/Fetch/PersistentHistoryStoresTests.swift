@@ -29,7 +29,10 @@ struct PersistentHistoryStoresTests {
 
     init(_ folder: TemporaryFolder, author: String) throws {
       coordinator = NSPersistentStoreCoordinator(managedObjectModel: try PersistentHistoryStoresTests.model())
-      let options = StoreOptions(persistentHistoryTracking: true)
+      let options: [AnyHashable: Any] = [
+        NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+        NSPersistentHistoryTrackingKey: true,
+      ]
       cloud = try coordinator.addPersistentStore(
         type: .sqlite, configuration: "Cloud", at: folder.appending("Cloud.sqlite"), options: options)
       local = try coordinator.addPersistentStore(

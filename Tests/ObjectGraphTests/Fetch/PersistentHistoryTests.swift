@@ -11,7 +11,12 @@ struct PersistentHistoryTests {
   /// A coordinator and a context on `url` with history tracked, saving as `author`.
   private func side(_ url: URL, author: String, tracking: Bool = true) throws -> (NSPersistentStoreCoordinator, NSManagedObjectContext) {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
-    try coordinator.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(persistentHistoryTracking: tracking))
+    try coordinator.addPersistentStore(
+      type: .sqlite, at: url,
+      options: [
+        NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+        NSPersistentHistoryTrackingKey: tracking,
+      ])
     let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     context.transactionAuthor = author
@@ -188,7 +193,7 @@ struct PersistentHistoryTests {
       let error = expectCode(.persistentStoreOperation) {
         _ = try context.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: nil))
       }
-      #expect(error?.message.contains("persistentHistoryTracking: true") == true)
+      #expect(error?.message.contains("NSPersistentHistoryTrackingKey: true") == true)
     }
     let (_, tracked) = try side(folder.appending("Tracked.sqlite"), author: "app")
     tracked.performAndWait {

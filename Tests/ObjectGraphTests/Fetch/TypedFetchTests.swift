@@ -21,7 +21,7 @@ struct TypedFetchTests {
     let plain = NSEntityDescription(name: "Plain", properties: [])
     vehicle.subentities = [truck, plain]
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try NSManagedObjectModel(entities: [vehicle, truck, plain]))
-    try coordinator.addPersistentStore(type: .inMemory, at: nil)
+    try coordinator.addPersistentStore(type: .inMemory, at: URL(fileURLWithPath: "/dev/null"))
     let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     return context

@@ -147,7 +147,8 @@ struct MigrationBadInputTests {
       try writeOneNote(at: url, model: try NSManagedObjectModel(loadingContentsOf: later))
       let current = try NSManagedObjectModel(loadingContentsOf: app)
       let coordinator = NSPersistentStoreCoordinator(managedObjectModel: current)
-      try coordinator.addPersistentStore(type: .sqlite, at: url)
+      try coordinator.addPersistentStore(
+        type: .sqlite, at: url, options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
       #expect(try ProofStores.versionHashes(url) == current.entityVersionHashesByName)
       #expect(try rawRows(url, "SELECT COUNT(*) FROM ZNOTE")[0][0] as Int == 1)
       #expect(!(try MigrationTests.columns(url, "ZNOTE").contains("ZCOLOR")))
@@ -164,9 +165,11 @@ struct MigrationBadInputTests {
     let contents = try ProofStores.NoteContents(url, version: 1)
     let pages = try rawRows(url, "PRAGMA page_count")[0][0] as Int
     let progress = ProgressRecorder()
-    let full = StoreOptions(
-      sqlitePragmas: ["max_page_count": "\(pages)"], migrationSourceModels: [try ProofModels.version1()],
-      migrationProgress: { progress.record($0) })
+    let full: [AnyHashable: Any] = [
+      NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+      NSSQLitePragmasOption: ["max_page_count": "\(pages)"], ObjectGraphMigrationSourceModelsOption: [try ProofModels.version1()],
+      ObjectGraphMigrationProgressOption: { progress.record($0) } as @Sendable (MigrationProgress) -> Void,
+    ]
 
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try ProofModels.version2())
     let error = expectCode(.migration) { try coordinator.addPersistentStore(type: .sqlite, at: url, options: full) }
@@ -204,7 +207,7 @@ struct MigrationBadInputTests {
     let url = try versionOneStore()
     let before = try ProofStores.FileState(url)
     let error = expectCode(.persistentStoreIncompatibleVersionHash) {
-      try openVersion2(url, options: StoreOptions(migratePersistentStoresAutomatically: false))
+      try openVersion2(url, options: [NSMigratePersistentStoresAutomaticallyOption: false, NSInferMappingModelAutomaticallyOption: true])
     }
     #expect(error?.message.contains(url.path) == true, "\(String(describing: error))")
     #expect(error?.message.contains("Attachment is new in the model; Note changed") == true)
@@ -217,10 +220,14 @@ struct MigrationBadInputTests {
     let before = try ProofStores.FileState(url)
     let error = expectCode(.migrationMissingMappingModel) {
       try openVersion2(
-        url, options: StoreOptions(inferMappingModelAutomatically: false, migrationSourceModels: [try ProofModels.version1()]))
+        url,
+        options: [
+          NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: false,
+          ObjectGraphMigrationSourceModelsOption: [try ProofModels.version1()],
+        ])
     }
     #expect(error?.message.contains(url.path) == true, "\(String(describing: error))")
-    #expect(error?.message.contains("inferMappingModelAutomatically") == true)
+    #expect(error?.message.contains("NSInferMappingModelAutomaticallyOption") == true)
     try ProofStores.expectUnchanged(url, before)
   }
 
@@ -247,7 +254,8 @@ struct MigrationBadInputTests {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try ProofModels.version2())
     let error = expectCode(.migrationMissingSourceModel) {
       try coordinator.addPersistentStore(
-        type: .sqlite, at: url, options: StoreOptions(migrationSourceModels: [try ProofModels.titleAsInteger()]))
+        type: .sqlite, at: url,
+        options: MigrationTests.migrationOptions(sourceModels: [try ProofModels.titleAsInteger()]))
     }
     #expect(error?.message.contains(url.path) == true, "\(String(describing: error))")
     #expect(error?.message.contains("1 source model(s) passed in the store options") == true)
@@ -262,7 +270,10 @@ struct MigrationBadInputTests {
     let url = try versionOneStore()
     let contents = try ProofStores.NoteContents(url, version: 1)
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try ProofModels.version2())
-    try coordinator.remove(try coordinator.addPersistentStore(type: .sqlite, at: url))
+    try coordinator.remove(
+      try coordinator.addPersistentStore(
+        type: .sqlite, at: url, options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
+    )
     #expect(try ProofStores.NoteContents(url, version: 2) == contents)
   }
 
@@ -272,7 +283,9 @@ struct MigrationBadInputTests {
     let before = try ProofStores.FileState(url)
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try ProofModels.titleAsInteger())
     let error = expectCode(.migrationMissingMappingModel) {
-      try coordinator.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(migrationSourceModels: [try ProofModels.version1()]))
+      try coordinator.addPersistentStore(
+        type: .sqlite, at: url,
+        options: MigrationTests.migrationOptions(sourceModels: [try ProofModels.version1()]))
     }
     #expect(error?.message.contains(url.path) == true, "\(String(describing: error))")
     #expect(error?.message.contains("Note.title changed type from String to Integer 64") == true)
@@ -290,10 +303,11 @@ struct MigrationBadInputTests {
 
   /// Opens `url` with the version 2 model, version 1 given as the source model (unless `options` say
   /// otherwise), and removes the store again.
-  private func openVersion2(_ url: URL, options: StoreOptions? = nil) throws {
+  private func openVersion2(_ url: URL, options: [AnyHashable: Any]? = nil) throws {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try ProofModels.version2())
     let store = try coordinator.addPersistentStore(
-      type: .sqlite, at: url, options: options ?? StoreOptions(migrationSourceModels: [try ProofModels.version1()]))
+      type: .sqlite, at: url,
+      options: options ?? MigrationTests.migrationOptions(sourceModels: [try ProofModels.version1()]))
     try coordinator.remove(store)
   }
 

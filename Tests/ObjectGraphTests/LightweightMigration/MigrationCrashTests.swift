@@ -226,8 +226,11 @@ enum MigrationChild {
       let model = try ProofModels.version2()
       let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
       let progress = ProgressLog(log, killAtPermille: killAtPermille)
-      let options = StoreOptions(
-        migrationSourceModels: [try ProofModels.version1()], migrationProgress: { progress.report($0) })
+      let options: [AnyHashable: Any] = [
+        NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+        ObjectGraphMigrationSourceModelsOption: [try ProofModels.version1()],
+        ObjectGraphMigrationProgressOption: { progress.report($0) } as @Sendable (MigrationProgress) -> Void,
+      ]
       if let delay {
         DispatchQueue.global().asyncAfter(deadline: .now() + delay) { kill(getpid(), SIGKILL) }
       }

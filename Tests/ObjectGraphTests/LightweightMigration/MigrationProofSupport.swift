@@ -90,7 +90,9 @@ enum ProofModels {
 /// Version 1 stores for the migration proofs, and what their files hold, read with plain SQL.
 enum ProofStores {
   /// Store options that never migrate: opening a store with them tells which model it belongs to, as it is.
-  static let noMigration = StoreOptions(migratePersistentStoresAutomatically: false, inferMappingModelAutomatically: false)
+  static var noMigration: [AnyHashable: Any] {
+    [NSMigratePersistentStoresAutomaticallyOption: false, NSInferMappingModelAutomaticallyOption: false]
+  }
 
   /// Makes a version 1 store at `url` with `notes` notes in 10 notebooks, each note tagged with 2 of 20 tags;
   /// every other note has an `updatedAt` (the rest keep `nil`), so the renamed attribute carries both.

@@ -92,9 +92,20 @@ struct MigrationTests {
 
   /// Opens `url` with `model` (migrating it) and returns a context on it. Without options, version 1 is
   /// passed as the source model.
-  static func open(_ model: NSManagedObjectModel, at url: URL, options: StoreOptions? = nil) throws -> NSManagedObjectContext {
+  /// Core Data's two options that migrate a store when it is added, and the engine's option of the models
+  /// it may have been made with.
+  static func migrationOptions(sourceModels: [NSManagedObjectModel]) -> [AnyHashable: Any] {
+    [
+      NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+      ObjectGraphMigrationSourceModelsOption: sourceModels,
+    ]
+  }
+
+  static func open(_ model: NSManagedObjectModel, at url: URL, options: [AnyHashable: Any]? = nil) throws -> NSManagedObjectContext {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-    try coordinator.addPersistentStore(type: .sqlite, at: url, options: options ?? StoreOptions(migrationSourceModels: [try version1()]))
+    try coordinator.addPersistentStore(
+      type: .sqlite, at: url,
+      options: options ?? MigrationTests.migrationOptions(sourceModels: [try version1()]))
     let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     return context
@@ -385,16 +396,22 @@ struct MigrationTests {
     let before = try Self.fileBytes(url)
     let version2 = try Self.version1(extraNoteProperties: [Self.attribute("subtitle")])
     _ = expectCode(.persistentStoreIncompatibleVersionHash) {
-      _ = try Self.open(version2, at: url, options: StoreOptions(migratePersistentStoresAutomatically: false))
+      _ = try Self.open(
+        version2, at: url, options: [NSMigratePersistentStoresAutomaticallyOption: false, NSInferMappingModelAutomaticallyOption: true])
     }
     let inference = expectCode(.migrationMissingMappingModel) {
       _ = try Self.open(
-        version2, at: url, options: StoreOptions(inferMappingModelAutomatically: false, migrationSourceModels: [try Self.version1()]))
+        version2, at: url,
+        options: [
+          NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: false,
+          ObjectGraphMigrationSourceModelsOption: [try Self.version1()],
+        ])
     }
-    #expect(inference?.message.contains("inferMappingModelAutomatically") == true)
+    #expect(inference?.message.contains("NSInferMappingModelAutomaticallyOption") == true)
     let missing = expectCode(.migrationMissingSourceModel) {
       _ = try Self.open(
-        version2, at: url, options: StoreOptions(migrationSourceModels: [try Self.version1(extraNoteProperties: [Self.attribute("x")])]))
+        version2, at: url,
+        options: MigrationTests.migrationOptions(sourceModels: [try Self.version1(extraNoteProperties: [Self.attribute("x")])]))
     }
     #expect(missing?.message.contains("The store's entity version hashes: Note ") == true)
     #expect(try Self.fileBytes(url) == before)
@@ -406,11 +423,17 @@ struct MigrationTests {
     try Self.writeStore(try Self.version1(), at: url)
     #expect(try rawRows(url, "SELECT COUNT(*) AS c FROM Z_MODELCACHE")[0]["c"] as Int == 1)
     let version2 = try Self.version1(extraNoteProperties: [Self.attribute("subtitle")])
-    let context = try Self.open(version2, at: url, options: StoreOptions())
+    let context = try Self.open(
+      version2, at: url, options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
     #expect(try Self.fetch("Note", in: context).count == 30)
     // The store now keeps version 2, so a version 3 finds its source there too.
     let version3 = try Self.version1(extraNoteProperties: [Self.attribute("subtitle"), Self.attribute("summary")])
-    #expect(try Self.fetch("Note", in: try Self.open(version3, at: url, options: StoreOptions())).count == 30)
+    #expect(
+      try Self.fetch(
+        "Note",
+        in: try Self.open(
+          version3, at: url, options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
+      ).count == 30)
   }
 
   @Test("a store without a kept model gets one when opened read-write; a damaged copy counts as absent (134130)")
@@ -428,7 +451,10 @@ struct MigrationTests {
     try damage.close()
     let before = try Self.fileBytes(url)
     let version2 = try Self.version1(extraNoteProperties: [Self.attribute("subtitle")])
-    let error = expectCode(.migrationMissingSourceModel) { _ = try Self.open(version2, at: url, options: StoreOptions()) }
+    let error = expectCode(.migrationMissingSourceModel) {
+      _ = try Self.open(
+        version2, at: url, options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
+    }
     #expect(error?.message.contains("the model kept in the store (absent or different)") == true)
     #expect(try Self.fileBytes(url) == before)
   }
@@ -442,7 +468,9 @@ struct MigrationTests {
     #expect(
       !version2.isConfiguration(
         withName: nil, compatibleWithStoreMetadata: try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)))
-    _ = try Self.open(version2, at: url, options: StoreOptions(migrationSourceModels: [try Self.version1()]))
+    _ = try Self.open(
+      version2, at: url,
+      options: MigrationTests.migrationOptions(sourceModels: [try Self.version1()]))
     let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)
     #expect(version2.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
     #expect(metadata[NSStoreUUIDKey] as? String == uuid)
@@ -460,13 +488,15 @@ struct MigrationTests {
     ])
     _ = try Self.open(
       version2, at: url,
-      options: StoreOptions(
-        migrationSourceModels: [try Self.version1()],
-        migrationProgress: { report in
+      options: [
+        NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+        ObjectGraphMigrationSourceModelsOption: [try Self.version1()],
+        ObjectGraphMigrationProgressOption: { report in
           reports.withLock { $0.append(report) }
           let metadata = try? NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)
           onDisk.withLock { $0.append(metadata.map { version2.isConfiguration(withName: nil, compatibleWithStoreMetadata: $0) } ?? false) }
-        }))
+        } as @Sendable (MigrationProgress) -> Void,
+      ])
     // 1 is reported once the migration is committed, and only then.
     #expect(onDisk.withLock { $0 }.last == true)
     #expect(onDisk.withLock { $0 }.dropLast().allSatisfy { !$0 })
@@ -484,7 +514,7 @@ struct MigrationTests {
     let version2 = try Self.version1(extraNoteProperties: [Self.attribute("subtitle")])
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: version2)
     let calls = Locked(0)
-    let options = StoreOptions(migrationSourceModels: [try Self.version1()])
+    let options: [AnyHashable: Any] = MigrationTests.migrationOptions(sourceModels: [try Self.version1()])
     let store: NSPersistentStore = try await withCheckedThrowingContinuation { continuation in
       coordinator.addPersistentStore(type: .sqlite, at: url, options: options) { result in
         calls.withLock { $0 += 1 }
@@ -503,7 +533,7 @@ struct MigrationTests {
     let version2 = try Self.version1(extraNoteProperties: [
       Self.attribute("wordCount", .integer32AttributeType, optional: false, default: Int32(3))
     ])
-    let options = StoreOptions(migrationSourceModels: [try Self.version1()])
+    let version1 = try Self.version1()
     for round in 0..<3 {
       let url = try TemporaryFolder().appending("Store\(round).sqlite")
       try Self.writeStore(try Self.version1(), at: url, notes: 2_000)
@@ -511,6 +541,7 @@ struct MigrationTests {
       DispatchQueue.concurrentPerform(iterations: 6) { _ in
         do {
           let coordinator = NSPersistentStoreCoordinator(managedObjectModel: version2)
+          let options: [AnyHashable: Any] = MigrationTests.migrationOptions(sourceModels: [version1])
           try coordinator.remove(try coordinator.addPersistentStore(type: .sqlite, at: url, options: options))
         } catch {
           failures.withLock { $0.append("\(error)") }
@@ -556,7 +587,10 @@ struct MigrationTests {
 
     // Failed while running: the disk fills up (SQLite's max_page_count).
     let pages = try rawRows(url, "PRAGMA page_count")[0][0] as Int
-    let full = StoreOptions(sqlitePragmas: ["max_page_count": "\(pages)"], migrationSourceModels: [try Self.version1()])
+    let full: [AnyHashable: Any] = [
+      NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+      NSSQLitePragmasOption: ["max_page_count": "\(pages)"], ObjectGraphMigrationSourceModelsOption: [try Self.version1()],
+    ]
     let version2 = try Self.version1(extraNoteProperties: [
       Self.attribute("summary", optional: false, default: String(repeating: "s", count: 100))
     ])
@@ -586,7 +620,8 @@ struct MigrationTests {
     for (bundle, version) in [("Later", "DataModel 3"), ("Other", "Zebra")] {
       let url = folder.appending("\(bundle).sqlite")
       try Self.writeStore(try xcodeModel(try Self.version1(), bundle: bundle, version: version), at: url)
-      let context = try Self.open(app, at: url, options: StoreOptions())
+      let context = try Self.open(
+        app, at: url, options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
       let notes = try Self.fetch("Note", in: context, sortedBy: "rating")
       #expect(notes.count == 30, "\(version)")
       context.performAndWait { #expect(notes.first?.value(forKey: "title") as? String == "Note 0") }
@@ -719,7 +754,9 @@ struct FetchIndexStoreTests {
     let before = try Data(contentsOf: url)
     let coordinator = NSPersistentStoreCoordinator(
       managedObjectModel: try Self.model(indexes: [NSFetchIndexDescription(name: "byTitle", elements: [.init(propertyName: "title")])]))
-    try coordinator.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(readOnly: true))
+    try coordinator.addPersistentStore(
+      type: .sqlite, at: url,
+      options: [NSReadOnlyPersistentStoreOption: true])
     #expect(try Self.indexes(url).isEmpty)
     #expect(try Data(contentsOf: url) == before)
   }

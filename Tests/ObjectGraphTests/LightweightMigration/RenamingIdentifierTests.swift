@@ -90,7 +90,8 @@ struct RenamingIdentifierTests {
     let url = try TemporaryFolder().appending("Library.sqlite")
     try writeLibrary(try library(version: 1), at: url)
     let context = try M.open(
-      try library(version: 2), at: url, options: StoreOptions(migrationSourceModels: [try library(version: 1)]))
+      try library(version: 2), at: url,
+      options: MigrationTests.migrationOptions(sourceModels: [try library(version: 1)]))
     return (url, context)
   }
 
@@ -165,7 +166,9 @@ struct RenamingIdentifierTests {
           book.setValue(Int64(index), forKey: "pages")
         }
       }
-      let context = try M.open(try Self.renamedTwice(version: 3), at: url, options: StoreOptions(migrationSourceModels: [model]))
+      let context = try M.open(
+        try Self.renamedTwice(version: 3), at: url,
+        options: MigrationTests.migrationOptions(sourceModels: [model]))
       let stories = try M.fetch("Story", in: context, sortedBy: "pages")
       context.performAndWait {
         #expect(stories.map { $0.value(forKey: "headline") as? String } == (0..<5).map { "Title \($0)" }, "from version \(version)")
@@ -187,7 +190,9 @@ struct RenamingIdentifierTests {
       M.entity("Album", [M.attribute("name"), M.attribute("year", .integer64AttributeType)], renamedFrom: "Collection")
     ])
     let error = expectCode(.migrationMissingMappingModel) {
-      _ = try M.open(new, at: url, options: StoreOptions(migrationSourceModels: [old]))
+      _ = try M.open(
+        new, at: url,
+        options: MigrationTests.migrationOptions(sourceModels: [old]))
     }
     #expect(error?.message.contains("Album and Collection") == true, "\(String(describing: error))")
     try ProofStores.expectUnchanged(url, before)
@@ -214,7 +219,11 @@ struct RenamingIdentifierTests {
         sql: "CREATE TRIGGER APP_PRUNE AFTER UPDATE ON ZITEM WHEN NEW.Z_PK % 2 = 0 BEGIN DELETE FROM ZITEM WHERE Z_PK = NEW.Z_PK; END")
     }
     let before = try ProofStores.FileState(url)
-    let error = expectCode(.migration) { _ = try M.open(version2, at: url, options: StoreOptions(migrationSourceModels: [version1])) }
+    let error = expectCode(.migration) {
+      _ = try M.open(
+        version2, at: url,
+        options: MigrationTests.migrationOptions(sourceModels: [version1]))
+    }
     #expect(error?.message.contains("would leave Item with 5 row(s) where the store has 10") == true, "\(String(describing: error))")
     #expect(error?.message.contains("Nothing was written") == true)
     try ProofStores.expectUnchanged(url, before)
@@ -259,7 +268,11 @@ struct RenamingIdentifierTests {
       try db.execute(sql: "INSERT INTO ZSHAPE (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (100, ?, 1, 'stray')", arguments: [stray])
     }
     let before = try ProofStores.FileState(url)
-    let error = expectCode(.migration) { _ = try M.open(version2, at: url, options: StoreOptions(migrationSourceModels: [version1])) }
+    let error = expectCode(.migration) {
+      _ = try M.open(
+        version2, at: url,
+        options: MigrationTests.migrationOptions(sourceModels: [version1]))
+    }
     let entity = new.first { $0.value == stray }?.key ?? "?"
     let counts = entity == "Shape" ? "with 4 row(s) where the store has 3" : "with 3 row(s) where the store has 2"
     #expect(error?.message.contains("would leave \(entity) \(counts)") == true, "\(String(describing: error))")
@@ -297,7 +310,8 @@ struct RenamingIdentifierTests {
     let url = folder.appending("Library.sqlite")
     try Self.writeLibrary(partner, at: url)
     let current = try NSManagedObjectModel(loadingContentsOf: bundle)
-    let context = try M.open(current, at: url, options: StoreOptions())
+    let context = try M.open(
+      current, at: url, options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
     let books = try M.fetch("Book", in: context, sortedBy: "pages")
     context.performAndWait {
       #expect(books.map { $0.value(forKey: "title") as? String } == (0..<12).map { "Book \($0)" })
@@ -352,7 +366,8 @@ struct RenamingIdentifierTests {
     }
     let current = try NSManagedObjectModel(loadingContentsOf: bundle)
     #expect(current.versionName == "ArtsyFolio v2.4")
-    let context = try M.open(current, at: url, options: StoreOptions())
+    let context = try M.open(
+      current, at: url, options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
     let albums = try M.fetch("Album", in: context)
     let users = try M.fetch("User", in: context)
     context.performAndWait {
@@ -373,7 +388,9 @@ struct RenamingIdentifierTests {
     try Self.write(partner5, at: url) { context, entities in
       NSManagedObject(entity: try entities("Collection"), insertInto: context).setValue("Early works", forKey: "name")
     }
-    let context = try M.open(try NSManagedObjectModel(loadingContentsOf: bundle), at: url, options: StoreOptions())
+    let context = try M.open(
+      try NSManagedObjectModel(loadingContentsOf: bundle), at: url,
+      options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
     let albums = try M.fetch("Album", in: context)
     context.performAndWait { #expect(albums.map { $0.value(forKey: "name") as? String } == ["Early works"]) }
     // A cover that is an Artwork has no place in Album.cover (an Image) after the migration.
@@ -385,7 +402,9 @@ struct RenamingIdentifierTests {
     }
     let before = try ProofStores.FileState(linked)
     let error = expectCode(.migrationMissingMappingModel) {
-      _ = try M.open(try NSManagedObjectModel(loadingContentsOf: bundle), at: linked, options: StoreOptions())
+      _ = try M.open(
+        try NSManagedObjectModel(loadingContentsOf: bundle), at: linked,
+        options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
     }
     #expect(
       error?.message.contains("Album.cover pointed to Artwork and now points to Image, but 1 of its links") == true,
@@ -423,7 +442,7 @@ struct RenamingIdentifierTests {
         if linked { picture.setValue(show, forKey: "show") }
       }
       let before = try ProofStores.FileState(url)
-      let options = StoreOptions(migrationSourceModels: [try Self.gallery(version: 1)])
+      let options: [AnyHashable: Any] = MigrationTests.migrationOptions(sourceModels: [try Self.gallery(version: 1)])
       if linked {
         let error = expectCode(.migrationMissingMappingModel) { _ = try M.open(try Self.gallery(version: 2), at: url, options: options) }
         #expect(
@@ -479,7 +498,8 @@ struct RenamingIdentifierTests {
     let bundle = try Self.artsyBundle()
     let current = try NSManagedObjectModel(loadingContentsOf: bundle)
     #expect(current.versionName == "ArtsyFolio v2.4")
-    let context = try M.open(current, at: url, options: StoreOptions())
+    let context = try M.open(
+      current, at: url, options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
     #expect(try ProofStores.versionHashes(url) == current.entityVersionHashesByName)
     let albums = try M.fetch("Album", in: context)
     context.performAndWait {

@@ -52,7 +52,8 @@ struct MappingExpressionTests {
     let (manager, storeURL, migratedURL) = try store()
     try manager.migrateStore(from: storeURL, type: .sqlite, mapping: mapping, to: migratedURL, type: .sqlite)
     let context = try MigrationTests.open(
-      manager.destinationModel, at: migratedURL, options: StoreOptions(migratePersistentStoresAutomatically: false))
+      manager.destinationModel, at: migratedURL,
+      options: [NSMigratePersistentStoresAutomaticallyOption: false, NSInferMappingModelAutomaticallyOption: true])
     try context.performAndWait { try check(context) }
   }
 

@@ -204,7 +204,8 @@ struct MappingModelFileTests {
       try NSMigrationManager(sourceModel: v2, destinationModel: v3).migrateStore(
         from: storeURL, type: .sqlite, mapping: mapping, to: migratedURL, type: .sqlite)
 
-      let context = try MigrationTests.open(v3, at: migratedURL, options: StoreOptions(migratePersistentStoresAutomatically: false))
+      let context = try MigrationTests.open(
+        v3, at: migratedURL, options: [NSMigratePersistentStoresAutomaticallyOption: false, NSInferMappingModelAutomaticallyOption: true])
       try context.performAndWait {
         let cars = try MigrationTests.fetch("Car", in: context, sortedBy: "numberPlate")
         #expect(cars.map(\.entity.name) == ["Car", "Car", "Car", "Car", "SportCar", "LuxuryCar"], "\(url.lastPathComponent)")

@@ -156,7 +156,8 @@ struct MigrationManagerTests {
 
   /// What a version 2 store holds, one line per note, sorted: "first last rating notebook [tags]".
   static func notes(at url: URL) throws -> [String] {
-    let context = try M.open(try version2(), at: url, options: StoreOptions(migratePersistentStoresAutomatically: false))
+    let context = try M.open(
+      try version2(), at: url, options: [NSMigratePersistentStoresAutomaticallyOption: false, NSInferMappingModelAutomaticallyOption: true])
     return try context.performAndWait {
       try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Note")).map { note in
         let tags = (note.value(forKey: "tags") as? Set<NSManagedObject> ?? []).compactMap { $0.value(forKey: "name") as? String }
@@ -169,7 +170,8 @@ struct MigrationManagerTests {
 
   /// Each notebook's name and how many notes it holds, from the notebook's side of the relationship.
   static func notebooks(at url: URL) throws -> [String] {
-    let context = try M.open(try version2(), at: url, options: StoreOptions(migratePersistentStoresAutomatically: false))
+    let context = try M.open(
+      try version2(), at: url, options: [NSMigratePersistentStoresAutomaticallyOption: false, NSInferMappingModelAutomaticallyOption: true])
     return try context.performAndWait {
       try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Notebook")).map { notebook in
         "\(notebook.value(forKey: "name") as? String ?? "-"): \((notebook.value(forKey: "notes") as? Set<NSManagedObject>)?.count ?? -1)"
@@ -224,7 +226,9 @@ struct MigrationManagerTests {
     let (manager, _, migratedURL) = try Self.migratedWithMappingModel()
     #expect(try Self.notes(at: migratedURL) == Self.expected(0..<12))
     #expect(try Self.notebooks(at: migratedURL) == ["Notebook 0: 4", "Notebook 1: 4", "Notebook 2: 4"])
-    let context = try M.open(try Self.version2(), at: migratedURL, options: StoreOptions(migratePersistentStoresAutomatically: false))
+    let context = try M.open(
+      try Self.version2(), at: migratedURL,
+      options: [NSMigratePersistentStoresAutomaticallyOption: false, NSInferMappingModelAutomaticallyOption: true])
     let tagCounts = try context.performAndWait {
       try M.fetch("Tag", in: context, sortedBy: "name").map { ($0.value(forKey: "notes") as? Set<NSManagedObject>)?.count ?? -1 }
     }
@@ -282,7 +286,8 @@ struct MigrationManagerTests {
       }
     }
     let light = try M.open(v2, at: lightURL)
-    let heavy = try M.open(v2, at: migratedURL, options: StoreOptions(migratePersistentStoresAutomatically: false))
+    let heavy = try M.open(
+      v2, at: migratedURL, options: [NSMigratePersistentStoresAutomaticallyOption: false, NSInferMappingModelAutomaticallyOption: true])
     let lightContents = try light.performAndWait { try contents(light) }
     #expect(lightContents.count == 10)
     #expect(try heavy.performAndWait { try contents(heavy) } == lightContents)

@@ -64,8 +64,8 @@ struct XcodeMappingBundleTests {
     let storeURL = folder.appending("Trips.sqlite")
     try Trips.writeVersion1Store(at: storeURL, model: try Trips.version("Trips", in: xcdatamodeld))
     let v2 = try Trips.version("Trips 2", in: xcdatamodeld)
-    var options = StoreOptions(inferMappingModelAutomatically: false)
-    options.mappingModelMigration = .mappingModels()
+    var options: [AnyHashable: Any] = [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: false]
+    options[ObjectGraphMappingModelMigrationOption] = MappingModelMigration.mappingModels()
     let context = try MigrationTests.open(v2, at: storeURL, options: options)
     try context.performAndWait {
       let people = try Trips.byName("Person", in: context)
@@ -123,8 +123,8 @@ struct XcodeMappingBundleTests {
     let storeURL = folder.appending("Trips.sqlite")
     try Trips.writeVersion1Store(at: storeURL, model: v1)
     let before = try Data(contentsOf: storeURL)
-    var options = StoreOptions(inferMappingModelAutomatically: false)
-    options.mappingModelMigration = .mappingModels()
+    var options: [AnyHashable: Any] = [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: false]
+    options[ObjectGraphMappingModelMigrationOption] = MappingModelMigration.mappingModels()
     do {
       _ = try MigrationTests.open(v2, at: storeURL, options: options)
       Issue.record("opened with a mapping model holding an expression ObjectGraph cannot evaluate")
@@ -151,8 +151,8 @@ struct XcodeMappingBundleTests {
 
     let storeURL = folder.appending("Cars.sqlite")
     try MappingModelFileTests.writeVersion2Store(at: storeURL)
-    var options = StoreOptions(inferMappingModelAutomatically: false)
-    options.mappingModelMigration = .mappingModels(policies: MappingModelOnOpenTests.policies)
+    var options: [AnyHashable: Any] = [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: false]
+    options[ObjectGraphMappingModelMigrationOption] = MappingModelMigration.mappingModels(policies: MappingModelOnOpenTests.policies)
     let context = try MigrationTests.open(v3, at: storeURL, options: options)
     try context.performAndWait {
       let makers = try MigrationTests.fetch("Maker", in: context, sortedBy: "name")

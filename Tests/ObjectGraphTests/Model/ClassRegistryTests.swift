@@ -28,7 +28,7 @@ struct ClassRegistryTests {
     entity.representedClassName = className
     let model = try NSManagedObjectModel(entities: [entity])
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-    _ = try coordinator.addPersistentStore(type: .inMemory, at: nil)
+    _ = try coordinator.addPersistentStore(type: .inMemory, at: URL(fileURLWithPath: "/dev/null"))
     let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     return (entity, context)

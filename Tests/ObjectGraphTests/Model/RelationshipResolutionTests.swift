@@ -111,7 +111,7 @@ struct RelationshipResolutionTests {
       let (notebook, note) = Self.entities()
       let model = try NSManagedObjectModel(entities: [notebook, note])
       let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-      try coordinator.addPersistentStore(type: .inMemory)
+      try coordinator.addPersistentStore(type: .inMemory, at: URL(fileURLWithPath: "/dev/null"))
       let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
       context.persistentStoreCoordinator = coordinator
       return context.performAndWait {

@@ -273,7 +273,9 @@ struct OrderedRelationshipTests {
 
     let ordered = try Self.model(ordered: true)
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: ordered)
-    try coordinator.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(migrationSourceModels: [unordered]))
+    try coordinator.addPersistentStore(
+      type: .sqlite, at: url,
+      options: MigrationTests.migrationOptions(sourceModels: [unordered]))
     #expect(try rawRows(url, "PRAGMA table_info(ZSONG)").map { $0["name"] as String }.contains("Z_FOK_PLAYLIST"))
     #expect(try rawRows(url, "PRAGMA table_info(Z_1SONGS)").map { $0["name"] as String }.contains("Z_FOK_3SONGS"))
     let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
@@ -289,7 +291,9 @@ struct OrderedRelationshipTests {
 
     // And back: the ordering columns go, the members stay.
     let back = NSPersistentStoreCoordinator(managedObjectModel: try Self.model(ordered: false))
-    try back.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(migrationSourceModels: [ordered]))
+    try back.addPersistentStore(
+      type: .sqlite, at: url,
+      options: MigrationTests.migrationOptions(sourceModels: [ordered]))
     #expect(!(try rawRows(url, "PRAGMA table_info(ZSONG)").map { $0["name"] as String }.contains("Z_FOK_PLAYLIST")))
     #expect(!(try rawRows(url, "PRAGMA table_info(Z_1SONGS)").map { $0["name"] as String }.contains("Z_FOK_3SONGS")))
     let plain = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)

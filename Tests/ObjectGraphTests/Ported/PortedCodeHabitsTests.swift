@@ -65,7 +65,7 @@ struct PortedCodeHabitsTests {
   /// A main-queue context over an in-memory store, and a private child of it.
   private func mainAndChild() throws -> (main: NSManagedObjectContext, child: NSManagedObjectContext) {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
-    try coordinator.addPersistentStore(type: .inMemory, at: nil)
+    try coordinator.addPersistentStore(type: .inMemory, at: URL(fileURLWithPath: "/dev/null"))
     let main = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
     main.persistentStoreCoordinator = coordinator
     let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
@@ -309,7 +309,7 @@ struct PortedCodeHabitsTests {
       }
     }
     // Once the store is there, both answer.
-    try coordinator.addPersistentStore(type: .inMemory, at: nil)
+    try coordinator.addPersistentStore(type: .inMemory, at: URL(fileURLWithPath: "/dev/null"))
     let answers = try root.performAndWait {
       (try root.count(for: NSFetchRequest<Note>(entityName: "Note")), try root.fetch(NSFetchRequest<Note>(entityName: "Note")).count)
     }

@@ -284,7 +284,12 @@ struct FuzzTests {
       let coordinator = NSPersistentStoreCoordinator(managedObjectModel: stack.model)
       var refused = false
       do {
-        try coordinator.addPersistentStore(type: .sqlite, at: file, options: StoreOptions(sqlitePragmas: ["journal_mode": "DELETE"]))
+        try coordinator.addPersistentStore(
+          type: .sqlite, at: file,
+          options: [
+            NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+            NSSQLitePragmasOption: ["journal_mode": "DELETE"],
+          ])
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         try context.performAndWait {

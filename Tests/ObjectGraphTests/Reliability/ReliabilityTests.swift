@@ -141,7 +141,10 @@ struct ReliabilityTests {
     return done
   }
 
-  static func titles(_ url: URL, model: NSManagedObjectModel, options: StoreOptions = StoreOptions()) throws -> [String] {
+  static func titles(
+    _ url: URL, model: NSManagedObjectModel,
+    options: [AnyHashable: Any]? = [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true]
+  ) throws -> [String] {
     let stack = try StoreStack(model: model, at: url, options: options)
     defer { try? stack.close() }
     let context = stack.context
@@ -155,7 +158,10 @@ struct ReliabilityTests {
     let folder = try TemporaryFolder()
     let url = folder.appending("Store.sqlite")
     let model = try Self.noteModel()
-    let delete = StoreOptions(sqlitePragmas: ["journal_mode": "DELETE"])
+    let delete: [AnyHashable: Any] = [
+      NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+      NSSQLitePragmasOption: ["journal_mode": "DELETE"],
+    ]
     let stack = try StoreStack(model: model, at: url, options: delete)
     let context = stack.context
     try context.performAndWait {
@@ -182,9 +188,14 @@ struct ReliabilityTests {
     #expect(NSPersistentStore.hasHotJournal(url: crashed))
     let bytes = try Data(contentsOf: crashed)
     let error = expectCode(.persistentStoreOpen) {
-      _ = try Self.titles(crashed, model: model, options: StoreOptions(sqlitePragmas: ["journal_mode": "DELETE"], readOnly: true))
+      _ = try Self.titles(
+        crashed, model: model,
+        options: [
+          NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+          NSSQLitePragmasOption: ["journal_mode": "DELETE"], NSReadOnlyPersistentStoreOption: true,
+        ])
     }
-    #expect(error?.message.contains("without StoreOptions.readOnly") == true, "\(error?.message ?? "")")
+    #expect(error?.message.contains("without NSReadOnlyPersistentStoreOption") == true, "\(error?.message ?? "")")
     #expect(try Data(contentsOf: crashed) == bytes, "a read-only open changed the file")
     #expect(try Self.titles(crashed, model: model, options: delete) == saved)
     #expect(!NSPersistentStore.hasHotJournal(url: crashed))
@@ -200,7 +211,11 @@ struct ReliabilityTests {
     // 0 bytes.
     let empty = folder.appending("Empty.sqlite")
     #expect(FileManager.default.createFile(atPath: empty.path, contents: Data()))
-    _ = expectCode(.persistentStoreInvalidType) { _ = try Self.titles(empty, model: model, options: StoreOptions(readOnly: true)) }
+    _ = expectCode(.persistentStoreInvalidType) {
+      _ = try Self.titles(
+        empty, model: model,
+        options: [NSReadOnlyPersistentStoreOption: true])
+    }
     #expect(try Self.titles(empty, model: model) == [])
     // A file in rollback mode without tables: the engine makes a store's tables in rollback mode and turns
     // WAL on after they are committed, so this is what a kill during creation leaves.
@@ -256,7 +271,9 @@ struct ReliabilityTests {
     // Another coordinator (another process, in an app) opens the file with version 2: a migration.
     let version2 = try Self.noteModel(extra: true)
     let new = NSPersistentStoreCoordinator(managedObjectModel: version2)
-    let newStore = try new.addPersistentStore(type: .sqlite, at: url)
+    let newStore = try new.addPersistentStore(
+      type: .sqlite, at: url,
+      options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
     let rows = try rawRows(url, "SELECT Z_PK, Z_ENT, ZTITLE FROM ZNOTE").map(\.description)
     let keys = try rawRows(url, "SELECT * FROM Z_PRIMARYKEY").map(\.description)
     let error = expectCode(.persistentStoreIncompatibleVersionHash) {
@@ -346,8 +363,8 @@ struct ReliabilityTests {
       let hashes = Dictionary(entities2.map { ($0.name, $0.versionHash) }, uniquingKeysWith: { a, _ in a })
       try StoreMetadata.update(in: db, with: StoreMetadata.hashKeys(hashes), url: url)
     }
-    var options = StoreOptions()
-    options.migrationSourceModels = [version1, version2]
+    var options: [AnyHashable: Any] = [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true]
+    options[ObjectGraphMigrationSourceModelsOption] = [version1, version2]
     let error = expectCode(.persistentStoreIncompatibleVersionHash) { _ = try Self.titles(url, model: withBody, options: options) }
     done.wait()
     try queue.close()
@@ -364,7 +381,12 @@ struct ReliabilityTests {
     let store = try first.addPersistentStore(type: .sqlite, at: url)  // WAL, and kept open
     defer { try? first.remove(store) }
     let error = expectCode(.persistentStoreOpen) {
-      _ = try Self.titles(url, model: model, options: StoreOptions(sqlitePragmas: ["journal_mode": "DELETE", "busy_timeout": "50"]))
+      _ = try Self.titles(
+        url, model: model,
+        options: [
+          NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+          NSSQLitePragmasOption: ["journal_mode": "DELETE", "busy_timeout": "50"],
+        ])
     }
     #expect(error?.sqlitePrimaryResultCode == 5, "SQLITE_BUSY: \(String(describing: error))")
     #expect(
@@ -381,7 +403,7 @@ struct ReliabilityTests {
     #expect(message(.SQLITE_FULL, as: .persistentStoreSave).contains("save again; the context keeps its changes"))
     let migration = message(.SQLITE_FULL, as: .migration)
     #expect(migration.contains("the file was left as it was") && !migration.contains("save again"), "\(migration)")
-    #expect(message(.SQLITE_BUSY, as: .persistentStoreSave).contains("same StoreOptions.sqlitePragmas"))
+    #expect(message(.SQLITE_BUSY, as: .persistentStoreSave).contains("same NSSQLitePragmasOption"))
     #expect(message(.SQLITE_CANTOPEN, as: .persistentStoreOpen).contains("-wal, -shm, -journal"))
   }
 
@@ -392,7 +414,10 @@ struct ReliabilityTests {
     let folder = try TemporaryFolder()
     let url = folder.appending("Store.sqlite")
     let model = try Self.noteModel()
-    let options = StoreOptions(sqlitePragmas: ["journal_mode": mode])
+    let options: [AnyHashable: Any] = [
+      NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+      NSSQLitePragmasOption: ["journal_mode": mode],
+    ]
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let store = try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
     let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
@@ -406,11 +431,16 @@ struct ReliabilityTests {
     let garbage = Data((0..<4096).map { _ in UInt8.random(in: 1...255, using: &generator) })
     try garbage.write(to: URL(fileURLWithPath: url.path + "-journal"))
     do {
-      let titles = try Self.titles(url, model: model, options: StoreOptions(sqlitePragmas: ["journal_mode": mode], readOnly: true))
+      let titles = try Self.titles(
+        url, model: model,
+        options: [
+          NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+          NSSQLitePragmasOption: ["journal_mode": mode], NSReadOnlyPersistentStoreOption: true,
+        ])
       #expect(titles == ["one"])
     } catch let error as ObjectGraphError {
       #expect(
-        !error.message.contains("folder") && error.message.contains("Open the store once without StoreOptions.readOnly"),
+        !error.message.contains("folder") && error.message.contains("Open the store once without NSReadOnlyPersistentStoreOption"),
         "\(mode) read-only: \(error.message)")
     }
     #expect(try Self.titles(url, model: model, options: options) == ["one"], "\(mode)")
@@ -473,7 +503,9 @@ struct ReliabilityTests {
     try FileManager.default.copyItem(atPath: other.path + "-wal", toPath: store.path + "-wal")
     try writer.close()
     do {
-      _ = try Self.titles(store, model: model, options: StoreOptions(readOnly: true))
+      _ = try Self.titles(
+        store, model: model,
+        options: [NSReadOnlyPersistentStoreOption: true])
     } catch let error as ObjectGraphError {
       // SQLite may read the foreign log as garbage (refused, naming the -wal) or ignore it (opens).
       #expect(error.message.contains("-wal"), "\(error.message)")
@@ -497,7 +529,9 @@ struct ReliabilityTests {
       try bytes.write(to: url)
       #expect(bytes.count > 19 && bytes[18] == 2, "\(name) says WAL in its header")
       _ = try? Self.titles(url, model: model)
-      _ = try? Self.titles(url, model: model, options: StoreOptions(readOnly: true))
+      _ = try? Self.titles(
+        url, model: model,
+        options: [NSReadOnlyPersistentStoreOption: true])
       #expect(try Data(contentsOf: url) == bytes, "\(name) changed")
       for suffix in ["-wal", "-shm", "-journal"] {
         #expect(!FileManager.default.fileExists(atPath: url.path + suffix), "\(name)\(suffix) was left")

@@ -42,7 +42,10 @@ struct SideFileTests {
   static func bytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
 
   /// The number of notes the store at `url` opens with.
-  static func count(_ url: URL, options: StoreOptions = StoreOptions()) throws -> Int {
+  static func count(
+    _ url: URL,
+    options: [AnyHashable: Any]? = [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true]
+  ) throws -> Int {
     try ReliabilityTests.titles(url, model: try model(), options: options).count
   }
 
@@ -51,7 +54,10 @@ struct SideFileTests {
   static func expectLogRefused(_ url: URL, saying finding: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
     let store = try bytes(url.path)
     let log = try bytes(url.path + "-wal")
-    for options in [StoreOptions(), StoreOptions(readOnly: true)] {
+    for options in [
+      [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true],
+      [NSReadOnlyPersistentStoreOption: true],
+    ] {
       let error = expectCode(.persistentStoreInvalidType, { _ = try count(url, options: options) }, sourceLocation: sourceLocation)
       #expect(error?.message.contains("\(url.path)-wal") == true, "\(error?.message ?? "")", sourceLocation: sourceLocation)
       #expect(error?.message.contains(finding) == true, "\(error?.message ?? "")", sourceLocation: sourceLocation)
@@ -135,7 +141,10 @@ struct SideFileTests {
     try copyStoreFiles(store, to: killedLater)
     try stack.close()
 
-    #expect(try Self.count(killed, options: StoreOptions(readOnly: true)) == 205)
+    #expect(
+      try Self.count(
+        killed,
+        options: [NSReadOnlyPersistentStoreOption: true]) == 205)
     #expect(try Self.count(killed) == 205)
     #expect(try Self.count(killedLater) == 235)
   }
@@ -230,7 +239,10 @@ struct SideFileTests {
     try FileManager.default.copyItem(atPath: store.path + "-wal", toPath: moved.path + "-wal")
     try stack.close()
     let log = try Self.bytes(moved.path + "-wal")
-    for options in [StoreOptions(), StoreOptions(readOnly: true)] {
+    for options in [
+      [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true],
+      [NSReadOnlyPersistentStoreOption: true],
+    ] {
       let error = expectCode(.persistentStoreOpen) { _ = try Self.count(moved, options: options) }
       #expect(error?.message.contains("\(moved.path)-wal") == true, "\(error?.message ?? "")")
       #expect(!FileManager.default.fileExists(atPath: moved.path), "no store was created")
@@ -285,7 +297,10 @@ struct SideFileTests {
       } else {
         try FileManager.default.createDirectory(atPath: side, withIntermediateDirectories: false)
       }
-      for options in [StoreOptions(), StoreOptions(readOnly: true)] {
+      for options in [
+        [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true],
+        [NSReadOnlyPersistentStoreOption: true],
+      ] {
         let outcome = Self.withinTimeLimit { try Self.count(store, options: options) }
         guard let outcome else {
           Issue.record("The open with a \(kind) at \(suffix) did not return within 20 s")

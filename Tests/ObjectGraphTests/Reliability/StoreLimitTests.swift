@@ -124,8 +124,8 @@ struct StoreLimitTests {
     let unrelated = folder.appending(".Other.sqlite.migrating-\(UUID().uuidString).sqlite")
     #expect(FileManager.default.createFile(atPath: unrelated.path, contents: Data("theirs".utf8)))
     let v3 = try CompiledModelTests.versionsOfMomd()[2]
-    var options = StoreOptions(inferMappingModelAutomatically: false)
-    options.mappingModelMigration = .mappingModels(
+    var options: [AnyHashable: Any] = [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: false]
+    options[ObjectGraphMappingModelMigrationOption] = MappingModelMigration.mappingModels(
       in: [try MappingModelFileTests.mappingFolder()], policies: MappingModelOnOpenTests.policies)
     _ = try MigrationTests.open(v3, at: storeURL, options: options)
     let left = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.contains(".migrating-") }
@@ -145,13 +145,23 @@ struct StoreLimitTests {
     ])
     for readOnly in [true, false] {
       let error = expectCode(.migrationMissingSourceModel) {
-        _ = try StoreStack(model: other, at: url, options: StoreOptions(readOnly: readOnly))
+        _ = try StoreStack(
+          model: other, at: url,
+          options: [
+            NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+            NSReadOnlyPersistentStoreOption: readOnly,
+          ])
       }
       #expect(error?.message.contains("read-write") == false, "\(error?.message ?? "")")
     }
     // With the source model given, a read-only open is told to migrate once read-write.
     let error = expectCode(.persistentStoreIncompatibleVersionHash) {
-      _ = try StoreStack(model: other, at: url, options: StoreOptions(readOnly: true, migrationSourceModels: [try Self.model()]))
+      _ = try StoreStack(
+        model: other, at: url,
+        options: [
+          NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+          NSReadOnlyPersistentStoreOption: true, ObjectGraphMigrationSourceModelsOption: [try Self.model()],
+        ])
     }
     #expect(error?.message.contains("Open it read-write once") == true, "\(error?.message ?? "")")
   }

@@ -12,7 +12,8 @@ import Testing
 struct BinaryStoreTests {
   /// A coordinator with a binary store at `url` and a private context on it.
   private func open(
-    _ url: URL, model: NSManagedObjectModel, options: StoreOptions = .init()
+    _ url: URL, model: NSManagedObjectModel,
+    options: [AnyHashable: Any]? = [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true]
   ) throws -> (NSPersistentStoreCoordinator, NSManagedObjectContext) {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     try coordinator.addPersistentStore(type: .binary, at: url, options: options)
@@ -318,7 +319,8 @@ struct BinaryStoreTests {
       let coordinator = NSPersistentStoreCoordinator(managedObjectModel: other)
       let error = expectCode(.persistentStoreIncompatibleVersionHash) {
         try coordinator.addPersistentStore(
-          type: .binary, at: url, options: StoreOptions(migratePersistentStoresAutomatically: migrate))
+          type: .binary, at: url,
+          options: [NSMigratePersistentStoresAutomaticallyOption: migrate, NSInferMappingModelAutomaticallyOption: true])
       }
       #expect(error?.message.contains("Note changed") == true)
       #expect(error?.message.contains("Notebook is in the store but not in the model") == true)
@@ -380,9 +382,11 @@ struct BinaryStoreTests {
     }
     #expect(missing?.message.contains("does not exist") == true)
     _ = expectCode(.persistentStoreOpen) {
-      try coordinator.addPersistentStore(type: .binary, at: folder.appending("Absent.binary"), options: StoreOptions(readOnly: true))
+      try coordinator.addPersistentStore(
+        type: .binary, at: folder.appending("Absent.binary"),
+        options: [NSReadOnlyPersistentStoreOption: true])
     }
-    _ = expectCode(.persistentStoreOpen) { try coordinator.addPersistentStore(type: .binary, at: nil) }
+    _ = expectCode(.persistentStoreOpen) { try coordinator.addPersistentStore(ofType: NSBinaryStoreType, configurationName: nil, at: nil) }
     #expect(!FileManager.default.fileExists(atPath: folder.appending("Absent.binary").path))
   }
 
@@ -395,7 +399,9 @@ struct BinaryStoreTests {
       try saveNote("kept", in: context)
     }
     let before = try Data(contentsOf: url)
-    let (_, context) = try open(url, model: try Models.notes(), options: StoreOptions(readOnly: true))
+    let (_, context) = try open(
+      url, model: try Models.notes(),
+      options: [NSReadOnlyPersistentStoreOption: true])
     let stored = try titles(in: context)
     #expect(stored == ["kept"])
     context.performAndWait {
@@ -431,7 +437,11 @@ struct BinaryStoreTests {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
     let history = expectCode(.persistentStoreOperation) {
       try coordinator.addPersistentStore(
-        type: .binary, at: folder.appending("History.binary"), options: StoreOptions(persistentHistoryTracking: true))
+        type: .binary, at: folder.appending("History.binary"),
+        options: [
+          NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+          NSPersistentHistoryTrackingKey: true,
+        ])
     }
     #expect(history?.message.contains("persistent history") == true)
     #expect(!FileManager.default.fileExists(atPath: folder.appending("History.binary").path))

@@ -30,7 +30,12 @@ struct ErrorCauseTests {
     let url = folder.appending("Store.sqlite")
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
     // A short busy timeout, so the test waits a tenth of a second instead of the default ten.
-    try coordinator.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(sqlitePragmas: ["busy_timeout": "100"]))
+    try coordinator.addPersistentStore(
+      type: .sqlite, at: url,
+      options: [
+        NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+        NSSQLitePragmasOption: ["busy_timeout": "100"],
+      ])
     let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
 
@@ -62,7 +67,12 @@ struct ErrorCauseTests {
     let url = folder.appending("Store.sqlite")
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
     // A "disk" of 200 pages (800 KB): SQLite refuses to grow the database past it, as with a full disk.
-    try coordinator.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(sqlitePragmas: ["max_page_count": "200"]))
+    try coordinator.addPersistentStore(
+      type: .sqlite, at: url,
+      options: [
+        NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+        NSSQLitePragmasOption: ["max_page_count": "200"],
+      ])
     let ballast = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     ballast.persistentStoreCoordinator = coordinator
     let page = String(repeating: "x", count: 4_000)

@@ -58,7 +58,8 @@ struct StoreFailureTests {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: other)
     let error = expectCode(.persistentStoreIncompatibleVersionHash) {
       try coordinator.addPersistentStore(
-        type: .sqlite, at: stack.storeURL, options: StoreOptions(migratePersistentStoresAutomatically: false))
+        type: .sqlite, at: stack.storeURL,
+        options: [NSMigratePersistentStoresAutomaticallyOption: false, NSInferMappingModelAutomaticallyOption: true])
     }
     #expect(error?.message.contains("Note changed") == true)
     #expect(error?.message.contains("Notebook is in the store but not in the model") == true)
@@ -102,7 +103,10 @@ struct StoreFailureTests {
   func readOnly() throws {
     let stack = try Stack()
     try stack.coordinator.remove(stack.coordinator.persistentStores[0])
-    let context = try StoreStack(model: stack.model, at: stack.storeURL, options: StoreOptions(readOnly: true)).context
+    let context = try StoreStack(
+      model: stack.model, at: stack.storeURL,
+      options: [NSReadOnlyPersistentStoreOption: true]
+    ).context
     context.performAndWait {
       let note = Note(context: context)
       note.title = "x"
@@ -157,7 +161,12 @@ struct StoreFailureTests {
     guard
       let (folder, unmount) = try Self.readOnlyFileSystem(holding: { folder in
         let url = folder.appendingPathComponent("Store.sqlite")
-        let stack = try StoreStack(model: model, at: url, options: StoreOptions(sqlitePragmas: ["journal_mode": "DELETE"]))
+        let stack = try StoreStack(
+          model: model, at: url,
+          options: [
+            NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+            NSSQLitePragmasOption: ["journal_mode": "DELETE"],
+          ])
         let context = stack.context
         try context.performAndWait {
           let note = Note(context: context)
@@ -176,7 +185,12 @@ struct StoreFailureTests {
     for pragmas in [["journal_mode": "DELETE"], [:]] {
       let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
       do {
-        try coordinator.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(sqlitePragmas: pragmas))
+        try coordinator.addPersistentStore(
+          type: .sqlite, at: url,
+          options: [
+            NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+            NSSQLitePragmasOption: pragmas,
+          ])
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         let error = context.performAndWait {
@@ -195,13 +209,19 @@ struct StoreFailureTests {
       #expect(try Data(contentsOf: url) == before)
     }
     // Reading needs no writing: a read-only open works and finds the note.
-    let context = try StoreStack(model: model, at: url, options: StoreOptions(sqlitePragmas: ["journal_mode": "DELETE"], readOnly: true))
-      .context
+    let context = try StoreStack(
+      model: model, at: url,
+      options: [
+        NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+        NSSQLitePragmasOption: ["journal_mode": "DELETE"], NSReadOnlyPersistentStoreOption: true,
+      ]
+    )
+    .context
     #expect(try context.performAndWait { try context.fetch(NSFetchRequest<Note>(entityName: "Note")).map(\.title) } == ["kept"])
   }
 
   @Test(
-    "A WAL store on a read-only file system opens with StoreOptions(readOnly: true) and reads every row, leaving no file",
+    "A WAL store on a read-only file system opens with [NSReadOnlyPersistentStoreOption: true] and reads every row, leaving no file",
     .enabled(if: canMount, "needs permission to mount a tmpfs (root with CAP_SYS_ADMIN), as CI has"))
   func readOnlyWALStore() throws {
     let model = try Models.notes()
@@ -227,7 +247,9 @@ struct StoreFailureTests {
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["Store.sqlite"])
     let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)
     #expect(metadata[NSStoreTypeKey] as? String == "SQLite")
-    let reader = try StoreStack(model: model, at: url, options: StoreOptions(readOnly: true))
+    let reader = try StoreStack(
+      model: model, at: url,
+      options: [NSReadOnlyPersistentStoreOption: true])
     let context = reader.context
     #expect(
       try context.performAndWait { try context.fetch(NSFetchRequest<Note>(entityName: "Note")).compactMap(\.title).sorted() } == [
@@ -242,7 +264,12 @@ struct StoreFailureTests {
     let folder = try TemporaryFolder()
     let url = folder.appending("Store.sqlite")
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
-    try coordinator.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(sqlitePragmas: ["journal_mode": "DELETE"]))
+    try coordinator.addPersistentStore(
+      type: .sqlite, at: url,
+      options: [
+        NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+        NSSQLitePragmasOption: ["journal_mode": "DELETE"],
+      ])
     #expect(try rawRows(url, "PRAGMA journal_mode")[0][0] as String == "delete")
     let wal = folder.appending("Wal.sqlite")
     try coordinator.addPersistentStore(type: .sqlite, at: wal)

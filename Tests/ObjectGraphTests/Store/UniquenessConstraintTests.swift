@@ -435,7 +435,9 @@ struct UniquenessConstraintTests {
     try DatabaseQueue(path: url.path).backup(to: DatabaseQueue(path: copy.path))
 
     let migrated = NSPersistentStoreCoordinator(managedObjectModel: try Self.model())
-    try migrated.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(migrationSourceModels: [old]))
+    try migrated.addPersistentStore(
+      type: .sqlite, at: url,
+      options: MigrationTests.migrationOptions(sourceModels: [old]))
     let indexes = try rawRows(url, "SELECT sql FROM sqlite_master WHERE type = 'index' AND sql LIKE '%UNIQUE%'").map { $0["sql"] as String }
     #expect(indexes.contains { $0.contains("ZITEM") })
 
@@ -443,7 +445,9 @@ struct UniquenessConstraintTests {
     try DatabaseQueue(path: copy.path).write { try $0.execute(sql: "UPDATE ZITEM SET ZNAME = 'a'") }
     let refused = NSPersistentStoreCoordinator(managedObjectModel: try Self.model())
     let error = try #require(throws: ObjectGraphError.self) {
-      try refused.addPersistentStore(type: .sqlite, at: copy, options: StoreOptions(migrationSourceModels: [old]))
+      try refused.addPersistentStore(
+        type: .sqlite, at: copy,
+        options: MigrationTests.migrationOptions(sourceModels: [old]))
     }
     #expect(error.code == .migration)
     #expect(try rawRows(copy, "SELECT ZNAME FROM ZITEM").map { $0["ZNAME"] as String } == ["a", "a"], "rolled back")

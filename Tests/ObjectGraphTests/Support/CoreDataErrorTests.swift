@@ -197,7 +197,9 @@ struct CoreDataErrorTests {
     try TutorialStack.writeVersionOneStore(at: url, notes: 1)
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try TutorialStack.model())
     do {
-      try coordinator.addPersistentStore(type: .sqlite, at: url, options: StoreOptions(migratePersistentStoresAutomatically: false))
+      try coordinator.addPersistentStore(
+        type: .sqlite, at: url,
+        options: [NSMigratePersistentStoresAutomaticallyOption: false, NSInferMappingModelAutomaticallyOption: true])
       Issue.record("the store was added")
     } catch let error as CocoaError where error.code == .persistentStoreIncompatibleVersionHash {
       let metadata = try #require(error.userInfo["metadata"] as? [String: Any])

@@ -18,7 +18,7 @@ public func makeCoordinator(for model: NSManagedObjectModel, storeFolder: URL, s
   try FileManager.default.createDirectory(at: storeFolder, withIntermediateDirectories: true)
   let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
   let storeURL = storeFolder.appendingPathComponent(storeName)
-  let options = StoreOptions(migratePersistentStoresAutomatically: true, inferMappingModelAutomatically: true)
+  let options = [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true]
   do {
     try coordinator.addPersistentStore(type: .sqlite, at: storeURL, options: options)
   } catch {

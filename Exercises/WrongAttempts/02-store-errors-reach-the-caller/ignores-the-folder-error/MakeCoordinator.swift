@@ -18,7 +18,7 @@ public func makeCoordinator(for model: NSManagedObjectModel, storeFolder: URL, s
   // The folder is there from the second launch on; that is not an error.
   try? FileManager.default.createDirectory(at: storeFolder, withIntermediateDirectories: true)
   let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-  let options = StoreOptions(migratePersistentStoresAutomatically: true, inferMappingModelAutomatically: true)
+  let options = [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true]
   try coordinator.addPersistentStore(type: .sqlite, at: storeFolder.appendingPathComponent(storeName), options: options)
   return coordinator
 }

@@ -17,7 +17,7 @@ public func makeCoordinator(for model: NSManagedObjectModel, storeFolder: URL, s
 {
   try FileManager.default.createDirectory(at: storeFolder, withIntermediateDirectories: true)
   let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-  let options = StoreOptions(migratePersistentStoresAutomatically: true, inferMappingModelAutomatically: true)
+  let options = [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true]
   do {
     try coordinator.addPersistentStore(type: .sqlite, at: storeFolder.appendingPathComponent(storeName), options: options)
   } catch {

@@ -22,9 +22,11 @@ public func loadStore(
   progress: @escaping @Sendable (MigrationProgress) -> Void,
   completion: @escaping @Sendable (Result<NSPersistentStore, any Error>) -> Void
 ) {
-  let options = StoreOptions(
-    migratePersistentStoresAutomatically: true, inferMappingModelAutomatically: true, migrationProgress: progress)
   DispatchQueue.main.async {
+    let options: [AnyHashable: Any] = [
+      NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+      ObjectGraphMigrationProgressOption: progress,
+    ]
     let result = Result<NSPersistentStore, any Error> {
       try coordinator.addPersistentStore(type: .sqlite, at: storeURL, options: options)
     }

@@ -22,7 +22,9 @@ public func loadStore(
   progress: @escaping @Sendable (MigrationProgress) -> Void,
   completion: @escaping @Sendable (Result<NSPersistentStore, any Error>) -> Void
 ) {
-  let options = StoreOptions(
-    migratePersistentStoresAutomatically: true, inferMappingModelAutomatically: true, migrationProgress: progress)
+  let options: [AnyHashable: Any] = [
+    NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+    ObjectGraphMigrationProgressOption: progress,
+  ]
   coordinator.addPersistentStore(type: .sqlite, at: storeURL, options: options, completionHandler: completion)
 }

@@ -22,9 +22,11 @@ public func loadStore(
   progress: @escaping @Sendable (MigrationProgress) -> Void,
   completion: @escaping @Sendable (Result<NSPersistentStore, any Error>) -> Void
 ) {
-  let options = StoreOptions(
-    migratePersistentStoresAutomatically: true, inferMappingModelAutomatically: true, migrationProgress: progress)
   DispatchQueue.global().async {
+    let options: [AnyHashable: Any] = [
+      NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+      ObjectGraphMigrationProgressOption: progress,
+    ]
     do {
       let store = try coordinator.addPersistentStore(type: .sqlite, at: storeURL, options: options)
       DispatchQueue.main.async { completion(.success(store)) }

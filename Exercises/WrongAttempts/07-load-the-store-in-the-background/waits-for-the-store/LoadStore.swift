@@ -22,8 +22,10 @@ public func loadStore(
   progress: @escaping @Sendable (MigrationProgress) -> Void,
   completion: @escaping @Sendable (Result<NSPersistentStore, any Error>) -> Void
 ) {
-  let options = StoreOptions(
-    migratePersistentStoresAutomatically: true, inferMappingModelAutomatically: true, migrationProgress: progress)
+  let options: [AnyHashable: Any] = [
+    NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+    ObjectGraphMigrationProgressOption: progress,
+  ]
   let added = DispatchSemaphore(value: 0)
   coordinator.addPersistentStore(type: .sqlite, at: storeURL, options: options) { result in
     DispatchQueue.main.async { completion(result) }
