@@ -8,7 +8,7 @@ struct StoreSummary {
   let path: String
   let url: URL
   /// What `NSPersistentStoreCoordinator.metadataForPersistentStore(type:at:)` read.
-  let metadata: [String: any Sendable]
+  let metadata: [String: Any]
 
   /// The entity version hashes the store was made with, by entity name.
   var versionHashes: [String: Data] { metadata[NSStoreModelVersionHashesKey] as? [String: Data] ?? [:] }

@@ -5,7 +5,7 @@ import Foundation
 extension NSPersistentStoreCoordinator {
   /// The metadata of `store`: what the file holds, with the keys set by ``setMetadata(_:for:)`` that the
   /// next save will write (Core Data's `metadata(for:)`).
-  public func metadata(for store: NSPersistentStore) -> [String: any Sendable] {
+  public func metadata(for store: NSPersistentStore) -> [String: Any] {
     store.metadata
   }
 
@@ -19,22 +19,31 @@ extension NSPersistentStoreCoordinator {
   /// ```swift
   /// var metadata = coordinator.metadata(for: store)
   /// metadata["syncToken"] = token
-  /// try coordinator.setMetadata(metadata, for: store)
+  /// coordinator.setMetadata(metadata, for: store)
   /// try context.save()  // written with the context's changes
   /// ```
   ///
-  /// - Throws: ``ObjectGraphInvalidValueError`` when the dictionary gives one of the engine's keys
-  ///   a value other than the one it has (the store would no longer open, or open as another store), or
-  ///   holds a value a property list cannot (strings, numbers, Booleans, dates, data, and arrays and
-  ///   string-keyed dictionaries of them), naming the key; nothing is changed then.
-  ///   ``NSPersistentStoreOperationError`` when `store` is not one of this coordinator's.
-  ///   (Core Data's method does not throw; it raises for such a dictionary when the store is saved.)
-  public func setMetadata(_ metadata: [String: any Sendable], for store: NSPersistentStore) throws {
-    guard persistentStores.contains(where: { $0 === store }) else {
-      throw ObjectGraphError(.persistentStoreOperation, "\(store) is not one of this coordinator's stores.")
+  /// `nil` removes the app's keys. A dictionary that gives one of the engine's keys a value other than the
+  /// one it has (the store would no longer open, or open as another store), or holds a value a property list
+  /// cannot (strings, numbers, Booleans, dates, data, and arrays and string-keyed dictionaries of them), and
+  /// a store that is not one of this coordinator's, are programmer errors: Core Data raises an exception
+  /// (for a dictionary, when the store is saved), and the engine stops the program at once, naming the key.
+  public func setMetadata(_ metadata: [String: Any]?, for store: NSPersistentStore) {
+    do {
+      try setCheckedMetadata(metadata ?? [:], for: store)
+    } catch {
+      programmerError("ObjectGraph: \((error as? ObjectGraphError)?.message ?? "\(error)")")
     }
-    try Self.checkAppMetadata(metadata, against: store.metadata, method: "setMetadata(_:for:)")
-    store.setAppMetadata(metadata)
+  }
+
+  /// ``setMetadata(_:for:)``, throwing what it stops the program for (the engine's tests read the message).
+  func setCheckedMetadata(_ metadata: [String: Any], for store: NSPersistentStore) throws {
+    guard persistentStores.contains(where: { $0 === store }) else {
+      throw ObjectGraphError(
+        .persistentStoreOperation, "setMetadata(_:for:) was given \(store), which is not one of this coordinator's stores.")
+    }
+    let checked = try Self.checkAppMetadata(metadata, against: store.sendableMetadata, method: "setMetadata(_:for:)")
+    store.setAppMetadata(checked)
   }
 
   /// Sets the metadata of the store file at `url` now, without adding the store (Core Data's class method
@@ -69,7 +78,7 @@ extension NSPersistentStoreCoordinator {
     }
     let current = try metadataForPersistentStore(type: .sqlite, at: url)
     let given = metadata ?? [:]
-    try checkAppMetadata(given, against: current, method: "setMetadata(_:forPersistentStoreOfType:at:options:)")
+    _ = try checkAppMetadata(given, against: current, method: "setMetadata(_:forPersistentStoreOfType:at:options:)")
     let set = given.filter { !CoreDataMetadataKey.engineKeys.contains($0.key) }
     let removed = Set(current.keys.filter { !CoreDataMetadataKey.engineKeys.contains($0) && given[$0] == nil })
     try NSPersistentStore.writeMetadata(url: url, setting: set, removing: removed, options: parsed)
@@ -86,7 +95,12 @@ extension NSPersistentStoreCoordinator {
 
   /// Checks a metadata dictionary an app sets: the engine's keys may only repeat their `current` values,
   /// and every other value must be one a property list holds.
-  static func checkAppMetadata(_ metadata: [String: Any], against current: [String: any Sendable], method: String) throws {
+  /// - Returns: the dictionary with values that can cross queues (an `NSString` as a `String`, arrays and
+  ///   dictionaries of such values).
+  static func checkAppMetadata(_ metadata: [String: Any], against current: [String: Any], method: String) throws
+    -> [String: any Sendable]
+  {
+    var checked: [String: any Sendable] = [:]
     for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
       if CoreDataMetadataKey.engineKeys.contains(key) {
         guard let kept = current[key], Self.propertyListValuesEqual(kept, value) else {
@@ -95,24 +109,46 @@ extension NSPersistentStoreCoordinator {
             "Metadata key '\(key)' belongs to the engine, which keeps it in step with the store's contents; \(method) may repeat its current value but not change it. Keep your own values under keys of your own."
           )
         }
-      } else if !Self.isPropertyListValue(value) {
+      } else if let sendable = Self.sendablePropertyListValue(value) {
+        checked[key] = sendable
+      } else {
         throw ObjectGraphError(
           .invalidValue,
           "Metadata key '\(key)' holds a \(type(of: value)), which a store's metadata (a property list) cannot keep. Use strings, numbers, Booleans, dates, data, or arrays and string-keyed dictionaries of them."
         )
       }
     }
+    return checked
   }
 
-  /// Whether a property list can hold `value`.
-  static func isPropertyListValue(_ value: Any) -> Bool {
+  /// `value` as a property-list value that can cross queues, or `nil` when a property list cannot hold it.
+  static func sendablePropertyListValue(_ value: Any) -> (any Sendable)? {
     switch value {
-    case is String, is Bool, is Int, is Int8, is Int16, is Int32, is Int64, is UInt, is UInt8, is UInt16, is UInt32, is UInt64,
-      is Double, is Float, is Date, is Data, is NSNumber:
-      return true
-    case let array as [Any]: return array.allSatisfy(isPropertyListValue)
-    case let dictionary as [String: Any]: return dictionary.values.allSatisfy(isPropertyListValue)
-    default: return false
+    case let string as String: return string
+    case let number as NSNumber where type(of: value) is NSNumber.Type: return number
+    case let value as Bool: return value
+    case let value as Int: return value
+    case let value as Int8: return value
+    case let value as Int16: return value
+    case let value as Int32: return value
+    case let value as Int64: return value
+    case let value as UInt: return value
+    case let value as UInt8: return value
+    case let value as UInt16: return value
+    case let value as UInt32: return value
+    case let value as UInt64: return value
+    case let value as Double: return value
+    case let value as Float: return value
+    case let date as Date: return date
+    case let data as Data: return data
+    case let string as NSString: return string.description
+    case let array as [Any]:
+      let members = array.compactMap(sendablePropertyListValue)
+      return members.count == array.count ? members : nil
+    case let dictionary as [String: Any]:
+      let members = dictionary.compactMapValues(sendablePropertyListValue)
+      return members.count == dictionary.count ? members : nil
+    default: return nil
     }
   }
 

@@ -173,7 +173,7 @@ public final class NSPersistentStoreCoordinator: Sendable, CustomStringConvertib
   /// `options` are Core Data's options dictionary; the engine reads the metadata without them.
   public static func metadataForPersistentStore(
     type: NSPersistentStore.StoreType, at url: URL, options: [AnyHashable: Any]? = nil
-  ) throws -> [String: any Sendable] {
+  ) throws -> [String: Any] {
     guard type != .inMemory else {
       throw ObjectGraphError(.persistentStoreInvalidType, "An in-memory store has no metadata on disk.", url: url)
     }
@@ -192,7 +192,7 @@ public final class NSPersistentStoreCoordinator: Sendable, CustomStringConvertib
   /// `metadataForPersistentStore(ofType:at:options:)`), without adding it.
   public static func metadataForPersistentStore(
     ofType storeType: String, at url: URL, options: [AnyHashable: Any]? = nil
-  ) throws -> [String: any Sendable] {
+  ) throws -> [String: Any] {
     try metadataForPersistentStore(type: NSPersistentStore.StoreType(rawValue: storeType), at: url, options: options)
   }
 

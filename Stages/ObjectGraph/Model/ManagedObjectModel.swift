@@ -133,7 +133,7 @@ public final class NSManagedObjectModel: Sendable, CustomStringConvertible {
   ///
   /// A store the engine wrote before it computed Core Data's version hashes matches too, by the digests it
   /// wrote then; opening it read-write brings its metadata up to Core Data's hashes.
-  public func isConfiguration(withName configuration: String?, compatibleWithStoreMetadata metadata: [String: any Sendable])
+  public func isConfiguration(withName configuration: String?, compatibleWithStoreMetadata metadata: [String: Any])
     -> Bool
   {
     hashMatch(configuration: configuration, metadata: metadata) != nil
@@ -151,7 +151,7 @@ public final class NSManagedObjectModel: Sendable, CustomStringConvertible {
   }
 
   /// How a store described by `metadata` matches the configuration's entities, or `nil` when it does not.
-  func hashMatch(configuration: String?, metadata: [String: any Sendable]) -> HashMatch? {
+  func hashMatch(configuration: String?, metadata: [String: Any]) -> HashMatch? {
     guard let stored = metadata[NSStoreModelVersionHashesKey] as? [String: Data],
       let entities = entities(forConfigurationName: configuration)
     else { return nil }

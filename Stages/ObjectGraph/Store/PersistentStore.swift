@@ -93,7 +93,10 @@ public final class NSPersistentStore: Sendable, CustomStringConvertible {
   /// The store's metadata: `NSStoreType`, `NSStoreUUID`, `NSStoreModelVersionHashes` (`[String: Data]`),
   /// `NSStoreModelVersionIdentifiers`, as Core Data keeps them, and the app's own keys (see
   /// ``NSPersistentStoreCoordinator/setMetadata(_:for:)``), including those not yet written.
-  public var metadata: [String: any Sendable] { storedMetadata.withLock { $0 } }
+  public var metadata: [String: Any] { sendableMetadata }
+
+  /// ``metadata`` as the engine passes it between queues.
+  var sendableMetadata: [String: any Sendable] { storedMetadata.withLock { $0 } }
 
   /// Whether the store holds the entity (per its configuration).
   func holds(_ entity: NSEntityDescription) -> Bool { schema.byIdentity[ObjectIdentifier(entity)] != nil }

@@ -260,7 +260,7 @@ struct ModelLayerTests {
     var metadata = stack.coordinator.metadata(for: store)
     let engineKeys = metadata
     metadata["syncToken"] = "token-1"
-    try stack.coordinator.setMetadata(metadata, for: store)
+    stack.coordinator.setMetadata(metadata, for: store)
     #expect(stack.coordinator.metadata(for: store)["syncToken"] as? String == "token-1")
     #expect(store.metadata["syncToken"] as? String == "token-1")
     // Not on disk before a save.
@@ -273,7 +273,7 @@ struct ModelLayerTests {
     #expect(onDisk["syncToken"] as? String == "token-1")
     for key in engineKeys.keys { #expect(onDisk[key] != nil, "\(key) kept") }
     // A dictionary without the engine's keys keeps them; a user key left out is removed.
-    try stack.coordinator.setMetadata(["other": 2], for: store)
+    stack.coordinator.setMetadata(["other": 2], for: store)
     #expect(stack.coordinator.metadata(for: store)[NSStoreUUIDKey] as? String == store.identifier)
     try stack.context.performAndWait {
       _ = LayerCountry(context: stack.context)
@@ -287,21 +287,41 @@ struct ModelLayerTests {
     #expect(again[NSStoreModelVersionHashesKey] != nil)
   }
 
-  @Test("setMetadata(_:for:) refuses to change the engine's own keys and values a property list cannot hold")
+  @Test("setMetadata(_:for:) refuses to change the engine's own keys and values a property list cannot hold, changing nothing")
   func storeMetadataRefusals() throws {
     let stack = try Stack(model: Self.model())
     let store = try #require(stack.coordinator.persistentStores.first)
     #expect {
-      try stack.coordinator.setMetadata([NSStoreUUIDKey: "not-the-uuid"], for: store)
+      try stack.coordinator.setCheckedMetadata([NSStoreUUIDKey: "not-the-uuid"], for: store)
     } throws: { error in
       (error as? ObjectGraphError)?.code == .invalidValue && "\(error)".contains(NSStoreUUIDKey)
     }
     #expect {
-      try stack.coordinator.setMetadata(["cache": ObjectCacheBox()], for: store)
+      try stack.coordinator.setCheckedMetadata(["cache": ObjectCacheBox()], for: store)
     } throws: { error in
       (error as? ObjectGraphError)?.code == .invalidValue && "\(error)".contains("cache")
     }
     #expect(stack.coordinator.metadata(for: store)[NSStoreUUIDKey] as? String == store.identifier)
+    // Values as Foundation's classes and nested collections are property-list values too.
+    stack.coordinator.setMetadata(
+      ["name": NSString(string: "notes"), "when": NSDate(timeIntervalSince1970: 0), "list": [1, "two"] as [Any]], for: store)
+    #expect(store.metadata["name"] as? String == "notes")
+    #expect((store.metadata["list"] as? [Any])?.count == 2)
+    stack.coordinator.setMetadata(nil, for: store)
+    #expect(store.metadata["name"] == nil && store.metadata[NSStoreUUIDKey] as? String == store.identifier)
+  }
+
+  @Test("setMetadata(_:for:) with a value a property list cannot hold stops the program naming the key, as Core Data raises")
+  func storeMetadataMisuse() async throws {
+    let folder = try TemporaryFolder()
+    let stopped = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      [folder = folder as TemporaryFolder] in
+      let stack = try Stack(model: Self.model(), folder: folder)
+      let store = try #require(stack.coordinator.persistentStores.first)
+      stack.coordinator.setMetadata(["cache": ObjectCacheBox()], for: store)
+    }
+    let said = String(decoding: stopped?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(said.contains("Metadata key 'cache'"), "it printed: \(said)")
   }
 
   // MARK: - Classes by the model's class names

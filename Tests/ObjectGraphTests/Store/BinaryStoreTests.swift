@@ -238,7 +238,7 @@ struct BinaryStoreTests {
     metadata = coordinator.metadata(for: store)
     metadata["syncToken"] = "token-1"
     metadata["count"] = 7
-    try coordinator.setMetadata(metadata, for: store)
+    coordinator.setMetadata(metadata, for: store)
     try saveNote("one", in: context)
     let onDisk = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .binary, at: url)
     #expect(onDisk["syncToken"] as? String == "token-1")
