@@ -125,36 +125,12 @@ open class NSPersistentContainer: @unchecked Sendable {
     }
     let defaultFolder = Self.defaultDirectoryURL().standardizedFileURL
     for description in persistentStoreDescriptions {
-      let url = description.type == NSInMemoryStoreType ? nil : description.url
-      if let folder = url?.deletingLastPathComponent().standardizedFileURL, folder == defaultFolder {
+      if description.type != NSInMemoryStoreType,
+        let folder = description.url?.deletingLastPathComponent().standardizedFileURL, folder == defaultFolder
+      {
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
       }
-      var options: StoreOptions
-      do {
-        options = try StoreOptions(dictionary: description.storeOptions)
-      } catch {
-        completionHandler(description, error)
-        continue
-      }
-      let type = NSPersistentStore.StoreType(rawValue: description.type)
-      if options.migratePersistentStoresAutomatically, options.mappingModelMigration == nil {
-        options.mappingModelMigration = .mappingModels()
-      }
-      if description.shouldAddStoreAsynchronously {
-        persistentStoreCoordinator.addPersistentStore(
-          type: type, configuration: description.configuration, at: url, parsed: .success(options)
-        ) { result in
-          completionHandler(description, result.failure)
-        }
-      } else {
-        do {
-          try persistentStoreCoordinator.addPersistentStore(
-            type: type, configuration: description.configuration, at: url, options: options)
-          completionHandler(description, nil)
-        } catch {
-          completionHandler(description, error)
-        }
-      }
+      persistentStoreCoordinator.addPersistentStore(with: description, completionHandler: completionHandler)
     }
   }
 
@@ -177,12 +153,5 @@ open class NSPersistentContainer: @unchecked Sendable {
   public func performBackgroundTask<T: Sendable>(_ block: @escaping @Sendable (NSManagedObjectContext) throws -> T) async throws -> T {
     let context = newBackgroundContext()
     return try await context.perform { try block(context) }
-  }
-}
-
-extension Result {
-  /// The error, or `nil` for a success.
-  fileprivate var failure: Failure? {
-    if case .failure(let error) = self { error } else { nil }
   }
 }

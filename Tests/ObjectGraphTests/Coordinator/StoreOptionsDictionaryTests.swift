@@ -167,6 +167,51 @@ struct StoreOptionsDictionaryTests {
     #expect(container.persistentStoreCoordinator.persistentStores.isEmpty)
   }
 
+  @Test(
+    "addPersistentStore(with:completionHandler:) adds a description's store: at once on the calling thread, or on a background queue when asked"
+  )
+  func addStoreWithDescription() async throws {
+    let folder = try TemporaryFolder()
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
+    let now = NSPersistentStoreDescription(url: folder.appending("Now.sqlite"))
+    now.setOption(true as NSNumber, forKey: NSPersistentHistoryTrackingKey)
+    let reported = Locked<[String]>([])
+    coordinator.addPersistentStore(with: now) { description, error in
+      reported.withLock { $0.append("\(description.url?.lastPathComponent ?? "?") \(error == nil ? "added" : "failed")") }
+    }
+    #expect(reported.withLock { $0 } == ["Now.sqlite added"])
+    #expect(coordinator.persistentStores.first?.options?[NSPersistentHistoryTrackingKey] as? NSNumber == true)
+
+    let later = NSPersistentStoreDescription(url: folder.appending("Later.sqlite"))
+    later.shouldAddStoreAsynchronously = true
+    let onMainThread = await withCheckedContinuation { (done: CheckedContinuation<Bool, Never>) in
+      coordinator.addPersistentStore(with: later) { _, error in
+        #expect(error == nil)
+        done.resume(returning: Thread.isMainThread)
+      }
+    }
+    #expect(!onMainThread)
+    #expect(coordinator.persistentStores.map { $0.url?.lastPathComponent } == ["Now.sqlite", "Later.sqlite"])
+
+    let memory = NSPersistentStoreDescription(url: URL(fileURLWithPath: "/dev/null"))
+    memory.type = NSInMemoryStoreType
+    let wrong = NSPersistentStoreDescription(url: folder.appending("Wrong.sqlite"))
+    wrong.setOption("yes" as NSString, forKey: NSReadOnlyPersistentStoreOption)
+    let errors = Locked<[String: (any Error)?]>([:])
+    for description in [memory, wrong] {
+      coordinator.addPersistentStore(with: description) { description, error in
+        errors.withLock { $0[description.type + (description.url?.lastPathComponent ?? "")] = error }
+      }
+    }
+    #expect(errors.withLock { $0 }.count == 2)
+    let memoryReport = errors.withLock { $0["InMemorynull"] }
+    #expect(memoryReport != nil && memoryReport.flatMap { $0 } == nil)
+    let refusal = try #require(errors.withLock { $0["SQLiteWrong.sqlite"] } as? ObjectGraphError)
+    #expect(refusal.message.contains("NSReadOnlyPersistentStoreOption"))
+    #expect(coordinator.persistentStores.count == 3)
+    #expect(!FileManager.default.fileExists(atPath: folder.appending("Wrong.sqlite").path))
+  }
+
   // MARK: - Every public method takes Core Data's dictionary, and honours it
 
   @Test("store.options is the dictionary the store was added with, or nil")
