@@ -14,8 +14,9 @@ import ObjectGraph
 /// to `modifiedAt`; the new table's and the renamed join table's indexes, and the fetch index `byCreatedAt`
 /// on `Note.createdAt`; the metadata's version hashes and the model the store keeps (`Z_MODELCACHE`).
 ///
-/// What the clock covers. ObjectGraph: `addPersistentStore` with the current model, which inspects the
-/// file, finds version 1 beside the current version in the `.xcdatamodeld`, infers the mapping, migrates
+/// What the clock covers. ObjectGraph: `addPersistentStore` with the current model and Core Data's two
+/// migration options (`NSMigratePersistentStoresAutomaticallyOption`,
+/// `NSInferMappingModelAutomaticallyOption`), which inspects the file, finds version 1 beside the current version in the `.xcdatamodeld`, infers the mapping, migrates
 /// (its own connection, one exclusive transaction) and opens the store for use. By hand: opening a
 /// `DatabaseQueue` (WAL, as the store is), one exclusive transaction running `handWrittenSQL`, closing it.
 /// Both end with the file migrated and nothing left in its WAL.
@@ -114,7 +115,9 @@ struct MigrationBench {
   func migrateWithEngine(_ url: URL) throws -> Double {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: current)
     let seconds = try Stopwatch.seconds {
-      try coordinator.addPersistentStore(type: .sqlite, at: url)
+      try coordinator.addPersistentStore(
+        type: .sqlite, at: url,
+        options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
     }
     for store in coordinator.persistentStores { try coordinator.remove(store) }
     return seconds
