@@ -69,10 +69,11 @@ final class FetchedResultsCore {
     if observer == nil { startObserving() }
   }
 
-  private func setSections(_ new: [FetchedResultsSection]) {
+  /// Replaces the sections; `positions`, when the caller has them, are the new sections' index paths.
+  private func setSections(_ new: [FetchedResultsSection], positions: [ObjectIdentifier: IndexPath]? = nil) {
     sections = new
     sectionInfos = new
-    positions = nil
+    self.positions = positions
     generation &+= 1
   }
 
@@ -86,14 +87,20 @@ final class FetchedResultsCore {
     guard let sections else { return nil }
     if let positions { return positions[ObjectIdentifier(object)] }
     // Built on first use after each change, so that a list asking for every row's path stays linear.
-    var built: [ObjectIdentifier: IndexPath] = [:]
-    for (sectionIndex, section) in sections.enumerated() {
-      for (row, member) in section.members.enumerated() {
-        built[ObjectIdentifier(member)] = IndexPath(row: row, section: sectionIndex)
-      }
-    }
+    let built = Self.positions(of: sections)
     positions = built
     return built[ObjectIdentifier(object)]
+  }
+
+  /// Each object's index path in `sections`, by identity.
+  static func positions(of sections: [FetchedResultsSection]) -> [ObjectIdentifier: IndexPath] {
+    var result: [ObjectIdentifier: IndexPath] = [:]
+    for (sectionIndex, section) in sections.enumerated() {
+      for (row, object) in section.members.enumerated() {
+        result[ObjectIdentifier(object)] = IndexPath(row: row, section: sectionIndex)
+      }
+    }
+    return result
   }
 
   /// The index titles of the sections, each once, in order.
@@ -243,8 +250,10 @@ final class FetchedResultsCore {
     }
     changeTrackingError = nil
     let changed = Set((sets[1].union(sets[3])).map(ObjectIdentifier.init))
-    let report = Self.changes(from: oldSections, to: newSections, changed: changed, everything: invalidatedAll)
-    setSections(newSections)
+    let report = Self.changes(
+      from: oldSections, to: newSections, changed: changed, everything: invalidatedAll,
+      knownPositions: positions)
+    setSections(newSections, positions: report.positions)
     guard !report.isEmpty, let delegate, let view = delegateView else { return }
     delegate.controllerWillChangeContent(view)
     for change in report.sections {
@@ -260,15 +269,19 @@ final class FetchedResultsCore {
   struct Report {
     var sections: [(section: FetchedResultsSection, index: Int, type: NSFetchedResultsChangeType)] = []
     var objects: [(object: NSManagedObject, from: IndexPath?, type: NSFetchedResultsChangeType, to: IndexPath?)] = []
+    /// Each object's index path in the new sections (kept as the controller's ``positions``).
+    var positions: [ObjectIdentifier: IndexPath] = [:]
     var isEmpty: Bool { sections.isEmpty && objects.isEmpty }
   }
 
   /// Compares two sets of sections: sections that went and came (by name), objects that left, arrived,
   /// moved (changed and now elsewhere, or now in another section) or were updated in place (changed, same
   /// place). Objects that only shifted because others came or went are not reported, as in Core Data.
-  /// After a reset (`everything`), every object still there counts as changed.
+  /// After a reset (`everything`), every object still there counts as changed. `knownPositions`, when
+  /// given, are `old`'s index paths, already made.
   static func changes(
-    from old: [FetchedResultsSection], to new: [FetchedResultsSection], changed: Set<ObjectIdentifier>, everything: Bool
+    from old: [FetchedResultsSection], to new: [FetchedResultsSection], changed: Set<ObjectIdentifier>, everything: Bool,
+    knownPositions: [ObjectIdentifier: IndexPath]? = nil
   ) -> Report {
     var report = Report()
     let oldNames = Set(old.map(\.name))
@@ -280,17 +293,9 @@ final class FetchedResultsCore {
     for (index, section) in new.enumerated() where !oldNames.contains(section.name) {
       report.sections.append((section, index, .insert))
     }
-    func positions(_ sections: [FetchedResultsSection]) -> [ObjectIdentifier: (NSManagedObject, IndexPath)] {
-      var result: [ObjectIdentifier: (NSManagedObject, IndexPath)] = [:]
-      for (sectionIndex, section) in sections.enumerated() {
-        for (row, object) in section.members.enumerated() {
-          result[ObjectIdentifier(object)] = (object, IndexPath(row: row, section: sectionIndex))
-        }
-      }
-      return result
-    }
-    let before = positions(old)
-    let after = positions(new)
+    let before = knownPositions ?? positions(of: old)
+    let after = positions(of: new)
+    report.positions = after
     for (sectionIndex, section) in old.enumerated() {
       for (row, object) in section.members.enumerated() where after[ObjectIdentifier(object)] == nil {
         report.objects.append((object, IndexPath(row: row, section: sectionIndex), .delete, nil))
@@ -301,7 +306,7 @@ final class FetchedResultsCore {
     for (sectionIndex, section) in new.enumerated() {
       for (row, object) in section.members.enumerated() {
         let here = IndexPath(row: row, section: sectionIndex)
-        guard let (_, there) = before[ObjectIdentifier(object)] else {
+        guard let there = before[ObjectIdentifier(object)] else {
           report.objects.append((object, nil, .insert, here))
           continue
         }

@@ -21,15 +21,13 @@ extension NSManagedObjectContext {
   /// store as it is (see ``NSFetchRequestResultType/dictionaryResultType``).
   public func fetch<Result: NSFetchRequestResult>(_ request: NSFetchRequest<Result>) throws -> [Result] {
     try isolated("fetch(_:)") { confined in
-      switch request.resultType {
-      case .managedObjectResultType: return try typedObjects(request, confined)
-      case .managedObjectIDResultType: return try results(try fetchObjectIDs(request, confined), of: request)
-      case .countResultType: return try results([NSNumber(value: try countObjects(request, confined))], of: request)
-      case .dictionaryResultType:
-        let rows = try fetchDictionaries(request)
+      switch try fetchResults(request, confined) {
+      case .objects(let objects): return try typedObjects(objects, of: request)
+      case .objectIDs(let ids): return try results(ids, of: request)
+      case .count(let count): return try results([count], of: request)
+      case .dictionaries(let rows):
         if Result.self == NSDictionary.self { return try results(rows.bridgedDictionaries(), of: request) }
         return try results(rows.dictionaries(), of: request)
-      default: throw unknownResultType(request)
       }
     }
   }
@@ -43,24 +41,42 @@ extension NSManagedObjectContext {
   /// - Throws: what the typed `fetch(_:)` throws.
   public func fetch(_ request: NSFetchRequest<any NSFetchRequestResult>) throws -> [Any] {
     try isolated("fetch(_:)") { confined in
-      switch request.resultType {
-      case .managedObjectResultType: return try fetchObjects(request, confined)
-      case .managedObjectIDResultType: return try fetchObjectIDs(request, confined)
-      case .countResultType: return [NSNumber(value: try countObjects(request, confined))]
-      case .dictionaryResultType: return try fetchDictionaries(request).bridgedDictionaries()
-      default: throw unknownResultType(request)
+      switch try fetchResults(request, confined) {
+      case .objects(let objects): return objects
+      case .objectIDs(let ids): return ids
+      case .count(let count): return [count]
+      case .dictionaries(let rows): return rows.bridgedDictionaries()
       }
     }
   }
 
+  /// What a fetch returns, by the request's result type, before it is handed out as the request's type.
+  enum FetchResults {
+    case objects([NSManagedObject])
+    case objectIDs([NSManagedObjectID])
+    /// The count, as the one `NSNumber` Core Data returns for it.
+    case count(NSNumber)
+    case dictionaries(StoreDictionaryRows)
+  }
+
+  /// Runs a request for what its ``NSFetchRequest/resultType`` asks (the one place it is decided).
+  func fetchResults<Result>(_ request: NSFetchRequest<Result>, _ confined: Confined) throws -> FetchResults {
+    switch request.resultType {
+    case .managedObjectResultType: .objects(try fetchObjects(request, confined))
+    case .managedObjectIDResultType: .objectIDs(try fetchObjectIDs(request, confined))
+    case .countResultType: .count(NSNumber(value: try countObjects(request, confined)))
+    case .dictionaryResultType: .dictionaries(try fetchDictionaries(request))
+    default: throw unknownResultType(request)
+    }
+  }
+
   /// The objects of a managed-object fetch, as `Result`s.
-  private func typedObjects<Result: NSFetchRequestResult>(_ request: NSFetchRequest<Result>, _ confined: Confined) throws
-    -> [Result]
+  private func typedObjects<Result: NSFetchRequestResult>(_ objects: [NSManagedObject], of request: NSFetchRequest<Result>)
+    throws -> [Result]
   {
     guard Result.self is NSManagedObject.Type else {
       throw resultTypeMismatch(request, returns: "managed objects")
     }
-    let objects = try fetchObjects(request, confined)
     // A request for plain managed objects needs no per-object cast (the types are the same).
     if Result.self == NSManagedObject.self { return unsafeBitCast(objects, to: [Result].self) }
     // A fetch makes objects of a few classes: each class is checked once. When every object is a

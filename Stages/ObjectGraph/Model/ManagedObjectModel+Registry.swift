@@ -105,9 +105,9 @@ extension NSManagedObjectModel {
     let differing = Set(found.map(\.versionHash)).count > 1
     let name = String(describing: type)
     if differing, warnedClasses.withLock({ $0.insert(name).inserted }) {
-      let line =
-        "ObjectGraph: warning: \(found.count) loaded models have an entity for class \(name) (\(found.map(\.name).joined(separator: ", "))), and they differ; \(name).entity() answers with the most recently loaded one's, \(chosen.name). Give each model its own class, or look the entity up in the model you mean (model.entitiesByName)."
-      FileHandle.standardError.write(Data((line + "\n").utf8))
+      ErrorLog.warn(
+        "\(found.count) loaded models have an entity for class \(name) (\(found.map(\.name).joined(separator: ", "))), and they differ; \(name).entity() answers with the most recently loaded one's, \(chosen.name). Give each model its own class, or look the entity up in the model you mean (model.entitiesByName)."
+      )
     }
     return chosen
   }

@@ -17,7 +17,16 @@ enum ErrorLog {
   /// Writes `ObjectGraph: error: <what>: <message>` to standard error (or to the capturing task's lines).
   static func write(_ what: String, _ error: any Error) {
     let message = (error as? ObjectGraphError)?.message ?? "\(error)"
-    let line = "ObjectGraph: error: \(what): \(message)"
+    emit("ObjectGraph: error: \(what): \(message)")
+  }
+
+  /// Writes `ObjectGraph: warning: <message>` (something that works, but likely not as meant, as Core Data
+  /// logs a warning) to standard error (or to the capturing task's lines).
+  static func warn(_ message: String) {
+    emit("ObjectGraph: warning: \(message)")
+  }
+
+  private static func emit(_ line: String) {
     if let sink {
       sink.withLock { $0.append(line) }
     } else {
@@ -25,7 +34,7 @@ enum ErrorLog {
     }
   }
 
-  /// Runs `body` with the lines ``write(_:_:)`` logs in its task collected instead of written, and returns them.
+  /// Runs `body` with the lines ``write(_:_:)`` and ``warn(_:)`` log in its task collected instead of written, and returns them.
   static func capturing(_ body: () throws -> Void) rethrows -> [String] {
     let lines = Locked<[String]>([])
     try $sink.withValue(lines) { try body() }
