@@ -1,5 +1,6 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 // The Core Data stack workshop: the ObjectGraph engine, the stages, and the `workshop` command.
+import CompilerPluginSupport
 import PackageDescription
 
 let package = Package(
@@ -32,6 +33,12 @@ let package = Package(
     // The tests' engine-aware scaffolding (the tutorial's stack, version 1 stores), shared with the exercises' checks.
     .library(name: "EngineTestSupport", targets: ["EngineTestSupport"]),
   ],
+  // `ManagedMacro` (on by default) builds `@ObjectGraphManaged`'s compiler plugin. The fuzzing package turns it
+  // off: the fuzzer sanitizer it builds everything with cannot link a second program with a `main`.
+  traits: [
+    .trait(name: "ManagedMacro", description: "The @ObjectGraphManaged macro (Core Data's @NSManaged) and its plugin."),
+    .default(enabledTraits: ["ManagedMacro"]),
+  ],
   dependencies: [
     .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
@@ -42,11 +49,18 @@ let package = Package(
       name: "SHA256",
       path: "Stages/SHA256"
     ),
+    // The compiler plugin behind `@ObjectGraphManaged` (Core Data's `@NSManaged`), speaking the compiler's
+    // plugin protocol itself, without swift-syntax (Stages/ObjectGraphMacros/ObjectGraphMacros.swift says why).
+    .macro(
+      name: "ObjectGraphMacros",
+      path: "Stages/ObjectGraphMacros"
+    ),
     // Stage 0: the engine.
     .target(
       name: "ObjectGraph",
       dependencies: [
         "SHA256",
+        .target(name: "ObjectGraphMacros", condition: .when(traits: ["ManagedMacro"])),
         .product(name: "GRDB", package: "GRDB.swift"),
         // SQLite's C interface, for the per-row loops of big saves and fetches (Store/RawStatement.swift).
         .product(name: "GRDBSQLite", package: "GRDB.swift"),

@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 // libFuzzer targets for ObjectGraph, built with the fuzzer sanitizer (README.md, "Reliability"):
 //
 //   cd Fuzz && swift build -c release -Xswiftc -sanitize=fuzzer -Xswiftc -parse-as-library
@@ -11,7 +11,9 @@ import PackageDescription
 let package = Package(
   name: "ObjectGraphFuzz",
   platforms: [.macOS(.v15)],
-  dependencies: [.package(name: "CoreDataStackWorkshop", path: "..")],
+  // Without the engine's `ManagedMacro` trait: the fuzzer sanitizer would be linked into the macro's plugin,
+  // a program with a `main` of its own; the fuzz targets declare no managed properties.
+  dependencies: [.package(name: "CoreDataStackWorkshop", path: "..", traits: [])],
   targets: [
     .executableTarget(
       name: "objectgraph-fuzz",

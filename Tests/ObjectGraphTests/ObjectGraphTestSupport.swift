@@ -8,22 +8,22 @@ import Testing
 
 /// Typed classes for the notes model used across the tests.
 final class Notebook: NSManagedObject {
-  @Managed var name: String?
-  @Managed var notes: Set<Note>
+  @ObjectGraphManaged var name: String?
+  @ObjectGraphManaged var notes: Set<Note>
 }
 
 final class Note: NSManagedObject {
-  @Managed var title: String?
-  @Managed var body: String?
-  @Managed var rating: Int64
-  @Managed var createdAt: Date?
-  @Managed var notebook: Notebook?
-  @Managed var tags: Set<Tag>
+  @ObjectGraphManaged var title: String?
+  @ObjectGraphManaged var body: String?
+  @ObjectGraphManaged var rating: Int64
+  @ObjectGraphManaged var createdAt: Date?
+  @ObjectGraphManaged var notebook: Notebook?
+  @ObjectGraphManaged var tags: Set<Tag>
 }
 
 final class Tag: NSManagedObject {
-  @Managed var name: String?
-  @Managed var notes: Set<Note>
+  @ObjectGraphManaged var name: String?
+  @ObjectGraphManaged var notes: Set<Note>
 }
 
 enum Models {

@@ -4,10 +4,10 @@ import ObjectGraph
 /// The benchmark's entity as an app declares it: a subclass with typed properties (Core Data's
 /// `@NSManaged`), which the fetch rows read, as app code and the stages do.
 final class BenchItem: NSManagedObject {
-  @Managed var name: String
-  @Managed var count: Int64
-  @Managed var score: Double
-  @Managed var createdAt: Date
+  @ObjectGraphManaged var name: String
+  @ObjectGraphManaged var count: Int64
+  @ObjectGraphManaged var score: Double
+  @ObjectGraphManaged var createdAt: Date
 }
 
 /// The ObjectGraph side: the public API only, as an app would use it.

@@ -26,7 +26,7 @@ import Synchronization
 /// What is checked: every method and property of a context that reads or changes its objects (fetching,
 /// counting, inserting, deleting, looking up, saving, rolling back, resetting, refreshing, merging, the
 /// change sets), and every property of a managed object (`value(forKey:)`, `setValue(_:forKey:)`, so every
-/// `@Managed` property, `changedValues()`, `committedValues(forKeys:)`, `isInserted`, `isUpdated`,
+/// `@ObjectGraphManaged` property, `changedValues()`, `committedValues(forKeys:)`, `isInserted`, `isUpdated`,
 /// `isDeleted`, `isFault`, `hasChanges`). Not checked, because rule 1 allows them anywhere: an object's
 /// `objectID`, `managedObjectContext` and `entity`; nor a context's `perform` / `performAndWait` (the way
 /// onto its queue) and its configuration (`name`, `parent`, `persistentStoreCoordinator`, `mergePolicy`,

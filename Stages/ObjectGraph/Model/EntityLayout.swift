@@ -61,7 +61,7 @@ final class EntityLayout: Sendable {
   }
 
   let name: String
-  /// A number no other layout of the process has: `@Managed` remembers a property's slot per layout by it
+  /// A number no other layout of the process has: `@ObjectGraphManaged` remembers a property's slot per layout by it
   /// (see ``slotCacheEntry(of:)``).
   let serial: UInt32
   let slots: [Slot]
@@ -165,7 +165,7 @@ final class EntityLayout: Sendable {
     return nil
   }
 
-  /// A property's slot as `@Managed`'s cache keeps it: the layout's ``serial`` in the high 32 bits, and
+  /// A property's slot as `@ObjectGraphManaged`'s cache keeps it: the layout's ``serial`` in the high 32 bits, and
   /// in the low ones the slot index + 1, with bit 31 set when the slot is not a plain attribute (a
   /// relationship or a transformable, which take the general read). `0` for a key the entity lacks.
   func slotCacheEntry(of key: String) -> UInt64 {

@@ -97,7 +97,7 @@ enum SlotValue: Sendable {
     }
   }
 
-  /// The same, as `Any`, for typed access (`@Managed`): built straight from the case, which costs far
+  /// The same, as `Any`, for typed access (`@ObjectGraphManaged`): built straight from the case, which costs far
   /// less than converting `swiftValue` (a second existential copy) on the path every property read takes.
   var anyValue: Any? {
     switch self {

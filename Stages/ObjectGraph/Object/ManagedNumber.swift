@@ -1,6 +1,6 @@
 import Foundation
 
-/// Number types a `@Managed` property may declare whatever the attribute's own number type, converted
+/// Number types a `@ObjectGraphManaged` property may declare whatever the attribute's own number type, converted
 /// exactly (a value that does not fit stops with the usual message).
 public protocol ManagedNumber {
   /// The number `value` holds, converted exactly, or `nil`.

@@ -17,30 +17,10 @@ extension NSManagedObject {
   }
 
   /// The value of a property with numbers as the Swift type the attribute stores (`Int64`, `Int32`, …):
-  /// what `@Managed` reads, without the `NSNumber` ``value(forKey:)`` makes for ported code.
+  /// what a managed property (``ObjectGraphManaged()``) reads, without the `NSNumber` ``value(forKey:)`` makes for ported code.
   @usableFromInline
   func typedValue(forKey key: String) -> Any? {
     read(key, boxingNumbers: false)
-  }
-
-  /// The stored value of a plain attribute (no transformer) that has one, what `@Managed` tries first,
-  /// without making an `Any`; `nil` for a nil value, a relationship or a transformable, which take the
-  /// general read. The slot comes from the key path's cache entry (``ManagedKeyNames/Entry``), filled on
-  /// the first read in each layout.
-  @usableFromInline
-  final func plainAttributeValue(for keyPath: AnyKeyPath) -> SlotValue? {
-    ManagedKeyNames.entry(of: keyPath)._withUnsafeGuaranteedRef { entry in
-      var cached = entry.slot.load(ordering: .relaxed)
-      if UInt32(truncatingIfNeeded: cached >> 32) != layout.serial {
-        cached = layout.slotCacheEntry(of: entry.name)
-        entry.slot.store(cached, ordering: .relaxed)
-      }
-      // A key the entity lacks (0), or a slot that is not a plain attribute: the general read.
-      guard cached & 0x8000_0000 == 0, cached & 0xFFFF_FFFF != 0 else { return nil }
-      ConcurrencyDebug.objectTouchedOffQueue(self, key: entry.name)
-      if state.isFault { fireFault(key: entry.name) }
-      return values[Int(truncatingIfNeeded: cached & 0x7FFF_FFFF) - 1]
-    }
   }
 
   @inline(__always)
@@ -161,7 +141,7 @@ extension NSManagedObject {
   @inline(__always)
   private func storeAttribute(_ value: Any?, _ slot: EntityLayout.Slot, _ type: NSAttributeType, key: String) {
     if case .transformableAttributeType = type {
-      // A `@Managed var id: UUID?` set to nil arrives as a non-nil `Any?` holding an empty Optional: the
+      // A `@ObjectGraphManaged var id: UUID?` set to nil arrives as a non-nil `Any?` holding an empty Optional: the
       // transformer must see nil, not that box.
       values[slot.index] = unwrappedOptional(value).flatMap { plain in slot.attribute?.transformedSlotValue(plain) }
     } else {

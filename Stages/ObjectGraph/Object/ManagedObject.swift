@@ -7,10 +7,10 @@ import Synchronization
 ///
 /// ```swift
 /// final class Note: NSManagedObject {
-///   @Managed var title: String?
-///   @Managed var createdAt: Date?
-///   @Managed var notebook: Notebook?
-///   @Managed var tags: Set<Tag>
+///   @ObjectGraphManaged var title: String?
+///   @ObjectGraphManaged var createdAt: Date?
+///   @ObjectGraphManaged var notebook: Notebook?
+///   @ObjectGraphManaged var tags: Set<Tag>
 /// }
 /// let note = Note(context: context)
 /// note.title = "Groceries"
@@ -267,7 +267,7 @@ open class NSManagedObject: Hashable, CustomStringConvertible {
   ///
   /// ```swift
   /// final class Book: NSManagedObject {
-  ///   @Managed var title: String
+  ///   @ObjectGraphManaged var title: String
   ///   var firstInitial: String { title.first.map { String($0).uppercased() } ?? "" }
   ///
   ///   override func value(forUndefinedKey key: String) throws -> Any? {

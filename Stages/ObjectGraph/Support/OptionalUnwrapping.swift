@@ -18,7 +18,7 @@ extension Optional: AnyOptional {
 
 /// `value` without the `Optional`s around it, however deeply they nest: `nil` for an empty one.
 ///
-/// A `UUID?` that is `nil`, passed where `Any?` is taken (a `@Managed` property's setter calls
+/// A `UUID?` that is `nil`, passed where `Any?` is taken (a `@ObjectGraphManaged` property's setter calls
 /// `setValue(_:forKey:)`), arrives as a *non-nil* `Any?` holding an empty `Optional<UUID>`. Code that hands
 /// a value on to a transformer or checks it must first take it out of such boxes, or it sees "a value"
 /// that is no UUID. The common case (no `Optional` inside) costs one dynamic cast.

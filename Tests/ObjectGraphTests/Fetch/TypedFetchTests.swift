@@ -8,7 +8,7 @@ import Testing
 @Suite("Typed fetch results")
 struct TypedFetchTests {
   class Vehicle: NSManagedObject {
-    @Managed var name: String?
+    @ObjectGraphManaged var name: String?
   }
   final class Truck: Vehicle {}
 

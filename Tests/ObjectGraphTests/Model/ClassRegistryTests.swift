@@ -6,15 +6,15 @@ import Testing
 
 // Classes only these tests register: the class registry is one per process.
 final class RegistryGadget: NSManagedObject {
-  @Managed var name: String?
+  @ObjectGraphManaged var name: String?
 }
 
 final class RegistryGizmo: NSManagedObject {
-  @Managed var name: String?
+  @ObjectGraphManaged var name: String?
 }
 
 final class RegistryWidget: NSManagedObject {
-  @Managed var name: String?
+  @ObjectGraphManaged var name: String?
 }
 
 /// An entity's class is resolved through the registry when the model is used, and cached once the model

@@ -6,12 +6,12 @@ import Testing
 
 /// A class only these tests' models use, so which model `entity()` answers from is theirs alone.
 final class EntityProbe: NSManagedObject {
-  @Managed var label: String?
+  @ObjectGraphManaged var label: String?
 }
 
 /// A class for the typed `fetchRequest()` Xcode's generated code declares, ported as written.
 final class GeneratedProbe: NSManagedObject {
-  @Managed var label: String?
+  @ObjectGraphManaged var label: String?
 }
 
 extension GeneratedProbe {

@@ -3,24 +3,24 @@ import Testing
 
 @testable import ObjectGraph
 
-/// `@Managed` reads: the fast path (a plain attribute read as the type it is stored as) gives what the
+/// `@ObjectGraphManaged` reads: the fast path (a plain attribute read as the type it is stored as) gives what the
 /// general read gives, the conversions still apply where the types differ, and the key names are learnt
 /// safely by many threads at once.
-@Suite("@Managed reads")
+@Suite("@ObjectGraphManaged reads")
 struct ManagedReadTests {
   final class Gauge: NSManagedObject {
-    @Managed var label: String?
-    @Managed var count: Int64
-    @Managed var countAsInt: Int
-    @Managed var small: Int16
-    @Managed var smallAsInt64: Int64
-    @Managed var ratio: Double
-    @Managed var weight: Float
-    @Managed var weightAsDouble: Double
-    @Managed var flag: Bool
-    @Managed var at: Date?
-    @Managed var blob: Data?
-    @Managed var anything: Any?
+    @ObjectGraphManaged var label: String?
+    @ObjectGraphManaged var count: Int64
+    @ObjectGraphManaged var countAsInt: Int
+    @ObjectGraphManaged var small: Int16
+    @ObjectGraphManaged var smallAsInt64: Int64
+    @ObjectGraphManaged var ratio: Double
+    @ObjectGraphManaged var weight: Float
+    @ObjectGraphManaged var weightAsDouble: Double
+    @ObjectGraphManaged var flag: Bool
+    @ObjectGraphManaged var at: Date?
+    @ObjectGraphManaged var blob: Data?
+    @ObjectGraphManaged var anything: Any?
   }
 
   static func model() throws -> NSManagedObjectModel {
@@ -95,7 +95,7 @@ struct ManagedReadTests {
 
   /// One class for two entities whose `title` sits at different slots, and is a relationship in a third.
   final class Tagged: NSManagedObject {
-    @Managed var title: String?
+    @ObjectGraphManaged var title: String?
   }
 
   @Test("one class in several entities: each read finds the property's slot in its own object's layout")

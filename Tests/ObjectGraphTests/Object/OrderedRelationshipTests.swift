@@ -7,9 +7,9 @@ import Testing
 
 /// A playlist whose songs keep the order the listener gave them, read as a typed array.
 final class OrderedPlaylist: NSManagedObject {
-  @Managed var name: String?
-  @Managed var songs: [NSManagedObject]
-  @Managed var songSet: NSOrderedSet
+  @ObjectGraphManaged var name: String?
+  @ObjectGraphManaged var songs: [NSManagedObject]
+  @ObjectGraphManaged var songSet: NSOrderedSet
 }
 
 /// Ordered to-many relationships: members kept in the order given, through saves, child contexts,

@@ -13,12 +13,12 @@ final class CallLog: @unchecked Sendable {
 /// An item whose hooks write to a log: validation per key (a code must not be "XXX"), a check of two
 /// properties together at insert, and a refusal to be deleted while `locked`.
 final class Item: NSManagedObject {
-  @Managed var name: String?
-  @Managed var code: String?
-  @Managed var count: Int32
-  @Managed var price: Double
-  @Managed var due: Date?
-  @Managed var locked: Bool
+  @ObjectGraphManaged var name: String?
+  @ObjectGraphManaged var code: String?
+  @ObjectGraphManaged var count: Int32
+  @ObjectGraphManaged var price: Double
+  @ObjectGraphManaged var due: Date?
+  @ObjectGraphManaged var locked: Bool
   nonisolated(unsafe) static var log: CallLog?
 
   private func record(_ call: String) { Self.log?.calls.append("\(name ?? "?"): \(call)") }
@@ -60,7 +60,7 @@ final class Item: NSManagedObject {
 
 /// An item whose hook, asked about `name`, also checks a count of 101 through `super`.
 final class CrossCheckedItem: NSManagedObject {
-  @Managed var name: String?
+  @ObjectGraphManaged var name: String?
 
   override func validateValue(_ value: inout Any?, forKey key: String) throws {
     if key == "name" {

@@ -6,9 +6,9 @@ import Testing
 
 /// A mood of the ported app: it leaves its country when marked for delayed deletion.
 final class LayerMood: NSManagedObject {
-  @Managed var markedForDeletionDate: Date?
-  @Managed var country: LayerCountry?
-  @Managed var remoteIdentifier: UUID?
+  @ObjectGraphManaged var markedForDeletionDate: Date?
+  @ObjectGraphManaged var country: LayerCountry?
+  @ObjectGraphManaged var remoteIdentifier: UUID?
 
   override func willSave() {
     super.willSave()
@@ -18,9 +18,9 @@ final class LayerMood: NSManagedObject {
 
 /// A country of the ported app: it keeps its mood count in `willSave()` and marks itself when empty.
 final class LayerCountry: NSManagedObject {
-  @Managed var numberOfMoods: Int64
-  @Managed var markedForDeletionDate: Date?
-  @Managed var moods: Set<LayerMood>
+  @ObjectGraphManaged var numberOfMoods: Int64
+  @ObjectGraphManaged var markedForDeletionDate: Date?
+  @ObjectGraphManaged var moods: Set<LayerMood>
   var willSaveCalls = 0
 
   override func willSave() {
@@ -34,14 +34,14 @@ final class LayerCountry: NSManagedObject {
 
 /// An object whose `willSave()` always changes it: a hook that never settles.
 final class RestlessObject: NSManagedObject {
-  @Managed var counter: Int64
+  @ObjectGraphManaged var counter: Int64
   override func willSave() { counter += 1 }
 }
 
 /// An object that keeps a timestamp in `willSave()` through the primitive accessor, as Core Data's
 /// documentation suggests to avoid being called again.
 final class StampedObject: NSManagedObject {
-  @Managed var name: String?
+  @ObjectGraphManaged var name: String?
   var willSaveCalls = 0
   override func willSave() {
     willSaveCalls += 1
@@ -162,9 +162,9 @@ struct ModelLayerTests {
     #expect(count == 0)
   }
 
-  // MARK: - Transformable set to nil through @Managed
+  // MARK: - Transformable set to nil through @ObjectGraphManaged
 
-  @Test("A transformable attribute set to nil through @Managed saves as nil")
+  @Test("A transformable attribute set to nil through @ObjectGraphManaged saves as nil")
   func transformableSetToNil() throws {
     let stack = try Stack(model: Self.model())
     try stack.context.performAndWait {

@@ -37,8 +37,8 @@ private final class SectionRecorder: NSObject, NSFetchedResultsControllerDelegat
 
 /// A book with a computed property read by key, as Core Data's key-value coding reads one.
 final class Book: NSManagedObject {
-  @Managed var title: String?
-  @Managed var shelf: Shelf?
+  @ObjectGraphManaged var title: String?
+  @ObjectGraphManaged var shelf: Shelf?
 
   /// The first letter of the title, capitalized.
   var firstInitial: String { title?.first.map { String($0).uppercased() } ?? "" }
@@ -55,7 +55,7 @@ final class Book: NSManagedObject {
 }
 
 final class Shelf: NSManagedObject {
-  @Managed var name: String?
+  @ObjectGraphManaged var name: String?
 }
 
 /// What code written for Core Data relies on (issue 21): a parent announcing its child's saves, a fetched

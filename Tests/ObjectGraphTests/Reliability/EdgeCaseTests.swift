@@ -7,8 +7,8 @@ import Testing
 
 /// A class whose property types differ from the model's number types, as `@NSManaged` scalars may.
 final class Gauge: NSManagedObject {
-  @Managed var count: Int
-  @Managed var level: Double?
+  @ObjectGraphManaged var count: Int
+  @ObjectGraphManaged var level: Double?
 }
 
 /// Behaviours found by review against Core Data's documentation, each with the case that used to go wrong.
@@ -301,7 +301,7 @@ struct EdgeCaseTests {
     #expect(seen.entries == ["refreshed", "invalidatedAll"])
   }
 
-  @Test("@Managed numbers convert exactly between the property's type and the attribute's", arguments: bothStoreTypes)
+  @Test("@ObjectGraphManaged numbers convert exactly between the property's type and the attribute's", arguments: bothStoreTypes)
   func managedNumbersBridge(type: NSPersistentStore.StoreType) throws {
     let gauge = NSEntityDescription(
       name: "Gauge", managedObjectClass: Gauge.self,
