@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -11,6 +12,9 @@ final class LookupGadget: NSManagedObject {
 
 // A class that is not an NSManagedObject: a model naming it must not take it.
 final class NotAnEntity {}
+
+// The same name as EngineTestSupport's LookupTwin: a bare class name two modules declare.
+final class LookupTwin: NSManagedObject {}
 
 /// An entity finds its class by the model's `representedClassName` with no registration call, as Core
 /// Data finds it through the Objective-C runtime: a bare name, Xcode's `.Name` and `Module.Name`.
@@ -120,6 +124,21 @@ struct ClassLookupTests {
     let guess = NSManagedObjectModel.choose(among: found, modelURL: URL(fileURLWithPath: "/tmp/Lookup.xcdatamodel"))
     #expect(guess?.name == found.first?.name && guess?.isGuess == true)
     #expect(NSManagedObjectModel.choose(among: [], modelURL: nil) == nil)
+  }
+
+  @Test("A model outside any bundle whose bare class name two modules declare takes the first by name, and warns once")
+  func severalModulesWarning() throws {
+    let folder = try TemporaryFolder()
+    let model = try loadModel(in: folder, [("Twin", "LookupTwin"), ("OtherTwin", ".LookupTwin")])
+    var classes: [NSManagedObject.Type] = []
+    let lines = ErrorLog.capturing {
+      classes = ["Twin", "OtherTwin", "Twin"].compactMap { model.entitiesByName[$0]?.managedObjectClass }
+    }
+    #expect(classes.count == 3 && classes.allSatisfy { $0 == EngineTestSupport.LookupTwin.self })
+    #expect(
+      lines == [
+        "ObjectGraph: warning: entity Twin's class name LookupTwin names a class in 2 modules (EngineTestSupport.LookupTwin, ObjectGraphTests.LookupTwin); its objects are made as EngineTestSupport.LookupTwin, the first by name. Write the module in the model's class name (EngineTestSupport.LookupTwin), or register the class (NSManagedObjectModel.register(_:forEntityName:))."
+      ])
   }
 
   @Test("An explicit registration still wins over the class found by name")
