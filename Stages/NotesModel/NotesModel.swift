@@ -16,36 +16,11 @@ import ObjectGraph
 /// guard let model = NSManagedObjectModel(contentsOf: url) else { … }  // entities made as Note, Notebook, Tag
 /// ```
 ///
-/// ## Where the classes come from
-///
-/// The model file names each entity's class (`representedClassName="Note"`). On a Mac, Core Data asks
-/// the Objective-C runtime for the class with that name, and the runtime knows every class of a module
-/// as soon as the module is loaded: the app's code never registers anything. Swift on Linux has no such
-/// lookup, so ObjectGraph keeps a table of classes by name (``NSManagedObjectModel/register(_:)``),
-/// filled once per process, and resolves `representedClassName` through it as Core Data does through
-/// the runtime.
-///
-/// This target fills the table for its model: it declares both the classes and the model file, and it
-/// registers them at the one moment that always comes before the model can be loaded, the first time
-/// its ``bundle`` is asked for. Code that loads the model (the stages' managers, the exercises, the
-/// tests) therefore reads exactly as it would on a Mac: find the URL, call
-/// `NSManagedObjectModel(contentsOf:)`, done. Not in the stage code, which a learner carries to a Mac
-/// where such a call means nothing; not in the engine, which cannot know an app's classes; and by class
-/// name, not entity name, because `representedClassName` is what Core Data binds. An app with a model
-/// of its own does the same in the module that declares its classes.
+/// The model file names each entity's class (`representedClassName="Note"`), and the engine finds
+/// ``Note``, ``Notebook``, ``Tag`` and ``Attachment`` by that name, as Core Data does: nothing registers them.
 public enum NotesModel {
   /// The bundle that carries `DataModel.xcdatamodeld` (SwiftPM's resource bundle for this target).
-  ///
-  /// The first time it is asked for, it registers ``Note``, ``Notebook``, ``Tag`` and ``Attachment``
-  /// by class name, so the model's entities are made as those classes (the type's documentation
-  /// says why here).
-  public static let bundle: Bundle = {
-    NSManagedObjectModel.register(Note.self)
-    NSManagedObjectModel.register(Notebook.self)
-    NSManagedObjectModel.register(Tag.self)
-    NSManagedObjectModel.register(Attachment.self)
-    return .module
-  }()
+  public static let bundle: Bundle = .module
 
   /// The model's name in the bundle.
   public static let name = "DataModel"

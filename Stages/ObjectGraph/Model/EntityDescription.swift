@@ -100,7 +100,8 @@ public final class NSEntityDescription: Sendable, CustomStringConvertible {
 
   /// The class instances of this entity are made as (read as ``managedObjectClass``): the class given at
   /// init, else the class registered for the entity (``NSManagedObjectModel/register(_:forEntityName:)``) or
-  /// for its `representedClassName`; `nil` for the base class, ``NSManagedObject``.
+  /// for its `representedClassName`, else the class its `representedClassName` names in the loaded modules
+  /// (`Model/ManagedObjectModel+Registry.swift`); `nil` for the base class, ``NSManagedObject``.
   var resolvedEntityClass: (any EntityClass.Type)? {
     // A published layout means the entity is frozen (see freeze(model:)): its state cannot change, so
     // only a registration can change the answer.
@@ -110,7 +111,8 @@ public final class NSEntityDescription: Sendable, CustomStringConvertible {
     let current = state.value
     let type =
       current.entityClass
-      ?? NSManagedObjectModel.registeredClass(entityName: current.name, className: current.representedClassName)
+      ?? NSManagedObjectModel.registeredClass(
+        entityName: current.name, className: current.representedClassName, modelURL: current.model?.sourceURL)
     if isFrozen { resolvedClass.withLock { $0 = (generation, type) } }
     return type
   }

@@ -21,7 +21,8 @@ extension NSEntityDescription {
 
   /// The Swift class instances of this entity are made as: the class given at init, else the class
   /// registered for the entity (``NSManagedObjectModel/register(_:forEntityName:)``) or for its
-  /// `representedClassName`, else ``NSManagedObject``.
+  /// `representedClassName`, else the ``NSManagedObject`` subclass its `representedClassName` names in the
+  /// loaded modules (found by name, as Core Data finds it), else ``NSManagedObject``.
   public var managedObjectClass: NSManagedObject.Type {
     get { (resolvedEntityClass as? NSManagedObject.Type) ?? NSManagedObject.self }
     set { entityClass = newValue }
