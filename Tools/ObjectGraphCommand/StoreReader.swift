@@ -66,17 +66,14 @@ struct StoreReader {
   /// ones first in each, as the model lists them). Transient properties hold nothing in the store.
   private func properties(of object: NSManagedObject) -> [String] {
     let all = object.entity.properties
-    let ordered =
-      all.filter { if case .attribute = $0 { true } else { false } } + all.filter { if case .relationship = $0 { true } else { false } }
+    let ordered = all.filter { $0 is NSAttributeDescription } + all.filter { $0 is NSRelationshipDescription }
     return ordered.compactMap { property -> String? in
-      switch property {
-      case .attribute(let attribute):
-        guard !attribute.isTransient else { return nil }
+      guard !property.isTransient else { return nil }
+      if let attribute = property as? NSAttributeDescription {
         return "\(attribute.name): \(ValueText.attribute(object.value(forKey: attribute.name), type: attribute.attributeType))"
-      case .relationship(let relationship):
-        guard !relationship.isTransient else { return nil }
-        return "\(relationship.name): \(related(object.value(forKey: relationship.name), toMany: relationship.isToMany))"
       }
+      guard let relationship = property as? NSRelationshipDescription else { return nil }
+      return "\(relationship.name): \(related(object.value(forKey: relationship.name), toMany: relationship.isToMany))"
     }
   }
 
@@ -103,7 +100,8 @@ struct StoreReader {
   /// none: enough to recognise the object a relationship leads to.
   static func displayName(_ object: NSManagedObject) -> String? {
     let words = object.entity.properties.compactMap { property -> String? in
-      guard case .attribute(let attribute) = property, attribute.attributeType == .stringAttributeType, !attribute.isTransient else {
+      guard let attribute = property as? NSAttributeDescription, attribute.attributeType == .stringAttributeType, !attribute.isTransient
+      else {
         return nil
       }
       return (object.value(forKey: attribute.name) as? String).flatMap { $0.isEmpty ? nil : $0 }

@@ -70,11 +70,11 @@ struct DictionaryBench {
     let item = NSEntityDescription(
       name: "Item",
       properties: [
-        .attribute(NSAttributeDescription(name: "name", type: .string, isOptional: false)),
-        .attribute(NSAttributeDescription(name: "count", type: .integer64, isOptional: false)),
-        .attribute(NSAttributeDescription(name: "score", type: .double, isOptional: false)),
-        .attribute(NSAttributeDescription(name: "createdAt", type: .date, isOptional: false)),
-        .attribute(NSAttributeDescription(name: "category", type: .string, isOptional: false)),
+        NSAttributeDescription(name: "name", type: .string, isOptional: false),
+        NSAttributeDescription(name: "count", type: .integer64, isOptional: false),
+        NSAttributeDescription(name: "score", type: .double, isOptional: false),
+        NSAttributeDescription(name: "createdAt", type: .date, isOptional: false),
+        NSAttributeDescription(name: "category", type: .string, isOptional: false),
       ])
     model = try NSManagedObjectModel(entities: [item])
   }

@@ -26,10 +26,10 @@ struct ObjectGraphBench {
     item = NSEntityDescription(
       name: "Item", managedObjectClass: BenchItem.self,
       properties: [
-        .attribute(NSAttributeDescription(name: "name", type: .string, isOptional: false)),
-        .attribute(NSAttributeDescription(name: "count", type: .integer64, isOptional: false)),
-        .attribute(NSAttributeDescription(name: "score", type: .double, isOptional: false)),
-        .attribute(NSAttributeDescription(name: "createdAt", type: .date, isOptional: false)),
+        NSAttributeDescription(name: "name", type: .string, isOptional: false),
+        NSAttributeDescription(name: "count", type: .integer64, isOptional: false),
+        NSAttributeDescription(name: "score", type: .double, isOptional: false),
+        NSAttributeDescription(name: "createdAt", type: .date, isOptional: false),
       ])
     model = try NSManagedObjectModel(entities: [item])
   }

@@ -11,17 +11,17 @@ public func makeVersion2() throws -> NSManagedObjectModel {
   let notebook = NSEntityDescription(
     name: "Notebook",
     properties: [
-      .attribute(NSAttributeDescription(name: "name", type: .string, isOptional: false, defaultValue: "")),
-      .relationship(NSRelationshipDescription(name: "notes", destination: "Note", inverse: "notebook", toMany: true)),
+      NSAttributeDescription(name: "name", type: .string, isOptional: false, defaultValue: ""),
+      NSRelationshipDescription(name: "notes", destination: "Note", inverse: "notebook", toMany: true),
     ])
   let note = NSEntityDescription(
     name: "Note",
     properties: [
-      .attribute(NSAttributeDescription(name: "title", type: .string, isOptional: false, defaultValue: "")),
-      .attribute(NSAttributeDescription(name: "body", type: .string)),
-      .attribute(NSAttributeDescription(name: "updatedAt", type: .date)),
-      .attribute(NSAttributeDescription(name: "priority", type: .string)),
-      .relationship(NSRelationshipDescription(name: "notebook", destination: "Notebook", inverse: "notes")),
+      NSAttributeDescription(name: "title", type: .string, isOptional: false, defaultValue: ""),
+      NSAttributeDescription(name: "body", type: .string),
+      NSAttributeDescription(name: "updatedAt", type: .date),
+      NSAttributeDescription(name: "priority", type: .string),
+      NSRelationshipDescription(name: "notebook", destination: "Notebook", inverse: "notes"),
     ])
 
   // Version 2 ready? Replace these two lines with `return try NSManagedObjectModel(entities: [notebook, note, …])`.

@@ -8,8 +8,8 @@ public func makeVersion2() throws -> NSManagedObjectModel {
   let notebook = NSEntityDescription(
     name: "Notebook",
     properties: [
-      .attribute(NSAttributeDescription(name: "name", type: .string, isOptional: false, defaultValue: "")),
-      .relationship(NSRelationshipDescription(name: "notes", destination: "Note", inverse: "notebook", toMany: true)),
+      NSAttributeDescription(name: "name", type: .string, isOptional: false, defaultValue: ""),
+      NSRelationshipDescription(name: "notes", destination: "Note", inverse: "notebook", toMany: true),
     ])
 
   // 1. A rename keeps its values only when the new version says what the old name was. Without the renaming
@@ -30,24 +30,24 @@ public func makeVersion2() throws -> NSManagedObjectModel {
   let note = NSEntityDescription(
     name: "Note",
     properties: [
-      .attribute(NSAttributeDescription(name: "title", type: .string, isOptional: false, defaultValue: "")),
-      .attribute(body),
-      .attribute(modifiedAt),
-      .attribute(wordCount),
-      .attribute(NSAttributeDescription(name: "priority", type: .string)),
-      .attribute(priorityLevel),
-      .relationship(NSRelationshipDescription(name: "notebook", destination: "Notebook", inverse: "notes")),
-      .relationship(
-        NSRelationshipDescription(
-          name: "attachments", destination: "Attachment", inverse: "note", toMany: true, deleteRule: .cascadeDeleteRule)),
+      NSAttributeDescription(name: "title", type: .string, isOptional: false, defaultValue: ""),
+      body,
+      modifiedAt,
+      wordCount,
+      NSAttributeDescription(name: "priority", type: .string),
+      priorityLevel,
+      NSRelationshipDescription(name: "notebook", destination: "Notebook", inverse: "notes"),
+
+      NSRelationshipDescription(
+        name: "attachments", destination: "Attachment", inverse: "note", toMany: true, deleteRule: .cascadeDeleteRule),
     ])
 
   // 4. A new entity, and relationships to it, are inferred as they are: an empty table, empty links.
   let attachment = NSEntityDescription(
     name: "Attachment",
     properties: [
-      .attribute(NSAttributeDescription(name: "fileName", type: .string, isOptional: false, defaultValue: "")),
-      .relationship(NSRelationshipDescription(name: "note", destination: "Note", inverse: "attachments")),
+      NSAttributeDescription(name: "fileName", type: .string, isOptional: false, defaultValue: ""),
+      NSRelationshipDescription(name: "note", destination: "Note", inverse: "attachments"),
     ])
 
   return try NSManagedObjectModel(entities: [notebook, note, attachment])

@@ -10,8 +10,8 @@ public enum Inbox {
       NSEntityDescription(
         name: "Note",
         properties: [
-          .attribute(NSAttributeDescription(name: "title", type: .string, isOptional: false, defaultValue: "")),
-          .attribute(NSAttributeDescription(name: "priority", type: type)),
+          NSAttributeDescription(name: "title", type: .string, isOptional: false, defaultValue: ""),
+          NSAttributeDescription(name: "priority", type: type),
         ])
     ])
   }

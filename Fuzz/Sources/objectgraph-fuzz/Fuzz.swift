@@ -15,15 +15,15 @@ private let model: NSManagedObjectModel? = {
   let note = NSEntityDescription(
     name: "Note",
     properties: [
-      .attribute(NSAttributeDescription(name: "title", type: .string)),
-      .attribute(NSAttributeDescription(name: "rating", type: .integer64)),
-      .relationship(NSRelationshipDescription(name: "tags", destination: "Tag", inverse: "notes", toMany: true)),
+      NSAttributeDescription(name: "title", type: .string),
+      NSAttributeDescription(name: "rating", type: .integer64),
+      NSRelationshipDescription(name: "tags", destination: "Tag", inverse: "notes", toMany: true),
     ])
   let tag = NSEntityDescription(
     name: "Tag",
     properties: [
-      .attribute(NSAttributeDescription(name: "name", type: .string)),
-      .relationship(NSRelationshipDescription(name: "notes", destination: "Note", inverse: "tags", toMany: true)),
+      NSAttributeDescription(name: "name", type: .string),
+      NSRelationshipDescription(name: "notes", destination: "Note", inverse: "tags", toMany: true),
     ])
   return try? NSManagedObjectModel(entities: [note, tag])
 }()

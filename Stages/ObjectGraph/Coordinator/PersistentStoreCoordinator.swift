@@ -76,6 +76,9 @@ public final class NSPersistentStoreCoordinator: Sendable, CustomStringConvertib
   func addPersistentStore(
     type: NSPersistentStore.StoreType, configuration: String? = nil, at url: URL? = nil, options: StoreOptions
   ) throws -> NSPersistentStore {
+    // A model built in code whose entities do not fit together is refused here, as its `entities` setter
+    // (like Core Data's) cannot throw.
+    if let problem = managedObjectModel.resolutionError { throw problem }
     if type != .inMemory, let url,
       stores.withLock({ $0.contains { $0.type != .inMemory && $0.url?.standardizedFileURL == url.standardizedFileURL } })
     {

@@ -133,7 +133,7 @@ extension MappingExpression {
         guard let property = entity.propertiesByName[key] else {
           throw Unsupported(reason: "\(entity.name) has no property '\(key)' in the source model (key path \(whole.text))")
         }
-        switch property {
+        switch property.kind {
         case .attribute:
           reach = many ? .values : .value
         case .relationship(let relationship):

@@ -8,7 +8,9 @@ import Foundation
 ///
 /// Like every description, an attribute can be changed until a coordinator first uses its model; after
 /// that it is frozen, as in Core Data, and changing it stops the program with a message.
-public final class NSAttributeDescription: Sendable, CustomStringConvertible {
+/// `@unchecked Sendable`, restated from ``NSPropertyDescription``: every stored property is a `let` of a
+/// `Sendable` type (`state` is a `Frozen`, locked until the model freezes and read-only after).
+public final class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable {
   struct State {
     var name: String
     var attributeType: NSAttributeType
@@ -31,6 +33,8 @@ public final class NSAttributeDescription: Sendable, CustomStringConvertible {
 
   let state: Frozen<State>
 
+  override var kind: Kind { .attribute(self) }
+
   /// Makes an attribute.
   /// - Parameters:
   ///   - name: the key used with `value(forKey:)` and in predicates.
@@ -43,8 +47,15 @@ public final class NSAttributeDescription: Sendable, CustomStringConvertible {
     state = Frozen(State(name: name, attributeType: type.rawValue, isOptional: isOptional, defaultValue: defaultValue))
   }
 
+  /// Makes an attribute with no name and ``NSAttributeType/undefinedAttributeType``, optional, as Core Data's
+  /// `init()` does: set its ``name`` and ``attributeType`` (and perhaps ``isOptional`` and ``defaultValue``)
+  /// before its model is used.
+  override public convenience init() {
+    self.init(name: "", type: NSAttributeDescription.AttributeType(rawValue: .undefinedAttributeType))
+  }
+
   /// The attribute's name.
-  public var name: String {
+  override public var name: String {
     get { state.read(\.name) }
     set { state.write(\.name, newValue, what: "attribute \(name)") }
   }
@@ -61,7 +72,7 @@ public final class NSAttributeDescription: Sendable, CustomStringConvertible {
     set { attributeType = newValue.rawValue }
   }
   /// Whether the attribute may be `nil` when saved.
-  public var isOptional: Bool {
+  override public var isOptional: Bool {
     get { state.read(\.isOptional) }
     set { state.write(\.isOptional, newValue, what: "attribute \(name)") }
   }
@@ -71,12 +82,12 @@ public final class NSAttributeDescription: Sendable, CustomStringConvertible {
     set { state.write(\.defaultValue, newValue, what: "attribute \(name)") }
   }
   /// The attribute's name in the previous model version, for lightweight migration (Xcode's "Renaming ID").
-  public var renamingIdentifier: String? {
+  override public var renamingIdentifier: String? {
     get { state.read(\.renamingIdentifier) }
     set { state.write(\.renamingIdentifier, newValue, what: "attribute \(name)") }
   }
   /// A transient attribute lives in memory only and is never written to the store.
-  public var isTransient: Bool {
+  override public var isTransient: Bool {
     get { state.read(\.isTransient) }
     set { state.write(\.isTransient, newValue, what: "attribute \(name)") }
   }
@@ -123,12 +134,12 @@ public final class NSAttributeDescription: Sendable, CustomStringConvertible {
     set { state.write(\.preservesValueInHistoryOnDeletion, newValue, what: "attribute \(name)") }
   }
   /// A string mixed into the version hash to force a new version without another change.
-  public var versionHashModifier: String? {
+  override public var versionHashModifier: String? {
     get { state.read(\.versionHashModifier) }
     set { state.write(\.versionHashModifier, newValue, what: "attribute \(name)") }
   }
   /// The model file's user info for this attribute.
-  public var userInfo: [String: String] {
+  override public var userInfo: [String: String] {
     get { state.read(\.userInfo) }
     set { state.write(\.userInfo, newValue, what: "attribute \(name)") }
   }
@@ -157,7 +168,7 @@ public final class NSAttributeDescription: Sendable, CustomStringConvertible {
   /// Core Data's version hash of the attribute: a digest of its name, optionality, transience and
   /// ``versionHashModifier``, its type, and whether it preserves its value in history on deletion (see
   /// ``NSEntityDescription/versionHash``).
-  public var versionHash: Data { VersionHash.attribute(self) }
+  override public var versionHash: Data { VersionHash.attribute(self) }
 
   /// Whether the attribute has a validation rule beyond being required.
   var hasValidationRules: Bool {
@@ -182,7 +193,7 @@ public final class NSAttributeDescription: Sendable, CustomStringConvertible {
     return nil
   }
 
-  public var description: String {
+  override public var description: String {
     "\(name): \(attributeType)\(isOptional ? "?" : "")"
   }
 }

@@ -135,7 +135,7 @@ struct CompiledModelReader {
     // Xcode writes an entity's attributes, then its relationships, each sorted by name; the archive keeps
     // them in hash order.
     properties.sort { lhs, rhs in
-      switch (lhs, rhs) {
+      switch (lhs.kind, rhs.kind) {
       case (.attribute, .relationship): true
       case (.relationship, .attribute): false
       default: lhs.name < rhs.name

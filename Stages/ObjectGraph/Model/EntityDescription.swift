@@ -6,8 +6,8 @@ import Synchronization
 ///
 /// ```swift
 /// let note = NSEntityDescription(name: "Note", managedObjectClass: Note.self, properties: [
-///   .attribute(NSAttributeDescription(name: "title", type: .string, isOptional: false)),
-///   .relationship(NSRelationshipDescription(name: "notebook", destination: "Notebook", inverse: "notes")),
+///   NSAttributeDescription(name: "title", type: .string, isOptional: false),
+///   NSRelationshipDescription(name: "notebook", destination: "Notebook", inverse: "notes"),
 /// ])
 /// ```
 ///
@@ -80,6 +80,12 @@ public final class NSEntityDescription: Sendable, CustomStringConvertible {
     state = Frozen(State(name: name, ownProperties: properties))
   }
 
+  /// Makes an entity with no name and no properties, as Core Data's `init()` does: set its ``name``,
+  /// ``managedObjectClassName`` and ``properties``, then give it to a model (``NSManagedObjectModel/entities``).
+  public convenience init() {
+    self.init(name: "", properties: [])
+  }
+
   deinit {
     if let published = UnsafeRawPointer(bitPattern: publishedLayout.load(ordering: .acquiring)) {
       Unmanaged<EntityLayout>.fromOpaque(published).release()
@@ -115,6 +121,18 @@ public final class NSEntityDescription: Sendable, CustomStringConvertible {
         entityName: current.name, className: current.representedClassName, modelURL: current.model?.sourceURL)
     if isFrozen { resolvedClass.withLock { $0 = (generation, type) } }
     return type
+  }
+
+  /// The name of the class instances of the entity are made as, as Core Data names it: the name set here
+  /// or read from the model file (``representedClassName``), else the class given in code, else
+  /// `"NSManagedObject"`.
+  ///
+  /// Set it to a class's name to build a model in code as Core Data's samples do
+  /// (`entity.managedObjectClassName = NSStringFromClass(Note.self)`, or `"Note"`): the engine finds the class
+  /// by that name when the entity first makes an object, as Core Data asks the Objective-C runtime.
+  public var managedObjectClassName: String! {
+    get { representedClassName ?? entityClass.map { String(reflecting: $0) } ?? "NSManagedObject" }
+    set { representedClassName = newValue == "NSManagedObject" ? nil : newValue }
   }
 
   /// The class name an Xcode model gives for the entity (`representedClassName`).
@@ -155,9 +173,17 @@ public final class NSEntityDescription: Sendable, CustomStringConvertible {
     set { state.write(\.ownProperties, newValue, what: "entity \(name)") }
   }
 
-  /// All properties: inherited ones first, then the entity's own.
+  /// All properties: inherited ones first, then the entity's own (``NSAttributeDescription``s and
+  /// ``NSRelationshipDescription``s).
+  ///
+  /// Setting it sets the entity's own properties, as Core Data's setter does; a property the superentity
+  /// already has, if the array holds one, stays the superentity's.
   public var properties: [NSPropertyDescription] {
-    (superentity?.properties ?? []) + ownProperties
+    get { (superentity?.properties ?? []) + ownProperties }
+    set {
+      let inherited = Set((superentity?.properties ?? []).map(ObjectIdentifier.init))
+      ownProperties = newValue.filter { !inherited.contains(ObjectIdentifier($0)) }
+    }
   }
 
   /// Every property by name, inherited ones included.
@@ -168,14 +194,14 @@ public final class NSEntityDescription: Sendable, CustomStringConvertible {
   /// Every attribute by name, inherited ones included.
   public var attributesByName: [String: NSAttributeDescription] {
     var result: [String: NSAttributeDescription] = [:]
-    for case .attribute(let attribute) in properties { result[attribute.name] = attribute }
+    for case let attribute as NSAttributeDescription in properties { result[attribute.name] = attribute }
     return result
   }
 
   /// Every relationship by name, inherited ones included.
   public var relationshipsByName: [String: NSRelationshipDescription] {
     var result: [String: NSRelationshipDescription] = [:]
-    for case .relationship(let relationship) in properties { result[relationship.name] = relationship }
+    for case let relationship as NSRelationshipDescription in properties { result[relationship.name] = relationship }
     return result
   }
 
@@ -299,8 +325,8 @@ public final class NSEntityDescription: Sendable, CustomStringConvertible {
 
   func freeze(model: NSManagedObjectModel) {
     state.mutate(what: "entity \(name)") { $0.model = model }
-    for case .attribute(let attribute) in ownProperties { attribute.state.freeze() }
-    for case .relationship(let relationship) in ownProperties { relationship.state.freeze() }
+    for case let attribute as NSAttributeDescription in ownProperties { attribute.state.freeze() }
+    for case let relationship as NSRelationshipDescription in ownProperties { relationship.state.freeze() }
     state.freeze()
     // Published last: a published layout tells readers (managedObjectClass) that nothing here changes.
     let layout = frozenLayout.storeIfNil(EntityLayout(entity: self))

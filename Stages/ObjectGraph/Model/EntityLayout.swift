@@ -55,7 +55,7 @@ final class EntityLayout: Sendable {
       unsupportedReason = attribute?.unsupportedReason
       isPersistent = !isTransient && (attribute.map { $0.isSupportedAtRunTime } ?? true)
       minCount = relationship?.minCount ?? 0
-      maxCount = relationship?.maxCount ?? 0
+      maxCount = relationship?.storedMaxCount ?? 0
       hasRules = attribute?.hasValidationRules ?? false
     }
   }
@@ -106,7 +106,7 @@ final class EntityLayout: Sendable {
     var slots: [Slot] = []
     var defaults: [(any Sendable)?] = []
     for property in entity.properties {
-      switch property {
+      switch property.kind {
       case .attribute(let attribute):
         slots.append(
           Slot(
@@ -133,7 +133,7 @@ final class EntityLayout: Sendable {
       && !stored.contains { slot in
         slot.unsupportedReason != nil
           || slot.relationship.map { relationship in
-            (!slot.isToMany && !slot.isOptional) || relationship.minCount > 0 || relationship.maxCount > 0
+            (!slot.isToMany && !slot.isOptional) || relationship.minCount > 0 || relationship.storedMaxCount > 0
           } ?? false
       }
     derivedIndexes = slots.filter { !($0.attribute?.derivationExpression ?? "").isEmpty && !$0.isTransient }.map(\.index)

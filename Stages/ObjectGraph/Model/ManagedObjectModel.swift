@@ -30,6 +30,8 @@ public final class NSManagedObjectModel: Sendable, CustomStringConvertible {
     var loadWarnings: [ModelLoadWarning] = []
     /// The `.xcdatamodel` version the model was read from (its folder name without the extension), if any.
     var versionName: String?
+    /// Why the entities last set through ``NSManagedObjectModel/entities`` do not make a model, if they do not.
+    var resolutionError: ObjectGraphError?
   }
 
   let state: Frozen<State>
@@ -70,7 +72,30 @@ public final class NSManagedObjectModel: Sendable, CustomStringConvertible {
   }
 
   /// The model's entities, in the order they were given.
-  public var entities: [NSEntityDescription] { state.read(\.entities) }
+  ///
+  /// Setting them builds a model in code as Core Data does (`let model = NSManagedObjectModel();
+  /// model.entities = [note, notebook]`), until a coordinator first uses the model: relationships set with
+  /// ``NSRelationshipDescription/destinationEntity`` and ``NSRelationshipDescription/inverseRelationship``
+  /// are resolved then. Entities that do not fit together (a relationship to an entity the model lacks, two
+  /// entities of one name, ...) are not refused here, as the setter cannot throw: adding a store to a
+  /// coordinator of the model throws the error, ``ObjectGraphModelInvalidError``, saying what is wrong.
+  public var entities: [NSEntityDescription] {
+    get { state.read(\.entities) }
+    set {
+      state.write(\.entities, newValue, what: "the model")
+      let problem: ObjectGraphError?
+      do {
+        try resolve()
+        problem = nil
+      } catch {
+        problem = error as? ObjectGraphError ?? ObjectGraphError(.modelInvalid, "\(error)")
+      }
+      state.write(\.resolutionError, problem, what: "the model")
+    }
+  }
+
+  /// Why the entities set through ``entities`` do not make a model; `nil` when they do.
+  var resolutionError: ObjectGraphError? { state.read(\.resolutionError) }
 
   /// The model's entities by name.
   public var entitiesByName: [String: NSEntityDescription] {
@@ -210,6 +235,12 @@ public final class NSManagedObjectModel: Sendable, CustomStringConvertible {
 
   private func resolve() throws {
     let entities = self.entities
+    // Relationships built in code name their destination and inverse by object: take the names now.
+    for entity in entities {
+      for case let relationship as NSRelationshipDescription in entity.ownProperties {
+        relationship.takeAssignedNames()
+      }
+    }
     var byName: [String: NSEntityDescription] = [:]
     for entity in entities {
       guard !entity.name.isEmpty else {
@@ -256,7 +287,7 @@ public final class NSManagedObjectModel: Sendable, CustomStringConvertible {
         }
         parent = current.superentity
       }
-      for case .attribute(let attribute) in entity.ownProperties {
+      for case let attribute as NSAttributeDescription in entity.ownProperties {
         guard let value = attribute.defaultValue, attribute.attributeType.isSupported else { continue }
         // A default is stored as the attribute type's Swift type (5 for an Integer 64 becomes Int64(5)).
         guard let typed = SlotValue.coerce(value, to: attribute.attributeType) else {
@@ -281,7 +312,7 @@ public final class NSManagedObjectModel: Sendable, CustomStringConvertible {
       try Self.checkIndexes(of: entity)
     }
     for entity in entities {
-      for case .relationship(let relationship) in entity.ownProperties {
+      for case let relationship as NSRelationshipDescription in entity.ownProperties {
         guard let destination = byName[relationship.destinationEntityName] else {
           throw ObjectGraphError(
             .modelInvalid,
@@ -339,7 +370,7 @@ public final class NSManagedObjectModel: Sendable, CustomStringConvertible {
       }
       for element in index.elements {
         let place = "Fetch index '\(index.name)' of entity '\(entity.name)' names property '\(element.propertyName)'"
-        switch properties[element.propertyName] {
+        switch properties[element.propertyName]?.kind {
         case nil:
           throw ObjectGraphError(
             .modelInvalid,

@@ -1,22 +1,83 @@
 import Foundation
 
-/// One property of an entity: an attribute or a relationship.
-public enum NSPropertyDescription: Sendable {
-  case attribute(NSAttributeDescription)
-  case relationship(NSRelationshipDescription)
-
-  /// The property's name.
-  public var name: String {
-    switch self {
-    case .attribute(let attribute): attribute.name
-    case .relationship(let relationship): relationship.name
-    }
+/// One property of an entity: the base class of ``NSAttributeDescription`` and ``NSRelationshipDescription``,
+/// as in Core Data, where an entity's ``NSEntityDescription/properties`` hold both.
+///
+/// ```swift
+/// let title = NSAttributeDescription()
+/// title.name = "title"
+/// title.attributeType = .stringAttributeType
+/// entity.properties = [title, notebook]   // attributes and relationships alike
+/// for case let attribute as NSAttributeDescription in entity.properties { … }
+/// ```
+///
+/// Its members are the ones every property has; each subclass keeps them in its own state (which the
+/// model freezes when a coordinator first uses it), so the base class holds nothing itself and is not made
+/// on its own.
+///
+/// `@unchecked Sendable`: the class has no stored state; its two subclasses keep theirs in a `Frozen`
+/// (locked until the model freezes, read-only after), which makes them safe to share across threads.
+public class NSPropertyDescription: @unchecked Sendable, CustomStringConvertible {
+  /// What the property is, for a `switch` inside the engine.
+  enum Kind {
+    case attribute(NSAttributeDescription)
+    case relationship(NSRelationshipDescription)
   }
 
-  var renamingIdentifier: String? {
-    switch self {
-    case .attribute(let attribute): attribute.renamingIdentifier
-    case .relationship(let relationship): relationship.renamingIdentifier
-    }
+  init() {}
+
+  /// The attribute or relationship this property is.
+  var kind: Kind { Self.abstract() }
+
+  /// The attribute, as a property (`.attribute(title)` in a list of properties: the engine's tests wrote
+  /// properties so when they were an enum).
+  static func attribute(_ attribute: NSAttributeDescription) -> NSPropertyDescription { attribute }
+  /// The relationship, as a property (`.relationship(notes)`, as ``attribute(_:)``).
+  static func relationship(_ relationship: NSRelationshipDescription) -> NSPropertyDescription { relationship }
+
+  /// The property's name: the key of `value(forKey:)` and of predicates.
+  public var name: String {
+    get { Self.abstract() }
+    set { Self.abstract() }
+  }
+
+  /// Whether the property may be empty (`nil`) when its object is saved.
+  public var isOptional: Bool {
+    get { Self.abstract() }
+    set { Self.abstract() }
+  }
+
+  /// Whether the property lives in memory only, never written to the store.
+  public var isTransient: Bool {
+    get { Self.abstract() }
+    set { Self.abstract() }
+  }
+
+  /// The property's name in the previous model version, for lightweight migration.
+  public var renamingIdentifier: String? {
+    get { Self.abstract() }
+    set { Self.abstract() }
+  }
+
+  /// A string mixed into the version hash to force a new version without another change.
+  public var versionHashModifier: String? {
+    get { Self.abstract() }
+    set { Self.abstract() }
+  }
+
+  /// The model file's user info for the property.
+  public var userInfo: [String: String] {
+    get { Self.abstract() }
+    set { Self.abstract() }
+  }
+
+  /// The property's version hash, as Core Data computes it.
+  public var versionHash: Data { Self.abstract() }
+
+  /// The property's name and kind.
+  public var description: String { Self.abstract() }
+
+  private static func abstract() -> Never {
+    programmerError("NSPropertyDescription is abstract: make an NSAttributeDescription or an NSRelationshipDescription.")
   }
 }

@@ -7,10 +7,13 @@ import Foundation
 ///                                     toMany: true, deleteRule: .cascadeDeleteRule)
 /// ```
 ///
-/// The destination and inverse are given by name and resolved when the ``NSManagedObjectModel`` is made.
+/// The destination and inverse are given by name (or, as Core Data's samples build a model in code, by
+/// object: ``destinationEntity``, ``inverseRelationship``) and resolved when the ``NSManagedObjectModel`` is made.
 /// Every relationship should have an inverse, as Core Data recommends: it is what keeps both sides of the
 /// graph in step when one side changes.
-public final class NSRelationshipDescription: Sendable, CustomStringConvertible {
+/// `@unchecked Sendable`, restated from ``NSPropertyDescription``: every stored property is a `let` of a
+/// `Sendable` type (`state` is a `Frozen`, locked until the model freezes and read-only after).
+public final class NSRelationshipDescription: NSPropertyDescription, @unchecked Sendable {
   struct State {
     var name: String
     var destinationName: String
@@ -36,6 +39,10 @@ public final class NSRelationshipDescription: Sendable, CustomStringConvertible 
     unowned(unsafe) var destinationEntity: NSEntityDescription?
     weak var inverseRelationship: NSRelationshipDescription?
     unowned(unsafe) var entity: NSEntityDescription?
+    /// The destination and inverse set as objects (Core Data's way of building a model in code) and not yet
+    /// resolved: held strongly until the model that takes the entities reads their names, then dropped.
+    var assignedDestination: NSEntityDescription?
+    var assignedInverse: NSRelationshipDescription?
 
     /// `destinationEntity` or `entity`, while the model that set it is alive (held for the read).
     func resolved(_ pointer: KeyPath<State, NSEntityDescription?>) -> NSEntityDescription? {
@@ -45,6 +52,8 @@ public final class NSRelationshipDescription: Sendable, CustomStringConvertible 
   }
 
   let state: Frozen<State>
+
+  override var kind: Kind { .relationship(self) }
 
   /// Makes a relationship.
   /// - Parameters:
@@ -64,8 +73,16 @@ public final class NSRelationshipDescription: Sendable, CustomStringConvertible 
         isOptional: isOptional))
   }
 
+  /// Makes a relationship with no name and no destination, as Core Data's `init()` does: set its ``name``,
+  /// ``destinationEntity``, ``inverseRelationship`` and ``maxCount`` (1 for a to-one; it starts at 0, a
+  /// to-many, as Core Data documents), then give its entity to a model. It starts optional, with the nullify
+  /// delete rule.
+  override public convenience init() {
+    self.init(name: "", destination: "", inverse: nil, toMany: true)
+  }
+
   /// The relationship's name.
-  public var name: String {
+  override public var name: String {
     get { state.read(\.name) }
     set { state.write(\.name, newValue, what: "relationship \(name)") }
   }
@@ -81,9 +98,30 @@ public final class NSRelationshipDescription: Sendable, CustomStringConvertible 
   }
   /// The destination entity, resolved when the model was made; `nil` before, and once that model is
   /// gone (Core Data's is `unowned(unsafe)`: there, reading it after the model is gone is undefined).
-  public var destinationEntity: NSEntityDescription? { state.read { $0.resolved(\.destinationEntity) } }
+  ///
+  /// Set it (with ``inverseRelationship``) to build a model in code as Core Data's samples do; the model the
+  /// entities are given to reads the names from these objects.
+  public var destinationEntity: NSEntityDescription? {
+    get { state.read { $0.resolved(\.destinationEntity) ?? $0.assignedDestination } }
+    set {
+      state.mutate(what: "relationship \(name)") {
+        $0.assignedDestination = newValue
+        $0.destinationName = newValue?.name ?? ""
+      }
+    }
+  }
   /// The inverse relationship, resolved when the model was made.
-  public var inverseRelationship: NSRelationshipDescription? { state.read(\.inverseRelationship) }
+  ///
+  /// Set it to build a model in code, on both sides, as Core Data's samples do.
+  public var inverseRelationship: NSRelationshipDescription? {
+    get { state.read { $0.inverseRelationship ?? $0.assignedInverse } }
+    set {
+      state.mutate(what: "relationship \(name)") {
+        $0.assignedInverse = newValue
+        $0.inverseName = newValue?.name
+      }
+    }
+  }
   /// The entity this relationship belongs to, set when the model was made; `nil` before, and once that
   /// model is gone.
   public var entity: NSEntityDescription? { state.read { $0.resolved(\.entity) } }
@@ -100,7 +138,7 @@ public final class NSRelationshipDescription: Sendable, CustomStringConvertible 
   /// Whether a to-one relationship may be `nil` when saved. A to-many is never `nil`, only empty: what
   /// it must hold is ``minCount`` alone, as in Core Data (a non-optional to-many with minimum 0 may be
   /// empty).
-  public var isOptional: Bool {
+  override public var isOptional: Bool {
     get { state.read(\.isOptional) }
     set { state.write(\.isOptional, newValue, what: "relationship \(name)") }
   }
@@ -112,7 +150,7 @@ public final class NSRelationshipDescription: Sendable, CustomStringConvertible 
     set { state.write(\.isOrdered, newValue, what: "relationship \(name)") }
   }
   /// A transient relationship is never written to the store.
-  public var isTransient: Bool {
+  override public var isTransient: Bool {
     get { state.read(\.isTransient) }
     set { state.write(\.isTransient, newValue, what: "relationship \(name)") }
   }
@@ -121,27 +159,48 @@ public final class NSRelationshipDescription: Sendable, CustomStringConvertible 
     get { state.read(\.minCount) }
     set { state.write(\.minCount, newValue, what: "relationship \(name)") }
   }
-  /// The most objects a to-many may hold at save time (0: no maximum).
+  /// Reads the names of the destination and inverse set as objects (``destinationEntity``,
+  /// ``inverseRelationship``), whose names may have been set after, and lets go of the objects.
+  func takeAssignedNames() {
+    state.mutate(what: "relationship \(name)") {
+      if let destination = $0.assignedDestination { $0.destinationName = destination.name }
+      if let inverse = $0.assignedInverse { $0.inverseName = inverse.name }
+      $0.assignedDestination = nil
+      $0.assignedInverse = nil
+    }
+  }
+
+  /// A to-many's maximum as the engine keeps it (0 for a to-one, or for no maximum).
+  var storedMaxCount: Int { state.read(\.maxCount) }
+
+  /// The most objects the relationship may hold at save time (0: no maximum). As in Core Data, it also says
+  /// whether the relationship is to-many: setting it to 1 makes a to-one, any other value a to-many
+  /// (``isToMany``).
   public var maxCount: Int {
-    get { state.read(\.maxCount) }
-    set { state.write(\.maxCount, newValue, what: "relationship \(name)") }
+    get { state.read { $0.isToMany ? $0.maxCount : 1 } }
+    set {
+      state.mutate(what: "relationship \(name)") {
+        $0.isToMany = newValue != 1
+        $0.maxCount = newValue == 1 ? 0 : newValue
+      }
+    }
   }
   /// The relationship's name in the previous model version, for lightweight migration.
-  public var renamingIdentifier: String? {
+  override public var renamingIdentifier: String? {
     get { state.read(\.renamingIdentifier) }
     set { state.write(\.renamingIdentifier, newValue, what: "relationship \(name)") }
   }
   /// A string mixed into the version hash to force a new version without another change.
-  public var versionHashModifier: String? {
+  override public var versionHashModifier: String? {
     get { state.read(\.versionHashModifier) }
     set { state.write(\.versionHashModifier, newValue, what: "relationship \(name)") }
   }
   /// Core Data's version hash of the relationship: a digest of its name, optionality, transience and
   /// ``versionHashModifier``, its destination entity's name, its inverse's name, its maximum and minimum
   /// counts, and whether it is an ordered to-many (see ``NSEntityDescription/versionHash``).
-  public var versionHash: Data { VersionHash.relationship(self) }
+  override public var versionHash: Data { VersionHash.relationship(self) }
   /// The model file's user info for this relationship.
-  public var userInfo: [String: String] {
+  override public var userInfo: [String: String] {
     get { state.read(\.userInfo) }
     set { state.write(\.userInfo, newValue, what: "relationship \(name)") }
   }
@@ -149,7 +208,7 @@ public final class NSRelationshipDescription: Sendable, CustomStringConvertible 
   /// True when both this side and its inverse are to-many: such pairs are stored in a join table.
   var isManyToMany: Bool { isToMany && (inverseRelationship?.isToMany ?? true) }
 
-  public var description: String {
+  override public var description: String {
     "\(name) -> \(isToMany ? "[\(destinationEntityName)]" : destinationEntityName)"
   }
 }

@@ -54,7 +54,7 @@ enum VersionHash {
     bytes.append(contentsOf: Data((relationship.inverseRelationshipName ?? "").utf8))
     // Core Data's to-one is a relationship whose maximum is 1; a count is kept as 32 bits, so Int.max
     // (what some code gives for "no limit") is cut to its low 32 bits.
-    let maximum = relationship.isToMany ? relationship.maxCount : 1
+    let maximum = relationship.isToMany ? relationship.storedMaxCount : 1
     append(Int32(truncatingIfNeeded: maximum), to: &bytes)
     append(Int32(truncatingIfNeeded: relationship.minCount), to: &bytes)
     if relationship.isToMany && relationship.isOrdered {
@@ -75,7 +75,7 @@ enum VersionHash {
       bytes.append(contentsOf: recipe == .coreData ? parent.versionHash : Self.entity(parent, recipe: recipe))
     }
     for property in entity.properties.sorted(by: { $0.name < $1.name }) {
-      switch property {
+      switch property.kind {
       case .attribute(let attribute) where !attribute.isTransient:
         bytes.append(contentsOf: recipe == .coreData ? attribute.versionHash : Self.attribute(attribute, recipe: recipe))
       case .relationship(let relationship) where !relationship.isTransient:
@@ -104,7 +104,7 @@ enum VersionHash {
     while let entity = current {
       if entity.versionHashModifier != nil || entity.uniquenessConstraints.count > 1 { return true }
       for property in entity.ownProperties {
-        switch property {
+        switch property.kind {
         case .attribute(let attribute) where attribute.versionHashModifier != nil: return true
         case .relationship(let relationship)
         where relationship.versionHashModifier != nil || (relationship.isToMany && relationship.isOrdered):
@@ -127,7 +127,7 @@ enum VersionHash {
       parts.append("uniqueness:" + entity.uniquenessConstraints.map { $0.joined(separator: ",") }.joined(separator: ";"))
     }
     for property in entity.properties.sorted(by: { $0.name < $1.name }) {
-      switch property {
+      switch property.kind {
       case .attribute(let attribute):
         parts.append(
           "attribute:\(attribute.name):\(attribute.attributeType.xcodeName):\(attribute.isOptional):\(attribute.isTransient):\(attribute.versionHashModifier ?? "")"
@@ -135,7 +135,7 @@ enum VersionHash {
       case .relationship(let relationship):
         // The old recipe read the counts the loader kept: none on a to-one.
         let minimum = relationship.isToMany ? relationship.minCount : 0
-        let maximum = relationship.isToMany ? relationship.maxCount : 0
+        let maximum = relationship.isToMany ? relationship.storedMaxCount : 0
         parts.append(
           "relationship:\(relationship.name):\(relationship.destinationEntityName):\(relationship.inverseRelationshipName ?? ""):\(relationship.isToMany):\(relationship.isOrdered):\(relationship.isOptional):\(relationship.isTransient):\(minimum):\(maximum):\(relationship.versionHashModifier ?? "")"
         )

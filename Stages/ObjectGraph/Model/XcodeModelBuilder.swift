@@ -415,7 +415,7 @@ extension XcodeModelLoader {
       // Xcode also writes maxCount 1 (and for a required one minCount 1) on to-one relationships. Only a
       // to-many's counts are validated, but a to-one's minimum is part of Core Data's version hash.
       relationship.minCount = try count(element, "minCount", entity: entity, relationship: name)
-      if isToMany { relationship.maxCount = try count(element, "maxCount", entity: entity, relationship: name) }
+      if isToMany { relationship.state.write(\.maxCount, try count(element, "maxCount", entity: entity, relationship: name), what: name) }
       relationship.renamingIdentifier = nonEmpty(element["elementID"])
       relationship.versionHashModifier = nonEmpty(element["versionHashModifier"])
       relationship.userInfo = userInfo(of: element)

@@ -63,7 +63,7 @@ enum XcodeModelWriter {
         ("elementID", entity.renamingIdentifier), ("versionHashModifier", entity.versionHashModifier),
       ])
     for property in entity.ownProperties {
-      switch property {
+      switch property.kind {
       case .attribute(let attribute): write(attribute, into: &xml)
       case .relationship(let relationship): write(relationship, into: &xml)
       }

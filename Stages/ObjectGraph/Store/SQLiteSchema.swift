@@ -244,7 +244,7 @@ struct SQLiteSchema: Sendable {
           var attributes: [NSAttributeDescription] = []
           var toOnes: [NSRelationshipDescription] = []
           for property in entity.ownProperties {
-            switch property {
+            switch property.kind {
             case .attribute(let attribute) where !attribute.isTransient && attribute.isSupportedAtRunTime:
               if Self.group(of: attribute.attributeType) == group { attributes.append(attribute) }
             case .relationship(let relationship) where !relationship.isTransient && !relationship.isToMany:
@@ -395,7 +395,8 @@ struct SQLiteSchema: Sendable {
     private mutating func planJoinTables(pass: Int) {
       for entity in ordered {
         var relationships: [NSRelationshipDescription] = []
-        for case .relationship(let relationship) in entity.ownProperties where relationship.isToMany && !relationship.isTransient {
+        for case let relationship as NSRelationshipDescription in entity.ownProperties
+        where relationship.isToMany && !relationship.isTransient {
           relationships.append(relationship)
         }
         for relationship in relationships.sorted(by: { SQLiteSchema.coreDataOrder($0.name, $1.name) }) {

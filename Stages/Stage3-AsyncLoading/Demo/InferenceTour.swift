@@ -25,10 +25,10 @@ struct ModelChange: Sendable {
 /// kept as text; version 2 is the same with `change` applied to its list of properties.
 func notesModel(_ change: (inout [NSPropertyDescription]) -> Void = { _ in }) throws -> NSManagedObjectModel {
   var properties: [NSPropertyDescription] = [
-    .attribute(NSAttributeDescription(name: "title", type: .string, isOptional: false, defaultValue: "")),
-    .attribute(NSAttributeDescription(name: "body", type: .string)),
-    .attribute(NSAttributeDescription(name: "updatedAt", type: .date)),
-    .attribute(NSAttributeDescription(name: "priority", type: .string)),
+    NSAttributeDescription(name: "title", type: .string, isOptional: false, defaultValue: ""),
+    NSAttributeDescription(name: "body", type: .string),
+    NSAttributeDescription(name: "updatedAt", type: .date),
+    NSAttributeDescription(name: "priority", type: .string),
   ]
   change(&properties)
   return try NSManagedObjectModel(entities: [NSEntityDescription(name: "Note", properties: properties)])
@@ -37,38 +37,38 @@ func notesModel(_ change: (inout [NSPropertyDescription]) -> Void = { _ in }) th
 /// An attribute with a renaming identifier: the name it had in the model version before.
 func renamed(_ attribute: NSAttributeDescription, from old: String) -> NSPropertyDescription {
   attribute.renamingIdentifier = old
-  return .attribute(attribute)
+  return attribute
 }
 
 let modelChanges: [ModelChange] = [
   ModelChange("add an optional attribute (subtitle)") {
-    try notesModel { $0.append(.attribute(NSAttributeDescription(name: "subtitle", type: .string))) }
+    try notesModel { $0.append(NSAttributeDescription(name: "subtitle", type: .string)) }
   },
   ModelChange("add a required attribute with a default (wordCount, 0)") {
     try notesModel {
-      $0.append(.attribute(NSAttributeDescription(name: "wordCount", type: .integer32, isOptional: false, defaultValue: Int32(0))))
+      $0.append(NSAttributeDescription(name: "wordCount", type: .integer32, isOptional: false, defaultValue: Int32(0)))
     }
   },
   ModelChange("make an optional attribute required, with a default (body, \"\")") {
-    try notesModel { $0[1] = .attribute(NSAttributeDescription(name: "body", type: .string, isOptional: false, defaultValue: "")) }
+    try notesModel { $0[1] = NSAttributeDescription(name: "body", type: .string, isOptional: false, defaultValue: "") }
   },
   ModelChange("rename an attribute with its renaming identifier (updatedAt to modifiedAt)") {
     try notesModel { $0[2] = renamed(NSAttributeDescription(name: "modifiedAt", type: .date), from: "updatedAt") }
   },
   ModelChange("rename an attribute without one (updatedAt to modifiedAt)") {
-    try notesModel { $0[2] = .attribute(NSAttributeDescription(name: "modifiedAt", type: .date)) }
+    try notesModel { $0[2] = NSAttributeDescription(name: "modifiedAt", type: .date) }
   },
   ModelChange("add a required attribute without a default (wordCount)") {
-    try notesModel { $0.append(.attribute(NSAttributeDescription(name: "wordCount", type: .integer32, isOptional: false))) }
+    try notesModel { $0.append(NSAttributeDescription(name: "wordCount", type: .integer32, isOptional: false)) }
   },
   ModelChange("change an attribute's type (priority, String to Integer 64)") {
-    try notesModel { $0[3] = .attribute(NSAttributeDescription(name: "priority", type: .integer64)) }
+    try notesModel { $0[3] = NSAttributeDescription(name: "priority", type: .integer64) }
   },
   ModelChange(
     "any change, with NSMigratePersistentStoresAutomaticallyOption off",
     migratesAutomatically: false
   ) {
-    try notesModel { $0.append(.attribute(NSAttributeDescription(name: "subtitle", type: .string))) }
+    try notesModel { $0.append(NSAttributeDescription(name: "subtitle", type: .string)) }
   },
 ]
 

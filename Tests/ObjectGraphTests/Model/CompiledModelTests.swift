@@ -47,7 +47,7 @@ struct CompiledModelTests {
       ]
       for property in entity.ownProperties {
         let p = "\(e).\(property.name)"
-        switch property {
+        switch property.kind {
         case .attribute(let a):
           lines += [
             "\(p) type \(a.attributeType)", "\(p) optional \(a.isOptional)", "\(p) transient \(a.isTransient)",

@@ -72,7 +72,7 @@ struct XcodeModelLoaderTests {
     for entity in model.entities {
       var loaded = CountedEntity()
       for property in entity.ownProperties {
-        switch property {
+        switch property.kind {
         case .attribute: loaded.attributes += 1
         case .relationship(let relationship):
           loaded.relationships += 1
@@ -130,7 +130,7 @@ struct XcodeModelLoaderTests {
   private static func uniqueAttribute(_ name: String, in model: NSManagedObjectModel) throws -> NSAttributeDescription {
     let matches = model.entities.flatMap { entity in
       entity.ownProperties.compactMap { property -> NSAttributeDescription? in
-        if case .attribute(let attribute) = property, attribute.name == name { return attribute }
+        if let attribute = property as? NSAttributeDescription, attribute.name == name { return attribute }
         return nil
       }
     }

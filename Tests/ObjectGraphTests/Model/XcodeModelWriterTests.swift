@@ -70,7 +70,7 @@ struct XcodeModelWriterTests {
       check(other.ownProperties.map(\.name) == entity.ownProperties.map(\.name), "\(name) property order")
       for property in entity.ownProperties {
         let key = "\(name).\(property.name)"
-        switch (property, other.propertiesByName[property.name]) {
+        switch (property.kind, other.propertiesByName[property.name]?.kind) {
         case (.attribute(let a), .attribute(let b)?):
           check(b.attributeType == a.attributeType, "\(key) type")
           check(

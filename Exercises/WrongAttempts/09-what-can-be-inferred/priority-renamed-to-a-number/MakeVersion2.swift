@@ -12,8 +12,8 @@ public func makeVersion2() throws -> NSManagedObjectModel {
   let notebook = NSEntityDescription(
     name: "Notebook",
     properties: [
-      .attribute(NSAttributeDescription(name: "name", type: .string, isOptional: false, defaultValue: "")),
-      .relationship(NSRelationshipDescription(name: "notes", destination: "Note", inverse: "notebook", toMany: true)),
+      NSAttributeDescription(name: "name", type: .string, isOptional: false, defaultValue: ""),
+      NSRelationshipDescription(name: "notes", destination: "Note", inverse: "notebook", toMany: true),
     ])
   let modifiedAt = NSAttributeDescription(name: "modifiedAt", type: .date)
   modifiedAt.renamingIdentifier = "updatedAt"
@@ -22,19 +22,19 @@ public func makeVersion2() throws -> NSManagedObjectModel {
   let note = NSEntityDescription(
     name: "Note",
     properties: [
-      .attribute(NSAttributeDescription(name: "title", type: .string, isOptional: false, defaultValue: "")),
-      .attribute(NSAttributeDescription(name: "body", type: .string, isOptional: false, defaultValue: "")),
-      .attribute(modifiedAt),
-      .attribute(NSAttributeDescription(name: "wordCount", type: .integer32, isOptional: false, defaultValue: Int32(0))),
-      .attribute(priorityLevel),
-      .relationship(NSRelationshipDescription(name: "notebook", destination: "Notebook", inverse: "notes")),
-      .relationship(NSRelationshipDescription(name: "attachments", destination: "Attachment", inverse: "note", toMany: true)),
+      NSAttributeDescription(name: "title", type: .string, isOptional: false, defaultValue: ""),
+      NSAttributeDescription(name: "body", type: .string, isOptional: false, defaultValue: ""),
+      modifiedAt,
+      NSAttributeDescription(name: "wordCount", type: .integer32, isOptional: false, defaultValue: Int32(0)),
+      priorityLevel,
+      NSRelationshipDescription(name: "notebook", destination: "Notebook", inverse: "notes"),
+      NSRelationshipDescription(name: "attachments", destination: "Attachment", inverse: "note", toMany: true),
     ])
   let attachment = NSEntityDescription(
     name: "Attachment",
     properties: [
-      .attribute(NSAttributeDescription(name: "fileName", type: .string)),
-      .relationship(NSRelationshipDescription(name: "note", destination: "Note", inverse: "attachments")),
+      NSAttributeDescription(name: "fileName", type: .string),
+      NSRelationshipDescription(name: "note", destination: "Note", inverse: "attachments"),
     ])
   return try NSManagedObjectModel(entities: [notebook, note, attachment])
 }

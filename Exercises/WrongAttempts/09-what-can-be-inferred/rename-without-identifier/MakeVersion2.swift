@@ -11,26 +11,26 @@ public func makeVersion2() throws -> NSManagedObjectModel {
   let notebook = NSEntityDescription(
     name: "Notebook",
     properties: [
-      .attribute(NSAttributeDescription(name: "name", type: .string, isOptional: false, defaultValue: "")),
-      .relationship(NSRelationshipDescription(name: "notes", destination: "Note", inverse: "notebook", toMany: true)),
+      NSAttributeDescription(name: "name", type: .string, isOptional: false, defaultValue: ""),
+      NSRelationshipDescription(name: "notes", destination: "Note", inverse: "notebook", toMany: true),
     ])
   let note = NSEntityDescription(
     name: "Note",
     properties: [
-      .attribute(NSAttributeDescription(name: "title", type: .string, isOptional: false, defaultValue: "")),
-      .attribute(NSAttributeDescription(name: "body", type: .string, isOptional: false, defaultValue: "")),
-      .attribute(NSAttributeDescription(name: "modifiedAt", type: .date)),
-      .attribute(NSAttributeDescription(name: "wordCount", type: .integer32, isOptional: false, defaultValue: Int32(0))),
-      .attribute(NSAttributeDescription(name: "priority", type: .string)),
-      .attribute(NSAttributeDescription(name: "priorityLevel", type: .integer16)),
-      .relationship(NSRelationshipDescription(name: "notebook", destination: "Notebook", inverse: "notes")),
-      .relationship(NSRelationshipDescription(name: "attachments", destination: "Attachment", inverse: "note", toMany: true)),
+      NSAttributeDescription(name: "title", type: .string, isOptional: false, defaultValue: ""),
+      NSAttributeDescription(name: "body", type: .string, isOptional: false, defaultValue: ""),
+      NSAttributeDescription(name: "modifiedAt", type: .date),
+      NSAttributeDescription(name: "wordCount", type: .integer32, isOptional: false, defaultValue: Int32(0)),
+      NSAttributeDescription(name: "priority", type: .string),
+      NSAttributeDescription(name: "priorityLevel", type: .integer16),
+      NSRelationshipDescription(name: "notebook", destination: "Notebook", inverse: "notes"),
+      NSRelationshipDescription(name: "attachments", destination: "Attachment", inverse: "note", toMany: true),
     ])
   let attachment = NSEntityDescription(
     name: "Attachment",
     properties: [
-      .attribute(NSAttributeDescription(name: "fileName", type: .string)),
-      .relationship(NSRelationshipDescription(name: "note", destination: "Note", inverse: "attachments")),
+      NSAttributeDescription(name: "fileName", type: .string),
+      NSRelationshipDescription(name: "note", destination: "Note", inverse: "attachments"),
     ])
   return try NSManagedObjectModel(entities: [notebook, note, attachment])
 }
