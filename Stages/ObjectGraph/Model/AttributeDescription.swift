@@ -45,13 +45,14 @@ public final class NSAttributeDescription: NSPropertyDescription, @unchecked Sen
     name: String, type: NSAttributeDescription.AttributeType, isOptional: Bool = true, defaultValue: (any Sendable)? = nil
   ) {
     state = Frozen(State(name: name, attributeType: type.rawValue, isOptional: isOptional, defaultValue: defaultValue))
+    super.init(subclassing: ())
   }
 
   /// Makes an attribute with no name and ``NSAttributeType/undefinedAttributeType``, optional, as Core Data's
   /// `init()` does: set its ``name`` and ``attributeType`` (and perhaps ``isOptional`` and ``defaultValue``)
   /// before its model is used.
-  override public convenience init() {
-    self.init(name: "", type: NSAttributeDescription.AttributeType(rawValue: .undefinedAttributeType))
+  public convenience init() {
+    self.init(name: "", type: .undefined)
   }
 
   /// The attribute's name.

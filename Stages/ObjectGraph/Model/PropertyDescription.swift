@@ -24,7 +24,8 @@ public class NSPropertyDescription: @unchecked Sendable, CustomStringConvertible
     case relationship(NSRelationshipDescription)
   }
 
-  init() {}
+  /// The part of a subclass's initialiser that is the base class's (it has nothing to set).
+  init(subclassing: Void) {}
 
   /// The attribute or relationship this property is.
   var kind: Kind { Self.abstract() }

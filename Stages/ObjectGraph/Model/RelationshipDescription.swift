@@ -71,13 +71,14 @@ public final class NSRelationshipDescription: NSPropertyDescription, @unchecked 
       State(
         name: name, destinationName: destination, inverseName: inverse, isToMany: toMany, deleteRule: deleteRule,
         isOptional: isOptional))
+    super.init(subclassing: ())
   }
 
   /// Makes a relationship with no name and no destination, as Core Data's `init()` does: set its ``name``,
   /// ``destinationEntity``, ``inverseRelationship`` and ``maxCount`` (1 for a to-one; it starts at 0, a
   /// to-many, as Core Data documents), then give its entity to a model. It starts optional, with the nullify
   /// delete rule.
-  override public convenience init() {
+  public convenience init() {
     self.init(name: "", destination: "", inverse: nil, toMany: true)
   }
 
