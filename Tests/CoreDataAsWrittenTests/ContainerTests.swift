@@ -96,9 +96,13 @@ struct ContainerTests {
       item.title = "After"
       try background.save()
     }
-    // The merge is delivered on the view context's queue.
-    try await Task.sleep(for: .milliseconds(200))
-    #expect(viewContext.performAndWait { held?.title } == "After")
+    // The merge is delivered on the view context's queue: wait for it (up to 5 seconds).
+    var title = viewContext.performAndWait { held?.title }
+    for _ in 0..<100 where title != "After" {
+      try await Task.sleep(for: .milliseconds(50))
+      title = viewContext.performAndWait { held?.title }
+    }
+    #expect(title == "After")
   }
 
   @Test func performBackgroundTaskSaves() async throws {
@@ -127,6 +131,29 @@ struct ContainerTests {
     #expect(url?.deletingLastPathComponent() == NSPersistentContainer.defaultDirectoryURL())
     #expect(container.name == "Model")
     #expect(container.managedObjectModel === sharedModel)
+  }
+
+  @Test func destroyPersistentStoreRemovesItsFiles() throws {
+    let storeURL = try TemporaryFolder().appending("Model.sqlite")
+    do {
+      let container = makeContainer(at: storeURL)
+      let context = container.viewContext
+      try context.performAndWait {
+        let item = Item(context: context)
+        item.title = "Soon gone"
+        try context.save()
+      }
+      let coordinator = container.persistentStoreCoordinator
+      for store in coordinator.persistentStores {
+        try coordinator.remove(store)
+      }
+      try coordinator.destroyPersistentStore(at: storeURL, ofType: NSSQLiteStoreType, options: nil)
+    }
+    #expect(!FileManager.default.fileExists(atPath: storeURL.path))
+    let container = makeContainer(at: storeURL)
+    let context = container.viewContext
+    let count = try context.performAndWait { try context.count(for: Item.fetchRequest()) }
+    #expect(count == 0)
   }
 
   @Test func storeThatCannotBeOpenedReportsAnError() throws {

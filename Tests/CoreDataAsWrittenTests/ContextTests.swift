@@ -241,6 +241,32 @@ struct ContextTests {
     }
   }
 
+  @Test func refreshWithMergeChangesReadsTheStore() throws {
+    let container = makeContainer(at: try TemporaryFolder().appending("Model.sqlite"))
+    let context = container.newBackgroundContext()
+    let other = container.newBackgroundContext()
+    let item = try context.performAndWait {
+      let item = Item(context: context)
+      item.title = "Mine"
+      item.category = "a"
+      try context.save()
+      return item
+    }
+    let objectID = context.performAndWait { item.objectID }
+    try other.performAndWait {
+      let copy = try #require(try other.existingObject(with: objectID) as? Item)
+      copy.category = "b"
+      try other.save()
+    }
+    context.performAndWait {
+      item.title = "Mine, edited"
+      context.refresh(item, mergeChanges: true)
+      #expect(item.category == "b")
+      #expect(item.title == "Mine, edited")
+      #expect(item.hasChanges)
+    }
+  }
+
   @Test func rollbackAndDelete() throws {
     let container = makeContainer(at: try TemporaryFolder().appending("Model.sqlite"))
     let context = container.newBackgroundContext()

@@ -121,6 +121,41 @@ struct FetchTests {
     }
   }
 
+  @Test func batchSizeAndPrefetchingGiveTheSameObjects() throws {
+    let container = try groceries()
+    let context = container.newBackgroundContext()
+    try context.performAndWait {
+      let request: NSFetchRequest<Item> = Item.fetchRequest()
+      request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
+      request.fetchBatchSize = 2
+      request.relationshipKeyPathsForPrefetching = ["list"]
+      request.returnsObjectsAsFaults = false
+      let items = try context.fetch(request)
+      #expect(items.compactMap(\.title) == ["Apples", "Bananas", "Butter", "Cherries", "Milk"])
+      #expect(items.allSatisfy { $0.list == nil })
+    }
+  }
+
+  @Test func localizedStandardCompareSort() throws {
+    let container = try groceries()
+    let context = container.viewContext
+    try context.performAndWait {
+      for title in ["item 10", "item 9", "Item 100"] {
+        let item = Item(context: context)
+        item.title = title
+        item.category = "numbered"
+      }
+      try context.save()
+      let request: NSFetchRequest<Item> = Item.fetchRequest()
+      request.predicate = NSPredicate(format: "category == %@", "numbered")
+      request.sortDescriptors = [
+        NSSortDescriptor(key: "title", ascending: true, selector: Selector("localizedStandardCompare:"))
+      ]
+      let titles = try context.fetch(request).compactMap(\.title)
+      #expect(titles == ["item 9", "item 10", "Item 100"])
+    }
+  }
+
   @Test func countForRequest() throws {
     let container = try groceries()
     let context = container.viewContext

@@ -135,6 +135,24 @@ struct FetchedResultsTests {
     }
   }
 
+  @Test func controllerWithACacheName() throws {
+    let container = try stack()
+    let context = container.viewContext
+    try context.performAndWait {
+      NSFetchedResultsController<Item>.deleteCache(withName: "Items")
+      let fetchRequest: NSFetchRequest<Item> = Item.fetchRequest()
+      fetchRequest.sortDescriptors = [NSSortDescriptor(key: "title", ascending: false)]
+      let controller = NSFetchedResultsController(
+        fetchRequest: fetchRequest, managedObjectContext: context, sectionNameKeyPath: nil, cacheName: "Items")
+      try controller.performFetch()
+      #expect(controller.cacheName == "Items")
+      #expect(controller.sections?.count == 1)
+      #expect(controller.sections?.first?.numberOfObjects == 3)
+      let objects = controller.sections?.first?.objects as? [Item]
+      #expect(objects?.compactMap(\.title) == ["Pears", "Milk", "Apples"])
+    }
+  }
+
   @Test func predicateChangeNeedsAnotherPerformFetch() throws {
     let container = try stack()
     let context = container.viewContext

@@ -147,6 +147,42 @@ struct XcodeClassesTests {
     }
   }
 
+  @Test func cascadeDeleteRuleFromTheModel() throws {
+    let container = makeContainer(at: try TemporaryFolder().appending("Model.sqlite"))
+    let context = container.viewContext
+    try context.performAndWait {
+      let list = ItemList(context: context)
+      for title in ["One", "Two", "Three"] {
+        let item = Item(context: context)
+        item.title = title
+        item.list = list
+      }
+      try context.save()
+      context.delete(list)
+      try context.save()
+      let request: NSFetchRequest<Item> = Item.fetchRequest()
+      let remaining = try context.count(for: request)
+      #expect(remaining == 0)
+    }
+  }
+
+  @Test func nullifyDeleteRuleFromTheModel() throws {
+    let container = makeContainer(at: try TemporaryFolder().appending("Model.sqlite"))
+    let context = container.viewContext
+    try context.performAndWait {
+      let item = Item(context: context)
+      item.title = "Labelled"
+      let label = Label(context: context)
+      label.name = "red"
+      item.labels = NSSet(object: label)
+      try context.save()
+      context.delete(label)
+      try context.save()
+      #expect(item.labels?.count == 0)
+      #expect(item.isDeleted == false)
+    }
+  }
+
   @Test func inverseRelationshipsAreKeptInMemory() throws {
     let container = makeContainer(at: try TemporaryFolder().appending("Model.sqlite"))
     let context = container.viewContext
