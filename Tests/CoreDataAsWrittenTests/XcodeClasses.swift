@@ -196,7 +196,7 @@ struct XcodeClassesTests {
     }
   }
 
-  @Test func optionalNumberIsNilUntilSetAndDefaultsApply() throws {
+  @Test func optionalNumberTakesItsDefaultAndCanBeNil() throws {
     let container = makeContainer(at: try TemporaryFolder().appending("Model.sqlite"))
     let context = container.viewContext
     context.performAndWait {
