@@ -230,6 +230,13 @@ let package = Package(
       dependencies: ["Stage4", "NotesModel", "ObjectGraph", "TestSupport", "EngineTestSupport"],
       path: "Tests/Stage4Tests"
     ),
+    // Core Data code written as for Apple's framework (issue 37): only the import and @ObjectGraphManaged differ.
+    .testTarget(
+      name: "CoreDataAsWrittenTests",
+      dependencies: ["ObjectGraph", "TestSupport"],
+      path: "Tests/CoreDataAsWrittenTests",
+      resources: [.copy("Model.xcdatamodeld"), .copy("Library.xcdatamodeld")]
+    ),
     .testTarget(
       name: "TestSupportTests",
       dependencies: ["TestSupport"],
