@@ -64,7 +64,7 @@ struct CoreDataManagerTests {
     let context = try CoreDataManager(modelName: NotesModel.name, storeFolder: folder.url).mainContext
 
     #expect(context.concurrencyType == .mainQueueConcurrencyType)
-    let onMainQueue = try await context.perform { MainQueueProbe.isOnMainQueue }
+    let onMainQueue = await context.perform { MainQueueProbe.isOnMainQueue }
     #expect(onMainQueue)
   }
 

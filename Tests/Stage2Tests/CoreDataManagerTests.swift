@@ -63,12 +63,12 @@ struct CoreDataManagerTests {
     }
 
     #expect(try await notesInFile(folder.url) == [], "the main context's save did not reach the file")
-    #expect(try await parent.perform { parent.insertedObjects.count } == 1, "the note is in the private context")
+    #expect(await parent.perform { parent.insertedObjects.count } == 1, "the note is in the private context")
 
     try await manager.saveChangesAndWait()
 
     #expect(try await notesInFile(folder.url) == [NoteRow(title: "Buy milk", body: nil)])
-    #expect(try await parent.perform { parent.hasChanges } == false)
+    #expect(await parent.perform { parent.hasChanges } == false)
   }
 
   @Test("saveChanges saves the main context first, on the main queue, then the private one on its own queue")
@@ -104,7 +104,7 @@ struct CoreDataManagerTests {
     let manager = CoreDataManager(storeFolder: folder.url)
     let main = try manager.mainContext
     let recorder = SaveRecorder(main: main)
-    try await main.perform {
+    await main.perform {
       let note = Note(context: main)
       note.title = "Plan the hike"
       note.createdAt = Date()
@@ -160,11 +160,11 @@ struct CoreDataManagerTests {
 
     #expect(error?.code == NSValidationMissingMandatoryPropertyError)
     #expect(error?.description.contains("createdAt") == true)
-    #expect(try await main.perform { main.insertedObjects.count } == 1, "the main context keeps its changes")
-    #expect(try await parent.perform { parent.hasChanges } == false)
+    #expect(await main.perform { main.insertedObjects.count } == 1, "the main context keeps its changes")
+    #expect(await parent.perform { parent.hasChanges } == false)
     // Had a disk write been queued, its completion would be on the main queue before this block.
-    try await parent.perform {}
-    try await main.perform {}
+    await parent.perform {}
+    await main.perform {}
     #expect(completionCalls.withLock { $0 } == 0)
     #expect(try await notesInFile(folder.url) == [])
   }
@@ -175,7 +175,7 @@ struct CoreDataManagerTests {
     let manager = CoreDataManager(storeFolder: folder.url)
     let main = try manager.mainContext
     let parent = try #require(main.parent)
-    try await main.perform {
+    await main.perform {
       let note = Note(context: main)
       note.title = "Groceries"
       note.createdAt = Date()
@@ -202,7 +202,7 @@ struct CoreDataManagerTests {
     #expect(try await notesInFile(folder.url) == [NoteRow(title: "Shopping", body: nil)], "nothing was written")
 
     // Nothing is lost: the edit waits in the private context, and the main context still shows it.
-    #expect(try await parent.perform { parent.updatedObjects.count } == 1)
+    #expect(await parent.perform { parent.updatedObjects.count } == 1)
     #expect(try await main.perform { try main.fetch(NSFetchRequest<Note>(entityName: "Note")).map(\.body) } == ["milk, eggs"])
 
     // Once the app decides how to resolve the conflict (here: per property, ours wins), the next call

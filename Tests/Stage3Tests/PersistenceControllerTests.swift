@@ -116,8 +116,8 @@ struct PersistenceControllerTests {
       try launch.controller.saveChanges { result in written.fulfil((result, launch.hasCalledBack)) }
     }
 
-    #expect(try await main.perform { main.hasChanges } == false, "the main context's half is done")
-    #expect(try await parent.perform { parent.insertedObjects.count } == 1, "the note waits in the writer")
+    #expect(await main.perform { main.hasChanges } == false, "the main context's half is done")
+    #expect(await parent.perform { parent.insertedObjects.count } == 1, "the note waits in the writer")
     try await drainMainQueue()
     #expect(written.value == nil, "the write waits for the store")
 
@@ -125,7 +125,7 @@ struct PersistenceControllerTests {
     let outcome = try await written.wait("saveChanges' completion")
     try outcome.result.get()
     #expect(outcome.afterCallback, "the callback comes before the completion of a write that waited")
-    #expect(try await parent.perform { parent.hasChanges } == false)
+    #expect(await parent.perform { parent.hasChanges } == false)
 
     // A second launch reads the file: the ten old notes and the new one.
     let reader = try await Launch(storeFolder: folder.url)
@@ -150,7 +150,7 @@ struct PersistenceControllerTests {
     let parent = try #require(main.parent)
 
     let error = await #expect(throws: PersistenceControllerError.self) {
-      try await main.perform {
+      await main.perform {
         let note = Note(context: main)
         note.title = "Kept in memory"
         note.createdAt = Date()
@@ -159,7 +159,7 @@ struct PersistenceControllerTests {
     }
 
     #expect(error?.underlyingError?.code == NSPersistentStoreInvalidTypeError)
-    #expect(try await parent.perform { parent.insertedObjects.count } == 1)
+    #expect(await parent.perform { parent.insertedObjects.count } == 1)
     try expectUntouched(storeURL, since: before)
   }
 
@@ -340,7 +340,7 @@ struct PersistenceControllerTests {
     let main = launch.controller.mainContext
     let countBefore = try await main.perform { try main.count(for: NSFetchRequest<Note>(entityName: "Note")) }
     #expect(countBefore == 0)
-    try await main.perform {
+    await main.perform {
       let note = Note(context: main)
       note.title = "A fresh start"
       note.createdAt = Date()

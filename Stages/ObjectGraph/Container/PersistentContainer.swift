@@ -149,7 +149,14 @@ open class NSPersistentContainer: @unchecked Sendable {
     context.perform { block(context) }
   }
 
-  /// The same, awaiting the block's result.
+  /// The same, awaiting the block's result; a block that cannot throw is awaited without `try`, as Core
+  /// Data's `rethrows` form is.
+  public func performBackgroundTask<T: Sendable>(_ block: @escaping @Sendable (NSManagedObjectContext) -> T) async -> T {
+    let context = newBackgroundContext()
+    return await context.perform { block(context) }
+  }
+
+  /// The same, awaiting the block's result or its error.
   public func performBackgroundTask<T: Sendable>(_ block: @escaping @Sendable (NSManagedObjectContext) throws -> T) async throws -> T {
     let context = newBackgroundContext()
     return try await context.perform { try block(context) }

@@ -151,8 +151,12 @@ extension NSManagedObjectContext {
   /// ``NotificationKey``: `insertedObjectIDs`/`insertedObjects`, `updatedObjectIDs`/`updatedObjects`,
   /// `deletedObjectIDs`/`deletedObjects`. Each context merges on its own queue; the call returns when all
   /// have.
-  public static func mergeChanges(fromRemoteContextSave changes: [String: Any], into contexts: [NSManagedObjectContext]) {
-    let saved = SavedObjectIDs(userInfo: changes)
+  public static func mergeChanges(
+    fromRemoteContextSave changes: [AnyHashable: Any], into contexts: [NSManagedObjectContext]
+  ) {
+    var byName: [String: Any] = [:]
+    for (key, value) in changes { if let key = key as? String { byName[key] = value } }
+    let saved = SavedObjectIDs(userInfo: byName)
     for context in contexts {
       context.performAndWait { context.mergeChanges(fromContextDidSave: saved) }
     }

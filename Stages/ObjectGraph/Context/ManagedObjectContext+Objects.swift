@@ -24,6 +24,13 @@ extension NSManagedObjectContext {
     }
   }
 
+  /// The object with `objectID` if the context holds it now, else `nil` (Core Data's
+  /// `registeredObject(for:)`): unlike ``object(with:)``, it never makes a fault, and unlike
+  /// ``existingObject(with:)``, it never reads the store.
+  public func registeredObject(for objectID: NSManagedObjectID) -> NSManagedObject? {
+    isolated("registeredObject(for:)") { $0.registered(objectID) }
+  }
+
   // MARK: - Inserting and deleting
 
   /// Inserts an object made without a context. `NSManagedObject(entity:insertInto:)` and

@@ -304,7 +304,21 @@ public final class NSManagedObjectContext: @unchecked Sendable, CustomStringConv
     }
   }
 
-  /// Runs `block` on the context's queue and returns its result to the awaiting task.
+  /// Runs `block` on the context's queue and returns its result to the awaiting task; a block that cannot
+  /// throw is awaited without `try`, as Core Data's `rethrows` form is.
+  public func perform<T: Sendable>(_ block: @escaping @Sendable () -> T) async -> T {
+    let id = ObjectIdentifier(self)
+    return await withCheckedContinuation { continuation in
+      queue.dispatchQueue.async {
+        ThreadRecord.with([id], running: id) {
+          continuation.resume(returning: block())
+          self.processPendingChangesQuietly()
+        }
+      }
+    }
+  }
+
+  /// Runs `block` on the context's queue and returns its result to the awaiting task, or throws what it threw.
   public func perform<T: Sendable>(_ block: @escaping @Sendable () throws -> T) async throws -> T {
     let id = ObjectIdentifier(self)
     return try await withCheckedThrowingContinuation { continuation in

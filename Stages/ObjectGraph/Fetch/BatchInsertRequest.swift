@@ -32,6 +32,11 @@ public final class NSBatchInsertRequest: NSPersistentStoreRequest {
     objectsToInsert = objects
   }
 
+  /// A request inserting `objects` into `entity` (Core Data's `init(entity:objects:)`).
+  public convenience init(entity: NSEntityDescription, objects: [[String: Any]]) {
+    self.init(entityName: entity.name, objects: objects)
+  }
+
   /// A request inserting the rows a handler gives.
   public init(entityName: String, dictionaryHandler: @escaping (inout [String: Any]) -> Bool) {
     self.entityName = entityName

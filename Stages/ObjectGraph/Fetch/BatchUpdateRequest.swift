@@ -29,4 +29,9 @@ public final class NSBatchUpdateRequest: NSPersistentStoreRequest {
   public init(entityName: String) {
     self.entityName = entityName
   }
+
+  /// A request for the rows of `entity` (Core Data's `init(entity:)`).
+  public convenience init(entity: NSEntityDescription) {
+    self.init(entityName: entity.name)
+  }
 }

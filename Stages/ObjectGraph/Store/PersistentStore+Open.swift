@@ -58,16 +58,11 @@ extension NSPersistentStore {
     }
     switch type {
     case .inMemory:
-      let schema = SQLiteSchema(entities: entities, layout: .coreData)
-      let database = try makeDatabase(path: nil, options: options, readOnly: false, url: url)
-      let identifier = UUID().uuidString
-      var metadata = StoreMetadata.make(type: type, identifier: identifier, model: model, entities: entities)
-      metadata[ObjectGraphFetchIndexNamesKey] = schema.fetchIndexNames
-      try create(
-        schema: schema, metadata: metadata, identifier: identifier, model: StoreModelCache.contents(of: model), in: database, url: url)
-      return NSPersistentStore(
-        type: type, url: url, identifier: identifier, configurationName: configuration, options: options,
-        database: database, schema: schema, model: model, metadata: metadata)
+      return try openInMemory(type: type, url: url, configuration: configuration, options: options, model: model, entities: entities)
+    case .sqlite where url?.isFileURL == true && url?.standardizedFileURL.path == "/dev/null":
+      // Xcode's app template points its previews' and tests' store at /dev/null: Core Data's SQLite store
+      // then works and keeps nothing. Here it is a SQLite database in memory, a store of the SQLite type.
+      return try openInMemory(type: type, url: url, configuration: configuration, options: options, model: model, entities: entities)
     case .binary:
       return try openBinary(url: url, configuration: configuration, options: options, model: model, entities: entities)
     case .sqlite:
@@ -92,6 +87,23 @@ extension NSPersistentStore {
         "Unknown store type '\(type.rawValue)'. ObjectGraph has NSSQLiteStoreType, NSInMemoryStoreType and NSBinaryStoreType.",
         url: url)
     }
+  }
+
+  /// A store whose SQLite database lives in memory: the in-memory type's, or a SQLite store at `/dev/null`.
+  private static func openInMemory(
+    type: NSPersistentStore.StoreType, url: URL?, configuration: String?, options: StoreOptions, model: NSManagedObjectModel,
+    entities: [NSEntityDescription]
+  ) throws -> NSPersistentStore {
+    let schema = SQLiteSchema(entities: entities, layout: .coreData)
+    let database = try makeDatabase(path: nil, options: options, readOnly: false, url: url)
+    let identifier = UUID().uuidString
+    var metadata = StoreMetadata.make(type: type, identifier: identifier, model: model, entities: entities)
+    metadata[ObjectGraphFetchIndexNamesKey] = schema.fetchIndexNames
+    try create(
+      schema: schema, metadata: metadata, identifier: identifier, model: StoreModelCache.contents(of: model), in: database, url: url)
+    return NSPersistentStore(
+      type: type, url: url, identifier: identifier, configurationName: configuration, options: options,
+      database: database, schema: schema, model: model, metadata: metadata)
   }
 
   private static func openExisting(

@@ -121,7 +121,7 @@ struct ConcurrencyDebugTests {
       return result.withLock { $0 }
     }
     #expect(viaPerform == "on screen")
-    let viaAsyncPerform = try await main.perform { note.value.title }
+    let viaAsyncPerform = await main.perform { note.value.title }
     #expect(viaAsyncPerform == "on screen")
     // And code already on the main queue needs no perform at all.
     let onMainQueue = await withCheckedContinuation { continuation in
@@ -265,7 +265,7 @@ struct ConcurrencyDebugTests {
     }
     // Asynchronous perform, both forms.
     let smuggled = Smuggled(note)
-    let title = try await parent.perform { smuggled.value.title }
+    let title = await parent.perform { smuggled.value.title }
     #expect(title == "child")
     await withCheckedContinuation { continuation in
       parent.perform {

@@ -203,7 +203,7 @@ struct ConcurrencyTests {
   @Test("async perform returns the block's value and rethrows its error", arguments: bothStoreTypes)
   func asyncPerform(type: NSPersistentStore.StoreType) async throws {
     let stack = try Stack(type: type)
-    let value = try await stack.context.perform { 42 }
+    let value = await stack.context.perform { 42 }
     #expect(value == 42)
     await #expect(throws: ObjectGraphError.self) {
       try await stack.context.perform {
