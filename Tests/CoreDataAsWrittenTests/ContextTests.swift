@@ -133,27 +133,11 @@ struct ContextTests {
 
   @Test func mergeByPropertyObjectTrumpKeepsTheSavingContextsValue() throws {
     let container = makeContainer(at: try TemporaryFolder().appending("Model.sqlite"))
-    let first = container.newBackgroundContext()
-    let second = container.newBackgroundContext()
-    second.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
-    let objectID = try first.performAndWait {
-      let item = Item(context: first)
-      item.title = "Original"
-      item.category = "none"
-      try first.save()
-      return item.objectID
-    }
-    let secondsCopy = try second.performAndWait {
-      let item = try #require(try second.existingObject(with: objectID) as? Item)
-      _ = item.title
-      return item
-    }
-    try first.performAndWait {
-      let item = try #require(try first.existingObject(with: objectID) as? Item)
+    let (_, second, objectID, secondsCopy) = try makeStaleCopy(in: container, title: "Original", category: "none") { item in
       item.title = "First's title"
       item.category = "first"
-      try first.save()
     }
+    second.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
     try second.performAndWait {
       secondsCopy.title = "Second's title"
       try second.save()

@@ -65,23 +65,8 @@ struct ErrorTests {
 
   @Test func optimisticLockingConflictReportsAMergeConflict() throws {
     let container = makeContainer(at: try TemporaryFolder().appending("Model.sqlite"))
-    let first = container.newBackgroundContext()
-    let second = container.newBackgroundContext()
-    let objectID = try first.performAndWait {
-      let item = Item(context: first)
-      item.title = "Shared"
-      try first.save()
-      return item.objectID
-    }
-    let secondsCopy = try second.performAndWait {
-      let item = try #require(try second.existingObject(with: objectID) as? Item)
-      _ = item.title
-      return item
-    }
-    try first.performAndWait {
-      let item = try #require(try first.existingObject(with: objectID) as? Item)
+    let (_, second, objectID, secondsCopy) = try makeStaleCopy(in: container, title: "Shared") { item in
       item.title = "First wins"
-      try first.save()
     }
     var caught: NSError?
     second.performAndWait {

@@ -210,3 +210,30 @@ struct XcodeClassesTests {
     }
   }
 }
+
+/// Two background contexts of `container` and one saved item, which the second context reads before the first
+/// changes it (`change`) and saves: the second's next save of its copy conflicts with the first's.
+func makeStaleCopy(
+  in container: NSPersistentContainer, title: String, category: String? = nil, change: (Item) -> Void
+) throws -> (first: NSManagedObjectContext, second: NSManagedObjectContext, objectID: NSManagedObjectID, secondsCopy: Item) {
+  let first = container.newBackgroundContext()
+  let second = container.newBackgroundContext()
+  let objectID = try first.performAndWait {
+    let item = Item(context: first)
+    item.title = title
+    item.category = category
+    try first.save()
+    return item.objectID
+  }
+  let secondsCopy = try second.performAndWait {
+    let item = try #require(try second.existingObject(with: objectID) as? Item)
+    _ = item.title
+    return item
+  }
+  try first.performAndWait {
+    let item = try #require(try first.existingObject(with: objectID) as? Item)
+    change(item)
+    try first.save()
+  }
+  return (first, second, objectID, secondsCopy)
+}

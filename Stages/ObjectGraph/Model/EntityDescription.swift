@@ -278,14 +278,27 @@ public final class NSEntityDescription: Sendable, CustomStringConvertible {
     [self] + subentities.flatMap(\.selfAndDescendants)
   }
 
+  /// Whether this entity is `entity` or inherits from it (Core Data's `isKindOf(entity:)`).
+  public func isKindOf(entity: NSEntityDescription) -> Bool { isKind(of: entity) }
+
   /// Whether this entity is `other` or inherits from it.
-  public func isKind(of other: NSEntityDescription) -> Bool {
+  func isKind(of other: NSEntityDescription) -> Bool {
     var entity: NSEntityDescription? = self
     while let current = entity {
       if current === other { return true }
       entity = current.superentity
     }
     return false
+  }
+
+  /// The entity's subentities by name.
+  public var subentitiesByName: [String: NSEntityDescription] {
+    Dictionary(subentities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+  }
+
+  /// The entity's relationships (inherited ones included) whose destination is `entity`.
+  public func relationships(forDestination entity: NSEntityDescription) -> [NSRelationshipDescription] {
+    properties.compactMap { $0 as? NSRelationshipDescription }.filter { $0.destinationEntity === entity }
   }
 
   /// The entity's version hash: Core Data's 32-byte digest of what makes its stored shape, byte for byte

@@ -69,6 +69,8 @@ struct ModelInCodeTests {
     #expect(!onShelf.isToMany && onShelf.maxCount == 1)
     #expect(books.destinationEntity === book && onShelf.destinationEntity === shelf)
     #expect(books.inverseRelationship === onShelf && onShelf.inverseRelationship === books)
+    #expect(shelf.relationships(forDestination: book).map(ObjectIdentifier.init) == [ObjectIdentifier(books)])
+    #expect(shelf.relationships(forDestination: shelf).isEmpty)
     #expect(shelf.managedObjectClassName == "CodeBuiltShelf")
     #expect(shelf.managedObjectClass == CodeBuiltShelf.self && book.managedObjectClass == CodeBuiltBook.self)
     #expect(NSRelationshipDescription().isToMany)  // a new relationship's maxCount is 0
@@ -147,6 +149,8 @@ struct ModelInCodeTests {
     #expect(photo.superentity === item)
     #expect(photo.properties.map(\.name) == ["name", "width"])
     #expect(photo.ownProperties.map(\.name) == ["width"])
+    #expect(photo.isKindOf(entity: item) && !item.isKindOf(entity: photo))
+    #expect(item.subentitiesByName["Photo"] === photo)
     let model = NSManagedObjectModel()
     model.entities = [item, photo]
     let stack = try Stack(model: model)
