@@ -148,8 +148,15 @@ public final class NSMigrationManager {
   /// Data's older `migrateStore(from:sourceType:options:with:toDestinationURL:destinationType:destinationOptions:)`);
   /// as `migrateStore(from:type:options:mapping:to:type:options:)`.
   ///
-  /// - Parameter mappings: the mapping model; `nil` migrates with the mapping inferred between
-  ///   ``sourceModel`` and ``destinationModel`` (``NSMappingModel/inferredMappingModel(forSourceModel:destinationModel:)``).
+  /// - Parameters:
+  ///   - sourceURL: the store to migrate, left as it is.
+  ///   - sStoreType: its type (`NSSQLiteStoreType`, ...).
+  ///   - sOptions: the options it is opened with.
+  ///   - mappings: the mapping model; `nil` migrates with the mapping inferred between
+  ///     ``sourceModel`` and ``destinationModel`` (``NSMappingModel/inferredMappingModel(forSourceModel:destinationModel:)``).
+  ///   - dURL: where the new store is written.
+  ///   - dStoreType: its type.
+  ///   - dOptions: the options it is made with.
   /// - Throws: as `migrateStore(from:type:options:mapping:to:type:options:)`, and
   ///   ``NSMigrationMissingMappingModelError`` when `mappings` is `nil` and no mapping can be inferred
   ///   (nothing is changed then).

@@ -30,14 +30,14 @@ import Synchronization
   /// }
   /// ```
   ///
-  /// - A property reads and writes the object's value for the key named like it, as ``value(forKey:)`` and
-  ///   ``setValue(_:forKey:)`` do, in the property's type: numbers convert exactly between widths (an `Int` for
+  /// - A property reads and writes the object's value for the key named like it, as ``NSManagedObject/value(forKey:)`` and
+  ///   ``NSManagedObject/setValue(_:forKey:)`` do, in the property's type: numbers convert exactly between widths (an `Int` for
   ///   an Integer 64 attribute), `NSNumber` wraps a number, `NSSet` and `Set<Tag>` hold a to-many's objects,
   ///   `NSOrderedSet` and `[Step]` an ordered one's. Reading a non-optional property whose value is `nil`, or
   ///   declaring a type the model does not store, stops the program naming the entity, the key and the types.
   /// - `primitiveTitle` (a property named `primitive` + a key of the entity, which the entity does not have
   ///   itself) reads and writes the primitive value of `title`, as Core Data's dynamic primitive accessors do
-  ///   (``primitiveValue(forKey:)``, ``setPrimitiveValue(_:forKey:)``).
+  ///   (``NSManagedObject/primitiveValue(forKey:)``, ``NSManagedObject/setPrimitiveValue(_:forKey:)``).
   /// - On the relationship methods Xcode generates (`addToX(_:)`, `removeFromX(_:)`, `insertIntoX(_:at:)`,
   ///   `removeFromX(at:)`, `replaceX(at:with:)`, with one object, an `NSSet`, an `NSOrderedSet`, an array, an
   ///   index or an `NSIndexSet`), it writes the method's body.
@@ -153,8 +153,8 @@ extension NSManagedObject {
     )
   }
 
-  /// Writes a managed property (what ``ObjectGraphManaged()``'s setter calls): ``setValue(_:forKey:)``, or
-  /// ``setPrimitiveValue(_:forKey:)`` for a primitive accessor.
+  /// Writes a managed property (what ``ObjectGraphManaged()``'s setter calls): ``NSManagedObject/setValue(_:forKey:)``, or
+  /// ``NSManagedObject/setPrimitiveValue(_:forKey:)`` for a primitive accessor.
   @inlinable
   public func _setManagedValue<Value>(_ value: Value, forKey key: ManagedPropertyKey) {
     setManagedValue(value, forKey: key)
