@@ -4,9 +4,8 @@
 ///   writes `+CoreDataProperties` files): a getter and a setter that read and write the object's value for the
 ///   key named like the property (the **accessor** role), and a private static key object the accessors share,
 ///   which caches where the value sits (the **peer** role, `_objectGraphKey_title`).
-/// - On one of the relationship methods Xcode generates (`addToTags(_:)`, `removeFromTags(_:)`,
-///   `insertIntoSteps(_:at:)`, `removeFromSteps(at:)`, `replaceSteps(at:with:)`): a body that changes the
-///   relationship (the **body** role).
+/// - The **body** role below (Xcode's generated relationship methods) is not declared on the macro yet: the
+///   compiler refuses a macro with both accessor and body roles on a property, so it waits for a marker of its own.
 ///
 /// Anything else gets an error saying what the macro is for.
 enum ManagedMacro {

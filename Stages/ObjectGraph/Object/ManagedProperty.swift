@@ -23,11 +23,6 @@ import Synchronization
   ///   @ObjectGraphManaged public var tags: NSSet?        // to-many "tags" (or Set<Tag>)
   ///   @ObjectGraphManaged public var steps: NSOrderedSet? // ordered to-many (or [Step])
   /// }
-  ///
-  /// extension Note {
-  ///   @ObjectGraphManaged public func addToTags(_ value: Tag)
-  ///   @ObjectGraphManaged public func removeFromTags(_ values: NSSet)
-  /// }
   /// ```
   ///
   /// - A property reads and writes the object's value for the key named like it, as ``NSManagedObject/value(forKey:)`` and
@@ -38,12 +33,12 @@ import Synchronization
   /// - `primitiveTitle` (a property named `primitive` + a key of the entity, which the entity does not have
   ///   itself) reads and writes the primitive value of `title`, as Core Data's dynamic primitive accessors do
   ///   (``NSManagedObject/primitiveValue(forKey:)``, ``NSManagedObject/setPrimitiveValue(_:forKey:)``).
-  /// - On the relationship methods Xcode generates (`addToX(_:)`, `removeFromX(_:)`, `insertIntoX(_:at:)`,
-  ///   `removeFromX(at:)`, `replaceX(at:with:)`, with one object, an `NSSet`, an `NSOrderedSet`, an array, an
-  ///   index or an `NSIndexSet`), it writes the method's body.
+  /// - The relationship methods Xcode generates (`addToTags(_:)` and the others) are not written by this macro:
+  ///   a macro that writes a property's accessors cannot also write a method's body. Change the relationship
+  ///   through its property, or ``NSManagedObject/mutableOrderedSetValue(forKey:)`` for an ordered one.
   ///
-  /// A property with an initial value, a `let`, a `static` property or a method of another shape is refused
-  /// when the code is compiled, with a message saying why.
+  /// A property with an initial value, a `let`, a `static` property or an accessor block is refused when the
+  /// code is compiled, with a message saying why.
   ///
   /// In real Core Data, `@NSManaged` is a Swift attribute that leaves the accessors to the Objective-C
   /// runtime; Linux has no such runtime, so this macro writes them. Xcode's `@objc(Note)` line above a class
