@@ -25,6 +25,24 @@ struct ContainerTests {
     #expect(FileManager.default.fileExists(atPath: storeURL.path))
   }
 
+  @Test func loadErrorKeptInAVariable() throws {
+    let container = NSPersistentContainer(name: "Model", managedObjectModel: sharedModel)
+    let missingFolder = try TemporaryFolder().appending("missing")
+    container.persistentStoreDescriptions = [NSPersistentStoreDescription(url: missingFolder.appendingPathComponent("Model.sqlite"))]
+    var loadError: Error?
+    var loaded: [URL] = []
+    container.loadPersistentStores { storeDescription, error in
+      if let error {
+        loadError = error
+      } else if let url = storeDescription.url {
+        loaded.append(url)
+      }
+    }
+    let error = try #require(loadError as NSError?)
+    #expect(error.domain == NSCocoaErrorDomain)
+    #expect(loaded.isEmpty)
+  }
+
   @Test func storeAddedAsynchronouslyCallsBack() async throws {
     let storeURL = try TemporaryFolder().appending("Model.sqlite")
     let container = NSPersistentContainer(name: "Model", managedObjectModel: sharedModel)

@@ -116,8 +116,15 @@ open class NSPersistentContainer: @unchecked Sendable {
   /// ``ObjectGraphMappingModelMigrationOption`` is set keeps its own; set it to
   /// `.mappingModels(in:policies:)` to look in more folders or to give the mapping's
   /// ``NSEntityMigrationPolicy`` subclasses, which Swift on Linux cannot make from their class names.
+  ///
+  /// The handler is not `@Sendable`, as Core Data's is not, so the usual pattern compiles:
+  ///
+  /// ```swift
+  /// var loadError: Error?
+  /// container.loadPersistentStores { _, error in loadError = error }
+  /// ```
   public func loadPersistentStores(
-    completionHandler: @escaping @Sendable (NSPersistentStoreDescription, (any Error)?) -> Void
+    completionHandler: @escaping (NSPersistentStoreDescription, (any Error)?) -> Void
   ) {
     if let modelFailure {
       for description in persistentStoreDescriptions { completionHandler(description, modelFailure) }
