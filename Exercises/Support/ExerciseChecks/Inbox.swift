@@ -5,14 +5,20 @@ import ObjectGraph
 /// either direction.
 public enum Inbox {
   /// The model with `priority` of the given type: `.string` for version 1, `.integer16` for version 2.
-  public static func model(priority type: NSAttributeDescription.AttributeType) throws -> NSManagedObjectModel {
-    try NSManagedObjectModel(entities: [
-      NSEntityDescription(
-        name: "Note",
-        properties: [
-          NSAttributeDescription(name: "title", type: .string, isOptional: false, defaultValue: ""),
-          NSAttributeDescription(name: "priority", type: type),
-        ])
-    ])
+  public static func model(priority type: NSAttributeDescription.AttributeType) -> NSManagedObjectModel {
+    let title = NSAttributeDescription()
+    title.name = "title"
+    title.type = .string
+    title.isOptional = false
+    title.defaultValue = ""
+    let priority = NSAttributeDescription()
+    priority.name = "priority"
+    priority.type = type
+    let note = NSEntityDescription()
+    note.name = "Note"
+    note.properties = [title, priority]
+    let model = NSManagedObjectModel()
+    model.entities = [note]
+    return model
   }
 }

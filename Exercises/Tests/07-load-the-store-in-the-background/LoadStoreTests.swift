@@ -445,7 +445,7 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible, ChildProces
     // Version 2 of the app wrote this store, after turning `priority` from text into a number; the user then
     // went back to version 1 (a restored backup, a second device). Version 1 finds version 2's model in the
     // store's own copy of it, but no migration can turn a number back into text: adding the store fails.
-    let version2 = try Inbox.model(priority: .integer16)
+    let version2 = Inbox.model(priority: .integer16)
     do {
       let coordinator = NSPersistentStoreCoordinator(managedObjectModel: version2)
       let store = try coordinator.addPersistentStore(type: .sqlite, at: storeURL)
@@ -462,7 +462,7 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible, ChildProces
       try coordinator.remove(store)
     }
     let original = try Data(contentsOf: storeURL)
-    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Inbox.model(priority: .string))
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Inbox.model(priority: .string))
     let log = LoadLog()
 
     log.markCalling()

@@ -239,9 +239,9 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
 
   /// Version 1 wrote the store; version 2 changed `priority` from text to a number, which cannot be inferred.
   private static func failedTypeChange() throws -> (disk: StoreOnDisk, coordinator: NSPersistentStoreCoordinator)? {
-    let version1 = try Inbox.model(priority: .string)
+    let version1 = Inbox.model(priority: .string)
     let disk = try StoreOnDisk(model: version1, notes: 5)
-    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Inbox.model(priority: .integer16))
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Inbox.model(priority: .integer16))
     guard
       try disk.expectAddFails(
         coordinator, with: NSMigrationMissingMappingModelError,
@@ -305,7 +305,7 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
       store file without it has the tables but not one note. Move the -wal and -shm files with the store (to the \
       same name plus "-wal" and "-shm"), or the backup is not a backup.
       """
-    switch titles(at: movedTo, model: try Inbox.model(priority: .string)) {
+    switch titles(at: movedTo, model: Inbox.model(priority: .string)) {
     case .success(let titles):
       #expect(
         titles == (0..<5).map { "Note \($0)" },
@@ -318,15 +318,15 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
   private static func checkNewerStoreIsKept() throws {
     // Version 2 of the app wrote this store; the user went back to version 1 (a restored phone, a second device).
     // Version 1 finds version 2's model in the store's own copy of it, but cannot turn its numbers back into text.
-    let disk = try StoreOnDisk(model: try Inbox.model(priority: .integer16), notes: 3)
-    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Inbox.model(priority: .string))
+    let disk = try StoreOnDisk(model: Inbox.model(priority: .integer16), notes: 3)
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Inbox.model(priority: .string))
     guard try disk.expectAddFails(coordinator, with: NSMigrationMissingMappingModelError) else { return }
 
     guard
       let movedTo = try startFresh(
         coordinator, disk.storeURL, situation: "adding the store failed (134140: a newer app made it, and this one cannot migrate it back)")
     else { return }
-    switch titles(at: movedTo, model: try Inbox.model(priority: .integer16)) {
+    switch titles(at: movedTo, model: Inbox.model(priority: .integer16)) {
     case .success(let titles):
       #expect(titles.count == 3, "The moved store, opened by version 2 of the app, should hold its 3 notes; it holds \(titles).")
     case .failure(let error):

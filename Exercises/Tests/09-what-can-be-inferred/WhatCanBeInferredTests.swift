@@ -67,25 +67,40 @@ func runInChildProcess(_ check: ChildCheck) async throws {
 
 /// Version 1 of the app, as it shipped, and a store it wrote.
 enum VersionOne {
-  /// The model, as the exercise's starter has it.
-  static func model() throws -> NSManagedObjectModel {
-    try NSManagedObjectModel(entities: [
-      NSEntityDescription(
-        name: "Notebook",
-        properties: [
-          NSAttributeDescription(name: "name", type: .string, isOptional: false, defaultValue: ""),
-          NSRelationshipDescription(name: "notes", destination: "Note", inverse: "notebook", toMany: true),
-        ]),
-      NSEntityDescription(
-        name: "Note",
-        properties: [
-          NSAttributeDescription(name: "title", type: .string, isOptional: false, defaultValue: ""),
-          NSAttributeDescription(name: "body", type: .string),
-          NSAttributeDescription(name: "updatedAt", type: .date),
-          NSAttributeDescription(name: "priority", type: .string),
-          NSRelationshipDescription(name: "notebook", destination: "Notebook", inverse: "notes"),
-        ]),
-    ])
+  /// The model, as the exercise's starter has it, made the way Core Data's documentation makes one.
+  static func model() -> NSManagedObjectModel {
+    func attribute(_ name: String, _ type: NSAttributeDescription.AttributeType, required: Bool = false)
+      -> NSAttributeDescription
+    {
+      let attribute = NSAttributeDescription()
+      attribute.name = name
+      attribute.type = type
+      attribute.isOptional = !required
+      if required { attribute.defaultValue = "" }
+      return attribute
+    }
+    let notebook = NSEntityDescription()
+    notebook.name = "Notebook"
+    let note = NSEntityDescription()
+    note.name = "Note"
+    let notes = NSRelationshipDescription()
+    notes.name = "notes"
+    notes.destinationEntity = note
+    notes.maxCount = 0
+    let notebookOfNote = NSRelationshipDescription()
+    notebookOfNote.name = "notebook"
+    notebookOfNote.destinationEntity = notebook
+    notebookOfNote.maxCount = 1
+    notes.inverseRelationship = notebookOfNote
+    notebookOfNote.inverseRelationship = notes
+    notebook.properties = [attribute("name", .string, required: true), notes]
+    note.properties = [
+      attribute("title", .string, required: true), attribute("body", .string), attribute("updatedAt", .date),
+      attribute("priority", .string), notebookOfNote,
+    ]
+    let model = NSManagedObjectModel()
+    model.entities = [notebook, note]
+    return model
   }
 
   static let noteCount = 12
@@ -103,7 +118,7 @@ enum VersionOne {
 
   /// Writes the store: two notebooks, and ``noteCount`` notes, "Note 0", "Note 1", …, with the values above.
   static func writeStore(at url: URL) throws {
-    let model = try model()
+    let model = model()
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
     let writer = TutorialStack.context(.privateQueue, on: coordinator)
@@ -165,7 +180,7 @@ struct Migrated {
         type: .sqlite, at: storeURL,
         options: [
           NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
-          ObjectGraphMigrationSourceModelsOption: [try VersionOne.model()],
+          ObjectGraphMigrationSourceModelsOption: [VersionOne.model()],
         ])
     } catch {
       Issue.record(Comment(rawValue: explainFailedMigration(error)))

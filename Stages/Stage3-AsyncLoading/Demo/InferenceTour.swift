@@ -10,65 +10,75 @@ struct ModelChange: Sendable {
   let title: String
   /// The value of `NSMigratePersistentStoresAutomaticallyOption` the store is added with.
   let migratesAutomatically: Bool
-  let version2: @Sendable () throws -> NSManagedObjectModel
+  let version2: @Sendable () -> NSManagedObjectModel
 
-  init(
-    _ title: String, migratesAutomatically: Bool = true, version2: @escaping @Sendable () throws -> NSManagedObjectModel
-  ) {
+  init(_ title: String, migratesAutomatically: Bool = true, version2: @escaping @Sendable () -> NSManagedObjectModel) {
     self.title = title
     self.migratesAutomatically = migratesAutomatically
     self.version2 = version2
   }
 }
 
-/// Version 1: a note with a required title, an optional body, a date it was last changed and a priority
-/// kept as text; version 2 is the same with `change` applied to its list of properties.
-func notesModel(_ change: (inout [NSPropertyDescription]) -> Void = { _ in }) throws -> NSManagedObjectModel {
-  var properties: [NSPropertyDescription] = [
-    NSAttributeDescription(name: "title", type: .string, isOptional: false, defaultValue: ""),
-    NSAttributeDescription(name: "body", type: .string),
-    NSAttributeDescription(name: "updatedAt", type: .date),
-    NSAttributeDescription(name: "priority", type: .string),
-  ]
-  change(&properties)
-  return try NSManagedObjectModel(entities: [NSEntityDescription(name: "Note", properties: properties)])
+/// An attribute, made as Core Data's documentation makes one: an empty description, then its properties set.
+/// `renamedFrom` is its renaming identifier: the name it had in the model version before.
+func attribute(
+  _ name: String, _ type: NSAttributeDescription.AttributeType, isOptional: Bool = true,
+  defaultValue: (any Sendable)? = nil, renamedFrom oldName: String? = nil
+) -> NSAttributeDescription {
+  let attribute = NSAttributeDescription()
+  attribute.name = name
+  attribute.type = type
+  attribute.isOptional = isOptional
+  attribute.defaultValue = defaultValue
+  attribute.renamingIdentifier = oldName
+  return attribute
 }
 
-/// An attribute with a renaming identifier: the name it had in the model version before.
-func renamed(_ attribute: NSAttributeDescription, from old: String) -> NSPropertyDescription {
-  attribute.renamingIdentifier = old
-  return attribute
+/// Version 1: a note with a required title, an optional body, a date it was last changed and a priority
+/// kept as text; version 2 is the same with `change` applied to its list of properties.
+func notesModel(_ change: (inout [NSPropertyDescription]) -> Void = { _ in }) -> NSManagedObjectModel {
+  var properties: [NSPropertyDescription] = [
+    attribute("title", .string, isOptional: false, defaultValue: ""),
+    attribute("body", .string),
+    attribute("updatedAt", .date),
+    attribute("priority", .string),
+  ]
+  change(&properties)
+  let note = NSEntityDescription()
+  note.name = "Note"
+  note.properties = properties
+  let model = NSManagedObjectModel()
+  model.entities = [note]
+  return model
 }
 
 let modelChanges: [ModelChange] = [
   ModelChange("add an optional attribute (subtitle)") {
-    try notesModel { $0.append(NSAttributeDescription(name: "subtitle", type: .string)) }
+    notesModel { $0.append(attribute("subtitle", .string)) }
   },
   ModelChange("add a required attribute with a default (wordCount, 0)") {
-    try notesModel {
-      $0.append(NSAttributeDescription(name: "wordCount", type: .integer32, isOptional: false, defaultValue: Int32(0)))
-    }
+    notesModel { $0.append(attribute("wordCount", .integer32, isOptional: false, defaultValue: Int32(0))) }
   },
   ModelChange("make an optional attribute required, with a default (body, \"\")") {
-    try notesModel { $0[1] = NSAttributeDescription(name: "body", type: .string, isOptional: false, defaultValue: "") }
+    notesModel { $0[1] = attribute("body", .string, isOptional: false, defaultValue: "") }
   },
   ModelChange("rename an attribute with its renaming identifier (updatedAt to modifiedAt)") {
-    try notesModel { $0[2] = renamed(NSAttributeDescription(name: "modifiedAt", type: .date), from: "updatedAt") }
+    notesModel { $0[2] = attribute("modifiedAt", .date, renamedFrom: "updatedAt") }
   },
   ModelChange("rename an attribute without one (updatedAt to modifiedAt)") {
-    try notesModel { $0[2] = NSAttributeDescription(name: "modifiedAt", type: .date) }
+    notesModel { $0[2] = attribute("modifiedAt", .date) }
   },
   ModelChange("add a required attribute without a default (wordCount)") {
-    try notesModel { $0.append(NSAttributeDescription(name: "wordCount", type: .integer32, isOptional: false)) }
+    notesModel { $0.append(attribute("wordCount", .integer32, isOptional: false)) }
   },
   ModelChange("change an attribute's type (priority, String to Integer 64)") {
-    try notesModel { $0[3] = NSAttributeDescription(name: "priority", type: .integer64) }
+    notesModel { $0[3] = attribute("priority", .integer64) }
   },
   ModelChange(
     "any change, with NSMigratePersistentStoresAutomaticallyOption off",
     migratesAutomatically: false
   ) {
-    try notesModel { $0.append(NSAttributeDescription(name: "subtitle", type: .string)) }
+    notesModel { $0.append(attribute("subtitle", .string)) }
   },
 ]
 
@@ -77,9 +87,9 @@ func whatCanBeInferred(in folder: URL) throws {
   print("What a lightweight migration can infer: each change tried on a store of 3 notes")
   for (number, change) in modelChanges.enumerated() {
     let storeURL = folder.appendingPathComponent("Change\(number + 1).sqlite")
-    try writeVersion1(of: try notesModel(), to: storeURL)
+    try writeVersion1(of: notesModel(), to: storeURL)
     let before = try Data(contentsOf: storeURL)
-    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try change.version2())
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: change.version2())
     print("\(number + 1). \(change.title)")
     do {
       let options = [

@@ -8,31 +8,37 @@ import ObjectGraph
 /// Version 2 of the app's model: the changes the README lists, made so that a store written by version 1
 /// migrates on open, by inferred (lightweight) migration, with every value the user wrote kept.
 public func makeVersion2() throws -> NSManagedObjectModel {
-  let notebook = NSEntityDescription(
-    name: "Notebook",
-    properties: [
-      NSAttributeDescription(name: "name", type: .string, isOptional: false, defaultValue: ""),
-      NSRelationshipDescription(name: "notes", destination: "Note", inverse: "notebook", toMany: true),
-    ])
-  let modifiedAt = NSAttributeDescription(name: "modifiedAt", type: .date)
+  let notebook = entity("Notebook")
+  let note = entity("Note")
+  let attachment = entity("Attachment")
+
+  let notes = relationship("notes", to: note, toMany: true)
+  let notebookOfNote = relationship("notebook", to: notebook)
+  makeInverses(notes, notebookOfNote)
+  let attachments = relationship("attachments", to: attachment, toMany: true)
+  let noteOfAttachment = relationship("note", to: note)
+  makeInverses(attachments, noteOfAttachment)
+
+  let modifiedAt = attribute("modifiedAt", .date)
   modifiedAt.renamingIdentifier = "modifiedAt"
-  let note = NSEntityDescription(
-    name: "Note",
-    properties: [
-      NSAttributeDescription(name: "title", type: .string, isOptional: false, defaultValue: ""),
-      NSAttributeDescription(name: "body", type: .string, isOptional: false, defaultValue: ""),
-      modifiedAt,
-      NSAttributeDescription(name: "wordCount", type: .integer32, isOptional: false, defaultValue: Int32(0)),
-      NSAttributeDescription(name: "priority", type: .string),
-      NSAttributeDescription(name: "priorityLevel", type: .integer16),
-      NSRelationshipDescription(name: "notebook", destination: "Notebook", inverse: "notes"),
-      NSRelationshipDescription(name: "attachments", destination: "Attachment", inverse: "note", toMany: true),
-    ])
-  let attachment = NSEntityDescription(
-    name: "Attachment",
-    properties: [
-      NSAttributeDescription(name: "fileName", type: .string),
-      NSRelationshipDescription(name: "note", destination: "Note", inverse: "attachments"),
-    ])
-  return try NSManagedObjectModel(entities: [notebook, note, attachment])
+
+  notebook.properties = [
+    attribute("name", .string, isOptional: false, defaultValue: ""),
+    notes,
+  ]
+  note.properties = [
+    attribute("title", .string, isOptional: false, defaultValue: ""),
+    attribute("body", .string, isOptional: false, defaultValue: ""),
+    modifiedAt,
+    attribute("wordCount", .integer32, isOptional: false, defaultValue: Int32(0)),
+    attribute("priority", .string),
+    attribute("priorityLevel", .integer16),
+    notebookOfNote,
+    attachments,
+  ]
+  attachment.properties = [attribute("fileName", .string), noteOfAttachment]
+
+  let model = NSManagedObjectModel()
+  model.entities = [notebook, note, attachment]
+  return model
 }
