@@ -3,7 +3,7 @@
 import NotesModel
 import ObjectGraph
 
-// 3. An object sent to a detached task.
+// 2. An object sent to a detached task.
 func logLater(_ note: Note) {
   Task.detached {
     print(note.title)

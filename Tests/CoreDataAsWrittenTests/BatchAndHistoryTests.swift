@@ -133,6 +133,8 @@ struct BatchAndHistoryTests {
         dictionaryHandler: { dictionary in
           guard index < 3 else { return true }
           dictionary["title"] = "Handled \(index)"
+          dictionary["quantity"] = index * 10
+          dictionary["done"] = true
           index += 1
           return false
         })
@@ -141,8 +143,10 @@ struct BatchAndHistoryTests {
       #expect(result?.result as? Int == 3)
       let handled: NSFetchRequest<Item> = Item.fetchRequest()
       handled.predicate = NSPredicate(format: "title BEGINSWITH %@", "Handled")
-      let count = try context.count(for: handled)
-      #expect(count == 3)
+      handled.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
+      let items = try context.fetch(handled)
+      #expect(items.map { $0.quantity?.intValue } == [0, 10, 20])
+      #expect(items.map(\.done) == [true, true, true])
     }
   }
 

@@ -22,6 +22,7 @@ struct ContainerTests {
     }
     let store = try #require(container.persistentStoreCoordinator.persistentStores.first)
     #expect(store.url == storeURL)
+    #expect(store.type == NSSQLiteStoreType)
     #expect(FileManager.default.fileExists(atPath: storeURL.path))
   }
 
@@ -140,6 +141,23 @@ struct ContainerTests {
     let viewContext = container.viewContext
     let count = try viewContext.performAndWait { try viewContext.count(for: Item.fetchRequest()) }
     #expect(count == 1)
+  }
+
+  @Test func asyncPerformReturnsManagedObjects() async throws {
+    let container = makeContainer(at: try TemporaryFolder().appending("Model.sqlite"))
+    let viewContext = container.viewContext
+    let saved = try await container.performBackgroundTask { context in
+      let item = Item(context: context)
+      item.title = "Fetched"
+      try context.save()
+      return item
+    }
+    #expect(saved.objectID.isTemporaryID == false)
+    let items = try await viewContext.perform(schedule: .enqueued) {
+      let request: NSFetchRequest<Item> = Item.fetchRequest()
+      return try viewContext.fetch(request)
+    }
+    #expect(items.map(\.objectID) == [saved.objectID])
   }
 
   @Test func defaultStoreIsNamedAfterTheContainer() {

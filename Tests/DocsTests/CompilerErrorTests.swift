@@ -41,6 +41,12 @@ struct CompilerErrorTests {
     #expect(output.status == 0, "\(output.text)")
   }
 
+  @Test("Returning an object from the async perform compiles, as it does with Core Data (the page says why it is still wrong)")
+  func returningAnObjectCompiles() throws {
+    let output = try compile("Docs/snippets/ReturnedFromPerform.swift")
+    #expect(output.status == 0, "\(output.text)")
+  }
+
   /// Runs `swiftc -typecheck` on `path` (relative to the root) against this build's modules. The
   /// file is named by its absolute path, so each diagnostic line ends with the chapter's quote of it.
   private func typecheck(_ path: String) throws -> (status: Int32, text: String) {

@@ -103,6 +103,6 @@ struct PersistentContainerTests {
     let memory = NSPersistentContainer(name: NotesModel.name, bundle: NotesModel.bundle)
     memory.persistentStoreDescriptions = [NSPersistentStoreDescription(url: URL(fileURLWithPath: "/dev/null"))]
     memory.loadPersistentStores { _, error in #expect(error == nil) }
-    #expect(memory.persistentStoreCoordinator.persistentStores.first?.type == .inMemory)
+    #expect(memory.persistentStoreCoordinator.persistentStores.first?.type == NSInMemoryStoreType)
   }
 }

@@ -157,14 +157,16 @@ open class NSPersistentContainer: @unchecked Sendable {
   }
 
   /// The same, awaiting the block's result; a block that cannot throw is awaited without `try`, as Core
-  /// Data's `rethrows` form is.
-  public func performBackgroundTask<T: Sendable>(_ block: @escaping @Sendable (NSManagedObjectContext) -> T) async -> T {
+  /// Data's `rethrows` form is. The result is `sending`, as `perform(schedule:_:)`'s.
+  public func performBackgroundTask<T>(_ block: @escaping @Sendable (NSManagedObjectContext) -> sending T) async -> sending T {
     let context = newBackgroundContext()
     return await context.perform { block(context) }
   }
 
   /// The same, awaiting the block's result or its error.
-  public func performBackgroundTask<T: Sendable>(_ block: @escaping @Sendable (NSManagedObjectContext) throws -> T) async throws -> T {
+  public func performBackgroundTask<T>(
+    _ block: @escaping @Sendable (NSManagedObjectContext) throws -> sending T
+  ) async throws -> sending T {
     let context = newBackgroundContext()
     return try await context.perform { try block(context) }
   }

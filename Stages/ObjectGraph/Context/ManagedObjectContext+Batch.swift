@@ -52,9 +52,19 @@ extension NSManagedObjectContext {
       for dictionary in objects { rows.append(try reader.row(dictionary, number: rows.count)) }
     } else if let handler = request.dictionaryHandler {
       while true {
-        var dictionary: [String: Any] = [:]
-        if handler(&dictionary) { break }
-        rows.append(try reader.row(dictionary, number: rows.count))
+        let dictionary = NSMutableDictionary()
+        if handler(dictionary) { break }
+        var row: [String: Any] = [:]
+        for (key, value) in dictionary {
+          guard let name = key as? String else {
+            throw ObjectGraphError(
+              .invalidValue,
+              "Row \(rows.count) of the batch insert into \(entity.name) has the key \(key) (\(type(of: key))): "
+                + "keys are attribute names, strings.")
+          }
+          row[name] = value
+        }
+        rows.append(try reader.row(row, number: rows.count))
       }
     }
     var ids: [NSManagedObjectID] = []

@@ -306,7 +306,14 @@ public final class NSManagedObjectContext: @unchecked Sendable, CustomStringConv
 
   /// Runs `block` on the context's queue and returns its result to the awaiting task; a block that cannot
   /// throw is awaited without `try`, as Core Data's `rethrows` form is.
-  public func perform<T: Sendable>(_ block: @escaping @Sendable () -> T) async -> T {
+  ///
+  /// The result need not be `Sendable`: it is `sending`, so a block may return the managed objects it
+  /// fetched (`let notes = try await context.perform { try context.fetch(request) }`), as with Core Data;
+  /// touch them on the context's queue only. `schedule` is Core Data's: both kinds run the block on the
+  /// context's queue after the work already queued there (see ``ScheduledTaskType``).
+  public func perform<T>(
+    schedule: NSManagedObjectContext.ScheduledTaskType = .immediate, _ block: @escaping @Sendable () -> sending T
+  ) async -> sending T {
     let id = ObjectIdentifier(self)
     return await withCheckedContinuation { continuation in
       queue.dispatchQueue.async {
@@ -319,7 +326,9 @@ public final class NSManagedObjectContext: @unchecked Sendable, CustomStringConv
   }
 
   /// Runs `block` on the context's queue and returns its result to the awaiting task, or throws what it threw.
-  public func perform<T: Sendable>(_ block: @escaping @Sendable () throws -> T) async throws -> T {
+  public func perform<T>(
+    schedule: NSManagedObjectContext.ScheduledTaskType = .immediate, _ block: @escaping @Sendable () throws -> sending T
+  ) async throws -> sending T {
     let id = ObjectIdentifier(self)
     return try await withCheckedThrowingContinuation { continuation in
       queue.dispatchQueue.async {

@@ -80,7 +80,7 @@ public final class NSPersistentStoreCoordinator: Sendable, CustomStringConvertib
     // (like Core Data's) cannot throw.
     if let problem = managedObjectModel.resolutionError { throw problem }
     if type != .inMemory, let url,
-      stores.withLock({ $0.contains { $0.type != .inMemory && $0.url?.standardizedFileURL == url.standardizedFileURL } })
+      stores.withLock({ $0.contains { $0.storeType != .inMemory && $0.url?.standardizedFileURL == url.standardizedFileURL } })
     {
       throw ObjectGraphError(
         .persistentStoreOpen, "The store at \(url.path) is already added to this coordinator. Add each file once.", url: url)

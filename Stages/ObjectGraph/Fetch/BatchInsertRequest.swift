@@ -20,9 +20,10 @@ public final class NSBatchInsertRequest: NSPersistentStoreRequest {
   public let entityName: String
   /// The rows, one dictionary each (`nil` when a ``dictionaryHandler`` gives them).
   public var objectsToInsert: [[String: Any]]?
-  /// Gives the rows one at a time instead: fill in the dictionary and return `false`, or return `true`
-  /// when there are no more (that last dictionary is not inserted), as Core Data's handler does.
-  public var dictionaryHandler: ((inout [String: Any]) -> Bool)?
+  /// Gives the rows one at a time instead, as Core Data's handler does: fill in the dictionary it is handed
+  /// (a new, empty one each call; keys are attribute names) and return `false`, or return `true` when there
+  /// are no more (that last dictionary is not inserted).
+  public var dictionaryHandler: ((NSMutableDictionary) -> Bool)?
   /// What the result holds. Default ``NSBatchInsertRequestResultType/statusOnly``.
   public var resultType: NSBatchInsertRequestResultType = .statusOnly
 
@@ -37,9 +38,14 @@ public final class NSBatchInsertRequest: NSPersistentStoreRequest {
     self.init(entityName: entity.name, objects: objects)
   }
 
-  /// A request inserting the rows a handler gives.
-  public init(entityName: String, dictionaryHandler: @escaping (inout [String: Any]) -> Bool) {
+  /// A request inserting the rows a handler gives (see ``dictionaryHandler``).
+  public init(entityName: String, dictionaryHandler: @escaping (NSMutableDictionary) -> Bool) {
     self.entityName = entityName
     self.dictionaryHandler = dictionaryHandler
+  }
+
+  /// A request inserting into `entity` the rows a handler gives (Core Data's `init(entity:dictionaryHandler:)`).
+  public convenience init(entity: NSEntityDescription, dictionaryHandler: @escaping (NSMutableDictionary) -> Bool) {
+    self.init(entityName: entity.name, dictionaryHandler: dictionaryHandler)
   }
 }

@@ -96,7 +96,7 @@ extension NSPersistentStore {
   /// Writes the whole store to its file, inside the caller's write transaction, when the store is a binary
   /// one (nothing otherwise): a failure throws, which rolls the transaction back, so memory and file agree.
   func writeArchiveIfAtomic(_ db: Database) throws {
-    guard type == .binary, let url else { return }
+    guard storeType == .binary, let url else { return }
     let data: Data
     do {
       data = try BinaryStoreArchive.encode(from: db)
@@ -121,7 +121,7 @@ extension NSPersistentStore {
   /// Refuses a batch request on a binary store: batch requests work in SQL on the file, which Core Data
   /// offers for SQLite stores only.
   func refuseBatchIfAtomic() throws {
-    guard type == .binary else { return }
+    guard storeType == .binary else { return }
     throw ObjectGraphError(
       .persistentStoreOperation,
       "The binary store at \(url.storePath) does not take batch requests: as in Core Data, they run in SQL against a SQLite store. Fetch the objects, change or delete them in a context and save; nothing was changed.",

@@ -7,8 +7,11 @@ import GRDB
 /// it tells where the data lives and carries the store's metadata (its UUID, the model version hashes it
 /// was made with).
 public final class NSPersistentStore: Sendable, CustomStringConvertible {
-  /// The kind of store.
-  public let type: NSPersistentStore.StoreType
+  /// The store's type string, as Core Data's `type` is: `NSSQLiteStoreType`, `NSInMemoryStoreType` or
+  /// `NSBinaryStoreType` (`store.type == NSSQLiteStoreType`).
+  public var type: String { storeType.rawValue }
+  /// The kind of store, as the engine tells them apart.
+  let storeType: NSPersistentStore.StoreType
   /// The file, for a SQLite or binary store; `nil` for an in-memory one.
   public let url: URL?
   /// The store's unique identifier (a UUID string), written in its metadata and in its objects' URIs.
@@ -50,7 +53,7 @@ public final class NSPersistentStore: Sendable, CustomStringConvertible {
   ) {
     self.readOnlyReason = readOnlyReason
     self.sideFiles = sideFiles
-    self.type = type
+    storeType = type
     self.url = url
     self.identifier = identifier
     self.configurationName = configurationName
@@ -102,6 +105,6 @@ public final class NSPersistentStore: Sendable, CustomStringConvertible {
   func holds(_ entity: NSEntityDescription) -> Bool { schema.byIdentity[ObjectIdentifier(entity)] != nil }
 
   public var description: String {
-    "<NSPersistentStore \(type.rawValue) \(url?.path ?? "in memory") \(identifier)>"
+    "<NSPersistentStore \(type) \(url?.path ?? "in memory") \(identifier)>"
   }
 }

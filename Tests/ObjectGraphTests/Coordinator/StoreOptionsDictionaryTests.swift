@@ -19,7 +19,7 @@ struct StoreOptionsDictionaryTests {
         NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
         NSSQLitePragmasOption: ["journal_mode": "DELETE"],
       ])
-    #expect(store.type == .sqlite)
+    #expect(store.type == NSSQLiteStoreType)
     #expect(store.storeOptions.migratePersistentStoresAutomatically)
     #expect(store.storeOptions.inferMappingModelAutomatically)
     let mode = try store.database.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") }
@@ -31,7 +31,7 @@ struct StoreOptionsDictionaryTests {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
     let store = try coordinator.addPersistentStore(
       ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: ["SomeOptionCoreDataNeverHad": 42])
-    #expect(store.type == .inMemory)
+    #expect(store.type == NSInMemoryStoreType)
     #expect(!store.storeOptions.migratePersistentStoresAutomatically)
     #expect(!store.storeOptions.inferMappingModelAutomatically)
     #expect(!store.storeOptions.readOnly)

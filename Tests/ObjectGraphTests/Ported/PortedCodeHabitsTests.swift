@@ -286,7 +286,7 @@ struct PortedCodeHabitsTests {
     #expect(NSPersistentStore.StoreType(rawValue: "SQLite") == .sqlite)
     #expect(NSPersistentStore.StoreType(rawValue: "InMemory") == .inMemory)
     let stack = try Stack(type: .inMemory)
-    #expect(stack.coordinator.persistentStores.first?.type.rawValue == "InMemory")
+    #expect(stack.coordinator.persistentStores.first?.type == "InMemory")
   }
 
   // MARK: - A context before its store is added

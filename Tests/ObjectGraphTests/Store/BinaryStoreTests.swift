@@ -47,7 +47,7 @@ struct BinaryStoreTests {
     let model = try Models.notes()
     do {
       let (coordinator, context) = try open(url, model: model)
-      #expect(coordinator.persistentStores.first?.type == .binary)
+      #expect(coordinator.persistentStores.first?.type == NSBinaryStoreType)
       try context.performAndWait {
         let work = Notebook(context: context)
         work.name = "Work"
@@ -116,7 +116,7 @@ struct BinaryStoreTests {
       let failure = Locked<(any Error)?>(nil)
       container.loadPersistentStores { _, error in failure.withLock { $0 = error } }
       try failure.withLock { if let error = $0 { throw error } }
-      #expect(container.persistentStoreCoordinator.persistentStores.map(\.type) == [.binary])
+      #expect(container.persistentStoreCoordinator.persistentStores.map(\.type) == [NSBinaryStoreType])
       try saveNote(title, in: container.newBackgroundContext())
     }
     #expect(try titles(in: try open(url, model: model).1) == ["first", "second"])
