@@ -200,4 +200,37 @@ struct ModelInCodeTests {
       #expect(try context.count(for: Author.fetchRequest()) == 1)
     }
   }
+
+  @Test func anEntityHasNoNameUntilOneIsSet() {
+    let entity = NSEntityDescription()
+    #expect(entity.name == nil)
+    entity.name = "Draft"
+    #expect(entity.name == "Draft")
+  }
+
+  @Test func aModelWithAnUnnamedEntityIsRefusedWhenAStoreIsAdded() {
+    let unnamed = NSEntityDescription()
+    let model = NSManagedObjectModel()
+    model.entities = [unnamed]
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+    do {
+      try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: nil)
+      Issue.record("a store was added for a model with an unnamed entity")
+    } catch let error as NSError {
+      #expect(error.localizedDescription.contains("An entity has no name"))
+    }
+    #expect(coordinator.persistentStores.isEmpty)
+  }
+
+  @Test func entityNameOfAClassAsAppsWriteIt() throws {
+    let container = try container()
+    let request = NSFetchRequest<Author>(entityName: Author.entityName)
+    #expect(try container.viewContext.count(for: request) == 0)
+    #expect(Author.entityName == "Author")
+  }
+}
+
+extension NSManagedObject {
+  /// The name of the class's entity, the way many apps write it.
+  static var entityName: String { entity().name! }
 }

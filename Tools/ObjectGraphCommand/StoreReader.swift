@@ -32,21 +32,21 @@ struct StoreReader {
   /// Core Data numbers entities in `Z_PRIMARYKEY`, so a hierarchy reads top down.
   static func entitiesInOrder(_ model: NSManagedObjectModel) -> [NSEntityDescription] {
     func walk(_ entity: NSEntityDescription) -> [NSEntityDescription] {
-      [entity] + entity.subentities.sorted { $0.name < $1.name }.flatMap(walk)
+      [entity] + entity.subentities.sorted { ($0.name ?? "") < ($1.name ?? "") }.flatMap(walk)
     }
-    return model.entities.filter { $0.superentity == nil }.sorted { $0.name < $1.name }.flatMap(walk)
+    return model.entities.filter { $0.superentity == nil }.sorted { ($0.name ?? "") < ($1.name ?? "") }.flatMap(walk)
   }
 
   /// An entity's count line and its first objects.
   private func describe(_ entity: NSEntityDescription, in context: NSManagedObjectContext) throws -> [String] {
-    let own = NSFetchRequest<NSManagedObject>(entityName: entity.name)
+    let own = NSFetchRequest<NSManagedObject>(entityName: entity.name ?? "")
     own.includesSubentities = false
     let ownCount = try context.count(for: own)
-    var heading = "\(entity.name): \(Self.objects(ownCount))"
+    var heading = "\(entity.name ?? ""): \(Self.objects(ownCount))"
     if !entity.subentities.isEmpty {
-      let all = NSFetchRequest<NSManagedObject>(entityName: entity.name)
+      let all = NSFetchRequest<NSManagedObject>(entityName: entity.name ?? "")
       let total = try context.count(for: all)
-      let names = Self.descendants(of: entity).map(\.name).joined(separator: ", ")
+      let names = Self.descendants(of: entity).compactMap(\.name).joined(separator: ", ")
       heading += " of its own, \(total) with its subentities (\(names))"
     }
     var lines = [heading]
@@ -112,7 +112,7 @@ struct StoreReader {
   /// `Car #12`: the entity and the primary key, from the object's URI (`x-coredata://UUID/Car/p12`).
   static func reference(_ object: NSManagedObject) -> String {
     let key = primaryKey(object).map(String.init) ?? object.objectID.uriRepresentation().lastPathComponent
-    return "\(object.entity.name) #\(key)"
+    return "\(object.entity.name ?? "?") #\(key)"
   }
 
   /// The primary key a permanent object ID's URI ends with (`p12`), or `nil` for another URI.
@@ -127,7 +127,7 @@ struct StoreReader {
 
   /// Every entity below `entity`, depth first, by name.
   static func descendants(of entity: NSEntityDescription) -> [NSEntityDescription] {
-    entity.subentities.sorted { $0.name < $1.name }.flatMap { [$0] + descendants(of: $0) }
+    entity.subentities.sorted { ($0.name ?? "") < ($1.name ?? "") }.flatMap { [$0] + descendants(of: $0) }
   }
 
   /// "1 object", "115 objects".

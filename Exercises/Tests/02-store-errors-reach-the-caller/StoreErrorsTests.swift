@@ -91,7 +91,7 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
       stores.count == 1,
       "makeCoordinator should return the coordinator with its store already added; it has \(stores.count) store(s).")
     if let store = stores.first {
-      #expect(store.type == .sqlite, "The store should be a SQLite store (type: .sqlite); it is \(store.type).")
+      #expect(store.type == NSSQLiteStoreType, "The store should be a SQLite store (NSSQLiteStoreType); it is \(store.type).")
       #expect(
         store.url?.standardizedFileURL.path == expectedURL.standardizedFileURL.path,
         "The store should be the file storeName inside storeFolder, \(expectedURL.path); it is at \(store.url?.path ?? "no URL").")

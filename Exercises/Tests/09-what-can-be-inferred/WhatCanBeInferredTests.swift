@@ -371,7 +371,7 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
   private static func checkAttachments(_ migrated: Migrated) throws {
     let model = migrated.model
     guard let attachment = model.entitiesByName["Attachment"] else {
-      Issue.record("Version 2 should have an entity Attachment; its entities are \(model.entities.map(\.name).sorted()).")
+      Issue.record("Version 2 should have an entity Attachment; its entities are \(model.entities.compactMap(\.name).sorted()).")
       return
     }
     guard let fileName = migrated.attribute("fileName", of: "Attachment", what: "an attachment has a fileName, a String.") else { return }

@@ -40,7 +40,7 @@ struct BatchRowReader {
     for (index, name) in required where values[index] == nil {
       throw ObjectGraphError(
         .validationMissingMandatoryProperty,
-        "Row \(number) of the batch insert leaves \(entity.name).\(name) without a value, and it is required. Nothing was inserted.")
+        "Row \(number) of the batch insert leaves \(entity.entityName).\(name) without a value, and it is required. Nothing was inserted.")
     }
     return values
   }
@@ -58,7 +58,7 @@ struct BatchRowReader {
       if values[column.index] == nil && required.contains(where: { $0.index == column.index }) {
         throw ObjectGraphError(
           .validationMissingMandatoryProperty,
-          "The batch update would clear \(entity.name).\(key), which is required. Nothing was changed.")
+          "The batch update would clear \(entity.entityName).\(key), which is required. Nothing was changed.")
       }
       changes[column.index] = values[column.index]
     }
@@ -109,7 +109,7 @@ struct BatchRowReader {
         }
         throw ObjectGraphError(
           .invalidValue,
-          "\(place()) gives \(entity.name).\(key) a \(type(of: value)), but the attribute holds \(column.type.swiftTypeName). \(outcome)"
+          "\(place()) gives \(entity.entityName).\(key) a \(type(of: value)), but the attribute holds \(column.type.swiftTypeName). \(outcome)"
         )
       }
       values[column.index] = stored
@@ -123,15 +123,15 @@ struct BatchRowReader {
       let names = entity.layout.slots.filter { $0.attribute != nil }.map(\.name).joined(separator: ", ")
       return ObjectGraphError(
         .unknownKey,
-        "\(place) names '\(key)', which entity \(entity.name) does not have. Its attributes: \(names).")
+        "\(place) names '\(key)', which entity \(entity.entityName) does not have. Its attributes: \(names).")
     }
     let slot = entity.layout.slots[index]
     if let reason = slot.attribute?.unsupportedReason {
-      return ObjectGraphError(.unsupportedFeature, "\(entity.name).\(key) \(reason); a batch request cannot set it.")
+      return ObjectGraphError(.unsupportedFeature, "\(entity.entityName).\(key) \(reason); a batch request cannot set it.")
     }
     return ObjectGraphError(
       .invalidValue,
-      "\(entity.name).\(key) is \(slot.isTransient ? "transient" : "a relationship"): a batch request sets stored attributes only (as in Core Data). Set relationships on objects instead."
+      "\(entity.entityName).\(key) is \(slot.isTransient ? "transient" : "a relationship"): a batch request sets stored attributes only (as in Core Data). Set relationships on objects instead."
     )
   }
 }

@@ -91,7 +91,7 @@ extension ConcurrencyDebug {
   // MARK: - Describing objects, contexts and places
 
   static func describe(_ object: NSManagedObject) -> String {
-    "\(object.entity.name) \(object.objectID)"
+    "\(object.entity.entityName) \(object.objectID)"
   }
 
   static func describe(_ context: NSManagedObjectContext) -> String {

@@ -43,7 +43,8 @@ extension NSManagedObjectContext {
   {
     let entity = try entity(named: request.entityName)
     guard !entity.isAbstract else {
-      throw ObjectGraphError(.invalidValue, "Entity \(entity.name) is abstract: rows of it cannot be inserted. Insert rows of a subentity.")
+      throw ObjectGraphError(
+        .invalidValue, "Entity \(entity.entityName) is abstract: rows of it cannot be inserted. Insert rows of a subentity.")
     }
     let reader = BatchRowReader(entity: entity)
     var rows: [[StoredValue]] = []
@@ -59,7 +60,7 @@ extension NSManagedObjectContext {
           guard let name = key as? String else {
             throw ObjectGraphError(
               .invalidValue,
-              "Row \(rows.count) of the batch insert into \(entity.name) has the key \(key) (\(type(of: key))): "
+              "Row \(rows.count) of the batch insert into \(entity.entityName) has the key \(key) (\(type(of: key))): "
                 + "keys are attribute names, strings.")
           }
           row[name] = value
@@ -94,7 +95,8 @@ extension NSManagedObjectContext {
   {
     let entity = try entity(named: request.entityName)
     guard let properties = request.propertiesToUpdate, !properties.isEmpty else {
-      throw ObjectGraphError(.invalidValue, "The batch update of \(entity.name) has no propertiesToUpdate: say which attributes to set.")
+      throw ObjectGraphError(
+        .invalidValue, "The batch update of \(entity.entityName) has no propertiesToUpdate: say which attributes to set.")
     }
     let changes = try BatchRowReader(entity: entity).changes(properties)
     var batch = StoreBatchRequest(
@@ -127,7 +129,7 @@ extension NSManagedObjectContext {
       if let other = ids.first(where: { $0.entity.rootEntity !== entity.rootEntity }) {
         throw ObjectGraphError(
           .invalidValue,
-          "A batch delete's IDs must be of one entity; \(other) is a \(other.entityName), the first is a \(entity.name). Make one request per entity."
+          "A batch delete's IDs must be of one entity; \(other) is a \(other.entityName), the first is a \(entity.entityName). Make one request per entity."
         )
       }
     }

@@ -44,7 +44,7 @@ extension NSManagedObjectContext {
         guard let attribute = slot.attribute else { continue }
         let expression = try derivation(attribute.derivationExpression ?? "")
         let value = try expression.value(for: object)
-        let stored = try Self.stored(value, attribute: attribute, entity: object.entity.name)
+        let stored = try Self.stored(value, attribute: attribute, entity: object.entity.entityName)
         guard !StoredValueComparison.isEqual(stored, object.values[index]) else { continue }
         object.values[index] = stored
         if !object.state.isInserted {

@@ -89,7 +89,7 @@ extension NSManagedObjectContext {
       guard object is Result else {
         throw ObjectGraphError(
           .invalidValue,
-          "NSFetchRequest<\(Result.self)> fetched a \(object.entity.name) made as \(type(of: object)), which is not a \(Result.self). Give entity \(object.entity.name) the class \(Result.self) (managedObjectClass, or NSManagedObjectModel.register), or fetch NSFetchRequest<NSManagedObject>."
+          "NSFetchRequest<\(Result.self)> fetched a \(object.entity.entityName) made as \(type(of: object)), which is not a \(Result.self). Give entity \(object.entity.entityName) the class \(Result.self) (managedObjectClass, or NSManagedObjectModel.register), or fetch NSFetchRequest<NSManagedObject>."
         )
       }
       checked.append(objectClass)
@@ -129,7 +129,7 @@ extension NSManagedObjectContext {
     guard let entity = model.entitiesByName[name] else {
       throw ObjectGraphError(
         .unknownKey,
-        "The model has no entity named '\(name)'. Its entities: \(model.entities.map(\.name).sorted().joined(separator: ", ")).")
+        "The model has no entity named '\(name)'. Its entities: \(model.entities.map(\.entityName).sorted().joined(separator: ", ")).")
     }
     return entity
   }
@@ -270,11 +270,11 @@ extension NSManagedObjectContext {
         for everyObject in byEntity.values {
           guard let first = everyObject.first, let index = first.layout.indexByName[key] else {
             throw ObjectGraphError(
-              .unknownKey, "Cannot prefetch '\(keyPath)': entity \(level.first?.entity.name ?? "?") has no relationship '\(key)'.")
+              .unknownKey, "Cannot prefetch '\(keyPath)': entity \(level.first?.entity.entityName ?? "?") has no relationship '\(key)'.")
           }
           let slot = first.layout.slots[index]
           guard slot.isRelationship else {
-            throw ObjectGraphError(.unknownKey, "Cannot prefetch '\(keyPath)': \(first.entity.name).\(key) is an attribute.")
+            throw ObjectGraphError(.unknownKey, "Cannot prefetch '\(keyPath)': \(first.entity.entityName).\(key) is an attribute.")
           }
           let group = everyObject.filter { !$0.state.needsLoad }
           if slot.isToMany {

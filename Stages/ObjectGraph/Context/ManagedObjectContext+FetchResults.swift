@@ -39,7 +39,7 @@ extension NSManagedObjectContext {
         FetchColumn(kind: .keyPath($0.name))
       }
     guard !columns.isEmpty else {
-      throw ObjectGraphError(.invalidValue, "A dictionary fetch of \(entity.name) has no properties to fetch.")
+      throw ObjectGraphError(.invalidValue, "A dictionary fetch of \(entity.entityName) has no properties to fetch.")
     }
     let plan = StoreDictionaryPlan(
       rows: rows, columns: columns, groupBy: request.propertiesToGroupBy?.map(\.fetchColumn) ?? [],

@@ -364,7 +364,7 @@ extension NSManagedObjectContext {
       object.state.isInaccessible = true
       throw ObjectGraphError(
         .objectNotFound,
-        "\(object.entity.name) \(object.objectID) no longer exists in the store (it was deleted, or never saved). Use existingObject(with:) to check before touching an object that may be gone."
+        "\(object.entity.entityName) \(object.objectID) no longer exists in the store (it was deleted, or never saved). Use existingObject(with:) to check before touching an object that may be gone."
       )
     }
     object.snapshot = snapshot

@@ -113,7 +113,7 @@ extension NSManagedObjectContext: ObjectStore {
 
   /// The request a plan stands for, for the slow path across several stores.
   private func request(for plan: StoreFetchPlan) -> NSFetchRequest<NSManagedObject> {
-    let request = NSFetchRequest<NSManagedObject>(entityName: plan.entity.name)
+    let request = NSFetchRequest<NSManagedObject>(entityName: plan.entity.entityName)
     request.predicate = plan.predicate.map { FormatPredicate(FetchPredicate(node: $0)) }
     request.sortDescriptors = plan.sortDescriptors.map { KeySortDescriptor($0) }
     request.fetchLimit = plan.fetchLimit

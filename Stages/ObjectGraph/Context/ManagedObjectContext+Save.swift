@@ -191,7 +191,7 @@ extension NSManagedObjectContext {
       confined.changedDuringWillSave = []
       if newInserts.isEmpty && newDeletes.isEmpty && changed.isEmpty { return }
       guard round < Self.willSaveRoundLimit else {
-        let named = (newInserts + changed + newDeletes).prefix(5).map { "\($0.entity.name) \($0.objectID)" }
+        let named = (newInserts + changed + newDeletes).prefix(5).map { "\($0.entity.entityName) \($0.objectID)" }
         throw ObjectGraphError(
           .coreData,
           "The save was stopped: willSave() still changed objects after \(Self.willSaveRoundLimit) rounds (\(named.joined(separator: ", "))). A change made in willSave() calls willSave() again on the object it changed, until a round changes nothing: set a value only when it differs from the current one, or set it with setPrimitiveValue(_:forKey:), which does not call willSave() again. Nothing was written; the context keeps its changes."
@@ -470,7 +470,7 @@ extension NSManagedObjectContext {
   func validate(_ confined: Confined, inserted: [NSManagedObject]) throws {
     var errors: [ObjectGraphError] = []
     func run(_ object: NSManagedObject, _ check: () throws -> Void) {
-      NSManagedObject.collect(&errors, "\(object.entity.name) \(object.objectID)", check)
+      NSManagedObject.collect(&errors, "\(object.entity.entityName) \(object.objectID)", check)
     }
     for object in inserted { run(object) { try object.validateForInsert() } }
     for object in confined.updated where !object.state.isDeleted && !object.state.isInserted {

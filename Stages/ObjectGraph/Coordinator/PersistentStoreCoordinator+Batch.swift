@@ -9,7 +9,7 @@ extension NSPersistentStoreCoordinator {
   ) throws -> [NSManagedObjectID]? {
     try serialized {
       guard let store = persistentStores.first(where: { $0.holds(entity) }) else {
-        throw ObjectGraphError(.noPersistentStore, "No store of the coordinator holds entity \(entity.name); nothing was inserted.")
+        throw ObjectGraphError(.noPersistentStore, "No store of the coordinator holds entity \(entity.entityName); nothing was inserted.")
       }
       try store.refuseBatchIfAtomic()
       if store.hasUniquenessConstraints(entity) { return nil }
@@ -38,7 +38,8 @@ extension NSPersistentStoreCoordinator {
       let holding = persistentStores.filter { $0.holds(request.entity) }
       guard !holding.isEmpty else {
         throw ObjectGraphError(
-          .noPersistentStore, "No store of the coordinator holds entity \(request.entity.name), so a batch request has nothing to change.")
+          .noPersistentStore,
+          "No store of the coordinator holds entity \(request.entity.entityName), so a batch request has nothing to change.")
       }
       for store in holding { result.append(try store.executeBatch(request)) }
       return result

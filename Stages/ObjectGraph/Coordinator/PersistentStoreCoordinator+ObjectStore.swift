@@ -39,7 +39,7 @@ extension NSPersistentStoreCoordinator: ObjectStore {
           .noPersistentStore, "The coordinator has no store. Call addPersistentStore(type:at:) before saving.")
       }
       throw ObjectGraphError(
-        .noPersistentStore, "No store of the coordinator holds entity \(entity.name) (check the stores' configurations).")
+        .noPersistentStore, "No store of the coordinator holds entity \(entity.entityName) (check the stores' configurations).")
     }
     return store
   }
@@ -92,7 +92,7 @@ extension NSPersistentStoreCoordinator: ObjectStore {
       guard holding.count > 1 else { return try holding.first?.fetchDictionaries(plan) ?? .empty }
       throw ObjectGraphError(
         .unsupportedFeature,
-        "Entity \(plan.rows.entity.name) lives in \(holding.count) stores of this coordinator, and a dictionary fetch reads one store: its grouping, order and limits are worked out in SQL. Fetch managed objects, or give the entity one store (configurations)."
+        "Entity \(plan.rows.entity.entityName) lives in \(holding.count) stores of this coordinator, and a dictionary fetch reads one store: its grouping, order and limits are worked out in SQL. Fetch managed objects, or give the entity one store (configurations)."
       )
     }
   }

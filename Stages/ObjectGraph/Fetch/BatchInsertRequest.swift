@@ -35,7 +35,7 @@ public final class NSBatchInsertRequest: NSPersistentStoreRequest {
 
   /// A request inserting `objects` into `entity` (Core Data's `init(entity:objects:)`).
   public convenience init(entity: NSEntityDescription, objects: [[String: Any]]) {
-    self.init(entityName: entity.name, objects: objects)
+    self.init(entityName: entity.entityName, objects: objects)
   }
 
   /// A request inserting the rows a handler gives (see ``dictionaryHandler``).
@@ -46,6 +46,6 @@ public final class NSBatchInsertRequest: NSPersistentStoreRequest {
 
   /// A request inserting into `entity` the rows a handler gives (Core Data's `init(entity:dictionaryHandler:)`).
   public convenience init(entity: NSEntityDescription, dictionaryHandler: @escaping (NSMutableDictionary) -> Bool) {
-    self.init(entityName: entity.name, dictionaryHandler: dictionaryHandler)
+    self.init(entityName: entity.entityName, dictionaryHandler: dictionaryHandler)
   }
 }

@@ -32,6 +32,6 @@ public final class NSBatchUpdateRequest: NSPersistentStoreRequest {
 
   /// A request for the rows of `entity` (Core Data's `init(entity:)`).
   public convenience init(entity: NSEntityDescription) {
-    self.init(entityName: entity.name)
+    self.init(entityName: entity.entityName)
   }
 }

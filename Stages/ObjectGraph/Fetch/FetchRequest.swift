@@ -59,7 +59,7 @@ public final class NSFetchRequest<Result> {
     get { storedEntity }
     set {
       storedEntity = newValue
-      if let newValue { entityName = newValue.name }
+      if let newValue { entityName = newValue.entityName }
     }
   }
   /// Which objects to return; `nil` returns all. Any `NSPredicate`: from `NSPredicate(format:)`,
@@ -123,7 +123,7 @@ public final class NSFetchRequest<Result> {
 
   /// Makes a request for an entity.
   public convenience init(entity: NSEntityDescription) {
-    self.init(entityName: entity.name)
+    self.init(entityName: entity.entityName)
     self.entity = entity
   }
 

@@ -59,22 +59,22 @@ struct InferredMapping: Sendable {
       let candidates = sourcesByIdentifier[wanted] ?? []
       if candidates.count > 1 {
         throw refusal(
-          "\(destination.name) has the identifier '\(wanted)', which the old entities \(candidates.map(\.name).sorted().joined(separator: " and ")) share, so which one's rows it takes is ambiguous. Give the old model's entities different renaming identifiers."
+          "\(destination.entityName) has the identifier '\(wanted)', which the old entities \(candidates.map(\.entityName).sorted().joined(separator: " and ")) share, so which one's rows it takes is ambiguous. Give the old model's entities different renaming identifiers."
         )
       }
       let source = candidates.first
       if let source {
-        if let other = claimedBy[source.name] {
+        if let other = claimedBy[source.entityName] {
           throw refusal(
-            "\(other) and \(destination.name) both take their rows from \(source.name) (by the identifier '\(wanted)', the renaming identifier or else the name). Give only one of them that identifier."
+            "\(other) and \(destination.entityName) both take their rows from \(source.entityName) (by the identifier '\(wanted)', the renaming identifier or else the name). Give only one of them that identifier."
           )
         }
-        claimedBy[source.name] = destination.name
+        claimedBy[source.entityName] = destination.entityName
       }
       pairs.append((destination, source))
     }
     let renamed = Dictionary(
-      pairs.compactMap { pair in pair.1.map { (ObjectIdentifier($0), pair.0.name) } }, uniquingKeysWith: { first, _ in first })
+      pairs.compactMap { pair in pair.1.map { (ObjectIdentifier($0), pair.0.entityName) } }, uniquingKeysWith: { first, _ in first })
     var entities: [EntityPair] = []
     for (destination, source) in pairs {
       let slots = try sourceSlots(of: destination, from: source, renamed: renamed)
@@ -102,7 +102,7 @@ struct InferredMapping: Sendable {
       let candidates = sourceSlotsByIdentifier[wanted] ?? []
       if candidates.count > 1 {
         throw refusal(
-          "\(destination.name).\(slot.name) has the identifier '\(wanted)', which the old properties \(candidates.map { "\(source.name).\($0.name)" }.sorted().joined(separator: " and ")) share, so which one's values it takes is ambiguous. Give the old model's properties different renaming identifiers."
+          "\(destination.entityName).\(slot.name) has the identifier '\(wanted)', which the old properties \(candidates.map { "\(source.entityName).\($0.name)" }.sorted().joined(separator: " and ")) share, so which one's values it takes is ambiguous. Give the old model's properties different renaming identifiers."
         )
       }
       guard let old = candidates.first else {
@@ -111,7 +111,7 @@ struct InferredMapping: Sendable {
       }
       if let other = claimedBy[old.name] {
         throw refusal(
-          "\(destination.name).\(other) and \(destination.name).\(slot.name) both take their values from \(source.name).\(old.name). Give only one of them that renaming identifier."
+          "\(destination.entityName).\(other) and \(destination.entityName).\(slot.name) both take their values from \(source.entityName).\(old.name). Give only one of them that renaming identifier."
         )
       }
       claimedBy[old.name] = slot.name
@@ -129,8 +129,8 @@ struct InferredMapping: Sendable {
     _ slot: EntityLayout.Slot, of destination: NSEntityDescription, against old: EntityLayout.Slot, of source: NSEntityDescription,
     renamed: [ObjectIdentifier: String]
   ) throws -> Bool {
-    let property = "\(destination.name).\(slot.name)"
-    let was = old.name == slot.name ? "" : " (renamed from \(source.name).\(old.name))"
+    let property = "\(destination.entityName).\(slot.name)"
+    let was = old.name == slot.name ? "" : " (renamed from \(source.entityName).\(old.name))"
     switch (slot.attribute, old.attribute) {
     case (let new?, let previous?):
       if new.attributeType != previous.attributeType {
@@ -167,7 +167,7 @@ struct InferredMapping: Sendable {
 
   /// An entity's identifier for matching: its renaming identifier, or its name when it has none (Core
   /// Data's `NSEntityDescription.renamingIdentifier` returns the name when none is set).
-  static func identifier(of entity: NSEntityDescription) -> String { entity.renamingIdentifier ?? entity.name }
+  static func identifier(of entity: NSEntityDescription) -> String { entity.renamingIdentifier ?? entity.entityName }
 
   /// A stored property's identifier for matching: its renaming identifier, or its name when it has none.
   static func identifier(of slot: EntityLayout.Slot) -> String {

@@ -52,7 +52,7 @@ open class NSEntityMigrationPolicy {
     guard !entity.isAbstract else {
       throw ObjectGraphError(
         .migration,
-        "Entity mapping '\(mapping.name)' makes objects of \(entity.name), which is abstract in the destination model: objects of it cannot be made. Map to one of its subentities."
+        "Entity mapping '\(mapping.name)' makes objects of \(entity.entityName), which is abstract in the destination model: objects of it cannot be made. Map to one of its subentities."
       )
     }
     let destination = entity.managedObjectClass.init(entity: entity, insertInto: manager.destinationContext)

@@ -85,7 +85,7 @@ extension MappingExpression {
         throw Unsupported(reason: "the mapping model has no entity mapping named '\(name)'")
       }
     } else if let source = context.source, source.relationshipsByName[name] == nil {
-      throw Unsupported(reason: "\(source.name) has no relationship '\(name)' in the source model")
+      throw Unsupported(reason: "\(source.entityName) has no relationship '\(name)' in the source model")
     }
   }
 
@@ -131,14 +131,14 @@ extension MappingExpression {
       case (.key(let key), .object(let entity)), (.key(let key), .objects(let entity)):
         let many = if case .objects = reach { true } else { false }
         guard let property = entity.propertiesByName[key] else {
-          throw Unsupported(reason: "\(entity.name) has no property '\(key)' in the source model (key path \(whole.text))")
+          throw Unsupported(reason: "\(entity.entityName) has no property '\(key)' in the source model (key path \(whole.text))")
         }
         switch property.kind {
         case .attribute:
           reach = many ? .values : .value
         case .relationship(let relationship):
           guard let target = relationship.destinationEntity else {
-            throw Unsupported(reason: "\(entity.name).\(key) has no destination entity in the source model")
+            throw Unsupported(reason: "\(entity.entityName).\(key) has no destination entity in the source model")
           }
           if relationship.isToMany && many {
             throw Unsupported(

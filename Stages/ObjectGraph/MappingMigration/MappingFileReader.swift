@@ -74,13 +74,13 @@ enum MappingFileReader {
       if let name = mapping.sourceEntityName, source.entitiesByName[name] == nil {
         throw Problem(
           reason: "entity mapping '\(mapping.name)' names source entity '\(name)', which the source model does not "
-            + "have (it has \(source.entities.map(\.name).sorted().joined(separator: ", "))). Pass the models the "
+            + "have (it has \(source.entities.map(\.entityName).sorted().joined(separator: ", "))). Pass the models the "
             + "mapping was made for, or fix the mapping in Xcode's mapping editor.")
       }
       if let name = mapping.destinationEntityName, destination.entitiesByName[name] == nil {
         throw Problem(
           reason: "entity mapping '\(mapping.name)' names destination entity '\(name)', which the destination model "
-            + "does not have (it has \(destination.entities.map(\.name).sorted().joined(separator: ", "))). Pass the "
+            + "does not have (it has \(destination.entities.map(\.entityName).sorted().joined(separator: ", "))). Pass the "
             + "models the mapping was made for, or fix the mapping in Xcode's mapping editor.")
       }
     }

@@ -48,7 +48,7 @@ public final class NSMappingModel {
   {
     let inferred = try InferredMapping.infer(from: sourceModel.entities, to: destinationModel.entities)
     func mappingName(from source: NSEntityDescription, to destination: NSEntityDescription) -> String {
-      "\(source.name)To\(destination.name)"
+      "\(source.entityName)To\(destination.entityName)"
     }
     var mappings: [NSEntityMapping] = []
     for entity in inferred.entities {
@@ -56,7 +56,8 @@ public final class NSMappingModel {
       guard let source = entity.source else {
         mappings.append(
           NSEntityMapping(
-            name: destination.name, mappingType: .addEntityMappingType, sourceEntityName: nil, destinationEntityName: destination.name))
+            name: destination.entityName, mappingType: .addEntityMappingType, sourceEntityName: nil, destinationEntityName: destination.name
+          ))
         continue
       }
       var attributes: [NSPropertyMapping] = []
@@ -95,7 +96,8 @@ public final class NSMappingModel {
     }
     for source in sourceModel.entities where inferred.destination(of: source) == nil {
       mappings.append(
-        NSEntityMapping(name: source.name, mappingType: .removeEntityMappingType, sourceEntityName: source.name, destinationEntityName: nil)
+        NSEntityMapping(
+          name: source.entityName, mappingType: .removeEntityMappingType, sourceEntityName: source.name, destinationEntityName: nil)
       )
     }
     return NSMappingModel(entityMappings: mappings)

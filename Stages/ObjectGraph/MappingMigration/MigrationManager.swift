@@ -390,7 +390,7 @@ public final class NSMigrationManager {
           ? destination.attributesByName[property] != nil : destination.relationshipsByName[property] != nil
         guard exists else {
           throw failure(
-            "Entity mapping '\(name)' has \(isAttribute ? "an attribute" : "a relationship") mapping for \(destination.name).\(property), which is not \(isAttribute ? "an attribute" : "a relationship") of the destination model.",
+            "Entity mapping '\(name)' has \(isAttribute ? "an attribute" : "a relationship") mapping for \(destination.entityName).\(property), which is not \(isAttribute ? "an attribute" : "a relationship") of the destination model.",
             url: nil)
         }
         guard propertyMapping.value == nil, let text = propertyMapping.valueExpression else { continue }
@@ -429,12 +429,13 @@ public final class NSMigrationManager {
     let entity = destination.entity
     if let attribute = entity.attributesByName[key] {
       let conformed = Self.conform(value, to: attribute.attributeType)
-      try checkAttribute(conformed, attribute, key: "\(entity.name).\(key)", mapping: mapping)
+      try checkAttribute(conformed, attribute, key: "\(entity.entityName).\(key)", mapping: mapping)
       destination.setValue(conformed, forKey: key)
     } else if let relationship = entity.relationshipsByName[key] {
-      destination.setValue(try relationshipValue(value, relationship, key: "\(entity.name).\(key)", mapping: mapping), forKey: key)
+      destination.setValue(try relationshipValue(value, relationship, key: "\(entity.entityName).\(key)", mapping: mapping), forKey: key)
     } else {
-      throw failure("Entity mapping '\(mapping.name)' maps \(entity.name).\(key), which the destination entity does not have.", url: nil)
+      throw failure(
+        "Entity mapping '\(mapping.name)' maps \(entity.entityName).\(key), which the destination entity does not have.", url: nil)
     }
   }
 
@@ -456,9 +457,9 @@ public final class NSMigrationManager {
   {
     let objects = Self.objects(in: value)
     let accepted = Set((relationship.destinationEntity?.selfAndDescendants ?? []).map(\.name))
-    for object in objects where object.managedObjectContext !== destinationContext || !accepted.contains(object.entity.name) {
+    for object in objects where object.managedObjectContext !== destinationContext || !accepted.contains(object.entity.entityName) {
       throw failure(
-        "Entity mapping '\(mapping.name)' gives \(key) a \(object.entity.name) object that is not a destination instance of \(relationship.destinationEntityName). Map source objects with FUNCTION($manager, \"\(MappingExpression.selector)\", ...) or destinationInstances(forEntityMappingName:sourceInstances:).",
+        "Entity mapping '\(mapping.name)' gives \(key) a \(object.entity.entityName) object that is not a destination instance of \(relationship.destinationEntityName). Map source objects with FUNCTION($manager, \"\(MappingExpression.selector)\", ...) or destinationInstances(forEntityMappingName:sourceInstances:).",
         url: nil)
     }
     if relationship.isToMany {

@@ -164,7 +164,7 @@ struct XcodeMappingReader {
     if !target.subentities.isEmpty {
       return "FUNCTION($manager, \"\(MappingExpression.sourceRelationshipSelector)\", \"\(name)\", $source.\(name))"
     }
-    guard let mapping = mappingBySource[target.name] else { return nil }
+    guard let mapping = mappingBySource[target.entityName] else { return nil }
     return "FUNCTION($manager, \"\(MappingExpression.selector)\", \"\(mapping)\", $source.\(name))"
   }
 
@@ -181,7 +181,7 @@ struct XcodeMappingReader {
       for key in keyPath.split(separator: ".").map(String.init) {
         entity = entity?.relationshipsByName[key]?.destinationEntity
       }
-      mapping = entity.flatMap { mappingBySource[$0.name] }
+      mapping = entity.flatMap { mappingBySource[$0.entityName] }
     }
     guard let mapping else {
       throw Problem(

@@ -49,12 +49,13 @@ struct CompiledModelReader {
     }
     for (entity, parentIndex) in parents {
       guard let parent = byIndex[parentIndex] else {
-        throw Malformed(reason: "entity '\(entity.name)' has a superentity (object \(parentIndex)) that is not one of the model's entities")
+        throw Malformed(
+          reason: "entity '\(entity.entityName)' has a superentity (object \(parentIndex)) that is not one of the model's entities")
       }
       entity.superentity = parent
     }
     // Xcode writes entities and properties sorted by name; the archive keeps them in hash order.
-    parsed.entities.sort { $0.name < $1.name }
+    parsed.entities.sort { $0.entityName < $1.entityName }
     for entity in parsed.entities where !entity.indexes.isEmpty {
       entity.indexes = XcodeModelLoader.ModelReader.storableIndexes(of: entity)
     }

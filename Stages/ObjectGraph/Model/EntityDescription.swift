@@ -92,16 +92,23 @@ public final class NSEntityDescription: Sendable, CustomStringConvertible {
     }
   }
 
-  /// The entity's name.
-  public var name: String {
-    get { state.read(\.name) }
-    set { state.write(\.name, newValue, what: "entity \(name)") }
+  /// The entity's name; `nil` until one is set on an entity made with ``init()``, as in Core Data. A model
+  /// refuses an entity without a name when a coordinator first uses it.
+  public var name: String? {
+    get {
+      let name = state.read(\.name)
+      return name.isEmpty ? nil : name
+    }
+    set { state.write(\.name, newValue ?? "", what: "entity \(entityName)") }
   }
+
+  /// The entity's name, `""` when it has none: the engine's non-optional form of ``name``.
+  var entityName: String { state.read(\.name) }
 
   /// The class given at init or set (``managedObjectClass``'s setter), `nil` for none.
   var entityClass: (any EntityClass.Type)? {
     get { state.read(\.entityClass) }
-    set { state.write(\.entityClass, newValue, what: "entity \(name)") }
+    set { state.write(\.entityClass, newValue, what: "entity \(entityName)") }
   }
 
   /// The class instances of this entity are made as (read as ``managedObjectClass``): the class given at
@@ -138,22 +145,22 @@ public final class NSEntityDescription: Sendable, CustomStringConvertible {
   /// The class name an Xcode model gives for the entity (`representedClassName`).
   public var representedClassName: String? {
     get { state.read(\.representedClassName) }
-    set { state.write(\.representedClassName, newValue, what: "entity \(name)") }
+    set { state.write(\.representedClassName, newValue, what: "entity \(entityName)") }
   }
 
   /// An abstract entity has no instances of its own; only its subentities are inserted.
   public var isAbstract: Bool {
     get { state.read(\.isAbstract) }
-    set { state.write(\.isAbstract, newValue, what: "entity \(name)") }
+    set { state.write(\.isAbstract, newValue, what: "entity \(entityName)") }
   }
 
   /// The entity this one inherits from.
   public var superentity: NSEntityDescription? {
     get { state.read(\.superentity) }
     set {
-      state.write(\.superentity, newValue, what: "entity \(name)")
+      state.write(\.superentity, newValue, what: "entity \(entityName)")
       if let newValue, !newValue.subentities.contains(where: { $0 === self }) {
-        newValue.state.mutate(what: "entity \(newValue.name)") { $0.subentities.append(self) }
+        newValue.state.mutate(what: "entity \(newValue.entityName)") { $0.subentities.append(self) }
       }
     }
   }
@@ -162,15 +169,15 @@ public final class NSEntityDescription: Sendable, CustomStringConvertible {
   public var subentities: [NSEntityDescription] {
     get { state.read(\.subentities) }
     set {
-      state.write(\.subentities, newValue, what: "entity \(name)")
-      for child in newValue { child.state.write(\.superentity, self, what: "entity \(child.name)") }
+      state.write(\.subentities, newValue, what: "entity \(entityName)")
+      for child in newValue { child.state.write(\.superentity, self, what: "entity \(child.entityName)") }
     }
   }
 
   /// The entity's own properties, not counting inherited ones.
   public var ownProperties: [NSPropertyDescription] {
     get { state.read(\.ownProperties) }
-    set { state.write(\.ownProperties, newValue, what: "entity \(name)") }
+    set { state.write(\.ownProperties, newValue, what: "entity \(entityName)") }
   }
 
   /// All properties: inherited ones first, then the entity's own (``NSAttributeDescription``s and
@@ -208,7 +215,7 @@ public final class NSEntityDescription: Sendable, CustomStringConvertible {
   /// The entity's fetched properties, as read from an Xcode model (described, not evaluated).
   public var fetchedProperties: [NSFetchedPropertyDescription] {
     get { state.read(\.fetchedProperties) }
-    set { state.write(\.fetchedProperties, newValue, what: "entity \(name)") }
+    set { state.write(\.fetchedProperties, newValue, what: "entity \(entityName)") }
   }
 
   /// Uniqueness constraints (Core Data's `uniquenessConstraints`): each a list of attribute names whose
@@ -225,7 +232,7 @@ public final class NSEntityDescription: Sendable, CustomStringConvertible {
   /// ``versionHash``: adding one to a model migrates its stores.
   public var uniquenessConstraints: [[String]] {
     get { state.read(\.uniquenessConstraints) }
-    set { state.write(\.uniquenessConstraints, newValue, what: "entity \(name)") }
+    set { state.write(\.uniquenessConstraints, newValue, what: "entity \(entityName)") }
   }
 
   /// The entity's fetch indexes (Core Data's `indexes`): the properties a store may index to make fetches
@@ -242,25 +249,25 @@ public final class NSEntityDescription: Sendable, CustomStringConvertible {
   /// removing an index needs no migration. The model checks each element's property when it is made.
   public var indexes: [NSFetchIndexDescription] {
     get { state.read(\.indexes) }
-    set { state.write(\.indexes, newValue, what: "entity \(name)") }
+    set { state.write(\.indexes, newValue, what: "entity \(entityName)") }
   }
 
   /// The entity's name in the previous model version, for lightweight migration.
   public var renamingIdentifier: String? {
     get { state.read(\.renamingIdentifier) }
-    set { state.write(\.renamingIdentifier, newValue, what: "entity \(name)") }
+    set { state.write(\.renamingIdentifier, newValue, what: "entity \(entityName)") }
   }
 
   /// A string mixed into the version hash to force a new version without another change.
   public var versionHashModifier: String? {
     get { state.read(\.versionHashModifier) }
-    set { state.write(\.versionHashModifier, newValue, what: "entity \(name)") }
+    set { state.write(\.versionHashModifier, newValue, what: "entity \(entityName)") }
   }
 
   /// The model file's user info for this entity.
   public var userInfo: [String: String] {
     get { state.read(\.userInfo) }
-    set { state.write(\.userInfo, newValue, what: "entity \(name)") }
+    set { state.write(\.userInfo, newValue, what: "entity \(entityName)") }
   }
 
   /// The model this entity belongs to, once the model is made.
@@ -293,7 +300,7 @@ public final class NSEntityDescription: Sendable, CustomStringConvertible {
 
   /// The entity's subentities by name.
   public var subentitiesByName: [String: NSEntityDescription] {
-    Dictionary(subentities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    Dictionary(subentities.map { ($0.entityName, $0) }, uniquingKeysWith: { first, _ in first })
   }
 
   /// The entity's relationships (inherited ones included) whose destination is `entity`.
@@ -337,7 +344,7 @@ public final class NSEntityDescription: Sendable, CustomStringConvertible {
   }
 
   func freeze(model: NSManagedObjectModel) {
-    state.mutate(what: "entity \(name)") { $0.model = model }
+    state.mutate(what: "entity \(entityName)") { $0.model = model }
     for case let attribute as NSAttributeDescription in ownProperties { attribute.state.freeze() }
     for case let relationship as NSRelationshipDescription in ownProperties { relationship.state.freeze() }
     state.freeze()
@@ -349,5 +356,5 @@ public final class NSEntityDescription: Sendable, CustomStringConvertible {
     }
   }
 
-  public var description: String { name }
+  public var description: String { entityName }
 }

@@ -100,7 +100,7 @@ final class EntityLayout: Sendable {
   private static let serials = Atomic<UInt32>(0)
 
   init(entity: NSEntityDescription) {
-    name = entity.name
+    name = entity.entityName
     serial = Self.serials.wrappingAdd(1, ordering: .relaxed).newValue | 0x8000_0000
     isAbstract = entity.isAbstract
     var slots: [Slot] = []

@@ -61,7 +61,7 @@ public final class NSManagedObjectID: Hashable, Sendable, CustomStringConvertibl
   }
 
   /// The name of the object's entity.
-  public var entityName: String { entity.name }
+  public var entityName: String { entity.entityName }
 
   /// The store and table a permanent ID's row lives in, for grouping IDs into one query per table.
   var storeAndTable: StoreTable? {
@@ -89,9 +89,9 @@ public final class NSManagedObjectID: Hashable, Sendable, CustomStringConvertibl
     let text: String
     switch key {
     case .permanent(_, _, let primaryKey):
-      text = "x-coredata://\(storeIdentifier ?? "")/\(entity.name)/p\(primaryKey)"
+      text = "x-coredata://\(storeIdentifier ?? "")/\(entity.entityName)/p\(primaryKey)"
     case .temporary(let number):
-      text = "x-coredata:///\(entity.name)/t\(Self.processToken)-\(number)"
+      text = "x-coredata:///\(entity.entityName)/t\(Self.processToken)-\(number)"
     }
     // The pieces are a UUID string, an entity name checked by the model and a number: always a valid
     // URL unless the entity name has characters URLs refuse, which percent-encoding fixes.

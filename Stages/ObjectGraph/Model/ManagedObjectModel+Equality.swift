@@ -21,7 +21,7 @@ extension NSManagedObjectModel: Hashable {
   private var configurationContents: [String: Set<String>] {
     var contents: [String: Set<String>] = [:]
     for name in configurations {
-      contents[name] = Set((entities(forConfigurationName: name) ?? []).map(\.name))
+      contents[name] = Set((entities(forConfigurationName: name) ?? []).map(\.entityName))
     }
     return contents
   }

@@ -156,7 +156,7 @@ extension NSManagedObjectModel {
     let name = String(describing: type)
     if differing, warnedClasses.withLock({ $0.insert(name).inserted }) {
       ErrorLog.warn(
-        "\(found.count) loaded models have an entity for class \(name) (\(found.map(\.name).joined(separator: ", "))), and they differ; \(name).entity() answers with the most recently loaded one's, \(chosen.name). Give each model its own class, or look the entity up in the model you mean (model.entitiesByName)."
+        "\(found.count) loaded models have an entity for class \(name) (\(found.map(\.entityName).joined(separator: ", "))), and they differ; \(name).entity() answers with the most recently loaded one's, \(chosen.entityName). Give each model its own class, or look the entity up in the model you mean (model.entitiesByName)."
       )
     }
     return chosen

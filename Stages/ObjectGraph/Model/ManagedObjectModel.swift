@@ -99,7 +99,7 @@ public final class NSManagedObjectModel: Sendable, CustomStringConvertible {
 
   /// The model's entities by name.
   public var entitiesByName: [String: NSEntityDescription] {
-    Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    Dictionary(entities.map { ($0.entityName, $0) }, uniquingKeysWith: { first, _ in first })
   }
 
   /// Free-form identifiers of this model version (Xcode's "Model Version Identifier").
@@ -110,7 +110,7 @@ public final class NSManagedObjectModel: Sendable, CustomStringConvertible {
 
   /// Every entity's ``NSEntityDescription/versionHash`` by entity name.
   public var entityVersionHashesByName: [String: Data] {
-    Dictionary(entities.map { ($0.name, $0.versionHash) }, uniquingKeysWith: { first, _ in first })
+    Dictionary(entities.map { ($0.entityName, $0.versionHash) }, uniquingKeysWith: { first, _ in first })
   }
 
   /// The names of the model's configurations (Xcode's named groups of entities for separate stores).
@@ -243,47 +243,51 @@ public final class NSManagedObjectModel: Sendable, CustomStringConvertible {
     }
     var byName: [String: NSEntityDescription] = [:]
     for entity in entities {
-      guard !entity.name.isEmpty else {
-        throw ObjectGraphError(.modelInvalid, "An entity has an empty name. Give every entity a name.")
+      guard !entity.entityName.isEmpty else {
+        throw ObjectGraphError(
+          .modelInvalid,
+          "An entity has no name. Give every entity a name (its NSEntityDescription.name) before a coordinator uses the model.")
       }
-      guard byName[entity.name] == nil else {
-        throw ObjectGraphError(.modelInvalid, "Two entities are named '\(entity.name)'. Entity names must be unique.")
+      guard byName[entity.entityName] == nil else {
+        throw ObjectGraphError(.modelInvalid, "Two entities are named '\(entity.entityName)'. Entity names must be unique.")
       }
       // An entity's table is `Z` and its name in capitals, letters, digits and `_` kept: a name starting
       // with `_` would give a `Z_…` table, the prefix of the store's own (`Z_PRIMARYKEY`, `Z_METADATA`, join tables).
-      let kept = entity.name.unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) || $0 == "_" }
+      let kept = entity.entityName.unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) || $0 == "_" }
       guard kept.first != "_" else {
         throw ObjectGraphError(
           .modelInvalid,
-          "Entity '\(entity.name)' would be stored in table Z\(String(String.UnicodeScalarView(kept)).uppercased()), and names starting with Z_ are the store's own (Z_PRIMARYKEY, Z_METADATA, join tables). Start the entity's name with a letter, as Xcode requires."
+          "Entity '\(entity.entityName)' would be stored in table Z\(String(String.UnicodeScalarView(kept)).uppercased()), and names starting with Z_ are the store's own (Z_PRIMARYKEY, Z_METADATA, join tables). Start the entity's name with a letter, as Xcode requires."
         )
       }
-      byName[entity.name] = entity
+      byName[entity.entityName] = entity
     }
     // Root entities whose names differ only in case or punctuation would share one table `Z<NAME>`.
     var tables: [String: String] = [:]
     for entity in entities where entity.superentity == nil {
       let table = String(
-        String.UnicodeScalarView(entity.name.uppercased().unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) || $0 == "_" }))
+        String.UnicodeScalarView(
+          entity.entityName.uppercased().unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) || $0 == "_" }))
       if let other = tables[table] {
         throw ObjectGraphError(
           .modelInvalid,
-          "Entities '\(other)' and '\(entity.name)' would both be stored in table Z\(table) (names are upper-cased, and characters other than letters, digits and _ dropped). Rename one."
+          "Entities '\(other)' and '\(entity.entityName)' would both be stored in table Z\(table) (names are upper-cased, and characters other than letters, digits and _ dropped). Rename one."
         )
       }
-      tables[table] = entity.name
+      tables[table] = entity.entityName
     }
     for entity in entities {
       var seen: Set<ObjectIdentifier> = [ObjectIdentifier(entity)]
       var parent = entity.superentity
       while let current = parent {
         guard seen.insert(ObjectIdentifier(current)).inserted else {
-          throw ObjectGraphError(.modelInvalid, "Entity '\(entity.name)' inherits from itself. Break the inheritance cycle.")
+          throw ObjectGraphError(.modelInvalid, "Entity '\(entity.entityName)' inherits from itself. Break the inheritance cycle.")
         }
-        guard byName[current.name] === current else {
+        guard byName[current.entityName] === current else {
           throw ObjectGraphError(
             .modelInvalid,
-            "Entity '\(entity.name)' inherits from '\(current.name)', which is not one of the model's entities. Add it to the model.")
+            "Entity '\(entity.entityName)' inherits from '\(current.entityName)', which is not one of the model's entities. Add it to the model."
+          )
         }
         parent = current.superentity
       }
@@ -293,7 +297,7 @@ public final class NSManagedObjectModel: Sendable, CustomStringConvertible {
         guard let typed = SlotValue.coerce(value, to: attribute.attributeType) else {
           throw ObjectGraphError(
             .modelInvalid,
-            "The default value of \(entity.name).\(attribute.name) is \(value) (\(type(of: value))), which is not a \(attribute.attributeType.swiftTypeName). Give a default of the attribute's type."
+            "The default value of \(entity.entityName).\(attribute.name) is \(value) (\(type(of: value))), which is not a \(attribute.attributeType.swiftTypeName). Give a default of the attribute's type."
           )
         }
         if let swiftValue = typed.swiftValue, Swift.type(of: swiftValue) != Swift.type(of: value) { attribute.defaultValue = swiftValue }
@@ -301,12 +305,12 @@ public final class NSManagedObjectModel: Sendable, CustomStringConvertible {
       var names: Set<String> = []
       for property in entity.properties {
         guard !property.name.isEmpty else {
-          throw ObjectGraphError(.modelInvalid, "Entity '\(entity.name)' has a property with an empty name.")
+          throw ObjectGraphError(.modelInvalid, "Entity '\(entity.entityName)' has a property with an empty name.")
         }
         guard names.insert(property.name).inserted else {
           throw ObjectGraphError(
             .modelInvalid,
-            "Entity '\(entity.name)' has two properties named '\(property.name)' (perhaps one inherited). Rename one.")
+            "Entity '\(entity.entityName)' has two properties named '\(property.name)' (perhaps one inherited). Rename one.")
         }
       }
       try Self.checkIndexes(of: entity)
@@ -316,7 +320,7 @@ public final class NSManagedObjectModel: Sendable, CustomStringConvertible {
         guard let destination = byName[relationship.destinationEntityName] else {
           throw ObjectGraphError(
             .modelInvalid,
-            "Relationship '\(entity.name).\(relationship.name)' points to entity '\(relationship.destinationEntityName)', which the model does not have. Known entities: \(byName.keys.sorted().joined(separator: ", "))."
+            "Relationship '\(entity.entityName).\(relationship.name)' points to entity '\(relationship.destinationEntityName)', which the model does not have. Known entities: \(byName.keys.sorted().joined(separator: ", "))."
           )
         }
         var inverse: NSRelationshipDescription?
@@ -324,7 +328,7 @@ public final class NSManagedObjectModel: Sendable, CustomStringConvertible {
           guard let found = destination.relationshipsByName[inverseName] else {
             throw ObjectGraphError(
               .modelInvalid,
-              "Relationship '\(entity.name).\(relationship.name)' names inverse '\(inverseName)', but entity '\(destination.name)' has no relationship of that name."
+              "Relationship '\(entity.entityName).\(relationship.name)' names inverse '\(inverseName)', but entity '\(destination.entityName)' has no relationship of that name."
             )
           }
           guard
@@ -333,7 +337,7 @@ public final class NSManagedObjectModel: Sendable, CustomStringConvertible {
           else {
             throw ObjectGraphError(
               .modelInvalid,
-              "Relationship '\(entity.name).\(relationship.name)' names inverse '\(destination.name).\(inverseName)', but that one points to '\(found.destinationEntityName)', not back to '\(entity.name)'."
+              "Relationship '\(entity.entityName).\(relationship.name)' names inverse '\(destination.entityName).\(inverseName)', but that one points to '\(found.destinationEntityName)', not back to '\(entity.entityName)'."
             )
           }
           inverse = found
@@ -357,19 +361,19 @@ public final class NSManagedObjectModel: Sendable, CustomStringConvertible {
     var names: Set<String> = []
     for index in indexes {
       guard !index.name.isEmpty else {
-        throw ObjectGraphError(.modelInvalid, "Entity '\(entity.name)' has a fetch index with an empty name. Name it.")
+        throw ObjectGraphError(.modelInvalid, "Entity '\(entity.entityName)' has a fetch index with an empty name. Name it.")
       }
       guard names.insert(index.name).inserted else {
         throw ObjectGraphError(
-          .modelInvalid, "Entity '\(entity.name)' has two fetch indexes named '\(index.name)'. Rename or remove one.")
+          .modelInvalid, "Entity '\(entity.entityName)' has two fetch indexes named '\(index.name)'. Rename or remove one.")
       }
       guard !index.elements.isEmpty else {
         throw ObjectGraphError(
           .modelInvalid,
-          "Fetch index '\(index.name)' of entity '\(entity.name)' has no elements. Add the properties it indexes, or remove it.")
+          "Fetch index '\(index.name)' of entity '\(entity.entityName)' has no elements. Add the properties it indexes, or remove it.")
       }
       for element in index.elements {
-        let place = "Fetch index '\(index.name)' of entity '\(entity.name)' names property '\(element.propertyName)'"
+        let place = "Fetch index '\(index.name)' of entity '\(entity.entityName)' names property '\(element.propertyName)'"
         switch properties[element.propertyName]?.kind {
         case nil:
           throw ObjectGraphError(
@@ -394,6 +398,6 @@ public final class NSManagedObjectModel: Sendable, CustomStringConvertible {
   }
 
   public var description: String {
-    "NSManagedObjectModel(" + entities.map { "\($0.name)" }.joined(separator: ", ") + ")"
+    "NSManagedObjectModel(" + entities.map { "\($0.entityName)" }.joined(separator: ", ") + ")"
   }
 }

@@ -164,7 +164,7 @@ public final class NSRelationshipDescription: NSPropertyDescription, @unchecked 
   /// ``inverseRelationship``), whose names may have been set after, and lets go of the objects.
   func takeAssignedNames() {
     state.mutate(what: "relationship \(name)") {
-      if let destination = $0.assignedDestination { $0.destinationName = destination.name }
+      if let destination = $0.assignedDestination { $0.destinationName = destination.entityName }
       if let inverse = $0.assignedInverse { $0.inverseName = inverse.name }
       $0.assignedDestination = nil
       $0.assignedInverse = nil

@@ -69,7 +69,7 @@ enum VersionHash {
 
   /// Core Data's hash of an entity, from its superentity's hash (computed first) and its properties'.
   static func entity(_ entity: NSEntityDescription, recipe: Recipe = .coreData) -> Data {
-    var bytes = Data(entity.name.utf8)
+    var bytes = Data(entity.entityName.utf8)
     bytes.append(entity.isAbstract ? 1 : 0)
     if let parent = entity.superentity {
       bytes.append(contentsOf: recipe == .coreData ? parent.versionHash : Self.entity(parent, recipe: recipe))
@@ -121,7 +121,7 @@ enum VersionHash {
   /// version 1 or with no format key): the SHA-256 of a text listing the same inputs. Kept only to recognise
   /// those stores, which then open without a migration and get Core Data's hashes in their metadata.
   static func legacyEntity(_ entity: NSEntityDescription) -> Data {
-    var parts = ["entity:\(entity.name)", "abstract:\(entity.isAbstract)", "super:\(entity.superentity?.name ?? "")"]
+    var parts = ["entity:\(entity.entityName)", "abstract:\(entity.isAbstract)", "super:\(entity.superentity?.name ?? "")"]
     if let modifier = entity.versionHashModifier { parts.append("modifier:\(modifier)") }
     if !entity.uniquenessConstraints.isEmpty {
       parts.append("uniqueness:" + entity.uniquenessConstraints.map { $0.joined(separator: ",") }.joined(separator: ";"))

@@ -82,11 +82,11 @@ extension XcodeModelLoader {
           continue
         }
       }
-      let byName = Dictionary(parsed.entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+      let byName = Dictionary(parsed.entities.map { ($0.entityName, $0) }, uniquingKeysWith: { first, _ in first })
       for (entity, parentName, element) in parents {
         guard let parent = byName[parentName] else {
           throw failure(
-            element, "entity '\(entity.name)' has parentEntity '\(parentName)', which the model does not have",
+            element, "entity '\(entity.entityName)' has parentEntity '\(parentName)', which the model does not have",
             "Add entity '\(parentName)' or fix the entity's parent in Xcode's model editor. Known entities: "
               + "\(byName.keys.sorted().joined(separator: ", ")).")
         }
@@ -94,15 +94,15 @@ extension XcodeModelLoader {
       }
       // A parent cycle would make every later look at an entity's properties recurse forever.
       for (entity, _, element) in parents {
-        var chain = [entity.name]
+        var chain = [entity.entityName]
         var current = entity.superentity
         while let next = current {
-          guard !chain.contains(next.name) else {
+          guard !chain.contains(next.entityName) else {
             throw failure(
-              element, "entity '\(entity.name)' inherits from itself (\((chain + [next.name]).joined(separator: " → ")))",
+              element, "entity '\(entity.entityName)' inherits from itself (\((chain + [next.entityName]).joined(separator: " → ")))",
               "Break the inheritance cycle: give one of these entities another parent, or none, in Xcode's model editor.")
           }
-          chain.append(next.name)
+          chain.append(next.entityName)
           current = next.superentity
         }
       }

@@ -58,7 +58,7 @@ enum XcodeModelWriter {
     xml.open(
       1, "entity",
       [
-        ("name", entity.name), ("representedClassName", entity.representedClassName),
+        ("name", entity.entityName), ("representedClassName", entity.representedClassName),
         ("parentEntity", entity.superentity?.name), ("isAbstract", entity.isAbstract ? "YES" : nil),
         ("elementID", entity.renamingIdentifier), ("versionHashModifier", entity.versionHashModifier),
       ])

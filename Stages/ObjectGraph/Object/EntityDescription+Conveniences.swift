@@ -23,7 +23,7 @@ extension NSEntityDescription {
       programmerError("ObjectGraph: insertNewObject(forEntityName:into:): \((error as? ObjectGraphError)?.message ?? "\(error)")")
     }
     guard !entity.isAbstract else {
-      let concrete = entity.subentities.filter { !$0.isAbstract }.map(\.name)
+      let concrete = entity.subentities.filter { !$0.isAbstract }.map(\.entityName)
       programmerError(
         "ObjectGraph: insertNewObject(forEntityName:into:): entity \(name) is abstract: objects of it cannot be made. Insert an object of one of its subentities (\(concrete.joined(separator: ", ")))."
       )

@@ -233,7 +233,8 @@ extension NSManagedObject {
   @inline(never)
   private func unknownKey(_ key: String) -> Never {
     programmerError(
-      "ObjectGraph: entity \(entity.name) has no property '\(key)'. Its properties: \(layout.slots.map(\.name).joined(separator: ", ")).")
+      "ObjectGraph: entity \(entity.entityName) has no property '\(key)'. Its properties: \(layout.slots.map(\.name).joined(separator: ", "))."
+    )
   }
 
   /// Loads the object's values if it is a fault.
@@ -264,7 +265,7 @@ extension NSManagedObject {
     } catch {
       guard context.shouldDeleteInaccessibleFaults else {
         programmerError(
-          "ObjectGraph: could not fulfill a fault for '\(key)' of \(entity.name) \(objectID): \(error). Use existingObject(with:) instead of object(with:) when the object may have been deleted."
+          "ObjectGraph: could not fulfill a fault for '\(key)' of \(entity.entityName) \(objectID): \(error). Use existingObject(with:) instead of object(with:) when the object may have been deleted."
         )
       }
       becomeInaccessible()

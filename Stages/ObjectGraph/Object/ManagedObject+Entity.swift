@@ -31,7 +31,7 @@ extension NSManagedObject {
   /// as in Core Data, `let request = Note.fetchRequest()` is then ambiguous, and
   /// `let request: NSFetchRequest<Note> = Note.fetchRequest()` picks the typed one.
   public class func fetchRequest() -> NSFetchRequest<any NSFetchRequestResult> {
-    let request = NSFetchRequest<any NSFetchRequestResult>(entityName: entity().name)
+    let request = NSFetchRequest<any NSFetchRequestResult>(entityName: entity().entityName)
     request.entity = entity()
     return request
   }

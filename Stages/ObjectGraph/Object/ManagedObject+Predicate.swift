@@ -9,8 +9,8 @@ extension NSManagedObject: PredicateArgumentObject {
     let rest = Array(path.dropFirst())
     if key == PredicateEntityKey.entity, layout.index(of: key) == nil {
       // `entity` and `entity.name`, as Core Data's key-value coding answers them for every object.
-      if rest.isEmpty { return .single(.entity(entity.name)) }
-      if rest == [PredicateEntityKey.name] { return .single(.string(entity.name)) }
+      if rest.isEmpty { return .single(.entity(entity.entityName)) }
+      if rest == [PredicateEntityKey.name] { return .single(.string(entity.entityName)) }
       throw ObjectGraphError(
         .unknownKey,
         "Key path '\(path.joined(separator: "."))' goes through an object's entity; only 'entity' and 'entity.name' can be used in a predicate."
@@ -21,11 +21,11 @@ extension NSManagedObject: PredicateArgumentObject {
     let slot = layout.slots[index]
     switch slot.kind {
     case .attribute(.transformableAttributeType):
-      throw ObjectGraphError.transformableInFetch(entity: entity.name, key: key)
+      throw ObjectGraphError.transformableInFetch(entity: entity.entityName, key: key)
     case .attribute:
       guard rest.isEmpty else {
         throw ObjectGraphError(
-          .unknownKey, "\(entity.name).\(key) is an attribute; key path '\(path.joined(separator: "."))' cannot go through it.")
+          .unknownKey, "\(entity.entityName).\(key) is an attribute; key path '\(path.joined(separator: "."))' cannot go through it.")
       }
       return .single(Self.predicateValue(values[index]))
     case .toOne:
@@ -76,7 +76,7 @@ extension NSManagedObject: PredicateArgumentObject {
     if value == nil { return .single(.null) }
     throw ObjectGraphError(
       .unknownKey,
-      "\(entity.name).\(key) is computed by \(type(of: self)) and is not a managed object; key path '\(([key] + rest).joined(separator: "."))' cannot go through it."
+      "\(entity.entityName).\(key) is computed by \(type(of: self)) and is not a managed object; key path '\(([key] + rest).joined(separator: "."))' cannot go through it."
     )
   }
 
@@ -87,7 +87,7 @@ extension NSManagedObject: PredicateArgumentObject {
     else {
       throw ObjectGraphError(
         .predicateSyntax,
-        "SUBQUERY ranges over a to-many relationship, and \(entity.name).\(path.joined(separator: ".")) is not one.")
+        "SUBQUERY ranges over a to-many relationship, and \(entity.entityName).\(path.joined(separator: ".")) is not one.")
     }
     guard let context = managedObjectContext else { return [] }
     return members.compactMap { member -> (any PredicateEvaluable)? in

@@ -21,14 +21,14 @@ extension NSManagedObject {
       if slot.attribute != nil {
         if let reason = slot.unsupportedReason {
           if values[slot.index] != nil {
-            errors.append(ObjectGraphError(.unsupportedFeature, "\(entity.name).\(slot.name) \(reason); its value cannot be saved."))
+            errors.append(ObjectGraphError(.unsupportedFeature, "\(entity.entityName).\(slot.name) \(reason); its value cannot be saved."))
           }
           continue
         }
         if let refused = values[slot.index].untransformable {
           errors.append(
             ObjectGraphError(
-              .managedObjectValidation, "\(entity.name).\(slot.name) (object \(objectID)) cannot be saved. \(refused.error.message)",
+              .managedObjectValidation, "\(entity.entityName).\(slot.name) (object \(objectID)) cannot be saved. \(refused.error.message)",
               underlyingError: refused.error, userInfo: validationInfo(slot.name, nil)))
           continue
         }
@@ -37,14 +37,14 @@ extension NSManagedObject {
           layout.transformableIndexes.contains(slot.index)
           ? transformableValue(values[slot.index], at: slot.index) : values[slot.index]?.anyValue
         validatingSlot = slot.index
-        Self.collect(&errors, "\(entity.name).\(slot.name)") { try validateModelRulesOrHook(&value, slot, callsHook) }
+        Self.collect(&errors, "\(entity.entityName).\(slot.name)") { try validateModelRulesOrHook(&value, slot, callsHook) }
       } else if slot.isToMany {
         errors += countErrors(slot, count: relatedIDs(slot).count)
       } else {
         if !callsHook && (slot.isOptional || values[slot.index].objectID != nil) { continue }
         var value: Any? = values[slot.index].objectID.map { id in managedObjectContext?.object(with: id) as Any }
         validatingSlot = slot.index
-        Self.collect(&errors, "\(entity.name).\(slot.name)") { try validateModelRulesOrHook(&value, slot, callsHook) }
+        Self.collect(&errors, "\(entity.entityName).\(slot.name)") { try validateModelRulesOrHook(&value, slot, callsHook) }
       }
     }
     validatingSlot = -1
@@ -96,7 +96,8 @@ extension NSManagedObject {
     guard let index = layout.index(of: key) else {
       throw ObjectGraphError(
         .unknownKey,
-        "Entity \(entity.name) has no property '\(key)' to validate. Its properties: \(layout.slots.map(\.name).joined(separator: ", ")).")
+        "Entity \(entity.entityName) has no property '\(key)' to validate. Its properties: \(layout.slots.map(\.name).joined(separator: ", "))."
+      )
     }
     try validateModelRules(value, slot: layout.slots[index])
   }
@@ -107,7 +108,7 @@ extension NSManagedObject {
     // look at (the common case for a subclass, whose hook sends every property here).
     if !slot.isToMany && (slot.isOptional || slot.isTransient) && !slot.hasRules { return }
     // Worded only for an error: a save of 100,000 new objects validates every property of each.
-    var name: String { "\(entity.name).\(slot.name)" }
+    var name: String { "\(entity.entityName).\(slot.name)" }
     if slot.isToMany {
       let count = (value as? any Collection)?.count ?? 0
       try Self.throwing(countErrors(slot, count: count))
@@ -141,14 +142,14 @@ extension NSManagedObject {
       errors.append(
         ObjectGraphError(
           .validationRelationshipLacksMinimumCount,
-          "\(entity.name).\(slot.name) holds \(count) object(s) but needs at least \(relationship.minCount) (object \(objectID)).",
+          "\(entity.entityName).\(slot.name) holds \(count) object(s) but needs at least \(relationship.minCount) (object \(objectID)).",
           userInfo: validationInfo(slot.name, nil)))
     }
     if relationship.maxCount > 0 && count > relationship.maxCount {
       errors.append(
         ObjectGraphError(
           .validationRelationshipExceedsMaximumCount,
-          "\(entity.name).\(slot.name) holds \(count) object(s) but allows at most \(relationship.maxCount) (object \(objectID)).",
+          "\(entity.entityName).\(slot.name) holds \(count) object(s) but allows at most \(relationship.maxCount) (object \(objectID)).",
           userInfo: validationInfo(slot.name, nil)))
     }
     return errors
@@ -156,7 +157,7 @@ extension NSManagedObject {
 
   /// An attribute's minimum, maximum and pattern, for a value of its type.
   private func checkRules(of attribute: NSAttributeDescription, value: Any, key: String) throws {
-    let name = "\(entity.name).\(key)"
+    let name = "\(entity.entityName).\(key)"
     let object = "(object \(objectID))"
     let info = validationInfo(key, value)
     var errors: [ObjectGraphError] = []
@@ -240,7 +241,7 @@ extension NSManagedObject {
         errors.append(
           ObjectGraphError(
             .validationRelationshipDeniedDelete,
-            "Cannot delete \(entity.name) \(objectID): its relationship '\(slot.name)' (delete rule: deny) still holds \(remaining.count) object(s). Delete or reassign them first.",
+            "Cannot delete \(entity.entityName) \(objectID): its relationship '\(slot.name)' (delete rule: deny) still holds \(remaining.count) object(s). Delete or reassign them first.",
             userInfo: validationInfo(slot.name, nil)))
       }
     }

@@ -291,7 +291,7 @@ open class NSManagedObject: Hashable, CustomStringConvertible {
   open func value(forUndefinedKey key: String) throws -> Any? {
     throw ObjectGraphError(
       .unknownKey,
-      "Entity \(entity.name) has no property '\(key)'. Its properties: \(layout.slots.map(\.name).joined(separator: ", ")). A computed property of \(type(of: self)) is read by key when the class overrides value(forUndefinedKey:) to answer it."
+      "Entity \(entity.entityName) has no property '\(key)'. Its properties: \(layout.slots.map(\.name).joined(separator: ", ")). A computed property of \(type(of: self)) is read by key when the class overrides value(forUndefinedKey:) to answer it."
     )
   }
 
@@ -357,6 +357,6 @@ open class NSManagedObject: Hashable, CustomStringConvertible {
       case .row(let source, let primaryKey): source.makeID(primaryKey: primaryKey).description
       case .none: "(no ID yet)"
       }
-    return "<\(type(of: self)): \(entity.name) \(id)\(state.isFault ? " fault" : "")>"
+    return "<\(type(of: self)): \(entity.entityName) \(id)\(state.isFault ? " fault" : "")>"
   }
 }

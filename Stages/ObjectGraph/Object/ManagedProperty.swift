@@ -144,7 +144,7 @@ extension NSManagedObject {
       if let ordered = raw as? NSOrderedSet, let array = ordered.array as? Value { return array }
     }
     programmerError(
-      "ObjectGraph: \(entity.name).\(name) holds \(raw.map { "\(Swift.type(of: $0))" } ?? "nil"), which the property's type \(Value.self) cannot hold. Make the property optional, give the attribute a default value, or declare the model's type."
+      "ObjectGraph: \(entity.entityName).\(name) holds \(raw.map { "\(Swift.type(of: $0))" } ?? "nil"), which the property's type \(Value.self) cannot hold. Make the property optional, give the attribute a default value, or declare the model's type."
     )
   }
 
@@ -224,7 +224,7 @@ extension NSManagedObject {
     let members = Self.members(value)
     requireCorrectUse(
       indexes.count == members.count,
-      "ObjectGraph: replace\(capitalized)(at:with:) on \(entity.name) was given \(indexes.count) indexes and \(members.count) objects; give one object per index."
+      "ObjectGraph: replace\(capitalized)(at:with:) on \(entity.entityName) was given \(indexes.count) indexes and \(members.count) objects; give one object per index."
     )
     for (position, member) in zip(indexes, members) { ordered.replaceObject(at: position, with: member) }
   }
@@ -238,7 +238,7 @@ extension NSManagedObject {
     if relationships[capitalized] != nil { return capitalized }
     if let match = relationships.keys.first(where: { $0.lowercased() == capitalized.lowercased() }) { return match }
     programmerError(
-      "ObjectGraph: \(entity.name) has no relationship for the generated method's \(capitalized) (looked for '\(lowered)'). Its relationships: \(relationships.keys.sorted().joined(separator: ", "))."
+      "ObjectGraph: \(entity.entityName) has no relationship for the generated method's \(capitalized) (looked for '\(lowered)'). Its relationships: \(relationships.keys.sorted().joined(separator: ", "))."
     )
   }
 

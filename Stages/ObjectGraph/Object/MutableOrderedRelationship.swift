@@ -18,7 +18,7 @@ extension NSManagedObject {
     let slot = slot(forKey: key)
     guard slot.isOrdered else {
       programmerError(
-        "ObjectGraph: \(entity.name).\(key) is not an ordered to-many relationship, so it has no mutable ordered set. Mark the relationship Ordered in the model, or read it with value(forKey:)."
+        "ObjectGraph: \(entity.entityName).\(key) is not an ordered to-many relationship, so it has no mutable ordered set. Mark the relationship Ordered in the model, or read it with value(forKey:)."
       )
     }
     return MutableOrderedRelationship(object: self, key: key)
@@ -63,7 +63,7 @@ public final class MutableOrderedRelationship: RandomAccessCollection {
     let members = object.relatedIDList(object.slot(forKey: key))
     checkIndex(index, count: members.count, allowingEnd: false)
     guard let context = object.managedObjectContext else {
-      programmerError("ObjectGraph: \(object.entity.name).\(key) cannot hand out its members: the object is in no context.")
+      programmerError("ObjectGraph: \(object.entity.entityName).\(key) cannot hand out its members: the object is in no context.")
     }
     return context.object(with: members[index])
   }
@@ -97,7 +97,8 @@ public final class MutableOrderedRelationship: RandomAccessCollection {
   public func insert(_ members: [NSManagedObject], at indexes: IndexSet) {
     requireCorrectUse(
       members.count == indexes.count,
-      "ObjectGraph: insert(_:at:) on \(object.entity.name).\(key) was given \(members.count) object(s) for \(indexes.count) index(es).")
+      "ObjectGraph: insert(_:at:) on \(object.entity.entityName).\(key) was given \(members.count) object(s) for \(indexes.count) index(es)."
+    )
     change { list in
       let moving = Set(members.map(\.objectID))
       list.removeAll { moving.contains($0.objectID) }
@@ -167,6 +168,6 @@ public final class MutableOrderedRelationship: RandomAccessCollection {
   private func checkIndex(_ index: Int, count: Int, allowingEnd: Bool) {
     requireCorrectUse(
       index >= 0 && (allowingEnd ? index <= count : index < count),
-      "ObjectGraph: index \(index) is out of range for \(object.entity.name).\(key), which has \(count) member(s).")
+      "ObjectGraph: index \(index) is out of range for \(object.entity.entityName).\(key), which has \(count) member(s).")
   }
 }

@@ -39,7 +39,7 @@ enum PredicateValue: Sendable, Hashable {
       let id = object.objectID
       if id.isTemporaryID { objects?.note(object, id: id) }
       return .objectID(id)
-    case let entity as NSEntityDescription: return .entity(entity.name)
+    case let entity as NSEntityDescription: return .entity(entity.entityName)
     case let value as String: return .string(value)
     case let value as Substring: return .string(String(value))
     case let value as Bool: return .bool(value)

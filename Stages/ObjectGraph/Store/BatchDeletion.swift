@@ -92,7 +92,7 @@ struct BatchDeletion {
         if count > 0 {
           throw ObjectGraphError(
             .validationRelationshipDeniedDelete,
-            "The batch delete was refused: \(count) row(s) still related through \(mapping.entity.name).\(slot.name) (delete rule: deny). Nothing was deleted. Delete or reassign them first."
+            "The batch delete was refused: \(count) row(s) still related through \(mapping.entity.entityName).\(slot.name) (delete rule: deny). Nothing was deleted. Delete or reassign them first."
           )
         }
       case .cascadeDeleteRule:

@@ -100,7 +100,7 @@ extension NSPersistentStore {
     let mapping = try schema.mapping(for: entity)
     guard let plan = plans.inserts[ObjectIdentifier(entity)] else {
       throw ObjectGraphError(
-        .persistentStoreSave, "The store at \(url.storePath) has no table for entity \(entity.name). Nothing was inserted.",
+        .persistentStoreSave, "The store at \(url.storePath) has no table for entity \(entity.entityName). Nothing was inserted.",
         url: url)
     }
     let first: Int64

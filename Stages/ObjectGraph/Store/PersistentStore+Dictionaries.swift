@@ -153,7 +153,7 @@ extension SQLPredicateCompiler {
         return row.storedValue(index, as: readType)
       }
     case .toOne(let column, let destination):
-      guard let destinationMapping = schema.entities[destination.name] else {
+      guard let destinationMapping = schema.entities[destination.entityName] else {
         throw ObjectGraphError(.unknownKey, "'\(keyPath)' cannot be fetched.")
       }
       let sharesTable = schema.entities.values.filter { $0.table == destinationMapping.table }.count > 1

@@ -9,7 +9,7 @@ extension NSPersistentStore {
     let max = try Int64.fetchOne(db.cachedStatement(sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?"), arguments: [rootNumber]) ?? 0
     let (last, overflow) = max.addingReportingOverflow(Int64(count))
     guard !overflow, max >= 0 else {
-      let table = schema.entityByNumber[rootNumber].map { "Z" + SQLiteSchema.sqlName($0.name) } ?? "entity \(rootNumber)"
+      let table = schema.entityByNumber[rootNumber].map { "Z" + SQLiteSchema.sqlName($0.entityName) } ?? "entity \(rootNumber)"
       throw ObjectGraphError(
         .persistentStoreSave,
         "The store at \(url.storePath) cannot hand out \(count) more primary key(s) for \(table): its counter (Z_PRIMARYKEY.Z_MAX) is \(max), at the end of SQLite's 64-bit range. Nothing was written. The counter was set outside Core Data; copy the objects into a new store.",
@@ -72,7 +72,7 @@ extension NSPersistentStore {
       }
     } catch let error as DatabaseError {
       throw ObjectGraphError.database(
-        .persistentStoreSave, "Could not reserve permanent IDs for \(Set(entities.map(\.name)).sorted().joined(separator: ", "))",
+        .persistentStoreSave, "Could not reserve permanent IDs for \(Set(entities.map(\.entityName)).sorted().joined(separator: ", "))",
         error, url: url)
     }
   }

@@ -51,7 +51,7 @@ extension NSPersistentStore {
         else {
           throw ObjectGraphError(
             .persistentStoreOpen,
-            "Configuration '\(configuration ?? "Default")' holds \(entity.name) but not the destination of its relationship '\(slot.name)'. Relationships across stores are not supported: put both entities in one configuration.",
+            "Configuration '\(configuration ?? "Default")' holds \(entity.entityName) but not the destination of its relationship '\(slot.name)'. Relationships across stores are not supported: put both entities in one configuration.",
             url: url)
         }
       }
@@ -223,7 +223,7 @@ extension NSPersistentStore {
           }
           if match == .legacy {
             // A store the engine wrote with its own hashes: the same model, Core Data's hashes from now on.
-            let hashes = Dictionary(entities.map { ($0.name, $0.versionHash) }, uniquingKeysWith: { a, _ in a })
+            let hashes = Dictionary(entities.map { ($0.entityName, $0.versionHash) }, uniquingKeysWith: { a, _ in a })
             try StoreMetadata.update(in: db, with: StoreMetadata.hashKeys(hashes), url: url)
             metadata = try StoreMetadata.read(in: db)
           }
@@ -462,7 +462,7 @@ extension NSPersistentStore {
   /// ("Note changed; Tag is new in the model").
   static func versionDifferences(_ metadata: [String: any Sendable], _ entities: [NSEntityDescription]) -> String {
     let stored = metadata[NSStoreModelVersionHashesKey] as? [String: Data] ?? [:]
-    let mine = Dictionary(entities.map { ($0.name, $0.versionHash) }, uniquingKeysWith: { a, _ in a })
+    let mine = Dictionary(entities.map { ($0.entityName, $0.versionHash) }, uniquingKeysWith: { a, _ in a })
     var differences: [String] = []
     for name in Set(stored.keys).union(mine.keys).sorted() {
       switch (stored[name], mine[name]) {

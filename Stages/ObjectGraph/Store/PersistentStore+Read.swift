@@ -83,7 +83,7 @@ extension NSPersistentStore {
 
   /// The same, on a connection already in use (a save resolving a conflict reads inside its transaction).
   func snapshots(for ids: [NSManagedObjectID], db: Database) throws -> [NSManagedObjectID: RowSnapshot] {
-    guard let first = ids.first, let mapping = schema.entities[first.entity.name] else { return [:] }
+    guard let first = ids.first, let mapping = schema.entities[first.entity.entityName] else { return [:] }
     let reader = rowReader(table: mapping.table)
     var result: [NSManagedObjectID: RowSnapshot] = [:]
     let keys = ids.compactMap(\.primaryKey)

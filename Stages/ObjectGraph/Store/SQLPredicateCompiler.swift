@@ -91,41 +91,42 @@ struct SQLPredicateCompiler {
       guard let index = entity.layout.indexByName[key] else {
         throw ObjectGraphError(
           .unknownKey,
-          "Entity \(entity.name) has no property '\(key)' (in key path '\(path.joined(separator: "."))'). Its properties: \(entity.layout.slots.map(\.name).joined(separator: ", "))."
+          "Entity \(entity.entityName) has no property '\(key)' (in key path '\(path.joined(separator: "."))'). Its properties: \(entity.layout.slots.map(\.name).joined(separator: ", "))."
         )
       }
       let slot = entity.layout.slots[index]
       if let attribute = slot.attribute {
         if attribute.attributeType == .transformableAttributeType, !allowsTransformable {
-          throw ObjectGraphError.transformableInFetch(entity: entity.name, key: key)
+          throw ObjectGraphError.transformableInFetch(entity: entity.entityName, key: key)
         }
         if let reason = attribute.unsupportedReason {
-          throw ObjectGraphError(.unsupportedFeature, "\(entity.name).\(key) \(reason), so it cannot be used in a fetch.")
+          throw ObjectGraphError(.unsupportedFeature, "\(entity.entityName).\(key) \(reason), so it cannot be used in a fetch.")
         }
         guard !slot.isTransient else {
           throw ObjectGraphError(
-            .unknownKey, "\(entity.name).\(key) is transient: it is not in the store, so a fetch cannot filter or sort on it.")
+            .unknownKey, "\(entity.entityName).\(key) is transient: it is not in the store, so a fetch cannot filter or sort on it.")
         }
         guard isLast else {
           throw ObjectGraphError(
             .unknownKey,
-            "Key path '\(path.joined(separator: "."))' goes through attribute \(entity.name).\(key), which has no properties of its own.")
+            "Key path '\(path.joined(separator: "."))' goes through attribute \(entity.entityName).\(key), which has no properties of its own."
+          )
         }
         guard case .column(let column) = currentMapping.storage[index] else {
-          throw ObjectGraphError(.unknownKey, "\(entity.name).\(key) is not stored.")
+          throw ObjectGraphError(.unknownKey, "\(entity.entityName).\(key) is not stored.")
         }
         return .column("\(currentAlias).\(column)", attribute.attributeType)
       }
       guard let relationship = slot.relationship, let destination = relationship.destinationEntity,
-        let destinationMapping = schema.entities[destination.name]
+        let destinationMapping = schema.entities[destination.entityName]
       else {
-        throw ObjectGraphError(.unknownKey, "\(entity.name).\(key) cannot be used in a fetch.")
+        throw ObjectGraphError(.unknownKey, "\(entity.entityName).\(key) cannot be used in a fetch.")
       }
       if slot.isToMany {
         return .toMany(alias: currentAlias, currentMapping, slot: slot, rest: Array(path[(position + 1)...]))
       }
       guard case .toOne(let column, _) = currentMapping.storage[index] else {
-        throw ObjectGraphError(.unknownKey, "\(entity.name).\(key) is transient and cannot be used in a fetch.")
+        throw ObjectGraphError(.unknownKey, "\(entity.entityName).\(key) is transient and cannot be used in a fetch.")
       }
       if isLast { return .toOne("\(currentAlias).\(column)", destination) }
       traversed.append(key)
@@ -157,7 +158,7 @@ struct SQLPredicateCompiler {
       )
     }
     let sharing = schema.entities.values.filter { $0.table == rowMapping.table }.sorted { $0.number < $1.number }
-    let cases = sharing.map { "WHEN \($0.number) THEN '\($0.entity.name.replacingOccurrences(of: "'", with: "''"))'" }
+    let cases = sharing.map { "WHEN \($0.number) THEN '\($0.entity.entityName.replacingOccurrences(of: "'", with: "''"))'" }
     return .column("(CASE \(rowAlias).Z_ENT \(cases.joined(separator: " ")) END)", .stringAttributeType)
   }
 
@@ -358,9 +359,9 @@ struct SQLPredicateCompiler {
   private mutating func linkSubquery(
     ownerAlias: String, ownerMapping: SQLiteSchema.EntityTable, slot: EntityLayout.Slot, subAlias: String
   ) throws -> (from: String, condition: String, destination: SQLiteSchema.EntityTable) {
-    guard let destination = slot.relationship?.destinationEntity, let destinationMapping = schema.entities[destination.name]
+    guard let destination = slot.relationship?.destinationEntity, let destinationMapping = schema.entities[destination.entityName]
     else {
-      throw ObjectGraphError(.unknownKey, "\(ownerMapping.entity.name).\(slot.name) cannot be used in a fetch.")
+      throw ObjectGraphError(.unknownKey, "\(ownerMapping.entity.entityName).\(slot.name) cannot be used in a fetch.")
     }
     var entityFilter = ""
     if destinationMapping.numbersIncludingSubentities.count != schema.entities.values.filter({ $0.table == destinationMapping.table }).count
@@ -378,7 +379,7 @@ struct SQLPredicateCompiler {
         "\(joinAlias).\(join.sourceColumn) = \(ownerAlias).Z_PK" + entityFilter, destinationMapping
       )
     default:
-      throw ObjectGraphError(.unknownKey, "\(ownerMapping.entity.name).\(slot.name) is transient and cannot be used in a fetch.")
+      throw ObjectGraphError(.unknownKey, "\(ownerMapping.entity.entityName).\(slot.name) is transient and cannot be used in a fetch.")
     }
   }
 
@@ -578,7 +579,7 @@ struct SQLPredicateCompiler {
         case .count: return .integer64AttributeType
         case .sum, .avg: return .doubleAttributeType
         case .min, .max:
-          guard let destination = slot.relationship?.destinationEntity, let destinationMapping = schema.entities[destination.name]
+          guard let destination = slot.relationship?.destinationEntity, let destinationMapping = schema.entities[destination.entityName]
           else { return nil }
           var inner = copy.nested(mapping: destinationMapping, alias: "t_")
           if case .column(_, let type) = try? inner.resolve(Array(rest.dropFirst())) { return type }

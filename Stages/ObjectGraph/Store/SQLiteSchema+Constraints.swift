@@ -74,7 +74,7 @@ extension SQLiteSchema {
           let own = Set(entity.ownProperties.map(\.name))
           guard constraint.names.allSatisfy(own.contains) else { continue }
         }
-        let name = Self.fetchIndexName(entity: entity.name, index: "UNIQUE_" + constraint.names.joined(separator: "_"))
+        let name = Self.fetchIndexName(entity: entity.entityName, index: "UNIQUE_" + constraint.names.joined(separator: "_"))
         let columns = constraint.columns.map { "\($0) COLLATE BINARY ASC" }.joined(separator: ", ")
         statements.append("CREATE UNIQUE INDEX \(name) ON \(mapping.table) (\(columns))")
       }

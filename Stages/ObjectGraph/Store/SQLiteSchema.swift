@@ -142,7 +142,7 @@ struct SQLiteSchema: Sendable {
     joinTables = builder.joinTables
     entities = builder.mappings
     unresolved = builder.unresolved
-    entityByNumber = Dictionary(builder.ordered.map { (builder.numbers[$0.name] ?? 0, $0) }, uniquingKeysWith: { a, _ in a })
+    entityByNumber = Dictionary(builder.ordered.map { (builder.numbers[$0.entityName] ?? 0, $0) }, uniquingKeysWith: { a, _ in a })
     byIdentity = Dictionary(builder.mappings.values.map { (ObjectIdentifier($0.entity), $0) }, uniquingKeysWith: { a, _ in a })
   }
 
@@ -193,7 +193,7 @@ struct SQLiteSchema: Sendable {
       let numbers = given ?? Self.coreDataNumbers(all)
       self.numbers = numbers
       ordered = computed.enumerated().sorted { lhs, rhs in
-        (numbers[lhs.element.name] ?? 0, lhs.offset) < (numbers[rhs.element.name] ?? 0, rhs.offset)
+        (numbers[lhs.element.entityName] ?? 0, lhs.offset) < (numbers[rhs.element.entityName] ?? 0, rhs.offset)
       }.map(\.element)
       if layout == .coreData { nameColumnsInCoreDataOrder() }
     }
@@ -204,11 +204,11 @@ struct SQLiteSchema: Sendable {
       var ordered: [NSEntityDescription] = []
       func visit(_ entity: NSEntityDescription) {
         ordered.append(entity)
-        for child in entity.subentities.sorted(by: { SQLiteSchema.coreDataOrder($0.name, $1.name) }) { visit(child) }
+        for child in entity.subentities.sorted(by: { SQLiteSchema.coreDataOrder($0.entityName, $1.entityName) }) { visit(child) }
       }
       let included = Set(all.map { ObjectIdentifier($0) })
       for root in all.filter({ $0.superentity == nil || !included.contains(ObjectIdentifier($0.rootEntity)) })
-        .sorted(by: { SQLiteSchema.coreDataOrder($0.name, $1.name) })
+        .sorted(by: { SQLiteSchema.coreDataOrder($0.entityName, $1.entityName) })
       {
         visit(root)
       }
@@ -218,7 +218,7 @@ struct SQLiteSchema: Sendable {
     /// The numbers Core Data gives the entities of a new store: 1, 2, … in ``coreDataOrdered(_:)``'s order.
     static func coreDataNumbers(_ all: [NSEntityDescription]) -> [String: Int64] {
       var numbers: [String: Int64] = [:]
-      for (index, entity) in coreDataOrdered(all).enumerated() { numbers[entity.name] = Int64(index + 1) }
+      for (index, entity) in coreDataOrdered(all).enumerated() { numbers[entity.entityName] = Int64(index + 1) }
       return numbers
     }
 
@@ -299,14 +299,14 @@ struct SQLiteSchema: Sendable {
     /// The entity column beside a to-one's column: Core Data's `Z<n>_<NAME>` (the destination's entity
     /// number) when the destination has subentities; `nil` when it has none (its rows are all of one entity).
     private func entityColumn(for column: String, destination: NSEntityDescription) -> String? {
-      guard !destination.subentities.isEmpty, let number = numbers[destination.name] else { return nil }
+      guard !destination.subentities.isEmpty, let number = numbers[destination.entityName] else { return nil }
       return "Z\(number)_" + column.dropFirst()
     }
 
     /// The mapping of one entity: where each of its slots is stored.
     mutating func map(_ entity: NSEntityDescription) {
       let table = Self.tableName(entity)
-      if tables[table] == nil { tables[table] = Table(name: table, rootEntityName: entity.rootEntity.name, columns: []) }
+      if tables[table] == nil { tables[table] = Table(name: table, rootEntityName: entity.rootEntity.entityName, columns: []) }
       var storage: [SlotStorage] = []
       for slot in entity.layout.slots {
         let owner = Self.declaringEntity(of: slot.name, in: entity)
@@ -328,7 +328,7 @@ struct SQLiteSchema: Sendable {
               // Core Data's "foreign order key": Z_FOK_ and the foreign key's name without its Z.
               orderColumn = "Z_FOK_" + name.dropFirst()
               if tables[destinationTable] == nil {
-                tables[destinationTable] = Table(name: destinationTable, rootEntityName: destination.rootEntity.name, columns: [])
+                tables[destinationTable] = Table(name: destinationTable, rootEntityName: destination.rootEntity.entityName, columns: [])
               }
               addColumn(orderColumn ?? "", type: "INTEGER", to: destinationTable)
             }
@@ -340,10 +340,10 @@ struct SQLiteSchema: Sendable {
           storage.append(.none)
         }
       }
-      let number = numbers[entity.name] ?? 0
-      mappings[entity.name] = EntityTable(
-        entity: entity, number: number, rootNumber: numbers[entity.rootEntity.name] ?? number, table: table,
-        numbersIncludingSubentities: entity.selfAndDescendants.compactMap { numbers[$0.name] }, storage: storage)
+      let number = numbers[entity.entityName] ?? 0
+      mappings[entity.entityName] = EntityTable(
+        entity: entity, number: number, rootNumber: numbers[entity.rootEntity.entityName] ?? number, table: table,
+        numbersIncludingSubentities: entity.selfAndDescendants.compactMap { numbers[$0.entityName] }, storage: storage)
     }
 
     /// An attribute: one `Z<NAME>` column of the hierarchy's table.
@@ -376,7 +376,7 @@ struct SQLiteSchema: Sendable {
     }
 
     /// The key of a relationship in ``joinPlans``: the entity that declares it and its name.
-    private static func joinKey(_ entity: NSEntityDescription, _ relationship: String) -> String { entity.name + "." + relationship }
+    private static func joinKey(_ entity: NSEntityDescription, _ relationship: String) -> String { entity.entityName + "." + relationship }
 
     /// Plans the join table of every many-to-many pair and inverse-less to-many, before any entity is
     /// mapped, in Core Data's order: entity by entity in number order, each entity's own relationships in
@@ -414,10 +414,10 @@ struct SQLiteSchema: Sendable {
             else { continue }
           }
           triedPairs.insert(key)
-          let ownerNumber = numbers[entity.name] ?? 0
-          let destinationNumber = numbers[destination.name] ?? 0
+          let ownerNumber = numbers[entity.entityName] ?? 0
+          let destinationNumber = numbers[destination.entityName] ?? 0
           let table = "Z_\(ownerNumber)" + SQLiteSchema.sqlName(relationship.name)
-          let sourceStem = "Z_\(ownerNumber)" + SQLiteSchema.sqlName(inverse?.name ?? entity.name)
+          let sourceStem = "Z_\(ownerNumber)" + SQLiteSchema.sqlName(inverse?.name ?? entity.entityName)
           let destinationStem = "Z_\(destinationNumber)" + SQLiteSchema.sqlName(relationship.name)
           let hasInverseOrder = inverse.map { $0.isOrdered && $0 !== relationship } ?? false
           guard let file else {
@@ -432,7 +432,7 @@ struct SQLiteSchema: Sendable {
           }
           let alternative = inverse.map { inverse -> String in
             let inverseOwner = Self.declaringEntity(of: inverse.name, in: destination)
-            return "Z_\(numbers[inverseOwner.name] ?? 0)" + SQLiteSchema.sqlName(inverse.name)
+            return "Z_\(numbers[inverseOwner.entityName] ?? 0)" + SQLiteSchema.sqlName(inverse.name)
           }
           if let found = Self.resolve(
             file: file, table: table, alternativeName: alternative, sourceStem: sourceStem, destinationStem: destinationStem,
@@ -446,7 +446,7 @@ struct SQLiteSchema: Sendable {
           } else {
             let names = ([table] + (alternative.map { [$0] } ?? [])).joined(separator: " or ")
             unresolved.append(
-              "\(entity.name).\(relationship.name) (join table \(names) with columns \(sourceStem)… and \(destinationStem)…\(inverse == nil ? ", or a column Z\(ownerNumber)\(SQLiteSchema.sqlName(relationship.name)) on \(Self.tableName(destination))" : ""))"
+              "\(entity.entityName).\(relationship.name) (join table \(names) with columns \(sourceStem)… and \(destinationStem)…\(inverse == nil ? ", or a column Z\(ownerNumber)\(SQLiteSchema.sqlName(relationship.name)) on \(Self.tableName(destination))" : ""))"
             )
           }
         }
@@ -463,10 +463,10 @@ struct SQLiteSchema: Sendable {
       if owner.name == destination.name {
         return layout == .coreData ? relationship.name >= inverse.name : relationship.name <= inverse.name
       }
-      if owner.name.lowercased() != destination.name.lowercased() {
-        return SQLiteSchema.coreDataOrder(owner.name, destination.name)
+      if owner.entityName.lowercased() != destination.entityName.lowercased() {
+        return SQLiteSchema.coreDataOrder(owner.entityName, destination.entityName)
       }
-      return (owner.name, relationship.name) <= (destination.name, inverse.name)
+      return (owner.entityName, relationship.name) <= (destination.entityName, inverse.name)
     }
 
     /// A join-table column name no other join table of the store has: `stem`, else `stem1`, `stem2`, …
@@ -551,7 +551,7 @@ struct SQLiteSchema: Sendable {
     /// The column of a property in a table: `Z<NAME>`, numbered when the name is taken, and the same
     /// column for the same property wherever the hierarchy meets it.
     private mutating func column(for property: String, declaredBy owner: NSEntityDescription, in table: String) -> String {
-      let key = "\(table).\(owner.name).\(property)"
+      let key = "\(table).\(owner.entityName).\(property)"
       if let existing = assigned[key] { return existing }
       var name = "Z" + SQLiteSchema.sqlName(property)
       var suffix = 1
@@ -568,7 +568,7 @@ struct SQLiteSchema: Sendable {
       if !(tables[table]?.columns.contains(where: { $0.name == name }) ?? true) { tables[table]?.columns.append((name, type)) }
     }
 
-    private static func tableName(_ entity: NSEntityDescription) -> String { "Z" + SQLiteSchema.sqlName(entity.rootEntity.name) }
+    private static func tableName(_ entity: NSEntityDescription) -> String { "Z" + SQLiteSchema.sqlName(entity.rootEntity.entityName) }
 
     /// The highest superentity that declares the property: subentities share its column.
     private static func declaringEntity(of name: String, in entity: NSEntityDescription) -> NSEntityDescription {
@@ -606,7 +606,7 @@ struct SQLiteSchema: Sendable {
 
   func mapping(for entity: NSEntityDescription) throws -> EntityTable {
     guard let mapping = byIdentity[ObjectIdentifier(entity)] else {
-      throw ObjectGraphError(.unknownKey, "Entity '\(entity.name)' is not in this store's model.")
+      throw ObjectGraphError(.unknownKey, "Entity '\(entity.entityName)' is not in this store's model.")
     }
     return mapping
   }
@@ -665,7 +665,7 @@ struct SQLiteSchema: Sendable {
         }
         guard !columns.isEmpty else { continue }
         statements.append(
-          "CREATE INDEX \(Self.fetchIndexName(entity: mapping.entity.name, index: index.name)) ON \(mapping.table) (\(columns.joined(separator: ", ")))"
+          "CREATE INDEX \(Self.fetchIndexName(entity: mapping.entity.entityName, index: index.name)) ON \(mapping.table) (\(columns.joined(separator: ", ")))"
         )
       }
     }
@@ -701,8 +701,8 @@ struct SQLiteSchema: Sendable {
   func primaryKeyRows() -> [(number: Int64, name: String, superNumber: Int64)] {
     entityByNumber.keys.sorted().compactMap { number in
       guard let entity = entityByNumber[number] else { return nil }
-      let superNumber = entity.superentity.flatMap { entities[$0.name]?.number } ?? 0
-      return (number, entity.name, superNumber)
+      let superNumber = entity.superentity.flatMap { entities[$0.entityName]?.number } ?? 0
+      return (number, entity.entityName, superNumber)
     }
   }
 }

@@ -198,7 +198,7 @@ extension SaveTransaction {
     }
     let stored = try row.flatMap { try store.snapshots(for: [$0], db: db)[$0] }
     return StoreConstraintConflict(
-      entityName: constraint.declaring.name, constraint: constraint.names, constraintValues: shared, databaseObjectID: row,
+      entityName: constraint.declaring.entityName, constraint: constraint.names, constraintValues: shared, databaseObjectID: row,
       databaseSnapshot: row.map { Self.attributes(stored?.values ?? [], of: $0.entity) }, conflictingObjectIDs: ids,
       conflictingSnapshots: snapshots)
   }

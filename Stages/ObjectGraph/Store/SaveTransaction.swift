@@ -88,7 +88,7 @@ final class SaveTransaction {
     if let pk = replaced?[id]?.primaryKey { return pk }
     throw ObjectGraphError(
       .managedObjectReferentialIntegrity,
-      "A relationship points to \(id.entity.name) \(id), an object that is neither in the store nor inserted by this save. Insert it in the same context, or save the context that inserted it first. Nothing was written."
+      "A relationship points to \(id.entity.entityName) \(id), an object that is neither in the store nor inserted by this save. Insert it in the same context, or save the context that inserted it first. Nothing was written."
     )
   }
 
@@ -257,7 +257,7 @@ final class SaveTransaction {
       guard let plan = store.plans.inserts[ObjectIdentifier(entity)] else {
         throw ObjectGraphError(
           .persistentStoreSave,
-          "The store at \(store.url.storePath) has no table for entity \(entity.name), so its new objects cannot be saved there. Nothing was written.",
+          "The store at \(store.url.storePath) has no table for entity \(entity.entityName), so its new objects cannot be saved there. Nothing was written.",
           url: store.url)
       }
       try store.insertRows(plan, count: groupEnd - groupStart, db: db, key: key) { offset in

@@ -84,7 +84,7 @@ struct SchemaMigration {
       }
       carried.append(
         CarriedEntity(
-          source: old.name, sourceTable: oldMapping.table, sourceNumber: oldMapping.number, destination: entity.entity.name,
+          source: old.entityName, sourceTable: oldMapping.table, sourceNumber: oldMapping.number, destination: entity.entity.entityName,
           table: entity.table, number: entity.number))
     }
     try checkNarrowedRelationships(db: db)
@@ -162,7 +162,7 @@ struct SchemaMigration {
         guard links > 0 else { continue }
         throw ObjectGraphError(
           .migrationMissingMappingModel,
-          "Cannot infer a mapping model: \(entityMapping.destination.name).\(slot.name) pointed to \(oldTarget.name) and now points to \(newTarget.name), but \(links) of its links in the store at \(url.storePath) point to objects that are not \(newTarget.name). A lightweight migration cannot carry them and does not drop them. Migrate with a mapping model, or remove those links with the old version first. The store was left as it was.",
+          "Cannot infer a mapping model: \(entityMapping.destination.entityName).\(slot.name) pointed to \(oldTarget.entityName) and now points to \(newTarget.entityName), but \(links) of its links in the store at \(url.storePath) point to objects that are not \(newTarget.entityName). A lightweight migration cannot carry them and does not drop them. Migrate with a mapping model, or remove those links with the old version first. The store was left as it was.",
           url: url)
       }
     }
@@ -197,7 +197,8 @@ struct SchemaMigration {
         else { continue }
         if targetTable != table {
           throw moving(
-            "the rows of \(entity.entity.name) would move from \(sourceTable) to \(targetTable), apart from the rest of \(sourceTable)")
+            "the rows of \(entity.entity.entityName) would move from \(sourceTable) to \(targetTable), apart from the rest of \(sourceTable)"
+          )
         }
       }
       pairs.inPlace[table] = sourceTable
@@ -440,7 +441,7 @@ struct SchemaMigration {
   private func required(_ slot: EntityLayout.Slot, of entity: NSEntityDescription, rows: Int64, why: String) -> ObjectGraphError {
     ObjectGraphError(
       .migration,
-      "The store at \(url.storePath) cannot be migrated: \(entity.name).\(slot.name) \(why) and has no default value, but \(rows) row(s) of the store have no value for it. Give it a default value in the new model version, or keep it optional. The store was left as it was.",
+      "The store at \(url.storePath) cannot be migrated: \(entity.entityName).\(slot.name) \(why) and has no default value, but \(rows) row(s) of the store have no value for it. Give it a default value in the new model version, or keep it optional. The store was left as it was.",
       url: url)
   }
 

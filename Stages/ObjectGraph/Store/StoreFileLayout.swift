@@ -72,40 +72,42 @@ struct StoreFileLayout: Sendable {
     var taken: Set<Int64> = []
     let byName = Dictionary(entityRows.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
     func take(_ entity: NSEntityDescription, _ row: EntityRow) {
-      numbers[entity.name] = row.number
+      numbers[entity.entityName] = row.number
       taken.insert(row.number)
     }
-    for entity in entities { if let row = byName[entity.name] { take(entity, row) } }
-    for entity in entities where numbers[entity.name] == nil {
-      if let identifier = entity.renamingIdentifier, identifier != entity.name, let row = byName[identifier],
+    for entity in entities { if let row = byName[entity.entityName] { take(entity, row) } }
+    for entity in entities where numbers[entity.entityName] == nil {
+      if let identifier = entity.renamingIdentifier, identifier != entity.entityName, let row = byName[identifier],
         !taken.contains(row.number), !entities.contains(where: { $0.name == identifier })
       {
         take(entity, row)
       }
     }
-    let unmatched = entities.filter { numbers[$0.name] == nil }.sorted { (computed[$0.name] ?? 0) < (computed[$1.name] ?? 0) }
+    let unmatched = entities.filter { numbers[$0.entityName] == nil }.sorted {
+      (computed[$0.entityName] ?? 0) < (computed[$1.entityName] ?? 0)
+    }
     let modelNames = Set(entities.map(\.name))
     let freeRows = entityRows.filter { !taken.contains($0.number) && !modelNames.contains($0.name) }
     if !unmatched.isEmpty, unmatched.count == freeRows.count {
       for (entity, row) in zip(unmatched, freeRows) { take(entity, row) }
     } else {
       for entity in unmatched {
-        guard let number = computed[entity.name], !entityRows.contains(where: { $0.number == number }), !taken.contains(number) else {
+        guard let number = computed[entity.entityName], !entityRows.contains(where: { $0.number == number }), !taken.contains(number) else {
           throw mismatch(
-            "\(entity.name) has no row of its own there (rows: \(describe(entityRows)))", url: url)
+            "\(entity.entityName) has no row of its own there (rows: \(describe(entityRows)))", url: url)
         }
-        numbers[entity.name] = number
+        numbers[entity.entityName] = number
         taken.insert(number)
       }
     }
     // The hierarchy must be the file's: a subentity's row names its superentity's number.
     let rowByNumber = Dictionary(entityRows.map { ($0.number, $0) }, uniquingKeysWith: { first, _ in first })
     for entity in entities {
-      guard let number = numbers[entity.name], let row = rowByNumber[number] else { continue }
-      let expected = entity.superentity.flatMap { numbers[$0.name] } ?? 0
+      guard let number = numbers[entity.entityName], let row = rowByNumber[number] else { continue }
+      let expected = entity.superentity.flatMap { numbers[$0.entityName] } ?? 0
       guard row.superNumber == expected else {
         throw mismatch(
-          "\(entity.name) is number \(number) (\(row.name)) there, whose superentity is number \(row.superNumber), but the model makes it \(entity.superentity.map { "a subentity of \($0.name) (number \(expected))" } ?? "a root entity")",
+          "\(entity.entityName) is number \(number) (\(row.name)) there, whose superentity is number \(row.superNumber), but the model makes it \(entity.superentity.map { "a subentity of \($0.entityName) (number \(expected))" } ?? "a root entity")",
           url: url)
       }
     }

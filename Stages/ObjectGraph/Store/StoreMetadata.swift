@@ -19,7 +19,7 @@ enum StoreMetadata {
       ObjectGraphStoreFormatVersionKey: layout.formatVersion,
       CoreDataMetadataKey.autoVacuumLevel: "2",
     ]
-    for (key, value) in hashKeys(Dictionary(entities.map { ($0.name, $0.versionHash) }, uniquingKeysWith: { a, _ in a })) {
+    for (key, value) in hashKeys(Dictionary(entities.map { ($0.entityName, $0.versionHash) }, uniquingKeysWith: { a, _ in a })) {
       metadata[key] = value
     }
     if let name = model.versionName { metadata[ObjectGraphModelVersionNameKey] = name }

@@ -102,7 +102,7 @@ struct StorePlans: Sendable {
           insertNames.append(column)
         case .toOne(let column, let entityColumn):
           guard let index = reader.columnIndexByName[column] else { continue }
-          let destination = slot.relationship?.destinationEntity.flatMap { schema.entities[$0.name]?.number } ?? 0
+          let destination = slot.relationship?.destinationEntity.flatMap { schema.entities[$0.entityName]?.number } ?? 0
           columns.append(
             .toOne(
               slot: slot.index, column: index, entityColumn: entityColumn.flatMap { reader.columnIndexByName[$0] },

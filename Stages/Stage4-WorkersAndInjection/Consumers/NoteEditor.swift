@@ -32,7 +32,10 @@ public final class NoteEditor {
     guard let note = object as? Note else {
       throw CocoaError(
         .managedObjectReferentialIntegrity,
-        userInfo: [NSLocalizedDescriptionKey: "\(noteID) is a \(object.entity.name), not a Note: the editor edits notes only."])
+        userInfo: [
+          NSLocalizedDescriptionKey:
+            "\(noteID) is a \(object.entity.name ?? "object of an unnamed entity"), not a Note: the editor edits notes only."
+        ])
     }
     note.title = title
     note.modifiedAt = Date()

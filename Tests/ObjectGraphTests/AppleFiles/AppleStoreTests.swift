@@ -397,7 +397,7 @@ struct AppleStoreTests {
       })
     let entity = mapping.entity
     let text = try #require(entity.layout.slots.first { $0.attribute?.attributeType == .stringAttributeType && $0.isPersistent })
-    let request = NSFetchRequest<NSManagedObject>(entityName: entity.name)
+    let request = NSFetchRequest<NSManagedObject>(entityName: entity.entityName)
     request.sortDescriptors = [NSSortDescriptor(key: text.name, ascending: true)]
     var changed: (table: String, key: Int64, version: Int64)?
     if let first = try context.fetch(request).first {
@@ -438,15 +438,15 @@ struct AppleStoreTests {
     let schema = store.schema
     try context.performAndWait {
       for entity in fixture.model.entities {
-        let mapping = try #require(schema.entities[entity.name])
+        let mapping = try #require(schema.entities[entity.entityName])
         let rows = try rawRows(fixture.url, "SELECT * FROM \(mapping.table) WHERE Z_ENT = \(mapping.number) ORDER BY Z_PK")
-        let request = NSFetchRequest<NSManagedObject>(entityName: entity.name)
+        let request = NSFetchRequest<NSManagedObject>(entityName: entity.entityName)
         request.includesSubentities = false
         let objects = try context.fetch(request).sorted { ($0.objectID.primaryKey ?? 0) < ($1.objectID.primaryKey ?? 0) }
-        #expect(objects.count == rows.count, "\(fixture.name): \(entity.name) count")
-        #expect(try context.count(for: request) == rows.count, "\(fixture.name): \(entity.name) count(for:)")
+        #expect(objects.count == rows.count, "\(fixture.name): \(entity.entityName) count")
+        #expect(try context.count(for: request) == rows.count, "\(fixture.name): \(entity.entityName) count(for:)")
         for (object, row) in zip(objects, rows) {
-          #expect(object.objectID.primaryKey == row["Z_PK"], "\(fixture.name): \(entity.name) keys")
+          #expect(object.objectID.primaryKey == row["Z_PK"], "\(fixture.name): \(entity.entityName) keys")
           for (slot, storage) in zip(entity.layout.slots, mapping.storage) {
             let value = object.value(forKey: slot.name)
             switch storage {
@@ -454,18 +454,20 @@ struct AppleStoreTests {
               guard let attribute = slot.attribute else { continue }
               #expect(
                 Self.same(value, row[column] as DatabaseValue, attribute.attributeType),
-                "\(fixture.name): \(entity.name).\(slot.name) of \(row["Z_PK"] as Int64): \(String(describing: value)) vs \(row[column] as DatabaseValue)"
+                "\(fixture.name): \(entity.entityName).\(slot.name) of \(row["Z_PK"] as Int64): \(String(describing: value)) vs \(row[column] as DatabaseValue)"
               )
             case .toOne(let column, _):
               let key: Int64? = row[column]
-              #expect((value as? NSManagedObject)?.objectID.primaryKey == key, "\(fixture.name): \(entity.name).\(slot.name)")
+              #expect((value as? NSManagedObject)?.objectID.primaryKey == key, "\(fixture.name): \(entity.entityName).\(slot.name)")
             case .foreignKeyOnDestination(let column, _):
-              guard let destination = slot.relationship?.destinationEntity, let other = schema.entities[destination.name] else { continue }
+              guard let destination = slot.relationship?.destinationEntity, let other = schema.entities[destination.entityName] else {
+                continue
+              }
               let members = try rawRows(fixture.url, "SELECT Z_PK FROM \(other.table) WHERE \(column) = \(row["Z_PK"] as Int64)")
-              #expect(Self.memberCount(value) == members.count, "\(fixture.name): \(entity.name).\(slot.name)")
+              #expect(Self.memberCount(value) == members.count, "\(fixture.name): \(entity.entityName).\(slot.name)")
             case .joinTable(let join, _):
               let members = try rawRows(fixture.url, "SELECT * FROM \(join.name) WHERE \(join.sourceColumn) = \(row["Z_PK"] as Int64)")
-              #expect(Self.memberCount(value) == members.count, "\(fixture.name): \(entity.name).\(slot.name)")
+              #expect(Self.memberCount(value) == members.count, "\(fixture.name): \(entity.entityName).\(slot.name)")
             case .none:
               continue
             }

@@ -182,7 +182,7 @@ struct CoreDataVersionHashTests {
     }
     try stack.coordinator.remove(try #require(stack.coordinator.persistentStores.first))
     // What the engine wrote before: the modifier after the attribute type, one byte 01 for the order.
-    let earlier = Dictionary(uniqueKeysWithValues: model.entities.map { ($0.name, VersionHash.entity($0, recipe: .earlierGuesses)) })
+    let earlier = Dictionary(uniqueKeysWithValues: model.entities.map { ($0.entityName, VersionHash.entity($0, recipe: .earlierGuesses)) })
     #expect(earlier["Folder"] != model.entitiesByName["Folder"]?.versionHash)
     #expect(earlier["Item"] != model.entitiesByName["Item"]?.versionHash)
     try DatabaseQueue(path: stack.storeURL.path).write { db in

@@ -56,7 +56,7 @@ struct FixtureStoreTests {
         let reader = try StoreStack(model: model, at: url).context
         let total = try reader.performAndWait {
           try model.entities.filter { $0.superentity == nil }.reduce(0) {
-            $0 + (try reader.count(for: NSFetchRequest<NSManagedObject>(entityName: $1.name)))
+            $0 + (try reader.count(for: NSFetchRequest<NSManagedObject>(entityName: $1.entityName)))
           }
         }
         #expect(total == inserted, "\(bundle.lastPathComponent) \(name)")

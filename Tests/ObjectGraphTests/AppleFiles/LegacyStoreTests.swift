@@ -97,7 +97,7 @@ struct LegacyStoreTests {
       let request = NSFetchRequest<NSManagedObject>(entityName: "Review")
       request.predicate = NSPredicate(format: "stars == 5")
       let review = try #require(try reader.fetch(request).first)
-      #expect((review.value(forKey: "book") as? NSManagedObject)?.entity.name == "Ebook")
+      #expect((review.value(forKey: "book") as? NSManagedObject)?.entity.entityName == "Ebook")
     }
   }
 
@@ -145,7 +145,7 @@ struct LegacyStoreTests {
       #expect(titles == ["Title 2", "Title 0 (revised)", "Title 1"])
       let reviews = NSFetchRequest<NSManagedObject>(entityName: "Review")
       reviews.sortDescriptors = [NSSortDescriptor(key: "stars", ascending: true)]
-      let kinds = try context.fetch(reviews).map { ($0.value(forKey: "book") as? NSManagedObject)?.entity.name }
+      let kinds = try context.fetch(reviews).map { ($0.value(forKey: "book") as? NSManagedObject)?.entity.entityName }
       #expect(kinds == ["Book", "Ebook", "Audiobook"])
       let ada = try #require(
         try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Author")).first { $0.value(forKey: "name") as? String == "Ada" })

@@ -113,7 +113,8 @@ struct ModelCacheTests {
       let storeIndexes = Set(try rawRows(url, "SELECT name FROM sqlite_master WHERE type = 'index'").map { $0["name"] as String })
       for entity in cached.entities {
         for index in entity.indexes {
-          #expect(storeIndexes.contains("Z_\(entity.name)_\(index.name)"), "\(store.store): index \(index.name) of \(entity.name)")
+          #expect(
+            storeIndexes.contains("Z_\(entity.entityName)_\(index.name)"), "\(store.store): index \(index.name) of \(entity.entityName)")
         }
       }
     }

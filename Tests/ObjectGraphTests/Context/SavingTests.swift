@@ -415,7 +415,7 @@ struct SavingTests {
     let (_, context) = try stack.reader()
     try context.performAndWait {
       let all = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Attachment"))
-      #expect(Set(all.map(\.entity.name)) == ["ImageAttachment", "FileAttachment"])
+      #expect(Set(all.map(\.entity.entityName)) == ["ImageAttachment", "FileAttachment"])
       let images = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "ImageAttachment"))
       #expect(images.count == 1)
       #expect(images.first?.value(forKey: "width") as? Int16 == 640)

@@ -91,7 +91,7 @@ struct PersistentHistoryStoresTests {
     try app.context.performAndWait {
       for id in ids {
         let object = try app.context.existingObject(with: id)
-        object.setValue("edited", forKey: object.entity.name == "Post" ? "title" : "text")
+        object.setValue("edited", forKey: object.entity.entityName == "Post" ? "title" : "text")
       }
       try app.context.save()
       for id in ids { app.context.delete(try app.context.existingObject(with: id)) }

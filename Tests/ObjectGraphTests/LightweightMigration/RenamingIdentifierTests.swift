@@ -341,8 +341,8 @@ struct RenamingIdentifierTests {
     let v24 = try Self.artsyVersion("ArtsyFolio v2.4")
     let mapping = try InferredMapping.infer(from: v20.entities, to: v24.entities)
     for entity in v20.entities {
-      let destination = try #require(v24.entitiesByName[entity.name])
-      #expect(mapping.mapping(of: destination)?.source?.name == entity.name, "\(entity.name)")
+      let destination = try #require(v24.entitiesByName[entity.entityName])
+      #expect(mapping.mapping(of: destination)?.source?.name == entity.entityName, "\(entity.entityName)")
     }
     let user = try #require(v24.entitiesByName["User"])
     let typeSlot = try #require(user.layout.indexByName["type"])

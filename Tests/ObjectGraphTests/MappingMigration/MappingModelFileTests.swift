@@ -208,7 +208,7 @@ struct MappingModelFileTests {
         v3, at: migratedURL, options: [NSMigratePersistentStoresAutomaticallyOption: false, NSInferMappingModelAutomaticallyOption: true])
       try context.performAndWait {
         let cars = try MigrationTests.fetch("Car", in: context, sortedBy: "numberPlate")
-        #expect(cars.map(\.entity.name) == ["Car", "Car", "Car", "Car", "SportCar", "LuxuryCar"], "\(url.lastPathComponent)")
+        #expect(cars.map(\.entity.entityName) == ["Car", "Car", "Car", "Car", "SportCar", "LuxuryCar"], "\(url.lastPathComponent)")
         #expect(cars.map { $0.value(forKey: "model") as? String } == (0..<6).map { "Model \($0)" })
         #expect(
           cars.map { ($0.value(forKey: "createdBy") as? NSManagedObject)?.value(forKey: "name") as? String } == [

@@ -67,7 +67,7 @@ enum TripsFixture {
   /// The names (or labels) of the objects a to-many holds, sorted.
   static func names(_ object: NSManagedObject?, _ key: String) -> [String] {
     let members = (object?.value(forKey: key) as? Set<NSManagedObject>) ?? []
-    return members.compactMap { $0.value(forKey: $0.entity.name == "Mood" ? "label" : "name") as? String }.sorted()
+    return members.compactMap { $0.value(forKey: $0.entity.entityName == "Mood" ? "label" : "name") as? String }.sorted()
   }
 
   static func int(_ object: NSManagedObject?, _ key: String) -> Int64? {

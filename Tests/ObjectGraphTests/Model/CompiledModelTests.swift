@@ -29,16 +29,16 @@ struct CompiledModelTests {
     }
     var lines = ["versionIdentifiers \(model.versionIdentifiers.sorted())", "configurations \(model.configurations)"]
     for name in model.configurations {
-      lines.append("configuration \(name): \((model.entities(forConfigurationName: name) ?? []).map(\.name).sorted())")
+      lines.append("configuration \(name): \((model.entities(forConfigurationName: name) ?? []).map(\.entityName).sorted())")
     }
     for template in model.fetchRequestTemplates {
       lines.append("template \(template.name) \(template.entityName)")
     }
-    for entity in model.entities.sorted(by: { $0.name < $1.name }) {
-      let e = entity.name
+    for entity in model.entities.sorted(by: { $0.entityName < $1.entityName }) {
+      let e = entity.entityName
       lines += [
         "\(e) class \(entity.representedClassName ?? "nil")", "\(e) abstract \(entity.isAbstract)",
-        "\(e) super \(entity.superentity?.name ?? "nil")", "\(e) subentities \(entity.subentities.map(\.name).sorted())",
+        "\(e) super \(entity.superentity?.entityName ?? "nil")", "\(e) subentities \(entity.subentities.map(\.entityName).sorted())",
         "\(e) renaming \(entity.renamingIdentifier ?? "nil")", "\(e) hashModifier \(entity.versionHashModifier ?? "nil")",
         "\(e) userInfo \(entity.userInfo.sorted { $0.key < $1.key })",
         "\(e) constraints \(entity.uniquenessConstraints)", "\(e) indexes \(entity.indexes)",
@@ -96,7 +96,7 @@ struct CompiledModelTests {
     let speed = try #require(v1.entitiesByName["Car"]?.attributesByName["currentDrivingSpeed"])
     #expect(speed.isTransient && speed.attributeType == .integer64AttributeType && speed.defaultValue as? Int64 == 0)
     #expect(v1.entitiesByName["Car"]?.attributesByName["color"]?.valueTransformerName == "ColorTransformer")
-    #expect(v1.entitiesByName["ExpensiveSportCar"]?.superentity?.name == "SportCar")
+    #expect(v1.entitiesByName["ExpensiveSportCar"]?.superentity?.entityName == "SportCar")
     #expect(person.uniquenessConstraints == [["firstName", "lastName"]])
     #expect(person.relationshipsByName["cars"]?.isToMany == true)
     let v2 = compiled[1].model

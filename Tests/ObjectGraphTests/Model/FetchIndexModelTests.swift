@@ -65,8 +65,8 @@ struct FetchIndexModelTests {
     let versions = try NSManagedObjectModel.versions(in: url)
     #expect(versions.map(\.name) == ["DataModel", "DataModel 2"])
     for (_, model) in versions {
-      for entity in model.entities where !(model.versionIdentifiers == ["2"] && entity.name == "Note") {
-        #expect(entity.indexes.isEmpty, "\(entity.name) in version \(model.versionIdentifiers)")
+      for entity in model.entities where !(model.versionIdentifiers == ["2"] && entity.entityName == "Note") {
+        #expect(entity.indexes.isEmpty, "\(entity.entityName) in version \(model.versionIdentifiers)")
       }
     }
   }

@@ -54,7 +54,7 @@ struct RelationshipResolutionTests {
     }()
     let destination = try #require(toNotebook.destinationEntity)
     #expect(destination.name == "Notebook")
-    #expect(toNotebook.entity?.name == "Note")
+    #expect(toNotebook.entity?.entityName == "Note")
     #expect(destination === model.entitiesByName["Notebook"])
   }
 
@@ -94,7 +94,7 @@ struct RelationshipResolutionTests {
       DispatchQueue.concurrentPerform(iterations: 8) { index in
         if index == 0 { release() }
         for _ in 0..<200 {
-          let name = toNotebook.destinationEntity?.name ?? "nil"
+          let name = toNotebook.destinationEntity?.entityName ?? "nil"
           names.withLock { _ = $0.insert(name) }
         }
       }

@@ -77,18 +77,18 @@ struct XcodeModelLoaderTests {
         case .relationship(let relationship):
           loaded.relationships += 1
           #expect(
-            relationship.destinationEntity != nil, "\(label): \(entity.name).\(relationship.name) destination",
+            relationship.destinationEntity != nil, "\(label): \(entity.entityName).\(relationship.name) destination",
             sourceLocation: sourceLocation)
           if relationship.inverseRelationshipName != nil {
             #expect(
-              relationship.inverseRelationship != nil, "\(label): \(entity.name).\(relationship.name) inverse",
+              relationship.inverseRelationship != nil, "\(label): \(entity.entityName).\(relationship.name) inverse",
               sourceLocation: sourceLocation)
           }
         }
       }
       loaded.fetchedProperties = entity.fetchedProperties.count
       #expect(
-        loaded == expected[entity.name], "\(label): entity \(entity.name) own attributes/relationships",
+        loaded == expected[entity.entityName], "\(label): entity \(entity.entityName) own attributes/relationships",
         sourceLocation: sourceLocation)
     }
   }
@@ -119,11 +119,11 @@ struct XcodeModelLoaderTests {
   }
 
   private static func attribute(_ name: String, of entity: NSEntityDescription) throws -> NSAttributeDescription {
-    try #require(entity.attributesByName[name], "entity \(entity.name) has no attribute \(name)")
+    try #require(entity.attributesByName[name], "entity \(entity.entityName) has no attribute \(name)")
   }
 
   private static func relationship(_ name: String, of entity: NSEntityDescription) throws -> NSRelationshipDescription {
-    try #require(entity.relationshipsByName[name], "entity \(entity.name) has no relationship \(name)")
+    try #require(entity.relationshipsByName[name], "entity \(entity.entityName) has no relationship \(name)")
   }
 
   /// The only attribute called `name` among the model's entities' own attributes.
@@ -421,7 +421,7 @@ struct XcodeModelLoaderTests {
       loadingContentsOf: Self.fixture("alemar11__CoreDataPlus__SampleModel.xcdatamodeld/SampleModel2.xcdatamodel"))
     let luxury = try Self.entity("LuxuryCar", in: sample2)
     #expect(luxury.renamingIdentifier == "ExpensiveSportCar")
-    #expect(luxury.superentity?.name == "SportCar")
+    #expect(luxury.superentity?.entityName == "SportCar")
 
     let moody6 = try NSManagedObjectModel(
       loadingContentsOf: Self.fixture("objcio__core-data__Moody.xcdatamodeld/Moody 6.xcdatamodel"))

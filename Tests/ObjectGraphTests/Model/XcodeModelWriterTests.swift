@@ -50,16 +50,16 @@ struct XcodeModelWriterTests {
         == original.fetchRequestTemplates.map { "\($0.name) \($0.entityName) \($0.predicateFormat ?? "-")" },
       "fetch request templates")
     for entity in original.entities {
-      guard let other = copy.entitiesByName[entity.name] else {
-        check(false, "entity \(entity.name) is missing")
+      guard let other = copy.entitiesByName[entity.entityName] else {
+        check(false, "entity \(entity.entityName) is missing")
         continue
       }
-      let name = entity.name
+      let name = entity.entityName
       check(other.representedClassName == entity.representedClassName, "\(name) representedClassName")
       check(other.renamingIdentifier == entity.renamingIdentifier, "\(name) renamingIdentifier")
       check(other.versionHashModifier == entity.versionHashModifier, "\(name) versionHashModifier")
       check(other.isAbstract == entity.isAbstract, "\(name) isAbstract")
-      check(other.superentity?.name == entity.superentity?.name, "\(name) superentity")
+      check(other.superentity?.entityName == entity.superentity?.entityName, "\(name) superentity")
       check(other.userInfo == entity.userInfo, "\(name) userInfo")
       check(other.indexes == entity.indexes, "\(name) indexes \(other.indexes) vs \(entity.indexes)")
       check(other.uniquenessConstraints == entity.uniquenessConstraints, "\(name) uniqueness constraints")

@@ -38,7 +38,7 @@ struct EntityClassMethodTests {
   func entityAndUnnamedRequest() throws {
     let stack = try Stack()
     let entity = Note.entity()
-    #expect(entity.name == "Note" && entity.managedObjectClass == Note.self)
+    #expect(entity.entityName == "Note" && entity.managedObjectClass == Note.self)
     try stack.context.performAndWait {
       for title in ["b", "a"] { Note(context: stack.context).title = title }
       try stack.context.save()

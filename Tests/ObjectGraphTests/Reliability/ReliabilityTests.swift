@@ -360,7 +360,7 @@ struct ReliabilityTests {
     let entities2 = try #require(version2.entities(forConfigurationName: nil))
     let queue = try DatabaseQueue(path: url.path)
     let done = Self.anotherWriter(queue, holdingTheLockFor: 500_000) { db in
-      let hashes = Dictionary(entities2.map { ($0.name, $0.versionHash) }, uniquingKeysWith: { a, _ in a })
+      let hashes = Dictionary(entities2.map { ($0.entityName, $0.versionHash) }, uniquingKeysWith: { a, _ in a })
       try StoreMetadata.update(in: db, with: StoreMetadata.hashKeys(hashes), url: url)
     }
     var options: [AnyHashable: Any] = [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true]

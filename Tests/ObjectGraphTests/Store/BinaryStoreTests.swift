@@ -92,7 +92,7 @@ struct BinaryStoreTests {
       tagged.predicate = NSPredicate(format: "ANY tags.name == %@ AND notebook.name == %@", "later", "Work")
       #expect(try context.fetch(tagged).map(\.title) == ["Note 2"])
       let attachments = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Attachment"))
-      #expect(attachments.map(\.entity.name) == ["ImageAttachment"])
+      #expect(attachments.map(\.entity.entityName) == ["ImageAttachment"])
       #expect(attachments.first?.value(forKey: "width") as? Int16 == 640)
       #expect((attachments.first?.value(forKey: "note") as? Note)?.title == "Note 1")
       // New objects after the reopen get keys after the saved ones.

@@ -198,7 +198,7 @@ struct UniquenessConstraintTests {
     }
     let conflict = try #require(error.constraintConflictRecords.first)
     #expect(conflict.entityName == "Film")
-    #expect(conflict.databaseObjectID?.entity.name == "Film")
+    #expect(conflict.databaseObjectID?.entity.entityName == "Film")
     #expect(try stack.storedCount("Media") == 2)
   }
 
@@ -250,7 +250,7 @@ struct UniquenessConstraintTests {
       #expect(stored.managedObjectContext === context)
       #expect(duplicate.managedObjectContext == nil)
       #expect(duplicate.objectID == stored.objectID, "its ID names the row it was merged into")
-      #expect(context.registeredObjects.filter { $0.entity.name == "Item" } == [stored])
+      #expect(context.registeredObjects.filter { $0.entity.entityName == "Item" } == [stored])
       #expect(!context.hasChanges)
     }
     #expect(try storedValues(stack) == ["a": 7])
