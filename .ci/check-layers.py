@@ -12,6 +12,12 @@ A type belongs to the folder whose file declares it at the top level (struct, cl
 typealias, actor). Uses are the identifiers of a file once comments and string literals are removed; a
 name the using folder itself declares, at any depth (`SQLiteSchema.NSEntityMapping` in Store/), is taken
 to mean its own type.
+Members count too: a function or property that a folder declares in an extension of another folder's type (or
+of a type from outside the engine), and a top-level function, belong to the declaring folder. A use of one of
+them (`.mappingModels(`, or the function's name) from another folder is a use of the declaring folder, which
+that folder's row must allow; where its row allows a folder for named types only, it must name the member too.
+Only members whose name the engine declares once are followed, so that a common name (`name`, `count`) makes no
+edge.
 The table must also describe layers: read as a graph (a folder to each folder its row may use), it has
 no loop, apart from the one pair of folders the line `Allowed mutual pair: `A/` ↔ `B/`` below the table
 names (they may use each other, and are taken as one folder when loops are looked for). A loop is named
@@ -36,6 +42,17 @@ ANY_DECLARATION = re.compile(
     r"(?:struct|class|enum|protocol|typealias|actor)\s+([A-Za-z_]\w*)",
     re.M,
 )
+EXTENSION = re.compile(
+    r"^(?:(?:public|internal|package|private|fileprivate|@\w+(?:\([^)]*\))?)\s+)*extension\s+([A-Za-z_][\w.]*)"
+)
+TOP_LEVEL_FUNCTION = re.compile(
+    r"^(?:(?:public|internal|package|private|fileprivate|@\w+(?:\([^)]*\))?)\s+)*func\s+([A-Za-z_]\w*)"
+)
+MEMBER = re.compile(
+    r"^\s*(?:(?:public|open|internal|package|private|fileprivate|final|static|class|override|nonisolated|mutating"
+    r"|@\w+(?:\([^)]*\))?)\s+)*(?:func|var|let)\s+([A-Za-z_]\w*)",
+    re.M,
+)
 IMPORT = re.compile(r"^\s*(?:@\w+\s+)*(?:(?:public|internal|package|private|fileprivate)\s+)?import\s+(\w+)", re.M)
 
 
@@ -44,6 +61,25 @@ def strip_comments_and_strings(source):
     source = re.sub(r'"(?:\\.|[^"\\\n])*"', '""', source)
     source = re.sub(r"/\*[\s\S]*?\*/", "", source)
     return re.sub(r"//[^\n]*", "", source)
+
+
+def declared_members(source):
+    """The members `source` declares in its top-level extensions, as (name, extended type), and its top-level
+    functions, as (name, None); `source` has its comments and strings removed."""
+    found, depth, extended = [], 0, None
+    for line in source.split("\n"):
+        if depth == 0:
+            match = EXTENSION.match(line)
+            extended = match.group(1) if match else None
+            function = TOP_LEVEL_FUNCTION.match(line)
+            if function:
+                found.append((function.group(1), None))
+        elif depth == 1 and extended:
+            member = MEMBER.match(line)
+            if member:
+                found.append((member.group(1), extended))
+        depth += line.count("{") - line.count("}")
+    return found
 
 
 def read_rules():
@@ -126,6 +162,20 @@ def main():
                     for declared in DECLARATION.findall(text):
                         owner[declared] = folder
                     local.setdefault(folder, set()).update(ANY_DECLARATION.findall(text))
+    # Members declared across folders: name -> declaring folder, for names the engine declares once.
+    declarations, candidates = {}, []
+    for folder, paths in files.items():
+        for path in paths:
+            source = strip_comments_and_strings(open(path, encoding="utf-8").read())
+            for name in MEMBER.findall(source):
+                declarations[name] = declarations.get(name, 0) + 1
+            candidates += [(name, extended, folder) for name, extended in declared_members(source)]
+    member_owner = {}
+    for name, extended, folder in candidates:
+        if declarations.get(name) != 1 or (extended and owner.get(extended.split(".")[0]) == folder):
+            continue  # a common name, or a member of the folder's own type (the type's use is the edge)
+        member_owner[name] = (folder, extended)
+    member_edges = 0
     edges = 0
     for folder, paths in files.items():
         allowed, imports = rules.get(folder, ({}, set()))
@@ -143,13 +193,29 @@ def main():
                     problems.append(f"{path}: uses {name} from {used}/, and {folder}/ may not use {used}/")
                 elif allowed[used] is not None and name not in allowed[used]:
                     problems.append(f"{path}: uses {name} from {used}/, and {folder}/ may use only {sorted(allowed[used])} from it")
+            stripped = strip_comments_and_strings(source)
+            for name, (used, extended) in sorted(member_owner.items()):
+                if used == folder:
+                    continue
+                pattern = r"\b" + re.escape(name) + r"\b" if extended is None else r"\." + re.escape(name) + r"\b"
+                if not re.search(pattern, stripped):
+                    continue
+                member_edges += 1
+                what = f"{name}" + (f" (declared in {used}/ on {extended})" if extended else f" (a function of {used}/)")
+                if used not in allowed:
+                    problems.append(f"{path}: uses {what}, and {folder}/ may not use {used}/")
+                elif allowed[used] is not None and name not in allowed[used]:
+                    problems.append(
+                        f"{path}: uses {what}, and {folder}/ may use only {sorted(allowed[used])} from {used}/: name it there"
+                    )
     if problems:
         print("The engine's layering is broken (rules: the layer table in Docs/ObjectGraph.md):")
         for problem in problems:
             print(f"  - {problem}")
         return 1
     print(
-        f"layers: {len(folders)} folders, {len(owner)} types, {edges} cross-folder uses, all allowed by {DOC};"
+        f"layers: {len(folders)} folders, {len(owner)} types, {edges} cross-folder uses of types and {member_edges} of"
+        + f" members, all allowed by {DOC};"
         + f" the table has no loop" + (f" (apart from the mutual pair {pair[0]}/ ↔ {pair[1]}/)" if pair else "")
     )
     return 0

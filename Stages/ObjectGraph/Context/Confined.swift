@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+internal import Synchronization
 
 /// A context's bookkeeping: which objects it knows and which of them changed. Touched only on the
 /// context's queue (see `NSManagedObjectContext.isolated`), so it needs no lock.

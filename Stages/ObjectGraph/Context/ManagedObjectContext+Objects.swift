@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+internal import Synchronization
 
 extension NSManagedObjectContext {
   // MARK: - Change sets

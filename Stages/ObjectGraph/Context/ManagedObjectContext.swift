@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+internal import Synchronization
 
 // `@unchecked Sendable`: the only stored state that is not itself Sendable is `confined`, and every read or
 // write of it happens on the context's queue: `isolated(_:_:)` runs inline only when `isOnQueue` holds and

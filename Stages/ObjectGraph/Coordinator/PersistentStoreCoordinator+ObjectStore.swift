@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+internal import Synchronization
 
 /// The coordinator as the store of root contexts: every request a context makes (fetch, count, row
 /// snapshots, related IDs, permanent IDs, save) runs here, one at a time, against the store(s) that hold

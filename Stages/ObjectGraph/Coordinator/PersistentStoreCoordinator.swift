@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+internal import Synchronization
 
 /// Binds a model to its stores and serialises every access to them.
 ///

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+internal import Synchronization
 
 #if canImport(Glibc)
   import Glibc

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+internal import Synchronization
 
 /// Says once per process that a debug switch is on, as Core Data prints "Core Data multi-threading
 /// assertions enabled." under its concurrency-debug argument: a learner who turned a switch on (or forgot

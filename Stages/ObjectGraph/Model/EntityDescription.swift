@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+internal import Synchronization
 
 /// An entity: a named kind of object with attributes and relationships, maybe inheriting from a
 /// superentity.

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+internal import Synchronization
 
 /// The frozen, lock-free view of an entity that the engine's hot paths read: every property with a slot
 /// index, so a managed object keeps its values in a plain array.

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+internal import Synchronization
 
 /// The identity of a managed object, the one thing that may travel between contexts and queues.
 ///

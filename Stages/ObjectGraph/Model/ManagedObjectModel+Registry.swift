@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+internal import Synchronization
 
 /// Which Swift class stands for which entity, for models loaded from Xcode files.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+internal import Synchronization
 
 /// A data model: the entities an app stores, with their attributes and relationships.
 ///

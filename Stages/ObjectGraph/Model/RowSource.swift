@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+internal import Synchronization
 
 /// Where a fetched row comes from: an entity's table in one store. A fetch hands each new object this and
 /// the row's primary key instead of an ``NSManagedObjectID``; the object makes its ID on the first read of

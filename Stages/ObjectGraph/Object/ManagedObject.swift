@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+internal import Synchronization
 
 /// An object of the graph: one instance of an entity, living in exactly one context.
 ///

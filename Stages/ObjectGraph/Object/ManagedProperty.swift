@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+internal import Synchronization
 
 #if ManagedMacro
   /// Marks a property of an ``NSManagedObject`` subclass as the model's: where Core Data's code says

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 /// A batch delete, with the relationships' delete rules applied in SQL: the rows of one round are
 /// grouped by entity; for each relationship, Deny refuses if a related row exists, Cascade adds the

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 extension ObjectGraphError {
   /// The one way a SQLite failure becomes an ``ObjectGraphError``: the message says what the engine was

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 extension NSPersistentStore {
   /// Throws ``NSPersistentStoreSaveError`` when the store was opened read-only, saying

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 /// Binary stores (``StoreType/binary``, Core Data's `NSBinaryStoreType`): atomic stores. The whole object
 /// graph is read from the file when the store is added, into an in-memory SQLite database that every fetch,

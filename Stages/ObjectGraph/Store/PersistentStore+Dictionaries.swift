@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 extension NSPersistentStore {
   /// Reads the rows a dictionary plan describes: one `SELECT` of the columns (key paths through to-one

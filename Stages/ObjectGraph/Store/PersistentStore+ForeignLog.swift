@@ -1,6 +1,6 @@
 import Foundation
-import GRDB
-import GRDBSQLite
+internal import GRDB
+internal import GRDBSQLite
 
 /// A `-wal` beside a store that is not the store's own: another store's (a backup copy put back without its
 /// log, a store copied from another install or device), or the store's own from before the file was

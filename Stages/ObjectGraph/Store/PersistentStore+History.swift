@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 /// Persistent history: every transaction written to a store with ``NSPersistentHistoryTrackingKey``
 /// is recorded in two tables of its own, `ATRANSACTION` (one row per save or batch request: when, who)

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 extension NSPersistentStore {
   /// Brings a store's fetch indexes in line with the model's, when the store is opened read-write.

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 extension NSPersistentStore {
   /// Reserves `count` primary keys of the table of root entity `rootNumber` in `Z_PRIMARYKEY`, inside

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 extension NSPersistentStore {
   /// Migrates the store at `url` with the mapping model `migration` finds, or returns `false` when it finds

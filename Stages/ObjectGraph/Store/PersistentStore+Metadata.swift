@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 /// The app's metadata keys set on a store and not yet written: its next save writes them in its
 /// transaction (see ``NSPersistentStoreCoordinator/setMetadata(_:for:)``).

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 extension NSPersistentStore {
   /// Brings a store file made with another version of the model up to `model`, as Core Data's lightweight

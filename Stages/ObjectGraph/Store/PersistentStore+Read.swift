@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 extension NSPersistentStore {
   /// The columns read for an entity's table, in `SELECT` order, and where each slot's value sits.

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 /// What a process killed at the wrong moment leaves beside or in a store file, and how opening it read-write
 /// recovers: SQLite's own recovery for an unfinished transaction, and finishing a store whose creation never

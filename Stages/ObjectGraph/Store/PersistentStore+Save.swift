@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 extension NSPersistentStore {
   /// Writes one save in one transaction: all of it or (on any error or unresolved conflict) none of it.

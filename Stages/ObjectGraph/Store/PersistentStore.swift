@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 /// A store added to a coordinator: a SQLite file or an in-memory database.
 ///

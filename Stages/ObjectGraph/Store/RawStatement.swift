@@ -1,6 +1,6 @@
 import Foundation
-import GRDB
-import GRDBSQLite
+internal import GRDB
+internal import GRDBSQLite
 
 /// A GRDB statement driven straight through SQLite's C interface, for the loops that touch every row of a
 /// big save or fetch.

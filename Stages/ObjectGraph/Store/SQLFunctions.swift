@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 /// The SQL functions the predicate compiler uses where SQLite has no built-in equivalent: string folding
 /// for `[c]`/`[d]`, and `MATCHES` (a regular expression that must match the whole string). Both call the

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 /// Compiles a parsed predicate and sort descriptors into SQL over a store's schema.
 ///

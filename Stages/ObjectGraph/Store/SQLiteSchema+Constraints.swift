@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 extension SQLiteSchema {
   /// One uniqueness constraint as it applies to the rows of one entity: the entity that declares it (the

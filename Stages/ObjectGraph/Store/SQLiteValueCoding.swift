@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 /// How attribute values are written to and read from SQLite columns, as Core Data stores them: dates as
 /// seconds since 2001-01-01 (`timeIntervalSinceReferenceDate`), booleans as 0/1, UUIDs as 16 bytes, URLs as

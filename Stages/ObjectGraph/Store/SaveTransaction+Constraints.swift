@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 extension SaveTransaction {
   /// The values of one constraint, as they are stored, for one object.

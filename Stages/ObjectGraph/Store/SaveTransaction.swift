@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 /// One save, written in one SQLite transaction, in the steps `run()` takes, numbered as the comments
 /// below number them:

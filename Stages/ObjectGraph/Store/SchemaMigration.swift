@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 /// The SQL that turns a store file laid out for one model version into the layout of the next, in place,
 /// following an ``InferredMapping``.

@@ -1,6 +1,6 @@
 import Foundation
-import GRDB
-import GRDBSQLite
+internal import GRDB
+internal import GRDBSQLite
 
 /// The journal files beside a store file (`-wal`, `-shm`), noted before a read-only look at it, so that the
 /// look leaves no file that was not there.

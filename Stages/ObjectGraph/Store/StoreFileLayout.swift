@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 /// What an existing store file says about its own layout: the entity numbers of its `Z_PRIMARYKEY` and the
 /// columns of its tables.

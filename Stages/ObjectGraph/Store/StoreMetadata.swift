@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 internal import SHA256
 
 /// Reading and writing a store's metadata as a binary property list, the form Core Data keeps in

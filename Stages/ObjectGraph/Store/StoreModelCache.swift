@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 /// The copy of its model that a store file keeps in the one row of its `Z_MODELCACHE` table. The engine
 /// keeps the model's Xcode `contents` XML there (written by `XcodeModelWriter`); Core Data keeps its

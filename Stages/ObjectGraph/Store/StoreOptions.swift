@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 /// The engine's parsed form of the options dictionary a store is added with (see
 /// `StoreOptions(dictionary:)` and the keys in StoreOptionKeys.swift): Core Data's options dictionary,

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 /// How a store reads and writes the rows of each entity, worked out once when the store opens so that
 /// fetching and saving do no name lookups per row.
