@@ -137,7 +137,7 @@ public final class NSManagedObjectModel: Sendable, CustomStringConvertible {
     }
     throw ObjectGraphError(
       .unsupportedFeature,
-      "Fetch request template '\(name)' is described in the model, but ObjectGraph does not instantiate templates. Build a NSFetchRequest with a FetchPredicate instead."
+      "Fetch request template '\(name)' is described in the model, but ObjectGraph does not instantiate templates. Build an NSFetchRequest with an NSPredicate instead."
     )
   }
 
