@@ -163,10 +163,10 @@ def main():
                         owner[declared] = folder
                     local.setdefault(folder, set()).update(ANY_DECLARATION.findall(text))
     # Members declared across folders: name -> declaring folder, for names the engine declares once.
-    declarations, candidates = {}, []
+    declarations, candidates, stripped_sources = {}, [], {}
     for folder, paths in files.items():
         for path in paths:
-            source = strip_comments_and_strings(open(path, encoding="utf-8").read())
+            source = stripped_sources[path] = strip_comments_and_strings(open(path, encoding="utf-8").read())
             for name in MEMBER.findall(source):
                 declarations[name] = declarations.get(name, 0) + 1
             candidates += [(name, extended, folder) for name, extended in declared_members(source)]
@@ -184,7 +184,8 @@ def main():
             for module in IMPORT.findall(source):
                 if module not in ALWAYS_IMPORTABLE and module not in imports:
                     problems.append(f"{path}: imports {module}, which {folder}/ may not (its row allows: {sorted(imports) or 'none'})")
-            for name in sorted(set(re.findall(r"\b[A-Za-z_]\w*\b", strip_comments_and_strings(source)))):
+            stripped = stripped_sources[path]
+            for name in sorted(set(re.findall(r"\b[A-Za-z_]\w*\b", stripped))):
                 used = owner.get(name)
                 if used is None or used == folder or name in local.get(folder, set()):
                     continue
@@ -193,7 +194,6 @@ def main():
                     problems.append(f"{path}: uses {name} from {used}/, and {folder}/ may not use {used}/")
                 elif allowed[used] is not None and name not in allowed[used]:
                     problems.append(f"{path}: uses {name} from {used}/, and {folder}/ may use only {sorted(allowed[used])} from it")
-            stripped = strip_comments_and_strings(source)
             for name, (used, extended) in sorted(member_owner.items()):
                 if used == folder:
                     continue

@@ -34,7 +34,7 @@ public final class NoteEditor {
         .managedObjectReferentialIntegrity,
         userInfo: [
           NSLocalizedDescriptionKey:
-            "\(noteID) is a \(object.entity.name ?? "object of an unnamed entity"), not a Note: the editor edits notes only."
+            "\(noteID) is an object of entity \(object.entity.name ?? "?"), not a Note: the editor edits notes only."
         ])
     }
     note.title = title

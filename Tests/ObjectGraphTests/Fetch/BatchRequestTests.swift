@@ -96,6 +96,17 @@ struct BatchRequestTests {
         [["title": "fine"], ["body": "no title"]], .validationMissingMandatoryProperty, "Row 1 of the batch insert leaves Note.title")
       refused([["size": 1]], .invalidValue, "abstract", entity: "Attachment")
       _ = expectCode(.unknownKey) { _ = try context.execute(NSBatchInsertRequest(entityName: "Nothing", objects: [])) }
+      // A handler's dictionary is an NSMutableDictionary, which takes any key: a key that is not a string is refused.
+      var handed = 0
+      let numberKey = NSBatchInsertRequest(entityName: "Note") { row in
+        defer { handed += 1 }
+        guard handed < 2 else { return true }
+        row["title"] = "fine"
+        if handed == 1 { row[7] = "seven" }
+        return false
+      }
+      let error = expectCode(.invalidValue) { _ = try context.execute(numberKey) }
+      #expect(error?.message.contains("Row 1 of the batch insert into Note has the key 7") == true, "\(error?.message ?? "")")
     }
     #expect(try stack.storedCount("Note") == 10)
   }
