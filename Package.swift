@@ -194,7 +194,7 @@ let package = Package(
     // version 1 tutorial stores as an earlier release left them, and the conflicting edit merge policies resolve.
     .target(
       name: "EngineTestSupport",
-      dependencies: ["ObjectGraph", "NotesModel"],
+      dependencies: ["ObjectGraph", "NotesModel", "TestSupport"],
       path: "Tests/EngineTestSupport"
     ),
     .testTarget(

@@ -96,68 +96,13 @@ enum Models {
 /// Both store types, for the tests whose behaviour must not depend on whether the store is a file.
 let bothStoreTypes: [NSPersistentStore.StoreType] = [.sqlite, .inMemory]
 
-/// A coordinator with one store and a private context, for tests. Its store sits in a new
-/// ``TemporaryFolder`` (unless one is given), so a test that makes one carries `.temporaryFolders`.
-struct Stack {
-  let type: NSPersistentStore.StoreType
-  let folder: TemporaryFolder
-  let model: NSManagedObjectModel
-  let coordinator: NSPersistentStoreCoordinator
-  let context: NSManagedObjectContext
-  let storeURL: URL
-
-  init(model: NSManagedObjectModel? = nil, type: NSPersistentStore.StoreType = .sqlite, folder: TemporaryFolder? = nil) throws {
-    self.type = type
-    self.folder = try folder ?? TemporaryFolder()
-    self.model = try model ?? Models.notes()
-    storeURL = self.folder.appending("Store.sqlite")
-    coordinator = NSPersistentStoreCoordinator(managedObjectModel: self.model)
-    try coordinator.addPersistentStore(type: type, at: type == .sqlite ? storeURL : URL(fileURLWithPath: "/dev/null"))
-    context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-    context.persistentStoreCoordinator = coordinator
-  }
-
-  /// A second, independent coordinator and context on the same file (as a relaunch would make).
-  func reopened() throws -> (NSPersistentStoreCoordinator, NSManagedObjectContext) {
-    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-    try coordinator.addPersistentStore(type: .sqlite, at: storeURL)
-    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-    context.persistentStoreCoordinator = coordinator
-    return (coordinator, context)
-  }
-
-  /// A new context on this stack's coordinator. It has no objects of its own, so what it fetches or counts
-  /// comes from the store, not from another context's memory.
-  func freshContext() -> NSManagedObjectContext {
-    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-    context.persistentStoreCoordinator = coordinator
-    return context
-  }
-
-  /// A second context that knows only what reached the store: for a SQLite store, on a second coordinator
-  /// over the same file (``reopened()``); for an in-memory store, which has no file to open again, a
-  /// ``freshContext()`` on the same coordinator.
-  func reader() throws -> (NSPersistentStoreCoordinator, NSManagedObjectContext) {
-    type == .sqlite ? try reopened() : (coordinator, freshContext())
-  }
-
-  /// How many objects of `entityName` (subentities included) the store holds, counted by a fresh context.
-  func storedCount(_ entityName: String) throws -> Int {
-    let context = freshContext()
-    return try context.performAndWait { try context.count(for: NSFetchRequest<NSManagedObject>(entityName: entityName)) }
-  }
-
-  /// `read` applied to every object of `entityName` the store holds, as a fresh context fetches them,
-  /// sorted by `sortKey` (a fetch's own order without one).
-  func stored<Value: Sendable>(
-    _ entityName: String, sortedBy sortKey: String? = nil, _ read: (NSManagedObject) throws -> Value
-  ) throws -> [Value] {
-    let context = freshContext()
-    return try context.performAndWait {
-      let request = NSFetchRequest<NSManagedObject>(entityName: entityName)
-      request.sortDescriptors = sortKey.map { [NSSortDescriptor(key: $0, ascending: true)] } ?? []
-      return try context.fetch(request).map(read)
-    }
+/// The engine's tests build their stacks with ``StoreStack``, on their own notes model unless they say
+/// otherwise.
+extension StoreStack {
+  /// A stack on ``Models/notes()`` with its store of `type` in `folder` (a new ``TemporaryFolder`` unless one is
+  /// given), so a test that makes one carries `.temporaryFolders`.
+  init(type: NSPersistentStore.StoreType = .sqlite, folder: TemporaryFolder? = nil) throws {
+    try self.init(model: try Models.notes(), type: type, folder: folder)
   }
 
   /// `read` applied to every object of `entityName` the store holds, in primary-key order (the order the
@@ -198,9 +143,6 @@ struct Stack {
     return try #require(kept as? Note)
   }
 
-  func entity(_ name: String) -> NSEntityDescription {
-    model.entitiesByName[name] ?? NSEntityDescription(name: "missing", properties: [])
-  }
 }
 
 /// A concurrency-debug watch that stops when the test no longer uses it. (The engine's list of watches

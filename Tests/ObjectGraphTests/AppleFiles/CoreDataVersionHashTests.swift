@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import GRDB
 import SHA256
@@ -145,7 +146,7 @@ struct CoreDataVersionHashTests {
     let titleHash = SHA256.hash(SHA256.hash(Data("title".utf8) + [1, 0] + Data("v2".utf8)) + int32(700))
     let expectedItem = SHA256.hash(Data("Item".utf8) + [0] + folderHash + titleHash)
 
-    let stack = try Stack(model: try model(ordered: true, modifier: "v2"))
+    let stack = try StoreStack(model: try model(ordered: true, modifier: "v2"))
     try stack.context.performAndWait {
       let folder = NSManagedObject(entity: try #require(stack.model.entitiesByName["Folder"]), insertInto: stack.context)
       let item = NSManagedObject(entity: try #require(stack.model.entitiesByName["Item"]), insertInto: stack.context)
@@ -174,7 +175,7 @@ struct CoreDataVersionHashTests {
       name: "Item",
       properties: [.attribute(title), .relationship(NSRelationshipDescription(name: "folder", destination: "Folder", inverse: "items"))])
     let model = try NSManagedObjectModel(entities: [folder, item])
-    let stack = try Stack(model: model)
+    let stack = try StoreStack(model: model)
     try stack.context.performAndWait {
       let item = NSManagedObject(entity: try #require(model.entitiesByName["Item"]), insertInto: stack.context)
       item.setValue("kept", forKey: "title")

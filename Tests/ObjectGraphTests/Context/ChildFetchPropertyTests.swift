@@ -1,4 +1,5 @@
 import DemoSupport
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -246,7 +247,7 @@ struct ChildFetchPropertyTests {
     arguments: 0..<64)
   func randomChains(seed: Int) throws {
     var random = SeededGenerator(seed: UInt64(seed) &* 0x9E37_79B9 &+ 17)
-    let stack = try Stack(type: seed.isMultiple(of: 4) ? .inMemory : .sqlite)
+    let stack = try StoreStack(type: seed.isMultiple(of: 4) ? .inMemory : .sqlite)
     let world = World()
     // Saved notes, made in a context of their own so the root starts empty.
     let loader = stack.freshContext()

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -178,7 +179,7 @@ struct ChildFetchTests {
   @Test(
     "Objects the parent saved for the child keep the child's temporary IDs, in limited fetches, counts and predicates")
   func twinsAfterParentSave() throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     let writer = stack.context
     try writer.performAndWait {
       for index in 0..<20 {
@@ -236,7 +237,7 @@ struct ChildFetchTests {
 
   @Test("A grandchild finds an object its grandparent holds under a temporary ID that the child no longer holds")
   func temporaryIDFromGrandparent() throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     let child = child(of: stack.context)
     let id = try child.performAndWait {
       let note = Note(context: child)

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -8,7 +9,7 @@ import Testing
 struct ChildSaveInverseTests {
   @Test("Notes a child files in a notebook are in that notebook's notes in the parent, fetched again")
   func inverseAfterChildSave() throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     let writer = stack.context
     try writer.performAndWait {
       let inbox = Notebook(context: writer)
@@ -51,7 +52,7 @@ struct ChildSaveInverseTests {
 extension ChildSaveInverseTests {
   @Test("A refetch in the parent keeps what a child's save changed in an object it had fetched as a fault")
   func refetchKeepsChildChangesInAFault() throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     let writer = stack.context
     try writer.performAndWait {
       let notebook = Notebook(context: writer)

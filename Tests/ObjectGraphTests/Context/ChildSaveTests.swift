@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -16,7 +17,7 @@ struct ChildSaveTests {
 
   @Test("Objects with and without relationships keep their IDs, values and relationships in the parent")
   func pairingAndValues() throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     let child = child(of: stack.context)
     // 40 plain notes, then a notebook, two tags and 10 notes related to them, in one save.
     let ids = try child.performAndWait {
@@ -93,7 +94,7 @@ struct ChildSaveTests {
 
   @Test("After a child's save, a change in the child or in the parent stays in that context")
   func objectsStayIndependent() throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     let child = child(of: stack.context)
     let (childNote, id) = try child.performAndWait {
       let note = Note(context: child)
@@ -117,7 +118,7 @@ struct ChildSaveTests {
 
   @Test("Many small child saves, with the parent holding its own inserts and IDs obtained in the child")
   func manySmallSaves() throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     let own = stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "the parent's own"

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -43,7 +44,7 @@ struct ConcurrencyTypeFormsTests {
 
   @Test("A private-queue context made either way saves through its coordinator on its own queue")
   func bothInitialisersSave() throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     for context in [
       NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType), NSManagedObjectContext(.privateQueue),
     ] {

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import Synchronization
 import TestSupport
@@ -83,7 +84,7 @@ struct CustomMergePolicyTests {
   private func conflictingCounts(
     _ policy: NSMergePolicy, sourceLocation: SourceLocation = #_sourceLocation
   ) throws -> (count: Int64?, moods: [String], id: NSManagedObjectID) {
-    let stack = try Stack(model: try Self.model())
+    let stack = try StoreStack(model: try Self.model())
     // Kept alive: the context holds unchanged objects weakly.
     let country = try stack.context.performAndWait {
       let country = insert("Germany", "Country", stack.context)
@@ -211,7 +212,7 @@ struct CustomMergePolicyTests {
 
   @Test("resolve(constraintConflicts:) folds new duplicates into the stored row and into each other")
   func constraintOverride() throws {
-    let stack = try Stack(model: try UniquenessConstraintTests.model())
+    let stack = try StoreStack(model: try UniquenessConstraintTests.model())
     try stack.context.performAndWait {
       item(stack.context, "a", 1)
       try stack.context.save()
@@ -240,7 +241,7 @@ struct CustomMergePolicyTests {
         try super.resolve(constraintConflicts: list)
       }
     }
-    let stack = try Stack(model: try UniquenessConstraintTests.model())
+    let stack = try StoreStack(model: try UniquenessConstraintTests.model())
     let error = try #require(throws: ObjectGraphError.self) {
       try stack.context.performAndWait {
         stack.context.mergePolicy = JustSuper(merge: .errorMergePolicyType)

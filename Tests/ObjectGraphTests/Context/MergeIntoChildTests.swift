@@ -1,4 +1,5 @@
 import Dispatch
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -11,7 +12,7 @@ import Testing
 struct MergeIntoChildTests {
   @Test("Merging inserted objects with permanent IDs into a child does not wait for its parent's queue")
   func mergeDoesNotWaitForParent() throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     let writer = stack.context
     let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     child.parent = writer
@@ -53,7 +54,7 @@ struct MergeIntoChildTests {
 
   @Test("A child that holds an object under a temporary ID still finds it by the permanent ID its parent gave it")
   func twinStillFound() throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     let writer = stack.context
     let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     child.parent = writer
@@ -73,7 +74,7 @@ struct MergeIntoChildTests {
 
   @Test("obtainPermanentIDs for a child's new objects does not wait for its parent's queue; for pushed ones the parent adopts them")
   func obtainingIDsDoesNotWaitForParent() throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     let writer = stack.context
     let worker = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     worker.parent = writer

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -75,7 +76,7 @@ struct MergePolicyFormsTests {
       ("NSMergePolicy.overwrite", "mine"),
     ])
   func settlesConflicts(spelling: String, title: String) throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     let kept = try stack.conflictingEdit(original: "original", theirs: "theirs")
     try stack.context.performAndWait {
       stack.context.mergePolicy = Self.policy(spelled: spelling)
@@ -87,7 +88,7 @@ struct MergePolicyFormsTests {
 
   @Test("NSErrorMergePolicy fails a conflicting save with NSManagedObjectMergeError (133020)")
   func errorPolicy() throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     let kept = try stack.conflictingEdit(original: "original", theirs: "theirs")
     stack.context.performAndWait {
       stack.context.mergePolicy = NSErrorMergePolicy
@@ -99,7 +100,7 @@ struct MergePolicyFormsTests {
 
   @Test("A mergePolicy that is not an NSMergePolicy is kept as set, and a save to the store is refused, not a crash")
   func notAPolicy() throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     stack.context.mergePolicy = NSMergePolicyType.overwriteMergePolicyType
     #expect(stack.context.mergePolicy as? NSMergePolicyType == .overwriteMergePolicyType)
     try stack.context.performAndWait {

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -17,7 +18,7 @@ struct NestedContextTests {
 
   @Test("A child's save goes one level up and no further; the parent's save reaches the store", arguments: bothStoreTypes)
   func childSaveStopsAtParent(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     let child = child(of: stack.context)
     try child.performAndWait {
       let note = Note(context: child)
@@ -38,7 +39,7 @@ struct NestedContextTests {
 
   @Test("A child's fetch sees its parent's unsaved state", arguments: bothStoreTypes)
   func childSeesParentState(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     let saved = try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "saved"
@@ -58,7 +59,7 @@ struct NestedContextTests {
 
   @Test("A parent's save does not flow down, and siblings do not see each other's saves", arguments: bothStoreTypes)
   func noFlowDownNoSiblings(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     let id = try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "v1"
@@ -88,7 +89,7 @@ struct NestedContextTests {
 
   @Test("Objects inserted in a child keep their temporary IDs after the parent saves them", arguments: bothStoreTypes)
   func temporaryIDsStayInChild(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     let child = child(of: stack.context)
     let note = try child.performAndWait {
       let note = Note(context: child)
@@ -117,7 +118,7 @@ struct NestedContextTests {
 
   @Test("obtainPermanentIDs in a child gives the ID the row will have", arguments: bothStoreTypes)
   func obtainPermanentIDs(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     let child = child(of: stack.context)
     let id = try child.performAndWait {
       let note = Note(context: child)
@@ -135,7 +136,7 @@ struct NestedContextTests {
 
   @Test("obtainPermanentIDs after a child save renumbers the parent's copy too", arguments: bothStoreTypes)
   func obtainPermanentIDsAfterChildSave(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     let child = child(of: stack.context)
     let (note, id) = try child.performAndWait {
       let note = Note(context: child)
@@ -158,7 +159,7 @@ struct NestedContextTests {
 
   @Test("A child looks up an object its parent inserted, by the parent's temporary ID", arguments: bothStoreTypes)
   func existingObjectWithParentsTemporaryID(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     let (book, id) = stack.context.performAndWait {
       let book = Notebook(context: stack.context)
       book.name = "unsaved in the parent"
@@ -178,7 +179,7 @@ struct NestedContextTests {
 
   @Test("Three levels: a grandchild's change reaches the store after each level saves", arguments: bothStoreTypes)
   func threeLevels(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     let middle = child(of: stack.context)
     let leaf = child(of: middle)
     try leaf.performAndWait {
@@ -204,7 +205,7 @@ struct NestedContextTests {
 
   @Test("Deletes in a child reach the store through the parent, with delete rules applied", arguments: bothStoreTypes)
   func deletesFlowUp(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     let id = try stack.context.performAndWait {
       let book = Notebook(context: stack.context)
       book.name = "old"
@@ -227,7 +228,7 @@ struct NestedContextTests {
 
   @Test("performAndWait nests across parent and child, both ways, without deadlock", arguments: bothStoreTypes)
   func nestingDoesNotDeadlock(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     let parent = stack.context
     let child = child(of: parent)
     let depth = try child.performAndWait {
@@ -245,7 +246,7 @@ struct NestedContextTests {
 
   @Test("Many threads saving children of one parent at once lose nothing", arguments: bothStoreTypes)
   func concurrentChildren(type: NSPersistentStore.StoreType) async throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     let parent = stack.context
     try await withThrowingTaskGroup(of: Void.self) { group in
       for worker in 0..<8 {
@@ -271,7 +272,7 @@ struct NestedContextTests {
 
   @Test("mergeChanges refreshes updated objects, drops deleted ones and keeps local changes", arguments: bothStoreTypes)
   func mergeChanges(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     let (keptID, goneID) = try stack.context.performAndWait {
       let kept = Note(context: stack.context)
       kept.title = "kept"
@@ -311,7 +312,7 @@ struct NestedContextTests {
 
   @Test("automaticallyMergesChangesFromParent brings the parent's saves into the child", arguments: bothStoreTypes)
   func automaticMerging(type: NSPersistentStore.StoreType) async throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     let id = try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "before"
@@ -334,7 +335,7 @@ struct NestedContextTests {
 
   @Test("Changes post objects-did-change when pending changes are processed", arguments: bothStoreTypes)
   func objectsDidChange(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     let counts = NotificationLog(NSManagedObjectContext.didChangeObjectsNotification, object: stack.context) { note in
       (note.userInfo?["inserted"] as? Set<NSManagedObject>)?.count ?? -1
     }

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -9,8 +10,8 @@ import Testing
 @Suite("Refetching changed rows", .temporaryFolders)
 struct RefetchTests {
   /// A stack whose store holds one note titled "old", and a second coordinator's context on the same file.
-  static func twoStacks() throws -> (stack: Stack, other: NSManagedObjectContext, keep: NSPersistentStoreCoordinator) {
-    let stack = try Stack()
+  static func twoStacks() throws -> (stack: StoreStack, other: NSManagedObjectContext, keep: NSPersistentStoreCoordinator) {
+    let stack = try StoreStack()
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "old"
@@ -23,7 +24,7 @@ struct RefetchTests {
   }
 
   /// Each stored note's title and body, as a fresh context reads them.
-  static func titlesAndBodies(_ stack: Stack) throws -> [[String?]] {
+  static func titlesAndBodies(_ stack: StoreStack) throws -> [[String?]] {
     try stack.stored("Note") { [$0.value(forKey: "title") as? String, $0.value(forKey: "body") as? String] }
   }
 
@@ -150,7 +151,7 @@ struct RefetchTests {
 
   @Test("In a child context, a never-fired fault takes the parent's current values on refetch")
   func childRefetchSeesParentChanges() throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     let parent = stack.context
     try parent.performAndWait {
       Note(context: parent).title = "old"

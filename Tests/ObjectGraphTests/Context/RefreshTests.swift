@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import Synchronization
 import TestSupport
@@ -62,8 +63,8 @@ struct RefreshTests {
   }
 
   /// A notebook "N" holding the notes "one" and "two", saved, and a second coordinator on the same file.
-  static func notebookStacks() throws -> (stack: Stack, other: NSManagedObjectContext, keep: NSPersistentStoreCoordinator) {
-    let stack = try Stack()
+  static func notebookStacks() throws -> (stack: StoreStack, other: NSManagedObjectContext, keep: NSPersistentStoreCoordinator) {
+    let stack = try StoreStack()
     try stack.context.performAndWait {
       let notebook = Notebook(context: stack.context)
       notebook.name = "N"
@@ -80,7 +81,7 @@ struct RefreshTests {
   }
 
   /// The titles of the notes in notebook "N", as a fresh context reads them.
-  static func notebookTitles(_ stack: Stack) throws -> [String] {
+  static func notebookTitles(_ stack: StoreStack) throws -> [String] {
     try stack.stored("Note") { note -> String? in
       (note.value(forKey: "notebook") as? NSManagedObject)?.value(forKey: "name") as? String == "N"
         ? note.value(forKey: "title") as? String : nil
@@ -152,7 +153,7 @@ struct RefreshTests {
 
   @Test("refreshAllObjects() keeps unsaved changes, faults the unchanged objects, leaves inserted and deleted ones")
   func refreshAllObjects() throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     let context = stack.context
     let refreshed = NotificationLog(NSManagedObjectContext.didChangeObjectsNotification, object: context) { note in
       (note.userInfo?[NSManagedObjectContext.NotificationKey.refreshedObjects.rawValue] as? Set<NSManagedObject>)?.count
@@ -222,7 +223,7 @@ struct RefreshTests {
 
   @Test("stalenessInterval 0: a prefetched row waiting in the row cache is read again when its fault fires")
   func stalenessIntervalAndPrefetchedRows() throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     let context = stack.context
     try context.performAndWait {
       let notebook = Notebook(context: context)

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -33,8 +34,8 @@ struct RegistryMemoryTests {
   }
 
   /// A SQLite store holding `rows` items numbered 0..<rows, written by a context that is gone on return.
-  static func filledStack() throws -> Stack {
-    let stack = try Stack(model: model())
+  static func filledStack() throws -> StoreStack {
+    let stack = try StoreStack(model: model())
     let writer = stack.freshContext()
     try writer.performAndWait {
       for number in 0..<rows {
@@ -149,7 +150,7 @@ struct RegistryMemoryTests {
 struct PrefetchedRowMemoryTests {
   @Test("Paging with relationshipKeyPathsForPrefetching keeps the row cache bounded when pages are dropped")
   func prefetchedRowsLeaveWithTheirFaults() throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     let total = 10_000
     let pageSize = 500
     let writer = stack.freshContext()

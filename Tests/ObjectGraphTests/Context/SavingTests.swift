@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -7,7 +8,7 @@ import Testing
 @Suite("Saving", .temporaryFolders)
 struct SavingTests {
   /// The row version of every stored note, as a fresh context reads it.
-  private func storedVersions(_ stack: Stack) throws -> [Int64?] {
+  private func storedVersions(_ stack: StoreStack) throws -> [Int64?] {
     try stack.stored("Note") { note in
       _ = note.value(forKey: "title")  // fires the fault, which reads the row with its version
       return note.snapshot?.version
@@ -16,7 +17,7 @@ struct SavingTests {
 
   @Test("Every attribute type survives a save and a read from the store", arguments: bothStoreTypes)
   func roundTripEveryType(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(model: Models.allTypes(), type: type)
+    let stack = try StoreStack(model: Models.allTypes(), type: type)
     let date = Date(timeIntervalSinceReferenceDate: 123_456.789)
     let uuid = UUID()
     let url = URL(string: "https://example.com/a?b=c")
@@ -59,7 +60,7 @@ struct SavingTests {
 
   @Test("Nil values round-trip as nil", arguments: bothStoreTypes)
   func nilRoundTrip(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(model: Models.allTypes(), type: type)
+    let stack = try StoreStack(model: Models.allTypes(), type: type)
     try stack.context.performAndWait {
       _ = NSManagedObject(entity: stack.entity("Everything"), insertInto: stack.context)
       try stack.context.save()
@@ -73,7 +74,7 @@ struct SavingTests {
 
   @Test("A save gives inserted objects permanent IDs, whose URIs turn back into the same IDs", arguments: bothStoreTypes)
   func temporaryIDsBecomePermanent(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "A"
@@ -94,7 +95,7 @@ struct SavingTests {
     "obtainPermanentIDs numbers new objects in the order they were inserted, whatever the array's order",
     arguments: bothStoreTypes)
   func obtainedKeysFollowInsertionOrder(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     try stack.context.performAndWait {
       let notes = (0..<40).map { number in
         let note = Note(context: stack.context)
@@ -117,7 +118,7 @@ struct SavingTests {
 
   @Test("Each save bumps the row version Z_OPT", arguments: bothStoreTypes)
   func versionsBump(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "v1"
@@ -133,7 +134,7 @@ struct SavingTests {
 
   @Test("Nothing reaches the store until save; a save writes everything in one transaction", arguments: bothStoreTypes)
   func nothingUntilSave(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     try stack.context.performAndWait {
       for index in 0..<3 {
         let note = Note(context: stack.context)
@@ -149,7 +150,7 @@ struct SavingTests {
 
   @Test("A missing required value is error 1570 naming entity and key; nothing is written, changes stay", arguments: bothStoreTypes)
   func missingMandatory(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     try stack.context.performAndWait {
       let ok = Note(context: stack.context)
       ok.title = "fine"
@@ -167,7 +168,7 @@ struct SavingTests {
 
   @Test("Several validation failures come together as error 1560", arguments: bothStoreTypes)
   func multipleErrors(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     stack.context.performAndWait {
       _ = Note(context: stack.context)
       _ = Note(context: stack.context)
@@ -179,7 +180,7 @@ struct SavingTests {
 
   @Test("Cascade deletes related objects; nullify clears the inverse", arguments: bothStoreTypes)
   func cascadeAndNullify(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     try stack.context.performAndWait {
       let book = Notebook(context: stack.context)
       book.name = "Work"
@@ -213,7 +214,7 @@ struct SavingTests {
 
   @Test("Deny refuses the delete with error 1600 while the relationship holds an object", arguments: bothStoreTypes)
   func denyRule(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "locked"
@@ -235,7 +236,7 @@ struct SavingTests {
 
   @Test("A save conflicting with another coordinator's save is error 133020 listing the object and keys", arguments: bothStoreTypes)
   func optimisticLocking(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     let kept = try stack.conflictingEdit(original: "original", theirs: "theirs")
     let id = kept.objectID
     try stack.context.performAndWait {
@@ -266,7 +267,7 @@ struct SavingTests {
 
   @Test("Store trump keeps the store's value for a property both sides changed", arguments: bothStoreTypes)
   func storeTrump(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     let kept = try stack.conflictingEdit(original: "original", theirs: "theirs")
     let id = kept.objectID
     try stack.context.performAndWait {
@@ -287,7 +288,7 @@ struct SavingTests {
 
   @Test("Many-to-many and to-one relationships persist, and faults fill on first access", arguments: bothStoreTypes)
   func relationshipsPersist(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     try stack.context.performAndWait {
       let book = Notebook(context: stack.context)
       book.name = "Home"
@@ -323,7 +324,7 @@ struct SavingTests {
 
   @Test("Inverses stay in step when either side changes", arguments: bothStoreTypes)
   func inverses(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     stack.context.performAndWait {
       let a = Notebook(context: stack.context)
       let b = Notebook(context: stack.context)
@@ -343,7 +344,7 @@ struct SavingTests {
 
   @Test("changedValues and committedValues", arguments: bothStoreTypes)
   func changedAndCommitted(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "first"
@@ -359,7 +360,7 @@ struct SavingTests {
 
   @Test("rollback undoes inserts, updates and deletes", arguments: bothStoreTypes)
   func rollback(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     try stack.context.performAndWait {
       let kept = Note(context: stack.context)
       kept.title = "kept"
@@ -380,7 +381,7 @@ struct SavingTests {
 
   @Test("refresh turns an object back into a fault and drops its changes; reset forgets every object", arguments: bothStoreTypes)
   func refreshAndReset(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "stored"
@@ -398,7 +399,7 @@ struct SavingTests {
 
   @Test("Subentities share their root's table and are fetched through the abstract parent", arguments: bothStoreTypes)
   func inheritance(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "with files"
@@ -426,7 +427,7 @@ struct SavingTests {
 
   @Test("The file has Core Data's layout")
   func coreDataLayout() throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     let tables = Set(try rawRows(stack.storeURL, "SELECT name FROM sqlite_master WHERE type='table'").map { $0["name"] as String })
     #expect(tables.isSuperset(of: ["ZNOTE", "ZNOTEBOOK", "ZTAG", "ZATTACHMENT", "ZLOCK", "Z_PRIMARYKEY", "Z_METADATA", "Z_5TAGS"]))
     let columns = Set(try rawRows(stack.storeURL, "PRAGMA table_info(ZNOTE)").map { $0["name"] as String })
@@ -440,7 +441,7 @@ struct SavingTests {
 
   @Test("An in-memory store behaves like the file store")
   func inMemory() throws {
-    let stack = try Stack(type: .inMemory)
+    let stack = try StoreStack(type: .inMemory)
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "memory"

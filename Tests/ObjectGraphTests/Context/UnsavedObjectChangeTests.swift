@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import ObjectGraph
 import TestSupport
@@ -7,7 +8,7 @@ import Testing
 struct UnsavedObjectChangeTests {
   @Test("Once announced as inserted, a new object's attribute and relationship changes are announced as updates")
   func announcedInsertChangesAreUpdates() throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     let context = stack.context
     let rounds = Shared<[String]>([])
     let token = NotificationCenter.default.addObserver(

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -17,7 +18,7 @@ struct WillSaveNotificationTests {
     let entity = NSEntityDescription(
       name: "Hooked", managedObjectClass: SaveHookedObject.self,
       properties: [.attribute(NSAttributeDescription(name: "name", type: .string))])
-    let stack = try Stack(model: try NSManagedObjectModel(entities: [entity]), type: .inMemory)
+    let stack = try StoreStack(model: try NSManagedObjectModel(entities: [entity]), type: .inMemory)
     return (stack.context, stack.entity("Hooked"))
   }
 
@@ -56,7 +57,7 @@ struct WillSaveNotificationTests {
     let entity = NSEntityDescription(
       name: "Hooked", managedObjectClass: SaveHookedObject.self,
       properties: [.attribute(NSAttributeDescription(name: "name", type: .string))])
-    let stack = try Stack(model: try NSManagedObjectModel(entities: [entity]), type: .sqlite)
+    let stack = try StoreStack(model: try NSManagedObjectModel(entities: [entity]), type: .sqlite)
     let context = stack.context
     let will = NotificationCenter.default.addObserver(
       forName: NSManagedObjectContext.willSaveObjectsNotification, object: context, queue: nil

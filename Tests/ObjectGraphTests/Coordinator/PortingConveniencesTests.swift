@@ -10,7 +10,7 @@ import Testing
 @Suite("Core Data conveniences", .temporaryFolders)
 struct PortingConveniencesTests {
   private func store(with titles: [String], in folder: TemporaryFolder, named name: String) throws -> URL {
-    let stack = try Stack(folder: folder)
+    let stack = try StoreStack(folder: folder)
     try stack.context.performAndWait {
       for title in titles { Note(context: stack.context).title = title }
       try stack.context.save()
@@ -35,7 +35,7 @@ struct PortingConveniencesTests {
 
   @Test("destroyPersistentStore removes a store's files (WAL included) and the store; a foreign file is refused and kept")
   func destroy() throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     try stack.context.performAndWait {
       Note(context: stack.context).title = "gone soon"
       try stack.context.save()
@@ -47,7 +47,7 @@ struct PortingConveniencesTests {
     #expect(stack.coordinator.persistentStores.isEmpty)
     try stack.coordinator.destroyPersistentStore(at: stack.storeURL, type: .sqlite)  // nothing left: nothing to do
 
-    let foreign = stack.folder.appending("notes.txt")
+    let foreign = stack.storeURL.deletingLastPathComponent().appendingPathComponent("notes.txt")
     try Data("my notes".utf8).write(to: foreign)
     _ = expectCode(.persistentStoreInvalidType) { try stack.coordinator.destroyPersistentStore(at: foreign, type: .sqlite) }
     #expect(try Data(contentsOf: foreign) == Data("my notes".utf8))
@@ -83,7 +83,7 @@ struct PortingConveniencesTests {
 
   @Test("The coordinator's perform and performAndWait run one at a time with contexts' requests")
   func coordinatorQueue() async throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     let count = stack.coordinator.performAndWait {
       stack.coordinator.performAndWait { stack.coordinator.persistentStores.count }
     }
@@ -111,7 +111,7 @@ struct PortingConveniencesTests {
 
   @Test("entity(forEntityName:in:) and insertNewObject(forEntityName:into:) find entities by name and make their class")
   func entityConveniences() throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     stack.context.performAndWait {
       #expect(NSEntityDescription.entity(forEntityName: "Note", in: stack.context)?.name == "Note")
       #expect(NSEntityDescription.entity(forEntityName: "Nope", in: stack.context) == nil)
@@ -127,7 +127,7 @@ struct PortingConveniencesTests {
     let folder = try TemporaryFolder()
     let stopped = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       [folder = folder as TemporaryFolder, name = name as String] in
-      let stack = try Stack(folder: folder)
+      let stack = try StoreStack(folder: folder)
       stack.context.performAndWait { _ = NSEntityDescription.insertNewObject(forEntityName: name, into: stack.context) }
     }
     let said = String(decoding: stopped?.standardErrorContent ?? [], as: UTF8.self)
@@ -140,7 +140,7 @@ struct PortingConveniencesTests {
 
   @Test("willAccessValue and willChangeValue fire a fault, as Core Data's do")
   func accessPairs() throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     try stack.context.performAndWait {
       Note(context: stack.context).title = "fault"
       try stack.context.save()

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -15,7 +16,7 @@ struct DebugTests {
       SQLDebug.isEnabled = false
       SQLDebug.logHandler = nil
     }
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "logged"

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -72,7 +73,7 @@ struct SQLTraceTests {
     let second = Locked<[String]>([])
     let contextA = try tracedContext(first, type: type)
     let contextB = try tracedContext(second, type: type)
-    let untraced = try Stack(type: type)
+    let untraced = try StoreStack(type: type)
     first.withLock { $0 = [] }
     second.withLock { $0 = [] }
     try contextA.performAndWait {

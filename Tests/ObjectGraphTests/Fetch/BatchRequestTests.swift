@@ -11,8 +11,8 @@ import Testing
 struct BatchRequestTests {
   /// Work holds notes 0–5 (tagged "swift" when even), Home holds 6–8, note 9 has no notebook; note 0 has a
   /// lock (Note.lock is Deny).
-  private func populated(_ type: NSPersistentStore.StoreType) throws -> Stack {
-    let stack = try Stack(type: type)
+  private func populated(_ type: NSPersistentStore.StoreType) throws -> StoreStack {
+    let stack = try StoreStack(type: type)
     try stack.context.performAndWait {
       let work = Notebook(context: stack.context)
       work.name = "Work"
@@ -37,7 +37,7 @@ struct BatchRequestTests {
     return stack
   }
 
-  private func titles(_ stack: Stack, _ format: String = "TRUEPREDICATE") throws -> [String] {
+  private func titles(_ stack: StoreStack, _ format: String = "TRUEPREDICATE") throws -> [String] {
     let context = stack.freshContext()
     return try context.performAndWait {
       let request = NSFetchRequest<Note>(entityName: "Note")
@@ -115,7 +115,7 @@ struct BatchRequestTests {
   func insertConstraints() throws {
     let tag = NSEntityDescription(name: "Label", properties: [.attribute(NSAttributeDescription(name: "name", type: .string))])
     tag.uniquenessConstraints = [["name"]]
-    let stack = try Stack(model: try NSManagedObjectModel(entities: [tag]))
+    let stack = try StoreStack(model: try NSManagedObjectModel(entities: [tag]))
     try stack.context.performAndWait {
       _ = try stack.context.execute(NSBatchInsertRequest(entityName: "Label", objects: [["name": "a"], ["name": "b"]]))
       _ = expectCode(.managedObjectConstraintMerge) {
@@ -179,7 +179,7 @@ struct BatchRequestTests {
   }
 
   /// Reading (no relationships) with a subentity Alarm: 10 readings (value 0–9), 3 alarms (value 0–2).
-  private func readings(tracking: Bool) throws -> Stack {
+  private func readings(tracking: Bool) throws -> StoreStack {
     let reading = NSEntityDescription(
       name: "Reading",
       properties: [
@@ -189,7 +189,7 @@ struct BatchRequestTests {
     let alarm = NSEntityDescription(name: "Alarm", properties: [])
     reading.subentities = [alarm]
     let folder = try TemporaryFolder()
-    let stack = try Stack(model: try NSManagedObjectModel(entities: [reading, alarm]), folder: folder)
+    let stack = try StoreStack(model: try NSManagedObjectModel(entities: [reading, alarm]), folder: folder)
     if tracking {
       // The same file again, now recording history (the stack's own store does not).
       try stack.coordinator.remove(try #require(stack.coordinator.persistentStores.first))

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -10,8 +11,8 @@ import Testing
 @Suite("Fetch result types", .temporaryFolders)
 struct FetchResultTypeTests {
   /// Work holds notes rated 0–5, Home 6–8, and the note rated 9 has no notebook.
-  private func populated(_ type: NSPersistentStore.StoreType) throws -> Stack {
-    let stack = try Stack(type: type)
+  private func populated(_ type: NSPersistentStore.StoreType) throws -> StoreStack {
+    let stack = try StoreStack(type: type)
     try stack.context.performAndWait {
       let work = Notebook(context: stack.context)
       work.name = "Work"

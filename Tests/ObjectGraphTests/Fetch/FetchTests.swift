@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -7,8 +8,8 @@ import Testing
 @Suite("Fetching", .temporaryFolders)
 struct FetchTests {
   /// Ten notes in two notebooks with tags, saved; returns the stack.
-  private func populated(_ type: NSPersistentStore.StoreType) throws -> Stack {
-    let stack = try Stack(type: type)
+  private func populated(_ type: NSPersistentStore.StoreType) throws -> StoreStack {
+    let stack = try StoreStack(type: type)
     try stack.context.performAndWait {
       let work = Notebook(context: stack.context)
       work.name = "Work"
@@ -35,7 +36,7 @@ struct FetchTests {
   }
 
   /// Runs the predicate in SQL (fresh context, no pending changes) and in memory, and checks both agree.
-  private func titles(_ stack: Stack, _ format: String, _ arguments: any Sendable...) throws -> [String] {
+  private func titles(_ stack: StoreStack, _ format: String, _ arguments: any Sendable...) throws -> [String] {
     let (_, context) = try stack.reader()
     return try context.performAndWait {
       let predicate = NSPredicate(format: format, argumentArray: arguments)
@@ -52,7 +53,7 @@ struct FetchTests {
   }
 
   /// The titles a fetch with the predicate returns, and the titles of the notes it matches in memory.
-  private func fetchedAndEvaluated(_ stack: Stack, _ format: String) throws -> (fetched: [String], evaluated: [String]) {
+  private func fetchedAndEvaluated(_ stack: StoreStack, _ format: String) throws -> (fetched: [String], evaluated: [String]) {
     let (_, context) = try stack.reader()
     return try context.performAndWait {
       let predicate = NSPredicate(format: format)

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import ObjectGraph
 import Testing
@@ -14,8 +15,8 @@ typealias NSComparisonPredicate = ObjectGraph.NSComparisonPredicate
 @Suite("Foundation's NSPredicate, NSCompoundPredicate, NSComparisonPredicate, NSExpression, NSSortDescriptor", .temporaryFolders)
 struct FoundationPredicateTests {
   /// Notes rated 0…9 titled Alpha…kappa; 0–5 in Work, 6–8 in Home, 9 in none.
-  private func populated() throws -> Stack {
-    let stack = try Stack()
+  private func populated() throws -> StoreStack {
+    let stack = try StoreStack()
     try stack.context.performAndWait {
       let work = Notebook(context: stack.context)
       work.name = "Work"
@@ -34,7 +35,7 @@ struct FoundationPredicateTests {
   }
 
   /// The titles a predicate fetches (sorted by rating), checked against `evaluate(with:)` on every note.
-  private func titles(_ stack: Stack, _ predicate: NSPredicate, sourceLocation: SourceLocation = #_sourceLocation) throws
+  private func titles(_ stack: StoreStack, _ predicate: NSPredicate, sourceLocation: SourceLocation = #_sourceLocation) throws
     -> [String]
   {
     let context = stack.freshContext()

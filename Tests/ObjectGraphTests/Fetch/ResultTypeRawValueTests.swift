@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -23,7 +24,7 @@ struct ResultTypeRawValueTests {
 
   @Test("A fetch reads a result type made from its raw value; one that is none of the four is refused")
   func fetchByRawValue() throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "one"

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -11,8 +12,8 @@ struct SortComparisonTests {
   private static let names = ["cafe", "Café", "apple", "Zebra", "file10", "file2", "éclair", "banana", "Apple pie", "zoo"]
 
   /// A store holding one notebook per name, saved.
-  private func stack(_ type: NSPersistentStore.StoreType, names: [String] = names) throws -> Stack {
-    let stack = try Stack(type: type)
+  private func stack(_ type: NSPersistentStore.StoreType, names: [String] = names) throws -> StoreStack {
+    let stack = try StoreStack(type: type)
     try stack.context.performAndWait {
       for name in names { Notebook(context: stack.context).name = name }
       try stack.context.save()

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import ObjectGraph
 import TestSupport
@@ -96,7 +97,7 @@ enum DelegateSpelling: String, CaseIterable, CustomTestStringConvertible {
 @Suite("Fetched results controller", .temporaryFolders)
 struct FetchedResultsControllerTests {
   /// Notes a and c in Work, b in Home; a controller over notes, sectioned by notebook name.
-  private func setUp(_ stack: Stack, limit: Int = 0, recorder: any LineRecorder = Recorder()) throws -> (
+  private func setUp(_ stack: StoreStack, limit: Int = 0, recorder: any LineRecorder = Recorder()) throws -> (
     NSFetchedResultsController<Note>, any LineRecorder, [String: Notebook]
   ) {
     try stack.context.performAndWait {
@@ -131,7 +132,7 @@ struct FetchedResultsControllerTests {
 
   @Test("Sections, index paths and lookups after performFetch, in Core Data's forms")
   func initialResults() throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     let (controller, recorder, _) = try setUp(stack)
     stack.context.performAndWait {
       #expect(layout(controller) == ["Home:b", "Work:a,c"])
@@ -153,7 +154,7 @@ struct FetchedResultsControllerTests {
 
   @Test("Inserts, deletes, moves and updates are reported with the index paths a list needs", arguments: DelegateSpelling.allCases)
   func objectChanges(spelling: DelegateSpelling) throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     let (controller, recorder, books) = try setUp(stack, recorder: spelling.recorder())
     let context = stack.context
     try context.performAndWait {
@@ -212,7 +213,7 @@ struct FetchedResultsControllerTests {
 
   @Test("The delegate is handed one controller over the same results, equal to the one made")
   func delegatesController() throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     let recorder = Recorder()
     let (controller, _, books) = try setUp(stack, recorder: recorder)
     stack.context.performAndWait {
@@ -315,7 +316,7 @@ struct FetchedResultsControllerTests {
 
   @Test("A table driven by the delegate as UIKit applies it ends up with the controller's sections")
   func tableFollowsController() throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     let screen = NotesScreen()
     let (controller, _, books) = try setUp(stack, recorder: Recorder())
     let context = stack.context
@@ -376,7 +377,7 @@ struct FetchedResultsControllerTests {
 
   @Test("Section index titles come from the delegate, else from the controller, which a subclass may override")
   func sectionIndexTitles() throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     _ = try setUp(stack)
     try stack.context.performAndWait {
       let request = NSFetchRequest<Note>(entityName: "Note")
@@ -407,7 +408,7 @@ struct FetchedResultsControllerTests {
 
   @Test("A controller goes when its last reference does: the delegate's controller holds nothing back")
   func controllerIsReleased() throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     _ = try setUp(stack)
     weak var released: NSFetchedResultsController<NSManagedObject>?
     weak var handedReleased: NSFetchedResultsController<NSFetchRequestResult>?
@@ -436,7 +437,7 @@ struct FetchedResultsControllerTests {
 
   @Test("A sibling's save, merged into the controller's context, is reported")
   func mergedChanges() throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     let (controller, recorder, _) = try setUp(stack)
     stack.context.automaticallyMergesChangesFromParent = true
     let other = stack.freshContext()
@@ -461,7 +462,7 @@ struct FetchedResultsControllerTests {
 
   @Test("With a limit, an object sorting first pushes the last one out")
   func limitedResults() throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     let (controller, recorder, books) = try setUp(stack, limit: 2)
     let context = stack.context
     context.performAndWait {
@@ -476,7 +477,7 @@ struct FetchedResultsControllerTests {
 
   @Test("After reset, the results are fetched again and every object is new")
   func afterReset() throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     let (controller, recorder, _) = try setUp(stack)
     stack.context.performAndWait {
       stack.context.reset()
@@ -499,7 +500,7 @@ struct FetchedResultsControllerTests {
 
   @Test("Misuse is refused with what to do: no sort, scattered sections")
   func misuse() throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     _ = try setUp(stack)
     try stack.context.performAndWait {
       let unsorted = NSFetchedResultsController(
@@ -530,7 +531,7 @@ struct FetchedResultsControllerTests {
     let folder = try TemporaryFolder()
     let stopped = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       [folder = folder as TemporaryFolder] in
-      let stack = try Stack(folder: folder)
+      let stack = try StoreStack(folder: folder)
       try stack.context.performAndWait {
         for title in ["a", "b", "c"] { Note(context: stack.context).title = title }
         let request = NSFetchRequest<Note>(entityName: "Note")

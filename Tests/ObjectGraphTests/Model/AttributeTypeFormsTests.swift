@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -62,7 +63,7 @@ struct AttributeTypeFormsTests {
     newer.type = .string
     let entity = NSEntityDescription(name: "Item", properties: [.attribute(older), .attribute(newer)])
     let model = try NSManagedObjectModel(entities: [entity])
-    let context = try Stack(model: model, type: .inMemory).context
+    let context = try StoreStack(model: model, type: .inMemory).context
     try context.performAndWait {
       let item = NSManagedObject(entity: entity, insertInto: context)
       item.setValue(Int64(3), forKey: "count")

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -38,7 +39,7 @@ struct DerivedAttributeTests {
     "Computed at save: counts, sums, string functions, to-one key paths, now(); kept current as related objects change",
     arguments: bothStoreTypes)
   func computedAtSave(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(model: Self.model(), type: type)
+    let stack = try StoreStack(model: Self.model(), type: type)
     let context = stack.context
     let before = Date()
     let (folder, items) = try context.performAndWait {
@@ -92,7 +93,7 @@ struct DerivedAttributeTests {
 
   /// The folder's items' `folderName` values as a fresh context reads them from the store, and the sizes
   /// of the items a fetch on `folderName == name` finds.
-  private func storedFolderNames(_ stack: Stack, matching name: String) throws -> (names: [String], matching: [Int64]) {
+  private func storedFolderNames(_ stack: StoreStack, matching name: String) throws -> (names: [String], matching: [Int64]) {
     let (_, reader) = try stack.reader()
     return try reader.performAndWait {
       let all = NSFetchRequest<NSManagedObject>(entityName: "Item")
@@ -108,7 +109,7 @@ struct DerivedAttributeTests {
     "A to-one key path follows the related object: renaming the folder updates its items, from any context",
     arguments: bothStoreTypes)
   func toOneKeyPathFollowsTheDestination(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(model: Self.model(), type: type)
+    let stack = try StoreStack(model: Self.model(), type: type)
     let context = stack.context
     let folder = try context.performAndWait {
       let folder = NSManagedObject(entity: stack.entity("Folder"), insertInto: context)
@@ -159,7 +160,7 @@ struct DerivedAttributeTests {
   func refusals() throws {
     let unknown = NSAttributeDescription(name: "weird", type: .string)
     unknown.derivationExpression = "reverse:(name)"
-    let stack = try Stack(model: Self.model(extra: [unknown]))
+    let stack = try StoreStack(model: Self.model(extra: [unknown]))
     stack.context.performAndWait {
       NSManagedObject(entity: stack.entity("Folder"), insertInto: stack.context).setValue("x", forKey: "name")
       let error = expectCode(.modelInvalid) { try stack.context.save() }
@@ -168,7 +169,7 @@ struct DerivedAttributeTests {
     }
     let mistyped = NSAttributeDescription(name: "countText", type: .date)
     mistyped.derivationExpression = "name"
-    let second = try Stack(model: Self.model(extra: [mistyped]))
+    let second = try StoreStack(model: Self.model(extra: [mistyped]))
     second.context.performAndWait {
       NSManagedObject(entity: second.entity("Folder"), insertInto: second.context).setValue("x", forKey: "name")
       let error = expectCode(.invalidValue) { try second.context.save() }
@@ -182,7 +183,7 @@ struct DerivedAttributeTests {
     let model = try NSManagedObjectModel(loadingContentsOf: url)
     let tag = try #require(model.entitiesByName["Tag"])
     #expect(tag.attributesByName["postCount"]?.isSupportedAtRunTime == true)
-    let stack = try Stack(model: model)
+    let stack = try StoreStack(model: model)
     try stack.context.performAndWait {
       let object = NSManagedObject(entity: tag, insertInto: stack.context)
       for slot in tag.layout.slots where !slot.isOptional && slot.attribute != nil { object.setValue("t", forKey: slot.name) }

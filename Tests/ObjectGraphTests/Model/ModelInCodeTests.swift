@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -153,7 +154,7 @@ struct ModelInCodeTests {
     #expect(item.subentitiesByName["Photo"] === photo)
     let model = NSManagedObjectModel()
     model.entities = [item, photo]
-    let stack = try Stack(model: model)
+    let stack = try StoreStack(model: model)
     try stack.context.performAndWait {
       let made = NSEntityDescription.insertNewObject(forEntityName: "Photo", into: stack.context)
       made.setValue("Beach", forKey: "name")

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -36,7 +37,7 @@ struct EntityClassMethodTests {
 
   @Test("entity() is the class's entity in the model in use; NSFetchRequest() takes it through its entity property")
   func entityAndUnnamedRequest() throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     let entity = Note.entity()
     #expect(entity.entityName == "Note" && entity.managedObjectClass == Note.self)
     try stack.context.performAndWait {
@@ -57,7 +58,7 @@ struct EntityClassMethodTests {
 
   @Test("Note.fetchRequest() fetches the class's entity; a typed one declared as Xcode generates it is chosen by type")
   func classFetchRequest() throws {
-    let stack = try Stack(model: Self.probeModel())
+    let stack = try StoreStack(model: Self.probeModel())
     try stack.context.performAndWait {
       EntityProbe(context: stack.context).label = "x"
       GeneratedProbe(context: stack.context).label = "y"
@@ -73,8 +74,8 @@ struct EntityClassMethodTests {
 
   @Test("With several models in use, entity() answers from the most recently loaded one")
   func severalModels() throws {
-    let first = try Stack(model: Self.probeModel())
-    let second = try Stack(model: Self.probeModel(extra: [NSAttributeDescription(name: "extra", type: .integer64)]))
+    let first = try StoreStack(model: Self.probeModel())
+    let second = try StoreStack(model: Self.probeModel(extra: [NSAttributeDescription(name: "extra", type: .integer64)]))
     // The models differ, so the first answer logs a warning (once per class) naming them.
     let logged = ErrorLog.capturing { #expect(EntityProbe.entity() === second.entity("EntityProbe")) }
     #expect(logged.count == 1)

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -37,7 +38,7 @@ struct KeyValueBoxingTests {
 
   @Test("value(forKey:) of every number type casts to Int, Int64, Int32, Int16 and Double; a Boolean to Bool")
   func valueForKey() throws {
-    let stack = try Stack(model: try Self.model())
+    let stack = try StoreStack(model: try Self.model())
     stack.context.performAndWait {
       let country = NSEntityDescription.insertNewObject(forEntityName: "Country", into: stack.context)
       for key in ["numberOfMoods", "population", "code", "area", "ratio"] { country.setValue(2, forKey: key) }
@@ -50,7 +51,7 @@ struct KeyValueBoxingTests {
 
   @Test("committedValues(forKeys:) holds NSNumbers and NSNull, never a nested optional")
   func committedValues() throws {
-    let stack = try Stack(model: try Self.model())
+    let stack = try StoreStack(model: try Self.model())
     try stack.context.performAndWait {
       let country = NSEntityDescription.insertNewObject(forEntityName: "Country", into: stack.context)
       country.setValue(2, forKey: "numberOfMoods")
@@ -68,7 +69,7 @@ struct KeyValueBoxingTests {
 
   @Test("changedValues() holds NSNumbers, and NSNull for a value set to nil")
   func changedValues() throws {
-    let stack = try Stack(model: try Self.model())
+    let stack = try StoreStack(model: try Self.model())
     try stack.context.performAndWait {
       let country = NSEntityDescription.insertNewObject(forEntityName: "Country", into: stack.context)
       country.setValue("Iceland", forKey: "name")
@@ -84,7 +85,7 @@ struct KeyValueBoxingTests {
 
   @Test("Dictionary fetch results hold NSNumbers; a nil value leaves its key out", arguments: bothStoreTypes)
   func dictionaries(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(model: try Self.model(), type: type)
+    let stack = try StoreStack(model: try Self.model(), type: type)
     try stack.context.performAndWait {
       let country = NSEntityDescription.insertNewObject(forEntityName: "Country", into: stack.context)
       country.setValue(4, forKey: "population")

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import GRDB
 import TestSupport
@@ -69,7 +70,7 @@ struct OrderedRelationshipTests {
 
   @Test("The order given is the order read back, after a save and from another coordinator", arguments: bothStoreTypes)
   func roundTrip(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(model: Self.model(), type: type)
+    let stack = try StoreStack(model: Self.model(), type: type)
     try stack.context.performAndWait {
       let (playlist, mix) = Self.populate(stack.context, ["c", "a", "d", "b"])
       #expect(Self.titles(playlist.value(forKey: "songs")) == ["c", "a", "d", "b"])
@@ -98,7 +99,7 @@ struct OrderedRelationshipTests {
 
   @Test("mutableOrderedSetValue(forKey:) inserts, moves, swaps, replaces and removes, and the save writes the new order")
   func mutableOrderedSet() throws {
-    let stack = try Stack(model: Self.model())
+    let stack = try StoreStack(model: Self.model())
     let playlistID = try stack.context.performAndWait {
       let (playlist, _) = Self.populate(stack.context, ["a", "b", "c"])
       try stack.context.save()
@@ -135,7 +136,7 @@ struct OrderedRelationshipTests {
 
   @Test("Moving a song to another playlist appends it there and closes the gap it leaves", arguments: bothStoreTypes)
   func inverseMove(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(model: Self.model(), type: type)
+    let stack = try StoreStack(model: Self.model(), type: type)
     try stack.context.performAndWait {
       let (first, _) = Self.populate(stack.context, ["a", "b", "c"])
       let second = NSManagedObject(entity: try #require(stack.model.entitiesByName["Playlist"]), insertInto: stack.context)
@@ -161,7 +162,7 @@ struct OrderedRelationshipTests {
 
   @Test("A child context's new order reaches the parent and the store")
   func childContext() throws {
-    let stack = try Stack(model: Self.model())
+    let stack = try StoreStack(model: Self.model())
     let mixID = try stack.context.performAndWait {
       let (_, mix) = Self.populate(stack.context, ["a", "b", "c"])
       try stack.context.save()
@@ -191,7 +192,7 @@ struct OrderedRelationshipTests {
 
   @Test("A sibling context that merges the save sees the new order")
   func merge() throws {
-    let stack = try Stack(model: Self.model())
+    let stack = try StoreStack(model: Self.model())
     let mixID = try stack.context.performAndWait {
       let (_, mix) = Self.populate(stack.context, ["a", "b", "c"])
       try stack.context.save()
@@ -216,7 +217,7 @@ struct OrderedRelationshipTests {
 
   @Test("Predicates and prefetching see an ordered to-many as they see any to-many", arguments: bothStoreTypes)
   func fetching(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(model: Self.model(), type: type)
+    let stack = try StoreStack(model: Self.model(), type: type)
     try stack.context.performAndWait {
       _ = Self.populate(stack.context, ["a", "b", "c"])
       try stack.context.save()
@@ -238,7 +239,7 @@ struct OrderedRelationshipTests {
 
   @Test("Deleting members leaves the others in order; a batch delete of the playlist cascades")
   func deletes() throws {
-    let stack = try Stack(model: Self.model())
+    let stack = try StoreStack(model: Self.model())
     let playlistID = try stack.context.performAndWait {
       let (playlist, _) = Self.populate(stack.context, ["a", "b", "c", "d"])
       try stack.context.save()
@@ -263,7 +264,7 @@ struct OrderedRelationshipTests {
     let folder = try TemporaryFolder()
     let url = folder.appending("Store.sqlite")
     let unordered = try Self.model(ordered: false)
-    let stack = try Stack(model: unordered, folder: folder)
+    let stack = try StoreStack(model: unordered, folder: folder)
     try stack.context.performAndWait {
       _ = Self.populate(stack.context, ["a", "b", "c"])
       try stack.context.save()

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -67,7 +68,7 @@ struct TransformableTests {
 
   @Test("Values go through their transformer to the store and come back as they were", arguments: bothStoreTypes)
   func roundTrip(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(model: Self.model(), type: type)
+    let stack = try StoreStack(model: Self.model(), type: type)
     let entity = stack.entity("Card")
     try stack.context.performAndWait {
       let card = NSManagedObject(entity: entity, insertInto: stack.context)
@@ -102,7 +103,7 @@ struct TransformableTests {
 
   @Test("A value its transformer refuses, or a transformer nobody registered, fails the save naming both; nothing is lost or written")
   func refusals() throws {
-    let stack = try Stack(model: Self.model())
+    let stack = try StoreStack(model: Self.model())
     let entity = stack.entity("Card")
     stack.context.performAndWait {
       let card = NSManagedObject(entity: entity, insertInto: stack.context)
@@ -126,7 +127,7 @@ struct TransformableTests {
 
   @Test("Transformable attributes take no string operators, nor a value no transformer is given; batch requests transform too")
   func fetchesAndBatches() throws {
-    let stack = try Stack(model: Self.model())
+    let stack = try StoreStack(model: Self.model())
     try stack.context.performAndWait {
       let request = NSFetchRequest<NSManagedObject>(entityName: "Card")
       request.predicate = NSPredicate(format: "keywords CONTAINS %@", "swift")
@@ -170,7 +171,7 @@ struct TransformableTests {
     let model = try NSManagedObjectModel(entities: [
       NSEntityDescription(name: "Device", properties: [.attribute(NSAttributeDescription(name: "name", type: .string)), .attribute(token)])
     ])
-    let stack = try Stack(model: model, type: type)
+    let stack = try StoreStack(model: model, type: type)
     let uuids = ["00000000-0000-0000-0000-000000000001", "7F000000-0000-0000-0000-000000000000", "FF000000-0000-0000-0000-000000000000"]
       .compactMap(UUID.init(uuidString:))
     try stack.context.performAndWait {
@@ -224,7 +225,7 @@ struct TransformableTests {
     let badge = NSAttributeDescription(name: "badge", type: .transformable)
     badge.valueTransformerName = "BadgeTransformer"
     let model = try NSManagedObjectModel(entities: [NSEntityDescription(name: "Player", properties: [.attribute(badge)])])
-    let stack = try Stack(model: model)
+    let stack = try StoreStack(model: model)
     try stack.context.performAndWait {
       let player = NSManagedObject(entity: stack.entity("Player"), insertInto: stack.context)
       player.setValue(Badge(label: "gold"), forKey: "badge")
@@ -255,7 +256,7 @@ struct TransformableTests {
   /// registered, and the row's column is NULL.
   @Test("A batch insert's NSNull for a transformable attribute is stored as no value, past its transformer")
   func batchInsertNullTransformable() throws {
-    let stack = try Stack(model: Self.model())
+    let stack = try StoreStack(model: Self.model())
     try stack.context.performAndWait {
       let insert = NSBatchInsertRequest(
         entityName: "Card",

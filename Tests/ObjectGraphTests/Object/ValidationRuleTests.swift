@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -97,7 +98,7 @@ struct ValidationRuleTests {
     return try NSManagedObjectModel(entities: [item])
   }
 
-  private func stack() throws -> Stack { try Stack(model: Self.model()) }
+  private func stack() throws -> StoreStack { try StoreStack(model: Self.model()) }
 
   @Test("Each rule, broken alone, fails the save with Core Data's code, naming the object and the property")
   func eachRule() throws {
@@ -260,7 +261,7 @@ struct ValidationRuleTests {
     #expect(validation.attributesByName["integer64Attribute"]?.minValue == 45)
     #expect(validation.attributesByName["stringAttribute"]?.minValue == nil)
 
-    let stack = try Stack(model: model)
+    let stack = try StoreStack(model: model)
     try stack.context.performAndWait {
       let pet = NSManagedObject(entity: try #require(model.entitiesByName["Pet"]), insertInto: stack.context)
       pet.setValue("Al", forKey: "name")

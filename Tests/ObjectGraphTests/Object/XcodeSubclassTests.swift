@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -121,7 +122,7 @@ struct XcodeSubclassTests {
 
   @Test("Properties declared in an extension read and write the model's values, and survive a save and a new context")
   func extensionProperties() throws {
-    let stack = try Stack(model: Self.model())
+    let stack = try StoreStack(model: Self.model())
     let recipe = XcodeRecipe(context: stack.context)
     #expect(recipe.servings == 2)  // the model's default
     #expect(recipe.rating == nil && recipe.tags?.count == 0 && recipe.steps?.count == 0)
@@ -162,7 +163,7 @@ struct XcodeSubclassTests {
 
   @Test("To-many properties as NSSet and NSOrderedSet hold the related objects, and setting them keeps inverses")
   func relationshipsAsFoundationCollections() throws {
-    let stack = try Stack(model: Self.model())
+    let stack = try StoreStack(model: Self.model())
     let context = stack.context
     let recipe = XcodeRecipe(context: context)
     let (quick, cheap) = (XcodeTag(context: context), XcodeTag(context: context))
@@ -196,7 +197,7 @@ struct XcodeSubclassTests {
 
   @Test("primitiveText reads and writes the primitive value of text, without marking the object changed")
   func primitiveAccessor() throws {
-    let stack = try Stack(model: Self.model())
+    let stack = try StoreStack(model: Self.model())
     let step = XcodeStep(context: stack.context)
     step.text = "Chop"
     #expect(step.value(forKey: "text") as? String == "Chop")
@@ -209,7 +210,7 @@ struct XcodeSubclassTests {
 
   @Test("The class needs no initialiser of its own and no registration: Recipe(context:) and fetches make Recipes")
   func noInitialiserNoRegistration() throws {
-    let stack = try Stack(model: Self.model())
+    let stack = try StoreStack(model: Self.model())
     let made = XcodeRecipe(context: stack.context)
     made.title = "Bread"
     let entity = stack.entity("XcodeRecipe")

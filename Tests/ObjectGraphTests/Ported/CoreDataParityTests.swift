@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -37,7 +38,7 @@ struct CoreDataParityTests {
   @Test(
     "A child finds the objects it inserted by their IDs (SELF IN, SELF ==, count) after its parent saved them", arguments: bothStoreTypes)
   func childFetchesByTemporaryIDsAfterParentSave(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     let child = child(of: stack.context)
     let notes = try insertSavedThroughParent(["a", "b", "c", "d", "e"], child: child, parent: stack.context)
     try child.performAndWait {
@@ -63,7 +64,7 @@ struct CoreDataParityTests {
 
   @Test("'Delete everything except these' in a child deletes only the others once the parent has saved", arguments: bothStoreTypes)
   func deleteAllExceptAfterParentSave(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     let child = child(of: stack.context)
     let notes = try insertSavedThroughParent(["keep 1", "keep 2", "keep 3", "drop 1", "drop 2"], child: child, parent: stack.context)
     try child.performAndWait {
@@ -83,7 +84,7 @@ struct CoreDataParityTests {
 
   @Test("A relationship compared with a temporary ID in a child finds the rows its parent saved", arguments: bothStoreTypes)
   func relationshipComparedWithTemporaryID(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     let child = child(of: stack.context)
     let notebookID = try child.performAndWait {
       let notebook = Notebook(context: child)
@@ -110,7 +111,7 @@ struct CoreDataParityTests {
     "Three levels: a worker under the main context under the writer finds its objects by ID after the writer saved",
     arguments: bothStoreTypes)
   func grandchildFetchesByTemporaryIDs(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     let main = child(of: stack.context)
     let worker = child(of: main)
     let notes = try worker.performAndWait {
@@ -152,7 +153,7 @@ struct CoreDataParityTests {
 
   @Test("A non-optional to-many whose minimum count is 0 saves empty, as in Core Data", arguments: bothStoreTypes)
   func nonOptionalToManyMinimumZeroMayBeEmpty(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(model: try countedModel(optional: false, minCount: 0), type: type)
+    let stack = try StoreStack(model: try countedModel(optional: false, minCount: 0), type: type)
     try stack.context.performAndWait {
       let owner = NSManagedObject(entity: stack.entity("Owner"), insertInto: stack.context)
       owner.setValue("nobody's", forKey: "name")
@@ -165,7 +166,7 @@ struct CoreDataParityTests {
     "The minimum count still rules: minimum 2 refuses one member (1580), optional or not", arguments: [false, true],
     bothStoreTypes)
   func minimumCountIsEnforced(optional: Bool, type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(model: try countedModel(optional: optional, minCount: 2), type: type)
+    let stack = try StoreStack(model: try countedModel(optional: optional, minCount: 2), type: type)
     try stack.context.performAndWait {
       let owner = NSManagedObject(entity: stack.entity("Owner"), insertInto: stack.context)
       let tag = NSManagedObject(entity: stack.entity("Tag"), insertInto: stack.context)
@@ -189,7 +190,7 @@ struct CoreDataParityTests {
         name: "Owner",
         properties: [.relationship(NSRelationshipDescription(name: "tags", destination: "Tag", inverse: "owner", toMany: true))]),
     ])
-    let stack = try Stack(model: model, type: type)
+    let stack = try StoreStack(model: model, type: type)
     let error = stack.context.performAndWait {
       _ = NSManagedObject(entity: stack.entity("Tag"), insertInto: stack.context)
       return expectCode(.validationMissingMandatoryProperty) { try stack.context.save() }
@@ -201,21 +202,21 @@ struct CoreDataParityTests {
 
   /// The highest primary key reserved for notes, as the file's Z_PRIMARYKEY says; nil for an in-memory
   /// store, whose table only the engine can read.
-  private func reservedKeys(_ stack: Stack) throws -> Int? {
+  private func reservedKeys(_ stack: StoreStack) throws -> Int? {
     guard let rows = try stack.fileRows("SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Note'") else { return nil }
     let number = rows[0]["Z_ENT"] as Int
     return try rawRows(stack.storeURL, "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = \(number)")[0]["Z_MAX"] as Int
   }
 
   /// The stored notes' primary keys and titles, in key order, as a fresh context reads them.
-  private func storedNotesByKey(_ stack: Stack) throws -> [(key: Int64?, title: String?)] {
+  private func storedNotesByKey(_ stack: StoreStack) throws -> [(key: Int64?, title: String?)] {
     try stack.storedInKeyOrder("Note") { (key: $0.objectID.primaryKey, title: $0.value(forKey: "title") as? String) }
   }
 
   @Test(
     "obtainPermanentIDs in a child gives the ID its parent already saved the object under, reserving no new key", arguments: bothStoreTypes)
   func obtainPermanentIDsForObjectsTheParentSaved(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     let child = child(of: stack.context)
     let notes = try insertSavedThroughParent(["first", "second"], child: child, parent: stack.context)
     let keysBefore = try reservedKeys(stack)
@@ -256,7 +257,7 @@ struct CoreDataParityTests {
 
   @Test("obtainPermanentIDs in a child for one object the parent saved and one it did not: one old ID, one new", arguments: bothStoreTypes)
   func obtainPermanentIDsMixed(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     let child = child(of: stack.context)
     let saved = try insertSavedThroughParent(["saved"], child: child, parent: stack.context)[0]
     let keysBefore = try reservedKeys(stack)
@@ -284,7 +285,7 @@ extension CoreDataParityTests {
   @Test(
     "A child's delete of an object it saved up earlier reaches the parent, before and after the parent saved it", arguments: bothStoreTypes)
   func childDeletesObjectItSavedUp(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     let child = child(of: stack.context)
     // Before the parent saves: the parent holds the child's insert under the temporary ID.
     try child.performAndWait {
@@ -317,7 +318,7 @@ extension CoreDataParityTests {
 extension CoreDataParityTests {
   @Test("Did-save and objects-did-change user info is read with the public NotificationKey constants", arguments: bothStoreTypes)
   func notificationKeysArePublicConstants(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     typealias Key = NSManagedObjectContext.NotificationKey
     let saved = NotificationLog(NSManagedObjectContext.didSaveObjectsNotification, object: stack.context) { note -> [String: Int] in
       let info = note.userInfo ?? [:]

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -106,7 +107,7 @@ struct ModelLayerTests {
 
   @Test("A mood marked for deletion leaves its country in willSave(); the country's willSave() recounts and marks it, in the same save")
   func willSaveCascades() throws {
-    let stack = try Stack(model: Self.model())
+    let stack = try StoreStack(model: Self.model())
     try stack.context.performAndWait {
       let country = LayerCountry(context: stack.context)
       let mood = LayerMood(context: stack.context)
@@ -147,7 +148,7 @@ struct ModelLayerTests {
 
   @Test("A willSave() that changes its object every time stops the save with a clear error after a bound, and nothing is written")
   func willSaveThatNeverSettles() throws {
-    let stack = try Stack(model: Self.model())
+    let stack = try StoreStack(model: Self.model())
     stack.context.performAndWait {
       _ = RestlessObject(context: stack.context)
       #expect {
@@ -166,7 +167,7 @@ struct ModelLayerTests {
 
   @Test("A transformable attribute set to nil through @ObjectGraphManaged saves as nil")
   func transformableSetToNil() throws {
-    let stack = try Stack(model: Self.model())
+    let stack = try StoreStack(model: Self.model())
     try stack.context.performAndWait {
       let mood = LayerMood(context: stack.context)
       mood.remoteIdentifier = UUID()
@@ -196,7 +197,7 @@ struct ModelLayerTests {
 
   @Test("setPrimitiveValue in willSave() is saved without calling willSave() again, and changes nothing else")
   func primitiveAccessors() throws {
-    let stack = try Stack(model: Self.model())
+    let stack = try StoreStack(model: Self.model())
     try stack.context.performAndWait {
       let object = StampedObject(context: stack.context)
       object.name = "first"
@@ -225,7 +226,7 @@ struct ModelLayerTests {
 
   @Test("primitiveValue(forKey:) gives numbers as value(forKey:) does, and setPrimitiveValue of a to-one leaves the inverse alone")
   func primitiveRelationship() throws {
-    let stack = try Stack(model: Self.model())
+    let stack = try StoreStack(model: Self.model())
     stack.context.performAndWait {
       let country = LayerCountry(context: stack.context)
       let mood = LayerMood(context: stack.context)
@@ -240,7 +241,7 @@ struct ModelLayerTests {
 
   @Test("A context's userInfo keeps values that are not Sendable, as Core Data's dictionary does")
   func userInfoKeepsAnything() throws {
-    let stack = try Stack(model: Self.model())
+    let stack = try StoreStack(model: Self.model())
     stack.context.performAndWait {
       let cache = ObjectCache()
       cache.objects["first"] = LayerCountry(context: stack.context)
@@ -255,7 +256,7 @@ struct ModelLayerTests {
 
   @Test("setMetadata(_:for:) is written to the store at the next save, keeping the engine's keys")
   func storeMetadata() throws {
-    let stack = try Stack(model: Self.model())
+    let stack = try StoreStack(model: Self.model())
     let store = try #require(stack.coordinator.persistentStores.first)
     var metadata = stack.coordinator.metadata(for: store)
     let engineKeys = metadata
@@ -289,7 +290,7 @@ struct ModelLayerTests {
 
   @Test("setMetadata(_:for:) refuses to change the engine's own keys and values a property list cannot hold, changing nothing")
   func storeMetadataRefusals() throws {
-    let stack = try Stack(model: Self.model())
+    let stack = try StoreStack(model: Self.model())
     let store = try #require(stack.coordinator.persistentStores.first)
     #expect {
       try stack.coordinator.setCheckedMetadata([NSStoreUUIDKey: "not-the-uuid"], for: store)
@@ -316,7 +317,7 @@ struct ModelLayerTests {
     let folder = try TemporaryFolder()
     let stopped = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       [folder = folder as TemporaryFolder] in
-      let stack = try Stack(model: Self.model(), folder: folder)
+      let stack = try StoreStack(model: Self.model(), folder: folder)
       let store = try #require(stack.coordinator.persistentStores.first)
       stack.coordinator.setMetadata(["cache": ObjectCacheBox()], for: store)
     }

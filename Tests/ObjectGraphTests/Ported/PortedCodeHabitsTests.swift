@@ -1,4 +1,5 @@
 import Dispatch
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -146,7 +147,7 @@ struct PortedCodeHabitsTests {
   // MARK: - The fetched results controller as UIKit code drives it
 
   /// Notes x and y in section A, z in section B (sectioned by `body`).
-  private func sectionedByBody(_ stack: Stack) throws -> (NSFetchedResultsController<Note>, SectionRecorder, Note) {
+  private func sectionedByBody(_ stack: StoreStack) throws -> (NSFetchedResultsController<Note>, SectionRecorder, Note) {
     try stack.context.performAndWait {
       var z: Note?
       for (title, section) in [("x", "A"), ("y", "A"), ("z", "B")] {
@@ -170,7 +171,7 @@ struct PortedCodeHabitsTests {
 
   @Test("An object whose section changes is a move from its old index path to its new one")
   func sectionChangeIsAMove() throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     let (controller, recorder, z) = try sectionedByBody(stack)
     stack.context.performAndWait {
       z.body = "C"
@@ -185,7 +186,7 @@ struct PortedCodeHabitsTests {
 
   @Test("A deleted section's info holds no objects")
   func deletedSectionIsEmpty() throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     let (controller, recorder, z) = try sectionedByBody(stack)
     stack.context.performAndWait {
       stack.context.delete(z)
@@ -195,7 +196,7 @@ struct PortedCodeHabitsTests {
     }
   }
 
-  private func library() throws -> Stack {
+  private func library() throws -> StoreStack {
     let book = NSEntityDescription(
       name: "Book", managedObjectClass: Book.self,
       properties: [
@@ -208,7 +209,7 @@ struct PortedCodeHabitsTests {
         .attribute(NSAttributeDescription(name: "name", type: .string)),
         .relationship(NSRelationshipDescription(name: "books", destination: "Book", inverse: "shelf", toMany: true)),
       ])
-    return try Stack(model: try NSManagedObjectModel(entities: [book, shelf]))
+    return try StoreStack(model: try NSManagedObjectModel(entities: [book, shelf]))
   }
 
   @Test("A section key path may name a computed property the subclass answers by key")
@@ -249,7 +250,7 @@ struct PortedCodeHabitsTests {
 
   @Test("sortDescriptors may be set to nil: no order, read back as empty")
   func sortDescriptorsNil() throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     let request = NSFetchRequest<Note>(entityName: "Note")
     request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
     request.sortDescriptors = nil
@@ -264,7 +265,7 @@ struct PortedCodeHabitsTests {
 
   @Test("Coordinators and contexts are equal and hashed by identity, as NSObjects are")
   func identityEquality() throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     let other = NSPersistentStoreCoordinator(managedObjectModel: stack.model)
     #expect(stack.coordinator == stack.coordinator)
     #expect(stack.coordinator != other)
@@ -285,7 +286,7 @@ struct PortedCodeHabitsTests {
     #expect(NSPersistentStore.StoreType.inMemory.rawValue == "InMemory")
     #expect(NSPersistentStore.StoreType(rawValue: "SQLite") == .sqlite)
     #expect(NSPersistentStore.StoreType(rawValue: "InMemory") == .inMemory)
-    let stack = try Stack(type: .inMemory)
+    let stack = try StoreStack(type: .inMemory)
     #expect(stack.coordinator.persistentStores.first?.type == "InMemory")
   }
 

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -22,8 +23,8 @@ struct PredicateDepthTests {
   }
 
   /// A store of `Note`s rated 0…19, and one rated 100,000.
-  static func populated(_ folder: TemporaryFolder, type: NSPersistentStore.StoreType = .sqlite) throws -> Stack {
-    let stack = try Stack(type: type, folder: folder)
+  static func populated(_ folder: TemporaryFolder, type: NSPersistentStore.StoreType = .sqlite) throws -> StoreStack {
+    let stack = try StoreStack(type: type, folder: folder)
     try stack.context.performAndWait {
       for rating in Array(0..<20) + [100_000] {
         let note = Note(context: stack.context)
@@ -45,7 +46,7 @@ struct PredicateDepthTests {
 
   /// Prints the predicate, fetches with it from the store, then with an unsaved change (evaluated in
   /// memory). A Swift error of another type than `ObjectGraphError` is rethrown.
-  static func use(_ predicate: NSPredicate, on stack: Stack) throws -> Outcome {
+  static func use(_ predicate: NSPredicate, on stack: StoreStack) throws -> Outcome {
     var outcome = Outcome()
     outcome.format = predicate.engineFormat
     outcome.fetched = try fetchRatings(predicate, stack.freshContext())

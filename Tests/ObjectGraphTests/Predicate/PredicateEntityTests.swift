@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -10,8 +11,8 @@ import Testing
 @Suite("The entity key in predicates", .temporaryFolders)
 struct PredicateEntityTests {
   /// Three notes (two in a notebook), two image attachments and a file attachment on the first note.
-  private func populated(_ type: NSPersistentStore.StoreType) throws -> Stack {
-    let stack = try Stack(type: type)
+  private func populated(_ type: NSPersistentStore.StoreType) throws -> StoreStack {
+    let stack = try StoreStack(type: type)
     try stack.context.performAndWait {
       let work = Notebook(context: stack.context)
       work.name = "Work"
@@ -35,7 +36,7 @@ struct PredicateEntityTests {
   /// The sorted `key` values of the `entityName` objects the predicate matches, asked of SQLite (a context
   /// with nothing pending) and of the evaluator; expects both to agree.
   private func matches(
-    _ stack: Stack, _ entityName: String, _ key: String, _ format: String, _ arguments: Any?...,
+    _ stack: StoreStack, _ entityName: String, _ key: String, _ format: String, _ arguments: Any?...,
     sourceLocation: SourceLocation = #_sourceLocation
   ) throws -> [String] {
     let predicate = NSPredicate(format: format, argumentArray: arguments.map { $0 as Any })

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -11,8 +12,8 @@ import Testing
 struct PredicatePortingTests {
   /// Two notebooks and ten notes with tags, as in the fetch tests: Work holds ratings 0–5, Home 6–8, and
   /// the note rated 9 has none; "Swift" tags the even ratings, "data" tags 0 and 5.
-  private func populated(_ type: NSPersistentStore.StoreType) throws -> Stack {
-    let stack = try Stack(type: type)
+  private func populated(_ type: NSPersistentStore.StoreType) throws -> StoreStack {
+    let stack = try StoreStack(type: type)
     try stack.context.performAndWait {
       let work = Notebook(context: stack.context)
       work.name = "Work"
@@ -41,7 +42,7 @@ struct PredicatePortingTests {
   /// The `key` values of the `entity` objects a predicate matches, in SQL (a context with no pending
   /// changes) and in memory; checks that both agree.
   private func matches(
-    _ stack: Stack, _ entity: String, _ key: String, _ predicate: NSPredicate,
+    _ stack: StoreStack, _ entity: String, _ key: String, _ predicate: NSPredicate,
     sourceLocation: SourceLocation = #_sourceLocation
   ) throws -> [String] {
     let (_, context) = try stack.reader()
@@ -60,11 +61,11 @@ struct PredicatePortingTests {
     }
   }
 
-  private func notebooks(_ stack: Stack, _ format: String, _ arguments: Any?...) throws -> [String] {
+  private func notebooks(_ stack: StoreStack, _ format: String, _ arguments: Any?...) throws -> [String] {
     try matches(stack, "Notebook", "name", NSPredicate(format: format, argumentArray: arguments.map { $0 as Any }))
   }
 
-  private func notes(_ stack: Stack, _ format: String, _ arguments: Any?...) throws -> [String] {
+  private func notes(_ stack: StoreStack, _ format: String, _ arguments: Any?...) throws -> [String] {
     try matches(stack, "Note", "title", NSPredicate(format: format, argumentArray: arguments.map { $0 as Any }))
   }
 
@@ -310,7 +311,7 @@ struct PredicatePortingTests {
     #expect(NSPredicate(format: "1 + (rating * 2) == 7").engineFormat == "1 + (rating * 2) == 7")
   }
 
-  private func noteID(_ stack: Stack, _ title: String) throws -> NSManagedObjectID {
+  private func noteID(_ stack: StoreStack, _ title: String) throws -> NSManagedObjectID {
     let context = stack.freshContext()
     return try context.performAndWait {
       let request = NSFetchRequest<Note>(entityName: "Note")

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -30,8 +31,8 @@ struct TutorialPredicateTests {
   }
 
   /// Three countries: Anland (big, cities 50 and 5,000, favourite), Beland (small, city 20), Celand (no cities).
-  private func stack() throws -> Stack {
-    let stack = try Stack(model: try Self.model())
+  private func stack() throws -> StoreStack {
+    let stack = try StoreStack(model: try Self.model())
     try stack.context.performAndWait {
       let model = stack.model
       func country(_ name: String, _ population: Int64, favorite: Bool, cities: [(String, Int64)]) {
@@ -57,7 +58,7 @@ struct TutorialPredicateTests {
   /// The names `predicate` matches among `entity`'s objects: fetched (SQL) and evaluated in memory over
   /// every object, which must agree.
   private func names(
-    _ stack: Stack, _ entity: String, _ predicate: NSPredicate, sourceLocation: SourceLocation = #_sourceLocation
+    _ stack: StoreStack, _ entity: String, _ predicate: NSPredicate, sourceLocation: SourceLocation = #_sourceLocation
   ) throws -> [String] {
     let context = stack.freshContext()
     return try context.performAndWait {
@@ -125,7 +126,7 @@ struct TutorialPredicateTests {
     "A transformable attribute compared with nil (%K != NULL, == nil) matches in SQL and in memory alike",
     arguments: bothStoreTypes)
   func transformableNil(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(model: try TransformableTests.model(), type: type)
+    let stack = try StoreStack(model: try TransformableTests.model(), type: type)
     try stack.context.performAndWait {
       for (title, keywords) in [("tagged", ["swift"]), ("bare", nil)] as [(String, [String]?)] {
         let card = NSManagedObject(entity: stack.entity("Card"), insertInto: stack.context)

@@ -1,4 +1,5 @@
 import Dispatch
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -19,7 +20,7 @@ struct ConcurrencyTests {
   @Test("On the main queue: perform queues its block, performAndWait runs it at once, nested ones inline")
   @MainActor
   func performOrderOnTheMainQueue() async throws {
-    let stack = try Stack(type: .inMemory)
+    let stack = try StoreStack(type: .inMemory)
     let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
     context.persistentStoreCoordinator = stack.coordinator
     let order = Shared<[String]>([])
@@ -45,7 +46,7 @@ struct ConcurrencyTests {
 
   @Test("Many threads calling perform and performAndWait on one private context at once", arguments: bothStoreTypes)
   func manyThreads(type: NSPersistentStore.StoreType) async throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     let context = stack.context
     let threads = 16
     let perThread = 50
@@ -88,7 +89,7 @@ struct ConcurrencyTests {
 
   @Test("32 threads on a tree of contexts (writer, main, workers of both shapes) insert, save and merge: no deadlock, exact counts")
   func stressTree() async throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     let writer = stack.context
     let main = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
     main.parent = writer
@@ -160,7 +161,7 @@ struct ConcurrencyTests {
 
   @Test("Two coordinators saving to one file from many queues lose nothing")
   func twoCoordinators() async throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     let (_, other) = try stack.reopened()
     let contexts = [stack.context, other]
     try await withThrowingTaskGroup(of: Void.self) { group in
@@ -186,7 +187,7 @@ struct ConcurrencyTests {
 
   @Test("Calling a context off its queue hops onto the queue, and debug mode reports it", arguments: bothStoreTypes)
   func offQueueCalls(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     // A watch sees this context's violations only, without touching the process-wide switch that the
     // tests running alongside depend on.
     let watch = WatchedViolations(ConcurrencyDebug.Watch(stack.context))
@@ -202,7 +203,7 @@ struct ConcurrencyTests {
 
   @Test("async perform returns the block's value and rethrows its error", arguments: bothStoreTypes)
   func asyncPerform(type: NSPersistentStore.StoreType) async throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     let value = await stack.context.perform { 42 }
     #expect(value == 42)
     await #expect(throws: ObjectGraphError.self) {

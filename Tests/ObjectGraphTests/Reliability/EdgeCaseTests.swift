@@ -16,7 +16,7 @@ final class Gauge: NSManagedObject {
 struct EdgeCaseTests {
   @Test("A child's new object pointing at an object its parent already saved keeps the relationship", arguments: bothStoreTypes)
   func childRelationshipToParentSavedObject(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     child.parent = stack.context
     let book = try child.performAndWait {
@@ -44,7 +44,7 @@ struct EdgeCaseTests {
 
   @Test("A relationship to an object that was never saved is an error, not a silent NULL", arguments: bothStoreTypes)
   func relationshipToUnsavedObjectElsewhere(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     let other = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     other.persistentStoreCoordinator = stack.coordinator
     let foreignID = other.performAndWait { Notebook(context: other).objectID }
@@ -62,7 +62,7 @@ struct EdgeCaseTests {
     let entity = NSEntityDescription(
       name: "Counter",
       properties: [.attribute(NSAttributeDescription(name: "count", type: .integer64, isOptional: false, defaultValue: 5))])
-    let stack = try Stack(model: try NSManagedObjectModel(entities: [entity]), type: type)
+    let stack = try StoreStack(model: try NSManagedObjectModel(entities: [entity]), type: type)
     try stack.context.performAndWait {
       let counter = NSManagedObject(entity: entity, insertInto: stack.context)
       #expect(counter.value(forKey: "count") as? Int64 == 5)
@@ -81,7 +81,7 @@ struct EdgeCaseTests {
   @Test("A private child of a main-queue parent works from code running on the main queue", arguments: bothStoreTypes)
   @MainActor
   func privateChildOfMainParentFromTheMainQueue(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     let main = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
     main.persistentStoreCoordinator = stack.coordinator
     let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
@@ -104,7 +104,7 @@ struct EdgeCaseTests {
         .attribute(NSAttributeDescription(name: "name", type: .string)),
         .relationship(NSRelationshipDescription(name: "friends", destination: "Person", inverse: "friends", toMany: true)),
       ])
-    let stack = try Stack(model: try NSManagedObjectModel(entities: [person]), type: type)
+    let stack = try StoreStack(model: try NSManagedObjectModel(entities: [person]), type: type)
     try stack.context.performAndWait {
       let ada = NSManagedObject(entity: person, insertInto: stack.context)
       ada.setValue("Ada", forKey: "name")
@@ -126,7 +126,7 @@ struct EdgeCaseTests {
 
   @Test("A fault whose row is gone becomes a deleted, empty object (shouldDeleteInaccessibleFaults)", arguments: bothStoreTypes)
   func inaccessibleFault(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     let id = try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "short-lived"
@@ -150,7 +150,7 @@ struct EdgeCaseTests {
     let folder = try TemporaryFolder()
     let stopped = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       [folder = folder as TemporaryFolder, type = type.rawValue as String] in
-      let stack = try Stack(type: NSPersistentStore.StoreType(rawValue: type), folder: folder)
+      let stack = try StoreStack(type: NSPersistentStore.StoreType(rawValue: type), folder: folder)
       let id = try stack.context.performAndWait {
         let note = Note(context: stack.context)
         note.title = "gone soon"
@@ -171,7 +171,7 @@ struct EdgeCaseTests {
 
   @Test("Deleting a never-saved object removes it; inserting it again brings it back", arguments: bothStoreTypes)
   func deleteAndReinsertUnsaved(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "undecided"
@@ -189,7 +189,7 @@ struct EdgeCaseTests {
 
   @Test("Object trump takes in the store's other changes; rollback keeps a row changed elsewhere", arguments: bothStoreTypes)
   func mergePoliciesRefresh(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     let (_, other) = try stack.reader()
     let saved = try ConflictingEdit.make(
       mine: stack.context, theirs: other,
@@ -286,7 +286,7 @@ struct EdgeCaseTests {
 
   @Test("reset() tells observers every object is invalid; refresh(_:mergeChanges:) names the object", arguments: bothStoreTypes)
   func resetAndRefreshNotify(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     let seen = NotificationLog(NSManagedObjectContext.didChangeObjectsNotification, object: stack.context) { note in
       (note.userInfo ?? [:]).keys.compactMap { $0 as? String }.sorted().joined(separator: ",")
     }
@@ -309,7 +309,7 @@ struct EdgeCaseTests {
         .attribute(NSAttributeDescription(name: "count", type: .integer64, isOptional: false, defaultValue: Int64(0))),
         .attribute(NSAttributeDescription(name: "level", type: .float)),
       ])
-    let stack = try Stack(model: try NSManagedObjectModel(entities: [gauge]), type: type)
+    let stack = try StoreStack(model: try NSManagedObjectModel(entities: [gauge]), type: type)
     let (count, level, stored) = try stack.context.performAndWait {
       let object = Gauge(context: stack.context)
       object.count = 42
@@ -325,7 +325,7 @@ struct EdgeCaseTests {
   @Test("A main-queue context applies delete rules when the main queue finishes the current block", arguments: bothStoreTypes)
   @MainActor
   func mainQueueProcessesAtTheEndOfTheBlock(type: NSPersistentStore.StoreType) async throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     let main = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
     main.persistentStoreCoordinator = stack.coordinator
     let book = Notebook(context: main)
@@ -343,7 +343,7 @@ struct EdgeCaseTests {
 
   @Test("Deleting an object whose deletion was already saved does nothing", arguments: bothStoreTypes)
   func deleteTwice(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "once"

@@ -1,4 +1,5 @@
 import DemoSupport
+import EngineTestSupport
 import Foundation
 import GRDB
 import TestSupport
@@ -58,7 +59,7 @@ struct FuzzTests {
   @Test("random and mutated predicate formats, with random arguments, parse and fetch or throw ObjectGraphError")
   func predicates() throws {
     var random = SeededGenerator(seed: Self.seed("predicates"))
-    let stack = try Stack(type: .inMemory)
+    let stack = try StoreStack(type: .inMemory)
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "a"
@@ -238,7 +239,7 @@ struct FuzzTests {
   @Test("mutated store files (cut short, pages flipped, our tables altered) open and fetch or throw ObjectGraphError, untouched")
   func storeFiles() throws {
     var random = SeededGenerator(seed: Self.seed("storeFiles"))
-    let stack = try Stack()
+    let stack = try StoreStack()
     try stack.context.performAndWait {
       for index in 0..<200 {
         let note = Note(context: stack.context)

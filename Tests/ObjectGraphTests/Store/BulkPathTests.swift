@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import GRDB
 import TestSupport
@@ -11,7 +12,7 @@ import Testing
 struct BulkPathTests {
   @Test("Empty text and data stay empty (not NULL); NUL bytes and non-ASCII text survive", arguments: bothStoreTypes)
   func emptyAndUnusualValues(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(model: Models.allTypes(), type: type)
+    let stack = try StoreStack(model: Models.allTypes(), type: type)
     let texts = ["", "a\u{0}b", "日本語 ✓ 🚀", String(repeating: "x", count: 5_000)]
     try stack.context.performAndWait {
       for (index, text) in texts.enumerated() {
@@ -41,7 +42,7 @@ struct BulkPathTests {
 
   @Test("Thousands of rows of several entities, inserted interleaved, land with their relationships", arguments: bothStoreTypes)
   func interleavedEntities(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     // 2,000 notes in 38 notebooks, created in turn: more rows than one multi-row INSERT takes, and a
     // remainder for the last statement of each entity.
     try stack.context.performAndWait {
@@ -77,7 +78,7 @@ struct BulkPathTests {
 
   @Test("Rows are written in insertion order, skipping objects deleted before the save", arguments: bothStoreTypes)
   func insertionOrder(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     try stack.context.performAndWait {
       var notes: [Note] = []
       for index in 0..<10 {
@@ -97,7 +98,7 @@ struct BulkPathTests {
 
   @Test("An object inserted by willSave() is saved and announced in the did-save notification", arguments: bothStoreTypes)
   func insertedDuringWillSave(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(model: Models.stamped(), type: type)
+    let stack = try StoreStack(model: Models.stamped(), type: type)
     let recorder = NotificationRecorder(NSManagedObjectContext.didSaveObjectsNotification, from: stack.context)
     try stack.context.performAndWait {
       for _ in 0..<3 { _ = Stamped(entity: stack.entity("Stamped"), insertInto: stack.context) }
@@ -111,7 +112,7 @@ struct BulkPathTests {
 
   @Test("A child still finds the objects it saved to its parent by their temporary IDs after its next save", arguments: bothStoreTypes)
   func childKeepsTemporaryIDs(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     child.parent = stack.context
     try child.performAndWait {
@@ -139,7 +140,7 @@ struct BulkPathTests {
 
   @Test("Only a context that has had children remembers the temporary IDs its saves replaced", arguments: bothStoreTypes)
   func temporaryIDMemory(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "alone"
@@ -148,7 +149,7 @@ struct BulkPathTests {
       #expect(stack.context.confined.registry.temporaryCount == 0)
     }
 
-    let parent = try Stack(type: type)
+    let parent = try StoreStack(type: type)
     let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     child.parent = parent.context
     var id: NSManagedObjectID?
@@ -177,7 +178,7 @@ struct BulkPathTests {
 
   @Test("A save SQLite refuses writes nothing and keeps the context's changes")
   func sqliteRefusal() throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "kept"
@@ -206,7 +207,7 @@ struct BulkPathTests {
 
   @Test("Members removed from a many-to-many relationship leave the join table", arguments: bothStoreTypes)
   func manyToManyRemovalIsSaved(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "note"
@@ -233,7 +234,7 @@ struct BulkPathTests {
 
   @Test("After a save SQLite refused, the same save goes through once the cause is gone")
   func retryAfterRefusedSave() throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     // Another program takes primary key 1 of ZNOTE without telling Z_PRIMARYKEY.
     let other = try DatabaseQueue(path: stack.storeURL.path)
     try other.write { db in
@@ -254,7 +255,7 @@ struct BulkPathTests {
 
   @Test("A fetched object makes its permanent ID on first read, once, equal to the same row's ID anywhere", arguments: bothStoreTypes)
   func fetchedObjectsMakeTheirIDLazily(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     var saved: NSManagedObjectID?
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
@@ -281,7 +282,7 @@ struct BulkPathTests {
 
   @Test("awakeFromFetch runs after the read, so it may fetch from its own context", arguments: bothStoreTypes)
   func awakeFromFetchMayFetch(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack.probes(AwakeProbe.self, rows: 3, storeType: type)
+    let stack = try StoreStack.probes(AwakeProbe.self, rows: 3, storeType: type)
     let (_, context) = try stack.reader()
     try context.performAndWait {
       let request = NSFetchRequest<AwakeProbe>(entityName: "Probe")
@@ -299,7 +300,7 @@ struct BulkPathTests {
         name: "Item",
         properties: [.attribute(NSAttributeDescription(name: "_entry", type: .integer64, isOptional: true))])
     ])
-    let stack = try Stack(model: model, type: type)
+    let stack = try StoreStack(model: model, type: type)
     try stack.context.performAndWait {
       NSManagedObject(entity: stack.entity("Item"), insertInto: stack.context).setValue(42, forKey: "_entry")
       try stack.context.save()
@@ -316,7 +317,7 @@ struct BulkPathTests {
     "An init(entity:insertInto:) override that uses the store during a fetch gets an error, not a crash", .serialized,
     arguments: bothStoreTypes)
   func initUsingTheStoreDuringAFetch(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack.probes(StoreTouchingProbe.self, rows: 3, storeType: type)
+    let stack = try StoreStack.probes(StoreTouchingProbe.self, rows: 3, storeType: type)
     let (coordinator, context) = try stack.reader()
     StoreTouchingProbe.coordinator.withLock { $0 = coordinator }
     defer { StoreTouchingProbe.coordinator.withLock { $0 = nil } }
@@ -338,7 +339,7 @@ struct BulkPathTests {
     "Objects made before a row that fails are registered and awoken; the next fetch returns them all", .serialized,
     arguments: bothStoreTypes)
   func fetchFailingMidway(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack.probes(InterruptingProbe.self, rows: 10, storeType: type)
+    let stack = try StoreStack.probes(InterruptingProbe.self, rows: 10, storeType: type)
     let (coordinator, context) = try stack.reader()
     let database = try #require(coordinator.persistentStores.first).database
     try context.performAndWait {
@@ -366,7 +367,7 @@ struct BulkPathTests {
 
   @Test("Objects a big fetch registered are purged once nothing else holds them", arguments: bothStoreTypes)
   func purgeAfterFetch(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(type: type)
+    let stack = try StoreStack(type: type)
     try stack.context.performAndWait {
       for index in 0..<5_000 {
         let note = Note(context: stack.context)
@@ -448,7 +449,7 @@ struct ObjectRegistryTests {
 struct SlotValueTests {
   @Test("Numbers of another Swift type are stored as the attribute's type, in memory and in SQL alike", arguments: bothStoreTypes)
   func numbersAreStoredAsTheAttributeType(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(model: Models.allTypes(), type: type)
+    let stack = try StoreStack(model: Models.allTypes(), type: type)
     try stack.context.performAndWait {
       let object = NSManagedObject(entity: stack.entity("Everything"), insertInto: stack.context)
       object.setValue(5, forKey: "int64")
@@ -474,7 +475,7 @@ struct SlotValueTests {
 
   @Test("Setting a boxed value (UUID, URL) to an equal one is no change; to another one is", arguments: bothStoreTypes)
   func boxedValuesCompareByValue(type: NSPersistentStore.StoreType) throws {
-    let stack = try Stack(model: Models.allTypes(), type: type)
+    let stack = try StoreStack(model: Models.allTypes(), type: type)
     let uuid = UUID()
     try stack.context.performAndWait {
       let object = NSManagedObject(entity: stack.entity("Everything"), insertInto: stack.context)
@@ -586,17 +587,17 @@ final class InterruptingProbe: NSManagedObject {
   override func awakeFromFetch() { awoken = true }
 }
 
-extension Stack {
+extension StoreStack {
   /// A stack whose model has one entity, `Probe` (class `type`, one optional Integer 64 `n`), with `rows`
   /// objects saved. They are saved as plain `NSManagedObject`s, so the probe class's code runs only when
   /// they are fetched.
-  static func probes(_ type: NSManagedObject.Type, rows: Int, storeType: NSPersistentStore.StoreType) throws -> Stack {
+  static func probes(_ type: NSManagedObject.Type, rows: Int, storeType: NSPersistentStore.StoreType) throws -> StoreStack {
     let model = try NSManagedObjectModel(entities: [
       NSEntityDescription(
         name: "Probe", managedObjectClass: type,
         properties: [.attribute(NSAttributeDescription(name: "n", type: .integer64, isOptional: true))])
     ])
-    let stack = try Stack(model: model, type: storeType)
+    let stack = try StoreStack(model: model, type: storeType)
     try stack.context.performAndWait {
       for index in 0..<rows { NSManagedObject(entity: stack.entity("Probe"), insertInto: stack.context).setValue(index, forKey: "n") }
       try stack.context.save()

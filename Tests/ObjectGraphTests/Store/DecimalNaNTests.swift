@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import GRDB
 import TestSupport
@@ -17,7 +18,7 @@ struct DecimalNaNTests {
 
   @Test("A row Core Data wrote with the text NaN reads as Decimal.nan, not as nil")
   func readsNaN() throws {
-    let stack = try Stack(model: try Models.allTypes())
+    let stack = try StoreStack(model: try Models.allTypes())
     try stack.coordinator.remove(try #require(stack.coordinator.persistentStores.first))
     let (table, entity) = try Self.everything(stack.storeURL)
     // As Core Data writes the row: the decimal column holds the text NaN.
@@ -41,7 +42,7 @@ struct DecimalNaNTests {
 
   @Test("A NaN decimal is saved as the text NaN, as Core Data writes it, and reads back as Decimal.nan")
   func writesNaN() throws {
-    let stack = try Stack(model: try Models.allTypes())
+    let stack = try StoreStack(model: try Models.allTypes())
     try stack.context.performAndWait {
       let object = NSManagedObject(entity: try #require(stack.model.entitiesByName["Everything"]), insertInto: stack.context)
       object.setValue(Decimal.nan, forKey: "decimal")

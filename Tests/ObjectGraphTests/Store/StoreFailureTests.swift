@@ -44,7 +44,7 @@ struct StoreFailureTests {
 
   @Test("A store made with another model, migration off, is error 134100, naming what differs, and left untouched")
   func incompatibleModel() throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     try stack.context.performAndWait {
       let note = Note(context: stack.context)
       note.title = "keep me"
@@ -101,7 +101,7 @@ struct StoreFailureTests {
 
   @Test("A read-only store refuses saves with a clear error")
   func readOnly() throws {
-    let stack = try Stack()
+    let stack = try StoreStack()
     try stack.coordinator.remove(stack.coordinator.persistentStores[0])
     let context = try StoreStack(
       model: stack.model, at: stack.storeURL,

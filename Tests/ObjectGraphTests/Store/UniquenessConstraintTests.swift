@@ -40,7 +40,9 @@ struct UniquenessConstraintTests {
     return try NSManagedObjectModel(entities: [item, cell, media, book, film])
   }
 
-  private func stack(_ type: NSPersistentStore.StoreType = .sqlite) throws -> Stack { try Stack(model: try Self.model(), type: type) }
+  private func stack(_ type: NSPersistentStore.StoreType = .sqlite) throws -> StoreStack {
+    try StoreStack(model: try Self.model(), type: type)
+  }
 
   @discardableResult
   private func item(_ context: NSManagedObjectContext, _ name: String?, _ value: Int64) -> NSManagedObject {
@@ -68,7 +70,7 @@ struct UniquenessConstraintTests {
     }
   }
 
-  private func storedValues(_ stack: Stack) throws -> [String: Int64] {
+  private func storedValues(_ stack: StoreStack) throws -> [String: Int64] {
     Dictionary(
       try stack.stored("Item") { ($0.value(forKey: "name") as? String ?? "-", $0.value(forKey: "value") as? Int64 ?? -1) },
       uniquingKeysWith: { a, _ in a })
@@ -289,7 +291,7 @@ struct UniquenessConstraintTests {
 
   /// The store holds one row per name `name 0` … `name 99`, each with the value of its last occurrence in
   /// an import of 1,000 objects (`name \(i % 100)`, value `i`).
-  private func expectOneRowPerNameWithLastValues(_ stack: Stack, sourceLocation: SourceLocation = #_sourceLocation) throws {
+  private func expectOneRowPerNameWithLastValues(_ stack: StoreStack, sourceLocation: SourceLocation = #_sourceLocation) throws {
     let stored = try storedValues(stack)
     #expect(try stack.storedCount("Item") == 100, sourceLocation: sourceLocation)
     let pairs: [(String, Int64)] = (0..<100).map { (index: Int) -> (String, Int64) in ("name \(index)", Int64(900 + index)) }
@@ -480,7 +482,7 @@ struct UniquenessConstraintTests {
         .attribute(NSAttributeDescription(name: "title", type: .string)),
         .relationship(NSRelationshipDescription(name: "tags", destination: "Tag", inverse: "notes", toMany: true)),
       ])
-    let stack = try Stack(model: try NSManagedObjectModel(entities: [tag, note]), type: .sqlite)
+    let stack = try StoreStack(model: try NSManagedObjectModel(entities: [tag, note]), type: .sqlite)
     for (context, title) in [(stack.context, "first"), (stack.freshContext(), "second")] {
       context.mergePolicy = NSMergePolicy.mergeByPropertyObjectTrump
       try context.performAndWait {
