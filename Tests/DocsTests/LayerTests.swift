@@ -27,6 +27,32 @@ struct LayerTests {
     "A member another folder declares is a use of that folder: without its row's permission, the check fails and names it",
     .enabled(if: python != nil, "python3 runs .ci/check-layers.py: install it to run this check"))
   func aMemberUseNeedsItsRow() throws {
+    // The container reads the mapping models beside the model through `mappingModels`, a member
+    // MappingMigration/ declares on a Store/ type: take away Container/'s permission for it.
+    let check = try Self.checkOnACopy(replacing: ", `MappingMigration/` (only `mappingModels`", with: " (was `mappingModels`")
+    #expect(check.status == 1)
+    #expect(check.stdout.contains("uses mappingModels (declared in MappingMigration/"), "\(check.stdout)")
+    #expect(check.stdout.contains("Container/ may not use MappingMigration/"), "\(check.stdout)")
+  }
+
+  @Test(
+    "An initialiser another folder declares in an extension is a use of that folder: without its row's permission, the check fails",
+    .enabled(if: python != nil, "python3 runs .ci/check-layers.py: install it to run this check"))
+  func anInitialiserUseNeedsItsRow() throws {
+    // The container loads its model with `NSManagedObjectModel(loadingContentsOf:)`, an initialiser ModelFiles/
+    // declares in an extension of a Model/ type: take away Container/'s permission for it.
+    let initialiser = "`NSManagedObjectModel(loadingContentsOf:)`"
+    let check = try Self.checkOnACopy(replacing: ", `ModelFiles/` (only \(initialiser)", with: " (was \(initialiser)")
+    #expect(check.status == 1)
+    #expect(
+      check.stdout.contains("uses NSManagedObjectModel(loadingContentsOf:) (an initialiser declared in ModelFiles/"),
+      "\(check.stdout)")
+    #expect(check.stdout.contains("Container/ may not use ModelFiles/"), "\(check.stdout)")
+  }
+
+  /// Runs the check on a copy of the engine, the table and the script, in which the table's `permission` is
+  /// replaced by `replacement`.
+  static func checkOnACopy(replacing permission: String, with replacement: String) throws -> ProcessOutput {
     let python = try #require(Self.python)
     let copy = try TemporaryFolder()
     let files = FileManager.default
@@ -35,18 +61,10 @@ struct LayerTests {
       try files.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
       try files.copyItem(at: Repository.root.appendingPathComponent(path), to: target)
     }
-    // The container reads the mapping models beside the model through `mappingModels`, a member
-    // MappingMigration/ declares on a Store/ type: take away Container/'s permission for it.
     let table = copy.url.appendingPathComponent("Docs/ObjectGraph.md")
-    let permission = ", `MappingMigration/` (only `mappingModels`"
     let text = try String(contentsOf: table, encoding: .utf8)
-    try #require(text.contains(permission), "Container/'s row no longer allows `mappingModels`: update this test")
-    let withoutPermission = text.replacingOccurrences(of: permission, with: " (was `mappingModels`")
-    try withoutPermission.write(to: table, atomically: true, encoding: .utf8)
-
-    let check = try ProcessOutput.run(python, [".ci/check-layers.py"], currentDirectory: copy.url)
-    #expect(check.status == 1)
-    #expect(check.stdout.contains("uses mappingModels (declared in MappingMigration/"), "\(check.stdout)")
-    #expect(check.stdout.contains("Container/ may not use MappingMigration/"), "\(check.stdout)")
+    try #require(text.contains(permission), "The layer table no longer has \(permission): update this test")
+    try text.replacingOccurrences(of: permission, with: replacement).write(to: table, atomically: true, encoding: .utf8)
+    return try ProcessOutput.run(python, [".ci/check-layers.py"], currentDirectory: copy.url)
   }
 }
