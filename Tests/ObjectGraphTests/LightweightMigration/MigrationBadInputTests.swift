@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import GRDB
 import Synchronization
@@ -312,18 +313,15 @@ struct MigrationBadInputTests {
   }
 
   private func writeOneNote(at url: URL, model: NSManagedObjectModel) throws {
-    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-    let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
-    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-    context.persistentStoreCoordinator = coordinator
+    let stack = try StoreStack(model: model, at: url)
     let entity = try #require(model.entitiesByName["Note"])
-    try context.performAndWait {
-      let note = NSManagedObject(entity: entity, insertInto: context)
+    try stack.context.performAndWait {
+      let note = NSManagedObject(entity: entity, insertInto: stack.context)
       note.setValue("Written by a later release", forKey: "title")
       note.setValue(Date(timeIntervalSinceReferenceDate: 0), forKey: "createdAt")
-      try context.save()
+      try stack.context.save()
     }
-    try coordinator.remove(store)
+    try stack.close()
   }
 
   private func rawWrite(_ url: URL, _ sql: String) throws {

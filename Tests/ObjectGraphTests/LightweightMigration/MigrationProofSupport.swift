@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import GRDB
 import SHA256
@@ -98,10 +99,8 @@ enum ProofStores {
   /// every other note has an `updatedAt` (the rest keep `nil`), so the renamed attribute carries both.
   static func makeVersion1(at url: URL, notes count: Int) throws {
     let model = try ProofModels.version1()
-    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-    let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
-    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-    context.persistentStoreCoordinator = coordinator
+    let stack = try StoreStack(model: model, at: url)
+    let context = stack.context
     let entities = model.entitiesByName
     guard let noteEntity = entities["Note"], let notebookEntity = entities["Notebook"], let tagEntity = entities["Tag"] else {
       throw ProofFailure("the version 1 model lacks Note, Notebook or Tag")
@@ -131,7 +130,7 @@ enum ProofStores {
       }
       try context.save()
     }
-    try coordinator.remove(store)
+    try stack.close()
   }
 
   /// The file's bytes, and that no journal is beside it, so `unchanged(_:)` can tell a byte-identical file.
@@ -223,12 +222,9 @@ enum ProofStores {
 
   /// How many notes a store holds, counted by the engine through `model` (migration off).
   static func engineNoteCount(_ url: URL, model: NSManagedObjectModel) throws -> Int {
-    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-    let store = try coordinator.addPersistentStore(type: .sqlite, at: url, options: noMigration)
-    defer { try? coordinator.remove(store) }
-    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-    context.persistentStoreCoordinator = coordinator
-    return try context.performAndWait { try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Note")) }
+    let stack = try StoreStack(model: model, at: url, options: noMigration)
+    defer { try? stack.close() }
+    return try stack.storedCount("Note")
   }
 }
 

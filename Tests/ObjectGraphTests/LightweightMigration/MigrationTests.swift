@@ -59,10 +59,8 @@ struct MigrationTests {
   /// Writes a version 1 store: 3 notebooks, `notes` notes (each in notebook `i % 3`, with tag `i % 2`,
   /// every third without a body), 2 tags.
   static func writeStore(_ model: NSManagedObjectModel, at url: URL, notes: Int = 30) throws {
-    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-    let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
-    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-    context.persistentStoreCoordinator = coordinator
+    let stack = try StoreStack(model: model, at: url)
+    let context = stack.context
     try context.performAndWait {
       guard let notebookEntity = model.entitiesByName["Notebook"], let noteEntity = model.entitiesByName["Note"],
         let tagEntity = model.entitiesByName["Tag"]
@@ -87,7 +85,7 @@ struct MigrationTests {
       }
       try context.save()
     }
-    try coordinator.remove(store)
+    try stack.close()
   }
 
   /// Opens `url` with `model` (migrating it) and returns a context on it. Without options, version 1 is
@@ -102,13 +100,7 @@ struct MigrationTests {
   }
 
   static func open(_ model: NSManagedObjectModel, at url: URL, options: [AnyHashable: Any]? = nil) throws -> NSManagedObjectContext {
-    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-    try coordinator.addPersistentStore(
-      type: .sqlite, at: url,
-      options: options ?? MigrationTests.migrationOptions(sourceModels: [try version1()]))
-    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-    context.persistentStoreCoordinator = coordinator
-    return context
+    try StoreStack(model: model, at: url, options: options ?? MigrationTests.migrationOptions(sourceModels: [try version1()])).context
   }
 
   static func fetch(_ entity: String, in context: NSManagedObjectContext, sortedBy key: String? = nil) throws -> [NSManagedObject] {
@@ -562,13 +554,11 @@ struct MigrationTests {
     let folder = try TemporaryFolder()
     let original = folder.appending("Original.sqlite")
     // Copy the files while the writing coordinator is still open: the rows are in the -wal only.
-    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Self.version1())
-    try coordinator.addPersistentStore(type: .sqlite, at: original)
-    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-    context.persistentStoreCoordinator = coordinator
+    let writer = try StoreStack(model: try Self.version1(), at: original)
+    let context = writer.context
     try context.performAndWait {
       for index in 0..<500 {
-        let note = NSManagedObject(entity: try #require(coordinator.managedObjectModel.entitiesByName["Note"]), insertInto: context)
+        let note = NSManagedObject(entity: writer.entity("Note"), insertInto: context)
         note.setValue("Note \(index) " + String(repeating: "x", count: 200), forKey: "title")
       }
       try context.save()

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -90,11 +91,8 @@ struct MigrationManagerTests {
   /// Writes a version 1 store: 3 notebooks, 2 tags, `notes` notes ("First<i> Last<i>", rating "<7i>", in
   /// notebook `i % 3`, tagged `i % 2`), 2 drafts.
   static func writeStore(at url: URL, notes: Int = 12) throws {
-    let model = try version1()
-    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-    let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
-    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-    context.persistentStoreCoordinator = coordinator
+    let stack = try StoreStack(model: try version1(), at: url)
+    let context = stack.context
     try context.performAndWait {
       let notebooks = (0..<3).map { index in
         let notebook = NSEntityDescription.insertNewObject(forEntityName: "Notebook", into: context)
@@ -118,7 +116,7 @@ struct MigrationManagerTests {
       }
       try context.save()
     }
-    try coordinator.remove(store)
+    try stack.close()
   }
 
   static func function(_ mapping: String, _ keyPath: String) -> String {

@@ -1,27 +1,36 @@
 import Foundation
-import NotesModel
-import ObjectGraph
 import TestSupport
 import Testing
+
+@testable import ObjectGraph
 
 /// The persistent container: the stack stage 4 builds by hand, in one object, with Core Data's choices.
 @Suite("NSPersistentContainer", .timeLimit(.minutes(1)), .temporaryFolders)
 struct PersistentContainerTests {
-  /// A container for the tutorial's model with its store in `folder`.
+  /// A container for the tests' notes model with its store in `folder`.
   private func container(in folder: TemporaryFolder, async: Bool = false) throws -> NSPersistentContainer {
-    let container = NSPersistentContainer(name: NotesModel.name, bundle: NotesModel.bundle)
+    let container = NSPersistentContainer(name: "Notes", managedObjectModel: try Models.notes())
     let description = NSPersistentStoreDescription(url: folder.appending("Notes.sqlite"))
     description.shouldAddStoreAsynchronously = async
     container.persistentStoreDescriptions = [description]
     return container
   }
 
-  @Test("The model is found by name; the default store is <name>.sqlite in the default folder")
+  /// A bundle holding the Trips model (`Trips.xcdatamodeld`, whose current version is `Trips 2`) and nothing
+  /// else but its mapping model.
+  private func tripsBundle() throws -> Bundle {
+    let folder = try TemporaryFolder()
+    try TripsFixture.bundle(in: folder)
+    return try #require(Bundle(path: folder.url.path))
+  }
+
+  @Test("The model is found by name in the bundle, at its current version; the default store is <name>.sqlite in the default folder")
   func defaults() throws {
-    let container = NSPersistentContainer(name: NotesModel.name, bundle: NotesModel.bundle)
-    #expect(container.managedObjectModel.entitiesByName["Note"] != nil)
+    let container = NSPersistentContainer(name: "Trips", bundle: try tripsBundle())
+    #expect(container.managedObjectModel.entitiesByName["Person"] != nil)
+    #expect(container.managedObjectModel.entitiesByName["Traveller"] == nil)
     let url = try #require(container.persistentStoreDescriptions.first?.url)
-    #expect(url.lastPathComponent == "DataModel.sqlite")
+    #expect(url.lastPathComponent == "Trips.sqlite")
     #expect(url.deletingLastPathComponent().standardizedFileURL == NSPersistentContainer.defaultDirectoryURL().standardizedFileURL)
     #expect(container.viewContext.concurrencyType == .mainQueueConcurrencyType)
     #expect(container.viewContext.persistentStoreCoordinator === container.persistentStoreCoordinator)
@@ -32,7 +41,7 @@ struct PersistentContainerTests {
   @Test("A missing model does not stop init(name:): the container's model is empty and loading reports the error, adding no store")
   func missingModel() throws {
     let folder = try TemporaryFolder()
-    let container = NSPersistentContainer(name: "NoSuchModel", bundle: NotesModel.bundle)
+    let container = NSPersistentContainer(name: "NoSuchModel", bundle: try tripsBundle())
     #expect(container.managedObjectModel.entities.isEmpty)
     let stores = [folder.appending("A.sqlite"), folder.appending("B.sqlite")]
     container.persistentStoreDescriptions = stores.map { NSPersistentStoreDescription(url: $0) }
@@ -93,14 +102,14 @@ struct PersistentContainerTests {
     #expect(loaded)
     #expect(container.persistentStoreCoordinator.persistentStores.count == 1)
 
-    let broken = NSPersistentContainer(name: NotesModel.name, bundle: NotesModel.bundle)
+    let broken = NSPersistentContainer(name: "Notes", managedObjectModel: try Models.notes())
     broken.persistentStoreDescriptions = [NSPersistentStoreDescription(url: URL(fileURLWithPath: "/dev/null/Stores/Notes.sqlite"))]
     let failure = Shared<NSError?>(nil)
     broken.loadPersistentStores { _, error in failure.withLock { $0 = error.map { $0 as NSError } } }
     #expect(failure.withLock { $0 }?.code == NSPersistentStoreOpenError)
     #expect(broken.persistentStoreCoordinator.persistentStores.isEmpty)
 
-    let memory = NSPersistentContainer(name: NotesModel.name, bundle: NotesModel.bundle)
+    let memory = NSPersistentContainer(name: "Notes", managedObjectModel: try Models.notes())
     memory.persistentStoreDescriptions = [NSPersistentStoreDescription(url: URL(fileURLWithPath: "/dev/null"))]
     memory.loadPersistentStores { _, error in #expect(error == nil) }
     #expect(memory.persistentStoreCoordinator.persistentStores.first?.type == NSInMemoryStoreType)
