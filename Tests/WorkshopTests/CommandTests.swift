@@ -481,14 +481,53 @@ struct CommandTests {
       #expect(runner.calls.map(\.arguments) == [["run", "-c", "release", "stage3-demo", "--count", "1000000"]])
       let said = recorder.standardOutput
       #expect(said.contains("so it runs a release build."), "\(said)")
-      #expect(said.contains("it takes several minutes (SwiftPM shows its progress below)"), "\(said)")
-      #expect(said.hasSuffix("▶ swift run -c release stage3-demo --count 1000000  (the first run builds it)\n"), "\(said)")
+      // No release build in this folder yet: the long first build is announced, with its two silent steps.
+      #expect(said.contains("The first release build compiles the SQLite library (GRDB) and the engine"), "\(said)")
+      #expect(said.contains("\"Compiling GRDB\" and then \"Compiling ObjectGraph\", print nothing new"), "\(said)")
+      #expect(said.hasSuffix("▶ swift run -c release stage3-demo --count 1000000  (it builds first)\n"), "\(said)")
 
       // The learner's arguments replace the chapter's; the build stays release.
       #expect(
         try runWorkshop(["demo", "--root", repo.root.path, "1", "--count", "5000"], in: testEnvironment(OutputRecorder(), runner: runner))
           == 0)
       #expect(runner.calls.last?.arguments == ["run", "-c", "release", "stage3-demo", "--count", "5000"])
+    }
+  }
+
+  @Test("A release demo's build is announced as long as it will be: first build, engine changed, a short build, none")
+  func releaseBuildForecast() throws {
+    try TempRepo.with(stages: ["ObjectGraph", "Stage3-AsyncLoading"], demos: ["Stage3-AsyncLoading"]) { repo throws in
+      let files = FileManager.default
+      // Times are relative to now, the build's products in the future so that nothing the repository's
+      // set-up wrote is newer than them.
+      func touch(_ path: String, _ secondsAgo: Double) throws {
+        let url = repo.root.appendingPathComponent(path)
+        try files.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        if !files.fileExists(atPath: url.path) { try Data().write(to: url) }
+        try files.setAttributes([.modificationDate: Date().addingTimeInterval(-secondsAgo)], ofItemAtPath: url.path)
+      }
+      let forecast = { BuildForecast.release(demo: "stage3-demo", root: repo.root) }
+      try touch("Stages/ObjectGraph/Engine.swift", 0)
+      try touch("Stages/Stage3-AsyncLoading/Controller.swift", 0)
+      try touch("Package.swift", 0)
+      #expect(forecast() == .firstBuild)
+
+      // GRDB built, the engine not: the engine is compiled.
+      try touch(".build/release/Modules/GRDB.swiftmodule", -10)
+      #expect(forecast() == .engineChanged)
+      // The engine built, this demo not (another demo built it): a short build.
+      try touch(".build/release/Modules/ObjectGraph.swiftmodule", -10)
+      #expect(forecast() == .shortBuild)
+      // The demo built after every source: nothing to announce.
+      try touch(".build/release/stage3-demo", -20)
+      #expect(forecast() == .upToDate)
+      #expect(forecast().announcement.isEmpty)
+      // The stage edited since: a short build; the engine edited since: the engine again.
+      try touch("Stages/Stage3-AsyncLoading/Controller.swift", -30)
+      #expect(forecast() == .shortBuild)
+      try touch("Stages/ObjectGraph/Engine.swift", -40)
+      #expect(forecast() == .engineChanged)
+      #expect(forecast().announcement.joined().contains("\"Compiling ObjectGraph\" prints nothing new"))
     }
   }
 }

@@ -37,15 +37,16 @@ struct DemoCommand: ParsableCommand {
       let swift = try ExecutableLocator.swift(in: environment)
       let swiftArguments = wanted.demoCommand(arguments: arguments) ?? ["run", demo] + arguments
       let output = environment.output
+      var buildNote = "  (the first run builds it)"
       if wanted.demoIsRelease {
-        // Said before the build starts: a first release build compiles everything again, with optimisations.
+        // Said before the build starts, and only as long as the build will be (read from the build folder).
         output.line(
           "Stage \(wanted.number)'s demo shows its lesson at the chapter's size and at an app's speed, so it runs a release build.")
-        output.line(
-          "The first release build compiles the engine and its SQLite library with optimisations: it takes several minutes "
-            + "(SwiftPM shows its progress below); later runs start at once.")
+        let forecast = BuildForecast.release(demo: demo, root: root)
+        forecast.announcement.forEach { output.line($0) }
+        buildNote = forecast == .upToDate ? "" : "  (it builds first)"
       }
-      output.line(environment.style.dim("▶ swift \(swiftArguments.joined(separator: " "))  (the first run builds it)"))
+      output.line(environment.style.dim("▶ swift \(swiftArguments.joined(separator: " "))" + buildNote))
       let status = try environment.runner.runAttached(swift, arguments: swiftArguments, in: root)
       if status != 0 { throw ExitCode(status) }
     }
