@@ -22,7 +22,7 @@ let package = Package(
     .executable(name: "playground", targets: ["Playground"]),
     // The programs Docs/concurrency-rules.md quotes, each breaking one rule on purpose.
     .executable(name: "concurrency-rules", targets: ["ConcurrencyRules"]),
-    // Harnesses that try to make the engine lose data (README.md, "Reliability").
+    // Harnesses that try to make the engine lose data (Docs/ObjectGraph.md, "Reliability: trying to lose data").
     .executable(name: "objectgraph-torture", targets: ["ObjectGraphTorture"]),
     // Looks inside a store, Core Data's or the engine's, through the engine (Docs/00-the-pieces.md).
     .executable(name: "objectgraph", targets: ["ObjectGraphCommand"]),

@@ -1,5 +1,5 @@
 // swift-tools-version: 6.1
-// libFuzzer targets for ObjectGraph, built with the fuzzer sanitizer (README.md, "Reliability"):
+// libFuzzer targets for ObjectGraph, built with the fuzzer sanitizer (Docs/ObjectGraph.md, "Reliability: trying to lose data"):
 //
 //   cd Fuzz && swift build -c release -Xswiftc -sanitize=fuzzer -Xswiftc -parse-as-library
 //   .build/release/objectgraph-fuzz -max_total_time=600 corpus/

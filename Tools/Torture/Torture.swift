@@ -5,7 +5,7 @@
 //   swift run objectgraph-torture creation --trials 100       # kill a process while it creates a store
 //   swift run objectgraph-torture side-files --trials 20      # -wal files beside the wrong store, pipes at side files
 //
-// README.md's "Reliability" section says how CI runs it (short) and how to run the long versions.
+// Docs/ObjectGraph.md's "Reliability: trying to lose data" says how CI runs it (short) and how to run the long versions.
 import ArgumentParser
 import DemoSupport
 import Foundation

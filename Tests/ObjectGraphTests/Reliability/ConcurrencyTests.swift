@@ -84,7 +84,7 @@ struct ConcurrencyTests {
     try stack.expectStored("Note", count: threads * perThread * 2, table: "ZNOTE")
   }
 
-  /// How long the stress test runs: `OBJECTGRAPH_STRESS_SECONDS`, 2 s by default (README.md, "Reliability").
+  /// How long the stress test runs: `OBJECTGRAPH_STRESS_SECONDS`, 2 s by default (Docs/ObjectGraph.md, "Reliability: trying to lose data").
   static var stressSeconds: Double { ProcessInfo.processInfo.environment["OBJECTGRAPH_STRESS_SECONDS"].flatMap(Double.init) ?? 2 }
 
   @Test("32 threads on a tree of contexts (writer, main, workers of both shapes) insert, save and merge: no deadlock, exact counts")

@@ -12,7 +12,7 @@ import Testing
 /// hang (the suite's time limit), another error type, or a change to the input file.
 ///
 /// Each test prints its seed. `OBJECTGRAPH_FUZZ_SEED` replays one; `OBJECTGRAPH_FUZZ_COUNT` sets how many
-/// inputs each test tries (CI's default is small; README.md, "Reliability", gives the long run).
+/// inputs each test tries (CI's default is small; Docs/ObjectGraph.md, "Reliability: trying to lose data", gives the long run).
 @Suite("Fuzzing: random and mutated inputs end in a result or an ObjectGraphError", .timeLimit(.minutes(5)), .temporaryFolders)
 struct FuzzTests {
   static var count: Int { ProcessInfo.processInfo.environment["OBJECTGRAPH_FUZZ_COUNT"].flatMap(Int.init) ?? 1_500 }
