@@ -54,6 +54,7 @@ public final class CoreDataManager: Sendable {
     let mainContext: NSManagedObjectContext
   }
 
+  // Unchanged from stage 1 (Tests/DocsTests/StageCopyTests.swift checks it).
   /// Makes a manager for the model named `modelName`. Nothing is loaded or opened yet.
   ///
   /// - Parameters:
@@ -67,6 +68,7 @@ public final class CoreDataManager: Sendable {
     let folder = storeFolder ?? Self.defaultStoreFolder()
     storeURL = folder.appendingPathComponent("\(modelName).sqlite", isDirectory: false)
   }
+  // End of the part unchanged from stage 1.
 
   /// The one main-queue context, built lazily with the rest of the stack on first use.
   ///
@@ -94,6 +96,7 @@ public final class CoreDataManager: Sendable {
     }
   }
 
+  // Unchanged from stage 1 (Tests/DocsTests/StageCopyTests.swift checks it).
   /// The folder the store goes in when no folder is given: the user's application-support folder, plus
   /// `CoreDataStackWorkshop`.
   ///
@@ -109,6 +112,7 @@ public final class CoreDataManager: Sendable {
       ?? fileManager.homeDirectoryForCurrentUser
     return base.appendingPathComponent("CoreDataStackWorkshop", isDirectory: true)
   }
+  // End of the part unchanged from stage 1.
 
   // MARK: - Saving
 
@@ -185,6 +189,7 @@ public final class CoreDataManager: Sendable {
     return Stack(model: model, coordinator: coordinator, privateContext: privateContext, mainContext: mainContext)
   }
 
+  // Unchanged from stage 1 (Tests/DocsTests/StageCopyTests.swift checks it).
   private func makeModel() throws -> NSManagedObjectModel {
     // On Apple platforms Xcode compiles DataModel.xcdatamodeld into DataModel.momd inside the app, and
     // you would ask Bundle.main for the "momd" resource. SwiftPM on Linux compiles nothing: it copies the
@@ -215,4 +220,5 @@ public final class CoreDataManager: Sendable {
     try coordinator.addPersistentStore(type: .sqlite, at: storeURL, options: options)
     return coordinator
   }
+  // End of the part unchanged from stage 1.
 }

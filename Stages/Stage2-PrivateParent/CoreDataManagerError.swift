@@ -1,5 +1,6 @@
 import Foundation
 
+// Unchanged from stage 1 (Tests/DocsTests/StageCopyTests.swift checks it).
 /// What can go wrong while ``CoreDataManager`` builds its stack, before ObjectGraph is involved.
 ///
 /// Failures inside ObjectGraph (a store that cannot be added) reach the caller as Core Data's own `NSError`,
@@ -56,3 +57,4 @@ public enum CoreDataManagerError: Error, Sendable, Equatable, CustomStringConver
     }
   }
 }
+// End of the part unchanged from stage 1.
