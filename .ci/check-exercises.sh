@@ -5,7 +5,7 @@
 #   (a) with WORKSHOP_SOLUTIONS=1, every check passes against the reference solutions;
 #   (b) against the untouched starters, each exercise's test target fails, every one of its checks fails,
 #       and the output says the exercise "is not done yet", quoting the starter's own line to start from.
-#   (c) against each wrong attempt kept in Exercises/WrongAttempts/, the exercise's checks fail and say
+#   (c) against each wrong attempt kept in Exercises/Support/Proofs/WrongAttempts/, the exercise's checks fail and say
 #       what its expect.txt lists: the mistake, in the learner's terms.
 # The Exercises package builds with no warnings in its own sources, and passes `swift format lint --strict`.
 set -euo pipefail
@@ -30,7 +30,7 @@ for id in "${folders[@]}"; do
   hints=$(grep -c '^## Hint' "$dir/HINTS.md" || true)
   [ "$hints" -ge 3 ] || fail "$dir/HINTS.md has $hints '## Hint' sections; write at least 3, gentlest first"
   [ -d "$dir/Sources" ] || fail "$dir has no Sources/ folder (the starter)"
-  [ -d "Exercises/Solutions/$id" ] || fail "exercise $id has no reference solution in Exercises/Solutions/$id"
+  [ -d "Exercises/Support/Proofs/Solutions/$id" ] || fail "exercise $id has no reference solution in Exercises/Support/Proofs/Solutions/$id"
   [ -d "Exercises/Tests/$id" ] || fail "exercise $id has no checks in Exercises/Tests/$id"
   grep -rq "throw ExerciseNotDone(\"$id\")" "$dir/Sources" ||
     fail "$dir/Sources has no 'throw ExerciseNotDone(\"$id\")': this script runs on the untouched starters (a fresh clone)"
@@ -140,7 +140,7 @@ for id in "${folders[@]}"; do
 done
 
 step "(c) plausible wrong attempts fail with a message that names their mistake"
-# Exercises/WrongAttempts/<exercise>/<attempt>/ holds files that replace the starter's files of the same
+# Exercises/Support/Proofs/WrongAttempts/<exercise>/<attempt>/ holds files that replace the starter's files of the same
 # name, and expect.txt: lines the check's output must contain. The starter is put back afterwards.
 attempts=0
 saved_id=""
@@ -150,10 +150,10 @@ put_back() {
   saved_id=""
 }
 trap 'put_back; rm -rf "$logs"' EXIT
-for dir in Exercises/WrongAttempts/*/*/; do
+for dir in Exercises/Support/Proofs/WrongAttempts/*/*/; do
   [ -d "$dir" ] || continue
   dir=${dir%/}
-  attempt=${dir#Exercises/WrongAttempts/}
+  attempt=${dir#Exercises/Support/Proofs/WrongAttempts/}
   id=${attempt%%/*}
   [ -d "Exercises/$id/Sources" ] || fail "$dir: there is no exercise $id"
   [ -s "$dir/expect.txt" ] || fail "$dir has no expect.txt (the lines its check must print)"

@@ -7,7 +7,7 @@ import PackageDescription
 /// One exercise as `exercises.json` lists it: the one list of exercises, which `swift run workshop`
 /// reads too. Only the keys this package needs are read here.
 struct Exercise: Decodable {
-  /// The exercise's folder name: `Exercises/<id>/Sources` is the starter, `Solutions/<id>` the
+  /// The exercise's folder name: `Exercises/<id>/Sources` is the starter, `Support/Proofs/Solutions/<id>` the
   /// reference solution, `Tests/<id>` the checks.
   var id: String
   /// The checks' test target, `ExerciseNNTests`; the starter's target is the same name without `Tests`.
@@ -52,7 +52,7 @@ for exercise in exercises {
     // The starter: the code you edit.
     .target(name: starter, dependencies: ["ExerciseKit"] + engine, path: "\(exercise.id)/Sources"),
     // The reference solution, with the same public API.
-    .target(name: "\(starter)Solution", dependencies: engine, path: "Solutions/\(exercise.id)"),
+    .target(name: "\(starter)Solution", dependencies: engine, path: "Support/Proofs/Solutions/\(exercise.id)"),
     // One set of checks, run against the starter, or against the solution when WORKSHOP_SOLUTIONS=1.
     .testTarget(
       name: exercise.testTarget,

@@ -112,7 +112,7 @@ struct CommandTests {
         ## Hint 2
         DataModel.xcdatamodeld.
         """)
-      try repo.makeFolder("Exercises/Solutions/01-model-not-found")
+      try repo.makeFolder("Exercises/Support/Proofs/Solutions/01-model-not-found")
       func hint(_ arguments: [String] = []) throws -> (Int32, String) {
         let recorder = OutputRecorder()
         let status = try runWorkshop(["hint", "1", "--root", repo.root.path] + arguments, in: testEnvironment(recorder))
@@ -128,17 +128,17 @@ struct CommandTests {
 
       let (_, second) = try hint()
       #expect(second.hasPrefix("Hint 2\nDataModel.xcdatamodeld.\n"))
-      #expect(second.contains("That was the last hint (2 of 2). The reference solution is in Exercises/Solutions/01-model-not-found/."))
+      #expect(second.contains("That was the last hint (2 of 2). The reference solution is in Exercises/Support/Proofs/Solutions/01-model-not-found/."))
 
       let (status, after) = try hint()
       #expect(status == 0)
       #expect(
         after == "No more hints for 01-model-not-found: you have seen all 2 (`swift run workshop hint 01-model-not-found --all` "
-          + "shows them again). The reference solution is in Exercises/Solutions/01-model-not-found/.\n")
+          + "shows them again). The reference solution is in Exercises/Support/Proofs/Solutions/01-model-not-found/.\n")
 
       let (_, all) = try hint(["--all"])
       #expect(all.contains("Hint 1: what is it called?") && all.contains("Hint 2\nDataModel.xcdatamodeld."))
-      #expect(all.hasSuffix("That is every hint. The reference solution is in Exercises/Solutions/01-model-not-found/.\n"))
+      #expect(all.hasSuffix("That is every hint. The reference solution is in Exercises/Support/Proofs/Solutions/01-model-not-found/.\n"))
       #expect(repo.progress()["01-model-not-found"].hintsShown == 2)
     }
   }

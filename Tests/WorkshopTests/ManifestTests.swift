@@ -23,7 +23,7 @@ struct ManifestTests {
     #expect(first.stage == 1 && first.title == "Find the model" && first.testTarget == "Exercise01Tests")
     #expect(first.readmePath == "Exercises/01-model-not-found/README.md")
     #expect(first.hintsPath == "Exercises/01-model-not-found/HINTS.md")
-    #expect(first.solutionPath == "Exercises/Solutions/01-model-not-found")
+    #expect(first.solutionPath == "Exercises/Support/Proofs/Solutions/01-model-not-found")
     #expect(first.testFilter == #"^Exercise01Tests\."#)
     #expect(exercises[1].readmePath == "Exercises/02-x/TASK.md")
     #expect(exercises[1].hintsPath == "Docs/hints-02.md")
@@ -125,7 +125,7 @@ struct ManifestTests {
     #expect(exercise.owns("Exercises/01-a/Sources/Stack.swift"))
     #expect(exercise.owns("Exercises/01-a/Tests/T.swift"))
     #expect(exercise.owns("Exercises/Tests/01-a/T.swift"))
-    #expect(!exercise.owns("Exercises/Solutions/01-a/A.swift"))
+    #expect(!exercise.owns("Exercises/Support/Proofs/Solutions/01-a/A.swift"))
     #expect(!exercise.owns("Exercises/01-ab/Sources/Stack.swift"))
     #expect(!exercise.owns("Shared/A.swift.orig"))
   }

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Every exercise has one set of checks. They call your code in `Exercises/NN-name/Sources`, or, when
 /// the environment variable `WORKSHOP_SOLUTIONS` is `1`, the reference solution in
-/// `Exercises/Solutions/NN-name`. CI runs both ways to prove the checks are real.
+/// `Exercises/Support/Proofs/Solutions/NN-name`. CI runs both ways to prove the checks are real.
 public enum CodeUnderTest {
   /// Whether the reference solutions are under test (`WORKSHOP_SOLUTIONS=1`).
   public static let usesSolutions = ProcessInfo.processInfo.environment["WORKSHOP_SOLUTIONS"] == "1"

@@ -4,7 +4,7 @@ import Foundation
 // order a learner should do them. Paths are relative to the workspace root. It is the only list of the
 // exercises: `Exercises/Package.swift` reads it too, and makes three targets per entry: the starter
 // `<testTarget without "Tests">` from `Exercises/<id>/Sources`, the reference solution
-// `<starter>Solution` from `Exercises/Solutions/<id>`, and the checks `<testTarget>` from
+// `<starter>Solution` from `Exercises/Support/Proofs/Solutions/<id>`, and the checks `<testTarget>` from
 // `Exercises/Tests/<id>`.
 //
 //   [
@@ -16,7 +16,7 @@ import Foundation
 //       "sources": ["Exercises/01-model-not-found/Sources"], required: the files or folders the learner edits
 //       "readme": "Exercises/01-model-not-found/README.md",  optional, this is the default
 //       "hints": "Exercises/01-model-not-found/HINTS.md",    optional, this is the default
-//       "solution": "Exercises/Solutions/01-model-not-found",optional, this is the default
+//       "solution": "Exercises/Support/Proofs/Solutions/01-model-not-found", optional, this is the default
 //       "starterHash": "…64 hex digits…"                     optional: `swift run workshop starter-hashes` prints it
 //     }
 //   ]
@@ -56,7 +56,7 @@ struct Exercise: Sendable, Equatable, Decodable {
 
   var readmePath: String { readme ?? "Exercises/\(id)/README.md" }
   var hintsPath: String { hints ?? "Exercises/\(id)/HINTS.md" }
-  var solutionPath: String { solution ?? "Exercises/Solutions/\(id)" }
+  var solutionPath: String { solution ?? "Exercises/Support/Proofs/Solutions/\(id)" }
   /// The folder the exercise lives in (its README and hints, and its sources unless the manifest says otherwise).
   var folder: String { "Exercises/\(id)" }
   /// Where the exercise's checks live.
