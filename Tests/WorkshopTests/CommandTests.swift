@@ -128,7 +128,9 @@ struct CommandTests {
 
       let (_, second) = try hint()
       #expect(second.hasPrefix("Hint 2\nDataModel.xcdatamodeld.\n"))
-      #expect(second.contains("That was the last hint (2 of 2). The reference solution is in Exercises/Support/Proofs/Solutions/01-model-not-found/."))
+      #expect(
+        second.contains(
+          "That was the last hint (2 of 2). The reference solution is in Exercises/Support/Proofs/Solutions/01-model-not-found/."))
 
       let (status, after) = try hint()
       #expect(status == 0)

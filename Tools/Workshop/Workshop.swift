@@ -16,8 +16,8 @@ struct Workshop: ParsableCommand {
       Your progress is kept in .workshop/progress.json, which git ignores.
       """,
     subcommands: [
-      StatusCommand.self, ListCommand.self, CheckCommand.self, HintCommand.self, ResetCommand.self, DemoCommand.self, DocsCommand.self,
-      StarterHashesCommand.self,
+      StatusCommand.self, ListCommand.self, CheckCommand.self, HintCommand.self, ResetCommand.self, DemoCommand.self, DiffCommand.self,
+      DocsCommand.self, StarterHashesCommand.self,
     ],
     defaultSubcommand: StatusCommand.self
   )

@@ -17,8 +17,11 @@ import Foundation
 //                                                                sources are `<folder>/Demo`
 //       "demoBuild": "release",                        optional: how `workshop demo` builds it ("debug",
 //                                                                the default, or "release")
-//       "demoArguments": ["--count", "1000000"]        optional: what `workshop demo` passes it when the
-//     }                                                          learner passes nothing: the chapter's size
+//       "demoArguments": ["--count", "1000000"],       optional: what `workshop demo` passes it when the
+//                                                                learner passes nothing: the chapter's size
+//       "renames": {"CoreDataManager": "PersistenceController"}
+//                                                      optional: names the stage gives to what the stage
+//     }                                                          before called otherwise (`workshop diff`)
 //   ]
 //
 // Unknown keys are ignored.
@@ -39,10 +42,13 @@ struct Stage: Sendable, Equatable, Decodable {
   var demoBuild: String?
   /// The demo's arguments when the learner gives none: those of the chapter's command.
   var demoArguments: [String]?
+  /// Names this stage gives to what the stage before called otherwise, old name to new (types, and the files
+  /// named after them), so that `workshop diff` compares like with like.
+  var renames: [String: String]?
 
   init(
     number: Int, title: String, folder: String, adds: String, chapter: String? = nil, library: String? = nil, tests: String? = nil,
-    demo: String? = nil, demoBuild: String? = nil, demoArguments: [String]? = nil
+    demo: String? = nil, demoBuild: String? = nil, demoArguments: [String]? = nil, renames: [String: String]? = nil
   ) {
     self.number = number
     self.title = title
@@ -54,6 +60,7 @@ struct Stage: Sendable, Equatable, Decodable {
     self.demo = demo
     self.demoBuild = demoBuild
     self.demoArguments = demoArguments
+    self.renames = renames
   }
 
   /// Where the demo's sources are: `<folder>/Demo`.
@@ -123,6 +130,12 @@ enum StageCatalog {
       }
       if let build = stage.demoBuild, !["debug", "release"].contains(build) {
         problems.append("\(name): \"demoBuild\" is \"\(build)\"; it should be \"debug\" or \"release\"")
+      }
+      for (old, new) in stage.renames ?? [:] where !JSONList.isSimpleName(old, allowing: "_") || !JSONList.isSimpleName(new, allowing: "_")
+      {
+        problems.append(
+          "\(name): \"renames\" maps names of types, like \"CoreDataManager\": \"PersistenceController\"; \"\(old)\": \"\(new)\" is not one"
+        )
       }
       if stage.demo == nil && (stage.demoBuild != nil || stage.demoArguments != nil) {
         problems.append("\(name): \"demoBuild\" and \"demoArguments\" need a \"demo\"")

@@ -154,7 +154,7 @@ struct StatusReport: Sendable, Equatable {
       return "Next: the exercise list is empty so far; read README.md and Docs/, and try a demo."
     case .listed(let statuses):
       guard let current else {
-        return "All \(statuses.count) exercises are done. Next: compare your code with the reference solutions in Exercises/Support/Proofs/Solutions/, or run a demo."
+        return "All \(statuses.count) exercises are done. Next: compare your code with Exercises/Support/Proofs/Solutions/, or run a demo."
       }
       let exercise = current.exercise
       let check = "`swift run workshop check \(exercise.id)`"
