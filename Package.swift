@@ -256,7 +256,7 @@ let package = Package(
     // with the engine, and checks what it prints.
     .testTarget(
       name: "ObjectGraphCommandTests",
-      dependencies: ["TestSupport", "ObjectGraph"],
+      dependencies: ["TestSupport", "EngineTestSupport", "ObjectGraph"],
       path: "Tests/ObjectGraphCommandTests"
     ),
     .testTarget(

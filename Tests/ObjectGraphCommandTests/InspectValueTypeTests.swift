@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import ObjectGraph
 import TestSupport
@@ -38,11 +39,8 @@ struct InspectValueTypeTests {
     try FileManager.default.createDirectory(at: modelURL, withIntermediateDirectories: false)
     try Data(Self.modelContents.utf8).write(to: modelURL.appendingPathComponent("contents"))
     let model = try NSManagedObjectModel(loadingContentsOf: modelURL)
-    let store = folder.appending("Readings.sqlite")
-    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-    let added = try coordinator.addPersistentStore(type: .sqlite, at: store)
-    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-    context.persistentStoreCoordinator = coordinator
+    let stack = try StoreStack(model: model, folder: folder, fileName: "Readings.sqlite")
+    let context = stack.context
     try context.performAndWait {
       let entity = try #require(model.entitiesByName["Reading"])
       let first = NSManagedObject(entity: entity, insertInto: context)
@@ -69,9 +67,9 @@ struct InspectValueTypeTests {
       second.setValue(1.0, forKey: "ratio")
       try context.save()
     }
-    try coordinator.remove(added)
+    try stack.close()
 
-    let run = try InspectTests.inspect([store.path, "--model", modelURL.path])
+    let run = try InspectTests.inspect([stack.storeURL.path, "--model", modelURL.path])
     #expect(run.status == 0, "stderr: \(run.stderr)")
     let printed = InspectTests.lines(run.stdout)
     InspectTests.expectRun(

@@ -447,9 +447,8 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible, ChildProces
     // store's own copy of it, but no migration can turn a number back into text: adding the store fails.
     let version2 = Inbox.model(priority: .integer16)
     do {
-      let coordinator = NSPersistentStoreCoordinator(managedObjectModel: version2)
-      let store = try coordinator.addPersistentStore(type: .sqlite, at: storeURL)
-      let writer = TutorialStack.context(.privateQueue, on: coordinator)
+      let stack = try StoreStack(model: version2, at: storeURL)
+      let writer = stack.context
       try writer.performAndWait {
         guard let entity = version2.entitiesByName["Note"] else {
           throw CocoaError(.coreData, userInfo: [NSLocalizedDescriptionKey: "No Note entity."])
@@ -459,7 +458,7 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible, ChildProces
         note.setValue(Int16(3), forKey: "priority")
         try writer.save()
       }
-      try coordinator.remove(store)
+      try stack.close()
     }
     let original = try Data(contentsOf: storeURL)
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Inbox.model(priority: .string))

@@ -95,10 +95,9 @@ struct StoreOnDisk {
 
   /// Writes `notes` notes with `model` (entity `Note`, attribute `title`) and leaves the files as a killed app does.
   init(model: NSManagedObjectModel, notes: Int) throws {
-    let running = try TemporaryFolder().appending("Running.sqlite")
-    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-    try coordinator.addPersistentStore(type: .sqlite, at: running)
-    let writer = TutorialStack.context(.privateQueue, on: coordinator)
+    let stack = try StoreStack(model: model, fileName: "Running.sqlite")
+    let running = stack.storeURL
+    let writer = stack.context
     try writer.performAndWait {
       guard let entity = model.entitiesByName["Note"] else {
         throw CocoaError(.coreData, userInfo: [NSLocalizedDescriptionKey: "No Note entity."])
@@ -118,7 +117,7 @@ struct StoreOnDisk {
     }
     store = try Data(contentsOf: storeURL)
     wal = try Data(contentsOf: URL(fileURLWithPath: storeURL.path + "-wal"))
-    withExtendedLifetime(coordinator) {}
+    withExtendedLifetime(stack) {}
   }
 
   /// The files in the folder now.
@@ -182,13 +181,9 @@ func startFresh(_ coordinator: NSPersistentStoreCoordinator, _ storeURL: URL, si
 /// The titles of the notes in the store at `url`, opened with `model`; or why it cannot be opened.
 func titles(at url: URL, model: NSManagedObjectModel) -> Result<[String], any Error> {
   Result {
-    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-    let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
-    defer { try? coordinator.remove(store) }
-    let reader = TutorialStack.context(.privateQueue, on: coordinator)
-    return try reader.performAndWait {
-      try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Note")).compactMap { $0.value(forKey: "title") as? String }.sorted()
-    }
+    let stack = try StoreStack(model: model, at: url, options: nil)
+    defer { try? stack.close() }
+    return try stack.stored("Note") { $0.value(forKey: "title") as? String }.compactMap { $0 }.sorted()
   }
 }
 

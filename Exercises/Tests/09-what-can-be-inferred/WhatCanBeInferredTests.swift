@@ -119,9 +119,8 @@ enum VersionOne {
   /// Writes the store: two notebooks, and ``noteCount`` notes, "Note 0", "Note 1", …, with the values above.
   static func writeStore(at url: URL) throws {
     let model = model()
-    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-    let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
-    let writer = TutorialStack.context(.privateQueue, on: coordinator)
+    let stack = try StoreStack(model: model, at: url)
+    let writer = stack.context
     try writer.performAndWait {
       guard let notebookEntity = model.entitiesByName["Notebook"], let noteEntity = model.entitiesByName["Note"] else {
         throw CocoaError(.coreData, userInfo: [NSLocalizedDescriptionKey: "Version 1 lacks an entity."])
@@ -142,7 +141,7 @@ enum VersionOne {
       }
       try writer.save()
     }
-    try coordinator.remove(store)
+    try stack.close()
   }
 }
 

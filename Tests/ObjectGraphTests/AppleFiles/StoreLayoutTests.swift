@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import GRDB
 import TestSupport
@@ -337,10 +338,8 @@ struct StoreLayoutTests {
     let folder = try TemporaryFolder()
     let url = folder.appending("Owners.sqlite")
     let first = try model(withInverse: false)
-    let writer = NSPersistentStoreCoordinator(managedObjectModel: first)
-    let store = try writer.addPersistentStore(type: .sqlite, at: url)
-    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-    context.persistentStoreCoordinator = writer
+    let writer = try StoreStack(model: first, at: url)
+    let context = writer.context
     try context.performAndWait {
       for name in ["ada", "grace"] {
         let owner = NSManagedObject(entity: try #require(first.entitiesByName["Owner"]), insertInto: context)
@@ -354,7 +353,7 @@ struct StoreLayoutTests {
       }
       try context.save()
     }
-    try writer.remove(store)
+    try writer.close()
     let second = try model(withInverse: true)
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: second)
     let migrated = try coordinator.addPersistentStore(
@@ -405,10 +404,8 @@ struct StoreLayoutTests {
 
   /// A store of ``caseModel()`` with one row of each of its concrete entities but `alpha`.
   static func makeStore(at url: URL, model: NSManagedObjectModel) throws {
-    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-    let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
-    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-    context.persistentStoreCoordinator = coordinator
+    let stack = try StoreStack(model: model, at: url)
+    let context = stack.context
     try context.performAndWait {
       for name in ["SyncableSettingsMetadata", "SyncFeatureEntity", "SyncFeatureChild", "syncFeatureLower"] {
         let object = NSManagedObject(entity: try #require(model.entitiesByName[name]), insertInto: context)
@@ -416,7 +413,7 @@ struct StoreLayoutTests {
       }
       try context.save()
     }
-    try coordinator.remove(store)
+    try stack.close()
   }
 
   /// Gives the entities of a store other numbers, everywhere the number is written: `Z_PRIMARYKEY` and `Z_ENT`.

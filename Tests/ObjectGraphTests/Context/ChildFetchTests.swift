@@ -13,15 +13,13 @@ struct ChildFetchTests {
   /// A writer context on a traced SQLite store holding `count` notes (rating `i % 5`, title `n<i>` with
   /// three digits), saved by another context, so the writer itself holds no object yet.
   private func writer(_ log: Locked<[String]>, notes count: Int) throws -> NSManagedObjectContext {
-    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
-    try coordinator.addPersistentStore(
-      type: .sqlite, at: try TemporaryFolder().appending("Child.sqlite"),
+    let stack = try StoreStack(
+      model: try Models.notes(), fileName: "Child.sqlite",
       options: [
         NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
         ObjectGraphSQLTraceOption: { sql in log.withLock { $0.append(sql) } } as @Sendable (String) -> Void,
       ])
-    let loader = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-    loader.persistentStoreCoordinator = coordinator
+    let loader = stack.context
     try loader.performAndWait {
       for index in 0..<count {
         let note = Note(context: loader)
@@ -30,9 +28,7 @@ struct ChildFetchTests {
       }
       try loader.save()
     }
-    let writer = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-    writer.persistentStoreCoordinator = coordinator
-    return writer
+    return stack.freshContext()
   }
 
   private func child(of parent: NSManagedObjectContext) -> NSManagedObjectContext {

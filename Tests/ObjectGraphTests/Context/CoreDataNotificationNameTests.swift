@@ -16,10 +16,7 @@ struct CoreDataNotificationNameTests {
     #expect(
       [NSInsertedObjectsKey, NSUpdatedObjectsKey, NSDeletedObjectsKey, NSRefreshedObjectsKey, NSInvalidatedObjectsKey]
         == ["inserted", "updated", "deleted", "refreshed", "invalidated"])
-    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
-    try coordinator.addPersistentStore(type: .inMemory, at: URL(fileURLWithPath: "/dev/null"), options: nil)
-    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-    context.persistentStoreCoordinator = coordinator
+    let context = try StoreStack(type: .inMemory).context
     let inserted = Locked<Int>(-1)
     let token = NotificationCenter.default.addObserver(
       forName: .NSManagedObjectContextDidSave, object: context, queue: nil

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -11,22 +12,17 @@ import Testing
 struct MergedDeletionTests {
   private struct Traced {
     let log = Locked<[String]>([])
-    let coordinator: NSPersistentStoreCoordinator
+    let stack: StoreStack
     init() throws {
-      coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
       let log = self.log
-      try coordinator.addPersistentStore(
-        type: .sqlite, at: try TemporaryFolder().appending("Merged.sqlite"),
+      stack = try StoreStack(
+        model: try Models.notes(), fileName: "Merged.sqlite",
         options: [
           NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
           ObjectGraphSQLTraceOption: { sql in log.withLock { $0.append(sql) } } as @Sendable (String) -> Void,
         ])
     }
-    func context() -> NSManagedObjectContext {
-      let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-      context.persistentStoreCoordinator = coordinator
-      return context
-    }
+    func context() -> NSManagedObjectContext { stack.freshContext() }
   }
 
   /// Saves a note in one context, reads it in a second, deletes and saves in the first, and merges that

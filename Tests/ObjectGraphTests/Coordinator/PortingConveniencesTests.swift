@@ -22,15 +22,7 @@ struct PortingConveniencesTests {
   }
 
   private func titles(at url: URL) throws -> [String] {
-    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
-    try coordinator.addPersistentStore(type: .sqlite, at: url)
-    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-    context.persistentStoreCoordinator = coordinator
-    return try context.performAndWait {
-      let request = NSFetchRequest<Note>(entityName: "Note")
-      request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
-      return try context.fetch(request).compactMap(\.title)
-    }
+    try StoreStack(model: try Models.notes(), at: url).stored("Note", sortedBy: "title") { ($0 as? Note)?.title }.compactMap { $0 }
   }
 
   @Test("destroyPersistentStore removes a store's files (WAL included) and the store; a foreign file is refused and kept")

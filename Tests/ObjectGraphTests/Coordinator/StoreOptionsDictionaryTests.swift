@@ -248,15 +248,13 @@ struct StoreOptionsDictionaryTests {
   @Test("NSReadOnlyPersistentStoreOption: a save to the store fails and the file keeps what it had")
   func readOnlyOptionRefusesSaves() throws {
     let url = try TemporaryFolder().appending("Notes.sqlite")
-    let writer = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
-    let written = try writer.addPersistentStore(type: .sqlite, at: url)
-    let writing = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-    writing.persistentStoreCoordinator = writer
+    let writer = try StoreStack(model: try Models.notes(), at: url)
+    let writing = writer.context
     try writing.performAndWait {
       Note(context: writing).title = "before"
       try writing.save()
     }
-    try writer.remove(written)
+    try writer.close()
 
     let reader = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
     try reader.addPersistentStore(type: .sqlite, at: url, options: [NSReadOnlyPersistentStoreOption: true])
@@ -424,11 +422,7 @@ struct StoreOptionsDictionaryTests {
 
   /// How many notes the store at `url` holds, opened with `model` and no migration.
   static func noteCount(at url: URL, _ model: NSManagedObjectModel) throws -> Int {
-    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-    try coordinator.addPersistentStore(type: .sqlite, at: url, options: nil)
-    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-    context.persistentStoreCoordinator = coordinator
-    return try context.performAndWait { try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Note")) }
+    try StoreStack(model: model, at: url, options: nil).storedCount("Note")
   }
 
   // MARK: - Metadata of a store file, set by URL

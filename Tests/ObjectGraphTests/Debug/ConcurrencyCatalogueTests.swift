@@ -1,4 +1,5 @@
 import Dispatch
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -33,17 +34,14 @@ struct ConcurrencyCatalogueTests {
     let otherNotebook: Notebook
 
     init() throws {
-      coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
-      try coordinator.addPersistentStore(type: .inMemory, at: URL(fileURLWithPath: "/dev/null"))
-      main = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+      let stack = try StoreStack(model: try Models.notes(), at: nil, contextType: .mainQueue)
+      coordinator = stack.coordinator
+      main = stack.context
       main.name = "catalogue.main"
-      main.persistentStoreCoordinator = coordinator
-      background = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+      background = stack.freshContext()
       background.name = "catalogue.background"
-      background.persistentStoreCoordinator = coordinator
-      other = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+      other = stack.freshContext()
       other.name = "catalogue.other"
-      other.persistentStoreCoordinator = coordinator
       func notes(in context: NSManagedObjectContext) throws -> (Note, Note) {
         try context.performAndWait {
           let notebook = Notebook(context: context)

@@ -1,4 +1,5 @@
 import Dispatch
+import EngineTestSupport
 import Foundation
 import Testing
 
@@ -490,11 +491,10 @@ private struct MemoryStack {
   let context: NSManagedObjectContext
 
   init(name: String?) throws {
-    coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
-    try coordinator.addPersistentStore(type: .inMemory, at: URL(fileURLWithPath: "/dev/null"))
-    context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+    let stack = try StoreStack(model: try Models.notes(), at: nil)
+    coordinator = stack.coordinator
+    context = stack.context
     context.name = name
-    context.persistentStoreCoordinator = coordinator
   }
 
   func makeContext(_ type: NSManagedObjectContext.ConcurrencyType, name: String, parent: NSManagedObjectContext? = nil)

@@ -11,16 +11,13 @@ import Testing
 struct SQLTraceTests {
   /// A context whose store reports its SQL into `log`.
   private func tracedContext(_ log: Locked<[String]>, type: NSPersistentStore.StoreType = .sqlite) throws -> NSManagedObjectContext {
-    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
-    try coordinator.addPersistentStore(
-      type: type, at: type == .sqlite ? try TemporaryFolder().appending("Traced.sqlite") : URL(fileURLWithPath: "/dev/null"),
+    try StoreStack(
+      model: try Models.notes(), type: type, fileName: "Traced.sqlite",
       options: [
         NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
         ObjectGraphSQLTraceOption: { sql in log.withLock { $0.append(sql) } } as @Sendable (String) -> Void,
-      ])
-    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-    context.persistentStoreCoordinator = coordinator
-    return context
+      ]
+    ).context
   }
 
   @Test(

@@ -188,18 +188,12 @@ struct BatchRequestTests {
       ])
     let alarm = NSEntityDescription(name: "Alarm", properties: [])
     reading.subentities = [alarm]
-    let folder = try TemporaryFolder()
-    let stack = try StoreStack(model: try NSManagedObjectModel(entities: [reading, alarm]), folder: folder)
-    if tracking {
-      // The same file again, now recording history (the stack's own store does not).
-      try stack.coordinator.remove(try #require(stack.coordinator.persistentStores.first))
-      try stack.coordinator.addPersistentStore(
-        type: .sqlite, at: stack.storeURL,
-        options: [
-          NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
-          NSPersistentHistoryTrackingKey: true,
-        ])
-    }
+    let stack = try StoreStack(
+      model: try NSManagedObjectModel(entities: [reading, alarm]),
+      options: [
+        NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+        NSPersistentHistoryTrackingKey: tracking,
+      ])
     try stack.context.performAndWait {
       for (entity, count) in [(reading, 10), (alarm, 3)] {
         for value in 0..<count {

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import TestSupport
 import Testing
@@ -10,18 +11,15 @@ import Testing
 struct PersistentHistoryTests {
   /// A coordinator and a context on `url` with history tracked, saving as `author`.
   private func side(_ url: URL, author: String, tracking: Bool = true) throws -> (NSPersistentStoreCoordinator, NSManagedObjectContext) {
-    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
-    try coordinator.addPersistentStore(
-      type: .sqlite, at: url,
+    let stack = try StoreStack(
+      model: try Models.notes(), at: url,
       options: [
         NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
         NSPersistentHistoryTrackingKey: tracking,
       ])
-    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-    context.persistentStoreCoordinator = coordinator
-    context.transactionAuthor = author
-    context.name = "\(author) context"
-    return (coordinator, context)
+    stack.context.transactionAuthor = author
+    stack.context.name = "\(author) context"
+    return (stack.coordinator, stack.context)
   }
 
   private func history(_ context: NSManagedObjectContext, after token: NSPersistentHistoryToken?) throws -> [NSPersistentHistoryTransaction]

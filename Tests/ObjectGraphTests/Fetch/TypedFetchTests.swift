@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import Testing
 
@@ -20,11 +21,7 @@ struct TypedFetchTests {
     let truck = NSEntityDescription(name: "Truck", managedObjectClass: Truck.self, properties: [])
     let plain = NSEntityDescription(name: "Plain", properties: [])
     vehicle.subentities = [truck, plain]
-    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try NSManagedObjectModel(entities: [vehicle, truck, plain]))
-    try coordinator.addPersistentStore(type: .inMemory, at: URL(fileURLWithPath: "/dev/null"))
-    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-    context.persistentStoreCoordinator = coordinator
-    return context
+    return try StoreStack(model: try NSManagedObjectModel(entities: [vehicle, truck, plain]), at: nil).context
   }
 
   static func insert(_ entityName: String, _ name: String, into context: NSManagedObjectContext) throws {

@@ -74,15 +74,13 @@ struct RenamingIdentifierTests {
   static func write(
     _ model: NSManagedObjectModel, at url: URL, fill: (NSManagedObjectContext, Entities) throws -> Void
   ) throws {
-    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-    let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
-    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-    context.persistentStoreCoordinator = coordinator
+    let stack = try StoreStack(model: model, at: url)
+    let context = stack.context
     try context.performAndWait {
       try fill(context, Entities(model: model))
       try context.save()
     }
-    try coordinator.remove(store)
+    try stack.close()
   }
 
   /// A library store made by version 1 and opened (migrated) by version 2.

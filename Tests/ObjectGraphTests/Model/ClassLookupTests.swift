@@ -53,10 +53,8 @@ struct ClassLookupTests {
     for name in entities {
       #expect(model.entitiesByName[name]?.managedObjectClass == LookupGadget.self, "entity \(name)")
     }
-    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-    _ = try coordinator.addPersistentStore(type: .sqlite, at: folder.appending("Lookup.sqlite"))
-    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-    context.persistentStoreCoordinator = coordinator
+    let stack = try StoreStack(model: model, folder: folder, fileName: "Lookup.sqlite")
+    let context = stack.context
     try context.performAndWait {
       for name in entities {
         let object = NSEntityDescription.insertNewObject(forEntityName: name, into: context)
@@ -65,8 +63,7 @@ struct ClassLookupTests {
       }
       try context.save()
     }
-    let reader = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-    reader.persistentStoreCoordinator = coordinator
+    let reader = stack.freshContext()
     try reader.performAndWait {
       for name in entities {
         let fetched = try reader.fetch(NSFetchRequest<LookupGadget>(entityName: name))
@@ -84,10 +81,7 @@ struct ClassLookupTests {
     for name in ["Unknown", "Plain", "WrongModule"] {
       #expect(model.entitiesByName[name]?.managedObjectClass == NSManagedObject.self, "entity \(name)")
     }
-    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-    _ = try coordinator.addPersistentStore(type: .inMemory, at: URL(fileURLWithPath: "/dev/null"))
-    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-    context.persistentStoreCoordinator = coordinator
+    let context = try StoreStack(model: model, at: nil).context
     try context.performAndWait {
       let object = NSEntityDescription.insertNewObject(forEntityName: "Plain", into: context)
       #expect(type(of: object) == NSManagedObject.self)

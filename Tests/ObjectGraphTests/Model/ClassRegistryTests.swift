@@ -1,4 +1,5 @@
 import Dispatch
+import EngineTestSupport
 import Foundation
 import Testing
 
@@ -22,16 +23,12 @@ final class RegistryWidget: NSManagedObject {
 @Suite("Class registry")
 struct ClassRegistryTests {
   /// A frozen model of one entity named `entityName`, whose Xcode class name is `className`, with no class
-  /// given in code; and a main-queue context on an in-memory store of it.
+  /// given in code; and a private context on an in-memory store of it.
   private func stack(entityName: String, className: String) throws -> (NSEntityDescription, NSManagedObjectContext) {
     let entity = NSEntityDescription(name: entityName, properties: [.attribute(NSAttributeDescription(name: "name", type: .string))])
     entity.representedClassName = className
     let model = try NSManagedObjectModel(entities: [entity])
-    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-    _ = try coordinator.addPersistentStore(type: .inMemory, at: URL(fileURLWithPath: "/dev/null"))
-    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-    context.persistentStoreCoordinator = coordinator
-    return (entity, context)
+    return (entity, try StoreStack(model: model, at: nil).context)
   }
 
   @Test("A class registered after the model froze is used from then on, by faults and fetches too")

@@ -80,12 +80,8 @@ struct ModelInCodeTests {
 
   @Test("A store opens with the model; objects are the named classes, and relationships keep their inverses")
   func storeAndObjects() throws {
-    let folder = try TemporaryFolder()
-    let model = Self.library()
-    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-    try coordinator.addPersistentStore(type: .sqlite, at: folder.url.appendingPathComponent("Library.sqlite"))
-    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-    context.persistentStoreCoordinator = coordinator
+    let stack = try StoreStack(model: Self.library(), fileName: "Library.sqlite")
+    let context = stack.context
     try context.performAndWait {
       let shelf = NSEntityDescription.insertNewObject(forEntityName: "Shelf", into: context)
       #expect(shelf is CodeBuiltShelf)
@@ -96,8 +92,7 @@ struct ModelInCodeTests {
       #expect((shelf.value(forKey: "books") as? Set<NSManagedObject>)?.contains(book) == true)
       try context.save()
     }
-    let reader = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-    reader.persistentStoreCoordinator = coordinator
+    let reader = stack.freshContext()
     try reader.performAndWait {
       let books = try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Book"))
       #expect(books.count == 1)

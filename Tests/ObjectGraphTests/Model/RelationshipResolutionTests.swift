@@ -1,4 +1,5 @@
 import Dispatch
+import EngineTestSupport
 import Foundation
 import Testing
 
@@ -110,10 +111,7 @@ struct RelationshipResolutionTests {
     let note = try { () throws -> NSManagedObject in
       let (notebook, note) = Self.entities()
       let model = try NSManagedObjectModel(entities: [notebook, note])
-      let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-      try coordinator.addPersistentStore(type: .inMemory, at: URL(fileURLWithPath: "/dev/null"))
-      let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-      context.persistentStoreCoordinator = coordinator
+      let context = try StoreStack(model: model, at: nil).context
       return context.performAndWait {
         let object = NSManagedObject(entity: note, insertInto: context)
         object.setValue("Groceries", forKey: "title")

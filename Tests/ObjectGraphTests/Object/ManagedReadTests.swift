@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import Testing
 
@@ -45,11 +46,7 @@ struct ManagedReadTests {
   }
 
   static func context(_ model: NSManagedObjectModel) throws -> NSManagedObjectContext {
-    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-    try coordinator.addPersistentStore(type: .inMemory, at: URL(fileURLWithPath: "/dev/null"))
-    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-    context.persistentStoreCoordinator = coordinator
-    return context
+    try StoreStack(model: model, at: nil).context
   }
 
   @Test("each property reads what was saved: same types on the fast path, other widths converted, nil for optionals")

@@ -65,10 +65,7 @@ final class Shelf: NSManagedObject {
 struct PortedCodeHabitsTests {
   /// A main-queue context over an in-memory store, and a private child of it.
   private func mainAndChild() throws -> (main: NSManagedObjectContext, child: NSManagedObjectContext) {
-    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
-    try coordinator.addPersistentStore(type: .inMemory, at: URL(fileURLWithPath: "/dev/null"))
-    let main = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
-    main.persistentStoreCoordinator = coordinator
+    let main = try StoreStack(model: try Models.notes(), at: nil, contextType: .mainQueue).context
     let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     child.parent = main
     return (main, child)

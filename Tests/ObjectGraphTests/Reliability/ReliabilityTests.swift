@@ -418,15 +418,13 @@ struct ReliabilityTests {
       NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
       NSSQLitePragmasOption: ["journal_mode": mode],
     ]
-    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-    let store = try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
-    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-    context.persistentStoreCoordinator = coordinator
+    let stack = try StoreStack(model: model, at: url, options: options)
+    let context = stack.context
     try context.performAndWait {
       NSManagedObject(entity: try #require(model.entitiesByName["Note"]), insertInto: context).setValue("one", forKey: "title")
       try context.save()
     }
-    try coordinator.remove(store)
+    try stack.close()
     var generator = SystemRandomNumberGenerator()
     let garbage = Data((0..<4096).map { _ in UInt8.random(in: 1...255, using: &generator) })
     try garbage.write(to: URL(fileURLWithPath: url.path + "-journal"))

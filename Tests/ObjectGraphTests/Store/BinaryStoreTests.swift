@@ -10,18 +10,6 @@ import Testing
 /// (a new file renamed over the old) at each save, as an `NSKeyedArchiver` archive.
 @Suite("Binary stores", .temporaryFolders)
 struct BinaryStoreTests {
-  /// A coordinator with a binary store at `url` and a private context on it.
-  private func open(
-    _ url: URL, model: NSManagedObjectModel,
-    options: [AnyHashable: Any]? = [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true]
-  ) throws -> (NSPersistentStoreCoordinator, NSManagedObjectContext) {
-    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-    try coordinator.addPersistentStore(type: .binary, at: url, options: options)
-    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-    context.persistentStoreCoordinator = coordinator
-    return (coordinator, context)
-  }
-
   private func files(in folder: TemporaryFolder) -> Set<String> {
     Set((try? FileManager.default.contentsOfDirectory(atPath: folder.url.path)) ?? [])
   }
@@ -46,8 +34,9 @@ struct BinaryStoreTests {
     let url = folder.appending("Notes.binary")
     let model = try Models.notes()
     do {
-      let (coordinator, context) = try open(url, model: model)
-      #expect(coordinator.persistentStores.first?.type == NSBinaryStoreType)
+      let stack = try StoreStack(model: model, type: .binary, at: url)
+      let context = stack.context
+      #expect(stack.coordinator.persistentStores.first?.type == NSBinaryStoreType)
       try context.performAndWait {
         let work = Notebook(context: context)
         work.name = "Work"
@@ -75,7 +64,7 @@ struct BinaryStoreTests {
         try context.save()
       }
     }
-    let (_, context) = try open(url, model: model)
+    let context = try StoreStack(model: model, type: .binary, at: url).context
     try context.performAndWait {
       let request = NSFetchRequest<Note>(entityName: "Note")
       request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
@@ -119,7 +108,7 @@ struct BinaryStoreTests {
       #expect(container.persistentStoreCoordinator.persistentStores.map(\.type) == [NSBinaryStoreType])
       try saveNote(title, in: container.newBackgroundContext())
     }
-    #expect(try titles(in: try open(url, model: model).1) == ["first", "second"])
+    #expect(try titles(in: try StoreStack(model: model, type: .binary, at: url).context) == ["first", "second"])
   }
 
   @Test("Every attribute type, nil, extremes and empty values survive the archive exactly")
@@ -130,7 +119,7 @@ struct BinaryStoreTests {
     let uuid = UUID()
     let date = Date(timeIntervalSinceReferenceDate: -12_345.678)
     do {
-      let (_, context) = try open(url, model: model)
+      let context = try StoreStack(model: model, type: .binary, at: url).context
       try context.performAndWait {
         let full = NSManagedObject(entity: model.entitiesByName["Everything"]!, insertInto: context)
         let values: [String: Any] = [
@@ -147,7 +136,7 @@ struct BinaryStoreTests {
         try context.save()
       }
     }
-    let (_, context) = try open(url, model: model)
+    let context = try StoreStack(model: model, type: .binary, at: url).context
     try context.performAndWait {
       let request = NSFetchRequest<NSManagedObject>(entityName: "Everything")
       request.sortDescriptors = [NSSortDescriptor(key: "string", ascending: true)]
@@ -188,7 +177,7 @@ struct BinaryStoreTests {
     let url = folder.appending("Music.binary")
     let model = try OrderedRelationshipTests.model()
     do {
-      let (_, context) = try open(url, model: model)
+      let context = try StoreStack(model: model, type: .binary, at: url).context
       try context.performAndWait {
         let playlist = OrderedPlaylist(entity: model.entitiesByName["Playlist"]!, insertInto: context)
         playlist.name = "Road trip"
@@ -202,7 +191,7 @@ struct BinaryStoreTests {
         try context.save()
       }
     }
-    let (_, context) = try open(url, model: model)
+    let context = try StoreStack(model: model, type: .binary, at: url).context
     try context.performAndWait {
       let playlist = try #require(try context.fetch(NSFetchRequest<OrderedPlaylist>(entityName: "Playlist")).first)
       #expect(playlist.songs.map { $0.value(forKey: "title") as? String } == ["C", "A", "B"])
@@ -214,8 +203,7 @@ struct BinaryStoreTests {
     let folder = try TemporaryFolder()
     let url = folder.appending("Notes.binary")
     let model = try Models.notes()
-    let (coordinator, context) = try open(url, model: model)
-    let store = try #require(coordinator.persistentStores.first)
+    let stack = try StoreStack(model: model, type: .binary, at: url)
     // Written when added, so its metadata can be read before the first save.
     let data = try Data(contentsOf: url)
     let plist = try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]
@@ -228,23 +216,23 @@ struct BinaryStoreTests {
     #expect(((root?["ObjectGraphTables"] as? NSDictionary)?["ZNOTE"] as? NSDictionary)?["columns"] is NSArray)
     var metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .binary, at: url)
     #expect(metadata[NSStoreTypeKey] as? String == "Binary")
-    #expect(metadata[NSStoreUUIDKey] as? String == store.identifier)
+    #expect(metadata[NSStoreUUIDKey] as? String == stack.store.identifier)
     let hashes = Dictionary(model.entities.map { ($0.name, $0.versionHash) }, uniquingKeysWith: { a, _ in a })
     #expect(metadata[NSStoreModelVersionHashesKey] as? [String: Data] == hashes)
     #expect(metadata[CoreDataMetadataKey.versionHashesVersion] as? Int == 3)
     #expect(metadata[CoreDataMetadataKey.autoVacuumLevel] == nil)
-    #expect(store.metadata[NSStoreTypeKey] as? String == "Binary")
+    #expect(stack.store.metadata[NSStoreTypeKey] as? String == "Binary")
     // The app's keys are written at the next save, as for a SQLite store.
-    metadata = coordinator.metadata(for: store)
+    metadata = stack.coordinator.metadata(for: stack.store)
     metadata["syncToken"] = "token-1"
     metadata["count"] = 7
-    coordinator.setMetadata(metadata, for: store)
-    try saveNote("one", in: context)
+    stack.coordinator.setMetadata(metadata, for: stack.store)
+    try saveNote("one", in: stack.context)
     let onDisk = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .binary, at: url)
     #expect(onDisk["syncToken"] as? String == "token-1")
     #expect(onDisk["count"] as? Int == 7)
-    let (reopened, _) = try open(url, model: model)
-    #expect(reopened.persistentStores.first?.identifier == store.identifier)
+    let reopened = try StoreStack(model: model, type: .binary, at: url).coordinator
+    #expect(reopened.persistentStores.first?.identifier == stack.store.identifier)
     #expect(reopened.persistentStores.first?.metadata["syncToken"] as? String == "token-1")
     // Read as a SQLite store, the file is refused; an in-memory store has no file.
     _ = expectCode(.persistentStoreInvalidType) { _ = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url) }
@@ -274,12 +262,12 @@ struct BinaryStoreTests {
       try NSKeyedArchiver.archivedData(withRootObject: other, requiringSecureCoding: true).write(to: url)
     case "truncated store":
       let source = folder.appending("Source.binary")
-      _ = try open(source, model: model)
+      _ = try StoreStack(model: model, type: .binary, at: source)
       let whole = try Data(contentsOf: source)
       try whole.prefix(whole.count / 2).write(to: url)
     default:  // a binary store of another format: the format number changed
       let source = folder.appending("Source.binary")
-      _ = try open(source, model: model)
+      _ = try StoreStack(model: model, type: .binary, at: source)
       var data = try Data(contentsOf: source)
       let contents = try BinaryStoreArchive.decode(data, url: source)
       #expect(contents.metadata[NSStoreTypeKey] as? String == "Binary")
@@ -308,7 +296,7 @@ struct BinaryStoreTests {
     let folder = try TemporaryFolder()
     let url = folder.appending("Notes.binary")
     do {
-      let (_, context) = try open(url, model: try Models.notes())
+      let context = try StoreStack(model: try Models.notes(), type: .binary, at: url).context
       try saveNote("keep me", in: context)
     }
     let before = try Data(contentsOf: url)
@@ -326,7 +314,7 @@ struct BinaryStoreTests {
       #expect(error?.message.contains("Notebook is in the store but not in the model") == true)
       #expect(try Data(contentsOf: url) == before)
     }
-    let (_, context) = try open(url, model: try Models.notes())
+    let context = try StoreStack(model: try Models.notes(), type: .binary, at: url).context
     #expect(try titles(in: context) == ["keep me"])
   }
 
@@ -338,7 +326,8 @@ struct BinaryStoreTests {
     try FileManager.default.createDirectory(at: storeFolder, withIntermediateDirectories: true)
     let url = storeFolder.appendingPathComponent("Notes.binary")
     let model = try Models.notes()
-    let (coordinator, context) = try open(url, model: model)
+    let stack = try StoreStack(model: model, type: .binary, at: url)
+    let context = stack.context
     try saveNote("saved", in: context)
     let before = try Data(contentsOf: url)
     // The store's folder goes away (moved, with the file): no new file can be made where the store is.
@@ -355,13 +344,11 @@ struct BinaryStoreTests {
     #expect(try Data(contentsOf: movedFolder.appendingPathComponent("Notes.binary")) == before)
     #expect(try FileManager.default.contentsOfDirectory(atPath: movedFolder.path) == ["Notes.binary"])
     // The store's memory was rolled back with the file: another context sees only the saved note.
-    let reader = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-    reader.persistentStoreCoordinator = coordinator
-    #expect(try titles(in: reader) == ["saved"])
+    #expect(try titles(in: stack.freshContext()) == ["saved"])
     // With the folder back, the same save goes through.
     try FileManager.default.moveItem(at: movedFolder, to: storeFolder)
     try context.performAndWait { try context.save() }
-    let (_, reopened) = try open(url, model: model)
+    let reopened = try StoreStack(model: model, type: .binary, at: url).context
     let stored = try titles(in: reopened)
     #expect(stored == ["not yet", "saved"])
     #expect(try FileManager.default.contentsOfDirectory(atPath: storeFolder.path) == ["Notes.binary"])
@@ -372,7 +359,7 @@ struct BinaryStoreTests {
     let folder = try TemporaryFolder()
     let empty = folder.appending("Empty.binary")
     #expect(FileManager.default.createFile(atPath: empty.path, contents: Data()))
-    let (_, context) = try open(empty, model: try Models.notes())
+    let context = try StoreStack(model: try Models.notes(), type: .binary, at: empty).context
     try saveNote("first", in: context)
     let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .binary, at: empty)
     #expect(metadata[NSStoreTypeKey] as? String == "Binary")
@@ -395,13 +382,12 @@ struct BinaryStoreTests {
     let folder = try TemporaryFolder()
     let url = folder.appending("Notes.binary")
     do {
-      let (_, context) = try open(url, model: try Models.notes())
+      let context = try StoreStack(model: try Models.notes(), type: .binary, at: url).context
       try saveNote("kept", in: context)
     }
     let before = try Data(contentsOf: url)
-    let (_, context) = try open(
-      url, model: try Models.notes(),
-      options: [NSReadOnlyPersistentStoreOption: true])
+    let context = try StoreStack(model: try Models.notes(), type: .binary, at: url, options: [NSReadOnlyPersistentStoreOption: true])
+      .context
     let stored = try titles(in: context)
     #expect(stored == ["kept"])
     context.performAndWait {
@@ -416,7 +402,7 @@ struct BinaryStoreTests {
   func sqliteOnlyFeatures() throws {
     let folder = try TemporaryFolder()
     let url = folder.appending("Notes.binary")
-    let (_, context) = try open(url, model: try Models.notes())
+    let context = try StoreStack(model: try Models.notes(), type: .binary, at: url).context
     try context.performAndWait {
       let note = Note(context: context)
       note.title = "one"
@@ -452,10 +438,10 @@ struct BinaryStoreTests {
     let folder = try TemporaryFolder()
     let url = folder.appending("Notes.binary")
     let model = try Models.notes()
-    let (_, first) = try open(url, model: model)
+    let first = try StoreStack(model: model, type: .binary, at: url).context
     try saveNote("from the first", in: first)
     // Added after that save: sees it.
-    let (_, second) = try open(url, model: model)
+    let second = try StoreStack(model: model, type: .binary, at: url).context
     #expect(try titles(in: second) == ["from the first"])
     try saveNote("first again", in: first)
     // The second store never reads the file again: its save replaces the first's later one.
@@ -465,7 +451,7 @@ struct BinaryStoreTests {
       note.title = "from the second"
       try second.save()
     }
-    let (_, third) = try open(url, model: model)
+    let third = try StoreStack(model: model, type: .binary, at: url).context
     let stored = try titles(in: third)
     #expect(stored == ["from the first", "from the second"])
   }
@@ -474,7 +460,7 @@ struct BinaryStoreTests {
   func destroy() throws {
     let folder = try TemporaryFolder()
     let url = folder.appending("Notes.binary")
-    let (coordinator, _) = try open(url, model: try Models.notes())
+    let coordinator = try StoreStack(model: try Models.notes(), type: .binary, at: url).coordinator
     try coordinator.destroyPersistentStore(at: url, type: .binary)
     #expect(coordinator.persistentStores.isEmpty)
     #expect(!FileManager.default.fileExists(atPath: url.path))

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import GRDB
 import TestSupport
@@ -26,18 +27,14 @@ struct ErrorCauseTests {
 
   @Test("A save while another connection holds the write lock: 134030, SQLITE_BUSY attached, nothing written")
   func busyDatabaseKeepsSQLiteError() throws {
-    let folder = try TemporaryFolder()
-    let url = folder.appending("Store.sqlite")
-    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
     // A short busy timeout, so the test waits a tenth of a second instead of the default ten.
-    try coordinator.addPersistentStore(
-      type: .sqlite, at: url,
+    let stack = try StoreStack(
+      model: try Models.notes(),
       options: [
         NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
         NSSQLitePragmasOption: ["busy_timeout": "100"],
       ])
-    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-    context.persistentStoreCoordinator = coordinator
+    let (url, context) = (stack.storeURL, stack.context)
 
     let other = try DatabaseQueue(path: url.path)
     try other.writeWithoutTransaction { db in
@@ -63,18 +60,14 @@ struct ErrorCauseTests {
     "A full disk: 134030 with SQLITE_FULL and a message that says so; the context keeps its changes; a retry after space frees up saves them"
   )
   func fullDiskKeepsChangesForARetry() throws {
-    let folder = try TemporaryFolder()
-    let url = folder.appending("Store.sqlite")
-    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
     // A "disk" of 200 pages (800 KB): SQLite refuses to grow the database past it, as with a full disk.
-    try coordinator.addPersistentStore(
-      type: .sqlite, at: url,
+    let stack = try StoreStack(
+      model: try Models.notes(),
       options: [
         NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
         NSSQLitePragmasOption: ["max_page_count": "200"],
       ])
-    let ballast = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-    ballast.persistentStoreCoordinator = coordinator
+    let (url, ballast) = (stack.storeURL, stack.context)
     let page = String(repeating: "x", count: 4_000)
     try ballast.performAndWait {
       for index in 0..<140 {
@@ -85,8 +78,7 @@ struct ErrorCauseTests {
       try ballast.save()
     }
 
-    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-    context.persistentStoreCoordinator = coordinator
+    let context = stack.freshContext()
     let error = context.performAndWait {
       for index in 0..<80 {
         let note = Note(context: context)

@@ -421,10 +421,8 @@ struct UniquenessConstraintTests {
     let folder = try TemporaryFolder()
     let url = folder.appending("Old.sqlite")
     let old = try Self.model(constraints: false)
-    let writer = NSPersistentStoreCoordinator(managedObjectModel: old)
-    try writer.addPersistentStore(type: .sqlite, at: url)
-    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-    context.persistentStoreCoordinator = writer
+    let writer = try StoreStack(model: old, at: url)
+    let context = writer.context
     try context.performAndWait {
       for name in ["a", "b"] {
         let object = NSManagedObject(entity: old.entitiesByName["Item"] ?? Self.missing, insertInto: context)
@@ -432,7 +430,7 @@ struct UniquenessConstraintTests {
       }
       try context.save()
     }
-    try writer.remove(try #require(writer.persistentStores.first))
+    try writer.close()
     let copy = folder.appending("Copy.sqlite")
     try DatabaseQueue(path: url.path).backup(to: DatabaseQueue(path: copy.path))
 
