@@ -30,8 +30,8 @@ public struct StoreStack: Sendable {
   public let store: NSPersistentStore
   /// A context of the type given, on ``coordinator``.
   public let context: NSManagedObjectContext
-  /// Where the store's file is. For an in-memory store made in a folder, the file a SQLite store would have
-  /// (nothing is written there); for one made `at: nil`, `/dev/null`.
+  /// Where the store's file is. For an in-memory store made in a given folder, the file a SQLite store would
+  /// have (nothing is written there); for any other in-memory store, `/dev/null`.
   public let storeURL: URL
 
   /// Core Data's options for a store that migrates itself with an inferred mapping, as a store description's
@@ -42,13 +42,15 @@ public struct StoreStack: Sendable {
 
   /// Adds a store of `type` named `fileName` in `folder` (a new ``TestSupport/TemporaryFolder`` unless one is
   /// given) to a new coordinator on `model`, and makes a context of `contextType` on it. An in-memory store
-  /// writes nothing in the folder.
+  /// writes nothing in the folder, and without one given it makes none (a suite without `.temporaryFolders`
+  /// may use it).
   public init(
     model: NSManagedObjectModel, type: NSPersistentStore.StoreType = .sqlite, folder: TemporaryFolder? = nil,
     fileName: String = "Store.sqlite", journalMode: String? = nil, options: [AnyHashable: Any]? = migratingOptions,
     contextType: NSManagedObjectContext.ConcurrencyType = .privateQueue
   ) throws {
-    let url = try (folder ?? TemporaryFolder()).appending(fileName)
+    let url =
+      type == .inMemory && folder == nil ? URL(fileURLWithPath: "/dev/null") : try (folder ?? TemporaryFolder()).appending(fileName)
     try self.init(
       model: model, type: type, storeURL: url, addedAt: type == .inMemory ? URL(fileURLWithPath: "/dev/null") : url,
       journalMode: journalMode, options: options, contextType: contextType)

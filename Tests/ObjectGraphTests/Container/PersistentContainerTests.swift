@@ -5,7 +5,7 @@ import Testing
 @testable import ObjectGraph
 
 /// The persistent container: the stack stage 4 builds by hand, in one object, with Core Data's choices.
-@Suite("NSPersistentContainer", .timeLimit(.minutes(1)), .temporaryFolders)
+@Suite("NSPersistentContainer", .timeLimit(.minutes(2)), .temporaryFolders)
 struct PersistentContainerTests {
   /// A container for the tests' notes model with its store in `folder`.
   private func container(in folder: TemporaryFolder, async: Bool = false) throws -> NSPersistentContainer {
