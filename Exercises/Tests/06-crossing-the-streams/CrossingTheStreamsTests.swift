@@ -170,14 +170,14 @@ func violationAdvice(_ violations: [String], calledFrom place: String) -> Commen
     """
 }
 
-/// Keeps the importer's queue busy for half a second, from now: work that importNotes does itself waits for
+/// Keeps the importer's queue busy for a second, from now: work that importNotes does itself waits for
 /// that, and work it only queues runs after it has returned. Read `isOver` when importNotes returns.
 final class BusyImporter: Sendable {
   private let over = Mutex(false)
 
   init(_ importer: NSManagedObjectContext) {
     importer.perform {
-      Thread.sleep(forTimeInterval: 0.5)
+      Thread.sleep(forTimeInterval: 1)
       self.over.withLock { $0 = true }
     }
   }
@@ -189,7 +189,7 @@ final class BusyImporter: Sendable {
 /// Said when the importer saved only after importNotes had returned.
 let queuedWork: Comment = """
   The importer saved the notes only after importNotes had returned: the checks kept the importer's queue busy \
-  for half a second, and importNotes did not wait for it, so its work was queued, not done. importNotes \
+  for a second, and importNotes did not wait for it, so its work was queued, not done. importNotes \
   promises the notes are in the main context when it returns, and an error in queued work can no longer \
   reach its caller.
   """
@@ -287,7 +287,7 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible, ChildProces
       Issue.record(
         """
         The notebook had been deleted, and importNotes returned normally before the importer's queue was free \
-        (the checks kept it busy for half a second): none of the importer's work had run when it returned, so \
+        (the checks kept it busy for a second): none of the importer's work had run when it returned, so \
         what that work finds, a notebook that is gone included, can no longer reach the caller.
         """)
     case (nil, true):
