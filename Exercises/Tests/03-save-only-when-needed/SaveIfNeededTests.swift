@@ -177,13 +177,17 @@ enum ChildCheck: Codable, Sendable, ChildProcessCheck {
     // The model requires Note.createdAt; this note has none, so the save fails validation.
     let note = fixture.insertNote(title: "Call the bank", createdAt: nil)
 
-    guard let error = try errorThrown(by: { _ = try Subject.saveIfNeeded(fixture.context) }) else {
+    var answer: Bool?
+    guard let error = try errorThrown(by: { answer = try Subject.saveIfNeeded(fixture.context) }) else {
+      let told =
+        answer == false
+        ? "It returned false, \"nothing to save\": its caller believes there was nothing to write, and moves on"
+        : "It returned normally instead: its caller believes the note is safe on disk"
       Issue.record(
         """
-        The new note has no createdAt, which the model requires, so context.save() throws a validation error. \
-        saveIfNeeded returned normally instead, so its caller believes the note is safe on disk, and it is not \
-        (the store holds \(try fixture.titlesInStore())). Let the save's error reach the caller: try, not try? \
-        or a catch that only prints.
+        The new note has no createdAt, which the model requires, so its save fails with a validation error. \
+        \(told), while the store holds \(try fixture.titlesInStore()) and the user is never told what is missing. \
+        Let the save's error reach the caller.
         """)
       return
     }
@@ -199,9 +203,9 @@ enum ChildCheck: Codable, Sendable, ChildProcessCheck {
     #expect(
       kept,
       """
-      After a failed save the context must keep the user's unsaved changes, so the app can fix them (here: set \
-      createdAt) and save again. The new note is no longer pending in the context: was rollback() or reset() \
-      called after the error?
+      After the failed save, the new note is no longer pending in the context: its unsaved changes were thrown \
+      away after the error (rollback() and reset() both do that). The user's work is gone, and the app has \
+      nothing left to fix (here: set createdAt) and save again. Leave the context as the failed save left it.
       """)
     let titles = try fixture.titlesInStore()
     #expect(titles.isEmpty, "A failed save writes nothing, yet the store holds \(titles).")

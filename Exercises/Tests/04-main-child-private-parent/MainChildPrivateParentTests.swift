@@ -20,9 +20,8 @@ enum Subject {
 
 /// Said when a check's child process stopped (a crash) instead of returning.
 let stoppedAdvice: Comment = """
-  makeMainContext(for:) stopped the whole process. Building two contexts cannot fail, so look for a force \
-  unwrap (!) of something that is nil, a fatalError(), or a context used before it has a coordinator or a \
-  parent.
+  makeMainContext(for:) stopped the whole process. Building two contexts cannot fail, so nothing in it \
+  needs to stop the app; what the process printed before it stopped (below) names the line that did.
   """
 
 @Suite("Exercise 04: a main-queue child under a private parent", .temporaryFolders)
@@ -89,6 +88,17 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
     let fixture = try Fixture()
     let main = try Subject.makeMainContext(fixture.coordinator)
 
+    if main.concurrencyType == .privateQueueConcurrencyType, main.parent == nil, main.persistentStoreCoordinator != nil {
+      Issue.record(
+        """
+        The context you return is a private-queue context that holds \
+        \(main.persistentStoreCoordinator === fixture.coordinator ? "the coordinator" : "a coordinator") itself and \
+        has no parent: that is the writer. The app's screens, on the main queue, would be handed a context they \
+        may not touch from there, and every save would go straight to the file. Return the other context, the \
+        main-queue child whose parent is the writer.
+        """)
+      return
+    }
     #expect(
       main.concurrencyType == .mainQueueConcurrencyType,
       """
@@ -99,14 +109,12 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
       if let held = main.persistentStoreCoordinator {
         Issue.record(
           """
-          The main context holds \(held === fixture.coordinator ? "the coordinator" : "a coordinator") itself, and \
-          so it has no parent. A context has a parent or a coordinator, never both: setting \
-          persistentStoreCoordinator clears the parent, as in Core Data. If you set mainContext.parent = writer \
-          and then gave the main context a coordinator, the coordinator replaced the writer. A main context with \
-          a coordinator is stage 1's stack, where every save of the main context writes to the file on the main \
-          queue while the user waits. In stage 2 only the writer holds the coordinator \
-          (writer.persistentStoreCoordinator = coordinator), and the main context gets just a parent \
-          (mainContext.parent = writer).
+          The main context holds \(held === fixture.coordinator ? "the coordinator" : "a coordinator") itself, and has \
+          no parent. That is stage 1's stack: every save of the main context writes to the file, on the main \
+          queue, while the user waits. In stage 2 the main context's parent is the writer, and only the writer \
+          holds the coordinator. (A context has a parent or a coordinator, never both: setting \
+          persistentStoreCoordinator clears the parent, and setting parent clears the coordinator, so the one set \
+          last is the one it keeps.)
           """)
       } else {
         Issue.record(
@@ -140,17 +148,19 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
       """)
   }
 
+  /// Said by the checks that need a working stack when the returned context reaches no coordinator (the shape
+  /// check says how to build one).
+  static let noCoordinator: Comment = """
+    The context you returned reaches no coordinator: neither it nor its parent holds one, so it can neither \
+    save to the store nor fetch from it.
+    """
+
   private static func checkChildSaveStopsAtTheWriter() throws {
     let fixture = try Fixture()
     let main = try Subject.makeMainContext(fixture.coordinator)
     guard main.persistentStoreCoordinator != nil else {
       // Without a coordinator somewhere above it, a context knows no model, so it cannot even make a note.
-      Issue.record(
-        """
-        The main context reaches no coordinator: it has none, and neither has its parent. A context finds its \
-        model, and where to save, through the coordinator at the top of its chain. Give the writer the \
-        coordinator (writer.persistentStoreCoordinator = coordinator) and make it the main context's parent.
-        """)
+      Issue.record(noCoordinator)
       return
     }
 
@@ -161,24 +171,27 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
       try main.save()
     }
     let afterMainSave = try fixture.titlesInStore()
+    guard let writer = main.parent else {
+      Issue.record(
+        """
+        The context you returned has no parent, so its save went straight to the store: after that save alone \
+        the store holds \(afterMainSave). In stage 2 that save stops at the writer, in memory, and the main \
+        queue never waits for the disk.
+        """)
+      return
+    }
     #expect(
       afterMainSave.isEmpty,
       """
       The main context saved, and the note went straight into the store (it holds \(afterMainSave)). In stage 2 a \
-      save of the main context only hands its changes one level up, to its parent, the writer, in memory: that \
-      is fast, and it is why the main queue no longer waits for the disk. So the main context must have the \
-      writer as its parent, not the coordinator.
+      save of the main context only hands its changes one level up, to its parent, the writer, in memory.
       """)
-    guard let writer = main.parent else {
-      Issue.record("The main context has no parent, so there is no writer to save. Set mainContext.parent = writer.")
-      return
-    }
     let pending = writer.performAndWait { writer.insertedObjects.count }
     #expect(
       pending == 1,
       """
       After the main context's save, the new note should wait in the writer as an unsaved insert (one object in \
-      writer.insertedObjects); the writer holds \(pending). Is the main context's parent the writer?
+      writer.insertedObjects); the writer holds \(pending).
       """)
 
     do {
@@ -214,6 +227,10 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
     }
 
     let main = try Subject.makeMainContext(fixture.coordinator)
+    guard main.persistentStoreCoordinator != nil else {
+      Issue.record(noCoordinator)
+      return
+    }
     let titles: [String]
     do {
       titles = try main.performAndWait { try main.fetch(NSFetchRequest<Note>(entityName: "Note")).map(\.title).sorted() }
@@ -221,8 +238,7 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
       Issue.record(
         """
         A fetch in the main context failed: \(error) A child context reads through its parent: the main context \
-        asks the writer, and the writer asks the store through its coordinator. So the main context needs the \
-        writer as its parent, and the writer needs the coordinator.
+        asks the writer, and the writer asks the store through its coordinator.
         """)
       return
     }
