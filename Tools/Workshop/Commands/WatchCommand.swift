@@ -120,10 +120,12 @@ enum StopSignals {
     sigaddset(&signals, SIGTERM)
     pthread_sigmask(SIG_UNBLOCK, &signals, nil)
     return [SIGINT, SIGTERM].map { number in
-      // Ignored first, so that the default action does not end the process: the dispatch source still
-      // sees the signal (on Linux, libdispatch then installs a handler of its own, which `swift test`
-      // does not inherit as it would inherit "ignored").
-      signal(number, SIG_IGN)
+      // The default action, which ends the process, is kept away first; the dispatch source still sees
+      // the signal. By a handler that does nothing rather than by SIG_IGN: a program started later gets
+      // the default back (exec resets a handler), where it would keep "ignored". On Linux, libdispatch
+      // replaces SIG_IGN with a handler of its own, but only a moment after the source starts, and a
+      // `swift test` started in that moment (tried: one in fifty) would ignore the Ctrl-C sent to it.
+      signal(number) { _ in }
       let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
       source.setEventHandler { stop.request() }
       source.resume()
