@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import Workshop
@@ -84,6 +85,32 @@ struct ProcessRunnerTests {
   @Test func aKilledProcessReportsTheSignalAsAShellWould() throws {
     let status = try FoundationProcessRunner().run("/bin/sh", arguments: ["-c", "kill -9 $$"], in: URL(fileURLWithPath: "/")) { _ in }
     #expect(status == 137)
+  }
+
+  @Test("stopRunning() interrupts the running program (its process group too) and keeps the runner from starting another")
+  func stopRunningStopsTheChildAndStartsNoMore() throws {
+    let runner = FoundationProcessRunner()
+    let said = Mutex<[String]>([])
+    let status = Mutex<Int32?>(nil)
+    Thread.detachNewThread {
+      // A child gets the signals its starter blocks blocked too: not SIGINT, as from a terminal's shell (a
+      // test runner's threads block it).
+      var interrupt = sigset_t()
+      sigemptyset(&interrupt)
+      sigaddset(&interrupt, SIGINT)
+      pthread_sigmask(SIG_UNBLOCK, &interrupt, nil)
+      // A shell that says so, then waits for a program of its own, in its process group.
+      let ended = try? runner.run("/bin/sh", arguments: ["-c", "echo started; sleep 120; echo never"], in: URL(fileURLWithPath: "/")) {
+        line in said.withLock { $0.append(line) }
+      }
+      status.withLock { $0 = ended ?? -1 }
+    }
+    #expect(eventually { said.withLock { $0 == ["started"] } })
+    runner.stopRunning()
+    #expect(eventually(within: 30) { status.withLock { $0 != nil } }, "the run returns once its program has ended")
+    #expect(status.withLock { $0 } == 128 + SIGINT)
+    #expect(
+      try runner.run("/bin/echo", arguments: ["again"], in: URL(fileURLWithPath: "/")) { _ in } == FoundationProcessRunner.stoppedStatus)
   }
 
   @Test func aMissingProgramIsAClearError() {

@@ -83,7 +83,8 @@ struct StatusTests {
       #expect(states() == [.done, .changedSinceCheck(lastPassed: false)])
       let report = StatusReport.compute(root: repo.root)
       #expect(
-        report.next == "Next: you changed 02-errors-not-abort; run `swift run workshop check 02-errors-not-abort` to see where it stands.")
+        report.next
+          == "Next: you changed 02-errors-not-abort; run `swift run workshop watch` to see where it stands, and again each time you save.")
 
       try repo.write("Exercises/02-errors-not-abort/Sources/Save.swift", "func save() { abort() }\n")
       #expect(states() == [.done, .notStarted])
@@ -150,6 +151,50 @@ struct StatusTests {
       try ProgressStore(root: repo.root).save(progress)
       #expect(current() == "03-exercise", "02, checked last, passes; 01 is untouched: the next after 02 that is not done")
     }
+  }
+
+  @Test("The next step is `workshop check` until the learner starts; then `workshop watch`")
+  func watchIsSuggestedOnceStarted() throws {
+    try TempRepo.with { repo in
+      try repo.addExercises(starterHashes: true)
+      func next() -> String { StatusReport.compute(root: repo.root).next }
+      #expect(
+        next() == "Next: read Exercises/01-model-not-found/README.md, edit Exercises/01-model-not-found/Sources, "
+          + "then run `swift run workshop check 01-model-not-found`.")
+
+      // A starter changed: started.
+      try repo.write("Exercises/01-model-not-found/Sources/Model.swift", "let name = \"DataModel\"\n")
+      #expect(
+        next()
+          == "Next: you changed 01-model-not-found; run `swift run workshop watch` to see where it stands, and again each time you save.")
+
+      // Back to the starter, but checked once (it failed): started too.
+      try repo.write("Exercises/01-model-not-found/Sources/Model.swift", "let name = \"Model\"\n")
+      var progress = repo.progress()
+      progress["01-model-not-found"].lastCheck = CheckRecord(
+        passed: false, sourceHash: SourceHasher.hash(of: ["Exercises/01-model-not-found/Sources"], root: repo.root),
+        date: Date(timeIntervalSince1970: 0), failures: 1)
+      try ProgressStore(root: repo.root).save(progress)
+      #expect(
+        next() == "Next: read Exercises/01-model-not-found/README.md, then edit Exercises/01-model-not-found/Sources with "
+          + "`swift run workshop watch` running: it checks 01-model-not-found each time you save.")
+
+      // Edited and failing.
+      try work(on: "01-model-not-found", source: "Model.swift", passed: false, in: repo)
+      #expect(
+        next() == "Next: make 01-model-not-found pass (the task: Exercises/01-model-not-found/README.md) with "
+          + "`swift run workshop watch` checking each save; stuck? `swift run workshop hint 01-model-not-found`.")
+    }
+  }
+
+  /// Edits an exercise of ``TempRepo/addExercises(starterHashes:)`` and records a check of it.
+  private func work(on id: String, source: String, passed: Bool, in repo: TempRepo) throws {
+    try repo.write("Exercises/\(id)/Sources/\(source)", "// mine\n")
+    var progress = repo.progress()
+    progress[id].lastCheck = CheckRecord(
+      passed: passed, sourceHash: SourceHasher.hash(of: ["Exercises/\(id)/Sources"], root: repo.root),
+      date: Date(timeIntervalSince1970: 60), failures: passed ? 0 : 1)
+    try ProgressStore(root: repo.root).save(progress)
   }
 
   @Test func anEmptyManifestIsNotAllDone() throws {

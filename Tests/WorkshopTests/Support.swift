@@ -149,6 +149,17 @@ func testEnvironment(
   )
 }
 
+/// Waits for `condition`, looking every few milliseconds, for up to `seconds` (generous: the machine may be
+/// busy); returns whether it came true.
+func eventually(within seconds: Double = 60, _ condition: () -> Bool) -> Bool {
+  let deadline = Date().addingTimeInterval(seconds)
+  while Date() < deadline {
+    if condition() { return true }
+    Thread.sleep(forTimeInterval: 0.005)
+  }
+  return condition()
+}
+
 /// Parses `arguments` as the real command line and runs the command in `environment`; returns the exit status.
 @discardableResult
 func runWorkshop(_ arguments: [String], in environment: WorkshopEnvironment) throws -> Int32 {

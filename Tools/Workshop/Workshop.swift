@@ -13,11 +13,13 @@ struct Workshop: ParsableCommand {
     discussion: """
       Run it from anywhere inside the workspace; with no subcommand it shows the status. \
       Each exercise lives in Exercises/ with its task (README.md) and hints (HINTS.md). \
+      `swift run workshop watch` checks the exercise you are on each time you save it, and moves on to the \
+      next when it passes; `swift run workshop check` checks once. \
       Your progress is kept in .workshop/progress.json, which git ignores.
       """,
     subcommands: [
-      StatusCommand.self, ListCommand.self, CheckCommand.self, HintCommand.self, ResetCommand.self, DemoCommand.self, DiffCommand.self,
-      DocsCommand.self, StarterHashesCommand.self,
+      StatusCommand.self, ListCommand.self, CheckCommand.self, WatchCommand.self, HintCommand.self, ResetCommand.self, DemoCommand.self,
+      DiffCommand.self, DocsCommand.self, StarterHashesCommand.self,
     ],
     defaultSubcommand: StatusCommand.self
   )

@@ -30,12 +30,7 @@ struct CheckCommand: ParsableCommand {
         environment.output.line("\(ExerciseManifest.path) lists no exercises yet: there is nothing to check.")
         return
       }
-      guard FileManager.default.fileExists(atPath: root.appendingPathComponent(ExerciseManifest.packagePath).path) else {
-        throw WorkshopError.exercisesPackageMissing(ExerciseManifest.packagePath)
-      }
-      try Prerequisites.require(environment)
-      let swift = try ExecutableLocator.swift(in: environment)
-      var session = CheckSession(environment: environment, root: root, swift: swift, manifest: manifest, verbose: verbose)
+      var session = try CheckSession.prepared(environment: environment, root: root, manifest: manifest, verbose: verbose)
       if !(try session.check(selected)) { throw ExitCode.failure }
     }
   }
@@ -49,8 +44,13 @@ struct CheckSession {
   let swift: String
   let manifest: [Exercise]
   let verbose: Bool
+  /// Whether a check that passes ends with what `swift run workshop` says to do next (`watch` says its own).
+  var saysNext = true
+  /// Whether the check was stopped (`watch`, on Ctrl-C): the run it stopped is neither recorded nor explained.
+  var isStopped: @Sendable () -> Bool = { false }
+  /// What the check found for each exercise it reported on, by id.
+  private(set) var outcomes: [String: CheckOutcome] = [:]
   private let store: ProgressStore
-  private var progress: WorkshopProgress
 
   init(environment: WorkshopEnvironment, root: URL, swift: String, manifest: [Exercise], verbose: Bool) {
     self.environment = environment
@@ -59,7 +59,16 @@ struct CheckSession {
     self.manifest = manifest
     self.verbose = verbose
     store = ProgressStore(root: root)
-    progress = store.load().progress
+  }
+
+  /// A session, once what a check needs is there: the exercises' package, SQLite's headers, `swift`.
+  static func prepared(environment: WorkshopEnvironment, root: URL, manifest: [Exercise], verbose: Bool) throws -> CheckSession {
+    guard FileManager.default.fileExists(atPath: root.appendingPathComponent(ExerciseManifest.packagePath).path) else {
+      throw WorkshopError.exercisesPackageMissing(ExerciseManifest.packagePath)
+    }
+    try Prerequisites.require(environment)
+    let swift = try ExecutableLocator.swift(in: environment)
+    return CheckSession(environment: environment, root: root, swift: swift, manifest: manifest, verbose: verbose)
   }
 
   private var output: Output { environment.output }
@@ -67,6 +76,8 @@ struct CheckSession {
 
   /// Checks `selected`; true when every one passes.
   mutating func check(_ selected: [Exercise]) throws -> Bool {
+    // Read when the check starts (`watch` checks again and again: the file may have changed since).
+    var progress = store.load().progress
     let hashes = Dictionary(uniqueKeysWithValues: manifest.map { ($0.id, SourceHasher.hash(of: $0.sources, root: root)) })
     if progress.recordBaselines(for: manifest, hashes: hashes) { try store.save(progress) }
 
@@ -81,6 +92,7 @@ struct CheckSession {
     for (index, exercise) in selected.enumerated() {
       let hash = SourceHasher.hash(of: exercise.sources, root: root)
       let (status, report) = try runTests(of: exercise, skipBuild: built)
+      if isStopped() { return false }
       if !report.compileErrors.isEmpty {
         try reportBuildFailure(report.compileErrors, checking: Array(selected[index...]))
         break
@@ -88,6 +100,7 @@ struct CheckSession {
       built = built || report.buildSucceeded || report.testsRun > 0
       let outcome = CheckOutcome.of(status: status, report: report)
       try record(outcome, for: exercise, hash: hash)
+      outcomes[exercise.id] = outcome
       for line in CheckExplanation.lines(for: exercise, outcome: outcome, style: style) { output.line(line) }
       if outcome.isPassed { passed += 1 }
     }
@@ -96,7 +109,7 @@ struct CheckSession {
       output.line()
       output.line("\(passed) of \(selected.count) exercises pass.")
     }
-    if passed == selected.count {
+    if passed == selected.count && saysNext {
       output.line(style.bold(StatusReport.compute(root: root).next))
     }
     return passed == selected.count
@@ -130,8 +143,10 @@ struct CheckSession {
   static let firstBuildNote =
     "  The engine is not built yet: this first check builds it, then the exercises (two to three minutes on two cores, once; later checks and `swift build` reuse that build)."
 
-  private mutating func record(_ outcome: CheckOutcome, for exercise: Exercise, hash: String) throws {
+  private func record(_ outcome: CheckOutcome, for exercise: Exercise, hash: String) throws {
     guard let result = outcome.record else { return }
+    // Read again: a check can take minutes, and another command (`hint`) may have saved the file meanwhile.
+    var progress = store.load().progress
     progress[exercise.id].lastCheck = CheckRecord(
       passed: result.passed, sourceHash: hash, date: environment.now(), failures: result.failures)
     try store.save(progress)
@@ -144,6 +159,7 @@ struct CheckSession {
       let own = errors.filter { exercise.owns($0.path) }
       guard let outcome = own.isEmpty ? outcomes[exercise.id] : .doesNotCompile(own) else { continue }
       if !own.isEmpty { try record(outcome, for: exercise, hash: SourceHasher.hash(of: exercise.sources, root: root)) }
+      self.outcomes[exercise.id] = outcome
       for line in CheckExplanation.lines(for: exercise, outcome: outcome, style: style) { output.line(line) }
     }
     let elsewhere = errors.filter { error in !manifest.contains { $0.owns(error.path) } }

@@ -157,6 +157,7 @@ struct StatusReport: Sendable, Equatable {
         return "All \(statuses.count) exercises are done. Next: compare your code with Exercises/Support/Proofs/Solutions/, or run a demo."
       }
       let exercise = current.exercise
+      if Self.hasStarted(statuses) { return Self.nextWithWatch(exercise, state: current.state) }
       let check = "`swift run workshop check \(exercise.id)`"
       switch current.state {
       case .notStarted:
@@ -168,6 +169,27 @@ struct StatusReport: Sendable, Equatable {
         return "Next: make \(exercise.id) pass (the task: \(exercise.readmePath)), run \(check) again; "
           + "stuck? `swift run workshop hint \(exercise.id)`."
       }
+    }
+  }
+
+  /// Whether the learner has started on the exercises: changed a starter, or run a check.
+  static func hasStarted(_ statuses: [ExerciseStatus]) -> Bool {
+    statuses.contains { $0.state != .notStarted || $0.lastChecked != nil }
+  }
+
+  /// The next step once the learner has started: to work with `workshop watch` running, which checks the
+  /// exercise at each save and moves on when it passes.
+  private static func nextWithWatch(_ exercise: Exercise, state: ExerciseState) -> String {
+    let watch = "`swift run workshop watch`"
+    switch state {
+    case .notStarted:
+      let sources = exercise.sources.joined(separator: " and ")
+      return "Next: read \(exercise.readmePath), then edit \(sources) with \(watch) running: it checks \(exercise.id) each time you save."
+    case .editedNotChecked, .changedSinceCheck:
+      return "Next: you changed \(exercise.id); run \(watch) to see where it stands, and again each time you save."
+    case .failing, .done:
+      return "Next: make \(exercise.id) pass (the task: \(exercise.readmePath)) with \(watch) checking each save; "
+        + "stuck? `swift run workshop hint \(exercise.id)`."
     }
   }
 
