@@ -225,7 +225,7 @@ struct WatchTests {
           """
           ✓ 02-errors-not-abort passes (3 tests).
           Exercises: [██] 2 of 2 done
-          All 2 exercises are done. Next: compare your code with Exercises/Solutions/, or run a demo.
+          All 2 exercises are done. Next: compare your code with Exercises/Support/Proofs/Solutions/, or run a demo.
 
           """), "\(watch.output)")
     }
