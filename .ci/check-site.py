@@ -9,7 +9,8 @@ and checks on each:
   - every image loaded (a diagram that did not load has no width) and has alternative text;
   - every link inside the site or the repository answers 200, and a link to a heading finds it;
   - the browser's console logged no error;
-  - no code block of a chapter scrolls sideways (they wrap at the text column's width);
+  - no code block of a chapter scrolls sideways (they wrap at the text column's width), and no tutorial's
+    code pane cuts a line (its step files are wrapped for the pane);
   - a tutorial's intro has no image behind its title (DocC scales an @Intro image up behind the title,
     where a diagram cannot be read);
   - the text of every diagram reads at MIN_DIAGRAM_TEXT_PX or more as drawn on the page: the font size
@@ -200,9 +201,10 @@ def main() -> int:
                     problems.append(f"{path}: the link {href} answers {checked_links[target]}")
                 elif fragment:
                     anchors.setdefault(target, set()).add(fragment)
-            # Code blocks of the chapters wrap: none is wider than the column it sits in. (The reference's
-            # declarations are DocC's own, and scroll.)
-            if path.startswith("/documentation/workshop"):
+            # Code blocks of the chapters wrap, and a tutorial's code pane shows whole lines (its step files
+            # are wrapped for it): none is wider than the column it sits in. (The reference's declarations are
+            # DocC's own, and scroll.)
+            if path.startswith("/documentation/workshop") or path.startswith("/tutorials/"):
                 for width, shown in driver.execute_script(
                         "return Array.from(document.querySelectorAll('.code-listing, .code-listing *'))"
                         ".filter(e => e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== 'visible')"

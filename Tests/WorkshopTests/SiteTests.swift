@@ -219,11 +219,40 @@ struct SiteTests {
         #expect(contents.images.contains("\(match.1).svg"), "\(article) shows \(match.1), which has no image")
       }
     }
-    // A step that names no declaration shows the whole file.
+    // A step that names no declaration shows the whole file, without its doc comments, wrapped for the pane.
     let wholeFile = try String(contentsOf: folder.appendingPathComponent("Resources/stage1-08-CoreDataManagerError.swift"), encoding: .utf8)
     let real = try String(
       contentsOf: Self.repository.appendingPathComponent("Stages/Stage1-SingleContext/CoreDataManagerError.swift"), encoding: .utf8)
-    #expect(wholeFile == real)
+    #expect(wholeFile == StepCode.wrapped(StepCode.withoutDocComments(real)))
+    #expect(!wholeFile.contains("///") && wholeFile.contains("case modelNotFound"))
+    // No step opens on a doc comment, and no line of any step is wider than the code pane.
+    for name in contents.stepFiles {
+      let code = try String(contentsOf: folder.appendingPathComponent("Resources/\(name)"), encoding: .utf8)
+      #expect(!code.hasPrefix("///"), "\(name) opens on a doc comment")
+      for line in code.components(separatedBy: "\n") where line.count > StepCode.columns {
+        Issue.record("\(name): a line of \(line.count) characters is wider than the code pane (\(StepCode.columns)): \(line)")
+      }
+    }
+  }
+
+  @Test("a line wider than the tutorial's code pane wraps: comments refilled under their //, code indented four more")
+  func wrapping() {
+    let comment = "    /// " + Array(repeating: "word", count: 30).joined(separator: " ")
+    let refilled = StepCode.wrapped(comment, columns: 40).components(separatedBy: "\n")
+    #expect(refilled.count > 1 && refilled.allSatisfy { $0.hasPrefix("    /// ") && $0.count <= 40 }, "\(refilled)")
+    #expect(refilled.joined(separator: " ").replacingOccurrences(of: "    /// ", with: "").split(separator: " ").count == 30)
+
+    let code = #"  let message = "do not break this string, please", other = value + another + yetAnother"#
+    let lines = StepCode.wrapped(code, columns: 60).components(separatedBy: "\n")
+    #expect(lines == [#"  let message = "do not break this string, please", other ="#, "      value + another + yetAnother"], "\(lines)")
+
+    let trailing = "  call(x)  // a trailing comment that is long enough to need a second line here"
+    let split = StepCode.wrapped(trailing, columns: 50).components(separatedBy: "\n")
+    #expect(split.count == 2 && split[1].hasPrefix("      // "), "\(split)")
+    // A line with nowhere to break stays whole; short lines are untouched.
+    let unbreakable = "  " + String(repeating: "x", count: 70)
+    #expect(StepCode.wrapped(unbreakable, columns: 40) == unbreakable)
+    #expect(StepCode.wrapped("short\nlines", columns: 40) == "short\nlines")
   }
 
   @Test("a tutorial step pointing at a line the stage no longer has is an error that names the tutorial's line")
