@@ -85,7 +85,6 @@ public final class WorkerStack: Sendable {
   }
 }
 
-
 /// An observer token, kept to be removed.
 ///
 /// `@unchecked Sendable`: the token is only stored, then handed to `NotificationCenter.removeObserver`,
