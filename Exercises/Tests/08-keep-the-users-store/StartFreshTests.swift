@@ -33,7 +33,7 @@ struct StartFreshTests {
   @Test("After a migration that cannot be inferred: the store moves to its dated name, and a new, empty store takes its place")
   func movesTheStoreAside() async throws { try await runInChildProcess(.movesTheStoreAside) }
 
-  @Test("The -wal and -shm files move with the store: the moved store opens, with every note in it")
+  @Test("The store put aside is whole: its companion files went with it, and it opens with every note in it")
   func keepsTheWriteAheadLog() async throws { try await runInChildProcess(.keepsTheWriteAheadLog) }
 
   @Test("A store from a newer version of the app is moved aside whole, for when the user updates")
@@ -68,16 +68,26 @@ let chosenAt = Date(timeIntervalSince1970: 1_795_470_302)
 /// The name the store should move to, for `Notes.sqlite` and ``chosenAt``.
 let expectedName = "Notes-moved-aside-2026-11-23-214502.sqlite"
 
-/// Why `name` is not ``expectedName``, as far as the name shows it: an hour on a 12-hour clock (`hh`), or
-/// the device's time zone instead of UTC.
-func nameDiagnosis(_ name: String) -> String {
-  if name == expectedName.replacingOccurrences(of: "-214502", with: "-094502") {
-    return "The hour is 09 where it should be 21: the format has hh, a 12-hour clock; write HH (0 to 23)."
-  }
-  return """
-    The checks run in the time zone Pacific/Auckland, where it is already 2026-11-24: a DateFormatter needs \
-    timeZone = TimeZone(identifier: "UTC").
+/// Why `name` is not ``expectedName``, when the name shows it: an hour on a 12-hour clock (`hh`), or the
+/// time zone the checks run in (Pacific/Auckland, where it is already 10:45 the next morning) instead of UTC.
+/// `nil` when the name shows neither.
+func nameDiagnosis(_ name: String) -> String? {
+  let twelveHour = "The hour is 09 where it should be 21: the format has a 12-hour clock (hh); write HH (0 to 23)."
+  let localTime = """
+    The checks run in the time zone Pacific/Auckland, where it is already 2026-11-24 10:45: the date was \
+    written in the device's time zone, not in UTC, so the name would change with where the user is.
     """
+  switch name {
+  case expectedName.replacingOccurrences(of: "-214502", with: "-094502"): return twelveHour
+  case expectedName.replacingOccurrences(of: "2026-11-23-214502", with: "2026-11-24-104502"): return localTime
+  default: return nil
+  }
+}
+
+/// The checks that explain a mistake other checks meet too, by the first words of their names.
+enum Explained {
+  static let datedName = "\"After a migration that cannot be inferred: the store moves to its dated name, and a new, empty store…\""
+  static let writeAheadLog = "\"The store put aside is whole…\""
 }
 
 /// The files of a store: the store itself and its two SQLite companions.
@@ -151,7 +161,11 @@ struct StoreOnDisk {
 }
 
 /// Calls startFresh, returning where it says the store went, or `nil` (with the reason recorded) when it threw.
-func startFresh(_ coordinator: NSPersistentStoreCoordinator, _ storeURL: URL, situation: String) throws -> URL? {
+/// `explainsTheWAL`: whether this check is the one that explains a -wal left behind (the others point to it).
+func startFresh(
+  _ coordinator: NSPersistentStoreCoordinator, _ storeURL: URL, situation: String, explainsTheWAL: Bool = false,
+  explaining explain: (NSError) -> String? = { _ in nil }
+) throws -> URL? {
   do {
     return try Subject.startFresh(coordinator, storeURL, chosenAt)
   } catch {
@@ -161,18 +175,24 @@ func startFresh(_ coordinator: NSPersistentStoreCoordinator, _ storeURL: URL, si
       refused.localizedDescription.contains("no store file beside it")
     {
       Issue.record(
-        """
-        The store's -wal file should have moved with it, unchanged; it is not there: startFresh moved the store file, \
-        but not its -wal, so adding the new store was refused: that -wal still holds the old store's saves, and a \
-        new store beside it would have thrown them away. Move storeURL.path + "-wal" to movedTo.path + "-wal", and \
-        the same for "-shm", when they exist.
-        """)
+        Comment(
+          rawValue: explainsTheWAL
+            ? """
+            The store's -wal file should have moved with it, unchanged; it is not there: startFresh moved the store \
+            file, but not its -wal, so adding the new store was refused: that -wal still holds the old store's \
+            saves, and a new store beside it would have thrown them away. Move the -wal file with the store, to \
+            the new name plus "-wal", and the same for the -shm, when they exist.
+            """
+            : """
+            startFresh threw: adding the new store was refused, because the old store's -wal was left behind \
+            (the check \(Explained.writeAheadLog) says more).
+            """))
       return nil
     }
     Issue.record(
       """
       startFresh threw, but \(situation): the store can be moved aside and a new one added in its place. It threw: \
-      \(error)
+      \(sentence(error))\(explain(error as NSError).map { " \($0)" } ?? "")
       """)
     return nil
   }
@@ -188,14 +208,19 @@ func titles(at url: URL, model: NSManagedObjectModel) -> Result<[String], any Er
 }
 
 /// Checks that `coordinator` now has one store, at `storeURL`, new and empty, and that a note saves into it.
-func expectFreshStore(_ coordinator: NSPersistentStoreCoordinator, at storeURL: URL) throws {
+/// `explains`: whether this check is the one that explains a missing store (the others point to it).
+func expectFreshStore(_ coordinator: NSPersistentStoreCoordinator, at storeURL: URL, explains: Bool = false) throws {
   let stores = coordinator.persistentStores
   guard stores.count == 1, let store = stores.first else {
     Issue.record(
-      """
-      After startFresh the coordinator should have one store, the new one at \(storeURL.path), so the app can go on \
-      at once; it has \(stores.count). Add it with coordinator.addPersistentStore(type: .sqlite, at: storeURL).
-      """)
+      Comment(
+        rawValue: explains || stores.count != 0
+          ? """
+          After startFresh the coordinator should have one store, the new one at \(storeURL.path), so the app can \
+          go on at once; it has \(stores.count). The user chose to start fresh: without a store, their first new \
+          note cannot be saved.
+          """
+          : "After startFresh the coordinator has no store here either (the check \(Explained.datedName) says more)."))
     return
   }
   #expect(
@@ -259,8 +284,8 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
       movedTo.lastPathComponent == expectedName,
       """
       The store should move to \(expectedName): the store's name, "-moved-aside-", the date and time in UTC \
-      (yyyy-MM-dd-HHmmss), and its extension. startFresh returned \(movedTo.lastPathComponent). \
-      \(nameDiagnosis(movedTo.lastPathComponent))
+      (yyyy-MM-dd-HHmmss), and its extension. startFresh returned \(movedTo.lastPathComponent).\
+      \(nameDiagnosis(movedTo.lastPathComponent).map { " \($0)" } ?? "")
       """)
     #expect(
       movedTo.deletingLastPathComponent().standardizedFileURL.path == disk.folder.standardizedFileURL.path,
@@ -272,22 +297,24 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
       The file at \(movedTo.path) should be the old store, byte for byte: move it (FileManager.moveItem), do not \
       rewrite it. It is \(moved == nil ? "not there" : "different"). The folder holds: \(disk.files.joined(separator: ", ")).
       """)
-    try expectFreshStore(coordinator, at: disk.storeURL)
+    try expectFreshStore(coordinator, at: disk.storeURL, explains: true)
   }
 
   private static func checkKeepsTheWriteAheadLog() throws {
     guard let failed = try failedTypeChange() else { return }
     let (disk, coordinator) = failed
-    guard let movedTo = try startFresh(coordinator, disk.storeURL, situation: "adding the store failed (134140)") else { return }
+    guard
+      let movedTo = try startFresh(coordinator, disk.storeURL, situation: "adding the store failed (134140)", explainsTheWAL: true)
+    else { return }
 
     let movedWAL = FileManager.default.contents(atPath: movedTo.path + "-wal")
     #expect(
       movedWAL == disk.wal,
       """
       The store's -wal file should have moved with it, to \(movedTo.lastPathComponent)-wal, unchanged; it is \
-      \(movedWAL == nil ? "not there: startFresh moved the store file, but not its -wal" : "different"). Move \
-      storeURL.path + "-wal" to movedTo.path + "-wal", and the same for "-shm", when they exist. The folder holds: \
-      \(disk.files.joined(separator: ", ")).
+      \(movedWAL == nil ? "not there: startFresh moved the store file, but not its -wal" : "different"). Move the \
+      -wal file with the store, to the new name plus "-wal", and the same for the -shm, when they exist. The \
+      folder holds: \(disk.files.joined(separator: ", ")).
       """)
     #expect(
       FileManager.default.fileExists(atPath: movedTo.path + "-shm"),
@@ -346,15 +373,17 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try TutorialStack.model())
     #expect(throws: NSError.self) { try coordinator.addPersistentStore(type: .sqlite, at: storeURL) }
 
-    guard let movedTo = try startFresh(coordinator, storeURL, situation: "the file is not a store (134000), and an earlier backup exists")
-    else {
-      Issue.record(
-        """
-        (When the name is taken, FileManager.moveItem refuses to overwrite it and throws "A file with the same name \
-        already exists": look for the next free name first, …-214502-2.sqlite, …-214502-3.sqlite, and so on.)
-        """)
-      return
-    }
+    guard
+      let movedTo = try startFresh(
+        coordinator, storeURL, situation: "the file is not a store (134000), and an earlier backup exists",
+        explaining: { error in
+          error.code == CocoaError.fileWriteFileExists.rawValue || error.localizedDescription.contains("already exists")
+            ? """
+            The move was refused because a file already has that name (an earlier backup), and moveItem never \
+            overwrites one: look for the next free name first, …-214502-2.sqlite, …-214502-3.sqlite, and so on.
+            """ : nil
+        })
+    else { return }
     let earlierNow = FileManager.default.contents(atPath: earlier.path)
     // Told apart by what has the earlier backup's name now: the store that could not be opened (removed to make
     // room, or overwritten), nothing, or something else.
@@ -373,10 +402,10 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
       notes. \(whatHappened)
       """)
     #expect(
-      movedTo.lastPathComponent == "Notes-moved-aside-2026-11-23-214502-2.sqlite",
+      earlierNow == notAStore || movedTo.lastPathComponent == "Notes-moved-aside-2026-11-23-214502-2.sqlite",
       """
       With \(expectedName) taken, the store should move to Notes-moved-aside-2026-11-23-214502-2.sqlite; startFresh \
-      returned \(movedTo.lastPathComponent).\(movedTo.lastPathComponent.hasPrefix("Notes-moved-aside-2026-11-23-214502") ? "" : " The dated name itself is wrong (see the check of the dated name).")
+      returned \(movedTo.lastPathComponent).\(movedTo.lastPathComponent.hasPrefix("Notes-moved-aside-2026-11-23-214502") ? "" : " The dated name itself is wrong: the check \(Explained.datedName) says how.")
       """)
     #expect(
       FileManager.default.contents(atPath: movedTo.path) == notAStore,

@@ -154,19 +154,19 @@ struct Migrated {
   let context: NSManagedObjectContext
 
   /// Builds your version 2, writes a version 1 store and opens it with version 2. Records why, and returns
-  /// `nil`, when version 2 cannot be built or the store cannot be opened with it.
-  static func make() throws -> Migrated? {
+  /// `nil`, when version 2 cannot be built or the store cannot be opened with it: in full when `explains` (the
+  /// check that a version 1 store opens), else briefly, pointing to that check, since every check meets it.
+  static func make(explains: Bool) throws -> Migrated? {
     let model: NSManagedObjectModel
     do {
       model = try Subject.makeVersion2()
     } catch {
       try rethrowIfNotDone(error)
       Issue.record(
-        """
-        makeVersion2() threw, so there is no version 2 to open the store with. A model whose relationships do not \
-        match (an inverse that names a relationship that is not there, a destination entity missing from the \
-        list) is refused when it is built. It threw: \(error)
-        """)
+        Comment(
+          rawValue: explains
+            ? "makeVersion2() threw, so there is no version 2 to open the store with. It threw: \(sentence(error))"
+            : "Not checked: makeVersion2() threw (the check \(Explained.opens) shows the error)."))
       return nil
     }
     let storeURL = try TemporaryFolder().appending("Notes.sqlite")
@@ -182,7 +182,14 @@ struct Migrated {
           ObjectGraphMigrationSourceModelsOption: [VersionOne.model()],
         ])
     } catch {
-      Issue.record(Comment(rawValue: explainFailedMigration(error)))
+      Issue.record(
+        Comment(
+          rawValue: explains
+            ? explainFailedMigration(error)
+            : """
+            Not checked: the version 1 store did not open with your version 2 (error \((error as NSError).code)); the \
+            check \(Explained.opens) says why.
+            """))
       return nil
     }
     return Migrated(model: model, coordinator: coordinator, context: TutorialStack.context(.privateQueue, on: coordinator))
@@ -208,32 +215,54 @@ struct Migrated {
   }
 }
 
-/// What a failed migration means, said with ObjectGraph's own message.
+/// The check that explains a failed migration, which every other check meets too, by the first words of its name.
+enum Explained {
+  static let opens = "\"A store written by version 1 opens with version 2…\""
+}
+
+/// What a failed migration means, said with ObjectGraph's own message, and explained when the message shows
+/// which kind of change it refused.
 func explainFailedMigration(_ error: any Error) -> String {
   let engine = error as NSError
   guard engine.domain == NSCocoaErrorDomain else {
     return "The version 1 store could not be opened with your version 2: \(error)"
   }
+  let said = engine.localizedDescription
   switch engine.code {
   case NSMigrationError:
+    let meaning =
+      said.contains("no default value")
+      ? """
+      A required attribute needs a value in every existing row, and the rows version 1 wrote have none: with a \
+      default value, the migration writes it into every row that lacks one.
+      """ : ""
     return """
-      The migration started and stopped before writing anything (134110, the store is left as it was). \
-      ObjectGraph says: "\(engine.localizedDescription)" A required attribute needs a value in every existing row, and old \
-      notes have none: give the attribute a default value (defaultValue:), and the migration writes it into \
-      every row that lacks one.
+      The migration started and stopped before writing anything (134110, the store is left as it was). Every \
+      user who updates would meet this at launch. ObjectGraph says: "\(said)"\(meaning.isEmpty ? "" : " " + meaning)
       """
   case NSMigrationMissingMappingModelError:
+    let meaning: String
+    if said.contains("changed type") {
+      meaning = """
+        A lightweight migration cannot turn a value of one type into another: a type change is refused, also when \
+        it comes with a renaming identifier. An attribute of the new type next to the old one can be filled in the \
+        app's own code, after the migration, from the old one's values.
+        """
+    } else if said.contains("both take their values from") {
+      meaning = """
+        A renaming identifier moves an old attribute's values to the attribute that carries it; it does not copy \
+        them, so only one attribute of version 2 can take them.
+        """
+    } else {
+      meaning = ""
+    }
     return """
-      ObjectGraph cannot infer a mapping from version 1 to your version 2 (134140, the store is left as it was). \
-      It says: "\(engine.localizedDescription)" Lightweight migration infers added and removed attributes and entities, \
-      optional to required with a default, and renames that carry a renaming identifier. It cannot turn a value \
-      of one type into another: a type change is refused, also when it comes with a renaming identifier. Keep \
-      the old attribute as it is and add a new one of the new type; the app can convert the values in code \
-      after the migration.
+      ObjectGraph cannot infer a mapping from version 1 to your version 2 (134140, the store is left as it was): \
+      every user who updates would meet this at launch. It says: "\(said)"\(meaning.isEmpty ? "" : " " + meaning)
       """
   case NSMigrationMissingSourceModelError:
     return """
-      ObjectGraph found no model that made this store (134130): "\(engine.localizedDescription)" The checks hand it the same \
+      ObjectGraph found no model that made this store (134130): "\(said)" The checks hand it the same \
       version 1 your starter began with. \(error)
       """
   default:
@@ -248,7 +277,7 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
   case oldStoresOpen, renameKeepsValues, newRequiredAttribute, bodyBecomesRequired, attachments, priorityKept
 
   func run() throws {
-    guard let migrated = try Migrated.make() else { return }
+    guard let migrated = try Migrated.make(explains: self == .oldStoresOpen) else { return }
     switch self {
     case .oldStoresOpen: try Self.checkOldStoresOpen(migrated)
     case .renameKeepsValues: try Self.checkRenameKeepsValues(migrated)

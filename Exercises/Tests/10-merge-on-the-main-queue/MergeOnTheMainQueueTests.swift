@@ -63,7 +63,7 @@ struct MergeOnTheMainQueueTests {
   @Test("Saves of contexts the stack did not make (another stack's worker, a stranger) are not merged")
   func strangersAreNotMerged() async throws { try await runInChildProcess(.strangersAreNotMerged) }
 
-  @Test("The worker's notes reach the disk: the writer saves after the merge")
+  @Test("The worker's notes reach the store file soon after its save, so a relaunch finds them")
   func writerReachesTheDisk() async throws { try await runInChildProcess(.writerReachesTheDisk) }
 
   @Test("The stack does not keep its workers alive: a worker the app let go is gone")
@@ -303,23 +303,26 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible, ChildProces
     release.signal()
     if !returned { _ = saved.wait(timeout: .now() + 15) }
     let offQueue = !recorder.stop().isEmpty
-    let how =
-      offQueue
-      ? """
-      it touches the main context from the worker's queue (the check "The merge runs on the main queue" shows where): \
-      ObjectGraph, rather than let two queues into one context, then waits for the main queue to do it there. \
-      (Core Data would not wait: it would crash, now and then, or corrupt the context.)
+    let stalled = """
+      While the main queue was busy (the checks kept it busy, as a long layout or a big table reload would), a \
+      worker's save did not return for 5 seconds.
       """
-      : "it waits for the main queue, with mainContext.performAndWait { } or DispatchQueue.main.sync."
     #expect(
       returned,
-      """
-      While the main queue was busy (the checks kept it busy, as a long layout or a big table reload would), a \
-      worker's save did not return for 5 seconds. contextDidSave(_:) runs inside the worker's save, and \(how) \
-      Every import then stalls whenever the UI is busy, and a main queue that is itself waiting for the worker \
-      never comes: a deadlock. Take the IDs out of the notification (SavedObjectIDs(notification)) and queue the \
-      merge with mainContext.perform { }, which returns at once and merges when the main queue is free.
-      """)
+      Comment(
+        rawValue: offQueue
+          ? """
+          \(stalled) contextDidSave(_:), which runs inside that save, touches the main context from the worker's \
+          queue, and ObjectGraph, rather than let two queues into one context, waits for the main queue to do it \
+          there. (Core Data would not wait: it would crash, now and then.) The check "The merge runs on the main \
+          queue…" says what to change.
+          """
+          : """
+          \(stalled) contextDidSave(_:), which runs inside that save, waits for the main queue. \
+          Every import then stalls whenever the UI is busy, and a main queue that is itself waiting for the \
+          worker never comes: a deadlock. Queue the merge with mainContext.perform { }, which returns at once and \
+          merges when the main queue is free.
+          """))
     #expect(failure.withLock { $0 } == nil, "The worker's save failed: \(failure.withLock { $0 } ?? "")")
     let merged = eventually { !log.entries.flatMap(\.inserted).isEmpty }
     #expect(merged, "Once the main queue was free again, the main context should have been told of the worker's note; it was not.")

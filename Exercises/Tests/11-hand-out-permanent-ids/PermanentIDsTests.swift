@@ -39,7 +39,7 @@ struct PermanentIDsTests {
   @Test("After a relaunch (a new coordinator on the same file), each stored URI names the right note")
   func urisSurviveARelaunch() async throws { try await runInChildProcess(.urisSurviveARelaunch) }
 
-  @Test("The worker saves once, after obtaining the permanent IDs: its save hands the writer the notes under those IDs")
+  @Test("The worker saves once, and its save hands the writer the notes under the IDs handed out")
   func idsObtainedBeforeTheSave() async throws { try await runInChildProcess(.idsObtainedBeforeTheSave) }
 }
 
@@ -162,8 +162,8 @@ struct Imported {
     if !storeHadThem && !inWriter.isEmpty && !inWriter.contains(where: \.isTemporaryID) {
       return """
         importNotes did call obtainPermanentIDs(for:): its notes have their permanent IDs (the writer holds \
-        them under those). But the IDs it handed out were read before that call \
-        (in the loop that made the notes, say). An ID read from objectID is a value taken at that \
+        them under those). But the IDs it handed out were read before that call. An ID read from objectID is \
+        a value taken at that \
         moment: it does not follow the object when the object gets its permanent ID, and the old one names \
         nothing any more, not even in the worker. Read the IDs after obtainPermanentIDs(for:) (notes.map(\\.objectID)).
         """
@@ -188,9 +188,8 @@ func temporaryObservation(_ imported: Imported) -> String {
   return "\(temporary.count) of the \(imported.ids.count) IDs importNotes handed out are temporary\(example)."
 }
 
-/// Why the IDs handed out are temporary and what to do: the same words in every check that meets them, given
-/// as an issue of its own, so that `workshop check` says it once (under the first check) however many checks
-/// meet it.
+/// Why the IDs handed out are temporary and what to do. Said by the check that the IDs are permanent; the
+/// other checks that meet temporary IDs point to it (``Explained/permanent``).
 func temporaryDiagnosis(_ imported: Imported) -> String {
   if let why = imported.whyTemporary { return why }
   return """
@@ -201,19 +200,31 @@ func temporaryDiagnosis(_ imported: Imported) -> String {
     """
 }
 
-/// Records ``temporaryDiagnosis(_:)`` when some of the IDs handed out are temporary.
-func diagnoseTemporaryIDs(_ imported: Imported) {
-  guard imported.ids.contains(where: \.isTemporaryID) else { return }
-  Issue.record(Comment(rawValue: temporaryDiagnosis(imported)))
+/// The check that explains temporary IDs, which the other checks meet too, by its name.
+enum Explained {
+  static let permanent = "\"The IDs importNotes hands out are permanent, one per title, in order\""
+  /// What the other checks add when the IDs they were handed are temporary.
+  static let temporary = "The IDs importNotes handed out are temporary: the check \(permanent) says why."
 }
 
-/// Records, as an issue of its own, that the IDs name the right notes in another order than the titles'
-/// (handed back from a Set such as `insertedObjects`, whose order is any).
-func diagnoseOrder(_ results: [String]) {
-  guard results != titles, results.sorted() == titles.sorted() else { return }
-  Issue.record(
-    "The IDs name the right notes, in another order: hand them back in the order of the titles, mapping the notes as you made them, not a Set such as insertedObjects, whose order is any."
-  )
+/// Whether `results` (what the IDs name, in the order handed out) are the titles in another order.
+func isOnlyOutOfOrder(_ results: [String], _ expected: [String] = titles) -> Bool {
+  results != expected && results.sorted() == expected.sorted()
+}
+
+/// Said when the IDs name the right notes, in another order than the titles': in full by the check that the
+/// IDs are permanent and in order (`explains`), briefly by the others.
+func outOfOrder(_ results: [String], _ expected: [String] = titles, explains: Bool = false) -> String {
+  explains
+    ? """
+    The IDs name the right notes, in another order: for \(expected) they name \(results). The app opens the wrong \
+    note when the user taps one. Hand them back in the order of the titles, mapping the notes as you made them, \
+    not a Set such as insertedObjects, whose order is any (and changes from one run to the next).
+    """
+    : """
+    The IDs name the right notes, in another order: for \(expected) they name \(results) (the check \
+    \(Explained.permanent) says more).
+    """
 }
 
 /// What lookups by the IDs handed out found, said briefly: the list when every lookup found a note, else how
@@ -266,9 +277,9 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible, ChildProces
       Issue.record(
         Comment(
           rawValue: """
-            The worker's save handed the writer its new notes under temporary IDs. \(temporaryObservation(imported))
+            The worker's save handed the writer its new notes under temporary IDs, the ones importNotes handed out \
+            (the check \(Explained.permanent) says why they are temporary).
             """))
-      diagnoseTemporaryIDs(imported)
     } else {
       Issue.record(Comment(rawValue: savedFirstAdvice))
     }
@@ -282,32 +293,44 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible, ChildProces
       ids.count == titles.count,
       "importNotes should hand back one ID per title (\(titles.count)), in the order of the titles; it handed back \(ids.count)."
     )
-    let temporary = ids.filter(\.isTemporaryID)
-    #expect(temporary.isEmpty, Comment(rawValue: temporaryObservation(imported)))
+    guard !ids.contains(where: \.isTemporaryID) else {
+      Issue.record(Comment(rawValue: "\(temporaryObservation(imported)) \(temporaryDiagnosis(imported))"))
+      return
+    }
     #expect(Set(ids).count == ids.count, "Each note should have its own ID; some of the IDs handed back are the same.")
     let inWorker = ids.map { Fixture.title(of: $0, in: fixture.worker) }
+    if isOnlyOutOfOrder(inWorker) {
+      Issue.record(Comment(rawValue: outOfOrder(inWorker, explains: true)))
+      return
+    }
     #expect(
       inWorker == titles,
       """
       Each ID should name the note made for the title at the same place, in the worker too: expected \(titles), \
       the IDs name \(foundByID(inWorker)) there.
       """)
-    diagnoseTemporaryIDs(imported)
-    diagnoseOrder(inWorker)
+    guard inWorker == titles else { return }
+    // Three IDs in the right order may be luck (a Set's order changes from run to run): eight more, once.
+    let more = (1...8).map { "Note \($0)" }
+    let again = try Fixture()
+    let moreIDs = try again.runImport(more).ids
+    let named = moreIDs.map { Fixture.title(of: $0, in: again.worker) }
+    #expect(
+      named == more,
+      Comment(
+        rawValue: isOnlyOutOfOrder(named, more)
+          ? outOfOrder(named, more, explains: true)
+          : "Importing \(more.count) more titles, the IDs name \(foundByID(named)), not \(more).")
+    )
   }
 
   private static func checkMainContextFindsThem() throws {
     let fixture = try Fixture()
     let imported = try fixture.importAndWrite(titles)
     let ids = imported.ids
+    let temporary = ids.contains(where: \.isTemporaryID)
     // The user taps a note the import made: the main context, not the worker's descendant, looks it up.
     let inMain = ids.map { Fixture.title(of: $0, in: fixture.main) }
-    #expect(
-      inMain == titles,
-      """
-      The main context should find each imported note by the ID importNotes handed out, after the writer has \
-      saved: expected \(titles), it found \(foundByID(inMain)).
-      """)
     // The list screen fetches the notes in the main context; the app finds the imported ones among them by ID
     // (to select the newest, say). The fetched notes carry their rows' IDs: the IDs handed out must be those.
     let fetched = try fixture.main.performAndWait {
@@ -316,19 +339,27 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible, ChildProces
       return Dictionary(try fixture.main.fetch(request).map { ($0.objectID, $0.title) }, uniquingKeysWith: { first, _ in first })
     }
     let matched = ids.map { fetched[$0] ?? "(no fetched note has this ID)" }
-    #expect(
-      matched == titles,
-      """
-      A fetch in the main context should return the imported notes under the very IDs importNotes handed out: \
-      expected \(titles), matching the IDs to the fetched notes gives \(foundByID(matched)).
-      """)
+    if isOnlyOutOfOrder(inMain) {
+      Issue.record(Comment(rawValue: outOfOrder(inMain)))
+    } else if inMain != titles {
+      Issue.record(
+        """
+        The main context should find each imported note by the ID importNotes handed out, after the writer has \
+        saved: expected \(titles), it found \(foundByID(inMain)).\(temporary ? " \(Explained.temporary)" : "")
+        """)
+    } else if matched != titles {
+      Issue.record(
+        """
+        A fetch in the main context should return the imported notes under the very IDs importNotes handed out: \
+        expected \(titles), matching the IDs to the fetched notes gives \(foundByID(matched)).\
+        \(temporary ? " The lookups above found the notes only because ObjectGraph's writer remembers which row each temporary ID became; a fetch returns the rows' own IDs. \(Explained.temporary)" : "")
+        """)
+    }
     let onDisk = try TutorialStack.notesInStore(fixture.coordinator)
     #expect(
       onDisk == titles.count + 1,
       "The store should hold the note it had and the \(titles.count) imported ones once the writer saved; it holds \(onDisk). Save the worker once."
     )
-    if inMain != titles || matched != titles { diagnoseTemporaryIDs(imported) }
-    diagnoseOrder(inMain)
   }
 
   private static func checkURIsSurviveARelaunch() throws {
@@ -350,19 +381,18 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible, ChildProces
       coordinator.managedObjectID(forURIRepresentation: uri).map { Fixture.title(of: $0, in: context) }
         ?? "(the coordinator cannot read \(uri.absoluteString))"
     }
+    guard found != titles else { return }
+    if isOnlyOutOfOrder(found) {
+      Issue.record(Comment(rawValue: outOfOrder(found)))
+      return
+    }
     let temporary = uris.filter { $0.host == nil || $0.host?.isEmpty == true }
-    let fix =
-      imported.ids.contains(where: \.isTemporaryID)
-      ? ""
-      : " Obtain the permanent IDs (worker.obtainPermanentIDs(for:)) before the worker saves, then hand out objectID, or its uriRepresentation()."
-    #expect(
-      found == titles,
+    Issue.record(
       """
-      After a relaunch, each stored URI should name its note: expected \(titles), found \(foundByID(found)).\
+      After a relaunch, each stored URI should name its note: expected \(titles), found \(foundByID(found)). The \
+      user's "reopen my last note" opens nothing.\
       \(temporary.isEmpty ? "" : " A URI with no store in it (x-coredata:///Note/t…) is a temporary ID's: it names nothing outside the context that made it, and nothing at all in the next process.")\
-      \(fix)
+      \(imported.ids.contains(where: \.isTemporaryID) ? " \(Explained.temporary)" : "")
       """)
-    if found != titles { diagnoseTemporaryIDs(imported) }
-    diagnoseOrder(found)
   }
 }

@@ -6,10 +6,10 @@
 // Every check builds stage 4's shape on a SQLite store that holds one note ("Groceries", body "Milk", not
 // pinned): your writer holding the coordinator, and the main context as its child. The user changes the
 // note's title and body in the main context, and the app saves as stage 4 does: the main context into the
-// writer at once, the writer to the file a moment later. In that moment a worker on the coordinator (beside
-// the writer, as Core Data's newBackgroundContext() makes one, or as an app extension writes the same file)
-// renames the note, pins it, and saves. Then the writer writes. The checks read the file afterwards with a
-// new coordinator.
+// writer at once, the writer to the file a moment later. In that moment a worker of the app's share extension
+// (a stack of its own on the same file, which no merge into the writer can see) renames the note, pins it, and
+// saves. Then the writer writes. The checks read the file afterwards with a new coordinator, and name the
+// writer's policy as your makeWriter set it.
 import EngineTestSupport
 import Exercise13
 import Exercise13Solution
@@ -84,56 +84,86 @@ enum Edit {
   static let workerTitle = "Groceries (shared list)"
 }
 
-/// What the file held after the user's save, and the error that save threw, if any.
+/// The writer's merge policy, as a check names it: one of the five, or a subclass and the type it starts from.
+func policyName(_ policy: Any) -> String {
+  guard let policy = policy as? NSMergePolicy else { return "\(policy)" }
+  let base: String
+  switch policy.mergeType {
+  case .errorMergePolicyType: base = "error (the default)"
+  case .mergeByPropertyStoreTrumpMergePolicyType: base = "mergeByPropertyStoreTrump"
+  case .mergeByPropertyObjectTrumpMergePolicyType: base = "mergeByPropertyObjectTrump"
+  case .overwriteMergePolicyType: base = "overwrite"
+  case .rollbackMergePolicyType: base = "rollback"
+  @unknown default: base = "\(policy.mergeType)"
+  }
+  return type(of: policy) == NSMergePolicy.self ? base : "\(type(of: policy)), a policy of your own built on \(base)"
+}
+
+/// What the file held after the user's save, the error that save threw, if any, and the writer's policy.
 struct Outcome {
   var title = ""
   var body = ""
   var isPinned = false
   /// The error the user's save (main context, then writer) threw.
   var saveError: (any Error)?
+  /// The writer's merge policy, named (``policyName(_:)``).
+  var policy = ""
 
   /// The file's note, in the words of the checks.
   var described: String {
     "title \"\(title)\", body \"\(body)\", \(isPinned ? "pinned" : "not pinned")"
   }
 
-  /// What happened to the user's edit, when it is not what the app wants: told by what the file holds, so
-  /// that each wrong choice is named by its effect.
-  var whatHappened: String? {
+  /// What happened to the user's edit, when it is not what the app wants, told by what the file holds, and the
+  /// check that explains it (the other checks that fail for it point there): each wrong choice named by its
+  /// effect.
+  var diagnosis: (explainedBy: ChildCheck, text: String)? {
     if let saveError {
-      let code = " (error \((saveError as NSError).code))"
-      return """
-        The user's edit never reached the file: the writer's save was refused\(code), because the worker had \
-        changed the note's row since the writer read it, and the writer's merge policy is error, the default, \
-        which refuses every conflict. The file keeps the worker's version (\(described)). The user's edit now \
-        waits in the writer, and each later save of the writer meets the same conflict: the stack saves on its \
-        own (after merges, at lifecycle moments), with nobody there to resolve it. Choose a policy that settles \
-        the conflict, keeping the user's edit. The engine said: \(saveError)
+      let refused = (saveError as NSError).code == NSManagedObjectMergeError
+      return (
+        .userSaveGoesThrough,
         """
+        The user's edit never reached the file: the writer's save was refused (error \((saveError as NSError).code))\
+        \(refused ? ", because the worker had changed the note's row since the writer read it, and the writer's merge policy, \(policy), did not settle the conflict" : ""). \
+        The file keeps the worker's version (\(described)). The user's edit now waits in the writer, and each \
+        later save of the writer meets the same conflict: the stack saves on its own (after merges, at lifecycle \
+        moments), with nobody there to resolve it. Choose a policy that settles the conflict, keeping the user's \
+        edit.
+        """
+      )
     }
     if title == Edit.workerTitle && body == Edit.userBody {
-      return """
-        The user's title was replaced by the worker's: the file has "\(title)", not "\(Edit.userTitle)"; only the \
-        body, which the worker did not touch, kept the user's edit. mergeByPropertyStoreTrump lets the row win \
-        every property both changed, so the user typed a title, saw it, and lost it without a word. Choose the \
-        policy under which the user's changes win, property by property.
+      return (
+        .userWinsWhereBothChanged,
         """
+        The user's title was replaced by the worker's: the file has "\(title)", not "\(Edit.userTitle)"; only the \
+        body, which the worker did not touch, kept the user's edit. Under the writer's merge policy, \(policy), \
+        the row wins every property both changed, so the user typed a title, saw it, and lost it without a word. \
+        Choose the policy under which the user's changes win, property by property.
+        """
+      )
     }
     if title == Edit.workerTitle && body == Edit.body {
-      return """
-        The user's whole edit was thrown away: the file has the worker's title "\(title)" and the body as it \
-        was before the user changed it ("\(body)"). rollback drops every change the user made to a note in \
-        conflict, the properties the worker never touched included. Choose the policy under which the user's \
-        changes win, property by property, and the worker's changes to other properties stay.
+      return (
+        .userOtherChangeKept,
         """
+        The user's whole edit was thrown away: the file has the worker's title "\(title)" and the body as it was \
+        before the user changed it ("\(body)"). Under the writer's merge policy, \(policy), a note in conflict \
+        takes the row's values, the properties the worker never touched included. Choose the policy under which \
+        the user's changes win, property by property, and the worker's changes to other properties stay.
+        """
+      )
     }
     if title == Edit.userTitle && !isPinned {
-      return """
-        The user's edit was saved, but the worker's change was undone: the note is no longer pinned. \
-        overwrite writes the user's whole note over the row, properties the user never touched included, at \
-        the values the user's context read before the worker saved. Choose the policy that keeps the user's \
-        changes and only those: the worker's pin must stay.
+      return (
+        .workerOtherChangeKept,
         """
+        The user's edit was saved, but the worker's change was undone: the note is no longer pinned. Under the \
+        writer's merge policy, \(policy), the user's whole note is written over the row, properties the user \
+        never touched included, at the values the user's context read before the worker saved. Choose the \
+        policy that keeps the user's changes and only those: the worker's pin must stay.
+        """
+      )
     }
     return nil
   }
@@ -155,6 +185,7 @@ func playTheEdits() throws -> Outcome {
   }
 
   let writer = try Subject.makeWriter(coordinator)
+  let policy = writer.performAndWait { policyName(writer.mergePolicy) }
   let main = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
   main.name = "Main"
   main.parent = writer
@@ -174,11 +205,14 @@ func playTheEdits() throws -> Outcome {
   } catch {
     saveError = error
   }
-  // In that moment, a worker beside the writer renames and pins the same note, and saves it to the file.
-  let worker = TutorialStack.context(.privateQueue, on: coordinator)
+  // In that moment, a worker of the app's share extension (a stack of its own, on the same file) renames and pins
+  // the same note, and saves it to the file. No merge into the writer can see it coming: the writer learns of it
+  // only when its own save finds the row changed.
+  let extensionCoordinator = try TutorialStack.coordinator(storeURL: storeURL)
+  let worker = TutorialStack.context(.privateQueue, on: extensionCoordinator)
   worker.name = "Worker"
   try worker.performAndWait {
-    guard let note = try worker.existingObject(with: noteID) as? Note else {
+    guard let note = try worker.fetch(NSFetchRequest<Note>(entityName: "Note")).first else {
       throw CocoaError(.coreData, userInfo: [NSLocalizedDescriptionKey: "The worker cannot find the note: the fixture is broken."])
     }
     note.title = Edit.workerTitle
@@ -196,6 +230,7 @@ func playTheEdits() throws -> Outcome {
 
   // The file, as a new coordinator reads it.
   for store in coordinator.persistentStores { try coordinator.remove(store) }
+  for store in extensionCoordinator.persistentStores { try extensionCoordinator.remove(store) }
   let reader = TutorialStack.context(.privateQueue, on: try TutorialStack.coordinator(storeURL: storeURL))
   var outcome = try reader.performAndWait {
     guard let note = try reader.fetch(NSFetchRequest<Note>(entityName: "Note")).first else {
@@ -204,6 +239,7 @@ func playTheEdits() throws -> Outcome {
     return Outcome(title: note.title, body: note.body ?? "", isPinned: note.isPinned)
   }
   outcome.saveError = saveError
+  outcome.policy = policy
   return outcome
 }
 
@@ -214,6 +250,16 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible, ChildProces
   case userSaveGoesThrough, userWinsWhereBothChanged, userOtherChangeKept, workerOtherChangeKept
 
   var description: String { rawValue }
+
+  /// The first words of the check's name, to point to it.
+  var name: String {
+    switch self {
+    case .userSaveGoesThrough: "\"The user's save goes through…\""
+    case .userWinsWhereBothChanged: "\"Where the user and the worker changed the same property (the title)…\""
+    case .userOtherChangeKept: "\"The user's change to a property the worker did not touch (the body)…\""
+    case .workerOtherChangeKept: "\"The worker's change to a property the user did not touch (the pin)…\""
+    }
+  }
 
   func run() throws {
     let outcome = try playTheEdits()
@@ -234,9 +280,17 @@ enum ChildCheck: String, Codable, Sendable, CustomStringConvertible, ChildProces
       expected = "The note should stay pinned, as the worker left it"
     }
     guard !passed else { return }
-    let why =
-      outcome.whatHappened
-      ?? "The file holds \(outcome.described)\(outcome.saveError.map { "; the save threw \($0)" } ?? "")."
+    let why: String
+    if let diagnosis = outcome.diagnosis {
+      why =
+        diagnosis.explainedBy == self
+        ? diagnosis.text
+        : outcome.saveError != nil
+          ? "The user's save was refused (the check \(diagnosis.explainedBy.name) says why)."
+          : "The file holds \(outcome.described) (the check \(diagnosis.explainedBy.name) says why)."
+    } else {
+      why = "The file holds \(outcome.described), under the writer's merge policy, \(outcome.policy)."
+    }
     Issue.record(Comment(rawValue: "\(expected). \(why)"))
   }
 }
