@@ -36,6 +36,23 @@ struct SiteTests {
     #expect(ChapterConverter.wrapping("```swift, wrap=60", opener: "```") == "```swift, wrap=60")
   }
 
+  @Test("a chapter's long lines are wrapped before DocC sees them: indentation kept, a transcript's URL not taken for a comment")
+  func chapterLinesWrapWithIndentation() throws {
+    let transcript = "  inserted:                <x-coredata:///Note/tA6C568E3-F627-46EB-8953-7F47CA5F25DC-1> (isTemporaryID: true)"
+    let code = "    let message = someFunction(firstArgument: value, secondArgument: otherValue, third: 3)"
+    let markdown = "# T\n\n```text\n\(transcript)\n```\n\n```swift\n\(code)\n```\n"
+    let converted = try Self.converter().convert(markdown, name: "02-private-parent").components(separatedBy: "\n")
+    #expect(converted.contains("```text, wrap=80") && converted.contains("```swift, wrap=80"), "\(converted)")
+    let body = converted.filter { !$0.hasPrefix("```") && !$0.hasPrefix("#") && !$0.isEmpty }
+    #expect(body.allSatisfy { $0.count <= ChapterConverter.codeColumns }, "\(body)")
+    let codeStart = try #require(body.firstIndex { $0.hasPrefix("    let message") }, "\(body)")
+    let transcriptLines = body[..<codeStart]
+    #expect(transcriptLines.count >= 2 && transcriptLines.dropFirst().allSatisfy { $0.hasPrefix("      ") }, "\(body)")
+    #expect(transcriptLines.joined().contains("<x-coredata:///Note/"), "no break inside the URL: \(body)")
+    #expect(!body.contains { $0.contains("// ") }, "a URL's // is not a comment in a transcript: \(body)")
+    #expect(body.count > codeStart + 1 && body[(codeStart + 1)...].allSatisfy { $0.hasPrefix("        ") }, "\(body)")
+  }
+
   @Test("a diagram becomes its image, with its accTitle as the text; the code blocks and their annotations do not")
   func diagramsAndAnnotations() throws {
     let chapter = """
@@ -223,7 +240,7 @@ struct SiteTests {
     let wholeFile = try String(contentsOf: folder.appendingPathComponent("Resources/stage1-08-CoreDataManagerError.swift"), encoding: .utf8)
     let real = try String(
       contentsOf: Self.repository.appendingPathComponent("Stages/Stage1-SingleContext/CoreDataManagerError.swift"), encoding: .utf8)
-    #expect(wholeFile == StepCode.wrapped(StepCode.withoutDocComments(real)))
+    #expect(wholeFile == CodeWrapping.wrapped(StepCode.withoutDocComments(real), columns: StepCode.columns))
     #expect(!wholeFile.contains("///") && wholeFile.contains("case modelNotFound"))
     // No step opens on a doc comment, and no line of any step is wider than the code pane.
     for name in contents.stepFiles {
@@ -238,21 +255,21 @@ struct SiteTests {
   @Test("a line wider than the tutorial's code pane wraps: comments refilled under their //, code indented four more")
   func wrapping() {
     let comment = "    /// " + Array(repeating: "word", count: 30).joined(separator: " ")
-    let refilled = StepCode.wrapped(comment, columns: 40).components(separatedBy: "\n")
+    let refilled = CodeWrapping.wrapped(comment, columns: 40).components(separatedBy: "\n")
     #expect(refilled.count > 1 && refilled.allSatisfy { $0.hasPrefix("    /// ") && $0.count <= 40 }, "\(refilled)")
     #expect(refilled.joined(separator: " ").replacingOccurrences(of: "    /// ", with: "").split(separator: " ").count == 30)
 
     let code = #"  let message = "do not break this string, please", other = value + another + yetAnother"#
-    let lines = StepCode.wrapped(code, columns: 60).components(separatedBy: "\n")
+    let lines = CodeWrapping.wrapped(code, columns: 60).components(separatedBy: "\n")
     #expect(lines == [#"  let message = "do not break this string, please", other ="#, "      value + another + yetAnother"], "\(lines)")
 
     let trailing = "  call(x)  // a trailing comment that is long enough to need a second line here"
-    let split = StepCode.wrapped(trailing, columns: 50).components(separatedBy: "\n")
+    let split = CodeWrapping.wrapped(trailing, columns: 50).components(separatedBy: "\n")
     #expect(split.count == 2 && split[1].hasPrefix("      // "), "\(split)")
     // A line with nowhere to break stays whole; short lines are untouched.
     let unbreakable = "  " + String(repeating: "x", count: 70)
-    #expect(StepCode.wrapped(unbreakable, columns: 40) == unbreakable)
-    #expect(StepCode.wrapped("short\nlines", columns: 40) == "short\nlines")
+    #expect(CodeWrapping.wrapped(unbreakable, columns: 40) == unbreakable)
+    #expect(CodeWrapping.wrapped("short\nlines", columns: 40) == "short\nlines")
   }
 
   @Test("a tutorial step pointing at a line the stage no longer has is an error that names the tutorial's line")

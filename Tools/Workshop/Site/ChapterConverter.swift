@@ -28,6 +28,9 @@ struct ChapterConverter {
     var fence: String?
     var mermaid: [String]?
     var diagrams = 0
+    // The lines of the code block being read, and whether it is Swift.
+    var fenceLines: [String] = []
+    var fenceIsSwift = false
     for (index, line) in markdown.components(separatedBy: "\n").enumerated() {
       let trimmed = line.trimmingCharacters(in: .whitespaces)
       let place = "Docs/\(name).md:\(index + 1)"
@@ -46,8 +49,18 @@ struct ChapterConverter {
         continue
       }
       if let open = fence {
-        output.append(line)
-        if trimmed == open { fence = nil }
+        if trimmed == open {
+          // The block's lines wrapped at the column, indentation kept; DocC's own wrap (which continues at
+          // column 0) is left for a line with nowhere to break.
+          output += CodeWrapping.wrapped(
+            fenceLines.joined(separator: "\n"), columns: Self.codeColumns, swift: fenceIsSwift
+          ).components(separatedBy: "\n")
+          output.append(line)
+          fence = nil
+          fenceLines = []
+        } else {
+          fenceLines.append(line)
+        }
         continue
       }
       if trimmed == "```mermaid" {
@@ -56,6 +69,7 @@ struct ChapterConverter {
       }
       if let opener = ["```", "~~~"].first(where: trimmed.hasPrefix) {
         fence = opener
+        fenceIsSwift = trimmed.dropFirst(opener.count).hasPrefix("swift")
         output.append(Self.wrapping(line, opener: opener))
         continue
       }

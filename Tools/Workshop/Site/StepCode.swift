@@ -13,7 +13,7 @@ import Foundation
 ///
 /// DocC's code pane shows about 85 characters and cuts the rest of a line off, so a line longer than
 /// ``columns`` is wrapped for the pane: a comment is refilled under its own `//`, a line of code continues
-/// on the next line, indented four more (``wrapped(_:)``). The stage's file is not changed.
+/// on the next line, indented four more (``CodeWrapping``). The stage's file is not changed.
 enum StepCode {
   /// How many characters of a line the tutorial's code pane shows whole, with its line numbers, in a window
   /// 1,280 px wide (about 7.7 px a character).
@@ -56,125 +56,20 @@ enum StepCode {
     guard let source = try? String(contentsOf: url, encoding: .utf8) else {
       throw SiteError(place, "no file \(reference.path) in the repository")
     }
-    guard !reference.adds.isEmpty else { return wrapped(withoutDocComments(source)) }
+    guard !reference.adds.isEmpty else { return CodeWrapping.wrapped(withoutDocComments(source), columns: columns) }
     guard let code = view(of: source, showing: shown + reference.adds) else {
       let lines = source.components(separatedBy: "\n")
       let missing = reference.adds.first { anchor in firstLine(containing: anchor, in: lines) == nil } ?? ""
       throw SiteError(
         place, "no line of code in \(reference.path) contains '\(missing)': point the step at a line the file has")
     }
-    return wrapped(code)
+    return CodeWrapping.wrapped(code, columns: columns)
   }
 
   /// `source` without its doc comments (`///` lines).
   static func withoutDocComments(_ source: String) -> String {
     source.components(separatedBy: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("///") }
       .joined(separator: "\n")
-  }
-
-  /// `code` with every line longer than `columns` wrapped: a comment refilled word by word under its own
-  /// indentation and `//` (or `///`), together with the lines of the same comment after it, a line of code broken at the last space (or after the last opening
-  /// parenthesis) outside a string literal that fits, continuing four spaces further in. A line with no such
-  /// place stays as it is.
-  static func wrapped(_ code: String, columns: Int = columns) -> String {
-    var output: [String] = []
-    // Words a refilled comment line pushed on, waiting for the next line of the same comment.
-    var carried: (prefix: String, words: [Substring])?
-    for line in code.components(separatedBy: "\n") {
-      let indentation = String(line.prefix { $0 == " " })
-      let body = line.dropFirst(indentation.count)
-      let marker = String(body.prefix { $0 == "/" })
-      let prefix = indentation + marker + " "
-      let words = body.dropFirst(marker.count).split(separator: " ")
-      if let pending = carried {
-        carried = nil
-        if marker.count >= 2 && pending.prefix == prefix && !words.isEmpty {
-          // The same comment goes on: refill it with the words carried over.
-          carried = refill(pending.words + words, prefix: prefix, into: &output)
-          continue
-        }
-        output += fill(pending.words, prefix: pending.prefix, columns: columns).map { pending.prefix + $0.joined(separator: " ") }
-      }
-      guard line.count > columns else {
-        output.append(line)
-        continue
-      }
-      if marker.count >= 2 {
-        carried = refill(words, prefix: prefix, into: &output)
-        continue
-      }
-      var lines: [String] = []
-      var rest = line
-      var lead = indentation
-      while rest.count > columns, let (cut, inComment) = breakPoint(in: rest, before: columns) {
-        lines.append(String(rest[..<cut]))
-        lead = lines.count == 1 ? indentation + "    " : lead
-        // A break inside a comment at the end of a line continues the comment.
-        rest = lead + (inComment ? "// " : "") + rest[cut...].drop { $0 == " " }
-      }
-      output += lines + [rest]
-    }
-    if let pending = carried {
-      output += fill(pending.words, prefix: pending.prefix, columns: columns).map { pending.prefix + $0.joined(separator: " ") }
-    }
-    return output.joined(separator: "\n")
-
-    /// Appends `words` refilled under `prefix` to `output`, all but the last line, whose words it returns to
-    /// be filled up with the comment's next line (or written as they are when there is none).
-    func refill(_ words: [Substring], prefix: String, into output: inout [String]) -> (prefix: String, words: [Substring])? {
-      var lines = fill(words, prefix: prefix, columns: columns)
-      let last = lines.removeLast()
-      output += lines.map { prefix + $0.joined(separator: " ") }
-      return (prefix, last)
-    }
-  }
-
-  /// `words` in lines under `prefix`, each at most `columns` wide (a longer word alone on its line).
-  private static func fill(_ words: [Substring], prefix: String, columns: Int) -> [[Substring]] {
-    var lines: [[Substring]] = [[]]
-    var width = prefix.count
-    for word in words {
-      if !lines[lines.count - 1].isEmpty && width + 1 + word.count > columns {
-        lines.append([])
-        width = prefix.count
-      }
-      width += (lines[lines.count - 1].isEmpty ? 0 : 1) + word.count
-      lines[lines.count - 1].append(word)
-    }
-    return lines
-  }
-
-  /// Where to break `line` before column `limit`: at its last space, or just after its last opening
-  /// parenthesis, outside a string literal and after its indentation; and whether that is inside a `//`
-  /// comment. Nil when there is no such place.
-  private static func breakPoint(in line: String, before limit: Int) -> (String.Index, Bool)? {
-    var inString = false
-    var escaped = false
-    var inComment = false
-    var previous: Character?
-    var best: (String.Index, Bool)?
-    var column = 0
-    var index = line.startIndex
-    let indentation = line.prefix { $0 == " " }.count
-    while index < line.endIndex && column < limit {
-      let character = line[index]
-      if inString {
-        if escaped { escaped = false } else if character == "\\" { escaped = true } else if character == "\"" { inString = false }
-      } else if character == "\"" && !inComment {
-        inString = true
-      } else if character == "/" && previous == "/" {
-        inComment = true
-      } else if character == " " && column > indentation {
-        best = (index, inComment)
-      } else if character == "(" && !inComment && column > indentation {
-        // After an opening parenthesis, so that a call's long string argument can start the next line.
-        best = (line.index(after: index), false)
-      }
-      previous = character
-      column += 1
-      index = line.index(after: index)
-    }
-    return best
   }
 
   /// The file's imports and the declarations whose first lines contain `anchors`, in file order, inside
