@@ -84,8 +84,7 @@ public struct StoreStack: Sendable {
     self.storeURL = storeURL
     coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     store = try coordinator.addPersistentStore(ofType: type.rawValue, configurationName: nil, at: url, options: options)
-    context = NSManagedObjectContext(contextType)
-    context.persistentStoreCoordinator = coordinator
+    context = TutorialStack.context(contextType, on: coordinator)
   }
 
   /// Removes the store from the coordinator, which closes its file.
@@ -94,19 +93,14 @@ public struct StoreStack: Sendable {
   /// A second, independent coordinator and a private context on the same file (as a relaunch would make),
   /// added with the same options.
   public func reopened() throws -> (NSPersistentStoreCoordinator, NSManagedObjectContext) {
-    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-    try coordinator.addPersistentStore(ofType: type.rawValue, configurationName: nil, at: storeURL, options: store.options)
-    let context = NSManagedObjectContext(.privateQueue)
-    context.persistentStoreCoordinator = coordinator
-    return (coordinator, context)
+    let again = try StoreStack(model: model, type: type, at: storeURL, options: store.options)
+    return (again.coordinator, again.context)
   }
 
   /// A new private context on this stack's coordinator. It has no objects of its own, so what it fetches or
   /// counts comes from the store, not from another context's memory.
   public func freshContext() -> NSManagedObjectContext {
-    let context = NSManagedObjectContext(.privateQueue)
-    context.persistentStoreCoordinator = coordinator
-    return context
+    TutorialStack.context(.privateQueue, on: coordinator)
   }
 
   /// A second context that knows only what reached the store: for a store with a file, on a second

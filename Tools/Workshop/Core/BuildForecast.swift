@@ -19,23 +19,22 @@ enum BuildForecast: Equatable {
   /// The forecast for `demo`'s release build in the workspace at `root`.
   static func release(demo: String, root: URL) -> BuildForecast {
     let release = root.appendingPathComponent(".build/release")
-    let fileManager = FileManager.default
-    let grdb = ["Modules/GRDB.swiftmodule", "GRDB.swiftmodule"].map { release.appendingPathComponent($0).path }
-    guard grdb.contains(where: fileManager.fileExists(atPath:)) else { return .firstBuild }
-    let built = modificationDate(release.appendingPathComponent(demo))
-    let engine = newestModification(in: root.appendingPathComponent("Stages/ObjectGraph"))
-    if let built, let engine, engine > built { return .engineChanged }
-    if built == nil {
-      let engineModule = ["Modules/ObjectGraph.swiftmodule", "ObjectGraph.swiftmodule"].map { release.appendingPathComponent($0).path }
-      return engineModule.contains(where: fileManager.fileExists(atPath:)) ? .shortBuild : .engineChanged
+    func exists(_ module: String) -> Bool {
+      ["Modules/\(module).swiftmodule", "\(module).swiftmodule"].contains {
+        FileManager.default.fileExists(atPath: release.appendingPathComponent($0).path)
+      }
     }
-    let others = [
-      newestModification(in: root.appendingPathComponent("Stages")),
-      newestModification(in: root.appendingPathComponent("Tools/DemoSupport")),
-      modificationDate(root.appendingPathComponent("Package.swift")),
-    ].compactMap { $0 }
-    if let built, others.contains(where: { $0 > built }) { return .shortBuild }
-    return .upToDate
+    guard exists("GRDB") else { return .firstBuild }
+    guard let built = modificationDate(release.appendingPathComponent(demo)) else {
+      return exists("ObjectGraph") ? .shortBuild : .engineChanged
+    }
+    // The demo's sources: the engine, the stages, the demos' support and the package, listed as the
+    // workshop lists an exercise's sources.
+    let newer = SourceHasher.files(of: ["Stages", "Tools/DemoSupport", "Package.swift"], root: root).filter {
+      modificationDate(root.appendingPathComponent($0)).map { $0 > built } ?? false
+    }
+    if newer.contains(where: { $0.hasPrefix("Stages/ObjectGraph/") }) { return .engineChanged }
+    return newer.isEmpty ? .upToDate : .shortBuild
   }
 
   /// What to say before the build, one sentence per line; nothing when the demo is up to date.
@@ -62,21 +61,5 @@ enum BuildForecast: Equatable {
 
   private static func modificationDate(_ url: URL) -> Date? {
     (try? FileManager.default.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date
-  }
-
-  /// The latest modification date of the files under `folder` (nil when it has none).
-  private static func newestModification(in folder: URL) -> Date? {
-    guard
-      let files = FileManager.default.enumerator(
-        at: folder, includingPropertiesForKeys: [.contentModificationDateKey, .isRegularFileKey], options: [.skipsHiddenFiles])
-    else { return nil }
-    var newest: Date?
-    for case let url as URL in files {
-      guard let values = try? url.resourceValues(forKeys: [.contentModificationDateKey, .isRegularFileKey]), values.isRegularFile == true,
-        let date = values.contentModificationDate
-      else { continue }
-      if newest.map({ date > $0 }) ?? true { newest = date }
-    }
-    return newest
   }
 }

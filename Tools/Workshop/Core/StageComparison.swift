@@ -32,10 +32,12 @@ struct StageComparison {
   /// The stage's Swift files outside `Demo/`, by path relative to its folder.
   func files(of stage: Stage) -> [String: String] {
     let folder = root.appendingPathComponent(stage.folder)
-    guard let walker = FileManager.default.enumerator(atPath: folder.path) else { return [:] }
+    let prefix = (stage.folder.hasSuffix("/") ? String(stage.folder.dropLast()) : stage.folder) + "/"
     var files: [String: String] = [:]
-    for case let path as String in walker where path.hasSuffix(".swift") && !path.hasPrefix("Demo/") {
-      files[path] = (try? String(contentsOf: folder.appendingPathComponent(path), encoding: .utf8)) ?? ""
+    for path in SourceHasher.files(of: [stage.folder], root: root) {
+      let relative = String(path.dropFirst(prefix.count))
+      guard relative.hasSuffix(".swift") && !relative.hasPrefix("Demo/") else { continue }
+      files[relative] = (try? String(contentsOf: folder.appendingPathComponent(relative), encoding: .utf8)) ?? ""
     }
     return files
   }
