@@ -12,7 +12,10 @@ and checks on each:
   - no code block of a chapter scrolls sideways (they wrap at the text column's width), and no tutorial's
     code pane cuts a line (its step files are wrapped for the pane);
   - a tutorial's intro has no image behind its title (DocC scales an @Intro image up behind the title,
-    where a diagram cannot be read);
+    where a diagram cannot be read), and its title does not repeat the stage line above it;
+  - no title in the sidebar of the workshop's pages is cut short (DocC ends a long one with "…");
+  - no identifier, type name or word breaks across two lines (DocC offers a break at each camel-case
+    hump of inline code; the site's header style turns those off), and no table scrolls sideways;
   - the text of every diagram reads at MIN_DIAGRAM_TEXT_PX or more as drawn on the page: the font size
     inside the SVG times the scale the page draws the image at (a wide drawing is shrunk to the column).
 Links to other sites are counted, not followed (CI has no network). Screenshots of a chapter (its top and
@@ -67,10 +70,45 @@ const done = arguments[arguments.length - 1];
       .filter(t => t.textContent.trim().length > 0)
       .map(t => parseFloat(getComputedStyle(t).fontSize));
     holder.remove();
-    found.push([source.split("/").pop().split("?")[0], image.getBoundingClientRect().width, drawn, Math.min(...sizes)]);
+    // A line Mermaid broke inside a word ends with the hyphen it added ("NSPersistentStoreCoord-").
+    const broken = Array.from(svg.querySelectorAll("text, tspan"))
+      .filter(t => t.children.length === 0 && /[A-Za-z0-9_]-$/.test(t.textContent.trim()))
+      .map(t => t.textContent.trim());
+    found.push([source.split("/").pop().split("?")[0], image.getBoundingClientRect().width, drawn, Math.min(...sizes), broken]);
   }
   return found;
-})().then(done, error => done([["ERROR " + error, 0, 1, 0]]));
+})().then(done, error => done([["ERROR " + error, 0, 1, 0, []]]));
+"""
+# Words broken across two lines in the page's text (not its code listings, which have their own check, nor
+# the symbol reference's declarations, `code` with a class, which DocC breaks at will): walks the text of
+# `main` character by character and reports each place where a line starts between two word characters.
+# A break at one of DocC's camel-case breaks of inline code is counted apart when its table is one the
+# site's script had to loosen to fit its column (`data-words-broken`, Tools/Workshop/Site/SiteStyle.swift).
+BROKEN_WORDS = """
+const found = [];
+let loosened = 0;
+const walker = document.createTreeWalker(document.querySelector('main') || document.body, NodeFilter.SHOW_TEXT, {
+  acceptNode: n => n.parentElement.closest('.code-listing, pre, code[class], .visuallyhidden, svg')
+    ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT });
+let lastTop = null, last = ' ', before = '', block = null, node;
+while ((node = walker.nextNode())) {
+  const text = node.textContent;
+  // A new paragraph, cell or heading starts a new line anyway.
+  const here = node.parentElement.closest('p, li, td, th, h1, h2, h3, h4, dt, dd, figcaption, div');
+  if (here !== block) { block = here; last = ' '; }
+  for (let i = 0; i < text.length; i++) {
+    if (/\\s/.test(text[i])) { last = ' '; before += ' '; continue; }
+    const range = document.createRange(); range.setStart(node, i); range.setEnd(node, i + 1);
+    const rect = range.getClientRects()[0];
+    if (!rect || rect.width === 0) continue;
+    if (lastTop !== null && rect.top > lastTop + 2 && /\\w/.test(last) && /\\w/.test(text[i])) {
+      if (i === 0 && node.parentElement.closest('table[data-words-broken] code, code[data-words-broken]')) loosened += 1;
+      else found.push(before.slice(-30).trimStart() + '|' + text.slice(i, i + 20).split(/\\s/)[0]);
+    }
+    lastTop = rect.top; last = text[i]; before = (before + text[i]).slice(-40);
+  }
+}
+return [found, loosened];
 """
 # The engine's symbol reference (`workshop docs` merges it into the site): its landing page and a few symbol
 # pages are opened like the others; every type's page is linked from the landing page, so the link check
@@ -143,6 +181,8 @@ def main() -> int:
     external: set[str] = set()
     images = 0
     diagram_text: list[tuple[float, str, str]] = []
+    loosened_tables: list[tuple[str, int, int]] = []
+    cut_titles: set[str] = set()
     driver = browser()
     try:
         pages = pages_of(site)
@@ -210,6 +250,45 @@ def main() -> int:
                         ".filter(e => e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== 'visible')"
                         ".map(e => [e.scrollWidth, e.clientWidth])"):
                     problems.append(f"{path}: a code block scrolls sideways ({width} px of code in {shown} px)")
+            # Words and identifiers are whole on a line, and tables fit their column.
+            broken_words, loosened = driver.execute_script(BROKEN_WORDS)
+            if loosened and (re.match(r"/documentation/workshop/\d", path) or path.startswith("/tutorials/")):
+                problems.append(f"{path}: {loosened} identifier(s) break at a camel-case hump, as a table's column or "
+                                "a line is too narrow for them whole; a chapter or tutorial needs no such break: "
+                                "split the table's longest cells or rephrase")
+            elif loosened:
+                loosened_tables.append((path, driver.execute_script(
+                    "return document.querySelectorAll('main table[data-words-broken], main code[data-words-broken]').length"),
+                    loosened))
+            for broken in broken_words:
+                problems.append(f"{path}: a word is broken across two lines at \"{broken}\" (the break is at |)")
+            for width, shown, start in driver.execute_script(
+                    "return Array.from(document.querySelectorAll('main table'))"
+                    ".filter(t => t.parentElement.scrollWidth > t.parentElement.clientWidth + 1)"
+                    ".map(t => [t.parentElement.scrollWidth, t.parentElement.clientWidth, t.innerText.slice(0, 40)])"):
+                problems.append(f"{path}: a table scrolls sideways ({width} px in {shown} px), the one starting "
+                                f"\"{' '.join(start.split())}\"; shorten its longest unbreakable cells")
+            # The sidebar of the workshop's pages shows each title whole (the reference's long symbol names
+            # are DocC's own).
+            if path.startswith("/documentation/workshop"):
+                for title, width, shown in driver.execute_script(
+                        "return Array.from(document.querySelectorAll('.navigator-card .leaf-link'))"
+                        ".filter(e => e.scrollWidth > e.clientWidth + 1)"
+                        ".map(e => [e.textContent.trim(), e.scrollWidth, e.clientWidth])"):
+                    if title in cut_titles:
+                        continue
+                    cut_titles.add(title)
+                    problems.append(f"{path}: the sidebar cuts the title \"{title}\" ({width} px in {shown} px); "
+                                    "shorten the page's title")
+            # A tutorial's title does not repeat the line above it (the @Chapter's name, from Workshop.tutorial).
+            if path.startswith("/tutorials/"):
+                for eyebrow, title in driver.execute_script(
+                        "return Array.from(document.querySelectorAll('.tutorial-hero')).map(h => ["
+                        "(h.querySelector('.eyebrow') || {textContent: ''}).textContent.trim(),"
+                        "(h.querySelector('.heading') || {textContent: ''}).textContent.trim()])"):
+                    if eyebrow and title and (eyebrow.lower() in title.lower() or title.lower() in eyebrow.lower()):
+                        problems.append(f"{path}: the intro's title \"{title}\" repeats the line above it "
+                                        f"\"{eyebrow}\"; name the @Chapter for the stage and the @Intro for its lesson")
             # A tutorial's intro: DocC draws an @Intro image as the background behind the title, scaled up.
             if path.startswith("/tutorials/"):
                 for image in driver.execute_script(
@@ -219,10 +298,13 @@ def main() -> int:
             # Diagram text is big enough to read as the page draws it (the overview's small cards excepted:
             # they show a chapter's picture, and the chapter itself shows it readable).
             if path not in ("/tutorials/workshop", "/documentation/workshop"):
-                for name, shown, drawn, font in driver.execute_async_script(DIAGRAM_TEXT_SIZES):
+                for name, shown, drawn, font, broken in driver.execute_async_script(DIAGRAM_TEXT_SIZES):
                     if name.startswith("ERROR"):
                         problems.append(f"{path}: could not measure the diagrams' text: {name}")
                         continue
+                    for line in broken:
+                        problems.append(f"{path}: {name} breaks a word with a hyphen (\"{line}\"): give Mermaid room "
+                                        "(`nowrap:` before a participant's name) or a <br/> where it may break")
                     rendered = font * shown / drawn
                     diagram_text.append((rendered, path, name))
                     if rendered < MIN_DIAGRAM_TEXT_PX:
@@ -281,6 +363,9 @@ def main() -> int:
     print(f"site: {len(pages)} pages, {images} images, {len(checked_links)} internal links "
           f"({sum(len(f) for f in anchors.values())} to headings), {len(external)} links to other sites not followed; "
           f"screenshots in {SCREENSHOTS.relative_to(ROOT)}/")
+    for path, tables, breaks in loosened_tables:
+        print(f"{path}: {tables} table(s) or line(s) too narrow for their identifiers whole break them at DocC's "
+              f"camel-case breaks, {breaks} time(s) (no word is broken anywhere else)")
     if diagram_text:
         smallest = min(diagram_text)
         print(f"diagram text: {len(diagram_text)} diagrams measured, the smallest text reads at {smallest[0]:.1f} px "

@@ -252,6 +252,53 @@ struct SiteTests {
     }
   }
 
+  @Test("each stage's tutorial is titled by its lesson under a chapter named for the stage, so no title repeats")
+  func tutorialTitles() throws {
+    let tutorials = Self.repository.appendingPathComponent("Docs/Tutorials")
+    let overview = try String(contentsOf: tutorials.appendingPathComponent("Workshop.tutorial"), encoding: .utf8)
+    let chapters = overview.matches(of: #/@Chapter\(name: "([^"]+)"\)/#).map { String($0.1) }
+    #expect(chapters == ["Stage 1", "Stage 2", "Stage 3", "Stage 4"])
+    for stage in 1...4 {
+      let text = try String(contentsOf: tutorials.appendingPathComponent("Stage\(stage).tutorial"), encoding: .utf8)
+      let title = try #require(text.firstMatch(of: #/@Intro\(title: "([^"]+)"\)/#)?.1)
+      #expect(!title.contains("Stage"), "Stage\(stage).tutorial's title repeats its chapter's name: \(title)")
+    }
+  }
+
+  @Test("the site's script goes before each page's </head> once; a page without one is an error naming it")
+  func siteStyle() throws {
+    let page = "<html><head><title>x</title></head><body></body></html>"
+    let styled = try #require(SiteStyle.styled(page))
+    #expect(styled.hasPrefix("<html><head><title>x</title><script id=\"\(SiteStyle.marker)\">"))
+    #expect(styled.hasSuffix("</script></head><body></body></html>"))
+    #expect(SiteStyle.styled(styled) == styled)
+    #expect(SiteStyle.styled("<html><body></body></html>") == nil)
+    // Only the breaks between two word characters are hidden; those after punctuation stay.
+    #expect(SiteStyle.element.contains(#"/\w$/.test(before) && /^\w/.test(after)"#))
+
+    let site = FileManager.default.temporaryDirectory.appendingPathComponent("site-style-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: site) }
+    let pages = ["index.html", "documentation/workshop/index.html", "tutorials/workshop/stage1/index.html"]
+    for path in pages {
+      let url = site.appendingPathComponent(path)
+      try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+      try page.write(to: url, atomically: true, encoding: .utf8)
+    }
+    try "body { }".write(to: site.appendingPathComponent("documentation/workshop/index.css"), atomically: true, encoding: .utf8)
+    #expect(try SiteStyle.apply(toPagesIn: site) == 3)
+    #expect(try SiteStyle.apply(toPagesIn: site) == 0)
+    for path in pages {
+      #expect(try String(contentsOf: site.appendingPathComponent(path), encoding: .utf8) == styled)
+    }
+    #expect(try String(contentsOf: site.appendingPathComponent("documentation/workshop/index.css"), encoding: .utf8) == "body { }")
+    try "<html></html>".write(to: site.appendingPathComponent("index.html"), atomically: true, encoding: .utf8)
+    #expect {
+      try SiteStyle.apply(toPagesIn: site)
+    } throws: { error in
+      "\(error)".contains("index.html") && "\(error)".contains("</head>")
+    }
+  }
+
   @Test("a line wider than the tutorial's code pane wraps: comments refilled under their //, code indented four more")
   func wrapping() {
     let comment = "    /// " + Array(repeating: "word", count: 30).joined(separator: " ")

@@ -90,6 +90,11 @@ struct DocsCommand: ParsableCommand {
           "merge", chapters.path, reference.path, "--output-path", site.path,
           "--synthesized-landing-page-name", "Core Data Stack Workshop", "--synthesized-landing-page-kind", "Site",
         ], in: root, environment: environment)
+      do throws(SiteError) {
+        try SiteStyle.apply(toPagesIn: site)
+      } catch {
+        throw WorkshopError.siteNotBuilt(error.description)
+      }
       environment.output.line("Rendered the site into \(site.path).")
       if buildOnly { return }
 
