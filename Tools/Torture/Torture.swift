@@ -25,7 +25,7 @@ struct Torture: ParsableCommand {
     abstract: "Try to make ObjectGraph lose data or hold too much: crash trials, two processes on one store, memory.",
     subcommands: [
       Crash.self, Creation.self, SideFiles.self, TwoProcesses.self, TwoVersions.self, OldWriter.self, Memory.self, Child.self,
-      Create.self, Counter.self, Verify.self, OpenStore.self,
+      Create.self, Counter.self, Verify.self, OpenStore.self, RemoteChange.self, HistoryWriter.self,
     ])
 }
 

@@ -42,7 +42,8 @@ extension NSManagedObjectContext {
     -> NSPersistentHistoryTransaction
   {
     NSPersistentHistoryTransaction(
-      timestamp: stored.timestamp, author: stored.author, contextName: stored.contextName, storeID: stored.storeIdentifier,
+      timestamp: stored.timestamp, author: stored.author, contextName: stored.contextName, bundleID: stored.bundleID,
+      processID: stored.processID, storeID: stored.storeIdentifier,
       transactionNumber: stored.number, token: token,
       changes: withChanges
         ? stored.changes.map { change in

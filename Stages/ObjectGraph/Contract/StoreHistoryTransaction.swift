@@ -8,5 +8,9 @@ struct StoreHistoryTransaction {
   let timestamp: Date
   let author: String?
   let contextName: String?
+  /// The writing program's bundle identifier, or its name (`""` for a transaction recorded before it was kept).
+  let bundleID: String
+  /// The writing process's ID, in decimal (`""` for a transaction recorded before it was kept).
+  let processID: String
   let changes: [StoreHistoryChange]
 }

@@ -28,6 +28,9 @@ public final class NSPersistentStoreCoordinator: Sendable, CustomStringConvertib
   private let loadQueue = DispatchQueue(label: "org.objectgraph.coordinator.load", attributes: .concurrent)
   /// Where ``perform(_:)`` runs its blocks, one after another.
   let performQueue = DispatchQueue(label: "org.objectgraph.coordinator.perform")
+  /// The watchers of the stores added with ``NSPersistentStoreRemoteChangeNotificationPostOptionKey``, by
+  /// store (PersistentStoreCoordinator+RemoteChange.swift).
+  let remoteChangeWatchers = Locked<[ObjectIdentifier: StoreChangeWatcher]>([:])
 
   /// Makes a coordinator for `model`, freezing the model.
   public init(managedObjectModel: NSManagedObjectModel) {
@@ -88,6 +91,7 @@ public final class NSPersistentStoreCoordinator: Sendable, CustomStringConvertib
     let store = try NSPersistentStore.open(
       type: type, url: url, configuration: configuration, options: options, model: managedObjectModel)
     stores.withLock { $0.append(store) }
+    try watchForRemoteChanges(store, options: options)
     return store
   }
 
@@ -152,6 +156,7 @@ public final class NSPersistentStoreCoordinator: Sendable, CustomStringConvertib
     guard removed else {
       throw ObjectGraphError(.persistentStoreOperation, "\(store) is not one of this coordinator's stores.")
     }
+    stopWatchingForRemoteChanges(store)
     gate.withLock { store.close() }
   }
 

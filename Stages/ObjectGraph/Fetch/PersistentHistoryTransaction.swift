@@ -9,6 +9,14 @@ public struct NSPersistentHistoryTransaction: Sendable {
   public let author: String?
   /// The saving context's ``NSManagedObjectContext/name``.
   public let contextName: String?
+  /// The bundle identifier of the program that wrote it (`Bundle.main.bundleIdentifier`), or, as a program on
+  /// Linux usually has none, the program's name (`ProcessInfo.processInfo.processName`). Empty for a
+  /// transaction an earlier version of the engine recorded.
+  public let bundleID: String
+  /// The ID of the process that wrote it, in decimal (`ProcessInfo.processInfo.processIdentifier`): which of
+  /// an app's processes saved (Core Data does not say what the string holds). Empty for a transaction an
+  /// earlier version of the engine recorded.
+  public let processID: String
   /// The store it was written to.
   public let storeID: String
   /// Its number in its store's history: increasing, never reused.

@@ -15,16 +15,26 @@ extension NSPersistentStore {
           CREATE TABLE IF NOT EXISTS ACHANGE (Z_PK INTEGER PRIMARY KEY AUTOINCREMENT, ZTRANSACTIONID INTEGER NOT NULL, ZCHANGETYPE INTEGER NOT NULL, ZENTITY INTEGER NOT NULL, ZENTITYPK INTEGER NOT NULL, ZCOLUMNS TEXT);
           CREATE INDEX IF NOT EXISTS ACHANGE_ZTRANSACTIONID ON ACHANGE (ZTRANSACTIONID);
           """)
+      // Tables an earlier engine made lack the writer's bundle and process: added, empty for old rows.
+      let columns = Set(try db.columns(in: "ATRANSACTION").map { $0.name.uppercased() })
+      for column in ["ZBUNDLEID", "ZPROCESSID"] where !columns.contains(column) {
+        try db.execute(sql: "ALTER TABLE ATRANSACTION ADD COLUMN \(column) TEXT")
+      }
     }
   }
+
+  /// Who writes: this program's bundle identifier (its name without one) and this process's ID.
+  static let writer: (bundleID: String, processID: String) = (
+    Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName, "\(ProcessInfo.processInfo.processIdentifier)"
+  )
 
   /// Records one transaction's changes, inside the caller's transaction. Does nothing when history is not
   /// tracked or nothing changed.
   func recordHistory(_ entries: [StoreHistoryEntry], author: String?, contextName: String?, db: Database) throws {
     guard storeOptions.persistentHistoryTracking, !entries.isEmpty else { return }
     try db.execute(
-      sql: "INSERT INTO ATRANSACTION (ZTIMESTAMP, ZAUTHOR, ZCONTEXTNAME) VALUES (?, ?, ?)",
-      arguments: [Date().timeIntervalSinceReferenceDate, author, contextName])
+      sql: "INSERT INTO ATRANSACTION (ZTIMESTAMP, ZAUTHOR, ZCONTEXTNAME, ZBUNDLEID, ZPROCESSID) VALUES (?, ?, ?, ?, ?)",
+      arguments: [Date().timeIntervalSinceReferenceDate, author, contextName, Self.writer.bundleID, Self.writer.processID])
     let transaction = db.lastInsertedRowID
     let statement = try db.cachedStatement(
       sql: "INSERT INTO ACHANGE (ZTRANSACTIONID, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZCOLUMNS) VALUES (?, ?, ?, ?, ?)")
@@ -66,14 +76,18 @@ extension NSPersistentStore {
         changes[row[1], default: []].append(change)
       }
       var transactions: [StoreHistoryTransaction] = []
+      // A read-only store's tables may be an earlier engine's, without the writer's columns.
+      let columns = Set(try db.columns(in: "ATRANSACTION").map { $0.name.uppercased() })
+      let writer = columns.isSuperset(of: ["ZBUNDLEID", "ZPROCESSID"]) ? "ZBUNDLEID, ZPROCESSID" : "NULL, NULL"
       let rows = try Row.fetchCursor(
-        db, sql: "SELECT Z_PK, ZTIMESTAMP, ZAUTHOR, ZCONTEXTNAME FROM ATRANSACTION\(condition) ORDER BY Z_PK", arguments: arguments)
+        db, sql: "SELECT Z_PK, ZTIMESTAMP, ZAUTHOR, ZCONTEXTNAME, \(writer) FROM ATRANSACTION\(condition) ORDER BY Z_PK",
+        arguments: arguments)
       while let row = try rows.next() {
         let number: Int64 = row[0]
         transactions.append(
           StoreHistoryTransaction(
             number: number, storeIdentifier: identifier, timestamp: Date(timeIntervalSinceReferenceDate: row[1]), author: row[2],
-            contextName: row[3], changes: changes[number] ?? []))
+            contextName: row[3], bundleID: row[4] ?? "", processID: row[5] ?? "", changes: changes[number] ?? []))
       }
       return (start, transactions)
     }

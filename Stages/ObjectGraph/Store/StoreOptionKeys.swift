@@ -16,6 +16,12 @@ public let NSReadOnlyPersistentStoreOption = "NSReadOnlyPersistentStoreOption"
 /// The option key that records every change written to the store as persistent history, an `NSNumber` or
 /// `Bool` (Core Data's `NSPersistentHistoryTrackingKey`).
 public let NSPersistentHistoryTrackingKey = "NSPersistentHistoryTrackingKey"
+/// The option key that asks a SQLite store to post ``Foundation/NSNotification/Name/NSPersistentStoreRemoteChange``
+/// after every write to the store, its own coordinator's, another coordinator's and another process's, an
+/// `NSNumber` or `Bool` (Core Data's `NSPersistentStoreRemoteChangeNotificationPostOptionKey`). With
+/// ``NSPersistentHistoryTrackingKey``, the notification carries the history token to fetch the changes after.
+/// In-memory and binary stores accept it and post nothing: no other process can write them.
+public let NSPersistentStoreRemoteChangeNotificationPostOptionKey = "NSPersistentStoreRemoteChangeNotificationOptionKey"
 /// Core Data's option key of a store file's data protection class (`NSPersistentStoreFileProtectionKey`).
 /// Linux has no data protection: the engine accepts the key and ignores it.
 public let NSPersistentStoreFileProtectionKey = "NSPersistentStoreFileProtectionKey"
@@ -73,6 +79,9 @@ extension StoreOptions {
     if let infer = try flag(NSInferMappingModelAutomaticallyOption) { inferMappingModelAutomatically = infer }
     if let readOnly = try flag(NSReadOnlyPersistentStoreOption) { self.readOnly = readOnly }
     if let history = try flag(NSPersistentHistoryTrackingKey) { persistentHistoryTracking = history }
+    if let remote = try flag(NSPersistentStoreRemoteChangeNotificationPostOptionKey) {
+      postsRemoteChangeNotifications = remote
+    }
     if let pragmas = dictionary[NSSQLitePragmasOption].flatMap(unwrappingOptional) as? NSDictionary {
       for case (let name as String, let value) in pragmas { sqlitePragmas[name] = "\(value)" }
     } else if let pragmas = try value(

@@ -32,6 +32,10 @@ struct StoreOptions: Sendable {
   /// transactions with their author and context name, and the objects each inserted, updated or
   /// deleted, which ``NSPersistentHistoryChangeRequest`` reads back. Default `false`.
   var persistentHistoryTracking = false
+  /// Post ``Foundation/NSNotification/Name/NSPersistentStoreRemoteChange`` after every write to the store, by
+  /// anyone (`NSPersistentStoreRemoteChangeNotificationPostOptionKey`; see ``StoreChangeWatcher``). Default
+  /// `false`.
+  var postsRemoteChangeNotifications = false
   /// How a store that needs a migration is migrated with a mapping model when it is opened, before
   /// inference is tried: `.mappingModels(in: bundles, policies: …)` looks for a compiled mapping model in
   /// the given folders and beside the model, as Core Data looks in the app's bundles. `nil` (the default):

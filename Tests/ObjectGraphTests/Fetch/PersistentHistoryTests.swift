@@ -181,6 +181,36 @@ struct PersistentHistoryTests {
     #expect(try history(context, after: nil).first.map { $0.transactionNumber > all[2].transactionNumber } == true)
   }
 
+  @Test("A transaction names the program and the process that wrote it; an earlier engine's history tables gain both")
+  func writerOfATransaction() throws {
+    let folder = try TemporaryFolder()
+    let url = folder.appending("Shared.sqlite")
+    do {
+      let (coordinator, app) = try side(url, author: "app")
+      try app.performAndWait {
+        Note(context: app).title = "first"
+        try app.save()
+      }
+      // The tables as an earlier engine made them: no ZBUNDLEID, no ZPROCESSID.
+      try coordinator.persistentStores[0].database.write { db in
+        try db.execute(sql: "ALTER TABLE ATRANSACTION DROP COLUMN ZBUNDLEID")
+        try db.execute(sql: "ALTER TABLE ATRANSACTION DROP COLUMN ZPROCESSID")
+      }
+      try coordinator.remove(coordinator.persistentStores[0])
+    }
+    let (_, app) = try side(url, author: "app")
+    try app.performAndWait {
+      Note(context: app).title = "second"
+      try app.save()
+    }
+    let transactions = try history(app, after: nil)
+    #expect(transactions.count == 2)
+    #expect(transactions.first?.bundleID == "" && transactions.first?.processID == "")
+    #expect(transactions.last?.processID == "\(ProcessInfo.processInfo.processIdentifier)")
+    #expect(transactions.last?.bundleID == (Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName))
+    #expect(transactions.last?.bundleID.isEmpty == false)
+  }
+
   @Test("Without tracking, history requests are refused saying how to turn it on; a token of another store is refused")
   func notTracking() throws {
     let folder = try TemporaryFolder()

@@ -18,6 +18,27 @@ struct TwoProcessTests {
   }
 }
 
+/// An app and its extension in two processes (`objectgraph-torture remote-change`): the app hears the other
+/// process's saves as remote change notifications, the last one carrying the token of the other's last
+/// transaction, and reads exactly those transactions from history, each with the other process's ID.
+@Suite("Two processes, one store: remote change notifications and history", .timeLimit(.minutes(2)))
+struct RemoteChangeTrialTests {
+  @Test("5 saves by the other process, in both journal modes")
+  func heardAndRead() throws {
+    let run = try ProcessOutput.run(
+      try BuildProducts.requireExecutable("objectgraph-torture"), ["remote-change", "--saves", "5", "--journal", "both"])
+    #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    for mode in ["WAL", "DELETE"] {
+      #expect(
+        run.stdout.contains(
+          "\(mode): heard ") && run.stdout.contains("the last token reaching the other process's last transaction: yes"),
+        "\(run.stdout)")
+    }
+    let read = "history after the app's token: 5 transaction(s) by the extension (5 with its process ID), 0 by the app"
+    #expect(run.stdout.components(separatedBy: read).count == 3, "\(run.stdout)")
+  }
+}
+
 /// An old model version writing beside a migration (`objectgraph-torture two-versions`): the old process is
 /// refused with 134100 naming the migration, and the store keeps the new model's entity numbers and keys.
 @Suite("Two model versions, one store: the old process is refused, the store stays right", .timeLimit(.minutes(2)))
