@@ -22,6 +22,32 @@ public final class NSPersistentHistoryChangeRequest: NSPersistentStoreRequest {
   let operation: Operation
   /// What the result holds. Default ``NSPersistentHistoryResultType/transactionsAndChanges``.
   public var resultType: NSPersistentHistoryResultType = .transactionsAndChanges
+  /// Narrows a fetch of history to the transactions or changes that match a predicate (Core Data's
+  /// `fetchRequest`): ``NSPersistentHistoryTransaction/fetchRequest`` keeps whole transactions,
+  /// ``NSPersistentHistoryChange/fetchRequest`` keeps the changes that match and the transactions that
+  /// still have one. Its `fetchLimit` caps the transactions, or the changes. Ignored by a deletion.
+  ///
+  /// ```swift
+  /// let request = NSPersistentHistoryChangeRequest.fetchHistory(after: lastToken)
+  /// if let transactions = NSPersistentHistoryTransaction.fetchRequest {
+  ///   transactions.predicate = NSPredicate(format: "author != %@", "app")  // not our own saves
+  ///   request.fetchRequest = transactions
+  /// }
+  /// ```
+  ///
+  /// The predicate is evaluated in memory on each transaction (keys `timestamp`, `author`, `bundleID`,
+  /// `processID`, `contextName`, `storeID`, `transactionNumber`, `changes`) or change (`changeID`,
+  /// `changeType` as its raw value, `changedObjectID`, `changedEntity`, an entity to compare with an
+  /// ``NSEntityDescription``, `updatedProperties`, `transaction` with the transaction's keys).
+  public var fetchRequest: NSFetchRequest<any NSFetchRequestResult>?
+
+  /// The token the request reads after or deletes up to (`nil` for a request by date, or one made with `nil`).
+  public var token: NSPersistentHistoryToken? {
+    switch operation {
+    case .fetchAfterToken(let token), .deleteBeforeToken(let token): token
+    case .fetchAfterDate, .deleteBeforeDate: nil
+    }
+  }
 
   private init(_ operation: Operation) {
     self.operation = operation
@@ -34,6 +60,21 @@ public final class NSPersistentHistoryChangeRequest: NSPersistentStoreRequest {
     NSPersistentHistoryChangeRequest(.fetchAfterToken(token))
   }
 
+  /// The transactions after `transaction` (all of them for `nil`): the ones after its token.
+  public static func fetchHistory(after transaction: NSPersistentHistoryTransaction?) -> NSPersistentHistoryChangeRequest {
+    NSPersistentHistoryChangeRequest(.fetchAfterToken(transaction?.token))
+  }
+
+  /// All the history that matches `fetchRequest` (made from ``NSPersistentHistoryTransaction/fetchRequest``
+  /// or ``NSPersistentHistoryChange/fetchRequest``; see ``fetchRequest``), oldest first.
+  public static func fetchHistory(withFetch fetchRequest: NSFetchRequest<any NSFetchRequestResult>)
+    -> NSPersistentHistoryChangeRequest
+  {
+    let request = NSPersistentHistoryChangeRequest(.fetchAfterToken(nil))
+    request.fetchRequest = fetchRequest
+    return request
+  }
+
   /// The transactions written after `date`, oldest first.
   public static func fetchHistory(after date: Date) -> NSPersistentHistoryChangeRequest {
     NSPersistentHistoryChangeRequest(.fetchAfterDate(date))
@@ -43,6 +84,12 @@ public final class NSPersistentHistoryChangeRequest: NSPersistentStoreRequest {
   /// one for `nil`), to keep history from growing once every reader has processed them.
   public static func deleteHistory(before token: NSPersistentHistoryToken?) -> NSPersistentHistoryChangeRequest {
     NSPersistentHistoryChangeRequest(.deleteBeforeToken(token))
+  }
+
+  /// Deletes `transaction` and the transactions before it (all the history for `nil`): up to its token, as
+  /// ``deleteHistory(before:)-(NSPersistentHistoryToken?)`` does.
+  public static func deleteHistory(before transaction: NSPersistentHistoryTransaction?) -> NSPersistentHistoryChangeRequest {
+    NSPersistentHistoryChangeRequest(.deleteBeforeToken(transaction?.token))
   }
 
   /// Deletes the transactions written before `date`.

@@ -3,6 +3,34 @@ import Foundation
 /// One save (or batch request) written to a store, with who made it and what it changed (Core Data's
 /// `NSPersistentHistoryTransaction`).
 public struct NSPersistentHistoryTransaction: Sendable {
+  /// The name of the entity ``fetchRequest`` is of.
+  static let entityName = "NSPersistentHistoryTransaction"
+
+  /// The entity of a history transaction, for a fetch request that narrows a history request to some
+  /// transactions (Core Data's `entityDescription`): its attributes are the keys a predicate may use.
+  public static var entityDescription: NSEntityDescription? {
+    HistoryEntities.entity(
+      named: entityName,
+      attributes: [
+        ("timestamp", .dateAttributeType), ("author", .stringAttributeType), ("bundleID", .stringAttributeType),
+        ("processID", .stringAttributeType), ("contextName", .stringAttributeType), ("storeID", .stringAttributeType),
+        ("transactionNumber", .integer64AttributeType), ("changes", .undefinedAttributeType),
+      ])
+  }
+
+  /// A fetch request of history transactions, to set a predicate on and hand to
+  /// ``NSPersistentHistoryChangeRequest/fetchRequest`` (Core Data's `fetchRequest`).
+  ///
+  /// ```swift
+  /// let transactions = NSPersistentHistoryTransaction.fetchRequest!
+  /// transactions.predicate = NSPredicate(format: "author != %@", "app")
+  /// ```
+  public static var fetchRequest: NSFetchRequest<any NSFetchRequestResult>? {
+    let request = NSFetchRequest<any NSFetchRequestResult>(entityName: entityName)
+    request.entity = entityDescription
+    return request
+  }
+
   /// When it was written.
   public let timestamp: Date
   /// The saving context's ``NSManagedObjectContext/transactionAuthor``.
@@ -28,4 +56,16 @@ public struct NSPersistentHistoryTransaction: Sendable {
   public let token: NSPersistentHistoryToken
   /// What it changed (`nil` when the request asked for transactions only).
   public let changes: [NSPersistentHistoryChange]?
+}
+
+extension NSPersistentHistoryTransaction {
+  /// The transaction without its list of changes (what ``NSPersistentHistoryResultType/transactionsOnly`` gives).
+  var withoutChanges: NSPersistentHistoryTransaction { with(changes: nil) }
+
+  /// The transaction with another list of changes.
+  func with(changes: [NSPersistentHistoryChange]?) -> NSPersistentHistoryTransaction {
+    NSPersistentHistoryTransaction(
+      timestamp: timestamp, author: author, contextName: contextName, bundleID: bundleID, processID: processID,
+      storeID: storeID, transactionNumber: transactionNumber, token: token, changes: changes)
+  }
 }

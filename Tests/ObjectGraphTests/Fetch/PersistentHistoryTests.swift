@@ -132,7 +132,7 @@ struct PersistentHistoryTests {
       return (first.objectID, second.objectID)
     }
     try context.performAndWait {
-      let request = NSPersistentHistoryChangeRequest.fetchHistory(after: nil)
+      let request = NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?)
       request.resultType = .objectIDs
       let result = try #require(try context.execute(request) as? NSPersistentHistoryResult)
       #expect(result.resultType == .objectIDs)
@@ -157,7 +157,7 @@ struct PersistentHistoryTests {
       let counting = NSPersistentHistoryChangeRequest.fetchHistory(after: all[0].token)
       counting.resultType = .count
       #expect((try context.execute(counting) as? NSPersistentHistoryResult)?.result as? Int == 2)
-      let changesOnly = NSPersistentHistoryChangeRequest.fetchHistory(after: nil)
+      let changesOnly = NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?)
       changesOnly.resultType = .changesOnly
       #expect(((try context.execute(changesOnly) as? NSPersistentHistoryResult)?.result as? [NSPersistentHistoryChange])?.count == 3)
       let transactionsOnly = NSPersistentHistoryChangeRequest.fetchHistory(after: Date.distantPast)
@@ -219,7 +219,7 @@ struct PersistentHistoryTests {
       Note(context: context).title = "untracked"
       try context.save()
       let error = expectCode(.persistentStoreOperation) {
-        _ = try context.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: nil))
+        _ = try context.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?))
       }
       #expect(error?.message.contains("NSPersistentHistoryTrackingKey: true") == true)
     }
