@@ -60,7 +60,7 @@ struct ResetCommand: ParsableCommand {
           output.line()
           throw WorkshopError.cannotReset(
             exercise: all ? "all" : plans[0].exercise.id,
-            reason: "there is no terminal to ask on; run it again with --yes to reset without asking")
+            reason: "there is no terminal to ask on; nothing was changed. Run it again with --yes to reset without asking")
         }
         guard ["y", "yes"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased()) else {
           output.line("Nothing changed.")
@@ -96,14 +96,14 @@ struct ResetCommand: ParsableCommand {
       guard plan.starter != nil else { return ["\(id)'s sources are the starter already; this starts its hints again from the first."] }
       return [
         "This puts the starter of \(id) back in \(plan.exercise.sources.joined(separator: " and ")).",
-        "Your code is copied to \(plan.backup)/ first, and the exercise's hints start again from the first.",
+        "Your code will be copied to \(plan.backup)/ first, and the exercise's hints will start again from the first.",
       ]
     }
     guard !changed.isEmpty else {
       return ["Every exercise's sources are the starter already; this starts every exercise's hints again from the first."]
     }
     var lines = ["This puts the starter back in the \(changed.count) exercise\(changed.count == 1 ? "" : "s") you changed:"]
-    lines += changed.map { "  \($0.exercise.id): your code is copied to \($0.backup)/ first" }
+    lines += changed.map { "  \($0.exercise.id): your code will be copied to \($0.backup)/ first" }
     lines.append("and starts every exercise's hints and checks again from the first.")
     return lines
   }
