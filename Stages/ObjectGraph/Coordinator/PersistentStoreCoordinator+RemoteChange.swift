@@ -52,7 +52,7 @@ extension NSPersistentStoreCoordinator {
       }
       remoteChangeWatchers.withLock { $0[ObjectIdentifier(store)] = watcher }
     } catch {
-      try? remove(store)
+      _ = detach(store)
       throw ObjectGraphError(
         .persistentStoreOpen,
         "The store at \(url.path) was added with NSPersistentStoreRemoteChangeNotificationPostOptionKey, but its file "

@@ -92,6 +92,7 @@ public final class NSPersistentStoreCoordinator: Sendable, CustomStringConvertib
       type: type, url: url, configuration: configuration, options: options, model: managedObjectModel)
     stores.withLock { $0.append(store) }
     try watchForRemoteChanges(store, options: options)
+    postStoreAdded(store)
     return store
   }
 
@@ -148,16 +149,25 @@ public final class NSPersistentStoreCoordinator: Sendable, CustomStringConvertib
   /// - Throws: ``NSPersistentStoreOperationError`` when the store is not one of this
   ///   coordinator's.
   public func remove(_ store: NSPersistentStore) throws {
+    if persistentStores.contains(where: { $0 === store }) { postStoreWillBeRemoved(store) }
+    guard detach(store) else {
+      throw ObjectGraphError(.persistentStoreOperation, "\(store) is not one of this coordinator's stores.")
+    }
+    postStoreRemoved(store)
+  }
+
+  /// Takes `store` out of the coordinator's list, stops watching it and closes it, without a notification;
+  /// `false` when it is not one of this coordinator's stores.
+  func detach(_ store: NSPersistentStore) -> Bool {
     let removed = stores.withLock { list -> Bool in
       guard let index = list.firstIndex(where: { $0 === store }) else { return false }
       list.remove(at: index)
       return true
     }
-    guard removed else {
-      throw ObjectGraphError(.persistentStoreOperation, "\(store) is not one of this coordinator's stores.")
-    }
+    guard removed else { return false }
     stopWatchingForRemoteChanges(store)
     gate.withLock { store.close() }
+    return true
   }
 
   /// Turns a URI from ``NSManagedObjectID/uriRepresentation()`` back into an ID, or `nil` when the URI does
