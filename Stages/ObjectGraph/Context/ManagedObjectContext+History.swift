@@ -57,7 +57,7 @@ extension NSManagedObjectContext {
           }
         return NSPersistentHistoryChange(
           changeID: change.number, changedObjectID: change.objectID, changeType: type,
-          updatedProperties: change.updatedProperties, transaction: bare)
+          updatedProperties: change.updatedProperties, transaction: bare, tombstone: change.tombstone)
       })
   }
 }

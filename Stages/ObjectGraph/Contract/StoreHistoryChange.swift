@@ -13,4 +13,6 @@ struct StoreHistoryChange {
   let objectID: NSManagedObjectID
   /// For an update, the names of the properties it changed.
   let updatedProperties: Set<String>?
+  /// For a delete, the values its entity preserves after deletion (``HistoryTombstone``).
+  var tombstone: [String: any Sendable]? = nil
 }

@@ -6,4 +6,6 @@ struct StoreHistoryEntry {
   let entityNumber: Int64
   let primaryKey: Int64
   let properties: [String]?
+  /// For a delete, the values its entity preserves after deletion, encoded (``HistoryTombstone``).
+  var tombstone: Data? = nil
 }

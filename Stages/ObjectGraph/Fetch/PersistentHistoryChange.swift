@@ -14,6 +14,7 @@ public struct NSPersistentHistoryChange: Sendable, Hashable {
         ("changeID", .integer64AttributeType), ("changeType", .integer16AttributeType),
         ("changedObjectID", .objectIDAttributeType), ("changedEntity", .undefinedAttributeType),
         ("updatedProperties", .undefinedAttributeType), ("transaction", .undefinedAttributeType),
+        ("tombstone", .undefinedAttributeType),
       ])
   }
 
@@ -42,11 +43,25 @@ public struct NSPersistentHistoryChange: Sendable, Hashable {
   /// The transaction the change belongs to, without its list of changes (the change is one of them; keep
   /// the transaction you read it from for the others). `nil` for a change made by hand.
   public let transaction: NSPersistentHistoryTransaction?
+  /// What a delete left behind: the values the object had in its attributes marked
+  /// `preservesValueInHistoryOnDeletion` ("Preserve After Deletion" in Xcode), by name, read from its row just
+  /// before the row was deleted; numbers as `NSNumber`s. `nil` for an insert or an update, or a delete whose
+  /// entity preserves nothing (Core Data's `tombstone`). A batch delete records none.
+  ///
+  /// ```swift
+  /// if change.changeType == .delete, let title = change.tombstone?["title"] as? String { forget(title) }
+  /// ```
+  public var tombstone: [AnyHashable: Any]? {
+    preservedValues.map { values in Dictionary(uniqueKeysWithValues: values.map { (AnyHashable($0.key), $0.value as Any) }) }
+  }
+  private let preservedValues: [String: any Sendable]?
 
   init(
     changeID: Int64, changedObjectID: NSManagedObjectID, changeType: NSPersistentHistoryChangeType,
-    updatedProperties: Set<String>?, transaction: NSPersistentHistoryTransaction? = nil
+    updatedProperties: Set<String>?, transaction: NSPersistentHistoryTransaction? = nil,
+    tombstone: [String: any Sendable]? = nil
   ) {
+    self.preservedValues = tombstone
     self.changeID = changeID
     self.changedObjectID = changedObjectID
     self.changeType = changeType

@@ -69,6 +69,9 @@ struct HistoryFetchFilter {
       "changeID": change.changeID, "changeType": change.changeType.rawValue, "changedObjectID": change.changedObjectID,
       "changedEntity": change.changedObjectID.entity, "updatedProperties": change.updatedProperties.map { Array($0) },
       "transaction": change.transaction.map { keys(of: $0) },
+      "tombstone": change.tombstone.map { values in
+        Dictionary(uniqueKeysWithValues: values.compactMap { key, value in (key.base as? String).map { ($0, value) } })
+      },
     ]
   }
 }
@@ -81,6 +84,9 @@ private struct HistoryRecord: PredicateEvaluable {
 
   func predicateValue(atKeyPath path: [String]) throws -> PredicateKeyPathValue {
     try check(path)
+    // Through a key with no value (an insert's tombstone): nil, as a to-one with no object reads.
+    let steps = path.filter { $0 != "SELF" }
+    if steps.count > 1, let first = steps.first, case .some(.none) = keys[first] { return .single(.null) }
     return try PredicateValueSubject(keys).predicateValue(atKeyPath: path)
   }
 

@@ -11,14 +11,17 @@ extension NSPersistentStore {
     try write { db in
       try db.execute(
         sql: """
-          CREATE TABLE IF NOT EXISTS ATRANSACTION (Z_PK INTEGER PRIMARY KEY AUTOINCREMENT, ZTIMESTAMP REAL NOT NULL, ZAUTHOR TEXT, ZCONTEXTNAME TEXT);
-          CREATE TABLE IF NOT EXISTS ACHANGE (Z_PK INTEGER PRIMARY KEY AUTOINCREMENT, ZTRANSACTIONID INTEGER NOT NULL, ZCHANGETYPE INTEGER NOT NULL, ZENTITY INTEGER NOT NULL, ZENTITYPK INTEGER NOT NULL, ZCOLUMNS TEXT);
+          CREATE TABLE IF NOT EXISTS ATRANSACTION (Z_PK INTEGER PRIMARY KEY AUTOINCREMENT, ZTIMESTAMP REAL NOT NULL, ZAUTHOR TEXT, ZCONTEXTNAME TEXT, ZBUNDLEID TEXT, ZPROCESSID TEXT);
+          CREATE TABLE IF NOT EXISTS ACHANGE (Z_PK INTEGER PRIMARY KEY AUTOINCREMENT, ZTRANSACTIONID INTEGER NOT NULL, ZCHANGETYPE INTEGER NOT NULL, ZENTITY INTEGER NOT NULL, ZENTITYPK INTEGER NOT NULL, ZCOLUMNS TEXT, ZTOMBSTONE BLOB);
           CREATE INDEX IF NOT EXISTS ACHANGE_ZTRANSACTIONID ON ACHANGE (ZTRANSACTIONID);
           """)
       // Tables an earlier engine made lack the writer's bundle and process: added, empty for old rows.
       let columns = Set(try db.columns(in: "ATRANSACTION").map { $0.name.uppercased() })
       for column in ["ZBUNDLEID", "ZPROCESSID"] where !columns.contains(column) {
         try db.execute(sql: "ALTER TABLE ATRANSACTION ADD COLUMN \(column) TEXT")
+      }
+      if try !db.columns(in: "ACHANGE").contains(where: { $0.name.uppercased() == "ZTOMBSTONE" }) {
+        try db.execute(sql: "ALTER TABLE ACHANGE ADD COLUMN ZTOMBSTONE BLOB")
       }
     }
   }
@@ -37,10 +40,11 @@ extension NSPersistentStore {
       arguments: [Date().timeIntervalSinceReferenceDate, author, contextName, Self.writer.bundleID, Self.writer.processID])
     let transaction = db.lastInsertedRowID
     let statement = try db.cachedStatement(
-      sql: "INSERT INTO ACHANGE (ZTRANSACTIONID, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZCOLUMNS) VALUES (?, ?, ?, ?, ?)")
+      sql: "INSERT INTO ACHANGE (ZTRANSACTIONID, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZCOLUMNS, ZTOMBSTONE) VALUES (?, ?, ?, ?, ?, ?)")
     for entry in entries {
       try statement.execute(arguments: [
         transaction, entry.kind.rawValue, entry.entityNumber, entry.primaryKey, entry.properties?.joined(separator: ","),
+        entry.tombstone,
       ])
     }
   }
@@ -61,18 +65,22 @@ extension NSPersistentStore {
             db, sql: "SELECT MAX(Z_PK) FROM ATRANSACTION WHERE ZTIMESTAMP <= ?", arguments: [date.timeIntervalSinceReferenceDate]) ?? 0
         }
       var changes: [Int64: [StoreHistoryChange]] = [:]
+      // A read-only store's tables may be an earlier engine's, without tombstones.
+      let tombstone = try db.columns(in: "ACHANGE").contains { $0.name.uppercased() == "ZTOMBSTONE" } ? "ZTOMBSTONE" : "NULL"
       let changeRows = try Row.fetchCursor(
         db,
         sql:
-          "SELECT Z_PK, ZTRANSACTIONID, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZCOLUMNS FROM ACHANGE WHERE ZTRANSACTIONID IN (SELECT Z_PK FROM ATRANSACTION\(condition)) ORDER BY Z_PK",
+          "SELECT Z_PK, ZTRANSACTIONID, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZCOLUMNS, \(tombstone) FROM ACHANGE WHERE ZTRANSACTIONID IN (SELECT Z_PK FROM ATRANSACTION\(condition)) ORDER BY Z_PK",
         arguments: arguments)
       while let row = try changeRows.next() {
         guard let kind = StoreHistoryChange.Kind(rawValue: row[2]), let id = objectID(pk: row[4], entityNumber: row[3]) else {
           continue
         }
         let columns: String? = row[5]
+        let preserved: Data? = row[6]
         let change = StoreHistoryChange(
-          number: row[0], kind: kind, objectID: id, updatedProperties: columns.map { Set($0.split(separator: ",").map(String.init)) })
+          number: row[0], kind: kind, objectID: id, updatedProperties: columns.map { Set($0.split(separator: ",").map(String.init)) },
+          tombstone: preserved.flatMap { HistoryTombstone.decode($0, entity: id.entity) })
         changes[row[1], default: []].append(change)
       }
       var transactions: [StoreHistoryTransaction] = []

@@ -33,6 +33,8 @@ final class SaveTransaction {
   private var orders: [(id: NSManagedObjectID, entity: NSEntityDescription, slot: Int, members: [NSManagedObjectID])] = []
   /// Members of inverse-less to-manys kept in a column of the destination's row (a Core Data store's
   /// `Z<n><NAME>`), written once every row of the save is there: removals first, then additions.
+  /// The tombstones of the rows this save deletes, read before they go (``HistoryTombstone``).
+  private var tombstones: [NSManagedObjectID: Data] = [:]
   private var ownerColumnWrites: [(table: String, column: String, member: NSManagedObjectID, owner: Int64, adds: Bool)] = []
 
   init(store: NSPersistentStore, request: StoreSaveRequest, db: Database) {
@@ -47,6 +49,7 @@ final class SaveTransaction {
     let merges = try resolveUniquenessConstraints()  // 1
     try reservePrimaryKeys()  // 2
     merges?.assignIDs(to: self)  // 3
+    try readTombstones()  // 3b
     for delete in request.deletes { try write(delete) }  // 4
     for update in request.updates { try write(update) }  // 5
     try writeInserts()  // 6
@@ -58,6 +61,18 @@ final class SaveTransaction {
       try store.recordHistory(historyEntries(), author: request.author, contextName: request.contextName, db: db)
     }
     return result
+  }
+
+  /// Step 3b: with history tracked, the values each deleted row leaves behind (its entity's attributes marked
+  /// `preservesValueInHistoryOnDeletion`), read from the rows before step 4 deletes them.
+  private func readTombstones() throws {
+    guard store.storeOptions.persistentHistoryTracking else { return }
+    let preserving = request.deletes.filter { !HistoryTombstone.preservedAttributes(of: $0.entity).isEmpty }
+    for deletes in Dictionary(grouping: preserving, by: { ObjectIdentifier($0.entity) }).values {
+      for (id, snapshot) in try store.snapshots(for: deletes.map(\.id), db: db) {
+        tombstones[id] = HistoryTombstone.encode(snapshot.values, entity: id.entity)
+      }
+    }
   }
 
   /// Step 10: what this save changed, for persistent history: each row inserted, updated (with the properties it
@@ -75,7 +90,9 @@ final class SaveTransaction {
     }
     for delete in request.deletes where result.refreshed[delete.id] == nil {
       guard let pk = delete.id.primaryKey else { continue }
-      entries.append(StoreHistoryEntry(kind: .delete, entityNumber: number(delete.entity), primaryKey: pk, properties: nil))
+      entries.append(
+        StoreHistoryEntry(
+          kind: .delete, entityNumber: number(delete.entity), primaryKey: pk, properties: nil, tombstone: tombstones[delete.id]))
     }
     return entries
   }
