@@ -176,6 +176,35 @@ struct TestOutputParserTests {
     #expect(CheckExplanation.sentences(of: "One. Two? Three! 0.5 stays.") == ["One.", " Two?", " Three!", " 0.5 stays."])
   }
 
+  @Test("A violation reported several times keeps its count beside it, after an earlier check said it once")
+  func aRepeatedViolationKeepsItsCount() {
+    // Exercise 06's starter: a violation one check met once, and another met three times (the checks' recorder
+    // puts the count in front). Its sentences were said; what is left of it must still say which one came 3 times.
+    let violation = """
+      ObjectGraph concurrency violation (rule 2): 'notes' of Notebook (main-queue context 'Main') was read on \
+      thread 'importer'. Rule 2: a main-queue context's objects are touched on the main queue only.
+      """
+    let output = """
+      ✘ Test "A" recorded an issue at T.swift:9:5: Issue recorded
+      ↳ From a background thread, importNotes touched managed objects off their contexts' queues:
+        \(violation)
+      ✘ Test "B" recorded an issue at T.swift:30:5: Issue recorded
+      ↳ On the main queue, importNotes touched managed objects off their contexts' queues:
+        3 times: \(violation)
+      """
+    let lines = CheckExplanation.issueLines(
+      TestOutputParser.parse(output, root: root).issues, style: Style(enabled: false), exerciseID: "06")
+    #expect(!lines.contains { $0.contains("reported 3 times") || $0.trimmingCharacters(in: .whitespaces) == "3 times:" })
+    #expect(
+      lines == [
+        #"  "A""#, "    From a background thread, importNotes touched managed objects off their contexts' queues:",
+        "      \(violation)",
+        #"  "B""#, "    On the main queue, importNotes touched managed objects off their contexts' queues:",
+        "      3 times: ObjectGraph concurrency violation (rule 2): 'notes' of Notebook (main-queue context 'Main') was read on thread 'importer'.",
+        "    (the rest as explained above)",
+      ], "\(lines.joined(separator: "\n"))")
+  }
+
   @Test("Quotes that Swift escaped in a printed list come out plain")
   func escapedQuotesComeOutPlain() {
     let output = #"""

@@ -18,8 +18,10 @@ public final class ConcurrencyViolationRecorder: @unchecked Sendable {
   private func record(_ message: String) { lock.withLock { recorded.append(message) } }
 
   /// Turns concurrency debugging off again, and returns the violations it saw, as the engine worded them:
-  /// each different message once, in the order first seen, with how often it came when more than once
-  /// (a check that calls the learner's code twice would otherwise show every line twice).
+  /// each different message once, in the order first seen, with how often it came in front of it when more
+  /// than once ("3 times: ObjectGraph concurrency violation …"; a check that calls the learner's code twice
+  /// would otherwise show every line twice). In front, the count stays with its violation when the workshop
+  /// leaves out the sentences an earlier check said already.
   public func stop() -> [String] {
     ConcurrencyDebug.violationHandler = nil
     ConcurrencyDebug.isEnabled = false
@@ -32,7 +34,7 @@ public final class ConcurrencyViolationRecorder: @unchecked Sendable {
     }
     return order.map { message in
       let times = counts[message] ?? 1
-      return times == 1 ? message : "\(message) (reported \(times) times)"
+      return times == 1 ? message : "\(times) times: \(message)"
     }
   }
 

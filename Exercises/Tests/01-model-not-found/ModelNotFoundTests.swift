@@ -236,8 +236,15 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
     if !text.contains("\(model).xcdatamodeld") {
       missing.append("the model's file, \"\(model).xcdatamodeld\" (the name to look for in the project)")
     }
-    if !text.contains(bundle.bundleURL.lastPathComponent) {
-      missing.append("the bundle that was searched (its path, here \(bundle.bundleURL.path))")
+    if !text.contains(bundle.bundleURL.path) {
+      missing.append(
+        text.contains(bundle.bundleURL.lastPathComponent)
+          ? """
+          the bundle that was searched by its path, here \(bundle.bundleURL.path): it names only the bundle's \
+          folder, \(bundle.bundleURL.lastPathComponent), which does not say where that folder is (bundleURL.path \
+          does)
+          """
+          : "the bundle that was searched (its path, here \(bundle.bundleURL.path))")
     }
     guard !missing.isEmpty else { return }
     Issue.record(

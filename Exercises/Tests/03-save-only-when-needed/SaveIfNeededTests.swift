@@ -1,7 +1,8 @@
 // The checks of exercise 03. They run against your code in Exercises/03-save-only-when-needed/Sources, or
 // against the reference solution when WORKSHOP_SOLUTIONS=1. Each check runs in a child process, so that code
 // which stops the process (fatalError(), try!) fails one check with an explanation instead of ending the run.
-// Every check runs twice: with a main-queue context and with a private-queue context.
+// Every check but one runs twice: with a main-queue context and with a private-queue context. The one more is
+// called on the main queue, with a main-queue context, as a button's action would call it.
 import EngineTestSupport
 import Exercise03
 import Exercise03Solution
@@ -25,6 +26,13 @@ let stoppedAdvice: Comment = """
   Throw the save's error to the caller instead (no fatalError(), abort() or try!).
   """
 
+/// Said when the check on the main queue did not finish: its process stopped, or its watchdog ended it (the
+/// report that follows says which, and why).
+let mainQueueStoppedAdvice: Comment = """
+  saveIfNeeded(_:), called on the main queue with a main-queue context, did not return: the process \
+  stopped, or never finished. What it printed follows.
+  """
+
 /// The kinds of context `saveIfNeeded(_:)` must handle.
 enum ContextKind: String, CaseIterable, Codable, Sendable {
   case mainQueue = "main-queue"
@@ -46,13 +54,16 @@ struct SaveIfNeededTests {
 
   @Test("A failed save: the validation error reaches the caller, and the context keeps its changes", arguments: ContextKind.allCases)
   func surfacesSaveErrors(kind: ContextKind) async throws { try await runInChildProcess(.surfacesSaveErrors(kind)) }
+
+  @Test("Called on the main queue with a main-queue context, as a button's action would, it saves and returns")
+  func returnsOnTheMainQueue() async throws { try await runInChildProcess(.returnsOnTheMainQueue) }
 }
 
 /// Runs `check` in a child process (``ChildProcess``): code that stops or hangs the process fails this one
 /// check, with ``stoppedAdvice`` and what the process printed, instead of ending the whole test run.
 func runInChildProcess(_ check: ChildCheck) async throws {
   let scope = try TemporaryFolder()  // both runs' folders, removed by the suite's .temporaryFolders scope
-  let finished = await #expect(processExitsWith: .success, stoppedAdvice) {
+  let finished = await #expect(processExitsWith: .success, check.adviceWhenStopped) {
     [check = check as ChildCheck, scope = scope as TemporaryFolder] in ChildProcess.run(check, in: scope)
   }
   guard finished == nil else { return }
@@ -97,6 +108,26 @@ enum ChildCheck: Codable, Sendable, ChildProcessCheck {
   case savesChanges(ContextKind)
   case staysOnTheContextsQueue(ContextKind)
   case surfacesSaveErrors(ContextKind)
+  case returnsOnTheMainQueue
+
+  /// What to say when the check's process stopped or never finished.
+  var adviceWhenStopped: Comment {
+    if case .returnsOnTheMainQueue = self { return mainQueueStoppedAdvice }
+    return stoppedAdvice
+  }
+
+  /// The check on the main queue has a watchdog: a wait there for the main queue never ends by itself.
+  var hangReport: String? {
+    guard case .returnsOnTheMainQueue = self else { return nil }
+    return """
+      saveIfNeeded did not return within 25 seconds, called on the main queue with a main-queue context: it \
+      waits on the main queue for work that needs the main queue. For a main-queue context, context.perform { } \
+      queues its block on the main queue, the very queue a wait after it (a semaphore, a DispatchGroup) \
+      blocks, so the block never runs and the wait never ends. performAndWait { } runs the block there and \
+      then when it is called on the context's queue, and gives back what the block returns and throws: use it \
+      instead of perform and a wait.
+      """
+  }
 
   func run() throws {
     switch self {
@@ -104,7 +135,24 @@ enum ChildCheck: Codable, Sendable, ChildProcessCheck {
     case .savesChanges(let kind): try Self.checkSavesChanges(kind)
     case .staysOnTheContextsQueue(let kind): try Self.checkStaysOnTheContextsQueue(kind)
     case .surfacesSaveErrors(let kind): try Self.checkSurfacesSaveErrors(kind)
+    case .returnsOnTheMainQueue: try Self.checkReturnsOnTheMainQueue()
     }
+  }
+
+  private static func checkReturnsOnTheMainQueue() throws {
+    let fixture = try Fixture(.mainQueue)
+    _ = fixture.insertNote(title: "Buy milk", createdAt: Date())
+
+    // A button's action: on the main queue, the main-queue context's own queue. The watchdog (hangReport)
+    // ends the process when this never returns.
+    let saved = try DispatchQueue.main.sync { try Subject.saveIfNeeded(fixture.context) }
+    #expect(
+      saved,
+      "Called on the main queue, the main-queue context holds a new note: saveIfNeeded should save it and return true; it returned false.")
+    let titles = try fixture.titlesInStore()
+    #expect(
+      titles == ["Buy milk"],
+      "Called on the main queue, saveIfNeeded returned, but the store holds \(titles) instead of the new note, \"Buy milk\".")
   }
 
   private static func checkSkipsCleanContexts(_ kind: ContextKind) throws {

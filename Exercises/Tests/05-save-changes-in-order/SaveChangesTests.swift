@@ -42,7 +42,7 @@ struct SaveChangesTests {
   @Test("From another thread: each context is touched only on its own queue")
   func fromAnotherThread() async throws { try await runInChildProcess(.fromAnotherThread) }
 
-  @Test("Clean contexts are skipped, the writer's pending changes are still written, and the completion is always called")
+  @Test("With nothing to save the completion still reports success, and the writer's pending changes are still written")
   func cleanContexts() async throws { try await runInChildProcess(.cleanContexts) }
 
   @Test("The main context's save fails: its error is thrown, nothing moves on, and the completion is not called")

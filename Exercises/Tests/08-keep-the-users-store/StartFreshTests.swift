@@ -44,6 +44,9 @@ struct StartFreshTests {
 
   @Test("A store the coordinator has open is in use: startFresh throws and moves nothing")
   func refusesAStoreInUse() async throws { try await runInChildProcess(.refusesAStoreInUse) }
+
+  @Test("In the last days of December, the dated name keeps the calendar year")
+  func datesLateDecemberInItsOwnYear() async throws { try await runInChildProcess(.datesLateDecemberInItsOwnYear) }
 }
 
 /// Runs `check` in a child process (``ChildProcess``): code that stops or hangs the process fails this one
@@ -67,6 +70,11 @@ func runInChildProcess(_ check: ChildCheck) async throws {
 let chosenAt = Date(timeIntervalSince1970: 1_795_470_302)
 /// The name the store should move to, for `Notes.sqlite` and ``chosenAt``.
 let expectedName = "Notes-moved-aside-2026-11-23-214502.sqlite"
+
+/// 2026-12-28 21:45:02 UTC, a Monday: in the week-based year (`YYYY`) it is already in the first week of 2027.
+let chosenLateInDecember = Date(timeIntervalSince1970: 1_798_494_302)
+/// The name the store should move to, for `Notes.sqlite` and ``chosenLateInDecember``.
+let expectedDecemberName = "Notes-moved-aside-2026-12-28-214502.sqlite"
 
 /// Why `name` is not ``expectedName``, when the name shows it: an hour on a 12-hour clock (`hh`), or the
 /// time zone the checks run in (Pacific/Auckland, where it is already 10:45 the next morning) instead of UTC.
@@ -163,11 +171,11 @@ struct StoreOnDisk {
 /// Calls startFresh, returning where it says the store went, or `nil` (with the reason recorded) when it threw.
 /// `explainsTheWAL`: whether this check is the one that explains a -wal left behind (the others point to it).
 func startFresh(
-  _ coordinator: NSPersistentStoreCoordinator, _ storeURL: URL, situation: String, explainsTheWAL: Bool = false,
-  explaining explain: (NSError) -> String? = { _ in nil }
+  _ coordinator: NSPersistentStoreCoordinator, _ storeURL: URL, date: Date = chosenAt, situation: String,
+  explainsTheWAL: Bool = false, explaining explain: (NSError) -> String? = { _ in nil }
 ) throws -> URL? {
   do {
-    return try Subject.startFresh(coordinator, storeURL, chosenAt)
+    return try Subject.startFresh(coordinator, storeURL, date)
   } catch {
     try rethrowIfNotDone(error)
     // The engine refuses a new store where the old one's -wal still lies, holding its saves: the move left it.
@@ -246,6 +254,7 @@ func expectFreshStore(_ coordinator: NSPersistentStoreCoordinator, at storeURL: 
 /// The checks; each runs in a child process.
 enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
   case movesTheStoreAside, keepsTheWriteAheadLog, newerStoreIsKept, neverOverwritesABackup, refusesAStoreInUse
+  case datesLateDecemberInItsOwnYear
 
   func run() throws {
     switch self {
@@ -254,7 +263,37 @@ enum ChildCheck: String, Codable, Sendable, ChildProcessCheck {
     case .newerStoreIsKept: try Self.checkNewerStoreIsKept()
     case .neverOverwritesABackup: try Self.checkNeverOverwritesABackup()
     case .refusesAStoreInUse: try Self.checkRefusesAStoreInUse()
+    case .datesLateDecemberInItsOwnYear: try Self.checkDatesLateDecemberInItsOwnYear()
     }
+  }
+
+  private static func checkDatesLateDecemberInItsOwnYear() throws {
+    let folder = try TemporaryFolder()
+    let storeURL = folder.appending("Notes.sqlite")
+    // Not a store at all (134000); the user chooses to start fresh on 2026-12-28, at 21:45:02 UTC.
+    try Data("Shopping list\n- milk\n- eggs\n".utf8).write(to: storeURL)
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try TutorialStack.model())
+    #expect(throws: NSError.self) { try coordinator.addPersistentStore(type: .sqlite, at: storeURL) }
+
+    guard
+      let movedTo = try startFresh(
+        coordinator, storeURL, date: chosenLateInDecember, situation: "the file is not a store (134000)")
+    else { return }
+    let name = movedTo.lastPathComponent
+    let weekBasedYear = expectedDecemberName.replacingOccurrences(of: "-2026-12-28-", with: "-2027-12-28-")
+    let why =
+      name == weekBasedYear
+      ? """
+      The year is 2027 where it should be 2026: the format has YYYY, the week-based year, which counts 28 December \
+      2026 in the first week of 2027. Write yyyy, the calendar year.
+      """
+      : "The dated name itself is wrong: the check \(Explained.datedName) says how."
+    #expect(
+      name == expectedDecemberName,
+      """
+      Started fresh on 2026-12-28 at 21:45:02 UTC, the store should move to \(expectedDecemberName); startFresh \
+      returned \(name). \(why)
+      """)
   }
 
   /// Version 1 wrote the store; version 2 changed `priority` from text to a number, which cannot be inferred.
