@@ -26,9 +26,7 @@ public struct NSPersistentHistoryChange: Sendable, Hashable {
   /// changes.predicate = NSPredicate(format: "changedEntity == %@", Note.entity())
   /// ```
   public static var fetchRequest: NSFetchRequest<any NSFetchRequestResult>? {
-    let request = NSFetchRequest<any NSFetchRequestResult>(entityName: entityName)
-    request.entity = entityDescription
-    return request
+    HistoryEntities.fetchRequest(of: entityDescription)
   }
 
   /// The change's number, increasing through the store's history.
@@ -54,7 +52,8 @@ public struct NSPersistentHistoryChange: Sendable, Hashable {
   public var tombstone: [AnyHashable: Any]? {
     preservedValues.map { values in Dictionary(uniqueKeysWithValues: values.map { (AnyHashable($0.key), $0.value as Any) }) }
   }
-  private let preservedValues: [String: any Sendable]?
+  /// ``tombstone`` as the engine keeps it, by attribute name.
+  let preservedValues: [String: any Sendable]?
 
   init(
     changeID: Int64, changedObjectID: NSManagedObjectID, changeType: NSPersistentHistoryChangeType,

@@ -11,4 +11,12 @@ enum HistoryEntities {
         NSAttributeDescription(name: key, type: NSAttributeDescription.AttributeType(rawValue: type))
       })
   }
+
+  /// A fetch request of one of these entities.
+  static func fetchRequest(of entity: NSEntityDescription?) -> NSFetchRequest<any NSFetchRequestResult>? {
+    guard let entity, let name = entity.name else { return nil }
+    let request = NSFetchRequest<any NSFetchRequestResult>(entityName: name)
+    request.entity = entity
+    return request
+  }
 }

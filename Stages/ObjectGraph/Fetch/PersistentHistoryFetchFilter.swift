@@ -69,9 +69,7 @@ struct HistoryFetchFilter {
       "changeID": change.changeID, "changeType": change.changeType.rawValue, "changedObjectID": change.changedObjectID,
       "changedEntity": change.changedObjectID.entity, "updatedProperties": change.updatedProperties.map { Array($0) },
       "transaction": change.transaction.map { keys(of: $0) },
-      "tombstone": change.tombstone.map { values in
-        Dictionary(uniqueKeysWithValues: values.compactMap { key, value in (key.base as? String).map { ($0, value) } })
-      },
+      "tombstone": change.preservedValues,
     ]
   }
 }

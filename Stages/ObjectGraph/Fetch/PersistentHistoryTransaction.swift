@@ -26,9 +26,7 @@ public struct NSPersistentHistoryTransaction: Sendable {
   /// transactions.predicate = NSPredicate(format: "author != %@", "app")
   /// ```
   public static var fetchRequest: NSFetchRequest<any NSFetchRequestResult>? {
-    let request = NSFetchRequest<any NSFetchRequestResult>(entityName: entityName)
-    request.entity = entityDescription
-    return request
+    HistoryEntities.fetchRequest(of: entityDescription)
   }
 
   /// When it was written.

@@ -13,11 +13,11 @@ enum HistoryTombstone {
     entity.properties.compactMap { $0 as? NSAttributeDescription }.filter(\.preservesValueInHistoryOnDeletion)
   }
 
-  /// The tombstone of a row of `entity` holding `values` (in the entity's layout), or `nil` when it preserves
-  /// nothing.
-  static func encode(_ values: [StoredValue], entity: NSEntityDescription) -> Data? {
+  /// The tombstone of a row of `entity` holding `values` (in the entity's layout): the values of `attributes`
+  /// (its ``preservedAttributes(of:)``), or `nil` when none has a value.
+  static func encode(_ values: [StoredValue], of attributes: [NSAttributeDescription], entity: NSEntityDescription) -> Data? {
     var kept: [String: Any] = [:]
-    for attribute in preservedAttributes(of: entity) {
+    for attribute in attributes {
       guard let index = entity.layout.index(of: attribute.name), index < values.count, let value = values[index] else {
         continue
       }

@@ -15,15 +15,22 @@ extension NSPersistentStore {
           CREATE TABLE IF NOT EXISTS ACHANGE (Z_PK INTEGER PRIMARY KEY AUTOINCREMENT, ZTRANSACTIONID INTEGER NOT NULL, ZCHANGETYPE INTEGER NOT NULL, ZENTITY INTEGER NOT NULL, ZENTITYPK INTEGER NOT NULL, ZCOLUMNS TEXT, ZTOMBSTONE BLOB);
           CREATE INDEX IF NOT EXISTS ACHANGE_ZTRANSACTIONID ON ACHANGE (ZTRANSACTIONID);
           """)
-      // Tables an earlier engine made lack the writer's bundle and process: added, empty for old rows.
-      let columns = Set(try db.columns(in: "ATRANSACTION").map { $0.name.uppercased() })
-      for column in ["ZBUNDLEID", "ZPROCESSID"] where !columns.contains(column) {
-        try db.execute(sql: "ALTER TABLE ATRANSACTION ADD COLUMN \(column) TEXT")
-      }
-      if try !db.columns(in: "ACHANGE").contains(where: { $0.name.uppercased() == "ZTOMBSTONE" }) {
-        try db.execute(sql: "ALTER TABLE ACHANGE ADD COLUMN ZTOMBSTONE BLOB")
+      // Tables an earlier engine made lack the writer's bundle and process and the tombstones: added, empty
+      // for old rows.
+      for (table, column, type) in Self.laterHistoryColumns where try !Self.columns(of: table, db: db).contains(column) {
+        try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN \(column) \(type)")
       }
     }
+  }
+
+  /// The history columns a later engine added, each with its table and type.
+  private static let laterHistoryColumns = [
+    ("ATRANSACTION", "ZBUNDLEID", "TEXT"), ("ATRANSACTION", "ZPROCESSID", "TEXT"), ("ACHANGE", "ZTOMBSTONE", "BLOB"),
+  ]
+
+  /// The names of a table's columns, in capitals.
+  private static func columns(of table: String, db: Database) throws -> Set<String> {
+    Set(try db.columns(in: table).map { $0.name.uppercased() })
   }
 
   /// Who writes: this program's bundle identifier (its name without one) and this process's ID.
@@ -66,7 +73,7 @@ extension NSPersistentStore {
         }
       var changes: [Int64: [StoreHistoryChange]] = [:]
       // A read-only store's tables may be an earlier engine's, without tombstones.
-      let tombstone = try db.columns(in: "ACHANGE").contains { $0.name.uppercased() == "ZTOMBSTONE" } ? "ZTOMBSTONE" : "NULL"
+      let tombstone = try Self.columns(of: "ACHANGE", db: db).contains("ZTOMBSTONE") ? "ZTOMBSTONE" : "NULL"
       let changeRows = try Row.fetchCursor(
         db,
         sql:
@@ -85,8 +92,8 @@ extension NSPersistentStore {
       }
       var transactions: [StoreHistoryTransaction] = []
       // A read-only store's tables may be an earlier engine's, without the writer's columns.
-      let columns = Set(try db.columns(in: "ATRANSACTION").map { $0.name.uppercased() })
-      let writer = columns.isSuperset(of: ["ZBUNDLEID", "ZPROCESSID"]) ? "ZBUNDLEID, ZPROCESSID" : "NULL, NULL"
+      let present = try Self.columns(of: "ATRANSACTION", db: db)
+      let writer = ["ZBUNDLEID", "ZPROCESSID"].map { present.contains($0) ? $0 : "NULL" }.joined(separator: ", ")
       let rows = try Row.fetchCursor(
         db, sql: "SELECT Z_PK, ZTIMESTAMP, ZAUTHOR, ZCONTEXTNAME, \(writer) FROM ATRANSACTION\(condition) ORDER BY Z_PK",
         arguments: arguments)

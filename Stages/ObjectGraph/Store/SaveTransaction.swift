@@ -31,10 +31,10 @@ final class SaveTransaction {
   private var replaced: [NSManagedObjectID: NSManagedObjectID]?
   /// Ordered to-many slots whose members' positions this save writes, once every row is in place.
   private var orders: [(id: NSManagedObjectID, entity: NSEntityDescription, slot: Int, members: [NSManagedObjectID])] = []
-  /// Members of inverse-less to-manys kept in a column of the destination's row (a Core Data store's
-  /// `Z<n><NAME>`), written once every row of the save is there: removals first, then additions.
   /// The tombstones of the rows this save deletes, read before they go (``HistoryTombstone``).
   private var tombstones: [NSManagedObjectID: Data] = [:]
+  /// Members of inverse-less to-manys kept in a column of the destination's row (a Core Data store's
+  /// `Z<n><NAME>`), written once every row of the save is there: removals first, then additions.
   private var ownerColumnWrites: [(table: String, column: String, member: NSManagedObjectID, owner: Int64, adds: Bool)] = []
 
   init(store: NSPersistentStore, request: StoreSaveRequest, db: Database) {
@@ -66,11 +66,14 @@ final class SaveTransaction {
   /// Step 3b: with history tracked, the values each deleted row leaves behind (its entity's attributes marked
   /// `preservesValueInHistoryOnDeletion`), read from the rows before step 4 deletes them.
   private func readTombstones() throws {
-    guard store.storeOptions.persistentHistoryTracking else { return }
-    let preserving = request.deletes.filter { !HistoryTombstone.preservedAttributes(of: $0.entity).isEmpty }
-    for deletes in Dictionary(grouping: preserving, by: { ObjectIdentifier($0.entity) }).values {
+    guard store.storeOptions.persistentHistoryTracking, !request.deletes.isEmpty else { return }
+    // Each entity's preserved attributes are looked up once, not once per deleted object.
+    for deletes in Dictionary(grouping: request.deletes, by: { ObjectIdentifier($0.entity) }).values {
+      guard let entity = deletes.first?.entity else { continue }
+      let preserved = HistoryTombstone.preservedAttributes(of: entity)
+      guard !preserved.isEmpty else { continue }
       for (id, snapshot) in try store.snapshots(for: deletes.map(\.id), db: db) {
-        tombstones[id] = HistoryTombstone.encode(snapshot.values, entity: id.entity)
+        tombstones[id] = HistoryTombstone.encode(snapshot.values, of: preserved, entity: id.entity)
       }
     }
   }
