@@ -21,6 +21,18 @@ public protocol PersistenceControllerDelegate: AnyObject, Sendable {
   /// A save failed; `error` is ``PersistenceControllerError/saveFailed(_:)`` (or the store's load
   /// failure, when the store never loaded).
   func persistenceController(_ controller: PersistenceController, didFailToSave error: PersistenceControllerError)
+
+  /// Other processes' changes were merged into the main context after a remote change notification
+  /// (``StoreSharing``), or their history could not be read (``PersistenceControllerError/historyNotMerged(_:)``).
+  /// Optional: nothing happens by default, as the main context has merged already.
+  func persistenceController(_ controller: PersistenceController, didMergeHistory result: Result<HistoryMerge, PersistenceControllerError>)
+}
+
+extension PersistenceControllerDelegate {
+  /// Does nothing: the main context has merged already.
+  public func persistenceController(
+    _ controller: PersistenceController, didMergeHistory result: Result<HistoryMerge, PersistenceControllerError>
+  ) {}
 }
 
 extension PersistenceController {

@@ -67,6 +67,10 @@ public final class PersistenceController: Sendable {
   let workers = WorkerDirectory()
   /// The observer of every context's did-save notification, removed when the controller goes.
   private let saveObserver = Mutex<ObserverToken?>(nil)
+  /// How the store is shared with other processes (an app extension), or `nil` when it is not.
+  let sharing: StoreSharing?
+  /// The observer of the store's remote change notifications, when the store is shared.
+  let remoteChangeObserver = Mutex<ObserverToken?>(nil)
   /// Who hears of saves that failed when nobody was waiting for them (set it on the main queue).
   @MainActor public weak var delegate: (any PersistenceControllerDelegate)?
   /// Where adding the store stands. The background queue that adds it, the main queue and any caller of
@@ -97,18 +101,24 @@ public final class PersistenceController: Sendable {
   ///     leaves no file behind (`storeFolder` is then not used).
   ///   - migrationProgress: called as a migration advances, from 0 to 1, on the background queue that
   ///     migrates (hop to the main queue to show it); never called when the store needs no migration.
+  ///   - sharing: how the store is shared with other processes (an app and its extensions), if it is:
+  ///     the store is then added with persistent history and remote change notifications, the writer
+  ///     signs its saves with the sharing's author, and other processes' saves are merged into the main
+  ///     context as they land (see ``StoreSharing``). Not used with `.inMemory`, which no other process
+  ///     can open.
   ///   - callback: called once, on the main queue, when the store is ready (`.success`) or cannot be
   ///     used (a ``PersistenceControllerError``; the store file is then left exactly as it was). It is
   ///     never called before the initialiser has returned.
   public init(
     modelName: String = NotesModel.name, bundle: Bundle = NotesModel.bundle, storeFolder: URL? = nil,
     storeType: NSPersistentStore.StoreType = .sqlite, migrationProgress: (@Sendable (MigrationProgress) -> Void)? = nil,
-    callback: @escaping @Sendable (Result<Void, PersistenceControllerError>) -> Void
+    sharing: StoreSharing? = nil, callback: @escaping @Sendable (Result<Void, PersistenceControllerError>) -> Void
   ) {
     let folder = storeFolder ?? Self.defaultStoreFolder()
     storeURL = folder.appendingPathComponent("\(modelName).sqlite", isDirectory: false)
     self.migrationProgress = migrationProgress
     self.storeType = storeType
+    self.sharing = storeType == .inMemory ? nil : sharing
     coordinator = Result { () throws(PersistenceControllerError) in
       NSPersistentStoreCoordinator(managedObjectModel: try Self.makeModel(named: modelName, in: bundle))
     }
@@ -116,6 +126,8 @@ public final class PersistenceController: Sendable {
     privateContext = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     privateContext.name = "writer"
     privateContext.persistentStoreCoordinator = try? coordinator.get()
+    // Its saves are the only ones that reach the store: history records them under this name.
+    privateContext.transactionAuthor = self.sharing?.author
     mainContext = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
     mainContext.name = "main"
     mainContext.parent = privateContext
@@ -125,6 +137,7 @@ public final class PersistenceController: Sendable {
 
   deinit {
     if let observer = saveObserver.withLock({ $0.take() }) { NotificationCenter.default.removeObserver(observer.token) }
+    if let observer = remoteChangeObserver.withLock({ $0.take() }) { NotificationCenter.default.removeObserver(observer.token) }
   }
 
   /// Hears every context's saves; ``workerDidSave(_:)`` picks out our workers'.
@@ -324,9 +337,11 @@ public final class PersistenceController: Sendable {
     ]
     // The engine's own option: how far a migration has come (absent when nobody asked).
     options[ObjectGraphMigrationProgressOption] = migrationProgress
+    if sharing != nil { options.merge(Self.sharingOptions) { _, shared in shared } }
     do {
       // The slow part, when the store needs a migration. We are off the main queue, so let it take its time.
       try coordinator.addPersistentStore(type: .sqlite, at: storeURL, options: options)
+      if let sharing { try startSharing(sharing, coordinator: coordinator) }
     } catch {
       throw .storeNotLoaded(error as NSError)
     }
@@ -407,6 +422,6 @@ public final class PersistenceController: Sendable {
 ///
 /// `@unchecked Sendable`: the token is stored once and handed to `NotificationCenter.removeObserver`,
 /// which may be called from any thread; nothing reads or changes the token's state.
-private struct ObserverToken: @unchecked Sendable {
+struct ObserverToken: @unchecked Sendable {
   let token: any NSObjectProtocol
 }

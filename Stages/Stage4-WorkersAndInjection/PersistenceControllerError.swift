@@ -76,11 +76,16 @@ public enum PersistenceControllerError: Error, Sendable, CustomStringConvertible
   /// `userInfo`).
   case saveFailed(NSError)
 
+  /// The store's history could not be read for other processes' changes (see ``StoreSharing``). Nothing
+  /// was merged and the bookmark stays where it was: the next remote change, or the next
+  /// ``PersistenceController/mergeHistory()``, reads the same transactions again.
+  case historyNotMerged(NSError)
+
   /// Core Data's error underneath, for ``storeNotLoaded(_:)``; `nil` for the
   /// others.
   public var underlyingError: NSError? {
     switch self {
-    case .storeNotLoaded(let error), .saveFailed(let error): return error
+    case .storeNotLoaded(let error), .saveFailed(let error), .historyNotMerged(let error): return error
     case .modelNotFound, .modelUnreadable, .storeFolderUnavailable, .storeInUse, .storeNotMovedAside: return nil
     }
   }
@@ -122,6 +127,11 @@ public enum PersistenceControllerError: Error, Sendable, CustomStringConvertible
       return """
         Changes could not be saved; they are kept, and the next save tries them again. Tell the user if it \
         keeps failing. The cause: \(error.localizedDescription)
+        """
+    case .historyNotMerged(let error):
+      return """
+        Other processes' changes to the store could not be read from its history; nothing was merged, and \
+        the next remote change tries again. The cause: \(error.localizedDescription)
         """
     }
   }

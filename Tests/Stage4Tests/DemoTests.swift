@@ -63,6 +63,35 @@ struct DemoTests {
     }
   }
 
+  @Test("--share runs an app and its share extension as two processes; the app merges the extension's saves from history")
+  func shareRunsTwoProcesses() async throws {
+    let folder = try TemporaryFolder()
+    let output = try await ProcessOutput.runSuspending(try demo(), ["--share", "--store-folder", folder.url.path])
+    #expect(output.status == 0, "stderr: \(output.stderr)")
+    #expect(output.stderr.isEmpty)
+    let lines = output.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+    let text = lines.joined(separator: "\n")
+    // Three processes printed: the app, and the extension twice, each with a process ID of its own.
+    let apps = lines.compactMap { $0.firstMatch(of: /^app \(process (\d+)\)/)?.1 }
+    let app = try #require(apps.first, "\(text)")
+    let extensions = lines.compactMap { $0.firstMatch(of: /^share extension \(process (\d+)\)/)?.1 }
+    #expect(extensions.count == 2 && !extensions.contains(app) && Set(extensions).count == 2, "\(text)")
+    let expected = [
+      "app: saved 2 notes; heard its own write, read 1 transaction of its own from history and skipped it",
+      "app: the list shows 2 notes",
+      "app: heard the write; merged 1 transaction from share-extension (3 inserted); the list shows 5 notes",
+      "app: a note on screen reads \"Shared link 1\"",
+      "app: heard the write; merged 1 transaction from share-extension (1 updated, 1 deleted); the list shows 4 notes",
+      "app: the same note on screen now reads \"Shared link 1 (read later)\", without a fetch",
+      "app: purged 2 transactions of history that both processes had read",
+    ]
+    #expect(lines.filter { $0.hasPrefix("app: ") } == expected, "\(text)")
+    // The extension's lines come between the app's, in order: each is printed before the app goes on.
+    let order = lines.map { $0.hasPrefix("share extension") ? "E" : $0.hasPrefix("app: ") ? "A" : "-" }.joined()
+    #expect(order.contains("AAEAAEAAA"), "\(text)")
+    #expect(try titlesOnDisk(at: folder.appending("Shared/DataModel.sqlite")).count == 4)
+  }
+
   @Test("Core Data's concurrency debug launch argument is accepted, and the demo runs clean under it")
   func concurrencyDebugArgument() async throws {
     try await DemoCommandLine.checkRunsUnderConcurrencyDebugging("stage4-demo", storeFolder: try TemporaryFolder().url)

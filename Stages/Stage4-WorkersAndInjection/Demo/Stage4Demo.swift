@@ -16,7 +16,9 @@ struct Stage4Demo: ParsableCommand {
       manager, on the main queue, for comparison. The stores go in Stage4-child-of-main/, \
       Stage4-beside-main/ and Stage1/ inside the store folder. The targets are measured with a release \
       build: swift run -c release stage4-demo --count 100000. With --merge-policies it does none of this and \
-      shows, instead, what each of the five merge policies does when the user and a worker edit the same note.
+      shows, instead, what each of the five merge policies does when the user and a worker edit the same note. \
+      With --share it runs an app and its share extension as two processes on one store, the app merging \
+      what the extension saves through persistent history and remote change notifications.
       """)
 
   @OptionGroup var options: DemoOptions<ImportSize>
@@ -32,4 +34,11 @@ struct Stage4Demo: ParsableCommand {
 
   @Flag(help: "Show what each merge policy does when the user and a worker edit the same note, instead of the import.")
   var mergePolicies = false
+
+  @Flag(help: "Run an app and its share extension as two processes on one store, instead of the import.")
+  var share = false
+
+  /// The share extension's side of --share, started by the app's side: `add` or `edit`.
+  @Option(name: .customLong("as-share-extension"), help: .hidden)
+  var shareExtensionStep: String?
 }

@@ -13,6 +13,7 @@
 //
 //   swift run -c release stage4-demo --count 100000 [--batch-size 1000] [--store-folder PATH]
 //   swift run stage4-demo --merge-policies   (MergePolicyTour.swift: the user and a worker edit one note)
+//   swift run stage4-demo --share            (SharedStoreTour.swift: an app and its extension, two processes)
 
 import DemoSupport
 import Dispatch
@@ -162,6 +163,23 @@ if command.mergePolicies {
   } catch {
     Stage4Demo.failDemo(with: error)
   }
+}
+
+if command.share || command.shareExtensionStep != nil {
+  Task { @MainActor in
+    do {
+      let folder = options.storeFolder(for: "stage4-demo")
+      if let step = command.shareExtensionStep {
+        try await shareExtension(step: step, in: folder)
+      } else {
+        try await tourSharedStore(in: folder.appendingPathComponent("Shared", isDirectory: true))
+      }
+      exit(0)
+    } catch {
+      Stage4Demo.failDemo(with: error)
+    }
+  }
+  dispatchMain()
 }
 
 Task { @MainActor in
