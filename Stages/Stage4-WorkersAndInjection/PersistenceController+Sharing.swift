@@ -32,6 +32,30 @@ struct HistoryBookmark: Codable, Sendable {
   }
 }
 
+/// One transaction's changes as object IDs, which may cross from the writer's queue to the main queue (a
+/// transaction, or its `objectIDNotification()`, may not).
+struct ChangedIDs: Sendable {
+  var inserted: Set<NSManagedObjectID> = []
+  var updated: Set<NSManagedObjectID> = []
+  var deleted: Set<NSManagedObjectID> = []
+
+  init(_ transaction: NSPersistentHistoryTransaction) {
+    for change in transaction.changes ?? [] {
+      switch change.changeType {
+      case .insert: inserted.insert(change.changedObjectID)
+      case .update: updated.insert(change.changedObjectID)
+      case .delete: deleted.insert(change.changedObjectID)
+      @unknown default: break
+      }
+    }
+  }
+
+  /// What `mergeChanges(fromRemoteContextSave:into:)` takes.
+  var userInfo: [AnyHashable: Any] {
+    [NSInsertedObjectIDsKey: inserted, NSUpdatedObjectIDsKey: updated, NSDeletedObjectIDsKey: deleted]
+  }
+}
+
 extension PersistenceController {
   /// The store options sharing needs: every save recorded in history with its author, and a
   /// notification whenever anyone (another process included) writes the store.
@@ -121,16 +145,13 @@ extension PersistenceController {
         continue
       }
       if let author = transaction.author, !merge.authorsMerged.contains(author) { merge.authorsMerged.append(author) }
-      for change in transaction.changes ?? [] {
-        switch change.changeType {
-        case .insert: merge.inserted += 1
-        case .update: merge.updated += 1
-        case .delete: merge.deleted += 1
-        }
-      }
+      let changes = ChangedIDs(transaction)
+      merge.inserted += changes.inserted.count
+      merge.updated += changes.updated.count
+      merge.deleted += changes.deleted.count
       // The writer first, so that the main context's refreshed objects read the new values through it.
-      privateContext.mergeChanges(fromContextDidSave: transaction.objectIDNotification())
-      mainContext.perform { mainContext.mergeChanges(fromContextDidSave: transaction.objectIDNotification()) }
+      NSManagedObjectContext.mergeChanges(fromRemoteContextSave: changes.userInfo, into: [privateContext])
+      mainContext.perform { NSManagedObjectContext.mergeChanges(fromRemoteContextSave: changes.userInfo, into: [mainContext]) }
     }
 
     // 3. Move the bookmark past what was read, so the next merge starts after it.

@@ -26,3 +26,11 @@ public let NSInvalidatedObjectsKey = "invalidated"
 /// The user-info key that says every object was invalidated, by a reset (Core Data's
 /// `NSInvalidatedAllObjectsKey`).
 public let NSInvalidatedAllObjectsKey = NSManagedObjectContext.NotificationKey.invalidatedAllObjects.rawValue
+/// The user-info key of the inserted objects' IDs (`Set<NSManagedObjectID>`, safe to pass to any queue) of a
+/// did-save or did-save-object-IDs notification, and of the changes `mergeChanges(fromRemoteContextSave:into:)`
+/// takes (Core Data's `NSInsertedObjectIDsKey`), the same as ``NSManagedObjectContext/NotificationKey/insertedObjectIDs``.
+public let NSInsertedObjectIDsKey = NSManagedObjectContext.NotificationKey.insertedObjectIDs.rawValue
+/// The user-info key of the updated objects' IDs (Core Data's `NSUpdatedObjectIDsKey`).
+public let NSUpdatedObjectIDsKey = NSManagedObjectContext.NotificationKey.updatedObjectIDs.rawValue
+/// The user-info key of the deleted objects' IDs (Core Data's `NSDeletedObjectIDsKey`).
+public let NSDeletedObjectIDsKey = NSManagedObjectContext.NotificationKey.deletedObjectIDs.rawValue

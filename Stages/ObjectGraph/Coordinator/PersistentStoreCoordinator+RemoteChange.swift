@@ -21,8 +21,8 @@ extension NSNotification.Name {
   /// ```
   ///
   /// How a write is noticed on Linux (Core Data on Apple platforms uses Darwin notifications between
-  /// processes): see ``StoreChangeWatcher``; a write is told within a few milliseconds, at the latest about a
-  /// second after it.
+  /// processes): the store watches its file (ObjectGraph.md, "Remote change notifications"); a write is
+  /// told within a few milliseconds, at the latest about a second after it.
   public static let NSPersistentStoreRemoteChange = NSNotification.Name("NSPersistentStoreRemoteChangeNotification")
 }
 
