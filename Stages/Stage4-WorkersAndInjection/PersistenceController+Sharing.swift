@@ -70,11 +70,14 @@ extension PersistenceController {
 
   /// Called on the background queue once the store is added: finds where this reader got to (or starts
   /// from now, on a first launch), then follows the store's remote change notifications.
-  func startSharing(_ sharing: StoreSharing, coordinator: NSPersistentStoreCoordinator) throws {
+  ///
+  /// A bookmark that cannot be written does not stop the store from loading: the first merge then reads
+  /// all of history, merging more than it needs (harmless), and writes the bookmark, or says why not.
+  func startSharing(_ sharing: StoreSharing, coordinator: NSPersistentStoreCoordinator) {
     let file = bookmarkFolder.appendingPathComponent("\(sharing.author).plist")
     if HistoryBookmark.read(from: file) == nil {
       // A first launch: what is in the store now, the app fetches anyway.
-      try HistoryBookmark(token: coordinator.currentPersistentHistoryToken(fromStores: nil), date: Date()).write(to: file)
+      try? HistoryBookmark(token: coordinator.currentPersistentHistoryToken(fromStores: nil), date: Date()).write(to: file)
     }
     let token = NotificationCenter.default.addObserver(
       forName: .NSPersistentStoreRemoteChange, object: coordinator, queue: nil

@@ -341,7 +341,7 @@ public final class PersistenceController: Sendable {
     do {
       // The slow part, when the store needs a migration. We are off the main queue, so let it take its time.
       try coordinator.addPersistentStore(type: .sqlite, at: storeURL, options: options)
-      if let sharing { try startSharing(sharing, coordinator: coordinator) }
+      if let sharing { startSharing(sharing, coordinator: coordinator) }
     } catch {
       throw .storeNotLoaded(error as NSError)
     }

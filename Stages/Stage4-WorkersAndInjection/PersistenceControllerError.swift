@@ -76,9 +76,11 @@ public enum PersistenceControllerError: Error, Sendable, CustomStringConvertible
   /// `userInfo`).
   case saveFailed(NSError)
 
-  /// The store's history could not be read for other processes' changes (see ``StoreSharing``). Nothing
-  /// was merged and the bookmark stays where it was: the next remote change, or the next
-  /// ``PersistenceController/mergeHistory()``, reads the same transactions again.
+  /// Other processes' changes could not be taken from the store's history (see ``StoreSharing``): the
+  /// history could not be read, or the bookmark of where this process got to could not be written
+  /// (`HistoryBookmarks/` beside the store). The bookmark stays where it was: the next remote change, or
+  /// the next ``PersistenceController/mergeHistory()``, reads the same transactions again (merging one
+  /// twice refreshes its objects once more, and changes nothing else).
   case historyNotMerged(NSError)
 
   /// Core Data's error underneath, for ``storeNotLoaded(_:)``; `nil` for the
@@ -130,8 +132,9 @@ public enum PersistenceControllerError: Error, Sendable, CustomStringConvertible
         """
     case .historyNotMerged(let error):
       return """
-        Other processes' changes to the store could not be read from its history; nothing was merged, and \
-        the next remote change tries again. The cause: \(error.localizedDescription)
+        Other processes' changes could not be taken from the store's history: the history could not be read, \
+        or the bookmark beside the store (HistoryBookmarks/) could not be written. The next remote change \
+        tries again; check that the store's folder can be written. The cause: \(error.localizedDescription)
         """
     }
   }

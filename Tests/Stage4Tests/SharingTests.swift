@@ -201,6 +201,23 @@ struct SharingTests {
     #expect(try await controller.mergeHistory() == HistoryMerge())
   }
 
+  @Test("A bookmark that cannot be written does not stop the store; a merge that cannot move it says why")
+  func unwritableBookmarkIsReported() async throws {
+    let folder = try TemporaryFolder()
+    // A file where the bookmark folder should be.
+    try Data("in the way".utf8).write(to: folder.appending("HistoryBookmarks"))
+    let app = try await makeSharingStack(in: folder, as: "app")
+    newNote("Typed in the app", in: app.mainContext)
+    try await app.writeToDisk()
+    await #expect {
+      try await app.mergeHistory()
+    } throws: { error in
+      guard case .historyNotMerged = error as? PersistenceControllerError else { return false }
+      return "\(error)".contains("the bookmark beside the store (HistoryBookmarks/) could not be written")
+    }
+    #expect(try titlesOnDisk(in: folder) == ["Typed in the app"], "the save itself went through")
+  }
+
   @Test("A bookmark that cannot be read is not an error: the reader starts from now")
   func damagedBookmarkStartsFromNow() async throws {
     let folder = try TemporaryFolder()

@@ -25,8 +25,12 @@ import Foundation
 ///
 /// `controller` is the controller as `NSFetchedResultsController<any NSFetchRequestResult>` (write it
 /// with or without `any`): the same results as the controller you made, and equal to it with `==` (see
-/// ``NSFetchedResultsController``). The UIKit and AppKit methods that hand a diffable data source
-/// snapshot or a `CollectionDifference` (`controller(_:didChangeContentWith:)`) are not here yet.
+/// ``NSFetchedResultsController``).
+///
+/// A delegate of a controller without sections may take each round of changes as one
+/// `CollectionDifference<NSManagedObjectID>` instead (``controller(_:didChangeContentWith:)``); when it
+/// implements that method, the controller calls no other change method, as Core Data documents. The
+/// variant handing a diffable data source snapshot is UIKit's and AppKit's, not here.
 public protocol NSFetchedResultsControllerDelegate: NSObjectProtocol {
   /// Changes are about to be reported.
   func controllerWillChangeContent(_ controller: NSFetchedResultsController<any NSFetchRequestResult>)
@@ -43,6 +47,18 @@ public protocol NSFetchedResultsControllerDelegate: NSObjectProtocol {
     for type: NSFetchedResultsChangeType)
   /// All changes of this round have been reported.
   func controllerDidChangeContent(_ controller: NSFetchedResultsController<any NSFetchRequestResult>)
+  /// A round of changes as the difference between the results' object IDs before and after it (Core
+  /// Data's `controller(_:didChangeContentWith:)` taking a `CollectionDifference<NSManagedObjectID>`).
+  ///
+  /// Called only when the controller has no ``NSFetchedResultsController/sectionNameKeyPath``. When a
+  /// delegate implements it, no other change method is called (Core Data's rule): apply the difference
+  /// to your list. Moves are inferred (`inferringMoves()`), so an object that changed place is one
+  /// removal and one insertion associated with each other. An object updated in place is not in a
+  /// difference: a round in which objects only changed their values hands an empty one, so that you can
+  /// redraw what you show of them.
+  func controller(
+    _ controller: NSFetchedResultsController<any NSFetchRequestResult>,
+    didChangeContentWith diff: CollectionDifference<NSManagedObjectID>)
   /// The index title of the section named `sectionName`, asked when the results are fetched (and fetched
   /// again after a change). The default asks the controller's
   /// ``NSFetchedResultsController/sectionIndexTitle(forSectionName:)``: the name's first letter, capitalized.
@@ -68,11 +84,37 @@ extension NSFetchedResultsControllerDelegate {
   ) {}
   /// Does nothing.
   public func controllerDidChangeContent(_ controller: NSFetchedResultsController<any NSFetchRequestResult>) {}
+  /// Not implemented: the controller sees this default run and calls the other change methods instead.
+  public func controller(
+    _ controller: NSFetchedResultsController<any NSFetchRequestResult>,
+    didChangeContentWith diff: CollectionDifference<NSManagedObjectID>
+  ) {
+    DifferenceDelegateDefault.ran()
+  }
   /// Asks the controller: ``NSFetchedResultsController/sectionIndexTitle(forSectionName:)``.
   public func controller(
     _ controller: NSFetchedResultsController<any NSFetchRequestResult>,
     sectionIndexTitleForSectionName sectionName: String
   ) -> String? {
     controller.sectionIndexTitle(forSectionName: sectionName)
+  }
+}
+
+/// How a controller tells whether its delegate implements ``NSFetchedResultsControllerDelegate/controller(_:didChangeContentWith:)``
+/// (Objective-C asks `respondsToSelector:`; a Swift protocol cannot): the default implementation marks the
+/// calling thread, and the controller, which calls it on that thread, looks for the mark right after.
+enum DifferenceDelegateDefault {
+  private static let key = "ObjectGraph.FetchedResultsController.differenceDefaultRan"
+
+  /// Called by the default implementation.
+  static func ran() { Thread.current.threadDictionary[key] = true }
+
+  /// Calls `body` (the delegate's method) and says whether the default implementation ran in it.
+  static func defaultRan(in body: () -> Void) -> Bool {
+    let dictionary = Thread.current.threadDictionary
+    dictionary.removeObject(forKey: key)
+    body()
+    defer { dictionary.removeObject(forKey: key) }
+    return dictionary[key] as? Bool ?? false
   }
 }

@@ -255,6 +255,16 @@ final class FetchedResultsCore {
       knownPositions: positions)
     setSections(newSections, positions: report.positions)
     guard !report.isEmpty, let delegate, let view = delegateView else { return }
+    if sectionNameKeyPath == nil {
+      // A delegate that takes the round as one difference is told nothing else (Core Data's rule).
+      let old = oldSections.flatMap(\.members).map(\.objectID)
+      let new = newSections.flatMap(\.members).map(\.objectID)
+      let difference = new.difference(from: old).inferringMoves()
+      let implemented = !DifferenceDelegateDefault.defaultRan {
+        delegate.controller(view, didChangeContentWith: difference)
+      }
+      if implemented { return }
+    }
     delegate.controllerWillChangeContent(view)
     for change in report.sections {
       delegate.controller(view, didChange: change.section, atSectionIndex: change.index, for: change.type)
