@@ -26,3 +26,7 @@ public let NSInvalidatedObjectsKey = "invalidated"
 /// The user-info key that says every object was invalidated, by a reset (Core Data's
 /// `NSInvalidatedAllObjectsKey`).
 public let NSInvalidatedAllObjectsKey = NSManagedObjectContext.NotificationKey.invalidatedAllObjects.rawValue
+/// The user-info key of the query generation token of a pinned context's did-save notifications (Core Data's
+/// `NSManagedObjectContextQueryGenerationKey`), the same as
+/// ``NSManagedObjectContext/NotificationKey/queryGeneration``.
+public let NSManagedObjectContextQueryGenerationKey = NSManagedObjectContext.NotificationKey.queryGeneration.rawValue
