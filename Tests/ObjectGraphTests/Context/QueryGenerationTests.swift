@@ -524,3 +524,24 @@ struct QueryGenerationTests {
 private struct ObjectIDBox: Sendable {
   let id: NSManagedObjectID
 }
+
+/// A pinned context in one process while another process saves to the same store (`objectgraph-torture
+/// query-generation`): in WAL mode it does not see the other process's saves until it moves on; in
+/// rollback-journal mode, without generations, it sees them at once.
+@Suite("Query generations: two processes, one store", .timeLimit(.minutes(2)))
+struct QueryGenerationTwoProcessTests {
+  @Test("5 saves by the other process, in both journal modes")
+  func pinnedAcrossProcesses() throws {
+    let run = try ProcessOutput.run(
+      try BuildProducts.requireExecutable("objectgraph-torture"), ["query-generation", "--saves", "5", "--journal", "both"])
+    #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    #expect(
+      run.stdout.contains(
+        "WAL: pinned before the other process's 5 saves: 1 note(s); after them the pinned context counts 1 and fetches 1, an unpinned one counts 6; moved on, it fetches 6"
+      ), "\(run.stdout)")
+    #expect(
+      run.stdout.contains(
+        "DELETE: pinned before the other process's 5 saves: 1 note(s); after them the pinned context counts 6 and fetches 6, an unpinned one counts 6; moved on, it fetches 6"
+      ), "\(run.stdout)")
+  }
+}
