@@ -392,6 +392,18 @@ struct QueryGenerationTests {
     withExtendedLifetime(otherCoordinator) {}
   }
 
+  @Test("A store opened read-only (an extension reading the app's store) is pinned too")
+  func readOnlyStore() throws {
+    let stack = try Self.seeded()
+    var options = StoreStack.migratingOptions
+    options[NSReadOnlyPersistentStoreOption] = true
+    let reader = try StoreStack(model: stack.model, at: stack.storeURL, options: options)
+    let pinned = try Self.pinned(reader.context)
+    try Self.insert("four", in: stack.context)
+    #expect(try Self.count(pinned) == 3)
+    #expect(try Self.count(reader.freshContext()) == 4)
+  }
+
   @Test("A store added after the generation was made is not read in it")
   func laterStoresAreNotInTheGeneration() throws {
     let folder = try TemporaryFolder()
