@@ -26,6 +26,7 @@ struct Torture: ParsableCommand {
     subcommands: [
       Crash.self, Creation.self, SideFiles.self, TwoProcesses.self, TwoVersions.self, OldWriter.self, Memory.self, Child.self,
       Create.self, Counter.self, Verify.self, OpenStore.self, RemoteChange.self, HistoryWriter.self,
+      QueryGenerations.self,
     ])
 }
 

@@ -23,6 +23,8 @@ extension NSManagedObjectContext {
   /// Merges saved changes given as IDs (see ``SavedObjectIDs``), which may cross queues.
   public func mergeChanges(fromContextDidSave changes: SavedObjectIDs) {
     isolated("mergeChanges(fromContextDidSave:)") { confined in
+      // A pinned context moves to the newest generation first, so the rows it reads below are the merged ones.
+      moveToCurrentQueryGeneration()
       var refreshed: Set<NSManagedObject> = []
       var deleted: Set<NSManagedObject> = []
       var inserted: Set<NSManagedObject> = []

@@ -33,5 +33,8 @@ extension NSManagedObjectContext {
     case updatedObjectIDs = "updatedObjectIDs"
     /// The IDs of the deleted objects (`Set<NSManagedObjectID>`), on the same two notifications.
     case deletedObjectIDs = "deletedObjectIDs"
+    /// The ``NSQueryGenerationToken`` of the generation a pinned context moved to with its save, on the same
+    /// two notifications (absent when the saving context is not pinned). See "Query generations".
+    case queryGeneration = "queryGeneration"
   }
 }

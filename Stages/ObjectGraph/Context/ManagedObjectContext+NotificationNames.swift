@@ -34,3 +34,7 @@ public let NSInsertedObjectIDsKey = NSManagedObjectContext.NotificationKey.inser
 public let NSUpdatedObjectIDsKey = NSManagedObjectContext.NotificationKey.updatedObjectIDs.rawValue
 /// The user-info key of the deleted objects' IDs (Core Data's `NSDeletedObjectIDsKey`).
 public let NSDeletedObjectIDsKey = NSManagedObjectContext.NotificationKey.deletedObjectIDs.rawValue
+/// The user-info key of the query generation token of a pinned context's did-save notifications (Core Data's
+/// `NSManagedObjectContextQueryGenerationKey`), the same as
+/// ``NSManagedObjectContext/NotificationKey/queryGeneration``.
+public let NSManagedObjectContextQueryGenerationKey = NSManagedObjectContext.NotificationKey.queryGeneration.rawValue

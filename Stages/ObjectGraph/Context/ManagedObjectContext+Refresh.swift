@@ -46,6 +46,7 @@ extension NSManagedObjectContext {
       confined.propagated = []
       confined.unnoticedUpdates = []
       confined.unnoticedDeletes = []
+      moveToCurrentQueryGeneration()
       // As Core Data: observers learn that every object they held from this context is invalid.
       NotificationCenter.default.post(
         name: Self.didChangeObjectsNotification, object: self, userInfo: [NotificationKey.invalidatedAllObjects.rawValue: true])

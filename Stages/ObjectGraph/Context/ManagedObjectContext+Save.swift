@@ -378,11 +378,13 @@ extension NSManagedObjectContext {
   private func postDidSave(
     inserted: Set<NSManagedObject>, insertedIDs: Set<NSManagedObjectID>, updated: Set<NSManagedObject>, deleted: Set<NSManagedObject>
   ) {
-    let ids: [AnyHashable: Any] = [
+    var ids: [AnyHashable: Any] = [
       NotificationKey.insertedObjectIDs.rawValue: insertedIDs,
       NotificationKey.updatedObjectIDs.rawValue: Set(updated.map(\.objectID)),
       NotificationKey.deletedObjectIDs.rawValue: Set(deleted.map(\.objectID)),
     ]
+    // A pinned context's save moved it to the generation right after the save: its token goes with the news.
+    if let generation = queryGenerationToken { ids[NotificationKey.queryGeneration.rawValue] = generation }
     for object in inserted { object.didSave() }
     for object in updated { object.didSave() }
     for object in deleted { object.didSave() }

@@ -77,6 +77,9 @@ public final class NSManagedObjectContext: @unchecked Sendable, CustomStringConv
     /// Some context has had this one as its parent: saves must remember which temporary IDs they
     /// replaced, since a child may still name objects by them.
     var hasHadChildren = false
+    /// The query generation a root context is pinned to, which it reads through; `nil` when unpinned
+    /// (ManagedObjectContext+QueryGeneration.swift).
+    var queryGenerationPin: QueryGenerationPin?
   }
 
   /// Makes a context. Give it a ``persistentStoreCoordinator`` (or, later, a parent) before using it.
@@ -128,6 +131,7 @@ public final class NSManagedObjectContext: @unchecked Sendable, CustomStringConv
       settings.withLock {
         $0.coordinator = newValue
         if newValue != nil { $0.parent = nil }
+        if $0.queryGenerationPin?.coordinator !== newValue { $0.queryGenerationPin = nil }
       }
       newValue?.model.freeze()
     }
@@ -139,7 +143,10 @@ public final class NSManagedObjectContext: @unchecked Sendable, CustomStringConv
     set {
       settings.withLock {
         $0.parent = newValue
-        if newValue != nil { $0.coordinator = nil }
+        if newValue != nil {
+          $0.coordinator = nil
+          $0.queryGenerationPin = nil
+        }
       }
       newValue?.settings.withLock { $0.hasHadChildren = true }
     }
@@ -241,10 +248,12 @@ public final class NSManagedObjectContext: @unchecked Sendable, CustomStringConv
     set { settings.withLock { $0.userInfo = newValue } }
   }
 
-  /// What the context reads from and saves to: its parent context when it has one, else its coordinator.
+  /// What the context reads from and saves to: its parent context when it has one, else its coordinator
+  /// (through the query generation it is pinned to, when it is).
   func parentStore() throws -> any ObjectStore {
-    let (coordinator, parent) = settings.withLock { ($0.coordinator, $0.parent) }
+    let (coordinator, parent, pin) = settings.withLock { ($0.coordinator, $0.parent, $0.queryGenerationPin) }
     if let parent { return parent }
+    if let pin { return pin }
     guard let coordinator else {
       throw ObjectGraphError(
         .noPersistentStore,

@@ -44,52 +44,66 @@ extension NSPersistentStoreCoordinator: ObjectStore {
     return store
   }
 
-  func fetch(_ plan: StoreFetchPlan) throws -> [FetchedRow] {
+  func fetch(_ plan: StoreFetchPlan) throws -> [FetchedRow] { try fetch(plan, in: nil) }
+
+  /// Reads objects matching a fetch plan; in `generation` when a pinned context reads (here and below: only
+  /// the stores the generation covers, each in its snapshot), else the stores as they are now.
+  func fetch(_ plan: StoreFetchPlan, in generation: QueryGeneration?) throws -> [FetchedRow] {
     try serialized {
-      let holding = persistentStores.filter { $0.holds(plan.entity) }
-      guard holding.count > 1 else { return try holding.first?.fetch(plan) ?? [] }
+      let holding = stores(in: generation).filter { $0.holds(plan.entity) }
+      guard holding.count > 1 else {
+        return try holding.first.map { try $0.fetch(plan, in: generation?.snapshot(of: $0)) } ?? []
+      }
       // Several stores: read everything, then order and cut in memory.
       var unbounded = StoreFetchPlan(
         entity: plan.entity, predicate: plan.predicate, sortDescriptors: plan.sortDescriptors, fetchLimit: 0, fetchOffset: 0,
         idsOnly: plan.idsOnly)
       unbounded.includesSubentities = plan.includesSubentities
-      let rows = try holding.flatMap { try $0.fetch(unbounded) }
+      let rows = try holding.flatMap { try $0.fetch(unbounded, in: generation?.snapshot(of: $0)) }
       return Array(rows.dropFirst(plan.fetchOffset).prefix(plan.fetchLimit > 0 ? plan.fetchLimit : Int.max))
     }
   }
 
-  func fetch(_ plan: StoreFetchPlan, each body: (FetchedRow) -> Void) throws {
+  func fetch(_ plan: StoreFetchPlan, each body: (FetchedRow) -> Void) throws { try fetch(plan, in: nil, each: body) }
+
+  func fetch(_ plan: StoreFetchPlan, in generation: QueryGeneration?, each body: (FetchedRow) -> Void) throws {
     let streamed = try serialized { () -> Bool in
-      let holding = persistentStores.filter { $0.holds(plan.entity) }
+      let holding = stores(in: generation).filter { $0.holds(plan.entity) }
       guard holding.count == 1, let store = holding.first else { return false }
       streamingFetch.store(true, ordering: .relaxed)
       defer { streamingFetch.store(false, ordering: .relaxed) }
-      try store.fetch(plan, each: body)
+      try store.fetch(plan, in: generation?.snapshot(of: store), each: body)
       return true
     }
     if !streamed {
-      for row in try fetch(plan) { body(row) }
+      for row in try fetch(plan, in: generation) { body(row) }
     }
   }
 
-  func count(_ plan: StoreFetchPlan) throws -> Int {
+  func count(_ plan: StoreFetchPlan) throws -> Int { try count(plan, in: nil) }
+
+  func count(_ plan: StoreFetchPlan, in generation: QueryGeneration?) throws -> Int {
     try serialized {
-      let holding = persistentStores.filter { $0.holds(plan.entity) }
-      guard holding.count > 1 else { return try holding.first?.count(plan) ?? 0 }
+      let holding = stores(in: generation).filter { $0.holds(plan.entity) }
+      guard holding.count > 1 else { return try holding.first.map { try $0.count(plan, in: generation?.snapshot(of: $0)) } ?? 0 }
       // Across stores, a limit and an offset apply to the whole: count everything, then cut.
       var unbounded = StoreFetchPlan(
         entity: plan.entity, predicate: plan.predicate, sortDescriptors: [], fetchLimit: 0, fetchOffset: 0, idsOnly: true)
       unbounded.includesSubentities = plan.includesSubentities
-      let total = try holding.reduce(0) { $0 + (try $1.count(unbounded)) }
+      let total = try holding.reduce(0) { $0 + (try $1.count(unbounded, in: generation?.snapshot(of: $1))) }
       let afterOffset = max(0, total - plan.fetchOffset)
       return plan.fetchLimit > 0 ? min(afterOffset, plan.fetchLimit) : afterOffset
     }
   }
 
-  func fetchDictionaries(_ plan: StoreDictionaryPlan) throws -> StoreDictionaryRows {
+  func fetchDictionaries(_ plan: StoreDictionaryPlan) throws -> StoreDictionaryRows { try fetchDictionaries(plan, in: nil) }
+
+  func fetchDictionaries(_ plan: StoreDictionaryPlan, in generation: QueryGeneration?) throws -> StoreDictionaryRows {
     try serialized {
-      let holding = persistentStores.filter { $0.holds(plan.rows.entity) }
-      guard holding.count > 1 else { return try holding.first?.fetchDictionaries(plan) ?? .empty }
+      let holding = stores(in: generation).filter { $0.holds(plan.rows.entity) }
+      guard holding.count > 1 else {
+        return try holding.first.map { try $0.fetchDictionaries(plan, in: generation?.snapshot(of: $0)) } ?? .empty
+      }
       throw ObjectGraphError(
         .unsupportedFeature,
         "Entity \(plan.rows.entity.entityName) lives in \(holding.count) stores of this coordinator, and a dictionary fetch reads one store: its grouping, order and limits are worked out in SQL. Fetch managed objects, or give the entity one store (configurations)."
@@ -97,7 +111,9 @@ extension NSPersistentStoreCoordinator: ObjectStore {
     }
   }
 
-  func snapshots(for ids: [NSManagedObjectID]) throws -> [NSManagedObjectID: RowSnapshot] {
+  func snapshots(for ids: [NSManagedObjectID]) throws -> [NSManagedObjectID: RowSnapshot] { try snapshots(for: ids, in: nil) }
+
+  func snapshots(for ids: [NSManagedObjectID], in generation: QueryGeneration?) throws -> [NSManagedObjectID: RowSnapshot] {
     try serialized {
       var groups: [NSManagedObjectID.StoreTable: [NSManagedObjectID]] = [:]
       for id in ids {
@@ -105,8 +121,8 @@ extension NSPersistentStoreCoordinator: ObjectStore {
       }
       var result: [NSManagedObjectID: RowSnapshot] = [:]
       for group in groups.values {
-        guard let first = group.first, let store = store(for: first) else { continue }
-        result.merge(try store.snapshots(for: group)) { a, _ in a }
+        guard let first = group.first, let store = store(for: first), generation?.covers(store) ?? true else { continue }
+        result.merge(try store.snapshots(for: group, in: generation?.snapshot(of: store))) { a, _ in a }
       }
       return result
     }
@@ -115,6 +131,12 @@ extension NSPersistentStoreCoordinator: ObjectStore {
   func relatedIDs(of ids: [NSManagedObjectID], slot: EntityLayout.Slot, entity: NSEntityDescription) throws
     -> [NSManagedObjectID: [NSManagedObjectID]]
   {
+    try relatedIDs(of: ids, slot: slot, entity: entity, in: nil)
+  }
+
+  func relatedIDs(
+    of ids: [NSManagedObjectID], slot: EntityLayout.Slot, entity: NSEntityDescription, in generation: QueryGeneration?
+  ) throws -> [NSManagedObjectID: [NSManagedObjectID]] {
     try serialized {
       var result: [NSManagedObjectID: [NSManagedObjectID]] = [:]
       var byStore: [String: [NSManagedObjectID]] = [:]
@@ -122,8 +144,8 @@ extension NSPersistentStoreCoordinator: ObjectStore {
         if id.isTemporaryID { result[id] = [] } else { byStore[id.storeIdentifier ?? "", default: []].append(id) }
       }
       for (identifier, group) in byStore {
-        guard let store = persistentStores.first(where: { $0.identifier == identifier }) else { continue }
-        result.merge(try store.relatedIDs(of: group, slot: slot, entity: entity)) { a, _ in a }
+        guard let store = stores(in: generation).first(where: { $0.identifier == identifier }) else { continue }
+        result.merge(try store.relatedIDs(of: group, slot: slot, entity: entity, in: generation?.snapshot(of: store))) { a, _ in a }
       }
       return result
     }

@@ -166,6 +166,7 @@ public final class NSPersistentStoreCoordinator: Sendable, CustomStringConvertib
     }
     guard removed else { return false }
     stopWatchingForRemoteChanges(store)
+    endSnapshots(of: store)
     gate.withLock { store.close() }
     return true
   }

@@ -9,7 +9,8 @@ extension NSPersistentStore {
   /// - Throws: ``ObjectGraphUnknownKeyError`` for an unknown key, ``ObjectGraphInvalidValueError``
   ///   for a to-many column, a column neither grouped nor aggregated, or a `HAVING` without grouping,
   ///   ``ObjectGraphUnsupportedFeatureError`` for an expression the store cannot compute.
-  func fetchDictionaries(_ plan: StoreDictionaryPlan) throws -> StoreDictionaryRows {
+  /// `snapshot`: the query generation's view of the store to read (`nil`: the store as it is now).
+  func fetchDictionaries(_ plan: StoreDictionaryPlan, in snapshot: StoreSnapshot? = nil) throws -> StoreDictionaryRows {
     let mapping = try schema.mapping(for: plan.rows.entity)
     var compiler = SQLPredicateCompiler(schema: schema, mapping: mapping)
     var selects: [String] = []
@@ -63,7 +64,7 @@ extension NSPersistentStore {
     let arguments = StatementArguments(compiler.arguments)
     let names = readers.map(\.name)
     let read = readers.map(\.read)
-    return try self.read { db in
+    return try self.read(in: snapshot) { db in
       // One flat array for every row's values, read straight from the statement: no row object or array
       // per row (see ``StoreDictionaryRows``).
       var values: [StoredValue] = []

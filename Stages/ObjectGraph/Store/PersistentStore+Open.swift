@@ -480,13 +480,16 @@ extension NSPersistentStore {
   /// Opens a connection with the store's pragmas. `setsJournalMode: false` keeps the file's journal mode
   /// (a migration must not change the file before its transaction). For a file about to be created
   /// (`isNewFile`), Core Data's `auto_vacuum` 2 (incremental) comes first: SQLite takes it only before the
-  /// journal mode is WAL and before the first table.
+  /// journal mode is WAL and before the first table. `holdsReadTransaction` lets the connection keep a
+  /// transaction open between its accesses (a query generation's ``StoreSnapshot``).
   static func makeDatabase(
-    path: String?, options: StoreOptions, readOnly: Bool, url: URL?, setsJournalMode: Bool = true, isNewFile: Bool = false
+    path: String?, options: StoreOptions, readOnly: Bool, url: URL?, setsJournalMode: Bool = true, isNewFile: Bool = false,
+    holdsReadTransaction: Bool = false
   ) throws -> DatabaseQueue {
     var configuration = Configuration()
     configuration.readonly = readOnly
-    configuration.label = "ObjectGraph.store"
+    configuration.label = holdsReadTransaction ? "ObjectGraph.generation" : "ObjectGraph.store"
+    configuration.allowsUnsafeTransactions = holdsReadTransaction
     configuration.busyMode = .timeout(10)
     let pragmas = options.sqlitePragmas
     let logs = SQLDebug.isEnabled

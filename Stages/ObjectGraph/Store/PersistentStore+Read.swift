@@ -26,15 +26,16 @@ extension NSPersistentStore {
     return makeID(entity: plan.entity, table: plan.rootNumber, primaryKey: pk)
   }
 
-  /// Reads objects matching a fetch plan.
-  func fetch(_ plan: StoreFetchPlan) throws -> [FetchedRow] {
+  /// Reads objects matching a fetch plan. Here and below, `snapshot` is the query generation's view of the
+  /// store to read (``StoreSnapshot``); `nil` reads the store as it is now.
+  func fetch(_ plan: StoreFetchPlan, in snapshot: StoreSnapshot? = nil) throws -> [FetchedRow] {
     var rows: [FetchedRow] = []
-    try fetch(plan) { rows.append($0) }
+    try fetch(plan, in: snapshot) { rows.append($0) }
     return rows
   }
 
   /// Reads objects matching a fetch plan, handing each row to `body` as it is read.
-  func fetch(_ plan: StoreFetchPlan, each body: (FetchedRow) -> Void) throws {
+  func fetch(_ plan: StoreFetchPlan, in snapshot: StoreSnapshot? = nil, each body: (FetchedRow) -> Void) throws {
     let mapping = try schema.mapping(for: plan.entity)
     var compiler = SQLPredicateCompiler(schema: schema, mapping: mapping)
     var conditions = entityConditions(mapping, includesSubentities: plan.includesSubentities)
@@ -49,7 +50,7 @@ extension NSPersistentStore {
     sql += " ORDER BY " + (order.isEmpty ? "t0.Z_PK" : order + ", t0.Z_PK")
     sql += Self.limitClause(plan)
     let arguments = StatementArguments(compiler.arguments)
-    try read { db in
+    try read(in: snapshot) { db in
       if plan.idsOnly {
         try forEachRow(db, sql: sql, arguments: arguments) { row in
           guard let id = objectID(pk: row.int64(0), entityNumber: row.int64(1)) else { return }
@@ -64,7 +65,7 @@ extension NSPersistentStore {
   }
 
   /// Counts objects matching a fetch plan.
-  func count(_ plan: StoreFetchPlan) throws -> Int {
+  func count(_ plan: StoreFetchPlan, in snapshot: StoreSnapshot? = nil) throws -> Int {
     let mapping = try schema.mapping(for: plan.entity)
     var compiler = SQLPredicateCompiler(schema: schema, mapping: mapping)
     var conditions = entityConditions(mapping, includesSubentities: plan.includesSubentities)
@@ -73,12 +74,14 @@ extension NSPersistentStore {
     sql += compiler.joinClause + Self.whereClause(conditions)
     sql += Self.limitClause(plan)
     let arguments = StatementArguments(compiler.arguments)
-    return try read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (\(sql))", arguments: arguments) ?? 0 }
+    return try read(in: snapshot) { db in
+      try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (\(sql))", arguments: arguments) ?? 0
+    }
   }
 
   /// The rows for the given IDs (all of one root table), by ID; missing rows are absent.
-  func snapshots(for ids: [NSManagedObjectID]) throws -> [NSManagedObjectID: RowSnapshot] {
-    try read { db in try snapshots(for: ids, db: db) }
+  func snapshots(for ids: [NSManagedObjectID], in snapshot: StoreSnapshot? = nil) throws -> [NSManagedObjectID: RowSnapshot] {
+    try read(in: snapshot) { db in try snapshots(for: ids, db: db) }
   }
 
   /// The same, on a connection already in use (a save resolving a conflict reads inside its transaction).
@@ -100,10 +103,10 @@ extension NSPersistentStore {
 
   /// The members of a to-many relationship of each object, read in one query; an ordered to-many's in
   /// their order (by the ordering column, then by primary key for rows without a position).
-  func relatedIDs(of ids: [NSManagedObjectID], slot: EntityLayout.Slot, entity: NSEntityDescription) throws
-    -> [NSManagedObjectID: [NSManagedObjectID]]
-  {
-    try read { db in try relatedIDs(of: ids, slot: slot, entity: entity, db: db) }
+  func relatedIDs(
+    of ids: [NSManagedObjectID], slot: EntityLayout.Slot, entity: NSEntityDescription, in snapshot: StoreSnapshot? = nil
+  ) throws -> [NSManagedObjectID: [NSManagedObjectID]] {
+    try read(in: snapshot) { db in try relatedIDs(of: ids, slot: slot, entity: entity, db: db) }
   }
 
   /// The same, on a connection already in use (a save resolving a conflict reads inside its transaction).
