@@ -23,6 +23,9 @@ extension NSManagedObjectContext {
   /// Merges saved changes given as IDs (see ``SavedObjectIDs``), which may cross queues.
   public func mergeChanges(fromContextDidSave changes: SavedObjectIDs) {
     isolated("mergeChanges(fromContextDidSave:)") { confined in
+      // What a merge brings is not the user's change: it is not recorded for undo (nor is it in Core Data).
+      confined.undoSuppression += 1
+      defer { confined.undoSuppression -= 1 }
       var refreshed: Set<NSManagedObject> = []
       var deleted: Set<NSManagedObject> = []
       var inserted: Set<NSManagedObject> = []
