@@ -111,7 +111,7 @@ extension NSManagedObjectContext {
   /// Records where `object` stands in the context (inserted, deleted, or neither) before that changes.
   func recordMembership(of object: NSManagedObject, _ confined: Confined) {
     guard Self.someContextRecordsUndo, let manager = recordingUndoManager(confined) else { return }
-    let image = Membership(object, in: self, confined)
+    let image = UndoMembership(object, in: self, confined)
     manager.registerUndo(withTarget: self) { context in context.restore(object, to: image) }
   }
 
@@ -158,9 +158,9 @@ extension NSManagedObjectContext {
     confined.unnoticedUpdates.insert(object)
   }
 
-  private func restore(_ object: NSManagedObject, to image: Membership) {
+  private func restore(_ object: NSManagedObject, to image: UndoMembership) {
     isolated("undo()") { confined in
-      let current = Membership(object, in: self, confined)
+      let current = UndoMembership(object, in: self, confined)
       guard current != image else { return }
       undoManager?.registerUndo(withTarget: self) { context in context.restore(object, to: current) }
       apply(image, to: object, confined)
@@ -168,7 +168,7 @@ extension NSManagedObjectContext {
     }
   }
 
-  private func apply(_ image: Membership, to object: NSManagedObject, _ confined: Confined) {
+  private func apply(_ image: UndoMembership, to object: NSManagedObject, _ confined: Confined) {
     let inContext = object.managedObjectContext === self
     guard image.inContext else {
       guard inContext else { return }
@@ -237,7 +237,7 @@ extension NSManagedObjectContext {
 
 /// Where an object stands in a context, for undo: in it or not, inserted, deleted, and whether its delete
 /// rules have run.
-struct Membership: Equatable {
+struct UndoMembership: Equatable {
   var inContext: Bool
   var isInserted: Bool
   var isDeleted: Bool

@@ -285,6 +285,35 @@ struct UndoTests {
     }
   }
 
+  @Test("A child's save is recorded by the child's undo manager, not by its parent's")
+  func childSaveIsNotRecordedInTheParent() throws {
+    let stack = try Stack()
+    let parent = stack.context
+    let (_, note, _, _) = try savedNotebook(stack)
+    let child = NSManagedObjectContext(.privateQueue)
+    child.parent = parent
+    let childUndo = UndoManager()
+    try child.performAndWait {
+      child.undoManager = childUndo
+      let copy = try #require(try child.existingObject(with: note.objectID) as? Note)
+      copy.title = "from the child"
+      try child.save()
+    }
+    parent.performAndWait {
+      #expect(note.title == "from the child")
+      #expect(parent.hasChanges)
+      #expect(!stack.undoManager.canUndo, "the parent's user did not make this change")
+      parent.undo()
+      #expect(note.title == "from the child")
+    }
+    try child.performAndWait {
+      #expect(childUndo.canUndo)
+      child.undo()
+      let copy = try #require(child.registeredObject(for: note.objectID) as? Note)
+      #expect(copy.title == "first")
+    }
+  }
+
   @Test("Changes made while registration is disabled are not recorded; a new change empties the redo stack")
   func disabledRegistrationAndRedoStack() throws {
     let stack = try Stack()
@@ -372,6 +401,47 @@ struct UndoTests {
       }
     }
     #expect(title == "first")
+  }
+
+  @Test("Contexts on their own queues, each with its own undo manager, record and undo in parallel without mixing")
+  func parallelContexts() async throws {
+    let stack = try StoreStack(model: try Models.notes(), type: .inMemory)
+    let ids = try stack.context.performAndWait {
+      let notes = (0..<4).map { index in
+        let note = Note(context: stack.context)
+        note.title = "start \(index)"
+        return note
+      }
+      try stack.context.save()
+      return notes.map(\.objectID)
+    }
+    let finals = try await withThrowingTaskGroup(of: [String].self) { group in
+      for id in ids {
+        group.addTask {
+          let context = stack.freshContext()
+          await context.perform { context.undoManager = UndoManager() }
+          for step in 0..<20 {
+            await context.perform { (context.object(with: id) as? Note)?.rating = Int64(step + 1) }
+          }
+          return await context.perform {
+            var seen: [String] = []
+            for _ in 0..<20 {
+              context.undo()
+              seen.append("\((context.object(with: id) as? Note)?.rating ?? -1)")
+            }
+            seen.append(context.hasChanges ? "changed" : "clean")
+            return seen
+          }
+        }
+      }
+      var all: [[String]] = []
+      for try await seen in group { all.append(seen) }
+      return all
+    }
+    #expect(finals.count == 4)
+    for seen in finals {
+      #expect(seen == (0..<20).reversed().map { "\($0)" } + ["clean"])
+    }
   }
 
   @Test("undo() posts objects-did-change with the objects it changed")
