@@ -201,7 +201,9 @@ import Foundation
       undoNestedGroup()
     }
 
-    /// Undoes the last closed group on the undo stack, recording its reverse as one group on the redo stack.
+    /// Undoes the last closed top-level group on the undo stack, recording its reverse as one group on the redo
+    /// stack. (Foundation's also undoes the last group closed inside a group still open; here groups nested in
+    /// an open group are undone with it, as a whole.)
     open func undoNestedGroup() {
       guard mode == .normal else { return }
       post(.NSUndoManagerCheckpoint)
