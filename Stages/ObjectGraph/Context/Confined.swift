@@ -45,6 +45,8 @@ final class Confined {
   /// meanwhile is noted in `changedDuringWillSave`, so that its hook runs (again) before the save writes.
   var runsWillSave = false
   var changedDuringWillSave: Set<NSManagedObject> = []
+  /// Above zero while a merge or a child's save changes objects: nothing is recorded for undo.
+  var undoSuppression = 0
   /// The registry size at which the next purge runs (doubling keeps purging linear overall).
   private var purgeThreshold = 4096
   /// The registry size at which a fetch purges before it registers its objects. Unlike `purgeThreshold`,

@@ -3,14 +3,15 @@ import Foundation
 extension NSManagedObjectContext {
   /// Runs a request straight against the persistent store(s): an ``NSBatchInsertRequest``,
   /// ``NSBatchUpdateRequest``, ``NSBatchDeleteRequest`` or ``NSPersistentHistoryChangeRequest`` (Core Data's
-  /// `execute(_:)`).
+  /// `execute(_:)`), or starts an ``NSAsynchronousFetchRequest``, returning its ``NSAsynchronousFetchResult``
+  /// at once (the fetch runs on the context's queue after the work queued there; see the request).
   ///
   /// The rows change in SQL; no object is made, and no context (this one included) sees the change until
   /// it fetches again or merges the IDs with ``mergeChanges(fromRemoteContextSave:into:)``. A child
   /// context's request goes to its coordinator too, past its parents.
   ///
-  /// - Returns: an ``NSBatchInsertResult``, ``NSBatchUpdateResult``, ``NSBatchDeleteResult`` or
-  ///   ``NSPersistentHistoryResult``.
+  /// - Returns: an ``NSBatchInsertResult``, ``NSBatchUpdateResult``, ``NSBatchDeleteResult``,
+  ///   ``NSPersistentHistoryResult`` or ``NSAsynchronousFetchResult``.
   /// - Throws: ``ObjectGraphUnknownKeyError`` for an unknown entity or key,
   ///   ``ObjectGraphInvalidValueError`` for a value of the wrong type or a relationship given as a
   ///   value, ``NSValidationMissingMandatoryPropertyError`` for a required attribute left
@@ -29,10 +30,11 @@ extension NSManagedObjectContext {
       case let update as NSBatchUpdateRequest: return try executeUpdate(update, coordinator)
       case let delete as NSBatchDeleteRequest: return try executeDelete(delete, coordinator)
       case let history as NSPersistentHistoryChangeRequest: return try executeHistory(history, coordinator)
+      case let asynchronous as any AsynchronousFetchStarting: return asynchronous.start(in: self)
       default:
         throw ObjectGraphError(
           .unsupportedFeature,
-          "execute(_:) runs NSBatchInsertRequest, NSBatchUpdateRequest, NSBatchDeleteRequest and NSPersistentHistoryChangeRequest; \(type(of: request)) is not one. Fetch requests go to fetch(_:)."
+          "execute(_:) runs NSBatchInsertRequest, NSBatchUpdateRequest, NSBatchDeleteRequest, NSPersistentHistoryChangeRequest and NSAsynchronousFetchRequest; \(type(of: request)) is not one. Fetch requests go to fetch(_:)."
         )
       }
     }

@@ -25,6 +25,9 @@ extension NSManagedObjectContext {
     isolated("mergeChanges(fromContextDidSave:)") { confined in
       // A pinned context moves to the newest generation first, so the rows it reads below are the merged ones.
       moveToCurrentQueryGeneration()
+      // What a merge brings is not the user's change: it is not recorded for undo (nor is it in Core Data).
+      confined.undoSuppression += 1
+      defer { confined.undoSuppression -= 1 }
       var refreshed: Set<NSManagedObject> = []
       var deleted: Set<NSManagedObject> = []
       var inserted: Set<NSManagedObject> = []

@@ -40,6 +40,9 @@ extension NSManagedObjectContext {
       if let owner = object.managedObjectContext, owner !== self {
         ConcurrencyDebug.objectsFromTwoContexts(object, object, key: "(insert)")
       }
+      if Self.someContextRecordsUndo, !object.state.isInserted || object.state.isDeleted {
+        recordMembership(of: object, confined)
+      }
       if object.state.isDeleted && object.managedObjectContext === self {
         // Re-inserting a deleted object undoes the delete; a never-saved one is inserted again.
         object.state.isDeleted = false
@@ -72,6 +75,7 @@ extension NSManagedObjectContext {
         return
       }
       guard !object.state.isDeleted else { return }
+      if Self.someContextRecordsUndo { recordMembership(of: object, confined) }
       object.state.isDeleted = true
       confined.unnoticedDeletes.insert(object)
       scheduleProcessing(confined)

@@ -197,6 +197,9 @@ extension NSManagedObjectContext: ObjectStore {
   /// A child's save: its changes become this context's unsaved changes.
   func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
     try performAndWait {
+      // A child's save is not this context's user's change: it is not recorded in this context's undo manager.
+      confined.undoSuppression += 1
+      defer { confined.undoSuppression -= 1 }
       var result = StoreSaveResult()
       result.insertedVersion = 0
       // The parent keeps the child's temporary IDs (as Core Data's does).

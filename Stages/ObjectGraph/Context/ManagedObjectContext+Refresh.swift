@@ -23,6 +23,8 @@ extension NSManagedObjectContext {
       confined.propagated = []
       confined.unnoticedUpdates = []
       confined.unnoticedDeletes = []
+      // As Core Data's: a rollback removes everything from the undo manager.
+      undoManager?.removeAllActions()
     }
   }
 
@@ -47,6 +49,8 @@ extension NSManagedObjectContext {
       confined.unnoticedUpdates = []
       confined.unnoticedDeletes = []
       moveToCurrentQueryGeneration()
+      // The context's recorded operations name objects it no longer has.
+      undoManager?.removeAllActions(withTarget: self)
       // As Core Data: observers learn that every object they held from this context is invalid.
       NotificationCenter.default.post(
         name: Self.didChangeObjectsNotification, object: self, userInfo: [NotificationKey.invalidatedAllObjects.rawValue: true])

@@ -41,6 +41,7 @@ extension NSManagedObjectContext {
 
   func processPendingChangesQuietly() {
     propagateDeletes(confined)
+    if Self.someContextRecordsUndo { endUndoEventGroup() }
     postObjectsDidChange(confined)
   }
 
@@ -435,6 +436,7 @@ extension NSManagedObjectContext {
         switch relationship.deleteRule {
         case .cascadeDeleteRule:
           for target in related where !target.state.isDeleted {
+            if Self.someContextRecordsUndo { recordMembership(of: target, confined) }
             target.state.isDeleted = true
             if target.state.isInserted {
               confined.inserted.remove(target)
@@ -457,6 +459,7 @@ extension NSManagedObjectContext {
       if object.snapshot == nil && !object.state.isInserted {
         // Never saved: with its relationships undone, it simply leaves the context (Core Data's rule);
         // there is no row to delete.
+        if Self.someContextRecordsUndo { recordMembership(of: object, confined) }
         confined.deleted.remove(object)
         confined.registry[object.objectID] = nil
         object.managedObjectContext = nil

@@ -80,6 +80,11 @@ public final class NSManagedObjectContext: @unchecked Sendable, CustomStringConv
     /// The query generation a root context is pinned to, which it reads through; `nil` when unpinned
     /// (ManagedObjectContext+QueryGeneration.swift).
     var queryGenerationPin: QueryGenerationPin?
+    /// The undo manager changes are recorded with (see ``undoManager``); not `Sendable`, guarded by the lock
+    /// around `Settings` as `userInfo` is, and used on the context's queue only.
+    var undoManager: UndoManager?
+    /// The observer of the undo manager's checkpoints.
+    var undoObserver: ObserverToken?
   }
 
   /// Makes a context. Give it a ``persistentStoreCoordinator`` (or, later, a parent) before using it.
@@ -105,6 +110,9 @@ public final class NSManagedObjectContext: @unchecked Sendable, CustomStringConv
   deinit {
     if settings.withLock({ $0.stalenessInterval >= 0 }) { Self.contextsLimitingStaleness.subtract(1, ordering: .relaxed) }
     if let observer = settings.withLock({ $0.mergeObserver }) { NotificationCenter.default.removeObserver(observer.token) }
+    let (undoManager, undoObserver) = settings.withLock { ($0.undoManager, $0.undoObserver) }
+    if undoManager != nil { Self.contextsWithUndoManagers.subtract(1, ordering: .relaxed) }
+    if let undoObserver { NotificationCenter.default.removeObserver(undoObserver.token) }
   }
 
   // MARK: - Configuration
@@ -305,11 +313,15 @@ public final class NSManagedObjectContext: @unchecked Sendable, CustomStringConv
     let id = ObjectIdentifier(self)
     if isOnQueue {
       let stack = ThreadRecord.current
-      return try ThreadRecord.with(stack.contains(id) ? stack : stack + [id], running: id, block)
+      if stack.contains(id) { return try ThreadRecord.with(stack, running: id, block) }
+      // The outermost block of this context on the stack: the end of an event for its undo manager.
+      defer { if Self.someContextRecordsUndo { endUndoEventGroup() } }
+      return try ThreadRecord.with(stack + [id], running: id, block)
     }
     let carried = ContextQueue.recordForHop(adding: id)
     return try queue.dispatchQueue.sync {
-      try ThreadRecord.with(carried, running: id, block)
+      defer { if Self.someContextRecordsUndo { endUndoEventGroup() } }
+      return try ThreadRecord.with(carried, running: id, block)
     }
   }
 

@@ -58,6 +58,7 @@ extension NSManagedObject {
     let slot = loadedSlot(forKey: key)
     switch slot.kind {
     case .attribute(let type):
+      willChangeForUndo(slot.index)
       storeAttribute(value, slot, type, key: key)
       noteChange(slot.index)
     case .toOne:
@@ -76,6 +77,7 @@ extension NSManagedObject {
       if slot.isOrdered {
         let ordered = slot.toManyValue(objects.map(\.objectID))
         if !StoredValueComparison.isEqual(values[slot.index], ordered) {
+          willChangeForUndo(slot.index)
           values[slot.index] = ordered
           context.didChange(self, slot: slot.index)
         }
@@ -325,6 +327,17 @@ extension NSManagedObject {
   /// (Removing a member from an ordered to-many is linear in its size, as removing from a list is.)
   private func editToMany(_ slot: EntityLayout.Slot, _ edit: MemberEdit) -> Bool {
     loadToManyIfNeeded(slot)
+    if NSManagedObjectContext.someContextRecordsUndo, let context = managedObjectContext {
+      // Recorded with the members before the edit (kept by undo, so the edit copies them: undo costs that).
+      let before = values[slot.index]
+      let changed = editMembers(slot, edit)
+      if changed { context.recordUndo(of: self, slot: slot.index, old: before) }
+      return changed
+    }
+    return editMembers(slot, edit)
+  }
+
+  private func editMembers(_ slot: EntityLayout.Slot, _ edit: MemberEdit) -> Bool {
     var value = values[slot.index]
     values[slot.index] = nil
     if case .orderedObjectIDs(var ids)? = value {
@@ -348,10 +361,19 @@ extension NSManagedObject {
     return changed
   }
 
+  /// Records slot `index`'s value for undo before it changes, when some context records undo and this
+  /// object's context is one of them.
+  @inline(__always)
+  func willChangeForUndo(_ index: Int) {
+    guard NSManagedObjectContext.someContextRecordsUndo, let context = managedObjectContext else { return }
+    context.recordUndo(of: self, slot: index, old: values[index])
+  }
+
   private func setToOne(_ newValue: NSManagedObject?, slot: EntityLayout.Slot) {
     if let newValue { checkSameContext(newValue, key: slot.name) }
     let oldID = values[slot.index].objectID
     guard oldID != newValue?.objectID else { return }
+    willChangeForUndo(slot.index)
     values[slot.index] = newValue.map { .objectID($0.objectID) }
     managedObjectContext?.didChange(self, slot: slot.index)
     guard let inverse = slot.relationship?.inverseRelationship, let context = managedObjectContext else { return }
@@ -390,6 +412,7 @@ extension NSManagedObject {
         context.object(with: previous).primitiveRemove(self, inverse: back)
       }
       guard values[index].objectID != object.objectID else { return }
+      willChangeForUndo(index)
       values[index] = .objectID(object.objectID)
     }
     managedObjectContext?.didChange(self, slot: index)
@@ -404,6 +427,7 @@ extension NSManagedObject {
       guard editToMany(slot, .remove(object.objectID)) else { return }
     } else {
       guard values[index].objectID == object.objectID else { return }
+      willChangeForUndo(index)
       values[index] = nil
     }
     managedObjectContext?.didChange(self, slot: index)
