@@ -89,6 +89,15 @@ enum InnermostContext {
   static func isInnermost(_ context: ObjectIdentifier) -> Bool {
     UInt(bitPattern: pthread_getspecific(key)) == UInt(bitPattern: context)
   }
+
+  /// The context whose block runs innermost on this thread, if any (for `NSFetchRequest.execute()`).
+  ///
+  /// The key holds the context's identity, which is its address; the context is alive while its block
+  /// runs (see above), and the key is cleared when the block ends, so the address names a live context.
+  static var current: NSManagedObjectContext? {
+    guard let pointer = pthread_getspecific(key) else { return nil }
+    return Unmanaged<NSManagedObjectContext>.fromOpaque(pointer).takeUnretainedValue()
+  }
 }
 
 /// Per-thread list of the contexts whose `performAndWait` block is running on this thread.

@@ -384,6 +384,25 @@ extension NSManagedObject {
     newValue?.primitiveAdd(self, inverse: inverse)
   }
 
+  /// Adds `members` to the unordered to-many `key`, member by member (``MutableSetRelationship``): what
+  /// `setValue(_:forKey:)` does for the members it adds, without comparing the whole set.
+  func addMembers(_ members: [NSManagedObject], toManyKey key: String) {
+    let slot = loadedSlot(forKey: key)
+    let objects = Self.objects(members, key: key, entity: layout.name, ordered: false)
+    guard managedObjectContext != nil else {
+      programmerError(
+        "ObjectGraph: \(layout.name).\(key) cannot take members through mutableSetValue(forKey:): the object is in no context. Insert it into a context first, or set the whole set with setValue(_:forKey:)."
+      )
+    }
+    for object in objects { addToToMany(object, slot: slot) }
+  }
+
+  /// Removes `members` from the unordered to-many `key`, member by member (``MutableSetRelationship``).
+  func removeMembers(_ members: [NSManagedObject], toManyKey key: String) {
+    let slot = loadedSlot(forKey: key)
+    for member in members where relatedIDs(slot).contains(member.objectID) { removeFromToMany(member, slot: slot) }
+  }
+
   private func addToToMany(_ object: NSManagedObject, slot: EntityLayout.Slot) {
     checkSameContext(object, key: slot.name)
     guard editToMany(slot, .insert(object.objectID)) else { return }
