@@ -18,14 +18,7 @@ struct RemoteChange: ParsableCommand {
   var journal: JournalMode = .both
 
   func run() throws {
-    var failed = false
-    for mode in journal.modes {
-      let folder = FileManager.default.temporaryDirectory.appendingPathComponent("remote-change-\(UUID().uuidString)")
-      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-      defer { try? FileManager.default.removeItem(at: folder) }
-      failed = try trial(store: folder.appendingPathComponent("Shared.sqlite"), journalMode: mode) || failed
-    }
-    if failed { throw ExitCode.failure }
+    try journal.runTrials(named: "remote-change") { try trial(store: $0, journalMode: $1) }
   }
 
   /// One trial; returns whether it failed.

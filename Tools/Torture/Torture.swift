@@ -35,6 +35,19 @@ enum JournalMode: String, ExpressibleByArgument, CaseIterable {
   case wal, delete, both
 
   var modes: [String] { self == .both ? ["WAL", "DELETE"] : [rawValue.uppercased()] }
+
+  /// Runs `trial` once per journal mode named, each on `Shared.sqlite` in a new temporary folder named after
+  /// `name` (removed after); throws `ExitCode.failure` when any trial failed (returned `true`).
+  func runTrials(named name: String, _ trial: (_ store: URL, _ journalMode: String) throws -> Bool) throws {
+    var failed = false
+    for mode in modes {
+      let folder = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)")
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      defer { try? FileManager.default.removeItem(at: folder) }
+      failed = try trial(folder.appendingPathComponent("Shared.sqlite"), mode) || failed
+    }
+    if failed { throw ExitCode.failure }
+  }
 }
 
 struct Crash: ParsableCommand {

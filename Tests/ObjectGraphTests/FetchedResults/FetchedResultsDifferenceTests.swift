@@ -162,31 +162,20 @@ struct FetchedResultsDifferenceTests {
       for index in 0..<8 {
         group.addTask {
           let stack = try StoreStack(type: .inMemory)
-          if index.isMultiple(of: 2) {
-            let recorder = DifferenceRecorder()
-            let controller = try controller(stack, delegate: recorder)
-            stack.context.performAndWait {
-              for number in 0..<20 {
-                let note = Note(context: stack.context)
-                note.title = "n\(number)"
-                stack.context.processPendingChanges()
-              }
+          let byDifference = index.isMultiple(of: 2)
+          let differences = DifferenceRecorder()
+          let objects = ObjectRecorder()
+          let controller = try controller(stack, delegate: byDifference ? differences : objects)
+          stack.context.performAndWait {
+            for number in 0..<20 {
+              let note = Note(context: stack.context)
+              note.title = "n\(number)"
+              stack.context.processPendingChanges()
             }
-            _ = controller
-            return recorder.differences.count == 20 && recorder.otherCalls == 0
-          } else {
-            let recorder = ObjectRecorder()
-            let controller = try controller(stack, delegate: recorder)
-            stack.context.performAndWait {
-              for number in 0..<20 {
-                let note = Note(context: stack.context)
-                note.title = "n\(number)"
-                stack.context.processPendingChanges()
-              }
-            }
-            _ = controller
-            return recorder.lines.count == 20
           }
+          withExtendedLifetime(controller) {}
+          return byDifference
+            ? differences.differences.count == 20 && differences.otherCalls == 0 : objects.lines.count == 20
         }
       }
       for try await ok in group { #expect(ok) }
