@@ -68,6 +68,14 @@ extension NSManagedObjectContext {
             NotificationKey.insertedObjects.rawValue: inserted, NotificationKey.updatedObjects.rawValue: Set<NSManagedObject>(),
           ])
       }
+      // After the merge, as Core Data posts it: what was merged, by ID, and what it refreshed here.
+      NotificationCenter.default.post(
+        name: Self.didMergeChangesObjectIDsNotification, object: self,
+        userInfo: [
+          NotificationKey.insertedObjectIDs.rawValue: changes.inserted, NotificationKey.updatedObjectIDs.rawValue: changes.updated,
+          NotificationKey.deletedObjectIDs.rawValue: changes.deleted,
+          NotificationKey.refreshedObjectIDs.rawValue: Set(refreshed.map(\.objectID)),
+        ])
     }
   }
 

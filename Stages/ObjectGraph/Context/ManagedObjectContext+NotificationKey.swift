@@ -33,6 +33,15 @@ extension NSManagedObjectContext {
     case updatedObjectIDs = "updatedObjectIDs"
     /// The IDs of the deleted objects (`Set<NSManagedObjectID>`), on the same two notifications.
     case deletedObjectIDs = "deletedObjectIDs"
+    /// The IDs of the objects a merge refreshed (`Set<NSManagedObjectID>`), on
+    /// ``NSManagedObjectContext/didMergeChangesObjectIDsNotification``.
+    case refreshedObjectIDs = "refreshedObjectIDs"
+    /// The IDs of objects invalidated by their store's removal (`Set<NSManagedObjectID>`); the engine posts
+    /// none under it (see `NSInvalidatedObjectsKey`).
+    case invalidatedObjectIDs = "invalidatedObjectIDs"
+    /// The objects invalidated by their store's removal (`Set<NSManagedObject>`, `NSInvalidatedObjectsKey`);
+    /// the engine posts none under it.
+    case invalidatedObjects = "invalidated"
     /// The ``NSQueryGenerationToken`` of the generation a pinned context moved to with its save, on the same
     /// two notifications (absent when the saving context is not pinned). See "Query generations".
     case queryGeneration = "queryGeneration"

@@ -9,6 +9,8 @@ extension Notification.Name {
   public static let NSManagedObjectContextDidSaveObjectIDs = NSManagedObjectContext.didSaveObjectIDsNotification
   /// Core Data's name of ``NSManagedObjectContext/didChangeObjectsNotification``.
   public static let NSManagedObjectContextObjectsDidChange = NSManagedObjectContext.didChangeObjectsNotification
+  /// Core Data's name of ``NSManagedObjectContext/didMergeChangesObjectIDsNotification``.
+  public static let NSManagedObjectContextDidMergeChangesObjectIDs = NSManagedObjectContext.didMergeChangesObjectIDsNotification
 }
 
 /// The user-info key of the inserted objects of a context's did-save and did-change notifications (Core
@@ -22,7 +24,7 @@ public let NSDeletedObjectsKey = NSManagedObjectContext.NotificationKey.deletedO
 public let NSRefreshedObjectsKey = NSManagedObjectContext.NotificationKey.refreshedObjects.rawValue
 /// The user-info key of the objects invalidated by their store's removal (Core Data's
 /// `NSInvalidatedObjectsKey`, `"invalidated"`). The engine posts none under it.
-public let NSInvalidatedObjectsKey = "invalidated"
+public let NSInvalidatedObjectsKey = NSManagedObjectContext.NotificationKey.invalidatedObjects.rawValue
 /// The user-info key that says every object was invalidated, by a reset (Core Data's
 /// `NSInvalidatedAllObjectsKey`).
 public let NSInvalidatedAllObjectsKey = NSManagedObjectContext.NotificationKey.invalidatedAllObjects.rawValue

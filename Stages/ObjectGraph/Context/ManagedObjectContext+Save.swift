@@ -14,6 +14,12 @@ extension NSManagedObjectContext {
   public static let didSaveObjectIDsNotification = Notification.Name("NSManagedObjectContextDidSaveObjectIDsNotification")
   /// Notification posted when pending changes are processed and objects changed.
   public static let didChangeObjectsNotification = Notification.Name("NSManagedObjectContextObjectsDidChangeNotification")
+  /// Notification posted on the context's queue after the context has merged changes
+  /// (`mergeChanges(fromContextDidSave:)`, `mergeChanges(fromRemoteContextSave:into:)`, automatic merges): the
+  /// merged changes' IDs under `insertedObjectIDs`, `updatedObjectIDs`, `deletedObjectIDs`, and the IDs of the
+  /// objects the merge refreshed under `refreshedObjectIDs` (Core Data's `didMergeChangesObjectIDsNotification`).
+  public static let didMergeChangesObjectIDsNotification = Notification.Name(
+    "NSManagedObjectContextDidMergeChangesObjectIDsNotification")
 
   /// Saves every pending change to the store in one transaction: all of it or nothing.
   ///

@@ -132,7 +132,7 @@ extension NSManagedObject {
 
   /// The slot a write by key goes to, with the object's values loaded (and the queue checked).
   @inline(__always)
-  private func loadedSlot(forKey key: String) -> EntityLayout.Slot {
+  func loadedSlot(forKey key: String) -> EntityLayout.Slot {
     let slot = slot(forKey: key)
     ConcurrencyDebug.objectTouchedOffQueue(self, key: key)
     fireFault(key: key)
