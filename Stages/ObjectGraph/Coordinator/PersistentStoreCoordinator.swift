@@ -41,6 +41,15 @@ public final class NSPersistentStoreCoordinator: Sendable, CustomStringConvertib
   /// The stores added so far, in the order they were added.
   public var persistentStores: [NSPersistentStore] { stores.withLock { $0 } }
 
+  private let nameStorage = Locked<String?>(nil)
+
+  /// A name for the coordinator, for your own logs and debugging (Core Data's `name`); `nil` until you set
+  /// one. The engine prints it in ``description``. Safe to read and set from any thread.
+  public var name: String? {
+    get { nameStorage.withLock { $0 } }
+    set { nameStorage.withLock { $0 = newValue } }
+  }
+
   /// Adds a store with Core Data's options dictionary and returns it (Core Data's
   /// `addPersistentStore(type:configuration:at:options:)`).
   ///
@@ -215,7 +224,9 @@ public final class NSPersistentStoreCoordinator: Sendable, CustomStringConvertib
     try metadataForPersistentStore(type: NSPersistentStore.StoreType(rawValue: storeType), at: url, options: options)
   }
 
-  public var description: String { "<NSPersistentStoreCoordinator \(persistentStores.count) store(s)>" }
+  public var description: String {
+    "<NSPersistentStoreCoordinator\(name.map { " \"\($0)\"" } ?? "") \(persistentStores.count) store(s)>"
+  }
 }
 
 /// Coordinators are equal when they are the same instance, as Core Data's (`NSObject`'s `isEqual:`), so
