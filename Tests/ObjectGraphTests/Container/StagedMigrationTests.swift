@@ -231,6 +231,27 @@ struct StagedMigrationTests {
     try stack.close()
   }
 
+  @Test("Two coordinators add the same v1 store at once on two queues: the handlers run once, both get v3")
+  func concurrentAdds() throws {
+    let url = try TemporaryFolder().appending("Store.sqlite")
+    try Self.writeV1Store(at: url)
+    let (v1, v2, v3) = (try Self.v1(), try Self.v2(), try Self.v3())
+    let calls = Calls()
+    let manager = Self.manager(v1: v1, v2: v2, v3: v3, calls: calls)
+    let results = Calls()
+    DispatchQueue.concurrentPerform(iterations: 2) { _ in
+      do {
+        let stack = try StoreStack(model: v3, at: url, options: [NSPersistentStoreStagedMigrationManagerOptionKey: manager])
+        results.record("\(try Self.people(stack.context).compactMap { $0["initials"] })")
+        try stack.close()
+      } catch {
+        results.record("error: \(error)")
+      }
+    }
+    #expect(results.entries == [#"["AL", "AT", "GH"]"#, #"["AL", "AT", "GH"]"#])
+    #expect(calls.entries.count == 2)
+  }
+
   @Test("Model references find a model version in a file by its checksum")
   func referenceFromFile() throws {
     let folder = try TemporaryFolder()
