@@ -67,12 +67,12 @@ public final class NSStagedMigrationManager: NSObject, @unchecked Sendable, Stag
     for step in try plan(from: source, to: destination, models: models) {
       switch step {
       case .inferred(let model):
-        try migrateInferred(url, to: model, configuration: configuration, models: models)
+        try migrateInferred(url, to: model, configuration: configuration, models: models, stage: nil)
       case .custom(let stage, let from, let to):
         if let handler = stage.willMigrateHandler {
           try withContainer(url, model: from, configuration: configuration) { try handler(self, stage) }
         }
-        try migrateInferred(url, to: to, configuration: configuration, models: models)
+        try migrateInferred(url, to: to, configuration: configuration, models: models, stage: stage)
         if let handler = stage.didMigrateHandler {
           try withContainer(url, model: to, configuration: configuration) { try handler(self, stage) }
         }
@@ -130,18 +130,27 @@ public final class NSStagedMigrationManager: NSObject, @unchecked Sendable, Stag
     }
   }
 
-  /// Migrates the store at `url` to `model` by inference, as adding it with automatic migration does.
-  private func migrateInferred(_ url: URL, to model: NSManagedObjectModel, configuration: String?, models: [NSManagedObjectModel])
-    throws
-  {
+  /// Migrates the store at `url` to `model` by inference, as adding it with automatic migration does; a
+  /// refusal keeps its code and says which stage's step it was (`stage`, or the lightweight one to `model`).
+  private func migrateInferred(
+    _ url: URL, to model: NSManagedObjectModel, configuration: String?, models: [NSManagedObjectModel], stage: NSMigrationStage?
+  ) throws {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-    let store = try coordinator.addPersistentStore(
-      type: .sqlite, configuration: configuration, at: url,
-      options: [
-        NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
-        ObjectGraphMigrationSourceModelsOption: models, NSSQLitePragmasOption: ["journal_mode": "DELETE"],
-      ])
-    try coordinator.remove(store)
+    do {
+      let store = try coordinator.addPersistentStore(
+        type: .sqlite, configuration: configuration, at: url,
+        options: [
+          NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+          ObjectGraphMigrationSourceModelsOption: models, NSSQLitePragmasOption: ["journal_mode": "DELETE"],
+        ])
+      try coordinator.remove(store)
+    } catch let error as ObjectGraphError {
+      let step = stage.map { "the next model of \($0.name)" } ?? "the model version with checksum \(model.versionChecksum)"
+      throw ObjectGraphError(
+        ObjectGraphError.Code(rawValue: error.code),
+        "In the staged migration, the inferred migration to \(step) failed, on the copy of the store it migrates: \(error.message) The store was left as it was.",
+        underlyingError: error)
+    }
   }
 
   /// Runs `body` with ``container`` set to a container that has the store at `url` loaded with `model`.

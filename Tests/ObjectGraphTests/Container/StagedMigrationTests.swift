@@ -219,6 +219,33 @@ struct StagedMigrationTests {
     #expect(error?.message.contains("not-a-checksum") == true)
   }
 
+  @Test("A custom stage whose change cannot be inferred fails with 134140 naming the stage; the store is left as it was")
+  func customStepNotInferable() throws {
+    let url = try TemporaryFolder().appending("Store.sqlite")
+    try Self.writeV1Store(at: url)
+    let before = try Data(contentsOf: url)
+    let v1 = try Self.v1()
+    // `name` turns from a string into an integer: no lightweight migration infers that.
+    let numbered = try NSManagedObjectModel(entities: [
+      NSEntityDescription(
+        name: "Person",
+        properties: [
+          .attribute(
+            NSAttributeDescription(name: "name", type: .init(rawValue: .integer64AttributeType), isOptional: true, defaultValue: nil))
+        ])
+    ])
+    let stage = NSCustomMigrationStage(
+      migratingFrom: NSManagedObjectModelReference(model: v1, versionChecksum: v1.versionChecksum),
+      to: NSManagedObjectModelReference(model: numbered, versionChecksum: numbered.versionChecksum))
+    stage.label = "names become numbers"
+    let manager = NSStagedMigrationManager([stage])
+    let error = expectCode(.migrationMissingMappingModel) {
+      _ = try StoreStack(model: numbered, at: url, options: [NSPersistentStoreStagedMigrationManagerOptionKey: manager])
+    }
+    #expect(error?.message.contains("the inferred migration to the next model of stage 'names become numbers' failed") == true)
+    #expect(try Data(contentsOf: url) == before)
+  }
+
   @Test("A store already at the current model runs no stage and no handler")
   func currentStoreRunsNothing() throws {
     let url = try TemporaryFolder().appending("Store.sqlite")
