@@ -55,7 +55,7 @@ enum MigrationSource {
 
   /// The versions of the `.xcdatamodeld` a model was read from, or none for a model made in code or read
   /// from a lone `.xcdatamodel`.
-  private static func siblingVersions(of model: NSManagedObjectModel) throws -> [(name: String, model: NSManagedObjectModel)] {
+  static func siblingVersions(of model: NSManagedObjectModel) throws -> [(name: String, model: NSManagedObjectModel)] {
     guard let url = model.sourceURL else { return [] }
     // A `.xcdatamodeld` (the sources) or a `.momd` (the compiled model an app bundle ships).
     let bundles = [XcodeModelLoader.bundleExtension, CompiledModelLoader.bundleExtension]

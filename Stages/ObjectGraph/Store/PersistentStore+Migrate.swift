@@ -15,17 +15,26 @@ extension NSPersistentStore {
     url: URL, metadata: [String: any Sendable], configuration: String?, options: StoreOptions, model: NSManagedObjectModel,
     entities: [NSEntityDescription], incompatibility: @autoclosure () -> ObjectGraphError
   ) throws {
-    guard options.migratePersistentStoresAutomatically else { throw incompatibility() }
+    // A staged migration given in the options is asked for: it runs without the automatic-migration flag.
+    guard options.migratePersistentStoresAutomatically || options.stagedMigration != nil else { throw incompatibility() }
     // The source model first: a store whose model cannot be found, or that is of a newer version, is told
     // so, read-only or not; "open it read-write" is only advice when a read-write open could migrate it.
     let found = try MigrationSource.find(
-      metadata: metadata, configuration: configuration, destination: model, given: options.migrationSourceModels,
+      metadata: metadata, configuration: configuration, destination: model,
+      given: options.migrationSourceModels + (options.stagedMigration?.stageModels ?? []),
       storedModel: { StoreModelCache.read(url: url) }, url: url)
     guard !options.readOnly else {
       throw ObjectGraphError(
         .persistentStoreIncompatibleVersionHash,
         "The store at \(url.path) was made with another version of the model (\(found.origin)) and needs a migration, but it is opened read-only. Open it read-write once to migrate it. The file was left untouched.",
         url: url, userInfo: ["metadata": metadata as [String: Any]])
+    }
+    // A staged migration, when given, is the whole migration: its stages say how to get to the model.
+    if let staged = options.stagedMigration {
+      try migrateStaged(
+        staged, url: url, options: options, configuration: configuration, model: model, source: found,
+        sourceHashes: metadata[NSStoreModelVersionHashesKey] as? [String: Data])
+      return
     }
     // A mapping model found for the two versions comes first, as in Core Data; inference only without one.
     if let explicit = options.mappingModelMigration,

@@ -29,6 +29,13 @@ public let NSPersistentStoreFileProtectionKey = "NSPersistentStoreFileProtection
 /// Accepted and ignored by the engine, whose SQLite busy timeout is its own.
 public let NSPersistentStoreTimeoutOption = "NSPersistentStoreTimeoutOption"
 
+/// The option key of the staged migration that brings a store made with an earlier model version up to the
+/// current one when it is added, an ``NSStagedMigrationManager`` (Core Data's
+/// `NSPersistentStoreStagedMigrationManagerOptionKey`). Its stages run before any mapping model or inferred
+/// migration is tried, with ``NSMigratePersistentStoresAutomaticallyOption`` on; see "Staged migration" in
+/// `Docs/ObjectGraph.md`.
+public let NSPersistentStoreStagedMigrationManagerOptionKey = "NSPersistentStoreStagedMigrationManagerOptionKey"
+
 /// The engine's option key of a closure called with each SQL statement the store runs (as prepared, with
 /// `?` for its arguments), on the thread that runs it: a `@Sendable (String) -> Void`. An ObjectGraph
 /// addition with no Core Data option: it lets a test or a tool watch one store's SQL, where ``SQLDebug``
@@ -100,6 +107,8 @@ extension StoreOptions {
       as: (@Sendable (MigrationProgress) -> Void).self)
     mappingModelMigration = try value(
       ObjectGraphMappingModelMigrationOption, "a MappingModelMigration", as: MappingModelMigration.self)
+    stagedMigration = try value(
+      NSPersistentStoreStagedMigrationManagerOptionKey, "an NSStagedMigrationManager", as: (any StagedMigrationRunner).self)
   }
 }
 

@@ -41,6 +41,10 @@ struct StoreOptions: Sendable {
   /// the given folders and beside the model, as Core Data looks in the app's bundles. `nil` (the default):
   /// no mapping model is looked for. An ObjectGraph addition (see ``MappingModelMigration``).
   var mappingModelMigration: MappingModelMigration?
+  /// The staged migration that brings a store made with an earlier model version up to date when it is
+  /// opened, tried before ``mappingModelMigration`` and inference
+  /// (`NSPersistentStoreStagedMigrationManagerOptionKey`). `nil` (the default): none.
+  var stagedMigration: (any StagedMigrationRunner)?
   /// The dictionary these options were parsed from, as the caller gave it (`nil` when none was given, or
   /// when the options were made typed): what ``NSPersistentStore/options`` hands back.
   var dictionary = GivenOptions(nil)
