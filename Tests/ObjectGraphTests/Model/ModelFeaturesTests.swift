@@ -126,4 +126,85 @@ struct ModelFeaturesTests {
     #expect(read.predicate.map { FetchPredicate.format(of: $0) } == "rating > 2")
     #expect(read.fetchLimit == 3 && !read.returnsObjectsAsFaults && read.returnsDistinctResults)
   }
+
+  // MARK: - Merged models
+
+  /// A model of one entity `name`, with the attributes named.
+  private static func model(_ name: String, _ attributes: [String]) throws -> NSManagedObjectModel {
+    try NSManagedObjectModel(entities: [
+      NSEntityDescription(name: name, properties: attributes.map { .attribute(NSAttributeDescription(name: $0, type: .string)) })
+    ])
+  }
+
+  @Test("merging models: every entity once, in copies; the originals unchanged and usable")
+  func mergeModels() throws {
+    let authors = try Self.model("Author", ["name"])
+    authors.setFetchRequestTemplate(NSFetchRequest<NSManagedObject>(entityName: "Author"), forName: "allAuthors")
+    let books = try Self.model("Book", ["title"])
+    _ = try StoreStack(model: books)  // in use: merging still works, from a copy
+    let merged = try #require(NSManagedObjectModel(byMerging: [authors, books, authors]))
+    #expect(merged.entities.map(\.entityName) == ["Author", "Book"])
+    #expect(merged.entitiesByName["Author"] !== authors.entitiesByName["Author"])
+    #expect(merged.entityVersionHashesByName["Book"] == books.entityVersionHashesByName["Book"])
+    #expect(merged.fetchRequestTemplate(forName: "allAuthors")?.entityName == "Author")
+    #expect(authors.entities.count == 1 && !authors.isFrozen)
+    #expect(NSManagedObjectModel(byMergingModels: nil)?.entities.isEmpty == true)
+
+    let stack = try StoreStack(model: merged)
+    try stack.context.performAndWait {
+      NSEntityDescription.insertNewObject(forEntityName: "Author", into: stack.context).setValue("Le Guin", forKey: "name")
+      NSEntityDescription.insertNewObject(forEntityName: "Book", into: stack.context).setValue("Earthsea", forKey: "title")
+      try stack.context.save()
+      #expect(try stack.context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Book")) == 1)
+    }
+  }
+
+  @Test("two different entities of one name: no merged model")
+  func mergeConflict() throws {
+    let one = try Self.model("Author", ["name"])
+    let other = try Self.model("Author", ["name", "born"])
+    #expect(NSManagedObjectModel(byMerging: [one, other]) == nil)
+    let first = try Self.model("A", [])
+    first.setFetchRequestTemplate(NSFetchRequest<NSManagedObject>(entityName: "A"), forName: "all")
+    let second = try Self.model("B", [])
+    second.setFetchRequestTemplate(NSFetchRequest<NSManagedObject>(entityName: "B"), forName: "all")
+    #expect(NSManagedObjectModel(byMerging: [first, second]) == nil)
+  }
+
+  /// A folder holding each model as an `.xcdatamodel`, read as a bundle.
+  private static func bundle(_ models: [String: NSManagedObjectModel]) throws -> Bundle {
+    let folder = try TemporaryFolder().appending("Models.bundle")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    for (name, model) in models {
+      let version = folder.appendingPathComponent("\(name).xcdatamodel")
+      try FileManager.default.createDirectory(at: version, withIntermediateDirectories: true)
+      try XcodeModelWriter.contents(of: model).write(to: version.appendingPathComponent("contents"))
+    }
+    return try #require(Bundle(url: folder))
+  }
+
+  @Test("merged models from bundles, and for a store's metadata")
+  func mergedFromBundles() throws {
+    let bundle = try Self.bundle(["Authors": try Self.model("Author", ["name"]), "Books": try Self.model("Book", ["title"])])
+    let merged = try #require(NSManagedObjectModel.mergedModel(from: [bundle]))
+    #expect(merged.entities.map(\.entityName).sorted() == ["Author", "Book"])
+
+    let metadata: [String: Any] = [NSStoreModelVersionHashesKey: merged.entityVersionHashesByName]
+    let forStore = try #require(NSManagedObjectModel.mergedModel(from: [bundle], forStoreMetadata: metadata))
+    #expect(forStore.entityVersionHashesByName == merged.entityVersionHashesByName)
+
+    // A store made with another version of Author: no model in the bundle matches it.
+    let older = try Self.model("Author", ["name", "born"])
+    var stale = merged.entityVersionHashesByName
+    stale["Author"] = older.entityVersionHashesByName["Author"]
+    #expect(NSManagedObjectModel.mergedModel(from: [bundle], forStoreMetadata: [NSStoreModelVersionHashesKey: stale]) == nil)
+    // A store with only Author's entity matches the Authors model alone.
+    let onlyAuthors: [String: Any] = [NSStoreModelVersionHashesKey: ["Author": merged.entityVersionHashesByName["Author"]!]]
+    #expect(NSManagedObjectModel.mergedModel(from: [bundle], forStoreMetadata: onlyAuthors)?.entities.map(\.entityName) == ["Author"])
+    #expect(NSManagedObjectModel.mergedModel(from: [bundle], forStoreMetadata: [:]) == nil)
+
+    let conflicting = try Self.bundle(["One": try Self.model("Author", ["name"]), "Two": try Self.model("Author", ["born"])])
+    #expect(NSManagedObjectModel.mergedModel(from: [conflicting]) == nil)
+    #expect(NSManagedObjectModel.mergedModel(from: [try Self.bundle([:])]) == nil)
+  }
 }
