@@ -207,4 +207,75 @@ struct ModelFeaturesTests {
     #expect(NSManagedObjectModel.mergedModel(from: [conflicting]) == nil)
     #expect(NSManagedObjectModel.mergedModel(from: [try Self.bundle([:])]) == nil)
   }
+
+  // MARK: - Validation predicates
+
+  /// A model of one entity `Entry` with a `code` string and a `count`, each with validation predicates.
+  private static func validatedModel() throws -> NSManagedObjectModel {
+    let code = NSAttributeDescription(name: "code", type: .string)
+    code.setValidationPredicates(
+      [NSPredicate(format: "SELF BEGINSWITH 'A'"), NSPredicate(format: "NOT SELF CONTAINS '!'")],
+      withValidationWarnings: ["A code starts with A.", "A code has no '!'."])
+    let count = NSAttributeDescription(name: "count", type: .integer64, isOptional: false, defaultValue: Int64(1))
+    count.setValidationPredicates([NSPredicate(format: "SELF > 0")], withValidationWarnings: nil)
+    return try NSManagedObjectModel(entities: [NSEntityDescription(name: "Entry", properties: [.attribute(code), .attribute(count)])])
+  }
+
+  @Test("validation predicates: kept with their warnings, evaluated on the value at save")
+  func validationPredicates() throws {
+    let model = try Self.validatedModel()
+    let code = try #require(model.entitiesByName["Entry"]?.attributesByName["code"])
+    #expect(code.validationPredicates.count == 2)
+    #expect(code.validationWarnings.compactMap { $0 as? String } == ["A code starts with A.", "A code has no '!'."])
+    let count = try #require(model.entitiesByName["Entry"]?.attributesByName["count"])
+    #expect((count.validationWarnings.first as? String)?.contains("SELF > 0") == true)
+
+    let stack = try StoreStack(model: model)
+    try stack.context.performAndWait {
+      let entry = NSEntityDescription.insertNewObject(forEntityName: "Entry", into: stack.context)
+      entry.setValue("Apple", forKey: "code")
+      try stack.context.save()  // passes both
+
+      entry.setValue("Banana!", forKey: "code")
+      let error = try #require(throws: ObjectGraphError.self) { try stack.context.save() }
+      // Both predicates fail: 1560 holding each, with the warning as its message and the predicate in its userInfo.
+      #expect(error.code == NSValidationMultipleErrorsError)
+      let details = (error.userInfo[NSDetailedErrorsKey] as? [NSError]) ?? []
+      #expect(details.map(\.code) == [NSManagedObjectValidationError, NSManagedObjectValidationError])
+      #expect(Set(details.map(\.localizedDescription)) == ["A code starts with A.", "A code has no '!'."])
+      #expect(details.allSatisfy { $0.userInfo[NSValidationPredicateErrorKey] is NSPredicate })
+      #expect(details.first?.userInfo[NSValidationKeyErrorKey] as? String == "code")
+
+      entry.setValue("Avocado!", forKey: "code")
+      let one = try #require(throws: ObjectGraphError.self) { try stack.context.save() }
+      #expect(one.code == NSManagedObjectValidationError && one.localizedDescription == "A code has no '!'.")
+      #expect((one as Error as? CocoaError)?.validationPredicate != nil || one.userInfo[NSValidationPredicateErrorKey] != nil)
+
+      entry.setValue("Avocado", forKey: "code")
+      entry.setValue(Int64(0), forKey: "count")
+      #expect(throws: ObjectGraphError.self) { try stack.context.save() }
+      entry.setValue(Int64(3), forKey: "count")
+      entry.setValue(nil, forKey: "code")  // optional: no value, nothing evaluated
+      try stack.context.save()
+    }
+  }
+
+  @Test("a validation predicate the engine cannot run fails validation, saying why")
+  func unrunnableValidationPredicate() throws {
+    let name = NSAttributeDescription(name: "name", type: .string)
+    name.setValidationPredicates([NSPredicate(format: "SELF ==== 'x'")], withValidationWarnings: ["never"])
+    let model = try NSManagedObjectModel(entities: [NSEntityDescription(name: "Thing", properties: [.attribute(name)])])
+    let stack = try StoreStack(model: model)
+    try stack.context.performAndWait {
+      let thing = NSEntityDescription.insertNewObject(forEntityName: "Thing", into: stack.context)
+      thing.setValue("x", forKey: "name")
+      let error = try #require(throws: ObjectGraphError.self) { try stack.context.save() }
+      #expect(error.code == NSManagedObjectValidationError)
+      #expect(error.message.contains("cannot be evaluated"))
+    }
+    let other = NSAttributeDescription(name: "other", type: .string)
+    other.setValidationPredicates([NSPredicate(format: "SELF != nil")], withValidationWarnings: ["set"])
+    other.setValidationPredicates(nil, withValidationWarnings: nil)
+    #expect(other.validationPredicates.isEmpty && other.validationWarnings.isEmpty)
+  }
 }
