@@ -26,6 +26,7 @@ public final class NSAttributeDescription: NSPropertyDescription, @unchecked Sen
     var allowsCloudEncryption = false
     var versionHashModifier: String?
     var userInfo: [String: String] = [:]
+    var validationRules: [PropertyValidationRule] = []
     var minValue: Double?
     var maxValue: Double?
     var regularExpression: String?
@@ -140,6 +141,11 @@ public final class NSAttributeDescription: NSPropertyDescription, @unchecked Sen
     set { state.write(\.versionHashModifier, newValue, what: "attribute \(name)") }
   }
   /// The model file's user info for this attribute.
+  override var validationRules: [PropertyValidationRule] {
+    get { state.read(\.validationRules) }
+    set { state.write(\.validationRules, newValue, what: "attribute \(name)") }
+  }
+
   override public var userInfo: [String: String] {
     get { state.read(\.userInfo) }
     set { state.write(\.userInfo, newValue, what: "attribute \(name)") }
@@ -173,7 +179,7 @@ public final class NSAttributeDescription: NSPropertyDescription, @unchecked Sen
 
   /// Whether the attribute has a validation rule beyond being required.
   var hasValidationRules: Bool {
-    minValue != nil || maxValue != nil || regularExpression != nil
+    minValue != nil || maxValue != nil || regularExpression != nil || !validationRules.isEmpty
   }
 
   /// Whether the engine can store and fetch this attribute: a supported type, and for a derived one an

@@ -125,21 +125,9 @@ public final class NSManagedObjectModel: Sendable, CustomStringConvertible {
     return names.compactMap { byName[$0] }
   }
 
-  /// The fetch request templates stored in the model file (described, not instantiated).
+  /// The model's fetch request templates, as read from its file or set in code, by name. Apps use
+  /// ``fetchRequestTemplatesByName`` and ``fetchRequestTemplate(forName:)``, which make requests of them.
   public var fetchRequestTemplates: [FetchRequestTemplate] { state.read(\.fetchRequestTemplates) }
-
-  /// Instantiating a stored fetch request template is not supported by this engine.
-  /// - Throws: always ``ObjectGraphUnsupportedFeatureError``, naming the template.
-  public func fetchRequestFromTemplate(withName name: String) throws -> Never {
-    guard fetchRequestTemplates.contains(where: { $0.name == name }) else {
-      throw ObjectGraphError(
-        .unknownKey, "The model has no fetch request template named '\(name)'. Templates: \(fetchRequestTemplates.map(\.name)).")
-    }
-    throw ObjectGraphError(
-      .unsupportedFeature,
-      "Fetch request template '\(name)' is described in the model, but ObjectGraph does not instantiate templates. Build an NSFetchRequest with an NSPredicate instead."
-    )
-  }
 
   /// The file or folder the model was loaded from, if any.
   public var sourceURL: URL? { state.read(\.sourceURL) }

@@ -72,6 +72,13 @@ public class NSPropertyDescription: @unchecked Sendable, CustomStringConvertible
     set { Self.abstract() }
   }
 
+  /// The property's validation predicates with their warnings, as `Fetch/` keeps them
+  /// (``NSPropertyDescription/setValidationPredicates(_:withValidationWarnings:)``).
+  var validationRules: [PropertyValidationRule] {
+    get { Self.abstract() }
+    set { Self.abstract() }
+  }
+
   /// The property's version hash, as Core Data computes it.
   public var versionHash: Data { Self.abstract() }
 
@@ -81,4 +88,16 @@ public class NSPropertyDescription: @unchecked Sendable, CustomStringConvertible
   private static func abstract() -> Never {
     programmerError("NSPropertyDescription is abstract: make an NSAttributeDescription or an NSRelationshipDescription.")
   }
+}
+
+/// One validation predicate of a property and its warning, as the model keeps them: the predicate as `Fetch/`
+/// parsed it (a `FetchPredicate.Parsed`, opaque here), the `NSPredicate` it was given as (for
+/// ``NSPropertyDescription/validationPredicates``; immutable: the engine's own kinds), and the warning as given.
+struct PropertyValidationRule: @unchecked Sendable {
+  // `@unchecked Sendable`: `given` is an `NSPredicate` that `Fetch/` makes itself from the parsed predicate
+  // (`FormatPredicate`, whose stored properties are `let`s of `Sendable` types), never the caller's object;
+  // `warning` is a `String` or an `Int` (what `Fetch/` stores). Both are only read after the rule is made.
+  let parsed: any Sendable
+  let given: NSPredicate
+  let warning: Any
 }

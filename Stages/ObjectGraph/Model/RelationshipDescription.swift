@@ -28,6 +28,7 @@ public final class NSRelationshipDescription: NSPropertyDescription, @unchecked 
     var renamingIdentifier: String?
     var versionHashModifier: String?
     var userInfo: [String: String] = [:]
+    var validationRules: [PropertyValidationRule] = []
     /// The model whose resolution set `destinationEntity` and `entity` below. They are read only while it
     /// is alive: a model's entities are fixed when it is made and it holds them, so both point at live
     /// entities then, and read `nil` once it is gone.
@@ -201,6 +202,11 @@ public final class NSRelationshipDescription: NSPropertyDescription, @unchecked 
   /// counts, and whether it is an ordered to-many (see ``NSEntityDescription/versionHash``).
   override public var versionHash: Data { VersionHash.relationship(self) }
   /// The model file's user info for this relationship.
+  override var validationRules: [PropertyValidationRule] {
+    get { state.read(\.validationRules) }
+    set { state.write(\.validationRules, newValue, what: "relationship \(name)") }
+  }
+
   override public var userInfo: [String: String] {
     get { state.read(\.userInfo) }
     set { state.write(\.userInfo, newValue, what: "relationship \(name)") }

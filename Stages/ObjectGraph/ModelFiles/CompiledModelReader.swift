@@ -75,7 +75,7 @@ struct CompiledModelReader {
       parsed.fetchRequestTemplates.append(
         FetchRequestTemplate(
           name: name, entityName: try fetchEntityName(value, "fetch request template '\(name)'") ?? "",
-          predicateFormat: nil))
+          predicateFormat: hasArchivedPredicate(value) ? Self.unreadPredicate : nil))
     }
     parsed.fetchRequestTemplates.sort { $0.name < $1.name }
     return parsed
@@ -94,6 +94,17 @@ struct CompiledModelReader {
     guard let request = try archive.object(value, what) else { return nil }
     if let name = try entityName(request.fields["NSEntity"], "the entity of \(what)") { return name }
     return try archive.string(request.fields["NSEntityName"], "the entity of \(what)")
+  }
+
+  /// The predicate format a template read from a `.mom` gets for the archived `NSPredicate` the reader does not
+  /// decode: text no parser accepts, so a fetch with the template throws, naming it, instead of fetching every
+  /// object as a template without a predicate would.
+  static let unreadPredicate = "<an archived NSPredicate of a compiled model, not read: load the .xcdatamodeld instead>"
+
+  /// Whether an archived fetch request holds a predicate (`NSPredicate`).
+  private func hasArchivedPredicate(_ value: PropertyListValue?) -> Bool {
+    guard let request = try? archive.object(value, "a fetch request template") else { return false }
+    return (try? archive.object(request.fields["NSPredicate"], "a fetch request template's predicate")) != nil
   }
 
   private func nonEmpty(_ text: String?) -> String? {

@@ -63,11 +63,7 @@ extension XcodeModelLoader {
           // userDefinedModelVersionIdentifier cannot hold (written by XcodeModelWriter).
           parsed.versionIdentifiers.insert(child["value"] ?? "")
         case "fetchRequest":
-          parsed.fetchRequestTemplates.append(
-            FetchRequestTemplate(
-              name: try required(child, "name", of: "a fetch request template"),
-              entityName: try required(child, "entity", of: "fetch request template '\(child["name"] ?? "")'"),
-              predicateFormat: nonEmpty(child["predicateString"])))
+          parsed.fetchRequestTemplates.append(try readFetchRequestTemplate(child))
         case "configuration":
           let name = try required(child, "name", of: "a configuration")
           guard parsed.configurations[name] == nil else {
@@ -420,6 +416,33 @@ extension XcodeModelLoader {
       relationship.versionHashModifier = nonEmpty(element["versionHashModifier"])
       relationship.userInfo = userInfo(of: element)
       return relationship
+    }
+
+    /// A `<fetchRequest>`: its name, entity, predicate and the flags Xcode's editor writes (each absent one is
+    /// `NSFetchRequest`'s default).
+    func readFetchRequestTemplate(_ element: ModelNode) throws -> FetchRequestTemplate {
+      let name = try required(element, "name", of: "a fetch request template")
+      var template = FetchRequestTemplate(
+        name: name, entityName: try required(element, "entity", of: "fetch request template '\(name)'"),
+        predicateFormat: nonEmpty(element["predicateString"]))
+      for (attribute, keyPath) in [("fetchLimit", \FetchRequestTemplate.fetchLimit), ("fetchBatchSize", \.fetchBatchSize)] {
+        guard let text = element[attribute] else { continue }
+        guard let value = Int(Self.trimmed(text, .whitespaces)), value >= 0 else {
+          throw failure(
+            element, "fetch request template '\(name)' has \(attribute) '\(text)', which is not a count",
+            "Use a whole number of 0 or more (0: none) in Xcode's model editor.")
+        }
+        template[keyPath: keyPath] = value
+      }
+      let flags: [(String, WritableKeyPath<FetchRequestTemplate, Bool>)] = [
+        ("includeSubentities", \.includesSubentities), ("includePropertyValues", \.includesPropertyValues),
+        ("includesPendingChanges", \.includesPendingChanges), ("returnObjectsAsFaults", \.returnsObjectsAsFaults),
+        ("returnDistinctResults", \.returnsDistinctResults),
+      ]
+      for (attribute, keyPath) in flags where element[attribute] != nil {
+        template[keyPath: keyPath] = element.flag(attribute)
+      }
+      return template
     }
 
     func count(_ element: ModelNode, _ attribute: String, entity: String, relationship: String) throws -> Int {

@@ -39,9 +39,19 @@ enum XcodeModelWriter {
     }
     for entity in model.entities { write(entity, into: &xml) }
     for template in model.fetchRequestTemplates {
+      let flag = { (value: Bool) in value ? "YES" : "NO" }
       xml.empty(
         1, "fetchRequest",
-        [("name", template.name), ("entity", template.entityName), ("predicateString", template.predicateFormat)])
+        [
+          ("name", template.name), ("entity", template.entityName), ("predicateString", template.predicateFormat),
+          ("fetchLimit", template.fetchLimit == 0 ? nil : String(template.fetchLimit)),
+          ("fetchBatchSize", template.fetchBatchSize == 0 ? nil : String(template.fetchBatchSize)),
+          ("includeSubentities", template.includesSubentities ? nil : flag(false)),
+          ("includePropertyValues", template.includesPropertyValues ? nil : flag(false)),
+          ("includesPendingChanges", template.includesPendingChanges ? nil : flag(false)),
+          ("returnObjectsAsFaults", template.returnsObjectsAsFaults ? nil : flag(false)),
+          ("returnDistinctResults", template.returnsDistinctResults ? flag(true) : nil),
+        ])
     }
     for (name, members) in model.state.read(\.configurations).sorted(by: { $0.key < $1.key }) {
       xml.open(1, "configuration", [("name", name)])

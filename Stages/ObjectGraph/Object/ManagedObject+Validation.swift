@@ -193,6 +193,21 @@ extension NSManagedObject {
         bounds(number, "\(value)", tooSmall: .validationNumberTooSmall, tooLarge: .validationNumberTooLarge, "number")
       }
     }
+    for rule in attribute.validationRules {
+      guard let parsed = rule.parsed as? FetchPredicate.Parsed else { continue }
+      var ruleInfo = info
+      ruleInfo[NSValidationPredicateErrorKey] = rule.given
+      do {
+        if try parsed.get().evaluate(with: value) { continue }
+        errors.append(ObjectGraphError(.managedObjectValidation, "\(rule.warning)", userInfo: ruleInfo))
+      } catch {
+        errors.append(
+          ObjectGraphError(
+            .managedObjectValidation,
+            "\(name)'s validation predicate cannot be evaluated with \(value) \(object): \(ObjectGraphError.wrapping(error).message)",
+            userInfo: ruleInfo))
+      }
+    }
     try Self.throwing(errors)
   }
 
