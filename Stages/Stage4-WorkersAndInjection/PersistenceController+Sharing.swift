@@ -68,13 +68,16 @@ extension PersistenceController {
     storeURL.deletingLastPathComponent().appendingPathComponent("HistoryBookmarks", isDirectory: true)
   }
 
+  /// The bookmark file of the reader signing as `author`.
+  func bookmarkFile(of author: String) -> URL { bookmarkFolder.appendingPathComponent("\(author).plist") }
+
   /// Called on the background queue once the store is added: finds where this reader got to (or starts
   /// from now, on a first launch), then follows the store's remote change notifications.
   ///
   /// A bookmark that cannot be written does not stop the store from loading: the first merge then reads
   /// all of history, merging more than it needs (harmless), and writes the bookmark, or says why not.
   func startSharing(_ sharing: StoreSharing, coordinator: NSPersistentStoreCoordinator) {
-    let file = bookmarkFolder.appendingPathComponent("\(sharing.author).plist")
+    let file = bookmarkFile(of: sharing.author)
     if HistoryBookmark.read(from: file) == nil {
       // A first launch: what is in the store now, the app fetches anyway.
       try? HistoryBookmark(token: coordinator.currentPersistentHistoryToken(fromStores: nil), date: Date()).write(to: file)
@@ -131,7 +134,7 @@ extension PersistenceController {
 
   /// The merge itself, on the writer's queue.
   private func readHistory(_ sharing: StoreSharing) throws -> HistoryMerge {
-    let file = bookmarkFolder.appendingPathComponent("\(sharing.author).plist")
+    let file = bookmarkFile(of: sharing.author)
     let bookmark = HistoryBookmark.read(from: file)
     // 1. Everything after the bookmark, oldest first.
     let request = NSPersistentHistoryChangeRequest.fetchHistory(after: bookmark?.historyToken)

@@ -400,7 +400,8 @@ extension NSManagedObject {
   /// Removes `members` from the unordered to-many `key`, member by member (``MutableSetRelationship``).
   func removeMembers(_ members: [NSManagedObject], toManyKey key: String) {
     let slot = loadedSlot(forKey: key)
-    for member in members where relatedIDs(slot).contains(member.objectID) { removeFromToMany(member, slot: slot) }
+    // A member that is not one changes nothing: removeFromToMany stops at its edit.
+    for member in members { removeFromToMany(member, slot: slot) }
   }
 
   private func addToToMany(_ object: NSManagedObject, slot: EntityLayout.Slot) {
