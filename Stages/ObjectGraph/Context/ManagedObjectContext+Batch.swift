@@ -18,6 +18,7 @@ extension NSManagedObjectContext {
   ///   without a value, 133021 for a uniqueness constraint broken by an insert, 1600 when a Deny rule
   ///   refuses a delete, ``ObjectGraphUnsupportedFeatureError`` for another kind of request. Nothing
   ///   is changed when it throws.
+  @discardableResult
   public func execute(_ request: any NSPersistentStoreRequest) throws -> any NSPersistentStoreResult {
     try isolated("execute(_:)") { _ in
       guard let coordinator = persistentStoreCoordinator, coordinator.canServeRequests else {

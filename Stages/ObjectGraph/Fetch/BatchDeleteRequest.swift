@@ -19,11 +19,35 @@ public final class NSBatchDeleteRequest: NSPersistentStoreRequest {
   public let objectIDs: [NSManagedObjectID]?
   /// What the result holds. Default ``NSBatchDeleteRequestResultType/resultTypeStatusOnly``.
   public var resultType: NSBatchDeleteRequestResultType = .resultTypeStatusOnly
+  /// The predicate of the fetch request the request was made from (predicates do not change).
+  private let predicate: NSPredicate?
+
+  /// The fetch request choosing the rows that go (Core Data's read-only, copied `fetchRequest`): a new request
+  /// with the entity, predicate and `includesSubentities` of the one this request was made from, or, for a
+  /// request made from IDs, one fetching `SELF IN` those IDs. Each read makes a new one, so changing it leaves
+  /// this request as it is, as with Core Data's copy.
+  public var fetchRequest: NSFetchRequest<any NSFetchRequestResult> {
+    let request = NSFetchRequest<any NSFetchRequestResult>(entityName: entityName)
+    request.predicate = objectIDs.map { NSPredicate(format: "SELF IN %@", $0) } ?? predicate
+    request.includesSubentities = includesSubentities
+    return request
+  }
 
   /// A request deleting what `fetchRequest` would fetch (its predicate and entity; its order and limits
   /// do not apply).
-  public init<Result>(fetchRequest: NSFetchRequest<Result>) {
+  public convenience init<Result>(fetchRequest: NSFetchRequest<Result>) {
+    self.init(deleting: fetchRequest)
+  }
+
+  /// A request deleting what `fetchRequest` would fetch: Core Data's own signature, so that
+  /// `NSBatchDeleteRequest(fetchRequest: NSFetchRequest(entityName: "Note"))` compiles as it does there.
+  public convenience init(fetchRequest: NSFetchRequest<any NSFetchRequestResult>) {
+    self.init(deleting: fetchRequest)
+  }
+
+  private init<Result>(deleting fetchRequest: NSFetchRequest<Result>) {
     entityName = fetchRequest.entityName
+    predicate = fetchRequest.predicate
     do {
       predicateResult = .success(try fetchRequest.fetchPredicate())
     } catch {
@@ -38,6 +62,7 @@ public final class NSBatchDeleteRequest: NSPersistentStoreRequest {
   public init(objectIDs: [NSManagedObjectID]) {
     entityName = objectIDs.first?.entityName ?? ""
     predicateResult = .success(nil)
+    predicate = nil
     includesSubentities = true
     self.objectIDs = objectIDs
   }

@@ -5,11 +5,17 @@ internal import GRDB
 /// grouped by entity; for each relationship, Deny refuses if a related row exists, Cascade adds the
 /// related rows to the next round, Nullify clears the references to the deleted rows (raising the
 /// versions of the rows it changes), No Action leaves them; then the rows and their join-table rows go.
+/// With persistent history, the values of attributes marked `preservesValueInHistoryOnDeletion` are read
+/// from each row (cascaded ones too) before it goes, for its tombstone.
 struct BatchDeletion {
   let store: NSPersistentStore
   let db: Database
   /// The IDs of every row deleted, in order.
   private(set) var deleted: [NSManagedObjectID] = []
+  /// Whether to read tombstones (``HistoryTombstone``) before deleting: the store records history.
+  var readsTombstones = false
+  /// The tombstones of the rows deleted that have one.
+  private(set) var tombstones: [NSManagedObjectID: Data] = [:]
   /// Rows already deleted (or being deleted), by table and key, so that cycles end.
   private var seen: [String: Set<Int64>] = [:]
 
@@ -29,6 +35,7 @@ struct BatchDeletion {
         let keys = group.map(\.pk).filter { seen[mapping.table, default: []].insert($0).inserted }
         guard !keys.isEmpty else { continue }
         next += try applyDeleteRules(mapping, keys: keys)
+        if readsTombstones { try readTombstones(of: keys, entity: entity, number: number) }
         try chunked(keys) { list, arguments in
           for storage in mapping.storage {
             if case .joinTable(let join, _) = storage, !join.name.isEmpty {
@@ -40,6 +47,16 @@ struct BatchDeletion {
         deleted += keys.compactMap { store.objectID(pk: $0, entityNumber: number) }
       }
       round = next
+    }
+  }
+
+  /// Reads the tombstones of rows `keys` of `entity` (table number `number`), before they are deleted.
+  private mutating func readTombstones(of keys: [Int64], entity: NSEntityDescription, number: Int64) throws {
+    let preserved = HistoryTombstone.preservedAttributes(of: entity)
+    guard !preserved.isEmpty else { return }
+    let ids = keys.compactMap { store.objectID(pk: $0, entityNumber: number) }
+    for (id, snapshot) in try store.snapshots(for: ids, db: db) {
+      tombstones[id] = HistoryTombstone.encode(snapshot.values, of: preserved, entity: entity)
     }
   }
 

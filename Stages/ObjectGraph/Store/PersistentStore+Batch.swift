@@ -60,7 +60,9 @@ extension NSPersistentStore {
               author: request.author, contextName: request.contextName, db: db)
           }
           return result(count, targets)
-        case .delete where request.ids == nil && !hasRelationships(mapping, includesSubentities: request.includesSubentities):
+        case .delete
+        where request.ids == nil && !hasRelationships(mapping, includesSubentities: request.includesSubentities)
+          && !(storeOptions.persistentHistoryTracking && hasTombstones(mapping, includesSubentities: request.includesSubentities)):
           let (count, targets) = try changeRows(
             "DELETE FROM \(mapping.table) AS t0", [], request, mapping: mapping, returning: needsRows, db: db)
           try recordHistory(
@@ -69,13 +71,14 @@ extension NSPersistentStore {
           return result(count, targets)
         case .delete:
           var deletion = BatchDeletion(store: self, db: db)
+          deletion.readsTombstones = storeOptions.persistentHistoryTracking
           try deletion.delete(try batchTargets(request, mapping: mapping, db: db))
           try recordHistory(
             deletion.deleted.compactMap { id in
               id.primaryKey.map {
                 StoreHistoryEntry(
                   kind: .delete, entityNumber: schema.byIdentity[ObjectIdentifier(id.entity)]?.number ?? 0, primaryKey: $0,
-                  properties: nil)
+                  properties: nil, tombstone: deletion.tombstones[id])
               }
             }, author: request.author, contextName: request.contextName, db: db)
           return StoreBatchResult(ids: deletion.deleted)
@@ -138,6 +141,13 @@ extension NSPersistentStore {
   private func hasRelationships(_ mapping: SQLiteSchema.EntityTable, includesSubentities: Bool) -> Bool {
     let entities = includesSubentities ? mapping.entity.selfAndDescendants : [mapping.entity]
     return entities.contains { entity in entity.layout.slots.contains { $0.isRelationship && !$0.isTransient } }
+  }
+
+  /// Whether a row a batch delete may reach keeps values in its tombstone (attributes marked
+  /// `preservesValueInHistoryOnDeletion`), which must be read before the row goes.
+  private func hasTombstones(_ mapping: SQLiteSchema.EntityTable, includesSubentities: Bool) -> Bool {
+    let entities = includesSubentities ? mapping.entity.selfAndDescendants : [mapping.entity]
+    return entities.contains { !HistoryTombstone.preservedAttributes(of: $0).isEmpty }
   }
 
   /// Runs `statement` (an `UPDATE … AS t0 SET …` or a `DELETE FROM … AS t0` of the entity's table) on the

@@ -317,6 +317,9 @@ struct BatchRequestTests {
     let worker = stack.freshContext()
     let deleted = try worker.performAndWait {
       let request = NSBatchDeleteRequest(objectIDs: victims)
+      // Its fetch request names the same rows.
+      let named = try worker.fetch(request.fetchRequest).compactMap { ($0 as? NSManagedObject)?.objectID }
+      #expect(Set(named) == Set(victims))
       request.resultType = .resultTypeObjectIDs
       return try #require(try worker.execute(request) as? NSBatchDeleteResult).result as? [NSManagedObjectID] ?? []
     }

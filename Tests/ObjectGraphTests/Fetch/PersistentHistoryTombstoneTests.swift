@@ -105,4 +105,72 @@ struct PersistentHistoryTombstoneTests {
     #expect(tombstone["empty"] == nil)
     #expect(tombstone.count == 10)
   }
+  @Test("a batch delete by predicate leaves tombstones, read from the rows before one DELETE removes them")
+  func batchDeleteByPredicate() throws {
+    let folder = try TemporaryFolder()
+    let name = NSAttributeDescription(name: "name", type: .string)
+    name.preservesValueInHistoryOnDeletion = true
+    let item = NSEntityDescription(
+      name: "Item", properties: [.attribute(name), .attribute(NSAttributeDescription(name: "count", type: .integer64))])
+    let items = try stack(try NSManagedObjectModel(entities: [item]), at: folder.appending("Items.sqlite"))
+    try items.context.performAndWait {
+      for (label, count) in [("keep", 1), ("drop", 2), ("also dropped", 3)] {
+        let object = NSManagedObject(entity: item, insertInto: items.context)
+        object.setValue(label, forKey: "name")
+        object.setValue(Int64(count), forKey: "count")
+      }
+      try items.context.save()
+      let request = NSFetchRequest<any NSFetchRequestResult>(entityName: "Item")
+      request.predicate = NSPredicate(format: "count >= 2")
+      let delete = NSBatchDeleteRequest(fetchRequest: request)
+      #expect(delete.fetchRequest.predicate == request.predicate)
+      try items.context.execute(delete)
+    }
+    let deletes = try changes(items).filter { $0.changeType == .delete }
+    #expect(deletes.compactMap { $0.tombstone?["name"] as? String }.sorted() == ["also dropped", "drop"])
+    #expect(deletes.allSatisfy { $0.tombstone?["count"] == nil })
+  }
+
+  @Test("a batch delete by IDs leaves tombstones for the rows its cascade deletes too")
+  func batchDeleteCascades() throws {
+    let folder = try TemporaryFolder()
+    let model = try Models.notes()
+    try #require(model.entitiesByName["Note"]?.attributesByName["title"]).preservesValueInHistoryOnDeletion = true
+    try #require(model.entitiesByName["Notebook"]?.attributesByName["name"]).preservesValueInHistoryOnDeletion = true
+    let notes = try stack(model, at: folder.appending("Notes.sqlite"))
+    try notes.context.performAndWait {
+      let notebook = Notebook(context: notes.context)
+      notebook.name = "groceries"
+      for title in ["milk", "eggs"] {
+        let note = Note(context: notes.context)
+        note.title = title
+        note.notebook = notebook
+      }
+      let other = Note(context: notes.context)
+      other.title = "unfiled"
+      try notes.context.save()
+      try notes.context.execute(NSBatchDeleteRequest(objectIDs: [notebook.objectID]))
+    }
+    let deletes = try changes(notes).filter { $0.changeType == .delete }
+    #expect(deletes.count == 3)
+    let titles = deletes.compactMap { $0.tombstone?["title"] as? String }.sorted()
+    #expect(titles == ["eggs", "milk"])
+    #expect(deletes.compactMap { $0.tombstone?["name"] as? String } == ["groceries"])
+  }
+
+  @Test("without history tracking, a batch delete of rows with preserved attributes still deletes them")
+  func batchDeleteWithoutHistory() throws {
+    let folder = try TemporaryFolder()
+    let model = try Models.notes()
+    try #require(model.entitiesByName["Note"]?.attributesByName["title"]).preservesValueInHistoryOnDeletion = true
+    let notes = try StoreStack(model: model, at: folder.appending("Notes.sqlite"))
+    let left = try notes.context.performAndWait {
+      let note = Note(context: notes.context)
+      note.title = "milk"
+      try notes.context.save()
+      try notes.context.execute(NSBatchDeleteRequest(fetchRequest: NSFetchRequest(entityName: "Note")))
+      return try notes.context.count(for: NSFetchRequest<Note>(entityName: "Note"))
+    }
+    #expect(left == 0)
+  }
 }
