@@ -165,6 +165,16 @@ public final class NSPersistentStoreCoordinator: Sendable, CustomStringConvertib
     postStoreRemoved(store)
   }
 
+  /// Puts `new` in `old`'s place in the coordinator's list (a migrated store); `false` when `old` is not one
+  /// of this coordinator's stores.
+  func replaceStore(_ old: NSPersistentStore, with new: NSPersistentStore) -> Bool {
+    stores.withLock { list in
+      guard let index = list.firstIndex(where: { $0 === old }) else { return false }
+      list[index] = new
+      return true
+    }
+  }
+
   /// Takes `store` out of the coordinator's list, stops watching it and closes it, without a notification;
   /// `false` when it is not one of this coordinator's stores.
   func detach(_ store: NSPersistentStore) -> Bool {
