@@ -22,9 +22,14 @@ import Foundation
 /// the context's queue after the work already queued there, as a `perform` block would (see "Asynchronous
 /// fetches" in Docs/ObjectGraph.md), and the block is called there with the same result object, its
 /// ``NSAsynchronousFetchResult/finalResult`` set, or its ``NSPersistentStoreAsynchronousResult/operationError``.
-public final class NSAsynchronousFetchRequest<ResultType>: NSPersistentStoreRequest, @unchecked Sendable {
+public final class NSAsynchronousFetchRequest<ResultType>: NSPersistentStoreRequest, StoreSelecting, @unchecked Sendable {
   /// The fetch that runs.
   public let fetchRequest: NSFetchRequest<ResultType>
+  /// The stores the fetch reads: its fetch request's, which `affectedStores` reads and sets.
+  var storeSelection: [AnyObject]? {
+    get { fetchRequest.storeSelection }
+    set { fetchRequest.storeSelection = newValue }
+  }
   /// The block called on the context's queue when the fetch has finished, failed or been cancelled.
   ///
   /// Typed with the request's result type, where Core Data's is an

@@ -75,7 +75,8 @@ extension NSManagedObjectContext {
     if !rows.isEmpty {
       let (author, contextName) = settings.withLock { ($0.transactionAuthor, $0.name) }
       if let inserted = try coordinator.batchInsert(
-        entity, rows: rows, makeIDs: request.resultType == .objectIDs, author: author, contextName: contextName)
+        entity, rows: rows, makeIDs: request.resultType == .objectIDs, author: author, contextName: contextName,
+        affectedStores: request.storeIdentities)
       {
         ids = inserted
       } else {
@@ -107,6 +108,7 @@ extension NSManagedObjectContext {
       includesSubentities: request.includesSubentities,
       action: .update(changes))
     batch.needsIDs = request.resultType == .updatedObjectIDsResultType
+    batch.affectedStores = request.storeIdentities
     (batch.author, batch.contextName) = settings.withLock { ($0.transactionAuthor, $0.name) }
     let result = try coordinator.executeBatch(batch)
     switch request.resultType {
@@ -141,6 +143,7 @@ extension NSManagedObjectContext {
       ids: request.objectIDs,
       includesSubentities: request.includesSubentities, action: .delete)
     batch.needsIDs = request.resultType == .resultTypeObjectIDs
+    batch.affectedStores = request.storeIdentities
     (batch.author, batch.contextName) = settings.withLock { ($0.transactionAuthor, $0.name) }
     let result = try coordinator.executeBatch(batch)
     switch request.resultType {

@@ -140,6 +140,7 @@ extension NSManagedObjectContext {
       fetchLimit: unbounded ? 0 : request.fetchLimit, fetchOffset: unbounded ? 0 : request.fetchOffset,
       idsOnly: request.fetchBatchSize > 0 || !request.includesPropertyValues)
     plan.includesSubentities = request.includesSubentities
+    plan.affectedStores = request.storeIdentities
     return plan
   }
 

@@ -19,6 +19,7 @@ extension NSManagedObjectContext {
       plain.fetchLimit = request.fetchLimit
       plain.fetchOffset = request.fetchOffset
       plain.includesSubentities = request.includesSubentities
+      plain.storeIdentities = request.storeIdentities
       plain.includesPendingChanges = request.includesPendingChanges
       plain.includesPropertyValues = false
       return try fetchObjects(plain, confined).map(\.objectID)

@@ -7,12 +7,14 @@ extension NSManagedObjectContext {
   {
     let stored: [(transaction: StoreHistoryTransaction, token: NSPersistentHistoryToken)]
     switch request.operation {
-    case .fetchAfterToken(let token): stored = try coordinator.history(after: token, date: nil)
-    case .fetchAfterDate(let date): stored = try coordinator.history(after: nil, date: date)
+    case .fetchAfterToken(let token): stored = try coordinator.history(after: token, date: nil, in: request.storeIdentities)
+    case .fetchAfterDate(let date): stored = try coordinator.history(after: nil, date: date, in: request.storeIdentities)
     case .deleteBeforeToken(let token):
-      return Self.deletionResult(try coordinator.deleteHistory(through: token, date: nil), request.resultType)
+      return Self.deletionResult(
+        try coordinator.deleteHistory(through: token, date: nil, in: request.storeIdentities), request.resultType)
     case .deleteBeforeDate(let date):
-      return Self.deletionResult(try coordinator.deleteHistory(through: nil, date: date), request.resultType)
+      return Self.deletionResult(
+        try coordinator.deleteHistory(through: nil, date: date, in: request.storeIdentities), request.resultType)
     }
     let filter = try request.fetchRequest.map { try HistoryFetchFilter($0) }
     let withChanges = filter != nil || ![.transactionsOnly, .count, .statusOnly].contains(request.resultType)

@@ -119,6 +119,7 @@ extension NSManagedObjectContext: ObjectStore {
     request.fetchLimit = plan.fetchLimit
     request.fetchOffset = plan.fetchOffset
     request.includesSubentities = plan.includesSubentities
+    request.storeIdentities = plan.affectedStores
     return request
   }
 

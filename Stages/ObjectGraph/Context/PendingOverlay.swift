@@ -166,6 +166,7 @@ extension NSManagedObjectContext {
     for object in confined.inserted.inOrder where isFetched(object) && !object.state.isDeleted {
       if try matches(object) { candidates.append(object) }
     }
+    if let affected = plan.affectedStores { candidates = candidates.filter { isIn(affected, $0) } }
     // Objects fetched from an ancestor and changed here may carry temporary IDs an ancestor has replaced.
     let below = idsBelow(candidates.lazy.filter { !$0.state.isInserted }.map(\.objectID))
     return try PendingOverlay(displaced: displaced, candidates: candidates, descriptors: plan.sortDescriptors) {
@@ -174,6 +175,13 @@ extension NSManagedObjectContext {
         values: try plan.sortDescriptors.map { try InMemorySort.sortValue(object, $0.keyPath) },
         id: PendingOverlay.IDOrder(below[object.objectID] ?? object.objectID))
     }
+  }
+
+  /// Whether `object` is in one of `stores` (a fetch's `affectedStores`): a saved object in its own store, an
+  /// unsaved insert in the one a save will put it in.
+  private func isIn(_ stores: [ObjectIdentifier], _ object: NSManagedObject) -> Bool {
+    guard let identity = persistentStoreCoordinator?.storeIdentity(of: object.objectID, entity: object.entity) else { return false }
+    return stores.contains(identity)
   }
 
   /// For temporary IDs this context uses: the permanent IDs ancestors have since saved those objects

@@ -21,4 +21,6 @@ struct StoreBatchRequest {
   /// Who runs it, for persistent history.
   var author: String?
   var contextName: String?
+  /// The identities of the stores it goes to (the request's `affectedStores`); `nil` for every store holding the entity.
+  var affectedStores: [ObjectIdentifier]?
 }

@@ -10,6 +10,8 @@ struct StoreFetchPlan {
   /// Only IDs and versions are needed (values are read later, in batches).
   let idsOnly: Bool
   var includesSubentities = true
+  /// The identities of the stores to read (the request's `affectedStores`); `nil` for every store holding the entity.
+  var affectedStores: [ObjectIdentifier]?
 
   /// The same plan with some of its parts replaced.
   func with(
@@ -19,6 +21,7 @@ struct StoreFetchPlan {
       entity: entity, predicate: predicate ?? self.predicate, sortDescriptors: sortDescriptors,
       fetchLimit: fetchLimit ?? self.fetchLimit, fetchOffset: fetchOffset ?? self.fetchOffset, idsOnly: idsOnly ?? self.idsOnly)
     plan.includesSubentities = includesSubentities
+    plan.affectedStores = affectedStores
     return plan
   }
 }

@@ -19,18 +19,18 @@ extension NSPersistentStoreCoordinator {
     }
   }
 
-  /// The transactions of every tracking store after a token (each store after its own position; a store
+  /// The transactions of every tracking store (of `stores`, when given) after a token (each store after its own position; a store
   /// the token does not cover from its first transaction) or a date, oldest first, each with the token
   /// of a reader that has read it and every one before it in the list.
   ///
   /// Each store's transactions keep their order; the stores' lists are merged by timestamp.
-  func history(after token: NSPersistentHistoryToken?, date: Date?) throws -> [(
+  func history(after token: NSPersistentHistoryToken?, date: Date?, in stores: [ObjectIdentifier]? = nil) throws -> [(
     transaction: StoreHistoryTransaction, token: NSPersistentHistoryToken
   )] {
     try serialized {
       var positions: [String: Int64] = [:]
       var pending: [ArraySlice<StoreHistoryTransaction>] = []
-      for store in try trackingStores(token) {
+      for store in try affected(try trackingStores(token), by: stores) {
         let bound: StoreHistoryBound =
           if let date { .date(date) } else { token?.transactionNumber(forStore: store.identifier).map { .transaction($0) } ?? .all }
         let read = try store.history(after: bound)
@@ -57,12 +57,12 @@ extension NSPersistentStoreCoordinator {
     return best?.index
   }
 
-  /// Deletes the transactions of every tracking store before a date, or those up to a token's position
+  /// Deletes the transactions of every tracking store (of `stores`, when given) before a date, or those up to a token's position
   /// in each store it covers (none of a store it does not cover); returns how many.
-  func deleteHistory(through token: NSPersistentHistoryToken?, date: Date?) throws -> Int {
+  func deleteHistory(through token: NSPersistentHistoryToken?, date: Date?, in stores: [ObjectIdentifier]? = nil) throws -> Int {
     try serialized {
       var count = 0
-      for store in try trackingStores(token) {
+      for store in try affected(try trackingStores(token), by: stores) {
         let bound: StoreHistoryBound
         if let date {
           bound = .date(date)

@@ -31,6 +31,28 @@ extension NSPersistentStoreCoordinator: ObjectStore {
     return persistentStores.first { $0.number == group.store }
   }
 
+  /// Of `candidates`, the stores a request names in its `affectedStores` (their identities; all when `nil`).
+  ///
+  /// - Throws: ``NSPersistentStoreOperationError`` when a named store is not one of this coordinator's.
+  func affected(_ candidates: [NSPersistentStore], by named: [ObjectIdentifier]?) throws -> [NSPersistentStore] {
+    guard let named else { return candidates }
+    let own = Set(persistentStores.map(ObjectIdentifier.init))
+    if named.contains(where: { !own.contains($0) }) {
+      throw ObjectGraphError(
+        .persistentStoreOperation,
+        "The request's affectedStores name a store that is not one of this coordinator's stores (\(named.count - named.filter(own.contains).count) of \(named.count)). Name stores from coordinator.persistentStores, or set affectedStores to nil for all of them."
+      )
+    }
+    return candidates.filter { named.contains(ObjectIdentifier($0)) }
+  }
+
+  /// The identity of the store `id`'s object is in, or, for an unsaved object of `entity`, of the store a
+  /// save will put it in (the first holding its entity): what a fetch's `affectedStores` compare it with.
+  func storeIdentity(of id: NSManagedObjectID, entity: NSEntityDescription) -> ObjectIdentifier? {
+    if id.storeAndTable != nil { return store(for: id).map(ObjectIdentifier.init) }
+    return persistentStores.first { $0.holds(entity) }.map(ObjectIdentifier.init)
+  }
+
   /// The store new objects of `entity` go to: the first that holds the entity.
   func store(forInserting entity: NSEntityDescription) throws -> NSPersistentStore {
     guard let store = persistentStores.first(where: { $0.holds(entity) }) else {
@@ -50,7 +72,7 @@ extension NSPersistentStoreCoordinator: ObjectStore {
   /// the stores the generation covers, each in its snapshot), else the stores as they are now.
   func fetch(_ plan: StoreFetchPlan, in generation: QueryGeneration?) throws -> [FetchedRow] {
     try serialized {
-      let holding = stores(in: generation).filter { $0.holds(plan.entity) }
+      let holding = try affected(stores(in: generation).filter { $0.holds(plan.entity) }, by: plan.affectedStores)
       guard holding.count > 1 else {
         return try holding.first.map { try $0.fetch(plan, in: generation?.snapshot(of: $0)) } ?? []
       }
@@ -68,7 +90,7 @@ extension NSPersistentStoreCoordinator: ObjectStore {
 
   func fetch(_ plan: StoreFetchPlan, in generation: QueryGeneration?, each body: (FetchedRow) -> Void) throws {
     let streamed = try serialized { () -> Bool in
-      let holding = stores(in: generation).filter { $0.holds(plan.entity) }
+      let holding = try affected(stores(in: generation).filter { $0.holds(plan.entity) }, by: plan.affectedStores)
       guard holding.count == 1, let store = holding.first else { return false }
       streamingFetch.store(true, ordering: .relaxed)
       defer { streamingFetch.store(false, ordering: .relaxed) }
@@ -84,7 +106,7 @@ extension NSPersistentStoreCoordinator: ObjectStore {
 
   func count(_ plan: StoreFetchPlan, in generation: QueryGeneration?) throws -> Int {
     try serialized {
-      let holding = stores(in: generation).filter { $0.holds(plan.entity) }
+      let holding = try affected(stores(in: generation).filter { $0.holds(plan.entity) }, by: plan.affectedStores)
       guard holding.count > 1 else { return try holding.first.map { try $0.count(plan, in: generation?.snapshot(of: $0)) } ?? 0 }
       // Across stores, a limit and an offset apply to the whole: count everything, then cut.
       var unbounded = StoreFetchPlan(
@@ -100,7 +122,7 @@ extension NSPersistentStoreCoordinator: ObjectStore {
 
   func fetchDictionaries(_ plan: StoreDictionaryPlan, in generation: QueryGeneration?) throws -> StoreDictionaryRows {
     try serialized {
-      let holding = stores(in: generation).filter { $0.holds(plan.rows.entity) }
+      let holding = try affected(stores(in: generation).filter { $0.holds(plan.rows.entity) }, by: plan.rows.affectedStores)
       guard holding.count > 1 else {
         return try holding.first.map { try $0.fetchDictionaries(plan, in: generation?.snapshot(of: $0)) } ?? .empty
       }

@@ -7,7 +7,7 @@ import Foundation
 /// request (1600) when a related row exists, No Action leaves references as they are. Validation rules are
 /// not checked, and contexts learn of the deletion only by merging the IDs
 /// (``NSManagedObjectContext/mergeChanges(fromRemoteContextSave:into:)``).
-public final class NSBatchDeleteRequest: NSPersistentStoreRequest {
+public final class NSBatchDeleteRequest: NSPersistentStoreRequest, StoreSelecting {
   /// The entity whose rows go.
   public let entityName: String
   /// Which rows go (with the request's `includesSubentities`), when made from a fetch request: its
@@ -19,6 +19,8 @@ public final class NSBatchDeleteRequest: NSPersistentStoreRequest {
   public let objectIDs: [NSManagedObjectID]?
   /// What the result holds. Default ``NSBatchDeleteRequestResultType/resultTypeStatusOnly``.
   public var resultType: NSBatchDeleteRequestResultType = .resultTypeStatusOnly
+  /// The stores named by `affectedStores` (declared with the coordinator), `nil` for all.
+  var storeSelection: [AnyObject]?
   /// The predicate of the fetch request the request was made from (predicates do not change).
   private let predicate: NSPredicate?
 

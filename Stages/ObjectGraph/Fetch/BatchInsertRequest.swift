@@ -15,7 +15,7 @@ import Foundation
 /// maximums and patterns are not checked. What is checked, because a row the store cannot read back would
 /// be worse: every key names a stored attribute, every value has the attribute's type, required attributes
 /// have a value, and uniqueness constraints hold (a row that breaks one refuses the whole request, 133021).
-public final class NSBatchInsertRequest: NSPersistentStoreRequest {
+public final class NSBatchInsertRequest: NSPersistentStoreRequest, StoreSelecting {
   /// The entity of the new rows.
   public let entityName: String
   /// The rows, one dictionary each (`nil` when a ``dictionaryHandler`` gives them).
@@ -26,6 +26,8 @@ public final class NSBatchInsertRequest: NSPersistentStoreRequest {
   public var dictionaryHandler: ((NSMutableDictionary) -> Bool)?
   /// What the result holds. Default ``NSBatchInsertRequestResultType/statusOnly``.
   public var resultType: NSBatchInsertRequestResultType = .statusOnly
+  /// The stores named by `affectedStores` (declared with the coordinator), `nil` for all.
+  var storeSelection: [AnyObject]?
 
   /// A request inserting `objects`.
   public init(entityName: String, objects: [[String: Any]]) {

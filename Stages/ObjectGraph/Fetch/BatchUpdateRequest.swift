@@ -13,7 +13,7 @@ import Foundation
 /// Each updated row's version (`Z_OPT`) goes up, so a context holding one of the objects finds its save
 /// refused by optimistic locking (133020) until it merges the IDs or refreshes. Values are checked as for
 /// ``NSBatchInsertRequest``; validation rules are not (Core Data's rule).
-public final class NSBatchUpdateRequest: NSPersistentStoreRequest {
+public final class NSBatchUpdateRequest: NSPersistentStoreRequest, StoreSelecting {
   /// The entity whose rows change.
   public let entityName: String
   /// Which rows change; `nil` for all.
@@ -24,6 +24,8 @@ public final class NSBatchUpdateRequest: NSPersistentStoreRequest {
   public var includesSubentities = true
   /// What the result holds. Default ``NSBatchUpdateRequestResultType/statusOnlyResultType``.
   public var resultType: NSBatchUpdateRequestResultType = .statusOnlyResultType
+  /// The stores named by `affectedStores` (declared with the coordinator), `nil` for all.
+  var storeSelection: [AnyObject]?
 
   /// A request for the rows of an entity.
   public init(entityName: String) {

@@ -86,6 +86,10 @@ public final class NSFetchRequest<Result> {
   public var relationshipKeyPathsForPrefetching: [String] = []
   /// Whether instances of subentities are returned too. Default `true`.
   public var includesSubentities = true
+  /// The stores named by `affectedStores` (declared with the coordinator, whose layer knows stores), `nil` for all.
+  var storeSelection: [AnyObject]? { didSet { storeIdentities = storeSelection?.map(ObjectIdentifier.init) } }
+  /// Their identities, as a plan carries them (a parent context's request made from a plan has only these).
+  var storeIdentities: [ObjectIdentifier]?
   /// What the fetch returns. It starts as what `Result` calls for (see ``NSFetchRequestResultType``); a
   /// result type that does not fit `Result` is refused when the fetch runs.
   public var resultType: NSFetchRequestResultType

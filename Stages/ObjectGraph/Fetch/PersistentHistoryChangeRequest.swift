@@ -11,7 +11,7 @@ import Foundation
 ///   lastToken = transaction.token
 /// }
 /// ```
-public final class NSPersistentHistoryChangeRequest: NSPersistentStoreRequest {
+public final class NSPersistentHistoryChangeRequest: NSPersistentStoreRequest, StoreSelecting {
   enum Operation {
     case fetchAfterToken(NSPersistentHistoryToken?)
     case fetchAfterDate(Date)
@@ -22,6 +22,8 @@ public final class NSPersistentHistoryChangeRequest: NSPersistentStoreRequest {
   let operation: Operation
   /// What the result holds. Default ``NSPersistentHistoryResultType/transactionsAndChanges``.
   public var resultType: NSPersistentHistoryResultType = .transactionsAndChanges
+  /// The stores named by `affectedStores` (declared with the coordinator), `nil` for all.
+  var storeSelection: [AnyObject]?
   /// Narrows a fetch of history to the transactions or changes that match a predicate (Core Data's
   /// `fetchRequest`): ``NSPersistentHistoryTransaction/fetchRequest`` keeps whole transactions,
   /// ``NSPersistentHistoryChange/fetchRequest`` keeps the changes that match and the transactions that
