@@ -72,6 +72,35 @@ struct DemoTests {
     #expect(lines.filter { $0 == "the store file is byte for byte as it was" }.count == 3, "\(text)")
   }
 
+  @Test(
+    "--custom-stage migrates in stages: the did-handler fills the number at version 2; a handler's error fails the load and leaves the file"
+  )
+  func customStage() async throws {
+    let folder = try TemporaryFolder()
+
+    let output = try await ProcessOutput.runSuspending(try demo(), ["--custom-stage", "--store-folder", folder.url.path])
+
+    #expect(output.status == 0, "stderr: \(output.stderr)")
+    let lines = output.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+    let handlers = lines.filter { $0.hasSuffix("Handler") || $0.contains("Handler: ") }
+    #expect(
+      handlers == [
+        "willMigrateHandler: the store is still at version 1, with 3 notes",
+        "didMigrateHandler: the store is at version 2; priorityLevel set on 3 notes",
+        "willMigrateHandler: the store is still at version 1, with 3 notes",
+      ], "\(output.stdout)")
+    #expect(
+      lines.contains("loaded with version 3: Buy milk (priorityLevel: 3); Call Ann (priorityLevel: 1); Plan the hike (priorityLevel: 2)"),
+      "\(output.stdout)")
+    #expect(lines.contains("version 3's attributes: body, priorityLevel, title, updatedAt"), "\(output.stdout)")
+    #expect(
+      lines.contains("refused: error 1: Call Ann has the priority \"someday\", which is not low, normal or high"), "\(output.stdout)")
+    #expect(lines.last == "the store file is byte for byte as it was", "\(output.stdout)")
+    // No copy of a store is left beside them.
+    let files = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.hasSuffix(".sqlite") }
+    #expect(files.sorted() == ["Refused.sqlite", "Staged.sqlite"])
+  }
+
   @Test("Core Data's concurrency debug launch argument is accepted, and the demo runs clean under it")
   func concurrencyDebugArgument() async throws {
     try await DemoCommandLine.checkRunsUnderConcurrencyDebugging("stage3-demo", storeFolder: try TemporaryFolder().url)

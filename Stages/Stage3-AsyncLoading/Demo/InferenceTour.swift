@@ -109,8 +109,8 @@ func whatCanBeInferred(in folder: URL) throws {
   }
 }
 
-/// Writes three notes with `model` (version 1).
-func writeVersion1(of model: NSManagedObjectModel, to url: URL) throws {
+/// Writes three notes with `model` (version 1), with the given priorities.
+func writeVersion1(of model: NSManagedObjectModel, to url: URL, priorities: [String] = ["high", "high", "high"]) throws {
   try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
   let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
   let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
@@ -123,7 +123,7 @@ func writeVersion1(of model: NSManagedObjectModel, to url: URL) throws {
       note.setValue(title, forKey: "title")
       note.setValue(index == 0 ? nil : "Some text", forKey: "body")
       note.setValue(Date(timeIntervalSinceReferenceDate: 800_000_000), forKey: "updatedAt")
-      note.setValue("high", forKey: "priority")
+      note.setValue(priorities[index], forKey: "priority")
     }
     try context.save()
   }

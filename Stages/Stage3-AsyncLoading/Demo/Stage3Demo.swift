@@ -14,11 +14,16 @@ struct Stage3Demo: ParsableCommand {
       are measured with a release build and a million notes: \
       swift run -c release stage3-demo --count 1000000. With --what-can-be-inferred it does none of this \
       and tries, instead, each kind of change a new model version makes on a small store of its own, printing \
-      whether the engine migrated it or the error it refused it with.
+      whether the engine migrated it or the error it refused it with. With --custom-stage it runs, instead, \
+      a staged migration whose custom stage turns a priority kept as text into a number, then the same \
+      migration on a store its handler cannot read.
       """)
 
   @OptionGroup var options: DemoOptions<StoreSize>
 
   @Flag(help: "Try each kind of model change on a small store and print what the engine says, instead of the launch.")
   var whatCanBeInferred = false
+
+  @Flag(help: "Run a staged migration with a custom stage on a small store and print what it does, instead of the launch.")
+  var customStage = false
 }

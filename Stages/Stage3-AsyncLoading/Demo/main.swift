@@ -14,6 +14,7 @@
 //
 //   swift run -c release stage3-demo --count 1000000 [--store-folder PATH]
 //   swift run stage3-demo --what-can-be-inferred   (InferenceTour.swift: each kind of model change, tried)
+//   swift run stage3-demo --custom-stage           (CustomStageTour.swift: a staged migration with a custom stage)
 
 import DemoSupport
 import Dispatch
@@ -185,9 +186,10 @@ func fractionalMilliseconds(_ duration: Duration) -> String {
 let command = Stage3Demo.parseForDemo()
 let options = command.options
 
-if command.whatCanBeInferred {
+if command.whatCanBeInferred || command.customStage {
   do {
-    try whatCanBeInferred(in: options.storeFolder(for: "stage3-demo"))
+    let folder = options.storeFolder(for: "stage3-demo")
+    try command.customStage ? customStage(in: folder) : whatCanBeInferred(in: folder)
     exit(0)
   } catch {
     Stage3Demo.failDemo(with: error)
