@@ -10,9 +10,8 @@ extension NSManagedObjectContext {
         object.state.isInserted = false
         object.managedObjectContext = nil
       }
-      for object in confined.updated.union(confined.deleted) where !object.objectID.isTemporaryID {
-        revert(object)
-      }
+      let reverted = confined.updated.union(confined.deleted).filter { !$0.objectID.isTemporaryID }
+      for object in reverted { revert(object) }
       for object in confined.deleted where object.objectID.isTemporaryID {
         confined.registry[object.objectID] = nil
         object.managedObjectContext = nil
@@ -25,6 +24,7 @@ extension NSManagedObjectContext {
       confined.unnoticedDeletes = []
       // As Core Data's: a rollback removes everything from the undo manager.
       undoManager?.removeAllActions()
+      for object in reverted { object.awake(fromSnapshotEvents: .rollback) }
     }
   }
 
@@ -110,6 +110,7 @@ extension NSManagedObjectContext {
       confined.rowCache[object.objectID] = nil
       takeRow(fresh, keepingChangesOf: object)
       refreshed.append(object)
+      object.awake(fromSnapshotEvents: .refresh)
     }
     return refreshed
   }

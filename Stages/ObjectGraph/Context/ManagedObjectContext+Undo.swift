@@ -126,6 +126,7 @@ extension NSManagedObjectContext {
       undoManager?.registerUndo(withTarget: self) { context in context.restore(object, slot: index, to: current) }
       object.values[index] = value.stored(for: slot)
       noteRestoredValues(of: object, slot: index, confined)
+      object.awake(fromSnapshotEvents: .undoUpdate)
     }
   }
 
@@ -165,6 +166,12 @@ extension NSManagedObjectContext {
       undoManager?.registerUndo(withTarget: self) { context in context.restore(object, to: current) }
       apply(image, to: object, confined)
       scheduleProcessing(confined)
+      let now = UndoMembership(object, in: self, confined)
+      if current.isInserted && !now.inContext {
+        object.awake(fromSnapshotEvents: .undoInsertion)
+      } else if (current.isDeleted || !current.inContext) && now.inContext && !now.isDeleted {
+        object.awake(fromSnapshotEvents: .undoDeletion)
+      }
     }
   }
 

@@ -229,6 +229,11 @@ open class NSManagedObject: Hashable, CustomStringConvertible {
   open func willSave() {}
   /// Called when the object is turned back into a fault (refresh, reset).
   open func didTurnIntoFault() {}
+  /// Called when the object's values were reset all at once, for the reasons in `flags` (Core Data's
+  /// `awake(fromSnapshotEvents:)`): an undo or redo (`.undoUpdate`, `.undoInsertion`, `.undoDeletion`),
+  /// `rollback()` (`.rollback`), or a refresh that kept the object's values (`.refresh`). Override to derive
+  /// transient state again, as in ``awakeFromFetch()``. Runs on the context's queue, after the values changed.
+  open func awake(fromSnapshotEvents flags: NSSnapshotEventType) {}
   /// Called just before the object is turned into a fault, while its values can still be read.
   open func willTurnIntoFault() {}
   /// Called when the object is about to be deleted: when its context processes the deletion (at the end
