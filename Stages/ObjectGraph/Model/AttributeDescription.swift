@@ -10,7 +10,7 @@ import Foundation
 /// that it is frozen, as in Core Data, and changing it stops the program with a message.
 /// `@unchecked Sendable`, restated from ``NSPropertyDescription``: every stored property is a `let` of a
 /// `Sendable` type (`state` is a `Frozen`, locked until the model freezes and read-only after).
-public final class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable {
+public class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable {
   struct State {
     var name: String
     var attributeType: NSAttributeType
@@ -30,6 +30,8 @@ public final class NSAttributeDescription: NSPropertyDescription, @unchecked Sen
     var minValue: Double?
     var maxValue: Double?
     var regularExpression: String?
+    /// A composite attribute's elements (``NSCompositeAttributeDescription/elements``); empty for others.
+    var elements: [NSAttributeDescription] = []
   }
 
   let state: Frozen<State>
@@ -177,6 +179,12 @@ public final class NSAttributeDescription: NSPropertyDescription, @unchecked Sen
   /// ``NSEntityDescription/versionHash``).
   override public var versionHash: Data { VersionHash.attribute(self) }
 
+  /// Freezes the attribute's state (and a composite's elements, recursively): called when its model is frozen.
+  func freezeState() {
+    state.freeze()
+    for element in state.read(\.elements) { element.freezeState() }
+  }
+
   /// Whether the attribute has a validation rule beyond being required.
   var hasValidationRules: Bool {
     minValue != nil || maxValue != nil || regularExpression != nil || !validationRules.isEmpty
@@ -193,6 +201,7 @@ public final class NSAttributeDescription: NSPropertyDescription, @unchecked Sen
     if let expression = derivationExpression, expression.isEmpty {
       return "is a derived attribute without an expression; ObjectGraph has nothing to compute it from"
     }
+    if attributeType == .compositeAttributeType { return compositeUnsupportedReason }
     if !attributeType.isSupported {
       return
         "has type \(attributeType.xcodeName), which ObjectGraph describes but does not store; use a supported type (for example Binary Data holding encoded bytes)"
