@@ -228,7 +228,7 @@ struct CompositeAttributeTests {
     }
   }
 
-  @Test("child to parent saves, undo-free merges into another context, and refresh keep the elements")
+  @Test("a child context's save reaches its parent; a refresh after another context's save reads every element again")
   func childParentAndMerge() throws {
     let stack = try StoreStack(model: Self.placeModel())
     let parent = stack.context
@@ -353,6 +353,36 @@ struct CompositeAttributeTests {
     let composite = try #require(mom.entitiesByName["Produit"]?.attributesByName["attribute1"] as? NSCompositeAttributeDescription)
     #expect(composite.elements.map(\.name) == ["one", "two", "three"])
     #expect(!composite.isSupportedAtRunTime)
+  }
+
+  @Test("batch insert takes a composite as a dictionary (or its elements' key paths); batch update sets elements")
+  func batchRequests() throws {
+    let stack = try StoreStack(model: Self.placeModel(locationOptional: false))
+    try stack.context.performAndWait {
+      let context = stack.context
+      _ = try context.execute(
+        NSBatchInsertRequest(
+          entityName: "Place",
+          objects: [
+            ["name": "A", "location": ["latitude": 1.0, "longitude": 2.0, "position": ["x": Int64(3)]]],
+            ["name": "B", "location.latitude": 4.0, "location.longitude": 5.0],
+          ]))
+      #expect(try Self.fetchNames(context, NSPredicate(format: "location.position.x == 3")) == ["A"])
+      #expect(try Self.fetchNames(context, NSPredicate(format: "location.latitude == 4")) == ["B"])
+      // A required element left out, an unknown element, a required composite missing: refused, nothing inserted.
+      for row: [String: Any] in [
+        ["name": "C", "location": ["latitude": 1.0]], ["name": "D", "location": ["latitude": 1.0, "longitude": 1.0, "height": 2]],
+        ["name": "E"],
+      ] {
+        #expect(throws: ObjectGraphError.self) { try context.execute(NSBatchInsertRequest(entityName: "Place", objects: [row])) }
+      }
+      #expect(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Place")) == 2)
+      let update = NSBatchUpdateRequest(entityName: "Place")
+      update.predicate = NSPredicate(format: "location.latitude < 2")
+      update.propertiesToUpdate = ["location.longitude": 9.0]
+      _ = try context.execute(update)
+      #expect(try Self.fetchNames(context, NSPredicate(format: "location.longitude == 9")) == ["A"])
+    }
   }
 
   @Test("several contexts on their own queues save composites at once")
