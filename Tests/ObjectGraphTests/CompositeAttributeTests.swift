@@ -6,6 +6,12 @@ import Testing
 
 @testable import ObjectGraph
 
+/// Apple's example class for a composite (`@NSManaged var magnitude: [String: Any]?`), ported.
+final class CompositeQuake: NSManagedObject {
+  @ObjectGraphManaged var code: String?
+  @ObjectGraphManaged var magnitude: [String: Any]?
+}
+
 /// Composite attributes (`NSCompositeAttributeDescription`): a dictionary value keyed by element name, one
 /// column per element, element key paths in predicates and sorts, validation, migration, model files.
 @Suite("Composite attributes", .temporaryFolders)
@@ -382,6 +388,70 @@ struct CompositeAttributeTests {
       update.propertiesToUpdate = ["location.longitude": 9.0]
       _ = try context.execute(update)
       #expect(try Self.fetchNames(context, NSPredicate(format: "location.longitude == 9")) == ["A"])
+    }
+  }
+
+  @Test(
+    "binary and in-memory stores keep composites; dictionary results name elements by key path",
+    arguments: [
+      NSPersistentStore.StoreType.binary, .inMemory, .sqlite,
+    ])
+  func otherStores(type: NSPersistentStore.StoreType) throws {
+    let stack = try StoreStack(model: Self.placeModel(), type: type, folder: TemporaryFolder())
+    try stack.context.performAndWait {
+      _ = Self.insertPlace("A", ["latitude": 1.5, "longitude": 2.5, "label": "a"], in: stack.context)
+      try stack.context.save()
+    }
+    let (_, reader) = try stack.reader()
+    try reader.performAndWait {
+      let request = NSFetchRequest<NSManagedObject>(entityName: "Place")
+      let place = try #require(try reader.fetch(request).first)
+      #expect((place.value(forKey: "location") as? [String: Any])?["label"] as? String == "a")
+      let rows = NSFetchRequest<NSDictionary>(entityName: "Place")
+      rows.resultType = .dictionaryResultType
+      rows.propertiesToFetch = ["name", "location.latitude"]
+      let row = try #require(try reader.fetch(rows).first)
+      #expect(row["location.latitude"] as? Double == 1.5)
+    }
+  }
+
+  @Test("undo restores a composite's previous value")
+  func undo() throws {
+    let stack = try StoreStack(model: Self.placeModel())
+    try stack.context.performAndWait {
+      let context = stack.context
+      context.undoManager = UndoManager()
+      let place = Self.insertPlace("A", ["latitude": 1.0, "longitude": 2.0], in: context)
+      try context.save()
+      context.processPendingChanges()
+      context.undoManager?.removeAllActions()
+      place.setValue(["latitude": 3.0, "longitude": 4.0], forKey: "location")
+      context.processPendingChanges()
+      context.undo()
+      #expect(place.value(forKey: "location.latitude") as? Double == 1)
+      #expect(place.value(forKey: "location.longitude") as? Double == 2)
+    }
+  }
+
+  @Test("a managed property typed [String: Any]? reads and sets the composite, as Apple's example declares it")
+  func typedProperty() throws {
+    let magnitude = NSCompositeAttributeDescription(
+      name: "magnitude", elements: [NSAttributeDescription(name: "richter", type: .double)])
+    let quake = NSEntityDescription(
+      name: "CompositeQuake", managedObjectClass: CompositeQuake.self,
+      properties: [NSAttributeDescription(name: "code", type: .string), magnitude])
+    let stack = try StoreStack(model: NSManagedObjectModel(entities: [quake]))
+    try stack.context.performAndWait {
+      let object = CompositeQuake(context: stack.context)
+      #expect(object.magnitude == nil)
+      object.magnitude = ["richter": 4.6]
+      #expect(object.magnitude?["richter"] as? Double == 4.6)
+      try stack.context.save()
+      let request = NSFetchRequest<CompositeQuake>(entityName: "CompositeQuake")
+      request.predicate = NSPredicate(format: "magnitude.richter > 4.5")
+      #expect(try stack.context.fetch(request).count == 1)
+      object.magnitude = nil
+      #expect(object.value(forKey: "magnitude.richter") == nil)
     }
   }
 
