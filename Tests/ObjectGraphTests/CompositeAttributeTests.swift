@@ -234,7 +234,7 @@ struct CompositeAttributeTests {
     }
   }
 
-  @Test("a child context's save reaches its parent; a refresh after another context's save reads every element again")
+  @Test("a child context's save reaches its parent; another context's save merges in; a stale edit conflicts")
   func childParentAndMerge() throws {
     let stack = try StoreStack(model: Self.placeModel())
     let parent = stack.context
@@ -260,19 +260,34 @@ struct CompositeAttributeTests {
       return place.objectID
     }
     let writer = stack.freshContext()
+    let recorder = NotificationRecorder(NSManagedObjectContext.didSaveObjectIDsNotification, from: writer)
     try writer.performAndWait {
       let place = try writer.existingObject(with: permanent)
       place.setValue(["latitude": 5.0, "longitude": 6.0, "label": "moved"], forKey: "location")
       try writer.save()
     }
-    // Refreshed, the held object reads the saved row again: every element comes back from its column.
+    // Merged, the held object reads the saved elements.
+    let saved = SavedObjectIDs(userInfo: try #require(recorder.userInfos.first))
     observer.performAndWait {
-      observer.refreshAllObjects()
-      let place = observer.object(with: held)
-      let value = place.value(forKey: "location") as? [String: Any]
+      observer.mergeChanges(fromContextDidSave: saved)
+      let value = observer.object(with: held).value(forKey: "location") as? [String: Any]
       #expect(value?["latitude"] as? Double == 5)
       #expect(value?["label"] as? String == "moved")
     }
+    // A stale edit of the composite conflicts under the error policy; the property-object-trump policy keeps it.
+    try observer.performAndWait {
+      let place = observer.object(with: held)
+      try writer.performAndWait {
+        try writer.existingObject(with: permanent).setValue(["latitude": 7.0, "longitude": 7.0], forKey: "location")
+        try writer.save()
+      }
+      place.setValue(["latitude": 8.0, "longitude": 8.0], forKey: "location")
+      #expect(throws: ObjectGraphError.self) { try observer.save() }
+      observer.mergePolicy = NSMergePolicy.mergeByPropertyObjectTrump
+      try observer.save()
+    }
+    let stored = try stack.stored("Place") { $0.value(forKey: "location.latitude") as? Double }
+    #expect(stored == [8])
   }
 
   @Test("a lightweight migration adds a composite's columns, and removing it drops them")
