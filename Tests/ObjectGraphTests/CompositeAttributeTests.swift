@@ -470,6 +470,36 @@ struct CompositeAttributeTests {
     }
   }
 
+  @Test("a subentity shares its parent's element columns; a uniqueness constraint may name an element")
+  func inheritanceAndConstraints() throws {
+    let code = NSCompositeAttributeDescription(
+      name: "code",
+      elements: [NSAttributeDescription(name: "country", type: .string), NSAttributeDescription(name: "number", type: .integer32)])
+    let item = NSEntityDescription(name: "Item", properties: [code])
+    item.uniquenessConstraints = [["code.number"]]
+    let special = NSEntityDescription(name: "Special", properties: [NSAttributeDescription(name: "extra", type: .string)])
+    special.superentity = item
+    let stack = try StoreStack(model: NSManagedObjectModel(entities: [item, special]))
+    try stack.context.performAndWait {
+      let context = stack.context
+      NSEntityDescription.insertNewObject(forEntityName: "Item", into: context).setValue(["country": "FR", "number": 1], forKey: "code")
+      NSEntityDescription.insertNewObject(forEntityName: "Special", into: context).setValue(["country": "DE", "number": 2], forKey: "code")
+      try context.save()
+      let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
+      request.predicate = NSPredicate(format: "code.country == 'DE'")
+      #expect(try context.fetch(request).map(\.entity.entityName) == ["Special"])
+      // A second object with number 1 breaks the constraint (the error merge policy reports it).
+      NSEntityDescription.insertNewObject(forEntityName: "Special", into: context).setValue(["country": "IT", "number": 1], forKey: "code")
+      let error = try #require(throws: ObjectGraphError.self) { try context.save() }
+      #expect(error.code == NSManagedObjectConstraintMergeError)
+      context.rollback()
+    }
+    let columns = try DatabaseQueue(path: stack.storeURL.path).read { db in
+      try Row.fetchAll(db, sql: "PRAGMA table_info(ZITEM)").map { $0["name"] as String }
+    }
+    #expect(columns.filter { $0.hasPrefix("ZCODE_") }.sorted() == ["ZCODE_COUNTRY", "ZCODE_NUMBER"])
+  }
+
   @Test("several contexts on their own queues save composites at once")
   func concurrentSaves() async throws {
     let stack = try StoreStack(model: Self.placeModel())
