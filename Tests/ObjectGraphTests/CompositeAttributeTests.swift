@@ -326,6 +326,25 @@ struct CompositeAttributeTests {
     #expect(!after.contains { $0.hasPrefix("ZLOCATION") }, "\(after)")
   }
 
+  @Test("a new required composite whose required elements have no default is refused by a migration over rows")
+  func migrationRequiredComposite() throws {
+    let folder = try TemporaryFolder()
+    let url = folder.appending("Places.sqlite")
+    let old = try StoreStack(model: Self.placeModel(withLocation: false), at: url)
+    try old.context.performAndWait {
+      NSEntityDescription.insertNewObject(forEntityName: "Place", into: old.context).setValue("Old", forKey: "name")
+      try old.context.save()
+    }
+    try old.close()
+    let error = try #require(throws: ObjectGraphError.self) {
+      try StoreStack(model: Self.placeModel(locationOptional: false), at: url)
+    }
+    #expect(error.message.contains("Place.location.latitude is new and required"), "\(error.message)")
+    // The store was left as it was: the old model still opens it.
+    let again = try StoreStack(model: Self.placeModel(withLocation: false), at: url)
+    #expect(try again.storedCount("Place") == 1)
+  }
+
   @Test("an Xcode model with a composite is read, written back and read again the same", .needsFixtures)
   func xcodeModel() throws {
     let xml = """
