@@ -21,7 +21,8 @@ struct BatchRowReader {
     var columns: [String: Column] = [:]
     var required: [(Int, String)] = []
     for slot in entity.layout.slots where !slot.isTransient {
-      guard let attribute = slot.attribute, attribute.unsupportedReason == nil else { continue }
+      // A composite is set through its elements' slots (``flattened(_:place:outcome:)``).
+      guard let attribute = slot.attribute, attribute.unsupportedReason == nil, !slot.isComposite else { continue }
       columns[slot.name] = Column(index: slot.index, type: attribute.attributeType, attribute: attribute)
       if !slot.isOptional { required.append((slot.index, slot.name)) }
     }
@@ -42,13 +43,82 @@ struct BatchRowReader {
         .validationMissingMandatoryProperty,
         "Row \(number) of the batch insert leaves \(entity.entityName).\(name) without a value, and it is required. Nothing was inserted.")
     }
+    if !entity.layout.compositeIndexes.isEmpty {
+      for slot in entity.layout.slots where slot.isComposite && slot.compositeOwner == nil && !slot.isTransient {
+        if let missing = missingElement(slot, required: !slot.isOptional, in: values) {
+          throw ObjectGraphError(
+            .validationMissingMandatoryProperty,
+            "Row \(number) of the batch insert leaves \(entity.entityName).\(missing) without a value, and it is required. Nothing was inserted."
+          )
+        }
+      }
+    }
     return values
+  }
+
+  /// The first required part of a composite without a value: the composite itself when it is required and no
+  /// element has a value, else a required element of it (at any depth) without one; `nil` when none.
+  private func missingElement(_ slot: EntityLayout.Slot, required: Bool, in values: [StoredValue]) -> String? {
+    let slots = entity.layout.slots
+    func hasValue(_ slot: EntityLayout.Slot) -> Bool {
+      slot.compositeChildren.contains { child in slots[child].isComposite ? hasValue(slots[child]) : values[child] != nil }
+    }
+    guard hasValue(slot) else { return required ? slot.name : nil }
+    for child in slot.compositeChildren.map({ slots[$0] }) {
+      if child.isComposite {
+        if let missing = missingElement(child, required: child.isRequiredElement, in: values) { return missing }
+      } else if child.isRequiredElement && values[child.index] == nil {
+        return child.name
+      }
+    }
+    return nil
+  }
+
+  /// `dictionary` with each composite's value (a `[String: Any]` keyed by element name, as Core Data takes it)
+  /// replaced by its elements' key paths (`location.latitude`); an element the value leaves out is cleared.
+  private func flattened(_ dictionary: [String: Any], place: () -> String, outcome: String) throws -> [String: Any] {
+    guard !entity.layout.compositeIndexes.isEmpty else { return dictionary }
+    var result: [String: Any] = [:]
+    func expand(_ slot: EntityLayout.Slot, _ value: Any?) throws {
+      let plain = unwrappedOptional(value)
+      let elements: [String: Any]
+      if plain == nil || plain is NSNull {
+        elements = [:]
+      } else if let given = plain as? [String: Any] {
+        elements = given
+      } else {
+        throw ObjectGraphError(
+          .invalidValue,
+          "\(place()) gives \(entity.entityName).\(slot.name) a \(type(of: plain ?? "")), but a composite attribute takes a [String: Any] keyed by element name. \(outcome)"
+        )
+      }
+      let children = slot.compositeChildren.map { entity.layout.slots[$0] }
+      if let unknown = elements.keys.sorted().first(where: { key in !children.contains { $0.elementName == key } }) {
+        throw ObjectGraphError(
+          .unknownKey,
+          "\(place()) names element '\(unknown)' of \(entity.entityName).\(slot.name), which has elements \(children.compactMap(\.elementName).joined(separator: ", ")). \(outcome)"
+        )
+      }
+      for child in children {
+        let given = elements[child.elementName ?? ""]
+        if child.isComposite { try expand(child, given) } else { result[child.name] = given ?? NSNull() }
+      }
+    }
+    for (key, value) in dictionary {
+      if let index = entity.layout.index(of: key), entity.layout.slots[index].isComposite {
+        try expand(entity.layout.slots[index], value)
+      } else {
+        result[key] = value
+      }
+    }
+    return result
   }
 
   /// A batch update's values, by slot: only the slots it sets (`nil` in one clears it).
   /// - Throws: what ``values(_:over:place:outcome:)`` throws, and
   ///   ``NSValidationMissingMandatoryPropertyError`` for a required attribute it clears.
-  func changes(_ dictionary: [String: Any]) throws -> [Int: StoredValue] {
+  func changes(_ given: [String: Any]) throws -> [Int: StoredValue] {
+    let dictionary = try flattened(given, place: { "The batch update" }, outcome: "Nothing was changed.")
     let values = try self.values(
       dictionary, over: [StoredValue](repeating: nil, count: defaults.count), place: "The batch update",
       outcome: "Nothing was changed.")
@@ -75,7 +145,7 @@ struct BatchRowReader {
     _ dictionary: [String: Any], over start: [StoredValue], place: @autoclosure () -> String, outcome: String
   ) throws -> [StoredValue] {
     var values = start
-    for (key, value) in dictionary {
+    for (key, value) in try flattened(dictionary, place: place, outcome: outcome) {
       guard let column = columns[key] else { throw refusal(key, place()) }
       switch column.type {
       case .transformableAttributeType, .compositeAttributeType, .objectIDAttributeType, .undefinedAttributeType:

@@ -10,7 +10,7 @@ import Foundation
 /// that it is frozen, as in Core Data, and changing it stops the program with a message.
 /// `@unchecked Sendable`, restated from ``NSPropertyDescription``: every stored property is a `let` of a
 /// `Sendable` type (`state` is a `Frozen`, locked until the model freezes and read-only after).
-public final class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable {
+public class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable {
   struct State {
     var name: String
     var attributeType: NSAttributeType
@@ -30,11 +30,13 @@ public final class NSAttributeDescription: NSPropertyDescription, @unchecked Sen
     var minValue: Double?
     var maxValue: Double?
     var regularExpression: String?
+    /// A composite attribute's elements (``NSCompositeAttributeDescription/elements``); empty for others.
+    var elements: [NSAttributeDescription] = []
   }
 
   let state: Frozen<State>
 
-  override var kind: Kind { .attribute(self) }
+  final override var kind: Kind { .attribute(self) }
 
   /// Makes an attribute.
   /// - Parameters:
@@ -57,39 +59,39 @@ public final class NSAttributeDescription: NSPropertyDescription, @unchecked Sen
   }
 
   /// The attribute's name.
-  override public var name: String {
+  final override public var name: String {
     get { state.read(\.name) }
     set { state.write(\.name, newValue, what: "attribute \(name)") }
   }
   /// The attribute's type (`.stringAttributeType`, `.integer64AttributeType`, …); ``type`` is the same in the
   /// newer spelling.
-  public var attributeType: NSAttributeType {
+  public final var attributeType: NSAttributeType {
     get { state.read(\.attributeType) }
     set { state.write(\.attributeType, newValue, what: "attribute \(name)") }
   }
   /// The attribute's type in the newer spelling (`.string`, `.integer64`, …): the same value as
   /// ``attributeType``, which setting either changes.
-  public var type: NSAttributeDescription.AttributeType {
+  public final var type: NSAttributeDescription.AttributeType {
     get { AttributeType(rawValue: attributeType) }
     set { attributeType = newValue.rawValue }
   }
   /// Whether the attribute may be `nil` when saved.
-  override public var isOptional: Bool {
+  final override public var isOptional: Bool {
     get { state.read(\.isOptional) }
     set { state.write(\.isOptional, newValue, what: "attribute \(name)") }
   }
   /// The value a newly inserted object starts with.
-  public var defaultValue: (any Sendable)? {
+  public final var defaultValue: (any Sendable)? {
     get { state.read(\.defaultValue) }
     set { state.write(\.defaultValue, newValue, what: "attribute \(name)") }
   }
   /// The attribute's name in the previous model version, for lightweight migration (Xcode's "Renaming ID").
-  override public var renamingIdentifier: String? {
+  final override public var renamingIdentifier: String? {
     get { state.read(\.renamingIdentifier) }
     set { state.write(\.renamingIdentifier, newValue, what: "attribute \(name)") }
   }
   /// A transient attribute lives in memory only and is never written to the store.
-  override public var isTransient: Bool {
+  final override public var isTransient: Bool {
     get { state.read(\.isTransient) }
     set { state.write(\.isTransient, newValue, what: "attribute \(name)") }
   }
@@ -97,33 +99,33 @@ public final class NSAttributeDescription: NSPropertyDescription, @unchecked Sen
   /// Storage"). Read from and written to Xcode models; ObjectGraph keeps every value in its row whatever
   /// the flag says (SQLite reads and writes blobs of a few megabytes well), so the store file alone holds
   /// all the data. Like Core Data, the flag is not part of the version hash.
-  public var allowsExternalBinaryDataStorage: Bool {
+  public final var allowsExternalBinaryDataStorage: Bool {
     get { state.read(\.allowsExternalBinaryDataStorage) }
     set { state.write(\.allowsExternalBinaryDataStorage, newValue, what: "attribute \(name)") }
   }
   /// A derived attribute's expression (Xcode's "Derived"), computed when its object is saved (see
   /// "Derived attributes" in the engine's documentation); `""` for an attribute marked derived without one.
-  public var derivationExpression: String? {
+  public final var derivationExpression: String? {
     get { state.read(\.derivationExpression) }
     set { state.write(\.derivationExpression, newValue, what: "attribute \(name)") }
   }
   /// A transformable attribute's value transformer: the name an ``AttributeValueTransformer`` is
   /// registered under; `nil` for the secure unarchiving transformer (Core Data's default).
-  public var valueTransformerName: String? {
+  public final var valueTransformerName: String? {
     get { state.read(\.valueTransformerName) }
     set { state.write(\.valueTransformerName, newValue, what: "attribute \(name)") }
   }
   /// The class of a transformable attribute's values, as Xcode's "Custom Class" names it (`customClassName`
   /// in the model file; Core Data's `attributeValueClassName`), e.g. `"[String]"` or `"NSArray"`: what code
   /// generation types the property as. The engine reads and writes it; values are not checked against it.
-  public var attributeValueClassName: String? {
+  public final var attributeValueClassName: String? {
     get { state.read(\.attributeValueClassName) }
     set { state.write(\.attributeValueClassName, newValue, what: "attribute \(name)") }
   }
   /// Whether CloudKit mirroring would encrypt this attribute's value (Xcode's "Allows Cloud Encryption",
   /// Core Data's `allowsCloudEncryption`). Read from and written to model files; the engine has no CloudKit,
   /// so it changes nothing else.
-  public var allowsCloudEncryption: Bool {
+  public final var allowsCloudEncryption: Bool {
     get { state.read(\.allowsCloudEncryption) }
     set { state.write(\.allowsCloudEncryption, newValue, what: "attribute \(name)") }
   }
@@ -131,22 +133,22 @@ public final class NSAttributeDescription: NSPropertyDescription, @unchecked Sen
   /// "Preserve After Deletion", `preservesValueInHistoryOnDeletion` in Core Data). It is part of the
   /// attribute's ``versionHash``, as in Core Data; the engine's history does not record deleted values yet,
   /// so it has no other effect here.
-  public var preservesValueInHistoryOnDeletion: Bool {
+  public final var preservesValueInHistoryOnDeletion: Bool {
     get { state.read(\.preservesValueInHistoryOnDeletion) }
     set { state.write(\.preservesValueInHistoryOnDeletion, newValue, what: "attribute \(name)") }
   }
   /// A string mixed into the version hash to force a new version without another change.
-  override public var versionHashModifier: String? {
+  final override public var versionHashModifier: String? {
     get { state.read(\.versionHashModifier) }
     set { state.write(\.versionHashModifier, newValue, what: "attribute \(name)") }
   }
   /// The model file's user info for this attribute.
-  override var validationRules: [PropertyValidationRule] {
+  final override var validationRules: [PropertyValidationRule] {
     get { state.read(\.validationRules) }
     set { state.write(\.validationRules, newValue, what: "attribute \(name)") }
   }
 
-  override public var userInfo: [String: String] {
+  final override public var userInfo: [String: String] {
     get { state.read(\.userInfo) }
     set { state.write(\.userInfo, newValue, what: "attribute \(name)") }
   }
@@ -155,19 +157,19 @@ public final class NSAttributeDescription: NSPropertyDescription, @unchecked Sen
   /// type, as in Xcode's model editor: a number's value, a string's length (in UTF-16 code units, as
   /// `NSString` counts), a date's seconds since 2001-01-01. A value below it fails with 1620 (number),
   /// 1670 (string) or 1640 (date).
-  public var minValue: Double? {
+  public final var minValue: Double? {
     get { state.read(\.minValue) }
     set { state.write(\.minValue, newValue, what: "attribute \(name)") }
   }
   /// The greatest value a save accepts (Xcode's "Maximum"), read as ``minValue`` is: above it fails with
   /// 1610 (number), 1660 (string) or 1630 (date).
-  public var maxValue: Double? {
+  public final var maxValue: Double? {
     get { state.read(\.maxValue) }
     set { state.write(\.maxValue, newValue, what: "attribute \(name)") }
   }
   /// For a string attribute: an ICU regular expression the whole value must match (Xcode's "Reg. Ex.");
   /// a value that does not fails with 1680.
-  public var regularExpression: String? {
+  public final var regularExpression: String? {
     get { state.read(\.regularExpression) }
     set { state.write(\.regularExpression, newValue, what: "attribute \(name)") }
   }
@@ -175,24 +177,31 @@ public final class NSAttributeDescription: NSPropertyDescription, @unchecked Sen
   /// Core Data's version hash of the attribute: a digest of its name, optionality, transience and
   /// ``versionHashModifier``, its type, and whether it preserves its value in history on deletion (see
   /// ``NSEntityDescription/versionHash``).
-  override public var versionHash: Data { VersionHash.attribute(self) }
+  final override public var versionHash: Data { VersionHash.attribute(self) }
+
+  /// Freezes the attribute's state (and a composite's elements, recursively): called when its model is frozen.
+  func freezeState() {
+    state.freeze()
+    for element in state.read(\.elements) { element.freezeState() }
+  }
 
   /// Whether the attribute has a validation rule beyond being required.
-  var hasValidationRules: Bool {
+  final var hasValidationRules: Bool {
     minValue != nil || maxValue != nil || regularExpression != nil || !validationRules.isEmpty
   }
 
   /// Whether the engine can store and fetch this attribute: a supported type, and for a derived one an
   /// expression to compute it from.
-  public var isSupportedAtRunTime: Bool {
+  public final var isSupportedAtRunTime: Bool {
     unsupportedReason == nil
   }
 
   /// Why this attribute cannot be used at run time, or `nil` when it can.
-  var unsupportedReason: String? {
+  final var unsupportedReason: String? {
     if let expression = derivationExpression, expression.isEmpty {
       return "is a derived attribute without an expression; ObjectGraph has nothing to compute it from"
     }
+    if attributeType == .compositeAttributeType { return compositeUnsupportedReason }
     if !attributeType.isSupported {
       return
         "has type \(attributeType.xcodeName), which ObjectGraph describes but does not store; use a supported type (for example Binary Data holding encoded bytes)"
@@ -200,7 +209,7 @@ public final class NSAttributeDescription: NSPropertyDescription, @unchecked Sen
     return nil
   }
 
-  override public var description: String {
+  final override public var description: String {
     "\(name): \(attributeType)\(isOptional ? "?" : "")"
   }
 }

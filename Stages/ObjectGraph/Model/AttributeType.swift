@@ -14,9 +14,10 @@ import Foundation
 ///
 /// A ``transformableAttributeType`` attribute holds any value its ``AttributeValueTransformer`` turns into
 /// bytes (`value(forKey:)` gives the value back); a predicate compares its stored bytes (`==`, `<`, `IN`…), as
-/// Core Data does, and a sort cannot name it. The last three cases (``compositeAttributeType``,
-/// ``objectIDAttributeType`` and ``undefinedAttributeType``) exist so that every Xcode model loads and can be
-/// inspected; the engine does not store values of those types, and using such an attribute at run time
+/// Core Data does, and a sort cannot name it. A ``compositeAttributeType`` attribute is an
+/// ``NSCompositeAttributeDescription``: its value is a `[String: Any]` of its elements' values. The last two
+/// cases (``objectIDAttributeType`` and ``undefinedAttributeType``) exist so that every Xcode model loads and
+/// can be inspected; the engine does not store values of those types, and using such an attribute at run time
 /// (saving a value, naming it in a predicate) is an ``ObjectGraphUnsupportedFeatureError`` error.
 ///
 /// Printed (`description`), a type is the name Xcode's model editor shows (`Integer 64`), which is what the
@@ -52,7 +53,7 @@ public enum NSAttributeType: UInt, Sendable, Hashable, CustomStringConvertible {
   case transformableAttributeType = 1800
   /// An attribute holding an object ID (Xcode's "Object ID" type): described, not stored.
   case objectIDAttributeType = 2000
-  /// A composite attribute (Xcode 15): described, not stored.
+  /// A composite attribute (Xcode 15, ``NSCompositeAttributeDescription``): a dictionary of its elements' values.
   case compositeAttributeType = 2100
 
   /// The name Xcode's model editor shows (`Integer 64`): what the engine's messages print.
@@ -60,7 +61,8 @@ public enum NSAttributeType: UInt, Sendable, Hashable, CustomStringConvertible {
 
   // The rest is the engine's own: what it stores, reads and writes for each type.
 
-  /// Whether the engine stores values of this type.
+  /// Whether the engine stores values of this type (a composite's elements are stored, each in a column of its
+  /// own, when it is an ``NSCompositeAttributeDescription``: see ``NSAttributeDescription/unsupportedReason``).
   var isSupported: Bool {
     switch self {
     case .compositeAttributeType, .objectIDAttributeType, .undefinedAttributeType: false

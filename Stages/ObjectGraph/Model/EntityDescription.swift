@@ -345,7 +345,7 @@ public final class NSEntityDescription: Sendable, CustomStringConvertible {
 
   func freeze(model: NSManagedObjectModel) {
     state.mutate(what: "entity \(entityName)") { $0.model = model }
-    for case let attribute as NSAttributeDescription in ownProperties { attribute.state.freeze() }
+    for case let attribute as NSAttributeDescription in ownProperties { attribute.freezeState() }
     for case let relationship as NSRelationshipDescription in ownProperties { relationship.state.freeze() }
     state.freeze()
     // Published last: a published layout tells readers (managedObjectClass) that nothing here changes.

@@ -37,10 +37,24 @@ final class EntityLayout: Sendable {
     let maxCount: Int
     /// Whether the slot is an attribute with a minimum, a maximum or a regular expression.
     let hasRules: Bool
+    /// Whether the slot is a composite attribute (or a composite element of one): it holds no value of its own
+    /// (its elements' slots do), only the record of a refused `setValue` (`CompositeRefusal`).
+    let isComposite: Bool
+    /// For a composite slot, the slots of its elements, in the order of ``NSCompositeAttributeDescription/elements``.
+    let compositeChildren: [Int]
+    /// For a composite's element slot, the element's own name (`latitude` in `location.latitude`); `nil` for
+    /// the entity's own properties.
+    let elementName: String?
+    /// For a composite's element slot (at any depth), the entity's own composite slot it belongs to.
+    let compositeOwner: Int?
+    /// Whether a composite element must have a value when its composite has one (the element's own
+    /// optionality: the slot itself is optional, as an optional composite with no value asks nothing).
+    let isRequiredElement: Bool
 
     init(
       index: Int, name: String, kind: Kind, isOptional: Bool, isTransient: Bool, attribute: NSAttributeDescription?,
-      relationship: NSRelationshipDescription?
+      relationship: NSRelationshipDescription?, compositeChildren: [Int] = [], elementName: String? = nil,
+      compositeOwner: Int? = nil
     ) {
       self.index = index
       self.name = name
@@ -53,10 +67,16 @@ final class EntityLayout: Sendable {
       isOrdered = isToMany && (relationship?.isOrdered ?? false)
       isRelationship = relationship != nil
       unsupportedReason = attribute?.unsupportedReason
-      isPersistent = !isTransient && (attribute.map { $0.isSupportedAtRunTime } ?? true)
       minCount = relationship?.minCount ?? 0
       maxCount = relationship?.storedMaxCount ?? 0
       hasRules = attribute?.hasValidationRules ?? false
+      if case .attribute(.compositeAttributeType) = kind, unsupportedReason == nil { isComposite = true } else { isComposite = false }
+      self.compositeChildren = compositeChildren
+      self.elementName = elementName
+      self.compositeOwner = compositeOwner
+      isRequiredElement = elementName != nil && !(attribute?.isOptional ?? true)
+      // A composite's value lives in its elements' slots; the composite's own slot is never written.
+      isPersistent = !isTransient && (attribute.map { $0.isSupportedAtRunTime } ?? true) && !isComposite
     }
   }
 
@@ -95,6 +115,9 @@ final class EntityLayout: Sendable {
   let toManyIndexes: [Int]
   /// The ordered to-many slots that are stored: a save writes their members' positions.
   let orderedIndexes: [Int]
+  /// The composite slots, the entity's own composite attributes and their composite elements
+  /// (``Slot/isComposite``); empty for most entities.
+  let compositeIndexes: Set<Int>
 
   /// Hands out ``serial``s; 0 is never one (an empty cache holds 0).
   private static let serials = Atomic<UInt32>(0)
@@ -107,6 +130,8 @@ final class EntityLayout: Sendable {
     var defaults: [(any Sendable)?] = []
     for property in entity.properties {
       switch property.kind {
+      case .attribute(let attribute) where attribute.attributeType == .compositeAttributeType && attribute.unsupportedReason == nil:
+        Self.appendComposite(attribute, to: &slots, defaults: &defaults)
       case .attribute(let attribute):
         slots.append(
           Slot(
@@ -128,8 +153,9 @@ final class EntityLayout: Sendable {
     transformableIndexes = Set(slots.filter { $0.attribute?.attributeType == .transformableAttributeType }.map(\.index))
     let stored = slots.filter { !$0.isTransient }
     mandatoryAttributeIndexes = stored.filter { $0.attribute != nil && !$0.isOptional }.map(\.index)
+    compositeIndexes = Set(slots.filter(\.isComposite).map(\.index))
     validatesOnlyMandatoryAttributes =
-      !slots.contains(where: \.hasRules) && transformableIndexes.isEmpty
+      !slots.contains(where: \.hasRules) && transformableIndexes.isEmpty && compositeIndexes.isEmpty
       && !stored.contains { slot in
         slot.unsupportedReason != nil
           || slot.relationship.map { relationship in
@@ -155,6 +181,48 @@ final class EntityLayout: Sendable {
     indexByName = Dictionary(slots.map { ($0.name, $0.index) }, uniquingKeysWith: { _, last in last })
   }
 
+  /// Lays out a composite attribute: its own slot, then each element's, depth first (a nested composite's
+  /// slot followed by its elements'). Elements are named by their key path (`location.latitude`), which is
+  /// what `value(forKey:)`, predicates, sorts and the store's column names use.
+  private static func appendComposite(
+    _ attribute: NSAttributeDescription, path: String? = nil, owner: Int? = nil, to slots: inout [Slot],
+    defaults: inout [(any Sendable)?]
+  ) {
+    let index = slots.count
+    let name = path.map { "\($0).\(attribute.name)" } ?? attribute.name
+    let elements = attribute.compositeElements
+    var children: [Int] = []
+    var next = index + 1
+    for element in elements {
+      children.append(next)
+      next += slotCount(of: element)
+    }
+    slots.append(
+      Slot(
+        index: index, name: name, kind: .attribute(.compositeAttributeType), isOptional: owner == nil ? attribute.isOptional : true,
+        isTransient: owner == nil ? attribute.isTransient : slots[owner ?? 0].isTransient, attribute: attribute, relationship: nil,
+        compositeChildren: children, elementName: owner == nil ? nil : attribute.name, compositeOwner: owner))
+    defaults.append(nil)
+    for element in elements {
+      if element.attributeType == .compositeAttributeType {
+        appendComposite(element, path: name, owner: owner ?? index, to: &slots, defaults: &defaults)
+      } else {
+        slots.append(
+          Slot(
+            index: slots.count, name: "\(name).\(element.name)", kind: .attribute(element.attributeType), isOptional: true,
+            isTransient: slots[owner ?? index].isTransient, attribute: element, relationship: nil, elementName: element.name,
+            compositeOwner: owner ?? index))
+        defaults.append(element.defaultValue)
+      }
+    }
+  }
+
+  /// How many slots an attribute takes: one, or for a composite one plus its elements' (recursively).
+  private static func slotCount(of attribute: NSAttributeDescription) -> Int {
+    guard attribute.attributeType == .compositeAttributeType else { return 1 }
+    return 1 + attribute.compositeElements.reduce(0) { $0 + slotCount(of: $1) }
+  }
+
   /// The slot index of a property, or `nil`. Most entities have a handful of properties, and comparing a
   /// few short strings costs less than hashing one; larger entities use the dictionary.
   @inline(__always)
@@ -171,7 +239,10 @@ final class EntityLayout: Sendable {
   func slotCacheEntry(of key: String) -> UInt64 {
     guard let index = index(of: key) else { return 0 }
     var low = UInt64(index + 1)
-    if case .attribute = kinds[index], !transformableIndexes.contains(index) {} else { low |= 0x8000_0000 }
+    if case .attribute = kinds[index], !transformableIndexes.contains(index), !compositeIndexes.contains(index) {
+    } else {
+      low |= 0x8000_0000
+    }
     return UInt64(serial) << 32 | low
   }
 }

@@ -43,6 +43,11 @@ enum VersionHash {
     append(Int32(attribute.attributeType.rawValue), to: &bytes)
     if attribute.preservesValueInHistoryOnDeletion { bytes.append(1) }
     if recipe == .earlierGuesses, let modifier = attribute.versionHashModifier { bytes.append(contentsOf: Data(modifier.utf8)) }
+    // A composite's elements, by name (the engine's choice: Core Data's recipe for them is not known), so that
+    // adding, removing or changing an element changes the entity's hash, as it changes the store's columns.
+    for element in attribute.state.read(\.elements).sorted(by: { $0.name < $1.name }) {
+      bytes.append(contentsOf: Self.attribute(element, recipe: recipe))
+    }
     return SHA256.hash(bytes)
   }
 

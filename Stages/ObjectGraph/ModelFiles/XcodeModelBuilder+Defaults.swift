@@ -50,7 +50,9 @@ extension XcodeModelLoader {
       return .none(rule: "it is not a valid URL (NSURL(string:) gives nil), so the attribute has no default")
     case .binaryDataAttributeType:
       return .none(rule: "Binary Data attributes have no default value in Xcode; the text is ignored")
-    case .transformableAttributeType, .compositeAttributeType, .objectIDAttributeType, .undefinedAttributeType:
+    case .compositeAttributeType:
+      return .none(rule: "a composite's default is its elements' defaults, so the text is ignored")
+    case .transformableAttributeType, .objectIDAttributeType, .undefinedAttributeType:
       return .none(rule: "the engine does not store \(type.xcodeName) values, so the default is not kept")
     }
   }

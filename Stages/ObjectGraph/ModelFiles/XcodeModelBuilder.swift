@@ -19,6 +19,10 @@ extension XcodeModelLoader {
     let source: ModelSource
     /// The lenient readings so far.
     var warnings: [ModelLoadWarning] = []
+    /// The file's `<composite>` blocks by name: the elements of the composite attributes that name them.
+    var composites: [String: ModelNode] = [:]
+    /// The composite blocks being read, outermost first: a block that contains itself is refused.
+    var readingComposites: [String] = []
 
     init(source: ModelSource) { self.source = source }
 
@@ -50,6 +54,11 @@ extension XcodeModelLoader {
         parsed.versionIdentifiers = [identifier]
       }
       var parents: [(entity: NSEntityDescription, parentName: String, element: ModelNode)] = []
+      for child in root.children(named: "composite") {
+        // Composites follow the entities in Xcode's files: known before any entity is read.
+        let name = try required(child, "name", of: "a composite")
+        composites[name] = child
+      }
       for child in root.children {
         switch child.name {
         case "entity":
@@ -73,8 +82,8 @@ extension XcodeModelLoader {
             try required($0, "name", of: "a member entity of configuration '\(name)'")
           }
         default:
-          // `elements` (diagram layout) and `composite` (composite attribute shapes) are not part of what the
-          // engine describes; unknown elements from newer Xcode versions are skipped the same way.
+          // `elements` (diagram layout) is not part of what the engine describes, and `composite` blocks were
+          // read first; unknown elements from newer Xcode versions are skipped the same way.
           continue
         }
       }
@@ -262,7 +271,10 @@ extension XcodeModelLoader {
       } else {
         type = .undefinedAttributeType
       }
-      let attribute = NSAttributeDescription(name: name, type: .init(rawValue: type), isOptional: element.flag("optional"))
+      let attribute =
+        type == .compositeAttributeType
+        ? try readComposite(element, name: name, entity: entity)
+        : NSAttributeDescription(name: name, type: .init(rawValue: type), isOptional: element.flag("optional"))
       attribute.defaultValue = try defaultValue(of: element, type: type, entity: entity, attribute: name)
       attribute.isTransient = element.flag("transient")
       attribute.allowsExternalBinaryDataStorage = element.flag("allowsExternalBinaryDataStorage")
@@ -279,6 +291,23 @@ extension XcodeModelLoader {
       attribute.versionHashModifier = nonEmpty(element["versionHashModifier"])
       attribute.userInfo = userInfo(of: element)
       try readValidationRules(element, into: attribute, entity: entity)
+      return attribute
+    }
+
+    /// A composite attribute with the elements of the `<composite>` block it names (`composite="Location"`).
+    /// A composite naming no block, or an unknown one, has no elements: it loads, described, and is refused at
+    /// run time as the engine refuses what it cannot store.
+    mutating func readComposite(_ element: ModelNode, name: String, entity: String) throws -> NSCompositeAttributeDescription {
+      let attribute = NSCompositeAttributeDescription(name: name, elements: [], isOptional: element.flag("optional"))
+      guard let shape = element["composite"], let block = composites[shape] else { return attribute }
+      guard !readingComposites.contains(shape) else {
+        throw failure(
+          block, "composite '\(shape)' contains itself (\((readingComposites + [shape]).joined(separator: " → ")))",
+          "Remove the cycle in Xcode's model editor.")
+      }
+      readingComposites.append(shape)
+      defer { readingComposites.removeLast() }
+      attribute.elements = try block.children(named: "attribute").map { try readAttribute($0, entity: "\(entity).\(name)") }
       return attribute
     }
 

@@ -19,8 +19,9 @@ extension NSManagedObjectModel {
   /// type (with typed default values: an `Integer 16` default is an `Int16`), relationships with inverses,
   /// delete rules, ordering and counts, renaming identifiers (Xcode's `elementID`), version hash modifiers,
   /// user info, uniqueness constraints, fetched properties, fetch request templates, configurations and the
-  /// model version identifier. What the engine does not run (transformable, composite and derived attributes,
-  /// fetched properties, templates) loads as a description and is refused only when used. Fetch indexes
+  /// model version identifier, composite attributes with their elements (`<composite>` blocks). What the engine
+  /// does not run (Object ID and Undefined attributes, fetched properties) loads as a description and is
+  /// refused only when used. Fetch indexes
   /// (`<fetchIndex>`, and the legacy `indexed="YES"` attribute flag) load into ``NSEntityDescription/indexes``.
   /// Diagram layout and the older `<compoundIndexes>` are ignored. The model's ``sourceURL`` is `url`.
   ///

@@ -38,6 +38,13 @@ enum XcodeModelWriter {
       for identifier in identifiers { xml.empty(1, "versionIdentifier", [("value", identifier)]) }
     }
     for entity in model.entities { write(entity, into: &xml) }
+    // Composite attributes' shapes, as Xcode keeps them: one `<composite>` block each, named here after the
+    // entity and the attribute (Xcode's editor names them itself; the name is not part of the model).
+    for entity in model.entities {
+      for case let attribute as NSCompositeAttributeDescription in entity.ownProperties {
+        writeComposite(attribute, named: "\(entity.entityName)_\(attribute.name)", into: &xml)
+      }
+    }
     for template in model.fetchRequestTemplates {
       let flag = { (value: Bool) in value ? "YES" : "NO" }
       xml.empty(
@@ -74,7 +81,8 @@ enum XcodeModelWriter {
       ])
     for property in entity.ownProperties {
       switch property.kind {
-      case .attribute(let attribute): write(attribute, into: &xml)
+      case .attribute(let attribute):
+        write(attribute, composite: "\(entity.entityName)_\(attribute.name)", into: &xml)
       case .relationship(let relationship): write(relationship, into: &xml)
       }
     }
@@ -113,12 +121,29 @@ enum XcodeModelWriter {
     xml.close(1, "entity")
   }
 
-  private static func write(_ attribute: NSAttributeDescription, into xml: inout XML) {
+  /// A `<composite>` block: the elements of a composite attribute, then the blocks of its composite elements.
+  private static func writeComposite(_ attribute: NSCompositeAttributeDescription, named name: String, into xml: inout XML) {
+    let elements = attribute.elements
+    if elements.isEmpty {
+      xml.empty(1, "composite", [("name", name)])
+    } else {
+      xml.open(1, "composite", [("name", name)])
+      for element in elements { write(element, composite: "\(name)_\(element.name)", level: 2, into: &xml) }
+      xml.close(1, "composite")
+    }
+    for case let element as NSCompositeAttributeDescription in elements {
+      writeComposite(element, named: "\(name)_\(element.name)", into: &xml)
+    }
+  }
+
+  /// An `<attribute>`; `composite` is the name of its `<composite>` block, written when it is a composite.
+  private static func write(_ attribute: NSAttributeDescription, composite: String, level: Int = 2, into xml: inout XML) {
     let type = attribute.attributeType
     let written = attribute.defaultValue.flatMap { Self.defaultText($0, type: type) }
     var attributes: [(String, String?)] = [
       ("name", attribute.name), ("optional", attribute.isOptional ? "YES" : nil),
       ("transient", attribute.isTransient ? "YES" : nil), ("attributeType", type.xcodeName),
+      ("composite", attribute is NSCompositeAttributeDescription ? composite : nil),
       ("allowsExternalBinaryDataStorage", attribute.allowsExternalBinaryDataStorage ? "YES" : nil),
       ("preserveAfterDeletion", attribute.preservesValueInHistoryOnDeletion ? "YES" : nil),
     ]
@@ -145,7 +170,7 @@ enum XcodeModelWriter {
       ("allowsCloudEncryption", attribute.allowsCloudEncryption ? "YES" : nil), ("elementID", attribute.renamingIdentifier),
       ("versionHashModifier", attribute.versionHashModifier),
     ]
-    writeElement(2, "attribute", attributes, userInfo: attribute.userInfo, into: &xml)
+    writeElement(level, "attribute", attributes, userInfo: attribute.userInfo, into: &xml)
   }
 
   private static func write(_ relationship: NSRelationshipDescription, into xml: inout XML) {

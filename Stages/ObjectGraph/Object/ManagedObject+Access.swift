@@ -34,6 +34,9 @@ extension NSManagedObject {
       if !layout.transformableIndexes.isEmpty, layout.transformableIndexes.contains(index) {
         return transformableValue(values[index], at: index)
       }
+      if !layout.compositeIndexes.isEmpty, layout.compositeIndexes.contains(index) {
+        return Self.compositeValue(of: layout.slots[index], in: values, layout: layout, boxingNumbers: boxingNumbers)
+      }
       return boxingNumbers ? values[index]?.boxedValue : values[index]?.anyValue
     case .toOne:
       guard let id = values[index].objectID, let context = managedObjectContext else { return nil }
@@ -57,6 +60,8 @@ extension NSManagedObject {
   public func setValue(_ value: Any?, forKey key: String) {
     let slot = loadedSlot(forKey: key)
     switch slot.kind {
+    case .attribute where slot.isComposite:
+      setComposite(value, slot: slot, notifies: true)
     case .attribute(let type):
       willChangeForUndo(slot.index)
       storeAttribute(value, slot, type, key: key)
@@ -116,6 +121,9 @@ extension NSManagedObject {
   public func setPrimitiveValue(_ value: Any?, forKey key: String) {
     let slot = loadedSlot(forKey: key)
     switch slot.kind {
+    case .attribute where slot.isComposite:
+      setComposite(value, slot: slot, notifies: false)
+      return
     case .attribute(let type):
       storeAttribute(value, slot, type, key: key)
     case .toOne:
@@ -156,7 +164,7 @@ extension NSManagedObject {
   /// an objects-did-change notification has announced the object, after which its changes are announced
   /// as updates (a fetched results controller follows an unsaved object this way).
   @inline(__always)
-  private func noteChange(_ index: Int) {
+  func noteChange(_ index: Int) {
     if !state.isInserted || state.wasAnnounced {
       managedObjectContext?.didChange(self, slot: index)
     } else if NSManagedObjectContext.someContextRunsWillSave {
@@ -172,14 +180,16 @@ extension NSManagedObject {
     if state.isInserted {
       for slot in layout.slots where values[slot.index] != nil {
         if slot.isToMany, values[slot.index]?.memberCount ?? 0 == 0 { continue }
-        result[slot.name] = value(forKey: slot.name) ?? NSNull()
+        let reported = reportedSlot(slot)
+        result[reported.name] = value(forKey: reported.name) ?? NSNull()
       }
       return result
     }
     for index in changedSlots.sorted() {
       let slot = layout.slots[index]
-      guard !StoredValueComparison.isEqual(values[index], snapshot?.values[index] ?? nil) else { continue }
-      result[slot.name] = value(forKey: slot.name) ?? NSNull()
+      guard !slot.isComposite, !StoredValueComparison.isEqual(values[index], snapshot?.values[index] ?? nil) else { continue }
+      let reported = reportedSlot(slot)
+      result[reported.name] = value(forKey: reported.name) ?? NSNull()
     }
     return result
   }
@@ -191,9 +201,11 @@ extension NSManagedObject {
     ConcurrencyDebug.objectTouchedOffQueue(self, key: "committedValues(forKeys:)")
     guard let snapshot, !state.isInserted else { return [:] }
     var result: [String: Any] = [:]
-    for slot in layout.slots where keys?.contains(slot.name) ?? true {
+    for slot in layout.slots where slot.compositeOwner == nil && keys?.contains(slot.name) ?? true {
       let stored = snapshot.values[slot.index]
       switch slot.kind {
+      case .attribute where slot.isComposite:
+        result[slot.name] = Self.compositeValue(of: slot, in: snapshot.values, layout: layout, boxingNumbers: true) ?? NSNull()
       case .attribute:
         result[slot.name] =
           (layout.transformableIndexes.contains(slot.index) ? transformableValue(stored, at: slot.index) : stored?.boxedValue)

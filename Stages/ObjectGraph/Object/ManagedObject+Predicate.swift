@@ -22,6 +22,13 @@ extension NSManagedObject: PredicateArgumentObject {
     switch slot.kind {
     case .attribute(.transformableAttributeType):
       throw ObjectGraphError.transformableInFetch(entity: entity.entityName, key: key)
+    case .attribute where slot.isComposite:
+      // `location.latitude`: the element's own slot, named by the whole key path.
+      let joined = path.joined(separator: ".")
+      guard !rest.isEmpty, let element = layout.index(of: joined), !layout.slots[element].isComposite else {
+        throw ObjectGraphError.compositeInPredicate(entity: entity.entityName, keyPath: joined)
+      }
+      return .single(Self.predicateValue(values[element]))
     case .attribute:
       guard rest.isEmpty else {
         throw ObjectGraphError(

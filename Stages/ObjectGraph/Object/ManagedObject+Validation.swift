@@ -18,6 +18,10 @@ extension NSManagedObject {
     }
     var errors: [ObjectGraphError] = []
     for slot in layout.slots where !slot.isTransient {
+      if slot.isComposite {
+        if slot.compositeOwner == nil { errors += compositeErrors(slot) }
+        continue
+      }
       if slot.attribute != nil {
         if let reason = slot.unsupportedReason {
           if values[slot.index] != nil {

@@ -27,4 +27,12 @@ extension ObjectGraphError {
       "\(entity).\(key) is transformable: the store keeps its transformer's bytes, which a predicate can only compare with values (==, !=, <, <=, >, >=, IN, BETWEEN, as Core Data does); a fetch cannot sort on them or use them in an expression. Filter the fetched objects in memory, or store the part you query in an attribute of its own."
     )
   }
+
+  /// A key path naming a composite attribute itself (or not ending at one of its elements) in a predicate or sort.
+  static func compositeInPredicate(entity: String, keyPath: String) -> ObjectGraphError {
+    ObjectGraphError(
+      .unsupportedFeature,
+      "\(entity).\(keyPath) is a composite attribute (or no element of one): a predicate or sort compares its elements, one at a time. Name an element, as in 'location.latitude'."
+    )
+  }
 }

@@ -95,6 +95,16 @@ struct SQLPredicateCompiler {
         )
       }
       let slot = entity.layout.slots[index]
+      if slot.isComposite {
+        // `location.latitude`: the element's own column, its slot named by the rest of the key path.
+        let joined = path[position...].joined(separator: ".")
+        guard let element = entity.layout.indexByName[joined], !entity.layout.slots[element].isComposite,
+          case .column(let column) = currentMapping.storage[element], let type = entity.layout.slots[element].attribute?.attributeType
+        else {
+          throw ObjectGraphError.compositeInPredicate(entity: entity.entityName, keyPath: path.joined(separator: "."))
+        }
+        return .column("\(currentAlias).\(column)", type)
+      }
       if let attribute = slot.attribute {
         if attribute.attributeType == .transformableAttributeType, !allowsTransformable {
           throw ObjectGraphError.transformableInFetch(entity: entity.entityName, key: key)

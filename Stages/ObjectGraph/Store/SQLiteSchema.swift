@@ -246,7 +246,10 @@ struct SQLiteSchema: Sendable {
           for property in entity.ownProperties {
             switch property.kind {
             case .attribute(let attribute) where !attribute.isTransient && attribute.isSupportedAtRunTime:
-              if Self.group(of: attribute.attributeType) == group { attributes.append(attribute) }
+              // A composite's elements' columns follow the ordered ones, in the order of its elements.
+              if Self.group(of: attribute.attributeType) == group, attribute.attributeType != .compositeAttributeType {
+                attributes.append(attribute)
+              }
             case .relationship(let relationship) where !relationship.isTransient && !relationship.isToMany:
               toOnes.append(relationship)
             default:
@@ -553,10 +556,12 @@ struct SQLiteSchema: Sendable {
     private mutating func column(for property: String, declaredBy owner: NSEntityDescription, in table: String) -> String {
       let key = "\(table).\(owner.entityName).\(property)"
       if let existing = assigned[key] { return existing }
-      var name = "Z" + SQLiteSchema.sqlName(property)
+      // A composite's element (`location.latitude`) gets `ZLOCATION_LATITUDE`: the engine's choice of name.
+      let base = SQLiteSchema.sqlName(property.replacingOccurrences(of: ".", with: "_"))
+      var name = "Z" + base
       var suffix = 1
       while usedColumns[table, default: ["Z_PK", "Z_ENT", "Z_OPT"]].contains(name) {
-        name = "Z" + SQLiteSchema.sqlName(property) + "\(suffix)"
+        name = "Z" + base + "\(suffix)"
         suffix += 1
       }
       usedColumns[table, default: ["Z_PK", "Z_ENT", "Z_OPT"]].insert(name)
@@ -571,7 +576,9 @@ struct SQLiteSchema: Sendable {
     private static func tableName(_ entity: NSEntityDescription) -> String { "Z" + SQLiteSchema.sqlName(entity.rootEntity.entityName) }
 
     /// The highest superentity that declares the property: subentities share its column.
-    private static func declaringEntity(of name: String, in entity: NSEntityDescription) -> NSEntityDescription {
+    private static func declaringEntity(of slotName: String, in entity: NSEntityDescription) -> NSEntityDescription {
+      // A composite's element is declared where its composite is.
+      let name = slotName.split(separator: ".", maxSplits: 1).first.map(String.init) ?? slotName
       var current = entity
       while let parent = current.superentity, parent.propertiesByName[name] != nil { current = parent }
       return current

@@ -267,6 +267,9 @@ struct SchemaMigration {
           guard handled.insert(column).inserted else { continue }
           try planToOne(
             slot, column: column, entityColumn: entityColumn, oldStorage: oldStorage, entity: entity, in: &plan, db: db)
+        case .none where slot.isComposite && slot.compositeOwner == nil && !slot.isOptional && !slot.isTransient:
+          guard handled.insert(slot.name).inserted else { continue }
+          try checkNewRequiredComposite(slot, entity: entity, sourceSlots: entityMapping.sourceSlots, plan: plan, db: db)
         case .foreignKeyOnDestination, .joinTable, .none:
           continue
         }
@@ -310,6 +313,29 @@ struct SchemaMigration {
       if holds { numbers.append(old) } else { all = false }
     }
     return all ? nil : numbers.sorted()
+  }
+
+  /// A required composite new in this version: its element columns are added with the elements' defaults,
+  /// and, as for a new required attribute, the migration is refused when rows of the store would be left without
+  /// a value for it (no element has a default) or for one of its required elements (one without a default).
+  private func checkNewRequiredComposite(
+    _ slot: EntityLayout.Slot, entity: SQLiteSchema.EntityTable, sourceSlots: [EntityLayout.Slot?], plan: TablePlan,
+    db: Database
+  ) throws {
+    let layout = entity.entity.layout
+    let elements = layout.slots.filter { $0.compositeOwner == slot.index && !$0.isComposite }
+    guard !elements.contains(where: { sourceSlots[$0.index] != nil }),
+      case .column(let column)? = elements.first.map({ entity.storage[$0.index] })
+    else { return }
+    let defaults = layout.initialValues
+    let missing =
+      elements.allSatisfy { defaults[$0.index] == nil }
+      ? slot
+      : elements.first { slot.compositeChildren.contains($0.index) && $0.isRequiredElement && defaults[$0.index] == nil }
+    guard let missing else { return }
+    let rows =
+      try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM \(plan.sourceTable) WHERE \(condition(holders(of: column, in: plan)))") ?? 0
+    if rows > 0 { throw required(missing, of: entity.entity, rows: rows, why: "is new and required") }
   }
 
   private func condition(_ holders: [Int64]?) -> String {
