@@ -13,7 +13,7 @@ extension NSPropertyDescription {
   ///
   /// Each is evaluated at validation with the property's value as `SELF` (`SELF > 0`, `SELF MATCHES '[a-z]+'`);
   /// an object whose value fails one does not validate (see ``setValidationPredicates(_:withValidationWarnings:)``).
-  public var validationPredicates: [NSPredicate] { validationRules.map(\.given) }
+  public var validationPredicates: [NSPredicate] { validationRules.map(\.predicate) }
 
   /// The message of each validation predicate, at the same index: Core Data's `validationWarnings`.
   public var validationWarnings: [Any] { validationRules.map(\.warning) }
@@ -50,4 +50,29 @@ extension CocoaError {
   /// ``NSPropertyDescription/setValidationPredicates(_:withValidationWarnings:)``: Core Data's
   /// `validationPredicate`.
   public var validationPredicate: NSPredicate? { userInfo[NSValidationPredicateErrorKey] as? NSPredicate }
+}
+
+extension PropertyValidationRule {
+  /// The rule's predicate, parsed: as set in code, or, for one read from a compiled model, parsed from its format
+  /// the first time (and kept).
+  var fetchPredicate: FetchPredicate.Parsed {
+    if let parsed = parsed as? FetchPredicate.Parsed { return parsed }
+    guard let archived = parsed as? ArchivedValidationPredicate else {
+      return .failure(ObjectGraphError(.invalidValue, "A validation predicate of an unknown kind (\(type(of: parsed))) cannot be run."))
+    }
+    return archived.parsed.withLock { cached in
+      if let done = cached as? FetchPredicate.Parsed { return done }
+      let made: FetchPredicate.Parsed = Result { try FetchPredicate(format: archived.format, argumentArray: []) }
+        .mapError(ObjectGraphError.wrapping)
+      cached = made
+      return made
+    }
+  }
+
+  /// The rule's predicate as an `NSPredicate`: the one given, or one made of an archived rule's format.
+  var predicate: NSPredicate {
+    if let given { return given }
+    let format = (parsed as? ArchivedValidationPredicate)?.format ?? ""
+    return FormatPredicate(parsed: fetchPredicate, format: format)
+  }
 }

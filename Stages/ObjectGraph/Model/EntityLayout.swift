@@ -35,7 +35,8 @@ final class EntityLayout: Sendable {
     /// take its lock, and a save validates them for every object.
     let minCount: Int
     let maxCount: Int
-    /// Whether the slot is an attribute with a minimum, a maximum or a regular expression.
+    /// Whether the slot is an attribute with a minimum, a maximum, a regular expression or validation
+    /// predicates, or a relationship with validation predicates.
     let hasRules: Bool
 
     init(
@@ -56,7 +57,7 @@ final class EntityLayout: Sendable {
       isPersistent = !isTransient && (attribute.map { $0.isSupportedAtRunTime } ?? true)
       minCount = relationship?.minCount ?? 0
       maxCount = relationship?.storedMaxCount ?? 0
-      hasRules = attribute?.hasValidationRules ?? false
+      hasRules = attribute?.hasValidationRules ?? !(relationship?.validationRules.isEmpty ?? true)
     }
   }
 

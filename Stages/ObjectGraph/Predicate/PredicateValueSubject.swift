@@ -24,7 +24,11 @@ struct PredicateValueSubject: PredicateEvaluable {
       if key == "@count" && rest.isEmpty { return .single(.integer(Int64(members.count))) }
       var values: [PredicateValue] = []
       for member in members {
-        switch try PredicateValueSubject(member).predicateValue(atKeyPath: path) {
+        // A managed object (a to-many's member, validated as a set) answers its own keys.
+        let answer =
+          try (member as? any PredicateEvaluable)?.predicateValue(atKeyPath: path)
+          ?? PredicateValueSubject(member).predicateValue(atKeyPath: path)
+        switch answer {
         case .single(let value): values.append(value)
         case .many(let many): values.append(contentsOf: many)
         }
