@@ -72,7 +72,10 @@ extension KeyedArchive {
       if selector == "valueForKeyPath:", arguments.count == 1,
         let keyPath = try expressionFormat(arguments[0], what, depth: depth + 1, steps: &steps)
       {
-        if operandType == ExpressionType.evaluatedObject.rawValue { return keyPath }
+        if operandType == ExpressionType.evaluatedObject.rawValue {
+          // `@count` of SELF (a to-many's validation predicate) is written `SELF.@count`, which parses.
+          return keyPath.hasPrefix("@") ? "SELF." + keyPath : keyPath
+        }
         if let operand = try expressionFormat(fields["NSOperand"], what, depth: depth + 1, steps: &steps) {
           return operand + "." + keyPath
         }
