@@ -68,6 +68,9 @@ extension NSManagedObjectContext {
   /// deleted object stays deleted, untouched.
   ///
   /// An object inserted and not yet saved has no row to refresh from and is left as it is.
+  ///
+  /// Either way the object's fetched properties (see ``NSFetchedPropertyDescription``) forget their results, an
+  /// inserted object's too: the next read runs each request again.
   public func refresh(_ object: NSManagedObject, mergeChanges: Bool) {
     isolated("refresh(_:mergeChanges:)") { confined in
       guard object.managedObjectContext === self else { return }

@@ -29,8 +29,10 @@ extension NSPropertyDescription {
   ///
   /// Where Apple only says the arrays "should contain the same number of elements": a predicate without a
   /// warning gets one naming it, and warnings beyond the predicates are dropped. A predicate the engine cannot
-  /// run (a block predicate, a format that did not parse) fails validation with its reason. The predicates of a
-  /// relationship are kept and not evaluated (the engine validates a relationship's count only). Like every
+  /// run (a block predicate, a format that did not parse) fails validation with its reason. A relationship's
+  /// predicates are evaluated with its value as `SELF`: a to-one's related object, a to-many's set of members
+  /// (`SELF.@count <= 5`, `ALL SELF.title BEGINSWITH 'n'`). A warning that is one of Core Data's validation
+  /// codes (a compiled model's, for Xcode's minimum, maximum and pattern) gives that code. Like every
   /// change to a model, setting them once a coordinator uses the model stops the program (Core Data raises an
   /// exception).
   public func setValidationPredicates(_ validationPredicates: [NSPredicate]?, withValidationWarnings validationWarnings: [String]?) {

@@ -35,6 +35,9 @@ struct PredicateValueSubject: PredicateEvaluable {
       }
       return .many(values)
     }
+    // `length` of a string, as `NSString`'s key-value coding answers it (UTF-16 code units): the key a string
+    // attribute's validation predicate reads (`SELF.length >= 3`).
+    if key == "length", rest.isEmpty, let text = value as? String { return .single(.integer(Int64(text.utf16.count))) }
     guard let dictionary = Self.dictionary(value) else {
       throw ObjectGraphError(
         .unknownKey,

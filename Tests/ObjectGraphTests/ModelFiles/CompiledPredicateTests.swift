@@ -277,6 +277,9 @@ struct CompiledPredicateTests {
       ann.setValue("Anna", forKey: "firstName")
       try context.save()
     }
+    // A string's `length` (NSString's key-value coding), as a string attribute's validation predicate reads it.
+    #expect(try FetchPredicate(format: "SELF.length >= 3 AND length < 5", argumentArray: []).evaluate(with: "café"))
+    #expect(try !FetchPredicate(format: "length >= 3", argumentArray: []).evaluate(with: "ab"))
   }
 
   @Test("a compiled model's template and fetched property predicates run", .needsFixtures)
