@@ -220,6 +220,19 @@ public final class NSEntityDescription: Sendable, CustomStringConvertible {
     set { state.write(\.fetchedProperties, newValue, what: "entity \(entityName)") }
   }
 
+  /// The fetched property named `name` of the entity or of its nearest superentity that has one (what
+  /// `value(forKey:)` looks a key up in, without making a dictionary).
+  func fetchedProperty(named name: String) -> NSFetchedPropertyDescription? {
+    var entity: NSEntityDescription? = self
+    var depth = 0
+    while let current = entity, depth < 10_000 {
+      depth += 1
+      if let found = current.fetchedProperties.first(where: { $0.name == name }) { return found }
+      entity = current.superentity
+    }
+    return nil
+  }
+
   /// The entity's fetched properties by name, its superentities' included (what `value(forKey:)` looks a key up
   /// in; Core Data's are in `propertiesByName`).
   var fetchedPropertiesByName: [String: NSFetchedPropertyDescription] {

@@ -13,7 +13,7 @@ extension NSManagedObject {
   /// next read tries again.
   func fetchedPropertyValue(forKey key: String) -> Any?? {
     if let cached = fetchedPropertyResults?[key] { return .some(cached) }
-    guard let property = entity.fetchedPropertiesByName[key] else { return .none }
+    guard let property = entity.fetchedProperty(named: key) else { return .none }
     do {
       let result = try evaluate(property)
       fetchedPropertyResults = (fetchedPropertyResults ?? [:]).merging([key: result]) { _, new in new }

@@ -238,6 +238,18 @@ struct FetchedPropertyTests {
     #expect(logged.first?.contains("context") == true, "\(logged)")
   }
 
+  @Test("a merged model keeps fetched properties' whole requests and properties' validation predicates")
+  func merged() throws {
+    let model = try Self.model()
+    let rule = NSAttributeDescription(name: "code", type: .string)
+    rule.setValidationPredicates([NSPredicate(format: "SELF BEGINSWITH 'C'")], withValidationWarnings: ["A code starts with C."])
+    let other = try NSManagedObjectModel(entities: [NSEntityDescription(name: "Coded", properties: [.attribute(rule)])])
+    let merged = try #require(NSManagedObjectModel(byMerging: [model, other]))
+    let books = try #require(merged.entitiesByName["Author"]?.fetchedPropertiesByName["books"])
+    #expect(books.fetchRequest?.sortDescriptors?.first?.key == "year")
+    #expect(merged.entitiesByName["Coded"]?.attributesByName["code"]?.validationPredicates.count == 1)
+  }
+
   @Test("Xcode XML: <fetchedProperty> with its request and user info reads into fetchRequest and writes back")
   func xcodeModel() throws {
     let xml = """
