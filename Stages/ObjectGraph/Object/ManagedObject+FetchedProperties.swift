@@ -51,6 +51,13 @@ extension NSManagedObject {
       }
       var variables: [String: Any] = [:]
       let names = template.substitutionVariableNames
+      let others = names.subtracting([Self.fetchSource, Self.fetchedProperty]).sorted().map { "$" + $0 }
+      guard others.isEmpty else {
+        throw ObjectGraphError(
+          .predicateSyntax,
+          "The predicate of fetched property \(what) uses \(others.joined(separator: ", ")), which nothing fills in: a fetched property's request is given $FETCH_SOURCE (the object) and $FETCHED_PROPERTY (the property) only. Write the value into the predicate, or read it from the object ($FETCH_SOURCE.key)."
+        )
+      }
       if names.contains(Self.fetchSource) { variables[Self.fetchSource] = self }
       if names.contains(Self.fetchedProperty) { variables[Self.fetchedProperty] = property.name }
       // `$FETCH_SOURCE.name`: the value at the key path, given for the whole path (a variable has no keys).
@@ -74,12 +81,15 @@ extension NSManagedObject {
       } catch {
         let reason = ObjectGraphError.wrapping(error)
         throw ObjectGraphError(
-          .init(rawValue: reason.code),
-          "The predicate of fetched property \(what) cannot be filled in: \(reason.message) A fetched property's request is given $FETCH_SOURCE (the object) and $FETCHED_PROPERTY (the property) only."
-        )
+          .init(rawValue: reason.code), "The predicate of fetched property \(what) cannot be filled in: \(reason.message)")
       }
     }
-    return try context.fetch(request)
+    do {
+      return try context.fetch(request)
+    } catch {
+      let reason = ObjectGraphError.wrapping(error)
+      throw ObjectGraphError(.init(rawValue: reason.code), "The request of fetched property \(what) failed: \(reason.message)")
+    }
   }
 
   /// `$FETCH_SOURCE`, the variable that stands for the object whose fetched property runs.

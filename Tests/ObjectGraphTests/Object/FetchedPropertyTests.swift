@@ -141,8 +141,10 @@ struct FetchedPropertyTests {
     context.performAndWait {
       let poet = NSEntityDescription.insertNewObject(forEntityName: "Poet", into: context)
       poet.setValue("Sappho", forKey: "name")
-      Self.book("Fragments", by: "Sappho", year: 600, in: context)
+      Self.book("Fragments", by: "Sappho", year: 600, in: context).setValue(poet, forKey: "writer")
       #expect(Self.titles(poet.value(forKey: "books")) == ["Fragments"])
+      // $FETCH_SOURCE is the unsaved object itself (its temporary ID), matched among the pending changes.
+      #expect(Self.titles(poet.value(forKey: "written")) == ["Fragments"])
     }
   }
 
@@ -218,7 +220,8 @@ struct FetchedPropertyTests {
       let ann = NSEntityDescription.insertNewObject(forEntityName: "Author", into: context)
       ann.setValue("Ann", forKey: "name")
       for (key, words) in [
-        ("broken", ["broken", "Author", "predicate"]), ("unknownVariable", ["$other"]), ("nowhere", ["Magazine"]),
+        ("broken", ["broken", "Author", "predicate"]), ("unknownVariable", ["$other", "Author.unknownVariable"]),
+        ("nowhere", ["Magazine", "Author.nowhere"]),
       ] {
         var value: Any?? = .none
         let logged = ErrorLog.capturing { value = .some(ann.value(forKey: key)) }
