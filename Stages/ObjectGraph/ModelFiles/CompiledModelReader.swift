@@ -18,8 +18,8 @@ import Foundation
 ///   / `_NSInverseRelationshipName`, `NSMinCount`, `NSMaxCount` (1: to-one), `NSDeleteRule`, `NSIsOrdered`;
 /// - `NSPropertyDescription`'s `NSValidationPredicates` (archived `NSPredicate`s) and `NSValidationWarnings`
 ///   (strings, or Core Data's validation error codes);
-/// - `NSFetchedPropertyDescription` (`NSFetchRequest`) and fetch request templates: the fetch request's entity
-///   (`NSEntity` or `NSEntityName`) and predicate (`NSPredicate`).
+/// - `NSFetchedPropertyDescription` (`NSFetchRequest`, `NSUserInfo`) and fetch request templates: the fetch
+///   request's entity (`NSEntity` or `NSEntityName`), predicate (`NSPredicate`), `NSFetchLimit` and `NSBatchSize`.
 ///
 /// Archived predicates are written back as format strings (``KeyedArchive/predicateFormat(_:_:)``); a form the
 /// predicate language cannot write becomes text no parser accepts, so a fetch or validation that uses it throws,
@@ -27,7 +27,7 @@ import Foundation
 ///
 /// Not read: `NSSubentities` (the engine derives subentities from superentities), `NSCompoundIndexes` (the
 /// compiler's copy of the fetch indexes), `NSAttributeValueClassName` (follows from the type), `_P` (Apple's
-/// private packed flags, duplicated by the keys above), the sort descriptors, limits and flags of archived fetch
+/// private packed flags, duplicated by the keys above), the sort descriptors, offset and flags of archived fetch
 /// requests.
 struct CompiledModelReader {
   let archive: KeyedArchive
@@ -79,10 +79,7 @@ struct CompiledModelReader {
     }
     for (key, value) in try archive.entries(root.fields["NSFetchRequestTemplates"], "the fetch request templates") {
       guard let name = try archive.string(key, "a fetch request template's name") else { continue }
-      parsed.fetchRequestTemplates.append(
-        FetchRequestTemplate(
-          name: name, entityName: try fetchEntityName(value, "fetch request template '\(name)'") ?? "",
-          predicateFormat: try fetchPredicateFormat(value, "fetch request template '\(name)'")))
+      parsed.fetchRequestTemplates.append(try readFetchRequest(value, name: name, "fetch request template '\(name)'"))
     }
     parsed.fetchRequestTemplates.sort { $0.name < $1.name }
     return parsed
@@ -103,10 +100,23 @@ struct CompiledModelReader {
     return try archive.string(request.fields["NSEntityName"], "the entity of \(what)")
   }
 
-  /// The predicate of an archived fetch request (`NSPredicate`) as its format; `nil` without one.
-  private func fetchPredicateFormat(_ value: PropertyListValue?, _ what: String) throws -> String? {
-    guard let request = try archive.object(value, what) else { return nil }
-    return try archive.predicateFormat(request.fields["NSPredicate"], "the predicate of \(what)")
+  /// An archived fetch request (a template's, a fetched property's) as the model keeps it: its entity
+  /// (`NSEntity` or `NSEntityName`), its predicate (`NSPredicate`) as its format, `NSFetchLimit` and `NSBatchSize`.
+  private func readFetchRequest(_ value: PropertyListValue?, name: String, _ what: String) throws -> FetchRequestTemplate {
+    var template = FetchRequestTemplate(
+      name: name, entityName: try fetchEntityName(value, what) ?? "",
+      predicateFormat: try archive.object(value, what).flatMap {
+        try archive.predicateFormat($0.fields["NSPredicate"], "the predicate of \(what)")
+      })
+    guard let request = try archive.object(value, what) else { return template }
+    for (key, keyPath) in [("NSFetchLimit", \FetchRequestTemplate.fetchLimit), ("NSBatchSize", \.fetchBatchSize)] {
+      guard let number = request.fields[key]?.integer else { continue }
+      guard let count = Int(exactly: number), count >= 0 else {
+        throw Malformed(reason: "\(what) has \(key) \(number), which is not a count")
+      }
+      template[keyPath: keyPath] = count
+    }
+    return template
   }
 
   /// A property's validation predicates and warnings (`NSValidationPredicates`, `NSValidationWarnings`), as the
@@ -154,10 +164,9 @@ struct CompiledModelReader {
       if property.isKind(of: "NSFetchedPropertyDescription") {
         let propertyName = try archive.string(property.fields["NSPropertyName"], what) ?? ""
         let described = "fetched property '\(name).\(propertyName)'"
-        var fetched = NSFetchedPropertyDescription(
-          name: propertyName,
-          destinationEntityName: try fetchEntityName(property.fields["NSFetchRequest"], described) ?? "",
-          predicateFormat: try fetchPredicateFormat(property.fields["NSFetchRequest"], described))
+        var fetched = NSFetchedPropertyDescription()
+        fetched.name = propertyName
+        fetched.request = try readFetchRequest(property.fields["NSFetchRequest"], name: propertyName, described)
         fetched.userInfo = try archive.stringDictionary(property.fields["NSUserInfo"], "the user info of \(described)")
         fetchedProperties.append(fetched)
       } else if property.isKind(of: "NSRelationshipDescription") {
