@@ -68,9 +68,15 @@ extension NSManagedObjectContext {
   /// deleted object stays deleted, untouched.
   ///
   /// An object inserted and not yet saved has no row to refresh from and is left as it is.
+  ///
+  /// Either way the object's fetched properties (see ``NSFetchedPropertyDescription``) forget their results, an
+  /// inserted object's too: the next read runs each request again.
   public func refresh(_ object: NSManagedObject, mergeChanges: Bool) {
     isolated("refresh(_:mergeChanges:)") { confined in
-      guard object.managedObjectContext === self, !object.state.isInserted, !object.objectID.isTemporaryID else { return }
+      guard object.managedObjectContext === self else { return }
+      // Fetched properties run their requests again when next read, an inserted object's too.
+      object.forgetFetchedProperties()
+      guard !object.state.isInserted, !object.objectID.isTemporaryID else { return }
       let refreshed = mergeChanges ? refreshKeepingChanges([object], confined) : [turnIntoFault(object, confined)]
       postRefreshed(refreshed)
     }
@@ -86,6 +92,7 @@ extension NSManagedObjectContext {
   public func refreshAllObjects() {
     isolated("refreshAllObjects()") { confined in
       confined.rowCache = [:]
+      for object in confined.registry.objects { object.forgetFetchedProperties() }
       let candidates = confined.registry.objects.filter { !$0.state.isInserted && !$0.objectID.isTemporaryID }
       postRefreshed(refreshKeepingChanges(candidates, confined))
     }

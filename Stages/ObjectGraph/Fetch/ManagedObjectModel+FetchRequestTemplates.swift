@@ -101,7 +101,7 @@ extension NSManagedObjectModel {
   }
 
   /// What the model keeps of `request`, once it is given a name.
-  private static func template<Result>(of request: NSFetchRequest<Result>) -> (String) -> FetchRequestTemplate {
+  static func template<Result>(of request: NSFetchRequest<Result>) -> (String) -> FetchRequestTemplate {
     let predicate: FetchPredicate.Parsed? = request.predicate.map { predicate in
       Swift.Result { try FetchPredicate(predicate) }.mapError(ObjectGraphError.wrapping)
     }
@@ -130,7 +130,7 @@ extension NSManagedObjectModel {
   }
 
   /// A new request made of `template`.
-  private static func request(of template: FetchRequestTemplate) -> NSFetchRequest<any NSFetchRequestResult> {
+  static func request(of template: FetchRequestTemplate) -> NSFetchRequest<any NSFetchRequestResult> {
     let request = NSFetchRequest<any NSFetchRequestResult>(entityName: template.entityName)
     request.fetchLimit = template.fetchLimit
     request.fetchBatchSize = template.fetchBatchSize

@@ -13,7 +13,7 @@ extension NSPropertyDescription {
   ///
   /// Each is evaluated at validation with the property's value as `SELF` (`SELF > 0`, `SELF MATCHES '[a-z]+'`);
   /// an object whose value fails one does not validate (see ``setValidationPredicates(_:withValidationWarnings:)``).
-  public var validationPredicates: [NSPredicate] { validationRules.map(\.given) }
+  public var validationPredicates: [NSPredicate] { validationRules.map(\.predicate) }
 
   /// The message of each validation predicate, at the same index: Core Data's `validationWarnings`.
   public var validationWarnings: [Any] { validationRules.map(\.warning) }
@@ -29,8 +29,10 @@ extension NSPropertyDescription {
   ///
   /// Where Apple only says the arrays "should contain the same number of elements": a predicate without a
   /// warning gets one naming it, and warnings beyond the predicates are dropped. A predicate the engine cannot
-  /// run (a block predicate, a format that did not parse) fails validation with its reason. The predicates of a
-  /// relationship are kept and not evaluated (the engine validates a relationship's count only). Like every
+  /// run (a block predicate, a format that did not parse) fails validation with its reason. A relationship's
+  /// predicates are evaluated with its value as `SELF`: a to-one's related object, a to-many's set of members
+  /// (`SELF.@count <= 5`, `ALL SELF.title BEGINSWITH 'n'`). A warning that is one of Core Data's validation
+  /// codes (a compiled model's, for Xcode's minimum, maximum and pattern) gives that code. Like every
   /// change to a model, setting them once a coordinator uses the model stops the program (Core Data raises an
   /// exception).
   public func setValidationPredicates(_ validationPredicates: [NSPredicate]?, withValidationWarnings validationWarnings: [String]?) {
@@ -50,4 +52,29 @@ extension CocoaError {
   /// ``NSPropertyDescription/setValidationPredicates(_:withValidationWarnings:)``: Core Data's
   /// `validationPredicate`.
   public var validationPredicate: NSPredicate? { userInfo[NSValidationPredicateErrorKey] as? NSPredicate }
+}
+
+extension PropertyValidationRule {
+  /// The rule's predicate, parsed: as set in code, or, for one read from a compiled model, parsed from its format
+  /// the first time (and kept).
+  var fetchPredicate: FetchPredicate.Parsed {
+    if let parsed = parsed as? FetchPredicate.Parsed { return parsed }
+    guard let archived = parsed as? ArchivedValidationPredicate else {
+      return .failure(ObjectGraphError(.invalidValue, "A validation predicate of an unknown kind (\(type(of: parsed))) cannot be run."))
+    }
+    return archived.parsed.withLock { cached in
+      if let done = cached as? FetchPredicate.Parsed { return done }
+      let made: FetchPredicate.Parsed = Result { try FetchPredicate(format: archived.format, argumentArray: []) }
+        .mapError(ObjectGraphError.wrapping)
+      cached = made
+      return made
+    }
+  }
+
+  /// The rule's predicate as an `NSPredicate`: the one given, or one made of an archived rule's format.
+  var predicate: NSPredicate {
+    if let given { return given }
+    let format = (parsed as? ArchivedValidationPredicate)?.format ?? ""
+    return FormatPredicate(parsed: fetchPredicate, format: format)
+  }
 }

@@ -212,10 +212,40 @@ public final class NSEntityDescription: Sendable, CustomStringConvertible {
     return result
   }
 
-  /// The entity's fetched properties, as read from an Xcode model (described, not evaluated).
+  /// The entity's own fetched properties (an Xcode model's `<fetchedProperty>`s, or set in code): each read
+  /// with `value(forKey:)` runs its fetch request (see ``NSFetchedPropertyDescription``). Subentities inherit
+  /// them. Like every change to a model, setting them once a coordinator uses the model stops the program.
   public var fetchedProperties: [NSFetchedPropertyDescription] {
     get { state.read(\.fetchedProperties) }
     set { state.write(\.fetchedProperties, newValue, what: "entity \(entityName)") }
+  }
+
+  /// The fetched property named `name` of the entity or of its nearest superentity that has one (what
+  /// `value(forKey:)` looks a key up in, without making a dictionary).
+  func fetchedProperty(named name: String) -> NSFetchedPropertyDescription? {
+    var entity: NSEntityDescription? = self
+    var depth = 0
+    while let current = entity, depth < 10_000 {
+      depth += 1
+      if let found = current.fetchedProperties.first(where: { $0.name == name }) { return found }
+      entity = current.superentity
+    }
+    return nil
+  }
+
+  /// The entity's fetched properties by name, its superentities' included (what `value(forKey:)` looks a key up
+  /// in; Core Data's are in `propertiesByName`).
+  var fetchedPropertiesByName: [String: NSFetchedPropertyDescription] {
+    var byName: [String: NSFetchedPropertyDescription] = [:]
+    var entity: NSEntityDescription? = self
+    var depth = 0
+    // A chain of superentities set in code is checked for cycles only when a model is made of it.
+    while let current = entity, depth < 10_000 {
+      depth += 1
+      for property in current.fetchedProperties where byName[property.name] == nil { byName[property.name] = property }
+      entity = current.superentity
+    }
+    return byName
   }
 
   /// Uniqueness constraints (Core Data's `uniquenessConstraints`): each a list of attribute names whose

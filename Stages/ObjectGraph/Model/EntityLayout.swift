@@ -35,7 +35,8 @@ final class EntityLayout: Sendable {
     /// take its lock, and a save validates them for every object.
     let minCount: Int
     let maxCount: Int
-    /// Whether the slot is an attribute with a minimum, a maximum or a regular expression.
+    /// Whether the slot is an attribute with a minimum, a maximum, a regular expression or validation
+    /// predicates, or a relationship with validation predicates.
     let hasRules: Bool
     /// Whether the slot is a composite attribute (or a composite element of one): it holds no value of its own
     /// (its elements' slots do), only the record of a refused `setValue` (`CompositeRefusal`).
@@ -69,7 +70,7 @@ final class EntityLayout: Sendable {
       unsupportedReason = attribute?.unsupportedReason
       minCount = relationship?.minCount ?? 0
       maxCount = relationship?.storedMaxCount ?? 0
-      hasRules = attribute?.hasValidationRules ?? false
+      hasRules = attribute?.hasValidationRules ?? !(relationship?.validationRules.isEmpty ?? true)
       if case .attribute(.compositeAttributeType) = kind, unsupportedReason == nil { isComposite = true } else { isComposite = false }
       self.compositeChildren = compositeChildren
       self.elementName = elementName

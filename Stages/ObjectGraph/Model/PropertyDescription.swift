@@ -91,13 +91,30 @@ public class NSPropertyDescription: @unchecked Sendable, CustomStringConvertible
 }
 
 /// One validation predicate of a property and its warning, as the model keeps them: the predicate as `Fetch/`
-/// parsed it (a `FetchPredicate.Parsed`, opaque here), the `NSPredicate` it was given as (for
-/// ``NSPropertyDescription/validationPredicates``; immutable: the engine's own kinds), and the warning as given.
+/// parsed it (a `FetchPredicate.Parsed`, opaque here) or, read from a compiled model, its format
+/// (``ArchivedValidationPredicate``, which `Fetch/` parses when first used), the `NSPredicate` it was given as
+/// (for ``NSPropertyDescription/validationPredicates``; immutable: the engine's own kinds; `nil` for an archived
+/// one, which `Fetch/` makes of its format), and the warning as given.
 struct PropertyValidationRule: @unchecked Sendable {
   // `@unchecked Sendable`: `given` is an `NSPredicate` that `Fetch/` makes itself from the parsed predicate
   // (`FormatPredicate`, whose stored properties are `let`s of `Sendable` types), never the caller's object;
-  // `warning` is a `String` or an `Int` (what `Fetch/` stores). Both are only read after the rule is made.
+  // `warning` is a `String` or an `Int` (what `Fetch/` and the compiled model reader store). Both are only read
+  // after the rule is made.
   let parsed: any Sendable
-  let given: NSPredicate
+  let given: NSPredicate?
   let warning: Any
+}
+
+/// A validation predicate read from a compiled model (`.mom`), kept as the format string its archive was
+/// written back as; `Fetch/` parses it the first time a validation or ``NSPropertyDescription/validationPredicates``
+/// uses it, and keeps the result (a `FetchPredicate.Parsed`) here, behind the lock.
+final class ArchivedValidationPredicate: Sendable {
+  /// The predicate's format.
+  let format: String
+  /// The parsed predicate, once parsed (opaque here).
+  let parsed = Locked<(any Sendable)?>(nil)
+
+  init(format: String) {
+    self.format = format
+  }
 }

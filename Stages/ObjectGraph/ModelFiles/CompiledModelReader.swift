@@ -16,12 +16,19 @@ import Foundation
 ///   `NSDerivationExpression`;
 /// - `NSRelationshipDescription`: `NSDestinationEntity` / `_NSDestinationEntityName`, `NSInverseRelationship`
 ///   / `_NSInverseRelationshipName`, `NSMinCount`, `NSMaxCount` (1: to-one), `NSDeleteRule`, `NSIsOrdered`;
-/// - `NSFetchedPropertyDescription` and fetch request templates: the name and the fetch request's entity.
+/// - `NSPropertyDescription`'s `NSValidationPredicates` (archived `NSPredicate`s) and `NSValidationWarnings`
+///   (strings, or Core Data's validation error codes);
+/// - `NSFetchedPropertyDescription` (`NSFetchRequest`, `NSUserInfo`) and fetch request templates: the fetch
+///   request's entity (`NSEntity` or `NSEntityName`), predicate (`NSPredicate`), `NSFetchLimit` and `NSBatchSize`.
+///
+/// Archived predicates are written back as format strings (``KeyedArchive/predicateFormat(_:_:)``); a form the
+/// predicate language cannot write becomes text no parser accepts, so a fetch or validation that uses it throws,
+/// naming it.
 ///
 /// Not read: `NSSubentities` (the engine derives subentities from superentities), `NSCompoundIndexes` (the
 /// compiler's copy of the fetch indexes), `NSAttributeValueClassName` (follows from the type), `_P` (Apple's
-/// private packed flags, duplicated by the keys above), validation predicates, the predicates of fetched
-/// properties and templates (archived `NSPredicate`s).
+/// private packed flags, duplicated by the keys above), the sort descriptors, offset and flags of archived fetch
+/// requests.
 struct CompiledModelReader {
   let archive: KeyedArchive
 
@@ -72,10 +79,7 @@ struct CompiledModelReader {
     }
     for (key, value) in try archive.entries(root.fields["NSFetchRequestTemplates"], "the fetch request templates") {
       guard let name = try archive.string(key, "a fetch request template's name") else { continue }
-      parsed.fetchRequestTemplates.append(
-        FetchRequestTemplate(
-          name: name, entityName: try fetchEntityName(value, "fetch request template '\(name)'") ?? "",
-          predicateFormat: hasArchivedPredicate(value) ? Self.unreadPredicate : nil))
+      parsed.fetchRequestTemplates.append(try readFetchRequest(value, name: name, "fetch request template '\(name)'"))
     }
     parsed.fetchRequestTemplates.sort { $0.name < $1.name }
     return parsed
@@ -96,15 +100,44 @@ struct CompiledModelReader {
     return try archive.string(request.fields["NSEntityName"], "the entity of \(what)")
   }
 
-  /// The predicate format a template read from a `.mom` gets for the archived `NSPredicate` the reader does not
-  /// decode: text no parser accepts, so a fetch with the template throws, naming it, instead of fetching every
-  /// object as a template without a predicate would.
-  static let unreadPredicate = "<an archived NSPredicate of a compiled model, not read: load the .xcdatamodeld instead>"
+  /// An archived fetch request (a template's, a fetched property's) as the model keeps it: its entity
+  /// (`NSEntity` or `NSEntityName`), its predicate (`NSPredicate`) as its format, `NSFetchLimit` and `NSBatchSize`.
+  private func readFetchRequest(_ value: PropertyListValue?, name: String, _ what: String) throws -> FetchRequestTemplate {
+    var template = FetchRequestTemplate(
+      name: name, entityName: try fetchEntityName(value, what) ?? "",
+      predicateFormat: try archive.object(value, what).flatMap {
+        try archive.predicateFormat($0.fields["NSPredicate"], "the predicate of \(what)")
+      })
+    guard let request = try archive.object(value, what) else { return template }
+    for (key, keyPath) in [("NSFetchLimit", \FetchRequestTemplate.fetchLimit), ("NSBatchSize", \.fetchBatchSize)] {
+      guard let number = request.fields[key]?.integer else { continue }
+      guard let count = Int(exactly: number), count >= 0 else {
+        throw Malformed(reason: "\(what) has \(key) \(number), which is not a count")
+      }
+      template[keyPath: keyPath] = count
+    }
+    return template
+  }
 
-  /// Whether an archived fetch request holds a predicate (`NSPredicate`).
-  private func hasArchivedPredicate(_ value: PropertyListValue?) -> Bool {
-    guard let request = try? archive.object(value, "a fetch request template") else { return false }
-    return (try? archive.object(request.fields["NSPredicate"], "a fetch request template's predicate")) != nil
+  /// A property's validation predicates and warnings (`NSValidationPredicates`, `NSValidationWarnings`), as the
+  /// model keeps them; the model parses each predicate when it is first used.
+  private func validationRules(_ fields: [String: PropertyListValue], _ what: String) throws -> [PropertyValidationRule] {
+    let predicates = try archive.members(fields["NSValidationPredicates"], "the validation predicates of \(what)")
+    guard !predicates.isEmpty else { return [] }
+    let warnings = try archive.members(fields["NSValidationWarnings"], "the validation warnings of \(what)")
+    return try predicates.enumerated().map { index, value in
+      let format = try archive.predicateFormat(value, "validation predicate \(index) of \(what)") ?? "TRUEPREDICATE"
+      var warning: Any = "The value does not satisfy the predicate \(format)."
+      if index < warnings.count {
+        switch try archive.plainValue(warnings[index], "validation warning \(index) of \(what)") {
+        case let text as String: warning = text
+        case let number as Int64: warning = Int(number)
+        case let other?: warning = "\(other)"
+        case nil: break
+        }
+      }
+      return PropertyValidationRule(parsed: ArchivedValidationPredicate(format: format), given: nil, warning: warning)
+    }
   }
 
   private func nonEmpty(_ text: String?) -> String? {
@@ -130,12 +163,12 @@ struct CompiledModelReader {
       guard let property = try archive.object(value, what) else { continue }
       if property.isKind(of: "NSFetchedPropertyDescription") {
         let propertyName = try archive.string(property.fields["NSPropertyName"], what) ?? ""
-        fetchedProperties.append(
-          NSFetchedPropertyDescription(
-            name: propertyName,
-            destinationEntityName: try fetchEntityName(
-              property.fields["NSFetchRequest"], "fetched property '\(name).\(propertyName)'") ?? "",
-            predicateFormat: nil))
+        let described = "fetched property '\(name).\(propertyName)'"
+        var fetched = NSFetchedPropertyDescription()
+        fetched.name = propertyName
+        fetched.request = try readFetchRequest(property.fields["NSFetchRequest"], name: propertyName, described)
+        fetched.userInfo = try archive.stringDictionary(property.fields["NSUserInfo"], "the user info of \(described)")
+        fetchedProperties.append(fetched)
       } else if property.isKind(of: "NSRelationshipDescription") {
         properties.append(.relationship(try readRelationship(property, entity: name)))
       } else if property.isKind(of: "NSAttributeDescription") {
@@ -238,6 +271,7 @@ struct CompiledModelReader {
     attribute.versionHashModifier = nonEmpty(
       try archive.string(fields["NSVersionHashModifier"], "the version hash modifier of \(what)"))
     attribute.userInfo = try archive.stringDictionary(fields["NSUserInfo"], "the user info of \(what)")
+    attribute.validationRules = try validationRules(fields, what)
     attribute.allowsExternalBinaryDataStorage = (fields["NSFlagsKey"]?.integer ?? 0) & 1 != 0
     // Bit 4: the attribute keeps its value in history on deletion (the fixture's Person.id, whose model
     // says "Preserve After Deletion"): part of Core Data's version hash.
@@ -347,6 +381,7 @@ struct CompiledModelReader {
     relationship.versionHashModifier = nonEmpty(
       try archive.string(fields["NSVersionHashModifier"], "the version hash modifier of \(what)"))
     relationship.userInfo = try archive.stringDictionary(fields["NSUserInfo"], "the user info of \(what)")
+    relationship.validationRules = try validationRules(fields, what)
     return relationship
   }
 }

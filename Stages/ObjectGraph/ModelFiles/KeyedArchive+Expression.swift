@@ -18,6 +18,8 @@ extension KeyedArchive {
     case function = 4
     /// Apple's private type of the key path argument of `valueForKeyPath:` (`NSKeyPathSpecifierExpression`).
     case keyPathSpecifier = 10
+    /// An aggregate, `{1, 2, 3}` (`NSAggregateExpression`, its members under `NSCollection`).
+    case aggregate = 14
     /// Apple's private type of a fetch request expression (`NSFetchRequestExpression`).
     case fetchRequest = 50
   }
@@ -37,7 +39,8 @@ extension KeyedArchive {
     return object
   }
 
-  private func expressionFormat(
+  /// ``expressionFormat(_:_:)`` inside a larger archived object (a predicate), which counts depth and steps.
+  func expressionFormat(
     _ value: PropertyListValue?, _ what: String, depth: Int, steps: inout Int
   ) throws -> String? {
     guard depth < Self.maximumDepth else {
@@ -69,7 +72,10 @@ extension KeyedArchive {
       if selector == "valueForKeyPath:", arguments.count == 1,
         let keyPath = try expressionFormat(arguments[0], what, depth: depth + 1, steps: &steps)
       {
-        if operandType == ExpressionType.evaluatedObject.rawValue { return keyPath }
+        if operandType == ExpressionType.evaluatedObject.rawValue {
+          // `@count` of SELF (a to-many's validation predicate) is written `SELF.@count`, which parses.
+          return keyPath.hasPrefix("@") ? "SELF." + keyPath : keyPath
+        }
         if let operand = try expressionFormat(fields["NSOperand"], what, depth: depth + 1, steps: &steps) {
           return operand + "." + keyPath
         }
@@ -82,18 +88,35 @@ extension KeyedArchive {
         parts.append(try expressionFormat(argument, what, depth: depth + 1, steps: &steps) ?? "nil")
       }
       return "FUNCTION(" + parts.joined(separator: ", ") + ")"
+    case .aggregate:
+      var parts: [String] = []
+      for member in try members(fields["NSCollection"], "the members of \(what)") {
+        parts.append(try expressionFormat(member, what, depth: depth + 1, steps: &steps) ?? "nil")
+      }
+      return "{" + parts.joined(separator: ", ") + "}"
     case .fetchRequest, nil:
       return unreadable
     }
   }
 
   private func constantFormat(_ value: PropertyListValue?, _ what: String) throws -> String {
-    switch try plainValue(value, "the constant of \(what)") {
+    try Self.constantFormat(plainValue(value, "the constant of \(what)"))
+  }
+
+  /// A decoded constant as the predicate language writes it: a date as `CAST(seconds, "NSDate")`, an array or
+  /// set as `{…}`; a value the language has no literal for as `<constant …>`, which no parser accepts.
+  private static func constantFormat(_ value: (any Sendable)?) -> String {
+    switch value {
     case nil: return "nil"
-    case let text as String: return Self.quoted(text)
+    case let text as String: return quoted(text)
     case let flag as Bool: return flag ? "YES" : "NO"
     case let number as Int64: return "\(number)"
     case let number as Double: return "\(number)"
+    case let number as Decimal: return "\(number)"
+    case let date as Date: return "CAST(\(date.timeIntervalSinceReferenceDate), \"NSDate\")"
+    case is NSNull: return "nil"
+    case let members as [any Sendable]: return "{" + members.map { constantFormat($0) }.joined(separator: ", ") + "}"
+    case let members as [(any Sendable)?]: return "{" + members.map { constantFormat($0) }.joined(separator: ", ") + "}"
     case let other?: return "<constant \(other)>"
     }
   }

@@ -152,6 +152,15 @@ extension NSManagedObjectModel {
         }
         hashes[entity.entityName] = entity.versionHash
         entity.entityClass = originals[entity.entityName]?.entityClass
+        if let original = originals[entity.entityName] {
+          // What Xcode's format cannot hold: fetched properties' whole requests (sort descriptors, limits) and
+          // validation predicates (set in code, or read from a compiled model).
+          entity.fetchedProperties = original.fetchedProperties
+          let rules = Dictionary(original.ownProperties.map { ($0.name, $0.validationRules) }, uniquingKeysWith: { first, _ in first })
+          for property in entity.ownProperties {
+            if let kept = rules[property.name], !kept.isEmpty { property.validationRules = kept }
+          }
+        }
         entities.append(entity)
       }
       identifiers.formUnion(model.versionIdentifiers)

@@ -491,10 +491,12 @@ extension XcodeModelLoader {
           element, "fetched property '\(entity).\(name)' has no <fetchRequest>",
           "Give it a destination entity in Xcode's model editor.")
       }
-      return NSFetchedPropertyDescription(
+      var fetched = NSFetchedPropertyDescription(
         name: name,
         destinationEntityName: try required(request, "entity", of: "fetched property '\(entity).\(name)'"),
         predicateFormat: nonEmpty(request["predicateString"]))
+      fetched.userInfo = userInfo(of: element)
+      return fetched
     }
 
     /// `text.trimmingCharacters(in: set)` for `.whitespaces` or `.whitespacesAndNewlines`, without bridging to

@@ -94,6 +94,7 @@ enum XcodeModelWriter {
           ("name", "fetchedPropertyFetchRequest"), ("entity", fetched.destinationEntityName),
           ("predicateString", fetched.predicateFormat),
         ])
+      writeUserInfo(fetched.userInfo, level: 3, into: &xml)
       xml.close(2, "fetchedProperty")
     }
     for index in entity.indexes {

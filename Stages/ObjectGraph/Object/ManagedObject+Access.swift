@@ -8,6 +8,9 @@ extension NSManagedObject {
   /// work), a to-one's object (`NSManagedObject?`), or a to-many's objects (`Set<NSManagedObject>`, or an
   /// `NSOrderedSet` of them in their order for an ordered to-many, as in Core Data).
   ///
+  /// A fetched property's key runs its fetch request the first time, in the object's context, and gives its
+  /// result (an array) until the object is refreshed (see ``NSFetchedPropertyDescription``).
+  ///
   /// Touching a fault loads it. A key the entity does not have is asked of
   /// ``value(forUndefinedKey:)``, which a subclass overrides to answer its computed properties; a key
   /// nobody answers stops the program with a message listing the entity's keys (a programmer error, as in
@@ -237,6 +240,7 @@ extension NSManagedObject {
   @inline(never)
   private func undefinedValue(forKey key: String) -> Any? {
     ConcurrencyDebug.objectTouchedOffQueue(self, key: key)
+    if case .some(let value) = fetchedPropertyValue(forKey: key) { return value }
     do {
       return try value(forUndefinedKey: key)
     } catch {

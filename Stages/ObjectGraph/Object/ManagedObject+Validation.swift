@@ -44,8 +44,11 @@ extension NSManagedObject {
         Self.collect(&errors, "\(entity.entityName).\(slot.name)") { try validateModelRulesOrHook(&value, slot, callsHook) }
       } else if slot.isToMany {
         errors += countErrors(slot, count: relatedIDs(slot).count)
+        if slot.hasRules, let relationship = slot.relationship {
+          errors += predicateErrors(relationship.validationRules, value: toManyValidationValue(slot), key: slot.name)
+        }
       } else {
-        if !callsHook && (slot.isOptional || values[slot.index].objectID != nil) { continue }
+        if !callsHook && !slot.hasRules && (slot.isOptional || values[slot.index].objectID != nil) { continue }
         var value: Any? = values[slot.index].objectID.map { id in managedObjectContext?.object(with: id) as Any }
         validatingSlot = slot.index
         Self.collect(&errors, "\(entity.entityName).\(slot.name)") { try validateModelRulesOrHook(&value, slot, callsHook) }
@@ -115,7 +118,11 @@ extension NSManagedObject {
     var name: String { "\(entity.entityName).\(slot.name)" }
     if slot.isToMany {
       let count = (value as? any Collection)?.count ?? 0
-      try Self.throwing(countErrors(slot, count: count))
+      var errors = countErrors(slot, count: count)
+      if slot.hasRules, let relationship = slot.relationship, let value {
+        errors += predicateErrors(relationship.validationRules, value: value, key: slot.name)
+      }
+      try Self.throwing(errors)
       return
     }
     // An Optional inside `Any` (a typed optional handed to validateValue(_:forKey:)) is its wrapped value.
@@ -131,8 +138,75 @@ extension NSManagedObject {
       }
       return
     }
-    guard let attribute = slot.attribute, slot.hasRules else { return }
+    guard slot.hasRules else { return }
+    if let relationship = slot.relationship {
+      // A to-one's validation predicates, with the related object as SELF.
+      try Self.throwing(predicateErrors(relationship.validationRules, value: value, key: slot.name))
+      return
+    }
+    guard let attribute = slot.attribute else { return }
     try checkRules(of: attribute, value: value, key: slot.name)
+  }
+
+  /// A to-many's members, as its validation predicates see them: a set (an array for an ordered to-many,
+  /// in order).
+  private func toManyValidationValue(_ slot: EntityLayout.Slot) -> Any {
+    if slot.isOrdered { return relatedObjectList(slot) }
+    return Set(relatedIDs(slot).compactMap { id in managedObjectContext?.object(with: id) })
+  }
+
+  /// The validation predicates of a property that `value` fails, each an error with its warning as the message
+  /// (1550, `NSManagedObjectValidationError`; a warning that is one of Core Data's validation codes, as a
+  /// compiled model holds for Xcode's minimum, maximum and pattern, is that code), with
+  /// `NSValidationPredicateErrorKey` holding the predicate.
+  func predicateErrors(_ rules: [PropertyValidationRule], value: Any, key: String) -> [ObjectGraphError] {
+    var errors: [ObjectGraphError] = []
+    let name = "\(entity.entityName).\(key)"
+    for rule in rules {
+      var ruleInfo = validationInfo(key, value)
+      ruleInfo[NSValidationPredicateErrorKey] = rule.predicate
+      let subject = Self.evaluationSubject(value)
+      do {
+        if try rule.fetchPredicate.get().evaluate(with: subject) { continue }
+        if let code = Self.validationCode(rule.warning) {
+          errors.append(
+            ObjectGraphError(
+              .init(rawValue: code),
+              "\(name) (object \(objectID)) does not satisfy its validation predicate \(FetchPredicate.format(of: rule.predicate)).",
+              userInfo: ruleInfo))
+        } else {
+          errors.append(ObjectGraphError(.managedObjectValidation, "\(rule.warning)", userInfo: ruleInfo))
+        }
+      } catch {
+        errors.append(
+          ObjectGraphError(
+            .managedObjectValidation,
+            "\(name)'s validation predicate cannot be evaluated with \(value) (object \(objectID)): \(ObjectGraphError.wrapping(error).message)",
+            userInfo: ruleInfo))
+      }
+    }
+    return errors
+  }
+
+  /// A set of objects as a predicate evaluates it (an array of its members: the evaluator reads members of
+  /// arrays); any other value as it is.
+  private static func evaluationSubject(_ value: Any) -> Any {
+    if let objects = value as? Set<NSManagedObject> { return Array(objects) }
+    return value
+  }
+
+  /// The warning of a validation predicate as one of Core Data's validation error codes (1550 to 1680), when
+  /// it is one.
+  private static func validationCode(_ warning: Any) -> Int? {
+    let code: Int? =
+      switch warning {
+      case let number as Int: number
+      case let number as Int64: Int(exactly: number)
+      case let number as NSNumber: number.intValue
+      default: nil
+      }
+    guard let code, (1550...1680).contains(code) else { return nil }
+    return code
   }
 
   /// A to-many's minimum and maximum count broken by `count` members.
@@ -197,21 +271,7 @@ extension NSManagedObject {
         bounds(number, "\(value)", tooSmall: .validationNumberTooSmall, tooLarge: .validationNumberTooLarge, "number")
       }
     }
-    for rule in attribute.validationRules {
-      guard let parsed = rule.parsed as? FetchPredicate.Parsed else { continue }
-      var ruleInfo = info
-      ruleInfo[NSValidationPredicateErrorKey] = rule.given
-      do {
-        if try parsed.get().evaluate(with: value) { continue }
-        errors.append(ObjectGraphError(.managedObjectValidation, "\(rule.warning)", userInfo: ruleInfo))
-      } catch {
-        errors.append(
-          ObjectGraphError(
-            .managedObjectValidation,
-            "\(name)'s validation predicate cannot be evaluated with \(value) \(object): \(ObjectGraphError.wrapping(error).message)",
-            userInfo: ruleInfo))
-      }
-    }
+    errors += predicateErrors(attribute.validationRules, value: value, key: key)
     try Self.throwing(errors)
   }
 

@@ -79,6 +79,9 @@ open class NSManagedObject: Hashable, CustomStringConvertible {
   /// The slot whose `validateValue(_:forKey:)` hook runs now (`-1`: none): the default hook then finds its
   /// slot without a search by name.
   @exclusivity(unchecked) var validatingSlot = -1
+  /// The results of the fetched properties read since the object last turned into a fault or was refreshed,
+  /// by name (`nil`: none, the common case).
+  @exclusivity(unchecked) var fetchedPropertyResults: [String: [Any]]?
 
   struct State {
     /// The object's values are not loaded, or loaded but not yet touched (a fault in Core Data's sense).
@@ -170,6 +173,7 @@ open class NSManagedObject: Hashable, CustomStringConvertible {
   /// object's own, and every slot still readable by code that indexes it before firing).
   func releaseValues() {
     values = layout.initialValues
+    fetchedPropertyResults = nil
     snapshot = nil
     changedSlots = []
     batch = nil

@@ -16,6 +16,18 @@ extension PredicateNode {
     }
   }
 
+  /// The key paths that follow free variables (`$FETCH_SOURCE.author.name` gives `["FETCH_SOURCE", "author",
+  /// "name"]`), for a caller that answers them itself (see ``substituting(_:bound:)``).
+  func variableKeyPaths(bound: Set<String> = []) -> Set<[String]> {
+    switch self {
+    case .constant, .tooDeep: return []
+    case .not(let node): return node.variableKeyPaths(bound: bound)
+    case .and(let nodes), .or(let nodes): return nodes.reduce(into: []) { $0.formUnion($1.variableKeyPaths(bound: bound)) }
+    case .comparison(let comparison):
+      return comparison.lhs.variableKeyPaths(bound: bound).union(comparison.rhs.variableKeyPaths(bound: bound))
+    }
+  }
+
   /// The predicate with each free variable replaced by its value (a collection becomes an aggregate, as
   /// an array argument does).
   /// - Throws: ``ObjectGraphPredicateSyntaxError`` for a substitution variable followed by a key
@@ -47,6 +59,18 @@ extension PredicateExpression {
     }
   }
 
+  fileprivate func variableKeyPaths(bound: Set<String>) -> Set<[String]> {
+    switch self {
+    case .keyPath, .constant: return []
+    case .variable(let name, let path): return bound.contains(name) || path.isEmpty ? [] : [[name] + path]
+    case .aggregate(let items): return items.reduce(into: []) { $0.formUnion($1.variableKeyPaths(bound: bound)) }
+    case .arithmetic(_, let lhs, let rhs): return lhs.variableKeyPaths(bound: bound).union(rhs.variableKeyPaths(bound: bound))
+    case .subqueryCount(let subquery):
+      return subquery.collection.variableKeyPaths(bound: bound)
+        .union(subquery.predicate.variableKeyPaths(bound: bound.union([subquery.variable])))
+    }
+  }
+
   fileprivate func substituting(_ values: [String: PredicateValue], bound: Set<String>) throws -> PredicateExpression {
     switch self {
     case .keyPath, .constant:
@@ -54,6 +78,9 @@ extension PredicateExpression {
     case .variable(let name, let path):
       guard !bound.contains(name), let value = values[name] else { return self }
       guard path.isEmpty else {
+        // A value given for the whole key path (`"FETCH_SOURCE.name"`: a fetched property's source object
+        // answers its key paths before the fetch).
+        if let value = values[([name] + path).joined(separator: ".")] { return Self.expression(for: value) }
         throw ObjectGraphError(
           .predicateSyntax,
           "$\(name).\(path.joined(separator: ".")) follows a key path from a substitution variable; a variable stands for a value, so compare the value itself (or name the key path on the object)."

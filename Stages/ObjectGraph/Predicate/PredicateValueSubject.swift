@@ -24,13 +24,20 @@ struct PredicateValueSubject: PredicateEvaluable {
       if key == "@count" && rest.isEmpty { return .single(.integer(Int64(members.count))) }
       var values: [PredicateValue] = []
       for member in members {
-        switch try PredicateValueSubject(member).predicateValue(atKeyPath: path) {
+        // A managed object (a to-many's member, validated as a set) answers its own keys.
+        let answer =
+          try (member as? any PredicateEvaluable)?.predicateValue(atKeyPath: path)
+          ?? PredicateValueSubject(member).predicateValue(atKeyPath: path)
+        switch answer {
         case .single(let value): values.append(value)
         case .many(let many): values.append(contentsOf: many)
         }
       }
       return .many(values)
     }
+    // `length` of a string, as `NSString`'s key-value coding answers it (UTF-16 code units): the key a string
+    // attribute's validation predicate reads (`SELF.length >= 3`).
+    if key == "length", rest.isEmpty, let text = value as? String { return .single(.integer(Int64(text.utf16.count))) }
     guard let dictionary = Self.dictionary(value) else {
       throw ObjectGraphError(
         .unknownKey,
