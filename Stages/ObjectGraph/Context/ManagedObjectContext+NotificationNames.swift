@@ -40,3 +40,11 @@ public let NSDeletedObjectIDsKey = NSManagedObjectContext.NotificationKey.delete
 /// `NSManagedObjectContextQueryGenerationKey`), the same as
 /// ``NSManagedObjectContext/NotificationKey/queryGeneration``.
 public let NSManagedObjectContextQueryGenerationKey = NSManagedObjectContext.NotificationKey.queryGeneration.rawValue
+/// The user-info key of the IDs of the objects a merge refreshed, on a did-merge-changes-object-IDs
+/// notification (Core Data's `NSRefreshedObjectIDsKey`), the same as
+/// ``NSManagedObjectContext/NotificationKey/refreshedObjectIDs``.
+public let NSRefreshedObjectIDsKey = NSManagedObjectContext.NotificationKey.refreshedObjectIDs.rawValue
+/// The user-info key of the IDs of objects invalidated by their store's removal (Core Data's
+/// `NSInvalidatedObjectIDsKey`), the same as ``NSManagedObjectContext/NotificationKey/invalidatedObjectIDs``;
+/// the engine posts none under it (see "Not implemented yet" in Docs/ObjectGraph.md).
+public let NSInvalidatedObjectIDsKey = NSManagedObjectContext.NotificationKey.invalidatedObjectIDs.rawValue
