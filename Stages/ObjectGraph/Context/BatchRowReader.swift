@@ -31,6 +31,22 @@ struct BatchRowReader {
     defaults = entity.layout.initialValues
   }
 
+  /// The slot a batch update's computed value (an `NSExpression`) goes to, by key.
+  /// - Throws: ``ObjectGraphUnknownKeyError`` for a key the entity does not have,
+  ///   ``ObjectGraphInvalidValueError`` for a relationship or a transient,
+  ///   ``ObjectGraphUnsupportedFeatureError`` for a transformable or composite attribute, whose stored form an
+  ///   expression cannot compute.
+  func computedSlot(_ key: String) throws -> (index: Int, type: NSAttributeType) {
+    guard let column = columns[key] else { throw refusal(key, "The batch update") }
+    guard column.type != .transformableAttributeType else {
+      throw ObjectGraphError(
+        .unsupportedFeature,
+        "The batch update sets \(entity.entityName).\(key), a transformable attribute, with an expression: its stored bytes cannot be computed in SQL. Set a value instead. Nothing was changed."
+      )
+    }
+    return (column.index, column.type)
+  }
+
   /// Row `number` of a batch insert: the defaults, with the dictionary's values over them.
   /// - Throws: what ``values(_:over:place:outcome:)`` throws, and
   ///   ``NSValidationMissingMandatoryPropertyError`` for a required attribute left empty.

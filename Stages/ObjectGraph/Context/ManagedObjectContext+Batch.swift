@@ -102,11 +102,29 @@ extension NSManagedObjectContext {
       throw ObjectGraphError(
         .invalidValue, "The batch update of \(entity.entityName) has no propertiesToUpdate: say which attributes to set.")
     }
-    let changes = try BatchRowReader(entity: entity).changes(properties)
+    // Values are set as they are; an expression (`rating + 1`, another attribute's key path) is computed for
+    // each row in SQL, from the row's values before the update, as Core Data's SQLite store computes it.
+    var constants: [String: Any] = [:]
+    var computed: [Int: (expression: PredicateExpression, type: NSAttributeType)] = [:]
+    let reader = BatchRowReader(entity: entity)
+    for (key, value) in properties {
+      guard let expression = value as? NSExpression else {
+        constants[key] = value
+        continue
+      }
+      if expression.expressionType == .constantValue {
+        constants[key] = expression.constantValue ?? NSNull()
+        continue
+      }
+      let slot = try reader.computedSlot(key)
+      computed[slot.index] = (try expression.predicateExpression(objects: PredicateObjectCapture()), slot.type)
+    }
+    let changes = constants.isEmpty ? [:] : try reader.changes(constants)
     var batch = StoreBatchRequest(
       entity: entity, predicate: try request.predicate.map { try FetchPredicate($0) }?.resolvedNode, ids: nil,
       includesSubentities: request.includesSubentities,
       action: .update(changes))
+    batch.computed = computed.mapValues(\.expression)
     batch.needsIDs = request.resultType == .updatedObjectIDsResultType
     batch.affectedStores = request.storeIdentities
     (batch.author, batch.contextName) = settings.withLock { ($0.transactionAuthor, $0.name) }

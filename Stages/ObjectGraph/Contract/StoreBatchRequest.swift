@@ -21,6 +21,9 @@ struct StoreBatchRequest {
   /// Who runs it, for persistent history.
   var author: String?
   var contextName: String?
+  /// For an update: the attribute slots computed for each row from its values (a batch update's
+  /// `NSExpression` values), beside the constant ones of ``Action/update(_:)``.
+  var computed: [Int: PredicateExpression] = [:]
   /// The identities of the stores it goes to (the request's `affectedStores`); `nil` for every store holding the entity.
   var affectedStores: [ObjectIdentifier]?
 }

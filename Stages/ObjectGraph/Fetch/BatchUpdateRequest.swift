@@ -18,7 +18,10 @@ public final class NSBatchUpdateRequest: NSPersistentStoreRequest, StoreSelectin
   public let entityName: String
   /// Which rows change; `nil` for all.
   public var predicate: NSPredicate?
-  /// The new values, by attribute name (`nil` or `NSNull()` clears an optional attribute).
+  /// The new values, by attribute name (`nil` or `NSNull()` clears an optional attribute). A value may be an
+  /// `NSExpression` computed for each row from its values before the update, as Core Data's SQLite store does:
+  /// `NSExpression(format: "rating + 1")`, `NSExpression(forKeyPath: "title")` (the row's own attributes,
+  /// constants and arithmetic; not key paths through relationships).
   public var propertiesToUpdate: [String: Any]?
   /// Whether rows of subentities change too. Default `true`.
   public var includesSubentities = true

@@ -41,7 +41,7 @@ extension NSPersistentStore {
         }
         switch request.action {
         case .update(let values):
-          let assignments = batchAssignments(values, mapping: mapping)
+          let assignments = try batchAssignments(values, computed: request.computed, mapping: mapping)
           let count: Int
           let targets: [(pk: Int64, entity: Int64)]
           if request.ids == nil {
@@ -54,7 +54,7 @@ extension NSPersistentStore {
             count = targets.count
           }
           if storeOptions.persistentHistoryTracking {
-            let names = values.keys.sorted().map { mapping.entity.layout.slots[$0].name }
+            let names = Set(values.keys).union(request.computed.keys).sorted().map { mapping.entity.layout.slots[$0].name }
             try recordHistory(
               targets.map { StoreHistoryEntry(kind: .update, entityNumber: $0.entity, primaryKey: $0.pk, properties: names) },
               author: request.author, contextName: request.contextName, db: db)
@@ -209,11 +209,15 @@ extension NSPersistentStore {
     return targets
   }
 
-  /// `column = ?, …` and the version's count up (``SQLiteSchema/nextVersion``) for the given attribute slots, and their values: a batch update's
-  /// assignments, raising each row's version.
-  private func batchAssignments(_ values: [Int: StoredValue], mapping: SQLiteSchema.EntityTable)
-    -> (sql: String, arguments: [DatabaseValue])
-  {
+  /// `column = ?, …` and the version's count up (``SQLiteSchema/nextVersion``) for the given attribute slots, and
+  /// their values: a batch update's assignments, raising each row's version. A computed slot's SQL reads the row
+  /// (as `t0`) before the update, as every right-hand side of one `UPDATE` does.
+  /// - Throws: ``ObjectGraphUnsupportedFeatureError`` for an expression that reads through a relationship,
+  ///   ``ObjectGraphInvalidValueError`` for one whose result the attribute cannot hold, the predicate
+  ///   compiler's errors for the rest.
+  private func batchAssignments(
+    _ values: [Int: StoredValue], computed: [Int: PredicateExpression], mapping: SQLiteSchema.EntityTable
+  ) throws -> (sql: String, arguments: [DatabaseValue]) {
     var assignments: [String] = []
     var arguments: [DatabaseValue] = []
     for (slot, value) in values.sorted(by: { $0.key < $1.key }) {
@@ -221,6 +225,22 @@ extension NSPersistentStore {
       else { continue }
       assignments.append("\(column) = ?")
       arguments.append(SQLiteValueCoding.encode(value, as: type))
+    }
+    if !computed.isEmpty {
+      var compiler = SQLPredicateCompiler(schema: schema, mapping: mapping)
+      for (slot, expression) in computed.sorted(by: { $0.key < $1.key }) {
+        let attribute = mapping.entity.layout.slots[slot]
+        guard case .column(let column) = mapping.storage[slot], let type = attribute.attribute?.attributeType else { continue }
+        let sql = try compiler.computedValue(expression, for: attribute.name, of: type)
+        guard compiler.joinClause.isEmpty else {
+          throw ObjectGraphError(
+            .unsupportedFeature,
+            "The batch update computes \(mapping.entity.entityName).\(attribute.name) with an expression that reads through a relationship; an UPDATE reads the row itself only. Use the row's own attributes, or fetch the objects and set the values. Nothing was changed."
+          )
+        }
+        assignments.append("\(column) = \(sql)")
+      }
+      arguments += compiler.arguments
     }
     assignments.append(SQLiteSchema.nextVersion)
     return (assignments.joined(separator: ", "), arguments)
@@ -234,7 +254,7 @@ extension NSPersistentStore {
       let slice = keys[chunk..<min(chunk + 500, keys.count)]
       let placeholders = Array(repeating: "?", count: slice.count).joined(separator: ", ")
       try db.execute(
-        sql: "UPDATE \(mapping.table) SET \(assignments.sql) WHERE Z_PK IN (\(placeholders))",
+        sql: "UPDATE \(mapping.table) AS t0 SET \(assignments.sql) WHERE Z_PK IN (\(placeholders))",
         arguments: StatementArguments(assignments.arguments + slice.map(\.databaseValue)))
     }
   }

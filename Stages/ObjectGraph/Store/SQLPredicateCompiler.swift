@@ -493,6 +493,34 @@ struct SQLPredicateCompiler {
     }
   }
 
+  /// The SQL computing a batch update's value for the attribute `name` of `type` from the row `t0`: the
+  /// expression, cast to the attribute's storage class (an integer attribute keeps whole numbers).
+  /// - Throws: ``ObjectGraphInvalidValueError`` when the result is of a kind the attribute cannot hold (text for
+  ///   a number, a number for a string), ``ObjectGraphUnsupportedFeatureError`` for a decimal attribute, and
+  ///   what a predicate's expression throws.
+  mutating func computedValue(_ computed: PredicateExpression, for name: String, of type: NSAttributeType) throws -> String {
+    guard type != .decimalAttributeType else {
+      throw ObjectGraphError(
+        .unsupportedFeature,
+        "The batch update computes \(mapping.entity.entityName).\(name), a decimal, with an expression: decimals are not computed in SQL here. Set a value instead. Nothing was changed."
+      )
+    }
+    let (sql, resultType, isNull) = try expression(computed, against: type)
+    if isNull { return "NULL" }
+    let integers: Set<NSAttributeType> = [.integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType]
+    let numbers = integers.union([.doubleAttributeType, .floatAttributeType])
+    let fits = resultType.map { numbers.contains(type) ? numbers.contains($0) : $0 == type } ?? true
+    guard fits else {
+      throw ObjectGraphError(
+        .invalidValue,
+        "The batch update computes \(mapping.entity.entityName).\(name) (\(type.xcodeName)) with an expression whose result is \(resultType.map { $0.xcodeName } ?? "of another kind"); the attribute cannot hold it. Nothing was changed."
+      )
+    }
+    if integers.contains(type) { return "CAST(\(sql) AS INTEGER)" }
+    if numbers.contains(type) { return "CAST(\(sql) AS REAL)" }
+    return sql
+  }
+
   /// An SQL expression for one side, with the attribute type it has when it is a column.
   private mutating func expression(_ expression: PredicateExpression, against otherType: NSAttributeType?) throws
     -> (sql: String, type: NSAttributeType?, isNull: Bool)
