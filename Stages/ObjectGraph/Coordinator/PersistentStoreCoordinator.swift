@@ -102,6 +102,12 @@ public final class NSPersistentStoreCoordinator: Sendable, CustomStringConvertib
     }
     let store = try NSPersistentStore.open(
       type: type, url: url, configuration: configuration, options: options, model: managedObjectModel)
+    do {
+      try store.runMaintenanceOnAdd()
+    } catch {
+      store.close()
+      throw error
+    }
     stores.withLock { $0.append(store) }
     store.attach(to: self)
     try watchForRemoteChanges(store, options: options)

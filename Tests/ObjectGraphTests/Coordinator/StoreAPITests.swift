@@ -345,4 +345,115 @@ struct StoreAPITests {
       try NSPersistentStore.metadataForPersistentStore(with: folder.appending("None.sqlite"))
     }
   }
+
+  @Test("NSSQLiteAnalyzeOption and NSSQLiteManualVacuumOption run ANALYZE and VACUUM when the store is added, not when read-only")
+  func analyzeAndVacuum() throws {
+    let folder = try TemporaryFolder()
+    let url = folder.appending("V.sqlite")
+    let pragmas: [String: String] = ["journal_mode": "DELETE"]
+    do {
+      let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
+      let store = try coordinator.addPersistentStore(type: .sqlite, at: url, options: [NSSQLitePragmasOption: pragmas])
+      let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+      context.persistentStoreCoordinator = coordinator
+      try context.performAndWait { () throws in
+        let notes = (0..<2000).map { index -> Note in
+          let note = Note(context: context)
+          note.title = String(repeating: "x", count: 200) + "\(index)"
+          return note
+        }
+        try context.save()
+        for note in notes { context.delete(note) }
+        try context.save()
+      }
+      try coordinator.remove(store)
+    }
+    let before = try #require(try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int)
+    let statements = Locked<[String]>([])
+    let trace: @Sendable (String) -> Void = { sql in statements.withLock { $0.append(sql) } }
+    // Read-only: nothing is run.
+    let readOnly = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
+    let readOnlyStore = try readOnly.addPersistentStore(
+      type: .sqlite, at: url,
+      options: [
+        NSReadOnlyPersistentStoreOption: true, NSSQLiteAnalyzeOption: true, NSSQLiteManualVacuumOption: true,
+        ObjectGraphSQLTraceOption: trace,
+      ])
+    try readOnly.remove(readOnlyStore)
+    #expect(!statements.withLock { $0.contains { $0.hasPrefix("ANALYZE") || $0.hasPrefix("VACUUM") } })
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
+    let store = try coordinator.addPersistentStore(
+      type: .sqlite, at: url,
+      options: [
+        NSSQLitePragmasOption: pragmas, NSSQLiteAnalyzeOption: true, NSSQLiteManualVacuumOption: NSNumber(value: true),
+        ObjectGraphSQLTraceOption: trace,
+      ])
+    #expect(statements.withLock { $0.contains("ANALYZE") && $0.contains("VACUUM") })
+    try coordinator.remove(store)
+    let after = try #require(try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int)
+    #expect(after < before / 2, "VACUUM gave the deleted rows' pages back: \(before) -> \(after) bytes")
+  }
+
+  @Test("NSPersistentStoreForceDestroyOption deletes a damaged store file that destroying refuses without it")
+  func forceDestroy() throws {
+    let folder = try TemporaryFolder()
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
+    for (name, type) in [("Broken.sqlite", NSPersistentStore.StoreType.sqlite), ("Broken.binary", .binary)] {
+      let url = folder.appending(name)
+      try Data("not a store, just bytes".utf8).write(to: url)
+      #expect(throws: ObjectGraphError.self) { try coordinator.destroyPersistentStore(at: url, type: type) }
+      #expect(FileManager.default.fileExists(atPath: url.path))
+      try coordinator.destroyPersistentStore(at: url, type: type, options: [NSPersistentStoreForceDestroyOption: true])
+      #expect(!FileManager.default.fileExists(atPath: url.path))
+    }
+  }
+
+  @Test("the timeout, pool size, versioning and binary decoding options are checked for their types, and accepted")
+  func checkedOptions() throws {
+    let folder = try TemporaryFolder()
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try Models.notes())
+    let bad: [[AnyHashable: Any]] = [
+      [NSPersistentStoreTimeoutOption: "soon"], [NSPersistentStoreTimeoutOption: -1.0],
+      [NSPersistentStoreConnectionPoolMaxSizeKey: 0], [NSPersistentStoreConnectionPoolMaxSizeKey: "four"],
+      [NSIgnorePersistentStoreVersioningOption: "yes"], [NSBinaryStoreSecureDecodingClasses: ["NSString"]],
+      [NSBinaryStoreInsecureDecodingCompatibilityOption: "no"],
+    ]
+    for options in bad {
+      let error = try #require(throws: ObjectGraphError.self) {
+        try coordinator.addPersistentStore(type: .sqlite, at: folder.appending("O.sqlite"), options: options)
+      }
+      #expect(error.code == .persistentStoreOpen)
+      #expect(options.keys.contains { error.message.contains("\($0)") }, "\(error.message)")
+    }
+    #expect(coordinator.persistentStores.isEmpty)
+    let store = try coordinator.addPersistentStore(
+      type: .sqlite, at: folder.appending("O.sqlite"),
+      options: [
+        NSPersistentStoreTimeoutOption: 2, NSPersistentStoreConnectionPoolMaxSizeKey: 4,
+        NSIgnorePersistentStoreVersioningOption: true,
+      ])
+    #expect(store.storeOptions.busyTimeout == 2)
+    let binary = try coordinator.addPersistentStore(
+      type: .binary, at: folder.appending("O.binary"),
+      options: [NSBinaryStoreSecureDecodingClasses: Set(["NSString"]), NSBinaryStoreInsecureDecodingCompatibilityOption: false])
+    #expect(binary.isReadOnly == false)
+  }
+
+  @Test("a description's init(URL:) and timeout: the timeout reaches the store as its busy timeout")
+  func descriptionTimeout() throws {
+    let folder = try TemporaryFolder()
+    let description = NSPersistentStoreDescription(URL: folder.appending("T.sqlite"))
+    #expect(description.url == folder.appending("T.sqlite") && description.type == NSSQLiteStoreType)
+    #expect(description.timeout == 10)
+    description.timeout = 3.5
+    #expect(description.timeout == 3.5)
+    #expect(description.options[NSPersistentStoreTimeoutOption] as? NSNumber == 3.5)
+    let container = NSPersistentContainer(name: "T", managedObjectModel: try Models.notes())
+    container.persistentStoreDescriptions = [description]
+    var failure: (any Error)?
+    container.loadPersistentStores { _, error in failure = error }
+    #expect(failure == nil)
+    let store = try #require(container.persistentStoreCoordinator.persistentStores.first)
+    #expect(store.storeOptions.busyTimeout == 3.5)
+  }
 }
