@@ -40,6 +40,12 @@ public final class NSPersistentStoreDescription: Sendable, CustomStringConvertib
     self.state = Locked(state)
   }
 
+  /// A description of a SQLite store at `url`, Core Data's Objective-C spelling of ``init(url:)``
+  /// (`initWithURL:`, `persistentStoreDescriptionWithURL:`), for code ported from it.
+  public convenience init(URL url: URL) {
+    self.init(url: url)
+  }
+
   /// A description of a SQLite store with no file yet: set ``url`` before loading.
   public init() {
     state = Locked(State())
@@ -94,6 +100,19 @@ public final class NSPersistentStoreDescription: Sendable, CustomStringConvertib
   public var isReadOnly: Bool {
     get { flag(NSReadOnlyPersistentStoreOption) }
     set { setOption(newValue as NSNumber, forKey: NSReadOnlyPersistentStoreOption) }
+  }
+
+  /// How long, in seconds, the store's connection waits for a lock another connection (another process)
+  /// holds before a request fails with the store busy (the `NSPersistentStoreTimeoutOption` option, Core
+  /// Data's `timeout`). Default 10 seconds, the engine's SQLite busy timeout; setting it sets the option.
+  public var timeout: TimeInterval {
+    get {
+      state.withLock { state in
+        (state.options[NSPersistentStoreTimeoutOption] as? NSNumber)?.doubleValue
+          ?? (state.options[NSPersistentStoreTimeoutOption] as? TimeInterval) ?? 10
+      }
+    }
+    set { setOption(newValue as NSNumber, forKey: NSPersistentStoreTimeoutOption) }
   }
 
   private func flag(_ key: String) -> Bool {

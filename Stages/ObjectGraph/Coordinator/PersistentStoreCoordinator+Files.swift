@@ -12,21 +12,26 @@ extension NSPersistentStoreCoordinator {
   ///
   /// When this coordinator has the store, it is removed first; objects from it can no longer be
   /// fulfilled or saved. A missing file is nothing to do. The options are read as
-  /// ``addPersistentStore(type:configuration:at:options:)`` reads them; deleting needs none of them.
-  /// - Throws: ``NSPersistentStoreInvalidTypeError`` for an in-memory type or a file that is
-  ///   not a store (left as it is), ``NSPersistentStoreOperationError`` when a file cannot
+  /// ``addPersistentStore(type:configuration:at:options:)`` reads them; deleting needs only
+  /// ``NSPersistentStoreForceDestroyOption``, which deletes a file that cannot be read as a store (damaged)
+  /// instead of refusing it.
+  /// - Throws: ``NSPersistentStoreInvalidTypeError`` for an in-memory type or, without
+  ///   ``NSPersistentStoreForceDestroyOption``, a file that is not a store (left as it is),
+  ///   ``NSPersistentStoreOperationError`` when a file cannot
   ///   be deleted, ``NSPersistentStoreOpenError`` for an option's value of the wrong type.
   public func destroyPersistentStore(
     at url: URL, type storeType: NSPersistentStore.StoreType, options: [AnyHashable: Any]? = nil
   ) throws {
-    _ = try StoreOptions(dictionary: options)
+    let parsed = try StoreOptions(dictionary: options)
     guard storeType != .inMemory else {
       throw ObjectGraphError(
         .persistentStoreInvalidType, "An in-memory store has no files to destroy; it goes when it is removed.")
     }
     if let store = persistentStore(for: url) { try remove(store) }
     try serialized {
-      try storeType == .binary ? NSPersistentStore.destroyBinaryStore(at: url) : NSPersistentStore.destroyFiles(at: url)
+      try storeType == .binary
+        ? NSPersistentStore.destroyBinaryStore(at: url, force: parsed.forceDestroy)
+        : NSPersistentStore.destroyFiles(at: url, force: parsed.forceDestroy)
     }
   }
 

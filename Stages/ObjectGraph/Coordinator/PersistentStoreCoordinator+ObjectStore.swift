@@ -47,10 +47,11 @@ extension NSPersistentStoreCoordinator: ObjectStore {
   }
 
   /// The identity of the store `id`'s object is in, or, for an unsaved object of `entity`, of the store a
-  /// save will put it in (the first holding its entity): what a fetch's `affectedStores` compare it with.
+  /// save will put it in (the store it was assigned to, else the first holding its entity): what a fetch's
+  /// `affectedStores` compare it with.
   func storeIdentity(of id: NSManagedObjectID, entity: NSEntityDescription) -> ObjectIdentifier? {
     if id.storeAndTable != nil { return store(for: id).map(ObjectIdentifier.init) }
-    return persistentStores.first { $0.holds(entity) }.map(ObjectIdentifier.init)
+    return (try? store(forInserting: id, entity: entity)).map(ObjectIdentifier.init)
   }
 
   /// The store new objects of `entity` go to: the first that holds the entity.
@@ -182,13 +183,15 @@ extension NSPersistentStoreCoordinator: ObjectStore {
       // other queues, whose reference counts each extra retain contends for.
       var byStore: [(store: NSPersistentStore, positions: [Int])] = []
       var run: (entity: NSEntityDescription, storeIndex: Int)?
+      // Objects assigned to a store with assign(_:to:) are looked up one by one.
+      let assigning = hasAssignments
       for position in objects.indices {
         let entity = objects[position].entity
-        if let known = run, known.entity === entity {
+        if let known = run, known.entity === entity, !assigning {
           byStore[known.storeIndex].positions.append(position)
           continue
         }
-        let store = try store(forInserting: entity)
+        let store = try assigning ? store(forInserting: objects[position].id, entity: entity) : store(forInserting: entity)
         let storeIndex: Int
         if let index = byStore.firstIndex(where: { $0.store === store }) {
           storeIndex = index
@@ -201,13 +204,16 @@ extension NSPersistentStoreCoordinator: ObjectStore {
         run = (entity, storeIndex)
       }
       if byStore.count == 1, let only = byStore.first {
-        return try only.store.reservePermanentIDs(for: objects.lazy.map(\.entity))
+        let ids = try only.store.reservePermanentIDs(for: objects.lazy.map(\.entity))
+        if assigning { forgetAssignments(of: objects.lazy.map(\.id)) }
+        return ids
       }
       var result = objects.map(\.id)
       for (store, positions) in byStore {
         let ids = try store.reservePermanentIDs(for: positions.lazy.map { objects[$0].entity })
         for (position, id) in zip(positions, ids) { result[position] = id }
       }
+      if assigning { forgetAssignments(of: objects.lazy.map(\.id)) }
       return result
     }
   }
@@ -218,8 +224,13 @@ extension NSPersistentStoreCoordinator: ObjectStore {
         throw ObjectGraphError(
           .noPersistentStore, "The coordinator has no store. Call addPersistentStore(type:at:) before saving.")
       }
-      if persistentStores.count == 1 { return try store.save(request) }
-      return try saveAcrossStores(request)
+      guard hasAssignments else {
+        if persistentStores.count == 1 { return try store.save(request) }
+        return try saveAcrossStores(request)
+      }
+      let result = try saveAcrossStores(request)
+      forgetAssignments(of: request.inserts.lazy.map(\.temporaryID))
+      return result
     }
   }
 
@@ -242,7 +253,7 @@ extension NSPersistentStoreCoordinator: ObjectStore {
       return key
     }
     for (position, insert) in request.inserts.enumerated() {
-      let key = part(try store(forInserting: insert.entity))
+      let key = part(try store(forInserting: insert.temporaryID, entity: insert.entity))
       parts[key, default: settings].inserts.append(insert)
       insertPositions[key, default: []].append(position)
     }

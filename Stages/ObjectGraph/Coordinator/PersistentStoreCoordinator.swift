@@ -31,6 +31,9 @@ public final class NSPersistentStoreCoordinator: Sendable, CustomStringConvertib
   /// The watchers of the stores added with ``NSPersistentStoreRemoteChangeNotificationPostOptionKey``, by
   /// store (PersistentStoreCoordinator+RemoteChange.swift).
   let remoteChangeWatchers = Locked<[ObjectIdentifier: StoreChangeWatcher]>([:])
+  /// The stores inserted objects were assigned to with `NSManagedObjectContext.assign(_:to:)`, by their
+  /// temporary IDs, until they are saved (PersistentStoreCoordinator+Assignment.swift).
+  let assignments = Locked<[NSManagedObjectID: NSPersistentStore]>([:])
 
   /// Makes a coordinator for `model`, freezing the model.
   public init(managedObjectModel: NSManagedObjectModel) {
@@ -99,7 +102,14 @@ public final class NSPersistentStoreCoordinator: Sendable, CustomStringConvertib
     }
     let store = try NSPersistentStore.open(
       type: type, url: url, configuration: configuration, options: options, model: managedObjectModel)
+    do {
+      try store.runMaintenanceOnAdd()
+    } catch {
+      store.close()
+      throw error
+    }
     stores.withLock { $0.append(store) }
+    store.attach(to: self)
     try watchForRemoteChanges(store, options: options)
     postStoreAdded(store)
     return store
@@ -171,6 +181,8 @@ public final class NSPersistentStoreCoordinator: Sendable, CustomStringConvertib
     stores.withLock { list in
       guard let index = list.firstIndex(where: { $0 === old }) else { return false }
       list[index] = new
+      old.detachFromCoordinator()
+      new.attach(to: self)
       return true
     }
   }
@@ -184,6 +196,7 @@ public final class NSPersistentStoreCoordinator: Sendable, CustomStringConvertib
       return true
     }
     guard removed else { return false }
+    store.detachFromCoordinator()
     stopWatchingForRemoteChanges(store)
     endSnapshots(of: store)
     gate.withLock { store.close() }

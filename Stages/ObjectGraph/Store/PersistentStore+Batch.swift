@@ -5,7 +5,13 @@ extension NSPersistentStore {
   /// Throws ``NSPersistentStoreSaveError`` when the store was opened read-only, saying
   /// what could not be done (`consequence`, as in "a batch request cannot change it").
   func refuseWritesIfReadOnly(_ consequence: String) throws {
-    guard storeOptions.readOnly else { return }
+    guard storeOptions.readOnly else {
+      guard markedReadOnly.withLock({ $0 }) else { return }
+      throw ObjectGraphError(
+        .persistentStoreSave,
+        "The store at \(url.storePath) was made read-only (isReadOnly = true); \(consequence). Set isReadOnly back to false to write.",
+        url: url)
+    }
     if let readOnlyReason {
       throw ObjectGraphError(
         .persistentStoreSave, "The store at \(url.storePath) was opened read-only: \(readOnlyReason); \(consequence).", url: url)

@@ -129,10 +129,10 @@ extension NSPersistentStore {
   }
 
   /// Deletes the binary store file at `url` (nothing to do when there is none); a file that is not a binary
-  /// store is refused and kept.
-  static func destroyBinaryStore(at url: URL) throws {
+  /// store is refused and kept, unless `force` (``NSPersistentStoreForceDestroyOption``).
+  static func destroyBinaryStore(at url: URL, force: Bool = false) throws {
     guard FileManager.default.fileExists(atPath: url.path) else { return }
-    if (size(url.path) ?? 0) > 0 { _ = try BinaryStoreArchive.read(url: url) }
+    if !force, (size(url.path) ?? 0) > 0 { _ = try BinaryStoreArchive.read(url: url) }
     do {
       try FileManager.default.removeItem(at: url)
     } catch {

@@ -8,10 +8,10 @@ extension NSPersistentStore {
   }
 
   /// Deletes a store's files, after checking that `url` is a store: a file that is not one is refused and
-  /// left as it is. A missing file is nothing to do.
-  static func destroyFiles(at url: URL) throws {
+  /// left as it is, unless `force` (``NSPersistentStoreForceDestroyOption``). A missing file is nothing to do.
+  static func destroyFiles(at url: URL, force: Bool = false) throws {
     guard FileManager.default.fileExists(atPath: url.path) else { return }
-    _ = try readMetadata(url: url)
+    if !force { _ = try readMetadata(url: url) }
     for file in files(of: url) where FileManager.default.fileExists(atPath: file.path) {
       do {
         try FileManager.default.removeItem(at: file)

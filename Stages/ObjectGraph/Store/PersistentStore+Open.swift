@@ -490,7 +490,7 @@ extension NSPersistentStore {
     configuration.readonly = readOnly
     configuration.label = holdsReadTransaction ? "ObjectGraph.generation" : "ObjectGraph.store"
     configuration.allowsUnsafeTransactions = holdsReadTransaction
-    configuration.busyMode = .timeout(10)
+    configuration.busyMode = .timeout(options.busyTimeout)
     let pragmas = options.sqlitePragmas
     let logs = SQLDebug.isEnabled
     let trace = options.sqlTrace

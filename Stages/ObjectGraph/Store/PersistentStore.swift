@@ -12,8 +12,9 @@ public final class NSPersistentStore: Sendable, CustomStringConvertible {
   public var type: String { storeType.rawValue }
   /// The kind of store, as the engine tells them apart.
   let storeType: NSPersistentStore.StoreType
-  /// The file, for a SQLite or binary store; `nil` for an in-memory one.
-  public let url: URL?
+  /// The file, for a SQLite or binary store; `nil` for an in-memory one (Core Data's `url`). To move a
+  /// store, call ``NSPersistentStoreCoordinator/setURL(_:for:)``.
+  public var url: URL? { location.withLock { $0 } }
   /// The store's unique identifier (a UUID string), written in its metadata and in its objects' URIs.
   public let identifier: String
   /// The model configuration the store holds (`nil`: every entity).
@@ -45,6 +46,13 @@ public final class NSPersistentStore: Sendable, CustomStringConvertible {
   /// Why the store was opened read-only though the caller asked for read-write (Core Data's history tables
   /// without history tracking), for the error a write gets; `nil` otherwise.
   let readOnlyReason: String?
+  /// The coordinator the store is added to, weakly (``NSPersistentStore/persistentStoreCoordinator``, declared
+  /// by the coordinator's layer): set when the store is added, cleared when it is removed.
+  let attachment = Locked(StoreAttachment())
+  /// Whether ``isReadOnly`` was set to `true` on the store after it was added.
+  let markedReadOnly = Locked(false)
+  /// Where the store is (``url``): moved by `NSPersistentStoreCoordinator.setURL(_:for:)`.
+  let location: Locked<URL?>
 
   init(
     type: NSPersistentStore.StoreType, url: URL?, identifier: String, configurationName: String?, options: StoreOptions,
@@ -54,7 +62,7 @@ public final class NSPersistentStore: Sendable, CustomStringConvertible {
     self.readOnlyReason = readOnlyReason
     self.sideFiles = sideFiles
     storeType = type
-    self.url = url
+    location = Locked(url)
     self.identifier = identifier
     self.configurationName = configurationName
     storeOptions = options

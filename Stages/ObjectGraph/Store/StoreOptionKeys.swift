@@ -25,9 +25,43 @@ public let NSPersistentStoreRemoteChangeNotificationPostOptionKey = "NSPersisten
 /// Core Data's option key of a store file's data protection class (`NSPersistentStoreFileProtectionKey`).
 /// Linux has no data protection: the engine accepts the key and ignores it.
 public let NSPersistentStoreFileProtectionKey = "NSPersistentStoreFileProtectionKey"
-/// Core Data's option key of how long, in seconds, a store waits for a lock (`NSPersistentStoreTimeoutOption`).
-/// Accepted and ignored by the engine, whose SQLite busy timeout is its own.
+/// The option key of how long, in seconds, a SQLite store waits for a lock another connection holds before
+/// a request fails, an `NSNumber` or `TimeInterval` (Core Data's `NSPersistentStoreTimeoutOption`): the
+/// connection's SQLite busy timeout. Default 10 seconds.
 public let NSPersistentStoreTimeoutOption = "NSPersistentStoreTimeoutOption"
+/// The option key that runs SQLite's `ANALYZE` when a SQLite store is added, an `NSNumber` or `Bool`, so the
+/// query planner chooses indexes from statistics of the data (Core Data's `NSSQLiteAnalyzeOption`). Not run
+/// on a read-only store.
+public let NSSQLiteAnalyzeOption = "NSSQLiteAnalyzeOption"
+/// The option key that rebuilds a SQLite store's file (SQLite's `VACUUM`) when the store is added, an
+/// `NSNumber` or `Bool`, giving back the pages deleted rows left free (Core Data's
+/// `NSSQLiteManualVacuumOption`). Not run on a read-only store.
+public let NSSQLiteManualVacuumOption = "NSSQLiteManualVacuumOption"
+/// The option key of `destroyPersistentStore(at:type:options:)` that deletes the store's files even when the
+/// file cannot be read as a store (a damaged file), an `NSNumber` or `Bool` (Core Data's
+/// `NSPersistentStoreForceDestroyOption`: destroy even if it might be unsafe). Without it such a file is
+/// refused and left as it is.
+public let NSPersistentStoreForceDestroyOption = "NSPersistentStoreForceDestroyOption"
+/// Core Data's option key that ignores the model version hashes in a store's metadata when it is added, an
+/// `NSNumber` or `Bool` (`NSIgnorePersistentStoreVersioningOption`). The engine accepts it and still refuses
+/// (or migrates) a store made with another model: its SQLite tables are laid out from the model, so a store of
+/// another version would fail on its first read or write instead. See "Choices where Core Data is silent or
+/// different" in `Docs/ObjectGraph.md`.
+public let NSIgnorePersistentStoreVersioningOption = "NSIgnorePersistentStoreVersioningOption"
+/// Core Data's option key of the most connections a SQLite store opens for reading at once, a positive
+/// `NSNumber` or `Int` (`NSPersistentStoreConnectionPoolMaxSizeKey`). The engine checks it and runs every
+/// store on one serial connection whatever its value: the coordinator serves one request at a time anyway
+/// (query generations read through connections of their own).
+public let NSPersistentStoreConnectionPoolMaxSizeKey = "NSPersistentStoreConnectionPoolMaxSizeKey"
+/// Core Data's option key of the classes a binary store may decode from its file beyond the property-list
+/// ones, a `Set` of class names or classes (`NSBinaryStoreSecureDecodingClasses`). The engine's binary archive
+/// holds property-list values only (a transformable attribute is stored as the `Data` its transformer made),
+/// so it needs no class list: the key is checked for a set and otherwise ignored.
+public let NSBinaryStoreSecureDecodingClasses = "NSBinaryStoreSecureDecodingClasses"
+/// Core Data's option key that lets a binary store decode its file without secure coding, an `NSNumber` or
+/// `Bool` (`NSBinaryStoreInsecureDecodingCompatibilityOption`). Accepted and ignored: the engine's binary
+/// archive decodes property-list values only, always securely.
+public let NSBinaryStoreInsecureDecodingCompatibilityOption = "NSBinaryStoreInsecureDecodingCompatibilityOption"
 
 /// The option key of the staged migration that brings a store made with an earlier model version up to the
 /// current one when it is added, an ``NSStagedMigrationManager`` (Core Data's
@@ -88,6 +122,34 @@ extension StoreOptions {
     if let history = try flag(NSPersistentHistoryTrackingKey) { persistentHistoryTracking = history }
     if let remote = try flag(NSPersistentStoreRemoteChangeNotificationPostOptionKey) {
       postsRemoteChangeNotifications = remote
+    }
+    if let analyze = try flag(NSSQLiteAnalyzeOption) { analyzesOnAdd = analyze }
+    if let vacuum = try flag(NSSQLiteManualVacuumOption) { vacuumsOnAdd = vacuum }
+    if let force = try flag(NSPersistentStoreForceDestroyOption) { forceDestroy = force }
+    _ = try flag(NSIgnorePersistentStoreVersioningOption)
+    _ = try flag(NSBinaryStoreInsecureDecodingCompatibilityOption)
+    if let raw = dictionary[NSBinaryStoreSecureDecodingClasses].flatMap(unwrappingOptional), !(raw is NSSet),
+      !(raw is Set<String>), !(raw is Set<AnyHashable>)
+    {
+      throw ObjectGraphError(
+        .persistentStoreOpen, "The store option \(NSBinaryStoreSecureDecodingClasses) must be a Set; got \(Swift.type(of: raw)) (\(raw)).")
+    }
+    if let size = dictionary[NSPersistentStoreConnectionPoolMaxSizeKey].flatMap(unwrappingOptional) {
+      guard let number = size as? NSNumber ?? (size as? Int).map(NSNumber.init(value:)), number.intValue > 0 else {
+        throw ObjectGraphError(
+          .persistentStoreOpen,
+          "The store option \(NSPersistentStoreConnectionPoolMaxSizeKey) must be a positive Int or NSNumber; got \(Swift.type(of: size)) (\(size))."
+        )
+      }
+    }
+    if let timeout = dictionary[NSPersistentStoreTimeoutOption].flatMap(unwrappingOptional) {
+      guard let seconds = (timeout as? NSNumber)?.doubleValue ?? (timeout as? Double), seconds >= 0 else {
+        throw ObjectGraphError(
+          .persistentStoreOpen,
+          "The store option \(NSPersistentStoreTimeoutOption) must be a number of seconds (a TimeInterval or NSNumber, not negative); got \(Swift.type(of: timeout)) (\(timeout))."
+        )
+      }
+      busyTimeout = seconds
     }
     if let pragmas = dictionary[NSSQLitePragmasOption].flatMap(unwrappingOptional) as? NSDictionary {
       for case (let name as String, let value) in pragmas { sqlitePragmas[name] = "\(value)" }

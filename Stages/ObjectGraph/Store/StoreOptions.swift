@@ -45,6 +45,16 @@ struct StoreOptions: Sendable {
   /// opened, tried before ``mappingModelMigration`` and inference
   /// (`NSPersistentStoreStagedMigrationManagerOptionKey`). `nil` (the default): none.
   var stagedMigration: (any StagedMigrationRunner)?
+  /// Run `ANALYZE` when the store is added (`NSSQLiteAnalyzeOption`). Default `false`.
+  var analyzesOnAdd = false
+  /// Run `VACUUM` when the store is added (`NSSQLiteManualVacuumOption`). Default `false`.
+  var vacuumsOnAdd = false
+  /// Delete a store's files even when they cannot be read as a store (`NSPersistentStoreForceDestroyOption`,
+  /// read by `destroyPersistentStore`). Default `false`.
+  var forceDestroy = false
+  /// How long, in seconds, the store's connection waits for another connection's lock
+  /// (`NSPersistentStoreTimeoutOption`). Default 10.
+  var busyTimeout: TimeInterval = 10
   /// The dictionary these options were parsed from, as the caller gave it (`nil` when none was given, or
   /// when the options were made typed): what ``NSPersistentStore/options`` hands back.
   var dictionary = GivenOptions(nil)
