@@ -70,8 +70,9 @@ extension NSManagedObjectContext {
     confined.noticedInsertions = confined.inserted.endPosition
     confined.unnoticedUpdates = []
     confined.unnoticedDeletes = []
-    confined.eventNumber &+= 1
     NotificationCenter.default.post(name: Self.didChangeObjectsNotification, object: self, userInfo: info)
+    // After the post: its observers still read the event's old values with changedValuesForCurrentEvent().
+    confined.eventNumber &+= 1
     return inserted
   }
 

@@ -3,7 +3,8 @@ import Foundation
 extension NSManagedObject {
   /// The keys and **old** values of the persistent properties changed since the object's context last posted
   /// ``NSManagedObjectContext/didChangeObjectsNotification`` (Core Data's `changedValuesForCurrentEvent()`):
-  /// what an observer of that notification, or code later in the same event, can compare against.
+  /// what code later in the same event can compare against. The notification's own observers still read the
+  /// event it announces; the next event starts after them.
   ///
   /// Old values are given as ``value(forKey:)`` gives values (numbers as `NSNumber`, a to-one's object, a
   /// to-many's set), with `NSNull` for a property that had none. A property changed and changed back within

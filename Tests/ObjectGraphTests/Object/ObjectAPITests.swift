@@ -249,6 +249,36 @@ struct ObjectAPITests {
     }
   }
 
+  @Test("An objects-did-change observer reads the event's old values, on a private queue's perform")
+  func changedValuesForCurrentEventInObserver() async throws {
+    let stack = try StoreStack(type: .inMemory)
+    let note = try stack.context.performAndWait {
+      let note = Note(context: stack.context)
+      note.title = "before"
+      try stack.context.save()
+      return note
+    }
+    let seen = Locked<[String]>([])
+    let token = NotificationCenter.default.addObserver(
+      forName: NSManagedObjectContext.didChangeObjectsNotification, object: stack.context, queue: nil
+    ) { notification in
+      let updated = notification.userInfo?[NSUpdatedObjectsKey] as? Set<NSManagedObject> ?? []
+      for object in updated {
+        seen.withLock { $0.append(object.changedValuesForCurrentEvent()["title"] as? String ?? "none") }
+      }
+    }
+    defer { NotificationCenter.default.removeObserver(token) }
+    let noteID = stack.context.performAndWait { note.objectID }
+    await stack.context.perform {
+      let same = stack.context.object(with: noteID)
+      same.setValue("after", forKey: "title")
+      #expect(same.value(forKeyPath: "title") as? String == "after")
+    }
+    stack.context.performAndWait { stack.context.processPendingChanges() }
+    #expect(seen.withLock { $0 } == ["before"])
+    stack.context.performAndWait { #expect(note.changedValuesForCurrentEvent().isEmpty, "the next event has none") }
+  }
+
   @Test("hasPersistentChangedValues, faultingState, the unmodeled-changes class property, the older initializer")
   func changeStateMembers() throws {
     let stack = try StoreStack(type: .inMemory)
