@@ -20,6 +20,11 @@ final class Confined {
   @exclusivity(unchecked) var inserted = InsertedObjects()
   var updated: Set<NSManagedObject> = []
   var deleted: Set<NSManagedObject> = []
+  /// Objects `detectConflicts(for:)` marked: the next save checks their row versions even if unchanged.
+  var conflictChecked: Set<NSManagedObject> = []
+  /// How many objects-did-change notifications the context has posted: the current event's number, for
+  /// `changedValuesForCurrentEvent()`.
+  var eventNumber: UInt64 = 0
   /// Deleted objects whose delete rules have already been applied.
   var propagated: Set<ObjectIdentifier> = []
   /// Rows read ahead (prefetching) for objects not yet realised; a fault takes its row from here first,

@@ -70,6 +70,12 @@ extension NSManagedObjectContext {
         }
         rows.append(try reader.row(row, number: rows.count))
       }
+    } else if let handler = request.managedObjectHandler {
+      while true {
+        let object = entity.managedObjectClass.init(entity: entity, insertInto: nil)
+        if handler(object) { break }
+        rows.append(try reader.row(try Self.batchRow(of: object, number: rows.count), number: rows.count))
+      }
     }
     var ids: [NSManagedObjectID] = []
     if !rows.isEmpty {
@@ -92,6 +98,26 @@ extension NSManagedObjectContext {
     case .count: return NSBatchInsertResult(resultType: .count, result: rows.count)
     case .objectIDs: return NSBatchInsertResult(resultType: .objectIDs, result: ids)
     }
+  }
+
+  /// The attribute values a batch insert's managed-object handler set, as the dictionary of a row.
+  private static func batchRow(of object: NSManagedObject, number: Int) throws -> [String: Any] {
+    var row: [String: Any] = [:]
+    for slot in object.layout.slots where slot.compositeOwner == nil && !slot.isTransient {
+      switch slot.kind {
+      case .attribute:
+        if let value = object.value(forKey: slot.name) { row[slot.name] = value }
+      case .toOne, .toMany:
+        let stored = object.values[slot.index]
+        guard slot.isToMany ? stored?.memberCount ?? 0 == 0 : stored.objectID == nil else {
+          throw ObjectGraphError(
+            .invalidValue,
+            "Row \(number) of the batch insert into \(object.entity.entityName) sets relationship \(slot.name): a batch insert sets attributes only. Nothing was inserted. Set the relationship on the objects after fetching them."
+          )
+        }
+      }
+    }
+    return row
   }
 
   private func executeUpdate(_ request: NSBatchUpdateRequest, _ coordinator: NSPersistentStoreCoordinator) throws

@@ -112,7 +112,7 @@ extension NSManagedObjectContext {
       let store = try readableStore()
       if store.spansSeveralStores { return try fetchObjects(request, confined).count }
       // A COUNT in the store, adjusted for the changes here; no object is made.
-      propagateDeletes(confined)
+      if propagatesDeletesAtEndOfEvent { propagateDeletes(confined) }
       return try pendingOverlay(for: plan, confined).count(in: store, plan: plan)
     }
     // Refused without a store, as a fetch is: a 0 would read as an empty store.

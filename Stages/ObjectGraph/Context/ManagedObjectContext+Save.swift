@@ -46,7 +46,7 @@ extension NSManagedObjectContext {
   }
 
   func processPendingChangesQuietly() {
-    propagateDeletes(confined)
+    if propagatesDeletesAtEndOfEvent { propagateDeletes(confined) }
     if Self.someContextRecordsUndo { endUndoEventGroup() }
     postObjectsDidChange(confined)
   }
@@ -71,6 +71,8 @@ extension NSManagedObjectContext {
     confined.unnoticedUpdates = []
     confined.unnoticedDeletes = []
     NotificationCenter.default.post(name: Self.didChangeObjectsNotification, object: self, userInfo: info)
+    // After the post: its observers still read the event's old values with changedValuesForCurrentEvent().
+    confined.eventNumber &+= 1
     return inserted
   }
 
@@ -98,6 +100,12 @@ extension NSManagedObjectContext {
           deleted = Array(confined.deleted).filter { !$0.state.isInserted && !$0.state.isInaccessible }
         }
         updated = Array(confined.updated).filter { !$0.state.isDeleted }
+        if !confined.conflictChecked.isEmpty {
+          // Marked by detectConflicts(for:): saved as updates without changes, so the row version is checked.
+          updated += confined.conflictChecked.subtracting(confined.updated).filter {
+            !$0.state.isDeleted && !$0.state.isInserted && $0.managedObjectContext === self
+          }
+        }
         return saveRequest(inserted: inserted.objects, updated: updated, deleted: deleted)
       }
     } catch let error as ObjectGraphError {
@@ -108,6 +116,7 @@ extension NSManagedObjectContext {
     confined.clearInserted()
     confined.updated = []
     confined.deleted = []
+    confined.conflictChecked = []
     confined.propagated = []
     guard !result.constraintMerges.isEmpty else {
       postDidSave(inserted: inserted.announced, insertedIDs: Set(result.insertedIDs), updated: Set(updated), deleted: deletedObjects)

@@ -73,6 +73,7 @@ public final class NSManagedObjectContext: @unchecked Sendable, CustomStringConv
     var userInfo: [AnyHashable: Any] = [:]
     var mergeObserver: ObserverToken?
     var shouldDeleteInaccessibleFaults = true
+    var propagatesDeletesAtEndOfEvent = true
     var stalenessInterval: TimeInterval = -1
     /// Some context has had this one as its parent: saves must remember which temporary IDs they
     /// replaced, since a child may still name objects by them.

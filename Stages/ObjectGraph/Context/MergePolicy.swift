@@ -42,6 +42,12 @@ open class NSMergePolicy: @unchecked Sendable, Hashable, CustomStringConvertible
     mergeType = type
   }
 
+  /// A policy with the built-in behaviour `ty`: Core Data's Objective-C initializer
+  /// (`initWithMergeType:`), the same as ``init(merge:)``.
+  public convenience init(mergeType ty: NSMergePolicyType) {
+    self.init(merge: ty)
+  }
+
   /// Fail the save with error 133020 (or 133021) listing every conflict; nothing is written. The default.
   public static let error = NSMergePolicy(merge: .errorMergePolicyType)
   /// Per property: the store's changes win; this context's changes to other properties are kept.
@@ -83,6 +89,32 @@ open class NSMergePolicy: @unchecked Sendable, Hashable, CustomStringConvertible
       "Could not save: \(list.count) uniqueness constraint conflict(s) (merge policy: error) the policy did not settle. Nothing was written. Give the objects different values, or settle them in resolve(constraintConflicts:).\n"
         + list.map { "  - \($0)" }.joined(separator: "\n"),
       userInfo: [NSPersistentStoreSaveConflictsErrorKey: list])
+  }
+
+  /// Settles a mixed list of conflicts (Core Data's older entry point, from before the two typed ones): the
+  /// ``NSMergeConflict``s go to ``resolve(optimisticLockingConflicts:)``, then the ``NSConstraintConflict``s
+  /// to ``resolve(constraintConflicts:)``, so an override of those two is honoured either way.
+  ///
+  /// A save calls the two typed methods itself, not this one: override those to change what a save does.
+  /// - Throws: what those two throw; ``ObjectGraphError`` `.invalidValue` (nothing resolved) when an element
+  ///   is neither kind of conflict.
+  open func resolve(mergeConflicts list: [Any]) throws {
+    var optimistic: [NSMergeConflict] = []
+    var constraint: [NSConstraintConflict] = []
+    for element in list {
+      if let conflict = element as? NSMergeConflict {
+        optimistic.append(conflict)
+      } else if let conflict = element as? NSConstraintConflict {
+        constraint.append(conflict)
+      } else {
+        throw ObjectGraphError(
+          .invalidValue,
+          "resolve(mergeConflicts:) was handed a \(type(of: element)), which is not an NSMergeConflict or NSConstraintConflict. Nothing was resolved; pass the conflicts of a save error's \"conflictList\"."
+        )
+      }
+    }
+    if !optimistic.isEmpty { try resolve(optimisticLockingConflicts: optimistic) }
+    if !constraint.isEmpty { try resolve(constraintConflicts: constraint) }
   }
 
   /// Whether this is one of the five built-in policies (settled in the store), not a subclass.

@@ -18,7 +18,7 @@ import Foundation
 public final class NSBatchInsertRequest: NSPersistentStoreRequest, StoreSelecting {
   /// The entity of the new rows.
   public let entityName: String
-  /// The rows, one dictionary each (`nil` when a ``dictionaryHandler`` gives them).
+  /// The rows, one dictionary each (`nil` when a ``dictionaryHandler`` or `managedObjectHandler` gives them).
   public var objectsToInsert: [[String: Any]]?
   /// Gives the rows one at a time instead, as Core Data's handler does: fill in the dictionary it is handed
   /// (a new, empty one each call; keys are attribute names) and return `false`, or return `true` when there
@@ -29,25 +29,45 @@ public final class NSBatchInsertRequest: NSPersistentStoreRequest, StoreSelectin
   /// The stores named by `affectedStores` (declared with the coordinator), `nil` for all.
   var storeSelection: [AnyObject]?
 
-  /// A request inserting `objects`.
-  public init(entityName: String, objects: [[String: Any]]) {
+  /// The entity given to an initializer taking one (Core Data's `entity`); `nil` when the request was made
+  /// by name, whose entity the executing context looks up in its model.
+  public let entity: NSEntityDescription?
+  /// The managed-object handler (`managedObjectHandler`, declared with the context: this layer does not know
+  /// managed objects), type-erased.
+  var objectHandler: Any?
+
+  init(entityName: String, entity: NSEntityDescription?) {
     self.entityName = entityName
+    self.entity = entity
+  }
+
+  /// A request with no entity and no rows (Core Data's `init()`): executing it is refused (there is no
+  /// entity named `""`). Use the initializers naming an entity.
+  public convenience init() {
+    self.init(entityName: "", entity: nil)
+  }
+
+  /// A request inserting `objects`.
+  public convenience init(entityName: String, objects: [[String: Any]]) {
+    self.init(entityName: entityName, entity: nil)
     objectsToInsert = objects
   }
 
   /// A request inserting `objects` into `entity` (Core Data's `init(entity:objects:)`).
   public convenience init(entity: NSEntityDescription, objects: [[String: Any]]) {
-    self.init(entityName: entity.entityName, objects: objects)
+    self.init(entityName: entity.entityName, entity: entity)
+    objectsToInsert = objects
   }
 
   /// A request inserting the rows a handler gives (see ``dictionaryHandler``).
-  public init(entityName: String, dictionaryHandler: @escaping (NSMutableDictionary) -> Bool) {
-    self.entityName = entityName
+  public convenience init(entityName: String, dictionaryHandler: @escaping (NSMutableDictionary) -> Bool) {
+    self.init(entityName: entityName, entity: nil)
     self.dictionaryHandler = dictionaryHandler
   }
 
   /// A request inserting into `entity` the rows a handler gives (Core Data's `init(entity:dictionaryHandler:)`).
   public convenience init(entity: NSEntityDescription, dictionaryHandler: @escaping (NSMutableDictionary) -> Bool) {
-    self.init(entityName: entity.entityName, dictionaryHandler: dictionaryHandler)
+    self.init(entityName: entity.entityName, entity: entity)
+    self.dictionaryHandler = dictionaryHandler
   }
 }

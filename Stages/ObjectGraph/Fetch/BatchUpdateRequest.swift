@@ -30,13 +30,21 @@ public final class NSBatchUpdateRequest: NSPersistentStoreRequest, StoreSelectin
   /// The stores named by `affectedStores` (declared with the coordinator), `nil` for all.
   var storeSelection: [AnyObject]?
 
+  /// The entity whose rows change (Core Data's `entity`): the one given to ``init(entity:)``. A request made
+  /// with ``init(entityName:)`` has no model to look the name up in until it is executed, so it answers a
+  /// description named ``entityName`` without properties; the context executing it uses its model's entity
+  /// of that name.
+  public let entity: NSEntityDescription
+
   /// A request for the rows of an entity.
   public init(entityName: String) {
     self.entityName = entityName
+    entity = NSEntityDescription(name: entityName, properties: [])
   }
 
   /// A request for the rows of `entity` (Core Data's `init(entity:)`).
-  public convenience init(entity: NSEntityDescription) {
-    self.init(entityName: entity.entityName)
+  public init(entity: NSEntityDescription) {
+    self.entityName = entity.entityName
+    self.entity = entity
   }
 }

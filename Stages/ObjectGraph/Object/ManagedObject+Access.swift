@@ -258,6 +258,7 @@ extension NSManagedObject {
   /// Loads the object's values if it is a fault.
   ///
   /// A fault whose row is gone becomes a deleted, empty object when its context's
+  /// `shouldHandleInaccessibleFault(_:for:triggeredByProperty:)` says so, as it does while
   /// `shouldDeleteInaccessibleFaults` is on (the default, as in Core Data); with it off, the access stops
   /// the program with a message, as Core Data's "could not fulfill a fault" exception did.
   func fireFault(key: String) {
@@ -281,7 +282,7 @@ extension NSManagedObject {
     do {
       try context.fulfill(self)
     } catch {
-      guard context.shouldDeleteInaccessibleFaults else {
+      guard context.shouldHandleInaccessibleFault(self, for: objectID, triggeredByProperty: entity.propertiesByName[key]) else {
         programmerError(
           "ObjectGraph: could not fulfill a fault for '\(key)' of \(entity.entityName) \(objectID): \(error). Use existingObject(with:) instead of object(with:) when the object may have been deleted."
         )
@@ -343,6 +344,7 @@ extension NSManagedObject {
   /// (Removing a member from an ordered to-many is linear in its size, as removing from a list is.)
   private func editToMany(_ slot: EntityLayout.Slot, _ edit: MemberEdit) -> Bool {
     loadToManyIfNeeded(slot)
+    if !state.isInserted { recordEventOldValue(slot.index) }
     if NSManagedObjectContext.someContextRecordsUndo, let context = managedObjectContext {
       // Recorded with the members before the edit (kept by undo, so the edit copies them: undo costs that).
       let before = values[slot.index]
@@ -381,6 +383,7 @@ extension NSManagedObject {
   /// object's context is one of them.
   @inline(__always)
   func willChangeForUndo(_ index: Int) {
+    if !state.isInserted { recordEventOldValue(index) }
     guard NSManagedObjectContext.someContextRecordsUndo, let context = managedObjectContext else { return }
     context.recordUndo(of: self, slot: index, old: values[index])
   }

@@ -82,6 +82,16 @@ open class NSManagedObject: Hashable, CustomStringConvertible {
   /// The results of the fetched properties read since the object last turned into a fault or was refreshed,
   /// by name (`nil`: none, the common case).
   @exclusivity(unchecked) var fetchedPropertyResults: [String: [Any]]?
+  /// The values of the slots changed in the current event (since the context last posted objects-did-change),
+  /// as they were before, for ``changedValuesForCurrentEvent()``; `nil`: none recorded.
+  @exclusivity(unchecked) var eventChanges: EventChanges?
+
+  /// The old values of one event: `event` is the context's event number when they were recorded, so a
+  /// record from an earlier event reads as empty without a pass over the objects to clear it.
+  struct EventChanges {
+    var event: UInt64
+    var old: [Int: StoredValue]
+  }
 
   struct State {
     /// The object's values are not loaded, or loaded but not yet touched (a fault in Core Data's sense).
@@ -109,6 +119,12 @@ open class NSManagedObject: Hashable, CustomStringConvertible {
     values = layout.initialValues
     if let context { context.insert(self) }
   }
+
+  /// Whether a context ignores changes to properties the model does not have (Core Data's class property,
+  /// consulted by Objective-C key-value observing). Always `true` here: the engine records changes made
+  /// through the model's properties only, and a subclass's own stored properties never make an object
+  /// changed. Core Data's default is `true` too; overriding it changes nothing here.
+  open class var contextShouldIgnoreUnmodeledPropertyChanges: Bool { true }
 
   /// Makes an object of the entity whose class is this subclass, in `context`'s model, and inserts it.
   ///
