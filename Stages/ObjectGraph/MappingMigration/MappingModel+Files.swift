@@ -1,6 +1,11 @@
 import Foundation
 
 extension NSMappingModel {
+  /// The mapping model at `url` (Core Data's older `init(contentsOfURL:)`): the same as ``init(contentsOf:)``.
+  public convenience init?(contentsOfURL url: URL?) {
+    self.init(contentsOf: url)
+  }
+
   /// Loads a mapping model file: a compiled `.cdm` (what Xcode ships in an app) or the `.xcmappingmodel`
   /// folder Xcode's mapping editor saves (its `xcmapping.xml`).
   ///

@@ -116,6 +116,15 @@ public final class NSManagedObjectModel: Sendable, CustomStringConvertible {
   /// The names of the model's configurations (Xcode's named groups of entities for separate stores).
   public var configurations: [String] { state.read(\.configurations).keys.sorted() }
 
+  /// Makes `configuration` name `entities` (Core Data's `setEntities(_:forConfigurationName:)`), replacing what it
+  /// named: a model built in code gets the configurations Xcode's editor gives a model file. Entities the model
+  /// does not have are left out when the configuration is read. Like the model's other setters, it stops the
+  /// program once the model is in use by a coordinator, whose stores hold their configurations' entities.
+  public func setEntities(_ entities: [NSEntityDescription], forConfigurationName configuration: String) {
+    let names = entities.map(\.entityName)
+    state.mutate(what: "the model's configurations") { $0.configurations[configuration] = names }
+  }
+
   /// The entities of a configuration: all entities for `nil` or `"Default"`.
   /// - Returns: `nil` when the configuration does not exist.
   public func entities(forConfigurationName name: String?) -> [NSEntityDescription]? {

@@ -1,6 +1,11 @@
 import Foundation
 
 extension NSManagedObjectModel {
+  /// The model at `url` (Core Data's older `init(contentsOfURL:)`): the same as ``init(contentsOf:)``.
+  public convenience init?(contentsOfURL url: URL) {
+    self.init(contentsOf: url)
+  }
+
   /// Loads a model written by Xcode's model editor: a `.xcdatamodeld` folder or a single `.xcdatamodel` folder;
   /// or a compiled model as apps ship it: a `.momd` folder (the version its `VersionInfo.plist` names current)
   /// or a single `.mom` file (see "Compiled models and mapping files" in `Docs/ObjectGraph.md`).
