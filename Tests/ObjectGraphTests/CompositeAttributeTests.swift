@@ -290,16 +290,21 @@ struct CompositeAttributeTests {
     #expect(stored == [8])
   }
 
-  @Test("a lightweight migration adds a composite's columns, and removing it drops them")
-  func migration() throws {
-    let folder = try TemporaryFolder()
-    let url = folder.appending("Places.sqlite")
+  /// Writes a store without the composite, holding one place named "Old".
+  static func writeOldPlace(at url: URL) throws {
     let old = try StoreStack(model: Self.placeModel(withLocation: false), at: url)
     try old.context.performAndWait {
       NSEntityDescription.insertNewObject(forEntityName: "Place", into: old.context).setValue("Old", forKey: "name")
       try old.context.save()
     }
     try old.close()
+  }
+
+  @Test("a lightweight migration adds a composite's columns, and removing it drops them")
+  func migration() throws {
+    let folder = try TemporaryFolder()
+    let url = folder.appending("Places.sqlite")
+    try Self.writeOldPlace(at: url)
     let newModel = try Self.placeModel(withLocation: true)
     let oldHash = try Self.placeModel(withLocation: false).entitiesByName["Place"]?.versionHash
     #expect(newModel.entitiesByName["Place"]?.versionHash != oldHash)
@@ -330,12 +335,7 @@ struct CompositeAttributeTests {
   func migrationRequiredComposite() throws {
     let folder = try TemporaryFolder()
     let url = folder.appending("Places.sqlite")
-    let old = try StoreStack(model: Self.placeModel(withLocation: false), at: url)
-    try old.context.performAndWait {
-      NSEntityDescription.insertNewObject(forEntityName: "Place", into: old.context).setValue("Old", forKey: "name")
-      try old.context.save()
-    }
-    try old.close()
+    try Self.writeOldPlace(at: url)
     let error = try #require(throws: ObjectGraphError.self) {
       try StoreStack(model: Self.placeModel(locationOptional: false), at: url)
     }

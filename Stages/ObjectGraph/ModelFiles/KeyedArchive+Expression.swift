@@ -39,10 +39,9 @@ extension KeyedArchive {
     return object
   }
 
-  /// ``expressionFormat(_:_:)`` inside a larger archived object (a predicate), which counts depth and steps.
-  func expressionFormat(
-    _ value: PropertyListValue?, _ what: String, depth: Int, steps: inout Int
-  ) throws -> String? {
+  /// Counts one node of an archived expression or predicate being read: refuses one nested deeper than
+  /// ``maximumDepth`` or, with the nodes read before it (`steps`), larger than ``maximumSteps``.
+  func countNode(_ what: String, depth: Int, steps: inout Int) throws {
     guard depth < Self.maximumDepth else {
       throw Malformed(reason: "\(what) is nested more than \(Self.maximumDepth) deep (or contains itself)")
     }
@@ -50,6 +49,13 @@ extension KeyedArchive {
     guard steps <= Self.maximumSteps else {
       throw Malformed(reason: "\(what) is larger than \(Self.maximumSteps) nodes (shared parts repeated)")
     }
+  }
+
+  /// ``expressionFormat(_:_:)`` inside a larger archived object (a predicate), which counts depth and steps.
+  func expressionFormat(
+    _ value: PropertyListValue?, _ what: String, depth: Int, steps: inout Int
+  ) throws -> String? {
+    try countNode(what, depth: depth, steps: &steps)
     guard let object = try expressionObject(value, what) else { return nil }
     let fields = object.fields
     let rawType = fields["NSExpressionType"]?.integer ?? -1

@@ -21,13 +21,7 @@ extension KeyedArchive {
   }
 
   private func predicateFormat(_ value: PropertyListValue?, _ what: String, depth: Int, steps: inout Int) throws -> String? {
-    guard depth < Self.maximumDepth else {
-      throw Malformed(reason: "\(what) is nested more than \(Self.maximumDepth) deep (or contains itself)")
-    }
-    steps += 1
-    guard steps <= Self.maximumSteps else {
-      throw Malformed(reason: "\(what) is larger than \(Self.maximumSteps) nodes (shared parts repeated)")
-    }
+    try countNode(what, depth: depth, steps: &steps)
     guard let archived = try object(value, what) else { return nil }
     guard archived.isKind(of: "NSPredicate") else {
       throw Malformed(reason: "\(what) is an object of class \(archived.className), not an NSPredicate")
