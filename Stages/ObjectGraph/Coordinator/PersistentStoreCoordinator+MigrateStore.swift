@@ -48,21 +48,14 @@ extension NSPersistentStoreCoordinator {
         try watchForRemoteChanges(migrated, options: parsed)
       } catch {
         migrated.close()
-        if let url = migrated.url, storeType != .inMemory {
-          for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
-        }
+        if let url = migrated.url, storeType != .inMemory { NSPersistentStore.removeFiles(of: url) }
         throw error
       }
       postStoreWillBeRemoved(store)
       _ = replaceStore(store, with: migrated)
-      stopWatchingForRemoteChanges(store)
-      endSnapshots(of: store)
-      store.close()
       return migrated
     }
-    NotificationCenter.default.post(
-      name: .NSPersistentStoreCoordinatorStoresDidChange, object: self,
-      userInfo: [NSAddedPersistentStoresKey: [migrated], NSRemovedPersistentStoresKey: [store]])
+    postStoreReplaced(store, by: migrated)
     return migrated
   }
 

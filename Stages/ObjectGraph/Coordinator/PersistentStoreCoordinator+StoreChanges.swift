@@ -46,6 +46,13 @@ extension NSPersistentStoreCoordinator {
       name: .NSPersistentStoreCoordinatorStoresWillChange, object: self, userInfo: [NSRemovedPersistentStoresKey: [store]])
   }
 
+  /// Says that `new` took `old`'s place (a store migrated or moved): one did-change with both.
+  func postStoreReplaced(_ old: NSPersistentStore, by new: NSPersistentStore) {
+    NotificationCenter.default.post(
+      name: .NSPersistentStoreCoordinatorStoresDidChange, object: self,
+      userInfo: [NSAddedPersistentStoresKey: [new], NSRemovedPersistentStoresKey: [old]])
+  }
+
   /// Says that `store` was removed.
   func postStoreRemoved(_ store: NSPersistentStore) {
     NotificationCenter.default.post(

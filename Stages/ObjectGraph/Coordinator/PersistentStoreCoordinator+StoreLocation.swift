@@ -42,21 +42,12 @@ extension NSPersistentStoreCoordinator {
     } catch {
       return false
     }
-    let replaced = gate.withLock { () -> Bool in
-      guard replaceStore(store, with: moved) else { return false }
-      stopWatchingForRemoteChanges(store)
-      endSnapshots(of: store)
-      store.close()
-      return true
-    }
-    guard replaced else {
+    guard gate.withLock({ replaceStore(store, with: moved) }) else {
       moved.close()
       return false
     }
     try? watchForRemoteChanges(moved, options: moved.storeOptions)
-    NotificationCenter.default.post(
-      name: .NSPersistentStoreCoordinatorStoresDidChange, object: self,
-      userInfo: [NSAddedPersistentStoresKey: [moved], NSRemovedPersistentStoresKey: [store]])
+    postStoreReplaced(store, by: moved)
     return true
   }
 

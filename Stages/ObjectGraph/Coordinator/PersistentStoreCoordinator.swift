@@ -175,16 +175,19 @@ public final class NSPersistentStoreCoordinator: Sendable, CustomStringConvertib
     postStoreRemoved(store)
   }
 
-  /// Puts `new` in `old`'s place in the coordinator's list (a migrated store); `false` when `old` is not one
-  /// of this coordinator's stores.
+  /// Puts `new` in `old`'s place in the coordinator's list (a migrated or moved store), then stops watching
+  /// `old` and closes it, without a notification; `false`, and nothing changed, when `old` is not one of this
+  /// coordinator's stores.
   func replaceStore(_ old: NSPersistentStore, with new: NSPersistentStore) -> Bool {
-    stores.withLock { list in
+    let replaced = stores.withLock { list -> Bool in
       guard let index = list.firstIndex(where: { $0 === old }) else { return false }
       list[index] = new
       old.detachFromCoordinator()
       new.attach(to: self)
       return true
     }
+    if replaced { retire(old) }
+    return replaced
   }
 
   /// Takes `store` out of the coordinator's list, stops watching it and closes it, without a notification;
@@ -197,10 +200,16 @@ public final class NSPersistentStoreCoordinator: Sendable, CustomStringConvertib
     }
     guard removed else { return false }
     store.detachFromCoordinator()
+    retire(store)
+    return true
+  }
+
+  /// Stops watching a store that has left the coordinator's list, ends the query generations reading it, and
+  /// closes it.
+  private func retire(_ store: NSPersistentStore) {
     stopWatchingForRemoteChanges(store)
     endSnapshots(of: store)
     gate.withLock { store.close() }
-    return true
   }
 
   /// Turns a URI from ``NSManagedObjectID/uriRepresentation()`` back into an ID, or `nil` when the URI does

@@ -35,7 +35,10 @@ struct BatchDeletion {
         let keys = group.map(\.pk).filter { seen[mapping.table, default: []].insert($0).inserted }
         guard !keys.isEmpty else { continue }
         next += try applyDeleteRules(mapping, keys: keys)
-        if readsTombstones { try readTombstones(of: keys, entity: entity, number: number) }
+        if readsTombstones {
+          let ids = keys.compactMap { store.objectID(pk: $0, entityNumber: number) }
+          tombstones.merge(try HistoryTombstone.read(ids, of: entity, from: store, db: db)) { $1 }
+        }
         try chunked(keys) { list, arguments in
           for storage in mapping.storage {
             if case .joinTable(let join, _) = storage, !join.name.isEmpty {
@@ -47,16 +50,6 @@ struct BatchDeletion {
         deleted += keys.compactMap { store.objectID(pk: $0, entityNumber: number) }
       }
       round = next
-    }
-  }
-
-  /// Reads the tombstones of rows `keys` of `entity` (table number `number`), before they are deleted.
-  private mutating func readTombstones(of keys: [Int64], entity: NSEntityDescription, number: Int64) throws {
-    let preserved = HistoryTombstone.preservedAttributes(of: entity)
-    guard !preserved.isEmpty else { return }
-    let ids = keys.compactMap { store.objectID(pk: $0, entityNumber: number) }
-    for (id, snapshot) in try store.snapshots(for: ids, db: db) {
-      tombstones[id] = HistoryTombstone.encode(snapshot.values, of: preserved, entity: entity)
     }
   }
 

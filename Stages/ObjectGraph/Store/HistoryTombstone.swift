@@ -1,4 +1,5 @@
 import Foundation
+internal import GRDB
 
 /// What a deleted object leaves in persistent history: the values of its attributes marked
 /// `preservesValueInHistoryOnDeletion` ("Preserve After Deletion" in Xcode), read from its row just before the
@@ -11,6 +12,20 @@ enum HistoryTombstone {
   /// The attributes of `entity` whose values outlive its objects in history.
   static func preservedAttributes(of entity: NSEntityDescription) -> [NSAttributeDescription] {
     entity.properties.compactMap { $0 as? NSAttributeDescription }.filter(\.preservesValueInHistoryOnDeletion)
+  }
+
+  /// The tombstones of the rows of `ids` (objects of `entity`), read from `store` on `db` before a save or a
+  /// batch delete deletes them; none, and the IDs never made, when `entity` preserves no attribute.
+  static func read(
+    _ ids: @autoclosure () -> [NSManagedObjectID], of entity: NSEntityDescription, from store: NSPersistentStore, db: Database
+  ) throws -> [NSManagedObjectID: Data] {
+    let preserved = preservedAttributes(of: entity)
+    guard !preserved.isEmpty else { return [:] }
+    var tombstones: [NSManagedObjectID: Data] = [:]
+    for (id, snapshot) in try store.snapshots(for: ids(), db: db) {
+      tombstones[id] = encode(snapshot.values, of: preserved, entity: entity)
+    }
+    return tombstones
   }
 
   /// The tombstone of a row of `entity` holding `values` (in the entity's layout): the values of `attributes`

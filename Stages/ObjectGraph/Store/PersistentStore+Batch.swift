@@ -145,15 +145,18 @@ extension NSPersistentStore {
   /// Whether a row a batch delete may reach has a stored relationship, whose delete rule (or join-table
   /// rows) the delete must apply.
   private func hasRelationships(_ mapping: SQLiteSchema.EntityTable, includesSubentities: Bool) -> Bool {
-    let entities = includesSubentities ? mapping.entity.selfAndDescendants : [mapping.entity]
-    return entities.contains { entity in entity.layout.slots.contains { $0.isRelationship && !$0.isTransient } }
+    reached(mapping, includesSubentities).contains { entity in entity.layout.slots.contains { $0.isRelationship && !$0.isTransient } }
   }
 
   /// Whether a row a batch delete may reach keeps values in its tombstone (attributes marked
   /// `preservesValueInHistoryOnDeletion`), which must be read before the row goes.
   private func hasTombstones(_ mapping: SQLiteSchema.EntityTable, includesSubentities: Bool) -> Bool {
-    let entities = includesSubentities ? mapping.entity.selfAndDescendants : [mapping.entity]
-    return entities.contains { !HistoryTombstone.preservedAttributes(of: $0).isEmpty }
+    reached(mapping, includesSubentities).contains { !HistoryTombstone.preservedAttributes(of: $0).isEmpty }
+  }
+
+  /// The entities whose rows a batch request on `mapping`'s table may reach.
+  private func reached(_ mapping: SQLiteSchema.EntityTable, _ includesSubentities: Bool) -> [NSEntityDescription] {
+    includesSubentities ? mapping.entity.selfAndDescendants : [mapping.entity]
   }
 
   /// Runs `statement` (an `UPDATE … AS t0 SET …` or a `DELETE FROM … AS t0` of the entity's table) on the

@@ -90,6 +90,12 @@ extension NSPersistentStore {
     }
   }
 
+  /// Removes the store file at `url` and SQLite's side files beside it (`-journal`, `-wal`, `-shm`), ignoring
+  /// those that are not there: what a store this process had just begun to make leaves when it fails.
+  static func removeFiles(of url: URL) {
+    for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+  }
+
   /// The size of the file at `path` in bytes; nil when there is none.
   static func size(_ path: String) -> Int? {
     (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int

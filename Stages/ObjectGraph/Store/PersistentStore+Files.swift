@@ -36,20 +36,32 @@ extension NSPersistentStore {
     }
     do {
       let from = try inspector(url: source)
-      var configuration = Configuration()
-      configuration.label = "ObjectGraph.replace"
-      configuration.busyMode = .timeout(10)
-      let to = try DatabaseQueue(path: destination.path, configuration: configuration)
-      // The copy goes through a rollback journal, never the destination's -wal: a process killed before the
-      // log is folded in would leave a -wal holding another store, which the next open refuses as not its own
-      // (refuseForeignLog). The copied header keeps the source's journal mode for the next open.
-      try to.writeWithoutTransaction { try $0.execute(sql: "PRAGMA journal_mode = DELETE") }
-      try from.backup(to: to)
+      try backUp(from, toFile: destination)
       try from.close()
-      try to.close()
     } catch let error as DatabaseError {
       throw ObjectGraphError.database(
         .persistentStoreOperation, "Copying the store at \(source.path) to \(destination.path) failed", error, url: destination)
     }
+  }
+
+  /// Writes what `source` holds to the SQLite file at `destination` (made when missing, replaced when there),
+  /// page by page with SQLite's backup API.
+  ///
+  /// The copy goes through a rollback journal, never the destination's -wal: a process killed before the log
+  /// is folded in would leave a -wal holding another store, which the next open refuses as not its own
+  /// (refuseForeignLog). The copied header keeps the source's journal mode for the next open.
+  static func backUp(_ source: DatabaseQueue, toFile destination: URL) throws {
+    var configuration = Configuration()
+    configuration.label = "ObjectGraph.copy"
+    configuration.busyMode = .timeout(10)
+    let file = try DatabaseQueue(path: destination.path, configuration: configuration)
+    do {
+      try file.writeWithoutTransaction { try $0.execute(sql: "PRAGMA journal_mode = DELETE") }
+      try source.backup(to: file)
+    } catch {
+      try? file.close()
+      throw error
+    }
+    try file.close()
   }
 }

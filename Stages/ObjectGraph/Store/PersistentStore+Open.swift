@@ -82,11 +82,16 @@ extension NSPersistentStore {
         url: url, configuration: configuration, options: options, model: model, entities: entities,
         schema: SQLiteSchema(entities: entities, layout: .coreData))
     default:
-      throw ObjectGraphError(
-        .persistentStoreInvalidType,
-        "Unknown store type '\(type.rawValue)'. ObjectGraph has NSSQLiteStoreType, NSInMemoryStoreType and NSBinaryStoreType.",
-        url: url)
+      throw unknownType(type, url: url)
     }
+  }
+
+  /// The error for a store type the engine has no store for.
+  static func unknownType(_ type: NSPersistentStore.StoreType, url: URL?) -> ObjectGraphError {
+    ObjectGraphError(
+      .persistentStoreInvalidType,
+      "Unknown store type '\(type.rawValue)'. ObjectGraph has NSSQLiteStoreType, NSInMemoryStoreType and NSBinaryStoreType.",
+      url: url)
   }
 
   /// A store whose SQLite database lives in memory: the in-memory type's, or a SQLite store at `/dev/null`.
@@ -316,7 +321,7 @@ extension NSPersistentStore {
     for suffix in ["-journal", "-wal", "-shm"] where size(url.path + suffix) != nil {
       guard size(url.path + suffix) == 0 else { return }
     }
-    for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+    removeFiles(of: url)
   }
 
   // MARK: - Inspecting a file without opening a store

@@ -39,12 +39,12 @@ extension NSPersistentStore {
         let archive = try copy.read { try BinaryStoreArchive.encode(from: $0) }
         try BinaryStoreArchive.writeAtomically(archive, to: url)
       } else {
-        try Self.write(copy, toNewFile: url)
+        try Self.backUp(copy, toFile: url)
       }
       try copy.close()
       return try Self.open(type: type, url: url, configuration: configurationName, options: options, model: model)
     } catch {
-      for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+      Self.removeFiles(of: url)
       if let failure = error as? BinaryStoreArchive.WriteFailure {
         throw ObjectGraphError(
           .persistentStoreOperation,
@@ -63,12 +63,7 @@ extension NSPersistentStore {
   /// Refuses a destination that is not a file URL, whose folder is missing, or where a file with contents
   /// already is (a store or anything else: it is never overwritten).
   private static func refuseRelocationTarget(_ url: URL, type: NSPersistentStore.StoreType) throws {
-    guard type == .sqlite || type == .binary else {
-      throw ObjectGraphError(
-        .persistentStoreInvalidType,
-        "Unknown store type '\(type.rawValue)'. ObjectGraph has NSSQLiteStoreType, NSInMemoryStoreType and NSBinaryStoreType.",
-        url: url)
-    }
+    guard type == .sqlite || type == .binary else { throw unknownType(type, url: url) }
     guard url.isFileURL else {
       throw ObjectGraphError(
         .persistentStoreOpen, "A store needs a file URL; got \(url.absoluteString). Pass a file URL, e.g. URL(fileURLWithPath:).",
@@ -76,26 +71,13 @@ extension NSPersistentStore {
     }
     try refuseMissingFolder(for: url)
     try refuseIfNotARegularFile(url)
-    let taken = ["", "-journal", "-wal"].contains { suffix in
-      ((try? FileManager.default.attributesOfItem(atPath: url.path + suffix)[.size]) as? NSNumber)?.intValue ?? 0 > 0
-    }
+    let taken = ["", "-journal", "-wal"].contains { (size(url.path + $0) ?? 0) > 0 }
     if taken {
       throw ObjectGraphError(
         .persistentStoreOperation,
         "There is already a file at \(url.path): migratePersistentStore makes a new store and never overwrites one. Choose another URL, or remove the old store first (destroyPersistentStore(at:type:options:)).",
         url: url)
     }
-  }
-
-  /// Writes the database `copy` to a new SQLite file at `url`, through a rollback journal (as
-  /// `replacePersistentStore` does), so that a process killed meanwhile leaves no log of another store.
-  private static func write(_ copy: DatabaseQueue, toNewFile url: URL) throws {
-    var configuration = Configuration()
-    configuration.label = "ObjectGraph.migrate"
-    let file = try DatabaseQueue(path: url.path, configuration: configuration)
-    defer { try? file.close() }
-    try file.writeWithoutTransaction { try $0.execute(sql: "PRAGMA journal_mode = DELETE") }
-    try copy.backup(to: file)
   }
 
   /// The in-memory store made of `copy`, with this store's identifier, schema and model.

@@ -70,11 +70,7 @@ final class SaveTransaction {
     // Each entity's preserved attributes are looked up once, not once per deleted object.
     for deletes in Dictionary(grouping: request.deletes, by: { ObjectIdentifier($0.entity) }).values {
       guard let entity = deletes.first?.entity else { continue }
-      let preserved = HistoryTombstone.preservedAttributes(of: entity)
-      guard !preserved.isEmpty else { continue }
-      for (id, snapshot) in try store.snapshots(for: deletes.map(\.id), db: db) {
-        tombstones[id] = HistoryTombstone.encode(snapshot.values, of: preserved, entity: id.entity)
-      }
+      tombstones.merge(try HistoryTombstone.read(deletes.map(\.id), of: entity, from: store, db: db)) { $1 }
     }
   }
 
