@@ -36,11 +36,13 @@ extension NSManagedObjectContext {
     /// The IDs of the objects a merge refreshed (`Set<NSManagedObjectID>`), on
     /// ``NSManagedObjectContext/didMergeChangesObjectIDsNotification``.
     case refreshedObjectIDs = "refreshedObjectIDs"
-    /// The IDs of objects invalidated by their store's removal (`Set<NSManagedObjectID>`); the engine posts
-    /// none under it (see `NSInvalidatedObjectsKey`).
+    /// The IDs of objects invalidated by their store's removal (`Set<NSManagedObjectID>`), a key of Core Data's
+    /// object-ID notifications. The engine reports a removal on ``NSManagedObjectContext/didChangeObjectsNotification``
+    /// only, with the objects under ``invalidatedObjects``, so it posts none under this key.
     case invalidatedObjectIDs = "invalidatedObjectIDs"
-    /// The objects invalidated by their store's removal (`Set<NSManagedObject>`, `NSInvalidatedObjectsKey`);
-    /// the engine posts none under it.
+    /// The objects invalidated by their store's removal (`Set<NSManagedObject>`, `NSInvalidatedObjectsKey`), on
+    /// ``NSManagedObjectContext/didChangeObjectsNotification``: see
+    /// ``NSPersistentStoreCoordinator/remove(_:)``.
     case invalidatedObjects = "invalidated"
     /// The ``NSQueryGenerationToken`` of the generation a pinned context moved to with its save, on the same
     /// two notifications (absent when the saving context is not pinned). See "Query generations".

@@ -23,7 +23,8 @@ public let NSDeletedObjectsKey = NSManagedObjectContext.NotificationKey.deletedO
 /// The user-info key of the refreshed objects (Core Data's `NSRefreshedObjectsKey`).
 public let NSRefreshedObjectsKey = NSManagedObjectContext.NotificationKey.refreshedObjects.rawValue
 /// The user-info key of the objects invalidated by their store's removal (Core Data's
-/// `NSInvalidatedObjectsKey`, `"invalidated"`). The engine posts none under it.
+/// `NSInvalidatedObjectsKey`, `"invalidated"`), on an objects-did-change notification: see
+/// ``NSPersistentStoreCoordinator/remove(_:)``.
 public let NSInvalidatedObjectsKey = NSManagedObjectContext.NotificationKey.invalidatedObjects.rawValue
 /// The user-info key that says every object was invalidated, by a reset (Core Data's
 /// `NSInvalidatedAllObjectsKey`).
@@ -46,5 +47,6 @@ public let NSManagedObjectContextQueryGenerationKey = NSManagedObjectContext.Not
 public let NSRefreshedObjectIDsKey = NSManagedObjectContext.NotificationKey.refreshedObjectIDs.rawValue
 /// The user-info key of the IDs of objects invalidated by their store's removal (Core Data's
 /// `NSInvalidatedObjectIDsKey`), the same as ``NSManagedObjectContext/NotificationKey/invalidatedObjectIDs``;
-/// the engine posts none under it (see "Not implemented yet" in Docs/ObjectGraph.md).
+/// the engine reports a removal with the objects under ``NSInvalidatedObjectsKey`` and posts none under this
+/// key.
 public let NSInvalidatedObjectIDsKey = NSManagedObjectContext.NotificationKey.invalidatedObjectIDs.rawValue

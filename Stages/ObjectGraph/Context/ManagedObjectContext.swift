@@ -143,6 +143,7 @@ public final class NSManagedObjectContext: @unchecked Sendable, CustomStringConv
         if $0.queryGenerationPin?.coordinator !== newValue { $0.queryGenerationPin = nil }
       }
       newValue?.model.freeze()
+      listenForStoreRemovals(from: newValue)
     }
   }
 
@@ -158,6 +159,7 @@ public final class NSManagedObjectContext: @unchecked Sendable, CustomStringConv
         }
       }
       newValue?.settings.withLock { $0.hasHadChildren = true }
+      listenForStoreRemovals(from: newValue?.persistentStoreCoordinator)
     }
   }
 

@@ -34,6 +34,8 @@ public final class NSPersistentStoreCoordinator: Sendable, CustomStringConvertib
   /// The stores inserted objects were assigned to with `NSManagedObjectContext.assign(_:to:)`, by their
   /// temporary IDs, until they are saved (PersistentStoreCoordinator+Assignment.swift).
   let assignments = Locked<[NSManagedObjectID: NSPersistentStore]>([:])
+  /// The contexts to tell when a store is removed (Coordinator/StoreRemovalListeners.swift).
+  let storeRemovalListeners = StoreRemovalListeners()
 
   /// Makes a coordinator for `model`, freezing the model.
   public init(managedObjectModel: NSManagedObjectModel) {
@@ -165,6 +167,14 @@ public final class NSPersistentStoreCoordinator: Sendable, CustomStringConvertib
   }
 
   /// Removes a store. Objects from it that contexts still hold can no longer be fulfilled or saved.
+  ///
+  /// Every context reading through this coordinator (a child context too) then invalidates the objects it
+  /// holds from the store, on its own queue, soon after this returns: they turn into faults, their unsaved
+  /// changes are dropped, and the context posts ``NSManagedObjectContext/didChangeObjectsNotification`` with
+  /// them under ``NSInvalidatedObjectsKey``. Reading one
+  /// afterwards finds no row: it becomes a deleted, empty object (see
+  /// ``NSManagedObjectContext/shouldDeleteInaccessibleFaults``). Adding the same store file again makes them
+  /// readable again, as their IDs name the store by its identifier.
   /// - Throws: ``NSPersistentStoreOperationError`` when the store is not one of this
   ///   coordinator's.
   public func remove(_ store: NSPersistentStore) throws {
@@ -173,6 +183,7 @@ public final class NSPersistentStoreCoordinator: Sendable, CustomStringConvertib
       throw ObjectGraphError(.persistentStoreOperation, "\(store) is not one of this coordinator's stores.")
     }
     postStoreRemoved(store)
+    storeRemovalListeners.tellRemoved(store)
   }
 
   /// Puts `new` in `old`'s place in the coordinator's list (a migrated or moved store), then stops watching
