@@ -42,7 +42,7 @@ extension NSManagedObjectContext {
       for index in object.layout.derivedIndexes {
         let slot = object.layout.slots[index]
         guard let attribute = slot.attribute else { continue }
-        let expression = try derivation(attribute.derivationExpression ?? "")
+        let expression = try derivation(attribute.derivationFormat ?? "")
         let value = try expression.value(for: object)
         let stored = try Self.stored(value, attribute: attribute, entity: object.entity.entityName)
         guard !StoredValueComparison.isEqual(stored, object.values[index]) else { continue }
@@ -71,7 +71,7 @@ extension NSManagedObjectContext {
     var readers: [ToOneReader] = []
     for entity in model?.entities ?? [] {
       for index in entity.layout.derivedIndexes {
-        guard let text = entity.layout.slots[index].attribute?.derivationExpression else { continue }
+        guard let text = entity.layout.slots[index].attribute?.derivationFormat else { continue }
         let path: [String]
         switch try derivation(text).form {
         case .value(.keyPath(let keys)), .function(_, .keyPath(let keys)): path = keys
@@ -130,7 +130,7 @@ extension NSManagedObjectContext {
     guard let stored = SlotValue.coerce(plain, to: attribute.attributeType) else {
       throw ObjectGraphError(
         .invalidValue,
-        "Derived attribute \(entity).\(attribute.name) (\(attribute.derivationExpression ?? "")) computed a \(type(of: plain)), which a \(attribute.attributeType.xcodeName) attribute cannot hold. Change the attribute's type or its expression."
+        "Derived attribute \(entity).\(attribute.name) (\(attribute.derivationFormat ?? "")) computed a \(type(of: plain)), which a \(attribute.attributeType.xcodeName) attribute cannot hold. Change the attribute's type or its expression."
       )
     }
     return stored

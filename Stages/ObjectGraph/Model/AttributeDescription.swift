@@ -20,7 +20,7 @@ public class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable 
     var isTransient = false
     var allowsExternalBinaryDataStorage = false
     var preservesValueInHistoryOnDeletion = false
-    var derivationExpression: String?
+    var derivationFormat: String?
     var valueTransformerName: String?
     var attributeValueClassName: String?
     var allowsCloudEncryption = false
@@ -103,12 +103,16 @@ public class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable 
     get { state.read(\.allowsExternalBinaryDataStorage) }
     set { state.write(\.allowsExternalBinaryDataStorage, newValue, what: "attribute \(name)") }
   }
-  /// A derived attribute's expression (Xcode's "Derived"), computed when its object is saved (see
-  /// "Derived attributes" in the engine's documentation); `""` for an attribute marked derived without one.
-  public final var derivationExpression: String? {
-    get { state.read(\.derivationExpression) }
-    set { state.write(\.derivationExpression, newValue, what: "attribute \(name)") }
+  /// A derived attribute's expression as the predicate language writes it (Xcode's "Derived"), computed when
+  /// its object is saved (see "Derived attributes" in the engine's documentation); `""` for an attribute marked
+  /// derived without one, `nil` for an attribute that is not derived. ``NSDerivedAttributeDescription``'s
+  /// public `derivationExpression` reads and writes it as an `NSExpression`.
+  final var derivationFormat: String? {
+    get { state.read(\.derivationFormat) }
+    set { state.write(\.derivationFormat, newValue, what: "attribute \(name)") }
   }
+  /// Whether the attribute is derived: an ``NSDerivedAttributeDescription``, or one given a derivation.
+  final var isDerived: Bool { derivationFormat != nil || self is NSDerivedAttributeDescription }
   /// A transformable attribute's value transformer: the name an ``AttributeValueTransformer`` is
   /// registered under; `nil` for the secure unarchiving transformer (Core Data's default).
   public final var valueTransformerName: String? {
@@ -198,7 +202,7 @@ public class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable 
 
   /// Why this attribute cannot be used at run time, or `nil` when it can.
   final var unsupportedReason: String? {
-    if let expression = derivationExpression, expression.isEmpty {
+    if isDerived, (derivationFormat ?? "").isEmpty {
       return "is a derived attribute without an expression; ObjectGraph has nothing to compute it from"
     }
     if attributeType == .compositeAttributeType { return compositeUnsupportedReason }

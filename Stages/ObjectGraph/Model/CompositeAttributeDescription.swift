@@ -83,7 +83,7 @@ extension NSAttributeDescription {
         return "has Binary Data element '\(name)' that allows external storage, which Core Data refuses in a composite"
       default: break
       }
-      if element.derivationExpression != nil || element.isTransient {
+      if element.isDerived || element.isTransient {
         return "has element '\(name)' that is derived or transient; a composite's elements are stored values"
       }
       if let reason = element.unsupportedReason { return "has element '\(name)' that \(reason)" }

@@ -163,7 +163,7 @@ final class EntityLayout: Sendable {
             (!slot.isToMany && !slot.isOptional) || relationship.minCount > 0 || relationship.storedMaxCount > 0
           } ?? false
       }
-    derivedIndexes = slots.filter { !($0.attribute?.derivationExpression ?? "").isEmpty && !$0.isTransient }.map(\.index)
+    derivedIndexes = slots.filter { !($0.attribute?.derivationFormat ?? "").isEmpty && !$0.isTransient }.map(\.index)
     names = slots.map(\.name)
     nameLengths = names.map(\.utf8.count)
     self.defaults = defaults

@@ -260,7 +260,11 @@ struct CompiledModelReader {
     guard let type = UInt(exactly: raw).flatMap(NSAttributeType.init(rawValue:)) else {
       throw Malformed(reason: "\(what) has attribute type \(raw), which is not a Core Data NSAttributeType")
     }
-    let attribute = NSAttributeDescription(name: name, type: .init(rawValue: type), isOptional: fields["NSIsOptional"]?.bool ?? false)
+    let derived = object.isKind(of: "NSDerivedAttributeDescription")
+    let attribute =
+      derived
+      ? NSDerivedAttributeDescription(name: name, type: .init(rawValue: type), isOptional: fields["NSIsOptional"]?.bool ?? false)
+      : NSAttributeDescription(name: name, type: .init(rawValue: type), isOptional: fields["NSIsOptional"]?.bool ?? false)
     attribute.isTransient = fields["NSIsTransient"]?.bool ?? false
     attribute.defaultValue = try defaultValue(
       archive.plainValue(fields["NSDefaultValue"], "the default value of \(what)"), type: type, what)
@@ -276,8 +280,8 @@ struct CompiledModelReader {
     // Bit 4: the attribute keeps its value in history on deletion (the fixture's Person.id, whose model
     // says "Preserve After Deletion"): part of Core Data's version hash.
     attribute.preservesValueInHistoryOnDeletion = (fields["NSFlagsKey"]?.integer ?? 0) & 16 != 0
-    if object.isKind(of: "NSDerivedAttributeDescription") {
-      attribute.derivationExpression =
+    if derived {
+      attribute.derivationFormat =
         try archive.expressionFormat(fields["NSDerivationExpression"], "the derivation of \(what)") ?? ""
     }
     return attribute

@@ -274,15 +274,17 @@ extension XcodeModelLoader {
       let attribute =
         type == .compositeAttributeType
         ? try readComposite(element, name: name, entity: entity)
-        : NSAttributeDescription(name: name, type: .init(rawValue: type), isOptional: element.flag("optional"))
+        : element.flag("derived") || nonEmpty(element["derivationExpression"]) != nil
+          ? NSDerivedAttributeDescription(name: name, type: .init(rawValue: type), isOptional: element.flag("optional"))
+          : NSAttributeDescription(name: name, type: .init(rawValue: type), isOptional: element.flag("optional"))
       attribute.defaultValue = try defaultValue(of: element, type: type, entity: entity, attribute: name)
       attribute.isTransient = element.flag("transient")
       attribute.allowsExternalBinaryDataStorage = element.flag("allowsExternalBinaryDataStorage")
       attribute.preservesValueInHistoryOnDeletion = element.flag("preserveAfterDeletion")
       if let expression = nonEmpty(element["derivationExpression"]) {
-        attribute.derivationExpression = expression
+        attribute.derivationFormat = expression
       } else if element.flag("derived") {
-        attribute.derivationExpression = ""
+        attribute.derivationFormat = ""
       }
       attribute.valueTransformerName = nonEmpty(element["valueTransformerName"]).map(Self.transformerName)
       attribute.attributeValueClassName = nonEmpty(element["customClassName"])

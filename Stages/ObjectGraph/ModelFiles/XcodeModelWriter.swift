@@ -149,7 +149,8 @@ enum XcodeModelWriter {
       ("preserveAfterDeletion", attribute.preservesValueInHistoryOnDeletion ? "YES" : nil),
     ]
     attributes.append(type == .dateAttributeType ? ("defaultDateTimeInterval", written) : ("defaultValueString", written))
-    if let expression = attribute.derivationExpression {
+    if attribute.isDerived {
+      let expression = attribute.derivationFormat ?? ""
       attributes += [("derived", "YES"), ("derivationExpression", expression.isEmpty ? nil : expression)]
     }
     let bound = { (value: Double?) in value.map { $0 == $0.rounded() && abs($0) < 1e15 ? String(Int64($0)) : String($0) } }

@@ -11,8 +11,8 @@ import Testing
 struct DerivedAttributeTests {
   static func model(extra: [NSAttributeDescription] = []) throws -> NSManagedObjectModel {
     func derived(_ name: String, _ type: NSAttributeType, _ expression: String) -> NSAttributeDescription {
-      let attribute = NSAttributeDescription(name: name, type: .init(rawValue: type))
-      attribute.derivationExpression = expression
+      let attribute = NSDerivedAttributeDescription(name: name, type: .init(rawValue: type))
+      attribute.derivationExpression = NSExpression(format: expression)
       return attribute
     }
     let folder = NSEntityDescription(
@@ -156,10 +156,26 @@ struct DerivedAttributeTests {
     #expect(try storedFolderNames(stack, matching: "Kept") == (["nil", "nil"], []))
   }
 
+  @Test("NSDerivedAttributeDescription: no expression until one is set, the expression read back equals it, nil clears it")
+  func derivedDescriptionAPI() throws {
+    let attribute = NSDerivedAttributeDescription()
+    #expect(attribute.derivationExpression == nil)
+    #expect(attribute.attributeType == .undefinedAttributeType)
+    attribute.derivationExpression = NSExpression(forFunction: "lowercase:", arguments: [NSExpression(forKeyPath: "name")])
+    #expect(attribute.derivationExpression?.description == "lowercase:(name)")
+    #expect(attribute.derivationFormat == "lowercase:(name)")
+    attribute.derivationExpression = NSExpression(forKeyPath: "items.@count")
+    #expect(attribute.derivationExpression == NSExpression(forKeyPath: "items.@count"))
+    attribute.derivationExpression = nil
+    #expect(attribute.derivationFormat == nil)
+    #expect(attribute.isDerived, "still a derived attribute, with nothing to compute it from")
+    #expect(attribute.unsupportedReason?.contains("derived attribute without an expression") == true)
+  }
+
   @Test("An expression ObjectGraph cannot compute, or a value the attribute cannot hold, fails the save naming it")
   func refusals() throws {
-    let unknown = NSAttributeDescription(name: "weird", type: .string)
-    unknown.derivationExpression = "reverse:(name)"
+    let unknown = NSDerivedAttributeDescription(name: "weird", type: .string)
+    unknown.derivationExpression = NSExpression(format: "reverse:(name)")
     let stack = try StoreStack(model: Self.model(extra: [unknown]))
     stack.context.performAndWait {
       NSManagedObject(entity: stack.entity("Folder"), insertInto: stack.context).setValue("x", forKey: "name")
@@ -167,8 +183,8 @@ struct DerivedAttributeTests {
       #expect(error?.message.contains("reverse:") == true)
       stack.context.rollback()
     }
-    let mistyped = NSAttributeDescription(name: "countText", type: .date)
-    mistyped.derivationExpression = "name"
+    let mistyped = NSDerivedAttributeDescription(name: "countText", type: .date)
+    mistyped.derivationExpression = NSExpression(forKeyPath: "name")
     let second = try StoreStack(model: Self.model(extra: [mistyped]))
     second.context.performAndWait {
       NSManagedObject(entity: second.entity("Folder"), insertInto: second.context).setValue("x", forKey: "name")

@@ -54,7 +54,7 @@ struct CompiledModelTests {
             "\(p) default \(value(a.defaultValue))", "\(p) renaming \(a.renamingIdentifier ?? "nil")",
             "\(p) hashModifier \(a.versionHashModifier ?? "nil")", "\(p) userInfo \(a.userInfo)",
             "\(p) external \(a.allowsExternalBinaryDataStorage)", "\(p) transformer \(a.valueTransformerName ?? "nil")",
-            "\(p) derivation \(a.derivationExpression ?? "nil")",
+            "\(p) derivation \(a.derivationFormat ?? "nil")",
           ]
         case .relationship(let r):
           lines += [

@@ -76,7 +76,8 @@ struct XcodeModelWriterTests {
           check(
             sameValue(b.defaultValue, a.defaultValue), "\(key) default \(typed(b.defaultValue)) vs \(typed(a.defaultValue))")
           check(b.renamingIdentifier == a.renamingIdentifier, "\(key) renamingIdentifier")
-          check(b.derivationExpression == a.derivationExpression, "\(key) derivationExpression")
+          check((b.derivationFormat ?? "") == (a.derivationFormat ?? ""), "\(key) derivationExpression")
+          check((b is NSDerivedAttributeDescription) == (a is NSDerivedAttributeDescription), "\(key) derived class")
           check(b.valueTransformerName == a.valueTransformerName, "\(key) valueTransformerName")
           check(b.allowsExternalBinaryDataStorage == a.allowsExternalBinaryDataStorage, "\(key) allowsExternalBinaryDataStorage")
           check(b.userInfo == a.userInfo, "\(key) userInfo")
@@ -205,14 +206,13 @@ struct XcodeModelWriterTests {
     title.userInfo = ["key": "value"]
     let scratch = NSAttributeDescription(name: "scratch", type: .undefined)
     scratch.isTransient = true
-    let count = NSAttributeDescription(name: "count", type: .integer64)
-    count.derivationExpression = "items.@count"
+    let count = NSDerivedAttributeDescription(name: "count", type: .integer64)
+    count.derivationExpression = NSExpression(format: "items.@count")
     let blob = NSAttributeDescription(name: "blob", type: .transformable)
     blob.valueTransformerName = "NSSecureUnarchiveFromData"
     blob.attributeValueClassName = "[String]"
     blob.allowsCloudEncryption = true
-    let derivedNoExpression = NSAttributeDescription(name: "derivedOnly", type: .string)
-    derivedNoExpression.derivationExpression = ""
+    let derivedNoExpression = NSDerivedAttributeDescription(name: "derivedOnly", type: .string)
     let items = NSRelationshipDescription(
       name: "items", destination: "Item", inverse: "owner", toMany: true, deleteRule: .denyDeleteRule, isOptional: false)
     items.isOrdered = true
