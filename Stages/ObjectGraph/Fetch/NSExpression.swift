@@ -40,6 +40,9 @@ import Foundation
       case function = 4
       /// An aggregate of constants, `{1, 2, 3}`.
       case aggregate = 14
+      /// An ``NSFetchRequestExpression``: Core Data's `NSFetchRequestExpressionType` (raw value 50), which
+      /// Foundation's enumeration has no case name for; write ``NSFetchRequestExpressionType``.
+      case fetchRequestExpression = 50
     }
 
     enum Form {
@@ -236,6 +239,11 @@ extension NSExpression {
     case .aggregate:
       let members = (collection as? [NSExpression]) ?? []
       return .aggregate(try members.map { try $0.predicateExpression(objects: objects) })
+    case .fetchRequestExpression:
+      throw ObjectGraphError(
+        .predicateSyntax,
+        "Expression \(self) runs a fetch request, which a predicate cannot hold here. Fetch first, and compare with the results (IN %@), or use a SUBQUERY."
+      )
     #if canImport(Darwin)
       default:
         throw ObjectGraphError(.predicateSyntax, "Expression \(self) is of a kind a predicate cannot run here.")
