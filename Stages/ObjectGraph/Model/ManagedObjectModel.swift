@@ -30,6 +30,7 @@ public final class NSManagedObjectModel: Sendable, CustomStringConvertible {
     var loadWarnings: [ModelLoadWarning] = []
     /// The `.xcdatamodel` version the model was read from (its folder name without the extension), if any.
     var versionName: String?
+    var localizationDictionary: [String: String]?
     /// Why the entities last set through ``NSManagedObjectModel/entities`` do not make a model, if they do not.
     var resolutionError: ObjectGraphError?
   }
@@ -106,6 +107,36 @@ public final class NSManagedObjectModel: Sendable, CustomStringConvertible {
   public var versionIdentifiers: Set<String> {
     get { state.read(\.versionIdentifiers) }
     set { state.write(\.versionIdentifiers, newValue, what: "the model's version identifiers") }
+  }
+
+  /// The model's strings in the user's language (Core Data's `localizationDictionary`), under Core Data's keys:
+  /// `"Entity/Note"` and `"Property/title"` (or `"Property/title/Entity/Note"`) for the names validation errors
+  /// show, and `"ErrorString/<warning>"` for a validation predicate's warning.
+  ///
+  /// ```swift
+  /// model.localizationDictionary = ["Property/title": "Titre", "ErrorString/Too short": "Trop court"]
+  /// ```
+  ///
+  /// Validation errors use it: a failed validation predicate's message is the localized warning when the
+  /// dictionary has one, and the error's `NSLocalizedDescriptionKey` names the entity and property by their
+  /// localized names. Core Data reads it from the model's `.strings` file in the app's bundle
+  /// (`<Model>Model.strings`) when it is `nil`; the engine reads no `.strings` file: set it in code, before the
+  /// model is in use, as every description.
+  public var localizationDictionary: [String: String]? {
+    get { state.read(\.localizationDictionary) }
+    set { state.write(\.localizationDictionary, newValue, what: "the model's localization dictionary") }
+  }
+
+  /// The localized name of `property` of `entity`, from ``localizationDictionary`` (most specific key first),
+  /// or `property` itself.
+  func localizedName(ofProperty property: String, entity: String) -> String {
+    guard let strings = localizationDictionary else { return property }
+    return strings["Property/\(property)/Entity/\(entity)"] ?? strings["Property/\(property)"] ?? property
+  }
+
+  /// The localized name of `entity`, or `entity` itself.
+  func localizedName(ofEntity entity: String) -> String {
+    localizationDictionary?["Entity/\(entity)"] ?? entity
   }
 
   /// Every entity's ``NSEntityDescription/versionHash`` by entity name.

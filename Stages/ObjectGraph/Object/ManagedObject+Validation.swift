@@ -115,7 +115,7 @@ extension NSManagedObject {
     // look at (the common case for a subclass, whose hook sends every property here).
     if !slot.isToMany && (slot.isOptional || slot.isTransient) && !slot.hasRules { return }
     // Worded only for an error: a save of 100,000 new objects validates every property of each.
-    var name: String { "\(entity.entityName).\(slot.name)" }
+    var name: String { validationName(slot.name) }
     if slot.isToMany {
       let count = (value as? any Collection)?.count ?? 0
       var errors = countErrors(slot, count: count)
@@ -161,7 +161,7 @@ extension NSManagedObject {
   /// `NSValidationPredicateErrorKey` holding the predicate.
   func predicateErrors(_ rules: [PropertyValidationRule], value: Any, key: String) -> [ObjectGraphError] {
     var errors: [ObjectGraphError] = []
-    let name = "\(entity.entityName).\(key)"
+    let name = validationName(key)
     for rule in rules {
       var ruleInfo = validationInfo(key, value)
       ruleInfo[NSValidationPredicateErrorKey] = rule.predicate
@@ -175,7 +175,10 @@ extension NSManagedObject {
               "\(name) (object \(objectID)) does not satisfy its validation predicate \(FetchPredicate.format(of: rule.predicate)).",
               userInfo: ruleInfo))
         } else {
-          errors.append(ObjectGraphError(.managedObjectValidation, "\(rule.warning)", userInfo: ruleInfo))
+          // A warning string is a key of the model's localization dictionary ("ErrorString/<warning>").
+          let warning = "\(rule.warning)"
+          let localized = entity.managedObjectModel?.localizationDictionary?["ErrorString/\(warning)"] ?? warning
+          errors.append(ObjectGraphError(.managedObjectValidation, localized, userInfo: ruleInfo))
         }
       } catch {
         errors.append(
@@ -220,14 +223,14 @@ extension NSManagedObject {
       errors.append(
         ObjectGraphError(
           .validationRelationshipLacksMinimumCount,
-          "\(entity.entityName).\(slot.name) holds \(count) object(s) but needs at least \(relationship.minCount) (object \(objectID)).",
+          "\(validationName(slot.name)) holds \(count) object(s) but needs at least \(relationship.minCount) (object \(objectID)).",
           userInfo: validationInfo(slot.name, nil)))
     }
     if relationship.maxCount > 0 && count > relationship.maxCount {
       errors.append(
         ObjectGraphError(
           .validationRelationshipExceedsMaximumCount,
-          "\(entity.entityName).\(slot.name) holds \(count) object(s) but allows at most \(relationship.maxCount) (object \(objectID)).",
+          "\(validationName(slot.name)) holds \(count) object(s) but allows at most \(relationship.maxCount) (object \(objectID)).",
           userInfo: validationInfo(slot.name, nil)))
     }
     return errors
@@ -235,7 +238,7 @@ extension NSManagedObject {
 
   /// An attribute's minimum, maximum and pattern, for a value of its type.
   private func checkRules(of attribute: NSAttributeDescription, value: Any, key: String) throws {
-    let name = "\(entity.entityName).\(key)"
+    let name = validationName(key)
     let object = "(object \(objectID))"
     let info = validationInfo(key, value)
     var errors: [ObjectGraphError] = []
@@ -276,6 +279,13 @@ extension NSManagedObject {
   }
 
   /// Core Data's `userInfo` of a validation error: the object, the key and the value (when there is one).
+  /// `Entity.property` as a validation message names it: by the localized names of the model's
+  /// ``NSManagedObjectModel/localizationDictionary`` when it has them.
+  func validationName(_ key: String) -> String {
+    guard let model = entity.managedObjectModel, model.localizationDictionary != nil else { return "\(entity.entityName).\(key)" }
+    return "\(model.localizedName(ofEntity: entity.entityName)).\(model.localizedName(ofProperty: key, entity: entity.entityName))"
+  }
+
   func validationInfo(_ key: String, _ value: Any?) -> [String: Any] {
     var info: [String: Any] = [NSValidationObjectErrorKey: self, NSValidationKeyErrorKey: key]
     if let value { info[NSValidationValueErrorKey] = value }

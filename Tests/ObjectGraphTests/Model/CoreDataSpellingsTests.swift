@@ -58,4 +58,40 @@ struct CoreDataSpellingsTests {
     #expect(NSManagedObjectModel(contentsOfURL: URL(fileURLWithPath: "/nonexistent/Model.xcdatamodeld")) == nil)
     #expect(NSMappingModel(contentsOfURL: URL(fileURLWithPath: "/nonexistent/Map.cdm")) == nil)
   }
+
+  @Test("localizationDictionary: validation messages name the entity and property by their localized names, warnings localized")
+  func localizationDictionary() throws {
+    let title = NSAttributeDescription(name: "title", type: .string)
+    title.maxValue = 3
+    let body = NSAttributeDescription(name: "body", type: .string)
+    body.setValidationPredicates([NSPredicate(format: "SELF BEGINSWITH 'a'")], withValidationWarnings: ["Starts wrong"])
+    let memo = NSEntityDescription(name: "Memo", properties: [.attribute(title), .attribute(body)])
+    let model = try NSManagedObjectModel(entities: [memo])
+    #expect(model.localizationDictionary == nil)
+    model.localizationDictionary = [
+      "Entity/Memo": "Mémo", "Property/title/Entity/Memo": "Titre", "Property/body": "Texte",
+      "ErrorString/Starts wrong": "Commence mal",
+    ]
+    #expect(model.localizationDictionary?["Entity/Memo"] == "Mémo")
+    let stack = try StoreStack(model: model, type: .inMemory)
+    stack.context.performAndWait {
+      let object = NSManagedObject(entity: stack.entity("Memo"), insertInto: stack.context)
+      object.setValue("toolong", forKey: "title")
+      let tooLong = expectCode(.validationStringTooLong) { try stack.context.save() }
+      #expect(tooLong?.message.hasPrefix("Mémo.Titre is 7 character(s) long") == true)
+      object.setValue("ok", forKey: "title")
+      object.setValue("zebra", forKey: "body")
+      let warned = expectCode(.managedObjectValidation) { try stack.context.save() }
+      #expect(warned?.message == "Commence mal")
+      object.setValue("apple", forKey: "body")
+      #expect(throws: Never.self) { try stack.context.save() }
+    }
+  }
+
+  @Test("NSCoreDataVersionNumber is above every version Apple named")
+  func versionNumber() {
+    // NSCoreDataVersionNumber_iPhoneOS_9_3 and NSCoreDataVersionNumber10_11_3, Apple's last named versions,
+    // are below 700.
+    #expect(NSCoreDataVersionNumber >= 700)
+  }
 }
