@@ -35,6 +35,10 @@ struct PredicateComparison: Sendable, Equatable {
     static let caseInsensitive = Options(rawValue: 1)
     /// `[d]`
     static let diacriticInsensitive = Options(rawValue: 2)
+    /// `[l]`: locale-sensitive. Strings are compared in Unicode's canonical composed form (so "é" typed as one
+    /// character equals "e" and a combining accent), and ordered (`<`, `>=`, …) by the current locale's rules,
+    /// as Foundation's `compare(_:options:range:locale:)` orders them.
+    static let localized = Options(rawValue: 8)
   }
 
   var modifier: Modifier = .direct

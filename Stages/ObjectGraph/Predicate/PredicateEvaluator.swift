@@ -321,7 +321,21 @@ enum PredicateEvaluator {
     var folding: String.CompareOptions = []
     if options.contains(.caseInsensitive) { folding.insert(.caseInsensitive) }
     if options.contains(.diacriticInsensitive) { folding.insert(.diacriticInsensitive) }
-    return folding.isEmpty ? text : text.folding(options: folding, locale: nil)
+    let folded = folding.isEmpty ? text : text.folding(options: folding, locale: options.contains(.localized) ? .current : nil)
+    // `[l]`: canonically equivalent strings become the same bytes.
+    return options.contains(.localized) ? folded.precomposedStringWithCanonicalMapping : folded
+  }
+
+  /// How two strings order under `[l]`: folded as ``fold(_:_:)`` folds them, then by the current locale's
+  /// rules (Foundation's `compare(_:options:range:locale:)`). Equal only when their folded bytes are, so
+  /// that `==[l]` and `<=[l]` agree. The SQL compiler registers it as a SQLite function.
+  static func localizedOrder(_ left: String, _ right: String, _ options: PredicateComparison.Options) -> ComparisonResult {
+    let (l, r) = (fold(left, options), fold(right, options))
+    if l.utf8.elementsEqual(r.utf8) { return .orderedSame }
+    let order = l.compare(r, options: [], range: nil, locale: .current)
+    if order != .orderedSame { return order }
+    // Equal to the locale but not the same bytes: byte order breaks the tie.
+    return l.utf8.lexicographicallyPrecedes(r.utf8) ? .orderedAscending : .orderedDescending
   }
 
   /// Whether `text` contains `needle` (after folding), comparing bytes.
@@ -374,6 +388,7 @@ enum PredicateEvaluator {
       return Number.compare(left, right)
     }
     if let left = string(lhs), let right = string(rhs) {
+      if options.contains(.localized) { return localizedOrder(left, right, options) }
       return order(Array(fold(left, options).utf8), Array(fold(right, options).utf8))
     }
     switch (lhs, rhs) {

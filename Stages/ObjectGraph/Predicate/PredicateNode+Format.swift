@@ -136,6 +136,7 @@ extension PredicateComparison {
       text += "["
       if options.contains(.caseInsensitive) { text += "c" }
       if options.contains(.diacriticInsensitive) { text += "d" }
+      if options.contains(.localized) { text += "l" }
       text += "]"
     }
     return text + " "

@@ -7,8 +7,8 @@ import Foundation
 /// ```
 ///
 /// Supported: the comparison operators `== = != <> < <= =< > >= =>`, `BETWEEN`, `IN`, `CONTAINS`,
-/// `BEGINSWITH`, `ENDSWITH`, `LIKE`, `MATCHES` (string operators take `[c]`, `[d]`, `[cd]`; `[n]` and `[l]`
-/// are accepted and ignored), `AND OR NOT && || !`, parentheses, `ANY SOME ALL NONE`, `nil NULL TRUE YES
+/// `BEGINSWITH`, `ENDSWITH`, `LIKE`, `MATCHES` (string operators take `[c]`, `[d]`, `[l]` and their combinations; `[n]` is
+/// accepted and ignored), `AND OR NOT && || !`, parentheses, `ANY SOME ALL NONE`, `nil NULL TRUE YES
 /// FALSE NO SELF TRUEPREDICATE FALSEPREDICATE` (keywords in any case), numbers (decimal, `0x`, `0o`, `0b`,
 /// negative, with a fraction or exponent for a double), single- or double-quoted strings with backslash
 /// escapes, aggregates `{a, b}`, key paths with `@count` or `@sum`/`@avg`/`@min`/`@max` before a key,
@@ -404,7 +404,9 @@ struct PredicateParser {
       switch letter {
       case "c", "C": options.insert(.caseInsensitive)
       case "d", "D": options.insert(.diacriticInsensitive)
-      case "n", "N", "l", "L": break
+      case "l", "L": options.insert(.localized)
+      // Core Data's hint that the strings are already normalized: it changes nothing here.
+      case "n", "N": break
       default:
         throw syntaxError(
           at: current.position + offset,

@@ -4,7 +4,8 @@ internal import GRDB
 /// The SQL functions the predicate compiler uses where SQLite has no built-in equivalent: string folding
 /// for `[c]`/`[d]`, and `MATCHES` (a regular expression that must match the whole string). Both call the
 /// in-memory evaluator's own code, so SQL and memory agree. Their last argument is the comparison's
-/// options as a number (`PredicateComparison.Options.rawValue`: 1 = `[c]`, 2 = `[d]`).
+/// options as a number (`PredicateComparison.Options.rawValue`: 1 = `[c]`, 2 = `[d]`, 8 = `[l]`), and `[l]`'s
+/// locale-sensitive order.
 enum SQLFunctions {
   static let fold = DatabaseFunction("og_fold", argumentCount: 2, pure: true) { values in
     guard let text = String.fromDatabaseValue(values[0]) else { return nil as String? }
@@ -14,6 +15,44 @@ enum SQLFunctions {
   static let matches = DatabaseFunction("og_matches", argumentCount: 3, pure: true) { values in
     guard let text = String.fromDatabaseValue(values[0]), let pattern = String.fromDatabaseValue(values[1]) else { return false }
     return (try? PredicateEvaluator.matches(text, pattern: pattern, options: options(values[2]))) ?? false
+  }
+
+  /// `[l]`'s order of two strings: -1, 0 or 1 (see `PredicateEvaluator.localizedOrder`).
+  static let localizedOrder = DatabaseFunction("og_localized_order", argumentCount: 3, pure: true) { values in
+    switch (values[0].storage, values[1].storage) {
+    case (.string(let left), .string(let right)):
+      return PredicateEvaluator.localizedOrder(left, right, options(values[2])).rawValue
+    case (.int64(let left), .int64(let right)):
+      return left < right ? -1 : left == right ? 0 : 1
+    case (.int64, .double), (.double, .int64), (.double, .double):
+      guard let left = Double.fromDatabaseValue(values[0]), let right = Double.fromDatabaseValue(values[1]) else { return nil as Int? }
+      return left < right ? -1 : left == right ? 0 : 1
+    case (.blob(let left), .blob(let right)):
+      return left.elementsEqual(right) ? 0 : left.lexicographicallyPrecedes(right) ? -1 : 1
+    default:
+      return nil as Int?
+    }
+  }
+
+  /// `x BETWEEN {low, high}` with options (`[c]`, `[d]`, `[l]`): 1 or 0 as the evaluator decides, NULL for a
+  /// NULL or values it cannot compare.
+  static let between = DatabaseFunction("og_between", argumentCount: 4, pure: true) { values in
+    guard let value = predicateValue(values[0]), let low = predicateValue(values[1]), let high = predicateValue(values[2]),
+      let fromLow = PredicateEvaluator.compare(value, low, options(values[3])),
+      let toHigh = PredicateEvaluator.compare(value, high, options(values[3]))
+    else { return nil as Bool? }
+    return fromLow != .orderedAscending && toHigh != .orderedDescending
+  }
+
+  /// A column's value as the evaluator compares it (dates are stored as numbers, and compared as numbers).
+  private static func predicateValue(_ value: DatabaseValue) -> PredicateValue? {
+    switch value.storage {
+    case .string(let text): .string(text)
+    case .int64(let number): .integer(number)
+    case .double(let number): .double(number)
+    case .blob(let bytes): .data(bytes)
+    case .null: nil
+    }
   }
 
   private static func options(_ value: DatabaseValue) -> PredicateComparison.Options {
@@ -35,6 +74,8 @@ enum SQLFunctions {
   static func install(in db: Database) {
     db.add(function: fold)
     db.add(function: matches)
+    db.add(function: localizedOrder)
+    db.add(function: between)
     for collation in collations.values { db.add(collation: collation) }
   }
 }

@@ -726,6 +726,8 @@ struct SQLPredicateCompiler {
       }
       let low = try expression(bounds[0], against: lhsColumnType).sql
       let high = try expression(bounds[1], against: lhsColumnType).sql
+      // With options, the evaluator's comparison decides, as it does in memory.
+      if flags != 0 { return "(og_between(\(lhs.sql), \(low), \(high), \(flags)) = 1)" }
       return "(\(lhs.sql) BETWEEN \(low) AND \(high))"
     default:
       break
@@ -734,6 +736,13 @@ struct SQLPredicateCompiler {
     let rhs = try expression(comparison.rhs, against: lhsColumnType)
     let l = folded(lhs.sql)
     let r = folded(rhs.sql)
+    // `[l]` orders strings by the locale, through the evaluator's own function (which orders numbers as
+    // numbers, and gives NULL, no match, for a NULL or values of two kinds).
+    if comparison.options.contains(.localized),
+      let order = [PredicateComparison.Operator.less: "<", .lessOrEqual: "<=", .greater: ">", .greaterOrEqual: ">="][comparison.op]
+    {
+      return "(og_localized_order(\(lhs.sql), \(rhs.sql), \(flags)) \(order) 0)"
+    }
     switch comparison.op {
     case .equal: return lhs.isNull || rhs.isNull ? "(\(lhs.sql) IS \(rhs.sql))" : "(\(l) = \(r))"
     // As Core Data's SQL: `<>`, which is NULL (no match) for a nil value, so `title != "x"` leaves out the

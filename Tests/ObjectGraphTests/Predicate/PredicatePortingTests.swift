@@ -69,6 +69,27 @@ struct PredicatePortingTests {
     try matches(stack, "Note", "title", NSPredicate(format: format, argumentArray: arguments.map { $0 as Any }))
   }
 
+  @Test(
+    "[l] compares canonically equivalent strings as equal and orders by the locale, the same in SQL and in memory",
+    arguments: bothStoreTypes)
+  func localeSensitiveComparisons(type: NSPersistentStore.StoreType) throws {
+    let stack = try populated(type)
+    let decomposed = "E\u{301}pe\u{301}e"  // "Épée" with combining accents: other bytes, the same text
+    #expect(try notes(stack, "title == %@", decomposed) == [], "without [l], bytes are compared")
+    #expect(try notes(stack, "title ==[l] %@", decomposed) == ["Épée"])
+    #expect(try notes(stack, "title ==[cdl] %@", "EPEE") == ["Épée"])
+    #expect(try notes(stack, "title BEGINSWITH[l] %@", "E\u{301}p") == ["Épée"])
+    #expect(try notes(stack, "title IN[l] %@", [decomposed, "zeta"]) == ["zeta", "Épée"].sorted())
+    // Bytes put every capital before "b"; the locale puts only "Alpha" there.
+    #expect(try notes(stack, "title < %@", "b") == ["Alpha", "Eta", "Gamma", "Iota"])
+    #expect(try notes(stack, "title <[l] %@", "b") == ["Alpha"])
+    #expect(try notes(stack, "title >=[l] %@", "theta") == ["theta", "zeta"])
+    #expect(try notes(stack, "rating <[l] 2").count == 2, "numbers keep their order")
+    #expect(try notes(stack, "title BETWEEN[l] {'b', 'f'}") == ["beta", "delta", "Épée", "Eta"].sorted())
+    #expect(try notes(stack, "title BETWEEN[c] {'b', 'e'}") == ["beta", "delta"], "options count in BETWEEN too")
+    #expect(try PredicateParser.parse(format: "title ==[cl] 'x'", arguments: []).predicateFormat == "title ==[cl] \"x\"")
+  }
+
   @Test("@sum, @avg, @min and @max reduce a to-many's values; empty sets give 0 for @sum and nil for the rest", arguments: bothStoreTypes)
   func collectionOperators(type: NSPersistentStore.StoreType) throws {
     let stack = try populated(type)
