@@ -81,6 +81,10 @@ extension NSManagedObjectContext {
     NotificationCenter.default.post(name: Self.willSaveObjectsNotification, object: self, userInfo: nil)
     var inserted = try prepareForSave(confined)
     let store = try parentStore()
+    // A coordinator with a store that builds its own records from the saved objects (an NSAtomicStore
+    // subclass) gets them, with permanent IDs first, as Core Data's atomic stores see them.
+    let needsObjects = store.savesNeedObjects
+    if needsObjects { try obtainPermanentIDs(for: inserted.objects) }
     var updated: [NSManagedObject] = []
     // An object deleted here that still has a temporary ID was saved to a parent context earlier (objects
     // never saved anywhere left `deleted` in propagateDeletes): the parent holds it, under that ID or the
@@ -106,7 +110,9 @@ extension NSManagedObjectContext {
             !$0.state.isDeleted && !$0.state.isInserted && $0.managedObjectContext === self
           }
         }
-        return saveRequest(inserted: inserted.objects, updated: updated, deleted: deleted)
+        var request = saveRequest(inserted: inserted.objects, updated: updated, deleted: deleted)
+        if needsObjects { request.savedObjects = SavedObjects(inserted: inserted.objects, updated: updated) }
+        return request
       }
     } catch let error as ObjectGraphError {
       throw withConflictObjects(error, store: store)
