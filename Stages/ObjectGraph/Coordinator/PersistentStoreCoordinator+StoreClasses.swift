@@ -39,10 +39,11 @@ extension NSPersistentStoreCoordinator {
   /// The store types a coordinator can add, with their classes (Core Data's `registeredStoreTypes`): the
   /// built-in types and those registered with ``registerStoreClass(_:forStoreType:)``.
   ///
-  /// Each value is an `NSValue` holding the class's pointer, as Core Data's wraps the class (Linux's `NSValue`
-  /// has no `pointerValue`: read it with `getValue(_:size:)` into an `UnsafeRawPointer?`, then
-  /// `unsafeBitCast(pointer, to: AnyClass.self)`). The built-in types' class is `NSPersistentStore` itself
-  /// (the engine has no subclass per type).
+  /// Each value stands for the class, as Core Data's `NSValue` wraps the class pointer. Linux's `NSValue`
+  /// cannot hold a pointer (it has no `pointerValue`, and refuses the `^v` encoding), so the value is an
+  /// `NSNumber` (an `NSValue` subclass) holding the class pointer's bits: compare it with
+  /// `UInt(bitPattern: ObjectIdentifier(MyStore.self))`. The built-in types' class is `NSPersistentStore`
+  /// itself (the engine has no subclass per type).
   public static var registeredStoreTypes: [String: NSValue] {
     var types: [String: NSValue] = [:]
     for builtIn in [NSSQLiteStoreType, NSInMemoryStoreType, NSBinaryStoreType] {
@@ -54,10 +55,9 @@ extension NSPersistentStoreCoordinator {
     return types
   }
 
-  /// An `NSValue` holding a class's metatype as a pointer.
+  /// An `NSValue` (an `NSNumber`) holding a class pointer's bits.
   private static func value(wrapping storeClass: AnyClass) -> NSValue {
-    var pointer = unsafeBitCast(storeClass, to: UnsafeRawPointer.self)
-    return NSValue(bytes: &pointer, objCType: "^v")
+    NSNumber(value: UInt(bitPattern: ObjectIdentifier(storeClass)))
   }
 
   /// The class registered for `type`, when it is not a built-in type.

@@ -200,6 +200,7 @@ open class NSAtomicStore: NSPersistentStore, @unchecked Sendable {
       throw error
     }
     plan.deleted = request.deletes.compactMap { cacheNode(for: $0.id) }
+    linkRelationships(plan, byID)
     return plan
   }
 
@@ -238,6 +239,34 @@ open class NSAtomicStore: NSPersistentStore, @unchecked Sendable {
         plan.applied = false
       }
       for (node, cache) in plan.updated { node.propertyCache = cache }
+    }
+  }
+
+  /// Sets the relationships of the nodes a save makes or updates to the nodes of the objects' related objects
+  /// (a to-one's node, a to-many's set, an ordered one's `NSOrderedSet`), as Core Data documents them: a node
+  /// made for an object inserted in the same save is found too, whatever order the hooks ran in.
+  private func linkRelationships(_ plan: AtomicSavePlan, _ objects: [NSManagedObjectID: NSManagedObject]) {
+    let pending = Dictionary(plan.inserted.map { ($0.objectID, $0) }, uniquingKeysWith: { first, _ in first })
+    func node(_ id: NSManagedObjectID) -> NSAtomicStoreCacheNode? { pending[id] ?? cacheNode(for: id) }
+    for target in plan.inserted + plan.updated.map(\.node) {
+      guard let object = objects[target.objectID] else { continue }
+      for (name, relationship) in object.entity.relationshipsByName where !relationship.isTransient {
+        let value = object.value(forKey: name)
+        guard relationship.isToMany else {
+          target.setValue((value as? NSManagedObject).flatMap { node($0.objectID) }, forKey: name)
+          continue
+        }
+        let members: [NSManagedObject]
+        switch value {
+        case let set as Set<NSManagedObject>: members = Array(set)
+        case let ordered as NSOrderedSet: members = ordered.array.compactMap { $0 as? NSManagedObject }
+        case let set as NSSet: members = set.allObjects.compactMap { $0 as? NSManagedObject }
+        case let array as [NSManagedObject]: members = array
+        default: members = []
+        }
+        let nodes = members.compactMap { node($0.objectID) }
+        target.setValue(relationship.isOrdered ? NSOrderedSet(array: nodes) : Set(nodes), forKey: name)
+      }
     }
   }
 

@@ -184,6 +184,9 @@ open class NSPersistentStore: @unchecked Sendable, CustomStringConvertible {
         entity: plan.entity, storeNumber: number, storeIdentifier: identifier, table: plan.rootNumber)
     }
     rowSources = sources
+    // Core Data's store knows its coordinator from its initializer on (a subclass's `load()` reads the model
+    // through it); the coordinator lists it among its stores only once it is added.
+    if let root { attachment.withLock { $0.coordinator = root } }
   }
 
   /// The same initializer under its older Swift name (Core Data's `init(persistentStoreCoordinator:configurationName:URL:options:)`).
