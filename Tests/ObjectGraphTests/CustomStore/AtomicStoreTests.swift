@@ -11,6 +11,19 @@ import ObjectGraph
 /// and written whole by `save()`. A file named `<store>.fail` beside it makes `save()` fail.
 final class PlistAtomicStore: NSAtomicStore, @unchecked Sendable {
   static let typeName = "PlistAtomicStore"
+  /// The lifecycle calls the coordinator made, in order.
+  let calls = Mutex<[String]>([])
+
+  override func loadMetadata() throws {
+    calls.withLock { $0.append("loadMetadata") }
+    if let url, FileManager.default.fileExists(atPath: url.path + ".unreadable") {
+      throw NSError(domain: "PlistAtomicStore", code: 9, userInfo: [NSLocalizedDescriptionKey: "Unreadable (test)."])
+    }
+  }
+
+  override func didAdd(to coordinator: NSPersistentStoreCoordinator) { calls.withLock { $0.append("didAdd") } }
+
+  override func willRemove(from coordinator: NSPersistentStoreCoordinator?) { calls.withLock { $0.append("willRemove") } }
 
   required init(
     persistentStoreCoordinator coordinator: NSPersistentStoreCoordinator?, configurationName: String?, at url: URL,
@@ -30,6 +43,7 @@ final class PlistAtomicStore: NSAtomicStore, @unchecked Sendable {
   }
 
   override func load() throws {
+    calls.withLock { $0.append("load") }
     guard let url, let file = Self.read(url), let model = persistentStoreCoordinator?.managedObjectModel else { return }
     let records = file["objects"] as? [[String: Any]] ?? []
     var nodes: [String: NSAtomicStoreCacheNode] = [:]
@@ -312,11 +326,27 @@ struct AtomicStoreTests {
     let types = NSPersistentStoreCoordinator.registeredStoreTypes
     #expect(types[NSSQLiteStoreType] != nil && types[NSInMemoryStoreType] != nil && types[NSBinaryStoreType] != nil)
     #expect((types[PlistAtomicStore.typeName] as? NSNumber)?.uintValue == UInt(bitPattern: ObjectIdentifier(PlistAtomicStore.self)))
-    let store = try coordinator.addPersistentStore(type: .init(rawValue: PlistAtomicStore.typeName), at: url)
+    let store = try #require(
+      try coordinator.addPersistentStore(type: .init(rawValue: PlistAtomicStore.typeName), at: url) as? PlistAtomicStore)
+    #expect(store.calls.withLock { $0 } == ["loadMetadata", "load", "didAdd"])
     try coordinator.remove(store)
+    #expect(store.calls.withLock { $0 } == ["loadMetadata", "load", "didAdd", "willRemove"])
     #expect(coordinator.persistentStores.isEmpty)
     #expect(store.persistentStoreCoordinator == nil)
     #expect(ObjectIdentifier(NSPersistentStore.migrationManagerClass()) == ObjectIdentifier(NSMigrationManager.self))
+  }
+
+  @Test("A loadMetadata() that throws keeps the store out of the coordinator, with its error")
+  func loadMetadataFails() throws {
+    let folder = try TemporaryFolder()
+    let url = folder.url.appendingPathComponent("Notes.plist")
+    #expect(FileManager.default.createFile(atPath: url.path + ".unreadable", contents: Data()))
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.model())
+    let error = try #require(throws: NSError.self) {
+      try coordinator.addPersistentStore(ofType: PlistAtomicStore.typeName, configurationName: nil, at: url)
+    }
+    #expect(error.domain == "PlistAtomicStore" && error.code == 9)
+    #expect(coordinator.persistentStores.isEmpty)
   }
 
   @Test("Batch requests are refused by an atomic store, as Core Data's")
