@@ -110,6 +110,9 @@ extension NSManagedObjectContext {
             !$0.state.isDeleted && !$0.state.isInserted && $0.managedObjectContext === self
           }
         }
+        // Objects a custom merge policy inserted between tries get their permanent IDs too (a store that needs
+        // them refuses the save, naming the object, when one could not be had).
+        if retry && needsObjects { try? obtainPermanentIDs(for: inserted.objects) }
         var request = saveRequest(inserted: inserted.objects, updated: updated, deleted: deleted)
         if needsObjects { request.savedObjects = SavedObjects(inserted: inserted.objects, updated: updated) }
         return request

@@ -38,7 +38,8 @@ extension NSPersistentStoreCoordinator {
     guard context.persistentStoreCoordinator === self else {
       throw ObjectGraphError(
         .persistentStoreOperation,
-        "execute(_:with:) was given a context of another coordinator (or of none). Pass a context whose persistentStoreCoordinator is this coordinator.")
+        "execute(_:with:) was given a context of another coordinator (or of none). Pass a context whose persistentStoreCoordinator is this coordinator."
+      )
     }
     switch request {
     case let save as NSSaveChangesRequest:

@@ -19,7 +19,8 @@ extension NSPersistentStoreCoordinator {
     let builtIn: Set<String> = [NSSQLiteStoreType, NSInMemoryStoreType, NSBinaryStoreType]
     requireCorrectUse(
       !builtIn.contains(storeType),
-      "registerStoreClass(_:forStoreType:): '\(storeType)' is a built-in store type and keeps its own class. Register your class under a type string of your own.")
+      "registerStoreClass(_:forStoreType:): '\(storeType)' is a built-in store type and keeps its own class. Register your class under a type string of your own."
+    )
     guard let storeClass else {
       _ = NSPersistentStore.registeredClasses.withLock { $0.removeValue(forKey: storeType) }
       return

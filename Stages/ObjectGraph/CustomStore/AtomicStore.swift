@@ -1,5 +1,7 @@
 import Foundation
 
+// @unchecked Sendable: every stored property added here is read and written only inside `lock`.
+
 /// The superclass of a store whose file is read and written whole (Core Data's `NSAtomicStore`): subclass it
 /// to keep a Core Data object graph in a file format of your own.
 ///
@@ -29,7 +31,6 @@ import Foundation
 /// changed by each save), so fetches, faults and merges behave exactly as for the built-in stores. Batch
 /// requests are refused, as for Core Data's atomic stores. Every override runs with the coordinator's lock
 /// held, one at a time; state of your own that other threads read needs your own lock.
-// @unchecked Sendable: every stored property added here is read and written only inside `lock`.
 open class NSAtomicStore: NSPersistentStore, @unchecked Sendable {
   /// Guards the node and reference tables below.
   private let lock = NSRecursiveLock()
@@ -85,21 +86,24 @@ open class NSAtomicStore: NSPersistentStore, @unchecked Sendable {
   /// (permanent by now) and its values; the engine registers it. A subclass must override it.
   open func newCacheNode(for managedObject: NSManagedObject) -> NSAtomicStoreCacheNode {
     programmerError(
-      "\(Swift.type(of: self)) does not override newCacheNode(for:): an NSAtomicStore subclass makes the node of each inserted object there.")
+      "\(Swift.type(of: self)) does not override newCacheNode(for:): an NSAtomicStore subclass makes the node of each inserted object there."
+    )
   }
 
   /// Takes an updated object's values into its node (Core Data's `updateCacheNode(_:from:)`), once per updated
   /// object of a save. A subclass must override it.
   open func updateCacheNode(_ node: NSAtomicStoreCacheNode, from managedObject: NSManagedObject) {
     programmerError(
-      "\(Swift.type(of: self)) does not override updateCacheNode(_:from:): an NSAtomicStore subclass copies each updated object's values into its node there.")
+      "\(Swift.type(of: self)) does not override updateCacheNode(_:from:): an NSAtomicStore subclass copies each updated object's values into its node there."
+    )
   }
 
   /// The reference object (your file's own key) of an object a save inserts (Core Data's
   /// `newReferenceObject(for:)`). It must be unique in the store and `Hashable`. A subclass must override it.
   open func newReferenceObject(for managedObject: NSManagedObject) -> Any {
     programmerError(
-      "\(Swift.type(of: self)) does not override newReferenceObject(for:): an NSAtomicStore subclass gives each inserted object a unique key there.")
+      "\(Swift.type(of: self)) does not override newReferenceObject(for:): an NSAtomicStore subclass gives each inserted object a unique key there."
+    )
   }
 
   /// Called before ``save()`` with the nodes of the objects the save deletes (Core Data's
@@ -180,6 +184,12 @@ open class NSAtomicStore: NSPersistentStore, @unchecked Sendable {
     do {
       for insert in request.inserts {
         guard let object = byID[insert.temporaryID] else { continue }
+        guard !object.objectID.isTemporaryID else {
+          throw ObjectGraphError(
+            .persistentStoreSave,
+            "\(object.objectID) reached the atomic store at \(url?.path ?? "(no URL)") without a permanent ID, which its cache node needs. Call obtainPermanentIDs(for:) on it, then save again. Nothing was saved.",
+            url: url)
+        }
         let reference = newReferenceObject(for: object)
         guard let key = reference as? AnyHashable else {
           throw ObjectGraphError(
@@ -214,6 +224,7 @@ open class NSAtomicStore: NSPersistentStore, @unchecked Sendable {
         idsByReference[key] = id
       }
     }
+    if !result.refreshed.isEmpty { takeStoredValues(result.refreshed, plan) }
     if !plan.deleted.isEmpty {
       willRemoveCacheNodes(Set(plan.deleted))
       lock.withLock { for node in plan.deleted { nodes[node.objectID] = nil } }
@@ -266,6 +277,33 @@ open class NSAtomicStore: NSPersistentStore, @unchecked Sendable {
         }
         let nodes = members.compactMap { node($0.objectID) }
         target.setValue(relationship.isOrdered ? NSOrderedSet(array: nodes) : Set(nodes), forKey: name)
+      }
+    }
+  }
+
+  /// Where a merge policy kept the stored values of a row over the saved object's (a store-trump policy), the
+  /// row's node takes the values the row now has, so that the file holds what the store does.
+  private func takeStoredValues(_ refreshed: [NSManagedObjectID: RowSnapshot], _ plan: AtomicSavePlan) {
+    for (id, snapshot) in refreshed {
+      guard let target = cacheNode(for: id) else { continue }
+      if !plan.updated.contains(where: { $0.node === target }) {
+        plan.updated.append((target, target.propertyCache.map(Self.copy)))
+      }
+      for slot in id.entity.layout.slots where slot.isPersistent && slot.index < snapshot.values.count {
+        let value = snapshot.values[slot.index]
+        switch slot.kind {
+        case .attribute: target.setValue(value?.boxedValue, forKey: slot.name)
+        case .toOne: target.setValue(value?.objectID.flatMap { cacheNode(for: $0) }, forKey: slot.name)
+        case .toMany:
+          let members: [NSManagedObjectID]
+          switch value {
+          case .objectIDs(let set)?: members = Array(set)
+          case .orderedObjectIDs(let ordered)?: members = ordered.list
+          default: continue
+          }
+          let nodes = members.compactMap { cacheNode(for: $0) }
+          target.setValue(slot.isOrdered ? NSOrderedSet(array: nodes) : Set(nodes), forKey: slot.name)
+        }
       }
     }
   }

@@ -1,6 +1,11 @@
 import Foundation
 internal import GRDB
 
+// @unchecked Sendable: a class that may be subclassed cannot be checked as Sendable. Every stored property
+// declared here is a `let` of a Sendable type or a `Locked` value (so the engine's own state is as safe as it
+// was when the class was final and checked); what a subclass adds is its own to keep thread-safe, as the
+// documentation below tells it.
+
 /// A store added to a coordinator: a SQLite file, an in-memory database, a binary file, or a store of a
 /// class of your own (see "Custom store classes" in Docs/ObjectGraph.md).
 ///
@@ -19,10 +24,6 @@ internal import GRDB
 ///   subclass's overrides with the coordinator's lock held, one at a time; what a subclass reads or writes from
 ///   anywhere else (its own properties, read by your code on other queues) it must keep thread-safe itself,
 ///   behind a lock, as the engine keeps its own state.
-// @unchecked Sendable: a class that may be subclassed cannot be checked as Sendable. Every stored property
-// declared here is a `let` of a Sendable type or a `Locked` value (so the engine's own state is as safe as it
-// was when the class was final and checked); what a subclass adds is its own to keep thread-safe, as the
-// documentation above tells it.
 open class NSPersistentStore: @unchecked Sendable, CustomStringConvertible {
   /// The store's type string, as Core Data's `type` is: `NSSQLiteStoreType`, `NSInMemoryStoreType`,
   /// `NSBinaryStoreType`, or the type a custom store's class was registered for (`store.type == NSSQLiteStoreType`).

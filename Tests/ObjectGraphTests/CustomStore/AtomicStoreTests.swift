@@ -1,11 +1,10 @@
 import Dispatch
 import EngineTestSupport
 import Foundation
+import ObjectGraph
 import Synchronization
 import TestSupport
 import Testing
-
-import ObjectGraph
 
 /// An atomic store written as an app writes one: its objects in a property-list file, read whole by `load()`
 /// and written whole by `save()`. A file named `<store>.fail` beside it makes `save()` fail.
@@ -162,7 +161,10 @@ struct AtomicStoreTests {
       let notes = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Note"))
       return Dictionary(
         uniqueKeysWithValues: notes.map {
-          ($0.value(forKey: "title") as? String ?? "", ($0.value(forKey: "folder") as? NSManagedObject)?.value(forKey: "name") as? String ?? "")
+          (
+            $0.value(forKey: "title") as? String ?? "",
+            ($0.value(forKey: "folder") as? NSManagedObject)?.value(forKey: "name") as? String ?? ""
+          )
         })
     }
   }
@@ -268,6 +270,36 @@ struct AtomicStoreTests {
     try context.performAndWait { try context.save() }
     let (_, reopened) = try Self.stack(model, at: url)
     #expect(try Self.titles(reopened) == ["changed": "", "lost": ""])
+  }
+
+  @Test("A store-trump merge policy keeps the stored value: the file holds what the store holds")
+  func storeTrumpConflict() throws {
+    let folder = try TemporaryFolder()
+    let url = folder.url.appendingPathComponent("Notes.plist")
+    let model = Self.model()
+    let (coordinator, first) = try Self.stack(model, at: url)
+    let id = try first.performAndWait {
+      let note = NSEntityDescription.insertNewObject(forEntityName: "Note", into: first)
+      note.setValue("original", forKey: "title")
+      try first.save()
+      return note.objectID
+    }
+    let second = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+    second.persistentStoreCoordinator = coordinator
+    second.mergePolicy = NSMergeByPropertyStoreTrumpMergePolicy
+    try second.performAndWait { _ = try second.existingObject(with: id).value(forKey: "title") }
+    try first.performAndWait {
+      try first.existingObject(with: id).setValue("first", forKey: "title")
+      try first.save()
+    }
+    try second.performAndWait {
+      let note = try second.existingObject(with: id)
+      note.setValue("second", forKey: "title")
+      try second.save()
+      #expect(note.value(forKey: "title") as? String == "first")
+    }
+    let (_, reopened) = try Self.stack(model, at: url)
+    #expect(try Self.titles(reopened) == ["first": ""])
   }
 
   @Test("Metadata is checked on add: another model's store is refused as a SQLite store is (134100)")
@@ -385,7 +417,8 @@ struct AtomicStoreTests {
       let b = NSEntityDescription.insertNewObject(forEntityName: "Note", into: context)
       b.setValue("b", forKey: "title")
       #expect(throws: NSError.self) {
-        try coordinator.execute(NSSaveChangesRequest(insertedObjects: [a], updatedObjects: nil, deletedObjects: nil, lockedObjects: nil), with: context)
+        try coordinator.execute(
+          NSSaveChangesRequest(insertedObjects: [a], updatedObjects: nil, deletedObjects: nil, lockedObjects: nil), with: context)
       }
       #expect(context.hasChanges)
       let saved = try coordinator.execute(
