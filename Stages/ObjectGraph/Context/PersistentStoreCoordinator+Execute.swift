@@ -33,7 +33,8 @@ extension NSPersistentStoreCoordinator {
   ///
   /// - Throws: what the context's fetch, save or execute throws; ``ObjectGraphError`` with
   ///   ``NSPersistentStoreOperationError`` when `context` uses another coordinator, or a save request does not
-  ///   name the context's changes exactly.
+  ///   name the context's changes exactly; ``NSPersistentStoreUnsupportedRequestTypeError`` for a request of
+  ///   another kind.
   public func execute(_ request: any NSPersistentStoreRequest, with context: NSManagedObjectContext) throws -> Any {
     guard context.persistentStoreCoordinator === self else {
       throw ObjectGraphError(
@@ -47,8 +48,13 @@ extension NSPersistentStoreCoordinator {
       return [Any]()
     case let fetch as any UntypedFetching:
       return try fetch.untypedResults(in: context)
-    default:
+    case is NSBatchInsertRequest, is NSBatchUpdateRequest, is NSBatchDeleteRequest, is NSPersistentHistoryChangeRequest,
+      is any AsynchronousFetchStarting:
       return try context.execute(request)
+    default:
+      throw ObjectGraphError(
+        .persistentStoreUnsupportedRequestType,
+        "execute(_:with:) runs fetch, save-changes, batch, history and asynchronous fetch requests; \(type(of: request)) is none of them.")
     }
   }
 

@@ -78,6 +78,12 @@ extension NSPersistentStoreCoordinator {
       throw ObjectGraphError(
         .persistentStoreOpen, "A store of type '\(type.rawValue)' needs a URL: pass the file its class reads and writes.")
     }
+    if options.persistentHistoryTracking {
+      throw ObjectGraphError(
+        .persistentStoreOperation,
+        "The '\(type.rawValue)' store at \(url.path) cannot record persistent history: Core Data records it in SQLite stores only. Add it without NSPersistentHistoryTrackingKey, or use a .sqlite store.",
+        url: url)
+    }
     let threadValues = Thread.current.threadDictionary
     threadValues[NSPersistentStore.typeBeingAddedKey] = type.rawValue
     let store = storeClass.init(

@@ -109,6 +109,11 @@ final class PlistAtomicStore: NSAtomicStore, @unchecked Sendable {
   }
 }
 
+/// A request kind no store runs.
+final class StrayRequest: NSPersistentStoreRequest {
+  var requestType: NSPersistentStoreRequestType { .fetchRequestType }
+}
+
 @Suite("Custom store classes: NSAtomicStore", .temporaryFolders)
 struct AtomicStoreTests {
   init() { NSPersistentStoreCoordinator.registerStoreClass(PlistAtomicStore.self, forStoreType: PlistAtomicStore.typeName) }
@@ -381,13 +386,41 @@ struct AtomicStoreTests {
     #expect(coordinator.persistentStores.isEmpty)
   }
 
-  @Test("Batch requests are refused by an atomic store, as Core Data's")
+  @Test("execute(_:with:) hands a batch request to the context's execute(_:)")
+  func executeBatchWithContext() throws {
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.model())
+    try coordinator.addPersistentStore(type: .inMemory, at: URL(fileURLWithPath: "/dev/null"))
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+    context.persistentStoreCoordinator = coordinator
+    try context.performAndWait {
+      let note = NSEntityDescription.insertNewObject(forEntityName: "Note", into: context)
+      note.setValue("a", forKey: "title")
+      try context.save()
+      let update = NSBatchUpdateRequest(entityName: "Note")
+      update.propertiesToUpdate = ["title": "x"]
+      update.resultType = .updatedObjectsCountResultType
+      let result = try coordinator.execute(update, with: context)
+      #expect((result as? NSBatchUpdateResult)?.result as? Int == 1)
+    }
+    let other = NSPersistentStoreCoordinator(managedObjectModel: Self.model())
+    #expect(throws: NSError.self) { try other.execute(NSFetchRequest<NSManagedObject>(entityName: "Note"), with: context) }
+  }
+
+  @Test("Batch requests and history tracking are refused by an atomic store, as Core Data's")
   func batchRefused() throws {
     let folder = try TemporaryFolder()
     let (_, context) = try Self.stack(Self.model(), at: folder.url.appendingPathComponent("Notes.plist"))
-    #expect(throws: NSError.self) {
+    let error = try #require(throws: NSError.self) {
       try context.performAndWait { try context.execute(NSBatchDeleteRequest(fetchRequest: NSFetchRequest(entityName: "Note"))) }
     }
+    #expect(error.code == NSPersistentStoreOperationError)
+    let tracking = NSPersistentStoreCoordinator(managedObjectModel: Self.model())
+    let refused = try #require(throws: NSError.self) {
+      try tracking.addPersistentStore(
+        ofType: PlistAtomicStore.typeName, configurationName: nil, at: folder.url.appendingPathComponent("History.plist"),
+        options: [NSPersistentHistoryTrackingKey: true])
+    }
+    #expect(refused.code == NSPersistentStoreOperationError)
   }
 
   @Test("requestType has Core Data's values on every request class")
@@ -427,6 +460,14 @@ struct AtomicStoreTests {
       #expect(!context.hasChanges)
       let fetched = try coordinator.execute(NSFetchRequest<NSManagedObject>(entityName: "Note"), with: context)
       #expect((fetched as? [Any])?.count == 2)
+      let counted = try coordinator.execute(
+        {
+          let request = NSFetchRequest<NSNumber>(entityName: "Note"); request.resultType = .countResultType; return request
+        }(),
+        with: context)
+      #expect(((counted as? [Any])?.first as? NSNumber)?.intValue == 2)
+      let unsupported = try #require(throws: NSError.self) { try coordinator.execute(StrayRequest(), with: context) }
+      #expect(unsupported.code == NSPersistentStoreUnsupportedRequestTypeError)
     }
   }
 }
