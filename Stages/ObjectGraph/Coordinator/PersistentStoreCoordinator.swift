@@ -196,13 +196,10 @@ extension NSPersistentStoreCoordinator {
     guard type != .inMemory else {
       throw ObjectGraphError(.persistentStoreInvalidType, "An in-memory store has no metadata on disk.", url: url)
     }
-    guard FileManager.default.fileExists(atPath: url.path) else {
-      // As Core Data: Cocoa's file error 260, not a store error.
-      throw ObjectGraphError(
-        .fileReadNoSuchFile,
-        "The file “\(url.lastPathComponent)” couldn’t be opened because there is no such file (\(url.path)). Check the store URL, or create the store first.",
-        url: url)
-    }
+    // A registered class reads its own files (its override of the class method).
+    if let storeClass = registeredClass(for: type) { return try storeClass.metadataForPersistentStore(with: url) }
+    // As Core Data: Cocoa's file error 260, not a store error.
+    guard FileManager.default.fileExists(atPath: url.path) else { throw NSPersistentStore.noSuchFile(url) }
     if type == .binary { return try BinaryStoreArchive.readMetadata(url: url) }
     return try NSPersistentStore.readMetadata(url: url)
   }

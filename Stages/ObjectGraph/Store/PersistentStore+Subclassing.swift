@@ -71,6 +71,14 @@ extension NSPersistentStore {
     }
   }
 
+  /// Cocoa's file error 260 for a store file that does not exist, as Core Data reports it (not a store error).
+  static func noSuchFile(_ url: URL) -> ObjectGraphError {
+    ObjectGraphError(
+      .fileReadNoSuchFile,
+      "The file “\(url.lastPathComponent)” couldn’t be opened because there is no such file (\(url.path)). Check the store URL, or create the store first.",
+      url: url)
+  }
+
   /// Writes `request`'s inserts into the store's database in one transaction, without the subclass hooks a
   /// save calls: how a custom store's loaded contents become rows.
   func loadRows(_ request: StoreSaveRequest) throws {

@@ -212,6 +212,19 @@ open class NSPersistentStore: @unchecked Sendable, CustomStringConvertible {
   /// serves requests. The default does nothing.
   open func willRemove(from coordinator: NSPersistentStoreCoordinator?) {}
 
+  /// Reads the metadata of the store file at `url` without adding it (Core Data's class method
+  /// `metadataForPersistentStore(with:)`). `NSPersistentStore`'s reads a SQLite store file, as
+  /// ``NSPersistentStoreCoordinator/metadataForPersistentStore(type:at:options:)`` does with `.sqlite`; a custom
+  /// store class overrides it to read its own file, and the coordinator's `metadataForPersistentStore(type:at:)`
+  /// calls the override for a registered type.
+  ///
+  /// - Throws: Cocoa's `NSFileReadNoSuchFileError` when there is no file at `url`;
+  ///   ``NSPersistentStoreInvalidTypeError`` for a file that is not a SQLite store.
+  open class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
+    guard FileManager.default.fileExists(atPath: url.path) else { throw noSuchFile(url) }
+    return try readMetadata(url: url)
+  }
+
   /// The class that migrates stores of this class (Core Data's `migrationManagerClass()`): `NSMigrationManager`.
   /// The engine migrates SQLite stores only; the class is reported for code that asks.
   open class func migrationManagerClass() -> AnyClass {

@@ -36,6 +36,13 @@ final class PlistAtomicStore: NSAtomicStore, @unchecked Sendable {
     }
   }
 
+  override class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
+    guard let metadata = read(url)?["metadata"] as? [String: Any] else {
+      throw NSError(domain: NSCocoaErrorDomain, code: NSPersistentStoreInvalidTypeError)
+    }
+    return metadata
+  }
+
   static func read(_ url: URL) -> [String: Any]? {
     guard let data = try? Data(contentsOf: url) else { return nil }
     return (try? PropertyListSerialization.propertyList(from: data, options: [], format: nil)) as? [String: Any]
@@ -320,6 +327,9 @@ struct AtomicStoreTests {
     let metadata = try #require(file["metadata"] as? [String: Any])
     #expect(metadata[NSStoreModelVersionHashesKey] != nil)
     #expect(metadata[NSStoreTypeKey] as? String == PlistAtomicStore.typeName)
+    let read = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: PlistAtomicStore.typeName, at: url)
+    #expect(read[NSStoreUUIDKey] as? String == metadata[NSStoreUUIDKey] as? String)
+    #expect(Self.model(withColour: true).isConfiguration(withName: nil, compatibleWithStoreMetadata: read) == false)
     let other = NSPersistentStoreCoordinator(managedObjectModel: Self.model(withColour: true))
     let error = try #require(throws: NSError.self) {
       try other.addPersistentStore(ofType: PlistAtomicStore.typeName, configurationName: nil, at: url)
@@ -404,6 +414,19 @@ struct AtomicStoreTests {
     }
     let other = NSPersistentStoreCoordinator(managedObjectModel: Self.model())
     #expect(throws: NSError.self) { try other.execute(NSFetchRequest<NSManagedObject>(entityName: "Note"), with: context) }
+  }
+
+  @Test("A container loads a description of a registered type")
+  func container() throws {
+    let folder = try TemporaryFolder()
+    let container = NSPersistentContainer(name: "Notes", managedObjectModel: Self.model())
+    let description = NSPersistentStoreDescription(url: folder.url.appendingPathComponent("Notes.plist"))
+    description.type = PlistAtomicStore.typeName
+    container.persistentStoreDescriptions = [description]
+    let failure = Mutex<String?>(nil)
+    container.loadPersistentStores { _, error in failure.withLock { $0 = error.map { "\($0)" } } }
+    #expect(failure.withLock { $0 } == nil)
+    #expect(container.persistentStoreCoordinator.persistentStores.first is PlistAtomicStore)
   }
 
   @Test("Batch requests and history tracking are refused by an atomic store, as Core Data's")
