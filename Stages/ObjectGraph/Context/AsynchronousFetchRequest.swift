@@ -23,6 +23,9 @@ import Foundation
 /// fetches" in Docs/ObjectGraph.md), and the block is called there with the same result object, its
 /// ``NSAsynchronousFetchResult/finalResult`` set, or its ``NSPersistentStoreAsynchronousResult/operationError``.
 public final class NSAsynchronousFetchRequest<ResultType>: NSPersistentStoreRequest, StoreSelecting, @unchecked Sendable {
+  /// The kind of request: `.fetchRequestType`.
+  public var requestType: NSPersistentStoreRequestType { .fetchRequestType }
+
   /// The fetch that runs.
   public let fetchRequest: NSFetchRequest<ResultType>
   /// The stores the fetch reads: its fetch request's, which `affectedStores` reads and sets.

@@ -81,6 +81,10 @@ extension NSManagedObjectContext {
     NotificationCenter.default.post(name: Self.willSaveObjectsNotification, object: self, userInfo: nil)
     var inserted = try prepareForSave(confined)
     let store = try parentStore()
+    // A coordinator with a store that builds its own records from the saved objects (an NSAtomicStore
+    // subclass) gets them, with permanent IDs first, as Core Data's atomic stores see them.
+    let needsObjects = store.savesNeedObjects
+    if needsObjects { try obtainPermanentIDs(for: inserted.objects) }
     var updated: [NSManagedObject] = []
     // An object deleted here that still has a temporary ID was saved to a parent context earlier (objects
     // never saved anywhere left `deleted` in propagateDeletes): the parent holds it, under that ID or the
@@ -106,7 +110,12 @@ extension NSManagedObjectContext {
             !$0.state.isDeleted && !$0.state.isInserted && $0.managedObjectContext === self
           }
         }
-        return saveRequest(inserted: inserted.objects, updated: updated, deleted: deleted)
+        // Objects a custom merge policy inserted between tries get their permanent IDs too (a store that needs
+        // them refuses the save, naming the object, when one could not be had).
+        if retry && needsObjects { try? obtainPermanentIDs(for: inserted.objects) }
+        var request = saveRequest(inserted: inserted.objects, updated: updated, deleted: deleted)
+        if needsObjects { request.savedObjects = SavedObjects(inserted: inserted.objects, updated: updated) }
+        return request
       }
     } catch let error as ObjectGraphError {
       throw withConflictObjects(error, store: store)

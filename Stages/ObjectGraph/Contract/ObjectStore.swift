@@ -25,9 +25,14 @@ protocol ObjectStore: AnyObject, Sendable {
   /// object (a parent context that has saved it), or a newly reserved one.
   func obtainPermanentIDs(for objects: [(id: NSManagedObjectID, entity: NSEntityDescription)]) throws -> [NSManagedObjectID]
   func save(_ request: StoreSaveRequest) throws -> StoreSaveResult
+  /// Whether a save must come with the saved objects (``StoreSaveRequest/savedObjects``) and with permanent
+  /// IDs for its inserted objects obtained first: a coordinator with an `NSAtomicStore` subclass added.
+  var savesNeedObjects: Bool { get }
 }
 
 extension ObjectStore {
+  var savesNeedObjects: Bool { false }
+
   func fetch(_ plan: StoreFetchPlan, each body: (FetchedRow) -> Void) throws {
     for row in try fetch(plan) { body(row) }
   }

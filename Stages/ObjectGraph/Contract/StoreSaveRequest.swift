@@ -39,6 +39,9 @@ struct StoreSaveRequest {
   /// Who saves, for persistent history: the context's transaction author and name.
   var author: String?
   var contextName: String?
+  /// The saved objects themselves, for a store that needs them (``ObjectStore/savesNeedObjects``); `nil`
+  /// otherwise.
+  var savedObjects: SavedObjects?
 
   /// Nothing to write: the store is not asked at all.
   var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty }

@@ -8,6 +8,7 @@ internal import Synchronization
 extension NSPersistentStoreCoordinator: ObjectStore {
   var canServeRequests: Bool { !persistentStores.isEmpty }
   var spansSeveralStores: Bool { persistentStores.count > 1 }
+  var savesNeedObjects: Bool { objectSavingStores.load(ordering: .relaxed) > 0 }
 
   /// Runs `body` with exclusive access to the stores.
   ///

@@ -67,16 +67,6 @@ extension NSPersistentStore {
     attachedCoordinator as? NSPersistentStoreCoordinator
   }
 
-  /// Reads the metadata of the SQLite store file at `url` without adding it (Core Data's class method
-  /// `metadataForPersistentStore(with:)`); as
-  /// ``NSPersistentStoreCoordinator/metadataForPersistentStore(type:at:options:)`` with `.sqlite`.
-  ///
-  /// - Throws: Cocoa's `NSFileReadNoSuchFileError` when there is no file at `url`;
-  ///   ``NSPersistentStoreInvalidTypeError`` for a file that is not a SQLite store.
-  public static func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
-    try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: url)
-  }
-
   /// Sets the metadata of the SQLite store file at `url` now, without adding it (Core Data's class method
   /// `setMetadata(_:forPersistentStoreAt:)`); as
   /// ``NSPersistentStoreCoordinator/setMetadata(_:forPersistentStoreOfType:at:options:)`` with

@@ -2,59 +2,9 @@ import Dispatch
 import Foundation
 internal import Synchronization
 
-/// Binds a model to its stores and serialises every access to them.
-///
-/// ```swift
-/// let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-/// try coordinator.addPersistentStore(type: .sqlite, at: storeURL)
-/// let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
-/// context.persistentStoreCoordinator = coordinator
-/// ```
-///
-/// Contexts never touch SQLite themselves; they ask the coordinator, which runs one request at a time
-/// (each store additionally runs its statements on one serial connection). The first coordinator to use
-/// a model freezes it.
-public final class NSPersistentStoreCoordinator: Sendable, CustomStringConvertible {
-  /// The model the coordinator's stores hold.
-  public let managedObjectModel: NSManagedObjectModel
-  var model: NSManagedObjectModel { managedObjectModel }
-  private let stores = Locked<[NSPersistentStore]>([])
-  /// Serialises requests: one save or read at a time, as Core Data's coordinator does.
-  let gate = NSRecursiveLock()
-  /// Set while a fetch hands its rows to its context one by one, with `gate` held: the store is in the
-  /// middle of a read, which SQLite (through GRDB) cannot re-enter. Only the thread holding `gate` reads
-  /// or writes it.
-  let streamingFetch = Atomic<Bool>(false)
-  private let loadQueue = DispatchQueue(label: "org.objectgraph.coordinator.load", attributes: .concurrent)
-  /// Where ``perform(_:)`` runs its blocks, one after another.
-  let performQueue = DispatchQueue(label: "org.objectgraph.coordinator.perform")
-  /// The watchers of the stores added with ``NSPersistentStoreRemoteChangeNotificationPostOptionKey``, by
-  /// store (PersistentStoreCoordinator+RemoteChange.swift).
-  let remoteChangeWatchers = Locked<[ObjectIdentifier: StoreChangeWatcher]>([:])
-  /// The stores inserted objects were assigned to with `NSManagedObjectContext.assign(_:to:)`, by their
-  /// temporary IDs, until they are saved (PersistentStoreCoordinator+Assignment.swift).
-  let assignments = Locked<[NSManagedObjectID: NSPersistentStore]>([:])
-  /// The contexts to tell when a store is removed (Coordinator/StoreRemovalListeners.swift).
-  let storeRemovalListeners = StoreRemovalListeners()
-
-  /// Makes a coordinator for `model`, freezing the model.
-  public init(managedObjectModel: NSManagedObjectModel) {
-    self.managedObjectModel = managedObjectModel
-    managedObjectModel.freeze()
-  }
-
-  /// The stores added so far, in the order they were added.
-  public var persistentStores: [NSPersistentStore] { stores.withLock { $0 } }
-
-  private let nameStorage = Locked<String?>(nil)
-
-  /// A name for the coordinator, for your own logs and debugging (Core Data's `name`); `nil` until you set
-  /// one. The engine prints it in ``description``. Safe to read and set from any thread.
-  public var name: String? {
-    get { nameStorage.withLock { $0 } }
-    set { nameStorage.withLock { $0 = newValue } }
-  }
-
+/// The coordinator's behaviour: adding and removing stores, URIs, metadata look-ups. (The class and its
+/// stored state are declared in the store's layer, `Store/CoordinatorDeclaration.swift`.)
+extension NSPersistentStoreCoordinator {
   /// Adds a store with Core Data's options dictionary and returns it (Core Data's
   /// `addPersistentStore(type:configuration:at:options:)`).
   ///
@@ -101,6 +51,9 @@ public final class NSPersistentStoreCoordinator: Sendable, CustomStringConvertib
     {
       throw ObjectGraphError(
         .persistentStoreOpen, "The store at \(url.path) is already added to this coordinator. Add each file once.", url: url)
+    }
+    if let storeClass = Self.registeredClass(for: type) {
+      return try addCustomStore(storeClass, type: type, configuration: configuration, at: url, options: options)
     }
     let store = try NSPersistentStore.open(
       type: type, url: url, configuration: configuration, options: options, model: managedObjectModel)
@@ -178,7 +131,10 @@ public final class NSPersistentStoreCoordinator: Sendable, CustomStringConvertib
   /// - Throws: ``NSPersistentStoreOperationError`` when the store is not one of this
   ///   coordinator's.
   public func remove(_ store: NSPersistentStore) throws {
-    if persistentStores.contains(where: { $0 === store }) { postStoreWillBeRemoved(store) }
+    if persistentStores.contains(where: { $0 === store }) {
+      postStoreWillBeRemoved(store)
+      store.willRemove(from: self)
+    }
     guard detach(store) else {
       throw ObjectGraphError(.persistentStoreOperation, "\(store) is not one of this coordinator's stores.")
     }
@@ -210,6 +166,7 @@ public final class NSPersistentStoreCoordinator: Sendable, CustomStringConvertib
       return true
     }
     guard removed else { return false }
+    if store.savesNeedObjects { objectSavingStores.subtract(1, ordering: .relaxed) }
     store.detachFromCoordinator()
     retire(store)
     return true
@@ -248,13 +205,10 @@ public final class NSPersistentStoreCoordinator: Sendable, CustomStringConvertib
     guard type != .inMemory else {
       throw ObjectGraphError(.persistentStoreInvalidType, "An in-memory store has no metadata on disk.", url: url)
     }
-    guard FileManager.default.fileExists(atPath: url.path) else {
-      // As Core Data: Cocoa's file error 260, not a store error.
-      throw ObjectGraphError(
-        .fileReadNoSuchFile,
-        "The file “\(url.lastPathComponent)” couldn’t be opened because there is no such file (\(url.path)). Check the store URL, or create the store first.",
-        url: url)
-    }
+    // A registered class reads its own files (its override of the class method).
+    if let storeClass = registeredClass(for: type) { return try storeClass.metadataForPersistentStore(with: url) }
+    // As Core Data: Cocoa's file error 260, not a store error.
+    guard FileManager.default.fileExists(atPath: url.path) else { throw NSPersistentStore.noSuchFile(url) }
     if type == .binary { return try BinaryStoreArchive.readMetadata(url: url) }
     return try NSPersistentStore.readMetadata(url: url)
   }
@@ -267,6 +221,7 @@ public final class NSPersistentStoreCoordinator: Sendable, CustomStringConvertib
     try metadataForPersistentStore(type: NSPersistentStore.StoreType(rawValue: storeType), at: url, options: options)
   }
 
+  /// The coordinator's name (when set) and its number of stores.
   public var description: String {
     "<NSPersistentStoreCoordinator\(name.map { " \"\($0)\"" } ?? "") \(persistentStores.count) store(s)>"
   }

@@ -8,6 +8,9 @@ import Foundation
 /// not checked, and contexts learn of the deletion only by merging the IDs
 /// (``NSManagedObjectContext/mergeChanges(fromRemoteContextSave:into:)``).
 public final class NSBatchDeleteRequest: NSPersistentStoreRequest, StoreSelecting {
+  /// The kind of request: `.batchDeleteRequestType`.
+  public var requestType: NSPersistentStoreRequestType { .batchDeleteRequestType }
+
   /// The entity whose rows go.
   public let entityName: String
   /// Which rows go (with the request's `includesSubentities`), when made from a fetch request: its

@@ -16,6 +16,9 @@ import Foundation
 /// be worse: every key names a stored attribute, every value has the attribute's type, required attributes
 /// have a value, and uniqueness constraints hold (a row that breaks one refuses the whole request, 133021).
 public final class NSBatchInsertRequest: NSPersistentStoreRequest, StoreSelecting {
+  /// The kind of request: `.batchInsertRequestType`.
+  public var requestType: NSPersistentStoreRequestType { .batchInsertRequestType }
+
   /// The entity of the new rows.
   public let entityName: String
   /// The rows, one dictionary each (`nil` when a ``dictionaryHandler`` or `managedObjectHandler` gives them).

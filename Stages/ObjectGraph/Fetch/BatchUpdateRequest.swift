@@ -14,6 +14,9 @@ import Foundation
 /// refused by optimistic locking (133020) until it merges the IDs or refreshes. Values are checked as for
 /// ``NSBatchInsertRequest``; validation rules are not (Core Data's rule).
 public final class NSBatchUpdateRequest: NSPersistentStoreRequest, StoreSelecting {
+  /// The kind of request: `.batchUpdateRequestType`.
+  public var requestType: NSPersistentStoreRequestType { .batchUpdateRequestType }
+
   /// The entity whose rows change.
   public let entityName: String
   /// Which rows change; `nil` for all.

@@ -156,3 +156,10 @@ extension NSFetchRequest {
     try havingPredicate.map { try FetchPredicate($0) }
   }
 }
+
+/// A fetch request is a persistent store request, as Core Data's `NSFetchRequest` is an
+/// `NSPersistentStoreRequest`.
+extension NSFetchRequest: NSPersistentStoreRequest {
+  /// The kind of request: `.fetchRequestType`.
+  public var requestType: NSPersistentStoreRequestType { .fetchRequestType }
+}

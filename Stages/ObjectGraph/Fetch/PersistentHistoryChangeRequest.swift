@@ -12,6 +12,9 @@ import Foundation
 /// }
 /// ```
 public final class NSPersistentHistoryChangeRequest: NSPersistentStoreRequest, StoreSelecting {
+  /// The kind of request: `.fetchRequestType` (Core Data keeps its own value for history requests private; the engine reports a fetch, which it is).
+  public var requestType: NSPersistentStoreRequestType { .fetchRequestType }
+
   enum Operation {
     case fetchAfterToken(NSPersistentHistoryToken?)
     case fetchAfterDate(Date)

@@ -5,7 +5,10 @@ import Foundation
 /// change rows in SQL without making objects, history requests and asynchronous fetches.
 ///
 /// Its `affectedStores` (Core Data's) is declared where stores are known, in the coordinator's layer.
-public protocol NSPersistentStoreRequest: AnyObject {}
+public protocol NSPersistentStoreRequest: AnyObject {
+  /// The kind of request (Core Data's `requestType`).
+  var requestType: NSPersistentStoreRequestType { get }
+}
 
 /// A request that can be sent to some of the coordinator's stores only: it keeps the stores its
 /// `affectedStores` names, as objects (this layer sits below the stores'; `affectedStores` is typed above).

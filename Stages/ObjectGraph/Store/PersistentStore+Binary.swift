@@ -118,13 +118,13 @@ extension NSPersistentStore {
     }
   }
 
-  /// Refuses a batch request on a binary store: batch requests work in SQL on the file, which Core Data
+  /// Refuses a batch request on a binary store or a custom (atomic) one: batch requests work in SQL on the file, which Core Data
   /// offers for SQLite stores only.
   func refuseBatchIfAtomic() throws {
-    guard storeType == .binary else { return }
+    guard storeType == .binary || isCustom else { return }
     throw ObjectGraphError(
       .persistentStoreOperation,
-      "The binary store at \(url.storePath) does not take batch requests: as in Core Data, they run in SQL against a SQLite store. Fetch the objects, change or delete them in a context and save; nothing was changed.",
+      "The \(isCustom ? "'\(type)'" : "binary") store at \(url.storePath) does not take batch requests: as in Core Data, they run in SQL against a SQLite store. Fetch the objects, change or delete them in a context and save; nothing was changed.",
       url: url)
   }
 

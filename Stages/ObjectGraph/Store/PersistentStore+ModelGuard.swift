@@ -13,7 +13,8 @@ extension NSPersistentStore {
   /// metadata read and its version hashes compared with this store's model. A change that keeps the hashes
   /// (an index another coordinator added) lets the write go on.
   func refuseWritesIfModelChanged(_ db: Database) throws {
-    guard url != nil else { return }
+    // A custom store's database is its own, in memory: no other process or coordinator migrates it.
+    guard url != nil, !isCustom else { return }
     let version = try Int.fetchOne(db.cachedStatement(sql: "PRAGMA schema_version")) ?? 0
     if schemaVersion.withLock({ $0 }) == version { return }
     let metadata = try StoreMetadata.read(in: db)

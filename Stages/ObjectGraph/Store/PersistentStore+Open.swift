@@ -90,7 +90,7 @@ extension NSPersistentStore {
   static func unknownType(_ type: NSPersistentStore.StoreType, url: URL?) -> ObjectGraphError {
     ObjectGraphError(
       .persistentStoreInvalidType,
-      "Unknown store type '\(type.rawValue)'. ObjectGraph has NSSQLiteStoreType, NSInMemoryStoreType and NSBinaryStoreType.",
+      "Unknown store type '\(type.rawValue)'. ObjectGraph has NSSQLiteStoreType, NSInMemoryStoreType and NSBinaryStoreType, and the types registered with NSPersistentStoreCoordinator.registerStoreClass(_:forStoreType:).",
       url: url)
   }
 

@@ -9,6 +9,20 @@ extension NSPersistentStore {
   /// reports (error 133020, listing every conflicting object and key).
   func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
     try refuseWritesIfReadOnly("it cannot be saved to")
+    // A store of a class of the app's own (an NSAtomicStore subclass) adds its hooks; the built-in stores
+    // only test this flag.
+    guard isCustom else { return try write(request, token: nil) }
+    let token = try customSaveWillBegin(request)
+    do {
+      return try write(request, token: token)
+    } catch {
+      if let token { customSaveDidFail(token) }
+      throw error
+    }
+  }
+
+  /// Writes the save's rows in one transaction, calling a custom store's hook before it commits (`token`).
+  private func write(_ request: StoreSaveRequest, token: AnyObject?) throws -> StoreSaveResult {
     do {
       let metadata = pendingMetadata.withLock { $0 }
       let result = try database.write { db in
@@ -16,6 +30,7 @@ extension NSPersistentStore {
         let result = try SaveTransaction(store: self, request: request, db: db).run()
         if let metadata { try StoreMetadata.update(in: db, with: metadata.set, removing: metadata.removed, url: url) }
         try writeArchiveIfAtomic(db)
+        if let token { try customSaveWillCommit(request, result: result, token: token) }
         return result
       }
       if let metadata { clearPendingMetadata(written: metadata) }
