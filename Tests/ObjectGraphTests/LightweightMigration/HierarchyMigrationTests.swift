@@ -309,6 +309,53 @@ struct HierarchyMigrationTests {
     #expect(Set(layout).symmetricDifference(fresh).sorted() == [])
   }
 
+  @Test("a child's own to-many becomes its new parent's: the pairs of its old join table join the parent's")
+  func ownToManyBecomesInherited() throws {
+    let url = try TemporaryFolder().appending("Store.sqlite")
+    func tag(_ relationships: [NSPropertyDescription]) -> NSEntityDescription { M.entity("Tag", [M.attribute("label")] + relationships) }
+    let animalTags = M.relationship("tags", to: "Tag", inverse: "animals", toMany: true)
+    let version1 = try NSManagedObjectModel(entities: [
+      M.entity("Animal", [M.attribute("name"), animalTags]),
+      M.entity("Dog", [M.attribute("name"), M.relationship("tags", to: "Tag", inverse: "dogs", toMany: true)]),
+      tag([
+        M.relationship("animals", to: "Animal", inverse: "tags", toMany: true),
+        M.relationship("dogs", to: "Dog", inverse: "tags", toMany: true),
+      ]),
+    ])
+    let stack1 = try StoreStack(model: version1, at: url, options: StoreStack.migratingOptions)
+    try stack1.context.performAndWait {
+      let context = stack1.context
+      let big = NSManagedObject(entity: stack1.entity("Tag"), insertInto: context)
+      big.setValue("big", forKey: "label")
+      let small = NSManagedObject(entity: stack1.entity("Tag"), insertInto: context)
+      small.setValue("small", forKey: "label")
+      for (entity, name, tags) in [("Animal", "Ant", [small]), ("Animal", "Cow", [big]), ("Dog", "Rex", [big]), ("Dog", "Pip", [small, big])] {
+        let object = NSManagedObject(entity: stack1.entity(entity), insertInto: context)
+        object.setValue(name, forKey: "name")
+        object.setValue(Set(tags), forKey: "tags")
+      }
+      try context.save()
+    }
+    try stack1.close()
+    let version2 = try NSManagedObjectModel(
+      entities: Self.hierarchy(
+        M.entity("Animal", [M.attribute("name"), M.relationship("tags", to: "Tag", inverse: "animals", toMany: true)]),
+        [M.entity("Dog", [])]) + [tag([M.relationship("animals", to: "Animal", inverse: "tags", toMany: true)])])
+    let stack = try Self.migrate(url, from: version1, to: version2)
+    let tagged = try stack.context.performAndWait {
+      try stack.context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Tag")).map { tag in
+        let names = ((tag.value(forKey: "animals") as? Set<NSManagedObject>) ?? []).compactMap { $0.value(forKey: "name") as? String }
+        return "\(tag.value(forKey: "label") as? String ?? "?"): \(names.sorted().joined(separator: ", "))"
+      }.sorted()
+    }
+    #expect(tagged == ["big: Cow, Pip, Rex", "small: Ant, Pip"])
+    let dogs = try M.fetch("Dog", in: stack.context, sortedBy: "name")
+    let dogTags = stack.context.performAndWait {
+      dogs.map { ((($0.value(forKey: "tags") as? Set<NSManagedObject>) ?? []).compactMap { $0.value(forKey: "label") as? String }).sorted() }
+    }
+    #expect(dogTags == [["big", "small"], ["big"]])
+  }
+
   // MARK: - Failures leave the file as it was
 
   @Test("moved rows that break a uniqueness constraint fail the migration (134110) and leave the file byte for byte")
