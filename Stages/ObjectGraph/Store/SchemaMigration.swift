@@ -39,6 +39,8 @@ struct SchemaMigration {
     }
     let action: Action
     let weight: Int64
+    /// The statement recorded instead, when the migration is deferred (`nil`: the step always runs now).
+    var deferred: String? = nil
   }
 
   /// An entity of the new model that takes the rows of an entity of the old one: where its rows are
@@ -63,6 +65,9 @@ struct SchemaMigration {
   private var temporaryNames = 0
   /// The rows that move to another table, and how (`SchemaMigration+Moves.swift`).
   var moves = MovePlan()
+  /// The cleanup a deferred lightweight migration leaves for later, in the order it runs: the statements of
+  /// the steps marked deferrable, recorded in the metadata (``ObjectGraphDeferredMigrationTasksKey``).
+  private(set) var deferredTasks: [String] = []
 
   /// The total weight of the plan (never 0).
   var totalWeight: Int64 { max(steps.reduce(0) { $0 + $1.weight }, 1) }
@@ -72,7 +77,7 @@ struct SchemaMigration {
   ///   not have and that has no default (checked before anything is written).
   init(
     source: SQLiteSchema, destination: SQLiteSchema, mapping: InferredMapping, primaryKeyMaxima: [Int64: Int64],
-    metadata: Data, model: Data, url: URL?, db: Database
+    metadata: Data, model: Data, url: URL?, deferring: Bool = false, db: Database
   ) throws {
     self.source = source
     self.destination = destination
@@ -99,7 +104,12 @@ struct SchemaMigration {
     let joins = planJoinTables()
     try planMoves(inPlace: pairs.inPlace, joins: joins, db: db)
     try planPhases(tablePlans: tablePlans, joins: joins, pairs: pairs, db: db)
-    planBookkeeping(tablePlans: tablePlans, primaryKeyMaxima: primaryKeyMaxima, metadata: metadata)
+    if deferring {
+      deferredTasks = steps.compactMap(\.deferred)
+      steps.removeAll { $0.deferred != nil }
+    }
+    planBookkeeping(
+      tablePlans: tablePlans, primaryKeyMaxima: primaryKeyMaxima, metadata: try Self.recording(deferredTasks, in: metadata))
     for statement in StoreModelCache.replaceStatements { add(statement, statement.contains("?") ? [model] : []) }
   }
 
@@ -547,8 +557,17 @@ struct SchemaMigration {
 
   // MARK: - Phases
 
-  mutating func add(_ sql: String, _ arguments: StatementArguments = [], weight: Int64 = 1) {
-    steps.append(Step(action: .sql(sql, arguments), weight: max(weight, 1)))
+  mutating func add(_ sql: String, _ arguments: StatementArguments = [], weight: Int64 = 1, deferred: String? = nil) {
+    steps.append(Step(action: .sql(sql, arguments), weight: max(weight, 1), deferred: deferred))
+  }
+
+  /// `metadata` with the deferred tasks recorded (both keys set), or without the keys when there are none
+  /// (a migration runs what an earlier one deferred first).
+  private static func recording(_ tasks: [String], in metadata: Data) throws -> Data {
+    guard var decoded = StoreMetadata.decode(metadata) else { return metadata }
+    decoded[NSPersistentStoreDeferredLightweightMigrationOptionKey] = tasks.isEmpty ? nil : true
+    decoded[ObjectGraphDeferredMigrationTasksKey] = tasks.isEmpty ? nil : tasks
+    return try StoreMetadata.encode(decoded)
   }
 
   /// Plans the migration's steps, in five phases that run in this order.
@@ -593,8 +612,10 @@ struct SchemaMigration {
     // Only indexes of the tables the migration rewrites: one on another table (Core Data's history tables,
     // an app's own) is not the engine's to drop.
     let rewritten = Set(source.tables.keys).union(source.joinTables.keys)
-    for index in try existingIndexes(db: db, on: rewritten) where !survivingIndexes.contains(index) {
-      add("DROP INDEX \(index)")
+    // A deferred migration leaves non-unique indexes for later (a unique one could refuse rows the new model
+    // allows, so it goes now).
+    for index in try existingIndexes(db: db, on: rewritten) where !survivingIndexes.contains(index.name) {
+      add("DROP INDEX \(index.name)", deferred: index.isUnique ? nil : "DROP INDEX IF EXISTS \(index.name)")
     }
     for plan in tablePlans where !plan.deletedNumbers.isEmpty {
       add(
@@ -602,13 +623,22 @@ struct SchemaMigration {
         weight: rowCounts[plan.sourceTable] ?? 1)
     }
     let keptTables = Set(pairs.inPlace.values)
-    for table in source.tables.keys.sorted() where !keptTables.contains(table) { add("DROP TABLE \(table)") }
+    // A table the new layout does not name may wait for a deferred migration's finish.
+    let newNames = Set(destination.tables.keys).union(destination.joinTables.keys)
+    for table in source.tables.keys.sorted() where !keptTables.contains(table) {
+      add("DROP TABLE \(table)", deferred: newNames.contains(table) ? nil : "DROP TABLE IF EXISTS \(table)")
+    }
     let reusedJoins = Set(joins.compactMap { $0.reused?.name })
     for join in source.joinTables.keys.sorted() where !reusedJoins.contains(join) { add("DROP TABLE \(join)") }
     for plan in tablePlans {
       let columns = source.tables[plan.sourceTable]?.columns.map(\.name) ?? []
+      // A column the new table does not name may wait for a deferred migration's finish (by the table's new
+      // name); one the table takes again, under another meaning, goes now.
+      let newColumns = Set(destination.tables[plan.table]?.columns.map(\.name) ?? [])
       for column in columns where plan.kept[column] == nil {
-        add("ALTER TABLE \(plan.sourceTable) DROP COLUMN \(column)", weight: rowCounts[plan.sourceTable] ?? 1)
+        add(
+          "ALTER TABLE \(plan.sourceTable) DROP COLUMN \(column)", weight: rowCounts[plan.sourceTable] ?? 1,
+          deferred: newColumns.contains(column) ? nil : "ALTER TABLE \(plan.table) DROP COLUMN \(column)")
       }
     }
   }
@@ -699,7 +729,8 @@ struct SchemaMigration {
     for statement in creates {
       guard let name = SQLiteSchema.indexName(in: statement), !survivingIndexes.contains(name) else { continue }
       let table = statement.components(separatedBy: " ON ").dropFirst().first?.split(separator: " ").first.map(String.init) ?? ""
-      add(statement, weight: sizes[table] ?? 1)
+      let deferred = statement.hasPrefix("CREATE INDEX ") ? "CREATE INDEX IF NOT EXISTS " + statement.dropFirst("CREATE INDEX ".count) : nil
+      add(statement, weight: sizes[table] ?? 1, deferred: deferred)
     }
   }
 
@@ -734,9 +765,10 @@ struct SchemaMigration {
     return names
   }
 
-  private func existingIndexes(db: Database, on tables: Set<String>) throws -> [String] {
-    try Row.fetchAll(db, sql: "SELECT name, tbl_name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name")
-      .filter { tables.contains($0["tbl_name"]) }.map { $0["name"] }
+  private func existingIndexes(db: Database, on tables: Set<String>) throws -> [(name: String, isUnique: Bool)] {
+    try Row.fetchAll(db, sql: "SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name")
+      .filter { tables.contains($0["tbl_name"]) }
+      .map { ($0["name"], ($0["sql"] as String).uppercased().hasPrefix("CREATE UNIQUE")) }
   }
 
   // MARK: - Bookkeeping

@@ -329,7 +329,9 @@ struct HierarchyMigrationTests {
       big.setValue("big", forKey: "label")
       let small = NSManagedObject(entity: stack1.entity("Tag"), insertInto: context)
       small.setValue("small", forKey: "label")
-      for (entity, name, tags) in [("Animal", "Ant", [small]), ("Animal", "Cow", [big]), ("Dog", "Rex", [big]), ("Dog", "Pip", [small, big])] {
+      for (entity, name, tags) in [
+        ("Animal", "Ant", [small]), ("Animal", "Cow", [big]), ("Dog", "Rex", [big]), ("Dog", "Pip", [small, big]),
+      ] {
         let object = NSManagedObject(entity: stack1.entity(entity), insertInto: context)
         object.setValue(name, forKey: "name")
         object.setValue(Set(tags), forKey: "tags")
@@ -351,7 +353,9 @@ struct HierarchyMigrationTests {
     #expect(tagged == ["big: Cow, Pip, Rex", "small: Ant, Pip"])
     let dogs = try M.fetch("Dog", in: stack.context, sortedBy: "name")
     let dogTags = stack.context.performAndWait {
-      dogs.map { ((($0.value(forKey: "tags") as? Set<NSManagedObject>) ?? []).compactMap { $0.value(forKey: "label") as? String }).sorted() }
+      dogs.map {
+        ((($0.value(forKey: "tags") as? Set<NSManagedObject>) ?? []).compactMap { $0.value(forKey: "label") as? String }).sorted()
+      }
     }
     #expect(dogTags == [["big", "small"], ["big"]])
   }
