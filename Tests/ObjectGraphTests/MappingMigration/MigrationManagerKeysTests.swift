@@ -12,6 +12,7 @@ import Testing
 @Suite("Migration manager: expression variables, reset, store-specific manager", .temporaryFolders)
 struct MigrationManagerKeysTests {
   typealias M = MigrationTests
+  typealias Trips = TripsFixture
 
   @Test("each key is the name of its variable in a value expression")
   func keysNameTheVariables() {
@@ -79,6 +80,20 @@ struct MigrationManagerKeysTests {
     #expect(manager.sourceInstances(forEntityMappingName: "NotebookToNotebook", destinationInstances: nil).isEmpty)
     #expect(manager.sourceContext === contexts.0)
     #expect(manager.destinationContext === contexts.1)
+  }
+
+  @Test("init?(fromBundles:forSourceModel:destinationModel:) finds what init?(from:…) finds, and nothing the other way")
+  func fromBundles() throws {
+    let folder = try TemporaryFolder()
+    let xcdatamodeld = try Trips.bundle(in: folder)
+    let bundle = try #require(Bundle(path: folder.url.path))
+    let v1 = try Trips.version("Trips", in: xcdatamodeld)
+    let v2 = try Trips.version("Trips 2", in: xcdatamodeld)
+    let found = try #require(NSMappingModel(fromBundles: [bundle], forSourceModel: v1, destinationModel: v2))
+    #expect(found == NSMappingModel(from: [bundle], forSourceModel: v1, destinationModel: v2))
+    #expect(found.entityMappings.map(\.name) == ["TravellerToPerson", "CountryToPlace", "MoodToMood", "ContinentToContinent"])
+    #expect(NSMappingModel(fromBundles: [bundle], forSourceModel: v2, destinationModel: v1) == nil)
+    #expect(NSMappingModel(fromBundles: [bundle], forSourceModel: v1, destinationModel: nil) == nil)
   }
 
   @Test("a key of $entityMapping the engine does not read is refused before anything is written (134110)")
