@@ -360,6 +360,55 @@ struct HierarchyMigrationTests {
     #expect(dogTags == [["big", "small"], ["big"]])
   }
 
+  @Test(
+    "Core Data's own store (CoreDataPlus SampleModel_V2.sqlite): Car and Person merged under a new parent, owners intact",
+    .needsFixtures)
+  func appleStoreRootsMergedUnderANewParent() throws {
+    let folder = try TemporaryFolder()
+    let url = folder.appending("V2.sqlite")
+    let momd = try Fixtures.sampleModelFolder().appendingPathComponent("SampleModel.momd")
+    try FileManager.default.copyItem(at: try Fixtures.sampleModelFolder().appendingPathComponent("SampleModel_V2.sqlite"), to: url)
+    if AttributeValueTransformer.valueTransformer(forName: "ColorTransformer") == nil {
+      AttributeValueTransformer.setValueTransformer(UTF8Transformer(), forName: "ColorTransformer")
+    }
+    func version2() throws -> NSManagedObjectModel {
+      try #require(try NSManagedObjectModel.versions(in: momd).first { $0.name == "SampleModel2" }?.model)
+    }
+    /// Each car's number plate with its owner's name, and each person's name, as `model` reads the store.
+    func owners(_ model: NSManagedObjectModel, options: [AnyHashable: Any]) throws -> (cars: [String], people: [String]) {
+      let stack = try StoreStack(model: model, at: url, options: options)
+      defer { try? stack.close() }
+      return try stack.context.performAndWait {
+        let cars = try stack.context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Car")).map { car in
+          let owner = car.value(forKey: "owner") as? NSManagedObject
+          let name = [owner?.value(forKey: "firstName") as? String, owner?.value(forKey: "lastName") as? String].compactMap { $0 }
+          return "\(car.entity.entityName) \(car.value(forKey: "numberPlate") as? String ?? "?"): \(name.joined(separator: " "))"
+        }
+        let people = try stack.context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Person")).map { person in
+          "\(person.value(forKey: "firstName") as? String ?? "") \(person.value(forKey: "lastName") as? String ?? "")"
+        }
+        return (cars.sorted(), people.sorted())
+      }
+    }
+    let before = try owners(try version2(), options: [NSReadOnlyPersistentStoreOption: true])
+    #expect(before.cars.count == 125)
+    #expect(before.people.count == 20)
+    #expect(before.cars.contains { !$0.hasSuffix(": ") })
+    // Version 2 with an abstract Thing over both roots: Car's hierarchy and Person share one table.
+    let merged = try version2()
+    let thing = NSEntityDescription(name: "Thing", properties: [])
+    thing.isAbstract = true
+    let roots = merged.entities.filter { $0.superentity == nil }
+    thing.subentities = roots
+    let version3 = try NSManagedObjectModel(entities: [thing] + merged.entities)
+    let after = try owners(version3, options: M.migrationOptions(sourceModels: [try version2()]))
+    #expect(after.cars == before.cars)
+    #expect(after.people == before.people)
+    #expect(try M.tables(url).contains("ZTHING"))
+    #expect(try !M.tables(url).contains("ZCAR") && !M.tables(url).contains("ZPERSON"))
+    #expect(try Set(rawRows(url, "SELECT Z_PK FROM ZTHING").map { $0["Z_PK"] as Int64 }).count == 145)
+  }
+
   // MARK: - Failures leave the file as it was
 
   @Test("moved rows that break a uniqueness constraint fail the migration (134110) and leave the file byte for byte")
