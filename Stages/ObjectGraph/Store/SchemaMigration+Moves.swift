@@ -81,15 +81,16 @@ extension SchemaMigration {
       else { continue }
       moved.append((old, new))
     }
+    // The engine's history follows every migration's entity numbers, moved rows or not.
+    moves.historyTracked =
+      try db.tableExists("ACHANGE") && !NSPersistentStore.hasCoreDataHistory(in: db)
+      && Set(try db.columns(in: "ACHANGE").map(\.name)).isSuperset(of: ["ZENTITY", "ZENTITYPK"])
     guard !moved.isEmpty else { return }
     for table in Set(moved.map(\.new.table)).sorted() {
       let origins = Set(moved.filter { $0.new.table == table }.map(\.old.table))
       moves.keyTables[table] = KeyTable(
         name: nextTemporaryName("KEYS"), renumbers: inPlace[table] != nil || origins.count > 1, inPlace: inPlace[table])
     }
-    moves.historyTracked =
-      try db.tableExists("ACHANGE") && !NSPersistentStore.hasCoreDataHistory(in: db)
-      && Set(try db.columns(in: "ACHANGE").map(\.name)).isSuperset(of: ["ZENTITY", "ZENTITYPK"])
     for (old, new) in moved {
       var entity = MovedEntity(old: old, new: new, staging: nextTemporaryName("M"))
       try planMovedColumns(of: &entity, db: db)
@@ -256,7 +257,10 @@ extension SchemaMigration {
   /// Phase 4 (after the values are rewritten in place): inserts the moved rows, points every link at their
   /// new keys, inserts the staged join pairs and moves the history.
   mutating func insertMovedRows(joins: [JoinPlan]) {
-    guard !moves.isEmpty else { return }
+    guard !moves.isEmpty else {
+      moveHistory()
+      return
+    }
     for moved in moves.entities {
       let columns = ["Z_PK", "Z_ENT", "Z_OPT"] + moved.columns.map(\.name)
       let list = columns.joined(separator: ", ")
@@ -336,7 +340,8 @@ extension SchemaMigration {
   }
 
   /// The history's changes (`ACHANGE`, the engine's history) follow the objects: moved rows' changes take
-  /// their new keys, then every change takes its entity's new number.
+  /// their new keys, then every change takes its entity's new number (in every migration that renumbers
+  /// entities, rows moved or not).
   private mutating func moveHistory() {
     guard moves.historyTracked else { return }
     for moved in moves.entities {

@@ -409,6 +409,31 @@ struct HierarchyMigrationTests {
     #expect(try Set(rawRows(url, "SELECT Z_PK FROM ZTHING").map { $0["Z_PK"] as Int64 }).count == 145)
   }
 
+  @Test("an entity added before the others in name order renumbers them; the history's changes follow their entities")
+  func historyFollowsRenumberedEntities() throws {
+    let url = try TemporaryFolder().appending("Store.sqlite")
+    let version1 = try NSManagedObjectModel(entities: [M.entity("Dog", Self.dogProperties(withName: true))] + Self.others())
+    try Self.write(version1, at: url, extra: [], history: true)
+    let oldDog = try Self.number(of: "Dog", url)
+    let dogChanges = try rawRows(url, "SELECT COUNT(*) AS c FROM ACHANGE WHERE ZENTITY = \(oldDog)")[0]["c"] as Int
+    #expect(dogChanges == 4)
+    // "Aardvark" sorts first: every entity's number moves up by one.
+    let version2 = try NSManagedObjectModel(
+      entities: [M.entity("Aardvark", [M.attribute("name")]), M.entity("Dog", Self.dogProperties(withName: true))] + Self.others())
+    let stack = try Self.migrate(url, from: version1, to: version2, history: true)
+    let newDog = try Self.number(of: "Dog", url)
+    #expect(newDog == oldDog + 1)
+    #expect(try rawRows(url, "SELECT COUNT(*) AS c FROM ACHANGE WHERE ZENTITY = \(newDog)")[0]["c"] as Int == 4)
+    // Through the history API: the dogs' insertions are changes of Dog.
+    let names = try stack.context.performAndWait {
+      let result = try stack.context.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?))
+      let transactions = (result as? NSPersistentHistoryResult)?.result as? [NSPersistentHistoryTransaction] ?? []
+      return transactions.flatMap { $0.changes ?? [] }.map { $0.changedObjectID.entity.entityName }
+    }
+    #expect(names.filter { $0 == "Dog" }.count == 4)
+    #expect(names.filter { $0 == "Person" }.count >= 2)
+  }
+
   // MARK: - Failures leave the file as it was
 
   @Test("moved rows that break a uniqueness constraint fail the migration (134110) and leave the file byte for byte")
