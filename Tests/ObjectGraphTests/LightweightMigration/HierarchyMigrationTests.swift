@@ -434,6 +434,65 @@ struct HierarchyMigrationTests {
     #expect(names.filter { $0 == "Person" }.count >= 2)
   }
 
+  @Test("an entity with a subentity moves under another parent: both move, and links to either follow")
+  func subtreeMovesUnderANewParent() throws {
+    let url = try TemporaryFolder().appending("Store.sqlite")
+    func puppy() -> NSEntityDescription { M.entity("Puppy", [M.attribute("age", .integer16AttributeType)]) }
+    func dog() -> NSEntityDescription {
+      let dog = M.entity("Dog", Self.dogProperties(withName: false))
+      dog.subentities = [puppy()]
+      return dog
+    }
+    let oldDog = dog()
+    let version1 = try NSManagedObjectModel(
+      entities: Self.hierarchy(Self.animal(), [oldDog]) + oldDog.subentities + [M.entity("Pet", [M.attribute("name")])] + Self.others())
+    let stack1 = try StoreStack(model: version1, at: url, options: StoreStack.migratingOptions)
+    try stack1.context.performAndWait {
+      let context = stack1.context
+      for (entity, name) in [("Animal", "Ant"), ("Pet", "Goldie"), ("Dog", "Rex"), ("Puppy", "Bit"), ("Dog", "Max")] {
+        NSManagedObject(entity: stack1.entity(entity), insertInto: context).setValue(name, forKey: "name")
+      }
+      let objects =
+        try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Animal"))
+        + context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Pet"))
+      func named(_ name: String) -> NSManagedObject? { objects.first { $0.value(forKey: "name") as? String == name } }
+      named("Bit")?.setValue(Int16(1), forKey: "age")
+      let bob = NSManagedObject(entity: stack1.entity("Person"), insertInto: context)
+      bob.setValue("Bob", forKey: "name")
+      let big = NSManagedObject(entity: stack1.entity("Tag"), insertInto: context)
+      big.setValue("big", forKey: "label")
+      named("Bit")?.setValue(bob, forKey: "owner")
+      named("Rex")?.setValue(bob, forKey: "owner")
+      bob.setValue(named("Bit"), forKey: "favorite")
+      named("Bit")?.setValue(Set([big]), forKey: "tags")
+      named("Max")?.setValue(Set([big]), forKey: "tags")
+      try context.save()
+    }
+    try stack1.close()
+    let newDog = dog()
+    let version2 = try NSManagedObjectModel(
+      entities: [Self.animal()] + Self.hierarchy(M.entity("Pet", [M.attribute("name")]), [newDog]) + newDog.subentities + Self.others())
+    let stack = try Self.migrate(url, from: version1, to: version2)
+    let petNames = try Self.names("Pet", in: stack)
+    #expect(petNames == ["Bit", "Goldie", "Max", "Rex"])
+    let check = try stack.context.performAndWait { () -> [String] in
+      let bob = try stack.context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Person")).first
+      let big = try stack.context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Tag")).first
+      let favorite = bob?.value(forKey: "favorite") as? NSManagedObject
+      return [
+        ((bob?.value(forKey: "dogs") as? Set<NSManagedObject>) ?? []).compactMap { $0.value(forKey: "name") as? String }.sorted()
+          .joined(separator: ","),
+        "\(favorite?.entity.entityName ?? "?") \(favorite?.value(forKey: "name") as? String ?? "?") \(favorite?.value(forKey: "age") as? Int16 ?? -1)",
+        ((big?.value(forKey: "dogs") as? Set<NSManagedObject>) ?? []).compactMap { $0.value(forKey: "name") as? String }.sorted()
+          .joined(separator: ","),
+      ]
+    }
+    #expect(check == ["Bit,Rex", "Puppy Bit 1", "Bit,Max"])
+    let layout = try M.layout(url)
+    let fresh = try M.freshLayout(version2)
+    #expect(Set(layout).symmetricDifference(fresh).sorted() == [])
+  }
+
   // MARK: - Failures leave the file as it was
 
   @Test("moved rows that break a uniqueness constraint fail the migration (134110) and leave the file byte for byte")
