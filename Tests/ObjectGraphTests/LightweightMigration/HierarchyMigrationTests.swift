@@ -223,7 +223,11 @@ struct HierarchyMigrationTests {
       $0["Z_PK"] as Int64
     }
     let version2 = try NSManagedObjectModel(
-      entities: Self.hierarchy(Self.animal(), [Self.cat(withName: false)]) + [M.entity("Dog", Self.dogProperties(withName: true))]
+      entities: Self.hierarchy(Self.animal(), [Self.cat(withName: false)])
+        + [
+          M.entity(
+            "Dog", Self.dogProperties(withName: true) + [M.attribute("legs", .integer16AttributeType, optional: false, default: Int16(4))])
+        ]
         + Self.others())
     let stack = try Self.migrate(url, from: version1, to: version2)
     let read = try Self.readDogs(stack)
@@ -235,6 +239,9 @@ struct HierarchyMigrationTests {
     #expect(try rawRows(url, "SELECT Z_PK FROM ZDOG ORDER BY Z_PK").map { $0["Z_PK"] as Int64 } == oldKeys)
     #expect(try rawRows(url, "SELECT COUNT(*) AS c FROM ZANIMAL")[0]["c"] as Int == 3)
     // Dog's Z_MAX covers the keys it kept; Animal's still covers what the old table handed out.
+    // A new attribute with a default gets it in every moved row.
+    let legs = try M.fetch("Dog", in: stack.context).map { dog in stack.context.performAndWait { dog.value(forKey: "legs") as? Int16 } }
+    #expect(legs == [4, 4, 4, 4])
     #expect(try Self.insertKey("Dog", in: stack) == 8)
     #expect(try Self.insertKey("Cat", in: stack) == 8)
     let layout = try M.layout(url)
