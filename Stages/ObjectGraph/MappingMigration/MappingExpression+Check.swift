@@ -8,7 +8,15 @@ extension MappingExpression {
     var source: NSEntityDescription?
     var mappingNames: Set<String>?
     var hasPolicy: Bool
+    /// The destination entity, when known: `$destination.<key path>` is checked against it.
+    var destination: NSEntityDescription? = nil
   }
+
+  /// The keys `$entityMapping.<key>` and `$propertyMapping.<key>` read.
+  static let mappingKeys: [MappingVariable: Set<String>] = [
+    .entityMapping: ["name", "sourceEntityName", "destinationEntityName", "entityMigrationPolicyClassName"],
+    .propertyMapping: ["name", "valueExpression"],
+  ]
 
   /// The selectors `FUNCTION($manager, …)` may call: Core Data's two relationship functions.
   static let managerSelectors = [selector, sourceRelationshipSelector]
@@ -33,6 +41,14 @@ extension MappingExpression {
       return
     case .variable(.source, let path):
       if let source = context.source { _ = try Self.check(path, from: source) }
+    case .variable(.destination, let path):
+      if let destination = context.destination { _ = try Self.check(path, from: destination) }
+    case .variable(let variable, let path) where Self.mappingKeys[variable] != nil && path.steps.count == 1:
+      guard case .key(let key) = path.steps[0], Self.mappingKeys[variable]?.contains(key) == true else {
+        throw Unsupported(
+          reason:
+            "ObjectGraph reads only \(Self.mappingKeys[variable, default: []].sorted().joined(separator: ", ")) of $\(variable.rawValue)")
+      }
     case .variable(let variable, let path):
       guard path.steps.isEmpty else {
         throw Unsupported(reason: "ObjectGraph does not read key paths of $\(variable.rawValue) ($\(variable.rawValue).\(path.text))")

@@ -1,11 +1,15 @@
 import Foundation
 
 extension MappingExpression {
-  /// What an expression is evaluated with: Core Data's `$source`, `$manager` and `$entityPolicy`.
+  /// What an expression is evaluated with: Core Data's `$source`, `$destination`, `$manager`,
+  /// `$entityMapping`, `$propertyMapping` and `$entityPolicy` (``NSMigrationSourceObjectKey`` and the others).
   struct Evaluation {
     let source: NSManagedObject
     let manager: NSMigrationManager
     let mapping: NSEntityMapping
+    /// The destination instance the value is for, as far as it is filled (earlier property mappings' values).
+    var destination: NSManagedObject? = nil
+    var propertyMapping: NSPropertyMapping? = nil
   }
 
   /// The expression's value for one source instance.
@@ -19,6 +23,12 @@ extension MappingExpression {
       return Date()
     case .variable(.source, let path):
       return try MappingKeyValueCoding.value(at: path, of: evaluation.source)
+    case .variable(.destination, let path):
+      return try MappingKeyValueCoding.value(at: path, of: evaluation.destination)
+    case .variable(.entityMapping, let path):
+      return Self.value(of: evaluation.mapping, at: path)
+    case .variable(.propertyMapping, let path):
+      return evaluation.propertyMapping.flatMap { Self.value(of: $0, at: path) }
     case .variable(.manager, _):
       return evaluation.manager
     case .variable(.entityPolicy, _):
@@ -40,6 +50,20 @@ extension MappingExpression {
       let receiver = try operand.evaluate(evaluation)
       let values = try arguments.map { try $0.evaluate(evaluation) }
       return try Self.call(selector, on: receiver, with: values)
+    }
+  }
+
+  /// `$entityMapping` or `$propertyMapping`, or one of the keys of ``mappingKeys`` read from it.
+  private static func value(of object: AnyObject, at path: MappingKeyPath) -> Any? {
+    guard case .key(let key)? = path.steps.first else { return object }
+    switch (object, key) {
+    case (let mapping as NSEntityMapping, "name"): return mapping.name
+    case (let mapping as NSEntityMapping, "sourceEntityName"): return mapping.sourceEntityName
+    case (let mapping as NSEntityMapping, "destinationEntityName"): return mapping.destinationEntityName
+    case (let mapping as NSEntityMapping, "entityMigrationPolicyClassName"): return mapping.entityMigrationPolicyClassName
+    case (let mapping as NSPropertyMapping, "name"): return mapping.name
+    case (let mapping as NSPropertyMapping, "valueExpression"): return mapping.valueExpression
+    default: return nil
     }
   }
 

@@ -52,12 +52,19 @@ enum MappingConstant: Equatable {
   }
 }
 
-/// The variables Core Data gives a property mapping's expression.
+/// The variables Core Data gives a property mapping's expression, named by the keys Apple publishes
+/// (``NSMigrationSourceObjectKey`` is `$source`, …).
 enum MappingVariable: String, Equatable, CaseIterable {
-  /// The source instance being migrated.
+  /// The source instance being migrated (``NSMigrationSourceObjectKey``).
   case source
-  /// The ``NSMigrationManager``.
+  /// The destination instance being filled (``NSMigrationDestinationObjectKey``).
+  case destination
+  /// The ``NSMigrationManager`` (``NSMigrationManagerKey``).
   case manager
-  /// The entity mapping's ``NSEntityMapping/migrationPolicy``.
+  /// The ``NSEntityMapping`` being run (``NSMigrationEntityMappingKey``).
+  case entityMapping
+  /// The ``NSPropertyMapping`` being evaluated (``NSMigrationPropertyMappingKey``).
+  case propertyMapping
+  /// The entity mapping's ``NSEntityMapping/migrationPolicy`` (``NSMigrationEntityPolicyKey``).
   case entityPolicy
 }

@@ -81,7 +81,9 @@ struct MappingExpressionParser {
     case .variable(let name):
       guard let variable = MappingVariable(rawValue: name) else {
         throw Unsupported(
-          reason: "it uses the variable $\(name); a property mapping has $source, $manager and $entityPolicy")
+          reason:
+            "it uses the variable $\(name); a property mapping has $source, $destination, $manager, $entityMapping, $propertyMapping and $entityPolicy"
+        )
       }
       return .variable(variable, try parseKeyPath())
     case .word(let word):

@@ -97,6 +97,16 @@ extension NSMappingModel {
     self.init(entityMappings: found.entityMappings)
   }
 
+  /// The mapping model in `bundles` made for the two models, under the Swift name Apple's SDK gives
+  /// `mappingModelFromBundles:forSourceModel:destinationModel:` (Core Data's
+  /// `init?(fromBundles:forSourceModel:destinationModel:)`): the same search, and the same `nil`s, as
+  /// ``init(from:forSourceModel:destinationModel:)``.
+  public convenience init?(
+    fromBundles bundles: [Bundle]?, forSourceModel sourceModel: NSManagedObjectModel?, destinationModel: NSManagedObjectModel?
+  ) {
+    self.init(from: bundles, forSourceModel: sourceModel, destinationModel: destinationModel)
+  }
+
   /// The mapping model in `bundles` made for `source` and `destination`, as
   /// ``init(from:forSourceModel:destinationModel:)`` finds it, throwing what that initializer logs: a container
   /// opening a store must fail on a mapping model it cannot read, not fall back to inference.

@@ -37,6 +37,12 @@ public final class NSMigrationManager {
   public var migrationProgress: Float { run.progress }
   /// Anything the app's policies want to share during a migration (Core Data's `userInfo`).
   public var userInfo: [String: Any] = [:]
+  /// Whether the manager tries to use a store-specific migration manager (Core Data's
+  /// `usesStoreSpecificMigrationManager`, `true` by default). ObjectGraph has none: its stores have no
+  /// migration manager of their own (a SQLite store's lightweight migration runs in place when the store is
+  /// added, not through a manager), so this manager always migrates through its two contexts, calls every
+  /// policy method and updates ``migrationProgress``, whatever the value.
+  public var usesStoreSpecificMigrationManager = true
 
   /// What the migration running (or last run) knows: a new one for each ``migrateStore(from:type:options:mapping:to:type:options:)``.
   private var run = MigrationRun(mapping: NSMappingModel())
@@ -50,6 +56,15 @@ public final class NSMigrationManager {
   }
 
   // MARK: - Associations
+
+  /// Resets the association tables for the migration (Core Data's `reset()`): every source instance
+  /// forgets the destination instances ``associate(sourceInstance:withDestinationInstance:for:)`` recorded
+  /// for it, so ``destinationInstances(forEntityMappingName:sourceInstances:)`` and
+  /// ``sourceInstances(forEntityMappingName:destinationInstances:)`` find none until new ones are recorded.
+  /// As Apple documents, the source and destination contexts are not reset.
+  public func reset() {
+    run.associations = [:]
+  }
 
   /// Records that `destination` was made from `source` by `entityMapping`, for the lookups below and for
   /// phase 2 (which sets the relationships of each destination instance a mapping associated).
@@ -380,7 +395,7 @@ public final class NSMigrationManager {
       }
       let context = MappingExpression.CheckContext(
         source: source, mappingNames: Set(mapping.entityMappings.map(\.name)),
-        hasPolicy: type(of: entityMapping.migrationPolicy) != NSEntityMigrationPolicy.self)
+        hasPolicy: type(of: entityMapping.migrationPolicy) != NSEntityMigrationPolicy.self, destination: destination)
       for (propertyMapping, isAttribute) in entityMapping.attributeMappings.map({ ($0, true) })
         + entityMapping.relationshipMappings.map({ ($0, false) })
       {
@@ -418,7 +433,8 @@ public final class NSMigrationManager {
       let what = "Entity mapping '\(mapping.name)', property mapping '\(propertyMapping.name)'"
       do {
         let expression = try run.parsed[ObjectIdentifier(propertyMapping)] ?? MappingExpression.parse(text)
-        value = try expression.evaluate(.init(source: source, manager: self, mapping: mapping))
+        value = try expression.evaluate(
+          .init(source: source, manager: self, mapping: mapping, destination: destination, propertyMapping: propertyMapping))
       } catch let unsupported as MappingExpression.Unsupported {
         throw failure("\(what): the expression \(text) cannot be evaluated: \(unsupported.reason).", url: nil)
       }

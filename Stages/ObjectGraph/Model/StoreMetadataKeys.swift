@@ -35,6 +35,20 @@ public let ObjectGraphStoreFormatVersionKey = "ObjectGraphStoreFormatVersion"
 /// only its own when the model no longer has them. An ObjectGraph addition.
 public let ObjectGraphFetchIndexNamesKey = "ObjectGraphFetchIndexes"
 
+/// The key for enabling deferred lightweight migrations (Core Data's
+/// `NSPersistentStoreDeferredLightweightMigrationOptionKey`), dual-purpose as in Core Data.
+///
+/// As a store option (a `Bool` or `NSNumber`), it lets the lightweight migration of a SQLite store defer its
+/// cleanup: dropping indexes, columns and tables nothing maps to any more, and creating the layout's
+/// non-unique indexes. The store is fully usable in between. As a metadata key, it is `true` in the store's
+/// metadata while such work remains: finish it with
+/// ``NSPersistentStoreCoordinator/finishDeferredLightweightMigration()`` or one task at a time with
+/// ``NSPersistentStoreCoordinator/finishDeferredLightweightMigrationTask()``.
+public let NSPersistentStoreDeferredLightweightMigrationOptionKey = "NSPersistentStoreDeferredLightweightMigrationOptionKey"
+/// The metadata key of the SQL statements a deferred lightweight migration left to run, `[String]`, in the
+/// order they run. An ObjectGraph addition: Core Data documents no place for them.
+public let ObjectGraphDeferredMigrationTasksKey = "ObjectGraphDeferredMigrationTasks"
+
 /// Metadata keys Core Data writes but does not publish as constants.
 enum CoreDataMetadataKey {
   /// The version of Core Data's hashing scheme: 3, as Core Data writes it.
@@ -52,5 +66,6 @@ enum CoreDataMetadataKey {
     NSStoreTypeKey, NSStoreUUIDKey, NSStoreModelVersionHashesKey, NSStoreModelVersionIdentifiersKey,
     ObjectGraphModelVersionNameKey, ObjectGraphStoreFormatVersionKey, versionHashesVersion, versionHashesDigest,
     NSPersistentStoreModelVersionChecksumKey, frameworkVersion, autoVacuumLevel, ObjectGraphFetchIndexNamesKey,
+    NSPersistentStoreDeferredLightweightMigrationOptionKey, ObjectGraphDeferredMigrationTasksKey,
   ]
 }

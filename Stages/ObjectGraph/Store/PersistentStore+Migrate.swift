@@ -122,7 +122,7 @@ extension NSPersistentStore {
         let maxima = try primaryKeyMaxima(db)
         _ = try SchemaMigration(
           source: source, destination: destination, mapping: mapping, primaryKeyMaxima: maxima, metadata: metadata, model: model,
-          url: url, db: db)
+          url: url, deferring: options.defersLightweightMigration, db: db)
       }
       try database.writeWithoutTransaction { db in
         try db.inTransaction(.exclusive) {
@@ -133,11 +133,13 @@ extension NSPersistentStore {
           guard try StoreMetadata.read(in: db)[NSStoreModelVersionHashesKey] as? [String: Data] == sourceHashes else {
             throw migratedElsewhere(url: url, from: origin)
           }
+          // What an earlier deferred migration left runs first, so that this plan starts from the layout
+          // its source model has.
+          try runDeferredTasks(deferredTasks(in: StoreMetadata.read(in: db)), db: db)
           let maxima = try primaryKeyMaxima(db)
           let plan = try SchemaMigration(
             source: source, destination: destination, mapping: mapping, primaryKeyMaxima: maxima, metadata: metadata, model: model,
-            url: url,
-            db: db)
+            url: url, deferring: options.defersLightweightMigration, db: db)
           let rowsIn = try plan.countRowsIn(db)
           // The commit counts as the last unit: 1 is reported only once the migration is on disk.
           let total = plan.totalWeight + 1

@@ -21,8 +21,9 @@ internal import GRDB
 /// 5. **Indexes and bookkeeping**: missing indexes, `Z_PRIMARYKEY`, the metadata, the model kept in the
 ///    store (`Z_MODELCACHE`).
 ///
-/// A table whose rows would have to move to another table (an entity leaving or joining a hierarchy that
-/// has rows elsewhere) is not planned: the migration is refused (error 134140) and the store left as it was.
+/// Rows that move to another table (an entity joining or leaving a hierarchy, a parent added or removed, an
+/// entity moved under another parent) are copied there with their new `Z_ENT` and, where the table already
+/// has keys, new `Z_PK`s, and every link to them follows (see `SchemaMigration+Moves.swift`).
 ///
 /// Whatever the plan, no entity that exists in both versions loses or gains a row: ``carried`` lists every
 /// entity of the new model that takes the rows of an old one, and the transaction that runs the plan counts
@@ -38,6 +39,8 @@ struct SchemaMigration {
     }
     let action: Action
     let weight: Int64
+    /// The statement recorded instead, when the migration is deferred (`nil`: the step always runs now).
+    var deferred: String? = nil
   }
 
   /// An entity of the new model that takes the rows of an entity of the old one: where its rows are
@@ -54,12 +57,17 @@ struct SchemaMigration {
   private(set) var steps: [Step] = []
   /// Every entity whose rows the migration carries over, in the new model's entity-number order.
   private(set) var carried: [CarriedEntity] = []
-  private let source: SQLiteSchema
-  private let destination: SQLiteSchema
-  private let mapping: InferredMapping
-  private let url: URL?
-  private var rowCounts: [String: Int64] = [:]
+  let source: SQLiteSchema
+  let destination: SQLiteSchema
+  let mapping: InferredMapping
+  let url: URL?
+  var rowCounts: [String: Int64] = [:]
   private var temporaryNames = 0
+  /// The rows that move to another table, and how (`SchemaMigration+Moves.swift`).
+  var moves = MovePlan()
+  /// The cleanup a deferred lightweight migration leaves for later, in the order it runs: the statements of
+  /// the steps marked deferrable, recorded in the metadata (``ObjectGraphDeferredMigrationTasksKey``).
+  private(set) var deferredTasks: [String] = []
 
   /// The total weight of the plan (never 0).
   var totalWeight: Int64 { max(steps.reduce(0) { $0 + $1.weight }, 1) }
@@ -69,7 +77,7 @@ struct SchemaMigration {
   ///   not have and that has no default (checked before anything is written).
   init(
     source: SQLiteSchema, destination: SQLiteSchema, mapping: InferredMapping, primaryKeyMaxima: [Int64: Int64],
-    metadata: Data, model: Data, url: URL?, db: Database
+    metadata: Data, model: Data, url: URL?, deferring: Bool = false, db: Database
   ) throws {
     self.source = source
     self.destination = destination
@@ -88,14 +96,20 @@ struct SchemaMigration {
           table: entity.table, number: entity.number))
     }
     try checkNarrowedRelationships(db: db)
-    let pairs = try pairTables()
+    let pairs = pairTables()
     var tablePlans: [TablePlan] = []
     for (destinationTable, sourceTable) in pairs.inPlace.sorted(by: { $0.key < $1.key }) {
       tablePlans.append(try planColumns(of: destinationTable, from: sourceTable, db: db))
     }
     let joins = planJoinTables()
+    try planMoves(inPlace: pairs.inPlace, joins: joins, db: db)
     try planPhases(tablePlans: tablePlans, joins: joins, pairs: pairs, db: db)
-    planBookkeeping(tablePlans: tablePlans, primaryKeyMaxima: primaryKeyMaxima, metadata: metadata)
+    if deferring {
+      deferredTasks = steps.compactMap(\.deferred)
+      steps.removeAll { $0.deferred != nil }
+    }
+    planBookkeeping(
+      tablePlans: tablePlans, primaryKeyMaxima: primaryKeyMaxima, metadata: try Self.recording(deferredTasks, in: metadata))
     for statement in StoreModelCache.replaceStatements { add(statement, statement.contains("?") ? [model] : []) }
   }
 
@@ -170,47 +184,44 @@ struct SchemaMigration {
 
   // MARK: - Tables
 
-  private struct TablePairs {
+  struct TablePairs {
     /// Destination table → the source table it is migrated from, in place.
     var inPlace: [String: String] = [:]
-    /// Destination tables that start empty.
+    /// Destination tables that start empty (or take only rows that move in).
     var new: [String] = []
   }
 
-  private func pairTables() throws -> TablePairs {
+  /// Pairs each table of the new layout with the old table it is migrated from in place, if any: the old
+  /// table of the same name when the new root's rows come from it, else the old table of the new root's rows,
+  /// else the first old table any of its entities' rows come from. An old table is migrated in place into one
+  /// new table at most; the rows of an old entity whose new table is not its old table's partner move
+  /// (``planMoves(inPlace:joins:db:)``).
+  private func pairTables() -> TablePairs {
     var pairs = TablePairs()
-    for table in destination.tables.keys.sorted() {
+    let tables = destination.tables.keys.sorted()
+    var sources: [String: [String]] = [:]
+    var rootSources: [String: String] = [:]
+    for table in tables {
       let entities = destination.entities.values.filter { $0.table == table }
-      let sources = Set(
-        entities.compactMap { entity in
-          mapping.mapping(of: entity.entity)?.source.flatMap { source.byIdentity[ObjectIdentifier($0)]?.table }
-        })
-      guard let sourceTable = sources.first else {
-        pairs.new.append(table)
-        continue
-      }
-      guard sources.count == 1 else {
-        throw moving("\(table) would take rows from the tables \(sources.sorted().joined(separator: " and "))")
-      }
-      for entity in source.entities.values where entity.table == sourceTable {
-        guard let target = mapping.destination(of: entity.entity), let targetTable = destination.byIdentity[ObjectIdentifier(target)]?.table
-        else { continue }
-        if targetTable != table {
-          throw moving(
-            "the rows of \(entity.entity.entityName) would move from \(sourceTable) to \(targetTable), apart from the rest of \(sourceTable)"
-          )
-        }
-      }
-      pairs.inPlace[table] = sourceTable
+      sources[table] = Set(entities.compactMap { oldTable(of: $0.entity) }).sorted()
+      if let root = entities.first(where: { $0.number == $0.rootNumber }) { rootSources[table] = oldTable(of: root.entity) }
     }
+    var claimed: Set<String> = []
+    func claim(_ table: String, _ source: String?) {
+      guard pairs.inPlace[table] == nil, let source, !claimed.contains(source) else { return }
+      pairs.inPlace[table] = source
+      claimed.insert(source)
+    }
+    for table in tables where rootSources[table] == table { claim(table, table) }
+    for table in tables { claim(table, rootSources[table]) }
+    for table in tables { claim(table, sources[table]?.first { !claimed.contains($0) }) }
+    pairs.new = tables.filter { pairs.inPlace[$0] == nil }
     return pairs
   }
 
-  private func moving(_ what: String) -> ObjectGraphError {
-    ObjectGraphError(
-      .migrationMissingMappingModel,
-      "Cannot infer a mapping model: \(what). ObjectGraph migrates each table in place and does not yet move rows between tables (an entity joining or leaving an inheritance hierarchy whose rows live in another table). Keep the hierarchy's root, or migrate the data yourself.",
-      url: url)
+  /// The old table the rows of a new entity come from, or `nil` for a new entity.
+  func oldTable(of entity: NSEntityDescription) -> String? {
+    mapping.mapping(of: entity)?.source.flatMap { source.byIdentity[ObjectIdentifier($0)]?.table }
   }
 
   // MARK: - Columns
@@ -239,22 +250,34 @@ struct SchemaMigration {
     // Entity numbers: old → new; rows of entities that are gone are deleted.
     var renumbered: [(Int64, Int64)] = []
     for entity in sourceEntities {
-      guard let target = mapping.destination(of: entity.entity), let number = destination.byIdentity[ObjectIdentifier(target)]?.number
+      // Rows of entities that are gone are deleted; rows that move to another table are copied there first
+      // (phase 1), then deleted here.
+      guard let target = mapping.destination(of: entity.entity), let targetMapping = destination.byIdentity[ObjectIdentifier(target)],
+        targetMapping.table == table
       else {
         plan.deletedNumbers.append(entity.number)
         continue
       }
-      if number != entity.number { renumbered.append((entity.number, number)) }
+      if targetMapping.number != entity.number { renumbered.append((entity.number, targetMapping.number)) }
     }
     if !renumbered.isEmpty {
       plan.assignments.append(
         ("Z_ENT = CASE Z_ENT \(renumbered.map { "WHEN \($0.0) THEN \($0.1)" }.joined(separator: " ")) ELSE Z_ENT END", []))
     }
-    let entities = destination.entities.values.filter { $0.table == table }.sorted { $0.number < $1.number }
+    // Entities whose rows stay in this table come first, so that a column several entities share (one a new
+    // parent declares, that a child had before) keeps the old column's values.
+    let entities = destination.entities.values.filter { $0.table == table }.sorted { lhs, rhs in
+      let (left, right) = (oldTable(of: lhs.entity) == sourceTable, oldTable(of: rhs.entity) == sourceTable)
+      return left != right ? left : lhs.number < rhs.number
+    }
     var handled: Set<String> = []
     for entity in entities {
       guard let entityMapping = mapping.mapping(of: entity.entity) else { continue }
-      let sourceMapping = entityMapping.source.flatMap { source.byIdentity[ObjectIdentifier($0)] }
+      // An entity whose rows move in from another table has no old column here: its columns are new to this
+      // table (its rows' values come with them: SchemaMigration+Moves.swift).
+      let sourceMapping = entityMapping.source.flatMap { source.byIdentity[ObjectIdentifier($0)] }.flatMap {
+        $0.table == sourceTable ? $0 : nil
+      }
       for slot in entity.entity.layout.slots {
         let oldSlot = entityMapping.sourceSlots[slot.index]
         let oldStorage = oldSlot.flatMap { old in sourceMapping.map { $0.storage[old.index] } } ?? .none
@@ -308,9 +331,11 @@ struct SchemaMigration {
         default: return false
         }
       }
-      guard let old = mapping.mapping(of: entity.entity)?.source.flatMap({ source.byIdentity[ObjectIdentifier($0)]?.number })
+      // Entities that are new, or whose rows move in from another table, have no rows here yet.
+      guard let old = mapping.mapping(of: entity.entity)?.source.flatMap({ source.byIdentity[ObjectIdentifier($0)] }),
+        old.table == plan.sourceTable
       else { continue }
-      if holds { numbers.append(old) } else { all = false }
+      if holds { numbers.append(old.number) } else { all = false }
     }
     return all ? nil : numbers.sorted()
   }
@@ -464,22 +489,27 @@ struct SchemaMigration {
     mapping.mapping(of: entity.entity)?.sourceSlots[slot.index]?.relationship?.destinationEntity
   }
 
-  private func required(_ slot: EntityLayout.Slot, of entity: NSEntityDescription, rows: Int64, why: String) -> ObjectGraphError {
+  func required(_ slot: EntityLayout.Slot, of entity: NSEntityDescription, rows: Int64, why: String) -> ObjectGraphError {
     ObjectGraphError(
       .migration,
       "The store at \(url.storePath) cannot be migrated: \(entity.entityName).\(slot.name) \(why) and has no default value, but \(rows) row(s) of the store have no value for it. Give it a default value in the new model version, or keep it optional. The store was left as it was.",
       url: url)
   }
 
-  private mutating func nextTemporaryName(_ kind: String) -> String {
+  mutating func nextTemporaryName(_ kind: String) -> String {
     temporaryNames += 1
     return "Z_MIGRATING_\(kind)\(temporaryNames)"
   }
 
   // MARK: - Join tables
 
-  private struct JoinPlan {
+  struct JoinPlan {
     let table: SQLiteSchema.JoinTable
+    /// The entity that owns the join table, and the slot of its relationship.
+    let owner: SQLiteSchema.EntityTable
+    let slot: EntityLayout.Slot
+    /// The old join table its pairs come from, if they come from one.
+    var sourceJoin: String?
     /// Reuse an old join table, renaming it and its columns.
     var reused: SQLiteSchema.JoinTable?
     /// Or fill a new one from the old layout with this `SELECT` of (source, destination) pairs.
@@ -495,15 +525,17 @@ struct SchemaMigration {
         guard case .joinTable(let join, true) = entity.storage[slot.index], !plans.contains(where: { $0.table.name == join.name }),
           let entityMapping = mapping.mapping(of: entity.entity)
         else { continue }
-        var plan = JoinPlan(table: join)
+        var plan = JoinPlan(table: join, owner: entity, slot: slot)
         let sourceMapping = entityMapping.source.flatMap { source.byIdentity[ObjectIdentifier($0)] }
         if let oldSlot = entityMapping.sourceSlots[slot.index], let sourceMapping {
           switch sourceMapping.storage[oldSlot.index] {
           case .joinTable(let old, _) where !reused.contains(old.name):
             reused.insert(old.name)
             plan.reused = old
+            plan.sourceJoin = old.name
           case .joinTable(let old, _):
             plan.pairs = "SELECT \(old.sourceColumn), \(old.destinationColumn) FROM \(old.name)"
+            plan.sourceJoin = old.name
           case .toOne(let column, _):
             plan.pairs =
               "SELECT Z_PK, \(column) FROM \(sourceMapping.table) WHERE \(column) IS NOT NULL AND Z_ENT IN (\(sourceMapping.numbersIncludingSubentities.map(String.init).joined(separator: ", ")))"
@@ -525,18 +557,28 @@ struct SchemaMigration {
 
   // MARK: - Phases
 
-  private mutating func add(_ sql: String, _ arguments: StatementArguments = [], weight: Int64 = 1) {
-    steps.append(Step(action: .sql(sql, arguments), weight: max(weight, 1)))
+  mutating func add(_ sql: String, _ arguments: StatementArguments = [], weight: Int64 = 1, deferred: String? = nil) {
+    steps.append(Step(action: .sql(sql, arguments), weight: max(weight, 1), deferred: deferred))
+  }
+
+  /// `metadata` with the deferred tasks recorded (both keys set), or without the keys when there are none
+  /// (a migration runs what an earlier one deferred first).
+  private static func recording(_ tasks: [String], in metadata: Data) throws -> Data {
+    guard var decoded = StoreMetadata.decode(metadata) else { return metadata }
+    decoded[NSPersistentStoreDeferredLightweightMigrationOptionKey] = tasks.isEmpty ? nil : true
+    decoded[ObjectGraphDeferredMigrationTasksKey] = tasks.isEmpty ? nil : tasks
+    return try StoreMetadata.encode(decoded)
   }
 
   /// Plans the migration's steps, in five phases that run in this order.
   private mutating func planPhases(tablePlans: [TablePlan], joins: [JoinPlan], pairs: TablePairs, db: Database) throws {
     let creates = destination.createStatements()
     let survivingIndexes = survivingIndexNames(tablePlans: tablePlans, joins: joins, creates: creates)
+    stageMovedRows()
     copyWhatChangesShape(tablePlans: tablePlans, joins: joins)
     try dropWhatDoesNotSurvive(tablePlans: tablePlans, joins: joins, pairs: pairs, survivingIndexes: survivingIndexes, db: db)
     renameAndCreate(tablePlans: tablePlans, joins: joins, pairs: pairs, creates: creates)
-    rewriteValues(tablePlans: tablePlans)
+    rewriteValues(tablePlans: tablePlans, joins: joins)
     createNewIndexes(tablePlans: tablePlans, creates: creates, survivingIndexes: survivingIndexes)
   }
 
@@ -570,8 +612,10 @@ struct SchemaMigration {
     // Only indexes of the tables the migration rewrites: one on another table (Core Data's history tables,
     // an app's own) is not the engine's to drop.
     let rewritten = Set(source.tables.keys).union(source.joinTables.keys)
-    for index in try existingIndexes(db: db, on: rewritten) where !survivingIndexes.contains(index) {
-      add("DROP INDEX \(index)")
+    // A deferred migration leaves non-unique indexes for later (a unique one could refuse rows the new model
+    // allows, so it goes now).
+    for index in try existingIndexes(db: db, on: rewritten) where !survivingIndexes.contains(index.name) {
+      add("DROP INDEX \(index.name)", deferred: index.isUnique ? nil : "DROP INDEX IF EXISTS \(index.name)")
     }
     for plan in tablePlans where !plan.deletedNumbers.isEmpty {
       add(
@@ -579,13 +623,22 @@ struct SchemaMigration {
         weight: rowCounts[plan.sourceTable] ?? 1)
     }
     let keptTables = Set(pairs.inPlace.values)
-    for table in source.tables.keys.sorted() where !keptTables.contains(table) { add("DROP TABLE \(table)") }
+    // A table the new layout does not name may wait for a deferred migration's finish.
+    let newNames = Set(destination.tables.keys).union(destination.joinTables.keys)
+    for table in source.tables.keys.sorted() where !keptTables.contains(table) {
+      add("DROP TABLE \(table)", deferred: newNames.contains(table) ? nil : "DROP TABLE IF EXISTS \(table)")
+    }
     let reusedJoins = Set(joins.compactMap { $0.reused?.name })
     for join in source.joinTables.keys.sorted() where !reusedJoins.contains(join) { add("DROP TABLE \(join)") }
     for plan in tablePlans {
       let columns = source.tables[plan.sourceTable]?.columns.map(\.name) ?? []
+      // A column the new table does not name may wait for a deferred migration's finish (by the table's new
+      // name); one the table takes again, under another meaning, goes now.
+      let newColumns = Set(destination.tables[plan.table]?.columns.map(\.name) ?? [])
       for column in columns where plan.kept[column] == nil {
-        add("ALTER TABLE \(plan.sourceTable) DROP COLUMN \(column)", weight: rowCounts[plan.sourceTable] ?? 1)
+        add(
+          "ALTER TABLE \(plan.sourceTable) DROP COLUMN \(column)", weight: rowCounts[plan.sourceTable] ?? 1,
+          deferred: newColumns.contains(column) ? nil : "ALTER TABLE \(plan.table) DROP COLUMN \(column)")
       }
     }
   }
@@ -650,7 +703,7 @@ struct SchemaMigration {
   }
 
   /// Phase 4: rewrites values, table by table, in chunks.
-  private mutating func rewriteValues(tablePlans: [TablePlan]) {
+  private mutating func rewriteValues(tablePlans: [TablePlan], joins: [JoinPlan]) {
     for plan in tablePlans where !plan.assignments.isEmpty {
       steps.append(
         Step(
@@ -659,6 +712,7 @@ struct SchemaMigration {
             arguments: StatementArguments(plan.assignments.flatMap(\.1))),
           weight: max(rowCounts[plan.sourceTable] ?? 1, 1)))
     }
+    insertMovedRows(joins: joins)
     for plan in tablePlans {
       for fill in plan.entityColumns {
         add(
@@ -666,6 +720,7 @@ struct SchemaMigration {
           weight: rowCounts[plan.sourceTable] ?? 1)
       }
     }
+    fillEntityColumnsAfterMoves()
   }
 
   /// Phase 5: creates the indexes the new layout has and the file does not.
@@ -674,7 +729,8 @@ struct SchemaMigration {
     for statement in creates {
       guard let name = SQLiteSchema.indexName(in: statement), !survivingIndexes.contains(name) else { continue }
       let table = statement.components(separatedBy: " ON ").dropFirst().first?.split(separator: " ").first.map(String.init) ?? ""
-      add(statement, weight: sizes[table] ?? 1)
+      let deferred = statement.hasPrefix("CREATE INDEX ") ? "CREATE INDEX IF NOT EXISTS " + statement.dropFirst("CREATE INDEX ".count) : nil
+      add(statement, weight: sizes[table] ?? 1, deferred: deferred)
     }
   }
 
@@ -709,9 +765,10 @@ struct SchemaMigration {
     return names
   }
 
-  private func existingIndexes(db: Database, on tables: Set<String>) throws -> [String] {
-    try Row.fetchAll(db, sql: "SELECT name, tbl_name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name")
-      .filter { tables.contains($0["tbl_name"]) }.map { $0["name"] }
+  private func existingIndexes(db: Database, on tables: Set<String>) throws -> [(name: String, isUnique: Bool)] {
+    try Row.fetchAll(db, sql: "SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name")
+      .filter { tables.contains($0["tbl_name"]) }
+      .map { ($0["name"], ($0["sql"] as String).uppercased().hasPrefix("CREATE UNIQUE")) }
   }
 
   // MARK: - Bookkeeping
@@ -731,13 +788,19 @@ struct SchemaMigration {
             maximum = max(maximum, primaryKeyMaxima[old.number] ?? 0)
           }
         }
+        // Keys handed out by the old tables rows moved in from, and the keys the move gave.
+        for move in moves.entities where move.new.table == mapping.table {
+          maximum = max(maximum, primaryKeyMaxima[move.old.rootNumber] ?? 0)
+        }
+        let given = moves.keyTables[mapping.table].map { "COALESCE((SELECT MAX(NEWPK) FROM \($0.name)), 0)" } ?? "0"
         add(
-          "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, MAX(?, COALESCE((SELECT MAX(Z_PK) FROM \(mapping.table)), 0)))",
+          "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, MAX(?, COALESCE((SELECT MAX(Z_PK) FROM \(mapping.table)), 0), \(given)))",
           [row.number, row.name, row.superNumber, maximum])
       } else {
         add("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)", [row.number, row.name, row.superNumber])
       }
     }
+    for keys in moves.keyTables.values.sorted(by: { $0.name < $1.name }) { add("DROP TABLE \(keys.name)") }
     add("UPDATE Z_METADATA SET Z_PLIST = ?", [metadata])
     // Every migration moves SQLite's schema_version, even one that changes only rows (entity numbers, the
     // metadata): other coordinators of the store check it before each write (NSPersistentStore+ModelGuard).

@@ -124,6 +124,7 @@ extension StoreOptions {
       postsRemoteChangeNotifications = remote
     }
     if let analyze = try flag(NSSQLiteAnalyzeOption) { analyzesOnAdd = analyze }
+    if let deferred = try flag(NSPersistentStoreDeferredLightweightMigrationOptionKey) { defersLightweightMigration = deferred }
     if let vacuum = try flag(NSSQLiteManualVacuumOption) { vacuumsOnAdd = vacuum }
     if let force = try flag(NSPersistentStoreForceDestroyOption) { forceDestroy = force }
     _ = try flag(NSIgnorePersistentStoreVersioningOption)

@@ -45,6 +45,10 @@ struct StoreOptions: Sendable {
   /// opened, tried before ``mappingModelMigration`` and inference
   /// (`NSPersistentStoreStagedMigrationManagerOptionKey`). `nil` (the default): none.
   var stagedMigration: (any StagedMigrationRunner)?
+  /// Let a lightweight migration defer its cleanup to
+  /// ``NSPersistentStoreCoordinator/finishDeferredLightweightMigration()``
+  /// (`NSPersistentStoreDeferredLightweightMigrationOptionKey`). Default `false`.
+  var defersLightweightMigration = false
   /// Run `ANALYZE` when the store is added (`NSSQLiteAnalyzeOption`). Default `false`.
   var analyzesOnAdd = false
   /// Run `VACUUM` when the store is added (`NSSQLiteManualVacuumOption`). Default `false`.

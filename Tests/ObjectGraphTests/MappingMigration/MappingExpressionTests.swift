@@ -142,7 +142,7 @@ struct MappingExpressionTests {
     arguments: [
       ("$source.population * 2", "arithmetic"),
       ("{1, 2}", "aggregate"),
-      ("$destination.name", "$destination"),
+      ("$sourceObject.name", "$sourceObject"),
       ("name", "$source.name"),
       ("uppercase:($source.name)", "cannot be read"),
       ("SUM($source.countries)", "SUM()"),
