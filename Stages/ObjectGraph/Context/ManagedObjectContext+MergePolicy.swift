@@ -62,10 +62,11 @@ extension NSManagedObjectContext {
     let rows = (try? store.snapshots(for: records.map(\.objectID))) ?? [:]
     return records.map { record in
       let object = object(with: record.objectID)
+      let row = rows[record.objectID]
       return NSMergeConflict(
         source: object, newVersion: Int(record.newVersion), oldVersion: Int(record.oldVersion),
         cachedSnapshot: object.snapshot.map { object.snapshotDictionary($0.values) },
-        persistedSnapshot: rows[record.objectID].map { object.snapshotDictionary($0.values) }, record: record)
+        persistedSnapshot: row.map { object.snapshotDictionary($0.values) }, record: record, persistedRow: row)
     }
   }
 

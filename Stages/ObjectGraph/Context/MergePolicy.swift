@@ -63,11 +63,25 @@ open class NSMergePolicy: @unchecked Sendable, Hashable, CustomStringConvertible
   /// deleted) in the store since it read them. Called on the saving context's queue, only for a subclass.
   ///
   /// This implementation does what ``mergeType`` does: for `errorMergePolicyType` it throws error 133020
-  /// naming the conflicts; for the other four it leaves the objects as they are and the save, tried again,
-  /// applies the type in the store. An override changes the objects (`setValue(_:forKey:)`) and usually
-  /// calls `super` first or last.
+  /// naming the conflicts; for the other four it merges each object with its row as the store holds it now,
+  /// in memory, so that when it returns the objects hold the merged values:
+  /// - `mergeByPropertyObjectTrump`: properties the store changed and the object did not take the store's
+  ///   values; the object's own changes stay.
+  /// - `mergeByPropertyStoreTrump`: every property the store changed takes the store's value, the object's
+  ///   change to it dropped; the object's other changes stay.
+  /// - `overwrite`: the object keeps every value it holds, and the save writes them all over the store's.
+  /// - `rollback`: the object takes the store's values; its changes are dropped.
+  ///
+  /// The object then counts as having read the row as it is now, so the save, tried again, writes what the
+  /// object holds. A row deleted in the store is left to the save, which applies the type. An override
+  /// changes the objects (`setValue(_:forKey:)`) and usually calls `super` first (to start from the type's
+  /// merge) or last (to let the type decide over what it changed).
   open func resolve(optimisticLockingConflicts list: [NSMergeConflict]) throws {
-    guard mergeType == .errorMergePolicyType, !list.isEmpty else { return }
+    guard mergeType == .errorMergePolicyType else {
+      for conflict in list { conflict.mergeInMemory(mergeType) }
+      return
+    }
+    guard !list.isEmpty else { return }
     throw ObjectGraphError(
       .managedObjectMerge,
       "Could not save: \(list.count) object(s) changed in the store since this context read them (merge policy: error). Nothing was written. Refresh the objects and try again, or choose another merge policy.\n"

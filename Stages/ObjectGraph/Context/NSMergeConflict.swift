@@ -31,6 +31,9 @@ open class NSMergeConflict: NSObject {
   public let oldVersionNumber: Int
   /// The store's record of the conflict (the keys changed on both sides), when the engine made this one.
   let record: StoreMergeConflict?
+  /// The row as the store holds it now, when the engine made this conflict and could read it: what
+  /// ``NSMergePolicy``'s `resolve` merges the object with.
+  let persistedRow: RowSnapshot?
 
   /// A conflict for `srcObject`, whose row went from version `oldvers` to `newvers` (0: deleted); its
   /// ``objectSnapshot`` is read from the object now.
@@ -40,12 +43,12 @@ open class NSMergeConflict: NSObject {
   ) {
     self.init(
       source: srcObject, newVersion: newvers, oldVersion: oldvers, cachedSnapshot: cachesnap, persistedSnapshot: persnap,
-      record: nil)
+      record: nil, persistedRow: nil)
   }
 
   init(
     source: NSManagedObject, newVersion: Int, oldVersion: Int, cachedSnapshot: [String: Any]?, persistedSnapshot: [String: Any]?,
-    record: StoreMergeConflict?
+    record: StoreMergeConflict?, persistedRow: RowSnapshot?
   ) {
     sourceObject = source
     objectSnapshot = source.snapshotDictionary(source.values)
@@ -54,6 +57,7 @@ open class NSMergeConflict: NSObject {
     newVersionNumber = newVersion
     oldVersionNumber = oldVersion
     self.record = record
+    self.persistedRow = persistedRow
     super.init()
   }
 
