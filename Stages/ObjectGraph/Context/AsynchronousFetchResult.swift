@@ -40,3 +40,9 @@ public final class NSAsynchronousFetchResult<ResultType>: NSPersistentStoreAsync
       ))
   }
 }
+
+/// The completion block of an asynchronous fetch whose results are untyped (Core Data's
+/// `NSPersistentStoreAsynchronousFetchResultCompletionBlock`): what
+/// `NSAsynchronousFetchRequest<any NSFetchRequestResult>(fetchRequest:completionBlock:)` takes.
+public typealias NSPersistentStoreAsynchronousFetchResultCompletionBlock = (NSAsynchronousFetchResult<any NSFetchRequestResult>) ->
+  Void

@@ -85,6 +85,26 @@ struct AsynchronousFetchTests {
     #expect(same == ["Note 0", "Note 1", "Note 2"])
   }
 
+  @Test("An untyped request takes Core Data's completion-block type, NSPersistentStoreAsynchronousFetchResultCompletionBlock")
+  func untypedCompletionBlock() async throws {
+    let stack = try stack(notes: 2)
+    let titles: [String] = await withCheckedContinuation { continuation in
+      stack.context.performAndWait {
+        let request = NSFetchRequest<any NSFetchRequestResult>(entityName: "Note")
+        request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
+        let block: NSPersistentStoreAsynchronousFetchResultCompletionBlock = { result in
+          continuation.resume(returning: (result.finalResult ?? []).compactMap { ($0 as? Note)?.title })
+        }
+        do {
+          try stack.context.execute(NSAsynchronousFetchRequest(fetchRequest: request, completionBlock: block))
+        } catch {
+          continuation.resume(returning: ["failed: \(error)"])
+        }
+      }
+    }
+    #expect(titles == ["Note 0", "Note 1"])
+  }
+
   @Test("A main-queue context calls the completion block on the main queue")
   func mainQueueContext() async throws {
     let stack = try stack(notes: 2, contextType: .mainQueue)
