@@ -278,8 +278,8 @@ public final class NSEntityDescription: Sendable, CustomStringConvertible {
   /// This value doesn't form part of the entity's ``versionHash``, as in Core Data: adding, changing or
   /// removing an index needs no migration. The model checks each element's property when it is made.
   public var indexes: [NSFetchIndexDescription] {
-    get { state.read(\.indexes) }
-    set { state.write(\.indexes, newValue, what: "entity \(entityName)") }
+    get { state.read(\.indexes).map { $0.resolved(in: self) } }
+    set { state.write(\.indexes, newValue.map(\.detached), what: "entity \(entityName)") }
   }
 
   /// The entity's name in the previous model version, for lightweight migration.

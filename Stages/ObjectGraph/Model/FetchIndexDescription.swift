@@ -22,6 +22,9 @@ public struct NSFetchIndexDescription: Sendable, Equatable, CustomStringConverti
   public var name: String
   /// The indexed properties, most significant first.
   public var elements: [NSFetchIndexElementDescription]
+  /// The entity whose ``NSEntityDescription/indexes`` this was read from (Core Data's `entity`); `nil` for an
+  /// index not read from an entity. Not part of the index's value: two indexes are equal without it.
+  public internal(set) var entity: NSEntityDescription?
 
   /// Makes a fetch index.
   /// - Parameters:
@@ -35,5 +38,35 @@ public struct NSFetchIndexDescription: Sendable, Equatable, CustomStringConverti
   /// `byCreatedAt(createdAt desc)`.
   public var description: String {
     "\(name)(" + elements.map(\.description).joined(separator: ", ") + ")"
+  }
+
+  /// Equal when the names and elements are.
+  public static func == (lhs: NSFetchIndexDescription, rhs: NSFetchIndexDescription) -> Bool {
+    lhs.name == rhs.name && lhs.elements == rhs.elements
+  }
+
+  /// The index as an entity hands it out: with its ``entity``, and each element with its property and its
+  /// index.
+  func resolved(in entity: NSEntityDescription) -> NSFetchIndexDescription {
+    var index = self
+    index.entity = entity
+    var bare = self
+    bare.entity = entity
+    bare.elements = elements.map { $0.detached }
+    index.elements = elements.map { element in
+      var element = element.detached
+      element.indexDescription = bare
+      element.property = element.property ?? entity.propertiesByName[element.propertyName]
+      return element
+    }
+    return index
+  }
+
+  /// The index as an entity keeps it: without the references ``resolved(in:)`` adds.
+  var detached: NSFetchIndexDescription {
+    var index = self
+    index.entity = nil
+    index.elements = elements.map(\.detached)
+    return index
   }
 }

@@ -13,6 +13,24 @@ public struct NSFetchIndexElementDescription: Sendable, Equatable, CustomStringC
   public var isAscending: Bool
   /// The kind of index: ``NSFetchIndexElementType/binary`` unless the model asks for an R-tree.
   public var collationType: NSFetchIndexElementType
+  /// The indexed property (Core Data's `property`): the one given to ``init(property:collationType:)``, or, for
+  /// an element read from an entity's ``NSEntityDescription/indexes``, the entity's property of that name.
+  /// Not part of the element's value.
+  public internal(set) var property: NSPropertyDescription?
+  /// The index this element belongs to (Core Data's `indexDescription`), for an element read from an entity's
+  /// ``NSEntityDescription/indexes`` (its elements there have none of their own); `nil` otherwise. Not part of
+  /// the element's value.
+  public var indexDescription: NSFetchIndexDescription? {
+    get { container?.index }
+    set { container = newValue.map(IndexContainer.init) }
+  }
+  private var container: IndexContainer?
+
+  /// Holds an element's index by reference, so that an element (in its index's elements) can hold its index.
+  private final class IndexContainer: Sendable {
+    let index: NSFetchIndexDescription
+    init(_ index: NSFetchIndexDescription) { self.index = index }
+  }
 
   /// Makes an index element.
   /// - Parameters:
@@ -23,6 +41,25 @@ public struct NSFetchIndexElementDescription: Sendable, Equatable, CustomStringC
     self.propertyName = propertyName
     self.isAscending = isAscending
     self.collationType = collationType
+  }
+
+  /// Makes an element for `property`, ascending (Core Data's `init(property:collationType:)`; set
+  /// ``isAscending`` for a descending one).
+  public init(property: NSPropertyDescription, collationType: NSFetchIndexElementType) {
+    self.init(propertyName: property.name, collationType: collationType)
+    self.property = property
+  }
+
+  /// Equal when the property names, orders and kinds are.
+  public static func == (lhs: NSFetchIndexElementDescription, rhs: NSFetchIndexElementDescription) -> Bool {
+    lhs.propertyName == rhs.propertyName && lhs.isAscending == rhs.isAscending && lhs.collationType == rhs.collationType
+  }
+
+  /// The element without its index (what an entity keeps); the property stays.
+  var detached: NSFetchIndexElementDescription {
+    var element = self
+    element.container = nil
+    return element
   }
 
   /// `createdAt desc`, with `rtree` added for an R-tree element.

@@ -288,4 +288,28 @@ struct FetchIndexModelTests {
     #expect(model.isFrozen)
     #expect(try Self.entity("Note", in: model).state.isFrozen)
   }
+
+  @Test("an index read from its entity knows the entity, and its elements their property and index")
+  func backReferences() throws {
+    let title = NSAttributeDescription(name: "title", type: .string)
+    let created = NSAttributeDescription(name: "created", type: .date)
+    var byCreated = NSFetchIndexElementDescription(property: created, collationType: .binary)
+    byCreated.isAscending = false
+    #expect(byCreated.propertyName == "created" && byCreated.property === created && byCreated.indexDescription == nil)
+    let entity = NSEntityDescription(name: "Memo", properties: [.attribute(title), .attribute(created)])
+    entity.indexes = [
+      NSFetchIndexDescription(name: "byCreated", elements: [byCreated, NSFetchIndexElementDescription(propertyName: "title")])
+    ]
+    let index = try #require(entity.indexes.first)
+    #expect(index.entity === entity)
+    #expect(index.elements.map { $0.property?.name } == ["created", "title"])
+    #expect(index.elements[1].property === title, "an element made by name finds its entity's property")
+    #expect(index.elements.allSatisfy { $0.indexDescription?.name == "byCreated" && $0.indexDescription?.entity === entity })
+    #expect(
+      index == NSFetchIndexDescription(name: "byCreated", elements: [byCreated, NSFetchIndexElementDescription(propertyName: "title")]))
+    // What the entity keeps holds no reference back to it: setting what it handed out stores the values only.
+    entity.indexes = entity.indexes
+    #expect(entity.state.read(\.indexes).allSatisfy { $0.entity == nil && $0.elements.allSatisfy { $0.indexDescription == nil } })
+    #expect(NSFetchIndexDescription(name: "x", elements: []).entity == nil)
+  }
 }
