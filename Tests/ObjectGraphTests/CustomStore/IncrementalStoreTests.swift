@@ -150,6 +150,9 @@ final class PlistIncrementalStore: NSIncrementalStore, @unchecked Sendable {
   }
 }
 
+/// An incremental store that overrides nothing.
+final class BareIncrementalStore: NSIncrementalStore, @unchecked Sendable {}
+
 @Suite("Custom store classes: NSIncrementalStore", .temporaryFolders)
 struct IncrementalStoreTests {
   init() {
@@ -368,5 +371,40 @@ struct IncrementalStoreTests {
     node.update(withValues: ["title": "y"], version: 4)
     #expect(node.version == 4)
     #expect(node.value(for: title) as? String == "y")
+  }
+
+  @Test("A subclass that does not override loadMetadata() is refused when added, with an error naming the method")
+  func bareSubclassRefused() throws {
+    NSPersistentStoreCoordinator.registerStoreClass(BareIncrementalStore.self, forStoreType: "BareIncrementalStore")
+    let folder = try TemporaryFolder()
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: AtomicStoreTests.model())
+    var failure: (any Error)?
+    do {
+      try coordinator.addPersistentStore(
+        ofType: "BareIncrementalStore", configurationName: nil, at: folder.url.appendingPathComponent("bare"))
+    } catch { failure = error }
+    #expect((failure as NSError?)?.localizedDescription.contains("loadMetadata()") == true)
+    #expect(coordinator.persistentStores.isEmpty)
+  }
+
+  @Test("A child context reads and saves through its parent to the incremental store")
+  func childContext() throws {
+    let (url, model) = try Self.filled(TemporaryFolder())
+    let (store, root) = try Self.stack(model, at: url)
+    let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+    child.parent = root
+    try child.performAndWait {
+      let request = NSFetchRequest<NSManagedObject>(entityName: "Note")
+      request.predicate = NSPredicate(format: "title == %@", "c")
+      let note = try #require(try child.fetch(request).first)
+      #expect(note.value(forKey: "title") as? String == "c")
+      note.setValue("C", forKey: "title")
+      try child.save()
+    }
+    #expect(store.count(of: "save") == 0)
+    try root.performAndWait { try root.save() }
+    #expect(store.count(of: "save") == 1)
+    let (_, reopened) = try Self.stack(model, at: url)
+    #expect(try AtomicStoreTests.titles(reopened)["C"] == "Inbox")
   }
 }
