@@ -141,6 +141,8 @@ extension NSManagedObjectContext {
       idsOnly: request.fetchBatchSize > 0 || !request.includesPropertyValues)
     plan.includesSubentities = request.includesSubentities
     plan.affectedStores = request.storeIdentities
+    plan.request = request
+    plan.context = self
     return plan
   }
 

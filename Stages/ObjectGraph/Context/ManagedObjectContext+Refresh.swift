@@ -190,7 +190,11 @@ extension NSManagedObjectContext {
       }
       let source: any ObjectStore =
         if onlyHere, let coordinator = persistentStoreCoordinator { coordinator } else { try parentStore() }
-      let ids = try source.obtainPermanentIDs(for: pending.map { ($0.objectID, $0.entity) })
+      // This context is the innermost on this thread while the store gives the IDs (an NSIncrementalStore finds
+      // the objects in it), also when it is used on its queue outside a block of its own.
+      let ids = try InnermostContext.with(ObjectIdentifier(self)) {
+        try source.obtainPermanentIDs(for: pending.map { ($0.objectID, $0.entity) })
+      }
       var map: [NSManagedObjectID: NSManagedObjectID] = [:]
       for (object, id) in zip(pending, ids) {
         map[object.objectID] = id

@@ -114,7 +114,9 @@ extension NSManagedObjectContext {
         // them refuses the save, naming the object, when one could not be had).
         if retry && needsObjects { try? obtainPermanentIDs(for: inserted.objects) }
         var request = saveRequest(inserted: inserted.objects, updated: updated, deleted: deleted)
-        if needsObjects { request.savedObjects = SavedObjects(inserted: inserted.objects, updated: updated) }
+        if needsObjects {
+          request.savedObjects = SavedObjects(inserted: inserted.objects, updated: updated, deleted: deleted, context: self)
+        }
         return request
       }
     } catch let error as ObjectGraphError {

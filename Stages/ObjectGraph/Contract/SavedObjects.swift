@@ -11,9 +11,14 @@ import Foundation
 final class SavedObjects: @unchecked Sendable {
   let inserted: [AnyObject]
   let updated: [AnyObject]
+  /// The objects the save deletes, and the saving context (for an `NSIncrementalStore`'s save request).
+  let deleted: [AnyObject]
+  let context: AnyObject?
 
-  init(inserted: [AnyObject], updated: [AnyObject]) {
+  init(inserted: [AnyObject], updated: [AnyObject], deleted: [AnyObject] = [], context: AnyObject? = nil) {
     self.inserted = inserted
     self.updated = updated
+    self.deleted = deleted
+    self.context = context
   }
 }

@@ -12,6 +12,10 @@ struct StoreFetchPlan {
   var includesSubentities = true
   /// The identities of the stores to read (the request's `affectedStores`); `nil` for every store holding the entity.
   var affectedStores: [ObjectIdentifier]?
+  /// The fetch request the plan was made from and the context fetching, for a store that answers requests
+  /// itself (an `NSIncrementalStore` subclass); typed `AnyObject` because this layer sits below theirs.
+  var request: AnyObject?
+  var context: AnyObject?
 
   /// The same plan with some of its parts replaced.
   func with(
@@ -22,6 +26,8 @@ struct StoreFetchPlan {
       fetchLimit: fetchLimit ?? self.fetchLimit, fetchOffset: fetchOffset ?? self.fetchOffset, idsOnly: idsOnly ?? self.idsOnly)
     plan.includesSubentities = includesSubentities
     plan.affectedStores = affectedStores
+    plan.request = request
+    plan.context = context
     return plan
   }
 }

@@ -205,13 +205,17 @@ extension NSPersistentStoreCoordinator: ObjectStore {
         run = (entity, storeIndex)
       }
       if byStore.count == 1, let only = byStore.first {
-        let ids = try only.store.reservePermanentIDs(for: objects.lazy.map(\.entity))
+        let ids =
+          try (only.store.isCustom ? only.store.answeredPermanentIDs(for: objects.map(\.id)) : nil)
+          ?? only.store.reservePermanentIDs(for: objects.lazy.map(\.entity))
         if assigning { forgetAssignments(of: objects.lazy.map(\.id)) }
         return ids
       }
       var result = objects.map(\.id)
       for (store, positions) in byStore {
-        let ids = try store.reservePermanentIDs(for: positions.lazy.map { objects[$0].entity })
+        let ids =
+          try (store.isCustom ? store.answeredPermanentIDs(for: positions.map { objects[$0].id }) : nil)
+          ?? store.reservePermanentIDs(for: positions.lazy.map { objects[$0].entity })
         for (position, id) in zip(positions, ids) { result[position] = id }
       }
       if assigning { forgetAssignments(of: objects.lazy.map(\.id)) }

@@ -36,6 +36,10 @@ extension NSPersistentStore {
 
   /// Reads objects matching a fetch plan, handing each row to `body` as it is read.
   func fetch(_ plan: StoreFetchPlan, in snapshot: StoreSnapshot? = nil, each body: (FetchedRow) -> Void) throws {
+    if isCustom, let rows = try answeredFetch(plan) {
+      for row in rows { body(row) }
+      return
+    }
     let mapping = try schema.mapping(for: plan.entity)
     var compiler = SQLPredicateCompiler(schema: schema, mapping: mapping)
     var conditions = entityConditions(mapping, includesSubentities: plan.includesSubentities)
@@ -66,6 +70,7 @@ extension NSPersistentStore {
 
   /// Counts objects matching a fetch plan.
   func count(_ plan: StoreFetchPlan, in snapshot: StoreSnapshot? = nil) throws -> Int {
+    if isCustom, let count = try answeredCount(plan) { return count }
     let mapping = try schema.mapping(for: plan.entity)
     var compiler = SQLPredicateCompiler(schema: schema, mapping: mapping)
     var conditions = entityConditions(mapping, includesSubentities: plan.includesSubentities)
@@ -81,7 +86,8 @@ extension NSPersistentStore {
 
   /// The rows for the given IDs (all of one root table), by ID; missing rows are absent.
   func snapshots(for ids: [NSManagedObjectID], in snapshot: StoreSnapshot? = nil) throws -> [NSManagedObjectID: RowSnapshot] {
-    try read(in: snapshot) { db in try snapshots(for: ids, db: db) }
+    if isCustom, let answered = try answeredSnapshots(for: ids) { return answered }
+    return try read(in: snapshot) { db in try snapshots(for: ids, db: db) }
   }
 
   /// The same, on a connection already in use (a save resolving a conflict reads inside its transaction).
@@ -106,7 +112,8 @@ extension NSPersistentStore {
   func relatedIDs(
     of ids: [NSManagedObjectID], slot: EntityLayout.Slot, entity: NSEntityDescription, in snapshot: StoreSnapshot? = nil
   ) throws -> [NSManagedObjectID: [NSManagedObjectID]] {
-    try read(in: snapshot) { db in try relatedIDs(of: ids, slot: slot, entity: entity, db: db) }
+    if isCustom, let answered = try answeredRelatedIDs(of: ids, slot: slot) { return answered }
+    return try read(in: snapshot) { db in try relatedIDs(of: ids, slot: slot, entity: entity, db: db) }
   }
 
   /// The same, on a connection already in use (a save resolving a conflict reads inside its transaction).

@@ -12,6 +12,7 @@ extension NSPersistentStore {
     // A store of a class of the app's own (an NSAtomicStore subclass) adds its hooks; the built-in stores
     // only test this flag.
     guard isCustom else { return try write(request, token: nil) }
+    if let answered = try answeredSave(request) { return answered }
     let token = try customSaveWillBegin(request)
     do {
       return try write(request, token: token)

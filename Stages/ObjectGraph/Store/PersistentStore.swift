@@ -252,6 +252,33 @@ open class NSPersistentStore: @unchecked Sendable, CustomStringConvertible {
   /// Loads the store's contents after ``loadMetadata()`` and the checks (an `NSAtomicStore` calls `load()`).
   func loadContents() throws {}
 
+  // MARK: - Requests a store answers itself (internal: NSIncrementalStore overrides them)
+  // Each is asked only when ``isCustom`` is set, so the built-in stores test one flag per request; `nil`
+  // (the default) leaves the request to the store's database.
+
+  /// The rows of a fetch, as the subclass answers it (IDs only: the objects are faults).
+  func answeredFetch(_ plan: StoreFetchPlan) throws -> [FetchedRow]? { nil }
+
+  /// The count of a fetch, as the subclass answers it.
+  func answeredCount(_ plan: StoreFetchPlan) throws -> Int? { nil }
+
+  /// The values of objects, as the subclass answers a fault.
+  func answeredSnapshots(for ids: [NSManagedObjectID]) throws -> [NSManagedObjectID: RowSnapshot]? { nil }
+
+  /// The members of a to-many relationship, as the subclass answers them.
+  func answeredRelatedIDs(of ids: [NSManagedObjectID], slot: EntityLayout.Slot) throws -> [NSManagedObjectID: [NSManagedObjectID]]? {
+    nil
+  }
+
+  /// Permanent IDs for objects known by temporary IDs, as the subclass gives them.
+  func answeredPermanentIDs(for ids: [NSManagedObjectID]) throws -> [NSManagedObjectID]? { nil }
+
+  /// A save, as the subclass writes it.
+  func answeredSave(_ request: StoreSaveRequest) throws -> StoreSaveResult? { nil }
+
+  /// Throws when the store cannot answer a dictionary fetch itself.
+  func refuseDictionaryFetchIfAnswered() throws {}
+
   /// Store identifiers (UUIDs from the files' metadata) to small numbers, for the whole process: two
   /// coordinators on one file give its objects equal IDs, as the file's URIs are equal.
   private static let numbers = Locked<[String: Int]>([:])
