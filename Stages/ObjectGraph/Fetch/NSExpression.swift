@@ -17,8 +17,8 @@ import Foundation
   /// ```
   ///
   /// A SQLite store computes the functions `count:`, `sum:`, `average:`, `min:` and `max:` of a key path,
-  /// and in predicates `add:to:`, `from:subtract:`, `multiply:by:` and `divide:by:`; others are refused
-  /// when the fetch runs.
+  /// and in predicates `add:to:`, `from:subtract:`, `multiply:by:`, `divide:by:` and the functions of
+  /// ``PredicateFunction`` (`sqrt:`, `lowercase:`, `now`…); others are refused when the fetch runs.
   ///
   /// **A file that imports Foundation as well** cannot name this class as a type (`let e: NSExpression`):
   /// Swift finds Linux Foundation's `NSExpression` too and calls the name ambiguous. Making one
@@ -79,7 +79,10 @@ import Foundation
     }
 
     /// An expression for a function applied to other expressions: `sum:`, `count:`, `average:`, `min:`,
-    /// `max:` of a key path; `add:to:`, `from:subtract:`, `multiply:by:`, `divide:by:` of two expressions.
+    /// `max:` of a key path; `add:to:`, `from:subtract:`, `multiply:by:`, `divide:by:` of two expressions;
+    /// in predicates also `sqrt:`, `log:`, `ln:`, `exp:`, `floor:`, `ceiling:`, `abs:`, `trunc:`,
+    /// `raise:toPower:`, `modulus:by:`, `lowercase:`, `uppercase:` and `now` (no arguments). `random` and
+    /// `random:` are refused when the fetch runs: no two evaluations agree.
     public convenience init(forFunction name: String, arguments parameters: [Any]) {
       self.init(form: .function(name, parameters.map { ($0 as? NSExpression) ?? NSExpression(forConstantValue: $0) }))
     }
@@ -128,7 +131,7 @@ import Foundation
         case .constant: .constantValue
         case .aggregate: .aggregate
         case .variable: .variable
-        case .arithmetic, .subqueryCount: .function
+        case .arithmetic, .subqueryCount, .function, .index: .function
         }
       case .parsed(.failure, _): .constantValue
       }
@@ -232,9 +235,22 @@ extension NSExpression {
         if collectionOperator == .count { return .keyPath(path + [collectionOperator.rawValue]) }
         if path.count >= 2 { return .keyPath(path.dropLast() + [collectionOperator.rawValue, path[path.count - 1]]) }
       }
+      if let predicateFunction = PredicateFunction(rawValue: function) {
+        guard operands.count == predicateFunction.arity else {
+          throw ObjectGraphError(
+            .predicateSyntax,
+            "Expression \(self) calls \(function) with \(operands.count) argument\(operands.count == 1 ? "" : "s"); it takes \(predicateFunction.arity)."
+          )
+        }
+        return .function(predicateFunction, operands)
+      }
+      if let reason = PredicateFunction.refused[function] {
+        throw ObjectGraphError(.predicateSyntax, "Expression \(self) calls \(function), which \(reason).")
+      }
+      let known = Self.arithmetic.keys.sorted() + Self.collectionOperators.keys.sorted() + PredicateFunction.allCases.map(\.rawValue)
       throw ObjectGraphError(
         .predicateSyntax,
-        "Expression \(self) calls \(function), which a predicate cannot run here. Use \((Self.arithmetic.keys.sorted() + Self.collectionOperators.keys.sorted()).joined(separator: ", "))."
+        "Expression \(self) calls \(function), which a predicate cannot run here. Use \(known.joined(separator: ", "))."
       )
     case .aggregate:
       let members = (collection as? [NSExpression]) ?? []

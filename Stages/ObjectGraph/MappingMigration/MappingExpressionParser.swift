@@ -25,6 +25,12 @@ struct MappingExpressionParser {
     } catch let error as ObjectGraphError {
       throw Unsupported(reason: "it cannot be read (\(error.message.split(separator: "\n").first ?? ""))")
     }
+    // Predicates read Apple's printed function names (`uppercase:(x)`); a mapping's value expression does not.
+    if let colon = tokens.first(where: { $0.kind == .symbol(":") }) {
+      let error = PredicateLexer.syntaxError(
+        format: text, scalars: Array(text.unicodeScalars), at: colon.position, "unexpected character ':'")
+      throw Unsupported(reason: "it cannot be read (\(error.message.split(separator: "\n").first ?? ""))")
+    }
     let expression = try parseExpression()
     guard case .end = current.kind else {
       if case .symbol(let symbol) = current.kind, ["+", "-", "*", "/"].contains(symbol) {

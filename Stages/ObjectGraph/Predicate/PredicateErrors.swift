@@ -36,3 +36,32 @@ extension ObjectGraphError {
     )
   }
 }
+
+extension ObjectGraphError {
+  /// `lowercase:` or `uppercase:` given something that is not a string.
+  static func notAString(_ function: String, _ value: PredicateValue) -> ObjectGraphError {
+    ObjectGraphError(
+      .invalidValue,
+      "\(function) takes a string, and \(value.predicateFormat) is not one. Give it a String attribute or value."
+    )
+  }
+}
+
+extension ObjectGraphError {
+  /// `notes[FIRST]`, `notes[2]`: a to-many's members by position, which a fetch cannot give the same way
+  /// the in-memory check does.
+  static func indexOnRelationship(_ collection: PredicateExpression, _ index: PredicateIndex) -> ObjectGraphError {
+    ObjectGraphError(
+      .predicateSyntax,
+      "\(collection.predicateFormat)[\(index.format)] picks a relationship's member by position, which is not supported: an unordered to-many has no order (Core Data leaves the answer undefined), and an ordered one's is not read by predicates yet. Use \(collection.predicateFormat)[SIZE] or @count, ANY, or a SUBQUERY."
+    )
+  }
+
+  /// `title[FIRST]`: an index on one value.
+  static func indexOnValue(_ collection: PredicateExpression, _ index: PredicateIndex) -> ObjectGraphError {
+    ObjectGraphError(
+      .predicateSyntax,
+      "[\(index.format)] picks from a collection (an aggregate such as {1, 2}, an array argument or a to-many's [SIZE]), and \(collection.predicateFormat) is not one."
+    )
+  }
+}

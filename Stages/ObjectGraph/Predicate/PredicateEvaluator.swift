@@ -152,6 +152,27 @@ enum PredicateEvaluator {
         if try evaluate(subquery.predicate, on: member, bindings: inner) { count += 1 }
       }
       return .single(.integer(count))
+    case .function(let function, let arguments):
+      var values: [PredicateValue] = []
+      for argument in arguments {
+        guard case .single(let value) = try resolve(argument, on: object, bindings: bindings), !value.isCollection else {
+          throw ObjectGraphError(
+            .predicateSyntax,
+            "\(function.rawValue) takes one value per argument, and \(argument.predicateFormat) is a collection; reduce it with @count, @sum, @avg, @min or @max."
+          )
+        }
+        values.append(value)
+      }
+      return .single(try PredicateFunctionEvaluation.apply(function, values))
+    case .index(let collection, let index):
+      if let counted = try collection.indexedKeyPath(index) { return try resolve(counted, on: object, bindings: bindings) }
+      switch try resolve(collection, on: object, bindings: bindings) {
+      case .many(let members): return .single(index.pick(members))
+      case .single(.collection(let members)): return .single(index.pick(members))
+      case .single(.null): return .single(.null)
+      case .single:
+        throw ObjectGraphError.indexOnValue(collection, index)
+      }
     }
   }
 

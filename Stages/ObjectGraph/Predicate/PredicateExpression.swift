@@ -17,4 +17,9 @@ indirect enum PredicateExpression: Sendable, Equatable {
   case arithmetic(PredicateArithmetic, PredicateExpression, PredicateExpression)
   /// `SUBQUERY(collection, $variable, predicate).@count`: how many members of a to-many match.
   case subqueryCount(PredicateSubquery)
+  /// One of `NSExpression`'s predefined functions of other expressions: `sqrt:(wordCount)`, `now()`,
+  /// `x ** y` (`raise:toPower:`).
+  case function(PredicateFunction, [PredicateExpression])
+  /// An array expression: `{1, 2, 3}[LAST]`, `tags[SIZE]` (a to-many's count, as `tags.@count`).
+  case index(PredicateExpression, PredicateIndex)
 }

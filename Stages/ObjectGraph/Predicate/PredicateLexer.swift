@@ -9,10 +9,10 @@ struct PredicateLexer {
   static var keywords: Set<String> { PredicateParser.reservedWords }
 
   /// Two-character symbols, matched before single ones.
-  private static let twoCharacterSymbols: Set<String> = ["==", "!=", "<>", "<=", "=<", ">=", "=>", "&&", "||"]
+  private static let twoCharacterSymbols: Set<String> = ["==", "!=", "<>", "<=", "=<", ">=", "=>", "&&", "||", "**"]
   /// Single-character symbols.
   private static let oneCharacterSymbols: Set<Unicode.Scalar> = [
-    "=", "<", ">", "!", "(", ")", "{", "}", ",", ".", "[", "]", "-", "+", "*", "/",
+    "=", "<", ">", "!", "(", ")", "{", "}", ",", ".", "[", "]", "-", "+", "*", "/", ":",
   ]
 
   let format: String

@@ -80,6 +80,8 @@ enum PredicateDepth {
     case .aggregate(let items): items.map { .expression($0) }
     case .arithmetic(_, let lhs, let rhs): [.expression(lhs), .expression(rhs)]
     case .subqueryCount(let subquery): [.expression(subquery.collection), .predicate(subquery.predicate)]
+    case .function(_, let arguments): arguments.map { .expression($0) }
+    case .index(let collection, _): [.expression(collection)]
     }
   }
 }

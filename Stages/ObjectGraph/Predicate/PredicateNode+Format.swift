@@ -111,6 +111,15 @@ private enum PredicateFormatWriter {
         .text("SUBQUERY("), .expression(subquery.collection), .text(", $\(subquery.variable), "),
         .predicate(subquery.predicate), .text(").@count"),
       ]
+    case .function(let function, let arguments):
+      var parts: [Piece] = [.text(function.rawValue + "(")]
+      for (index, argument) in arguments.enumerated() {
+        if index > 0 { parts.append(.text(", ")) }
+        parts.append(.expression(argument))
+      }
+      return parts + [.text(")")]
+    case .index(let collection, let index):
+      return [.arithmeticOperand(collection), .text("[\(index.format)]")]
     }
   }
 }
@@ -145,7 +154,7 @@ extension PredicateComparison {
 
 extension PredicateExpression {
   /// The expression in format-string form: a key path (`SELF` when empty, reserved words escaped with
-  /// `#`), a literal, `{…}`, arithmetic or a subquery.
+  /// `#`), a literal, `{…}`, arithmetic, a subquery or a function (`sqrt:(rating)`).
   var predicateFormat: String { PredicateFormatWriter.write(.expression(self)) }
 
   /// A key path, a literal or a variable in format-string form (an expression without parts).
@@ -158,7 +167,7 @@ extension PredicateExpression {
       return value.predicateFormat
     case .variable(let name, let path):
       return (["$" + name] + path.map(Self.formatKey)).joined(separator: ".")
-    case .aggregate, .arithmetic, .subqueryCount:
+    case .aggregate, .arithmetic, .subqueryCount, .function, .index:
       return predicateFormat
     }
   }

@@ -36,6 +36,10 @@ extension PredicateExpression {
       subquery.collection = subquery.collection.mappingObjectIDs(transform)
       subquery.predicate = subquery.predicate.mappingObjectIDs(transform)
       return .subqueryCount(subquery)
+    case .function(let function, let arguments):
+      return .function(function, arguments.map { $0.mappingObjectIDs(transform) })
+    case .index(let collection, let index):
+      return .index(collection.mappingObjectIDs(transform), index)
     }
   }
 }

@@ -56,6 +56,8 @@ extension PredicateExpression {
     case .subqueryCount(let subquery):
       return subquery.collection.variables(bound: bound)
         .union(subquery.predicate.variables(bound: bound.union([subquery.variable])))
+    case .function(_, let arguments): return arguments.reduce(into: []) { $0.formUnion($1.variables(bound: bound)) }
+    case .index(let collection, _): return collection.variables(bound: bound)
     }
   }
 
@@ -68,6 +70,8 @@ extension PredicateExpression {
     case .subqueryCount(let subquery):
       return subquery.collection.variableKeyPaths(bound: bound)
         .union(subquery.predicate.variableKeyPaths(bound: bound.union([subquery.variable])))
+    case .function(_, let arguments): return arguments.reduce(into: []) { $0.formUnion($1.variableKeyPaths(bound: bound)) }
+    case .index(let collection, _): return collection.variableKeyPaths(bound: bound)
     }
   }
 
@@ -95,6 +99,10 @@ extension PredicateExpression {
       subquery.collection = try subquery.collection.substituting(values, bound: bound)
       subquery.predicate = try subquery.predicate.substituting(values, bound: bound.union([subquery.variable]))
       return .subqueryCount(subquery)
+    case .function(let function, let arguments):
+      return .function(function, try arguments.map { try $0.substituting(values, bound: bound) })
+    case .index(let collection, let index):
+      return .index(try collection.substituting(values, bound: bound), index)
     }
   }
 

@@ -337,7 +337,7 @@ struct PredicateParser {
         }
       case .variable:
         break
-      case .constant, .arithmetic, .subqueryCount:
+      case .constant, .arithmetic, .subqueryCount, .function, .index:
         if fromArgument {
           throw ObjectGraphError(
             .invalidValue,
@@ -434,7 +434,7 @@ struct PredicateParser {
       count = items.count
     case .keyPath, .variable:
       return
-    case .constant, .arithmetic, .subqueryCount:
+    case .constant, .arithmetic, .subqueryCount, .function, .index:
       count = 1
     }
     if fromArgument {
@@ -468,12 +468,68 @@ struct PredicateParser {
 
   /// term := operand (('*' | '/') operand)*
   private mutating func parseTerm(context: String) throws -> (PredicateExpression, fromArgument: Bool) {
-    var (expression, fromArgument) = try parseOperand(context: context)
+    var (expression, fromArgument) = try parsePower(context: context)
     var expressionDepth = expression.depth
     while isSymbol("*") || isSymbol("/") {
       let op = advance()
-      let (rhs, _) = try parseOperand(context: "after '\(op.text)'")
+      let (rhs, _) = try parsePower(context: "after '\(op.text)'")
       expression = try arithmetic(op.text == "*" ? .multiply : .divide, expression, depth: &expressionDepth, rhs, at: op)
+      fromArgument = false
+    }
+    return (expression, fromArgument)
+  }
+
+  /// power := operand ('**' operand)*: `x ** y` is `raise:toPower:(x, y)`, binding tighter than `*` and `/`,
+  /// and grouping from the right as in mathematics (`2 ** 3 ** 2` is `2 ** 9`).
+  private mutating func parsePower(context: String) throws -> (PredicateExpression, fromArgument: Bool) {
+    let (first, fromArgument) = try parseIndexed(context: context)
+    guard isSymbol("**") else { return (first, fromArgument) }
+    var operands = [first]
+    var operators: [PredicateToken] = []
+    while isSymbol("**") {
+      let op = advance()
+      operators.append(op)
+      operands.append(try parseIndexed(context: "after '**'").0)
+    }
+    var expression = operands.removeLast()
+    var expressionDepth = expression.depth
+    while let base = operands.popLast(), let op = operators.popLast() {
+      expressionDepth = max(expressionDepth, base.depth) + 1
+      guard expressionDepth < Self.maximumDepth else { throw tooDeep(at: op.position) }
+      expression = .function(.raise, [base, expression])
+    }
+    return (expression, false)
+  }
+
+  /// indexed := operand ('[' (FIRST | LAST | SIZE | integer) ']')*: an array expression (`{1, 2}[LAST]`,
+  /// `tags[SIZE]`, `%@[0]`).
+  private mutating func parseIndexed(context: String) throws -> (PredicateExpression, fromArgument: Bool) {
+    var (expression, fromArgument) = try parseOperand(context: context)
+    var expressionDepth = expression.depth
+    while isSymbol("[") {
+      let open = advance()
+      let index: PredicateIndex
+      switch current.kind {
+      case .word(let word) where ["FIRST", "LAST", "SIZE"].contains(word.uppercased()):
+        index = word.uppercased() == "FIRST" ? .first : word.uppercased() == "LAST" ? .last : .size
+      case .number(let text):
+        guard case .integer(let position) = try numberValue(text, negative: false, token: current) else {
+          throw syntaxError(at: current.position, "an index is a whole number counted from 0, FIRST, LAST or SIZE, found '\(text)'")
+        }
+        index = .position(position)
+      default:
+        throw syntaxError(
+          at: current.position, "expected FIRST, LAST, SIZE or a whole number after '[', found \(Self.describe(current))")
+      }
+      advance()
+      guard isSymbol("]") else {
+        throw syntaxError(
+          at: current.position, "expected ']' to close the index opened at position \(open.position), found \(Self.describe(current))")
+      }
+      advance()
+      expressionDepth += 1
+      guard expressionDepth < Self.maximumDepth else { throw tooDeep(at: open.position) }
+      expression = .index(expression, index)
       fromArgument = false
     }
     return (expression, fromArgument)
@@ -549,17 +605,14 @@ struct PredicateParser {
           )
         }
       }
-      if next.kind == .symbol("(") {
+      if next.kind == .symbol("(") || next.kind == .symbol(":") {
         if word.uppercased() == "CAST" {
           return (try parseCast(), false)
         }
         if word.uppercased() == "SUBQUERY" {
           return (try parseSubquery(), false)
         }
-        throw syntaxError(
-          at: token.position,
-          "function expressions such as '\(word)(...)' are not supported; compare key paths with values (SUBQUERY(...).@count and CAST(..., \"NSDate\") are the two there are)"
-        )
+        return (try parseFunction(), false)
       }
       advance()
       return (.keyPath(try continueKeyPath([word])), false)
@@ -579,6 +632,68 @@ struct PredicateParser {
         "expected a key path or value \(context), found \(Self.describe(token))"
       )
     }
+  }
+
+  /// function := name (':' [name])* '(' [expression (',' expression)*] ')': one of `NSExpression`'s
+  /// predefined functions (``PredicateFunction``), by its bare name (`sqrt(x)`, `raise(x, y)`, `now()`) or as
+  /// Apple prints it (`sqrt:(x)`, `raise:toPower:(x, y)`).
+  private mutating func parseFunction() throws -> PredicateExpression {
+    let nameToken = advance()
+    var name = nameToken.text
+    while isSymbol(":") {
+      advance()
+      name += ":"
+      if case .word(let part) = current.kind, next.kind == .symbol(":") {
+        name += part
+        advance()
+      }
+    }
+    guard isSymbol("(") else {
+      throw syntaxError(at: current.position, "expected '(' after the function name '\(name)', found \(Self.describe(current))")
+    }
+    if name.uppercased() == "FUNCTION" {
+      throw syntaxError(
+        at: nameToken.position,
+        "FUNCTION(receiver, 'selector', ...) calls an Objective-C method by its name, and Swift on Linux has no runtime to find a method by name; use the function itself (lowercase(x), uppercase(x), sqrt(x), ...) or compute the value before the fetch"
+      )
+    }
+    let open = advance()
+    var arguments: [PredicateExpression] = []
+    if isSymbol(")") {
+      advance()
+    } else {
+      while true {
+        arguments.append(try parseExpression(context: arguments.isEmpty ? "after '\(name)('" : "after ','").0)
+        if isSymbol(",") {
+          advance()
+          continue
+        }
+        guard isSymbol(")") else {
+          throw syntaxError(
+            at: current.position,
+            "expected ',' or ')' in the arguments of '\(name)' opened at position \(open.position), found \(Self.describe(current))"
+          )
+        }
+        advance()
+        break
+      }
+    }
+    if let reason = PredicateFunction.refused[name] ?? PredicateFunction.refused[name + ":"] {
+      throw syntaxError(at: nameToken.position, "the function '\(name)' \(reason)")
+    }
+    guard let function = PredicateFunction(name: name) else {
+      throw syntaxError(
+        at: nameToken.position,
+        "'\(name)(...)' is not a function a predicate can compute here; the functions are \(PredicateFunction.allCases.map { $0.word + "()" }.joined(separator: ", ")), with SUBQUERY(...).@count and CAST(..., \"NSDate\")"
+      )
+    }
+    guard arguments.count == function.arity else {
+      throw syntaxError(
+        at: nameToken.position,
+        "'\(name)' takes \(function.arity) argument\(function.arity == 1 ? "" : "s"), found \(arguments.count)"
+      )
+    }
+    return .function(function, arguments)
   }
 
   /// aggregate := '{' [expression (',' expression)*] '}'

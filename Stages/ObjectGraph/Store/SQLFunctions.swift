@@ -44,6 +44,22 @@ enum SQLFunctions {
     return fromLow != .orderedAscending && toHigh != .orderedDescending
   }
 
+  /// `og_function('sqrt:', x)`: one of ``PredicateFunction``'s functions of its other arguments, computed by
+  /// ``PredicateFunctionEvaluation``, as the evaluator computes it (NULL for a value of the wrong kind, which
+  /// the compiler refuses before the statement runs).
+  static let function = DatabaseFunction("og_function", argumentCount: nil, pure: true) { values in
+    guard let name = values.first.flatMap(String.fromDatabaseValue), let function = PredicateFunction(rawValue: name) else {
+      return nil as DatabaseValue?
+    }
+    let arguments = values.dropFirst().map { predicateValue($0) ?? .null }
+    switch try? PredicateFunctionEvaluation.apply(function, arguments) {
+    case .string(let text): return text.databaseValue
+    case .double(let number): return number.databaseValue
+    case .integer(let number): return number.databaseValue
+    default: return nil as DatabaseValue?
+    }
+  }
+
   /// A column's value as the evaluator compares it (dates are stored as numbers, and compared as numbers).
   private static func predicateValue(_ value: DatabaseValue) -> PredicateValue? {
     switch value.storage {
@@ -76,6 +92,7 @@ enum SQLFunctions {
     db.add(function: matches)
     db.add(function: localizedOrder)
     db.add(function: between)
+    db.add(function: function)
     for collation in collations.values { db.add(collation: collation) }
   }
 }

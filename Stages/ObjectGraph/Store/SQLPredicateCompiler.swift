@@ -566,6 +566,20 @@ struct SQLPredicateCompiler {
       return (sql, staticType(expression), false)
     case .subqueryCount(let subquery):
       return (try subqueryCount(subquery), .integer64AttributeType, false)
+    case .function(let function, let operands):
+      return (try functionCall(function, operands), staticType(expression), false)
+    case .index(let collection, let index):
+      if let counted = try collection.indexedKeyPath(index) { return try self.expression(counted, against: otherType) }
+      switch collection {
+      case .aggregate(let items):
+        return try self.expression(Self.picked(items, index), against: otherType)
+      case .constant(.collection(let members)):
+        return try self.expression(.constant(index.pick(members)), against: otherType)
+      case .constant(.null):
+        return ("NULL", nil, true)
+      default:
+        throw ObjectGraphError.indexOnValue(collection, index)
+      }
     case .constant(.null):
       return ("NULL", nil, true)
     case .constant(let value):
@@ -579,23 +593,74 @@ struct SQLPredicateCompiler {
     }
   }
 
+  /// The item of an aggregate an index names (`{a, b}[LAST]` is `b`), or its size; `nil` past either end.
+  private static func picked(_ items: [PredicateExpression], _ index: PredicateIndex) -> PredicateExpression {
+    switch index {
+    case .size: .constant(.integer(Int64(items.count)))
+    case .first: items.first ?? .constant(.null)
+    case .last: items.last ?? .constant(.null)
+    case .position(let position): position >= 0 && position < items.count ? items[Int(position)] : .constant(.null)
+    }
+  }
+
+  /// `sqrt:(x)`, `lowercase:(title)`, `now()`: a call of `og_function`, which runs the evaluator's own code
+  /// (see ``SQLFunctions/function``); `now()` is the date when the statement is compiled, bound once.
+  /// - Throws: ``ObjectGraphInvalidValueError`` for an argument of the wrong kind, as the evaluator does.
+  private mutating func functionCall(_ function: PredicateFunction, _ operands: [PredicateExpression]) throws -> String {
+    if function == .now {
+      arguments.append(encode(.date(Date()), as: .dateAttributeType))
+      return "?"
+    }
+    var parts = ["'\(function.rawValue)'"]
+    for operand in operands {
+      if function.isString {
+        if case .constant(let value) = operand {
+          switch value {
+          case .null, .string: break
+          default: throw ObjectGraphError.notAString(function.rawValue, value)
+          }
+          parts.append(try expression(operand, against: .stringAttributeType).sql)
+          continue
+        }
+        let result = try expression(operand, against: nil)
+        if let type = result.type, type != .stringAttributeType {
+          throw ObjectGraphError(
+            .invalidValue,
+            "\(function.rawValue) takes a string, and \(operand.predicateFormat) is \(type == .objectIDAttributeType ? "an object" : "a \(type.xcodeName) attribute"). Give it a String attribute or value."
+          )
+        }
+        parts.append(result.sql)
+      } else {
+        parts.append(try arithmeticOperand(operand, function.rawValue).sql)
+      }
+    }
+    return "og_function(\(parts.joined(separator: ", ")))"
+  }
+
   /// One side of `+ - * /`, which must be a number: a numeric attribute or collection operator, a number,
   /// `nil` or more arithmetic.
   /// - Throws: ``ObjectGraphInvalidValueError`` for anything else, as the evaluator does.
   private mutating func arithmeticOperand(_ operand: PredicateExpression, _ op: PredicateArithmetic) throws
     -> (sql: String, type: NSAttributeType?, isNull: Bool)
   {
+    try arithmeticOperand(operand, op.rawValue)
+  }
+
+  /// The same, for an operator or function named `operation` (`"+"`, `"sqrt:"`).
+  private mutating func arithmeticOperand(_ operand: PredicateExpression, _ operation: String) throws
+    -> (sql: String, type: NSAttributeType?, isNull: Bool)
+  {
     if case .constant(let value) = operand {
       switch value {
       case .null, .integer, .double, .bool, .decimal: break
-      default: throw ObjectGraphError.notANumber(op.rawValue, "\(value.predicateFormat) is not one")
+      default: throw ObjectGraphError.notANumber(operation, "\(value.predicateFormat) is not one")
       }
       return try expression(operand, against: .doubleAttributeType)
     }
     let result = try expression(operand, against: nil)
     if let type = result.type, !type.isNumeric {
       let what = type == .objectIDAttributeType ? "an object" : "a \(type.xcodeName) attribute"
-      throw ObjectGraphError.notANumber(op.rawValue, "\(operand.predicateFormat) is \(what)")
+      throw ObjectGraphError.notANumber(operation, "\(operand.predicateFormat) is \(what)")
     }
     return result
   }
@@ -643,6 +708,12 @@ struct SQLPredicateCompiler {
       return operandIsInteger(lhs) && operandIsInteger(rhs) ? .integer64AttributeType : .doubleAttributeType
     case .subqueryCount:
       return .integer64AttributeType
+    case .function(let function, _):
+      return function == .now ? .dateAttributeType : function.isString ? .stringAttributeType : .doubleAttributeType
+    case .index(let collection, let index):
+      if index == .size { return .integer64AttributeType }
+      if case .aggregate(let items) = collection { return staticType(Self.picked(items, index)) }
+      return nil
     case .constant, .aggregate:
       return nil
     }
