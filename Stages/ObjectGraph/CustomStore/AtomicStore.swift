@@ -36,18 +36,10 @@ open class NSAtomicStore: NSPersistentStore, @unchecked Sendable {
   private let lock = NSRecursiveLock()
   /// The registered nodes, by object ID.
   private var nodes: [NSManagedObjectID: NSAtomicStoreCacheNode] = [:]
-  /// Each object's reference object (the subclass's key for it), by object ID.
-  private var references: [NSManagedObjectID: AnyHashable] = [:]
-  /// The object IDs made for reference objects, by entity and reference object.
-  private var idsByReference: [ReferenceKey: NSManagedObjectID] = [:]
+  /// Each object's reference object (the subclass's key for it), and the IDs made for them.
+  private var references = StoreReferences()
   /// The nodes added while ``load()`` runs, which become the database's rows when it returns; `nil` outside it.
   private var loading: [NSAtomicStoreCacheNode]?
-
-  /// An entity and a reference object.
-  private struct ReferenceKey: Hashable {
-    let entity: ObjectIdentifier
-    let reference: AnyHashable
-  }
 
   /// Makes the store (Core Data's designated initializer; see ``NSPersistentStore``'s). A subclass's own
   /// initializer sets ``NSPersistentStore/metadata`` here when the file does not exist yet: at least
@@ -118,21 +110,8 @@ open class NSAtomicStore: NSPersistentStore, @unchecked Sendable {
   ///
   /// A reference object that is not `Hashable`, or an entity the store does not hold, is a programmer error.
   open func objectID(for entity: NSEntityDescription, withReferenceObject data: Any) -> NSManagedObjectID {
-    guard let reference = data as? AnyHashable else {
-      programmerError("objectID(for:withReferenceObject:): the reference object \(data) is not Hashable. Use a string, a number or a UUID.")
-    }
-    let key = ReferenceKey(entity: ObjectIdentifier(entity), reference: reference)
-    return lock.withLock {
-      if let known = idsByReference[key] { return known }
-      let id: NSManagedObjectID
-      do {
-        id = try reserveID(for: entity)
-      } catch {
-        programmerError("objectID(for:withReferenceObject:): \(error.localizedDescription)")
-      }
-      idsByReference[key] = id
-      references[id] = reference
-      return id
+    lock.withLock {
+      references.id(for: entity, reference: data, method: "objectID(for:withReferenceObject:)") { try reserveID(for: entity) }
     }
   }
 
@@ -140,7 +119,7 @@ open class NSAtomicStore: NSPersistentStore, @unchecked Sendable {
   /// to ``objectID(for:withReferenceObject:)`` or returned by ``newReferenceObject(for:)``; `NSNull` for an
   /// ID this store did not make.
   open func referenceObject(for objectID: NSManagedObjectID) -> Any {
-    lock.withLock { references[objectID]?.base } ?? NSNull()
+    lock.withLock { references.reference(for: objectID) }
   }
 
   /// Registers nodes (Core Data's `addCacheNodes(_:)`). Call it from ``load()``: when `load()` returns, the
@@ -197,7 +176,7 @@ open class NSAtomicStore: NSPersistentStore, @unchecked Sendable {
             "newReferenceObject(for:) of \(Swift.type(of: self)) returned \(reference), which is not Hashable. Return a string, a number or a UUID. Nothing was saved.",
             url: url)
         }
-        plan.references.append((object.objectID, ReferenceKey(entity: ObjectIdentifier(object.entity), reference: key)))
+        plan.references.append((object.objectID, StoreReferences.Key(entity: ObjectIdentifier(object.entity), reference: key)))
         plan.inserted.append(newCacheNode(for: object))
       }
       for update in request.updates {
@@ -219,10 +198,7 @@ open class NSAtomicStore: NSPersistentStore, @unchecked Sendable {
     lock.withLock {
       plan.applied = true
       for node in plan.inserted { nodes[node.objectID] = node }
-      for (id, key) in plan.references {
-        references[id] = key.reference
-        idsByReference[key] = id
-      }
+      for (id, key) in plan.references { references.insert(id, key) }
     }
     if !result.refreshed.isEmpty { takeStoredValues(result.refreshed, plan) }
     if !plan.deleted.isEmpty {
@@ -242,10 +218,7 @@ open class NSAtomicStore: NSPersistentStore, @unchecked Sendable {
     lock.withLock {
       if plan.applied {
         for node in plan.inserted where nodes[node.objectID] === node { nodes[node.objectID] = nil }
-        for (id, key) in plan.references {
-          references[id] = nil
-          idsByReference[key] = nil
-        }
+        for (id, key) in plan.references { references.remove(id, key) }
         for node in plan.deleted { nodes[node.objectID] = node }
         plan.applied = false
       }
@@ -321,7 +294,7 @@ open class NSAtomicStore: NSPersistentStore, @unchecked Sendable {
   /// What one save changes in the nodes, kept to undo it when the save fails.
   private final class AtomicSavePlan {
     var inserted: [NSAtomicStoreCacheNode] = []
-    var references: [(NSManagedObjectID, ReferenceKey)] = []
+    var references: [(NSManagedObjectID, StoreReferences.Key)] = []
     var updated: [(node: NSAtomicStoreCacheNode, cache: NSMutableDictionary?)] = []
     var deleted: [NSAtomicStoreCacheNode] = []
     var applied = false

@@ -40,16 +40,8 @@ import Foundation
 open class NSIncrementalStore: NSPersistentStore, @unchecked Sendable {
   /// Guards the reference tables below.
   private let lock = NSRecursiveLock()
-  /// Each object's reference object, by object ID.
-  private var references: [NSManagedObjectID: AnyHashable] = [:]
-  /// The object IDs made for reference objects, by entity and reference object.
-  private var idsByReference: [ReferenceKey: NSManagedObjectID] = [:]
-
-  /// An entity and a reference object.
-  private struct ReferenceKey: Hashable {
-    let entity: ObjectIdentifier
-    let reference: AnyHashable
-  }
+  /// Each object's reference object, and the IDs made for them.
+  private var references = StoreReferences()
 
   /// Makes the store (Core Data's designated initializer; see ``NSPersistentStore``'s). Set
   /// ``NSPersistentStore/metadata`` here or in ``loadMetadata()``.
@@ -154,28 +146,15 @@ open class NSIncrementalStore: NSPersistentStore, @unchecked Sendable {
   ///
   /// A key that is not `Hashable`, or an entity the store does not hold, is a programmer error.
   open func newObjectID(for entity: NSEntityDescription, referenceObject data: Any) -> NSManagedObjectID {
-    guard let reference = data as? AnyHashable else {
-      programmerError("newObjectID(for:referenceObject:): the reference object \(data) is not Hashable. Use a string, a number or a UUID.")
-    }
-    let key = ReferenceKey(entity: ObjectIdentifier(entity), reference: reference)
-    return lock.withLock {
-      if let known = idsByReference[key] { return known }
-      let id: NSManagedObjectID
-      do {
-        id = try reserveID(for: entity)
-      } catch {
-        programmerError("newObjectID(for:referenceObject:): \(error.localizedDescription)")
-      }
-      idsByReference[key] = id
-      references[id] = reference
-      return id
+    lock.withLock {
+      references.id(for: entity, reference: data, method: "newObjectID(for:referenceObject:)") { try reserveID(for: entity) }
     }
   }
 
   /// The reference object the ID was made from (Core Data's `referenceObject(for:)`); `NSNull` for an ID this
   /// store did not make.
   open func referenceObject(for objectID: NSManagedObjectID) -> Any {
-    lock.withLock { references[objectID]?.base } ?? NSNull()
+    lock.withLock { references.reference(for: objectID) }
   }
 
   // MARK: - The engine's side

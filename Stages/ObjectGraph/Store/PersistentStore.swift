@@ -106,13 +106,7 @@ open class NSPersistentStore: @unchecked Sendable, CustomStringConvertible {
       return next
     }
     plans = StorePlans(schema: schema)
-    var sources = [RowSource?](repeating: nil, count: plans.decode.count)
-    for (entityNumber, plan) in plans.decode.enumerated() {
-      guard let plan else { continue }
-      sources[entityNumber] = RowSource(
-        entity: plan.entity, storeNumber: number, storeIdentifier: identifier, table: plan.rootNumber)
-    }
-    rowSources = sources
+    rowSources = Self.rowSources(of: plans, store: number, identifier: identifier)
   }
 
   /// Makes a store of a class of your own (Core Data's designated initializer): the coordinator calls it when
@@ -178,13 +172,7 @@ open class NSPersistentStore: @unchecked Sendable, CustomStringConvertible {
       return next
     }
     plans = StorePlans(schema: schema)
-    var sources = [RowSource?](repeating: nil, count: plans.decode.count)
-    for (entityNumber, plan) in plans.decode.enumerated() {
-      guard let plan else { continue }
-      sources[entityNumber] = RowSource(
-        entity: plan.entity, storeNumber: number, storeIdentifier: identifier, table: plan.rootNumber)
-    }
-    rowSources = sources
+    rowSources = Self.rowSources(of: plans, store: number, identifier: identifier)
     // Core Data's store knows its coordinator from its initializer on (a subclass's `load()` reads the model
     // through it); the coordinator lists it among its stores only once it is added.
     if let root { attachment.withLock { $0.coordinator = root } }
@@ -282,6 +270,13 @@ open class NSPersistentStore: @unchecked Sendable, CustomStringConvertible {
   /// Store identifiers (UUIDs from the files' metadata) to small numbers, for the whole process: two
   /// coordinators on one file give its objects equal IDs, as the file's URIs are equal.
   private static let numbers = Locked<[String: Int]>([:])
+
+  /// Per entity number (index 0 unused): the source the identities of the rows a store fetches share.
+  private static func rowSources(of plans: StorePlans, store number: Int, identifier: String) -> [RowSource?] {
+    plans.decode.map { plan in
+      plan.map { RowSource(entity: $0.entity, storeNumber: number, storeIdentifier: identifier, table: $0.rootNumber) }
+    }
+  }
 
   /// The permanent ID of row `primaryKey` of `entity` in this store.
   func makeID(entity: NSEntityDescription, primaryKey: Int64) -> NSManagedObjectID {
