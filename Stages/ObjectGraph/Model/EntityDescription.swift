@@ -278,9 +278,17 @@ public final class NSEntityDescription: Sendable, CustomStringConvertible {
   /// This value doesn't form part of the entity's ``versionHash``, as in Core Data: adding, changing or
   /// removing an index needs no migration. The model checks each element's property when it is made.
   public var indexes: [NSFetchIndexDescription] {
-    get { state.read(\.indexes).map { $0.resolved(in: self) } }
+    get {
+      let stored = storedIndexes
+      guard !stored.isEmpty else { return [] }
+      let properties = propertiesByName
+      return stored.map { $0.resolved(in: self, properties: properties) }
+    }
     set { state.write(\.indexes, newValue.map(\.detached), what: "entity \(entityName)") }
   }
+  /// The indexes as the entity keeps them, without the back references ``indexes`` adds: what the engine's
+  /// own readers (the model's checks, the store's schema) use.
+  var storedIndexes: [NSFetchIndexDescription] { state.read(\.indexes) }
 
   /// The entity's name in the previous model version, for lightweight migration.
   public var renamingIdentifier: String? {

@@ -45,9 +45,9 @@ public struct NSFetchIndexDescription: Sendable, Equatable, CustomStringConverti
     lhs.name == rhs.name && lhs.elements == rhs.elements
   }
 
-  /// The index as an entity hands it out: with its ``entity``, and each element with its property and its
-  /// index.
-  func resolved(in entity: NSEntityDescription) -> NSFetchIndexDescription {
+  /// The index as an entity hands it out: with its ``entity``, and each element with its property (looked up
+  /// in `properties`, the entity's by name) and its index.
+  func resolved(in entity: NSEntityDescription, properties: [String: NSPropertyDescription]) -> NSFetchIndexDescription {
     var index = self
     index.entity = entity
     var bare = self
@@ -56,7 +56,7 @@ public struct NSFetchIndexDescription: Sendable, Equatable, CustomStringConverti
     index.elements = elements.map { element in
       var element = element.detached
       element.indexDescription = bare
-      element.property = element.property ?? entity.propertiesByName[element.propertyName]
+      element.property = element.property ?? properties[element.propertyName]
       return element
     }
     return index

@@ -383,7 +383,7 @@ public final class NSManagedObjectModel: Sendable, CustomStringConvertible {
   /// Checks an entity's fetch indexes: unique names, and every element naming a stored attribute or to-one
   /// relationship of the entity (inherited ones included), which is what a store can index.
   private static func checkIndexes(of entity: NSEntityDescription) throws {
-    let indexes = entity.indexes
+    let indexes = entity.storedIndexes
     guard !indexes.isEmpty else { return }
     let properties = entity.propertiesByName
     var names: Set<String> = []

@@ -186,7 +186,7 @@ extension XcodeModelLoader {
     /// entity's table, so there is nothing to index; a model made in code that asks for one is refused instead.
     static func storableIndexes(of entity: NSEntityDescription) -> [NSFetchIndexDescription] {
       let relationships = entity.relationshipsByName
-      return entity.indexes.compactMap { index in
+      return entity.storedIndexes.compactMap { index in
         var kept = index
         kept.elements.removeAll { relationships[$0.propertyName]?.isToMany == true }
         return kept.elements.isEmpty && !index.elements.isEmpty ? nil : kept

@@ -660,7 +660,7 @@ struct SQLiteSchema: Sendable {
   func fetchIndexStatements() -> [String] {
     var statements: [String] = []
     for mapping in entities.values.sorted(by: { $0.number < $1.number }) {
-      for index in mapping.entity.indexes where !index.elements.contains(where: { $0.collationType != .binary }) {
+      for index in mapping.entity.storedIndexes where !index.elements.contains(where: { $0.collationType != .binary }) {
         let columns = index.elements.compactMap { element -> String? in
           guard let slot = mapping.entity.layout.indexByName[element.propertyName] else { return nil }
           switch mapping.storage[slot] {
