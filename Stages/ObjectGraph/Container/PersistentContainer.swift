@@ -77,6 +77,13 @@ open class NSPersistentContainer: @unchecked Sendable {
     modelFailure = failure
   }
 
+  /// A container for the model called `name` in the app's main bundle, with one SQLite store,
+  /// `<name>.sqlite` in ``defaultDirectoryURL()`` (Core Data's `init(name:)`): ``init(name:bundle:)`` with
+  /// `.main`. A package's model is in its resource bundle: pass `bundle: .module` to that initializer.
+  public convenience init(name: String) {
+    self.init(name: name, bundle: .main)
+  }
+
   /// A container for `model`, with one SQLite store, `<name>.sqlite` in ``defaultDirectoryURL()``.
   public init(name: String, managedObjectModel model: NSManagedObjectModel) {
     self.name = name

@@ -1,13 +1,5 @@
 import Foundation
 
-/// Reads Foundation's `predicateFormat`, which Linux's Foundation marks deprecated (its own predicates have
-/// no format there), without the warning: the engine's kinds of `NSPredicate` override it.
-private protocol PredicateFormatReadable {
-  var predicateFormat: String { get }
-}
-
-extension NSPredicate: PredicateFormatReadable {}
-
 extension FetchPredicate {
   /// A predicate as `NSPredicate(format:)` leaves it: the parsed tree, or why it did not parse.
   typealias Parsed = Result<FetchPredicate, ObjectGraphError>
@@ -102,7 +94,7 @@ extension FetchPredicate {
   /// A predicate's format as Foundation gives it (Linux's Foundation gives `TRUEPREDICATE`,
   /// `FALSEPREDICATE` and `BLOCKPREDICATE(…)` for its own).
   static func format(of predicate: NSPredicate) -> String {
-    (predicate as any PredicateFormatReadable).predicateFormat
+    predicate.formatText
   }
 
   /// Whether `object` matches, evaluated in memory: a managed object on its current (maybe unsaved)

@@ -10,6 +10,13 @@ protocol FetchRequestExpressionEvaluating: AnyObject {
   func valueOfFetch(_ request: Any, countOnly: Bool) throws -> Any
 }
 
+/// An object a variable of an ``NSFetchRequestExpression`` may stand for, answering the keys of the variable's
+/// path (`$manager.sourceContext`): the migration manager, which the layer above makes conform.
+protocol ExpressionKeyAnswering: AnyObject {
+  /// The value of `key`, or `nil` when the object has no such key.
+  func value(forExpressionKey key: String) -> Any?
+}
+
 #if !canImport(Darwin)
   /// An expression whose value is the result of a fetch request run in a context (Core Data's
   /// `NSFetchRequestExpression`).
@@ -64,26 +71,38 @@ protocol FetchRequestExpressionEvaluating: AnyObject {
     /// when the expressions do not give a fetch request and a context, or the fetch fails (logged).
     /// `object` is not used; `context` holds the values of variables the two expressions may be.
     public func expressionValue(with object: Any?, context: NSMutableDictionary?) -> Any? {
-      let request = Self.value(of: requestExpression, variables: context)
       do {
-        guard let request, let evaluator = Self.value(of: contextExpression, variables: context) as? any FetchRequestExpressionEvaluating
-        else {
-          throw ObjectGraphError(
-            .invalidValue,
-            "its context expression \(contextExpression) gives no managed object context, or its request expression \(requestExpression) gives no request. Give both as constants or variables of the context dictionary."
-          )
-        }
-        return try evaluator.valueOfFetch(request, countOnly: isCountOnlyRequest)
+        return try value(variables: context)
       } catch {
         ErrorLog.write("expressionValue(with:context:) of \(self) returned nil", error)
         return nil
       }
     }
 
+    /// The fetch's results or count, or the reason there are none: what ``expressionValue(with:context:)``
+    /// gives, with the error it logs thrown instead.
+    func value(variables: NSMutableDictionary?) throws -> Any {
+      let request = Self.value(of: requestExpression, variables: variables)
+      guard let request, let evaluator = Self.value(of: contextExpression, variables: variables) as? any FetchRequestExpressionEvaluating
+      else {
+        throw ObjectGraphError(
+          .invalidValue,
+          "its context expression \(contextExpression) gives no managed object context, or its request expression \(requestExpression) gives no request. Give both as constants or variables of the context dictionary."
+        )
+      }
+      return try evaluator.valueOfFetch(request, countOnly: isCountOnlyRequest)
+    }
+
     private static func value(of expression: NSExpression, variables: NSMutableDictionary?) -> Any? {
       switch expression.expressionType {
       case .constantValue: expression.constantValue
-      case .variable: variables?[expression.variable]
+      case .variable:
+        if case .parsed(.success(.variable(let name, let path)), _) = expression.form {
+          // `$manager.sourceContext`: a variable's value, then each key of the path it answers.
+          path.reduce(variables?[name]) { value, key in (value as? any ExpressionKeyAnswering)?.value(forExpressionKey: key) }
+        } else {
+          variables?[expression.variable]
+        }
       default: nil
       }
     }

@@ -3,12 +3,11 @@ import Foundation
 /// How the instances of one source entity become instances of one destination entity (Core Data's
 /// `NSEntityMapping`): one step of an ``NSMappingModel``.
 ///
-/// Two differences from Core Data, both because there is no Objective-C runtime and no `NSExpression` here:
-/// - the source instances are those of ``sourceEntityName`` (not of its subentities, which have mappings of
-///   their own) that match ``sourcePredicate``, where Core Data evaluates a `sourceExpression`, normally a
-///   fetch of the source entity with a predicate;
-/// - the policy is an instance, ``migrationPolicy``, where Core Data takes a class name
-///   (`entityMigrationPolicyClassName`) and makes the object by looking the class up at run time.
+/// The source instances are those ``sourceExpression`` gives: unless you set one, a fetch of
+/// ``sourceEntityName``'s own instances (not its subentities', which have mappings of their own) that match
+/// ``sourcePredicate``, the form Xcode's mapping editor writes. One difference from Core Data, because there is
+/// no Objective-C runtime: the policy is an instance, ``migrationPolicy``, where Core Data takes a class name
+/// (`entityMigrationPolicyClassName`) and makes the object by looking the class up at run time.
 ///
 /// ```swift
 /// NSEntityMapping(
@@ -30,9 +29,40 @@ public final class NSEntityMapping {
   public var attributeMappings: [NSPropertyMapping]
   /// How the destination instances' relationships get their values, in phase 2.
   public var relationshipMappings: [NSPropertyMapping]
-  /// Which source instances are migrated: those the predicate accepts, or all when `nil`. Core Data's
-  /// `sourceExpression` in the form it nearly always has (a fetch of the source entity with a predicate).
+  /// Which source instances are migrated: those the predicate accepts, or all when `nil`. It makes the
+  /// ``sourceExpression`` unless one is set.
   public var sourcePredicate: NSPredicate?
+  /// The expression set with ``sourceExpression``, or `nil` for the one ``sourcePredicate`` makes.
+  private(set) var customSourceExpression: NSExpression?
+
+  /// The expression whose value is the collection of source instances the mapping migrates (Core Data's
+  /// `sourceExpression`).
+  ///
+  /// Unless you set one, it is the fetch Xcode's mapping editor writes: an ``NSFetchRequestExpression`` of a
+  /// request for ``sourceEntityName``'s own instances with ``sourcePredicate``, run in `$manager.sourceContext`
+  /// (`nil` for a mapping without a source entity). Set your own to choose the instances another way: the
+  /// migration manager evaluates it with the variable `manager` standing for itself, so an
+  /// ``NSFetchRequestExpression`` whose context expression is `NSExpression(format: "$manager.sourceContext")`
+  /// fetches from the source store, and a constant expression may give an array or set of source objects.
+  /// Its value must be a collection of objects of the source context, or the migration fails (134110) naming
+  /// the mapping. Setting `nil` goes back to the fetch ``sourcePredicate`` makes.
+  public var sourceExpression: NSExpression? {
+    get {
+      if let customSourceExpression { return customSourceExpression }
+      #if canImport(Darwin)
+        return nil
+      #else
+        guard let sourceEntityName else { return nil }
+        let request = NSFetchRequest<any NSFetchRequestResult>(entityName: sourceEntityName)
+        request.includesSubentities = false
+        request.predicate = sourcePredicate
+        return NSFetchRequestExpression.expression(
+          forFetch: NSExpression(forConstantValue: request), context: NSExpression(format: "$manager.sourceContext"),
+          countOnly: false)
+      #endif
+    }
+    set { customSourceExpression = newValue }
+  }
   /// The object the migration manager calls at each phase for this mapping (Core Data's
   /// `entityMigrationPolicyClassName`, as an instance: Swift on Linux cannot make an object from a class
   /// name). Subclass ``NSEntityMigrationPolicy`` to customise.

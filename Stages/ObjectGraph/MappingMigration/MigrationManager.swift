@@ -347,9 +347,10 @@ public final class NSMigrationManager {
     run.progress = min(Float(run.unitsDone) / Float(max(run.unitsTotal, 1)), 1)
   }
 
-  /// The source instances of `mapping`: its source entity's own instances (not its subentities', which have
-  /// their own mappings) that match its predicate.
+  /// The source instances of `mapping`: the value of the source expression set on it, or its source entity's
+  /// own instances (not its subentities', which have their own mappings) that match its predicate.
   private func fetchSources(for mapping: NSEntityMapping) throws -> [NSManagedObject] {
+    if let expression = mapping.customSourceExpression { return try sources(of: expression, for: mapping) }
     guard let name = mapping.sourceEntityName else { return [] }
     let request = NSFetchRequest<NSManagedObject>(entityName: name)
     request.includesSubentities = false

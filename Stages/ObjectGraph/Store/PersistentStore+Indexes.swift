@@ -21,7 +21,7 @@ extension NSPersistentStore {
   static func reconcileFetchIndexes(
     in db: Database, schema: SQLiteSchema, metadata: [String: any Sendable], url: URL?
   ) throws {
-    let wanted = schema.fetchIndexStatements().compactMap { statement in
+    let wanted = try schema.fetchIndexStatements().compactMap { statement in
       SQLiteSchema.indexName(in: statement).map { (name: $0, statement: statement, definition: IndexDefinition(statement)) }
     }
     let wantedNames = Set(wanted.map(\.name))

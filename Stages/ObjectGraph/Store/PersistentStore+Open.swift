@@ -103,7 +103,7 @@ extension NSPersistentStore {
     let database = try makeDatabase(path: nil, options: options, readOnly: false, url: url)
     let identifier = UUID().uuidString
     var metadata = StoreMetadata.make(type: type, identifier: identifier, model: model, entities: entities)
-    metadata[ObjectGraphFetchIndexNamesKey] = schema.fetchIndexNames
+    metadata[ObjectGraphFetchIndexNamesKey] = try schema.fetchIndexNames
     try create(
       schema: schema, metadata: metadata, identifier: identifier, model: StoreModelCache.contents(of: model), in: database, url: url)
     return NSPersistentStore(
@@ -270,7 +270,7 @@ extension NSPersistentStore {
     }
     let identifier = UUID().uuidString
     var metadata = StoreMetadata.make(type: .sqlite, identifier: identifier, model: model, entities: entities)
-    metadata[ObjectGraphFetchIndexNamesKey] = schema.fetchIndexNames
+    metadata[ObjectGraphFetchIndexNamesKey] = try schema.fetchIndexNames
     // The tables are made in rollback-journal mode, in one exclusive transaction that first checks the file is
     // still empty (another process, or coordinator, may be creating the same store: the first one wins and
     // the others open what it made); the journal mode comes after the commit. So a kill at any moment leaves
@@ -554,7 +554,7 @@ extension NSPersistentStore {
     _ schema: SQLiteSchema, metadata: [String: any Sendable], identifier: String, model: Data, in db: Database
   ) throws {
     let plist = try StoreMetadata.encode(metadata)
-    for statement in schema.createStatements() { try db.execute(sql: statement) }
+    for statement in try schema.createStatements() { try db.execute(sql: statement) }
     for row in schema.primaryKeyRows() {
       try db.execute(
         sql: "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)",

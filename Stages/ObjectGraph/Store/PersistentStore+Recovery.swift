@@ -68,7 +68,7 @@ extension NSPersistentStore {
     let schema = SQLiteSchema(entities: entities, layout: .coreData)
     let identifier = UUID().uuidString
     var metadata = StoreMetadata.make(type: .sqlite, identifier: identifier, model: model, entities: entities)
-    metadata[ObjectGraphFetchIndexNamesKey] = schema.fetchIndexNames
+    metadata[ObjectGraphFetchIndexNamesKey] = try schema.fetchIndexNames
     let database = try makeDatabase(path: url.path, options: options, readOnly: false, url: url, isNewFile: true)
     defer { try? database.close() }
     do {

@@ -619,7 +619,7 @@ struct SQLiteSchema: Sendable {
   }
 
   /// The statements that create the schema in an empty database.
-  func createStatements() -> [String] {
+  func createStatements() throws -> [String] {
     var statements: [String] = []
     for table in tables.values.sorted(by: { $0.name < $1.name }) {
       let columns =
@@ -639,7 +639,7 @@ struct SQLiteSchema: Sendable {
       statements.append(
         "CREATE INDEX \(join.name)_\(join.destinationColumn)_INDEX ON \(join.name) (\(join.destinationColumn), \(join.sourceColumn))")
     }
-    statements += fetchIndexStatements()
+    statements += try fetchIndexStatements()
     statements.append("CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)")
     statements.append("CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)")
     return statements
@@ -657,7 +657,9 @@ struct SQLiteSchema: Sendable {
   /// constraints (see ``uniqueIndexStatements()``); fetch indexes are named and written as Core Data writes them:
   /// `CREATE INDEX Z_Note_byCreatedAt ON ZNOTE (ZCREATEDAT COLLATE BINARY DESC)`. An element naming a
   /// property without a column of its own (a to-many) is left out; an R-tree index is not created.
-  func fetchIndexStatements() -> [String] {
+  /// A partial index (one with ``NSFetchIndexDescription/partialIndexPredicate``) ends in its `WHERE` clause.
+  /// - Throws: what ``partialIndexCondition(of:in:)`` throws for a predicate an index cannot hold.
+  func fetchIndexStatements() throws -> [String] {
     var statements: [String] = []
     for mapping in entities.values.sorted(by: { $0.number < $1.number }) {
       for index in mapping.entity.storedIndexes where !index.elements.contains(where: { $0.collationType != .binary }) {
@@ -671,8 +673,9 @@ struct SQLiteSchema: Sendable {
           }
         }
         guard !columns.isEmpty else { continue }
+        let condition = try partialIndexCondition(of: index, in: mapping).map { " WHERE " + $0 } ?? ""
         statements.append(
-          "CREATE INDEX \(Self.fetchIndexName(entity: mapping.entity.entityName, index: index.name)) ON \(mapping.table) (\(columns.joined(separator: ", ")))"
+          "CREATE INDEX \(Self.fetchIndexName(entity: mapping.entity.entityName, index: index.name)) ON \(mapping.table) (\(columns.joined(separator: ", ")))\(condition)"
         )
       }
     }
@@ -680,7 +683,7 @@ struct SQLiteSchema: Sendable {
   }
 
   /// The names of the indexes ``fetchIndexStatements()`` makes: what a new store records as the engine's own.
-  var fetchIndexNames: [String] { fetchIndexStatements().compactMap(Self.indexName(in:)) }
+  var fetchIndexNames: [String] { get throws { try fetchIndexStatements().compactMap(Self.indexName(in:)) } }
 
   /// `Z_<Entity>_<index>`, with anything but letters, digits and `_` dropped.
   static func fetchIndexName(entity: String, index: String) -> String {
