@@ -37,7 +37,7 @@ import Foundation
 /// persistent history. A save does not check optimistic-locking versions: the store sees every update and
 /// may throw to refuse one. Every override runs with the coordinator's lock held, one at a time, on the
 /// requesting context's queue; state of your own that other threads read needs your own lock.
-open class NSIncrementalStore: NSPersistentStore, @unchecked Sendable {
+open class NSIncrementalStore: NSPersistentStore, StoreRegistrationObserver, @unchecked Sendable {
   /// Guards the reference tables below.
   private let lock = NSRecursiveLock()
   /// Each object's reference object, and the IDs made for them.
@@ -131,12 +131,24 @@ open class NSIncrementalStore: NSPersistentStore, @unchecked Sendable {
   }
 
   /// Told that a context registered objects of this store (Core Data's
-  /// `managedObjectContextDidRegisterObjects(with:)`). The engine does not call it (see "Custom store
-  /// classes" in Docs/ObjectGraph.md); the default does nothing.
+  /// `managedObjectContextDidRegisterObjects(with:)`): each ID counts one more context using the object, as a
+  /// reference count does, until ``managedObjectContextDidUnregisterObjects(with:)`` names it. A context
+  /// reports an object when a fetch, `object(with:)` or `existingObject(with:)` registers it, and an inserted
+  /// one once it has its permanent ID (``obtainPermanentIDs(for:)``); a fetch's objects come in one call.
+  ///
+  /// Called on the context's queue, without the coordinator's lock, while the context updates its own
+  /// bookkeeping: keep the count (under a lock of your own) and do not call back into the context. The
+  /// default does nothing.
   open func managedObjectContextDidRegisterObjects(with objectIDs: [NSManagedObjectID]) {}
 
   /// Told that a context let go of objects of this store (Core Data's
-  /// `managedObjectContextDidUnregisterObjects(with:)`). The engine does not call it; the default does nothing.
+  /// `managedObjectContextDidUnregisterObjects(with:)`), each one registered before: the object left the
+  /// context (`reset()`, `refresh`, an unchanged object no one references any more, an object deleted by a
+  /// save, an inserted one rolled back), or the context itself went away. When every registration of an ID
+  /// has been matched, no context uses the object and the store may drop what it caches for it.
+  ///
+  /// Called as ``managedObjectContextDidRegisterObjects(with:)`` is (for a context that goes away, on the
+  /// thread that releases it). The default does nothing.
   open func managedObjectContextDidUnregisterObjects(with objectIDs: [NSManagedObjectID]) {}
 
   // MARK: - What the store gives a subclass
@@ -160,6 +172,12 @@ open class NSIncrementalStore: NSPersistentStore, @unchecked Sendable {
   // MARK: - The engine's side
 
   override var savesNeedObjects: Bool { true }
+
+  var registrationStoreNumber: Int { number }
+
+  func contextDidRegister(_ ids: [NSManagedObjectID]) { managedObjectContextDidRegisterObjects(with: ids) }
+
+  func contextDidUnregister(_ ids: [NSManagedObjectID]) { managedObjectContextDidUnregisterObjects(with: ids) }
 
   override func answeredFetch(_ plan: StoreFetchPlan) throws -> [FetchedRow]? {
     let context = try requestingContext(plan.context)
@@ -246,11 +264,15 @@ open class NSIncrementalStore: NSPersistentStore, @unchecked Sendable {
     return permanent
   }
 
+  override var settlesConflictsInMemory: Bool { true }
+
   override func answeredSave(_ request: StoreSaveRequest) throws -> StoreSaveResult? {
     let saved = request.savedObjects
+    let context = (saved?.context as? NSManagedObjectContext) ?? (try? requestingContext(nil))
+    let check = try IncrementalStoreVersions.check(request, in: self, context: context)
     let inserted = (saved?.inserted ?? []).compactMap { $0 as? NSManagedObject }
     let updated = (saved?.updated ?? []).compactMap { $0 as? NSManagedObject }
-    let deleted = (saved?.deleted ?? []).compactMap { $0 as? NSManagedObject }
+    let deleted = (saved?.deleted ?? []).compactMap { $0 as? NSManagedObject }.filter { check.refreshed[$0.objectID] == nil }
     if let object = inserted.first(where: { $0.objectID.isTemporaryID }) {
       throw ObjectGraphError(
         .persistentStoreSave,
@@ -259,19 +281,46 @@ open class NSIncrementalStore: NSPersistentStore, @unchecked Sendable {
     }
     let saveRequest = NSSaveChangesRequest(
       insertedObjects: Set(inserted), updatedObjects: Set(updated), deletedObjects: Set(deleted), lockedObjects: nil)
-    _ = try execute(saveRequest, with: (saved?.context as? NSManagedObjectContext) ?? (try? requestingContext(nil)))
+    _ = try execute(saveRequest, with: context)
     var result = StoreSaveResult()
     result.insertedIDs = request.inserts.map(\.temporaryID)
     result.keepsInsertedIDs = true
-    for update in request.updates { result.versions[update.id] = update.expectedVersion + 1 }
+    for update in request.updates { result.versions[update.id] = check.versions[update.id] ?? update.expectedVersion + 1 }
+    result.refreshed = check.refreshed
     return result
   }
 
-  override func refuseDictionaryFetchIfAnswered() throws {
-    throw ObjectGraphError(
-      .unsupportedFeature,
-      "The '\(type)' store at \(url?.path ?? "(no URL)") is an NSIncrementalStore, and the engine does not hand it dictionary fetches (NSDictionaryResultType). Fetch managed objects and read their values.",
-      url: url)
+  override func answeredDictionaries(_ plan: StoreDictionaryPlan) throws -> StoreDictionaryRows? {
+    let context = try requestingContext(plan.rows.context)
+    let results = try execute(try storeRequest(for: plan.rows, counting: false), with: context)
+    let names = plan.columns.map(\.name)
+    guard let items = results as? [Any] else {
+      throw ObjectGraphError(
+        .persistentStoreOperation,
+        "execute(_:with:) of \(Swift.type(of: self)) returned \(Swift.type(of: results)) for a dictionary fetch of \(plan.rows.entity.entityName). Return an array of dictionaries ([[String: Any]] or [NSDictionary]) keyed by \(names.joined(separator: ", ")).",
+        url: url)
+    }
+    var values: [StoredValue] = []
+    values.reserveCapacity(items.count * names.count)
+    for item in items {
+      guard let row = IncrementalStoreRows.dictionary(item) else {
+        throw ObjectGraphError(
+          .persistentStoreOperation,
+          "execute(_:with:) of \(Swift.type(of: self)) returned \(item) (\(Swift.type(of: item))) in the results of a dictionary fetch of \(plan.rows.entity.entityName). Return dictionaries ([String: Any] or NSDictionary) keyed by property name.",
+          url: url)
+      }
+      for name in names {
+        do {
+          values.append(try IncrementalStoreRows.value(row[name]))
+        } catch let problem as IncrementalStoreRows.UnreadableValue {
+          throw ObjectGraphError(
+            .persistentStoreOperation,
+            "execute(_:with:) of \(Swift.type(of: self)) returned \(problem.value) (\(problem.type)) under '\(name)' in a dictionary of a fetch of \(plan.rows.entity.entityName). Return a property's value as Core Data holds it: a string, number, date, data, UUID, URL, decimal or NSManagedObjectID.",
+            url: url)
+        }
+      }
+    }
+    return StoreDictionaryRows(names: names, values: values)
   }
 
   /// The context a request comes from: the fetch's own, else the context whose block runs on this thread.
@@ -322,5 +371,9 @@ extension NSFetchRequest: IncrementalFetchSettings {
     request.relationshipKeyPathsForPrefetching = relationshipKeyPathsForPrefetching
     request.includesPropertyValues = includesPropertyValues
     request.shouldRefreshRefetchedObjects = shouldRefreshRefetchedObjects
+    request.propertiesToFetch = propertiesToFetch
+    request.propertiesToGroupBy = propertiesToGroupBy
+    request.havingPredicate = havingPredicate
+    request.returnsDistinctResults = returnsDistinctResults
   }
 }
