@@ -33,9 +33,17 @@ import Foundation
 /// ``NSSaveChangesRequest``. An error a subclass throws reaches the caller of the fetch or the save; a save
 /// that throws keeps nothing and leaves the context's changes in place.
 ///
-/// Not answered (refused with an error naming the request): dictionary fetches, batch requests and
-/// persistent history. A save does not check optimistic-locking versions: the store sees every update and
-/// may throw to refuse one. Every override runs with the coordinator's lock held, one at a time, on the
+/// A dictionary fetch goes to ``execute(_:with:)`` too (its `propertiesToFetch`, `propertiesToGroupBy`,
+/// `havingPredicate` and `returnsDistinctResults` copied), and the store returns the dictionaries. Before a save
+/// reaches the subclass, each updated or deleted object's version in the store is read with
+/// ``newValuesForObject(with:with:)`` and compared with the version the context read (optimistic locking): a
+/// conflict fails the save with the error a SQLite store gives (133020, `NSMergeConflict`s under
+/// `"conflictList"`) unless the context's merge policy settles it. Contexts report the objects they register
+/// and let go of with ``managedObjectContextDidRegisterObjects(with:)`` and
+/// ``managedObjectContextDidUnregisterObjects(with:)``.
+///
+/// Not answered (refused with an error naming the request): batch requests and persistent history. Every
+/// override but the two registration ones runs with the coordinator's lock held, one at a time, on the
 /// requesting context's queue; state of your own that other threads read needs your own lock.
 open class NSIncrementalStore: NSPersistentStore, StoreRegistrationObserver, @unchecked Sendable {
   /// Guards the reference tables below.
@@ -77,10 +85,17 @@ open class NSIncrementalStore: NSPersistentStore, StoreRegistrationObserver, @un
   ///
   /// - An `NSFetchRequest<any NSFetchRequestResult>`: by its ``NSFetchRequest/resultType``, an array of managed
   ///   objects (`context.object(with:)` of an ID from ``newObjectID(for:referenceObject:)``: faults, filled
-  ///   later by ``newValuesForObject(with:with:)``), of ``NSManagedObjectID``s, or of one `NSNumber` (or `Int`),
-  ///   the count. The store applies the predicate, the sort descriptors, `fetchOffset` and `fetchLimit`.
+  ///   later by ``newValuesForObject(with:with:)``), of ``NSManagedObjectID``s, of dictionaries (`[String: Any]`
+  ///   or `NSDictionary`, keyed by the names of ``NSFetchRequest/propertiesToFetch``, every property when it is
+  ///   `nil`; a to-one's value an ``NSManagedObjectID``; a value left out is `nil`), or of one `NSNumber` (or
+  ///   `Int`), the count. The store applies the predicate, the sort descriptors, `fetchOffset` and `fetchLimit`
+  ///   (and, for dictionaries, the grouping, `havingPredicate` and `returnsDistinctResults`).
   /// - An ``NSSaveChangesRequest``: write its inserted, updated and deleted objects (inserted ones have
-  ///   permanent IDs from ``obtainPermanentIDs(for:)`` already); return an empty array.
+  ///   permanent IDs from ``obtainPermanentIDs(for:)`` already), and store each saved object's version one higher
+  ///   than before (the version the next ``newValuesForObject(with:with:)`` reports); return an empty array. The
+  ///   versions were checked before: the request holds no object that changed in the store since its context
+  ///   read it, unless the context's merge policy settled the conflict (the objects then hold the merged
+  ///   values; a deleted object the policy keeps is left out).
   ///
   /// The default throws: a subclass must override it.
   /// - Throws: what the subclass throws; it reaches the fetch's or the save's caller.
@@ -94,8 +109,12 @@ open class NSIncrementalStore: NSPersistentStore, StoreRegistrationObserver, @un
   /// The values of the object `objectID` names, for a fault that fires (Core Data's
   /// `newValuesForObject(with:with:)`): a node with each attribute's value and each to-one's destination ID
   /// (or `NSNull`), by property name, and the object's version. A to-many left out of the values is asked of
-  /// ``newValue(forRelationship:forObjectWith:with:)`` when it is first read. The default throws.
-  /// - Throws: what the subclass throws (for an object it does not hold: ``ObjectGraphObjectNotFoundError``).
+  /// ``newValue(forRelationship:forObjectWith:with:)`` when it is first read. A save asks it too, for each
+  /// updated or deleted object, to compare the node's version with the one the context read. The default
+  /// throws.
+  /// - Throws: what the subclass throws; for an object it does not hold, Cocoa's
+  ///   `NSManagedObjectReferentialIntegrityError` or ``ObjectGraphObjectNotFoundError`` (a save then treats the
+  ///   object as deleted in the store).
   open func newValuesForObject(with objectID: NSManagedObjectID, with context: NSManagedObjectContext) throws
     -> NSIncrementalStoreNode
   {
@@ -143,8 +162,8 @@ open class NSIncrementalStore: NSPersistentStore, StoreRegistrationObserver, @un
 
   /// Told that a context let go of objects of this store (Core Data's
   /// `managedObjectContextDidUnregisterObjects(with:)`), each one registered before: the object left the
-  /// context (`reset()`, `refresh`, an unchanged object no one references any more, an object deleted by a
-  /// save, an inserted one rolled back), or the context itself went away. When every registration of an ID
+  /// context (`reset()`, an unchanged object no one references any more, an object deleted by a save, an
+  /// inserted one rolled back), or the context itself went away. When every registration of an ID
   /// has been matched, no context uses the object and the store may drop what it caches for it.
   ///
   /// Called as ``managedObjectContextDidRegisterObjects(with:)`` is (for a context that goes away, on the

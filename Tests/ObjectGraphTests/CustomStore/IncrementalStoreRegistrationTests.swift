@@ -143,4 +143,21 @@ struct IncrementalStoreRegistrationTests {
     #expect(store.count(of: "register") == 0)
     #expect(store.count(of: "unregister") == 0)
   }
+
+  @Test("A child context's objects are reported too, and let go of when the child resets")
+  func childContext() throws {
+    let (url, model) = try IncrementalStoreTests.filled(TemporaryFolder())
+    let (store, root) = try IncrementalStoreTests.stack(model, at: url)
+    let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+    child.parent = root
+    let (id, before) = try child.performAndWait {
+      let request = NSFetchRequest<NSManagedObject>(entityName: "Note")
+      request.predicate = NSPredicate(format: "title == %@", "c")
+      let note = try #require(try child.fetch(request).first)
+      return (note.objectID, store.referenceCount(note.objectID))
+    }
+    #expect(before >= 1)
+    child.reset()
+    #expect(store.referenceCount(id) == before - 1)
+  }
 }
