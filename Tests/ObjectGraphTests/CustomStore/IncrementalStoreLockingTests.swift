@@ -185,4 +185,27 @@ struct IncrementalStoreLockingTests {
     }
     #expect(store.count(of: "save") == 3)
   }
+
+  @Test("A store that cannot read a node at the version check fails the save with its error; nothing is written, the changes stay")
+  func versionCheckFails() throws {
+    let (url, model) = try IncrementalStoreTests.filled(TemporaryFolder())
+    let (store, context) = try IncrementalStoreTests.stack(model, at: url)
+    try context.performAndWait {
+      let request = NSFetchRequest<NSManagedObject>(entityName: "Folder")
+      request.predicate = NSPredicate(format: "name == %@", "Inbox")
+      let inbox = try #require(try context.fetch(request).first)
+      inbox.setValue("Changed", forKey: "name")
+      store.failingValues.withLock { $0 = true }
+      var failure: NSError?
+      do { try context.save() } catch { failure = error as NSError }
+      store.failingValues.withLock { $0 = false }
+      #expect(failure?.domain == "PlistIncrementalStore")
+      #expect(failure?.code == 8)
+      #expect(store.count(of: "save") == 0)
+      #expect(context.hasChanges)
+      try context.save()
+      #expect(store.count(of: "save") == 1)
+    }
+    #expect(try AtomicStoreTests.titles(try IncrementalStoreTests.stack(AtomicStoreTests.model(), at: url).1).count == 4)
+  }
 }

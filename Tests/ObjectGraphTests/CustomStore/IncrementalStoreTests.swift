@@ -15,6 +15,8 @@ final class PlistIncrementalStore: NSIncrementalStore, @unchecked Sendable {
   let requests = Mutex<[String: Int]>([:])
   /// Makes fetches and saves throw.
   let failing = Mutex(false)
+  /// Makes newValuesForObject(with:with:) throw.
+  let failingValues = Mutex(false)
   /// The next reference number for an inserted object.
   let nextKey = Mutex(0)
   /// Each object's registration count, as managedObjectContextDidRegisterObjects(with:) and
@@ -148,6 +150,9 @@ final class PlistIncrementalStore: NSIncrementalStore, @unchecked Sendable {
     -> NSIncrementalStoreNode
   {
     note("values")
+    if failingValues.withLock({ $0 }) {
+      throw NSError(domain: "PlistIncrementalStore", code: 8, userInfo: [NSLocalizedDescriptionKey: "The node cannot be read (test)."])
+    }
     guard let key = reference(objectID), let row = rows()[key] else {
       throw NSError(domain: NSCocoaErrorDomain, code: NSManagedObjectReferentialIntegrityError)
     }
