@@ -61,6 +61,14 @@ final class Confined {
   /// `retainsRegisteredObjects`: when set, nothing is purged. Atomic, so the context's setter (callable from
   /// any queue, as Core Data's) needs no hop onto the queue.
   let retainsAll = Atomic<Bool>(false)
+  /// The value of ``StoreRegistrationObservers/generation`` when the context last looked for stores that observe
+  /// registrations (see `NSManagedObjectContext.syncStoreRegistrations(_:)`).
+  var registrationGeneration = 0
+
+  deinit {
+    // The context is going away: the stores that were told of its objects hear that it lets go of them.
+    registry.log?.noteAllUnregistered()
+  }
 
   func register(_ object: NSManagedObject) {
     registry[object.objectID] = object
@@ -100,6 +108,7 @@ final class Confined {
       rowCache = rowCache.filter { registry[$0.key] != nil }
     }
     registry.beginRecordingPages()
+    registry.log?.beginBatch()
   }
 
   /// Moves the next purge of an insert or a lookup by ID past the objects a fetch just registered (see
@@ -107,6 +116,7 @@ final class Confined {
   /// ``fetchWillRegister()``) and still purges everything on its own threshold.
   func fetchDidRegister() {
     registry.endRecordingPages()
+    registry.log?.endBatch()
     purgeThreshold = max(purgeThreshold, unchangedCount * 2)
   }
 

@@ -168,6 +168,7 @@ extension NSManagedObjectContext {
     let entity = try entity(named: request.entityName)
     let coordinator = try readableStore()
     propagateDeletes(confined)
+    syncStoreRegistrations(confined)
     let multiStore = coordinator.spansSeveralStores
     var plan = try plan(for: request, entity: entity, unbounded: multiStore)
     // Changes that touch nothing this fetch reads (an insert that does not match) leave it to the store.

@@ -2,7 +2,7 @@ import Foundation
 
 extension NSManagedObjectContext {
   /// Sends a save to the store under the context's merge policy. A built-in policy is settled in the
-  /// store's transaction (one try). A subclass of ``NSMergePolicy`` gets the conflicts first: the save is tried
+  /// store's transaction (one try), except by a store that settles conflicts in memory. A subclass of ``NSMergePolicy`` gets the conflicts first: the save is tried
   /// with conflicts reported, each kind found is handed to its `resolve` method, and the save is tried again
   /// with the policy's type settling what is left; `makeRequest(true)` gathers the objects again (the
   /// override may have changed, inserted or deleted some).
@@ -11,7 +11,11 @@ extension NSManagedObjectContext {
     var request = makeRequest(false)
     guard !request.isEmpty else { return (request, StoreSaveResult()) }
     let policy = try savingMergePolicy()
-    guard !policy.isBuiltIn else {
+    // A store that compares versions itself (an NSIncrementalStore) cannot merge rows in a transaction: a
+    // built-in policy other than `error` then goes the way a subclass does, its conflicts merged in memory
+    // by `resolve(optimisticLockingConflicts:)` before the save is tried again.
+    let inMemory = !policy.isBuiltIn || (policy.mergeType != .errorMergePolicyType && store.settlesConflictsInMemory)
+    guard inMemory else {
       request.mergePolicy = policy.mergeType
       request.constraintMergePolicy = policy.mergeType
       return (request, try store.save(request))

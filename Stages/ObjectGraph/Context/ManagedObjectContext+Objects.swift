@@ -99,7 +99,10 @@ extension NSManagedObjectContext {
   /// It never touches the store, so it is fast, but the fault fails when first touched if the object no
   /// longer exists. Use ``existingObject(with:)`` when the object may be gone.
   public func object(with objectID: NSManagedObjectID) -> NSManagedObject {
-    isolated("object(with:)") { confined in materializeFault(objectID, confined) }
+    isolated("object(with:)") { confined in
+      syncStoreRegistrations(confined)
+      return materializeFault(objectID, confined)
+    }
   }
 
   /// The object for `objectID`, loaded from the store if needed.
@@ -108,6 +111,7 @@ extension NSManagedObjectContext {
   ///   does not have; the message says which).
   public func existingObject(with objectID: NSManagedObjectID) throws -> NSManagedObject {
     try isolated("existingObject(with:)") { confined in
+      syncStoreRegistrations(confined)
       if let object = confined.registered(objectID), !object.state.needsLoad { return object }
       let temporaryMessage =
         "No object with temporary ID \(objectID) exists in context \(displayName) or its ancestors. A temporary ID names an object only in the context that inserted it (and its descendants); call obtainPermanentIDs(for:) before handing the ID to another context."

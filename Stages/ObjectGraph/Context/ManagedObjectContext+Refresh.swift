@@ -177,6 +177,7 @@ extension NSManagedObjectContext {
     try isolated("obtainPermanentIDs(for:)") { confined in
       var pending = objects.filter { $0.objectID.isTemporaryID }
       guard !pending.isEmpty else { return }
+      syncStoreRegistrations(confined)
       // Objects inserted here and not saved yet are known to no ancestor: their IDs come from the
       // coordinator straight away, as Core Data's do, without waiting for each ancestor's queue (a
       // worker's writer may be busy writing the last batch to disk). Objects an earlier save pushed up
@@ -196,12 +197,14 @@ extension NSManagedObjectContext {
         try source.obtainPermanentIDs(for: pending.map { ($0.objectID, $0.entity) })
       }
       var map: [NSManagedObjectID: NSManagedObjectID] = [:]
+      confined.registry.log?.beginBatch()
       for (object, id) in zip(pending, ids) {
         map[object.objectID] = id
         confined.registry[object.objectID] = nil
         object.setObjectID(id)
         confined.register(object)
       }
+      confined.registry.log?.endBatch()
       for object in confined.registry.objects where object.hasChanges {
         Self.replaceIDs(in: object, map)
       }

@@ -122,8 +122,12 @@ extension NSManagedObjectContext {
     } catch let error as ObjectGraphError {
       throw withConflictObjects(error, store: store)
     }
+    // The objects the save renumbers or lets go of are reported to the stores that observe registrations
+    // in one call each.
+    confined.registry.log?.beginBatch()
     let merged = apply(result, of: request, inserted: inserted.objects, updated: updated, confined)
     let deletedObjects = forgetDeleted(keeping: result, confined)
+    confined.registry.log?.endBatch()
     confined.clearInserted()
     confined.updated = []
     confined.deleted = []

@@ -22,7 +22,9 @@ import Foundation
 /// ```
 ///
 /// The five built-in policies are settled in the store's transaction, as before: their instances are
-/// never asked to resolve. An instance of a subclass changes the save: it is first tried with conflicts
+/// not asked to resolve, except by a save to a coordinator with an ``NSIncrementalStore`` (which has no
+/// transaction to merge rows in), where a built-in policy other than `error` is asked as a subclass is. An
+/// instance of a subclass changes the save: it is first tried with conflicts
 /// reported rather than settled; the conflicts found are handed to the subclass's `resolve` methods on the
 /// saving context's queue (where the objects may be read and changed), and the save is tried again, with
 /// the store applying ``mergeType`` to whatever the override left (an `errorMergePolicyType` subclass whose

@@ -11,6 +11,10 @@ import Foundation
 struct ObjectRegistry {
   private var permanent = PermanentObjects()
   private var temporary = PermanentObjects()
+  /// Set only while the context's coordinator has a store that observes registrations (an
+  /// `NSIncrementalStore`): every permanent ID gained or lost is noted there. `nil` otherwise, so that other
+  /// contexts pay one test per change.
+  var log: StoreRegistrationLog?
 
   subscript(id: NSManagedObjectID) -> NSManagedObject? {
     get {
@@ -21,7 +25,11 @@ struct ObjectRegistry {
     }
     set {
       switch id.key {
-      case .permanent(let store, let table, let primaryKey): permanent[store, table, primaryKey] = newValue
+      case .permanent(let store, let table, let primaryKey):
+        permanent[store, table, primaryKey] = newValue
+        if let log {
+          if newValue != nil { log.noteRegistered(id) } else { log.noteUnregistered(id) }
+        }
       case .temporary(let number): temporary[0, 0, Int64(bitPattern: number)] = newValue
       }
     }
@@ -30,7 +38,13 @@ struct ObjectRegistry {
   /// The object of a fetched row, by its table and primary key (no ID object needed).
   subscript(source: RowSource, primaryKey: Int64) -> NSManagedObject? {
     get { permanent[source.storeNumber, source.table, primaryKey] }
-    set { permanent[source.storeNumber, source.table, primaryKey] = newValue }
+    set {
+      permanent[source.storeNumber, source.table, primaryKey] = newValue
+      if let log, log.observes(store: source.storeNumber) {
+        let id = source.makeID(primaryKey: primaryKey)
+        if newValue != nil { log.noteRegistered(id) } else { log.noteUnregistered(id) }
+      }
+    }
   }
 
   var count: Int { permanent.count + temporary.count }
@@ -42,12 +56,25 @@ struct ObjectRegistry {
   mutating func removeAll() {
     permanent = PermanentObjects()
     temporary = PermanentObjects()
+    log?.noteAllUnregistered()
   }
   mutating func removeAllTemporary() { temporary = PermanentObjects() }
 
   /// Removes the objects that only the registry references and that `isRemovable` accepts.
   mutating func removeAll(unreferencedWhere isRemovable: (NSManagedObject) -> Bool) {
-    permanent.removeAll(unreferencedWhere: isRemovable)
+    guard let log else {
+      permanent.removeAll(unreferencedWhere: isRemovable)
+      temporary.removeAll(unreferencedWhere: isRemovable)
+      return
+    }
+    // Each object let go is noted, and the store told once at the end.
+    log.batch {
+      permanent.removeAll(unreferencedWhere: { object in
+        guard isRemovable(object) else { return false }
+        log.noteUnregistered(object.objectID)
+        return true
+      })
+    }
     temporary.removeAll(unreferencedWhere: isRemovable)
   }
 
@@ -68,7 +95,17 @@ struct ObjectRegistry {
   @discardableResult
   mutating func removeAll(inRecordedPagesWhere isRemovable: (NSManagedObject) -> Bool) -> Int {
     let before = count
-    permanent.removeAll(inRecordedPagesWhere: isRemovable)
+    if let log {
+      log.batch {
+        permanent.removeAll(inRecordedPagesWhere: { object in
+          guard isRemovable(object) else { return false }
+          log.noteUnregistered(object.objectID)
+          return true
+        })
+      }
+    } else {
+      permanent.removeAll(inRecordedPagesWhere: isRemovable)
+    }
     temporary.removeAll(inRecordedPagesWhere: isRemovable)
     return before - count
   }

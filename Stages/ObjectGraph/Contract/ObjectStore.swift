@@ -28,10 +28,16 @@ protocol ObjectStore: AnyObject, Sendable {
   /// Whether a save must come with the saved objects (``StoreSaveRequest/savedObjects``) and with permanent
   /// IDs for its inserted objects obtained first: a coordinator with an `NSAtomicStore` subclass added.
   var savesNeedObjects: Bool { get }
+  /// Whether a save's optimistic-locking conflicts must be settled in memory, by the merge policy's
+  /// `resolve(optimisticLockingConflicts:)`, before the save is tried again: a coordinator with a store that
+  /// checks versions without SQL (an `NSIncrementalStore` subclass). The other stores settle a built-in
+  /// policy in their transaction.
+  var settlesConflictsInMemory: Bool { get }
 }
 
 extension ObjectStore {
   var savesNeedObjects: Bool { false }
+  var settlesConflictsInMemory: Bool { false }
 
   func fetch(_ plan: StoreFetchPlan, each body: (FetchedRow) -> Void) throws {
     for row in try fetch(plan) { body(row) }

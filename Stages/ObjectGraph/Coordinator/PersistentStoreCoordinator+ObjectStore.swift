@@ -9,6 +9,7 @@ extension NSPersistentStoreCoordinator: ObjectStore {
   var canServeRequests: Bool { !persistentStores.isEmpty }
   var spansSeveralStores: Bool { persistentStores.count > 1 }
   var savesNeedObjects: Bool { objectSavingStores.load(ordering: .relaxed) > 0 }
+  var settlesConflictsInMemory: Bool { savesNeedObjects && persistentStores.contains { $0.settlesConflictsInMemory } }
 
   /// Runs `body` with exclusive access to the stores.
   ///

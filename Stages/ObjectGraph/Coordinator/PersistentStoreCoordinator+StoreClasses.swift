@@ -98,6 +98,7 @@ extension NSPersistentStoreCoordinator {
     stores.withLock { $0.append(store) }
     store.attach(to: self)
     if store.savesNeedObjects { objectSavingStores.add(1, ordering: .relaxed) }
+    if store is any StoreRegistrationObserver { StoreRegistrationObservers.storesChanged() }
     gate.withLock { store.didAdd(to: self) }
     postStoreAdded(store)
     return store

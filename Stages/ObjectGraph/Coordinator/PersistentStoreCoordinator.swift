@@ -167,6 +167,7 @@ extension NSPersistentStoreCoordinator {
     }
     guard removed else { return false }
     if store.savesNeedObjects { objectSavingStores.subtract(1, ordering: .relaxed) }
+    if store is any StoreRegistrationObserver { StoreRegistrationObservers.storesChanged() }
     store.detachFromCoordinator()
     retire(store)
     return true

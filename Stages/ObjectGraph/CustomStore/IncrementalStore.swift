@@ -33,11 +33,19 @@ import Foundation
 /// ``NSSaveChangesRequest``. An error a subclass throws reaches the caller of the fetch or the save; a save
 /// that throws keeps nothing and leaves the context's changes in place.
 ///
-/// Not answered (refused with an error naming the request): dictionary fetches, batch requests and
-/// persistent history. A save does not check optimistic-locking versions: the store sees every update and
-/// may throw to refuse one. Every override runs with the coordinator's lock held, one at a time, on the
+/// A dictionary fetch goes to ``execute(_:with:)`` too (its `propertiesToFetch`, `propertiesToGroupBy`,
+/// `havingPredicate` and `returnsDistinctResults` copied), and the store returns the dictionaries. Before a save
+/// reaches the subclass, each updated or deleted object's version in the store is read with
+/// ``newValuesForObject(with:with:)`` and compared with the version the context read (optimistic locking): a
+/// conflict fails the save with the error a SQLite store gives (133020, `NSMergeConflict`s under
+/// `"conflictList"`) unless the context's merge policy settles it. Contexts report the objects they register
+/// and let go of with ``managedObjectContextDidRegisterObjects(with:)`` and
+/// ``managedObjectContextDidUnregisterObjects(with:)``.
+///
+/// Not answered (refused with an error naming the request): batch requests and persistent history. Every
+/// override but the two registration ones runs with the coordinator's lock held, one at a time, on the
 /// requesting context's queue; state of your own that other threads read needs your own lock.
-open class NSIncrementalStore: NSPersistentStore, @unchecked Sendable {
+open class NSIncrementalStore: NSPersistentStore, StoreRegistrationObserver, @unchecked Sendable {
   /// Guards the reference tables below.
   private let lock = NSRecursiveLock()
   /// Each object's reference object, and the IDs made for them.
@@ -77,10 +85,17 @@ open class NSIncrementalStore: NSPersistentStore, @unchecked Sendable {
   ///
   /// - An `NSFetchRequest<any NSFetchRequestResult>`: by its ``NSFetchRequest/resultType``, an array of managed
   ///   objects (`context.object(with:)` of an ID from ``newObjectID(for:referenceObject:)``: faults, filled
-  ///   later by ``newValuesForObject(with:with:)``), of ``NSManagedObjectID``s, or of one `NSNumber` (or `Int`),
-  ///   the count. The store applies the predicate, the sort descriptors, `fetchOffset` and `fetchLimit`.
+  ///   later by ``newValuesForObject(with:with:)``), of ``NSManagedObjectID``s, of dictionaries (`[String: Any]`
+  ///   or `NSDictionary`, keyed by the names of ``NSFetchRequest/propertiesToFetch``, every property when it is
+  ///   `nil`; a to-one's value an ``NSManagedObjectID``; a value left out is `nil`), or of one `NSNumber` (or
+  ///   `Int`), the count. The store applies the predicate, the sort descriptors, `fetchOffset` and `fetchLimit`
+  ///   (and, for dictionaries, the grouping, `havingPredicate` and `returnsDistinctResults`).
   /// - An ``NSSaveChangesRequest``: write its inserted, updated and deleted objects (inserted ones have
-  ///   permanent IDs from ``obtainPermanentIDs(for:)`` already); return an empty array.
+  ///   permanent IDs from ``obtainPermanentIDs(for:)`` already), and store each saved object's version one higher
+  ///   than before (the version the next ``newValuesForObject(with:with:)`` reports); return an empty array. The
+  ///   versions were checked before: the request holds no object that changed in the store since its context
+  ///   read it, unless the context's merge policy settled the conflict (the objects then hold the merged
+  ///   values; a deleted object the policy keeps is left out).
   ///
   /// The default throws: a subclass must override it.
   /// - Throws: what the subclass throws; it reaches the fetch's or the save's caller.
@@ -94,8 +109,12 @@ open class NSIncrementalStore: NSPersistentStore, @unchecked Sendable {
   /// The values of the object `objectID` names, for a fault that fires (Core Data's
   /// `newValuesForObject(with:with:)`): a node with each attribute's value and each to-one's destination ID
   /// (or `NSNull`), by property name, and the object's version. A to-many left out of the values is asked of
-  /// ``newValue(forRelationship:forObjectWith:with:)`` when it is first read. The default throws.
-  /// - Throws: what the subclass throws (for an object it does not hold: ``ObjectGraphObjectNotFoundError``).
+  /// ``newValue(forRelationship:forObjectWith:with:)`` when it is first read. A save asks it too, for each
+  /// updated or deleted object, to compare the node's version with the one the context read. The default
+  /// throws.
+  /// - Throws: what the subclass throws; for an object it does not hold, Cocoa's
+  ///   `NSManagedObjectReferentialIntegrityError` or ``ObjectGraphObjectNotFoundError`` (a save then treats the
+  ///   object as deleted in the store).
   open func newValuesForObject(with objectID: NSManagedObjectID, with context: NSManagedObjectContext) throws
     -> NSIncrementalStoreNode
   {
@@ -131,12 +150,24 @@ open class NSIncrementalStore: NSPersistentStore, @unchecked Sendable {
   }
 
   /// Told that a context registered objects of this store (Core Data's
-  /// `managedObjectContextDidRegisterObjects(with:)`). The engine does not call it (see "Custom store
-  /// classes" in Docs/ObjectGraph.md); the default does nothing.
+  /// `managedObjectContextDidRegisterObjects(with:)`): each ID counts one more context using the object, as a
+  /// reference count does, until ``managedObjectContextDidUnregisterObjects(with:)`` names it. A context
+  /// reports an object when a fetch, `object(with:)` or `existingObject(with:)` registers it, and an inserted
+  /// one once it has its permanent ID (``obtainPermanentIDs(for:)``); a fetch's objects come in one call.
+  ///
+  /// Called on the context's queue, without the coordinator's lock, while the context updates its own
+  /// bookkeeping: keep the count (under a lock of your own) and do not call back into the context. The
+  /// default does nothing.
   open func managedObjectContextDidRegisterObjects(with objectIDs: [NSManagedObjectID]) {}
 
   /// Told that a context let go of objects of this store (Core Data's
-  /// `managedObjectContextDidUnregisterObjects(with:)`). The engine does not call it; the default does nothing.
+  /// `managedObjectContextDidUnregisterObjects(with:)`), each one registered before: the object left the
+  /// context (`reset()`, an unchanged object no one references any more, an object deleted by a save, an
+  /// inserted one rolled back), or the context itself went away. When every registration of an ID
+  /// has been matched, no context uses the object and the store may drop what it caches for it.
+  ///
+  /// Called as ``managedObjectContextDidRegisterObjects(with:)`` is (for a context that goes away, on the
+  /// thread that releases it). The default does nothing.
   open func managedObjectContextDidUnregisterObjects(with objectIDs: [NSManagedObjectID]) {}
 
   // MARK: - What the store gives a subclass
@@ -160,6 +191,12 @@ open class NSIncrementalStore: NSPersistentStore, @unchecked Sendable {
   // MARK: - The engine's side
 
   override var savesNeedObjects: Bool { true }
+
+  var registrationStoreNumber: Int { number }
+
+  func contextDidRegister(_ ids: [NSManagedObjectID]) { managedObjectContextDidRegisterObjects(with: ids) }
+
+  func contextDidUnregister(_ ids: [NSManagedObjectID]) { managedObjectContextDidUnregisterObjects(with: ids) }
 
   override func answeredFetch(_ plan: StoreFetchPlan) throws -> [FetchedRow]? {
     let context = try requestingContext(plan.context)
@@ -246,11 +283,15 @@ open class NSIncrementalStore: NSPersistentStore, @unchecked Sendable {
     return permanent
   }
 
+  override var settlesConflictsInMemory: Bool { true }
+
   override func answeredSave(_ request: StoreSaveRequest) throws -> StoreSaveResult? {
     let saved = request.savedObjects
+    let context = (saved?.context as? NSManagedObjectContext) ?? (try? requestingContext(nil))
+    let check = try IncrementalStoreVersions.check(request, in: self, context: context)
     let inserted = (saved?.inserted ?? []).compactMap { $0 as? NSManagedObject }
     let updated = (saved?.updated ?? []).compactMap { $0 as? NSManagedObject }
-    let deleted = (saved?.deleted ?? []).compactMap { $0 as? NSManagedObject }
+    let deleted = (saved?.deleted ?? []).compactMap { $0 as? NSManagedObject }.filter { check.refreshed[$0.objectID] == nil }
     if let object = inserted.first(where: { $0.objectID.isTemporaryID }) {
       throw ObjectGraphError(
         .persistentStoreSave,
@@ -259,19 +300,46 @@ open class NSIncrementalStore: NSPersistentStore, @unchecked Sendable {
     }
     let saveRequest = NSSaveChangesRequest(
       insertedObjects: Set(inserted), updatedObjects: Set(updated), deletedObjects: Set(deleted), lockedObjects: nil)
-    _ = try execute(saveRequest, with: (saved?.context as? NSManagedObjectContext) ?? (try? requestingContext(nil)))
+    _ = try execute(saveRequest, with: context)
     var result = StoreSaveResult()
     result.insertedIDs = request.inserts.map(\.temporaryID)
     result.keepsInsertedIDs = true
-    for update in request.updates { result.versions[update.id] = update.expectedVersion + 1 }
+    for update in request.updates { result.versions[update.id] = check.versions[update.id] ?? update.expectedVersion + 1 }
+    result.refreshed = check.refreshed
     return result
   }
 
-  override func refuseDictionaryFetchIfAnswered() throws {
-    throw ObjectGraphError(
-      .unsupportedFeature,
-      "The '\(type)' store at \(url?.path ?? "(no URL)") is an NSIncrementalStore, and the engine does not hand it dictionary fetches (NSDictionaryResultType). Fetch managed objects and read their values.",
-      url: url)
+  override func answeredDictionaries(_ plan: StoreDictionaryPlan) throws -> StoreDictionaryRows? {
+    let context = try requestingContext(plan.rows.context)
+    let results = try execute(try storeRequest(for: plan.rows, counting: false), with: context)
+    let names = plan.columns.map(\.name)
+    guard let items = results as? [Any] else {
+      throw ObjectGraphError(
+        .persistentStoreOperation,
+        "execute(_:with:) of \(Swift.type(of: self)) returned \(Swift.type(of: results)) for a dictionary fetch of \(plan.rows.entity.entityName). Return an array of dictionaries ([[String: Any]] or [NSDictionary]) keyed by \(names.joined(separator: ", ")).",
+        url: url)
+    }
+    var values: [StoredValue] = []
+    values.reserveCapacity(items.count * names.count)
+    for item in items {
+      guard let row = IncrementalStoreRows.dictionary(item) else {
+        throw ObjectGraphError(
+          .persistentStoreOperation,
+          "execute(_:with:) of \(Swift.type(of: self)) returned \(item) (\(Swift.type(of: item))) in the results of a dictionary fetch of \(plan.rows.entity.entityName). Return dictionaries ([String: Any] or NSDictionary) keyed by property name.",
+          url: url)
+      }
+      for name in names {
+        do {
+          values.append(try IncrementalStoreRows.value(row[name]))
+        } catch let problem as IncrementalStoreRows.UnreadableValue {
+          throw ObjectGraphError(
+            .persistentStoreOperation,
+            "execute(_:with:) of \(Swift.type(of: self)) returned \(problem.value) (\(problem.type)) under '\(name)' in a dictionary of a fetch of \(plan.rows.entity.entityName). Return a property's value as Core Data holds it: a string, number, date, data, UUID, URL, decimal or NSManagedObjectID.",
+            url: url)
+        }
+      }
+    }
+    return StoreDictionaryRows(names: names, values: values)
   }
 
   /// The context a request comes from: the fetch's own, else the context whose block runs on this thread.
@@ -322,5 +390,9 @@ extension NSFetchRequest: IncrementalFetchSettings {
     request.relationshipKeyPathsForPrefetching = relationshipKeyPathsForPrefetching
     request.includesPropertyValues = includesPropertyValues
     request.shouldRefreshRefetchedObjects = shouldRefreshRefetchedObjects
+    request.propertiesToFetch = propertiesToFetch
+    request.propertiesToGroupBy = propertiesToGroupBy
+    request.havingPredicate = havingPredicate
+    request.returnsDistinctResults = returnsDistinctResults
   }
 }

@@ -19,8 +19,8 @@ open class NSIncrementalStoreNode: @unchecked Sendable {
   public let objectID: NSManagedObjectID
 
   /// Makes a node (Core Data's `init(objectID:withValues:version:)`): `values` by property name, and the
-  /// object's version in the store (change it whenever the object changes; the engine compares versions to
-  /// tell a changed object from an unchanged one).
+  /// object's version in the store: 0 for an object never saved, then one more at each save, as Apple asks. A
+  /// save compares it with the version its context read, and a difference is an optimistic-locking conflict.
   public init(objectID: NSManagedObjectID, withValues values: [String: Any], version: UInt64) {
     self.objectID = objectID
     storedValues = values

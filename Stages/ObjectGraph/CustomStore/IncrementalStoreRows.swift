@@ -37,4 +37,52 @@ enum IncrementalStoreRows {
     default: return []
     }
   }
+
+  /// A row of a dictionary fetch as a subclass returns it: a Swift dictionary or an `NSDictionary` with string
+  /// keys; `nil` for anything else.
+  static func dictionary(_ item: Any) -> [String: Any]? {
+    if let row = item as? [String: Any] { return row }
+    guard let row = item as? NSDictionary else { return nil }
+    var result: [String: Any] = [:]
+    for (key, value) in row {
+      guard let name = (key as? String) ?? (key as? NSString).map({ String($0) }) else { return nil }
+      result[name] = value
+    }
+    return result
+  }
+
+  /// A value of a type no property holds, in what a subclass returned for a dictionary fetch.
+  struct UnreadableValue: Error {
+    /// The value, described, and its type's name.
+    let value: String
+    let type: String
+  }
+
+  /// `raw` as a slot value: `nil` (absent or `NSNull`) for no value, a managed object as its ID.
+  /// - Throws: ``UnreadableValue`` for a value of a type no property holds.
+  static func value(_ raw: Any?) throws -> StoredValue {
+    switch raw {
+    case nil, is NSNull: return nil
+    case let value as String: return .string(value)
+    case let value as NSManagedObjectID: return .objectID(value)
+    case let value as NSManagedObject: return .objectID(value.objectID)
+    case let value as Date: return .date(value)
+    case let value as Data: return .data(value)
+    case let value as Bool: return .bool(value)
+    case let value as Int: return .int64(Int64(value))
+    case let value as Int64: return .int64(value)
+    case let value as Int32: return .int32(value)
+    case let value as Int16: return .int16(value)
+    case let value as Double: return .double(value)
+    case let value as Float: return .float(value)
+    case let value as UUID: return SlotValue(value)
+    case let value as URL: return SlotValue(value)
+    case let value as Decimal: return SlotValue(value)
+    case let value as NSNumber:
+      let whole = value.int64Value
+      return value.doubleValue == Double(whole) ? .int64(whole) : .double(value.doubleValue)
+    case let value as NSString: return .string(String(value))
+    case let value?: throw UnreadableValue(value: "\(value)", type: "\(Swift.type(of: value))")
+    }
+  }
 }

@@ -11,7 +11,7 @@ extension NSPersistentStore {
   ///   ``ObjectGraphUnsupportedFeatureError`` for an expression the store cannot compute.
   /// `snapshot`: the query generation's view of the store to read (`nil`: the store as it is now).
   func fetchDictionaries(_ plan: StoreDictionaryPlan, in snapshot: StoreSnapshot? = nil) throws -> StoreDictionaryRows {
-    if isCustom { try refuseDictionaryFetchIfAnswered() }
+    if isCustom, let answered = try answeredDictionaries(plan) { return answered }
     let mapping = try schema.mapping(for: plan.rows.entity)
     var compiler = SQLPredicateCompiler(schema: schema, mapping: mapping)
     var selects: [String] = []

@@ -237,6 +237,10 @@ open class NSPersistentStore: @unchecked Sendable, CustomStringConvertible {
   /// nodes from them), with permanent IDs.
   var savesNeedObjects: Bool { false }
 
+  /// Whether the store checks row versions at save without SQL, so that a merge policy settles its conflicts
+  /// in memory (an `NSIncrementalStore`; see ``ObjectStore/settlesConflictsInMemory``).
+  var settlesConflictsInMemory: Bool { false }
+
   /// Loads the store's contents after ``loadMetadata()`` and the checks (an `NSAtomicStore` calls `load()`).
   func loadContents() throws {}
 
@@ -264,8 +268,8 @@ open class NSPersistentStore: @unchecked Sendable, CustomStringConvertible {
   /// A save, as the subclass writes it.
   func answeredSave(_ request: StoreSaveRequest) throws -> StoreSaveResult? { nil }
 
-  /// Throws when the store cannot answer a dictionary fetch itself.
-  func refuseDictionaryFetchIfAnswered() throws {}
+  /// The rows of a dictionary fetch, as the subclass answers it.
+  func answeredDictionaries(_ plan: StoreDictionaryPlan) throws -> StoreDictionaryRows? { nil }
 
   /// Store identifiers (UUIDs from the files' metadata) to small numbers, for the whole process: two
   /// coordinators on one file give its objects equal IDs, as the file's URIs are equal.

@@ -370,11 +370,7 @@ final class SaveTransaction {
   /// transaction back: nothing of this save reaches the file.
   private func refuseUnresolvedConflicts() throws {
     guard !conflicts.isEmpty else { return }
-    throw ObjectGraphError(
-      .managedObjectMerge,
-      "Could not save: \(conflicts.count) object(s) changed in the store since this context read them (merge policy: error). Nothing was written. Refresh the objects and try again, or choose another merge policy.\n"
-        + conflicts.map { "  - \($0)" }.joined(separator: "\n"),
-      conflicts: conflicts)
+    throw ObjectGraphError.optimisticLockingFailure(conflicts)
   }
 
   // MARK: - Rows and columns

@@ -15,14 +15,38 @@ final class PlistIncrementalStore: NSIncrementalStore, @unchecked Sendable {
   let requests = Mutex<[String: Int]>([:])
   /// Makes fetches and saves throw.
   let failing = Mutex(false)
+  /// Makes newValuesForObject(with:with:) throw.
+  let failingValues = Mutex(false)
   /// The next reference number for an inserted object.
   let nextKey = Mutex(0)
+  /// Each object's registration count, as managedObjectContextDidRegisterObjects(with:) and
+  /// …DidUnregisterObjects(with:) keep it ("register" and "unregister" count the calls).
+  let references = Mutex<[NSManagedObjectID: Int]>([:])
+  /// How a dictionary fetch is answered: "swift" ([[String: Any]]), "ns" ([NSDictionary]), "bad" (a string).
+  let dictionaryAnswer = Mutex("swift")
 
   typealias Row = [String: Any]
 
   private func note(_ request: String) { requests.withLock { $0[request, default: 0] += 1 } }
 
   func count(of request: String) -> Int { requests.withLock { $0[request] ?? 0 } }
+
+  /// How many contexts use the object of `id`, by the calls the store was given (negative: let go of more
+  /// often than registered).
+  func referenceCount(_ id: NSManagedObjectID) -> Int { references.withLock { $0[id] ?? 0 } }
+
+  /// The IDs with a registration count other than 0.
+  var referencedIDs: Set<NSManagedObjectID> { references.withLock { Set($0.filter { $0.value != 0 }.keys) } }
+
+  override func managedObjectContextDidRegisterObjects(with objectIDs: [NSManagedObjectID]) {
+    note("register")
+    references.withLock { for id in objectIDs { $0[id, default: 0] += 1 } }
+  }
+
+  override func managedObjectContextDidUnregisterObjects(with objectIDs: [NSManagedObjectID]) {
+    note("unregister")
+    references.withLock { for id in objectIDs { $0[id, default: 0] -= 1 } }
+  }
 
   override func loadMetadata() throws {
     guard let url else { return }
@@ -86,6 +110,17 @@ final class PlistIncrementalStore: NSIncrementalStore, @unchecked Sendable {
     switch fetch.resultType {
     case .countResultType: return [NSNumber(value: ids.count)]
     case .managedObjectIDResultType: return ids
+    case .dictionaryResultType:
+      let names = (fetch.propertiesToFetch ?? []).map { ($0 as? String) ?? ($0 as? NSPropertyDescription)?.name ?? "" }
+      let rows = window.map { match in
+        Dictionary(uniqueKeysWithValues: names.compactMap { name in match.values[name].map { (name, $0) } })
+      }
+      switch dictionaryAnswer.withLock({ $0 }) {
+      case "ns": return rows.map { NSDictionary(dictionary: $0) }
+      case "bad": return ["not a dictionary"]
+      case "badValue": return rows.map { row in row.mapValues { _ in NSObject() } }
+      default: return rows
+      }
     default: return ids.map { context.object(with: $0) }
     }
   }
@@ -115,6 +150,9 @@ final class PlistIncrementalStore: NSIncrementalStore, @unchecked Sendable {
     -> NSIncrementalStoreNode
   {
     note("values")
+    if failingValues.withLock({ $0 }) {
+      throw NSError(domain: "PlistIncrementalStore", code: 8, userInfo: [NSLocalizedDescriptionKey: "The node cannot be read (test)."])
+    }
     guard let key = reference(objectID), let row = rows()[key] else {
       throw NSError(domain: NSCocoaErrorDomain, code: NSManagedObjectReferentialIntegrityError)
     }
@@ -168,9 +206,10 @@ struct IncrementalStoreTests {
   }
 
   /// A store with folder "Inbox" holding notes "b", "a", "c" and folder "Archive" holding "d".
-  static func filled(_ folder: TemporaryFolder) throws -> (URL, NSManagedObjectModel) {
+  static func filled(_ folder: TemporaryFolder, model: NSManagedObjectModel = AtomicStoreTests.model()) throws
+    -> (URL, NSManagedObjectModel)
+  {
     let url = folder.url.appendingPathComponent("Notes.plist")
-    let model = AtomicStoreTests.model()
     let (_, context) = try stack(model, at: url)
     try context.performAndWait {
       for (name, titles) in [("Inbox", ["b", "a", "c"]), ("Archive", ["d"])] {
@@ -340,19 +379,51 @@ struct IncrementalStoreTests {
     #expect(try AtomicStoreTests.titles(reopened).count == 24)
   }
 
-  @Test("Dictionary fetches are refused with an error that names the store")
-  func dictionaryFetchRefused() throws {
+  @Test("A dictionary fetch goes to execute(_:with:) with its properties; [[String: Any]] and [NSDictionary] answers both read")
+  func dictionaryFetch() throws {
     let (url, model) = try Self.filled(TemporaryFolder())
-    let (_, context) = try Self.stack(model, at: url)
-    let error = context.performAndWait { () -> (any Error)? in
+    let (store, context) = try Self.stack(model, at: url)
+    try context.performAndWait {
       let request = NSFetchRequest<NSDictionary>(entityName: "Note")
       request.resultType = .dictionaryResultType
-      do {
-        _ = try context.fetch(request)
-        return nil
-      } catch { return error }
+      request.propertiesToFetch = ["title"]
+      request.predicate = NSPredicate(format: "title != %@", "d")
+      request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
+      let rows = try context.fetch(request)
+      #expect(rows.map { $0["title"] as? String } == ["a", "b", "c"])
+      #expect(store.count(of: "fetch") == 1)
+      #expect(context.registeredObjects.isEmpty)
+
+      store.dictionaryAnswer.withLock { $0 = "ns" }
+      let swiftRows = NSFetchRequest<NSFetchRequestResult>(entityName: "Note")
+      swiftRows.resultType = .dictionaryResultType
+      swiftRows.propertiesToFetch = ["title"]
+      swiftRows.predicate = NSPredicate(format: "title == %@", "d")
+      let found = try context.fetch(swiftRows)
+      #expect(found.count == 1)
+      #expect((found.first as? NSDictionary)?["title"] as? String == "d")
     }
-    #expect((error as NSError?)?.localizedDescription.contains("NSIncrementalStore") == true)
+  }
+
+  @Test("A dictionary fetch answered with something else fails with an error naming the method and what it returned")
+  func dictionaryFetchBadAnswer() throws {
+    let (url, model) = try Self.filled(TemporaryFolder())
+    let (store, context) = try Self.stack(model, at: url)
+    for answer in ["bad", "badValue"] {
+      store.dictionaryAnswer.withLock { $0 = answer }
+      let error = context.performAndWait { () -> (any Error)? in
+        let request = NSFetchRequest<NSDictionary>(entityName: "Note")
+        request.resultType = .dictionaryResultType
+        request.propertiesToFetch = ["title"]
+        do {
+          _ = try context.fetch(request)
+          return nil
+        } catch { return error }
+      }
+      let message = (error as NSError?)?.localizedDescription ?? ""
+      #expect(message.contains("execute(_:with:)"), "\(answer): \(message)")
+      #expect(message.contains(answer == "bad" ? "not a dictionary" : "'title'"), "\(answer): \(message)")
+    }
   }
 
   @Test("A node keeps its values and version; update(withValues:version:) replaces them")
