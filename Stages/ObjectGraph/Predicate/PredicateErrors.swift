@@ -65,3 +65,22 @@ extension ObjectGraphError {
     )
   }
 }
+
+extension ObjectGraphError {
+  /// `median:`, `mode:` or `stddev:` given one value (`what`: its format) where it reduces a collection.
+  static func notACollection(_ function: PredicateFunction, _ what: String) -> ObjectGraphError {
+    ObjectGraphError(
+      .predicateSyntax,
+      "\(function.rawValue) reduces a collection of numbers, and \(what) is one value. Give it a to-many's values (\(function.rawValue)(notes.rating)), an aggregate ({1, 2, 3}) or an array argument."
+    )
+  }
+
+  /// A collection operator that gathers values (`@distinctUnionOfObjects`, …) or `mode:`, used where one
+  /// value is needed (`what`: the expression's format).
+  static func collectionWhereValueNeeded(_ what: String) -> ObjectGraphError {
+    ObjectGraphError(
+      .predicateSyntax,
+      "\(what) is a collection, and one value is needed here. Compare its members with ANY, ALL, NONE or IN, count them with [SIZE], or reduce them with median:, stddev: (or @count, @sum, @avg, @min, @max on the to-many)."
+    )
+  }
+}

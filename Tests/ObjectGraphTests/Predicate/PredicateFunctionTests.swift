@@ -188,7 +188,8 @@ struct PredicateFunctionTests {
     let stack = try populated(type)
     let syntax: [(String, String)] = [
       ("random() > 1", "random"), ("random:({1, 2}) == 1", "random:"), ("FUNCTION(title, 'uppercaseString') == 'A'", "Objective-C"),
-      ("median(rating) > 1", "median"), ("sqrt(rating, 2) > 1", "takes 1 argument"), ("now(rating) > 1", "takes 0 arguments"),
+      ("distanceToLocation:fromLocation:(here, there) > 1", "distanceToLocation"), ("sqrt(rating, 2) > 1", "takes 1 argument"),
+      ("now(rating) > 1", "takes 0 arguments"),
       ("sqrt(rating > 1", "')'"), ("rating ** > 1", "**"), ("tags[MIDDLE] == 1", "FIRST, LAST, SIZE"), ("tags[1.5] == 1", "whole number"),
       ("tags[0 == 1", "']'"),
     ]
@@ -223,9 +224,10 @@ struct PredicateFunctionTests {
         modifier: .direct, type: .lessThan, options: [])
       refused(random, .predicateSyntax, "random")
       let unknown = NSComparisonPredicate(
-        leftExpression: NSExpression(forFunction: "median:", arguments: [NSExpression(forKeyPath: "rating")]),
+        leftExpression: NSExpression(
+          forFunction: "distanceToLocation:fromLocation:", arguments: [NSExpression(forKeyPath: "title"), NSExpression(forKeyPath: "body")]),
         rightExpression: NSExpression(forConstantValue: 1), modifier: .direct, type: .equalTo, options: [])
-      refused(unknown, .predicateSyntax, "median:")
+      refused(unknown, .predicateSyntax, "distanceToLocation:fromLocation:")
     }
   }
 }
