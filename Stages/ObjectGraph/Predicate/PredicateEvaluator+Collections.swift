@@ -42,4 +42,26 @@ extension PredicateEvaluator {
     // `mode:` of no members is no members, as the store's empty list of them.
     return function.givesCollection ? .many([]) : .single(result)
   }
+
+  /// `steps[FIRST]`, `steps.title[LAST]`, `steps[2]` for a key path through one ordered to-many: the value of
+  /// the member at that place in the relationship's order (`nil` past either end); `nil` (not handled here)
+  /// for `[SIZE]` and for other expressions.
+  static func orderedMember(
+    _ collection: PredicateExpression, _ index: PredicateIndex, on object: some PredicateEvaluable, bindings: PredicateBindings
+  ) throws -> PredicateKeyPathValue? {
+    guard index != .size else { return nil }
+    let ordered: Bool
+    switch collection {
+    case .keyPath(let path): ordered = object.predicateReachesOrderedToMany(atKeyPath: path)
+    case .variable(let name, let path) where !path.isEmpty:
+      ordered = try bound(name, bindings).predicateReachesOrderedToMany(atKeyPath: path)
+    default: return nil
+    }
+    guard ordered else { return nil }
+    switch try resolve(collection, on: object, bindings: bindings) {
+    case .many(let members): return .single(index.pick(members))
+    case .single(.collection(let members)): return .single(index.pick(members))
+    case .single: return .single(.null)
+    }
+  }
 }

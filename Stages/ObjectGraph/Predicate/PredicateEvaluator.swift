@@ -173,6 +173,7 @@ enum PredicateEvaluator {
       }
       return .single(try PredicateFunctionEvaluation.apply(function, values))
     case .index(let collection, let index):
+      if let member = try orderedMember(collection, index, on: object, bindings: bindings) { return member }
       if let counted = try collection.indexedKeyPath(index) { return try resolve(counted, on: object, bindings: bindings) }
       switch try resolve(collection, on: object, bindings: bindings) {
       case .many(let members): return .single(index.pick(members))
@@ -201,7 +202,7 @@ enum PredicateEvaluator {
 
   /// The member a subquery bound to `name`.
   /// - Throws: ``ObjectGraphPredicateSyntaxError`` for a substitution variable left without a value.
-  private static func bound(_ name: String, _ bindings: PredicateBindings) throws -> any PredicateEvaluable {
+  static func bound(_ name: String, _ bindings: PredicateBindings) throws -> any PredicateEvaluable {
     guard let member = bindings[name] else { throw ObjectGraphError.unboundVariable(name) }
     return member
   }

@@ -185,4 +185,43 @@ extension SQLPredicateCompiler {
       return "(~(\(a) & \(b)) & (\(a) | \(b)))"
     }
   }
+
+  /// `steps[FIRST]`, `steps.title[LAST]`, `steps[2]` for a key path through one ordered to-many (to-ones before
+  /// and after it): the value of the member at that place, in a scalar subquery ordered as the store reads
+  /// the members (their position, then their primary key), NULL past either end; `nil` for `[SIZE]` and for
+  /// other expressions.
+  /// - Throws: ``ObjectGraphPredicateSyntaxError`` for a to-many that is not ordered, or a path through two
+  ///   to-manys or a collection operator: their values have no order.
+  mutating func orderedMember(_ collection: PredicateExpression, _ index: PredicateIndex) throws
+    -> (sql: String, type: NSAttributeType?)?
+  {
+    guard index != .size, let (path, origin) = try keyPathParts(collection),
+      case .toMany(let owner, let ownerMapping, let slot, let rest) = try resolve(path, from: origin)
+    else { return nil }
+    guard slot.isOrdered, !rest.contains(where: { $0.hasPrefix("@") }) else {
+      throw ObjectGraphError.indexOnRelationship(collection, index)
+    }
+    let sub = aliasCounter.make()
+    let link = try linkSubquery(ownerAlias: owner, ownerMapping: ownerMapping, slot: slot, subAlias: sub)
+    guard let position = link.position else { throw ObjectGraphError.indexOnRelationship(collection, index) }
+    var inner = nested(mapping: link.destination, alias: sub)
+    let value: (sql: String, type: NSAttributeType?)
+    switch try inner.resolve(rest) {
+    case .column(let column, let type): value = (type == .decimalAttributeType ? "CAST(\(column) AS REAL)" : column, type)
+    case .toOne(let column, _): value = (column, .objectIDAttributeType)
+    case .object(let objectAlias, _): value = ("\(objectAlias).Z_PK", .objectIDAttributeType)
+    default: throw ObjectGraphError.indexOnRelationship(collection, index)
+    }
+    let descending = index == .last ? " DESC" : ""
+    var limit = " LIMIT 1"
+    if case .position(let place) = index {
+      guard place >= 0 else { return ("NULL", value.type) }
+      limit += " OFFSET \(place)"
+    }
+    arguments.append(contentsOf: inner.arguments)
+    return (
+      "(SELECT \(value.sql) FROM \(link.from)\(inner.joinClause) WHERE \(link.condition) ORDER BY \(position)\(descending), \(sub).Z_PK\(descending)\(limit))",
+      value.type
+    )
+  }
 }

@@ -379,7 +379,7 @@ struct SQLPredicateCompiler {
 
   mutating func linkSubquery(
     ownerAlias: String, ownerMapping: SQLiteSchema.EntityTable, slot: EntityLayout.Slot, subAlias: String
-  ) throws -> (from: String, condition: String, destination: SQLiteSchema.EntityTable) {
+  ) throws -> (from: String, condition: String, destination: SQLiteSchema.EntityTable, position: String?) {
     guard let destination = slot.relationship?.destinationEntity, let destinationMapping = schema.entities[destination.entityName]
     else {
       throw ObjectGraphError(.unknownKey, "\(ownerMapping.entity.entityName).\(slot.name) cannot be used in a fetch.")
@@ -391,13 +391,17 @@ struct SQLPredicateCompiler {
         " AND \(subAlias).Z_ENT IN (\(destinationMapping.numbersIncludingSubentities.map(String.init).joined(separator: ", ")))"
     }
     switch ownerMapping.storage[slot.index] {
-    case .foreignKeyOnDestination(let column, _):
-      return ("\(destinationMapping.table) \(subAlias)", "\(subAlias).\(column) = \(ownerAlias).Z_PK" + entityFilter, destinationMapping)
+    case .foreignKeyOnDestination(let column, let orderColumn):
+      return (
+        "\(destinationMapping.table) \(subAlias)", "\(subAlias).\(column) = \(ownerAlias).Z_PK" + entityFilter, destinationMapping,
+        orderColumn.map { "\(subAlias).\($0)" }
+      )
     case .joinTable(let join, _):
       let joinAlias = aliasCounter.make()
       return (
         "\(join.name) \(joinAlias) JOIN \(destinationMapping.table) \(subAlias) ON \(subAlias).Z_PK = \(joinAlias).\(join.destinationColumn)",
-        "\(joinAlias).\(join.sourceColumn) = \(ownerAlias).Z_PK" + entityFilter, destinationMapping
+        "\(joinAlias).\(join.sourceColumn) = \(ownerAlias).Z_PK" + entityFilter, destinationMapping,
+        join.destinationOrderColumn.map { "\(joinAlias).\($0)" }
       )
     default:
       throw ObjectGraphError(.unknownKey, "\(ownerMapping.entity.entityName).\(slot.name) is transient and cannot be used in a fetch.")
@@ -602,6 +606,7 @@ struct SQLPredicateCompiler {
     case .index(.function(let function, let operands), let index) where function.givesCollection && operands.count == 1:
       return (try pickValue(function, operands[0], index), index == .size ? .integer64AttributeType : .doubleAttributeType, false)
     case .index(let collection, let index):
+      if let member = try orderedMember(collection, index) { return (member.sql, member.type, false) }
       if let counted = try collection.indexedKeyPath(index) { return try self.expression(counted, against: otherType) }
       switch collection {
       case .aggregate(let items):

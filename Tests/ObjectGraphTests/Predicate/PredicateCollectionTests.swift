@@ -283,4 +283,127 @@ struct PredicateCollectionTests {
       #expect(error?.message.contains(mentioned) == true, "\(format): \(error?.message ?? "")")
     }
   }
+
+  /// Playlists whose songs (an ordered to-many, kept on the songs' side) each have a title, a length and an
+  /// artist, and tags (an ordered many-to-many, kept in a join table).
+  private func playlists(_ type: NSPersistentStore.StoreType) throws -> StoreStack {
+    let songs = NSRelationshipDescription(name: "songs", destination: "Song", inverse: "playlist", toMany: true)
+    songs.isOrdered = true
+    let tags = NSRelationshipDescription(name: "tags", destination: "Label", inverse: "playlists", toMany: true)
+    tags.isOrdered = true
+    let model = try NSManagedObjectModel(entities: [
+      NSEntityDescription(
+        name: "Playlist",
+        properties: [
+          .attribute(NSAttributeDescription(name: "name", type: .string)), .relationship(songs), .relationship(tags),
+          .relationship(NSRelationshipDescription(name: "fans", destination: "Artist", inverse: "favourite", toMany: true)),
+        ]),
+      NSEntityDescription(
+        name: "Song",
+        properties: [
+          .attribute(NSAttributeDescription(name: "title", type: .string)),
+          .attribute(NSAttributeDescription(name: "length", type: .integer64)),
+          .relationship(NSRelationshipDescription(name: "playlist", destination: "Playlist", inverse: "songs")),
+          .relationship(NSRelationshipDescription(name: "artist", destination: "Artist", inverse: "songs")),
+        ]),
+      NSEntityDescription(
+        name: "Artist",
+        properties: [
+          .attribute(NSAttributeDescription(name: "name", type: .string)),
+          .relationship(NSRelationshipDescription(name: "songs", destination: "Song", inverse: "artist", toMany: true)),
+          .relationship(NSRelationshipDescription(name: "favourite", destination: "Playlist", inverse: "fans")),
+        ]),
+      NSEntityDescription(
+        name: "Label",
+        properties: [
+          .attribute(NSAttributeDescription(name: "name", type: .string)),
+          .relationship(NSRelationshipDescription(name: "playlists", destination: "Playlist", inverse: "tags", toMany: true)),
+        ]),
+    ])
+    let stack = try StoreStack(model: model, type: type)
+    try stack.context.performAndWait {
+      let context = stack.context
+      func make(_ entity: String, _ values: [String: Any]) -> NSManagedObject {
+        let object = NSEntityDescription.insertNewObject(forEntityName: entity, into: context)
+        for (key, value) in values { object.setValue(value, forKey: key) }
+        return object
+      }
+      let ann = make("Artist", ["name": "Ann"])
+      let bob = make("Artist", ["name": "Bob"])
+      let labels = ["calm", "loud", "old"].map { make("Label", ["name": $0]) }
+      // Songs are made in an order of their own, so that the lists' order is not their rows'.
+      let z = make("Song", ["title": "Zed", "length": Int64(300), "artist": bob])
+      let a = make("Song", ["title": "Aye", "length": Int64(200), "artist": ann])
+      let m = make("Song", ["title": "Em", "length": Int64(100)])
+      let b = make("Song", ["title": "Bee", "length": Int64(250), "artist": ann])
+      make("Playlist", ["name": "Morning", "songs": NSOrderedSet(array: [m, z, a]), "tags": NSOrderedSet(array: [labels[2], labels[0]])])
+        .setValue(NSSet(object: ann), forKey: "fans")
+      _ = make("Playlist", ["name": "Night", "songs": NSOrderedSet(array: [b]), "tags": NSOrderedSet(array: [labels[1]])])
+      _ = make("Playlist", ["name": "Silent"])
+      try context.save()
+    }
+    return stack
+  }
+
+  @Test("[FIRST], [LAST] and [n] pick from an ordered to-many in its order, from a join table too", arguments: bothStoreTypes)
+  func orderedPositions(type: NSPersistentStore.StoreType) throws {
+    let stack = try playlists(type)
+    func lists(_ format: String, _ arguments: Any?..., sourceLocation: SourceLocation = #_sourceLocation) throws -> [String] {
+      try matches(
+        stack, "Playlist", "name", NSPredicate(format: format, argumentArray: arguments.map { $0 as Any }), sourceLocation: sourceLocation)
+    }
+    #expect(try lists("songs.title[FIRST] == 'Em'") == ["Morning"])
+    #expect(try lists("songs.title[LAST] == 'Aye'") == ["Morning"])
+    #expect(try lists("songs.title[1] == 'Zed'") == ["Morning"])
+    #expect(try lists("songs.title[3] == nil") == ["Morning", "Night", "Silent"], "past the end is nil")
+    #expect(try lists("songs.title[FIRST] == nil") == ["Silent"])
+    #expect(try lists("songs.length[LAST] > 220") == ["Night"])
+    #expect(try lists("songs.artist.name[LAST] == 'Ann'") == ["Morning", "Night"])
+    #expect(try lists("songs.artist.name[FIRST] == nil") == ["Morning", "Silent"], "Em has no artist")
+    #expect(try lists("tags.name[FIRST] == 'old'") == ["Morning"])
+    #expect(try lists("tags.name[LAST] == 'calm'") == ["Morning"])
+    #expect(try lists("songs.length[0] + songs.length[2] == 300") == ["Morning"])
+    #expect(try lists("SUBQUERY(songs, $s, $s.playlist.songs.title[LAST] == $s.title).@count == 1") == ["Morning", "Night"])
+    let (_, context) = try stack.reader()
+    let zed = try context.performAndWait {
+      let request = NSFetchRequest<NSManagedObject>(entityName: "Song")
+      request.predicate = NSPredicate(format: "title == 'Zed'")
+      return try context.fetch(request)[0].objectID
+    }
+    #expect(try matches(stack, "Playlist", "name", NSPredicate(format: "songs[1] == %@", zed)) == ["Morning"])
+    // Through a to-one, from the song's side.
+    #expect(try matches(stack, "Song", "title", NSPredicate(format: "playlist.songs[FIRST] == SELF")) == ["Bee", "Em"])
+    // Reordered: the store and memory follow the new order.
+    try stack.context.performAndWait {
+      let request = NSFetchRequest<NSManagedObject>(entityName: "Playlist")
+      request.predicate = NSPredicate(format: "name == 'Morning'")
+      let morning = try stack.context.fetch(request)[0]
+      morning.mutableOrderedSetValue(forKey: "songs").moveObjects(at: IndexSet(integer: 2), to: 0)
+      #expect(try FetchPredicate(NSPredicate(format: "songs.title[FIRST] == 'Aye'")).evaluate(with: morning))
+      try stack.context.save()
+    }
+    #expect(try lists("songs.title[FIRST] == 'Aye'") == ["Morning"])
+    #expect(try lists("songs.title[LAST] == 'Zed'") == ["Morning"])
+  }
+
+  @Test("Positions in an unordered to-many, or through two to-manys, are refused alike", arguments: bothStoreTypes)
+  func unorderedPositions(type: NSPersistentStore.StoreType) throws {
+    let stack = try playlists(type)
+    let (_, context) = try stack.reader()
+    try context.performAndWait {
+      let artist = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Artist"))[0]
+      for format in [
+        "songs[FIRST] == nil", "songs.title[0] == 'Aye'", "favourite.fans.name[LAST] == nil", "songs.playlist.songs.title[FIRST] == nil",
+      ] {
+        let predicate = NSPredicate(format: format)
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Artist")
+        request.predicate = predicate
+        let inSQL = expectCode(.predicateSyntax) { _ = try context.fetch(request) }
+        let inMemory = expectCode(.predicateSyntax) { _ = try FetchPredicate(predicate).evaluate(with: artist) }
+        for error in [inSQL, inMemory] {
+          #expect(error?.message.contains("have no order") == true, "\(format): \(error?.message ?? "")")
+        }
+      }
+    }
+  }
 }

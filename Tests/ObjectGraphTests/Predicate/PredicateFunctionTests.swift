@@ -217,7 +217,7 @@ struct PredicateFunctionTests {
       refused(NSPredicate(format: "uppercase(%@) == 'A'", 1), .invalidValue, "uppercase: takes a string")
       refused(NSPredicate(format: "sqrt(tags) > 1"), .predicateSyntax, "tags")
       refused(NSPredicate(format: "tags[FIRST] == nil"), .predicateSyntax, "by position")
-      refused(NSPredicate(format: "tags[0] == nil"), .predicateSyntax, "undefined")
+      refused(NSPredicate(format: "tags[0] == nil"), .predicateSyntax, "have no order")
       refused(NSPredicate(format: "5[SIZE] == 1"), .predicateSyntax, "is not one")
       let random = NSComparisonPredicate(
         leftExpression: NSExpression(forFunction: "random", arguments: []), rightExpression: NSExpression(forConstantValue: 0.5),
