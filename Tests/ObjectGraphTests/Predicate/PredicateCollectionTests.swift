@@ -154,6 +154,21 @@ struct PredicateCollectionTests {
     #expect(try notebooks(stack, "3 IN noindex(notes.rating)") == ["A"])
   }
 
+  @Test("noindex: reaches SQLite as its unary +, which keeps a column's index out of the query")
+  func noindexInSQL() throws {
+    let log = Locked<[String]>([])
+    let stack = try StoreStack(
+      model: try Models.notes(), type: .sqlite, fileName: "Traced.sqlite",
+      options: [ObjectGraphSQLTraceOption: { sql in log.withLock { $0.append(sql) } } as @Sendable (String) -> Void])
+    try stack.context.performAndWait {
+      let request = NSFetchRequest<Note>(entityName: "Note")
+      request.predicate = NSPredicate(format: "noindex:(title) == 'a' AND noindex(rating) > 1")
+      _ = try stack.context.fetch(request)
+    }
+    let fetch = log.withLock { $0 }.last { $0.contains("ZTITLE") } ?? ""
+    #expect(fetch.contains("(+t0.ZTITLE)") && fetch.contains("(+t0.ZRATING)"), "\(fetch)")
+  }
+
   @Test(
     "@distinctUnionOfObjects and the other gathering operators: the values without nils, each once for @distinct…",
     arguments: bothStoreTypes)
