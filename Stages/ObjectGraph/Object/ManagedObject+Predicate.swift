@@ -43,7 +43,8 @@ extension NSManagedObject: PredicateArgumentObject {
       guard let context = managedObjectContext else { return .single(.null) }
       return try context.object(with: id).predicateValue(atKeyPath: rest)
     case .toMany:
-      let ids = relatedIDs(slot)
+      // An ordered to-many's values come in its order, which `[FIRST]`, `[LAST]` and `[n]` pick by.
+      let ids = slot.isOrdered ? relatedIDList(slot) : Array(relatedIDs(slot))
       if rest == ["@count"] { return .single(.integer(Int64(ids.count))) }
       guard !rest.isEmpty else { return .many(ids.map { .objectID($0) }) }
       guard let context = managedObjectContext else { return .many([]) }
@@ -56,6 +57,11 @@ extension NSManagedObject: PredicateArgumentObject {
       }
       return .many(result)
     }
+  }
+
+  /// Whether `path` reaches its values through one ordered to-many, in its members' order.
+  func predicateReachesOrderedToMany(atKeyPath path: [String]) -> Bool {
+    entity.reachesOneOrderedToMany(alongKeyPath: path)
   }
 
   /// The transformable attribute at the end of `path` (reached through to-ones) and the bytes it holds;

@@ -29,6 +29,37 @@ enum PredicateArithmeticEvaluation {
     }
   }
 
+  /// A to-many's values gathered by `@unionOfObjects` and the other array and set operators: without the
+  /// `nil`s, and for the `@distinct…` ones each value once (the first met; equal as `==` finds them, so 3
+  /// and 3.0 are one value, as SQL's `DISTINCT` finds them).
+  static func gather(_ values: [PredicateValue], by collectionOperator: PredicateCollectionOperator) -> [PredicateValue] {
+    let present = values.filter { $0 != .null }
+    guard collectionOperator.isDistinct else { return present }
+    var seen = Set<DistinctKey>()
+    return present.filter { seen.insert(DistinctKey($0)).inserted }
+  }
+
+  /// What makes two values one for `DISTINCT`: numbers by value (an integral double is that integer),
+  /// strings by their bytes (SQLite's BINARY collation), other values as they are.
+  private enum DistinctKey: Hashable {
+    case integer(Int64)
+    case double(Double)
+    case bytes([UInt8])
+    case other(PredicateValue)
+
+    init(_ value: PredicateValue) {
+      switch value {
+      case .integer(let number): self = .integer(number)
+      case .bool(let flag): self = .integer(flag ? 1 : 0)
+      case .double(let number): self = Int64(exactly: number).map(DistinctKey.integer) ?? .double(number)
+      case .decimal(let number): self = DistinctKey(.double(NSDecimalNumber(decimal: number).doubleValue))
+      case .string(let text): self = .bytes(Array(text.utf8))
+      case .url(let url): self = .bytes(Array(url.absoluteString.utf8))
+      default: self = .other(value)
+      }
+    }
+  }
+
   /// A to-many's values reduced by `@sum`, `@avg`, `@min` or `@max` (`nil` values are skipped).
   /// - Throws: ``ObjectGraphInvalidValueError`` when `@sum` or `@avg` meets a value that is not a
   ///   number.
@@ -37,6 +68,8 @@ enum PredicateArithmeticEvaluation {
   {
     let present = values.filter { $0 != .null }
     switch collectionOperator {
+    case .distinctUnionOfObjects, .unionOfObjects, .distinctUnionOfArrays, .unionOfArrays, .distinctUnionOfSets:
+      return .collection(gather(values, by: collectionOperator))
     case .count:
       return .integer(Int64(present.count))
     case .sum, .avg:

@@ -48,12 +48,13 @@ extension ObjectGraphError {
 }
 
 extension ObjectGraphError {
-  /// `notes[FIRST]`, `notes[2]`: a to-many's members by position, which a fetch cannot give the same way
-  /// the in-memory check does.
+  /// `notes[FIRST]`, `notes[2]`: an unordered to-many's members by position (or a path through two
+  /// to-manys, or through a collection operator), which have no order for the store and the in-memory check
+  /// to share.
   static func indexOnRelationship(_ collection: PredicateExpression, _ index: PredicateIndex) -> ObjectGraphError {
     ObjectGraphError(
       .predicateSyntax,
-      "\(collection.predicateFormat)[\(index.format)] picks a relationship's member by position, which is not supported: an unordered to-many has no order (Core Data leaves the answer undefined), and an ordered one's is not read by predicates yet. Use \(collection.predicateFormat)[SIZE] or @count, ANY, or a SUBQUERY."
+      "\(collection.predicateFormat)[\(index.format)] picks a relationship's member by position, and its members have no order: an unordered to-many is a set (Core Data's answer would be any member), as are the values gathered through two to-manys or a collection operator. Pick by position in an ordered to-many only (mark it Ordered in the model); otherwise use \(collection.predicateFormat)[SIZE] or @count, ANY, or a SUBQUERY, or sort the fetch and take its first result."
     )
   }
 
@@ -62,6 +63,25 @@ extension ObjectGraphError {
     ObjectGraphError(
       .predicateSyntax,
       "[\(index.format)] picks from a collection (an aggregate such as {1, 2}, an array argument or a to-many's [SIZE]), and \(collection.predicateFormat) is not one."
+    )
+  }
+}
+
+extension ObjectGraphError {
+  /// `median:`, `mode:` or `stddev:` given one value (`what`: its format) where it reduces a collection.
+  static func notACollection(_ function: PredicateFunction, _ what: String) -> ObjectGraphError {
+    ObjectGraphError(
+      .predicateSyntax,
+      "\(function.rawValue) reduces a collection of numbers, and \(what) is one value. Give it a to-many's values (\(function.rawValue)(notes.rating)), an aggregate ({1, 2, 3}) or an array argument."
+    )
+  }
+
+  /// A collection operator that gathers values (`@distinctUnionOfObjects`, …) or `mode:`, used where one
+  /// value is needed (`what`: the expression's format).
+  static func collectionWhereValueNeeded(_ what: String) -> ObjectGraphError {
+    ObjectGraphError(
+      .predicateSyntax,
+      "\(what) is a collection, and one value is needed here. Compare its members with ANY, ALL, NONE or IN, count them with [SIZE], or reduce them with median:, stddev: (or @count, @sum, @avg, @min, @max on the to-many)."
     )
   }
 }

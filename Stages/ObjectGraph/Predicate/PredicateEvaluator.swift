@@ -28,6 +28,10 @@ typealias PredicateBindings = [String: any PredicateEvaluable]
 ///   `@avg` their mean, `@min` and `@max` their least and greatest (each `nil` for none).
 /// - `SUBQUERY(collection, $x, predicate).@count` counts the members for which `predicate` holds, with
 ///   `$x` (and bare key paths) naming the member.
+/// - `@distinctUnionOfObjects` and the other gathering operators give the values without `nil`s (each once
+///   for the `@distinct…` ones); `median:`, `mode:` and `stddev:` reduce a collection, and `mode:`'s value
+///   is itself one, compared as a to-many's values are; `noindex:(x)` is `x`. See
+///   `PredicateEvaluator+Collections.swift`.
 enum PredicateEvaluator {
   /// Whether `object` matches `node`.
   /// - Throws: ``ObjectGraphUnknownKeyError`` (from the object) for an unknown key,
@@ -113,7 +117,7 @@ enum PredicateEvaluator {
   }
 
   /// The value of an expression on `object`. Collections (aggregates, array constants) are `.many`.
-  private static func resolve(
+  static func resolve(
     _ expression: PredicateExpression, on object: some PredicateEvaluable, bindings: PredicateBindings
   ) throws -> PredicateKeyPathValue {
     switch expression {
@@ -152,6 +156,10 @@ enum PredicateEvaluator {
         if try evaluate(subquery.predicate, on: member, bindings: inner) { count += 1 }
       }
       return .single(.integer(count))
+    case .function(.noindex, let arguments) where arguments.count == 1:
+      return try resolve(arguments[0], on: object, bindings: bindings)
+    case .function(let function, let arguments) where function.takesCollection && arguments.count == 1:
+      return try collectionFunction(function, of: resolve(arguments[0], on: object, bindings: bindings), arguments[0])
     case .function(let function, let arguments):
       var values: [PredicateValue] = []
       for argument in arguments {
@@ -165,6 +173,7 @@ enum PredicateEvaluator {
       }
       return .single(try PredicateFunctionEvaluation.apply(function, values))
     case .index(let collection, let index):
+      if let member = try orderedMember(collection, index, on: object, bindings: bindings) { return member }
       if let counted = try collection.indexedKeyPath(index) { return try resolve(counted, on: object, bindings: bindings) }
       switch try resolve(collection, on: object, bindings: bindings) {
       case .many(let members): return .single(index.pick(members))
@@ -182,6 +191,7 @@ enum PredicateEvaluator {
     if let position = path.firstIndex(where: { $0.hasPrefix("@") && $0 != "@count" }),
       let collectionOperator = PredicateCollectionOperator(element: path[position])
     {
+      if collectionOperator.isUnion { return try union(atKeyPath: path, operatorAt: position, collectionOperator, on: object) }
       let reached = try object.predicateValue(atKeyPath: Array(path[..<position] + path[(position + 1)...]))
       return .single(try PredicateArithmeticEvaluation.reduce(members(reached), by: collectionOperator))
     }
@@ -192,7 +202,7 @@ enum PredicateEvaluator {
 
   /// The member a subquery bound to `name`.
   /// - Throws: ``ObjectGraphPredicateSyntaxError`` for a substitution variable left without a value.
-  private static func bound(_ name: String, _ bindings: PredicateBindings) throws -> any PredicateEvaluable {
+  static func bound(_ name: String, _ bindings: PredicateBindings) throws -> any PredicateEvaluable {
     guard let member = bindings[name] else { throw ObjectGraphError.unboundVariable(name) }
     return member
   }

@@ -4,8 +4,10 @@ import Foundation
 /// (`init(forFunction:arguments:)`): `sqrt:(x)`, `raise:toPower:(x, y)`, `now()`.
 ///
 /// Each is computed by ``PredicateFunctionEvaluation``, in memory and in SQL alike (the store calls the
-/// same code through `og_function`), so both give the same answer. `nil` in gives `nil` out; a result
-/// that is not a number (the square root or logarithm of a negative number) is `nil`, as SQLite stores it.
+/// same code through `og_function` and the `og_median`, `og_mode`, `og_stddev` aggregates), so both give the
+/// same answer; the bitwise ones are SQLite's own operators, which the evaluator copies. `nil` in gives `nil`
+/// out; a result that is not a number (the square root or logarithm of a negative number) is `nil`, as
+/// SQLite stores it.
 enum PredicateFunction: String, Sendable, Equatable, CaseIterable {
   case sqrt = "sqrt:"
   /// The base-10 logarithm (Apple: "log:").
@@ -24,13 +26,42 @@ enum PredicateFunction: String, Sendable, Equatable, CaseIterable {
   case uppercase = "uppercase:"
   /// The current date, read when the fetch runs (in SQL, bound once for the whole statement).
   case now = "now"
+  /// The median of a collection of numbers (the mean of the middle two for an even count).
+  case median = "median:"
+  /// The most frequent numbers of a collection: a collection itself, as Apple's `mode:` returns an array.
+  case mode = "mode:"
+  /// The standard deviation of a collection of numbers (of the population: divided by their count).
+  case stddev = "stddev:"
+  case bitwiseAnd = "bitwiseAnd:with:"
+  case bitwiseOr = "bitwiseOr:with:"
+  case bitwiseXor = "bitwiseXor:with:"
+  case leftShift = "leftshift:by:"
+  case rightShift = "rightshift:by:"
+  case onesComplement = "onesComplement:"
+  /// An index hint for the store (`noindex:(title)`): its value is its argument's.
+  case noindex = "noindex:"
 
   /// How many arguments the function takes.
   var arity: Int {
     switch self {
     case .now: 0
-    case .raise, .modulus: 2
+    case .raise, .modulus, .bitwiseAnd, .bitwiseOr, .bitwiseXor, .leftShift, .rightShift: 2
     default: 1
+    }
+  }
+
+  /// Whether the function takes a collection (a to-many's values, an aggregate, an array argument) and
+  /// reduces it: `median:`, `mode:`, `stddev:`.
+  var takesCollection: Bool { self == .median || self == .mode || self == .stddev }
+
+  /// Whether the function's value is a collection (`mode:`), which is compared as a to-many's values are.
+  var givesCollection: Bool { self == .mode }
+
+  /// Whether the function works on whole numbers, bit by bit.
+  var isBitwise: Bool {
+    switch self {
+    case .bitwiseAnd, .bitwiseOr, .bitwiseXor, .leftShift, .rightShift, .onesComplement: true
+    default: false
     }
   }
 

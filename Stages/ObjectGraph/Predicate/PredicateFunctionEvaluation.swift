@@ -5,7 +5,9 @@ import Foundation
 enum PredicateFunctionEvaluation {
   /// `function(arguments…)`. `nil` in any argument gives `nil`; a result that is not a number (`sqrt:(-1)`,
   /// `ln:(-1)`) gives `nil`, as SQLite stores one; numbers (and booleans, as 0 and 1) in, a double out;
-  /// strings in and out for `lowercase:` and `uppercase:`.
+  /// strings in and out for `lowercase:` and `uppercase:`; whole numbers out of the bitwise functions
+  /// (``PredicateBitwiseEvaluation``); `median:`, `mode:` and `stddev:` take one `.collection` (see
+  /// ``PredicateCollectionStatistics``); `noindex:` gives its argument.
   /// - Throws: ``ObjectGraphInvalidValueError`` for an argument of the wrong kind (a string to `sqrt:`, a
   ///   number to `lowercase:`), naming the function; ``ObjectGraphPredicateSyntaxError`` for a wrong
   ///   number of arguments.
@@ -16,8 +18,14 @@ enum PredicateFunctionEvaluation {
         "\(function.rawValue) takes \(function.arity) argument\(function.arity == 1 ? "" : "s"), and \(arguments.count) \(arguments.count == 1 ? "was" : "were") given."
       )
     }
-    if function == .now { return .date(Date()) }
+    switch function {
+    case .now: return .date(Date())
+    case .noindex: return arguments[0]
+    case .median, .mode, .stddev: return try PredicateCollectionStatistics.apply(function, arguments[0])
+    default: break
+    }
     if arguments.contains(.null) { return .null }
+    if function.isBitwise { return try PredicateBitwiseEvaluation.apply(function, arguments) }
     if function.isString {
       guard case .string(let text) = arguments[0] else {
         throw ObjectGraphError.notAString(function.rawValue, arguments[0])
@@ -38,12 +46,14 @@ enum PredicateFunctionEvaluation {
     case .abs: result = Swift.abs(x)
     case .raise: result = Foundation.pow(x, numbers[1])
     case .modulus: result = numbers[1] == 0 ? .nan : Foundation.fmod(x, numbers[1])
-    case .now, .lowercase, .uppercase: result = .nan
+    default: result = .nan
     }
     return result.isNaN ? .null : .double(result)
   }
 
-  private static func number(_ value: PredicateValue, _ function: PredicateFunction) throws -> Double {
+  /// The number `value` is, as a double (booleans as 0 and 1, decimals rounded to a double).
+  /// - Throws: ``ObjectGraphInvalidValueError`` naming `function` for a value that is not a number.
+  static func number(_ value: PredicateValue, _ function: PredicateFunction) throws -> Double {
     switch value {
     case .integer(let number): return Double(number)
     case .bool(let flag): return flag ? 1 : 0

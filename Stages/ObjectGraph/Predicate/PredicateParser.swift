@@ -11,7 +11,9 @@ import Foundation
 /// accepted and ignored), `AND OR NOT && || !`, parentheses, `ANY SOME ALL NONE`, `nil NULL TRUE YES
 /// FALSE NO SELF TRUEPREDICATE FALSEPREDICATE` (keywords in any case), numbers (decimal, `0x`, `0o`, `0b`,
 /// negative, with a fraction or exponent for a double), single- or double-quoted strings with backslash
-/// escapes, aggregates `{a, b}`, key paths with `@count` or `@sum`/`@avg`/`@min`/`@max` before a key,
+/// escapes, aggregates `{a, b}`, key paths with `@count` or `@sum`/`@avg`/`@min`/`@max` (or a gathering
+/// operator, `@distinctUnionOfObjects`, `@unionOfObjects`, `@distinctUnionOfArrays`, `@unionOfArrays`,
+/// `@distinctUnionOfSets`) before a key,
 /// `#`-escaped reserved words (`#in`), arithmetic `+ - * /` (with unary minus and parenthesized
 /// expressions), `$variables`, `SUBQUERY(collection, $x, predicate).@count`,
 /// `CAST(<seconds since 2001>, "NSDate")`, and the format specifiers `%@ %K %d %i %u %x %o %f %e %g %s`
@@ -336,6 +338,9 @@ struct PredicateParser {
           comparison = PredicateComparison(modifier: .any, lhs: rhs, op: .equal, rhs: lhs, options: options)
         }
       case .variable:
+        break
+      case .function(let function, _) where function.givesCollection || function == .noindex:
+        // `x IN mode:(notes.rating)`: one of the values the function gives (or the hinted collection).
         break
       case .constant, .arithmetic, .subqueryCount, .function, .index:
         if fromArgument {
@@ -834,7 +839,7 @@ struct PredicateParser {
         guard let collectionOperator = PredicateCollectionOperator(element: "@" + name) else {
           throw syntaxError(
             at: token.position,
-            "the collection operator '@\(name)' is not supported; @count, @sum, @avg, @min and @max are"
+            "the collection operator '@\(name)' is not supported; \(PredicateCollectionOperator.allCases.map(\.rawValue).joined(separator: ", ")) are"
           )
         }
         if let earlier = operatorToken {
@@ -911,7 +916,7 @@ struct PredicateParser {
       guard known != nil, operators.count == 1, offset > 0, placed else {
         throw argumentError(
           argumentIndex, token,
-          "is \"\(text)\": a key path takes one collection operator after a to-many, '@count' last or '@sum', '@avg', '@min' or '@max' before the key they reduce."
+          "is \"\(text)\": a key path takes one collection operator after a to-many, '@count' last or '@sum', '@avg', '@min', '@max', '@distinctUnionOfObjects' (or another array or set operator) before the key they apply to."
         )
       }
     }

@@ -2,7 +2,8 @@ import Foundation
 internal import GRDB
 
 /// The SQL functions the predicate compiler uses where SQLite has no built-in equivalent: string folding
-/// for `[c]`/`[d]`, and `MATCHES` (a regular expression that must match the whole string). Both call the
+/// for `[c]`/`[d]`, `MATCHES` (a regular expression that must match the whole string), `NSExpression`'s
+/// functions and the aggregates `median:`, `mode:` and `stddev:` of a to-many need. Each calls the
 /// in-memory evaluator's own code, so SQL and memory agree. Their last argument is the comparison's
 /// options as a number (`PredicateComparison.Options.rawValue`: 1 = `[c]`, 2 = `[d]`, 8 = `[l]`), and `[l]`'s
 /// locale-sensitive order.
@@ -51,17 +52,44 @@ enum SQLFunctions {
     guard let name = values.first.flatMap(String.fromDatabaseValue), let function = PredicateFunction(rawValue: name) else {
       return nil as DatabaseValue?
     }
-    let arguments = values.dropFirst().map { predicateValue($0) ?? .null }
-    switch try? PredicateFunctionEvaluation.apply(function, arguments) {
+    var arguments = values.dropFirst().map { predicateValue($0) ?? .null }
+    // `og_function('median:', a, b, c)`: the items of one collection.
+    if function.takesCollection { arguments = [.collection(arguments)] }
+    return databaseValue(try? PredicateFunctionEvaluation.apply(function, arguments))
+  }
+
+  /// `og_median(x)`, `og_mode(x)`, `og_stddev(x)`: aggregates of a column's values (NULLs left out), for
+  /// `median:`, `mode:` and `stddev:` of a to-many's values, computed by ``PredicateCollectionStatistics``.
+  static let collectionAggregates: [DatabaseFunction] = [
+    DatabaseFunction("og_median", argumentCount: 1, pure: true, aggregate: MedianAggregate.self),
+    DatabaseFunction("og_mode", argumentCount: 1, pure: true, aggregate: ModeAggregate.self),
+    DatabaseFunction("og_stddev", argumentCount: 1, pure: true, aggregate: StandardDeviationAggregate.self),
+  ]
+
+  /// A function's result as SQLite holds it: a string, a number, NULL; a collection (`mode:`'s) as a JSON
+  /// array of its numbers, which `json_each` reads back.
+  static func databaseValue(_ value: PredicateValue?) -> DatabaseValue {
+    switch value {
     case .string(let text): return text.databaseValue
     case .double(let number): return number.databaseValue
     case .integer(let number): return number.databaseValue
-    default: return nil as DatabaseValue?
+    case .collection(let items):
+      let numbers = items.map { item -> String in
+        switch item {
+        case .integer(let number): return String(number)
+        case .double(let number) where number.isFinite: return "\(number)"
+        // JSON has no infinity; a number too large for a double reads back as one.
+        case .double(let number) where number.isInfinite: return number > 0 ? "9e999" : "-9e999"
+        default: return "null"
+        }
+      }
+      return ("[" + numbers.joined(separator: ",") + "]").databaseValue
+    default: return .null
     }
   }
 
   /// A column's value as the evaluator compares it (dates are stored as numbers, and compared as numbers).
-  private static func predicateValue(_ value: DatabaseValue) -> PredicateValue? {
+  static func predicateValue(_ value: DatabaseValue) -> PredicateValue? {
     switch value.storage {
     case .string(let text): .string(text)
     case .int64(let number): .integer(number)
@@ -93,6 +121,44 @@ enum SQLFunctions {
     db.add(function: localizedOrder)
     db.add(function: between)
     db.add(function: function)
+    for aggregate in collectionAggregates { db.add(function: aggregate) }
     for collation in collations.values { db.add(collation: collation) }
   }
+}
+
+/// The state of one of the `og_median`, `og_mode`, `og_stddev` aggregates: the values met so far, reduced
+/// by its function when SQLite asks for the result.
+protocol CollectionFunctionAggregate: DatabaseAggregate {
+  /// The function the aggregate computes.
+  static var function: PredicateFunction { get }
+  /// The non-NULL values met so far.
+  var members: [PredicateValue] { get set }
+}
+
+extension CollectionFunctionAggregate {
+  mutating func step(_ dbValues: [DatabaseValue]) {
+    if let value = dbValues.first.flatMap(SQLFunctions.predicateValue) { members.append(value) }
+  }
+
+  func finalize() -> (any DatabaseValueConvertible)? {
+    SQLFunctions.databaseValue(try? PredicateFunctionEvaluation.apply(Self.function, [.collection(members)]))
+  }
+}
+
+/// `og_median`: ``PredicateFunction/median``.
+struct MedianAggregate: CollectionFunctionAggregate {
+  static var function: PredicateFunction { .median }
+  var members: [PredicateValue] = []
+}
+
+/// `og_mode`: ``PredicateFunction/mode`` (a JSON array of numbers).
+struct ModeAggregate: CollectionFunctionAggregate {
+  static var function: PredicateFunction { .mode }
+  var members: [PredicateValue] = []
+}
+
+/// `og_stddev`: ``PredicateFunction/stddev``.
+struct StandardDeviationAggregate: CollectionFunctionAggregate {
+  static var function: PredicateFunction { .stddev }
+  var members: [PredicateValue] = []
 }

@@ -14,11 +14,11 @@ struct SQLPredicateCompiler {
   let alias: String
   private(set) var joins: [String] = []
   private var joinAliases: [String: String] = [:]
-  private(set) var arguments: [DatabaseValue] = []
-  private var aliasCounter: AliasCounter
+  var arguments: [DatabaseValue] = []
+  var aliasCounter: AliasCounter
   /// The iteration variables of the subqueries this compiler is inside: each name to the alias and
   /// entity of the member row it stands for.
-  private var variables: [String: Origin] = [:]
+  var variables: [String: Origin] = [:]
   /// Set while a comparison of a transformable attribute with `nil` resolves its key path: the only use of
   /// a transformable a fetch makes (see `nullComparison`).
   private var allowsTransformable = false
@@ -293,7 +293,7 @@ struct SQLPredicateCompiler {
 
   /// Where a key path or variable expression starts, and its keys; `nil` for other expressions and for
   /// a named column of a grouped dictionary fetch.
-  private func keyPathParts(_ expression: PredicateExpression) throws -> (path: [String], origin: Origin)? {
+  func keyPathParts(_ expression: PredicateExpression) throws -> (path: [String], origin: Origin)? {
     switch expression {
     case .keyPath(let path): return (path, Origin(alias: alias, mapping: mapping))
     case .variable(let name, let path):
@@ -318,11 +318,22 @@ struct SQLPredicateCompiler {
 
   private mutating func compile(_ comparison: PredicateComparison) throws -> String {
     if let sql = try transformableComparison(comparison) { return sql }
+    // `noindex:` around a collection has no index to keep the store from: the collection is compared.
+    var comparison = comparison
+    comparison.lhs = collectionWithoutIndexHint(comparison.lhs)
+    comparison.rhs = collectionWithoutIndexHint(comparison.rhs)
+    // `mode:(…)` on the left: a comparison of each of its values, as for a to-many's.
+    if case .function(let function, let operands) = comparison.lhs, function.givesCollection, operands.count == 1 {
+      return try valuesComparison(comparison, function, operands[0])
+    }
+    if comparison.op == .in, case .function(let function, let operands) = comparison.rhs, function.givesCollection, operands.count == 1 {
+      return try inValues(comparison, function, operands[0])
+    }
     // A to-many on the left turns the comparison into a subquery (unless a collection operator reduces
     // it to one value: then it is a scalar subquery, compiled as an expression).
     if let (path, origin) = try keyPathParts(comparison.lhs),
       case .toMany(let owner, let ownerMapping, let slot, let rest) = try resolve(path, from: origin),
-      rest.first.flatMap(PredicateCollectionOperator.init(element:)) == nil
+      Self.isQuantifiable(rest)
     {
       return try quantified(comparison, ownerAlias: owner, ownerMapping: ownerMapping, slot: slot, rest: rest)
     }
@@ -366,9 +377,9 @@ struct SQLPredicateCompiler {
     }
   }
 
-  private mutating func linkSubquery(
+  mutating func linkSubquery(
     ownerAlias: String, ownerMapping: SQLiteSchema.EntityTable, slot: EntityLayout.Slot, subAlias: String
-  ) throws -> (from: String, condition: String, destination: SQLiteSchema.EntityTable) {
+  ) throws -> (from: String, condition: String, destination: SQLiteSchema.EntityTable, position: String?) {
     guard let destination = slot.relationship?.destinationEntity, let destinationMapping = schema.entities[destination.entityName]
     else {
       throw ObjectGraphError(.unknownKey, "\(ownerMapping.entity.entityName).\(slot.name) cannot be used in a fetch.")
@@ -380,13 +391,17 @@ struct SQLPredicateCompiler {
         " AND \(subAlias).Z_ENT IN (\(destinationMapping.numbersIncludingSubentities.map(String.init).joined(separator: ", ")))"
     }
     switch ownerMapping.storage[slot.index] {
-    case .foreignKeyOnDestination(let column, _):
-      return ("\(destinationMapping.table) \(subAlias)", "\(subAlias).\(column) = \(ownerAlias).Z_PK" + entityFilter, destinationMapping)
+    case .foreignKeyOnDestination(let column, let orderColumn):
+      return (
+        "\(destinationMapping.table) \(subAlias)", "\(subAlias).\(column) = \(ownerAlias).Z_PK" + entityFilter, destinationMapping,
+        orderColumn.map { "\(subAlias).\($0)" }
+      )
     case .joinTable(let join, _):
       let joinAlias = aliasCounter.make()
       return (
         "\(join.name) \(joinAlias) JOIN \(destinationMapping.table) \(subAlias) ON \(subAlias).Z_PK = \(joinAlias).\(join.destinationColumn)",
-        "\(joinAlias).\(join.sourceColumn) = \(ownerAlias).Z_PK" + entityFilter, destinationMapping
+        "\(joinAlias).\(join.sourceColumn) = \(ownerAlias).Z_PK" + entityFilter, destinationMapping,
+        join.destinationOrderColumn.map { "\(joinAlias).\($0)" }
       )
     default:
       throw ObjectGraphError(.unknownKey, "\(ownerMapping.entity.entityName).\(slot.name) is transient and cannot be used in a fetch.")
@@ -394,7 +409,7 @@ struct SQLPredicateCompiler {
   }
 
   /// A compiler for a subquery over `mapping`'s rows under `alias`, seeing this one's variables.
-  private func nested(mapping: SQLiteSchema.EntityTable, alias: String) -> SQLPredicateCompiler {
+  func nested(mapping: SQLiteSchema.EntityTable, alias: String) -> SQLPredicateCompiler {
     var inner = SQLPredicateCompiler(schema: schema, mapping: mapping, alias: alias, counter: aliasCounter)
     inner.variables = variables
     return inner
@@ -419,6 +434,9 @@ struct SQLPredicateCompiler {
         throw ObjectGraphError(.predicateSyntax, "'@count' must end the key path '\(keyPath.joined(separator: "."))'.")
       }
       return (try countSubquery(ownerAlias: ownerAlias, ownerMapping: ownerMapping, slot: slot), .integer64AttributeType)
+    }
+    if collectionOperator.isUnion {
+      return (try unionCount(keyPath, ownerAlias: ownerAlias, ownerMapping: ownerMapping, slot: slot, rest: rest), .integer64AttributeType)
     }
     let sub = aliasCounter.make()
     let link = try linkSubquery(ownerAlias: ownerAlias, ownerMapping: ownerMapping, slot: slot, subAlias: sub)
@@ -477,6 +495,14 @@ struct SQLPredicateCompiler {
     let sub = aliasCounter.make()
     let link = try linkSubquery(ownerAlias: ownerAlias, ownerMapping: ownerMapping, slot: slot, subAlias: sub)
     var inner = nested(mapping: link.destination, alias: sub)
+    var rest = rest
+    // `notes.@distinctUnionOfObjects.title`: the members' titles without the nils (repeats change no
+    // ANY, ALL, NONE or IN), so a nil is left out of the range rather than tested.
+    var gathered = ""
+    if rest.first.flatMap(PredicateCollectionOperator.init(element:))?.isUnion == true {
+      rest.removeFirst()
+      gathered = " AND " + (try inner.compile(.comparison(PredicateComparison(lhs: .keyPath(rest), op: .notEqual, rhs: .constant(.null)))))
+    }
     var memberComparison = comparison
     memberComparison.modifier = .direct
     memberComparison.lhs = .keyPath(rest)
@@ -485,7 +511,7 @@ struct SQLPredicateCompiler {
     let condition = try inner.compile(.comparison(memberComparison))
     arguments.append(contentsOf: inner.arguments)
     let joins = inner.joinClause
-    let from = "FROM \(link.from)\(joins) WHERE \(link.condition)"
+    let from = "FROM \(link.from)\(joins) WHERE \(link.condition)\(gathered)"
     switch comparison.modifier {
     case .direct, .any: return "EXISTS (SELECT 1 \(from) AND (\(condition)))"
     case .all: return "NOT EXISTS (SELECT 1 \(from) AND NOT COALESCE((\(condition)), 0))"
@@ -522,7 +548,7 @@ struct SQLPredicateCompiler {
   }
 
   /// An SQL expression for one side, with the attribute type it has when it is a column.
-  private mutating func expression(_ expression: PredicateExpression, against otherType: NSAttributeType?) throws
+  mutating func expression(_ expression: PredicateExpression, against otherType: NSAttributeType?) throws
     -> (sql: String, type: NSAttributeType?, isNull: Bool)
   {
     if let column = resultColumn(expression) { return (column.sql, column.type, false) }
@@ -566,9 +592,21 @@ struct SQLPredicateCompiler {
       return (sql, staticType(expression), false)
     case .subqueryCount(let subquery):
       return (try subqueryCount(subquery), .integer64AttributeType, false)
+    case .function(.noindex, let operands) where operands.count == 1:
+      // SQLite's own way to keep a column's index out of a query: the unary `+`, which changes no value.
+      let inner = try self.expression(operands[0], against: otherType)
+      return inner.isNull ? inner : ("(+\(inner.sql))", inner.type, false)
+    case .function(let function, let operands) where function.isBitwise:
+      return (try bitwiseCall(function, operands), .integer64AttributeType, false)
+    case .function(let function, let operands) where function.takesCollection && operands.count == 1:
+      guard !function.givesCollection else { throw ObjectGraphError.collectionWhereValueNeeded(expression.predicateFormat) }
+      return (try collectionFunctionCall(function, operands[0]), .doubleAttributeType, false)
     case .function(let function, let operands):
       return (try functionCall(function, operands), staticType(expression), false)
+    case .index(.function(let function, let operands), let index) where function.givesCollection && operands.count == 1:
+      return (try pickValue(function, operands[0], index), index == .size ? .integer64AttributeType : .doubleAttributeType, false)
     case .index(let collection, let index):
+      if let member = try orderedMember(collection, index) { return (member.sql, member.type, false) }
       if let counted = try collection.indexedKeyPath(index) { return try self.expression(counted, against: otherType) }
       switch collection {
       case .aggregate(let items):
@@ -647,7 +685,7 @@ struct SQLPredicateCompiler {
   }
 
   /// The same, for an operator or function named `operation` (`"+"`, `"sqrt:"`).
-  private mutating func arithmeticOperand(_ operand: PredicateExpression, _ operation: String) throws
+  mutating func arithmeticOperand(_ operand: PredicateExpression, _ operation: String) throws
     -> (sql: String, type: NSAttributeType?, isNull: Bool)
   {
     if case .constant(let value) = operand {
@@ -680,6 +718,8 @@ struct SQLPredicateCompiler {
       case .toMany(_, _, let slot, let rest):
         switch rest.first.flatMap(PredicateCollectionOperator.init(element:)) {
         case .count: return .integer64AttributeType
+        case .distinctUnionOfObjects, .unionOfObjects, .distinctUnionOfArrays, .unionOfArrays, .distinctUnionOfSets:
+          return rest.last == PredicateCollectionOperator.count.rawValue ? .integer64AttributeType : nil
         case .sum, .avg: return .doubleAttributeType
         case .min, .max:
           guard let destination = slot.relationship?.destinationEntity, let destinationMapping = schema.entities[destination.entityName]
@@ -708,11 +748,16 @@ struct SQLPredicateCompiler {
       return operandIsInteger(lhs) && operandIsInteger(rhs) ? .integer64AttributeType : .doubleAttributeType
     case .subqueryCount:
       return .integer64AttributeType
+    case .function(.noindex, let operands):
+      return operands.first.flatMap { staticType($0) }
     case .function(let function, _):
+      if function.isBitwise { return .integer64AttributeType }
+      if function.givesCollection { return nil }
       return function == .now ? .dateAttributeType : function.isString ? .stringAttributeType : .doubleAttributeType
     case .index(let collection, let index):
       if index == .size { return .integer64AttributeType }
       if case .aggregate(let items) = collection { return staticType(Self.picked(items, index)) }
+      if case .function(let function, _) = collection, function.givesCollection { return .doubleAttributeType }
       return nil
     case .constant, .aggregate:
       return nil
@@ -850,7 +895,7 @@ struct SQLPredicateCompiler {
   }
 
   /// When an expression with placeholders is written more than once, its arguments must be bound again.
-  private mutating func repeatLastArguments(of sql: String, times: Int) {
+  mutating func repeatLastArguments(of sql: String, times: Int) {
     let count = sql.filter { $0 == "?" }.count
     guard count > 0, arguments.count >= count else { return }
     let last = Array(arguments.suffix(count))

@@ -188,7 +188,8 @@ struct PredicateFunctionTests {
     let stack = try populated(type)
     let syntax: [(String, String)] = [
       ("random() > 1", "random"), ("random:({1, 2}) == 1", "random:"), ("FUNCTION(title, 'uppercaseString') == 'A'", "Objective-C"),
-      ("median(rating) > 1", "median"), ("sqrt(rating, 2) > 1", "takes 1 argument"), ("now(rating) > 1", "takes 0 arguments"),
+      ("distanceToLocation:fromLocation:(here, there) > 1", "distanceToLocation"), ("sqrt(rating, 2) > 1", "takes 1 argument"),
+      ("now(rating) > 1", "takes 0 arguments"),
       ("sqrt(rating > 1", "')'"), ("rating ** > 1", "**"), ("tags[MIDDLE] == 1", "FIRST, LAST, SIZE"), ("tags[1.5] == 1", "whole number"),
       ("tags[0 == 1", "']'"),
     ]
@@ -216,16 +217,17 @@ struct PredicateFunctionTests {
       refused(NSPredicate(format: "uppercase(%@) == 'A'", 1), .invalidValue, "uppercase: takes a string")
       refused(NSPredicate(format: "sqrt(tags) > 1"), .predicateSyntax, "tags")
       refused(NSPredicate(format: "tags[FIRST] == nil"), .predicateSyntax, "by position")
-      refused(NSPredicate(format: "tags[0] == nil"), .predicateSyntax, "undefined")
+      refused(NSPredicate(format: "tags[0] == nil"), .predicateSyntax, "have no order")
       refused(NSPredicate(format: "5[SIZE] == 1"), .predicateSyntax, "is not one")
       let random = NSComparisonPredicate(
         leftExpression: NSExpression(forFunction: "random", arguments: []), rightExpression: NSExpression(forConstantValue: 0.5),
         modifier: .direct, type: .lessThan, options: [])
       refused(random, .predicateSyntax, "random")
       let unknown = NSComparisonPredicate(
-        leftExpression: NSExpression(forFunction: "median:", arguments: [NSExpression(forKeyPath: "rating")]),
+        leftExpression: NSExpression(
+          forFunction: "distanceToLocation:fromLocation:", arguments: [NSExpression(forKeyPath: "title"), NSExpression(forKeyPath: "body")]),
         rightExpression: NSExpression(forConstantValue: 1), modifier: .direct, type: .equalTo, options: [])
-      refused(unknown, .predicateSyntax, "median:")
+      refused(unknown, .predicateSyntax, "distanceToLocation:fromLocation:")
     }
   }
 }
