@@ -36,38 +36,18 @@ struct PredicateCollectionTests {
     return stack
   }
 
-  /// The `key` values of the `entity` objects a predicate matches, in SQL and in memory; checks that both agree.
-  private func matches(
-    _ stack: StoreStack, _ entity: String, _ key: String, _ predicate: NSPredicate, sourceLocation: SourceLocation = #_sourceLocation
-  ) throws -> [String] {
-    let (_, context) = try stack.reader()
-    return try context.performAndWait {
-      let request = NSFetchRequest<NSManagedObject>(entityName: entity)
-      request.predicate = predicate
-      request.sortDescriptors = [NSSortDescriptor(key: key, ascending: true)]
-      let sql = try context.fetch(request).compactMap { $0.value(forKey: key) as? String }
-      let all = NSFetchRequest<NSManagedObject>(entityName: entity)
-      all.sortDescriptors = [NSSortDescriptor(key: key, ascending: true)]
-      let memory = try context.fetch(all).filter { try FetchPredicate(predicate).evaluate(with: $0) }.compactMap {
-        $0.value(forKey: key) as? String
-      }
-      #expect(sql == memory, "SQL and memory disagree for \(predicate)", sourceLocation: sourceLocation)
-      return sql
-    }
-  }
-
   private func notes(_ stack: StoreStack, _ format: String, _ arguments: Any?..., sourceLocation: SourceLocation = #_sourceLocation)
     throws -> [String]
   {
-    try matches(
-      stack, "Note", "title", NSPredicate(format: format, argumentArray: arguments.map { $0 as Any }), sourceLocation: sourceLocation)
+    try stack.agreedMatches(
+      "Note", "title", NSPredicate(format: format, argumentArray: arguments.map { $0 as Any }), sourceLocation: sourceLocation)
   }
 
   private func notebooks(_ stack: StoreStack, _ format: String, _ arguments: Any?..., sourceLocation: SourceLocation = #_sourceLocation)
     throws -> [String]
   {
-    try matches(
-      stack, "Notebook", "name", NSPredicate(format: format, argumentArray: arguments.map { $0 as Any }), sourceLocation: sourceLocation)
+    try stack.agreedMatches(
+      "Notebook", "name", NSPredicate(format: format, argumentArray: arguments.map { $0 as Any }), sourceLocation: sourceLocation)
   }
 
   @Test("median: and stddev: of a to-many's values: nil for none, the mean of the middle two for an even count", arguments: bothStoreTypes)
@@ -221,21 +201,21 @@ struct PredicateCollectionTests {
     let median = NSComparisonPredicate(
       leftExpression: NSExpression(forFunction: "median:", arguments: [NSExpression(forKeyPath: "notes.rating")]),
       rightExpression: NSExpression(forConstantValue: 5), modifier: .direct, type: .equalTo, options: [])
-    #expect(try matches(stack, "Notebook", "name", median) == ["B"])
+    #expect(try stack.agreedMatches("Notebook", "name", median) == ["B"])
     #expect(median.engineFormat == "median:(notes.rating) == 5")
     let deviation = NSComparisonPredicate(
       leftExpression: NSExpression(forFunction: "stddev:", arguments: [NSExpression(forConstantValue: [2, 4, 4, 4, 5, 5, 7, 9])]),
       rightExpression: NSExpression(forKeyPath: "rating"), modifier: .direct, type: .equalTo, options: [])
-    #expect(try matches(stack, "Note", "title", deviation) == ["a2", "a3"])
+    #expect(try stack.agreedMatches("Note", "title", deviation) == ["a2", "a3"])
     let bits = NSComparisonPredicate(
       leftExpression: NSExpression(
         forFunction: "bitwiseAnd:with:", arguments: [NSExpression(forKeyPath: "rating"), NSExpression(forConstantValue: 6)]),
       rightExpression: NSExpression(forConstantValue: 6), modifier: .direct, type: .equalTo, options: [])
-    #expect(try matches(stack, "Note", "title", bits) == ["b3", "b4", "c1"])
+    #expect(try stack.agreedMatches("Note", "title", bits) == ["b3", "b4", "c1"])
     let hint = NSComparisonPredicate(
       leftExpression: NSExpression(forFunction: "noindex:", arguments: [NSExpression(forKeyPath: "title")]),
       rightExpression: NSExpression(forConstantValue: "c1"), modifier: .direct, type: .equalTo, options: [])
-    #expect(try matches(stack, "Note", "title", hint) == ["c1"])
+    #expect(try stack.agreedMatches("Note", "title", hint) == ["c1"])
   }
 
   @Test("predicateFormat prints them as Apple names them, and the print parses back to the same predicate")
@@ -364,8 +344,8 @@ struct PredicateCollectionTests {
   func orderedPositions(type: NSPersistentStore.StoreType) throws {
     let stack = try playlists(type)
     func lists(_ format: String, _ arguments: Any?..., sourceLocation: SourceLocation = #_sourceLocation) throws -> [String] {
-      try matches(
-        stack, "Playlist", "name", NSPredicate(format: format, argumentArray: arguments.map { $0 as Any }), sourceLocation: sourceLocation)
+      try stack.agreedMatches(
+        "Playlist", "name", NSPredicate(format: format, argumentArray: arguments.map { $0 as Any }), sourceLocation: sourceLocation)
     }
     #expect(try lists("songs.title[FIRST] == 'Em'") == ["Morning"])
     #expect(try lists("songs.title[LAST] == 'Aye'") == ["Morning"])
@@ -385,9 +365,9 @@ struct PredicateCollectionTests {
       request.predicate = NSPredicate(format: "title == 'Zed'")
       return try context.fetch(request)[0].objectID
     }
-    #expect(try matches(stack, "Playlist", "name", NSPredicate(format: "songs[1] == %@", zed)) == ["Morning"])
+    #expect(try stack.agreedMatches("Playlist", "name", NSPredicate(format: "songs[1] == %@", zed)) == ["Morning"])
     // Through a to-one, from the song's side.
-    #expect(try matches(stack, "Song", "title", NSPredicate(format: "playlist.songs[FIRST] == SELF")) == ["Bee", "Em"])
+    #expect(try stack.agreedMatches("Song", "title", NSPredicate(format: "playlist.songs[FIRST] == SELF")) == ["Bee", "Em"])
     // Reordered: the store and memory follow the new order.
     try stack.context.performAndWait {
       let request = NSFetchRequest<NSManagedObject>(entityName: "Playlist")

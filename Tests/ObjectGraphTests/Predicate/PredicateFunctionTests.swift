@@ -35,33 +35,12 @@ struct PredicateFunctionTests {
     return stack
   }
 
-  /// The `key` values of the `entity` objects a predicate matches, in SQL and in memory; checks that both agree.
-  private func matches(
-    _ stack: StoreStack, _ entity: String, _ key: String, _ predicate: NSPredicate,
-    sourceLocation: SourceLocation = #_sourceLocation
-  ) throws -> [String] {
-    let (_, context) = try stack.reader()
-    return try context.performAndWait {
-      let request = NSFetchRequest<NSManagedObject>(entityName: entity)
-      request.predicate = predicate
-      request.sortDescriptors = [NSSortDescriptor(key: key, ascending: true)]
-      let sql = try context.fetch(request).compactMap { $0.value(forKey: key) as? String }
-      let all = NSFetchRequest<NSManagedObject>(entityName: entity)
-      all.sortDescriptors = [NSSortDescriptor(key: key, ascending: true)]
-      let memory = try context.fetch(all).filter { try FetchPredicate(predicate).evaluate(with: $0) }.compactMap {
-        $0.value(forKey: key) as? String
-      }
-      #expect(sql == memory, "SQL and memory disagree for \(predicate)", sourceLocation: sourceLocation)
-      return sql
-    }
-  }
-
   private func notes(_ stack: StoreStack, _ format: String, _ arguments: Any?...) throws -> [String] {
-    try matches(stack, "Note", "title", NSPredicate(format: format, argumentArray: arguments.map { $0 as Any }))
+    try stack.agreedMatches("Note", "title", NSPredicate(format: format, argumentArray: arguments.map { $0 as Any }))
   }
 
   private func notebooks(_ stack: StoreStack, _ format: String) throws -> [String] {
-    try matches(stack, "Notebook", "name", NSPredicate(format: format))
+    try stack.agreedMatches("Notebook", "name", NSPredicate(format: format))
   }
 
   @Test("Number functions: sqrt, abs, floor, ceiling, trunc, ln, log, exp, modulus, in SQL and in memory alike", arguments: bothStoreTypes)
@@ -128,21 +107,21 @@ struct PredicateFunctionTests {
     let root = NSComparisonPredicate(
       leftExpression: NSExpression(forFunction: "sqrt:", arguments: [NSExpression(forKeyPath: "rating")]),
       rightExpression: NSExpression(forConstantValue: 3), modifier: .direct, type: .equalTo, options: [])
-    #expect(try matches(stack, "Note", "title", root) == ["kappa"])
+    #expect(try stack.agreedMatches("Note", "title", root) == ["kappa"])
     #expect(root.engineFormat == "sqrt:(rating) == 3")
     let power = NSComparisonPredicate(
       leftExpression: NSExpression(
         forFunction: "raise:toPower:", arguments: [NSExpression(forKeyPath: "rating"), NSExpression(forConstantValue: 2)]),
       rightExpression: NSExpression(forConstantValue: 36), modifier: .direct, type: .equalTo, options: [])
-    #expect(try matches(stack, "Note", "title", power) == ["Eta"])
+    #expect(try stack.agreedMatches("Note", "title", power) == ["Eta"])
     let lower = NSComparisonPredicate(
       leftExpression: NSExpression(forFunction: "lowercase:", arguments: [NSExpression(forKeyPath: "title")]),
       rightExpression: NSExpression(forConstantValue: "gamma"), modifier: .direct, type: .equalTo, options: [])
-    #expect(try matches(stack, "Note", "title", lower) == ["Gamma"])
+    #expect(try stack.agreedMatches("Note", "title", lower) == ["Gamma"])
     let past = NSComparisonPredicate(
       leftExpression: NSExpression(forKeyPath: "createdAt"), rightExpression: NSExpression(forFunction: "now", arguments: []),
       modifier: .direct, type: .lessThan, options: [])
-    #expect(try matches(stack, "Note", "title", past).count == 5)
+    #expect(try stack.agreedMatches("Note", "title", past).count == 5)
     #expect(past.engineFormat == "createdAt < now()")
     let parsed = NSExpression(format: "sqrt:(rating) + 1")
     #expect(parsed.expressionType == .function)
