@@ -32,11 +32,23 @@ public class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable 
     var regularExpression: String?
     /// A composite attribute's elements (``NSCompositeAttributeDescription/elements``); empty for others.
     var elements: [NSAttributeDescription] = []
+    /// The model that set `entity` when it was made, and the entity declaring the attribute: read only while
+    /// that model is alive, as a relationship's (see ``NSRelationshipDescription``'s state for why the entity
+    /// is not `weak`).
+    weak var resolvedBy: NSManagedObjectModel?
+    unowned(unsafe) var entity: NSEntityDescription?
   }
 
   let state: Frozen<State>
 
   final override var kind: Kind { .attribute(self) }
+
+  override var resolvedEntity: NSEntityDescription? {
+    state.read { state in
+      guard let model = state.resolvedBy else { return nil }
+      return withExtendedLifetime(model) { state.entity }
+    }
+  }
 
   /// Makes an attribute.
   /// - Parameters:

@@ -377,6 +377,12 @@ public final class NSManagedObjectModel: Sendable, CustomStringConvertible {
           $0.entity = entity
         }
       }
+      for case let attribute as NSAttributeDescription in entity.ownProperties {
+        attribute.state.mutate(what: "attribute \(attribute.name)") {
+          $0.resolvedBy = self
+          $0.entity = entity
+        }
+      }
     }
   }
 

@@ -82,6 +82,25 @@ public class NSPropertyDescription: @unchecked Sendable, CustomStringConvertible
   /// The property's version hash, as Core Data computes it.
   public var versionHash: Data { Self.abstract() }
 
+  /// The entity the property belongs to (Core Data's `entity`): the entity whose
+  /// ``NSEntityDescription/properties`` declare it (for an inherited property, the superentity that declares
+  /// it), set when a model is made with that entity.
+  ///
+  /// Reading it before such a model is made, or once the model is gone, is a programmer error that stops the
+  /// program naming the property: Core Data's is `unowned(unsafe)` and has no entity to give then either.
+  public var entity: NSEntityDescription {
+    guard let entity = resolvedEntity else {
+      programmerError(
+        "Property '\(name)' belongs to no entity of a model that still exists: its entity is set when an NSManagedObjectModel is made with the entity that declares it, and can be read while that model exists. Make the model first and keep it, or look the entity up in the model (entitiesByName)."
+      )
+    }
+    return entity
+  }
+
+  /// The entity set when a model was made with the entity declaring this property; `nil` before, and once
+  /// that model is gone.
+  var resolvedEntity: NSEntityDescription? { Self.abstract() }
+
   /// The property's name and kind.
   public var description: String { Self.abstract() }
 

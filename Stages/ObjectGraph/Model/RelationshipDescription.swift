@@ -124,9 +124,7 @@ public final class NSRelationshipDescription: NSPropertyDescription, @unchecked 
       }
     }
   }
-  /// The entity this relationship belongs to, set when the model was made; `nil` before, and once that
-  /// model is gone.
-  public var entity: NSEntityDescription? { state.read { $0.resolved(\.entity) } }
+  override var resolvedEntity: NSEntityDescription? { state.read { $0.resolved(\.entity) } }
   /// Whether this side holds a set of objects.
   public var isToMany: Bool {
     get { state.read(\.isToMany) }

@@ -37,13 +37,39 @@ struct RelationshipResolutionTests {
     let (notebook, note) = Self.entities()
     let toNotebook = try Self.relationship("notebook", of: note)
     #expect(toNotebook.destinationEntity == nil)
-    #expect(toNotebook.entity == nil)
+    #expect(toNotebook.resolvedEntity == nil)
+
+    let title = try #require(note.attributesByName["title"])
+    #expect(title.resolvedEntity == nil)
 
     let model = try NSManagedObjectModel(entities: [notebook, note])
     #expect(toNotebook.destinationEntity === notebook)
     #expect(toNotebook.entity === note)
     #expect(toNotebook.inverseRelationship === (try Self.relationship("notes", of: notebook)))
+    // Every property, attributes included, knows its entity (Core Data's NSPropertyDescription.entity).
+    #expect(title.entity === note)
+    #expect(note.properties.allSatisfy { $0.entity === note } && notebook.properties.allSatisfy { $0.entity === notebook })
     withExtendedLifetime(model) {}
+  }
+
+  @Test("an inherited property's entity is the superentity that declares it")
+  func inheritedPropertyEntity() throws {
+    let item = NSEntityDescription(name: "Item", properties: [.attribute(NSAttributeDescription(name: "title", type: .string))])
+    let task = NSEntityDescription(name: "Task", properties: [.attribute(NSAttributeDescription(name: "due", type: .date))])
+    task.superentity = item
+    let model = try NSManagedObjectModel(entities: [item, task])
+    #expect(task.propertiesByName["title"]?.entity === item)
+    #expect(task.propertiesByName["due"]?.entity === task)
+    withExtendedLifetime(model) {}
+  }
+
+  @Test("reading the entity of a property no model has taken stops the program, naming the property")
+  func entityBeforeAModelStops() async {
+    let stopped = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      _ = NSAttributeDescription(name: "title", type: .string).entity
+    }
+    let said = String(decoding: stopped?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(said.contains("Property 'title' belongs to no entity"), "it printed: \(said)")
   }
 
   /// The model alone keeps the entities its relationships point at: the caller holds neither.
@@ -55,7 +81,7 @@ struct RelationshipResolutionTests {
     }()
     let destination = try #require(toNotebook.destinationEntity)
     #expect(destination.name == "Notebook")
-    #expect(toNotebook.entity?.entityName == "Note")
+    #expect(toNotebook.entity.entityName == "Note")
     #expect(destination === model.entitiesByName["Notebook"])
   }
 
@@ -73,7 +99,7 @@ struct RelationshipResolutionTests {
     }
     #expect(gone == nil)
     #expect(toNotebook.destinationEntity == nil)
-    #expect(toNotebook.entity == nil)
+    #expect(toNotebook.resolvedEntity == nil)
     // The names stay: a new model made from the same entities resolves them again.
     #expect(toNotebook.destinationEntityName == "Notebook")
     let again = try NSManagedObjectModel(entities: [notebook, note])
