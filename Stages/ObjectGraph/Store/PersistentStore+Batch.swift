@@ -233,7 +233,7 @@ extension NSPersistentStore {
       guard case .column(let column) = mapping.storage[slot], let type = mapping.entity.layout.slots[slot].attribute?.attributeType
       else { continue }
       assignments.append("\(column) = ?")
-      arguments.append(SQLiteValueCoding.encode(value, as: type))
+      arguments.append(schema.columnValue(value, of: mapping.entity.layout.slots[slot], type: type))
     }
     if !computed.isEmpty {
       var compiler = SQLPredicateCompiler(schema: schema, mapping: mapping)

@@ -40,7 +40,9 @@ extension NSPersistentStore {
     var metadata = StoreMetadata.make(type: .binary, identifier: identifier, model: model, entities: entities)
     metadata[CoreDataMetadataKey.autoVacuumLevel] = nil  // SQLite's, not a binary store's
     if let stored = contents?.metadata { metadata = stored }
-    let schema = SQLiteSchema(entities: entities, layout: .coreData)
+    var schema = SQLiteSchema(entities: entities, layout: .coreData)
+    // A file the engine wrote before it tagged external records holds them bare, and is written back so.
+    schema.externalRecords = ExternalBinaryRecord.Form(metadata: metadata)
     let database = try makeDatabase(path: nil, options: options, readOnly: false, url: url)
     do {
       try database.write { db in

@@ -9,10 +9,12 @@ extension NSPersistentStore {
 
   /// Deletes a store's files, after checking that `url` is a store: a file that is not one is refused and
   /// left as it is, unless `force` (``NSPersistentStoreForceDestroyOption``). A missing file is nothing to do.
+  /// The hidden folder of values Core Data kept outside the store (``ExternalBinaryRecord``) goes too.
   static func destroyFiles(at url: URL, force: Bool = false) throws {
     guard FileManager.default.fileExists(atPath: url.path) else { return }
     if !force { _ = try readMetadata(url: url) }
-    for file in files(of: url) where FileManager.default.fileExists(atPath: file.path) {
+    let support = ExternalBinaryRecord.supportFolder(for: url)
+    for file in files(of: url) + [support] where FileManager.default.fileExists(atPath: file.path) {
       do {
         try FileManager.default.removeItem(at: file)
       } catch {
@@ -26,7 +28,7 @@ extension NSPersistentStore {
 
   /// Copies the store at `source` over the one at `destination` (made when missing), page by page with
   /// SQLite's backup API, so a store in WAL mode is copied whole. Both must be stores (a file that is not
-  /// one is refused and left as it is).
+  /// one is refused and left as it is). The external data folder is copied with it (``copyExternalData(from:to:)``).
   static func copyStore(from source: URL, to destination: URL) throws {
     _ = try readMetadata(url: source)
     try refuseForeignLog(url: source)
@@ -42,6 +44,7 @@ extension NSPersistentStore {
       throw ObjectGraphError.database(
         .persistentStoreOperation, "Copying the store at \(source.path) to \(destination.path) failed", error, url: destination)
     }
+    try copyExternalData(from: source, to: destination)
   }
 
   /// Writes what `source` holds to the SQLite file at `destination` (made when missing, replaced when there),

@@ -72,18 +72,22 @@ extension NSPersistentStore {
         url: url)
     }
     // The store keeps its layout: a migration renames only what the models' differences rename.
+    // Its values too: bare external records stay bare (copied as they are), to be tagged by the open that follows.
     let layout = SQLiteSchema.Layout(metadata: metadata)
+    let form = ExternalBinaryRecord.Form(metadata: metadata)
     var newMetadata = metadata
-    for (key, value) in StoreMetadata.make(type: .sqlite, identifier: "", model: model, entities: entities, layout: layout)
+    for (key, value) in StoreMetadata.make(
+      type: .sqlite, identifier: "", model: model, entities: entities, layout: layout, externalRecords: form)
     where key != NSStoreUUIDKey {
       newMetadata[key] = value
     }
     if model.versionName == nil { newMetadata[ObjectGraphModelVersionNameKey] = nil }
     // The store is read with the entity numbers and join-table names it has ("Files Core Data wrote").
-    let source: SQLiteSchema
+    var source: SQLiteSchema
     do {
       source = try SQLiteSchema(
         reading: try inspect(url: url) { try StoreFileLayout.read(in: $0) }, entities: sourceEntities, layout: layout, url: url)
+      source.externalRecords = form
     } catch let error as DatabaseError {
       throw ObjectGraphError.database(.persistentStoreOpen, "Cannot read the tables of \(url.path)", error, url: url)
     }
@@ -93,9 +97,11 @@ extension NSPersistentStore {
         "The store at \(url.path) needs a migration from \(found.origin), but it lacks where these relationships are stored: \(source.unresolved.joined(separator: "; ")). Migrating would lose their members, so nothing was done; the file was left untouched.",
         url: url)
     }
+    var destination = SQLiteSchema(entities: entities, layout: layout)
+    destination.externalRecords = form
     try run(
       url: url, options: options, source: source,
-      destination: SQLiteSchema(entities: entities, layout: layout),
+      destination: destination,
       mapping: mapping, metadata: try StoreMetadata.encode(newMetadata), model: StoreModelCache.contents(of: model),
       from: found.origin, sourceHashes: metadata[NSStoreModelVersionHashesKey] as? [String: Data])
   }

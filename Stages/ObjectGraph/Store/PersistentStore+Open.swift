@@ -162,11 +162,12 @@ extension NSPersistentStore {
       sideFiles?.removeNewOnes()
       throw error
     }
-    let schema: SQLiteSchema
+    var schema: SQLiteSchema
     do {
       // The file is read with its own entity numbers and join-table names ("Files Core Data wrote").
       let file = try fileLayout(of: database, url: url)
       schema = try SQLiteSchema(reading: file, entities: entities, layout: SQLiteSchema.Layout(metadata: metadata), url: url)
+      schema.externalRecords = ExternalBinaryRecord.Form(metadata: metadata)
       try refuseMissingTables(in: file, schema: schema, url: url)
     } catch {
       try? database.close()
@@ -177,6 +178,7 @@ extension NSPersistentStore {
       do {
         metadata = try bringUpToDate(
           database, schema: schema, configuration: configuration, model: model, entities: entities, url: url)
+        schema.externalRecords = ExternalBinaryRecord.Form(metadata: metadata)
       } catch {
         try? database.close()
         throw error
@@ -195,7 +197,8 @@ extension NSPersistentStore {
   /// repair or an index made for this model would then damage a store of another version.
   ///
   /// In order: a store the engine wrote with its own (legacy) hashes gets Core Data's; `Z_PRIMARYKEY` is
-  /// repaired; the fetch indexes are reconciled; the kept model is updated. The transaction is deferred: a
+  /// repaired; values of attributes that allow external storage are tagged as Core Data tags them (a store
+  /// of format 2); the fetch indexes are reconciled; the kept model is updated. The transaction is deferred: a
   /// store that needs none of it is only read (a store whose file cannot be written still opens), and one
   /// that does takes the write lock at its first write, when SQLite refuses the upgrade (with SQLITE_BUSY,
   /// at once, without waiting) if another process holds the lock or wrote since this transaction's read
@@ -233,6 +236,9 @@ extension NSPersistentStore {
             metadata = try StoreMetadata.read(in: db)
           }
           try repairPrimaryKeys(in: db, schema: schema, url: url)
+          if try NSPersistentStore.tagExternalRecords(in: db, schema: schema, metadata: metadata, url: url) {
+            metadata = try StoreMetadata.read(in: db)
+          }
           try reconcileFetchIndexes(in: db, schema: schema, metadata: metadata, url: url)
           try StoreModelCache.update(in: db, to: model, metadata: metadata, url: url)
           return .commit

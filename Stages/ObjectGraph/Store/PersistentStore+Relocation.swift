@@ -25,6 +25,8 @@ extension NSPersistentStore {
       try database.backup(to: copy)
       try copy.write { db in
         try StoreMetadata.update(in: db, with: [NSStoreTypeKey: type.rawValue], url: url)
+        // Values Core Data kept in files beside this store come into their rows: the copy has no such folder.
+        try inlineExternalRecords(in: db)
         if !options.persistentHistoryTracking {
           for table in ["ACHANGE", "ATRANSACTION", "ATRANSACTIONSTRING"] { try db.execute(sql: "DROP TABLE IF EXISTS \(table)") }
         }

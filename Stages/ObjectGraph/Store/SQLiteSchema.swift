@@ -44,8 +44,12 @@ struct SQLiteSchema: Sendable {
       self = (metadata[ObjectGraphStoreFormatVersionKey] as? Int) == 1 ? .engineV1 : .coreData
     }
 
-    /// The format number the engine writes for the layout.
-    var formatVersion: Int { self == .engineV1 ? 1 : 2 }
+    /// The format number the engine writes for the layout whose attributes that allow external storage hold
+    /// their values in `form`: 1 for format 1 (always bare), 2 for Core Data's layout with bare values (the
+    /// engine's stores before it tagged them), 3 for Core Data's layout with tagged values.
+    func formatVersion(_ form: ExternalBinaryRecord.Form) -> Int {
+      self == .engineV1 ? 1 : form == .tagged ? 3 : 2
+    }
   }
 
   struct Table: Sendable {
@@ -104,6 +108,10 @@ struct SQLiteSchema: Sendable {
   }
 
   let layout: Layout
+  /// How the columns of attributes that allow external storage hold their values: tagged as Core Data tags
+  /// them for every new store and Core Data's own; bare in the engine's stores of format 1 and 2
+  /// (``ExternalBinaryRecord``). Set from an existing store's metadata when it is opened.
+  var externalRecords: ExternalBinaryRecord.Form
   let tables: [String: Table]
   let joinTables: [String: JoinTable]
   let entities: [String: EntityTable]
@@ -138,12 +146,22 @@ struct SQLiteSchema: Sendable {
     for entity in builder.ordered { builder.map(entity) }
     builder.orderColumns()
     self.layout = builder.layout
+    externalRecords = builder.layout == .coreData ? .tagged : .bare
     tables = builder.tables
     joinTables = builder.joinTables
     entities = builder.mappings
     unresolved = builder.unresolved
     entityByNumber = Dictionary(builder.ordered.map { (builder.numbers[$0.entityName] ?? 0, $0) }, uniquingKeysWith: { a, _ in a })
     byIdentity = Dictionary(builder.mappings.values.map { (ObjectIdentifier($0.entity), $0) }, uniquingKeysWith: { a, _ in a })
+  }
+
+  /// Whether the column of `slot` holds its values tagged (``ExternalBinaryRecord``): an attribute that allows
+  /// external storage, in a store of the tagged form.
+  func tagsExternalRecord(_ slot: EntityLayout.Slot) -> Bool {
+    guard externalRecords == .tagged, case .attribute(let type) = slot.kind,
+      type == .binaryDataAttributeType || type == .transformableAttributeType
+    else { return false }
+    return slot.attribute?.allowsExternalBinaryDataStorage == true
   }
 
   /// Core Data's order of entity names: without regard to case (`SyncableSettingsMetadata` before

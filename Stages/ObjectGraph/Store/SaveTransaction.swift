@@ -395,7 +395,7 @@ final class SaveTransaction {
       case .column(let column):
         guard case .attribute(let type) = slot.kind else { continue }
         columns.append(column)
-        sqlValues.append(SQLiteValueCoding.encode(values[slot.index], as: type))
+        sqlValues.append(store.schema.columnValue(values[slot.index], of: slot, type: type))
       case .toOne(let column, let entityColumn):
         let destination = values[slot.index].objectID
         columns.append(column)

@@ -113,7 +113,9 @@ extension SchemaMigration {
       case .column(let column):
         guard handled.insert(column).inserted else { continue }
         let defaultValue =
-          slot.attribute.map { SQLiteValueCoding.encode(moved.new.entity.layout.initialValues[slot.index], as: $0.attributeType) }
+          slot.attribute.map {
+            destination.columnValue(moved.new.entity.layout.initialValues[slot.index], of: slot, type: $0.attributeType)
+          }
           ?? .null
         if case .column(let old) = oldStorage {
           fromOldColumn[column] = old

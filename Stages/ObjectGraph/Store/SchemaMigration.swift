@@ -374,7 +374,7 @@ struct SchemaMigration {
   ) throws {
     guard let attribute = slot.attribute else { return }
     let holders = holders(of: column, in: plan)
-    let defaultValue = SQLiteValueCoding.encode(entity.layout.initialValues[slot.index], as: attribute.attributeType)
+    let defaultValue = destination.columnValue(entity.layout.initialValues[slot.index], of: slot, type: attribute.attributeType)
     if case .column(let old) = oldStorage, plan.kept[old] == nil {
       plan.kept[old] = column
       guard !slot.isOptional, oldSlot?.isOptional ?? true else { return }

@@ -6,17 +6,17 @@ internal import SHA256
 /// `Z_METADATA.Z_PLIST`.
 enum StoreMetadata {
   /// The metadata of a new store (or of one migrated to `model`): Core Data's keys, with the engine's format
-  /// number for `layout` and the model version's name. The store's UUID is part of the dictionary, as Core
+  /// number for `layout` and `externalRecords` and the model version's name. The store's UUID is part of the dictionary, as Core
   /// Data's metadata reports it, but is kept in `Z_METADATA.Z_UUID`, not in the property list (``encode(_:)``).
   static func make(
     type: NSPersistentStore.StoreType, identifier: String, model: NSManagedObjectModel, entities: [NSEntityDescription],
-    layout: SQLiteSchema.Layout = .coreData
+    layout: SQLiteSchema.Layout = .coreData, externalRecords: ExternalBinaryRecord.Form = .tagged
   ) -> [String: any Sendable] {
     var metadata: [String: any Sendable] = [
       NSStoreTypeKey: type.rawValue,
       NSStoreUUIDKey: identifier,
       NSStoreModelVersionIdentifiersKey: model.versionIdentifiers.sorted(),
-      ObjectGraphStoreFormatVersionKey: layout.formatVersion,
+      ObjectGraphStoreFormatVersionKey: layout.formatVersion(externalRecords),
       CoreDataMetadataKey.autoVacuumLevel: "2",
     ]
     for (key, value) in hashKeys(Dictionary(entities.map { ($0.entityName, $0.versionHash) }, uniquingKeysWith: { a, _ in a })) {

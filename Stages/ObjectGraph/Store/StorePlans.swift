@@ -9,6 +9,8 @@ struct StorePlans: Sendable {
   final class Decode: Sendable {
     enum Column: Sendable {
       case attribute(slot: Int, column: Int, type: NSAttributeType)
+      /// An attribute that allows external storage, in a store that tags its values (``ExternalBinaryRecord``).
+      case externalRecord(slot: Int, column: Int)
       /// A to-one: the destination's `Z_PK` column, and either the column holding its entity number or
       /// the destination entity's number when it has no subentities.
       case toOne(slot: Int, column: Int, entityColumn: Int?, destinationNumber: Int64)
@@ -28,7 +30,7 @@ struct StorePlans: Sendable {
       var slotColumns = [Column?](repeating: nil, count: template.count)
       for column in columns {
         switch column {
-        case .attribute(let slot, _, _), .toOne(let slot, _, _, _): slotColumns[slot] = column
+        case .attribute(let slot, _, _), .externalRecord(let slot, _), .toOne(let slot, _, _, _): slotColumns[slot] = column
         }
       }
       self.slotColumns = slotColumns
@@ -39,6 +41,7 @@ struct StorePlans: Sendable {
   struct Insert: Sendable {
     enum Column: Sendable {
       case attribute(slot: Int, type: NSAttributeType)
+      case externalRecord(slot: Int)
       case toOne(slot: Int)
       case toOneEntity(slot: Int)
     }
@@ -97,8 +100,13 @@ struct StorePlans: Sendable {
         switch mapping.storage[slot.index] {
         case .column(let column):
           guard case .attribute(let type) = slot.kind, let index = reader.columnIndexByName[column] else { continue }
-          columns.append(.attribute(slot: slot.index, column: index, type: type))
-          insertColumns.append(.attribute(slot: slot.index, type: type))
+          if schema.tagsExternalRecord(slot) {
+            columns.append(.externalRecord(slot: slot.index, column: index))
+            insertColumns.append(.externalRecord(slot: slot.index))
+          } else {
+            columns.append(.attribute(slot: slot.index, column: index, type: type))
+            insertColumns.append(.attribute(slot: slot.index, type: type))
+          }
           insertNames.append(column)
         case .toOne(let column, let entityColumn):
           guard let index = reader.columnIndexByName[column] else { continue }
@@ -197,6 +205,8 @@ extension NSPersistentStore {
         case .binaryDataAttributeType: values.append(.data(row.data(index)))
         default: values.append(SQLiteValueCoding.decode(row.databaseValue(index), as: type))
         }
+      case .externalRecord(_, let index)?:
+        values.append(externalRecord(row, column: Int32(index)))
       case .toOne(_, let index, let entityColumn, let destinationNumber)?:
         let index = Int32(index)
         guard !row.isNull(index) else {
@@ -257,6 +267,8 @@ extension NSPersistentStore {
       switch column {
       case .attribute(let slot, let type):
         try statement.bind(SQLiteValueCoding.encode(values[slot], as: type), at: parameter)
+      case .externalRecord(let slot):
+        try statement.bind(Self.externalRecord(values[slot]), at: parameter)
       case .toOne(let slot):
         if let destination = values[slot].objectID {
           try statement.bind(try key(destination), at: parameter)

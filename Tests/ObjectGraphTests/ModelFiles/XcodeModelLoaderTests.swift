@@ -367,7 +367,7 @@ struct XcodeModelLoaderTests {
     #expect(produit.attributesByName["one"] == nil)
   }
 
-  @Test("Allows External Storage is read, and the value still sits in its row", .needsFixtures, .temporaryFolders)
+  @Test("Allows External Storage is read, and the value sits in its row with Core Data's in-row tag", .needsFixtures, .temporaryFolders)
   func externalStorage() throws {
     let demo = try NSManagedObjectModel(
       loadingContentsOf: Self.fixture("hstdt__AppleSamples__CoreDataCloudKitDemo.xcdatamodeld"))
@@ -381,8 +381,8 @@ struct XcodeModelLoaderTests {
       NSManagedObject(entity: entity, insertInto: context).setValue(bytes, forKey: "data")
       try context.save()
     }
-    #expect(try rawRows(url, "SELECT ZDATA FROM ZIMAGEDATA").first?["ZDATA"] as Data? == bytes)
-    // Nothing beside the store: no external data folder as Core Data would make.
+    #expect(try rawRows(url, "SELECT ZDATA FROM ZIMAGEDATA").first?["ZDATA"] as Data? == Data([1]) + bytes)
+    // Nothing beside the store: the engine keeps every value in its row, so it makes no external data folder.
     let beside = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { !$0.hasPrefix("Demo.sqlite") }
     #expect(beside.isEmpty)
   }
