@@ -16,9 +16,11 @@ import Foundation
   ///   modifier: .direct, type: .greaterThan, options: [])
   /// ```
   ///
-  /// A SQLite store computes the functions `count:`, `sum:`, `average:`, `min:` and `max:` of a key path,
-  /// and in predicates `add:to:`, `from:subtract:`, `multiply:by:`, `divide:by:` and the functions of
-  /// ``PredicateFunction`` (`sqrt:`, `lowercase:`, `now`…); others are refused when the fetch runs.
+  /// A store computes, in predicates and in a dictionary fetch's ``NSExpressionDescription``s alike,
+  /// `add:to:`, `from:subtract:`, `multiply:by:`, `divide:by:` and the predefined functions (`sqrt:`,
+  /// `lowercase:`, `now`…) of key paths and constants, nested; a dictionary fetch also aggregates its rows with
+  /// `count:`, `sum:`, `average:`, `min:`, `max:`, `median:` and `stddev:` of such an expression. Others are
+  /// refused when the fetch runs.
   ///
   /// **A file that imports Foundation as well** cannot name this class as a type (`let e: NSExpression`):
   /// Swift finds Linux Foundation's `NSExpression` too and calls the name ambiguous. Making one
@@ -78,10 +80,11 @@ import Foundation
       self.init(form: .variable(string))
     }
 
-    /// An expression for a function applied to other expressions: `sum:`, `count:`, `average:`, `min:`,
-    /// `max:` of a key path; `add:to:`, `from:subtract:`, `multiply:by:`, `divide:by:` of two expressions;
-    /// in predicates also `sqrt:`, `log:`, `ln:`, `exp:`, `floor:`, `ceiling:`, `abs:`, `trunc:`,
-    /// `raise:toPower:`, `modulus:by:`, `lowercase:`, `uppercase:` and `now` (no arguments). `random` and
+    /// An expression for a function applied to other expressions: `add:to:`, `from:subtract:`,
+    /// `multiply:by:`, `divide:by:` of two expressions; `sqrt:`, `log:`, `ln:`, `exp:`, `floor:`, `ceiling:`,
+    /// `abs:`, `trunc:`, `raise:toPower:`, `modulus:by:`, `lowercase:`, `uppercase:` and `now` (no arguments);
+    /// `sum:`, `count:`, `average:`, `min:`, `max:` of a to-many key path in a predicate, or of an expression of
+    /// each row in a dictionary fetch (with `median:` and `stddev:`), which aggregates the rows. `random` and
     /// `random:` are refused when the fetch runs: no two evaluations agree.
     public convenience init(forFunction name: String, arguments parameters: [Any]) {
       self.init(form: .function(name, parameters.map { ($0 as? NSExpression) ?? NSExpression(forConstantValue: $0) }))
@@ -309,7 +312,8 @@ extension NSExpression {
       if expressionType == .aggregate || expressionType == .variable || expressionType == .fetchRequestExpression {
         throw ObjectGraphError(
           .invalidValue,
-          "Expression \(self) cannot be part of an expression a dictionary fetch computes: use key paths, constants, arithmetic and NSExpression's functions.")
+          "Expression \(self) cannot be part of an expression a dictionary fetch computes: use key paths, constants, arithmetic and NSExpression's functions."
+        )
       }
       return try predicateExpression(objects: PredicateObjectCapture())
     }
@@ -331,7 +335,8 @@ extension NSExpression {
       guard operands.count == 1 else {
         throw ObjectGraphError(
           .invalidValue,
-          "Expression \(self) calls \(name) with \(operands.count) arguments; it takes one expression of each row, as in \(name)(wordCount).")
+          "Expression \(self) calls \(name) with \(operands.count) arguments; it takes one expression of each row, as in \(name)(wordCount)."
+        )
       }
       let argument = try operands[0].rowExpression(&aggregates, inside: name)
       aggregates.append(FetchExpression.Aggregate(function: aggregate, argument: argument))

@@ -3,8 +3,8 @@ internal import GRDB
 
 extension NSPersistentStore {
   /// Reads the rows a dictionary plan describes: one `SELECT` of the columns (key paths through to-one
-  /// relationships become joins, aggregates SQL functions), with `WHERE`, `GROUP BY`, `HAVING`,
-  /// `ORDER BY`, `LIMIT` and `DISTINCT` as asked.
+  /// relationships become joins, expressions the predicate compiler's SQL, aggregates SQL aggregates), with
+  /// `WHERE`, `GROUP BY`, `HAVING`, `ORDER BY`, `LIMIT` and `DISTINCT` as asked.
   ///
   /// - Throws: ``ObjectGraphUnknownKeyError`` for an unknown key, ``ObjectGraphInvalidValueError``
   ///   for a to-many column, a column neither grouped nor aggregated, or a `HAVING` without grouping,
@@ -120,7 +120,8 @@ extension SQLPredicateCompiler {
       case .keyPath(let keyPath):
         return try keyPathColumn(keyPath, declaredType: declaredType, makeID: makeID)
       case .evaluatedObject:
-        return DictionaryColumnSQL(sql: ["\(alias).Z_PK", "\(alias).Z_ENT"], type: .objectIDAttributeType, isAggregate: false) { row, index in
+        return DictionaryColumnSQL(sql: ["\(alias).Z_PK", "\(alias).Z_ENT"], type: .objectIDAttributeType, isAggregate: false) {
+          row, index in
           defer { index += 2 }
           guard let key = row.int64OrNil(index), let entityNumber = row.int64OrNil(index + 1) else { return nil }
           return makeID(key, entityNumber).map { .objectID($0) }

@@ -319,7 +319,9 @@ struct SQLPredicateCompiler {
   /// `sum:(price * quantity)` of a dictionary fetch's rows: the SQL aggregate of its argument's SQL.
   /// - Throws: ``ObjectGraphInvalidValueError`` for a function of numbers given something else, and what the
   ///   argument throws.
-  private mutating func rowAggregateCall(_ aggregate: FetchExpression.Aggregate) throws -> (sql: String, type: NSAttributeType?, isNull: Bool) {
+  private mutating func rowAggregateCall(_ aggregate: FetchExpression.Aggregate) throws -> (
+    sql: String, type: NSAttributeType?, isNull: Bool
+  ) {
     let argument = try expression(aggregate.argument, against: nil)
     if aggregate.function.takesNumbers, let type = argument.type, !type.isNumeric {
       let what = type == .objectIDAttributeType ? "an object" : "a \(type.xcodeName) attribute"

@@ -113,7 +113,8 @@ struct DictionaryExpressionTests {
     let byCategory = try Self.fetch(stack) {
       $0.propertiesToFetch = [
         "category", revenue,
-        Self.described("mean", Self.function("divide:by:", Self.function("sum:", Self.key("price")), Self.function("count:", Self.key("price")))),
+        Self.described(
+          "mean", Self.function("divide:by:", Self.function("sum:", Self.key("price")), Self.function("count:", Self.key("price")))),
         Self.described("most", Self.function("max:", Self.function("uppercase:", Self.key("name")))),
       ]
       $0.propertiesToGroupBy = ["category"]

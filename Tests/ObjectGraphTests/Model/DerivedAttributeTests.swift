@@ -179,7 +179,8 @@ struct DerivedAttributeTests {
     let unknown = NSDerivedAttributeDescription(name: "weird", type: .string)
     unknown.derivationExpression = NSExpression(format: "reverse:(name)")
     let error = expectCode(.modelInvalid) { _ = try StoreStack(model: Self.model(extra: [unknown])) }
-    #expect(error?.message.contains("Folder") == true && error?.message.contains("weird = reverse:(name)") == true, "\(error?.message ?? "")")
+    #expect(
+      error?.message.contains("Folder") == true && error?.message.contains("weird = reverse:(name)") == true, "\(error?.message ?? "")")
     let mistyped = NSDerivedAttributeDescription(name: "countText", type: .date)
     mistyped.derivationExpression = NSExpression(forKeyPath: "name")
     let second = try StoreStack(model: Self.model(extra: [mistyped]))

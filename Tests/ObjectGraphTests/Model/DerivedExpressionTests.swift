@@ -21,7 +21,9 @@ struct DerivedExpressionTests {
       name: "Order",
       properties: [
         .attribute(NSAttributeDescription(name: "name", type: .string)),
-        .attribute(derived("lineCount", .integer64AttributeType, NSExpression(forFunction: "count:", arguments: [NSExpression(forKeyPath: "lines")]))),
+        .attribute(
+          derived("lineCount", .integer64AttributeType, NSExpression(forFunction: "count:", arguments: [NSExpression(forKeyPath: "lines")]))
+        ),
         .attribute(derived("priceTotal", .doubleAttributeType, NSExpression(format: "lines.@sum.price * 2"))),
         .relationship(NSRelationshipDescription(name: "lines", destination: "Line", inverse: "order", toMany: true)),
       ])
@@ -39,7 +41,10 @@ struct DerivedExpressionTests {
           "loss", .doubleAttributeType,
           NSExpression(
             forFunction: "abs:",
-            arguments: [NSExpression(forFunction: "from:subtract:", arguments: [NSExpression(forConstantValue: 10), NSExpression(forKeyPath: "price")])])),
+            arguments: [
+              NSExpression(
+                forFunction: "from:subtract:", arguments: [NSExpression(forConstantValue: 10), NSExpression(forKeyPath: "price")])
+            ])),
         derived("shout", .stringAttributeType, NSExpression(format: "uppercase:(lowercase:(name))")),
         derived("label", .stringAttributeType, NSExpression(format: "uppercase:(order.name)")),
         derived("folded", .stringAttributeType, NSExpression(format: "canonical:(uppercase:(name))")),
@@ -49,7 +54,8 @@ struct DerivedExpressionTests {
     return try NSManagedObjectModel(entities: [order, line])
   }
 
-  @Test("Arithmetic, abs:, nested string functions and aggregates computed at save, kept current, and fetched on", arguments: bothStoreTypes)
+  @Test(
+    "Arithmetic, abs:, nested string functions and aggregates computed at save, kept current, and fetched on", arguments: bothStoreTypes)
   func computed(type: NSPersistentStore.StoreType) throws {
     let stack = try StoreStack(model: Self.model(), type: type)
     let context = stack.context
@@ -96,7 +102,9 @@ struct DerivedExpressionTests {
     }
   }
 
-  @Test("An expression the engine cannot compute, or a key path the entity cannot reach, fails the store's add naming them", arguments: bothStoreTypes)
+  @Test(
+    "An expression the engine cannot compute, or a key path the entity cannot reach, fails the store's add naming them",
+    arguments: bothStoreTypes)
   func refusedAtAdd(type: NSPersistentStore.StoreType) throws {
     for (expression, mentioned) in [
       ("reverse:(name)", "reverse:"), ("order.colour", "no property 'colour'"), ("price.amount", "goes on past the attribute"),
@@ -151,7 +159,8 @@ struct DerivedExpressionTests {
   @Test("An expression made in code is kept as NSExpression prints it, and read back parsed from that text")
   func printedForm() throws {
     let attribute = NSDerivedAttributeDescription(name: "total", type: .double)
-    let expression = NSExpression(forFunction: "multiply:by:", arguments: [NSExpression(forKeyPath: "price"), NSExpression(forKeyPath: "quantity")])
+    let expression = NSExpression(
+      forFunction: "multiply:by:", arguments: [NSExpression(forKeyPath: "price"), NSExpression(forKeyPath: "quantity")])
     attribute.derivationExpression = expression
     #expect(attribute.derivationFormat == "multiply:by:(price, quantity)")
     // Read back parsed from that text, it prints as the predicate language writes arithmetic.
