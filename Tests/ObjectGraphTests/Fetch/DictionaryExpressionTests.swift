@@ -182,8 +182,9 @@ struct DictionaryExpressionTests {
     #expect(rows.compactMap { $0["objectID"] as? NSManagedObjectID } == ids)
   }
 
-  @Test("The same requests answer the same on SQLite, in-memory and binary stores")
+  @Test("The same requests answer the same on SQLite, in-memory, binary and atomic stores")
   func storesAgree() throws {
+    NSPersistentStoreCoordinator.registerStoreClass(PlistAtomicStore.self, forStoreType: PlistAtomicStore.typeName)
     let requests: [(NSFetchRequest<NSDictionary>) -> Void] = [
       {
         $0.propertiesToFetch = [
@@ -207,12 +208,14 @@ struct DictionaryExpressionTests {
         row.allKeys.compactMap { $0 as? String }.sorted().map { "\($0)=\(row[$0] ?? "nil")" }.joined(separator: " ")
       }.sorted()
     }
-    let stacks = try [NSPersistentStore.StoreType.sqlite, .inMemory, .binary].map { try Self.populated($0) }
+    let types: [NSPersistentStore.StoreType] = [.sqlite, .inMemory, .binary, .init(rawValue: PlistAtomicStore.typeName)]
+    let stacks = try types.map { try Self.populated($0) }
     for configure in requests {
       let answers = try stacks.map { rendered(try Self.fetch($0, configure)) }
       #expect(!answers[0].isEmpty)
       #expect(answers[1] == answers[0], "in-memory store")
       #expect(answers[2] == answers[0], "binary store")
+      #expect(answers[3] == answers[0], "atomic store")
     }
   }
 
