@@ -76,40 +76,47 @@ struct DerivationExpression {
   }
 
   /// Every key path the expression reads, from the object (subqueries' own paths left out).
-  var keyPaths: [[String]] {
-    var paths: [[String]] = []
-    func collect(_ expression: PredicateExpression) {
+  var keyPaths: [[String]] { readKeyPaths.map(\.path) }
+
+  /// Every key path the expression reads, each with whether it stands where one value is needed (at the top,
+  /// in arithmetic, as a function's argument) rather than a collection (`median:`'s, an index's, a subquery's).
+  private var readKeyPaths: [(path: [String], needsOneValue: Bool)] {
+    var paths: [(path: [String], needsOneValue: Bool)] = []
+    func collect(_ expression: PredicateExpression, _ needsOneValue: Bool) {
       switch expression {
-      case .keyPath(let path): paths.append(path)
-      case .aggregate(let items): items.forEach(collect)
+      case .keyPath(let path): paths.append((path, needsOneValue))
+      case .aggregate(let items): items.forEach { collect($0, false) }
       case .arithmetic(_, let lhs, let rhs):
-        collect(lhs)
-        collect(rhs)
-      case .function(_, let operands): operands.forEach(collect)
-      case .index(let collection, _): collect(collection)
-      case .subqueryCount(let subquery): collect(subquery.collection)
+        collect(lhs, true)
+        collect(rhs, true)
+      case .function(let function, let operands): operands.forEach { collect($0, !function.takesCollection && function != .noindex) }
+      case .index(let collection, _): collect(collection, false)
+      case .subqueryCount(let subquery): collect(subquery.collection, false)
       case .constant, .variable: break
       }
     }
-    collect(expression)
+    collect(expression, true)
     return paths
   }
 
   /// Why a key path of the expression cannot be read from an object of `entity` (a property it does not
   /// have, a path going on past an attribute), or `nil` when every one can.
   func unreachableKeyPath(from entity: NSEntityDescription) -> String? {
-    for path in keyPaths {
+    for (path, needsOneValue) in readKeyPaths {
       var current: NSEntityDescription? = entity
+      var manyValues = false
       for (position, key) in path.enumerated() {
         guard let here = current else { break }
         if key == "SELF" && position == 0 { continue }
         if key.hasPrefix("@") {
-          guard PredicateCollectionOperator(element: key) != nil else {
+          guard let collectionOperator = PredicateCollectionOperator(element: key) else {
             return "reads \(path.joined(separator: ".")), and \(key) is not a collection operator (@count, @sum, @avg, @min, @max)"
           }
+          if !collectionOperator.isUnion { manyValues = false }
           continue
         }
         if let relationship = here.relationshipsByName[key] {
+          if relationship.isToMany { manyValues = true }
           current = relationship.destinationEntity
           continue
         }
@@ -123,6 +130,10 @@ struct DerivationExpression {
           continue
         }
         return "reads \(path.joined(separator: ".")), and \(here.entityName) has no property '\(key)'"
+      }
+      if needsOneValue && manyValues {
+        return
+          "reads \(path.joined(separator: ".")), which reaches several values (a to-many) where one is needed; reduce them with @count, @sum, @avg, @min or @max"
       }
     }
     return nil

@@ -109,6 +109,7 @@ struct DerivedExpressionTests {
     for (expression, mentioned) in [
       ("reverse:(name)", "reverse:"), ("order.colour", "no property 'colour'"), ("price.amount", "goes on past the attribute"),
       ("nothing * 2", "no property 'nothing'"), ("mode:(order.lines.price)", "collection"), ("price + $x", "$x"),
+      ("abs:(order.lines.price)", "several values"), ("order.lines", "several values"),
     ] {
       let attribute = NSDerivedAttributeDescription(name: "odd", type: .double)
       attribute.derivationExpression = NSExpression(format: expression)
