@@ -72,20 +72,17 @@ extension NSManagedObjectContext {
     for entity in model?.entities ?? [] {
       for index in entity.layout.derivedIndexes {
         guard let text = entity.layout.slots[index].attribute?.derivationFormat else { continue }
-        let path: [String]
-        switch try derivation(text).form {
-        case .value(.keyPath(let keys)), .function(_, .keyPath(let keys)): path = keys
-        default: continue
-        }
-        var current = entity
-        var back: [String] = []
-        for key in path.dropLast() {
-          guard let relationship = current.relationshipsByName[key], !relationship.isToMany,
-            let destination = relationship.destinationEntity, let inverse = relationship.inverseRelationship
-          else { break }
-          back.insert(inverse.name, at: 0)
-          readers.append(ToOneReader(entity: destination, inverses: back))
-          current = destination
+        for path in try derivation(text).keyPaths {
+          var current = entity
+          var back: [String] = []
+          for key in path.dropLast() {
+            guard let relationship = current.relationshipsByName[key], !relationship.isToMany,
+              let destination = relationship.destinationEntity, let inverse = relationship.inverseRelationship
+            else { break }
+            back.insert(inverse.name, at: 0)
+            readers.append(ToOneReader(entity: destination, inverses: back))
+            current = destination
+          }
         }
       }
     }

@@ -46,6 +46,7 @@ extension NSPersistentStoreCoordinator {
     // A model built in code whose entities do not fit together is refused here, as its `entities` setter
     // (like Core Data's) cannot throw.
     if let problem = managedObjectModel.resolutionError { throw problem }
+    try checkDerivedAttributes(configuration: configuration)
     if type != .inMemory, let url,
       stores.withLock({ $0.contains { $0.storeType != .inMemory && $0.url?.standardizedFileURL == url.standardizedFileURL } })
     {

@@ -8,8 +8,11 @@ public final class NSExpressionDescription {
   public var name: String
   /// What to compute.
   public var expression: NSExpression?
-  /// The type of the result. For `.undefinedAttributeType` (the default) it is worked out: an integer for
-  /// `count:`, and otherwise the type of the key path's attribute (a double for `average:`).
+  /// The type of the result: the value is read as an attribute of this type is (a sum of doubles read as
+  /// `.integer64AttributeType` is truncated). For `.undefinedAttributeType` (the default) it is the expression's
+  /// own: the key path's attribute's (and for `min:`, `max:`, `sum:` of one), an integer for `count:` and for
+  /// `+ - *` of integers, a double for `average:`, `/` and the numeric functions, a string for `lowercase:`, a
+  /// date for `now`.
   public var expressionResultType: NSAttributeType
   /// The type of the result in the newer spelling (`.integer64`, …): the same value as
   /// ``expressionResultType``, which setting either changes.

@@ -40,7 +40,12 @@ extension NSExpressionDescription: FetchPropertySpecifier {
     do {
       computed = .success(try expression?.fetchExpression())
     } catch {
-      computed = .failure(ObjectGraphError.wrapping(error))
+      let wrapped = ObjectGraphError.wrapping(error)
+      // A function the predicate language cannot run is one a dictionary fetch cannot compute either.
+      computed = .failure(
+        wrapped.code == ObjectGraphError.Code.predicateSyntax.rawValue
+          ? ObjectGraphError(.unsupportedFeature, "Expression description '\(name)' cannot be fetched: \(wrapped.message)")
+          : wrapped)
     }
     return FetchColumn(kind: .expression(name: name, computed, expressionResultType))
   }

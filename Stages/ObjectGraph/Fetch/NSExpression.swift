@@ -16,9 +16,11 @@ import Foundation
   ///   modifier: .direct, type: .greaterThan, options: [])
   /// ```
   ///
-  /// A SQLite store computes the functions `count:`, `sum:`, `average:`, `min:` and `max:` of a key path,
-  /// and in predicates `add:to:`, `from:subtract:`, `multiply:by:`, `divide:by:` and the functions of
-  /// ``PredicateFunction`` (`sqrt:`, `lowercase:`, `now`…); others are refused when the fetch runs.
+  /// A store computes, in predicates and in a dictionary fetch's ``NSExpressionDescription``s alike,
+  /// `add:to:`, `from:subtract:`, `multiply:by:`, `divide:by:` and the predefined functions (`sqrt:`,
+  /// `lowercase:`, `now`…) of key paths and constants, nested; a dictionary fetch also aggregates its rows with
+  /// `count:`, `sum:`, `average:`, `min:`, `max:`, `median:` and `stddev:` of such an expression. Others are
+  /// refused when the fetch runs.
   ///
   /// **A file that imports Foundation as well** cannot name this class as a type (`let e: NSExpression`):
   /// Swift finds Linux Foundation's `NSExpression` too and calls the name ambiguous. Making one
@@ -78,10 +80,11 @@ import Foundation
       self.init(form: .variable(string))
     }
 
-    /// An expression for a function applied to other expressions: `sum:`, `count:`, `average:`, `min:`,
-    /// `max:` of a key path; `add:to:`, `from:subtract:`, `multiply:by:`, `divide:by:` of two expressions;
-    /// in predicates also `sqrt:`, `log:`, `ln:`, `exp:`, `floor:`, `ceiling:`, `abs:`, `trunc:`,
-    /// `raise:toPower:`, `modulus:by:`, `lowercase:`, `uppercase:` and `now` (no arguments). `random` and
+    /// An expression for a function applied to other expressions: `add:to:`, `from:subtract:`,
+    /// `multiply:by:`, `divide:by:` of two expressions; `sqrt:`, `log:`, `ln:`, `exp:`, `floor:`, `ceiling:`,
+    /// `abs:`, `trunc:`, `raise:toPower:`, `modulus:by:`, `lowercase:`, `uppercase:` and `now` (no arguments);
+    /// `sum:`, `count:`, `average:`, `min:`, `max:` of a to-many key path in a predicate, or of an expression of
+    /// each row in a dictionary fetch (with `median:` and `stddev:`), which aggregates the rows. `random` and
     /// `random:` are refused when the fetch runs: no two evaluations agree.
     public convenience init(forFunction name: String, arguments parameters: [Any]) {
       self.init(form: .function(name, parameters.map { ($0 as? NSExpression) ?? NSExpression(forConstantValue: $0) }))
@@ -226,32 +229,7 @@ extension NSExpression {
       return .constant(try PredicateValue(argument: constantValue, objects: objects))
     case .function:
       let operands = try (arguments ?? []).map { try $0.predicateExpression(objects: objects) }
-      if let arithmetic = Self.arithmetic[function], operands.count == 2 {
-        return .arithmetic(arithmetic, operands[0], operands[1])
-      }
-      if let collectionOperator = Self.collectionOperators[function], operands.count == 1,
-        case .keyPath(let path) = operands[0], !path.isEmpty
-      {
-        if collectionOperator == .count { return .keyPath(path + [collectionOperator.rawValue]) }
-        if path.count >= 2 { return .keyPath(path.dropLast() + [collectionOperator.rawValue, path[path.count - 1]]) }
-      }
-      if let predicateFunction = PredicateFunction(rawValue: function) {
-        guard operands.count == predicateFunction.arity else {
-          throw ObjectGraphError(
-            .predicateSyntax,
-            "Expression \(self) calls \(function) with \(operands.count) argument\(operands.count == 1 ? "" : "s"); it takes \(predicateFunction.arity)."
-          )
-        }
-        return .function(predicateFunction, operands)
-      }
-      if let reason = PredicateFunction.refused[function] {
-        throw ObjectGraphError(.predicateSyntax, "Expression \(self) calls \(function), which \(reason).")
-      }
-      let known = Self.arithmetic.keys.sorted() + Self.collectionOperators.keys.sorted() + PredicateFunction.allCases.map(\.rawValue)
-      throw ObjectGraphError(
-        .predicateSyntax,
-        "Expression \(self) calls \(function), which a predicate cannot run here. Use \(known.joined(separator: ", "))."
-      )
+      return try functionExpression(function, operands)
     case .aggregate:
       let members = (collection as? [NSExpression]) ?? []
       return .aggregate(try members.map { try $0.predicateExpression(objects: objects) })
@@ -267,25 +245,103 @@ extension NSExpression {
     }
   }
 
-  /// The expression as a dictionary fetch computes it: a key path, or a function of key paths.
-  /// - Throws: ``ObjectGraphInvalidValueError`` for another kind of expression.
+  /// The function `name` of `operands` as the predicate tree holds it: arithmetic, a collection operator over
+  /// a to-many key path (`count:(notes)` is `notes.@count`), or one of ``PredicateFunction``'s.
+  /// - Throws: ``ObjectGraphPredicateSyntaxError`` for a function the engine cannot run, or a wrong number
+  ///   of arguments.
+  private func functionExpression(_ name: String, _ operands: [PredicateExpression]) throws -> PredicateExpression {
+    if let arithmetic = PredicateArithmetic(functionName: name), operands.count == 2 {
+      return .arithmetic(arithmetic, operands[0], operands[1])
+    }
+    if let collectionOperator = PredicateCollectionOperator(functionName: name), operands.count == 1,
+      case .keyPath(let path) = operands[0], let reduced = collectionOperator.keyPath(applyingTo: path)
+    {
+      return .keyPath(reduced)
+    }
+    if let predicateFunction = PredicateFunction(rawValue: name) {
+      guard operands.count == predicateFunction.arity else {
+        throw ObjectGraphError(
+          .predicateSyntax,
+          "Expression \(self) calls \(name) with \(operands.count) argument\(operands.count == 1 ? "" : "s"); it takes \(predicateFunction.arity)."
+        )
+      }
+      return .function(predicateFunction, operands)
+    }
+    if let reason = PredicateFunction.refused[name] {
+      throw ObjectGraphError(.predicateSyntax, "Expression \(self) calls \(name), which \(reason).")
+    }
+    let known =
+      ["add:to:", "from:subtract:", "multiply:by:", "divide:by:", "count:", "sum:", "average:", "min:", "max:"]
+      + PredicateFunction.allCases.map(\.rawValue)
+    throw ObjectGraphError(
+      .predicateSyntax,
+      "Expression \(self) calls \(name), which a predicate cannot run here. Use \(known.joined(separator: ", "))."
+    )
+  }
+
+  /// The expression as a dictionary fetch computes it: a key path, the object itself, or an expression of
+  /// each row in which `count:`, `sum:`, `average:`, `min:`, `max:`, `median:` and `stddev:` aggregate the
+  /// rows (of each group).
+  /// - Throws: ``ObjectGraphInvalidValueError`` for a variable, an aggregate `{…}`, a fetch request
+  ///   expression or an aggregate inside another; ``ObjectGraphUnsupportedFeatureError`` for `mode:`, whose
+  ///   value is a collection; what ``predicateExpression(objects:)`` throws for the rest.
   func fetchExpression() throws -> FetchExpression {
     switch expressionType {
-    case .keyPath: return FetchExpression(forKeyPath: keyPath)
-    case .function: return FetchExpression(forFunction: function, arguments: try (arguments ?? []).map { try $0.fetchExpression() })
-    default:
+    case .keyPath: return FetchExpression(kind: .keyPath(keyPath), description: description)
+    case .evaluatedObject: return FetchExpression(kind: .evaluatedObject, description: description)
+    case .variable, .aggregate, .fetchRequestExpression:
       throw ObjectGraphError(
         .invalidValue,
-        "Expression \(self) cannot be computed by a dictionary fetch: use a key path, or a function (count:, sum:, average:, min:, max:) of one."
+        "Expression \(self) cannot be computed by a dictionary fetch: use a key path, a constant, arithmetic or a function of NSExpression's (lowercase:, abs:, …), or an aggregate of one (\(FetchExpression.aggregateNames))."
       )
+    default:
+      var aggregates: [FetchExpression.Aggregate] = []
+      let value = try rowExpression(&aggregates, inside: nil)
+      return FetchExpression(kind: .computed(value, aggregates: aggregates), description: description)
     }
   }
 
-  private static let arithmetic: [String: PredicateArithmetic] = [
-    "add:to:": .add, "from:subtract:": .subtract, "multiply:by:": .multiply, "divide:by:": .divide,
-  ]
-
-  private static let collectionOperators: [String: PredicateCollectionOperator] = [
-    "count:": .count, "sum:": .sum, "average:": .avg, "min:": .min, "max:": .max,
-  ]
+  /// The expression of one row, with each aggregate over the rows moved to `aggregates` and a variable in its
+  /// place; `inside` is the aggregate this expression is the argument of.
+  private func rowExpression(_ aggregates: inout [FetchExpression.Aggregate], inside: String?) throws -> PredicateExpression {
+    #if !canImport(Darwin)
+      // A parsed expression holds no aggregate of rows: the predicate language has none.
+      if case .parsed = form { return try predicateExpression(objects: PredicateObjectCapture()) }
+    #endif
+    guard expressionType == .function else {
+      if expressionType == .aggregate || expressionType == .variable || expressionType == .fetchRequestExpression {
+        throw ObjectGraphError(
+          .invalidValue,
+          "Expression \(self) cannot be part of an expression a dictionary fetch computes: use key paths, constants, arithmetic and NSExpression's functions."
+        )
+      }
+      return try predicateExpression(objects: PredicateObjectCapture())
+    }
+    let name = function
+    let operands = arguments ?? []
+    if name == PredicateFunction.mode.rawValue {
+      throw ObjectGraphError(
+        .unsupportedFeature,
+        "Expression \(self) calls mode:, whose value is a collection (the most frequent values), which a dictionary cannot hold as one value. Fetch the values and count them, or group by them with count:."
+      )
+    }
+    if let aggregate = FetchExpression.AggregateFunction(rawValue: name) {
+      if let inside {
+        throw ObjectGraphError(
+          .invalidValue,
+          "Expression \(self) is an aggregate inside \(inside): the rows are aggregated once. Aggregate an expression of each row, as in sum:(price * quantity)."
+        )
+      }
+      guard operands.count == 1 else {
+        throw ObjectGraphError(
+          .invalidValue,
+          "Expression \(self) calls \(name) with \(operands.count) arguments; it takes one expression of each row, as in \(name)(wordCount)."
+        )
+      }
+      let argument = try operands[0].rowExpression(&aggregates, inside: name)
+      aggregates.append(FetchExpression.Aggregate(function: aggregate, argument: argument))
+      return .variable(FetchExpression.aggregateVariable(aggregates.count - 1), path: [])
+    }
+    return try functionExpression(name, try operands.map { try $0.rowExpression(&aggregates, inside: inside) })
+  }
 }

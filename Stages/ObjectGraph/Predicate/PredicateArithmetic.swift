@@ -10,4 +10,16 @@ enum PredicateArithmetic: String, Sendable, Equatable {
   case subtract = "-"
   case multiply = "*"
   case divide = "/"
+
+  /// The operator `NSExpression`'s function `name` computes (`add:to:`, `from:subtract:`, `multiply:by:`,
+  /// `divide:by:`), if it is one of the four.
+  init?(functionName name: String) {
+    switch name {
+    case "add:to:": self = .add
+    case "from:subtract:": self = .subtract
+    case "multiply:by:": self = .multiply
+    case "divide:by:": self = .divide
+    default: return nil
+    }
+  }
 }

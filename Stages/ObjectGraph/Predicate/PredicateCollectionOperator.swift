@@ -29,6 +29,28 @@ enum PredicateCollectionOperator: String, Sendable, CaseIterable {
     self = match
   }
 
+  /// The operator `NSExpression`'s aggregate function `name` (`count:`, `sum:`, `average:`, `min:`, `max:`)
+  /// applies to a to-many key path (`count:(notes)` is `notes.@count`), if it is one of the five.
+  init?(functionName name: String) {
+    switch name {
+    case "count:": self = .count
+    case "sum:": self = .sum
+    case "average:": self = .avg
+    case "min:": self = .min
+    case "max:": self = .max
+    default: return nil
+    }
+  }
+
+  /// `function(path)` as a key path with the operator: `notes.@count` for `count:(notes)`, `notes.@sum.size`
+  /// for `sum:(notes.size)`; `nil` for a path too short to hold the operator (`sum:(size)`).
+  func keyPath(applyingTo path: [String]) -> [String]? {
+    guard !path.isEmpty else { return nil }
+    if self == .count { return path + [rawValue] }
+    guard path.count >= 2 else { return nil }
+    return path.dropLast() + [rawValue, path[path.count - 1]]
+  }
+
   /// Whether the operator gathers the values into a collection rather than reducing them to one.
   var isUnion: Bool {
     switch self {

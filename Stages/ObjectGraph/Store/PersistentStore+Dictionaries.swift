@@ -3,8 +3,8 @@ internal import GRDB
 
 extension NSPersistentStore {
   /// Reads the rows a dictionary plan describes: one `SELECT` of the columns (key paths through to-one
-  /// relationships become joins, aggregates SQL functions), with `WHERE`, `GROUP BY`, `HAVING`,
-  /// `ORDER BY`, `LIMIT` and `DISTINCT` as asked.
+  /// relationships become joins, expressions the predicate compiler's SQL, aggregates SQL aggregates), with
+  /// `WHERE`, `GROUP BY`, `HAVING`, `ORDER BY`, `LIMIT` and `DISTINCT` as asked.
   ///
   /// - Throws: ``ObjectGraphUnknownKeyError`` for an unknown key, ``ObjectGraphInvalidValueError``
   ///   for a to-many column, a column neither grouped nor aggregated, or a `HAVING` without grouping,
@@ -19,12 +19,22 @@ extension NSPersistentStore {
     var named: [String: SQLPredicateCompiler.ResultColumn] = [:]
     var aggregates: Set<String> = []
     let makeID = { [self] (key: Int64, entityNumber: Int64) in objectID(pk: key, entityNumber: entityNumber) }
+    var constants: Set<String> = []
     for column in plan.columns {
       let compiled = try compiler.dictionaryColumn(column, makeID: makeID)
-      selects.append(contentsOf: compiled.sql)
       readers.append((column.name, compiled.read))
-      named[column.name] = SQLPredicateCompiler.ResultColumn(sql: compiled.sql[0], type: compiled.type)
+      if case .expression = column.kind, compiled.sql.count == 1 {
+        // An expression's column is named, so that `HAVING` reads it by its name rather than computing its SQL
+        // (and binding its arguments) again.
+        let alias = "og_c\(selects.count)"
+        selects.append("\(compiled.sql[0]) AS \(alias)")
+        named[column.name] = SQLPredicateCompiler.ResultColumn(sql: alias, type: compiled.type)
+      } else {
+        selects.append(contentsOf: compiled.sql)
+        named[column.name] = SQLPredicateCompiler.ResultColumn(sql: compiled.sql[0], type: compiled.type)
+      }
       if compiled.isAggregate { aggregates.insert(column.name) }
+      if compiled.isConstant { constants.insert(column.name) }
     }
     var conditions = entityConditions(mapping, includesSubentities: plan.rows.includesSubentities)
     if let predicate = plan.rows.predicate { conditions.append(try compiler.compile(predicate)) }
@@ -40,7 +50,8 @@ extension NSPersistentStore {
     }
     let grouped = Set(plan.groupBy.map(\.name))
     if !groups.isEmpty {
-      for column in plan.columns where !aggregates.contains(column.name) && !grouped.contains(column.name) {
+      for column in plan.columns
+      where !aggregates.contains(column.name) && !grouped.contains(column.name) && !constants.contains(column.name) {
         throw ObjectGraphError(
           .invalidValue,
           "'\(column.name)' is fetched but neither grouped nor an aggregate. With propertiesToGroupBy, every property to fetch must be in propertiesToGroupBy or be an expression such as count: or sum:."
@@ -86,6 +97,8 @@ extension SQLPredicateCompiler {
     let sql: [String]
     let type: NSAttributeType?
     let isAggregate: Bool
+    /// Whether the column's value is the same for every row (a constant, `now()`): it may stand beside groups.
+    var isConstant = false
     let read: (RawStatement, inout Int32) -> StoredValue
   }
 
@@ -106,40 +119,70 @@ extension SQLPredicateCompiler {
       switch expression.kind {
       case .keyPath(let keyPath):
         return try keyPathColumn(keyPath, declaredType: declaredType, makeID: makeID)
-      case .function(let function, let arguments):
-        guard let sqlFunction = FetchExpression.functions[function] else {
-          throw ObjectGraphError(
-            .unsupportedFeature,
-            "Expression '\(name)' calls \(function), which the store cannot compute. A SQLite store computes \(FetchExpression.functions.keys.sorted().joined(separator: ", ")) of one key path."
-          )
+      case .evaluatedObject:
+        return DictionaryColumnSQL(sql: ["\(alias).Z_PK", "\(alias).Z_ENT"], type: .objectIDAttributeType, isAggregate: false) {
+          row, index in
+          defer { index += 2 }
+          guard let key = row.int64OrNil(index), let entityNumber = row.int64OrNil(index + 1) else { return nil }
+          return makeID(key, entityNumber).map { .objectID($0) }
         }
-        guard arguments.count == 1, case .keyPath(let keyPath) = arguments[0].kind else {
-          throw ObjectGraphError(
-            .unsupportedFeature,
-            "Expression '\(name)': \(function) takes one key path, as in \(function)(wordCount); it was given \(expression).")
-        }
-        let argument = try keyPathColumn(keyPath, makeID: makeID)
-        guard argument.sql.count == 1, let argumentType = argument.type else {
-          throw ObjectGraphError(.invalidValue, "Expression '\(name)': \(function) needs an attribute, and '\(keyPath)' is a relationship.")
-        }
-        if (function == "sum:" || function == "average:") && !argumentType.isNumeric {
-          throw ObjectGraphError(
-            .invalidValue, "Expression '\(name)': \(function) works on numbers, and '\(keyPath)' is a \(argumentType.xcodeName) attribute.")
-        }
-        let natural: NSAttributeType =
-          switch function {
-          case "count:": .integer64AttributeType
-          case "average:": .doubleAttributeType
-          case "sum:": argumentType == .floatAttributeType ? .doubleAttributeType : argumentType
-          default: argumentType
-          }
-        let type = declaredType == .undefinedAttributeType ? natural : declaredType
-        let value = argumentType == .decimalAttributeType ? "CAST(\(argument.sql[0]) AS REAL)" : argument.sql[0]
-        return DictionaryColumnSQL(sql: ["\(sqlFunction)(\(value))"], type: type, isAggregate: true) { row, index in
-          defer { index += 1 }
-          return row.storedValue(index, as: type)
-        }
+      case .computed(let value, let aggregates):
+        return try computedColumn(name, expression, value, aggregates, declaredType: declaredType)
       }
+    }
+  }
+
+  /// An expression of each row (or of each group, when it holds aggregates), compiled by the predicate
+  /// compiler, its value read as `declaredType` (unless undefined: then as the type the expression has, or as
+  /// SQLite gives it when that is not known, for a constant).
+  /// - Throws: ``ObjectGraphInvalidValueError`` for an aggregate beside values of single rows
+  ///   (`sum:(price) + price`), and what the compiler throws.
+  private mutating func computedColumn(
+    _ name: String, _ expression: FetchExpression, _ value: PredicateExpression, _ aggregates: [FetchExpression.Aggregate],
+    declaredType: NSAttributeType
+  ) throws -> DictionaryColumnSQL {
+    if !aggregates.isEmpty, FetchExpression.readsRow(value) {
+      throw ObjectGraphError(
+        .invalidValue,
+        "Expression '\(name)' (\(expression)) mixes aggregates of the rows with values of a single row. Put each key path inside an aggregate (sum:(price) / count:(price)), or fetch the aggregate and the values separately."
+      )
+    }
+    let saved = rowAggregates
+    defer { rowAggregates = saved }
+    for (index, aggregate) in aggregates.enumerated() { rowAggregates[FetchExpression.aggregateVariable(index)] = aggregate }
+    let compiled = try self.expression(value, against: nil)
+    if compiled.type == .objectIDAttributeType && declaredType == .undefinedAttributeType {
+      throw ObjectGraphError(
+        .invalidValue,
+        "Expression '\(name)' (\(expression)) computes an object. Fetch a to-one relationship by its key path, or the object itself with NSExpression.expressionForEvaluatedObject()."
+      )
+    }
+    let type: NSAttributeType? =
+      declaredType != .undefinedAttributeType ? declaredType : compiled.type ?? Self.constantType(value)
+    return DictionaryColumnSQL(
+      sql: [compiled.sql], type: type, isAggregate: !aggregates.isEmpty,
+      isConstant: aggregates.isEmpty && !FetchExpression.readsRow(value)
+    ) { row, index in
+      defer { index += 1 }
+      guard let type else { return row.valueAsStored(index) }
+      return row.storedValue(index, as: type)
+    }
+  }
+
+  /// The type of a constant's value, which the compiler binds without one.
+  private static func constantType(_ value: PredicateExpression) -> NSAttributeType? {
+    guard case .constant(let constant) = value else { return nil }
+    switch constant {
+    case .string: return .stringAttributeType
+    case .integer: return .integer64AttributeType
+    case .double: return .doubleAttributeType
+    case .bool: return .booleanAttributeType
+    case .date: return .dateAttributeType
+    case .data: return .binaryDataAttributeType
+    case .uuid: return .UUIDAttributeType
+    case .url: return .URIAttributeType
+    case .decimal: return .decimalAttributeType
+    default: return nil
     }
   }
 

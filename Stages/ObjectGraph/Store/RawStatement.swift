@@ -151,6 +151,18 @@ struct RawStatement {
     }
   }
 
+  /// The column's value in the type its storage class stands for: an Integer 64 for an integer, a Double for a
+  /// real, a String for text, Data for a blob (for a value whose attribute type is not known).
+  func valueAsStored(_ column: Int32) -> StoredValue {
+    switch sqlite3_column_type(handle, column) {
+    case SQLITE_INTEGER: .int64(int64(column))
+    case SQLITE_FLOAT: .double(double(column))
+    case SQLITE_TEXT: .string(string(column))
+    case SQLITE_BLOB: .data(data(column))
+    default: nil
+    }
+  }
+
   /// The column's value as SQLite stores it, for the less common attribute types.
   func databaseValue(_ column: Int32) -> DatabaseValue {
     switch sqlite3_column_type(handle, column) {

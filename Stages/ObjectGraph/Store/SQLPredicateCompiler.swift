@@ -26,6 +26,11 @@ struct SQLPredicateCompiler {
   /// The named columns of a grouped dictionary fetch, which its `HAVING` predicate names as `$name`.
   var resultColumns: [String: ResultColumn] = [:]
 
+  /// The aggregates over the rows that a dictionary fetch's computed column holds, by the variable standing for
+  /// each in its expression (``FetchExpression/aggregateVariable(_:)``): compiled where the variable is met,
+  /// so that their arguments are bound in the order the statement's text has them.
+  var rowAggregates: [String: FetchExpression.Aggregate] = [:]
+
   /// A named column of a dictionary fetch: its SQL and type.
   struct ResultColumn {
     let sql: String
@@ -297,7 +302,7 @@ struct SQLPredicateCompiler {
     switch expression {
     case .keyPath(let path): return (path, Origin(alias: alias, mapping: mapping))
     case .variable(let name, let path):
-      if resultColumn(expression) != nil { return nil }
+      if resultColumn(expression) != nil || rowAggregate(expression) != nil { return nil }
       guard let origin = variables[name] else { throw ObjectGraphError.unboundVariable(name) }
       return (path, origin)
     default: return nil
@@ -306,6 +311,41 @@ struct SQLPredicateCompiler {
 
   /// The named column of a grouped dictionary fetch that `$name` stands for, in its `HAVING` predicate
   /// (a subquery's own variable of the same name hides it).
+  private func rowAggregate(_ expression: PredicateExpression) -> FetchExpression.Aggregate? {
+    guard case .variable(let name, let path) = expression, path.isEmpty, variables[name] == nil else { return nil }
+    return rowAggregates[name]
+  }
+
+  /// `sum:(price * quantity)` of a dictionary fetch's rows: the SQL aggregate of its argument's SQL.
+  /// - Throws: ``ObjectGraphInvalidValueError`` for a function of numbers given something else, and what the
+  ///   argument throws.
+  private mutating func rowAggregateCall(_ aggregate: FetchExpression.Aggregate) throws -> (
+    sql: String, type: NSAttributeType?, isNull: Bool
+  ) {
+    let argument = try expression(aggregate.argument, against: nil)
+    if aggregate.function.takesNumbers, let type = argument.type, !type.isNumeric {
+      let what = type == .objectIDAttributeType ? "an object" : "a \(type.xcodeName) attribute"
+      throw ObjectGraphError.notANumber(aggregate.function.rawValue, "\(aggregate.argument.predicateFormat) is \(what)")
+    }
+    return ("\(aggregate.function.sql)(\(argument.sql))", rowAggregateType(aggregate), false)
+  }
+
+  /// The type of an aggregate's value: an integer for `count:`, a double for `average:`, `median:` and
+  /// `stddev:`, the argument's type for `min:` and `max:`, and for `sum:` (a double for a float's).
+  private func rowAggregateType(_ aggregate: FetchExpression.Aggregate) -> NSAttributeType? {
+    switch aggregate.function {
+    case .count: return .integer64AttributeType
+    case .average, .median, .stddev: return .doubleAttributeType
+    case .min, .max: return staticType(aggregate.argument)
+    case .sum:
+      switch staticType(aggregate.argument) {
+      case .floatAttributeType: return .doubleAttributeType
+      case .booleanAttributeType: return .integer64AttributeType
+      case let type: return type
+      }
+    }
+  }
+
   private func resultColumn(_ expression: PredicateExpression) -> ResultColumn? {
     guard case .variable(let name, let path) = expression, path.isEmpty, variables[name] == nil else { return nil }
     return resultColumns[name]
@@ -552,6 +592,7 @@ struct SQLPredicateCompiler {
     -> (sql: String, type: NSAttributeType?, isNull: Bool)
   {
     if let column = resultColumn(expression) { return (column.sql, column.type, false) }
+    if let aggregate = rowAggregate(expression) { return try rowAggregateCall(aggregate) }
     switch expression {
     case .keyPath, .variable:
       guard let (path, origin) = try keyPathParts(expression) else { return ("NULL", nil, true) }
@@ -708,6 +749,7 @@ struct SQLPredicateCompiler {
   func staticType(_ expression: PredicateExpression) -> NSAttributeType? {
     var copy = self
     if let column = resultColumn(expression) { return column.type }
+    if let aggregate = rowAggregate(expression) { return rowAggregateType(aggregate) }
     switch expression {
     case .keyPath, .variable:
       guard let (path, origin) = try? copy.keyPathParts(expression) else { return nil }

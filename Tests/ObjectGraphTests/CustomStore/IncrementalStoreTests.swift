@@ -111,9 +111,15 @@ final class PlistIncrementalStore: NSIncrementalStore, @unchecked Sendable {
     case .countResultType: return [NSNumber(value: ids.count)]
     case .managedObjectIDResultType: return ids
     case .dictionaryResultType:
-      let names = (fetch.propertiesToFetch ?? []).map { ($0 as? String) ?? ($0 as? NSPropertyDescription)?.name ?? "" }
+      let names = (fetch.propertiesToFetch ?? []).map {
+        ($0 as? String) ?? ($0 as? NSPropertyDescription)?.name ?? ($0 as? NSExpressionDescription)?.name ?? ""
+      }
+      // An expression description is answered with its expression's text: what the store was handed.
+      let echoed = (fetch.propertiesToFetch ?? []).compactMap { $0 as? NSExpressionDescription }.map {
+        ($0.name, $0.expression.map { "\($0)" } ?? "")
+      }
       let rows = window.map { match in
-        Dictionary(uniqueKeysWithValues: names.compactMap { name in match.values[name].map { (name, $0) } })
+        Dictionary(uniqueKeysWithValues: names.compactMap { name in match.values[name].map { (name, $0) } } + echoed)
       }
       switch dictionaryAnswer.withLock({ $0 }) {
       case "ns": return rows.map { NSDictionary(dictionary: $0) }
@@ -402,6 +408,32 @@ struct IncrementalStoreTests {
       let found = try context.fetch(swiftRows)
       #expect(found.count == 1)
       #expect((found.first as? NSDictionary)?["title"] as? String == "d")
+    }
+  }
+
+  @Test("A dictionary fetch's expression descriptions reach execute(_:with:) as they were made, and its answer under their names is read")
+  func dictionaryFetchExpressions() throws {
+    let (url, model) = try Self.filled(TemporaryFolder())
+    let (store, context) = try Self.stack(model, at: url)
+    try context.performAndWait {
+      let request = NSFetchRequest<NSDictionary>(entityName: "Note")
+      let shout = NSExpressionDescription(
+        name: "shout", expression: NSExpression(forFunction: "uppercase:", arguments: [NSExpression(forKeyPath: "title")]),
+        expressionResultType: .stringAttributeType)
+      let total = NSExpressionDescription(
+        name: "total",
+        expression: NSExpression(
+          forFunction: "sum:",
+          arguments: [
+            NSExpression(forFunction: "multiply:by:", arguments: [NSExpression(forKeyPath: "title"), NSExpression(forConstantValue: 2)])
+          ]))
+      request.propertiesToFetch = ["title", shout, total]
+      request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
+      let rows = try context.fetch(request)
+      #expect(store.count(of: "fetch") == 1)
+      #expect(rows.map { $0["title"] as? String } == ["a", "b", "c", "d"])
+      #expect(rows.allSatisfy { $0["shout"] as? String == "uppercase:(title)" })
+      #expect(rows.allSatisfy { $0["total"] as? String == "sum:(multiply:by:(title, 2))" })
     }
   }
 

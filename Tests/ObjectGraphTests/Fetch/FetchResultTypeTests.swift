@@ -306,7 +306,8 @@ struct FetchResultTypeTests {
         $0.propertiesToFetch = ["name"]
         $0.havingPredicate = NSPredicate(format: "name == 'x'")
       }
-      try refused(.unsupportedFeature, "median:") { $0.propertiesToFetch = [expression("m", "median:", "name")] }
+      try refused(.unsupportedFeature, "mode:") { $0.propertiesToFetch = [expression("m", "mode:", "name")] }
+      try refused(.invalidValue, "works on numbers") { $0.propertiesToFetch = [expression("m", "median:", "name")] }
       try refused(.invalidValue, "works on numbers") { $0.propertiesToFetch = [expression("s", "sum:", "name")] }
       try refused(.invalidValue, "has no name") { $0.propertiesToFetch = [expression("", "count:", "name")] }
     }
