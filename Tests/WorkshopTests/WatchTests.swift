@@ -363,6 +363,8 @@ struct WatchTests {
       kill(process.processIdentifier, signal)
 
       #expect(eventually(within: 30) { !process.isRunning }, "the watch ends")
+      // A watch that missed its signal is killed, so that the failure is reported instead of waited for.
+      if process.isRunning { kill(process.processIdentifier, SIGKILL) }
       process.waitUntilExit()
       #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(output())")
       let said = output()

@@ -14,6 +14,7 @@ extension NSPersistentStore {
     if isCustom, let answered = try answeredDictionaries(plan) { return answered }
     let mapping = try schema.mapping(for: plan.rows.entity)
     var compiler = SQLPredicateCompiler(schema: schema, mapping: mapping)
+    compiler.storeURL = url
     var selects: [String] = []
     var readers: [(name: String, read: (RawStatement, inout Int32) -> StoredValue)] = []
     var named: [String: SQLPredicateCompiler.ResultColumn] = [:]
@@ -169,6 +170,17 @@ extension SQLPredicateCompiler {
     }
   }
 
+  /// Whether the key path `path` (through to-ones) ends at an attribute whose column holds tagged values.
+  private func isTaggedExternalRecord(_ path: [String]) -> Bool {
+    var entity = mapping.entity
+    for name in path.dropLast() {
+      guard let destination = entity.relationshipsByName[name]?.destinationEntity else { return false }
+      entity = destination
+    }
+    guard let last = path.last, let index = entity.layout.indexByName[last] else { return false }
+    return schema.tagsExternalRecord(entity.layout.slots[index])
+  }
+
   /// The type of a constant's value, which the compiler binds without one.
   private static func constantType(_ value: PredicateExpression) -> NSAttributeType? {
     guard case .constant(let constant) = value else { return nil }
@@ -192,6 +204,15 @@ extension SQLPredicateCompiler {
     let path = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
     switch try resolve(path) {
     case .column(let column, let type):
+      if isTaggedExternalRecord(path) {
+        // A tagged value (``ExternalBinaryRecord``): its bytes, from the row or the file the row names.
+        let storeURL = storeURL
+        return DictionaryColumnSQL(sql: [column], type: type, isAggregate: false) { row, index in
+          defer { index += 1 }
+          guard !row.isNull(index) else { return nil }
+          return ExternalBinaryRecord.value(of: row.data(index), storeURL: storeURL).map { .data($0) }
+        }
+      }
       let readType = declaredType == .undefinedAttributeType ? type : declaredType
       return DictionaryColumnSQL(sql: [column], type: type, isAggregate: false) { row, index in
         defer { index += 1 }

@@ -23,6 +23,10 @@ struct SQLPredicateCompiler {
   /// a transformable a fetch makes (see `nullComparison`).
   private var allowsTransformable = false
 
+  /// The store file a dictionary fetch reads, whose external data folder holds the values of attributes that
+  /// allow external storage that Core Data kept in files (``ExternalBinaryRecord``).
+  var storeURL: URL?
+
   /// The named columns of a grouped dictionary fetch, which its `HAVING` predicate names as `$name`.
   var resultColumns: [String: ResultColumn] = [:]
 

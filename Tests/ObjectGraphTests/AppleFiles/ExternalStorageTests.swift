@@ -104,6 +104,17 @@ struct ExternalStorageTests {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: stack.model)
     _ = try coordinator.addPersistentStore(type: .sqlite, at: stack.storeURL)
     #expect(try Self.images(coordinator) == ["0": Data("from a file".utf8), "1": Data([9, 8, 7])])
+    // A dictionary fetch reads them the same way.
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+    context.persistentStoreCoordinator = coordinator
+    let rows = try context.performAndWait {
+      let request = NSFetchRequest<NSDictionary>(entityName: "Photo")
+      request.resultType = .dictionaryResultType
+      request.propertiesToFetch = ["name", "image"]
+      return try context.fetch(request)
+    }
+    let byName = Dictionary(uniqueKeysWithValues: rows.map { ($0["name"] as? String ?? "", $0["image"] as? Data) })
+    #expect(byName == ["0": Data("from a file".utf8), "1": Data([9, 8, 7])])
   }
 
   @Test("A missing file reads as nil with a warning naming it, and a save that does not set the attribute keeps the reference")
