@@ -114,7 +114,8 @@ enum SlotValue: Sendable {
     case .objectIDs(let value): value
     case .orderedObjectIDs(let value): value.list
     case .unloadedToMany: nil
-    case .boxed(let box): box.value
+    // A value of a type the engine does not store (a transient Undefined attribute's) is the value it holds.
+    case .boxed(let box): (box.value as? UnsupportedValue)?.value ?? box.value
     }
   }
 
