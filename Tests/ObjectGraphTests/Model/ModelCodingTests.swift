@@ -285,3 +285,46 @@ struct DescriptionCodingTests {
     }
   }
 }
+
+@Suite("Archiving a context's settings")
+struct ContextCodingTests {
+  @Test("A context comes back with its concurrency type and settings, and no coordinator, parent or objects")
+  func settings() throws {
+    let stack = try StoreStack(model: try ArchivingSample.model(), type: .inMemory)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+    context.persistentStoreCoordinator = stack.coordinator
+    context.name = "importer"
+    context.transactionAuthor = "sync"
+    context.mergePolicy = NSMergePolicy.mergeByPropertyObjectTrump
+    context.stalenessInterval = 30
+    context.automaticallyMergesChangesFromParent = true
+    context.shouldDeleteInaccessibleFaults = false
+    context.retainsRegisteredObjects = true
+    context.undoManager = UndoManager()
+    let data = try NSKeyedArchiver.archivedData(withRootObject: context, requiringSecureCoding: false)
+    let copy = try #require(try NSKeyedUnarchiver.unarchiveTopLevelObjectWithData(data) as? NSManagedObjectContext)
+    #expect(copy !== context)
+    #expect(copy.concurrencyType == .privateQueueConcurrencyType)
+    #expect(copy.name == "importer" && copy.transactionAuthor == "sync")
+    #expect((copy.mergePolicy as? NSMergePolicy)?.mergeType == .mergeByPropertyObjectTrumpMergePolicyType)
+    #expect(copy.stalenessInterval == 30)
+    #expect(copy.automaticallyMergesChangesFromParent && !copy.shouldDeleteInaccessibleFaults)
+    #expect(copy.retainsRegisteredObjects && copy.propagatesDeletesAtEndOfEvent)
+    #expect(copy.undoManager != nil && copy.undoManager !== context.undoManager)
+    #expect(copy.persistentStoreCoordinator == nil && copy.parent == nil)
+    copy.performAndWait { #expect(copy.registeredObjects.isEmpty) }
+  }
+
+  @Test("An archive with no concurrency type gives nil and an error, not a context")
+  func malformed() throws {
+    let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+    let archiver = NSKeyedArchiver(requiringSecureCoding: false)
+    archiver.outputFormat = .xml
+    archiver.encode(context, forKey: NSKeyedArchiveRootObjectKey)
+    archiver.finishEncoding()
+    let text = try #require(String(data: archiver.encodedData, encoding: .utf8))
+    #expect(text.contains("<key>NSConcurrencyType</key>"))
+    let broken = Data(text.replacingOccurrences(of: "<key>NSConcurrencyType</key>", with: "<key>Other</key>").utf8)
+    #expect(throws: (any Error).self) { _ = try NSKeyedUnarchiver.unarchiveTopLevelObjectWithData(broken) }
+  }
+}
