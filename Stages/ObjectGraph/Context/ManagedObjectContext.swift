@@ -100,6 +100,7 @@ public final class NSManagedObjectContext: NSObject, @unchecked Sendable {
     settings = Locked(Settings())
     confined = Confined()
     super.init()
+    FetchRequestArchiving.register()
     DebugBanner.announceSwitchesOn()
   }
 

@@ -124,7 +124,13 @@ public final class NSFetchRequest<Result>: NSObject {
     self.entityName = entityName
     resultType = .natural(for: Result.self)
     super.init()
+    FetchRequestArchiving.register()
   }
+
+  /// The class an archive names for a request (`FetchRequest+Coding.swift`): Linux's `NSKeyedArchiver` cannot
+  /// name a generic class, so every request is archived under one plain class's name, which unarchives as an
+  /// `NSFetchRequest<any NSFetchRequestResult>`.
+  public override var classForKeyedArchiver: AnyClass? { ArchivedFetchRequest.self }
 
   /// Makes a request for an entity.
   public convenience init(entity: NSEntityDescription) {

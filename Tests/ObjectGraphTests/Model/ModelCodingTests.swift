@@ -328,3 +328,76 @@ struct ContextCodingTests {
     #expect(throws: (any Error).self) { _ = try NSKeyedUnarchiver.unarchiveTopLevelObjectWithData(broken) }
   }
 }
+
+@Suite("Archiving a fetch request")
+struct FetchRequestCodingTests {
+  @Test("A request comes back with its entity, predicates (parsed again), sort, limits, result type, flags and names")
+  func roundTrip() throws {
+    let request = NSFetchRequest<NSDictionary>(entityName: "Note")
+    request.predicate = NSPredicate(format: "words > %d AND title BEGINSWITH[c] %@", 10, "a")
+    request.sortDescriptors = [
+      NSSortDescriptor(key: "title", ascending: false, selector: Selector("localizedStandardCompare:")),
+      NSSortDescriptor(key: "words", ascending: true),
+    ]
+    request.fetchLimit = 20
+    request.fetchOffset = 5
+    request.fetchBatchSize = 50
+    request.resultType = .dictionaryResultType
+    request.includesSubentities = false
+    request.returnsDistinctResults = true
+    request.shouldRefreshRefetchedObjects = true
+    request.propertiesToFetch = ["title", "notebook.name"]
+    request.propertiesToGroupBy = ["title"]
+    request.havingPredicate = NSPredicate(format: "title != nil")
+    request.relationshipKeyPathsForPrefetching = ["notebook"]
+    let data = try NSKeyedArchiver.archivedData(withRootObject: request, requiringSecureCoding: true)
+    let copy = try #require(
+      try NSKeyedUnarchiver.unarchivedObject(ofClass: NSFetchRequest<any NSFetchRequestResult>.self, from: data))
+    #expect(copy.entityName == "Note")
+    #expect(copy.predicate?.formatText == request.predicate?.formatText)
+    #expect(copy.havingPredicate?.formatText == "title != nil")
+    #expect(copy.sortDescriptors?.map(\.key) == ["title", "words"])
+    #expect(copy.sortDescriptors?.map(\.ascending) == [false, true])
+    #expect(copy.sortDescriptors?.first?.selector?.name == "localizedStandardCompare:")
+    #expect(copy.fetchLimit == 20 && copy.fetchOffset == 5 && copy.fetchBatchSize == 50)
+    #expect(copy.resultType == .dictionaryResultType)
+    #expect(!copy.includesSubentities && copy.returnsDistinctResults && copy.shouldRefreshRefetchedObjects)
+    #expect(copy.includesPendingChanges && copy.returnsObjectsAsFaults && copy.includesPropertyValues)
+    #expect(copy.propertiesToFetch?.map(\.fetchColumn.name) == ["title", "notebook.name"])
+    #expect(copy.propertiesToGroupBy?.map(\.fetchColumn.name) == ["title"])
+    #expect(copy.relationshipKeyPathsForPrefetching == ["notebook"])
+  }
+
+  @Test("An unarchived request fetches what the original fetched")
+  func fetches() throws {
+    let stack = try StoreStack(model: try ArchivingSample.model(), type: .inMemory)
+    try stack.context.performAndWait {
+      for (title, words) in [("apple", 5), ("avocado", 50), ("banana", 500)] {
+        let note = NSEntityDescription.insertNewObject(forEntityName: "Note", into: stack.context)
+        note.setValue(title, forKey: "title")
+        note.setValue(Int32(words), forKey: "words")
+        note.setValue(UUID(), forKey: "identifier")
+      }
+      try stack.context.save()
+    }
+    let request = NSFetchRequest<NSManagedObject>(entityName: "Note")
+    request.predicate = NSPredicate(format: "words > %d", 10)
+    request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: false)]
+    let data = try NSKeyedArchiver.archivedData(withRootObject: request, requiringSecureCoding: true)
+    let copy = try #require(
+      try NSKeyedUnarchiver.unarchivedObject(ofClass: NSFetchRequest<any NSFetchRequestResult>.self, from: data))
+    let titles = try stack.context.performAndWait {
+      try stack.context.fetch(copy).compactMap { ($0 as? NSManagedObject)?.value(forKey: "title") as? String }
+    }
+    #expect(titles == ["banana", "avocado"])
+  }
+
+  @Test("An archive without an entity name gives nil and an error, not a request")
+  func malformed() throws {
+    let request = NSFetchRequest<any NSFetchRequestResult>(entityName: "Note")
+    let broken = try tamperedArchive(of: request, replacing: [("<key>NSEntityName</key>", "<key>Other</key>")])
+    #expect(throws: (any Error).self) {
+      _ = try NSKeyedUnarchiver.unarchivedObject(ofClass: NSFetchRequest<any NSFetchRequestResult>.self, from: broken)
+    }
+  }
+}
