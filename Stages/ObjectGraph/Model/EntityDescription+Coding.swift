@@ -11,8 +11,7 @@ import Foundation
 /// code (``managedObjectClass``) is not archived: its ``representedClassName`` is, which finds the class again
 /// through the class registry.
 ///
-/// A fetch index's partial-index predicate is not archived: this layer of the engine cannot parse it back
-/// (see `Docs/ObjectGraph.md`, "Archiving model objects").
+/// A fetch index's partial-index predicate is archived as its format and parsed again when a store uses it.
 extension NSEntityDescription: NSSecureCoding {
   private enum Key {
     static let name = "NSEntityName"
@@ -39,6 +38,7 @@ extension NSEntityDescription: NSSecureCoding {
     static let property = "property"
     static let ascending = "ascending"
     static let collation = "collation"
+    static let partial = "partialIndexPredicate"
   }
 
   /// `true`: entities decode with `NSKeyedUnarchiver.unarchivedObject(ofClass:from:)`.
@@ -79,7 +79,9 @@ extension NSEntityDescription: NSSecureCoding {
             Field.collation: NSNumber(value: element.collationType.rawValue),
           ]))
       }
-      indexes.add(NSDictionary(dictionary: [Field.name: NSString(string: index.name), Field.elements: elements]))
+      let entry = NSMutableDictionary(dictionary: [Field.name: NSString(string: index.name), Field.elements: elements])
+      if let format = index.partialIndexFormat { entry[Field.partial] = NSString(string: format) }
+      indexes.add(entry)
     }
     coder.encode(indexes, forKey: Key.indexes)
   }
@@ -161,7 +163,9 @@ extension NSEntityDescription: NSSecureCoding {
         elements.append(
           NSFetchIndexElementDescription(propertyName: property, isAscending: ascending.boolValue, collationType: collation))
       }
-      indexes.append(NSFetchIndexDescription(name: name, elements: elements))
+      var index = NSFetchIndexDescription(name: name, elements: elements)
+      if let format = entry[Field.partial] as? String { index.partialIndexPredicate = ArchivedPredicate(format: format) }
+      indexes.append(index)
     }
     return indexes
   }

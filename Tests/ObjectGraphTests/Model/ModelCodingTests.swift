@@ -29,7 +29,7 @@ func tamperedArchive(of object: NSObject, replacing replacements: [(String, Stri
 enum ArchivingSample {
   static func model() throws -> NSManagedObjectModel {
     let item = NSEntityDescription()
-    item.name = "Item"
+    item.name = "KeptItem"
     item.isAbstract = true
     item.userInfo = ["kind": "base"]
     item.versionHashModifier = "v2"
@@ -38,7 +38,7 @@ enum ArchivingSample {
     item.properties = [created]
 
     let note = NSEntityDescription()
-    note.name = "Note"
+    note.name = "KeptNote"
     note.managedObjectClassName = "ArchivedNote"
     note.renamingIdentifier = "Memo"
     let title = NSAttributeDescription(name: "title", type: .string, isOptional: false, defaultValue: "Untitled")
@@ -64,39 +64,39 @@ enum ArchivingSample {
       name: "place",
       elements: [NSAttributeDescription(name: "city", type: .string), NSAttributeDescription(name: "zip", type: .integer32)])
     let notebook = NSRelationshipDescription(
-      name: "notebook", destination: "Notebook", inverse: "notes", deleteRule: .nullifyDeleteRule, isOptional: true)
+      name: "notebook", destination: "KeptNotebook", inverse: "notes", deleteRule: .nullifyDeleteRule, isOptional: true)
     note.properties = [
       title, words, price, ratio, weight, flag, identifier, link, blob, scratch, count, titleLength, place, notebook,
     ]
     note.uniquenessConstraints = [["identifier"]]
-    note.indexes = [
-      NSFetchIndexDescription(
-        name: "byTitle",
-        elements: [
-          NSFetchIndexElementDescription(propertyName: "title", isAscending: false),
-          NSFetchIndexElementDescription(propertyName: "words"),
-        ])
-    ]
+    var byTitle = NSFetchIndexDescription(
+      name: "byTitle",
+      elements: [
+        NSFetchIndexElementDescription(propertyName: "title", isAscending: false),
+        NSFetchIndexElementDescription(propertyName: "words"),
+      ])
+    byTitle.partialIndexPredicate = NSPredicate(format: "words > 0")
+    note.indexes = [byTitle]
     item.subentities = [note]
 
     let notebook2 = NSEntityDescription()
-    notebook2.name = "Notebook"
+    notebook2.name = "KeptNotebook"
     let name = NSAttributeDescription(name: "name", type: .string)
     let notes = NSRelationshipDescription(
-      name: "notes", destination: "Note", inverse: "notebook", toMany: true, deleteRule: .cascadeDeleteRule)
+      name: "notes", destination: "KeptNote", inverse: "notebook", toMany: true, deleteRule: .cascadeDeleteRule)
     notes.isOrdered = true
     notes.minCount = 1
     notes.maxCount = 40
     notes.versionHashModifier = "ordered"
     notebook2.properties = [name, notes]
     notebook2.fetchedProperties = [
-      NSFetchedPropertyDescription(name: "longNotes", destinationEntityName: "Note", predicateFormat: "words > 100")
+      NSFetchedPropertyDescription(name: "longNotes", destinationEntityName: "KeptNote", predicateFormat: "words > 100")
     ]
 
     let model = try NSManagedObjectModel(entities: [item, note, notebook2])
     model.setEntities([note, notebook2], forConfigurationName: "Local")
     model.versionIdentifiers = ["1.2"]
-    let template = NSFetchRequest<NSManagedObject>(entityName: "Note")
+    let template = NSFetchRequest<NSManagedObject>(entityName: "KeptNote")
     template.predicate = NSPredicate(format: "title == $TITLE")
     template.fetchLimit = 5
     template.returnsObjectsAsFaults = false
@@ -115,16 +115,17 @@ struct ModelCodingTests {
     #expect(copy.entityVersionHashesByName == model.entityVersionHashesByName)
     #expect(copy.entities.map(\.name) == model.entities.map(\.name))
     #expect(copy.configurations == ["Local"])
-    #expect(copy.entities(forConfigurationName: "Local")?.map(\.name) == ["Note", "Notebook"])
+    #expect(copy.entities(forConfigurationName: "Local")?.map(\.name) == ["KeptNote", "KeptNotebook"])
     #expect(copy.versionIdentifiers == ["1.2"])
 
-    let item = try #require(copy.entitiesByName["Item"])
+    let item = try #require(copy.entitiesByName["KeptItem"])
     #expect(item.isAbstract && item.userInfo == ["kind": "base"] && item.versionHashModifier == "v2")
-    let note = try #require(copy.entitiesByName["Note"])
-    #expect(note.superentity === item && item.subentities.map(\.name) == ["Note"])
+    let note = try #require(copy.entitiesByName["KeptNote"])
+    #expect(note.superentity === item && item.subentities.map(\.name) == ["KeptNote"])
     #expect(note.managedObjectClassName == "ArchivedNote" && note.renamingIdentifier == "Memo")
     #expect(note.uniquenessConstraints == [["identifier"]])
-    #expect(note.indexes == model.entitiesByName["Note"]?.indexes)
+    #expect(note.indexes == model.entitiesByName["KeptNote"]?.indexes)
+    #expect(note.indexes.first?.partialIndexPredicate?.formatText == "words > 0")
     let attributes = note.attributesByName
     let title = try #require(attributes["title"])
     #expect(!title.isOptional && title.defaultValue as? String == "Untitled")
@@ -146,7 +147,7 @@ struct ModelCodingTests {
     let place = try #require(attributes["place"] as? NSCompositeAttributeDescription)
     #expect(place.elements.map(\.name) == ["city", "zip"])
 
-    let notebook = try #require(copy.entitiesByName["Notebook"])
+    let notebook = try #require(copy.entitiesByName["KeptNotebook"])
     let notes = try #require(notebook.relationshipsByName["notes"])
     #expect(notes.destinationEntity === note && notes.inverseRelationship === note.relationshipsByName["notebook"])
     #expect(notes.isToMany && notes.isOrdered && notes.minCount == 1 && notes.maxCount == 40)
@@ -155,7 +156,7 @@ struct ModelCodingTests {
     #expect(notebook.fetchedProperties.first?.predicateFormat == "words > 100")
 
     let template = try #require(copy.fetchRequestTemplate(forName: "byTitle"))
-    #expect(template.entityName == "Note" && template.fetchLimit == 5 && !template.returnsObjectsAsFaults)
+    #expect(template.entityName == "KeptNote" && template.fetchLimit == 5 && !template.returnsObjectsAsFaults)
   }
 
   @Test("Every fixture model comes back equal, entity by entity", .needsFixtures)
@@ -182,8 +183,8 @@ struct ModelCodingTests {
     let folder = try TemporaryFolder()
     let stack = try StoreStack(model: model, folder: folder)
     try stack.context.performAndWait {
-      let notebook = NSEntityDescription.insertNewObject(forEntityName: "Notebook", into: stack.context)
-      let note = NSEntityDescription.insertNewObject(forEntityName: "Note", into: stack.context)
+      let notebook = NSEntityDescription.insertNewObject(forEntityName: "KeptNotebook", into: stack.context)
+      let note = NSEntityDescription.insertNewObject(forEntityName: "KeptNote", into: stack.context)
       note.setValue("Groceries", forKey: "title")
       note.setValue(UUID(), forKey: "identifier")
       note.setValue(notebook, forKey: "notebook")
@@ -192,14 +193,14 @@ struct ModelCodingTests {
     try stack.close()
     let copy = try archivedCopy(model)
     let reopened = try StoreStack(model: copy, at: stack.storeURL, options: nil)
-    #expect(try reopened.storedCount("Note") == 1)
-    #expect(try reopened.storedCount("Notebook") == 1)
+    #expect(try reopened.storedCount("KeptNote") == 1)
+    #expect(try reopened.storedCount("KeptNotebook") == 1)
   }
 
   @Test("A model archive whose entities do not make a model gives nil and the unarchiver's error, not a model")
   func unresolvableModel() throws {
     let note = NSEntityDescription()
-    note.name = "Note"
+    note.name = "KeptNote"
     let stray = NSRelationshipDescription(name: "stray", destination: "Nowhere", inverse: nil)
     note.properties = [stray]
     let model = NSManagedObjectModel()
@@ -217,17 +218,17 @@ struct DescriptionCodingTests {
   @Test("An entity alone comes back with its own properties, outside any model, its relationships by name")
   func entityAlone() throws {
     let model = try ArchivingSample.model()
-    let note = try #require(model.entitiesByName["Note"])
+    let note = try #require(model.entitiesByName["KeptNote"])
     let copy = try archivedCopy(note)
-    #expect(copy.name == "Note" && copy.managedObjectModel == nil)
+    #expect(copy.name == "KeptNote" && copy.managedObjectModel == nil)
     #expect(copy.superentity == nil)
     #expect(copy.ownProperties.map(\.name) == note.ownProperties.map(\.name))
     let notebook = try #require(copy.relationshipsByName["notebook"])
-    #expect(notebook.destinationEntityName == "Notebook" && notebook.inverseRelationshipName == "notes")
+    #expect(notebook.destinationEntityName == "KeptNotebook" && notebook.inverseRelationshipName == "notes")
     #expect(copy.indexes.map(\.name) == ["byTitle"])
     // Given to a model with the entities it names, it resolves as a new entity does.
-    let item = try archivedCopy(try #require(model.entitiesByName["Item"]))
-    let notebookEntity = try archivedCopy(try #require(model.entitiesByName["Notebook"]))
+    let item = try archivedCopy(try #require(model.entitiesByName["KeptItem"]))
+    let notebookEntity = try archivedCopy(try #require(model.entitiesByName["KeptNotebook"]))
     item.subentities = [copy]
     let rebuilt = try NSManagedObjectModel(entities: [item, copy, notebookEntity])
     #expect(rebuilt.entityVersionHashesByName == model.entityVersionHashesByName)
@@ -252,10 +253,10 @@ struct DescriptionCodingTests {
   @Test("A relationship alone keeps its destination and inverse by name, and its counts and rule")
   func relationshipAlone() throws {
     let notes = NSRelationshipDescription(
-      name: "notes", destination: "Note", inverse: "notebook", toMany: true, deleteRule: .denyDeleteRule)
+      name: "notes", destination: "KeptNote", inverse: "notebook", toMany: true, deleteRule: .denyDeleteRule)
     notes.maxCount = 9
     let copy = try archivedCopy(notes)
-    #expect(copy.destinationEntityName == "Note" && copy.inverseRelationshipName == "notebook")
+    #expect(copy.destinationEntityName == "KeptNote" && copy.inverseRelationshipName == "notebook")
     #expect(copy.destinationEntity == nil)
     #expect(copy.isToMany && copy.maxCount == 9 && copy.deleteRule == .denyDeleteRule)
     #expect(copy.versionHash == notes.versionHash)
@@ -273,7 +274,7 @@ struct DescriptionCodingTests {
     #expect("\(typeError.userInfo)".contains("NSAttributeDescription"))
 
     let entity = NSEntityDescription()
-    entity.name = "Note"
+    entity.name = "KeptNote"
     let nameless = try tamperedArchive(of: entity, replacing: [("<key>NSEntityName</key>", "<key>SomethingElse</key>")])
     let nameError = try #require(throws: NSError.self) {
       _ = try NSKeyedUnarchiver.unarchivedObject(ofClass: NSEntityDescription.self, from: nameless)
@@ -333,7 +334,7 @@ struct ContextCodingTests {
 struct FetchRequestCodingTests {
   @Test("A request comes back with its entity, predicates (parsed again), sort, limits, result type, flags and names")
   func roundTrip() throws {
-    let request = NSFetchRequest<NSDictionary>(entityName: "Note")
+    let request = NSFetchRequest<NSDictionary>(entityName: "KeptNote")
     request.predicate = NSPredicate(format: "words > %d AND title BEGINSWITH[c] %@", 10, "a")
     request.sortDescriptors = [
       NSSortDescriptor(key: "title", ascending: false, selector: Selector("localizedStandardCompare:")),
@@ -353,7 +354,7 @@ struct FetchRequestCodingTests {
     let data = try NSKeyedArchiver.archivedData(withRootObject: request, requiringSecureCoding: true)
     let copy = try #require(
       try NSKeyedUnarchiver.unarchivedObject(ofClass: NSFetchRequest<any NSFetchRequestResult>.self, from: data))
-    #expect(copy.entityName == "Note")
+    #expect(copy.entityName == "KeptNote")
     #expect(copy.predicate?.formatText == request.predicate?.formatText)
     #expect(copy.havingPredicate?.formatText == "title != nil")
     #expect(copy.sortDescriptors?.map(\.key) == ["title", "words"])
@@ -373,14 +374,14 @@ struct FetchRequestCodingTests {
     let stack = try StoreStack(model: try ArchivingSample.model(), type: .inMemory)
     try stack.context.performAndWait {
       for (title, words) in [("apple", 5), ("avocado", 50), ("banana", 500)] {
-        let note = NSEntityDescription.insertNewObject(forEntityName: "Note", into: stack.context)
+        let note = NSEntityDescription.insertNewObject(forEntityName: "KeptNote", into: stack.context)
         note.setValue(title, forKey: "title")
         note.setValue(Int32(words), forKey: "words")
         note.setValue(UUID(), forKey: "identifier")
       }
       try stack.context.save()
     }
-    let request = NSFetchRequest<NSManagedObject>(entityName: "Note")
+    let request = NSFetchRequest<NSManagedObject>(entityName: "KeptNote")
     request.predicate = NSPredicate(format: "words > %d", 10)
     request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: false)]
     let data = try NSKeyedArchiver.archivedData(withRootObject: request, requiringSecureCoding: true)
@@ -394,7 +395,7 @@ struct FetchRequestCodingTests {
 
   @Test("An archive without an entity name gives nil and an error, not a request")
   func malformed() throws {
-    let request = NSFetchRequest<any NSFetchRequestResult>(entityName: "Note")
+    let request = NSFetchRequest<any NSFetchRequestResult>(entityName: "KeptNote")
     let broken = try tamperedArchive(of: request, replacing: [("<key>NSEntityName</key>", "<key>Other</key>")])
     #expect(throws: (any Error).self) {
       _ = try NSKeyedUnarchiver.unarchivedObject(ofClass: NSFetchRequest<any NSFetchRequestResult>.self, from: broken)
