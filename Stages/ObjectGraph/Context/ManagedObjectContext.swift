@@ -27,7 +27,7 @@ internal import Synchronization
 /// at once of every access from the wrong queue.
 ///
 /// The context itself is `Sendable` (its methods may be called from any queue); its objects are not.
-public final class NSManagedObjectContext: @unchecked Sendable, CustomStringConvertible {
+public final class NSManagedObjectContext: NSObject, @unchecked Sendable {
   /// How a context runs its work, in Swift's newer spelling (Core Data's `NSManagedObjectContext.ConcurrencyType`):
   /// a wrapper around ``NSManagedObjectContextConcurrencyType``, for ``init(_:)``.
   ///
@@ -99,6 +99,8 @@ public final class NSManagedObjectContext: @unchecked Sendable, CustomStringConv
     queue = ContextQueue(main: concurrencyType == .mainQueueConcurrencyType, label: label)
     settings = Locked(Settings())
     confined = Confined()
+    super.init()
+    FetchRequestArchiving.register()
     DebugBanner.announceSwitchesOn()
   }
 
@@ -287,7 +289,7 @@ public final class NSManagedObjectContext: @unchecked Sendable, CustomStringConv
     return "\(kind) context \(queue.mark.label)"
   }
 
-  public var description: String { "<NSManagedObjectContext \(displayName)>" }
+  public override var description: String { "<NSManagedObjectContext \(displayName)>" }
 
   // MARK: - Running work on the context's queue
 
@@ -371,15 +373,4 @@ public final class NSManagedObjectContext: @unchecked Sendable, CustomStringConv
     ConcurrencyDebug.contextTouchedOffQueue(self, operation: "\(operation)")
     return try performAndWait { try body(confined) }
   }
-}
-
-/// Contexts are equal when they are the same instance, as Core Data's (`NSObject`'s `isEqual:`), so ported
-/// code can compare them with `==` (`object.managedObjectContext == context`) and keep them in sets and
-/// dictionary keys.
-extension NSManagedObjectContext: Hashable {
-  /// Whether `lhs` and `rhs` are the same context.
-  public static func == (lhs: NSManagedObjectContext, rhs: NSManagedObjectContext) -> Bool { lhs === rhs }
-
-  /// Hashes the context's identity.
-  public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }

@@ -66,6 +66,10 @@ extension FetchPredicate {
         node: kind == .and ? .and(operands.map(\.node)) : .or(operands.map(\.node)),
         objectReferences: Self.references(of: operands))
     default:
+      if let archived = predicate as? ArchivedPredicate {
+        self = try FetchPredicate(format: archived.format, argumentArray: [])
+        return
+      }
       #if !canImport(Darwin)
         if let comparison = predicate as? NSComparisonPredicate {
           self = try comparison.fetchPredicate()

@@ -41,7 +41,7 @@ import Foundation
 /// ```
 ///
 /// Like Core Data's `NSFetchRequest` it is a mutable reference type; build it on the queue that uses it.
-public final class NSFetchRequest<Result> {
+public final class NSFetchRequest<Result>: NSObject {
   /// The entity to fetch, by name (its subentities too, when ``includesSubentities``).
   public var entityName: String {
     didSet { if entityName != storedEntity?.name { storedEntity = nil } }
@@ -123,7 +123,14 @@ public final class NSFetchRequest<Result> {
   public init(entityName: String) {
     self.entityName = entityName
     resultType = .natural(for: Result.self)
+    super.init()
+    FetchRequestArchiving.register()
   }
+
+  /// The class an archive names for a request (`FetchRequest+Coding.swift`): Linux's `NSKeyedArchiver` cannot
+  /// name a generic class, so every request is archived under one plain class's name, which unarchives as an
+  /// `NSFetchRequest<any NSFetchRequestResult>`.
+  public override var classForKeyedArchiver: AnyClass? { ArchivedFetchRequest.self }
 
   /// Makes a request for an entity.
   public convenience init(entity: NSEntityDescription) {
@@ -134,7 +141,7 @@ public final class NSFetchRequest<Result> {
   /// Makes a request without an entity yet, as ported code writes `NSFetchRequest<Note>()` before setting
   /// ``entity``. Until an entity is set, ``entityName`` is the name of `Result`'s class, so a request for
   /// a managed object subclass fetches the entity named like it.
-  public convenience init() {
+  public override convenience init() {
     self.init(entityName: String(describing: Result.self))
   }
 }

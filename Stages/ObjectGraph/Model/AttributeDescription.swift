@@ -63,6 +63,14 @@ public class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable 
     super.init(subclassing: ())
   }
 
+  /// Reads an attribute back from an archive made by ``NSPropertyDescription/encode(with:)``: every setting, its
+  /// elements for a composite attribute; `nil` (and the unarchiver's error) when the archive is not one.
+  public required init?(coder: NSCoder) {
+    guard let decoded = Self.decodedState(from: coder) else { return nil }
+    state = Frozen(decoded)
+    super.init(subclassing: ())
+  }
+
   /// Makes an attribute with no name and ``NSAttributeType/undefinedAttributeType``, optional, as Core Data's
   /// `init()` does: set its ``name`` and ``attributeType`` (and perhaps ``isOptional`` and ``defaultValue``)
   /// before its model is used.

@@ -13,7 +13,7 @@ internal import Synchronization
 ///
 /// Subentities inherit every property of their superentity and share its table in a SQLite store, told
 /// apart by the `Z_ENT` column, exactly as Core Data lays them out.
-public final class NSEntityDescription: Sendable, CustomStringConvertible {
+public final class NSEntityDescription: NSObject, @unchecked Sendable {
   struct State {
     var name: String
     var entityClass: (any EntityClass.Type)?
@@ -29,6 +29,8 @@ public final class NSEntityDescription: Sendable, CustomStringConvertible {
     var uniquenessConstraints: [[String]] = []
     var indexes: [NSFetchIndexDescription] = []
     weak var model: NSManagedObjectModel?
+    /// For an entity read from an archive, its superentity and subentities by name (`EntityDescription+Coding.swift`).
+    var archivedFamily: ArchivedFamily?
   }
 
   let state: Frozen<State>
@@ -82,7 +84,7 @@ public final class NSEntityDescription: Sendable, CustomStringConvertible {
 
   /// Makes an entity with no name and no properties, as Core Data's `init()` does: set its ``name``,
   /// ``managedObjectClassName`` and ``properties``, then give it to a model (``NSManagedObjectModel/entities``).
-  public convenience init() {
+  public override convenience init() {
     self.init(name: "", properties: [])
   }
 
@@ -394,5 +396,5 @@ public final class NSEntityDescription: Sendable, CustomStringConvertible {
     }
   }
 
-  public var description: String { entityName }
+  public override var description: String { entityName }
 }

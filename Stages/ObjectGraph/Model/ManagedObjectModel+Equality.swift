@@ -4,17 +4,21 @@ import Foundation
 /// equal when their entities have the same version hashes (names, attribute types, relationships,
 /// inheritance: everything a store depends on) and their configurations hold the same entities. Two
 /// loads of one model file are equal; a model and its next version are not.
-extension NSManagedObjectModel: Hashable {
-  public static func == (lhs: NSManagedObjectModel, rhs: NSManagedObjectModel) -> Bool {
-    lhs === rhs
-      || (lhs.entityVersionHashesByName == rhs.entityVersionHashesByName && lhs.configurationContents == rhs.configurationContents)
+extension NSManagedObjectModel {
+  /// Whether `other` has the same entity version hashes and configurations (what ``isEqual(_:)`` answers).
+  func hasSameContents(as other: NSManagedObjectModel) -> Bool {
+    other === self
+      || (entityVersionHashesByName == other.entityVersionHashesByName && configurationContents == other.configurationContents)
   }
 
-  public func hash(into hasher: inout Hasher) {
+  /// The entities' names and version hashes, hashed (what ``hash`` answers).
+  var contentsHash: Int {
+    var hasher = Hasher()
     for (name, hash) in entityVersionHashesByName.sorted(by: { $0.key < $1.key }) {
       hasher.combine(name)
       hasher.combine(hash)
     }
+    return hasher.finalize()
   }
 
   /// Each configuration's entity names.

@@ -20,7 +20,7 @@ internal import Synchronization
 /// consistent; a model that is not is an ``ObjectGraphModelInvalidError`` error naming what is
 /// wrong. Once an ``NSPersistentStoreCoordinator`` uses the model it is frozen: its descriptions can no
 /// longer change.
-public final class NSManagedObjectModel: Sendable, CustomStringConvertible {
+public final class NSManagedObjectModel: NSObject, @unchecked Sendable {
   struct State {
     var entities: [NSEntityDescription]
     var versionIdentifiers: Set<String> = []
@@ -46,7 +46,7 @@ public final class NSManagedObjectModel: Sendable, CustomStringConvertible {
 
   /// An empty model, with no entities (Core Data's `init()`); what a container whose model could not be
   /// found holds.
-  public init() {
+  public override init() {
     state = Frozen(State(entities: []))
   }
 
@@ -56,6 +56,7 @@ public final class NSManagedObjectModel: Sendable, CustomStringConvertible {
   ///   of one entity share a name.
   public init(entities: [NSEntityDescription]) throws {
     state = Frozen(State(entities: entities))
+    super.init()
     try resolve()
   }
 
@@ -69,6 +70,7 @@ public final class NSManagedObjectModel: Sendable, CustomStringConvertible {
         entities: entities, versionIdentifiers: versionIdentifiers, configurations: configurations,
         fetchRequestTemplates: fetchRequestTemplates, sourceURL: sourceURL, loadWarnings: loadWarnings,
         versionName: versionName))
+    super.init()
     try resolve()
   }
 
@@ -431,7 +433,16 @@ public final class NSManagedObjectModel: Sendable, CustomStringConvertible {
     }
   }
 
-  public var description: String {
+  /// Whether `object` is a model with the same contents: see `ManagedObjectModel+Equality.swift`. `==` asks this.
+  public override func isEqual(_ object: Any?) -> Bool {
+    (object as? NSManagedObjectModel).map(hasSameContents(as:)) ?? false
+  }
+
+  /// Hashes the entities' names and version hashes, consistently with ``isEqual(_:)``.
+  public override var hash: Int { contentsHash }
+
+  /// The model's entity names.
+  public override var description: String {
     "NSManagedObjectModel(" + entities.map { "\($0.entityName)" }.joined(separator: ", ") + ")"
   }
 }

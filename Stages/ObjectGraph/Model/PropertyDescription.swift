@@ -17,7 +17,7 @@ import Foundation
 ///
 /// `@unchecked Sendable`: the class has no stored state; its two subclasses keep theirs in a `Frozen`
 /// (locked until the model freezes, read-only after), which makes them safe to share across threads.
-public class NSPropertyDescription: @unchecked Sendable, CustomStringConvertible {
+public class NSPropertyDescription: NSObject, @unchecked Sendable {
   /// What the property is, for a `switch` inside the engine.
   enum Kind {
     case attribute(NSAttributeDescription)
@@ -25,7 +25,16 @@ public class NSPropertyDescription: @unchecked Sendable, CustomStringConvertible
   }
 
   /// The part of a subclass's initialiser that is the base class's (it has nothing to set).
-  init(subclassing: Void) {}
+  init(subclassing: Void) {
+    super.init()
+  }
+
+  /// Reads a property back from an archive (`PropertyDescription+Coding.swift`). An archive is always of an
+  /// attribute or a relationship, whose own initialisers read it; one naming the abstract base class gives `nil`.
+  public required init?(coder: NSCoder) {
+    coder.failDecoding("a property", "it names the abstract class NSPropertyDescription, not an attribute or a relationship")
+    return nil
+  }
 
   /// The attribute or relationship this property is.
   var kind: Kind { Self.abstract() }
@@ -102,7 +111,7 @@ public class NSPropertyDescription: @unchecked Sendable, CustomStringConvertible
   var resolvedEntity: NSEntityDescription? { Self.abstract() }
 
   /// The property's name and kind.
-  public var description: String { Self.abstract() }
+  public override var description: String { Self.abstract() }
 
   private static func abstract() -> Never {
     programmerError("NSPropertyDescription is abstract: make an NSAttributeDescription or an NSRelationshipDescription.")

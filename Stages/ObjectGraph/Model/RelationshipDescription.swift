@@ -75,6 +75,15 @@ public final class NSRelationshipDescription: NSPropertyDescription, @unchecked 
     super.init(subclassing: ())
   }
 
+  /// Reads a relationship back from an archive made by ``NSPropertyDescription/encode(with:)``: every setting,
+  /// with its destination and inverse by name (resolved when a model is made of its entity); `nil` (and the
+  /// unarchiver's error) when the archive is not one.
+  public required init?(coder: NSCoder) {
+    guard let decoded = Self.decodedState(from: coder) else { return nil }
+    state = Frozen(decoded)
+    super.init(subclassing: ())
+  }
+
   /// Makes a relationship with no name and no destination, as Core Data's `init()` does: set its ``name``,
   /// ``destinationEntity``, ``inverseRelationship`` and ``maxCount`` (1 for a to-one; it starts at 0, a
   /// to-many, as Core Data documents), then give its entity to a model. It starts optional, with the nullify
