@@ -177,6 +177,28 @@ struct ExternalStorageTests {
     #expect(try Self.images(coordinator) == ["0": tricky])
   }
 
+  @Test("A Transformable attribute that allows external storage keeps its transformed bytes tagged, and reads back its value")
+  func transformable() throws {
+    let keywords = NSAttributeDescription(name: "keywords", type: .transformable)
+    keywords.allowsExternalBinaryDataStorage = true
+    let card = NSEntityDescription(
+      name: "Card", properties: [.attribute(NSAttributeDescription(name: "title", type: .string)), .attribute(keywords)])
+    let stack = try StoreStack(model: try NSManagedObjectModel(entities: [card]), folder: try TemporaryFolder())
+    try stack.context.performAndWait {
+      let object = NSManagedObject(entity: try #require(stack.model.entitiesByName["Card"]), insertInto: stack.context)
+      object.setValue(["swift", "linux"], forKey: "keywords")
+      try stack.context.save()
+    }
+    let column = try #require(try rawRows(stack.storeURL, "SELECT ZKEYWORDS FROM ZCARD").first?[0] as Data?)
+    #expect(column.first == 1 && String(decoding: column.dropFirst().prefix(6), as: UTF8.self) == "bplist")
+    let reader = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+    reader.persistentStoreCoordinator = stack.coordinator
+    try reader.performAndWait {
+      let object = try #require(try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Card")).first)
+      #expect(object.value(forKey: "keywords") as? [String] == ["swift", "linux"])
+    }
+  }
+
   @Test("A batch update writes the value tagged")
   func batchUpdate() throws {
     let folder = try TemporaryFolder()
