@@ -52,7 +52,7 @@ enum ExternalBinaryRecord {
     guard let tag = column.first else { return column }
     switch tag {
     case inRow:
-      return column.dropFirst().withUnsafeBytes { Data($0) }
+      return Data(column.dropFirst())
     case inFile:
       guard let name = fileName(column) else { return column }
       guard let storeURL else {

@@ -209,8 +209,7 @@ extension SQLPredicateCompiler {
         let storeURL = storeURL
         return DictionaryColumnSQL(sql: [column], type: type, isAggregate: false) { row, index in
           defer { index += 1 }
-          guard !row.isNull(index) else { return nil }
-          return ExternalBinaryRecord.value(of: row.data(index), storeURL: storeURL).map { .data($0) }
+          return row.externalRecord(index, storeURL: storeURL)
         }
       }
       let readType = declaredType == .undefinedAttributeType ? type : declaredType

@@ -7,12 +7,10 @@ extension NSPersistentStore {
   /// The columns of attributes that allow external storage, each once (a subentity shares its superentity's
   /// column), as `(table, column)`, in table and column order.
   static func externalRecordColumns(of schema: SQLiteSchema) -> [(table: String, column: String)] {
-    var tagging = schema
-    tagging.externalRecords = .tagged
     var found: Set<String> = []
     var columns: [(table: String, column: String)] = []
     for mapping in schema.entities.values {
-      for slot in mapping.entity.layout.slots where tagging.tagsExternalRecord(slot) {
+      for slot in mapping.entity.layout.slots where SQLiteSchema.allowsExternalRecord(slot) {
         guard case .column(let column) = mapping.storage[slot.index], found.insert(mapping.table + "." + column).inserted else {
           continue
         }
@@ -28,34 +26,47 @@ extension NSPersistentStore {
   /// tag, so nothing is lost; a failure rolls the caller's transaction back. Returns whether it wrote.
   static func tagExternalRecords(in db: Database, schema: SQLiteSchema, metadata: [String: any Sendable], url: URL?) throws -> Bool {
     guard schema.layout == .coreData, ExternalBinaryRecord.Form(metadata: metadata) == .bare else { return false }
-    for (table, column) in externalRecordColumns(of: schema) {
-      let rows = try Row.fetchAll(db, sql: "SELECT Z_PK, \(column) FROM \(table) WHERE \(column) IS NOT NULL")
-      let update = try db.makeStatement(sql: "UPDATE \(table) SET \(column) = ? WHERE Z_PK = ?")
-      for row in rows {
-        // Blobs (and text, as its bytes); a number left by hand is no value of the attribute and stays as it is.
-        guard let bytes = Data.fromDatabaseValue(row[1]) else { continue }
-        try update.execute(arguments: [ExternalBinaryRecord.tagged(bytes), row[0] as Int64])
-      }
-    }
+    // Blobs (and text, as its bytes); a number left by hand is no value of the attribute and stays as it is.
+    try rewriteExternalRecords(in: db, schema: schema, where: { "\($0) IS NOT NULL" }) { ExternalBinaryRecord.tagged($0) }
     try StoreMetadata.update(
       in: db, with: [ObjectGraphStoreFormatVersionKey: schema.layout.formatVersion(.tagged)], url: url)
     return true
   }
+
+  /// In the caller's transaction: for every column of an attribute that allows external storage, the value of
+  /// each row that `condition` (the SQL of a condition on the column named, with `arguments`) selects, read as
+  /// bytes and written back as `rewrite` makes it; a value that is no bytes, or that `rewrite` answers `nil`
+  /// for, stays.
+  private static func rewriteExternalRecords(
+    in db: Database, schema: SQLiteSchema, where condition: (String) -> String, arguments: StatementArguments = [],
+    _ rewrite: (Data) -> Data?
+  ) throws {
+    for (table, column) in externalRecordColumns(of: schema) {
+      let rows = try Row.fetchAll(db, sql: "SELECT Z_PK, \(column) FROM \(table) WHERE \(condition(column))", arguments: arguments)
+      let update = try db.makeStatement(sql: "UPDATE \(table) SET \(column) = ? WHERE Z_PK = ?")
+      for row in rows {
+        guard let bytes = Data.fromDatabaseValue(row[1]), let rewritten = rewrite(bytes) else { continue }
+        try update.execute(arguments: [rewritten, row[0] as Int64])
+      }
+    }
+  }
 }
 
 extension NSPersistentStore {
-  /// The value of an attribute that allows external storage from its tagged column: the bytes in the row, or
-  /// those of the file it names (``ExternalBinaryRecord/value(of:storeURL:)``).
-  func externalRecord(_ row: RawStatement, column: Int32) -> StoredValue {
-    guard !row.isNull(column) else { return nil }
-    return ExternalBinaryRecord.value(of: row.data(column), storeURL: url).map { .data($0) }
-  }
-
   /// The column's value for an attribute that allows external storage: its bytes in the row, tagged. Core
   /// Data decides value by value whether a value goes to a file; the engine keeps every value in its row.
   static func externalRecord(_ value: StoredValue) -> DatabaseValue {
     guard case .data(let data)? = value else { return .null }
     return ExternalBinaryRecord.tagged(data).databaseValue
+  }
+}
+
+extension RawStatement {
+  /// The value of an attribute that allows external storage from its tagged column `column` of a store at
+  /// `storeURL`: the bytes in the row, or those of the file it names (``ExternalBinaryRecord/value(of:storeURL:)``).
+  func externalRecord(_ column: Int32, storeURL: URL?) -> StoredValue {
+    guard !isNull(column) else { return nil }
+    return ExternalBinaryRecord.value(of: data(column), storeURL: storeURL).map { .data($0) }
   }
 }
 
@@ -74,18 +85,10 @@ extension NSPersistentStore {
   /// (with the warning reading it gives).
   func inlineExternalRecords(in db: Database) throws {
     guard schema.externalRecords == .tagged, let url else { return }
-    for (table, column) in Self.externalRecordColumns(of: schema) {
-      let rows = try Row.fetchAll(
-        db,
-        sql:
-          "SELECT Z_PK, \(column) FROM \(table) WHERE substr(\(column), 1, 1) = X'\(String(format: "%02X", ExternalBinaryRecord.inFile))'")
-      let update = try db.makeStatement(sql: "UPDATE \(table) SET \(column) = ? WHERE Z_PK = ?")
-      for row in rows {
-        guard let column = Data.fromDatabaseValue(row[1]), ExternalBinaryRecord.fileName(column) != nil,
-          let bytes = ExternalBinaryRecord.value(of: column, storeURL: url)
-        else { continue }
-        try update.execute(arguments: [ExternalBinaryRecord.tagged(bytes), row[0] as Int64])
-      }
+    let inFile: StatementArguments = [Data([ExternalBinaryRecord.inFile])]
+    try Self.rewriteExternalRecords(in: db, schema: schema, where: { "substr(\($0), 1, 1) = ?" }, arguments: inFile) { column in
+      guard ExternalBinaryRecord.fileName(column) != nil else { return nil }
+      return ExternalBinaryRecord.value(of: column, storeURL: url).map(ExternalBinaryRecord.tagged)
     }
   }
 

@@ -158,8 +158,12 @@ struct SQLiteSchema: Sendable {
   /// Whether the column of `slot` holds its values tagged (``ExternalBinaryRecord``): an attribute that allows
   /// external storage, in a store of the tagged form.
   func tagsExternalRecord(_ slot: EntityLayout.Slot) -> Bool {
-    guard externalRecords == .tagged, case .attribute(let type) = slot.kind,
-      type == .binaryDataAttributeType || type == .transformableAttributeType
+    externalRecords == .tagged && Self.allowsExternalRecord(slot)
+  }
+
+  /// Whether `slot` is a Binary Data or Transformable attribute that allows external storage.
+  static func allowsExternalRecord(_ slot: EntityLayout.Slot) -> Bool {
+    guard case .attribute(let type) = slot.kind, type == .binaryDataAttributeType || type == .transformableAttributeType
     else { return false }
     return slot.attribute?.allowsExternalBinaryDataStorage == true
   }

@@ -206,7 +206,7 @@ extension NSPersistentStore {
         default: values.append(SQLiteValueCoding.decode(row.databaseValue(index), as: type))
         }
       case .externalRecord(_, let index)?:
-        values.append(externalRecord(row, column: Int32(index)))
+        values.append(row.externalRecord(Int32(index), storeURL: url))
       case .toOne(_, let index, let entityColumn, let destinationNumber)?:
         let index = Int32(index)
         guard !row.isNull(index) else {
