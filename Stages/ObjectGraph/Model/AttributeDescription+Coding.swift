@@ -28,10 +28,7 @@ extension NSAttributeDescription {
   /// Archives the attribute (``NSPropertyDescription/encode(with:)`` calls this).
   func encodeAttribute(with coder: NSCoder) {
     let state = state.value
-    encodeCommon(
-      with: coder, name: state.name, isOptional: state.isOptional, isTransient: state.isTransient,
-      renamingIdentifier: state.renamingIdentifier, versionHashModifier: state.versionHashModifier,
-      userInfo: state.userInfo, rules: state.validationRules)
+    encodeCommon(with: coder, state: state)
     coder.encode(Int64(state.attributeType.rawValue), forKey: Key.attributeType)
     if let value = state.defaultValue, let (type, archived) = Self.archivedDefault(value) {
       coder.encodeText(type, forKey: Key.defaultValueType)
@@ -73,11 +70,7 @@ extension NSAttributeDescription {
       return nil
     }
     var state = State(name: common.name, attributeType: type, isOptional: common.isOptional, defaultValue: defaultValue)
-    state.isTransient = common.isTransient
-    state.renamingIdentifier = common.renamingIdentifier
-    state.versionHashModifier = common.versionHashModifier
-    state.userInfo = common.userInfo
-    state.validationRules = common.rules
+    common.apply(to: &state)
     state.allowsExternalBinaryDataStorage = coder.decodeBool(forKey: Key.externalStorage)
     state.preservesValueInHistoryOnDeletion = coder.decodeBool(forKey: Key.preservesInHistory)
     state.allowsCloudEncryption = coder.decodeBool(forKey: Key.cloudEncryption)

@@ -35,23 +35,34 @@ enum PropertyArchiveKey {
   static let validationWarnings = "ObjectGraphValidationWarnings"
 }
 
+/// What the states of attributes and relationships have in common: the settings every property archives.
+protocol ArchivedPropertyState {
+  var name: String { get }
+  var isOptional: Bool { get }
+  var isTransient: Bool { get set }
+  var renamingIdentifier: String? { get set }
+  var versionHashModifier: String? { get set }
+  var userInfo: [String: String] { get set }
+  var validationRules: [PropertyValidationRule] { get set }
+}
+
+extension NSAttributeDescription.State: ArchivedPropertyState {}
+extension NSRelationshipDescription.State: ArchivedPropertyState {}
+
 extension NSPropertyDescription {
-  /// Encodes what every property has.
-  func encodeCommon(
-    with coder: NSCoder, name: String, isOptional: Bool, isTransient: Bool, renamingIdentifier: String?,
-    versionHashModifier: String?, userInfo: [String: String], rules: [PropertyValidationRule]
-  ) {
-    coder.encodeText(name, forKey: PropertyArchiveKey.name)
-    coder.encode(isOptional, forKey: PropertyArchiveKey.isOptional)
-    coder.encode(isTransient, forKey: PropertyArchiveKey.isTransient)
-    coder.encodeText(renamingIdentifier, forKey: PropertyArchiveKey.renamingIdentifier)
-    coder.encodeText(versionHashModifier, forKey: PropertyArchiveKey.versionHashModifier)
-    coder.encodeTextDictionary(userInfo, forKey: PropertyArchiveKey.userInfo)
+  /// Encodes what every property has, from its `state`.
+  func encodeCommon(with coder: NSCoder, state: some ArchivedPropertyState) {
+    coder.encodeText(state.name, forKey: PropertyArchiveKey.name)
+    coder.encode(state.isOptional, forKey: PropertyArchiveKey.isOptional)
+    coder.encode(state.isTransient, forKey: PropertyArchiveKey.isTransient)
+    coder.encodeText(state.renamingIdentifier, forKey: PropertyArchiveKey.renamingIdentifier)
+    coder.encodeText(state.versionHashModifier, forKey: PropertyArchiveKey.versionHashModifier)
+    coder.encodeTextDictionary(state.userInfo, forKey: PropertyArchiveKey.userInfo)
     // A validation predicate is kept as its format, which `Fetch/` parses again when it is first used (as for a
     // compiled model's); its warning as given, a string or a number.
     var formats: [String] = []
     let warnings = NSMutableArray()
-    for rule in rules {
+    for rule in state.validationRules {
       guard let format = (rule.parsed as? ArchivedValidationPredicate)?.format ?? rule.given?.formatText else { continue }
       formats.append(format)
       if let number = rule.warning as? Int {
@@ -104,5 +115,14 @@ extension NSPropertyDescription {
     let versionHashModifier: String?
     let userInfo: [String: String]
     let rules: [PropertyValidationRule]
+
+    /// Gives `state` (made with the name and optionality) the rest of what every property has.
+    func apply(to state: inout some ArchivedPropertyState) {
+      state.isTransient = isTransient
+      state.renamingIdentifier = renamingIdentifier
+      state.versionHashModifier = versionHashModifier
+      state.userInfo = userInfo
+      state.validationRules = rules
+    }
   }
 }

@@ -18,10 +18,7 @@ extension NSRelationshipDescription {
   /// Archives the relationship (``NSPropertyDescription/encode(with:)`` calls this).
   func encodeRelationship(with coder: NSCoder) {
     let state = state.value
-    encodeCommon(
-      with: coder, name: state.name, isOptional: state.isOptional, isTransient: state.isTransient,
-      renamingIdentifier: state.renamingIdentifier, versionHashModifier: state.versionHashModifier,
-      userInfo: state.userInfo, rules: state.validationRules)
+    encodeCommon(with: coder, state: state)
     coder.encodeText(destinationEntity?.name ?? state.destinationName, forKey: Key.destination)
     coder.encodeText(inverseRelationship?.name ?? state.inverseName, forKey: Key.inverse)
     coder.encode(state.isToMany, forKey: Key.isToMany)
@@ -54,14 +51,10 @@ extension NSRelationshipDescription {
     var state = State(
       name: common.name, destinationName: destination, inverseName: coder.decodeText(forKey: Key.inverse),
       isToMany: coder.decodeBool(forKey: Key.isToMany), deleteRule: deleteRule, isOptional: common.isOptional)
+    common.apply(to: &state)
     state.isOrdered = coder.decodeBool(forKey: Key.isOrdered)
-    state.isTransient = common.isTransient
     state.minCount = minCount
     state.maxCount = maxCount
-    state.renamingIdentifier = common.renamingIdentifier
-    state.versionHashModifier = common.versionHashModifier
-    state.userInfo = common.userInfo
-    state.validationRules = common.rules
     return state
   }
 }
