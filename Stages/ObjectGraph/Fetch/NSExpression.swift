@@ -250,14 +250,7 @@ extension NSExpression {
   /// - Throws: ``ObjectGraphPredicateSyntaxError`` for a function the engine cannot run, or a wrong number
   ///   of arguments.
   private func functionExpression(_ name: String, _ operands: [PredicateExpression]) throws -> PredicateExpression {
-    if let arithmetic = PredicateArithmetic(functionName: name), operands.count == 2 {
-      return .arithmetic(arithmetic, operands[0], operands[1])
-    }
-    if let collectionOperator = PredicateCollectionOperator(functionName: name), operands.count == 1,
-      case .keyPath(let path) = operands[0], let reduced = collectionOperator.keyPath(applyingTo: path)
-    {
-      return .keyPath(reduced)
-    }
+    if let expression = PredicateExpression.arithmeticOrCollection(name, operands) { return expression }
     if let predicateFunction = PredicateFunction(rawValue: name) {
       guard operands.count == predicateFunction.arity else {
         throw ObjectGraphError(

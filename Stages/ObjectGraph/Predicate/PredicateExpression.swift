@@ -23,3 +23,20 @@ indirect enum PredicateExpression: Sendable, Equatable {
   /// An array expression: `{1, 2, 3}[LAST]`, `tags[SIZE]` (a to-many's count, as `tags.@count`).
   case index(PredicateExpression, PredicateIndex)
 }
+
+extension PredicateExpression {
+  /// `NSExpression`'s arithmetic and aggregate functions as the predicate tree holds them: `add:to:(a, b)` as
+  /// `a + b`, `count:(notes)` as `notes.@count`, `sum:(notes.size)` as `notes.@sum.size`; `nil` for another
+  /// name, or operands that do not fit (the caller says what was wrong).
+  static func arithmeticOrCollection(_ name: String, _ operands: [PredicateExpression]) -> PredicateExpression? {
+    if let arithmetic = PredicateArithmetic(functionName: name), operands.count == 2 {
+      return .arithmetic(arithmetic, operands[0], operands[1])
+    }
+    if let collectionOperator = PredicateCollectionOperator(functionName: name), operands.count == 1,
+      case .keyPath(let path) = operands[0], let reduced = collectionOperator.keyPath(applyingTo: path)
+    {
+      return .keyPath(reduced)
+    }
+    return nil
+  }
+}

@@ -687,17 +687,12 @@ struct PredicateParser {
       throw syntaxError(at: nameToken.position, "the function '\(name)' \(reason)")
     }
     // `add:to:(a, b)` and `count:(notes)`, as NSExpression prints its arithmetic and aggregate functions.
-    if let arithmetic = PredicateArithmetic(functionName: name), arguments.count == 2 {
-      return .arithmetic(arithmetic, arguments[0], arguments[1])
-    }
+    if let expression = PredicateExpression.arithmeticOrCollection(name, arguments) { return expression }
     if let collectionOperator = PredicateCollectionOperator(functionName: name) {
-      guard arguments.count == 1, case .keyPath(let path) = arguments[0], let reduced = collectionOperator.keyPath(applyingTo: path) else {
-        throw syntaxError(
-          at: nameToken.position,
-          "'\(name)' takes one key path through a to-many relationship, as in \(name)(notes\(collectionOperator == .count ? "" : ".wordCount"))"
-        )
-      }
-      return .keyPath(reduced)
+      throw syntaxError(
+        at: nameToken.position,
+        "'\(name)' takes one key path through a to-many relationship, as in \(name)(notes\(collectionOperator == .count ? "" : ".wordCount"))"
+      )
     }
     guard let function = PredicateFunction(name: name) else {
       throw syntaxError(
