@@ -11,7 +11,7 @@ import Foundation
 /// code (``managedObjectClass``) is not archived: its ``representedClassName`` is, which finds the class again
 /// through the class registry.
 ///
-/// A fetch index's partial-index predicate is archived as its format and parsed again when a store uses it.
+/// The fetch indexes are archived as index objects (``NSFetchIndexDescription`` is `NSSecureCoding` too).
 extension NSEntityDescription: NSSecureCoding {
   private enum Key {
     static let name = "NSEntityName"
@@ -25,20 +25,15 @@ extension NSEntityDescription: NSSecureCoding {
     static let userInfo = "NSUserInfo"
     static let fetchedProperties = "NSFetchedProperties"
     static let uniquenessConstraints = "NSUniquenessConstraints"
-    static let indexes = "NSFetchIndexes"
+    static let indexes = "NSFetchIndexDescriptions"
   }
 
-  /// The keys of a fetched property's or a fetch index's dictionary in the archive.
+  /// The keys of a fetched property's dictionary in the archive.
   private enum Field {
     static let name = "name"
     static let destination = "destination"
     static let predicate = "predicate"
     static let userInfo = "userInfo"
-    static let elements = "elements"
-    static let property = "property"
-    static let ascending = "ascending"
-    static let collation = "collation"
-    static let partial = "partialIndexPredicate"
   }
 
   /// `true`: entities decode with `NSKeyedUnarchiver.unarchivedObject(ofClass:from:)`.
@@ -69,21 +64,7 @@ extension NSEntityDescription: NSSecureCoding {
       fetched.add(entry)
     }
     coder.encode(fetched, forKey: Key.fetchedProperties)
-    let indexes = NSMutableArray()
-    for index in state.indexes {
-      let elements = NSMutableArray()
-      for element in index.elements {
-        elements.add(
-          NSDictionary(dictionary: [
-            Field.property: NSString(string: element.propertyName), Field.ascending: NSNumber(value: element.isAscending),
-            Field.collation: NSNumber(value: element.collationType.rawValue),
-          ]))
-      }
-      let entry = NSMutableDictionary(dictionary: [Field.name: NSString(string: index.name), Field.elements: elements])
-      if let format = index.partialIndexFormat { entry[Field.partial] = NSString(string: format) }
-      indexes.add(entry)
-    }
-    coder.encode(indexes, forKey: Key.indexes)
+    coder.encode(NSArray(array: state.indexes), forKey: Key.indexes)
   }
 
   /// Reads an entity back from an archive made by ``encode(with:)``, on its own (see the extension's
@@ -101,7 +82,7 @@ extension NSEntityDescription: NSSecureCoding {
     guard let userInfo = coder.decodeTextDictionary(forKey: Key.userInfo),
       let constraints = Self.decodedConstraints(coder.decodeValue(forKey: Key.uniquenessConstraints)),
       let fetched = Self.decodedFetchedProperties(coder.decodeValue(forKey: Key.fetchedProperties)),
-      let indexes = Self.decodedIndexes(coder.decodeValue(forKey: Key.indexes))
+      let indexes = coder.decodeArchivedObjects(of: NSFetchIndexDescription.self, forKey: Key.indexes)
     else {
       coder.failDecoding(what, "its user info, uniqueness constraints, fetched properties or fetch indexes are malformed")
       return nil
@@ -118,9 +99,9 @@ extension NSEntityDescription: NSSecureCoding {
       state.userInfo = userInfo
       state.uniquenessConstraints = constraints
       state.fetchedProperties = fetched
-      state.indexes = indexes
       state.archivedFamily = ArchivedFamily(superentity: superentity, subentities: subentities)
     }
+    self.indexes = indexes
   }
 
   /// For an entity read from an archive, its superentity and subentities by name; `nil` for one made otherwise.
@@ -145,29 +126,6 @@ extension NSEntityDescription: NSSecureCoding {
       properties.append(property)
     }
     return properties
-  }
-
-  private static func decodedIndexes(_ value: Any?) -> [NSFetchIndexDescription]? {
-    guard let value else { return [] }
-    guard let entries = value as? [[String: Any]] else { return nil }
-    var indexes: [NSFetchIndexDescription] = []
-    for entry in entries {
-      guard let name = entry[Field.name] as? String, let elementEntries = entry[Field.elements] as? [[String: Any]] else {
-        return nil
-      }
-      var elements: [NSFetchIndexElementDescription] = []
-      for element in elementEntries {
-        guard let property = element[Field.property] as? String, let ascending = element[Field.ascending] as? NSNumber,
-          let collation = (element[Field.collation] as? NSNumber).flatMap({ NSFetchIndexElementType(rawValue: $0.uintValue) })
-        else { return nil }
-        elements.append(
-          NSFetchIndexElementDescription(propertyName: property, isAscending: ascending.boolValue, collationType: collation))
-      }
-      var index = NSFetchIndexDescription(name: name, elements: elements)
-      if let format = entry[Field.partial] as? String { index.partialIndexPredicate = ArchivedPredicate(format: format) }
-      indexes.append(index)
-    }
-    return indexes
   }
 }
 

@@ -279,18 +279,16 @@ public final class NSEntityDescription: NSObject, @unchecked Sendable {
   ///
   /// This value doesn't form part of the entity's ``versionHash``, as in Core Data: adding, changing or
   /// removing an index needs no migration. The model checks each element's property when it is made.
+  ///
+  /// The entity keeps the index objects it is given and becomes their ``NSFetchIndexDescription/entity``;
+  /// an index that belongs to another entity, or to a model in use, is copied first.
   public var indexes: [NSFetchIndexDescription] {
-    get {
-      let stored = storedIndexes
-      guard !stored.isEmpty else { return [] }
-      let properties = propertiesByName
-      return stored.map { $0.resolved(in: self, properties: properties) }
+    get { state.read(\.indexes) }
+    set {
+      let adopted = newValue.map { $0.adopted(by: self) }
+      state.write(\.indexes, adopted, what: "entity \(entityName)")
     }
-    set { state.write(\.indexes, newValue.map(\.detached), what: "entity \(entityName)") }
   }
-  /// The indexes as the entity keeps them, without the back references ``indexes`` adds: what the engine's
-  /// own readers (the model's checks, the store's schema) use.
-  var storedIndexes: [NSFetchIndexDescription] { state.read(\.indexes) }
 
   /// The entity's name in the previous model version, for lightweight migration.
   public var renamingIdentifier: String? {
@@ -387,6 +385,7 @@ public final class NSEntityDescription: NSObject, @unchecked Sendable {
     state.mutate(what: "entity \(entityName)") { $0.model = model }
     for case let attribute as NSAttributeDescription in ownProperties { attribute.freezeState() }
     for case let relationship as NSRelationshipDescription in ownProperties { relationship.state.freeze() }
+    for index in indexes { index.freeze() }
     state.freeze()
     // Published last: a published layout tells readers (managedObjectClass) that nothing here changes.
     let layout = frozenLayout.storeIfNil(EntityLayout(entity: self))

@@ -391,7 +391,7 @@ public final class NSManagedObjectModel: NSObject, @unchecked Sendable {
   /// Checks an entity's fetch indexes: unique names, and every element naming a stored attribute or to-one
   /// relationship of the entity (inherited ones included), which is what a store can index.
   private static func checkIndexes(of entity: NSEntityDescription) throws {
-    let indexes = entity.storedIndexes
+    let indexes = entity.indexes
     guard !indexes.isEmpty else { return }
     let properties = entity.propertiesByName
     var names: Set<String> = []
@@ -409,8 +409,8 @@ public final class NSManagedObjectModel: NSObject, @unchecked Sendable {
           "Fetch index '\(index.name)' of entity '\(entity.entityName)' has no elements. Add the properties it indexes, or remove it.")
       }
       for element in index.elements {
-        let place = "Fetch index '\(index.name)' of entity '\(entity.entityName)' names property '\(element.propertyName)'"
-        switch properties[element.propertyName]?.kind {
+        let place = "Fetch index '\(index.name)' of entity '\(entity.entityName)' names property '\(element.indexedPropertyName)'"
+        switch properties[element.indexedPropertyName]?.kind {
         case nil:
           throw ObjectGraphError(
             .modelInvalid,

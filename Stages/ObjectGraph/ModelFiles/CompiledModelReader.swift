@@ -63,7 +63,7 @@ struct CompiledModelReader {
     }
     // Xcode writes entities and properties sorted by name; the archive keeps them in hash order.
     parsed.entities.sort { $0.entityName < $1.entityName }
-    for entity in parsed.entities where !entity.storedIndexes.isEmpty {
+    for entity in parsed.entities where !entity.indexes.isEmpty {
       entity.indexes = XcodeModelLoader.ModelReader.storableIndexes(of: entity)
     }
     for value in try archive.members(root.fields["NSVersionIdentifiers"], "the model's version identifiers") {

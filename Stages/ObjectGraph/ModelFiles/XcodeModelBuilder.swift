@@ -186,10 +186,11 @@ extension XcodeModelLoader {
     /// entity's table, so there is nothing to index; a model made in code that asks for one is refused instead.
     static func storableIndexes(of entity: NSEntityDescription) -> [NSFetchIndexDescription] {
       let relationships = entity.relationshipsByName
-      return entity.storedIndexes.compactMap { index in
-        var kept = index
-        kept.elements.removeAll { relationships[$0.propertyName]?.isToMany == true }
-        return kept.elements.isEmpty && !index.elements.isEmpty ? nil : kept
+      return entity.indexes.compactMap { index in
+        let kept = index.elements.filter { relationships[$0.indexedPropertyName]?.isToMany != true }
+        if kept.isEmpty && !index.elements.isEmpty { return nil }
+        if kept.count != index.elements.count { index.elements = kept }
+        return index
       }
     }
 

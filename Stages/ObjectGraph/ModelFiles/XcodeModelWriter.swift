@@ -103,7 +103,7 @@ enum XcodeModelWriter {
         xml.empty(
           3, "fetchIndexElement",
           [
-            ("property", element.propertyName), ("type", element.collationType.xcodeName),
+            ("property", element.indexedPropertyName), ("type", element.collationType.xcodeName),
             ("order", element.isAscending ? "ascending" : "descending"),
           ])
       }

@@ -684,9 +684,9 @@ struct SQLiteSchema: Sendable {
   func fetchIndexStatements() throws -> [String] {
     var statements: [String] = []
     for mapping in entities.values.sorted(by: { $0.number < $1.number }) {
-      for index in mapping.entity.storedIndexes where !index.elements.contains(where: { $0.collationType != .binary }) {
+      for index in mapping.entity.indexes where !index.elements.contains(where: { $0.collationType != .binary }) {
         let columns = index.elements.compactMap { element -> String? in
-          guard let slot = mapping.entity.layout.indexByName[element.propertyName] else { return nil }
+          guard let slot = mapping.entity.layout.indexByName[element.indexedPropertyName] else { return nil }
           switch mapping.storage[slot] {
           case .column(let column), .toOne(let column, _):
             return "\(column) COLLATE BINARY \(element.isAscending ? "ASC" : "DESC")"

@@ -110,7 +110,7 @@ struct AttributeTypeFormsTests {
     #expect(NSFetchIndexElementType.rTree.rawValue == 1)
     #expect(NSFetchIndexElementType(rawValue: 1) == .rTree)
     #expect(NSFetchIndexElementType(rawValue: 2) == nil)
-    var element = NSFetchIndexElementDescription(propertyName: "createdAt")
+    let element = NSFetchIndexElementDescription(propertyName: "createdAt")
     #expect(element.collationType == .binary)
     element.collationType = .rTree
     let type: NSFetchIndexElementType = element.collationType

@@ -293,7 +293,7 @@ struct FetchIndexModelTests {
   func backReferences() throws {
     let title = NSAttributeDescription(name: "title", type: .string)
     let created = NSAttributeDescription(name: "created", type: .date)
-    var byCreated = NSFetchIndexElementDescription(property: created, collationType: .binary)
+    let byCreated = NSFetchIndexElementDescription(property: created, collationType: .binary)
     byCreated.isAscending = false
     #expect(byCreated.propertyName == "created" && byCreated.property === created && byCreated.indexDescription == nil)
     let entity = NSEntityDescription(name: "Memo", properties: [.attribute(title), .attribute(created)])
@@ -307,9 +307,50 @@ struct FetchIndexModelTests {
     #expect(index.elements.allSatisfy { $0.indexDescription?.name == "byCreated" && $0.indexDescription?.entity === entity })
     #expect(
       index == NSFetchIndexDescription(name: "byCreated", elements: [byCreated, NSFetchIndexElementDescription(propertyName: "title")]))
-    // What the entity keeps holds no reference back to it: setting what it handed out stores the values only.
-    entity.indexes = entity.indexes
-    #expect(entity.state.read(\.indexes).allSatisfy { $0.entity == nil && $0.elements.allSatisfy { $0.indexDescription == nil } })
+    #expect(index.elements[0] === byCreated, "the entity keeps the element objects it was given")
+    index.name = "newestFirst"
+    #expect(entity.indexes.map(\.name) == ["newestFirst"], "an index is an object: changing it changes the entity's")
     #expect(NSFetchIndexDescription(name: "x", elements: []).entity == nil)
+  }
+
+  @Test("an index given to a second entity, or one whose model is in use, is copied; a copy belongs to nobody")
+  func adoptionCopies() throws {
+    let model = try Self.notesModel(noteIndexes: [Self.index("byTitle", "title")])
+    let first = try #require(try Self.entity("Note", in: model).indexes.first)
+    let other = NSEntityDescription(name: "Memo", properties: [.attribute(NSAttributeDescription(name: "title", type: .string))])
+    other.indexes = [first]
+    let adopted = try #require(other.indexes.first)
+    #expect(adopted !== first && adopted == first)
+    #expect(adopted.entity === other && first.entity?.name == "Note")
+    #expect(adopted.elements[0] !== first.elements[0] && adopted.elements[0].indexDescription === adopted)
+    #expect(adopted.elements[0].property === other.propertiesByName["title"])
+
+    model.freeze()
+    #expect(first.state.isFrozen && first.elements.allSatisfy { $0.state.isFrozen })
+    let third = NSEntityDescription(name: "Jot", properties: [.attribute(NSAttributeDescription(name: "title", type: .string))])
+    third.indexes = [first]
+    let unfrozen = try #require(third.indexes.first)
+    #expect(unfrozen !== first && !unfrozen.state.isFrozen, "a frozen index given to a new entity is copied")
+    unfrozen.name = "byTitleToo"
+    #expect(first.name == "byTitle")
+
+    let copy = try #require(first.copy() as? NSFetchIndexDescription)
+    #expect(copy == first && copy !== first && copy.entity == nil && !copy.state.isFrozen)
+    #expect(copy.elements[0].indexDescription === copy && copy.elements[0] !== first.elements[0])
+    let element = try #require(first.elements[0].copy() as? NSFetchIndexElementDescription)
+    #expect(element == first.elements[0] && element.indexDescription == nil)
+  }
+
+  @Test("indexes and elements are equal by value, with hashes to match")
+  func equality() {
+    let a = Self.index("byTitle", "title")
+    let b = Self.index("byTitle", "title")
+    #expect(a == b && a.hash == b.hash && Set([a, b]).count == 1)
+    #expect(a != Self.index("byTitle", "title", "createdAt"))
+    #expect(a != Self.index("byName", "title"))
+    let descending = NSFetchIndexElementDescription(propertyName: "title", isAscending: false)
+    #expect(descending != NSFetchIndexElementDescription(propertyName: "title"))
+    #expect(descending != NSFetchIndexElementDescription(propertyName: "title", isAscending: false, collationType: .rTree))
+    #expect(!a.isEqual("byTitle"))
   }
 }

@@ -69,7 +69,7 @@ enum ArchivingSample {
       title, words, price, ratio, weight, flag, identifier, link, blob, scratch, count, titleLength, place, notebook,
     ]
     note.uniquenessConstraints = [["identifier"]]
-    var byTitle = NSFetchIndexDescription(
+    let byTitle = NSFetchIndexDescription(
       name: "byTitle",
       elements: [
         NSFetchIndexElementDescription(propertyName: "title", isAscending: false),
@@ -260,6 +260,39 @@ struct DescriptionCodingTests {
     #expect(copy.destinationEntity == nil)
     #expect(copy.isToMany && copy.maxCount == 9 && copy.deleteRule == .denyDeleteRule)
     #expect(copy.versionHash == notes.versionHash)
+  }
+
+  @Test("A fetch index alone comes back with its elements (order and kind) and partial predicate, belonging to nobody")
+  func fetchIndexAlone() throws {
+    let model = try ArchivingSample.model()
+    let index = try #require(model.entitiesByName["KeptNote"]?.indexes.first)
+    let copy = try archivedCopy(index)
+    #expect(copy == index && copy.entity == nil)
+    #expect(copy.elements.map(\.description) == ["title desc", "words asc"])
+    #expect(copy.elements.allSatisfy { $0.indexDescription === copy })
+    #expect(copy.partialIndexPredicate?.formatText == "words > 0")
+    let spatial = NSFetchIndexElementDescription(propertyName: "latitude", isAscending: false, collationType: .rTree)
+    let element = try archivedCopy(spatial)
+    #expect(element == spatial && element.indexDescription == nil && element.property == nil)
+    // Given to an entity, an unarchived index finds its properties there.
+    let memo = NSEntityDescription(
+      name: "Memo",
+      properties: [
+        .attribute(NSAttributeDescription(name: "title", type: .string)),
+        .attribute(NSAttributeDescription(name: "words", type: .integer64)),
+      ])
+    memo.indexes = [copy]
+    #expect(memo.indexes[0].elements.map { $0.property?.name } == ["title", "words"])
+
+    let bad = try tamperedArchive(
+      of: spatial,
+      replacing: [
+        ("<key>NSFetchIndexElementType</key>\n\t\t\t<integer>1</integer>", "<key>NSFetchIndexElementType</key>\n\t\t\t<integer>7</integer>")
+      ])
+    let error = try #require(throws: NSError.self) {
+      _ = try NSKeyedUnarchiver.unarchivedObject(ofClass: NSFetchIndexElementDescription.self, from: bad)
+    }
+    #expect(error.code == CocoaError.Code.coderReadCorrupt.rawValue)
   }
 
   @Test("A malformed archive gives nil and a coderReadCorrupt error, never a crash")

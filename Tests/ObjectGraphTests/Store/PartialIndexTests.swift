@@ -12,7 +12,7 @@ struct PartialIndexTests {
   typealias Indexes = FetchIndexStoreTests
 
   static func byTitle(where format: String?, _ arguments: Any...) -> NSFetchIndexDescription {
-    var index = NSFetchIndexDescription(name: "byTitle", elements: [.init(propertyName: "title")])
+    let index = NSFetchIndexDescription(name: "byTitle", elements: [.init(propertyName: "title")])
     index.partialIndexPredicate = format.map { NSPredicate(format: $0, argumentArray: arguments) }
     return index
   }
