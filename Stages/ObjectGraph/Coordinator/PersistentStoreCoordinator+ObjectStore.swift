@@ -79,11 +79,9 @@ extension NSPersistentStoreCoordinator: ObjectStore {
       guard holding.count > 1 else {
         return try holding.first.map { try $0.fetch(plan, in: generation?.snapshot(of: $0)) } ?? []
       }
-      // Several stores: read everything, then order and cut in memory.
-      var unbounded = StoreFetchPlan(
-        entity: plan.entity, predicate: plan.predicate, sortDescriptors: plan.sortDescriptors, fetchLimit: 0, fetchOffset: 0,
-        idsOnly: plan.idsOnly)
-      unbounded.includesSubentities = plan.includesSubentities
+      // Several stores: read everything, then order and cut in memory. The plan keeps its request and
+      // context, which an incremental store answers from.
+      let unbounded = plan.with(fetchLimit: 0, fetchOffset: 0)
       let rows = try holding.flatMap { try $0.fetch(unbounded, in: generation?.snapshot(of: $0)) }
       return Array(rows.dropFirst(plan.fetchOffset).prefix(plan.fetchLimit > 0 ? plan.fetchLimit : Int.max))
     }
@@ -112,9 +110,7 @@ extension NSPersistentStoreCoordinator: ObjectStore {
       let holding = try affected(stores(in: generation).filter { $0.holds(plan.entity) }, by: plan.affectedStores)
       guard holding.count > 1 else { return try holding.first.map { try $0.count(plan, in: generation?.snapshot(of: $0)) } ?? 0 }
       // Across stores, a limit and an offset apply to the whole: count everything, then cut.
-      var unbounded = StoreFetchPlan(
-        entity: plan.entity, predicate: plan.predicate, sortDescriptors: [], fetchLimit: 0, fetchOffset: 0, idsOnly: true)
-      unbounded.includesSubentities = plan.includesSubentities
+      let unbounded = plan.with(fetchLimit: 0, fetchOffset: 0, idsOnly: true)
       let total = try holding.reduce(0) { $0 + (try $1.count(unbounded, in: generation?.snapshot(of: $1))) }
       let afterOffset = max(0, total - plan.fetchOffset)
       return plan.fetchLimit > 0 ? min(afterOffset, plan.fetchLimit) : afterOffset

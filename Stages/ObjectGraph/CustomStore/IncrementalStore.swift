@@ -361,7 +361,7 @@ open class NSIncrementalStore: NSPersistentStore, StoreRegistrationObserver, @un
     guard let source = plan.request as? any IncrementalFetchSettings else {
       throw ObjectGraphError(
         .persistentStoreOperation,
-        "A fetch of \(plan.entity.entityName) reached the incremental store at \(url?.path ?? "(no URL)") without its fetch request (it spans several stores). Give the entity one store (configurations).",
+        "A fetch of \(plan.entity.entityName) reached the incremental store at \(url?.path ?? "(no URL)") without the fetch request it was made from, so there is no request to hand execute(_:with:). Fetch through a context (fetch(_:), count(for:)).",
         url: url)
     }
     source.copySettings(to: request)

@@ -263,6 +263,48 @@ struct IncrementalStoreTests {
     }
   }
 
+  @Test("An entity in the incremental store and a SQLite store at once: each store is asked, the whole is ordered, cut and counted")
+  func entityInTwoStores() throws {
+    let folder = try TemporaryFolder()
+    let (url, model) = try Self.filled(folder)
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+    let incremental = try #require(
+      try coordinator.addPersistentStore(ofType: PlistIncrementalStore.typeName, configurationName: nil, at: url)
+        as? PlistIncrementalStore)
+    let sqlite = try coordinator.addPersistentStore(type: .sqlite, at: folder.url.appendingPathComponent("More.sqlite"))
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+    context.persistentStoreCoordinator = coordinator
+    try context.performAndWait {
+      for title in ["aa", "e"] {
+        let note = NSEntityDescription.insertNewObject(forEntityName: "Note", into: context)
+        note.setValue(title, forKey: "title")
+        context.assign(note, to: sqlite)
+      }
+      try context.save()
+      let fetchesBefore = incremental.count(of: "fetch")
+      let request = NSFetchRequest<NSManagedObject>(entityName: "Note")
+      request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
+      let all = try context.fetch(request)
+      #expect(all.map { $0.value(forKey: "title") as? String } == ["a", "aa", "b", "c", "d", "e"])
+      #expect(incremental.count(of: "fetch") == fetchesBefore + 1, "the incremental store answered its part")
+      #expect(all.map { $0.objectID.persistentStore === sqlite } == [false, true, false, false, false, true])
+
+      // The limit and offset apply to the whole, after ordering: the store is handed none.
+      request.predicate = NSPredicate(format: "title != %@", "c")
+      request.fetchOffset = 1
+      request.fetchLimit = 3
+      #expect(try context.fetch(request).map { $0.value(forKey: "title") as? String } == ["aa", "b", "d"])
+      #expect(try context.count(for: request) == 3)
+      request.fetchLimit = 0
+      #expect(try context.count(for: request) == 4)
+
+      let ids = NSFetchRequest<NSManagedObjectID>(entityName: "Note")
+      ids.resultType = .managedObjectIDResultType
+      ids.predicate = NSPredicate(format: "title BEGINSWITH %@", "a")
+      #expect(Set(try context.fetch(ids).map { $0.persistentStore === sqlite }) == [false, true])
+    }
+  }
+
   @Test("Fetched objects are faults: newValuesForObject(with:with:) is asked once per object, when it is first read")
   func faultsFireLazily() throws {
     let (url, model) = try Self.filled(TemporaryFolder())
