@@ -109,8 +109,14 @@ final class StopRequest: Sendable {
 /// process at once and leaves `swift test` running (Foundation starts it in a process group of its own,
 /// which a Ctrl-C on the terminal does not reach).
 enum StopSignals {
+  /// Set by the process's own handler for a stop signal. libdispatch's signal source on Linux reads signals
+  /// through a `signalfd` and installs a handler of its own to steer them there, but only a moment after the
+  /// source starts: a signal that arrives before (under load, seconds can pass) runs this process's handler
+  /// instead, and would be lost if that handler did nothing. It sets this flag, which a timer reads.
+  static let caught = Atomic<Bool>(false)
+
   /// Installs the handling for as long as the returned sources live (`watch` keeps them to its end).
-  static func install(_ stop: StopRequest) -> [any DispatchSourceSignal] {
+  static func install(_ stop: StopRequest) -> [any DispatchSourceProtocol] {
     // Unblocked in this thread, which starts `swift test`: a child gets its starter's blocked signals, and
     // a watch started by a program that blocks them (a test runner's thread) would start one that a
     // SIGINT does not stop.
@@ -119,18 +125,27 @@ enum StopSignals {
     sigaddset(&signals, SIGINT)
     sigaddset(&signals, SIGTERM)
     pthread_sigmask(SIG_UNBLOCK, &signals, nil)
-    return [SIGINT, SIGTERM].map { number in
+    caught.store(false, ordering: .sequentiallyConsistent)
+    let sources: [any DispatchSourceProtocol] = [SIGINT, SIGTERM].map { number in
       // The default action, which ends the process, is kept away first; the dispatch source still sees
-      // the signal. By a handler that does nothing rather than by SIG_IGN: a program started later gets
-      // the default back (exec resets a handler), where it would keep "ignored". On Linux, libdispatch
-      // replaces SIG_IGN with a handler of its own, but only a moment after the source starts, and a
-      // `swift test` started in that moment (tried: one in fifty) would ignore the Ctrl-C sent to it.
-      signal(number) { _ in }
+      // the signal. By a handler rather than by SIG_IGN: a program started later gets the default back
+      // (exec resets a handler), where it would keep "ignored", and a `swift test` started in the moment
+      // before libdispatch puts its own handler in place (tried: one in fifty) would ignore the Ctrl-C sent
+      // to it. The handler only stores to a lock-free atomic, which is safe in a signal handler.
+      signal(number) { _ in StopSignals.caught.store(true, ordering: .sequentiallyConsistent) }
       let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
       source.setEventHandler { stop.request() }
       source.resume()
       return source
     }
+    // A signal the handler above caught is a stop request too: looked for ten times a second.
+    let poll = DispatchSource.makeTimerSource(queue: .global())
+    poll.schedule(deadline: .now() + .milliseconds(100), repeating: .milliseconds(100))
+    poll.setEventHandler {
+      if caught.load(ordering: .sequentiallyConsistent) && !stop.isRequested { stop.request() }
+    }
+    poll.resume()
+    return sources + [poll]
   }
 }
 
