@@ -3,8 +3,16 @@ internal import GRDB
 
 extension SQLiteSchema {
   /// One uniqueness constraint as it applies to the rows of one entity: the entity that declares it (the
-  /// entity itself or a superentity), the attributes, their slots in the entity's layout and their columns.
+  /// entity itself or a superentity), the attributes and to-one relationships, their slots in the entity's
+  /// layout and their columns.
   struct UniqueConstraint {
+    /// What one named property of a constraint is: an attribute of a type, or a to-one relationship (its
+    /// value is the destination's primary key, in the relationship's column).
+    enum Element: Equatable {
+      case attribute(NSAttributeType)
+      case toOne
+    }
+
     /// The entity whose `uniquenessConstraints` lists the constraint.
     let declaring: NSEntityDescription
     /// The constraint's position in the declaring entity's list (with `declaring`, its identity).
@@ -13,7 +21,7 @@ extension SQLiteSchema {
     /// Slots in the layout of the entity whose rows are checked.
     let slots: [Int]
     let columns: [String]
-    let types: [NSAttributeType]
+    let elements: [Element]
     let table: String
     /// The entity numbers whose rows the constraint covers; `nil` when it covers the whole table (it is
     /// declared on the table's root entity).
@@ -21,7 +29,8 @@ extension SQLiteSchema {
   }
 
   /// The uniqueness constraints that cover `entity`'s rows: its own and its superentities'. A constraint
-  /// naming anything but a stored attribute (a relationship, a transient, an unknown name) is not
+  /// may name stored attributes and to-one relationships (SwiftData's unique relationships are Core Data
+  /// constraints on to-ones); one naming anything else (a to-many, a transient, an unknown name) is not
   /// enforced.
   func uniqueConstraints(for entity: NSEntityDescription) -> [UniqueConstraint] {
     guard let mapping = byIdentity[ObjectIdentifier(entity)] else { return [] }
@@ -33,19 +42,26 @@ extension SQLiteSchema {
       for (position, names) in declaring.uniquenessConstraints.enumerated() where !names.isEmpty {
         var slots: [Int] = []
         var columns: [String] = []
-        var types: [NSAttributeType] = []
+        var elements: [UniqueConstraint.Element] = []
         for name in names {
-          guard let slot = entity.layout.indexByName[name], case .column(let column) = mapping.storage[slot],
-            case .attribute(let type) = entity.layout.slots[slot].kind
-          else { break }
+          guard let slot = entity.layout.indexByName[name] else { break }
+          switch (mapping.storage[slot], entity.layout.slots[slot].kind) {
+          case (.column(let column), .attribute(let type)):
+            columns.append(column)
+            elements.append(.attribute(type))
+          case (.toOne(let column, _), _):
+            columns.append(column)
+            elements.append(.toOne)
+          default:
+            break
+          }
+          guard columns.count > slots.count else { break }
           slots.append(slot)
-          columns.append(column)
-          types.append(type)
         }
         guard slots.count == names.count else { continue }
         result.append(
           UniqueConstraint(
-            declaring: declaring, position: position, names: names, slots: slots, columns: columns, types: types,
+            declaring: declaring, position: position, names: names, slots: slots, columns: columns, elements: elements,
             table: mapping.table,
             entityNumbers: declaring.superentity == nil ? nil : declaringMapping.numbersIncludingSubentities))
       }
@@ -69,7 +85,10 @@ extension SQLiteSchema {
       if entity.superentity != nil {
         guard layout == .coreData else { continue }
       }
-      for constraint in uniqueConstraints(for: entity) where constraint.declaring === entity {
+      // A constraint naming a to-one is checked by the save only: the engine did not check one before, so a
+      // store it wrote may hold rows such an index would refuse at open.
+      for constraint in uniqueConstraints(for: entity)
+      where constraint.declaring === entity && !constraint.elements.contains(.toOne) {
         if entity.superentity != nil {
           let own = Set(entity.ownProperties.map(\.name))
           guard constraint.names.allSatisfy(own.contains) else { continue }

@@ -147,11 +147,19 @@ extension SaveTransaction {
     }
   }
 
-  /// The constraint's values as stored; `nil` when one of them is `nil` (SQL's NULLs never repeat).
+  /// The constraint's values as stored; `nil` when one of them is `nil` (SQL's NULLs never repeat). A to-one's
+  /// value is its destination's primary key, or, for a destination this save inserts, its ID's URI: text,
+  /// which no stored row's key column holds, so such a value repeats only among the saved objects.
   private func key(of values: [StoredValue], _ constraint: SQLiteSchema.UniqueConstraint) -> Key? {
     var encoded: [DatabaseValue] = []
-    for (slot, type) in zip(constraint.slots, constraint.types) {
-      let value = SQLiteValueCoding.encode(values[slot], as: type)
+    for (slot, element) in zip(constraint.slots, constraint.elements) {
+      let value: DatabaseValue
+      switch element {
+      case .attribute(let type): value = SQLiteValueCoding.encode(values[slot], as: type)
+      case .toOne:
+        guard let destination = values[slot].objectID else { return nil }
+        value = destination.primaryKey?.databaseValue ?? destination.uriRepresentation().absoluteString.databaseValue
+      }
       if value.isNull { return nil }
       encoded.append(value)
     }
