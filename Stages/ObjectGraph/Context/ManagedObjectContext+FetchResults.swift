@@ -33,7 +33,9 @@ extension NSManagedObjectContext {
   func fetchDictionaries<Result>(_ request: NSFetchRequest<Result>) throws -> StoreDictionaryRows {
     let entity = try entity(named: request.entityName)
     let store = try readableStore()
-    let rows = try plan(for: request, entity: entity, unbounded: false)
+    // Across stores the limit and offset apply to the whole, after ordering: asked of no single store.
+    let multiStore = store.spansSeveralStores
+    let rows = try plan(for: request, entity: entity, unbounded: multiStore)
     let columns =
       request.propertiesToFetch?.map(\.fetchColumn)
       ?? entity.layout.slots.filter { !$0.isTransient && ($0.attribute != nil || ($0.isRelationship && !$0.isToMany)) }.map {
@@ -45,7 +47,11 @@ extension NSManagedObjectContext {
     let plan = StoreDictionaryPlan(
       rows: rows, columns: columns, groupBy: request.propertiesToGroupBy?.map(\.fetchColumn) ?? [],
       having: try request.fetchHavingPredicate()?.resolvedNode, distinct: request.returnsDistinctResults)
-    return try store.fetchDictionaries(plan)
+    let fetched = try store.fetchDictionaries(plan)
+    guard multiStore else { return fetched }
+    return try fetched.merged(
+      sortedBy: fetched.fromSeveralStores ? rows.sortDescriptors : [], distinct: fetched.fromSeveralStores && plan.distinct,
+      offset: request.fetchOffset, limit: request.fetchLimit, entity: entity)
   }
 
   /// `values` as the request's `Result`s.
@@ -80,6 +86,43 @@ extension NSManagedObjectContext {
 }
 
 extension StoreDictionaryRows {
+  /// The rows of several stores as one result: ordered by `descriptors` (each must name a fetched column),
+  /// without repeated rows when `distinct`, then cut by `offset` and `limit` (0: no limit).
+  /// - Throws: ``ObjectGraphUnknownKeyError`` for a sort key that is not among the fetched columns: rows from
+  ///   several stores are ordered by what they hold.
+  func merged(
+    sortedBy descriptors: [FetchSortDescriptor], distinct: Bool, offset: Int, limit: Int, entity: NSEntityDescription
+  ) throws -> StoreDictionaryRows {
+    let width = names.count
+    var rows = (0..<count).map { Array(values[$0 * width..<($0 + 1) * width]) }
+    if distinct {
+      var seen = Set<[AnyHashable?]>()
+      rows = rows.filter { row in seen.insert(row.map { $0?.swiftValue as? AnyHashable }).inserted }
+    }
+    if !descriptors.isEmpty {
+      let columns = try descriptors.map { descriptor -> Int in
+        guard let column = names.firstIndex(of: descriptor.key) else {
+          throw ObjectGraphError(
+            .unknownKey,
+            "A dictionary fetch of \(entity.entityName) from several stores is sorted by '\(descriptor.key)', which is not among its properties to fetch (\(names.joined(separator: ", "))): the rows of several stores are ordered by what they hold. Fetch '\(descriptor.key)' too, or set affectedStores to one store."
+          )
+        }
+        return column
+      }
+      rows = rows.enumerated().sorted { lhs, rhs in
+        for (descriptor, column) in zip(descriptors, columns) {
+          let order = InMemorySort.compare(
+            NSManagedObject.predicateValue(lhs.element[column]), NSManagedObject.predicateValue(rhs.element[column]),
+            descriptor.comparison)
+          if order != 0 { return descriptor.ascending ? order < 0 : order > 0 }
+        }
+        return lhs.offset < rhs.offset
+      }.map(\.element)
+    }
+    let window = rows.dropFirst(offset).prefix(limit > 0 ? limit : Int.max)
+    return StoreDictionaryRows(names: names, values: window.flatMap { $0 })
+  }
+
   /// A dictionary value as Core Data hands it out: numbers as `NSNumber`, a to-one as its object's ID.
   private static func boxed(_ value: StoredValue) -> Any? {
     guard let value else { return nil }

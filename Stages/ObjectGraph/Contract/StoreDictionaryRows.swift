@@ -8,6 +8,9 @@ struct StoreDictionaryRows {
   /// Each column's key in the dictionaries, in column order.
   let names: [String]
   let values: [StoredValue]
+  /// Whether the rows are several stores' answers one after the other, unordered across them: the context
+  /// then orders, de-duplicates and cuts them itself.
+  var fromSeveralStores = false
 
   static let empty = StoreDictionaryRows(names: [], values: [])
 

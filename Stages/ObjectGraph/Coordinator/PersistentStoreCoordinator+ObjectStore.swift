@@ -125,10 +125,27 @@ extension NSPersistentStoreCoordinator: ObjectStore {
       guard holding.count > 1 else {
         return try holding.first.map { try $0.fetchDictionaries(plan, in: generation?.snapshot(of: $0)) } ?? .empty
       }
-      throw ObjectGraphError(
-        .unsupportedFeature,
-        "Entity \(plan.rows.entity.entityName) lives in \(holding.count) stores of this coordinator, and a dictionary fetch reads one store: its grouping, order and limits are worked out in SQL. Fetch managed objects, or give the entity one store (configurations)."
-      )
+      // Several stores: each store's rows, one after the other, for the context to order and cut. Groups and
+      // aggregates are worked out by one store's SQL, and cannot be put together from several.
+      guard plan.groupBy.isEmpty, plan.having == nil, !plan.columns.contains(where: \.aggregates) else {
+        throw ObjectGraphError(
+          .unsupportedFeature,
+          "Entity \(plan.rows.entity.entityName) lives in \(holding.count) stores of this coordinator, and a dictionary fetch that groups or aggregates reads one store: its groups and aggregates are worked out in SQL. Set the request's affectedStores to one store, or give the entity one store (configurations)."
+        )
+      }
+      var unbounded = plan
+      unbounded.rows = plan.rows.with(fetchLimit: 0, fetchOffset: 0)
+      var names: [String] = []
+      var values: [StoredValue] = []
+      for store in holding {
+        let rows = try store.fetchDictionaries(unbounded, in: generation?.snapshot(of: store))
+        guard rows.count > 0 else { continue }
+        names = rows.names
+        values += rows.values
+      }
+      var merged = StoreDictionaryRows(names: names.isEmpty ? plan.columns.map(\.name) : names, values: values)
+      merged.fromSeveralStores = true
+      return merged
     }
   }
 

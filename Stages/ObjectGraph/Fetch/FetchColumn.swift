@@ -9,6 +9,15 @@ public struct FetchColumn: Sendable {
 
   let kind: Kind
 
+  /// Whether the column aggregates rows (`sum:(wordCount)`, `count:(title)`), so that its value is one of a
+  /// whole fetch or group rather than of a row.
+  var aggregates: Bool {
+    guard case .expression(_, .success(let expression?), _) = kind, case .computed(_, let aggregates) = expression.kind else {
+      return false
+    }
+    return !aggregates.isEmpty
+  }
+
   /// The key of the column's value in each result dictionary.
   var name: String {
     switch kind {

@@ -75,7 +75,7 @@ struct AffectedStoresTests {
     try child.performAndWait { () throws in #expect(try titles(child, in: [b]) == ["b1"]) }
   }
 
-  @Test("a dictionary fetch, refused across two stores, runs in the one store named")
+  @Test("a dictionary fetch across two stores is ordered, de-duplicated and cut as a whole; grouping needs one store")
   func dictionaries() throws {
     let folder = try TemporaryFolder()
     let (context, _, b) = try twoStores(folder)
@@ -83,9 +83,39 @@ struct AffectedStoresTests {
       let request = NSFetchRequest<NSDictionary>(entityName: "Note")
       request.resultType = .dictionaryResultType
       request.propertiesToFetch = ["title"]
-      _ = expectCode(.unsupportedFeature) { _ = try context.fetch(request) }
-      request.affectedStores = [b]
-      #expect(try context.fetch(request).map { $0["title"] as? String } == ["b1"])
+      request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: false)]
+      #expect(try context.fetch(request).map { $0["title"] as? String } == ["b1", "a2", "a1"])
+      request.fetchOffset = 1
+      request.fetchLimit = 1
+      #expect(try context.fetch(request).map { $0["title"] as? String } == ["a2"], "the window is the whole's")
+      request.fetchOffset = 0
+      request.fetchLimit = 0
+
+      // Both stores hold "b1" now: distinct results keep one.
+      let copy = NSEntityDescription.insertNewObject(forEntityName: "Note", into: context)
+      copy.setValue("b1", forKey: "title")
+      try context.save()
+      #expect(try context.fetch(request).map { $0["title"] as? String } == ["b1", "b1", "a2", "a1"])
+      request.returnsDistinctResults = true
+      #expect(try context.fetch(request).map { $0["title"] as? String } == ["b1", "a2", "a1"])
+
+      // Sorting by what was not fetched cannot order rows of two stores.
+      request.sortDescriptors = [NSSortDescriptor(key: "createdAt", ascending: true)]
+      _ = expectCode(.unknownKey) { _ = try context.fetch(request) }
+
+      // Groups and aggregates are one store's work: refused across two, run in the one named.
+      let counted = NSExpressionDescription()
+      counted.name = "count"
+      counted.expression = NSExpression(forFunction: "count:", arguments: [NSExpression(forKeyPath: "title")])
+      counted.expressionResultType = .integer64AttributeType
+      let grouped = NSFetchRequest<NSDictionary>(entityName: "Note")
+      grouped.resultType = .dictionaryResultType
+      grouped.propertiesToFetch = ["title", counted]
+      grouped.propertiesToGroupBy = ["title"]
+      _ = expectCode(.unsupportedFeature) { _ = try context.fetch(grouped) }
+      grouped.affectedStores = [b]
+      #expect(try context.fetch(grouped).map { $0["title"] as? String } == ["b1"])
+      #expect(try context.fetch(grouped).map { $0["count"] as? Int } == [1])
     }
   }
 
