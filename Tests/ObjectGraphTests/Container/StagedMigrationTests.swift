@@ -279,6 +279,37 @@ struct StagedMigrationTests {
     #expect(calls.entries.count == 2)
   }
 
+  @Test(
+    "A second coordinator waits for a migration that takes longer than the busy timeout, in either journal mode",
+    arguments: ["DELETE", "WAL"])
+  func concurrentAddsOutlastTheBusyTimeout(journalMode: String) throws {
+    let url = try TemporaryFolder().appending("Store.sqlite")
+    try Self.writeV1Store(at: url, journalMode: journalMode)
+    let (v1, v2, v3) = (try Self.v1(), try Self.v2(), try Self.v3())
+    let calls = Calls()
+    let manager = Self.manager(v1: v1, v2: v2, v3: v3, calls: calls)
+    // The custom stage's will-handler outlasts the 0.5 s busy timeout the coordinators are given.
+    if let custom = manager.stages.compactMap({ $0 as? NSCustomMigrationStage }).first, let will = custom.willMigrateHandler {
+      custom.willMigrateHandler = { manager, stage in
+        Thread.sleep(forTimeInterval: 1.5)
+        try will(manager, stage)
+      }
+    }
+    let results = Calls()
+    DispatchQueue.concurrentPerform(iterations: 2) { _ in
+      do {
+        let stack = try StoreStack(
+          model: v3, at: url, options: [NSPersistentStoreStagedMigrationManagerOptionKey: manager, NSPersistentStoreTimeoutOption: 0.5])
+        results.record("\(try Self.people(stack.context).compactMap { $0["initials"] })")
+        try stack.close()
+      } catch {
+        results.record("error: \(error)")
+      }
+    }
+    #expect(results.entries == [#"["AL", "AT", "GH"]"#, #"["AL", "AT", "GH"]"#])
+    #expect(calls.entries.count == 2)
+  }
+
   @Test("Deferred: the stages' lightweight cleanup waits in the metadata; the store works and reopens; finishing drops it")
   func deferredCleanup() throws {
     let url = try TemporaryFolder().appending("Store.sqlite")
