@@ -527,7 +527,11 @@ struct HierarchyMigrationTests {
 
   /// Dog (joining Animal) with `owner`, `fans` and `tags` declared as given (to-many or not), Person and Tag
   /// with `dogs` and `favorite` as given.
-  static func reshapedModel(ownerToMany: Bool, fansToMany: Bool, favoriteToMany: Bool, tagsToMany: Bool) throws -> NSManagedObjectModel {
+  static func reshapedModel(ownerToMany: Bool, fansToMany: Bool, favoriteToMany: Bool, tagsToMany: Bool, dogsOrdered: Bool = false)
+    throws -> NSManagedObjectModel
+  {
+    let dogs = NSRelationshipDescription(name: "dogs", destination: "Dog", inverse: "owner", toMany: true)
+    dogs.isOrdered = dogsOrdered
     let dog = M.entity(
       "Dog",
       [
@@ -538,8 +542,7 @@ struct HierarchyMigrationTests {
     let person = M.entity(
       "Person",
       [
-        M.attribute("name"), M.relationship("dogs", to: "Dog", inverse: "owner", toMany: true),
-        M.relationship("favorite", to: "Dog", inverse: "fans", toMany: favoriteToMany),
+        M.attribute("name"), .relationship(dogs), M.relationship("favorite", to: "Dog", inverse: "fans", toMany: favoriteToMany),
       ])
     let tag = M.entity("Tag", [M.attribute("label"), M.relationship("dogs", to: "Dog", inverse: "tags", toMany: true)])
     return try NSManagedObjectModel(entities: Self.hierarchy(Self.animal(), [dog]) + [person, tag])
@@ -657,5 +660,37 @@ struct HierarchyMigrationTests {
     try stack.close()
     let after = try Self.links("Person", "favorite", in: StoreStack(model: version2, at: url, options: StoreStack.migratingOptions))
     #expect(after == ["Ann": ["Rex", "Spot"], "Bob": ["Max"]])
+  }
+
+  @Test("a moved entity's to-one turning into a to-many whose inverse becomes ordered: members read in key order, then as saved")
+  func movedToOneBecomesOrderedToMany() throws {
+    let url = try TemporaryFolder().appending("Store.sqlite")
+    let version1 = try NSManagedObjectModel(entities: [Self.animal(), M.entity("Dog", Self.dogProperties(withName: true))] + Self.others())
+    try Self.write(version1, at: url, extra: [("Animal", ["Ant"])])
+    let version2 = try Self.reshapedModel(ownerToMany: true, fansToMany: true, favoriteToMany: false, tagsToMany: true, dogsOrdered: true)
+    let stack = try Self.migrate(url, from: version1, to: version2)
+    func ordered(_ stack: StoreStack) throws -> [String: [String]] {
+      try stack.context.performAndWait {
+        var result: [String: [String]] = [:]
+        for person in try stack.context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Person")) {
+          let dogs = (person.value(forKey: "dogs") as? NSOrderedSet)?.array.compactMap { $0 as? NSManagedObject } ?? []
+          result[person.value(forKey: "name") as? String ?? "?"] = dogs.compactMap { $0.value(forKey: "name") as? String }
+        }
+        return result
+      }
+    }
+    // The order the old to-one never had: the dogs' keys, which keep the old order.
+    #expect(try ordered(stack) == ["Ann": ["Fido", "Rex"], "Bob": ["Max"]])
+    #expect(try Self.links("Dog", "owner", in: stack) == ["Fido": ["Ann"], "Max": ["Bob"], "Rex": ["Ann"], "Spot": []])
+    try stack.context.performAndWait {
+      let ann = try stack.context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Person")).first {
+        $0.value(forKey: "name") as? String == "Ann"
+      }
+      ann?.mutableOrderedSetValue(forKey: "dogs").exchangeObject(at: 0, withObjectAt: 1)
+      try stack.context.save()
+    }
+    try stack.close()
+    #expect(
+      try ordered(StoreStack(model: version2, at: url, options: StoreStack.migratingOptions)) == ["Ann": ["Rex", "Fido"], "Bob": ["Max"]])
   }
 }
