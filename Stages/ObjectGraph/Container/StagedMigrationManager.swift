@@ -59,7 +59,7 @@ public final class NSStagedMigrationManager: NSObject, @unchecked Sendable, Stag
 
   func migrate(
     storeAt url: URL, from source: NSManagedObjectModel, to destination: NSManagedObjectModel, configuration: String?,
-    knownModels: [NSManagedObjectModel]
+    knownModels: [NSManagedObjectModel], defersCleanup: Bool
   ) throws {
     running.lock()
     defer { running.unlock() }
@@ -67,12 +67,12 @@ public final class NSStagedMigrationManager: NSObject, @unchecked Sendable, Stag
     for step in try plan(from: source, to: destination, models: models) {
       switch step {
       case .inferred(let model):
-        try migrateInferred(url, to: model, configuration: configuration, models: models, stage: nil)
+        try migrateInferred(url, to: model, configuration: configuration, models: models, stage: nil, defers: defersCleanup)
       case .custom(let stage, let from, let to):
         if let handler = stage.willMigrateHandler {
           try withContainer(url, model: from, configuration: configuration) { try handler(self, stage) }
         }
-        try migrateInferred(url, to: to, configuration: configuration, models: models, stage: stage)
+        try migrateInferred(url, to: to, configuration: configuration, models: models, stage: stage, defers: defersCleanup)
         if let handler = stage.didMigrateHandler {
           try withContainer(url, model: to, configuration: configuration) { try handler(self, stage) }
         }
@@ -132,8 +132,10 @@ public final class NSStagedMigrationManager: NSObject, @unchecked Sendable, Stag
 
   /// Migrates the store at `url` to `model` by inference, as adding it with automatic migration does; a
   /// refusal keeps its code and says which stage's step it was (`stage`, or the lightweight one to `model`).
+  /// `defers` leaves the step's cleanup for later (`NSPersistentStoreDeferredLightweightMigrationOptionKey`).
   private func migrateInferred(
-    _ url: URL, to model: NSManagedObjectModel, configuration: String?, models: [NSManagedObjectModel], stage: NSMigrationStage?
+    _ url: URL, to model: NSManagedObjectModel, configuration: String?, models: [NSManagedObjectModel], stage: NSMigrationStage?,
+    defers: Bool
   ) throws {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     do {
@@ -142,6 +144,7 @@ public final class NSStagedMigrationManager: NSObject, @unchecked Sendable, Stag
         options: [
           NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
           ObjectGraphMigrationSourceModelsOption: models, NSSQLitePragmasOption: ["journal_mode": "DELETE"],
+          NSPersistentStoreDeferredLightweightMigrationOptionKey: defers,
         ])
       try coordinator.remove(store)
     } catch let error as ObjectGraphError {

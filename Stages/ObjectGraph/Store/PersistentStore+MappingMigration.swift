@@ -33,7 +33,7 @@ extension NSPersistentStore {
     do {
       try database.writeWithoutTransaction { db in
         defer { if attached { try? db.execute(sql: "DETACH DATABASE migrated") } }
-        try db.inTransaction(.immediate) {
+        try db.inMigrationTransaction(.immediate) {
           let current = try StoreMetadata.read(in: db)
           // Another connection migrated the file while this one waited for the lock: nothing left to do.
           if model.hashMatch(configuration: configuration, metadata: current) != nil {

@@ -131,7 +131,7 @@ extension NSPersistentStore {
           url: url, deferring: options.defersLightweightMigration, db: db)
       }
       try database.writeWithoutTransaction { db in
-        try db.inTransaction(.exclusive) {
+        try db.inMigrationTransaction(.exclusive) {
           // Another connection (a second coordinator, another process) may have migrated the file while
           // this one waited for the lock: then there is nothing left to do.
           if try isMigrated(db, to: metadata) { return .commit }

@@ -320,6 +320,16 @@ extension NSPersistentStore {
     options.sqlitePragmas.first(where: { $0.key.lowercased() == "journal_mode" })?.value ?? "WAL"
   }
 
+  /// Whether the database file at `path` is in WAL mode, read from its header (the read and write format
+  /// versions, bytes 18 and 19, are 2 in WAL mode) without taking any SQLite lock: `false` for a file that
+  /// is missing, shorter than a header, or in a rollback-journal mode.
+  static func isInWALMode(path: String) -> Bool {
+    guard let file = FileHandle(forReadingAtPath: path) else { return false }
+    defer { try? file.close() }
+    guard let header = try? file.read(upToCount: 20), header.count == 20 else { return false }
+    return header[header.startIndex + 18] == 2 && header[header.startIndex + 19] == 2
+  }
+
   /// Removes a store file that an attempt to create it left empty (0 bytes: SQLite wrote nothing), with an
   /// empty journal beside it; a file with anything in it is left for the next open to finish.
   private static func removeIfNothingWritten(_ url: URL) {
@@ -509,7 +519,9 @@ extension NSPersistentStore {
       SQLFunctions.install(in: db)
       try db.execute(sql: "PRAGMA case_sensitive_like = ON")
       if isNewFile { try db.execute(sql: "PRAGMA auto_vacuum = 2") }
-      if path != nil && !readOnly && setsJournalMode {
+      // A file already in WAL mode is left as it is: setting WAL again would wait for a lock another
+      // coordinator's migration may hold for longer than the busy timeout.
+      if let path, !readOnly, setsJournalMode, !(journalMode(options).lowercased() == "wal" && isInWALMode(path: path)) {
         try db.execute(sql: "PRAGMA journal_mode = \(sanitize(journalMode(options)))")
       }
       for (name, value) in pragmas.sorted(by: { $0.key < $1.key }) where name.lowercased() != "journal_mode" {

@@ -11,6 +11,11 @@ extension NSPersistentStore {
   /// run on the copy (their handlers' containers open the copy, never the store), and the copy's contents
   /// replace the store's in that same transaction. A handler that throws, or stages that do not reach the
   /// model the store is added with, leave the store byte for byte as it was, and the copy is removed.
+  ///
+  /// With `NSPersistentStoreDeferredLightweightMigrationOptionKey`, each stage's lightweight migration (a
+  /// lightweight stage's, and the one between a custom stage's models) defers its cleanup as an inferred
+  /// migration on open does; a stage runs what the previous one deferred first, so the store is left with
+  /// the last one's tasks, in its metadata, for ``NSPersistentStoreCoordinator/finishDeferredLightweightMigration()``.
   static func migrateStaged(
     _ runner: any StagedMigrationRunner, url: URL, options: StoreOptions, configuration: String?, model: NSManagedObjectModel,
     source found: MigrationSource.Found, sourceHashes: [String: Data]?
@@ -20,7 +25,7 @@ extension NSPersistentStore {
       try copyStore(at: request.storeURL, to: request.migratedStoreURL)
       try runner.migrate(
         storeAt: request.migratedStoreURL, from: request.sourceModel, to: request.destinationModel, configuration: configuration,
-        knownModels: known)
+        knownModels: known, defersCleanup: options.defersLightweightMigration)
       return true
     }
     _ = try migrateWithMappingModel(

@@ -71,8 +71,8 @@ extension SchemaMigration {
   // MARK: - Planning
 
   /// Finds the rows that move between tables and plans their columns, keys and join pairs.
-  /// - Throws: 134140 for a relationship of a moved entity that also changes between a column and a join
-  ///   table; 134110 for a required value moved rows do not have and that has no default.
+  /// - Throws: 134140 for a relationship of a moved entity that was an attribute; 134110 for a required
+  ///   value moved rows do not have and that has no default.
   mutating func planMoves(inPlace: [String: String], joins: [JoinPlan], db: Database) throws {
     var moved: [(old: SQLiteSchema.EntityTable, new: SQLiteSchema.EntityTable)] = []
     for old in source.entities.values.sorted(by: { $0.number < $1.number }) {
@@ -143,13 +143,25 @@ extension SchemaMigration {
           moved.columns.append((column, "S.\(old)", []))
         case .none:
           if !slot.isOptional, rows > 0 { throw required(slot, of: moved.new.entity, rows: rows, why: "is a new required relationship") }
-        default:
+        case .joinTable(let join, let isOwner):
+          // A to-many that became a to-one keeps the member with the lowest key (as in place).
+          let (mine, theirs) = isOwner ? (join.sourceColumn, join.destinationColumn) : (join.destinationColumn, join.sourceColumn)
+          moved.columns.append((column, "(SELECT MIN(J.\(theirs)) FROM \(join.name) AS J WHERE J.\(mine) = S.Z_PK)", []))
+        case .foreignKeyOnDestination(let foreignKey, _):
+          guard let oldTarget = oldTargetTable(of: oldSlot) else { continue }
+          moved.columns.append(
+            (
+              column,
+              "(SELECT MIN(X.Z_PK) FROM \(oldTarget.table) AS X WHERE X.\(foreignKey) = S.Z_PK AND X.Z_ENT IN (\(oldTarget.numbersIncludingSubentities.map(String.init).joined(separator: ", "))))",
+              []
+            ))
+        case .column:
           throw reshaped(slot, of: moved)
         }
       case .joinTable:
-        if case .joinTable = oldStorage { continue }
-        if case .none = oldStorage { continue }
-        throw reshaped(slot, of: moved)
+        // A to-one or to-many kept elsewhere that became a join table: its pairs are staged (planPairs).
+        if case .column = oldStorage { throw reshaped(slot, of: moved) }
+        continue
       case .foreignKeyOnDestination, .none:
         continue
       }
@@ -162,37 +174,57 @@ extension SchemaMigration {
     }
   }
 
-  /// The refusal of a moved entity's relationship that also changes between a to-one and a to-many.
+  /// The old table (and entity numbers) of the destination of the relationship an old slot held.
+  private func oldTargetTable(of oldSlot: EntityLayout.Slot?) -> SQLiteSchema.EntityTable? {
+    oldSlot?.relationship?.destinationEntity.flatMap { source.byIdentity[ObjectIdentifier($0)] }
+  }
+
+  /// The refusal of a moved entity's relationship whose old storage is an attribute's column (a kind change
+  /// the inferred mapping does not make).
   private func reshaped(_ slot: EntityLayout.Slot, of moved: MovedEntity) -> ObjectGraphError {
     ObjectGraphError(
       .migrationMissingMappingModel,
-      "Cannot infer a mapping model: the rows of \(moved.old.entity.entityName) move from \(moved.old.table) to \(moved.new.table), and \(moved.new.entity.entityName).\(slot.name) also changes between a to-one and a to-many. ObjectGraph carries either change alone, not both at once. Make one of them in an intermediate model version, or migrate with a mapping model. The store at \(url.storePath) was left as it was.",
+      "Cannot infer a mapping model: the rows of \(moved.old.entity.entityName) move from \(moved.old.table) to \(moved.new.table), and \(moved.new.entity.entityName).\(slot.name) was an attribute's column in the store's version. Keep the attribute and add the relationship under another name, or migrate with a mapping model. The store at \(url.storePath) was left as it was.",
       url: url)
   }
 
-  /// Stages the pairs of a moved entity's to-manys that live in an old join table the new join table is
-  /// not made from (the moved entity had its own relationship, now inherited or shared).
+  /// Stages the pairs of a moved entity's to-manys kept in a join table that the new join table is not made
+  /// from: an old join table of the moved entity's own relationship, now inherited or shared; or a to-one
+  /// column, or the foreign key of a to-many on its members' table, when the relationship or its inverse also
+  /// changed between a to-one and a to-many (each to-one value, or each member, becomes one pair). Pairs the
+  /// new join table's own plan also copies are inserted once (the join table's key ignores the second).
   private mutating func planPairs(of moved: MovedEntity, joins: [JoinPlan]) throws {
     guard let pair = mapping.mapping(of: moved.new.entity) else { return }
     for slot in moved.new.entity.layout.slots {
       guard case .joinTable(let join, let isOwner) = moved.new.storage[slot.index], let oldSlot = pair.sourceSlots[slot.index],
-        case .joinTable(let oldJoin, let oldIsOwner) = moved.old.storage[oldSlot.index],
-        joins.first(where: { $0.table.name == join.name })?.sourceJoin != oldJoin.name,
         !moves.pairs.contains(where: { $0.join.name == join.name && $0.moved.oldTable == moved.old.table }),
         let newTarget = slot.relationship?.destinationEntity,
         let newTargetTable = destination.byIdentity[ObjectIdentifier(newTarget)]?.table,
-        let oldTarget = oldSlot.relationship?.destinationEntity, let oldTargetTable = source.byIdentity[ObjectIdentifier(oldTarget)]?.table
+        let oldTarget = oldTargetTable(of: oldSlot)
       else { continue }
+      let select: String
+      switch moved.old.storage[oldSlot.index] {
+      case .joinTable(let oldJoin, let oldIsOwner):
+        guard joins.first(where: { $0.table.name == join.name })?.sourceJoin != oldJoin.name else { continue }
+        let mine = oldIsOwner ? oldJoin.sourceColumn : oldJoin.destinationColumn
+        let theirs = oldIsOwner ? oldJoin.destinationColumn : oldJoin.sourceColumn
+        select =
+          "SELECT J.\(mine) AS MINE, J.\(theirs) AS THEIRS FROM \(oldJoin.name) AS J WHERE J.\(mine) IN (SELECT Z_PK FROM \(moved.old.table) WHERE Z_ENT = ?)"
+      case .toOne(let column, _):
+        select =
+          "SELECT Z_PK AS MINE, \(column) AS THEIRS FROM \(moved.old.table) WHERE Z_ENT = ? AND \(column) IS NOT NULL"
+      case .foreignKeyOnDestination(let foreignKey, _):
+        select =
+          "SELECT X.\(foreignKey) AS MINE, X.Z_PK AS THEIRS FROM \(oldTarget.table) AS X WHERE X.\(foreignKey) IN (SELECT Z_PK FROM \(moved.old.table) WHERE Z_ENT = ?) AND X.Z_ENT IN (\(oldTarget.numbersIncludingSubentities.map(String.init).joined(separator: ", ")))"
+      case .column, .none:
+        continue
+      }
       let staging = nextTemporaryName("P")
-      let mine = oldIsOwner ? oldJoin.sourceColumn : oldJoin.destinationColumn
-      let theirs = oldIsOwner ? oldJoin.destinationColumn : oldJoin.sourceColumn
-      add(
-        "CREATE TABLE \(staging) AS SELECT J.\(mine) AS MINE, J.\(theirs) AS THEIRS FROM \(oldJoin.name) AS J WHERE J.\(mine) IN (SELECT Z_PK FROM \(moved.old.table) WHERE Z_ENT = ?)",
-        [moved.old.number], weight: rowCounts[moved.old.table] ?? 1)
+      add("CREATE TABLE \(staging) AS \(select)", [moved.old.number], weight: rowCounts[moved.old.table] ?? 1)
       moves.pairs.append(
         StagedPairs(
           staging: staging, join: join, movedIsSource: isOwner, moved: (moved.old.table, moved.new.table),
-          other: (oldTargetTable, newTargetTable)))
+          other: (oldTarget.table, newTargetTable)))
     }
   }
 

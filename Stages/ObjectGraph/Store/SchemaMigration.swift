@@ -73,8 +73,9 @@ struct SchemaMigration {
   var totalWeight: Int64 { max(steps.reduce(0) { $0 + $1.weight }, 1) }
 
   /// Plans the migration of the store open in `db` from `source`'s layout to `destination`'s.
-  /// - Throws: 134140 for rows that would move between tables; 134110 for a required value that rows do
-  ///   not have and that has no default (checked before anything is written).
+  /// - Throws: 134140 for a relationship whose new destination excludes objects the store links to, or a
+  ///   moved entity's relationship that was an attribute; 134110 for a required value that rows do not have
+  ///   and that has no default (checked before anything is written).
   init(
     source: SQLiteSchema, destination: SQLiteSchema, mapping: InferredMapping, primaryKeyMaxima: [Int64: Int64],
     metadata: Data, model: Data, url: URL?, deferring: Bool = false, db: Database

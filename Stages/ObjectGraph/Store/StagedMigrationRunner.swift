@@ -20,10 +20,12 @@ protocol StagedMigrationRunner: Sendable {
   ///   - configuration: the configuration the store holds.
   ///   - knownModels: other models the store's versions may be found among (the store options' source
   ///     models, the versions beside the destination model's file).
+  ///   - defersCleanup: whether the stages' lightweight migrations defer their cleanup
+  ///     (`NSPersistentStoreDeferredLightweightMigrationOptionKey` on the store being added).
   /// - Throws: the error a handler throws, or an ``ObjectGraphError`` when the stages do not lead from
   ///   `source` to `destination`.
   func migrate(
     storeAt url: URL, from source: NSManagedObjectModel, to destination: NSManagedObjectModel, configuration: String?,
-    knownModels: [NSManagedObjectModel]
+    knownModels: [NSManagedObjectModel], defersCleanup: Bool
   ) throws
 }

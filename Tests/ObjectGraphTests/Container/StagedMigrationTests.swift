@@ -279,6 +279,75 @@ struct StagedMigrationTests {
     #expect(calls.entries.count == 2)
   }
 
+  @Test(
+    "A second coordinator waits for a migration that takes longer than the busy timeout, in either journal mode",
+    arguments: ["DELETE", "WAL"])
+  func concurrentAddsOutlastTheBusyTimeout(journalMode: String) throws {
+    let url = try TemporaryFolder().appending("Store.sqlite")
+    try Self.writeV1Store(at: url, journalMode: journalMode)
+    let (v1, v2, v3) = (try Self.v1(), try Self.v2(), try Self.v3())
+    let calls = Calls()
+    let manager = Self.manager(v1: v1, v2: v2, v3: v3, calls: calls)
+    // The custom stage's will-handler outlasts the 0.5 s busy timeout the coordinators are given.
+    if let custom = manager.stages.compactMap({ $0 as? NSCustomMigrationStage }).first, let will = custom.willMigrateHandler {
+      custom.willMigrateHandler = { manager, stage in
+        Thread.sleep(forTimeInterval: 1.5)
+        try will(manager, stage)
+      }
+    }
+    let results = Calls()
+    DispatchQueue.concurrentPerform(iterations: 2) { _ in
+      do {
+        let stack = try StoreStack(
+          model: v3, at: url, options: [NSPersistentStoreStagedMigrationManagerOptionKey: manager, NSPersistentStoreTimeoutOption: 0.5])
+        results.record("\(try Self.people(stack.context).compactMap { $0["initials"] })")
+        try stack.close()
+      } catch {
+        results.record("error: \(error)")
+      }
+    }
+    #expect(results.entries == [#"["AL", "AT", "GH"]"#, #"["AL", "AT", "GH"]"#])
+    #expect(calls.entries.count == 2)
+  }
+
+  @Test("Deferred: the stages' lightweight cleanup waits in the metadata; the store works and reopens; finishing drops it")
+  func deferredCleanup() throws {
+    let url = try TemporaryFolder().appending("Store.sqlite")
+    try Self.writeV1Store(at: url)
+    let (v1, v2, v3) = (try Self.v1(), try Self.v2(), try Self.v3())
+    let calls = Calls()
+    let manager = Self.manager(v1: v1, v2: v2, v3: v3, calls: calls)
+    let stack = try StoreStack(
+      model: v3, at: url,
+      options: [NSPersistentStoreStagedMigrationManagerOptionKey: manager, NSPersistentStoreDeferredLightweightMigrationOptionKey: true])
+    #expect(calls.entries == ["will \(v2.versionChecksum)", "did \(v3.versionChecksum)"])
+    // The custom stage's v2 → v3 step dropped `name`: its column waits, listed in the metadata.
+    let metadata = stack.coordinator.metadata(for: stack.store)
+    #expect(metadata[NSPersistentStoreDeferredLightweightMigrationOptionKey] as? Bool == true)
+    #expect((metadata[ObjectGraphDeferredMigrationTasksKey] as? [String] ?? []).contains("ALTER TABLE ZPERSON DROP COLUMN ZNAME"))
+    #expect(try rawRows(url, "PRAGMA table_info(ZPERSON)").contains { $0["name"] as String == "ZNAME" })
+    // The store reads and writes meanwhile.
+    #expect(try Self.people(stack.context).compactMap { $0["initials"] } == ["AL", "AT", "GH"])
+    try stack.context.performAndWait {
+      let person = NSManagedObject(entity: stack.entity("Person"), insertInto: stack.context)
+      person.setValue("Kay", forKey: "firstName")
+      person.setValue("KX", forKey: "initials")
+      try stack.context.save()
+    }
+    // A second coordinator opens it while the first was never closed (as after a crash): still deferred.
+    let again = try StoreStack(model: v3, at: url, options: StoreStack.migratingOptions)
+    #expect(again.coordinator.metadata(for: again.store)[NSPersistentStoreDeferredLightweightMigrationOptionKey] as? Bool == true)
+    #expect(try Self.people(again.context).compactMap { $0["initials"] } == ["AL", "AT", "GH", "KX"])
+    try again.coordinator.finishDeferredLightweightMigration()
+    #expect(try !rawRows(url, "PRAGMA table_info(ZPERSON)").contains { $0["name"] as String == "ZNAME" })
+    #expect(again.coordinator.metadata(for: again.store)[NSPersistentStoreDeferredLightweightMigrationOptionKey] == nil)
+    #expect(try MigrationTests.layout(url) == (try MigrationTests.freshLayout(v3)))
+    #expect(try Self.people(stack.freshContext()).compactMap { $0["initials"] } == ["AL", "AT", "GH", "KX"])
+    try again.close()
+    try stack.close()
+    #expect(try Self.leftovers(beside: url).isEmpty)
+  }
+
   @Test("Model references find a model version in a file by its checksum")
   func referenceFromFile() throws {
     let folder = try TemporaryFolder()

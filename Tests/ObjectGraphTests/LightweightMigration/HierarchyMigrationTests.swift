@@ -523,24 +523,174 @@ struct HierarchyMigrationTests {
     #expect(read == Self.dogs)
   }
 
-  @Test("a moved entity whose relationship also turns from to-many into to-one is refused (134140), the file untouched")
-  func reshapedRelationshipOfAMovedEntity() throws {
-    let url = try TemporaryFolder().appending("Store.sqlite")
-    let version1 = try NSManagedObjectModel(entities: [Self.animal(), M.entity("Dog", Self.dogProperties(withName: true))] + Self.others())
-    try Self.write(version1, at: url, extra: [("Animal", ["Ant"])])
-    let before = try M.fileBytes(url)
+  // MARK: - Moved rows whose relationship also changes between a to-one and a to-many
+
+  /// Dog (joining Animal) with `owner`, `fans` and `tags` declared as given (to-many or not), Person and Tag
+  /// with `dogs` and `favorite` as given.
+  static func reshapedModel(ownerToMany: Bool, fansToMany: Bool, favoriteToMany: Bool, tagsToMany: Bool, dogsOrdered: Bool = false)
+    throws -> NSManagedObjectModel
+  {
+    let dogs = NSRelationshipDescription(name: "dogs", destination: "Dog", inverse: "owner", toMany: true)
+    dogs.isOrdered = dogsOrdered
     let dog = M.entity(
       "Dog",
       [
-        M.attribute("breed"), M.relationship("owner", to: "Person", inverse: "dogs"),
-        M.relationship("fans", to: "Person", inverse: "favorite", toMany: true),
-        M.relationship("tags", to: "Tag", inverse: "dogs"),
+        M.attribute("breed"), M.relationship("owner", to: "Person", inverse: "dogs", toMany: ownerToMany),
+        M.relationship("fans", to: "Person", inverse: "favorite", toMany: fansToMany),
+        M.relationship("tags", to: "Tag", inverse: "dogs", toMany: tagsToMany),
       ])
-    let version2 = try NSManagedObjectModel(entities: Self.hierarchy(Self.animal(), [dog]) + Self.others())
-    let error = expectCode(.migrationMissingMappingModel) {
-      _ = try StoreStack(model: version2, at: url, options: M.migrationOptions(sourceModels: [version1]))
+    let person = M.entity(
+      "Person",
+      [
+        M.attribute("name"), .relationship(dogs), M.relationship("favorite", to: "Dog", inverse: "fans", toMany: favoriteToMany),
+      ])
+    let tag = M.entity("Tag", [M.attribute("label"), M.relationship("dogs", to: "Dog", inverse: "tags", toMany: true)])
+    return try NSManagedObjectModel(entities: Self.hierarchy(Self.animal(), [dog]) + [person, tag])
+  }
+
+  /// `key` of every object of `entity`, by name (or label): the names (or labels) of the objects it holds,
+  /// sorted, whether `key` is a to-one or a to-many.
+  static func links(_ entity: String, _ key: String, in stack: StoreStack) throws -> [String: [String]] {
+    try stack.context.performAndWait {
+      func name(_ object: NSManagedObject) -> String {
+        (object.value(forKey: object.entity.entityName == "Tag" ? "label" : "name") as? String) ?? "?"
+      }
+      var result: [String: [String]] = [:]
+      for object in try stack.context.fetch(NSFetchRequest<NSManagedObject>(entityName: entity)) {
+        let value = object.value(forKey: key)
+        let members =
+          (value as? Set<NSManagedObject>).map(Array.init) ?? (value as? NSOrderedSet)?.array.compactMap { $0 as? NSManagedObject }
+          ?? (value as? NSManagedObject).map { [$0] } ?? []
+        result[name(object)] = members.map(name).sorted()
+      }
+      return result
     }
-    #expect(error?.message.contains("Dog.tags") == true)
-    #expect(try M.fileBytes(url) == before)
+  }
+
+  @Test("a moved entity whose to-many (join table) turns into a to-one keeps the member with the lowest key; the inverse follows")
+  func movedToManyBecomesToOne() throws {
+    let url = try TemporaryFolder().appending("Store.sqlite")
+    let version1 = try NSManagedObjectModel(entities: [Self.animal(), M.entity("Dog", Self.dogProperties(withName: true))] + Self.others())
+    try Self.write(version1, at: url, extra: [("Animal", ["Ant"])])
+    let oldJoin = try M.tables(url).filter { $0.hasPrefix("Z_") && $0.contains("TAGS") }
+    #expect(oldJoin.count == 1)
+    let version2 = try Self.reshapedModel(ownerToMany: false, fansToMany: true, favoriteToMany: false, tagsToMany: false)
+    let stack = try Self.migrate(url, from: version1, to: version2)
+    // "big" was saved before "good": Rex, tagged with both, keeps "big".
+    let tags = try Self.links("Dog", "tags", in: stack)
+    #expect(tags == ["Fido": ["good"], "Max": [], "Rex": ["big"], "Spot": ["big"]])
+    let dogs = try Self.links("Tag", "dogs", in: stack)
+    #expect(dogs == ["big": ["Rex", "Spot"], "good": ["Fido"]])
+    let owners = try Self.links("Dog", "owner", in: stack)
+    #expect(owners == ["Fido": ["Ann"], "Max": ["Bob"], "Rex": ["Ann"], "Spot": []])
+    // On disk: the dogs' rows in ZANIMAL hold the tag's key in a column; the join table is gone.
+    let dog = try Self.number(of: "Dog", url)
+    let rows = try rawRows(
+      url,
+      "SELECT A.ZNAME AS name, T.ZLABEL AS label FROM ZANIMAL AS A LEFT JOIN ZTAG AS T ON T.Z_PK = A.ZTAGS WHERE A.Z_ENT = \(dog) ORDER BY A.ZNAME"
+    )
+    #expect(rows.map { "\($0["name"] as String)=\(($0["label"] as String?) ?? "-")" } == ["Fido=good", "Max=-", "Rex=big", "Spot=big"])
+    #expect(try M.tables(url).isDisjoint(with: oldJoin))
+    #expect(Set(try M.layout(url)).symmetricDifference(try M.freshLayout(version2)).sorted() == [])
+  }
+
+  @Test("a moved entity whose to-one turns into a to-many (now many-to-many) gets one join row per value; the inverse follows")
+  func movedToOneBecomesToMany() throws {
+    let url = try TemporaryFolder().appending("Store.sqlite")
+    let version1 = try NSManagedObjectModel(entities: [Self.animal(), M.entity("Dog", Self.dogProperties(withName: true))] + Self.others())
+    try Self.write(version1, at: url, extra: [("Animal", ["Ant", "Bee"])])
+    let version2 = try Self.reshapedModel(ownerToMany: true, fansToMany: true, favoriteToMany: false, tagsToMany: true)
+    let stack = try Self.migrate(url, from: version1, to: version2)
+    let owners = try Self.links("Dog", "owner", in: stack)
+    #expect(owners == ["Fido": ["Ann"], "Max": ["Bob"], "Rex": ["Ann"], "Spot": []])
+    let owned = try Self.links("Person", "dogs", in: stack)
+    #expect(owned == ["Ann": ["Fido", "Rex"], "Bob": ["Max"]])
+    let read = try Self.readDogs(stack)
+    #expect(read.map(\.tags) == Self.dogs.map(\.tags))
+    #expect(read.map(\.fans) == Self.dogs.map(\.fans))
+    // On disk: one join row per dog that had an owner, naming the dog by its new key in ZANIMAL.
+    let joins = try M.tables(url).filter { $0.hasPrefix("Z_") && $0.contains("OWNER") }
+    #expect(joins.count == 1)
+    if let join = joins.first {
+      let columns = try rawRows(url, "PRAGMA table_info(\(join))").map { $0["name"] as String }
+      let dogColumn = columns.first { $0.hasPrefix("Z_") && $0.hasSuffix("DOGS") } ?? columns[0]
+      let personColumn = columns.first { $0 != dogColumn } ?? columns[1]
+      let pairs = try rawRows(
+        url,
+        "SELECT A.ZNAME AS dog, P.ZNAME AS person FROM \(join) AS J JOIN ZANIMAL AS A ON A.Z_PK = J.\(dogColumn) JOIN ZPERSON AS P ON P.Z_PK = J.\(personColumn) ORDER BY A.ZNAME"
+      ).map { "\($0["dog"] as String)=\($0["person"] as String)" }
+      #expect(pairs == ["Fido=Ann", "Max=Bob", "Rex=Ann"])
+    }
+    #expect(Set(try M.layout(url)).symmetricDifference(try M.freshLayout(version2)).sorted() == [])
+  }
+
+  @Test("a moved entity whose to-many kept on its members' table turns into a to-one, its inverse into a to-many")
+  func movedForeignKeyToManyBecomesToOne() throws {
+    let url = try TemporaryFolder().appending("Store.sqlite")
+    let version1 = try NSManagedObjectModel(entities: [Self.animal(), M.entity("Dog", Self.dogProperties(withName: true))] + Self.others())
+    try Self.write(version1, at: url, extra: [("Animal", ["Ant"])])
+    let version2 = try Self.reshapedModel(ownerToMany: false, fansToMany: false, favoriteToMany: true, tagsToMany: true)
+    let stack = try Self.migrate(url, from: version1, to: version2)
+    let fans = try Self.links("Dog", "fans", in: stack)
+    #expect(fans == ["Fido": [], "Max": ["Bob"], "Rex": ["Ann"], "Spot": []])
+    let favorites = try Self.links("Person", "favorite", in: stack)
+    #expect(favorites == ["Ann": ["Rex"], "Bob": ["Max"]])
+    #expect(Set(try M.layout(url)).symmetricDifference(try M.freshLayout(version2)).sorted() == [])
+  }
+
+  @Test("a moved entity's to-many whose inverse turns from a to-one into a to-many moves into a join table")
+  func movedInverseBecomesToMany() throws {
+    let url = try TemporaryFolder().appending("Store.sqlite")
+    let version1 = try NSManagedObjectModel(entities: [Self.animal(), M.entity("Dog", Self.dogProperties(withName: true))] + Self.others())
+    try Self.write(version1, at: url, extra: [("Animal", ["Ant", "Bee", "Cow"])])
+    let version2 = try Self.reshapedModel(ownerToMany: false, fansToMany: true, favoriteToMany: true, tagsToMany: true)
+    let stack = try Self.migrate(url, from: version1, to: version2)
+    let fans = try Self.links("Dog", "fans", in: stack)
+    #expect(fans == ["Fido": [], "Max": ["Bob"], "Rex": ["Ann"], "Spot": []])
+    let favorites = try Self.links("Person", "favorite", in: stack)
+    #expect(favorites == ["Ann": ["Rex"], "Bob": ["Max"]])
+    // Saving through the new model writes the join table the migration filled.
+    try stack.context.performAndWait {
+      let people = try stack.context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Person"))
+      let dogs = try stack.context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Dog"))
+      let ann = people.first { $0.value(forKey: "name") as? String == "Ann" }
+      ann?.mutableSetValue(forKey: "favorite").addObjects(from: dogs.filter { $0.value(forKey: "name") as? String == "Spot" })
+      try stack.context.save()
+    }
+    try stack.close()
+    let after = try Self.links("Person", "favorite", in: StoreStack(model: version2, at: url, options: StoreStack.migratingOptions))
+    #expect(after == ["Ann": ["Rex", "Spot"], "Bob": ["Max"]])
+  }
+
+  @Test("a moved entity's to-one turning into a to-many whose inverse becomes ordered: members read in key order, then as saved")
+  func movedToOneBecomesOrderedToMany() throws {
+    let url = try TemporaryFolder().appending("Store.sqlite")
+    let version1 = try NSManagedObjectModel(entities: [Self.animal(), M.entity("Dog", Self.dogProperties(withName: true))] + Self.others())
+    try Self.write(version1, at: url, extra: [("Animal", ["Ant"])])
+    let version2 = try Self.reshapedModel(ownerToMany: true, fansToMany: true, favoriteToMany: false, tagsToMany: true, dogsOrdered: true)
+    let stack = try Self.migrate(url, from: version1, to: version2)
+    func ordered(_ stack: StoreStack) throws -> [String: [String]] {
+      try stack.context.performAndWait {
+        var result: [String: [String]] = [:]
+        for person in try stack.context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Person")) {
+          let dogs = (person.value(forKey: "dogs") as? NSOrderedSet)?.array.compactMap { $0 as? NSManagedObject } ?? []
+          result[person.value(forKey: "name") as? String ?? "?"] = dogs.compactMap { $0.value(forKey: "name") as? String }
+        }
+        return result
+      }
+    }
+    // The order the old to-one never had: the dogs' keys, which keep the old order.
+    #expect(try ordered(stack) == ["Ann": ["Fido", "Rex"], "Bob": ["Max"]])
+    #expect(try Self.links("Dog", "owner", in: stack) == ["Fido": ["Ann"], "Max": ["Bob"], "Rex": ["Ann"], "Spot": []])
+    try stack.context.performAndWait {
+      let ann = try stack.context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Person")).first {
+        $0.value(forKey: "name") as? String == "Ann"
+      }
+      ann?.mutableOrderedSetValue(forKey: "dogs").exchangeObject(at: 0, withObjectAt: 1)
+      try stack.context.save()
+    }
+    try stack.close()
+    #expect(
+      try ordered(StoreStack(model: version2, at: url, options: StoreStack.migratingOptions)) == ["Ann": ["Rex", "Fido"], "Bob": ["Max"]])
   }
 }
