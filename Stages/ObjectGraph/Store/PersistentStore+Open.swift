@@ -561,6 +561,7 @@ extension NSPersistentStore {
   ) throws {
     let plist = try StoreMetadata.encode(metadata)
     for statement in try schema.createStatements() { try db.execute(sql: statement) }
+    try reconcileRTreeIndexes(in: db, schema: schema, url: nil)
     for row in schema.primaryKeyRows() {
       try db.execute(
         sql: "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)",
