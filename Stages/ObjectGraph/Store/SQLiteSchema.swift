@@ -678,7 +678,8 @@ struct SQLiteSchema: Sendable {
   /// The model's fetch indexes (`NSEntityDescription.indexes`), then the unique indexes of its uniqueness
   /// constraints (see ``uniqueIndexStatements()``); fetch indexes are named and written as Core Data writes them:
   /// `CREATE INDEX Z_Note_byCreatedAt ON ZNOTE (ZCREATEDAT COLLATE BINARY DESC)`. An element naming a
-  /// property without a column of its own (a to-many) is left out; an R-tree index is not created.
+  /// property without a column of its own (a to-many) is left out; an R-tree index is a virtual table instead
+  /// (``rTreeIndexes``).
   /// A partial index (one with ``NSFetchIndexDescription/partialIndexPredicate``) ends in its `WHERE` clause.
   /// - Throws: what ``partialIndexCondition(of:in:)`` throws for a predicate an index cannot hold.
   func fetchIndexStatements() throws -> [String] {
