@@ -141,6 +141,50 @@ struct RTreeIndexTests {
     }
     try Self.expectInStep(url)
     #expect(try rawRows(url, "SELECT COUNT(*) AS n FROM Z_Region_byLocation").first?["n"] == 3)
+
+    try context.performAndWait {
+      let insert = NSBatchInsertRequest(
+        entityName: "Region", objects: [["latitude": 20.0, "longitude": 30.0, "name": "b0"], ["name": "b1"]])
+      _ = try context.execute(insert)
+    }
+    try Self.expectInStep(url)
+    #expect(try rawRows(url, "SELECT COUNT(*) AS n FROM Z_Region_byLocation").first?["n"] == 4)
+  }
+
+  @Test("a subentity's fetch reads the R-tree its superentity declares; the table holds the whole hierarchy's rows")
+  func subentity() throws {
+    let region = NSEntityDescription(
+      name: "Region",
+      properties: [
+        .attribute(NSAttributeDescription(name: "latitude", type: .double)),
+        .attribute(NSAttributeDescription(name: "longitude", type: .double)),
+        .attribute(NSAttributeDescription(name: "name", type: .string)),
+      ])
+    region.indexes = [Self.byLocation]
+    let city = NSEntityDescription(name: "City", properties: [.attribute(NSAttributeDescription(name: "population", type: .integer64))])
+    region.subentities = [city]
+    let model = try NSManagedObjectModel(entities: [region, city])
+    let log = Locked<[String]>([])
+    let stack = try StoreStack(
+      model: model, options: [ObjectGraphSQLTraceOption: { sql in log.withLock { $0.append(sql) } } as @Sendable (String) -> Void])
+    try stack.context.performAndWait {
+      for (index, name) in ["Region", "City", "City"].enumerated() {
+        let object = NSManagedObject(entity: try #require(model.entitiesByName[name]), insertInto: stack.context)
+        object.setValue(Double(index), forKey: "latitude")
+        object.setValue(Double(index), forKey: "longitude")
+        object.setValue("\(name)\(index)", forKey: "name")
+      }
+      try stack.context.save()
+    }
+    try Self.expectInStep(stack.storeURL)
+    let cities = try stack.context.performAndWait {
+      let request = NSFetchRequest<NSManagedObject>(entityName: "City")
+      request.predicate = NSPredicate(format: #"indexed:by:(latitude, "byLocation") <= 1"#)
+      return try stack.context.fetch(request).compactMap { $0.value(forKey: "name") as? String }
+    }
+    #expect(cities == ["City1"])
+    let fetch = log.withLock { $0 }.last { $0.contains("FROM ZREGION") } ?? ""
+    #expect(fetch.contains("Z_Region_byLocation"), "\(fetch)")
   }
 
   @Test("a fetch with indexed:by: reads the R-tree, then compares the column itself")
@@ -322,6 +366,38 @@ struct RTreeIndexTests {
     }
     try Self.expectInStep(url)
     #expect(try rawRows(url, "SELECT COUNT(*) AS n FROM Z_Region_byLocation").first?["n"] == 16)
+  }
+
+  @Test("a mapping migration's copy-back brings the migrated store's R-tree with it, and later writes keep it in step")
+  func mappingMigration() throws {
+    let url = try TemporaryFolder().appending("Store.sqlite")
+    let first = try StoreStack(model: try Self.model(), at: url)
+    try Self.insert((0..<10).map { (Double($0), Double($0)) }, in: first.context)
+    try first.close()
+    let migration = MappingModelMigration { request in
+      let destination = try StoreStack(model: request.destinationModel, at: request.migratedStoreURL, options: nil)
+      try Self.insert([(1, 1), (2, 2), (3, 3)], in: destination.context)
+      try destination.close()
+      return true
+    }
+    let second = try StoreStack(
+      model: try Self.model(extra: true), at: url,
+      options: [NSMigratePersistentStoresAutomaticallyOption: true, ObjectGraphMappingModelMigrationOption: migration])
+    try Self.expectInStep(url)
+    #expect(try rawRows(url, "SELECT COUNT(*) AS n FROM Z_Region_byLocation").first?["n"] == 3)
+    try Self.insert([(9, 9)], in: second.context)
+    try Self.expectInStep(url)
+    #expect(try Self.names(#"indexed:by:(latitude, "byLocation") > 2"#, [], in: second.context) == ["r0", "r2"])
+  }
+
+  @Test("a binary store keeps its R-tree out of its archive and fills it again as it loads")
+  func binaryStore() throws {
+    let folder = try TemporaryFolder()
+    let stack = try StoreStack(model: try Self.model(), type: .binary, folder: folder, fileName: "Store.binary")
+    try Self.insert([(1, 1), (2, 2), (3, nil)], in: stack.context)
+    let (_, context) = try stack.reopened()
+    #expect(try Self.names(#"indexed:by:(latitude, "byLocation") >= 2"#, [], in: context) == ["r1", "r2"])
+    #expect(try Self.names(#"indexed:by:(longitude, "byLocation") BETWEEN {0, 1.5}"#, [], in: context) == ["r0"])
   }
 
   @Test("a model loaded from an .xcdatamodel with an RTree fetch index makes the table")
