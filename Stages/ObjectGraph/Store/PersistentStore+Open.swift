@@ -168,6 +168,7 @@ extension NSPersistentStore {
       let file = try fileLayout(of: database, url: url)
       schema = try SQLiteSchema(reading: file, entities: entities, layout: SQLiteSchema.Layout(metadata: metadata), url: url)
       schema.externalRecords = ExternalBinaryRecord.Form(metadata: metadata)
+      if options.readOnly { schema.unusableRTreeTables = schema.unusableRTreeTables(in: file) }
       try refuseMissingTables(in: file, schema: schema, url: url)
     } catch {
       try? database.close()

@@ -9,7 +9,8 @@ extension SQLPredicateCompiler {
   /// number or a date, and the comparison is `BETWEEN`, `<`, `<=`, `>`, `>=` or `==` with constants:
   /// `t0.Z_PK IN (SELECT Z_PK FROM Z_Region_byLocation WHERE ZLATITUDE_MAX >= ? AND ZLATITUDE_MIN <= ?)`, its
   /// bounds bound, with the key path the comparison is then made on. `nil` otherwise: the hint is then its key
-  /// path, compared as without it (an index name the entity does not have included).
+  /// path, compared as without it (an index name the entity does not have included, or an index whose table a
+  /// store opened read-only lacks).
   ///
   /// SQLite's R*Tree keeps each coordinate as a 32-bit float, rounded outwards (a minimum down, a maximum up),
   /// so the lookup asks for the boxes that touch the range, which holds every row whose value is in it, and
@@ -17,7 +18,7 @@ extension SQLPredicateCompiler {
   mutating func rTreeLookup(_ comparison: PredicateComparison) throws -> (sql: String, keyPath: PredicateExpression)? {
     guard comparison.modifier == .direct, case .function(.indexedBy, let operands) = comparison.lhs, operands.count == 2,
       case .keyPath(let path) = operands[0], !path.isEmpty, case .constant(.string(let indexName)) = operands[1],
-      let index = schema.rTreeIndex(named: indexName, for: mapping.entity),
+      let index = schema.rTreeIndex(named: indexName, for: mapping.entity), !schema.unusableRTreeTables.contains(index.name),
       let column = index.column(for: path.joined(separator: ".")),
       let slot = mapping.entity.layout.indexByName[path.joined(separator: ".")],
       let type = mapping.entity.layout.slots[slot].attribute?.attributeType, Self.rTreeTypes.contains(type),

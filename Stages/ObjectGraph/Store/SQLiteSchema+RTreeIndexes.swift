@@ -80,6 +80,15 @@ extension SQLiteSchema {
     }
   }
 
+  /// The names of the model's R-tree indexes whose virtual table `file` lacks, or holds with other columns: what
+  /// a store opened read-only (which changes nothing in its file) cannot read.
+  func unusableRTreeTables(in file: StoreFileLayout) -> Set<String> {
+    Set(
+      rTreeIndexes.filter { index in
+        file.columns(of: index.name)?.map { $0.uppercased() } != index.tableColumns.map { $0.uppercased() }
+      }.map(\.name))
+  }
+
   /// The R-tree index `name` that a fetch of `entity` may read: the entity's own, or one a superentity
   /// declares (a subentity's rows are in its table too); `nil` when there is none of that name.
   func rTreeIndex(named name: String, for entity: NSEntityDescription) -> RTreeIndex? {

@@ -112,6 +112,9 @@ struct SQLiteSchema: Sendable {
   /// them for every new store and Core Data's own; bare in the engine's stores of format 1 and 2
   /// (``ExternalBinaryRecord``). Set from an existing store's metadata when it is opened.
   var externalRecords: ExternalBinaryRecord.Form
+  /// The R-tree indexes (by table name) whose table a store opened read-only lacks or holds with other columns
+  /// (``unusableRTreeTables(in:)``): its fetches compare the columns instead of reading them.
+  var unusableRTreeTables: Set<String> = []
   let tables: [String: Table]
   let joinTables: [String: JoinTable]
   let entities: [String: EntityTable]

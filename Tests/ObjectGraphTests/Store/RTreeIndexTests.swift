@@ -316,6 +316,19 @@ struct RTreeIndexTests {
     #expect(try rawRows(url, "SELECT name FROM sqlite_master WHERE name LIKE 'Z_Region_byLocation%'").isEmpty)
   }
 
+  @Test("a store opened read-only without the table is left so, and its indexed:by: fetches compare the columns")
+  func readOnlyWithoutTable() throws {
+    let url = try TemporaryFolder().appending("Store.sqlite")
+    let plain = try StoreStack(model: try Self.model(indexes: []), at: url)
+    try Self.insert([(1, 1), (2, 2)], in: plain.context)
+    try plain.close()
+    let before = try Data(contentsOf: url)
+    let reader = try StoreStack(model: try Self.model(), at: url, options: [NSReadOnlyPersistentStoreOption: true])
+    #expect(try Self.names(#"indexed:by:(latitude, "byLocation") > 1"#, [], in: reader.context) == ["r1"])
+    try reader.close()
+    #expect(try Data(contentsOf: url) == before)
+  }
+
   @Test("a table Core Data made, with its own triggers, is kept as it is")
   func keepsCoreDataTriggers() throws {
     let url = try TemporaryFolder().appending("Store.sqlite")
