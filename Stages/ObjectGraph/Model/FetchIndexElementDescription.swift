@@ -112,8 +112,8 @@ public final class NSFetchIndexElementDescription: NSObject, NSCopying, @uncheck
 public enum NSFetchIndexElementType: UInt, Sendable, Hashable {
   /// An ordinary (B-tree) index on the property's values: Xcode's `Binary`, the default.
   case binary = 0
-  /// A spatial (R-tree) index, for bounding-box queries: Xcode's `RTree`. Loaded and described; the engine
-  /// does not build R-tree indexes.
+  /// A spatial (R-tree) index, for bounding-box queries: Xcode's `RTree`. A SQLite store keeps it as Core
+  /// Data does, in an R*Tree virtual table, which a predicate reads through `indexed:by:`.
   case rTree = 1
 
   /// The name Xcode writes in a model file (`type="Binary"`).

@@ -30,7 +30,7 @@ typealias PredicateBindings = [String: any PredicateEvaluable]
 ///   `$x` (and bare key paths) naming the member.
 /// - `@distinctUnionOfObjects` and the other gathering operators give the values without `nil`s (each once
 ///   for the `@distinct…` ones); `median:`, `mode:` and `stddev:` reduce a collection, and `mode:`'s value
-///   is itself one, compared as a to-many's values are; `noindex:(x)` is `x`. See
+///   is itself one, compared as a to-many's values are; `noindex:(x)` and `indexed:by:(x, "index")` are `x`. See
 ///   `PredicateEvaluator+Collections.swift`.
 enum PredicateEvaluator {
   /// Whether `object` matches `node`.
@@ -157,6 +157,8 @@ enum PredicateEvaluator {
       }
       return .single(.integer(count))
     case .function(.noindex, let arguments) where arguments.count == 1:
+      return try resolve(arguments[0], on: object, bindings: bindings)
+    case .function(.indexedBy, let arguments) where arguments.count == 2:
       return try resolve(arguments[0], on: object, bindings: bindings)
     case .function(let function, let arguments) where function.takesCollection && arguments.count == 1:
       return try collectionFunction(function, of: resolve(arguments[0], on: object, bindings: bindings), arguments[0])

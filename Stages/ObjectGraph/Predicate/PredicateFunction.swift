@@ -40,12 +40,15 @@ enum PredicateFunction: String, Sendable, Equatable, CaseIterable {
   case onesComplement = "onesComplement:"
   /// An index hint for the store (`noindex:(title)`): its value is its argument's.
   case noindex = "noindex:"
+  /// Core Data's hint that a comparison may use an R-tree fetch index (`indexed:by:(latitude, "byLocation")`):
+  /// its value is its first argument's; the second names the entity's fetch index.
+  case indexedBy = "indexed:by:"
 
   /// How many arguments the function takes.
   var arity: Int {
     switch self {
     case .now: 0
-    case .raise, .modulus, .bitwiseAnd, .bitwiseOr, .bitwiseXor, .leftShift, .rightShift: 2
+    case .raise, .modulus, .indexedBy, .bitwiseAnd, .bitwiseOr, .bitwiseXor, .leftShift, .rightShift: 2
     default: 1
     }
   }

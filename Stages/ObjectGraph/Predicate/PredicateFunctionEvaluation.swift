@@ -7,7 +7,7 @@ enum PredicateFunctionEvaluation {
   /// `ln:(-1)`) gives `nil`, as SQLite stores one; numbers (and booleans, as 0 and 1) in, a double out;
   /// strings in and out for `lowercase:` and `uppercase:`; whole numbers out of the bitwise functions
   /// (``PredicateBitwiseEvaluation``); `median:`, `mode:` and `stddev:` take one `.collection` (see
-  /// ``PredicateCollectionStatistics``); `noindex:` gives its argument.
+  /// ``PredicateCollectionStatistics``); `noindex:` gives its argument, `indexed:by:` its first.
   /// - Throws: ``ObjectGraphInvalidValueError`` for an argument of the wrong kind (a string to `sqrt:`, a
   ///   number to `lowercase:`), naming the function; ``ObjectGraphPredicateSyntaxError`` for a wrong
   ///   number of arguments.
@@ -20,7 +20,7 @@ enum PredicateFunctionEvaluation {
     }
     switch function {
     case .now: return .date(Date())
-    case .noindex: return arguments[0]
+    case .noindex, .indexedBy: return arguments[0]
     case .median, .mode, .stddev: return try PredicateCollectionStatistics.apply(function, arguments[0])
     default: break
     }

@@ -62,7 +62,9 @@ enum BinaryStoreArchive {
     let names = try String.fetchAll(
       db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%' ORDER BY name")
     var tables: [(key: String, value: KeyedArchiveWriter.Reference)] = []
-    for name in names where !unarchivedTables.contains(name) {
+    // An R-tree fetch index is not archived: loading the rows fills it again through its triggers.
+    let rTrees = Set(try NSPersistentStore.rTreeTables(in: db)).union(try NSPersistentStore.rTreeShadowTables(in: db))
+    for name in names where !unarchivedTables.contains(name) && !rTrees.contains(name) {
       let columns = try db.columns(in: name).map(\.name)
       var rows: [KeyedArchiveWriter.Reference] = []
       let list = columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")

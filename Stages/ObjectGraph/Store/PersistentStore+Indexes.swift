@@ -15,12 +15,15 @@ extension NSPersistentStore {
   ///   named `Z_…` but not `…_INDEX` is its own) and the model no longer wants it. An index the engine did
   ///   not make (Core Data's, an app's, one for a uniqueness constraint of a subentity) stays.
   ///
+  /// R-tree indexes are virtual tables, brought in line first (``reconcileRTreeIndexes(in:schema:url:)``).
+  ///
   /// A store whose indexes already match is only read; otherwise the changes (and, in a store the engine
   /// made, the updated list) are written in the open's transaction (``openExisting``), with
   /// `IF NOT EXISTS`/`IF EXISTS`, so another opener having done the same just before is no error.
   static func reconcileFetchIndexes(
     in db: Database, schema: SQLiteSchema, metadata: [String: any Sendable], url: URL?
   ) throws {
+    try reconcileRTreeIndexes(in: db, schema: schema, url: url)
     let wanted = try schema.fetchIndexStatements().compactMap { statement in
       SQLiteSchema.indexName(in: statement).map { (name: $0, statement: statement, definition: IndexDefinition(statement)) }
     }

@@ -98,7 +98,8 @@ extension NSPersistentStore {
     for row in old {
       let type: String = row["type"]
       let name: String = row["name"]
-      try db.execute(sql: "DROP \(type == "view" ? "VIEW" : "TABLE") main.\(name.quotedDatabaseIdentifier)")
+      // IF EXISTS: an R-tree's own tables (`…_node`) went with it.
+      try db.execute(sql: "DROP \(type == "view" ? "VIEW" : "TABLE") IF EXISTS main.\(name.quotedDatabaseIdentifier)")
     }
     let new = try Row.fetchAll(
       db,
@@ -108,9 +109,11 @@ extension NSPersistentStore {
         ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'index' THEN 1 WHEN 'view' THEN 2 ELSE 3 END, rowid
         """)
     // Tables and their rows first, then the indexes (built once over all rows), views and triggers.
+    let shadows = try rTreeShadowTables(in: db, schema: schema)
     for row in new {
       let type: String = row["type"]
       let name: String = row["name"]
+      if shadows.contains(name) { continue }  // made (and filled) with its R-tree
       let sql: String = row["sql"]
       try db.execute(sql: sql)
       if type == "table" {

@@ -168,6 +168,7 @@ extension NSPersistentStore {
       let file = try fileLayout(of: database, url: url)
       schema = try SQLiteSchema(reading: file, entities: entities, layout: SQLiteSchema.Layout(metadata: metadata), url: url)
       schema.externalRecords = ExternalBinaryRecord.Form(metadata: metadata)
+      if options.readOnly { schema.unusableRTreeTables = schema.unusableRTreeTables(in: file) }
       try refuseMissingTables(in: file, schema: schema, url: url)
     } catch {
       try? database.close()
@@ -573,6 +574,7 @@ extension NSPersistentStore {
   ) throws {
     let plist = try StoreMetadata.encode(metadata)
     for statement in try schema.createStatements() { try db.execute(sql: statement) }
+    try reconcileRTreeIndexes(in: db, schema: schema, url: nil)
     for row in schema.primaryKeyRows() {
       try db.execute(
         sql: "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)",

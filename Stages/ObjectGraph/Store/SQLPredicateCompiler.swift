@@ -362,6 +362,12 @@ struct SQLPredicateCompiler {
 
   private mutating func compile(_ comparison: PredicateComparison) throws -> String {
     if let sql = try transformableComparison(comparison) { return sql }
+    // `indexed:by:(x, "index") BETWEEN {…}`: the rows the R-tree names, then the comparison of the column itself.
+    if let lookup = try rTreeLookup(comparison) {
+      var plain = comparison
+      plain.lhs = lookup.keyPath
+      return "(\(lookup.sql) AND \(try compile(plain)))"
+    }
     // `noindex:` around a collection has no index to keep the store from: the collection is compared.
     var comparison = comparison
     comparison.lhs = collectionWithoutIndexHint(comparison.lhs)
@@ -637,6 +643,9 @@ struct SQLPredicateCompiler {
       return (sql, staticType(expression), false)
     case .subqueryCount(let subquery):
       return (try subqueryCount(subquery), .integer64AttributeType, false)
+    case .function(.indexedBy, let operands) where operands.count == 2:
+      // Outside a comparison an R-tree lookup serves (`rTreeLookup`), the hint is its key path.
+      return try self.expression(operands[0], against: otherType)
     case .function(.noindex, let operands) where operands.count == 1:
       // SQLite's own way to keep a column's index out of a query: the unary `+`, which changes no value.
       let inner = try self.expression(operands[0], against: otherType)
@@ -794,7 +803,7 @@ struct SQLPredicateCompiler {
       return operandIsInteger(lhs) && operandIsInteger(rhs) ? .integer64AttributeType : .doubleAttributeType
     case .subqueryCount:
       return .integer64AttributeType
-    case .function(.noindex, let operands):
+    case .function(.noindex, let operands), .function(.indexedBy, let operands):
       return operands.first.flatMap { staticType($0) }
     case .function(let function, _):
       if function.isBitwise { return .integer64AttributeType }

@@ -112,6 +112,9 @@ struct SQLiteSchema: Sendable {
   /// them for every new store and Core Data's own; bare in the engine's stores of format 1 and 2
   /// (``ExternalBinaryRecord``). Set from an existing store's metadata when it is opened.
   var externalRecords: ExternalBinaryRecord.Form
+  /// The R-tree indexes (by table name) whose table a store opened read-only lacks or holds with other columns
+  /// (``unusableRTreeTables(in:)``): its fetches compare the columns instead of reading them.
+  var unusableRTreeTables: Set<String> = []
   let tables: [String: Table]
   let joinTables: [String: JoinTable]
   let entities: [String: EntityTable]
@@ -678,7 +681,8 @@ struct SQLiteSchema: Sendable {
   /// The model's fetch indexes (`NSEntityDescription.indexes`), then the unique indexes of its uniqueness
   /// constraints (see ``uniqueIndexStatements()``); fetch indexes are named and written as Core Data writes them:
   /// `CREATE INDEX Z_Note_byCreatedAt ON ZNOTE (ZCREATEDAT COLLATE BINARY DESC)`. An element naming a
-  /// property without a column of its own (a to-many) is left out; an R-tree index is not created.
+  /// property without a column of its own (a to-many) is left out; an R-tree index is a virtual table instead
+  /// (``rTreeIndexes``).
   /// A partial index (one with ``NSFetchIndexDescription/partialIndexPredicate``) ends in its `WHERE` clause.
   /// - Throws: what ``partialIndexCondition(of:in:)`` throws for a predicate an index cannot hold.
   func fetchIndexStatements() throws -> [String] {

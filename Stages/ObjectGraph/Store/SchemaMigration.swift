@@ -574,6 +574,8 @@ struct SchemaMigration {
   /// Plans the migration's steps, in five phases that run in this order.
   private mutating func planPhases(tablePlans: [TablePlan], joins: [JoinPlan], pairs: TablePairs, db: Database) throws {
     let creates = try destination.createStatements()
+    // R-tree indexes' triggers would block dropping or renaming columns: dropped, made again on open.
+    for statement in try NSPersistentStore.rTreeDropStatements(in: db) { add(statement) }
     let survivingIndexes = survivingIndexNames(tablePlans: tablePlans, joins: joins, creates: creates)
     stageMovedRows()
     copyWhatChangesShape(tablePlans: tablePlans, joins: joins)
