@@ -408,6 +408,14 @@ public final class NSManagedObjectModel: NSObject, @unchecked Sendable {
           .modelInvalid,
           "Fetch index '\(index.name)' of entity '\(entity.entityName)' has no elements. Add the properties it indexes, or remove it.")
       }
+      // Apple: elements that include "both R-tree and non-R-tree elements" are invalid.
+      let kinds = Set(index.elements.map(\.collationType))
+      guard kinds.count == 1 else {
+        throw ObjectGraphError(
+          .modelInvalid,
+          "Fetch index '\(index.name)' of entity '\(entity.entityName)' mixes R-tree and binary elements. Make every element of one index the same type, or split it into two indexes."
+        )
+      }
       for element in index.elements {
         let place = "Fetch index '\(index.name)' of entity '\(entity.entityName)' names property '\(element.indexedPropertyName)'"
         switch properties[element.indexedPropertyName]?.kind {

@@ -238,6 +238,18 @@ struct FetchIndexModelTests {
     #expect(empty?.message.contains("'none' of entity 'Note' has no elements") == true, "\(empty?.message ?? "")")
   }
 
+  @Test("an index mixing R-tree and binary elements is refused, as Apple documents")
+  func mixedKinds() throws {
+    let mixed = NSFetchIndexDescription(
+      name: "byBoth",
+      elements: [
+        NSFetchIndexElementDescription(propertyName: "title", collationType: .rTree),
+        NSFetchIndexElementDescription(propertyName: "notebook"),
+      ])
+    let error = expectCode(.modelInvalid) { _ = try Self.notesModel(noteIndexes: [mixed]) }
+    #expect(error?.message.contains("'byBoth' of entity 'Note' mixes R-tree and binary elements") == true, "\(error?.message ?? "")")
+  }
+
   @Test("an Xcode file with an invalid index is refused naming the file")
   func invalidInFile() throws {
     let error = expectCode(.modelInvalid) {

@@ -235,8 +235,10 @@ struct XcodeModelWriterTests {
         name: "byCreatedAtAndTitle",
         elements: [
           NSFetchIndexElementDescription(propertyName: "createdAt", isAscending: false),
-          NSFetchIndexElementDescription(propertyName: "title", collationType: .rTree),
-        ])
+          NSFetchIndexElementDescription(propertyName: "title"),
+        ]),
+      NSFetchIndexDescription(
+        name: "byWhen", elements: [NSFetchIndexElementDescription(propertyName: "createdAt", collationType: .rTree)]),
     ]
     child.fetchedProperties = [
       NSFetchedPropertyDescription(name: "recent", destinationEntityName: "Item", predicateFormat: "date > $FETCH_SOURCE.createdAt")
