@@ -134,6 +134,7 @@ extension XcodeModelLoader {
       var uniquenessConstraints: [[String]] = []
       var indexes: [NSFetchIndexDescription] = []
       var legacyIndexes: [NSFetchIndexDescription] = []
+      var compoundIndexes: [[String]] = []
       var userInfo: [String: String] = [:]
       for child in element.children {
         switch child.name {
@@ -160,9 +161,15 @@ extension XcodeModelLoader {
           }
         case "userInfo":
           userInfo = readUserInfo(child)
+        case "compoundIndexes":
+          for compound in child.children(named: "compoundIndex") {
+            let names = try compound.children(named: "index").map {
+              try required($0, "value", of: "a compound index of entity '\(name)'")
+            }
+            if !names.isEmpty { compoundIndexes.append(names) }
+          }
         default:
-          // compoundIndexes (the older form of multi-property indexes) and other storage hints are not described
-          // by the engine.
+          // Other storage hints (Spotlight flags) are not described by the engine.
           continue
         }
       }
@@ -174,10 +181,27 @@ extension XcodeModelLoader {
       entity.userInfo = userInfo
       entity.fetchedProperties = fetchedProperties
       entity.uniquenessConstraints = uniquenessConstraints
-      // A legacy flag whose index Xcode has already written as a <fetchIndex> of the same name is not added twice.
+      // A legacy flag or compound index whose index Xcode has already written as a <fetchIndex> of the same name
+      // is not added twice.
       let written = Set(indexes.map(\.name))
-      entity.indexes = indexes + legacyIndexes.filter { !written.contains($0.name) }
+      let legacy = legacyIndexes + Self.compoundIndexes(compoundIndexes, stored: properties)
+      entity.indexes = indexes + legacy.filter { !written.contains($0.name) }
       return entity
+    }
+
+    /// The fetch indexes Xcode converts an older file's `<compoundIndexes>` to: one per compound index, its
+    /// properties ascending, named `compoundIndex`, `compoundIndex1`, `compoundIndex2`… in file order (the names
+    /// converted files carry, as Wikipedia's model shows). A storage hint: a name that is no stored property of
+    /// the entity's own is left out, and an index left with none is dropped.
+    static func compoundIndexes(_ lists: [[String]], stored properties: [NSPropertyDescription]) -> [NSFetchIndexDescription] {
+      let storable = Set(properties.filter { !$0.isTransient }.map(\.name))
+      return lists.enumerated().compactMap { position, names in
+        let kept = names.filter(storable.contains)
+        guard !kept.isEmpty else { return nil }
+        return NSFetchIndexDescription(
+          name: "compoundIndex" + (position == 0 ? "" : String(position)),
+          elements: kept.map { NSFetchIndexElementDescription(propertyName: $0) })
+      }
     }
 
     /// The entity's indexes without their elements that name a to-many relationship, and without an index left

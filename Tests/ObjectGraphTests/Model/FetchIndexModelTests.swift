@@ -131,6 +131,51 @@ struct FetchIndexModelTests {
     #expect(names.isSuperset(of: ["byRemoteIDIndex", "byMarkedForDeletionDateIndex"]), "\(names.sorted())")
   }
 
+  @Test("an older file's <compoundIndexes> become the fetch indexes Xcode converts them to: compoundIndex, compoundIndex1…")
+  func compoundIndexesInFile() throws {
+    let model = try Self.load(
+      """
+      <entity name="E">
+          <attribute name="a" optional="YES" attributeType="String"/>
+          <attribute name="b" optional="YES" attributeType="Date"/>
+          <attribute name="scratch" optional="YES" transient="YES" attributeType="String"/>
+          <fetchIndex name="compoundIndex1">
+              <fetchIndexElement property="b" type="Binary" order="descending"/>
+          </fetchIndex>
+          <compoundIndexes>
+              <compoundIndex>
+                  <index value="a"/>
+                  <index value="b"/>
+              </compoundIndex>
+              <compoundIndex>
+                  <index value="b"/>
+              </compoundIndex>
+              <compoundIndex>
+                  <index value="scratch"/>
+                  <index value="b"/>
+              </compoundIndex>
+              <compoundIndex>
+                  <index value="scratch"/>
+              </compoundIndex>
+          </compoundIndexes>
+      </entity>
+      """)
+    let e = try Self.entity("E", in: model)
+    // A written <fetchIndex> of a converted name wins; a transient element is left out, and an index left empty.
+    #expect(e.indexes.map(\.description) == ["compoundIndex1(b desc)", "compoundIndex(a asc, b asc)", "compoundIndex2(b asc)"])
+  }
+
+  @Test("Moody's <compoundIndexes> load as fetch indexes", .needsFixtures)
+  func compoundIndexesInFixtures() throws {
+    let moody = try NSManagedObjectModel(
+      loadingContentsOf: Fixtures.folder().appendingPathComponent("objcio__core-data__Moody.xcdatamodeld/Moody 6.xcdatamodel"))
+    let compound = moody.entities.flatMap(\.indexes).filter { $0.name.hasPrefix("compoundIndex") }
+    #expect(!compound.isEmpty)
+    #expect(
+      compound.contains { $0.elements.map(\.propertyName) == ["markedForRemoteDeletion", "markedForDeletionDate", "date"] },
+      "\(compound)")
+  }
+
   @Test("an element naming a to-many in an Xcode file is dropped, as Wikipedia 8 ships one", .needsFixtures)
   func toManyElementInXcodeFile() throws {
     let url = try Fixtures.folder().appendingPathComponent(
