@@ -109,14 +109,9 @@ extension SQLiteSchema {
     var columns: [String] = []
     var properties: [String] = []
     for element in index.elements {
-      guard let slot = mapping.entity.layout.indexByName[element.indexedPropertyName] else { continue }
-      switch mapping.storage[slot] {
-      case .column(let column), .toOne(let column, _):
-        columns.append(column)
-        properties.append(element.indexedPropertyName)
-      default:
-        continue
-      }
+      guard let column = indexedColumn(element, in: mapping) else { continue }
+      columns.append(column)
+      properties.append(element.indexedPropertyName)
     }
     guard !columns.isEmpty else { return nil }
     return RTreeIndex(

@@ -690,13 +690,7 @@ struct SQLiteSchema: Sendable {
     for mapping in entities.values.sorted(by: { $0.number < $1.number }) {
       for index in mapping.entity.indexes where !index.elements.contains(where: { $0.collationType != .binary }) {
         let columns = index.elements.compactMap { element -> String? in
-          guard let slot = mapping.entity.layout.indexByName[element.indexedPropertyName] else { return nil }
-          switch mapping.storage[slot] {
-          case .column(let column), .toOne(let column, _):
-            return "\(column) COLLATE BINARY \(element.isAscending ? "ASC" : "DESC")"
-          default:
-            return nil
-          }
+          indexedColumn(element, in: mapping).map { "\($0) COLLATE BINARY \(element.isAscending ? "ASC" : "DESC")" }
         }
         guard !columns.isEmpty else { continue }
         let condition = try partialIndexCondition(of: index, in: mapping).map { " WHERE " + $0 } ?? ""
@@ -706,6 +700,16 @@ struct SQLiteSchema: Sendable {
       }
     }
     return statements + uniqueIndexStatements()
+  }
+
+  /// The column of `mapping`'s table that an index element names: an attribute's, or a to-one relationship's
+  /// key; `nil` for a property with no column of its own (a to-many), which an index leaves out.
+  func indexedColumn(_ element: NSFetchIndexElementDescription, in mapping: EntityTable) -> String? {
+    guard let slot = mapping.entity.layout.indexByName[element.indexedPropertyName] else { return nil }
+    switch mapping.storage[slot] {
+    case .column(let column), .toOne(let column, _): return column
+    default: return nil
+    }
   }
 
   /// The names of the indexes ``fetchIndexStatements()`` makes: what a new store records as the engine's own.
