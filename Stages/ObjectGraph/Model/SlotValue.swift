@@ -87,12 +87,7 @@ enum SlotValue: Sendable {
   /// work whatever the attribute's integer or floating-point type; everything else as ``anyValue``.
   var boxedValue: Any? {
     switch self {
-    case .int64(let value): NSNumber(value: value)
-    case .int32(let value): NSNumber(value: value)
-    case .int16(let value): NSNumber(value: value)
-    case .double(let value): NSNumber(value: value)
-    case .float(let value): NSNumber(value: value)
-    case .bool(let value): NSNumber(value: value)
+    case .int64, .int32, .int16, .double, .float, .bool: numberValue
     default: anyValue
     }
   }
