@@ -381,6 +381,13 @@ public final class NSEntityDescription: NSObject, @unchecked Sendable {
     return frozenLayout.load() ?? EntityLayout(entity: self)
   }
 
+  /// The layout when the entity is frozen (one atomic read), or `nil` while it can still change (when
+  /// ``layout`` would build one for the call).
+  var frozenLayoutIfAny: EntityLayout? {
+    guard let published = UnsafeRawPointer(bitPattern: publishedLayout.load(ordering: .acquiring)) else { return nil }
+    return Unmanaged<EntityLayout>.fromOpaque(published).takeUnretainedValue()
+  }
+
   func freeze(model: NSManagedObjectModel) {
     state.mutate(what: "entity \(entityName)") { $0.model = model }
     for case let attribute as NSAttributeDescription in ownProperties { attribute.freezeState() }

@@ -48,29 +48,60 @@ struct PredicateLexer {
   }
 
   private func text(_ start: Int, _ end: Int) -> String {
-    var view = String.UnicodeScalarView()
-    view.append(contentsOf: scalars[start..<end])
-    return String(view)
+    Self.string(scalars[start..<end])
   }
 
+  /// The text of some scalars of a format: from their bytes when they are ASCII (a short one is a small
+  /// string, made without an allocation), else scalar by scalar.
+  static func string(_ scalars: ArraySlice<Unicode.Scalar>) -> String {
+    guard scalars.allSatisfy(\.isASCII) else {
+      var view = String.UnicodeScalarView()
+      view.append(contentsOf: scalars)
+      return String(view)
+    }
+    return String(unsafeUninitializedCapacity: scalars.count) { bytes in
+      for (offset, scalar) in scalars.enumerated() { bytes[offset] = UInt8(truncatingIfNeeded: scalar.value) }
+      return scalars.count
+    }
+  }
+
+  // The ASCII answers of the checks below are written out (Unicode's property tables are slow to ask for
+  // every character): the letters are alphabetic, the digits numeric, and `^` and `` ` `` diacritics.
+
   private static func isNameStart(_ scalar: Unicode.Scalar) -> Bool {
-    scalar == "_" || scalar.properties.isAlphabetic
+    if scalar.isASCII { return isASCIILetter(scalar.value) || scalar == "_" }
+    return scalar.properties.isAlphabetic
   }
 
   private static func isNameContinue(_ scalar: Unicode.Scalar) -> Bool {
-    isNameStart(scalar) || scalar.properties.numericType != nil || scalar.properties.isDiacritic
+    if scalar.isASCII {
+      let value = scalar.value
+      return isASCIILetter(value) || (48...57).contains(value) || scalar == "_" || scalar == "^" || scalar == "`"
+    }
+    return scalar.properties.isAlphabetic || scalar.properties.numericType != nil || scalar.properties.isDiacritic
+  }
+
+  private static func isASCIILetter(_ value: UInt32) -> Bool {
+    (65...90).contains(value) || (97...122).contains(value)
+  }
+
+  private static func isWhitespace(_ scalar: Unicode.Scalar) -> Bool {
+    scalar.isASCII ? scalar.value <= 32 : scalar.properties.isWhitespace
   }
 
   private static func isDigit(_ scalar: Unicode.Scalar?, radix: Int = 10) -> Bool {
     guard let scalar, scalar.isASCII else { return false }
-    return Int(String(scalar), radix: radix) != nil
+    let value = scalar.value
+    let digit: UInt32 =
+      (48...57).contains(value) ? value - 48 : isASCIILetter(value) ? (value | 0x20) - 97 + 10 : UInt32.max
+    return digit < radix
   }
 
   /// All tokens, ending with `.end`.
   mutating func tokenize() throws -> [PredicateToken] {
     var tokens: [PredicateToken] = []
     while true {
-      while let scalar = scalar(at: index), scalar.properties.isWhitespace || scalar.value < 0x20 {
+      while let scalar = scalar(at: index), Self.isWhitespace(scalar) || scalar.value < 0x20 {
         index += 1
       }
       guard index < scalars.count else {

@@ -186,9 +186,7 @@ struct PredicateParser {
   private func sourceText(from first: PredicateToken, through last: PredicateToken) -> String {
     let start = min(first.position, scalars.count)
     let end = min(max(last.position + last.length, start), scalars.count)
-    var text = String.UnicodeScalarView()
-    text.append(contentsOf: scalars[start..<end])
-    return String(text)
+    return PredicateLexer.string(scalars[start..<end])
   }
 
   /// A syntax error at `position`, quoting the format with a caret under the position.

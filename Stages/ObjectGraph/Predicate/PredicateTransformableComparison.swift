@@ -130,6 +130,18 @@ extension NSEntityDescription {
   func transformableAttribute(atKeyPath path: [String]) -> NSAttributeDescription? {
     let path = path.first == "SELF" ? Array(path.dropFirst()) : path
     guard let key = path.first else { return nil }
+    // A frozen entity answers from its layout: no dictionary of its properties made for every comparison
+    // of every fetch.
+    if let layout = frozenLayoutIfAny {
+      guard let index = layout.index(of: key) else { return nil }
+      let slot = layout.slots[index]
+      if path.count == 1 {
+        return layout.transformableIndexes.contains(index) ? slot.attribute : nil
+      }
+      guard let relationship = slot.relationship, !relationship.isToMany, let destination = relationship.destinationEntity
+      else { return nil }
+      return destination.transformableAttribute(atKeyPath: Array(path.dropFirst()))
+    }
     if path.count == 1 {
       guard let attribute = attributesByName[key], attribute.attributeType == .transformableAttributeType else { return nil }
       return attribute

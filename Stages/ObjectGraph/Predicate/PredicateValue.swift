@@ -33,34 +33,25 @@ enum PredicateValue: Sendable, Hashable {
   }
 
   private static func convert(_ argument: Any, _ objects: PredicateObjectCapture?, depth: Int = 1) throws -> PredicateValue {
+    // A value (a number, a string, …) is tried against the value types first: casting one to a class or a
+    // class-bound protocol makes Foundation bridge it to an object (an NSNumber for a number) for each
+    // cast, which cost a predicate with a number argument most of its making. An object (a managed
+    // object, an ID, an NSNumber or NSString from Objective-C-style code) is tried against the classes
+    // first. The result is the same either way: no type is both.
+    let isObject = type(of: argument) is AnyClass
+    if !isObject, let value = scalar(argument) { return value }
     switch argument {
-    case let value as PredicateValue: return value
     case let object as any PredicateArgumentObject:
       let id = object.objectID
       if id.isTemporaryID { objects?.note(object, id: id) }
       return .objectID(id)
     case let entity as NSEntityDescription: return .entity(entity.entityName)
-    case let value as String: return .string(value)
-    case let value as Substring: return .string(String(value))
-    case let value as Bool: return .bool(value)
-    case let value as Int: return .integer(Int64(value))
-    case let value as Int8: return .integer(Int64(value))
-    case let value as Int16: return .integer(Int64(value))
-    case let value as Int32: return .integer(Int64(value))
-    case let value as Int64: return .integer(value)
-    case let value as UInt: return .integer(Int64(clamping: value))
-    case let value as UInt8: return .integer(Int64(value))
-    case let value as UInt16: return .integer(Int64(value))
-    case let value as UInt32: return .integer(Int64(value))
-    case let value as UInt64: return .integer(Int64(clamping: value))
-    case let value as Double: return .double(value)
-    case let value as Float: return .double(Double(value))
-    case let value as Date: return .date(value)
-    case let value as Data: return .data(value)
-    case let value as UUID: return .uuid(value)
-    case let value as URL: return .url(value)
-    case let value as Decimal: return .decimal(value)
     case let value as NSManagedObjectID: return .objectID(value)
+    default:
+      break
+    }
+    if isObject, let value = scalar(argument) { return value }
+    switch argument {
     case let value as any Sequence:
       guard depth < PredicateNode.maximumDepth else {
         throw ObjectGraphError(
@@ -82,6 +73,35 @@ enum PredicateValue: Sendable, Hashable {
         .invalidValue,
         "A predicate argument of type \(type(of: argument)) cannot be used. Use a String, number, Bool, Date, Data, UUID, URL, Decimal, a managed object or its NSManagedObjectID, an NSEntityDescription, or an array of those."
       )
+    }
+  }
+
+  /// The value of an argument of a value type predicates hold (or of the object Foundation bridges one
+  /// from), or `nil`.
+  private static func scalar(_ argument: Any) -> PredicateValue? {
+    switch argument {
+    case let value as PredicateValue: value
+    case let value as String: .string(value)
+    case let value as Substring: .string(String(value))
+    case let value as Bool: .bool(value)
+    case let value as Int: .integer(Int64(value))
+    case let value as Int8: .integer(Int64(value))
+    case let value as Int16: .integer(Int64(value))
+    case let value as Int32: .integer(Int64(value))
+    case let value as Int64: .integer(value)
+    case let value as UInt: .integer(Int64(clamping: value))
+    case let value as UInt8: .integer(Int64(value))
+    case let value as UInt16: .integer(Int64(value))
+    case let value as UInt32: .integer(Int64(value))
+    case let value as UInt64: .integer(Int64(clamping: value))
+    case let value as Double: .double(value)
+    case let value as Float: .double(Double(value))
+    case let value as Date: .date(value)
+    case let value as Data: .data(value)
+    case let value as UUID: .uuid(value)
+    case let value as URL: .url(value)
+    case let value as Decimal: .decimal(value)
+    default: nil
     }
   }
 }

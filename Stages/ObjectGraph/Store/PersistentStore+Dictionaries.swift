@@ -74,7 +74,7 @@ extension NSPersistentStore {
     if !groups.isEmpty { sql += " GROUP BY " + groups.joined(separator: ", ") + having }
     if !order.isEmpty { sql += " ORDER BY " + order }
     sql += Self.limitClause(plan.rows)
-    let arguments = StatementArguments(compiler.arguments)
+    let arguments = compiler.arguments
     let names = readers.map(\.name)
     let read = readers.map(\.read)
     return try self.read(in: snapshot) { db in

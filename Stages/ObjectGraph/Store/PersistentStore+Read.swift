@@ -53,7 +53,7 @@ extension NSPersistentStore {
     sql += compiler.joinClause + Self.whereClause(conditions)
     sql += " ORDER BY " + (order.isEmpty ? "t0.Z_PK" : order + ", t0.Z_PK")
     sql += Self.limitClause(plan)
-    let arguments = StatementArguments(compiler.arguments)
+    let arguments = compiler.arguments
     try read(in: snapshot) { db in
       if plan.idsOnly {
         try forEachRow(db, sql: sql, arguments: arguments) { row in
@@ -78,9 +78,11 @@ extension NSPersistentStore {
     var sql = "SELECT t0.Z_PK FROM \(mapping.table) t0"
     sql += compiler.joinClause + Self.whereClause(conditions)
     sql += Self.limitClause(plan)
-    let arguments = StatementArguments(compiler.arguments)
+    let arguments = compiler.arguments
     return try read(in: snapshot) { db in
-      try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (\(sql))", arguments: arguments) ?? 0
+      var count = 0
+      try forEachRow(db, sql: "SELECT COUNT(*) FROM (\(sql))", arguments: arguments) { row in count = Int(row.int64(0)) }
+      return count
     }
   }
 
@@ -100,7 +102,7 @@ extension NSPersistentStore {
       let slice = keys[chunk..<min(chunk + 500, keys.count)]
       let placeholders = Array(repeating: "?", count: slice.count).joined(separator: ", ")
       let sql = "SELECT \(reader.selectList) FROM \(mapping.table) t0 WHERE t0.Z_PK IN (\(placeholders))"
-      try forEachRow(db, sql: sql, arguments: StatementArguments(Array(slice))) { row in
+      try forEachRow(db, sql: sql, arguments: slice.map(\.databaseValue)) { row in
         if let fetched = decodeRow(row) { result[fetched.id] = fetched.snapshot }
       }
     }
@@ -144,7 +146,7 @@ extension NSPersistentStore {
     for chunk in stride(from: 0, to: keys.count, by: 500) {
       let slice = Array(keys[chunk..<min(chunk + 500, keys.count)])
       let placeholders = Array(repeating: "?", count: slice.count).joined(separator: ", ")
-      let cursor = try Row.fetchCursor(db, sql: sql + "(\(placeholders))" + order, arguments: StatementArguments(slice))
+      let cursor = try Row.fetchCursor(db, sql: sql + "(\(placeholders))" + order, arguments: StatementArguments(values: slice))
       while let row = try cursor.next() {
         let owner: Int64 = row[0]
         let pk: Int64 = row[1]

@@ -222,10 +222,9 @@ extension NSPersistentStore {
   }
 
   /// Runs a query and calls `body` with the statement on each result row, reading the columns directly.
-  func forEachRow(_ db: Database, sql: String, arguments: StatementArguments, _ body: (RawStatement) throws -> Void) throws {
-    let statement = try db.cachedStatement(sql: sql)
-    try statement.setArguments(arguments)
-    let row = RawStatement(statement)
+  func forEachRow(_ db: Database, sql: String, arguments: [DatabaseValue], _ body: (RawStatement) throws -> Void) throws {
+    let row = RawStatement(try db.cachedStatement(sql: sql))
+    try row.bindAll(arguments)
     // Reset at the end, even after an error, so the statement holds no read lock while it sits in the cache.
     defer { row.finish() }
     while try row.next() { try body(row) }

@@ -288,6 +288,24 @@ struct PredicateParserTests {
     #expect(try parse("SELF == %@", id) == comparison(key(""), .equal, .constant(.objectID(id))))
   }
 
+  @Test("Foundation objects convert as the values they bridge to, and objects as what they name")
+  func objectArguments() throws {
+    func parseObjects(_ format: String, _ arguments: Any?...) throws -> PredicateNode {
+      try PredicateParser.parse(format: format, arguments: arguments)
+    }
+    #expect(try parseObjects("a == %@", NSNumber(value: 7)) == equals("a", 7))
+    #expect(try parseObjects("a == %@", NSNumber(value: 2.5)) == comparison(key("a"), .equal, .constant(.double(2.5))))
+    #expect(try parseObjects("a == %@", NSNumber(value: true)) == comparison(key("a"), .equal, .constant(.bool(true))))
+    #expect(try parseObjects("a == %@", NSString(string: "x")) == comparison(key("a"), .equal, str("x")))
+    let date = Date(timeIntervalSinceReferenceDate: 10)
+    #expect(try parseObjects("a == %@", NSDate(timeIntervalSinceReferenceDate: 10)) == comparison(key("a"), .equal, .constant(.date(date))))
+    let entity = NSEntityDescription(name: "Tag", properties: [])
+    #expect(try parseObjects("entity == %@", entity) == comparison(key("entity"), .equal, .constant(.entity("Tag"))))
+    let id: NSManagedObjectID? = NSManagedObjectID.temporary(for: entity)
+    #expect(try parseObjects("SELF == %@", id) == comparison(key(""), .equal, .constant(.objectID(try #require(id)))))
+    #expect(throws: ObjectGraphError.self) { try parseObjects("a == %@", DispatchQueue.main) }
+  }
+
   @Test func nilArguments() throws {
     let missing: String? = nil
     #expect(try parse("a == %@", missing) == comparison(key("a"), .equal, .constant(.null)))
