@@ -9,9 +9,12 @@ extension SlotValue {
   /// integers are mostly small.
   var numberValue: NSNumber? {
     switch self {
-    case .int64(let value): SharedNumbers.int64.number(value) ?? NSNumber(value: value)
-    case .int32(let value): SharedNumbers.int32.number(Int64(value)) ?? NSNumber(value: value)
-    case .int16(let value): SharedNumbers.int16.number(Int64(value)) ?? NSNumber(value: value)
+    // The range is tested before the table is touched: most numbers outside it pay nothing for it.
+    case .int64(let value): SharedNumbers.isShared(value) ? SharedNumbers.int64.number(value) : NSNumber(value: value)
+    case .int32(let value):
+      SharedNumbers.isShared(Int64(value)) ? SharedNumbers.int32.number(Int64(value)) : NSNumber(value: value)
+    case .int16(let value):
+      SharedNumbers.isShared(Int64(value)) ? SharedNumbers.int16.number(Int64(value)) : NSNumber(value: value)
     case .double(let value): NSNumber(value: value)
     case .float(let value): NSNumber(value: value)
     // Foundation's two Boolean numbers: no allocation.
@@ -25,9 +28,9 @@ extension SlotValue {
 /// read that hands one out.
 ///
 /// Each integer type has its own table, so that a shared number is the one `NSNumber(value:)` makes for
-/// the attribute's type (its `objCType` is the type's: `q`, `i` or `s`).
+/// the attribute's type (the same `objCType`).
 final class SharedNumbers: Sendable {
-  /// The integers kept: those from -128 to 1023.
+  /// The integers kept: those from -128 to 1023 (``isShared(_:)`` writes the same bounds out).
   static let range: ClosedRange<Int64> = -128...1023
 
   static let int64 = SharedNumbers { NSNumber(value: $0) }
@@ -40,10 +43,13 @@ final class SharedNumbers: Sendable {
     numbers = Self.range.map(make)
   }
 
-  /// The shared number for `value`, or `nil` outside ``range``.
+  /// Whether `value` has a shared number: one of ``range``.
   @inline(__always)
-  func number(_ value: Int64) -> NSNumber? {
-    guard Self.range.contains(value) else { return nil }
-    return numbers[Int(value - Self.range.lowerBound)]
+  static func isShared(_ value: Int64) -> Bool { value >= -128 && value <= 1023 }
+
+  /// The shared number for `value`, which must be one of ``range`` (see ``isShared(_:)``).
+  @inline(__always)
+  func number(_ value: Int64) -> NSNumber {
+    numbers[Int(truncatingIfNeeded: value &+ 128)]
   }
 }
