@@ -53,15 +53,16 @@ struct IdiomaticBench {
     rows.append(
       try fetchRow(
         "fetch all \(dataset.count), typed properties", repetitions: repetitions, expected: all, request: Self.all,
-        read: Self.typed, sql: Self.selectAll))
+        read: ObjectGraphBench.typed, sql: Self.selectAll))
     rows.append(
       try fetchRow(
         "fetch all \(dataset.count), value(forKey:) + as?", repetitions: repetitions, expected: all, request: Self.all,
-        read: Self.keyValueCoded, sql: Self.selectAll))
+        read: ObjectGraphBench.keyValueCoded, sql: Self.selectAll))
     rows.append(
       try fetchRow(
-        "predicate+sort (\(filtered.rows) rows), typed", repetitions: repetitions, expected: filtered, request: Self.filtered,
-        read: Self.typed, sql: Self.selectFiltered))
+        "predicate+sort (\(filtered.rows) rows), typed", repetitions: repetitions, expected: filtered,
+        request: ObjectGraphBench.filteredRequest,
+        read: ObjectGraphBench.typed, sql: Self.selectFiltered))
     rows.append(try smallFetchesRow(repetitions: repetitions))
     return rows
   }
@@ -108,7 +109,7 @@ struct IdiomaticBench {
           request.predicate = NSPredicate(format: "count >= %lld", threshold)
           request.fetchLimit = Self.smallFetchLimit
           for item in try context.fetch(request) {
-            try Self.typed(item, into: &checksum)
+            try ObjectGraphBench.typed(item, into: &checksum)
             rows += 1
           }
         }
@@ -218,27 +219,9 @@ struct IdiomaticBench {
 
   private static func all() -> ObjectGraph.NSFetchRequest<BenchItem> { NSFetchRequest<BenchItem>(entityName: "Item") }
 
-  private static func filtered() -> ObjectGraph.NSFetchRequest<BenchItem> {
-    let request = NSFetchRequest<BenchItem>(entityName: "Item")
-    request.predicate = NSPredicate(format: "count >= %d AND score < %f", Dataset.minimumCount, Dataset.maximumScore)
-    request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
-    return request
-  }
-
-  private static func typed(_ item: BenchItem, into checksum: inout Checksum) throws {
-    checksum.add(name: item.name, count: item.count, score: item.score, createdAt: item.createdAt)
-  }
-
-  private static func keyValueCoded(_ item: BenchItem, into checksum: inout Checksum) throws {
-    guard let name = item.value(forKey: "name") as? String, let count = item.value(forKey: "count") as? Int64,
-      let score = item.value(forKey: "score") as? Double, let createdAt = item.value(forKey: "createdAt") as? Date
-    else { throw BenchmarkError("ObjectGraph returned an Item with a missing or mistyped value: \(item)") }
-    checksum.add(name: name, count: count, score: score, createdAt: createdAt)
-  }
-
   /// A fetch row: the whole fetch-and-read on both sides, and the engine's fetch and reads apart.
   private func fetchRow(
-    _ name: String, repetitions: Int, expected: Checksum, request: () -> ObjectGraph.NSFetchRequest<BenchItem>,
+    _ name: String, repetitions: Int, expected: Checksum, request: () throws -> ObjectGraph.NSFetchRequest<BenchItem>,
     read: (BenchItem, inout Checksum) throws -> Void, sql: String
   ) throws -> Measured {
     var result = BenchmarkResult(name: name)
@@ -246,8 +229,8 @@ struct IdiomaticBench {
     var reading = Double.infinity
     let arguments: StatementArguments = sql == Self.selectAll ? [] : [Dataset.minimumCount, Dataset.maximumScore]
     for _ in 0..<repetitions {
-      let whole = try engineFetch(request(), read: read, split: false)
-      let split = try engineFetch(request(), read: read, split: true)
+      let whole = try engineFetch(try request(), read: read, split: false)
+      let split = try engineFetch(try request(), read: read, split: true)
       let grdb = try grdbFetch(sql: sql, arguments: arguments)
       for (side, checksum) in [("ObjectGraph", whole.checksum), ("ObjectGraph in parts", split.checksum), ("GRDB", grdb.checksum)]
       where checksum != expected {

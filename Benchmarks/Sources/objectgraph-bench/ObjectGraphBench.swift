@@ -145,7 +145,7 @@ struct ObjectGraphBench {
   }
 
   /// `count >= 50000 AND score < 0.5` sorted by name: row 3's request.
-  private static func filteredRequest() throws -> NSFetchRequest<BenchItem> {
+  static func filteredRequest() throws -> NSFetchRequest<BenchItem> {
     let request = NSFetchRequest<BenchItem>(entityName: "Item")
     request.predicate = NSPredicate(format: "count >= %d AND score < %f", Dataset.minimumCount, Dataset.maximumScore)
     request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
@@ -172,11 +172,13 @@ struct ObjectGraphBench {
     return (fetch, reads, checksum)
   }
 
-  private static func typed(_ item: BenchItem, into checksum: inout Checksum) throws {
+  /// Reads the four attributes through the typed properties.
+  static func typed(_ item: BenchItem, into checksum: inout Checksum) throws {
     checksum.add(name: item.name, count: item.count, score: item.score, createdAt: item.createdAt)
   }
 
-  private static func keyValueCoded(_ item: BenchItem, into checksum: inout Checksum) throws {
+  /// Reads the four attributes through `value(forKey:)`, cast with `as?` as Core Data code casts them.
+  static func keyValueCoded(_ item: BenchItem, into checksum: inout Checksum) throws {
     guard let name = item.value(forKey: "name") as? String,
       let count = item.value(forKey: "count") as? Int64,
       let score = item.value(forKey: "score") as? Double,

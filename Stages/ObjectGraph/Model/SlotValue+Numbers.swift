@@ -24,14 +24,15 @@ extension SlotValue {
   }
 }
 
-/// The `NSNumber`s of the integers from ``range`` for one integer type, made once and shared by every
+/// The `NSNumber`s of the integers from ``lowest`` to ``highest`` for one integer type, made once and shared by every
 /// read that hands one out.
 ///
 /// Each integer type has its own table, so that a shared number is the one `NSNumber(value:)` makes for
 /// the attribute's type (the same `objCType`).
 final class SharedNumbers: Sendable {
-  /// The integers kept: those from -128 to 1023 (``isShared(_:)`` writes the same bounds out).
-  static let range: ClosedRange<Int64> = -128...1023
+  /// The integers kept: those from `lowest` to `highest`.
+  static let lowest: Int64 = -128
+  static let highest: Int64 = 1023
 
   static let int64 = SharedNumbers { NSNumber(value: $0) }
   static let int32 = SharedNumbers { NSNumber(value: Int32($0)) }
@@ -40,16 +41,16 @@ final class SharedNumbers: Sendable {
   private let numbers: [NSNumber]
 
   private init(_ make: (Int64) -> NSNumber) {
-    numbers = Self.range.map(make)
+    numbers = (Self.lowest...Self.highest).map(make)
   }
 
-  /// Whether `value` has a shared number: one of ``range``.
+  /// Whether `value` has a shared number.
   @inline(__always)
-  static func isShared(_ value: Int64) -> Bool { value >= -128 && value <= 1023 }
+  static func isShared(_ value: Int64) -> Bool { value >= lowest && value <= highest }
 
-  /// The shared number for `value`, which must be one of ``range`` (see ``isShared(_:)``).
+  /// The shared number for `value`, which must have one (see ``isShared(_:)``).
   @inline(__always)
   func number(_ value: Int64) -> NSNumber {
-    numbers[Int(truncatingIfNeeded: value &+ 128)]
+    numbers[Int(truncatingIfNeeded: value &- Self.lowest)]
   }
 }

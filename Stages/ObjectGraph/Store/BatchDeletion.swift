@@ -127,7 +127,7 @@ struct BatchDeletion {
   private func chunked(_ keys: [Int64], _ body: (String, StatementArguments) throws -> Void) throws {
     for chunk in stride(from: 0, to: keys.count, by: 500) {
       let slice = Array(keys[chunk..<min(chunk + 500, keys.count)])
-      try body("(" + Array(repeating: "?", count: slice.count).joined(separator: ", ") + ")", StatementArguments(values: slice))
+      try body("(" + Array(repeating: "?", count: slice.count).joined(separator: ", ") + ")", StatementArguments(slice))
     }
   }
 }

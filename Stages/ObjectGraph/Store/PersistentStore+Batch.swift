@@ -179,7 +179,7 @@ extension NSPersistentStore {
     } else {
       sql += " WHERE t0.Z_PK IN (SELECT t0.Z_PK FROM \(mapping.table) t0\(compiler.joinClause)\(Self.whereClause(conditions)))"
     }
-    let allArguments = StatementArguments(values: arguments + compiler.arguments)
+    let allArguments = StatementArguments(arguments + compiler.arguments)
     guard returning else {
       try db.execute(sql: sql, arguments: allArguments)
       return (db.changesCount, [])
@@ -205,7 +205,7 @@ extension NSPersistentStore {
         let placeholders = Array(repeating: "?", count: slice.count).joined(separator: ", ")
         let sql =
           "SELECT t0.Z_PK, t0.Z_ENT FROM \(mapping.table) t0" + Self.whereClause(conditions + ["t0.Z_PK IN (\(placeholders))"])
-        let rows = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(values: slice))
+        let rows = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(slice))
         while let row = try rows.next() { targets.append((row[0], row[1])) }
       }
       return targets
@@ -213,7 +213,7 @@ extension NSPersistentStore {
     var compiler = SQLPredicateCompiler(schema: schema, mapping: mapping)
     if let predicate = request.predicate { conditions.append(try compiler.compile(predicate)) }
     let sql = "SELECT t0.Z_PK, t0.Z_ENT FROM \(mapping.table) t0" + compiler.joinClause + Self.whereClause(conditions)
-    let rows = try Row.fetchCursor(db, sql: sql + " ORDER BY t0.Z_PK", arguments: StatementArguments(values: compiler.arguments))
+    let rows = try Row.fetchCursor(db, sql: sql + " ORDER BY t0.Z_PK", arguments: StatementArguments(compiler.arguments))
     while let row = try rows.next() { targets.append((row[0], row[1])) }
     return targets
   }
@@ -264,7 +264,7 @@ extension NSPersistentStore {
       let placeholders = Array(repeating: "?", count: slice.count).joined(separator: ", ")
       try db.execute(
         sql: "UPDATE \(mapping.table) AS t0 SET \(assignments.sql) WHERE Z_PK IN (\(placeholders))",
-        arguments: StatementArguments(values: assignments.arguments + slice.map(\.databaseValue)))
+        arguments: StatementArguments(assignments.arguments + slice.map(\.databaseValue)))
     }
   }
 }

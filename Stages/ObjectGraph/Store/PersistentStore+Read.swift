@@ -146,7 +146,7 @@ extension NSPersistentStore {
     for chunk in stride(from: 0, to: keys.count, by: 500) {
       let slice = Array(keys[chunk..<min(chunk + 500, keys.count)])
       let placeholders = Array(repeating: "?", count: slice.count).joined(separator: ", ")
-      let cursor = try Row.fetchCursor(db, sql: sql + "(\(placeholders))" + order, arguments: StatementArguments(values: slice))
+      let cursor = try Row.fetchCursor(db, sql: sql + "(\(placeholders))" + order, arguments: StatementArguments(slice))
       while let row = try cursor.next() {
         let owner: Int64 = row[0]
         let pk: Int64 = row[1]

@@ -129,7 +129,7 @@ extension SaveTransaction {
         try appendColumns(of: insert.entity, mapping: mapping, slots: nil, values: insert.values, into: &columns, &values)
         let assignments = ([SQLiteSchema.nextVersion] + columns.map { "\($0) = ?" }).joined(separator: ", ")
         try db.cachedStatement(sql: "UPDATE \(mapping.table) SET \(assignments) WHERE Z_PK = ?")
-          .execute(arguments: StatementArguments(values: values + [pk.databaseValue]))
+          .execute(arguments: StatementArguments(values + [pk.databaseValue]))
         if insert.entity.layout.hasJoinTables {
           try writeJoins(for: row, entity: insert.entity, mapping: mapping, added: insert.values, removed: nil)
         }
@@ -173,7 +173,7 @@ extension SaveTransaction {
     var sql = "SELECT Z_PK, Z_ENT FROM \(constraint.table) WHERE "
     sql += constraint.columns.map { "\($0) = ?" }.joined(separator: " AND ")
     if let numbers = constraint.entityNumbers { sql += " AND Z_ENT IN (\(numbers.map(String.init).joined(separator: ", ")))" }
-    let rows = try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(values: key.values))
+    let rows = try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(key.values))
     for row in rows {
       guard let id = store.objectID(pk: row[0], entityNumber: row[1]), !ignoring(id) else { continue }
       return id

@@ -144,7 +144,7 @@ final class SaveTransaction {
       sql += " AND Z_OPT = ?"
       arguments.append(delete.expectedVersion.databaseValue)
     }
-    try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values: arguments))
+    try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(arguments))
     if db.changesCount == 0, checksVersion, let current = try currentVersion(pk: pk, table: mapping.table) {
       if request.mergePolicy == .errorMergePolicyType {
         conflicts.append(
@@ -189,7 +189,7 @@ final class SaveTransaction {
       sql += " AND Z_OPT = ?"
       values.append(update.expectedVersion.databaseValue)
     }
-    try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values: values))
+    try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values))
     if db.changesCount == 0 {
       let current = try currentVersion(pk: pk, table: mapping.table)
       let keys = update.changed.keys.sorted().map { update.entity.layout.slots[$0].name }

@@ -268,7 +268,7 @@ extension SchemaMigration {
       let values = moved.columns.map { "\($0.value) AS \($0.name)" }
       add(
         "CREATE TABLE \(moved.staging) AS SELECT K.NEWPK AS Z_PK, \(moved.new.number) AS Z_ENT, S.Z_OPT AS Z_OPT\(values.map { ", " + $0 }.joined()) FROM \(moved.old.table) AS S JOIN \(keys.name) AS K ON K.OLDTABLE = '\(moved.old.table)' AND K.OLDPK = S.Z_PK WHERE S.Z_ENT = \(moved.old.number)",
-        StatementArguments(values: moved.columns.flatMap(\.arguments)), weight: weight)
+        StatementArguments(moved.columns.flatMap(\.arguments)), weight: weight)
     }
   }
 

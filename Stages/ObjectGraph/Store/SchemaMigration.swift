@@ -712,7 +712,7 @@ struct SchemaMigration {
         Step(
           action: .chunkedUpdate(
             table: plan.table, assignments: plan.assignments.map(\.0).joined(separator: ", "),
-            arguments: StatementArguments(values: plan.assignments.flatMap(\.1))),
+            arguments: StatementArguments(plan.assignments.flatMap(\.1))),
           weight: max(rowCounts[plan.sourceTable] ?? 1, 1)))
     }
     insertMovedRows(joins: joins)

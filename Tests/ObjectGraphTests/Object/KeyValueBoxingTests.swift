@@ -113,13 +113,13 @@ struct KeyValueBoxingTests {
     stack.context.performAndWait {
       let country = NSEntityDescription.insertNewObject(forEntityName: "Country", into: stack.context)
       // Foundation's own number for the attribute's type: its objCType is what CoreFoundation keeps for it.
-      let made: [String: (Int) -> NSNumber] = [
-        "numberOfMoods": { NSNumber(value: Int64($0)) }, "population": { NSNumber(value: Int32($0)) },
-        "code": { NSNumber(value: Int16($0)) },
+      let made: [(key: String, number: (Int) -> NSNumber)] = [
+        ("numberOfMoods", { NSNumber(value: Int64($0)) }), ("population", { NSNumber(value: Int32($0)) }),
+        ("code", { NSNumber(value: Int16($0)) }),
       ]
-      for key in ["numberOfMoods", "population", "code"] {
+      for (key, make) in made {
         for number in [-129, -128, -1, 0, 1, 7, 1023, 1024, 30_000] {
-          let type = made[key].map { objCType($0(number)) }
+          let type = objCType(make(number))
           country.setValue(number, forKey: key)
           let first = country.value(forKey: key)
           let second = country.value(forKey: key)
