@@ -183,10 +183,29 @@ extension NSPersistentStore {
     return "\(alias).Z_ENT IN (\(mapping.numbersIncludingSubentities.map(String.init).joined(separator: ", ")))"
   }
 
-  /// Runs a read, turning SQLite failures into ObjectGraph errors.
+  /// Runs a read in a deferred transaction, turning SQLite failures into ObjectGraph errors.
+  ///
+  /// Not GRDB's `DatabaseQueue.read`: it sets `PRAGMA query_only` before each read and clears it after,
+  /// and SQLite expires every prepared statement of the connection whenever a flag pragma changes. Each
+  /// cached statement would then be compiled again at its next step, which cost a small fetch or a fault
+  /// half its time. The store's reads run only SQL the engine writes itself, so they need the
+  /// transaction (one consistent view of the file for every statement of the read), not the guard.
   func read<T>(_ body: (Database) throws -> T) throws -> T {
     do {
-      return try database.read(body)
+      return try database.inDatabase { db in
+        // A transaction already open on the connection is read in, as GRDB's own read does.
+        if db.isInsideTransaction { return try body(db) }
+        var result: T?
+        try db.inTransaction(.deferred) {
+          result = try body(db)
+          return .commit
+        }
+        guard let result else {
+          throw ObjectGraphError(
+            .coreData, "A read of the store at \(url.storePath) ended without its result. This is an ObjectGraph bug: please report it.")
+        }
+        return result
+      }
     } catch let error as DatabaseError {
       throw ObjectGraphError.database(.coreData, "Reading the store at \(url.storePath) failed", error, url: url)
     }
