@@ -190,21 +190,21 @@ extension NSPersistentStore {
   /// cached statement would then be compiled again at its next step, which cost a small fetch or a fault
   /// half its time. The store's reads run only SQL the engine writes itself, so they need the
   /// transaction (one consistent view of the file for every statement of the read), not the guard.
+  /// `BEGIN` and `COMMIT` are cached statements too (GRDB's `inTransaction` compiles both for each read).
   func read<T>(_ body: (Database) throws -> T) throws -> T {
     do {
       return try database.inDatabase { db in
-        // A transaction already open on the connection is read in, as GRDB's own read does.
-        if db.isInsideTransaction { return try body(db) }
-        var result: T?
-        try db.inTransaction(.deferred) {
-          result = try body(db)
-          return .commit
+        try db.cachedStatement(sql: "BEGIN DEFERRED TRANSACTION").execute()
+        do {
+          let result = try body(db)
+          try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
+          return result
+        } catch {
+          // A read changed nothing, so the first error is the one to report; `rollback()` does nothing when
+          // SQLite has already ended the transaction.
+          try? db.rollback()
+          throw error
         }
-        guard let result else {
-          throw ObjectGraphError(
-            .coreData, "A read of the store at \(url.storePath) ended without its result. This is an ObjectGraph bug: please report it.")
-        }
-        return result
       }
     } catch let error as DatabaseError {
       throw ObjectGraphError.database(.coreData, "Reading the store at \(url.storePath) failed", error, url: url)

@@ -66,6 +66,9 @@ struct StoreReadTests {
     let fault = try #require(counts.first { $0.key.contains("WHERE t0.Z_PK IN (?)") })
     #expect(fetch.value == 0)
     #expect(fault.value == 0)
+    // Each read's transaction too: its BEGIN and COMMIT are compiled once, not once per read.
+    #expect(counts["BEGIN DEFERRED TRANSACTION"] == 0)
+    #expect(counts["COMMIT TRANSACTION"] == 0)
   }
 
   @Test("A read is one deferred transaction, ended when the read returns or throws")
