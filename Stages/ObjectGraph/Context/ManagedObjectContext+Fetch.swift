@@ -82,17 +82,20 @@ extension NSManagedObjectContext {
     // A fetch makes objects of a few classes: each class is checked once. When every object is a
     // `Result`, the array itself is handed out as `[Result]` (a class reference is the same whatever its
     // static type): no second array, and no retain and release of each object.
+    // The class checked last, and those checked before it (usually none: no array is made).
+    var last: ObjectIdentifier?
     var checked: [ObjectIdentifier] = []
     for object in objects {
       let objectClass = ObjectIdentifier(type(of: object))
-      if checked.contains(objectClass) { continue }
+      if objectClass == last || checked.contains(objectClass) { continue }
       guard object is Result else {
         throw ObjectGraphError(
           .invalidValue,
           "NSFetchRequest<\(Result.self)> fetched a \(object.entity.entityName) made as \(type(of: object)), which is not a \(Result.self). Give entity \(object.entity.entityName) the class \(Result.self) (managedObjectClass, or NSManagedObjectModel.register), or fetch NSFetchRequest<NSManagedObject>."
         )
       }
-      checked.append(objectClass)
+      if let last { checked.append(last) }
+      last = objectClass
     }
     return unsafeBitCast(objects, to: [Result].self)
   }

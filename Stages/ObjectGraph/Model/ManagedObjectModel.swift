@@ -43,6 +43,8 @@ public final class NSManagedObjectModel: NSObject, @unchecked Sendable {
   /// The entity each class stands for (``entity(forClass:)``), kept once the model is frozen, with the
   /// registry generation it was found at: `Note(context:)` asks on every insert.
   private let entitiesByClass = Locked<(generation: Int, entities: [ObjectIdentifier: NSEntityDescription])>((-1, [:]))
+  /// ``entitiesByName``, made when ``freeze()`` froze the entities.
+  private let frozenEntitiesByName = Locked<[String: NSEntityDescription]?>(nil)
 
   /// An empty model, with no entities (Core Data's `init()`); what a container whose model could not be
   /// found holds.
@@ -102,6 +104,12 @@ public final class NSManagedObjectModel: NSObject, @unchecked Sendable {
 
   /// The model's entities by name.
   public var entitiesByName: [String: NSEntityDescription] {
+    // A frozen model's table is made once: every fetch and count looks its entity up here.
+    if freezeFinished.load(ordering: .acquiring), let frozen = frozenEntitiesByName.withLock({ $0 }) { return frozen }
+    return Self.byName(entities)
+  }
+
+  private static func byName(_ entities: [NSEntityDescription]) -> [String: NSEntityDescription] {
     Dictionary(entities.map { ($0.entityName, $0) }, uniquingKeysWith: { first, _ in first })
   }
 
@@ -233,6 +241,7 @@ public final class NSManagedObjectModel: NSObject, @unchecked Sendable {
     }
     for entity in entities { entity.freeze(model: self) }
     state.freeze()
+    frozenEntitiesByName.withLock { $0 = Self.byName(entities) }
     freezeFinished.store(true, ordering: .releasing)
     Self.noteLoaded(self)
   }

@@ -61,4 +61,21 @@ struct TypedFetchTests {
       #expect(error?.message.contains("made as NSManagedObject, which is not a") == true, "\(String(describing: error))")
     }
   }
+
+  @Test("an object of another class is refused after classes that take turns")
+  func refusedAfterAlternatingClasses() throws {
+    let context = try Self.context()
+    try context.performAndWait {
+      for (name, entity) in [("a", "Vehicle"), ("b", "Truck"), ("c", "Vehicle"), ("d", "Truck"), ("e", "Plain")] {
+        try Self.insert(entity, name, into: context)
+      }
+      try context.save()
+      let request = NSFetchRequest<Vehicle>(entityName: "Vehicle")
+      request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+      let error = expectCode(.invalidValue) { _ = try context.fetch(request) }
+      #expect(error?.message.contains("fetched a Plain made as NSManagedObject") == true, "\(String(describing: error))")
+      request.fetchLimit = 4
+      #expect(try context.fetch(request).map { $0 is Truck } == [false, true, false, true])
+    }
+  }
 }

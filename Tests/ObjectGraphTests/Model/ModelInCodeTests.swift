@@ -78,6 +78,23 @@ struct ModelInCodeTests {
     #expect(NSAttributeDescription().isOptional && NSAttributeDescription().attributeType == .undefinedAttributeType)
   }
 
+  @Test("entitiesByName names the same entities before the model is frozen, after it, and from many threads")
+  func entitiesByNameWhenFrozen() throws {
+    let model = Self.library()
+    let before = model.entitiesByName.mapValues(ObjectIdentifier.init)
+    #expect(before.keys.sorted() == ["Book", "Shelf"])
+    let stack = try StoreStack(model: model, fileName: "Library.sqlite")
+    #expect(model.isFrozen)
+    #expect(model.entitiesByName.mapValues(ObjectIdentifier.init) == before)
+    let seen = Locked<[[String: ObjectIdentifier]]>([])
+    DispatchQueue.concurrentPerform(iterations: 8) { _ in
+      let names = model.entitiesByName.mapValues(ObjectIdentifier.init)
+      seen.withLock { $0.append(names) }
+    }
+    #expect(seen.withLock { $0 }.allSatisfy { $0 == before })
+    withExtendedLifetime(stack) {}
+  }
+
   @Test("A store opens with the model; objects are the named classes, and relationships keep their inverses")
   func storeAndObjects() throws {
     let stack = try StoreStack(model: Self.library(), fileName: "Library.sqlite")
