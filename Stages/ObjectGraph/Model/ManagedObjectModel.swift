@@ -43,7 +43,7 @@ public final class NSManagedObjectModel: NSObject, @unchecked Sendable {
   /// The entity each class stands for (``entity(forClass:)``), kept once the model is frozen, with the
   /// registry generation it was found at: `Note(context:)` asks on every insert.
   private let entitiesByClass = Locked<(generation: Int, entities: [ObjectIdentifier: NSEntityDescription])>((-1, [:]))
-  /// ``entitiesByName``, made when ``freeze()`` froze the entities.
+  /// ``entitiesByName``, made when ``freeze()`` froze the entities; `nil` until then.
   private let frozenEntitiesByName = Locked<[String: NSEntityDescription]?>(nil)
 
   /// An empty model, with no entities (Core Data's `init()`); what a container whose model could not be
@@ -104,8 +104,8 @@ public final class NSManagedObjectModel: NSObject, @unchecked Sendable {
 
   /// The model's entities by name.
   public var entitiesByName: [String: NSEntityDescription] {
-    // A frozen model's table is made once: every fetch and count looks its entity up here.
-    if freezeFinished.load(ordering: .acquiring), let frozen = frozenEntitiesByName.withLock({ $0 }) { return frozen }
+    // A frozen model's table is made once (it is set only then): every fetch and count looks its entity up here.
+    if let frozen = frozenEntitiesByName.withLock({ $0 }) { return frozen }
     return Self.byName(entities)
   }
 
